@@ -1,0 +1,328 @@
+package storage
+
+import (
+	"fmt"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// The Table service's limits. Every backend enforces them, through the
+// Validate functions below, so a schema that works on one backend works on
+// every other.
+const (
+	MaxProperties        = 252      // user properties per entity
+	MaxValueBytes        = 64 << 10 // per Binary value, and per String value as UTF-16 (32 Ki units)
+	MaxEntityBytes       = 1 << 20  // per entity, by EntitySize
+	MaxBatchOps          = 100      // operations per batch
+	MaxBatchBytes        = 4 << 20  // per batch, sum of EntitySize
+	MaxPageSize          = 1000     // entities per query page
+	MaxFilterComparisons = 15       // comparisons in one filter sent to the service
+	MaxPropertyNameLen   = 255      // characters in a property name
+	MaxKeyUTF16          = 512      // UTF-16 units per PartitionKey or RowKey (1 KiB)
+	MaxStringUTF16       = 32 << 10 // UTF-16 units per String value
+)
+
+// Limits are the limits a backend is configured with.
+type Limits struct {
+	// MaxKeyUTF16 caps each of PartitionKey and RowKey in UTF-16 code units.
+	MaxKeyUTF16 int
+	// MaxKeyBytes, if non-zero, also caps each key in UTF-8 bytes. The
+	// Cosmos DB Table API is stricter than the Table service; CosmosLimits
+	// applies its 255 bytes to both keys.
+	MaxKeyBytes int
+}
+
+// DefaultLimits are the Table service's (and Azurite's) key limits.
+var DefaultLimits = Limits{MaxKeyUTF16: MaxKeyUTF16}
+
+// CosmosLimits are the stricter key limits of the Cosmos DB Table API.
+var CosmosLimits = Limits{MaxKeyUTF16: MaxKeyUTF16, MaxKeyBytes: 255}
+
+// KeyLimit returns the longest ASCII key these limits allow.
+func (l Limits) KeyLimit() int {
+	n := l.MaxKeyUTF16
+	if l.MaxKeyBytes > 0 && l.MaxKeyBytes < n {
+		n = l.MaxKeyBytes
+	}
+	return n
+}
+
+// CompareKeys compares two strings ordinally by UTF-16 code units, the
+// order of the Table service. It equals the byte order of their UTF-8
+// except where a character above U+FFFF meets one in U+E000..U+FFFF.
+func CompareKeys(a, b string) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	if i == n {
+		return cmpInt(int64(len(a)), int64(len(b)))
+	}
+	// Back up to the start of the rune holding the first differing byte.
+	for i > 0 && !utf8.RuneStart(a[i]) {
+		i--
+	}
+	ra, _ := utf8.DecodeRuneInString(a[i:])
+	rb, _ := utf8.DecodeRuneInString(b[i:])
+	return cmpInt(int64(utf16First(ra)), int64(utf16First(rb)))
+}
+
+// utf16First returns the first UTF-16 unit of r, and for two runes with the
+// same first unit, the second decides; folding both into one number keeps
+// their order: first unit in the high bits, second in the low.
+func utf16First(r rune) int64 {
+	if r < 0x10000 {
+		return int64(r) << 16
+	}
+	hi, lo := utf16.EncodeRune(r)
+	return int64(hi)<<16 | int64(lo)
+}
+
+// ValidateTableName checks the Table service's rules: 3 to 63 ASCII letters
+// and digits, starting with a letter, and not the reserved name "tables".
+func ValidateTableName(name string) error {
+	if len(name) < 3 || len(name) > 63 {
+		return fmt.Errorf("%w: table name %q must have 3 to 63 characters", ErrInvalid, name)
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !letter && (i == 0 || c < '0' || c > '9') {
+			return fmt.Errorf("%w: table name %q must be letters and digits, starting with a letter", ErrInvalid, name)
+		}
+	}
+	if equalFoldASCII(name, "tables") {
+		return fmt.Errorf("%w: table name %q is reserved", ErrInvalid, name)
+	}
+	return nil
+}
+
+func equalFoldASCII(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i]|0x20, b[i]|0x20
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// ValidateKey checks one PartitionKey or RowKey: valid UTF-8, none of the
+// characters the service forbids (/ \ # ? U+0000..U+001F U+007F..U+009F),
+// and within the limits. Empty keys are allowed. Errors wrap ErrInvalidKey.
+func (l Limits) ValidateKey(which, key string) error {
+	units := 0
+	for i, r := range key {
+		switch {
+		case r == utf8.RuneError && !validRuneAt(key, i):
+			return fmt.Errorf("%w: %s is not valid UTF-8", ErrInvalidKey, which)
+		case r == '/' || r == '\\' || r == '#' || r == '?' || r < 0x20 || (r >= 0x7f && r <= 0x9f):
+			return fmt.Errorf("%w: %s contains forbidden character %U", ErrInvalidKey, which, r)
+		}
+		units += utf16.RuneLen(r)
+	}
+	if units > l.MaxKeyUTF16 {
+		return fmt.Errorf("%w: %s has %d UTF-16 units, the limit is %d", ErrInvalidKey, which, units, l.MaxKeyUTF16)
+	}
+	if l.MaxKeyBytes > 0 && len(key) > l.MaxKeyBytes {
+		return fmt.Errorf("%w: %s has %d bytes, the limit is %d", ErrInvalidKey, which, len(key), l.MaxKeyBytes)
+	}
+	return nil
+}
+
+func validRuneAt(s string, i int) bool {
+	_, size := utf8.DecodeRuneInString(s[i:])
+	return size == 3 // a literal U+FFFD is three bytes; a decoding error is one
+}
+
+// ValidateKeys checks both keys of an entity.
+func (l Limits) ValidateKeys(pk, rk string) error {
+	if err := l.ValidateKey("PartitionKey", pk); err != nil {
+		return err
+	}
+	return l.ValidateKey("RowKey", rk)
+}
+
+// reservedProperties may not be user property names.
+var reservedProperties = map[string]bool{
+	PropPartitionKey: true, PropRowKey: true, PropTimestamp: true, "ETag": true,
+}
+
+// ValidatePropertyName checks a user property name: 1 to 255 characters, an
+// ASCII letter or underscore followed by ASCII letters, digits and
+// underscores (a C# identifier, restricted to ASCII so that every backend
+// and every OData parser agrees), and not a reserved name. Errors wrap ErrInvalid.
+func ValidatePropertyName(name string) error {
+	if len(name) == 0 || len(name) > MaxPropertyNameLen {
+		return fmt.Errorf("%w: property name %q must have 1 to %d characters", ErrInvalid, name, MaxPropertyNameLen)
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		ok := c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || (i > 0 && c >= '0' && c <= '9')
+		if !ok {
+			return fmt.Errorf("%w: property name %q must be ASCII letters, digits and _, not starting with a digit", ErrInvalid, name)
+		}
+	}
+	if reservedProperties[name] {
+		return fmt.Errorf("%w: property name %q is reserved", ErrInvalid, name)
+	}
+	return nil
+}
+
+func validateValue(name string, v Value) error {
+	switch v.typ {
+	case TypeString:
+		if !utf8.ValidString(v.s) {
+			return fmt.Errorf("%w: property %q is not valid UTF-8", ErrInvalid, name)
+		}
+		if n := utf16Len(v.s); n > MaxStringUTF16 {
+			return fmt.Errorf("%w: property %q has %d UTF-16 units, the limit is %d", ErrTooLarge, name, n, MaxStringUTF16)
+		}
+	case TypeBinary:
+		if len(v.b) > MaxValueBytes {
+			return fmt.Errorf("%w: property %q has %d bytes, the limit is %d", ErrTooLarge, name, len(v.b), MaxValueBytes)
+		}
+	case TypeGUID:
+		if len(v.b) != 16 {
+			return fmt.Errorf("%w: property %q is a GUID of %d bytes", ErrInvalid, name, len(v.b))
+		}
+	case TypeDateTime:
+		if v.i < minDateTime || v.i > maxDateTime {
+			return fmt.Errorf("%w: property %q: DateTime %s is outside 1601-01-01..9999-12-31", ErrInvalid, name, v.Time())
+		}
+	case TypeInt32:
+		if v.i != int64(int32(v.i)) {
+			return fmt.Errorf("%w: property %q: Int32 out of range", ErrInvalid, name)
+		}
+	case TypeInt64, TypeDouble, TypeBoolean:
+	default:
+		return fmt.Errorf("%w: property %q has no value", ErrInvalid, name)
+	}
+	return nil
+}
+
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
+}
+
+// EntitySize is the Table service's size of an entity: 4 bytes, plus 2 bytes
+// per UTF-16 unit of the keys, plus for each property 8 bytes, 2 per unit of
+// its name, and its value's size (String 4 + 2 per unit, Binary 4 + length,
+// Int32 4, Int64/Double/DateTime 8, Boolean 1, GUID 16).
+func EntitySize(e *Entity) int {
+	n := 4 + 2*(utf16Len(e.PartitionKey)+utf16Len(e.RowKey))
+	for name, v := range e.Properties {
+		n += 8 + 2*len(name)
+		switch v.typ {
+		case TypeString:
+			n += 4 + 2*utf16Len(v.s)
+		case TypeBinary:
+			n += 4 + len(v.b)
+		case TypeInt32:
+			n += 4
+		case TypeBoolean:
+			n++
+		case TypeGUID:
+			n += 16
+		default:
+			n += 8
+		}
+	}
+	return n
+}
+
+// ValidateEntity checks an entity for a write: keys, property count, names,
+// values and total size. Errors wrap ErrInvalidKey, ErrInvalid or ErrTooLarge.
+func (l Limits) ValidateEntity(e *Entity) error {
+	if e == nil {
+		return fmt.Errorf("%w: nil entity", ErrInvalid)
+	}
+	if err := l.ValidateKeys(e.PartitionKey, e.RowKey); err != nil {
+		return err
+	}
+	if len(e.Properties) > MaxProperties {
+		return fmt.Errorf("%w: %d properties, the limit is %d", ErrTooLarge, len(e.Properties), MaxProperties)
+	}
+	for name, v := range e.Properties {
+		if err := ValidatePropertyName(name); err != nil {
+			return err
+		}
+		if err := validateValue(name, v); err != nil {
+			return err
+		}
+	}
+	if n := EntitySize(e); n > MaxEntityBytes {
+		return fmt.Errorf("%w: entity of %d bytes, the limit is %d", ErrTooLarge, n, MaxEntityBytes)
+	}
+	return nil
+}
+
+// ValidateBatch checks the batch rules: 1 to MaxBatchOps operations, one
+// partition, at most one operation per entity, every operation valid, and at
+// most MaxBatchBytes in all. Errors are *BatchError.
+func (l Limits) ValidateBatch(ops []Operation) error {
+	if len(ops) == 0 {
+		return &BatchError{Index: -1, Err: fmt.Errorf("%w: empty batch", ErrInvalid)}
+	}
+	if len(ops) > MaxBatchOps {
+		return &BatchError{Index: -1, Err: fmt.Errorf("%w: %d operations, the limit is %d", ErrTooLarge, len(ops), MaxBatchOps)}
+	}
+	seen := make(map[string]struct{}, len(ops))
+	total := 0
+	for i, op := range ops {
+		if op.Entity == nil {
+			return &BatchError{Index: i, Err: fmt.Errorf("%w: operation without entity", ErrInvalid)}
+		}
+		if op.Entity.PartitionKey != ops[0].Entity.PartitionKey {
+			return &BatchError{Index: i, Err: fmt.Errorf("%w: batch spans partitions %q and %q", ErrInvalid, ops[0].Entity.PartitionKey, op.Entity.PartitionKey)}
+		}
+		if _, dup := seen[op.Entity.RowKey]; dup {
+			return &BatchError{Index: i, Err: fmt.Errorf("%w: two operations on RowKey %q", ErrInvalid, op.Entity.RowKey)}
+		}
+		seen[op.Entity.RowKey] = struct{}{}
+		var err error
+		switch op.Kind {
+		case OpInsert, OpUpsert, OpUpdate:
+			err = l.ValidateEntity(op.Entity)
+		case OpDelete:
+			err = l.ValidateKeys(op.Entity.PartitionKey, op.Entity.RowKey)
+		default:
+			err = fmt.Errorf("%w: unknown operation kind %v", ErrInvalid, op.Kind)
+		}
+		if err != nil {
+			return &BatchError{Index: i, Err: err}
+		}
+		total += EntitySize(op.Entity)
+	}
+	if total > MaxBatchBytes {
+		return &BatchError{Index: -1, Err: fmt.Errorf("%w: batch of %d bytes, the limit is %d", ErrTooLarge, total, MaxBatchBytes)}
+	}
+	return nil
+}
+
+// ValidateQuery checks a query's keys, filter, projection and top.
+func (l Limits) ValidateQuery(q *Query) error {
+	if q == nil {
+		return fmt.Errorf("%w: nil query", ErrInvalid)
+	}
+	if q.Top < 0 {
+		return fmt.Errorf("%w: negative top %d", ErrInvalid, q.Top)
+	}
+	for _, name := range q.Select {
+		if reservedProperties[name] {
+			continue
+		}
+		if err := ValidatePropertyName(name); err != nil {
+			return err
+		}
+	}
+	return ValidateFilter(q.Filter)
+}
