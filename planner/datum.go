@@ -1,0 +1,190 @@
+package planner
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+// FormatDatum renders a Datum as a SQL literal, for EXPLAIN.
+func FormatDatum(d Datum) string {
+	switch v := d.(type) {
+	case nil:
+		return "NULL"
+	case bool:
+		if v {
+			return "TRUE"
+		}
+		return "FALSE"
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case uint64:
+		return strconv.FormatUint(v, 10)
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	case decimal.Decimal:
+		return v.String()
+	case string:
+		return "'" + strings.ReplaceAll(v, "'", "''") + "'"
+	case []byte:
+		return fmt.Sprintf("X'%x'", v)
+	case time.Time:
+		return "'" + v.Format("2006-01-02 15:04:05.999999") + "'"
+	}
+	return fmt.Sprintf("%v", d)
+}
+
+// convResult says how a literal converted to a column's kind relates to it.
+type convResult uint8
+
+const (
+	convExact convResult = iota // the converted value equals the literal in SQL
+	convNone                    // no exact conversion: leave to the engine
+	convBelow                   // literal lies strictly between two column values; converted is the next value below
+)
+
+// convert converts literal d to a Datum of kind k, exactly as SQL compares
+// them, or reports convNone. For integer kinds a non-integral number
+// converts to its floor with convBelow, so that comparisons can be
+// rewritten exactly (a > 5.5 is a > 5; a < 5.5 is a <= 5; a = 5.5 is false).
+func convert(k Kind, d Datum) (Datum, convResult) {
+	switch k {
+	case KindInt:
+		switch v := d.(type) {
+		case int64:
+			return v, convExact
+		case uint64:
+			if v <= math.MaxInt64 {
+				return int64(v), convExact
+			}
+		case decimal.Decimal:
+			return decimalToInt(v, true)
+		case float64:
+			return floatToInt(v, true)
+		}
+	case KindUint:
+		switch v := d.(type) {
+		case uint64:
+			return v, convExact
+		case int64:
+			if v >= 0 {
+				return uint64(v), convExact
+			}
+		case decimal.Decimal:
+			return decimalToInt(v, false)
+		case float64:
+			return floatToInt(v, false)
+		}
+	case KindFloat:
+		switch v := d.(type) {
+		case float64:
+			if !math.IsNaN(v) {
+				return v, convExact
+			}
+		case int64:
+			if f := float64(v); v > -1<<53 && v < 1<<53 {
+				return f, convExact
+			}
+		}
+	case KindDecimal:
+		switch v := d.(type) {
+		case decimal.Decimal:
+			return v, convExact
+		case int64:
+			return decimal.NewFromInt(v), convExact
+		}
+	case KindString, KindJSON:
+		if v, ok := d.(string); ok {
+			return v, convExact
+		}
+	case KindBytes:
+		if v, ok := d.([]byte); ok {
+			return v, convExact
+		}
+	case KindTime:
+		if v, ok := d.(time.Time); ok {
+			return v, convExact
+		}
+	case KindDuration:
+		// TIME literals reach the planner only as int64 microseconds when
+		// the caller has already typed them; a bare integer literal would
+		// mean HHMMSS in MySQL, so only exact typed values are accepted.
+	case KindEnum, KindSet, KindBit:
+		// ENUM and SET compare as strings against string literals and as
+		// numbers against numbers; only unsigned numbers are unambiguous.
+		if v, ok := d.(uint64); ok && k == KindBit {
+			return v, convExact
+		}
+	}
+	return nil, convNone
+}
+
+var (
+	minInt64 = decimal.NewFromInt(math.MinInt64)
+	maxInt64 = decimal.NewFromInt(math.MaxInt64)
+	maxUint  = decimal.NewFromBigInt(new(big.Int).SetUint64(math.MaxUint64), 0)
+)
+
+func decimalToInt(v decimal.Decimal, signed bool) (Datum, convResult) {
+	fl := v.Floor()
+	res := convExact
+	if !fl.Equal(v) {
+		res = convBelow
+	}
+	if signed {
+		if fl.LessThan(minInt64) || fl.GreaterThan(maxInt64) {
+			return nil, convNone
+		}
+		return fl.IntPart(), res
+	}
+	if fl.Sign() < 0 || fl.GreaterThan(maxUint) {
+		return nil, convNone
+	}
+	return fl.BigInt().Uint64(), res
+}
+
+func floatToInt(v float64, signed bool) (Datum, convResult) {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil, convNone
+	}
+	return decimalToInt(decimal.NewFromFloat(v), signed)
+}
+
+// compareDatums compares two Datums of kind k in SQL order (binary collation
+// for strings).
+func compareDatums(k Kind, a, b Datum) int {
+	switch x := a.(type) {
+	case int64:
+		return cmp.Compare(x, b.(int64))
+	case uint64:
+		return cmp.Compare(x, b.(uint64))
+	case float64:
+		return cmp.Compare(x, b.(float64))
+	case decimal.Decimal:
+		return x.Cmp(b.(decimal.Decimal))
+	case string:
+		return strings.Compare(x, b.(string))
+	case []byte:
+		return bytes.Compare(x, b.([]byte))
+	case time.Time:
+		return x.Compare(b.(time.Time))
+	}
+	panic(fmt.Sprintf("planner: cannot compare %T of kind %v", a, k))
+}
+
+// orderable reports whether the planner can order values of kind k (and so
+// build ranges on a key column of that kind).
+func orderable(k Kind) bool {
+	switch k {
+	case KindInt, KindUint, KindFloat, KindDecimal, KindString, KindBytes, KindTime, KindBit:
+		return true
+	}
+	return false
+}

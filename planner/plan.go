@@ -1,0 +1,151 @@
+package planner
+
+import (
+	"fmt"
+
+	"github.com/sqlgw/sqlgw/storage"
+)
+
+// AccessPath names how a table is read. The names are DESIGN.md's and are
+// what EXPLAIN prints.
+type AccessPath uint8
+
+const (
+	// PointGet: the whole primary key bound by equality; one Get.
+	PointGet AccessPath = iota + 1
+	// MultiGet: IN-lists or ORs of equalities on the whole key; one Get per
+	// key, issued in parallel, never an "or" filter.
+	MultiGet
+	// RowRange: partition key bound, RowKey prefix or range; one query per
+	// (partition, RowKey range).
+	RowRange
+	// PartitionScan: partition key bound (one or several partitions), no
+	// RowKey constraint; one query per partition, filter pushed.
+	PartitionScan
+	// PartitionRange: a range on the partition key; filter pushed.
+	PartitionRange
+	// IndexLookup: equality on a secondary index, then MultiGet of base rows.
+	// Reserved: secondary indexes are a later issue; Build never returns it.
+	IndexLookup
+	// IndexRange: a range on a secondary index, then MultiGet of base rows
+	// (none if covering). Reserved like IndexLookup.
+	IndexRange
+	// TableScan: nothing better; all pages, filter pushed.
+	TableScan
+	// Empty: the predicate is a contradiction (a=1 AND a=2); no request is sent.
+	Empty
+)
+
+var pathNames = [...]string{"", "PointGet", "MultiGet", "RowRange", "PartitionScan",
+	"PartitionRange", "IndexLookup", "IndexRange", "TableScan", "Empty"}
+
+func (p AccessPath) String() string {
+	if p > 0 && int(p) < len(pathNames) {
+		return pathNames[p]
+	}
+	return fmt.Sprintf("AccessPath(%d)", uint8(p))
+}
+
+// OrderColumn is one column of an ordering.
+type OrderColumn struct {
+	Col  int
+	Desc bool
+}
+
+// Query is what the planner is asked: the WHERE clause as top-level
+// conjuncts, the columns the caller needs, and optional LIMIT, ORDER BY and
+// statistics.
+type Query struct {
+	// Where holds the top-level conjuncts of the filter; Plan.Residual
+	// refers to them by index. Nil: no filter.
+	Where []Expr
+	// Columns are the ordinals of the columns the caller reads from each row
+	// (the engine's projection). Nil: all columns. The planner adds the
+	// columns the residual conjuncts read.
+	Columns []int
+	// Limit is the number of rows the caller will consume after the residual
+	// filter (0: no limit). It never changes the result, only how much is
+	// fetched: it becomes the store's Top where that is exact.
+	Limit int64
+	// OrderBy is the order the caller wants; Plan.OrderSatisfied says
+	// whether the access path delivers it.
+	OrderBy []OrderColumn
+	// Stats feeds the cost estimate; nil uses defaults.
+	Stats *Stats
+}
+
+// Key addresses one entity.
+type Key struct {
+	PK, RK string
+}
+
+// Cost is the estimated work of a plan.
+type Cost struct {
+	// Requests is the number of store round trips (gets and query pages).
+	Requests float64
+	// Entities is the number of entities the store reads.
+	Entities float64
+}
+
+// IndexAccess describes the index part of IndexLookup and IndexRange. It is
+// reserved for the secondary-index issue: the index's own physical table is
+// read with Queries (local indexes: in the base row's partition), and base
+// rows are then fetched with one Get per hit unless Covering.
+type IndexAccess struct {
+	Name     string
+	Table    string // physical table holding the index entities
+	Local    bool   // index entities live in the base row's partition
+	Covering bool   // every needed column is in the index entity: no base Gets
+	Queries  []*storage.Query
+}
+
+// Plan is the planner's answer: how to read the table, and what the engine
+// must still do.
+//
+// Execution: for PointGet and MultiGet, Get each of Gets with
+// storage.GetOptions{Select: Select} (storage.ErrNotFound means no row);
+// otherwise run each of Queries (following continuations), in order. The
+// concatenated results, in the order of Gets/Queries, are in Order (on a
+// backend whose Capabilities().Unsorted is false; MultiGet results must be
+// emitted in the order of Gets). Stop once Limit rows have passed the
+// residual filter. Then evaluate the Residual conjuncts on each row.
+type Plan struct {
+	Path  AccessPath
+	Table string // physical table name
+
+	// Gets are the entities to read, for PointGet and MultiGet, sorted by key.
+	Gets []Key
+	// Queries are the queries to run, for every other path except Empty,
+	// sorted by key. Each carries Select, Filter and, where exact, Top.
+	Queries []*storage.Query
+	// Index is set for IndexLookup and IndexRange (not yet produced).
+	Index *IndexAccess
+
+	// Select is the projection sent to the store (also in each query).
+	Select []string
+	// Filter is the filter pushed with each query (also in each query), nil
+	// if none.
+	Filter storage.Expr
+	// Limit is the caller's limit (0: none). Queries carry it as Top when
+	// every entity the store returns is a result row.
+	Limit int64
+
+	// Ordered reports that rows arrive in Order.
+	Ordered bool
+	// Order is the SQL order of the rows as they arrive: the key columns,
+	// descending where the key column is Desc.
+	Order []OrderColumn
+	// OrderSatisfied reports that Query.OrderBy needs no sort.
+	OrderSatisfied bool
+
+	// Residual lists the indexes of Query.Where the engine must still
+	// evaluate, ascending. The others are answered exactly by the requests.
+	Residual []int
+
+	// Cost is the estimated work.
+	Cost Cost
+
+	// columns names columns for EXPLAIN.
+	columns []Column
+	where   []Expr
+}
