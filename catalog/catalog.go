@@ -1,0 +1,76 @@
+package catalog
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/sqlgw/sqlgw/storage"
+)
+
+// Options configure a Catalog.
+type Options struct {
+	// Prefix starts every physical table name this catalog creates,
+	// including its own (Prefix+"catalog"), so that two deployments can share
+	// one account. Letters and digits, starting with a letter, at most 40
+	// characters. Default "sqlgw".
+	Prefix string
+	// RefreshInterval is how long cached metadata is trusted before the next
+	// read checks the version entity (one store request). Default 250 ms;
+	// negative means check on every read.
+	RefreshInterval time.Duration
+	// AutoIncrementBlock is how many AUTO_INCREMENT values one store request
+	// reserves for this catalog. Default 100.
+	AutoIncrementBlock uint64
+	// MaxRetries bounds the attempts of one DDL change against concurrent
+	// changes before ErrConflict. Default 100.
+	MaxRetries int
+	// Now returns the current time; tests replace it. Default time.Now.
+	Now func() time.Time
+}
+
+// Catalog is the schema of one sqlgw deployment, persisted in its store. It
+// is safe for concurrent use. Several Catalogs (in one process or in several
+// gateways) may share one store: every change is an ETag-guarded
+// read-modify-write of the catalog's version entity, retried on conflict,
+// so no change is lost; a Catalog notices the others' changes within
+// Options.RefreshInterval, or at once after Refresh.
+type Catalog struct {
+	store storage.Store
+	opts  Options
+	table string // the reserved catalog table
+
+	mu        sync.Mutex
+	snap      *snapshot
+	checkedAt time.Time
+
+	aiMu sync.Mutex
+	ai   map[aiKey]*aiBlock
+}
+
+// Store returns the store the catalog lives in.
+func (c *Catalog) Store() storage.Store { return c.store }
+
+// CatalogTable returns the name of the reserved physical table holding the
+// catalog (Prefix+"catalog").
+func (c *Catalog) CatalogTable() string { return c.table }
+
+// snapshot is one consistent version of the whole catalog.
+type snapshot struct {
+	version uint64
+	etag    storage.ETag
+	dbs     map[string]string            // lower name -> name
+	tables  map[string]map[string]*Table // lower db -> lower name -> table
+}
+
+type aiKey struct {
+	id  uint64
+	gen uint32
+}
+
+// aiBlock is a reserved range [next, limit) of AUTO_INCREMENT values.
+type aiBlock struct {
+	next, limit uint64
+}
+
+var _ = context.Background

@@ -1,0 +1,119 @@
+// Package catalog holds sqlgw's schema (databases, tables, columns, keys,
+// secondary indexes) and the mapping of SQL rows to store entities and back.
+// It lives in the store itself and imports only storage: it never imports
+// go-mysql-server. The gateway converts go-mysql-server types to Type and
+// values to Datum.
+//
+// # Type model
+//
+// Type describes a column: a Kind (integers of every width signed or
+// unsigned, DECIMAL(p,s), FLOAT, DOUBLE, CHAR(n), VARCHAR(n), the TEXT
+// kinds, BINARY(n), VARBINARY(n), the BLOB kinds, DATE, DATETIME(fsp),
+// TIMESTAMP(fsp), TIME(fsp), YEAR, ENUM, SET, BIT(n), JSON) with its
+// parameters and collation. Datum is the Go value of one SQL value; its
+// representation per kind is fixed (see Datum).
+//
+// # Keys
+//
+// The primary key becomes (PartitionKey, RowKey). By default the leading
+// primary-key column is the partition key and the others, in key order,
+// form the RowKey. A table comment "sqlgw: partition_key=(a,b)" (see
+// ParseTableOptions; the gateway passes the parsed list in
+// TableDef.PartitionKey) names other primary-key columns instead. Each key
+// is the concatenation of its columns' components in the format of package
+// keys (printable, order-preserving, prefix-free); a DESC key column stores
+// the complemented (descending) component. A key longer than the store's
+// limit (storage.Capabilities().Limits.KeyLimit()) is an error naming the
+// table and column, wrapping storage.ErrInvalidKey; keys are never truncated.
+//
+// Key columns must compare as their bytes: binary kinds and text with a
+// NO PAD binary collation (utf8mb4_0900_bin, go-mysql-server's default).
+// Other collations (_ci, _ai, and PAD SPACE ones such as utf8mb4_bin) are
+// rejected for key columns with ErrUnsupported: storing a collation weight
+// as the key would need MySQL's UCA tables to be exact, and an approximate
+// weight would make distinct values collide or equal ones differ.
+//
+// Keyless tables store every row in the partition "" under a generated,
+// unique, time-ordered RowKey (a string component of 16 random-suffixed
+// characters), so a multi-row INSERT is one batch.
+//
+// # Values
+//
+// Each non-key and key column is one property (key columns are stored as
+// properties too, so rows decode without parsing keys and filters can test
+// them). NULL is an absent property. Per kind (property type; comparisons
+// pushed down to the store with results identical to SQL):
+//
+//	integers (signed, unsigned < 2^32)  Int32 or Int64      all
+//	BIGINT UNSIGNED, BIT(64)        Int64 of v XOR 2^63 (order-preserving)  all
+//	BIT(n<64), SET                  Int64                   BIT: all; SET: eq, ne
+//	YEAR                            Int32                   all
+//	ENUM                            Int32 index             eq, ne (MySQL orders ENUM by
+//	                                                        index but compares it with
+//	                                                        strings as text)
+//	FLOAT, DOUBLE                   Double                  all (values are never NaN)
+//	DECIMAL                         String, the key encoding of package keys
+//	                                (order-preserving, exact)  all
+//	DATE, DATETIME, TIMESTAMP       String "YYYY-MM-DD" / "YYYY-MM-DDThh:mm:ss.ffffff"
+//	                                (the full MySQL range, unlike Edm.DateTime)  all
+//	TIME                            Int64 microseconds      all
+//	CHAR, VARCHAR                   String                  eq, ne with a NO PAD binary
+//	                                                        collation; none otherwise
+//	                                                        (the store orders by UTF-16
+//	                                                        units, MySQL by code point)
+//	BINARY, VARBINARY               Binary                  eq, ne
+//	TEXT kinds, JSON                String, split           none
+//	BLOB kinds                      Binary, split           none
+//
+// "Split" values longer than one property (32 Ki UTF-16 units or 64 KiB)
+// continue in properties named "_<prop>_<n>" (n = 1, 2, ...), so a filter on
+// the first property alone would be wrong: no pushdown. Column.Pushdown
+// implements this table.
+//
+// # Property names
+//
+// A column's property name is derived from its name when the column is
+// created (letters, digits and _ kept, anything else becomes _, truncated
+// to 64 characters, a leading letter ensured by a "c" prefix when needed,
+// "_<n>" appended on a collision), then stored in the catalog and never
+// changed: renames keep it. User properties always start with a letter;
+// names starting with _ belong to sqlgw (_n: number of continuation
+// entities, _<prop>_<n>: continuation chunks).
+//
+// # Wide rows
+//
+// A row whose properties exceed one entity (252 properties or 1 MiB) spans
+// a main entity, RowKey rk, and continuation entities with RowKeys
+// rk + "}" + an integer component (keys.EncodeUintAscending(1), 2, ...):
+// they sort right after rk and before any other row, because rk is a
+// complete, prefix-free key. The main entity's _n property counts them.
+// Local secondary-index entities live in the same partitions under RowKeys
+// starting with keys.LocalIndexPrefix ("~"), after every row.
+//
+// # Physical tables
+//
+// Each table's rows live in a physical table Prefix + "t" + 12 random
+// base-36 characters, fresh for every CREATE and every TRUNCATE (the
+// Table service keeps a deleted name unusable for a while). Global indexes
+// get Prefix + "x" + 12 characters. The catalog itself is the table
+// Prefix + "catalog".
+//
+// # Persistence and concurrency
+//
+// The catalog table holds, in partition "c", the version entity (RowKey
+// "v": the catalog version and the table-ID counter), one entity per
+// database (RowKey "d" + the database's key component) and one per table
+// (RowKey "t" + its ID component, the Table record as JSON in String
+// properties of up to 32 Ki characters each). Every DDL is one atomic batch
+// over these entities that updates the version entity with If-Match on the
+// ETag it read: of two concurrent changes exactly one commits, and the
+// other re-reads the catalog, re-applies its change (re-checking
+// existence) and tries again, so no change is lost. AUTO_INCREMENT counters
+// live in partition "a", one entity per table generation, updated
+// with If-Match in blocks.
+//
+// Reads are served from a cached snapshot. At most once per
+// RefreshInterval (default 250 ms) a read first fetches the version entity
+// (one Get) and reloads the partition if the version moved; Refresh forces
+// the check. The gateway therefore pays no catalog request per query.
+package catalog
