@@ -1,0 +1,150 @@
+# sqlgw Makefile. Every check CI runs is a target here, and each check that
+# fixes something (gofmt, go mod tidy) runs the fixer and fails on a diff, so
+# the tree and the checks cannot drift apart (the pebble Makefile's rule).
+#
+# System packages are NOT installed by make (README.md names them and .ci/run
+# installs them): libicu-dev (cgo regex), mariadb-client (CLI suite), and for
+# `make bench` also sysbench and mariadb-server. Go modules and Go tools are
+# fetched by the targets themselves.
+
+SHELL := /bin/bash
+
+GO ?= go
+
+# Build configuration, set in this one place.
+#
+# Default: cgo + ICU (Debian libicu-dev). go-mysql-server then evaluates
+# REGEXP / REGEXP_LIKE / REGEXP_REPLACE with ICU, which is what MySQL 8 uses,
+# so regular expressions behave like MySQL's. `make TAGS=gms_pure_go
+# CGO_ENABLED=0 build` builds without a C toolchain or ICU, with Go's regexp
+# package instead (RE2 syntax: no backreferences, some MySQL patterns differ).
+TAGS ?=
+CGO_ENABLED ?= 1
+export CGO_ENABLED
+
+GOTAGS := $(if $(strip $(TAGS)),-tags '$(TAGS)')
+# Tags for the go-mysql-server enginetest harness (sqlgw/enginetest).
+ENGINETEST_TAGS := $(strip $(TAGS) enginetest)
+
+PKG ?= ./...
+TESTS ?= .
+TESTFLAGS ?=
+BENCHTIME ?= 200ms
+BENCH ?= .
+
+# Where `make run` serves: the embedded Pebble store in ./data.
+LISTEN ?= 127.0.0.1:3306
+STORE ?= pebble:./data
+
+# Project-local tools, pinned.
+TOOLS_BIN := $(CURDIR)/.tools/bin
+STATICCHECK_VERSION := v0.7.0
+STATICCHECK := $(TOOLS_BIN)/staticcheck-$(STATICCHECK_VERSION)
+
+BIN := bin/sqlgw
+
+.PHONY: all
+all: build
+
+.PHONY: help
+help:
+	@echo "make run             build bin/sqlgw and serve on 127.0.0.1:3306, data in ./data"
+	@echo "make build           build bin/sqlgw"
+	@echo "make test            unit tests + mysql CLI suite + enginetest suite"
+	@echo "make unittest        go test ./..."
+	@echo "make clitest         testdata/cli/*.sql through the mariadb CLI against sqlgw"
+	@echo "make clitest-rewrite regenerate testdata/cli/*.expected from a local MariaDB"
+	@echo "make enginetest      go-mysql-server's enginetest suites on sqlgw's storage"
+	@echo "make testrace        go test -race ./..."
+	@echo "make bench           Go benchmarks + sysbench against sqlgw and MariaDB"
+	@echo "make lint            go vet + staticcheck $(STATICCHECK_VERSION)"
+	@echo "make format-check    fail if gofmt would change a file"
+	@echo "make mod-tidy-check  fail if go mod tidy would change go.mod/go.sum"
+
+# ---------------------------------------------------------------------------
+# Build and run
+
+.PHONY: build
+build:
+	$(GO) build $(GOTAGS) -o $(BIN) ./cmd/sqlgw
+
+.PHONY: run
+run: build
+	./$(BIN) serve --listen $(LISTEN) --store $(STORE)
+
+# ---------------------------------------------------------------------------
+# Tests. `make test` runs everything README.md promises; each part is its own
+# target so CI output shows which part failed.
+
+.PHONY: test
+test: unittest clitest enginetest
+
+.PHONY: unittest
+unittest:
+	$(GO) test $(GOTAGS) -count=1 $(TESTFLAGS) -run '$(TESTS)' $(PKG)
+
+.PHONY: testrace
+testrace:
+	$(GO) test $(GOTAGS) -race -count=1 $(TESTFLAGS) -run '$(TESTS)' $(PKG)
+
+.PHONY: clitest
+clitest: build
+	./scripts/cli-test.sh --sqlgw $(BIN)
+
+.PHONY: clitest-rewrite
+clitest-rewrite:
+	./scripts/cli-test.sh --rewrite
+
+.PHONY: enginetest
+enginetest:
+	$(GO) test -tags '$(ENGINETEST_TAGS)' -count=1 $(TESTFLAGS) ./sqlgw/enginetest/
+
+# ---------------------------------------------------------------------------
+# Benchmarks
+
+.PHONY: bench
+bench: gobench sysbench
+
+.PHONY: gobench
+gobench:
+	$(GO) test $(GOTAGS) -run '^$$' -bench '$(BENCH)' -benchtime $(BENCHTIME) -benchmem $(PKG)
+
+.PHONY: sysbench
+sysbench: build
+	./bench/sysbench.sh --sqlgw $(BIN)
+
+# ---------------------------------------------------------------------------
+# Static checks
+
+.PHONY: lint
+lint: vet staticcheck
+
+.PHONY: vet
+vet:
+	$(GO) vet $(GOTAGS) $(PKG)
+	$(GO) vet -tags '$(ENGINETEST_TAGS)' ./sqlgw/enginetest/
+
+$(STATICCHECK):
+	mkdir -p $(TOOLS_BIN)
+	GOBIN=$(TOOLS_BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	mv $(TOOLS_BIN)/staticcheck $@
+
+.PHONY: staticcheck
+staticcheck: $(STATICCHECK)
+	$(STATICCHECK) $(GOTAGS) $(PKG)
+	$(STATICCHECK) -tags '$(ENGINETEST_TAGS)' ./sqlgw/enginetest/
+
+.PHONY: format-check
+format-check:
+	@files=$$(gofmt -l $$(git ls-files '*.go')); \
+	if [ -n "$$files" ]; then \
+		echo "gofmt would change these files (run gofmt -w):"; echo "$$files"; exit 1; \
+	fi
+
+.PHONY: mod-tidy-check
+mod-tidy-check:
+	$(GO) mod tidy -diff
+
+.PHONY: clean
+clean:
+	rm -rf bin

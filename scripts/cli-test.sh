@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# The mysql CLI suite: every testdata/cli/NAME.sql is piped through the MariaDB
+# command-line client (Debian package mariadb-client) against a fresh
+# `sqlgw serve --store memory:` on a free loopback port, and its output
+# (tables, then errors in order, with --force so a failing statement does not
+# stop the script) must equal testdata/cli/NAME.expected byte for byte.
+#
+# The .expected files are MariaDB's own output: `scripts/cli-test.sh --rewrite`
+# (make clitest-rewrite) starts a throw-away MariaDB (package mariadb-server)
+# and regenerates them; review the diff before committing. A statement whose
+# output legitimately differs between servers (version strings, timings) does
+# not belong in the suite.
+#
+# Usage: scripts/cli-test.sh [--sqlgw BIN] [--rewrite] [--keep] [NAME...]
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/servers.sh
+source "$root/scripts/servers.sh"
+
+sqlgw_bin=$root/bin/sqlgw
+rewrite=0
+keep=0
+names=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--sqlgw)
+		sqlgw_bin=$(realpath "$2")
+		shift 2
+		;;
+	--rewrite)
+		rewrite=1
+		shift
+		;;
+	--keep)
+		keep=1
+		shift
+		;;
+	-h | --help)
+		sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'
+		exit 0
+		;;
+	*)
+		names+=("$1")
+		shift
+		;;
+	esac
+done
+
+client=$(command -v mariadb || true)
+if [ -z "$client" ]; then
+	echo "cli-test: the mariadb client is missing: apt-get install mariadb-client" >&2
+	exit 1
+fi
+
+dir=$root/testdata/cli
+if [ ${#names[@]} -eq 0 ]; then
+	for f in "$dir"/*.sql; do
+		names+=("$(basename "$f" .sql)")
+	done
+fi
+
+work=$(mktemp -d /tmp/sqlgw-clitest.XXXXXX)
+SRV_PID=
+cleanup() {
+	srv_stop "$SRV_PID"
+	if [ $keep -eq 0 ]; then
+		rm -rf "$work"
+	else
+		echo "cli-test: kept $work"
+	fi
+}
+trap cleanup EXIT
+
+port=$(srv_free_port)
+if [ $rewrite -eq 1 ]; then
+	kind=mariadb
+	srv_start_mariadb "$work/mariadb" "$port"
+else
+	kind=sqlgw
+	if [ ! -x "$sqlgw_bin" ]; then
+		echo "cli-test: $sqlgw_bin not built (make build)" >&2
+		exit 1
+	fi
+	srv_start_sqlgw "$sqlgw_bin" memory: "$port" "$work/sqlgw.log"
+fi
+echo "cli-test: $kind on 127.0.0.1:$port"
+
+passed=0
+failed=0
+failures=()
+for name in "${names[@]}"; do
+	sql=$dir/$name.sql
+	out=$work/$name.out
+	start=${EPOCHREALTIME/./}
+	# --table: boxed output as in an interactive session; --force: print an
+	# error and go on; --unbuffered: flush after each statement so results and
+	# errors interleave in statement order.
+	"$client" --no-defaults -h 127.0.0.1 -P "$port" -u root \
+		--table --force --unbuffered --default-character-set=utf8mb4 \
+		<"$sql" >"$out" 2>&1 || true
+	us=$((${EPOCHREALTIME/./} - start))
+	secs=$(printf "%d.%02d" $((us / 1000000)) $((us % 1000000 / 10000)))
+	if [ $rewrite -eq 1 ]; then
+		cp "$out" "$dir/$name.expected"
+		echo "wrote testdata/cli/$name.expected"
+		continue
+	fi
+	if diff -u --label "$name.expected" --label "$name (sqlgw)" "$dir/$name.expected" "$out" >"$work/$name.diff"; then
+		passed=$((passed + 1))
+		printf -- "--- PASS: clitest/%s (%ss)\n" "$name" "$secs"
+	else
+		failed=$((failed + 1))
+		failures+=("$name")
+		printf -- "--- FAIL: clitest/%s (%ss)\n" "$name" "$secs"
+		head -100 "$work/$name.diff"
+	fi
+	if ! kill -0 "$SRV_PID" 2>/dev/null; then
+		echo "cli-test: sqlgw died during $name; log:" >&2
+		tail -30 "$work/sqlgw.log" >&2
+		failed=$((failed + 1))
+		break
+	fi
+done
+
+if [ $rewrite -eq 1 ]; then
+	exit 0
+fi
+echo "clitest: $passed passed, $failed failed"
+if [ $failed -gt 0 ]; then
+	echo "clitest: FAIL: ${failures[*]}"
+	exit 1
+fi
