@@ -81,7 +81,7 @@ const (
 	// Escape characters sort between the one-character codewords exactly
 	// where their bytes do, and StringEnd sorts below every codeword, so a
 	// string that is a prefix of another sorts first. "" = "\"",
-	// "ab" = "ab\"", "a/b" = "a$?b\"" (? is not in A: '/' is A[0x2F]).
+	// "ab" = "ab\"", "a/b" = "a$Vb\"" ('V' is A[0x2F]), "é" (C3 A9) = "{p{U\"".
 	StringEnd = '"'
 
 	// FLOAT and DOUBLE: the IEEE 754 bits of the float64 value, sign bit
@@ -94,7 +94,7 @@ const (
 	// DecimalPos, then E as an integer component, then the digits d1..dn,
 	// then DecimalEnd. A negative value is DecimalNeg followed by the
 	// mirror of the positive encoding of its magnitude. Zero is DecimalZero
-	// alone. 1.50 = "Ob115\"", 0.05 = "OZ85\"" (E = -1).
+	// alone. 1.50 = "Oa115\"", 0.05 = "OZ85\"" (E = -1).
 	DecimalNeg  = 'M'
 	DecimalZero = 'N'
 	DecimalPos  = 'O'
