@@ -433,7 +433,7 @@ func TestPrefixEnd(t *testing.T) {
 		{"a~~", "b", true},
 		{"b42", "b43", true},
 		{"a9", "a:", true},
-		{"a.", "a0", true}, // skips '/'
+		{"a.", "a0", true},  // skips '/'
 		{"a\"", "a$", true}, // skips '#'
 		{"a*", "a,", true},  // skips '+'
 		{"a>", "a@", true},  // skips '?'
