@@ -1,0 +1,110 @@
+'use strict';
+// mysql2: binary-protocol prepared statements (connection.execute, prepare/execute/close),
+// text-protocol queries with client-side placeholders, typed results (SUM(INT) is
+// DECIMAL, which mysql2 returns as a string), affectedRows/changedRows, transactions
+// seen from a second connection, and EXPLAIN in both protocols.
+const mysql = require('mysql2/promise');
+const { conn, CUSTOMERS, ORDERS, Checker } = require('./compat');
+
+const DB = 'compat_mysql2';
+const c = new Checker();
+
+c.main(async () => {
+  const admin = await mysql.createConnection({ ...conn });
+  await c.run('create database', async () => {
+    await admin.query(`DROP DATABASE IF EXISTS ${DB}`);
+    await admin.query(`CREATE DATABASE ${DB}`);
+  });
+  await admin.end();
+
+  const db = await mysql.createConnection({ ...conn, database: DB, charset: 'utf8mb4' });
+  await c.run('create tables (composite primary keys)', async () => {
+    await db.query(`CREATE TABLE customers (region VARCHAR(16) NOT NULL, id INT NOT NULL,
+      name VARCHAR(64) NOT NULL, note VARCHAR(255) NULL, PRIMARY KEY (region, id))`);
+    await db.query(`CREATE TABLE orders (region VARCHAR(16) NOT NULL, customer_id INT NOT NULL,
+      order_no INT NOT NULL, qty INT NOT NULL, price DECIMAL(10,2) NULL,
+      PRIMARY KEY (region, customer_id, order_no))`);
+  });
+  await c.index('create secondary index', () => db.query('CREATE INDEX idx_customers_name ON customers (name)'));
+
+  await c.run('insert with execute (binary protocol, NULL and quotes)', async () => {
+    for (const row of CUSTOMERS) {
+      const [r] = await db.execute('INSERT INTO customers (region, id, name, note) VALUES (?, ?, ?, ?)', row);
+      if (r.affectedRows !== 1) throw new Error(`affectedRows ${r.affectedRows}`);
+    }
+  });
+  const [ins] = await db.query('INSERT INTO orders VALUES ?', [ORDERS]);
+  c.eq('multi-row insert with query placeholders', 4, ins.affectedRows);
+
+  let [rows] = await db.execute('SELECT name, note FROM customers WHERE region = ? AND id = ?', ['eu', 1]);
+  c.eq('read by key (execute)', [{ name: "O'Brien", note: "it's fragile" }], rows);
+  [rows] = await db.execute('SELECT name, note FROM customers WHERE region = ? AND id = ?', ['eu', 2]);
+  c.eq('read NULL by key (execute)', [{ name: 'Smith', note: null }], rows);
+  [rows] = await db.query('SELECT region, id FROM customers WHERE name = ?', ["O'Brien"]);
+  c.eq('read by secondary-index column (query)', [{ region: 'eu', id: 1 }], rows);
+  [rows] = await db.execute('SELECT name FROM customers WHERE region = ? AND id = ?', ['eu', 99]);
+  c.eq('read missing key', [], rows);
+
+  const join = `SELECT c.name, COUNT(*) AS n, SUM(o.qty) AS qty, SUM(o.price) AS total
+    FROM customers c JOIN orders o ON o.region = c.region AND o.customer_id = c.id
+    WHERE c.region <> ? GROUP BY c.region, c.id, c.name ORDER BY c.region, c.id`;
+  const want = [
+    { name: "O'Brien", n: 2, qty: '30', total: '3.75' },
+    { name: 'Smith', n: 1, qty: '5', total: null },
+    { name: 'Jones', n: 1, qty: '7', total: '3.00' },
+  ];
+  [rows] = await db.execute(join, ['zz']);
+  c.eq('join with aggregate (execute; DECIMAL sums are strings)', want, rows.map((r) => ({ ...r })));
+  [rows] = await db.query(join, ['zz']);
+  c.eq('join with aggregate (query)', want, rows.map((r) => ({ ...r })));
+  const [, fields] = await db.execute('SELECT SUM(qty) AS s, COUNT(*) AS n FROM orders WHERE region = ?', ['eu']);
+  c.eq('SUM(INT) column type is NEWDECIMAL (246), COUNT is LONGLONG (8)', [246, 8], fields.map((f) => f.columnType));
+
+  const stmt = await db.prepare('SELECT COUNT(*) AS n FROM orders WHERE region = ? AND qty > ?');
+  const counts = [];
+  for (const args of [['eu', 0], ['eu', 10], ['us', 0]]) {
+    const [r] = await stmt.execute(args);
+    counts.push(r[0].n);
+  }
+  stmt.close();
+  c.eq('prepared statement re-executed', [3, 1, 1], counts);
+
+  let [res] = await db.execute('UPDATE customers SET note = ? WHERE region = ?', ['updated', 'eu']);
+  c.eq('update affectedRows / changedRows', [2, 2], [res.affectedRows, res.changedRows]);
+  [res] = await db.execute('UPDATE customers SET note = ? WHERE region = ? AND id = ?', ['updated', 'eu', 1]);
+  c.eq('update with no change: matched 1 (CLIENT_FOUND_ROWS), changed 0', [1, 0], [res.affectedRows, res.changedRows]);
+  [res] = await db.execute('DELETE FROM orders WHERE region = ? AND customer_id = ?', ['eu', 1]);
+  c.eq('delete affectedRows', 2, res.affectedRows);
+
+  const other = await mysql.createConnection({ ...conn, database: DB });
+  const countAp = async () => (await other.query("SELECT COUNT(*) AS n FROM customers WHERE region = 'ap'"))[0][0].n;
+  await db.beginTransaction();
+  await db.execute('INSERT INTO customers VALUES (?, ?, ?, ?)', ['ap', 1, 'Rolled', null]);
+  c.eq('uncommitted insert invisible to another connection', 0, await countAp());
+  await db.rollback();
+  c.eq('rollback discards', 0, await countAp());
+  await db.beginTransaction();
+  await db.execute('INSERT INTO customers VALUES (?, ?, ?, ?)', ['ap', 2, 'Kept', null]);
+  await db.commit();
+  c.eq('commit keeps', 1, await countAp());
+  await other.end();
+
+  for (const [name, fn] of [['EXPLAIN (query)', 'query'], ['EXPLAIN (execute)', 'execute']]) {
+    await c.run(name, async () => {
+      const [r] = await db[fn]('EXPLAIN SELECT * FROM customers WHERE region = ? AND id = ?', ['eu', 1]);
+      if (!r.length) throw new Error('no rows');
+      for (const row of r) {
+        for (const [k, v] of Object.entries(row)) {
+          if (typeof v === 'number' && Number.isNaN(v)) throw new Error(`column ${k} is NaN (integer column holding text)`);
+        }
+      }
+    });
+  }
+  try {
+    await db.execute('INSERT INTO customers VALUES (?, ?, ?, ?)', ['eu', 2, 'Dup', null]);
+    c.fail('duplicate key error', 'no error');
+  } catch (e) {
+    c.eq('duplicate key error', ['ER_DUP_ENTRY', 1062], [e.code, e.errno]);
+  }
+  await db.end();
+});
