@@ -1,21 +1,857 @@
 package planner
 
-import "github.com/sqlgw/sqlgw/storage"
+import (
+	"cmp"
+	"errors"
+	"math"
+	"slices"
+
+	"github.com/sqlgw/sqlgw/storage"
+)
+
+// Cost model constants (see the package documentation).
+const (
+	defaultRows          = 10000
+	defaultRowsPerPart   = 100
+	eqSelectivity        = 0.1
+	rangeSelectivity     = 1.0 / 3
+	maxTupleBranchPoints = MaxKeys
+)
 
 type builder struct {
 	t    Table
 	q    *Query
 	cols []Column
+
+	keys  []keyCol // partition key columns, then RowKey columns
+	nPart int      // number of partition key columns in keys
+
+	sets     map[int]valSet // per constrainable column: values that can satisfy every conjunct
+	consumed map[int]bool   // columns whose constraints the key ranges apply exactly
+
+	tuple *tupleCons // the OR-of-equalities conjunct used for the key prefix, if any
 }
 
-// build is the conservative plan: a TableScan with everything residual.
-// (Being replaced by the full planner.)
+type keyCol struct {
+	KeyColumn
+	part KeyPart
+	kind Kind
+	ok   bool // constrainable
+}
+
+// tupleCons is a conjunct that binds the first n key columns to a finite
+// set of tuples: (a = 1 AND b = 2) OR (a = 3 AND b = 4).
+type tupleCons struct {
+	conjunct int
+	n        int
+	tuples   [][]Datum
+	exact    bool
+}
+
+// errNoKey reports that a key value could not be encoded; the planner then
+// uses fewer key columns.
+type errNoKey struct {
+	col int
+	err error
+}
+
+func (e *errNoKey) Error() string { return e.err.Error() }
+
 func (b *builder) build() (*Plan, error) {
-	p := &Plan{Path: TableScan, Table: b.t.PhysicalName(), columns: b.cols, where: b.q.Where}
-	for i := range b.q.Where {
+	p := &Plan{Table: b.t.PhysicalName(), columns: b.cols, where: b.q.Where, Limit: b.q.Limit}
+	for _, kc := range b.t.PartitionKeyColumns() {
+		b.keys = append(b.keys, b.keyCol(kc, PartitionKey))
+	}
+	b.nPart = len(b.keys)
+	for _, kc := range b.t.RowKeyColumns() {
+		b.keys = append(b.keys, b.keyCol(kc, RowKey))
+	}
+	for _, k := range b.keys {
+		if k.Col < 0 || k.Col >= len(b.cols) {
+			return nil, errors.New("planner: table key column ordinal out of range")
+		}
+	}
+
+	if b.contradiction() {
+		return b.empty(p), nil
+	}
+	b.findTuple()
+
+	// Plan with as many key columns as can be encoded.
+	limit := len(b.keys)
+	for {
+		b.consumed = map[int]bool{}
+		err := b.access(p, limit)
+		var nk *errNoKey
+		if errors.As(err, &nk) && nk.col < limit {
+			limit = nk.col
+			p.Gets, p.Queries = nil, nil
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		break
+	}
+	if p.Path == Empty {
+		return b.empty(p), nil
+	}
+	if b.pushFilters(p) {
+		return b.empty(p), nil
+	}
+	b.project(p)
+	b.order(p)
+	if p.Limit > 0 && len(b.q.OrderBy) > 0 && !p.OrderSatisfied {
+		p.Limit = 0 // every row must be read to sort
+	}
+	if p.Limit > 0 && len(p.Residual) == 0 {
+		top := int(min(p.Limit, storage.MaxPageSize))
+		for _, q := range p.Queries {
+			q.Top = top
+		}
+	}
+	b.cost(p)
+	return p, nil
+}
+
+func (b *builder) keyCol(kc KeyColumn, part KeyPart) keyCol {
+	k := keyCol{KeyColumn: kc, part: part}
+	if kc.Col >= 0 && kc.Col < len(b.cols) {
+		k.kind = b.cols[kc.Col].Kind
+		k.ok = constrainable(b.cols[kc.Col])
+	}
+	return k
+}
+
+func (b *builder) isKey(col int) bool {
+	for _, k := range b.keys {
+		if k.Col == col {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *builder) empty(p *Plan) *Plan {
+	*p = Plan{Path: Empty, Table: p.Table, columns: p.columns, where: p.where}
+	return p
+}
+
+// contradiction computes the per-column value sets and reports whether the
+// predicate can never be TRUE.
+func (b *builder) contradiction() bool {
+	b.sets = map[int]valSet{}
+	for _, w := range b.q.Where {
+		for _, c := range refs(w) {
+			col := b.cols[c]
+			if _, done := b.sets[c]; done || !constrainable(col) {
+				continue
+			}
+			s := universe()
+			if b.isKey(c) {
+				s = nonNull()
+			}
+			for _, w2 := range b.q.Where {
+				s = intersect(col.Kind, s, columnSets(c, col.Kind, w2).t)
+			}
+			b.sets[c] = s
+			if s.isEmpty() {
+				return true
+			}
+		}
+		if c, ok := w.(*Const); ok && truth(c.Value) != truthTrue && truth(c.Value) != truthUnknown {
+			return true
+		}
+	}
+	return false
+}
+
+// set returns the values key column k may take.
+func (b *builder) set(k keyCol) valSet {
+	if s, ok := b.sets[k.Col]; ok {
+		return s
+	}
+	return nonNull()
+}
+
+// findTuple looks for a conjunct that is an OR of equalities binding a
+// prefix of two or more key columns.
+func (b *builder) findTuple() {
+	for i, w := range b.q.Where {
+		or, ok := w.(Or)
+		if !ok || len(or) == 0 {
+			continue
+		}
+		tc := b.tupleOf(or)
+		if tc != nil && tc.n >= 2 && (b.tuple == nil || tc.n > b.tuple.n) {
+			tc.conjunct = i
+			b.tuple = tc
+		}
+	}
+}
+
+func (b *builder) tupleOf(or Or) *tupleCons {
+	n := len(b.keys)
+	type branch struct{ pts [][]Datum }
+	branches := make([]branch, len(or))
+	for i, br := range or {
+		for j, k := range b.keys {
+			if j >= n {
+				break
+			}
+			if !k.ok {
+				n = j
+				break
+			}
+			s := intersect(k.kind, columnSets(k.Col, k.kind, br).t, b.set(k))
+			pts, ok := s.points(k.kind)
+			if !ok || len(pts) > maxTupleBranchPoints {
+				n = j
+				break
+			}
+			branches[i].pts = append(branches[i].pts, pts)
+		}
+	}
+	if n < 2 {
+		return nil
+	}
+	tc := &tupleCons{n: n, exact: true}
+	for i, br := range branches {
+		prods := [][]Datum{{}}
+		for _, pts := range br.pts[:n] {
+			prods = cross(prods, pts)
+			if len(tc.tuples)+len(prods) > MaxKeys {
+				return nil
+			}
+		}
+		tc.tuples = append(tc.tuples, prods...)
+		tc.exact = tc.exact && b.branchExact(or[i], n)
+	}
+	// Deduplicate.
+	slices.SortFunc(tc.tuples, b.cmpTuple)
+	tc.tuples = slices.CompactFunc(tc.tuples, func(x, y []Datum) bool { return b.cmpTuple(x, y) == 0 })
+	return tc
+}
+
+// branchExact reports whether an OR branch is exactly a conjunction of
+// single-column constraints on the first n key columns.
+func (b *builder) branchExact(x Expr, n int) bool {
+	parts := []Expr{x}
+	if a, ok := x.(And); ok {
+		parts = a
+	}
+	for _, y := range parts {
+		r := refs(y)
+		if len(r) != 1 {
+			return false
+		}
+		j := slices.IndexFunc(b.keys[:n], func(k keyCol) bool { return k.Col == r[0] })
+		if j < 0 || !columnSets(r[0], b.keys[j].kind, y).tExact {
+			return false
+		}
+	}
+	return true
+}
+
+func (b *builder) cmpTuple(x, y []Datum) int {
+	for i := range x {
+		if c := compareDatums(b.keys[i].kind, x[i], y[i]); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+func cross(prefixes [][]Datum, pts []Datum) [][]Datum {
+	out := make([][]Datum, 0, len(prefixes)*len(pts))
+	for _, p := range prefixes {
+		for _, v := range pts {
+			out = append(out, append(slices.Clip(p), v))
+		}
+	}
+	return out
+}
+
+// access chooses the access path using at most limit key columns and fills
+// in the requests.
+func (b *builder) access(p *Plan, limit int) error {
+	if len(b.keys) == 0 || limit == 0 {
+		p.Path = TableScan
+		p.Queries = []*storage.Query{{}}
+		return b.rowOnly(p, limit)
+	}
+	// Enumerate the equality prefix.
+	prefixes := [][]Datum{{}}
+	L := 0
+	if b.tuple != nil && b.tuple.n <= limit {
+		prefixes = b.tuplesIn()
+		if len(prefixes) == 0 {
+			p.Path = Empty
+			return nil
+		}
+		L = b.tuple.n
+		for _, k := range b.keys[:L] {
+			b.consumed[k.Col] = true
+		}
+	}
+	var rng *keyCol
+	var spans []span
+	for L < limit {
+		k := b.keys[L]
+		if !k.ok {
+			break
+		}
+		s := b.set(k)
+		if pts, ok := s.points(k.kind); ok && len(prefixes)*len(pts) <= MaxKeys {
+			prefixes = cross(prefixes, pts)
+			b.consumed[k.Col] = true
+			L++
+			continue
+		}
+		if s.allNonNull() {
+			break
+		}
+		rng, spans = &b.keys[L], s.spans
+		b.consumed[k.Col] = true
+		if len(prefixes)*len(spans) > MaxKeys {
+			spans = []span{s.hull()}
+			b.consumed[k.Col] = false
+		}
+		break
+	}
+	switch {
+	case L == len(b.keys):
+		if len(prefixes) == 1 {
+			p.Path = PointGet
+		} else {
+			p.Path = MultiGet
+		}
+		for _, vals := range prefixes {
+			pk, err := b.encode(PartitionKey, vals[:b.nPart])
+			if err != nil {
+				return err
+			}
+			rk, err := b.encode(RowKey, vals[b.nPart:])
+			if err != nil {
+				return err
+			}
+			p.Gets = append(p.Gets, Key{PK: pk, RK: rk})
+		}
+		slices.SortFunc(p.Gets, func(x, y Key) int {
+			return cmp.Or(storage.CompareKeys(x.PK, y.PK), storage.CompareKeys(x.RK, y.RK))
+		})
+		p.Gets = slices.Compact(p.Gets)
+		return nil
+	case L >= b.nPart:
+		p.Path = RowRange
+		if L == b.nPart && rng == nil {
+			p.Path = PartitionScan
+		}
+		for _, vals := range prefixes {
+			pk, err := b.encode(PartitionKey, vals[:b.nPart])
+			if err != nil {
+				return err
+			}
+			rows, err := b.ranges(RowKey, [][]Datum{vals[b.nPart:]}, rng, spans)
+			if err != nil {
+				return err
+			}
+			for _, r := range rows {
+				if r == nil {
+					continue // an empty range
+				}
+				p.Queries = append(p.Queries, &storage.Query{Partition: storage.Exactly(pk), Row: r.kr})
+			}
+		}
+	case L == 0 && rng == nil:
+		p.Path = TableScan
+		p.Queries = []*storage.Query{{}}
+		if err := b.rowOnly(p, limit); err != nil {
+			return err
+		}
+	default:
+		p.Path = PartitionRange
+		parts, err := b.ranges(PartitionKey, prefixes, rng, spans)
+		if err != nil {
+			return err
+		}
+		for _, r := range parts {
+			if r != nil {
+				p.Queries = append(p.Queries, &storage.Query{Partition: r.kr})
+			}
+		}
+		if err := b.rowOnly(p, limit); err != nil {
+			return err
+		}
+	}
+	if len(p.Queries) == 0 {
+		p.Path = Empty
+		return nil
+	}
+	slices.SortStableFunc(p.Queries, func(x, y *storage.Query) int {
+		return cmp.Or(cmpLow(x.Partition, y.Partition), cmpLow(x.Row, y.Row))
+	})
+	return nil
+}
+
+// tuplesIn returns the tuple conjunct's tuples that every other conjunct
+// allows.
+func (b *builder) tuplesIn() [][]Datum {
+	var out [][]Datum
+next:
+	for _, t := range b.tuple.tuples {
+		for i, v := range t {
+			k := b.keys[i]
+			if !containsValue(k.kind, b.set(k), v) {
+				continue next
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+func containsValue(k Kind, s valSet, v Datum) bool {
+	return !intersect(k, s, valSet{spans: []span{point(v)}}).isEmpty()
+}
+
+// rowOnly adds to every query of a partition-range or table scan the RowKey
+// range that the RowKey columns' own constraints give, when it is a single
+// range (Query.Row applies within every partition).
+func (b *builder) rowOnly(p *Plan, limit int) error {
+	if b.nPart == 0 || b.nPart >= limit || len(p.Queries) == 0 {
+		return nil
+	}
+	var prefix []Datum
+	var used []int
+	var rng *keyCol
+	var spans []span
+	for L := b.nPart; L < limit; L++ {
+		k := b.keys[L]
+		if !k.ok {
+			break
+		}
+		s := b.set(k)
+		if pts, ok := s.points(k.kind); ok && len(pts) == 1 {
+			prefix = append(prefix, pts[0])
+			used = append(used, k.Col)
+			continue
+		}
+		if !s.allNonNull() && len(s.spans) == 1 {
+			rng, spans = &b.keys[L], s.spans
+			used = append(used, k.Col)
+		}
+		break
+	}
+	if len(used) == 0 {
+		return nil
+	}
+	rows, err := b.ranges(RowKey, [][]Datum{prefix}, rng, spans)
+	if err != nil {
+		return err
+	}
+	if len(rows) != 1 {
+		return nil
+	}
+	if rows[0] == nil {
+		p.Queries = nil // empty range: nothing to read
+		return nil
+	}
+	for _, q := range p.Queries {
+		q.Row = rows[0].kr
+	}
+	for _, c := range used {
+		b.consumed[c] = true
+	}
+	return nil
+}
+
+// keyRange is one encoded range; kr nil means unbounded. A nil *keyRange
+// in a result list is an empty range.
+type keyRange struct{ kr *storage.KeyRange }
+
+func (b *builder) encode(part KeyPart, vals []Datum) (string, error) {
+	s, err := b.t.EncodeKey(part, vals)
+	if err != nil {
+		first := 0
+		if part == RowKey {
+			first = b.nPart
+		}
+		return "", &errNoKey{col: first + max(len(vals)-1, 0), err: err}
+	}
+	return s, nil
+}
+
+// ranges returns the key ranges of part for each prefix (values of the
+// part's leading columns) and, if rng is set, each span of the next column.
+func (b *builder) ranges(part KeyPart, prefixes [][]Datum, rng *keyCol, spans []span) ([]*keyRange, error) {
+	whole := len(b.keys) - b.nPart
+	if part == PartitionKey {
+		whole = b.nPart
+	}
+	var out []*keyRange
+	for _, pre := range prefixes {
+		P, err := b.encode(part, pre)
+		if err != nil {
+			return nil, err
+		}
+		if rng == nil {
+			switch {
+			case len(pre) == 0:
+				out = append(out, &keyRange{})
+			case len(pre) == whole:
+				out = append(out, &keyRange{storage.Exactly(P)})
+			default:
+				out = append(out, &keyRange{b.prefixRange(P)})
+			}
+			continue
+		}
+		for _, sp := range spans {
+			r, err := b.spanRange(part, pre, P, rng, sp)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+func (b *builder) prefixRange(P string) *storage.KeyRange {
+	r := &storage.KeyRange{Low: &storage.Bound{Key: P}}
+	if end := b.t.PrefixEnd(P); end != "" {
+		r.High = &storage.Bound{Key: end, Exclusive: true}
+	}
+	return r
+}
+
+// spanRange converts one span of the range column (after prefix pre, whose
+// encoding is P) to a key range, flipping bounds for a Desc column.
+func (b *builder) spanRange(part KeyPart, pre []Datum, P string, k *keyCol, sp span) (*keyRange, error) {
+	lo, hi := sp.lo, sp.hi
+	if k.Desc {
+		lo, hi = hi, lo
+	}
+	enc := func(v Datum) (string, error) {
+		return b.encode(part, append(slices.Clip(pre), v))
+	}
+	r := &storage.KeyRange{}
+	// Low end: keys whose column encodes at or above lo.
+	switch {
+	case lo.inf:
+		if P != "" {
+			r.Low = &storage.Bound{Key: P}
+		}
+	default:
+		e, err := enc(lo.val)
+		if err != nil {
+			return nil, err
+		}
+		if lo.incl {
+			r.Low = &storage.Bound{Key: e}
+		} else {
+			end := b.t.PrefixEnd(e)
+			if end == "" {
+				return nil, nil // nothing sorts above
+			}
+			r.Low = &storage.Bound{Key: end}
+		}
+	}
+	// High end.
+	switch {
+	case hi.inf:
+		if P != "" {
+			if end := b.t.PrefixEnd(P); end != "" {
+				r.High = &storage.Bound{Key: end, Exclusive: true}
+			}
+		}
+	default:
+		e, err := enc(hi.val)
+		if err != nil {
+			return nil, err
+		}
+		if hi.incl {
+			if end := b.t.PrefixEnd(e); end != "" {
+				r.High = &storage.Bound{Key: end, Exclusive: true}
+			}
+		} else {
+			r.High = &storage.Bound{Key: e, Exclusive: true}
+		}
+	}
+	if r.Low == nil && r.High == nil {
+		return &keyRange{}, nil
+	}
+	if r.Low != nil && r.High != nil {
+		if c := storage.CompareKeys(r.Low.Key, r.High.Key); c > 0 || (c == 0 && (r.Low.Exclusive || r.High.Exclusive)) {
+			return nil, nil // holds no key
+		}
+	}
+	return &keyRange{r}, nil
+}
+
+func cmpLow(x, y *storage.KeyRange) int {
+	lx, ly := "", ""
+	if x != nil && x.Low != nil {
+		lx = x.Low.Key
+	}
+	if y != nil && y.Low != nil {
+		ly = y.Low.Key
+	}
+	return storage.CompareKeys(lx, ly)
+}
+
+// pushFilters decides, conjunct by conjunct, what the key ranges already
+// answer, what goes into the store filter and what stays residual. It
+// reports a contradiction.
+func (b *builder) pushFilters(p *Plan) bool {
+	d := &deriver{t: b.t, cols: b.cols}
+	type cand struct {
+		i int
+		c cond
+	}
+	var cands []cand
+	for i, w := range b.q.Where {
+		if b.handledByKeys(i, w) {
+			continue
+		}
+		t := d.derive(w).t
+		if t.never {
+			return true
+		}
+		if t.x == nil {
+			if !t.exact {
+				p.Residual = append(p.Residual, i)
+			}
+			continue
+		}
+		cands = append(cands, cand{i, t})
+	}
+	canFilter := len(p.Queries) > 0
+	var pushed []storage.Expr
+	n := 0
+	residual := map[int]bool{}
+	// Exact conjuncts first: they remove work from the engine; then the
+	// others, which only save transfer.
+	for _, exactPass := range []bool{true, false} {
+		for _, c := range cands {
+			if c.c.exact != exactPass {
+				continue
+			}
+			k := c.c.comparisons()
+			if !canFilter || n+k > storage.MaxFilterComparisons {
+				residual[c.i] = true
+				continue
+			}
+			n += k
+			if a, ok := c.c.x.(storage.And); ok {
+				pushed = append(pushed, a...)
+			} else {
+				pushed = append(pushed, c.c.x)
+			}
+			if !c.c.exact {
+				residual[c.i] = true
+			}
+		}
+	}
+	for i := range residual {
 		p.Residual = append(p.Residual, i)
 	}
-	p.Queries = []*storage.Query{{}}
-	p.Cost = Cost{Requests: 10, Entities: 10000}
-	return p, nil
+	slices.Sort(p.Residual)
+	switch len(pushed) {
+	case 0:
+	case 1:
+		p.Filter = pushed[0]
+	default:
+		p.Filter = storage.And(pushed)
+	}
+	for _, q := range p.Queries {
+		q.Filter = p.Filter
+	}
+	return false
+}
+
+// handledByKeys reports whether conjunct i is answered exactly by the key
+// ranges (or is always true on NOT NULL key columns).
+func (b *builder) handledByKeys(i int, w Expr) bool {
+	if b.tuple != nil && b.tuple.conjunct == i {
+		if !b.tuple.exact {
+			return false
+		}
+		for _, k := range b.keys[:b.tuple.n] {
+			if !b.consumed[k.Col] {
+				return false
+			}
+		}
+		return true
+	}
+	r := refs(w)
+	if len(r) != 1 || !b.isKey(r[0]) || !constrainable(b.cols[r[0]]) {
+		return false
+	}
+	c := r[0]
+	s := columnSets(c, b.cols[c].Kind, w)
+	if !s.tExact {
+		return false
+	}
+	if b.consumed[c] {
+		return true
+	}
+	return intersect(b.cols[c].Kind, s.t, nonNull()).allNonNull()
+}
+
+// project computes the $select list.
+func (b *builder) project(p *Plan) {
+	if b.q.Columns == nil {
+		return
+	}
+	need := slices.Clone(b.q.Columns)
+	for _, i := range p.Residual {
+		need = append(need, refs(b.q.Where[i])...)
+	}
+	slices.Sort(need)
+	need = slices.Compact(need)
+	sel := []string{}
+	for _, c := range need {
+		sel = append(sel, b.cols[c].Stored...)
+	}
+	if len(sel) == 0 {
+		// Nil would select every property; RowKey is always returned anyway.
+		sel = []string{storage.PropRowKey}
+	}
+	p.Select = sel
+	for _, q := range p.Queries {
+		q.Select = sel
+	}
+}
+
+// order fills in the order rows arrive in and whether it satisfies ORDER BY.
+func (b *builder) order(p *Plan) {
+	if len(b.keys) == 0 {
+		return
+	}
+	p.Ordered = true
+	for _, k := range b.keys {
+		p.Order = append(p.Order, OrderColumn{Col: k.Col, Desc: k.Desc})
+	}
+	constant := func(col int) bool {
+		if s, ok := b.sets[col]; ok {
+			pts, ok := s.points(b.cols[col].Kind)
+			return ok && len(pts) == 1
+		}
+		return false
+	}
+	if len(b.q.OrderBy) == 0 {
+		return
+	}
+	j := 0
+	for _, o := range b.q.OrderBy {
+		if constant(o.Col) {
+			continue
+		}
+		for j < len(p.Order) && constant(p.Order[j].Col) {
+			j++
+		}
+		if j == len(p.Order) || p.Order[j] != o {
+			return
+		}
+		j++
+	}
+	p.OrderSatisfied = true
+}
+
+// cost estimates requests and entities read.
+func (b *builder) cost(p *Plan) {
+	rows := float64(defaultRows)
+	parts := 0.0
+	if st := b.q.Stats; st != nil {
+		if st.Rows > 0 {
+			rows = st.Rows
+		}
+		parts = st.Partitions
+	}
+	if parts <= 0 {
+		if len(b.keys) == b.nPart {
+			parts = rows
+		} else {
+			parts = math.Max(1, rows/defaultRowsPerPart)
+		}
+	}
+	if len(p.Gets) > 0 {
+		n := float64(len(p.Gets))
+		p.Cost = Cost{Requests: n, Entities: n}
+		return
+	}
+	limited := p.Limit > 0 && len(p.Residual) == 0
+	for range p.Queries {
+		var e float64
+		switch p.Path {
+		case RowRange, PartitionScan:
+			e = rows / parts * b.rowSelectivity()
+		case PartitionRange:
+			e = rows * b.partSelectivity() * b.rowSelectivity()
+		default:
+			e = rows * b.rowSelectivity()
+		}
+		if limited {
+			e = math.Min(e, float64(p.Limit))
+		}
+		e = math.Ceil(e)
+		p.Cost.Entities += e
+		p.Cost.Requests += math.Max(1, math.Ceil(e/storage.MaxPageSize))
+	}
+}
+
+// rowSelectivity is the fraction of a partition the RowKey constraints of
+// one query keep.
+func (b *builder) rowSelectivity() float64 {
+	return b.selectivity(b.keys[min(b.nPart, len(b.keys)):])
+}
+
+func (b *builder) partSelectivity() float64 { return b.selectivity(b.keys[:b.nPart]) }
+
+func (b *builder) selectivity(ks []keyCol) float64 {
+	sel := 1.0
+	for _, k := range ks {
+		if !b.consumed[k.Col] {
+			break
+		}
+		if pts, ok := b.set(k).points(k.kind); ok && len(pts) > 0 {
+			sel *= eqSelectivity
+			continue
+		}
+		sel *= rangeSelectivity
+		break
+	}
+	return sel
+}
+
+// refs returns the sorted column ordinals x reads.
+func refs(x Expr) []int {
+	var out []int
+	var walk func(Expr)
+	walk = func(x Expr) {
+		switch x := x.(type) {
+		case *Cmp:
+			out = append(out, x.Col)
+		case *In:
+			out = append(out, x.Col)
+		case *IsNull:
+			out = append(out, x.Col)
+		case And:
+			for _, y := range x {
+				walk(y)
+			}
+		case Or:
+			for _, y := range x {
+				walk(y)
+			}
+		case *Not:
+			walk(x.X)
+		case *Opaque:
+			out = append(out, x.Cols...)
+		}
+	}
+	walk(x)
+	slices.Sort(out)
+	return slices.Compact(out)
 }

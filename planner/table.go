@@ -13,19 +13,19 @@ type Kind uint8
 // The column kinds. KindOther is a column the planner never reasons about
 // (spatial, vector, ...): comparisons on it always stay residual.
 const (
-	KindOther   Kind = iota
-	KindInt          // int64: TINYINT..BIGINT, BOOL, YEAR
-	KindUint         // uint64: unsigned integers
-	KindFloat        // float64: FLOAT, DOUBLE
-	KindDecimal      // decimal.Decimal
-	KindString       // string: CHAR, VARCHAR, TEXT
-	KindBytes        // []byte: BINARY, VARBINARY, BLOB
-	KindTime         // time.Time: DATE, DATETIME, TIMESTAMP
-	KindDuration     // int64 microseconds: TIME
-	KindEnum         // uint64 index
-	KindSet          // uint64 bits
-	KindBit          // uint64
-	KindJSON         // string
+	KindOther    Kind = iota
+	KindInt           // int64: TINYINT..BIGINT, BOOL, YEAR
+	KindUint          // uint64: unsigned integers
+	KindFloat         // float64: FLOAT, DOUBLE
+	KindDecimal       // decimal.Decimal
+	KindString        // string: CHAR, VARCHAR, TEXT
+	KindBytes         // []byte: BINARY, VARBINARY, BLOB
+	KindTime          // time.Time: DATE, DATETIME, TIMESTAMP
+	KindDuration      // int64 microseconds: TIME
+	KindEnum          // uint64 index
+	KindSet           // uint64 bits
+	KindBit           // uint64
+	KindJSON          // string
 )
 
 var kindNames = [...]string{"other", "int", "uint", "float", "decimal", "string", "bytes",
@@ -71,6 +71,10 @@ type Column struct {
 	Prop string
 	// Pushdown says which comparisons on Prop the store evaluates exactly.
 	Pushdown Pushdown
+	// Stored lists the properties that hold the column's value, for $select
+	// (usually just Prop; several for a value split across properties;
+	// none for a column kept only in the keys).
+	Stored []string
 }
 
 // KeyColumn is one column of the PartitionKey or the RowKey.

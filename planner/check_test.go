@@ -1,0 +1,67 @@
+package planner
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/sqlgw/sqlgw/storage"
+)
+
+// checkPlan verifies a plan's invariants: the requests match the path, every
+// query is valid for the store, filters respect the comparison limit, and
+// Residual is a sorted subset of the conjuncts.
+func checkPlan(t Table, q *Query, p *Plan) error {
+	switch p.Path {
+	case PointGet:
+		if len(p.Gets) != 1 || len(p.Queries) != 0 {
+			return fmt.Errorf("PointGet with %d gets, %d queries", len(p.Gets), len(p.Queries))
+		}
+	case MultiGet:
+		if len(p.Gets) < 2 || len(p.Queries) != 0 || len(p.Gets) > MaxKeys {
+			return fmt.Errorf("MultiGet with %d gets, %d queries", len(p.Gets), len(p.Queries))
+		}
+	case Empty:
+		if len(p.Gets)+len(p.Queries)+len(p.Residual) != 0 {
+			return fmt.Errorf("Empty plan with requests or residual")
+		}
+	case RowRange, PartitionScan, PartitionRange, TableScan:
+		if len(p.Gets) != 0 || len(p.Queries) == 0 {
+			return fmt.Errorf("%v with %d gets, %d queries", p.Path, len(p.Gets), len(p.Queries))
+		}
+	default:
+		return fmt.Errorf("unexpected path %v", p.Path)
+	}
+	if p.Table != t.PhysicalName() {
+		return fmt.Errorf("table %q", p.Table)
+	}
+	for i, qq := range p.Queries {
+		if err := storage.DefaultLimits.ValidateQuery(qq); err != nil {
+			return fmt.Errorf("query %d: %w", i, err)
+		}
+		if n := storage.CountComparisons(qq.Filter); n > storage.MaxFilterComparisons {
+			return fmt.Errorf("query %d: %d comparisons", i, n)
+		}
+		switch p.Path {
+		case PointGet, MultiGet, RowRange, PartitionScan:
+			if _, ok := qq.Partition.Single(); !ok && p.Path != TableScan {
+				return fmt.Errorf("%v query %d without a single partition", p.Path, i)
+			}
+		}
+		if i > 0 {
+			prev := p.Queries[i-1]
+			if cmpLow(prev.Partition, qq.Partition) > 0 ||
+				(cmpLow(prev.Partition, qq.Partition) == 0 && cmpLow(prev.Row, qq.Row) > 0) {
+				return fmt.Errorf("queries out of key order at %d", i)
+			}
+		}
+	}
+	if !slices.IsSorted(p.Residual) {
+		return fmt.Errorf("residual not sorted: %v", p.Residual)
+	}
+	for _, r := range p.Residual {
+		if r < 0 || r >= len(q.Where) {
+			return fmt.Errorf("residual index %d out of range", r)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,180 @@
+package planner
+
+// colSets is what one predicate says about one column: tSet holds every
+// value of the column for which the predicate can be TRUE, fSet every value
+// for which it can be FALSE. Exact flags say the predicate is TRUE (FALSE)
+// for every value in the set, i.e. it depends on this column alone and the
+// set is not an over-estimate.
+type colSets struct {
+	t, f           valSet
+	tExact, fExact bool
+}
+
+func unknownSets() colSets { return colSets{t: universe(), f: universe()} }
+
+// constrainable reports whether the planner can reason about the values of
+// column c (ordered, binary comparison).
+func constrainable(c Column) bool { return orderable(c.Kind) && !c.Collated }
+
+// columnSets derives the colSets of x for column col (of kind k).
+func columnSets(col int, k Kind, x Expr) colSets {
+	switch x := x.(type) {
+	case *Cmp:
+		if x.Col != col {
+			return unknownSets()
+		}
+		if x.Value == nil {
+			if x.Op == NullSafeEq {
+				return colSets{t: nullOnly(), f: nonNull(), tExact: true, fExact: true}
+			}
+			return colSets{tExact: true, fExact: true} // never TRUE, never FALSE
+		}
+		v, res := convert(k, x.Value)
+		if res == convNone {
+			return unknownSets()
+		}
+		t := cmpSet(k, x.Op, v, res)
+		f := complementNonNull(k, t)
+		if x.Op == NullSafeEq {
+			f.null = true
+		}
+		return colSets{t: t, f: f, tExact: true, fExact: true}
+	case *In:
+		if x.Col != col {
+			return unknownSets()
+		}
+		vals := make([]Datum, 0, len(x.Values))
+		hasNull := false
+		for _, d := range x.Values {
+			if d == nil {
+				hasNull = true
+				continue
+			}
+			v, res := convert(k, d)
+			switch res {
+			case convNone:
+				return unknownSets()
+			case convExact:
+				vals = append(vals, v)
+			}
+		}
+		t := fromPoints(k, vals)
+		f := complementNonNull(k, t)
+		if hasNull {
+			f = emptySet()
+		}
+		if x.Not {
+			t, f = f, t
+		}
+		return colSets{t: t, f: f, tExact: true, fExact: true}
+	case *IsNull:
+		if x.Col != col {
+			return unknownSets()
+		}
+		if x.Not {
+			return colSets{t: nonNull(), f: nullOnly(), tExact: true, fExact: true}
+		}
+		return colSets{t: nullOnly(), f: nonNull(), tExact: true, fExact: true}
+	case And:
+		out := colSets{t: universe(), f: emptySet(), tExact: true, fExact: true}
+		for _, y := range x {
+			s := columnSets(col, k, y)
+			out.t = intersect(k, out.t, s.t)
+			out.f = union(k, out.f, s.f)
+			out.tExact = out.tExact && s.tExact
+			out.fExact = out.fExact && s.fExact
+		}
+		return out
+	case Or:
+		out := colSets{t: emptySet(), f: universe(), tExact: true, fExact: true}
+		for _, y := range x {
+			s := columnSets(col, k, y)
+			out.t = union(k, out.t, s.t)
+			out.f = intersect(k, out.f, s.f)
+			out.tExact = out.tExact && s.tExact
+			out.fExact = out.fExact && s.fExact
+		}
+		return out
+	case *Not:
+		s := columnSets(col, k, x.X)
+		return colSets{t: s.f, f: s.t, tExact: s.fExact, fExact: s.tExact}
+	case *Const:
+		switch truth(x.Value) {
+		case truthTrue:
+			return colSets{t: universe(), f: emptySet(), tExact: true, fExact: true}
+		case truthFalse:
+			return colSets{t: emptySet(), f: universe(), tExact: true, fExact: true}
+		case truthNull:
+			return colSets{tExact: true, fExact: true}
+		}
+	}
+	return unknownSets()
+}
+
+// cmpSet is the set of non-NULL values v' with "v' op v" TRUE, where v is the
+// converted literal (res says whether it is exact or the floor of a value
+// strictly between two integers).
+func cmpSet(k Kind, op CmpOp, v Datum, res convResult) valSet {
+	inf := bound{inf: true}
+	one := func(lo, hi bound) valSet { return valSet{spans: []span{{lo, hi}}} }
+	if res == convBelow {
+		// The literal lies strictly between v and its successor.
+		switch op {
+		case Eq, NullSafeEq:
+			return emptySet()
+		case Ne:
+			return nonNull()
+		case Lt, Le:
+			return one(inf, bound{val: v, incl: true})
+		default: // Gt, Ge
+			return one(bound{val: v}, inf)
+		}
+	}
+	switch op {
+	case Eq, NullSafeEq:
+		return valSet{spans: []span{point(v)}}
+	case Ne:
+		return complementNonNull(k, valSet{spans: []span{point(v)}})
+	case Lt:
+		return one(inf, bound{val: v})
+	case Le:
+		return one(inf, bound{val: v, incl: true})
+	case Gt:
+		return one(bound{val: v}, inf)
+	default: // Ge
+		return one(bound{val: v, incl: true}, inf)
+	}
+}
+
+type truthValue uint8
+
+const (
+	truthUnknown truthValue = iota // not a constant the planner understands
+	truthTrue
+	truthFalse
+	truthNull
+)
+
+// truth evaluates a Const's value as MySQL would in a WHERE clause.
+func truth(d Datum) truthValue {
+	switch v := d.(type) {
+	case nil:
+		return truthNull
+	case bool:
+		if v {
+			return truthTrue
+		}
+		return truthFalse
+	case int64:
+		if v != 0 {
+			return truthTrue
+		}
+		return truthFalse
+	case uint64:
+		if v != 0 {
+			return truthTrue
+		}
+		return truthFalse
+	}
+	return truthUnknown
+}
