@@ -236,11 +236,7 @@ func (b *builder) tupleOf(or Or) *tupleCons {
 // branchExact reports whether an OR branch is exactly a conjunction of
 // single-column constraints on the first n key columns.
 func (b *builder) branchExact(x Expr, n int) bool {
-	parts := []Expr{x}
-	if a, ok := x.(And); ok {
-		parts = a
-	}
-	for _, y := range parts {
+	for _, y := range flattenAnd(x, nil) {
 		r := refs(y)
 		if len(r) != 1 {
 			return false
@@ -854,4 +850,15 @@ func refs(x Expr) []int {
 	walk(x)
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// flattenAnd appends the conjuncts of x, through nested Ands, to out.
+func flattenAnd(x Expr, out []Expr) []Expr {
+	if a, ok := x.(And); ok {
+		for _, y := range a {
+			out = flattenAnd(y, out)
+		}
+		return out
+	}
+	return append(out, x)
 }
