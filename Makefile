@@ -77,7 +77,13 @@ run: build
 # target so CI output shows which part failed.
 
 .PHONY: test
-test: unittest clitest enginetest
+TEST_PARTS := unittest clitest enginetest
+test: $(TEST_PARTS)
+
+# .ci/run runs and times each part on its own.
+.PHONY: print-test-parts
+print-test-parts:
+	@echo $(TEST_PARTS)
 
 .PHONY: unittest
 unittest:
