@@ -1,0 +1,257 @@
+package aztables
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"strings"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
+	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+
+	"github.com/sqlgw/sqlgw/storage"
+)
+
+// Query implements storage.Store: one Query Entities request.
+func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*storage.Page, error) {
+	if err := s.caps.Limits.ValidateQuery(q); err != nil {
+		return nil, err
+	}
+	_, err := s.client(table)
+	if err != nil {
+		return nil, err
+	}
+	plan := planQuery(q)
+	opts := &aztables.ListEntitiesOptions{}
+	if plan.filter != "" {
+		opts.Filter = to.Ptr(plan.filter)
+	}
+	if plan.selectList != "" {
+		opts.Select = to.Ptr(plan.selectList)
+	}
+	if q.Top > 0 { // never $top=0: the SDK then loops forever
+		opts.Top = to.Ptr(int32(min(q.Top, storage.MaxPageSize)))
+	}
+	if q.Continuation != "" {
+		npk, nrk, err := decodeToken(q.Continuation)
+		if err != nil {
+			return nil, err
+		}
+		opts.NextPartitionKey, opts.NextRowKey = npk, nrk
+	}
+	var page *storage.Page
+	err = s.doTable(ctx, "QueryEntities", table, idempotent, func(ctx context.Context, c *aztables.Client) error {
+		ctx, cap := withCapture(ctx, stubQuery)
+		resp, err := c.NewListEntitiesPager(opts).NextPage(ctx)
+		if err != nil {
+			return err
+		}
+		ents, err := decodeQuery(cap.body, plan.keep)
+		if err != nil {
+			return err
+		}
+		if plan.local != nil {
+			kept := ents[:0]
+			for _, e := range ents {
+				if storage.Eval(plan.local, e) {
+					if plan.extra {
+						for name := range e.Properties {
+							if _, ok := plan.userSel[name]; !ok {
+								delete(e.Properties, name)
+							}
+						}
+					}
+					kept = append(kept, e)
+				}
+			}
+			ents = kept
+		}
+		page = &storage.Page{Entities: ents, Continuation: encodeToken(resp.NextPartitionKey, resp.NextRowKey)}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return page, nil
+}
+
+// queryPlan is what a storage.Query becomes on the wire.
+type queryPlan struct {
+	filter     string              // $filter sent ("" for none)
+	selectList string              // $select sent ("" for all)
+	local      storage.Expr        // filter applied to the results, nil when the service applies all of it
+	keep       map[string]struct{} // user properties decoded (nil: all)
+	userSel    map[string]struct{} // user properties returned (the Query's Select)
+	extra      bool                // keep holds properties userSel does not: drop them after local
+}
+
+// planQuery turns the key ranges into comparisons of PartitionKey and RowKey,
+// ANDs them with the filter, and sends as much of that conjunction as fits
+// in storage.MaxFilterComparisons: whole top-level conjuncts, in order, key
+// comparisons first. If something is left out, the full filter is
+// evaluated locally (the sent filter is implied by it, so no entity that
+// matches is lost).
+func planQuery(q *storage.Query) queryPlan {
+	var conj []storage.Expr
+	conj = appendRange(conj, storage.PropPartitionKey, q.Partition)
+	conj = appendRange(conj, storage.PropRowKey, q.Row)
+	switch f := q.Filter.(type) {
+	case nil:
+	case storage.And:
+		conj = append(conj, flattenAnd(f)...)
+	default:
+		conj = append(conj, f)
+	}
+	var p queryPlan
+	total := 0
+	for _, x := range conj {
+		total += storage.CountComparisons(x)
+	}
+	sent := conj
+	if total > storage.MaxFilterComparisons {
+		sent = nil
+		n := 0
+		for _, x := range conj {
+			k := storage.CountComparisons(x)
+			if n+k <= storage.MaxFilterComparisons {
+				sent = append(sent, x)
+				n += k
+			}
+		}
+		p.local = q.Filter
+	}
+	switch len(sent) {
+	case 0:
+	case 1:
+		p.filter = storage.FormatOData(sent[0])
+	default:
+		p.filter = storage.FormatOData(storage.And(sent))
+	}
+	if q.Select != nil {
+		p.userSel = selectSet(q.Select)
+		var extra []string
+		if p.local != nil {
+			for _, name := range filterProps(p.local, nil) {
+				if _, ok := p.userSel[name]; !ok {
+					extra = append(extra, name)
+				}
+			}
+		}
+		p.selectList = selectList(q.Select, extra)
+		p.keep = selectSet(append(append([]string(nil), q.Select...), extra...))
+		p.extra = len(extra) > 0
+	}
+	return p
+}
+
+func flattenAnd(a storage.And) []storage.Expr {
+	var out []storage.Expr
+	for _, x := range a {
+		if b, ok := x.(storage.And); ok {
+			out = append(out, flattenAnd(b)...)
+		} else {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func appendRange(conj []storage.Expr, prop string, r *storage.KeyRange) []storage.Expr {
+	if r == nil {
+		return conj
+	}
+	if k, ok := r.Single(); ok {
+		return append(conj, storage.Eq(prop, storage.String(k)))
+	}
+	if r.Low != nil {
+		if r.Low.Exclusive {
+			conj = append(conj, storage.Gt(prop, storage.String(r.Low.Key)))
+		} else {
+			conj = append(conj, storage.Ge(prop, storage.String(r.Low.Key)))
+		}
+	}
+	if r.High != nil {
+		if r.High.Exclusive {
+			conj = append(conj, storage.Lt(prop, storage.String(r.High.Key)))
+		} else {
+			conj = append(conj, storage.Le(prop, storage.String(r.High.Key)))
+		}
+	}
+	return conj
+}
+
+// filterProps appends the user properties x compares.
+func filterProps(x storage.Expr, out []string) []string {
+	switch x := x.(type) {
+	case *storage.Compare:
+		switch x.Prop {
+		case storage.PropPartitionKey, storage.PropRowKey, storage.PropTimestamp:
+		default:
+			out = append(out, x.Prop)
+		}
+	case storage.And:
+		for _, y := range x {
+			out = filterProps(y, out)
+		}
+	case storage.Or:
+		for _, y := range x {
+			out = filterProps(y, out)
+		}
+	case *storage.Not:
+		out = filterProps(x.X, out)
+	}
+	return out
+}
+
+// Continuation tokens: "1." base64url(NextPartitionKey) "." base64url(NextRowKey),
+// unpadded; a missing NextRowKey is an empty second part, a missing
+// NextPartitionKey "-". The version prefix lets the format change later.
+const tokenVersion = "1."
+
+func encodeToken(npk, nrk *string) string {
+	if (npk == nil || *npk == "") && (nrk == nil || *nrk == "") {
+		return ""
+	}
+	var sb strings.Builder
+	sb.WriteString(tokenVersion)
+	if npk == nil {
+		sb.WriteByte('-')
+	} else {
+		sb.WriteString(base64.RawURLEncoding.EncodeToString([]byte(*npk)))
+	}
+	sb.WriteByte('.')
+	if nrk != nil {
+		sb.WriteString(base64.RawURLEncoding.EncodeToString([]byte(*nrk)))
+	}
+	return sb.String()
+}
+
+func decodeToken(tok string) (npk, nrk *string, err error) {
+	bad := fmt.Errorf("%w: malformed continuation token", storage.ErrInvalid)
+	rest, ok := strings.CutPrefix(tok, tokenVersion)
+	if !ok {
+		return nil, nil, bad
+	}
+	a, b, ok := strings.Cut(rest, ".")
+	if !ok {
+		return nil, nil, bad
+	}
+	if a != "-" {
+		pk, err := base64.RawURLEncoding.DecodeString(a)
+		if err != nil {
+			return nil, nil, bad
+		}
+		npk = to.Ptr(string(pk))
+	}
+	if b != "" {
+		rk, err := base64.RawURLEncoding.DecodeString(b)
+		if err != nil {
+			return nil, nil, bad
+		}
+		nrk = to.Ptr(string(rk))
+	}
+	if npk == nil && nrk == nil {
+		return nil, nil, bad
+	}
+	return npk, nrk, nil
+}
