@@ -1,0 +1,789 @@
+// Package pebble is sqlgw's embedded entity store: the storage.Store
+// contract on one Pebble database in a data directory (or in memory, for
+// tests).
+//
+// # Decisions
+//
+// Durability: every write (entity writes, batches, CreateTable, DeleteTable)
+// is committed with pebble.Sync unless Options.NoSync is set, so a write that
+// returned survives a crash. Restarting on the same directory reopens every
+// table.
+//
+// Keys and order: encoding.go defines the on-disk format. Entity keys are
+// ordered by (PartitionKey, RowKey) in UTF-16 ordinal order, so queries are
+// bounded Pebble iterations and results come back sorted.
+//
+// Concurrency: a write (or batch) takes the striped mutexes of the entities
+// it touches, in increasing stripe order, reads their current records,
+// checks its conditions (existence, If-Match) and commits one Pebble batch
+// before unlocking. Conditional read-modify-write is therefore linearizable
+// per entity, and a Batch is atomic: all its operations are in one Pebble
+// batch, which is applied only if every operation's check passed. Table DDL
+// takes a store-wide RWMutex exclusively; every other operation holds it
+// shared, so an entity write never lands in a table being deleted.
+//
+// ETags: "W/\"<epoch>.<seq>\"", where epoch is a persisted counter that every
+// Open increments (synced) and seq a per-process counter, so no two writes of
+// one directory ever get the same ETag, across restarts too.
+//
+// Queries: the filter is evaluated while scanning, on the encoded record
+// through storage.EvalFunc with a property lookup that decodes nothing and
+// allocates nothing; only matching entities are decoded (and only the
+// selected properties). A page ends at min(Top, 1000) entities, at the end
+// of the range, or after Options.MaxScanPerPage examined entities (like the
+// Table service's time limit per page), with a continuation token naming the
+// next key to examine.
+package pebble
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"log"
+	"maps"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	pebbledb "github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/sqlgw/sqlgw/storage"
+)
+
+var _ storage.Store = (*Store)(nil)
+
+// ErrClosed is returned by every method of a closed Store.
+var ErrClosed = errors.New("sqlgw/pebble: store is closed")
+
+// DefaultMaxScanPerPage is the default of Options.MaxScanPerPage.
+const DefaultMaxScanPerPage = 50_000
+
+// Options configure a Store. The zero value is a durable on-disk store with
+// the Table service's limits.
+type Options struct {
+	// InMemory keeps the whole store in memory (vfs.NewMem); the directory
+	// passed to Open is then only a name. Nothing survives Close.
+	InMemory bool
+	// FS, if set, is the filesystem to use (tests pass a crashable
+	// vfs.MemFS). It overrides InMemory.
+	FS vfs.FS
+	// NoSync lets writes return before they reach stable storage. A crash
+	// may then lose recently returned writes (never corrupt the store).
+	NoSync bool
+	// Limits, if set, replace storage.DefaultLimits.
+	Limits *storage.Limits
+	// MaxScanPerPage caps the entities one Query call examines; a page that
+	// reaches it ends early (possibly empty) with a continuation token.
+	// 0 means DefaultMaxScanPerPage; negative means no cap.
+	MaxScanPerPage int
+	// Pebble, if set, is the base for the Pebble options (FS and Logger
+	// are filled in when nil). It is not modified.
+	Pebble *pebbledb.Options
+}
+
+// numStripes is the number of entity lock stripes (a power of two).
+const numStripes = 1024
+
+type tableInfo struct {
+	id   uint64
+	name string // as created
+}
+
+// Store is the Pebble implementation of storage.Store. It is safe for
+// concurrent use.
+type Store struct {
+	db      *pebbledb.DB
+	wo      *pebbledb.WriteOptions
+	limits  storage.Limits
+	maxScan int
+
+	// mu is held exclusively by table DDL and Close, and shared by every
+	// other operation for its whole duration.
+	mu          sync.RWMutex
+	closed      bool
+	tables      map[string]tableInfo // by lower-cased name
+	nextTableID uint64
+
+	epoch uint64
+	seq   atomic.Uint64
+
+	seed    maphash.Seed
+	stripes [numStripes]sync.Mutex
+}
+
+// OpenMemory opens an empty in-memory store with default options, for tests.
+func OpenMemory() (*Store, error) { return Open("", &Options{InMemory: true}) }
+
+// Open opens (creating if needed) the store in directory dir.
+func Open(dir string, opts *Options) (*Store, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	var po pebbledb.Options
+	if opts.Pebble != nil {
+		po = *opts.Pebble
+	}
+	switch {
+	case opts.FS != nil:
+		po.FS = opts.FS
+	case opts.InMemory:
+		po.FS = vfs.NewMem()
+	}
+	if po.Logger == nil && po.LoggerAndTracer == nil {
+		po.Logger = quietLogger{}
+	}
+	if dir == "" {
+		if po.FS == nil {
+			return nil, fmt.Errorf("sqlgw/pebble: no data directory given")
+		}
+		dir = "sqlgw"
+	}
+	db, err := pebbledb.Open(dir, &po)
+	if err != nil {
+		return nil, fmt.Errorf("sqlgw/pebble: open %s: %w", dir, err)
+	}
+	s := &Store{
+		db:      db,
+		wo:      pebbledb.Sync,
+		limits:  storage.DefaultLimits,
+		maxScan: opts.MaxScanPerPage,
+		tables:  make(map[string]tableInfo),
+		seed:    maphash.MakeSeed(),
+	}
+	if opts.NoSync {
+		s.wo = pebbledb.NoSync
+	}
+	if opts.Limits != nil {
+		s.limits = *opts.Limits
+	}
+	if s.maxScan == 0 {
+		s.maxScan = DefaultMaxScanPerPage
+	}
+	if err := s.load(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// load reads the table records and counters, and starts a new epoch.
+func (s *Store) load() error {
+	it, err := s.db.NewIter(&pebbledb.IterOptions{LowerBound: []byte{tagTable}, UpperBound: []byte{tagTable + 1}})
+	if err != nil {
+		return err
+	}
+	for it.First(); it.Valid(); it.Next() {
+		v, err := it.ValueAndErr()
+		if err != nil {
+			it.Close()
+			return err
+		}
+		id, name, err := decodeTableRecord(v)
+		if err != nil {
+			it.Close()
+			return err
+		}
+		s.tables[string(it.Key()[1:])] = tableInfo{id: id, name: name}
+	}
+	if err := it.Close(); err != nil {
+		return err
+	}
+	s.nextTableID, err = s.readCounter(sysNextTableID)
+	if err != nil {
+		return err
+	}
+	if s.nextTableID == 0 {
+		s.nextTableID = 1
+	}
+	epoch, err := s.readCounter(sysOpenEpoch)
+	if err != nil {
+		return err
+	}
+	s.epoch = epoch + 1
+	return s.db.Set(systemKey(sysOpenEpoch), u64(s.epoch), pebbledb.Sync)
+}
+
+func (s *Store) readCounter(name string) (uint64, error) {
+	v, closer, err := s.db.Get(systemKey(name))
+	if errors.Is(err, pebbledb.ErrNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	defer closer.Close()
+	if len(v) != 8 {
+		return 0, fmt.Errorf("sqlgw/pebble: corrupt counter %s", name)
+	}
+	return beU64(v), nil
+}
+
+func u64(x uint64) []byte {
+	b := make([]byte, 8)
+	for i := 7; i >= 0; i-- {
+		b[i] = byte(x)
+		x >>= 8
+	}
+	return b
+}
+
+func beU64(b []byte) uint64 {
+	var x uint64
+	for _, c := range b[:8] {
+		x = x<<8 | uint64(c)
+	}
+	return x
+}
+
+// Close closes the store after the operations in progress. Every write
+// that returned is durable (unless Options.NoSync).
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	s.closed = true
+	return s.db.Close()
+}
+
+// Capabilities implements storage.Store.
+func (s *Store) Capabilities() storage.Capabilities {
+	return storage.Capabilities{Limits: s.limits}
+}
+
+// DB returns the underlying Pebble database, for benchmarks and tools.
+func (s *Store) DB() *pebbledb.DB { return s.db }
+
+// rlock takes the store lock shared and checks ctx and that the store is
+// open. On success the caller must call s.mu.RUnlock.
+func (s *Store) rlock(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.RLock()
+	if s.closed {
+		s.mu.RUnlock()
+		return ErrClosed
+	}
+	return nil
+}
+
+// table returns a table's info; s.mu must be held.
+func (s *Store) table(name string) (tableInfo, error) {
+	if err := storage.ValidateTableName(name); err != nil {
+		return tableInfo{}, err
+	}
+	t, ok := s.tables[string(tableKey(name)[1:])]
+	if !ok {
+		return tableInfo{}, fmt.Errorf("%w: table %q", storage.ErrNotFound, name)
+	}
+	return t, nil
+}
+
+// CreateTable implements storage.Store.
+func (s *Store) CreateTable(ctx context.Context, table string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := storage.ValidateTableName(table); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	key := tableKey(table)
+	if t, ok := s.tables[string(key[1:])]; ok {
+		return fmt.Errorf("%w: table %q (as %q)", storage.ErrAlreadyExists, table, t.name)
+	}
+	id := s.nextTableID
+	b := s.db.NewBatch()
+	defer b.Close()
+	b.Set(key, encodeTableRecord(id, table), nil)
+	b.Set(systemKey(sysNextTableID), u64(id+1), nil)
+	if err := b.Commit(s.wo); err != nil {
+		return fmt.Errorf("sqlgw/pebble: create table %q: %w", table, err)
+	}
+	s.nextTableID = id + 1
+	s.tables[string(key[1:])] = tableInfo{id: id, name: table}
+	return nil
+}
+
+// DeleteTable implements storage.Store: one Pebble batch holding a range
+// deletion of the table's entities and the deletion of its record.
+func (s *Store) DeleteTable(ctx context.Context, table string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	t, err := s.table(table)
+	if err != nil {
+		return err
+	}
+	b := s.db.NewBatch()
+	defer b.Close()
+	b.DeleteRange(appendTablePrefix(nil, t.id), appendTablePrefix(nil, t.id+1), nil)
+	key := tableKey(table)
+	b.Delete(key, nil)
+	if err := b.Commit(s.wo); err != nil {
+		return fmt.Errorf("sqlgw/pebble: delete table %q: %w", table, err)
+	}
+	delete(s.tables, string(key[1:]))
+	return nil
+}
+
+// ListTables implements storage.Store.
+func (s *Store) ListTables(ctx context.Context) ([]string, error) {
+	if err := s.rlock(ctx); err != nil {
+		return nil, err
+	}
+	defer s.mu.RUnlock()
+	keys := slices.Sorted(maps.Keys(s.tables))
+	names := make([]string, len(keys))
+	for i, k := range keys {
+		names[i] = s.tables[k].name
+	}
+	return names, nil
+}
+
+// TableExists implements storage.Store.
+func (s *Store) TableExists(ctx context.Context, table string) (bool, error) {
+	if err := s.rlock(ctx); err != nil {
+		return false, err
+	}
+	defer s.mu.RUnlock()
+	_, err := s.table(table)
+	if errors.Is(err, storage.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// Get implements storage.Store.
+func (s *Store) Get(ctx context.Context, table, pk, rk string, opts *storage.GetOptions) (*storage.Entity, error) {
+	if err := s.limits.ValidateKeys(pk, rk); err != nil {
+		return nil, err
+	}
+	if err := s.rlock(ctx); err != nil {
+		return nil, err
+	}
+	defer s.mu.RUnlock()
+	t, err := s.table(table)
+	if err != nil {
+		return nil, err
+	}
+	var sel []string
+	if opts != nil {
+		if err := s.limits.ValidateQuery(&storage.Query{Select: opts.Select}); err != nil {
+			return nil, err
+		}
+		sel = opts.Select
+	}
+	v, closer, err := s.db.Get(appendEntityKey(nil, t.id, pk, rk))
+	if errors.Is(err, pebbledb.ErrNotFound) {
+		return nil, fmt.Errorf("%w: entity (%q, %q) in table %q", storage.ErrNotFound, pk, rk, table)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer closer.Close()
+	rec, err := parseRecord(v)
+	if err != nil {
+		return nil, err
+	}
+	return rec.entity(pk, rk, selectSet(sel))
+}
+
+// selectSet returns the set of user properties a projection keeps (nil: all).
+func selectSet(sel []string) map[string]struct{} {
+	if sel == nil {
+		return nil
+	}
+	m := make(map[string]struct{}, len(sel))
+	for _, n := range sel {
+		m[n] = struct{}{}
+	}
+	return m
+}
+
+func (r *record) entity(pk, rk string, sel map[string]struct{}) (*storage.Entity, error) {
+	props, err := r.decodeProps(sel)
+	if err != nil {
+		return nil, err
+	}
+	return &storage.Entity{
+		PartitionKey: pk,
+		RowKey:       rk,
+		Properties:   props,
+		ETag:         storage.ETag(r.etag),
+		Timestamp:    ticksTime(r.ticks),
+	}, nil
+}
+
+// Insert implements storage.Store.
+func (s *Store) Insert(ctx context.Context, table string, e *storage.Entity) (storage.ETag, error) {
+	return s.writeOne(ctx, table, storage.Operation{Kind: storage.OpInsert, Entity: e})
+}
+
+// Upsert implements storage.Store.
+func (s *Store) Upsert(ctx context.Context, table string, e *storage.Entity, mode storage.UpdateMode) (storage.ETag, error) {
+	return s.writeOne(ctx, table, storage.Operation{Kind: storage.OpUpsert, Mode: mode, Entity: e})
+}
+
+// Update implements storage.Store.
+func (s *Store) Update(ctx context.Context, table string, e *storage.Entity, mode storage.UpdateMode, ifMatch storage.ETag) (storage.ETag, error) {
+	return s.writeOne(ctx, table, storage.Operation{Kind: storage.OpUpdate, Mode: mode, Entity: e, IfMatch: ifMatch})
+}
+
+// Delete implements storage.Store.
+func (s *Store) Delete(ctx context.Context, table, pk, rk string, ifMatch storage.ETag) error {
+	_, err := s.writeOne(ctx, table, storage.Operation{Kind: storage.OpDelete,
+		Entity: &storage.Entity{PartitionKey: pk, RowKey: rk}, IfMatch: ifMatch})
+	return err
+}
+
+func (s *Store) validateOp(op storage.Operation) error {
+	switch op.Kind {
+	case storage.OpInsert, storage.OpUpsert, storage.OpUpdate:
+		return s.limits.ValidateEntity(op.Entity)
+	case storage.OpDelete:
+		return s.limits.ValidateKeys(op.Entity.PartitionKey, op.Entity.RowKey)
+	}
+	return fmt.Errorf("%w: unknown operation kind %v", storage.ErrInvalid, op.Kind)
+}
+
+func (s *Store) writeOne(ctx context.Context, table string, op storage.Operation) (storage.ETag, error) {
+	if err := s.validateOp(op); err != nil {
+		return "", err
+	}
+	etags, err := s.write(ctx, table, []storage.Operation{op})
+	if err != nil {
+		var be *storage.BatchError
+		if errors.As(err, &be) {
+			return "", be.Err
+		}
+		return "", err
+	}
+	return etags[0], nil
+}
+
+// Batch implements storage.Store.
+func (s *Store) Batch(ctx context.Context, table string, ops []storage.Operation) ([]storage.ETag, error) {
+	if err := s.limits.ValidateBatch(ops); err != nil {
+		return nil, err
+	}
+	return s.write(ctx, table, ops)
+}
+
+// write applies validated operations atomically (see the package doc).
+func (s *Store) write(ctx context.Context, table string, ops []storage.Operation) ([]storage.ETag, error) {
+	if err := s.rlock(ctx); err != nil {
+		return nil, err
+	}
+	defer s.mu.RUnlock()
+	t, err := s.table(table)
+	if err != nil {
+		return nil, &storage.BatchError{Index: -1, Err: err}
+	}
+	keys := make([][]byte, len(ops))
+	stripes := make([]int, 0, len(ops))
+	for i, op := range ops {
+		keys[i] = appendEntityKey(nil, t.id, op.Entity.PartitionKey, op.Entity.RowKey)
+		stripes = append(stripes, int(maphash.Bytes(s.seed, keys[i])&(numStripes-1)))
+	}
+	slices.Sort(stripes)
+	stripes = slices.Compact(stripes)
+	for _, i := range stripes {
+		s.stripes[i].Lock()
+	}
+	defer func() {
+		for _, i := range stripes {
+			s.stripes[i].Unlock()
+		}
+	}()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	ticks := storage.DateTime(time.Now()).Ticks()
+	b := s.db.NewBatch()
+	defer b.Close()
+	etags := make([]storage.ETag, len(ops))
+	for i, op := range ops {
+		etag, val, err := s.apply(op, keys[i], ticks)
+		if err != nil {
+			return nil, &storage.BatchError{Index: i, Err: err}
+		}
+		if val == nil {
+			b.Delete(keys[i], nil)
+		} else {
+			b.Set(keys[i], val, nil)
+		}
+		etags[i] = etag
+	}
+	if err := b.Commit(s.wo); err != nil {
+		return nil, fmt.Errorf("sqlgw/pebble: commit: %w", err)
+	}
+	return etags, nil
+}
+
+// apply checks one operation against the current record under key (its
+// stripe locked) and returns the new ETag and record (nil: delete).
+func (s *Store) apply(op storage.Operation, key []byte, ticks int64) (storage.ETag, []byte, error) {
+	e := op.Entity
+	cur, closer, err := s.db.Get(key)
+	found := err == nil
+	if err != nil && !errors.Is(err, pebbledb.ErrNotFound) {
+		return "", nil, err
+	}
+	if found {
+		defer closer.Close()
+	}
+	var rec record
+	if found {
+		if rec, err = parseRecord(cur); err != nil {
+			return "", nil, err
+		}
+	}
+	switch op.Kind {
+	case storage.OpInsert:
+		if found {
+			return "", nil, fmt.Errorf("%w: entity (%q, %q)", storage.ErrAlreadyExists, e.PartitionKey, e.RowKey)
+		}
+	case storage.OpUpdate, storage.OpDelete:
+		if !found {
+			return "", nil, fmt.Errorf("%w: entity (%q, %q)", storage.ErrNotFound, e.PartitionKey, e.RowKey)
+		}
+		if op.IfMatch != "" && op.IfMatch != storage.ETagAny && string(op.IfMatch) != string(rec.etag) {
+			return "", nil, fmt.Errorf("%w: entity (%q, %q)", storage.ErrPreconditionFailed, e.PartitionKey, e.RowKey)
+		}
+		if op.Kind == storage.OpDelete {
+			return "", nil, nil
+		}
+	}
+	props := e.Properties
+	if found && op.Kind != storage.OpInsert && op.Mode == storage.Merge {
+		old, err := rec.decodeProps(nil)
+		if err != nil {
+			return "", nil, err
+		}
+		maps.Copy(old, e.Properties)
+		props = old
+		if len(props) > storage.MaxProperties {
+			return "", nil, fmt.Errorf("%w: merge gives %d properties, the limit is %d", storage.ErrTooLarge, len(props), storage.MaxProperties)
+		}
+		merged := &storage.Entity{PartitionKey: e.PartitionKey, RowKey: e.RowKey, Properties: props}
+		if n := storage.EntitySize(merged); n > storage.MaxEntityBytes {
+			return "", nil, fmt.Errorf("%w: merge gives an entity of %d bytes, the limit is %d", storage.ErrTooLarge, n, storage.MaxEntityBytes)
+		}
+	}
+	etag := s.newETag()
+	return etag, encodeEntity(nil, props, etag, ticks), nil
+}
+
+func (s *Store) newETag() storage.ETag {
+	n := s.seq.Add(1)
+	b := make([]byte, 0, 32)
+	b = append(b, `W/"`...)
+	b = strconv.AppendUint(b, s.epoch, 10)
+	b = append(b, '.')
+	b = strconv.AppendUint(b, n, 10)
+	b = append(b, '"')
+	return storage.ETag(b)
+}
+
+// Query implements storage.Store.
+func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*storage.Page, error) {
+	if err := s.limits.ValidateQuery(q); err != nil {
+		return nil, err
+	}
+	if err := s.rlock(ctx); err != nil {
+		return nil, err
+	}
+	defer s.mu.RUnlock()
+	t, err := s.table(table)
+	if err != nil {
+		return nil, err
+	}
+	page := &storage.Page{}
+	lower, upper := queryBounds(t.id, q)
+	start := lower
+	if q.Continuation != "" {
+		pk, rk, err := decodeToken(q.Continuation, s.limits)
+		if err != nil {
+			return nil, err
+		}
+		start = appendEntityKey(nil, t.id, pk, rk)
+		if bytes.Compare(start, lower) < 0 {
+			return nil, fmt.Errorf("%w: continuation token outside the query's range", storage.ErrInvalid)
+		}
+	}
+	if bytes.Compare(start, upper) >= 0 {
+		return page, nil
+	}
+	it, err := s.db.NewIterWithContext(ctx, &pebbledb.IterOptions{LowerBound: lower, UpperBound: upper})
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+
+	limit := storage.MaxPageSize
+	if q.Top > 0 && q.Top < limit {
+		limit = q.Top
+	}
+	var rowLow, rowHigh []byte // encoded RowKey bounds
+	if q.Row != nil {
+		if q.Row.Low != nil {
+			rowLow = appendEKey(nil, q.Row.Low.Key)
+		}
+		if q.Row.High != nil {
+			rowHigh = appendEKey(nil, q.Row.High.Key)
+		}
+	}
+	sel := selectSet(q.Select)
+
+	// The filter's property lookup works on the current record and keys,
+	// decoded into reused buffers: no allocation per examined entity.
+	var (
+		rec          record
+		epk, erk     []byte
+		pkBuf, rkBuf []byte
+	)
+	get := func(prop string) (storage.Value, bool) {
+		switch prop {
+		case storage.PropPartitionKey:
+			pkBuf = appendDecodedEKey(pkBuf[:0], epk)
+			return storage.String(unsafeString(pkBuf)), true
+		case storage.PropRowKey:
+			rkBuf = appendDecodedEKey(rkBuf[:0], erk)
+			return storage.String(unsafeString(rkBuf)), true
+		case storage.PropTimestamp:
+			return storage.DateTimeTicks(rec.ticks), true
+		}
+		return rec.lookup(prop)
+	}
+
+	scanned := 0
+	var seekBuf []byte
+	for valid := it.SeekGE(start); valid; {
+		key := it.Key()
+		var ok bool
+		epk, erk, ok = splitEntityKey(key)
+		if !ok {
+			return nil, fmt.Errorf("sqlgw/pebble: corrupt key %x", key)
+		}
+		if q.Row != nil {
+			if rowLow != nil {
+				c := bytes.Compare(erk, rowLow)
+				if c < 0 || (c == 0 && q.Row.Low.Exclusive) {
+					seekBuf = append(append(append(seekBuf[:0], key[:tablePrefixLen]...), epk...), keySep)
+					seekBuf = append(seekBuf, rowLow...)
+					if q.Row.Low.Exclusive {
+						seekBuf = append(seekBuf, 0) // the successor of rowLow
+					}
+					valid = it.SeekGE(seekBuf)
+					continue
+				}
+			}
+			if rowHigh != nil {
+				c := bytes.Compare(erk, rowHigh)
+				if c > 0 || (c == 0 && q.Row.High.Exclusive) {
+					seekBuf = append(append(seekBuf[:0], key[:tablePrefixLen]...), epk...)
+					seekBuf = append(seekBuf, partitionEnd)
+					valid = it.SeekGE(seekBuf)
+					continue
+				}
+			}
+		}
+		if len(page.Entities) == limit || (s.maxScan > 0 && scanned == s.maxScan) {
+			page.Continuation = encodeToken(appendDecodedEKey(nil, epk), appendDecodedEKey(nil, erk))
+			break
+		}
+		if scanned&63 == 63 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		scanned++
+		v, err := it.ValueAndErr()
+		if err != nil {
+			return nil, err
+		}
+		if rec, err = parseRecord(v); err != nil {
+			return nil, err
+		}
+		if q.Filter == nil || storage.EvalFunc(q.Filter, get) {
+			e, err := rec.entity(string(appendDecodedEKey(nil, epk)), string(appendDecodedEKey(nil, erk)), sel)
+			if err != nil {
+				return nil, err
+			}
+			page.Entities = append(page.Entities, e)
+		}
+		valid = it.Next()
+	}
+	if err := it.Error(); err != nil {
+		return nil, err
+	}
+	return page, nil
+}
+
+// queryBounds returns the iteration bounds of a query on table id.
+func queryBounds(id uint64, q *storage.Query) (lower, upper []byte) {
+	lower = appendTablePrefix(nil, id)
+	upper = appendTablePrefix(nil, id+1)
+	p := q.Partition
+	if pk, ok := p.Single(); ok {
+		// One partition: bound by the RowKey range too.
+		lower = append(appendEKey(lower, pk), keySep)
+		upper = append(appendEKey(appendTablePrefix(nil, id), pk), keySep)
+		if r := q.Row; r != nil && r.Low != nil {
+			lower = appendEKey(lower, r.Low.Key)
+			if r.Low.Exclusive {
+				lower = append(lower, 0)
+			}
+		}
+		if r := q.Row; r != nil && r.High != nil {
+			upper = appendEKey(upper, r.High.Key)
+			if !r.High.Exclusive {
+				upper = append(upper, 0)
+			}
+		} else {
+			upper[len(upper)-1] = partitionEnd
+		}
+		return lower, upper
+	}
+	if p == nil {
+		return lower, upper
+	}
+	if p.Low != nil {
+		lower = appendEKey(lower, p.Low.Key)
+		if p.Low.Exclusive {
+			lower = append(lower, partitionEnd)
+		}
+	}
+	if p.High != nil {
+		upper = appendEKey(appendTablePrefix(nil, id), p.High.Key)
+		if !p.High.Exclusive {
+			upper = append(upper, partitionEnd)
+		}
+	}
+	return lower, upper
+}
+
+// quietLogger drops Pebble's informational messages.
+type quietLogger struct{}
+
+func (quietLogger) Infof(string, ...any)              {}
+func (quietLogger) Errorf(format string, args ...any) { log.Printf("pebble: "+format, args...) }
+func (quietLogger) Fatalf(format string, args ...any) { log.Fatalf("pebble: "+format, args...) }
