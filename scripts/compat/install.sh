@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs what the compat clients need and builds them into WORK (default
+# ${TMPDIR:-/tmp}/sqlgw-compat): Debian packages (only those missing; needs root),
+# the Node clients' pinned packages (npm ci), the GORM client (its own Go module) and
+# the JDBC client. Usage: scripts/compat/install.sh [--server sqlgw|mariadb] [WORK]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+server=sqlgw
+if [ "${1:-}" = --server ]; then
+	server=$2
+	shift 2
+fi
+work=${1:-${TMPDIR:-/tmp}/sqlgw-compat}
+mkdir -p "$work"
+
+# Debian packages: the clients, the C client library behind mysqlclient, and the
+# reference server when the suite runs against MariaDB.
+pkgs=(mariadb-client python3-pymysql python3-mysqldb python3-sqlalchemy python3-django libmariadb-java)
+[ "$server" = mariadb ] && pkgs+=(mariadb-server)
+command -v javac >/dev/null || pkgs+=(default-jdk-headless)
+command -v npm >/dev/null || pkgs+=(nodejs npm)
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "compat: installing ${missing[*]}"
+	sudo=
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >"$work/apt.log" 2>&1 ||
+		{ tail -30 "$work/apt.log" >&2; exit 1; }
+fi
+
+# Node: exactly the versions in package-lock.json.
+node_dir=$root/testdata/compat/node
+if [ ! -f "$node_dir/node_modules/.package-lock.json" ] || [ "$node_dir/package-lock.json" -nt "$node_dir/node_modules/.package-lock.json" ]; then
+	(cd "$node_dir" && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+# Go: the GORM client is a module of its own (pinned in its go.mod/go.sum).
+(cd "$root/testdata/compat/go" && go build -o "$work/gormcompat" .)
+
+# Java: the JDBC client against Debian's MariaDB Connector/J.
+mkdir -p "$work/java"
+javac -cp /usr/share/java/mariadb-java-client.jar -d "$work/java" "$root/testdata/compat/java/JdbcClient.java"
+echo "compat: clients ready in $work"

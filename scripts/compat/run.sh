@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Runs the real-client compatibility suite (testdata/compat) against a fresh server
+# per client, started on a free loopback port and stopped by PID.
+#
+#   scripts/compat/run.sh [--server sqlgw|mariadb] [--store SPEC] [--no-install]
+#                         [--work DIR] [CLIENT...]
+#
+# --server  sqlgw (default; built from ./cmd/sqlgw unless COMPAT_SQLGW_BIN is set) or
+#           mariadb (the reference the scripts are proven against).
+# --store   the sqlgw --store value (default memory:).
+# CLIENT    any of: cli dump discovery pymysql sqlalchemy django mysql2 sequelize jdbc
+#           gorm (default: all).
+# Each client prints ok/FAIL/XFAIL lines; XFAIL is only allowed on sqlgw, for a
+# secondary index the server says it does not support yet. Prints one line per client
+# and, last, "N passed, N failed, N skipped" over all checks; exits 1 if any failed.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=lib.sh
+. "$root/scripts/compat/lib.sh"
+
+server=sqlgw
+store=memory:
+install=1
+work=${TMPDIR:-/tmp}/sqlgw-compat
+all=(cli dump discovery pymysql sqlalchemy django mysql2 sequelize jdbc gorm)
+clients=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--server) server=$2; shift 2 ;;
+	--store) store=$2; shift 2 ;;
+	--no-install) install=0; shift ;;
+	--work) work=$2; shift 2 ;;
+	-h | --help) sed -n '2,17p' "$0"; exit 0 ;;
+	-*) echo "compat: unknown option $1" >&2; exit 2 ;;
+	*) clients+=("$1"); shift ;;
+	esac
+done
+[ ${#clients[@]} -gt 0 ] || clients=("${all[@]}")
+case $server in sqlgw | mariadb) ;; *) echo "compat: --server sqlgw|mariadb" >&2; exit 2 ;; esac
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+start=$(date +%s)
+
+if [ $install = 1 ]; then
+	"$root/scripts/compat/install.sh" --server "$server" "$work" || { echo "compat: install failed" >&2; exit 1; }
+fi
+if [ "$server" = sqlgw ]; then
+	if [ -z "${COMPAT_SQLGW_BIN:-}" ]; then
+		COMPAT_SQLGW_BIN=$work/sqlgw
+		(cd "$root" && go build -o "$COMPAT_SQLGW_BIN" ./cmd/sqlgw) || { echo "compat: building sqlgw failed" >&2; exit 1; }
+	fi
+	export COMPAT_SQLGW_BIN COMPAT_SQLGW_STORE=$store
+else
+	COMPAT_MARIADB_TEMPLATE=$work/mariadb-template
+	compat_mariadb_template "$COMPAT_MARIADB_TEMPLATE" || exit 1
+	export COMPAT_MARIADB_TEMPLATE
+fi
+installed=$(date +%s)
+
+td=$root/testdata/compat
+client_cmd() {
+	case $1 in
+	cli | dump | discovery) echo bash "$td/$1/run.sh" ;;
+	pymysql | sqlalchemy | django) echo /usr/bin/python3 "$td/python/$1_client.py" ;;
+	mysql2 | sequelize) echo node "$td/node/$1_client.js" ;;
+	jdbc) echo java -cp "$work/java:/usr/share/java/mariadb-java-client.jar" JdbcClient ;;
+	gorm) echo "$work/gormcompat" ;;
+	*) return 1 ;;
+	esac
+}
+
+trap 'compat_stop_server' EXIT
+trap 'exit 130' INT TERM
+tp=0 tf=0 ts=0 bad=()
+printf 'compat: server %s%s, logs in %s\n' "$server" "$([ "$server" = sqlgw ] && echo " (store $store)")" "$work/logs"
+for cl in "${clients[@]}"; do
+	cmd=$(client_cmd "$cl") || { echo "compat: unknown client $cl" >&2; exit 2; }
+	dir=$work/logs/$cl
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	t0=$(date +%s%N)
+	if ! compat_start_server "$server" "$dir/server" 2>"$dir/start.err"; then
+		echo "FAIL $cl: the server did not start: $(tail -5 "$dir/start.err")"
+		tf=$((tf + 1)) bad+=("$cl")
+		continue
+	fi
+	# shellcheck disable=SC2086
+	COMPAT_HOST=127.0.0.1 COMPAT_PORT=$COMPAT_PORT COMPAT_USER=root COMPAT_PASSWORD= COMPAT_SERVER=$server \
+		timeout 300 $cmd >"$dir/client.log" 2>"$dir/client.err"
+	rc=$?
+	compat_stop_server
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	secs=$((ms / 1000)).$((ms % 1000 / 100))
+	summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$dir/client.log" | tail -1)
+	if [ -z "$summary" ]; then
+		summary="0 passed, 1 failed, 0 skipped"
+		echo "FAIL $cl: no summary (exit $rc): $(tail -5 "$dir/client.err")" >>"$dir/client.log"
+	fi
+	read -r p _ f _ s _ <<<"${summary//,/}"
+	s=${s:-0}
+	[ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1 && echo "FAIL $cl: exit status $rc with no failed check" >>"$dir/client.log"
+	tp=$((tp + p)) tf=$((tf + f)) ts=$((ts + s))
+	if [ "$f" -eq 0 ]; then
+		printf '%-4s %-11s %3d passed, %d failed, %d expected failures  (%ss)\n' PASS "$cl" "$p" "$f" "$s" "$secs"
+	else
+		printf '%-4s %-11s %3d passed, %d failed, %d expected failures  (%ss)\n' FAIL "$cl" "$p" "$f" "$s" "$secs"
+		bad+=("$cl")
+	fi
+	grep -E '^(FAIL|XFAIL) ' "$dir/client.log" | sed 's/^/     /' | cut -c1-600
+done
+end=$(date +%s)
+echo "compat: install/build $((installed - start))s, clients $((end - installed))s, total $((end - start))s"
+[ ${#bad[@]} -eq 0 ] || echo "compat: failing clients: ${bad[*]}"
+echo "$tp passed, $tf failed, $ts skipped"
+[ "$tf" -eq 0 ]
