@@ -96,6 +96,7 @@ func (b *builder) build() (*Plan, error) {
 	if p.Path == Empty {
 		return b.empty(p), nil
 	}
+	b.capRows(p)
 	if b.pushFilters(p) {
 		return b.empty(p), nil
 	}
@@ -596,6 +597,26 @@ func cmpLow(x, y *storage.KeyRange) int {
 	return storage.CompareKeys(lx, ly)
 }
 
+// capRows keeps every query below Table.RowKeyEnd, away from the entities
+// that share partitions with the rows.
+func (b *builder) capRows(p *Plan) {
+	end := b.t.RowKeyEnd()
+	if end == "" {
+		return
+	}
+	for _, q := range p.Queries {
+		if q.Row == nil {
+			q.Row = &storage.KeyRange{High: &storage.Bound{Key: end, Exclusive: true}}
+			continue
+		}
+		if q.Row.High == nil || storage.CompareKeys(q.Row.High.Key, end) > 0 {
+			r := *q.Row
+			r.High = &storage.Bound{Key: end, Exclusive: true}
+			q.Row = &r
+		}
+	}
+}
+
 // pushFilters decides, conjunct by conjunct, what the key ranges already
 // answer, what goes into the store filter and what stays residual. It
 // reports a contradiction.
@@ -708,8 +729,12 @@ func (b *builder) project(p *Plan) {
 	need = slices.Compact(need)
 	sel := []string{}
 	for _, c := range need {
+		if b.cols[c].Stored == nil {
+			return // the column's properties cannot be named: select all
+		}
 		sel = append(sel, b.cols[c].Stored...)
 	}
+	sel = append(sel, b.t.SelectAlways()...)
 	if len(sel) == 0 {
 		// Nil would select every property; RowKey is always returned anyway.
 		sel = []string{storage.PropRowKey}

@@ -47,7 +47,7 @@ type convResult uint8
 const (
 	convExact convResult = iota // the converted value equals the literal in SQL
 	convNone                    // no exact conversion: leave to the engine
-	convBelow                   // literal lies strictly between two column values; converted is the next value below
+	convBelow                   // literal lies strictly between two column values; converted is the one below
 )
 
 // convert converts literal d to a Datum of kind k, exactly as SQL compares
@@ -112,15 +112,31 @@ func convert(k Kind, d Datum) (Datum, convResult) {
 		if v, ok := d.(time.Time); ok {
 			return v, convExact
 		}
+	case KindDate:
+		// A DATE compares with a DATETIME literal as midnight of its day.
+		if v, ok := d.(time.Time); ok {
+			u := v.UTC()
+			day := time.Date(u.Year(), u.Month(), u.Day(), 0, 0, 0, 0, time.UTC)
+			if day.Equal(v) {
+				return day, convExact
+			}
+			return day, convBelow
+		}
 	case KindDuration:
 		// TIME literals reach the planner only as int64 microseconds when
 		// the caller has already typed them; a bare integer literal would
 		// mean HHMMSS in MySQL, so only exact typed values are accepted.
 	case KindEnum, KindSet, KindBit:
-		// ENUM and SET compare as strings against string literals and as
-		// numbers against numbers; only unsigned numbers are unambiguous.
-		if v, ok := d.(uint64); ok && k == KindBit {
+		// ENUM and SET compare with strings as text, which the planner
+		// leaves to the engine, and with numbers by index or bitmask, which
+		// is their Datum.
+		switch v := d.(type) {
+		case uint64:
 			return v, convExact
+		case int64:
+			if v >= 0 {
+				return uint64(v), convExact
+			}
 		}
 	}
 	return nil, convNone
@@ -183,7 +199,8 @@ func compareDatums(k Kind, a, b Datum) int {
 // build ranges on a key column of that kind).
 func orderable(k Kind) bool {
 	switch k {
-	case KindInt, KindUint, KindFloat, KindDecimal, KindString, KindBytes, KindTime, KindBit:
+	case KindInt, KindUint, KindFloat, KindDecimal, KindString, KindBytes, KindTime, KindDate,
+		KindEnum, KindSet, KindBit:
 		return true
 	}
 	return false

@@ -29,6 +29,8 @@ type fakeTable struct {
 	name      string
 	cols      []Column
 	part, row []KeyColumn
+	rowEnd    string   // RowKeyEnd
+	always    []string // SelectAlways
 }
 
 var _ Table = (*fakeTable)(nil)
@@ -66,7 +68,7 @@ func (t *fakeTable) EncodeKey(part KeyPart, vals []Datum) (string, error) {
 
 func fakeEncode(k Kind, v Datum) (string, error) {
 	switch k {
-	case KindInt:
+	case KindInt, KindDuration:
 		n, ok := v.(int64)
 		if !ok {
 			return "", fmt.Errorf("fake: %T for int key", v)
@@ -75,13 +77,13 @@ func fakeEncode(k Kind, v Datum) (string, error) {
 			s := strconv.FormatInt(n, 10)
 			return string(rune('a'+len(s)-1)) + s, nil
 		}
-		s := strconv.FormatUint(uint64(-(n + 1))+1, 10)
+		s := strconv.FormatUint(uint64(-(n+1))+1, 10)
 		c := []byte(s)
 		for i := range c {
 			c[i] = '9' - c[i] + '0'
 		}
 		return string(rune('T'-len(s))) + string(c), nil
-	case KindUint:
+	case KindUint, KindEnum, KindSet, KindBit:
 		n, ok := v.(uint64)
 		if !ok {
 			return "", fmt.Errorf("fake: %T for uint key", v)
@@ -108,7 +110,7 @@ func fakeEncode(k Kind, v Datum) (string, error) {
 			return "", fmt.Errorf("fake: %T for bytes key", v)
 		}
 		return fmt.Sprintf("%x!", b), nil
-	case KindTime:
+	case KindTime, KindDate:
 		tm, ok := v.(time.Time)
 		if !ok {
 			return "", fmt.Errorf("fake: %T for time key", v)
@@ -132,6 +134,9 @@ func fakeEncode(k Kind, v Datum) (string, error) {
 	}
 	return "", fmt.Errorf("fake: %v cannot be a key", k)
 }
+
+func (t *fakeTable) RowKeyEnd() string      { return t.rowEnd }
+func (t *fakeTable) SelectAlways() []string { return t.always }
 
 func (t *fakeTable) PrefixEnd(prefix string) string {
 	b := []byte(prefix)

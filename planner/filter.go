@@ -153,7 +153,7 @@ func (d *deriver) prop(col int, need Pushdown) (Column, bool) {
 		return c, false
 	}
 	switch c.Kind {
-	case KindOther, KindJSON, KindDuration, KindEnum, KindSet:
+	case KindOther, KindJSON, KindDuration:
 		return c, false
 	}
 	return c, true
@@ -304,7 +304,7 @@ func zeroDatum(k Kind) Datum {
 		return ""
 	case KindBytes:
 		return []byte{}
-	case KindTime:
+	case KindTime, KindDate:
 		return time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 	}
 	return nil

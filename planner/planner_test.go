@@ -31,11 +31,15 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the golden files in testdata/
 //
 //	table NAME (COL TYPE [FLAGS...], ...) [primary key (COL [desc], ...)] [partition key (COL, ...)]
 //	    defines the table the following cases use. TYPE is int, uint,
-//	    float, decimal, string, bytes, time, json, enum. FLAGS: ci (a
-//	    non-binary collation), noprop (no filterable property), eqonly (the
-//	    store compares it for equality only), prop (a key column also
-//	    stored as a property). The partition key defaults to the first
-//	    primary-key column; the other primary-key columns form the RowKey.
+//	    float, decimal, string, bytes, time, date, duration, json, enum,
+//	    set, bit. FLAGS: ci (a non-binary collation), noprop (no property:
+//	    kept only in the keys), eqonly (the store compares it for equality
+//	    only), split (a value split across properties: no pushdown, no
+//	    $select by name). Every column, key columns included, is otherwise
+//	    a property of its own name, as the catalog stores them. The
+//	    partition key defaults to the first primary-key column; the other
+//	    primary-key columns form the RowKey. A trailing "layout" adds the
+//	    catalog's row layout: RowKeyEnd '~' and SelectAlways [_n].
 //	plan [rows=N] [partitions=N]
 //	    input: one SELECT on the table (projection, WHERE, ORDER BY,
 //	    LIMIT); output: the plan's EXPLAIN.
@@ -183,7 +187,6 @@ func parseTable(s string) (*fakeTable, error) {
 		return nil, err
 	}
 	byName := map[string]int{}
-	keyProp := map[int]bool{}
 	for _, def := range strings.Split(body, ",") {
 		f := strings.Fields(def)
 		if len(f) < 2 {
@@ -191,7 +194,8 @@ func parseTable(s string) (*fakeTable, error) {
 		}
 		c := Column{Name: f[0], Prop: f[0], Stored: []string{f[0]}}
 		kinds := map[string]Kind{"int": KindInt, "uint": KindUint, "float": KindFloat, "decimal": KindDecimal,
-			"string": KindString, "bytes": KindBytes, "time": KindTime, "json": KindJSON, "enum": KindEnum}
+			"string": KindString, "bytes": KindBytes, "time": KindTime, "date": KindDate, "json": KindJSON,
+			"enum": KindEnum, "set": KindSet, "bit": KindBit, "duration": KindDuration}
 		k, ok := kinds[f[1]]
 		if !ok {
 			return nil, fmt.Errorf("table: unknown type %q", f[1])
@@ -201,7 +205,7 @@ func parseTable(s string) (*fakeTable, error) {
 		switch k {
 		case KindDecimal, KindJSON:
 			c.Pushdown = PushNone
-		case KindEnum:
+		case KindEnum, KindSet:
 			c.Pushdown = PushEquality
 		}
 		for _, flag := range f[2:] {
@@ -210,11 +214,11 @@ func parseTable(s string) (*fakeTable, error) {
 				c.Collated = true
 				c.Pushdown = PushNone
 			case "noprop":
-				c.Prop, c.Pushdown = "", PushNone
+				c.Prop, c.Stored, c.Pushdown = "", []string{}, PushNone
 			case "eqonly":
 				c.Pushdown = PushEquality
-			case "prop":
-				keyProp[len(tb.cols)] = true
+			case "split":
+				c.Stored, c.Pushdown = nil, PushNone
 			default:
 				return nil, fmt.Errorf("table: unknown flag %q", flag)
 			}
@@ -242,6 +246,12 @@ func parseTable(s string) (*fakeTable, error) {
 	partSet := false
 	for rest = strings.TrimSpace(rest); rest != ""; rest = strings.TrimSpace(rest) {
 		switch {
+		case strings.HasPrefix(rest, "layout"):
+			// layout: rows end below '~' (local index entities) and every
+			// projection carries the continuation count _n, as in the catalog.
+			tb.rowEnd, tb.always = "~", []string{"_n"}
+			rest = strings.TrimPrefix(rest, "layout")
+			continue
 		case strings.HasPrefix(rest, "primary key"):
 			pk, rest, err = keyList(strings.TrimSpace(strings.TrimPrefix(rest, "primary key")))
 		case strings.HasPrefix(rest, "partition key"):
@@ -268,17 +278,9 @@ func parseTable(s string) (*fakeTable, error) {
 			}
 			tb.row = append(tb.row, k)
 		}
-		for _, k := range append(slicesClone(tb.part), tb.row...) {
-			if !keyProp[k.Col] {
-				c := &tb.cols[k.Col]
-				c.Prop, c.Stored, c.Pushdown = "", nil, PushNone
-			}
-		}
 	}
 	return tb, nil
 }
-
-func slicesClone(k []KeyColumn) []KeyColumn { return append([]KeyColumn(nil), k...) }
 
 // paren splits "(body) rest".
 func paren(s string) (body, rest string, err error) {

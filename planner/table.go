@@ -14,13 +14,14 @@ type Kind uint8
 // (spatial, vector, ...): comparisons on it always stay residual.
 const (
 	KindOther    Kind = iota
-	KindInt           // int64: TINYINT..BIGINT, BOOL, YEAR
+	KindInt           // int64: TINYINT..BIGINT, BOOL
 	KindUint          // uint64: unsigned integers
 	KindFloat         // float64: FLOAT, DOUBLE
 	KindDecimal       // decimal.Decimal
 	KindString        // string: CHAR, VARCHAR, TEXT
 	KindBytes         // []byte: BINARY, VARBINARY, BLOB
-	KindTime          // time.Time: DATE, DATETIME, TIMESTAMP
+	KindTime          // time.Time: DATETIME, TIMESTAMP
+	KindDate          // time.Time at midnight UTC: DATE
 	KindDuration      // int64 microseconds: TIME
 	KindEnum          // uint64 index
 	KindSet           // uint64 bits
@@ -29,7 +30,7 @@ const (
 )
 
 var kindNames = [...]string{"other", "int", "uint", "float", "decimal", "string", "bytes",
-	"time", "duration", "enum", "set", "bit", "json"}
+	"time", "date", "duration", "enum", "set", "bit", "json"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -72,8 +73,9 @@ type Column struct {
 	// Pushdown says which comparisons on Prop the store evaluates exactly.
 	Pushdown Pushdown
 	// Stored lists the properties that hold the column's value, for $select
-	// (usually just Prop; several for a value split across properties;
-	// none for a column kept only in the keys).
+	// (usually just Prop; empty, not nil, for a column kept only in the
+	// keys). Nil means the planner cannot name them (a value split across
+	// properties): a query needing the column then selects every property.
 	Stored []string
 }
 
@@ -143,6 +145,13 @@ type Table interface {
 	// PropertyValue converts d, a Datum of column col's Kind, to the value
 	// the store holds in the column's property, for comparisons in a filter.
 	PropertyValue(col int, d Datum) (storage.Value, error)
+	// RowKeyEnd is an exclusive upper bound on the RowKeys of rows: other
+	// entities sharing the partitions (local index entities) sort at or
+	// above it, and every query is capped below it. "" if there is none.
+	RowKeyEnd() string
+	// SelectAlways lists bookkeeping properties every projection must
+	// include (e.g. the count of a wide row's continuation entities).
+	SelectAlways() []string
 }
 
 // Stats is optional statistics about a table, for cost estimates.
