@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -356,8 +357,19 @@ func FormatODataLiteral(v Value) string {
 	case TypeInt64:
 		return strconv.FormatInt(v.i, 10) + "L"
 	case TypeDouble:
-		s := strconv.FormatFloat(v.f, 'G', -1, 64)
-		if !strings.ContainsAny(s, ".EN") { // keep whole numbers Double: 3 -> 3.0
+		switch {
+		case math.IsNaN(v.f):
+			return "NaN"
+		case math.IsInf(v.f, 1):
+			return "INF"
+		case math.IsInf(v.f, -1):
+			return "-INF"
+		}
+		// Plain decimal notation, never an exponent: 1E+21 is valid OData,
+		// but Azurite silently matches nothing with it. The shortest digits
+		// that round-trip, padded with zeros, are exact in either form.
+		s := strconv.FormatFloat(v.f, 'f', -1, 64)
+		if !strings.Contains(s, ".") { // keep whole numbers Double: 3 -> 3.0
 			s += ".0"
 		}
 		return s

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
@@ -88,9 +89,9 @@ type queryPlan struct {
 // planQuery turns the key ranges into comparisons of PartitionKey and RowKey,
 // ANDs them with the filter, and sends as much of that conjunction as fits
 // in storage.MaxFilterComparisons: whole top-level conjuncts, in order, key
-// comparisons first. If something is left out, the full filter is
-// evaluated locally (the sent filter is implied by it, so no entity that
-// matches is lost).
+// comparisons first, skipping those that are not sendable. If something is
+// left out, the full filter is evaluated locally (the sent filter is implied
+// by it, so no entity that matches is lost).
 func planQuery(q *storage.Query) queryPlan {
 	var conj []storage.Expr
 	conj = appendRange(conj, storage.PropPartitionKey, q.Partition)
@@ -103,22 +104,16 @@ func planQuery(q *storage.Query) queryPlan {
 		conj = append(conj, f)
 	}
 	var p queryPlan
-	total := 0
+	var sent []storage.Expr
+	n := 0
 	for _, x := range conj {
-		total += storage.CountComparisons(x)
-	}
-	sent := conj
-	if total > storage.MaxFilterComparisons {
-		sent = nil
-		n := 0
-		for _, x := range conj {
-			k := storage.CountComparisons(x)
-			if n+k <= storage.MaxFilterComparisons {
-				sent = append(sent, x)
-				n += k
-			}
+		k := storage.CountComparisons(x)
+		if n+k <= storage.MaxFilterComparisons && sendable(x) {
+			sent = append(sent, x)
+			n += k
+		} else {
+			p.local = q.Filter
 		}
-		p.local = q.Filter
 	}
 	switch len(sent) {
 	case 0:
@@ -142,6 +137,35 @@ func planQuery(q *storage.Query) queryPlan {
 		p.extra = len(extra) > 0
 	}
 	return p
+}
+
+// sendable reports whether x can go to the service: comparisons with a
+// NaN or infinite Double are kept local, since the service's ordering of
+// those values is not documented and storage.Eval is the reference.
+func sendable(x storage.Expr) bool {
+	switch x := x.(type) {
+	case *storage.Compare:
+		if x.Value.Type() == storage.TypeDouble {
+			f := x.Value.Float()
+			return !math.IsNaN(f) && !math.IsInf(f, 0)
+		}
+		return true
+	case storage.And:
+		for _, y := range x {
+			if !sendable(y) {
+				return false
+			}
+		}
+	case storage.Or:
+		for _, y := range x {
+			if !sendable(y) {
+				return false
+			}
+		}
+	case *storage.Not:
+		return sendable(x.X)
+	}
+	return true
 }
 
 func flattenAnd(a storage.And) []storage.Expr {
