@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"context"
 	"sync"
 	"time"
 
@@ -40,7 +39,8 @@ type Catalog struct {
 	opts  Options
 	table string // the reserved catalog table
 
-	mu        sync.Mutex
+	refreshMu sync.Mutex // serialises refreshes
+	mu        sync.Mutex // guards snap and checkedAt
 	snap      *snapshot
 	checkedAt time.Time
 
@@ -55,14 +55,6 @@ func (c *Catalog) Store() storage.Store { return c.store }
 // catalog (Prefix+"catalog").
 func (c *Catalog) CatalogTable() string { return c.table }
 
-// snapshot is one consistent version of the whole catalog.
-type snapshot struct {
-	version uint64
-	etag    storage.ETag
-	dbs     map[string]string            // lower name -> name
-	tables  map[string]map[string]*Table // lower db -> lower name -> table
-}
-
 type aiKey struct {
 	id  uint64
 	gen uint32
@@ -72,5 +64,3 @@ type aiKey struct {
 type aiBlock struct {
 	next, limit uint64
 }
-
-var _ = context.Background

@@ -1,8 +1,34 @@
 package catalog
 
 import (
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"sync/atomic"
+	"time"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/sqlgw/sqlgw/catalog/keys"
 	"github.com/sqlgw/sqlgw/storage"
 )
+
+// Internal property names (sqlgw's namespace: user properties never start
+// with '_'). Part of the persisted row format.
+const (
+	// PropExtras on a row's main entity holds the number of continuation
+	// entities (Int32); absent means none.
+	PropExtras = "_n"
+)
+
+// chunkProp is the name of chunk i >= 1 of a split value of property p.
+func chunkProp(p string, i int) string { return "_" + p + "_" + strconv.Itoa(i) }
+
+// entityBudget is the size an entity may reach, below MaxEntityBytes by a
+// margin for the keys and the internal properties.
+const entityBudget = storage.MaxEntityBytes - 8<<10
 
 // EncodeRow maps a row (one Datum per column, in Columns order) to its keys
 // and entities. entities[0] is the main entity (RowKey rk); further entities
@@ -11,47 +37,364 @@ import (
 // Keyless tables get a fresh generated RowKey on every call; updates of a
 // keyless row use EncodeEntities with the row's existing keys.
 func (t *Table) EncodeRow(row []Datum) (pk, rk string, entities []*storage.Entity, err error) {
-	return "", "", nil, errTODO
+	if t.Keyless() {
+		pk, rk = "", generatedRowKey()
+	} else if pk, rk, err = t.EncodeKey(row); err != nil {
+		return "", "", nil, err
+	}
+	entities, err = t.EncodeEntities(pk, rk, row)
+	return pk, rk, entities, err
+}
+
+var genSeq atomic.Uint64
+
+// generatedRowKey returns a unique, roughly time-ordered RowKey for a keyless
+// row: a string component of 32 hex digits, 16 of Unix nanoseconds and 16 of
+// randomness (8 random bytes XOR a per-process sequence, so two rows of one
+// process in one nanosecond still differ).
+func generatedRowKey() string {
+	var raw [16]byte
+	binary.BigEndian.PutUint64(raw[:8], uint64(time.Now().UnixNano()))
+	if _, err := rand.Read(raw[8:]); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	binary.BigEndian.PutUint64(raw[8:], binary.BigEndian.Uint64(raw[8:])^genSeq.Add(1))
+	return string(keys.EncodeStringAscending(nil, hex.EncodeToString(raw[:])))
+}
+
+type prop struct {
+	name string
+	v    storage.Value
+	size int
 }
 
 // EncodeEntities is EncodeRow with given keys (updates of keyless rows).
 func (t *Table) EncodeEntities(pk, rk string, row []Datum) ([]*storage.Entity, error) {
-	return nil, errTODO
+	if len(row) != len(t.Columns) {
+		return nil, fmt.Errorf("%w: table %q: row of %d values for %d columns", ErrValue, t.Name, len(row), len(t.Columns))
+	}
+	props := make([]prop, 0, len(row))
+	for i, d := range row {
+		if d == nil {
+			continue // NULL: absent property
+		}
+		c := &t.Columns[i]
+		v, err := c.Type.toValue(d)
+		if err != nil {
+			return nil, fmt.Errorf("table %q column %q: %w", t.Name, c.Name, err)
+		}
+		props = appendSplit(props, c.Property, v)
+	}
+	base := 4 + 2*(len(pk)+len(rk)) + 64 // keys (ASCII) and the _n property
+	var entities []*storage.Entity
+	cur := &storage.Entity{PartitionKey: pk, RowKey: rk, Properties: storage.Properties{}}
+	size := base
+	for _, p := range props {
+		if len(cur.Properties) >= storage.MaxProperties-1 || size+p.size > entityBudget {
+			entities = append(entities, cur)
+			cur = &storage.Entity{PartitionKey: pk, Properties: storage.Properties{}}
+			size = base + 16
+		}
+		cur.Properties[p.name] = p.v
+		size += p.size
+	}
+	entities = append(entities, cur)
+	if n := len(entities) - 1; n > 0 {
+		entities[0].Properties[PropExtras] = storage.Int32(int32(n))
+		for i := 1; i <= n; i++ {
+			entities[i].RowKey = continuationKey(rk, i)
+		}
+		last := entities[n].RowKey
+		if lim := t.limits.KeyLimit(); lim > 0 && len(last) > lim {
+			return nil, fmt.Errorf("key of table %q: the row needs %d continuation entities and their RowKey of %d characters exceeds the store's limit of %d: %w",
+				t.Name, n, len(last), lim, storage.ErrInvalidKey)
+		}
+	}
+	return entities, nil
 }
 
-// EncodeKey returns the keys of a row (one Datum per column).
-func (t *Table) EncodeKey(row []Datum) (pk, rk string, err error) { return "", "", errTODO }
+func continuationKey(rk string, i int) string {
+	b := append([]byte(rk), keys.ContinuationSep)
+	return string(keys.EncodeUintAscending(b, uint64(i)))
+}
+
+// appendSplit appends property name=v, split into chunks when v is longer
+// than one property may be.
+func appendSplit(props []prop, name string, v storage.Value) []prop {
+	switch v.Type() {
+	case storage.TypeString:
+		s := v.Str()
+		units := 0
+		start := 0
+		chunk := 0
+		for i, r := range s {
+			n := utf16.RuneLen(r)
+			if units+n > storage.MaxStringUTF16 {
+				props = append(props, stringProp(name, chunk, s[start:i], units))
+				chunk++
+				start, units = i, 0
+			}
+			units += n
+		}
+		return append(props, stringProp(name, chunk, s[start:], units))
+	case storage.TypeBinary:
+		b := v.Bytes()
+		chunk := 0
+		for len(b) > storage.MaxValueBytes {
+			props = append(props, binaryProp(name, chunk, b[:storage.MaxValueBytes]))
+			b = b[storage.MaxValueBytes:]
+			chunk++
+		}
+		return append(props, binaryProp(name, chunk, b))
+	}
+	return append(props, prop{name: name, v: v, size: 8 + 2*len(name) + 8})
+}
+
+func stringProp(name string, chunk int, s string, units int) prop {
+	if chunk > 0 {
+		name = chunkProp(name, chunk)
+	}
+	return prop{name: name, v: storage.String(s), size: 8 + 2*len(name) + 4 + 2*units}
+}
+
+func binaryProp(name string, chunk int, b []byte) prop {
+	if chunk > 0 {
+		name = chunkProp(name, chunk)
+	}
+	return prop{name: name, v: storage.Binary(b), size: 8 + 2*len(name) + 4 + len(b)}
+}
+
+// EncodeKey returns the keys of a row (one Datum per column). Keyless
+// tables have no key to compute: ErrInvalidDef.
+func (t *Table) EncodeKey(row []Datum) (pk, rk string, err error) {
+	if t.Keyless() {
+		return "", "", fmt.Errorf("%w: table %q has no primary key", ErrInvalidDef, t.Name)
+	}
+	if len(row) != len(t.Columns) {
+		return "", "", fmt.Errorf("%w: table %q: row of %d values for %d columns", ErrValue, t.Name, len(row), len(t.Columns))
+	}
+	pick := func(cols []KeyColumn) []Datum {
+		vals := make([]Datum, len(cols))
+		for i, kc := range cols {
+			vals[i] = row[kc.Index]
+		}
+		return vals
+	}
+	if pk, err = t.PartitionPrefix(pick(t.partCols)); err != nil {
+		return "", "", err
+	}
+	if rk, err = t.RowPrefix(pick(t.rowCols)); err != nil {
+		return "", "", err
+	}
+	return pk, rk, nil
+}
 
 // EncodePrimaryKey returns the keys for primary-key values given in
 // PrimaryKey order. Errors name the table and column; a key over the
 // store's limit wraps storage.ErrInvalidKey.
 func (t *Table) EncodePrimaryKey(vals []Datum) (pk, rk string, err error) {
-	return "", "", errTODO
+	if len(vals) != len(t.PrimaryKey) || t.Keyless() {
+		return "", "", fmt.Errorf("%w: table %q: %d values for a primary key of %d columns", ErrValue, t.Name, len(vals), len(t.PrimaryKey))
+	}
+	row := make([]Datum, len(t.Columns))
+	for i, kp := range t.PrimaryKey {
+		row[t.ColumnIndex(kp.Column)] = vals[i]
+	}
+	return t.EncodeKey(row)
 }
 
 // DecodeKey decodes a row's keys back to its primary-key values, in
 // PrimaryKey order. It accepts continuation RowKeys too.
-func (t *Table) DecodeKey(pk, rk string) ([]Datum, error) { return nil, errTODO }
+func (t *Table) DecodeKey(pk, rk string) ([]Datum, error) {
+	if t.Keyless() {
+		return nil, nil
+	}
+	rest, part, err := t.decodeComponents(t.partCols, []byte(pk), nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(rest) != 0 {
+		return nil, fmt.Errorf("%w: table %q: PartitionKey %q has trailing characters", ErrValue, t.Name, pk)
+	}
+	rest, rows, err := t.decodeComponents(t.rowCols, []byte(rk), nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(rest) != 0 {
+		if _, ok := parseContinuation(rest); !ok {
+			return nil, fmt.Errorf("%w: table %q: RowKey %q has trailing characters", ErrValue, t.Name, rk)
+		}
+	}
+	byCol := make(map[int]Datum, len(t.PrimaryKey))
+	for i, kc := range t.partCols {
+		byCol[kc.Index] = part[i]
+	}
+	for i, kc := range t.rowCols {
+		byCol[kc.Index] = rows[i]
+	}
+	out := make([]Datum, len(t.PrimaryKey))
+	for i, kp := range t.PrimaryKey {
+		out[i] = byCol[t.ColumnIndex(kp.Column)]
+	}
+	return out, nil
+}
+
+// parseContinuation parses "}" + integer component, the suffix of a
+// continuation RowKey, and returns the continuation's number (>= 1).
+func parseContinuation(b []byte) (int, bool) {
+	if len(b) < 3 || b[0] != keys.ContinuationSep {
+		return 0, false
+	}
+	rest, n, err := keys.DecodeUintAscending(b[1:])
+	if err != nil || len(rest) != 0 || n < 1 || n > 1<<20 {
+		return 0, false
+	}
+	return int(n), true
+}
+
+// splitRowKey splits rk into the row's main RowKey and the continuation
+// number (0 for a main entity).
+func (t *Table) splitRowKey(rk string) (string, int, error) {
+	var rest []byte
+	var err error
+	if t.Keyless() {
+		rest, _, err = keys.DecodeStringAscending([]byte(rk))
+	} else {
+		rest, _, err = t.decodeComponents(t.rowCols, []byte(rk), nil)
+	}
+	if err != nil {
+		return "", 0, err
+	}
+	if len(rest) == 0 {
+		return rk, 0, nil
+	}
+	n, ok := parseContinuation(rest)
+	if !ok {
+		return "", 0, fmt.Errorf("%w: table %q: RowKey %q is neither a row nor a continuation", ErrValue, t.Name, rk)
+	}
+	return rk[:len(rk)-len(rest)], n, nil
+}
 
 // DecodeRow rebuilds a row from its main entity followed by its
-// continuation entities (all, when the main entity says it has extras and
-// the projection needs them). Columns whose properties are absent are NULL.
-func (t *Table) DecodeRow(entities ...*storage.Entity) ([]Datum, error) { return nil, errTODO }
+// continuation entities (all of them when the main entity has extras: a
+// row whose main entity says _n = k needs k more entities, otherwise
+// ErrValue). Columns whose properties are absent are NULL.
+func (t *Table) DecodeRow(entities ...*storage.Entity) ([]Datum, error) {
+	if len(entities) == 0 || entities[0] == nil {
+		return nil, fmt.Errorf("%w: table %q: no entity", ErrValue, t.Name)
+	}
+	main := entities[0]
+	if n := t.Extras(main); len(entities) != 1+n {
+		return nil, fmt.Errorf("%w: table %q: row %q has %d continuation entities, %d given", ErrValue, t.Name, main.RowKey, n, len(entities)-1)
+	}
+	props := main.Properties
+	if len(entities) > 1 {
+		props = make(storage.Properties, len(main.Properties))
+		for _, e := range entities {
+			if e.PartitionKey != main.PartitionKey {
+				return nil, fmt.Errorf("%w: table %q: continuation in another partition", ErrValue, t.Name)
+			}
+			for k, v := range e.Properties {
+				props[k] = v
+			}
+		}
+	}
+	row := make([]Datum, len(t.Columns))
+	for i := range t.Columns {
+		c := &t.Columns[i]
+		v, ok := props[c.Property]
+		if !ok {
+			continue
+		}
+		if c.Type.Kind.IsLarge() {
+			var err error
+			if v, err = reassemble(props, c.Property, v); err != nil {
+				return nil, fmt.Errorf("table %q column %q: %w", t.Name, c.Name, err)
+			}
+		}
+		d, err := c.Type.fromValue(v)
+		if err != nil {
+			return nil, fmt.Errorf("table %q column %q: %w", t.Name, c.Name, err)
+		}
+		row[i] = d
+	}
+	return row, nil
+}
+
+// reassemble joins the chunks of a split value.
+func reassemble(props storage.Properties, name string, first storage.Value) (storage.Value, error) {
+	next, ok := props[chunkProp(name, 1)]
+	if !ok {
+		return first, nil
+	}
+	switch first.Type() {
+	case storage.TypeString:
+		buf := []byte(first.Str())
+		for i := 2; ok; i++ {
+			if next.Type() != storage.TypeString {
+				return storage.Value{}, fmt.Errorf("%w: chunk of type %s", ErrValue, next.Type())
+			}
+			buf = append(buf, next.Str()...)
+			next, ok = props[chunkProp(name, i)]
+		}
+		if !utf8.Valid(buf) {
+			return storage.Value{}, fmt.Errorf("%w: chunks are not UTF-8", ErrValue)
+		}
+		return storage.String(string(buf)), nil
+	case storage.TypeBinary:
+		buf := append([]byte(nil), first.Bytes()...)
+		for i := 2; ok; i++ {
+			if next.Type() != storage.TypeBinary {
+				return storage.Value{}, fmt.Errorf("%w: chunk of type %s", ErrValue, next.Type())
+			}
+			buf = append(buf, next.Bytes()...)
+			next, ok = props[chunkProp(name, i)]
+		}
+		return storage.Binary(buf), nil
+	}
+	return first, nil
+}
 
 // IsContinuation reports whether e is a continuation entity of a row (not
 // the row's main entity). In a scan, a continuation belongs to the nearest
-// preceding main entity.
-func (t *Table) IsContinuation(e *storage.Entity) bool { return false }
+// preceding main entity. It decides by the RowKey alone, so it works
+// whatever the projection.
+func (t *Table) IsContinuation(e *storage.Entity) bool {
+	_, n, err := t.splitRowKey(e.RowKey)
+	return err == nil && n > 0
+}
 
-// Extras returns how many continuation entities the row of main entity e has.
-func (t *Table) Extras(e *storage.Entity) int { return 0 }
+// Extras returns how many continuation entities the row of main entity e
+// has (its _n property; Select always includes it).
+func (t *Table) Extras(e *storage.Entity) int {
+	if v, ok := e.Properties[PropExtras]; ok && v.Type() == storage.TypeInt32 && v.Int() > 0 {
+		return int(v.Int())
+	}
+	return 0
+}
 
 // ContinuationRange returns the RowKey range holding exactly the
 // continuation entities of the row whose main RowKey is rk.
-func (t *Table) ContinuationRange(rk string) *storage.KeyRange { return nil }
+func (t *Table) ContinuationRange(rk string) *storage.KeyRange {
+	return PrefixRange(rk + string(keys.ContinuationSep))
+}
 
 // Select returns the property names a query must $select to decode the
-// given columns (indexes into Columns), internal properties included; nil
-// means "select everything" (needed when a column may be split over
-// several properties).
-func (t *Table) Select(cols []int) []string { return nil }
+// given columns (indexes into Columns), the internal _n included; nil
+// means "select everything", returned when a column may be split over
+// several properties (TEXT, BLOB, JSON), whose chunk names depend on the
+// value.
+func (t *Table) Select(cols []int) []string {
+	out := make([]string, 0, len(cols)+1)
+	out = append(out, PropExtras)
+	for _, i := range cols {
+		if i < 0 || i >= len(t.Columns) {
+			continue
+		}
+		if t.Columns[i].Type.Kind.IsLarge() {
+			return nil
+		}
+		out = append(out, t.Columns[i].Property)
+	}
+	return out
+}

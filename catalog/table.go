@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/sqlgw/sqlgw/storage"
@@ -29,8 +30,14 @@ type Table struct {
 	Generation uint32 `json:"gen"`
 	// Version is the catalog version at which this record last changed.
 	Version uint64 `json:"ver"`
-	// NextIndexID is the ID the next secondary index gets.
+	// NextIndexID is the last ID given to a secondary index.
 	NextIndexID uint32 `json:"nextidx"`
+	// Retired are the properties of dropped columns: never reused, since
+	// old entities still carry their values.
+	Retired []string `json:"retired,omitempty"`
+	// AutoIncrementStart is the first AUTO_INCREMENT value of the current
+	// generation (0 means 1).
+	AutoIncrementStart uint64 `json:"aistart,omitempty"`
 
 	// Derived when the record is loaded; not persisted.
 	partCols []KeyColumn
@@ -87,3 +94,15 @@ func (t *Table) Index(name string) *Index {
 
 // Limits returns the store limits the table's keys are checked against.
 func (t *Table) Limits() storage.Limits { return t.limits }
+
+// PhysicalName returns the store table holding the rows (Physical).
+func (t *Table) PhysicalName() string { return t.Physical }
+
+// PropertyValue converts d, a Datum of column col's type, to the value the
+// store holds in the column's property (Columns[col].Literal).
+func (t *Table) PropertyValue(col int, d Datum) (storage.Value, error) {
+	if col < 0 || col >= len(t.Columns) {
+		return storage.Value{}, fmt.Errorf("%w: table %q has no column %d", ErrNoColumn, t.Name, col)
+	}
+	return t.Columns[col].Literal(d)
+}
