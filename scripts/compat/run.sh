@@ -8,7 +8,7 @@
 # --server  sqlgw (default; built from ./cmd/sqlgw unless COMPAT_SQLGW_BIN is set) or
 #           mariadb (the reference the scripts are proven against).
 # --store   the sqlgw --store value (default memory:).
-# CLIENT    any of: cli dump discovery pymysql sqlalchemy django mysql2 sequelize jdbc
+# CLIENT    any of: cli dump discovery pymysql sqlalchemy django odbc mysql2 sequelize jdbc
 #           gorm (default: all).
 # Each client prints ok/FAIL/XFAIL lines; XFAIL is only allowed on sqlgw, for a
 # secondary index the server says it does not support yet. Prints one line per client
@@ -22,7 +22,7 @@ server=sqlgw
 store=memory:
 install=1
 work=${TMPDIR:-/tmp}/sqlgw-compat
-all=(cli dump discovery pymysql sqlalchemy django mysql2 sequelize jdbc gorm)
+all=(cli dump discovery pymysql sqlalchemy django odbc mysql2 sequelize jdbc gorm)
 clients=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -61,7 +61,7 @@ td=$root/testdata/compat
 client_cmd() {
 	case $1 in
 	cli | dump | discovery) echo bash "$td/$1/run.sh" ;;
-	pymysql | sqlalchemy | django) echo /usr/bin/python3 "$td/python/$1_client.py" ;;
+	pymysql | sqlalchemy | django | odbc) echo /usr/bin/python3 "$td/python/$1_client.py" ;;
 	mysql2 | sequelize) echo node "$td/node/$1_client.js" ;;
 	jdbc) echo java -cp "$work/java:/usr/share/java/mariadb-java-client.jar" JdbcClient ;;
 	gorm) echo "$work/gormcompat" ;;

@@ -84,6 +84,17 @@ compat_eq "error code for a missing table" "ERROR 1146 (42S02)" "$got"
 got=$(compat_sql --batch "$db" -e "INSERT INTO customers VALUES ('eu', 2, 'Dup', NULL)" 2>&1 | grep -o 'ERROR [0-9]* ([0-9A-Z]*)')
 compat_eq "duplicate primary key is ER_DUP_ENTRY" "ERROR 1062 (23000)" "$got"
 
+# Interactive mode on a pseudo-terminal: on connect the client reads table and column
+# names for completion (auto-rehash), then runs a statement typed at the prompt.
+got=$(printf "SELECT name FROM customers WHERE region = 'eu' AND id = 1;\nSHOW TABLES;\nquit\n" |
+	COLUMNS=200 timeout 30 script -qec "mariadb --no-defaults --default-character-set=utf8mb4 --protocol=TCP -h${COMPAT_HOST:-127.0.0.1} -P$COMPAT_PORT -u${COMPAT_USER:-root} ${COMPAT_PASSWORD:+-p$COMPAT_PASSWORD} $db" /dev/null 2>&1 | tr -d '\r')
+if printf '%s' "$got" | grep -q "Reading table information" && printf '%s' "$got" | grep -q "| O'Brien |" &&
+	printf '%s' "$got" | grep -q "| orders " && printf '%s' "$got" | grep -q Bye && ! printf '%s' "$got" | grep -q ERROR; then
+	compat_ok "interactive session with completion (auto-rehash)"
+else
+	compat_fail "interactive session with completion (auto-rehash)" "$(printf '%s' "$got" | sed 's/\x1b[^a-zA-Z]*[a-zA-Z]//g' | head -40)"
+fi
+
 # A piped script: one session, the client's batch output compared line by line.
 compat_exec "piped script: reset" -e "DROP DATABASE IF EXISTS ${db}_piped; CREATE DATABASE ${db}_piped"
 got=$( (cat "$here/schema.sql" "$here/data.sql" "$here/piped.sql") | compat_sql "${db}_piped" 2>&1)
