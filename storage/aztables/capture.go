@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
@@ -25,8 +27,19 @@ import (
 //     a point query);
 //   - it substitutes the empty PartitionKey for a placeholder the package
 //     passes to the SDK, whose request builders refuse an empty key in an
-//     entity URL although the service accepts it.
-type capturePolicy struct{}
+//     entity URL although the service accepts it;
+//   - for Azurite (asciiBodies), it escapes every non-ASCII character of a
+//     request body as \uXXXX. Azurite decodes each chunk of a request body
+//     to text separately (segments.join("") in its table serializer), so a
+//     UTF-8 sequence split across two chunks of a body over 64 KiB becomes
+//     U+FFFD: the value is corrupted, or rejected as too long when it is at
+//     the 32 Ki-unit limit. An ASCII body cannot be split that way. Non-ASCII
+//     bytes only ever occur inside JSON strings, where the escape means the
+//     same character. The real service does not need this, and the escapes
+//     lengthen bodies, so it is off there.
+type capturePolicy struct {
+	asciiBodies bool
+}
 
 type captureKey struct{}
 
@@ -61,8 +74,13 @@ var (
 	emptyPKJSONFix = []byte(`"PartitionKey":""`)
 )
 
-func (capturePolicy) Do(req *policy.Request) (*http.Response, error) {
+func (p capturePolicy) Do(req *policy.Request) (*http.Response, error) {
 	raw := req.Raw()
+	if p.asciiBodies && raw.Body != nil {
+		if err := escapeBody(req); err != nil {
+			return nil, err
+		}
+	}
 	c, _ := raw.Context().Value(captureKey{}).(*capture)
 	if c == nil {
 		return req.Next()
@@ -129,4 +147,51 @@ func fixEmptyPK(req *policy.Request) error {
 		body = bytes.Join(lines, nil)
 	}
 	return req.SetBody(streaming.NopCloser(bytes.NewReader(body)), raw.Header.Get("Content-Type"))
+}
+
+// escapeBody rewrites a request body with every non-ASCII character as a
+// JSON \uXXXX escape (a surrogate pair above U+FFFF).
+func escapeBody(req *policy.Request) error {
+	raw := req.Raw()
+	body, err := io.ReadAll(raw.Body)
+	if err != nil {
+		return err
+	}
+	raw.Body.Close()
+	body = appendASCII(nil, body)
+	return req.SetBody(streaming.NopCloser(bytes.NewReader(body)), raw.Header.Get("Content-Type"))
+}
+
+// appendASCII appends b to dst with non-ASCII runes escaped as \uXXXX.
+func appendASCII(dst, b []byte) []byte {
+	i := 0
+	for i < len(b) && b[i] < utf8.RuneSelf {
+		i++
+	}
+	if i == len(b) {
+		return append(dst, b...)
+	}
+	dst = append(dst, b[:i]...)
+	for i < len(b) {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		i += size
+		if r >= 0x10000 {
+			hi, lo := utf16.EncodeRune(r)
+			dst = appendU(appendU(dst, hi), lo)
+		} else {
+			dst = appendU(dst, r)
+		}
+	}
+	return dst
+}
+
+func appendU(dst []byte, r rune) []byte {
+	const hex = "0123456789abcdef"
+	return append(dst, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
 }

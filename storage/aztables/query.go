@@ -107,11 +107,19 @@ func planQuery(q *storage.Query) queryPlan {
 	var sent []storage.Expr
 	n := 0
 	for _, x := range conj {
-		k := storage.CountComparisons(x)
-		if n+k <= storage.MaxFilterComparisons && sendable(x) {
-			sent = append(sent, x)
-			n += k
-		} else {
+		w, exact := weaken(x)
+		if w == nil {
+			p.local = q.Filter
+			continue
+		}
+		k := storage.CountComparisons(w)
+		if n+k > storage.MaxFilterComparisons {
+			p.local = q.Filter
+			continue
+		}
+		sent = append(sent, w)
+		n += k
+		if !exact {
 			p.local = q.Filter
 		}
 	}
@@ -139,33 +147,81 @@ func planQuery(q *storage.Query) queryPlan {
 	return p
 }
 
-// sendable reports whether x can go to the service: comparisons with a
-// NaN or infinite Double are kept local, since the service's ordering of
-// those values is not documented and storage.Eval is the reference.
-func sendable(x storage.Expr) bool {
+// weaken returns the filter to send for x: x itself when the service
+// evaluates it exactly (exact), a weaker filter that x implies, or nil when
+// nothing useful can be sent.
+//
+//   - Comparisons with a NaN or infinite Double stay local: the service's
+//     ordering of those values is not documented; storage.Eval is the
+//     reference.
+//   - DateTime comparisons (Timestamp included) are widened to whole
+//     milliseconds: lower bounds (gt, ge) become "ge" the millisecond that
+//     holds the literal, upper bounds (lt, le) "le" its last tick; eq both;
+//     ne stays local. Azurite compares DateTimes as JavaScript Dates, at
+//     millisecond precision, so an exact 100 ns literal there both misses
+//     and adds entities; the widened bounds hold under any monotonic loss of
+//     precision, and on the real service they only add a few entities of
+//     the same millisecond, which the local evaluation drops.
+//   - Under a Not, any of these makes the whole Not local.
+func weaken(x storage.Expr) (storage.Expr, bool) {
 	switch x := x.(type) {
 	case *storage.Compare:
-		if x.Value.Type() == storage.TypeDouble {
-			f := x.Value.Float()
-			return !math.IsNaN(f) && !math.IsInf(f, 0)
+		switch x.Value.Type() {
+		case storage.TypeDouble:
+			if f := x.Value.Float(); math.IsNaN(f) || math.IsInf(f, 0) {
+				return nil, false
+			}
+		case storage.TypeDateTime:
+			const tickPerMs = 10_000
+			t := x.Value.Ticks()
+			lo := storage.DateTimeTicks(t - t%tickPerMs)
+			hi := storage.DateTimeTicks(t - t%tickPerMs + tickPerMs - 1)
+			switch x.Op {
+			case storage.OpGt, storage.OpGe:
+				return storage.Ge(x.Prop, lo), false
+			case storage.OpLt, storage.OpLe:
+				return storage.Le(x.Prop, hi), false
+			case storage.OpEq:
+				return storage.And{storage.Ge(x.Prop, lo), storage.Le(x.Prop, hi)}, false
+			}
+			return nil, false
 		}
-		return true
+		return x, true
 	case storage.And:
+		var out storage.And
+		exact := true
 		for _, y := range x {
-			if !sendable(y) {
-				return false
+			w, e := weaken(y)
+			if w == nil { // dropping a conjunct weakens an And
+				exact = false
+				continue
 			}
+			out = append(out, w)
+			exact = exact && e
 		}
+		if len(out) == 0 {
+			return nil, false
+		}
+		return out, exact
 	case storage.Or:
+		var out storage.Or
+		exact := true
 		for _, y := range x {
-			if !sendable(y) {
-				return false
+			w, e := weaken(y)
+			if w == nil { // an Or is only as weak as all its branches
+				return nil, false
 			}
+			out = append(out, w)
+			exact = exact && e
 		}
+		return out, exact
 	case *storage.Not:
-		return sendable(x.X)
+		if _, exact := weaken(x.X); !exact {
+			return nil, false
+		}
+		return x, true
 	}
-	return true
+	return x, true
 }
 
 func flattenAnd(a storage.And) []storage.Expr {

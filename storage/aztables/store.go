@@ -101,6 +101,10 @@ type Options struct {
 	// Limits, if non-nil, replaces the key limits (default:
 	// storage.DefaultLimits, or storage.CosmosLimits for Cosmos).
 	Limits *storage.Limits
+	// Azurite applies the workarounds Azurite needs (non-ASCII request
+	// bodies escaped, see capture.go). It is set automatically for the
+	// emulator's account, devstoreaccount1.
+	Azurite bool
 	// HTTPClient, if non-nil, sends the requests (tests inject faults here).
 	HTTPClient policy.Transporter
 	// Logf, if non-nil, receives one line per retried attempt.
@@ -174,7 +178,10 @@ func Open(ctx context.Context, connectionString string, opts *Options) (*Store, 
 
 	co := &aztables.ClientOptions{}
 	co.Retry.MaxRetries = -1 // our own retry loop (do), see the package doc
-	co.PerCallPolicies = []policy.Policy{capturePolicy{}}
+	if cs.accountName == "devstoreaccount1" || strings.Contains(cs.endpoint, "/devstoreaccount1") {
+		s.opts.Azurite = true
+	}
+	co.PerCallPolicies = []policy.Policy{capturePolicy{asciiBodies: s.opts.Azurite}}
 	if s.opts.HTTPClient != nil {
 		co.Transport = s.opts.HTTPClient
 	}
