@@ -2,14 +2,19 @@
 # Installs what the compat clients need and builds them into WORK (default
 # ${TMPDIR:-/tmp}/sqlgw-compat): Debian packages (only those missing; needs root),
 # the Node clients' pinned packages (npm ci), the GORM client (its own Go module) and
-# the JDBC client. Usage: scripts/compat/install.sh [--server sqlgw|mariadb] [WORK]
+# the JDBC client. Usage: scripts/compat/install.sh [--server sqlgw|mariadb]
+# [--no-packages] [WORK]; --no-packages skips apt and npm (the clients are still built).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 server=sqlgw
-if [ "${1:-}" = --server ]; then
-	server=$2
-	shift 2
-fi
+packages=1
+while [ $# -gt 0 ]; do
+	case $1 in
+	--server) server=$2; shift 2 ;;
+	--no-packages) packages=0; shift ;;
+	*) break ;;
+	esac
+done
 work=${1:-${TMPDIR:-/tmp}/sqlgw-compat}
 mkdir -p "$work"
 
@@ -24,7 +29,7 @@ missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
-if [ ${#missing[@]} -gt 0 ]; then
+if [ $packages = 1 ] && [ ${#missing[@]} -gt 0 ]; then
 	echo "compat: installing ${missing[*]}"
 	sudo=
 	[ "$(id -u)" -eq 0 ] || sudo=sudo
@@ -35,7 +40,8 @@ fi
 
 # Node: exactly the versions in package-lock.json.
 node_dir=$root/testdata/compat/node
-if [ ! -f "$node_dir/node_modules/.package-lock.json" ] || [ "$node_dir/package-lock.json" -nt "$node_dir/node_modules/.package-lock.json" ]; then
+if [ $packages = 1 ] && { [ ! -f "$node_dir/node_modules/.package-lock.json" ] ||
+	[ "$node_dir/package-lock.json" -nt "$node_dir/node_modules/.package-lock.json" ]; }; then
 	(cd "$node_dir" && npm ci --no-audit --no-fund --loglevel=error)
 fi
 

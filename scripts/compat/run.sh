@@ -8,6 +8,7 @@
 # --server  sqlgw (default; built from ./cmd/sqlgw unless COMPAT_SQLGW_BIN is set) or
 #           mariadb (the reference the scripts are proven against).
 # --store   the sqlgw --store value (default memory:).
+# --no-install  do not install Debian/npm packages (the Go and Java clients are still built).
 # CLIENT    any of: cli dump discovery pymysql sqlalchemy django odbc mysql2 sequelize jdbc
 #           gorm (default: all).
 # Each client prints ok/FAIL/XFAIL lines; XFAIL is only allowed on sqlgw, for a
@@ -30,7 +31,7 @@ while [ $# -gt 0 ]; do
 	--store) store=$2; shift 2 ;;
 	--no-install) install=0; shift ;;
 	--work) work=$2; shift 2 ;;
-	-h | --help) sed -n '2,17p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,18p' "$0"; exit 0 ;;
 	-*) echo "compat: unknown option $1" >&2; exit 2 ;;
 	*) clients+=("$1"); shift ;;
 	esac
@@ -41,9 +42,9 @@ mkdir -p "$work"
 work=$(cd "$work" && pwd)
 start=$(date +%s)
 
-if [ $install = 1 ]; then
-	"$root/scripts/compat/install.sh" --server "$server" "$work" || { echo "compat: install failed" >&2; exit 1; }
-fi
+opt=()
+[ $install = 1 ] || opt=(--no-packages)
+"$root/scripts/compat/install.sh" --server "$server" "${opt[@]}" "$work" || { echo "compat: install failed" >&2; exit 1; }
 if [ "$server" = sqlgw ]; then
 	if [ -z "${COMPAT_SQLGW_BIN:-}" ]; then
 		COMPAT_SQLGW_BIN=$work/sqlgw

@@ -116,6 +116,12 @@ compat_query "information_schema.ROUTINES and VIEWS (none)" "0	0" -e "SELECT (SE
 compat_query "catalog query with @var := (ODBC style)" "1	customers
 2	orders" -e "SELECT @n := @n + 1 AS n, TABLE_NAME FROM information_schema.TABLES, (SELECT @n := 0) AS init
   WHERE TABLE_SCHEMA = '$db' ORDER BY TABLE_NAME"
+got=$(sed "s/@@DB@@/$db/" "$here/odbc_sqlcolumns.sql" | compat_sql -N -B 2>&1 | cut -f3,4,5,7)
+compat_eq "MariaDB ODBC SQLColumns query (@var :=)" "orders	region	-9	16
+orders	customer_id	4	10
+orders	order_no	4	10
+orders	qty	4	10
+orders	price	3	10" "$got"
 compat_query "result metadata only (WHERE 1=0)" "" "$db" -e "SELECT * FROM customers WHERE 1 = 0"
 
 # --- grants and EXPLAIN ------------------------------------------------------------
