@@ -40,7 +40,10 @@ compat_start_server() {
 		SERVER_PID=$!
 		;;
 	sqlgw)
-		"$COMPAT_SQLGW_BIN" serve --listen "127.0.0.1:$COMPAT_PORT" --store "${COMPAT_SQLGW_STORE:-memory:}" \
+		local store=${COMPAT_SQLGW_STORE:-memory:}
+		# "pebble" alone means an embedded store in a fresh directory per server.
+		[ "$store" = pebble ] || [ "$store" = pebble: ] && store=pebble:$dir/data
+		"$COMPAT_SQLGW_BIN" serve --listen "127.0.0.1:$COMPAT_PORT" --store "$store" \
 			>"$dir/server.log" 2>&1 &
 		SERVER_PID=$!
 		;;

@@ -7,7 +7,8 @@
 #
 # --server  sqlgw (default; built from ./cmd/sqlgw unless COMPAT_SQLGW_BIN is set) or
 #           mariadb (the reference the scripts are proven against).
-# --store   the sqlgw --store value (default memory:).
+# --store   the sqlgw --store value (default memory:; pebble = a fresh pebble:DIR per client).
+# --report FILE  also write the per-client results as a Markdown table to FILE.
 # --no-install  do not install Debian/npm packages (the Go and Java clients are still built).
 # CLIENT    any of: cli dump discovery pymysql sqlalchemy django odbc mysql2 sequelize jdbc
 #           gorm (default: all).
@@ -22,6 +23,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 server=sqlgw
 store=memory:
 install=1
+report=
 work=${TMPDIR:-/tmp}/sqlgw-compat
 all=(cli dump discovery pymysql sqlalchemy django odbc mysql2 sequelize jdbc gorm)
 clients=()
@@ -31,7 +33,8 @@ while [ $# -gt 0 ]; do
 	--store) store=$2; shift 2 ;;
 	--no-install) install=0; shift ;;
 	--work) work=$2; shift 2 ;;
-	-h | --help) sed -n '2,18p' "$0"; exit 0 ;;
+	--report) report=$2; shift 2 ;;
+	-h | --help) sed -n '2,19p' "$0"; exit 0 ;;
 	-*) echo "compat: unknown option $1" >&2; exit 2 ;;
 	*) clients+=("$1"); shift ;;
 	esac
@@ -73,6 +76,19 @@ client_cmd() {
 trap 'compat_stop_server' EXIT
 trap 'exit 130' INT TERM
 tp=0 tf=0 ts=0 bad=()
+if [ -n "$report" ]; then
+	{
+		echo "| client | result | checks passed | failed | expected failures | what failed (server error) |"
+		echo "|---|---|---|---|---|---|"
+	} >"$report"
+fi
+# report_row CLIENT RESULT P F S LOG: one Markdown row, failures joined with <br>.
+report_row() {
+	[ -n "$report" ] || return 0
+	local why
+	why=$(grep -E '^(FAIL|XFAIL) ' "$6" | cut -c1-300 | sed 's/|/\\|/g' | tr '\n' '\r' | sed 's/\r/<br>/g; s/<br>$//')
+	echo "| $1 | $2 | $3 | $4 | $5 | $why |" >>"$report"
+}
 printf 'compat: server %s%s, logs in %s\n' "$server" "$([ "$server" = sqlgw ] && echo " (store $store)")" "$work/logs"
 for cl in "${clients[@]}"; do
 	cmd=$(client_cmd "$cl") || { echo "compat: unknown client $cl" >&2; exit 2; }
@@ -81,8 +97,9 @@ for cl in "${clients[@]}"; do
 	mkdir -p "$dir"
 	t0=$(date +%s%N)
 	if ! compat_start_server "$server" "$dir/server" 2>"$dir/start.err"; then
-		echo "FAIL $cl: the server did not start: $(tail -5 "$dir/start.err")"
+		echo "FAIL $cl: the server did not start: $(tail -5 "$dir/start.err")" | tee "$dir/client.log"
 		tf=$((tf + 1)) bad+=("$cl")
+		report_row "$cl" FAIL 0 1 0 "$dir/client.log"
 		continue
 	fi
 	# shellcheck disable=SC2086
@@ -101,6 +118,7 @@ for cl in "${clients[@]}"; do
 	s=${s:-0}
 	[ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1 && echo "FAIL $cl: exit status $rc with no failed check" >>"$dir/client.log"
 	tp=$((tp + p)) tf=$((tf + f)) ts=$((ts + s))
+	report_row "$cl" "$([ "$f" -eq 0 ] && echo PASS || echo FAIL)" "$p" "$f" "$s" "$dir/client.log"
 	if [ "$f" -eq 0 ]; then
 		printf '%-4s %-11s %3d passed, %d failed, %d expected failures  (%ss)\n' PASS "$cl" "$p" "$f" "$s" "$secs"
 	else

@@ -20,9 +20,11 @@ compat_ok() {
 	echo "ok $1"
 }
 
+# compat_fail NAME WHY: WHY goes on one line (" // " between its lines, without the
+# client's "-----" statement frames) so that the runner's summary shows all of it.
 compat_fail() {
 	COMPAT_FAILED=$((COMPAT_FAILED + 1))
-	echo "FAIL $1: $2"
+	echo "FAIL $1: $(printf '%s' "$2" | grep -v -e '^-*$' | sed ':a;N;$!ba;s/\n/ \/\/ /g')"
 }
 
 # compat_eq NAME WANT GOT
@@ -49,7 +51,7 @@ compat_index() {
 		compat_ok "$name"
 	elif compat_not_supported_is_expected "$out"; then
 		COMPAT_XFAILED=$((COMPAT_XFAILED + 1))
-		echo "XFAIL $name (secondary indexes not supported yet): $out"
+		echo "XFAIL $name (secondary indexes not supported yet): $(printf '%s' "$out" | grep -v -e '^-*$' | tr '\n' ' ')"
 	else
 		compat_fail "$name" "$out"
 	fi
