@@ -79,6 +79,7 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 // queryPlan is what a storage.Query becomes on the wire.
 type queryPlan struct {
 	filter     string              // $filter sent ("" for none)
+	sentExpr   storage.Expr        // the filter sent, as an expression (nil for none)
 	selectList string              // $select sent ("" for all)
 	local      storage.Expr        // filter applied to the results, nil when the service applies all of it
 	keep       map[string]struct{} // user properties decoded (nil: all)
@@ -126,10 +127,11 @@ func planQuery(q *storage.Query) queryPlan {
 	switch len(sent) {
 	case 0:
 	case 1:
-		p.filter = storage.FormatOData(sent[0])
+		p.sentExpr = sent[0]
 	default:
-		p.filter = storage.FormatOData(storage.And(sent))
+		p.sentExpr = storage.And(sent)
 	}
+	p.filter = storage.FormatOData(p.sentExpr)
 	if q.Select != nil {
 		p.userSel = selectSet(q.Select)
 		var extra []string
