@@ -45,7 +45,7 @@ srv_start_sqlgw() {
 			tail -20 "$log" >&2
 			return 1
 		fi
-		if grep -qi ready "$log" && srv_wait_tcp "$port" 1; then
+		if grep -qsi ready "$log" && srv_wait_tcp "$port" 1; then
 			return 0
 		fi
 		sleep 0.1

@@ -1,5 +1,4 @@
--- Composite primary keys, a declared partition key, multi-row INSERT with
--- quotes and NULLs, and reads by key, by key prefix and by range.
+-- Composite primary keys, a declared partition key, multi-row INSERT with quotes and NULLs, and reads by whole key, key prefix, IN-lists and ranges.
 DROP DATABASE IF EXISTS cli_keys;
 CREATE DATABASE cli_keys;
 USE cli_keys;
@@ -47,19 +46,23 @@ SELECT id, amount FROM orders WHERE tenant = 'acme' AND id BETWEEN 2 AND 10 ORDE
 SELECT id FROM orders WHERE tenant = 'acme' AND id > 2 ORDER BY id;
 -- range on the leading key column
 SELECT tenant, id FROM orders WHERE tenant >= 'b' ORDER BY tenant, id;
--- IN-list on the whole key
+-- IN-lists on the whole key
 SELECT tenant, id, customer FROM orders WHERE (tenant, id) IN (('acme', 1), ('beta', 2), ('zzz', 1)) ORDER BY tenant, id;
 SELECT tenant, id FROM orders WHERE tenant = 'beta' AND id IN (1, 2, 3) ORDER BY id;
+SELECT tenant, id FROM orders WHERE (tenant = 'acme' AND id = 3) OR (tenant = 'gamma' AND id = 7) ORDER BY tenant, id;
 -- NULL handling
 SELECT tenant, id FROM orders WHERE customer IS NULL ORDER BY tenant, id;
 SELECT tenant, id FROM orders WHERE note IS NOT NULL AND note <> '' ORDER BY tenant, id;
+SELECT tenant, id FROM orders WHERE amount < 10 ORDER BY tenant, id;
 SELECT tenant, id, customer FROM orders WHERE customer = 'O''Brien' ORDER BY tenant, id;
 -- non-key predicates, ORDER BY a non-key column, LIMIT
 SELECT tenant, id, amount FROM orders WHERE amount > 5 ORDER BY amount DESC;
 SELECT tenant, id FROM orders ORDER BY tenant DESC, id DESC LIMIT 3;
 SELECT tenant, id FROM orders ORDER BY tenant, id LIMIT 2 OFFSET 2;
+SELECT id FROM orders WHERE tenant = 'acme' ORDER BY id LIMIT 2;
 -- the declared partition key table
 SELECT * FROM events WHERE tenant = 'acme' AND region = 'eu' ORDER BY seq;
+SELECT * FROM events WHERE tenant = 'acme' AND region = 'eu' AND seq = 2;
 SELECT * FROM events WHERE tenant = 'acme' ORDER BY region, seq;
 SELECT COUNT(*) FROM events;
 
