@@ -10,7 +10,7 @@
 # --store   the sqlgw --store value (default memory:; pebble = a fresh pebble:DIR per client).
 # --report FILE  also write the per-client results as a Markdown table to FILE.
 # --no-install  do not install Debian/npm packages (the Go and Java clients are still built).
-# CLIENT    any of: cli dump discovery pymysql sqlalchemy django odbc mysql2 sequelize jdbc
+# CLIENT    any of: cli dump discovery mycli pymysql sqlalchemy django odbc mysql2 sequelize jdbc
 #           gorm (default: all).
 # Each client prints ok/FAIL/XFAIL lines; XFAIL is only allowed on sqlgw, for a
 # secondary index the server says it does not support yet. Prints one line per client
@@ -25,7 +25,7 @@ store=memory:
 install=1
 report=
 work=${TMPDIR:-/tmp}/sqlgw-compat
-all=(cli dump discovery pymysql sqlalchemy django odbc mysql2 sequelize jdbc gorm)
+all=(cli dump discovery mycli pymysql sqlalchemy django odbc mysql2 sequelize jdbc gorm)
 clients=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -64,7 +64,7 @@ installed=$(date +%s)
 td=$root/testdata/compat
 client_cmd() {
 	case $1 in
-	cli | dump | discovery) echo bash "$td/$1/run.sh" ;;
+	cli | dump | discovery | mycli) echo bash "$td/$1/run.sh" ;;
 	pymysql | sqlalchemy | django | odbc) echo /usr/bin/python3 "$td/python/$1_client.py" ;;
 	mysql2 | sequelize) echo node "$td/node/$1_client.js" ;;
 	jdbc) echo java -cp "$work/java:/usr/share/java/mariadb-java-client.jar" JdbcClient ;;
