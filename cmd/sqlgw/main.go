@@ -1,0 +1,235 @@
+// Command sqlgw is a MySQL-wire SQL gateway over partitioned entity stores.
+//
+//	sqlgw serve [flags]
+//
+// Run "sqlgw --help" for the flags and environment variables.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/sqlgw/sqlgw/sqlgw"
+	"github.com/sqlgw/sqlgw/storage"
+	"github.com/sqlgw/sqlgw/storage/aztables"
+	"github.com/sqlgw/sqlgw/storage/pebble"
+)
+
+const usage = `sqlgw: a MySQL-wire SQL gateway over partitioned entity stores.
+
+Every SQL table is stored as entities (PartitionKey, RowKey, typed
+properties) in an embedded Pebble store or in Azure Table Storage, and every
+query becomes the cheapest store requests that model allows.
+
+Usage:
+  sqlgw serve [flags]     start the server
+  sqlgw --help            this text
+
+Flags of "serve" (each can also come from the environment variable shown;
+a flag given on the command line wins):
+
+  --listen ADDR        TCP address to listen on              [SQLGW_LISTEN]
+                       default 127.0.0.1:3306
+  --store STORE        where the data lives                   [SQLGW_STORE]
+                         pebble:DIR   embedded store in directory DIR
+                                      (created if missing; default pebble:./data)
+                         memory:      throw-away in-memory store
+                         azure:CONNECTION_STRING
+                                      Azure Table Storage, Azurite or the
+                                      Cosmos DB Table API, e.g.
+                                      azure:DefaultEndpointsProtocol=https;AccountName=...;AccountKey=...
+                                      (the account key is never logged)
+  --user NAME          account clients log in with            [SQLGW_USER]
+                       default root
+  --password PASS      its password                           [SQLGW_PASSWORD]
+                       default empty, which is allowed only while listening
+                       on a loopback address: a non-loopback --listen without
+                       a password refuses to start.
+  --shutdown-timeout D how long a shutdown waits for running statements
+                       default 10s                            [SQLGW_SHUTDOWN_TIMEOUT]
+
+The server logs one line when it is ready:
+  sqlgw ready: listening on 127.0.0.1:3306 store pebble:./data
+SIGINT or SIGTERM shut it down cleanly: it stops accepting connections,
+lets running statements finish (up to --shutdown-timeout), and closes the
+store, so no acknowledged write is lost.
+
+Connect with any MySQL client:
+  mysql -h 127.0.0.1 -P 3306 -u root
+
+Partition keys: the leading primary-key column is the partition key unless
+the table says otherwise with a comment:
+  CREATE TABLE t (tenant INT, id INT, v TEXT, PRIMARY KEY (tenant, id))
+    COMMENT 'sqlgw: partition_key=(tenant)';
+EXPLAIN PLAN SELECT ... shows the access path (PointGet, MultiGet, RowRange,
+PartitionScan, PartitionRange, TableScan) and the store requests;
+SHOW SESSION STATUS LIKE 'Sqlgw%' shows the requests your session sent.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	case "serve":
+		if err := serve(args[1:], stdout, stderr); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return 0
+			}
+			fmt.Fprintf(stderr, "sqlgw: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	fmt.Fprintf(stderr, "sqlgw: unknown command %q\n\n%s", args[0], usage)
+	return 2
+}
+
+func env(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok {
+		return v
+	}
+	return def
+}
+
+func serve(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stdout, usage) }
+	listen := fs.String("listen", env("SQLGW_LISTEN", "127.0.0.1:3306"), "")
+	storeSpec := fs.String("store", env("SQLGW_STORE", "pebble:./data"), "")
+	user := fs.String("user", env("SQLGW_USER", "root"), "")
+	password := fs.String("password", env("SQLGW_PASSWORD", ""), "")
+	timeout := fs.Duration("shutdown-timeout", 10*time.Second, "")
+	if v, ok := os.LookupEnv("SQLGW_SHUTDOWN_TIMEOUT"); ok {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return fmt.Errorf("SQLGW_SHUTDOWN_TIMEOUT: %w", err)
+		}
+		*timeout = d
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+
+	store, name, err := openStore(ctx, *storeSpec)
+	if err != nil {
+		return err
+	}
+	srv, err := sqlgw.NewServer(ctx, sqlgw.Config{
+		Listen:          *listen,
+		Store:           store,
+		StoreName:       name,
+		User:            *user,
+		Password:        *password,
+		ShutdownTimeout: *timeout,
+		Logger:          logger,
+	})
+	if err != nil {
+		return err
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve() }()
+	select {
+	case <-ctx.Done():
+		logger.Info("sqlgw: shutting down")
+	case err := <-errc:
+		if err != nil {
+			srv.Close(context.Background())
+			return err
+		}
+	}
+	if err := srv.Close(context.Background()); err != nil {
+		return err
+	}
+	logger.Info("sqlgw: stopped")
+	return nil
+}
+
+// openStore opens the store named by spec and returns a description of it
+// that is safe to log.
+func openStore(ctx context.Context, spec string) (storage.Store, string, error) {
+	kind, arg, _ := strings.Cut(spec, ":")
+	switch kind {
+	case "pebble":
+		if arg == "" {
+			arg = "./data"
+		}
+		if err := os.MkdirAll(arg, 0o755); err != nil {
+			return nil, "", err
+		}
+		s, err := pebble.Open(arg, nil)
+		if err != nil {
+			return nil, "", fmt.Errorf("opening pebble store %s: %w", arg, err)
+		}
+		return s, "pebble:" + arg, nil
+	case "memory":
+		s, err := pebble.OpenMemory()
+		if err != nil {
+			return nil, "", err
+		}
+		return s, "memory:", nil
+	case "azure":
+		if arg == "" {
+			return nil, "", errors.New("--store azure: needs a connection string (azure:DefaultEndpointsProtocol=...;AccountName=...;AccountKey=...)")
+		}
+		s, err := aztables.Open(ctx, arg, nil)
+		if err != nil {
+			// Never echo the connection string: it holds the account key.
+			return nil, "", fmt.Errorf("opening Azure Table store: %w", err)
+		}
+		return s, "azure:" + accountName(arg), nil
+	}
+	return nil, "", fmt.Errorf("--store %q: expected pebble:DIR, memory: or azure:CONNECTION_STRING", redactSpec(spec))
+}
+
+// accountName extracts a loggable description (account and endpoint, no
+// key) from an Azure connection string.
+func accountName(cs string) string {
+	var out []string
+	for _, p := range strings.Split(cs, ";") {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok {
+			continue
+		}
+		switch strings.ToLower(k) {
+		case "accountname", "tableendpoint":
+			out = append(out, k+"="+v)
+		}
+	}
+	if len(out) == 0 {
+		return "(connection string)"
+	}
+	return strings.Join(out, ";")
+}
+
+func redactSpec(spec string) string {
+	if i := strings.Index(strings.ToLower(spec), "accountkey="); i >= 0 {
+		return spec[:i] + "AccountKey=***"
+	}
+	return spec
+}

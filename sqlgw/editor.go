@@ -1,0 +1,344 @@
+package sqlgw
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+
+	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/storage"
+)
+
+// Writes
+//
+// The editor buffers each row change in the transaction (txn.go); nothing
+// is sent to the store before COMMIT (or the end of an autocommit
+// statement), except the reads below:
+//
+//   - INSERT must report a duplicate key during the statement, with the
+//     existing row (INSERT IGNORE, ON DUPLICATE KEY UPDATE and REPLACE need
+//     it), so it reads the key first: one Get. The one exception is a plain
+//     INSERT under autocommit: there the insert is sent as a create-only
+//     operation and a duplicate fails it at the end of the statement, with
+//     the same error 1062, saving the Get.
+//   - UPDATE and DELETE use the ETag remembered when the row was read by
+//     this transaction; the write is conditional on it.
+//
+// A statement's changes are undone from the buffer if the statement fails
+// (DiscardChanges), as MySQL rolls back a failed statement.
+func (t *Table) Inserter(ctx *sql.Context) sql.RowInserter { return t.editor(ctx) }
+
+// Updater implements sql.UpdatableTable.
+func (t *Table) Updater(ctx *sql.Context) sql.RowUpdater { return t.editor(ctx) }
+
+// Deleter implements sql.DeletableTable.
+func (t *Table) Deleter(ctx *sql.Context) sql.RowDeleter { return t.editor(ctx) }
+
+// Replacer implements sql.ReplaceableTable.
+func (t *Table) Replacer(ctx *sql.Context) sql.RowReplacer { return t.editor(ctx) }
+
+type undo struct {
+	tt  *txTable
+	k   entKey
+	had bool
+	was *pending
+}
+
+type editor struct {
+	t    *Table
+	undo []undo
+}
+
+var _ sql.TableEditor = (*editor)(nil)
+
+func (t *Table) editor(ctx *sql.Context) *editor { return &editor{t: t} }
+
+func (e *editor) StatementBegin(ctx *sql.Context) { e.undo = e.undo[:0] }
+
+func (e *editor) DiscardChanges(ctx *sql.Context, _ error) error {
+	for i := len(e.undo) - 1; i >= 0; i-- {
+		u := e.undo[i]
+		if u.had {
+			u.tt.writes[u.k] = u.was
+		} else {
+			delete(u.tt.writes, u.k)
+		}
+	}
+	e.undo = e.undo[:0]
+	return nil
+}
+
+func (e *editor) StatementComplete(ctx *sql.Context) error {
+	e.undo = e.undo[:0]
+	return nil
+}
+
+func (e *editor) Close(ctx *sql.Context) error { return nil }
+
+// txTable returns the transaction state of the table, or an error outside
+// a transaction (the engine always opens one per statement).
+func (e *editor) txTable(ctx *sql.Context) (*txTable, error) {
+	tx := currentTxn(ctx)
+	if tx == nil {
+		return nil, fmt.Errorf("sqlgw: write to %s outside a transaction", e.t.Name())
+	}
+	if tx.readOnly {
+		return nil, sql.ErrReadOnlyTransaction.New()
+	}
+	return tx.table(e.t.meta()), nil
+}
+
+func (e *editor) put(tt *txTable, k entKey, p *pending) {
+	was, had := tt.writes[k]
+	e.undo = append(e.undo, undo{tt: tt, k: k, had: had, was: was})
+	tt.put(k, p)
+}
+
+// datums converts an engine row (full schema) to catalog datums.
+func (t *Table) datums(ctx *sql.Context, row sql.Row) ([]catalog.Datum, error) {
+	cols := t.meta().Columns
+	if len(row) != len(cols) {
+		return nil, fmt.Errorf("sqlgw: table %s: row has %d values for %d columns", t.Name(), len(row), len(cols))
+	}
+	out := make([]catalog.Datum, len(cols))
+	for i := range cols {
+		d, err := toDatum(ctx, cols[i].Type, row[i])
+		if err != nil {
+			return nil, err
+		}
+		out[i] = d
+	}
+	return out, nil
+}
+
+// keyOf returns a row's entity keys. Keyless rows have no key derived from
+// their values: keylessKey finds the one the transaction read.
+func (t *Table) keyOf(d []catalog.Datum) (entKey, error) {
+	pk, rk, err := t.meta().EncodeKey(d)
+	if err != nil {
+		return entKey{}, mapError(err)
+	}
+	return entKey{pk, rk}, nil
+}
+
+// Insert implements sql.RowInserter.
+func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
+	tt, err := e.txTable(ctx)
+	if err != nil {
+		return err
+	}
+	d, err := e.t.datums(ctx, row)
+	if err != nil {
+		return err
+	}
+	row = append(sql.Row(nil), row...)
+	if e.t.meta().Keyless() {
+		pk, rk, _, err := e.t.meta().EncodeRow(d)
+		if err != nil {
+			return mapError(err)
+		}
+		k := entKey{pk, rk}
+		e.put(tt, k, &pending{row: d, sqlRow: row})
+		return nil
+	}
+	k, err := e.t.keyOf(d)
+	if err != nil {
+		return err
+	}
+	if w, ok := tt.writes[k]; ok {
+		if !w.deleted {
+			return sql.NewUniqueKeyErr(e.t.keyString(row), true, w.sqlRow)
+		}
+		e.put(tt, k, &pending{row: d, sqlRow: row, stored: w.stored, base: w.base})
+		return nil
+	}
+	if r, ok := tt.reads[k]; ok && !r.exists {
+		e.put(tt, k, &pending{row: d, sqlRow: row})
+		return nil
+	}
+	if skipExistenceCheck(ctx) {
+		e.put(tt, k, &pending{row: d, sqlRow: row})
+		return nil
+	}
+	existing, r, err := e.t.getRow(ctx, k)
+	if err != nil {
+		return err
+	}
+	tt.noteRead(k, r)
+	if existing != nil {
+		return sql.NewUniqueKeyErr(e.t.keyString(row), true, existing)
+	}
+	e.put(tt, k, &pending{row: d, sqlRow: row})
+	return nil
+}
+
+// skipExistenceCheck reports a plain INSERT (no IGNORE, no ON DUPLICATE KEY
+// UPDATE; REPLACE uses the Replacer) under autocommit, where a create-only
+// write at the end of the statement reports duplicates just as well. The
+// statement text is only searched for the keywords: when in doubt (the
+// words appear anywhere), the existence check is done.
+func skipExistenceCheck(ctx *sql.Context) bool {
+	ac, err := ctx.GetSessionVariable(ctx, "autocommit")
+	if err != nil || !sql.IsTrue(ac) {
+		return false
+	}
+	if ctx.GetIgnoreAutoCommit() {
+		return false // inside BEGIN ... COMMIT
+	}
+	q := strings.ToUpper(ctx.Query())
+	if !strings.HasPrefix(strings.TrimLeft(q, " \t\r\n("), "INSERT") {
+		return false
+	}
+	return !strings.Contains(q, "IGNORE") && !strings.Contains(q, "DUPLICATE") && !strings.Contains(q, "SELECT")
+}
+
+// getRow reads one stored row by key (one Get, plus its continuation
+// entities if it is a wide row).
+func (t *Table) getRow(ctx *sql.Context, k entKey) (sql.Row, read, error) {
+	sctx := storeCtx(ctx)
+	ent, err := t.gw.store.Get(sctx, t.meta().Physical, k.pk, k.rk, nil)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, read{}, nil
+	}
+	if err != nil {
+		return nil, read{}, mapError(err)
+	}
+	ents := []*storage.Entity{ent}
+	r := read{etag: ent.ETag, exists: true}
+	if t.meta().Extras(ent) > 0 {
+		it := &rowIter{t: t, ctx: sctx, meta: t.meta()}
+		more, err := it.continuations(ent)
+		if err != nil {
+			return nil, read{}, err
+		}
+		for _, x := range more {
+			r.extras = append(r.extras, x.RowKey)
+		}
+		ents = append(ents, more...)
+	}
+	row, err := t.decode(ents)
+	if err != nil {
+		return nil, read{}, err
+	}
+	return row, r, nil
+}
+
+// keyString renders the primary key of a row for 1062 messages.
+func (t *Table) keyString(row sql.Row) string {
+	var parts []string
+	for _, kp := range t.meta().PrimaryKey {
+		i := t.meta().ColumnIndex(kp.Column)
+		parts = append(parts, fmt.Sprint(row[i]))
+	}
+	return strings.Join(parts, "-")
+}
+
+// base returns what the transaction knows about the stored row under k:
+// from a buffered write, from the remembered read, or by reading it now
+// (checking it still equals old, the row the engine read).
+func (e *editor) base(ctx *sql.Context, tt *txTable, k entKey, old sql.Row) (stored bool, r read, err error) {
+	if w, ok := tt.writes[k]; ok {
+		return w.stored, w.base, nil
+	}
+	if r, ok := tt.reads[k]; ok {
+		return r.exists, r, nil
+	}
+	cur, r, err := e.t.getRow(ctx, k)
+	if err != nil {
+		return false, read{}, err
+	}
+	if cur == nil {
+		return false, read{}, errConflict(fmt.Sprintf("row %s of table %s was deleted concurrently", e.t.keyString(old), e.t.Name()))
+	}
+	eq, err := rowsEqual(ctx, e.t.info.schema.Schema, cur, old)
+	if err != nil {
+		return false, read{}, err
+	}
+	if !eq {
+		return false, read{}, errConflict(fmt.Sprintf("row %s of table %s changed concurrently", e.t.keyString(old), e.t.Name()))
+	}
+	return true, r, nil
+}
+
+func rowsEqual(ctx *sql.Context, sch sql.Schema, a, b sql.Row) (bool, error) {
+	if len(a) != len(b) {
+		return false, nil
+	}
+	for i := range a {
+		c, err := sch[i].Type.Compare(ctx, a[i], b[i])
+		if err != nil {
+			return false, err
+		}
+		if c != 0 {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// Update implements sql.RowUpdater.
+func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
+	tt, err := e.txTable(ctx)
+	if err != nil {
+		return err
+	}
+	if e.t.meta().Keyless() {
+		return errUnsupported.New("UPDATE of a table without a primary key is not supported yet")
+	}
+	od, err := e.t.datums(ctx, old)
+	if err != nil {
+		return err
+	}
+	ok, err := e.t.keyOf(od)
+	if err != nil {
+		return err
+	}
+	nd, err := e.t.datums(ctx, new)
+	if err != nil {
+		return err
+	}
+	nk, err := e.t.keyOf(nd)
+	if err != nil {
+		return err
+	}
+	if ok != nk {
+		// A primary-key change is a delete and an insert.
+		if err := e.Delete(ctx, old); err != nil {
+			return err
+		}
+		return e.Insert(ctx, new)
+	}
+	stored, r, err := e.base(ctx, tt, ok, old)
+	if err != nil {
+		return err
+	}
+	e.put(tt, ok, &pending{row: nd, sqlRow: append(sql.Row(nil), new...), stored: stored, base: r})
+	return nil
+}
+
+// Delete implements sql.RowDeleter.
+func (e *editor) Delete(ctx *sql.Context, row sql.Row) error {
+	tt, err := e.txTable(ctx)
+	if err != nil {
+		return err
+	}
+	if e.t.meta().Keyless() {
+		return errUnsupported.New("DELETE from a table without a primary key is not supported yet (TRUNCATE is)")
+	}
+	d, err := e.t.datums(ctx, row)
+	if err != nil {
+		return err
+	}
+	k, err := e.t.keyOf(d)
+	if err != nil {
+		return err
+	}
+	stored, r, err := e.base(ctx, tt, k, row)
+	if err != nil {
+		return err
+	}
+	e.put(tt, k, &pending{deleted: true, stored: stored, base: r})
+	return nil
+}

@@ -1,0 +1,222 @@
+package sqlgw
+
+import (
+	"strings"
+	"time"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/shopspring/decimal"
+
+	"github.com/sqlgw/sqlgw/planner"
+)
+
+// exprConverter turns go-mysql-server filter expressions over one table into
+// the planner's predicate IR. Only "column op literal" shapes (and AND, OR,
+// NOT, IN, IS NULL over them) become IR nodes; everything else becomes an
+// Opaque node that the planner keeps residual, so the engine evaluates it.
+// A conversion never changes what a conjunct means: when in doubt, Opaque.
+type exprConverter struct {
+	ctx *sql.Context
+	// cols maps a lower-cased column name to its ordinal.
+	cols map[string]int
+}
+
+func newExprConverter(ctx *sql.Context, names []string) *exprConverter {
+	c := &exprConverter{ctx: ctx, cols: make(map[string]int, len(names))}
+	for i, n := range names {
+		c.cols[strings.ToLower(n)] = i
+	}
+	return c
+}
+
+// convert converts one conjunct.
+func (c *exprConverter) convert(e sql.Expression) planner.Expr {
+	if x := c.tryConvert(e); x != nil {
+		return x
+	}
+	return c.opaque(e)
+}
+
+func (c *exprConverter) opaque(e sql.Expression) planner.Expr {
+	var cols []int
+	seen := map[int]bool{}
+	sql.Inspect(c.ctx, e, func(_ *sql.Context, e sql.Expression) bool {
+		if gf, ok := e.(*expression.GetField); ok {
+			if i, ok := c.cols[strings.ToLower(gf.Name())]; ok && !seen[i] {
+				seen[i] = true
+				cols = append(cols, i)
+			}
+		}
+		return true
+	})
+	return &planner.Opaque{Text: e.String(), Cols: cols}
+}
+
+// tryConvert returns nil when e is not expressible in the IR.
+func (c *exprConverter) tryConvert(e sql.Expression) planner.Expr {
+	switch e := e.(type) {
+	case *expression.And:
+		l, r := c.convert(e.LeftChild), c.convert(e.RightChild)
+		return planner.And{l, r}
+	case *expression.Or:
+		l, r := c.convert(e.LeftChild), c.convert(e.RightChild)
+		return planner.Or{l, r}
+	case *expression.Not:
+		x := c.tryConvert(e.Child)
+		if x == nil {
+			return nil
+		}
+		return &planner.Not{X: x}
+	case *expression.IsNull:
+		if col, ok := c.column(e.Child); ok {
+			return &planner.IsNull{Col: col}
+		}
+		return nil
+	case *expression.Literal:
+		d, ok := literalDatum(c.ctx, e)
+		if !ok {
+			return nil
+		}
+		switch v := d.(type) {
+		case nil:
+			return &planner.Const{Value: nil}
+		case int64:
+			return &planner.Const{Value: v != 0}
+		case bool:
+			return &planner.Const{Value: v}
+		}
+		return nil
+	case *expression.Equals:
+		return c.cmp(e.Left(), e.Right(), planner.Eq)
+	case *expression.NullSafeEquals:
+		return c.cmp(e.Left(), e.Right(), planner.NullSafeEq)
+	case *expression.LessThan:
+		return c.cmp(e.Left(), e.Right(), planner.Lt)
+	case *expression.LessThanOrEqual:
+		return c.cmp(e.Left(), e.Right(), planner.Le)
+	case *expression.GreaterThan:
+		return c.cmp(e.Left(), e.Right(), planner.Gt)
+	case *expression.GreaterThanOrEqual:
+		return c.cmp(e.Left(), e.Right(), planner.Ge)
+	case *expression.InTuple:
+		return c.in(e.Left(), e.Right())
+	case *expression.HashInTuple:
+		return c.in(e.Left(), e.Right())
+	}
+	return nil
+}
+
+func (c *exprConverter) cmp(l, r sql.Expression, op planner.CmpOp) planner.Expr {
+	if col, ok := c.column(l); ok {
+		if lit, ok := r.(*expression.Literal); ok {
+			if d, ok := literalDatum(c.ctx, lit); ok {
+				return &planner.Cmp{Col: col, Op: op, Value: d}
+			}
+		}
+		return nil
+	}
+	if col, ok := c.column(r); ok {
+		if lit, ok := l.(*expression.Literal); ok {
+			if d, ok := literalDatum(c.ctx, lit); ok {
+				return &planner.Cmp{Col: col, Op: op.Commute(), Value: d}
+			}
+		}
+	}
+	return nil
+}
+
+func (c *exprConverter) in(l, r sql.Expression) planner.Expr {
+	col, ok := c.column(l)
+	if !ok {
+		return nil
+	}
+	tup, ok := r.(expression.Tuple)
+	if !ok {
+		return nil
+	}
+	vals := make([]planner.Datum, 0, len(tup))
+	for _, x := range tup {
+		lit, ok := x.(*expression.Literal)
+		if !ok {
+			return nil
+		}
+		d, ok := literalDatum(c.ctx, lit)
+		if !ok {
+			return nil
+		}
+		vals = append(vals, d)
+	}
+	return &planner.In{Col: col, Values: vals}
+}
+
+// column reports the ordinal of a bare column reference of this table.
+func (c *exprConverter) column(e sql.Expression) (int, bool) {
+	gf, ok := e.(*expression.GetField)
+	if !ok {
+		return 0, false
+	}
+	i, ok := c.cols[strings.ToLower(gf.Name())]
+	return i, ok
+}
+
+// literalDatum converts a literal's engine value to a planner Datum. It
+// refuses types whose comparison semantics the IR cannot express exactly
+// (JSON documents, geometry, enum/set literals typed as such, ...).
+func literalDatum(ctx *sql.Context, lit *expression.Literal) (planner.Datum, bool) {
+	v := lit.Value()
+	switch lit.Type(ctx).(type) {
+	case sql.EnumType, sql.SetType:
+		return nil, false
+	}
+	switch v := v.(type) {
+	case nil:
+		return nil, true
+	case bool:
+		if v {
+			return int64(1), true
+		}
+		return int64(0), true
+	case int8:
+		return int64(v), true
+	case int16:
+		return int64(v), true
+	case int32:
+		return int64(v), true
+	case int64:
+		return v, true
+	case int:
+		return int64(v), true
+	case uint8:
+		return uint64(v), true
+	case uint16:
+		return uint64(v), true
+	case uint32:
+		return uint64(v), true
+	case uint64:
+		return v, true
+	case uint:
+		return uint64(v), true
+	case float32:
+		return float64(v), true
+	case float64:
+		return v, true
+	case decimal.Decimal:
+		return v, true
+	case decimal.NullDecimal:
+		if !v.Valid {
+			return nil, true
+		}
+		return v.Decimal, true
+	case string:
+		return v, true
+	case []byte:
+		return v, true
+	case time.Time:
+		return v, true
+	case types.Timespan:
+		return v.AsMicroseconds(), true
+	}
+	return nil, false
+}

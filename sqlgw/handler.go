@@ -1,0 +1,96 @@
+package sqlgw
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+)
+
+// handler wraps go-mysql-server's mysql.Handler for two things it does not
+// do itself:
+//
+//   - The initial handshake carries SERVER_STATUS_AUTOCOMMIT. go-mysql-server
+//     sets the status flags only after the first query (setConnStatusFlags),
+//     so the handshake said "autocommit off" and drivers that trust it
+//     (PyMySQL's get_autocommit) were wrong until the first query.
+//   - Draining on shutdown: every command runs between begin() and end(),
+//     so Close can stop new commands, wait for the ones in flight (whose
+//     writes the client has not been told about yet) and only then close
+//     the store.
+type handler struct {
+	mysql.Handler
+
+	mu       sync.Mutex
+	closing  bool
+	inflight sync.WaitGroup
+}
+
+func (h *handler) NewConnection(c *mysql.Conn) {
+	h.Handler.NewConnection(c)
+	c.StatusFlags |= uint16(mysql.ServerStatusAutocommit)
+}
+
+// begin registers one command; it fails once the server is shutting down.
+func (h *handler) begin() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closing {
+		return mysql.NewSQLError(mysql.ERServerShutdown, mysql.SSUnknownSQLState, "sqlgw: server is shutting down")
+	}
+	h.inflight.Add(1)
+	return nil
+}
+
+func (h *handler) end() { h.inflight.Done() }
+
+// drain refuses new commands and waits up to timeout for running ones.
+// It reports whether every command finished.
+func (h *handler) drain(timeout time.Duration) bool {
+	h.mu.Lock()
+	h.closing = true
+	h.mu.Unlock()
+	done := make(chan struct{})
+	go func() { h.inflight.Wait(); close(done) }()
+	select {
+	case <-done:
+		return true
+	case <-time.After(timeout):
+		return false
+	}
+}
+
+func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
+	if err := h.begin(); err != nil {
+		return err
+	}
+	defer h.end()
+	return h.Handler.ComQuery(ctx, c, query, callback)
+}
+
+func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
+	if err := h.begin(); err != nil {
+		return "", err
+	}
+	defer h.end()
+	return h.Handler.ComMultiQuery(ctx, c, query, callback)
+}
+
+func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) ([]*querypb.Field, error) {
+	if err := h.begin(); err != nil {
+		return nil, err
+	}
+	defer h.end()
+	return h.Handler.ComPrepare(ctx, c, query, prepare)
+}
+
+func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
+	if err := h.begin(); err != nil {
+		return err
+	}
+	defer h.end()
+	return h.Handler.ComStmtExecute(ctx, c, prepare, callback)
+}

@@ -1,0 +1,343 @@
+package sqlgw
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+
+	"github.com/sqlgw/sqlgw/planner"
+)
+
+// Index selection
+//
+// go-mysql-server hands every filter conjunct on a table to
+// LookupForExpressions (for single-table filters, per-table filters inside
+// joins, and UPDATE/DELETE WHERE clauses, fast paths included). sqlgw
+// converts them to the planner's IR, asks the planner for an access path,
+// and returns an IndexLookup on the PRIMARY index whose RangeCollection
+// (planRanges) carries the plan: EXPLAIN prints the plan there. The
+// conjuncts the plan answers exactly are dropped from the engine's Filter;
+// the residual ones stay.
+//
+// Lookup joins do not go through LookupForExpressions: the engine builds a
+// MySQLRangeCollection on the PRIMARY index per outer row. planForLookup
+// converts those ranges (per-column intervals) to the IR too and plans
+// them; whatever the plan leaves residual is enforced in the row iterator
+// with the ranges' own filter expression, because the engine assumes the
+// lookup is exact (PreciseMatch).
+//
+// The PRIMARY index lists the key columns in storage order (PartitionKey
+// columns, then RowKey columns), which is the order rows come back in; it
+// claims ascending order only when no key column is DESC.
+
+// primaryIndex is the PRIMARY index of a keyed table.
+type primaryIndex struct {
+	db, table string
+	exprs     []string
+	types     []sql.ColumnExpressionType
+	ordered   bool
+	cols      []int // full-schema ordinals, in expression order
+}
+
+var (
+	_ sql.Index        = (*primaryIndex)(nil)
+	_ sql.OrderedIndex = (*primaryIndex)(nil)
+)
+
+func (t *Table) primaryIndex() *primaryIndex {
+	ix := &primaryIndex{db: t.db.name, table: t.Name(), ordered: t.info.ordered}
+	for _, c := range t.info.storageOrder {
+		col := t.info.schema.Schema[c]
+		e := lower(t.Name()) + "." + lower(col.Name)
+		ix.exprs = append(ix.exprs, e)
+		ix.types = append(ix.types, sql.ColumnExpressionType{Expression: e, Type: col.Type})
+		ix.cols = append(ix.cols, c)
+	}
+	return ix
+}
+
+func (ix *primaryIndex) ID() string                   { return "PRIMARY" }
+func (ix *primaryIndex) Database() string             { return ix.db }
+func (ix *primaryIndex) Table() string                { return ix.table }
+func (ix *primaryIndex) Expressions() []string        { return ix.exprs }
+func (ix *primaryIndex) IsUnique() bool               { return true }
+func (ix *primaryIndex) IsSpatial() bool              { return false }
+func (ix *primaryIndex) IsFullText() bool             { return false }
+func (ix *primaryIndex) IsVector() bool               { return false }
+func (ix *primaryIndex) Comment() string              { return "" }
+func (ix *primaryIndex) IndexType() string            { return "BTREE" }
+func (ix *primaryIndex) IsGenerated() bool            { return false }
+func (ix *primaryIndex) PrefixLengths() []uint16      { return nil }
+func (ix *primaryIndex) Reversible(*sql.Context) bool { return false }
+func (ix *primaryIndex) CanSupportOrderBy(sql.Expression) bool {
+	return false
+}
+func (ix *primaryIndex) CanSupport(*sql.Context, ...sql.Range) bool { return true }
+func (ix *primaryIndex) ColumnExpressionTypes(*sql.Context) []sql.ColumnExpressionType {
+	return ix.types
+}
+func (ix *primaryIndex) Order(*sql.Context) sql.IndexOrder {
+	if ix.ordered {
+		return sql.IndexOrderAsc
+	}
+	return sql.IndexOrderNone
+}
+
+// planRanges is the RangeCollection of a lookup made by
+// LookupForExpressions: it carries the plan, and EXPLAIN shows the plan.
+type planRanges struct {
+	plan *planner.Plan
+	// overlay is the whole original filter with column references bound to
+	// full-row ordinals; rows from the transaction's write buffer must pass
+	// it (the store evaluated the pushed part only on stored rows).
+	overlay sql.Expression
+}
+
+var (
+	_ sql.RangeCollection = (*planRanges)(nil)
+	_ sql.Range           = planRange{}
+)
+
+func (r *planRanges) String() string {
+	return strings.ReplaceAll(r.plan.String(), "\n", "; ")
+}
+func (r *planRanges) DebugString(*sql.Context) string { return r.String() }
+func (r *planRanges) Len() int                        { return 1 }
+func (r *planRanges) ToRanges() []sql.Range           { return []sql.Range{planRange{r}} }
+func (r *planRanges) Equals(other sql.RangeCollection) (bool, error) {
+	o, ok := other.(*planRanges)
+	return ok && o.plan.String() == r.plan.String(), nil
+}
+
+// planRange is the single Range of a planRanges.
+type planRange struct{ r *planRanges }
+
+func (p planRange) String() string                  { return p.r.String() }
+func (p planRange) DebugString(*sql.Context) string { return p.r.String() }
+func (p planRange) Equals(other sql.Range) (bool, error) {
+	o, ok := other.(planRange)
+	return ok && o.r.plan.String() == p.r.plan.String(), nil
+}
+
+// SkipIndexCosting implements sql.IndexSearchable: false, so that when
+// LookupForExpressions declines (keyless tables) the engine may still
+// cost the PRIMARY index itself, and so that sort elimination stays on.
+func (t *Table) SkipIndexCosting() bool { return false }
+
+// LookupForExpressions implements sql.IndexSearchable.
+func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) (sql.IndexLookup, *sql.FuncDepSet, sql.Expression, bool, error) {
+	if t.meta().Keyless() || len(exprs) == 0 {
+		return sql.IndexLookup{}, nil, nil, false, nil
+	}
+	conv := newExprConverter(ctx, t.columnNames())
+	self := t.selfName(ctx, exprs)
+	where := make([]planner.Expr, len(exprs))
+	for i, e := range exprs {
+		if self == "" || !t.onlySelf(ctx, e, self) {
+			where[i] = conv.opaque(e)
+			continue
+		}
+		where[i] = conv.convert(e)
+	}
+	p, err := planner.Build(t.info.pt, &planner.Query{Where: where, Columns: t.proj})
+	if err != nil {
+		return sql.IndexLookup{}, nil, nil, false, err
+	}
+	var residual []sql.Expression
+	for _, i := range p.Residual {
+		residual = append(residual, exprs[i])
+	}
+	overlay, err := t.bindFull(ctx, expression.JoinAnd(exprs...))
+	if err != nil {
+		return sql.IndexLookup{}, nil, nil, false, err
+	}
+	lookup := sql.IndexLookup{
+		Index:         t.primaryIndex(),
+		Ranges:        &planRanges{plan: p, overlay: overlay},
+		IsPointLookup: p.Path == planner.PointGet,
+	}
+	var rest sql.Expression
+	if len(residual) > 0 {
+		rest = expression.JoinAnd(residual...)
+	}
+	return lookup, nil, rest, true, nil
+}
+
+// selfName returns the name by which the conjuncts refer to this table: its
+// own name if any column reference uses it, else the only table name they
+// use; "" if that is ambiguous (then nothing is converted: a reference to
+// another table's same-named column must never be taken for ours).
+func (t *Table) selfName(ctx *sql.Context, exprs []sql.Expression) string {
+	names := map[string]bool{}
+	for _, e := range exprs {
+		sql.Inspect(ctx, e, func(_ *sql.Context, e sql.Expression) bool {
+			if gf, ok := e.(*expression.GetField); ok {
+				names[lower(gf.Table())] = true
+			}
+			return true
+		})
+	}
+	if names[lower(t.Name())] {
+		return lower(t.Name())
+	}
+	if len(names) == 1 {
+		for n := range names {
+			return n
+		}
+	}
+	return ""
+}
+
+// onlySelf reports whether every column reference of e is a column of this
+// table under name self.
+func (t *Table) onlySelf(ctx *sql.Context, e sql.Expression, self string) bool {
+	ok := true
+	sql.Inspect(ctx, e, func(_ *sql.Context, e sql.Expression) bool {
+		if gf, isGF := e.(*expression.GetField); isGF {
+			if lower(gf.Table()) != self || t.meta().ColumnIndex(gf.Name()) < 0 {
+				ok = false
+			}
+		}
+		return ok
+	})
+	return ok
+}
+
+// bindFull rebinds the column references of e to full-row ordinals.
+func (t *Table) bindFull(ctx *sql.Context, e sql.Expression) (sql.Expression, error) {
+	if e == nil {
+		return nil, nil
+	}
+	out, _, err := transform.Expr(ctx, e, func(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		gf, ok := e.(*expression.GetField)
+		if !ok {
+			return e, transform.SameTree, nil
+		}
+		i := t.meta().ColumnIndex(gf.Name())
+		if i < 0 {
+			return nil, transform.SameTree, fmt.Errorf("sqlgw: column %s is not in table %s", gf.Name(), t.Name())
+		}
+		return gf.WithIndex(i), transform.NewTree, nil
+	})
+	return out, err
+}
+
+// readSpec is what the row iterator executes.
+type readSpec struct {
+	plan *planner.Plan
+	// residual, if set, is applied to every row (full-row ordinals).
+	residual sql.Expression
+	// overlay, if set, is applied to rows from the transaction's buffer.
+	overlay sql.Expression
+}
+
+// specForLookup returns what to execute for an index lookup.
+func (t *Table) specForLookup(ctx *sql.Context, lookup sql.IndexLookup) (*readSpec, error) {
+	switch r := lookup.Ranges.(type) {
+	case *planRanges:
+		return &readSpec{plan: r.plan, overlay: r.overlay}, nil
+	case sql.MySQLRangeCollection:
+		return t.specForRanges(ctx, lookup, r)
+	}
+	return nil, fmt.Errorf("sqlgw: unexpected range collection %T", lookup.Ranges)
+}
+
+// specForRanges plans a MySQLRangeCollection on the PRIMARY index (lookup
+// joins, and lookups the engine built itself).
+func (t *Table) specForRanges(ctx *sql.Context, lookup sql.IndexLookup, ranges sql.MySQLRangeCollection) (*readSpec, error) {
+	ix := t.primaryIndex()
+	var or planner.Or
+	for _, rng := range ranges {
+		var and planner.And
+		for i, ce := range rng {
+			if i >= len(ix.cols) {
+				break
+			}
+			and = append(and, cutsToIR(ctx, ix.cols[i], ce)...)
+		}
+		or = append(or, and)
+	}
+	var where []planner.Expr
+	switch len(or) {
+	case 0:
+		where = []planner.Expr{&planner.Const{Value: false}}
+	case 1:
+		where = []planner.Expr{or[0]}
+	default:
+		where = []planner.Expr{or}
+	}
+	p, err := planner.Build(t.info.pt, &planner.Query{Where: where, Columns: t.proj})
+	if err != nil {
+		return nil, err
+	}
+	exprs := make([]sql.Expression, len(ix.cols))
+	for i, c := range ix.cols {
+		col := t.info.schema.Schema[c]
+		exprs[i] = expression.NewGetFieldWithTable(c, 0, col.Type, t.db.name, t.Name(), col.Name, col.Nullable)
+	}
+	filter, err := expression.NewRangeFilterExpr(ctx, exprs, ranges)
+	if err != nil {
+		return nil, err
+	}
+	spec := &readSpec{plan: p, overlay: filter}
+	if len(p.Residual) > 0 {
+		spec.residual = filter
+	}
+	return spec, nil
+}
+
+// cutsToIR converts one column's interval to IR conjuncts.
+func cutsToIR(ctx *sql.Context, col int, ce sql.MySQLRangeColumnExpr) []planner.Expr {
+	var out []planner.Expr
+	opaque := func() []planner.Expr {
+		return []planner.Expr{&planner.Opaque{Text: "range", Cols: []int{col}}}
+	}
+	switch c := ce.LowerBound.(type) {
+	case sql.Below:
+		d, ok := valueDatum(ctx, c.Key)
+		if !ok {
+			return opaque()
+		}
+		out = append(out, &planner.Cmp{Col: col, Op: planner.Ge, Value: d})
+	case sql.Above:
+		d, ok := valueDatum(ctx, c.Key)
+		if !ok {
+			return opaque()
+		}
+		out = append(out, &planner.Cmp{Col: col, Op: planner.Gt, Value: d})
+	case sql.AboveNull:
+		out = append(out, &planner.IsNull{Col: col, Not: true})
+	case sql.AboveAll:
+		return []planner.Expr{&planner.Const{Value: false}}
+	}
+	switch c := ce.UpperBound.(type) {
+	case sql.Above:
+		d, ok := valueDatum(ctx, c.Key)
+		if !ok {
+			return opaque()
+		}
+		out = append(out, &planner.Cmp{Col: col, Op: planner.Le, Value: d})
+	case sql.Below:
+		d, ok := valueDatum(ctx, c.Key)
+		if !ok {
+			return opaque()
+		}
+		out = append(out, &planner.Cmp{Col: col, Op: planner.Lt, Value: d})
+	case sql.AboveNull:
+		out = append(out, &planner.IsNull{Col: col})
+	case sql.BelowNull:
+		return []planner.Expr{&planner.Const{Value: false}}
+	}
+	if len(out) == 0 {
+		out = append(out, &planner.Const{Value: true})
+	}
+	return out
+}
+
+// valueDatum converts an engine value to a planner Datum.
+func valueDatum(ctx *sql.Context, v interface{}) (planner.Datum, bool) {
+	return literalDatum(ctx, expression.NewLiteral(v, nil))
+}

@@ -1,0 +1,288 @@
+package sqlgw
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+
+	"github.com/sqlgw/sqlgw/catalog"
+)
+
+// provider is the engine's view of the catalog's databases.
+type provider struct {
+	gw *gateway
+}
+
+var _ sql.CollatedDatabaseProvider = (*provider)(nil)
+
+// CreateCollatedDatabase implements sql.CollatedDatabaseProvider. sqlgw
+// databases have no default collation of their own: the collation of a
+// CREATE DATABASE is accepted (dumps always carry one) and new tables use
+// go-mysql-server's default (utf8mb4_0900_bin) unless they name another.
+func (p *provider) CreateCollatedDatabase(ctx *sql.Context, name string, _ sql.CollationID) error {
+	return p.CreateDatabase(ctx, name)
+}
+
+func (p *provider) Database(ctx *sql.Context, name string) (sql.Database, error) {
+	ok, err := p.gw.cat.DatabaseExists(metaCtx(ctx), name)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	if !ok {
+		return nil, sql.ErrDatabaseNotFound.New(name)
+	}
+	names, err := p.gw.cat.Databases(metaCtx(ctx))
+	if err != nil {
+		return nil, mapError(err)
+	}
+	for _, n := range names {
+		if strings.EqualFold(n, name) {
+			return &Database{gw: p.gw, name: n}, nil
+		}
+	}
+	return &Database{gw: p.gw, name: name}, nil
+}
+
+func (p *provider) HasDatabase(ctx *sql.Context, name string) bool {
+	ok, err := p.gw.cat.DatabaseExists(metaCtx(ctx), name)
+	return err == nil && ok
+}
+
+func (p *provider) AllDatabases(ctx *sql.Context) []sql.Database {
+	names, err := p.gw.cat.Databases(metaCtx(ctx))
+	if err != nil {
+		ctx.GetLogger().Warnf("sqlgw: listing databases: %v", err)
+		return nil
+	}
+	dbs := make([]sql.Database, len(names))
+	for i, n := range names {
+		dbs[i] = &Database{gw: p.gw, name: n}
+	}
+	return dbs
+}
+
+func (p *provider) CreateDatabase(ctx *sql.Context, name string) error {
+	return mapError(p.gw.cat.CreateDatabase(metaCtx(ctx), name))
+}
+
+func (p *provider) DropDatabase(ctx *sql.Context, name string) error {
+	return mapError(p.gw.cat.DropDatabase(metaCtx(ctx), name))
+}
+
+// Database is one catalog database.
+type Database struct {
+	gw   *gateway
+	name string
+}
+
+var (
+	_ sql.Database        = (*Database)(nil)
+	_ sql.TableCreator    = (*Database)(nil)
+	_ sql.TableDropper    = (*Database)(nil)
+	_ sql.TableRenamer    = (*Database)(nil)
+	_ sql.SchemaValidator = (*Database)(nil)
+)
+
+func (d *Database) Name() string { return d.name }
+
+func (d *Database) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table, bool, error) {
+	meta, err := d.gw.cat.Table(metaCtx(ctx), d.name, name)
+	if errors.Is(err, catalog.ErrNoTable) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, mapError(err)
+	}
+	t, err := d.table(ctx, meta)
+	if err != nil {
+		return nil, false, err
+	}
+	return t, true, nil
+}
+
+func (d *Database) table(ctx *sql.Context, meta *catalog.Table) (*Table, error) {
+	ti, err := d.gw.info(ctx, meta)
+	if err != nil {
+		return nil, err
+	}
+	return &Table{db: d, gw: d.gw, info: ti}, nil
+}
+
+func (d *Database) GetTableNames(ctx *sql.Context) ([]string, error) {
+	ts, err := d.gw.cat.Tables(metaCtx(ctx), d.name)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = t.Name
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// ValidateSchema rejects, at CREATE TABLE analysis time, column types and
+// attributes sqlgw cannot store, with a MySQL error naming the column.
+func (d *Database) ValidateSchema(schema sql.Schema) error {
+	for _, c := range schema {
+		if _, err := catalogType(c.Name, c.Type); err != nil {
+			return err
+		}
+		if c.Generated != nil {
+			return errUnsupported.New(fmt.Sprintf("column %q: generated columns are not supported yet", c.Name))
+		}
+		if c.OnUpdate != nil {
+			return errUnsupported.New(fmt.Sprintf("column %q: ON UPDATE is not supported yet", c.Name))
+		}
+	}
+	return nil
+}
+
+// CreateTable implements sql.TableCreator.
+func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.PrimaryKeySchema, collation sql.CollationID, comment string) error {
+	if err := d.ValidateSchema(schema.Schema); err != nil {
+		return err
+	}
+	def := &catalog.TableDef{Name: name, Comment: comment, Collation: collation.Name()}
+	for _, c := range schema.Schema {
+		ct, err := catalogType(c.Name, c.Type)
+		if err != nil {
+			return err
+		}
+		col := catalog.Column{
+			Name:          c.Name,
+			Type:          ct,
+			Nullable:      c.Nullable,
+			AutoIncrement: c.AutoIncrement,
+			Comment:       c.Comment,
+		}
+		if c.Default != nil {
+			col.Default, col.HasDefault = defaultText(c.Default), true
+		}
+		def.Columns = append(def.Columns, col)
+	}
+	for _, ord := range schema.PkOrdinals {
+		def.PrimaryKey = append(def.PrimaryKey, catalog.KeyPart{Column: schema.Schema[ord].Name})
+	}
+	opts, err := catalog.ParseTableOptions(comment)
+	if err != nil {
+		return mapError(err)
+	}
+	def.PartitionKey = opts.PartitionKey
+	if pk := partitionByKey(ctx); pk != nil {
+		if def.PartitionKey != nil {
+			return errUnsupported.New("table " + name + ": both PARTITION BY KEY and a partition_key comment option")
+		}
+		def.PartitionKey = pk
+	}
+	if len(def.PartitionKey) > 0 && len(def.PrimaryKey) == 0 {
+		return mapError(fmt.Errorf("%w: table %s: a partition key needs a primary key", catalog.ErrInvalidDef, name))
+	}
+	_, err = d.gw.cat.CreateTable(metaCtx(ctx), d.name, def)
+	return mapError(err)
+}
+
+// DropTable implements sql.TableDropper.
+func (d *Database) DropTable(ctx *sql.Context, name string) error {
+	return mapError(d.gw.cat.DropTable(metaCtx(ctx), d.name, name))
+}
+
+// RenameTable implements sql.TableRenamer.
+func (d *Database) RenameTable(ctx *sql.Context, oldName, newName string) error {
+	_, err := d.gw.cat.RenameTable(metaCtx(ctx), d.name, oldName, d.name, newName)
+	return mapError(err)
+}
+
+// createTableHook runs before CREATE TABLE executes. go-mysql-server creates
+// the table first and its secondary indexes, foreign keys and checks
+// afterwards, so a failure there would leave a half-created table; this
+// rejects what sqlgw does not support before anything is created, and
+// rejects table options sqlgw would otherwise silently ignore.
+func createTableHook(ctx *sql.Context, _ sql.StatementRunner, n sql.Node) (sql.Node, error) {
+	ct, ok := n.(*plan.CreateTable)
+	if !ok {
+		return n, nil
+	}
+	for _, idx := range ct.Indexes() {
+		if idx.IsPrimary() {
+			continue
+		}
+		return nil, errUnsupported.New(fmt.Sprintf("table %s: secondary indexes (%s) are not supported yet", ct.Name(), idx.Name))
+	}
+	if len(ct.ForeignKeys()) > 0 {
+		return nil, errUnsupported.New(fmt.Sprintf("table %s: foreign keys are not supported yet", ct.Name()))
+	}
+	if len(ct.Checks()) > 0 {
+		return nil, errUnsupported.New(fmt.Sprintf("table %s: CHECK constraints are not supported yet", ct.Name()))
+	}
+	for opt := range ct.TableOpts {
+		switch opt {
+		case "comment", "auto_increment", "character set", "charset", "collate",
+			// Accepted and ignored, as every MySQL-compatible engine without
+			// storage engines does: dumps always carry them.
+			"engine", "row_format", "stats_persistent", "pack_keys", "checksum", "delay_key_write", "avg_row_length":
+		default:
+			return nil, errUnsupported.New(fmt.Sprintf("table %s: table option %s is not supported", ct.Name(), strings.ToUpper(opt)))
+		}
+	}
+	return n, nil
+}
+
+// partitionByKey returns the columns of a PARTITION BY KEY clause of the
+// statement being executed, if the engine passed one through. It does not:
+// see the package documentation.
+func partitionByKey(ctx *sql.Context) []string { return nil }
+
+// Views, triggers and stored procedures are not stored yet: the database
+// reports none, and creating one is ER_NOT_SUPPORTED_YET (the engine's
+// privilege layer needs these interfaces to answer "none" rather than fail
+// every statement).
+var (
+	_ sql.ViewDatabase            = (*Database)(nil)
+	_ sql.TriggerDatabase         = (*Database)(nil)
+	_ sql.StoredProcedureDatabase = (*Database)(nil)
+)
+
+func (d *Database) CreateView(ctx *sql.Context, name string, selectStatement, createViewStmt string) error {
+	return errUnsupported.New("views (CREATE VIEW " + name + ") are not supported yet")
+}
+
+func (d *Database) DropView(ctx *sql.Context, name string) error {
+	return sql.ErrViewDoesNotExist.New(d.name, name)
+}
+
+func (d *Database) GetViewDefinition(ctx *sql.Context, viewName string) (sql.ViewDefinition, bool, error) {
+	return sql.ViewDefinition{}, false, nil
+}
+
+func (d *Database) AllViews(ctx *sql.Context) ([]sql.ViewDefinition, error) { return nil, nil }
+
+func (d *Database) GetTriggers(ctx *sql.Context) ([]sql.TriggerDefinition, error) { return nil, nil }
+
+func (d *Database) CreateTrigger(ctx *sql.Context, def sql.TriggerDefinition) error {
+	return errUnsupported.New("triggers (CREATE TRIGGER " + def.Name + ") are not supported yet")
+}
+
+func (d *Database) DropTrigger(ctx *sql.Context, name string) error {
+	return sql.ErrTriggerDoesNotExist.New(name)
+}
+
+func (d *Database) GetStoredProcedure(ctx *sql.Context, name string) (sql.StoredProcedureDetails, bool, error) {
+	return sql.StoredProcedureDetails{}, false, nil
+}
+
+func (d *Database) GetStoredProcedures(ctx *sql.Context) ([]sql.StoredProcedureDetails, error) {
+	return nil, nil
+}
+
+func (d *Database) SaveStoredProcedure(ctx *sql.Context, spd sql.StoredProcedureDetails) error {
+	return errUnsupported.New("stored procedures (CREATE PROCEDURE " + spd.Name + ") are not supported yet")
+}
+
+func (d *Database) DropStoredProcedure(ctx *sql.Context, name string) error {
+	return sql.ErrStoredProcedureDoesNotExist.New(name)
+}

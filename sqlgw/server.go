@@ -1,0 +1,239 @@
+// Package sqlgw is the MySQL-facing server: go-mysql-server integration
+// (database provider, databases, tables, sessions and transactions), auth,
+// and the execution of the planner's access paths against the store.
+//
+// # Building a server
+//
+//	srv, err := sqlgw.NewServer(ctx, sqlgw.Config{Listen: "127.0.0.1:3306", Store: store})
+//	go srv.Serve()            // blocks until Close
+//	...
+//	srv.Close(ctx)            // drain, then close the store
+//
+// # Decisions
+//
+//   - Access paths: every table filter goes through LookupForExpressions
+//     (index.go); the planner picks the path and EXPLAIN shows it.
+//   - Transactions: buffered in the session, applied at COMMIT in atomic
+//     per-partition batches, conditional on ETags (txn.go documents what is
+//     atomic and isolated across partitions: per-partition batches only).
+//   - Counters: every store request a session makes is counted in its
+//     SHOW SESSION STATUS variables Sqlgw_store_requests and
+//     Sqlgw_entities_read; catalog reads are not counted.
+//   - Unsupported features are MySQL errors (1235, ER_NOT_SUPPORTED_YET):
+//     secondary indexes, foreign keys, CHECK constraints, savepoints,
+//     UPDATE/DELETE on keyless tables, generated columns, ON UPDATE.
+//   - PARTITION BY: go-mysql-server's parser accepts a PARTITION BY clause
+//     but does not pass it to the table (checked: plan.CreateTable has no
+//     partition information), so sqlgw cannot honour it; declare partition
+//     keys with COMMENT 'sqlgw: partition_key=(a,b)'. A statement with
+//     PARTITION BY is rejected with 1235 rather than silently ignored
+//     (see rejectPartitionBy).
+package sqlgw
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strings"
+	"time"
+
+	gms "github.com/dolthub/go-mysql-server"
+	"github.com/dolthub/go-mysql-server/server"
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/vitess/go/mysql"
+	"github.com/sirupsen/logrus"
+
+	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/storage"
+)
+
+// Config configures a Server.
+type Config struct {
+	// Listen is the TCP address, e.g. "127.0.0.1:3306" ("127.0.0.1:0" picks a
+	// free port; see Server.Addr). Ignored when Listener is set.
+	Listen string
+	// Listener, if set, is used instead of listening on Listen.
+	Listener net.Listener
+	// Store is the entity store. The server owns it from NewServer on and
+	// closes it in Close (also when NewServer fails).
+	Store storage.Store
+	// StoreName describes the store for the ready log line (never a
+	// secret: no account key).
+	StoreName string
+	// User and Password are the account clients log in with (default user
+	// "root"). An empty password is only allowed on a loopback listener.
+	User, Password string
+	// Catalog options (tests shorten the refresh interval).
+	Catalog catalog.Options
+	// ShutdownTimeout bounds how long Close waits for running statements
+	// (default 10 s).
+	ShutdownTimeout time.Duration
+	// Logger receives the server's few log lines (default slog.Default()).
+	Logger *slog.Logger
+	// Version is reported by VERSION() (default "8.0.33-sqlgw").
+	Version string
+}
+
+// Server is a running sqlgw MySQL server.
+type Server struct {
+	cfg     Config
+	gw      *gateway
+	engine  *gms.Engine
+	srv     *server.Server
+	h       *handler
+	ln      net.Listener
+	log     *slog.Logger
+	closed  chan struct{}
+	serveOK chan struct{}
+}
+
+// ErrInsecure is returned by NewServer for a non-loopback listener without
+// a password.
+var ErrInsecure = errors.New("sqlgw: refusing to listen on a non-loopback address without a password (set --password or SQLGW_PASSWORD, or listen on 127.0.0.1)")
+
+// NewServer opens the catalog in cfg.Store, builds the engine and starts
+// listening. Call Serve to accept connections.
+func NewServer(ctx context.Context, cfg Config) (*Server, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("sqlgw: Config.Store is required")
+	}
+	fail := func(err error) (*Server, error) {
+		cfg.Store.Close()
+		return nil, err
+	}
+	if cfg.User == "" {
+		cfg.User = "root"
+	}
+	if cfg.ShutdownTimeout <= 0 {
+		cfg.ShutdownTimeout = 10 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Version == "" {
+		cfg.Version = "8.0.33-sqlgw"
+	}
+	ln := cfg.Listener
+	if ln == nil {
+		if cfg.Listen == "" {
+			cfg.Listen = "127.0.0.1:3306"
+		}
+		host, _, err := net.SplitHostPort(cfg.Listen)
+		if err != nil {
+			return fail(fmt.Errorf("sqlgw: listen address %q: %w", cfg.Listen, err))
+		}
+		if cfg.Password == "" && !isLoopback(host) {
+			return fail(ErrInsecure)
+		}
+		ln, err = net.Listen("tcp", cfg.Listen)
+		if err != nil {
+			return fail(fmt.Errorf("sqlgw: %w", err))
+		}
+	} else if cfg.Password == "" {
+		host, _, _ := net.SplitHostPort(ln.Addr().String())
+		if !isLoopback(host) {
+			ln.Close()
+			return fail(ErrInsecure)
+		}
+	}
+
+	store := countingStore{Store: cfg.Store}
+	cat, err := catalog.Open(withoutCounters(ctx), store, cfg.Catalog)
+	if err != nil {
+		ln.Close()
+		return fail(fmt.Errorf("sqlgw: opening the catalog: %w", err))
+	}
+	gw := newGateway(store, cat)
+	pro := &provider{gw: gw}
+
+	logrus.SetLevel(logrus.ErrorLevel)
+	a := analyzer.NewBuilder(pro).AddOverrides(sql.EngineOverrides{
+		Hooks: sql.ExecutionHooks{CreateTable: sql.CreateTable{PreSQLExecution: createTableHook}},
+	}).Build()
+	engine := gms.New(a, &gms.Config{VersionPostfix: "sqlgw"})
+
+	// Accounts: the configured user, from any host (the listener decides
+	// who can reach it; a non-loopback listener requires a password).
+	mdb := engine.Analyzer.Catalog.MySQLDb
+	ed := mdb.Editor()
+	mdb.AddSuperUser(ed, cfg.User, "%", cfg.Password)
+	mdb.AddSuperUser(ed, cfg.User, "localhost", cfg.Password)
+	ed.Close()
+
+	h := &handler{}
+	scfg := server.Config{
+		Protocol: "tcp",
+		Address:  ln.Addr().String(),
+		Listener: ln,
+		Version:  cfg.Version,
+	}
+	srv, err := server.NewServerWithHandler(scfg, engine, sql.NewContext, gw.sessionBuilder, nil,
+		func(inner mysql.Handler) (mysql.Handler, error) {
+			h.Handler = inner
+			return h, nil
+		})
+	if err != nil {
+		ln.Close()
+		return fail(fmt.Errorf("sqlgw: %w", err))
+	}
+	return &Server{cfg: cfg, gw: gw, engine: engine, srv: srv, h: h, ln: ln, log: cfg.Logger,
+		closed: make(chan struct{}), serveOK: make(chan struct{})}, nil
+}
+
+// Addr returns the address the server listens on.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// Serve accepts connections until Close. It logs one line when ready.
+func (s *Server) Serve() error {
+	name := s.cfg.StoreName
+	if name == "" {
+		name = "(store)"
+	}
+	s.log.Info(fmt.Sprintf("sqlgw ready: listening on %s store %s", s.Addr(), name))
+	close(s.serveOK)
+	err := s.srv.Start()
+	select {
+	case <-s.closed:
+		return nil
+	default:
+		return err
+	}
+}
+
+// Close shuts the server down without losing an acknowledged write: it
+// stops accepting connections and commands, waits up to ShutdownTimeout for
+// running statements (whose commits then complete), and closes the store,
+// which makes every acknowledged write durable.
+func (s *Server) Close(ctx context.Context) error {
+	select {
+	case <-s.closed:
+		return nil
+	default:
+	}
+	close(s.closed)
+	s.srv.Close()
+	drained := s.h.drain(s.cfg.ShutdownTimeout)
+	if !drained {
+		s.log.Warn("sqlgw: shutdown timeout: some statements were still running and were cancelled")
+	}
+	s.engine.Close()
+	if err := s.cfg.Store.Close(); err != nil {
+		return fmt.Errorf("sqlgw: closing the store: %w", err)
+	}
+	return nil
+}
+
+// redact hides secrets in a store description (Azure connection strings).
+func redact(s string) string {
+	parts := strings.Split(s, ";")
+	for i, p := range parts {
+		kv := strings.SplitN(p, "=", 2)
+		if len(kv) == 2 && (strings.EqualFold(kv[0], "AccountKey") || strings.EqualFold(kv[0], "SharedAccessSignature")) {
+			parts[i] = kv[0] + "=***"
+		}
+	}
+	return strings.Join(parts, ";")
+}

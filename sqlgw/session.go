@@ -1,0 +1,164 @@
+package sqlgw
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
+)
+
+// Session is one client connection's state: go-mysql-server's base session,
+// the open transaction's write buffer, and the request counters that
+// SHOW SESSION STATUS LIKE 'Sqlgw%' reports.
+type Session struct {
+	*sql.BaseSession
+	gw       *gateway
+	counters *counters
+	tx       *txn
+}
+
+var (
+	_ sql.Session            = (*Session)(nil)
+	_ sql.TransactionSession = (*Session)(nil)
+)
+
+// Status variable names, reported per session and cumulative (like MySQL's
+// Handler_read_* counters).
+const (
+	StatusStoreRequests = "Sqlgw_store_requests"
+	StatusEntitiesRead  = "Sqlgw_entities_read"
+)
+
+func (g *gateway) newSession(base *sql.BaseSession) *Session {
+	return &Session{BaseSession: base, gw: g, counters: &counters{}}
+}
+
+func (g *gateway) sessionBuilder(ctx context.Context, conn *mysql.Conn, addr string) (sql.Session, error) {
+	host, user := "", ""
+	if u, ok := conn.UserData.(sql.MysqlConnectionUser); ok {
+		host, user = u.Host, u.User
+	}
+	client := sql.Client{Address: host, User: user, Capabilities: conn.Capabilities}
+	return g.newSession(sql.NewBaseSessionWithClientServer(addr, client, conn.ConnectionID)), nil
+}
+
+// sessionOf returns the sqlgw session of ctx, or nil (e.g. a context built
+// by the engine for background work).
+func sessionOf(ctx *sql.Context) *Session {
+	if ctx == nil {
+		return nil
+	}
+	s, _ := ctx.Session.(*Session)
+	return s
+}
+
+// storeCtx returns the context for the session's data requests: the
+// statement's context carrying the session's counters.
+func storeCtx(ctx *sql.Context) context.Context {
+	if s := sessionOf(ctx); s != nil {
+		return withCounters(ctx, s.counters)
+	}
+	return ctx
+}
+
+// withoutCounters strips the session counters from ctx.
+func withoutCounters(ctx context.Context) context.Context {
+	return withCounters(ctx, nil)
+}
+
+// currentTxn returns the session's open transaction, if any.
+func currentTxn(ctx *sql.Context) *txn {
+	s := sessionOf(ctx)
+	if s == nil {
+		return nil
+	}
+	if t, ok := ctx.GetTransaction().(*txn); ok && t != nil {
+		return t
+	}
+	return s.tx
+}
+
+// StartTransaction implements sql.TransactionSession.
+func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacteristic) (sql.Transaction, error) {
+	s.tx = newTxn(tc == sql.ReadOnly)
+	return s.tx, nil
+}
+
+// CommitTransaction implements sql.TransactionSession.
+func (s *Session) CommitTransaction(ctx *sql.Context, tx sql.Transaction) error {
+	t, ok := tx.(*txn)
+	if !ok || t == nil {
+		return nil
+	}
+	if s.tx == t {
+		s.tx = nil
+	}
+	return s.gw.commit(storeCtx(ctx), t)
+}
+
+// Rollback implements sql.TransactionSession.
+func (s *Session) Rollback(ctx *sql.Context, tx sql.Transaction) error {
+	if t, ok := tx.(*txn); ok && s.tx == t {
+		s.tx = nil
+	}
+	return nil
+}
+
+// CreateSavepoint implements sql.TransactionSession: not supported yet.
+func (s *Session) CreateSavepoint(ctx *sql.Context, tx sql.Transaction, name string) error {
+	return errUnsupported.New("SAVEPOINT is not supported yet")
+}
+
+// RollbackToSavepoint implements sql.TransactionSession: not supported yet.
+func (s *Session) RollbackToSavepoint(ctx *sql.Context, tx sql.Transaction, name string) error {
+	return errUnsupported.New("ROLLBACK TO SAVEPOINT is not supported yet")
+}
+
+// ReleaseSavepoint implements sql.TransactionSession: not supported yet.
+func (s *Session) ReleaseSavepoint(ctx *sql.Context, tx sql.Transaction, name string) error {
+	return errUnsupported.New("RELEASE SAVEPOINT is not supported yet")
+}
+
+// statusVar is a read-only session status variable backed by a counter.
+type statusVar struct {
+	name string
+	get  func() uint64
+}
+
+func (v *statusVar) Increment(uint64) error   { return nil }
+func (v *statusVar) Set(interface{}) error    { return nil }
+func (v *statusVar) Value() interface{}       { return v.get() }
+func (v *statusVar) Copy() sql.StatusVarValue { c := *v; return &c }
+func (v *statusVar) Variable() sql.StatusVariable {
+	return &sql.MySQLStatusVariable{Name: v.name, Scope: sql.StatusVariableScope_Session, Type: types.NewSystemUintType(v.name, 0, ^uint64(0)), Default: uint64(0)}
+}
+func (v *statusVar) String() string { return v.name }
+
+// GetAllStatusVariables adds sqlgw's counters to the engine's.
+func (s *Session) GetAllStatusVariables(ctx *sql.Context) map[string]sql.StatusVarValue {
+	m := s.BaseSession.GetAllStatusVariables(ctx)
+	m[StatusStoreRequests] = &statusVar{name: StatusStoreRequests, get: func() uint64 { return uint64(s.counters.Requests()) }}
+	m[StatusEntitiesRead] = &statusVar{name: StatusEntitiesRead, get: func() uint64 { return uint64(s.counters.EntitiesRead()) }}
+	return m
+}
+
+// GetStatusVariable returns sqlgw's counters by name, others from the base.
+func (s *Session) GetStatusVariable(ctx *sql.Context, name string) (interface{}, error) {
+	switch strings.ToLower(name) {
+	case strings.ToLower(StatusStoreRequests):
+		return uint64(s.counters.Requests()), nil
+	case strings.ToLower(StatusEntitiesRead):
+		return uint64(s.counters.EntitiesRead()), nil
+	}
+	return s.BaseSession.GetStatusVariable(ctx, name)
+}
+
+// statusNames lists sqlgw's status variables, sorted.
+func statusNames() []string {
+	n := []string{StatusStoreRequests, StatusEntitiesRead}
+	sort.Strings(n)
+	return n
+}

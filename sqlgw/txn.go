@@ -1,0 +1,305 @@
+package sqlgw
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync/atomic"
+
+	"github.com/dolthub/go-mysql-server/sql"
+
+	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/storage"
+)
+
+// Transactions
+//
+// A transaction buffers its writes in the session, per physical table and
+// row key, and applies them at COMMIT (under autocommit: at the end of each
+// statement). Reads inside the transaction overlay the buffer on what the
+// store returns (read-your-writes).
+//
+// Every row the transaction reads from the store has its ETag remembered
+// (the first one seen). An UPDATE or DELETE of that row is sent with
+// If-Match on that ETag, and an INSERT of a new row is an insert that fails
+// if the row exists: if another client changed the row in between, the
+// commit fails with MySQL error 1213 (ER_LOCK_DEADLOCK, SQLSTATE 40001),
+// which clients and ORMs retry. No update is ever lost.
+//
+// Atomicity, honestly: the writes of one transaction to one partition of
+// one table are sent as atomic batches of at most 100 operations (all of a
+// row's entities always in the same batch). A transaction whose writes span
+// several partitions, several tables, or more than 100 operations in one
+// partition commits batch by batch: if a later batch fails (a conflict), the
+// earlier ones stay applied and the error says so. There is no commit
+// record yet, so cross-partition atomicity is not provided. Isolation: reads
+// see the latest committed data of every row (read committed), plus the
+// transaction's own writes; write-write conflicts on rows the transaction
+// read are detected at commit (first committer wins).
+
+var txnIDs atomic.Uint64
+
+type txn struct {
+	id       uint64
+	readOnly bool
+	tables   map[string]*txTable // by physical table
+}
+
+func newTxn(readOnly bool) *txn {
+	return &txn{id: txnIDs.Add(1), readOnly: readOnly, tables: map[string]*txTable{}}
+}
+
+func (t *txn) String() string   { return fmt.Sprintf("sqlgw transaction %d", t.id) }
+func (t *txn) IsReadOnly() bool { return t.readOnly }
+
+var _ sql.Transaction = (*txn)(nil)
+
+type entKey struct{ pk, rk string }
+
+// read is what the transaction learnt about a stored row.
+type read struct {
+	etag   storage.ETag
+	extras []string // RowKeys of the stored row's continuation entities
+	exists bool     // false: the transaction saw that no row exists
+}
+
+// pending is one buffered write.
+type pending struct {
+	row     []catalog.Datum // nil for a delete
+	sqlRow  sql.Row         // the engine's full row (nil for a delete)
+	deleted bool
+	// stored reports that the row exists in the store (as of base); then
+	// the write is conditional on base.etag. Otherwise it is an insert.
+	stored bool
+	base   read
+}
+
+type txTable struct {
+	meta   *catalog.Table
+	reads  map[entKey]read
+	writes map[entKey]*pending
+	order  []entKey // first-write order
+}
+
+func (t *txn) table(meta *catalog.Table) *txTable {
+	tt, ok := t.tables[meta.Physical]
+	if !ok {
+		tt = &txTable{meta: meta, reads: map[entKey]read{}, writes: map[entKey]*pending{}}
+		t.tables[meta.Physical] = tt
+	}
+	tt.meta = meta
+	return tt
+}
+
+// peek returns the transaction's table state without creating it.
+func (t *txn) peek(phys string) *txTable {
+	if t == nil {
+		return nil
+	}
+	return t.tables[phys]
+}
+
+// noteRead remembers the ETag of a stored row the first time it is read.
+func (tt *txTable) noteRead(k entKey, r read) {
+	if _, ok := tt.reads[k]; !ok {
+		tt.reads[k] = r
+	}
+}
+
+func (tt *txTable) put(k entKey, p *pending) {
+	if _, ok := tt.writes[k]; !ok {
+		tt.order = append(tt.order, k)
+	}
+	tt.writes[k] = p
+}
+
+// commit applies the buffered writes. See the comment at the top of the file.
+func (g *gateway) commit(ctx context.Context, t *txn) error {
+	var phys []string
+	for p, tt := range t.tables {
+		if len(tt.writes) > 0 {
+			phys = append(phys, p)
+		}
+	}
+	sort.Strings(phys)
+	applied := 0
+	for _, p := range phys {
+		tt := t.tables[p]
+		n, err := g.commitTable(ctx, tt)
+		applied += n
+		if err != nil {
+			if applied > n || n > 0 {
+				return errPartialCommit(err)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// errPartialCommit reports a failure after some batches were applied.
+func errPartialCommit(err error) error {
+	return fmt.Errorf("%w (sqlgw: the transaction spanned several partitions or batches; the batches before this one were committed and are not rolled back)", err)
+}
+
+type rowOps struct {
+	ops   []storage.Operation
+	delta int64 // row-count change
+}
+
+// commitTable applies one table's writes, partition by partition, in
+// batches of at most storage.MaxBatchOps operations. It returns how many
+// batches were applied.
+func (g *gateway) commitTable(ctx context.Context, tt *txTable) (int, error) {
+	byPart := map[string][]rowOps{}
+	var parts []string
+	for _, k := range tt.order {
+		w := tt.writes[k]
+		ro, err := rowOperations(tt.meta, k, w)
+		if err != nil {
+			return 0, err
+		}
+		if len(ro.ops) == 0 {
+			continue
+		}
+		if _, ok := byPart[k.pk]; !ok {
+			parts = append(parts, k.pk)
+		}
+		byPart[k.pk] = append(byPart[k.pk], ro)
+	}
+	applied := 0
+	var delta int64
+	for _, pk := range parts {
+		var batch []storage.Operation
+		var bdelta int64
+		flush := func() error {
+			if len(batch) == 0 {
+				return nil
+			}
+			if err := g.apply(ctx, tt.meta, batch); err != nil {
+				return err
+			}
+			applied++
+			delta += bdelta
+			batch, bdelta = nil, 0
+			return nil
+		}
+		for _, ro := range byPart[pk] {
+			if len(batch)+len(ro.ops) > storage.MaxBatchOps {
+				if err := flush(); err != nil {
+					g.addRowCount(tt.meta.Physical, delta)
+					return applied, err
+				}
+			}
+			batch = append(batch, ro.ops...)
+			bdelta += ro.delta
+		}
+		if err := flush(); err != nil {
+			g.addRowCount(tt.meta.Physical, delta)
+			return applied, err
+		}
+	}
+	g.addRowCount(tt.meta.Physical, delta)
+	return applied, nil
+}
+
+// rowOperations turns one buffered write into store operations: the main
+// entity conditional on the ETag read, continuation entities alongside.
+func rowOperations(meta *catalog.Table, k entKey, w *pending) (rowOps, error) {
+	var ro rowOps
+	delKeys := func(from int) {
+		// Continuation entities of the stored row beyond index from.
+		for i := from; i < len(w.base.extras); i++ {
+			ro.ops = append(ro.ops, storage.Operation{Kind: storage.OpDelete,
+				Entity: &storage.Entity{PartitionKey: k.pk, RowKey: w.base.extras[i]}})
+		}
+	}
+	switch {
+	case w.deleted && !w.stored:
+		return ro, nil
+	case w.deleted:
+		ro.ops = append(ro.ops, storage.Operation{Kind: storage.OpDelete, IfMatch: w.base.etag,
+			Entity: &storage.Entity{PartitionKey: k.pk, RowKey: k.rk}})
+		delKeys(0)
+		ro.delta = -1
+		return ro, nil
+	}
+	ents, err := meta.EncodeEntities(k.pk, k.rk, w.row)
+	if err != nil {
+		return ro, mapError(err)
+	}
+	if !w.stored {
+		for _, e := range ents {
+			ro.ops = append(ro.ops, storage.Operation{Kind: storage.OpInsert, Entity: e})
+		}
+		ro.delta = 1
+		return ro, nil
+	}
+	ro.ops = append(ro.ops, storage.Operation{Kind: storage.OpUpdate, Mode: storage.Replace, IfMatch: w.base.etag, Entity: ents[0]})
+	for _, e := range ents[1:] {
+		ro.ops = append(ro.ops, storage.Operation{Kind: storage.OpUpsert, Mode: storage.Replace, Entity: e})
+	}
+	delKeys(len(ents) - 1)
+	return ro, nil
+}
+
+// apply sends one batch (or a single operation) and maps failures.
+func (g *gateway) apply(ctx context.Context, meta *catalog.Table, ops []storage.Operation) error {
+	var err error
+	if len(ops) == 1 {
+		op := ops[0]
+		switch op.Kind {
+		case storage.OpInsert:
+			_, err = g.store.Insert(ctx, meta.Physical, op.Entity)
+		case storage.OpUpdate:
+			_, err = g.store.Update(ctx, meta.Physical, op.Entity, op.Mode, op.IfMatch)
+		case storage.OpDelete:
+			err = g.store.Delete(ctx, meta.Physical, op.Entity.PartitionKey, op.Entity.RowKey, op.IfMatch)
+		case storage.OpUpsert:
+			_, err = g.store.Upsert(ctx, meta.Physical, op.Entity, op.Mode)
+		}
+	} else {
+		_, err = g.store.Batch(ctx, meta.Physical, ops)
+	}
+	if err == nil {
+		return nil
+	}
+	var op *storage.Operation
+	var be *storage.BatchError
+	if errors.As(err, &be) && be.Index >= 0 && be.Index < len(ops) {
+		op = &ops[be.Index]
+	} else if len(ops) == 1 {
+		op = &ops[0]
+	}
+	switch {
+	case errors.Is(err, storage.ErrAlreadyExists):
+		key := ""
+		if op != nil {
+			key = describeKey(meta, op.Entity)
+		}
+		return sql.NewUniqueKeyErr(key, true, nil)
+	case errors.Is(err, storage.ErrPreconditionFailed), errors.Is(err, storage.ErrNotFound) && op != nil && op.Kind != storage.OpInsert:
+		key := ""
+		if op != nil {
+			key = describeKey(meta, op.Entity)
+		}
+		return errConflict(fmt.Sprintf("row %s of table %s changed since this transaction read it", key, meta.Name))
+	}
+	return mapError(err)
+}
+
+// describeKey renders a row's primary key for error messages, MySQL style
+// ('1-a').
+func describeKey(meta *catalog.Table, e *storage.Entity) string {
+	vals, err := meta.DecodeKey(e.PartitionKey, e.RowKey)
+	if err != nil {
+		return e.PartitionKey + "/" + e.RowKey
+	}
+	parts := make([]string, len(vals))
+	for i, v := range vals {
+		parts[i] = fmt.Sprint(v)
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}
