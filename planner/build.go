@@ -655,6 +655,13 @@ func (b *builder) pushFilters(p *Plan) bool {
 				continue
 			}
 			k := c.c.comparisons()
+			if canFilter && n+k > storage.MaxFilterComparisons {
+				// Too many comparisons: push the conjunct's bounds instead,
+				// a weaker filter it implies.
+				if w, ok := b.weaken(d, b.q.Where[c.i]); ok && n+w.comparisons() <= storage.MaxFilterComparisons {
+					c.c, k = w, w.comparisons()
+				}
+			}
 			if !canFilter || n+k > storage.MaxFilterComparisons {
 				residual[c.i] = true
 				continue
@@ -685,6 +692,49 @@ func (b *builder) pushFilters(p *Plan) bool {
 		q.Filter = p.Filter
 	}
 	return false
+}
+
+// weaken returns a filter implied by a single-column conjunct with at most
+// two comparisons: the bounds of the values it allows (x IN (1, ..., 20)
+// becomes x ge 1 and x le 20). It is never exact.
+func (b *builder) weaken(d *deriver, w Expr) (cond, bool) {
+	r := refs(w)
+	if len(r) != 1 {
+		return cond{}, false
+	}
+	col := b.cols[r[0]]
+	if !constrainable(col) {
+		return cond{}, false
+	}
+	if _, ok := d.prop(r[0], PushOrdered); !ok {
+		return cond{}, false
+	}
+	s := intersect(col.Kind, columnSets(r[0], col.Kind, w).t, nonNull())
+	if len(s.spans) == 0 {
+		return cond{}, false
+	}
+	h := s.hull()
+	var parts []cond
+	if !h.lo.inf {
+		op := Gt
+		if h.lo.incl {
+			op = Ge
+		}
+		parts = append(parts, d.derive(&Cmp{Col: r[0], Op: op, Value: h.lo.val}).t)
+	}
+	if !h.hi.inf {
+		op := Lt
+		if h.hi.incl {
+			op = Le
+		}
+		parts = append(parts, d.derive(&Cmp{Col: r[0], Op: op, Value: h.hi.val}).t)
+	}
+	c := andConds(parts)
+	if c.x == nil || c.never {
+		return cond{}, false
+	}
+	c.exact = false
+	return c, true
 }
 
 // handledByKeys reports whether conjunct i is answered exactly by the key

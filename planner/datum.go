@@ -92,6 +92,12 @@ func convert(k Kind, d Datum) (Datum, convResult) {
 			if f := float64(v); v > -1<<53 && v < 1<<53 {
 				return f, convExact
 			}
+		case decimal.Decimal:
+			// MySQL compares a float column with a decimal literal as
+			// doubles; the conversion is exact when the double is the decimal.
+			if f, exact := v.Float64(); exact || decimal.NewFromFloat(f).Equal(v) {
+				return f, convExact
+			}
 		}
 	case KindDecimal:
 		switch v := d.(type) {

@@ -17,7 +17,7 @@ import (
 //	int  n >= 0   'a'+digits-1, then the digits         5 -> a5, 42 -> b42
 //	int  n < 0    'T'-digits, then the 9-complemented digits of -n   -5 -> S4
 //	string        the text, '!' escaped as "!~", then the terminator "!!"
-//	              (characters below '"' are rejected)
+//	              (characters below '!' are rejected)
 //	bytes         lower-case hex, then '!'
 //	time          'T' and the UTC time as 20060102150405.000000
 //	float         'F' and 16 hex digits of the order-preserving bits
@@ -96,7 +96,7 @@ func fakeEncode(k Kind, v Datum) (string, error) {
 			return "", fmt.Errorf("fake: %T for string key", v)
 		}
 		for _, r := range s {
-			if r < '"' {
+			if r < '!' {
 				return "", fmt.Errorf("fake: character %U cannot be in a key", r)
 			}
 		}
