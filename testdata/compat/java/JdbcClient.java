@@ -18,7 +18,7 @@ public class JdbcClient {
 
     static String env(String k, String d) { String v = System.getenv(k); return v == null ? d : v; }
     static void ok(String n) { passed++; System.out.println("ok " + n); }
-    static void fail(String n, String why) { failed++; System.out.println("FAIL " + n + ": " + why); }
+    static void fail(String n, String why) { failed++; System.out.println("FAIL " + n + ": " + String.join(" // ", String.valueOf(why).split("\n"))); }
     static String err(Throwable e) {
         if (e instanceof SQLException) {
             SQLException s = (SQLException) e;
@@ -28,6 +28,11 @@ public class JdbcClient {
     }
     static void eq(String n, Object want, Object got) {
         if (Objects.equals(want, got)) ok(n); else fail(n, "want " + want + ", got " + got);
+    }
+    static void eqf(String n, Object want, Body b) {
+        Object got;
+        try { got = b.run(); } catch (Throwable e) { fail(n, err(e)); return; }
+        eq(n, want, got);
     }
     static Object run(String n, Body b) {
         try { Object v = b.run(); ok(n); return v; } catch (Throwable e) { fail(n, err(e)); return null; }
@@ -125,12 +130,12 @@ public class JdbcClient {
         }
         try (PreparedStatement p = c.prepareStatement("UPDATE customers SET note = ? WHERE region = ?")) {
             p.setString(1, "updated"); p.setString(2, "eu");
-            eq("update count", 2, p.executeUpdate());
-            eq("update count again (found rows, not changed rows)", 2, p.executeUpdate());
+            eqf("update count", 2, p::executeUpdate);
+            eqf("update count again (found rows, not changed rows)", 2, p::executeUpdate);
         }
         try (PreparedStatement p = c.prepareStatement("DELETE FROM orders WHERE region = ? AND customer_id = ?")) {
             p.setString(1, "eu"); p.setInt(2, 1);
-            eq("delete count", 2, p.executeUpdate());
+            eqf("delete count", 2, p::executeUpdate);
         }
 
         Connection other = connect(DB);

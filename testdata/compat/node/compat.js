@@ -37,11 +37,23 @@ class Checker {
   }
   fail(name, why) {
     this.failed++;
-    console.log(`FAIL ${name}: ${why}`);
+    console.log(`FAIL ${name}: ${String(why).split('\n').join(' // ')}`);
   }
   eq(name, want, got) {
     if (util.isDeepStrictEqual(want, got)) this.ok(name);
-    else this.fail(name, `want ${util.inspect(want, { depth: 5 })}, got ${util.inspect(got, { depth: 5 })}`);
+    else this.fail(name, `want ${util.inspect(want, { depth: 5, breakLength: Infinity })}, got ${util.inspect(got, { depth: 5, breakLength: Infinity })}`);
+  }
+  // eqf(name, want, fn): compares await fn() with want; a rejection fails only this check.
+  async eqf(name, want, fn) {
+    let got;
+    try {
+      got = await fn();
+    } catch (e) {
+      this.fail(name, errText(e));
+      return undefined;
+    }
+    this.eq(name, want, got);
+    return got;
   }
   true(name, cond, why) {
     if (cond) this.ok(name);

@@ -69,12 +69,16 @@ c.main(async () => {
   stmt.close();
   c.eq('prepared statement re-executed', [3, 1, 1], counts);
 
-  let [res] = await db.execute('UPDATE customers SET note = ? WHERE region = ?', ['updated', 'eu']);
-  c.eq('update affectedRows / changedRows', [2, 2], [res.affectedRows, res.changedRows]);
-  [res] = await db.execute('UPDATE customers SET note = ? WHERE region = ? AND id = ?', ['updated', 'eu', 1]);
-  c.eq('update with no change: matched 1 (CLIENT_FOUND_ROWS), changed 0', [1, 0], [res.affectedRows, res.changedRows]);
-  [res] = await db.execute('DELETE FROM orders WHERE region = ? AND customer_id = ?', ['eu', 1]);
-  c.eq('delete affectedRows', 2, res.affectedRows);
+  const dml = async (sql, args) => {
+    const [r] = await db.execute(sql, args);
+    return [r.affectedRows, r.changedRows];
+  };
+  await c.eqf('update affectedRows / changedRows', [2, 2],
+    () => dml('UPDATE customers SET note = ? WHERE region = ?', ['updated', 'eu']));
+  await c.eqf('update with no change: matched 1 (CLIENT_FOUND_ROWS), changed 0', [1, 0],
+    () => dml('UPDATE customers SET note = ? WHERE region = ? AND id = ?', ['updated', 'eu', 1]));
+  await c.eqf('delete affectedRows', 2,
+    async () => (await dml('DELETE FROM orders WHERE region = ? AND customer_id = ?', ['eu', 1]))[0]);
 
   const other = await mysql.createConnection({ ...conn, database: DB });
   const countAp = async () => (await other.query("SELECT COUNT(*) AS n FROM customers WHERE region = 'ap'"))[0][0].n;

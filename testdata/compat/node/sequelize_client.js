@@ -67,14 +67,16 @@ c.main(async () => {
   c.eq('bind parameters ($1, server-side)', [{ name: "O'Brien" }],
     await seq.query('SELECT name FROM customers WHERE region = $1 AND note = $2', { bind: ['eu', "it's fragile"], type: QueryTypes.SELECT }));
 
-  c.eq('update count', [2], await Customer.update({ note: 'updated' }, { where: { region: 'eu' } }));
-  c.eq('destroy count', 2, await Order.destroy({ where: { region: 'eu', customerId: 1 } }));
+  await c.eqf('update count', [2], () => Customer.update({ note: 'updated' }, { where: { region: 'eu' } }));
+  await c.eqf('destroy count', 2, () => Order.destroy({ where: { region: 'eu', customerId: 1 } }));
 
-  await seq.transaction(async (t) => {
-    await Customer.create({ region: 'ap', id: 1, name: 'Rolled', note: null }, { transaction: t });
-    throw new Error('roll back');
-  }).catch((e) => { if (e.message !== 'roll back') throw e; });
-  c.eq('managed transaction rolled back', 0, await Customer.count({ where: { region: 'ap' } }));
+  await c.eqf('managed transaction rolled back', 0, async () => {
+    await seq.transaction(async (t) => {
+      await Customer.create({ region: 'ap', id: 1, name: 'Rolled', note: null }, { transaction: t });
+      throw new Error('roll back');
+    }).catch((e) => { if (e.message !== 'roll back') throw e; });
+    return Customer.count({ where: { region: 'ap' } });
+  });
   await c.run('managed transaction with a nested savepoint', () => seq.transaction(async (t) => {
     await Customer.create({ region: 'ap', id: 2, name: 'Outer', note: null }, { transaction: t });
     await seq.transaction({ transaction: t }, async (t2) => {

@@ -53,13 +53,23 @@ class Checker:
 
     def fail(self, name, why):
         self.failed += 1
-        print("FAIL %s: %s" % (name, why), flush=True)
+        print("FAIL %s: %s" % (name, " // ".join(str(why).splitlines())), flush=True)
 
     def eq(self, name, want, got):
         if want == got:
             self.ok(name)
         else:
             self.fail(name, "want %r, got %r" % (want, got))
+
+    def eqf(self, name, want, fn):
+        """Compares fn() with want; an exception from fn fails only this check."""
+        try:
+            got = fn()
+        except Exception as e:  # noqa: BLE001 - report every client error
+            self.fail(name, "%s: %s" % (type(e).__name__, e))
+            return None
+        self.eq(name, want, got)
+        return got
 
     def true(self, name, cond, why=""):
         if cond:
@@ -88,7 +98,7 @@ class Checker:
         except Exception as e:  # noqa: BLE001
             if SERVER == "sqlgw" and _NOT_SUPPORTED.search(str(e)):
                 self.xfailed += 1
-                print("XFAIL %s (secondary indexes not supported yet): %s" % (name, e), flush=True)
+                print("XFAIL %s (secondary indexes not supported yet): %s" % (name, " // ".join(str(e).splitlines())), flush=True)
             else:
                 self.fail(name, "%s: %s" % (type(e).__name__, e))
             return False

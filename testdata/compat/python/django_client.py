@@ -96,11 +96,12 @@ c.eq("select_related join", ["O'Brien", "O'Brien", "Smith", "Jones"],
      [o.customer.name for o in Order.objects.select_related("customer").order_by("customer__region", "customer__code", "id")])
 c.eq("aggregate on the composite-key table", {"qty": 30, "n": 2},
      Line.objects.filter(region="eu", customer_id=1).aggregate(qty=Sum("qty"), n=Count("order_no")))
-c.eq("update count on the composite-key table", 2,
-     Line.objects.filter(region="eu", customer_id=1).update(qty=F("qty") + 1))
-c.eq("update count", 2, Customer.objects.filter(region="eu").update(note="updated"))
-c.eq("delete count (cascade)", (3, {"compatapp.Order": 2, "compatapp.Customer": 1}),
-     Customer.objects.filter(region="eu", code=1).delete())
+c.eqf("update count on the composite-key table", 2,
+      lambda: Line.objects.filter(region="eu", customer_id=1).update(qty=F("qty") + 1))
+c.eqf("updated values", [11, 21], lambda: list(Line.objects.filter(region="eu", customer_id=1).order_by("order_no").values_list("qty", flat=True)))
+c.eqf("update count", 2, lambda: Customer.objects.filter(region="eu").update(note="updated"))
+c.eqf("delete count (cascade)", (3, {"compatapp.Order": 2, "compatapp.Customer": 1}),
+      lambda: Customer.objects.filter(region="eu", code=1).delete())
 c.eq("rows left", (2, 2), (Customer.objects.count(), Order.objects.count()))
 
 

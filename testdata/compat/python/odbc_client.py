@@ -66,8 +66,8 @@ rows = [tuple(r) for r in cur.fetchall()]
 c.eq("join with aggregate", [("O'Brien", 2, D(30), D("3.75")), ("Smith", 1, D(5), None), ("Jones", 1, D(7), D("3.00"))], rows)
 c.eq("SUM(INT) is DECIMAL", D, types[2])
 
-c.eq("update rowcount", 2, cur.execute("UPDATE customers SET note = ? WHERE region = ?", "updated", "eu").rowcount)
-c.eq("delete rowcount", 2, cur.execute("DELETE FROM orders WHERE region = ? AND customer_id = ?", "eu", 1).rowcount)
+c.eqf("update rowcount", 2, lambda: cur.execute("UPDATE customers SET note = ? WHERE region = ?", "updated", "eu").rowcount)
+c.eqf("delete rowcount", 2, lambda: cur.execute("DELETE FROM orders WHERE region = ? AND customer_id = ?", "eu", 1).rowcount)
 cn.commit()
 
 other = connect(DB, autocommit=True)
