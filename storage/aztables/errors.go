@@ -199,12 +199,18 @@ type idempotency uint8
 
 const (
 	// onlyUnexecuted: the operation is not idempotent (Insert, Batch,
-	// CreateTable, DeleteTable, conditional Update/Delete): it is retried
-	// only when the service certainly did not execute it.
+	// CreateTable, DeleteTable): it is retried only when the service
+	// certainly did not execute it.
 	onlyUnexecuted idempotency = iota
 	// idempotent: sending it twice has the effect of sending it once (Get,
 	// Query, Upsert, unconditional Update): retried after any transient failure.
 	idempotent
+	// conditional: the operation cannot apply twice (Update with an ETag,
+	// Delete): a second application fails with 412 or 404 instead. It is
+	// retried after any transient failure, but a 412 or 404 that follows an
+	// ambiguous failure is reported as ErrUnavailable ("outcome unknown"):
+	// it may be the echo of our own first attempt.
+	conditional
 )
 
 // do runs one request with the retry policy: per-attempt timeouts,
@@ -212,6 +218,7 @@ const (
 // attempt receives the attempt number (0 first) and a context bounded by
 // the per-request timeout.
 func (s *Store) do(ctx context.Context, op string, idem idempotency, attempt func(ctx context.Context, n int) error) error {
+	var doubt *ServiceError // the ambiguous failure of an earlier attempt
 	for n := 0; ; n++ {
 		if err := ctx.Err(); err != nil {
 			return s.ctxError(op, ctx)
@@ -236,7 +243,16 @@ func (s *Store) do(ctx context.Context, op string, idem idempotency, attempt fun
 		if errors.Is(err, context.DeadlineExceeded) && class == ambiguous {
 			se.cause = fmt.Errorf("attempt timed out after %v", s.opts.RequestTimeout)
 		}
-		retry := class == notExecuted || (class == ambiguous && idem == idempotent)
+		if doubt != nil && idem == conditional &&
+			(errors.Is(se, storage.ErrNotFound) || errors.Is(se, storage.ErrPreconditionFailed)) {
+			return &ServiceError{Op: op, Sentinel: storage.ErrUnavailable, cause: fmt.Errorf(
+				"outcome unknown: attempt %d failed ambiguously (%v), and a retry found the entity changed or gone (%s), possibly by that attempt",
+				n, doubt, se.Code)}
+		}
+		if class == ambiguous {
+			doubt = se
+		}
+		retry := class == notExecuted || (class == ambiguous && idem != onlyUnexecuted)
 		if !retry || n >= s.opts.MaxRetries {
 			return se
 		}

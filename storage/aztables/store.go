@@ -46,18 +46,22 @@
 //     (503 ServerBusy, 429, connection refused) are retried for every
 //     operation.
 //   - Ambiguous failures (500 OperationTimedOut/InternalError, 502, 504, a
-//     connection lost mid-request, an attempt timeout) are retried only for
+//     connection lost mid-request, an attempt timeout) are retried for
 //     idempotent operations: Get, Query, ListTables, TableExists, Upsert, and
 //     Update with ETagAny (sending them twice has the effect of sending them
 //     once).
-//   - Insert, Batch, CreateTable, DeleteTable and the conditional Update and
-//     Delete are not retried after an ambiguous failure: a retry of an
-//     Insert that did succeed would report ErrAlreadyExists, of a Delete
-//     ErrNotFound, of an If-Match write ErrPreconditionFailed, and this
-//     package cannot tell such an echo of its own first attempt from a real
-//     conflict. The caller gets ErrUnavailable and decides (the gateway
-//     re-reads the row). Delete with ETagAny is in the same class for the
-//     same reason.
+//   - They are also retried for the conditional ones, Update with an ETag
+//     and Delete, which cannot apply twice: a second application fails with
+//     412 or 404. A retry that succeeds proves the first attempt did not
+//     apply. But a 412 or 404 after an ambiguous failure may be the echo of
+//     our own first attempt, so it is reported as ErrUnavailable ("outcome
+//     unknown"), never as ErrPreconditionFailed or ErrNotFound: the caller
+//     re-reads the entity and decides.
+//   - Insert, Batch, CreateTable and DeleteTable are not retried after an
+//     ambiguous failure: a retried Insert that did succeed the first time
+//     would come back as ErrAlreadyExists, a batch as a failure of one of
+//     its operations, and this package cannot tell that echo from a real
+//     conflict. The caller gets ErrUnavailable.
 //
 // # Secrets
 //
@@ -534,7 +538,7 @@ func (s *Store) Update(ctx context.Context, table string, e *storage.Entity, mod
 		return "", err
 	}
 	m := azcore.ETag(ifMatch)
-	idem := onlyUnexecuted
+	idem := conditional
 	if ifMatch == "" || ifMatch == storage.ETagAny {
 		m, idem = azcore.ETagAny, idempotent
 	}
@@ -562,7 +566,7 @@ func (s *Store) Delete(ctx context.Context, table, pk, rk string, ifMatch storag
 	if ifMatch == "" {
 		m = azcore.ETagAny
 	}
-	return s.doTable(ctx, "DeleteEntity", table, onlyUnexecuted, func(ctx context.Context, c *aztables.Client) error {
+	return s.doTable(ctx, "DeleteEntity", table, conditional, func(ctx context.Context, c *aztables.Client) error {
 		ctx, cap := withCapture(ctx, nil)
 		sdkPK := pk
 		if pk == "" {

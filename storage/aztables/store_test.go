@@ -481,6 +481,7 @@ type faultTransport struct {
 	status   int
 	seen     int // matching requests seen
 	delay    time.Duration
+	forward  bool // send a failing request on before failing it (a lost response)
 }
 
 func (f *faultTransport) Do(req *http.Request) (*http.Response, error) {
@@ -494,8 +495,16 @@ func (f *faultTransport) Do(req *http.Request) (*http.Response, error) {
 			f.failures--
 		}
 	}
-	status, delay := f.status, f.delay
+	status, delay, forward := f.status, f.delay, f.forward
 	f.mu.Unlock()
+	if fail && forward {
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
 	if fail {
 		if delay > 0 {
 			select {
@@ -517,7 +526,16 @@ func (f *faultTransport) Do(req *http.Request) (*http.Response, error) {
 func (f *faultTransport) set(match func(*http.Request) bool, failures, status int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.match, f.failures, f.status, f.seen = match, failures, status, 0
+	f.match, f.failures, f.status, f.seen, f.forward = match, failures, status, 0, false
+}
+
+// lose makes the next n matching requests reach the service and then fail
+// with status: the caller cannot know whether they were applied.
+func (f *faultTransport) lose(match func(*http.Request) bool, n, status int) {
+	f.set(match, n, status)
+	f.mu.Lock()
+	f.forward = true
+	f.mu.Unlock()
 }
 
 func (f *faultTransport) count() int {
@@ -530,10 +548,11 @@ func method(m string) func(*http.Request) bool {
 	return func(r *http.Request) bool { return r.Method == m }
 }
 
-// TestRetry injects 503s, 500s and dropped connections: idempotent
-// requests are retried until they succeed; an Insert is retried after a
-// 503 (the service did not execute it) but not after a 500 or a lost
-// connection (it may have).
+// TestRetry injects 503s, 500s, dropped connections and lost responses:
+// idempotent requests are retried until they succeed; an Insert or a Batch
+// is retried after a 503 (the service did not execute it) but not after a
+// 500 or a lost connection (it may have); conditional writes are retried,
+// and report an unknown outcome rather than a false conflict.
 func TestRetry(t *testing.T) {
 	ft := &faultTransport{}
 	var logs atomic.Int64
@@ -571,10 +590,43 @@ func TestRetry(t *testing.T) {
 	if !errors.Is(err, storage.ErrUnavailable) || ft.count() != 1 {
 		t.Fatalf("Batch after a lost connection: %v, %d attempts; want ErrUnavailable after 1", err, ft.count())
 	}
+	// Conditional writes are retried after a 500; one that the service did
+	// not apply then succeeds.
 	ft.set(method("DELETE"), 1, 500)
-	err = s.Delete(ctx, table, "p", "r", "")
-	if !errors.Is(err, storage.ErrUnavailable) || ft.count() != 1 {
+	if err := s.Delete(ctx, table, "p", "i1", ""); err != nil || ft.count() != 2 {
 		t.Fatalf("Delete after a 500: %v, %d attempts", err, ft.count())
+	}
+	// But if the first attempt was applied and only its response lost, the
+	// retry's 404 or 412 is not reported as such: the outcome is unknown.
+	e, err := s.Get(ctx, table, "p", "r", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ft.lose(method("PUT"), 1, 500)
+	_, err = s.Update(ctx, table, &storage.Entity{PartitionKey: "p", RowKey: "r", Properties: storage.Properties{"v": storage.Int32(1)}}, storage.Replace, e.ETag)
+	if !errors.Is(err, storage.ErrUnavailable) || errors.Is(err, storage.ErrPreconditionFailed) || ft.count() != 2 {
+		t.Fatalf("Update(ETag) whose response was lost: %v, %d attempts; want ErrUnavailable", err, ft.count())
+	}
+	ft.lose(method("PUT"), 1, 500)
+	if _, err = s.Update(ctx, table, &storage.Entity{PartitionKey: "p", RowKey: "r", Properties: storage.Properties{"v": storage.Int32(2)}}, storage.Replace, ""); err != nil || ft.count() != 2 {
+		t.Fatalf("Update(*) whose response was lost: %v, %d attempts; want success", err, ft.count())
+	}
+	ft.lose(method("DELETE"), 1, 0)
+	err = s.Delete(ctx, table, "p", "r", "")
+	if !errors.Is(err, storage.ErrUnavailable) || errors.Is(err, storage.ErrNotFound) || ft.count() != 2 {
+		t.Fatalf("Delete whose response was lost: %v, %d attempts; want ErrUnavailable", err, ft.count())
+	}
+	if _, err := s.Get(ctx, table, "p", "r", nil); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("the lost Delete was applied, Get = %v", err)
+	}
+	// A lost Insert is not retried: ErrUnavailable, and it was applied.
+	ft.lose(method("POST"), 1, 500)
+	_, err = s.Insert(ctx, table, &storage.Entity{PartitionKey: "p", RowKey: "lost"})
+	if !errors.Is(err, storage.ErrUnavailable) || ft.count() != 1 {
+		t.Fatalf("Insert whose response was lost: %v, %d attempts", err, ft.count())
+	}
+	if _, err := s.Insert(ctx, table, &storage.Entity{PartitionKey: "p", RowKey: "r"}); err != nil {
+		t.Fatal(err)
 	}
 	// Retries are bounded: 1 + MaxRetries (4) attempts.
 	ft.set(method("GET"), 100, 503)
