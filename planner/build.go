@@ -779,10 +779,11 @@ func (b *builder) project(p *Plan) {
 	need = slices.Compact(need)
 	sel := []string{}
 	for _, c := range need {
-		if b.cols[c].Stored == nil {
+		props, ok := b.cols[c].storedProps()
+		if !ok {
 			return // the column's properties cannot be named: select all
 		}
-		sel = append(sel, b.cols[c].Stored...)
+		sel = append(sel, props...)
 	}
 	sel = append(sel, b.t.SelectAlways()...)
 	if len(sel) == 0 {

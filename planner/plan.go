@@ -104,11 +104,23 @@ type IndexAccess struct {
 //
 // Execution: for PointGet and MultiGet, Get each of Gets with
 // storage.GetOptions{Select: Select} (storage.ErrNotFound means no row);
-// otherwise run each of Queries (following continuations), in order. The
-// concatenated results, in the order of Gets/Queries, are in Order (on a
-// backend whose Capabilities().Unsorted is false; MultiGet results must be
-// emitted in the order of Gets). Stop once Limit rows have passed the
-// residual filter. Then evaluate the Residual conjuncts on each row.
+// for Empty, return no row; otherwise run each of Queries (following
+// continuations), in order. The concatenated results, in the order of
+// Gets/Queries, are in Order (on a backend whose Capabilities().Unsorted is
+// false, else the caller sorts; MultiGet results must be emitted in the
+// order of Gets, whatever order the parallel Gets complete in). Evaluate the
+// Residual conjuncts on each row, and stop once Limit rows have passed
+// them. Top in a query is the page cap for the first page; a caller that
+// follows continuations passes the remainder (storage.Query.Top).
+//
+// The planner reasons about rows. Where the catalog stores a row as several
+// entities (wide rows: continuation entities after the main one, holding
+// none of the filtered properties), a query with a Filter may drop a row's
+// continuation entities, or return them without their main entity (a filter
+// true on absent properties, such as IS NULL): the executor assembles rows
+// from main entities and Gets missing continuations itself. Top counts
+// entities, so it is only a lower bound on the rows a page holds.
+// The store never reads backwards, so a plan never has a reverse order.
 type Plan struct {
 	Path  AccessPath
 	Table string // physical table name

@@ -467,6 +467,13 @@ func (cv *converter) expr(e sqlparser.Expr) Expr {
 		ops := map[string]CmpOp{"=": Eq, "!=": Ne, "<>": Ne, "<": Lt, "<=": Le, ">": Gt, ">=": Ge, "<=>": NullSafeEq}
 		switch x.Operator {
 		case sqlparser.InStr, sqlparser.NotInStr:
+			if cols, ok := x.Left.(sqlparser.ValTuple); ok && x.Operator == sqlparser.InStr {
+				// (a, b) IN ((1, 2), (3, 4)) is an OR of ANDs of equalities.
+				if out, ok := cv.tupleIn(cols, x.Right); ok {
+					return out
+				}
+				return cv.opaque(e)
+			}
 			c, ok := x.Left.(*sqlparser.ColName)
 			tuple, ok2 := x.Right.(sqlparser.ValTuple)
 			if !ok || !ok2 {
@@ -506,6 +513,31 @@ func (cv *converter) expr(e sqlparser.Expr) Expr {
 		return &Const{Value: d}
 	}
 	return cv.opaque(e)
+}
+
+func (cv *converter) tupleIn(cols sqlparser.ValTuple, right sqlparser.Expr) (Expr, bool) {
+	rows, ok := right.(sqlparser.ValTuple)
+	if !ok {
+		return nil, false
+	}
+	var out Or
+	for _, r := range rows {
+		vals, ok := r.(sqlparser.ValTuple)
+		if !ok || len(vals) != len(cols) {
+			return nil, false
+		}
+		var and And
+		for i, c := range cols {
+			cn, ok := c.(*sqlparser.ColName)
+			d, ok2 := cv.literal(vals[i])
+			if !ok || !ok2 {
+				return nil, false
+			}
+			and = append(and, &Cmp{Col: cv.col(cn), Op: Eq, Value: d})
+		}
+		out = append(out, and)
+	}
+	return out, true
 }
 
 func (cv *converter) literal(e sqlparser.Expr) (Datum, bool) {

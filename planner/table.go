@@ -74,9 +74,23 @@ type Column struct {
 	Pushdown Pushdown
 	// Stored lists the properties that hold the column's value, for $select
 	// (usually just Prop; empty, not nil, for a column kept only in the
-	// keys). Nil means the planner cannot name them (a value split across
-	// properties): a query needing the column then selects every property.
+	// keys). Nil means: Prop alone if the store can compare the column
+	// (Pushdown is not PushNone: such a value is never split across
+	// properties), otherwise unknown (a value split across properties), and
+	// a query needing the column then selects every property.
 	Stored []string
+}
+
+// storedProps returns the properties to $select for the column, or false
+// if they cannot be named.
+func (c Column) storedProps() ([]string, bool) {
+	switch {
+	case c.Stored != nil:
+		return c.Stored, true
+	case c.Prop != "" && c.Pushdown != PushNone:
+		return []string{c.Prop}, true
+	}
+	return nil, false
 }
 
 // KeyColumn is one column of the PartitionKey or the RowKey.
