@@ -670,3 +670,61 @@ func TestTimeouts(t *testing.T) {
 	}
 	ft.set(nil, 0, 0)
 }
+
+// TestDateTimeFilters compares DateTimes that differ below a millisecond,
+// which Azurite cannot tell apart: every operator, on a property and on
+// Timestamp, must agree with storage.Eval.
+func TestDateTimeFilters(t *testing.T) {
+	s := open(t, nil)
+	table := newTable(t, s)
+	ctx := context.Background()
+	base := time.Date(2021, 3, 4, 5, 6, 7, 123_000_000, time.UTC)
+	var ents []*storage.Entity
+	var ops []storage.Operation
+	for i, d := range []time.Duration{-time.Millisecond, -100, 0, 100, 500_000, 999_900, time.Millisecond, time.Millisecond + 100} {
+		e := &storage.Entity{PartitionKey: "p", RowKey: fmt.Sprint("r", i), Properties: storage.Properties{"T": storage.DateTime(base.Add(d))}}
+		ents = append(ents, e)
+		ops = append(ops, storage.Operation{Kind: storage.OpInsert, Entity: e})
+	}
+	if _, err := s.Batch(ctx, table, ops); err != nil {
+		t.Fatal(err)
+	}
+	stored, _ := queryAll(t, s, table, storage.Query{})
+	for _, lit := range []time.Time{base, base.Add(100), base.Add(-100), base.Add(500_000)} {
+		for op := storage.OpEq; op <= storage.OpLe; op++ {
+			for _, f := range []storage.Expr{
+				&storage.Compare{Prop: "T", Op: op, Value: storage.DateTime(lit)},
+				&storage.Not{X: &storage.Compare{Prop: "T", Op: op, Value: storage.DateTime(lit)}},
+				storage.Or{&storage.Compare{Prop: "T", Op: op, Value: storage.DateTime(lit)}, storage.Eq(storage.PropRowKey, storage.String("r0"))},
+			} {
+				var want []*storage.Entity
+				for _, e := range ents {
+					if storage.Eval(f, e) {
+						want = append(want, e)
+					}
+				}
+				got, _ := queryAll(t, s, table, storage.Query{Filter: f})
+				if rowKeys(got) != rowKeys(want) {
+					t.Errorf("%s: got %q, want %q", storage.FormatOData(f), rowKeys(got), rowKeys(want))
+				}
+			}
+		}
+	}
+	// Timestamp: each entity's own value selects it exactly.
+	for _, x := range stored {
+		ts := storage.DateTime(x.Timestamp)
+		for op := storage.OpEq; op <= storage.OpLe; op++ {
+			f := &storage.Compare{Prop: storage.PropTimestamp, Op: op, Value: ts}
+			var want []*storage.Entity
+			for _, e := range stored {
+				if storage.Eval(f, e) {
+					want = append(want, e)
+				}
+			}
+			got, _ := queryAll(t, s, table, storage.Query{Filter: f})
+			if rowKeys(got) != rowKeys(want) {
+				t.Errorf("%s: got %q, want %q", storage.FormatOData(f), rowKeys(got), rowKeys(want))
+			}
+		}
+	}
+}
