@@ -13,6 +13,14 @@
 // complete, so an interrupted install never leaves a half-populated directory
 // that a later run would trust.
 //
+// The pin is azurite 3.35.0: it declares node>=10 and runs cleanly on the
+// node 20 of our machines and CI images, while 3.37.0 declares node>=22 and
+// warns EBADENGINE on node 20. The Table behaviour this project relies on
+// (and works around, see storage/aztables) is the same in both, per
+// /work/shared/reference/azurite.md. To move the pin, edit package.json,
+// run `npm install --package-lock-only` in tools/azurite and commit both
+// files; the next test run installs the new version beside the old one.
+//
 // # Running
 //
 // Launch starts `azurite-table` bound to 127.0.0.1 on a free port with
