@@ -136,7 +136,7 @@ ratio() {
 }
 
 cpu=$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)
-rev=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
+rev=$(git -C "$root" describe --always --dirty 2>/dev/null || echo unknown)
 {
 	echo "sysbench $(sysbench --version | awk '{print $2}'), $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs ($cpu), sqlgw $rev,"
 	echo "$(mariadbd --version 2>/dev/null | awk '{print $3}' | sed 's/,$//'): --tables=1 --table-size=$table_size --create_secondary=off --threads=$threads --time=$time_s"
