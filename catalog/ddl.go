@@ -296,6 +296,9 @@ func (c *Catalog) mutate(ctx context.Context, fn func(s *snapshot, tx *txn) erro
 		s := cur.clone()
 		tx := &txn{}
 		if err := fn(s, tx); err != nil {
+			if attempt == 0 {
+				continue // maybe only the cache is stale: check again
+			}
 			return nil, err
 		}
 		s.version++
@@ -468,14 +471,6 @@ func (c *Catalog) CreateTable(ctx context.Context, db string, def *TableDef) (*T
 	proto, err := newTable(def, limits)
 	if err != nil {
 		return nil, err
-	}
-	// Fail fast on names before creating anything.
-	if s, err := c.current(ctx); err == nil {
-		if _, err := s.table(db, def.Name); err == nil {
-			return nil, fmt.Errorf("%w: %s.%s", ErrTableExists, db, def.Name)
-		} else if errors.Is(err, ErrNoDatabase) {
-			return nil, err
-		}
 	}
 	proto.AutoIncrementStart = def.AutoIncrement
 	var created []string

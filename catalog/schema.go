@@ -50,7 +50,7 @@ func (t *Table) assignProperty(col *Column) {
 	}
 	base := propertyBase(col.Name)
 	name := base
-	for n := 2; used[strings.ToLower(name)] || storage.ValidatePropertyName(name) != nil; n++ {
+	for n := 2; used[strings.ToLower(name)] || reservedFold(name) || storage.ValidatePropertyName(name) != nil; n++ {
 		name = base + "_" + strconv.Itoa(n)
 	}
 	col.Property = name
@@ -254,4 +254,15 @@ func (t *Table) clone() *Table {
 	c.Retired = append([]string(nil), t.Retired...)
 	_ = c.derive(t.limits)
 	return &c
+}
+
+// reservedFold reports whether name is a reserved property name in any
+// case (a backend that folds case must not see "rowkey" as RowKey).
+func reservedFold(name string) bool {
+	for _, r := range []string{storage.PropPartitionKey, storage.PropRowKey, storage.PropTimestamp, "ETag"} {
+		if strings.EqualFold(name, r) {
+			return true
+		}
+	}
+	return false
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/sqlgw/sqlgw/catalog/keys"
 	"github.com/sqlgw/sqlgw/storage"
 )
 
@@ -106,3 +107,12 @@ func (t *Table) PropertyValue(col int, d Datum) (storage.Value, error) {
 	}
 	return t.Columns[col].Literal(d)
 }
+
+// RowKeyEnd is an exclusive upper bound on the RowKeys of rows and their
+// continuations: local index entities sharing the partitions sort at or
+// above it (keys.LocalIndexPrefix).
+func (t *Table) RowKeyEnd() string { return keys.LocalIndexPrefix }
+
+// SelectAlways lists the internal properties every projection must
+// include ([PropExtras]).
+func (t *Table) SelectAlways() []string { return []string{PropExtras} }
