@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/plan"
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/storage"
@@ -159,7 +160,7 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 		return nil
 	}
 	if skipExistenceCheck(ctx) {
-		e.put(tt, k, &pending{row: d, sqlRow: row})
+		e.put(tt, k, &pending{row: d, sqlRow: row, unchecked: true})
 		return nil
 	}
 	existing, r, err := e.t.getRow(ctx, k)
@@ -180,8 +181,8 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 // statement text is only searched for the keywords: when in doubt (the
 // words appear anywhere), the existence check is done.
 func skipExistenceCheck(ctx *sql.Context) bool {
-	ac, err := ctx.GetSessionVariable(ctx, "autocommit")
-	if err != nil || !sql.IsTrue(ac) {
+	ac, err := plan.IsSessionAutocommit(ctx)
+	if err != nil || !ac {
 		return false
 	}
 	if ctx.GetIgnoreAutoCommit() {

@@ -96,7 +96,12 @@ func (s *Session) CommitTransaction(ctx *sql.Context, tx sql.Transaction) error 
 	if s.tx == t {
 		s.tx = nil
 	}
-	return s.gw.commit(storeCtx(ctx), t)
+	err := s.gw.commit(storeCtx(ctx), t)
+	// Whatever happened, the buffer is spent: after a failed commit the
+	// transaction is rolled back (MySQL rolls back on a deadlock), and a
+	// second COMMIT, or the implicit one of the next BEGIN, is a no-op.
+	t.tables = map[string]*txTable{}
+	return err
 }
 
 // Rollback implements sql.TransactionSession.

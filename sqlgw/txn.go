@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/storage"
@@ -74,6 +76,9 @@ type pending struct {
 	// the write is conditional on base.etag. Otherwise it is an insert.
 	stored bool
 	base   read
+	// unchecked marks an insert whose key was not read at statement time
+	// (see skipExistenceCheck).
+	unchecked bool
 }
 
 type txTable struct {
@@ -124,13 +129,15 @@ func (g *gateway) commit(ctx context.Context, t *txn) error {
 		}
 	}
 	sort.Strings(phys)
+	if err := g.checkInserts(ctx, t, phys); err != nil {
+		return err
+	}
 	applied := 0
 	for _, p := range phys {
-		tt := t.tables[p]
-		n, err := g.commitTable(ctx, tt)
+		n, err := g.commitTable(ctx, t.tables[p])
 		applied += n
 		if err != nil {
-			if applied > n || n > 0 {
+			if applied > 0 {
 				return errPartialCommit(err)
 			}
 			return err
@@ -139,9 +146,67 @@ func (g *gateway) commit(ctx context.Context, t *txn) error {
 	return nil
 }
 
-// errPartialCommit reports a failure after some batches were applied.
+// checkInserts reads the keys of unchecked inserts (plain autocommit
+// INSERTs skip the read at statement time) when the commit needs more than
+// one batch: a duplicate then fails the statement before anything is
+// written, as a single atomic batch would. Gets run in parallel.
+func (g *gateway) checkInserts(ctx context.Context, t *txn, phys []string) error {
+	type item struct {
+		tt *txTable
+		k  entKey
+		w  *pending
+	}
+	var items []item
+	groups := map[string]int{}
+	for _, p := range phys {
+		tt := t.tables[p]
+		for k, w := range tt.writes {
+			groups[p+"\x00"+k.pk]++
+			if w.unchecked && !w.deleted {
+				items = append(items, item{tt, k, w})
+			}
+		}
+	}
+	if len(items) == 0 || len(groups) == 1 && len(items) <= storage.MaxBatchOps {
+		return nil
+	}
+	errs := make([]error, len(items))
+	found := make([]bool, len(items))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, multiGetParallel)
+	for i, it := range items {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			_, err := g.store.Get(ctx, it.tt.meta.Physical, it.k.pk, it.k.rk, &storage.GetOptions{Select: []string{}})
+			switch {
+			case err == nil:
+				found[i] = true
+			case !errors.Is(err, storage.ErrNotFound):
+				errs[i] = err
+			}
+		}()
+	}
+	wg.Wait()
+	for i, it := range items {
+		if errs[i] != nil {
+			return mapError(errs[i])
+		}
+		if found[i] {
+			return sql.NewUniqueKeyErr(describeKey(it.tt.meta, &storage.Entity{PartitionKey: it.k.pk, RowKey: it.k.rk}), true, nil)
+		}
+	}
+	return nil
+}
+
+// errPartialCommit reports a failure after some batches were applied,
+// keeping the MySQL error code of the cause.
 func errPartialCommit(err error) error {
-	return fmt.Errorf("%w (sqlgw: the transaction spanned several partitions or batches; the batches before this one were committed and are not rolled back)", err)
+	se := sql.CastSQLError(err)
+	return mysql.NewSQLError(int(se.Number()), se.SQLState(),
+		"%s (sqlgw: the transaction spanned several partitions or batches; the batches before this one were committed and are not rolled back)", se.Message)
 }
 
 type rowOps struct {
@@ -157,6 +222,9 @@ func (g *gateway) commitTable(ctx context.Context, tt *txTable) (int, error) {
 	var parts []string
 	for _, k := range tt.order {
 		w := tt.writes[k]
+		if w == nil {
+			continue // undone by a failed statement
+		}
 		ro, err := rowOperations(tt.meta, k, w)
 		if err != nil {
 			return 0, err
