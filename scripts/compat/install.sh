@@ -45,6 +45,14 @@ if [ $packages = 1 ] && { [ ! -f "$node_dir/node_modules/.package-lock.json" ] |
 	(cd "$node_dir" && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
+# Azurite, for --store azurite: the version pinned in tools/azurite (the storage
+# tests' pin), installed into WORK.
+if [ "${COMPAT_STORE:-}" = azurite ] && [ ! -x "$work/azurite/node_modules/.bin/azurite-table" ]; then
+	mkdir -p "$work/azurite"
+	cp "$root/tools/azurite/package.json" "$root/tools/azurite/package-lock.json" "$work/azurite/"
+	(cd "$work/azurite" && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
 # Go: the GORM client is a module of its own (pinned in its go.mod/go.sum).
 (cd "$root/testdata/compat/go" && go build -o "$work/gormcompat" .)
 

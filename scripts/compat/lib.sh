@@ -41,8 +41,13 @@ compat_start_server() {
 		;;
 	sqlgw)
 		local store=${COMPAT_SQLGW_STORE:-memory:}
-		# "pebble" alone means an embedded store in a fresh directory per server.
+		# "pebble" alone means an embedded store in a fresh directory per server;
+		# "azurite" a fresh in-memory Azurite (Table service emulator) per server.
 		[ "$store" = pebble ] || [ "$store" = pebble: ] && store=pebble:$dir/data
+		if [ "$store" = azurite ]; then
+			compat_start_azurite "$dir" || return 1
+			store="azure:DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=$COMPAT_AZURITE_KEY;TableEndpoint=http://127.0.0.1:$AZURITE_PORT/devstoreaccount1;"
+		fi
 		"$COMPAT_SQLGW_BIN" serve --listen "127.0.0.1:$COMPAT_PORT" --store "$store" \
 			>"$dir/server.log" 2>&1 &
 		SERVER_PID=$!
@@ -73,19 +78,45 @@ compat_start_server() {
 	return 1
 }
 
-# compat_stop_server: stops the server started last, by its PID, and waits for it.
+# Azurite's well-known development account key (public, documented by Microsoft).
+COMPAT_AZURITE_KEY='Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=='
+
+# compat_start_azurite DIR: starts azurite-table ($COMPAT_AZURITE_BIN) in memory on a
+# free loopback port. Sets AZURITE_PORT and AZURITE_PID.
+compat_start_azurite() {
+	local dir=$1 i
+	AZURITE_PORT=$(compat_free_port)
+	"$COMPAT_AZURITE_BIN" --tableHost 127.0.0.1 --tablePort "$AZURITE_PORT" --inMemoryPersistence \
+		--disableTelemetry --skipApiVersionCheck >"$dir/azurite.log" 2>&1 </dev/null &
+	AZURITE_PID=$!
+	for ((i = 0; i < 300; i++)); do
+		grep -qs "successfully started" "$dir/azurite.log" && return 0
+		kill -0 "$AZURITE_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "compat: azurite did not start; log:" >&2
+	tail -20 "$dir/azurite.log" >&2
+	return 1
+}
+
+# compat_stop_pid PID: stops one process we started, by its PID, and waits for it.
+compat_stop_pid() {
+	local pid=$1 i
+	[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
+	kill "$pid" 2>/dev/null
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -9 "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+}
+
+# compat_stop_server: stops the server started last (and its Azurite), by PID.
 compat_stop_server() {
-	if [ -n "${SERVER_PID:-}" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
-		kill "$SERVER_PID" 2>/dev/null
-		local i
-		for ((i = 0; i < 100; i++)); do
-			kill -0 "$SERVER_PID" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -9 "$SERVER_PID" 2>/dev/null || true
-		wait "$SERVER_PID" 2>/dev/null || true
-	fi
-	SERVER_PID=
+	compat_stop_pid "${SERVER_PID:-}"
+	compat_stop_pid "${AZURITE_PID:-}"
+	SERVER_PID= AZURITE_PID=
 }
 
 # compat_mariadb_template DIR: makes an initialised MariaDB datadir once, to copy per client.

@@ -7,7 +7,8 @@
 #
 # --server  sqlgw (default; built from ./cmd/sqlgw unless COMPAT_SQLGW_BIN is set) or
 #           mariadb (the reference the scripts are proven against).
-# --store   the sqlgw --store value (default memory:; pebble = a fresh pebble:DIR per client).
+# --store   the sqlgw --store value (default memory:; pebble = a fresh pebble:DIR per client;
+#           azurite = sqlgw on the Azure Table backend, a fresh Azurite per client).
 # --report FILE  also write the per-client results as a Markdown table to FILE.
 # --no-install  do not install Debian/npm packages (the Go and Java clients are still built).
 # CLIENT    any of: cli dump discovery mycli pymysql sqlalchemy django odbc mysql2 sequelize jdbc
@@ -34,7 +35,7 @@ while [ $# -gt 0 ]; do
 	--no-install) install=0; shift ;;
 	--work) work=$2; shift 2 ;;
 	--report) report=$2; shift 2 ;;
-	-h | --help) sed -n '2,19p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,20p' "$0"; exit 0 ;;
 	-*) echo "compat: unknown option $1" >&2; exit 2 ;;
 	*) clients+=("$1"); shift ;;
 	esac
@@ -47,7 +48,8 @@ start=$(date +%s)
 
 opt=()
 [ $install = 1 ] || opt=(--no-packages)
-"$root/scripts/compat/install.sh" --server "$server" "${opt[@]}" "$work" || { echo "compat: install failed" >&2; exit 1; }
+COMPAT_STORE=$store "$root/scripts/compat/install.sh" --server "$server" "${opt[@]}" "$work" || { echo "compat: install failed" >&2; exit 1; }
+export COMPAT_AZURITE_BIN=$work/azurite/node_modules/.bin/azurite-table
 if [ "$server" = sqlgw ]; then
 	if [ -z "${COMPAT_SQLGW_BIN:-}" ]; then
 		COMPAT_SQLGW_BIN=$work/sqlgw
@@ -97,6 +99,7 @@ for cl in "${clients[@]}"; do
 	mkdir -p "$dir"
 	t0=$(date +%s%N)
 	if ! compat_start_server "$server" "$dir/server" 2>"$dir/start.err"; then
+		compat_stop_server
 		echo "FAIL $cl: the server did not start: $(tail -5 "$dir/start.err")" | tee "$dir/client.log"
 		tf=$((tf + 1)) bad+=("$cl")
 		report_row "$cl" FAIL 0 1 0 "$dir/client.log"
