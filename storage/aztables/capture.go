@@ -23,8 +23,9 @@ import (
 //     batch wrapper drops the failing operation's index);
 //   - it replaces a successful response body with a stub the SDK decodes
 //     at no cost, since the SDK's result would be thrown away;
-//   - it adds query parameters the SDK's wrappers do not expose ($select on
-//     a point query);
+//   - it adds what the SDK's wrappers do not expose: $select on a point
+//     query, and Prefer: return-no-content on an insert (the service would
+//     otherwise send the whole entity back);
 //   - it substitutes the empty PartitionKey for a placeholder the package
 //     passes to the SDK, whose request builders refuse an empty key in an
 //     entity URL although the service accepts it;
@@ -47,6 +48,7 @@ type capture struct {
 	stub    []byte            // replaces a 200 response's body, if non-nil
 	emptyPK bool              // the request uses the emptyPK placeholder
 	query   map[string]string // added to the request URL
+	noEcho  bool              // ask the service not to echo a written entity (Prefer: return-no-content)
 	status  int
 	header  http.Header
 	body    []byte
@@ -89,6 +91,9 @@ func (p capturePolicy) Do(req *policy.Request) (*http.Response, error) {
 		if err := fixEmptyPK(req); err != nil {
 			return nil, err
 		}
+	}
+	if c.noEcho {
+		raw.Header.Set("Prefer", "return-no-content")
 	}
 	if len(c.query) > 0 {
 		q := raw.URL.Query()

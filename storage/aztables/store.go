@@ -491,7 +491,7 @@ func (s *Store) Insert(ctx context.Context, table string, e *storage.Entity) (st
 	var etag azcore.ETag
 	err = s.doTable(ctx, "InsertEntity", table, onlyUnexecuted, func(ctx context.Context, c *aztables.Client) error {
 		ctx, cap := withCapture(ctx, nil)
-		cap.emptyPK = emptyKey
+		cap.emptyPK, cap.noEcho = emptyKey, true
 		resp, err := c.AddEntity(ctx, body, nil)
 		etag = resp.ETag
 		return err
