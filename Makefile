@@ -50,6 +50,7 @@ all: build
 help:
 	@echo "make run             build bin/sqlgw and serve on 127.0.0.1:3306, data in ./data"
 	@echo "make build           build bin/sqlgw"
+	@echo "make azurite         run Azurite on 127.0.0.1:10002 (for STORE=azure:UseDevelopmentStorage=true)"
 	@echo "make test            unit tests + mysql CLI suite + enginetest suite"
 	@echo "make unittest        go test ./..."
 	@echo "make clitest         testdata/cli/*.sql through the mariadb CLI against sqlgw"
@@ -71,6 +72,21 @@ build:
 .PHONY: run
 run: build
 	./$(BIN) serve --listen $(LISTEN) --store $(STORE)
+
+# Azurite, the Azure Storage emulator (version pinned by tools/azurite), in the
+# foreground on 127.0.0.1:10002 with in-memory persistence; then
+# `make run STORE=azure:UseDevelopmentStorage=true` in another terminal.
+AZURITE_DIR := .tools/azurite-cli
+.PHONY: azurite
+azurite:
+	@mkdir -p $(AZURITE_DIR)
+	@if ! cmp -s tools/azurite/package-lock.json $(AZURITE_DIR)/package-lock.json || \
+	    [ ! -x $(AZURITE_DIR)/node_modules/.bin/azurite-table ]; then \
+		cp tools/azurite/package.json tools/azurite/package-lock.json $(AZURITE_DIR)/ && \
+		cd $(AZURITE_DIR) && npm ci --no-audit --no-fund --loglevel=error; \
+	fi
+	$(AZURITE_DIR)/node_modules/.bin/azurite-table --tableHost 127.0.0.1 --tablePort 10002 \
+		--inMemoryPersistence --disableTelemetry --skipApiVersionCheck
 
 # ---------------------------------------------------------------------------
 # Tests. `make test` runs everything README.md promises; each part is its own
