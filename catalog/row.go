@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 	"unicode/utf16"
@@ -360,6 +361,9 @@ func reassemble(props storage.Properties, name string, first storage.Value) (sto
 // preceding main entity. It decides by the RowKey alone, so it works
 // whatever the projection.
 func (t *Table) IsContinuation(e *storage.Entity) bool {
+	if strings.IndexByte(e.RowKey, keys.ContinuationSep) < 0 {
+		return false // fast path: every continuation RowKey holds the separator
+	}
 	_, n, err := t.splitRowKey(e.RowKey)
 	return err == nil && n > 0
 }
