@@ -29,7 +29,8 @@ type builder struct {
 	sets     map[int]valSet // per constrainable column: values that can satisfy every conjunct
 	consumed map[int]bool   // columns whose constraints the key ranges apply exactly
 
-	tuple *tupleCons // the OR-of-equalities conjunct used for the key prefix, if any
+	tuple     *tupleCons // the OR-of-equalities conjunct for the key prefix, if any
+	tupleUsed bool       // the access path applies tuple
 }
 
 type keyCol struct {
@@ -80,7 +81,7 @@ func (b *builder) build() (*Plan, error) {
 	// Plan with as many key columns as can be encoded.
 	limit := len(b.keys)
 	for {
-		b.consumed = map[int]bool{}
+		b.consumed, b.tupleUsed = map[int]bool{}, false
 		err := b.access(p, limit)
 		var nk *errNoKey
 		if errors.As(err, &nk) && nk.col < limit {
@@ -287,6 +288,7 @@ func (b *builder) access(p *Plan, limit int) error {
 			return nil
 		}
 		L = b.tuple.n
+		b.tupleUsed = true
 		for _, k := range b.keys[:L] {
 			b.consumed[k.Col] = true
 		}
@@ -709,9 +711,9 @@ func (b *builder) weaken(d *deriver, w Expr) (cond, bool) {
 	if _, ok := d.prop(r[0], PushOrdered); !ok {
 		return cond{}, false
 	}
-	s := intersect(col.Kind, columnSets(r[0], col.Kind, w).t, nonNull())
-	if len(s.spans) == 0 {
-		return cond{}, false
+	s := columnSets(r[0], col.Kind, w).t
+	if s.null || len(s.spans) == 0 {
+		return cond{}, false // TRUE for NULL: bounds would drop those rows
 	}
 	h := s.hull()
 	var parts []cond
@@ -741,7 +743,7 @@ func (b *builder) weaken(d *deriver, w Expr) (cond, bool) {
 // ranges (or is always true on NOT NULL key columns).
 func (b *builder) handledByKeys(i int, w Expr) bool {
 	if b.tuple != nil && b.tuple.conjunct == i {
-		if !b.tuple.exact {
+		if !b.tupleUsed || !b.tuple.exact {
 			return false
 		}
 		for _, k := range b.keys[:b.tuple.n] {
@@ -856,13 +858,15 @@ func (b *builder) cost(p *Plan) {
 	limited := p.Limit > 0 && len(p.Residual) == 0
 	for range p.Queries {
 		var e float64
+		// A RowKey range is contiguous only within one partition; across
+		// partitions the store still visits every partition in range.
 		switch p.Path {
 		case RowRange, PartitionScan:
 			e = rows / parts * b.rowSelectivity()
 		case PartitionRange:
-			e = rows * b.partSelectivity() * b.rowSelectivity()
+			e = rows * b.partSelectivity()
 		default:
-			e = rows * b.rowSelectivity()
+			e = rows
 		}
 		if limited {
 			e = math.Min(e, float64(p.Limit))
