@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -530,4 +532,52 @@ func TestRestart(t *testing.T) {
 	// AUTO_INCREMENT values are reserved in blocks: after a restart the
 	// counter continues past the block, never below it.
 	expectRows(t, ts.db, "SELECT v FROM d.t WHERE id > 3", "b")
+}
+
+func TestPartitionByKey(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, ts *testServer) {
+		c := ts.conn()
+		mustExec(t, c, "CREATE DATABASE d")
+		mustExec(t, c, "USE d")
+		mustExec(t, c, "CREATE TABLE m (tenant INT, id INT, v INT, PRIMARY KEY (id, tenant)) PARTITION BY KEY(tenant) PARTITIONS 8")
+		mustExec(t, c, "INSERT INTO m VALUES (1,1,1),(1,2,2),(2,1,3)")
+		plan := strings.Join(rows(t, c, "EXPLAIN PLAN SELECT v FROM m WHERE tenant = 1"), "\n")
+		if !strings.Contains(plan, "PartitionScan") {
+			t.Errorf("want PartitionScan:\n%s", plan)
+		}
+		expectRows(t, c, "SELECT v FROM m WHERE tenant = 1 ORDER BY v", "1", "2")
+		expectErrno(t, c, 1235, "CREATE TABLE h (a INT PRIMARY KEY) PARTITION BY HASH(a) PARTITIONS 4")
+		expectErrno(t, c, 1146, "SELECT * FROM h")
+	})
+}
+
+// TestHandshakeAutocommitFlag: the initial handshake carries
+// SERVER_STATUS_AUTOCOMMIT (PyMySQL's get_autocommit reads it).
+func TestHandshakeAutocommitFlag(t *testing.T) {
+	ts := startServer(t, memoryBackend.open(t))
+	conn, err := net.Dial("tcp", ts.srv.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(5 * time.Second))
+	hdr := make([]byte, 4)
+	if _, err := io.ReadFull(conn, hdr); err != nil {
+		t.Fatal(err)
+	}
+	body := make([]byte, int(hdr[0])|int(hdr[1])<<8|int(hdr[2])<<16)
+	if _, err := io.ReadFull(conn, body); err != nil {
+		t.Fatal(err)
+	}
+	// protocol version, server version NUL, connection id (4),
+	// auth data (8), filler (1), capabilities (2), charset (1), status (2).
+	p := 1
+	for body[p] != 0 {
+		p++
+	}
+	p += 1 + 4 + 8 + 1 + 2 + 1
+	status := uint16(body[p]) | uint16(body[p+1])<<8
+	if status&0x0002 == 0 {
+		t.Fatalf("handshake status flags %#04x: SERVER_STATUS_AUTOCOMMIT not set", status)
+	}
 }

@@ -24,6 +24,7 @@ type gateway struct {
 	mu      sync.Mutex
 	schemas map[schemaKey]*tableInfo
 	rows    map[string]*rowEstimate // by physical table
+	parts   partitionDecls
 }
 
 type schemaKey struct {

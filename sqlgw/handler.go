@@ -23,6 +23,7 @@ import (
 //     the store.
 type handler struct {
 	mysql.Handler
+	gw *gateway
 
 	mu       sync.Mutex
 	closing  bool
@@ -68,6 +69,8 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 		return err
 	}
 	defer h.end()
+	h.gw.parts.notePartitionBy(c.ConnectionID, query)
+	defer h.gw.parts.clear(c.ConnectionID)
 	return h.Handler.ComQuery(ctx, c, query, callback)
 }
 
@@ -76,6 +79,8 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 		return "", err
 	}
 	defer h.end()
+	h.gw.parts.notePartitionBy(c.ConnectionID, query)
+	defer h.gw.parts.clear(c.ConnectionID)
 	return h.Handler.ComMultiQuery(ctx, c, query, callback)
 }
 

@@ -173,7 +173,11 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 		return mapError(err)
 	}
 	def.PartitionKey = opts.PartitionKey
-	if pk := partitionByKey(ctx); pk != nil {
+	pk, err := d.gw.partitionByKey(ctx, name)
+	if err != nil {
+		return err
+	}
+	if pk != nil {
 		if def.PartitionKey != nil {
 			return errUnsupported.New("table " + name + ": both PARTITION BY KEY and a partition_key comment option")
 		}
@@ -232,10 +236,6 @@ func createTableHook(ctx *sql.Context, _ sql.StatementRunner, n sql.Node) (sql.N
 	return n, nil
 }
 
-// partitionByKey returns the columns of a PARTITION BY KEY clause of the
-// statement being executed, if the engine passed one through. It does not:
-// see the package documentation.
-func partitionByKey(ctx *sql.Context) []string { return nil }
 
 // Views, triggers and stored procedures are not stored yet: the database
 // reports none, and creating one is ER_NOT_SUPPORTED_YET (the engine's

@@ -22,12 +22,10 @@
 //   - Unsupported features are MySQL errors (1235, ER_NOT_SUPPORTED_YET):
 //     secondary indexes, foreign keys, CHECK constraints, savepoints,
 //     UPDATE/DELETE on keyless tables, generated columns, ON UPDATE.
-//   - PARTITION BY: go-mysql-server's parser accepts a PARTITION BY clause
-//     but does not pass it to the table (checked: plan.CreateTable has no
-//     partition information), so sqlgw cannot honour it; declare partition
-//     keys with COMMENT 'sqlgw: partition_key=(a,b)'. A statement with
-//     PARTITION BY is rejected with 1235 rather than silently ignored
-//     (see rejectPartitionBy).
+//   - PARTITION BY KEY(a,b) declares the partition key, like COMMENT
+//     'sqlgw: partition_key=(a,b)'; go-mysql-server drops the clause, so
+//     the connection handler reads it from the statement (partition.go).
+//     Other partitioning schemes are rejected with 1235.
 package sqlgw
 
 import (
@@ -163,7 +161,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	mdb.AddSuperUser(ed, cfg.User, "localhost", cfg.Password)
 	ed.Close()
 
-	h := &handler{}
+	h := &handler{gw: gw}
 	scfg := server.Config{
 		Protocol: "tcp",
 		Address:  ln.Addr().String(),

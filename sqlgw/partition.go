@@ -1,0 +1,104 @@
+package sqlgw
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/vt/sqlparser"
+)
+
+// PARTITION BY KEY
+//
+// go-mysql-server parses a CREATE TABLE's PARTITION BY clause but drops it:
+// plan.CreateTable and TableCreator.CreateTable never see it. sqlgw looks
+// at the statement text itself, in the connection handler, before the
+// engine runs it: PARTITION BY KEY(a,b) declares (a,b) as the partition
+// key (the same as COMMENT 'sqlgw: partition_key=(a,b)'); any other
+// partitioning (HASH, RANGE, LIST, LINEAR, explicit partitions) is
+// rejected with ER_NOT_SUPPORTED_YET when the table is created, never
+// silently ignored. The PARTITIONS n count is accepted and ignored: the
+// store partitions by key value, not into n buckets.
+
+type partitionDecl struct {
+	cols []string
+	err  error
+}
+
+// partitionDecls holds, per connection, the PARTITION BY clause of the
+// CREATE TABLE statement being executed, by lower-cased table name.
+type partitionDecls struct {
+	mu sync.Mutex
+	m  map[uint32]map[string]partitionDecl
+}
+
+func (p *partitionDecls) set(conn uint32, table string, d partitionDecl) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.m == nil {
+		p.m = map[uint32]map[string]partitionDecl{}
+	}
+	if p.m[conn] == nil {
+		p.m[conn] = map[string]partitionDecl{}
+	}
+	p.m[conn][strings.ToLower(table)] = d
+}
+
+func (p *partitionDecls) take(conn uint32, table string) (partitionDecl, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	d, ok := p.m[conn][strings.ToLower(table)]
+	if ok {
+		delete(p.m[conn], strings.ToLower(table))
+	}
+	return d, ok
+}
+
+func (p *partitionDecls) clear(conn uint32) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.m, conn)
+}
+
+// notePartitionBy records the PARTITION BY clause of query, if it is a
+// CREATE TABLE with one. Cheap for every other statement.
+func (p *partitionDecls) notePartitionBy(conn uint32, query string) {
+	q := strings.TrimSpace(query)
+	if len(q) < 6 || !strings.EqualFold(q[:6], "create") || !strings.Contains(strings.ToLower(q), "partition") {
+		return
+	}
+	stmt, _, err := sqlparser.ParseOne(context.Background(), q)
+	if err != nil {
+		return // the engine reports the syntax error
+	}
+	ddl, ok := stmt.(*sqlparser.DDL)
+	if !ok || ddl.TableSpec == nil || ddl.TableSpec.PartitionOpt == nil {
+		return
+	}
+	po := ddl.TableSpec.PartitionOpt
+	table := ddl.Table.Name.String()
+	var d partitionDecl
+	switch {
+	case !strings.EqualFold(po.PartitionType, "key") || po.IsLinear || po.SubPartition != nil || len(po.Definitions) > 0:
+		d.err = errUnsupported.New(fmt.Sprintf("table %s: PARTITION BY %s is not supported; use PARTITION BY KEY(columns) or COMMENT 'sqlgw: partition_key=(columns)'", table, strings.ToUpper(po.PartitionType)))
+	case len(po.ColList) == 0:
+		d.err = errUnsupported.New(fmt.Sprintf("table %s: PARTITION BY KEY() needs its columns (the partition key is a list of primary-key columns)", table))
+	default:
+		for _, c := range po.ColList {
+			d.cols = append(d.cols, c.String())
+		}
+	}
+	p.set(conn, table, d)
+}
+
+// partitionByKey returns the PARTITION BY KEY columns of the CREATE TABLE
+// being executed on this session's connection.
+func (g *gateway) partitionByKey(ctx *sql.Context, table string) ([]string, error) {
+	d, ok := g.parts.take(ctx.Session.ID(), table)
+	if !ok {
+		return nil, nil
+	}
+	return d.cols, d.err
+}
