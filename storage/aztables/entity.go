@@ -80,68 +80,78 @@ func encodeEntity(e *storage.Entity) (body []byte, emptyKey bool, err error) {
 // decodeQuery decodes a Query Entities response body: {"value":[...]}.
 func decodeQuery(body []byte, sel map[string]struct{}) ([]*storage.Entity, error) {
 	var r struct {
-		Value []json.RawMessage `json:"value"`
+		Value []map[string]json.RawMessage `json:"value"`
 	}
 	if err := json.Unmarshal(body, &r); err != nil {
 		return nil, fmt.Errorf("aztables: malformed query response: %w", err)
 	}
-	out := make([]*storage.Entity, 0, len(r.Value))
-	for _, raw := range r.Value {
-		e, err := decodeEntity(raw, sel)
+	out := make([]*storage.Entity, len(r.Value))
+	for i, m := range r.Value {
+		e, err := entityFromMap(m, sel)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, e)
+		out[i] = e
 	}
 	return out, nil
 }
 
 // decodeEntity decodes one entity of a JSON response (minimal metadata).
+func decodeEntity(raw []byte, sel map[string]struct{}) (*storage.Entity, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("aztables: malformed entity: %w", err)
+	}
+	return entityFromMap(m, sel)
+}
+
+// unquote returns the text of a JSON string; most need no unescaping.
+func unquote(v json.RawMessage) (string, error) {
+	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' && bytes.IndexByte(v, '\\') < 0 {
+		return string(v[1 : len(v)-1]), nil
+	}
+	var s string
+	err := json.Unmarshal(v, &s)
+	return s, err
+}
+
+// entityFromMap builds an entity from its JSON members. The raw members
+// keep each number's text, which tells a whole Double (3.0) from an Int32.
 // Types come from "name@odata.type" annotations; without one, a JSON
 // string is a String, true/false a Boolean, and a number an Int32 unless
 // it is written with a fraction or exponent (the service writes a whole
 // Double as 3.0) or lies outside the Int32 range, when it is a Double.
 // Null values (selected properties the entity lacks) are absent. sel, if
 // non-nil, keeps only those user properties.
-func decodeEntity(raw []byte, sel map[string]struct{}) (*storage.Entity, error) {
-	var m map[string]json.RawMessage
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	if err := d.Decode(&m); err != nil {
-		return nil, fmt.Errorf("aztables: malformed entity: %w", err)
-	}
-	e := &storage.Entity{Properties: make(storage.Properties, len(m))}
+func entityFromMap(m map[string]json.RawMessage, sel map[string]struct{}) (*storage.Entity, error) {
+	e := &storage.Entity{Properties: make(storage.Properties, len(m)/2)}
 	for name, v := range m {
 		if strings.IndexByte(name, '@') >= 0 || strings.HasPrefix(name, "odata.") {
 			if name == "odata.etag" {
-				var s string
-				if json.Unmarshal(v, &s) == nil {
-					e.ETag = storage.ETag(s)
+				s, err := unquote(v)
+				if err != nil {
+					return nil, fmt.Errorf("aztables: malformed odata.etag: %w", err)
 				}
+				e.ETag = storage.ETag(s)
 			}
 			continue
 		}
 		switch name {
-		case storage.PropPartitionKey:
-			if err := json.Unmarshal(v, &e.PartitionKey); err != nil {
-				return nil, fmt.Errorf("aztables: malformed PartitionKey: %w", err)
-			}
-			continue
-		case storage.PropRowKey:
-			if err := json.Unmarshal(v, &e.RowKey); err != nil {
-				return nil, fmt.Errorf("aztables: malformed RowKey: %w", err)
-			}
-			continue
-		case storage.PropTimestamp:
-			var s string
-			if err := json.Unmarshal(v, &s); err != nil {
-				return nil, fmt.Errorf("aztables: malformed Timestamp: %w", err)
-			}
-			t, err := parseDateTime(s)
+		case storage.PropPartitionKey, storage.PropRowKey, storage.PropTimestamp:
+			s, err := unquote(v)
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("aztables: malformed %s: %w", name, err)
 			}
-			e.Timestamp = t
+			switch name {
+			case storage.PropPartitionKey:
+				e.PartitionKey = s
+			case storage.PropRowKey:
+				e.RowKey = s
+			default:
+				if e.Timestamp, err = parseDateTime(s); err != nil {
+					return nil, err
+				}
+			}
 			continue
 		}
 		if sel != nil {
@@ -151,7 +161,7 @@ func decodeEntity(raw []byte, sel map[string]struct{}) (*storage.Entity, error) 
 		}
 		var typ string
 		if t, ok := m[name+"@odata.type"]; ok {
-			json.Unmarshal(t, &typ)
+			typ, _ = unquote(t)
 		}
 		val, ok, err := decodeValue(name, v, typ)
 		if err != nil {
@@ -174,7 +184,8 @@ func decodeValue(name string, v json.RawMessage, typ string) (storage.Value, boo
 	var s string
 	isString := v[0] == '"'
 	if isString {
-		if err := json.Unmarshal(v, &s); err != nil {
+		var err error
+		if s, err = unquote(v); err != nil {
 			return bad(err)
 		}
 	}
