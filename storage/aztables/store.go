@@ -22,12 +22,19 @@
 //
 // # Filters
 //
-// Filters are rendered by storage.FormatOData, the one renderer. The service
-// accepts at most 15 comparisons per filter; a longer filter is weakened to a
-// prefix of its top-level AND conjuncts that fits (possibly none), which the
-// full filter implies, and storage.Eval applies the full filter to the
-// results. Properties the filter needs are then added to $select and dropped
-// from the results. $top is never 0.
+// Filters are rendered by storage.FormatOData, the one renderer. Key ranges
+// become PartitionKey/RowKey comparisons ANDed with the filter. What is
+// sent is always implied by the full query, and when it is weaker,
+// storage.Eval applies the full filter to the results (properties the
+// filter needs are then added to $select and dropped from the results):
+//
+//   - The service accepts at most 15 comparisons per filter: a longer one is
+//     cut to the top-level AND conjuncts that fit (possibly none).
+//   - DateTime comparisons are widened to whole milliseconds (Azurite
+//     compares DateTimes at millisecond precision); see weaken in query.go.
+//   - Comparisons with NaN or infinite Doubles stay local.
+//
+// $top is never 0 (the SDK would loop forever).
 //
 // # Paging
 //
@@ -62,6 +69,17 @@
 //     would come back as ErrAlreadyExists, a batch as a failure of one of
 //     its operations, and this package cannot tell that echo from a real
 //     conflict. The caller gets ErrUnavailable.
+//
+// # Azurite
+//
+// Tests run against Azurite, which differs from the real service in ways
+// this package absorbs so that the conformance suite holds on both: entity
+// operations resolve table names case-sensitively there (doTable retries
+// with the spelling from the table list after a TableNotFound), DateTime
+// filters are millisecond-precise (widened, above), and request bodies over
+// 64 KiB lose non-ASCII characters split across chunks (escaped, see
+// capture.go; only for the emulator account). Azurite also accepts batches
+// that span partitions, which storage.Limits.ValidateBatch refuses first.
 //
 // # Secrets
 //
