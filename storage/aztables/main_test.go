@@ -45,6 +45,9 @@ func TestConformanceShortPages(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipping: -short (the suite runs a second time here)")
 	}
+	if os.Getenv(azurite.EnvConnStr) != "" {
+		t.Skipf("skipping: the page cutter writes Azurite's continuation format, and %s points elsewhere", azurite.EnvConnStr)
+	}
 	sp := &shortPages{}
 	storagetest.Run(t, func(t *testing.T) storage.Store {
 		return open(t, &aztables.Options{HTTPClient: sp})
