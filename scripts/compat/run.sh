@@ -11,9 +11,8 @@
 #           azurite = sqlgw on the Azure Table backend, a fresh Azurite per client).
 # --report FILE  also write the per-client results as a Markdown table to FILE.
 # --no-install  do not install Debian/npm packages (the Go and Java clients are still built).
-# CLIENT    any of: cli dump discovery mycli pymysql sqlalchemy django odbc mysql2 sequelize
-#           mysqljs mariadb knex jdbc
-#           gorm (default: all).
+# CLIENT    any of: cli dump discovery mycli pymysql aiomysql sqlalchemy django peewee
+#           odbc mysql2 sequelize mysqljs mariadb knex jdbc gorm (default: all).
 # Each client prints ok/FAIL/XFAIL lines; XFAIL is only allowed on sqlgw, for a
 # secondary index the server says it does not support yet. Prints one line per client
 # and, last, "N passed, N failed, N skipped" over all checks; exits 1 if any failed.
@@ -27,7 +26,7 @@ store=memory:
 install=1
 report=
 work=${TMPDIR:-/tmp}/sqlgw-compat
-all=(cli dump discovery mycli pymysql sqlalchemy django odbc mysql2 sequelize mysqljs mariadb knex jdbc gorm)
+all=(cli dump discovery mycli pymysql aiomysql sqlalchemy django peewee odbc mysql2 sequelize mysqljs mariadb knex jdbc gorm)
 clients=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -36,7 +35,7 @@ while [ $# -gt 0 ]; do
 	--no-install) install=0; shift ;;
 	--work) work=$2; shift 2 ;;
 	--report) report=$2; shift 2 ;;
-	-h | --help) sed -n '2,20p' "$0"; exit 0 ;;
+	-h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
 	-*) echo "compat: unknown option $1" >&2; exit 2 ;;
 	*) clients+=("$1"); shift ;;
 	esac
@@ -68,7 +67,7 @@ td=$root/testdata/compat
 client_cmd() {
 	case $1 in
 	cli | dump | discovery | mycli) echo bash "$td/$1/run.sh" ;;
-	pymysql | sqlalchemy | django | odbc) echo /usr/bin/python3 "$td/python/$1_client.py" ;;
+	pymysql | aiomysql | sqlalchemy | django | peewee | odbc) echo /usr/bin/python3 "$td/python/$1_client.py" ;;
 	mysql2 | sequelize | mysqljs | mariadb | knex) echo node "$td/node/$1_client.js" ;;
 	jdbc) echo java -cp "$work/java:/usr/share/java/mariadb-java-client.jar" JdbcClient ;;
 	gorm) echo "$work/gormcompat" ;;

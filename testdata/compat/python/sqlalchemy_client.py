@@ -78,6 +78,7 @@ with orm.Session(engine) as s:
          .group_by(Customer.region, Customer.id, Customer.name).order_by(Customer.region, Customer.id))
     rows = [tuple(r) for r in s.execute(q)]
     c.eq("join with aggregate", [("O'Brien", 2, D(30), D("3.75")), ("Smith", 1, D(5), None), ("Jones", 1, D(7), D("3.00"))], rows)
+    c.eq("SUM results are Decimal, not float", [D, D], [type(rows[0][2]), type(rows[0][3])] if rows else None)
     rows = s.execute(sa.text("SELECT name FROM customers WHERE region = :r AND note = :n"),
                      {"r": "eu", "n": "it's fragile"}).all()
     c.eq("text() with bound parameters", [("O'Brien",)], [tuple(r) for r in rows])
