@@ -78,8 +78,43 @@ func (b *builder) build() (*Plan, error) {
 	}
 	b.findTuple()
 
-	// Plan with as many key columns as can be encoded.
-	limit := len(b.keys)
+	// Plan with every usable key column; when that fans out into several
+	// queries, plans using fewer key columns may read a little more in far
+	// fewer requests: keep the cheapest.
+	best, err := b.planWith(len(b.keys))
+	if err != nil {
+		return nil, err
+	}
+	// Partition-point plans keep the partition key bound: the Table
+	// service turns anything else into a scan of the table.
+	floor := -1
+	switch best.Path {
+	case RowRange, PartitionScan:
+		floor = b.nPart
+	case PartitionRange:
+		floor = 0
+	}
+	if floor >= 0 && len(best.Queries) >= 2 {
+		for limit := len(b.keys) - 1; limit >= floor; limit-- {
+			alt, err := b.planWith(limit)
+			if err != nil {
+				return nil, err
+			}
+			if alt.Path != MultiGet && alt.Cost.score() < best.Cost.score() {
+				best = alt
+			}
+		}
+	}
+	return best, nil
+}
+
+// score weighs a cost: one request is worth a page of entities.
+func (c Cost) score() float64 { return c.Requests + c.Entities/storage.MaxPageSize }
+
+// planWith builds the plan that uses at most limit key columns (fewer when
+// a key value cannot be encoded).
+func (b *builder) planWith(limit int) (*Plan, error) {
+	p := &Plan{Table: b.t.PhysicalName(), columns: b.cols, where: b.q.Where, Limit: b.q.Limit}
 	for {
 		b.consumed, b.tupleUsed = map[int]bool{}, false
 		err := b.access(p, limit)
@@ -855,7 +890,8 @@ func (b *builder) cost(p *Plan) {
 		p.Cost = Cost{Requests: n, Entities: n}
 		return
 	}
-	limited := p.Limit > 0 && len(p.Residual) == 0
+	// Top caps what is read only when every entity read is returned.
+	limited := p.Limit > 0 && len(p.Residual) == 0 && p.Filter == nil
 	for range p.Queries {
 		var e float64
 		// A RowKey range is contiguous only within one partition; across
