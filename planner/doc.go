@@ -1,64 +1,94 @@
 // Package planner turns a SQL predicate over one table into the cheapest
 // requests the entity store allows, and the residual filter the engine must
 // still apply. It is pure: it imports no engine and no backend, only the
-// storage request types and a narrow view of the table (Table), which the
-// catalog implements.
+// storage request types, and sees the table through a narrow interface
+// (Table) that sqlgw implements over the catalog's record.
 //
 // # Input and output
 //
 // sqlgw converts each top-level conjunct of go-mysql-server's filter into the
-// predicate IR (Expr: Cmp, In, IsNull, And, Or, Not, Const, Opaque) and calls
-// Build with them. The Plan names the access path (DESIGN.md's table:
-// PointGet, MultiGet, RowRange, PartitionScan, PartitionRange, TableScan;
-// IndexLookup and IndexRange are reserved for secondary indexes), carries the
-// store requests (Gets or storage.Query values with key ranges, the pushed
-// filter, $select and Top), the order rows arrive in, and Residual: the
-// indexes of the conjuncts the engine must keep. A conjunct is dropped from
-// Residual only when the requests return exactly the rows it accepts.
+// predicate IR (Expr: Cmp, In, IsNull, And, Or, Not, Const, Opaque; column
+// references are ordinals, literals are Datums) and calls Build. The Plan
+// names the access path (DESIGN.md's table: PointGet, MultiGet, RowRange,
+// PartitionScan, PartitionRange, TableScan, plus Empty for a contradiction;
+// IndexLookup and IndexRange are reserved for secondary indexes, with
+// IndexAccess to describe the index read), carries the store requests (Gets,
+// or storage.Query values with key ranges, the pushed filter, $select and
+// Top), the order rows arrive in, and Residual: the indexes of the conjuncts
+// the engine must keep. A conjunct is dropped from Residual only when the
+// requests return exactly the rows it accepts. Plan.String is EXPLAIN.
 //
 // # Soundness of the pushed filter
 //
 // The filter sent to the store is implied by the predicate: it may keep rows
 // SQL drops (the engine drops them again), never the reverse. SQL is three
-// valued and WHERE keeps TRUE; the store's filter is two valued with an absent
+// valued and WHERE keeps TRUE; the store's filter is two valued, an absent
 // property (SQL NULL) making every comparison false and Not inverting that
 // (storage.Expr). For every IR node the planner derives two store filters:
 // T, true for every row where the node is TRUE, and F, true for every row
 // where it is FALSE, each flagged exact when it is also false elsewhere.
-// NOT swaps them; AND may drop operands of T (a weaker filter) but needs
+// NOT swaps them; AND may drop operands of its T (a weaker filter) but needs
 // every operand's F for its F (an OR cannot lose a branch); OR the reverse.
-// So "x <> 5" is T = (x ne 5), exact (absent: ne is false, SQL: NULL <> 5 is
-// unknown, row dropped); "NOT (x = 5)" is F(x = 5) = (x ne 5), not
-// not (x eq 5) which would also keep rows where x is NULL. "x IS NULL" is
-// not (x eq v) and not (x ne v) for any value v of x's type, which the
-// contract makes true exactly when the property is absent.
+// So "x <> 5" is T = (x ne 5), exact (absent: ne is false; SQL: NULL <> 5 is
+// unknown, the row is dropped); "NOT (x = 5)" is F(x = 5) = (x ne 5), not
+// not (x eq 5), which would also keep the rows where x is NULL; and
+// "NOT (x <=> 5)" is not (x eq 5), exactly. "x IS NULL" is pushed as
+// not (x eq v) and not (x ne v) for a value v of x's type: a stored value is
+// always eq or ne to v, so the pair is true exactly when the property is
+// absent, by the contract's rule for absent properties (the Table service
+// and Azurite behave so; see reference/azurite.md).
 //
 // Literals are converted to the column's kind only where the conversion is
-// exact (int column vs 5.0, or vs 5.5 rewritten to a bound); a string
-// compared with an int column, a non-binary collation, or a column whose
-// store representation does not compare like SQL (Column.Pushdown) stays
-// with the engine.
+// exact: an integer column against 5.0 or 5e0 compares with 5; against 5.5,
+// "=" is never true and "<" becomes "<= 5"; a DATE against a DATETIME with a
+// time of day likewise. A string compared with a number, a non-binary
+// collation (Column.Collated), or a column whose stored form does not
+// compare like SQL (Column.Pushdown) stays with the engine.
 //
 // At most storage.MaxFilterComparisons comparisons go into one filter:
-// conjuncts are added in order while they fit; the others stay residual.
+// exact conjuncts first, then the others, each in order while it fits. A
+// single-column conjunct that does not fit is replaced by the bounds of the
+// values it allows (x IN (1, ..., 20) by x ge 1 and x le 20), unless it is
+// TRUE for NULL; it then stays residual.
 //
 // # Key constraints
 //
-// Conjuncts on a single key column become span sets on that column
-// (points, or ordered intervals; NOT and OR are folded in). Each key part
-// (PartitionKey, then RowKey) is encoded column by column: an equality
-// prefix (cross products of IN lists, up to MaxKeys keys), then at most one
-// column with ranges, converted to encoded key bounds with Table.EncodeKey
-// and Table.PrefixEnd (flipped for a Desc column). Predicates on later key
-// columns go into the filter when the column has a property, otherwise stay
-// residual. An empty span set (a = 1 AND a = 2) gives the Empty path: no
-// request at all.
+// Every conjunct yields, per column it constrains, the set of values for
+// which it can be TRUE (a union of intervals, NULL included or not); the
+// sets of all conjuncts are intersected, and an empty set is a
+// contradiction: the Empty path, no request. Key columns (the
+// PartitionKey's, then the RowKey's) are then used in order: an equality
+// prefix (cross products of IN lists, or the tuples of an OR of equalities
+// such as (a = 1 AND b = 2) OR (a = 3 AND b = 4)), up to MaxKeys keys, then
+// at most one column with ranges, turned into key bounds with
+// Table.EncodeKey and Table.PrefixEnd (flipped for a Desc column). The
+// whole key bound gives Gets; the partition key bound gives one query per
+// partition (RowKey ranges within it); otherwise the partition key's own
+// constraints give PartitionKey ranges, with the RowKey's constraints as
+// one RowKey range applied within every partition when they make one.
+// Predicates on later key columns go into the filter (key columns are
+// properties too) or stay residual. Every query stays below
+// Table.RowKeyEnd, where the catalog keeps local index entities.
 //
 // # Cost
 //
-// Costs are store requests and entities read, estimated from Stats (default
-// 10,000 rows, partitions unknown) with fixed selectivities: an equality
-// prefix of a key part divides by 10 per column, a range by 3, a pushed
-// filter does not reduce entities read (the store still reads them), and a
-// page holds storage.MaxPageSize entities.
+// A plan's cost is its store requests and the entities the store reads,
+// estimated from Stats (default 10,000 rows, 100 rows per partition) with
+// fixed selectivities: an equality on a key column keeps 1/10, a range 1/3;
+// a filter does not reduce what is read; a page holds storage.MaxPageSize
+// entities; Top caps what is read only when every entity read is returned.
+// When enumerating key values fans out into several queries, the planner
+// also costs plans using fewer key columns (never dropping a bound partition
+// key, whose point queries are the store's cheap unit) and keeps the
+// cheapest by requests + entities/MaxPageSize. Whole-key equalities always
+// become PointGet or MultiGet, as DESIGN.md fixes.
+//
+// # Order
+//
+// The store returns entities in (PartitionKey, RowKey) order and never
+// backwards; requests are listed in key order, so a keyed table's rows
+// arrive in key order (Plan.Order: the key columns, descending where the key
+// column is Desc). Plan.OrderSatisfied reports that an ORDER BY needs no
+// sort, ignoring columns bound to one value. LIMIT becomes the queries' Top
+// only when no sort is needed and nothing is residual.
 package planner
