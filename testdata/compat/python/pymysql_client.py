@@ -5,7 +5,9 @@ integers."""
 
 import decimal
 import os
+import statistics
 import sys
+import time
 
 import pymysql
 
@@ -117,6 +119,29 @@ except pymysql.err.IntegrityError as e:
 except Exception as e:  # noqa: BLE001
     c.fail("duplicate key is IntegrityError 1062", "%s: %s" % (type(e).__name__, e))
 conn.rollback()
+
+# Connection pools and BI tools ping with SELECT 1 and drivers read @@variables on
+# connect: a statement without FROM must not cost more than a primary-key lookup
+# (medians of 300 round trips; the allowance absorbs scheduling noise).
+def median_us(sql, n=300):
+    ts = []
+    for _ in range(n):
+        t = time.perf_counter()
+        cur.execute(sql)
+        cur.fetchall()
+        ts.append(time.perf_counter() - t)
+    return statistics.median(ts) * 1e6
+
+
+conn.autocommit(True)
+lookup = c.run("point lookup latency", lambda: median_us("SELECT name FROM customers WHERE region = 'us' AND id = 1"))
+for q in ("SELECT 1", "SELECT @@version, @@max_allowed_packet"):
+    t = c.run("latency of " + q, lambda: median_us(q))
+    if lookup and t:
+        print("# median latency: %s %.0f us, primary-key lookup %.0f us" % (q, t, lookup))
+        c.true("%s is not slower than a key lookup" % q, t <= lookup * 1.25 + 50,
+               "median %.0f us vs %.0f us for a primary-key lookup" % (t, lookup))
+conn.autocommit(False)
 # Text-protocol typed results: PyMySQL converts INT columns with int(), so EXPLAIN rows
 # that carry the text 'NULL' in an integer column raise ValueError here.
 c.run("EXPLAIN parses", lambda: (cur.execute("EXPLAIN SELECT * FROM customers WHERE region = %s AND id = %s", ("eu", 1)), cur.fetchall()))
