@@ -26,12 +26,16 @@
 // limit (storage.Capabilities().Limits.KeyLimit()) is an error naming the
 // table and column, wrapping storage.ErrInvalidKey; keys are never truncated.
 //
-// Key columns must compare as their bytes: binary kinds and text with a
-// NO PAD binary collation (utf8mb4_0900_bin, go-mysql-server's default).
-// Other collations (_ci, _ai, and PAD SPACE ones such as utf8mb4_bin) are
-// rejected for key columns with ErrUnsupported: storing a collation weight
-// as the key would need MySQL's UCA tables to be exact, and an approximate
-// weight would make distinct values collide or equal ones differ.
+// Key columns must compare as their bytes: binary kinds, text with a NO
+// PAD binary collation (utf8mb4_0900_bin, go-mysql-server's default), or
+// text with a PAD SPACE binary collation (utf8mb4_bin, latin1_bin, ...),
+// whose key drops trailing spaces and orders as MySQL pads
+// (keys.EncodeStringPadAscending; DecodeKey then returns the value without
+// trailing spaces, DecodeRow the exact one). Case- and accent-insensitive
+// collations (_ci, _ai) are rejected for key and index columns with
+// ErrUnsupported: the key would have to be the collation's weight string,
+// exact only with MySQL's own UCA 9.0.0 tables, and an approximate weight
+// would make distinct values collide or equal ones differ.
 //
 // Keyless tables store every row in the partition "" under a generated,
 // unique, time-ordered RowKey (a string component of 16 random-suffixed
@@ -64,6 +68,10 @@
 //	BINARY, VARBINARY               Binary                  eq, ne
 //	TEXT kinds, JSON                String, split           none
 //	BLOB kinds                      Binary, split           none
+//
+// A row is written in one atomic batch only while its entities fit one
+// batch (100 entities, 4 MiB); EncodeRow returns every entity of a larger
+// row and the gateway decides how to write it.
 //
 // "Split" values longer than one property (32 Ki UTF-16 units or 64 KiB)
 // continue in properties named "_<prop>_<n>" (n = 1, 2, ...), so a filter on

@@ -18,23 +18,24 @@ var rewrite = flag.Bool("rewrite", false, "rewrite testdata/catalog golden files
 
 // goldenTypes names the column types of testdata/catalog/keys.golden.
 var goldenTypes = map[string]Type{
-	"bigint":            {Kind: KindInt64},
-	"bigint unsigned":   {Kind: KindInt64, Unsigned: true},
-	"tinyint":           {Kind: KindInt8},
-	"decimal(65,30)":    {Kind: KindDecimal, Precision: 65, Scale: 30},
-	"decimal(10,2)":     {Kind: KindDecimal, Precision: 10, Scale: 2},
-	"double":            {Kind: KindDouble},
-	"varchar(255)":      {Kind: KindVarchar, Length: 255},
-	"char(10)":          {Kind: KindChar, Length: 10},
-	"varbinary(255)":    {Kind: KindVarbinary, Length: 255},
-	"date":              {Kind: KindDate},
-	"datetime(6)":       {Kind: KindDatetime, FSP: 6},
-	"timestamp":         {Kind: KindTimestamp},
-	"time(6)":           {Kind: KindTime, FSP: 6},
-	"year":              {Kind: KindYear},
-	"enum('a','b','c')": {Kind: KindEnum, Values: []string{"a", "b", "c"}},
-	"set('a','b','c')":  {Kind: KindSet, Values: []string{"a", "b", "c"}},
-	"bit(64)":           {Kind: KindBit, Length: 64},
+	"bigint":                           {Kind: KindInt64},
+	"bigint unsigned":                  {Kind: KindInt64, Unsigned: true},
+	"tinyint":                          {Kind: KindInt8},
+	"decimal(65,30)":                   {Kind: KindDecimal, Precision: 65, Scale: 30},
+	"decimal(10,2)":                    {Kind: KindDecimal, Precision: 10, Scale: 2},
+	"double":                           {Kind: KindDouble},
+	"varchar(255)":                     {Kind: KindVarchar, Length: 255},
+	"char(10)":                         {Kind: KindChar, Length: 10},
+	"varchar(255) collate utf8mb4_bin": {Kind: KindVarchar, Length: 255, Collation: "utf8mb4_bin"},
+	"varbinary(255)":                   {Kind: KindVarbinary, Length: 255},
+	"date":                             {Kind: KindDate},
+	"datetime(6)":                      {Kind: KindDatetime, FSP: 6},
+	"timestamp":                        {Kind: KindTimestamp},
+	"time(6)":                          {Kind: KindTime, FSP: 6},
+	"year":                             {Kind: KindYear},
+	"enum('a','b','c')":                {Kind: KindEnum, Values: []string{"a", "b", "c"}},
+	"set('a','b','c')":                 {Kind: KindSet, Values: []string{"a", "b", "c"}},
+	"bit(64)":                          {Kind: KindBit, Length: 64},
 }
 
 // parseGoldenValue parses a value as written in the golden file: numbers
@@ -129,6 +130,9 @@ func TestKeysGolden(t *testing.T) {
 		}
 		if x, ok := d.(decimal.Decimal); ok {
 			d = rescale(x, typ.Scale)
+		}
+		if x, ok := d.(string); ok && typ.padBin() {
+			d = strings.TrimRight(x, " ")
 		}
 		if !datumEqual(back, d) {
 			t.Errorf("%s:%d: %s decodes to %v, want %v", path, line, enc, back, d)

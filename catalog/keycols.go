@@ -18,8 +18,8 @@ func (t Type) keyable() error {
 		return fmt.Errorf("%w: invalid type", ErrInvalidDef)
 	case t.Kind.IsLarge():
 		return fmt.Errorf("%w: %s columns cannot be key columns", ErrUnsupported, t.Kind)
-	case t.Kind.IsText() && !t.BinaryCollation():
-		return fmt.Errorf("%w: key columns need a binary collation (%s or binary), not %s", ErrUnsupported, CollationUTF8MB4Bin, t.collation())
+	case t.Kind.IsText() && !t.BinaryCollation() && !t.padBin():
+		return fmt.Errorf("%w: key columns need a binary collation (%s, a _bin collation, or binary), not %s", ErrUnsupported, CollationUTF8MB4Bin, t.collation())
 	}
 	return nil
 }
@@ -93,6 +93,9 @@ func (t Type) appendKeyAsc(b []byte, d Datum) ([]byte, error) {
 		if !ok || !utf8.ValidString(s) {
 			return b, badDatum(t, d)
 		}
+		if t.padBin() {
+			return keys.EncodeStringPadAscending(b, s), nil
+		}
 		return keys.EncodeStringAscending(b, s), nil
 	case KindBinary, KindVarbinary:
 		x, ok := d.([]byte)
@@ -154,6 +157,9 @@ func (t Type) decodeKeyAsc(b []byte) ([]byte, Datum, error) {
 	case KindDatetime, KindTimestamp:
 		return wrap(keys.DecodeDatetimeAscending(b))
 	case KindChar, KindVarchar:
+		if t.padBin() {
+			return wrap(keys.DecodeStringPadAscending(b))
+		}
 		return wrap(keys.DecodeStringAscending(b))
 	case KindBinary, KindVarbinary:
 		return wrap(keys.DecodeBytesAscending(b))

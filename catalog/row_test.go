@@ -565,3 +565,37 @@ func TestPushdown(t *testing.T) {
 		t.Fatal("string pushdown rules violated")
 	}
 }
+
+// TestPadSpaceKeys: with a PAD SPACE collation, 'a' and 'a ' are one key
+// (a duplicate primary key in MySQL) and rows sort as MySQL pads.
+func TestPadSpaceKeys(t *testing.T) {
+	c, ctx := createDB(t)
+	tbl, err := c.CreateTable(ctx, "db", &TableDef{Name: "pad",
+		Columns:    []Column{{Name: "s", Type: Type{Kind: KindVarchar, Length: 20, Collation: "utf8mb4_bin"}}},
+		PrimaryKey: []KeyPart{{Column: "s"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk1, _, _ := tbl.EncodePrimaryKey([]Datum{"a"})
+	pk2, _, _ := tbl.EncodePrimaryKey([]Datum{"a  "})
+	if pk1 != pk2 {
+		t.Fatalf("'a' and 'a  ' have keys %q and %q", pk1, pk2)
+	}
+	in := []string{"a b", "a\t", "a", "a!", "a  \x00", "", "b", " a"}
+	for _, v := range in {
+		writeRow(t, c.Store(), tbl, []Datum{v})
+	}
+	rows := scanRows(t, c.Store(), tbl, storage.Query{})
+	want := []string{"", " a", "a  \x00", "a\t", "a", "a b", "a!", "b"}
+	for i, row := range rows {
+		if row[0] != want[i] {
+			t.Fatalf("row %d: %q, want %q (all: %q)", i, row[0], want[i], rows)
+		}
+	}
+	// The stored value keeps its trailing spaces.
+	writeRow(t, c.Store(), tbl, []Datum{"b   "})
+	rows = scanRows(t, c.Store(), tbl, storage.Query{})
+	if last := rows[len(rows)-1][0]; last != "b   " || len(rows) != len(want) {
+		t.Fatalf("after upserting 'b   ': %d rows, last %q", len(rows), last)
+	}
+}

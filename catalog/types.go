@@ -187,6 +187,15 @@ func (t Type) BinaryCollation() bool {
 	return c == CollationBinary || strings.HasSuffix(c, "_0900_bin")
 }
 
+// padBin reports whether t is text with a PAD SPACE binary collation
+// (utf8mb4_bin, latin1_bin, ascii_bin, ...: every "_bin" collation but the
+// 0900 ones): byte order, but trailing spaces ignored. Such columns can be
+// key columns (keys.EncodeStringPadAscending); comparisons on them are not
+// pushed down ('a' = 'a ' in SQL, not in the store).
+func (t Type) padBin() bool {
+	return t.Kind.IsText() && !t.BinaryCollation() && strings.HasSuffix(t.collation(), "_bin")
+}
+
 // Datum is the Go value of one SQL value, as the catalog encodes and
 // decodes it. The representation per kind is fixed (see the package doc):
 //

@@ -245,3 +245,22 @@ func FuzzCompositeOrder(f *testing.F) {
 		}
 	})
 }
+
+func FuzzStringPadOrder(f *testing.F) {
+	f.Add("a", "a  ", false)
+	f.Add("a\t", "a", true)
+	f.Add("a  b", "a b", false)
+	f.Add(" \x00", "  \x00", true)
+	f.Fuzz(func(t *testing.T, a, b string, desc bool) {
+		enc, dec := EncodeStringPadAscending, DecodeStringPadAscending
+		if desc {
+			enc, dec = EncodeStringPadDescending, DecodeStringPadDescending
+		}
+		ea, eb := enc(nil, a), enc(nil, b)
+		checkPair(t, ea, eb, padCompare(a, b), desc)
+		rest, got, err := dec(append(bytes.Clone(ea), "b1"...))
+		if err != nil || got != TrimPad(a) || string(rest) != "b1" {
+			t.Fatalf("round trip of %q via %q: %q rest %q err %v", a, ea, got, rest, err)
+		}
+	})
+}

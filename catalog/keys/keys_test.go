@@ -162,6 +162,9 @@ var codecs = []codec{
 		eq: func(a, b any) bool { return a.(decimal.Decimal).Equal(b.(decimal.Decimal)) }},
 	{name: "string", enc: dirEnc(EncodeStringAscending, EncodeStringDescending), dec: dirDec(DecodeStringAscending, DecodeStringDescending),
 		cmp: func(a, b any) int { return strings.Compare(a.(string), b.(string)) }, gen: genString},
+	{name: "stringpad", enc: dirEnc(EncodeStringPadAscending, EncodeStringPadDescending), dec: dirDec(DecodeStringPadAscending, DecodeStringPadDescending),
+		cmp: func(a, b any) int { return padCompare(a.(string), b.(string)) }, gen: genPadString,
+		eq: func(a, b any) bool { return TrimPad(a.(string)) == TrimPad(b.(string)) }},
 	{name: "bytes", enc: dirEnc(EncodeBytesAscending, EncodeBytesDescending), dec: dirDec(DecodeBytesAscending, DecodeBytesDescending),
 		cmp: func(a, b any) int { return bytes.Compare(a.([]byte), b.([]byte)) },
 		gen: func(r *rand.Rand) any {
@@ -360,6 +363,10 @@ func TestGolden(t *testing.T) {
 		{EncodeStringAscending(nil, "\U0001F600?#"), `|E{K{D{):)$J"`},
 		{EncodeStringDescending(nil, "ab"), "DC}"},
 		{EncodeStringDescending(nil, ""), `}`},
+		{EncodeStringPadAscending(nil, "a  "), `a(`},
+		{EncodeStringPadAscending(nil, "a b"), `a)Dsb(`},
+		{EncodeStringPadAscending(nil, "a  \t"), `a&a2$.(`},
+		{EncodeStringPadAscending(nil, "a!\x00"), `a*!$!(`},
 		{EncodeFloatAscending(nil, 0), "8000000000000000"},
 		{EncodeFloatAscending(nil, math.Copysign(0, -1)), "8000000000000000"},
 		{EncodeFloatAscending(nil, 1), "bff0000000000000"},
@@ -503,4 +510,35 @@ func checkCanonical(t testing.TB, c codec, k []byte, desc bool) {
 	if again := c.enc(nil, v, desc); !bytes.Equal(again, consumed) {
 		t.Fatalf("%s desc=%t: %q decodes to %v which encodes to %q", c.name, desc, consumed, v, again)
 	}
+}
+
+// padCompare is MySQL's PAD SPACE comparison: the shorter string is
+// compared as if padded with spaces.
+func padCompare(a, b string) int {
+	n := max(len(a), len(b))
+	for i := range n {
+		ca, cb := byte(' '), byte(' ')
+		if i < len(a) {
+			ca = a[i]
+		}
+		if i < len(b) {
+			cb = b[i]
+		}
+		if ca != cb {
+			if ca < cb {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}
+
+// genPadString favours spaces next to bytes just below and above ' '.
+func genPadString(r *rand.Rand) any {
+	var sb strings.Builder
+	for range r.IntN(8) {
+		sb.WriteString([]string{" ", "  ", "\t", "\x1f", "!", "a", "\x00", "~", "é", "/"}[r.IntN(10)])
+	}
+	return sb.String()
 }
