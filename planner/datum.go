@@ -55,6 +55,7 @@ const (
 // converts to its floor with convBelow, so that comparisons can be
 // rewritten exactly (a > 5.5 is a > 5; a < 5.5 is a <= 5; a = 5.5 is false).
 func convert(k Kind, d Datum) (Datum, convResult) {
+	d = normalize(d)
 	switch k {
 	case KindInt:
 		switch v := d.(type) {
@@ -94,8 +95,9 @@ func convert(k Kind, d Datum) (Datum, convResult) {
 			}
 		case decimal.Decimal:
 			// MySQL compares a float column with a decimal literal as
-			// doubles; the conversion is exact when the double is the decimal.
-			if f, exact := v.Float64(); exact || decimal.NewFromFloat(f).Equal(v) {
+			// doubles, go-mysql-server as decimals; both agree when the
+			// decimal is exactly a double (2.5, not 0.1).
+			if f, exact := v.Float64(); exact {
 				return f, convExact
 			}
 		}
@@ -210,4 +212,36 @@ func orderable(k Kind) bool {
 		return true
 	}
 	return false
+}
+
+// normalize maps Go types a caller may pass for convenience to the Datum
+// representation: booleans (MySQL's TRUE is 1), and sized integers and
+// float32 to int64, uint64 and float64.
+func normalize(d Datum) Datum {
+	switch v := d.(type) {
+	case bool:
+		if v {
+			return int64(1)
+		}
+		return int64(0)
+	case int:
+		return int64(v)
+	case int8:
+		return int64(v)
+	case int16:
+		return int64(v)
+	case int32:
+		return int64(v)
+	case uint:
+		return uint64(v)
+	case uint8:
+		return uint64(v)
+	case uint16:
+		return uint64(v)
+	case uint32:
+		return uint64(v)
+	case float32:
+		return float64(v)
+	}
+	return d
 }
