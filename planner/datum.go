@@ -175,7 +175,9 @@ func decimalToInt(v decimal.Decimal, signed bool) (Datum, convResult) {
 }
 
 func floatToInt(v float64, signed bool) (Datum, convResult) {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
+	// SQL compares an integer column with a double as doubles: exact for
+	// integers only while doubles represent every integer around v.
+	if math.IsNaN(v) || math.Abs(v) >= 1<<53 {
 		return nil, convNone
 	}
 	return decimalToInt(decimal.NewFromFloat(v), signed)

@@ -25,6 +25,7 @@ func TestConvert(t *testing.T) {
 		{KindInt, decimal.RequireFromString("5.5"), int64(5), convBelow},
 		{KindInt, decimal.RequireFromString("-5.5"), int64(-6), convBelow},
 		{KindInt, 5.5, int64(5), convBelow},
+		{KindInt, 9007199254740992.0, nil, convNone},
 		{KindInt, "5", nil, convNone},
 		{KindUint, int64(-1), nil, convNone},
 		{KindUint, decimal.RequireFromString("-0.5"), nil, convNone},
