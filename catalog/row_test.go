@@ -586,7 +586,7 @@ func TestPadSpaceKeys(t *testing.T) {
 		writeRow(t, c.Store(), tbl, []Datum{v})
 	}
 	rows := scanRows(t, c.Store(), tbl, storage.Query{})
-	want := []string{"", " a", "a  \x00", "a\t", "a", "a b", "a!", "b"}
+	want := []string{"", " a", "a\t", "a  \x00", "a", "a b", "a!", "b"}
 	for i, row := range rows {
 		if row[0] != want[i] {
 			t.Fatalf("row %d: %q, want %q (all: %q)", i, row[0], want[i], rows)
