@@ -117,7 +117,11 @@ func convert(k Kind, d Datum) (Datum, convResult) {
 			return v, convExact
 		}
 	case KindTime:
+		// Stored times have microsecond precision.
 		if v, ok := d.(time.Time); ok {
+			if t := v.Truncate(time.Microsecond); !t.Equal(v) {
+				return t, convBelow
+			}
 			return v, convExact
 		}
 	case KindDate:

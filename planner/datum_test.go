@@ -40,6 +40,7 @@ func TestConvert(t *testing.T) {
 		{KindDate, day, day, convExact},
 		{KindDate, noon, day, convBelow},
 		{KindTime, noon, noon, convExact},
+		{KindTime, noon.Add(1500), noon.Add(1000), convBelow},
 		{KindEnum, int64(2), uint64(2), convExact},
 		{KindEnum, "red", nil, convNone},
 		{KindDuration, int64(10), nil, convNone},
