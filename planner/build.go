@@ -658,7 +658,7 @@ func (b *builder) capRows(p *Plan) {
 // answer, what goes into the store filter and what stays residual. It
 // reports a contradiction.
 func (b *builder) pushFilters(p *Plan) bool {
-	d := &deriver{t: b.t, cols: b.cols}
+	d := &deriver{t: b.t, cols: b.cols, noNot: b.q.NoNot}
 	type cand struct {
 		i int
 		c cond

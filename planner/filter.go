@@ -31,8 +31,9 @@ type filters struct{ t, f cond }
 
 // deriver derives filters for one table.
 type deriver struct {
-	t    Table
-	cols []Column
+	t     Table
+	cols  []Column
+	noNot bool // Query.NoNot: never send Not
 }
 
 // derive returns the filters of x.
@@ -215,7 +216,11 @@ func (d *deriver) cmp(x *Cmp) filters {
 	prop := c.Prop
 	if op == NullSafeEq {
 		eq := storage.Eq(prop, sv)
-		return filters{cond{x: eq, exact: true}, cond{x: &storage.Not{X: eq}, exact: true}}
+		f := condAll
+		if !d.noNot {
+			f = cond{x: &storage.Not{X: eq}, exact: true}
+		}
+		return filters{cond{x: eq, exact: true}, f}
 	}
 	return filters{
 		cond{x: &storage.Compare{Prop: prop, Op: posOp[op], Value: sv}, exact: true},
@@ -279,7 +284,10 @@ func (d *deriver) presence(col int) (present, absent cond) {
 	// absent property makes both false (storage.Expr).
 	eq, ne := storage.Eq(c.Prop, sv), storage.Ne(c.Prop, sv)
 	present = cond{x: storage.Or{eq, ne}, exact: true}
-	absent = cond{x: storage.And{&storage.Not{X: eq}, &storage.Not{X: ne}}, exact: true}
+	absent = condAll
+	if !d.noNot {
+		absent = cond{x: storage.And{&storage.Not{X: eq}, &storage.Not{X: ne}}, exact: true}
+	}
 	return present, absent
 }
 

@@ -72,6 +72,13 @@ type Query struct {
 	OrderBy []OrderColumn
 	// Stats feeds the cost estimate; nil uses defaults.
 	Stats *Stats
+	// NoNot keeps storage.Not out of filters. The planner uses Not only
+	// for its documented meaning on absent properties (true: IS NULL,
+	// NOT (x <=> v)); set NoNot for a service that does not honour it (the
+	// Cosmos DB Table API's query engine treats a missing property as
+	// undefined, which Not does not turn into true): those predicates then
+	// stay with the engine.
+	NoNot bool
 }
 
 // Key addresses one entity.

@@ -40,7 +40,7 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the golden files in testdata/
 //	    partition key defaults to the first primary-key column; the other
 //	    primary-key columns form the RowKey. A trailing "layout" adds the
 //	    catalog's row layout: RowKeyEnd '~' and SelectAlways [_n].
-//	plan [rows=N] [partitions=N]
+//	plan [rows=N] [partitions=N] [nonot=1]
 //	    input: one SELECT on the table (projection, WHERE, ORDER BY,
 //	    LIMIT); output: the plan's EXPLAIN.
 //
@@ -314,6 +314,8 @@ func runPlan(t *testing.T, tb *fakeTable, args []string, sql string) string {
 			q.Stats = &Stats{}
 		}
 		switch k {
+		case "nonot":
+			q.NoNot = n != 0
 		case "rows":
 			q.Stats.Rows = n
 		case "partitions":

@@ -53,6 +53,7 @@ func TestSoundness(t *testing.T) {
 			if rng.IntN(3) == 0 {
 				q.Limit = int64(1 + rng.IntN(20))
 			}
+			q.NoNot = rng.IntN(4) == 0
 			if rng.IntN(3) == 0 && len(tb.part) > 0 {
 				// ORDER BY a prefix of the key, in the key's directions.
 				keys := append(slices.Clone(tb.part), tb.row...)
