@@ -38,6 +38,9 @@ func checkPlan(t Table, q *Query, p *Plan) error {
 		if err := storage.DefaultLimits.ValidateQuery(qq); err != nil {
 			return fmt.Errorf("query %d: %w", i, err)
 		}
+		if q.NoNot && hasNot(qq.Filter) {
+			return fmt.Errorf("query %d: Not in a filter despite NoNot", i)
+		}
 		if n := storage.CountComparisons(qq.Filter); n > storage.MaxFilterComparisons {
 			return fmt.Errorf("query %d: %d comparisons", i, n)
 		}
@@ -64,4 +67,16 @@ func checkPlan(t Table, q *Query, p *Plan) error {
 		}
 	}
 	return nil
+}
+
+func hasNot(x storage.Expr) bool {
+	switch x := x.(type) {
+	case *storage.Not:
+		return true
+	case storage.And:
+		return slices.ContainsFunc(x, hasNot)
+	case storage.Or:
+		return slices.ContainsFunc(x, hasNot)
+	}
+	return false
 }
