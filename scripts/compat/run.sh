@@ -88,7 +88,7 @@ fi
 report_row() {
 	[ -n "$report" ] || return 0
 	local why
-	why=$(grep -E '^(FAIL|XFAIL) ' "$6" | cut -c1-300 | sed 's/|/\\|/g' | tr '\n' '\r' | sed 's/\r/<br>/g; s/<br>$//')
+	why=$(grep -aE '^(FAIL|XFAIL) ' "$6" | cut -c1-300 | sed 's/|/\\|/g' | tr '\n' '\r' | sed 's/\r/<br>/g; s/<br>$//')
 	echo "| $1 | $2 | $3 | $4 | $5 | $why |" >>"$report"
 }
 printf 'compat: server %s%s, logs in %s\n' "$server" "$([ "$server" = sqlgw ] && echo " (store $store)")" "$work/logs"
@@ -112,7 +112,7 @@ for cl in "${clients[@]}"; do
 	compat_stop_server
 	ms=$((($(date +%s%N) - t0) / 1000000))
 	secs=$((ms / 1000)).$((ms % 1000 / 100))
-	summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$dir/client.log" | tail -1)
+	summary=$(grep -aE '^[0-9]+ passed, [0-9]+ failed' "$dir/client.log" | tail -1)
 	if [ -z "$summary" ]; then
 		summary="0 passed, 1 failed, 0 skipped"
 		echo "FAIL $cl: no summary (exit $rc): $(tail -5 "$dir/client.err")" >>"$dir/client.log"
@@ -128,7 +128,7 @@ for cl in "${clients[@]}"; do
 		printf '%-4s %-11s %3d passed, %d failed, %d expected failures  (%ss)\n' FAIL "$cl" "$p" "$f" "$s" "$secs"
 		bad+=("$cl")
 	fi
-	grep -E '^(FAIL|XFAIL) ' "$dir/client.log" | sed 's/^/     /' | cut -c1-600
+	grep -aE '^(FAIL|XFAIL) ' "$dir/client.log" | sed 's/^/     /' | cut -c1-600
 done
 end=$(date +%s)
 echo "compat: install/build $((installed - start))s, clients $((end - installed))s, total $((end - start))s"
