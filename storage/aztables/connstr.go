@@ -25,12 +25,7 @@ func (c *connString) sasSignature() string {
 	if err != nil {
 		return ""
 	}
-	sig := q.Get("sig")
-	if sig == "" {
-		return ""
-	}
-	// The signature may appear raw or URL-escaped in text.
-	return sig
+	return q.Get("sig")
 }
 
 // parseConnectionString parses the Azure Storage connection string forms

@@ -92,6 +92,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -196,7 +197,8 @@ func Open(ctx context.Context, connectionString string, opts *Options) (*Store, 
 	if s.opts.Limits != nil {
 		s.caps.Limits = *s.opts.Limits
 	}
-	s.secrets = []string{cs.accountKey, cs.sasSignature()}
+	sig := cs.sasSignature()
+	s.secrets = []string{cs.accountKey, sig, url.QueryEscape(sig)}
 
 	co := &aztables.ClientOptions{}
 	co.Retry.MaxRetries = -1 // our own retry loop (do), see the package doc
