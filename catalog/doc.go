@@ -98,6 +98,15 @@
 // Local secondary-index entities live in the same partitions under RowKeys
 // starting with keys.LocalIndexPrefix ("~"), after every row.
 //
+// # Secondary indexes
+//
+// Index definitions (name, columns with direction, unique, local or
+// global, covering columns, state) are part of the table record. The entity
+// layout of index entries is in index.go: IndexEntity builds the entry of a
+// row, IndexPrefix and IndexColumns build lookup keys and ranges,
+// DecodeIndexEntity returns the base row's keys and the carried values.
+// Index columns follow the key-column rules above; NULL is allowed.
+//
 // # Physical tables
 //
 // Each table's rows live in a physical table Prefix + "t" + 12 random

@@ -175,11 +175,11 @@ func wrap[T any](rest []byte, v T, err error) ([]byte, Datum, error) {
 }
 
 // Append appends the key component of d for this key column (complemented
-// for DESC columns) to b. Errors wrap ErrValue or ErrUnsupported and name
-// the table and column.
+// for DESC columns) to b. d may be nil (NULL) only for index columns.
+// Errors wrap ErrValue or ErrUnsupported and name the table and column.
 func (k KeyColumn) Append(b []byte, d Datum) ([]byte, error) {
 	c := k.Column()
-	if d == nil {
+	if d == nil && !k.nullable {
 		return b, fmt.Errorf("%w: table %q column %q: NULL in a key column", ErrValue, k.table.Name, c.Name)
 	}
 	b, err := c.Type.appendKey(b, d, k.Desc)

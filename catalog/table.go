@@ -55,7 +55,8 @@ type KeyColumn struct {
 	// Desc marks a DESC key column: its component is stored complemented.
 	Desc bool
 
-	table *Table
+	table    *Table
+	nullable bool // an index column: NULL encodes as keys.Null
 }
 
 // Column returns the key column's definition.
