@@ -97,3 +97,26 @@ func TestSpanSets(t *testing.T) {
 		t.Fatal("constructors")
 	}
 }
+
+func TestSummary(t *testing.T) {
+	tb, err := parseTable("table t (a int, b int) primary key (a)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Build(tb, &Query{Where: []Expr{&In{Col: 0, Values: []Datum{int64(1), int64(2), int64(3), int64(4), int64(5)}}}, Columns: []int{1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "MultiGet t: get pk='a1' rk=''; get pk='a2' rk=''; get pk='a3' rk=''; … (+2 more) select=[b]"
+	if got := p.Summary(); got != want {
+		t.Fatalf("Summary:\n got %s\nwant %s", got, want)
+	}
+	p, err = Build(tb, &Query{Where: []Expr{&Cmp{Col: 1, Op: Gt, Value: int64(5)}}, Limit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = "TableScan t: query filter=(b gt 5L) top=3"
+	if got := p.Summary(); got != want {
+		t.Fatalf("Summary:\n got %s\nwant %s", got, want)
+	}
+}

@@ -74,6 +74,34 @@ func (p *Plan) String() string {
 	return sb.String()
 }
 
+// Summary renders the plan on one line, for EXPLAIN trees that cannot hold
+// several lines: the path, the table and the first requests.
+//
+//	RowRange t: query partition='…' rows=['…', '…') filter=(c gt 5L) top=10
+//	MultiGet t: get pk='a1' rk=''; get pk='a2' rk=''; … (+8 more)
+func (p *Plan) Summary() string {
+	const shown = 3
+	var parts []string
+	for _, k := range p.Gets {
+		parts = append(parts, fmt.Sprintf("get pk=%s rk=%s", quoteKey(k.PK), quoteKey(k.RK)))
+	}
+	for _, q := range p.Queries {
+		parts = append(parts, "query"+FormatQuery(q))
+	}
+	n := len(parts)
+	if n > shown {
+		parts = append(parts[:shown], fmt.Sprintf("… (+%d more)", n-shown))
+	}
+	s := p.Path.String() + " " + p.Table
+	if len(parts) > 0 {
+		s += ": " + strings.Join(parts, "; ")
+	}
+	if len(p.Gets) > 0 && p.Select != nil {
+		s += " select=[" + strings.Join(p.Select, ",") + "]"
+	}
+	return s
+}
+
 func (p *Plan) colName(i int) string {
 	if i >= 0 && i < len(p.columns) {
 		return p.columns[i].Name

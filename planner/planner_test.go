@@ -376,6 +376,9 @@ func runPlan(t *testing.T, tb *fakeTable, args []string, sql string) string {
 	if err := checkPlan(tb, q, p); err != nil {
 		t.Errorf("inconsistent plan for %s: %v\n%s", sql, err, p)
 	}
+	if first, _, _ := strings.Cut(p.Summary(), ":"); first != p.Path.String()+" "+p.Table {
+		t.Errorf("Summary %q does not start with the path and table", p.Summary())
+	}
 	return p.String()
 }
 
