@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -297,16 +298,10 @@ func (s *Store) scrub(text string) string {
 		}
 	}
 	// URLs of SAS clients carry the signature in the query: drop queries.
-	if i := strings.Index(text, "?"); i >= 0 {
-		end := strings.IndexAny(text[i:], " \"'\n")
-		if end < 0 {
-			text = text[:i]
-		} else {
-			text = text[:i] + text[i+end:]
-		}
-	}
-	return text
+	return urlQuery.ReplaceAllString(text, "$1")
 }
+
+var urlQuery = regexp.MustCompile(`(https?://[^\s"'?]*)\?[^\s"']*`)
 
 // parseODataError extracts the code and the first line of the message from
 // an OData error body: {"odata.error":{"code":..,"message":{"value":..}}}.

@@ -310,3 +310,17 @@ func TestAppendASCII(t *testing.T) {
 		t.Fatalf("escaped body means %q, want %q", b["s"], a["s"])
 	}
 }
+
+func TestScrub(t *testing.T) {
+	s := &Store{secrets: []string{"S3CR3T", "", "a%2Fb"}}
+	for in, want := range map[string]string{
+		`Get "https://acct.table.core.windows.net/t()?sv=1&sig=abc": EOF`: `Get "https://acct.table.core.windows.net/t()": EOF`,
+		"key S3CR3T and a%2Fb":                "key REDACTED and REDACTED",
+		"Is the name valid? yes":              "Is the name valid? yes",
+		"dial tcp http://h:1/x?sig=1 refused": "dial tcp http://h:1/x refused",
+	} {
+		if got := s.scrub(in); got != want {
+			t.Errorf("scrub(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
