@@ -78,6 +78,15 @@ func (c *Column) Literal(d Datum) (storage.Value, error) {
 	if c.Type.Kind.IsLarge() {
 		return storage.Value{}, fmt.Errorf("%w: column %q: %s values are not compared by the store", ErrUnsupported, c.Name, c.Type.Kind)
 	}
+	// A literal must be a value of the column's domain exactly: a DATE with
+	// a time of day, or a time below microseconds, would be truncated into
+	// a different value and compare wrongly.
+	if tm, ok := d.(time.Time); ok {
+		tm = tm.UTC()
+		if tm.Nanosecond()%1000 != 0 || c.Type.Kind == KindDate && (tm.Hour() != 0 || tm.Minute() != 0 || tm.Second() != 0 || tm.Nanosecond() != 0) {
+			return storage.Value{}, fmt.Errorf("column %q: %w", c.Name, badDatum(c.Type, d))
+		}
+	}
 	v, err := c.Type.toValue(d)
 	if err != nil {
 		return storage.Value{}, fmt.Errorf("column %q: %w", c.Name, err)
