@@ -295,6 +295,13 @@ func Install(ctx context.Context, opts *Options) (string, error) {
 	if _, err := os.Stat(bin); err == nil { // another process installed it while we waited
 		return bin, nil
 	}
+	// Temporary directories left by an installer that died: holding the
+	// lock, we know nobody is writing them.
+	if stale, err := filepath.Glob(filepath.Join(base, "tmp-*")); err == nil {
+		for _, d := range stale {
+			os.RemoveAll(d)
+		}
+	}
 	npm, err := exec.LookPath("npm")
 	if err != nil {
 		return "", fmt.Errorf("azurite: npm is not installed (needed to install Azurite): %w", err)
