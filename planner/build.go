@@ -949,6 +949,8 @@ func refs(x Expr) []int {
 			out = append(out, x.Col)
 		case *IsNull:
 			out = append(out, x.Col)
+		case *Prefix:
+			out = append(out, x.Col)
 		case And:
 			for _, y := range x {
 				walk(y)

@@ -67,6 +67,12 @@ func columnSets(col int, k Kind, x Expr) colSets {
 			t, f = f, t
 		}
 		return colSets{t: t, f: f, tExact: true, fExact: true}
+	case *Prefix:
+		if x.Col != col || (k != KindString && k != KindBytes) {
+			return unknownSets()
+		}
+		t := prefixSet(k, x.Prefix)
+		return colSets{t: t, f: complementNonNull(k, t), tExact: true, fExact: true}
 	case *IsNull:
 		if x.Col != col {
 			return unknownSets()
@@ -177,4 +183,28 @@ func truth(d Datum) truthValue {
 		return truthFalse
 	}
 	return truthUnknown
+}
+
+// prefixSet is the set of strings (or byte strings) starting with p:
+// [p, successor) where the successor increments the last byte below 0xff.
+func prefixSet(k Kind, p string) valSet {
+	lit := func(s string) Datum {
+		if k == KindBytes {
+			return []byte(s)
+		}
+		return s
+	}
+	sp := span{lo: bound{val: lit(p), incl: true}, hi: bound{inf: true}}
+	if p == "" {
+		sp.lo = bound{inf: true}
+	}
+	b := []byte(p)
+	for len(b) > 0 && b[len(b)-1] == 0xff {
+		b = b[:len(b)-1]
+	}
+	if len(b) > 0 {
+		b[len(b)-1]++
+		sp.hi = bound{val: lit(string(b))}
+	}
+	return valSet{spans: []span{sp}}
 }

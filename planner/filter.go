@@ -43,6 +43,8 @@ func (d *deriver) derive(x Expr) filters {
 		return d.cmp(x)
 	case *In:
 		return d.in(x)
+	case *Prefix:
+		return d.prefix(x)
 	case *IsNull:
 		t, f := d.isNull(x.Col)
 		if x.Not {
@@ -316,4 +318,27 @@ func zeroDatum(k Kind) Datum {
 		return time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 	}
 	return nil
+}
+
+// prefix pushes "col starts with p" as a range of the column's values.
+func (d *deriver) prefix(x *Prefix) filters {
+	c, ok := d.prop(x.Col, PushOrdered)
+	if !ok || (c.Kind != KindString && c.Kind != KindBytes) {
+		return filters{condAll, condAll}
+	}
+	sp := prefixSet(c.Kind, x.Prefix).spans[0]
+	var t, f []cond
+	if !sp.lo.inf {
+		r := d.derive(&Cmp{Col: x.Col, Op: Ge, Value: sp.lo.val})
+		t, f = append(t, r.t), append(f, r.f)
+	}
+	if !sp.hi.inf {
+		r := d.derive(&Cmp{Col: x.Col, Op: Lt, Value: sp.hi.val})
+		t, f = append(t, r.t), append(f, r.f)
+	}
+	if len(t) == 0 { // the empty prefix: TRUE for every non-NULL value, never FALSE
+		present, _ := d.presence(x.Col)
+		return filters{present, condNever}
+	}
+	return filters{andConds(t), orConds(f)}
 }

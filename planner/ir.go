@@ -90,6 +90,15 @@ type In struct {
 	Not    bool
 }
 
+// Prefix is "column starts with Prefix", comparing bytes: what
+// "column LIKE 'abc%'" means when the pattern has no other wildcard and the
+// column's collation is binary (sqlgw converts only such LIKEs; any other
+// LIKE is Opaque). NULL never starts with anything.
+type Prefix struct {
+	Col    int
+	Prefix string
+}
+
 // IsNull is "column IS [NOT] NULL".
 type IsNull struct {
 	Col int
@@ -122,6 +131,7 @@ type Opaque struct {
 func (*Cmp) isExpr()    {}
 func (*In) isExpr()     {}
 func (*IsNull) isExpr() {}
+func (*Prefix) isExpr() {}
 func (And) isExpr()     {}
 func (Or) isExpr()      {}
 func (*Not) isExpr()    {}
@@ -159,6 +169,13 @@ func (x *In) format(sb *strings.Builder, name func(int) string) {
 		sb.WriteString(FormatDatum(v))
 	}
 	sb.WriteByte(')')
+}
+
+func (x *Prefix) format(sb *strings.Builder, name func(int) string) {
+	sb.WriteString(name(x.Col))
+	sb.WriteString(" LIKE ")
+	p := strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(x.Prefix)
+	sb.WriteString(FormatDatum(p + "%"))
 }
 
 func (x *IsNull) format(sb *strings.Builder, name func(int) string) {

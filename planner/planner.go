@@ -55,6 +55,8 @@ func checkExpr(x Expr, n int) error {
 		return col(x.Col)
 	case *IsNull:
 		return col(x.Col)
+	case *Prefix:
+		return col(x.Col)
 	case And:
 		for _, y := range x {
 			if err := checkExpr(y, n); err != nil {

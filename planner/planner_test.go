@@ -494,6 +494,11 @@ func (cv *converter) expr(e sqlparser.Expr) Expr {
 			}
 			return in
 		}
+		if x.Operator == sqlparser.LikeStr && x.Escape == nil {
+			if p, ok := cv.likePrefix(x); ok {
+				return p
+			}
+		}
 		op, ok := ops[x.Operator]
 		if !ok {
 			return cv.opaque(e)
@@ -518,6 +523,41 @@ func (cv *converter) expr(e sqlparser.Expr) Expr {
 		return &Const{Value: d}
 	}
 	return cv.opaque(e)
+}
+
+// likePrefix converts "col LIKE 'abc%'" on a binary-collation column, as
+// sqlgw does: only a trailing %, no other wildcard; \ escapes.
+func (cv *converter) likePrefix(x *sqlparser.ComparisonExpr) (Expr, bool) {
+	c, ok := x.Left.(*sqlparser.ColName)
+	if !ok {
+		return nil, false
+	}
+	v, ok := x.Right.(*sqlparser.SQLVal)
+	if !ok || v.Type != sqlparser.StrVal {
+		return nil, false
+	}
+	col := cv.col(c)
+	if cv.tb.cols[col].Collated {
+		return nil, false
+	}
+	pat := string(v.Val)
+	if !strings.HasSuffix(pat, "%") {
+		return nil, false
+	}
+	var prefix []byte
+	for i := 0; i < len(pat)-1; i++ {
+		switch pat[i] {
+		case '%', '_':
+			return nil, false
+		case '\\':
+			i++
+			if i >= len(pat)-1 {
+				return nil, false
+			}
+		}
+		prefix = append(prefix, pat[i])
+	}
+	return &Prefix{Col: col, Prefix: string(prefix)}, true
 }
 
 func (cv *converter) tupleIn(cols sqlparser.ValTuple, right sqlparser.Expr) (Expr, bool) {

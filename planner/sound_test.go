@@ -336,6 +336,9 @@ func (g *predGen) expr(depth int) Expr {
 		}
 		return in
 	case 4:
+		if k == KindString && g.rng.IntN(2) == 0 {
+			return &Prefix{Col: col, Prefix: []string{"", "a", "b", "b!", "ab", "c"}[g.rng.IntN(6)]}
+		}
 		return &IsNull{Col: col, Not: g.rng.IntN(2) == 0}
 	case 5:
 		if g.rng.IntN(3) == 0 {
@@ -457,6 +460,12 @@ func (g *predGen) eval(x Expr, row []Datum) Datum {
 		return res
 	case *IsNull:
 		return (row[x.Col] == nil) != x.Not
+	case *Prefix:
+		v, ok := row[x.Col].(string)
+		if !ok {
+			return nil
+		}
+		return strings.HasPrefix(v, x.Prefix)
 	case And:
 		var res Datum = true
 		for _, y := range x {
