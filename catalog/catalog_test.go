@@ -545,3 +545,33 @@ func TestAutoIncrement(t *testing.T) {
 		t.Fatalf("after truncate: %d %v", v, err)
 	}
 }
+
+// TestDropLargeDatabase drops a database with more tables than one catalog
+// batch can delete.
+func TestDropLargeDatabase(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	c := open(t, s, Options{})
+	if err := c.CreateDatabase(ctx, "big"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 130 {
+		if _, err := c.CreateTable(ctx, "big", simpleDef(fmt.Sprintf("t%03d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.DropDatabase(ctx, "big"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := c.DatabaseExists(ctx, "big"); ok {
+		t.Fatal("database survived")
+	}
+	names, _ := s.ListTables(ctx)
+	if len(names) != 1 {
+		t.Fatalf("%d physical tables left", len(names))
+	}
+	other := open(t, s, Options{})
+	if ok, _ := other.DatabaseExists(ctx, "big"); ok {
+		t.Fatal("database visible to a new catalog")
+	}
+}

@@ -403,6 +403,7 @@ func (c *Catalog) DropDatabase(ctx context.Context, name string) error {
 	for {
 		done := false
 		_, err := c.mutate(ctx, func(s *snapshot, tx *txn) error {
+			done = false // this attempt decides
 			lower := strings.ToLower(name)
 			if _, ok := s.dbs[lower]; !ok {
 				return fmt.Errorf("%w: %q", ErrNoDatabase, name)
