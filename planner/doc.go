@@ -7,8 +7,8 @@
 // # Input and output
 //
 // sqlgw converts each top-level conjunct of go-mysql-server's filter into the
-// predicate IR (Expr: Cmp, In, IsNull, And, Or, Not, Const, Opaque; column
-// references are ordinals, literals are Datums) and calls Build. The Plan
+// predicate IR (Expr: Cmp, In, Prefix, IsNull, And, Or, Not, Const, Opaque;
+// column references are ordinals, literals are Datums) and calls Build. The Plan
 // names the access path (DESIGN.md's table: PointGet, MultiGet, RowRange,
 // PartitionScan, PartitionRange, TableScan, plus Empty for a contradiction;
 // IndexLookup and IndexRange are reserved for secondary indexes, with
@@ -37,6 +37,10 @@
 // always eq or ne to v, so the pair is true exactly when the property is
 // absent, by the contract's rule for absent properties (the Table service
 // and Azurite behave so; see reference/azurite.md).
+//
+// Prefix (LIKE 'abc%' under a binary collation) is the range
+// ['abc', 'abd'): a key range on a key column, a range filter where the
+// store orders the column; any other LIKE is Opaque.
 //
 // Literals are converted to the column's kind only where the conversion is
 // exact: an integer column against 5.0 or 5e0 compares with 5; against 5.5,
