@@ -445,6 +445,14 @@ func TestRequestCounts(t *testing.T) {
 			{"UPDATE kv SET v = 'x' WHERE id = 7", 2, 1},
 			{"DELETE FROM kv WHERE id = 8", 2, 1},
 			{"INSERT INTO kv VALUES (100, 'new')", 1, 0},
+			// LIMIT becomes the store's Top; ORDER BY the key needs no sort.
+			{"SELECT * FROM kv LIMIT 1", 1, 1},
+			{"SELECT * FROM kv ORDER BY id LIMIT 2", 1, 2},
+			{"SELECT * FROM kv WHERE id > 10 ORDER BY id LIMIT 3", 1, 3},
+			{"SELECT v FROM ev WHERE dev = 3 ORDER BY ts LIMIT 2", 1, 2},
+			// A static lookup inside a join is read once, not per outer row.
+			// (go-mysql-server does not derive ev.ts = 3: ev is scanned once.)
+			{"SELECT kv.v, ev.v FROM ev JOIN kv ON kv.id = ev.ts WHERE kv.id = 3", 2, 31},
 		} {
 			reqs, ents := cost(t, c, tc.q)
 			if reqs != tc.reqs || ents != tc.entities {

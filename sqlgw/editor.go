@@ -61,6 +61,7 @@ func (e *editor) StatementBegin(ctx *sql.Context) { e.undo = e.undo[:0] }
 func (e *editor) DiscardChanges(ctx *sql.Context, _ error) error {
 	for i := len(e.undo) - 1; i >= 0; i-- {
 		u := e.undo[i]
+		u.tt.version++
 		if u.had {
 			u.tt.writes[u.k] = u.was
 		} else {

@@ -25,6 +25,9 @@ type gateway struct {
 	schemas map[schemaKey]*tableInfo
 	rows    map[string]*rowEstimate // by physical table
 	parts   partitionDecls
+	// unsorted: the backend returns query results in any order (Cosmos
+	// DB Table API), so no plan may claim key order.
+	unsorted bool
 }
 
 type schemaKey struct {
@@ -48,10 +51,11 @@ const defaultRowEstimate = 1000
 
 func newGateway(store storage.Store, cat *catalog.Catalog) *gateway {
 	return &gateway{
-		store:   store,
-		cat:     cat,
-		schemas: map[schemaKey]*tableInfo{},
-		rows:    map[string]*rowEstimate{},
+		unsorted: store.Capabilities().Unsorted,
+		store:    store,
+		cat:      cat,
+		schemas:  map[schemaKey]*tableInfo{},
+		rows:     map[string]*rowEstimate{},
 	}
 }
 

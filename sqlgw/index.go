@@ -48,7 +48,7 @@ var (
 )
 
 func (t *Table) primaryIndex() *primaryIndex {
-	ix := &primaryIndex{db: t.db.name, table: t.Name(), ordered: t.info.ordered}
+	ix := &primaryIndex{db: t.db.name, table: t.Name(), ordered: t.info.ordered && !t.gw.unsorted}
 	for _, c := range t.info.storageOrder {
 		col := t.info.schema.Schema[c]
 		e := lower(t.Name()) + "." + lower(col.Name)
@@ -90,6 +90,17 @@ func (ix *primaryIndex) Order(*sql.Context) sql.IndexOrder {
 // LookupForExpressions: it carries the plan, and EXPLAIN shows the plan.
 type planRanges struct {
 	plan *planner.Plan
+	// t, where and cols rebuild the plan with a LIMIT (rules.go).
+	t     *Table
+	where []planner.Expr
+	cols  []int
+	order []planner.OrderColumn // ORDER BY the plan satisfies (rules.go)
+	// residual, if set, is applied to every row (full-row ordinals): the
+	// part of converted engine ranges the plan leaves to the gateway.
+	residual sql.Expression
+	// cache holds the rows of the first complete execution, for the
+	// engine's nested loops that re-run a static lookup per outer row.
+	cache *lookupCache
 	// overlay is the whole original filter with column references bound to
 	// full-row ordinals; rows from the transaction's write buffer must pass
 	// it (the store evaluated the pushed part only on stored rows).
@@ -156,7 +167,7 @@ func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) 
 	}
 	lookup := sql.IndexLookup{
 		Index:         t.primaryIndex(),
-		Ranges:        &planRanges{plan: p, overlay: overlay},
+		Ranges:        &planRanges{plan: p, overlay: overlay, t: t, where: where, cols: t.proj},
 		IsPointLookup: p.Path == planner.PointGet,
 	}
 	var rest sql.Expression
@@ -232,13 +243,19 @@ type readSpec struct {
 	residual sql.Expression
 	// overlay, if set, is applied to rows from the transaction's buffer.
 	overlay sql.Expression
+	// cache, if set, keeps the results for re-executions of the same
+	// lookup within the statement (cache.go).
+	cache *lookupCache
 }
 
 // specForLookup returns what to execute for an index lookup.
 func (t *Table) specForLookup(ctx *sql.Context, lookup sql.IndexLookup) (*readSpec, error) {
 	switch r := lookup.Ranges.(type) {
 	case *planRanges:
-		return &readSpec{plan: r.plan, overlay: r.overlay}, nil
+		if r.cache == nil {
+			r.cache = &lookupCache{}
+		}
+		return &readSpec{plan: r.plan, overlay: r.overlay, residual: r.residual, cache: r.cache}, nil
 	case sql.MySQLRangeCollection:
 		return t.specForRanges(ctx, lookup, r)
 	}
@@ -248,6 +265,23 @@ func (t *Table) specForLookup(ctx *sql.Context, lookup sql.IndexLookup) (*readSp
 // specForRanges plans a MySQLRangeCollection on the PRIMARY index (lookup
 // joins, and lookups the engine built itself).
 func (t *Table) specForRanges(ctx *sql.Context, lookup sql.IndexLookup, ranges sql.MySQLRangeCollection) (*readSpec, error) {
+	key := ranges.String()
+	if c := t.dyn.lookup(key); c != nil {
+		if spec, ok := c.spec.(*readSpec); ok {
+			return spec, nil
+		}
+	}
+	pr, err := t.rangesToPlan(ctx, ranges)
+	if err != nil {
+		return nil, err
+	}
+	spec := &readSpec{plan: pr.plan, overlay: pr.overlay, residual: pr.residual}
+	spec.cache = t.dyn.add(key, spec)
+	return spec, nil
+}
+
+// rangesToPlan converts engine ranges on the PRIMARY index into a plan.
+func (t *Table) rangesToPlan(ctx *sql.Context, ranges sql.MySQLRangeCollection) (*planRanges, error) {
 	ix := t.primaryIndex()
 	var or planner.Or
 	for _, rng := range ranges {
@@ -269,7 +303,7 @@ func (t *Table) specForRanges(ctx *sql.Context, lookup sql.IndexLookup, ranges s
 	default:
 		where = []planner.Expr{or}
 	}
-	p, err := planner.Build(t.info.pt, &planner.Query{Where: where, Columns: t.proj})
+	p, err := planner.Build(t.info.pt, &planner.Query{Where: where, Columns: t.proj, Limit: t.limit})
 	if err != nil {
 		return nil, err
 	}
@@ -282,11 +316,11 @@ func (t *Table) specForRanges(ctx *sql.Context, lookup sql.IndexLookup, ranges s
 	if err != nil {
 		return nil, err
 	}
-	spec := &readSpec{plan: p, overlay: filter}
+	pr := &planRanges{plan: p, overlay: filter, t: t, where: where, cols: t.proj}
 	if len(p.Residual) > 0 {
-		spec.residual = filter
+		pr.residual = filter
 	}
-	return spec, nil
+	return pr, nil
 }
 
 // cutsToIR converts one column's interval to IR conjuncts.

@@ -66,6 +66,10 @@ type rowIter struct {
 	seen  map[entKey]bool
 
 	scanned int64
+
+	// keepFull makes Next keep the full row it projected in lastFull.
+	keepFull bool
+	lastFull sql.Row
 }
 
 func (t *Table) newRowIter(ctx *sql.Context, spec *readSpec) (*rowIter, error) {
@@ -174,6 +178,9 @@ func (it *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
 				continue
 			}
 		}
+		if it.keepFull {
+			it.lastFull = full
+		}
 		return it.t.project(full), nil
 	}
 }
@@ -208,6 +215,9 @@ func (it *rowIter) overlayRow(ctx *sql.Context, k entKey) (sql.Row, bool, error)
 		if !sql.IsTrue(ok) {
 			return nil, false, nil
 		}
+	}
+	if it.keepFull {
+		it.lastFull = w.sqlRow
 	}
 	return it.t.project(w.sqlRow), true, nil
 }
@@ -252,6 +262,11 @@ func (it *rowIter) nextEntity() (*storage.Entity, error) {
 			}
 			q := *p.Queries[it.qi]
 			q.Select = it.sel
+			if it.tt != nil && len(it.tt.writes) > 0 {
+				// Buffered writes may replace or drop stored rows: a
+				// Top computed for stored rows alone could stop short.
+				q.Top = 0
+			}
 			it.q = &q
 		}
 		page, err := it.t.gw.store.Query(it.ctx, p.Table, it.q)

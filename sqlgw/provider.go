@@ -236,7 +236,6 @@ func createTableHook(ctx *sql.Context, _ sql.StatementRunner, n sql.Node) (sql.N
 	return n, nil
 }
 
-
 // Views, triggers and stored procedures are not stored yet: the database
 // reports none, and creating one is ER_NOT_SUPPORTED_YET (the engine's
 // privilege layer needs these interfaces to answer "none" rather than fail

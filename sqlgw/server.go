@@ -148,7 +148,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	pro := &provider{gw: gw}
 
 	logrus.SetLevel(logrus.ErrorLevel)
-	a := analyzer.NewBuilder(pro).AddOverrides(sql.EngineOverrides{
+	a := analyzer.NewBuilder(pro).AddPostAnalyzeRule(pushdownRuleID, pushdownRule).AddOverrides(sql.EngineOverrides{
 		Hooks: sql.ExecutionHooks{CreateTable: sql.CreateTable{PreSQLExecution: createTableHook}},
 	}).Build()
 	engine := gms.New(a, &gms.Config{VersionPostfix: "sqlgw"})

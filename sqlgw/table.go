@@ -28,6 +28,10 @@ type Table struct {
 
 	// lookup is set on the table returned by IndexedAccess.
 	lookup *sql.IndexLookup
+	// limit is a row limit pushed by the LIMIT rule (0: none).
+	limit int64
+	// dyn caches the per-row lookups of a lookup join.
+	dyn *dynCache
 }
 
 var (
@@ -179,10 +183,13 @@ func (t *Table) LookupPartitions(ctx *sql.Context, lookup sql.IndexLookup) (sql.
 // lookup's plan, or a TableScan) against the store.
 func (t *Table) PartitionRows(ctx *sql.Context, part sql.Partition) (sql.RowIter, error) {
 	if lp, ok := part.(lookupPartition); ok {
+		if lp.spec.cache != nil {
+			return t.cachedIter(ctx, lp.spec)
+		}
 		return t.newRowIter(ctx, lp.spec)
 	}
 	if t.lookup == nil {
-		p, err := planner.Build(t.info.pt, &planner.Query{Columns: t.proj})
+		p, err := planner.Build(t.info.pt, &planner.Query{Columns: t.proj, Limit: t.limit})
 		if err != nil {
 			return nil, err
 		}
@@ -199,6 +206,7 @@ func (t *Table) PartitionRows(ctx *sql.Context, part sql.Partition) (sql.RowIter
 func (t *Table) IndexedAccess(ctx *sql.Context, lookup sql.IndexLookup) sql.IndexedTable {
 	nt := *t
 	nt.lookup = &lookup
+	nt.dyn = &dynCache{}
 	return &nt
 }
 

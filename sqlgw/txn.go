@@ -86,6 +86,8 @@ type txTable struct {
 	reads  map[entKey]read
 	writes map[entKey]*pending
 	order  []entKey // first-write order
+	// version counts changes of writes, to invalidate cached lookups.
+	version uint64
 }
 
 func (t *txn) table(meta *catalog.Table) *txTable {
@@ -114,6 +116,7 @@ func (tt *txTable) noteRead(k entKey, r read) {
 }
 
 func (tt *txTable) put(k entKey, p *pending) {
+	tt.version++
 	if _, ok := tt.writes[k]; !ok {
 		tt.order = append(tt.order, k)
 	}

@@ -1,0 +1,301 @@
+package sqlgw
+
+import (
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+
+	"github.com/sqlgw/sqlgw/planner"
+)
+
+// Analyzer rule: ORDER BY and LIMIT pushdown
+//
+// go-mysql-server has no table interface for LIMIT and eliminates sorts
+// only over MySQLRangeCollection lookups. This rule runs after the engine's
+// own rules and, for sqlgw tables:
+//
+//   - drops a Sort (or turns a TopN into a Limit) above a lookup whose plan
+//     delivers rows in the requested order (plan.Order);
+//   - pushes a constant LIMIT (plus OFFSET) through projections into the
+//     table, where the planner turns it into the store's Top when every
+//     entity returned is a result row.
+//
+// go-mysql-server skips custom rules for the simplest statements (a
+// single-table SELECT without LIMIT or ORDER BY); those need neither.
+
+const pushdownRuleID analyzer.RuleId = 10_000
+
+func pushdownRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	n, same, err := transform.Node(ctx, n, convertStaticRanges)
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	out, changed, err := rewrite(ctx, n)
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	if !changed && same == transform.SameTree {
+		return n, transform.SameTree, nil
+	}
+	return out, transform.NewTree, nil
+}
+
+// convertStaticRanges replaces a static lookup the engine built itself
+// (MySQLRangeCollection on PRIMARY, e.g. for ORDER BY the key) by the
+// equivalent plan, so that EXPLAIN names the access path and LIMIT can be
+// pushed. The plan keeps key order, so a sort the engine removed stays
+// removed correctly.
+func convertStaticRanges(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+	ita, ok := n.(*plan.IndexedTableAccess)
+	if !ok || !ita.IsStatic() {
+		return n, transform.SameTree, nil
+	}
+	t, ok := ita.Table.(*Table)
+	if !ok {
+		return n, transform.SameTree, nil
+	}
+	lookup, _, err := ita.GetLookup(ctx, nil)
+	if err != nil {
+		return n, transform.SameTree, nil
+	}
+	ranges, ok := lookup.Ranges.(sql.MySQLRangeCollection)
+	if !ok || lookup.IsReverse {
+		return n, transform.SameTree, nil
+	}
+	pr, err := t.rangesToPlan(ctx, ranges)
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	nl := sql.IndexLookup{Index: lookup.Index, Ranges: pr, IsPointLookup: lookup.IsPointLookup, IsEmptyRange: lookup.IsEmptyRange}
+	out, err := plan.NewStaticIndexedAccessForTableNode(ctx, ita.TableNode, nl)
+	if err != nil {
+		return n, transform.SameTree, nil
+	}
+	return out, transform.NewTree, nil
+}
+
+func rewrite(ctx *sql.Context, n sql.Node) (sql.Node, bool, error) {
+	switch x := n.(type) {
+	case *plan.Sort:
+		if src := findSource(ctx, x.Child, true); src != nil && src.ordered(ctx, x.SortFields) {
+			out, _, err := rewrite(ctx, x.Child)
+			return out, true, err
+		}
+	case *plan.TopN:
+		if src := findSource(ctx, x.Child, true); !x.CalcFoundRows && src != nil && src.ordered(ctx, x.Fields) {
+			out, _, err := rewrite(ctx, plan.NewLimit(x.Limit, x.Child))
+			return out, true, err
+		}
+	case *plan.Limit:
+		if lim, ok := constInt(ctx, x.Limit); ok && !x.CalcFoundRows && lim > 0 {
+			child := x.Child
+			if off, isOff := child.(*plan.Offset); isOff {
+				o, ok := constInt(ctx, off.Offset)
+				if !ok {
+					break
+				}
+				lim += o
+				child = off.Child
+			}
+			if pushLimit(ctx, child, lim) {
+				// The Limit stays: the table only fetches less.
+				return n, false, nil
+			}
+		}
+	}
+	children := n.Children()
+	if len(children) == 0 {
+		return n, false, nil
+	}
+	var changed bool
+	newChildren := make([]sql.Node, len(children))
+	for i, c := range children {
+		nc, ch, err := rewrite(ctx, c)
+		if err != nil {
+			return nil, false, err
+		}
+		newChildren[i] = nc
+		changed = changed || ch
+	}
+	if !changed {
+		return n, false, nil
+	}
+	out, err := n.WithChildren(ctx, newChildren...)
+	return out, true, err
+}
+
+func constInt(ctx *sql.Context, e sql.Expression) (int64, bool) {
+	lit, ok := e.(*expression.Literal)
+	if !ok {
+		return 0, false
+	}
+	switch v := lit.Value().(type) {
+	case int8:
+		return int64(v), true
+	case int16:
+		return int64(v), true
+	case int32:
+		return int64(v), true
+	case int64:
+		return v, true
+	case uint8:
+		return int64(v), true
+	case uint16:
+		return int64(v), true
+	case uint32:
+		return int64(v), true
+	case uint64:
+		if v < 1<<62 {
+			return int64(v), true
+		}
+	}
+	return 0, false
+}
+
+// source is a static lookup on a sqlgw table found under a Sort/TopN.
+type source struct {
+	ita   *plan.IndexedTableAccess
+	t     *Table
+	alias string
+	pr    *planRanges
+}
+
+// findSource walks down projections (and, for sorts, filters, which keep
+// the order) to a static sqlgw lookup.
+func findSource(ctx *sql.Context, n sql.Node, throughFilter bool) *source {
+	alias := ""
+	for {
+		switch x := n.(type) {
+		case *plan.Project:
+			n = x.Child
+			continue
+		case *plan.Filter:
+			if !throughFilter {
+				return nil
+			}
+			n = x.Child
+			continue
+		case *plan.TableAlias:
+			alias = x.Name()
+			n = x.Child
+			continue
+		case *plan.IndexedTableAccess:
+			t, ok := x.Table.(*Table)
+			if !ok || !x.IsStatic() {
+				return nil
+			}
+			lookup, _, err := x.GetLookup(ctx, nil)
+			if err != nil {
+				return nil
+			}
+			pr, ok := lookup.Ranges.(*planRanges)
+			if !ok {
+				return nil
+			}
+			return &source{ita: x, t: t, alias: alias, pr: pr}
+		}
+		return nil
+	}
+}
+
+// ordered reports whether the lookup's rows already arrive sorted by
+// fields, asking the planner (which knows that key columns bound by
+// equality do not matter for the order).
+func (s *source) ordered(ctx *sql.Context, fields sql.SortFields) bool {
+	r := s.pr
+	if r.t == nil || !r.plan.Ordered || s.t.gw.unsorted {
+		return false
+	}
+	var order []planner.OrderColumn
+	for _, f := range fields {
+		gf, ok := f.Column.(*expression.GetField)
+		if !ok || !s.names(gf.Table()) {
+			return false
+		}
+		col := s.t.meta().ColumnIndex(gf.Name())
+		if col < 0 {
+			return false
+		}
+		order = append(order, planner.OrderColumn{Col: col, Desc: f.Order == sql.Descending})
+	}
+	p, err := planner.Build(r.t.info.pt, &planner.Query{Where: r.where, Columns: r.cols, OrderBy: order})
+	if err != nil || !p.OrderSatisfied || p.Path != r.plan.Path || len(p.Residual) != len(r.plan.Residual) {
+		return false
+	}
+	r.plan = p
+	r.order = order
+	return true
+}
+
+func (s *source) names(table string) bool {
+	table = strings.ToLower(table)
+	return table == strings.ToLower(s.t.Name()) || (s.alias != "" && table == strings.ToLower(s.alias))
+}
+
+// pushLimit hands a row limit to the sqlgw table under n (through
+// projections and aliases only: a filter above the table would drop rows
+// after the limit). It reports whether it did.
+func pushLimit(ctx *sql.Context, n sql.Node, limit int64) bool {
+	for {
+		switch x := n.(type) {
+		case *plan.Project:
+			n = x.Child
+			continue
+		case *plan.TableAlias:
+			n = x.Child
+			continue
+		case *plan.IndexedTableAccess:
+			t, ok := x.Table.(*Table)
+			if !ok || !x.IsStatic() {
+				return false
+			}
+			lookup, _, err := x.GetLookup(ctx, nil)
+			if err != nil {
+				return false
+			}
+			switch r := lookup.Ranges.(type) {
+			case *planRanges:
+				return r.setLimit(limit)
+			case sql.MySQLRangeCollection:
+				t.setLimit(limit)
+				return true
+			}
+			return false
+		case *plan.ResolvedTable:
+			t, ok := x.Table.(*Table)
+			if !ok {
+				return false
+			}
+			t.setLimit(limit)
+			return true
+		}
+		return false
+	}
+}
+
+// setLimit re-plans with a limit. The planRanges belongs to this query's
+// plan only (go-mysql-server has no plan cache), so it is updated in place.
+func (r *planRanges) setLimit(limit int64) bool {
+	if r.where == nil && r.t == nil {
+		return false
+	}
+	p, err := planner.Build(r.t.info.pt, &planner.Query{Where: r.where, Columns: r.cols, Limit: limit, OrderBy: r.order})
+	if err != nil {
+		return false
+	}
+	// Same path and residual: only Top (and cost) may change.
+	if p.Path != r.plan.Path || len(p.Residual) != len(r.plan.Residual) {
+		return false
+	}
+	r.plan = p
+	return true
+}
+
+// setLimit records a row limit on this table value. Tables reached from a
+// query plan are that query's own copies (GetTableInsensitive builds a new
+// value per query), so setting it in place affects only that query.
+func (t *Table) setLimit(limit int64) { t.limit = limit }
