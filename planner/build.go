@@ -100,7 +100,7 @@ func (b *builder) build() (*Plan, error) {
 			if err != nil {
 				return nil, err
 			}
-			if alt.Path != MultiGet && alt.Cost.score() < best.Cost.score() {
+			if alt.Path != MultiGet && alt.Cost.Score() < best.Cost.Score() {
 				best = alt
 			}
 		}
@@ -108,8 +108,9 @@ func (b *builder) build() (*Plan, error) {
 	return best, nil
 }
 
-// score weighs a cost: one request is worth a page of entities.
-func (c Cost) score() float64 { return c.Requests + c.Entities/storage.MaxPageSize }
+// Score weighs a cost in one number for comparing plans (and join
+// strategies): one request is worth a page of entities.
+func (c Cost) Score() float64 { return c.Requests + c.Entities/storage.MaxPageSize }
 
 // planWith builds the plan that uses at most limit key columns (fewer when
 // a key value cannot be encoded).
