@@ -108,10 +108,6 @@ func (b *builder) build() (*Plan, error) {
 	return best, nil
 }
 
-// Score weighs a cost in one number for comparing plans (and join
-// strategies): one request is worth a page of entities.
-func (c Cost) Score() float64 { return c.Requests + c.Entities/storage.MaxPageSize }
-
 // planWith builds the plan that uses at most limit key columns (fewer when
 // a key value cannot be encoded).
 func (b *builder) planWith(limit int) (*Plan, error) {

@@ -94,6 +94,10 @@ type Cost struct {
 	Entities float64
 }
 
+// Score weighs a cost in one number for comparing plans (and join
+// strategies): one request is worth a page of entities.
+func (c Cost) Score() float64 { return c.Requests + c.Entities/storage.MaxPageSize }
+
 // IndexAccess describes the index part of IndexLookup and IndexRange. It is
 // reserved for the secondary-index issue: the index's own physical table is
 // read with Queries (local indexes: in the base row's partition), and base
