@@ -56,6 +56,16 @@ const (
 // rewritten exactly (a > 5.5 is a > 5; a < 5.5 is a <= 5; a = 5.5 is false).
 func convert(k Kind, d Datum) (Datum, convResult) {
 	d = normalize(d)
+	if s, ok := d.(string); ok && (k == KindInt || k == KindUint || k == KindFloat) {
+		// A number column and a string compare as doubles (MySQL and
+		// go-mysql-server alike); only a plainly numeric string has one
+		// obvious double ('5', '-2.5e3'; not ' 5', '5abc', '0x10').
+		f, ok := plainNumber(s)
+		if !ok {
+			return nil, convNone
+		}
+		d = f
+	}
 	switch k {
 	case KindInt:
 		switch v := d.(type) {
@@ -250,4 +260,45 @@ func normalize(d Datum) Datum {
 		return float64(v)
 	}
 	return d
+}
+
+// plainNumber parses s if it is a plain decimal number: an optional sign,
+// digits with an optional fraction, an optional exponent; nothing else.
+func plainNumber(s string) (float64, bool) {
+	i, digits := 0, 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		digits++
+	}
+	if i < len(s) && s[i] == '.' {
+		for i++; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+			digits++
+		}
+	}
+	if digits == 0 {
+		return 0, false
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		exp := 0
+		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+			exp++
+		}
+		if exp == 0 {
+			return 0, false
+		}
+	}
+	if i != len(s) {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return f, true
 }

@@ -308,7 +308,7 @@ func (g *predGen) literal(k Kind) Datum {
 	case r == 2 && k == KindInt:
 		return float64(g.rng.IntN(9) - 4)
 	case r == 3 && k == KindInt:
-		return "1" // a type mismatch the planner must leave alone
+		return []string{"1", "-2.5", "x1"}[g.rng.IntN(3)] // compared as doubles
 	case r == 4 && k == KindFloat:
 		return int64(g.rng.IntN(5) - 2)
 	case r == 5 && k == KindFloat:
@@ -522,6 +522,15 @@ func sqlCompare(v, lit Datum) (int, bool) {
 		return decimal.Decimal{}, false
 	}
 	if a, ok := num(v); ok {
+		if s, isStr := lit.(string); isStr {
+			// A number and a string compare as doubles; the generator
+			// only makes strings that are plain numbers or not numbers.
+			f, ok := plainNumber(s)
+			if !ok {
+				return 0, false
+			}
+			lit = f
+		}
 		b, ok := num(lit)
 		if !ok {
 			return 0, false
