@@ -31,6 +31,10 @@ type builder struct {
 
 	tuple     *tupleCons // the OR-of-equalities conjunct for the key prefix, if any
 	tupleUsed bool       // the access path applies tuple
+
+	// keySel[i] is the estimated fraction of rows one query keeps through
+	// key column i's constraint (1: unconstrained), for the cost.
+	keySel []float64
 }
 
 type keyCol struct {
@@ -114,6 +118,10 @@ func (b *builder) planWith(limit int) (*Plan, error) {
 	p := &Plan{Table: b.t.PhysicalName(), columns: b.cols, where: b.q.Where, Limit: b.q.Limit}
 	for {
 		b.consumed, b.tupleUsed = map[int]bool{}, false
+		b.keySel = make([]float64, len(b.keys))
+		for i := range b.keySel {
+			b.keySel[i] = 1
+		}
 		err := b.access(p, limit)
 		var nk *errNoKey
 		if errors.As(err, &nk) && nk.col < limit {
@@ -321,8 +329,9 @@ func (b *builder) access(p *Plan, limit int) error {
 		}
 		L = b.tuple.n
 		b.tupleUsed = true
-		for _, k := range b.keys[:L] {
+		for i, k := range b.keys[:L] {
 			b.consumed[k.Col] = true
+			b.keySel[i] = eqSelectivity
 		}
 	}
 	var rng *keyCol
@@ -336,6 +345,7 @@ func (b *builder) access(p *Plan, limit int) error {
 		if pts, ok := s.points(k.kind); ok && len(prefixes)*len(pts) <= MaxKeys {
 			prefixes = cross(prefixes, pts)
 			b.consumed[k.Col] = true
+			b.keySel[L] = math.Min(eqSelectivity, 1/float64(max(len(pts), 1)))
 			L++
 			continue
 		}
@@ -348,6 +358,7 @@ func (b *builder) access(p *Plan, limit int) error {
 			spans = []span{s.hull()}
 			b.consumed[k.Col] = false
 		}
+		b.keySel[L] = math.Min(rangeSelectivity, 1/float64(len(spans)))
 		break
 	}
 	switch {
@@ -457,6 +468,7 @@ func (b *builder) rowOnly(p *Plan, limit int) error {
 	var used []int
 	var rng *keyCol
 	var spans []span
+	sel := map[int]float64{}
 	for L := b.nPart; L < limit; L++ {
 		k := b.keys[L]
 		if !k.ok {
@@ -466,11 +478,13 @@ func (b *builder) rowOnly(p *Plan, limit int) error {
 		if pts, ok := s.points(k.kind); ok && len(pts) == 1 {
 			prefix = append(prefix, pts[0])
 			used = append(used, k.Col)
+			sel[L] = eqSelectivity
 			continue
 		}
 		if !s.allNonNull() && len(s.spans) == 1 {
 			rng, spans = &b.keys[L], s.spans
 			used = append(used, k.Col)
+			sel[L] = rangeSelectivity
 		}
 		break
 	}
@@ -493,6 +507,9 @@ func (b *builder) rowOnly(p *Plan, limit int) error {
 	}
 	for _, c := range used {
 		b.consumed[c] = true
+	}
+	for i, f := range sel {
+		b.keySel[i] = f
 	}
 	return nil
 }
@@ -840,7 +857,7 @@ func (b *builder) order(p *Plan) {
 		p.Order = append(p.Order, OrderColumn{Col: k.Col, Desc: k.Desc})
 	}
 	constant := func(col int) bool {
-		if s, ok := b.sets[col]; ok {
+		if s, ok := b.sets[col]; ok && !s.null {
 			pts, ok := s.points(b.cols[col].Kind)
 			return ok && len(pts) == 1
 		}
@@ -857,7 +874,10 @@ func (b *builder) order(p *Plan) {
 		for j < len(p.Order) && constant(p.Order[j].Col) {
 			j++
 		}
-		if j == len(p.Order) || p.Order[j] != o {
+		if j == len(p.Order) {
+			break // the whole key is ordered: rows are unique on it
+		}
+		if p.Order[j] != o {
 			return
 		}
 		j++
@@ -913,25 +933,19 @@ func (b *builder) cost(p *Plan) {
 // rowSelectivity is the fraction of a partition the RowKey constraints of
 // one query keep.
 func (b *builder) rowSelectivity() float64 {
-	return b.selectivity(b.keys[min(b.nPart, len(b.keys)):])
+	return product(b.keySel[min(b.nPart, len(b.keys)):])
 }
 
-func (b *builder) partSelectivity() float64 { return b.selectivity(b.keys[:b.nPart]) }
+// partSelectivity is the fraction of the table the PartitionKey
+// constraints of one query keep.
+func (b *builder) partSelectivity() float64 { return product(b.keySel[:b.nPart]) }
 
-func (b *builder) selectivity(ks []keyCol) float64 {
-	sel := 1.0
-	for _, k := range ks {
-		if !b.consumed[k.Col] {
-			break
-		}
-		if pts, ok := b.set(k).points(k.kind); ok && len(pts) > 0 {
-			sel *= eqSelectivity
-			continue
-		}
-		sel *= rangeSelectivity
-		break
+func product(fs []float64) float64 {
+	p := 1.0
+	for _, f := range fs {
+		p *= f
 	}
-	return sel
+	return p
 }
 
 // refs returns the sorted column ordinals x reads.

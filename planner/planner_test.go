@@ -326,6 +326,7 @@ func runPlan(t *testing.T, tb *fakeTable, args []string, sql string) string {
 	}
 	stmt, err := sqlparser.Parse(sql)
 	if err != nil {
+		t.Errorf("%s: %v", sql, err)
 		return "parse error: " + err.Error()
 	}
 	sel, ok := stmt.(*sqlparser.Select)
@@ -367,6 +368,7 @@ func runPlan(t *testing.T, tb *fakeTable, args []string, sql string) string {
 		q.Limit = n
 	}
 	if cv.err != nil {
+		t.Errorf("%s: %v", sql, cv.err)
 		return "convert error: " + cv.err.Error()
 	}
 	p, err := Build(tb, q)

@@ -54,11 +54,21 @@ func TestSoundness(t *testing.T) {
 				q.Limit = int64(1 + rng.IntN(20))
 			}
 			q.NoNot = rng.IntN(4) == 0
-			if rng.IntN(3) == 0 && len(tb.part) > 0 {
-				// ORDER BY a prefix of the key, in the key's directions.
+			if rng.IntN(3) == 0 {
+				// ORDER BY a prefix of the key in the key's directions,
+				// sometimes with any column before or after it.
 				keys := append(slices.Clone(tb.part), tb.row...)
-				for _, k := range keys[:1+rng.IntN(len(keys))] {
-					q.OrderBy = append(q.OrderBy, OrderColumn{Col: k.Col, Desc: k.Desc})
+				any := func() OrderColumn { return OrderColumn{Col: rng.IntN(len(tb.cols)), Desc: rng.IntN(2) == 0} }
+				if rng.IntN(4) == 0 {
+					q.OrderBy = append(q.OrderBy, any())
+				}
+				if len(keys) > 0 {
+					for _, k := range keys[:1+rng.IntN(len(keys))] {
+						q.OrderBy = append(q.OrderBy, OrderColumn{Col: k.Col, Desc: k.Desc})
+					}
+				}
+				if rng.IntN(3) == 0 {
+					q.OrderBy = append(q.OrderBy, any())
 				}
 			}
 			p, err := Build(tb, q)
@@ -74,12 +84,18 @@ func TestSoundness(t *testing.T) {
 			}
 			want := db.reference(q, g)
 			if p.OrderSatisfied {
-				// Rows must arrive in key order: compare sequences.
+				// Rows must arrive in ORDER BY order, and be its first rows.
+				byOrder := func(a, b int) int { return db.cmpOrder(q.OrderBy, a, b) }
 				want = db.inKeyOrder(want)
+				slices.SortStableFunc(want, byOrder)
 				if q.Limit > 0 && int64(len(want)) > q.Limit {
 					want = want[:q.Limit]
 				}
-				if !slices.Equal(got, want) {
+				ok := len(got) == len(want) && slices.IsSortedFunc(got, byOrder)
+				for i := 0; ok && i < len(got); i++ {
+					ok = byOrder(got[i], want[i]) == 0
+				}
+				if !ok {
 					t.Fatalf("%s\nWHERE %s ORDER BY %v LIMIT %d\ngot rows %v\nwant %v\n%s", schema, g.format(q), q.OrderBy, q.Limit, got, want, p)
 				}
 				continue
@@ -100,6 +116,31 @@ func (db *memDB) inKeyOrder(rows []int) []int {
 	out := slices.Clone(rows)
 	slices.SortFunc(out, func(a, b int) int { return cmp.Compare(pos[a], pos[b]) })
 	return out
+}
+
+// cmpOrder compares two rows by ORDER BY: NULL first ascending, last
+// descending, as MySQL.
+func (db *memDB) cmpOrder(order []OrderColumn, a, b int) int {
+	for _, o := range order {
+		x, y := db.rows[a][o.Col], db.rows[b][o.Col]
+		var c int
+		switch {
+		case x == nil && y == nil:
+		case x == nil:
+			c = -1
+		case y == nil:
+			c = 1
+		default:
+			c = compareDatums(db.tb.cols[o.Col].Kind, x, y)
+		}
+		if o.Desc {
+			c = -c
+		}
+		if c != 0 {
+			return c
+		}
+	}
+	return 0
 }
 
 // resultOK compares row indexes read through the plan with the reference.
