@@ -232,6 +232,9 @@ func ValidateFilter(x Expr) error {
 	case nil:
 		return nil
 	case *Compare:
+		if x == nil {
+			return fmt.Errorf("%w: nil comparison", ErrInvalid)
+		}
 		if x.Op < OpEq || x.Op > OpLe {
 			return fmt.Errorf("%w: filter operator %v", ErrInvalid, x.Op)
 		}

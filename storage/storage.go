@@ -74,8 +74,11 @@ var (
 
 // BatchError reports which operation of a Batch failed. Index is the position
 // of the failing operation in the slice passed to Batch (0-based), or -1 when
-// the batch as a whole was rejected (too many operations, too large, mixed
-// partitions). Err wraps one of the sentinel errors.
+// the batch as a whole was rejected (empty, too many operations, too many
+// bytes, or the table does not exist). An operation that breaks a batch rule
+// on its own (a second partition, a second operation on one entity, an
+// invalid entity) is named by its index, as ValidateBatch does. Err wraps one
+// of the sentinel errors.
 type BatchError struct {
 	Index int
 	Err   error
