@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 
 	"github.com/sqlgw/sqlgw/catalog"
@@ -47,13 +46,13 @@ func mapError(err error) error {
 	}
 	switch {
 	case errors.Is(err, catalog.ErrDatabaseExists):
-		return sql.ErrDatabaseExists.New(err.Error())
+		return mysql.NewSQLError(mysql.ERDbCreateExists, "HY000", "%s", err.Error())
 	case errors.Is(err, catalog.ErrNoDatabase):
-		return sql.ErrDatabaseNotFound.New(err.Error())
+		return mysql.NewSQLError(mysql.ERBadDb, "42000", "%s", err.Error())
 	case errors.Is(err, catalog.ErrTableExists):
-		return sql.ErrTableAlreadyExists.New(err.Error())
+		return mysql.NewSQLError(mysql.ERTableExists, "42S01", "%s", err.Error())
 	case errors.Is(err, catalog.ErrNoTable):
-		return sql.ErrTableNotFound.New(err.Error())
+		return mysql.NewSQLError(mysql.ERNoSuchTable, "42S02", "%s", err.Error())
 	case errors.Is(err, catalog.ErrColumnExists):
 		return mysql.NewSQLError(mysql.ERDupFieldName, "42S21", "%s", err.Error())
 	case errors.Is(err, catalog.ErrNoColumn):

@@ -25,6 +25,9 @@ type gateway struct {
 	schemas map[schemaKey]*tableInfo
 	rows    map[string]*rowEstimate // by physical table
 	parts   partitionDecls
+	// sessions by connection ID, for the handler's error translation.
+	sessMu   sync.Mutex
+	sessions map[uint32]*Session
 	// unsorted: the backend returns query results in any order (Cosmos
 	// DB Table API), so no plan may claim key order.
 	unsorted bool

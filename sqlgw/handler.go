@@ -17,6 +17,7 @@ import (
 //     sets the status flags only after the first query (setConnStatusFlags),
 //     so the handshake said "autocommit off" and drivers that trust it
 //     (PyMySQL's get_autocommit) were wrong until the first query.
+//   - OK packets with an info string are malformed (see dropInfo).
 //   - Draining on shutdown: every command runs between begin() and end(),
 //     so Close can stop new commands, wait for the ones in flight (whose
 //     writes the client has not been told about yet) and only then close
@@ -33,6 +34,19 @@ type handler struct {
 func (h *handler) NewConnection(c *mysql.Conn) {
 	h.Handler.NewConnection(c)
 	c.StatusFlags |= uint16(mysql.ServerStatusAutocommit)
+}
+
+func (h *handler) ConnectionClosed(c *mysql.Conn) {
+	h.Handler.ConnectionClosed(c)
+	h.gw.forgetSession(c.ConnectionID)
+}
+
+// translate gives an error MySQL's wording and SQLSTATE (mysqlerr.go).
+func (h *handler) translate(c *mysql.Conn, err error) error {
+	if err == nil {
+		return nil
+	}
+	return translateError(err, h.gw.currentDB(c.ConnectionID))
 }
 
 // begin registers one command; it fails once the server is shutting down.
@@ -64,6 +78,23 @@ func (h *handler) drain(timeout time.Duration) bool {
 	}
 }
 
+// dropInfo removes the info string of OK packets. vitess writes it as '#'
+// followed by the text, which is not the protocol's encoding (a
+// length-encoded string for clients with CLIENT_SESSION_TRACK, the rest of
+// the packet otherwise): the MariaDB and MySQL clients reject short infos
+// such as PREPARE's "Statement prepared" as a malformed packet. An OK
+// packet without info is always valid.
+func dropInfo(cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
+	return func(res *sqltypes.Result, more bool) error {
+		if res != nil && len(res.Fields) == 0 && res.Info != "" {
+			r := *res
+			r.Info = ""
+			res = &r
+		}
+		return cb(res, more)
+	}
+}
+
 func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
 	if err := h.begin(); err != nil {
 		return err
@@ -71,7 +102,7 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 	defer h.end()
 	h.gw.parts.notePartitionBy(c.ConnectionID, query)
 	defer h.gw.parts.clear(c.ConnectionID)
-	return h.Handler.ComQuery(ctx, c, query, callback)
+	return h.translate(c, h.Handler.ComQuery(ctx, c, query, dropInfo(callback)))
 }
 
 func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
@@ -81,7 +112,8 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	defer h.end()
 	h.gw.parts.notePartitionBy(c.ConnectionID, query)
 	defer h.gw.parts.clear(c.ConnectionID)
-	return h.Handler.ComMultiQuery(ctx, c, query, callback)
+	rest, err := h.Handler.ComMultiQuery(ctx, c, query, dropInfo(callback))
+	return rest, h.translate(c, err)
 }
 
 func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) ([]*querypb.Field, error) {
@@ -89,7 +121,8 @@ func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, p
 		return nil, err
 	}
 	defer h.end()
-	return h.Handler.ComPrepare(ctx, c, query, prepare)
+	fields, err := h.Handler.ComPrepare(ctx, c, query, prepare)
+	return fields, h.translate(c, err)
 }
 
 func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
@@ -97,5 +130,5 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 		return err
 	}
 	defer h.end()
-	return h.Handler.ComStmtExecute(ctx, c, prepare, callback)
+	return h.translate(c, h.Handler.ComStmtExecute(ctx, c, prepare, callback))
 }

@@ -146,12 +146,16 @@ func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) 
 	conv := newExprConverter(ctx, t.columnNames())
 	self := t.selfName(ctx, exprs)
 	where := make([]planner.Expr, len(exprs))
+	var selfOnly []sql.Expression
 	for i, e := range exprs {
 		if self == "" || !t.onlySelf(ctx, e, self) {
+			// References to other tables (correlated subqueries): opaque,
+			// so residual, evaluated by the engine on every row.
 			where[i] = conv.opaque(e)
 			continue
 		}
 		where[i] = conv.convert(e)
+		selfOnly = append(selfOnly, e)
 	}
 	p, err := planner.Build(t.info.pt, &planner.Query{Where: where, Columns: t.proj})
 	if err != nil {
@@ -161,7 +165,12 @@ func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) 
 	for _, i := range p.Residual {
 		residual = append(residual, exprs[i])
 	}
-	overlay, err := t.bindFull(ctx, expression.JoinAnd(exprs...))
+	var overlay sql.Expression
+	var err2 error
+	if len(selfOnly) > 0 {
+		overlay, err2 = t.bindFull(ctx, expression.JoinAnd(selfOnly...))
+	}
+	err = err2
 	if err != nil {
 		return sql.IndexLookup{}, nil, nil, false, err
 	}

@@ -66,11 +66,19 @@ func (p *provider) AllDatabases(ctx *sql.Context) []sql.Database {
 }
 
 func (p *provider) CreateDatabase(ctx *sql.Context, name string) error {
-	return mapError(p.gw.cat.CreateDatabase(metaCtx(ctx), name))
+	err := p.gw.cat.CreateDatabase(metaCtx(ctx), name)
+	if errors.Is(err, catalog.ErrDatabaseExists) {
+		return sql.ErrDatabaseExists.New(name)
+	}
+	return mapError(err)
 }
 
 func (p *provider) DropDatabase(ctx *sql.Context, name string) error {
-	return mapError(p.gw.cat.DropDatabase(metaCtx(ctx), name))
+	err := p.gw.cat.DropDatabase(metaCtx(ctx), name)
+	if errors.Is(err, catalog.ErrNoDatabase) {
+		return sql.ErrDatabaseNotFound.New(name)
+	}
+	return mapError(err)
 }
 
 // Database is one catalog database.
@@ -187,6 +195,9 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 		return mapError(fmt.Errorf("%w: table %s: a partition key needs a primary key", catalog.ErrInvalidDef, name))
 	}
 	_, err = d.gw.cat.CreateTable(metaCtx(ctx), d.name, def)
+	if errors.Is(err, catalog.ErrTableExists) {
+		return sql.ErrTableAlreadyExists.New(name) // IF NOT EXISTS relies on this kind
+	}
 	return mapError(err)
 }
 

@@ -42,7 +42,31 @@ func (g *gateway) sessionBuilder(ctx context.Context, conn *mysql.Conn, addr str
 		host, user = u.Host, u.User
 	}
 	client := sql.Client{Address: host, User: user, Capabilities: conn.Capabilities}
-	return g.newSession(sql.NewBaseSessionWithClientServer(addr, client, conn.ConnectionID)), nil
+	s := g.newSession(sql.NewBaseSessionWithClientServer(addr, client, conn.ConnectionID))
+	g.sessMu.Lock()
+	if g.sessions == nil {
+		g.sessions = map[uint32]*Session{}
+	}
+	g.sessions[conn.ConnectionID] = s
+	g.sessMu.Unlock()
+	return s, nil
+}
+
+// currentDB returns the current database of a connection's session.
+func (g *gateway) currentDB(conn uint32) string {
+	g.sessMu.Lock()
+	s := g.sessions[conn]
+	g.sessMu.Unlock()
+	if s == nil {
+		return ""
+	}
+	return s.GetCurrentDatabase()
+}
+
+func (g *gateway) forgetSession(conn uint32) {
+	g.sessMu.Lock()
+	delete(g.sessions, conn)
+	g.sessMu.Unlock()
 }
 
 // sessionOf returns the sqlgw session of ctx, or nil (e.g. a context built

@@ -269,14 +269,31 @@ func (t *Table) AddColumn(ctx *sql.Context, column *sql.Column, order *sql.Colum
 	if order != nil {
 		pos.First, pos.After = order.First, order.AfterColumn
 	}
-	_, err = t.gw.cat.AddColumn(metaCtx(ctx), t.db.name, t.Name(), col, pos)
-	return mapError(err)
+	nm, err := t.gw.cat.AddColumn(metaCtx(ctx), t.db.name, t.Name(), col, pos)
+	if err != nil {
+		return mapError(err)
+	}
+	return t.refresh(ctx, nm)
+}
+
+// refresh makes this table value describe the altered table: the engine
+// keeps using the same value after an ALTER (to fill in defaults).
+func (t *Table) refresh(ctx *sql.Context, nm *catalog.Table) error {
+	ti, err := t.gw.info(ctx, nm)
+	if err != nil {
+		return err
+	}
+	t.info, t.proj, t.projNames, t.projected = ti, nil, nil, nil
+	return nil
 }
 
 // DropColumn implements sql.AlterableTable.
 func (t *Table) DropColumn(ctx *sql.Context, name string) error {
-	_, err := t.gw.cat.DropColumn(metaCtx(ctx), t.db.name, t.Name(), name)
-	return mapError(err)
+	nm, err := t.gw.cat.DropColumn(metaCtx(ctx), t.db.name, t.Name(), name)
+	if err != nil {
+		return mapError(err)
+	}
+	return t.refresh(ctx, nm)
 }
 
 // ModifyColumn implements sql.AlterableTable.
@@ -289,8 +306,11 @@ func (t *Table) ModifyColumn(ctx *sql.Context, name string, column *sql.Column, 
 	if order != nil {
 		pos = &catalog.ColumnPosition{First: order.First, After: order.AfterColumn}
 	}
-	_, err = t.gw.cat.ModifyColumn(metaCtx(ctx), t.db.name, t.Name(), name, col, pos)
-	return mapError(err)
+	nm, err := t.gw.cat.ModifyColumn(metaCtx(ctx), t.db.name, t.Name(), name, col, pos)
+	if err != nil {
+		return mapError(err)
+	}
+	return t.refresh(ctx, nm)
 }
 
 func catalogColumn(c *sql.Column) (catalog.Column, error) {

@@ -198,7 +198,7 @@ func (g *gateway) checkInserts(ctx context.Context, t *txn, phys []string) error
 			return mapError(errs[i])
 		}
 		if found[i] {
-			return sql.NewUniqueKeyErr(describeKey(it.tt.meta, &storage.Entity{PartitionKey: it.k.pk, RowKey: it.k.rk}), true, nil)
+			return errDuplicate(describeKey(it.tt.meta, &storage.Entity{PartitionKey: it.k.pk, RowKey: it.k.rk}))
 		}
 	}
 	return nil
@@ -350,7 +350,7 @@ func (g *gateway) apply(ctx context.Context, meta *catalog.Table, ops []storage.
 		if op != nil {
 			key = describeKey(meta, op.Entity)
 		}
-		return sql.NewUniqueKeyErr(key, true, nil)
+		return errDuplicate(key)
 	case errors.Is(err, storage.ErrPreconditionFailed), errors.Is(err, storage.ErrNotFound) && op != nil && op.Kind != storage.OpInsert:
 		key := ""
 		if op != nil {
@@ -359,6 +359,11 @@ func (g *gateway) apply(ctx context.Context, meta *catalog.Table, ops []storage.
 		return errConflict(fmt.Sprintf("row %s of table %s changed since this transaction read it", key, meta.Name))
 	}
 	return mapError(err)
+}
+
+// errDuplicate is MySQL's 1062 for a duplicate found at commit.
+func errDuplicate(key string) error {
+	return mysql.NewSQLError(mysql.ERDupEntry, "23000", "Duplicate entry '%s' for key 'PRIMARY'", key)
 }
 
 // describeKey renders a row's primary key for error messages, MySQL style
@@ -370,7 +375,10 @@ func describeKey(meta *catalog.Table, e *storage.Entity) string {
 	}
 	parts := make([]string, len(vals))
 	for i, v := range vals {
+		if b, ok := v.([]byte); ok {
+			v = string(b)
+		}
 		parts[i] = fmt.Sprint(v)
 	}
-	return "[" + strings.Join(parts, ",") + "]"
+	return strings.Join(parts, "-")
 }
