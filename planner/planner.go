@@ -6,7 +6,12 @@ import "fmt"
 // from IN lists and ORs; beyond it the planner uses fewer key columns.
 const MaxKeys = 1000
 
-// Build plans reading t under q.
+// Build plans reading t under q. It is pure (no I/O) and safe for
+// concurrent use as long as t is not modified. It fails only on malformed
+// input (an ordinal out of range, an unknown Expr type such as *Or instead
+// of Or); a value that cannot be a key or a property only makes the plan
+// use less of it. The result is never nil on success; Path Empty means no
+// row can match and nothing is to be read.
 func Build(t Table, q *Query) (*Plan, error) {
 	cols := t.Columns()
 	if err := checkQuery(q, len(cols)); err != nil {
