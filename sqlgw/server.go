@@ -46,6 +46,7 @@ import (
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/storage"
+	"github.com/sqlgw/sqlgw/storage/recorder"
 )
 
 // Config configures a Server.
@@ -77,6 +78,7 @@ type Config struct {
 
 // Server is a running sqlgw MySQL server.
 type Server struct {
+	rec     *recorder.Store
 	cfg     Config
 	gw      *gateway
 	engine  *gms.Engine
@@ -138,7 +140,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		}
 	}
 
-	store := countingStore{Store: cfg.Store}
+	store := recorder.New(cfg.Store)
 	cat, err := catalog.Open(withoutCounters(ctx), store, cfg.Catalog)
 	if err != nil {
 		ln.Close()
@@ -177,9 +179,13 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		ln.Close()
 		return fail(fmt.Errorf("sqlgw: %w", err))
 	}
-	return &Server{cfg: cfg, gw: gw, engine: engine, srv: srv, h: h, ln: ln, log: cfg.Logger,
+	return &Server{rec: store, cfg: cfg, gw: gw, engine: engine, srv: srv, h: h, ln: ln, log: cfg.Logger,
 		closed: make(chan struct{}), serveOK: make(chan struct{})}, nil
 }
+
+// Recorder returns the request recorder every store request of the server
+// goes through (totals, tracing).
+func (s *Server) Recorder() *recorder.Store { return s.rec }
 
 // Addr returns the address the server listens on.
 func (s *Server) Addr() net.Addr { return s.ln.Addr() }

@@ -8,6 +8,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
+
+	"github.com/sqlgw/sqlgw/storage/recorder"
 )
 
 // Session is one client connection's state: go-mysql-server's base session,
@@ -16,7 +18,7 @@ import (
 type Session struct {
 	*sql.BaseSession
 	gw       *gateway
-	counters *counters
+	counters *recorder.Counters
 	tx       *txn
 }
 
@@ -33,7 +35,7 @@ const (
 )
 
 func (g *gateway) newSession(base *sql.BaseSession) *Session {
-	return &Session{BaseSession: base, gw: g, counters: &counters{}}
+	return &Session{BaseSession: base, gw: g, counters: &recorder.Counters{}}
 }
 
 func (g *gateway) sessionBuilder(ctx context.Context, conn *mysql.Conn, addr string) (sql.Session, error) {
@@ -83,14 +85,21 @@ func sessionOf(ctx *sql.Context) *Session {
 // statement's context carrying the session's counters.
 func storeCtx(ctx *sql.Context) context.Context {
 	if s := sessionOf(ctx); s != nil {
-		return withCounters(ctx, s.counters)
+		return recorder.WithCounters(ctx, s.counters)
 	}
 	return ctx
 }
 
-// withoutCounters strips the session counters from ctx.
+// withoutCounters returns a context without the session's counters (and
+// without any other value of ctx) that is cancelled with ctx. The
+// recorder only adds counters to a context, so a clean one is built.
 func withoutCounters(ctx context.Context) context.Context {
-	return withCounters(ctx, nil)
+	if ctx.Done() == nil {
+		return context.Background()
+	}
+	clean, cancel := context.WithCancel(context.Background())
+	context.AfterFunc(ctx, cancel)
+	return clean
 }
 
 // currentTxn returns the session's open transaction, if any.
@@ -169,8 +178,8 @@ func (v *statusVar) String() string { return v.name }
 // GetAllStatusVariables adds sqlgw's counters to the engine's.
 func (s *Session) GetAllStatusVariables(ctx *sql.Context) map[string]sql.StatusVarValue {
 	m := s.BaseSession.GetAllStatusVariables(ctx)
-	m[StatusStoreRequests] = &statusVar{name: StatusStoreRequests, get: func() uint64 { return uint64(s.counters.Requests()) }}
-	m[StatusEntitiesRead] = &statusVar{name: StatusEntitiesRead, get: func() uint64 { return uint64(s.counters.EntitiesRead()) }}
+	m[StatusStoreRequests] = &statusVar{name: StatusStoreRequests, get: func() uint64 { return uint64(s.counters.Requests.Load()) }}
+	m[StatusEntitiesRead] = &statusVar{name: StatusEntitiesRead, get: func() uint64 { return uint64(s.counters.EntitiesRead.Load()) }}
 	return m
 }
 
@@ -178,9 +187,9 @@ func (s *Session) GetAllStatusVariables(ctx *sql.Context) map[string]sql.StatusV
 func (s *Session) GetStatusVariable(ctx *sql.Context, name string) (interface{}, error) {
 	switch strings.ToLower(name) {
 	case strings.ToLower(StatusStoreRequests):
-		return uint64(s.counters.Requests()), nil
+		return uint64(s.counters.Requests.Load()), nil
 	case strings.ToLower(StatusEntitiesRead):
-		return uint64(s.counters.EntitiesRead()), nil
+		return uint64(s.counters.EntitiesRead.Load()), nil
 	}
 	return s.BaseSession.GetStatusVariable(ctx, name)
 }
