@@ -589,3 +589,27 @@ func TestHandshakeAutocommitFlag(t *testing.T) {
 		t.Fatalf("handshake status flags %#04x: SERVER_STATUS_AUTOCOMMIT not set", status)
 	}
 }
+
+func TestKeylessTable(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, ts *testServer) {
+		c := ts.conn()
+		mustExec(t, c, "CREATE DATABASE d")
+		mustExec(t, c, "USE d")
+		mustExec(t, c, "CREATE TABLE log (a INT, b VARCHAR(10))")
+		mustExec(t, c, "INSERT INTO log VALUES (1,'x'),(1,'x'),(2,'y'),(3,'z')")
+		if n := affected(t, c, "UPDATE log SET b = 'w' WHERE a = 1"); n != 2 {
+			t.Fatalf("update: %d rows, want 2", n)
+		}
+		if n := affected(t, c, "DELETE FROM log WHERE a = 2"); n != 1 {
+			t.Fatalf("delete: %d rows, want 1", n)
+		}
+		expectRows(t, c, "SELECT a, b FROM log ORDER BY a, b", "1\tw", "1\tw", "3\tz")
+		mustExec(t, c, "BEGIN")
+		mustExec(t, c, "INSERT INTO log VALUES (4,'q')")
+		mustExec(t, c, "UPDATE log SET b = 'r' WHERE a = 4")
+		mustExec(t, c, "DELETE FROM log WHERE a = 3")
+		expectRows(t, c, "SELECT a, b FROM log ORDER BY a, b", "1\tw", "1\tw", "4\tr")
+		mustExec(t, c, "COMMIT")
+		expectRows(t, c, "SELECT a, b FROM log ORDER BY a, b", "1\tw", "1\tw", "4\tr")
+	})
+}

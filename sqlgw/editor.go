@@ -143,6 +143,7 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 		}
 		k := entKey{pk, rk}
 		e.put(tt, k, &pending{row: d, sqlRow: row})
+		tt.noteKeyless(k, row)
 		return nil
 	}
 	k, err := e.t.keyOf(d)
@@ -287,7 +288,7 @@ func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 		return err
 	}
 	if e.t.meta().Keyless() {
-		return errUnsupported.New("UPDATE of a table without a primary key is not supported yet")
+		return e.updateKeyless(ctx, tt, old, new)
 	}
 	od, err := e.t.datums(ctx, old)
 	if err != nil {
@@ -327,7 +328,16 @@ func (e *editor) Delete(ctx *sql.Context, row sql.Row) error {
 		return err
 	}
 	if e.t.meta().Keyless() {
-		return errUnsupported.New("DELETE from a table without a primary key is not supported yet (TRUNCATE is)")
+		k, ok := tt.takeKeyless(row)
+		if !ok {
+			return errConflict(fmt.Sprintf("a row of table %s (no primary key) changed concurrently", e.t.Name()))
+		}
+		stored, r, err := e.base(ctx, tt, k, row)
+		if err != nil {
+			return err
+		}
+		e.put(tt, k, &pending{deleted: true, stored: stored, base: r})
+		return nil
 	}
 	d, err := e.t.datums(ctx, row)
 	if err != nil {
@@ -342,5 +352,26 @@ func (e *editor) Delete(ctx *sql.Context, row sql.Row) error {
 		return err
 	}
 	e.put(tt, k, &pending{deleted: true, stored: stored, base: r})
+	return nil
+}
+
+// updateKeyless updates a row of a table without a primary key: its key is
+// the generated RowKey of the row the transaction read with these values.
+func (e *editor) updateKeyless(ctx *sql.Context, tt *txTable, old, new sql.Row) error {
+	k, ok := tt.takeKeyless(old)
+	if !ok {
+		return errConflict(fmt.Sprintf("a row of table %s (no primary key) changed concurrently", e.t.Name()))
+	}
+	nd, err := e.t.datums(ctx, new)
+	if err != nil {
+		return err
+	}
+	stored, r, err := e.base(ctx, tt, k, old)
+	if err != nil {
+		return err
+	}
+	nr := append(sql.Row(nil), new...)
+	e.put(tt, k, &pending{row: nd, sqlRow: nr, stored: stored, base: r})
+	tt.noteKeyless(k, nr)
 	return nil
 }

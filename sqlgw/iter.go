@@ -181,6 +181,9 @@ func (it *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
 		if it.keepFull {
 			it.lastFull = full
 		}
+		if it.tt != nil && it.meta.Keyless() {
+			it.tt.noteKeyless(k, full)
+		}
 		return it.t.project(full), nil
 	}
 }
@@ -218,6 +221,9 @@ func (it *rowIter) overlayRow(ctx *sql.Context, k entKey) (sql.Row, bool, error)
 	}
 	if it.keepFull {
 		it.lastFull = w.sqlRow
+	}
+	if it.meta.Keyless() {
+		it.tt.noteKeyless(k, w.sqlRow)
 	}
 	return it.t.project(w.sqlRow), true, nil
 }

@@ -88,6 +88,49 @@ type txTable struct {
 	order  []entKey // first-write order
 	// version counts changes of writes, to invalidate cached lookups.
 	version uint64
+	// keyless maps a keyless row's fingerprint (its values) to the keys of
+	// the rows with those values the transaction has seen: an UPDATE or
+	// DELETE of a keyless table gets only the row's values from the engine.
+	keyless map[string][]entKey
+}
+
+// rowFingerprint identifies a row by its values, for keyless tables.
+func rowFingerprint(row sql.Row) string {
+	var sb strings.Builder
+	for _, v := range row {
+		fmt.Fprintf(&sb, "%T:%v\x00", v, v)
+	}
+	return sb.String()
+}
+
+// noteKeyless records that the keyless row under k has values row.
+func (tt *txTable) noteKeyless(k entKey, row sql.Row) {
+	if tt.keyless == nil {
+		tt.keyless = map[string][]entKey{}
+	}
+	fp := rowFingerprint(row)
+	for _, x := range tt.keyless[fp] {
+		if x == k {
+			return
+		}
+	}
+	tt.keyless[fp] = append(tt.keyless[fp], k)
+}
+
+// takeKeyless returns (and forgets) the key of a keyless row with values row.
+func (tt *txTable) takeKeyless(row sql.Row) (entKey, bool) {
+	fp := rowFingerprint(row)
+	ks := tt.keyless[fp]
+	for len(ks) > 0 {
+		k := ks[len(ks)-1]
+		ks = ks[:len(ks)-1]
+		tt.keyless[fp] = ks
+		if w, ok := tt.writes[k]; ok && w.deleted {
+			continue
+		}
+		return k, true
+	}
+	return entKey{}, false
 }
 
 func (t *txn) table(meta *catalog.Table) *txTable {
