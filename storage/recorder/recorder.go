@@ -1,0 +1,491 @@
+// Package recorder wraps any storage.Store to count and trace the requests
+// sent through it. The gateway uses it for EXPLAIN ANALYZE figures and
+// per-session counters; tests use its trace as golden text ("this query sent
+// one point get" becomes a checked fact).
+//
+// Every method of the Store interface except Capabilities and Close is one
+// request, whether it succeeds or fails. Entities read are the entities
+// returned by Get and Query; entities written are the operations of
+// successful writes and batches.
+//
+// Counts go to the recorder's own totals and to every Counters attached to
+// the request's context with WithCounters (a session's, a statement's). A
+// trace is one line per request, written to the recorder's trace writer and
+// to every writer attached to the context with WithTrace:
+//
+//	Query t1 partition=[p1] rows=[a,b) filter=(x gt 5) select=[a,b] top=10 -> 10 entities, more
+//
+// Keys are printed bare when they are plain ASCII words and quoted (Go
+// syntax) otherwise; filters are rendered with storage.FormatOData; ETags,
+// which differ from run to run, are printed as "etag" (or "*").
+package recorder
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sqlgw/sqlgw/storage"
+)
+
+// Counters count requests. All fields may be read and updated concurrently.
+type Counters struct {
+	Requests        atomic.Int64 // requests sent to the store
+	EntitiesRead    atomic.Int64 // entities returned by Get and Query
+	EntitiesWritten atomic.Int64 // operations of successful writes and batches
+	Errors          atomic.Int64 // requests that returned an error
+}
+
+// Snapshot is a copy of Counters at one moment.
+type Snapshot struct {
+	Requests, EntitiesRead, EntitiesWritten, Errors int64
+}
+
+// Snapshot returns the current values.
+func (c *Counters) Snapshot() Snapshot {
+	return Snapshot{
+		Requests:        c.Requests.Load(),
+		EntitiesRead:    c.EntitiesRead.Load(),
+		EntitiesWritten: c.EntitiesWritten.Load(),
+		Errors:          c.Errors.Load(),
+	}
+}
+
+// Reset sets every counter to zero.
+func (c *Counters) Reset() {
+	c.Requests.Store(0)
+	c.EntitiesRead.Store(0)
+	c.EntitiesWritten.Store(0)
+	c.Errors.Store(0)
+}
+
+// Sub returns s - t, the requests made between two snapshots.
+func (s Snapshot) Sub(t Snapshot) Snapshot {
+	return Snapshot{s.Requests - t.Requests, s.EntitiesRead - t.EntitiesRead, s.EntitiesWritten - t.EntitiesWritten, s.Errors - t.Errors}
+}
+
+func (s Snapshot) String() string {
+	return fmt.Sprintf("requests=%d read=%d written=%d errors=%d", s.Requests, s.EntitiesRead, s.EntitiesWritten, s.Errors)
+}
+
+type ctxKey struct{}
+
+// attached is what a context carries: the counters and trace writers of
+// every enclosing WithCounters and WithTrace.
+type attached struct {
+	counters []*Counters
+	traces   []*syncWriter
+}
+
+func from(ctx context.Context) *attached {
+	a, _ := ctx.Value(ctxKey{}).(*attached)
+	return a
+}
+
+func with(ctx context.Context, f func(a *attached)) context.Context {
+	var a attached
+	if old := from(ctx); old != nil {
+		a.counters = append(a.counters, old.counters...)
+		a.traces = append(a.traces, old.traces...)
+	}
+	f(&a)
+	return context.WithValue(ctx, ctxKey{}, &a)
+}
+
+// WithCounters returns a context whose requests, made through any
+// recorder, also count in c (in addition to counters attached further out).
+func WithCounters(ctx context.Context, c *Counters) context.Context {
+	return with(ctx, func(a *attached) { a.counters = append(a.counters, c) })
+}
+
+// WithTrace returns a context whose requests, made through any recorder,
+// are also traced to w, one line each. Lines are written whole; w need not
+// be safe for concurrent use.
+func WithTrace(ctx context.Context, w io.Writer) context.Context {
+	return with(ctx, func(a *attached) { a.traces = append(a.traces, &syncWriter{w: w}) })
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) writeLine(line string) {
+	s.mu.Lock()
+	io.WriteString(s.w, line)
+	s.mu.Unlock()
+}
+
+// Store records the requests made through it and forwards them to the
+// store inside. It is safe for concurrent use.
+type Store struct {
+	inner  storage.Store
+	totals Counters
+	trace  atomic.Pointer[syncWriter]
+}
+
+var _ storage.Store = (*Store)(nil)
+
+// New wraps inner.
+func New(inner storage.Store) *Store { return &Store{inner: inner} }
+
+// Totals returns the recorder's own counters (every request through it).
+func (s *Store) Totals() *Counters { return &s.totals }
+
+// SetTrace makes the recorder write a line per request to w; nil stops.
+func (s *Store) SetTrace(w io.Writer) {
+	if w == nil {
+		s.trace.Store(nil)
+		return
+	}
+	s.trace.Store(&syncWriter{w: w})
+}
+
+// Unwrap returns the store inside.
+func (s *Store) Unwrap() storage.Store { return s.inner }
+
+// record counts one request and traces it. describe is called only when a
+// trace is wanted.
+func (s *Store) record(ctx context.Context, read, written int, err error, describe func() string, result func() string) {
+	a := from(ctx)
+	add := func(c *Counters) {
+		c.Requests.Add(1)
+		if read > 0 {
+			c.EntitiesRead.Add(int64(read))
+		}
+		if written > 0 {
+			c.EntitiesWritten.Add(int64(written))
+		}
+		if err != nil {
+			c.Errors.Add(1)
+		}
+	}
+	add(&s.totals)
+	var traces []*syncWriter
+	if a != nil {
+		for _, c := range a.counters {
+			add(c)
+		}
+		traces = a.traces
+	}
+	t := s.trace.Load()
+	if t == nil && len(traces) == 0 {
+		return
+	}
+	var line string
+	if err != nil {
+		line = describe() + " -> " + errorString(err) + "\n"
+	} else {
+		line = describe() + " -> " + result() + "\n"
+	}
+	if t != nil {
+		t.writeLine(line)
+	}
+	for _, w := range traces {
+		w.writeLine(line)
+	}
+}
+
+// CreateTable implements storage.Store.
+func (s *Store) CreateTable(ctx context.Context, table string) error {
+	err := s.inner.CreateTable(ctx, table)
+	s.record(ctx, 0, 0, err, func() string { return "CreateTable " + table }, ok)
+	return err
+}
+
+// DeleteTable implements storage.Store.
+func (s *Store) DeleteTable(ctx context.Context, table string) error {
+	err := s.inner.DeleteTable(ctx, table)
+	s.record(ctx, 0, 0, err, func() string { return "DeleteTable " + table }, ok)
+	return err
+}
+
+// ListTables implements storage.Store.
+func (s *Store) ListTables(ctx context.Context) ([]string, error) {
+	names, err := s.inner.ListTables(ctx)
+	s.record(ctx, 0, 0, err, func() string { return "ListTables" }, func() string { return plural(len(names), "table") })
+	return names, err
+}
+
+// TableExists implements storage.Store.
+func (s *Store) TableExists(ctx context.Context, table string) (bool, error) {
+	ok, err := s.inner.TableExists(ctx, table)
+	s.record(ctx, 0, 0, err, func() string { return "TableExists " + table }, func() string { return strconv.FormatBool(ok) })
+	return ok, err
+}
+
+// Get implements storage.Store.
+func (s *Store) Get(ctx context.Context, table, pk, rk string, opts *storage.GetOptions) (*storage.Entity, error) {
+	e, err := s.inner.Get(ctx, table, pk, rk, opts)
+	n := 0
+	if err == nil {
+		n = 1
+	}
+	s.record(ctx, n, 0, err, func() string {
+		var b strings.Builder
+		b.WriteString("Get " + table + " pk=" + key(pk) + " rk=" + key(rk))
+		if opts != nil && opts.Select != nil {
+			b.WriteString(" select=" + list(opts.Select))
+		}
+		return b.String()
+	}, func() string { return "1 entity" })
+	return e, err
+}
+
+// Insert implements storage.Store.
+func (s *Store) Insert(ctx context.Context, table string, e *storage.Entity) (storage.ETag, error) {
+	etag, err := s.inner.Insert(ctx, table, e)
+	s.record(ctx, 0, written(err, 1), err, func() string { return "Insert " + table + entityKeys(e) }, ok)
+	return etag, err
+}
+
+// Upsert implements storage.Store.
+func (s *Store) Upsert(ctx context.Context, table string, e *storage.Entity, mode storage.UpdateMode) (storage.ETag, error) {
+	etag, err := s.inner.Upsert(ctx, table, e, mode)
+	s.record(ctx, 0, written(err, 1), err, func() string { return "Upsert " + table + entityKeys(e) + " mode=" + mode.String() }, ok)
+	return etag, err
+}
+
+// Update implements storage.Store.
+func (s *Store) Update(ctx context.Context, table string, e *storage.Entity, mode storage.UpdateMode, ifMatch storage.ETag) (storage.ETag, error) {
+	etag, err := s.inner.Update(ctx, table, e, mode, ifMatch)
+	s.record(ctx, 0, written(err, 1), err, func() string {
+		return "Update " + table + entityKeys(e) + " mode=" + mode.String() + ifMatchString(ifMatch)
+	}, ok)
+	return etag, err
+}
+
+// Delete implements storage.Store.
+func (s *Store) Delete(ctx context.Context, table, pk, rk string, ifMatch storage.ETag) error {
+	err := s.inner.Delete(ctx, table, pk, rk, ifMatch)
+	s.record(ctx, 0, written(err, 1), err, func() string {
+		return "Delete " + table + " pk=" + key(pk) + " rk=" + key(rk) + ifMatchString(ifMatch)
+	}, ok)
+	return err
+}
+
+// batchListed is the number of operations a trace line lists one by one;
+// larger batches are summarized by kind.
+const batchListed = 5
+
+// Batch implements storage.Store.
+func (s *Store) Batch(ctx context.Context, table string, ops []storage.Operation) ([]storage.ETag, error) {
+	etags, err := s.inner.Batch(ctx, table, ops)
+	s.record(ctx, 0, written(err, len(ops)), err, func() string {
+		var b strings.Builder
+		b.WriteString("Batch " + table)
+		if len(ops) > 0 && ops[0].Entity != nil {
+			b.WriteString(" pk=" + key(ops[0].Entity.PartitionKey))
+		}
+		fmt.Fprintf(&b, " ops=%d [", len(ops))
+		if len(ops) <= batchListed {
+			for i, op := range ops {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteString(op.Kind.String())
+				if op.Kind == storage.OpUpsert || op.Kind == storage.OpUpdate {
+					b.WriteString("/" + op.Mode.String())
+				}
+				if op.Entity != nil {
+					b.WriteString(" " + key(op.Entity.RowKey))
+				}
+				if op.Kind == storage.OpUpdate || op.Kind == storage.OpDelete {
+					b.WriteString(ifMatchString(op.IfMatch))
+				}
+			}
+		} else {
+			var counts [storage.OpDelete + 1]int
+			other := 0
+			for _, op := range ops {
+				if op.Kind >= storage.OpInsert && op.Kind <= storage.OpDelete {
+					counts[op.Kind]++
+				} else {
+					other++
+				}
+			}
+			sep := ""
+			for k := storage.OpInsert; k <= storage.OpDelete; k++ {
+				if counts[k] > 0 {
+					fmt.Fprintf(&b, "%s%v x%d", sep, k, counts[k])
+					sep = ", "
+				}
+			}
+			if other > 0 {
+				fmt.Fprintf(&b, "%sinvalid x%d", sep, other)
+			}
+		}
+		b.WriteString("]")
+		return b.String()
+	}, ok)
+	return etags, err
+}
+
+// Query implements storage.Store.
+func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*storage.Page, error) {
+	page, err := s.inner.Query(ctx, table, q)
+	n := 0
+	if err == nil && page != nil {
+		n = len(page.Entities)
+	}
+	s.record(ctx, n, 0, err, func() string { return "Query " + table + DescribeQuery(q) }, func() string {
+		r := plural(n, "entity")
+		if page.Continuation != "" {
+			r += ", more"
+		}
+		return r
+	})
+	return page, err
+}
+
+// Capabilities implements storage.Store; it is not a request.
+func (s *Store) Capabilities() storage.Capabilities { return s.inner.Capabilities() }
+
+// Close closes the store inside; it is not a request.
+func (s *Store) Close() error { return s.inner.Close() }
+
+// DescribeQuery renders a query's parameters as a trace line does, with a
+// leading space (empty for a nil query): partition, rows, filter, select,
+// top, and "continue" for a resumed query.
+func DescribeQuery(q *storage.Query) string {
+	if q == nil {
+		return ""
+	}
+	var b strings.Builder
+	if q.Partition != nil {
+		b.WriteString(" partition=" + keyRange(q.Partition))
+	}
+	if q.Row != nil {
+		b.WriteString(" rows=" + keyRange(q.Row))
+	}
+	if q.Filter != nil {
+		b.WriteString(" filter=(" + storage.FormatOData(q.Filter) + ")")
+	}
+	if q.Select != nil {
+		b.WriteString(" select=" + list(q.Select))
+	}
+	if q.Top != 0 {
+		b.WriteString(" top=" + strconv.Itoa(q.Top))
+	}
+	if q.Continuation != "" {
+		b.WriteString(" continue")
+	}
+	return b.String()
+}
+
+func ok() string { return "ok" }
+
+func written(err error, n int) int {
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	if what == "entity" {
+		return strconv.Itoa(n) + " entities"
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}
+
+func entityKeys(e *storage.Entity) string {
+	if e == nil {
+		return " <nil entity>"
+	}
+	return " pk=" + key(e.PartitionKey) + " rk=" + key(e.RowKey)
+}
+
+func ifMatchString(m storage.ETag) string {
+	switch m {
+	case "":
+		return ""
+	case storage.ETagAny:
+		return " if-match=*"
+	}
+	return " if-match=etag"
+}
+
+// key prints a key bare when it is a non-empty run of ASCII letters,
+// digits and - _ . : ~ and quoted otherwise.
+func key(k string) string {
+	if k == "" {
+		return `""`
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-_.:~", c) >= 0) {
+			return strconv.Quote(k)
+		}
+	}
+	return k
+}
+
+func keyRange(r *storage.KeyRange) string {
+	if k, ok := r.Single(); ok {
+		return "[" + key(k) + "]"
+	}
+	var b strings.Builder
+	switch {
+	case r.Low == nil:
+		b.WriteString("(")
+	case r.Low.Exclusive:
+		b.WriteString("(" + key(r.Low.Key))
+	default:
+		b.WriteString("[" + key(r.Low.Key))
+	}
+	b.WriteString(",")
+	switch {
+	case r.High == nil:
+		b.WriteString(")")
+	case r.High.Exclusive:
+		b.WriteString(key(r.High.Key) + ")")
+	default:
+		b.WriteString(key(r.High.Key) + "]")
+	}
+	return b.String()
+}
+
+func list(names []string) string { return "[" + strings.Join(names, ",") + "]" }
+
+// errorString names the sentinel an error wraps.
+func errorString(err error) string {
+	var be *storage.BatchError
+	if errors.As(err, &be) {
+		if be.Index < 0 {
+			return "batch rejected: " + sentinel(be.Err)
+		}
+		return fmt.Sprintf("op %d: %s", be.Index, sentinel(be.Err))
+	}
+	return sentinel(err)
+}
+
+func sentinel(err error) string {
+	for _, s := range []struct {
+		err  error
+		name string
+	}{
+		{storage.ErrNotFound, "not found"},
+		{storage.ErrAlreadyExists, "already exists"},
+		{storage.ErrPreconditionFailed, "precondition failed"},
+		{storage.ErrTooLarge, "too large"},
+		{storage.ErrInvalidKey, "invalid key"},
+		{storage.ErrInvalid, "invalid"},
+		{storage.ErrUnavailable, "unavailable"},
+		{context.Canceled, "canceled"},
+		{context.DeadlineExceeded, "deadline exceeded"},
+	} {
+		if errors.Is(err, s.err) {
+			return s.name
+		}
+	}
+	return "error"
+}
