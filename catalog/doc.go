@@ -38,12 +38,16 @@
 // would make distinct values collide or equal ones differ.
 //
 // Keyless tables store every row in the partition "" under a generated,
-// unique, time-ordered RowKey (a string component of 16 random-suffixed
-// characters), so a multi-row INSERT is one batch.
+// unique, time-ordered RowKey (a string component of 32 hex digits: Unix
+// nanoseconds, then randomness), so a multi-row INSERT is one batch.
+//
+// The catalog's own records (the Table JSON, the entities of the catalog
+// table) and the row layout below are persisted formats, like the key
+// encoding: fields are only ever added.
 //
 // # Values
 //
-// Each non-key and key column is one property (key columns are stored as
+// Each column, key or not, is one property (key columns are stored as
 // properties too, so rows decode without parsing keys and filters can test
 // them). NULL is an absent property. Per kind (property type; comparisons
 // pushed down to the store with results identical to SQL):
@@ -86,7 +90,11 @@
 // "_<n>" appended on a collision), then stored in the catalog and never
 // changed: renames keep it. User properties always start with a letter;
 // names starting with _ belong to sqlgw (_n: number of continuation
-// entities, _<prop>_<n>: continuation chunks).
+// entities, _<prop>_<n>: continuation chunks, _pk and _rk: the base keys
+// of an index entity). Names compare case-insensitively for uniqueness and
+// never equal a reserved name (PartitionKey, RowKey, Timestamp, ETag) in
+// any case. Properties of dropped columns are retired, never reused, since
+// old entities still carry their values.
 //
 // # Wide rows
 //
@@ -127,7 +135,10 @@
 // other re-reads the catalog, re-applies its change (re-checking
 // existence) and tries again, so no change is lost. AUTO_INCREMENT counters
 // live in partition "a", one entity per table generation, updated
-// with If-Match in blocks.
+// with If-Match in blocks (Options.AutoIncrementBlock): values are unique
+// across gateways but not gap-free, and a gateway keeps using the block it
+// reserved even after another gateway saw a larger explicit value (MySQL's
+// "counter continues above an explicit value" holds per gateway).
 //
 // Reads are served from a cached snapshot. At most once per
 // RefreshInterval (default 250 ms) a read first fetches the version entity
