@@ -575,3 +575,95 @@ func TestDropLargeDatabase(t *testing.T) {
 		t.Fatal("database visible to a new catalog")
 	}
 }
+
+// TestConcurrentMixedDDL races different kinds of DDL on one table from two
+// catalogs (index adds, column modifications, comment changes, renames of
+// other tables); every change survives.
+func TestConcurrentMixedDDL(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	a, b := open(t, s, Options{}), open(t, s, Options{})
+	if err := a.CreateDatabase(ctx, "db"); err != nil {
+		t.Fatal(err)
+	}
+	def := simpleDef("base")
+	for i := range 6 {
+		def.Columns = append(def.Columns, Column{Name: fmt.Sprintf("v%d", i), Type: Type{Kind: KindVarchar, Length: 10}, Nullable: true})
+	}
+	if _, err := a.CreateTable(ctx, "db", def); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4 {
+		if _, err := a.CreateTable(ctx, "db", simpleDef(fmt.Sprintf("old%d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	run := func(f func() error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := f(); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	for i := range 6 {
+		c := []*Catalog{a, b}[i%2]
+		run(func() error {
+			_, err := c.AddIndex(ctx, "db", "base", Index{Name: fmt.Sprintf("ix%d", i), Columns: []KeyPart{{Column: fmt.Sprintf("v%d", i)}}, Global: i%3 == 0})
+			return err
+		})
+		run(func() error {
+			_, err := c.ModifyColumn(ctx, "db", "base", fmt.Sprintf("v%d", i), Column{Name: fmt.Sprintf("v%d", i), Type: Type{Kind: KindVarchar, Length: 20 + i}, Nullable: true}, nil)
+			return err
+		})
+	}
+	for i := range 4 {
+		c := []*Catalog{a, b}[i%2]
+		run(func() error {
+			_, err := c.RenameTable(ctx, "db", fmt.Sprintf("old%d", i), "db", fmt.Sprintf("new%d", i))
+			return err
+		})
+	}
+	run(func() error { _, err := b.SetTableComment(ctx, "db", "base", "hello"); return err })
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	for _, c := range []*Catalog{a, b} {
+		if err := c.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+		tbl, err := c.Table(ctx, "db", "base")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tbl.Indexes) != 6 || tbl.Comment != "hello" {
+			t.Fatalf("indexes %d, comment %q", len(tbl.Indexes), tbl.Comment)
+		}
+		ids := map[uint32]bool{}
+		for i := range 6 {
+			ix := tbl.Index(fmt.Sprintf("ix%d", i))
+			if ix == nil || ids[ix.ID] || (i%3 == 0) != (ix.Physical != "") {
+				t.Fatalf("index ix%d: %+v", i, ix)
+			}
+			ids[ix.ID] = true
+			if l := tbl.Columns[tbl.ColumnIndex(fmt.Sprintf("v%d", i))].Type.Length; l != 20+i {
+				t.Fatalf("v%d has length %d", i, l)
+			}
+		}
+		for i := range 4 {
+			if _, err := c.Table(ctx, "db", fmt.Sprintf("new%d", i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// Exactly the physical tables in use exist: catalog, 5 tables, 2 global indexes.
+	names, _ := s.ListTables(ctx)
+	if len(names) != 1+5+2 {
+		t.Fatalf("physical tables: %v", names)
+	}
+}
