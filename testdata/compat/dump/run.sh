@@ -47,7 +47,8 @@ for mode in default single-transaction; do
 		compat_fail "dump ($mode) has the rows" "$(head -c 2000 "$work/$mode.sql")"
 	fi
 	compat_exec "create database for restore ($mode)" -e "DROP DATABASE IF EXISTS $dst; CREATE DATABASE $dst"
-	compat_exec "restore dump ($mode), first line: $(head -1 "$work/$mode.sql" | cut -c1-60)" "$dst" <"$work/$mode.sql"
+	echo "# dump ($mode) first line: $(head -1 "$work/$mode.sql" | cut -c1-80)"
+	compat_exec "restore dump ($mode)" "$dst" <"$work/$mode.sql"
 	compat_eq "restored contents equal ($mode)" "$want" "$(contents "$dst")"
 	if [ "$mode" = default ]; then
 		# The same dump without its first line (the client-side sandbox command that
