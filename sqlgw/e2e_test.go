@@ -344,6 +344,21 @@ func TestTransactions(t *testing.T) {
 		mustExec(t, c, "COMMIT")
 		expectRows(t, c, "SELECT id FROM t ORDER BY id", "1", "3", "5")
 
+		// Savepoints.
+		mustExec(t, c, "BEGIN")
+		mustExec(t, c, "INSERT INTO t VALUES (20, 1)")
+		mustExec(t, c, "SAVEPOINT s1")
+		mustExec(t, c, "INSERT INTO t VALUES (21, 1)")
+		mustExec(t, c, "UPDATE t SET v = 2 WHERE id = 20")
+		expectRows(t, c, "SELECT id, v FROM t WHERE id >= 20 ORDER BY id", "20\t2", "21\t1")
+		mustExec(t, c, "ROLLBACK TO SAVEPOINT s1")
+		expectRows(t, c, "SELECT id, v FROM t WHERE id >= 20 ORDER BY id", "20\t1")
+		mustExec(t, c, "RELEASE SAVEPOINT s1")
+		expectErrno(t, c, 1305, "ROLLBACK TO SAVEPOINT s1")
+		mustExec(t, c, "COMMIT")
+		expectRows(t, other, "SELECT id, v FROM t WHERE id >= 20 ORDER BY id", "20\t1")
+		mustExec(t, c, "DELETE FROM t WHERE id = 20")
+
 		// autocommit=0 behaves like an open transaction.
 		mustExec(t, c, "SET autocommit = 0")
 		mustExec(t, c, "INSERT INTO t VALUES (7, 70)")

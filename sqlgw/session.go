@@ -145,19 +145,45 @@ func (s *Session) Rollback(ctx *sql.Context, tx sql.Transaction) error {
 	return nil
 }
 
-// CreateSavepoint implements sql.TransactionSession: not supported yet.
+// CreateSavepoint implements sql.TransactionSession: it remembers the
+// write buffer (writes are replaced, never modified in place, so a copy of
+// the maps is a snapshot).
 func (s *Session) CreateSavepoint(ctx *sql.Context, tx sql.Transaction, name string) error {
-	return errUnsupported.New("SAVEPOINT is not supported yet")
+	t, ok := tx.(*txn)
+	if !ok {
+		return nil
+	}
+	t.dropSavepoint(name)
+	t.savepoints = append(t.savepoints, savepoint{name: name, tables: t.snapshot()})
+	return nil
 }
 
-// RollbackToSavepoint implements sql.TransactionSession: not supported yet.
+// RollbackToSavepoint implements sql.TransactionSession.
 func (s *Session) RollbackToSavepoint(ctx *sql.Context, tx sql.Transaction, name string) error {
-	return errUnsupported.New("ROLLBACK TO SAVEPOINT is not supported yet")
+	t, ok := tx.(*txn)
+	if !ok {
+		return nil
+	}
+	for i := len(t.savepoints) - 1; i >= 0; i-- {
+		if strings.EqualFold(t.savepoints[i].name, name) {
+			t.restore(t.savepoints[i].tables)
+			t.savepoints = t.savepoints[:i+1]
+			return nil
+		}
+	}
+	return mysql.NewSQLError(mysql.ERSPDoesNotExist, "42000", "SAVEPOINT %s does not exist", name)
 }
 
-// ReleaseSavepoint implements sql.TransactionSession: not supported yet.
+// ReleaseSavepoint implements sql.TransactionSession.
 func (s *Session) ReleaseSavepoint(ctx *sql.Context, tx sql.Transaction, name string) error {
-	return errUnsupported.New("RELEASE SAVEPOINT is not supported yet")
+	t, ok := tx.(*txn)
+	if !ok {
+		return nil
+	}
+	if !t.dropSavepoint(name) {
+		return mysql.NewSQLError(mysql.ERSPDoesNotExist, "42000", "SAVEPOINT %s does not exist", name)
+	}
+	return nil
 }
 
 // statusVar is a read-only session status variable backed by a counter.

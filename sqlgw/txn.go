@@ -44,9 +44,60 @@ import (
 var txnIDs atomic.Uint64
 
 type txn struct {
-	id       uint64
-	readOnly bool
-	tables   map[string]*txTable // by physical table
+	id         uint64
+	readOnly   bool
+	tables     map[string]*txTable // by physical table
+	savepoints []savepoint
+}
+
+type savepoint struct {
+	name   string
+	tables map[string]*txTable
+}
+
+// snapshot copies the write buffer's maps.
+func (t *txn) snapshot() map[string]*txTable {
+	out := make(map[string]*txTable, len(t.tables))
+	for p, tt := range t.tables {
+		c := &txTable{meta: tt.meta, reads: make(map[entKey]read, len(tt.reads)), writes: make(map[entKey]*pending, len(tt.writes)),
+			order: append([]entKey(nil), tt.order...), version: tt.version, keyless: make(map[string][]entKey, len(tt.keyless))}
+		for k, v := range tt.reads {
+			c.reads[k] = v
+		}
+		for k, v := range tt.writes {
+			c.writes[k] = v
+		}
+		for k, v := range tt.keyless {
+			c.keyless[k] = append([]entKey(nil), v...)
+		}
+		out[p] = c
+	}
+	return out
+}
+
+// restore returns the write buffer to a snapshot (copied again, so the
+// savepoint can be rolled back to more than once).
+func (t *txn) restore(snap map[string]*txTable) {
+	saved := t.tables
+	t.tables = snap
+	fresh := t.snapshot()
+	t.tables = fresh
+	for p, tt := range t.tables {
+		if old, ok := saved[p]; ok {
+			tt.version = old.version + 1
+		}
+	}
+}
+
+// dropSavepoint removes the named savepoint and those after it.
+func (t *txn) dropSavepoint(name string) bool {
+	for i := len(t.savepoints) - 1; i >= 0; i-- {
+		if strings.EqualFold(t.savepoints[i].name, name) {
+			t.savepoints = t.savepoints[:i]
+			return true
+		}
+	}
+	return false
 }
 
 func newTxn(readOnly bool) *txn {
