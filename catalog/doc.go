@@ -32,10 +32,15 @@
 // whose key drops trailing spaces and orders as MySQL pads
 // (keys.EncodeStringPadAscending; DecodeKey then returns the value without
 // trailing spaces, DecodeRow the exact one). Case- and accent-insensitive
-// collations (_ci, _ai) are rejected for key and index columns with
-// ErrUnsupported: the key would have to be the collation's weight string,
-// exact only with MySQL's own UCA 9.0.0 tables, and an approximate weight
-// would make distinct values collide or equal ones differ.
+// collations (_ci, _ai) need the collation's weights: the gateway
+// registers go-mysql-server's per-rune weights with RegisterCollation, and
+// a NO PAD ("_0900_") collation registered so is keyed by its weight
+// sequence (keys.EncodeWeightsAscending), which orders and deduplicates
+// exactly as the engine compares ('a' and 'A' are one key under _ci).
+// Unregistered ones, and PAD SPACE _ci collations (utf8mb4_general_ci),
+// are rejected for key and index columns with ErrUnsupported: the catalog
+// has no weight tables of its own, and an approximate weight would make
+// distinct values collide or equal ones differ.
 //
 // Keyless tables store every row in the partition "" under a generated,
 // unique, time-ordered RowKey (a string component of 32 hex digits: Unix

@@ -18,8 +18,8 @@ func (t Type) keyable() error {
 		return fmt.Errorf("%w: invalid type", ErrInvalidDef)
 	case t.Kind.IsLarge():
 		return fmt.Errorf("%w: %s columns cannot be key columns", ErrUnsupported, t.Kind)
-	case t.Kind.IsText() && !t.BinaryCollation() && !t.padBin():
-		return fmt.Errorf("%w: key columns need a binary collation (%s, a _bin collation, or binary), not %s", ErrUnsupported, CollationUTF8MB4Bin, t.collation())
+	case t.Kind.IsText() && !t.BinaryCollation() && !t.padBin() && t.weigher() == nil:
+		return fmt.Errorf("%w: key columns need a binary collation (%s, a _bin collation, or binary) or a registered _0900_ collation, not %s", ErrUnsupported, CollationUTF8MB4Bin, t.collation())
 	}
 	return nil
 }
@@ -93,8 +93,13 @@ func (t Type) appendKeyAsc(b []byte, d Datum) ([]byte, error) {
 		if !ok || !utf8.ValidString(s) {
 			return b, badDatum(t, d)
 		}
-		if t.padBin() {
+		switch w := t.weigher(); {
+		case w != nil:
+			return keys.EncodeWeightsAscending(b, w.weights(s)), nil
+		case t.padBin():
 			return keys.EncodeStringPadAscending(b, s), nil
+		case !t.BinaryCollation():
+			return b, t.keyable()
 		}
 		return keys.EncodeStringAscending(b, s), nil
 	case KindBinary, KindVarbinary:
@@ -157,6 +162,9 @@ func (t Type) decodeKeyAsc(b []byte) ([]byte, Datum, error) {
 	case KindDatetime, KindTimestamp:
 		return wrap(keys.DecodeDatetimeAscending(b))
 	case KindChar, KindVarchar:
+		if t.weigher() != nil {
+			return wrap(keys.DecodeWeightsAscending(b))
+		}
 		if t.padBin() {
 			return wrap(keys.DecodeStringPadAscending(b))
 		}

@@ -205,7 +205,10 @@ func (t *Table) EncodePrimaryKey(vals []Datum) (pk, rk string, err error) {
 }
 
 // DecodeKey decodes a row's keys back to its primary-key values, in
-// PrimaryKey order. It accepts continuation RowKeys too.
+// PrimaryKey order. It accepts continuation RowKeys too. A PAD SPACE
+// string comes back without trailing spaces, and a column keyed by a
+// registered collation's weights (RegisterCollation) as its weight
+// sequence ([]int32): the exact values are in the row's properties.
 func (t *Table) DecodeKey(pk, rk string) ([]Datum, error) {
 	if t.Keyless() {
 		return nil, nil

@@ -165,6 +165,16 @@ var codecs = []codec{
 	{name: "stringpad", enc: dirEnc(EncodeStringPadAscending, EncodeStringPadDescending), dec: dirDec(DecodeStringPadAscending, DecodeStringPadDescending),
 		cmp: func(a, b any) int { return padCompare(a.(string), b.(string)) }, gen: genPadString,
 		eq: func(a, b any) bool { return TrimPad(a.(string)) == TrimPad(b.(string)) }},
+	{name: "weights", enc: dirEnc(EncodeWeightsAscending, EncodeWeightsDescending), dec: dirDec(DecodeWeightsAscending, DecodeWeightsDescending),
+		cmp: func(a, b any) int { return slices.Compare(a.([]int32), b.([]int32)) },
+		gen: func(r *rand.Rand) any {
+			w := make([]int32, r.IntN(5))
+			for i := range w {
+				w[i] = int32(r.IntN(7)-3) << (r.IntN(4) * 8)
+			}
+			return w
+		},
+		eq: func(a, b any) bool { return slices.Equal(a.([]int32), b.([]int32)) }},
 	{name: "bytes", enc: dirEnc(EncodeBytesAscending, EncodeBytesDescending), dec: dirDec(DecodeBytesAscending, DecodeBytesDescending),
 		cmp: func(a, b any) int { return bytes.Compare(a.([]byte), b.([]byte)) },
 		gen: func(r *rand.Rand) any {
@@ -364,6 +374,8 @@ func TestGolden(t *testing.T) {
 		{EncodeStringDescending(nil, "ab"), "DC}"},
 		{EncodeStringDescending(nil, ""), `}`},
 		{EncodeStringPadAscending(nil, "a  "), `a(`},
+		{EncodeWeightsAscending(nil, []int32{65, -1}), `b65Z8"`},
+		{EncodeWeightsAscending(nil, nil), `"`},
 		{EncodeStringPadAscending(nil, "a b"), `a)Dsb(`},
 		{EncodeStringPadAscending(nil, "a  \t"), `a&a2$.(`},
 		{EncodeStringPadAscending(nil, "a!\x00"), `a*!$!(`},
