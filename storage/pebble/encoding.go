@@ -355,14 +355,39 @@ func nextProp(p []byte, alias bool) (name []byte, v storage.Value, rest []byte, 
 func (r *record) lookup(prop string) (storage.Value, bool) {
 	p := r.props
 	for range r.n {
-		name, v, rest, err := nextProp(p, true)
-		if err != nil {
+		l, k := binary.Uvarint(p)
+		if k <= 0 || uint64(len(p)-k) < l+1 {
 			return storage.Value{}, false
 		}
-		if string(name) == prop {
-			return v, true
+		if string(p[k:k+int(l)]) == prop {
+			_, v, _, err := nextProp(p, true)
+			return v, err == nil
 		}
-		p = rest
+		// Skip the value without decoding it.
+		p = p[k+int(l):]
+		n := 0
+		switch p[0] {
+		case codeString, codeBinary:
+			l, k := binary.Uvarint(p[1:])
+			if k <= 0 {
+				return storage.Value{}, false
+			}
+			n = k + int(l)
+		case codeInt32:
+			n = 4
+		case codeInt64, codeDouble, codeDateTime:
+			n = 8
+		case codeBoolean:
+			n = 1
+		case codeGUID:
+			n = 16
+		default:
+			return storage.Value{}, false
+		}
+		if len(p) < 1+n {
+			return storage.Value{}, false
+		}
+		p = p[1+n:]
 	}
 	return storage.Value{}, false
 }
@@ -370,6 +395,12 @@ func (r *record) lookup(prop string) (storage.Value, bool) {
 // decodeProps decodes the record's properties into a new map, keeping only
 // the names in sel (nil: all).
 func (r *record) decodeProps(sel map[string]struct{}) (storage.Properties, error) {
+	return r.decodePropsInterned(sel, nil)
+}
+
+// decodePropsInterned is decodeProps with an optional cache of property
+// names, so that a scan allocates each name once rather than per entity.
+func (r *record) decodePropsInterned(sel map[string]struct{}, names map[string]string) (storage.Properties, error) {
 	n := r.n
 	if sel != nil {
 		n = min(n, len(sel))
@@ -396,7 +427,16 @@ func (r *record) decodeProps(sel map[string]struct{}) (storage.Properties, error
 		case storage.TypeGUID:
 			v = storage.GUID(v.GUIDValue())
 		}
-		props[string(name)] = v
+		if names == nil {
+			props[string(name)] = v
+			continue
+		}
+		ns, ok := names[string(name)]
+		if !ok {
+			ns = string(name)
+			names[ns] = ns
+		}
+		props[ns] = v
 	}
 	return props, nil
 }

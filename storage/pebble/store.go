@@ -50,6 +50,7 @@ import (
 	"time"
 
 	pebbledb "github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/sqlgw/sqlgw/storage"
@@ -127,6 +128,10 @@ func Open(dir string, opts *Options) (*Store, error) {
 	var po pebbledb.Options
 	if opts.Pebble != nil {
 		po = *opts.Pebble
+	} else {
+		// Bloom filters make the existence checks of Insert and Update on
+		// absent keys cheap (all levels inherit L0's policy).
+		po.Levels[0].FilterPolicy = bloom.FilterPolicy(10)
 	}
 	switch {
 	case opts.FS != nil:
@@ -516,12 +521,33 @@ func (s *Store) write(ctx context.Context, table string, ops []storage.Operation
 		return nil, err
 	}
 
+	// A batch reads its current records through one iterator over its
+	// partition, cheaper than a Get per operation.
+	read := s.get
+	if len(ops) > 1 {
+		pk := ops[0].Entity.PartitionKey
+		lower := append(appendEKey(appendTablePrefix(nil, t.id), pk), keySep)
+		upper := append(appendEKey(appendTablePrefix(nil, t.id), pk), partitionEnd)
+		it, err := s.db.NewIter(&pebbledb.IterOptions{LowerBound: lower, UpperBound: upper})
+		if err != nil {
+			return nil, err
+		}
+		defer it.Close()
+		read = func(key []byte) ([]byte, bool, error) {
+			if !it.SeekGE(key) || !bytes.Equal(it.Key(), key) {
+				return nil, false, it.Error()
+			}
+			v, err := it.ValueAndErr()
+			return v, err == nil, err
+		}
+	}
+
 	ticks := storage.DateTime(time.Now()).Ticks()
 	b := s.db.NewBatch()
 	defer b.Close()
 	etags := make([]storage.ETag, len(ops))
 	for i, op := range ops {
-		etag, val, err := s.apply(op, keys[i], ticks)
+		etag, val, err := s.apply(op, keys[i], ticks, read)
 		if err != nil {
 			return nil, &storage.BatchError{Index: i, Err: err}
 		}
@@ -538,17 +564,28 @@ func (s *Store) write(ctx context.Context, table string, ops []storage.Operation
 	return etags, nil
 }
 
+// get returns the current record under key; the slice is valid until the
+// next get (it is a copy).
+func (s *Store) get(key []byte) ([]byte, bool, error) {
+	v, closer, err := s.db.Get(key)
+	if errors.Is(err, pebbledb.ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	v = bytes.Clone(v)
+	closer.Close()
+	return v, true, nil
+}
+
 // apply checks one operation against the current record under key (its
 // stripe locked) and returns the new ETag and record (nil: delete).
-func (s *Store) apply(op storage.Operation, key []byte, ticks int64) (storage.ETag, []byte, error) {
+func (s *Store) apply(op storage.Operation, key []byte, ticks int64, read func([]byte) ([]byte, bool, error)) (storage.ETag, []byte, error) {
 	e := op.Entity
-	cur, closer, err := s.db.Get(key)
-	found := err == nil
-	if err != nil && !errors.Is(err, pebbledb.ErrNotFound) {
+	cur, found, err := read(key)
+	if err != nil {
 		return "", nil, err
-	}
-	if found {
-		defer closer.Close()
 	}
 	var rec record
 	if found {
@@ -675,7 +712,9 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 	}
 
 	scanned := 0
-	var seekBuf []byte
+	var seekBuf, lastEPK []byte
+	lastPK := ""
+	names := make(map[string]string)
 	for valid := it.SeekGE(start); valid; {
 		key := it.Key()
 		var ok bool
@@ -724,11 +763,24 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 			return nil, err
 		}
 		if q.Filter == nil || storage.EvalFunc(q.Filter, get) {
-			e, err := rec.entity(string(appendDecodedEKey(nil, epk)), string(appendDecodedEKey(nil, erk)), sel)
+			props, err := rec.decodePropsInterned(sel, names)
 			if err != nil {
 				return nil, err
 			}
-			page.Entities = append(page.Entities, e)
+			// Entities of one partition share their PartitionKey string.
+			if !bytes.Equal(epk, lastEPK) {
+				lastEPK = append(lastEPK[:0], epk...)
+				pkBuf = appendDecodedEKey(pkBuf[:0], epk)
+				lastPK = string(pkBuf)
+			}
+			rkBuf = appendDecodedEKey(rkBuf[:0], erk)
+			page.Entities = append(page.Entities, &storage.Entity{
+				PartitionKey: lastPK,
+				RowKey:       string(rkBuf),
+				Properties:   props,
+				ETag:         storage.ETag(rec.etag),
+				Timestamp:    ticksTime(rec.ticks),
+			})
 		}
 		valid = it.Next()
 	}

@@ -1,0 +1,274 @@
+package pebble
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"testing"
+	"time"
+
+	pebbledb "github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/sqlgw/sqlgw/storage"
+)
+
+// The benchmarks compare the contract on Pebble (impl=sqlgw) with raw Pebble
+// doing the same work on comparable bytes (impl=raw): the same number of
+// entities, keys of the same shape and values of the same size, so the ratio
+// of the two is the contract's overhead. Both run in memory with Sync
+// writes, so they measure CPU, not the disk.
+//
+//	go test ./storage/pebble -run XXX -bench . -benchtime 2000x -count 3
+
+const (
+	benchEntities  = 10_000 // per partition
+	scanMatchEvery = 100    // the filtered scan keeps 1 entity in 100
+)
+
+func benchProps(i int) storage.Properties {
+	return storage.Properties{
+		"s": storage.String(fmt.Sprintf("name-%08d-abcdefgh", i)),
+		"n": storage.Int64(int64(i)),
+		"m": storage.Int32(int32(i % scanMatchEvery)),
+		"d": storage.Double(float64(i) * 1.5),
+		"b": storage.Bool(i%2 == 0),
+		"t": storage.DateTime(time.Date(2024, 1, 1, 0, 0, i, 0, time.UTC)),
+	}
+}
+
+func benchRowKey(i int) string { return fmt.Sprintf("row%08d", i) }
+
+type benchEnv struct {
+	s      *Store
+	raw    *pebbledb.DB
+	valLen int
+}
+
+// newBenchEnv loads partition "p" with benchEntities entities in both the
+// store and a raw Pebble database (key pk|0|rk, value of the same size with
+// n and m in its first 12 bytes).
+func newBenchEnv(b *testing.B) *benchEnv {
+	b.Helper()
+	ctx := context.Background()
+	s, err := OpenMemory()
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw, err := pebbledb.Open("raw", &pebbledb.Options{FS: vfs.NewMem(), Logger: quietLogger{}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close(); raw.Close() })
+	if err := s.CreateTable(ctx, "bench"); err != nil {
+		b.Fatal(err)
+	}
+	env := &benchEnv{s: s, raw: raw}
+	env.valLen = len(encodeEntity(nil, benchProps(0), s.newETag(), 0))
+	for start := 0; start < benchEntities; start += storage.MaxBatchOps {
+		ops := make([]storage.Operation, storage.MaxBatchOps)
+		rb := raw.NewBatch()
+		for j := range ops {
+			i := start + j
+			ops[j] = storage.Operation{Kind: storage.OpInsert, Entity: &storage.Entity{PartitionKey: "p", RowKey: benchRowKey(i), Properties: benchProps(i)}}
+			rb.Set(rawKey(nil, "p", benchRowKey(i)), env.rawValue(i), nil)
+		}
+		if _, err := s.Batch(ctx, "bench", ops); err != nil {
+			b.Fatal(err)
+		}
+		if err := rb.Commit(pebbledb.Sync); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return env
+}
+
+func rawKey(buf []byte, pk, rk string) []byte {
+	buf = append(buf[:0], pk...)
+	buf = append(buf, 0)
+	return append(buf, rk...)
+}
+
+func (e *benchEnv) rawValue(i int) []byte {
+	v := make([]byte, e.valLen)
+	binary.BigEndian.PutUint64(v, uint64(i))
+	binary.BigEndian.PutUint32(v[8:], uint32(i%scanMatchEvery))
+	return v
+}
+
+// rawEntity is what raw reads hand back: copies of the key and value.
+type rawEntity struct{ key, value []byte }
+
+func BenchmarkGet(b *testing.B) {
+	env := newBenchEnv(b)
+	ctx := context.Background()
+	b.Run("impl=sqlgw", func(b *testing.B) {
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; b.Loop(); i++ {
+			e, err := env.s.Get(ctx, "bench", "p", benchRowKey(i*7919%benchEntities), nil)
+			if err != nil || len(e.Properties) != 6 {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("impl=raw", func(b *testing.B) {
+		b.ReportAllocs()
+		var kb []byte
+		b.ResetTimer()
+		for i := 0; b.Loop(); i++ {
+			kb = rawKey(kb, "p", benchRowKey(i*7919%benchEntities))
+			v, closer, err := env.raw.Get(kb)
+			if err != nil {
+				b.Fatal(err)
+			}
+			e := &rawEntity{key: bytes.Clone(kb), value: bytes.Clone(v)}
+			closer.Close()
+			_ = e
+		}
+	})
+}
+
+func BenchmarkRangeQuery100(b *testing.B) {
+	env := newBenchEnv(b)
+	ctx := context.Background()
+	b.Run("impl=sqlgw", func(b *testing.B) {
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; b.Loop(); i++ {
+			lo := i * 7919 % (benchEntities - 100)
+			page, err := env.s.Query(ctx, "bench", &storage.Query{
+				Partition: storage.Exactly("p"),
+				Row:       &storage.KeyRange{Low: &storage.Bound{Key: benchRowKey(lo)}, High: &storage.Bound{Key: benchRowKey(lo + 100), Exclusive: true}},
+			})
+			if err != nil || len(page.Entities) != 100 {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("impl=raw", func(b *testing.B) {
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; b.Loop(); i++ {
+			lo := i * 7919 % (benchEntities - 100)
+			it, err := env.raw.NewIter(&pebbledb.IterOptions{LowerBound: rawKey(nil, "p", benchRowKey(lo)), UpperBound: rawKey(nil, "p", benchRowKey(lo+100))})
+			if err != nil {
+				b.Fatal(err)
+			}
+			out := make([]*rawEntity, 0, 100)
+			for it.First(); it.Valid(); it.Next() {
+				out = append(out, &rawEntity{key: bytes.Clone(it.Key()), value: bytes.Clone(it.Value())})
+			}
+			it.Close()
+			if len(out) != 100 {
+				b.Fatal(len(out))
+			}
+		}
+	})
+}
+
+func BenchmarkFilteredPartitionScan(b *testing.B) {
+	env := newBenchEnv(b)
+	ctx := context.Background()
+	b.Run("impl=sqlgw", func(b *testing.B) {
+		b.ReportAllocs()
+		q := storage.Query{Partition: storage.Exactly("p"), Filter: storage.Eq("m", storage.Int32(7))}
+		b.ResetTimer()
+		for b.Loop() {
+			n := 0
+			for q.Continuation = ""; ; {
+				page, err := env.s.Query(ctx, "bench", &q)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n += len(page.Entities)
+				if q.Continuation = page.Continuation; q.Continuation == "" {
+					break
+				}
+			}
+			if n != benchEntities/scanMatchEvery {
+				b.Fatal(n)
+			}
+		}
+	})
+	b.Run("impl=raw", func(b *testing.B) {
+		b.ReportAllocs()
+		b.ResetTimer()
+		for b.Loop() {
+			it, err := env.raw.NewIter(&pebbledb.IterOptions{LowerBound: []byte("p\x00"), UpperBound: []byte("p\x01")})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var out []*rawEntity
+			for it.First(); it.Valid(); it.Next() {
+				v := it.Value()
+				if binary.BigEndian.Uint32(v[8:]) == 7 {
+					out = append(out, &rawEntity{key: bytes.Clone(it.Key()), value: bytes.Clone(v)})
+				}
+			}
+			it.Close()
+			if len(out) != benchEntities/scanMatchEvery {
+				b.Fatal(len(out))
+			}
+		}
+	})
+}
+
+func BenchmarkBatch100(b *testing.B) {
+	env := newBenchEnv(b)
+	ctx := context.Background()
+	b.Run("impl=sqlgw", func(b *testing.B) {
+		b.ReportAllocs()
+		ops := make([]storage.Operation, storage.MaxBatchOps)
+		b.ResetTimer()
+		for i := 0; b.Loop(); i++ {
+			pk := fmt.Sprintf("b%08d", i)
+			for j := range ops {
+				ops[j] = storage.Operation{Kind: storage.OpInsert, Entity: &storage.Entity{PartitionKey: pk, RowKey: benchRowKey(j), Properties: benchProps(j)}}
+			}
+			if _, err := env.s.Batch(ctx, "bench", ops); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("impl=raw", func(b *testing.B) {
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; b.Loop(); i++ {
+			pk := fmt.Sprintf("b%08d", i)
+			batch := env.raw.NewBatch()
+			for j := range storage.MaxBatchOps {
+				batch.Set(rawKey(nil, pk, benchRowKey(j)), env.rawValue(j), nil)
+			}
+			if err := batch.Commit(pebbledb.Sync); err != nil {
+				b.Fatal(err)
+			}
+			batch.Close()
+		}
+	})
+}
+
+func BenchmarkInsert(b *testing.B) {
+	env := newBenchEnv(b)
+	ctx := context.Background()
+	b.Run("impl=sqlgw", func(b *testing.B) {
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; b.Loop(); i++ {
+			e := &storage.Entity{PartitionKey: "ins", RowKey: benchRowKey(i), Properties: benchProps(i)}
+			if _, err := env.s.Insert(ctx, "bench", e); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("impl=raw", func(b *testing.B) {
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; b.Loop(); i++ {
+			if err := env.raw.Set(rawKey(nil, "ins", benchRowKey(i)), env.rawValue(i), pebbledb.Sync); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
