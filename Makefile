@@ -56,6 +56,7 @@ help:
 	@echo "make clitest         testdata/cli/*.sql through the mariadb CLI against sqlgw"
 	@echo "make clitest-rewrite regenerate testdata/cli/*.expected from a local MariaDB"
 	@echo "make enginetest      go-mysql-server's enginetest suites on sqlgw's storage"
+	@echo "make compat          real client libraries and ORMs against sqlgw (scripts/compat)"
 	@echo "make testrace        go test -race ./..."
 	@echo "make bench           Go benchmarks + sysbench against sqlgw and MariaDB"
 	@echo "make lint            go vet + staticcheck $(STATICCHECK_VERSION)"
@@ -116,6 +117,13 @@ clitest: build
 .PHONY: clitest-rewrite
 clitest-rewrite:
 	./scripts/cli-test.sh --rewrite
+
+# Real clients (PyMySQL, SQLAlchemy, Django, mysql2, Sequelize, JDBC, GORM, ODBC,
+# the CLI and mariadb-dump) against a fresh server each: scripts/compat. It
+# installs its own Debian packages and pinned npm/Go/Java clients.
+.PHONY: compat
+compat: build
+	COMPAT_SQLGW_BIN=$(CURDIR)/$(BIN) ./scripts/compat/run.sh --known-failures testdata/compat/known_failures.tsv
 
 .PHONY: enginetest
 enginetest:
