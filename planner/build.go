@@ -35,6 +35,16 @@ type builder struct {
 	// keySel[i] is the estimated fraction of rows one query keeps through
 	// key column i's constraint (1: unconstrained), for the cost.
 	keySel []float64
+
+	// nullable holds the key columns that may be NULL: the columns of a
+	// secondary index (see index.go) that are not primary-key columns. A
+	// NULL sorts below every value in their encoding; a key column whose
+	// allowed set holds NULL is not used for key ranges, and a range
+	// unbounded below is not exact (it would also read the NULLs).
+	nullable map[int]bool
+	// eqSel, when set, is the selectivity of an equality on a nullable
+	// (index) key column.
+	eqSel float64
 }
 
 type keyCol struct {
@@ -107,6 +117,17 @@ func (b *builder) build() (*Plan, error) {
 			if alt.Path != MultiGet && alt.Cost.Score() < best.Cost.Score() {
 				best = alt
 			}
+		}
+	}
+	// Whole-key equalities stay PointGet and MultiGet (DESIGN.md);
+	// otherwise a secondary index may be cheaper.
+	if best.Path != PointGet && best.Path != MultiGet && best.Path != Empty {
+		ip, err := b.indexPlan(best)
+		if err != nil {
+			return nil, err
+		}
+		if ip != nil {
+			best = ip
 		}
 	}
 	return best, nil
@@ -190,7 +211,7 @@ func (b *builder) contradiction() bool {
 				continue
 			}
 			s := universe()
-			if b.isKey(c) {
+			if b.isKey(c) && !b.nullable[c] {
 				s = nonNull()
 			}
 			for _, w2 := range b.q.Where {
@@ -212,6 +233,9 @@ func (b *builder) contradiction() bool {
 func (b *builder) set(k keyCol) valSet {
 	if s, ok := b.sets[k.Col]; ok {
 		return s
+	}
+	if b.nullable[k.Col] {
+		return universe()
 	}
 	return nonNull()
 }
@@ -247,7 +271,7 @@ func (b *builder) tupleOf(or Or) *tupleCons {
 			}
 			s := intersect(k.kind, columnSets(k.Col, k.kind, br).t, b.set(k))
 			pts, ok := s.points(k.kind)
-			if !ok || len(pts) > maxTupleBranchPoints {
+			if !ok || len(pts) > maxTupleBranchPoints || (s.null && b.nullable[k.Col]) {
 				n = j
 				break
 			}
@@ -342,10 +366,13 @@ func (b *builder) access(p *Plan, limit int) error {
 			break
 		}
 		s := b.set(k)
+		if s.null && b.nullable[k.Col] {
+			break // NULLs are wanted: not a key range
+		}
 		if pts, ok := s.points(k.kind); ok && len(prefixes)*len(pts) <= MaxKeys {
 			prefixes = cross(prefixes, pts)
 			b.consumed[k.Col] = true
-			b.keySel[L] = math.Min(eqSelectivity, 1/float64(max(len(pts), 1)))
+			b.keySel[L] = math.Min(b.eqSelectivity(k), 1/float64(max(len(pts), 1)))
 			L++
 			continue
 		}
@@ -359,6 +386,9 @@ func (b *builder) access(p *Plan, limit int) error {
 			b.consumed[k.Col] = false
 		}
 		b.keySel[L] = math.Min(rangeSelectivity, 1/float64(len(spans)))
+		if b.nullable[k.Col] && spans[0].lo.inf {
+			b.consumed[k.Col] = false // the range also reads the NULLs
+		}
 		break
 	}
 	switch {
@@ -475,15 +505,20 @@ func (b *builder) rowOnly(p *Plan, limit int) error {
 			break
 		}
 		s := b.set(k)
+		if s.null && b.nullable[k.Col] {
+			break
+		}
 		if pts, ok := s.points(k.kind); ok && len(pts) == 1 {
 			prefix = append(prefix, pts[0])
 			used = append(used, k.Col)
-			sel[L] = eqSelectivity
+			sel[L] = b.eqSelectivity(k)
 			continue
 		}
 		if !s.allNonNull() && len(s.spans) == 1 {
 			rng, spans = &b.keys[L], s.spans
-			used = append(used, k.Col)
+			if !(b.nullable[k.Col] && spans[0].lo.inf) {
+				used = append(used, k.Col)
+			}
 			sel[L] = rangeSelectivity
 		}
 		break
@@ -814,6 +849,9 @@ func (b *builder) handledByKeys(i int, w Expr) bool {
 	if b.consumed[c] {
 		return true
 	}
+	if b.nullable[c] {
+		return false
+	}
 	return intersect(b.cols[c].Kind, s.t, nonNull()).allNonNull()
 }
 
@@ -899,7 +937,7 @@ func (b *builder) cost(p *Plan) {
 		if len(b.keys) == b.nPart {
 			parts = rows
 		} else {
-			parts = math.Max(1, rows/defaultRowsPerPart)
+			parts = math.Max(1, rows/b.localRowsPerPart())
 		}
 	}
 	if len(p.Gets) > 0 {
@@ -928,6 +966,14 @@ func (b *builder) cost(p *Plan) {
 		p.Cost.Entities += e
 		p.Cost.Requests += math.Max(1, math.Ceil(e/storage.MaxPageSize))
 	}
+}
+
+// eqSelectivity is the fraction of rows an equality on key column k keeps.
+func (b *builder) eqSelectivity(k keyCol) float64 {
+	if b.eqSel > 0 && b.nullable[k.Col] {
+		return b.eqSel
+	}
+	return eqSelectivity
 }
 
 // rowSelectivity is the fraction of a partition the RowKey constraints of

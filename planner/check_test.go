@@ -28,6 +28,25 @@ func checkPlan(t Table, q *Query, p *Plan) error {
 		if len(p.Gets) != 0 || len(p.Queries) == 0 {
 			return fmt.Errorf("%v with %d gets, %d queries", p.Path, len(p.Gets), len(p.Queries))
 		}
+	case IndexLookup, IndexRange:
+		ix := p.Index
+		if ix == nil || len(p.Gets)+len(p.Queries) != 0 || len(ix.Gets)+len(ix.Queries) == 0 {
+			return fmt.Errorf("%v without an index read, or with base requests", p.Path)
+		}
+		for i, qq := range ix.Queries {
+			if err := storage.DefaultLimits.ValidateQuery(qq); err != nil {
+				return fmt.Errorf("index query %d: %w", i, err)
+			}
+			if n := storage.CountComparisons(qq.Filter); n > storage.MaxFilterComparisons {
+				return fmt.Errorf("index query %d: %d comparisons", i, n)
+			}
+			if _, ok := qq.Partition.Single(); ix.Local && !ok {
+				return fmt.Errorf("local index query %d without a single partition", i)
+			}
+			if ix.Local && (qq.Row == nil || qq.Row.Low == nil || qq.Row.High == nil) {
+				return fmt.Errorf("local index query %d not bounded to the index's RowKeys", i)
+			}
+		}
 	default:
 		return fmt.Errorf("unexpected path %v", p.Path)
 	}

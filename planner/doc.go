@@ -10,9 +10,9 @@
 // predicate IR (Expr: Cmp, In, Prefix, IsNull, And, Or, Not, Const, Opaque;
 // column references are ordinals, literals are Datums) and calls Build. The Plan
 // names the access path (DESIGN.md's table: PointGet, MultiGet, RowRange,
-// PartitionScan, PartitionRange, TableScan, plus Empty for a contradiction;
-// IndexLookup and IndexRange are reserved for secondary indexes, with
-// IndexAccess to describe the index read), carries the store requests (Gets,
+// PartitionScan, PartitionRange, IndexLookup, IndexRange, TableScan, plus
+// Empty for a contradiction; IndexAccess describes the index read of the
+// secondary-index paths, see index.go), carries the store requests (Gets,
 // or storage.Query values with key ranges, the pushed filter, $select and
 // Top), the order rows arrive in, and Residual: the indexes of the conjuncts
 // the engine must keep. A conjunct is dropped from Residual only when the

@@ -32,6 +32,26 @@ func (p *Plan) String() string {
 		sb.WriteString(FormatQuery(q))
 		sb.WriteByte('\n')
 	}
+	if ix := p.Index; ix != nil {
+		sb.WriteString("  " + ix.describe() + "\n")
+		for _, k := range ix.Gets {
+			fmt.Fprintf(&sb, "    index get pk=%s rk=%s", quoteKey(k.PK), quoteKey(k.RK))
+			writeSelect(&sb, ix.Select)
+			sb.WriteByte('\n')
+		}
+		for _, q := range ix.Queries {
+			sb.WriteString("    index query")
+			sb.WriteString(FormatQuery(q))
+			sb.WriteByte('\n')
+		}
+		if ix.Covering {
+			sb.WriteString("    covering: no base gets\n")
+		} else {
+			sb.WriteString("    then get base rows of the hits in parallel")
+			writeSelect(&sb, p.Select)
+			sb.WriteByte('\n')
+		}
+	}
 	if p.Limit > 0 {
 		fmt.Fprintf(&sb, "  limit: %d\n", p.Limit)
 	}
@@ -88,6 +108,18 @@ func (p *Plan) Summary() string {
 	for _, q := range p.Queries {
 		parts = append(parts, "query"+FormatQuery(q))
 	}
+	if ix := p.Index; ix != nil {
+		parts = append(parts, ix.describe())
+		for _, k := range ix.Gets {
+			parts = append(parts, fmt.Sprintf("index get pk=%s rk=%s", quoteKey(k.PK), quoteKey(k.RK)))
+		}
+		for _, q := range ix.Queries {
+			parts = append(parts, "index query"+FormatQuery(q))
+		}
+		if !ix.Covering {
+			parts = append(parts, "then base gets")
+		}
+	}
 	n := len(parts)
 	if n > shown {
 		parts = append(parts[:shown], fmt.Sprintf("… (+%d more)", n-shown))
@@ -98,6 +130,21 @@ func (p *Plan) Summary() string {
 	}
 	if len(p.Gets) > 0 && p.Select != nil {
 		s += " select=[" + strings.Join(p.Select, ",") + "]"
+	}
+	return s
+}
+
+func (ix *IndexAccess) describe() string {
+	kind := "global"
+	if ix.Local {
+		kind = "local"
+	}
+	if ix.Unique {
+		kind = "unique " + kind
+	}
+	s := fmt.Sprintf("index %s (%s) table=%s", ix.Name, kind, ix.Table)
+	if ix.Covering {
+		s += " covering"
 	}
 	return s
 }

@@ -31,9 +31,46 @@ type fakeTable struct {
 	part, row []KeyColumn
 	rowEnd    string   // RowKeyEnd
 	always    []string // SelectAlways
+	indexes   []Index
 }
 
-var _ Table = (*fakeTable)(nil)
+var _ IndexedTable = (*fakeTable)(nil)
+
+func (t *fakeTable) Indexes() []Index { return t.indexes }
+
+// EncodeIndexKey encodes index columns like key columns; a NULL is "!"
+// ascending (below every encoding above) and "~" descending.
+func (t *fakeTable) EncodeIndexKey(ix, first int, vals []Datum) (string, error) {
+	kcs := t.indexes[ix].Columns
+	if first+len(vals) > len(kcs) {
+		return "", fmt.Errorf("fake: %d values from %d for %d index columns", len(vals), first, len(kcs))
+	}
+	var sb strings.Builder
+	for i, v := range vals {
+		kc := kcs[first+i]
+		if v == nil {
+			if kc.Desc {
+				sb.WriteString("~")
+			} else {
+				sb.WriteString("!")
+			}
+			continue
+		}
+		e, err := fakeEncode(t.cols[kc.Col].Kind, v)
+		if err != nil {
+			return "", err
+		}
+		if kc.Desc {
+			b := []byte(e)
+			for j := range b {
+				b[j] = 0x9f - b[j]
+			}
+			e = string(b)
+		}
+		sb.WriteString(e)
+	}
+	return sb.String(), nil
+}
 
 func (t *fakeTable) PhysicalName() string             { return t.name }
 func (t *fakeTable) Columns() []Column                { return t.cols }

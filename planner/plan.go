@@ -24,11 +24,12 @@ const (
 	PartitionScan
 	// PartitionRange: a range on the partition key; filter pushed.
 	PartitionRange
-	// IndexLookup: equality on a secondary index, then MultiGet of base rows.
-	// Reserved: secondary indexes are a later issue; Build never returns it.
+	// IndexLookup: every column of a secondary index bound by equality;
+	// the index read (Plan.Index), then MultiGet of base rows (none if
+	// covering).
 	IndexLookup
-	// IndexRange: a range on a secondary index, then MultiGet of base rows
-	// (none if covering). Reserved like IndexLookup.
+	// IndexRange: a range or prefix of a secondary index, then MultiGet of
+	// base rows (none if covering).
 	IndexRange
 	// TableScan: nothing better; all pages, filter pushed.
 	TableScan
@@ -98,18 +99,6 @@ type Cost struct {
 // strategies): one request is worth a page of entities.
 func (c Cost) Score() float64 { return c.Requests + c.Entities/storage.MaxPageSize }
 
-// IndexAccess describes the index part of IndexLookup and IndexRange. It is
-// reserved for the secondary-index issue: the index's own physical table is
-// read with Queries (local indexes: in the base row's partition), and base
-// rows are then fetched with one Get per hit unless Covering.
-type IndexAccess struct {
-	Name     string
-	Table    string // physical table holding the index entities
-	Local    bool   // index entities live in the base row's partition
-	Covering bool   // every needed column is in the index entity: no base Gets
-	Queries  []*storage.Query
-}
-
 // Plan is the planner's answer: how to read the table, and what the engine
 // must still do.
 //
@@ -141,7 +130,10 @@ type Plan struct {
 	// Queries are the queries to run, for every other path except Empty,
 	// sorted by key. Each carries Select, Filter and, where exact, Top.
 	Queries []*storage.Query
-	// Index is set for IndexLookup and IndexRange (not yet produced).
+	// Index is set for IndexLookup and IndexRange: the index read. Gets
+	// and Queries are then empty (the base keys come from the index hits),
+	// Select is the projection of the base Gets, and Filter, Order and
+	// Residual are those of the index read.
 	Index *IndexAccess
 
 	// Select is the projection sent to the store (also in each query).

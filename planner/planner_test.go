@@ -40,6 +40,10 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the golden files in testdata/
 //	    partition key defaults to the first primary-key column; the other
 //	    primary-key columns form the RowKey. A trailing "layout" adds the
 //	    catalog's row layout: RowKeyEnd '~' and SelectAlways [_n].
+//	index NAME (COL [desc], ...) [unique] [local] [cover (COL, ...)]
+//	    adds a ready secondary index to the current table (global unless
+//	    local; entities in table NAME, or the base table when local, with
+//	    LocalPrefix "~" + NAME + "!", carrying _pk, _rk and _p).
 //	plan [rows=N] [partitions=N] [nonot=1]
 //	    input: one SELECT on the table (projection, WHERE, ORDER BY,
 //	    LIMIT); output: the plan's EXPLAIN.
@@ -130,6 +134,14 @@ func runGoldenFile(t *testing.T, path string) {
 			}
 			table = tb
 			actual = describeTable(tb)
+		case "index":
+			if table == nil {
+				t.Fatalf("%s:%d: index before table", path, c.line)
+			}
+			if err := parseIndex(table, c.cmd); err != nil {
+				t.Fatalf("%s:%d: %v", path, c.line, err)
+			}
+			actual = "ok"
 		case "plan":
 			if table == nil {
 				t.Fatalf("%s:%d: plan before table", path, c.line)
@@ -280,6 +292,66 @@ func parseTable(s string) (*fakeTable, error) {
 		}
 	}
 	return tb, nil
+}
+
+// parseIndex parses the index DSL (see TestGolden).
+func parseIndex(tb *fakeTable, s string) error {
+	s = strings.TrimSpace(strings.TrimPrefix(s, "index"))
+	open := strings.IndexByte(s, '(')
+	if open < 0 {
+		return fmt.Errorf("index: missing column list")
+	}
+	ix := Index{Name: strings.TrimSpace(s[:open]), BaseKeys: []string{"_pk", "_rk", "_p"}}
+	byName := func(n string) (int, error) {
+		for i, c := range tb.cols {
+			if c.Name == n {
+				return i, nil
+			}
+		}
+		return 0, fmt.Errorf("index: unknown column %q", n)
+	}
+	body, rest, err := paren(s[open:])
+	if err != nil {
+		return err
+	}
+	for _, item := range strings.Split(body, ",") {
+		f := strings.Fields(item)
+		i, err := byName(f[0])
+		if err != nil {
+			return err
+		}
+		ix.Columns = append(ix.Columns, KeyColumn{Col: i, Desc: len(f) > 1 && f[1] == "desc"})
+		ix.Carried = append(ix.Carried, i)
+	}
+	for rest = strings.TrimSpace(rest); rest != ""; rest = strings.TrimSpace(rest) {
+		switch {
+		case strings.HasPrefix(rest, "unique"):
+			ix.Unique, rest = true, strings.TrimPrefix(rest, "unique")
+		case strings.HasPrefix(rest, "local"):
+			ix.Local, rest = true, strings.TrimPrefix(rest, "local")
+		case strings.HasPrefix(rest, "cover"):
+			var body string
+			body, rest, err = paren(strings.TrimSpace(strings.TrimPrefix(rest, "cover")))
+			if err != nil {
+				return err
+			}
+			for _, n := range strings.Split(body, ",") {
+				i, err := byName(strings.TrimSpace(n))
+				if err != nil {
+					return err
+				}
+				ix.Carried = append(ix.Carried, i)
+			}
+		default:
+			return fmt.Errorf("index: unexpected %q", rest)
+		}
+	}
+	ix.Table = ix.Name
+	if ix.Local {
+		ix.Table, ix.LocalPrefix = tb.name, "~"+ix.Name+"!"
+	}
+	tb.indexes = append(tb.indexes, ix)
+	return nil
 }
 
 // paren splits "(body) rest".

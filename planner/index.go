@@ -1,0 +1,434 @@
+package planner
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/sqlgw/sqlgw/storage"
+)
+
+// Secondary indexes
+//
+// A table that implements IndexedTable offers ready secondary indexes. Each
+// index's entities are planned as a table of their own (indexView): for a
+// global index, PartitionKey = the first index column, RowKey = the other
+// index columns, then (non-unique) the base row's PartitionKey and RowKey
+// columns; for a local index, PartitionKey = the base PartitionKey, RowKey =
+// the index's prefix, the index columns, then (non-unique) the base RowKey
+// columns. The base key columns at the end are real key columns: a
+// predicate on them narrows the index range too, and the index's order
+// (index columns, then base key) is what Plan.Order reports. The index
+// columns may be NULL (the builder's nullable columns): a predicate that
+// admits NULL does not bound them, and a range unbounded below stays a
+// filter or residual too, since NULL sorts first.
+//
+// The whole index plan is the view's requests (IndexAccess), then, unless
+// every needed column is carried by the index entities (covering), one Get
+// per hit of the base row, issued in parallel. Paths: IndexLookup when
+// every index column is bound by equality, IndexRange otherwise. A local
+// index is used only when its queries stay within bound base partitions.
+//
+// Cost. Index columns have no statistics, so the planner assumes what a
+// user who declares an index means: it is selective. An equality on the
+// first column of a global index keeps IndexRowsPerValue rows (1 for a
+// one-column unique index); an equality on an index column within a
+// partition keeps IndexRowsPerValue of the partition's rows. A table with a
+// local index is assumed to have large partitions (LocalIndexRowsPerPartition
+// rows each when Stats.Partitions is unknown): that is why one declares a
+// local index. Base Gets cost one request and one entity per hit.
+// The plan with the lowest Cost.Score wins; ties keep the primary-key plan.
+//
+// Freshness. Local index entities are written in the base row's batch and
+// are always exact. Global ones may lag (see catalog/ixmaint): the executor
+// verifies each hit against the base row it fetches (the entity's carried
+// values must equal the row's), and a covering plan verifies the entities
+// that carry the pending marker (Index.BaseKeys lists it so it is
+// selected). So the planner may treat the index's keys and filters as exact.
+
+// IndexRowsPerValue is the assumed number of rows per value of an index's
+// leading column (global) or per value within a partition (local).
+const IndexRowsPerValue = 10
+
+// LocalIndexRowsPerPartition is the assumed partition size of a table with
+// a local index when Stats.Partitions is unknown.
+const LocalIndexRowsPerPartition = 10000
+
+// Index is the planner's view of one ready secondary index.
+type Index struct {
+	Name string
+	// Table is the physical table of the index entities (the base table for
+	// a local index).
+	Table  string
+	Local  bool
+	Unique bool
+	// Columns are the index columns, in order. Unique means unique among
+	// rows whose index columns are all non-NULL: then an entity whose values
+	// are all non-NULL has exactly EncodeIndexKey of them as its key.
+	Columns []KeyColumn
+	// Carried lists the columns whose values every entity carries (index
+	// columns and covering columns), under the base row's property names.
+	Carried []int
+	// LocalPrefix is the RowKey prefix of a local index's entities.
+	LocalPrefix string
+	// BaseKeys are the bookkeeping properties every index read selects: the
+	// base row's keys and the pending marker.
+	BaseKeys []string
+}
+
+// IndexedTable is a Table with secondary indexes; Build considers them when
+// its table implements this interface.
+type IndexedTable interface {
+	Table
+	// Indexes lists the ready indexes (never one still being built).
+	Indexes() []Index
+	// EncodeIndexKey returns the concatenated key components of index ix's
+	// columns first, first+1, ..., for vals (a NULL Datum allowed); the same
+	// order-preserving, prefix-free contract as EncodeKey.
+	EncodeIndexKey(ix, first int, vals []Datum) (string, error)
+}
+
+// indexView presents the entities of one index as a table.
+type indexView struct {
+	base   Table
+	it     IndexedTable
+	n      int // index ordinal
+	ix     Index
+	cols   []Column
+	part   []KeyColumn
+	row    []KeyColumn
+	nIdxRK int // index columns in the RowKey
+}
+
+func newIndexView(t IndexedTable, n int) *indexView {
+	ix := t.Indexes()[n]
+	v := &indexView{base: t, it: t, n: n, ix: ix}
+	carried := map[int]bool{}
+	for _, c := range ix.Carried {
+		carried[c] = true
+	}
+	for _, c := range ix.Columns {
+		carried[c.Col] = true
+	}
+	for i, c := range t.Columns() {
+		if !carried[i] {
+			c.Prop, c.Pushdown, c.Stored = "", PushNone, []string{}
+		}
+		v.cols = append(v.cols, c)
+	}
+	if ix.Local {
+		v.part = t.PartitionKeyColumns()
+		v.row = slices.Clone(ix.Columns)
+		v.nIdxRK = len(ix.Columns)
+		if !ix.Unique {
+			v.row = append(v.row, t.RowKeyColumns()...)
+		}
+	} else {
+		v.part = ix.Columns[:1]
+		v.row = slices.Clone(ix.Columns[1:])
+		v.nIdxRK = len(ix.Columns) - 1
+		if !ix.Unique {
+			v.row = append(v.row, t.PartitionKeyColumns()...)
+			v.row = append(v.row, t.RowKeyColumns()...)
+		}
+	}
+	return v
+}
+
+func (v *indexView) PhysicalName() string             { return v.ix.Table }
+func (v *indexView) Columns() []Column                { return v.cols }
+func (v *indexView) PartitionKeyColumns() []KeyColumn { return v.part }
+func (v *indexView) RowKeyColumns() []KeyColumn       { return v.row }
+func (v *indexView) PrefixEnd(p string) string        { return v.base.PrefixEnd(p) }
+func (v *indexView) RowKeyEnd() string                { return "" }
+func (v *indexView) SelectAlways() []string           { return v.ix.BaseKeys }
+func (v *indexView) PropertyValue(col int, d Datum) (storage.Value, error) {
+	return v.base.PropertyValue(col, d)
+}
+
+func (v *indexView) EncodeKey(part KeyPart, vals []Datum) (string, error) {
+	if part == PartitionKey {
+		if v.ix.Local {
+			return v.base.EncodeKey(PartitionKey, vals)
+		}
+		return v.it.EncodeIndexKey(v.n, 0, vals)
+	}
+	first := 1
+	prefix := ""
+	if v.ix.Local {
+		first, prefix = 0, v.ix.LocalPrefix
+	}
+	n := min(len(vals), v.nIdxRK)
+	s, err := v.it.EncodeIndexKey(v.n, first, vals[:n])
+	if err != nil {
+		return "", err
+	}
+	rest := vals[n:]
+	if len(rest) == 0 {
+		return prefix + s, nil
+	}
+	var sb strings.Builder
+	sb.WriteString(prefix + s)
+	if !v.ix.Local {
+		np := min(len(rest), len(v.base.PartitionKeyColumns()))
+		pk, err := v.base.EncodeKey(PartitionKey, rest[:np])
+		if err != nil {
+			return "", err
+		}
+		sb.WriteString(pk)
+		rest = rest[np:]
+		if len(rest) == 0 {
+			return sb.String(), nil
+		}
+	}
+	rk, err := v.base.EncodeKey(RowKey, rest)
+	if err != nil {
+		return "", err
+	}
+	sb.WriteString(rk)
+	return sb.String(), nil
+}
+
+// IndexAccess describes the index part of IndexLookup and IndexRange: the
+// index entities are read with Gets (a unique index bound by equality) or
+// Queries, on Table (a local index: the base table, in bound partitions);
+// then, unless Covering, the base row of every hit is read with one Get
+// (storage.GetOptions{Select: Plan.Select}), in parallel, and the hits the
+// base rows contradict are dropped (see the package doc, Freshness).
+type IndexAccess struct {
+	Name     string
+	Table    string // physical table holding the index entities
+	Local    bool   // index entities live in the base row's partition
+	Unique   bool
+	Covering bool // every needed column is in the index entity: no base Gets
+	// Ordinal is the index's position in IndexedTable.Indexes.
+	Ordinal int
+	Gets    []Key
+	Queries []*storage.Query
+	// Select is the projection of the index reads.
+	Select []string
+	// Hits is the estimated number of index entities read.
+	Hits float64
+}
+
+// indexPlans returns the cheapest index plan cheaper than best, or nil.
+func (b *builder) indexPlan(best *Plan) (*Plan, error) {
+	it, ok := b.t.(IndexedTable)
+	if !ok {
+		return nil, nil
+	}
+	var out *Plan
+	for n, ix := range it.Indexes() {
+		if len(ix.Columns) == 0 || (ix.Local && len(b.t.PartitionKeyColumns()) == 0) {
+			continue
+		}
+		p, err := b.planIndex(it, n)
+		if err != nil {
+			return nil, err
+		}
+		if p == nil {
+			continue
+		}
+		cur := best
+		if out != nil {
+			cur = out
+		}
+		if p.Cost.Score() < cur.Cost.Score() {
+			out = p
+		}
+	}
+	return out, nil
+}
+
+func (b *builder) rowsEstimate() (rows, parts float64) {
+	rows = defaultRows
+	if st := b.q.Stats; st != nil {
+		if st.Rows > 0 {
+			rows = st.Rows
+		}
+		parts = st.Partitions
+	}
+	return rows, parts
+}
+
+func (b *builder) planIndex(it IndexedTable, n int) (*Plan, error) {
+	v := newIndexView(it, n)
+	ix := v.ix
+	rows, parts := b.rowsEstimate()
+	q := *b.q
+	vb := &builder{t: v, q: &q, cols: v.cols, nullable: map[int]bool{}}
+	baseKey := map[int]bool{}
+	for _, k := range b.keys {
+		baseKey[k.Col] = true
+	}
+	for _, c := range ix.Columns {
+		if !baseKey[c.Col] {
+			vb.nullable[c.Col] = true
+		}
+	}
+	st := Stats{Rows: rows}
+	if ix.Local {
+		if parts <= 0 {
+			parts = math.Max(1, rows/b.localRowsPerPart())
+		}
+		st.Partitions = parts
+		vb.eqSel = math.Min(eqSelectivity, IndexRowsPerValue/math.Max(1, rows/parts))
+	} else {
+		per := float64(IndexRowsPerValue)
+		if ix.Unique && len(ix.Columns) == 1 {
+			per = 1
+		}
+		st.Partitions = math.Max(1, rows/per)
+	}
+	q.Stats = &st
+	vp, err := vb.build()
+	if err != nil {
+		return nil, err
+	}
+	switch vp.Path {
+	case PointGet, MultiGet, RowRange:
+	case PartitionScan, PartitionRange:
+		if ix.Local {
+			return nil, nil // no index column bound (or a scan across partitions)
+		}
+	default:
+		return nil, nil
+	}
+	// Every index column bound by equality (or a unique index's Gets)?
+	path := IndexLookup
+	if vp.Path != PointGet && vp.Path != MultiGet {
+		for i, c := range ix.Columns {
+			k := vb.keys[i]
+			if ix.Local {
+				k = vb.keys[vb.nPart+i]
+			}
+			if k.Col != c.Col {
+				return nil, fmt.Errorf("planner: index %q view out of order", ix.Name)
+			}
+			if !vb.consumed[c.Col] || !isPointSet(vb, k) {
+				path = IndexRange
+				break
+			}
+		}
+	}
+	// Columns needed from each row.
+	need := b.q.Columns
+	if need == nil {
+		need = make([]int, len(b.cols))
+		for i := range need {
+			need[i] = i
+		}
+	}
+	need = slices.Clone(need)
+	for _, r := range vp.Residual {
+		need = append(need, refs(b.q.Where[r])...)
+	}
+	slices.Sort(need)
+	need = slices.Compact(need)
+	carried := map[int]bool{}
+	for _, c := range ix.Carried {
+		carried[c] = true
+	}
+	for _, c := range ix.Columns {
+		carried[c.Col] = true
+	}
+	covering := true
+	for _, c := range need {
+		if !carried[c] {
+			covering = false
+			break
+		}
+	}
+	// Index select: base keys, the carried values to verify (global) or
+	// return (covering).
+	var sel []string
+	selCols := []int{}
+	switch {
+	case covering:
+		selCols = need
+		for _, c := range ix.Columns {
+			selCols = append(selCols, c.Col)
+		}
+	case !ix.Local:
+		selCols = append(selCols, ix.Carried...)
+		for _, c := range ix.Columns {
+			selCols = append(selCols, c.Col)
+		}
+	}
+	slices.Sort(selCols)
+	selCols = slices.Compact(selCols)
+	sel = slices.Clone(ix.BaseKeys)
+	for _, c := range selCols {
+		props, ok := b.cols[c].storedProps()
+		if !ok {
+			sel = nil
+			break
+		}
+		sel = append(sel, props...)
+	}
+	for _, q := range vp.Queries {
+		q.Select = sel
+	}
+	// A column both in the index and the base key appears once.
+	var order []OrderColumn
+	for _, o := range vp.Order {
+		if !slices.ContainsFunc(order, func(x OrderColumn) bool { return x.Col == o.Col }) {
+			order = append(order, o)
+		}
+	}
+	vp.Order = order
+	acc := &IndexAccess{Name: ix.Name, Table: ix.Table, Local: ix.Local, Unique: ix.Unique,
+		Covering: covering, Ordinal: n, Gets: vp.Gets, Queries: vp.Queries, Select: sel,
+		Hits: vp.Cost.Entities}
+	p := &Plan{Path: path, Table: b.t.PhysicalName(), Index: acc, columns: b.cols, where: b.q.Where,
+		Limit: vp.Limit, Filter: vp.Filter, Residual: vp.Residual,
+		Ordered: vp.Ordered, Order: vp.Order, OrderSatisfied: vp.OrderSatisfied, Cost: vp.Cost}
+	if !covering {
+		bsel := []string{}
+		for _, c := range need {
+			props, ok := b.cols[c].storedProps()
+			if !ok {
+				bsel = nil
+				break
+			}
+			bsel = append(bsel, props...)
+		}
+		if bsel != nil {
+			bsel = append(bsel, b.t.SelectAlways()...)
+			if b.q.Columns == nil {
+				bsel = nil
+			}
+		}
+		p.Select = bsel
+		hits := vp.Cost.Entities
+		if p.Limit > 0 && len(p.Residual) == 0 {
+			hits = math.Min(hits, float64(p.Limit))
+		}
+		p.Cost.Requests += hits
+		p.Cost.Entities += hits
+	}
+	return p, nil
+}
+
+func isPointSet(vb *builder, k keyCol) bool {
+	s := vb.set(k)
+	if s.null {
+		return false
+	}
+	_, ok := s.points(k.kind)
+	return ok
+}
+
+// localRowsPerPart is the partition size assumed when Stats.Partitions is
+// unknown: large when the table has a local index.
+func (b *builder) localRowsPerPart() float64 {
+	if it, ok := b.t.(IndexedTable); ok {
+		for _, ix := range it.Indexes() {
+			if ix.Local {
+				return LocalIndexRowsPerPartition
+			}
+		}
+	}
+	return defaultRowsPerPart
+}
