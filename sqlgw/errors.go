@@ -2,7 +2,6 @@ package sqlgw
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/dolthub/vitess/go/mysql"
 
@@ -71,8 +70,4 @@ func mapError(err error) error {
 		return mysql.NewSQLError(mysql.ERLockWaitTimeout, "HY000", "%s", err.Error())
 	}
 	return err
-}
-
-func wrapf(err error, format string, args ...any) error {
-	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), err)
 }

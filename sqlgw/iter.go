@@ -54,11 +54,10 @@ type rowIter struct {
 	fetched []*storage.Entity
 	fi      int
 	// queries
-	qi    int
-	q     *storage.Query
-	page  []*storage.Entity
-	pi    int
-	qdone bool
+	qi   int
+	q    *storage.Query
+	page []*storage.Entity
+	pi   int
 
 	// overlay: buffered non-deleted writes in key order
 	pend  []entKey

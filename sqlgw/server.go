@@ -20,8 +20,9 @@
 //     SHOW SESSION STATUS variables Sqlgw_store_requests and
 //     Sqlgw_entities_read; catalog reads are not counted.
 //   - Unsupported features are MySQL errors (1235, ER_NOT_SUPPORTED_YET):
-//     secondary indexes, foreign keys, CHECK constraints, savepoints,
-//     UPDATE/DELETE on keyless tables, generated columns, ON UPDATE.
+//     secondary indexes, foreign keys, CHECK constraints, views, triggers,
+//     stored procedures,
+//     generated columns, ON UPDATE.
 //   - PARTITION BY KEY(a,b) declares the partition key, like COMMENT
 //     'sqlgw: partition_key=(a,b)'; go-mysql-server drops the clause, so
 //     the connection handler reads it from the statement (partition.go).
@@ -34,7 +35,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"strings"
 	"time"
 
 	gms "github.com/dolthub/go-mysql-server"
@@ -140,20 +140,12 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		}
 	}
 
-	store := recorder.New(cfg.Store)
-	cat, err := catalog.Open(withoutCounters(ctx), store, cfg.Catalog)
+	eng, err := newEngine(ctx, cfg.Store, cfg.Catalog)
 	if err != nil {
 		ln.Close()
-		return fail(fmt.Errorf("sqlgw: opening the catalog: %w", err))
+		return fail(err)
 	}
-	gw := newGateway(store, cat)
-	pro := &provider{gw: gw}
-
-	logrus.SetLevel(logrus.ErrorLevel)
-	a := analyzer.NewBuilder(pro).AddPostAnalyzeRule(pushdownRuleID, pushdownRule).AddOverrides(sql.EngineOverrides{
-		Hooks: sql.ExecutionHooks{CreateTable: sql.CreateTable{PreSQLExecution: createTableHook}},
-	}).Build()
-	engine := gms.New(a, &gms.Config{VersionPostfix: "sqlgw"})
+	gw, engine, store := eng.gw, eng.Engine, eng.rec
 
 	// Accounts: the configured user, from any host (the listener decides
 	// who can reach it; a non-loopback listener requires a password).
@@ -230,14 +222,52 @@ func (s *Server) Close(ctx context.Context) error {
 	return nil
 }
 
-// redact hides secrets in a store description (Azure connection strings).
-func redact(s string) string {
-	parts := strings.Split(s, ";")
-	for i, p := range parts {
-		kv := strings.SplitN(p, "=", 2)
-		if len(kv) == 2 && (strings.EqualFold(kv[0], "AccountKey") || strings.EqualFold(kv[0], "SharedAccessSignature")) {
-			parts[i] = kv[0] + "=***"
-		}
+// Engine is sqlgw's go-mysql-server engine over a store, without a
+// listener: for go-mysql-server's enginetest harness and for tools. Build
+// sessions with NewSession; every store request of a session is counted in
+// its Sqlgw_* status variables.
+type Engine struct {
+	// Engine is the go-mysql-server engine (provider, analyzer with sqlgw's
+	// rules, CREATE TABLE hook).
+	Engine *gms.Engine
+	// Provider is the database provider over the catalog.
+	Provider sql.MutableDatabaseProvider
+	gw       *gateway
+	rec      *recorder.Store
+	store    storage.Store
+}
+
+// NewEngine opens the catalog in store and builds the engine. Authentication
+// is off (go-mysql-server's default) until accounts are added to
+// Engine.Analyzer.Catalog.MySQLDb.
+func NewEngine(ctx context.Context, store storage.Store, opts catalog.Options) (*Engine, error) {
+	return newEngine(ctx, store, opts)
+}
+
+func newEngine(ctx context.Context, store storage.Store, opts catalog.Options) (*Engine, error) {
+	rec := recorder.New(store)
+	cat, err := catalog.Open(withoutCounters(ctx), rec, opts)
+	if err != nil {
+		return nil, fmt.Errorf("sqlgw: opening the catalog: %w", err)
 	}
-	return strings.Join(parts, ";")
+	gw := newGateway(rec, cat)
+	pro := &provider{gw: gw}
+	logrus.SetLevel(logrus.ErrorLevel)
+	a := analyzer.NewBuilder(pro).AddPostAnalyzeRule(pushdownRuleID, pushdownRule).AddOverrides(sql.EngineOverrides{
+		Hooks: sql.ExecutionHooks{CreateTable: sql.CreateTable{PreSQLExecution: createTableHook}},
+	}).Build()
+	engine := gms.New(a, &gms.Config{VersionPostfix: "sqlgw"})
+	return &Engine{Engine: engine, Provider: pro, gw: gw, rec: rec, store: store}, nil
+}
+
+// NewSession returns a sqlgw session (transactions, counters) around base.
+func (e *Engine) NewSession(base *sql.BaseSession) sql.Session { return e.gw.newSession(base) }
+
+// Recorder returns the request recorder in front of the store.
+func (e *Engine) Recorder() *recorder.Store { return e.rec }
+
+// Close closes the engine and the store.
+func (e *Engine) Close() error {
+	e.Engine.Close()
+	return e.store.Close()
 }

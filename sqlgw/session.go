@@ -2,7 +2,6 @@ package sqlgw
 
 import (
 	"context"
-	"sort"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -218,11 +217,4 @@ func (s *Session) GetStatusVariable(ctx *sql.Context, name string) (interface{},
 		return uint64(s.counters.EntitiesRead.Load()), nil
 	}
 	return s.BaseSession.GetStatusVariable(ctx, name)
-}
-
-// statusNames lists sqlgw's status variables, sorted.
-func statusNames() []string {
-	n := []string{StatusStoreRequests, StatusEntitiesRead}
-	sort.Strings(n)
-	return n
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
-	"github.com/dolthub/vitess/go/vt/proto/query"
 	"github.com/shopspring/decimal"
 
 	"github.com/sqlgw/sqlgw/catalog"
@@ -493,5 +492,3 @@ func isLoopback(host string) bool {
 	}
 	return strings.HasPrefix(h, "127.") || h == "::1"
 }
-
-var _ = query.Type_INT8
