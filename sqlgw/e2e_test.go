@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -15,28 +16,49 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/sqlgw"
 	"github.com/sqlgw/sqlgw/storage"
+	"github.com/sqlgw/sqlgw/storage/aztables"
+	"github.com/sqlgw/sqlgw/storage/aztables/azurite"
 	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
 // backend opens a fresh store for one test. The end-to-end tests take it as
-// a parameter so that other backends (Azurite) can run the same tests.
+// a parameter so that every backend runs the same tests.
 type backend struct {
 	name string
-	open func(t *testing.T) storage.Store
+	open func(t *testing.T) (storage.Store, catalog.Options)
 }
 
-var memoryBackend = backend{name: "pebble-memory", open: func(t *testing.T) storage.Store {
+var memoryBackend = backend{name: "pebble-memory", open: func(t *testing.T) (storage.Store, catalog.Options) {
 	s, err := pebble.OpenMemory()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s
+	return s, catalog.Options{}
 }}
 
+// azureBackend runs on Azurite (skipped with the reason when Azurite cannot
+// run here, failed under CI=true; see storage/aztables/azurite). Every test
+// gets its own catalog prefix in the shared emulator.
+var azureBackend = backend{name: "azurite", open: func(t *testing.T) (storage.Store, catalog.Options) {
+	if testing.Short() {
+		t.Skip("skipping Azurite in -short mode")
+	}
+	cs := azurite.Shared(t)
+	s, err := aztables.Open(context.Background(), cs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := fmt.Sprintf("t%x", time.Now().UnixNano()&0xffffffffff)
+	return s, catalog.Options{Prefix: prefix}
+}}
+
+func TestMain(m *testing.M) { os.Exit(azurite.Main(m)) }
+
 // backends lists the backends every end-to-end test runs on.
-var backends = []backend{memoryBackend}
+var backends = []backend{memoryBackend, azureBackend}
 
 // testServer is a running server and a client pool.
 type testServer struct {
@@ -46,12 +68,17 @@ type testServer struct {
 	dsn string
 }
 
-func startServer(t *testing.T, store storage.Store) *testServer {
+func startServer(t *testing.T, store storage.Store, opts ...catalog.Options) *testServer {
 	t.Helper()
+	var co catalog.Options
+	if len(opts) > 0 {
+		co = opts[0]
+	}
 	srv, err := sqlgw.NewServer(context.Background(), sqlgw.Config{
-		Listen: "127.0.0.1:0",
-		Store:  store,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Listen:  "127.0.0.1:0",
+		Catalog: co,
+		Store:   store,
+		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -210,7 +237,8 @@ func cost(t *testing.T, c execer, q string) (requests, entities int64) {
 func forEachBackend(t *testing.T, f func(t *testing.T, ts *testServer)) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
-			ts := startServer(t, b.open(t))
+			store, co := b.open(t)
+			ts := startServer(t, store, co)
 			f(t, ts)
 		})
 	}
@@ -577,7 +605,8 @@ func TestPartitionByKey(t *testing.T) {
 // TestHandshakeAutocommitFlag: the initial handshake carries
 // SERVER_STATUS_AUTOCOMMIT (PyMySQL's get_autocommit reads it).
 func TestHandshakeAutocommitFlag(t *testing.T) {
-	ts := startServer(t, memoryBackend.open(t))
+	store, _ := memoryBackend.open(t)
+	ts := startServer(t, store)
 	conn, err := net.Dial("tcp", ts.srv.Addr().String())
 	if err != nil {
 		t.Fatal(err)
