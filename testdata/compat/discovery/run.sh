@@ -124,6 +124,17 @@ orders	qty	4	10
 orders	price	3	10" "$got"
 compat_query "result metadata only (WHERE 1=0)" "" "$db" -e "SELECT * FROM customers WHERE 1 = 0"
 
+# --- what GUI tools add (DBeaver, Metabase, Workbench) -------------------------------
+compat_query "permission probe with LIMIT 0 (Metabase)" "" "$db" -e "SELECT TRUE AS _ FROM customers WHERE 1 <> 1 LIMIT 0"
+compat_exec "SHOW FULL PROCESSLIST (DBeaver session manager)" -e "SHOW FULL PROCESSLIST"
+compat_exec "SHOW TABLE STATUS FROM db (DBeaver)" -e "SHOW TABLE STATUS FROM $db"
+compat_exec "SHOW STATUS LIKE Ssl_cipher (Workbench)" -e "SHOW SESSION STATUS LIKE 'Ssl_cipher'"
+compat_exec "information_schema.ENGINES and PARTITIONS" -e "SELECT * FROM information_schema.ENGINES; SELECT * FROM information_schema.PARTITIONS WHERE TABLE_SCHEMA = '$db'"
+compat_query "information_schema.TRIGGERS and EVENTS (none)" "0	0" -e "SELECT (SELECT COUNT(*) FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = '$db'), (SELECT COUNT(*) FROM information_schema.EVENTS WHERE EVENT_SCHEMA = '$db')"
+got=$(compat_sql -N -B -e "SHOW FULL COLUMNS FROM \`$db\`.\`customers\` WHERE \`Key\` = 'PRI'" 2>&1 | cut -f1 | tr '\n' ' ')
+compat_eq "SHOW FULL COLUMNS ... WHERE Key = 'PRI'" "region id " "$got"
+compat_query "SELECT @@version_comment LIMIT 1 (mysql CLI, Connector/Python)" "1" -e "SELECT COUNT(*) FROM (SELECT @@version_comment LIMIT 1) AS v"
+
 # --- grants and EXPLAIN ------------------------------------------------------------
 got=$(compat_sql -N -B -e "SHOW GRANTS" 2>&1 | grep -c '^GRANT ')
 compat_eq "SHOW GRANTS has GRANT lines" "1" "$([ "$got" -ge 1 ] && echo 1 || echo "$got: $(compat_sql -N -B -e 'SHOW GRANTS' 2>&1)")"
