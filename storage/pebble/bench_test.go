@@ -218,12 +218,15 @@ func BenchmarkFilteredPartitionScan(b *testing.B) {
 func BenchmarkBatch100(b *testing.B) {
 	env := newBenchEnv(b)
 	ctx := context.Background()
+	// Fresh keys on every iteration, across every run of a sub-benchmark.
+	seq := 0
 	b.Run("impl=sqlgw", func(b *testing.B) {
 		b.ReportAllocs()
 		ops := make([]storage.Operation, storage.MaxBatchOps)
 		b.ResetTimer()
-		for i := 0; b.Loop(); i++ {
-			pk := fmt.Sprintf("b%08d", i)
+		for b.Loop() {
+			seq++
+			pk := fmt.Sprintf("b%08d", seq)
 			for j := range ops {
 				ops[j] = storage.Operation{Kind: storage.OpInsert, Entity: &storage.Entity{PartitionKey: pk, RowKey: benchRowKey(j), Properties: benchProps(j)}}
 			}
@@ -235,8 +238,9 @@ func BenchmarkBatch100(b *testing.B) {
 	b.Run("impl=raw", func(b *testing.B) {
 		b.ReportAllocs()
 		b.ResetTimer()
-		for i := 0; b.Loop(); i++ {
-			pk := fmt.Sprintf("b%08d", i)
+		for b.Loop() {
+			seq++
+			pk := fmt.Sprintf("b%08d", seq)
 			batch := env.raw.NewBatch()
 			for j := range storage.MaxBatchOps {
 				batch.Set(rawKey(nil, pk, benchRowKey(j)), env.rawValue(j), nil)
@@ -252,11 +256,13 @@ func BenchmarkBatch100(b *testing.B) {
 func BenchmarkInsert(b *testing.B) {
 	env := newBenchEnv(b)
 	ctx := context.Background()
+	seq := 0
 	b.Run("impl=sqlgw", func(b *testing.B) {
 		b.ReportAllocs()
 		b.ResetTimer()
-		for i := 0; b.Loop(); i++ {
-			e := &storage.Entity{PartitionKey: "ins", RowKey: benchRowKey(i), Properties: benchProps(i)}
+		for b.Loop() {
+			seq++
+			e := &storage.Entity{PartitionKey: "ins", RowKey: benchRowKey(seq), Properties: benchProps(seq)}
 			if _, err := env.s.Insert(ctx, "bench", e); err != nil {
 				b.Fatal(err)
 			}
@@ -265,8 +271,9 @@ func BenchmarkInsert(b *testing.B) {
 	b.Run("impl=raw", func(b *testing.B) {
 		b.ReportAllocs()
 		b.ResetTimer()
-		for i := 0; b.Loop(); i++ {
-			if err := env.raw.Set(rawKey(nil, "ins", benchRowKey(i)), env.rawValue(i), pebbledb.Sync); err != nil {
+		for b.Loop() {
+			seq++
+			if err := env.raw.Set(rawKey(nil, "ins", benchRowKey(seq)), env.rawValue(seq), pebbledb.Sync); err != nil {
 				b.Fatal(err)
 			}
 		}
