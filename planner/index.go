@@ -44,8 +44,9 @@ import (
 // are always exact. Global ones may lag (see catalog/ixmaint): the executor
 // verifies each hit against the base row it fetches (the entity's carried
 // values must equal the row's), and a covering plan verifies the entities
-// that carry the pending marker (Index.BaseKeys lists it so it is
-// selected). So the planner may treat the index's keys and filters as exact.
+// that carry the pending marker; so global index entities are read whole
+// (no $select), and the planner may treat the index's keys and filters as
+// exact.
 
 // IndexRowsPerValue is the assumed number of rows per value of an index's
 // leading column (global) or per value within a partition (local).
@@ -340,32 +341,24 @@ func (b *builder) planIndex(it IndexedTable, n int) (*Plan, error) {
 			break
 		}
 	}
-	// Index select: base keys, the carried values to verify (global) or
-	// return (covering).
+	// Index select: a global index's entities are read whole (the reader
+	// compares every carried value with the base row); a local index's
+	// need the base keys and, when covering, the needed columns.
 	var sel []string
-	selCols := []int{}
-	switch {
-	case covering:
-		selCols = need
-		for _, c := range ix.Columns {
-			selCols = append(selCols, c.Col)
+	if ix.Local {
+		selCols := []int{}
+		if covering {
+			selCols = need
 		}
-	case !ix.Local:
-		selCols = append(selCols, ix.Carried...)
-		for _, c := range ix.Columns {
-			selCols = append(selCols, c.Col)
+		sel = slices.Clone(ix.BaseKeys)
+		for _, c := range selCols {
+			props, ok := b.cols[c].storedProps()
+			if !ok {
+				sel = nil
+				break
+			}
+			sel = append(sel, props...)
 		}
-	}
-	slices.Sort(selCols)
-	selCols = slices.Compact(selCols)
-	sel = slices.Clone(ix.BaseKeys)
-	for _, c := range selCols {
-		props, ok := b.cols[c].storedProps()
-		if !ok {
-			sel = nil
-			break
-		}
-		sel = append(sel, props...)
 	}
 	for _, q := range vp.Queries {
 		q.Select = sel
