@@ -519,10 +519,16 @@ func TestExplain(t *testing.T) {
 			{"SELECT v FROM ev WHERE dev = 1 AND ts > 5", "RowRange"},
 			{"SELECT v FROM ev WHERE dev = 1 AND v = 3", "PartitionScan"},
 			{"SELECT v FROM kv WHERE v = 'a'", "TableScan"},
+			{"SELECT v FROM kv WHERE id = 1 AND id = 2", "Empty"},
+			{"SELECT * FROM kv ORDER BY id LIMIT 1", "TableScan"},
+			{"UPDATE kv SET v = 'x' WHERE id = 3", "PointGet"},
+			{"DELETE FROM ev WHERE dev = 2", "PartitionScan"},
 		} {
-			plan := strings.Join(rows(t, c, "EXPLAIN PLAN "+tc.q), "\n")
-			if !strings.Contains(plan, tc.path) {
-				t.Errorf("EXPLAIN PLAN %s: no %s in\n%s", tc.q, tc.path, plan)
+			for _, form := range []string{"EXPLAIN PLAN ", "EXPLAIN FORMAT=tree ", "EXPLAIN "} {
+				plan := strings.Join(rows(t, c, form+tc.q), "\n")
+				if !strings.Contains(plan, tc.path) {
+					t.Errorf("%s%s: no %s in\n%s", form, tc.q, tc.path, plan)
+				}
 			}
 		}
 	})

@@ -157,7 +157,7 @@ func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) 
 		where[i] = conv.convert(e)
 		selfOnly = append(selfOnly, e)
 	}
-	p, err := planner.Build(t.info.pt, &planner.Query{Where: where, Columns: t.proj})
+	p, err := t.plan(&planner.Query{Where: where, Columns: t.proj})
 	if err != nil {
 		return sql.IndexLookup{}, nil, nil, false, err
 	}
@@ -312,7 +312,7 @@ func (t *Table) rangesToPlan(ctx *sql.Context, ranges sql.MySQLRangeCollection) 
 	default:
 		where = []planner.Expr{or}
 	}
-	p, err := planner.Build(t.info.pt, &planner.Query{Where: where, Columns: t.proj, Limit: t.limit})
+	p, err := t.plan(&planner.Query{Where: where, Columns: t.proj, Limit: t.limit})
 	if err != nil {
 		return nil, err
 	}

@@ -194,11 +194,15 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 	if len(def.PartitionKey) > 0 && len(def.PrimaryKey) == 0 {
 		return mapError(fmt.Errorf("%w: table %s: a partition key needs a primary key", catalog.ErrInvalidDef, name))
 	}
-	_, err = d.gw.cat.CreateTable(metaCtx(ctx), d.name, def)
+	nt, err := d.gw.cat.CreateTable(metaCtx(ctx), d.name, def)
 	if errors.Is(err, catalog.ErrTableExists) {
 		return sql.ErrTableAlreadyExists.New(name) // IF NOT EXISTS relies on this kind
 	}
-	return mapError(err)
+	if err != nil {
+		return mapError(err)
+	}
+	d.gw.setRowCount(nt.Physical, 0)
+	return nil
 }
 
 // DropTable implements sql.TableDropper.

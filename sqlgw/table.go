@@ -189,7 +189,7 @@ func (t *Table) PartitionRows(ctx *sql.Context, part sql.Partition) (sql.RowIter
 		return t.newRowIter(ctx, lp.spec)
 	}
 	if t.lookup == nil {
-		p, err := planner.Build(t.info.pt, &planner.Query{Columns: t.proj, Limit: t.limit})
+		p, err := t.plan(&planner.Query{Columns: t.proj, Limit: t.limit})
 		if err != nil {
 			return nil, err
 		}
@@ -381,3 +381,10 @@ func (s *aiSetter) Close(*sql.Context) error { return nil }
 func (t *Table) columnNames() []string { return t.info.names }
 
 func lower(s string) string { return strings.ToLower(s) }
+
+// plan asks the planner, with the gateway's row estimate as statistics.
+func (t *Table) plan(q *planner.Query) (*planner.Plan, error) {
+	n, _ := t.gw.rowCount(t.meta().Physical)
+	q.Stats = &planner.Stats{Rows: float64(n)}
+	return planner.Build(t.info.pt, q)
+}
