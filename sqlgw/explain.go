@@ -49,7 +49,7 @@ func nullable(s string) interface{} {
 
 type explainRow struct {
 	typ, keys, key, ref, extra string
-	rows                        interface{}
+	rows                       interface{}
 }
 
 // walkAccesses calls f for every table access under n, in order.
