@@ -21,7 +21,8 @@ mkdir -p "$work"
 # Debian packages: the clients, the C client library behind mysqlclient, and the
 # reference server when the suite runs against MariaDB.
 pkgs=(mariadb-client python3-pymysql python3-mysqldb python3-sqlalchemy python3-django libmariadb-java
-	odbc-mariadb python3-pyodbc mycli python3-peewee python3-aiomysql)
+	odbc-mariadb python3-pyodbc mycli python3-peewee python3-aiomysql
+	libhibernate3-java libjavassist-java libslf4j-java)
 [ "$server" = mariadb ] && pkgs+=(mariadb-server)
 command -v javac >/dev/null || pkgs+=(default-jdk-headless)
 command -v npm >/dev/null || pkgs+=(nodejs npm)
@@ -59,4 +60,8 @@ fi
 # Java: the JDBC client against Debian's MariaDB Connector/J.
 mkdir -p "$work/java"
 javac -cp /usr/share/java/mariadb-java-client.jar -d "$work/java" "$root/testdata/compat/java/JdbcClient.java"
+# shellcheck source=lib.sh
+. "$root/scripts/compat/lib.sh"
+mkdir -p "$work/hibernate"
+javac -cp "$COMPAT_HIBERNATE_CP" -d "$work/hibernate" "$root/testdata/compat/java/hibernate/HibernateClient.java"
 echo "compat: clients ready in $work"

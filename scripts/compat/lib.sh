@@ -2,6 +2,12 @@
 # Helpers shared by scripts/compat/run.sh: free loopback ports, and starting and
 # stopping one throw-away server (sqlgw or a reference MariaDB) per client, by PID.
 
+# The Hibernate client's class path: Debian's jars (libhibernate3-java and its
+# dependencies) and MariaDB Connector/J.
+COMPAT_HIBERNATE_CP=$(printf '/usr/share/java/%s.jar:' hibernate3 antlr commons-collections3 dom4j \
+	geronimo-jpa_2.0_spec geronimo-jta-1.2-spec hibernate-commons-annotations slf4j-api slf4j-nop \
+	javassist mariadb-java-client)
+
 # compat_free_port prints a TCP port on 127.0.0.1 that nothing listens on now.
 compat_free_port() {
 	/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
