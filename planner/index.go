@@ -112,8 +112,15 @@ func newIndexView(t IndexedTable, n int) *indexView {
 	for _, c := range ix.Columns {
 		carried[c.Col] = true
 	}
+	// A global index's covered values may lag behind a row being written
+	// (the reader then takes the row's), so filters on them stay with the
+	// engine; index columns are exact wherever the entity's key is.
+	indexCol := map[int]bool{}
+	for _, c := range ix.Columns {
+		indexCol[c.Col] = true
+	}
 	for i, c := range t.Columns() {
-		if !carried[i] {
+		if !carried[i] || (!ix.Local && !indexCol[i]) {
 			c.Prop, c.Pushdown, c.Stored = "", PushNone, []string{}
 		}
 		v.cols = append(v.cols, c)

@@ -1,0 +1,87 @@
+// Package ixmaint maintains secondary index entities (catalog/index.go
+// fixes their layout) and keeps global ones crash-safe: the write
+// protocol, the reader's verification and repair, the recovery sweep, the
+// online backfill, and a consistency check.
+//
+// # Local indexes
+//
+// A local index entity lives in its base row's partition; LocalOps returns
+// the operations to add to the row's own atomic batch (delete the old
+// entity, write the new one; Insert for a unique index, so a duplicate
+// fails the whole batch with storage.ErrAlreadyExists). Local entities are
+// therefore always exactly what the rows imply. A local UNIQUE index is
+// unique per partition; the gateway makes a unique index local only when
+// its columns include every partition-key column, so that this is global
+// uniqueness.
+//
+// # Global indexes: the protocol
+//
+// A global index entity lives in the index's own table, in a partition
+// chosen by its first indexed value, so its maintenance crosses partitions
+// and cannot share the row's batch. The design guide's eventually
+// consistent transactions pattern needs a durable intent; here the intent
+// is carried by the index entities themselves: the property PropPending
+// (the writer's start time, Int64 Unix microseconds) marks an entity whose
+// base row may not (or no longer) imply it. The invariant readers rely on:
+//
+//	an index entity without PropPending matches its base row, and every
+//	row's entities exist (with or without the mark).
+//
+// A write of rows (Begin ... Finish) follows it:
+//
+//  1. Begin: for every changed entity, write the new one marked (Upsert;
+//     for a unique index whose key has no base-key suffix, a conditional
+//     Insert), and mark the old one (Merge of PropPending). Writes of one
+//     row's indexes go out in parallel. A unique Insert that finds another
+//     row's entity: if that entity is unmarked, or marked less than Lease
+//     ago (a live writer), it is a duplicate (ErrDuplicate, MySQL 1062)
+//     and Begin removes what it wrote: no trace; if marked longer ago, it
+//     is resolved (below) and the Insert retried.
+//  2. The caller commits the base rows (their own batches, conditional on
+//     the ETags read), adding LocalOps. A caller must not commit later than
+//     Lease/2 after Begin (Op.Expired): it aborts instead.
+//  3. Finish: for committed rows, delete the old entities (If-Match the
+//     mark's ETag) and rewrite the new ones without the mark (If-Match);
+//     for rows that did not commit, resolve every entity touched.
+//
+// A crash anywhere leaves only marked entities that disagree with their
+// rows, and missing entities never: new entities are written before the
+// row changes and old ones removed after. So the index is always a superset
+// of the truth, and the unmarked part is exact.
+//
+// Resolving an entity (Resolve) reads its base row and compares: if the
+// row implies exactly this entity, the mark is cleared; otherwise the
+// entity is deleted. Both are If-Match on the ETag read, so a concurrent
+// writer's newer version is never overwritten; a marked entity younger
+// than Lease belongs to a live writer and is left alone unless forced.
+//
+// Recovery (Recover) queries each global index table for marked entities
+// (a filter on PropPending) and resolves those older than Lease. The
+// gateway runs it at start-up and every Lease. After it, the index equals
+// what the base rows imply (Check verifies that).
+//
+// Writes that do not change an index's entity (same key, same carried
+// values) cost nothing for that index. Request counts per row for one
+// global index: INSERT 3 (mark-insert, row, unmark), UPDATE changing the
+// indexed value 5 (new, mark old, row, delete old, unmark new: three round
+// trips, the pairs being parallel), DELETE 3; a local index adds none.
+//
+// # Readers
+//
+// Fetch reads the base rows of index hits, one Get each in parallel, and
+// keeps a hit only if its base row still implies that entity (Current):
+// a lagging or stale entity never yields a wrong row, and, by the
+// invariant, no right row is missed. Stale entities found so are resolved
+// in the background. A covering read trusts unmarked entities and fetches
+// the base row only for marked ones.
+//
+// # Backfill
+//
+// Backfill builds a new index from the rows while writers keep writing
+// (writers maintain an index in state building as if it were ready). It
+// pages through the base table from a cursor; for each page it writes
+// marked entities, then resolves them against a fresh read of the page, so
+// a row changed meanwhile never leaves a stale unmarked entity. Progress
+// (rows done and the cursor) is reported through a callback; a restarted
+// backfill starts again from the beginning, which is idempotent.
+package ixmaint

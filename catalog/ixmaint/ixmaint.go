@@ -1,0 +1,500 @@
+package ixmaint
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/storage"
+)
+
+// PropPending marks a global index entity that may disagree with its base
+// row; its value is the writer's start time (Int64, Unix microseconds).
+// Part of the persisted format.
+const PropPending = "_p"
+
+// DefaultLease is how long a marked entity belongs to a live writer.
+const DefaultLease = 10 * time.Second
+
+// ErrDuplicate reports a unique index violation (MySQL 1062).
+var ErrDuplicate = errors.New("ixmaint: duplicate entry")
+
+// DuplicateError names the index and the entity key that collided.
+type DuplicateError struct {
+	Index string
+	Key   string // the index entity's PartitionKey + RowKey
+}
+
+func (e *DuplicateError) Error() string {
+	return fmt.Sprintf("duplicate entry for unique index %q", e.Index)
+}
+func (e *DuplicateError) Unwrap() error { return ErrDuplicate }
+
+// ErrExpired reports that a write took longer than Lease/2 between Begin
+// and the base commit; the caller aborts (Finish with nothing committed)
+// and the client retries.
+var ErrExpired = errors.New("ixmaint: index write took too long; retry")
+
+// Maintainer maintains the index entities of tables in one store.
+type Maintainer struct {
+	Store storage.Store
+	// Lease: a marked entity younger than this belongs to a live writer
+	// (0: DefaultLease).
+	Lease time.Duration
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+	// Parallel caps concurrent requests per call (0: 16).
+	Parallel int
+}
+
+func (m *Maintainer) lease() time.Duration {
+	if m.Lease > 0 {
+		return m.Lease
+	}
+	return DefaultLease
+}
+
+func (m *Maintainer) now() time.Time {
+	if m.Now != nil {
+		return m.Now()
+	}
+	return time.Now()
+}
+
+func (m *Maintainer) parallel() int {
+	if m.Parallel > 0 {
+		return m.Parallel
+	}
+	return 16
+}
+
+// Write is one row change of a table. Old is the stored row (nil: none,
+// an insert); New is nil for a delete. OldPK/OldRK are the stored row's
+// keys (equal to PK/RK unless the primary key changed).
+type Write struct {
+	OldPK, OldRK string
+	Old          []catalog.Datum
+	PK, RK       string
+	New          []catalog.Datum
+}
+
+// Maintained returns the indexes writers maintain (every state).
+func Maintained(t *catalog.Table) []*catalog.Index {
+	out := make([]*catalog.Index, 0, len(t.Indexes))
+	for i := range t.Indexes {
+		out = append(out, &t.Indexes[i])
+	}
+	return out
+}
+
+// HasGlobal reports whether t has a global index.
+func HasGlobal(t *catalog.Table) bool {
+	for i := range t.Indexes {
+		if t.Indexes[i].Global {
+			return true
+		}
+	}
+	return false
+}
+
+// keyed reports whether a unique index entity is keyed by the values alone
+// (no base-key suffix: no NULL among them): its Insert enforces uniqueness.
+func keyed(ix *catalog.Index, t *catalog.Table, e *storage.Entity) bool {
+	return ix.Unique && !hasNull(t, ix, e)
+}
+
+// hasNull reports whether some index column is NULL in e (absent property).
+func hasNull(t *catalog.Table, ix *catalog.Index, e *storage.Entity) bool {
+	for _, kp := range ix.Columns {
+		c := t.ColumnIndex(kp.Column)
+		if _, ok := e.Properties[t.Columns[c].Property]; !ok {
+			return true
+		}
+	}
+	return false
+}
+
+// entity returns index ix's entity for row (nil row: none).
+func entity(t *catalog.Table, ix *catalog.Index, pk, rk string, row []catalog.Datum) (*storage.Entity, error) {
+	if row == nil {
+		return nil, nil
+	}
+	return t.IndexEntity(ix, pk, rk, row)
+}
+
+// sameEntity reports whether two index entities have the same keys and
+// properties (the mark and bookkeeping fields ignored).
+func sameEntity(a, b *storage.Entity) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	if a.PartitionKey != b.PartitionKey || a.RowKey != b.RowKey {
+		return false
+	}
+	n := 0
+	for k, v := range a.Properties {
+		if k == PropPending {
+			continue
+		}
+		n++
+		w, ok := b.Properties[k]
+		if !ok || !v.Equal(w) {
+			return false
+		}
+	}
+	for k := range b.Properties {
+		if k != PropPending {
+			n--
+		}
+	}
+	return n == 0
+}
+
+// LocalOps returns the operations that keep t's local indexes in step
+// with w, to add to the batch of partition w.PK (ops) and, when the
+// primary key moved to another partition, to the batch of w.OldPK
+// (oldOps; otherwise nil).
+func LocalOps(t *catalog.Table, w Write) (ops, oldOps []storage.Operation, err error) {
+	for i := range t.Indexes {
+		ix := &t.Indexes[i]
+		if ix.Global {
+			continue
+		}
+		oldE, err := entity(t, ix, w.OldPK, w.OldRK, w.Old)
+		if err != nil {
+			return nil, nil, err
+		}
+		newE, err := entity(t, ix, w.PK, w.RK, w.New)
+		if err != nil {
+			return nil, nil, err
+		}
+		if sameEntity(oldE, newE) {
+			continue
+		}
+		if oldE != nil && (newE == nil || oldE.PartitionKey != newE.PartitionKey || oldE.RowKey != newE.RowKey) {
+			del := storage.Operation{Kind: storage.OpDelete, Entity: &storage.Entity{PartitionKey: oldE.PartitionKey, RowKey: oldE.RowKey}}
+			if oldE.PartitionKey == w.PK {
+				ops = append(ops, del)
+			} else {
+				oldOps = append(oldOps, del)
+			}
+		}
+		if newE != nil {
+			kind := storage.OpUpsert
+			if oldE == nil || oldE.PartitionKey != newE.PartitionKey || oldE.RowKey != newE.RowKey {
+				if keyed(ix, t, newE) {
+					kind = storage.OpInsert
+				}
+			}
+			ops = append(ops, storage.Operation{Kind: kind, Mode: storage.Replace, Entity: newE})
+		}
+	}
+	return ops, oldOps, nil
+}
+
+// LocalIndexOf reports the local index whose entity op writes, for
+// turning a batch's ErrAlreadyExists into a duplicate-key error naming the
+// index; nil if op is not a local index entity.
+func LocalIndexOf(t *catalog.Table, op *storage.Operation) *catalog.Index {
+	if op == nil || op.Entity == nil || op.Entity.RowKey < t.RowKeyEnd() {
+		return nil
+	}
+	for i := range t.Indexes {
+		ix := &t.Indexes[i]
+		if ix.Global {
+			continue
+		}
+		_, pre, err := t.IndexPrefix(ix, nil)
+		if err == nil && len(op.Entity.RowKey) >= len(pre) && op.Entity.RowKey[:len(pre)] == pre {
+			return ix
+		}
+	}
+	return nil
+}
+
+// touch is one global index entity a write changes.
+type touch struct {
+	ix      *catalog.Index
+	w       int // index into Op.writes
+	old     bool
+	e       *storage.Entity // the entity (new: full; old: keys)
+	etag    storage.ETag    // after Begin's write or mark
+	written bool            // Begin wrote (or marked) it
+	same    bool            // new entity with the old one's key: marked in Begin, written in Finish
+}
+
+// Op is a write in progress (Begin to Finish).
+type Op struct {
+	m       *Maintainer
+	t       *catalog.Table
+	writes  []Write
+	touches []*touch
+	mark    int64
+	started time.Time
+}
+
+// Expired reports that the base commit must not happen any more (more
+// than Lease/2 since Begin).
+func (o *Op) Expired() bool {
+	return o != nil && len(o.touches) > 0 && o.m.now().Sub(o.started) > o.m.lease()/2
+}
+
+// Begin runs step 1 of the protocol for the global indexes of t. On
+// ErrDuplicate (or any error) nothing it wrote remains. The returned Op
+// must be finished with Finish after the base commit (also when the
+// commit failed).
+func (m *Maintainer) Begin(ctx context.Context, t *catalog.Table, writes []Write) (*Op, error) {
+	o := &Op{m: m, t: t, writes: writes, started: m.now()}
+	o.mark = o.started.UnixMicro()
+	for wi, w := range writes {
+		for i := range t.Indexes {
+			ix := &t.Indexes[i]
+			if !ix.Global {
+				continue
+			}
+			oldE, err := entity(t, ix, w.OldPK, w.OldRK, w.Old)
+			if err != nil {
+				return nil, err
+			}
+			newE, err := entity(t, ix, w.PK, w.RK, w.New)
+			if err != nil {
+				return nil, err
+			}
+			if sameEntity(oldE, newE) {
+				continue
+			}
+			if oldE != nil && newE != nil && oldE.PartitionKey == newE.PartitionKey && oldE.RowKey == newE.RowKey {
+				// Same key, other covered values: mark it now, rewrite it
+				// in Finish (readers take a marked entity's row values).
+				o.touches = append(o.touches, &touch{ix: ix, w: wi, e: newE, same: true})
+				continue
+			}
+			if newE != nil {
+				o.touches = append(o.touches, &touch{ix: ix, w: wi, e: newE})
+			}
+			if oldE != nil {
+				o.touches = append(o.touches, &touch{ix: ix, w: wi, old: true, e: oldE})
+			}
+		}
+	}
+	if len(o.touches) == 0 {
+		return o, nil
+	}
+	// New entities first (a duplicate fails before any old one is marked),
+	// then the marks on old ones.
+	var news, olds []*touch
+	for _, tc := range o.touches {
+		if tc.old || tc.same {
+			olds = append(olds, tc)
+		} else {
+			news = append(news, tc)
+		}
+	}
+	err := m.each(ctx, news, func(ctx context.Context, tc *touch) error { return o.writeNew(ctx, tc) })
+	if err == nil {
+		err = m.each(ctx, olds, func(ctx context.Context, tc *touch) error { return o.markOld(ctx, tc) })
+	}
+	if err != nil {
+		o.undo(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	return o, nil
+}
+
+func (o *Op) writeNew(ctx context.Context, tc *touch) error {
+	st := o.m.Store
+	e := cloneEntity(tc.e)
+	e.Properties[PropPending] = storage.Int64(o.mark)
+	w := o.writes[tc.w]
+	wasOld := false
+	if w.Old != nil {
+		if oe, err := entity(o.t, tc.ix, w.OldPK, w.OldRK, w.Old); err == nil && oe.PartitionKey == e.PartitionKey && oe.RowKey == e.RowKey {
+			wasOld = true // the row's own entity: rewrite it
+		}
+	}
+	if !keyed(tc.ix, o.t, tc.e) || wasOld {
+		etag, err := st.Upsert(ctx, tc.ix.Physical, e, storage.Replace)
+		if err != nil {
+			return err
+		}
+		tc.etag, tc.written = etag, true
+		return nil
+	}
+	for attempt := 0; ; attempt++ {
+		etag, err := st.Insert(ctx, tc.ix.Physical, e)
+		if err == nil {
+			tc.etag, tc.written = etag, true
+			return nil
+		}
+		if !errors.Is(err, storage.ErrAlreadyExists) || attempt >= 2 {
+			return err
+		}
+		// Another row holds the value: a duplicate unless its entity is
+		// stale and old enough to be resolved.
+		cur, err := st.Get(ctx, tc.ix.Physical, e.PartitionKey, e.RowKey, nil)
+		if errors.Is(err, storage.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		bpk, brk := cur.Properties[catalog.PropBasePK].Str(), cur.Properties[catalog.PropBaseRK].Str()
+		if bpk == w.PK && brk == w.RK {
+			// Our own row's entity (left by an interrupted write): rewrite.
+			etag, err := st.Upsert(ctx, tc.ix.Physical, e, storage.Replace)
+			if err != nil {
+				return err
+			}
+			tc.etag, tc.written = etag, true
+			return nil
+		}
+		mark, marked := cur.Properties[PropPending]
+		if !marked || o.m.now().Sub(time.UnixMicro(mark.Int())) < o.m.lease() {
+			return &DuplicateError{Index: tc.ix.Name, Key: e.PartitionKey + e.RowKey}
+		}
+		if _, err := o.m.resolve(ctx, o.t, tc.ix, cur, true); err != nil {
+			return err
+		}
+	}
+}
+
+func (o *Op) markOld(ctx context.Context, tc *touch) error {
+	e := &storage.Entity{PartitionKey: tc.e.PartitionKey, RowKey: tc.e.RowKey,
+		Properties: storage.Properties{PropPending: storage.Int64(o.mark)}}
+	etag, err := o.m.Store.Update(ctx, tc.ix.Physical, e, storage.Merge, storage.ETagAny)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil // already gone (an interrupted earlier write, or a backfill not there yet)
+	}
+	if err != nil {
+		return err
+	}
+	tc.etag, tc.written = etag, true
+	return nil
+}
+
+// undo removes what Begin wrote: new entities we created are deleted if
+// still ours; marks are resolved against the (unchanged) rows.
+func (o *Op) undo(ctx context.Context) {
+	_ = o.m.each(ctx, o.touches, func(ctx context.Context, tc *touch) error {
+		if !tc.written {
+			return nil
+		}
+		_, err := o.m.resolveKey(ctx, o.t, tc.ix, tc.e, true)
+		return err
+	})
+}
+
+// Finish runs step 3: committed(i) reports whether writes[i] reached the
+// store. Errors are only reported: whatever is left marked, Recover or a
+// reader resolves.
+func (o *Op) Finish(ctx context.Context, committed func(i int) bool) error {
+	if o == nil || len(o.touches) == 0 {
+		return nil
+	}
+	ctx = context.WithoutCancel(ctx)
+	return o.m.each(ctx, o.touches, func(ctx context.Context, tc *touch) error {
+		if !committed(tc.w) {
+			if !tc.written {
+				return nil
+			}
+			_, err := o.m.resolveKey(ctx, o.t, tc.ix, tc.e, true)
+			return err
+		}
+		st := o.m.Store
+		var err error
+		if tc.same && !tc.written {
+			// The entity was missing at Begin: decide from the row.
+			_, err = o.m.resolveKey(ctx, o.t, tc.ix, tc.e, true)
+			return err
+		}
+		if tc.old {
+			if !tc.written {
+				return nil
+			}
+			err = st.Delete(ctx, tc.ix.Physical, tc.e.PartitionKey, tc.e.RowKey, tc.etag)
+		} else {
+			_, err = st.Update(ctx, tc.ix.Physical, tc.e, storage.Replace, tc.etag)
+		}
+		if errors.Is(err, storage.ErrPreconditionFailed) || errors.Is(err, storage.ErrNotFound) {
+			// Someone else touched it since: decide from the row.
+			_, err = o.m.resolveKey(ctx, o.t, tc.ix, tc.e, true)
+		}
+		return err
+	})
+}
+
+// each runs f over items with bounded parallelism and returns the first
+// error.
+func (m *Maintainer) each(ctx context.Context, items []*touch, f func(context.Context, *touch) error) error {
+	if len(items) == 1 {
+		return f(ctx, items[0])
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, m.parallel())
+	errs := make([]error, len(items))
+	for i, it := range items {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			errs[i] = f(ctx, it)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func cloneEntity(e *storage.Entity) *storage.Entity {
+	c := &storage.Entity{PartitionKey: e.PartitionKey, RowKey: e.RowKey, Properties: make(storage.Properties, len(e.Properties)+1)}
+	for k, v := range e.Properties {
+		c.Properties[k] = v
+	}
+	return c
+}
+
+// Apply writes rows of one partition of t with their index maintenance:
+// Begin, one atomic batch of the rows' operations (base, built by the
+// caller, conditional on the ETags it read) and their local index
+// operations, then Finish. Rows whose primary key moved to another
+// partition are not supported here (write them as a delete and an insert).
+// A duplicate on a local unique index is reported as a DuplicateError.
+func (m *Maintainer) Apply(ctx context.Context, t *catalog.Table, writes []Write, base []storage.Operation) error {
+	ops := append([]storage.Operation(nil), base...)
+	for _, w := range writes {
+		lo, old, err := LocalOps(t, w)
+		if err != nil {
+			return err
+		}
+		if len(old) > 0 {
+			return fmt.Errorf("ixmaint: Apply of a row moving between partitions")
+		}
+		ops = append(ops, lo...)
+	}
+	op, err := m.Begin(ctx, t, writes)
+	if err != nil {
+		return err
+	}
+	if op.Expired() {
+		_ = op.Finish(ctx, func(int) bool { return false })
+		return ErrExpired
+	}
+	_, err = m.Store.Batch(ctx, t.Physical, ops)
+	committed := err == nil
+	// On an ambiguous failure (the batch may have been applied), the
+	// uncommitted path resolves from the rows, which is right either way.
+	_ = op.Finish(ctx, func(int) bool { return committed })
+	if err != nil {
+		var be *storage.BatchError
+		if errors.As(err, &be) && errors.Is(err, storage.ErrAlreadyExists) && be.Index >= 0 && be.Index < len(ops) {
+			if ix := LocalIndexOf(t, &ops[be.Index]); ix != nil {
+				return &DuplicateError{Index: ix.Name, Key: ops[be.Index].Entity.PartitionKey + ops[be.Index].Entity.RowKey}
+			}
+		}
+		return err
+	}
+	return nil
+}

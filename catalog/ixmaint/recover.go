@@ -1,0 +1,343 @@
+package ixmaint
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/storage"
+)
+
+// markedFilter selects entities carrying PropPending (any stored value is
+// ge the minimum; an absent property makes the comparison false).
+var markedFilter = storage.Ge(PropPending, storage.Int64(-1<<63))
+
+// RecoverStats counts what Recover did.
+type RecoverStats struct {
+	Marked, Kept, Removed, Skipped int
+}
+
+// Recover resolves the marked entities of t's global indexes that are
+// older than the lease (all of them if force: only when no writer can be
+// running, as in tests).
+func (m *Maintainer) Recover(ctx context.Context, t *catalog.Table, force bool) (RecoverStats, error) {
+	var rs RecoverStats
+	for i := range t.Indexes {
+		ix := &t.Indexes[i]
+		if !ix.Global {
+			continue
+		}
+		q := &storage.Query{Filter: markedFilter}
+		for {
+			page, err := m.Store.Query(ctx, ix.Physical, q)
+			if err != nil {
+				return rs, fmt.Errorf("recover index %q: %w", ix.Name, err)
+			}
+			for _, e := range page.Entities {
+				rs.Marked++
+				o, err := m.resolve(ctx, t, ix, e, force)
+				if err != nil {
+					return rs, fmt.Errorf("recover index %q: %w", ix.Name, err)
+				}
+				switch o {
+				case Kept:
+					rs.Kept++
+				case Removed:
+					rs.Removed++
+				default:
+					rs.Skipped++
+				}
+			}
+			if page.Continuation == "" {
+				break
+			}
+			q.Continuation = page.Continuation
+		}
+	}
+	return rs, nil
+}
+
+// scanAll runs q over table to the end.
+func scanAll(ctx context.Context, st storage.Store, table string, q *storage.Query, f func(*storage.Entity) error) error {
+	for {
+		page, err := st.Query(ctx, table, q)
+		if err != nil {
+			return err
+		}
+		for _, e := range page.Entities {
+			if err := f(e); err != nil {
+				return err
+			}
+		}
+		if page.Continuation == "" {
+			return nil
+		}
+		q.Continuation = page.Continuation
+	}
+}
+
+// Rows reads every row of t with its keys (for Check and tests).
+func Rows(ctx context.Context, st storage.Store, t *catalog.Table) (map[[2]string][]catalog.Datum, error) {
+	out := map[[2]string][]catalog.Datum{}
+	var cur []*storage.Entity
+	flush := func() error {
+		if len(cur) == 0 {
+			return nil
+		}
+		row, err := t.DecodeRow(cur...)
+		if err != nil {
+			return err
+		}
+		out[[2]string{cur[0].PartitionKey, cur[0].RowKey}] = row
+		cur = nil
+		return nil
+	}
+	q := &storage.Query{Row: &storage.KeyRange{High: &storage.Bound{Key: t.RowKeyEnd(), Exclusive: true}}}
+	err := scanAll(ctx, st, t.Physical, q, func(e *storage.Entity) error {
+		if t.IsContinuation(e) {
+			cur = append(cur, e)
+			return nil
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+		cur = []*storage.Entity{e}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, flush()
+}
+
+// Mismatch is one difference between an index and its rows.
+type Mismatch struct {
+	Index  string
+	Key    string // index entity PartitionKey + "|" + RowKey
+	Reason string // "missing", "extra", "different", "marked"
+}
+
+// Check compares every index of t with what the rows imply: each row's
+// entity must exist, unmarked and equal, and no other entity may exist.
+func Check(ctx context.Context, st storage.Store, t *catalog.Table) ([]Mismatch, error) {
+	rows, err := Rows(ctx, st, t)
+	if err != nil {
+		return nil, err
+	}
+	var out []Mismatch
+	for i := range t.Indexes {
+		ix := &t.Indexes[i]
+		want := map[string]*storage.Entity{}
+		for k, row := range rows {
+			e, err := t.IndexEntity(ix, k[0], k[1], row)
+			if err != nil {
+				return nil, err
+			}
+			want[e.PartitionKey+"|"+e.RowKey] = e
+		}
+		table := ix.Physical
+		q := &storage.Query{}
+		if !ix.Global {
+			table = t.Physical
+			_, pre, err := t.IndexPrefix(ix, nil)
+			if err != nil {
+				return nil, err
+			}
+			q.Row = catalog.PrefixRange(pre)
+		}
+		got := map[string]bool{}
+		err := scanAll(ctx, st, table, q, func(e *storage.Entity) error {
+			k := e.PartitionKey + "|" + e.RowKey
+			got[k] = true
+			w, ok := want[k]
+			switch {
+			case !ok:
+				out = append(out, Mismatch{ix.Name, k, "extra"})
+			case !sameEntity(w, e):
+				out = append(out, Mismatch{ix.Name, k, "different"})
+			case e.Properties[PropPending].IsValid():
+				out = append(out, Mismatch{ix.Name, k, "marked"})
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		for k := range want {
+			if !got[k] {
+				out = append(out, Mismatch{ix.Name, k, "missing"})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Index != out[j].Index {
+			return out[i].Index < out[j].Index
+		}
+		return out[i].Key < out[j].Key
+	})
+	return out, nil
+}
+
+// Progress reports a backfill's progress: rows indexed so far and the
+// base-table cursor (the last row key done).
+type Progress func(rows int, pk, rk string)
+
+// Backfill writes the entities of index ix (any state) for every row of t,
+// while writers run. It is idempotent and may be restarted from scratch.
+// A unique index that finds two rows with the same values fails with
+// ErrDuplicate; the caller then drops the index.
+func (m *Maintainer) Backfill(ctx context.Context, t *catalog.Table, ix *catalog.Index, progress Progress) error {
+	q := &storage.Query{Row: &storage.KeyRange{High: &storage.Bound{Key: t.RowKeyEnd(), Exclusive: true}}}
+	done := 0
+	for {
+		page, err := m.Store.Query(ctx, t.Physical, q)
+		if err != nil {
+			return err
+		}
+		if err := m.backfillPage(ctx, t, ix, page.Entities); err != nil {
+			return err
+		}
+		done += len(page.Entities)
+		if progress != nil && len(page.Entities) > 0 {
+			last := page.Entities[len(page.Entities)-1]
+			progress(done, last.PartitionKey, last.RowKey)
+		}
+		if page.Continuation == "" {
+			return nil
+		}
+		q.Continuation = page.Continuation
+	}
+}
+
+func (m *Maintainer) backfillPage(ctx context.Context, t *catalog.Table, ix *catalog.Index, ents []*storage.Entity) error {
+	var items []*touch
+	for _, e := range ents {
+		if t.IsContinuation(e) {
+			continue
+		}
+		var row []catalog.Datum
+		var err error
+		if t.Extras(e) > 0 {
+			row, _, _, err = GetRow(ctx, m.Store, t, e.PartitionKey, e.RowKey)
+			if err != nil {
+				return err
+			}
+		} else if row, err = t.DecodeRow(e); err != nil {
+			return err
+		}
+		if row == nil {
+			continue
+		}
+		ie, err := t.IndexEntity(ix, e.PartitionKey, e.RowKey, row)
+		if err != nil {
+			return err
+		}
+		items = append(items, &touch{ix: ix, e: ie, etag: e.ETag})
+	}
+	if !ix.Global {
+		// Local: the entity and an empty Merge of the row conditional on
+		// the ETag read, in one batch: never an entity for a changed row.
+		return m.each(ctx, items, func(ctx context.Context, tc *touch) error {
+			bpk, brk := tc.e.Properties[catalog.PropBasePK].Str(), tc.e.Properties[catalog.PropBaseRK].Str()
+			kind := storage.OpUpsert
+			if keyed(ix, t, tc.e) {
+				kind = storage.OpInsert
+			}
+			_, err := m.Store.Batch(ctx, t.Physical, []storage.Operation{
+				{Kind: storage.OpUpdate, Mode: storage.Merge, IfMatch: tc.etag,
+					Entity: &storage.Entity{PartitionKey: bpk, RowKey: brk, Properties: storage.Properties{}}},
+				{Kind: kind, Mode: storage.Replace, Entity: tc.e},
+			})
+			var be *storage.BatchError
+			switch {
+			case err == nil:
+				return nil
+			case errors.As(err, &be) && be.Index == 1 && errors.Is(err, storage.ErrAlreadyExists):
+				cur, gerr := m.Store.Get(ctx, t.Physical, tc.e.PartitionKey, tc.e.RowKey, nil)
+				if gerr == nil && sameEntity(cur, tc.e) {
+					return nil // already indexed by a writer
+				}
+				return &DuplicateError{Index: ix.Name, Key: tc.e.PartitionKey + tc.e.RowKey}
+			case errors.Is(err, storage.ErrPreconditionFailed), errors.Is(err, storage.ErrNotFound):
+				return nil // the row changed or went: its writer maintained the index
+			}
+			return err
+		})
+	}
+	// Global: marked entities, then resolved against the rows as they are now.
+	mark := m.now().UnixMicro()
+	o := &Op{m: m, t: t, mark: mark}
+	err := m.each(ctx, items, func(ctx context.Context, tc *touch) error {
+		e := cloneEntity(tc.e)
+		e.Properties[PropPending] = storage.Int64(mark)
+		var etag storage.ETag
+		var err error
+		if keyed(ix, t, tc.e) {
+			etag, err = m.Store.Insert(ctx, ix.Physical, e)
+			if errors.Is(err, storage.ErrAlreadyExists) {
+				cur, gerr := m.Store.Get(ctx, ix.Physical, e.PartitionKey, e.RowKey, nil)
+				if gerr != nil {
+					return gerr
+				}
+				if sameEntity(cur, tc.e) {
+					tc.etag, tc.written = cur.ETag, false
+					return nil // indexed already
+				}
+				if o, rerr := m.resolve(ctx, t, ix, cur, false); rerr != nil || o != Removed {
+					if rerr != nil {
+						return rerr
+					}
+					// Resolved current (another row holds the value), or a
+					// live writer's: a duplicate unless that row changes.
+					if ok, _ := m.stillDuplicate(ctx, t, ix, tc.e); ok {
+						return &DuplicateError{Index: ix.Name, Key: e.PartitionKey + e.RowKey}
+					}
+					return nil
+				}
+				etag, err = m.Store.Insert(ctx, ix.Physical, e)
+			}
+		} else {
+			etag, err = m.Store.Upsert(ctx, ix.Physical, e, storage.Replace)
+		}
+		if err != nil {
+			return err
+		}
+		tc.etag, tc.written = etag, true
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	_ = o
+	return m.each(ctx, items, func(ctx context.Context, tc *touch) error {
+		if !tc.written {
+			return nil
+		}
+		cur := cloneEntity(tc.e)
+		cur.Properties[PropPending] = storage.Int64(mark)
+		cur.ETag = tc.etag
+		_, err := m.resolve(ctx, t, ix, cur, true)
+		return err
+	})
+}
+
+// stillDuplicate reports whether the entity at want's keys belongs to
+// another row whose values imply it.
+func (m *Maintainer) stillDuplicate(ctx context.Context, t *catalog.Table, ix *catalog.Index, want *storage.Entity) (bool, error) {
+	cur, err := m.Store.Get(ctx, ix.Physical, want.PartitionKey, want.RowKey, nil)
+	if errors.Is(err, storage.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	bpk, brk := cur.Properties[catalog.PropBasePK].Str(), cur.Properties[catalog.PropBaseRK].Str()
+	row, _, _, err := GetRow(ctx, m.Store, t, bpk, brk)
+	if err != nil {
+		return false, err
+	}
+	ok, err := Current(t, ix, cur, row)
+	return ok, err
+}
