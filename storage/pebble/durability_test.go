@@ -233,3 +233,34 @@ func TestFilteredScanDoesNotAllocatePerEntity(t *testing.T) {
 	}
 	t.Logf("%.0f allocations for a filtered scan of 2,000 entities", allocs)
 }
+
+// TestTokenSurvivesRestart resumes a query with a token stored before the
+// store was closed and reopened.
+func TestTokenSurvivesRestart(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s := mustOpen(t, dir, nil)
+	if err := s.CreateTable(ctx, "paged"); err != nil {
+		t.Fatal(err)
+	}
+	ops := make([]storage.Operation, 50)
+	for i := range ops {
+		ops[i] = storage.Operation{Kind: storage.OpInsert, Entity: &storage.Entity{PartitionKey: "p", RowKey: fmt.Sprintf("r%02d", i)}}
+	}
+	if _, err := s.Batch(ctx, "paged", ops); err != nil {
+		t.Fatal(err)
+	}
+	page, err := s.Query(ctx, "paged", &storage.Query{Top: 20})
+	if err != nil || len(page.Entities) != 20 || page.Continuation == "" {
+		t.Fatalf("first page: %v, %v", page, err)
+	}
+	token := page.Continuation
+	s.Close()
+
+	s = mustOpen(t, dir, nil)
+	defer s.Close()
+	page, err = s.Query(ctx, "paged", &storage.Query{Top: 100, Continuation: token})
+	if err != nil || len(page.Entities) != 30 || page.Entities[0].RowKey != "r20" || page.Continuation != "" {
+		t.Fatalf("resumed after restart: %d entities, first %v, token %q, %v", len(page.Entities), page.Entities[0].RowKey, page.Continuation, err)
+	}
+}

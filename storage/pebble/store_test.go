@@ -42,3 +42,16 @@ func TestConformanceShortPages(t *testing.T) {
 		return s
 	})
 }
+
+// TestConformanceCosmosLimits runs the suite with the Cosmos DB Table API's
+// stricter key limits (255 bytes), as a store configured for it would.
+func TestConformanceCosmosLimits(t *testing.T) {
+	storagetest.Run(t, func(t *testing.T) storage.Store {
+		s, err := Open("", &Options{InMemory: true, Limits: &storage.CosmosLimits})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}

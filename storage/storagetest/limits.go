@@ -73,7 +73,7 @@ func (r *runner) testKeyRules(t *testing.T) {
 		_, err = e.s.Insert(e.ctx, e.table, ent("p", pairs+"x", nil))
 		expectErr(t, "RowKey of surrogate pairs one unit over the limit", err, storage.ErrInvalidKey)
 	} else {
-		long := strings.Repeat("\u00e9", limits.MaxKeyBytes/2)
+		long := strings.Repeat("\u00e9", limits.MaxKeyBytes/2) + strings.Repeat("k", limits.MaxKeyBytes%2)
 		e.insert("p", long, nil)
 		_, err = e.s.Insert(e.ctx, e.table, ent("p", long+"x", nil))
 		expectErr(t, "RowKey one byte over the limit", err, storage.ErrInvalidKey)
