@@ -32,6 +32,8 @@ type Table struct {
 	limit int64
 	// dyn caches the per-row lookups of a lookup join.
 	dyn *dynCache
+	// scanCache caches a full scan for re-executions in one statement.
+	scanCache *lookupCache
 }
 
 var (
@@ -87,6 +89,7 @@ func (t *Table) Comment() string { return t.meta().Comment }
 // WithProjections implements sql.ProjectedTable.
 func (t *Table) WithProjections(ctx *sql.Context, cols []string) (sql.Table, error) {
 	nt := *t
+	nt.scanCache = nil
 	// An empty projection means every column (as go-mysql-server's memory
 	// tables treat it).
 	if len(cols) == 0 {
@@ -193,7 +196,12 @@ func (t *Table) PartitionRows(ctx *sql.Context, part sql.Partition) (sql.RowIter
 		if err != nil {
 			return nil, err
 		}
-		return t.newRowIter(ctx, &readSpec{plan: p})
+		// The engine re-reads the inner table of a nested loop for every
+		// outer row: cache the scan for this statement (cache.go).
+		if t.scanCache == nil {
+			t.scanCache = &lookupCache{}
+		}
+		return t.cachedIter(ctx, &readSpec{plan: p, cache: t.scanCache})
 	}
 	spec, err := t.specForLookup(ctx, *t.lookup)
 	if err != nil {
@@ -205,6 +213,7 @@ func (t *Table) PartitionRows(ctx *sql.Context, part sql.Partition) (sql.RowIter
 // IndexedAccess implements sql.IndexAddressable.
 func (t *Table) IndexedAccess(ctx *sql.Context, lookup sql.IndexLookup) sql.IndexedTable {
 	nt := *t
+	nt.scanCache = nil
 	nt.lookup = &lookup
 	nt.dyn = &dynCache{}
 	return &nt
