@@ -189,7 +189,7 @@ func lookup(t *testing.T, ctx context.Context, m *Maintainer, tbl *catalog.Table
 		}
 		collect(ix.Physical, q)
 	} else {
-		for _, p := range []int64{1, 2} {
+		for _, p := range []int64{0, 1, 2, 3, 4} {
 			ppk, _, err := tbl.EncodePrimaryKey([]catalog.Datum{p, int64(0)})
 			if err != nil {
 				t.Fatal(err)

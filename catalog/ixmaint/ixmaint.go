@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -171,8 +172,8 @@ func LocalOps(t *catalog.Table, w Write) (ops, oldOps []storage.Operation, err e
 		if err != nil {
 			return nil, nil, err
 		}
-		if sameEntity(oldE, newE) {
-			continue
+		if sameEntity(oldE, newE) && (newE == nil || ix.State != catalog.IndexBuilding) {
+			continue // an index being built may lack it: rewrite it then
 		}
 		if oldE != nil && (newE == nil || oldE.PartitionKey != newE.PartitionKey || oldE.RowKey != newE.RowKey) {
 			del := storage.Operation{Kind: storage.OpDelete, Entity: &storage.Entity{PartitionKey: oldE.PartitionKey, RowKey: oldE.RowKey}}
@@ -263,8 +264,8 @@ func (m *Maintainer) Begin(ctx context.Context, t *catalog.Table, writes []Write
 			if err != nil {
 				return nil, err
 			}
-			if sameEntity(oldE, newE) {
-				continue
+			if sameEntity(oldE, newE) && (newE == nil || ix.State != catalog.IndexBuilding) {
+				continue // an index being built may lack it: rewrite it then
 			}
 			if oldE != nil && newE != nil && oldE.PartitionKey == newE.PartitionKey && oldE.RowKey == newE.RowKey {
 				// Same key, other covered values: mark it now, rewrite it
@@ -366,6 +367,9 @@ func (o *Op) markOld(ctx context.Context, tc *touch) error {
 		Properties: storage.Properties{PropPending: storage.Int64(o.mark)}}
 	etag, err := o.m.Store.Update(ctx, tc.ix.Physical, e, storage.Merge, storage.ETagAny)
 	if errors.Is(err, storage.ErrNotFound) {
+		if tc.same {
+			return o.writeNew(ctx, tc) // an index being built: not there yet
+		}
 		return nil // already gone (an interrupted earlier write, or a backfill not there yet)
 	}
 	if err != nil {
@@ -482,7 +486,19 @@ func (m *Maintainer) Apply(ctx context.Context, t *catalog.Table, writes []Write
 		_ = op.Finish(ctx, func(int) bool { return false })
 		return ErrExpired
 	}
-	_, err = m.Store.Batch(ctx, t.Physical, ops)
+	for {
+		_, err = m.Store.Batch(ctx, t.Physical, ops)
+		// A local index still being built may lack the old entity: drop
+		// its delete and retry. Safe: the backfill's write of that entity
+		// changes the row's ETag, so the retry then fails on it.
+		var be *storage.BatchError
+		if errors.As(err, &be) && errors.Is(err, storage.ErrNotFound) && be.Index >= len(base) && be.Index < len(ops) &&
+			ops[be.Index].Kind == storage.OpDelete {
+			ops = slices.Delete(slices.Clone(ops), be.Index, be.Index+1)
+			continue
+		}
+		break
+	}
 	committed := err == nil
 	// On an ambiguous failure (the batch may have been applied), the
 	// uncommitted path resolves from the rows, which is right either way.
