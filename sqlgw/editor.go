@@ -23,7 +23,8 @@ import (
 //     it), so it reads the key first: one Get. The one exception is a plain
 //     INSERT under autocommit: there the insert is sent as a create-only
 //     operation and a duplicate fails it at the end of the statement, with
-//     the same error 1062, saving the Get.
+//     the same error 1062, saving the Get (a multi-partition INSERT that
+//     fails this way deletes the rows it already wrote: txn.go).
 //   - UPDATE and DELETE use the ETag remembered when the row was read by
 //     this transaction; the write is conditional on it.
 //
@@ -162,7 +163,7 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 		return nil
 	}
 	if skipExistenceCheck(ctx) {
-		e.put(tt, k, &pending{row: d, sqlRow: row, unchecked: true})
+		e.put(tt, k, &pending{row: d, sqlRow: row})
 		return nil
 	}
 	existing, r, err := e.t.getRow(ctx, k)

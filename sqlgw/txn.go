@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -34,9 +33,16 @@ import (
 // one table are sent as atomic batches of at most 100 operations (all of a
 // row's entities always in the same batch). A transaction whose writes span
 // several partitions, several tables, or more than 100 operations in one
-// partition commits batch by batch: if a later batch fails (a conflict), the
-// earlier ones stay applied and the error says so. There is no commit
-// record yet, so cross-partition atomicity is not provided. Isolation: reads
+// partition commits batch by batch. If a later batch fails (a duplicate key,
+// a conflict):
+//   - when everything applied so far was inserts (a multi-row INSERT), they
+//     are deleted again, each with If-Match on the ETag its insert returned,
+//     and the statement fails cleanly (other sessions may have seen the
+//     rows for that moment);
+//   - otherwise the earlier batches stay applied, and the error (same MySQL
+//     code) says so.
+// There is no commit record yet, so cross-partition atomicity of updates
+// and deletes is not provided. Isolation: reads
 // see the latest committed data of every row (read committed), plus the
 // transaction's own writes; write-write conflicts on rows the transaction
 // read are detected at commit (first committer wins).
@@ -127,9 +133,6 @@ type pending struct {
 	// the write is conditional on base.etag. Otherwise it is an insert.
 	stored bool
 	base   read
-	// unchecked marks an insert whose key was not read at statement time
-	// (see skipExistenceCheck).
-	unchecked bool
 }
 
 type txTable struct {
@@ -226,76 +229,50 @@ func (g *gateway) commit(ctx context.Context, t *txn) error {
 		}
 	}
 	sort.Strings(phys)
-	if err := g.checkInserts(ctx, t, phys); err != nil {
-		return err
-	}
-	applied := 0
+	var log commitLog
 	for _, p := range phys {
-		n, err := g.commitTable(ctx, t.tables[p])
-		applied += n
-		if err != nil {
-			if applied > 0 {
-				return errPartialCommit(err)
+		if err := g.commitTable(ctx, t.tables[p], &log); err != nil {
+			if log.batches == 0 {
+				return err
 			}
-			return err
+			if !log.other && g.compensate(ctx, log.inserts) == nil {
+				return err // the statement left nothing behind
+			}
+			return errPartialCommit(err)
 		}
 	}
 	return nil
 }
 
-// checkInserts reads the keys of unchecked inserts (plain autocommit
-// INSERTs skip the read at statement time) when the commit needs more than
-// one batch: a duplicate then fails the statement before anything is
-// written, as a single atomic batch would. Gets run in parallel.
-func (g *gateway) checkInserts(ctx context.Context, t *txn, phys []string) error {
-	type item struct {
-		tt *txTable
-		k  entKey
-		w  *pending
-	}
-	var items []item
-	groups := map[string]int{}
-	for _, p := range phys {
-		tt := t.tables[p]
-		for k, w := range tt.writes {
-			groups[p+"\x00"+k.pk]++
-			if w.unchecked && !w.deleted {
-				items = append(items, item{tt, k, w})
-			}
+// commitLog records what a commit has applied so far.
+type commitLog struct {
+	batches int
+	inserts []appliedInsert
+	other   bool // an update or delete was applied: not undoable
+}
+
+type appliedInsert struct {
+	table string
+	e     *storage.Entity
+	etag  storage.ETag
+}
+
+// compensate deletes the entities a failed commit inserted (when it only
+// inserted), each only if still unchanged (If-Match on the ETag the insert
+// returned), so that a failed multi-partition INSERT leaves no rows behind,
+// as MySQL's statement atomicity requires. Readers may see the rows in
+// between; a concurrent change to them keeps them (and the caller reports a
+// partial commit).
+func (g *gateway) compensate(ctx context.Context, ins []appliedInsert) error {
+	ctx = context.WithoutCancel(ctx)
+	var firstErr error
+	for _, a := range ins {
+		err := g.store.Delete(ctx, a.table, a.e.PartitionKey, a.e.RowKey, a.etag)
+		if err != nil && firstErr == nil {
+			firstErr = err
 		}
 	}
-	if len(items) == 0 || len(groups) == 1 && len(items) <= storage.MaxBatchOps {
-		return nil
-	}
-	errs := make([]error, len(items))
-	found := make([]bool, len(items))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, multiGetParallel)
-	for i, it := range items {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			_, err := g.store.Get(ctx, it.tt.meta.Physical, it.k.pk, it.k.rk, &storage.GetOptions{Select: []string{}})
-			switch {
-			case err == nil:
-				found[i] = true
-			case !errors.Is(err, storage.ErrNotFound):
-				errs[i] = err
-			}
-		}()
-	}
-	wg.Wait()
-	for i, it := range items {
-		if errs[i] != nil {
-			return mapError(errs[i])
-		}
-		if found[i] {
-			return errDuplicate(describeKey(it.tt.meta, &storage.Entity{PartitionKey: it.k.pk, RowKey: it.k.rk}))
-		}
-	}
-	return nil
+	return firstErr
 }
 
 // errPartialCommit reports a failure after some batches were applied,
@@ -314,7 +291,7 @@ type rowOps struct {
 // commitTable applies one table's writes, partition by partition, in
 // batches of at most storage.MaxBatchOps operations. It returns how many
 // batches were applied.
-func (g *gateway) commitTable(ctx context.Context, tt *txTable) (int, error) {
+func (g *gateway) commitTable(ctx context.Context, tt *txTable, log *commitLog) error {
 	byPart := map[string][]rowOps{}
 	var parts []string
 	for _, k := range tt.order {
@@ -324,7 +301,7 @@ func (g *gateway) commitTable(ctx context.Context, tt *txTable) (int, error) {
 		}
 		ro, err := rowOperations(tt.meta, k, w)
 		if err != nil {
-			return 0, err
+			return err
 		}
 		if len(ro.ops) == 0 {
 			continue
@@ -334,7 +311,6 @@ func (g *gateway) commitTable(ctx context.Context, tt *txTable) (int, error) {
 		}
 		byPart[k.pk] = append(byPart[k.pk], ro)
 	}
-	applied := 0
 	var delta int64
 	for _, pk := range parts {
 		var batch []storage.Operation
@@ -343,10 +319,18 @@ func (g *gateway) commitTable(ctx context.Context, tt *txTable) (int, error) {
 			if len(batch) == 0 {
 				return nil
 			}
-			if err := g.apply(ctx, tt.meta, batch); err != nil {
+			etags, err := g.apply(ctx, tt.meta, batch)
+			if err != nil {
 				return err
 			}
-			applied++
+			log.batches++
+			for i, op := range batch {
+				if op.Kind == storage.OpInsert && i < len(etags) {
+					log.inserts = append(log.inserts, appliedInsert{table: tt.meta.Physical, e: op.Entity, etag: etags[i]})
+				} else {
+					log.other = true
+				}
+			}
 			delta += bdelta
 			batch, bdelta = nil, 0
 			return nil
@@ -355,7 +339,7 @@ func (g *gateway) commitTable(ctx context.Context, tt *txTable) (int, error) {
 			if len(batch)+len(ro.ops) > storage.MaxBatchOps {
 				if err := flush(); err != nil {
 					g.addRowCount(tt.meta.Physical, delta)
-					return applied, err
+					return err
 				}
 			}
 			batch = append(batch, ro.ops...)
@@ -363,11 +347,11 @@ func (g *gateway) commitTable(ctx context.Context, tt *txTable) (int, error) {
 		}
 		if err := flush(); err != nil {
 			g.addRowCount(tt.meta.Physical, delta)
-			return applied, err
+			return err
 		}
 	}
 	g.addRowCount(tt.meta.Physical, delta)
-	return applied, nil
+	return nil
 }
 
 // rowOperations turns one buffered write into store operations: the main
@@ -411,26 +395,32 @@ func rowOperations(meta *catalog.Table, k entKey, w *pending) (rowOps, error) {
 }
 
 // apply sends one batch (or a single operation) and maps failures.
-func (g *gateway) apply(ctx context.Context, meta *catalog.Table, ops []storage.Operation) error {
+func (g *gateway) apply(ctx context.Context, meta *catalog.Table, ops []storage.Operation) ([]storage.ETag, error) {
 	var err error
+	etags := make([]storage.ETag, 1)
 	if len(ops) == 1 {
 		op := ops[0]
 		switch op.Kind {
 		case storage.OpInsert:
-			_, err = g.store.Insert(ctx, meta.Physical, op.Entity)
+			etags[0], err = g.store.Insert(ctx, meta.Physical, op.Entity)
 		case storage.OpUpdate:
-			_, err = g.store.Update(ctx, meta.Physical, op.Entity, op.Mode, op.IfMatch)
+			etags[0], err = g.store.Update(ctx, meta.Physical, op.Entity, op.Mode, op.IfMatch)
 		case storage.OpDelete:
 			err = g.store.Delete(ctx, meta.Physical, op.Entity.PartitionKey, op.Entity.RowKey, op.IfMatch)
 		case storage.OpUpsert:
-			_, err = g.store.Upsert(ctx, meta.Physical, op.Entity, op.Mode)
+			etags[0], err = g.store.Upsert(ctx, meta.Physical, op.Entity, op.Mode)
 		}
 	} else {
-		_, err = g.store.Batch(ctx, meta.Physical, ops)
+		etags, err = g.store.Batch(ctx, meta.Physical, ops)
 	}
 	if err == nil {
-		return nil
+		return etags, nil
 	}
+	return nil, g.applyError(meta, ops, err)
+}
+
+// applyError maps the failure of a batch to the MySQL error a client expects.
+func (g *gateway) applyError(meta *catalog.Table, ops []storage.Operation, err error) error {
 	var op *storage.Operation
 	var be *storage.BatchError
 	if errors.As(err, &be) && be.Index >= 0 && be.Index < len(ops) {
