@@ -488,6 +488,9 @@ func TestRequestCounts(t *testing.T) {
 			{"UPDATE kv SET v = 'x' WHERE id = 7", 2, 1},
 			{"DELETE FROM kv WHERE id = 8", 2, 1},
 			{"INSERT INTO kv VALUES (100, 'new')", 1, 0},
+			// One insert per partition; one batch for rows of one partition.
+			{"INSERT INTO kv VALUES (201, 'a'), (202, 'b'), (203, 'c')", 3, 0},
+			{"INSERT INTO ev VALUES (9, 1, 1), (9, 2, 2), (9, 3, 3)", 1, 0},
 			// LIMIT becomes the store's Top; ORDER BY the key needs no sort.
 			{"SELECT * FROM kv LIMIT 1", 1, 1},
 			{"SELECT * FROM kv ORDER BY id LIMIT 2", 1, 2},

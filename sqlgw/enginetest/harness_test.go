@@ -21,9 +21,10 @@ type harness struct {
 	skips *skipList
 	be    backend
 
-	setupData []setup.SetupScript
-	provider  sql.DatabaseProvider
-	session   sql.Session
+	setupData  []setup.SetupScript
+	newSession func(*sql.BaseSession) sql.Session // sessions on the current engine
+	release    func()                             // releases the current engine's store
+	session    sql.Session
 }
 
 var (
@@ -49,6 +50,9 @@ func newHarness(t *testing.T) *harness {
 		h.skips = l
 	}
 	t.Cleanup(func() {
+		if h.release != nil {
+			h.release()
+		}
 		if h.skips != nil {
 			if s := h.skips.summary(); s != "" {
 				t.Logf("%s: skips from %s:\n%s", h.top, skipsFile, s)
@@ -75,17 +79,19 @@ func (h *harness) Setup(scripts ...[]setup.SetupScript) {
 	}
 }
 
+// NewEngine implements enginetest.Harness. The previous engine's store is
+// released first: the suites make engines one after another.
 func (h *harness) NewEngine(t *testing.T) (enginetest.QueryEngine, error) {
-	pro, err := h.be.newProvider(t)
-	if err != nil {
-		return nil, err
+	if h.release != nil {
+		h.release()
+		h.release = nil
 	}
-	h.provider = pro
 	h.session = nil
-	e, err := enginetest.NewEngine(t, h, pro, h.setupData, h.be.newStats())
+	e, newSession, release, err := h.be.newEngine(t, h, h.setupData)
 	if err != nil {
 		return nil, err
 	}
+	h.newSession, h.release = newSession, release
 	// Tests start from a fresh session, as a new connection would.
 	h.session = nil
 	return e, nil
@@ -93,19 +99,19 @@ func (h *harness) NewEngine(t *testing.T) (enginetest.QueryEngine, error) {
 
 func (h *harness) NewContext() *sql.Context {
 	if h.session == nil {
-		h.session = h.be.newSession(enginetest.NewBaseSession(), h.provider)
+		h.session = h.newSession(enginetest.NewBaseSession())
 	}
 	return sql.NewContext(context.Background(), sql.WithSession(h.session))
 }
 
 func (h *harness) NewContextWithClient(client sql.Client) *sql.Context {
 	base := sql.NewBaseSessionWithClientServer("address", client, 1)
-	return sql.NewContext(context.Background(), sql.WithSession(h.be.newSession(base, h.provider)))
+	return sql.NewContext(context.Background(), sql.WithSession(h.newSession(base)))
 }
 
 // NewSession implements enginetest.TransactionHarness: a second connection.
 func (h *harness) NewSession() *sql.Context {
-	h.session = h.be.newSession(enginetest.NewBaseSession(), h.provider)
+	h.session = h.newSession(enginetest.NewBaseSession())
 	return h.NewContext()
 }
 
@@ -113,12 +119,16 @@ func (h *harness) SupportsNativeIndexCreation() bool { return h.be.indexes }
 func (h *harness) SupportsForeignKeys() bool         { return h.be.foreignKeys }
 func (h *harness) SupportsKeylessTables() bool       { return true }
 
-// backendName is the backend the tests run on (backend_test.go); the
+// currentBackend is the backend the tests run on (backend_test.go); the
 // environment variable SQLGW_ENGINETEST_BACKEND=memory runs the same suites
 // on go-mysql-server's own memory provider, as a reference for the harness.
 var currentBackend = func() backend {
 	if name := os.Getenv("SQLGW_ENGINETEST_BACKEND"); name != "" {
-		return backends[name]
+		be, ok := backends[name]
+		if !ok {
+			panic("SQLGW_ENGINETEST_BACKEND: no backend " + name)
+		}
+		return be
 	}
 	return backends[defaultBackend]
 }()
