@@ -49,7 +49,7 @@ var backends = map[string]backend{
 			// every privilege.
 			eng.Engine.Analyzer.Catalog.MySQLDb.AddRootAccount()
 			h.newSession = eng.NewSession
-			e, err := enginetest.RunSetupScripts(enginetest.NewContext(h), eng.Engine, scripts, true)
+			e, err := enginetest.RunSetupScripts(enginetest.NewContext(h), eng.Engine, scripts, h.SupportsNativeIndexCreation())
 			if err != nil {
 				release()
 				return nil, nil, nil, err
