@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# mycli (Debian mycli, over PyMySQL), an interactive CLI, on a pseudo-terminal: on
+# mycli (Debian mycli, over PyMySQL), an interactive CLI, in a tmux terminal: on
 # connect it reads the server version and, in a background thread, the names it offers
 # for completion (databases, tables, columns, functions, users); then a typed query.
 # Errors of those background queries go to its log file, which must have none.
@@ -16,19 +16,33 @@ compat_exec "create tables (composite primary keys)" "$db" <"$here/../cli/schema
 compat_index "create secondary index" "$db" -e "CREATE INDEX idx_customers_name ON customers (name)"
 compat_exec "insert rows" "$db" <"$here/../cli/data.sql"
 
-# Keystrokes with pauses: the prompt must be up before typing, and the completion
-# refresher must have run before quitting.
-got=$( (
-	sleep 3
-	printf "SELECT name, note FROM customers WHERE region = 'eu' AND id = 1;\r"
-	sleep 2
-	printf "UPDATE orders SET qty = qty + 1 WHERE region = 'us';\r"
-	sleep 2
-	printf "quit\r"
-	sleep 1
-) | HOME=$home TERM=xterm COLUMNS=160 LINES=50 timeout 30 script -qec \
-	"mycli --no-warn --myclirc $home/myclirc -h ${COMPAT_HOST:-127.0.0.1} -P $COMPAT_PORT -u ${COMPAT_USER:-root} ${COMPAT_PASSWORD:+-p $COMPAT_PASSWORD} $db" /dev/null 2>&1 |
-	tr -d '\r' | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g')
+# mycli runs in a tmux pane (a real terminal); each line typed (no trailing ";", which
+# tmux would take as its own separator) waits for the screen to
+# show that the previous step finished.
+sess=compat-mycli-$$
+pane() { tmux capture-pane -p -J -S -300 -t "$sess" 2>/dev/null; }
+wait_for() { # PATTERN SECONDS
+	local i
+	for ((i = 0; i < $2 * 10; i++)); do
+		pane | grep -q "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+tmux new-session -d -s "$sess" -x 160 -y 50 \
+	"env HOME=$home TERM=xterm mycli --no-warn --myclirc $home/myclirc -h ${COMPAT_HOST:-127.0.0.1} -P $COMPAT_PORT -u ${COMPAT_USER:-root} ${COMPAT_PASSWORD:+-p $COMPAT_PASSWORD} $db; sleep 30"
+wait_for "@.*$db>" 60 || echo "# mycli prompt did not appear"
+sleep 1
+tmux send-keys -t "$sess" -l "SELECT name, note FROM customers WHERE region = 'eu' AND id = 1"
+tmux send-keys -t "$sess" Enter
+wait_for "row in set" 30
+tmux send-keys -t "$sess" -l "UPDATE orders SET qty = qty + 1 WHERE region = 'us'"
+tmux send-keys -t "$sess" Enter
+wait_for "Query OK" 30
+tmux send-keys -t "$sess" "quit" Enter
+wait_for "Goodbye" 10
+got=$(pane)
+tmux kill-session -t "$sess" 2>/dev/null
 flat=$(printf '%s' "$got" | grep -v '^\s*$' | tail -40)
 if printf '%s' "$got" | grep -q "| O'Brien | it's fragile |"; then
 	compat_ok "typed SELECT shows the row"
