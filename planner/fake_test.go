@@ -38,8 +38,9 @@ var _ IndexedTable = (*fakeTable)(nil)
 
 func (t *fakeTable) Indexes() []Index { return t.indexes }
 
-// EncodeIndexKey encodes index columns like key columns; a NULL is "!"
-// ascending (below every encoding above) and "~" descending.
+// EncodeIndexKey encodes index columns like key columns; a NULL is " "
+// ascending (below the first character of every encoding above) and
+// "\x7f" descending (above), as the catalog's '!' and '~' are.
 func (t *fakeTable) EncodeIndexKey(ix, first int, vals []Datum) (string, error) {
 	kcs := t.indexes[ix].Columns
 	if first+len(vals) > len(kcs) {
@@ -50,9 +51,9 @@ func (t *fakeTable) EncodeIndexKey(ix, first int, vals []Datum) (string, error) 
 		kc := kcs[first+i]
 		if v == nil {
 			if kc.Desc {
-				sb.WriteString("~")
+				sb.WriteString("\x7f")
 			} else {
-				sb.WriteString("!")
+				sb.WriteString(" ")
 			}
 			continue
 		}

@@ -32,18 +32,34 @@ func TestSoundness(t *testing.T) {
 		"table t3 (a int, b int, c int, x int) primary key (a, b, c) partition key (a, b)",
 		"table t4 (a int, b string, x int, s string) primary key (a, b) layout",
 		"table t5 (x int, s string)",
+		// Secondary indexes (index.go): global, unique, covering, local.
+		"table t6 (k int, x int, s string, f float) primary key (k) layout; index gx (x, s); index us (s) unique; index cf (f desc) cover (x)",
+		"table t7 (p string, r int, x int, s string) primary key (p, r) layout; index lx (x) local; index ls (s, x desc) local cover (r); index ux (p, x) unique local",
 	}
 	iters := *soundIters
 	if testing.Short() {
 		iters /= 4
 	}
 	for si, schema := range schemas {
-		tb, err := parseTable(schema)
+		parts := strings.Split(schema, ";")
+		tb, err := parseTable(parts[0])
 		if err != nil {
 			t.Fatal(err)
 		}
+		for _, ix := range parts[1:] {
+			if err := parseIndex(tb, strings.TrimSpace(ix)); err != nil {
+				t.Fatal(err)
+			}
+		}
 		rng := rand.New(rand.NewPCG(uint64(si), *soundSeed))
 		db := newMemDB(t, tb, rng, 150)
+		indexPlans := 0
+		defer func() {
+			t.Logf("%s: %d index plans", tb.name, indexPlans)
+			if len(tb.indexes) > 0 && indexPlans == 0 && !t.Failed() {
+				t.Errorf("%s: no index plan exercised", tb.name)
+			}
+		}()
 		for i := 0; i < iters; i++ {
 			g := &predGen{tb: tb, rng: rng, opaque: map[*Opaque]func(row []Datum) Datum{}}
 			q := &Query{}
@@ -74,6 +90,9 @@ func TestSoundness(t *testing.T) {
 			p, err := Build(tb, q)
 			if err != nil {
 				t.Fatalf("%s: %v", schema, err)
+			}
+			if p.Index != nil {
+				indexPlans++
 			}
 			if err := checkPlan(tb, q, p); err != nil {
 				t.Fatalf("%s\nWHERE %s\n%v\n%s", schema, g.format(q), err, p)
@@ -166,18 +185,21 @@ func sortedCopy(x []int) []int {
 }
 
 type memEntity struct {
-	e   *storage.Entity
-	row int
+	e     *storage.Entity
+	row   int
+	index string // the index whose entity this is ("" for a row)
 }
 
 type memDB struct {
 	tb       *fakeTable
 	rows     [][]Datum
 	entities []memEntity // in (PartitionKey, RowKey) order
+	// indexes holds each global index's entities, in key order.
+	indexes map[string][]memEntity
 }
 
 func newMemDB(t *testing.T, tb *fakeTable, rng *rand.Rand, n int) *memDB {
-	db := &memDB{tb: tb}
+	db := &memDB{tb: tb, indexes: map[string][]memEntity{}}
 	seen := map[string]bool{}
 	keyless := len(tb.part) == 0
 	for attempt := 0; len(db.rows) < n && attempt < 20*n; attempt++ {
@@ -209,7 +231,20 @@ func newMemDB(t *testing.T, tb *fakeTable, rng *rand.Rand, n int) *memDB {
 		if seen[pk+"\x00"+rk] {
 			continue
 		}
+		ixEnts, ok := db.indexEntities(t, row, pk, rk, seen)
+		if !ok {
+			continue // a duplicate in a unique index
+		}
 		seen[pk+"\x00"+rk] = true
+		for _, ie := range ixEnts {
+			seen[ie.index+"\x00"+ie.e.PartitionKey+"\x00"+ie.e.RowKey] = true
+			ie.row = len(db.rows)
+			if tb.indexes[ixOrdinal(tb, ie.index)].Local {
+				db.entities = append(db.entities, ie)
+			} else {
+				db.indexes[ie.index] = append(db.indexes[ie.index], ie)
+			}
+		}
 		props := storage.Properties{}
 		for i, c := range tb.cols {
 			if row[i] == nil || c.Prop == "" {
@@ -221,20 +256,78 @@ func newMemDB(t *testing.T, tb *fakeTable, rng *rand.Rand, n int) *memDB {
 			}
 			props[c.Prop] = v
 		}
-		db.entities = append(db.entities, memEntity{&storage.Entity{PartitionKey: pk, RowKey: rk, Properties: props}, len(db.rows)})
+		db.entities = append(db.entities, memEntity{e: &storage.Entity{PartitionKey: pk, RowKey: rk, Properties: props}, row: len(db.rows)})
 		db.rows = append(db.rows, row)
 	}
 	if tb.rowEnd != "" {
 		// An index entity sharing a partition: never part of a result.
 		for _, me := range slices.Clone(db.entities[:5]) {
 			e := &storage.Entity{PartitionKey: me.e.PartitionKey, RowKey: tb.rowEnd + "idx", Properties: storage.Properties{}}
-			db.entities = append(db.entities, memEntity{e, -1})
+			db.entities = append(db.entities, memEntity{e: e, row: -1})
 		}
 	}
-	slices.SortFunc(db.entities, func(a, b memEntity) int {
+	byKey := func(a, b memEntity) int {
 		return cmp.Or(storage.CompareKeys(a.e.PartitionKey, b.e.PartitionKey), storage.CompareKeys(a.e.RowKey, b.e.RowKey))
-	})
+	}
+	slices.SortFunc(db.entities, byKey)
+	for _, ents := range db.indexes {
+		slices.SortFunc(ents, byKey)
+	}
 	return db
+}
+
+func ixOrdinal(tb *fakeTable, name string) int {
+	return slices.IndexFunc(tb.indexes, func(ix Index) bool { return ix.Name == name })
+}
+
+// indexEntities builds a row's index entities as the catalog lays them
+// out (catalog/index.go); ok is false if a unique index already holds the
+// row's values.
+func (db *memDB) indexEntities(t *testing.T, row []Datum, pk, rk string, seen map[string]bool) ([]memEntity, bool) {
+	tb := db.tb
+	var out []memEntity
+	for n, ix := range tb.indexes {
+		vals := make([]Datum, len(ix.Columns))
+		hasNull := false
+		for i, c := range ix.Columns {
+			vals[i] = row[c.Col]
+			hasNull = hasNull || vals[i] == nil
+		}
+		e := &storage.Entity{Properties: storage.Properties{}}
+		var err error
+		if ix.Local {
+			e.PartitionKey = pk
+			e.RowKey, err = tb.EncodeIndexKey(n, 0, vals)
+			e.RowKey = ix.LocalPrefix + e.RowKey
+		} else {
+			if e.PartitionKey, err = tb.EncodeIndexKey(n, 0, vals[:1]); err == nil {
+				e.RowKey, err = tb.EncodeIndexKey(n, 1, vals[1:])
+			}
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ix.Unique || hasNull {
+			if !ix.Local {
+				e.RowKey += pk
+			}
+			e.RowKey += rk
+		} else if seen[ix.Name+"\x00"+e.PartitionKey+"\x00"+e.RowKey] {
+			return nil, false
+		}
+		for _, c := range ix.Carried {
+			if row[c] == nil || tb.cols[c].Prop == "" {
+				continue
+			}
+			v, err := tb.PropertyValue(c, row[c])
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.Properties[tb.cols[c].Prop] = v
+		}
+		out = append(out, memEntity{e: e, index: ix.Name})
+	}
+	return out, true
 }
 
 func pick(row []Datum, kcs []KeyColumn) []Datum {
@@ -264,6 +357,33 @@ func (db *memDB) run(p *Plan, q *Query, g *predGen) ([]int, error) {
 		row    int
 	}
 	var hits []hit
+	if ix := p.Index; ix != nil {
+		ents := db.indexes[ix.Name]
+		if ix.Local {
+			ents = db.entities
+		}
+		for _, k := range ix.Gets {
+			for _, me := range ents {
+				if me.e.PartitionKey == k.PK && me.e.RowKey == k.RK {
+					if me.index != ix.Name {
+						return nil, fmt.Errorf("index get %q read a foreign entity", k.RK)
+					}
+					hits = append(hits, hit{k.PK, k.RK, me.row})
+				}
+			}
+		}
+		for _, qq := range ix.Queries {
+			for _, me := range ents {
+				if !qq.Partition.Contains(me.e.PartitionKey) || !qq.Row.Contains(me.e.RowKey) || !storage.Eval(qq.Filter, me.e) {
+					continue
+				}
+				if me.index != ix.Name {
+					return nil, fmt.Errorf("index query %s returned a foreign entity %q", FormatQuery(qq), me.e.RowKey)
+				}
+				hits = append(hits, hit{me.e.PartitionKey, me.e.RowKey, me.row})
+			}
+		}
+	}
 	for _, k := range p.Gets {
 		for _, me := range db.entities {
 			if me.e.PartitionKey == k.PK && me.e.RowKey == k.RK {
@@ -277,7 +397,7 @@ func (db *memDB) run(p *Plan, q *Query, g *predGen) ([]int, error) {
 			if !qq.Partition.Contains(me.e.PartitionKey) || !qq.Row.Contains(me.e.RowKey) || !storage.Eval(qq.Filter, me.e) {
 				continue
 			}
-			if me.row < 0 {
+			if me.row < 0 || me.index != "" {
 				return nil, fmt.Errorf("query %s returned a non-row entity %q", FormatQuery(qq), me.e.RowKey)
 			}
 			hits = append(hits, hit{me.e.PartitionKey, me.e.RowKey, me.row})
@@ -285,7 +405,7 @@ func (db *memDB) run(p *Plan, q *Query, g *predGen) ([]int, error) {
 		}
 		_ = n
 	}
-	if p.Ordered && len(p.Gets)+len(p.Queries) > 0 {
+	if p.Ordered && (len(p.Gets)+len(p.Queries) > 0 || p.Index != nil) {
 		for i := 1; i < len(hits); i++ {
 			c := cmp.Or(storage.CompareKeys(hits[i-1].pk, hits[i].pk), storage.CompareKeys(hits[i-1].rk, hits[i].rk))
 			if c >= 0 {
