@@ -668,3 +668,21 @@ func TestKeylessTable(t *testing.T) {
 		expectRows(t, c, "SELECT a, b FROM log ORDER BY a, b", "1\tw", "1\tw", "4\tr")
 	})
 }
+
+func TestViews(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, ts *testServer) {
+		c := ts.conn()
+		mustExec(t, c, "CREATE DATABASE d")
+		mustExec(t, c, "USE d")
+		mustExec(t, c, "CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+		mustExec(t, c, "INSERT INTO t VALUES (1, 10), (2, 20), (3, 30)")
+		mustExec(t, c, "CREATE VIEW big AS SELECT id, v FROM t WHERE v > 15")
+		expectRows(t, c, "SELECT id FROM big ORDER BY id", "2", "3")
+		expectErrno(t, c, 1050, "CREATE VIEW big AS SELECT 1")
+		mustExec(t, c, "CREATE OR REPLACE VIEW big AS SELECT id FROM t WHERE v > 25")
+		expectRows(t, c, "SELECT id FROM big", "3")
+		expectRows(t, c, "SELECT TABLE_NAME FROM information_schema.VIEWS WHERE TABLE_SCHEMA = 'd'", "big")
+		mustExec(t, c, "DROP VIEW big")
+		expectErrno(t, c, 1146, "SELECT * FROM big")
+	})
+}

@@ -25,6 +25,7 @@ type gateway struct {
 	schemas map[schemaKey]*tableInfo
 	rows    map[string]*rowEstimate // by physical table
 	parts   partitionDecls
+	views *viewStore
 	// sessions by connection ID, for the handler's error translation.
 	sessMu   sync.Mutex
 	sessions map[uint32]*Session
@@ -53,13 +54,15 @@ type rowEstimate struct {
 const defaultRowEstimate = 1000
 
 func newGateway(store storage.Store, cat *catalog.Catalog) *gateway {
-	return &gateway{
+	g := &gateway{
 		unsorted: store.Capabilities().Unsorted,
 		store:    store,
 		cat:      cat,
 		schemas:  map[schemaKey]*tableInfo{},
 		rows:     map[string]*rowEstimate{},
 	}
+	g.views = &viewStore{g: g, table: strings.TrimSuffix(cat.CatalogTable(), "catalog") + "views"}
+	return g
 }
 
 // metaCtx returns the context for catalog calls: cancellation of the

@@ -24,6 +24,7 @@ var (
 	reNoDefault   = regexp.MustCompile(`^Field '(.*)' doesn't have a default value$`)
 	reNoDatabase  = regexp.MustCompile(`^database not found: (.*)$`)
 	reTableExists = regexp.MustCompile(`^table with name (.*) already exists$`)
+	reViewExists  = regexp.MustCompile(`^the view [^.]*\.(.*) already exists$`)
 )
 
 // sqlStates are the SQLSTATEs of MySQL error codes go-mysql-server leaves
@@ -87,6 +88,8 @@ func translateError(err error, db string) error {
 		if m := reNoDefault.FindStringSubmatch(msg); m != nil {
 			num, state = mysql.ERNoDefaultForField, "HY000"
 		} else if m := reTableExists.FindStringSubmatch(msg); m != nil {
+			num, msg = mysql.ERTableExists, fmt.Sprintf("Table '%s' already exists", m[1])
+		} else if m := reViewExists.FindStringSubmatch(msg); m != nil {
 			num, msg = mysql.ERTableExists, fmt.Sprintf("Table '%s' already exists", m[1])
 		}
 	}

@@ -74,6 +74,9 @@ func (p *provider) CreateDatabase(ctx *sql.Context, name string) error {
 }
 
 func (p *provider) DropDatabase(ctx *sql.Context, name string) error {
+	if err := p.gw.views.dropAll(ctx, name); err != nil {
+		return err
+	}
 	err := p.gw.cat.DropDatabase(metaCtx(ctx), name)
 	if errors.Is(err, catalog.ErrNoDatabase) {
 		return sql.ErrDatabaseNotFound.New(name)
@@ -251,10 +254,10 @@ func createTableHook(ctx *sql.Context, _ sql.StatementRunner, n sql.Node) (sql.N
 	return n, nil
 }
 
-// Views, triggers and stored procedures are not stored yet: the database
-// reports none, and creating one is ER_NOT_SUPPORTED_YET (the engine's
-// privilege layer needs these interfaces to answer "none" rather than fail
-// every statement).
+// Views are stored by views.go. Triggers and stored procedures are not
+// stored yet: the database reports none, and creating one is
+// ER_NOT_SUPPORTED_YET (the engine's privilege layer needs these interfaces
+// to answer "none" rather than fail every statement).
 var (
 	_ sql.ViewDatabase            = (*Database)(nil)
 	_ sql.TriggerDatabase         = (*Database)(nil)
@@ -262,18 +265,21 @@ var (
 )
 
 func (d *Database) CreateView(ctx *sql.Context, name string, selectStatement, createViewStmt string) error {
-	return errUnsupported.New("views (CREATE VIEW " + name + ") are not supported yet")
+	return d.gw.views.create(ctx, d.name, sql.ViewDefinition{Name: name, TextDefinition: selectStatement,
+		CreateViewStatement: createViewStmt, SqlMode: sql.LoadSqlMode(ctx).String()})
 }
 
 func (d *Database) DropView(ctx *sql.Context, name string) error {
-	return sql.ErrViewDoesNotExist.New(d.name, name)
+	return d.gw.views.drop(ctx, d.name, name)
 }
 
 func (d *Database) GetViewDefinition(ctx *sql.Context, viewName string) (sql.ViewDefinition, bool, error) {
-	return sql.ViewDefinition{}, false, nil
+	return d.gw.views.get(ctx, d.name, viewName)
 }
 
-func (d *Database) AllViews(ctx *sql.Context) ([]sql.ViewDefinition, error) { return nil, nil }
+func (d *Database) AllViews(ctx *sql.Context) ([]sql.ViewDefinition, error) {
+	return d.gw.views.list(ctx, d.name)
+}
 
 func (d *Database) GetTriggers(ctx *sql.Context) ([]sql.TriggerDefinition, error) { return nil, nil }
 
