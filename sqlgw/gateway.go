@@ -25,7 +25,7 @@ type gateway struct {
 	schemas map[schemaKey]*tableInfo
 	rows    map[string]*rowEstimate // by physical table
 	parts   partitionDecls
-	views *viewStore
+	views   *viewStore
 	// sessions by connection ID, for the handler's error translation.
 	sessMu   sync.Mutex
 	sessions map[uint32]*Session
