@@ -161,6 +161,9 @@ func buildTableInfo(ctx *sql.Context, t *catalog.Table) (*tableInfo, error) {
 			AutoIncrement:  c.AutoIncrement,
 			Comment:        c.Comment,
 		}
+		if c.AutoIncrement {
+			col.Extra = "auto_increment"
+		}
 		if c.HasDefault {
 			def, err := parseDefault(ctx, c.Default, typ, col.Nullable)
 			if err != nil {

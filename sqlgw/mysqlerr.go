@@ -25,6 +25,7 @@ var (
 	reNoDatabase  = regexp.MustCompile(`^database not found: (.*)$`)
 	reTableExists = regexp.MustCompile(`^table with name (.*) already exists$`)
 	reViewExists  = regexp.MustCompile(`^the view [^.]*\.(.*) already exists$`)
+	reNoFK        = regexp.MustCompile(`^the table does not support foreign key operations: (.*)$`)
 )
 
 // sqlStates are the SQLSTATEs of MySQL error codes go-mysql-server leaves
@@ -89,6 +90,8 @@ func translateError(err error, db string) error {
 			num, state = mysql.ERNoDefaultForField, "HY000"
 		} else if m := reTableExists.FindStringSubmatch(msg); m != nil {
 			num, msg = mysql.ERTableExists, fmt.Sprintf("Table '%s' already exists", m[1])
+		} else if m := reNoFK.FindStringSubmatch(msg); m != nil {
+			num, state, msg = mysql.ERNotSupportedYet, "42000", fmt.Sprintf("sqlgw: foreign keys (on table %s) are not supported yet", m[1])
 		} else if m := reViewExists.FindStringSubmatch(msg); m != nil {
 			num, msg = mysql.ERTableExists, fmt.Sprintf("Table '%s' already exists", m[1])
 		}

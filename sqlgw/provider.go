@@ -233,7 +233,11 @@ func createTableHook(ctx *sql.Context, _ sql.StatementRunner, n sql.Node) (sql.N
 		if idx.IsPrimary() {
 			continue
 		}
-		return nil, errUnsupported.New(fmt.Sprintf("table %s: secondary indexes (%s) are not supported yet", ct.Name(), idx.Name))
+		what := "INDEX"
+		if idx.IsUnique() {
+			what = "UNIQUE"
+		}
+		return nil, errUnsupported.New(fmt.Sprintf("table %s: secondary indexes (%s on %s) are not supported yet", ct.Name(), what, strings.Join(idx.ColumnNames(), ", ")))
 	}
 	if len(ct.ForeignKeys()) > 0 {
 		return nil, errUnsupported.New(fmt.Sprintf("table %s: foreign keys are not supported yet", ct.Name()))
