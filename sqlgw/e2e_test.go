@@ -270,6 +270,8 @@ func TestEndToEnd(t *testing.T) {
 		expectRows(t, c, "SELECT amount FROM orders WHERE cust = 1 AND id = 2", "20.00")
 		expectRows(t, c, "SELECT name FROM customers WHERE id IN (SELECT cust FROM orders WHERE amount > 5) ORDER BY name", "ann", "bob")
 		expectRows(t, c, "SELECT COUNT(*) FROM orders", "5")
+		expectRows(t, c, "SELECT name FROM customers WHERE id = (SELECT MAX(cust) FROM orders)", "cid")
+		expectRows(t, c, "SELECT c.name FROM customers c WHERE EXISTS (SELECT 1 FROM orders o WHERE o.cust = c.id AND o.amount > 6) ORDER BY 1", "ann")
 		expectRows(t, c, "SELECT id FROM customers ORDER BY id LIMIT 2", "1", "2")
 
 		// Updates and deletes report affected rows.
@@ -353,6 +355,8 @@ func TestTransactions(t *testing.T) {
 		expectRows(t, c, "SELECT v FROM t WHERE id = 3", "30")
 		expectRows(t, c, "SELECT v FROM t WHERE id = 2")
 		expectRows(t, c, "SELECT id FROM t WHERE v > 10 ORDER BY id", "1", "3")
+		expectRows(t, c, "SELECT id FROM t WHERE v = (SELECT MAX(v) FROM t)", "3")
+		expectRows(t, c, "SELECT a.id FROM t a WHERE EXISTS (SELECT 1 FROM t b WHERE b.id = a.id + 2)", "1")
 		expectRows(t, other, "SELECT * FROM t ORDER BY id", "1\t10", "2\t20")
 		mustExec(t, c, "COMMIT")
 		expectRows(t, other, "SELECT * FROM t ORDER BY id", "1\t11", "3\t30")

@@ -6,6 +6,7 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 
 	"github.com/sqlgw/sqlgw/planner"
@@ -216,6 +217,12 @@ func (t *Table) selfName(ctx *sql.Context, exprs []sql.Expression) string {
 func (t *Table) onlySelf(ctx *sql.Context, e sql.Expression, self string) bool {
 	ok := true
 	sql.Inspect(ctx, e, func(_ *sql.Context, e sql.Expression) bool {
+		if _, isSub := e.(*plan.Subquery); isSub {
+			// Its column references may be into the outer row: leave the
+			// whole conjunct to the engine.
+			ok = false
+			return false
+		}
 		if gf, isGF := e.(*expression.GetField); isGF {
 			if lower(gf.Table()) != self || t.meta().ColumnIndex(gf.Name()) < 0 {
 				ok = false
