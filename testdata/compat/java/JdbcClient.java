@@ -54,6 +54,23 @@ public class JdbcClient {
         return out;
     }
     static List<Object> row(Object... v) { return Arrays.asList(v); }
+    // kindsRow: the row as text; TIME through getTime for binary rows (the driver itself
+    // formats binary TIME values with six fraction digits), getString for text rows.
+    static String kindsRow(ResultSet rs, boolean binary) throws SQLException {
+        if (!rs.next()) return "no row";
+        StringBuilder b = new StringBuilder();
+        for (int i = 1; i <= 11; i++) {
+            if (i > 1) b.append('|');
+            if (i == 8 && binary) {
+                b.append(rs.getTime(i));
+            } else if (i == 10) {
+                byte[] x = rs.getBytes(i);
+                for (byte y : x) b.append(String.format("%02x", y));
+            } else b.append(rs.getString(i));
+        }
+        rs.close();
+        return b.toString();
+    }
     static Connection connect(String db) throws SQLException {
         String url = "jdbc:mariadb://" + env("COMPAT_HOST", "127.0.0.1") + ":" + env("COMPAT_PORT", "3306") + "/" + db
                 + "?useServerPrepStmts=true&characterEncoding=UTF-8";
@@ -215,6 +232,41 @@ public class JdbcClient {
         eq("getImportedKeys (none)", 0, run("getImportedKeys call", () -> rows(md.getImportedKeys(DB, null, "orders")).size()));
         run("getTypeInfo", () -> rows(md.getTypeInfo()).size());
         run("getSchemas and getTableTypes", () -> { rows(md.getSchemas()); return rows(md.getTableTypes()); });
+        // Column types through both protocols: bound as parameters of a server-prepared
+        // INSERT, read back through a PreparedStatement (binary rows) and a Statement
+        // (text rows) with getString, and VARBINARY with getBytes.
+        Object typesOk = run("create a table of assorted types", () -> st.execute("CREATE TABLE kinds (k INT NOT NULL, sub VARCHAR(8) NOT NULL,"
+                + " big BIGINT NULL, dbl DOUBLE NULL, dec_v DECIMAL(12,4) NULL, ts DATETIME(6) NULL, d DATE NULL, tm TIME NULL,"
+                + " txt TEXT NULL, bin VARBINARY(16) NULL, e ENUM('a','b') NULL, PRIMARY KEY (k, sub))"));
+        if (typesOk != null) {
+            eqf("insert assorted types (server-prepared)", 1, () -> {
+                try (PreparedStatement p = c.prepareStatement("INSERT INTO kinds VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+                    p.setInt(1, 1); p.setString(2, "a"); p.setLong(3, -9007199254740993L); p.setDouble(4, 1.5);
+                    p.setBigDecimal(5, new BigDecimal("12345678.1234"));
+                    p.setTimestamp(6, Timestamp.valueOf("2024-02-29 23:59:58.123456"));
+                    p.setDate(7, java.sql.Date.valueOf("2024-02-29")); p.setTime(8, Time.valueOf("12:34:56"));
+                    p.setString(9, "line\nwith 'quotes' and \\"); p.setBytes(10, new byte[] {0, (byte) 255, 16}); p.setString(11, "b");
+                    return p.executeUpdate();
+                }
+            });
+            String want = "1|a|-9007199254740993|1.5|12345678.1234|2024-02-29 23:59:58.123456|2024-02-29|12:34:56|line\nwith 'quotes' and \\|00ff10|b";
+            eqf("assorted types read back (server-prepared, binary rows)", want, () -> {
+                try (PreparedStatement p = c.prepareStatement("SELECT * FROM kinds WHERE k = ?")) {
+                    p.setInt(1, 1);
+                    return kindsRow(p.executeQuery(), true);
+                }
+            });
+            eqf("assorted types read back (Statement, text rows)", want, () -> kindsRow(st.executeQuery("SELECT * FROM kinds WHERE k = 1"), false));
+            eqf("typed getters (getTimestamp, getTime, getBigDecimal)", "2024-02-29 23:59:58.123456|12:34:56|12345678.1234", () -> {
+                try (PreparedStatement p = c.prepareStatement("SELECT ts, tm, dec_v FROM kinds WHERE k = ?")) {
+                    p.setInt(1, 1);
+                    ResultSet rs = p.executeQuery();
+                    rs.next();
+                    return rs.getTimestamp(1).toString().replaceAll("\\.?0+$", "").replace(".123456", ".123456") + "|" + rs.getTime(2) + "|" + rs.getBigDecimal(3);
+                }
+            });
+        }
+
         c.close();
     }
 }

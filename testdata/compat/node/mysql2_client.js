@@ -110,5 +110,36 @@ c.main(async () => {
   } catch (e) {
     c.eq('duplicate key error', ['ER_DUP_ENTRY', 1062], [e.code, e.errno]);
   }
+
+  // Column types through both protocols: values bound as parameters of a prepared
+  // INSERT, read back with execute (binary rows) and query (text rows) as exact strings.
+  const tdb = await mysql.createConnection({ ...conn, database: DB, charset: 'utf8mb4', dateStrings: true,
+    supportBigNumbers: true, bigNumberStrings: true, decimalNumbers: false });
+  const typesOk = await c.run('create a table of assorted types', () => tdb.query(`CREATE TABLE kinds (
+    k INT NOT NULL, sub VARCHAR(8) NOT NULL, big BIGINT NULL, ubig BIGINT UNSIGNED NULL, dbl DOUBLE NULL,
+    dec_v DECIMAL(12,4) NULL, ts DATETIME(6) NULL, d DATE NULL, tm TIME NULL, txt TEXT NULL,
+    bin VARBINARY(16) NULL, flag TINYINT(1) NULL, e ENUM('a','b') NULL, PRIMARY KEY (k, sub))`));
+  if (typesOk !== undefined) {
+    const row = [1, 'a', '-9007199254740993', '18446744073709551615', 1.5, '12345678.1234',
+      '2024-02-29 23:59:58.123456', '2024-02-29', '-12:34:56', "line\nwith 'quotes' and \\", Buffer.from([0, 255, 16]), 1, 'b'];
+    await c.eqf('insert assorted types with execute', 1, async () => (await tdb.execute(
+      'INSERT INTO kinds VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)', row))[0].affectedRows);
+    await c.eqf('insert NULLs with execute', 1, async () => (await tdb.execute(
+      'INSERT INTO kinds VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)', [2, 'a', null, null, null, null, null, null, null, null, null, null, null]))[0].affectedRows);
+    const want = [
+      { k: 1, sub: 'a', big: '-9007199254740993', ubig: '18446744073709551615', dbl: 1.5, dec_v: '12345678.1234',
+        ts: '2024-02-29 23:59:58.123456', d: '2024-02-29', tm: '-12:34:56', txt: "line\nwith 'quotes' and \\",
+        bin: '00ff10', flag: 1, e: 'b' },
+      { k: 2, sub: 'a', big: null, ubig: null, dbl: null, dec_v: null, ts: null, d: null, tm: null, txt: null, bin: null, flag: null, e: null },
+    ];
+    const norm = (rows) => rows.map((r) => ({ ...r, bin: r.bin === null ? null : Buffer.from(r.bin).toString('hex') }));
+    await c.eqf('assorted types read back (execute, binary rows)', want,
+      async () => norm((await tdb.execute('SELECT * FROM kinds WHERE k > ? ORDER BY k', [0]))[0]));
+    await c.eqf('assorted types read back (query, text rows)', want,
+      async () => norm((await tdb.query('SELECT * FROM kinds ORDER BY k'))[0]));
+    await c.eqf('DATETIME parameter in a WHERE clause (execute)', [{ k: 1 }],
+      async () => (await tdb.execute('SELECT k FROM kinds WHERE ts = ?', ['2024-02-29 23:59:58.123456']))[0].map((r) => ({ ...r })));
+  }
+  await tdb.end();
   await db.end();
 });
