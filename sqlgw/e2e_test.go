@@ -690,3 +690,23 @@ func TestViews(t *testing.T) {
 		expectErrno(t, c, 1146, "SELECT * FROM big")
 	})
 }
+
+// TestDescKey: a DESC key column stores the complemented encoding, so the
+// newest rows of a partition come first (log tail pattern).
+func TestDescKey(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, ts *testServer) {
+		c := ts.conn()
+		mustExec(t, c, "CREATE DATABASE d")
+		mustExec(t, c, "USE d")
+		mustExec(t, c, "CREATE TABLE ev (dev INT, ts INT, v INT, PRIMARY KEY (dev, ts DESC))")
+		mustExec(t, c, "INSERT INTO ev VALUES (1,1,10),(1,2,20),(1,3,30),(2,1,40)")
+		expectRows(t, c, "SELECT ts FROM ev WHERE dev = 1 ORDER BY ts DESC LIMIT 2", "3", "2")
+		reqs, ents := cost(t, c, "SELECT ts FROM ev WHERE dev = 1 ORDER BY ts DESC LIMIT 2")
+		if reqs != 1 || ents != 2 {
+			t.Errorf("log tail: %d requests, %d entities; want 1, 2", reqs, ents)
+		}
+		expectRows(t, c, "SELECT ts FROM ev WHERE dev = 1 ORDER BY ts", "1", "2", "3")
+		expectRows(t, c, "SELECT dev, ts FROM ev ORDER BY dev, ts", "1\t1", "1\t2", "1\t3", "2\t1")
+		expectRows(t, c, "SELECT ts FROM ev WHERE dev = 1 AND ts >= 2 ORDER BY ts", "2", "3")
+	})
+}

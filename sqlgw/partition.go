@@ -25,6 +25,9 @@ import (
 type partitionDecl struct {
 	cols []string
 	err  error
+	// desc names the PRIMARY KEY columns declared DESC, which
+	// go-mysql-server also drops (sql.IndexColumn has no order).
+	desc map[string]bool
 }
 
 // partitionDecls holds, per connection, the PARTITION BY clause of the
@@ -66,7 +69,10 @@ func (p *partitionDecls) clear(conn uint32) {
 // CREATE TABLE with one. Cheap for every other statement.
 func (p *partitionDecls) notePartitionBy(conn uint32, query string) {
 	q := strings.TrimSpace(query)
-	if len(q) < 6 || !strings.EqualFold(q[:6], "create") || !strings.Contains(strings.ToLower(q), "partition") {
+	if len(q) < 6 || !strings.EqualFold(q[:6], "create") {
+		return
+	}
+	if lq := strings.ToLower(q); !strings.Contains(lq, "partition") && !strings.Contains(lq, "desc") {
 		return
 	}
 	stmt, _, err := sqlparser.ParseOne(context.Background(), q)
@@ -74,13 +80,27 @@ func (p *partitionDecls) notePartitionBy(conn uint32, query string) {
 		return // the engine reports the syntax error
 	}
 	ddl, ok := stmt.(*sqlparser.DDL)
-	if !ok || ddl.TableSpec == nil || ddl.TableSpec.PartitionOpt == nil {
+	if !ok || ddl.TableSpec == nil {
 		return
 	}
-	po := ddl.TableSpec.PartitionOpt
 	table := ddl.Table.Name.String()
 	var d partitionDecl
+	for _, idx := range ddl.TableSpec.Indexes {
+		if idx.Info == nil || !idx.Info.Primary {
+			continue
+		}
+		for _, c := range idx.Columns {
+			if strings.EqualFold(c.Order, "desc") {
+				if d.desc == nil {
+					d.desc = map[string]bool{}
+				}
+				d.desc[strings.ToLower(c.Column.String())] = true
+			}
+		}
+	}
+	po := ddl.TableSpec.PartitionOpt
 	switch {
+	case po == nil:
 	case !strings.EqualFold(po.PartitionType, "key") || po.IsLinear || po.SubPartition != nil || len(po.Definitions) > 0:
 		d.err = errUnsupported.New(fmt.Sprintf("table %s: PARTITION BY %s is not supported; use PARTITION BY KEY(columns) or COMMENT 'sqlgw: partition_key=(columns)'", table, strings.ToUpper(po.PartitionType)))
 	case len(po.ColList) == 0:
@@ -93,12 +113,10 @@ func (p *partitionDecls) notePartitionBy(conn uint32, query string) {
 	p.set(conn, table, d)
 }
 
-// partitionByKey returns the PARTITION BY KEY columns of the CREATE TABLE
-// being executed on this session's connection.
-func (g *gateway) partitionByKey(ctx *sql.Context, table string) ([]string, error) {
-	d, ok := g.parts.take(ctx.Session.ID(), table)
-	if !ok {
-		return nil, nil
-	}
-	return d.cols, d.err
+// createDecl returns what the connection handler read from the CREATE
+// TABLE being executed on this session's connection: the PARTITION BY KEY
+// columns and the DESC primary-key columns.
+func (g *gateway) createDecl(ctx *sql.Context, table string) partitionDecl {
+	d, _ := g.parts.take(ctx.Session.ID(), table)
+	return d
 }

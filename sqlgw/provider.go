@@ -176,19 +176,20 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 		}
 		def.Columns = append(def.Columns, col)
 	}
+	decl := d.gw.createDecl(ctx, name)
 	for _, ord := range schema.PkOrdinals {
-		def.PrimaryKey = append(def.PrimaryKey, catalog.KeyPart{Column: schema.Schema[ord].Name})
+		col := schema.Schema[ord].Name
+		def.PrimaryKey = append(def.PrimaryKey, catalog.KeyPart{Column: col, Desc: decl.desc[strings.ToLower(col)]})
 	}
 	opts, err := catalog.ParseTableOptions(comment)
 	if err != nil {
 		return mapError(err)
 	}
 	def.PartitionKey = opts.PartitionKey
-	pk, err := d.gw.partitionByKey(ctx, name)
-	if err != nil {
-		return err
+	if decl.err != nil {
+		return decl.err
 	}
-	if pk != nil {
+	if pk := decl.cols; pk != nil {
 		if def.PartitionKey != nil {
 			return errUnsupported.New("table " + name + ": both PARTITION BY KEY and a partition_key comment option")
 		}
