@@ -144,8 +144,16 @@ func firstError(lines []string) string {
 		for i, l := range lines {
 			if strings.Contains(l, key) {
 				s := strings.TrimSpace(l)
-				if key == "Error:" && strings.TrimSpace(strings.TrimPrefix(s, "Error:")) == "" && i+1 < len(lines) {
+				// testify puts the message on the next line after
+				// "Received unexpected error:" and the like.
+				if key == "Error:" && strings.HasSuffix(s, ":") && i+1 < len(lines) {
 					s += " " + strings.TrimSpace(lines[i+1])
+				}
+				for _, m := range lines[i:] {
+					if m := strings.TrimSpace(m); strings.HasPrefix(m, "Messages:") {
+						s += " " + m
+						break
+					}
 				}
 				return truncate(s, 300)
 			}

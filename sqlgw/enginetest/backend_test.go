@@ -4,6 +4,8 @@ package enginetest
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 
 	gms "github.com/dolthub/go-mysql-server"
@@ -11,6 +13,7 @@ import (
 	"github.com/dolthub/go-mysql-server/enginetest/scriptgen/setup"
 	"github.com/dolthub/go-mysql-server/memory"
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/sqlgw"
@@ -28,6 +31,48 @@ type backend struct {
 }
 
 const defaultBackend = "sqlgw"
+
+// runSetup runs setup scripts as enginetest.RunSetupScripts does, except that
+// a statement sqlgw rejects as not supported yet (MySQL error 1235: secondary
+// indexes, views, triggers, ...; or the engine's "no foreign key support")
+// is left out and noted in the
+// test log: the suites' shared setup creates such objects next to the plain
+// tables most tests use, and the tests that need them fail on their own (and
+// are in the skip list) rather than every test of a suite failing at setup.
+// So are the statements that then fail because their table or index is
+// missing. Any
+// other setup error fails the engine.
+func runSetup(h *harness, e *gms.Engine, scripts []setup.SetupScript) error {
+	if len(scripts) == 0 {
+		scripts = setup.MydbData // as enginetest.NewEngine does
+	}
+	ctx := enginetest.NewContext(h)
+	leftOut := false
+	for _, script := range scripts {
+		for _, stmt := range script {
+			qctx := ctx.WithQuery(stmt)
+			_, iter, _, err := e.Query(qctx, stmt)
+			if err == nil {
+				_, err = sql.RowIterToRows(qctx, iter)
+			}
+			var sqlErr *mysql.SQLError
+			switch {
+			case err == nil:
+			case errors.As(err, &sqlErr) && sqlErr.Num == mysql.ERNotSupportedYet,
+				sql.ErrNoForeignKeySupport.Is(err): // the engine's answer for a table without foreign keys
+				h.noteUnsupportedSetup(stmt, err)
+				leftOut = true
+			case leftOut && (sql.ErrTableNotFound.Is(err) || sql.ErrCantDropFieldOrKey.Is(err)):
+				// Writes to a table whose CREATE TABLE was left out above, or
+				// dropping an index that was never created.
+				h.noteUnsupportedSetup(stmt, err)
+			default:
+				return fmt.Errorf("setup statement %q: %w", stmt, err)
+			}
+		}
+	}
+	return nil
+}
 
 var backends = map[string]backend{
 	// sqlgw's own engine (provider, analyzer rules, CREATE TABLE hook,
@@ -49,12 +94,11 @@ var backends = map[string]backend{
 			// every privilege.
 			eng.Engine.Analyzer.Catalog.MySQLDb.AddRootAccount()
 			h.newSession = eng.NewSession
-			e, err := enginetest.RunSetupScripts(enginetest.NewContext(h), eng.Engine, scripts, h.SupportsNativeIndexCreation())
-			if err != nil {
+			if err := runSetup(h, eng.Engine, scripts); err != nil {
 				release()
 				return nil, nil, nil, err
 			}
-			return e, eng.NewSession, release, nil
+			return eng.Engine, eng.NewSession, release, nil
 		},
 		indexes:     false, // secondary indexes are a later issue (DESIGN.md)
 		foreignKeys: false,

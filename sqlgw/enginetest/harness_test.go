@@ -25,6 +25,8 @@ type harness struct {
 	newSession func(*sql.BaseSession) sql.Session // sessions on the current engine
 	release    func()                             // releases the current engine's store
 	session    sql.Session
+
+	unsupported map[string]bool // setup statements left out, logged once
 }
 
 var (
@@ -70,6 +72,18 @@ func (h *harness) SkipQueryTest(q string) bool {
 		h.t.Logf("skip (%s): %.200s", reason, q)
 	}
 	return reason != ""
+}
+
+// noteUnsupportedSetup logs, once per top-level test, a setup statement that
+// the backend rejected as not supported.
+func (h *harness) noteUnsupportedSetup(stmt string, err error) {
+	if h.unsupported == nil {
+		h.unsupported = map[string]bool{}
+	}
+	if !h.unsupported[stmt] {
+		h.unsupported[stmt] = true
+		h.t.Logf("setup statement left out: %.120s: %v", stmt, err)
+	}
 }
 
 func (h *harness) Setup(scripts ...[]setup.SetupScript) {

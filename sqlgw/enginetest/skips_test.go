@@ -33,7 +33,8 @@ type skipList struct {
 }
 
 type skipEntry struct {
-	name   string // without the top-level test and without "#NN"
+	name   string // without the top-level test
+	base   string // name without a trailing "#NN" (go test's duplicate-name suffix)
 	reason string
 }
 
@@ -63,22 +64,25 @@ func loadSkips(path string) (*skipList, error) {
 			if !ok {
 				return nil, fmt.Errorf("%s:%d: %q is not TopLevelTest/subtest", path, n, line)
 			}
-			l.byTop[top] = append(l.byTop[top], skipEntry{name: "/" + dupSuffix.ReplaceAllString(rest, ""), reason: reason})
+			l.byTop[top] = append(l.byTop[top], skipEntry{name: "/" + rest, base: "/" + dupSuffix.ReplaceAllString(rest, ""), reason: reason})
 		}
 	}
 	return l, sc.Err()
 }
 
 // match reports the reason to skip q (a query, a script name or a statement)
-// in top-level test top, or "" to run it. q matches an entry whose name ends
-// with "/" followed by q as go test spells subtest names.
+// in top-level test top, or "" to run it. q matches an entry whose name
+// (with or without a "#NN" duplicate suffix: a name may also end in "#2" of
+// its own) ends with "/" followed by q as go test spells subtest names. The
+// harness is not told where in the test tree q is, so an entry skips its
+// name wherever it occurs in the top-level test.
 func (l *skipList) match(top, q string) string {
 	if l == nil {
 		return ""
 	}
 	suffix := "/" + rewrite(q)
 	for _, e := range l.byTop[top] {
-		if strings.HasSuffix(e.name, suffix) {
+		if strings.HasSuffix(e.name, suffix) || strings.HasSuffix(e.base, suffix) {
 			l.mu.Lock()
 			l.used[e.reason]++
 			l.mu.Unlock()
