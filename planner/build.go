@@ -121,7 +121,7 @@ func (b *builder) build() (*Plan, error) {
 	}
 	// Whole-key equalities stay PointGet and MultiGet (DESIGN.md);
 	// otherwise a secondary index may be cheaper.
-	if best.Path != PointGet && best.Path != MultiGet && best.Path != Empty {
+	if best.Path != PointGet && best.Path != MultiGet && best.Path != Empty && !b.q.NoIndex {
 		ip, err := b.indexPlan(best)
 		if err != nil {
 			return nil, err

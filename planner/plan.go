@@ -80,6 +80,10 @@ type Query struct {
 	// undefined, which Not does not turn into true): those predicates then
 	// stay with the engine.
 	NoNot bool
+	// NoIndex keeps secondary indexes out of the plan (e.g. while a
+	// transaction's buffered writes to the table must be merged in key
+	// order).
+	NoIndex bool
 }
 
 // Key addresses one entity.
