@@ -13,8 +13,9 @@
 #
 # testdata/cli/known-failures.txt lists the scripts sqlgw does not pass yet,
 # one "NAME: reason" a line. Such a script still runs: its diff is printed and
-# it counts as skipped with the reason; a listed script that passes fails the
-# suite until its line is removed, so the list only shrinks.
+# it counts as skipped with the reason. A listed script that passes counts as
+# passed and prints a reminder to delete its line (not a failure: a fix landing
+# in sqlgw must not break CI before the list catches up).
 #
 # Usage: scripts/cli-test.sh [--sqlgw BIN] [--rewrite] [--keep] [NAME...]
 set -euo pipefail
@@ -121,12 +122,10 @@ for name in "${names[@]}"; do
 		continue
 	fi
 	if diff -u --label "$name.expected" --label "$name (sqlgw)" "$dir/$name.expected" "$out" >"$work/$name.diff"; then
+		passed=$((passed + 1))
 		if [ -n "${known[$name]:-}" ]; then
-			failed=$((failed + 1))
-			failures+=("$name")
-			printf -- "--- FAIL: clitest/%s (%ss): passes now: remove it from testdata/cli/known-failures.txt\n" "$name" "$secs"
+			printf -- "--- PASS: clitest/%s (%ss): listed as a known failure but passes: delete its line from testdata/cli/known-failures.txt\n" "$name" "$secs"
 		else
-			passed=$((passed + 1))
 			printf -- "--- PASS: clitest/%s (%ss)\n" "$name" "$secs"
 		fi
 	elif [ -n "${known[$name]:-}" ]; then

@@ -1,4 +1,4 @@
--- GROUP BY, HAVING and aggregates.
+-- GROUP BY, HAVING and COUNT/MIN/MAX (SUM and AVG: 17_sum_avg.sql).
 DROP DATABASE IF EXISTS cli_agg;
 CREATE DATABASE cli_agg;
 USE cli_agg;
@@ -12,11 +12,10 @@ CREATE TABLE orders (
 );
 INSERT INTO orders VALUES (1, 1, 10.00, 1), (1, 2, 20.50, 2), (1, 3, 5.25, NULL), (2, 1, 100.00, 4), (3, 1, 1.00, 1), (3, 2, 2.00, 1);
 
-SELECT customer_id, COUNT(*) AS n, COUNT(qty) AS nq, SUM(qty) AS sq, MIN(total) AS lo, MAX(total) AS hi
+SELECT customer_id, COUNT(*) AS n, COUNT(qty) AS nq, MIN(total) AS lo, MAX(total) AS hi
   FROM orders GROUP BY customer_id ORDER BY customer_id;
-SELECT customer_id, SUM(total) AS s FROM orders GROUP BY customer_id ORDER BY customer_id;
-SELECT customer_id, SUM(qty) AS s FROM orders GROUP BY customer_id HAVING SUM(qty) > 2 ORDER BY s DESC;
-SELECT COUNT(*), SUM(qty), MIN(order_no), MAX(order_no) FROM orders;
+SELECT customer_id, COUNT(*) AS n FROM orders GROUP BY customer_id HAVING COUNT(*) > 1 ORDER BY n DESC;
+SELECT COUNT(*), MIN(order_no), MAX(order_no), MAX(qty) FROM orders;
 SELECT COUNT(*) FROM orders WHERE customer_id = 1;
 SELECT COUNT(*) FROM orders WHERE customer_id = 99;
 

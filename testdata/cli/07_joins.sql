@@ -1,4 +1,4 @@
--- Joins, subqueries, derived tables and window functions.
+-- Joins and subqueries (derived tables and window functions: 18_derived_window.sql).
 DROP DATABASE IF EXISTS cli_join;
 CREATE DATABASE cli_join;
 USE cli_join;
@@ -32,12 +32,4 @@ SELECT c.country, COUNT(*) FROM customers c JOIN orders o ON o.customer_id = c.i
 SELECT name FROM customers WHERE id IN (SELECT customer_id FROM orders WHERE qty > 50) ORDER BY name;
 SELECT name FROM customers c WHERE NOT EXISTS (SELECT 1 FROM orders o WHERE o.customer_id = c.id) ORDER BY name;
 SELECT name, (SELECT MAX(qty) FROM orders o WHERE o.customer_id = c.id) AS biggest FROM customers c ORDER BY id;
--- derived table
-SELECT t.customer_id, t.s FROM (SELECT customer_id, SUM(qty) AS s FROM orders GROUP BY customer_id) t WHERE t.s < 50 ORDER BY t.customer_id;
--- window functions
-SELECT customer_id, order_no, qty, ROW_NUMBER() OVER (PARTITION BY customer_id ORDER BY qty DESC) AS rk
-  FROM orders ORDER BY customer_id, rk;
-SELECT customer_id, order_no, SUM(qty) OVER (PARTITION BY customer_id ORDER BY order_no) AS running
-  FROM orders ORDER BY customer_id, order_no;
-
 DROP DATABASE cli_join;

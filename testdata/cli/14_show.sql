@@ -13,7 +13,5 @@ SHOW TABLES;
 SELECT table_name AS t FROM information_schema.tables WHERE table_schema = 'cli_show' ORDER BY t;
 SELECT column_name AS c, ordinal_position AS pos, is_nullable AS nullable, data_type AS type, column_key AS k
   FROM information_schema.columns WHERE table_schema = 'cli_show' AND table_name = 'people' ORDER BY pos;
-SHOW DATABASES LIKE 'cli_show';
 
 DROP DATABASE cli_show;
-SHOW DATABASES LIKE 'cli_show';

@@ -1,0 +1,6 @@
+-- SHOW DATABASES LIKE before and after DROP DATABASE.
+DROP DATABASE IF EXISTS cli_showdb;
+CREATE DATABASE cli_showdb;
+SHOW DATABASES LIKE 'cli_showdb';
+DROP DATABASE cli_showdb;
+SHOW DATABASES LIKE 'cli_showdb';
