@@ -1,17 +1,49 @@
 """Applies a known-failures list to one client's output (used by scripts/compat/run.sh).
 
 Usage: known.py LIST CLIENT LOG. LIST has one entry per line, "client<TAB>check name<TAB>
-reason"; '#' starts a comment. A FAIL line of a listed check becomes KNOWN; a listed
+reason"; '#' starts a comment; a reason may not start with TODO. A FAIL line of a listed check becomes KNOWN; a listed
 check that passed ("ok NAME") becomes a failure, so a fixed problem must leave the list
 (strict, like the CLI suite's list). Prints the rewritten lines and, last,
 "N passed, N failed, N skipped" where skipped counts expected and known failures.
 Exit status 0 if nothing failed.
+
+known.py --suggest LIST LOGDIR prints what to change in LIST after a run without the
+list (LOGDIR = the run's logs directory, one CLIENT/client.log each): entries to delete
+(the check passed) and new entries for unlisted failures, with the reason "TODO" to be
+replaced by a real one before the list is accepted.
 """
 
 import sys
 
 
+def suggest(lst, logdir):
+    import os
+    listed = {}
+    for line in open(lst, encoding="utf-8"):
+        parts = line.rstrip("\n").split("\t")
+        if len(parts) == 3 and not line.lstrip().startswith("#"):
+            listed[(parts[0], parts[1])] = parts[2]
+    for client in sorted(os.listdir(logdir)):
+        log = os.path.join(logdir, client, "client.raw.log")
+        if not os.path.exists(log):
+            log = os.path.join(logdir, client, "client.log")
+        if not os.path.exists(log):
+            continue
+        lines = [l.rstrip("\n") for l in open(log, encoding="utf-8", errors="replace")]
+        oks = {l[3:] for l in lines if l.startswith("ok ")}
+        for (c, name), why in sorted(listed.items()):
+            if c == client and name in oks:
+                print("delete\t%s\t%s\t%s" % (c, name, why))
+        for l in lines:
+            if l.startswith("FAIL ") and not any(c == client and l.startswith("FAIL " + n + ":") for c, n in listed):
+                name = l[5:].split(": ", 1)[0]
+                print("add\t%s\t%s\tTODO (%s)" % (client, name, l[5:][:200]))
+    return 0
+
+
 def main():
+    if sys.argv[1] == "--suggest":
+        return suggest(sys.argv[2], sys.argv[3])
     lst, client, log = sys.argv[1:4]
     known = {}
     for n, line in enumerate(open(lst, encoding="utf-8"), 1):
@@ -19,7 +51,7 @@ def main():
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         parts = line.split("\t")
-        if len(parts) != 3 or not all(p.strip() for p in parts):
+        if len(parts) != 3 or not all(p.strip() for p in parts) or parts[2].startswith("TODO"):
             print("FAIL known-failures list line %d: want client<TAB>check<TAB>reason: %r" % (n, line))
             return 1
         if parts[0] == client:

@@ -96,7 +96,7 @@ else
 fi
 
 # A piped script: one session, the client's batch output compared line by line.
-compat_exec "piped script: reset" -e "DROP DATABASE IF EXISTS ${db}_piped; CREATE DATABASE ${db}_piped"
+compat_exec "piped script reset" -e "DROP DATABASE IF EXISTS ${db}_piped; CREATE DATABASE ${db}_piped"
 got=$( (cat "$here/schema.sql" "$here/data.sql" "$here/piped.sql") | compat_sql "${db}_piped" 2>&1)
 compat_eq "piped script output" "$(cat "$here/piped.expected")" "$got"
 

@@ -24,9 +24,9 @@ odbc_query() {
 		compat_fail "$name" "$got"
 	fi
 }
-odbc_query "isql: read by key with quotes" "O'Brien|it's fragile" isql \
+odbc_query "isql read by key with quotes" "O'Brien|it's fragile" isql \
 	"SELECT name, note FROM customers WHERE region = 'eu' AND id = 1"
-odbc_query "isql: join with aggregate" "O'Brien|2|30|3.75
+odbc_query "isql join with aggregate" "O'Brien|2|30|3.75
 Smith|1|5|
 Jones|1|7|3.00" isql "SELECT c.name, COUNT(*), SUM(o.qty), SUM(o.price) FROM customers c JOIN orders o ON o.region = c.region AND o.customer_id = c.id GROUP BY c.region, c.id, c.name ORDER BY c.region, c.id"
 got=$(printf 'help\n' | isql -b -v -d'|' -k "$dsn" 2>&1 | awk -F'|' -v db="$db" '$1 == db { print $3 }' | sort | tr '\n' ' ')

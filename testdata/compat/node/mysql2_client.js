@@ -75,7 +75,7 @@ c.main(async () => {
   };
   await c.eqf('update affectedRows / changedRows', [2, 2],
     () => dml('UPDATE customers SET note = ? WHERE region = ?', ['updated', 'eu']));
-  await c.eqf('update with no change: matched 1 (CLIENT_FOUND_ROWS), changed 0', [1, 0],
+  await c.eqf('update with no change matches 1 (CLIENT_FOUND_ROWS), changes 0', [1, 0],
     () => dml('UPDATE customers SET note = ? WHERE region = ? AND id = ?', ['updated', 'eu', 1]));
   await c.eqf('delete affectedRows', 2,
     async () => (await dml('DELETE FROM orders WHERE region = ? AND customer_id = ?', ['eu', 1]))[0]);

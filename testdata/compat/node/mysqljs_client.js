@@ -62,7 +62,7 @@ c.main(async () => {
   })).map((r) => ({ ...r })));
   await c.eqf('update affectedRows / changedRows', [2, 2],
     async () => { const r = await db.query('UPDATE customers SET note = ? WHERE region = ?', ['updated', 'eu']); return [r.affectedRows, r.changedRows]; });
-  await c.eqf('update with no change: matched 1, changed 0', [1, 0],
+  await c.eqf('update with no change matches 1, changes 0', [1, 0],
     async () => { const r = await db.query('UPDATE customers SET note = ? WHERE region = ? AND id = ?', ['updated', 'eu', 1]); return [r.affectedRows, r.changedRows]; });
   await c.eqf('delete affectedRows', 2,
     async () => (await db.query('DELETE FROM orders WHERE region = ? AND customer_id = ?', ['eu', 1])).affectedRows);
