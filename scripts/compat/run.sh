@@ -73,7 +73,7 @@ td=$root/testdata/compat
 client_cmd() {
 	case $1 in
 	cli | dump | discovery | mycli | isql | sqlline) echo bash "$td/$1/run.sh" ;;
-	pymysql | aiomysql | sqlalchemy | django | peewee | pony | odbc) echo /usr/bin/python3 "$td/python/$1_client.py" ;;
+	pymysql | aiomysql | sqlalchemy | django | peewee | pony | odbc) echo /usr/bin/python3 -B "$td/python/$1_client.py" ;;
 	mysql2 | sequelize | mysqljs | mariadb | knex | typeorm) echo node "$td/node/$1_client.js" ;;
 	jdbc) echo java -cp "$work/java:/usr/share/java/mariadb-java-client.jar" JdbcClient ;;
 	hibernate) echo java -cp "$work/hibernate:$COMPAT_HIBERNATE_CP" HibernateClient ;;
@@ -126,7 +126,7 @@ for cl in "${clients[@]}"; do
 			echo "FAIL $cl: no summary (exit $rc): $(tail -3 "$dir/client.err" | tr '\n' ' ')" >>"$dir/client.raw.log"
 		[ "$rc" -ne 0 ] && ! grep -aq '^FAIL ' "$dir/client.raw.log" &&
 			echo "FAIL $cl: exit status $rc with no failed check" >>"$dir/client.raw.log"
-		/usr/bin/python3 "$root/scripts/compat/known.py" "$known" "$cl" "$dir/client.raw.log" >"$dir/client.log"
+		/usr/bin/python3 -B "$root/scripts/compat/known.py" "$known" "$cl" "$dir/client.raw.log" >"$dir/client.log"
 		rc=$?
 	fi
 	summary=$(grep -aE '^[0-9]+ passed, [0-9]+ failed' "$dir/client.log" | tail -1)
