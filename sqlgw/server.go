@@ -4,29 +4,61 @@
 //
 // # Building a server
 //
-//	srv, err := sqlgw.NewServer(ctx, sqlgw.Config{Listen: "127.0.0.1:3306", Store: store})
-//	go srv.Serve()            // blocks until Close
+//	srv, err := sqlgw.NewServer(ctx, sqlgw.Config{Listen: "127.0.0.1:3306", Store: store, StoreName: "pebble:./data"})
+//	go srv.Serve()            // logs "sqlgw ready: ...", blocks until Close
 //	...
-//	srv.Close(ctx)            // drain, then close the store
+//	srv.Close(ctx)            // stop accepting, drain running statements, close the store
+//
+// NewEngine builds the same engine without a listener (enginetest, tools).
+//
+// # Files
+//
+//	server.go     Config, Server, Engine; accounts (mysql_db), engine wiring
+//	handler.go    mysql.Handler wrapper: handshake autocommit flag, drain on
+//	              shutdown, valid OK packets, MySQL error wording
+//	provider.go   databases, CREATE/DROP/RENAME TABLE, CREATE TABLE checks
+//	table.go      the engine's Table: projections, stats, TRUNCATE, ALTER,
+//	              AUTO_INCREMENT
+//	index.go      PRIMARY index, LookupForExpressions -> planner, ranges
+//	rules.go      analyzer rule: LIMIT pushdown, sort elimination
+//	iter.go       plan execution: lazy pages, parallel MultiGet, overlay of
+//	              the transaction's writes
+//	cache.go      per-statement caches for lookups re-run by nested loops
+//	editor.go     INSERT/UPDATE/DELETE/REPLACE into the transaction buffer
+//	txn.go        transactions, commit in per-partition batches
+//	session.go    sessions, savepoints, Sqlgw_* status variables
+//	explain.go    plain EXPLAIN rows naming the access path
+//	views.go      view definitions kept in the store
+//	partition.go  PARTITION BY KEY and DESC key columns from the statement
+//	types.go      engine types and values <-> catalog types and Datums
+//	exprconv.go   engine expressions -> planner IR
+//	errors.go, mysqlerr.go  error mapping to MySQL codes and texts
 //
 // # Decisions
 //
 //   - Access paths: every table filter goes through LookupForExpressions
-//     (index.go); the planner picks the path and EXPLAIN shows it.
+//     (index.go); the planner picks the path and EXPLAIN (plain, PLAN,
+//     FORMAT=tree) shows it. Lookup joins use the engine's ranges on the
+//     PRIMARY index, converted to the planner IR per outer row.
 //   - Transactions: buffered in the session, applied at COMMIT in atomic
-//     per-partition batches, conditional on ETags (txn.go documents what is
-//     atomic and isolated across partitions: per-partition batches only).
-//   - Counters: every store request a session makes is counted in its
-//     SHOW SESSION STATUS variables Sqlgw_store_requests and
-//     Sqlgw_entities_read; catalog reads are not counted.
+//     per-partition batches, conditional on ETags; a conflict is 1213.
+//     txn.go documents what is atomic and isolated across partitions:
+//     per-partition batches only (a failed multi-partition INSERT undoes its
+//     inserts; updates and deletes across partitions are not atomic).
+//   - Counters: every store request a session makes goes through
+//     storage/recorder with the session's Counters; SHOW SESSION STATUS LIKE
+//     'Sqlgw%' reports Sqlgw_store_requests and Sqlgw_entities_read. Catalog
+//     and view-definition reads are not counted.
 //   - Unsupported features are MySQL errors (1235, ER_NOT_SUPPORTED_YET):
-//     secondary indexes, foreign keys, CHECK constraints, views, triggers,
-//     stored procedures,
-//     generated columns, ON UPDATE.
+//     secondary indexes (CREATE INDEX, KEY/UNIQUE in CREATE TABLE), foreign
+//     keys, CHECK constraints, triggers, stored procedures, generated
+//     columns, ON UPDATE, PARTITION BY other than KEY(columns).
 //   - PARTITION BY KEY(a,b) declares the partition key, like COMMENT
-//     'sqlgw: partition_key=(a,b)'; go-mysql-server drops the clause, so
-//     the connection handler reads it from the statement (partition.go).
-//     Other partitioning schemes are rejected with 1235.
+//     'sqlgw: partition_key=(a,b)'; go-mysql-server drops the clause (and
+//     DESC in PRIMARY KEY), so the connection handler reads them from the
+//     statement (partition.go).
+//   - Accounts: the configured user (default root) for any host; an empty
+//     password only on a loopback listener (ErrInsecure otherwise).
 package sqlgw
 
 import (
