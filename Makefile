@@ -51,7 +51,7 @@ help:
 	@echo "make run             build bin/sqlgw and serve on 127.0.0.1:3306, data in ./data"
 	@echo "make build           build bin/sqlgw"
 	@echo "make azurite         run Azurite on 127.0.0.1:10002 (for STORE=azure:UseDevelopmentStorage=true)"
-	@echo "make test            unit tests + mysql CLI suite + enginetest suite"
+	@echo "make test            unit tests + mysql CLI suite + enginetest suite + compat clients"
 	@echo "make unittest        go test ./..."
 	@echo "make clitest         testdata/cli/*.sql through the mariadb CLI against sqlgw"
 	@echo "make clitest-rewrite regenerate testdata/cli/*.expected from a local MariaDB"
@@ -94,7 +94,7 @@ azurite:
 # target so CI output shows which part failed.
 
 .PHONY: test
-TEST_PARTS := unittest clitest enginetest
+TEST_PARTS := unittest clitest enginetest compat
 test: $(TEST_PARTS)
 
 # What CI runs (.ci/run times each part on its own): the cheap static gates,
