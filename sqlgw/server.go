@@ -289,6 +289,7 @@ func newEngine(ctx context.Context, store storage.Store, opts catalog.Options) (
 		Hooks: sql.ExecutionHooks{CreateTable: sql.CreateTable{PreSQLExecution: createTableHook}},
 	}).Build()
 	a.ExecBuilder.PriorityBuilder = explainBuilder{}
+	a.Coster = coster{inner: a.Coster}
 	engine := gms.New(a, &gms.Config{VersionPostfix: "sqlgw"})
 	return &Engine{Engine: engine, Provider: pro, gw: gw, rec: rec, store: store}, nil
 }
