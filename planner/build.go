@@ -122,6 +122,19 @@ func (b *builder) build() (*Plan, error) {
 	// Whole-key equalities stay PointGet and MultiGet (DESIGN.md);
 	// otherwise a secondary index may be cheaper.
 	if best.Path != PointGet && best.Path != MultiGet && best.Path != Empty && !b.q.NoIndex {
+		if rows, _ := b.rowsEstimate(); rows < defaultRows && b.hasIndexes() {
+			// Decide as if the table had defaultRows rows (index.go, Cost).
+			qd := *b.q
+			qd.Stats = &Stats{Rows: defaultRows}
+			dp, err := (&builder{t: b.t, q: &qd, cols: b.cols}).build()
+			if err != nil {
+				return nil, err
+			}
+			if dp.Index == nil {
+				return best, nil
+			}
+			return b.planIndex(b.t.(IndexedTable), dp.Index.Ordinal)
+		}
 		ip, err := b.indexPlan(best)
 		if err != nil {
 			return nil, err

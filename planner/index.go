@@ -39,6 +39,11 @@ import (
 // rows each when Stats.Partitions is unknown): that is why one declares a
 // local index. Base Gets cost one request and one entity per hit.
 // The plan with the lowest Cost.Score wins; ties keep the primary-key plan.
+// Below defaultRows rows (Stats.Rows), the choice is made as if the table
+// had defaultRows: on a small table a scan is one request, but a table with
+// a secondary index is expected to grow, and a plan must not flip from scan
+// to index as it does (MySQL likewise prefers ref access on small tables).
+// The chosen plan's Cost is still estimated with the real Stats.
 //
 // Freshness. Local index entities are written in the base row's batch and
 // are always exact. Global ones may lag (see catalog/ixmaint): the executor
@@ -431,4 +436,9 @@ func (b *builder) localRowsPerPart() float64 {
 		}
 	}
 	return defaultRowsPerPart
+}
+
+func (b *builder) hasIndexes() bool {
+	it, ok := b.t.(IndexedTable)
+	return ok && len(it.Indexes()) > 0
 }
