@@ -95,6 +95,33 @@ else
 	compat_fail "interactive session with completion (auto-rehash)" "$(printf '%s' "$got" | sed 's/\x1b[^a-zA-Z]*[a-zA-Z]//g' | head -40)"
 fi
 
+# Tab completion in a real terminal (tmux): the names read on connect complete
+# "qt" to qty and "pric" to price.
+sess=compat-cli-$$
+tmux new-session -d -s "$sess" -x 160 -y 40 \
+	"mariadb --no-defaults --default-character-set=utf8mb4 --protocol=TCP -h${COMPAT_HOST:-127.0.0.1} -P$COMPAT_PORT -u${COMPAT_USER:-root} ${COMPAT_PASSWORD:+-p$COMPAT_PASSWORD} $db; sleep 30"
+for ((i = 0; i < 300; i++)); do
+	tmux capture-pane -p -t "$sess" 2>/dev/null | grep -q "\[$db\]>" && break
+	sleep 0.1
+done
+tmux send-keys -t "$sess" -l "SELECT qt"
+tmux send-keys -t "$sess" Tab
+tmux send-keys -t "$sess" -l "FROM orders WHERE pric"
+tmux send-keys -t "$sess" Tab
+tmux send-keys -t "$sess" -l 'IS NULL\g' # \g ends the statement (tmux takes a trailing ";" as its own separator)
+tmux send-keys -t "$sess" Enter
+for ((i = 0; i < 300; i++)); do
+	tmux capture-pane -p -t "$sess" 2>/dev/null | grep -q "row.* in set" && break
+	sleep 0.1
+done
+got=$(tmux capture-pane -p -J -S -100 -t "$sess" 2>/dev/null)
+tmux kill-session -t "$sess" 2>/dev/null
+if printf '%s' "$got" | grep -q "SELECT qty \+FROM orders WHERE price \+IS NULL" && printf '%s' "$got" | grep -qE '^\| +5 \|$'; then
+	compat_ok "interactive Tab completion of column names"
+else
+	compat_fail "interactive Tab completion of column names" "$(printf '%s' "$got" | grep -v '^$' | tail -15)"
+fi
+
 # A piped script: one session, the client's batch output compared line by line.
 compat_exec "piped script reset" -e "DROP DATABASE IF EXISTS ${db}_piped; CREATE DATABASE ${db}_piped"
 got=$( (cat "$here/schema.sql" "$here/data.sql" "$here/piped.sql") | compat_sql "${db}_piped" 2>&1)
