@@ -34,14 +34,13 @@ const defaultBackend = "sqlgw"
 
 // runSetup runs setup scripts as enginetest.RunSetupScripts does, except that
 // a statement sqlgw rejects as not supported yet (MySQL error 1235: secondary
-// indexes, views, triggers, ...; or the engine's "no foreign key support")
-// is left out and noted in the
-// test log: the suites' shared setup creates such objects next to the plain
-// tables most tests use, and the tests that need them fail on their own (and
-// are in the skip list) rather than every test of a suite failing at setup.
-// So are the statements that then fail because their table or index is
-// missing. Any
-// other setup error fails the engine.
+// indexes, views, triggers, ...; or the engine's "no foreign key support") is
+// left out and noted in the test log, and so are the statements that then
+// fail because their table or index is missing. The suites' shared setup
+// creates such objects next to the plain tables most tests use: this way the
+// tests that need them fail on their own (and are in the skip list) instead of
+// every test of a suite failing at setup. Any other setup error fails the
+// engine.
 func runSetup(h *harness, e *gms.Engine, scripts []setup.SetupScript) error {
 	if len(scripts) == 0 {
 		scripts = setup.MydbData // as enginetest.NewEngine does
