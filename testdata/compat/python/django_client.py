@@ -138,6 +138,28 @@ except IntegrityError:
 except Exception as e:  # noqa: BLE001
     c.fail("foreign key violation is IntegrityError", "%s: %s" % (type(e).__name__, e))
 
+
+
+def for_update():
+    with transaction.atomic():
+        x = Customer.objects.select_for_update().get(region="us", code=1)
+        x.note = "locked"
+        x.save(update_fields=["note"])
+    return Customer.objects.get(region="us", code=1).note
+
+
+c.eqf("select_for_update() in atomic()", "locked", for_update)
+c.eqf("update_or_create (update)", ("Jones", False),
+      lambda: (lambda r: (r[0].name, r[1]))(Customer.objects.update_or_create(region="us", code=1, defaults={"note": "upd"})))
+c.eqf("get_or_create (create)", ("New", True),
+      lambda: (lambda r: (r[0].name, r[1]))(Customer.objects.get_or_create(region="zz", code=9, defaults={"name": "New"})))
+c.eqf("bulk_create", 3, lambda: len(Customer.objects.bulk_create(
+    [Customer(region="bk", code=i, name="bulk %d" % i, note=None) for i in range(3)])))
+c.eqf("exists / count / distinct", (True, 3, 1),
+      lambda: (Customer.objects.filter(region="bk").exists(), Customer.objects.filter(region="bk").count(),
+               Customer.objects.filter(region="bk").values("region").distinct().count()))
+c.eqf("slicing (LIMIT/OFFSET) and ordering", ["bulk 1", "bulk 2"],
+      lambda: list(Customer.objects.filter(region="bk").order_by("code").values_list("name", flat=True)[1:3]))
 with connection.cursor() as cur:
     cur.execute("SELECT name FROM compatapp_customer WHERE note = %s OR name = %s ORDER BY name", ["updated", "Jones"])
     c.eq("raw cursor with parameters", [("Jones",), ("Smith",)], list(cur.fetchall()))
