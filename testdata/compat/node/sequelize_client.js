@@ -87,6 +87,27 @@ c.main(async () => {
   c.eq('commit kept the outer row only', [2], (await Customer.findAll({ where: { region: 'ap' } })).map((x) => x.id));
   c.true('savepoint statements were sent', sql.some((s) => /SAVEPOINT/.test(s)), 'no SAVEPOINT in the log');
 
+  await c.eqf('upsert (ON DUPLICATE KEY UPDATE)', ['upserted', 'Jones'], async () => {
+    await Customer.upsert({ region: 'us', id: 1, name: 'Jones', note: 'upserted' });
+    const x = await Customer.findOne({ where: { region: 'us', id: 1 } });
+    return [x.note, x.name];
+  });
+  await c.eqf('findOrCreate (create, then find)', [true, false], async () => {
+    const [, created] = await Customer.findOrCreate({ where: { region: 'zz', id: 9 }, defaults: { name: 'New' } });
+    const [, again] = await Customer.findOrCreate({ where: { region: 'zz', id: 9 }, defaults: { name: 'New' } });
+    return [created, again];
+  });
+  await c.eqf('LIKE, ORDER BY, LIMIT/OFFSET', ['New', "O'Brien"], async () => (await Customer.findAll({
+    where: { name: { [Op.like]: '%e%' } }, order: [['name', 'ASC']], limit: 2, offset: 1,
+  })).map((x) => x.name));
+  await c.eqf('transaction with lock: UPDATE (SELECT ... FOR UPDATE)', 'locked', async () => {
+    await seq.transaction(async (t) => {
+      const x = await Customer.findOne({ where: { region: 'us', id: 1 }, transaction: t, lock: t.LOCK.UPDATE });
+      await x.update({ note: 'locked' }, { transaction: t });
+    });
+    return (await Customer.findOne({ where: { region: 'us', id: 1 } })).note;
+  });
+
   const desc = await c.run('describeTable', () => qi.describeTable('orders'));
   if (desc) {
     c.eq('describeTable keys and types',
