@@ -54,6 +54,29 @@ compat_exec "session settings drivers send" "$db" -e "SET NAMES utf8mb4; SET NAM
 compat_query "DATABASE(), CURRENT_USER(), CONNECTION_ID()" "$db	1	1" "$db" \
 	-e "SELECT DATABASE(), CURRENT_USER() LIKE '%@%', CONNECTION_ID() > 0"
 
+# MySQL 8 names that MariaDB 10.11 does not have, sent by MySQL's own connectors
+# (Connector/J 8, Connector/Python, Connector/NET) when the server says it is 8.x, as
+# sqlgw does. Checked against sqlgw only; MySQL 8's documentation is the reference.
+if [ "${COMPAT_SERVER:-}" = sqlgw ]; then
+	compat_exec "MySQL 8 Connector/J connect-time variables" -e "/* mysql-connector-j-8.3.0 */ SELECT @@session.auto_increment_increment AS auto_increment_increment,
+  @@character_set_client AS character_set_client, @@character_set_connection AS character_set_connection,
+  @@character_set_results AS character_set_results, @@character_set_server AS character_set_server,
+  @@collation_server AS collation_server, @@collation_connection AS collation_connection,
+  @@init_connect AS init_connect, @@interactive_timeout AS interactive_timeout, @@license AS license,
+  @@lower_case_table_names AS lower_case_table_names, @@max_allowed_packet AS max_allowed_packet,
+  @@net_write_timeout AS net_write_timeout, @@performance_schema AS performance_schema,
+  @@sql_mode AS sql_mode, @@system_time_zone AS system_time_zone, @@time_zone AS time_zone,
+  @@transaction_isolation AS transaction_isolation, @@wait_timeout AS wait_timeout"
+	compat_query "@@transaction_isolation and @@transaction_read_only" "REPEATABLE-READ	0" \
+		-e "SELECT @@session.transaction_isolation, @@session.transaction_read_only"
+	compat_exec "SET NAMES with MySQL 8's default collation (Connector/Python)" \
+		-e "SET NAMES 'utf8mb4' COLLATE 'utf8mb4_0900_ai_ci'; SET @@session.autocommit = OFF; SET @@session.autocommit = ON"
+	compat_query "SHOW VARIABLES LIKE 'transaction_isolation'" "transaction_isolation	REPEATABLE-READ" \
+		-e "SHOW VARIABLES LIKE 'transaction_isolation'"
+else
+	echo "# MySQL 8 connector statements: not run against MariaDB 10.11 (it lacks @@transaction_isolation, utf8mb4_0900_ai_ci)"
+fi
+
 # --- SHOW on tables ---------------------------------------------------------------
 compat_query "SHOW FULL TABLES FROM" "customers	BASE TABLE
 orders	BASE TABLE" -e "SHOW FULL TABLES FROM $db"
