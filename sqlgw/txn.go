@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -311,48 +312,76 @@ func (g *gateway) commitTable(ctx context.Context, tt *txTable, log *commitLog) 
 		}
 		byPart[k.pk] = append(byPart[k.pk], ro)
 	}
-	var delta int64
+	// Cut each partition's operations into batches (a row's entities never
+	// straddle two batches).
+	type batch struct {
+		ops   []storage.Operation
+		delta int64
+	}
+	var batches []batch
 	for _, pk := range parts {
-		var batch []storage.Operation
-		var bdelta int64
-		flush := func() error {
-			if len(batch) == 0 {
-				return nil
+		var b batch
+		for _, ro := range byPart[pk] {
+			if len(b.ops)+len(ro.ops) > storage.MaxBatchOps && len(b.ops) > 0 {
+				batches = append(batches, b)
+				b = batch{}
 			}
-			etags, err := g.apply(ctx, tt.meta, batch)
+			b.ops = append(b.ops, ro.ops...)
+			b.delta += ro.delta
+		}
+		if len(b.ops) > 0 {
+			batches = append(batches, b)
+		}
+	}
+	// Batches of different partitions are independent: send them in
+	// parallel (bounded), so a multi-row INSERT over many partitions costs
+	// one round trip time per commitParallel batches, not per batch.
+	var (
+		mu       sync.Mutex
+		firstErr error
+		delta    int64
+		wg       sync.WaitGroup
+		sem      = make(chan struct{}, commitParallel)
+	)
+	for _, b := range batches {
+		mu.Lock()
+		failed := firstErr != nil
+		mu.Unlock()
+		if failed {
+			break
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(b batch) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			etags, err := g.apply(ctx, tt.meta, b.ops)
+			mu.Lock()
+			defer mu.Unlock()
 			if err != nil {
-				return err
+				if firstErr == nil {
+					firstErr = err
+				}
+				return
 			}
 			log.batches++
-			for i, op := range batch {
+			delta += b.delta
+			for i, op := range b.ops {
 				if op.Kind == storage.OpInsert && i < len(etags) {
 					log.inserts = append(log.inserts, appliedInsert{table: tt.meta.Physical, e: op.Entity, etag: etags[i]})
 				} else {
 					log.other = true
 				}
 			}
-			delta += bdelta
-			batch, bdelta = nil, 0
-			return nil
-		}
-		for _, ro := range byPart[pk] {
-			if len(batch)+len(ro.ops) > storage.MaxBatchOps {
-				if err := flush(); err != nil {
-					g.addRowCount(tt.meta.Physical, delta)
-					return err
-				}
-			}
-			batch = append(batch, ro.ops...)
-			bdelta += ro.delta
-		}
-		if err := flush(); err != nil {
-			g.addRowCount(tt.meta.Physical, delta)
-			return err
-		}
+		}(b)
 	}
+	wg.Wait()
 	g.addRowCount(tt.meta.Physical, delta)
-	return nil
+	return firstErr
 }
+
+// commitParallel bounds the batches of one commit in flight at once.
+const commitParallel = 16
 
 // rowOperations turns one buffered write into store operations: the main
 // entity conditional on the ETag read, continuation entities alongside.
