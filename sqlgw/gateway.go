@@ -18,7 +18,7 @@ import (
 // gateway is the state shared by every session of one server: the store,
 // the catalog, and caches derived from catalog records.
 type gateway struct {
-	store storage.Store // counting wrapper around the backend
+	store storage.Store // the recorder in front of the backend
 	cat   *catalog.Catalog
 
 	mu      sync.Mutex
@@ -32,6 +32,8 @@ type gateway struct {
 	// unsorted: the backend returns query results in any order (Cosmos
 	// DB Table API), so no plan may claim key order.
 	unsorted bool
+	// ignoreIndexes: see Engine.IgnoreSecondaryIndexes.
+	ignoreIndexes bool
 }
 
 type schemaKey struct {

@@ -225,13 +225,13 @@ func (d *Database) RenameTable(ctx *sql.Context, oldName, newName string) error 
 // afterwards, so a failure there would leave a half-created table; this
 // rejects what sqlgw does not support before anything is created, and
 // rejects table options sqlgw would otherwise silently ignore.
-func createTableHook(ctx *sql.Context, _ sql.StatementRunner, n sql.Node) (sql.Node, error) {
+func (g *gateway) createTableHook(ctx *sql.Context, _ sql.StatementRunner, n sql.Node) (sql.Node, error) {
 	ct, ok := n.(*plan.CreateTable)
 	if !ok {
 		return n, nil
 	}
 	for _, idx := range ct.Indexes() {
-		if idx.IsPrimary() {
+		if idx.IsPrimary() || g.ignoreIndexes {
 			continue
 		}
 		what := "INDEX"
