@@ -545,6 +545,20 @@ func TestExplain(t *testing.T) {
 	})
 }
 
+func TestExplainAnalyze(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, ts *testServer) {
+		c := ts.conn()
+		mustExec(t, c, "CREATE DATABASE d")
+		mustExec(t, c, "USE d")
+		mustExec(t, c, "CREATE TABLE kv (id INT PRIMARY KEY, v INT)")
+		mustExec(t, c, "INSERT INTO kv VALUES (1, 1), (2, 2), (3, 3)")
+		out := strings.Join(rows(t, c, "EXPLAIN ANALYZE SELECT v FROM kv WHERE id IN (1, 3)"), "\n")
+		if !strings.Contains(out, "MultiGet") || !strings.Contains(out, "sqlgw: 2 rows, 2 store requests, 2 entities read") {
+			t.Errorf("EXPLAIN ANALYZE:\n%s", out)
+		}
+	})
+}
+
 func TestUnsupportedIsAnError(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
 		c := ts.conn()

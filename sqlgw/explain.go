@@ -2,12 +2,14 @@ package sqlgw
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 
 	"github.com/sqlgw/sqlgw/planner"
+	"github.com/sqlgw/sqlgw/storage/recorder"
 )
 
 // Plain EXPLAIN
@@ -22,11 +24,19 @@ import (
 
 // explainBuilder is a priority exec builder: it builds plain EXPLAIN and
 // leaves every other node to go-mysql-server (by returning nil).
-type explainBuilder struct{}
+type explainBuilder struct {
+	exec sql.NodeExecBuilder // the engine's builder, to run EXPLAIN ANALYZE
+}
 
-func (explainBuilder) Build(ctx *sql.Context, n sql.Node, _ sql.Row) (sql.RowIter, error) {
+func (e explainBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
 	d, ok := n.(*plan.DescribeQuery)
-	if !ok || d.Format.Plan || d.Format.Analyze {
+	if !ok {
+		return nil, nil
+	}
+	if d.Format.Analyze {
+		return e.analyze(ctx, d, row)
+	}
+	if d.Format.Plan {
 		return nil, nil
 	}
 	var rows []sql.Row
@@ -37,6 +47,45 @@ func (explainBuilder) Build(ctx *sql.Context, n sql.Node, _ sql.Row) (sql.RowIte
 	if len(rows) == 0 {
 		rows = append(rows, sql.Row{uint64(1), "SIMPLE", nil, nil, nil, nil, nil, nil, nil, nil, float64(0), "No tables used"})
 	}
+	return sql.RowsToRowIter(rows...), nil
+}
+
+// analyze runs EXPLAIN ANALYZE: the statement is executed (read-only ones
+// only, as go-mysql-server requires) with its own request counters, and the
+// plan is followed by the store requests and entities it really cost.
+func (e explainBuilder) analyze(ctx *sql.Context, d *plan.DescribeQuery, row sql.Row) (sql.RowIter, error) {
+	if !d.IsReadOnly() {
+		return nil, errUnsupported.New("EXPLAIN ANALYZE of a statement that writes")
+	}
+	var c recorder.Counters
+	sctx := ctx.WithContext(recorder.WithCounters(ctx.Context, &c))
+	it, err := e.exec.Build(sctx, d.Child, row)
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	for {
+		_, err := it.Next(sctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			it.Close(sctx)
+			return nil, err
+		}
+		n++
+	}
+	if err := it.Close(sctx); err != nil {
+		return nil, err
+	}
+	var rows []sql.Row
+	for _, l := range strings.Split(sql.Describe(ctx, d.Child, d.Format), "\n") {
+		if strings.TrimSpace(l) != "" {
+			rows = append(rows, sql.NewRow(l))
+		}
+	}
+	snap := c.Snapshot()
+	rows = append(rows, sql.NewRow(fmt.Sprintf("sqlgw: %d rows, %d store requests, %d entities read", n, snap.Requests, snap.EntitiesRead)))
 	return sql.RowsToRowIter(rows...), nil
 }
 

@@ -288,7 +288,7 @@ func newEngine(ctx context.Context, store storage.Store, opts catalog.Options) (
 	a := analyzer.NewBuilder(pro).AddPostAnalyzeRule(pushdownRuleID, pushdownRule).AddOverrides(sql.EngineOverrides{
 		Hooks: sql.ExecutionHooks{CreateTable: sql.CreateTable{PreSQLExecution: gw.createTableHook}},
 	}).Build()
-	a.ExecBuilder.PriorityBuilder = explainBuilder{}
+	a.ExecBuilder.PriorityBuilder = explainBuilder{exec: a.ExecBuilder}
 	a.Coster = coster{inner: a.Coster}
 	engine := gms.New(a, &gms.Config{VersionPostfix: "sqlgw"})
 	return &Engine{Engine: engine, Provider: pro, gw: gw, rec: rec, store: store}, nil
