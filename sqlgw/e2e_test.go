@@ -628,6 +628,7 @@ func TestPartitionByKey(t *testing.T) {
 			t.Errorf("want PartitionScan:\n%s", plan)
 		}
 		expectRows(t, c, "SELECT v FROM m WHERE tenant = 1 ORDER BY v", "1", "2")
+		expectRows(t, c, "SELECT TABLE_COMMENT FROM information_schema.TABLES WHERE TABLE_NAME = 'm'", "sqlgw: partition_key=(`tenant`)")
 		expectErrno(t, c, 1235, "CREATE TABLE h (a INT PRIMARY KEY) PARTITION BY HASH(a) PARTITIONS 4")
 		expectErrno(t, c, 1146, "SELECT * FROM h")
 	})

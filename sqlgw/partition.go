@@ -20,7 +20,9 @@ import (
 // partitioning (HASH, RANGE, LIST, LINEAR, explicit partitions) is
 // rejected with ER_NOT_SUPPORTED_YET when the table is created, never
 // silently ignored. The PARTITIONS n count is accepted and ignored: the
-// store partitions by key value, not into n buckets.
+// store partitions by key value, not into n buckets. The declared key is
+// also written into the table comment as "sqlgw: partition_key=(...)", so
+// SHOW CREATE TABLE shows it and a dump recreates the same keys.
 
 type partitionDecl struct {
 	cols []string

@@ -194,6 +194,14 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 			return errUnsupported.New("table " + name + ": both PARTITION BY KEY and a partition_key comment option")
 		}
 		def.PartitionKey = pk
+		// SHOW CREATE TABLE cannot print PARTITION BY (the engine does not
+		// know it); recording it as the comment option makes it visible
+		// and lets a dump recreate the same keys.
+		quoted := make([]string, len(pk))
+		for i, c := range pk {
+			quoted[i] = "`" + strings.ReplaceAll(c, "`", "``") + "`"
+		}
+		def.Comment = strings.TrimSpace(def.Comment + " sqlgw: partition_key=(" + strings.Join(quoted, ", ") + ")")
 	}
 	if len(def.PartitionKey) > 0 && len(def.PrimaryKey) == 0 {
 		return mapError(fmt.Errorf("%w: table %s: a partition key needs a primary key", catalog.ErrInvalidDef, name))
