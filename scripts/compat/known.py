@@ -1,7 +1,8 @@
 """Applies a known-failures list to one client's output (used by scripts/compat/run.sh).
 
 Usage: known.py LIST CLIENT LOG. LIST has one entry per line, "client<TAB>check name<TAB>
-reason"; '#' starts a comment; a reason may not start with TODO. A FAIL line of a listed check becomes KNOWN; a listed
+reason"; "client@store" limits an entry to one store kind ($COMPAT_SQLGW_STORE up to its
+first ':', e.g. azurite); '#' starts a comment; a reason may not start with TODO. A FAIL line of a listed check becomes KNOWN; a listed
 check that passed ("ok NAME") becomes a failure, so a fixed problem must leave the list
 (strict, like the CLI suite's list). Prints the rewritten lines and, last,
 "N passed, N failed, N skipped" where skipped counts expected and known failures.
@@ -13,11 +14,11 @@ list (LOGDIR = the run's logs directory, one CLIENT/client.log each): entries to
 replaced by a real one before the list is accepted.
 """
 
+import os
 import sys
 
 
 def suggest(lst, logdir):
-    import os
     listed = {}
     for line in open(lst, encoding="utf-8"):
         parts = line.rstrip("\n").split("\t")
@@ -32,10 +33,10 @@ def suggest(lst, logdir):
         lines = [l.rstrip("\n") for l in open(log, encoding="utf-8", errors="replace")]
         oks = {l[3:] for l in lines if l.startswith("ok ")}
         for (c, name), why in sorted(listed.items()):
-            if c == client and name in oks:
+            if c.split("@")[0] == client and name in oks:
                 print("delete\t%s\t%s\t%s" % (c, name, why))
         for l in lines:
-            if l.startswith("FAIL ") and not any(c == client and l.startswith("FAIL " + n + ":") for c, n in listed):
+            if l.startswith("FAIL ") and not any(c.split("@")[0] == client and l.startswith("FAIL " + n + ":") for c, n in listed):
                 name = l[5:].split(": ", 1)[0]
                 print("add\t%s\t%s\tTODO (%s)" % (client, name, l[5:][:200]))
     return 0
@@ -45,6 +46,7 @@ def main():
     if sys.argv[1] == "--suggest":
         return suggest(sys.argv[2], sys.argv[3])
     lst, client, log = sys.argv[1:4]
+    store = os.environ.get("COMPAT_SQLGW_STORE", "memory:").split(":")[0]
     known = {}
     for n, line in enumerate(open(lst, encoding="utf-8"), 1):
         line = line.rstrip("\n")
@@ -54,7 +56,9 @@ def main():
         if len(parts) != 3 or not all(p.strip() for p in parts) or parts[2].startswith("TODO"):
             print("FAIL known-failures list line %d: want client<TAB>check<TAB>reason: %r" % (n, line))
             return 1
-        if parts[0] == client:
+        # "client@store" limits an entry to one store kind (memory, pebble, azurite, azure).
+        name, _, only = parts[0].partition("@")
+        if name == client and (not only or only == store):
             known[parts[1]] = parts[2]
     passed = failed = skipped = 0
     seen = set()
