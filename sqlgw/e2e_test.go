@@ -727,3 +727,38 @@ func TestDescKey(t *testing.T) {
 		expectRows(t, c, "SELECT ts FROM ev WHERE dev = 1 AND ts >= 2 ORDER BY ts", "2", "3")
 	})
 }
+
+// TestPaging: results longer than a page (1,000 entities) are followed
+// page by page, and a LIMIT stops after the first.
+func TestPaging(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, ts *testServer) {
+		c := ts.conn()
+		mustExec(t, c, "CREATE DATABASE d")
+		mustExec(t, c, "USE d")
+		mustExec(t, c, "CREATE TABLE ev (dev INT, ts INT, v INT, PRIMARY KEY (dev, ts))")
+		for b := 0; b < 25; b++ {
+			var vals []string
+			for i := 1; i <= 100; i++ {
+				n := b*100 + i
+				vals = append(vals, fmt.Sprintf("(1, %d, %d)", n, n%7))
+			}
+			mustExec(t, c, "INSERT INTO ev VALUES "+strings.Join(vals, ","))
+		}
+		expectRows(t, c, "SELECT COUNT(*), MIN(ts), MAX(ts) FROM ev WHERE dev = 1", "2500\t1\t2500")
+		for _, tc := range []struct {
+			q              string
+			reqs, entities int64
+		}{
+			{"SELECT COUNT(*) FROM ev WHERE dev = 1", 3, 2500},
+			{"SELECT ts FROM ev WHERE dev = 1 LIMIT 5", 1, 5},
+			{"SELECT ts FROM ev WHERE dev = 1 AND ts > 1990 ORDER BY ts LIMIT 20", 1, 20},
+		} {
+			reqs, ents := cost(t, c, tc.q)
+			if reqs != tc.reqs || ents != tc.entities {
+				t.Errorf("%s: %d requests, %d entities; want %d, %d", tc.q, reqs, ents, tc.reqs, tc.entities)
+			}
+		}
+		expectRows(t, c, "SELECT ts FROM ev WHERE dev = 1 AND ts > 1990 ORDER BY ts LIMIT 3", "1991", "1992", "1993")
+		expectRows(t, c, "SELECT COUNT(*) FROM ev WHERE dev = 1 AND v = 3", "357")
+	})
+}
