@@ -629,6 +629,10 @@ func TestPartitionByKey(t *testing.T) {
 		}
 		expectRows(t, c, "SELECT v FROM m WHERE tenant = 1 ORDER BY v", "1", "2")
 		expectRows(t, c, "SELECT TABLE_COMMENT FROM information_schema.TABLES WHERE TABLE_NAME = 'm'", "sqlgw: partition_key=(`tenant`)")
+		mustExec(t, c, "ALTER TABLE m COMMENT 'events'")
+		expectRows(t, c, "SELECT TABLE_COMMENT FROM information_schema.TABLES WHERE TABLE_NAME = 'm'", "events sqlgw: partition_key=(`tenant`)")
+		expectErrno(t, c, 1235, "ALTER TABLE m COMMENT 'sqlgw: partition_key=(id)'")
+		expectErrno(t, c, 1235, "ALTER TABLE m DROP PRIMARY KEY")
 		expectErrno(t, c, 1235, "CREATE TABLE h (a INT PRIMARY KEY) PARTITION BY HASH(a) PARTITIONS 4")
 		expectErrno(t, c, 1146, "SELECT * FROM h")
 	})

@@ -26,6 +26,7 @@ var (
 	reTableExists = regexp.MustCompile(`^table with name (.*) already exists$`)
 	reViewExists  = regexp.MustCompile(`^the view [^.]*\.(.*) already exists$`)
 	reNoFK        = regexp.MustCompile(`^the table does not support foreign key operations: (.*)$`)
+	reNoPKAlter   = regexp.MustCompile(`^error: table is not primary key alterable`)
 )
 
 // sqlStates are the SQLSTATEs of MySQL error codes go-mysql-server leaves
@@ -90,6 +91,8 @@ func translateError(err error, db string) error {
 			num, state = mysql.ERNoDefaultForField, "HY000"
 		} else if m := reTableExists.FindStringSubmatch(msg); m != nil {
 			num, msg = mysql.ERTableExists, fmt.Sprintf("Table '%s' already exists", m[1])
+		} else if reNoPKAlter.MatchString(msg) {
+			num, state, msg = mysql.ERNotSupportedYet, "42000", "sqlgw: changing the primary key of a table is not supported yet"
 		} else if m := reNoFK.FindStringSubmatch(msg); m != nil {
 			num, state, msg = mysql.ERNotSupportedYet, "42000", fmt.Sprintf("sqlgw: foreign keys (on table %s) are not supported yet", m[1])
 		} else if m := reViewExists.FindStringSubmatch(msg); m != nil {

@@ -400,3 +400,46 @@ func (t *Table) plan(q *planner.Query) (*planner.Plan, error) {
 	q.Stats = &planner.Stats{Rows: float64(n)}
 	return planner.Build(t.info.pt, q)
 }
+
+var _ sql.CommentAlterableTable = (*Table)(nil)
+
+// ModifyComment implements sql.CommentAlterableTable. The partition key
+// is fixed at creation: a new comment may repeat it or leave it out (the
+// option is then kept, so the comment keeps telling the truth), but not
+// change it.
+func (t *Table) ModifyComment(ctx *sql.Context, comment string) error {
+	newOpts, err := catalog.ParseTableOptions(comment)
+	if err != nil {
+		return mapError(err)
+	}
+	oldOpts, _ := catalog.ParseTableOptions(t.meta().Comment)
+	switch {
+	case newOpts.PartitionKey != nil:
+		if !sameNames(newOpts.PartitionKey, t.meta().PartitionKey) {
+			return errUnsupported.New("changing the partition key of table " + t.Name() + " is not supported")
+		}
+	case oldOpts.PartitionKey != nil:
+		quoted := make([]string, len(oldOpts.PartitionKey))
+		for i, c := range oldOpts.PartitionKey {
+			quoted[i] = "`" + strings.ReplaceAll(c, "`", "``") + "`"
+		}
+		comment = strings.TrimSpace(comment + " sqlgw: partition_key=(" + strings.Join(quoted, ", ") + ")")
+	}
+	nm, err := t.gw.cat.SetTableComment(metaCtx(ctx), t.db.name, t.Name(), comment)
+	if err != nil {
+		return mapError(err)
+	}
+	return t.refresh(ctx, nm)
+}
+
+func sameNames(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !strings.EqualFold(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
