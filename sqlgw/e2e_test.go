@@ -307,6 +307,8 @@ func TestEndToEnd(t *testing.T) {
 		// TRUNCATE, DROP, RENAME, ALTER.
 		mustExec(t, c, "TRUNCATE TABLE orders")
 		expectRows(t, c, "SELECT COUNT(*) FROM orders", "0")
+		mustExec(t, c, "CREATE DATABASE other")
+		expectErrno(t, c, 1235, "RENAME TABLE orders TO other.orders")
 		mustExec(t, c, "RENAME TABLE orders TO orders2")
 		expectRows(t, c, "SELECT COUNT(*) FROM orders2", "0")
 		mustExec(t, c, "ALTER TABLE customers ADD COLUMN age INT")

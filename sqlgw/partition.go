@@ -71,6 +71,10 @@ func (p *partitionDecls) clear(conn uint32) {
 // CREATE TABLE with one. Cheap for every other statement.
 func (p *partitionDecls) notePartitionBy(conn uint32, query string) {
 	q := strings.TrimSpace(query)
+	if len(q) >= 6 && strings.EqualFold(q[:6], "rename") {
+		p.noteRename(conn, q)
+		return
+	}
 	if len(q) < 6 || !strings.EqualFold(q[:6], "create") {
 		return
 	}
@@ -121,4 +125,33 @@ func (p *partitionDecls) notePartitionBy(conn uint32, query string) {
 func (g *gateway) createDecl(ctx *sql.Context, table string) partitionDecl {
 	d, _ := g.parts.take(ctx.Session.ID(), table)
 	return d
+}
+
+// renameKey is the partitionDecls entry of a RENAME TABLE statement.
+const renameKey = "\x00rename"
+
+// noteRename records an error for a RENAME TABLE that moves a table to
+// another database: go-mysql-server drops the target database and would
+// rename within the source database instead.
+func (p *partitionDecls) noteRename(conn uint32, q string) {
+	stmt, _, err := sqlparser.ParseOne(context.Background(), q)
+	if err != nil {
+		return
+	}
+	ddl, ok := stmt.(*sqlparser.DDL)
+	if !ok || ddl.Action != sqlparser.RenameStr {
+		return
+	}
+	for i := range ddl.FromTables {
+		if i >= len(ddl.ToTables) {
+			break
+		}
+		from, to := ddl.FromTables[i].DbQualifier.String(), ddl.ToTables[i].DbQualifier.String()
+		if to != "" && !strings.EqualFold(from, to) {
+			p.set(conn, renameKey, partitionDecl{err: errUnsupported.New(fmt.Sprintf(
+				"RENAME TABLE %s TO %s.%s: moving a table to another database is not supported yet",
+				ddl.FromTables[i].Name.String(), to, ddl.ToTables[i].Name.String()))})
+			return
+		}
+	}
 }

@@ -224,6 +224,9 @@ func (d *Database) DropTable(ctx *sql.Context, name string) error {
 
 // RenameTable implements sql.TableRenamer.
 func (d *Database) RenameTable(ctx *sql.Context, oldName, newName string) error {
+	if decl, ok := d.gw.parts.take(ctx.Session.ID(), renameKey); ok && decl.err != nil {
+		return decl.err
+	}
 	_, err := d.gw.cat.RenameTable(metaCtx(ctx), d.name, oldName, d.name, newName)
 	return mapError(err)
 }
