@@ -1,7 +1,8 @@
 """Edge cases every driver meets sooner or later, through PyMySQL: upserts (INSERT ... ON
 DUPLICATE KEY UPDATE with MySQL's 1/2/0 affected-row convention, INSERT IGNORE, REPLACE),
 auto-increment ids (cursor.lastrowid, LAST_INSERT_ID()), large values (a 300 KB TEXT and
-a 3 MB LONGBLOB, larger than one stored entity), a table wider than the store's property
+a 3 MB LONGBLOB, larger than one stored entity, and a 5 MiB LONGTEXT, larger than one
+store batch), a table wider than the store's property
 limit (300 columns), multi-statement queries (CLIENT_MULTI_STATEMENTS), and LOAD DATA
 LOCAL INFILE."""
 
@@ -70,6 +71,13 @@ c.eqf("LENGTH() of them", (len(text.encode("utf-8")), len(blob)),
       lambda: (cur.execute("SELECT LENGTH(txt), LENGTH(bin) FROM blobs WHERE k = 1"), tuple(cur.fetchone()))[1])
 c.eqf("update the large value", 1, lambda: cur.execute("UPDATE blobs SET bin = %s WHERE k = 1 AND part = 'x'", (blob[::-1],)))
 c.eqf("read the updated value", True, lambda: (cur.execute("SELECT bin FROM blobs WHERE k = 1"), cur.fetchone()[0] == blob[::-1])[1])
+
+# A value larger than one store batch (4 MiB): the store's limits are the gateway's
+# problem, not the user's.
+huge = "".join(rnd.choice("abcdefghij O'Brien\n") for _ in range(5 * 1024 * 1024))
+c.eqf("insert a 5 MiB LONGTEXT", 1, lambda: cur.execute("INSERT INTO blobs VALUES (2, 'huge', %s, NULL)", (huge,)))
+c.eqf("read the 5 MiB LONGTEXT back", (len(huge), True),
+      lambda: (lambda r: (len(r[0]), r[0] == huge))((cur.execute("SELECT txt FROM blobs WHERE k = 2 AND part = 'huge'"), cur.fetchone())[1]))
 
 # A row wider than the store's 252 properties.
 cols = ["c%03d" % i for i in range(300)]
