@@ -16,8 +16,9 @@
 // reason each. An entry is the full name `go test` gives the failing subtest
 // (spaces become underscores); the harness's SkipQueryTest skips a query, a
 // script or a script assertion whose name matches an entry of the running
-// top-level test. Every skip therefore shows in `go test -v` output as SKIP
-// with its reason. The list is meant to shrink: delete entries that pass
-// (`go test -tags enginetest -run X ./sqlgw/enginetest/ -args -noskip` runs
-// everything without it) and keep docs/enginetest.md's counts current.
+// top-level test. With -v the harness logs every skip with its reason, and
+// each top-level test ends with the number of skips per reason. The list is
+// meant to shrink: delete entries that pass (`go test -tags enginetest -run X
+// ./sqlgw/enginetest/ -args -noskip` ignores it, except for the tests that
+// crash the test binary) and keep docs/enginetest.md's counts current.
 package enginetest

@@ -44,13 +44,11 @@ var (
 func newHarness(t *testing.T) *harness {
 	t.Helper()
 	h := &harness{t: t, top: t.Name(), be: currentBackend}
-	if !*noSkip {
-		l, err := loadSkips(skipsFile)
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.skips = l
+	l, err := loadSkips(skipsFile, *noSkip)
+	if err != nil {
+		t.Fatal(err)
 	}
+	h.skips = l
 	t.Cleanup(func() {
 		if h.release != nil {
 			h.release()

@@ -15,7 +15,11 @@ import (
 	"testing"
 )
 
-var noSkip = flag.Bool("noskip", false, "run every test, ignoring testdata/skips.txt")
+var noSkip = flag.Bool("noskip", false, "run every test, ignoring testdata/skips.txt except the tests that crash the test binary")
+
+// crashReason starts the reasons of entries that -noskip keeps: a panic in a
+// test would end the whole run.
+const crashReason = "crashes the test binary"
 
 const skipsFile = "testdata/skips.txt"
 
@@ -40,7 +44,9 @@ type skipEntry struct {
 
 var dupSuffix = regexp.MustCompile(`#[0-9]+$`)
 
-func loadSkips(path string) (*skipList, error) {
+// loadSkips reads the skip list; with onlyCrashes it keeps just the entries
+// whose reason starts with crashReason.
+func loadSkips(path string, onlyCrashes bool) (*skipList, error) {
 	l := &skipList{byTop: map[string][]skipEntry{}, used: map[string]int{}}
 	f, err := os.Open(path)
 	if err != nil {
@@ -59,6 +65,9 @@ func loadSkips(path string) (*skipList, error) {
 		default:
 			if reason == "" {
 				return nil, fmt.Errorf("%s:%d: entry before any \"reason:\" line", path, n)
+			}
+			if onlyCrashes && !strings.HasPrefix(reason, crashReason) {
+				continue
 			}
 			top, rest, ok := strings.Cut(line, "/")
 			if !ok {
