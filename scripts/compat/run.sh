@@ -15,8 +15,8 @@
 # --report FILE  also write the per-client results as a Markdown table to FILE.
 # --no-install  do not install Debian/npm packages (the Go and Java clients are still built).
 # CLIENT    any of: cli dump discovery mycli isql sqlline pymysql edgecases aiomysql
-#           sqlalchemy django peewee pony odbc mysql2 sequelize mysqljs mariadb knex typeorm
-#           jdbc hibernate gorm (default: all).
+#           sqlalchemy sqlmodel django peewee pony odbc mysql2 sequelize mysqljs mariadb knex
+#           typeorm jdbc hibernate gorm (default: all).
 # Each client prints ok/FAIL/XFAIL lines; XFAIL is only allowed on sqlgw, for a
 # secondary index the server says it does not support yet. Prints one line per client
 # and, last, "N passed, N failed, N skipped" over all checks; exits 1 if any failed.
@@ -31,7 +31,7 @@ install=1
 report=
 known=
 work=${TMPDIR:-/tmp}/sqlgw-compat
-all=(cli dump discovery mycli isql sqlline pymysql edgecases aiomysql sqlalchemy django peewee pony odbc mysql2 sequelize mysqljs mariadb knex typeorm jdbc hibernate gorm)
+all=(cli dump discovery mycli isql sqlline pymysql edgecases aiomysql sqlalchemy sqlmodel django peewee pony odbc mysql2 sequelize mysqljs mariadb knex typeorm jdbc hibernate gorm)
 clients=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -73,7 +73,7 @@ td=$root/testdata/compat
 client_cmd() {
 	case $1 in
 	cli | dump | discovery | mycli | isql | sqlline) echo bash "$td/$1/run.sh" ;;
-	pymysql | edgecases | aiomysql | sqlalchemy | django | peewee | pony | odbc) echo /usr/bin/python3 -B "$td/python/$1_client.py" ;;
+	pymysql | edgecases | aiomysql | sqlalchemy | sqlmodel | django | peewee | pony | odbc) echo /usr/bin/python3 -B "$td/python/$1_client.py" ;;
 	mysql2 | sequelize | mysqljs | mariadb | knex | typeorm) echo node "$td/node/$1_client.js" ;;
 	jdbc) echo java -cp "$work/java:/usr/share/java/mariadb-java-client.jar" JdbcClient ;;
 	hibernate) echo java -cp "$work/hibernate:$COMPAT_HIBERNATE_CP" HibernateClient ;;
