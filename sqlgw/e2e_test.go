@@ -768,3 +768,32 @@ func TestPaging(t *testing.T) {
 		expectRows(t, c, "SELECT COUNT(*) FROM ev WHERE dev = 1 AND v = 3", "357")
 	})
 }
+
+// TestLargeRow: a row larger than one store batch (4 MiB) is written across
+// batches, read back whole, and deleted.
+func TestLargeRow(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, ts *testServer) {
+		c := ts.conn()
+		mustExec(t, c, "CREATE DATABASE d")
+		mustExec(t, c, "USE d")
+		mustExec(t, c, "CREATE TABLE blobs (id INT PRIMARY KEY, name VARCHAR(10), body LONGTEXT)")
+		big := strings.Repeat("0123456789abcdef", 5<<20/16) // 5 MiB
+		mustExec(t, c, "INSERT INTO blobs VALUES (1, 'small', 'x'), (2, 'huge', ?)", big)
+		var got string
+		if err := c.QueryRowContext(context.Background(), "SELECT body FROM blobs WHERE id = 2").Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != big {
+			t.Fatalf("read back %d bytes, want %d", len(got), len(big))
+		}
+		expectRows(t, c, "SELECT id, name, LENGTH(body) FROM blobs ORDER BY id", "1\tsmall\t1", "2\thuge\t5242880")
+		expectErrno(t, c, 1062, "INSERT INTO blobs VALUES (2, 'again', ?)", big)
+		expectErrno(t, c, 1118, "UPDATE blobs SET name = 'renamed' WHERE id = 2")
+		if n := affected(t, c, "DELETE FROM blobs WHERE id = 2"); n != 1 {
+			t.Fatalf("delete: %d rows", n)
+		}
+		expectRows(t, c, "SELECT id FROM blobs ORDER BY id", "1")
+		mustExec(t, c, "INSERT INTO blobs VALUES (2, 'again', 'short')")
+		expectRows(t, c, "SELECT id, body FROM blobs ORDER BY id", "1\tx", "2\tshort")
+	})
+}

@@ -295,6 +295,7 @@ type rowOps struct {
 func (g *gateway) commitTable(ctx context.Context, tt *txTable, log *commitLog) error {
 	byPart := map[string][]rowOps{}
 	var parts []string
+	var big []bigRow
 	for _, k := range tt.order {
 		w := tt.writes[k]
 		if w == nil {
@@ -305,6 +306,10 @@ func (g *gateway) commitTable(ctx context.Context, tt *txTable, log *commitLog) 
 			return err
 		}
 		if len(ro.ops) == 0 {
+			continue
+		}
+		if oversize(ro.ops) {
+			big = append(big, bigRow{w: w, ro: ro})
 			continue
 		}
 		if _, ok := byPart[k.pk]; !ok {
@@ -377,7 +382,124 @@ func (g *gateway) commitTable(ctx context.Context, tt *txTable, log *commitLog) 
 	}
 	wg.Wait()
 	g.addRowCount(tt.meta.Physical, delta)
-	return firstErr
+	if firstErr != nil {
+		return firstErr
+	}
+	for _, b := range big {
+		if err := g.applyBig(ctx, tt.meta, b, log); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// bigRow is a row whose entities do not fit one batch (more than
+// storage.MaxBatchOps entities or storage.MaxBatchBytes).
+type bigRow struct {
+	w  *pending
+	ro rowOps
+}
+
+func oversize(ops []storage.Operation) bool {
+	if len(ops) > storage.MaxBatchOps {
+		return true
+	}
+	n := 0
+	for _, op := range ops {
+		n += storage.EntitySize(op.Entity)
+	}
+	return n > storage.MaxBatchBytes
+}
+
+// chunks cuts ops into batches within the store's batch limits.
+func chunks(ops []storage.Operation) [][]storage.Operation {
+	var out [][]storage.Operation
+	var cur []storage.Operation
+	size := 0
+	for _, op := range ops {
+		es := storage.EntitySize(op.Entity)
+		if len(cur) > 0 && (len(cur)+1 > storage.MaxBatchOps || size+es > storage.MaxBatchBytes) {
+			out = append(out, cur)
+			cur, size = nil, 0
+		}
+		cur = append(cur, op)
+		size += es
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// applyBig writes a row larger than one batch: the row cannot be written
+// atomically, so the main entity (whose _n property says how many
+// continuation entities belong to it) is the commit point:
+//
+//   - insert: continuation entities first, then the main entity with a
+//     create-only insert; until then readers see no row (scans skip
+//     continuation entities). If the insert fails, the continuation
+//     entities are deleted again.
+//   - delete: the main entity first (conditional on its ETag), then its
+//     continuation entities; leftovers after a failure are invisible.
+//   - update: not supported yet (it would need versioned continuation
+//     keys to stay atomic): a clear error 1118.
+func (g *gateway) applyBig(ctx context.Context, meta *catalog.Table, b bigRow, log *commitLog) error {
+	ops := b.ro.ops
+	main, extras := ops[0], ops[1:]
+	switch {
+	case b.w.deleted:
+		if _, err := g.apply(ctx, meta, []storage.Operation{main}); err != nil {
+			return err
+		}
+		log.batches++
+		log.other = true
+		g.addRowCount(meta.Physical, -1)
+		for _, c := range chunks(extras) {
+			if _, err := g.apply(ctx, meta, c); err != nil {
+				return err
+			}
+		}
+		return nil
+	case main.Kind == storage.OpInsert:
+		// Never overwrite another row's continuation entities: check the
+		// key is free first (a concurrent insert of the same key can still
+		// race with this one; the main entity's create-only insert then
+		// fails and reports the duplicate).
+		switch _, err := g.store.Get(ctx, meta.Physical, main.Entity.PartitionKey, main.Entity.RowKey, &storage.GetOptions{Select: []string{}}); {
+		case err == nil:
+			return errDuplicate(describeKey(meta, main.Entity))
+		case !errors.Is(err, storage.ErrNotFound):
+			return mapError(err)
+		}
+		var written []storage.Operation
+		for i := range extras {
+			extras[i].Kind, extras[i].Mode = storage.OpUpsert, storage.Replace
+		}
+		undo := func() {
+			for _, op := range written {
+				g.store.Delete(context.WithoutCancel(ctx), meta.Physical, op.Entity.PartitionKey, op.Entity.RowKey, storage.ETagAny)
+			}
+		}
+		for _, c := range chunks(extras) {
+			if _, err := g.apply(ctx, meta, c); err != nil {
+				undo()
+				return err
+			}
+			written = append(written, c...)
+		}
+		etags, err := g.apply(ctx, meta, []storage.Operation{main})
+		if err != nil {
+			undo()
+			return err
+		}
+		log.batches++
+		log.inserts = append(log.inserts, appliedInsert{table: meta.Physical, e: main.Entity, etag: etags[0]})
+		g.addRowCount(meta.Physical, 1)
+		return nil
+	}
+	return mysql.NewSQLError(mysql.ERTooBigRowSize, "42000",
+		"sqlgw: updating a row larger than one store batch (%d entities, over %d operations or %d bytes) is not supported yet; delete and insert it",
+		len(ops), storage.MaxBatchOps, storage.MaxBatchBytes)
 }
 
 // commitParallel bounds the batches of one commit in flight at once.
