@@ -43,7 +43,9 @@ import (
 //   - otherwise the earlier batches stay applied, and the error (same MySQL
 //     code) says so.
 // There is no commit record yet, so cross-partition atomicity of updates
-// and deletes is not provided. Isolation: reads
+// and deletes is not provided. A single row larger than one batch (over
+// 100 entities or 4 MiB) is written across batches with its main entity as
+// the commit point (applyBig); updating such a row is not supported yet. Isolation: reads
 // see the latest committed data of every row (read committed), plus the
 // transaction's own writes; write-write conflicts on rows the transaction
 // read are detected at commit (first committer wins).
