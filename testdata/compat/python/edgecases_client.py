@@ -105,6 +105,51 @@ def results():
 c.eqf("multi-statement query returns every result", [((3,),), 0, (("two",),)], results)
 multi.close()
 
+# Concurrent writers: two connections increment one row in overlapping transactions.
+# No increment may be lost; a conflict may surface only as the errors clients and ORMs
+# retry (1213 deadlock, 1205 lock wait timeout, SQLSTATE 40001).
+import threading  # noqa: E402
+import time  # noqa: E402
+
+cur.execute("CREATE TABLE counter (k INT NOT NULL PRIMARY KEY, n INT NOT NULL)")
+cur.execute("INSERT INTO counter VALUES (1, 0)")
+errors, retries = [], []
+
+
+def worker():
+    w = connect(database=DB)
+    wc = w.cursor()
+    for _ in range(25):
+        for _attempt in range(50):
+            try:
+                w.begin()
+                wc.execute("UPDATE counter SET n = n + 1 WHERE k = 1")
+                time.sleep(0.002)
+                w.commit()
+                break
+            except pymysql.err.MySQLError as e:
+                code = e.args[0] if e.args else None
+                try:
+                    w.rollback()
+                except pymysql.err.MySQLError:
+                    pass
+                if code in (1213, 1205):
+                    retries.append(code)
+                    continue
+                errors.append("%s" % (e,))
+                break
+    w.close()
+
+
+threads = [threading.Thread(target=worker) for _ in range(2)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+c.eq("concurrent increments: only retryable errors (1213/1205)", [], errors[:3])
+c.eqf("concurrent increments: none lost", 50, lambda: (cur.execute("SELECT n FROM counter WHERE k = 1"), cur.fetchone()[0])[1])
+print("# concurrent increments: %d retries" % len(retries))
+
 # LOAD DATA LOCAL INFILE (what mysqlimport and ETL tools use).
 with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
     f.write("ap,l-1,10,\"it's, quoted\"\nap,l-2,20,\\N\n")
