@@ -2,6 +2,9 @@ package sqlgw
 
 import (
 	"context"
+	"fmt"
+	"regexp"
+	"strings"
 	"sync"
 	"time"
 
@@ -17,7 +20,7 @@ import (
 //     sets the status flags only after the first query (setConnStatusFlags),
 //     so the handshake said "autocommit off" and drivers that trust it
 //     (PyMySQL's get_autocommit) were wrong until the first query.
-//   - OK packets with an info string are malformed (see dropInfo).
+//   - OK packets with an info string are malformed (see fixInfo).
 //   - Draining on shutdown: every command runs between begin() and end(),
 //     so Close can stop new commands, wait for the ones in flight (whose
 //     writes the client has not been told about yet) and only then close
@@ -78,17 +81,35 @@ func (h *handler) drain(timeout time.Duration) bool {
 	}
 }
 
-// dropInfo removes the info string of OK packets. vitess writes it as '#'
-// followed by the text, which is not the protocol's encoding (a
-// length-encoded string for clients with CLIENT_SESSION_TRACK, the rest of
-// the packet otherwise): the MariaDB and MySQL clients reject short infos
-// such as PREPARE's "Statement prepared" as a malformed packet. An OK
-// packet without info is always valid.
-func dropInfo(cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
+// infoLen is the length an OK packet's info string must have to be read
+// correctly: vitess writes it as '#' followed by the text, and clients with
+// CLIENT_SESSION_TRACK (the MariaDB and MySQL clients, mysql2) read a
+// length-encoded string there, whose first byte '#' (35) announces 35
+// bytes. An info of exactly 35 bytes is therefore well formed; a shorter
+// one, such as PREPARE's "Statement prepared", made the client report a
+// malformed packet.
+const infoLen = '#'
+
+var reRowsMatched = regexp.MustCompile(`^Rows matched: (\d+)\s+Changed: (\d+)`)
+
+// fixInfo rewrites OK packets' info strings to infoLen bytes: UPDATE's
+// "Rows matched: N  Changed: M" (drivers such as mysql2 take changedRows
+// from it) is kept, space-padded; other infos are padded or, when too long,
+// dropped (an OK packet without info is always valid).
+func fixInfo(cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
 	return func(res *sqltypes.Result, more bool) error {
 		if res != nil && len(res.Fields) == 0 && res.Info != "" {
 			r := *res
-			r.Info = ""
+			info := r.Info
+			if m := reRowsMatched.FindStringSubmatch(info); m != nil {
+				info = fmt.Sprintf("Rows matched: %s  Changed: %s", m[1], m[2])
+			}
+			if len(info) > infoLen {
+				info = ""
+			} else {
+				info += strings.Repeat(" ", infoLen-len(info))
+			}
+			r.Info = info
 			res = &r
 		}
 		return cb(res, more)
@@ -102,7 +123,7 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 	defer h.end()
 	h.gw.parts.notePartitionBy(c.ConnectionID, query)
 	defer h.gw.parts.clear(c.ConnectionID)
-	return h.translate(c, h.Handler.ComQuery(ctx, c, query, dropInfo(callback)))
+	return h.translate(c, h.Handler.ComQuery(ctx, c, query, fixInfo(callback)))
 }
 
 func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
@@ -112,7 +133,7 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	defer h.end()
 	h.gw.parts.notePartitionBy(c.ConnectionID, query)
 	defer h.gw.parts.clear(c.ConnectionID)
-	rest, err := h.Handler.ComMultiQuery(ctx, c, query, dropInfo(callback))
+	rest, err := h.Handler.ComMultiQuery(ctx, c, query, fixInfo(callback))
 	return rest, h.translate(c, err)
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
@@ -321,4 +322,36 @@ func (d *Database) SaveStoredProcedure(ctx *sql.Context, spd sql.StoredProcedure
 
 func (d *Database) DropStoredProcedure(ctx *sql.Context, name string) error {
 	return sql.ErrStoredProcedureDoesNotExist.New(name)
+}
+
+// Events are not stored: the database reports none (information_schema.EVENTS
+// and SHOW EVENTS answer empty), and CREATE EVENT is ER_NOT_SUPPORTED_YET.
+var _ sql.EventDatabase = (*Database)(nil)
+
+func (d *Database) GetEvent(ctx *sql.Context, name string) (sql.EventDefinition, bool, error) {
+	return sql.EventDefinition{}, false, nil
+}
+
+func (d *Database) GetEvents(ctx *sql.Context) ([]sql.EventDefinition, interface{}, error) {
+	return nil, nil, nil
+}
+
+func (d *Database) SaveEvent(ctx *sql.Context, ed sql.EventDefinition) (bool, error) {
+	return false, errUnsupported.New("events (CREATE EVENT " + ed.Name + ") are not supported yet")
+}
+
+func (d *Database) DropEvent(ctx *sql.Context, name string) error {
+	return sql.ErrEventDoesNotExist.New(name)
+}
+
+func (d *Database) UpdateEvent(ctx *sql.Context, originalName string, ed sql.EventDefinition) (bool, error) {
+	return false, errUnsupported.New("events (ALTER EVENT " + originalName + ") are not supported yet")
+}
+
+func (d *Database) UpdateLastExecuted(ctx *sql.Context, eventName string, lastExecuted time.Time) error {
+	return nil
+}
+
+func (d *Database) NeedsToReloadEvents(ctx *sql.Context, token interface{}) (bool, error) {
+	return false, nil
 }

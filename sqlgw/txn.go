@@ -44,7 +44,7 @@ import (
 //     code) says so.
 // There is no commit record yet, so cross-partition atomicity of updates
 // and deletes is not provided. A single row larger than one batch (over
-// 100 entities or 4 MiB) is written across batches with its main entity as
+// 100 entities or batchBytes) is written across batches with its main entity as
 // the commit point (applyBig); updating such a row is not supported yet. Isolation: reads
 // see the latest committed data of every row (read committed), plus the
 // transaction's own writes; write-write conflicts on rows the transaction
@@ -324,17 +324,20 @@ func (g *gateway) commitTable(ctx context.Context, tt *txTable, log *commitLog) 
 	type batch struct {
 		ops   []storage.Operation
 		delta int64
+		size  int
 	}
 	var batches []batch
 	for _, pk := range parts {
 		var b batch
 		for _, ro := range byPart[pk] {
-			if len(b.ops)+len(ro.ops) > storage.MaxBatchOps && len(b.ops) > 0 {
+			rs := opsSize(ro.ops)
+			if len(b.ops) > 0 && (len(b.ops)+len(ro.ops) > storage.MaxBatchOps || b.size+rs > batchBytes) {
 				batches = append(batches, b)
 				b = batch{}
 			}
 			b.ops = append(b.ops, ro.ops...)
 			b.delta += ro.delta
+			b.size += rs
 		}
 		if len(b.ops) > 0 {
 			batches = append(batches, b)
@@ -396,21 +399,29 @@ func (g *gateway) commitTable(ctx context.Context, tt *txTable, log *commitLog) 
 }
 
 // bigRow is a row whose entities do not fit one batch (more than
-// storage.MaxBatchOps entities or storage.MaxBatchBytes).
+// storage.MaxBatchOps entities or batchBytes).
 type bigRow struct {
 	w  *pending
 	ro rowOps
 }
 
-func oversize(ops []storage.Operation) bool {
-	if len(ops) > storage.MaxBatchOps {
-		return true
-	}
+// batchBytes is the byte budget of one batch, by storage.EntitySize: half
+// the Table service's 4 MiB, because the HTTP body of an Azure batch is
+// larger than the entities' size (Binary values travel in base64, every
+// property carries its name and type annotation), and the service rejects
+// the request body, not the entity sizes (HTTP 413).
+const batchBytes = storage.MaxBatchBytes / 2
+
+func opsSize(ops []storage.Operation) int {
 	n := 0
 	for _, op := range ops {
 		n += storage.EntitySize(op.Entity)
 	}
-	return n > storage.MaxBatchBytes
+	return n
+}
+
+func oversize(ops []storage.Operation) bool {
+	return len(ops) > storage.MaxBatchOps || opsSize(ops) > batchBytes
 }
 
 // chunks cuts ops into batches within the store's batch limits.
@@ -420,7 +431,7 @@ func chunks(ops []storage.Operation) [][]storage.Operation {
 	size := 0
 	for _, op := range ops {
 		es := storage.EntitySize(op.Entity)
-		if len(cur) > 0 && (len(cur)+1 > storage.MaxBatchOps || size+es > storage.MaxBatchBytes) {
+		if len(cur) > 0 && (len(cur)+1 > storage.MaxBatchOps || size+es > batchBytes) {
 			out = append(out, cur)
 			cur, size = nil, 0
 		}
@@ -501,7 +512,7 @@ func (g *gateway) applyBig(ctx context.Context, meta *catalog.Table, b bigRow, l
 	}
 	return mysql.NewSQLError(mysql.ERTooBigRowSize, "42000",
 		"sqlgw: updating a row larger than one store batch (%d entities, over %d operations or %d bytes) is not supported yet; delete and insert it",
-		len(ops), storage.MaxBatchOps, storage.MaxBatchBytes)
+		len(ops), storage.MaxBatchOps, batchBytes)
 }
 
 // commitParallel bounds the batches of one commit in flight at once.
