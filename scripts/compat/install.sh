@@ -22,7 +22,8 @@ mkdir -p "$work"
 # reference server when the suite runs against MariaDB.
 pkgs=(mariadb-client python3-pymysql python3-mysqldb python3-sqlalchemy python3-django libmariadb-java
 	odbc-mariadb python3-pyodbc mycli python3-peewee python3-aiomysql
-	libhibernate3-java libjavassist-java libslf4j-java unixodbc tmux sqlline python3-pony python3-sqlmodel)
+	libhibernate3-java libjavassist-java libslf4j-java unixodbc tmux sqlline python3-pony python3-sqlmodel
+	libspring-jdbc-java libhikaricp-java)
 [ "$server" = mariadb ] && pkgs+=(mariadb-server)
 command -v javac >/dev/null || pkgs+=(default-jdk-headless)
 command -v npm >/dev/null || pkgs+=(nodejs npm)
@@ -64,4 +65,6 @@ javac -cp /usr/share/java/mariadb-java-client.jar -d "$work/java" "$root/testdat
 . "$root/scripts/compat/lib.sh"
 mkdir -p "$work/hibernate"
 javac -cp "$COMPAT_HIBERNATE_CP" -d "$work/hibernate" "$root/testdata/compat/java/hibernate/HibernateClient.java"
+mkdir -p "$work/spring"
+javac -cp "$COMPAT_SPRING_CP" -d "$work/spring" "$root/testdata/compat/java/spring/SpringClient.java"
 echo "compat: clients ready in $work"

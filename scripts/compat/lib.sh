@@ -8,6 +8,10 @@ COMPAT_HIBERNATE_CP=$(printf '/usr/share/java/%s.jar:' hibernate3 antlr commons-
 	geronimo-jpa_2.0_spec geronimo-jta-1.2-spec hibernate-commons-annotations slf4j-api slf4j-nop \
 	javassist mariadb-java-client)
 
+# The Spring JDBC client's class path: Debian's Spring 4.3 jars, HikariCP, Connector/J.
+COMPAT_SPRING_CP=$(printf '/usr/share/java/%s.jar:' spring3-jdbc spring3-core spring3-beans spring3-transaction \
+	commons-logging HikariCP slf4j-api slf4j-nop mariadb-java-client)
+
 # compat_free_port prints a TCP port on 127.0.0.1 that nothing listens on now.
 compat_free_port() {
 	/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'

@@ -16,7 +16,7 @@
 # --no-install  do not install Debian/npm packages (the Go and Java clients are still built).
 # CLIENT    any of: cli dump discovery mycli isql sqlline pymysql edgecases aiomysql
 #           sqlalchemy sqlmodel django peewee pony odbc mysql2 sequelize mysqljs mariadb knex
-#           typeorm jdbc hibernate gorm (default: all).
+#           typeorm jdbc hibernate spring gorm (default: all).
 # Each client prints ok/FAIL/XFAIL lines; XFAIL is only allowed on sqlgw, for a
 # secondary index the server says it does not support yet. Prints one line per client
 # and, last, "N passed, N failed, N skipped" over all checks; exits 1 if any failed.
@@ -31,7 +31,7 @@ install=1
 report=
 known=
 work=${TMPDIR:-/tmp}/sqlgw-compat
-all=(cli dump discovery mycli isql sqlline pymysql edgecases aiomysql sqlalchemy sqlmodel django peewee pony odbc mysql2 sequelize mysqljs mariadb knex typeorm jdbc hibernate gorm)
+all=(cli dump discovery mycli isql sqlline pymysql edgecases aiomysql sqlalchemy sqlmodel django peewee pony odbc mysql2 sequelize mysqljs mariadb knex typeorm jdbc hibernate spring gorm)
 clients=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -77,6 +77,7 @@ client_cmd() {
 	mysql2 | sequelize | mysqljs | mariadb | knex | typeorm) echo node "$td/node/$1_client.js" ;;
 	jdbc) echo java -cp "$work/java:/usr/share/java/mariadb-java-client.jar" JdbcClient ;;
 	hibernate) echo java -cp "$work/hibernate:$COMPAT_HIBERNATE_CP" HibernateClient ;;
+	spring) echo java -cp "$work/spring:$COMPAT_SPRING_CP" SpringClient ;;
 	gorm) echo "$work/gormcompat" ;;
 	*) return 1 ;;
 	esac
