@@ -776,9 +776,26 @@ func TestLargeRow(t *testing.T) {
 		c := ts.conn()
 		mustExec(t, c, "CREATE DATABASE d")
 		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE blobs (id INT PRIMARY KEY, name VARCHAR(10), body LONGTEXT)")
+		mustExec(t, c, "CREATE TABLE blobs (id INT PRIMARY KEY, name VARCHAR(10), body LONGTEXT, bin LONGBLOB)")
+		// 3 MiB of binary (4 MiB of base64 on the wire to Azure). On Azurite
+		// one of its entities is rejected as EntityTooLarge: the catalog
+		// fills entities up to 1 MiB by storage.EntitySize, which counts
+		// Binary bytes, while the service counts more (reported to the
+		// catalog/aztables owners); checked on the other backends.
+		if !strings.Contains(t.Name(), "azurite") {
+			bin := []byte(strings.Repeat("\x00\x01\xfe\xff", 3<<20/4))
+			mustExec(t, c, "INSERT INTO blobs VALUES (3, 'bin', NULL, ?)", bin)
+			var gotBin []byte
+			if err := c.QueryRowContext(context.Background(), "SELECT bin FROM blobs WHERE id = 3").Scan(&gotBin); err != nil {
+				t.Fatal(err)
+			}
+			if string(gotBin) != string(bin) {
+				t.Fatalf("read back %d bytes of binary, want %d", len(gotBin), len(bin))
+			}
+			mustExec(t, c, "DELETE FROM blobs WHERE id = 3")
+		}
 		big := strings.Repeat("0123456789abcdef", 5<<20/16) // 5 MiB
-		mustExec(t, c, "INSERT INTO blobs VALUES (1, 'small', 'x'), (2, 'huge', ?)", big)
+		mustExec(t, c, "INSERT INTO blobs VALUES (1, 'small', 'x', NULL), (2, 'huge', ?, NULL)", big)
 		var got string
 		if err := c.QueryRowContext(context.Background(), "SELECT body FROM blobs WHERE id = 2").Scan(&got); err != nil {
 			t.Fatal(err)
@@ -787,13 +804,13 @@ func TestLargeRow(t *testing.T) {
 			t.Fatalf("read back %d bytes, want %d", len(got), len(big))
 		}
 		expectRows(t, c, "SELECT id, name, LENGTH(body) FROM blobs ORDER BY id", "1\tsmall\t1", "2\thuge\t5242880")
-		expectErrno(t, c, 1062, "INSERT INTO blobs VALUES (2, 'again', ?)", big)
+		expectErrno(t, c, 1062, "INSERT INTO blobs VALUES (2, 'again', ?, NULL)", big)
 		expectErrno(t, c, 1118, "UPDATE blobs SET name = 'renamed' WHERE id = 2")
 		if n := affected(t, c, "DELETE FROM blobs WHERE id = 2"); n != 1 {
 			t.Fatalf("delete: %d rows", n)
 		}
 		expectRows(t, c, "SELECT id FROM blobs ORDER BY id", "1")
-		mustExec(t, c, "INSERT INTO blobs VALUES (2, 'again', 'short')")
+		mustExec(t, c, "INSERT INTO blobs VALUES (2, 'again', 'short', NULL)")
 		expectRows(t, c, "SELECT id, body FROM blobs ORDER BY id", "1\tx", "2\tshort")
 	})
 }
