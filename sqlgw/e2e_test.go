@@ -561,6 +561,15 @@ func TestExplainAnalyze(t *testing.T) {
 	})
 }
 
+// TestMariaDBComment: mariadb-dump's first line is a MariaDB-only
+// executable comment, a comment to MySQL and to sqlgw.
+func TestMariaDBComment(t *testing.T) {
+	store, _ := memoryBackend.open(t)
+	ts := startServer(t, store)
+	mustExec(t, ts.db, "/*M!999999 enable the sandbox mode */")
+	expectRows(t, ts.db, "/*M!100000 anything */ SELECT 7", "7")
+}
+
 func TestUnsupportedIsAnError(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
 		c := ts.conn()

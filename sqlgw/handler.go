@@ -116,11 +116,36 @@ func fixInfo(cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
 	}
 }
 
+// mariaDBOnly matches a leading MariaDB executable comment, /*M!NNNNNN ...*/:
+// MariaDB runs its text from version NNNNNN on, MySQL treats it as a
+// comment, and so does sqlgw (which is MySQL 8.0 to clients). mariadb-dump
+// starts every dump with one ("enable the sandbox mode").
+var mariaDBOnly = regexp.MustCompile(`^\s*/\*M!(?s:.*?)\*/\s*;?\s*`)
+
+// stripMariaDBOnly removes leading MariaDB-only comments; done reports
+// that nothing else was sent.
+func stripMariaDBOnly(query string) (rest string, done bool) {
+	for {
+		loc := mariaDBOnly.FindStringIndex(query)
+		if loc == nil {
+			return query, false
+		}
+		query = query[loc[1]:]
+		if strings.TrimSpace(query) == "" {
+			return "", true
+		}
+	}
+}
+
 func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
 	if err := h.begin(); err != nil {
 		return err
 	}
 	defer h.end()
+	query, done := stripMariaDBOnly(query)
+	if done {
+		return callback(&sqltypes.Result{}, false)
+	}
 	h.gw.parts.notePartitionBy(c.ConnectionID, query)
 	defer h.gw.parts.clear(c.ConnectionID)
 	return h.translate(c, h.Handler.ComQuery(ctx, c, query, fixInfo(callback)))
@@ -131,6 +156,10 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 		return "", err
 	}
 	defer h.end()
+	query, done := stripMariaDBOnly(query)
+	if done {
+		return "", callback(&sqltypes.Result{}, false)
+	}
 	h.gw.parts.notePartitionBy(c.ConnectionID, query)
 	defer h.gw.parts.clear(c.ConnectionID)
 	rest, err := h.Handler.ComMultiQuery(ctx, c, query, fixInfo(callback))
