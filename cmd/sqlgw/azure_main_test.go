@@ -1,0 +1,473 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	sdk "github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/sqlgw/sqlgw/storage/aztables/azurite"
+)
+
+// TestMain stops the test binary's shared Azurite after the tests. When
+// Azurite cannot be installed or started the Azure tests skip with the
+// reason, except under CI=true, where they fail (see package azurite).
+func TestMain(m *testing.M) {
+	code := azurite.Main(m)
+	if built.path != "" {
+		os.RemoveAll(filepath.Dir(built.path))
+	}
+	os.Exit(code)
+}
+
+// The sqlgw binary, built once per test binary by sqlgwBinary.
+var built struct {
+	once sync.Once
+	path string
+	err  error
+	out  []byte
+}
+
+// sqlgwBinary builds this command with "go build" (once per test binary,
+// into a temporary directory TestMain removes) and returns its path.
+func sqlgwBinary(t *testing.T) string {
+	t.Helper()
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "sqlgw-bin-")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.path = filepath.Join(dir, "sqlgw")
+		cmd := exec.Command("go", "build", "-o", built.path, ".")
+		built.out, built.err = cmd.CombinedOutput()
+	})
+	if built.err != nil {
+		t.Fatalf("go build: %v\n%s", built.err, built.out)
+	}
+	return built.path
+}
+
+// gateway is one "sqlgw serve" process.
+type gateway struct {
+	addr string
+	cmd  *exec.Cmd
+	out  *syncBuffer // stdout and stderr
+	done chan struct{}
+}
+
+// startGateway runs "sqlgw serve" as a process on a free loopback port with
+// the given extra arguments and environment, waits for its ready line, and
+// stops it (by PID) when t ends. If the process exits before it is ready,
+// startGateway returns the gateway with done closed and no error: the
+// caller inspects out.
+func startGateway(t *testing.T, env []string, args ...string) *gateway {
+	t.Helper()
+	bin := sqlgwBinary(t)
+	g := &gateway{addr: freePort(t), out: &syncBuffer{}, done: make(chan struct{})}
+	g.cmd = exec.Command(bin, append([]string{"serve", "--listen", g.addr}, args...)...)
+	g.cmd.Env = append(os.Environ(), env...)
+	g.cmd.Stdout, g.cmd.Stderr = g.out, g.out
+	if err := g.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { g.cmd.Wait(); close(g.done) }()
+	t.Cleanup(func() { g.stop(t) })
+	deadline := time.After(60 * time.Second)
+	for !strings.Contains(g.out.String(), "sqlgw ready") {
+		select {
+		case <-g.done:
+			return g
+		case <-deadline:
+			t.Fatalf("gateway not ready after 60 s: %s", g.out.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return g
+}
+
+// stop sends SIGTERM to the process (by its PID) and waits for it to exit,
+// killing it after 20 s.
+func (g *gateway) stop(t *testing.T) {
+	select {
+	case <-g.done:
+		return
+	default:
+	}
+	if err := syscall.Kill(g.cmd.Process.Pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("SIGTERM to %d: %v", g.cmd.Process.Pid, err)
+	}
+	select {
+	case <-g.done:
+	case <-time.After(20 * time.Second):
+		t.Errorf("gateway %d ignored SIGTERM for 20 s; killing it", g.cmd.Process.Pid)
+		syscall.Kill(g.cmd.Process.Pid, syscall.SIGKILL)
+		<-g.done
+	}
+}
+
+func (g *gateway) ready() bool {
+	select {
+	case <-g.done:
+		return false
+	default:
+		return strings.Contains(g.out.String(), "sqlgw ready")
+	}
+}
+
+func (g *gateway) db(t *testing.T) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", g.addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func mysqlErrno(err error) uint16 {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		return me.Number
+	}
+	return 0
+}
+
+func retryable(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && (me.Number == 1213 || string(me.SQLState[:]) == "40001")
+}
+
+func exec1(t *testing.T, db *sql.DB, q string, args ...any) {
+	t.Helper()
+	if _, err := db.Exec(q, args...); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+}
+
+// waitFor polls check until it returns nil, for at most limit, and returns
+// how long that took; it fails t with check's last error otherwise.
+func waitFor(t *testing.T, what string, limit time.Duration, check func() error) time.Duration {
+	t.Helper()
+	start := time.Now()
+	for {
+		err := check()
+		if err == nil {
+			return time.Since(start)
+		}
+		if time.Since(start) > limit {
+			t.Fatalf("%s: not seen after %v: %v", what, limit, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// azureStore returns the --store value for the shared Azurite.
+func azureStore(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("skipping the Azurite gateway processes in -short mode")
+	}
+	return "azure:" + azurite.Shared(t)
+}
+
+// TestTwoGatewaysDDL: two gateway processes over one storage account see
+// each other's DDL within the catalog cache's refresh interval (250 ms).
+func TestTwoGatewaysDDL(t *testing.T) {
+	store := azureStore(t)
+	a := startGateway(t, nil, "--store", store)
+	b := startGateway(t, nil, "--store", store)
+	if !a.ready() || !b.ready() {
+		t.Fatalf("gateways not ready:\nA: %s\nB: %s", a.out.String(), b.out.String())
+	}
+	dbA, dbB := a.db(t), b.db(t)
+	const limit = 5 * time.Second
+
+	exec1(t, dbA, "CREATE DATABASE ddl2")
+	exec1(t, dbA, "CREATE TABLE ddl2.t (id INT PRIMARY KEY, v VARCHAR(20))")
+	created := time.Now()
+	d := waitFor(t, "CREATE TABLE on A, INSERT on B", limit, func() error {
+		_, err := dbB.Exec("INSERT INTO ddl2.t VALUES (1, 'from B')")
+		return err
+	})
+	t.Logf("CREATE TABLE on A visible on B after %v", d)
+	var v string
+	if err := dbB.QueryRow("SELECT v FROM ddl2.t WHERE id = 1").Scan(&v); err != nil || v != "from B" {
+		t.Fatalf("SELECT on B: %q, %v", v, err)
+	}
+	if err := dbA.QueryRow("SELECT v FROM ddl2.t WHERE id = 1").Scan(&v); err != nil || v != "from B" {
+		t.Fatalf("SELECT on A of B's row: %q, %v", v, err)
+	}
+	_ = created
+
+	exec1(t, dbB, "ALTER TABLE ddl2.t ADD COLUMN n INT")
+	exec1(t, dbB, "UPDATE ddl2.t SET n = 7 WHERE id = 1")
+	d = waitFor(t, "ALTER TABLE on B, SELECT of the new column on A", limit, func() error {
+		var n sql.NullInt64
+		if err := dbA.QueryRow("SELECT n FROM ddl2.t WHERE id = 1").Scan(&n); err != nil {
+			return err
+		}
+		if !n.Valid || n.Int64 != 7 {
+			return fmt.Errorf("n = %v", n)
+		}
+		return nil
+	})
+	t.Logf("ALTER TABLE on B visible on A after %v", d)
+
+	exec1(t, dbA, "DROP TABLE ddl2.t")
+	d = waitFor(t, "DROP TABLE on A, SELECT on B fails with 1146", limit, func() error {
+		var n int
+		err := dbB.QueryRow("SELECT COUNT(*) FROM ddl2.t").Scan(&n)
+		if err == nil {
+			return fmt.Errorf("table still there on B (%d rows)", n)
+		}
+		if mysqlErrno(err) != 1146 {
+			t.Fatalf("SELECT on B after DROP: %v, want error 1146", err)
+		}
+		return nil
+	})
+	t.Logf("DROP TABLE on A visible on B after %v", d)
+	// The name is free again through B, and A sees B's new table.
+	exec1(t, dbB, "CREATE TABLE ddl2.t (id INT PRIMARY KEY, w INT)")
+	waitFor(t, "re-CREATE on B, INSERT of the new shape on A", limit, func() error {
+		_, err := dbA.Exec("INSERT INTO ddl2.t (id, w) VALUES (1, 2)")
+		return err
+	})
+}
+
+// TestTwoGatewaysIncrement races "UPDATE t SET n = n + 1" through two
+// gateway processes over one account, 4 connections each, retrying on the
+// errors a client retries (1213 deadlock / SQLSTATE 40001): the final n is
+// the number of updates that succeeded.
+func TestTwoGatewaysIncrement(t *testing.T) {
+	store := azureStore(t)
+	a := startGateway(t, nil, "--store", store)
+	b := startGateway(t, nil, "--store", store)
+	if !a.ready() || !b.ready() {
+		t.Fatalf("gateways not ready:\nA: %s\nB: %s", a.out.String(), b.out.String())
+	}
+	dbA, dbB := a.db(t), b.db(t)
+	exec1(t, dbA, "CREATE DATABASE inc2")
+	exec1(t, dbA, "CREATE TABLE inc2.t (id INT PRIMARY KEY, n INT)")
+	exec1(t, dbA, "INSERT INTO inc2.t VALUES (1, 0)")
+	waitFor(t, "table on B", 5*time.Second, func() error {
+		var n int
+		return dbB.QueryRow("SELECT n FROM inc2.t WHERE id = 1").Scan(&n)
+	})
+
+	const conns, perConn = 4, 25
+	var mu sync.Mutex
+	succeeded, retries := 0, 0
+	var wg sync.WaitGroup
+	errc := make(chan error, 2*conns)
+	start := time.Now()
+	for _, db := range []*sql.DB{dbA, dbB} {
+		db.SetMaxOpenConns(conns)
+		for c := 0; c < conns; c++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				conn, err := db.Conn(context.Background())
+				if err != nil {
+					errc <- err
+					return
+				}
+				defer conn.Close()
+				for i := 0; i < perConn; i++ {
+					for attempt := 0; ; attempt++ {
+						res, err := conn.ExecContext(context.Background(), "UPDATE inc2.t SET n = n + 1 WHERE id = 1")
+						if err == nil {
+							if n, _ := res.RowsAffected(); n != 1 {
+								errc <- fmt.Errorf("update affected %d rows", n)
+								return
+							}
+							mu.Lock()
+							succeeded++
+							mu.Unlock()
+							break
+						}
+						if !retryable(err) || attempt == 200 {
+							errc <- fmt.Errorf("update (attempt %d): %w", attempt, err)
+							return
+						}
+						mu.Lock()
+						retries++
+						mu.Unlock()
+						time.Sleep(time.Duration(attempt%8+1) * time.Millisecond)
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	close(errc)
+	for err := range errc {
+		t.Error(err)
+	}
+	var nA, nB int
+	if err := dbA.QueryRow("SELECT n FROM inc2.t WHERE id = 1").Scan(&nA); err != nil {
+		t.Fatal(err)
+	}
+	if err := dbB.QueryRow("SELECT n FROM inc2.t WHERE id = 1").Scan(&nB); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d updates succeeded, %d retried, in %v; n = %d (A), %d (B)", succeeded, retries, time.Since(start), nA, nB)
+	if nA != succeeded || nB != succeeded {
+		t.Fatalf("n = %d through A, %d through B; %d updates succeeded: lost updates", nA, nB, succeeded)
+	}
+	if succeeded != 2*conns*perConn {
+		t.Fatalf("%d updates succeeded, want %d", succeeded, 2*conns*perConn)
+	}
+}
+
+// sasConnString returns a TableEndpoint + SharedAccessSignature connection
+// string for Azurite's account, and the SAS signature (the secret in it).
+func sasConnString(t *testing.T, shared string) (cs, sig string) {
+	t.Helper()
+	i := strings.Index(shared, "TableEndpoint=")
+	if i < 0 || !strings.Contains(shared, azurite.AccountKey) {
+		t.Skip("skipping: the connection string is not Azurite's")
+	}
+	ep := strings.TrimSuffix(shared[i+len("TableEndpoint="):], ";")
+	qp, sig := accountSAS(t)
+	return "TableEndpoint=" + ep + ";SharedAccessSignature=" + qp, sig
+}
+
+// secrets are the strings that must never appear in a gateway's output:
+// the account key, its base64 body without padding and a distinctive part
+// of it, and the SAS signature in its raw and URL-encoded forms.
+func secrets(sig string) []string {
+	key := azurite.AccountKey
+	s := []string{key, strings.TrimRight(key, "="), key[10:40]}
+	if sig != "" {
+		s = append(s, sig, url.QueryEscape(sig), sig[5:25])
+	}
+	return s
+}
+
+func checkNoSecrets(t *testing.T, what, out string, sig string) {
+	t.Helper()
+	for _, s := range secrets(sig) {
+		if strings.Contains(out, s) {
+			t.Errorf("%s contains a secret (%.8s...):\n%s", what, s, out)
+		}
+	}
+}
+
+// TestServeAzureConnectionStrings: "sqlgw serve" runs on Azurite with a
+// Shared Key connection string from SQLGW_STORE and with a SAS connection
+// string from --store; neither the account key nor the SAS signature
+// appears in its output, nor in the errors of a connection that fails
+// (a closed port), nor in what a client sees.
+func TestServeAzureConnectionStrings(t *testing.T) {
+	shared := azureStore(t)
+	shared = strings.TrimPrefix(shared, "azure:")
+	sas, sig := sasConnString(t, shared)
+
+	use := func(t *testing.T, g *gateway, db string) {
+		t.Helper()
+		c := g.db(t)
+		exec1(t, c, "CREATE DATABASE "+db)
+		exec1(t, c, "CREATE TABLE "+db+".t (id INT PRIMARY KEY, v VARCHAR(10))")
+		exec1(t, c, "INSERT INTO "+db+".t VALUES (1, 'a'), (2, 'b')")
+		var n int
+		if err := c.QueryRow("SELECT COUNT(*) FROM " + db + ".t WHERE id >= 1").Scan(&n); err != nil || n != 2 {
+			t.Fatalf("count %d, %v", n, err)
+		}
+	}
+
+	t.Run("sharedkey-env", func(t *testing.T) {
+		g := startGateway(t, []string{"SQLGW_STORE=azure:" + shared})
+		if !g.ready() {
+			t.Fatalf("not ready: %s", g.out.String())
+		}
+		if !strings.Contains(g.out.String(), "store azure:AccountName="+azurite.AccountName) {
+			t.Errorf("ready line does not name the account: %s", g.out.String())
+		}
+		use(t, g, "cskey")
+		g.stop(t)
+		checkNoSecrets(t, "output", g.out.String(), "")
+	})
+	t.Run("sas-flag", func(t *testing.T) {
+		g := startGateway(t, nil, "--store", "azure:"+sas)
+		if !g.ready() {
+			t.Fatalf("not ready: %s", g.out.String())
+		}
+		use(t, g, "cssas")
+		g.stop(t)
+		checkNoSecrets(t, "output", g.out.String(), sig)
+	})
+
+	// A closed port: the gateway either refuses to start or starts and
+	// fails every statement; either way nothing it prints or answers
+	// holds a secret.
+	closed := "http://" + freePort(t) + "/" + azurite.AccountName
+	for _, tc := range []struct{ name, cs, sig string }{
+		{"sharedkey-closed-port", azurite.ConnectionString(closed), ""},
+		{"sas-closed-port", "TableEndpoint=" + closed + ";SharedAccessSignature=" + sas[strings.Index(sas, "SharedAccessSignature=")+len("SharedAccessSignature="):], sig},
+		{"sharedkey-malformed", strings.Replace(azurite.ConnectionString(closed), "TableEndpoint=http://", "TableEndpoint=ftp://", 1), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := startGateway(t, []string{"SQLGW_STORE=azure:" + tc.cs})
+			var clientErr string
+			if g.ready() {
+				c := g.db(t)
+				_, err := c.Exec("CREATE DATABASE nowhere")
+				if err == nil {
+					t.Fatalf("CREATE DATABASE on a closed port succeeded")
+				}
+				clientErr = err.Error()
+				g.stop(t)
+			} else {
+				<-g.done
+				if g.cmd.ProcessState.ExitCode() == 0 {
+					t.Errorf("gateway exited 0 on an unreachable store: %s", g.out.String())
+				}
+			}
+			out := g.out.String()
+			t.Logf("output: %s", strings.TrimSpace(out))
+			if clientErr != "" {
+				t.Logf("client error: %s", clientErr)
+			}
+			if strings.TrimSpace(out) == "" {
+				t.Errorf("no output explaining the failure")
+			}
+			checkNoSecrets(t, "output", out, tc.sig)
+			checkNoSecrets(t, "client error", clientErr, tc.sig)
+		})
+	}
+}
+
+// accountSAS signs an account SAS for the Table service with Azurite's key
+// and returns its query string and its signature.
+func accountSAS(t *testing.T) (query, sig string) {
+	t.Helper()
+	cred, err := sdk.NewSharedKeyCredential(azurite.AccountName, azurite.AccountKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qp, err := sdk.AccountSASSignatureValues{
+		Protocol:      sdk.SASProtocolHTTPSandHTTP,
+		StartTime:     time.Now().Add(-time.Hour).UTC(),
+		ExpiryTime:    time.Now().Add(time.Hour).UTC(),
+		Permissions:   sdk.AccountSASPermissions{Read: true, Write: true, Delete: true, List: true, Add: true, Create: true, Update: true}.String(),
+		Services:      "t",
+		ResourceTypes: sdk.AccountSASResourceTypes{Service: true, Container: true, Object: true}.String(),
+	}.Sign(cred)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return qp.Encode(), qp.Signature()
+}
