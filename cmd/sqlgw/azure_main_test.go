@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -470,4 +471,20 @@ func accountSAS(t *testing.T) (query, sig string) {
 		t.Fatal(err)
 	}
 	return qp.Encode(), qp.Signature()
+}
+
+// TestRedactSpec: a mistyped store kind is quoted in the error up to its
+// first secret.
+func TestRedactSpec(t *testing.T) {
+	for _, spec := range []string{
+		"azur:DefaultEndpointsProtocol=http;AccountName=a;AccountKey=secret;TableEndpoint=http://x",
+		"azur:TableEndpoint=http://x;SharedAccessSignature=sv=2020&sig=secret",
+		"azur:TableEndpoint=http://x?sv=2020&SIG=secret",
+	} {
+		var out, errb bytes.Buffer
+		code := run([]string{"serve", "--store", spec, "--listen", "127.0.0.1:0"}, &out, &errb)
+		if code == 0 || strings.Contains(errb.String(), "secret") || !strings.Contains(errb.String(), "azur:") {
+			t.Errorf("exit %d, stderr %q: want an error quoting the spec without its secret", code, errb.String())
+		}
+	}
 }

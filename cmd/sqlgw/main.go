@@ -227,9 +227,18 @@ func accountName(cs string) string {
 	return strings.Join(out, ";")
 }
 
+// redactSpec cuts a store spec at the first secret it may hold (an account
+// key, a SAS or a SAS signature), so that it can be quoted in an error.
 func redactSpec(spec string) string {
-	if i := strings.Index(strings.ToLower(spec), "accountkey="); i >= 0 {
-		return spec[:i] + "AccountKey=***"
+	lower := strings.ToLower(spec)
+	cut := len(spec)
+	for _, secret := range []string{"accountkey=", "sharedaccesssignature=", "sig="} {
+		if i := strings.Index(lower, secret); i >= 0 && i < cut {
+			cut = i
+		}
+	}
+	if cut < len(spec) {
+		return spec[:cut] + "***"
 	}
 	return spec
 }
