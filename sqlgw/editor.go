@@ -155,7 +155,7 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 		if !w.deleted {
 			return sql.NewUniqueKeyErr(e.t.keyString(row), true, w.sqlRow)
 		}
-		e.put(tt, k, &pending{row: d, sqlRow: row, stored: w.stored, base: w.base})
+		e.put(tt, k, &pending{row: d, sqlRow: row, stored: w.stored, base: w.base, old: w.old})
 		return nil
 	}
 	if r, ok := tt.reads[k]; ok && !r.exists {
@@ -318,7 +318,7 @@ func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 	if err != nil {
 		return err
 	}
-	e.put(tt, ok, &pending{row: nd, sqlRow: append(sql.Row(nil), new...), stored: stored, base: r})
+	e.put(tt, ok, &pending{row: nd, sqlRow: append(sql.Row(nil), new...), stored: stored, base: r, old: storedRow(tt, ok, od)})
 	return nil
 }
 
@@ -352,7 +352,7 @@ func (e *editor) Delete(ctx *sql.Context, row sql.Row) error {
 	if err != nil {
 		return err
 	}
-	e.put(tt, k, &pending{deleted: true, stored: stored, base: r})
+	e.put(tt, k, &pending{deleted: true, stored: stored, base: r, old: storedRow(tt, k, d)})
 	return nil
 }
 

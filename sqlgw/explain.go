@@ -180,6 +180,15 @@ func planRow(p *planner.Plan) explainRow {
 	}
 	var extra []string
 	extra = append(extra, fmt.Sprintf("sqlgw: %s, %s store requests", p.Path, formatCost(p.Cost.Requests)))
+	if ix := p.Index; ix != nil {
+		// Secondary index (secondary.go): both requests named.
+		row.keys, row.key = "PRIMARY,"+ix.Name, ix.Name
+		row.typ = "ref"
+		if p.Path == planner.IndexRange {
+			row.typ = "range"
+		}
+		extra = append(extra, indexExplain(p))
+	}
 	if p.Filter != nil {
 		extra = append(extra, "filter pushed")
 	}

@@ -3,6 +3,7 @@ package sqlgw
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/planbuilder"
 
 	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/catalog/ixmaint"
 	"github.com/sqlgw/sqlgw/catalog/keys"
 	"github.com/sqlgw/sqlgw/planner"
 	"github.com/sqlgw/sqlgw/storage"
@@ -34,6 +36,11 @@ type gateway struct {
 	unsorted bool
 	// ignoreIndexes: see Engine.IgnoreSecondaryIndexes.
 	ignoreIndexes bool
+
+	// Secondary indexes (secondary.go).
+	maintOnce  sync.Once
+	maintainer *ixmaint.Maintainer
+	log        *slog.Logger
 }
 
 type schemaKey struct {

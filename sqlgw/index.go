@@ -106,6 +106,8 @@ type planRanges struct {
 	// full-row ordinals; rows from the transaction's write buffer must pass
 	// it (the store evaluated the pushed part only on stored rows).
 	overlay sql.Expression
+	// noIndex: planned without secondary indexes (planIn); re-plans too.
+	noIndex bool
 }
 
 var (
@@ -158,7 +160,8 @@ func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) 
 		where[i] = conv.convert(e)
 		selfOnly = append(selfOnly, e)
 	}
-	p, err := t.plan(&planner.Query{Where: where, Columns: t.proj})
+	q := &planner.Query{Where: where, Columns: t.proj}
+	p, err := t.planIn(ctx, q)
 	if err != nil {
 		return sql.IndexLookup{}, nil, nil, false, err
 	}
@@ -177,7 +180,7 @@ func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) 
 	}
 	lookup := sql.IndexLookup{
 		Index:         t.primaryIndex(),
-		Ranges:        &planRanges{plan: p, overlay: overlay, t: t, where: where, cols: t.proj},
+		Ranges:        &planRanges{plan: p, overlay: overlay, t: t, where: where, cols: t.proj, noIndex: q.NoIndex},
 		IsPointLookup: p.Path == planner.PointGet,
 	}
 	var rest sql.Expression
@@ -319,7 +322,8 @@ func (t *Table) rangesToPlan(ctx *sql.Context, ranges sql.MySQLRangeCollection) 
 	default:
 		where = []planner.Expr{or}
 	}
-	p, err := t.plan(&planner.Query{Where: where, Columns: t.proj, Limit: t.limit})
+	q := &planner.Query{Where: where, Columns: t.proj, Limit: t.limit}
+	p, err := t.planIn(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -332,7 +336,7 @@ func (t *Table) rangesToPlan(ctx *sql.Context, ranges sql.MySQLRangeCollection) 
 	if err != nil {
 		return nil, err
 	}
-	pr := &planRanges{plan: p, overlay: filter, t: t, where: where, cols: t.proj}
+	pr := &planRanges{plan: p, overlay: filter, t: t, where: where, cols: t.proj, noIndex: q.NoIndex}
 	if len(p.Residual) > 0 {
 		pr.residual = filter
 	}

@@ -69,6 +69,11 @@ type rowIter struct {
 	// keepFull makes Next keep the full row it projected in lastFull.
 	keepFull bool
 	lastFull sql.Row
+
+	// Index plans (secondary.go): the base entities are loaded once into
+	// fetched; synthetic ones (covering reads) carry no row ETag.
+	ixLoaded  bool
+	synthetic map[*storage.Entity]bool
 }
 
 func (t *Table) newRowIter(ctx *sql.Context, spec *readSpec) (*rowIter, error) {
@@ -143,7 +148,7 @@ func (it *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
 			ents = append(ents, more...)
 		}
 		if it.tt != nil {
-			if len(it.tt.reads) < maxTrackedReads {
+			if len(it.tt.reads) < maxTrackedReads && !it.synthetic[e] {
 				r := read{etag: e.ETag, exists: true}
 				for _, x := range ents[1:] {
 					r.extras = append(r.extras, x.RowKey)
@@ -189,7 +194,7 @@ func (it *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
 
 // unread pushes e back so that the next call returns it again.
 func (it *rowIter) unread(e *storage.Entity) {
-	if it.gets != nil {
+	if it.gets != nil || it.ixLoaded {
 		it.fi--
 		return
 	}
@@ -233,6 +238,18 @@ func (it *rowIter) nextEntity() (*storage.Entity, error) {
 	switch p.Path {
 	case planner.Empty:
 		return nil, nil
+	case planner.IndexLookup, planner.IndexRange:
+		if !it.ixLoaded {
+			if err := it.loadIndex(); err != nil {
+				return nil, err
+			}
+		}
+		if it.fi >= len(it.fetched) {
+			return nil, nil
+		}
+		e := it.fetched[it.fi]
+		it.fi++
+		return e, nil
 	case planner.PointGet, planner.MultiGet:
 		for it.fi >= len(it.fetched) {
 			if it.gi >= len(it.gets) {

@@ -246,11 +246,22 @@ func (g *gateway) createTableHook(ctx *sql.Context, _ sql.StatementRunner, n sql
 		if idx.IsPrimary() || g.ignoreIndexes {
 			continue
 		}
-		what := "INDEX"
-		if idx.IsUnique() {
-			what = "UNIQUE"
+		// Secondary indexes are created by CreateIndex right after the
+		// table (secondary.go); reject what CreateIndex would, first.
+		if idx.IsFullText() || idx.IsSpatial() || idx.IsVector() {
+			return nil, errUnsupported.New(fmt.Sprintf("table %s: FULLTEXT, SPATIAL and VECTOR indexes (%s) are not supported", ct.Name(), strings.Join(idx.ColumnNames(), ", ")))
 		}
-		return nil, errUnsupported.New(fmt.Sprintf("table %s: secondary indexes (%s on %s) are not supported yet", ct.Name(), what, strings.Join(idx.ColumnNames(), ", ")))
+		if len(ct.PkSchema().PkOrdinals) == 0 {
+			return nil, errUnsupported.New(fmt.Sprintf("table %s: secondary indexes need a primary key", ct.Name()))
+		}
+		for _, c := range idx.Columns {
+			if c.Length > 0 {
+				return nil, errUnsupported.New(fmt.Sprintf("table %s: index prefix lengths (%s(%d)) are not supported", ct.Name(), c.Name, c.Length))
+			}
+		}
+		if _, err := catalog.ParseIndexOptions(idx.Comment); err != nil {
+			return nil, mapError(err)
+		}
 	}
 	if len(ct.ForeignKeys()) > 0 {
 		return nil, errUnsupported.New(fmt.Sprintf("table %s: foreign keys are not supported yet", ct.Name()))

@@ -222,7 +222,7 @@ func (s *source) ordered(ctx *sql.Context, fields sql.SortFields) bool {
 		}
 		order = append(order, planner.OrderColumn{Col: col, Desc: f.Order == sql.Descending})
 	}
-	p, err := r.t.plan(&planner.Query{Where: r.where, Columns: r.cols, OrderBy: order})
+	p, err := r.t.plan(&planner.Query{Where: r.where, Columns: r.cols, OrderBy: order, NoIndex: r.noIndex})
 	if err != nil || !p.OrderSatisfied || p.Path != r.plan.Path || len(p.Residual) != len(r.plan.Residual) {
 		return false
 	}
@@ -283,7 +283,7 @@ func (r *planRanges) setLimit(limit int64) bool {
 	if r.where == nil && r.t == nil {
 		return false
 	}
-	p, err := r.t.plan(&planner.Query{Where: r.where, Columns: r.cols, Limit: limit, OrderBy: r.order})
+	p, err := r.t.plan(&planner.Query{Where: r.where, Columns: r.cols, Limit: limit, OrderBy: r.order, NoIndex: r.noIndex})
 	if err != nil {
 		return false
 	}

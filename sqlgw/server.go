@@ -120,6 +120,8 @@ type Server struct {
 	log     *slog.Logger
 	closed  chan struct{}
 	serveOK chan struct{}
+	// stopIndexes stops the index recovery loop (secondary.go).
+	stopIndexes context.CancelFunc
 }
 
 // ErrInsecure is returned by NewServer for a non-loopback listener without
@@ -203,8 +205,11 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		ln.Close()
 		return fail(fmt.Errorf("sqlgw: %w", err))
 	}
+	gw.log = cfg.Logger
+	ictx, stop := context.WithCancel(context.Background())
+	gw.startIndexRecovery(ictx)
 	return &Server{rec: store, cfg: cfg, gw: gw, engine: engine, srv: srv, h: h, ln: ln, log: cfg.Logger,
-		closed: make(chan struct{}), serveOK: make(chan struct{})}, nil
+		closed: make(chan struct{}), serveOK: make(chan struct{}), stopIndexes: stop}, nil
 }
 
 // Recorder returns the request recorder every store request of the server
@@ -242,6 +247,7 @@ func (s *Server) Close(ctx context.Context) error {
 	default:
 	}
 	close(s.closed)
+	s.stopIndexes()
 	s.srv.Close()
 	drained := s.h.drain(s.cfg.ShutdownTimeout)
 	if !drained {

@@ -220,19 +220,20 @@ func (t *Table) IndexedAccess(ctx *sql.Context, lookup sql.IndexLookup) sql.Inde
 }
 
 // GetIndexes implements sql.IndexAddressable: the primary key, in storage
-// order. Secondary indexes are a later issue.
+// order, then the secondary indexes (secondary.go).
 func (t *Table) GetIndexes(ctx *sql.Context) ([]sql.Index, error) {
 	if t.meta().Keyless() {
 		return nil, nil
 	}
-	return []sql.Index{t.primaryIndex()}, nil
+	return append([]sql.Index{t.primaryIndex()}, t.secondaryIndexes()...), nil
 }
 
 // PreciseMatch implements sql.IndexAddressable: a lookup returns exactly
 // the rows its ranges (or its plan's non-residual conjuncts) describe.
 func (t *Table) PreciseMatch() bool { return true }
 
-// CreateIndex implements sql.IndexAlterableTable: not supported yet.
+// CreateIndex implements sql.IndexAlterableTable: secondary indexes
+// (secondary.go).
 func (t *Table) CreateIndex(ctx *sql.Context, def sql.IndexDef) error {
 	if t.gw.ignoreIndexes && !def.IsPrimary() {
 		return nil
@@ -240,12 +241,15 @@ func (t *Table) CreateIndex(ctx *sql.Context, def sql.IndexDef) error {
 	if def.IsPrimary() {
 		return errUnsupported.New("changing the primary key of table " + t.Name() + " is not supported yet")
 	}
-	return errUnsupported.New(fmt.Sprintf("secondary indexes (CREATE INDEX %s on %s) are not supported yet", def.Name, t.Name()))
+	return t.createSecondaryIndex(ctx, def)
 }
 
 // DropIndex implements sql.IndexAlterableTable.
 func (t *Table) DropIndex(ctx *sql.Context, name string) error {
-	return errUnsupported.New("dropping index " + name + " of table " + t.Name() + " is not supported yet")
+	if t.gw.ignoreIndexes && t.meta().Index(name) == nil {
+		return nil
+	}
+	return t.dropSecondaryIndex(ctx, name)
 }
 
 // RenameIndex implements sql.IndexAlterableTable.
@@ -442,4 +446,16 @@ func sameNames(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// planIn is plan for a read inside the session's transaction: no index
+// path while the transaction has buffered writes to the table (they are
+// merged in key order).
+func (t *Table) planIn(ctx *sql.Context, q *planner.Query) (*planner.Plan, error) {
+	if tx := currentTxn(ctx); tx != nil {
+		if tt := tx.peek(t.meta().Physical); tt != nil && len(tt.writes) > 0 {
+			q.NoIndex = true
+		}
+	}
+	return t.plan(q)
 }

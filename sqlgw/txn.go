@@ -13,6 +13,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 
 	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/catalog/ixmaint"
 	"github.com/sqlgw/sqlgw/storage"
 )
 
@@ -129,8 +130,10 @@ type read struct {
 
 // pending is one buffered write.
 type pending struct {
-	row     []catalog.Datum // nil for a delete
-	sqlRow  sql.Row         // the engine's full row (nil for a delete)
+	row []catalog.Datum // nil for a delete
+	// old is the stored row (when stored), for index maintenance.
+	old     []catalog.Datum
+	sqlRow  sql.Row // the engine's full row (nil for a delete)
 	deleted bool
 	// stored reports that the row exists in the store (as of base); then
 	// the write is conditional on base.etag. Otherwise it is an insert.
@@ -233,13 +236,17 @@ func (g *gateway) commit(ctx context.Context, t *txn) error {
 	}
 	sort.Strings(phys)
 	var log commitLog
+	defer g.finishIndexes(ctx, &log)
 	for _, p := range phys {
 		if err := g.commitTable(ctx, t.tables[p], &log); err != nil {
 			if log.batches == 0 {
 				return err
 			}
-			if !log.other && g.compensate(ctx, log.inserts) == nil {
-				return err // the statement left nothing behind
+			if !log.other {
+				log.compensated = true
+				if g.compensate(ctx, log.inserts) == nil {
+					return err // the statement left nothing behind
+				}
 			}
 			return errPartialCommit(err)
 		}
@@ -252,6 +259,12 @@ type commitLog struct {
 	batches int
 	inserts []appliedInsert
 	other   bool // an update or delete was applied: not undoable
+	// Global index writes in progress (secondary.go), finished when the
+	// commit ends; compensated: the applied inserts were (or were tried
+	// to be) deleted again, so their index entries are resolved from the
+	// rows.
+	ix          []ixBatch
+	compensated bool
 }
 
 type appliedInsert struct {
@@ -289,6 +302,7 @@ func errPartialCommit(err error) error {
 type rowOps struct {
 	ops   []storage.Operation
 	delta int64 // row-count change
+	ix    *ixmaint.Write
 }
 
 // commitTable applies one table's writes, partition by partition, in
@@ -310,6 +324,13 @@ func (g *gateway) commitTable(ctx context.Context, tt *txTable, log *commitLog) 
 		if len(ro.ops) == 0 {
 			continue
 		}
+		if len(tt.meta.Indexes) > 0 {
+			// Local index operations ride in the row's batch; the row is
+			// recorded for the global indexes (secondary.go).
+			if err := addIndexOps(tt.meta, k, w, &ro); err != nil {
+				return err
+			}
+		}
 		if oversize(ro.ops) {
 			big = append(big, bigRow{w: w, ro: ro})
 			continue
@@ -325,6 +346,7 @@ func (g *gateway) commitTable(ctx context.Context, tt *txTable, log *commitLog) 
 		ops   []storage.Operation
 		delta int64
 		size  int
+		ws    []ixmaint.Write // the rows, for global index maintenance
 	}
 	var batches []batch
 	for _, pk := range parts {
@@ -338,6 +360,9 @@ func (g *gateway) commitTable(ctx context.Context, tt *txTable, log *commitLog) 
 			b.ops = append(b.ops, ro.ops...)
 			b.delta += ro.delta
 			b.size += rs
+			if ro.ix != nil {
+				b.ws = append(b.ws, *ro.ix)
+			}
 		}
 		if len(b.ops) > 0 {
 			batches = append(batches, b)
@@ -365,9 +390,17 @@ func (g *gateway) commitTable(ctx context.Context, tt *txTable, log *commitLog) 
 		go func(b batch) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			etags, err := g.apply(ctx, tt.meta, b.ops)
+			ixop, err := g.beginIndexes(ctx, tt.meta, b.ws)
+			var etags []storage.ETag
+			applied := b.ops
+			if err == nil {
+				etags, applied, err = g.applyIndexed(ctx, tt.meta, b.ops)
+			}
 			mu.Lock()
 			defer mu.Unlock()
+			if ixop != nil {
+				log.ix = append(log.ix, ixBatch{op: ixop, applied: err == nil})
+			}
 			if err != nil {
 				if firstErr == nil {
 					firstErr = err
@@ -376,8 +409,8 @@ func (g *gateway) commitTable(ctx context.Context, tt *txTable, log *commitLog) 
 			}
 			log.batches++
 			delta += b.delta
-			for i, op := range b.ops {
-				if op.Kind == storage.OpInsert && i < len(etags) {
+			for i, op := range applied {
+				if (op.Kind == storage.OpInsert || op.Kind == storage.OpUpsert && op.Entity.RowKey >= tt.meta.RowKeyEnd()) && i < len(etags) {
 					log.inserts = append(log.inserts, appliedInsert{table: tt.meta.Physical, e: op.Entity, etag: etags[i]})
 				} else {
 					log.other = true
@@ -391,7 +424,18 @@ func (g *gateway) commitTable(ctx context.Context, tt *txTable, log *commitLog) 
 		return firstErr
 	}
 	for _, b := range big {
-		if err := g.applyBig(ctx, tt.meta, b, log); err != nil {
+		var ws []ixmaint.Write
+		if b.ro.ix != nil {
+			ws = []ixmaint.Write{*b.ro.ix}
+		}
+		ixop, err := g.beginIndexes(ctx, tt.meta, ws)
+		if err == nil {
+			err = g.applyBig(ctx, tt.meta, b, log)
+		}
+		if ixop != nil {
+			log.ix = append(log.ix, ixBatch{op: ixop, applied: err == nil})
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -591,6 +635,11 @@ func (g *gateway) applyError(meta *catalog.Table, ops []storage.Operation, err e
 		op = &ops[be.Index]
 	} else if len(ops) == 1 {
 		op = &ops[0]
+	}
+	if errors.Is(err, storage.ErrAlreadyExists) {
+		if ix := ixmaint.LocalIndexOf(meta, op); ix != nil {
+			return dupIndexError(ix.Name)
+		}
 	}
 	switch {
 	case errors.Is(err, storage.ErrAlreadyExists):

@@ -1,0 +1,362 @@
+package sqlgw_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/catalog/ixmaint"
+	"github.com/sqlgw/sqlgw/storage"
+	"github.com/sqlgw/sqlgw/storage/faultstore"
+	"github.com/sqlgw/sqlgw/storage/pebble"
+)
+
+// TestSecondaryIndexes: DDL, SHOW INDEX, EXPLAIN, unique enforcement,
+// request counts of index lookups, and results equal to an unindexed copy.
+func TestSecondaryIndexes(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, ts *testServer) {
+		c := ts.conn()
+		mustExec(t, c, "CREATE DATABASE d")
+		mustExec(t, c, "USE d")
+		mustExec(t, c, "CREATE TABLE u (id INT PRIMARY KEY, email VARCHAR(40), city VARCHAR(20), age INT, name VARCHAR(20), UNIQUE KEY by_email (email))")
+		mustExec(t, c, "CREATE INDEX by_city ON u (city, age) COMMENT 'sqlgw: global, cover=(name)'")
+		mustExec(t, c, "CREATE TABLE o (cust INT, id INT, status VARCHAR(10), total INT, PRIMARY KEY (cust, id), KEY by_status (cust, status))")
+		for i := range 30 {
+			mustExec(t, c, fmt.Sprintf("INSERT INTO u VALUES (%d, 'u%d@x', '%s', %d, 'n%d')", i, i, []string{"Paris", "Rome", "Oslo"}[i%3], 20+i%7, i))
+			mustExec(t, c, fmt.Sprintf("INSERT INTO o VALUES (%d, %d, '%s', %d)", i%2, i, []string{"open", "paid", "sent"}[i%3], i*10))
+		}
+		// SHOW INDEX lists them with their kind.
+		got := strings.Join(rows(t, c, "SELECT index_name, non_unique, column_name, index_comment FROM information_schema.statistics WHERE table_schema = 'd' AND table_name = 'u' ORDER BY index_name, seq_in_index"), "\n")
+		for _, want := range []string{"by_city\t1\tcity\tsqlgw: global, cover=(name)", "by_city\t1\tage", "by_email\t0\temail\tsqlgw: global"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("statistics lack %q:\n%s", want, got)
+			}
+		}
+		if r := rows(t, c, "SHOW INDEX FROM o"); len(r) < 3 {
+			t.Errorf("SHOW INDEX FROM o: %q", r)
+		}
+		// EXPLAIN shows the index paths.
+		plan := strings.Join(rows(t, c, "EXPLAIN SELECT * FROM u WHERE email = 'u5@x'"), "\n")
+		if !strings.Contains(plan, "IndexLookup") || !strings.Contains(plan, "by_email") {
+			t.Errorf("EXPLAIN unique lookup:\n%s", plan)
+		}
+		plan = strings.Join(rows(t, c, "EXPLAIN SELECT * FROM o WHERE cust = 1 AND status = 'open'"), "\n")
+		if !strings.Contains(plan, "by_status") {
+			t.Errorf("EXPLAIN local lookup:\n%s", plan)
+		}
+		// Results.
+		expectRows(t, c, "SELECT id, name FROM u WHERE email = 'u5@x'", "5\tn5")
+		expectRows(t, c, "SELECT id FROM u WHERE city = 'Rome' AND age = 21 ORDER BY id", "1", "22")
+		expectRows(t, c, "SELECT id FROM o WHERE cust = 1 AND status = 'paid' ORDER BY id", "1", "7", "13", "19", "25")
+		// Request counts: unique global lookup 2, covering 1; local lookup
+		// 1 range + one Get per row.
+		if r, _ := cost(t, c, "SELECT * FROM u WHERE email = 'u5@x'"); r != 2 {
+			t.Errorf("unique global lookup: %d requests, want 2", r)
+		}
+		if r, _ := cost(t, c, "SELECT id, email FROM u WHERE email = 'u5@x'"); r != 1 {
+			t.Errorf("covering unique global lookup: %d requests, want 1", r)
+		}
+		if r, _ := cost(t, c, "SELECT * FROM o WHERE cust = 1 AND status = 'paid'"); r != 1+5 {
+			t.Errorf("local lookup of 5 rows: %d requests, want 6", r)
+		}
+		// Unique enforcement: 1062 and no trace.
+		expectErrno(t, c, 1062, "INSERT INTO u VALUES (100, 'u5@x', 'Oslo', 1, 'dup')")
+		expectErrno(t, c, 1062, "UPDATE u SET email = 'u6@x' WHERE id = 7")
+		expectRows(t, c, "SELECT id FROM u WHERE email = 'u6@x'", "6")
+		expectRows(t, c, "SELECT COUNT(*) FROM u WHERE id = 100", "0")
+		// NULLs are not duplicates.
+		mustExec(t, c, "INSERT INTO u VALUES (101, NULL, 'Oslo', 1, 'a'), (102, NULL, 'Oslo', 1, 'b')")
+		// Updates and deletes keep the index right.
+		mustExec(t, c, "UPDATE u SET email = 'new@x', city = 'Oslo' WHERE id = 5")
+		expectRows(t, c, "SELECT id FROM u WHERE email = 'u5@x'")
+		expectRows(t, c, "SELECT id, city FROM u WHERE email = 'new@x'", "5\tOslo")
+		mustExec(t, c, "DELETE FROM u WHERE id = 6")
+		expectRows(t, c, "SELECT id FROM u WHERE email = 'u6@x'")
+		mustExec(t, c, "INSERT INTO u VALUES (6, 'u6@x', 'Rome', 3, 'again')")
+		expectRows(t, c, "SELECT name FROM u WHERE email = 'u6@x'", "again")
+		// DROP INDEX.
+		mustExec(t, c, "DROP INDEX by_city ON u")
+		expectRows(t, c, "SELECT id FROM u WHERE city = 'Rome' AND age = 21 ORDER BY id", "1", "22")
+		mustExec(t, c, "ALTER TABLE u ADD INDEX by_age (age)")
+		expectRows(t, c, "SELECT COUNT(*) FROM u WHERE age = 21", "5")
+	})
+}
+
+// TestIndexOnlineBuild creates an index on a populated table while another
+// session writes.
+func TestIndexOnlineBuild(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, ts *testServer) {
+		c := ts.conn()
+		mustExec(t, c, "CREATE DATABASE d")
+		mustExec(t, c, "USE d")
+		mustExec(t, c, "CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT)")
+		var vals []string
+		for i := range 300 {
+			vals = append(vals, fmt.Sprintf("(%d, %d, %d)", i, i%10, i))
+		}
+		mustExec(t, c, "INSERT INTO t VALUES "+strings.Join(vals, ","))
+		w := ts.conn()
+		mustExec(t, w, "USE d")
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				w.ExecContext(context.Background(), fmt.Sprintf("UPDATE t SET a = %d WHERE id = %d", i%10, i%300))
+			}
+		}()
+		mustExec(t, c, "CREATE INDEX ia ON t (a)")
+		close(stop)
+		wg.Wait()
+		for v := range 10 {
+			q := fmt.Sprintf("SELECT id FROM t WHERE a = %d ORDER BY id", v)
+			got := rows(t, c, q)
+			want := rows(t, c, fmt.Sprintf("SELECT id FROM t WHERE a + 0 = %d ORDER BY id", v))
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s: %v, want %v", q, got, want)
+			}
+		}
+		expectErrno(t, c, 1062, "CREATE UNIQUE INDEX ua ON t (a)")
+		for _, r := range rows(t, c, "SHOW INDEX FROM t") {
+			if strings.Contains(r, "\tua\t") {
+				t.Errorf("failed unique index left: %q", r)
+			}
+		}
+	})
+}
+
+// TestIndexRandomized runs the same random workload on a table with
+// indexes and one without, comparing every query.
+func TestIndexRandomized(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, ts *testServer) {
+		c := ts.conn()
+		mustExec(t, c, "CREATE DATABASE d")
+		mustExec(t, c, "USE d")
+		mustExec(t, c, "CREATE TABLE x (p INT, id INT, a INT, b VARCHAR(10), c INT, PRIMARY KEY (p, id), KEY la (p, a), KEY ga (a) COMMENT 'sqlgw: cover=(c)', UNIQUE KEY ub (b))")
+		mustExec(t, c, "CREATE TABLE y (p INT, id INT, a INT, b VARCHAR(10), c INT, PRIMARY KEY (p, id))")
+		r := rand.New(rand.NewPCG(3, 3))
+		val := func(n int) string {
+			if r.IntN(5) == 0 {
+				return "NULL"
+			}
+			return fmt.Sprint(r.IntN(n))
+		}
+		str := func() string {
+			if r.IntN(4) == 0 {
+				return "NULL"
+			}
+			return fmt.Sprintf("'s%d'", r.IntN(60))
+		}
+		for step := range 300 {
+			var q string
+			switch op := r.IntN(10); {
+			case op < 5:
+				q = fmt.Sprintf("INSERT INTO %%s VALUES (%d, %d, %s, %s, %s)", r.IntN(3), step, val(8), str(), val(100))
+			case op < 8:
+				q = fmt.Sprintf("UPDATE %%s SET a = %s, b = %s, c = %s WHERE id = %d", val(8), str(), val(100), r.IntN(step+1))
+			default:
+				q = fmt.Sprintf("DELETE FROM %%s WHERE id = %d", r.IntN(step+1))
+			}
+			_, errX := c.ExecContext(context.Background(), fmt.Sprintf(q, "x"))
+			if mysqlErrno(errX) == 1062 {
+				continue // the unique index refuses it; y has none
+			}
+			if errX != nil {
+				t.Fatalf("%s: %v", fmt.Sprintf(q, "x"), errX)
+			}
+			mustExec(t, c, fmt.Sprintf(q, "y"))
+			if step%10 == 0 {
+				for _, w := range []string{"a = 3", "a = 5 AND p = 1", "b = 's7'", "a > 4", "a IS NULL", "p = 2 AND a < 3", "b IN ('s1','s2','s3')"} {
+					for _, sel := range []string{"*", "id, c", "COUNT(*)"} {
+						qx := fmt.Sprintf("SELECT %s FROM x WHERE %s ORDER BY 1, 2", sel, w)
+						qy := fmt.Sprintf("SELECT %s FROM y WHERE %s ORDER BY 1, 2", sel, w)
+						if sel == "COUNT(*)" {
+							qx, qy = qx[:strings.Index(qx, " ORDER")], qy[:strings.Index(qy, " ORDER")]
+						}
+						if gx, gy := rows(t, c, qx), rows(t, c, qy); !slices.Equal(gx, gy) {
+							t.Fatalf("step %d: %s: %v, want %v", step, qx, gx, gy)
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestConcurrentUniqueInsertsE2E: concurrent inserts of one unique value
+// leave exactly one row.
+func TestConcurrentUniqueInsertsE2E(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, ts *testServer) {
+		c := ts.conn()
+		mustExec(t, c, "CREATE DATABASE d")
+		mustExec(t, c, "USE d")
+		mustExec(t, c, "CREATE TABLE t (id INT PRIMARY KEY, e VARCHAR(20), UNIQUE KEY ue (e))")
+		var wg sync.WaitGroup
+		for i := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ts.db.ExecContext(context.Background(), fmt.Sprintf("INSERT INTO d.t VALUES (%d, 'same')", i))
+			}()
+		}
+		wg.Wait()
+		expectRows(t, c, "SELECT COUNT(*) FROM t", "1")
+		expectRows(t, c, "SELECT COUNT(*) FROM t WHERE e = 'same'", "1")
+	})
+}
+
+// noClose keeps a store open when a server closes it, so that a "crashed"
+// server's store can be reopened by the next one.
+type noClose struct{ storage.Store }
+
+func (noClose) Close() error { return nil }
+
+// TestIndexCrashRecovery crashes the store under a server at every request
+// of indexed INSERT, UPDATE (indexed value changing or not) and DELETE
+// statements, then: a new server on the same data answers every indexed
+// query exactly as a scan does (before any recovery), and after recovery
+// every index equals what the rows imply (ixmaint.Check).
+func TestIndexCrashRecovery(t *testing.T) {
+	stmts := []string{
+		"INSERT INTO t VALUES (9, 1, 30, 'z', 5)",
+		"UPDATE t SET a = 40, b = 'w' WHERE id = 1",
+		"UPDATE t SET c = 77 WHERE id = 2",
+		"DELETE FROM t WHERE id = 3",
+		"INSERT INTO t VALUES (10, 0, 10, 'x', 1)", // unique violation
+	}
+	ctx := context.Background()
+	for _, stmt := range stmts {
+		for n := 1; ; n++ {
+			done := false
+			for _, applied := range []bool{false, true} {
+				inner, err := pebble.OpenMemory()
+				if err != nil {
+					t.Fatal(err)
+				}
+				fs := faultstore.New(noClose{inner})
+				ts := startServer(t, fs)
+				c := ts.conn()
+				mustExec(t, c, "CREATE DATABASE d")
+				mustExec(t, c, "USE d")
+				mustExec(t, c, "CREATE TABLE t (id INT PRIMARY KEY, p INT, a INT, b VARCHAR(10), c INT, KEY ga (a) COMMENT 'sqlgw: cover=(c)', UNIQUE KEY ub (b))")
+				mustExec(t, c, "INSERT INTO t VALUES (1, 0, 10, 'x', 1), (2, 1, 10, 'y', 2), (3, 1, 20, NULL, 3), (4, 0, NULL, NULL, 4)")
+				fs.CrashAt(n, applied)
+				c.ExecContext(ctx, stmt)
+				if !fs.Crashed() {
+					done = true
+				}
+				ts.stop()
+				// A new server on what the store holds, before recovery.
+				ts2 := startServer(t, noClose{inner})
+				c2 := ts2.conn()
+				mustExec(t, c2, "USE d")
+				for _, w := range []string{"a = 10", "a = 20", "a = 30", "a = 40", "b = 'x'", "b = 'y'", "b = 'z'", "b = 'w'"} {
+					for _, sel := range []string{"*", "id, a, c"} {
+						got := rows(t, c2, fmt.Sprintf("SELECT %s FROM t WHERE %s ORDER BY id", sel, w))
+						want := rows(t, c2, fmt.Sprintf("SELECT %s FROM t WHERE CONCAT(%s) ORDER BY id", sel, w)) // opaque: a scan
+						if !slices.Equal(got, want) {
+							t.Errorf("%s crash at %d (applied=%v): WHERE %s: %v, want %v", stmt, n, applied, w, got, want)
+						}
+					}
+				}
+				ts2.stop()
+				cat, err := catalog.Open(ctx, inner, catalog.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				tbl, err := cat.Table(ctx, "d", "t")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := (&ixmaint.Maintainer{Store: inner}).Recover(ctx, tbl, true); err != nil {
+					t.Fatal(err)
+				}
+				if mm, err := ixmaint.Check(ctx, inner, tbl); err != nil || len(mm) > 0 {
+					t.Errorf("%s crash at %d (applied=%v): after recovery: %v %v", stmt, n, applied, mm, err)
+				}
+				inner.Close()
+			}
+			if done || t.Failed() {
+				t.Logf("%s: %d crash points", stmt, n-1)
+				break
+			}
+		}
+	}
+}
+
+// TestIndexRequestCounts measures, with the session counters, the store
+// requests of statements on tables with 0, 1 and 3 indexes, and of index
+// lookups; the figures are in docs/benchmarks.md.
+func TestIndexRequestCounts(t *testing.T) {
+	ts := startServer(t, func() storage.Store {
+		s, err := pebble.OpenMemory()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}())
+	c := ts.conn()
+	mustExec(t, c, "CREATE DATABASE d")
+	mustExec(t, c, "USE d")
+	tables := []struct{ name, ddl string }{
+		{"none", "CREATE TABLE none (id INT PRIMARY KEY, a INT, b INT, e INT)"},
+		{"g1", "CREATE TABLE g1 (id INT PRIMARY KEY, a INT, b INT, e INT, KEY ia (a))"},
+		{"g3", "CREATE TABLE g3 (id INT PRIMARY KEY, a INT, b INT, e INT, KEY ia (a), KEY ib (b), KEY iab (a, b))"},
+		{"l1", "CREATE TABLE l1 (id INT PRIMARY KEY, a INT, b INT, e INT, KEY ia (id, a))"},
+		{"l3", "CREATE TABLE l3 (id INT PRIMARY KEY, a INT, b INT, e INT, KEY ia (id, a), KEY ib (id, b), KEY iab (id, a, b))"},
+	}
+	type counts struct{ ins, upd, same, del int64 }
+	want := map[string]counts{
+		"none": {1, 2, 2, 2}, "l1": {1, 2, 2, 2}, "l3": {1, 2, 2, 2},
+		"g1": {3, 6, 2, 4}, "g3": {7, 14, 2, 8},
+	}
+	var sb strings.Builder
+	sb.WriteString("| table | INSERT | UPDATE (indexed values change) | UPDATE (no indexed value changes) | DELETE |\n|---|---|---|---|---|\n")
+	for _, tb := range tables {
+		mustExec(t, c, tb.ddl)
+		mustExec(t, c, fmt.Sprintf("INSERT INTO %s VALUES (1, 1, 1, 1)", tb.name))
+		var got counts
+		got.ins, _ = cost(t, c, fmt.Sprintf("INSERT INTO %s VALUES (2, 5, 5, 5)", tb.name))
+		got.upd, _ = cost(t, c, fmt.Sprintf("UPDATE %s SET a = 6, b = 6 WHERE id = 2", tb.name))
+		got.same, _ = cost(t, c, fmt.Sprintf("UPDATE %s SET e = 7 WHERE id = 2", tb.name))
+		got.del, _ = cost(t, c, fmt.Sprintf("DELETE FROM %s WHERE id = 2", tb.name))
+		if got != want[tb.name] {
+			t.Errorf("%s: requests %+v, want %+v", tb.name, got, want[tb.name])
+		}
+		fmt.Fprintf(&sb, "| %s | %d | %d | %d | %d |\n", tb.ddl[strings.Index(tb.ddl, "("):], got.ins, got.upd, got.same, got.del)
+	}
+	t.Log("\n" + sb.String())
+	// Lookups: unique global 2 (1 covering); local 1 range + base gets.
+	mustExec(t, c, "CREATE TABLE u (id INT PRIMARY KEY, e VARCHAR(20), n INT, UNIQUE KEY ue (e))")
+	mustExec(t, c, "CREATE TABLE o (cust INT, id INT, s VARCHAR(5), n INT, PRIMARY KEY (cust, id), KEY ls (cust, s))")
+	for i := range 20 {
+		mustExec(t, c, fmt.Sprintf("INSERT INTO u VALUES (%d, 'e%d', %d)", i, i, i))
+		mustExec(t, c, fmt.Sprintf("INSERT INTO o VALUES (%d, %d, '%s', %d)", i%2, i, []string{"a", "b"}[i/2%2], i))
+	}
+	for _, q := range []struct {
+		sql  string
+		want int64
+	}{
+		{"SELECT * FROM u WHERE e = 'e7'", 2},
+		{"SELECT id, e FROM u WHERE e = 'e7'", 1},
+		{"SELECT * FROM o WHERE cust = 1 AND s = 'b'", 1 + 5},
+		{"SELECT id FROM o WHERE cust = 1 AND s = 'b'", 1},
+	} {
+		if r, _ := cost(t, c, q.sql); r != q.want {
+			t.Errorf("%s: %d requests, want %d", q.sql, r, q.want)
+		} else {
+			t.Logf("%s: %d requests", q.sql, r)
+		}
+	}
+}

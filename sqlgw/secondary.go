@@ -1,0 +1,685 @@
+package sqlgw
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
+
+	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/catalog/ixmaint"
+	"github.com/sqlgw/sqlgw/planner"
+	"github.com/sqlgw/sqlgw/storage"
+)
+
+// Secondary indexes
+//
+// DDL: CREATE [UNIQUE] INDEX, ALTER TABLE ADD/DROP INDEX, INDEX/KEY/UNIQUE
+// in CREATE TABLE, DROP INDEX. The kind and covering columns come from the
+// index comment (catalog.ParseIndexOptions):
+//
+//	CREATE INDEX by_city ON users (city, age) COMMENT 'sqlgw: global, cover=(name)'
+//	CREATE INDEX by_status ON orders (cust, status) COMMENT 'sqlgw: local'
+//
+// Without a kind, an index that starts with the partition-key columns is
+// local, any other is global (catalog.ChooseIndexKind). SHOW INDEX and
+// information_schema.STATISTICS list them (GetIndexes), the comment
+// showing the kind and the covered columns.
+//
+// CREATE INDEX adds the index in state building (writers maintain it from
+// then on), waits for every gateway's catalog cache to see it, backfills
+// it online (ixmaint.Backfill; progress in the log), then marks it ready;
+// only then does the planner use it. A gateway that starts with an index
+// still building (a crash mid-backfill) runs the backfill again from the
+// start (idempotent). A duplicate found by the backfill of a UNIQUE index
+// drops the index and fails the statement with 1062.
+//
+// Writes (txn.go): every row write of a table with indexes carries its
+// local index operations in its own batch; global ones follow ixmaint's
+// protocol around the batch (ixmaint.Maintainer.Begin / Finish). A unique
+// violation is MySQL error 1062 naming the index. Reads of IndexLookup and
+// IndexRange plans (iter.go) read the index entities, then the base rows
+// with parallel Gets, verifying every hit of a global index against its
+// row (stale hits are dropped and repaired); covering plans read no base
+// row for unmarked entities. Recovery of interrupted global index writes
+// runs at start-up and every lease period (startIndexRecovery).
+
+// indexLease is the lease of marked global index entities.
+const indexLease = ixmaint.DefaultLease
+
+// readyIndexes lists the indexes the planner may use, in catalog order.
+func readyIndexes(t *catalog.Table) []*catalog.Index {
+	if t.Keyless() {
+		return nil
+	}
+	var out []*catalog.Index
+	for i := range t.Indexes {
+		if t.Indexes[i].State == catalog.IndexReady {
+			out = append(out, &t.Indexes[i])
+		}
+	}
+	return out
+}
+
+var _ planner.IndexedTable = (*plannerTable)(nil)
+
+// Indexes implements planner.IndexedTable.
+func (p *plannerTable) Indexes() []planner.Index {
+	var out []planner.Index
+	for _, ix := range readyIndexes(p.t) {
+		pi := planner.Index{Name: ix.Name, Table: ix.Physical, Local: !ix.Global, Unique: ix.Unique,
+			BaseKeys: []string{catalog.PropBasePK, catalog.PropBaseRK, ixmaint.PropPending}}
+		if !ix.Global {
+			pi.Table = p.t.Physical
+			_, pre, err := p.t.IndexPrefix(ix, nil)
+			if err != nil {
+				continue
+			}
+			pi.LocalPrefix = pre
+		}
+		cols, err := p.t.IndexColumns(ix)
+		if err != nil {
+			continue
+		}
+		for _, kc := range cols {
+			pi.Columns = append(pi.Columns, planner.KeyColumn{Col: kc.Index, Desc: kc.Desc})
+			pi.Carried = append(pi.Carried, kc.Index)
+		}
+		for _, c := range ix.Covering {
+			if i := p.t.ColumnIndex(c); i >= 0 {
+				pi.Carried = append(pi.Carried, i)
+			}
+		}
+		// Primary-key columns decode exactly from the base keys.
+		for _, kp := range p.t.PrimaryKey {
+			if i := p.t.ColumnIndex(kp.Column); i >= 0 && ixmaint.KeyExact(p.t, i) {
+				pi.Carried = append(pi.Carried, i)
+			}
+		}
+		out = append(out, pi)
+	}
+	return out
+}
+
+// EncodeIndexKey implements planner.IndexedTable.
+func (p *plannerTable) EncodeIndexKey(n, first int, vals []planner.Datum) (string, error) {
+	ixs := readyIndexes(p.t)
+	if n < 0 || n >= len(ixs) {
+		return "", fmt.Errorf("sqlgw: index %d out of range", n)
+	}
+	cols, err := p.t.IndexColumns(ixs[n])
+	if err != nil {
+		return "", err
+	}
+	if first+len(vals) > len(cols) {
+		return "", fmt.Errorf("sqlgw: %d index values from %d for %d columns", len(vals), first, len(cols))
+	}
+	var b []byte
+	for i, d := range vals {
+		if b, err = cols[first+i].Append(b, d); err != nil {
+			return "", err
+		}
+	}
+	return string(b), nil
+}
+
+// secondaryIndex is a secondary index as the engine sees it (SHOW INDEX,
+// information_schema.STATISTICS). sqlgw chooses index paths itself
+// (LookupForExpressions), so the engine is told it cannot use it for
+// ranges.
+type secondaryIndex struct {
+	db, table string
+	ix        catalog.Index
+	exprs     []string
+	types     []sql.ColumnExpressionType
+}
+
+var _ sql.Index = (*secondaryIndex)(nil)
+
+func (t *Table) secondaryIndexes() []sql.Index {
+	var out []sql.Index
+	for _, ix := range t.meta().Indexes {
+		si := &secondaryIndex{db: t.db.name, table: t.Name(), ix: ix}
+		for _, kp := range ix.Columns {
+			c := t.meta().ColumnIndex(kp.Column)
+			if c < 0 {
+				continue
+			}
+			col := t.info.schema.Schema[c]
+			e := lower(t.Name()) + "." + lower(col.Name)
+			si.exprs = append(si.exprs, e)
+			si.types = append(si.types, sql.ColumnExpressionType{Expression: e, Type: col.Type})
+		}
+		out = append(out, si)
+	}
+	return out
+}
+
+func (ix *secondaryIndex) ID() string                                 { return ix.ix.Name }
+func (ix *secondaryIndex) Database() string                           { return ix.db }
+func (ix *secondaryIndex) Table() string                              { return ix.table }
+func (ix *secondaryIndex) Expressions() []string                      { return ix.exprs }
+func (ix *secondaryIndex) IsUnique() bool                             { return ix.ix.Unique }
+func (ix *secondaryIndex) IsSpatial() bool                            { return false }
+func (ix *secondaryIndex) IsFullText() bool                           { return false }
+func (ix *secondaryIndex) IsVector() bool                             { return false }
+func (ix *secondaryIndex) IndexType() string                          { return "BTREE" }
+func (ix *secondaryIndex) IsGenerated() bool                          { return false }
+func (ix *secondaryIndex) PrefixLengths() []uint16                    { return nil }
+func (ix *secondaryIndex) CanSupport(*sql.Context, ...sql.Range) bool { return false }
+func (ix *secondaryIndex) CanSupportOrderBy(sql.Expression) bool      { return false }
+func (ix *secondaryIndex) ColumnExpressionTypes(*sql.Context) []sql.ColumnExpressionType {
+	return ix.types
+}
+
+// Comment renders the index's kind and covered columns in the syntax that
+// creates it (SHOW CREATE TABLE, dumps).
+func (ix *secondaryIndex) Comment() string {
+	kind := "global"
+	if !ix.ix.Global {
+		kind = "local"
+	}
+	s := "sqlgw: " + kind
+	if len(ix.ix.Covering) > 0 {
+		s += ", cover=(" + strings.Join(ix.ix.Covering, ", ") + ")"
+	}
+	return s
+}
+
+// createSecondaryIndex implements CREATE INDEX (and the indexes of CREATE
+// TABLE, which the engine adds after creating the table).
+func (t *Table) createSecondaryIndex(ctx *sql.Context, def sql.IndexDef) error {
+	meta := t.meta()
+	switch {
+	case meta.Keyless():
+		return errUnsupported.New(fmt.Sprintf("secondary index %s: table %s has no primary key; indexes need one", def.Name, t.Name()))
+	case def.IsFullText(), def.IsSpatial(), def.IsVector():
+		return errUnsupported.New(fmt.Sprintf("index %s: FULLTEXT, SPATIAL and VECTOR indexes are not supported", def.Name))
+	}
+	var cols []catalog.KeyPart
+	for _, c := range def.Columns {
+		if c.Length > 0 {
+			return errUnsupported.New(fmt.Sprintf("index %s: prefix lengths (%s(%d)) are not supported", def.Name, c.Name, c.Length))
+		}
+		cols = append(cols, catalog.KeyPart{Column: c.Name})
+	}
+	opts, err := catalog.ParseIndexOptions(def.Comment)
+	if err != nil {
+		return mapError(err)
+	}
+	unique := def.IsUnique()
+	global, err := catalog.ChooseIndexKind(meta, cols, unique, opts.Kind)
+	if err != nil {
+		return mapError(err)
+	}
+	name := def.Name
+	if name == "" {
+		name = cols[0].Column
+		for i := 2; meta.Index(name) != nil; i++ {
+			name = fmt.Sprintf("%s_%d", cols[0].Column, i)
+		}
+	}
+	mctx := metaCtx(ctx)
+	nt, err := t.gw.cat.AddIndex(mctx, t.db.name, t.Name(), catalog.Index{Name: name, Columns: cols,
+		Unique: unique, Global: global, Covering: opts.Cover, State: catalog.IndexBuilding})
+	if err != nil {
+		if errors.Is(err, catalog.ErrIndexExists) {
+			return sql.ErrDuplicateKey.New(name)
+		}
+		return mapError(err)
+	}
+	return t.gw.buildIndex(mctx, t.db.name, nt, name)
+}
+
+// buildIndex backfills index name of table nt and marks it ready; on a
+// duplicate in a unique index it drops the index.
+func (g *gateway) buildIndex(ctx context.Context, db string, nt *catalog.Table, name string) error {
+	// Writers of every gateway must see the index before the backfill
+	// passes their rows: wait out the catalog cache.
+	time.Sleep(g.catalogRefresh())
+	ix := nt.Index(name)
+	if ix == nil {
+		return fmt.Errorf("sqlgw: index %s vanished", name)
+	}
+	log := g.logger()
+	start := time.Now()
+	last := time.Now()
+	err := g.maint().Backfill(ctx, nt, ix, func(rows int, pk, rk string) {
+		if time.Since(last) > 2*time.Second {
+			last = time.Now()
+			log.Info("sqlgw: building index", "table", nt.Name, "index", name, "rows", rows)
+		}
+	})
+	if errors.Is(err, ixmaint.ErrDuplicate) {
+		if _, derr := g.cat.DropIndex(ctx, db, nt.Name, name); derr != nil {
+			log.Warn("sqlgw: dropping a failed unique index", "index", name, "error", derr)
+		}
+		return mysql.NewSQLError(mysql.ERDupEntry, "23000", "Duplicate entry for key '%s'", name)
+	}
+	if err != nil {
+		return mapError(err)
+	}
+	if _, err := g.cat.SetIndexState(ctx, db, nt.Name, name, catalog.IndexReady); err != nil {
+		return mapError(err)
+	}
+	log.Info("sqlgw: index ready", "table", nt.Name, "index", name, "took", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// dropSecondaryIndex implements DROP INDEX: the catalog drops the index
+// (and a global index's table); a local index's entities are deleted from
+// the base partitions here (they are unreachable already: index IDs are
+// never reused).
+func (t *Table) dropSecondaryIndex(ctx *sql.Context, name string) error {
+	meta := t.meta()
+	ix := meta.Index(name)
+	if ix == nil {
+		return sql.ErrIndexNotFound.New(name)
+	}
+	local := !ix.Global
+	_, pre, perr := meta.IndexPrefix(ix, nil)
+	if _, err := t.gw.cat.DropIndex(metaCtx(ctx), t.db.name, t.Name(), name); err != nil {
+		return mapError(err)
+	}
+	if local && perr == nil {
+		t.gw.deleteRange(metaCtx(ctx), meta.Physical, catalog.PrefixRange(pre))
+	}
+	return nil
+}
+
+// deleteRange deletes the entities whose RowKeys are in r, in every
+// partition, in batches (best effort: failures are logged).
+func (g *gateway) deleteRange(ctx context.Context, phys string, r *storage.KeyRange) {
+	q := &storage.Query{Row: r, Select: []string{}}
+	byPart := map[string][]storage.Operation{}
+	flush := func(pk string) {
+		if ops := byPart[pk]; len(ops) > 0 {
+			if _, err := g.store.Batch(ctx, phys, ops); err != nil {
+				g.logger().Warn("sqlgw: deleting dropped index entities", "error", err)
+			}
+			delete(byPart, pk)
+		}
+	}
+	for {
+		page, err := g.store.Query(ctx, phys, q)
+		if err != nil {
+			g.logger().Warn("sqlgw: deleting dropped index entities", "error", err)
+			return
+		}
+		for _, e := range page.Entities {
+			ops := append(byPart[e.PartitionKey], storage.Operation{Kind: storage.OpDelete,
+				Entity: &storage.Entity{PartitionKey: e.PartitionKey, RowKey: e.RowKey}})
+			byPart[e.PartitionKey] = ops
+			if len(ops) == storage.MaxBatchOps {
+				flush(e.PartitionKey)
+			}
+		}
+		if page.Continuation == "" {
+			break
+		}
+		q.Continuation = page.Continuation
+	}
+	for pk := range byPart {
+		flush(pk)
+	}
+}
+
+// loadIndex runs an index plan's reads: the index entities, then the base
+// rows (or, for a covering plan, rows built from the entities). It fills
+// it.fetched with main entities, in index order (key order when the
+// transaction has buffered writes to merge).
+func (it *rowIter) loadIndex() error {
+	p := it.spec.plan
+	ix := it.meta.Index(p.Index.Name)
+	if ix == nil {
+		return fmt.Errorf("sqlgw: index %s of table %s is gone; retry", p.Index.Name, it.meta.Name)
+	}
+	st := it.t.gw.store
+	var hits []*storage.Entity
+	for _, k := range p.Index.Gets {
+		e, err := st.Get(it.ctx, p.Index.Table, k.PK, k.RK, &storage.GetOptions{Select: p.Index.Select})
+		if errors.Is(err, storage.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return mapError(err)
+		}
+		hits = append(hits, e)
+	}
+	for _, q0 := range p.Index.Queries {
+		q := *q0
+		if it.tt != nil && len(it.tt.writes) > 0 {
+			q.Top = 0
+		}
+		for {
+			page, err := st.Query(it.ctx, p.Index.Table, &q)
+			if err != nil {
+				return mapError(err)
+			}
+			hits = append(hits, page.Entities...)
+			if page.Continuation == "" || (p.Limit > 0 && len(p.Residual) == 0 && int64(len(hits)) >= p.Limit && p.Index.Covering) {
+				break
+			}
+			q.Continuation = page.Continuation
+		}
+	}
+	out := make([]*storage.Entity, len(hits))
+	var gets []int
+	for i, h := range hits {
+		_, marked := h.Properties[ixmaint.PropPending]
+		if p.Index.Covering && (!ix.Global || !marked) {
+			e, err := it.coveringEntity(ix, h)
+			if err != nil {
+				return err
+			}
+			out[i] = e
+			continue
+		}
+		gets = append(gets, i)
+	}
+	errs := make([]error, len(hits))
+	stale := make([]bool, len(hits))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, multiGetParallel)
+	for _, i := range gets {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			h := hits[i]
+			pk, rk := h.Properties[catalog.PropBasePK].Str(), h.Properties[catalog.PropBaseRK].Str()
+			e, err := st.Get(it.ctx, it.meta.Physical, pk, rk, nil)
+			if errors.Is(err, storage.ErrNotFound) {
+				stale[i] = true
+				return
+			}
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			if ix.Global {
+				ents := []*storage.Entity{e}
+				if it.meta.Extras(e) > 0 {
+					more, err := it.continuations(e)
+					if err != nil {
+						errs[i] = err
+						return
+					}
+					ents = append(ents, more...)
+				}
+				row, err := it.meta.DecodeRow(ents...)
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				want, err := it.meta.IndexEntity(ix, pk, rk, row)
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				if want.PartitionKey != h.PartitionKey || want.RowKey != h.RowKey {
+					stale[i] = true
+					return
+				}
+			}
+			out[i] = e
+		}()
+	}
+	wg.Wait()
+	for i := range hits {
+		if errs[i] != nil {
+			return mapError(errs[i])
+		}
+		if stale[i] && ix.Global {
+			if _, err := it.t.gw.maint().Resolve(it.ctx, it.meta, ix, hits[i], false); err != nil {
+				it.t.gw.logger().Warn("sqlgw: repairing a stale index entity", "index", ix.Name, "error", err)
+			}
+		}
+	}
+	it.fetched = it.fetched[:0]
+	for _, e := range out {
+		if e != nil {
+			it.fetched = append(it.fetched, e)
+		}
+	}
+	if it.tt != nil && len(it.tt.writes) > 0 {
+		// The buffered writes are merged in key order.
+		sort.SliceStable(it.fetched, func(i, j int) bool {
+			return keyLess(entKey{it.fetched[i].PartitionKey, it.fetched[i].RowKey}, entKey{it.fetched[j].PartitionKey, it.fetched[j].RowKey})
+		})
+	}
+	it.fi = 0
+	it.ixLoaded = true
+	return nil
+}
+
+// coveringEntity builds a row's main entity from an index entity that
+// carries every needed column (and the exactly decodable key columns). It
+// is marked synthetic: its ETag is not the row's.
+func (it *rowIter) coveringEntity(ix *catalog.Index, h *storage.Entity) (*storage.Entity, error) {
+	pk, rk, vals, err := it.meta.DecodeIndexEntity(ix, h)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	kv, err := it.meta.DecodeKey(pk, rk)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	for i, kp := range it.meta.PrimaryKey {
+		c := it.meta.ColumnIndex(kp.Column)
+		if c >= 0 && vals[c] == nil && i < len(kv) && ixmaint.KeyExact(it.meta, c) {
+			vals[c] = kv[i]
+		}
+	}
+	ents, err := it.meta.EncodeEntities(pk, rk, vals)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	e := ents[0]
+	delete(e.Properties, catalog.PropExtras)
+	if it.synthetic == nil {
+		it.synthetic = map[*storage.Entity]bool{}
+	}
+	it.synthetic[e] = true
+	return e, nil
+}
+
+// maint returns the gateway's index maintainer.
+func (g *gateway) maint() *ixmaint.Maintainer {
+	g.maintOnce.Do(func() { g.maintainer = &ixmaint.Maintainer{Store: g.store, Lease: indexLease} })
+	return g.maintainer
+}
+
+func (g *gateway) logger() *slog.Logger {
+	if g.log != nil {
+		return g.log
+	}
+	return slog.Default()
+}
+
+func (g *gateway) catalogRefresh() time.Duration { return g.cat.RefreshInterval() }
+
+// indexWrites turns a batch's buffered writes into ixmaint writes.
+func indexWrite(k entKey, w *pending) ixmaint.Write {
+	iw := ixmaint.Write{OldPK: k.pk, OldRK: k.rk, PK: k.pk, RK: k.rk}
+	if w.stored {
+		iw.Old = w.old
+	}
+	if !w.deleted {
+		iw.New = w.row
+	}
+	return iw
+}
+
+// dupIndexError is MySQL's 1062 for a unique index.
+func dupIndexError(ix string) error {
+	return mysql.NewSQLError(mysql.ERDupEntry, "23000", "Duplicate entry for key '%s'", ix)
+}
+
+// startIndexRecovery resolves interrupted global index writes of every
+// table now and every lease period, and resumes the backfill of indexes
+// left building by a crash. It stops when ctx is done.
+func (g *gateway) startIndexRecovery(ctx context.Context) {
+	run := func(resume bool) {
+		dbs, err := g.cat.Databases(ctx)
+		if err != nil {
+			return
+		}
+		for _, db := range dbs {
+			tables, err := g.cat.Tables(ctx, db)
+			if err != nil {
+				continue
+			}
+			for _, t := range tables {
+				if ixmaint.HasGlobal(t) {
+					if rs, err := g.maint().Recover(ctx, t, false); err != nil {
+						g.logger().Warn("sqlgw: index recovery", "table", t.Name, "error", err)
+					} else if rs.Marked > 0 {
+						g.logger().Info("sqlgw: index recovery", "table", t.Name, "resolved", rs.Kept+rs.Removed, "pending", rs.Skipped)
+					}
+				}
+				if !resume {
+					continue
+				}
+				for _, ix := range t.Indexes {
+					if ix.State == catalog.IndexBuilding {
+						g.logger().Info("sqlgw: resuming the build of an index", "table", t.Name, "index", ix.Name)
+						if err := g.buildIndex(ctx, db, t, ix.Name); err != nil {
+							g.logger().Warn("sqlgw: index build", "index", ix.Name, "error", err)
+						}
+					}
+				}
+			}
+		}
+	}
+	go func() {
+		run(true)
+		tick := time.NewTicker(indexLease)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				run(false)
+			}
+		}
+	}()
+}
+
+var _ = slices.Clone[[]int]
+
+// storedRow returns the stored row under k for index maintenance: the one
+// a buffered write recorded, else the row the engine read (equal to the
+// stored one, as base checked).
+func storedRow(tt *txTable, k entKey, engineRow []catalog.Datum) []catalog.Datum {
+	if w, ok := tt.writes[k]; ok {
+		return w.old
+	}
+	return engineRow
+}
+
+// ixBatch is the global index write of one applied (or attempted) batch.
+type ixBatch struct {
+	op      *ixmaint.Op
+	applied bool
+}
+
+// addIndexOps adds a row write's local index operations to its batch
+// operations and records the write for the global indexes.
+func addIndexOps(meta *catalog.Table, k entKey, w *pending, ro *rowOps) error {
+	iw := indexWrite(k, w)
+	lo, _, err := ixmaint.LocalOps(meta, iw)
+	if err != nil {
+		return mapError(err)
+	}
+	ro.ops = append(ro.ops, lo...)
+	ro.ix = &iw
+	return nil
+}
+
+// beginIndexes runs the first step of the global index protocol for the
+// rows of one batch; the commit finishes it (finishIndexes). A non-nil Op
+// must be finished even with an error (a write that took too long).
+func (g *gateway) beginIndexes(ctx context.Context, meta *catalog.Table, ws []ixmaint.Write) (*ixmaint.Op, error) {
+	if len(ws) == 0 || !ixmaint.HasGlobal(meta) {
+		return nil, nil
+	}
+	op, err := g.maint().Begin(ctx, meta, ws)
+	if err != nil {
+		var de *ixmaint.DuplicateError
+		if errors.As(err, &de) {
+			return nil, dupIndexError(de.Index)
+		}
+		return nil, mapError(err)
+	}
+	if op.Expired() {
+		return op, errConflict("the index writes of table " + meta.Name + " took too long")
+	}
+	return op, nil
+}
+
+// applyIndexed applies a batch; a delete of a local index entity that an
+// index still being built lacks is dropped and the batch retried (safe:
+// the backfill's write of that entity changes the row's ETag). It returns
+// the batch as applied.
+func (g *gateway) applyIndexed(ctx context.Context, meta *catalog.Table, ops []storage.Operation) ([]storage.ETag, []storage.Operation, error) {
+	for {
+		if len(ops) == 1 {
+			etags, err := g.apply(ctx, meta, ops)
+			return etags, ops, err
+		}
+		etags, err := g.store.Batch(ctx, meta.Physical, ops)
+		var be *storage.BatchError
+		if err != nil && errors.As(err, &be) && errors.Is(err, storage.ErrNotFound) && be.Index >= 0 && be.Index < len(ops) &&
+			ops[be.Index].Kind == storage.OpDelete && ops[be.Index].Entity.RowKey >= meta.RowKeyEnd() && len(meta.Indexes) > 0 {
+			ops = slices.Delete(slices.Clone(ops), be.Index, be.Index+1)
+			continue
+		}
+		if err != nil {
+			return nil, ops, g.applyError(meta, ops, err)
+		}
+		return etags, ops, nil
+	}
+}
+
+// finishIndexes ends the global index writes of a commit.
+func (g *gateway) finishIndexes(ctx context.Context, log *commitLog) {
+	for _, b := range log.ix {
+		committed := b.applied && !log.compensated
+		if err := b.op.Finish(ctx, func(int) bool { return committed }); err != nil {
+			g.logger().Warn("sqlgw: finishing index writes (recovery will)", "error", err)
+		}
+	}
+}
+
+// indexExplain names an index plan's two steps for EXPLAIN's Extra.
+func indexExplain(p *planner.Plan) string {
+	ix := p.Index
+	kind := "global"
+	if ix.Local {
+		kind = "local"
+	}
+	if ix.Unique {
+		kind = "unique " + kind
+	}
+	n := len(ix.Gets) + len(ix.Queries)
+	what := "index gets"
+	if len(ix.Queries) > 0 {
+		what = "index queries"
+	}
+	s := fmt.Sprintf("index %s (%s): %d %s", ix.Name, kind, n, what)
+	if ix.Covering {
+		return s + ", covering (no base gets)"
+	}
+	return s + fmt.Sprintf(", then ~%s base gets in parallel", formatCost(ix.Hits))
+}
