@@ -119,6 +119,11 @@
 // row, IndexPrefix and IndexColumns build lookup keys and ranges,
 // DecodeIndexEntity returns the base row's keys and the carried values.
 // Index columns follow the key-column rules above; NULL is allowed.
+// ParseIndexOptions reads an index comment ('sqlgw: global|local,
+// cover=(a, b)'), ChooseIndexKind the default kind. Maintaining the
+// entities (writes, crash recovery, verification, backfill) is package
+// catalog/ixmaint; the _p property marks a global index entity a write has
+// not settled yet.
 //
 // # Physical tables
 //
