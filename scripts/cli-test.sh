@@ -17,7 +17,17 @@
 # passed and prints a reminder to delete its line (not a failure: a fix landing
 # in sqlgw must not break CI before the list catches up).
 #
-# Usage: scripts/cli-test.sh [--sqlgw BIN] [--rewrite] [--keep] [NAME...]
+# testdata/cli/paths/NAME.sql are sqlgw's own: EXPLAIN's access path per
+# table and the store requests each query costs. They run with -N -B and a
+# filter that keeps, of an EXPLAIN row, the table and sqlgw's Extra column,
+# and turns each SHOW SESSION STATUS LIKE 'Sqlgw%' after the first into the
+# difference from the one before (so the cost of the query between them). Their
+# .expected files are written by hand from DESIGN.md's access-path table (no
+# reference server has these paths); --rewrite-paths writes sqlgw's current
+# output instead, for review.
+#
+# Usage: scripts/cli-test.sh [--sqlgw BIN] [--rewrite | --rewrite-paths] [--keep] [NAME...]
+#        (NAME: 01_keys, paths/01_paths, ...)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,6 +36,7 @@ source "$root/scripts/servers.sh"
 
 sqlgw_bin=$root/bin/sqlgw
 rewrite=0
+rewrite_paths=0
 keep=0
 names=()
 while [ $# -gt 0 ]; do
@@ -36,6 +47,10 @@ while [ $# -gt 0 ]; do
 		;;
 	--rewrite)
 		rewrite=1
+		shift
+		;;
+	--rewrite-paths)
+		rewrite_paths=1
 		shift
 		;;
 	--keep)
@@ -64,7 +79,25 @@ if [ ${#names[@]} -eq 0 ]; then
 	for f in "$dir"/*.sql; do
 		names+=("$(basename "$f" .sql)")
 	done
+	if [ $rewrite -eq 0 ]; then
+		for f in "$dir"/paths/*.sql; do
+			names+=("paths/$(basename "$f" .sql)")
+		done
+	fi
 fi
+
+# paths_filter: see the header.
+paths_filter() {
+	awk -F'\t' '
+		NF == 12 { print $3 "\t" $12; next }
+		$1 ~ /^Sqlgw_/ && NF == 2 {
+			if ($1 in last) printf "%s\t+%d\n", $1, $2 - last[$1]
+			else printf "%s\t(baseline)\n", $1
+			last[$1] = $2
+			next
+		}
+		{ print }'
+}
 
 work=$(mktemp -d /tmp/sqlgw-clitest.XXXXXX)
 SRV_PID=
@@ -105,18 +138,29 @@ failed=0
 skipped=0
 failures=()
 for name in "${names[@]}"; do
+	if [ $rewrite -eq 1 ] && [[ $name == paths/* ]]; then
+		echo "cli-test: $name is sqlgw's own (no MariaDB output to take): use --rewrite-paths" >&2
+		continue
+	fi
 	sql=$dir/$name.sql
 	out=$work/$name.out
 	start=${EPOCHREALTIME/./}
 	# --table: boxed output as in an interactive session; --force: print an
 	# error and go on; --unbuffered: flush after each statement so results and
 	# errors interleave in statement order.
-	"$client" --no-defaults -h 127.0.0.1 -P "$port" -u root \
-		--table --force --unbuffered --default-character-set=utf8mb4 \
-		<"$sql" >"$out" 2>&1 || true
+	if [[ $name == paths/* ]]; then
+		mkdir -p "$work/paths"
+		"$client" --no-defaults -h 127.0.0.1 -P "$port" -u root \
+			--skip-column-names --batch --force --unbuffered --default-character-set=utf8mb4 \
+			<"$sql" 2>&1 | paths_filter >"$out" || true
+	else
+		"$client" --no-defaults -h 127.0.0.1 -P "$port" -u root \
+			--table --force --unbuffered --default-character-set=utf8mb4 \
+			<"$sql" >"$out" 2>&1 || true
+	fi
 	us=$((${EPOCHREALTIME/./} - start))
 	secs=$(printf "%d.%02d" $((us / 1000000)) $((us % 1000000 / 10000)))
-	if [ $rewrite -eq 1 ]; then
+	if [ $rewrite -eq 1 ] || { [ $rewrite_paths -eq 1 ] && [[ $name == paths/* ]]; }; then
 		cp "$out" "$dir/$name.expected"
 		echo "wrote testdata/cli/$name.expected"
 		continue
@@ -146,7 +190,7 @@ for name in "${names[@]}"; do
 	fi
 done
 
-if [ $rewrite -eq 1 ]; then
+if [ $rewrite -eq 1 ] || [ $rewrite_paths -eq 1 ]; then
 	exit 0
 fi
 echo "clitest: $passed passed, $failed failed, $skipped skipped"
