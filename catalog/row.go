@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -86,7 +87,10 @@ func (t *Table) EncodeEntities(pk, rk string, row []Datum) ([]*storage.Entity, e
 		}
 		props = appendSplit(props, c.Property, v)
 	}
-	base := 4 + 2*(len(pk)+len(rk)) + 64 // keys (ASCII) and the _n property
+	// Sizes are storage.EntitySize's (additive over the keys and the
+	// properties), so every entity is within the limit of every backend.
+	base := storage.EntitySize(&storage.Entity{PartitionKey: pk, RowKey: rk}) + 64 // keys and the _n property
+	contBase := storage.EntitySize(&storage.Entity{PartitionKey: pk, RowKey: continuationKey(rk, math.MaxInt32)})
 	var entities []*storage.Entity
 	cur := &storage.Entity{PartitionKey: pk, RowKey: rk, Properties: storage.Properties{}}
 	size := base
@@ -94,7 +98,7 @@ func (t *Table) EncodeEntities(pk, rk string, row []Datum) ([]*storage.Entity, e
 		if len(cur.Properties) >= storage.MaxProperties-1 || size+p.size > entityBudget {
 			entities = append(entities, cur)
 			cur = &storage.Entity{PartitionKey: pk, Properties: storage.Properties{}}
-			size = base + 16
+			size = contBase
 		}
 		cur.Properties[p.name] = p.v
 		size += p.size
@@ -148,21 +152,21 @@ func appendSplit(props []prop, name string, v storage.Value) []prop {
 		}
 		return append(props, binaryProp(name, chunk, b))
 	}
-	return append(props, prop{name: name, v: v, size: 8 + 2*len(name) + 8})
+	return append(props, prop{name: name, v: v, size: storage.PropertySize(name, v)})
 }
 
 func stringProp(name string, chunk int, s string, units int) prop {
 	if chunk > 0 {
 		name = chunkProp(name, chunk)
 	}
-	return prop{name: name, v: storage.String(s), size: 8 + 2*len(name) + 4 + 2*units}
+	return prop{name: name, v: storage.String(s), size: storage.PropertySize(name, storage.String(s))}
 }
 
 func binaryProp(name string, chunk int, b []byte) prop {
 	if chunk > 0 {
 		name = chunkProp(name, chunk)
 	}
-	return prop{name: name, v: storage.Binary(b), size: 8 + 2*len(name) + 4 + len(b)}
+	return prop{name: name, v: storage.Binary(b), size: storage.PropertySize(name, storage.Binary(b))}
 }
 
 // EncodeKey returns the keys of a row (one Datum per column). Keyless

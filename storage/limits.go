@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"encoding/base64"
 	"fmt"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -213,28 +214,108 @@ func utf16Len(s string) int {
 	return n
 }
 
-// EntitySize is the Table service's size of an entity: 4 bytes, plus 2 bytes
-// per UTF-16 unit of the keys, plus for each property 8 bytes, 2 per unit of
-// its name, and its value's size (String 4 + 2 per unit, Binary 4 + length,
-// Int32 4, Int64/Double/DateTime 8, Boolean 1, GUID 16).
+// EntitySize is the size of an entity against MaxEntityBytes: the larger of
+// two measures, so that an entity one backend accepts fits every Table
+// endpoint.
+//
+//   - The Table service's formula: 4 bytes, plus 2 bytes per UTF-16 unit of
+//     the keys, plus for each property 8 bytes, 2 per unit of its name, and
+//     its value's size (String 4 + 2 per unit, Binary 4 + length, Int32 4,
+//     Int64/Double/DateTime 8, Boolean 1, GUID 16).
+//   - The entity's JSON request body (JSONSize): Azurite rejects an
+//     Insert Or Replace/Merge or Update whose body exceeds 1 MiB of UTF-8
+//     as EntityTooLarge. There a Binary value is base64 (4/3 of its
+//     length), a String is JSON-escaped (6 bytes per UTF-16 unit of a
+//     non-ASCII character or of < > & and control characters, see
+//     jsonStringLen), and every typed property carries an "@odata.type"
+//     annotation.
+//
+// The measure is additive: the keys' part is the larger of the two for the
+// keys, and each property adds PropertySize, the larger of the two for that
+// property. So a writer that splits a row into entities (the catalog) can
+// budget property by property and get exactly EntitySize.
 func EntitySize(e *Entity) int {
-	n := 4 + 2*(utf16Len(e.PartitionKey)+utf16Len(e.RowKey))
+	n := keysSize(e.PartitionKey, e.RowKey)
 	for name, v := range e.Properties {
-		n += 8 + 2*len(name)
-		switch v.typ {
-		case TypeString:
-			n += 4 + 2*utf16Len(v.s)
-		case TypeBinary:
-			n += 4 + len(v.b)
-		case TypeInt32:
-			n += 4
-		case TypeBoolean:
-			n++
-		case TypeGUID:
-			n += 16
-		default:
-			n += 8
+		n += PropertySize(name, v)
+	}
+	return n
+}
+
+// keysSize is the keys' part of EntitySize: the formula's 4 + 2 per unit,
+// or the JSON object's braces, the two key properties and room for a
+// backend's substitute of an empty PartitionKey (48 + escaped keys).
+func keysSize(pk, rk string) int {
+	return max(4+2*(utf16Len(pk)+utf16Len(rk)), 48+jsonStringLen(pk)+jsonStringLen(rk))
+}
+
+// PropertySize is one property's part of EntitySize: the larger of the
+// Table service's formula and its bytes in the JSON body (`,"name":value`,
+// plus `,"name@odata.type":"Edm.Type"` for every type but String and
+// Boolean, each value at its longest rendering).
+func PropertySize(name string, v Value) int {
+	formula := 8 + 2*utf16Len(name)
+	js := 4 + len(name)   // ,"name":
+	const annotation = 30 // ,"name@odata.type":"Edm.DateTime" is len(name) + 29
+	switch v.typ {
+	case TypeString:
+		formula += 4 + 2*utf16Len(v.s)
+		js += 2 + jsonStringLen(v.s)
+	case TypeBinary:
+		formula += 4 + len(v.b)
+		js += 2 + base64.StdEncoding.EncodedLen(len(v.b)) + annotation + len(name)
+	case TypeInt32:
+		formula += 4
+		js += 11 + annotation + len(name) // -2147483648
+	case TypeBoolean:
+		formula++
+		js += 5 // false
+	case TypeGUID:
+		formula += 16
+		js += 38 + annotation + len(name)
+	case TypeInt64:
+		formula += 8
+		js += 22 + annotation + len(name) // "-9223372036854775808"
+	case TypeDateTime:
+		formula += 8
+		js += 30 + annotation + len(name) // "2006-01-02T15:04:05.0000000Z"
+	default: // Double
+		formula += 8
+		js += 32 + annotation + len(name) // shortest round-trip, "-Infinity"
+	}
+	return max(formula, js)
+}
+
+// jsonStringLen is the length of s inside the quotes of a JSON string as
+// the Azure Table backend sends it: encoding/json's HTML-safe escaping
+// (\" \\ \n \r \t take 2 bytes; other control characters and < > & take
+// 6, as \u00XX), and every non-ASCII character as \uXXXX, 6 bytes per
+// UTF-16 unit (the backend escapes them for Azurite, which corrupts
+// multi-byte UTF-8 split across the chunks of a request body; 6 per unit
+// also bounds plain UTF-8). An invalid byte counts 6, as \ufffd.
+func jsonStringLen(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
+				n += 2
+			case c < 0x20 || c == '<' || c == '>' || c == '&':
+				n += 6
+			default:
+				n++
+			}
+			i++
+			continue
 		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			n += 6
+		} else {
+			n += 6 * utf16.RuneLen(r)
+		}
+		i += size
 	}
 	return n
 }

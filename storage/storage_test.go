@@ -156,21 +156,23 @@ func TestValidatePropertyName(t *testing.T) {
 }
 
 func TestEntitySize(t *testing.T) {
-	e := &Entity{PartitionKey: "pk", RowKey: "\U0001F600", Properties: Properties{
-		"s":  String("ab\U0001F600"),  // 8+2 + 4+2*4
-		"b":  Binary([]byte{1, 2, 3}), // 8+2 + 4+3
-		"i":  Int32(1),                // 8+2 + 4
-		"l":  Int64(1),                // 8+2 + 8
-		"d":  Double(1),               // 8+2 + 8
-		"t":  DateTime(time.Now()),    // 8+2 + 8
-		"ok": Bool(true),              // 8+4 + 1
-		"g":  GUID([16]byte{}),        // 8+2 + 16
+	// Each part is the larger of the service's formula and the JSON body
+	// (see EntitySize); the comments give formula / JSON.
+	e := &Entity{PartitionKey: "pk", RowKey: "\U0001F600", Properties: Properties{ // keys 4+2*(2+2) / 48+2+12
+		"s":  String("ab\U0001F600"),  // 8+2 + 4+2*4 / 4+1 + 2+2+12
+		"b":  Binary([]byte{1, 2, 3}), // 8+2 + 4+3 / 4+1 + 2+4 + 30+1
+		"i":  Int32(1),                // 8+2 + 4 / 4+1 + 11 + 30+1
+		"l":  Int64(1),                // 8+2 + 8 / 4+1 + 22 + 30+1
+		"d":  Double(1),               // 8+2 + 8 / 4+1 + 32 + 30+1
+		"t":  DateTime(time.Now()),    // 8+2 + 8 / 4+1 + 30 + 30+1
+		"ok": Bool(true),              // 8+4 + 1 / 4+2 + 5
+		"g":  GUID([16]byte{}),        // 8+2 + 16 / 4+1 + 38 + 30+1
 	}}
-	want := 4 + 2*(2+2) + (10 + 12) + (10 + 7) + (10 + 4) + (10 + 8) + (10 + 8) + (10 + 8) + (12 + 1) + (10 + 16)
+	want := 62 + 22 + 42 + 47 + 58 + 68 + 66 + 13 + 74
 	if got := EntitySize(e); got != want {
 		t.Fatalf("EntitySize = %d, want %d", got, want)
 	}
-	if got := EntitySize(&Entity{}); got != 4 {
+	if got := EntitySize(&Entity{}); got != 48 {
 		t.Fatalf("EntitySize of an empty entity = %d", got)
 	}
 }
@@ -221,9 +223,12 @@ func TestValidateEntity(t *testing.T) {
 		big[string(rune('a'+i))] = Binary(make([]byte, MaxValueBytes))
 	}
 	fails(props(big), ErrTooLarge)
-	delete(big, "a")
-	delete(big, "b")
-	ok(props(big))
+	for _, k := range []string{"a", "b", "c", "d", "e"} { // 12 Binary values: over 1 MiB in base64
+		delete(big, k)
+	}
+	fails(props(big), ErrTooLarge)
+	delete(big, "f")
+	ok(props(big)) // 11: 961 KB of base64
 }
 
 func TestValidateBatch(t *testing.T) {
@@ -259,7 +264,7 @@ func TestValidateBatch(t *testing.T) {
 	check([]Operation{op(OpInsert, "p", "a"), op(0, "p", "b")}, 1, ErrInvalid)
 	check([]Operation{op(OpDelete, "p", "a?")}, 0, ErrInvalidKey)
 	big := Properties{}
-	for i := range 15 {
+	for i := range 11 { // 961 KB by EntitySize (Binary as base64)
 		big[string(rune('a'+i))] = Binary(make([]byte, MaxValueBytes))
 	}
 	var large []Operation

@@ -1,6 +1,7 @@
 package storagetest
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -172,4 +173,79 @@ func (r *runner) testSizeLimits(t *testing.T) {
 	e.mustNotExist("p", "e2")
 	e.mustNotExist("p", "b2")
 	e.mustNotExist("p", "s3")
+}
+
+// testEntitySizeMeasure: entities near 1 MiB by the measure every backend
+// shares (storage.EntitySize: the larger of the Table service's formula and
+// the entity's JSON body, where Binary is base64 and strings are UTF-8 and
+// escaped). Azurite checks the body of Insert Or Replace and Update against
+// 1 MiB, so an entity of twelve 64 KiB Binary values (786 KB by the
+// service's formula, 1.05 MB of base64) is refused there; every backend
+// refuses it, and accepts eleven, by Insert, Upsert and Update alike; the
+// same for strings of non-ASCII characters (sent as \uXXXX escapes) and of
+// characters JSON escapes (< & >).
+func (r *runner) testEntitySizeMeasure(t *testing.T) {
+	e := r.setup(t)
+	binProps := func(n int) storage.Properties {
+		p := storage.Properties{}
+		for i := 0; i < n; i++ {
+			b := make([]byte, storage.MaxValueBytes)
+			for j := range b {
+				b[j] = byte(i + j*13)
+			}
+			p[fmt.Sprintf("b%02d", i)] = storage.Binary(b)
+		}
+		return p
+	}
+	// Strings of CJK characters: 3 bytes of UTF-8 per UTF-16 unit, 6 as the
+	// \uXXXX escapes the Azure backend sends to Azurite.
+	cjkProps := func(n int) storage.Properties {
+		p := storage.Properties{}
+		for i := 0; i < n; i++ {
+			p[fmt.Sprintf("s%02d", i)] = storage.String(strings.Repeat(string(rune(0x4e00+i)), storage.MaxStringUTF16))
+		}
+		return p
+	}
+	// Strings of characters JSON escapes in 6 bytes (HTML-safe encoding).
+	escProps := func(n int) storage.Properties {
+		p := storage.Properties{}
+		for i := 0; i < n; i++ {
+			p[fmt.Sprintf("e%02d", i)] = storage.String(strings.Repeat("<&>", storage.MaxStringUTF16/3))
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		name     string
+		fit, not storage.Properties
+	}{
+		{"binary", binProps(11), binProps(12)},
+		{"cjk", cjkProps(5), cjkProps(6)},
+		{"escaped", escProps(5), escProps(6)},
+	} {
+		fit, not := ent("p", tc.name, tc.fit), ent("p", tc.name, tc.not)
+		if n := storage.EntitySize(fit); n > storage.MaxEntityBytes || n < storage.MaxEntityBytes-128<<10 {
+			t.Fatalf("test bug: %s entity that fits has %d bytes", tc.name, n)
+		}
+		if n := storage.EntitySize(not); n <= storage.MaxEntityBytes {
+			t.Fatalf("test bug: %s entity that does not fit has %d bytes", tc.name, n)
+		}
+		e.insert("p", tc.name, tc.fit)
+		checkProps(t, tc.name+" entity near 1 MiB", e.get("p", tc.name).Properties, tc.fit)
+		if _, err := e.s.Upsert(e.ctx, e.table, fit, storage.Replace); err != nil {
+			t.Fatalf("Upsert of the %s entity near 1 MiB: %v", tc.name, err)
+		}
+		if _, err := e.s.Update(e.ctx, e.table, fit, storage.Replace, ""); err != nil {
+			t.Fatalf("Update of the %s entity near 1 MiB: %v", tc.name, err)
+		}
+		_, err := e.s.Insert(e.ctx, e.table, ent("p", tc.name+"2", tc.not))
+		expectErr(t, "Insert of the "+tc.name+" entity over 1 MiB", err, storage.ErrTooLarge)
+		_, err = e.s.Upsert(e.ctx, e.table, not, storage.Replace)
+		expectErr(t, "Upsert of the "+tc.name+" entity over 1 MiB", err, storage.ErrTooLarge)
+		_, err = e.s.Update(e.ctx, e.table, not, storage.Replace, "")
+		expectErr(t, "Update of the "+tc.name+" entity over 1 MiB", err, storage.ErrTooLarge)
+		_, err = e.s.Batch(e.ctx, e.table, []storage.Operation{{Kind: storage.OpUpsert, Entity: not}})
+		expectErr(t, "batch Upsert of the "+tc.name+" entity over 1 MiB", err, storage.ErrTooLarge)
+		checkProps(t, tc.name+" entity after the refused writes", e.get("p", tc.name).Properties, tc.fit)
+		e.mustNotExist("p", tc.name+"2")
+	}
 }

@@ -54,6 +54,7 @@ func Run(t *testing.T, newStore func(t *testing.T) storage.Store) {
 	t.Run("KeyRules", r.testKeyRules)
 	t.Run("PropertyRules", r.testPropertyRules)
 	t.Run("SizeLimits", r.testSizeLimits)
+	t.Run("EntitySizeMeasure", r.testEntitySizeMeasure)
 	t.Run("Order", r.testOrder)
 	t.Run("Ranges", r.testRanges)
 	t.Run("FilterOperators", r.testFilterOperators)

@@ -1,0 +1,152 @@
+package storage
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// jsonBody renders e as the Azure Table backend sends it (storage/aztables
+// encodeEntity: encoding/json of a map, Int64 as a string, Binary base64,
+// an @odata.type annotation for every type but String and Boolean).
+func jsonBody(t *testing.T, e *Entity) []byte {
+	m := map[string]any{"PartitionKey": e.PartitionKey, "RowKey": e.RowKey}
+	if e.PartitionKey == "" {
+		m["PartitionKey"] = "#sqlgw-empty-pk#"
+	}
+	for name, v := range e.Properties {
+		var val any
+		typ := ""
+		switch v.Type() {
+		case TypeString:
+			val = v.Str()
+		case TypeBoolean:
+			val = v.BoolValue()
+		case TypeInt32:
+			val, typ = int32(v.Int()), "Edm.Int32"
+		case TypeInt64:
+			val, typ = strconv.FormatInt(v.Int(), 10), "Edm.Int64"
+		case TypeDouble:
+			f := v.Float()
+			switch {
+			case math.IsNaN(f):
+				val = "NaN"
+			case math.IsInf(f, 0):
+				val = "-Infinity"
+			default:
+				val = f
+			}
+			typ = "Edm.Double"
+		case TypeDateTime:
+			val, typ = v.Time().Format("2006-01-02T15:04:05.0000000Z"), "Edm.DateTime"
+		case TypeBinary:
+			val, typ = base64.StdEncoding.EncodeToString(v.Bytes()), "Edm.Binary"
+		case TypeGUID:
+			val, typ = FormatGUID(v.GUIDValue()), "Edm.Guid"
+		}
+		m[name] = val
+		if typ != "" {
+			m[name+"@odata.type"] = typ
+		}
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The backend then escapes every non-ASCII character for Azurite.
+	var out []byte
+	for _, r := range string(b) {
+		if r < utf8.RuneSelf {
+			out = append(out, byte(r))
+			continue
+		}
+		for _, u := range utf16.Encode([]rune{r}) {
+			out = fmt.Appendf(out, "\\u%04x", u)
+		}
+	}
+	return out
+}
+
+// TestEntitySizeCoversJSON: EntitySize is never below the UTF-8 length of
+// the entity's JSON body (what Azurite checks against 1 MiB), for values
+// at their longest renderings and strings full of escapes.
+func TestEntitySizeCoversJSON(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := []string{"a", "<", ">", "&", "\"", "\\", "\n", "\x01", "\x7f", "\u00e9", "\u4e2d", "\u2028", "\U0001F600", "'"}
+	randString := func(n int) string {
+		var b strings.Builder
+		for i := 0; i < n; i++ {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		return b.String()
+	}
+	doubles := []float64{0, 1, -1.2345678901234567e-308, math.MaxFloat64, -math.SmallestNonzeroFloat64, -123456789012345678901.5,
+		-0.0000012345678901234567, math.Inf(1), math.Inf(-1), math.NaN(), 1.0 / 3}
+	times := []time.Time{time.Date(1601, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(9999, 12, 31, 23, 59, 59, 999999900, time.UTC)}
+	for i := 0; i < 300; i++ {
+		e := &Entity{PartitionKey: randString(rng.IntN(5)), RowKey: randString(rng.IntN(5)), Properties: Properties{}}
+		for j := 0; j < 1+rng.IntN(12); j++ {
+			name := "p" + strconv.Itoa(j) + strings.Repeat("_", rng.IntN(20))
+			var v Value
+			switch rng.IntN(9) {
+			case 0:
+				v = String(randString(rng.IntN(200)))
+			case 1:
+				b := make([]byte, rng.IntN(200))
+				for k := range b {
+					b[k] = byte(rng.Uint32())
+				}
+				v = Binary(b)
+			case 2:
+				v = Int32(math.MinInt32 + int32(rng.IntN(2)))
+			case 3:
+				v = Int64(math.MinInt64 + int64(rng.IntN(2)))
+			case 4:
+				v = Double(doubles[rng.IntN(len(doubles))])
+			case 5:
+				v = DateTime(times[rng.IntN(len(times))])
+			case 6:
+				v = Bool(rng.IntN(2) == 0)
+			case 7:
+				var g [16]byte
+				g[0] = byte(rng.Uint32())
+				v = GUID(g)
+			default:
+				v = String(strings.Repeat("\u2028<", rng.IntN(50)))
+			}
+			e.Properties[name] = v
+		}
+		body := jsonBody(t, e)
+		if !utf8.Valid(body) {
+			t.Fatalf("test bug: body is not UTF-8")
+		}
+		if n := EntitySize(e); n < len(body) {
+			t.Fatalf("EntitySize %d < JSON body %d bytes: %s", n, len(body), body)
+		}
+	}
+}
+
+// TestEntitySizeBinaryMeasure: 64 KiB Binary values are measured as base64,
+// so eleven fit an entity and twelve do not (by the service's formula,
+// which counts raw bytes, fifteen would).
+func TestEntitySizeBinaryMeasure(t *testing.T) {
+	props := Properties{}
+	for i := 0; i < 12; i++ {
+		props["b"+strconv.Itoa(i)] = Binary(make([]byte, MaxValueBytes))
+		err := DefaultLimits.ValidateEntity(&Entity{PartitionKey: "p", RowKey: "r", Properties: props})
+		if i < 11 && err != nil {
+			t.Fatalf("%d binary values: %v", i+1, err)
+		}
+		if i == 11 && err == nil {
+			t.Fatalf("12 binary values of 64 KiB (%d bytes of base64) accepted", 12*base64.StdEncoding.EncodedLen(MaxValueBytes))
+		}
+	}
+}
