@@ -36,7 +36,9 @@ import (
 //
 // CREATE INDEX adds the index in state building (writers maintain it from
 // then on), waits for every gateway's catalog cache to see it, backfills
-// it online (ixmaint.Backfill; progress in the log), then marks it ready;
+// it online (ixmaint.Backfill; progress in SHOW PROCESSLIST, as the
+// statement's table progress "index NAME", and in the log), then marks it
+// ready;
 // only then does the planner use it. A gateway that starts with an index
 // still building (a crash mid-backfill) runs the backfill again from the
 // start (idempotent). A duplicate found by the backfill of a UNIQUE index
@@ -236,12 +238,26 @@ func (t *Table) createSecondaryIndex(ctx *sql.Context, def sql.IndexDef) error {
 		}
 		return mapError(err)
 	}
-	return t.gw.buildIndex(mctx, t.db.name, nt, name)
+	// Progress in SHOW PROCESSLIST (the statement's table progress) and
+	// in the log.
+	item := "index " + name
+	var pl sql.ProcessList = sql.EmptyProcessList{}
+	if ctx.ProcessList != nil {
+		pl = ctx.ProcessList
+	}
+	n, _ := t.gw.rowCount(meta.Physical)
+	pl.AddTableProgress(ctx.Pid(), item, n)
+	defer pl.RemoveTableProgress(ctx.Pid(), item)
+	done := 0
+	return t.gw.buildIndex(mctx, t.db.name, nt, name, func(rows int) {
+		pl.UpdateTableProgress(ctx.Pid(), item, int64(rows-done))
+		done = rows
+	})
 }
 
 // buildIndex backfills index name of table nt and marks it ready; on a
 // duplicate in a unique index it drops the index.
-func (g *gateway) buildIndex(ctx context.Context, db string, nt *catalog.Table, name string) error {
+func (g *gateway) buildIndex(ctx context.Context, db string, nt *catalog.Table, name string, progress func(rows int)) error {
 	// Writers of every gateway must see the index before the backfill
 	// passes their rows: wait out the catalog cache.
 	time.Sleep(g.catalogRefresh())
@@ -253,6 +269,9 @@ func (g *gateway) buildIndex(ctx context.Context, db string, nt *catalog.Table, 
 	start := time.Now()
 	last := time.Now()
 	err := g.maint().Backfill(ctx, nt, ix, func(rows int, pk, rk string) {
+		if progress != nil {
+			progress(rows)
+		}
 		if time.Since(last) > 2*time.Second {
 			last = time.Now()
 			log.Info("sqlgw: building index", "table", nt.Name, "index", name, "rows", rows)
@@ -553,7 +572,7 @@ func (g *gateway) startIndexRecovery(ctx context.Context) {
 				for _, ix := range t.Indexes {
 					if ix.State == catalog.IndexBuilding {
 						g.logger().Info("sqlgw: resuming the build of an index", "table", t.Name, "index", ix.Name)
-						if err := g.buildIndex(ctx, db, t, ix.Name); err != nil {
+						if err := g.buildIndex(ctx, db, t, ix.Name, nil); err != nil {
 							g.logger().Warn("sqlgw: index build", "index", ix.Name, "error", err)
 						}
 					}
