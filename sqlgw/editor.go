@@ -155,10 +155,16 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 		if !w.deleted {
 			return sql.NewUniqueKeyErr(e.t.keyString(row), true, w.sqlRow)
 		}
+		if err := e.checkUnique(ctx, tt, k, d); err != nil {
+			return err
+		}
 		e.put(tt, k, &pending{row: d, sqlRow: row, stored: w.stored, base: w.base, old: w.old})
 		return nil
 	}
 	if r, ok := tt.reads[k]; ok && !r.exists {
+		if err := e.checkUnique(ctx, tt, k, d); err != nil {
+			return err
+		}
 		e.put(tt, k, &pending{row: d, sqlRow: row})
 		return nil
 	}
@@ -173,6 +179,9 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 	tt.noteRead(k, r)
 	if existing != nil {
 		return sql.NewUniqueKeyErr(e.t.keyString(row), true, existing)
+	}
+	if err := e.checkUnique(ctx, tt, k, d); err != nil {
+		return err
 	}
 	e.put(tt, k, &pending{row: d, sqlRow: row})
 	return nil

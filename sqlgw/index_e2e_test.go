@@ -360,3 +360,36 @@ func TestIndexRequestCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestUniqueIndexUpserts: INSERT IGNORE, ON DUPLICATE KEY UPDATE and
+// REPLACE act on secondary unique keys as in MySQL.
+func TestUniqueIndexUpserts(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, ts *testServer) {
+		c := ts.conn()
+		mustExec(t, c, "CREATE DATABASE d")
+		mustExec(t, c, "USE d")
+		mustExec(t, c, "CREATE TABLE t (id INT PRIMARY KEY, e VARCHAR(20), n INT, UNIQUE KEY ue (e))")
+		mustExec(t, c, "CREATE TABLE l (p INT, id INT, e VARCHAR(20), n INT, PRIMARY KEY (p, id), UNIQUE KEY le (p, e))")
+		mustExec(t, c, "INSERT INTO t VALUES (1, 'a', 1), (2, 'b', 2)")
+		mustExec(t, c, "INSERT INTO l VALUES (1, 1, 'a', 1), (1, 2, 'b', 2)")
+		for _, tb := range []string{"t", "l"} {
+			vals := func(id int, e string, n int) string {
+				if tb == "l" {
+					return fmt.Sprintf("(1, %d, '%s', %d)", id, e, n)
+				}
+				return fmt.Sprintf("(%d, '%s', %d)", id, e, n)
+			}
+			if n := affected(t, c, "INSERT IGNORE INTO "+tb+" VALUES "+vals(3, "a", 3)); n != 0 {
+				t.Errorf("%s: INSERT IGNORE of a duplicate e: %d rows", tb, n)
+			}
+			mustExec(t, c, "INSERT INTO "+tb+" VALUES "+vals(4, "b", 4)+" ON DUPLICATE KEY UPDATE n = n + 10")
+			expectRows(t, c, "SELECT id, e, n FROM "+tb+" ORDER BY id", "1\ta\t1", "2\tb\t12")
+			mustExec(t, c, "REPLACE INTO "+tb+" VALUES "+vals(5, "a", 5))
+			expectRows(t, c, "SELECT id, e, n FROM "+tb+" ORDER BY id", "2\tb\t12", "5\ta\t5")
+			expectRows(t, c, "SELECT id FROM "+tb+" WHERE e = 'a'", "5")
+			c.ExecContext(context.Background(), "BEGIN")
+			expectErrno(t, c, 1062, "INSERT INTO "+tb+" VALUES "+vals(6, "b", 6))
+			c.ExecContext(context.Background(), "ROLLBACK")
+		}
+	})
+}

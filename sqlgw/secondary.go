@@ -652,6 +652,9 @@ func (g *gateway) beginIndexes(ctx context.Context, meta *catalog.Table, ws []ix
 // the backfill's write of that entity changes the row's ETag). It returns
 // the batch as applied.
 func (g *gateway) applyIndexed(ctx context.Context, meta *catalog.Table, ops []storage.Operation) ([]storage.ETag, []storage.Operation, error) {
+	if len(meta.Indexes) > 0 {
+		ops = mergeIndexOps(meta, ops)
+	}
 	for {
 		if len(ops) == 1 {
 			etags, err := g.apply(ctx, meta, ops)
@@ -701,4 +704,151 @@ func indexExplain(p *planner.Plan) string {
 		return s + ", covering (no base gets)"
 	}
 	return s + fmt.Sprintf(", then ~%s base gets in parallel", formatCost(ix.Hits))
+}
+
+// maxUniqueBufferScan bounds the buffered writes checkUnique compares with;
+// beyond it, duplicates among them are found at commit (1062).
+const maxUniqueBufferScan = 5000
+
+// checkUnique looks for another row holding the new row's values in a
+// unique index, at statement time, so that INSERT IGNORE, ON DUPLICATE KEY
+// UPDATE and REPLACE see secondary unique keys as MySQL does (the engine
+// acts on the UniqueKeyError and its existing row). Plain autocommit
+// INSERTs skip it: the commit's conditional insert of the index entity
+// reports 1062 just as well. Rows with a NULL in the index never conflict.
+func (e *editor) checkUnique(ctx *sql.Context, tt *txTable, k entKey, d []catalog.Datum) error {
+	meta := e.t.meta()
+	for i := range meta.Indexes {
+		ix := &meta.Indexes[i]
+		if !ix.Unique {
+			continue
+		}
+		null := false
+		for _, kp := range ix.Columns {
+			if c := meta.ColumnIndex(kp.Column); c >= 0 && d[c] == nil {
+				null = true
+			}
+		}
+		if null {
+			continue
+		}
+		ent, err := meta.IndexEntity(ix, k.pk, k.rk, d)
+		if err != nil {
+			return mapError(err)
+		}
+		if len(tt.writes) <= maxUniqueBufferScan {
+			for bk, w := range tt.writes {
+				if bk == k || w.deleted || w.row == nil {
+					continue
+				}
+				be, err := meta.IndexEntity(ix, bk.pk, bk.rk, w.row)
+				if err == nil && be.PartitionKey == ent.PartitionKey && be.RowKey == ent.RowKey {
+					return sql.NewUniqueKeyErr(ix.Name, false, w.sqlRow)
+				}
+			}
+		}
+		table := ix.Physical
+		if !ix.Global {
+			table = meta.Physical
+		}
+		cur, err := e.t.gw.store.Get(storeCtx(ctx), table, ent.PartitionKey, ent.RowKey, nil)
+		if errors.Is(err, storage.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return mapError(err)
+		}
+		bk := entKey{cur.Properties[catalog.PropBasePK].Str(), cur.Properties[catalog.PropBaseRK].Str()}
+		if bk == k {
+			continue
+		}
+		if _, ok := tt.writes[bk]; ok {
+			continue // the transaction rewrote that row: compared above
+		}
+		existing, r, err := e.t.getRow(ctx, bk)
+		if err != nil {
+			return err
+		}
+		if existing == nil {
+			continue // a stale entity: the commit resolves it
+		}
+		ed, err := e.t.datums(ctx, existing)
+		if err != nil {
+			return err
+		}
+		if ix.Global {
+			want, err := meta.IndexEntity(ix, bk.pk, bk.rk, ed)
+			if err != nil || want.PartitionKey != ent.PartitionKey || want.RowKey != ent.RowKey {
+				continue
+			}
+		}
+		tt.noteRead(bk, r)
+		return sql.NewUniqueKeyErr(ix.Name, false, existing)
+	}
+	return nil
+}
+
+// uniquePhases splits a commit's batches in two when the table has a unique
+// global index: first those for which releases reports a change or delete
+// of stored rows, then the others; otherwise one phase.
+func uniquePhases[B any](meta *catalog.Table, batches []B, releases func(B) bool) [][]B {
+	unique := false
+	for _, ix := range meta.Indexes {
+		unique = unique || (ix.Unique && ix.Global)
+	}
+	if !unique {
+		return [][]B{batches}
+	}
+	var first, rest []B
+	for _, b := range batches {
+		if releases(b) {
+			first = append(first, b)
+		} else {
+			rest = append(rest, b)
+		}
+	}
+	if len(first) == 0 || len(rest) == 0 {
+		return [][]B{batches}
+	}
+	return [][]B{first, rest}
+}
+
+// mergeIndexOps combines operations of one batch on the same local index
+// entity (a row releasing a unique value another row of the batch takes,
+// as REPLACE does): a batch must touch distinct entities. The last
+// operation decides: a write becomes an Upsert; a delete after an insert
+// of the batch cancels both.
+func mergeIndexOps(meta *catalog.Table, ops []storage.Operation) []storage.Operation {
+	end := meta.RowKeyEnd()
+	first := map[entKey]int{}
+	var out []storage.Operation
+	for _, op := range ops {
+		if op.Entity == nil || op.Entity.RowKey < end {
+			out = append(out, op)
+			continue
+		}
+		k := entKey{op.Entity.PartitionKey, op.Entity.RowKey}
+		i, seen := first[k]
+		if !seen {
+			first[k] = len(out)
+			out = append(out, op)
+			continue
+		}
+		prev := out[i]
+		switch {
+		case op.Kind == storage.OpDelete && prev.Kind == storage.OpInsert:
+			out[i] = storage.Operation{} // cancelled
+		case op.Kind == storage.OpDelete:
+			out[i] = op
+		default:
+			out[i] = storage.Operation{Kind: storage.OpUpsert, Mode: storage.Replace, Entity: op.Entity}
+		}
+	}
+	kept := out[:0]
+	for _, op := range out {
+		if op.Entity != nil {
+			kept = append(kept, op)
+		}
+	}
+	return kept
 }

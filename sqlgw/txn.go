@@ -378,45 +378,66 @@ func (g *gateway) commitTable(ctx context.Context, tt *txTable, log *commitLog) 
 		wg       sync.WaitGroup
 		sem      = make(chan struct{}, commitParallel)
 	)
-	for _, b := range batches {
-		mu.Lock()
-		failed := firstErr != nil
-		mu.Unlock()
-		if failed {
-			break
+	// With a unique global index, the batches that change or delete rows
+	// go first and settle their index entries before any insert needs a
+	// value they release (REPLACE, delete-then-insert): secondary.go.
+	phases := uniquePhases(tt.meta, batches, func(b batch) bool {
+		for _, w := range b.ws {
+			if w.Old != nil {
+				return true
+			}
 		}
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(b batch) {
-			defer wg.Done()
-			defer func() { <-sem }()
-			ixop, err := g.beginIndexes(ctx, tt.meta, b.ws)
-			var etags []storage.ETag
-			applied := b.ops
-			if err == nil {
-				etags, applied, err = g.applyIndexed(ctx, tt.meta, b.ops)
+		return false
+	})
+	for pi, batches := range phases {
+		if pi > 0 {
+			wg.Wait()
+			if firstErr != nil {
+				break
 			}
+			g.finishIndexes(ctx, log)
+			log.ix = nil
+		}
+		for _, b := range batches {
 			mu.Lock()
-			defer mu.Unlock()
-			if ixop != nil {
-				log.ix = append(log.ix, ixBatch{op: ixop, applied: err == nil})
+			failed := firstErr != nil
+			mu.Unlock()
+			if failed {
+				break
 			}
-			if err != nil {
-				if firstErr == nil {
-					firstErr = err
+			wg.Add(1)
+			sem <- struct{}{}
+			go func(b batch) {
+				defer wg.Done()
+				defer func() { <-sem }()
+				ixop, err := g.beginIndexes(ctx, tt.meta, b.ws)
+				var etags []storage.ETag
+				applied := b.ops
+				if err == nil {
+					etags, applied, err = g.applyIndexed(ctx, tt.meta, b.ops)
 				}
-				return
-			}
-			log.batches++
-			delta += b.delta
-			for i, op := range applied {
-				if (op.Kind == storage.OpInsert || op.Kind == storage.OpUpsert && op.Entity.RowKey >= tt.meta.RowKeyEnd()) && i < len(etags) {
-					log.inserts = append(log.inserts, appliedInsert{table: tt.meta.Physical, e: op.Entity, etag: etags[i]})
-				} else {
-					log.other = true
+				mu.Lock()
+				defer mu.Unlock()
+				if ixop != nil {
+					log.ix = append(log.ix, ixBatch{op: ixop, applied: err == nil})
 				}
-			}
-		}(b)
+				if err != nil {
+					if firstErr == nil {
+						firstErr = err
+					}
+					return
+				}
+				log.batches++
+				delta += b.delta
+				for i, op := range applied {
+					if (op.Kind == storage.OpInsert || op.Kind == storage.OpUpsert && op.Entity.RowKey >= tt.meta.RowKeyEnd()) && i < len(etags) {
+						log.inserts = append(log.inserts, appliedInsert{table: tt.meta.Physical, e: op.Entity, etag: etags[i]})
+					} else {
+						log.other = true
+					}
+				}
+			}(b)
+		}
 	}
 	wg.Wait()
 	g.addRowCount(tt.meta.Physical, delta)
