@@ -175,11 +175,17 @@ func waitFor(t *testing.T, what string, limit time.Duration, check func() error)
 	}
 }
 
+// uniqueDB returns a database name not used before in the shared Azurite
+// (tests may run more than once per test binary: -count).
+func uniqueDB(prefix string) string {
+	return fmt.Sprintf("%s%x", prefix, time.Now().UnixNano()&0xffffffffff)
+}
+
 // azureStore returns the --store value for the shared Azurite.
 func azureStore(t *testing.T) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("skipping the Azurite gateway processes in -short mode")
+	if testing.Short() && !azurite.InCI() {
+		t.Skip("skipping the Azurite gateway processes in -short mode (they run under CI=true)")
 	}
 	return "azure:" + azurite.Shared(t)
 }
@@ -195,29 +201,28 @@ func TestTwoGatewaysDDL(t *testing.T) {
 	}
 	dbA, dbB := a.db(t), b.db(t)
 	const limit = 5 * time.Second
+	d2 := uniqueDB("ddl")
 
-	exec1(t, dbA, "CREATE DATABASE ddl2")
-	exec1(t, dbA, "CREATE TABLE ddl2.t (id INT PRIMARY KEY, v VARCHAR(20))")
-	created := time.Now()
+	exec1(t, dbA, "CREATE DATABASE "+d2)
+	exec1(t, dbA, "CREATE TABLE "+d2+".t (id INT PRIMARY KEY, v VARCHAR(20))")
 	d := waitFor(t, "CREATE TABLE on A, INSERT on B", limit, func() error {
-		_, err := dbB.Exec("INSERT INTO ddl2.t VALUES (1, 'from B')")
+		_, err := dbB.Exec("INSERT INTO " + d2 + ".t VALUES (1, 'from B')")
 		return err
 	})
 	t.Logf("CREATE TABLE on A visible on B after %v", d)
 	var v string
-	if err := dbB.QueryRow("SELECT v FROM ddl2.t WHERE id = 1").Scan(&v); err != nil || v != "from B" {
+	if err := dbB.QueryRow("SELECT v FROM " + d2 + ".t WHERE id = 1").Scan(&v); err != nil || v != "from B" {
 		t.Fatalf("SELECT on B: %q, %v", v, err)
 	}
-	if err := dbA.QueryRow("SELECT v FROM ddl2.t WHERE id = 1").Scan(&v); err != nil || v != "from B" {
+	if err := dbA.QueryRow("SELECT v FROM " + d2 + ".t WHERE id = 1").Scan(&v); err != nil || v != "from B" {
 		t.Fatalf("SELECT on A of B's row: %q, %v", v, err)
 	}
-	_ = created
 
-	exec1(t, dbB, "ALTER TABLE ddl2.t ADD COLUMN n INT")
-	exec1(t, dbB, "UPDATE ddl2.t SET n = 7 WHERE id = 1")
+	exec1(t, dbB, "ALTER TABLE "+d2+".t ADD COLUMN n INT")
+	exec1(t, dbB, "UPDATE "+d2+".t SET n = 7 WHERE id = 1")
 	d = waitFor(t, "ALTER TABLE on B, SELECT of the new column on A", limit, func() error {
 		var n sql.NullInt64
-		if err := dbA.QueryRow("SELECT n FROM ddl2.t WHERE id = 1").Scan(&n); err != nil {
+		if err := dbA.QueryRow("SELECT n FROM " + d2 + ".t WHERE id = 1").Scan(&n); err != nil {
 			return err
 		}
 		if !n.Valid || n.Int64 != 7 {
@@ -227,7 +232,7 @@ func TestTwoGatewaysDDL(t *testing.T) {
 	})
 	t.Logf("ALTER TABLE on B visible on A after %v", d)
 
-	exec1(t, dbA, "DROP TABLE ddl2.t")
+	exec1(t, dbA, "DROP TABLE "+d2+".t")
 	// Until B's catalog cache refreshes, B may still plan against the
 	// dropped table: it then either answers from it or (a gateway bug,
 	// reported) fails with 1105 wrapping the store's TableNotFound instead
@@ -235,7 +240,7 @@ func TestTwoGatewaysDDL(t *testing.T) {
 	var stale []error
 	d = waitFor(t, "DROP TABLE on A, SELECT on B fails with 1146", limit, func() error {
 		var n int
-		err := dbB.QueryRow("SELECT COUNT(*) FROM ddl2.t").Scan(&n)
+		err := dbB.QueryRow("SELECT COUNT(*) FROM " + d2 + ".t").Scan(&n)
 		switch {
 		case err == nil:
 			return fmt.Errorf("table still there on B (%d rows)", n)
@@ -252,9 +257,9 @@ func TestTwoGatewaysDDL(t *testing.T) {
 		t.Logf("KNOWN GATEWAY BUG: %d statements on B in the stale window failed with 1105 instead of 1146 or the old answer, e.g. %v", len(stale), stale[0])
 	}
 	// The name is free again through B, and A sees B's new table.
-	exec1(t, dbB, "CREATE TABLE ddl2.t (id INT PRIMARY KEY, w INT)")
+	exec1(t, dbB, "CREATE TABLE "+d2+".t (id INT PRIMARY KEY, w INT)")
 	waitFor(t, "re-CREATE on B, INSERT of the new shape on A", limit, func() error {
-		_, err := dbA.Exec("INSERT INTO ddl2.t (id, w) VALUES (1, 2)")
+		_, err := dbA.Exec("INSERT INTO " + d2 + ".t (id, w) VALUES (1, 2)")
 		return err
 	})
 }
@@ -271,12 +276,13 @@ func TestTwoGatewaysIncrement(t *testing.T) {
 		t.Fatalf("gateways not ready:\nA: %s\nB: %s", a.out.String(), b.out.String())
 	}
 	dbA, dbB := a.db(t), b.db(t)
-	exec1(t, dbA, "CREATE DATABASE inc2")
-	exec1(t, dbA, "CREATE TABLE inc2.t (id INT PRIMARY KEY, n INT)")
-	exec1(t, dbA, "INSERT INTO inc2.t VALUES (1, 0)")
+	inc2 := uniqueDB("inc")
+	exec1(t, dbA, "CREATE DATABASE "+inc2)
+	exec1(t, dbA, "CREATE TABLE "+inc2+".t (id INT PRIMARY KEY, n INT)")
+	exec1(t, dbA, "INSERT INTO "+inc2+".t VALUES (1, 0)")
 	waitFor(t, "table on B", 5*time.Second, func() error {
 		var n int
-		return dbB.QueryRow("SELECT n FROM inc2.t WHERE id = 1").Scan(&n)
+		return dbB.QueryRow("SELECT n FROM " + inc2 + ".t WHERE id = 1").Scan(&n)
 	})
 
 	const conns, perConn = 4, 25
@@ -299,7 +305,7 @@ func TestTwoGatewaysIncrement(t *testing.T) {
 				defer conn.Close()
 				for i := 0; i < perConn; i++ {
 					for attempt := 0; ; attempt++ {
-						res, err := conn.ExecContext(context.Background(), "UPDATE inc2.t SET n = n + 1 WHERE id = 1")
+						res, err := conn.ExecContext(context.Background(), "UPDATE "+inc2+".t SET n = n + 1 WHERE id = 1")
 						if err == nil {
 							if n, _ := res.RowsAffected(); n != 1 {
 								errc <- fmt.Errorf("update affected %d rows", n)
@@ -329,10 +335,10 @@ func TestTwoGatewaysIncrement(t *testing.T) {
 		t.Error(err)
 	}
 	var nA, nB int
-	if err := dbA.QueryRow("SELECT n FROM inc2.t WHERE id = 1").Scan(&nA); err != nil {
+	if err := dbA.QueryRow("SELECT n FROM " + inc2 + ".t WHERE id = 1").Scan(&nA); err != nil {
 		t.Fatal(err)
 	}
-	if err := dbB.QueryRow("SELECT n FROM inc2.t WHERE id = 1").Scan(&nB); err != nil {
+	if err := dbB.QueryRow("SELECT n FROM " + inc2 + ".t WHERE id = 1").Scan(&nB); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("%d updates succeeded, %d retried, in %v; n = %d (A), %d (B)", succeeded, retries, time.Since(start), nA, nB)
@@ -408,7 +414,7 @@ func TestServeAzureConnectionStrings(t *testing.T) {
 		if !strings.Contains(g.out.String(), "store azure:AccountName="+azurite.AccountName) {
 			t.Errorf("ready line does not name the account: %s", g.out.String())
 		}
-		use(t, g, "cskey")
+		use(t, g, uniqueDB("cskey"))
 		g.stop(t)
 		checkNoSecrets(t, "output", g.out.String(), "")
 	})
@@ -417,7 +423,7 @@ func TestServeAzureConnectionStrings(t *testing.T) {
 		if !g.ready() {
 			t.Fatalf("not ready: %s", g.out.String())
 		}
-		use(t, g, "cssas")
+		use(t, g, uniqueDB("cssas"))
 		g.stop(t)
 		checkNoSecrets(t, "output", g.out.String(), sig)
 	})
@@ -511,25 +517,26 @@ func TestLargeValuesAzure(t *testing.T) {
 		t.Fatalf("not ready: %s", g.out.String())
 	}
 	db := g.db(t)
-	exec1(t, db, "CREATE DATABASE big")
-	exec1(t, db, "CREATE TABLE big.blobs (id INT PRIMARY KEY, body LONGTEXT, bin LONGBLOB)")
+	big := uniqueDB("big")
+	exec1(t, db, "CREATE DATABASE "+big)
+	exec1(t, db, "CREATE TABLE "+big+".blobs (id INT PRIMARY KEY, body LONGTEXT, bin LONGBLOB)")
 	bin := []byte(strings.Repeat("\x00\x01\xfe\xff", 3<<20/4))
 	text := strings.Repeat("\u4e2d<\U0001F600", 1<<20/8)
-	exec1(t, db, "INSERT INTO big.blobs VALUES (3, ?, ?)", text, bin)
+	exec1(t, db, "INSERT INTO "+big+".blobs VALUES (3, ?, ?)", text, bin)
 	var gotBin []byte
 	var gotText string
-	if err := db.QueryRow("SELECT body, bin FROM big.blobs WHERE id = 3").Scan(&gotText, &gotBin); err != nil {
+	if err := db.QueryRow("SELECT body, bin FROM "+big+".blobs WHERE id = 3").Scan(&gotText, &gotBin); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(gotBin, bin) || gotText != text {
 		t.Fatalf("read back %d bytes of binary and %d of text, want %d and %d", len(gotBin), len(gotText), len(bin), len(text))
 	}
 	// A row of one entity near the limit can be updated in place.
-	exec1(t, db, "INSERT INTO big.blobs VALUES (4, NULL, ?)", bin[:700<<10])
-	exec1(t, db, "UPDATE big.blobs SET body = 'x' WHERE id = 4")
-	exec1(t, db, "DELETE FROM big.blobs WHERE id = 3")
+	exec1(t, db, "INSERT INTO "+big+".blobs VALUES (4, NULL, ?)", bin[:700<<10])
+	exec1(t, db, "UPDATE "+big+".blobs SET body = 'x' WHERE id = 4")
+	exec1(t, db, "DELETE FROM "+big+".blobs WHERE id = 3")
 	var n int
-	if err := db.QueryRow("SELECT COUNT(*) FROM big.blobs").Scan(&n); err != nil || n != 1 {
+	if err := db.QueryRow("SELECT COUNT(*) FROM " + big + ".blobs").Scan(&n); err != nil || n != 1 {
 		t.Fatalf("after delete: %d rows, %v", n, err)
 	}
 }
