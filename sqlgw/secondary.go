@@ -52,10 +52,18 @@ import (
 // with parallel Gets, verifying every hit of a global index against its
 // row (stale hits are dropped and repaired); covering plans read no base
 // row for unmarked entities. Recovery of interrupted global index writes
-// runs at start-up and every lease period (startIndexRecovery).
+// runs at start-up and every indexSweepEvery (startIndexRecovery); marks
+// younger than the lease are left to their writers, so entries a crash
+// left are settled within lease + indexSweepEvery of the restart.
 
 // indexLease is the lease of marked global index entities.
 const indexLease = ixmaint.DefaultLease
+
+// indexSweepEvery is the period of the recovery sweep after start-up. A
+// sweep reads every global index table with a filter (the store scans them
+// whole), so it runs a few times a minute at most; readers never depend on
+// it (they verify), only the tidiness of the index after a crash does.
+const indexSweepEvery = 2 * indexLease
 
 // readyIndexes lists the indexes the planner may use, in catalog order.
 func readyIndexes(t *catalog.Table) []*catalog.Index {
@@ -582,7 +590,7 @@ func (g *gateway) startIndexRecovery(ctx context.Context) {
 	}
 	go func() {
 		run(true)
-		tick := time.NewTicker(indexLease)
+		tick := time.NewTicker(indexSweepEvery)
 		defer tick.Stop()
 		for {
 			select {
