@@ -57,7 +57,7 @@
 //
 // Recovery (Recover) queries each global index table for marked entities
 // (a filter on PropPending) and resolves those older than Lease. The
-// gateway runs it at start-up and every Lease. After it, the index equals
+// gateway runs it at start-up and periodically. After it, the index equals
 // what the base rows imply (Check verifies that).
 //
 // Writes that do not change an index's entity (same key, same carried
