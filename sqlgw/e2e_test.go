@@ -265,8 +265,8 @@ func TestEndToEnd(t *testing.T) {
 		expectRows(t, c, "SELECT id FROM customers WHERE city IS NULL", "3")
 		expectRows(t, c, "SELECT id FROM orders WHERE cust = 1 AND id >= 2", "2")
 		expectRows(t, c, "SELECT c.name, SUM(o.amount) FROM customers c JOIN orders o ON o.cust = c.id GROUP BY c.name ORDER BY c.name",
-			// go-mysql-server formats SUM(DECIMAL) without trailing zeros.
-			"ann\t30.5", "bob\t5.25", "cid\t3")
+			// SUM(DECIMAL(10,2)) is DECIMAL(32,2), as in MySQL.
+			"ann\t30.50", "bob\t5.25", "cid\t3.00")
 		expectRows(t, c, "SELECT amount FROM orders WHERE cust = 1 AND id = 2", "20.00")
 		expectRows(t, c, "SELECT name FROM customers WHERE id IN (SELECT cust FROM orders WHERE amount > 5) ORDER BY name", "ann", "bob")
 		expectRows(t, c, "SELECT COUNT(*) FROM orders", "5")

@@ -291,7 +291,8 @@ func newEngine(ctx context.Context, store storage.Store, opts catalog.Options) (
 	gw := newGateway(rec, cat)
 	pro := &provider{gw: gw}
 	logrus.SetLevel(logrus.ErrorLevel)
-	a := analyzer.NewBuilder(pro).AddPostAnalyzeRule(pushdownRuleID, pushdownRule).AddOverrides(sql.EngineOverrides{
+	a := analyzer.NewBuilder(pro).AddPostAnalyzeRule(pushdownRuleID, pushdownRule).
+		AddPostAnalyzeRule(exactAggRuleID, exactAggRule).AddOverrides(sql.EngineOverrides{
 		Hooks: sql.ExecutionHooks{CreateTable: sql.CreateTable{PreSQLExecution: gw.createTableHook}},
 	}).Build()
 	a.ExecBuilder.PriorityBuilder = explainBuilder{exec: a.ExecBuilder}

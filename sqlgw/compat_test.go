@@ -1,0 +1,76 @@
+package sqlgw_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// columnTypes returns the wire type names of a query's result columns.
+func columnTypes(t *testing.T, db execer, q string) string {
+	t.Helper()
+	rs, err := db.QueryContext(context.Background(), q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rs.Close()
+	cts, err := rs.ColumnTypes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, ct := range cts {
+		names = append(names, ct.DatabaseTypeName())
+	}
+	for rs.Next() {
+	}
+	return strings.Join(names, " ")
+}
+
+func expectColumnTypes(t *testing.T, db execer, q, want string) {
+	t.Helper()
+	if got := columnTypes(t, db, q); got != want {
+		t.Fatalf("%s: column types %q, want %q", q, got, want)
+	}
+}
+
+// SUM and AVG of INT and DECIMAL are exact and typed DECIMAL, as in MySQL;
+// of DOUBLE they stay DOUBLE.
+func TestSumAvgDecimal(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, ts *testServer) {
+		c := ts.conn()
+		mustExec(t, c, "CREATE DATABASE agg")
+		mustExec(t, c, "USE agg")
+		mustExec(t, c, `CREATE TABLE o (k INT NOT NULL PRIMARY KEY, g VARCHAR(4), qty INT, price DECIMAL(10,2), big BIGINT, f DOUBLE)`)
+		mustExec(t, c, `INSERT INTO o VALUES (1,'a',1,1.00,9007199254740993,0.5),(2,'a',2,2.00,1,0.25),(3,'b',4,0.75,0,NULL),(4,'b',NULL,NULL,NULL,NULL)`)
+
+		expectColumnTypes(t, c, "SELECT SUM(qty), SUM(price), AVG(qty), AVG(price), SUM(f), AVG(f), COUNT(*) FROM o",
+			"DECIMAL DECIMAL DECIMAL DECIMAL DOUBLE DOUBLE BIGINT")
+		expectRows(t, c, "SELECT SUM(qty), SUM(price), AVG(qty), AVG(price), SUM(f) FROM o",
+			"7\t3.75\t2.3333\t1.250000\t0.75")
+		// Exact beyond 2^53.
+		expectRows(t, c, "SELECT SUM(big) FROM o", "9007199254740994")
+		// The scale is kept: 3.00, not 3.
+		expectRows(t, c, "SELECT SUM(price) FROM o WHERE g = 'a'", "3.00")
+		// GROUP BY, HAVING, ORDER BY the sum.
+		expectRows(t, c, "SELECT g, SUM(price), SUM(qty) FROM o GROUP BY g HAVING SUM(price) > 0.5 ORDER BY SUM(price) DESC",
+			"a\t3.00\t3", "b\t0.75\t4")
+		expectColumnTypes(t, c, "SELECT g, SUM(price) AS s FROM o GROUP BY g", "VARCHAR DECIMAL")
+		// No rows: NULL.
+		expectRows(t, c, "SELECT SUM(qty), AVG(price) FROM o WHERE k > 100", "NULL\tNULL")
+		// DISTINCT.
+		expectRows(t, c, "SELECT SUM(DISTINCT price) FROM o WHERE k < 3 OR k = 3", "3.75")
+		// Window SUM.
+		expectColumnTypes(t, c, "SELECT k, SUM(price) OVER (ORDER BY k) FROM o", "INT DECIMAL")
+		expectRows(t, c, "SELECT k, SUM(price) OVER (ORDER BY k) FROM o ORDER BY k",
+			"1\t1.00", "2\t3.00", "3\t3.75", "4\t3.75")
+		expectRows(t, c, "SELECT k, SUM(qty) OVER (PARTITION BY g) FROM o ORDER BY k",
+			"1\t3", "2\t3", "3\t4", "4\t4")
+		// In a subquery and in arithmetic.
+		expectRows(t, c, "SELECT (SELECT SUM(price) FROM o) + 1", "4.75")
+		// Prepared statements (binary protocol).
+		if got := rows(t, c, "SELECT SUM(price) FROM o WHERE g = ?", "a"); len(got) != 1 || got[0] != "3.00" {
+			t.Fatalf("prepared SUM: %q, want 3.00", got)
+		}
+	})
+}
