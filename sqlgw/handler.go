@@ -90,30 +90,50 @@ func (h *handler) drain(timeout time.Duration) bool {
 // malformed packet.
 const infoLen = '#'
 
-var reRowsMatched = regexp.MustCompile(`^Rows matched: (\d+)\s+Changed: (\d+)`)
+var reRowsMatched = regexp.MustCompile(`^Rows matched: (\d+)\s+Changed: (\d+)(?:\s+Warnings: (\d+))?`)
 
-// fixInfo rewrites OK packets' info strings to infoLen bytes: UPDATE's
-// "Rows matched: N  Changed: M" (drivers such as mysql2 take changedRows
-// from it) is kept, space-padded; other infos are padded or, when too long,
-// dropped (an OK packet without info is always valid).
+// fixInfo rewrites OK packets' info strings to start with infoLen bytes.
+// UPDATE's "Rows matched: N  Changed: M  Warnings: W" is needed whole by
+// clients that read the info to the end of the packet (mysqljs takes
+// changedRows from it only when all three counts are there), and clients
+// that read a length-encoded string (mysql2) find "Changed: M" in its
+// first infoLen bytes; so it is sent as "Rows matched: N  Changed: M",
+// space-padded to infoLen bytes, then "Warnings: W", which the
+// length-encoded readers ignore (no SERVER_SESSION_STATE_CHANGED). Other
+// infos are padded or, when too long, dropped (an OK packet without info is
+// always valid).
 func fixInfo(cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
 	return func(res *sqltypes.Result, more bool) error {
 		if res != nil && len(res.Fields) == 0 && res.Info != "" {
 			r := *res
-			info := r.Info
-			if m := reRowsMatched.FindStringSubmatch(info); m != nil {
-				info = fmt.Sprintf("Rows matched: %s  Changed: %s", m[1], m[2])
-			}
-			if len(info) > infoLen {
-				info = ""
-			} else {
-				info += strings.Repeat(" ", infoLen-len(info))
-			}
-			r.Info = info
+			r.Info = okInfo(r.Info)
 			res = &r
 		}
 		return cb(res, more)
 	}
+}
+
+func okInfo(info string) string {
+	if m := reRowsMatched.FindStringSubmatch(info); m != nil {
+		warnings := m[3]
+		if warnings == "" {
+			warnings = "0"
+		}
+		head := fmt.Sprintf("Rows matched: %s  Changed: %s", m[1], m[2])
+		if len(head) > infoLen {
+			head = fmt.Sprintf("Rows matched: %s Changed: %s", m[1], m[2])
+		}
+		if len(head) < infoLen {
+			head += strings.Repeat(" ", infoLen-len(head))
+		} else {
+			head += " "
+		}
+		return head + "Warnings: " + warnings
+	}
+	if len(info) > infoLen {
+		return ""
+	}
+	return info + strings.Repeat(" ", infoLen-len(info))
 }
 
 // mariaDBOnly matches a leading MariaDB executable comment, /*M!NNNNNN ...*/:
