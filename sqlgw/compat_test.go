@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/sqlgw/sqlgw/storage"
 )
 
 // columnTypes returns the wire type names of a query's result columns.
@@ -73,4 +75,22 @@ func TestSumAvgDecimal(t *testing.T) {
 			t.Fatalf("prepared SUM: %q, want 3.00", got)
 		}
 	})
+}
+
+// mycli's completion refresher reads the help topics and the accounts.
+func TestMySQLHelpTables(t *testing.T) {
+	ts := startServer(t, mustOpenMemory(t))
+	c := ts.conn()
+	expectRows(t, c, `SELECT name FROM mysql.help_topic WHERE name LIKE "SHOW %"`)
+	expectRows(t, c, `SELECT COUNT(*) FROM mysql.help_topic`, "0")
+	expectRows(t, c, `SELECT * FROM mysql.help_keyword`)
+	expectRows(t, c, `SELECT name FROM mysql.help_category ORDER BY name`)
+	expectRows(t, c, `SELECT help_topic_id FROM mysql.help_relation`)
+	expectRows(t, c, `SELECT t.name FROM mysql.help_topic t JOIN mysql.help_relation r ON r.help_topic_id = t.help_topic_id`)
+	expectRows(t, c, `SELECT CONCAT("'", user, "'@'", host, "'") FROM mysql.user WHERE host = 'localhost'`, "'root'@'localhost'")
+}
+
+func mustOpenMemory(t *testing.T) storage.Store {
+	s, _ := memoryBackend.open(t)
+	return s
 }

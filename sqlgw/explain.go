@@ -29,6 +29,9 @@ type explainBuilder struct {
 }
 
 func (e explainBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
+	if rt, ok := n.(*plan.ResolvedTable); ok && isEmptyHelpTable(rt) {
+		return sql.RowsToRowIter(), nil
+	}
 	d, ok := n.(*plan.DescribeQuery)
 	if !ok {
 		return nil, nil
@@ -48,6 +51,22 @@ func (e explainBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Ro
 		rows = append(rows, sql.Row{uint64(1), "SIMPLE", nil, nil, nil, nil, nil, nil, nil, nil, float64(0), "No tables used"})
 	}
 	return sql.RowsToRowIter(rows...), nil
+}
+
+// isEmptyHelpTable reports the mysql.help_* tables, which go-mysql-server
+// declares empty but scans as one row of no columns, so that any query
+// naming a column failed ("unable to find field with index 1 in row of 0
+// columns"; mycli's completion refresher reads mysql.help_topic). They are
+// scanned as empty (MySQL without the help tables loaded).
+func isEmptyHelpTable(rt *plan.ResolvedTable) bool {
+	if rt.Database() == nil || !strings.EqualFold(rt.Database().Name(), "mysql") {
+		return false
+	}
+	switch strings.ToLower(rt.Name()) {
+	case "help_topic", "help_keyword", "help_category", "help_relation":
+		return true
+	}
+	return false
 }
 
 // analyze runs EXPLAIN ANALYZE: the statement is executed (read-only ones
