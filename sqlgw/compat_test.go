@@ -94,3 +94,19 @@ func mustOpenMemory(t *testing.T) storage.Store {
 	s, _ := memoryBackend.open(t)
 	return s
 }
+
+// TIME values are shown with the column's precision (0) in text rows, not
+// with six zero fraction digits; the binary protocol agrees.
+func TestTimeText(t *testing.T) {
+	ts := startServer(t, mustOpenMemory(t))
+	c := ts.conn()
+	mustExec(t, c, "CREATE DATABASE tm")
+	mustExec(t, c, "USE tm")
+	mustExec(t, c, "CREATE TABLE t (k INT NOT NULL PRIMARY KEY, v TIME)")
+	mustExec(t, c, "INSERT INTO t VALUES (1, '12:34:56'), (2, '-12:34:56'), (3, '838:59:59'), (4, NULL)")
+	expectRows(t, c, "SELECT v FROM t ORDER BY k", "12:34:56", "-12:34:56", "838:59:59", "NULL")
+	expectRows(t, c, "SELECT CAST('12:00:01' AS TIME)", "12:00:01")
+	if got := rows(t, c, "SELECT v FROM t WHERE k = ?", 1); len(got) != 1 || got[0] != "12:34:56" {
+		t.Fatalf("binary protocol: %q", got)
+	}
+}

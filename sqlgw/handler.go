@@ -168,7 +168,7 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 	}
 	h.gw.parts.notePartitionBy(c.ConnectionID, query)
 	defer h.gw.parts.clear(c.ConnectionID)
-	return h.translate(c, h.Handler.ComQuery(ctx, c, query, fixInfo(callback)))
+	return h.translate(c, h.Handler.ComQuery(ctx, c, query, trimTimeFractions(fixInfo(callback))))
 }
 
 func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
@@ -182,7 +182,7 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	}
 	h.gw.parts.notePartitionBy(c.ConnectionID, query)
 	defer h.gw.parts.clear(c.ConnectionID)
-	rest, err := h.Handler.ComMultiQuery(ctx, c, query, fixInfo(callback))
+	rest, err := h.Handler.ComMultiQuery(ctx, c, query, trimTimeFractions(fixInfo(callback)))
 	return rest, h.translate(c, err)
 }
 
