@@ -2,6 +2,7 @@ package sqlgw_test
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 
@@ -108,5 +109,40 @@ func TestTimeText(t *testing.T) {
 	expectRows(t, c, "SELECT CAST('12:00:01' AS TIME)", "12:00:01")
 	if got := rows(t, c, "SELECT v FROM t WHERE k = ?", 1); len(got) != 1 || got[0] != "12:34:56" {
 		t.Fatalf("binary protocol: %q", got)
+	}
+}
+
+// @var := expr in SELECT, as MySQL evaluates it: left to right within a
+// row, the value visible to later expressions and later statements.
+func TestUserVarAssignment(t *testing.T) {
+	ts := startServer(t, mustOpenMemory(t))
+	c := ts.conn()
+	expectRows(t, c, "SELECT @a := 1, @a + 1", "1\t2")
+	expectRows(t, c, "SELECT @a", "1")
+	expectRows(t, c, "SELECT @a := @a + 10, @b := 'x'", "11\tx")
+	expectRows(t, c, "SELECT @a, @b", "11\tx")
+	mustExec(t, c, "CREATE DATABASE uv")
+	mustExec(t, c, "USE uv")
+	mustExec(t, c, "CREATE TABLE orders (k INT NOT NULL PRIMARY KEY, price DECIMAL(10,2), note VARCHAR(20), at DATETIME)")
+	mustExec(t, c, "INSERT INTO orders VALUES (1, 1.50, 'a', NULL), (2, 2.50, 'b', NULL)")
+	mustExec(t, c, "SET @s := 0")
+	expectRows(t, c, "SELECT k, @s := @s + k AS running FROM orders ORDER BY k", "1\t1", "2\t3")
+
+	// MariaDB Connector/ODBC's SQLColumns query.
+	b, err := os.ReadFile("../testdata/compat/discovery/odbc_sqlcolumns.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := strings.ReplaceAll(string(b), "@@DB@@", "uv")
+	got := rows(t, c, q)
+	if len(got) != 4 {
+		t.Fatalf("SQLColumns: %d rows, want 4: %q", len(got), got)
+	}
+	// TABLE_CAT, TABLE_SCHEM, TABLE_NAME, COLUMN_NAME, DATA_TYPE, TYPE_NAME, COLUMN_SIZE, BUFFER_LENGTH ...
+	for i, want := range []string{"uv\tNULL\torders\tk\t4\tINT\t10\t4", "uv\tNULL\torders\tprice\t3\tDECIMAL\t10\t12",
+		"uv\tNULL\torders\tnote\t-9\tVARCHAR\t20\t80", "uv\tNULL\torders\tat\t93\tDATETIME\t19\t16"} {
+		if !strings.HasPrefix(got[i], want+"\t") {
+			t.Errorf("SQLColumns row %d: %q, want prefix %q", i, got[i], want)
+		}
 	}
 }

@@ -166,6 +166,7 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 	if done {
 		return callback(&sqltypes.Result{}, false)
 	}
+	query = rewriteAssignments(query)
 	h.gw.parts.notePartitionBy(c.ConnectionID, query)
 	defer h.gw.parts.clear(c.ConnectionID)
 	return h.translate(c, h.Handler.ComQuery(ctx, c, query, trimTimeFractions(fixInfo(callback))))
@@ -180,6 +181,7 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	if done {
 		return "", callback(&sqltypes.Result{}, false)
 	}
+	query = rewriteAssignments(query)
 	h.gw.parts.notePartitionBy(c.ConnectionID, query)
 	defer h.gw.parts.clear(c.ConnectionID)
 	rest, err := h.Handler.ComMultiQuery(ctx, c, query, trimTimeFractions(fixInfo(callback)))
@@ -191,7 +193,7 @@ func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, p
 		return nil, err
 	}
 	defer h.end()
-	fields, err := h.Handler.ComPrepare(ctx, c, query, prepare)
+	fields, err := h.Handler.ComPrepare(ctx, c, rewriteAssignments(query), prepare)
 	return fields, h.translate(c, err)
 }
 
