@@ -130,7 +130,7 @@ compat: build
 
 .PHONY: enginetest
 enginetest:
-	$(GO) test -tags '$(ENGINETEST_TAGS)' -count=1 $(TESTFLAGS) ./sqlgw/enginetest/
+	$(GO) test -tags '$(ENGINETEST_TAGS)' -count=1 -timeout 30m $(TESTFLAGS) ./sqlgw/enginetest/
 
 # ---------------------------------------------------------------------------
 # Benchmarks

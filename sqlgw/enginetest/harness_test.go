@@ -106,7 +106,7 @@ func (h *harness) NewEngine(t *testing.T) (enginetest.QueryEngine, error) {
 	h.newSession, h.release = newSession, release
 	// Tests start from a fresh session, as a new connection would.
 	h.session = nil
-	return e, nil
+	return recoveringEngine{e}, nil
 }
 
 func (h *harness) NewContext() *sql.Context {
