@@ -78,6 +78,16 @@ var assignEnd = map[string]bool{
 	"WHEN": true, "THEN": true, "ELSE": true, "END": true, "EXCEPT": true, "INTERSECT": true,
 }
 
+// operatorWords are the keywords that may follow an operand inside an
+// expression; any other word after an operand is an implicit alias
+// (SELECT @a := 1 a) and ends the expression.
+var operatorWords = map[string]bool{
+	"AND": true, "OR": true, "XOR": true, "NOT": true, "IS": true, "LIKE": true, "IN": true,
+	"BETWEEN": true, "DIV": true, "MOD": true, "REGEXP": true, "RLIKE": true, "COLLATE": true,
+	"ESCAPE": true, "SOUNDS": true, "MEMBER": true, "OF": true, "INTERVAL": true, "BINARY": true,
+	"CASE": true, "WHEN": true, "THEN": true, "ELSE": true,
+}
+
 // rewriteAssignments rewrites `@v := expr` in SELECT statements; it
 // returns the query unchanged when there is none.
 func rewriteAssignments(q string) string {
@@ -142,6 +152,7 @@ func isIdentByte(c byte) bool {
 func rewriteFrom(q string, i int, inExpr bool) (string, int) {
 	var b strings.Builder
 	depth, caseDepth := 0, 0
+	operand := false // the last token at depth 0 ends an operand
 	stmtStart, selectStmt := true, false
 	for i < len(q) {
 		c := q[i]
@@ -152,6 +163,10 @@ func rewriteFrom(q string, i int, inExpr bool) (string, int) {
 		}
 		switch {
 		case c == '\'' || c == '"' || c == '`':
+			if inExpr && depth == 0 && caseDepth == 0 && operand {
+				return b.String(), i // a quoted alias
+			}
+			operand = true
 			j := skipQuoted(q, i)
 			b.WriteString(q[i:j])
 			i = j
@@ -159,11 +174,16 @@ func rewriteFrom(q string, i int, inExpr bool) (string, int) {
 			continue
 		case c == '(':
 			depth++
+			operand = false
 		case c == ')':
 			if depth == 0 && inExpr {
 				return b.String(), i
 			}
 			depth--
+			operand = true
+			b.WriteByte(c)
+			i++
+			continue
 		case c == ',' && depth == 0 && inExpr:
 			return b.String(), i
 		case c == ';':
@@ -175,6 +195,7 @@ func rewriteFrom(q string, i int, inExpr bool) (string, int) {
 			i++
 			continue
 		case c == '@' && (inExpr || selectStmt) && i+1 < len(q) && q[i+1] != '@':
+			operand = true
 			if out, j, ok := rewriteAssignment(q, i); ok {
 				b.WriteString(out)
 				i = j
@@ -211,13 +232,17 @@ func rewriteFrom(q string, i int, inExpr bool) (string, int) {
 				case (word == "WHEN" || word == "THEN" || word == "ELSE") && caseDepth > 0:
 				case assignEnd[word]:
 					return b.String(), i
+				case operand && caseDepth == 0 && !operatorWords[word]:
+					return b.String(), i // an implicit alias
 				}
+				operand = !operatorWords[word]
 			}
 			b.WriteString(q[i:j])
 			i = j
 			continue
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
 		default:
+			operand = false
 			if stmtStart && !inExpr && c != '(' {
 				stmtStart = false
 			}

@@ -17,6 +17,10 @@ func TestRewriteAssignments(t *testing.T) {
 		{"SET @a := 1; SELECT @b := 2", "SET @a := 1; SELECT sqlgw_assign('b', 2)"},
 		{"SELECT @@sql_mode, @a := 1", "SELECT @@sql_mode, sqlgw_assign('a', 1)"},
 		{"SELECT 1", "SELECT 1"},
+		{"SELECT @a := 1 a, @a + 1 b", "SELECT sqlgw_assign('a', 1 )a, @a + 1 b"},
+		{"SELECT @a := t.x IS NOT NULL `y` FROM t", "SELECT sqlgw_assign('a', t.x IS NOT NULL )`y` FROM t"},
+		{"SELECT @a := 1.5 * (2 + 3) z", "SELECT sqlgw_assign('a', 1.5 * (2 + 3) )z"},
+		{"SELECT @a := CASE x WHEN 1 THEN 'a' ELSE 'b' END c", "SELECT sqlgw_assign('a', CASE x WHEN 1 THEN 'a' ELSE 'b' END )c"},
 	} {
 		if got := rewriteAssignments(tc.in); got != tc.want {
 			t.Errorf("%q:\n got %q\nwant %q", tc.in, got, tc.want)

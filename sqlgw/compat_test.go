@@ -121,6 +121,7 @@ func TestUserVarAssignment(t *testing.T) {
 	expectRows(t, c, "SELECT @a", "1")
 	expectRows(t, c, "SELECT @a := @a + 10, @b := 'x'", "11\tx")
 	expectRows(t, c, "SELECT @a, @b", "11\tx")
+	expectColumns(t, c, "SELECT @c := 1 a, @c + 1 b", "a b")
 	mustExec(t, c, "CREATE DATABASE uv")
 	mustExec(t, c, "USE uv")
 	mustExec(t, c, "CREATE TABLE orders (k INT NOT NULL PRIMARY KEY, price DECIMAL(10,2), note VARCHAR(20), at DATETIME)")
@@ -144,5 +145,21 @@ func TestUserVarAssignment(t *testing.T) {
 		if !strings.HasPrefix(got[i], want+"\t") {
 			t.Errorf("SQLColumns row %d: %q, want prefix %q", i, got[i], want)
 		}
+	}
+}
+
+func expectColumns(t *testing.T, db execer, q, want string) {
+	t.Helper()
+	rs, err := db.QueryContext(context.Background(), q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rs.Close()
+	cols, err := rs.Columns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(cols, " "); got != want {
+		t.Fatalf("%s: columns %q, want %q", q, got, want)
 	}
 }
