@@ -122,8 +122,10 @@ conn.rollback()
 
 # Connection pools and BI tools ping with SELECT 1 and drivers read @@variables on
 # connect: a statement without FROM must not cost more than a primary-key lookup.
-# Medians of 300 round trips each, interleaved so that load changes hit both alike;
-# the allowance (1.5x + 100 us) absorbs scheduling noise.
+# Medians of 300 round trips each, interleaved so that load changes hit both alike.
+# This is a ratio against a reference measured in the same run, not a timing: the
+# defect it guards against (the full analyzer for a FROM-less SELECT) costs ~7x a
+# lookup, so the allowance (3x + 200 us) catches it while absorbing a noisy machine.
 def medians_us(queries, n=300):
     ts = {q: [] for q in queries}
     for _ in range(n):
@@ -142,7 +144,7 @@ for q in ("SELECT 1", "SELECT @@version, @@max_allowed_packet"):
     if got:
         t, lookup = got
         print("# median latency: %s %.0f us, primary-key lookup %.0f us" % (q, t, lookup))
-        c.true("%s is not far slower than a key lookup" % q, t <= lookup * 1.5 + 100,
+        c.true("%s is not far slower than a key lookup" % q, t <= lookup * 3 + 200,
                "median %.0f us vs %.0f us for a primary-key lookup" % (t, lookup))
 conn.autocommit(False)
 # Text-protocol typed results: PyMySQL converts INT columns with int(), so EXPLAIN rows
