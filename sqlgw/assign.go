@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
 )
 
 // User-variable assignments in expressions: SELECT @v := expr
@@ -95,7 +96,167 @@ func rewriteAssignments(q string) string {
 		return q
 	}
 	out, _ := rewriteFrom(q, 0, false)
-	return out
+	if out == q {
+		return q
+	}
+	return replaceVarReads(out)
+}
+
+// varFuncName reads a user variable assigned in the same statement:
+// go-mysql-server types a user variable by its value when the statement
+// is planned, so a variable first assigned by the statement itself would
+// be typed NULL and always sent as NULL (SELECT @a := 3, @a).
+const varFuncName = "sqlgw_var"
+
+var varFunction = sql.Function1{Name: varFuncName, Fn: func(ctx *sql.Context, name sql.Expression) sql.Expression {
+	return &varExpr{name: name}
+}}
+
+// varExpr evaluates a user variable when the row is evaluated, typed by
+// its value at planning time, or as text when it had none.
+type varExpr struct {
+	name sql.Expression
+	typ  sql.Type
+}
+
+var _ sql.FunctionExpression = (*varExpr)(nil)
+
+func (v *varExpr) FunctionName() string { return varFuncName }
+func (v *varExpr) Description() string  { return "reads a user variable" }
+func (v *varExpr) Type(ctx *sql.Context) sql.Type {
+	if v.typ != nil {
+		return v.typ
+	}
+	// Fixed at the first call, during planning, before any row assigns
+	// the variable.
+	v.typ = types.LongText
+	if ctx == nil {
+		return v.typ
+	}
+	if n, err := v.name.Eval(ctx, nil); err == nil {
+		if name, ok := n.(string); ok {
+			if t, val, err := ctx.GetUserVariable(ctx, name); err == nil && t != nil && val != nil && t != types.Null {
+				v.typ = t
+			}
+		}
+	}
+	return v.typ
+}
+func (v *varExpr) IsNullable(*sql.Context) bool        { return true }
+func (v *varExpr) String() string                      { return fmt.Sprintf("@%s", v.name) }
+func (v *varExpr) DebugString(ctx *sql.Context) string { return v.String() }
+func (v *varExpr) Children() []sql.Expression          { return []sql.Expression{v.name} }
+func (v *varExpr) IsNonDeterministic() bool            { return true }
+func (v *varExpr) Resolved() bool                      { return v.name.Resolved() }
+func (v *varExpr) WithChildren(ctx *sql.Context, children ...sql.Expression) (sql.Expression, error) {
+	if len(children) != 1 {
+		return nil, sql.ErrInvalidChildrenNumber.New(v, len(children), 1)
+	}
+	return &varExpr{name: children[0], typ: v.Type(ctx)}, nil
+}
+
+func (v *varExpr) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	n, err := v.name.Eval(ctx, row)
+	if err != nil {
+		return nil, err
+	}
+	name, ok := n.(string)
+	if !ok {
+		return nil, fmt.Errorf("%s: the variable name must be a string", varFuncName)
+	}
+	_, val, err := ctx.GetUserVariable(ctx, name)
+	return val, err
+}
+
+// replaceVarReads replaces, in SELECT statements that assign user
+// variables (sqlgw_assign), the reads of those variables by sqlgw_var.
+func replaceVarReads(q string) string {
+	assigned := map[string]bool{}
+	for i := 0; ; {
+		j := strings.Index(q[i:], assignFuncName+"('")
+		if j < 0 {
+			break
+		}
+		start := i + j + len(assignFuncName) + 1
+		end := skipQuoted(q, start)
+		name := strings.ReplaceAll(strings.ReplaceAll(q[start+1:end-1], "''", "'"), `\\`, `\`)
+		assigned[strings.ToLower(name)] = true
+		i = end
+	}
+	var b strings.Builder
+	stmtStart, selectStmt := true, false
+	for i := 0; i < len(q); {
+		c := q[i]
+		if j := skipComment(q, i); j > i {
+			b.WriteString(q[i:j])
+			i = j
+			continue
+		}
+		switch {
+		case c == '\'' || c == '"' || c == '`':
+			j := skipQuoted(q, i)
+			b.WriteString(q[i:j])
+			i = j
+			stmtStart = false
+			continue
+		case c == ';':
+			stmtStart, selectStmt = true, false
+		case c == '@' && i+1 < len(q) && q[i+1] == '@':
+			j := i + 2
+			for j < len(q) && (isIdentByte(q[j]) || q[j] == '.') {
+				j++
+			}
+			b.WriteString(q[i:j])
+			i = j
+			continue
+		case c == '@':
+			j := i + 1
+			var name string
+			if j < len(q) && (q[j] == '\'' || q[j] == '"' || q[j] == '`') {
+				k := skipQuoted(q, j)
+				if k-j >= 2 {
+					quote := string(q[j])
+					name = strings.ReplaceAll(q[j+1:k-1], quote+quote, quote)
+				}
+				j = k
+			} else {
+				for j < len(q) && (isIdentByte(q[j]) || q[j] == '.') {
+					j++
+				}
+				name = q[i+1 : j]
+			}
+			k := j
+			for k < len(q) && (q[k] == ' ' || q[k] == '\t' || q[k] == '\n' || q[k] == '\r') {
+				k++
+			}
+			if selectStmt && name != "" && assigned[strings.ToLower(name)] && !strings.HasPrefix(q[k:], ":=") {
+				b.WriteString(varFuncName + "('" + strings.ReplaceAll(strings.ReplaceAll(name, `\`, `\\`), "'", "''") + "')")
+			} else {
+				b.WriteString(q[i:j])
+			}
+			i = j
+			continue
+		case isIdentByte(c) && (i == 0 || !isIdentByte(q[i-1])):
+			j := i
+			for j < len(q) && isIdentByte(q[j]) {
+				j++
+			}
+			if stmtStart {
+				word := strings.ToUpper(q[i:j])
+				selectStmt = word == "SELECT" || word == "WITH"
+				stmtStart = false
+			}
+			b.WriteString(q[i:j])
+			i = j
+			continue
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '(':
+		default:
+			stmtStart = false
+		}
+		b.WriteByte(c)
+		i++
+	}
+	return b.String()
 }
 
 // lexer helpers over q.

@@ -122,6 +122,11 @@ func TestUserVarAssignment(t *testing.T) {
 	expectRows(t, c, "SELECT @a := @a + 10, @b := 'x'", "11\tx")
 	expectRows(t, c, "SELECT @a, @b", "11\tx")
 	expectColumns(t, c, "SELECT @c := 1 a, @c + 1 b", "a b")
+	// A bare read of a variable the statement assigns (the cli check).
+	expectRows(t, c, "SELECT @n := 1 + 2 AS a, @n AS b", "3\t3")
+	mustExec(t, c, "SET @p = 5")
+	expectRows(t, c, "SELECT @p := @p + 1, @p", "6\t6")
+	expectRows(t, c, "SELECT @p", "6")
 	mustExec(t, c, "CREATE DATABASE uv")
 	mustExec(t, c, "USE uv")
 	mustExec(t, c, "CREATE TABLE orders (k INT NOT NULL PRIMARY KEY, price DECIMAL(10,2), note VARCHAR(20), at DATETIME)")

@@ -193,7 +193,10 @@ func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, p
 		return nil, err
 	}
 	defer h.end()
-	fields, err := h.Handler.ComPrepare(ctx, c, rewriteAssignments(query), prepare)
+	// No rewriteAssignments here: vitess parses COM_STMT_PREPARE's text
+	// itself before calling the handler, so a statement with := has
+	// already failed (known failure 4 for prepared statements).
+	fields, err := h.Handler.ComPrepare(ctx, c, query, prepare)
 	return fields, h.translate(c, err)
 }
 

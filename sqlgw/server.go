@@ -298,7 +298,7 @@ func newEngine(ctx context.Context, store storage.Store, opts catalog.Options) (
 	a.ExecBuilder.PriorityBuilder = explainBuilder{exec: a.ExecBuilder}
 	a.Coster = coster{inner: a.Coster}
 	engine := gms.New(a, &gms.Config{VersionPostfix: "sqlgw"})
-	engine.Analyzer.Catalog.RegisterFunction(sql.NewEmptyContext(), assignFunction)
+	engine.Analyzer.Catalog.RegisterFunction(sql.NewEmptyContext(), assignFunction, varFunction)
 	return &Engine{Engine: engine, Provider: pro, gw: gw, rec: rec, store: store}, nil
 }
 
