@@ -127,6 +127,10 @@ func TestUserVarAssignment(t *testing.T) {
 	mustExec(t, c, "SET @p = 5")
 	expectRows(t, c, "SELECT @p := @p + 1, @p", "6\t6")
 	expectRows(t, c, "SELECT @p", "6")
+	// Prepared (COM_STMT_PREPARE, rewritten on the connection).
+	if got := rows(t, c, "SELECT @w := ? + 1 AS a, @w AS b", 2); strings.Join(got, "|") != "3\t3" {
+		t.Fatalf("prepared assignment: %q", got)
+	}
 	mustExec(t, c, "CREATE DATABASE uv")
 	mustExec(t, c, "USE uv")
 	mustExec(t, c, "CREATE TABLE orders (k INT NOT NULL PRIMARY KEY, price DECIMAL(10,2), note VARCHAR(20), at DATETIME)")

@@ -193,7 +193,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	scfg := server.Config{
 		Protocol: "tcp",
 		Address:  ln.Addr().String(),
-		Listener: ln,
+		Listener: rewriteListener{ln},
 		Version:  cfg.Version,
 	}
 	srv, err := server.NewServerWithHandler(scfg, engine, sql.NewContext, gw.sessionBuilder, nil,
