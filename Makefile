@@ -126,7 +126,7 @@ clitest-rewrite:
 # installs its own Debian packages and pinned npm/Go/Java clients.
 .PHONY: compat
 compat: build
-	COMPAT_SQLGW_BIN=$(CURDIR)/$(BIN) ./scripts/compat/run.sh --known-failures testdata/compat/known_failures.tsv
+	COMPAT_SQLGW_BIN=$(CURDIR)/$(BIN) ./scripts/compat-gate.sh --known-failures testdata/compat/known_failures.tsv
 
 .PHONY: enginetest
 enginetest:
