@@ -27,7 +27,8 @@ import (
 //     the store.
 type handler struct {
 	mysql.Handler
-	gw *gateway
+	gw    *gateway
+	conns *connRegistry // the listener's connections (prepconn.go)
 
 	mu       sync.Mutex
 	closing  bool
@@ -205,5 +206,10 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 		return err
 	}
 	defer h.end()
-	return h.translate(c, h.Handler.ComStmtExecute(ctx, c, prepare, callback))
+	return h.translate(c, h.Handler.ComStmtExecute(ctx, c, prepare, func(res *sqltypes.Result) error {
+		if res != nil && len(res.Fields) == 0 && res.Info != "" && reRowsMatched.MatchString(res.Info) {
+			h.conns.setOKInfo(c.RemoteAddr(), okInfo(res.Info))
+		}
+		return callback(res)
+	}))
 }

@@ -1,6 +1,9 @@
 package sqlgw
 
 import (
+	"bytes"
+	"io"
+	"net"
 	"regexp"
 	"strings"
 	"testing"
@@ -40,5 +43,39 @@ func TestOKInfoUpdate(t *testing.T) {
 	}
 	if got := okInfo("Statement prepared"); len(got) != infoLen || strings.TrimRight(got, " ") != "Statement prepared" {
 		t.Errorf("PREPARE info %q", got)
+	}
+}
+
+// An OK packet answering COM_STMT_EXECUTE gets the pending info; other
+// packets pass unchanged.
+func TestOKInfoOnPreparedUpdate(t *testing.T) {
+	server, client := net.Pipe()
+	defer client.Close()
+	reg := &connRegistry{}
+	rc := &rewriteConn{Conn: server, reg: reg}
+	reg.add(rc)
+	defer rc.Close()
+	ok := []byte{7, 0, 0, 1, 0x00, 2, 0, 2, 0, 0, 0} // OK, 2 affected
+	read := func(n int) []byte {
+		buf := make([]byte, n)
+		if _, err := io.ReadFull(client, buf); err != nil {
+			t.Fatal(err)
+		}
+		return buf
+	}
+	go func() {
+		reg.setOKInfo(server.RemoteAddr(), okInfo("Rows matched: 2  Changed: 2  Warnings: 0"))
+		rc.Write(ok)
+		rc.Write(ok) // the info applies once
+	}()
+	got := read(4 + 7 + 1 + infoLen + len("Warnings: 0"))
+	if n := int(got[0]) | int(got[1])<<8 | int(got[2])<<16; n != len(got)-4 || got[3] != 1 {
+		t.Fatalf("header %v for %d bytes", got[:4], len(got))
+	}
+	if m := mysqljsChanged.FindStringSubmatch(string(got[4+7:])); m == nil || m[1] != "2" {
+		t.Fatalf("info %q", got[4+7:])
+	}
+	if again := read(len(ok)); !bytes.Equal(again, ok) {
+		t.Fatalf("second OK %v, want %v unchanged", again, ok)
 	}
 }

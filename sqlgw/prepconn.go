@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"io"
 	"net"
+	"sync"
 )
 
 // COM_STMT_PREPARE with := assignments
@@ -19,20 +20,102 @@ import (
 
 const comStmtPrepare = 0x16
 
-type rewriteListener struct{ net.Listener }
+type rewriteListener struct {
+	net.Listener
+	conns *connRegistry
+}
 
 func (l rewriteListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
 		return nil, err
 	}
-	return &rewriteConn{Conn: c, r: bufio.NewReaderSize(c, 16<<10)}, nil
+	rc := &rewriteConn{Conn: c, r: bufio.NewReaderSize(c, 16<<10), reg: l.conns}
+	l.conns.add(rc)
+	return rc, nil
+}
+
+// connRegistry finds a connection's rewriteConn by its remote address,
+// for the handler.
+type connRegistry struct {
+	mu sync.Mutex
+	m  map[string]*rewriteConn
+}
+
+func (r *connRegistry) add(c *rewriteConn) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.m == nil {
+		r.m = map[string]*rewriteConn{}
+	}
+	r.m[c.RemoteAddr().String()] = c
+}
+
+func (r *connRegistry) remove(c *rewriteConn) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.m[c.RemoteAddr().String()] == c {
+		delete(r.m, c.RemoteAddr().String())
+	}
+}
+
+// setOKInfo makes the next OK packet sent to addr (the answer to the
+// COM_STMT_EXECUTE running now) carry info: vitess sends none for
+// prepared statements, so mysql2's execute() saw changedRows 0.
+func (r *connRegistry) setOKInfo(addr net.Addr, info string) {
+	if r == nil || addr == nil {
+		return
+	}
+	r.mu.Lock()
+	c := r.m[addr.String()]
+	r.mu.Unlock()
+	if c != nil {
+		c.wmu.Lock()
+		c.okInfo = info
+		c.wmu.Unlock()
+	}
 }
 
 type rewriteConn struct {
 	net.Conn
 	r       *bufio.Reader
 	pending []byte // bytes of the current packet not yet read
+	reg     *connRegistry
+
+	wmu    sync.Mutex
+	okInfo string // for the next OK packet written, see setOKInfo
+}
+
+func (c *rewriteConn) Close() error {
+	c.reg.remove(c)
+	return c.Conn.Close()
+}
+
+// Write adds the pending info to an OK packet that starts p: the first
+// packet of a command's answer (sequence number 1).
+func (c *rewriteConn) Write(p []byte) (int, error) {
+	c.wmu.Lock()
+	info := c.okInfo
+	c.okInfo = ""
+	c.wmu.Unlock()
+	if info == "" || len(p) < 5 || p[3] != 1 || p[4] != 0x00 {
+		return c.Conn.Write(p)
+	}
+	n := int(p[0]) | int(p[1])<<8 | int(p[2])<<16
+	if 4+n > len(p) || n+1+len(info) >= 0xffffff {
+		return c.Conn.Write(p)
+	}
+	m := n + 1 + len(info)
+	out := make([]byte, 0, len(p)+1+len(info))
+	out = append(out, byte(m), byte(m>>8), byte(m>>16), 1)
+	out = append(out, p[4:4+n]...)
+	out = append(out, '#') // as vitess writes infos: see infoLen
+	out = append(out, info...)
+	out = append(out, p[4+n:]...)
+	if _, err := c.Conn.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 func (c *rewriteConn) Read(p []byte) (int, error) {

@@ -189,11 +189,11 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	mdb.AddSuperUser(ed, cfg.User, "localhost", cfg.Password)
 	ed.Close()
 
-	h := &handler{gw: gw}
+	h := &handler{gw: gw, conns: &connRegistry{}}
 	scfg := server.Config{
 		Protocol: "tcp",
 		Address:  ln.Addr().String(),
-		Listener: rewriteListener{ln},
+		Listener: rewriteListener{Listener: ln, conns: h.conns},
 		Version:  cfg.Version,
 	}
 	srv, err := server.NewServerWithHandler(scfg, engine, sql.NewContext, gw.sessionBuilder, nil,
