@@ -3,11 +3,13 @@ package sqlgw
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"sort"
 	"sync"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/planner"
@@ -293,7 +295,7 @@ func (it *rowIter) nextEntity() (*storage.Entity, error) {
 		}
 		page, err := it.t.gw.store.Query(it.ctx, p.Table, it.q)
 		if err != nil {
-			return nil, mapError(err)
+			return nil, it.queryError(err)
 		}
 		it.page, it.pi = page.Entities, 0
 		it.q.Continuation = page.Continuation
@@ -356,7 +358,7 @@ func (it *rowIter) continuations(e *storage.Entity) ([]*storage.Entity, error) {
 	for {
 		page, err := it.t.gw.store.Query(it.ctx, it.meta.Physical, q)
 		if err != nil {
-			return nil, mapError(err)
+			return nil, it.queryError(err)
 		}
 		out = append(out, page.Entities...)
 		if page.Continuation == "" {
@@ -364,6 +366,27 @@ func (it *rowIter) continuations(e *storage.Entity) ([]*storage.Entity, error) {
 		}
 		q.Continuation = page.Continuation
 	}
+}
+
+// queryError maps a failed store query. A query answers not found only when
+// its physical table is gone: another gateway dropped or truncated the table
+// while this one still trusted its cached catalog (refreshed every
+// RefreshInterval). The catalog is refreshed at once, so the next statement
+// sees the change, and the statement fails as MySQL would: 1146 if the table
+// no longer exists, or 1213 (which clients retry) if it was truncated or
+// recreated under the same name.
+func (it *rowIter) queryError(err error) error {
+	if !errors.Is(err, storage.ErrNotFound) {
+		return mapError(err)
+	}
+	g, db, name := it.t.gw, it.t.db.name, it.meta.Name
+	if rerr := g.cat.Refresh(metaCtx(it.ctx)); rerr != nil {
+		return mapError(rerr)
+	}
+	if _, terr := g.cat.Table(metaCtx(it.ctx), db, name); errors.Is(terr, catalog.ErrNoTable) || errors.Is(terr, catalog.ErrNoDatabase) {
+		return mysql.NewSQLError(mysql.ERNoSuchTable, "42S02", "Table '%s.%s' doesn't exist", db, name)
+	}
+	return errConflict(fmt.Sprintf("table %s.%s was truncated or recreated by another gateway", db, name))
 }
 
 // Close implements sql.RowIter.

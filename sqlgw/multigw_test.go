@@ -1,0 +1,47 @@
+package sqlgw_test
+
+import (
+	"testing"
+
+	"github.com/sqlgw/sqlgw/storage"
+)
+
+// sharedStore lets two gateways share one store; only the test closes it.
+type sharedStore struct{ storage.Store }
+
+func (sharedStore) Close() error { return nil }
+
+// Two gateways over one store. B's cached catalog still holds the table A
+// just dropped or truncated: B's next statement reaches the store, finds the
+// physical table gone, and must fail as MySQL would (1146 for a dropped
+// table, the retryable 1213 for a truncated one), never with an internal
+// error; B's following statement sees the change without waiting for the
+// cache to expire.
+func TestStaleCatalogAfterOtherGatewayDDL(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			store, co := b.open(t)
+			t.Cleanup(func() { store.Close() })
+			co.RefreshInterval = 1 << 40 // B never refreshes on its own in this test
+			a := startServer(t, sharedStore{store}, co)
+			ca := a.conn()
+			mustExec(t, ca, "CREATE DATABASE d")
+			mustExec(t, ca, "CREATE TABLE d.t (id INT PRIMARY KEY, n INT)")
+			mustExec(t, ca, "INSERT INTO d.t VALUES (1, 10), (2, 20)")
+			mustExec(t, ca, "CREATE TABLE d.u (id INT PRIMARY KEY, n INT)")
+			mustExec(t, ca, "INSERT INTO d.u VALUES (1, 10)")
+			// B starts now and reads the catalog once.
+			cb := startServer(t, sharedStore{store}, co).conn()
+			expectRows(t, cb, "SELECT COUNT(*) FROM d.t", "2")
+			expectRows(t, cb, "SELECT COUNT(*) FROM d.u", "1")
+
+			mustExec(t, ca, "TRUNCATE TABLE d.t")
+			expectErrno(t, cb, 1213, "SELECT n FROM d.t WHERE id > 0")
+			expectRows(t, cb, "SELECT COUNT(*) FROM d.t WHERE id > 0", "0")
+
+			mustExec(t, ca, "DROP TABLE d.u")
+			expectErrno(t, cb, 1146, "SELECT n FROM d.u WHERE id > 0")
+			expectErrno(t, cb, 1146, "SELECT n FROM d.u WHERE id > 0")
+		})
+	}
+}
