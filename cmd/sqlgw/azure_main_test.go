@@ -234,28 +234,21 @@ func TestTwoGatewaysDDL(t *testing.T) {
 
 	exec1(t, dbA, "DROP TABLE "+d2+".t")
 	// Until B's catalog cache refreshes, B may still plan against the
-	// dropped table: it then either answers from it or (a gateway bug,
-	// reported) fails with 1105 wrapping the store's TableNotFound instead
-	// of 1146. Both end within the refresh interval; any other error fails.
-	var stale []error
+	// dropped table: it then answers from it until it reaches the store,
+	// which says the table is gone, and fails with 1146 as MySQL would.
+	// Any other error fails.
 	d = waitFor(t, "DROP TABLE on A, SELECT on B fails with 1146", limit, func() error {
 		var n int
 		err := dbB.QueryRow("SELECT COUNT(*) FROM " + d2 + ".t").Scan(&n)
 		switch {
 		case err == nil:
 			return fmt.Errorf("table still there on B (%d rows)", n)
-		case mysqlErrno(err) == 1105:
-			stale = append(stale, err)
-			return err
 		case mysqlErrno(err) != 1146:
 			t.Fatalf("SELECT on B after DROP: %v, want error 1146", err)
 		}
 		return nil
 	})
 	t.Logf("DROP TABLE on A visible on B after %v", d)
-	if len(stale) > 0 {
-		t.Logf("KNOWN GATEWAY BUG: %d statements on B in the stale window failed with 1105 instead of 1146 or the old answer, e.g. %v", len(stale), stale[0])
-	}
 	// The name is free again through B, and A sees B's new table.
 	exec1(t, dbB, "CREATE TABLE "+d2+".t (id INT PRIMARY KEY, w INT)")
 	waitFor(t, "re-CREATE on B, INSERT of the new shape on A", limit, func() error {
