@@ -85,7 +85,6 @@ type snapshot struct {
 	etag    storage.ETag                 // of the version entity
 	dbs     map[string]string            // lower name -> name
 	tables  map[string]map[string]*Table // lower db -> lower name -> table
-	entity  map[uint64]storage.ETag      // table ID -> table entity ETag (informative)
 }
 
 func (s *snapshot) clone() *snapshot {

@@ -80,7 +80,7 @@ func TestSoundness(t *testing.T) {
 				}
 				if len(keys) > 0 {
 					for _, k := range keys[:1+rng.IntN(len(keys))] {
-						q.OrderBy = append(q.OrderBy, OrderColumn{Col: k.Col, Desc: k.Desc})
+						q.OrderBy = append(q.OrderBy, OrderColumn(k))
 					}
 				}
 				if rng.IntN(3) == 0 {

@@ -32,7 +32,6 @@ type FetchStats struct {
 func (m *Maintainer) Fetch(ctx context.Context, t *catalog.Table, ix *catalog.Index, hits []*storage.Entity, covering bool) ([]Row, FetchStats, error) {
 	var fs FetchStats
 	rows := make([]*Row, len(hits))
-	type job struct{ i int }
 	var jobs []int
 	for i, h := range hits {
 		_, marked := h.Properties[PropPending]
