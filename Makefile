@@ -97,10 +97,9 @@ azurite:
 TEST_PARTS := unittest clitest enginetest compat
 test: $(TEST_PARTS)
 
-# What CI runs (.ci/run times each part on its own): the cheap static gates,
-# then every part of `make test`. staticcheck and mod-tidy-check are not gates
-# yet (see README).
-CI_PARTS := format-check vet $(TEST_PARTS)
+# What CI runs (.ci/run times each part on its own): the static gates, then
+# every part of `make test`.
+CI_PARTS := format-check mod-tidy-check lint $(TEST_PARTS)
 .PHONY: print-ci-parts
 print-ci-parts:
 	@echo $(CI_PARTS)
