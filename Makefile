@@ -51,6 +51,7 @@ help:
 	@echo "make run             build bin/sqlgw and serve on 127.0.0.1:3306, data in ./data"
 	@echo "make build           build bin/sqlgw"
 	@echo "make azurite         run Azurite on 127.0.0.1:10002 (for STORE=azure:UseDevelopmentStorage=true)"
+	@echo "make check           format-check + mod-tidy-check + lint (CI's static gates)"
 	@echo "make test            unit tests + mysql CLI suite + enginetest suite + compat clients"
 	@echo "make unittest        go test ./..."
 	@echo "make clitest         testdata/cli/*.sql through the mariadb CLI against sqlgw"
@@ -95,14 +96,15 @@ azurite:
 
 .PHONY: test
 TEST_PARTS := unittest clitest enginetest compat
-test: $(TEST_PARTS)
+# Every part runs even when an earlier one fails, each timed, with a summary.
+test:
+	@MAKE="$(MAKE)" scripts/run-parts.sh $(TEST_PARTS)
 
-# What CI runs (.ci/run times each part on its own): the static gates, then
-# every part of `make test`.
-CI_PARTS := format-check mod-tidy-check lint $(TEST_PARTS)
-.PHONY: print-ci-parts
-print-ci-parts:
-	@echo $(CI_PARTS)
+# The static gates CI runs before `make test` (.ci/run).
+CHECK_PARTS := format-check mod-tidy-check lint
+.PHONY: check
+check:
+	@MAKE="$(MAKE)" scripts/run-parts.sh $(CHECK_PARTS)
 
 .PHONY: unittest
 unittest:
