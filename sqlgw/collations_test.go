@@ -20,3 +20,22 @@ func TestCaseInsensitiveKey(t *testing.T) {
 		expectRows(t, c, "SELECT s FROM u WHERE s > 'b' ORDER BY s", "Banana", "cherry")
 	})
 }
+
+// IN and NOT IN on a case-insensitive column compare under the column's
+// collation, like the equivalent OR of equalities (go-mysql-server's
+// HashInTuple hashes under the literal's binary collation).
+func TestCollatedIn(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, ts *testServer) {
+		c := ts.conn()
+		mustExec(t, c, "CREATE DATABASE cin")
+		mustExec(t, c, "USE cin")
+		mustExec(t, c, "CREATE TABLE p (id INT NOT NULL PRIMARY KEY, name VARCHAR(20) COLLATE utf8mb4_general_ci, tag VARCHAR(20) COLLATE utf8mb4_bin)")
+		mustExec(t, c, "INSERT INTO p VALUES (1, 'ann', 'x'), (2, 'Bob', 'X'), (3, 'CLARA', 'y'), (4, 'dave', NULL), (5, NULL, 'Y')")
+		expectRows(t, c, "SELECT id FROM p WHERE name IN ('clara', 'DAVE') ORDER BY id", "3", "4")
+		expectRows(t, c, "SELECT id FROM p WHERE name NOT IN ('ANN', 'bob') ORDER BY id", "3", "4")
+		expectRows(t, c, "SELECT id FROM p WHERE name NOT IN ('ANN', NULL) ORDER BY id")
+		expectRows(t, c, "SELECT id FROM p WHERE name IN ('clara', 'DAVE') ORDER BY id LIMIT 1", "3")
+		// A binary collation stays case-sensitive.
+		expectRows(t, c, "SELECT id FROM p WHERE tag IN ('x', 'Y') ORDER BY id", "1", "5")
+	})
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
 
 	"github.com/sqlgw/sqlgw/planner"
 )
@@ -34,6 +35,11 @@ func pushdownRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sc
 	if err != nil {
 		return nil, transform.SameTree, err
 	}
+	n, sameIn, err := transform.Node(ctx, n, inToEqualities)
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	same = same && sameIn
 	out, changed, err := rewrite(ctx, n)
 	if err != nil {
 		return nil, transform.SameTree, err
@@ -299,3 +305,57 @@ func (r *planRanges) setLimit(limit int64) bool {
 // query plan are that query's own copies (GetTableInsensitive builds a new
 // value per query), so setting it in place affects only that query.
 func (t *Table) setLimit(limit int64) { t.limit = limit }
+
+// inToEqualities rewrites "col [NOT] IN (literals...)" on a string column of
+// a non-binary collation into the equivalent OR of equalities.
+// go-mysql-server's HashInTuple hashes the list under the compare type of
+// the column and the first literal, i.e. the literal's (binary) collation,
+// so name IN ('clara', 'DAVE') on a utf8mb4_general_ci column compared
+// case-sensitively; its Equals takes the column's collation (implicit
+// coercibility wins), as MySQL does. x IN (a, b) and x = a OR x = b agree
+// on TRUE, FALSE and NULL, so the rewrite is exact.
+func inToEqualities(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+	return transform.NodeExprs(ctx, n, func(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		var l, r sql.Expression
+		switch e := e.(type) {
+		case *expression.HashInTuple:
+			l, r = e.Left(), e.Right()
+		case *expression.InTuple:
+			l, r = e.Left(), e.Right()
+		default:
+			return e, transform.SameTree, nil
+		}
+		gf, ok := l.(*expression.GetField)
+		if !ok || !collatedText(gf.Type(ctx)) {
+			return e, transform.SameTree, nil
+		}
+		tup, ok := r.(expression.Tuple)
+		if !ok || len(tup) == 0 {
+			return e, transform.SameTree, nil
+		}
+		var out sql.Expression
+		for _, x := range tup {
+			if _, ok := x.(*expression.Literal); !ok {
+				return e, transform.SameTree, nil
+			}
+			eq := expression.NewEquals(gf, x)
+			if out == nil {
+				out = eq
+			} else {
+				out = expression.NewOr(out, eq)
+			}
+		}
+		return out, transform.NewTree, nil
+	})
+}
+
+// collatedText reports whether t is a text type whose collation is not
+// binary (compares case- or accent-insensitively).
+func collatedText(t sql.Type) bool {
+	st, ok := t.(sql.StringType)
+	if !ok || !types.IsTextOnly(st) {
+		return false
+	}
+	c := st.Collation()
+	return c != sql.Collation_binary && !strings.HasSuffix(c.Name(), "_bin")
+}

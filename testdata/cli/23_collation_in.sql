@@ -13,5 +13,7 @@ INSERT INTO people VALUES (1, 'ann', 'x'), (2, 'Bob', 'X'), (3, 'CLARA', 'y'), (
 SELECT id FROM people WHERE name IN ('clara', 'DAVE') ORDER BY id;
 SELECT id FROM people WHERE name NOT IN ('ANN', 'bob') ORDER BY id;
 SELECT id FROM people WHERE name = 'clara' OR name = 'DAVE' ORDER BY id;
+-- Without ORDER BY (the engine's short analysis path for a single-table SELECT).
+SELECT id FROM people WHERE name IN ('clara', 'DAVE');
 
 DROP DATABASE cli_collation_in;
