@@ -39,3 +39,20 @@ func TestCollatedIn(t *testing.T) {
 		expectRows(t, c, "SELECT id FROM p WHERE tag IN ('x', 'Y') ORDER BY id", "1", "5")
 	})
 }
+
+// A DATE column compared with a YYYYMMDD number compares as dates, as on
+// MySQL (20240102 is '2024-01-02').
+func TestDateVsNumber(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, ts *testServer) {
+		c := ts.conn()
+		mustExec(t, c, "CREATE DATABASE dn")
+		mustExec(t, c, "USE dn")
+		mustExec(t, c, "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, dt DATE)")
+		mustExec(t, c, "INSERT INTO t VALUES (1, '2024-01-01'), (2, '2024-01-02'), (3, '2024-02-01'), (4, NULL), (5, '2023-12-31')")
+		expectRows(t, c, "SELECT id FROM t WHERE dt < 20240102 ORDER BY id", "1", "5")
+		expectRows(t, c, "SELECT id FROM t WHERE dt = 20240201 ORDER BY id", "3")
+		expectRows(t, c, "SELECT id FROM t WHERE 20240201 <= dt ORDER BY id", "3")
+		expectRows(t, c, "SELECT id FROM t WHERE dt BETWEEN 20231231 AND 20240101 ORDER BY id", "1", "5")
+		expectRows(t, c, "SELECT id FROM t WHERE dt >= 20240102 ORDER BY id LIMIT 1", "2")
+	})
+}

@@ -2,6 +2,7 @@ package sqlgw
 
 import (
 	"strings"
+	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
@@ -39,7 +40,11 @@ func pushdownRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sc
 	if err != nil {
 		return nil, transform.SameTree, err
 	}
-	same = same && sameIn
+	n, sameDate, err := transform.Node(ctx, n, dateNumbers)
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	same = same && sameIn && sameDate
 	out, changed, err := rewrite(ctx, n)
 	if err != nil {
 		return nil, transform.SameTree, err
@@ -358,4 +363,96 @@ func collatedText(t sql.Type) bool {
 	}
 	c := st.Collation()
 	return c != sql.Collation_binary && !strings.HasSuffix(c.Name(), "_bin")
+}
+
+// dateNumbers rewrites an integer literal compared with a DATE column
+// (=, <=>, <, <=, >, >=, BETWEEN with the column first) into the DATE it
+// denotes, as MySQL converts it: 20240102 is '2024-01-02'. go-mysql-server
+// compares them as DATETIMEs without that conversion and returns wrong
+// rows. Only YYYYMMDD numbers that name a valid date are rewritten; any
+// other literal is left as it is.
+func dateNumbers(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+	return transform.NodeExprs(ctx, n, func(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		switch e.(type) {
+		case *expression.Equals, *expression.NullSafeEquals, *expression.LessThan, *expression.LessThanOrEqual,
+			*expression.GreaterThan, *expression.GreaterThanOrEqual:
+		case *expression.Between:
+			if !dateColumn(ctx, e.Children()[0]) {
+				return e, transform.SameTree, nil
+			}
+		default:
+			return e, transform.SameTree, nil
+		}
+		ch := e.Children()
+		hasCol := false
+		for _, c := range ch {
+			hasCol = hasCol || dateColumn(ctx, c)
+		}
+		if !hasCol {
+			return e, transform.SameTree, nil
+		}
+		out := make([]sql.Expression, len(ch))
+		changed := false
+		for i, c := range ch {
+			out[i] = c
+			lit, ok := c.(*expression.Literal)
+			if !ok {
+				continue
+			}
+			if d, ok := numberDate(lit.Value()); ok {
+				out[i] = expression.NewLiteral(d, types.Date)
+				changed = true
+			}
+		}
+		if !changed {
+			return e, transform.SameTree, nil
+		}
+		ne, err := e.WithChildren(ctx, out...)
+		if err != nil {
+			return nil, transform.SameTree, err
+		}
+		return ne, transform.NewTree, nil
+	})
+}
+
+func dateColumn(ctx *sql.Context, e sql.Expression) bool {
+	gf, ok := e.(*expression.GetField)
+	return ok && types.IsDateType(gf.Type(ctx))
+}
+
+// numberDate returns the date of an integer YYYYMMDD.
+func numberDate(v any) (time.Time, bool) {
+	var n int64
+	switch v := v.(type) {
+	case int8:
+		n = int64(v)
+	case int16:
+		n = int64(v)
+	case int32:
+		n = int64(v)
+	case int64:
+		n = v
+	case uint8:
+		n = int64(v)
+	case uint16:
+		n = int64(v)
+	case uint32:
+		n = int64(v)
+	case uint64:
+		if v > 99991231 {
+			return time.Time{}, false
+		}
+		n = int64(v)
+	default:
+		return time.Time{}, false
+	}
+	if n < 10000101 || n > 99991231 {
+		return time.Time{}, false
+	}
+	y, m, d := int(n/10000), time.Month(n/100%100), int(n%100)
+	t := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	if t.Year() != y || t.Month() != m || t.Day() != d {
+		return time.Time{}, false
+	}
+	return t, true
 }
