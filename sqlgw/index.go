@@ -2,6 +2,7 @@ package sqlgw
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -145,6 +146,14 @@ func (t *Table) SkipIndexCosting() bool { return false }
 func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) (sql.IndexLookup, *sql.FuncDepSet, sql.Expression, bool, error) {
 	if t.meta().Keyless() || len(exprs) == 0 {
 		return sql.IndexLookup{}, nil, nil, false, nil
+	}
+	exprs = slices.Clone(exprs)
+	for i, e := range exprs {
+		fixed, err := fixComparisons(ctx, e)
+		if err != nil {
+			return sql.IndexLookup{}, nil, nil, false, err
+		}
+		exprs[i] = fixed
 	}
 	conv := newExprConverter(ctx, t.columnNames())
 	self := t.selfName(ctx, exprs)

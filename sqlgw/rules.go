@@ -320,38 +320,41 @@ func (t *Table) setLimit(limit int64) { t.limit = limit }
 // coercibility wins), as MySQL does. x IN (a, b) and x = a OR x = b agree
 // on TRUE, FALSE and NULL, so the rewrite is exact.
 func inToEqualities(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
-	return transform.NodeExprs(ctx, n, func(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-		var l, r sql.Expression
-		switch e := e.(type) {
-		case *expression.HashInTuple:
-			l, r = e.Left(), e.Right()
-		case *expression.InTuple:
-			l, r = e.Left(), e.Right()
-		default:
+	return transform.NodeExprs(ctx, n, inToEqualitiesExpr)
+}
+
+// inToEqualitiesExpr is inToEqualities on one expression node.
+func inToEqualitiesExpr(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	var l, r sql.Expression
+	switch e := e.(type) {
+	case *expression.HashInTuple:
+		l, r = e.Left(), e.Right()
+	case *expression.InTuple:
+		l, r = e.Left(), e.Right()
+	default:
+		return e, transform.SameTree, nil
+	}
+	gf, ok := l.(*expression.GetField)
+	if !ok || !collatedText(gf.Type(ctx)) {
+		return e, transform.SameTree, nil
+	}
+	tup, ok := r.(expression.Tuple)
+	if !ok || len(tup) == 0 {
+		return e, transform.SameTree, nil
+	}
+	var out sql.Expression
+	for _, x := range tup {
+		if _, ok := x.(*expression.Literal); !ok {
 			return e, transform.SameTree, nil
 		}
-		gf, ok := l.(*expression.GetField)
-		if !ok || !collatedText(gf.Type(ctx)) {
-			return e, transform.SameTree, nil
+		eq := expression.NewEquals(gf, x)
+		if out == nil {
+			out = eq
+		} else {
+			out = expression.NewOr(out, eq)
 		}
-		tup, ok := r.(expression.Tuple)
-		if !ok || len(tup) == 0 {
-			return e, transform.SameTree, nil
-		}
-		var out sql.Expression
-		for _, x := range tup {
-			if _, ok := x.(*expression.Literal); !ok {
-				return e, transform.SameTree, nil
-			}
-			eq := expression.NewEquals(gf, x)
-			if out == nil {
-				out = eq
-			} else {
-				out = expression.NewOr(out, eq)
-			}
-		}
-		return out, transform.NewTree, nil
-	})
+	}
+	return out, transform.NewTree, nil
 }
 
 // collatedText reports whether t is a text type whose collation is not
@@ -372,47 +375,66 @@ func collatedText(t sql.Type) bool {
 // rows. Only YYYYMMDD numbers that name a valid date are rewritten; any
 // other literal is left as it is.
 func dateNumbers(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
-	return transform.NodeExprs(ctx, n, func(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-		switch e.(type) {
-		case *expression.Equals, *expression.NullSafeEquals, *expression.LessThan, *expression.LessThanOrEqual,
-			*expression.GreaterThan, *expression.GreaterThanOrEqual:
-		case *expression.Between:
-			if !dateColumn(ctx, e.Children()[0]) {
-				return e, transform.SameTree, nil
-			}
-		default:
+	return transform.NodeExprs(ctx, n, dateNumbersExpr)
+}
+
+// dateNumbersExpr is dateNumbers on one expression node.
+func dateNumbersExpr(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	switch e.(type) {
+	case *expression.Equals, *expression.NullSafeEquals, *expression.LessThan, *expression.LessThanOrEqual,
+		*expression.GreaterThan, *expression.GreaterThanOrEqual:
+	case *expression.Between:
+		if !dateColumn(ctx, e.Children()[0]) {
 			return e, transform.SameTree, nil
 		}
-		ch := e.Children()
-		hasCol := false
-		for _, c := range ch {
-			hasCol = hasCol || dateColumn(ctx, c)
+	default:
+		return e, transform.SameTree, nil
+	}
+	ch := e.Children()
+	hasCol := false
+	for _, c := range ch {
+		hasCol = hasCol || dateColumn(ctx, c)
+	}
+	if !hasCol {
+		return e, transform.SameTree, nil
+	}
+	out := make([]sql.Expression, len(ch))
+	changed := false
+	for i, c := range ch {
+		out[i] = c
+		lit, ok := c.(*expression.Literal)
+		if !ok {
+			continue
 		}
-		if !hasCol {
-			return e, transform.SameTree, nil
+		if d, ok := numberDate(lit.Value()); ok {
+			out[i] = expression.NewLiteral(d, types.Date)
+			changed = true
 		}
-		out := make([]sql.Expression, len(ch))
-		changed := false
-		for i, c := range ch {
-			out[i] = c
-			lit, ok := c.(*expression.Literal)
-			if !ok {
-				continue
-			}
-			if d, ok := numberDate(lit.Value()); ok {
-				out[i] = expression.NewLiteral(d, types.Date)
-				changed = true
-			}
-		}
-		if !changed {
-			return e, transform.SameTree, nil
-		}
-		ne, err := e.WithChildren(ctx, out...)
-		if err != nil {
-			return nil, transform.SameTree, err
-		}
-		return ne, transform.NewTree, nil
-	})
+	}
+	if !changed {
+		return e, transform.SameTree, nil
+	}
+	ne, err := e.WithChildren(ctx, out...)
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	return ne, transform.NewTree, nil
+}
+
+// fixComparisons applies the expression rewrites of inToEqualities and
+// dateNumbers to one filter expression. The analyzer rule reaches only the
+// statements that run sqlgw's rules; go-mysql-server's fast paths for simple
+// SELECT, UPDATE and DELETE skip them but still hand their WHERE conjuncts
+// to LookupForExpressions, whose residual replaces the filter: applying the
+// rewrites there keeps those statements from selecting (and deleting or
+// updating) the wrong rows.
+func fixComparisons(ctx *sql.Context, e sql.Expression) (sql.Expression, error) {
+	e, _, err := transform.Expr(ctx, e, inToEqualitiesExpr)
+	if err != nil {
+		return nil, err
+	}
+	e, _, err = transform.Expr(ctx, e, dateNumbersExpr)
+	return e, err
 }
 
 func dateColumn(ctx *sql.Context, e sql.Expression) bool {
