@@ -406,7 +406,7 @@ func dateNumbersExpr(ctx *sql.Context, e sql.Expression) (sql.Expression, transf
 		if !ok {
 			continue
 		}
-		if d, ok := numberDate(lit.Value()); ok {
+		if d, ok := numberDate(ctx, lit); ok {
 			out[i] = expression.NewLiteral(d, types.Date)
 			changed = true
 		}
@@ -442,30 +442,10 @@ func dateColumn(ctx *sql.Context, e sql.Expression) bool {
 	return ok && types.IsDateType(gf.Type(ctx))
 }
 
-// numberDate returns the date of an integer YYYYMMDD.
-func numberDate(v any) (time.Time, bool) {
-	var n int64
-	switch v := v.(type) {
-	case int8:
-		n = int64(v)
-	case int16:
-		n = int64(v)
-	case int32:
-		n = int64(v)
-	case int64:
-		n = v
-	case uint8:
-		n = int64(v)
-	case uint16:
-		n = int64(v)
-	case uint32:
-		n = int64(v)
-	case uint64:
-		if v > 99991231 {
-			return time.Time{}, false
-		}
-		n = int64(v)
-	default:
+// numberDate returns the date of an integer literal YYYYMMDD.
+func numberDate(ctx *sql.Context, lit *expression.Literal) (time.Time, bool) {
+	n, ok := constInt(ctx, lit)
+	if !ok {
 		return time.Time{}, false
 	}
 	if n < 10000101 || n > 99991231 {
