@@ -55,7 +55,7 @@ const (
 // converts to its floor with convBelow, so that comparisons can be
 // rewritten exactly (a > 5.5 is a > 5; a < 5.5 is a <= 5; a = 5.5 is false).
 func convert(k Kind, d Datum) (Datum, convResult) {
-	d = normalize(d)
+	d = Normalize(d)
 	if s, ok := d.(string); ok && (k == KindInt || k == KindUint || k == KindFloat) {
 		// A number column and a string compare as doubles (MySQL and
 		// go-mysql-server alike); only a plainly numeric string has one
@@ -230,10 +230,10 @@ func orderable(k Kind) bool {
 	return false
 }
 
-// normalize maps Go types a caller may pass for convenience to the Datum
+// Normalize maps Go types a caller may pass for convenience to the Datum
 // representation: booleans (MySQL's TRUE is 1), and sized integers and
-// float32 to int64, uint64 and float64.
-func normalize(d Datum) Datum {
+// float32 to int64, uint64 and float64. Other values are returned as they are.
+func Normalize(d Datum) Datum {
 	switch v := d.(type) {
 	case bool:
 		if v {

@@ -173,35 +173,8 @@ func literalDatum(ctx *sql.Context, lit *expression.Literal) (planner.Datum, boo
 	switch v := v.(type) {
 	case nil:
 		return nil, true
-	case bool:
-		if v {
-			return int64(1), true
-		}
-		return int64(0), true
-	case int8:
-		return int64(v), true
-	case int16:
-		return int64(v), true
-	case int32:
-		return int64(v), true
-	case int64:
-		return v, true
-	case int:
-		return int64(v), true
-	case uint8:
-		return uint64(v), true
-	case uint16:
-		return uint64(v), true
-	case uint32:
-		return uint64(v), true
-	case uint64:
-		return v, true
-	case uint:
-		return uint64(v), true
-	case float32:
-		return float64(v), true
-	case float64:
-		return v, true
+	case bool, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, float32, float64:
+		return planner.Normalize(v), true
 	case decimal.Decimal:
 		return v, true
 	case decimal.NullDecimal:
