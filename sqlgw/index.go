@@ -109,6 +109,8 @@ type planRanges struct {
 	overlay sql.Expression
 	// noIndex: planned without secondary indexes (planIn); re-plans too.
 	noIndex bool
+	// sortBy: see readSpec.sortBy (engine ranges on a secondary index).
+	sortBy []int
 }
 
 var (
@@ -274,6 +276,9 @@ type readSpec struct {
 	// cache, if set, keeps the results for re-executions of the same
 	// lookup within the statement (cache.go).
 	cache *lookupCache
+	// sortBy, if set, are the full-row ordinals the rows must be sorted by
+	// (a secondary index's order, which its plan does not deliver).
+	sortBy []int
 }
 
 // specForLookup returns what to execute for an index lookup.
@@ -290,35 +295,60 @@ func (t *Table) specForLookup(ctx *sql.Context, lookup sql.IndexLookup) (*readSp
 	return nil, fmt.Errorf("sqlgw: unexpected range collection %T", lookup.Ranges)
 }
 
-// specForRanges plans a MySQLRangeCollection on the PRIMARY index (lookup
-// joins, and lookups the engine built itself).
+// specForRanges plans a MySQLRangeCollection on the PRIMARY index or a
+// secondary index (lookup joins, foreign-key checks, and lookups the engine
+// built itself).
 func (t *Table) specForRanges(ctx *sql.Context, lookup sql.IndexLookup, ranges sql.MySQLRangeCollection) (*readSpec, error) {
 	key := ranges.String()
+	if lookup.Index != nil {
+		key = lookup.Index.ID() + ":" + key
+	}
 	if c := t.dyn.lookup(key); c != nil {
 		if spec, ok := c.spec.(*readSpec); ok {
 			return spec, nil
 		}
 	}
-	pr, err := t.rangesToPlan(ctx, ranges)
+	pr, err := t.rangesToPlanFor(ctx, lookup.Index, ranges)
 	if err != nil {
 		return nil, err
 	}
-	spec := &readSpec{plan: pr.plan, overlay: pr.overlay, residual: pr.residual}
+	spec := &readSpec{plan: pr.plan, overlay: pr.overlay, residual: pr.residual, sortBy: pr.sortBy}
 	spec.cache = t.dyn.add(key, spec)
 	return spec, nil
 }
 
 // rangesToPlan converts engine ranges on the PRIMARY index into a plan.
 func (t *Table) rangesToPlan(ctx *sql.Context, ranges sql.MySQLRangeCollection) (*planRanges, error) {
-	ix := t.primaryIndex()
+	return t.rangesToPlanFor(ctx, nil, ranges)
+}
+
+// indexColumns returns the full-row ordinals of index idx's columns, in
+// expression order: a secondary index's, else the PRIMARY index's.
+func (t *Table) indexColumns(idx sql.Index) []int {
+	if si, ok := idx.(*secondaryIndex); ok {
+		return si.cols
+	}
+	return t.primaryIndex().cols
+}
+
+// rangesToPlanFor converts engine ranges on index idx (nil or PRIMARY: the
+// primary key; a *secondaryIndex: its columns) into a plan. The ranges
+// become IR conjuncts on the index's columns and the planner chooses the
+// access path as for any filter: a ready secondary index yields IndexLookup
+// or IndexRange (hits verified against base rows by the reader), an index
+// still building is not offered to the planner (readyIndexes), so the plan
+// falls back to a key path or a scan with the same conjuncts. What the plan
+// leaves residual is enforced with the ranges' own filter expression.
+func (t *Table) rangesToPlanFor(ctx *sql.Context, idx sql.Index, ranges sql.MySQLRangeCollection) (*planRanges, error) {
+	cols := t.indexColumns(idx)
 	var or planner.Or
 	for _, rng := range ranges {
 		var and planner.And
 		for i, ce := range rng {
-			if i >= len(ix.cols) {
+			if i >= len(cols) {
 				break
 			}
-			and = append(and, cutsToIR(ctx, ix.cols[i], ce)...)
+			and = append(and, cutsToIR(ctx, cols[i], ce)...)
 		}
 		or = append(or, and)
 	}
@@ -331,13 +361,24 @@ func (t *Table) rangesToPlan(ctx *sql.Context, ranges sql.MySQLRangeCollection) 
 	default:
 		where = []planner.Expr{or}
 	}
+	si, secondary := idx.(*secondaryIndex)
 	q := &planner.Query{Where: where, Columns: t.proj, Limit: t.limit}
+	if secondary {
+		// Rows may have to be sorted after the fetch: no Top.
+		q.Limit = 0
+	}
 	p, err := t.planIn(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	exprs := make([]sql.Expression, len(ix.cols))
-	for i, c := range ix.cols {
+	var sortBy []int
+	if secondary && !(p.Index != nil && p.Index.Name == si.ix.Name && p.Ordered && !t.gw.unsorted) {
+		// The engine may rely on index order (a range heap join's sorted
+		// index scan): rows the plan does not deliver in it are sorted.
+		sortBy = append(slices.Clone(si.cols), t.primaryIndex().cols...)
+	}
+	exprs := make([]sql.Expression, len(cols))
+	for i, c := range cols {
 		col := t.info.schema.Schema[c]
 		exprs[i] = expression.NewGetFieldWithTable(c, 0, col.Type, t.db.name, t.Name(), col.Name, col.Nullable)
 	}
@@ -345,7 +386,7 @@ func (t *Table) rangesToPlan(ctx *sql.Context, ranges sql.MySQLRangeCollection) 
 	if err != nil {
 		return nil, err
 	}
-	pr := &planRanges{plan: p, overlay: filter, t: t, where: where, cols: t.proj, noIndex: q.NoIndex}
+	pr := &planRanges{plan: p, overlay: filter, t: t, where: where, cols: t.proj, noIndex: q.NoIndex, sortBy: sortBy}
 	if len(p.Residual) > 0 {
 		pr.residual = filter
 	}

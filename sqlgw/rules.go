@@ -77,6 +77,9 @@ func convertStaticRanges(ctx *sql.Context, n sql.Node) (sql.Node, transform.Tree
 	if !ok || lookup.IsReverse {
 		return n, transform.SameTree, nil
 	}
+	if _, sec := lookup.Index.(*secondaryIndex); sec {
+		return n, transform.SameTree, nil // index order: rangesToPlanFor
+	}
 	pr, err := t.rangesToPlan(ctx, ranges)
 	if err != nil {
 		return nil, transform.SameTree, err

@@ -142,14 +142,21 @@ func (p *plannerTable) EncodeIndexKey(n, first int, vals []planner.Datum) (strin
 }
 
 // secondaryIndex is a secondary index as the engine sees it (SHOW INDEX,
-// information_schema.STATISTICS). sqlgw chooses index paths itself
-// (LookupForExpressions), so the engine is told it cannot use it for
-// ranges.
+// information_schema.STATISTICS, lookup joins, foreign-key checks). sqlgw
+// chooses index paths for filters itself (LookupForExpressions), but the
+// engine builds MySQLRangeCollections on it for lookup joins and foreign
+// keys: IndexedAccess converts those to the planner's IR over the index's
+// columns (rangesToPlanFor), which plans them onto the index when it is
+// ready (IndexLookup/IndexRange, hits verified against base rows) and onto
+// another correct path while it is building; whatever the plan does not
+// answer exactly is enforced with the ranges' filter expression, so every
+// range on the index's columns is supported.
 type secondaryIndex struct {
 	db, table string
 	ix        catalog.Index
 	exprs     []string
 	types     []sql.ColumnExpressionType
+	cols      []int // full-row ordinals, in expression order
 }
 
 var _ sql.Index = (*secondaryIndex)(nil)
@@ -167,27 +174,43 @@ func (t *Table) secondaryIndexes() []sql.Index {
 			e := lower(t.Name()) + "." + lower(col.Name)
 			si.exprs = append(si.exprs, e)
 			si.types = append(si.types, sql.ColumnExpressionType{Expression: e, Type: col.Type})
+			si.cols = append(si.cols, c)
 		}
 		out = append(out, si)
 	}
 	return out
 }
 
-func (ix *secondaryIndex) ID() string                                 { return ix.ix.Name }
-func (ix *secondaryIndex) Database() string                           { return ix.db }
-func (ix *secondaryIndex) Table() string                              { return ix.table }
-func (ix *secondaryIndex) Expressions() []string                      { return ix.exprs }
-func (ix *secondaryIndex) IsUnique() bool                             { return ix.ix.Unique }
-func (ix *secondaryIndex) IsSpatial() bool                            { return false }
-func (ix *secondaryIndex) IsFullText() bool                           { return false }
-func (ix *secondaryIndex) IsVector() bool                             { return false }
-func (ix *secondaryIndex) IndexType() string                          { return "BTREE" }
-func (ix *secondaryIndex) IsGenerated() bool                          { return false }
-func (ix *secondaryIndex) PrefixLengths() []uint16                    { return nil }
-func (ix *secondaryIndex) CanSupport(*sql.Context, ...sql.Range) bool { return false }
-func (ix *secondaryIndex) CanSupportOrderBy(sql.Expression) bool      { return false }
+func (ix *secondaryIndex) ID() string                            { return ix.ix.Name }
+func (ix *secondaryIndex) Database() string                      { return ix.db }
+func (ix *secondaryIndex) Table() string                         { return ix.table }
+func (ix *secondaryIndex) Expressions() []string                 { return ix.exprs }
+func (ix *secondaryIndex) IsUnique() bool                        { return ix.ix.Unique }
+func (ix *secondaryIndex) IsSpatial() bool                       { return false }
+func (ix *secondaryIndex) IsFullText() bool                      { return false }
+func (ix *secondaryIndex) IsVector() bool                        { return false }
+func (ix *secondaryIndex) IndexType() string                     { return "BTREE" }
+func (ix *secondaryIndex) IsGenerated() bool                     { return false }
+func (ix *secondaryIndex) PrefixLengths() []uint16               { return nil }
+func (ix *secondaryIndex) CanSupportOrderBy(sql.Expression) bool { return false }
 func (ix *secondaryIndex) ColumnExpressionTypes(*sql.Context) []sql.ColumnExpressionType {
 	return ix.types
+}
+
+// CanSupport implements sql.Index: true for MySQLRanges over (a prefix of)
+// the index's columns, which rangesToPlanFor converts exactly (the plan's
+// residual is the ranges' own filter expression).
+func (ix *secondaryIndex) CanSupport(_ *sql.Context, ranges ...sql.Range) bool {
+	if len(ix.cols) != len(ix.ix.Columns) {
+		return false // a column the catalog no longer has
+	}
+	for _, r := range ranges {
+		mr, ok := r.(sql.MySQLRange)
+		if !ok || len(mr) > len(ix.cols) {
+			return false
+		}
+	}
+	return true
 }
 
 // Comment renders the index's kind and covered columns in the syntax that
@@ -724,11 +747,22 @@ const maxUniqueBufferScan = 5000
 // acts on the UniqueKeyError and its existing row). Plain autocommit
 // INSERTs skip it: the commit's conditional insert of the index entity
 // reports 1062 just as well. Rows with a NULL in the index never conflict.
-func (e *editor) checkUnique(ctx *sql.Context, tt *txTable, k entKey, d []catalog.Datum) error {
+//
+// UPDATE checks too (old is the row before the update: only the unique
+// indexes whose values change are checked), row by row against the state
+// the statement has produced so far, as InnoDB does: so UPDATE IGNORE skips
+// the row with a warning, a failing UPDATE fails during the statement (and
+// is rolled back whole from the buffer, never half-committed), and a
+// transaction's buffer never holds two rows with one unique value, which
+// the commit relies on (txn.go: values handed from one row to another).
+func (e *editor) checkUnique(ctx *sql.Context, tt *txTable, k entKey, d, old []catalog.Datum) error {
 	meta := e.t.meta()
 	for i := range meta.Indexes {
 		ix := &meta.Indexes[i]
 		if !ix.Unique {
+			continue
+		}
+		if old != nil && !uniqueChanged(meta, ix, old, d) {
 			continue
 		}
 		null := false
@@ -794,6 +828,17 @@ func (e *editor) checkUnique(ctx *sql.Context, tt *txTable, k entKey, d []catalo
 		return sql.NewUniqueKeyErr(ix.Name, false, existing)
 	}
 	return nil
+}
+
+// uniqueChanged reports whether a row's values in unique index ix differ
+// between a and b (by the index's encoding, so under its collation).
+func uniqueChanged(meta *catalog.Table, ix *catalog.Index, a, b []catalog.Datum) bool {
+	ea, err1 := meta.IndexEntity(ix, "", "", a)
+	eb, err2 := meta.IndexEntity(ix, "", "", b)
+	if err1 != nil || err2 != nil {
+		return true
+	}
+	return ea.PartitionKey != eb.PartitionKey || ea.RowKey != eb.RowKey
 }
 
 // uniquePhases splits a commit's batches in two when the table has a unique

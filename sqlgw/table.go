@@ -1,7 +1,6 @@
 package sqlgw
 
 import (
-	"fmt"
 	"io"
 	"strings"
 
@@ -186,6 +185,9 @@ func (t *Table) LookupPartitions(ctx *sql.Context, lookup sql.IndexLookup) (sql.
 // lookup's plan, or a TableScan) against the store.
 func (t *Table) PartitionRows(ctx *sql.Context, part sql.Partition) (sql.RowIter, error) {
 	if lp, ok := part.(lookupPartition); ok {
+		if lp.spec.sortBy != nil {
+			return t.sortedIter(ctx, lp.spec)
+		}
 		if lp.spec.cache != nil {
 			return t.cachedIter(ctx, lp.spec)
 		}
@@ -206,6 +208,9 @@ func (t *Table) PartitionRows(ctx *sql.Context, part sql.Partition) (sql.RowIter
 	spec, err := t.specForLookup(ctx, *t.lookup)
 	if err != nil {
 		return nil, err
+	}
+	if spec.sortBy != nil {
+		return t.sortedIter(ctx, spec)
 	}
 	return t.newRowIter(ctx, spec)
 }
@@ -281,6 +286,9 @@ func (t *Table) AddColumn(ctx *sql.Context, column *sql.Column, order *sql.Colum
 	if err != nil {
 		return err
 	}
+	if err := t.storedGeneratedOnPopulated(ctx, column); err != nil {
+		return err
+	}
 	pos := catalog.ColumnPosition{}
 	if order != nil {
 		pos.First, pos.After = order.First, order.AfterColumn
@@ -330,12 +338,6 @@ func (t *Table) ModifyColumn(ctx *sql.Context, name string, column *sql.Column, 
 }
 
 func catalogColumn(c *sql.Column) (catalog.Column, error) {
-	if c.Generated != nil {
-		return catalog.Column{}, errUnsupported.New(fmt.Sprintf("column %q: generated columns are not supported yet", c.Name))
-	}
-	if c.OnUpdate != nil {
-		return catalog.Column{}, errUnsupported.New(fmt.Sprintf("column %q: ON UPDATE is not supported yet", c.Name))
-	}
 	ct, err := catalogType(c.Name, c.Type)
 	if err != nil {
 		return catalog.Column{}, err
@@ -343,6 +345,9 @@ func catalogColumn(c *sql.Column) (catalog.Column, error) {
 	col := catalog.Column{Name: c.Name, Type: ct, Nullable: c.Nullable, AutoIncrement: c.AutoIncrement, Comment: c.Comment}
 	if c.Default != nil {
 		col.Default, col.HasDefault = defaultText(c.Default), true
+	}
+	if err := catalogColumnFeatures(&col, c); err != nil {
+		return catalog.Column{}, err
 	}
 	return col, nil
 }
