@@ -747,22 +747,11 @@ const maxUniqueBufferScan = 5000
 // acts on the UniqueKeyError and its existing row). Plain autocommit
 // INSERTs skip it: the commit's conditional insert of the index entity
 // reports 1062 just as well. Rows with a NULL in the index never conflict.
-//
-// UPDATE checks too (old is the row before the update: only the unique
-// indexes whose values change are checked), row by row against the state
-// the statement has produced so far, as InnoDB does: so UPDATE IGNORE skips
-// the row with a warning, a failing UPDATE fails during the statement (and
-// is rolled back whole from the buffer, never half-committed), and a
-// transaction's buffer never holds two rows with one unique value, which
-// the commit relies on (txn.go: values handed from one row to another).
-func (e *editor) checkUnique(ctx *sql.Context, tt *txTable, k entKey, d, old []catalog.Datum) error {
+func (e *editor) checkUnique(ctx *sql.Context, tt *txTable, k entKey, d []catalog.Datum) error {
 	meta := e.t.meta()
 	for i := range meta.Indexes {
 		ix := &meta.Indexes[i]
 		if !ix.Unique {
-			continue
-		}
-		if old != nil && !uniqueChanged(meta, ix, old, d) {
 			continue
 		}
 		null := false
@@ -828,17 +817,6 @@ func (e *editor) checkUnique(ctx *sql.Context, tt *txTable, k entKey, d, old []c
 		return sql.NewUniqueKeyErr(ix.Name, false, existing)
 	}
 	return nil
-}
-
-// uniqueChanged reports whether a row's values in unique index ix differ
-// between a and b (by the index's encoding, so under its collation).
-func uniqueChanged(meta *catalog.Table, ix *catalog.Index, a, b []catalog.Datum) bool {
-	ea, err1 := meta.IndexEntity(ix, "", "", a)
-	eb, err2 := meta.IndexEntity(ix, "", "", b)
-	if err1 != nil || err2 != nil {
-		return true
-	}
-	return ea.PartitionKey != eb.PartitionKey || ea.RowKey != eb.RowKey
 }
 
 // uniquePhases splits a commit's batches in two when the table has a unique

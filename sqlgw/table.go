@@ -1,6 +1,7 @@
 package sqlgw
 
 import (
+	"fmt"
 	"io"
 	"strings"
 
@@ -286,9 +287,6 @@ func (t *Table) AddColumn(ctx *sql.Context, column *sql.Column, order *sql.Colum
 	if err != nil {
 		return err
 	}
-	if err := t.storedGeneratedOnPopulated(ctx, column); err != nil {
-		return err
-	}
 	pos := catalog.ColumnPosition{}
 	if order != nil {
 		pos.First, pos.After = order.First, order.AfterColumn
@@ -338,6 +336,12 @@ func (t *Table) ModifyColumn(ctx *sql.Context, name string, column *sql.Column, 
 }
 
 func catalogColumn(c *sql.Column) (catalog.Column, error) {
+	if c.Generated != nil {
+		return catalog.Column{}, errUnsupported.New(fmt.Sprintf("column %q: generated columns are not supported yet", c.Name))
+	}
+	if c.OnUpdate != nil {
+		return catalog.Column{}, errUnsupported.New(fmt.Sprintf("column %q: ON UPDATE is not supported yet", c.Name))
+	}
 	ct, err := catalogType(c.Name, c.Type)
 	if err != nil {
 		return catalog.Column{}, err
@@ -345,9 +349,6 @@ func catalogColumn(c *sql.Column) (catalog.Column, error) {
 	col := catalog.Column{Name: c.Name, Type: ct, Nullable: c.Nullable, AutoIncrement: c.AutoIncrement, Comment: c.Comment}
 	if c.Default != nil {
 		col.Default, col.HasDefault = defaultText(c.Default), true
-	}
-	if err := catalogColumnFeatures(&col, c); err != nil {
-		return catalog.Column{}, err
 	}
 	return col, nil
 }
