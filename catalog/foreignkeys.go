@@ -20,8 +20,7 @@ import (
 // database, as in InnoDB.
 //
 // A definition created with foreign_key_checks=0 may name a parent that
-// does not exist yet; it is stored Unresolved and resolved (checked) by
-// the engine the first time a write needs it.
+// does not exist yet: the catalog does not check the parent side.
 
 // Referential actions, as MySQL spells them. "" is a definition that named
 // no action (MySQL's default, NO ACTION, which InnoDB treats as RESTRICT).
@@ -46,9 +45,6 @@ type ForeignKey struct {
 	// for none named.
 	OnUpdate string `json:"onupd,omitempty"`
 	OnDelete string `json:"ondel,omitempty"`
-	// Unresolved marks a definition not yet checked against its parent
-	// (created with foreign_key_checks=0).
-	Unresolved bool `json:"unres,omitempty"`
 }
 
 // ErrForeignKeyExists is returned when a FOREIGN KEY constraint name is
@@ -133,8 +129,8 @@ func (s *snapshot) fkNameUsed(db, name string, except uint64) *Table {
 
 // AddForeignKey adds a FOREIGN KEY constraint to table db.table. The name
 // must be unused in the database. The catalog checks the child columns;
-// the parent is checked by the caller (it may not exist yet when the
-// definition is Unresolved). Errors: ErrNoTable, ErrForeignKeyExists,
+// the parent is checked by the caller (it may not exist yet when
+// foreign_key_checks=0). Errors: ErrNoTable, ErrForeignKeyExists,
 // ErrNoColumn, ErrInvalidDef.
 func (c *Catalog) AddForeignKey(ctx context.Context, db, table string, fk ForeignKey) (*Table, error) {
 	return c.alterTable(ctx, db, table, func(s *snapshot, t *Table, tx *txn) error {
@@ -154,8 +150,7 @@ func (c *Catalog) AddForeignKey(ctx context.Context, db, table string, fk Foreig
 }
 
 // UpdateForeignKey replaces the constraint name of table db.table by fk
-// (a rename of the constraint, of a referenced table or column, or its
-// resolution). Errors: ErrNoTable, ErrNoForeignKey, ErrForeignKeyExists,
+// (a rename of the constraint, of a referenced table or column). Errors: ErrNoTable, ErrNoForeignKey, ErrForeignKeyExists,
 // ErrInvalidDef.
 func (c *Catalog) UpdateForeignKey(ctx context.Context, db, table, name string, fk ForeignKey) (*Table, error) {
 	return c.alterTable(ctx, db, table, func(s *snapshot, t *Table, tx *txn) error {

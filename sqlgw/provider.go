@@ -263,8 +263,9 @@ func (g *gateway) createTableHook(ctx *sql.Context, _ sql.StatementRunner, n sql
 			return nil, mapError(err)
 		}
 	}
-	if len(ct.ForeignKeys()) > 0 {
-		return nil, errUnsupported.New(fmt.Sprintf("table %s: foreign keys are not supported yet", ct.Name()))
+	if len(ct.ForeignKeys()) > 0 && len(ct.PkSchema().PkOrdinals) == 0 {
+		// The constraint's index (foreignkeys.go) needs a primary key.
+		return nil, errUnsupported.New(fmt.Sprintf("table %s: foreign keys need a primary key on the declaring table", ct.Name()))
 	}
 	if len(ct.Checks()) > 0 {
 		return nil, errUnsupported.New(fmt.Sprintf("table %s: CHECK constraints are not supported yet", ct.Name()))
