@@ -1,0 +1,608 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"math/rand/v2"
+	"os"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/catalog/ixmaint"
+	"github.com/sqlgw/sqlgw/storage"
+	"github.com/sqlgw/sqlgw/storage/aztables"
+	"github.com/sqlgw/sqlgw/storage/pebble"
+)
+
+// The SIGKILL test of secondary indexes (issue 6): writers over TCP change
+// a table with a local index, a global index and a unique global index
+// while the "sqlgw serve" process is killed with SIGKILL at random moments
+// and restarted on the same store. It checks, after every kill:
+//
+//   - straight from the store, with no server running (ixmaint.Check):
+//     the local index is exact and no global index entity is missing (a
+//     crash may only leave marked extra entities, package ixmaint);
+//   - after the restart, through SQL: every acknowledged write is there
+//     and nothing else (the statement in flight at the kill may have
+//     committed or not, but wholly), no unique value appears twice, and
+//     every query through each index (EXPLAIN names the index) returns
+//     what a scan returns, while the index may still carry the crash's
+//     marks (readers verify);
+//
+// and at the end, once the restarted server's own recovery sweep has run
+// (marks older than the lease, ixmaint.DefaultLease), that every index
+// equals exactly what the base rows imply (ixmaint.Check finds nothing).
+//
+// It runs on Pebble (pebble:DIR) and on Azurite (azure:CONNSTR), about
+// 30-50 s each on the 2-core development machine.
+
+// crashTable has a local index (la: partition key first), a global index
+// (gg) and a unique global index (uu). p is the partition key.
+const crashTable = `CREATE TABLE t (p INT, id INT, a INT, g INT, u INT, v VARCHAR(40),
+	PRIMARY KEY (p, id),
+	KEY la (p, a) COMMENT 'sqlgw: local',
+	KEY gg (g) COMMENT 'sqlgw: global',
+	UNIQUE KEY uu (u)) COMMENT 'sqlgw: partition_key=(p)'`
+
+const (
+	crashWriters    = 4
+	crashIDs        = 40  // ids per writer
+	crashPartitions = 6   // p = id % crashPartitions
+	crashU          = 150 // unique values drawn from [0, crashU): frequent conflicts
+)
+
+// crow is the model of one row (nil: no row). u < 0 is NULL.
+type crow struct {
+	a, g, u int
+	v       string
+}
+
+func (r *crow) String() string {
+	if r == nil {
+		return "<none>"
+	}
+	return fmt.Sprintf("a=%d g=%d u=%d v=%s", r.a, r.g, r.u, r.v)
+}
+
+func sameRow(a, b *crow) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return *a == *b
+}
+
+// crashWriter owns the ids w, w+crashWriters, ... so it knows the state of
+// its rows exactly: acknowledged writes are in rows; the one statement in
+// flight when the server died is in pending until a restart tells which
+// way it went.
+type crashWriter struct {
+	w       int
+	rows    map[int]*crow
+	pending *pendingWrite
+	rng     *rand.Rand
+	seq     int
+	stats   map[string]int
+}
+
+type pendingWrite struct {
+	id            int
+	stmt          string
+	before, after *crow
+}
+
+func (cw *crashWriter) id(k int) int { return cw.w + crashWriters*k }
+
+// crashErrKind classifies a statement's error.
+type crashErrKind int
+
+const (
+	errNone   crashErrKind = iota
+	errDup                 // 1062: the statement did nothing
+	errRetry               // 1213 / 40001 / 1205: retry
+	errServer              // another MySQL error: the statement failed (unexpected)
+	errConn                // no answer: the outcome is unknown
+)
+
+func classify(err error) crashErrKind {
+	if err == nil {
+		return errNone
+	}
+	var me *mysql.MySQLError
+	if !errors.As(err, &me) {
+		return errConn
+	}
+	switch {
+	case me.Number == 1062:
+		return errDup
+	case me.Number == 1213 || me.Number == 1205 || string(me.SQLState[:]) == "40001":
+		return errRetry
+	}
+	return errServer
+}
+
+// step runs one random write. It returns false when the server stopped
+// answering (the write is then recorded as pending).
+func (cw *crashWriter) step(ctx context.Context, db *sql.DB, killed *atomic.Bool, errorf func(string, ...any)) bool {
+	k := cw.rng.IntN(crashIDs)
+	id := cw.id(k)
+	p := id % crashPartitions
+	cur := cw.rows[id]
+	cw.seq++
+	newU := func() int {
+		if cw.rng.IntN(10) == 0 {
+			return -1
+		}
+		return cw.rng.IntN(crashU)
+	}
+	uArg := func(u int) any {
+		if u < 0 {
+			return nil
+		}
+		return u
+	}
+	var (
+		stmt  string
+		args  []any
+		after *crow
+		kind  string
+	)
+	r := cw.rng.IntN(100)
+	switch {
+	case cur == nil:
+		after = &crow{a: cw.rng.IntN(50), g: cw.rng.IntN(50), u: newU(), v: fmt.Sprintf("i%d.%d", cw.w, cw.seq)}
+		kind, stmt = "insert", "INSERT INTO t (p, id, a, g, u, v) VALUES (?, ?, ?, ?, ?, ?)"
+		args = []any{p, id, after.a, after.g, uArg(after.u), after.v}
+	case r < 30: // every indexed value may change (or stay)
+		after = &crow{a: cw.rng.IntN(50), g: cw.rng.IntN(50), u: newU(), v: fmt.Sprintf("x%d.%d", cw.w, cw.seq)}
+		kind, stmt = "update-indexed", "UPDATE t SET a = ?, g = ?, u = ?, v = ? WHERE p = ? AND id = ?"
+		args = []any{after.a, after.g, uArg(after.u), after.v, p, id}
+	case r < 45: // the global index only
+		after = &crow{a: cur.a, g: cw.rng.IntN(50), u: cur.u, v: cur.v}
+		kind, stmt = "update-global", "UPDATE t SET g = ? WHERE p = ? AND id = ?"
+		args = []any{after.g, p, id}
+	case r < 70: // no indexed value changes
+		after = &crow{a: cur.a, g: cur.g, u: cur.u, v: fmt.Sprintf("v%d.%d", cw.w, cw.seq)}
+		kind, stmt = "update-unindexed", "UPDATE t SET v = ? WHERE p = ? AND id = ?"
+		args = []any{after.v, p, id}
+	case r < 90:
+		kind, stmt = "delete", "DELETE FROM t WHERE p = ? AND id = ?"
+		args = []any{p, id}
+	default: // an existing primary key: 1062, nothing changes
+		kind, stmt = "insert-dup-pk", "INSERT INTO t (p, id, a, g, u, v) VALUES (?, ?, 1, 1, NULL, 'dup')"
+		args = []any{p, id}
+		after = cur
+	}
+	for attempt := 0; ; attempt++ {
+		res, err := db.ExecContext(ctx, stmt, args...)
+		switch classify(err) {
+		case errNone:
+			n, _ := res.RowsAffected()
+			switch {
+			case kind == "insert-dup-pk":
+				errorf("writer %d: %s (%s) succeeded on an existing row %s", cw.w, stmt, cur, fmt.Sprint(args...))
+			case kind != "update-global" && n != 1:
+				errorf("writer %d: %s %v: %d rows affected, want 1 (model %s)", cw.w, stmt, args, n, cur)
+			case n > 1:
+				errorf("writer %d: %s %v: %d rows affected", cw.w, stmt, args, n)
+			}
+			cw.rows[id] = after
+			cw.stats[kind]++
+			return true
+		case errDup:
+			cw.stats[kind+"-1062"]++
+			return true
+		case errRetry:
+			if attempt < 100 {
+				cw.stats["retry"]++
+				time.Sleep(time.Duration(1+attempt%5) * time.Millisecond)
+				continue
+			}
+			errorf("writer %d: %s: still %v after %d attempts", cw.w, stmt, err, attempt)
+			cw.pending = &pendingWrite{id, stmt, cur, after}
+			return false
+		case errServer:
+			// A failed statement should have had no effect; the restart
+			// check verifies that it wholly had or had not.
+			errorf("writer %d: %s %v: unexpected error %v", cw.w, stmt, args, err)
+			cw.pending = &pendingWrite{id, stmt, cur, after}
+			return false
+		default:
+			if !killed.Load() {
+				errorf("writer %d: %s: %v while the server was running", cw.w, stmt, err)
+			}
+			cw.pending = &pendingWrite{id, stmt, cur, after}
+			return false
+		}
+	}
+}
+
+// crashBackend is where a crash test keeps its data.
+type crashBackend struct {
+	store string                                     // --store
+	open  func(t *testing.T) (storage.Store, func()) // the same store, opened directly
+	db    string                                     // SQL database name
+}
+
+func (g *gateway) kill(t *testing.T) {
+	t.Helper()
+	if err := syscall.Kill(g.cmd.Process.Pid, syscall.SIGKILL); err != nil {
+		t.Fatalf("SIGKILL %d: %v", g.cmd.Process.Pid, err)
+	}
+	select {
+	case <-g.done:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("gateway %d still running 20 s after SIGKILL", g.cmd.Process.Pid)
+	}
+}
+
+func TestIndexCrashSIGKILLPebble(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipping the 30 s SIGKILL test in -short mode")
+	}
+	dir := t.TempDir()
+	runIndexCrash(t, crashBackend{
+		store: "pebble:" + dir,
+		db:    "crash",
+		open: func(t *testing.T) (storage.Store, func()) {
+			s, err := pebble.Open(dir, nil)
+			if err != nil {
+				t.Fatalf("opening the store after the server: %v", err)
+			}
+			return s, func() { s.Close() }
+		},
+	}, 4)
+}
+
+func TestIndexCrashSIGKILLAzurite(t *testing.T) {
+	store := azureStore(t)
+	cs := strings.TrimPrefix(store, "azure:")
+	runIndexCrash(t, crashBackend{
+		store: store,
+		db:    uniqueDB("crash"),
+		open: func(t *testing.T) (storage.Store, func()) {
+			s, err := aztables.Open(context.Background(), cs, nil)
+			if err != nil {
+				t.Fatalf("opening Azurite: %v", err)
+			}
+			return s, func() { s.Close() }
+		},
+	}, 3)
+}
+
+// recoveryLine is the log line of the start-up sweep that settled marks.
+var recoveryLine = regexp.MustCompile(`msg="sqlgw: index recovery" table=t resolved=\d+ pending=0`)
+
+func runIndexCrash(t *testing.T, be crashBackend, kills int) {
+	ctx := context.Background()
+	// The driver logs every connection the kill breaks; the writers
+	// account for those errors themselves.
+	mysql.SetLogger(log.New(io.Discard, "", 0))
+	t.Cleanup(func() { mysql.SetLogger(log.New(os.Stderr, "[mysql] ", log.Ldate|log.Ltime|log.Lshortfile)) })
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 6))
+	writers := make([]*crashWriter, crashWriters)
+	for w := range writers {
+		writers[w] = &crashWriter{w: w, rows: map[int]*crow{}, rng: rand.New(rand.NewPCG(seed, uint64(w))), stats: map[string]int{}}
+	}
+	var errMu sync.Mutex
+	errorf := func(format string, args ...any) {
+		errMu.Lock()
+		defer errMu.Unlock()
+		t.Errorf(format, args...)
+	}
+
+	g := startGateway(t, nil, "--store", be.store)
+	if !g.ready() {
+		t.Fatalf("not ready: %s", g.out.String())
+	}
+	admin := g.db(t)
+	exec1(t, admin, "CREATE DATABASE "+be.db)
+	exec1(t, admin, strings.Replace(crashTable, "TABLE t", "TABLE "+be.db+".t", 1))
+
+	start := time.Now()
+	var lastKill time.Time
+	for round := 1; round <= kills; round++ {
+		// Writers run until the kill, which comes at a random moment.
+		var killed atomic.Bool
+		var wg sync.WaitGroup
+		for _, cw := range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/%s", g.addr, be.db))
+				if err != nil {
+					errorf("%v", err)
+					return
+				}
+				defer db.Close()
+				db.SetMaxOpenConns(1)
+				for cw.step(ctx, db, &killed, errorf) {
+				}
+			}()
+		}
+		time.Sleep(time.Duration(700+rng.IntN(2300)) * time.Millisecond)
+		killed.Store(true)
+		g.kill(t)
+		lastKill = time.Now()
+		wg.Wait()
+		if t.Failed() {
+			t.FailNow()
+		}
+
+		// The store as the crash left it: local indexes exact, no global
+		// entity missing.
+		mm := checkStore(t, be)
+		bad := 0
+		for _, m := range mm {
+			if m.Reason == "missing" || m.Index == "la" {
+				t.Errorf("round %d: after SIGKILL: index %s entity %s: %s", round, m.Index, m.Key, m.Reason)
+				bad++
+			}
+		}
+		t.Logf("round %d: killed after %v; the store holds %d unsettled global index entities", round, time.Since(start).Round(time.Millisecond), len(mm)-bad)
+
+		g = startGateway(t, nil, "--store", be.store)
+		if !g.ready() {
+			t.Fatalf("round %d: restart failed: %s", round, g.out.String())
+		}
+		db := g.db(t)
+		for _, cw := range writers {
+			resolvePending(t, db, be.db, cw)
+		}
+		checkSQL(t, db, be.db, writers, fmt.Sprintf("round %d", round))
+		if t.Failed() {
+			t.FailNow()
+		}
+	}
+
+	// Stop the last incarnation (the marks of the last kill are younger
+	// than the lease, so its start-up sweep left them), then start a
+	// server once they are older than the lease: its start-up sweep
+	// settles them.
+	g.stop(t)
+	mm := checkStore(t, be)
+	t.Logf("%d unsettled global index entities before the final restart", len(mm))
+	if wait := time.Until(lastKill.Add(ixmaint.DefaultLease + time.Second)); wait > 0 {
+		time.Sleep(wait)
+	}
+	g = startGateway(t, nil, "--store", be.store)
+	if !g.ready() {
+		t.Fatalf("final restart failed: %s", g.out.String())
+	}
+	if len(mm) > 0 {
+		waitFor(t, "the start-up index recovery line", 20*time.Second, func() error {
+			if recoveryLine.MatchString(g.out.String()) {
+				return nil
+			}
+			return fmt.Errorf("log: %s", g.out.String())
+		})
+	}
+	if strings.Contains(g.out.String(), "level=WARN") {
+		t.Errorf("server warnings: %s", g.out.String())
+	}
+	checkSQL(t, g.db(t), be.db, writers, "final")
+	g.stop(t)
+	if mm := checkStore(t, be); len(mm) > 0 {
+		t.Errorf("after recovery, the indexes differ from the rows: %v", mm)
+	}
+	total := map[string]int{}
+	for _, cw := range writers {
+		for k, n := range cw.stats {
+			total[k] += n
+		}
+	}
+	t.Logf("%d kills in %v; statements: %v", kills, time.Since(start).Round(time.Millisecond), total)
+}
+
+// checkStore opens the store directly (no server may hold a Pebble
+// directory) and compares every index of the table with its rows.
+func checkStore(t *testing.T, be crashBackend) []ixmaint.Mismatch {
+	t.Helper()
+	ctx := context.Background()
+	st, closeStore := be.open(t)
+	defer closeStore()
+	cat, err := catalog.Open(ctx, st, catalog.Options{})
+	if err != nil {
+		t.Fatalf("catalog: %v", err)
+	}
+	tbl, err := cat.Table(ctx, be.db, "t")
+	if err != nil {
+		t.Fatalf("catalog table: %v", err)
+	}
+	if len(tbl.Indexes) != 3 {
+		t.Fatalf("table has %d indexes, want 3", len(tbl.Indexes))
+	}
+	mm, err := ixmaint.Check(ctx, st, tbl)
+	if err != nil {
+		t.Fatalf("ixmaint.Check: %v", err)
+	}
+	return mm
+}
+
+// resolvePending reads the row of a writer's statement in flight at the
+// kill: it must be the row before or after it, wholly.
+func resolvePending(t *testing.T, db *sql.DB, dbName string, cw *crashWriter) {
+	t.Helper()
+	pw := cw.pending
+	if pw == nil {
+		return
+	}
+	cw.pending = nil
+	got, err := readRow(db, dbName, pw.id)
+	if err != nil {
+		t.Fatalf("reading row %d: %v", pw.id, err)
+	}
+	switch {
+	case sameRow(got, pw.after):
+		cw.rows[pw.id] = pw.after
+		cw.stats["in-flight-committed"]++
+	case sameRow(got, pw.before):
+		cw.stats["in-flight-lost"]++
+	default:
+		t.Errorf("row %d after the kill during %q: %s, want %s (before) or %s (after)", pw.id, pw.stmt, got, pw.before, pw.after)
+		cw.rows[pw.id] = got
+	}
+}
+
+func readRow(db *sql.DB, dbName string, id int) (*crow, error) {
+	var r crow
+	var u sql.NullInt64
+	err := db.QueryRow("SELECT a, g, u, v FROM "+dbName+".t WHERE p = ? AND id = ?", id%crashPartitions, id).Scan(&r.a, &r.g, &u, &r.v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	r.u = -1
+	if u.Valid {
+		r.u = int(u.Int64)
+	}
+	return &r, err
+}
+
+// checkSQL compares the table, read by a scan and through each index,
+// with the writers' model.
+func checkSQL(t *testing.T, db *sql.DB, dbName string, writers []*crashWriter, when string) {
+	t.Helper()
+	// The model: every acknowledged write, and no unique value twice.
+	want := map[int]*crow{}
+	holder := map[int]int{}
+	for _, cw := range writers {
+		for id, r := range cw.rows {
+			if r == nil {
+				continue
+			}
+			want[id] = r
+			if r.u >= 0 {
+				if other, ok := holder[r.u]; ok {
+					t.Errorf("%s: acknowledged writes gave u=%d to rows %d and %d", when, r.u, other, id)
+				}
+				holder[r.u] = id
+			}
+		}
+	}
+	query := func(q string, args ...any) []string {
+		t.Helper()
+		rows, err := db.Query(q, args...)
+		if err != nil {
+			t.Fatalf("%s: %s: %v", when, q, err)
+		}
+		defer rows.Close()
+		cols, _ := rows.Columns()
+		var out []string
+		for rows.Next() {
+			vals := make([]sql.NullString, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			var s []string
+			for _, v := range vals {
+				if v.Valid {
+					s = append(s, v.String)
+				} else {
+					s = append(s, "NULL")
+				}
+			}
+			out = append(out, strings.Join(s, " "))
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatalf("%s: %s: %v", when, q, err)
+		}
+		sort.Strings(out)
+		return out
+	}
+	explain := func(q, index string, args ...any) {
+		t.Helper()
+		plan := strings.Join(query("EXPLAIN "+q, args...), "\n")
+		if !strings.Contains(plan, "index "+index+" ") {
+			t.Fatalf("%s: %s does not read index %s:\n%s", when, q, index, plan)
+		}
+	}
+	tb := dbName + ".t"
+
+	// All rows by a scan, against the model.
+	var wantAll []string
+	for id, r := range want {
+		u := "NULL"
+		if r.u >= 0 {
+			u = fmt.Sprint(r.u)
+		}
+		wantAll = append(wantAll, fmt.Sprintf("%d %d %d %d %s %s", id%crashPartitions, id, r.a, r.g, u, r.v))
+	}
+	sort.Strings(wantAll)
+	gotAll := query("SELECT p, id, a, g, u, v FROM " + tb)
+	if !slices.Equal(gotAll, wantAll) {
+		t.Errorf("%s: the rows differ from the acknowledged writes:\n%s", when, diffLines(gotAll, wantAll))
+	}
+	if dup := query("SELECT u, COUNT(*) FROM " + tb + " WHERE u IS NOT NULL GROUP BY u HAVING COUNT(*) > 1"); len(dup) > 0 {
+		t.Errorf("%s: unique values held twice: %v", when, dup)
+	}
+
+	// Through each index (covering ranges and non-covering lookups),
+	// against a scan of the same predicate (the +0 hides the column from
+	// the planner).
+	same := func(q, scan, index string, args ...any) {
+		t.Helper()
+		explain(q, index, args...)
+		got, exp := query(q, args...), query(scan, args...)
+		if !slices.Equal(got, exp) {
+			t.Errorf("%s: through %s: %s %v:\n%s", when, index, q, args, diffLines(got, exp))
+		}
+	}
+	same("SELECT p, id, g FROM "+tb+" WHERE g >= 0", "SELECT p, id, g FROM "+tb+" WHERE g + 0 >= 0", "gg")
+	same("SELECT p, id, u FROM "+tb+" WHERE u >= 0", "SELECT p, id, u FROM "+tb+" WHERE u + 0 >= 0", "uu")
+	for p := range crashPartitions {
+		same("SELECT p, id, a FROM "+tb+" WHERE p = ? AND a >= 0", "SELECT p, id, a FROM "+tb+" WHERE p = ? AND a + 0 >= 0", "la", p)
+	}
+	for _, v := range []int{0, 7, 23, 49} {
+		same("SELECT * FROM "+tb+" WHERE g = ?", "SELECT * FROM "+tb+" WHERE g + 0 = ?", "gg", v)
+		same("SELECT * FROM "+tb+" WHERE p = ? AND a = ?", "SELECT * FROM "+tb+" WHERE p = ? AND a + 0 = ?", "la", v%crashPartitions, v)
+	}
+	for u := range crashU {
+		if u%5 != 0 {
+			continue
+		}
+		same("SELECT * FROM "+tb+" WHERE u = ?", "SELECT * FROM "+tb+" WHERE u + 0 = ?", "uu", u)
+	}
+}
+
+// diffLines lists the lines only in got (+) or only in want (-).
+func diffLines(got, want []string) string {
+	in := func(xs []string) map[string]bool {
+		m := map[string]bool{}
+		for _, x := range xs {
+			m[x] = true
+		}
+		return m
+	}
+	g, w := in(got), in(want)
+	var sb strings.Builder
+	for _, x := range got {
+		if !w[x] {
+			fmt.Fprintf(&sb, "  + %s\n", x)
+		}
+	}
+	for _, x := range want {
+		if !g[x] {
+			fmt.Fprintf(&sb, "  - %s\n", x)
+		}
+	}
+	return sb.String()
+}
