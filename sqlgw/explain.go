@@ -1,12 +1,14 @@
 package sqlgw
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/sqlgw/sqlgw/planner"
 	"github.com/sqlgw/sqlgw/storage/recorder"
@@ -240,4 +242,52 @@ func unwrapTable(t sql.Table) sql.Table {
 		}
 		t = w.Underlying()
 	}
+}
+
+// Prepared EXPLAIN
+//
+// vitess counts a COM_STMT_PREPARE statement's parameters by walking its
+// syntax tree, and its walk does not enter the statement an EXPLAIN
+// describes, so `EXPLAIN SELECT ... WHERE k = ?` was prepared with 0
+// parameters: pyodbc refused to bind any, and mysql2's values were
+// dropped by COM_STMT_EXECUTE (which reads only ParamsCount values), so
+// the execution failed with "bind variable not provided: 'v1'". The
+// handler counts them itself (explainParamCount) before the answer to the
+// prepare is written; execution then binds them like any statement's.
+
+// explainParamCount returns the number of parameters of a prepared EXPLAIN
+// (DESCRIBE/DESC of a statement, EXPLAIN ANALYZE), or 0 for any other
+// statement or text that does not parse.
+func explainParamCount(ctx context.Context, query string, opts sqlparser.ParserOptions) uint16 {
+	if !mayBeExplain(query) {
+		return 0
+	}
+	stmt, err := sqlparser.ParseWithOptions(ctx, query, opts)
+	if err != nil {
+		return 0
+	}
+	ex, ok := stmt.(*sqlparser.Explain)
+	if !ok || ex.Statement == nil {
+		return 0
+	}
+	// The same count vitess makes for other statements: each ? is a
+	// SQLVal named :vN.
+	n := uint16(0)
+	_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
+		if v, ok := node.(*sqlparser.SQLVal); ok && strings.HasPrefix(string(v.Val), ":v") {
+			n++
+		}
+		return true, nil
+	}, ex.Statement)
+	return n
+}
+
+// mayBeExplain is a cheap filter in front of the parse: a parameter marker
+// and a leading EXPLAIN or DESC[RIBE] keyword (after comments and blanks).
+func mayBeExplain(q string) bool {
+	if !strings.Contains(q, "?") {
+		return false
+	}
+	w := leadingWords(q, 1)
+	return len(w) == 1 && (w[0] == "explain" || w[0] == "describe" || w[0] == "desc")
 }

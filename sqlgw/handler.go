@@ -45,12 +45,13 @@ func (h *handler) ConnectionClosed(c *mysql.Conn) {
 	h.gw.forgetSession(c.ConnectionID)
 }
 
-// translate gives an error MySQL's wording and SQLSTATE (mysqlerr.go).
-func (h *handler) translate(c *mysql.Conn, err error) error {
+// translate gives an error of the statement query MySQL's wording and
+// SQLSTATE (mysqlerr.go).
+func (h *handler) translate(c *mysql.Conn, query string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return translateError(err, h.gw.currentDB(c.ConnectionID))
+	return translateStatementError(err, query, h.gw.currentDB(c.ConnectionID))
 }
 
 // begin registers one command; it fails once the server is shutting down.
@@ -170,7 +171,7 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 	query = rewriteAssignments(query)
 	h.gw.parts.notePartitionBy(c.ConnectionID, query)
 	defer h.gw.parts.clear(c.ConnectionID)
-	return h.translate(c, h.Handler.ComQuery(ctx, c, query, trimTimeFractions(fixInfo(callback))))
+	return h.translate(c, query, h.Handler.ComQuery(ctx, c, query, trimTimeFractions(fixInfo(callback))))
 }
 
 func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
@@ -186,7 +187,7 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	h.gw.parts.notePartitionBy(c.ConnectionID, query)
 	defer h.gw.parts.clear(c.ConnectionID)
 	rest, err := h.Handler.ComMultiQuery(ctx, c, query, trimTimeFractions(fixInfo(callback)))
-	return rest, h.translate(c, err)
+	return rest, h.translate(c, query, err)
 }
 
 func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) ([]*querypb.Field, error) {
@@ -197,8 +198,18 @@ func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, p
 	// No rewriteAssignments here: vitess parses COM_STMT_PREPARE's text
 	// itself before calling the handler, so a statement with := has
 	// already failed (known failure 4 for prepared statements).
+	if prepare.ParamsCount == 0 {
+		if opts, err := h.Handler.ParserOptionsForConnection(c); err == nil {
+			if n := explainParamCount(ctx, query, opts); n > 0 {
+				// explain.go, "Prepared EXPLAIN": vitess counted 0.
+				prepare.ParamsCount = n
+				prepare.ParamsType = make([]int32, n)
+				prepare.BindVars = make(map[string]*querypb.BindVariable, n)
+			}
+		}
+	}
 	fields, err := h.Handler.ComPrepare(ctx, c, query, prepare)
-	return fields, h.translate(c, err)
+	return fields, h.translate(c, query, err)
 }
 
 func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
@@ -206,7 +217,7 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 		return err
 	}
 	defer h.end()
-	return h.translate(c, h.Handler.ComStmtExecute(ctx, c, prepare, func(res *sqltypes.Result) error {
+	return h.translate(c, prepare.PrepareStmt, h.Handler.ComStmtExecute(ctx, c, prepare, func(res *sqltypes.Result) error {
 		if res != nil && len(res.Fields) == 0 && res.Info != "" && reRowsMatched.MatchString(res.Info) {
 			h.conns.setOKInfo(c.RemoteAddr(), okInfo(res.Info))
 		}

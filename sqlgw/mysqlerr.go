@@ -27,7 +27,28 @@ var (
 	reViewExists  = regexp.MustCompile(`^the view [^.]*\.(.*) already exists$`)
 	reNoFK        = regexp.MustCompile(`^the table does not support foreign key operations: (.*)$`)
 	reNoPKAlter   = regexp.MustCompile(`^error: table is not primary key alterable`)
+	// Unknown columns: go-mysql-server's ErrColumnNotFound,
+	// ErrTableColumnNotFound and ErrUnknownColumn (INSERT's column list).
+	reNoColumn      = regexp.MustCompile(`^column "(.*)" could not be found in any table in scope$`)
+	reNoTableColumn = regexp.MustCompile(`^table "(.*)" does not have column "(.*)"$`)
+	reUnknownColumn = regexp.MustCompile(`^Unknown column '(.*)' in '.*'$`)
+	// types.ErrLengthBeyondLimit, which INSERT and UPDATE fill in with
+	// the column name.
+	reTooLong = regexp.MustCompile(`(?s)^string '.*' is too large for column '(.*)'$`)
+	// sql.ErrValueOutOfRange and types.ErrConvertToDecimalLimit.
+	reOutOfRange   = regexp.MustCompile(`(?s)^(.*) out of range for (.*)$`)
+	reDecimalRange = regexp.MustCompile(`^Out of range value for column of Decimal type\s*$`)
+	// sql.ErrUnknownTable (DROP TEMPORARY TABLE of an ordinary table).
+	reUnknownTable = regexp.MustCompile(`^Unknown table '(.*)'$`)
+	// sql.ErrViewDoesNotExist (DROP VIEW).
+	reNoView = regexp.MustCompile(`^the view (.*) does not exist$`)
+	// sql.ErrDatabaseExists and catalog.ErrDatabaseExists.
+	reDBExists = regexp.MustCompile(`^can't create database (.*); database exists$|^catalog: database exists: "(.*)"$`)
 )
+
+// erReadOnlyTransaction is ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION, which
+// vitess does not name.
+const erReadOnlyTransaction = 1792
 
 // sqlStates are the SQLSTATEs of MySQL error codes go-mysql-server leaves
 // unset.
@@ -55,16 +76,72 @@ var sqlStates = map[int]string{
 	mysql.ERUnknownTable:            "42S02",
 	mysql.ERCantDropFieldOrKey:      "42000",
 	mysql.ERMixOfGroupFuncAndFields: "42000",
+	erReadOnlyTransaction:           "25006",
 }
 
 // translateError rewrites go-mysql-server's wording of common errors into
 // MySQL's. db is the session's current database (for "Table 'db.t'").
 func translateError(err error, db string) error {
+	return translateStatementError(err, "", db)
+}
+
+// translateStatementError is translateError for an error of the statement
+// query (the first one of a multi-statement text): some errors are MySQL
+// errors of their own in some statements only (DROP TABLE of a missing
+// table is 1051, not 1146).
+func translateStatementError(err error, query, db string) error {
 	var se *mysql.SQLError
 	if !errors.As(err, &se) {
 		return err
 	}
 	num, state, msg := int(se.Num), se.State, se.Message
+	qualify := func(t string) string {
+		if !strings.Contains(t, ".") && db != "" {
+			return db + "." + t
+		}
+		return t
+	}
+	switch {
+	case num == mysql.ERNoSuchTable && isStatement(query, "drop", "table", "view"):
+		// MySQL: ER_BAD_TABLE_ERROR for DROP TABLE and DROP VIEW.
+		if m := reNoTable.FindStringSubmatch(msg); m != nil {
+			num, state, msg = mysql.ERBadTable, "42S02", fmt.Sprintf("Unknown table '%s'", qualify(m[1]))
+		}
+	case num == mysql.ERBadDb && isStatement(query, "drop", "database", "schema"):
+		if m := reNoDatabase.FindStringSubmatch(msg); m != nil {
+			num, state, msg = mysql.ERDbDropExists, "HY000", fmt.Sprintf("Can't drop database '%s'; database doesn't exist", m[1])
+		}
+	case num == mysql.ERDbCreateExists:
+		if m := reDBExists.FindStringSubmatch(msg); m != nil {
+			msg = fmt.Sprintf("Can't create database '%s'; database exists", m[1]+m[2])
+		}
+	case num == mysql.ERBadFieldError:
+		// MySQL names the clause ('field list', 'where clause', ...);
+		// go-mysql-server does not say which, so it is 'field list'.
+		if m := reUnknownColumn.FindStringSubmatch(msg); m != nil {
+			msg = fmt.Sprintf("Unknown column '%s' in 'field list'", m[1])
+		}
+	case num == mysql.ERUnknownError:
+		if m := reNoColumn.FindStringSubmatch(msg); m != nil {
+			num, state, msg = mysql.ERBadFieldError, "42S22", fmt.Sprintf("Unknown column '%s' in 'field list'", m[1])
+		} else if m := reNoTableColumn.FindStringSubmatch(msg); m != nil {
+			num, state, msg = mysql.ERBadFieldError, "42S22", fmt.Sprintf("Unknown column '%s.%s' in 'field list'", m[1], m[2])
+		} else if m := reTooLong.FindStringSubmatch(msg); m != nil {
+			// go-mysql-server does not say which row.
+			num, state, msg = mysql.ERDataTooLong, "22001", fmt.Sprintf("Data too long for column '%s'", m[1])
+		} else if m := reOutOfRange.FindStringSubmatch(msg); m != nil {
+			// go-mysql-server names the type, not the column.
+			num, state, msg = mysql.ERWarnDataOutOfRange, "22003", fmt.Sprintf("Out of range value for column of type %s: %s", m[2], m[1])
+		} else if reDecimalRange.MatchString(msg) {
+			num, state, msg = mysql.ERWarnDataOutOfRange, "22003", "Out of range value for column of type decimal"
+		} else if m := reNoView.FindStringSubmatch(msg); m != nil {
+			num, state, msg = mysql.ERBadTable, "42S02", fmt.Sprintf("Unknown table '%s'", qualify(m[1]))
+		} else if m := reUnknownTable.FindStringSubmatch(msg); m != nil {
+			num, state, msg = mysql.ERBadTable, "42S02", fmt.Sprintf("Unknown table '%s'", qualify(m[1]))
+		} else if msg == "cannot execute statement in a READ ONLY transaction" {
+			num, state, msg = erReadOnlyTransaction, "25006", "Cannot execute statement in a READ ONLY transaction."
+		}
+	}
 	switch {
 	case num == mysql.ERDupEntry:
 		if m := reDupKey.FindStringSubmatch(msg); m != nil {
@@ -76,11 +153,7 @@ func translateError(err error, db string) error {
 		}
 	case num == mysql.ERNoSuchTable:
 		if m := reNoTable.FindStringSubmatch(msg); m != nil {
-			t := m[1]
-			if !strings.Contains(t, ".") && db != "" {
-				t = db + "." + t
-			}
-			msg = fmt.Sprintf("Table '%s' doesn't exist", t)
+			msg = fmt.Sprintf("Table '%s' doesn't exist", qualify(m[1]))
 		}
 	case num == mysql.ERBadDb:
 		if m := reNoDatabase.FindStringSubmatch(msg); m != nil {
@@ -106,4 +179,61 @@ func translateError(err error, db string) error {
 		return err
 	}
 	return mysql.NewSQLError(num, state, "%s", msg)
+}
+
+// isStatement reports that query's first keyword (after blanks and
+// comments) is verb and its second one of objects, case-insensitively;
+// a TEMPORARY between them is skipped (DROP TEMPORARY TABLE).
+func isStatement(query, verb string, objects ...string) bool {
+	words := leadingWords(query, 3)
+	if len(words) < 2 || words[0] != verb {
+		return false
+	}
+	obj := words[1]
+	if obj == "temporary" && len(words) > 2 {
+		obj = words[2]
+	}
+	for _, o := range objects {
+		if obj == o {
+			return true
+		}
+	}
+	return false
+}
+
+// leadingWords returns up to n leading words of query, lowercased, after
+// blanks, parentheses and comments.
+func leadingWords(q string, n int) []string {
+	var words []string
+	for len(words) < n {
+		q = strings.TrimLeft(q, " \t\r\n(")
+		switch {
+		case strings.HasPrefix(q, "/*"):
+			end := strings.Index(q, "*/")
+			if end < 0 {
+				return words
+			}
+			q = q[end+2:]
+			continue
+		case strings.HasPrefix(q, "#"), strings.HasPrefix(q, "-- "):
+			end := strings.IndexByte(q, '\n')
+			if end < 0 {
+				return words
+			}
+			q = q[end+1:]
+			continue
+		}
+		end := strings.IndexFunc(q, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '_')
+		})
+		if end < 0 {
+			end = len(q)
+		}
+		if end == 0 {
+			return words
+		}
+		words = append(words, strings.ToLower(q[:end]))
+		q = q[end:]
+	}
+	return words
 }

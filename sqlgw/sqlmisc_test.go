@@ -1,0 +1,155 @@
+package sqlgw_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// EXPLAIN prepared with parameters (known failure 7): the prepare
+// reports the parameters of the explained statement, and the execution
+// binds them. go-sql-driver prepares on the server whenever there are
+// arguments and checks their number against the prepare's answer.
+func TestMiscPreparedExplain(t *testing.T) {
+	ts := startServer(t, mustOpenMemory(t))
+	c := ts.conn()
+	mustExec(t, c, "CREATE DATABASE pe")
+	mustExec(t, c, "USE pe")
+	mustExec(t, c, "CREATE TABLE t (k INT NOT NULL PRIMARY KEY, q INT)")
+	mustExec(t, c, "INSERT INTO t VALUES (1, 10), (2, 20)")
+	for _, tc := range []struct {
+		q    string
+		args []any
+		want string // in the output
+	}{
+		{"EXPLAIN SELECT * FROM t WHERE k = ?", []any{1}, "PointGet"},
+		{"/* c */ explain SELECT q FROM t WHERE k IN (?, ?)", []any{1, 2}, "MultiGet"},
+		{"DESCRIBE SELECT * FROM t WHERE k > ? AND q < ?", []any{1, 100}, "SIMPLE"},
+		{"EXPLAIN FORMAT=TREE SELECT * FROM t WHERE k = ?", []any{2}, "PointGet"},
+		{"EXPLAIN ANALYZE SELECT * FROM t WHERE k = ?", []any{2}, "1 rows"},
+	} {
+		got := strings.Join(rows(t, c, tc.q, tc.args...), "\n")
+		if !strings.Contains(got, tc.want) {
+			t.Errorf("%s %v:\n%s\nwant %q in it", tc.q, tc.args, got, tc.want)
+		}
+	}
+	// The statement prepared once runs with other values.
+	st, err := c.PrepareContext(context.Background(), "EXPLAIN SELECT * FROM t WHERE k = ?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for _, k := range []int{1, 2, 3} {
+		rs, err := st.Query(k)
+		if err != nil {
+			t.Fatalf("k=%d: %v", k, err)
+		}
+		n := 0
+		for rs.Next() {
+			n++
+		}
+		if err := rs.Err(); err != nil || n != 1 {
+			t.Fatalf("k=%d: %d rows, %v", k, n, err)
+		}
+		rs.Close()
+	}
+}
+
+// A write in START TRANSACTION READ ONLY is MySQL's 1792 (SQLSTATE 25006),
+// and the connection survives it (go-mysql-server panicked on tables that
+// are not sql.TemporaryTable).
+func TestMiscReadOnlyTransaction(t *testing.T) {
+	ts := startServer(t, mustOpenMemory(t))
+	c := ts.conn()
+	mustExec(t, c, "CREATE DATABASE ro")
+	mustExec(t, c, "USE ro")
+	mustExec(t, c, "CREATE TABLE t (k INT NOT NULL PRIMARY KEY, q INT)")
+	mustExec(t, c, "INSERT INTO t VALUES (1, 10)")
+	mustExec(t, c, "START TRANSACTION READ ONLY")
+	for _, q := range []string{
+		"INSERT INTO t VALUES (2, 20)",
+		"UPDATE t SET q = 11 WHERE k = 1",
+		"DELETE FROM t WHERE k = 1",
+		"REPLACE INTO t VALUES (1, 12)",
+	} {
+		_, err := c.ExecContext(context.Background(), q)
+		expectSQLError(t, q, err, 1792, "25006")
+	}
+	expectRows(t, c, "SELECT * FROM t", "1\t10")
+	mustExec(t, c, "COMMIT")
+	mustExec(t, c, "INSERT INTO t VALUES (2, 20)")
+	expectRows(t, c, "SELECT k FROM t", "1", "2")
+	// DROP TEMPORARY TABLE does not drop an ordinary table (MySQL: 1051).
+	_, err := c.ExecContext(context.Background(), "DROP TEMPORARY TABLE t")
+	expectSQLError(t, "DROP TEMPORARY TABLE t", err, 1051, "42S02")
+	expectRows(t, c, "SELECT COUNT(*) FROM t", "2")
+}
+
+func expectSQLError(t *testing.T, q string, err error, num uint16, state string) {
+	t.Helper()
+	var me *mysql.MySQLError
+	if !errors.As(err, &me) {
+		t.Fatalf("%s: error %v, want %d (%s)", q, err, num, state)
+	}
+	if me.Number != num || string(me.SQLState[:]) != state {
+		t.Errorf("%s: %d (%s) %s; want %d (%s)", q, me.Number, me.SQLState, me.Message, num, state)
+	}
+}
+
+// Error numbers and SQLSTATEs as MySQL 8 and MariaDB 10.11 answer them
+// (checked against mariadbd 10.11.19; messages as MySQL 8 words them where
+// go-mysql-server says enough).
+func TestMiscErrorCodes(t *testing.T) {
+	ts := startServer(t, mustOpenMemory(t))
+	c := ts.conn()
+	mustExec(t, c, "CREATE DATABASE ec")
+	mustExec(t, c, "USE ec")
+	mustExec(t, c, "CREATE TABLE t (k INT NOT NULL PRIMARY KEY, s VARCHAR(3), ti TINYINT, u INT UNSIGNED, d DECIMAL(4,2))")
+	mustExec(t, c, "INSERT INTO t VALUES (1, 'a', 1, 1, 1.5)")
+	for _, tc := range []struct {
+		q     string
+		num   uint16
+		state string
+		msg   string // "" = not checked
+	}{
+		{"SELECT nope FROM t", 1054, "42S22", "Unknown column 'nope' in 'field list'"},
+		{"SELECT * FROM t WHERE nope = 1", 1054, "42S22", ""},
+		{"SELECT t.nope FROM t", 1054, "42S22", "Unknown column 't.nope' in 'field list'"},
+		{"SELECT k FROM t ORDER BY nope", 1054, "42S22", ""},
+		{"INSERT INTO t (k, nope) VALUES (1, 2)", 1054, "42S22", "Unknown column 'nope' in 'field list'"},
+		{"UPDATE t SET nope = 1", 1054, "42S22", ""},
+		{"INSERT INTO t VALUES (2, 'abcd', 1, 1, 1.5)", 1406, "22001", "Data too long for column 's'"},
+		{"INSERT INTO t VALUES (2, 'a', 1, 1, 1.5), (3, 'abcdef', 1, 1, 1.5)", 1406, "22001", ""},
+		{"UPDATE t SET s = 'abcdef'", 1406, "22001", ""},
+		{"INSERT INTO t VALUES (2, 'a', 300, 1, 1.5)", 1264, "22003", ""},
+		{"INSERT INTO t VALUES (2, 'a', -300, 1, 1.5)", 1264, "22003", ""},
+		{"INSERT INTO t VALUES (2, 'a', 1, -1, 1.5)", 1264, "22003", ""},
+		{"INSERT INTO t VALUES (2, 'a', 1, 1, 100.5)", 1264, "22003", ""},
+		{"DROP TABLE missing", 1051, "42S02", "Unknown table 'ec.missing'"},
+		{"/* x */ drop table t, missing", 1051, "42S02", "Unknown table 'ec.missing'"},
+		{"DROP VIEW missing", 1051, "42S02", ""},
+		{"SELECT * FROM missing", 1146, "42S02", "Table 'ec.missing' doesn't exist"},
+		{"CREATE DATABASE ec", 1007, "HY000", "Can't create database 'ec'; database exists"},
+		{"DROP DATABASE missingdb", 1008, "HY000", "Can't drop database 'missingdb'; database doesn't exist"},
+		{"USE missingdb", 1049, "42000", "Unknown database 'missingdb'"},
+		{"INSERT INTO t VALUES (1, 'a', 1, 1, 1.5)", 1062, "23000", ""},
+	} {
+		_, err := c.ExecContext(context.Background(), tc.q)
+		expectSQLError(t, tc.q, err, tc.num, tc.state)
+		var me *mysql.MySQLError
+		if tc.msg != "" && errors.As(err, &me) && me.Message != tc.msg {
+			t.Errorf("%s: message %q, want %q", tc.q, me.Message, tc.msg)
+		}
+	}
+	// Nothing was changed by the failed statements (DROP TABLE t, missing
+	// drops nothing, as in MySQL 8).
+	expectRows(t, c, "SELECT * FROM t", "1\ta\t1\t1\t1.50")
+	// The same errors over the binary protocol (prepared statements).
+	_, err := c.ExecContext(context.Background(), "INSERT INTO t VALUES (?, ?, 1, 1, 1.5)", 5, "abcd")
+	expectSQLError(t, "prepared INSERT", err, 1406, "22001")
+	_, err = c.ExecContext(context.Background(), "SELECT nope FROM t WHERE k = ?", 1)
+	expectSQLError(t, "prepared SELECT", err, 1054, "42S22")
+}
