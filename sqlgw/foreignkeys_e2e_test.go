@@ -1,8 +1,11 @@
 package sqlgw_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
+
+	"github.com/go-sql-driver/mysql"
 )
 
 // MySQL error numbers of foreign keys.
@@ -113,4 +116,93 @@ func TestForeignKeysRestart(t *testing.T) {
 	expectRows(t, c2, "SELECT constraint_name, delete_rule FROM information_schema.referential_constraints WHERE constraint_schema='fk'",
 		"ch_ibfk_1\tCASCADE")
 	expectErrno(t, c2, erNoReferencedRow2, "INSERT INTO ch VALUES (1, 1)")
+}
+
+// TestForeignKeysActions covers the parent side: RESTRICT / NO ACTION
+// (1451), ON DELETE / ON UPDATE CASCADE and SET NULL through the child
+// index, self-references, DROP/TRUNCATE of a referenced parent, and the
+// child index that cannot be dropped while a constraint needs it. The
+// expected results are MariaDB's for the same statements.
+func TestForeignKeysActions(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, ts *testServer) {
+		c := ts.conn()
+		mustExec(t, c, "CREATE DATABASE fk")
+		mustExec(t, c, "USE fk")
+		mustExec(t, c, "CREATE TABLE p (id INT PRIMARY KEY, name VARCHAR(20))")
+		mustExec(t, c, `CREATE TABLE ch (id INT PRIMARY KEY, pid INT,
+			CONSTRAINT ch_p FOREIGN KEY (pid) REFERENCES p (id) ON DELETE CASCADE ON UPDATE SET NULL)`)
+		mustExec(t, c, "CREATE TABLE c2 (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id))")
+		mustExec(t, c, "INSERT INTO p VALUES (1,'a'),(2,'b'),(3,'c'),(4,'d')")
+		mustExec(t, c, "INSERT INTO ch VALUES (10,1),(11,1),(12,2)")
+		mustExec(t, c, "INSERT INTO c2 VALUES (20,3)")
+		// MySQL names the implicit index after the column when the
+		// constraint is not named.
+		expectRows(t, c, "SELECT index_name FROM information_schema.statistics WHERE table_schema='fk' AND table_name='c2' ORDER BY index_name",
+			"pid", "PRIMARY")
+
+		if n := affected(t, c, "DELETE FROM p WHERE id = 1"); n != 1 {
+			t.Fatalf("DELETE parent: %d rows affected, want 1", n)
+		}
+		expectRows(t, c, "SELECT id, pid FROM ch ORDER BY id", "12\t2")
+		mustExec(t, c, "UPDATE p SET id = 5 WHERE id = 2")
+		expectRows(t, c, "SELECT id, pid FROM ch ORDER BY id", "12\tNULL")
+		// An update that leaves the key alone touches no child.
+		mustExec(t, c, "UPDATE p SET name = 'x' WHERE id = 3")
+
+		expectErrno(t, c, erRowIsReferenced2, "DELETE FROM p WHERE id = 3")
+		expectErrno(t, c, erRowIsReferenced2, "UPDATE p SET id = 6 WHERE id = 3")
+		expectRows(t, c, "SELECT id FROM p ORDER BY id", "3", "4", "5")
+		// A multi-row statement that fails leaves nothing behind.
+		expectErrno(t, c, erRowIsReferenced2, "DELETE FROM p WHERE id IN (3, 4)")
+		expectRows(t, c, "SELECT id FROM p ORDER BY id", "3", "4", "5")
+		// Inside a transaction, a child deleted first frees the parent.
+		mustExec(t, c, "BEGIN")
+		mustExec(t, c, "DELETE FROM c2 WHERE id = 20")
+		mustExec(t, c, "DELETE FROM p WHERE id = 3")
+		mustExec(t, c, "ROLLBACK")
+		expectRows(t, c, "SELECT id FROM p ORDER BY id", "3", "4", "5")
+		expectRows(t, c, "SELECT id, pid FROM c2", "20\t3")
+
+		// MySQL's texts (as MariaDB prints them for the same tables).
+		expectErrText(t, c, "INSERT INTO ch VALUES (50, 99)",
+			"Cannot add or update a child row: a foreign key constraint fails (`fk`.`ch`, CONSTRAINT `ch_p` FOREIGN KEY (`pid`) REFERENCES `p` (`id`) ON DELETE CASCADE ON UPDATE SET NULL)")
+		expectErrText(t, c, "DELETE FROM p WHERE id = 3",
+			"Cannot delete or update a parent row: a foreign key constraint fails (`fk`.`c2`, CONSTRAINT `c2_ibfk_1` FOREIGN KEY (`pid`) REFERENCES `p` (`id`))")
+		expectErrText(t, c, "ALTER TABLE c2 DROP FOREIGN KEY nope", "Can't DROP FOREIGN KEY `nope`; check that it exists")
+
+		expectErrno(t, c, 3730, "DROP TABLE p")
+		expectErrno(t, c, 1701, "TRUNCATE TABLE p")
+		expectErrno(t, c, 1553, "ALTER TABLE c2 DROP INDEX pid")
+
+		// Cascades go down several levels, in one transaction.
+		mustExec(t, c, "CREATE TABLE g (id INT PRIMARY KEY, chid INT, FOREIGN KEY (chid) REFERENCES ch (id) ON DELETE CASCADE)")
+		mustExec(t, c, "INSERT INTO p VALUES (7, 'g')")
+		mustExec(t, c, "INSERT INTO ch VALUES (30, 7), (31, 7)")
+		mustExec(t, c, "INSERT INTO g VALUES (100, 30), (101, 31), (102, 12)")
+		mustExec(t, c, "DELETE FROM p WHERE id = 7")
+		expectRows(t, c, "SELECT id FROM ch ORDER BY id", "12")
+		expectRows(t, c, "SELECT id FROM g ORDER BY id", "102")
+
+		// A self-referencing table (a tree), ON DELETE CASCADE.
+		mustExec(t, c, `CREATE TABLE node (id INT PRIMARY KEY, parent INT,
+			FOREIGN KEY (parent) REFERENCES node (id) ON DELETE CASCADE)`)
+		mustExec(t, c, "INSERT INTO node VALUES (1, NULL), (2, 1), (3, 2), (4, NULL)")
+		expectErrno(t, c, erNoReferencedRow2, "INSERT INTO node VALUES (5, 9)")
+		mustExec(t, c, "DELETE FROM node WHERE id = 1")
+		expectRows(t, c, "SELECT id FROM node", "4")
+
+		// Children dropped before their parent, in one statement.
+		mustExec(t, c, "DROP TABLE g")
+		mustExec(t, c, "DROP TABLE ch, c2, p")
+		expectRows(t, c, "SELECT count(*) FROM information_schema.referential_constraints WHERE constraint_schema='fk'", "1")
+	})
+}
+
+func expectErrText(t *testing.T, db execer, q, want string) {
+	t.Helper()
+	_, err := db.ExecContext(t.Context(), q)
+	var me *mysql.MySQLError
+	if !errors.As(err, &me) || me.Message != want {
+		t.Fatalf("%s: error %v\nwant %s", q, err, want)
+	}
 }

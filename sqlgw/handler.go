@@ -51,6 +51,7 @@ func (h *handler) translate(c *mysql.Conn, query string, err error) error {
 	if err == nil {
 		return nil
 	}
+	err = h.gw.foreignKeyError(err, h.gw.currentDB(c.ConnectionID)) // foreignkeys_errors.go
 	return translateStatementError(err, query, h.gw.currentDB(c.ConnectionID))
 }
 
