@@ -89,6 +89,9 @@ func (c *exprConverter) tryConvert(e sql.Expression) planner.Expr {
 		}
 		return nil
 	case *expression.Equals:
+		if x := c.tupleEq(e.Left(), e.Right()); x != nil {
+			return x
+		}
 		return c.cmp(e.Left(), e.Right(), planner.Eq)
 	case *expression.NullSafeEquals:
 		return c.cmp(e.Left(), e.Right(), planner.NullSafeEq)
@@ -128,6 +131,9 @@ func (c *exprConverter) cmp(l, r sql.Expression, op planner.CmpOp) planner.Expr 
 }
 
 func (c *exprConverter) in(l, r sql.Expression) planner.Expr {
+	if cols, ok := l.(expression.Tuple); ok {
+		return c.tupleIn(cols, r)
+	}
 	col, ok := c.column(l)
 	if !ok {
 		return nil
@@ -149,6 +155,50 @@ func (c *exprConverter) in(l, r sql.Expression) planner.Expr {
 		vals = append(vals, d)
 	}
 	return &planner.In{Col: col, Values: vals}
+}
+
+// tupleIn converts (a, b) IN ((1, 2), (3, 4)) into the OR of ANDs of
+// equalities it means, (a = 1 AND b = 2) OR (a = 3 AND b = 4): SQL
+// defines a row comparison as the conjunction of its element comparisons
+// (with the same NULL semantics), and IN as the disjunction of equalities.
+// On the whole primary key the planner makes that a MultiGet.
+func (c *exprConverter) tupleIn(cols expression.Tuple, r sql.Expression) planner.Expr {
+	rows, ok := r.(expression.Tuple)
+	if !ok || len(rows) == 0 {
+		return nil
+	}
+	out := make(planner.Or, 0, len(rows))
+	for _, row := range rows {
+		x := c.tupleEq(cols, row)
+		if x == nil {
+			return nil
+		}
+		out = append(out, x)
+	}
+	if len(out) == 1 {
+		return out[0]
+	}
+	return out
+}
+
+// tupleEq converts (a, b) = (1, 2) into a = 1 AND b = 2; nil unless both
+// sides are tuples of the same length, columns on the left and literals
+// on the right (or the mirror).
+func (c *exprConverter) tupleEq(l, r sql.Expression) planner.Expr {
+	lt, ok1 := l.(expression.Tuple)
+	rt, ok2 := r.(expression.Tuple)
+	if !ok1 || !ok2 || len(lt) != len(rt) || len(lt) < 2 {
+		return nil
+	}
+	out := make(planner.And, 0, len(lt))
+	for i := range lt {
+		x := c.cmp(lt[i], rt[i], planner.Eq)
+		if x == nil {
+			return nil
+		}
+		out = append(out, x)
+	}
+	return out
 }
 
 // column reports the ordinal of a bare column reference of this table.

@@ -153,3 +153,35 @@ func TestMiscErrorCodes(t *testing.T) {
 	_, err = c.ExecContext(context.Background(), "SELECT nope FROM t WHERE k = ?", 1)
 	expectSQLError(t, "prepared SELECT", err, 1054, "42S22")
 }
+
+// (a, b) IN ((..), (..)) on a composite primary key is a MultiGet: one
+// point get per tuple, not a table scan.
+func TestMiscTupleInMultiGet(t *testing.T) {
+	ts := startServer(t, mustOpenMemory(t))
+	c := ts.conn()
+	mustExec(t, c, "CREATE DATABASE ti")
+	mustExec(t, c, "USE ti")
+	mustExec(t, c, "CREATE TABLE o (a VARCHAR(8) NOT NULL, b INT NOT NULL, q INT, PRIMARY KEY (a, b))")
+	mustExec(t, c, "INSERT INTO o VALUES ('x', 1, 10), ('x', 2, 20), ('y', 1, 30), ('y', 2, 40), ('z', 3, NULL)")
+	for _, tc := range []struct {
+		q, path string
+		want    []string
+	}{
+		{"SELECT * FROM o WHERE (a, b) IN (('x', 2), ('y', 1))", "MultiGet", []string{"x\t2\t20", "y\t1\t30"}},
+		{"SELECT q FROM o WHERE (b, a) IN ((2, 'y'), (9, 'x'), (3, 'z'))", "MultiGet", []string{"40", "NULL"}},
+		{"SELECT q FROM o WHERE (a, b) IN (('x', 1))", "PointGet", []string{"10"}},
+		{"SELECT q FROM o WHERE (a, b) = ('y', 2)", "PointGet", []string{"40"}},
+		{"SELECT q FROM o WHERE (a, b) IN (('x', 1), ('y', 2)) AND q > 10", "MultiGet", []string{"40"}},
+		{"SELECT q FROM o WHERE (a, q) IN (('x', 20), ('y', 30))", "", []string{"20", "30"}},
+		{"SELECT b FROM o WHERE (a, b) NOT IN (('x', 1), ('y', 2)) ORDER BY a, b", "", []string{"2", "1", "3"}},
+		{"SELECT b FROM o WHERE (a, b) IN (('x', NULL), ('z', 3))", "", []string{"3"}},
+	} {
+		if tc.path != "" {
+			plan := strings.Join(rows(t, c, "EXPLAIN "+tc.q), "\n")
+			if !strings.Contains(plan, "sqlgw: "+tc.path) {
+				t.Errorf("EXPLAIN %s:\n%s\nwant %s", tc.q, plan, tc.path)
+			}
+		}
+		expectRows(t, c, tc.q, tc.want...)
+	}
+}
