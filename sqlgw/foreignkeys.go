@@ -3,6 +3,7 @@ package sqlgw
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
@@ -183,6 +184,13 @@ func (t *Table) CreateIndexForForeignKey(ctx *sql.Context, def sql.IndexDef) err
 	if t.meta().Keyless() {
 		return errUnsupported.New(fmt.Sprintf("foreign key on table %s: a table without a primary key cannot have the index a foreign key needs", t.Name()))
 	}
+	// CREATE TABLE adds its indexes through another value of the table
+	// than the one the engine then resolves the constraints on: an index
+	// declared with the table may be missing from this value's metadata.
+	// It serves the constraint: MySQL creates no second index.
+	if latest := t.latestMeta(ctx); latest != t.meta() && hasIndexPrefix(latest, def.Columns) {
+		return t.refresh(ctx, latest)
+	}
 	if err := t.createSecondaryIndex(ctx, def); err != nil {
 		return err
 	}
@@ -191,6 +199,27 @@ func (t *Table) CreateIndexForForeignKey(ctx *sql.Context, def sql.IndexDef) err
 		return mapError(err)
 	}
 	return t.refresh(ctx, nm)
+}
+
+// hasIndexPrefix reports whether a secondary index of m starts with cols,
+// in order (the engine's rule for an index serving a foreign key).
+func hasIndexPrefix(m *catalog.Table, cols []sql.IndexColumn) bool {
+	for _, ix := range m.Indexes {
+		if len(ix.Columns) < len(cols) {
+			continue
+		}
+		ok := true
+		for i, c := range cols {
+			if !strings.EqualFold(ix.Columns[i].Column, c.Name) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
 }
 
 // GetForeignKeyEditor implements sql.ForeignKeyTable: the table's editor,

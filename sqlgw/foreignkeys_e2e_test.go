@@ -67,6 +67,17 @@ func TestForeignKeysParent(t *testing.T) {
 			"by_book", "PRIMARY")
 		expectErrno(t, c, erNoReferencedRow2, "INSERT INTO review VALUES (3, 99)")
 
+		// CREATE TABLE with the index declared too, as dumps write it
+		// (named like the constraint, or not): no second index.
+		mustExec(t, c, "CREATE TABLE tag (id INT PRIMARY KEY, book_id INT, KEY tag_book (book_id), CONSTRAINT tag_book FOREIGN KEY (book_id) REFERENCES book (id))")
+		mustExec(t, c, "CREATE TABLE note (id INT PRIMARY KEY, book_id INT, KEY by_b (book_id), CONSTRAINT note_book FOREIGN KEY (book_id) REFERENCES book (id))")
+		expectRows(t, c, "SELECT table_name, index_name FROM information_schema.statistics WHERE table_schema='fk' AND table_name IN ('tag', 'note') ORDER BY table_name, index_name",
+			"note\tby_b", "note\tPRIMARY", "tag\tPRIMARY", "tag\ttag_book")
+		expectErrno(t, c, erNoReferencedRow2, "INSERT INTO note VALUES (1, 99)")
+		mustExec(t, c, "INSERT INTO tag VALUES (1, 10)")
+		expectErrno(t, c, erRowIsReferenced2, "DELETE FROM book WHERE id = 10")
+		mustExec(t, c, "DROP TABLE tag, note")
+
 		// foreign_key_checks=0, as dump files set it: a table may
 		// reference one created later, and rows are not checked.
 		mustExec(t, c, "SET foreign_key_checks = 0")
