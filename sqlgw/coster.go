@@ -1,20 +1,33 @@
 package sqlgw
 
 import (
+	"math"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/memo"
+	"github.com/dolthub/go-mysql-server/sql/plan"
 )
 
 // Join costing
 //
 // go-mysql-server's coster prices a lookup join as a scan of the outer side
 // plus one random read per result row, in units of one row read
-// sequentially. Against a store, every lookup is a round trip, while a scan
-// reads up to 1,000 entities per round trip. The coster below adds
-// lookupRoundTripCost row units per outer row of a lookup join into a sqlgw
-// table, so that a hash join (one scan of each side) wins once the outer
-// side is more than a small fraction of the inner table, and a lookup join
-// keeps winning for a few outer rows into a large table.
+// sequentially. Against a store, a lookup is a round trip, while a scan
+// reads up to 1,000 entities per round trip. The coster below adds what the
+// lookups of a lookup join into a sqlgw table cost in round trips, at
+// lookupRoundTripCost row units each:
+//
+//   - A batched lookup join (inner or left outer, joinbatch.go) sends the
+//     distinct keys of a block of outer rows as one read: multiGetParallel
+//     Gets at a time, so about outer/multiGetParallel round trips (twice
+//     that through a secondary index, whose index reads precede the base
+//     Gets), plus one per block.
+//   - Any other lookup join (semi joins, or batching turned off) sends one
+//     lookup per outer row, in sequence: outer round trips.
+//
+// So a hash join (one scan of each side) wins once the outer side is a
+// sizeable fraction of the inner table, and a batched lookup join wins for
+// up to thousands of outer rows into a large table.
 
 // lookupRoundTripCost is the price of one store round trip in the
 // engine's cost unit (one row read sequentially): a Get against Azure costs
@@ -29,10 +42,34 @@ func (c coster) EstimateCost(ctx *sql.Context, n memo.RelExpr, s sql.StatsProvid
 		return cost, err
 	}
 	if lj, ok := n.(*memo.LookupJoin); ok && lj.Lookup != nil && lj.Lookup.Table != nil {
-		if _, ours := unwrapTable(lj.Lookup.Table.Table).(*Table); ours {
+		if t, ours := unwrapTable(lj.Lookup.Table.Table).(*Table); ours {
 			outer := float64(lj.Left.RelProps.GetStats().RowCount())
-			cost += outer * lookupRoundTripCost
+			secondary := false
+			if lj.Lookup.Index != nil {
+				_, secondary = lj.Lookup.Index.SqlIdx().(*secondaryIndex)
+			}
+			batch := 0
+			if (lj.Op == plan.JoinTypeLookup || lj.Op == plan.JoinTypeLeftOuterLookup) && !t.meta().Keyless() {
+				batch = joinBatchSize(ctx)
+			}
+			cost += lookupJoinRoundTrips(outer, batch, secondary) * lookupRoundTripCost
 		}
 	}
 	return cost, nil
+}
+
+// lookupJoinRoundTrips estimates the sequential store round trips of the
+// lookups of a lookup join with outer rows, in blocks of batch rows (0: one
+// lookup per row), through a secondary index or the primary key.
+func lookupJoinRoundTrips(outer float64, batch int, secondary bool) float64 {
+	outer = math.Max(outer, 1)
+	steps := 1.0 // a primary-key lookup is one Get
+	if secondary {
+		steps = 2 // index read, then base Get
+	}
+	if batch <= 0 {
+		return outer * steps
+	}
+	blocks := math.Ceil(outer / float64(batch))
+	return blocks + steps*math.Ceil(outer/multiGetParallel)
 }

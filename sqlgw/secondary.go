@@ -393,33 +393,9 @@ func (it *rowIter) loadIndex() error {
 		return fmt.Errorf("sqlgw: index %s of table %s is gone; retry", p.Index.Name, it.meta.Name)
 	}
 	st := it.t.gw.store
-	var hits []*storage.Entity
-	for _, k := range p.Index.Gets {
-		e, err := st.Get(it.ctx, p.Index.Table, k.PK, k.RK, &storage.GetOptions{Select: p.Index.Select})
-		if errors.Is(err, storage.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return mapError(err)
-		}
-		hits = append(hits, e)
-	}
-	for _, q0 := range p.Index.Queries {
-		q := *q0
-		if it.tt != nil && len(it.tt.writes) > 0 {
-			q.Top = 0
-		}
-		for {
-			page, err := st.Query(it.ctx, p.Index.Table, &q)
-			if err != nil {
-				return mapError(err)
-			}
-			hits = append(hits, page.Entities...)
-			if page.Continuation == "" || (p.Limit > 0 && len(p.Residual) == 0 && int64(len(hits)) >= p.Limit && p.Index.Covering) {
-				break
-			}
-			q.Continuation = page.Continuation
-		}
+	hits, err := it.readIndexHits(p) // joinbatch_index.go: in parallel
+	if err != nil {
+		return err
 	}
 	out := make([]*storage.Entity, len(hits))
 	var gets []int

@@ -292,7 +292,7 @@ func newEngine(ctx context.Context, store storage.Store, opts catalog.Options) (
 	pro := &provider{gw: gw}
 	logrus.SetLevel(logrus.ErrorLevel)
 	a := analyzer.NewBuilder(pro).AddPostAnalyzeRule(pushdownRuleID, pushdownRule).
-		AddPostAnalyzeRule(exactAggRuleID, exactAggRule).AddOverrides(sql.EngineOverrides{
+		AddPostAnalyzeRule(exactAggRuleID, exactAggRule).AddPostAnalyzeRule(joinBatchRuleID, joinBatchRule).AddOverrides(sql.EngineOverrides{
 		Hooks: sql.ExecutionHooks{CreateTable: sql.CreateTable{PreSQLExecution: gw.createTableHook}},
 	}).Build()
 	a.ExecBuilder.PriorityBuilder = explainBuilder{exec: a.ExecBuilder}

@@ -1,0 +1,688 @@
+package sqlgw
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	_ "github.com/dolthub/go-mysql-server/sql/variables" // sql.SystemVariables before init below
+	"github.com/shopspring/decimal"
+)
+
+// Batched lookup joins
+//
+// go-mysql-server runs a lookup join (JoinTypeLookup, LeftOuterLookup) by
+// building the inner IndexedTableAccess once per outer row: against a store
+// that is one sequential round trip (two through a secondary index) per
+// outer row. The rule joinBatchRule, run after join planning, wraps every
+// such join whose inner side is a sqlgw table in a batchedJoin node. Its
+// iterator pulls the outer rows in blocks of up to sqlgw_join_batch rows
+// (session variable, default joinBatchDefault; 0 leaves every join to the
+// engine), asks the engine's own lookup builder for each outer row's ranges
+// (IndexedTableAccess.GetLookup, so key conversion is the engine's),
+// deduplicates them, and plans the union of the block's ranges as one read
+// (rangesToPlanFor): whole-key equalities become one MultiGet (parallel
+// Gets), equalities on a secondary index one IndexLookup/IndexRange (the
+// index reads issued in parallel, then one parallel MultiGet of the base
+// rows of the whole block). The read runs through the normal row iterator,
+// so the transaction's buffered writes are merged and filtered as for any
+// read. Each inner row is then given to the outer rows whose own range it
+// lies in (bucketed by a hash of the key values, verified with the range's
+// filter expression), and the join condition is evaluated per pair exactly
+// as the engine's join iterator does: inner join, left outer join with
+// NULL-extended rows, outer-row order kept.
+//
+// Outer rows whose lookup is not a point on every key column (a NULL key,
+// a null-safe <=> key) are looked up by the engine's own path, one by one.
+// Semi, anti, full outer and every other join type are left to the engine.
+//
+// Exec indexes: go-mysql-server assigns column indexes after the analyzer
+// rules (assignExecIndexes), with a special case for *plan.JoinNode. The
+// wrapper therefore keeps the JoinNode as its only child, and the indexes
+// the engine assigns to it (join filter, lookup keys, children) are the ones
+// the batched iterator evaluates.
+
+const (
+	joinBatchRuleID analyzer.RuleId = 10_002
+	// joinBatchDefault is the default number of outer rows per block.
+	joinBatchDefault = 256
+	// joinBatchMax bounds sqlgw_join_batch.
+	joinBatchMax = 4096
+	// joinBatchVar is the session variable holding the block size.
+	joinBatchVar = "sqlgw_join_batch"
+)
+
+func init() {
+	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{&sql.MysqlSystemVariable{
+		Name:              joinBatchVar,
+		Scope:             sql.GetMysqlScope(sql.SystemVariableScope_Both),
+		Dynamic:           true,
+		SetVarHintApplies: true,
+		Type:              types.NewSystemIntType(joinBatchVar, 0, joinBatchMax, false),
+		Default:           int64(joinBatchDefault),
+	}})
+}
+
+// joinBatchSize returns the session's block size (0: batching off).
+func joinBatchSize(ctx *sql.Context) int {
+	v, err := ctx.GetSessionVariable(ctx, joinBatchVar)
+	if err != nil {
+		return joinBatchDefault
+	}
+	var n int64
+	switch x := v.(type) {
+	case int64:
+		n = x
+	case int:
+		n = int64(x)
+	case int32:
+		n = int64(x)
+	case uint64:
+		n = int64(x)
+	case int8:
+		n = int64(x)
+	default:
+		return joinBatchDefault
+	}
+	return int(min(max(n, 0), joinBatchMax))
+}
+
+// joinBatchRule wraps the batchable lookup joins of n in batchedJoin nodes.
+func joinBatchRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	size := joinBatchSize(ctx)
+	if size == 0 {
+		return n, transform.SameTree, nil
+	}
+	out, changed, err := wrapLookupJoins(ctx, n, size)
+	if err != nil || !changed {
+		return n, transform.SameTree, err
+	}
+	return out, transform.NewTree, nil
+}
+
+func wrapLookupJoins(ctx *sql.Context, n sql.Node, size int) (sql.Node, bool, error) {
+	if b, ok := n.(*batchedJoin); ok {
+		// Already wrapped: only its join's children may hold more joins.
+		kids := b.join.Children()
+		changed := false
+		for i, c := range kids {
+			nc, ch, err := wrapLookupJoins(ctx, c, size)
+			if err != nil {
+				return nil, false, err
+			}
+			if ch {
+				kids[i], changed = nc, true
+			}
+		}
+		if !changed {
+			return n, false, nil
+		}
+		nj, err := b.join.WithChildren(ctx, kids...)
+		if err != nil {
+			return nil, false, err
+		}
+		return b.with(nj.(*plan.JoinNode)), true, nil
+	}
+	children := n.Children()
+	changed := false
+	var newKids []sql.Node
+	for i, c := range children {
+		nc, ch, err := wrapLookupJoins(ctx, c, size)
+		if err != nil {
+			return nil, false, err
+		}
+		if ch {
+			if newKids == nil {
+				newKids = append([]sql.Node(nil), children...)
+			}
+			newKids[i], changed = nc, true
+		}
+	}
+	if changed {
+		var err error
+		if n, err = n.WithChildren(ctx, newKids...); err != nil {
+			return nil, false, err
+		}
+	}
+	if j, ok := n.(*plan.JoinNode); ok && batchable(j) {
+		return &batchedJoin{join: j, size: size, stats: &batchStats{}}, true, nil
+	}
+	return n, changed, nil
+}
+
+// batchable reports whether j is an inner or left outer lookup join into a
+// sqlgw table reached by a MySQLRangeCollection lookup.
+func batchable(j *plan.JoinNode) bool {
+	if j.Op != plan.JoinTypeLookup && j.Op != plan.JoinTypeLeftOuterLookup {
+		return false
+	}
+	ita := innerAccess(j.Right())
+	if ita == nil || ita.IsStatic() {
+		return false
+	}
+	t, ok := unwrapTable(ita.Table).(*Table)
+	return ok && !t.meta().Keyless() && ita.Index() != nil && len(ita.Expressions()) > 0
+}
+
+// innerAccess returns the IndexedTableAccess of a lookup join's inner side
+// (under a TableAlias), or nil.
+func innerAccess(n sql.Node) *plan.IndexedTableAccess {
+	if ta, ok := n.(*plan.TableAlias); ok {
+		n = ta.Child
+	}
+	ita, _ := n.(*plan.IndexedTableAccess)
+	return ita
+}
+
+// batchStats are a batched join's execution figures (EXPLAIN ANALYZE).
+type batchStats struct {
+	blocks, outer, lookups, fallback, inner atomic.Int64
+}
+
+// batchedJoin is a lookup join executed in blocks of outer rows.
+type batchedJoin struct {
+	join  *plan.JoinNode
+	size  int
+	stats *batchStats
+}
+
+var (
+	_ sql.Node            = (*batchedJoin)(nil)
+	_ sql.ExecBuilderNode = (*batchedJoin)(nil)
+	_ sql.Describable     = (*batchedJoin)(nil)
+)
+
+func (b *batchedJoin) with(j *plan.JoinNode) *batchedJoin {
+	nb := *b
+	nb.join = j
+	return &nb
+}
+
+func (b *batchedJoin) Resolved() bool                     { return b.join.Resolved() }
+func (b *batchedJoin) IsReadOnly() bool                   { return b.join.IsReadOnly() }
+func (b *batchedJoin) Schema(ctx *sql.Context) sql.Schema { return b.join.Schema(ctx) }
+func (b *batchedJoin) Children() []sql.Node               { return []sql.Node{b.join} }
+
+func (b *batchedJoin) WithChildren(ctx *sql.Context, children ...sql.Node) (sql.Node, error) {
+	if len(children) != 1 {
+		return nil, sql.ErrInvalidChildrenNumber.New(b, len(children), 1)
+	}
+	j, ok := children[0].(*plan.JoinNode)
+	if !ok {
+		return nil, fmt.Errorf("sqlgw: batched lookup join over %T", children[0])
+	}
+	return b.with(j), nil
+}
+
+func (b *batchedJoin) String() string {
+	return b.Describe(sql.NewEmptyContext(), sql.DescribeOptions{})
+}
+
+// Describe implements sql.Describable: the batched lookup and the store
+// requests of one block, then the engine's join below it.
+func (b *batchedJoin) Describe(ctx *sql.Context, options sql.DescribeOptions) string {
+	pr := sql.NewTreePrinter()
+	head := "BatchedLookupJoin (sqlgw: " + b.summary()
+	if n := b.stats.blocks.Load(); n > 0 {
+		head += fmt.Sprintf("; ran %d blocks, %d outer rows, %d distinct lookups, %d per-row lookups, %d inner rows",
+			n, b.stats.outer.Load(), b.stats.lookups.Load(), b.stats.fallback.Load(), b.stats.inner.Load())
+	}
+	_ = pr.WriteNode("%s)", head)
+	_ = pr.WriteChildren(sql.Describe(ctx, b.join, options))
+	return pr.String()
+}
+
+// summary describes one block's store requests.
+func (b *batchedJoin) summary() string {
+	ita := innerAccess(b.join.Right())
+	name, index := "?", "PRIMARY"
+	secondary := false
+	if ita != nil {
+		name = ita.Name()
+		if ix := ita.Index(); ix != nil {
+			index = ix.ID()
+			_, secondary = ix.(*secondaryIndex)
+		}
+	}
+	s := fmt.Sprintf("blocks of %d outer rows; per block, the distinct keys into %s by %s as one read: ", b.size, name, index)
+	if secondary {
+		return s + "IndexLookup/IndexRange (index reads in parallel, then one MultiGet of the base rows)"
+	}
+	return s + "MultiGet of whole keys (parallel Gets), or RowRange/PartitionScan for key prefixes"
+}
+
+// BuildRowIter implements sql.ExecBuilderNode.
+func (b *batchedJoin) BuildRowIter(ctx *sql.Context, eb sql.NodeExecBuilder, row sql.Row) (sql.RowIter, error) {
+	j := b.join
+	ita := innerAccess(j.Right())
+	t, _ := unwrapTable(ita.Table).(*Table)
+	if t == nil {
+		return nil, fmt.Errorf("sqlgw: batched lookup join into %T", ita.Table)
+	}
+	left, err := eb.Build(ctx, j.Left(), row)
+	if err != nil {
+		return nil, err
+	}
+	it := &batchIter{
+		b: b, eb: eb, j: j, ita: ita, t: t, left: left,
+		parent:    row,
+		scopeLen:  j.ScopeLen,
+		leftLen:   len(j.Left().Schema(ctx)),
+		rightLen:  len(j.Right().Schema(ctx)),
+		nkeys:     len(ita.Expressions()),
+		cols:      t.indexColumns(ita.Index()),
+		leftOuter: j.Op.IsLeftOuter(),
+	}
+	return it, nil
+}
+
+// batchIter is the iterator of a batchedJoin.
+type batchIter struct {
+	b        *batchedJoin
+	eb       sql.NodeExecBuilder
+	j        *plan.JoinNode
+	ita      *plan.IndexedTableAccess
+	t        *Table
+	left     sql.RowIter
+	parent   sql.Row
+	scopeLen int
+	leftLen  int
+	rightLen int
+	nkeys    int
+	cols     []int // full-row ordinals of the index columns
+
+	leftOuter bool
+	leftDone  bool
+
+	out  []sql.Row // joined rows of the current block
+	outi int
+}
+
+// outerRow is one outer row of a block and its lookup.
+type outerRow struct {
+	primary sql.Row // parent columns, then the left row
+	lookup  int     // index into the block's distinct lookups; -1: none
+	perRow  bool    // looked up by the engine's path
+	inRange bool
+}
+
+// blockLookup is one distinct lookup of a block.
+type blockLookup struct {
+	rng    sql.MySQLRange
+	hash   string
+	filter sql.Expression // the range's filter on full inner rows, built lazily
+	rows   []int          // matching inner rows (indexes into the block's inner rows)
+}
+
+func (it *batchIter) Next(ctx *sql.Context) (sql.Row, error) {
+	for it.outi >= len(it.out) {
+		if it.leftDone {
+			return nil, io.EOF
+		}
+		if err := it.block(ctx); err != nil {
+			return nil, err
+		}
+	}
+	r := it.out[it.outi]
+	it.out[it.outi] = nil
+	it.outi++
+	return r, nil
+}
+
+func (it *batchIter) Close(ctx *sql.Context) error {
+	return it.left.Close(ctx)
+}
+
+// block reads the next block of outer rows and joins it.
+func (it *batchIter) block(ctx *sql.Context) error {
+	it.out, it.outi = it.out[:0], 0
+	parentLen := len(it.parent)
+	var outer []outerRow
+	for len(outer) < it.b.size {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		lr, err := it.left.Next(ctx)
+		if err == io.EOF {
+			it.leftDone = true
+			break
+		}
+		if err != nil {
+			return err
+		}
+		primary := make(sql.Row, parentLen+it.leftLen)
+		copy(primary, it.parent)
+		copy(primary[parentLen:], lr[len(lr)-it.leftLen:])
+		outer = append(outer, outerRow{primary: primary, lookup: -1})
+	}
+	if len(outer) == 0 {
+		return nil
+	}
+	st := it.b.stats
+	st.blocks.Add(1)
+	st.outer.Add(int64(len(outer)))
+
+	// Each outer row's lookup, from the engine's lookup builder.
+	var lookups []*blockLookup
+	byKey := map[string]int{}
+	var index sql.Index
+	for i := range outer {
+		o := &outer[i]
+		lookup, inRange, err := it.ita.GetLookup(ctx, o.primary)
+		if err != nil {
+			return err
+		}
+		o.inRange = inRange
+		if !inRange {
+			continue
+		}
+		index = lookup.Index
+		ranges, ok := lookup.Ranges.(sql.MySQLRangeCollection)
+		if !ok || len(ranges) != 1 {
+			o.perRow = true
+			continue
+		}
+		key, hash, ok := it.pointKey(ctx, ranges[0])
+		if !ok {
+			o.perRow = true
+			continue
+		}
+		n, seen := byKey[key]
+		if !seen {
+			n = len(lookups)
+			byKey[key] = n
+			// The builder reuses its range slice: copy it.
+			lookups = append(lookups, &blockLookup{rng: ranges[0].Copy(), hash: hash})
+		}
+		o.lookup = n
+	}
+	st.lookups.Add(int64(len(lookups)))
+
+	// One read for the block's distinct lookups.
+	var inner []sql.Row // full rows
+	var innerProj []sql.Row
+	if len(lookups) > 0 {
+		coll := make(sql.MySQLRangeCollection, len(lookups))
+		for i, l := range lookups {
+			coll[i] = l.rng
+		}
+		pr, err := it.t.rangesToPlanFor(ctx, index, coll)
+		if err != nil {
+			return err
+		}
+		spec := &readSpec{plan: pr.plan, overlay: pr.overlay, residual: pr.residual}
+		ri, err := it.t.newRowIter(ctx, spec)
+		if err != nil {
+			return err
+		}
+		ri.keepFull = true
+		for {
+			row, err := ri.Next(ctx)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				ri.Close(ctx)
+				return err
+			}
+			inner = append(inner, ri.lastFull)
+			innerProj = append(innerProj, row)
+		}
+		if err := ri.Close(ctx); err != nil {
+			return err
+		}
+		st.inner.Add(int64(len(inner)))
+		if err := it.assign(ctx, lookups, inner); err != nil {
+			return err
+		}
+	}
+
+	// Join, in outer-row order.
+	fullRow := make(sql.Row, parentLen+it.leftLen+it.rightLen)
+	for i := range outer {
+		o := &outer[i]
+		copy(fullRow, o.primary)
+		matched := false
+		emit := func(right sql.Row) error {
+			copy(fullRow[parentLen+it.leftLen:], right[len(right)-it.rightLen:])
+			if it.j.Filter != nil {
+				res, err := sql.EvaluateCondition(ctx, it.j.Filter, fullRow)
+				if err != nil {
+					return err
+				}
+				if !sql.IsTrue(res) {
+					return nil
+				}
+			}
+			matched = true
+			out := make(sql.Row, it.scopeLen+it.leftLen+it.rightLen)
+			copy(out, fullRow[:it.scopeLen])
+			copy(out[it.scopeLen:], fullRow[parentLen:])
+			it.out = append(it.out, out)
+			return nil
+		}
+		switch {
+		case o.perRow:
+			st.fallback.Add(1)
+			ri, err := it.eb.Build(ctx, it.j.Right(), o.primary)
+			if err != nil {
+				return err
+			}
+			for {
+				r, err := ri.Next(ctx)
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					ri.Close(ctx)
+					return err
+				}
+				if err := emit(r); err != nil {
+					ri.Close(ctx)
+					return err
+				}
+			}
+			if err := ri.Close(ctx); err != nil {
+				return err
+			}
+		case o.lookup >= 0:
+			for _, k := range lookups[o.lookup].rows {
+				if err := emit(innerProj[k]); err != nil {
+					return err
+				}
+			}
+		}
+		if !matched && it.leftOuter {
+			out := make(sql.Row, it.scopeLen+it.leftLen+it.rightLen)
+			copy(out, fullRow[:it.scopeLen])
+			copy(out[it.scopeLen:], o.primary[parentLen:])
+			it.out = append(it.out, out)
+		}
+	}
+	return nil
+}
+
+// pointKey returns the dedup key and the hash of a range that is a point
+// (a non-NULL value) on each of the lookup's key columns and unbounded on
+// the others; ok is false for any other range.
+func (it *batchIter) pointKey(ctx *sql.Context, r sql.MySQLRange) (key, hash string, ok bool) {
+	if len(r) < it.nkeys || it.nkeys > len(it.cols) {
+		return "", "", false
+	}
+	var kb, hb strings.Builder
+	schema := it.t.info.schema.Schema
+	for i, ce := range r {
+		if i >= it.nkeys {
+			if _, below := ce.LowerBound.(sql.BelowNull); !below {
+				return "", "", false
+			}
+			if _, all := ce.UpperBound.(sql.AboveAll); !all {
+				return "", "", false
+			}
+			continue
+		}
+		lo, isLo := ce.LowerBound.(sql.Below)
+		hi, isHi := ce.UpperBound.(sql.Above)
+		if !isLo || !isHi || lo.Key == nil || hi.Key == nil {
+			return "", "", false
+		}
+		if ce.Typ != nil {
+			if c, err := ce.Typ.Compare(ctx, lo.Key, hi.Key); err != nil || c != 0 {
+				return "", "", false
+			}
+		}
+		fmt.Fprintf(&kb, "%T:%v|", lo.Key, lo.Key)
+		h, ok := keyHash(ctx, schema[it.cols[i]].Type, lo.Key)
+		if !ok {
+			h = "?"
+		}
+		hb.WriteString(h)
+		hb.WriteByte('|')
+	}
+	return kb.String(), hb.String(), true
+}
+
+// assign gives every inner row to the lookups whose range it lies in.
+func (it *batchIter) assign(ctx *sql.Context, lookups []*blockLookup, inner []sql.Row) error {
+	schema := it.t.info.schema.Schema
+	buckets := map[string][]int{}
+	var wild []int // lookups whose key has no hash: checked against every row
+	for i, l := range lookups {
+		if strings.Contains(l.hash, "?") {
+			wild = append(wild, i)
+			continue
+		}
+		buckets[l.hash] = append(buckets[l.hash], i)
+	}
+	exprs := make([]sql.Expression, len(it.cols))
+	for i, c := range it.cols {
+		col := schema[c]
+		exprs[i] = expression.NewGetFieldWithTable(c, 0, col.Type, it.t.db.name, it.t.Name(), col.Name, col.Nullable)
+	}
+	check := func(li, ri int) error {
+		l := lookups[li]
+		if l.filter == nil {
+			f, err := expression.NewRangeFilterExpr(ctx, exprs, []sql.MySQLRange{l.rng})
+			if err != nil {
+				return err
+			}
+			l.filter = f
+		}
+		ok, err := sql.EvaluateCondition(ctx, l.filter, inner[ri])
+		if err != nil {
+			return err
+		}
+		if sql.IsTrue(ok) {
+			l.rows = append(l.rows, ri)
+		}
+		return nil
+	}
+	var hb strings.Builder
+	for ri, row := range inner {
+		hb.Reset()
+		hashed := true
+		for i := 0; i < it.nkeys; i++ {
+			h, ok := keyHash(ctx, schema[it.cols[i]].Type, row[it.cols[i]])
+			if !ok {
+				hashed = false
+				break
+			}
+			hb.WriteString(h)
+			hb.WriteByte('|')
+		}
+		if hashed {
+			for _, li := range buckets[hb.String()] {
+				if err := check(li, ri); err != nil {
+					return err
+				}
+			}
+		} else {
+			for li := range lookups {
+				if !strings.Contains(lookups[li].hash, "?") {
+					if err := check(li, ri); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		for _, li := range wild {
+			if err := check(li, ri); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// keyHash returns a hash of v as a value of column type typ such that
+// values the type compares equal hash equal (different values may share a
+// hash: matches are verified). ok is false when no such hash is known.
+func keyHash(ctx *sql.Context, typ sql.Type, v interface{}) (string, bool) {
+	if v == nil {
+		return "N", true
+	}
+	cv, _, err := typ.Convert(ctx, v)
+	if err != nil || cv == nil {
+		return "", false
+	}
+	switch x := cv.(type) {
+	case string:
+		x = strings.TrimRight(x, " ")
+		if st, ok := typ.(sql.StringType); ok && types.IsTextOnly(st) {
+			if c := st.Collation(); c != sql.Collation_binary && !strings.HasSuffix(c.Name(), "_bin") {
+				h, err := c.HashToUint(x)
+				if err != nil {
+					return "", false
+				}
+				return "c" + strconv.FormatUint(h, 16), true
+			}
+		}
+		return "s" + x, true
+	case []byte:
+		return "s" + strings.TrimRight(string(x), " \x00"), true
+	case int8:
+		return numHash(float64(x)), true
+	case int16:
+		return numHash(float64(x)), true
+	case int32:
+		return numHash(float64(x)), true
+	case int64:
+		return numHash(float64(x)), true
+	case int:
+		return numHash(float64(x)), true
+	case uint8:
+		return numHash(float64(x)), true
+	case uint16:
+		return numHash(float64(x)), true
+	case uint32:
+		return numHash(float64(x)), true
+	case uint64:
+		return numHash(float64(x)), true
+	case float32:
+		return numHash(float64(x)), true
+	case float64:
+		return numHash(x), true
+	case decimal.Decimal:
+		return numHash(x.InexactFloat64()), true
+	case time.Time:
+		return "t" + strconv.FormatInt(x.UTC().UnixNano(), 10), true
+	}
+	return "", false
+}
+
+func numHash(f float64) string { return "n" + strconv.FormatFloat(f, 'g', -1, 64) }
+
+// batchedWalk lets EXPLAIN's table rows name the batched lookup: it returns
+// the Extra text for the inner table of a batched join.
+func batchedExtra(b *batchedJoin) string {
+	return "sqlgw: batched lookup join, " + b.summary()
+}
