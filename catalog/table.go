@@ -39,6 +39,8 @@ type Table struct {
 	// AutoIncrementStart is the first AUTO_INCREMENT value of the current
 	// generation (0 means 1).
 	AutoIncrementStart uint64 `json:"aistart,omitempty"`
+	// Checks are the table's CHECK constraints (checks.go).
+	Checks []Check `json:"checks,omitempty"`
 	// ForeignKeys are the FOREIGN KEY constraints the table declares
 	// (foreignkeys.go). Added later: absent in older records.
 	ForeignKeys []ForeignKey `json:"fks,omitempty"`

@@ -125,6 +125,12 @@ type Type struct {
 	Length int `json:"n,omitempty"`
 	// FSP is the fractional seconds precision (0..6) of DATETIME, TIMESTAMP, TIME.
 	FSP int `json:"f,omitempty"`
+	// TimeFSP marks a TIME column whose FSP is its declared precision (TIME
+	// is TIME(0); the gateway rounds values to FSP digits when it writes
+	// them). Records written before the gateway supported TIME(n) lack it:
+	// there TIME and TIME(6) both have FSP 0 and values keep microseconds.
+	// Added later: absent in older records.
+	TimeFSP bool `json:"tf,omitempty"`
 	// Values are the members of ENUM and SET, in declaration order.
 	Values []string `json:"v,omitempty"`
 	// Collation of text kinds (e.g. utf8mb4_0900_bin, utf8mb4_0900_ai_ci);

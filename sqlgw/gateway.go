@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/planbuilder"
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/catalog/ixmaint"
@@ -180,6 +179,9 @@ func buildTableInfo(ctx *sql.Context, t *catalog.Table) (*tableInfo, error) {
 			}
 			col.Default = def
 		}
+		if err := engineColumnFeatures(ctx, col, c); err != nil {
+			return nil, fmt.Errorf("sqlgw: table %s column %s: %w", t.Name, c.Name, err)
+		}
 		schema[i] = col
 		ti.names = append(ti.names, c.Name)
 	}
@@ -203,11 +205,7 @@ func buildTableInfo(ctx *sql.Context, t *catalog.Table) (*tableInfo, error) {
 // parseDefault rebuilds a column default from the SQL text the catalog keeps
 // (the engine's own rendering of the expression, written at CREATE time).
 func parseDefault(ctx *sql.Context, text string, typ sql.Type, nullable bool) (*sql.ColumnDefaultValue, error) {
-	d, err := planbuilder.StringToColumnDefaultValue(ctx, text)
-	if err != nil {
-		return nil, err
-	}
-	return sql.NewColumnDefaultValue(d.Expr, typ, d.IsLiteral(), d.IsParenthesized(), nullable)
+	return columnExpr(ctx, text, typ, nullable), nil // schemafeat.go
 }
 
 // defaultText renders a column default for the catalog.
@@ -246,6 +244,9 @@ func newPlannerTable(t *catalog.Table) *plannerTable {
 			pc.Pushdown = planner.PushEquality
 		default:
 			pc.Pushdown = planner.PushNone
+		}
+		if c.Virtual {
+			pc.Pushdown = planner.PushNone // its stored value is not trusted (schemafeat.go)
 		}
 		p.cols = append(p.cols, pc)
 	}

@@ -172,7 +172,10 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 	query = rewriteAssignments(query)
 	h.gw.parts.notePartitionBy(c.ConnectionID, query)
 	defer h.gw.parts.clear(c.ConnectionID)
-	return h.translate(c, query, h.Handler.ComQuery(ctx, c, query, trimTimeFractions(fixInfo(callback))))
+	query, forget := h.gw.noteTimePrecision(c.ConnectionID, query)
+	defer forget()
+	callback = h.gw.fixTimeDDL(ctx, c.ConnectionID, query, callback)
+	return h.translate(c, query, h.Handler.ComQuery(ctx, c, query, h.gw.fixTimeResults(ctx, trimTimeFractions(fixInfo(callback)))))
 }
 
 func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
@@ -187,7 +190,10 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	query = rewriteAssignments(query)
 	h.gw.parts.notePartitionBy(c.ConnectionID, query)
 	defer h.gw.parts.clear(c.ConnectionID)
-	rest, err := h.Handler.ComMultiQuery(ctx, c, query, trimTimeFractions(fixInfo(callback)))
+	query, forget := h.gw.noteTimePrecision(c.ConnectionID, query)
+	defer forget()
+	callback = h.gw.fixTimeDDL(ctx, c.ConnectionID, query, callback)
+	rest, err := h.Handler.ComMultiQuery(ctx, c, query, h.gw.fixTimeResults(ctx, trimTimeFractions(fixInfo(callback))))
 	return rest, h.translate(c, query, err)
 }
 
@@ -218,6 +224,7 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 		return err
 	}
 	defer h.end()
+	callback = h.gw.fixTimeFields(ctx, callback)
 	return h.translate(c, prepare.PrepareStmt, h.Handler.ComStmtExecute(ctx, c, prepare, func(res *sqltypes.Result) error {
 		if res != nil && len(res.Fields) == 0 && res.Info != "" && reRowsMatched.MatchString(res.Info) {
 			h.conns.setOKInfo(c.RemoteAddr(), okInfo(res.Info))

@@ -172,6 +172,9 @@ func translateStatementError(err error, query, db string) error {
 			num, msg = mysql.ERTableExists, fmt.Sprintf("Table '%s' already exists", m[1])
 		}
 	}
+	if n, s, m, ok := schemaFeatError(num, msg); ok { // schemafeat.go
+		num, state, msg = n, s, m
+	}
 	if s, ok := sqlStates[num]; ok && (state == "" || state == mysql.SSUnknownSQLState) {
 		state = s
 	}

@@ -177,6 +177,7 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 		}
 		def.Columns = append(def.Columns, col)
 	}
+	applyTimePrecisionAll(ctx, def.Columns) // TIME(n), timeprec.go
 	decl := d.gw.createDecl(ctx, name)
 	for _, ord := range schema.PkOrdinals {
 		col := schema.Schema[ord].Name

@@ -185,3 +185,59 @@ func TestMiscTupleInMultiGet(t *testing.T) {
 		expectRows(t, c, tc.q, tc.want...)
 	}
 }
+
+// TIME(n): declared precision kept, values rounded on write (half away
+// from zero, as MySQL), shown with n digits in text and binary results,
+// and printed back by SHOW CREATE TABLE and DESCRIBE.
+func TestMiscTimePrecision(t *testing.T) {
+	ts := startServer(t, mustOpenMemory(t))
+	c := ts.conn()
+	mustExec(t, c, "CREATE DATABASE tp")
+	mustExec(t, c, "USE tp")
+	mustExec(t, c, "CREATE TABLE t (k INT NOT NULL PRIMARY KEY, t0 TIME, t3 TIME(3), t6 TIME(6), `time` TIME( 1 ) COMMENT 'TIME(2)')")
+	mustExec(t, c, "INSERT INTO t VALUES (1, '12:00:01.5', '12:00:01.1235', '12:00:01.1234567', '01:02:03.45')")
+	mustExec(t, c, "INSERT INTO t VALUES (2, '-12:00:01.4', '-12:00:01.1234', '-00:00:00.000001', '-01:59:59.94')")
+	mustExec(t, c, "INSERT INTO t VALUES (3, '10:00:00', '10:00:00', '10:00:00', '10:00:00')")
+	mustExec(t, c, "INSERT INTO t VALUES (?, ?, ?, ?, ?)", 4, "00:00:59.999", "00:00:59.9995", "1:2:3", "-1:00:00.04")
+	want := []string{
+		"1\t12:00:02\t12:00:01.124\t12:00:01.123457\t01:02:03.5",
+		"2\t-12:00:01\t-12:00:01.123\t-00:00:00.000001\t-01:59:59.9",
+		"3\t10:00:00\t10:00:00.000\t10:00:00.000000\t10:00:00.0",
+		"4\t00:01:00\t00:01:00.000\t01:02:03.000000\t-01:00:00.0",
+	}
+	expectRows(t, c, "SELECT * FROM t ORDER BY k", want...)
+	// Binary protocol (a prepared statement): the same values.
+	if got := rows(t, c, "SELECT * FROM t WHERE k > ? ORDER BY k", 0); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("prepared:\n got: %q\nwant: %q", got, want)
+	}
+	// Comparisons see the rounded values.
+	expectRows(t, c, "SELECT k FROM t WHERE t3 = '12:00:01.124'", "1")
+	expectRows(t, c, "SELECT k FROM t WHERE t0 = '12:00:02'", "1")
+	// Result metadata (Decimals = n): TestFixTimeResults; go-sql-driver
+	// reports no scale for TIME.
+	create := strings.Join(rows(t, c, "SHOW CREATE TABLE t"), "\n")
+	for _, frag := range []string{"`t0` time,", "`t3` time(3),", "`t6` time(6),", "`time` time(1) COMMENT 'TIME(2)'"} {
+		if !strings.Contains(create, frag) {
+			t.Errorf("SHOW CREATE TABLE:\n%s\nwant %q", create, frag)
+		}
+	}
+	var types []string
+	for _, l := range rows(t, c, "DESCRIBE t") {
+		f := strings.Split(l, "\t")
+		types = append(types, f[0]+" "+f[1])
+	}
+	if got := strings.Join(types, ", "); got != "k int, t0 time, t3 time(3), t6 time(6), time time(1)" {
+		t.Errorf("DESCRIBE t: %s", got)
+	}
+	// ALTER TABLE: added and modified columns get their precision.
+	mustExec(t, c, "ALTER TABLE t ADD COLUMN t2 TIME(2), MODIFY COLUMN t0 TIME(4)")
+	mustExec(t, c, "UPDATE t SET t2 = '01:00:00.555', t0 = '01:00:00.55555' WHERE k = 3")
+	expectRows(t, c, "SELECT t0, t2 FROM t WHERE k = 3", "01:00:00.5556\t01:00:00.56")
+	// The dump of SHOW CREATE TABLE recreates the same table.
+	mustExec(t, c, strings.Replace(strings.SplitN(create, "\t", 2)[1], "CREATE TABLE `t`", "CREATE TABLE `t_copy`", 1))
+	mustExec(t, c, "INSERT INTO t_copy SELECT k, t0, t3, t6, `time` FROM t")
+	expectRows(t, c, "SELECT t3 FROM t_copy ORDER BY k", "12:00:01.124", "-12:00:01.123", "10:00:00.000", "00:01:00.000")
+	if got := strings.Join(rows(t, c, "SHOW CREATE TABLE t_copy"), ""); !strings.Contains(got, "`t3` time(3),") {
+		t.Errorf("SHOW CREATE TABLE t_copy: %s", got)
+	}
+}

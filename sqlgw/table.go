@@ -287,6 +287,7 @@ func (t *Table) AddColumn(ctx *sql.Context, column *sql.Column, order *sql.Colum
 	if err != nil {
 		return err
 	}
+	applyTimePrecision(ctx, &col) // TIME(n), timeprec.go
 	pos := catalog.ColumnPosition{}
 	if order != nil {
 		pos.First, pos.After = order.First, order.AfterColumn
@@ -324,6 +325,7 @@ func (t *Table) ModifyColumn(ctx *sql.Context, name string, column *sql.Column, 
 	if err != nil {
 		return err
 	}
+	applyTimePrecision(ctx, &col) // TIME(n), timeprec.go
 	var pos *catalog.ColumnPosition
 	if order != nil {
 		pos = &catalog.ColumnPosition{First: order.First, After: order.AfterColumn}

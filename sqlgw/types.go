@@ -108,11 +108,13 @@ func catalogType(col string, t sql.Type) (catalog.Type, error) {
 		}
 		return catalog.Type{Kind: k, FSP: dt.Precision()}, nil
 	case sqltypes.Time:
-		fsp := 0
+		// The engine's TIME is TIME(6); the declared precision, which the
+		// engine does not keep, is set by applyTimePrecision (timeprec.go).
+		fsp := 6
 		if tt, ok := t.(interface{ Precision() int }); ok {
 			fsp = tt.Precision()
 		}
-		return catalog.Type{Kind: catalog.KindTime, FSP: fsp}, nil
+		return catalog.Type{Kind: catalog.KindTime, FSP: fsp, TimeFSP: true}, nil
 	case sqltypes.Year:
 		return catalog.Type{Kind: catalog.KindYear}, nil
 	case sqltypes.Enum:
@@ -340,9 +342,9 @@ func toDatum(ctx context.Context, ct catalog.Type, v interface{}) (catalog.Datum
 	case catalog.KindTime:
 		switch x := v.(type) {
 		case types.Timespan:
-			return x.AsMicroseconds(), nil
+			return timeDatum(ct, x.AsMicroseconds()), nil
 		case int64:
-			return x, nil
+			return timeDatum(ct, x), nil
 		}
 		return bad()
 	case catalog.KindYear:

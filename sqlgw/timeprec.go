@@ -1,0 +1,465 @@
+package sqlgw
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+	"github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"github.com/sqlgw/sqlgw/catalog"
+)
+
+// TIME(n)
+//
+// go-mysql-server has one TIME type, with six fractional digits, and
+// rejects TIME(0) to TIME(5) when it builds a CREATE or ALTER TABLE
+// ("TIME length not yet supported"). sqlgw keeps the declared precision in
+// the catalog (catalog.Type.FSP with TimeFSP set) and applies it in its own
+// layer, as MySQL does:
+//
+//   - The connection handler reads every "column TIME[(n)]" of a CREATE or
+//     ALTER TABLE statement (noteTimePrecision) and hands the engine the
+//     statement with TIME(n) replaced by TIME(6); CreateTable, AddColumn
+//     and ModifyColumn then record the declared n (TIME alone is TIME(0))
+//     through applyTimePrecision. A TIME column created any other way (no
+//     statement text: the enginetest harness) is TIME(6), the engine's own
+//     reading.
+//   - Values are rounded to n digits when written (toDatum), half away
+//     from zero like MySQL without TIME_TRUNCATE_FRACTIONAL.
+//   - Results show n digits: text rows of a TIME column are cut to n
+//     digits (they are rounded already) and the column's Decimals is n, in
+//     the text and the binary protocol (fixTimeResults). Columns the result
+//     metadata does not name (expressions) keep the engine's behaviour (a
+//     zero fraction dropped, trimTimeFractions).
+//   - SHOW CREATE TABLE, SHOW COLUMNS and DESCRIBE print time(n), time for
+//     n = 0, as MySQL (the engine prints time(6) for every TIME column).
+//
+// Tables recorded before TIME(n) was supported (TimeFSP unset) keep their
+// behaviour: microseconds stored, a zero fraction dropped in text rows.
+
+// maxTimeMicros is 838:59:59, the largest TIME magnitude.
+const maxTimeMicros = 3020399000000
+
+// roundTimeMicros rounds a TIME value in microseconds to fsp fractional
+// digits, half away from zero, within the TIME range.
+func roundTimeMicros(us int64, fsp int) int64 {
+	if fsp >= 6 || fsp < 0 {
+		return us
+	}
+	unit := int64(1)
+	for i := fsp; i < 6; i++ {
+		unit *= 10
+	}
+	neg := us < 0
+	if neg {
+		us = -us
+	}
+	us = (us + unit/2) / unit * unit
+	if us > maxTimeMicros {
+		us = maxTimeMicros
+	}
+	if neg {
+		us = -us
+	}
+	return us
+}
+
+// timeDecls holds, per session, the TIME column precisions of the CREATE
+// or ALTER TABLE statement running on it, by lower-cased column name.
+var timeDecls struct {
+	mu sync.Mutex
+	m  map[*Session]map[string]int
+}
+
+// noteTimePrecision is called by the connection handler before a
+// statement runs: for a CREATE or ALTER TABLE it records the precision
+// of each TIME column it declares and returns the statement with every
+// TIME(0..5) replaced by TIME(6), which the engine accepts. The returned
+// function forgets the record (call it when the statement is done).
+func (g *gateway) noteTimePrecision(conn uint32, query string) (string, func()) {
+	if !mayDeclareTime(query) {
+		return query, func() {}
+	}
+	rq, decl := rewriteTimeTypes(query)
+	if len(decl) == 0 {
+		return query, func() {}
+	}
+	g.sessMu.Lock()
+	s := g.sessions[conn]
+	g.sessMu.Unlock()
+	if s == nil {
+		return rq, func() {}
+	}
+	timeDecls.mu.Lock()
+	if timeDecls.m == nil {
+		timeDecls.m = map[*Session]map[string]int{}
+	}
+	timeDecls.m[s] = decl
+	timeDecls.mu.Unlock()
+	return rq, func() {
+		timeDecls.mu.Lock()
+		delete(timeDecls.m, s)
+		timeDecls.mu.Unlock()
+	}
+}
+
+// applyTimePrecision gives the TIME columns among cols the precision
+// their statement declared (hook of CreateTable, AddColumn, ModifyColumn).
+func applyTimePrecision(ctx *sql.Context, cols ...*catalog.Column) {
+	s, ok := ctx.Session.(*Session)
+	if !ok {
+		return
+	}
+	timeDecls.mu.Lock()
+	decl := timeDecls.m[s]
+	timeDecls.mu.Unlock()
+	for _, c := range cols {
+		if c.Type.Kind != catalog.KindTime {
+			continue
+		}
+		if fsp, ok := decl[strings.ToLower(c.Name)]; ok {
+			c.Type.FSP, c.Type.TimeFSP = fsp, true
+		}
+	}
+}
+
+// applyTimePrecisionAll is applyTimePrecision over a slice of columns.
+func applyTimePrecisionAll(ctx *sql.Context, cols []catalog.Column) {
+	for i := range cols {
+		applyTimePrecision(ctx, &cols[i])
+	}
+}
+
+// mayDeclareTime is the cheap filter: CREATE TABLE or ALTER TABLE
+// mentioning time.
+func mayDeclareTime(q string) bool {
+	w := leadingWords(q, 3)
+	if len(w) < 2 || (w[0] != "create" && w[0] != "alter") {
+		return false
+	}
+	if w[1] != "table" && !(len(w) > 2 && w[2] == "table") { // CREATE TEMPORARY TABLE, ALTER IGNORE TABLE
+		return false
+	}
+	return strings.Contains(strings.ToLower(q), "time")
+}
+
+// rewriteTimeTypes finds "name TIME[(n)]" outside quotes and comments: it
+// returns q with each TIME(n), n < 6, written TIME(6), and the declared
+// precision by lower-cased column name (the identifier before TIME).
+func rewriteTimeTypes(q string) (string, map[string]int) {
+	var out strings.Builder
+	decl := map[string]int{}
+	prev := "" // the previous identifier, lower-cased and unquoted
+	last := 0  // q[last:] is not copied yet
+	isIdent := func(b byte) bool {
+		return b == '_' || b == '$' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= 0x80
+	}
+	for i := 0; i < len(q); {
+		c := q[i]
+		switch {
+		case c == '\'' || c == '"':
+			j := i + 1
+			for j < len(q) {
+				if q[j] == '\\' {
+					j += 2
+					continue
+				}
+				if q[j] == c {
+					if j+1 < len(q) && q[j+1] == c {
+						j += 2
+						continue
+					}
+					break
+				}
+				j++
+			}
+			i = j + 1
+			prev = ""
+		case c == '`':
+			j := i + 1
+			var name strings.Builder
+			for j < len(q) {
+				if q[j] == '`' {
+					if j+1 < len(q) && q[j+1] == '`' {
+						name.WriteByte('`')
+						j += 2
+						continue
+					}
+					break
+				}
+				name.WriteByte(q[j])
+				j++
+			}
+			prev = strings.ToLower(name.String())
+			i = j + 1
+		case c == '/' && i+1 < len(q) && q[i+1] == '*':
+			end := strings.Index(q[i+2:], "*/")
+			if end < 0 {
+				i = len(q)
+			} else {
+				i += 2 + end + 2
+			}
+		case c == '#' || c == '-' && strings.HasPrefix(q[i:], "-- "):
+			end := strings.IndexByte(q[i:], '\n')
+			if end < 0 {
+				i = len(q)
+			} else {
+				i += end + 1
+			}
+		case isIdent(c) && (i == 0 || !isIdent(q[i-1])):
+			j := i
+			for j < len(q) && isIdent(q[j]) {
+				j++
+			}
+			word := q[i:j]
+			if !strings.EqualFold(word, "time") || prev == "" {
+				prev = strings.ToLower(word)
+				i = j
+				continue
+			}
+			// TIME after a column name: a column definition.
+			fsp, k := 0, j
+			for k < len(q) && (q[k] == ' ' || q[k] == '\t' || q[k] == '\n' || q[k] == '\r') {
+				k++
+			}
+			if k < len(q) && q[k] == '(' {
+				end := strings.IndexByte(q[k:], ')')
+				if end < 0 {
+					return q, nil // the engine reports the syntax error
+				}
+				n, err := strconv.Atoi(strings.TrimSpace(q[k+1 : k+end]))
+				if err != nil || n < 0 || n > 6 {
+					return q, nil // the engine reports it
+				}
+				fsp = n
+				if n < 6 {
+					out.WriteString(q[last:k])
+					out.WriteString("(6)")
+					last = k + end + 1
+				}
+				j = k + end + 1
+			}
+			decl[prev] = fsp
+			prev = ""
+			i = j
+		case c == ';':
+			// Only the first statement of a multi-statement text: the
+			// handler sees the next one on its own.
+			out.WriteString(q[last:])
+			return out.String(), decl
+		default:
+			if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+				prev = ""
+			}
+			i++
+		}
+	}
+	out.WriteString(q[last:])
+	return out.String(), decl
+}
+
+// timeColumn is the precision of one result column that is a TIME(n)
+// column of a table.
+type timeColumn struct {
+	idx, fsp int
+}
+
+// resultTimeColumns returns the TIME(n) table columns among a result's
+// fields (those with TimeFSP in the catalog), with their precision.
+func (g *gateway) resultTimeColumns(ctx context.Context, fields []*querypb.Field) []timeColumn {
+	var out []timeColumn
+	for i, f := range fields {
+		if f.Type != querypb.Type_TIME || f.OrgTable == "" || f.Database == "" {
+			continue
+		}
+		ct, ok := g.columnType(ctx, f.Database, f.OrgTable, f.OrgName)
+		if !ok || ct.Kind != catalog.KindTime || !ct.TimeFSP {
+			continue
+		}
+		out = append(out, timeColumn{idx: i, fsp: ct.FSP})
+	}
+	return out
+}
+
+// columnType looks a column up in the (cached) catalog.
+func (g *gateway) columnType(ctx context.Context, db, table, col string) (catalog.Type, bool) {
+	t, err := g.cat.Table(metaCtx(ctx), db, table)
+	if err != nil {
+		return catalog.Type{}, false
+	}
+	for _, c := range t.Columns {
+		if strings.EqualFold(c.Name, col) {
+			return c.Type, true
+		}
+	}
+	return catalog.Type{}, false
+}
+
+// fixTimeResults gives TIME(n) columns of text results n fractional digits
+// and Decimals n. It runs before trimTimeFractions, which then leaves
+// them alone (Decimals > 0) or finds no fraction (n = 0).
+func (g *gateway) fixTimeResults(ctx context.Context, cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
+	var cols []timeColumn
+	return func(res *sqltypes.Result, more bool) error {
+		if res != nil && len(res.Fields) > 0 {
+			cols = g.resultTimeColumns(ctx, res.Fields)
+			if len(cols) > 0 {
+				res.Fields = withTimeDecimals(res.Fields, cols)
+			}
+		}
+		if res != nil && len(cols) > 0 {
+			for _, row := range res.Rows {
+				for _, c := range cols {
+					if c.idx < len(row) && !row[c.idx].IsNull() {
+						row[c.idx] = sqltypes.MakeTrusted(sqltypes.Time, cutTimeFraction(row[c.idx].Raw(), c.fsp))
+					}
+				}
+			}
+		}
+		return cb(res, more)
+	}
+}
+
+// fixTimeFields sets Decimals of TIME(n) columns in a binary-protocol
+// result (whose values vitess encodes from the text, any digits).
+func (g *gateway) fixTimeFields(ctx context.Context, cb func(*sqltypes.Result) error) func(*sqltypes.Result) error {
+	return func(res *sqltypes.Result) error {
+		if res != nil && len(res.Fields) > 0 {
+			if cols := g.resultTimeColumns(ctx, res.Fields); len(cols) > 0 {
+				res.Fields = withTimeDecimals(res.Fields, cols)
+			}
+		}
+		return cb(res)
+	}
+}
+
+// withTimeDecimals returns fields with Decimals set for cols (copies: the
+// engine may share field values between results).
+func withTimeDecimals(fields []*querypb.Field, cols []timeColumn) []*querypb.Field {
+	out := make([]*querypb.Field, len(fields))
+	copy(out, fields)
+	for _, c := range cols {
+		o := out[c.idx]
+		f := &querypb.Field{Name: o.Name, Type: o.Type, Table: o.Table, OrgTable: o.OrgTable, Database: o.Database,
+			OrgName: o.OrgName, ColumnLength: o.ColumnLength, Charset: o.Charset, Decimals: o.Decimals, Flags: o.Flags}
+		f.Decimals = uint32(c.fsp)
+		f.ColumnLength = uint32(10 + c.fsp)
+		if c.fsp > 0 {
+			f.ColumnLength++ // the point
+		}
+		out[c.idx] = f
+	}
+	return out
+}
+
+// cutTimeFraction keeps fsp digits of a TIME text value's fraction
+// ("-12:00:01.500000", 3 -> "-12:00:01.500"), adding zeros if it has fewer.
+func cutTimeFraction(b []byte, fsp int) []byte {
+	whole, frac := b, []byte(nil)
+	if i := bytes.IndexByte(b, '.'); i >= 0 {
+		whole, frac = b[:i], b[i+1:]
+	}
+	if fsp == 0 {
+		return whole
+	}
+	out := make([]byte, 0, len(whole)+1+fsp)
+	out = append(out, whole...)
+	out = append(out, '.')
+	for i := 0; i < fsp; i++ {
+		if i < len(frac) {
+			out = append(out, frac[i])
+		} else {
+			out = append(out, '0')
+		}
+	}
+	return out
+}
+
+// fixTimeDDL makes SHOW CREATE TABLE, SHOW COLUMNS and DESCRIBE name the
+// declared TIME precision: the engine prints time(6) for every TIME.
+func (g *gateway) fixTimeDDL(ctx context.Context, conn uint32, query string, cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
+	w := leadingWords(query, 4)
+	show := len(w) >= 3 && w[0] == "show" && w[1] == "create" && w[2] == "table"
+	cols := len(w) >= 2 && (w[0] == "describe" || w[0] == "desc" || w[0] == "explain") ||
+		len(w) >= 3 && w[0] == "show" && (w[1] == "columns" || w[1] == "fields" || w[1] == "full" && len(w) > 2 && (w[2] == "columns" || w[2] == "fields"))
+	if !show && !cols {
+		return cb
+	}
+	stmt, _, err := sqlparser.ParseOne(ctx, query)
+	if err != nil {
+		return cb
+	}
+	sh, ok := stmt.(*sqlparser.Show)
+	if !ok {
+		return cb
+	}
+	db := sh.Table.DbQualifier.String()
+	if db == "" && sh.ShowTablesOpt != nil {
+		db = sh.ShowTablesOpt.DbName
+	}
+	if db == "" {
+		db = g.currentDB(conn)
+	}
+	t, err := g.cat.Table(metaCtx(ctx), db, sh.Table.Name.String())
+	if err != nil {
+		return cb
+	}
+	fsp := map[string]int{}
+	for _, c := range t.Columns {
+		if c.Type.Kind == catalog.KindTime && c.Type.TimeFSP && c.Type.FSP != 6 {
+			fsp[strings.ToLower(c.Name)] = c.Type.FSP
+		}
+	}
+	if len(fsp) == 0 {
+		return cb
+	}
+	return func(res *sqltypes.Result, more bool) error {
+		if res == nil {
+			return cb(res, more)
+		}
+		for _, row := range res.Rows {
+			switch {
+			case show && len(row) >= 2:
+				text := row[1].ToString()
+				for _, c := range t.Columns {
+					n, ok := fsp[strings.ToLower(c.Name)]
+					if !ok {
+						continue
+					}
+					quoted := "`" + strings.ReplaceAll(c.Name, "`", "``") + "`"
+					text = strings.Replace(text, quoted+" time(6)", quoted+" "+timeTypeName(n), 1)
+				}
+				row[1] = sqltypes.MakeTrusted(row[1].Type(), []byte(text))
+			case cols && len(row) >= 2:
+				if n, ok := fsp[strings.ToLower(row[0].ToString())]; ok && row[1].ToString() == "time(6)" {
+					row[1] = sqltypes.MakeTrusted(row[1].Type(), []byte(timeTypeName(n)))
+				}
+			}
+		}
+		return cb(res, more)
+	}
+}
+
+func timeTypeName(fsp int) string {
+	if fsp == 0 {
+		return "time"
+	}
+	return fmt.Sprintf("time(%d)", fsp)
+}
+
+// timeDatum converts a TIME engine value to the Datum of column type ct,
+// rounded to its declared precision.
+func timeDatum(ct catalog.Type, us int64) int64 {
+	if ct.TimeFSP {
+		return roundTimeMicros(us, ct.FSP)
+	}
+	return us
+}
