@@ -235,6 +235,16 @@ type Column struct {
 	// AutoIncrement marks the AUTO_INCREMENT column.
 	AutoIncrement bool   `json:"ai,omitempty"`
 	Comment       string `json:"comment,omitempty"`
+	// OnUpdate is the ON UPDATE expression as SQL text ("" for none).
+	// Generated is the expression of a GENERATED ALWAYS AS column ("" for
+	// an ordinary column); Virtual marks a VIRTUAL one (its property is
+	// still written, but readers never trust it: the engine recomputes
+	// it). The catalog keeps them as text; the gateway hands them to the
+	// engine, which evaluates them (sqlgw/schemafeat.go). Added later:
+	// absent in older records, which therefore mean "none".
+	OnUpdate  string `json:"onupd,omitempty"`
+	Generated string `json:"gen,omitempty"`
+	Virtual   bool   `json:"virt,omitempty"`
 	// Property is the store property name, assigned by the catalog when the
 	// column is created and never changed afterwards (renames keep it).
 	// Ignored in definitions passed to CreateTable/AddColumn.

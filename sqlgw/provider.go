@@ -144,11 +144,8 @@ func (d *Database) ValidateSchema(schema sql.Schema) error {
 		if _, err := catalogType(c.Name, c.Type); err != nil {
 			return err
 		}
-		if c.Generated != nil {
-			return errUnsupported.New(fmt.Sprintf("column %q: generated columns are not supported yet", c.Name))
-		}
-		if c.OnUpdate != nil {
-			return errUnsupported.New(fmt.Sprintf("column %q: ON UPDATE is not supported yet", c.Name))
+		if err := catalogColumnFeatures(&catalog.Column{}, c); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -174,6 +171,9 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 		}
 		if c.Default != nil {
 			col.Default, col.HasDefault = defaultText(c.Default), true
+		}
+		if err := catalogColumnFeatures(&col, c); err != nil {
+			return err
 		}
 		def.Columns = append(def.Columns, col)
 	}
@@ -263,13 +263,20 @@ func (g *gateway) createTableHook(ctx *sql.Context, _ sql.StatementRunner, n sql
 		if _, err := catalog.ParseIndexOptions(idx.Comment); err != nil {
 			return nil, mapError(err)
 		}
+		if err := virtualIndexError(ct.Name(), ct.PkSchema().Schema, idx.Name, idx.Columns, idx.Comment); err != nil {
+			return nil, err
+		}
 	}
 	if len(ct.ForeignKeys()) > 0 && len(ct.PkSchema().PkOrdinals) == 0 {
 		// The constraint's index (foreignkeys.go) needs a primary key.
 		return nil, errUnsupported.New(fmt.Sprintf("table %s: foreign keys need a primary key on the declaring table", ct.Name()))
 	}
-	if len(ct.Checks()) > 0 {
-		return nil, errUnsupported.New(fmt.Sprintf("table %s: CHECK constraints are not supported yet", ct.Name()))
+	// CHECK constraints are stored by CreateCheck (schemafeat.go).
+	if err := g.checkNamesFree(ctx, ct.Database().Name(), ct.Name(), ct.Checks()); err != nil {
+		return nil, err
+	}
+	if len(ct.Checks()) > 0 && hasVirtual(ct.PkSchema().Schema) {
+		return nil, errChecksWithVirtual(ct.Name())
 	}
 	for opt := range ct.TableOpts {
 		switch opt {

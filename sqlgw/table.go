@@ -1,7 +1,6 @@
 package sqlgw
 
 import (
-	"fmt"
 	"io"
 	"strings"
 
@@ -247,6 +246,9 @@ func (t *Table) CreateIndex(ctx *sql.Context, def sql.IndexDef) error {
 	if def.IsPrimary() {
 		return errUnsupported.New("changing the primary key of table " + t.Name() + " is not supported yet")
 	}
+	if err := virtualIndexError(t.Name(), t.info.schema.Schema, def.Name, def.Columns, def.Comment); err != nil {
+		return err
+	}
 	return t.createSecondaryIndex(ctx, def)
 }
 
@@ -288,6 +290,9 @@ func (t *Table) AddColumn(ctx *sql.Context, column *sql.Column, order *sql.Colum
 		return err
 	}
 	applyTimePrecision(ctx, &col) // TIME(n), timeprec.go
+	if err := t.storedGeneratedOnPopulated(ctx, column); err != nil {
+		return err
+	}
 	pos := catalog.ColumnPosition{}
 	if order != nil {
 		pos.First, pos.After = order.First, order.AfterColumn
@@ -312,6 +317,9 @@ func (t *Table) refresh(ctx *sql.Context, nm *catalog.Table) error {
 
 // DropColumn implements sql.AlterableTable.
 func (t *Table) DropColumn(ctx *sql.Context, name string) error {
+	if err := t.generatedDependency(name); err != nil {
+		return err
+	}
 	nm, err := t.gw.cat.DropColumn(metaCtx(ctx), t.db.name, t.Name(), name)
 	if err != nil {
 		return mapError(err)
@@ -326,6 +334,9 @@ func (t *Table) ModifyColumn(ctx *sql.Context, name string, column *sql.Column, 
 		return err
 	}
 	applyTimePrecision(ctx, &col) // TIME(n), timeprec.go
+	if err := t.modifyGeneratedError(ctx, name, column); err != nil {
+		return err
+	}
 	var pos *catalog.ColumnPosition
 	if order != nil {
 		pos = &catalog.ColumnPosition{First: order.First, After: order.AfterColumn}
@@ -338,12 +349,6 @@ func (t *Table) ModifyColumn(ctx *sql.Context, name string, column *sql.Column, 
 }
 
 func catalogColumn(c *sql.Column) (catalog.Column, error) {
-	if c.Generated != nil {
-		return catalog.Column{}, errUnsupported.New(fmt.Sprintf("column %q: generated columns are not supported yet", c.Name))
-	}
-	if c.OnUpdate != nil {
-		return catalog.Column{}, errUnsupported.New(fmt.Sprintf("column %q: ON UPDATE is not supported yet", c.Name))
-	}
 	ct, err := catalogType(c.Name, c.Type)
 	if err != nil {
 		return catalog.Column{}, err
@@ -351,6 +356,9 @@ func catalogColumn(c *sql.Column) (catalog.Column, error) {
 	col := catalog.Column{Name: c.Name, Type: ct, Nullable: c.Nullable, AutoIncrement: c.AutoIncrement, Comment: c.Comment}
 	if c.Default != nil {
 		col.Default, col.HasDefault = defaultText(c.Default), true
+	}
+	if err := catalogColumnFeatures(&col, c); err != nil {
+		return catalog.Column{}, err
 	}
 	return col, nil
 }
