@@ -155,20 +155,20 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 		if !w.deleted {
 			return sql.NewUniqueKeyErr(e.t.keyString(row), true, w.sqlRow)
 		}
-		if err := e.checkUnique(ctx, tt, k, d); err != nil {
+		if err := e.checkUnique(ctx, tt, k, d, nil); err != nil {
 			return err
 		}
 		e.put(tt, k, &pending{row: d, sqlRow: row, stored: w.stored, base: w.base, old: w.old})
 		return nil
 	}
 	if r, ok := tt.reads[k]; ok && !r.exists {
-		if err := e.checkUnique(ctx, tt, k, d); err != nil {
+		if err := e.checkUnique(ctx, tt, k, d, nil); err != nil {
 			return err
 		}
 		e.put(tt, k, &pending{row: d, sqlRow: row})
 		return nil
 	}
-	if skipExistenceCheck(ctx) {
+	if skipExistenceCheck(ctx, e.t.db.name, e.t.Name()) {
 		e.put(tt, k, &pending{row: d, sqlRow: row})
 		return nil
 	}
@@ -180,7 +180,7 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 	if existing != nil {
 		return sql.NewUniqueKeyErr(e.t.keyString(row), true, existing)
 	}
-	if err := e.checkUnique(ctx, tt, k, d); err != nil {
+	if err := e.checkUnique(ctx, tt, k, d, nil); err != nil {
 		return err
 	}
 	e.put(tt, k, &pending{row: d, sqlRow: row})
@@ -188,11 +188,16 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 }
 
 // skipExistenceCheck reports a plain INSERT (no IGNORE, no ON DUPLICATE KEY
-// UPDATE; REPLACE uses the Replacer) under autocommit, where a create-only
-// write at the end of the statement reports duplicates just as well. The
-// statement text is only searched for the keywords: when in doubt (the
-// words appear anywhere), the existence check is done.
-func skipExistenceCheck(ctx *sql.Context) bool {
+// UPDATE; REPLACE uses the Replacer) into table db.table under autocommit,
+// where a create-only write at the end of the statement reports duplicates
+// just as well. The engine does not tell a table editor which statement
+// drives it, so this reads the statement text, conservatively: the text
+// must be INSERT [modifiers] [INTO] <this very table>, and must not contain
+// the words IGNORE, DUPLICATE or SELECT anywhere. Anything else (a trigger's
+// INSERT IGNORE into this table while the statement inserts into another,
+// a comment where a keyword was expected, a routine) does the check, which
+// is always right, only one Get dearer.
+func skipExistenceCheck(ctx *sql.Context, db, table string) bool {
 	ac, err := plan.IsSessionAutocommit(ctx)
 	if err != nil || !ac {
 		return false
@@ -200,11 +205,100 @@ func skipExistenceCheck(ctx *sql.Context) bool {
 	if ctx.GetIgnoreAutoCommit() {
 		return false // inside BEGIN ... COMMIT
 	}
-	q := strings.ToUpper(ctx.Query())
-	if !strings.HasPrefix(strings.TrimLeft(q, " \t\r\n("), "INSERT") {
+	q := ctx.Query()
+	uq := strings.ToUpper(q)
+	if strings.Contains(uq, "IGNORE") || strings.Contains(uq, "DUPLICATE") || strings.Contains(uq, "SELECT") {
 		return false
 	}
-	return !strings.Contains(q, "IGNORE") && !strings.Contains(q, "DUPLICATE") && !strings.Contains(q, "SELECT")
+	tdb, tname, ok := plainInsertTarget(q)
+	if !ok {
+		return false
+	}
+	if tdb == "" {
+		tdb = ctx.GetCurrentDatabase()
+	}
+	return strings.EqualFold(tdb, db) && strings.EqualFold(tname, table)
+}
+
+// plainInsertTarget parses "INSERT [LOW_PRIORITY|DELAYED|HIGH_PRIORITY]
+// [INTO] [db.]table" at the start of q (leading blanks and parentheses
+// skipped; identifiers bare or `quoted`) and returns the table; ok is false
+// for anything else.
+func plainInsertTarget(q string) (db, table string, ok bool) {
+	s := strings.TrimLeft(q, " \t\r\n(")
+	word := func() string {
+		s = strings.TrimLeft(s, " \t\r\n")
+		n := 0
+		for n < len(s) && (s[n] == '_' || s[n] >= 'a' && s[n] <= 'z' || s[n] >= 'A' && s[n] <= 'Z') {
+			n++
+		}
+		w := s[:n]
+		return w
+	}
+	eat := func(w string) { s = strings.TrimLeft(s, " \t\r\n")[len(w):] }
+	if w := word(); !strings.EqualFold(w, "INSERT") {
+		return "", "", false
+	} else {
+		eat(w)
+	}
+	for {
+		w := word()
+		switch strings.ToUpper(w) {
+		case "LOW_PRIORITY", "DELAYED", "HIGH_PRIORITY", "INTO":
+			eat(w)
+			continue
+		}
+		break
+	}
+	ident := func() (string, bool) {
+		s = strings.TrimLeft(s, " \t\r\n")
+		if strings.HasPrefix(s, "`") {
+			var b strings.Builder
+			for i := 1; i < len(s); i++ {
+				if s[i] != '`' {
+					b.WriteByte(s[i])
+					continue
+				}
+				if i+1 < len(s) && s[i+1] == '`' {
+					b.WriteByte('`')
+					i++
+					continue
+				}
+				s = s[i+1:]
+				return b.String(), b.Len() > 0
+			}
+			return "", false
+		}
+		n := 0
+		for n < len(s) && (s[n] == '_' || s[n] == '$' || s[n] >= 'a' && s[n] <= 'z' || s[n] >= 'A' && s[n] <= 'Z' || s[n] >= '0' && s[n] <= '9' || s[n] >= 0x80) {
+			n++
+		}
+		id := s[:n]
+		s = s[n:]
+		return id, n > 0
+	}
+	table, ok = ident()
+	if !ok {
+		return "", "", false
+	}
+	if strings.HasPrefix(s, ".") {
+		s = s[1:]
+		db = table
+		if table, ok = ident(); !ok {
+			return "", "", false
+		}
+	}
+	// What follows the name must start a column list, VALUES/VALUE, SET,
+	// PARTITION or end the statement.
+	rest := strings.TrimLeft(s, " \t\r\n")
+	if rest == "" || rest[0] == '(' {
+		return db, table, true
+	}
+	switch strings.ToUpper(word()) {
+	case "VALUES", "VALUE", "SET":
+		return db, table, true
+	}
+	return "", "", false
 }
 
 // getRow reads one stored row by key (one Get, plus its continuation
@@ -325,6 +419,9 @@ func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 	}
 	stored, r, err := e.base(ctx, tt, ok, old)
 	if err != nil {
+		return err
+	}
+	if err := e.checkUnique(ctx, tt, ok, nd, od); err != nil {
 		return err
 	}
 	e.put(tt, ok, &pending{row: nd, sqlRow: append(sql.Row(nil), new...), stored: stored, base: r, old: storedRow(tt, ok, od)})

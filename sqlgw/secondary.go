@@ -86,7 +86,7 @@ func (p *plannerTable) Indexes() []planner.Index {
 	var out []planner.Index
 	for _, ix := range readyIndexes(p.t) {
 		pi := planner.Index{Name: ix.Name, Table: ix.Physical, Local: !ix.Global, Unique: ix.Unique,
-			BaseKeys: []string{catalog.PropBasePK, catalog.PropBaseRK, ixmaint.PropPending}}
+			BaseKeys: []string{catalog.PropBasePK, catalog.PropBaseRK, ixmaint.PropPending, ixmaint.PropPrevPK, ixmaint.PropPrevRK}}
 		if !ix.Global {
 			pi.Table = p.t.Physical
 			_, pre, err := p.t.IndexPrefix(ix, nil)
@@ -392,12 +392,12 @@ func (it *rowIter) loadIndex() error {
 	if ix == nil {
 		return fmt.Errorf("sqlgw: index %s of table %s is gone; retry", p.Index.Name, it.meta.Name)
 	}
-	st := it.t.gw.store
 	hits, err := it.readIndexHits(p) // joinbatch_index.go: in parallel
 	if err != nil {
 		return err
 	}
 	out := make([]*storage.Entity, len(hits))
+	also := make([]*storage.Entity, len(hits)) // a second row of a handed-over entity
 	var gets []int
 	for i, h := range hits {
 		_, marked := h.Properties[ixmaint.PropPending]
@@ -422,42 +422,22 @@ func (it *rowIter) loadIndex() error {
 			defer wg.Done()
 			defer func() { <-sem }()
 			h := hits[i]
-			pk, rk := h.Properties[catalog.PropBasePK].Str(), h.Properties[catalog.PropBaseRK].Str()
-			e, err := st.Get(it.ctx, it.meta.Physical, pk, rk, nil)
-			if errors.Is(err, storage.ErrNotFound) {
-				stale[i] = true
-				return
-			}
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			if ix.Global {
-				ents := []*storage.Entity{e}
-				if it.meta.Extras(e) > 0 {
-					more, err := it.continuations(e)
-					if err != nil {
-						errs[i] = err
-						return
-					}
-					ents = append(ents, more...)
-				}
-				row, err := it.meta.DecodeRow(ents...)
+			// A marked entity handed between two rows of one transaction
+			// names both (ixmaint.Candidates): each whose row implies it is
+			// an answer (both, only if a commit was cut half-way).
+			for _, cand := range ixmaint.Candidates(h) {
+				e, ok, err := it.verifyHit(ix, h, cand[0], cand[1])
 				if err != nil {
 					errs[i] = err
 					return
 				}
-				want, err := it.meta.IndexEntity(ix, pk, rk, row)
-				if err != nil {
-					errs[i] = err
-					return
-				}
-				if want.PartitionKey != h.PartitionKey || want.RowKey != h.RowKey {
-					stale[i] = true
-					return
+				if ok && out[i] == nil {
+					out[i] = e
+				} else if ok {
+					also[i] = e
 				}
 			}
-			out[i] = e
+			stale[i] = out[i] == nil
 		}()
 	}
 	wg.Wait()
@@ -472,9 +452,15 @@ func (it *rowIter) loadIndex() error {
 		}
 	}
 	it.fetched = it.fetched[:0]
-	for _, e := range out {
+	for i, e := range out {
+		if a := also[i]; a != nil && keyLess(entKey{a.PartitionKey, a.RowKey}, entKey{e.PartitionKey, e.RowKey}) {
+			e, also[i] = a, e // one index value: base key order
+		}
 		if e != nil {
 			it.fetched = append(it.fetched, e)
+		}
+		if also[i] != nil {
+			it.fetched = append(it.fetched, also[i])
 		}
 	}
 	if it.tt != nil && len(it.tt.writes) > 0 {
@@ -486,6 +472,40 @@ func (it *rowIter) loadIndex() error {
 	it.fi = 0
 	it.ixLoaded = true
 	return nil
+}
+
+// verifyHit reads the base row (pk, rk) of index hit h and reports whether
+// it still implies h (always, for a local index).
+func (it *rowIter) verifyHit(ix *catalog.Index, h *storage.Entity, pk, rk string) (*storage.Entity, bool, error) {
+	e, err := it.t.gw.store.Get(it.ctx, it.meta.Physical, pk, rk, nil)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if ix.Global {
+		ents := []*storage.Entity{e}
+		if it.meta.Extras(e) > 0 {
+			more, err := it.continuations(e)
+			if err != nil {
+				return nil, false, err
+			}
+			ents = append(ents, more...)
+		}
+		row, err := it.meta.DecodeRow(ents...)
+		if err != nil {
+			return nil, false, err
+		}
+		want, err := it.meta.IndexEntity(ix, pk, rk, row)
+		if err != nil {
+			return nil, false, err
+		}
+		if want.PartitionKey != h.PartitionKey || want.RowKey != h.RowKey {
+			return nil, false, nil
+		}
+	}
+	return e, true, nil
 }
 
 // coveringEntity builds a row's main entity from an index entity that
@@ -636,11 +656,16 @@ func addIndexOps(meta *catalog.Table, k entKey, w *pending, ro *rowOps) error {
 // beginIndexes runs the first step of the global index protocol for the
 // rows of one batch; the commit finishes it (finishIndexes). A non-nil Op
 // must be finished even with an error (a write that took too long).
-func (g *gateway) beginIndexes(ctx context.Context, meta *catalog.Table, ws []ixmaint.Write) (*ixmaint.Op, error) {
+//
+// h lists the unique values the transaction hands from one of its rows to
+// another (built over all its writes of the table: ixmaint.NewHandoffs):
+// those entities are taken over rather than reported as duplicates, so a
+// swap or shift of unique values that each statement allowed commits.
+func (g *gateway) beginIndexes(ctx context.Context, meta *catalog.Table, ws []ixmaint.Write, h *ixmaint.Handoffs) (*ixmaint.Op, error) {
 	if len(ws) == 0 || !ixmaint.HasGlobal(meta) {
 		return nil, nil
 	}
-	op, err := g.maint().Begin(ctx, meta, ws)
+	op, err := g.maint().BeginHandoffs(ctx, meta, ws, h)
 	if err != nil {
 		var de *ixmaint.DuplicateError
 		if errors.As(err, &de) {
@@ -660,7 +685,10 @@ func (g *gateway) beginIndexes(ctx context.Context, meta *catalog.Table, ws []ix
 // the batch as applied.
 func (g *gateway) applyIndexed(ctx context.Context, meta *catalog.Table, ops []storage.Operation) ([]storage.ETag, []storage.Operation, error) {
 	if len(meta.Indexes) > 0 {
-		ops = mergeIndexOps(meta, ops)
+		var err error
+		if ops, err = mergeIndexOps(meta, ops); err != nil {
+			return nil, nil, err
+		}
 	}
 	for {
 		if len(ops) == 1 {
@@ -723,11 +751,22 @@ const maxUniqueBufferScan = 5000
 // acts on the UniqueKeyError and its existing row). Plain autocommit
 // INSERTs skip it: the commit's conditional insert of the index entity
 // reports 1062 just as well. Rows with a NULL in the index never conflict.
-func (e *editor) checkUnique(ctx *sql.Context, tt *txTable, k entKey, d []catalog.Datum) error {
+//
+// UPDATE checks too (old is the row before the update: only the unique
+// indexes whose values change are checked), row by row against the state
+// the statement has produced so far, as InnoDB does: so UPDATE IGNORE skips
+// the row with a warning, a failing UPDATE fails during the statement (and
+// is rolled back whole from the buffer, never half-committed), and a
+// transaction's buffer never holds two rows with one unique value, which
+// the commit relies on (txn.go: values handed from one row to another).
+func (e *editor) checkUnique(ctx *sql.Context, tt *txTable, k entKey, d, old []catalog.Datum) error {
 	meta := e.t.meta()
 	for i := range meta.Indexes {
 		ix := &meta.Indexes[i]
 		if !ix.Unique {
+			continue
+		}
+		if old != nil && !uniqueChanged(meta, ix, old, d) {
 			continue
 		}
 		null := false
@@ -765,7 +804,25 @@ func (e *editor) checkUnique(ctx *sql.Context, tt *txTable, k entKey, d []catalo
 		if err != nil {
 			return mapError(err)
 		}
-		bk := entKey{cur.Properties[catalog.PropBasePK].Str(), cur.Properties[catalog.PropBaseRK].Str()}
+		existing, err := e.uniqueHolder(ctx, tt, ix, cur, k)
+		if err != nil {
+			return err
+		}
+		if existing != nil {
+			return sql.NewUniqueKeyErr(ix.Name, false, existing)
+		}
+	}
+	return nil
+}
+
+// uniqueHolder returns the stored row that holds unique index entity cur,
+// if it is another row than k and not one the transaction rewrote (those
+// were compared in the buffer); nil if none (a stale entity, which the
+// commit resolves). A handed-over entity may name two rows (Candidates).
+func (e *editor) uniqueHolder(ctx *sql.Context, tt *txTable, ix *catalog.Index, cur *storage.Entity, k entKey) (sql.Row, error) {
+	meta := e.t.meta()
+	for _, c := range ixmaint.Candidates(cur) {
+		bk := entKey{c[0], c[1]}
 		if bk == k {
 			continue
 		}
@@ -774,25 +831,36 @@ func (e *editor) checkUnique(ctx *sql.Context, tt *txTable, k entKey, d []catalo
 		}
 		existing, r, err := e.t.getRow(ctx, bk)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if existing == nil {
-			continue // a stale entity: the commit resolves it
+			continue
 		}
 		ed, err := e.t.datums(ctx, existing)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if ix.Global {
 			want, err := meta.IndexEntity(ix, bk.pk, bk.rk, ed)
-			if err != nil || want.PartitionKey != ent.PartitionKey || want.RowKey != ent.RowKey {
+			if err != nil || want.PartitionKey != cur.PartitionKey || want.RowKey != cur.RowKey {
 				continue
 			}
 		}
 		tt.noteRead(bk, r)
-		return sql.NewUniqueKeyErr(ix.Name, false, existing)
+		return existing, nil
 	}
-	return nil
+	return nil, nil
+}
+
+// uniqueChanged reports whether a row's values in unique index ix differ
+// between a and b (by the index's encoding, so under its collation).
+func uniqueChanged(meta *catalog.Table, ix *catalog.Index, a, b []catalog.Datum) bool {
+	ea, err1 := meta.IndexEntity(ix, "", "", a)
+	eb, err2 := meta.IndexEntity(ix, "", "", b)
+	if err1 != nil || err2 != nil {
+		return true
+	}
+	return ea.PartitionKey != eb.PartitionKey || ea.RowKey != eb.RowKey
 }
 
 // uniquePhases splits a commit's batches in two when the table has a unique
@@ -821,11 +889,15 @@ func uniquePhases[B any](meta *catalog.Table, batches []B, releases func(B) bool
 }
 
 // mergeIndexOps combines operations of one batch on the same local index
-// entity (a row releasing a unique value another row of the batch takes,
-// as REPLACE does): a batch must touch distinct entities. The last
-// operation decides: a write becomes an Upsert; a delete after an insert
-// of the batch cancels both.
-func mergeIndexOps(meta *catalog.Table, ops []storage.Operation) []storage.Operation {
+// entity (a row releasing a unique value another row of the batch takes:
+// REPLACE, a swap, a shift): a batch must touch distinct entities. A row
+// only deletes entities its stored version implies and writes those its
+// new version implies, so whatever the order, a write is the final state:
+// it becomes an Upsert (the releasing row's own conditional write in the
+// same atomic batch guards it); deletes alone stay one delete. Two writes
+// of one unique entity (two rows taking one value, which the statement
+// checks rule out unless the buffer was too large to compare) are a 1062.
+func mergeIndexOps(meta *catalog.Table, ops []storage.Operation) ([]storage.Operation, error) {
 	end := meta.RowKeyEnd()
 	first := map[entKey]int{}
 	var out []storage.Operation
@@ -843,19 +915,17 @@ func mergeIndexOps(meta *catalog.Table, ops []storage.Operation) []storage.Opera
 		}
 		prev := out[i]
 		switch {
-		case op.Kind == storage.OpDelete && prev.Kind == storage.OpInsert:
-			out[i] = storage.Operation{} // cancelled
+		case op.Kind == storage.OpDelete && prev.Kind == storage.OpDelete:
 		case op.Kind == storage.OpDelete:
-			out[i] = op
-		default:
+			out[i] = storage.Operation{Kind: storage.OpUpsert, Mode: storage.Replace, Entity: prev.Entity}
+		case prev.Kind == storage.OpDelete:
 			out[i] = storage.Operation{Kind: storage.OpUpsert, Mode: storage.Replace, Entity: op.Entity}
+		default:
+			if ix := ixmaint.LocalIndexOf(meta, &op); ix != nil {
+				return nil, dupIndexError(ix.Name)
+			}
+			return nil, errDuplicate(describeKey(meta, op.Entity))
 		}
 	}
-	kept := out[:0]
-	for _, op := range out {
-		if op.Entity != nil {
-			kept = append(kept, op)
-		}
-	}
-	return kept
+	return out, nil
 }

@@ -44,7 +44,18 @@ import (
 //   - otherwise the earlier batches stay applied, and the error (same MySQL
 //     code) says so.
 // There is no commit record yet, so cross-partition atomicity of updates
-// and deletes is not provided. A single row larger than one batch (over
+// and deletes is not provided.
+//
+// Unique keys: every INSERT and UPDATE checks the unique secondary keys it
+// changes during the statement, row by row against the state the statement
+// has produced so far (editor.go, checkUnique), as InnoDB does: UPDATE
+// IGNORE skips a conflicting row, a failing statement is undone from the
+// buffer whole, and the buffer never holds two rows with one unique value.
+// So at COMMIT a unique value one row releases and another takes is a
+// handoff, not a duplicate: local index operations on one entity merge in
+// the row's batch (mergeIndexOps), global ones are taken over
+// (ixmaint.Handoffs). A value taken by another transaction meanwhile still
+// fails its conditional insert: 1062 for exactly one of them. A single row larger than one batch (over
 // 100 entities or batchBytes) is written across batches with its main entity as
 // the commit point (applyBig); updating such a row is not supported yet. Isolation: reads
 // see the latest committed data of every row (read committed), plus the
@@ -368,6 +379,25 @@ func (g *gateway) commitTable(ctx context.Context, tt *txTable, log *commitLog) 
 			batches = append(batches, b)
 		}
 	}
+	// Unique values handed from one row to another within the
+	// transaction (secondary.go, beginIndexes).
+	var handoffs *ixmaint.Handoffs
+	if ixmaint.HasGlobal(tt.meta) {
+		var all []ixmaint.Write
+		for _, b := range batches {
+			all = append(all, b.ws...)
+		}
+		for _, b := range big {
+			if b.ro.ix != nil {
+				all = append(all, *b.ro.ix)
+			}
+		}
+		h, err := ixmaint.NewHandoffs(tt.meta, all)
+		if err != nil {
+			return mapError(err)
+		}
+		handoffs = h
+	}
 	// Batches of different partitions are independent: send them in
 	// parallel (bounded), so a multi-row INSERT over many partitions costs
 	// one round trip time per commitParallel batches, not per batch.
@@ -410,7 +440,7 @@ func (g *gateway) commitTable(ctx context.Context, tt *txTable, log *commitLog) 
 			go func(b batch) {
 				defer wg.Done()
 				defer func() { <-sem }()
-				ixop, err := g.beginIndexes(ctx, tt.meta, b.ws)
+				ixop, err := g.beginIndexes(ctx, tt.meta, b.ws, handoffs)
 				var etags []storage.ETag
 				applied := b.ops
 				if err == nil {
@@ -449,7 +479,7 @@ func (g *gateway) commitTable(ctx context.Context, tt *txTable, log *commitLog) 
 		if b.ro.ix != nil {
 			ws = []ixmaint.Write{*b.ro.ix}
 		}
-		ixop, err := g.beginIndexes(ctx, tt.meta, ws)
+		ixop, err := g.beginIndexes(ctx, tt.meta, ws, handoffs)
 		if err == nil {
 			err = g.applyBig(ctx, tt.meta, b, log)
 		}

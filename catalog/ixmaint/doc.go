@@ -60,6 +60,27 @@
 // gateway runs it at start-up and periodically. After it, the index equals
 // what the base rows imply (Check verifies that).
 //
+// # Values handed between rows of one transaction
+//
+// A transaction may move a unique value from one row to another (a swap
+// through a free value, UPDATE t SET u = u + 1 in descending order, DELETE
+// a row then give its value to another). The rows commit in separate
+// batches when they are in separate partitions, and the entity, keyed by
+// the value alone, can name one base row only. Handoffs (built by the
+// caller over all the transaction's writes) lists such values; Begin then
+// takes the entity over from the releasing row (a Replace If-Match the
+// ETag it read, retried if that row's own writer marks it meanwhile),
+// marked, naming the releasing row in PropPrevPK/PropPrevRK. Readers
+// verify both candidates (Candidates) and keep each whose row implies the
+// entity; resolving keeps the holder the rows name: the taker, else the
+// previous holder, else nobody (deleted); if both hold it (a commit cut
+// half-way between the two rows' batches left a duplicate) it stays marked,
+// naming both, so readers still find both. The releasing row's old entity
+// is marked like any other but never deleted by its writer: its Finish
+// resolves it once the batches are written. A real concurrent duplicate
+// from another transaction still fails the conditional insert (the entity
+// exists and is unmarked or freshly marked), so exactly one of them wins.
+//
 // Writes that do not change an index's entity (same key, same carried
 // values) cost nothing for that index. Request counts per row for one
 // global index: INSERT 3 (mark-insert, row, unmark), UPDATE changing the

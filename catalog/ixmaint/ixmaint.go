@@ -17,6 +17,16 @@ import (
 // Part of the persisted format.
 const PropPending = "_p"
 
+// PropPrevPK and PropPrevRK, on a marked entity of a unique global index,
+// name a second candidate base row: the row of the same transaction that
+// held the value before the row named by the base keys took it over
+// (Handoffs). Readers verify both; resolving keeps the one whose row
+// implies the entity. Part of the persisted format.
+const (
+	PropPrevPK = "_qp"
+	PropPrevRK = "_qr"
+)
+
 // DefaultLease is how long a marked entity belongs to a live writer.
 const DefaultLease = 10 * time.Second
 
@@ -137,7 +147,7 @@ func sameEntity(a, b *storage.Entity) bool {
 	}
 	n := 0
 	for k, v := range a.Properties {
-		if k == PropPending {
+		if bookkeeping(k) {
 			continue
 		}
 		n++
@@ -147,11 +157,88 @@ func sameEntity(a, b *storage.Entity) bool {
 		}
 	}
 	for k := range b.Properties {
-		if k != PropPending {
+		if !bookkeeping(k) {
 			n--
 		}
 	}
 	return n == 0
+}
+
+// bookkeeping reports the protocol's own properties of an index entity.
+func bookkeeping(p string) bool { return p == PropPending || p == PropPrevPK || p == PropPrevRK }
+
+// Candidates returns the base rows an index entity may stand for: its base
+// keys, then, on a marked entity handed over between two rows of one
+// transaction, the previous holder's.
+func Candidates(e *storage.Entity) [][2]string {
+	out := [][2]string{{e.Properties[catalog.PropBasePK].Str(), e.Properties[catalog.PropBaseRK].Str()}}
+	if p, ok := e.Properties[PropPrevRK]; ok && e.Properties[PropPending].IsValid() {
+		out = append(out, [2]string{e.Properties[PropPrevPK].Str(), p.Str()})
+	}
+	return out
+}
+
+// Handoffs records, for one transaction's writes of a table, the values of
+// unique global indexes that one row releases and another takes (a swap,
+// a shift like u = u + 1): Begin then takes the entity over from the
+// releasing row instead of failing on it as a duplicate. Build it over all
+// the writes the transaction commits, whichever batch they go in.
+type Handoffs struct {
+	from map[string][2]string // entity -> the row releasing it
+	to   map[string][2]string // entity -> the row taking it
+}
+
+func handoffKey(ix *catalog.Index, e *storage.Entity) string {
+	return ix.Name + "\x00" + e.PartitionKey + "\x00" + e.RowKey
+}
+
+// NewHandoffs finds the handed-over values among writes (nil if none).
+func NewHandoffs(t *catalog.Table, writes []Write) (*Handoffs, error) {
+	rel := map[string][2]string{}
+	take := map[string][2]string{}
+	for i := range t.Indexes {
+		ix := &t.Indexes[i]
+		if !ix.Global || !ix.Unique {
+			continue
+		}
+		for _, w := range writes {
+			oldE, err := entity(t, ix, w.OldPK, w.OldRK, w.Old)
+			if err != nil {
+				return nil, err
+			}
+			newE, err := entity(t, ix, w.PK, w.RK, w.New)
+			if err != nil {
+				return nil, err
+			}
+			if oldE != nil && newE != nil && oldE.PartitionKey == newE.PartitionKey && oldE.RowKey == newE.RowKey {
+				continue
+			}
+			if oldE != nil && keyed(ix, t, oldE) {
+				rel[handoffKey(ix, oldE)] = [2]string{w.OldPK, w.OldRK}
+			}
+			if newE != nil && keyed(ix, t, newE) {
+				take[handoffKey(ix, newE)] = [2]string{w.PK, w.RK}
+			}
+		}
+	}
+	h := &Handoffs{from: map[string][2]string{}, to: map[string][2]string{}}
+	for k, r := range rel {
+		if w, ok := take[k]; ok && w != r {
+			h.from[k], h.to[k] = r, w
+		}
+	}
+	if len(h.from) == 0 {
+		return nil, nil
+	}
+	return h, nil
+}
+
+// Len returns the number of handed-over values.
+func (h *Handoffs) Len() int {
+	if h == nil {
+		return 0
+	}
+	return len(h.from)
 }
 
 // LocalOps returns the operations that keep t's local indexes in step
@@ -225,6 +312,12 @@ type touch struct {
 	etag    storage.ETag    // after Begin's write or mark
 	written bool            // Begin wrote (or marked) it
 	same    bool            // new entity with the old one's key: marked in Begin, written in Finish
+	// from: a new entity that another row of the transaction releases
+	// (Handoffs): taken over from that row if found. handed: an old
+	// entity another row of the transaction takes: marked, never deleted
+	// (Finish resolves it once the rows are written).
+	from   *[2]string
+	handed bool
 }
 
 // Op is a write in progress (Begin to Finish).
@@ -248,6 +341,16 @@ func (o *Op) Expired() bool {
 // must be finished with Finish after the base commit (also when the
 // commit failed).
 func (m *Maintainer) Begin(ctx context.Context, t *catalog.Table, writes []Write) (*Op, error) {
+	return m.BeginHandoffs(ctx, t, writes, nil)
+}
+
+// BeginHandoffs is Begin for a part of a transaction whose writes (all of
+// them, in every part) h was built from: a unique value one row of the
+// transaction releases and another takes is handed over, not reported as
+// a duplicate. A handed-over entity names both rows until Finish (readers
+// verify both; Candidates), so that whichever row holds the value when a
+// reader looks, and after a crash, is found.
+func (m *Maintainer) BeginHandoffs(ctx context.Context, t *catalog.Table, writes []Write, h *Handoffs) (*Op, error) {
 	o := &Op{m: m, t: t, writes: writes, started: m.now()}
 	o.mark = o.started.UnixMicro()
 	for wi, w := range writes {
@@ -274,10 +377,20 @@ func (m *Maintainer) Begin(ctx context.Context, t *catalog.Table, writes []Write
 				continue
 			}
 			if newE != nil {
-				o.touches = append(o.touches, &touch{ix: ix, w: wi, e: newE})
+				tc := &touch{ix: ix, w: wi, e: newE}
+				if h != nil {
+					if r, ok := h.from[handoffKey(ix, newE)]; ok {
+						tc.from = &r
+					}
+				}
+				o.touches = append(o.touches, tc)
 			}
 			if oldE != nil {
-				o.touches = append(o.touches, &touch{ix: ix, w: wi, old: true, e: oldE})
+				tc := &touch{ix: ix, w: wi, old: true, e: oldE}
+				if h != nil {
+					_, tc.handed = h.to[handoffKey(ix, oldE)]
+				}
+				o.touches = append(o.touches, tc)
 			}
 		}
 	}
@@ -324,13 +437,17 @@ func (o *Op) writeNew(ctx context.Context, tc *touch) error {
 		tc.etag, tc.written = etag, true
 		return nil
 	}
+	attempts := 2
+	if tc.from != nil {
+		attempts = 8 // the releasing row's own writer may touch the entity meanwhile
+	}
 	for attempt := 0; ; attempt++ {
 		etag, err := st.Insert(ctx, tc.ix.Physical, e)
 		if err == nil {
 			tc.etag, tc.written = etag, true
 			return nil
 		}
-		if !errors.Is(err, storage.ErrAlreadyExists) || attempt >= 2 {
+		if !errors.Is(err, storage.ErrAlreadyExists) || attempt >= attempts {
 			return err
 		}
 		// Another row holds the value: a duplicate unless its entity is
@@ -343,6 +460,23 @@ func (o *Op) writeNew(ctx context.Context, tc *touch) error {
 			return err
 		}
 		bpk, brk := cur.Properties[catalog.PropBasePK].Str(), cur.Properties[catalog.PropBaseRK].Str()
+		if tc.from != nil && bpk == tc.from[0] && brk == tc.from[1] {
+			// The row this transaction moves the value away from: take the
+			// entity over, naming that row as the previous holder. If-Match:
+			// a concurrent change (its own writer marking it) is retried.
+			te := cloneEntity(e)
+			te.Properties[PropPrevPK] = storage.String(bpk)
+			te.Properties[PropPrevRK] = storage.String(brk)
+			etag, err := st.Update(ctx, tc.ix.Physical, te, storage.Replace, cur.ETag)
+			if err == nil {
+				tc.etag, tc.written = etag, true
+				return nil
+			}
+			if errors.Is(err, storage.ErrPreconditionFailed) || errors.Is(err, storage.ErrNotFound) {
+				continue
+			}
+			return err
+		}
 		if bpk == w.PK && brk == w.RK {
 			// Our own row's entity (left by an interrupted write): rewrite.
 			etag, err := st.Upsert(ctx, tc.ix.Physical, e, storage.Replace)
@@ -386,6 +520,12 @@ func (o *Op) undo(ctx context.Context) {
 		if !tc.written {
 			return nil
 		}
+		if tc.from != nil {
+			// Taken over from a row of the same transaction, whose own
+			// write may be in flight: left marked, naming both rows; that
+			// row's Finish (or Recover) settles it.
+			return nil
+		}
 		_, err := o.m.resolveKey(ctx, o.t, tc.ix, tc.e, true)
 		return err
 	})
@@ -417,6 +557,12 @@ func (o *Op) Finish(ctx context.Context, committed func(i int) bool) error {
 		if tc.old {
 			if !tc.written {
 				return nil
+			}
+			if tc.handed {
+				// Another row of the transaction takes the value: whether it
+				// did is for the rows to say.
+				_, err = o.m.resolveKey(ctx, o.t, tc.ix, tc.e, true)
+				return err
 			}
 			err = st.Delete(ctx, tc.ix.Physical, tc.e.PartitionKey, tc.e.RowKey, tc.etag)
 		} else {

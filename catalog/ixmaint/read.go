@@ -51,6 +51,7 @@ func (m *Maintainer) Fetch(ctx context.Context, t *catalog.Table, ix *catalog.In
 	fs.BaseGets = len(jobs)
 	errs := make([]error, len(hits))
 	stale := make([]bool, len(hits))
+	also := make([]*Row, len(hits)) // a second row of a handed-over entity (Candidates)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, m.parallel())
 	for _, i := range jobs {
@@ -60,24 +61,27 @@ func (m *Maintainer) Fetch(ctx context.Context, t *catalog.Table, ix *catalog.In
 			defer wg.Done()
 			defer func() { <-sem }()
 			h := hits[i]
-			pk, rk := h.Properties[catalog.PropBasePK].Str(), h.Properties[catalog.PropBaseRK].Str()
-			row, _, ok, err := GetRow(ctx, m.Store, t, pk, rk)
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			if ok && ix.Global {
-				ok, err = keyMatches(t, ix, h, row)
+			for _, c := range Candidates(h) {
+				pk, rk := c[0], c[1]
+				row, _, ok, err := GetRow(ctx, m.Store, t, pk, rk)
 				if err != nil {
 					errs[i] = err
 					return
 				}
+				if ok && ix.Global {
+					ok, err = keyMatches(t, ix, h, pk, rk, row)
+					if err != nil {
+						errs[i] = err
+						return
+					}
+				}
+				if ok && rows[i] == nil {
+					rows[i] = &Row{PK: pk, RK: rk, Values: row}
+				} else if ok {
+					also[i] = &Row{PK: pk, RK: rk, Values: row}
+				}
 			}
-			if !ok {
-				stale[i] = true
-				return
-			}
-			rows[i] = &Row{PK: pk, RK: rk, Values: row}
+			stale[i] = rows[i] == nil
 		}()
 	}
 	wg.Wait()
@@ -98,16 +102,18 @@ func (m *Maintainer) Fetch(ctx context.Context, t *catalog.Table, ix *catalog.In
 		if rows[i] != nil {
 			out = append(out, *rows[i])
 		}
+		if also[i] != nil {
+			out = append(out, *also[i])
+		}
 	}
 	return out, fs, nil
 }
 
-// keyMatches reports whether row implies an entity of ix with hit's keys:
+// keyMatches reports whether row (of base keys pk, rk) implies an entity of ix with hit's keys:
 // the row has the hit's index values, so it is a right answer for any
 // condition on the index columns; its other values are taken from the row
 // (a marked entity's covered values may lag).
-func keyMatches(t *catalog.Table, ix *catalog.Index, hit *storage.Entity, row []catalog.Datum) (bool, error) {
-	pk, rk := hit.Properties[catalog.PropBasePK].Str(), hit.Properties[catalog.PropBaseRK].Str()
+func keyMatches(t *catalog.Table, ix *catalog.Index, hit *storage.Entity, pk, rk string, row []catalog.Datum) (bool, error) {
 	want, err := t.IndexEntity(ix, pk, rk, row)
 	if err != nil {
 		return false, err

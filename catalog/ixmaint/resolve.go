@@ -77,19 +77,38 @@ func (m *Maintainer) resolve(ctx context.Context, t *catalog.Table, ix *catalog.
 	if marked && !force && m.now().Sub(time.UnixMicro(mark.Int())) < m.lease() {
 		return Skipped, nil
 	}
-	bpk, brk := cur.Properties[catalog.PropBasePK].Str(), cur.Properties[catalog.PropBaseRK].Str()
-	row, _, _, err := GetRow(ctx, m.Store, t, bpk, brk)
-	if err != nil {
-		return 0, err
-	}
-	var want *storage.Entity
-	if row != nil {
-		if want, err = t.IndexEntity(ix, bpk, brk, row); err != nil {
+	cands := Candidates(cur)
+	wants := make([]*storage.Entity, len(cands))
+	for i, c := range cands {
+		row, _, _, err := GetRow(ctx, m.Store, t, c[0], c[1])
+		if err != nil {
 			return 0, err
+		}
+		if row != nil {
+			if wants[i], err = t.IndexEntity(ix, c[0], c[1], row); err != nil {
+				return 0, err
+			}
+		}
+	}
+	sameKey := func(w *storage.Entity) bool {
+		return w != nil && w.PartitionKey == cur.PartitionKey && w.RowKey == cur.RowKey
+	}
+	want := wants[0]
+	if len(wants) > 1 {
+		switch a, b := sameKey(wants[0]), sameKey(wants[1]); {
+		case a && b:
+			// Both rows hold the value (a transaction that handed it over
+			// committed one row and not the other): the entity keeps naming
+			// both, so that readers find both.
+			return Skipped, nil
+		case b:
+			// The previous holder keeps it (the taker did not commit).
+			_, err := m.Store.Update(ctx, ix.Physical, wants[1], storage.Replace, cur.ETag)
+			return settle(Kept, err)
 		}
 	}
 	switch {
-	case sameEntity(want, cur):
+	case sameEntity(want, cur) && len(cands) == 1:
 		if !marked {
 			return Kept, nil
 		}
@@ -97,12 +116,13 @@ func (m *Maintainer) resolve(ctx context.Context, t *catalog.Table, ix *catalog.
 		delete(e.Properties, PropPending)
 		_, err := m.Store.Update(ctx, ix.Physical, e, storage.Replace, cur.ETag)
 		return settle(Kept, err)
-	case want != nil && want.PartitionKey == cur.PartitionKey && want.RowKey == cur.RowKey:
-		// Same key, other carried values (a covering column changed).
+	case sameKey(want):
+		// Other carried values (a covering column changed), or a handed-
+		// over entity settled on its new holder.
 		_, err := m.Store.Update(ctx, ix.Physical, want, storage.Replace, cur.ETag)
 		return settle(Kept, err)
 	}
-	err = m.Store.Delete(ctx, ix.Physical, cur.PartitionKey, cur.RowKey, cur.ETag)
+	err := m.Store.Delete(ctx, ix.Physical, cur.PartitionKey, cur.RowKey, cur.ETag)
 	return settle(Removed, err)
 }
 
