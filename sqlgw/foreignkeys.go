@@ -225,21 +225,100 @@ func hasIndexPrefix(m *catalog.Table, cols []sql.IndexColumn) bool {
 // GetForeignKeyEditor implements sql.ForeignKeyTable: the table's editor,
 // also addressable by index for the engine's reference lookups.
 func (t *Table) GetForeignKeyEditor(ctx *sql.Context) sql.ForeignKeyEditor {
-	return &fkEditor{editor: t.editor(ctx)}
+	return &fkEditor{editor: t.editor(ctx), points: map[string]*lookupCache{}}
 }
 
 // fkEditor is the editor the engine writes through when a table takes part
-// in a foreign key, and looks rows up with.
+// in a foreign key, and looks rows up with. The engine builds one per
+// statement.
 type fkEditor struct {
 	*editor
+	// points caches the statement's point lookups on a unique index (the
+	// parent checks) by index and key: the rows of a 1000-row INSERT that
+	// reference the same parent cost one Get. A result is replayed only
+	// while the transaction has not written to the table since
+	// (cache.go).
+	points map[string]*lookupCache
 }
 
 var _ sql.ForeignKeyEditor = (*fkEditor)(nil)
 
+// maxFKPoints bounds the cached point lookups of one statement.
+const maxFKPoints = 10000
+
 // IndexedAccess implements sql.IndexAddressable: a lookup on the table,
 // reading through the transaction's buffered writes.
 func (e *fkEditor) IndexedAccess(ctx *sql.Context, lookup sql.IndexLookup) sql.IndexedTable {
-	return e.t.IndexedAccess(ctx, lookup)
+	it := e.t.IndexedAccess(ctx, lookup)
+	nt, ok := it.(*Table)
+	if !ok || !uniquePoint(lookup) {
+		return it
+	}
+	key := lookup.Index.ID() + ":" + lookup.Ranges.String()
+	c := e.points[key]
+	if c == nil {
+		if len(e.points) >= maxFKPoints {
+			return it
+		}
+		c = &lookupCache{}
+		e.points[key] = c
+	}
+	return &fkPointLookup{Table: nt, cache: c}
+}
+
+// uniquePoint reports a lookup of one key of a unique index (every column
+// bound to one value): at most one row.
+func uniquePoint(lookup sql.IndexLookup) bool {
+	ranges, ok := lookup.Ranges.(sql.MySQLRangeCollection)
+	if !ok || len(ranges) != 1 || lookup.Index == nil || !lookup.Index.IsUnique() {
+		return false
+	}
+	rng := ranges[0]
+	if len(rng) != len(lookup.Index.Expressions()) {
+		return false
+	}
+	for _, ce := range rng {
+		lo, ok1 := ce.LowerBound.(sql.Below)
+		hi, ok2 := ce.UpperBound.(sql.Above)
+		if !ok1 || !ok2 || lo.Key == nil || hi.Key == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// fkPointLookup is a unique point lookup whose result the statement
+// caches: it reads the (at most one) row to the end, so that the result is
+// known complete, and replays it while the table is unchanged.
+type fkPointLookup struct {
+	*Table
+	cache *lookupCache
+}
+
+// PartitionRows implements sql.Table.
+func (l *fkPointLookup) PartitionRows(ctx *sql.Context, part sql.Partition) (sql.RowIter, error) {
+	tx, ver := txVersion(ctx, l.meta().Physical)
+	if rows, ok := l.cache.get(tx, ver); ok {
+		return sql.RowsToRowIter(copyRows(rows)...), nil
+	}
+	it, err := l.Table.PartitionRows(ctx, part)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := sql.RowIterToRows(ctx, it)
+	if err != nil {
+		return nil, err
+	}
+	l.cache.put(tx, ver, rows)
+	return sql.RowsToRowIter(copyRows(rows)...), nil
+}
+
+func copyRows(rows []sql.Row) []sql.Row {
+	out := make([]sql.Row, len(rows))
+	for i, r := range rows {
+		out[i] = append(sql.Row(nil), r...)
+	}
+	return out
 }
 
 // GetIndexes implements sql.IndexAddressable.

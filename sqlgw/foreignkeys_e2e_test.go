@@ -217,3 +217,37 @@ func expectErrText(t *testing.T, db execer, q, want string) {
 		t.Fatalf("%s: error %v\nwant %s", q, err, want)
 	}
 }
+
+// TestForeignKeysComposite: a two-column key on a composite primary key,
+// a key referencing a UNIQUE secondary index, ON UPDATE CASCADE, REPLACE
+// and DELETE of every parent row; results and errors as MariaDB's.
+func TestForeignKeysComposite(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, ts *testServer) {
+		c := ts.conn()
+		mustExec(t, c, "CREATE DATABASE fk3")
+		mustExec(t, c, "USE fk3")
+		mustExec(t, c, "CREATE TABLE p (a INT, b INT, code VARCHAR(10), PRIMARY KEY (a, b), UNIQUE KEY (code))")
+		mustExec(t, c, "CREATE TABLE ch (id INT PRIMARY KEY, x INT, y INT, FOREIGN KEY (x, y) REFERENCES p (a, b) ON UPDATE CASCADE ON DELETE CASCADE)")
+		mustExec(t, c, "CREATE TABLE cc (id INT PRIMARY KEY, code VARCHAR(10), FOREIGN KEY (code) REFERENCES p (code) ON UPDATE CASCADE)")
+		mustExec(t, c, "INSERT INTO p VALUES (1,1,'one'),(1,2,'two'),(2,1,'three')")
+		mustExec(t, c, "INSERT INTO ch VALUES (1,1,1),(2,1,2),(3,2,1)")
+		mustExec(t, c, "INSERT INTO cc VALUES (1,'one'),(2,'two')")
+		mustExec(t, c, "UPDATE p SET b = 5 WHERE a = 1 AND b = 2")
+		expectRows(t, c, "SELECT * FROM ch ORDER BY id", "1\t1\t1", "2\t1\t5", "3\t2\t1")
+		mustExec(t, c, "UPDATE p SET code = 'uno' WHERE code = 'one'")
+		expectRows(t, c, "SELECT * FROM cc ORDER BY id", "1\tuno", "2\ttwo")
+		mustExec(t, c, "DELETE FROM p WHERE a = 2")
+		expectRows(t, c, "SELECT * FROM ch ORDER BY id", "1\t1\t1", "2\t1\t5")
+
+		expectErrText(t, c, "INSERT INTO cc VALUES (3,'nope')",
+			"Cannot add or update a child row: a foreign key constraint fails (`fk3`.`cc`, CONSTRAINT `cc_ibfk_1` FOREIGN KEY (`code`) REFERENCES `p` (`code`) ON UPDATE CASCADE)")
+		expectErrText(t, c, "INSERT INTO ch VALUES (9, 1, 9)",
+			"Cannot add or update a child row: a foreign key constraint fails (`fk3`.`ch`, CONSTRAINT `ch_ibfk_1` FOREIGN KEY (`x`, `y`) REFERENCES `p` (`a`, `b`) ON DELETE CASCADE ON UPDATE CASCADE)")
+		expectErrno(t, c, erRowIsReferenced2, "REPLACE INTO p VALUES (1,5,'two')")
+		expectErrno(t, c, erRowIsReferenced2, "DELETE FROM p")
+		expectRows(t, c, "SELECT * FROM p ORDER BY a, b", "1\t1\tuno", "1\t5\ttwo")
+		mustExec(t, c, "DELETE FROM cc")
+		mustExec(t, c, "DELETE FROM p")
+		expectRows(t, c, "SELECT count(*) FROM ch", "0")
+	})
+}
