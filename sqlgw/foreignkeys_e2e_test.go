@@ -251,3 +251,27 @@ func TestForeignKeysComposite(t *testing.T) {
 		expectRows(t, c, "SELECT count(*) FROM ch", "0")
 	})
 }
+
+// TestForeignKeysRename: renaming the parent, a referenced column or a
+// child column keeps the constraint pointing at the same columns.
+func TestForeignKeysRename(t *testing.T) {
+	store, co := memoryBackend.open(t)
+	ts := startServer(t, store, co)
+	c := ts.conn()
+	mustExec(t, c, "CREATE DATABASE fkr")
+	mustExec(t, c, "USE fkr")
+	mustExec(t, c, "CREATE TABLE p (id INT PRIMARY KEY)")
+	mustExec(t, c, "CREATE TABLE ch (id INT PRIMARY KEY, pid INT, CONSTRAINT ch_p FOREIGN KEY (pid) REFERENCES p (id) ON DELETE CASCADE)")
+	mustExec(t, c, "INSERT INTO p VALUES (1), (2)")
+	mustExec(t, c, "INSERT INTO ch VALUES (10, 1), (20, 2)")
+	mustExec(t, c, "RENAME TABLE p TO parent")
+	mustExec(t, c, "ALTER TABLE parent RENAME COLUMN id TO pk")
+	mustExec(t, c, "ALTER TABLE ch RENAME COLUMN pid TO parent_pk")
+	expectRows(t, c, `SELECT table_name, column_name, referenced_table_name, referenced_column_name
+		FROM information_schema.key_column_usage WHERE table_schema='fkr' AND referenced_table_name IS NOT NULL`,
+		"ch\tparent_pk\tparent\tpk")
+	expectErrno(t, c, erNoReferencedRow2, "INSERT INTO ch VALUES (30, 3)")
+	mustExec(t, c, "DELETE FROM parent WHERE pk = 1")
+	expectRows(t, c, "SELECT id, parent_pk FROM ch", "20\t2")
+	expectErrno(t, c, 1828, "ALTER TABLE ch DROP COLUMN parent_pk")
+}

@@ -33,6 +33,7 @@ const (
 	erFKDepthExceeded     = 3008
 	erFKCannotDropParent  = 3730
 	erBlobKeyWithoutLen   = 1170
+	erFKColumnCannotDrop  = 1828
 	erNoReferencedRowText = "Cannot add or update a child row: a foreign key constraint fails"
 	erRowReferencedText   = "Cannot delete or update a parent row: a foreign key constraint fails"
 )
@@ -50,6 +51,9 @@ var (
 	reFKSetNull     = regexp.MustCompile("^cannot use SET NULL as column `(.*)` is non-nullable$")
 	reFKDepth       = regexp.MustCompile("^Foreign key cascade delete/update exceeds max depth of 15\\.$")
 	reFKTextBlob    = regexp.MustCompile("^TEXT/BLOB are not valid types for foreign keys$")
+	reFKDropColumn  = regexp.MustCompile("^cannot drop column `(.*)` as it is used in foreign key `(.*)`$")
+	reFKTypeNull    = regexp.MustCompile("^column `(.*)` must allow NULL values as foreign key `(.*)` has SET NULL$")
+	reFKTypeChange  = regexp.MustCompile("^unable to change type of column `(.*)` as it is used by foreign keys$")
 )
 
 // foreignKeyError rewrites go-mysql-server's foreign key errors into
@@ -103,6 +107,15 @@ func (g *gateway) foreignKeyError(err error, db string) error {
 		num, state, out = erFKColumnNotNull, "HY000", fmt.Sprintf("Column '%s' cannot be NOT NULL: needed in a foreign key constraint SET NULL", m[1])
 	case reFKDepth.MatchString(msg):
 		num, state, out = erFKDepthExceeded, "HY000", "Foreign key cascade delete/update exceeds max depth of 15."
+	case reFKDropColumn.MatchString(msg):
+		m := reFKDropColumn.FindStringSubmatch(msg)
+		num, state, out = erFKColumnCannotDrop, "HY000", fmt.Sprintf("Cannot drop column '%s': needed in a foreign key constraint '%s'", m[1], m[2])
+	case reFKTypeNull.MatchString(msg):
+		m := reFKTypeNull.FindStringSubmatch(msg)
+		num, state, out = erFKColumnNotNull, "HY000", fmt.Sprintf("Column '%s' cannot be NOT NULL: needed in a foreign key constraint '%s' SET NULL", m[1], m[2])
+	case reFKTypeChange.MatchString(msg):
+		m := reFKTypeChange.FindStringSubmatch(msg)
+		num, state, out = erFKIncompatibleCols, "HY000", fmt.Sprintf("Referencing column '%s' and referenced column in foreign key constraint are incompatible.", m[1])
 	case reFKTextBlob.MatchString(msg):
 		num, state, out = erBlobKeyWithoutLen, "42000", "BLOB/TEXT column used in key specification without a key length"
 	}
