@@ -16,7 +16,8 @@
 # --no-install  do not install Debian/npm packages (the Go and Java clients are still built).
 # CLIENT    any of: cli dump discovery mycli isql sqlline pymysql edgecases aiomysql
 #           sqlalchemy sqlmodel django peewee pony odbc mysql2 sequelize mysqljs mariadb knex
-#           typeorm jdbc hibernate spring gorm (default: all).
+#           typeorm jdbc hibernate spring gorm pdo mysqli dbdmariadb dbdmysql mysql2rb
+#           activerecord (default: all).
 # Each client prints ok/FAIL/XFAIL lines; XFAIL is only allowed on sqlgw, for a
 # secondary index the server says it does not support yet. Prints one line per client
 # and, last, "N passed, N failed, N skipped" over all checks; exits 1 if any failed.
@@ -31,7 +32,7 @@ install=1
 report=
 known=
 work=${TMPDIR:-/tmp}/sqlgw-compat
-all=(cli dump discovery mycli isql sqlline pymysql edgecases aiomysql sqlalchemy sqlmodel django peewee pony odbc mysql2 sequelize mysqljs mariadb knex typeorm jdbc hibernate spring gorm)
+all=(cli dump discovery mycli isql sqlline pymysql edgecases aiomysql sqlalchemy sqlmodel django peewee pony odbc mysql2 sequelize mysqljs mariadb knex typeorm jdbc hibernate spring gorm pdo mysqli dbdmariadb dbdmysql mysql2rb activerecord)
 clients=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -79,6 +80,11 @@ client_cmd() {
 	hibernate) echo java -cp "$work/hibernate:$COMPAT_HIBERNATE_CP" HibernateClient ;;
 	spring) echo java -cp "$work/spring:$COMPAT_SPRING_CP" SpringClient ;;
 	gorm) echo "$work/gormcompat" ;;
+	pdo | mysqli) echo php "$td/php/$1_client.php" ;;
+	dbdmariadb) echo perl "$td/perl/dbi_client.pl" MariaDB ;;
+	dbdmysql) echo perl "$td/perl/dbi_client.pl" mysql ;;
+	mysql2rb) echo ruby "$td/ruby/mysql2_client.rb" ;;
+	activerecord) echo ruby "$td/ruby/activerecord_client.rb" ;;
 	*) return 1 ;;
 	esac
 }
