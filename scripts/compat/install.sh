@@ -56,8 +56,8 @@ if [ "${COMPAT_STORE:-}" = azurite ] && [ ! -x "$work/azurite/node_modules/.bin/
 	(cd "$work/azurite" && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
-# Go: the GORM client is a module of its own (pinned in its go.mod/go.sum).
-(cd "$root/testdata/compat/go" && go build -o "$work/gormcompat" .)
+# Go: the GORM and sqlx clients are a module of their own (pinned in its go.mod/go.sum).
+(cd "$root/testdata/compat/go" && go build -o "$work/gormcompat" . && go build -o "$work/sqlxcompat" ./sqlx)
 
 # Java: the JDBC client against Debian's MariaDB Connector/J.
 mkdir -p "$work/java"

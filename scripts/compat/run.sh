@@ -17,7 +17,7 @@
 # CLIENT    any of: cli dump discovery mycli isql sqlline pymysql edgecases aiomysql
 #           sqlalchemy sqlmodel django peewee pony odbc mysql2 sequelize mysqljs mariadb knex
 #           typeorm jdbc hibernate spring gorm pdo mysqli dbdmariadb dbdmysql mysql2rb
-#           activerecord (default: all).
+#           activerecord sqlx (default: all).
 # Each client prints ok/FAIL/XFAIL lines; XFAIL is only allowed on sqlgw, for a
 # secondary index the server says it does not support yet. Prints one line per client
 # and, last, "N passed, N failed, N skipped" over all checks; exits 1 if any failed.
@@ -32,7 +32,7 @@ install=1
 report=
 known=
 work=${TMPDIR:-/tmp}/sqlgw-compat
-all=(cli dump discovery mycli isql sqlline pymysql edgecases aiomysql sqlalchemy sqlmodel django peewee pony odbc mysql2 sequelize mysqljs mariadb knex typeorm jdbc hibernate spring gorm pdo mysqli dbdmariadb dbdmysql mysql2rb activerecord)
+all=(cli dump discovery mycli isql sqlline pymysql edgecases aiomysql sqlalchemy sqlmodel django peewee pony odbc mysql2 sequelize mysqljs mariadb knex typeorm jdbc hibernate spring gorm pdo mysqli dbdmariadb dbdmysql mysql2rb activerecord sqlx)
 clients=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -80,6 +80,7 @@ client_cmd() {
 	hibernate) echo java -cp "$work/hibernate:$COMPAT_HIBERNATE_CP" HibernateClient ;;
 	spring) echo java -cp "$work/spring:$COMPAT_SPRING_CP" SpringClient ;;
 	gorm) echo "$work/gormcompat" ;;
+	sqlx) echo "$work/sqlxcompat" ;;
 	pdo | mysqli) echo php "$td/php/$1_client.php" ;;
 	dbdmariadb) echo perl "$td/perl/dbi_client.pl" MariaDB ;;
 	dbdmysql) echo perl "$td/perl/dbi_client.pl" mysql ;;
