@@ -34,6 +34,9 @@ func (e explainBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Ro
 	if rt, ok := n.(*plan.ResolvedTable); ok && isEmptyHelpTable(rt) {
 		return sql.RowsToRowIter(), nil
 	}
+	if it, err := e.buildStrictWrite(ctx, n, row); it != nil || err != nil { // strictwrite.go
+		return it, err
+	}
 	d, ok := n.(*plan.DescribeQuery)
 	if !ok {
 		return nil, nil

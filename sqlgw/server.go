@@ -293,8 +293,7 @@ func newEngine(ctx context.Context, store storage.Store, opts catalog.Options) (
 	logrus.SetLevel(logrus.ErrorLevel)
 	a := analyzer.NewBuilder(pro).AddPostAnalyzeRule(pushdownRuleID, pushdownRule).
 		AddPostAnalyzeRule(exactAggRuleID, exactAggRule).AddPostAnalyzeRule(joinBatchRuleID, joinBatchRule).AddOverrides(sql.EngineOverrides{
-		Hooks:   sql.ExecutionHooks{CreateTable: sql.CreateTable{PreSQLExecution: gw.createTableHook}},
-		Builder: sql.BuilderOverrides{Parser: gw.schemaParser()}, // schemafeat_parser.go
+		Hooks: sql.ExecutionHooks{CreateTable: sql.CreateTable{PreSQLExecution: gw.createTableHook}},
 	}).Build()
 	a.ExecBuilder.PriorityBuilder = explainBuilder{exec: a.ExecBuilder}
 	a.Coster = coster{inner: a.Coster}

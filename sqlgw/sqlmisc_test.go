@@ -121,13 +121,17 @@ func TestMiscErrorCodes(t *testing.T) {
 		{"SELECT k FROM t ORDER BY nope", 1054, "42S22", ""},
 		{"INSERT INTO t (k, nope) VALUES (1, 2)", 1054, "42S22", "Unknown column 'nope' in 'field list'"},
 		{"UPDATE t SET nope = 1", 1054, "42S22", ""},
-		{"INSERT INTO t VALUES (2, 'abcd', 1, 1, 1.5)", 1406, "22001", "Data too long for column 's'"},
-		{"INSERT INTO t VALUES (2, 'a', 1, 1, 1.5), (3, 'abcdef', 1, 1, 1.5)", 1406, "22001", ""},
-		{"UPDATE t SET s = 'abcdef'", 1406, "22001", ""},
-		{"INSERT INTO t VALUES (2, 'a', 300, 1, 1.5)", 1264, "22003", ""},
-		{"INSERT INTO t VALUES (2, 'a', -300, 1, 1.5)", 1264, "22003", ""},
-		{"INSERT INTO t VALUES (2, 'a', 1, -1, 1.5)", 1264, "22003", ""},
-		{"INSERT INTO t VALUES (2, 'a', 1, 1, 100.5)", 1264, "22003", ""},
+		{"INSERT INTO t VALUES (2, 'abcd', 1, 1, 1.5)", 1406, "22001", "Data too long for column 's' at row 1"},
+		{"INSERT INTO t VALUES (2, 'a', 1, 1, 1.5), (3, 'abcdef', 1, 1, 1.5)", 1406, "22001", "Data too long for column 's' at row 2"},
+		{"UPDATE t SET s = 'abcdef'", 1406, "22001", "Data too long for column 's' at row 1"},
+		{"INSERT INTO t VALUES (2, 'a', 300, 1, 1.5)", 1264, "22003", "Out of range value for column 'ti' at row 1"},
+		{"INSERT INTO t (k, ti) VALUES (2, 1), (3, -300)", 1264, "22003", "Out of range value for column 'ti' at row 2"},
+		{"INSERT INTO t VALUES (2, 'a', 1, -1, 1.5)", 1264, "22003", "Out of range value for column 'u' at row 1"},
+		{"INSERT INTO t VALUES (2, 'a', 1, 1, 100.5)", 1264, "22003", "Out of range value for column 'd' at row 1"},
+		// go-mysql-server clamped these to 127 and 0 and stored them.
+		{"UPDATE t SET ti = 1000", 1264, "22003", "Out of range value for column 'ti' at row 1"},
+		{"UPDATE t SET q = 1, u = u - 2 WHERE k = 1", 1054, "42S22", ""},
+		{"UPDATE t SET u = -5 WHERE k = 1", 1264, "22003", "Out of range value for column 'u' at row 1"},
 		{"DROP TABLE missing", 1051, "42S02", "Unknown table 'ec.missing'"},
 		{"/* x */ drop table t, missing", 1051, "42S02", "Unknown table 'ec.missing'"},
 		{"DROP VIEW missing", 1051, "42S02", ""},
@@ -147,11 +151,19 @@ func TestMiscErrorCodes(t *testing.T) {
 	// Nothing was changed by the failed statements (DROP TABLE t, missing
 	// drops nothing, as in MySQL 8).
 	expectRows(t, c, "SELECT * FROM t", "1\ta\t1\t1\t1.50")
+	// IGNORE keeps MySQL's clamping.
+	mustExec(t, c, "INSERT INTO t VALUES (7, 'a', 1, 1, 1.5)")
+	mustExec(t, c, "UPDATE IGNORE t SET ti = 1000 WHERE k = 7")
+	expectRows(t, c, "SELECT ti FROM t WHERE k = 7", "127")
+	mustExec(t, c, "DELETE FROM t WHERE k = 7")
 	// The same errors over the binary protocol (prepared statements).
 	_, err := c.ExecContext(context.Background(), "INSERT INTO t VALUES (?, ?, 1, 1, 1.5)", 5, "abcd")
 	expectSQLError(t, "prepared INSERT", err, 1406, "22001")
 	_, err = c.ExecContext(context.Background(), "SELECT nope FROM t WHERE k = ?", 1)
 	expectSQLError(t, "prepared SELECT", err, 1054, "42S22")
+	_, err = c.ExecContext(context.Background(), "UPDATE t SET ti = ? WHERE k = ?", 200, 1)
+	expectSQLError(t, "prepared UPDATE", err, 1264, "22003")
+	expectRows(t, c, "SELECT ti FROM t", "1")
 }
 
 // (a, b) IN ((..), (..)) on a composite primary key is a MultiGet: one
