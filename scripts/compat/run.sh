@@ -32,7 +32,7 @@ install=1
 report=
 known=
 work=${TMPDIR:-/tmp}/sqlgw-compat
-all=(cli dump discovery mycli isql sqlline pymysql edgecases aiomysql sqlalchemy sqlmodel django peewee pony odbc mysql2 sequelize mysqljs mariadb knex typeorm jdbc hibernate spring gorm pdo mysqli dbdmariadb dbdmysql mysql2rb activerecord sqlx)
+all=(cli dump discovery admin mycli isql sqlline pymysql edgecases aiomysql sqlalchemy sqlmodel django peewee pony odbc mysql2 sequelize mysqljs mariadb knex typeorm jdbc hibernate spring gorm pdo mysqli dbdmariadb dbdmysql mysql2rb activerecord sqlx)
 clients=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -73,7 +73,7 @@ installed=$(date +%s)
 td=$root/testdata/compat
 client_cmd() {
 	case $1 in
-	cli | dump | discovery | mycli | isql | sqlline) echo bash "$td/$1/run.sh" ;;
+	cli | dump | discovery | admin | mycli | isql | sqlline) echo bash "$td/$1/run.sh" ;;
 	pymysql | edgecases | aiomysql | sqlalchemy | sqlmodel | django | peewee | pony | odbc) echo /usr/bin/python3 -B "$td/python/$1_client.py" ;;
 	mysql2 | sequelize | mysqljs | mariadb | knex | typeorm) echo node "$td/node/$1_client.js" ;;
 	jdbc) echo java -cp "$work/java:/usr/share/java/mariadb-java-client.jar" JdbcClient ;;
