@@ -174,7 +174,7 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 	defer h.gw.parts.clear(c.ConnectionID)
 	query, forget := h.gw.noteTimePrecision(c.ConnectionID, query)
 	defer forget()
-	callback = h.gw.fixTimeDDL(ctx, c.ConnectionID, query, callback)
+	callback = fixShowLikeHeader(ctx, query, h.gw.fixTimeDDL(ctx, c.ConnectionID, query, callback))
 	return h.translate(c, query, h.Handler.ComQuery(ctx, c, query, h.gw.fixTimeResults(ctx, trimTimeFractions(fixInfo(callback)))))
 }
 
@@ -192,7 +192,7 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	defer h.gw.parts.clear(c.ConnectionID)
 	query, forget := h.gw.noteTimePrecision(c.ConnectionID, query)
 	defer forget()
-	callback = h.gw.fixTimeDDL(ctx, c.ConnectionID, query, callback)
+	callback = fixShowLikeHeader(ctx, query, h.gw.fixTimeDDL(ctx, c.ConnectionID, query, callback))
 	rest, err := h.Handler.ComMultiQuery(ctx, c, query, h.gw.fixTimeResults(ctx, trimTimeFractions(fixInfo(callback))))
 	return rest, h.translate(c, query, err)
 }

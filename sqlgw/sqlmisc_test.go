@@ -253,3 +253,30 @@ func TestMiscTimePrecision(t *testing.T) {
 		t.Errorf("SHOW CREATE TABLE t_copy: %s", got)
 	}
 }
+
+// SHOW DATABASES/TABLES LIKE 'p' name their first column as MySQL does.
+func TestMiscShowLikeHeader(t *testing.T) {
+	ts := startServer(t, mustOpenMemory(t))
+	c := ts.conn()
+	mustExec(t, c, "CREATE DATABASE shl")
+	mustExec(t, c, "USE shl")
+	mustExec(t, c, "CREATE TABLE tab1 (k INT NOT NULL PRIMARY KEY)")
+	for _, tc := range []struct{ q, cols, rows string }{
+		{"SHOW DATABASES LIKE 'sh%'", "Database (sh%)", "shl"},
+		{"SHOW DATABASES WHERE `Database` = 'shl'", "Database", "shl"},
+		{"SHOW TABLES LIKE 'tab%'", "Tables_in_shl (tab%)", "tab1"},
+		{"SHOW FULL TABLES FROM shl LIKE 'tab1'", "Tables_in_shl (tab1),Table_type", "tab1\tBASE TABLE"},
+		{"SHOW TABLES", "Tables_in_shl", "tab1"},
+	} {
+		rs, err := c.QueryContext(context.Background(), tc.q)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.q, err)
+		}
+		cols, _ := rs.Columns()
+		rs.Close()
+		if got := strings.Join(cols, ","); got != tc.cols {
+			t.Errorf("%s: columns %q, want %q", tc.q, got, tc.cols)
+		}
+		expectRows(t, c, tc.q, tc.rows)
+	}
+}

@@ -347,9 +347,7 @@ func withTimeDecimals(fields []*querypb.Field, cols []timeColumn) []*querypb.Fie
 	out := make([]*querypb.Field, len(fields))
 	copy(out, fields)
 	for _, c := range cols {
-		o := out[c.idx]
-		f := &querypb.Field{Name: o.Name, Type: o.Type, Table: o.Table, OrgTable: o.OrgTable, Database: o.Database,
-			OrgName: o.OrgName, ColumnLength: o.ColumnLength, Charset: o.Charset, Decimals: o.Decimals, Flags: o.Flags}
+		f := copyField(out[c.idx])
 		f.Decimals = uint32(c.fsp)
 		f.ColumnLength = uint32(10 + c.fsp)
 		if c.fsp > 0 {
