@@ -6,6 +6,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/memo"
 	"github.com/dolthub/go-mysql-server/sql/plan"
+
+	"github.com/sqlgw/sqlgw/storage"
 )
 
 // Join costing
@@ -21,7 +23,9 @@ import (
 //     distinct keys of a block of outer rows as one read: multiGetParallel
 //     Gets at a time, so about outer/multiGetParallel round trips (twice
 //     that through a secondary index, whose index reads precede the base
-//     Gets), plus one per block.
+//     Gets), plus one per block; or, when the planner finds a scan of the
+//     inner table cheaper than the block's index reads, a scan per block
+//     (then the hash join, one scan in all, wins).
 //   - Any other lookup join (semi joins, or batching turned off) sends one
 //     lookup per outer row, in sequence: outer round trips.
 //
@@ -52,24 +56,42 @@ func (c coster) EstimateCost(ctx *sql.Context, n memo.RelExpr, s sql.StatsProvid
 			if (lj.Op == plan.JoinTypeLookup || lj.Op == plan.JoinTypeLeftOuterLookup) && !t.meta().Keyless() {
 				batch = joinBatchSize(ctx)
 			}
-			cost += lookupJoinRoundTrips(outer, batch, secondary) * lookupRoundTripCost
+			inner, _ := t.gw.rowCount(t.meta().Physical)
+			cost += lookupJoinCost(outer, float64(inner), batch, secondary)
 		}
 	}
 	return cost, nil
 }
 
-// lookupJoinRoundTrips estimates the sequential store round trips of the
-// lookups of a lookup join with outer rows, in blocks of batch rows (0: one
-// lookup per row), through a secondary index or the primary key.
-func lookupJoinRoundTrips(outer float64, batch int, secondary bool) float64 {
+// lookupJoinCost estimates, in row units, what the lookups of a lookup join
+// with outer rows into a table of inner rows cost beyond the engine's own
+// estimate, in blocks of batch rows (0: one lookup per row), through a
+// secondary index or the primary key.
+//
+// A block's keys through a secondary index cost two requests each, and the
+// planner reads the block with a scan of the table instead when that is
+// fewer requests (its Cost.Score: a scan page plus a page of entities per
+// thousand rows, a table counted as at least planner.DefaultRows rows for
+// that choice); whole keys are always a MultiGet.
+func lookupJoinCost(outer, inner float64, batch int, secondary bool) float64 {
 	outer = math.Max(outer, 1)
 	steps := 1.0 // a primary-key lookup is one Get
 	if secondary {
 		steps = 2 // index read, then base Get
 	}
 	if batch <= 0 {
-		return outer * steps
+		return outer * steps * lookupRoundTripCost
 	}
 	blocks := math.Ceil(outer / float64(batch))
-	return blocks + steps*math.Ceil(outer/multiGetParallel)
+	keys := math.Min(outer, float64(batch))
+	pages := math.Ceil(math.Max(inner, 1) / storage.MaxPageSize)
+	if secondary && steps*keys > 2*math.Max(pages, plannerDefaultPages) {
+		// Each block scans the table.
+		return blocks * (pages*lookupRoundTripCost + inner)
+	}
+	return blocks * (1 + steps*math.Ceil(keys/multiGetParallel)) * lookupRoundTripCost
 }
+
+// plannerDefaultPages is the page count of the planner's minimum table size
+// for choosing between an index and a scan (planner/build.go defaultRows).
+const plannerDefaultPages = 10

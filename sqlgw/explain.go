@@ -134,6 +134,9 @@ func walkAccesses(ctx *sql.Context, n sql.Node, alias string, f func(table strin
 		return def
 	}
 	switch x := n.(type) {
+	case *batchedJoin: // joinbatch.go
+		walkBatched(ctx, x, f)
+		return
 	case *plan.TableAlias:
 		walkAccesses(ctx, x.Child, x.Name(), f)
 		return

@@ -3,8 +3,11 @@ package sqlgw
 import (
 	"fmt"
 	"io"
+	"math"
+	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -16,6 +19,9 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 	_ "github.com/dolthub/go-mysql-server/sql/variables" // sql.SystemVariables before init below
 	"github.com/shopspring/decimal"
+
+	"github.com/sqlgw/sqlgw/planner"
+	"github.com/sqlgw/sqlgw/storage"
 )
 
 // Batched lookup joins
@@ -186,6 +192,29 @@ func innerAccess(n sql.Node) *plan.IndexedTableAccess {
 // batchStats are a batched join's execution figures (EXPLAIN ANALYZE).
 type batchStats struct {
 	blocks, outer, lookups, fallback, inner atomic.Int64
+
+	mu    sync.Mutex
+	paths map[planner.AccessPath]int // blocks read by each path
+}
+
+func (s *batchStats) path(p planner.AccessPath) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.paths == nil {
+		s.paths = map[planner.AccessPath]int{}
+	}
+	s.paths[p]++
+}
+
+func (s *batchStats) pathList() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for p, n := range s.paths {
+		out = append(out, fmt.Sprintf("%s x%d", p, n))
+	}
+	sort.Strings(out)
+	return strings.Join(out, ", ")
 }
 
 // batchedJoin is a lookup join executed in blocks of outer rows.
@@ -233,8 +262,8 @@ func (b *batchedJoin) Describe(ctx *sql.Context, options sql.DescribeOptions) st
 	pr := sql.NewTreePrinter()
 	head := "BatchedLookupJoin (sqlgw: " + b.summary()
 	if n := b.stats.blocks.Load(); n > 0 {
-		head += fmt.Sprintf("; ran %d blocks, %d outer rows, %d distinct lookups, %d per-row lookups, %d inner rows",
-			n, b.stats.outer.Load(), b.stats.lookups.Load(), b.stats.fallback.Load(), b.stats.inner.Load())
+		head += fmt.Sprintf("; ran %d blocks, %d outer rows, %d distinct lookups, %d per-row lookups, %d inner rows; block reads: %s",
+			n, b.stats.outer.Load(), b.stats.lookups.Load(), b.stats.fallback.Load(), b.stats.inner.Load(), b.stats.pathList())
 	}
 	_ = pr.WriteNode("%s)", head)
 	_ = pr.WriteChildren(sql.Describe(ctx, b.join, options))
@@ -245,19 +274,15 @@ func (b *batchedJoin) Describe(ctx *sql.Context, options sql.DescribeOptions) st
 func (b *batchedJoin) summary() string {
 	ita := innerAccess(b.join.Right())
 	name, index := "?", "PRIMARY"
-	secondary := false
 	if ita != nil {
 		name = ita.Name()
 		if ix := ita.Index(); ix != nil {
 			index = ix.ID()
-			_, secondary = ix.(*secondaryIndex)
 		}
 	}
-	s := fmt.Sprintf("blocks of %d outer rows; per block, the distinct keys into %s by %s as one read: ", b.size, name, index)
-	if secondary {
-		return s + "IndexLookup/IndexRange (index reads in parallel, then one MultiGet of the base rows)"
-	}
-	return s + "MultiGet of whole keys (parallel Gets), or RowRange/PartitionScan for key prefixes"
+	return fmt.Sprintf("blocks of %d outer rows; per block, the distinct lookups into %s on %s as one read: "+
+		"whole keys one MultiGet (parallel Gets), secondary index keys the index reads in parallel then one MultiGet of the base rows, "+
+		"key prefixes their range queries, or one scan when cheaper", b.size, name, index)
 }
 
 // BuildRowIter implements sql.ExecBuilderNode.
@@ -305,6 +330,8 @@ type batchIter struct {
 
 	out  []sql.Row // joined rows of the current block
 	outi int
+
+	plans map[string]*planner.Plan // per distinct lookup, across blocks
 }
 
 // outerRow is one outer row of a block and its lookup.
@@ -317,6 +344,7 @@ type outerRow struct {
 
 // blockLookup is one distinct lookup of a block.
 type blockLookup struct {
+	key    string
 	rng    sql.MySQLRange
 	hash   string
 	filter sql.Expression // the range's filter on full inner rows, built lazily
@@ -374,7 +402,6 @@ func (it *batchIter) block(ctx *sql.Context) error {
 	// Each outer row's lookup, from the engine's lookup builder.
 	var lookups []*blockLookup
 	byKey := map[string]int{}
-	var index sql.Index
 	for i := range outer {
 		o := &outer[i]
 		lookup, inRange, err := it.ita.GetLookup(ctx, o.primary)
@@ -385,7 +412,6 @@ func (it *batchIter) block(ctx *sql.Context) error {
 		if !inRange {
 			continue
 		}
-		index = lookup.Index
 		ranges, ok := lookup.Ranges.(sql.MySQLRangeCollection)
 		if !ok || len(ranges) != 1 {
 			o.perRow = true
@@ -401,26 +427,23 @@ func (it *batchIter) block(ctx *sql.Context) error {
 			n = len(lookups)
 			byKey[key] = n
 			// The builder reuses its range slice: copy it.
-			lookups = append(lookups, &blockLookup{rng: ranges[0].Copy(), hash: hash})
+			lookups = append(lookups, &blockLookup{rng: ranges[0].Copy(), hash: hash, key: key})
 		}
 		o.lookup = n
 	}
 	st.lookups.Add(int64(len(lookups)))
 
-	// One read for the block's distinct lookups.
+	// One read for the block's distinct lookups: it may return more rows
+	// than they match (assign keeps only those in each lookup's range).
 	var inner []sql.Row // full rows
 	var innerProj []sql.Row
 	if len(lookups) > 0 {
-		coll := make(sql.MySQLRangeCollection, len(lookups))
-		for i, l := range lookups {
-			coll[i] = l.rng
-		}
-		pr, err := it.t.rangesToPlanFor(ctx, index, coll)
+		p, err := it.blockPlan(ctx, lookups)
 		if err != nil {
 			return err
 		}
-		spec := &readSpec{plan: pr.plan, overlay: pr.overlay, residual: pr.residual}
-		ri, err := it.t.newRowIter(ctx, spec)
+		st.path(p.Path)
+		ri, err := it.t.newRowIter(ctx, &readSpec{plan: p})
 		if err != nil {
 			return err
 		}
@@ -507,6 +530,132 @@ func (it *batchIter) block(ctx *sql.Context) error {
 			copy(out[it.scopeLen:], o.primary[parentLen:])
 			it.out = append(it.out, out)
 		}
+	}
+	return nil
+}
+
+// maxCachedPlans bounds the per-lookup plans a batched join keeps.
+const maxCachedPlans = 10_000
+
+// blockPlan returns one plan reading (at least) the rows of every lookup of
+// a block. Each lookup is planned alone, as the engine's per-row path would
+// (cached across blocks), and the plans are merged: point Gets into one
+// MultiGet, index reads of one index into one index plan (its reads issued
+// in parallel, then one parallel MultiGet of the base rows), key-range
+// queries into one list of queries. Where the lookups' requests would cost
+// more than a scan of the table (the planner's own comparison), or their
+// plans cannot be merged (a scan each: no usable path, or a transaction
+// whose buffered writes keep index paths out), the block is one scan.
+func (it *batchIter) blockPlan(ctx *sql.Context, lookups []*blockLookup) (*planner.Plan, error) {
+	if it.plans == nil {
+		it.plans = map[string]*planner.Plan{}
+	}
+	plans := make([]*planner.Plan, 0, len(lookups))
+	for _, l := range lookups {
+		p := it.plans[l.key]
+		if p == nil {
+			var and planner.And
+			for i, ce := range l.rng {
+				if i < len(it.cols) {
+					and = append(and, cutsToIR(ctx, it.cols[i], ce)...)
+				}
+			}
+			var err error
+			p, err = it.t.planIn(ctx, &planner.Query{Where: []planner.Expr{and}, Columns: it.t.proj})
+			if err != nil {
+				return nil, err
+			}
+			if len(it.plans) < maxCachedPlans {
+				it.plans[l.key] = p
+			}
+		}
+		if p.Path != planner.Empty {
+			plans = append(plans, p)
+		}
+	}
+	if len(plans) == 0 {
+		return &planner.Plan{Path: planner.Empty}, nil
+	}
+	merged := mergePlans(plans)
+	scan, err := it.t.planIn(ctx, &planner.Query{Columns: it.t.proj})
+	if err != nil {
+		return nil, err
+	}
+	if merged == nil {
+		return scan, nil
+	}
+	if merged.Path != planner.MultiGet {
+		// The planner's choice between an index and a scan: a table counts
+		// as at least plannerDefaultPages pages.
+		n, _ := it.t.gw.rowCount(it.t.meta().Physical)
+		pages := math.Max(math.Ceil(float64(n)/storage.MaxPageSize), plannerDefaultPages)
+		if merged.Cost.Requests > 2*pages {
+			return scan, nil
+		}
+	}
+	return merged, nil
+}
+
+// mergePlans merges the plans of a block's lookups into one, or returns
+// nil when they are not all point Gets, all index reads of one index, or
+// all key-range queries of one table.
+func mergePlans(plans []*planner.Plan) *planner.Plan {
+	first := plans[0]
+	out := *first
+	out.Cost = planner.Cost{}
+	out.Limit = 0
+	out.Residual = nil
+	switch first.Path {
+	case planner.PointGet, planner.MultiGet:
+		seen := map[planner.Key]bool{}
+		out.Gets = nil
+		for _, p := range plans {
+			if p.Path != planner.PointGet && p.Path != planner.MultiGet || p.Table != first.Table {
+				return nil
+			}
+			for _, k := range p.Gets {
+				if !seen[k] {
+					seen[k] = true
+					out.Gets = append(out.Gets, k)
+				}
+			}
+			out.Cost.Requests += p.Cost.Requests
+			out.Cost.Entities += p.Cost.Entities
+		}
+		sort.Slice(out.Gets, func(i, j int) bool {
+			return keyLess(entKey{out.Gets[i].PK, out.Gets[i].RK}, entKey{out.Gets[j].PK, out.Gets[j].RK})
+		})
+		out.Path = planner.MultiGet
+		return &out
+	case planner.IndexLookup, planner.IndexRange:
+		ix := *first.Index
+		ix.Gets, ix.Queries, ix.Hits = nil, nil, 0
+		for _, p := range plans {
+			if p.Index == nil || p.Index.Name != first.Index.Name || p.Index.Covering != first.Index.Covering {
+				return nil
+			}
+			if p.Path == planner.IndexRange {
+				out.Path = planner.IndexRange
+			}
+			ix.Gets = append(ix.Gets, p.Index.Gets...)
+			ix.Queries = append(ix.Queries, p.Index.Queries...)
+			ix.Hits += p.Index.Hits
+			out.Cost.Requests += p.Cost.Requests
+			out.Cost.Entities += p.Cost.Entities
+		}
+		out.Index = &ix
+		return &out
+	case planner.RowRange, planner.PartitionScan:
+		out.Queries = nil
+		for _, p := range plans {
+			if p.Path != planner.RowRange && p.Path != planner.PartitionScan || p.Table != first.Table {
+				return nil
+			}
+			out.Queries = append(out.Queries, p.Queries...)
+			out.Cost.Requests += p.Cost.Requests
+			out.Cost.Entities += p.Cost.Entities
+		}
+		return &out
 	}
 	return nil
 }
@@ -685,4 +834,28 @@ func numHash(f float64) string { return "n" + strconv.FormatFloat(f, 'g', -1, 64
 // the Extra text for the inner table of a batched join.
 func batchedExtra(b *batchedJoin) string {
 	return "sqlgw: batched lookup join, " + b.summary()
+}
+
+// walkBatched reports the table accesses of a batched join to EXPLAIN's
+// traditional format: the outer side's, then the inner table's batched
+// lookup.
+func walkBatched(ctx *sql.Context, b *batchedJoin, f func(table string, row explainRow)) {
+	walkAccesses(ctx, b.join.Left(), "", f)
+	ita := innerAccess(b.join.Right())
+	if ita == nil {
+		return
+	}
+	name := ita.Name()
+	if ta, ok := b.join.Right().(*plan.TableAlias); ok {
+		name = ta.Name()
+	}
+	key := "PRIMARY"
+	typ := "eq_ref"
+	if ix := ita.Index(); ix != nil {
+		key = ix.ID()
+		if !ix.IsUnique() || len(ita.Expressions()) < len(ix.Expressions()) {
+			typ = "ref"
+		}
+	}
+	f(name, explainRow{typ: typ, keys: key, key: key, ref: "func", rows: uint64(1), extra: batchedExtra(b)})
 }

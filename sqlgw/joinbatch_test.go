@@ -1,9 +1,19 @@
 package sqlgw_test
 
 import (
+	"context"
+	"database/sql"
 	"fmt"
+	"io"
+	"log/slog"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/sqlgw/sqlgw/sqlgw"
+	"github.com/sqlgw/sqlgw/storage"
+	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
 // joinFixture creates, in database d: u (indexed: unique global by_email,
@@ -37,6 +47,14 @@ func joinFixture(t *testing.T, c execer, n int) {
 		}
 		ov = append(ov, fmt.Sprintf("(%d, %d, %s, %s, %d, '%s')", i, (i*3)%45, email, city, i%6, []string{"CAFE", "tea", "Milk ", "y", "cafè"}[i%5]))
 	}
+	mustExec(t, c, "CREATE TABLE l (cust INT, id INT, v INT, PRIMARY KEY (cust, id), KEY by_cv (cust, v))")
+	mustExec(t, c, "CREATE TABLE l0 (cust INT, id INT, v INT, PRIMARY KEY (id, cust))")
+	var lv []string
+	for i := range 60 {
+		lv = append(lv, fmt.Sprintf("(%d, %d, %d)", i%5, i, i%9))
+	}
+	mustExec(t, c, "INSERT INTO l VALUES "+strings.Join(lv, ", "))
+	mustExec(t, c, "INSERT INTO l0 VALUES "+strings.Join(lv, ", "))
 	mustExec(t, c, "INSERT INTO u VALUES "+strings.Join(uv, ", "))
 	mustExec(t, c, "INSERT INTO u0 VALUES "+strings.Join(uv, ", "))
 	for len(ov) > 0 {
@@ -61,6 +79,9 @@ var joinQueries = []string{
 	"SELECT /*+ LOOKUP_JOIN(o,%[1]s) JOIN_ORDER(o,%[1]s) */ o.id, %[1]s.id, %[1]s.tag FROM o JOIN %[1]s ON %[1]s.tag = o.tag ORDER BY o.id, %[1]s.id",
 	"SELECT /*+ LOOKUP_JOIN(o,%[1]s) JOIN_ORDER(o,%[1]s) */ o.id, %[1]s.id FROM o LEFT JOIN %[1]s ON %[1]s.id = o.uid + 1 AND o.amt > 2 ORDER BY o.id",
 	"SELECT /*+ LOOKUP_JOIN(o,x) JOIN_ORDER(o,x) */ o.id, x.id FROM o JOIN %[1]s AS x ON x.email = o.email AND x.city <> o.city ORDER BY o.id, x.id",
+	"SELECT /*+ LOOKUP_JOIN(o,%[2]s) JOIN_ORDER(o,%[2]s) */ o.id, %[2]s.id FROM o LEFT JOIN %[2]s ON %[2]s.cust = o.amt ORDER BY o.id, %[2]s.id",
+	"SELECT /*+ LOOKUP_JOIN(o,%[2]s) JOIN_ORDER(o,%[2]s) */ o.id, %[2]s.id FROM o JOIN %[2]s ON %[2]s.cust = o.amt AND %[2]s.v = o.uid %% 9 ORDER BY o.id, %[2]s.id",
+	"SELECT /*+ LOOKUP_JOIN(o,%[2]s) JOIN_ORDER(o,%[2]s) */ o.id, %[2]s.v FROM o JOIN %[2]s ON %[2]s.cust = o.amt AND %[2]s.id = o.uid ORDER BY o.id",
 }
 
 // TestBatchedLookupJoin: lookup joins through the primary key and through
@@ -76,12 +97,12 @@ func TestBatchedLookupJoin(t *testing.T) {
 			t.Helper()
 			for _, q := range joinQueries {
 				mustExec(t, c, "SET sqlgw_join_batch = 256")
-				want := rows(t, c, fmt.Sprintf(q, "u0"))
+				want := rows(t, c, fmt.Sprintf(q, "u0", "l0"))
 				for _, batch := range []string{"256", "7", "0"} {
 					mustExec(t, c, "SET sqlgw_join_batch = "+batch)
-					got := rows(t, c, fmt.Sprintf(q, "u"))
+					got := rows(t, c, fmt.Sprintf(q, "u", "l"))
 					if strings.Join(got, "\n") != strings.Join(want, "\n") {
-						t.Errorf("%s, batch %s: %s:\n%s", what, batch, fmt.Sprintf(q, "u"), firstDiff(got, want))
+						t.Errorf("%s, batch %s: %s:\n%s", what, batch, fmt.Sprintf(q, "u", "l"), firstDiff(got, want))
 					}
 				}
 			}
@@ -96,11 +117,16 @@ func TestBatchedLookupJoin(t *testing.T) {
 			mustExec(t, c, "DELETE FROM "+tb+" WHERE id IN (14, 2)")
 		}
 		mustExec(t, c, "UPDATE o SET uid = 100, email = 'u45@x' WHERE id = 5")
+		for _, tb := range []string{"l", "l0"} {
+			mustExec(t, c, "INSERT INTO "+tb+" VALUES (2, 100, 4), (3, 101, 1)")
+			mustExec(t, c, "UPDATE "+tb+" SET v = 8 WHERE id = 7")
+			mustExec(t, c, "DELETE FROM "+tb+" WHERE id = 12")
+		}
 		compare("in a transaction")
 		mustExec(t, c, "ROLLBACK")
 		// EXPLAIN shows the batched join through the index, and its
 		// absence when batching is off.
-		q := fmt.Sprintf(joinQueries[0], "u")
+		q := fmt.Sprintf(joinQueries[0], "u", "l")
 		plan := strings.Join(rows(t, c, "EXPLAIN PLAN "+q), "\n")
 		if !strings.Contains(plan, "BatchedLookupJoin") || !strings.Contains(plan, "by_email") || !strings.Contains(plan, "[u.email]") {
 			t.Errorf("no batched lookup through by_email:\n%s", plan)
@@ -129,4 +155,235 @@ func firstDiff(got, want []string) string {
 		}
 	}
 	return "equal"
+}
+
+// slowStore delays every Get and Query and counts bursts: requests that
+// start while no other is in flight. Sequential round trips are bursts
+// each; requests issued in parallel share one.
+type slowStore struct {
+	storage.Store
+	delay    atomic.Int64 // nanoseconds
+	inflight atomic.Int64
+	bursts   atomic.Int64
+}
+
+func (s *slowStore) enter() {
+	if s.inflight.Add(1) == 1 {
+		s.bursts.Add(1)
+	}
+	time.Sleep(time.Duration(s.delay.Load()))
+}
+
+func (s *slowStore) leave() { s.inflight.Add(-1) }
+
+func (s *slowStore) Get(ctx context.Context, table, pk, rk string, opts *storage.GetOptions) (*storage.Entity, error) {
+	s.enter()
+	defer s.leave()
+	return s.Store.Get(ctx, table, pk, rk, opts)
+}
+
+func (s *slowStore) Query(ctx context.Context, table string, q *storage.Query) (*storage.Page, error) {
+	s.enter()
+	defer s.leave()
+	return s.Store.Query(ctx, table, q)
+}
+
+// lookupFixture creates big (n rows, unique global index by_v) and o2 (200
+// rows pointing at distinct rows of big by id and by v).
+func lookupFixture(t testing.TB, c execer, n int) {
+	mustExecTB(t, c, "CREATE DATABASE d")
+	mustExecTB(t, c, "USE d")
+	mustExecTB(t, c, "CREATE TABLE big (id INT PRIMARY KEY, v VARCHAR(20), g INT, UNIQUE KEY by_v (v))")
+	mustExecTB(t, c, "CREATE TABLE o2 (id INT PRIMARY KEY, bid INT, bv VARCHAR(20))")
+	var vals []string
+	for i := range n {
+		vals = append(vals, fmt.Sprintf("(%d, 'v%d', %d)", i, i, i%7))
+		if len(vals) == 500 || i == n-1 {
+			mustExecTB(t, c, "INSERT INTO big VALUES "+strings.Join(vals, ", "))
+			vals = vals[:0]
+		}
+	}
+	for i := range 200 {
+		vals = append(vals, fmt.Sprintf("(%d, %d, 'v%d')", i, (i*5)%n, (i*5)%n))
+	}
+	mustExecTB(t, c, "INSERT INTO o2 VALUES "+strings.Join(vals, ", "))
+	// Full scans: the gateway learns the row counts (join costing).
+	rowsTB(t, c, "SELECT COUNT(*) FROM big")
+	rowsTB(t, c, "SELECT COUNT(*) FROM o2")
+}
+
+func mustExecTB(t testing.TB, c execer, q string) {
+	t.Helper()
+	if _, err := c.ExecContext(context.Background(), q); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+}
+
+func rowsTB(t testing.TB, c execer, q string) int {
+	t.Helper()
+	rs, err := c.QueryContext(context.Background(), q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rs.Close()
+	n := 0
+	for rs.Next() {
+		n++
+	}
+	if err := rs.Err(); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return n
+}
+
+// TestBatchedLookupJoinRequests: 200 outer rows joined into a table by its
+// primary key and through a unique global index. Batched, the lookups of
+// a block go out together: a handful of sequential round trips (bursts)
+// per block instead of one (two through the index) per outer row, and
+// never more requests than unbatched. Through the index, blocks of 8 keys
+// are index reads then one MultiGet of base rows (2 bursts per block);
+// blocks of 256 keys are one scan of the 1,000-row table (the planner finds
+// that cheaper than 512 Gets). EXPLAIN ANALYZE shows blocks and requests.
+func TestBatchedLookupJoinRequests(t *testing.T) {
+	store, co := memoryBackend.open(t)
+	slow := &slowStore{Store: store}
+	ts := startServer(t, slow, co)
+	c := ts.conn()
+	lookupFixture(t, c, 1000)
+	slow.delay.Store(int64(time.Millisecond))
+	const (
+		byKey   = "SELECT /*+ LOOKUP_JOIN(o2,big) JOIN_ORDER(o2,big) */ o2.id, big.g FROM o2 JOIN big ON big.id = o2.bid ORDER BY o2.id"
+		byIndex = "SELECT /*+ LOOKUP_JOIN(o2,big) JOIN_ORDER(o2,big) */ o2.id, big.g FROM o2 JOIN big ON big.v = o2.bv ORDER BY o2.id"
+	)
+	for _, tc := range []struct {
+		name, q, batch string
+		steps          int64 // sequential requests per outer row, unbatched
+		maxReqs        int64 // batched
+		maxBursts      int64 // batched
+	}{
+		{"primary key", byKey, "256", 1, 1 + 200, 10},
+		{"unique global index, blocks of 8", byIndex, "8", 2, 1 + 200 + 200, 1 + 2*25 + 10},
+		{"unique global index, blocks of 256", byIndex, "256", 2, 1 + 200 + 200, 10},
+	} {
+		measure := func(batch string) (res []string, reqs, bursts int64) {
+			mustExec(t, c, "SET sqlgw_join_batch = "+batch)
+			r0, _ := status(t, c)
+			b0 := slow.bursts.Load()
+			res = rows(t, c, tc.q)
+			b1 := slow.bursts.Load()
+			r1, _ := status(t, c)
+			return res, r1 - r0, b1 - b0
+		}
+		got, reqs, bursts := measure(tc.batch)
+		want, reqs0, bursts0 := measure("0")
+		if len(got) != 200 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s: batched %s", tc.name, firstDiff(got, want))
+		}
+		t.Logf("%s: batched %d requests in %d bursts; per row %d requests in %d bursts", tc.name, reqs, bursts, reqs0, bursts0)
+		if reqs > tc.maxReqs || reqs > reqs0 {
+			t.Errorf("%s: batched %d requests, want <= %d and <= unbatched %d", tc.name, reqs, tc.maxReqs, reqs0)
+		}
+		if bursts > tc.maxBursts {
+			t.Errorf("%s: batched %d sequential round trips, want <= %d", tc.name, bursts, tc.maxBursts)
+		}
+		if bursts0 < 200*tc.steps {
+			t.Errorf("%s: unbatched %d sequential round trips, want >= %d (one per lookup)", tc.name, bursts0, 200*tc.steps)
+		}
+	}
+	mustExec(t, c, "SET sqlgw_join_batch = 8")
+	out := strings.Join(rows(t, c, "EXPLAIN ANALYZE "+byIndex), "\n")
+	for _, want := range []string{"BatchedLookupJoin", "ran 25 blocks, 200 outer rows, 200 distinct lookups", "block reads: IndexLookup x25", "sqlgw: 200 rows, 401 store requests"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("EXPLAIN ANALYZE lacks %q:\n%s", want, out)
+		}
+	}
+	mustExec(t, c, "SET sqlgw_join_batch = DEFAULT")
+	out = strings.Join(rows(t, c, "EXPLAIN ANALYZE "+byKey), "\n")
+	for _, want := range []string{"BatchedLookupJoin", "ran 1 blocks, 200 outer rows, 200 distinct lookups", "block reads: MultiGet x1", "sqlgw: 200 rows, 201 store requests"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("EXPLAIN ANALYZE lacks %q:\n%s", want, out)
+		}
+	}
+	out = strings.Join(rows(t, c, "EXPLAIN "+byKey), "\n")
+	if !strings.Contains(out, "batched lookup join") {
+		t.Errorf("EXPLAIN lacks the batched lookup:\n%s", out)
+	}
+}
+
+// TestBatchedLookupJoinChosen: without hints, 200 outer rows into a table
+// of 5,000 by its primary key are joined by a batched lookup (a few round
+// trips), not a hash join (a scan of the whole table); with batching off,
+// per-row lookups cost more than the scan, and the hash join is chosen.
+func TestBatchedLookupJoinChosen(t *testing.T) {
+	store, co := memoryBackend.open(t)
+	ts := startServer(t, store, co)
+	c := ts.conn()
+	lookupFixture(t, c, 5000)
+	q := "SELECT o2.id, big.g FROM o2 JOIN big ON big.id = o2.bid"
+	plan := strings.Join(rows(t, c, "EXPLAIN PLAN "+q), "\n")
+	if !strings.Contains(plan, "BatchedLookupJoin") {
+		t.Errorf("%s: no batched lookup join:\n%s", q, plan)
+	}
+	mustExec(t, c, "SET sqlgw_join_batch = 0")
+	plan = strings.Join(rows(t, c, "EXPLAIN PLAN "+q), "\n")
+	if strings.Contains(plan, "LookupJoin") {
+		t.Errorf("%s, batching off: a per-row lookup join:\n%s", q, plan)
+	}
+	mustExec(t, c, "SET sqlgw_join_batch = DEFAULT")
+}
+
+// BenchmarkLookupJoin compares a lookup join of 200 outer rows into a
+// 1,000-row table by primary key, batched and row by row, on the embedded
+// store as is (mem) and with 500µs added to every store request (rtt500us,
+// a nearby remote store).
+//
+//	go test ./sqlgw -run '^$' -bench BenchmarkLookupJoin -benchtime 20x
+func BenchmarkLookupJoin(b *testing.B) {
+	store, err := pebble.OpenMemory()
+	if err != nil {
+		b.Fatal(err)
+	}
+	slow := &slowStore{Store: store}
+	srv, err := sqlgw.NewServer(context.Background(), sqlgw.Config{Listen: "127.0.0.1:0", Store: slow,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	go srv.Serve()
+	defer srv.Close(context.Background())
+	db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", srv.Addr()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	c, err := db.Conn(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	lookupFixture(b, c, 1000)
+	const q = "SELECT /*+ LOOKUP_JOIN(o2,big) JOIN_ORDER(o2,big) */ o2.id, big.g FROM o2 JOIN big ON big.id = o2.bid"
+	for _, delay := range []struct {
+		name string
+		d    time.Duration
+	}{{"mem", 0}, {"rtt500us", 500 * time.Microsecond}} {
+		var perOp [2]float64
+		for i, mode := range []struct{ name, batch string }{{"batched", "256"}, {"perrow", "0"}} {
+			b.Run(delay.name+"/"+mode.name, func(b *testing.B) {
+				mustExecTB(b, c, "SET sqlgw_join_batch = "+mode.batch)
+				slow.delay.Store(int64(delay.d))
+				defer slow.delay.Store(0)
+				b.ResetTimer()
+				for range b.N {
+					if n := rowsTB(b, c, q); n != 200 {
+						b.Fatalf("%d rows", n)
+					}
+				}
+				perOp[i] = float64(b.Elapsed()) / float64(b.N)
+			})
+		}
+		if perOp[0] > 0 {
+			b.Logf("%s: per-row / batched time = %.1f", delay.name, perOp[1]/perOp[0])
+		}
+	}
 }
