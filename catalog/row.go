@@ -21,9 +21,30 @@ import (
 // with '_'). Part of the persisted row format.
 const (
 	// PropExtras on a row's main entity holds the number of continuation
-	// entities (Int32); absent means none.
+	// entities: Int32 n for continuations of generation 0; Int64
+	// gen<<32 | n for those of generation gen >= 1 (a row rewritten across
+	// batches, see EncodeEntitiesGen); absent means none.
 	PropExtras = "_n"
 )
+
+// Continuation entities: generations
+//
+// A row's continuation entities have RowKeys that sort right after its
+// main RowKey rk (ContinuationRange):
+//
+//	generation 0:   rk + "}" + uint(i)                      i = 1..n
+//	generation g>0: rk + "}" + uint(0) + uint(g) + uint(i)  i = 1..n
+//
+// (uint: keys.EncodeUintAscending). The main entity's _n names the
+// generation and the count, and readers (DecodeRow) take exactly those
+// entities from whatever the continuation range holds. A row too large for
+// one atomic batch is rewritten by writing the continuations of a new
+// generation first, then replacing the main entity (If-Match: the commit
+// point), then deleting the other generations: a crash anywhere leaves the
+// old row or the new one, whole, plus continuation entities of no
+// generation the main entity names, which no reader uses and the row's
+// next write deletes. The generation-0 format is the original one, so rows
+// written before generations existed read unchanged.
 
 // chunkProp is the name of chunk i >= 1 of a split value of property p.
 func chunkProp(p string, i int) string { return "_" + p + "_" + strconv.Itoa(i) }
@@ -72,6 +93,18 @@ type prop struct {
 
 // EncodeEntities is EncodeRow with given keys (updates of keyless rows).
 func (t *Table) EncodeEntities(pk, rk string, row []Datum) ([]*storage.Entity, error) {
+	return t.EncodeEntitiesGen(pk, rk, row, 0)
+}
+
+// maxGeneration bounds continuation generations (they wrap to 1).
+const maxGeneration = 1<<31 - 1
+
+// EncodeEntitiesGen is EncodeEntities with the continuation entities of
+// generation gen (see "Continuation entities: generations").
+func (t *Table) EncodeEntitiesGen(pk, rk string, row []Datum, gen uint64) ([]*storage.Entity, error) {
+	if gen > maxGeneration {
+		return nil, fmt.Errorf("%w: continuation generation %d", ErrValue, gen)
+	}
 	if len(row) != len(t.Columns) {
 		return nil, fmt.Errorf("%w: table %q: row of %d values for %d columns", ErrValue, t.Name, len(row), len(t.Columns))
 	}
@@ -90,7 +123,7 @@ func (t *Table) EncodeEntities(pk, rk string, row []Datum) ([]*storage.Entity, e
 	// Sizes are storage.EntitySize's (additive over the keys and the
 	// properties), so every entity is within the limit of every backend.
 	base := storage.EntitySize(&storage.Entity{PartitionKey: pk, RowKey: rk}) + 64 // keys and the _n property
-	contBase := storage.EntitySize(&storage.Entity{PartitionKey: pk, RowKey: continuationKey(rk, math.MaxInt32)})
+	contBase := storage.EntitySize(&storage.Entity{PartitionKey: pk, RowKey: continuationKeyGen(rk, gen, math.MaxInt32)})
 	var entities []*storage.Entity
 	cur := &storage.Entity{PartitionKey: pk, RowKey: rk, Properties: storage.Properties{}}
 	size := base
@@ -106,8 +139,11 @@ func (t *Table) EncodeEntities(pk, rk string, row []Datum) ([]*storage.Entity, e
 	entities = append(entities, cur)
 	if n := len(entities) - 1; n > 0 {
 		entities[0].Properties[PropExtras] = storage.Int32(int32(n))
+		if gen > 0 {
+			entities[0].Properties[PropExtras] = storage.Int64(int64(gen)<<32 | int64(n))
+		}
 		for i := 1; i <= n; i++ {
-			entities[i].RowKey = continuationKey(rk, i)
+			entities[i].RowKey = continuationKeyGen(rk, gen, i)
 		}
 		last := entities[n].RowKey
 		if lim := t.limits.KeyLimit(); lim > 0 && len(last) > lim {
@@ -118,9 +154,64 @@ func (t *Table) EncodeEntities(pk, rk string, row []Datum) ([]*storage.Entity, e
 	return entities, nil
 }
 
-func continuationKey(rk string, i int) string {
+func continuationKey(rk string, i int) string { return continuationKeyGen(rk, 0, i) }
+
+// continuationKeyGen is the RowKey of continuation i (>= 1) of generation
+// gen of the row whose main RowKey is rk.
+func continuationKeyGen(rk string, gen uint64, i int) string {
 	b := append([]byte(rk), keys.ContinuationSep)
+	if gen > 0 {
+		b = keys.EncodeUintAscending(b, 0)
+		b = keys.EncodeUintAscending(b, gen)
+	}
 	return string(keys.EncodeUintAscending(b, uint64(i)))
+}
+
+// ContinuationKeys returns the RowKeys of the continuation entities main
+// entity e names (its generation, 1.._n).
+func (t *Table) ContinuationKeys(e *storage.Entity) []string {
+	n, gen := t.Extras(e), t.ContinuationGen(e)
+	out := make([]string, n)
+	for i := range out {
+		out[i] = continuationKeyGen(e.RowKey, gen, i+1)
+	}
+	return out
+}
+
+// ContinuationGen returns the continuation generation main entity e names.
+func (t *Table) ContinuationGen(e *storage.Entity) uint64 {
+	if v, ok := e.Properties[PropExtras]; ok && v.Type() == storage.TypeInt64 {
+		return uint64(v.Int()) >> 32
+	}
+	return 0
+}
+
+// NextGeneration returns a continuation generation for rewriting a row
+// across batches that differs from the generations of every RowKey in
+// extras (the continuation entities found in the row's range).
+func (t *Table) NextGeneration(extras []string) uint64 {
+	var top uint64
+	for _, rk := range extras {
+		if _, _, gen, err := t.splitContinuation(rk); err == nil && gen > top {
+			top = gen
+		}
+	}
+	if top >= maxGeneration {
+		// Wrapping: every generation in extras is deleted by the write
+		// that follows, so reuse the smallest one not among them.
+		used := map[uint64]bool{}
+		for _, rk := range extras {
+			if _, _, gen, err := t.splitContinuation(rk); err == nil {
+				used[gen] = true
+			}
+		}
+		for g := uint64(1); ; g++ {
+			if !used[g] {
+				return g
+			}
+		}
+	}
+	return top + 1
 }
 
 // appendSplit appends property name=v, split into chunks when v is longer
@@ -229,7 +320,7 @@ func (t *Table) DecodeKey(pk, rk string) ([]Datum, error) {
 		return nil, err
 	}
 	if len(rest) != 0 {
-		if _, ok := parseContinuation(rest); !ok {
+		if _, _, ok := parseContinuation(rest); !ok {
 			return nil, fmt.Errorf("%w: table %q: RowKey %q has trailing characters", ErrValue, t.Name, rk)
 		}
 	}
@@ -247,22 +338,41 @@ func (t *Table) DecodeKey(pk, rk string) ([]Datum, error) {
 	return out, nil
 }
 
-// parseContinuation parses "}" + integer component, the suffix of a
-// continuation RowKey, and returns the continuation's number (>= 1).
-func parseContinuation(b []byte) (int, bool) {
+// parseContinuation parses the suffix of a continuation RowKey, "}" +
+// uint(i) or "}" + uint(0) + uint(gen) + uint(i), and returns the
+// continuation's number (>= 1) and generation.
+func parseContinuation(b []byte) (int, uint64, bool) {
 	if len(b) < 3 || b[0] != keys.ContinuationSep {
-		return 0, false
+		return 0, 0, false
 	}
 	rest, n, err := keys.DecodeUintAscending(b[1:])
-	if err != nil || len(rest) != 0 || n < 1 || n > 1<<20 {
-		return 0, false
+	if err != nil {
+		return 0, 0, false
 	}
-	return int(n), true
+	var gen uint64
+	if n == 0 {
+		if rest, gen, err = keys.DecodeUintAscending(rest); err != nil || gen < 1 || gen > maxGeneration {
+			return 0, 0, false
+		}
+		if rest, n, err = keys.DecodeUintAscending(rest); err != nil {
+			return 0, 0, false
+		}
+	}
+	if len(rest) != 0 || n < 1 || n > 1<<20 {
+		return 0, 0, false
+	}
+	return int(n), gen, true
 }
 
 // splitRowKey splits rk into the row's main RowKey and the continuation
 // number (0 for a main entity).
 func (t *Table) splitRowKey(rk string) (string, int, error) {
+	main, n, _, err := t.splitContinuation(rk)
+	return main, n, err
+}
+
+// splitContinuation is splitRowKey with the continuation's generation.
+func (t *Table) splitContinuation(rk string) (string, int, uint64, error) {
 	var rest []byte
 	var err error
 	if t.Keyless() {
@@ -271,29 +381,44 @@ func (t *Table) splitRowKey(rk string) (string, int, error) {
 		rest, _, err = t.decodeComponents(t.rowCols, []byte(rk), nil)
 	}
 	if err != nil {
-		return "", 0, err
+		return "", 0, 0, err
 	}
 	if len(rest) == 0 {
-		return rk, 0, nil
+		return rk, 0, 0, nil
 	}
-	n, ok := parseContinuation(rest)
+	n, gen, ok := parseContinuation(rest)
 	if !ok {
-		return "", 0, fmt.Errorf("%w: table %q: RowKey %q is neither a row nor a continuation", ErrValue, t.Name, rk)
+		return "", 0, 0, fmt.Errorf("%w: table %q: RowKey %q is neither a row nor a continuation", ErrValue, t.Name, rk)
 	}
-	return rk[:len(rk)-len(rest)], n, nil
+	return rk[:len(rk)-len(rest)], n, gen, nil
 }
 
 // DecodeRow rebuilds a row from its main entity followed by its
-// continuation entities (all of them when the main entity has extras: a
-// row whose main entity says _n = k needs k more entities, otherwise
-// ErrValue). Columns whose properties are absent are NULL.
+// continuation entities: those the main entity names (its generation and
+// _n = k: k of them, otherwise ErrValue) are taken from the entities given,
+// others (another generation's, left by an interrupted rewrite) ignored.
+// Columns whose properties are absent are NULL.
 func (t *Table) DecodeRow(entities ...*storage.Entity) ([]Datum, error) {
 	if len(entities) == 0 || entities[0] == nil {
 		return nil, fmt.Errorf("%w: table %q: no entity", ErrValue, t.Name)
 	}
 	main := entities[0]
-	if n := t.Extras(main); len(entities) != 1+n {
-		return nil, fmt.Errorf("%w: table %q: row %q has %d continuation entities, %d given", ErrValue, t.Name, main.RowKey, n, len(entities)-1)
+	n := t.Extras(main)
+	if len(entities) != 1+n || t.ContinuationGen(main) > 0 {
+		byKey := make(map[string]*storage.Entity, len(entities)-1)
+		for _, e := range entities[1:] {
+			byKey[e.RowKey] = e
+		}
+		picked := []*storage.Entity{main}
+		for _, k := range t.ContinuationKeys(main) {
+			if e, ok := byKey[k]; ok {
+				picked = append(picked, e)
+			}
+		}
+		if len(picked) != 1+n {
+			return nil, fmt.Errorf("%w: table %q: row %q has %d continuation entities, %d given", ErrValue, t.Name, main.RowKey, n, len(picked)-1)
+		}
+		entities = picked
 	}
 	props := main.Properties
 	if len(entities) > 1 {
@@ -378,8 +503,15 @@ func (t *Table) IsContinuation(e *storage.Entity) bool {
 // Extras returns how many continuation entities the row of main entity e
 // has (its _n property; Select always includes it).
 func (t *Table) Extras(e *storage.Entity) int {
-	if v, ok := e.Properties[PropExtras]; ok && v.Type() == storage.TypeInt32 && v.Int() > 0 {
-		return int(v.Int())
+	if v, ok := e.Properties[PropExtras]; ok {
+		switch v.Type() {
+		case storage.TypeInt32:
+			if v.Int() > 0 {
+				return int(v.Int())
+			}
+		case storage.TypeInt64:
+			return int(v.Int() & (1<<32 - 1))
+		}
 	}
 	return 0
 }

@@ -813,7 +813,7 @@ func TestLargeRow(t *testing.T) {
 		}
 		expectRows(t, c, "SELECT id, name, LENGTH(body) FROM blobs ORDER BY id", "1\tsmall\t1", "2\thuge\t5242880")
 		expectErrno(t, c, 1062, "INSERT INTO blobs VALUES (2, 'again', ?, NULL)", big)
-		expectErrno(t, c, 1118, "UPDATE blobs SET name = 'renamed' WHERE id = 2")
+		mustExec(t, c, "UPDATE blobs SET name = 'renamed' WHERE id = 2") // across batches: TestLargeRowUpdate
 		if n := affected(t, c, "DELETE FROM blobs WHERE id = 2"); n != 1 {
 			t.Fatalf("delete: %d rows", n)
 		}

@@ -55,12 +55,17 @@ import (
 // handoff, not a duplicate: local index operations on one entity merge in
 // the row's batch (mergeIndexOps), global ones are taken over
 // (ixmaint.Handoffs). A value taken by another transaction meanwhile still
-// fails its conditional insert: 1062 for exactly one of them. A single row larger than one batch (over
-// 100 entities or batchBytes) is written across batches with its main entity as
-// the commit point (applyBig); updating such a row is not supported yet. Isolation: reads
-// see the latest committed data of every row (read committed), plus the
-// transaction's own writes; write-write conflicts on rows the transaction
-// read are detected at commit (first committer wins).
+// fails its conditional insert: 1062 for exactly one of them.
+//
+// A single row larger than one batch (over 100 entities or batchBytes) is
+// written across batches with its main entity as the commit point
+// (applyBig): inserted, updated (under a new continuation generation,
+// catalog/row.go) and deleted atomically and crash-safely; its local index
+// entities ride in the main entity's batch.
+//
+// Isolation: reads see the latest committed data of every row (read
+// committed), plus the transaction's own writes; write-write conflicts on
+// rows the transaction read are detected at commit (first committer wins).
 
 var txnIDs atomic.Uint64
 
@@ -343,7 +348,7 @@ func (g *gateway) commitTable(ctx context.Context, tt *txTable, log *commitLog) 
 			}
 		}
 		if oversize(ro.ops) {
-			big = append(big, bigRow{w: w, ro: ro})
+			big = append(big, bigRow{k: k, w: w, ro: ro})
 			continue
 		}
 		if _, ok := byPart[k.pk]; !ok {
@@ -496,6 +501,7 @@ func (g *gateway) commitTable(ctx context.Context, tt *txTable, log *commitLog) 
 // bigRow is a row whose entities do not fit one batch (more than
 // storage.MaxBatchOps entities or batchBytes).
 type bigRow struct {
+	k  entKey
 	w  *pending
 	ro rowOps
 }
@@ -540,33 +546,83 @@ func chunks(ops []storage.Operation) [][]storage.Operation {
 }
 
 // applyBig writes a row larger than one batch: the row cannot be written
-// atomically, so the main entity (whose _n property says how many
-// continuation entities belong to it) is the commit point:
+// atomically, so its main entity (whose _n property names the generation
+// and number of its continuation entities, catalog/row.go) is the commit
+// point, written in one batch with the row's local index operations, so
+// those change exactly when the row does:
 //
 //   - insert: continuation entities first, then the main entity with a
 //     create-only insert; until then readers see no row (scans skip
 //     continuation entities). If the insert fails, the continuation
 //     entities are deleted again.
-//   - delete: the main entity first (conditional on its ETag), then its
-//     continuation entities; leftovers after a failure are invisible.
-//   - update: not supported yet (it would need versioned continuation
-//     keys to stay atomic): a clear error 1118.
+//   - update: the new version's continuation entities under a new
+//     generation (catalog.Table.NextGeneration: none of the row's
+//     continuation range), then the main entity replaced If-Match the ETag
+//     read, then every continuation entity of another generation deleted.
+//     Readers follow the generation the main entity names, so they see the
+//     old row or the new one, whole. If the main entity's write fails, the
+//     new generation is deleted again.
+//   - delete: the main entity first (conditional on its ETag), then the
+//     row's whole continuation range.
+//
+// A crash leaves only continuation entities no main entity names:
+// invisible, and deleted by the row's next update or delete through this
+// path, or by an update of a row that has continuation entities (the
+// range is read with the row). One case keeps them longer: a crash while
+// a row that had none grew past one batch leaves the row as it was, small,
+// and its later small writes do not look at the range (no sweep exists
+// yet; the entities cost storage only). A reader that read the main entity
+// just before an update's commit point and its continuations after the
+// old generation was deleted gets an error for that statement (1105,
+// retry), never a mixed row.
 func (g *gateway) applyBig(ctx context.Context, meta *catalog.Table, b bigRow, log *commitLog) error {
-	ops := b.ro.ops
+	var ops, ixOps []storage.Operation
+	for _, op := range b.ro.ops {
+		if op.Entity.RowKey >= meta.RowKeyEnd() {
+			ixOps = append(ixOps, op)
+		} else {
+			ops = append(ops, op)
+		}
+	}
 	main, extras := ops[0], ops[1:]
+	commit := func(main storage.Operation) ([]storage.ETag, error) {
+		batch := append([]storage.Operation{main}, ixOps...)
+		if len(batch) > storage.MaxBatchOps {
+			return nil, mysql.NewSQLError(mysql.ERTooBigRowSize, "42000",
+				"sqlgw: a row larger than one store batch changes %d local index entities; at most %d fit its commit batch", len(ixOps), storage.MaxBatchOps-1)
+		}
+		etags, _, err := g.applyIndexed(ctx, meta, batch)
+		return etags, err
+	}
+	// undo deletes continuation entities written before a failed commit.
+	undo := func(written []storage.Operation) {
+		for _, op := range written {
+			g.store.Delete(context.WithoutCancel(ctx), meta.Physical, op.Entity.PartitionKey, op.Entity.RowKey, storage.ETagAny)
+		}
+	}
+	writeExtras := func(extras []storage.Operation) error {
+		var written []storage.Operation
+		for i := range extras {
+			extras[i].Kind, extras[i].Mode, extras[i].IfMatch = storage.OpUpsert, storage.Replace, ""
+		}
+		for _, c := range chunks(extras) {
+			if _, err := g.apply(ctx, meta, c); err != nil {
+				undo(written)
+				return err
+			}
+			written = append(written, c...)
+		}
+		return nil
+	}
 	switch {
 	case b.w.deleted:
-		if _, err := g.apply(ctx, meta, []storage.Operation{main}); err != nil {
+		if _, err := commit(main); err != nil {
 			return err
 		}
 		log.batches++
 		log.other = true
 		g.addRowCount(meta.Physical, -1)
-		for _, c := range chunks(extras) {
-			if _, err := g.apply(ctx, meta, c); err != nil {
-				return err
-			}
-		}
+		g.dropContinuations(ctx, meta, b.k, nil)
 		return nil
 	case main.Kind == storage.OpInsert:
 		// Never overwrite another row's continuation entities: check the
@@ -579,25 +635,12 @@ func (g *gateway) applyBig(ctx context.Context, meta *catalog.Table, b bigRow, l
 		case !errors.Is(err, storage.ErrNotFound):
 			return mapError(err)
 		}
-		var written []storage.Operation
-		for i := range extras {
-			extras[i].Kind, extras[i].Mode = storage.OpUpsert, storage.Replace
+		if err := writeExtras(extras); err != nil {
+			return err
 		}
-		undo := func() {
-			for _, op := range written {
-				g.store.Delete(context.WithoutCancel(ctx), meta.Physical, op.Entity.PartitionKey, op.Entity.RowKey, storage.ETagAny)
-			}
-		}
-		for _, c := range chunks(extras) {
-			if _, err := g.apply(ctx, meta, c); err != nil {
-				undo()
-				return err
-			}
-			written = append(written, c...)
-		}
-		etags, err := g.apply(ctx, meta, []storage.Operation{main})
+		etags, err := commit(main)
 		if err != nil {
-			undo()
+			undo(extras)
 			return err
 		}
 		log.batches++
@@ -605,9 +648,80 @@ func (g *gateway) applyBig(ctx context.Context, meta *catalog.Table, b bigRow, l
 		g.addRowCount(meta.Physical, 1)
 		return nil
 	}
-	return mysql.NewSQLError(mysql.ERTooBigRowSize, "42000",
-		"sqlgw: updating a row larger than one store batch (%d entities, over %d operations or %d bytes) is not supported yet; delete and insert it",
-		len(ops), storage.MaxBatchOps, batchBytes)
+	// Update: the row's whole continuation range decides the generation
+	// (stray entities of a crashed rewrite included).
+	have, err := g.continuationKeys(ctx, meta, b.k)
+	if err != nil {
+		return err
+	}
+	gen := meta.NextGeneration(append(have, b.w.base.extras...))
+	ents, err := meta.EncodeEntitiesGen(b.k.pk, b.k.rk, b.w.row, gen)
+	if err != nil {
+		return mapError(err)
+	}
+	newExtras := make([]storage.Operation, 0, len(ents)-1)
+	for _, e := range ents[1:] {
+		newExtras = append(newExtras, storage.Operation{Kind: storage.OpUpsert, Mode: storage.Replace, Entity: e})
+	}
+	if err := writeExtras(newExtras); err != nil {
+		return err
+	}
+	newMain := storage.Operation{Kind: storage.OpUpdate, Mode: storage.Replace, IfMatch: b.w.base.etag, Entity: ents[0]}
+	if _, err := commit(newMain); err != nil {
+		undo(newExtras)
+		return err
+	}
+	log.batches++
+	log.other = true
+	keep := make(map[string]bool, len(ents))
+	for _, e := range ents[1:] {
+		keep[e.RowKey] = true
+	}
+	g.dropContinuations(ctx, meta, b.k, keep)
+	return nil
+}
+
+// continuationKeys lists the RowKeys in the continuation range of row k.
+func (g *gateway) continuationKeys(ctx context.Context, meta *catalog.Table, k entKey) ([]string, error) {
+	q := &storage.Query{Partition: storage.Exactly(k.pk), Row: meta.ContinuationRange(k.rk), Select: []string{}}
+	var out []string
+	for {
+		page, err := g.store.Query(ctx, meta.Physical, q)
+		if err != nil {
+			return nil, mapError(err)
+		}
+		for _, e := range page.Entities {
+			out = append(out, e.RowKey)
+		}
+		if page.Continuation == "" {
+			return out, nil
+		}
+		q.Continuation = page.Continuation
+	}
+}
+
+// dropContinuations deletes the entities of row k's continuation range
+// except those in keep, after its commit point: best effort (what is left
+// is invisible and the row's next large write deletes it), so failures
+// are only logged.
+func (g *gateway) dropContinuations(ctx context.Context, meta *catalog.Table, k entKey, keep map[string]bool) {
+	ctx = context.WithoutCancel(ctx)
+	have, err := g.continuationKeys(ctx, meta, k)
+	if err != nil {
+		g.logger().Warn("sqlgw: listing continuation entities to delete (left, invisible)", "table", meta.Name, "error", err)
+		return
+	}
+	var del []storage.Operation
+	for _, rk := range have {
+		if !keep[rk] {
+			del = append(del, storage.Operation{Kind: storage.OpDelete, Entity: &storage.Entity{PartitionKey: k.pk, RowKey: rk}})
+		}
+	}
+	for _, c := range chunks(del) {
+		if _, err := g.store.Batch(ctx, meta.Physical, c); err != nil && !errors.Is(err, storage.ErrNotFound) {
+			g.logger().Warn("sqlgw: deleting old continuation entities (left, invisible)", "table", meta.Name, "error", err)
+		}
+	}
 }
 
 // commitParallel bounds the batches of one commit in flight at once.
@@ -617,20 +731,16 @@ const commitParallel = 16
 // entity conditional on the ETag read, continuation entities alongside.
 func rowOperations(meta *catalog.Table, k entKey, w *pending) (rowOps, error) {
 	var ro rowOps
-	delKeys := func(from int) {
-		// Continuation entities of the stored row beyond index from.
-		for i := from; i < len(w.base.extras); i++ {
-			ro.ops = append(ro.ops, storage.Operation{Kind: storage.OpDelete,
-				Entity: &storage.Entity{PartitionKey: k.pk, RowKey: w.base.extras[i]}})
-		}
-	}
 	switch {
 	case w.deleted && !w.stored:
 		return ro, nil
 	case w.deleted:
 		ro.ops = append(ro.ops, storage.Operation{Kind: storage.OpDelete, IfMatch: w.base.etag,
 			Entity: &storage.Entity{PartitionKey: k.pk, RowKey: k.rk}})
-		delKeys(0)
+		for _, x := range w.base.extras {
+			ro.ops = append(ro.ops, storage.Operation{Kind: storage.OpDelete,
+				Entity: &storage.Entity{PartitionKey: k.pk, RowKey: x}})
+		}
 		ro.delta = -1
 		return ro, nil
 	}
@@ -646,10 +756,19 @@ func rowOperations(meta *catalog.Table, k entKey, w *pending) (rowOps, error) {
 		return ro, nil
 	}
 	ro.ops = append(ro.ops, storage.Operation{Kind: storage.OpUpdate, Mode: storage.Replace, IfMatch: w.base.etag, Entity: ents[0]})
+	rewritten := make(map[string]bool, len(ents)-1)
 	for _, e := range ents[1:] {
 		ro.ops = append(ro.ops, storage.Operation{Kind: storage.OpUpsert, Mode: storage.Replace, Entity: e})
+		rewritten[e.RowKey] = true
 	}
-	delKeys(len(ents) - 1)
+	// The stored row's continuation entities not rewritten in place (fewer
+	// now, or of another generation: catalog/row.go).
+	for _, x := range w.base.extras {
+		if !rewritten[x] {
+			ro.ops = append(ro.ops, storage.Operation{Kind: storage.OpDelete,
+				Entity: &storage.Entity{PartitionKey: k.pk, RowKey: x}})
+		}
+	}
 	return ro, nil
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/catalog/ixmaint"
+	"github.com/sqlgw/sqlgw/storage"
 	"github.com/sqlgw/sqlgw/storage/faultstore"
 	"github.com/sqlgw/sqlgw/storage/pebble"
 )
@@ -298,6 +299,203 @@ func TestUniqueSwapCrash(t *testing.T) {
 				t.Logf("%s: %d crash points", name, n-1)
 				break
 			}
+		}
+	}
+}
+
+// forEachBackendStore is forEachBackend with the server's store and
+// catalog options, for tests that look at the entities.
+func forEachBackendStore(t *testing.T, f func(t *testing.T, ts *testServer, st storage.Store, co catalog.Options)) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			st, co := b.open(t)
+			ts := startServer(t, noClose{st}, co)
+			f(t, ts, st, co)
+		})
+	}
+}
+
+// rowEntities returns the RowKeys of the entities of partition pk of table
+// db.name below the local index entities (a row and its continuations).
+func rowEntities(t *testing.T, st storage.Store, co catalog.Options, db, name string, id int) []string {
+	t.Helper()
+	ctx := context.Background()
+	cat, err := catalog.Open(ctx, st, co)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := cat.Table(ctx, db, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk, _, err := tbl.EncodePrimaryKey([]catalog.Datum{int64(id)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := &storage.Query{Partition: storage.Exactly(pk), Row: &storage.KeyRange{High: &storage.Bound{Key: tbl.RowKeyEnd(), Exclusive: true}}, Select: []string{}}
+	var out []string
+	for {
+		page, err := st.Query(ctx, tbl.Physical, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range page.Entities {
+			out = append(out, e.RowKey)
+		}
+		if page.Continuation == "" {
+			return out
+		}
+		q.Continuation = page.Continuation
+	}
+}
+
+// TestLargeRowUpdate: a row larger than one store batch is updated (a
+// small column, the large value itself, down to a small row and back up),
+// reads back whole each time, keeps only its current continuation
+// entities, and its local and global index entries follow it.
+func TestLargeRowUpdate(t *testing.T) {
+	forEachBackendStore(t, func(t *testing.T, ts *testServer, st storage.Store, co catalog.Options) {
+		c := ts.conn()
+		mustExec(t, c, "CREATE DATABASE d")
+		mustExec(t, c, "USE d")
+		mustExec(t, c, "CREATE TABLE blobs (id INT PRIMARY KEY, name VARCHAR(10), body LONGTEXT, KEY ln (id, name), UNIQUE KEY gn (name))")
+		big := strings.Repeat("0123456789abcdef", 5<<20/16) // 5 MiB
+		mustExec(t, c, "INSERT INTO blobs VALUES (1, 'small', 'x'), (2, 'huge', ?)", big)
+		n0 := len(rowEntities(t, st, co, "d", "blobs", 2))
+		if n0 < 4 {
+			t.Fatalf("a 5 MiB row has %d entities", n0)
+		}
+		body := func(want string) {
+			t.Helper()
+			var got string
+			if err := c.QueryRowContext(context.Background(), "SELECT body FROM blobs WHERE id = 2").Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Fatalf("read back %d bytes, want %d", len(got), len(want))
+			}
+		}
+		names := func(name string) {
+			t.Helper()
+			expectRows(t, c, "SELECT id FROM blobs WHERE id = 2 AND name = '"+name+"'", "2")
+			expectRows(t, c, "SELECT id FROM blobs WHERE name = '"+name+"'", "2")
+			expectRows(t, c, "SELECT id, LENGTH(body) FROM blobs WHERE name = '"+name+"'", fmt.Sprintf("2\t%d", len(strings.Join(rows(t, c, "SELECT body FROM blobs WHERE id = 2"), ""))))
+		}
+		if n := affected(t, c, "UPDATE blobs SET name = 'renamed' WHERE id = 2"); n != 1 {
+			t.Fatalf("update: %d rows", n)
+		}
+		body(big)
+		names("renamed")
+		expectRows(t, c, "SELECT id FROM blobs WHERE name = 'huge'")
+		expectRows(t, c, "SELECT id FROM blobs WHERE id = 2 AND name = 'huge'")
+		if n := len(rowEntities(t, st, co, "d", "blobs", 2)); n != n0 {
+			t.Errorf("after the update: %d entities, want %d (no old generation left)", n, n0)
+		}
+		big2 := strings.Repeat("fedcba9876543210", 6<<20/16) // 6 MiB
+		mustExec(t, c, "UPDATE blobs SET body = ? WHERE id = 2", big2)
+		body(big2)
+		mustExec(t, c, "BEGIN")
+		mustExec(t, c, "UPDATE blobs SET name = 'again' WHERE id = 2")
+		mustExec(t, c, "UPDATE blobs SET name = 'tiny' WHERE id = 1")
+		mustExec(t, c, "COMMIT")
+		body(big2)
+		names("again")
+		// Down to one entity, and up again.
+		mustExec(t, c, "UPDATE blobs SET body = 'short' WHERE id = 2")
+		body("short")
+		if n := len(rowEntities(t, st, co, "d", "blobs", 2)); n != 1 {
+			t.Errorf("a small row keeps %d entities", n)
+		}
+		mustExec(t, c, "UPDATE blobs SET body = ? WHERE id = 2", big)
+		body(big)
+		names("again")
+		expectRows(t, c, "SELECT id, name, LENGTH(body) FROM blobs ORDER BY id", "1\ttiny\t1", fmt.Sprintf("2\tagain\t%d", len(big)))
+		// A unique conflict of the large row fails cleanly.
+		expectErrno(t, c, 1062, "UPDATE blobs SET name = 'tiny' WHERE id = 2")
+		names("again")
+		if n := affected(t, c, "DELETE FROM blobs WHERE id = 2"); n != 1 {
+			t.Fatalf("delete: %d rows", n)
+		}
+		if n := len(rowEntities(t, st, co, "d", "blobs", 2)); n != 0 {
+			t.Errorf("a deleted row left %d entities", n)
+		}
+		expectRows(t, c, "SELECT id FROM blobs WHERE name = 'again'")
+		expectRows(t, c, "SELECT id FROM blobs WHERE id = 2 AND name = 'again'")
+	})
+}
+
+// TestLargeRowUpdateCrash crashes the store at every request of an UPDATE
+// of a row larger than one batch (its value and its indexed name): a new
+// server reads the old row or the new one, whole, with its local and
+// global index entries agreeing; after recovery the indexes equal what the
+// rows imply; the row's next update leaves only its own entities.
+func TestLargeRowUpdateCrash(t *testing.T) {
+	ctx := context.Background()
+	oldBody := strings.Repeat("a", 3<<20)
+	newBody := strings.Repeat("b", 3<<20+5)
+	for n := 1; ; n++ {
+		done := false
+		for _, applied := range []bool{false, true} {
+			inner, err := pebble.OpenMemory()
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs := faultstore.New(noClose{inner})
+			ts := startServer(t, fs)
+			c := ts.conn()
+			mustExec(t, c, "CREATE DATABASE d")
+			mustExec(t, c, "USE d")
+			mustExec(t, c, "CREATE TABLE blobs (id INT PRIMARY KEY, name VARCHAR(10), body LONGTEXT, KEY ln (id, name), UNIQUE KEY gn (name))")
+			mustExec(t, c, "INSERT INTO blobs VALUES (2, 'old', ?)", oldBody)
+			n0 := len(rowEntities(t, inner, catalog.Options{}, "d", "blobs", 2))
+			fs.CrashAt(n, applied)
+			c.ExecContext(ctx, "UPDATE blobs SET body = ?, name = 'new' WHERE id = 2", newBody)
+			if !fs.Crashed() {
+				done = true
+			}
+			ts.stop()
+			ts2 := startServer(t, noClose{inner})
+			c2 := ts2.conn()
+			mustExec(t, c2, "USE d")
+			var name, body string
+			if err := c2.QueryRowContext(ctx, "SELECT name, body FROM blobs WHERE id = 2").Scan(&name, &body); err != nil {
+				t.Fatalf("crash at %d (applied=%v): reading the row: %v", n, applied, err)
+			}
+			switch {
+			case name == "old" && body == oldBody, name == "new" && body == newBody:
+			default:
+				t.Fatalf("crash at %d (applied=%v): a mixed row: name %q, %d bytes", n, applied, name, len(body))
+			}
+			other := map[string]string{"old": "new", "new": "old"}[name]
+			expectRows(t, c2, "SELECT id FROM blobs WHERE id = 2 AND name = '"+name+"'", "2")
+			expectRows(t, c2, "SELECT id FROM blobs WHERE id = 2 AND name = '"+other+"'")
+			expectRows(t, c2, "SELECT id FROM blobs WHERE name = '"+name+"'", "2")
+			expectRows(t, c2, "SELECT id FROM blobs WHERE name = '"+other+"'")
+			// The next update of the row removes what the crash left.
+			mustExec(t, c2, "UPDATE blobs SET body = ? WHERE id = 2", oldBody+"c")
+			if got := len(rowEntities(t, inner, catalog.Options{}, "d", "blobs", 2)); got != n0 {
+				t.Errorf("crash at %d (applied=%v): after the next update the row has %d entities, want %d", n, applied, got, n0)
+			}
+			ts2.stop()
+			cat, err := catalog.Open(ctx, inner, catalog.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tbl, err := cat.Table(ctx, "d", "blobs")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := (&ixmaint.Maintainer{Store: inner}).Recover(ctx, tbl, true); err != nil {
+				t.Fatal(err)
+			}
+			if mm, err := ixmaint.Check(ctx, inner, tbl); err != nil || len(mm) > 0 {
+				t.Errorf("crash at %d (applied=%v): after recovery: %v %v", n, applied, mm, err)
+			}
+			inner.Close()
+		}
+		if done || t.Failed() {
+			t.Logf("%d crash points", n-1)
+			break
 		}
 	}
 }
