@@ -262,7 +262,7 @@ func (t *Table) DropIndex(ctx *sql.Context, name string) error {
 
 // RenameIndex implements sql.IndexAlterableTable.
 func (t *Table) RenameIndex(ctx *sql.Context, from, to string) error {
-	return errUnsupported.New("renaming index " + from + " of table " + t.Name() + " is not supported yet")
+	return t.renameSecondaryIndex(ctx, from, to) // indexrename.go
 }
 
 // Truncate implements sql.TruncateableTable: one catalog change that gives
