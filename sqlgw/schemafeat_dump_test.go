@@ -1,0 +1,118 @@
+package sqlgw_test
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Outside strict mode, values given for generated columns are ignored
+// with warning 1906 (what mariadb-dump's output relies on); in strict mode
+// they are 3105 (MySQL 8).
+func TestGeneratedValuesIgnoredOutsideStrictMode(t *testing.T) {
+	store, co := memoryBackend.open(t)
+	c := startServer(t, store, co).conn()
+	mustExec(t, c, "CREATE DATABASE d")
+	mustExec(t, c, "USE d")
+	mustExec(t, c, "CREATE TABLE g (id INT PRIMARY KEY, a INT, b INT AS (a * 2) VIRTUAL, s INT AS (a + 1) STORED)")
+	expectErrno(t, c, 3105, "INSERT INTO g VALUES (1, 10, 0, 0)")
+	mustExec(t, c, "SET SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO'")
+	mustExec(t, c, "INSERT INTO g VALUES (1, 10, 0, 0), (2, 20, 5, 5)")
+	// (go-mysql-server lists warnings newest first; the order is not checked.)
+	warnings := rows(t, c, "SHOW WARNINGS")
+	slices.Sort(warnings)
+	if want := []string{"Warning\t1906\tThe value specified for generated column 'b' in table 'g' has been ignored",
+		"Warning\t1906\tThe value specified for generated column 's' in table 'g' has been ignored"}; !slices.Equal(warnings, want) {
+		t.Errorf("SHOW WARNINGS: %q, want %q", warnings, want)
+	}
+	mustExec(t, c, "INSERT INTO d.g (s, id, a) VALUES (7, 3, 30)")
+	expectRows(t, c, "SELECT * FROM g ORDER BY id", "1\t10\t20\t11", "2\t20\t40\t21", "3\t30\t60\t31")
+	// UPDATE is not a restore path: still refused.
+	expectErrno(t, c, 3105, "UPDATE g SET b = 1")
+	mustExec(t, c, "SET SESSION sql_mode = 'STRICT_TRANS_TABLES'")
+	expectErrno(t, c, 3105, "INSERT INTO g VALUES (4, 10, 0, 0)")
+}
+
+// mariadb-dump of a database using ON UPDATE, CHECK constraints and
+// generated columns restores into another database with the same
+// definitions, rows and behaviour.
+func TestSchemaFeaturesDumpRoundTrip(t *testing.T) {
+	dump, err := exec.LookPath("mariadb-dump")
+	if err != nil {
+		t.Skip("mariadb-dump is not installed (apt-get install mariadb-client)")
+	}
+	client, err := exec.LookPath("mariadb")
+	if err != nil {
+		t.Skip("the mariadb client is not installed (apt-get install mariadb-client)")
+	}
+	forEachBackend(t, func(t *testing.T, ts *testServer) {
+		c := ts.conn()
+		mustExec(t, c, "CREATE DATABASE s")
+		mustExec(t, c, "USE s")
+		mustExec(t, c, "CREATE TABLE actor (actor_id SMALLINT UNSIGNED NOT NULL AUTO_INCREMENT, first_name VARCHAR(45) NOT NULL, "+
+			"last_update TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP, PRIMARY KEY (actor_id))")
+		mustExec(t, c, "INSERT INTO actor (first_name, last_update) VALUES ('PENELOPE', '2006-02-15 04:34:33'), ('NICK', '2006-02-15 04:34:33')")
+		mustExec(t, c, "CREATE TABLE person (id BIGINT AUTO_INCREMENT NOT NULL PRIMARY KEY, age INT UNSIGNED NOT NULL CHECK (age >= 0), "+
+			"lo INT, hi INT, CONSTRAINT lo_le_hi CHECK (lo <= hi), CONSTRAINT hipos CHECK (hi > 0) NOT ENFORCED)")
+		mustExec(t, c, "INSERT INTO person (age, lo, hi) VALUES (30, 1, 2), (40, -5, -1)")
+		mustExec(t, c, "CREATE TABLE g (id INT PRIMARY KEY, a INT, b INT AS (a * 2) VIRTUAL, s VARCHAR(10) AS (CONCAT('n', a)) STORED, KEY ks (s))")
+		mustExec(t, c, "INSERT INTO g (id, a) VALUES (1, 10), (2, 20)")
+		tables := []string{"actor", "person", "g"}
+		contents := func(db string) string {
+			var out []string
+			for _, tb := range tables {
+				create := rows(t, c, "SHOW CREATE TABLE "+db+"."+tb)
+				out = append(out, create...)
+				out = append(out, rows(t, c, "SELECT * FROM "+db+"."+tb+" ORDER BY 1")...)
+			}
+			return strings.Join(out, "\n")
+		}
+		want := contents("s")
+
+		host, port, err := net.SplitHostPort(ts.srv.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn := []string{"--no-defaults", "--protocol=TCP", "-h" + host, "-P" + port, "-uroot"}
+		var out, stderr bytes.Buffer
+		cmd := exec.Command(dump, append(conn, "--default-character-set=utf8mb4", "s")...)
+		cmd.Stdout, cmd.Stderr = &out, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("mariadb-dump: %v: %s", err, stderr.String())
+		}
+		sqlText := out.String()
+		for _, w := range []string{"ON UPDATE CURRENT_TIMESTAMP", "CONSTRAINT `lo_le_hi` CHECK", "GENERATED ALWAYS AS", "INSERT INTO `g` VALUES"} {
+			if !strings.Contains(sqlText, w) {
+				t.Errorf("dump lacks %q", w)
+			}
+		}
+		// The check names are unique per database: restore into another one.
+		mustExec(t, c, "CREATE DATABASE r")
+		stderr.Reset()
+		cmd = exec.Command(client, append(conn, "r")...)
+		cmd.Stdin, cmd.Stderr = strings.NewReader(sqlText), &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("restore: %v: %s", err, stderr.String())
+		}
+		if got := contents("r"); got != want {
+			t.Errorf("restored database differs:\n got: %s\nwant: %s", got, want)
+		}
+		// The restored definitions behave like the originals.
+		mustExec(t, c, "USE r")
+		expectErrno(t, c, 3819, "INSERT INTO person (age, lo, hi) VALUES (1, 5, 2)")
+		expectErrno(t, c, 3105, "INSERT INTO g VALUES (3, 1, 2, 'x')")
+		mustExec(t, c, "UPDATE g SET a = 11 WHERE id = 1")
+		expectRows(t, c, "SELECT b, s FROM g WHERE id = 1", "22\tn11")
+		expectRows(t, c, "SELECT id FROM g WHERE s = 'n20'", "2")
+		mustExec(t, c, "UPDATE actor SET first_name = 'P' WHERE actor_id = 1")
+		expectRows(t, c, "SELECT actor_id FROM actor WHERE last_update > '2020-01-01' ORDER BY actor_id", "1")
+		var n int
+		if err := c.QueryRowContext(context.Background(), "SELECT COUNT(*) FROM information_schema.CHECK_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = 'r'").Scan(&n); err != nil || n != 3 {
+			t.Errorf("restored checks: %d, %v; want 3", n, err)
+		}
+	})
+}
