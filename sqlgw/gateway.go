@@ -40,6 +40,9 @@ type gateway struct {
 	maintOnce  sync.Once
 	maintainer *ixmaint.Maintainer
 	log        *slog.Logger
+
+	// metrics are exported by Server.MetricsHandler (metrics.go).
+	metrics *Metrics
 }
 
 type schemaKey struct {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
@@ -14,6 +15,7 @@ import (
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/planner"
 	"github.com/sqlgw/sqlgw/storage"
+	"github.com/sqlgw/sqlgw/storage/recorder"
 )
 
 // Execution of a plan
@@ -76,10 +78,17 @@ type rowIter struct {
 	// fetched; synthetic ones (covering reads) carry no row ETag.
 	ixLoaded  bool
 	synthetic map[*storage.Entity]bool
+
+	// Metrics (metrics.go): the requests this read sent, the time spent in
+	// Next, reported once at Close.
+	counters recorder.Counters
+	busy     time.Duration
+	reported bool
 }
 
 func (t *Table) newRowIter(ctx *sql.Context, spec *readSpec) (*rowIter, error) {
-	it := &rowIter{t: t, ctx: storeCtx(ctx), spec: spec, meta: t.meta()}
+	it := &rowIter{t: t, spec: spec, meta: t.meta()}
+	it.ctx = recorder.WithCounters(storeCtx(ctx), &it.counters)
 	need := t.proj
 	if need != nil && spec.residual != nil {
 		need = append(append([]int(nil), need...), t.info.storageOrder...)
@@ -112,6 +121,13 @@ func keyLess(a, b entKey) bool {
 
 // Next implements sql.RowIter.
 func (it *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
+	start := time.Now()
+	row, err := it.next(ctx)
+	it.busy += time.Since(start)
+	return row, err
+}
+
+func (it *rowIter) next(ctx *sql.Context) (sql.Row, error) {
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -389,8 +405,15 @@ func (it *rowIter) queryError(err error) error {
 	return errConflict(fmt.Sprintf("table %s.%s was truncated or recreated by another gateway", db, name))
 }
 
-// Close implements sql.RowIter.
-func (it *rowIter) Close(*sql.Context) error { return nil }
+// Close implements sql.RowIter. It reports the read to the metrics.
+func (it *rowIter) Close(*sql.Context) error {
+	if !it.reported {
+		it.reported = true
+		c := it.counters.Snapshot()
+		it.t.gw.metrics.observeRead(pathName(it.spec.plan.Path), c.Requests, c.EntitiesRead, it.busy)
+	}
+	return nil
+}
 
 // decode rebuilds a full engine row from a row's entities.
 func (t *Table) decode(ents []*storage.Entity) (sql.Row, error) {

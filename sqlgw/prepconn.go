@@ -23,6 +23,8 @@ const comStmtPrepare = 0x16
 type rewriteListener struct {
 	net.Listener
 	conns *connRegistry
+	// requireTLS refuses clients that do not ask for TLS (tlsconn.go).
+	requireTLS bool
 }
 
 func (l rewriteListener) Accept() (net.Conn, error) {
@@ -30,7 +32,7 @@ func (l rewriteListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	rc := &rewriteConn{Conn: c, r: bufio.NewReaderSize(c, 16<<10), reg: l.conns}
+	rc := &rewriteConn{Conn: c, r: bufio.NewReaderSize(c, 16<<10), reg: l.conns, requireTLS: l.requireTLS}
 	l.conns.add(rc)
 	return rc, nil
 }
@@ -84,6 +86,13 @@ type rewriteConn struct {
 
 	wmu    sync.Mutex
 	okInfo string // for the next OK packet written, see setOKInfo
+
+	// raw: the client asked for TLS (tlsconn.go); the bytes from here on
+	// are TLS records, passed through untouched.
+	raw bool
+	// requireTLS: the client's first packet must be an SSLRequest;
+	// answered is set once it has been seen.
+	requireTLS, answered bool
 }
 
 func (c *rewriteConn) Close() error {
@@ -119,6 +128,9 @@ func (c *rewriteConn) Write(p []byte) (int, error) {
 }
 
 func (c *rewriteConn) Read(p []byte) (int, error) {
+	if len(c.pending) == 0 && c.raw {
+		return c.r.Read(p)
+	}
 	if len(c.pending) == 0 {
 		if err := c.next(); err != nil {
 			return 0, err
@@ -150,6 +162,13 @@ func (c *rewriteConn) next() error {
 			nb[4] = comStmtPrepare
 			copy(nb[5:], rq)
 			buf = nb
+		}
+	}
+	if !c.answered {
+		c.answered = true
+		c.raw = isSSLRequest(buf)
+		if c.requireTLS && !c.raw {
+			return c.refuseInsecure()
 		}
 	}
 	c.pending = buf

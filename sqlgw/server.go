@@ -59,10 +59,17 @@
 //     statement (partition.go).
 //   - Accounts: the configured user (default root) for any host; an empty
 //     password only on a loopback listener (ErrInsecure otherwise).
+//   - TLS: with Config.TLSConfig, clients may upgrade in the handshake (the
+//     mysql CLI's --ssl, drivers' sslMode/tls options); with
+//     RequireSecureTransport, plain connections are refused (error 3159).
+//   - Metrics: store requests and latency by operation, table reads by
+//     access path, connections and statements, in Prometheus' text format
+//     (metrics.go, Server.Metrics().Handler()).
 package sqlgw
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -106,6 +113,12 @@ type Config struct {
 	Logger *slog.Logger
 	// Version is reported by VERSION() (default "8.0.33-sqlgw").
 	Version string
+	// TLSConfig, if set, lets clients upgrade to TLS (MySQL's SSL request
+	// in the handshake), as a MySQL server with ssl_cert/ssl_key does.
+	TLSConfig *tls.Config
+	// RequireSecureTransport refuses connections that do not use TLS
+	// (MySQL's require_secure_transport, error 3159). Needs TLSConfig.
+	RequireSecureTransport bool
 }
 
 // Server is a running sqlgw MySQL server.
@@ -150,6 +163,9 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Version == "" {
 		cfg.Version = "8.0.33-sqlgw"
 	}
+	if cfg.RequireSecureTransport && cfg.TLSConfig == nil {
+		return fail(errors.New("sqlgw: require secure transport needs a TLS certificate and key"))
+	}
 	ln := cfg.Listener
 	if ln == nil {
 		if cfg.Listen == "" {
@@ -193,10 +209,14 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	scfg := server.Config{
 		Protocol: "tcp",
 		Address:  ln.Addr().String(),
-		Listener: rewriteListener{Listener: ln, conns: h.conns},
+		Listener: rewriteListener{Listener: ln, conns: h.conns, requireTLS: cfg.RequireSecureTransport},
 		Version:  cfg.Version,
+
+		// The listener refuses plain connections when TLS is required,
+		// with MySQL's error 3159 (tlsconn.go).
+		TLSConfig: cfg.TLSConfig,
 	}
-	srv, err := server.NewServerWithHandler(scfg, engine, sql.NewContext, gw.sessionBuilder, nil,
+	srv, err := server.NewServerWithHandler(scfg, engine, sql.NewContext, gw.sessionBuilder, gw.metrics,
 		func(inner mysql.Handler) (mysql.Handler, error) {
 			h.Handler = inner
 			return h, nil
@@ -215,6 +235,10 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 // Recorder returns the request recorder every store request of the server
 // goes through (totals, tracing).
 func (s *Server) Recorder() *recorder.Store { return s.rec }
+
+// Metrics returns the server's metrics; Metrics().Handler() serves them
+// to Prometheus.
+func (s *Server) Metrics() *Metrics { return s.gw.metrics }
 
 // Addr returns the address the server listens on.
 func (s *Server) Addr() net.Addr { return s.ln.Addr() }
@@ -283,12 +307,14 @@ func NewEngine(ctx context.Context, store storage.Store, opts catalog.Options) (
 }
 
 func newEngine(ctx context.Context, store storage.Store, opts catalog.Options) (*Engine, error) {
-	rec := recorder.New(store)
+	metrics := newMetrics()
+	rec := recorder.New(&metricsStore{inner: store, m: metrics})
 	cat, err := catalog.Open(withoutCounters(ctx), rec, opts)
 	if err != nil {
 		return nil, fmt.Errorf("sqlgw: opening the catalog: %w", err)
 	}
 	gw := newGateway(rec, cat)
+	gw.metrics = metrics
 	pro := &provider{gw: gw}
 	logrus.SetLevel(logrus.ErrorLevel)
 	a := analyzer.NewBuilder(pro).AddPostAnalyzeRule(pushdownRuleID, pushdownRule).

@@ -7,11 +7,14 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -56,6 +59,18 @@ a flag given on the command line wins):
                        a password refuses to start.
   --shutdown-timeout D how long a shutdown waits for running statements
                        default 10s                            [SQLGW_SHUTDOWN_TIMEOUT]
+  --tls-cert FILE      PEM certificate (chain) for TLS         [SQLGW_TLS_CERT]
+  --tls-key FILE       its PEM private key                     [SQLGW_TLS_KEY]
+                       with both, clients may use TLS (mysql --ssl, drivers'
+                       sslMode/tls options), as MySQL's ssl_cert/ssl_key
+  --require-secure-transport
+                       refuse connections without TLS (error 3159), as
+                       MySQL's require_secure_transport [SQLGW_REQUIRE_SECURE_TRANSPORT=1]
+  --metrics-listen ADDR
+                       serve Prometheus metrics on http://ADDR/metrics
+                       (store requests and latency by operation, table
+                       reads by access path, connections, statements);
+                       default off                       [SQLGW_METRICS_LISTEN]
 
 The server logs one line when it is ready:
   sqlgw ready: listening on 127.0.0.1:3306 store pebble:./data
@@ -102,6 +117,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 2
 }
 
+// envBool reads a boolean environment variable (1/true/on/yes).
+func envBool(name string) bool {
+	switch strings.ToLower(os.Getenv(name)) {
+	case "1", "true", "on", "yes":
+		return true
+	}
+	return false
+}
+
 func env(name, def string) string {
 	if v, ok := os.LookupEnv(name); ok {
 		return v
@@ -118,6 +142,10 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	user := fs.String("user", env("SQLGW_USER", "root"), "")
 	password := fs.String("password", env("SQLGW_PASSWORD", ""), "")
 	timeout := fs.Duration("shutdown-timeout", 10*time.Second, "")
+	tlsCert := fs.String("tls-cert", env("SQLGW_TLS_CERT", ""), "")
+	tlsKey := fs.String("tls-key", env("SQLGW_TLS_KEY", ""), "")
+	requireTLS := fs.Bool("require-secure-transport", envBool("SQLGW_REQUIRE_SECURE_TRANSPORT"), "")
+	metricsListen := fs.String("metrics-listen", env("SQLGW_METRICS_LISTEN", ""), "")
 	if v, ok := os.LookupEnv("SQLGW_SHUTDOWN_TIMEOUT"); ok {
 		d, err := time.ParseDuration(v)
 		if err != nil {
@@ -132,9 +160,34 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 
+	var tlsConfig *tls.Config
+	switch {
+	case *tlsCert != "" && *tlsKey != "":
+		cert, err := tls.LoadX509KeyPair(*tlsCert, *tlsKey)
+		if err != nil {
+			return fmt.Errorf("--tls-cert/--tls-key: %w", err)
+		}
+		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	case *tlsCert != "" || *tlsKey != "":
+		return errors.New("--tls-cert and --tls-key go together")
+	case *requireTLS:
+		return errors.New("--require-secure-transport needs --tls-cert and --tls-key")
+	}
+
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+
+	// Listen for metrics before opening the store, so a taken port fails
+	// fast.
+	var metricsLn net.Listener
+	if *metricsListen != "" {
+		var err error
+		if metricsLn, err = net.Listen("tcp", *metricsListen); err != nil {
+			return fmt.Errorf("--metrics-listen: %w", err)
+		}
+		defer metricsLn.Close()
+	}
 
 	store, name, err := openStore(ctx, *storeSpec)
 	if err != nil {
@@ -148,9 +201,20 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		Password:        *password,
 		ShutdownTimeout: *timeout,
 		Logger:          logger,
+
+		TLSConfig:              tlsConfig,
+		RequireSecureTransport: *requireTLS,
 	})
 	if err != nil {
 		return err
+	}
+	if metricsLn != nil {
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", srv.Metrics().Handler())
+		hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		go hs.Serve(metricsLn)
+		defer hs.Close()
+		logger.Info("sqlgw: metrics on http://" + metricsLn.Addr().String() + "/metrics")
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve() }()
