@@ -112,3 +112,52 @@ func TestChecksBackwardCompatibleRecord(t *testing.T) {
 		}
 	}
 }
+
+// Triggers persist in their table's record; names are unique per database;
+// dropping the table drops them.
+func TestTriggersPersist(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	a := open(t, s, Options{})
+	if err := a.CreateDatabase(ctx, "d"); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"t", "u"} {
+		if _, err := a.CreateTable(ctx, "d", simpleDef(n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr := Trigger{Name: "t_bi", Create: "CREATE TRIGGER t_bi BEFORE INSERT ON t FOR EACH ROW SET NEW.v = 'x'", CreatedAt: 42, SQLMode: "ANSI_QUOTES"}
+	if _, err := a.AddTrigger(ctx, "d", "t", tr); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.AddTrigger(ctx, "d", "u", Trigger{Name: "T_BI", Create: "CREATE TRIGGER ..."}); !errors.Is(err, ErrTriggerExists) {
+		t.Errorf("duplicate name: %v, want ErrTriggerExists", err)
+	}
+	b := open(t, s, Options{})
+	bt, err := b.Table(ctx, "d", "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bt.Triggers) != 1 || bt.Triggers[0] != tr {
+		t.Errorf("reloaded triggers %+v, want %+v", bt.Triggers, tr)
+	}
+	if _, err := b.DropTrigger(ctx, "d", "nosuch"); !errors.Is(err, ErrNoTrigger) {
+		t.Errorf("drop unknown: %v", err)
+	}
+	if _, err := b.DropTrigger(ctx, "d", "T_bi"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.AddTrigger(ctx, "d", "u", tr); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.DropTable(ctx, "d", "u"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.AddTrigger(ctx, "d", "t", tr); err != nil {
+		t.Errorf("name free again after its table was dropped: %v", err)
+	}
+}

@@ -41,6 +41,8 @@ type Table struct {
 	AutoIncrementStart uint64 `json:"aistart,omitempty"`
 	// Checks are the table's CHECK constraints (checks.go).
 	Checks []Check `json:"checks,omitempty"`
+	// Triggers are the table's triggers (triggers.go).
+	Triggers []Trigger `json:"trg,omitempty"`
 	// ForeignKeys are the FOREIGN KEY constraints the table declares
 	// (foreignkeys.go). Added later: absent in older records.
 	ForeignKeys []ForeignKey `json:"fks,omitempty"`

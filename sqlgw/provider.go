@@ -221,6 +221,7 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 
 // DropTable implements sql.TableDropper.
 func (d *Database) DropTable(ctx *sql.Context, name string) error {
+	d.noteDroppedTriggers(ctx, name) // schemafeat_triggers.go
 	return mapError(d.gw.cat.DropTable(metaCtx(ctx), d.name, name))
 }
 
@@ -228,6 +229,9 @@ func (d *Database) DropTable(ctx *sql.Context, name string) error {
 func (d *Database) RenameTable(ctx *sql.Context, oldName, newName string) error {
 	if decl, ok := d.gw.parts.take(ctx.Session.ID(), renameKey); ok && decl.err != nil {
 		return decl.err
+	}
+	if err := d.renameWithTriggers(ctx, oldName); err != nil {
+		return err
 	}
 	_, err := d.gw.cat.RenameTable(metaCtx(ctx), d.name, oldName, d.name, newName)
 	return mapError(err)
@@ -291,8 +295,8 @@ func (g *gateway) createTableHook(ctx *sql.Context, _ sql.StatementRunner, n sql
 	return n, nil
 }
 
-// Views are stored by views.go. Triggers and stored procedures are not
-// stored yet: the database reports none, and creating one is
+// Views are stored by views.go, triggers by schemafeat_triggers.go. Stored
+// procedures are not stored yet: the database reports none, and creating one is
 // ER_NOT_SUPPORTED_YET (the engine's privilege layer needs these interfaces
 // to answer "none" rather than fail every statement).
 var (
@@ -318,15 +322,7 @@ func (d *Database) AllViews(ctx *sql.Context) ([]sql.ViewDefinition, error) {
 	return d.gw.views.list(ctx, d.name)
 }
 
-func (d *Database) GetTriggers(ctx *sql.Context) ([]sql.TriggerDefinition, error) { return nil, nil }
-
-func (d *Database) CreateTrigger(ctx *sql.Context, def sql.TriggerDefinition) error {
-	return errUnsupported.New("triggers (CREATE TRIGGER " + def.Name + ") are not supported yet")
-}
-
-func (d *Database) DropTrigger(ctx *sql.Context, name string) error {
-	return sql.ErrTriggerDoesNotExist.New(name)
-}
+// Triggers are stored by schemafeat_triggers.go.
 
 func (d *Database) GetStoredProcedure(ctx *sql.Context, name string) (sql.StoredProcedureDetails, bool, error) {
 	return sql.StoredProcedureDetails{}, false, nil

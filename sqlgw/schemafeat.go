@@ -218,6 +218,7 @@ var (
 	reGeneratedValue  = regexp.MustCompile(`^The value specified for generated column "(.*)" in table "(.*)" is not allowed\.$`)
 	reCheckColumnUsed = regexp.MustCompile(`^can't alter column "(.*)" because it would invalidate check constraint "(.*)"$`)
 	reNoConstraint    = regexp.MustCompile(`^Constraint "(.*)" does not exist$`)
+	reNoTrigger       = regexp.MustCompile(`^trigger "(.*)" does not exist$`)
 )
 
 // schemaFeatError rewrites the engine's errors about checks and generated
@@ -239,6 +240,8 @@ func schemaFeatError(num int, msg string) (int, string, string, bool) {
 	case reNoConstraint.MatchString(msg):
 		m := reNoConstraint.FindStringSubmatch(msg)
 		return 3940, "HY000", fmt.Sprintf("Constraint '%s' does not exist.", m[1]), true
+	case reNoTrigger.MatchString(msg):
+		return 1360, "HY000", "Trigger does not exist", true
 	case msg == sql.ErrVirtualColumnPrimaryKey.New().Error():
 		return 3106, "HY000", "'Defining a virtual generated column as primary key' is not supported for generated columns.", true
 	case msg == sql.ErrGeneratedColumnWithDefault.New().Error():

@@ -1,0 +1,66 @@
+package sqlgw_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// Triggers are stored in the catalog and run by the engine: BEFORE
+// triggers change NEW, AFTER triggers write other tables; a second gateway
+// on the same store runs and lists them.
+func TestTriggers(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			store, co := b.open(t)
+			t.Cleanup(func() { store.Close() })
+			co.RefreshInterval = -1
+			ca := startServer(t, sharedStore{store}, co).conn()
+			mustExec(t, ca, "CREATE DATABASE d")
+			mustExec(t, ca, "USE d")
+			mustExec(t, ca, "CREATE TABLE acct (id INT PRIMARY KEY, balance INT NOT NULL, name VARCHAR(20))")
+			mustExec(t, ca, "CREATE TABLE audit (id INT PRIMARY KEY AUTO_INCREMENT, acct INT, what VARCHAR(10), delta INT)")
+			mustExec(t, ca, "CREATE TRIGGER acct_bi BEFORE INSERT ON acct FOR EACH ROW SET NEW.name = UPPER(NEW.name)")
+			mustExec(t, ca, "CREATE TRIGGER acct_ai AFTER INSERT ON acct FOR EACH ROW INSERT INTO audit (acct, what, delta) VALUES (NEW.id, 'open', NEW.balance)")
+			mustExec(t, ca, "CREATE TRIGGER acct_au AFTER UPDATE ON acct FOR EACH ROW INSERT INTO audit (acct, what, delta) VALUES (NEW.id, 'move', NEW.balance - OLD.balance)")
+			mustExec(t, ca, "CREATE TRIGGER acct_bd BEFORE DELETE ON acct FOR EACH ROW BEGIN IF OLD.balance <> 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'balance not zero'; END IF; END")
+			expectErrno(t, ca, 1359, "CREATE TRIGGER acct_ai AFTER DELETE ON audit FOR EACH ROW SET @x = 1")
+
+			mustExec(t, ca, "INSERT INTO acct VALUES (1, 100, 'ann'), (2, 0, 'bob')")
+			mustExec(t, ca, "UPDATE acct SET balance = balance + 5 WHERE id = 1")
+			expectRows(t, ca, "SELECT id, balance, name FROM acct ORDER BY id", "1\t105\tANN", "2\t0\tBOB")
+			expectRows(t, ca, "SELECT acct, what, delta FROM audit ORDER BY id", "1\topen\t100", "2\topen\t0", "1\tmove\t5")
+			expectErrno(t, ca, 1644, "DELETE FROM acct WHERE id = 1")
+			mustExec(t, ca, "DELETE FROM acct WHERE id = 2")
+
+			// Another gateway on the same store sees and runs them.
+			cb := startServer(t, sharedStore{store}, co).conn()
+			expectRows(t, cb, "SELECT TRIGGER_NAME, EVENT_MANIPULATION, ACTION_TIMING, EVENT_OBJECT_TABLE FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = 'd' ORDER BY TRIGGER_NAME",
+				"acct_ai\tINSERT\tAFTER\tacct", "acct_au\tUPDATE\tAFTER\tacct", "acct_bd\tDELETE\tBEFORE\tacct", "acct_bi\tINSERT\tBEFORE\tacct")
+			// go-mysql-server resolves trigger statements in the current
+			// database: from another one, writes are refused, not run
+			// without their triggers.
+			expectErrno(t, cb, 1235, "INSERT INTO d.acct VALUES (3, 7, 'cy')")
+			mustExec(t, cb, "USE d")
+			mustExec(t, cb, "INSERT INTO d.acct VALUES (3, 7, 'cy')")
+			expectRows(t, ca, "SELECT name FROM acct WHERE id = 3", "CY")
+			expectRows(t, ca, "SELECT acct, what, delta FROM audit WHERE acct = 3", "3\topen\t7")
+			create := strings.Join(rows(t, cb, "SHOW CREATE TRIGGER d.acct_bi"), "\n")
+			if !strings.Contains(create, "SET NEW.name = UPPER(NEW.name)") {
+				t.Errorf("SHOW CREATE TRIGGER on B: %s", create)
+			}
+
+			// DROP TRIGGER on B stops it on A.
+			mustExec(t, cb, "DROP TRIGGER d.acct_bi")
+			mustExec(t, ca, "INSERT INTO acct VALUES (4, 0, 'dee')")
+			expectRows(t, ca, "SELECT name FROM acct WHERE id = 4", "dee")
+			expectErrno(t, ca, 1360, "DROP TRIGGER acct_bi")
+			mustExec(t, ca, "DROP TRIGGER IF EXISTS acct_bi")
+
+			// A table with triggers cannot be renamed (the stored statements
+			// name it); dropping it drops them.
+			expectErrno(t, ca, 1235, "RENAME TABLE acct TO account")
+			mustExec(t, ca, "DROP TABLE acct")
+			expectRows(t, cb, "SELECT COUNT(*) FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = 'd'", "0")
+		})
+	}
+}
