@@ -144,7 +144,9 @@ func translateStatementError(err error, query, db string) error {
 	}
 	switch {
 	case num == mysql.ERDupEntry:
-		if m := reDupKey.FindStringSubmatch(msg); m != nil {
+		if m := reDupKey.FindStringSubmatch(msg); m != nil && strings.HasPrefix(m[1], "Duplicate entry '") {
+			msg = m[1] // a unique secondary key: the editor wrote MySQL's text (secondary.go, checkUnique)
+		} else if m != nil {
 			msg = fmt.Sprintf("Duplicate entry '%s' for key 'PRIMARY'", strings.ReplaceAll(m[1], ",", "-"))
 		}
 	case num == mysql.ERBadNullError:

@@ -566,9 +566,52 @@ func indexWrite(k entKey, w *pending) ixmaint.Write {
 	return iw
 }
 
-// dupIndexError is MySQL's 1062 for a unique index.
-func dupIndexError(ix string) error {
+// dupIndexError is MySQL's 1062 for unique index ix, naming the values
+// when e, the index entity that collided, is known.
+func dupIndexError(meta *catalog.Table, ix string, e *storage.Entity) error {
+	if v, ok := indexValues(meta, ix, e); ok {
+		return mysql.NewSQLError(mysql.ERDupEntry, "23000", "%s", dupEntryMessage(v, ix))
+	}
 	return mysql.NewSQLError(mysql.ERDupEntry, "23000", "Duplicate entry for key '%s'", ix)
+}
+
+// dupEntryMessage is MySQL's text of 1062 for values v of key ix.
+func dupEntryMessage(v, ix string) string {
+	return fmt.Sprintf("Duplicate entry '%s' for key '%s'", v, ix)
+}
+
+// indexValues renders the indexed values an index entity carries as MySQL
+// does in 1062 messages ('a-b').
+func indexValues(meta *catalog.Table, name string, e *storage.Entity) (string, bool) {
+	ix := meta.Index(name)
+	if ix == nil || e == nil {
+		return "", false
+	}
+	_, _, row, err := meta.DecodeIndexEntity(ix, e)
+	if err != nil {
+		return "", false
+	}
+	return rowIndexValues(meta, ix, row), true
+}
+
+// rowIndexValues renders row's values in index ix's columns ('a-b').
+func rowIndexValues(meta *catalog.Table, ix *catalog.Index, row []catalog.Datum) string {
+	var parts []string
+	for _, kp := range ix.Columns {
+		c := meta.ColumnIndex(kp.Column)
+		if c < 0 || c >= len(row) {
+			continue
+		}
+		switch v := row[c].(type) {
+		case nil:
+			parts = append(parts, "NULL")
+		case []byte:
+			parts = append(parts, string(v))
+		default:
+			parts = append(parts, fmt.Sprint(v))
+		}
+	}
+	return strings.Join(parts, "-")
 }
 
 // startIndexRecovery resolves interrupted global index writes of every
@@ -669,7 +712,7 @@ func (g *gateway) beginIndexes(ctx context.Context, meta *catalog.Table, ws []ix
 	if err != nil {
 		var de *ixmaint.DuplicateError
 		if errors.As(err, &de) {
-			return nil, dupIndexError(de.Index)
+			return nil, dupIndexError(meta, de.Index, de.Entity)
 		}
 		return nil, mapError(err)
 	}
@@ -789,7 +832,7 @@ func (e *editor) checkUnique(ctx *sql.Context, tt *txTable, k entKey, d, old []c
 				}
 				be, err := meta.IndexEntity(ix, bk.pk, bk.rk, w.row)
 				if err == nil && be.PartitionKey == ent.PartitionKey && be.RowKey == ent.RowKey {
-					return sql.NewUniqueKeyErr(ix.Name, false, w.sqlRow)
+					return sql.NewUniqueKeyErr(dupEntryMessage(rowIndexValues(meta, ix, d), ix.Name), false, w.sqlRow)
 				}
 			}
 		}
@@ -809,7 +852,7 @@ func (e *editor) checkUnique(ctx *sql.Context, tt *txTable, k entKey, d, old []c
 			return err
 		}
 		if existing != nil {
-			return sql.NewUniqueKeyErr(ix.Name, false, existing)
+			return sql.NewUniqueKeyErr(dupEntryMessage(rowIndexValues(meta, ix, d), ix.Name), false, existing)
 		}
 	}
 	return nil
@@ -922,7 +965,7 @@ func mergeIndexOps(meta *catalog.Table, ops []storage.Operation) ([]storage.Oper
 			out[i] = storage.Operation{Kind: storage.OpUpsert, Mode: storage.Replace, Entity: op.Entity}
 		default:
 			if ix := ixmaint.LocalIndexOf(meta, &op); ix != nil {
-				return nil, dupIndexError(ix.Name)
+				return nil, dupIndexError(meta, ix.Name, op.Entity)
 			}
 			return nil, errDuplicate(describeKey(meta, op.Entity))
 		}

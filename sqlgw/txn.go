@@ -808,7 +808,7 @@ func (g *gateway) applyError(meta *catalog.Table, ops []storage.Operation, err e
 	}
 	if errors.Is(err, storage.ErrAlreadyExists) {
 		if ix := ixmaint.LocalIndexOf(meta, op); ix != nil {
-			return dupIndexError(ix.Name)
+			return dupIndexError(meta, ix.Name, op.Entity)
 		}
 	}
 	switch {

@@ -540,3 +540,40 @@ func TestRenameIndex(t *testing.T) {
 		expectRows(t, c, "SELECT COUNT(*) FROM t WHERE a = 3", "6")
 	})
 }
+
+// TestUniqueErrorText: 1062 on a unique secondary key names the values and
+// the key as MySQL does, whether found during the statement or at commit.
+func TestUniqueErrorText(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, ts *testServer) {
+		c := ts.conn()
+		mustExec(t, c, "CREATE DATABASE d")
+		mustExec(t, c, "USE d")
+		mustExec(t, c, "CREATE TABLE g (id INT PRIMARY KEY, a VARCHAR(5), b INT, UNIQUE KEY uab (a, b))")
+		mustExec(t, c, "CREATE TABLE l (p INT, id INT, a VARCHAR(5), PRIMARY KEY (p, id), UNIQUE KEY ua (p, a))")
+		mustExec(t, c, "INSERT INTO g VALUES (1, 'x', 2)")
+		mustExec(t, c, "INSERT INTO l VALUES (1, 1, 'x')")
+		for _, q := range []struct{ sql, want string }{
+			{"INSERT INTO g VALUES (2, 'x', 2)", "Duplicate entry 'x-2' for key 'uab'"},          // commit (autocommit plain INSERT)
+			{"INSERT INTO l VALUES (1, 2, 'x')", "Duplicate entry '1-x' for key 'ua'"},           // commit, local
+			{"UPDATE g SET a = 'x', b = 2 WHERE id = 3", ""},                                     // no row
+			{"INSERT INTO g (id, a, b) SELECT 5, 'x', 2", "Duplicate entry 'x-2' for key 'uab'"}, // statement
+			{"INSERT INTO g VALUES (1, 'y', 1)", "Duplicate entry '1' for key 'PRIMARY'"},
+		} {
+			_, err := c.ExecContext(context.Background(), q.sql)
+			if q.want == "" {
+				if err != nil {
+					t.Errorf("%s: %v", q.sql, err)
+				}
+				continue
+			}
+			if mysqlErrno(err) != 1062 || !strings.Contains(err.Error(), q.want) {
+				t.Errorf("%s: %v, want 1062 %q", q.sql, err, q.want)
+			}
+		}
+		mustExec(t, c, "INSERT INTO g VALUES (3, 'z', 2)")
+		_, err := c.ExecContext(context.Background(), "UPDATE g SET a = 'x' WHERE id = 3")
+		if want := "Duplicate entry 'x-2' for key 'uab'"; mysqlErrno(err) != 1062 || !strings.Contains(err.Error(), want) {
+			t.Errorf("UPDATE to a duplicate: %v, want %q", err, want)
+		}
+	})
+}

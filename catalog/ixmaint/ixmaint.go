@@ -37,6 +37,9 @@ var ErrDuplicate = errors.New("ixmaint: duplicate entry")
 type DuplicateError struct {
 	Index string
 	Key   string // the index entity's PartitionKey + RowKey
+	// Entity is the index entity that could not be written (its
+	// properties carry the indexed values), when known.
+	Entity *storage.Entity
 }
 
 func (e *DuplicateError) Error() string {
@@ -488,7 +491,7 @@ func (o *Op) writeNew(ctx context.Context, tc *touch) error {
 		}
 		mark, marked := cur.Properties[PropPending]
 		if !marked || o.m.now().Sub(time.UnixMicro(mark.Int())) < o.m.lease() {
-			return &DuplicateError{Index: tc.ix.Name, Key: e.PartitionKey + e.RowKey}
+			return &DuplicateError{Index: tc.ix.Name, Key: e.PartitionKey + e.RowKey, Entity: tc.e}
 		}
 		if _, err := o.m.resolve(ctx, o.t, tc.ix, cur, true); err != nil {
 			return err
@@ -653,7 +656,7 @@ func (m *Maintainer) Apply(ctx context.Context, t *catalog.Table, writes []Write
 		var be *storage.BatchError
 		if errors.As(err, &be) && errors.Is(err, storage.ErrAlreadyExists) && be.Index >= 0 && be.Index < len(ops) {
 			if ix := LocalIndexOf(t, &ops[be.Index]); ix != nil {
-				return &DuplicateError{Index: ix.Name, Key: ops[be.Index].Entity.PartitionKey + ops[be.Index].Entity.RowKey}
+				return &DuplicateError{Index: ix.Name, Key: ops[be.Index].Entity.PartitionKey + ops[be.Index].Entity.RowKey, Entity: ops[be.Index].Entity}
 			}
 		}
 		return err
