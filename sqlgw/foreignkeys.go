@@ -3,6 +3,7 @@ package sqlgw
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -113,6 +114,10 @@ func (t *Table) GetDeclaredForeignKeys(ctx *sql.Context) ([]sql.ForeignKeyConstr
 	for i, fk := range m.ForeignKeys {
 		out[i] = sqlForeignKey(t.db.name, m, fk)
 	}
+	// By name, as MySQL and MariaDB list them (SHOW CREATE TABLE).
+	slices.SortStableFunc(out, func(a, b sql.ForeignKeyConstraint) int {
+		return strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name))
+	})
 	return out, nil
 }
 
@@ -144,10 +149,22 @@ func (t *Table) fkError(err error, name string) error {
 	return mapError(err)
 }
 
+// checkActions rejects SET DEFAULT, which MySQL parses but InnoDB refuses
+// (go-mysql-server's own check does not run behind sqlgw's parser).
+func checkActions(fk *sql.ForeignKeyConstraint) error {
+	if fk.OnDelete == sql.ForeignKeyReferentialAction_SetDefault || fk.OnUpdate == sql.ForeignKeyReferentialAction_SetDefault {
+		return sql.ErrForeignKeySetDefault.New()
+	}
+	return nil
+}
+
 // AddForeignKey implements sql.ForeignKeyTable. The engine has checked
 // the parent, the column types and the existing rows (unless
 // foreign_key_checks=0) and made sure an index serves the child columns.
 func (t *Table) AddForeignKey(ctx *sql.Context, fk sql.ForeignKeyConstraint) error {
+	if err := checkActions(&fk); err != nil {
+		return err
+	}
 	nm, err := t.gw.cat.AddForeignKey(metaCtx(ctx), t.db.name, t.meta().Name, t.catalogForeignKey(fk))
 	if err != nil {
 		return t.fkError(err, fk.Name)
@@ -159,6 +176,9 @@ func (t *Table) AddForeignKey(ctx *sql.Context, fk sql.ForeignKeyConstraint) err
 // stays, as in MySQL.
 func (t *Table) DropForeignKey(ctx *sql.Context, fkName string, _ string, _ string) error {
 	nm, err := t.gw.cat.DropForeignKey(metaCtx(ctx), t.db.name, t.meta().Name, fkName)
+	if errors.Is(err, catalog.ErrNoForeignKey) {
+		return sql.ErrForeignKeyNotFound.New(fkName, t.meta().Name) // 1091 (foreignkeys_errors.go)
+	}
 	if err != nil {
 		return t.fkError(err, fkName)
 	}
@@ -220,6 +240,17 @@ func hasIndexPrefix(m *catalog.Table, cols []sql.IndexColumn) bool {
 		}
 	}
 	return false
+}
+
+// reloadMeta makes t describe the table's latest catalog record. CREATE
+// TABLE adds the table's indexes (CreateIndex) and then its foreign keys
+// on the same value, looking the referenced index up with GetIndexes: a
+// self-referencing key must find the index just created.
+func (t *Table) reloadMeta(ctx *sql.Context) error {
+	if m := t.latestMeta(ctx); m != t.meta() {
+		return t.refresh(ctx, m)
+	}
+	return nil
 }
 
 // GetForeignKeyEditor implements sql.ForeignKeyTable: the table's editor,

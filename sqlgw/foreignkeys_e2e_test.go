@@ -275,3 +275,19 @@ func TestForeignKeysRename(t *testing.T) {
 	expectRows(t, c, "SELECT id, parent_pk FROM ch", "20\t2")
 	expectErrno(t, c, 1828, "ALTER TABLE ch DROP COLUMN parent_pk")
 }
+
+// TestForeignKeysSetDefault: SET DEFAULT is refused (as InnoDB does),
+// before CREATE TABLE creates anything.
+func TestForeignKeysSetDefault(t *testing.T) {
+	store, co := memoryBackend.open(t)
+	ts := startServer(t, store, co)
+	c := ts.conn()
+	mustExec(t, c, "CREATE DATABASE fkd")
+	mustExec(t, c, "USE fkd")
+	mustExec(t, c, "CREATE TABLE p (id INT PRIMARY KEY)")
+	expectErrno(t, c, 1235, "CREATE TABLE ch (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id) ON DELETE SET DEFAULT)")
+	expectRows(t, c, "SHOW TABLES", "p")
+	mustExec(t, c, "CREATE TABLE ch (id INT PRIMARY KEY, pid INT, KEY (pid))")
+	expectErrno(t, c, 1235, "ALTER TABLE ch ADD FOREIGN KEY (pid) REFERENCES p (id) ON UPDATE SET DEFAULT")
+	expectRows(t, c, "SELECT count(*) FROM information_schema.referential_constraints WHERE constraint_schema='fkd'", "0")
+}

@@ -54,6 +54,8 @@ var (
 	reFKDropColumn  = regexp.MustCompile("^cannot drop column `(.*)` as it is used in foreign key `(.*)`$")
 	reFKTypeNull    = regexp.MustCompile("^column `(.*)` must allow NULL values as foreign key `(.*)` has SET NULL$")
 	reFKTypeChange  = regexp.MustCompile("^unable to change type of column `(.*)` as it is used by foreign keys$")
+	reFKSetDefault  = regexp.MustCompile(`^"SET DEFAULT" is not supported$`)
+	reFKNotFound    = regexp.MustCompile("^foreign key `(.*)` was not found on the table `(.*)`$")
 )
 
 // foreignKeyError rewrites go-mysql-server's foreign key errors into
@@ -116,6 +118,11 @@ func (g *gateway) foreignKeyError(err error, db string) error {
 	case reFKTypeChange.MatchString(msg):
 		m := reFKTypeChange.FindStringSubmatch(msg)
 		num, state, out = erFKIncompatibleCols, "HY000", fmt.Sprintf("Referencing column '%s' and referenced column in foreign key constraint are incompatible.", m[1])
+	case reFKNotFound.MatchString(msg):
+		m := reFKNotFound.FindStringSubmatch(msg)
+		num, state, out = mysql.ERCantDropFieldOrKey, "42000", fmt.Sprintf("Can't DROP FOREIGN KEY `%s`; check that it exists", m[1])
+	case reFKSetDefault.MatchString(msg):
+		num, state, out = mysql.ERNotSupportedYet, "42000", "sqlgw: ON DELETE/ON UPDATE SET DEFAULT is not supported (InnoDB rejects it too)"
 	case reFKTextBlob.MatchString(msg):
 		num, state, out = erBlobKeyWithoutLen, "42000", "BLOB/TEXT column used in key specification without a key length"
 	}

@@ -275,6 +275,11 @@ func (g *gateway) createTableHook(ctx *sql.Context, _ sql.StatementRunner, n sql
 		// The constraint's index (foreignkeys.go) needs a primary key.
 		return nil, errUnsupported.New(fmt.Sprintf("table %s: foreign keys need a primary key on the declaring table", ct.Name()))
 	}
+	for _, fk := range ct.ForeignKeys() {
+		if err := checkActions(fk); err != nil {
+			return nil, err
+		}
+	}
 	// CHECK constraints are stored by CreateCheck (schemafeat.go).
 	if err := g.checkNamesFree(ctx, ct.Database().Name(), ct.Name(), ct.Checks()); err != nil {
 		return nil, err

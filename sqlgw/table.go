@@ -249,7 +249,10 @@ func (t *Table) CreateIndex(ctx *sql.Context, def sql.IndexDef) error {
 	if err := virtualIndexError(t.Name(), t.info.schema.Schema, def.Name, def.Columns, def.Comment); err != nil {
 		return err
 	}
-	return t.createSecondaryIndex(ctx, def)
+	if err := t.createSecondaryIndex(ctx, def); err != nil {
+		return err
+	}
+	return t.reloadMeta(ctx) // foreignkeys.go
 }
 
 // DropIndex implements sql.IndexAlterableTable.
