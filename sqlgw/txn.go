@@ -1,6 +1,7 @@
 package sqlgw
 
 import (
+	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -55,7 +56,12 @@ import (
 // handoff, not a duplicate: local index operations on one entity merge in
 // the row's batch (mergeIndexOps), global ones are taken over
 // (ixmaint.Handoffs). A value taken by another transaction meanwhile still
-// fails its conditional insert: 1062 for exactly one of them.
+// fails its conditional insert: 1062 for exactly one of them. When the
+// rows of one partition need more than one batch, a local handoff orders
+// them: takers after releasers (releasesFirst) and that partition's
+// batches one at a time (sequentialPartitions); only a cycle of values
+// spread over several batches cannot commit in order, and is refused
+// (1235) before the table is written.
 //
 // A single row larger than one batch (over 100 entities or batchBytes) is
 // written across batches with its main entity as the commit point
@@ -356,9 +362,18 @@ func (g *gateway) commitTable(ctx context.Context, tt *txTable, log *commitLog) 
 		}
 		byPart[k.pk] = append(byPart[k.pk], ro)
 	}
+	// A row taking a local unique value another row releases goes after
+	// it (a shift in the order a later statement made valid), so that
+	// batches applied in order never take before they release.
+	for _, pk := range parts {
+		if len(byPart[pk]) > 1 {
+			byPart[pk] = releasesFirst(tt.meta, byPart[pk])
+		}
+	}
 	// Cut each partition's operations into batches (a row's entities never
 	// straddle two batches).
 	type batch struct {
+		pk    string
 		ops   []storage.Operation
 		delta int64
 		size  int
@@ -373,6 +388,7 @@ func (g *gateway) commitTable(ctx context.Context, tt *txTable, log *commitLog) 
 				batches = append(batches, b)
 				b = batch{}
 			}
+			b.pk = pk
 			b.ops = append(b.ops, ro.ops...)
 			b.delta += ro.delta
 			b.size += rs
@@ -402,6 +418,14 @@ func (g *gateway) commitTable(ctx context.Context, tt *txTable, log *commitLog) 
 			return mapError(err)
 		}
 		handoffs = h
+	}
+	// A local unique value handed from one row to another whose writes
+	// fell in different batches of one partition (UPDATE t SET u = u + 1
+	// over more rows than one batch holds): that partition's batches go in
+	// order, one at a time, releases before takes.
+	seq, err := sequentialPartitions(tt.meta, len(batches), func(i int) (string, []storage.Operation) { return batches[i].pk, batches[i].ops })
+	if err != nil {
+		return err
 	}
 	// Batches of different partitions are independent: send them in
 	// parallel (bounded), so a multi-row INSERT over many partitions costs
@@ -433,7 +457,52 @@ func (g *gateway) commitTable(ctx context.Context, tt *txTable, log *commitLog) 
 			g.finishIndexes(ctx, log)
 			log.ix = nil
 		}
+		run := func(b batch) error {
+			ixop, err := g.beginIndexes(ctx, tt.meta, b.ws, handoffs)
+			var etags []storage.ETag
+			applied := b.ops
+			if err == nil {
+				etags, applied, err = g.applyIndexed(ctx, tt.meta, b.ops)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if ixop != nil {
+				log.ix = append(log.ix, ixBatch{op: ixop, applied: err == nil})
+			}
+			if err != nil {
+				if firstErr == nil {
+					firstErr = err
+				}
+				return err
+			}
+			log.batches++
+			delta += b.delta
+			for i, op := range applied {
+				if (op.Kind == storage.OpInsert || op.Kind == storage.OpUpsert && op.Entity.RowKey >= tt.meta.RowKeyEnd()) && i < len(etags) {
+					log.inserts = append(log.inserts, appliedInsert{table: tt.meta.Physical, e: op.Entity, etag: etags[i]})
+				} else {
+					log.other = true
+				}
+			}
+			return nil
+		}
+		// Chains: one per batch, except a sequential partition's batches,
+		// which form one chain in order.
+		var chains [][]batch
+		chainOf := map[string]int{}
 		for _, b := range batches {
+			if !seq[b.pk] {
+				chains = append(chains, []batch{b})
+				continue
+			}
+			if i, ok := chainOf[b.pk]; ok {
+				chains[i] = append(chains[i], b)
+				continue
+			}
+			chainOf[b.pk] = len(chains)
+			chains = append(chains, []batch{b})
+		}
+		for _, chain := range chains {
 			mu.Lock()
 			failed := firstErr != nil
 			mu.Unlock()
@@ -442,36 +511,15 @@ func (g *gateway) commitTable(ctx context.Context, tt *txTable, log *commitLog) 
 			}
 			wg.Add(1)
 			sem <- struct{}{}
-			go func(b batch) {
+			go func(chain []batch) {
 				defer wg.Done()
 				defer func() { <-sem }()
-				ixop, err := g.beginIndexes(ctx, tt.meta, b.ws, handoffs)
-				var etags []storage.ETag
-				applied := b.ops
-				if err == nil {
-					etags, applied, err = g.applyIndexed(ctx, tt.meta, b.ops)
-				}
-				mu.Lock()
-				defer mu.Unlock()
-				if ixop != nil {
-					log.ix = append(log.ix, ixBatch{op: ixop, applied: err == nil})
-				}
-				if err != nil {
-					if firstErr == nil {
-						firstErr = err
-					}
-					return
-				}
-				log.batches++
-				delta += b.delta
-				for i, op := range applied {
-					if (op.Kind == storage.OpInsert || op.Kind == storage.OpUpsert && op.Entity.RowKey >= tt.meta.RowKeyEnd()) && i < len(etags) {
-						log.inserts = append(log.inserts, appliedInsert{table: tt.meta.Physical, e: op.Entity, etag: etags[i]})
-					} else {
-						log.other = true
+				for _, b := range chain {
+					if run(b) != nil {
+						return
 					}
 				}
-			}(b)
+			}(chain)
 		}
 	}
 	wg.Wait()
@@ -496,6 +544,156 @@ func (g *gateway) commitTable(ctx context.Context, tt *txTable, log *commitLog) 
 		}
 	}
 	return nil
+}
+
+// releasesFirst orders one partition's row writes so that a row taking a
+// local unique index entity (Insert) comes after the row releasing it
+// (Delete), keeping the first-write order otherwise (a stable topological
+// order); rows in a cycle of such handoffs keep their order (within one
+// batch, mergeIndexOps settles them).
+func releasesFirst(meta *catalog.Table, rows []rowOps) []rowOps {
+	unique := false
+	for i := range meta.Indexes {
+		unique = unique || (meta.Indexes[i].Unique && !meta.Indexes[i].Global)
+	}
+	if !unique {
+		return rows
+	}
+	end := meta.RowKeyEnd()
+	releaser := map[entKey]int{}
+	for i, ro := range rows {
+		for _, op := range ro.ops {
+			if op.Kind == storage.OpDelete && op.Entity != nil && op.Entity.RowKey >= end {
+				releaser[entKey{op.Entity.PartitionKey, op.Entity.RowKey}] = i
+			}
+		}
+	}
+	if len(releaser) == 0 {
+		return rows
+	}
+	after := make([][]int, len(rows)) // releaser -> takers
+	indeg := make([]int, len(rows))
+	edges := 0
+	for i, ro := range rows {
+		for _, op := range ro.ops {
+			if op.Kind != storage.OpInsert || op.Entity == nil || op.Entity.RowKey < end {
+				continue
+			}
+			if r, ok := releaser[entKey{op.Entity.PartitionKey, op.Entity.RowKey}]; ok && r != i {
+				after[r] = append(after[r], i)
+				indeg[i]++
+				edges++
+			}
+		}
+	}
+	if edges == 0 {
+		return rows
+	}
+	out := make([]rowOps, 0, len(rows))
+	done := make([]bool, len(rows))
+	// Take the first row in first-write order with no pending releaser
+	// (a min-heap of ready rows); if none is ready (a cycle), the first
+	// remaining row.
+	ready := &intHeap{}
+	for i := range rows {
+		if indeg[i] == 0 {
+			heap.Push(ready, i)
+		}
+	}
+	next := 0 // the first row maybe not done, for cycles
+	for len(out) < len(rows) {
+		pick := -1
+		for ready.Len() > 0 {
+			if i := heap.Pop(ready).(int); !done[i] {
+				pick = i
+				break
+			}
+		}
+		if pick < 0 {
+			for done[next] {
+				next++
+			}
+			pick = next
+		}
+		done[pick] = true
+		out = append(out, rows[pick])
+		for _, j := range after[pick] {
+			if indeg[j]--; indeg[j] == 0 && !done[j] {
+				heap.Push(ready, j)
+			}
+		}
+	}
+	return out
+}
+
+type intHeap []int
+
+func (h intHeap) Len() int           { return len(h) }
+func (h intHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h intHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *intHeap) Push(x any)        { *h = append(*h, x.(int)) }
+func (h *intHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// sequentialPartitions finds the partitions whose batches (n of them; at
+// returns batch i's partition and operations) hand a local unique index
+// entity from one batch to another: one deletes it (the row releasing the
+// value) and another inserts it (the row taking it). Applied in order, one
+// at a time, a release in an earlier batch frees the value for the take; a
+// take before the release (a cycle of values, as in a swap, spread over
+// more than one batch) cannot commit in order and is refused before
+// anything of the table is written.
+func sequentialPartitions(meta *catalog.Table, n int, at func(i int) (string, []storage.Operation)) (map[string]bool, error) {
+	unique := false
+	for i := range meta.Indexes {
+		unique = unique || (meta.Indexes[i].Unique && !meta.Indexes[i].Global)
+	}
+	if !unique || n < 2 {
+		return nil, nil
+	}
+	end := meta.RowKeyEnd()
+	type place struct{ del, ins int }
+	seen := map[entKey]*place{}
+	var seq map[string]bool
+	for i := 0; i < n; i++ {
+		pk, ops := at(i)
+		for _, op := range ops {
+			if op.Entity == nil || op.Entity.RowKey < end || op.Kind != storage.OpDelete && op.Kind != storage.OpInsert {
+				continue
+			}
+			k := entKey{op.Entity.PartitionKey, op.Entity.RowKey}
+			p := seen[k]
+			if p == nil {
+				p = &place{-1, -1}
+				seen[k] = p
+			}
+			if op.Kind == storage.OpDelete {
+				p.del = i
+			} else {
+				p.ins = i
+			}
+			if p.del < 0 || p.ins < 0 || p.del == p.ins {
+				continue
+			}
+			if p.ins < p.del {
+				name := "?"
+				if ix := ixmaint.LocalIndexOf(meta, &op); ix != nil {
+					name = ix.Name
+				}
+				return nil, mysql.NewSQLError(mysql.ERNotSupportedYet, "42000",
+					"sqlgw: this transaction moves values of unique index %s of table %s between rows in a cycle that spans more than one store batch of a partition (%d operations each); commit it in smaller transactions", name, meta.Name, storage.MaxBatchOps)
+			}
+			if seq == nil {
+				seq = map[string]bool{}
+			}
+			seq[pk] = true
+		}
+	}
+	return seq, nil
 }
 
 // bigRow is a row whose entities do not fit one batch (more than
