@@ -31,6 +31,7 @@ func (g *gateway) schemaParser() sql.Parser {
 
 func (p genValuesParser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statement, string, string, error) {
 	st, q, rest, err := p.Parser.Parse(ctx, query, multi)
+	fixViewQualifier(st) // viewfix.go
 	if err == nil {
 		p.gw.ignoreGeneratedValues(ctx, st)
 	}
@@ -39,6 +40,7 @@ func (p genValuesParser) Parse(ctx *sql.Context, query string, multi bool) (ast.
 
 func (p genValuesParser) ParseWithOptions(ctx context.Context, query string, delim rune, multi bool, o ast.ParserOptions) (ast.Statement, string, string, error) {
 	st, q, rest, err := p.Parser.ParseWithOptions(ctx, query, delim, multi, o)
+	fixViewQualifier(st) // viewfix.go
 	if sctx, ok := ctx.(*sql.Context); ok && err == nil {
 		p.gw.ignoreGeneratedValues(sctx, st)
 	}
@@ -47,6 +49,7 @@ func (p genValuesParser) ParseWithOptions(ctx context.Context, query string, del
 
 func (p genValuesParser) ParseOneWithOptions(ctx context.Context, query string, o ast.ParserOptions) (ast.Statement, int, error) {
 	st, n, err := p.Parser.ParseOneWithOptions(ctx, query, o)
+	fixViewQualifier(st) // viewfix.go
 	if sctx, ok := ctx.(*sql.Context); ok && err == nil {
 		p.gw.ignoreGeneratedValues(sctx, st)
 	}
