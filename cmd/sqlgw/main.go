@@ -35,6 +35,9 @@ query becomes the cheapest store requests that model allows.
 
 Usage:
   sqlgw serve [flags]     start the server
+  sqlgw copy --from STORE --to STORE
+                          copy a whole deployment to another store
+                          (e.g. pebble:./data to azure:...); see sqlgw copy --help
   sqlgw --help            this text
 
 Flags of "serve" (each can also come from the environment variable shown;
@@ -105,6 +108,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	case "serve":
 		if err := serve(args[1:], stdout, stderr); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return 0
+			}
+			fmt.Fprintf(stderr, "sqlgw: %v\n", err)
+			return 1
+		}
+		return 0
+	case "copy":
+		if err := copyCmd(args[1:], stdout, stderr); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				return 0
 			}
