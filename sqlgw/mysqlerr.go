@@ -32,6 +32,9 @@ var (
 	reNoColumn      = regexp.MustCompile(`^column "(.*)" could not be found in any table in scope$`)
 	reNoTableColumn = regexp.MustCompile(`^table "(.*)" does not have column "(.*)"$`)
 	reUnknownColumn = regexp.MustCompile(`^Unknown column '(.*)' in '.*'$`)
+	// The same two errors with the column and the row (strictwrite.go).
+	reTooLongAt    = regexp.MustCompile(`(?s)^string '.*' is too large for column '(.*)' at row (\d+)'$`)
+	reOutOfRangeAt = regexp.MustCompile(`(?s)^.*(?: out of range for|Decimal type\s*:) column '(.*)' at row (\d+)$`)
 	// types.ErrLengthBeyondLimit, which INSERT and UPDATE fill in with
 	// the column name.
 	reTooLong = regexp.MustCompile(`(?s)^string '.*' is too large for column '(.*)'$`)
@@ -126,6 +129,10 @@ func translateStatementError(err error, query, db string) error {
 			num, state, msg = mysql.ERBadFieldError, "42S22", fmt.Sprintf("Unknown column '%s' in 'field list'", m[1])
 		} else if m := reNoTableColumn.FindStringSubmatch(msg); m != nil {
 			num, state, msg = mysql.ERBadFieldError, "42S22", fmt.Sprintf("Unknown column '%s.%s' in 'field list'", m[1], m[2])
+		} else if m := reTooLongAt.FindStringSubmatch(msg); m != nil {
+			num, state, msg = mysql.ERDataTooLong, "22001", fmt.Sprintf("Data too long for column '%s' at row %s", m[1], m[2])
+		} else if m := reOutOfRangeAt.FindStringSubmatch(msg); m != nil {
+			num, state, msg = mysql.ERWarnDataOutOfRange, "22003", fmt.Sprintf("Out of range value for column '%s' at row %s", m[1], m[2])
 		} else if m := reTooLong.FindStringSubmatch(msg); m != nil {
 			// go-mysql-server does not say which row.
 			num, state, msg = mysql.ERDataTooLong, "22001", fmt.Sprintf("Data too long for column '%s'", m[1])

@@ -26,6 +26,13 @@ func TestTranslateError(t *testing.T) {
 		{1049, "", "database not found: nodb", "", 1049, "42000", "Unknown database 'nodb'"},
 		{1213, "40001", "Deadlock found", "", 1213, "40001", "Deadlock found"},
 		{1105, "", "something else", "", 1105, "HY000", "something else"},
+		// strictwrite.go's annotated engine errors.
+		{1105, "", "1000 out of range for column 'ti' at row 2", "", 1264, "22003", "Out of range value for column 'ti' at row 2"},
+		{1105, "", "Out of range value for column of Decimal type : column 'd' at row 1", "", 1264, "22003", "Out of range value for column 'd' at row 1"},
+		{1105, "", "string 'it's' is too large for column 's' at row 3'", "", 1406, "22001", "Data too long for column 's' at row 3"},
+		{1105, "", "300 out of range for tinyint", "", 1264, "22003", "Out of range value for column of type tinyint: 300"},
+		{1105, "", `column "nope" could not be found in any table in scope`, "", 1054, "42S22", "Unknown column 'nope' in 'field list'"},
+		{1105, "", "cannot execute statement in a READ ONLY transaction", "", 1792, "25006", "Cannot execute statement in a READ ONLY transaction."},
 	} {
 		in := mysql.NewSQLError(tc.num, tc.state, "%s", tc.msg)
 		var out *mysql.SQLError

@@ -280,3 +280,48 @@ func TestMiscShowLikeHeader(t *testing.T) {
 		expectRows(t, c, tc.q, tc.rows)
 	}
 }
+
+// Columns of the inner side of an outer join are nullable in the result
+// metadata (MySQL: no NOT_NULL flag), the outer side keeps NOT NULL.
+func TestMiscOuterJoinNullable(t *testing.T) {
+	ts := startServer(t, mustOpenMemory(t))
+	c := ts.conn()
+	mustExec(t, c, "CREATE DATABASE oj")
+	mustExec(t, c, "USE oj")
+	mustExec(t, c, "CREATE TABLE f (k INT NOT NULL PRIMARY KEY, a VARCHAR(10) NOT NULL, b INT)")
+	mustExec(t, c, "CREATE TABLE g (k INT NOT NULL PRIMARY KEY, fk INT NOT NULL)")
+	mustExec(t, c, "INSERT INTO f VALUES (1, 'x', NULL), (2, 'y', 1)")
+	mustExec(t, c, "INSERT INTO g VALUES (10, 2)")
+	for _, tc := range []struct {
+		q    string
+		null string // per column: N nullable, - NOT NULL
+		rows []string
+	}{
+		{"SELECT f.k, f.a, f2.k, f2.a FROM f LEFT JOIN f f2 ON f2.k = f.b ORDER BY f.k", "--NN",
+			[]string{"1\tx\tNULL\tNULL", "2\ty\t1\tx"}},
+		{"SELECT g.k, f.a, g.fk + 1 AS n FROM g RIGHT JOIN f ON g.fk = f.k ORDER BY f.k", "N-N",
+			[]string{"NULL\tx\tNULL", "10\ty\t3"}},
+		{"SELECT f.k, g.k FROM f JOIN g ON g.fk = f.k", "--", []string{"2\t10"}},
+		{"SELECT f.k, x.k FROM f LEFT JOIN (SELECT k, fk FROM g) x ON x.fk = f.k ORDER BY f.k", "-N",
+			[]string{"1\tNULL", "2\t10"}},
+	} {
+		rs, err := c.QueryContext(context.Background(), tc.q)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.q, err)
+		}
+		cts, _ := rs.ColumnTypes()
+		rs.Close()
+		var got strings.Builder
+		for _, ct := range cts {
+			if n, ok := ct.Nullable(); ok && !n {
+				got.WriteByte('-')
+			} else {
+				got.WriteByte('N')
+			}
+		}
+		if got.String() != tc.null {
+			t.Errorf("%s: nullable %s, want %s", tc.q, got.String(), tc.null)
+		}
+		expectRows(t, c, tc.q, tc.rows...)
+	}
+}

@@ -10,7 +10,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/dolthub/vitess/go/mysql"
 )
 
 // Strict writes
@@ -27,9 +26,9 @@ import (
 //
 // The exec builder (explain.go) builds INSERT and single-table UPDATE
 // through the two wrappers below: UPDATE's assignments check the range in
-// strict mode (strictSetField), and both statements' iterators turn those
-// errors into MySQL's, with the column and the 1-based row of the
-// statement. UPDATE IGNORE, INSERT IGNORE and a non-strict sql_mode keep
+// strict mode (strictSetField), and both statements' iterators name the
+// column and the 1-based row of the statement in those errors, which the
+// connection handler reports as MySQL's (mysqlerr.go). UPDATE IGNORE, INSERT IGNORE and a non-strict sql_mode keep
 // go-mysql-server's clamping (MySQL clamps there too, with a warning).
 
 // guardKey holds the *writeGuard of the write being built.
@@ -169,58 +168,76 @@ func (s *strictIter) translate(ctx *sql.Context, err error) error {
 	at := max(s.g.rows, 1)
 	var oor *outOfRangeError
 	if errors.As(err, &oor) {
-		return errOutOfRange(oor.column, at)
+		return sql.ErrValueOutOfRange.New(oor.value, columnAtRow(oor.column, at))
 	}
 	var wtce sql.WrappedTypeConversionError
 	if errors.As(err, &wtce) && types.ErrLengthBeyondLimit.Is(wtce.Err) && wtce.OffendingIdx >= 0 && wtce.OffendingIdx < len(s.schema) {
 		// UPDATE's assignment (SetField) of a too long string.
-		return mysql.NewSQLError(mysql.ERDataTooLong, "22001", "Data too long for column '%s' at row %d", s.schema[wtce.OffendingIdx].Name, at)
+		wtce.Err = types.ErrLengthBeyondLimit.New(wtce.OffendingVal, nameAtRow(s.schema[wtce.OffendingIdx].Name, at))
+		return wtce
 	}
 	var wie sql.WrappedInsertError
 	if !errors.As(err, &wie) {
 		return err
 	}
 	cause := wie.Cause
-	outOfRange := sql.ErrValueOutOfRange.Is(cause) || types.ErrConvertToDecimalLimit.Is(cause)
+	outOfRange := sql.ErrValueOutOfRange.Is(cause)
+	decimal := types.ErrConvertToDecimalLimit.Is(cause)
 	tooLong := types.ErrLengthBeyondLimit.Is(cause)
-	if !outOfRange && !tooLong {
+	if !outOfRange && !decimal && !tooLong {
 		return err
 	}
 	// The column is the first one whose value does not convert, as
 	// go-mysql-server's insert checks them in schema order.
-	col := ""
 	for i, c := range s.schema {
 		if i >= len(wie.OffendingRow) || wie.OffendingRow[i] == nil {
 			continue
 		}
+		v := wie.OffendingRow[i]
 		var inRange sql.ConvertInRange
 		var cerr error
 		if rt, ok := c.Type.(sql.RoundingNumberType); ok {
-			_, inRange, cerr = rt.ConvertRound(ctx, wie.OffendingRow[i])
+			_, inRange, cerr = rt.ConvertRound(ctx, v)
 		} else {
-			_, inRange, cerr = c.Type.Convert(ctx, wie.OffendingRow[i])
+			_, inRange, cerr = c.Type.Convert(ctx, v)
 		}
-		if cerr != nil || inRange != sql.InRange {
-			col = c.Name
-			break
+		if cerr == nil && inRange == sql.InRange {
+			continue
 		}
+		switch {
+		case tooLong:
+			wie.Cause = types.ErrLengthBeyondLimit.New(v, nameAtRow(c.Name, at))
+		case decimal:
+			// A kind without arguments: "...Decimal type : column 'c' at row 2".
+			wie.Cause = types.ErrConvertToDecimalLimit.Wrap(errors.New(columnAtRow(c.Name, at)))
+		default:
+			wie.Cause = sql.ErrValueOutOfRange.New(v, columnAtRow(c.Name, at))
+		}
+		return wie
 	}
-	if col == "" {
-		return err
-	}
-	if tooLong {
-		return mysql.NewSQLError(mysql.ERDataTooLong, "22001", "Data too long for column '%s' at row %d", col, at)
-	}
-	return errOutOfRange(col, at)
+	return err
 }
 
-func errOutOfRange(col string, row int) error {
-	return mysql.NewSQLError(mysql.ERWarnDataOutOfRange, "22003", "Out of range value for column '%s' at row %d", col, row)
+// columnAtRow and nameAtRow are how the column and the row are named in
+// the engine's error kinds (ErrValueOutOfRange's "%v out of range for %v":
+// "1000 out of range for column 'c' at row 2"; ErrLengthBeyondLimit's
+// "string '%v' is too large for column '%v'": "... for column 'c' at row
+// 2'"), which so keep their kind for the engine and its tests;
+// translateStatementError (mysqlerr.go) makes them MySQL's 1264 and 1406.
+func columnAtRow(col string, row int) string {
+	return fmt.Sprintf("column '%s' at row %d", col, row)
 }
 
-// outOfRangeError is strictSetField's error, made a MySQL error by
-// strictIter (which knows the row).
-type outOfRangeError struct{ column string }
+func nameAtRow(col string, row int) string {
+	return fmt.Sprintf("%s' at row %d", col, row)
+}
+
+// outOfRangeError is strictSetField's error, made the engine's
+// ErrValueOutOfRange by strictIter (which knows the row).
+type outOfRangeError struct {
+	column string
+	value  interface{}
+}
 
 func (e *outOfRangeError) Error() string {
 	return fmt.Sprintf("Out of range value for column '%s'", e.column)
@@ -256,7 +273,7 @@ func (s *strictSetField) Eval(ctx *sql.Context, row sql.Row) (interface{}, error
 			return nil, sql.NewWrappedTypeConversionError(val, gf.Index(), err)
 		}
 		if inRange != sql.InRange {
-			return nil, &outOfRangeError{column: gf.Name()}
+			return nil, &outOfRangeError{column: gf.Name(), value: val}
 		}
 		val = converted
 	}
