@@ -31,7 +31,12 @@ import (
 // The SIGKILL test of secondary indexes (issue 6): writers over TCP change
 // a table with a local index, a global index and a unique global index
 // while the "sqlgw serve" process is killed with SIGKILL at random moments
-// and restarted on the same store. It checks, after every kill:
+// and restarted on the same store. The writes: single-row INSERTs (new
+// rows, existing primary keys, unique values other rows hold), UPDATEs
+// changing every indexed value, only the global one, or none, DELETEs,
+// two-row INSERTs and two-row transactions of UPDATEs within one
+// partition (atomic: all or none after a kill). It checks, after every
+// kill:
 //
 //   - straight from the store, with no server running (ixmaint.Check):
 //     the local index is exact and no global index entity is missing (a
@@ -63,6 +68,9 @@ const (
 	crashIDs        = 40  // ids per writer
 	crashPartitions = 6   // p = id % crashPartitions
 	crashU          = 150 // unique values drawn from [0, crashU): frequent conflicts
+	// crashPair apart, two ids belong to one writer and one partition: the
+	// least common multiple of crashWriters and crashPartitions.
+	crashPair = 12
 )
 
 // crow is the model of one row (nil: no row). u < 0 is NULL.
@@ -98,10 +106,16 @@ type crashWriter struct {
 	stats   map[string]int
 }
 
+// pendingWrite is a write whose outcome is unknown: it changes rows ids
+// from before[i] to after[i], all or none.
 type pendingWrite struct {
-	id            int
 	stmt          string
-	before, after *crow
+	ids           []int
+	before, after []*crow
+}
+
+func pending1(id int, stmt string, before, after *crow) *pendingWrite {
+	return &pendingWrite{stmt, []int{id}, []*crow{before}, []*crow{after}}
 }
 
 func (cw *crashWriter) id(k int) int { return cw.w + crashWriters*k }
@@ -161,6 +175,11 @@ func (cw *crashWriter) step(ctx context.Context, db *sql.DB, killed *atomic.Bool
 		kind  string
 	)
 	r := cw.rng.IntN(100)
+	// Two rows of one partition in one write: id and id + crashPair (the
+	// same writer, the same partition), changed together atomically.
+	if id2 := id + crashPair; r < 10 && id2 < cw.id(crashIDs) {
+		return cw.step2(ctx, db, killed, errorf, id, id2)
+	}
 	switch {
 	case cur == nil:
 		after = &crow{a: cw.rng.IntN(50), g: cw.rng.IntN(50), u: newU(), v: fmt.Sprintf("i%d.%d", cw.w, cw.seq)}
@@ -212,19 +231,19 @@ func (cw *crashWriter) step(ctx context.Context, db *sql.DB, killed *atomic.Bool
 				continue
 			}
 			errorf("writer %d: %s: still %v after %d attempts", cw.w, stmt, err, attempt)
-			cw.pending = &pendingWrite{id, stmt, cur, after}
+			cw.pending = pending1(id, stmt, cur, after)
 			return false
 		case errServer:
 			// A failed statement should have had no effect; the restart
 			// check verifies that it wholly had or had not.
 			errorf("writer %d: %s %v: unexpected error %v", cw.w, stmt, args, err)
-			cw.pending = &pendingWrite{id, stmt, cur, after}
+			cw.pending = pending1(id, stmt, cur, after)
 			return false
 		default:
 			if !killed.Load() {
 				errorf("writer %d: %s: %v while the server was running", cw.w, stmt, err)
 			}
-			cw.pending = &pendingWrite{id, stmt, cur, after}
+			cw.pending = pending1(id, stmt, cur, after)
 			return false
 		}
 	}
@@ -443,19 +462,35 @@ func resolvePending(t *testing.T, db *sql.DB, dbName string, cw *crashWriter) {
 		return
 	}
 	cw.pending = nil
-	got, err := readRow(db, dbName, pw.id)
-	if err != nil {
-		t.Fatalf("reading row %d: %v", pw.id, err)
+	got := make([]*crow, len(pw.ids))
+	for i, id := range pw.ids {
+		r, err := readRow(db, dbName, id)
+		if err != nil {
+			t.Fatalf("reading row %d: %v", id, err)
+		}
+		got[i] = r
+	}
+	all := func(want []*crow) bool {
+		for i := range want {
+			if !sameRow(got[i], want[i]) {
+				return false
+			}
+		}
+		return true
 	}
 	switch {
-	case sameRow(got, pw.after):
-		cw.rows[pw.id] = pw.after
+	case all(pw.after):
+		for i, id := range pw.ids {
+			cw.rows[id] = pw.after[i]
+		}
 		cw.stats["in-flight-committed"]++
-	case sameRow(got, pw.before):
+	case all(pw.before):
 		cw.stats["in-flight-lost"]++
 	default:
-		t.Errorf("row %d after the kill during %q: %s, want %s (before) or %s (after)", pw.id, pw.stmt, got, pw.before, pw.after)
-		cw.rows[pw.id] = got
+		t.Errorf("rows %v after the kill during %q: %v, want all of %v (before) or all of %v (after)", pw.ids, pw.stmt, got, pw.before, pw.after)
+		for i, id := range pw.ids {
+			cw.rows[id] = got[i]
+		}
 	}
 }
 
@@ -605,4 +640,97 @@ func diffLines(got, want []string) string {
 		}
 	}
 	return sb.String()
+}
+
+// step2 writes two rows of one partition atomically: a multi-row INSERT
+// when both are absent, a transaction of two UPDATEs changing every
+// indexed value when both exist (skipped otherwise).
+func (cw *crashWriter) step2(ctx context.Context, db *sql.DB, killed *atomic.Bool, errorf func(string, ...any), id1, id2 int) bool {
+	p := id1 % crashPartitions
+	if id2%crashPartitions != p {
+		panic("step2: rows in different partitions")
+	}
+	ids := []int{id1, id2}
+	before := []*crow{cw.rows[id1], cw.rows[id2]}
+	after := make([]*crow, 2)
+	uArg := func(u int) any {
+		if u < 0 {
+			return nil
+		}
+		return u
+	}
+	for i := range after {
+		after[i] = &crow{a: cw.rng.IntN(50), g: cw.rng.IntN(50), u: cw.rng.IntN(crashU), v: fmt.Sprintf("m%d.%d.%d", cw.w, cw.seq, i)}
+	}
+	var kind string
+	var run func() (committed bool, err error)
+	switch {
+	case before[0] == nil && before[1] == nil:
+		kind = "insert-2rows"
+		run = func() (bool, error) {
+			res, err := db.ExecContext(ctx, "INSERT INTO t (p, id, a, g, u, v) VALUES (?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?)",
+				p, id1, after[0].a, after[0].g, uArg(after[0].u), after[0].v,
+				p, id2, after[1].a, after[1].g, uArg(after[1].u), after[1].v)
+			if err == nil {
+				if n, _ := res.RowsAffected(); n != 2 {
+					errorf("writer %d: %s: %d rows affected, want 2", cw.w, kind, n)
+				}
+			}
+			return err == nil, err
+		}
+	case before[0] != nil && before[1] != nil:
+		kind = "txn-2rows"
+		run = func() (bool, error) {
+			tx, err := db.BeginTx(ctx, nil)
+			if err != nil {
+				return false, err
+			}
+			for i, id := range ids {
+				if _, err := tx.ExecContext(ctx, "UPDATE t SET a = ?, g = ?, u = ?, v = ? WHERE p = ? AND id = ?",
+					after[i].a, after[i].g, uArg(after[i].u), after[i].v, p, id); err != nil {
+					if classify(err) != errConn {
+						tx.Rollback()
+					}
+					return false, err
+				}
+			}
+			err = tx.Commit()
+			return err == nil, err
+		}
+	default:
+		return true
+	}
+	stmt := fmt.Sprintf("%s %v", kind, ids)
+	for attempt := 0; ; attempt++ {
+		committed, err := run()
+		switch classify(err) {
+		case errNone:
+			if !committed {
+				errorf("writer %d: %s: no error and no commit", cw.w, stmt)
+			}
+			for i, id := range ids {
+				cw.rows[id] = after[i]
+			}
+			cw.stats[kind]++
+			return true
+		case errDup:
+			cw.stats[kind+"-1062"]++
+			return true
+		case errRetry:
+			if attempt < 100 {
+				cw.stats["retry"]++
+				time.Sleep(time.Duration(1+attempt%5) * time.Millisecond)
+				continue
+			}
+			errorf("writer %d: %s: still %v after %d attempts", cw.w, stmt, err, attempt)
+		case errServer:
+			errorf("writer %d: %s: unexpected error %v", cw.w, stmt, err)
+		default:
+			if !killed.Load() {
+				errorf("writer %d: %s: %v while the server was running", cw.w, stmt, err)
+			}
+		}
+		cw.pending = &pendingWrite{stmt, ids, before, after}
+		return false
+	}
 }
