@@ -288,11 +288,13 @@ func (b *batchedJoin) summary() string {
 // BuildRowIter implements sql.ExecBuilderNode.
 func (b *batchedJoin) BuildRowIter(ctx *sql.Context, eb sql.NodeExecBuilder, row sql.Row) (sql.RowIter, error) {
 	j := b.join
-	ita := innerAccess(j.Right())
-	t, _ := unwrapTable(ita.Table).(*Table)
-	if t == nil {
-		return nil, fmt.Errorf("sqlgw: batched lookup join into %T", ita.Table)
+	if !batchable(j) {
+		// A later rule rewrote the join (e.g. the inner side of a
+		// recursive CTE): the engine runs it.
+		return eb.Build(ctx, j, row)
 	}
+	ita := innerAccess(j.Right())
+	t := unwrapTable(ita.Table).(*Table)
 	left, err := eb.Build(ctx, j.Left(), row)
 	if err != nil {
 		return nil, err
