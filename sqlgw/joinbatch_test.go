@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/sqlgw"
 	"github.com/sqlgw/sqlgw/storage"
 	"github.com/sqlgw/sqlgw/storage/pebble"
@@ -385,5 +386,42 @@ func BenchmarkLookupJoin(b *testing.B) {
 		if perOp[0] > 0 {
 			b.Logf("%s: per-row / batched time = %.1f", delay.name, perOp[1]/perOp[0])
 		}
+	}
+}
+
+// TestLookupJoinBuildingIndex: while an index is building (not ready),
+// lookups the engine makes on it (joins, batched or not) are planned
+// without it and stay correct.
+func TestLookupJoinBuildingIndex(t *testing.T) {
+	store, err := pebble.OpenMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := startServer(t, store, catalog.Options{RefreshInterval: -1})
+	c := ts.conn()
+	joinFixture(t, c, 60)
+	other, err := catalog.Open(context.Background(), store, catalog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ix := range []string{"by_email", "by_city"} {
+		if _, err := other.SetIndexState(context.Background(), "d", "u", ix, catalog.IndexBuilding); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range joinQueries[:5] {
+		want := rows(t, c, fmt.Sprintf(q, "u0", "l0"))
+		for _, batch := range []string{"7", "0"} {
+			mustExec(t, c, "SET sqlgw_join_batch = "+batch)
+			got := rows(t, c, fmt.Sprintf(q, "u", "l"))
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("batch %s: %s:\n%s", batch, fmt.Sprintf(q, "u", "l"), firstDiff(got, want))
+			}
+		}
+	}
+	mustExec(t, c, "SET sqlgw_join_batch = 7")
+	out := strings.Join(rows(t, c, "EXPLAIN ANALYZE "+fmt.Sprintf(joinQueries[0], "u", "l")), "\n")
+	if !strings.Contains(out, "block reads: TableScan") || strings.Contains(out, "IndexLookup x") {
+		t.Errorf("a building index was read:\n%s", out)
 	}
 }
