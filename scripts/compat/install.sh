@@ -24,7 +24,7 @@ pkgs=(mariadb-client python3-pymysql python3-mysqldb python3-sqlalchemy python3-
 	odbc-mariadb python3-pyodbc mycli python3-peewee python3-aiomysql
 	libhibernate3-java libjavassist-java libslf4j-java unixodbc tmux sqlline python3-pony python3-sqlmodel
 	libspring-jdbc-java libhikaricp-java php-cli php-mysql libdbd-mariadb-perl libdbd-mysql-perl ruby-mysql2
-	ruby-activerecord python3-alembic libmysqlcppconn-dev g++)
+	ruby-activerecord python3-alembic libmysqlcppconn-dev g++ libeclipselink-java)
 [ "$server" = mariadb ] && pkgs+=(mariadb-server)
 command -v javac >/dev/null || pkgs+=(default-jdk-headless)
 command -v npm >/dev/null || pkgs+=(nodejs npm)
@@ -68,6 +68,8 @@ mkdir -p "$work/hibernate"
 javac -cp "$COMPAT_HIBERNATE_CP" -d "$work/hibernate" "$root/testdata/compat/java/hibernate/HibernateClient.java"
 mkdir -p "$work/spring"
 javac -cp "$COMPAT_SPRING_CP" -d "$work/spring" "$root/testdata/compat/java/spring/SpringClient.java"
+mkdir -p "$work/eclipselink"
+javac -cp "$COMPAT_ECLIPSELINK_CP" -d "$work/eclipselink" "$root/testdata/compat/java/eclipselink/EclipseLinkClient.java"
 # C++: the MySQL Connector/C++ 1.1 client.
 g++ -O1 -o "$work/cppconncompat" "$root/testdata/compat/cpp/cppconn_client.cpp" -lmysqlcppconn
 echo "compat: clients ready in $work"

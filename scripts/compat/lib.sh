@@ -12,6 +12,10 @@ COMPAT_HIBERNATE_CP=$(printf '/usr/share/java/%s.jar:' hibernate3 antlr commons-
 COMPAT_SPRING_CP=$(printf '/usr/share/java/%s.jar:' spring3-jdbc spring3-core spring3-beans spring3-transaction \
 	commons-logging HikariCP slf4j-api slf4j-nop mariadb-java-client)
 
+# The EclipseLink client's class path: Debian's EclipseLink 2.7, its JPA 2.1 API, Connector/J,
+# and the directory holding its META-INF/persistence.xml.
+COMPAT_ECLIPSELINK_CP=$(printf '/usr/share/java/%s.jar:' eclipselink eclipselink-jpa-2.1-spec mariadb-java-client)
+
 # compat_free_port prints a TCP port on 127.0.0.1 that nothing listens on now.
 compat_free_port() {
 	/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
