@@ -1,6 +1,7 @@
 package sqlgw
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/vitess/go/mysql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
@@ -144,4 +146,30 @@ func (d *Database) renameWithTriggers(ctx *sql.Context, name string) error {
 		return nil // the rename reports a missing table
 	}
 	return errUnsupported.New(fmt.Sprintf("renaming table %s, which has triggers (%s ...): drop them, rename, create them again", t.Name, t.Triggers[0].Name))
+}
+
+// triggerWriteKey holds, while a plan.TriggerExecutor is built, the write
+// node it wraps (AFTER triggers wrap the INSERT, UPDATE or DELETE itself).
+type triggerWriteKey struct{}
+
+// buildTriggerWrite keeps the write under an AFTER trigger out of the
+// strict-write wrapper (strictwrite.go): go-mysql-server turns a write's
+// rows into the OK result (rows affected) only for the iterators it knows,
+// looking through its trigger iterator but not through sqlgw's wrapper, so
+// an INSERT with an AFTER INSERT trigger answered with the inserted rows
+// instead of an OK packet. Such writes keep go-mysql-server's own range
+// and length errors. ok reports that n was handled (it and err are then
+// the result; a nil it lets the engine build n itself).
+func (e explainBuilder) buildTriggerWrite(ctx *sql.Context, n sql.Node, row sql.Row) (it sql.RowIter, ok bool, err error) {
+	if te, isTrigger := n.(*plan.TriggerExecutor); isTrigger {
+		if ctx.Value(triggerWriteKey{}) == te.Left() {
+			return nil, true, nil // being built below: the engine's builder
+		}
+		it, err := e.exec.Build(ctx.WithContext(context.WithValue(ctx.Context, triggerWriteKey{}, te.Left())), n, row)
+		return it, true, err
+	}
+	if w := ctx.Value(triggerWriteKey{}); w != nil && w == n {
+		return nil, true, nil
+	}
+	return nil, false, nil
 }
