@@ -227,7 +227,7 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 	callback = h.gw.fixTimeFields(ctx, callback)
 	return h.translate(c, prepare.PrepareStmt, h.Handler.ComStmtExecute(ctx, c, prepare, func(res *sqltypes.Result) error {
 		if res != nil && len(res.Fields) == 0 && res.Info != "" && reRowsMatched.MatchString(res.Info) {
-			h.conns.setOKInfo(c.RemoteAddr(), okInfo(res.Info))
+			h.conns.setOKInfo(c.RemoteAddr(), res.Info)
 		}
 		return callback(res)
 	}))

@@ -46,36 +46,74 @@ func TestOKInfoUpdate(t *testing.T) {
 	}
 }
 
-// An OK packet answering COM_STMT_EXECUTE gets the pending info; other
-// packets pass unchanged.
-func TestOKInfoOnPreparedUpdate(t *testing.T) {
-	server, client := net.Pipe()
-	defer client.Close()
-	reg := &connRegistry{}
-	rc := &rewriteConn{Conn: server, reg: reg}
-	reg.add(rc)
-	defer rc.Close()
+// OK packets' infos reach the client in MySQL's encoding, a
+// length-encoded string; a prepared UPDATE's pending info is added once;
+// packets that do not answer COM_QUERY/COM_STMT_EXECUTE pass unchanged.
+func TestOKInfoOnTheWire(t *testing.T) {
+	const update = "Rows matched: 2  Changed: 2  Warnings: 0"
 	ok := []byte{7, 0, 0, 1, 0x00, 2, 0, 2, 0, 0, 0} // OK, 2 affected
-	read := func(n int) []byte {
-		buf := make([]byte, n)
-		if _, err := io.ReadFull(client, buf); err != nil {
-			t.Fatal(err)
-		}
-		return buf
-	}
-	go func() {
-		reg.setOKInfo(server.RemoteAddr(), okInfo("Rows matched: 2  Changed: 2  Warnings: 0"))
-		rc.Write(ok)
-		rc.Write(ok) // the info applies once
-	}()
-	got := read(4 + 7 + 1 + infoLen + len("Warnings: 0"))
-	if n := int(got[0]) | int(got[1])<<8 | int(got[2])<<16; n != len(got)-4 || got[3] != 1 {
-		t.Fatalf("header %v for %d bytes", got[:4], len(got))
-	}
-	if m := mysqljsChanged.FindStringSubmatch(string(got[4+7:])); m == nil || m[1] != "2" {
-		t.Fatalf("info %q", got[4+7:])
-	}
-	if again := read(len(ok)); !bytes.Equal(again, ok) {
-		t.Fatalf("second OK %v, want %v unchanged", again, ok)
+	// vitess's OK packet with ComQuery's (padded) info: '#' + text.
+	padded := okInfo(update)
+	withInfo := append([]byte{byte(8 + len(padded)), 0, 0, 1, 0x00, 2, 0, 2, 0, 0, 0, '#'}, padded...)
+	for _, tc := range []struct {
+		name     string
+		cmd      uint32
+		pending  string
+		write    []byte
+		wantInfo string // "" = the packet unchanged
+	}{
+		{"prepared", comStmtExecute, update, ok, update},
+		{"query", comQuery, "", withInfo, update},
+		{"query, short info", comQuery, "", append([]byte{byte(8 + 35), 0, 0, 1, 0x00, 0, 0, 2, 0, 0, 0, '#'}, okInfo("Statement prepared")...), "Statement prepared"},
+		{"query without info", comQuery, "", ok, ""},
+		{"other command", 0x16, "", withInfo, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			server, client := net.Pipe()
+			defer client.Close()
+			reg := &connRegistry{}
+			rc := &rewriteConn{Conn: server, reg: reg}
+			rc.lastCmd.Store(tc.cmd)
+			reg.add(rc)
+			defer rc.Close()
+			go func() {
+				if tc.pending != "" {
+					reg.setOKInfo(server.RemoteAddr(), tc.pending)
+				}
+				rc.Write(tc.write)
+				rc.Write(ok) // a pending info applies once
+			}()
+			var hdr [4]byte
+			if _, err := io.ReadFull(client, hdr[:]); err != nil {
+				t.Fatal(err)
+			}
+			body := make([]byte, int(hdr[0])|int(hdr[1])<<8|int(hdr[2])<<16)
+			if _, err := io.ReadFull(client, body); err != nil {
+				t.Fatal(err)
+			}
+			if hdr[3] != 1 {
+				t.Fatalf("sequence %d", hdr[3])
+			}
+			if tc.wantInfo == "" {
+				if !bytes.Equal(append(hdr[:], body...), tc.write) {
+					t.Fatalf("changed: %q", body)
+				}
+			} else {
+				info := body[7:]
+				if int(info[0]) != len(info)-1 {
+					t.Fatalf("length-encoded info %q: length %d", info, info[0])
+				}
+				if string(info[1:]) != tc.wantInfo {
+					t.Fatalf("info %q, want %q", info[1:], tc.wantInfo)
+				}
+			}
+			again := make([]byte, len(ok))
+			if _, err := io.ReadFull(client, again); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(again, ok) {
+				t.Fatalf("second OK %v, want %v unchanged", again, ok)
+			}
+		})
 	}
 }

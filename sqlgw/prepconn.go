@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"io"
 	"net"
+	"regexp"
+	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // COM_STMT_PREPARE with := assignments
@@ -87,6 +90,10 @@ type rewriteConn struct {
 	wmu    sync.Mutex
 	okInfo string // for the next OK packet written, see setOKInfo
 
+	// lastCmd is the command byte of the client's last command (0 once
+	// the stream is TLS: nothing is rewritten then).
+	lastCmd atomic.Uint32
+
 	// raw: the client asked for TLS (tlsconn.go); the bytes from here on
 	// are TLS records, passed through untouched.
 	raw bool
@@ -100,31 +107,129 @@ func (c *rewriteConn) Close() error {
 	return c.Conn.Close()
 }
 
-// Write adds the pending info to an OK packet that starts p: the first
-// packet of a command's answer (sequence number 1).
+// Client commands whose answer may be an OK packet with an info string.
+const (
+	comQuery       = 0x03
+	comStmtExecute = 0x17
+)
+
+// OK packets' info strings
+//
+// vitess writes an OK packet's info as the byte '#' followed by the text
+// to the end of the packet. MySQL and MariaDB write a length-encoded
+// string, and that is how most clients read it (the MariaDB and MySQL C
+// clients, mysql2, PHP's mysqlnd: '#' read as a length of 35 bytes; the
+// clients that take the rest of the packet, mysqljs and PyMySQL, get the
+// length byte in front of the text from MySQL as well). Write re-encodes
+// the info of the first packet answering COM_QUERY or COM_STMT_EXECUTE
+// (sequence number 1: it cannot be a row) as MySQL does, and adds the
+// pending info of a prepared UPDATE (setOKInfo). The handler still pads
+// infos to 35 bytes (fixInfo), for the OK packets of the second and later
+// statements of a multi-statement text, which are not rewritten here;
+// canonicalInfo undoes the padding.
+
+// Write rewrites the info of an OK packet that starts p and answers a
+// command (see above); everything else passes unchanged.
 func (c *rewriteConn) Write(p []byte) (int, error) {
 	c.wmu.Lock()
-	info := c.okInfo
+	pendingInfo := c.okInfo
 	c.okInfo = ""
 	c.wmu.Unlock()
-	if info == "" || len(p) < 5 || p[3] != 1 || p[4] != 0x00 {
+	if len(p) < 5 || p[3] != 1 || p[4] != 0x00 {
+		return c.Conn.Write(p)
+	}
+	if cmd := c.lastCmd.Load(); cmd != comQuery && cmd != comStmtExecute {
 		return c.Conn.Write(p)
 	}
 	n := int(p[0]) | int(p[1])<<8 | int(p[2])<<16
-	if 4+n > len(p) || n+1+len(info) >= 0xffffff {
+	if 4+n > len(p) || n >= 0xffffff {
 		return c.Conn.Write(p)
 	}
-	m := n + 1 + len(info)
-	out := make([]byte, 0, len(p)+1+len(info))
-	out = append(out, byte(m), byte(m>>8), byte(m>>16), 1)
-	out = append(out, p[4:4+n]...)
-	out = append(out, '#') // as vitess writes infos: see infoLen
-	out = append(out, info...)
+	payload := p[4 : 4+n]
+	head, ok := okHeaderLen(payload)
+	if !ok {
+		return c.Conn.Write(p)
+	}
+	info := pendingInfo
+	switch tail := payload[head:]; {
+	case len(tail) > 0 && tail[0] == '#':
+		info = string(tail[1:])
+	case len(tail) > 0:
+		return c.Conn.Write(p) // not vitess's format: leave it
+	}
+	if info == "" {
+		return c.Conn.Write(p)
+	}
+	info = canonicalInfo(info)
+	body := make([]byte, 0, head+9+len(info))
+	body = append(body, payload[:head]...)
+	body = appendLenEncInt(body, uint64(len(info)))
+	body = append(body, info...)
+	if len(body) >= 0xffffff {
+		return c.Conn.Write(p)
+	}
+	out := make([]byte, 0, 4+len(body)+len(p)-4-n)
+	out = append(out, byte(len(body)), byte(len(body)>>8), byte(len(body)>>16), 1)
+	out = append(out, body...)
 	out = append(out, p[4+n:]...)
 	if _, err := c.Conn.Write(out); err != nil {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// okHeaderLen returns the length of an OK packet's fixed part: header,
+// affected rows, last insert id (length-encoded), status flags, warnings.
+func okHeaderLen(payload []byte) (int, bool) {
+	pos := 1
+	for i := 0; i < 2; i++ {
+		if pos >= len(payload) {
+			return 0, false
+		}
+		switch b := payload[pos]; {
+		case b < 0xfb:
+			pos++
+		case b == 0xfc:
+			pos += 3
+		case b == 0xfd:
+			pos += 4
+		case b == 0xfe:
+			pos += 9
+		default:
+			return 0, false
+		}
+	}
+	pos += 4
+	if pos > len(payload) {
+		return 0, false
+	}
+	return pos, true
+}
+
+func appendLenEncInt(b []byte, v uint64) []byte {
+	switch {
+	case v < 0xfb:
+		return append(b, byte(v))
+	case v < 1<<16:
+		return append(b, 0xfc, byte(v), byte(v>>8))
+	case v < 1<<24:
+		return append(b, 0xfd, byte(v), byte(v>>8), byte(v>>16))
+	}
+	return append(b, 0xfe, byte(v), byte(v>>8), byte(v>>16), byte(v>>24), byte(v>>32), byte(v>>40), byte(v>>48), byte(v>>56))
+}
+
+var reInfoCounts = regexp.MustCompile(`^Rows matched: (\d+)\s+Changed: (\d+)\s+Warnings: (\d+)$`)
+
+// canonicalInfo is MySQL's text of an info that fixInfo padded: UPDATE's
+// "Rows matched: N  Changed: M  Warnings: W" with its two-space
+// separators, any other info without the trailing blanks (MySQL's infos
+// never end with one).
+func canonicalInfo(info string) string {
+	info = strings.TrimRight(info, " ")
+	if m := reInfoCounts.FindStringSubmatch(info); m != nil {
+		return "Rows matched: " + m[1] + "  Changed: " + m[2] + "  Warnings: " + m[3]
+	}
+	return info
 }
 
 func (c *rewriteConn) Read(p []byte) (int, error) {
@@ -153,6 +258,9 @@ func (c *rewriteConn) next() error {
 	if _, err := io.ReadFull(c.r, buf[4:]); err != nil {
 		return err
 	}
+	if hdr[3] == 0 && n > 0 {
+		c.lastCmd.Store(uint32(buf[4]))
+	}
 	if hdr[3] == 0 && n > 1 && n < 0xffffff && buf[4] == comStmtPrepare {
 		q := string(buf[5:])
 		if rq := rewriteAssignments(q); rq != q && len(rq)+1 < 0xffffff {
@@ -167,6 +275,9 @@ func (c *rewriteConn) next() error {
 	if !c.answered {
 		c.answered = true
 		c.raw = isSSLRequest(buf)
+		if c.raw {
+			c.lastCmd.Store(0) // TLS records from here on: no rewriting
+		}
 		if c.requireTLS && !c.raw {
 			return c.refuseInsecure()
 		}
