@@ -63,6 +63,7 @@ func (e *editor) DiscardChanges(ctx *sql.Context, _ error) error {
 	for i := len(e.undo) - 1; i >= 0; i-- {
 		u := e.undo[i]
 		u.tt.version++
+		u.tt.uniq = nil // rebuilt when next needed
 		if u.had {
 			u.tt.writes[u.k] = u.was
 		} else {

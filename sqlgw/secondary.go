@@ -784,10 +784,6 @@ func indexExplain(p *planner.Plan) string {
 	return s + fmt.Sprintf(", then ~%s base gets in parallel", formatCost(ix.Hits))
 }
 
-// maxUniqueBufferScan bounds the buffered writes checkUnique compares with;
-// beyond it, duplicates among them are found at commit (1062).
-const maxUniqueBufferScan = 5000
-
 // checkUnique looks for another row holding the new row's values in a
 // unique index, at statement time, so that INSERT IGNORE, ON DUPLICATE KEY
 // UPDATE and REPLACE see secondary unique keys as MySQL does (the engine
@@ -825,15 +821,9 @@ func (e *editor) checkUnique(ctx *sql.Context, tt *txTable, k entKey, d, old []c
 		if err != nil {
 			return mapError(err)
 		}
-		if len(tt.writes) <= maxUniqueBufferScan {
-			for bk, w := range tt.writes {
-				if bk == k || w.deleted || w.row == nil {
-					continue
-				}
-				be, err := meta.IndexEntity(ix, bk.pk, bk.rk, w.row)
-				if err == nil && be.PartitionKey == ent.PartitionKey && be.RowKey == ent.RowKey {
-					return sql.NewUniqueKeyErr(dupEntryMessage(rowIndexValues(meta, ix, d), ix.Name), false, w.sqlRow)
-				}
+		if bk, ok := tt.bufferedUnique(ix, ent); ok && bk != k {
+			if w := tt.writes[bk]; w != nil && !w.deleted && w.row != nil {
+				return sql.NewUniqueKeyErr(dupEntryMessage(rowIndexValues(meta, ix, d), ix.Name), false, w.sqlRow)
 			}
 		}
 		table := ix.Physical

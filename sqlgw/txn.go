@@ -174,6 +174,79 @@ type txTable struct {
 	// the rows with those values the transaction has seen: an UPDATE or
 	// DELETE of a keyless table gets only the row's values from the engine.
 	keyless map[string][]entKey
+	// uniq maps the unique index entities of the buffered rows (index name
+	// and entity keys, for values without NULL) to their rows, for the
+	// statement-time unique checks (secondary.go, checkUnique); kept up to
+	// date by put, rebuilt when nil.
+	uniq map[string]entKey
+}
+
+// uniqKey identifies a unique index entity in txTable.uniq.
+func uniqKey(ix *catalog.Index, e *storage.Entity) string {
+	return ix.Name + "\x00" + e.PartitionKey + "\x00" + e.RowKey
+}
+
+// uniqEntities calls f with the unique index entities row implies (those
+// keyed by the values alone: no NULL among them).
+func uniqEntities(meta *catalog.Table, k entKey, row []catalog.Datum, f func(ix *catalog.Index, e *storage.Entity)) {
+	if row == nil {
+		return
+	}
+	for i := range meta.Indexes {
+		ix := &meta.Indexes[i]
+		if !ix.Unique {
+			continue
+		}
+		if hasNullIn(meta, ix, row) {
+			continue // NULLs never collide
+		}
+		e, err := meta.IndexEntity(ix, k.pk, k.rk, row)
+		if err != nil {
+			continue
+		}
+		f(ix, e)
+	}
+}
+
+// hasNullIn reports whether row is NULL in a column of index ix.
+func hasNullIn(meta *catalog.Table, ix *catalog.Index, row []catalog.Datum) bool {
+	for _, kp := range ix.Columns {
+		if c := meta.ColumnIndex(kp.Column); c >= 0 && row[c] == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// bufferedUnique returns the buffered row that holds unique index entity e.
+func (tt *txTable) bufferedUnique(ix *catalog.Index, e *storage.Entity) (entKey, bool) {
+	if tt.uniq == nil {
+		tt.uniq = map[string]entKey{}
+		for k, w := range tt.writes {
+			if !w.deleted {
+				uniqEntities(tt.meta, k, w.row, func(ix *catalog.Index, e *storage.Entity) { tt.uniq[uniqKey(ix, e)] = k })
+			}
+		}
+	}
+	k, ok := tt.uniq[uniqKey(ix, e)]
+	return k, ok
+}
+
+// noteUnique updates uniq for the write of row k from was to now.
+func (tt *txTable) noteUnique(k entKey, was, now *pending) {
+	if tt.uniq == nil {
+		return
+	}
+	if was != nil && !was.deleted {
+		uniqEntities(tt.meta, k, was.row, func(ix *catalog.Index, e *storage.Entity) {
+			if tt.uniq[uniqKey(ix, e)] == k {
+				delete(tt.uniq, uniqKey(ix, e))
+			}
+		})
+	}
+	if now != nil && !now.deleted {
+		uniqEntities(tt.meta, k, now.row, func(ix *catalog.Index, e *storage.Entity) { tt.uniq[uniqKey(ix, e)] = k })
+	}
 }
 
 // rowFingerprint identifies a row by its values, for keyless tables.
@@ -221,6 +294,9 @@ func (t *txn) table(meta *catalog.Table) *txTable {
 		tt = &txTable{meta: meta, reads: map[entKey]read{}, writes: map[entKey]*pending{}}
 		t.tables[meta.Physical] = tt
 	}
+	if tt.meta != meta {
+		tt.uniq = nil // the indexes may have changed
+	}
 	tt.meta = meta
 	return tt
 }
@@ -242,10 +318,12 @@ func (tt *txTable) noteRead(k entKey, r read) {
 
 func (tt *txTable) put(k entKey, p *pending) {
 	tt.version++
-	if _, ok := tt.writes[k]; !ok {
+	was, ok := tt.writes[k]
+	if !ok {
 		tt.order = append(tt.order, k)
 	}
 	tt.writes[k] = p
+	tt.noteUnique(k, was, p)
 }
 
 // commit applies the buffered writes. See the comment at the top of the file.

@@ -663,3 +663,39 @@ func TestUniqueShiftGlobal(t *testing.T) {
 		check()
 	})
 }
+
+// TestUniqueBuffer: unique checks against the transaction's own buffered
+// rows follow the buffer through statements undone by an error, savepoint
+// rollbacks and deletes.
+func TestUniqueBuffer(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, ts *testServer) {
+		c := ts.conn()
+		mustExec(t, c, "CREATE DATABASE d")
+		mustExec(t, c, "USE d")
+		mustExec(t, c, "CREATE TABLE t (id INT PRIMARY KEY, e VARCHAR(10), UNIQUE KEY ue (e))")
+		mustExec(t, c, "INSERT INTO t VALUES (1, 'a')")
+		mustExec(t, c, "BEGIN")
+		if n := affected(t, c, "INSERT IGNORE INTO t VALUES (2, 'z'), (3, 'z'), (4, 'a')"); n != 1 {
+			t.Errorf("INSERT IGNORE with duplicates among its rows: %d rows, want 1", n)
+		}
+		// A statement undone by an error releases its values.
+		expectErrno(t, c, 1062, "INSERT INTO t VALUES (5, 'w'), (1, 'x')")
+		mustExec(t, c, "INSERT INTO t VALUES (6, 'w')")
+		// A savepoint rollback restores the values it held.
+		mustExec(t, c, "SAVEPOINT s")
+		mustExec(t, c, "UPDATE t SET e = 'v' WHERE id = 6")
+		mustExec(t, c, "INSERT INTO t VALUES (7, 'w')")
+		mustExec(t, c, "ROLLBACK TO SAVEPOINT s")
+		expectErrno(t, c, 1062, "INSERT INTO t VALUES (8, 'w')")
+		mustExec(t, c, "INSERT INTO t VALUES (8, 'v')")
+		// A statement that moved a value, then failed, gives it back.
+		expectErrno(t, c, 1062, "UPDATE t SET e = CASE id WHEN 6 THEN 'y' ELSE 'a' END WHERE id IN (6, 8) ORDER BY id")
+		expectErrno(t, c, 1062, "INSERT INTO t VALUES (10, 'w')")
+		// A deleted row's value is free.
+		mustExec(t, c, "DELETE FROM t WHERE id = 2")
+		mustExec(t, c, "INSERT INTO t VALUES (9, 'z')")
+		expectErrno(t, c, 1062, "UPDATE t SET e = 'z' WHERE id = 8")
+		mustExec(t, c, "COMMIT")
+		expectRows(t, c, "SELECT id, e FROM t ORDER BY id", "1\ta", "6\tw", "8\tv", "9\tz")
+	})
+}
