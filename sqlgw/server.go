@@ -218,7 +218,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	srv, err := server.NewServerWithHandler(scfg, engine, sql.NewContext, gw.sessionBuilder, gw.metrics,
 		func(inner mysql.Handler) (mysql.Handler, error) {
-			h.Handler = inner
+			h.Handler = &adminHandler{Handler: inner, gw: gw} // admin.go: CHECK, REPAIR, OPTIMIZE, ANALYZE TABLE
 			return h, nil
 		})
 	if err != nil {
