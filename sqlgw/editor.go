@@ -303,23 +303,36 @@ func plainInsertTarget(q string) (db, table string, ok bool) {
 }
 
 // getRow reads one stored row by key (one Get, plus its continuation
-// entities if it is a wide row).
+// entities if it is a wide row). A wide row rewritten between the two
+// reads (its old continuation generation deleted: txn.go, applyBig) does
+// not decode; it is read again.
 func (t *Table) getRow(ctx *sql.Context, k entKey) (sql.Row, read, error) {
+	for attempt := 0; ; attempt++ {
+		row, r, wide, err := t.getRowOnce(ctx, k)
+		if err != nil && wide && attempt < 2 {
+			continue
+		}
+		return row, r, err
+	}
+}
+
+func (t *Table) getRowOnce(ctx *sql.Context, k entKey) (_ sql.Row, _ read, wide bool, _ error) {
 	sctx := storeCtx(ctx)
 	ent, err := t.gw.store.Get(sctx, t.meta().Physical, k.pk, k.rk, nil)
 	if errors.Is(err, storage.ErrNotFound) {
-		return nil, read{}, nil
+		return nil, read{}, false, nil
 	}
 	if err != nil {
-		return nil, read{}, mapError(err)
+		return nil, read{}, false, mapError(err)
 	}
 	ents := []*storage.Entity{ent}
 	r := read{etag: ent.ETag, exists: true}
-	if t.meta().Extras(ent) > 0 {
+	wide = t.meta().Extras(ent) > 0
+	if wide {
 		it := &rowIter{t: t, ctx: sctx, meta: t.meta()}
 		more, err := it.continuations(ent)
 		if err != nil {
-			return nil, read{}, err
+			return nil, read{}, true, err
 		}
 		for _, x := range more {
 			r.extras = append(r.extras, x.RowKey)
@@ -328,9 +341,9 @@ func (t *Table) getRow(ctx *sql.Context, k entKey) (sql.Row, read, error) {
 	}
 	row, err := t.decode(ents)
 	if err != nil {
-		return nil, read{}, err
+		return nil, read{}, wide, err
 	}
-	return row, r, nil
+	return row, r, wide, nil
 }
 
 // keyString renders the primary key of a row for 1062 messages.

@@ -849,8 +849,10 @@ func chunks(ops []storage.Operation) [][]storage.Operation {
 // and its later small writes do not look at the range (no sweep exists
 // yet; the entities cost storage only). A reader that read the main entity
 // just before an update's commit point and its continuations after the
-// old generation was deleted gets an error for that statement (1105,
-// retry), never a mixed row.
+// old generation was deleted cannot decode the row, never gets a mixed
+// one: the writers' reads (editor.go getRow, ixmaint.GetRow) read it
+// again; a query's read (iter.go) fails that statement (1105, retry).
+// Not seen in 166 reads racing 15 updates of a 3 MiB row on pebble.
 func (g *gateway) applyBig(ctx context.Context, meta *catalog.Table, b bigRow, log *commitLog) error {
 	var ops, ixOps []storage.Operation
 	for _, op := range b.ro.ops {

@@ -10,8 +10,19 @@ import (
 )
 
 // GetRow reads a base row (its main entity and continuations); ok is false
-// if it does not exist.
+// if it does not exist. A wide row rewritten between the two reads (its
+// old continuation generation deleted) is read again.
 func GetRow(ctx context.Context, st storage.Store, t *catalog.Table, pk, rk string) (row []catalog.Datum, etag storage.ETag, ok bool, err error) {
+	for attempt := 0; ; attempt++ {
+		row, etag, ok, err = getRowOnce(ctx, st, t, pk, rk)
+		if errors.Is(err, catalog.ErrValue) && attempt < 2 {
+			continue
+		}
+		return row, etag, ok, err
+	}
+}
+
+func getRowOnce(ctx context.Context, st storage.Store, t *catalog.Table, pk, rk string) (row []catalog.Datum, etag storage.ETag, ok bool, err error) {
 	e, err := st.Get(ctx, t.Physical, pk, rk, nil)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, "", false, nil
