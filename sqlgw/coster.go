@@ -5,7 +5,6 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/memo"
-	"github.com/dolthub/go-mysql-server/sql/plan"
 
 	"github.com/sqlgw/sqlgw/storage"
 )
@@ -19,15 +18,15 @@ import (
 // lookups of a lookup join into a sqlgw table cost in round trips, at
 // lookupRoundTripCost row units each:
 //
-//   - A batched lookup join (inner or left outer, joinbatch.go) sends the
+//   - A batched lookup join (inner, left outer, semi, anti; joinbatch.go) sends the
 //     distinct keys of a block of outer rows as one read: multiGetParallel
 //     Gets at a time, so about outer/multiGetParallel round trips (twice
 //     that through a secondary index, whose index reads precede the base
 //     Gets), plus one per block; or, when the planner finds a scan of the
 //     inner table cheaper than the block's index reads, a scan per block
 //     (then the hash join, one scan in all, wins).
-//   - Any other lookup join (semi joins, or batching turned off) sends one
-//     lookup per outer row, in sequence: outer round trips.
+//   - With batching turned off, a lookup join sends one lookup per outer
+//     row, in sequence: outer round trips.
 //
 // So a hash join (one scan of each side) wins once the outer side is a
 // sizeable fraction of the inner table, and a batched lookup join wins for
@@ -53,7 +52,7 @@ func (c coster) EstimateCost(ctx *sql.Context, n memo.RelExpr, s sql.StatsProvid
 				_, secondary = lj.Lookup.Index.SqlIdx().(*secondaryIndex)
 			}
 			batch := 0
-			if (lj.Op == plan.JoinTypeLookup || lj.Op == plan.JoinTypeLeftOuterLookup) && !t.meta().Keyless() {
+			if batchableOp(lj.Op) && !t.meta().Keyless() {
 				batch = joinBatchSize(ctx)
 			}
 			inner, _ := t.gw.rowCount(t.meta().Physical)

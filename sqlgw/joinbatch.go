@@ -165,10 +165,10 @@ func wrapLookupJoins(ctx *sql.Context, n sql.Node, size int) (sql.Node, bool, er
 	return n, changed, nil
 }
 
-// batchable reports whether j is an inner or left outer lookup join into a
-// sqlgw table reached by a MySQLRangeCollection lookup.
+// batchable reports whether j is a lookup join (batchableOp) into a sqlgw
+// table reached by a MySQLRangeCollection lookup.
 func batchable(j *plan.JoinNode) bool {
-	if j.Op != plan.JoinTypeLookup && j.Op != plan.JoinTypeLeftOuterLookup {
+	if !batchableOp(j.Op) {
 		return false
 	}
 	ita := innerAccess(j.Right())
@@ -179,14 +179,69 @@ func batchable(j *plan.JoinNode) bool {
 	return ok && !t.meta().Keyless() && ita.Index() != nil && len(ita.Expressions()) > 0
 }
 
+// batchableOp reports the join types a batchedJoin runs: the lookup joins
+// (inner, left outer, semi, anti).
+func batchableOp(op plan.JoinType) bool {
+	switch op {
+	case plan.JoinTypeLookup, plan.JoinTypeLeftOuterLookup, plan.JoinTypeSemiLookup,
+		plan.JoinTypeAntiLookup, plan.JoinTypeAntiLookupIncludeNulls:
+		return true
+	}
+	return false
+}
+
 // innerAccess returns the IndexedTableAccess of a lookup join's inner side
 // (under a TableAlias), or nil.
 func innerAccess(n sql.Node) *plan.IndexedTableAccess {
+	for {
+		switch x := n.(type) {
+		case *plan.TableAlias:
+			n = x.Child
+		case *plan.Project:
+			n = x.Child
+		case *plan.Filter:
+			n = x.Child
+		case *plan.IndexedTableAccess:
+			return x
+		default:
+			return nil
+		}
+	}
+}
+
+// directAccess reports whether the inner side is the table access itself
+// (under a TableAlias at most): its rows are the table's rows.
+func directAccess(n sql.Node) bool {
 	if ta, ok := n.(*plan.TableAlias); ok {
 		n = ta.Child
 	}
-	ita, _ := n.(*plan.IndexedTableAccess)
-	return ita
+	_, ok := n.(*plan.IndexedTableAccess)
+	return ok
+}
+
+// blockRows stands for the inner table access when projections or filters
+// lie between it and the join: the engine builds them over it for each outer
+// row, and it returns that row's inner rows from the block's read.
+type blockRows struct {
+	schema sql.Schema
+	rows   []sql.Row
+}
+
+var _ sql.ExecSourceRel = (*blockRows)(nil)
+
+func (b *blockRows) Resolved() bool                 { return true }
+func (b *blockRows) IsReadOnly() bool               { return true }
+func (b *blockRows) String() string                 { return "sqlgw block rows" }
+func (b *blockRows) Schema(*sql.Context) sql.Schema { return b.schema }
+func (b *blockRows) Children() []sql.Node           { return nil }
+func (b *blockRows) RowIter(*sql.Context, sql.Row) (sql.RowIter, error) {
+	return sql.RowsToRowIter(b.rows...), nil
+}
+func (b *blockRows) WithChildren(_ *sql.Context, children ...sql.Node) (sql.Node, error) {
+	if len(children) != 0 {
+		return nil, sql.ErrInvalidChildrenNumber.New(b, len(children), 0)
+	}
+	return b, nil
 }
 
 // batchStats are a batched join's execution figures (EXPLAIN ANALYZE).
@@ -309,6 +364,19 @@ func (b *batchedJoin) BuildRowIter(ctx *sql.Context, eb sql.NodeExecBuilder, row
 		cols:      t.indexColumns(ita.Index()),
 		leftOuter: j.Op.IsLeftOuter(),
 	}
+	if !directAccess(j.Right()) {
+		it.rows = &blockRows{schema: ita.Schema(ctx)}
+		it.right, _, err = transform.Node(ctx, j.Right(), func(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+			if n == ita {
+				return it.rows, transform.NewTree, nil
+			}
+			return n, transform.SameTree, nil
+		})
+		if err != nil {
+			left.Close(ctx)
+			return nil, err
+		}
+	}
 	return it, nil
 }
 
@@ -334,6 +402,12 @@ type batchIter struct {
 	outi int
 
 	plans map[string]*planner.Plan // per distinct lookup, across blocks
+
+	// right and rows, when the inner side has projections or filters over
+	// the table access: right is the inner side with the access replaced
+	// by rows, which holds the current outer row's inner rows.
+	right sql.Node
+	rows  *blockRows
 }
 
 // outerRow is one outer row of a block and its lookup.
@@ -473,27 +547,43 @@ func (it *batchIter) block(ctx *sql.Context) error {
 
 	// Join, in outer-row order.
 	fullRow := make(sql.Row, parentLen+it.leftLen+it.rightLen)
+	partial := it.j.Op.IsPartial()
 	for i := range outer {
 		o := &outer[i]
 		copy(fullRow, o.primary)
-		matched := false
-		emit := func(right sql.Row) error {
+		matched, rejected := false, false
+		// visit handles one inner row; false stops the outer row's scan
+		// (a semi or anti join has its answer).
+		visit := func(right sql.Row) (bool, error) {
 			copy(fullRow[parentLen+it.leftLen:], right[len(right)-it.rightLen:])
+			var res interface{} = true
 			if it.j.Filter != nil {
-				res, err := sql.EvaluateCondition(ctx, it.j.Filter, fullRow)
-				if err != nil {
-					return err
+				var err error
+				if res, err = sql.EvaluateCondition(ctx, it.j.Filter, fullRow); err != nil {
+					return false, err
 				}
-				if !sql.IsTrue(res) {
-					return nil
+			}
+			if partial {
+				// As go-mysql-server's existsIter.
+				if res == nil && it.j.Op.IsExcludeNulls() {
+					rejected = it.j.Op.IsAnti()
+					return !rejected, nil
 				}
+				if sql.IsTrue(res) {
+					matched = true
+					return false, nil
+				}
+				return true, nil
+			}
+			if !sql.IsTrue(res) {
+				return true, nil
 			}
 			matched = true
 			out := make(sql.Row, it.scopeLen+it.leftLen+it.rightLen)
 			copy(out, fullRow[:it.scopeLen])
 			copy(out[it.scopeLen:], fullRow[parentLen:])
 			it.out = append(it.out, out)
-			return nil
+			return true, nil
 		}
 		switch {
 		case o.perRow:
@@ -511,9 +601,43 @@ func (it *batchIter) block(ctx *sql.Context) error {
 					ri.Close(ctx)
 					return err
 				}
-				if err := emit(r); err != nil {
+				more, err := visit(r)
+				if err != nil {
 					ri.Close(ctx)
 					return err
+				}
+				if !more {
+					break
+				}
+			}
+			if err := ri.Close(ctx); err != nil {
+				return err
+			}
+		case o.lookup >= 0 && it.right != nil:
+			it.rows.rows = it.rows.rows[:0]
+			for _, k := range lookups[o.lookup].rows {
+				it.rows.rows = append(it.rows.rows, innerProj[k])
+			}
+			ri, err := it.eb.Build(ctx, it.right, o.primary)
+			if err != nil {
+				return err
+			}
+			for {
+				r, err := ri.Next(ctx)
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					ri.Close(ctx)
+					return err
+				}
+				more, err := visit(r)
+				if err != nil {
+					ri.Close(ctx)
+					return err
+				}
+				if !more {
+					break
 				}
 			}
 			if err := ri.Close(ctx); err != nil {
@@ -521,12 +645,24 @@ func (it *batchIter) block(ctx *sql.Context) error {
 			}
 		case o.lookup >= 0:
 			for _, k := range lookups[o.lookup].rows {
-				if err := emit(innerProj[k]); err != nil {
+				more, err := visit(innerProj[k])
+				if err != nil {
 					return err
+				}
+				if !more {
+					break
 				}
 			}
 		}
-		if !matched && it.leftOuter {
+		switch {
+		case partial:
+			if (it.j.Op.IsSemi() && matched) || (it.j.Op.IsAnti() && !matched && !rejected) {
+				out := make(sql.Row, it.scopeLen+it.leftLen)
+				copy(out, fullRow[:it.scopeLen])
+				copy(out[it.scopeLen:], o.primary[parentLen:])
+				it.out = append(it.out, out)
+			}
+		case !matched && it.leftOuter:
 			out := make(sql.Row, it.scopeLen+it.leftLen+it.rightLen)
 			copy(out, fullRow[:it.scopeLen])
 			copy(out[it.scopeLen:], o.primary[parentLen:])

@@ -83,6 +83,11 @@ var joinQueries = []string{
 	"SELECT /*+ LOOKUP_JOIN(o,%[2]s) JOIN_ORDER(o,%[2]s) */ o.id, %[2]s.id FROM o LEFT JOIN %[2]s ON %[2]s.cust = o.amt ORDER BY o.id, %[2]s.id",
 	"SELECT /*+ LOOKUP_JOIN(o,%[2]s) JOIN_ORDER(o,%[2]s) */ o.id, %[2]s.id FROM o JOIN %[2]s ON %[2]s.cust = o.amt AND %[2]s.v = o.uid %% 9 ORDER BY o.id, %[2]s.id",
 	"SELECT /*+ LOOKUP_JOIN(o,%[2]s) JOIN_ORDER(o,%[2]s) */ o.id, %[2]s.v FROM o JOIN %[2]s ON %[2]s.cust = o.amt AND %[2]s.id = o.uid ORDER BY o.id",
+	"SELECT /*+ LOOKUP_JOIN(o,%[1]s) */ o.id FROM o WHERE NOT EXISTS (SELECT 1 FROM %[1]s WHERE %[1]s.email = o.email) ORDER BY o.id",
+	"SELECT o.id FROM o WHERE o.email NOT IN (SELECT email FROM %[1]s) ORDER BY o.id",
+	"SELECT /*+ LOOKUP_JOIN(o,%[1]s) */ o.id FROM o WHERE o.uid NOT IN (SELECT id FROM %[1]s WHERE age > 21) ORDER BY o.id",
+	"SELECT /*+ LOOKUP_JOIN(o,%[1]s) */ o.id FROM o WHERE o.uid IN (SELECT id FROM %[1]s WHERE age > 21) ORDER BY o.id",
+	"SELECT o.id FROM o WHERE o.city IN (SELECT city FROM %[1]s WHERE age = o.amt + 20) ORDER BY o.id",
 }
 
 // TestBatchedLookupJoin: lookup joins through the primary key and through
