@@ -93,7 +93,10 @@ func (h *handler) drain(timeout time.Duration) bool {
 // malformed packet.
 const infoLen = '#'
 
-var reRowsMatched = regexp.MustCompile(`^Rows matched: (\d+)\s+Changed: (\d+)(?:\s+Warnings: (\d+))?`)
+var (
+	reRowsMatched = regexp.MustCompile(`^Rows matched: (\d+)\s+Changed: (\d+)(?:\s+Warnings: (\d+))?`)
+	reRecords     = regexp.MustCompile(`^Records: (\d+)\s+Duplicates: (\d+)(?:\s+Warnings: (\d+))?`)
+)
 
 // fixInfo rewrites OK packets' info strings to start with infoLen bytes.
 // UPDATE's "Rows matched: N  Changed: M  Warnings: W" is needed whole by
@@ -117,14 +120,19 @@ func fixInfo(cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
 }
 
 func okInfo(info string) string {
-	if m := reRowsMatched.FindStringSubmatch(info); m != nil {
+	m, first, second := reRowsMatched.FindStringSubmatch(info), "Rows matched", "Changed"
+	if m == nil {
+		// INSERT's (insertinfo.go), the same way.
+		m, first, second = reRecords.FindStringSubmatch(info), "Records", "Duplicates"
+	}
+	if m != nil {
 		warnings := m[3]
 		if warnings == "" {
 			warnings = "0"
 		}
-		head := fmt.Sprintf("Rows matched: %s  Changed: %s", m[1], m[2])
+		head := fmt.Sprintf("%s: %s  %s: %s", first, m[1], second, m[2])
 		if len(head) > infoLen {
-			head = fmt.Sprintf("Rows matched: %s Changed: %s", m[1], m[2])
+			head = fmt.Sprintf("%s: %s %s: %s", first, m[1], second, m[2])
 		}
 		if len(head) < infoLen {
 			head += strings.Repeat(" ", infoLen-len(head))
@@ -175,7 +183,7 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 	query, forget := h.gw.noteTimePrecision(c.ConnectionID, query)
 	defer forget()
 	callback = fixShowLikeHeader(ctx, query, h.gw.fixTimeDDL(ctx, c.ConnectionID, query, callback))
-	return h.translate(c, query, h.Handler.ComQuery(ctx, c, query, h.gw.fixTimeResults(ctx, trimTimeFractions(fixInfo(callback)))))
+	return h.translate(c, query, h.Handler.ComQuery(ctx, c, query, h.gw.fixTimeResults(ctx, trimTimeFractions(h.withInsertInfo(c, fixInfo(callback))))))
 }
 
 func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
@@ -193,7 +201,7 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	query, forget := h.gw.noteTimePrecision(c.ConnectionID, query)
 	defer forget()
 	callback = fixShowLikeHeader(ctx, query, h.gw.fixTimeDDL(ctx, c.ConnectionID, query, callback))
-	rest, err := h.Handler.ComMultiQuery(ctx, c, query, h.gw.fixTimeResults(ctx, trimTimeFractions(fixInfo(callback))))
+	rest, err := h.Handler.ComMultiQuery(ctx, c, query, h.gw.fixTimeResults(ctx, trimTimeFractions(h.withInsertInfo(c, fixInfo(callback)))))
 	return rest, h.translate(c, query, err)
 }
 
@@ -225,10 +233,13 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 	}
 	defer h.end()
 	callback = h.gw.fixTimeFields(ctx, callback)
-	return h.translate(c, prepare.PrepareStmt, h.Handler.ComStmtExecute(ctx, c, prepare, func(res *sqltypes.Result) error {
-		if res != nil && len(res.Fields) == 0 && res.Info != "" && reRowsMatched.MatchString(res.Info) {
+	withInfo := h.withInsertInfo(c, func(res *sqltypes.Result, _ bool) error {
+		if res != nil && len(res.Fields) == 0 && res.Info != "" && (reRowsMatched.MatchString(res.Info) || reRecords.MatchString(res.Info)) {
 			h.conns.setOKInfo(c.RemoteAddr(), res.Info)
 		}
 		return callback(res)
+	})
+	return h.translate(c, prepare.PrepareStmt, h.Handler.ComStmtExecute(ctx, c, prepare, func(res *sqltypes.Result) error {
+		return withInfo(res, false)
 	}))
 }

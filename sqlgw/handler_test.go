@@ -44,6 +44,25 @@ func TestOKInfoUpdate(t *testing.T) {
 	if got := okInfo("Statement prepared"); len(got) != infoLen || strings.TrimRight(got, " ") != "Statement prepared" {
 		t.Errorf("PREPARE info %q", got)
 	}
+	// INSERT's info (insertinfo.go) survives the padding and comes back
+	// as MySQL writes it.
+	for _, tc := range []struct {
+		st       insertStats
+		affected uint64
+		want     string
+	}{
+		{insertStats{records: 2}, 2, "Records: 2  Duplicates: 0  Warnings: 0"},
+		{insertStats{records: 3, ignore: true}, 1, "Records: 3  Duplicates: 2  Warnings: 0"},
+		{insertStats{records: 2, replace: true}, 3, "Records: 2  Duplicates: 1  Warnings: 0"},
+	} {
+		info := insertInfo(tc.st, tc.affected, 0)
+		if info != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.st, info, tc.want)
+		}
+		if got := canonicalInfo(okInfo(info)); got != tc.want {
+			t.Errorf("%q padded and back: %q", info, got)
+		}
+	}
 }
 
 // OK packets' infos reach the client in MySQL's encoding, a

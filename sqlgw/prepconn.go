@@ -218,16 +218,16 @@ func appendLenEncInt(b []byte, v uint64) []byte {
 	return append(b, 0xfe, byte(v), byte(v>>8), byte(v>>16), byte(v>>24), byte(v>>32), byte(v>>40), byte(v>>48), byte(v>>56))
 }
 
-var reInfoCounts = regexp.MustCompile(`^Rows matched: (\d+)\s+Changed: (\d+)\s+Warnings: (\d+)$`)
+var reInfoCounts = regexp.MustCompile(`^(Rows matched|Records): (\d+)\s+(Changed|Duplicates): (\d+)\s+Warnings: (\d+)$`)
 
 // canonicalInfo is MySQL's text of an info that fixInfo padded: UPDATE's
-// "Rows matched: N  Changed: M  Warnings: W" with its two-space
-// separators, any other info without the trailing blanks (MySQL's infos
+// "Rows matched: N  Changed: M  Warnings: W" and INSERT's "Records: N
+// Duplicates: D  Warnings: W" with their two-space separators, any other info without the trailing blanks (MySQL's infos
 // never end with one).
 func canonicalInfo(info string) string {
 	info = strings.TrimRight(info, " ")
 	if m := reInfoCounts.FindStringSubmatch(info); m != nil {
-		return "Rows matched: " + m[1] + "  Changed: " + m[2] + "  Warnings: " + m[3]
+		return m[1] + ": " + m[2] + "  " + m[3] + ": " + m[4] + "  Warnings: " + m[5]
 	}
 	return info
 }
@@ -263,7 +263,7 @@ func (c *rewriteConn) next() error {
 	}
 	if hdr[3] == 0 && n > 1 && n < 0xffffff && buf[4] == comStmtPrepare {
 		q := string(buf[5:])
-		if rq := rewriteAssignments(q); rq != q && len(rq)+1 < 0xffffff {
+		if rq := adminPlaceholder(rewriteAssignments(q)); rq != q && len(rq)+1 < 0xffffff { // admin_prepare.go
 			m := len(rq) + 1
 			nb := make([]byte, 4+m)
 			nb[0], nb[1], nb[2], nb[3] = byte(m), byte(m>>8), byte(m>>16), 0

@@ -66,12 +66,15 @@ func (e explainBuilder) buildStrictWrite(ctx *sql.Context, n sql.Node, row sql.R
 	}
 	var schema sql.Schema
 	var source sql.Node
+	var info *insertStats
 	switch x := n.(type) {
 	case *plan.InsertInto:
-		if x.Ignore {
-			return nil, nil
-		}
+		// INSERT IGNORE too: its errors are warnings, but its rows are
+		// counted for the info string (insertinfo.go).
 		schema, source = x.Destination.Schema(ctx), x.Source
+		if wantsInsertInfo(x) {
+			info = &insertStats{replace: x.IsReplace, ignore: x.Ignore}
+		}
 	case *plan.Update:
 		if x.Ignore {
 			return nil, nil
@@ -98,7 +101,7 @@ func (e explainBuilder) buildStrictWrite(ctx *sql.Context, n sql.Node, row sql.R
 	if err != nil || it == nil {
 		return it, err
 	}
-	return &strictIter{RowIter: it, schema: schema, g: g}, nil
+	return &strictIter{RowIter: it, schema: schema, g: g, info: info}, nil
 }
 
 // strictUpdate returns u with strictSetField assignments.
@@ -146,6 +149,7 @@ type strictIter struct {
 	sql.RowIter
 	schema sql.Schema
 	g      *writeGuard
+	info   *insertStats // for INSERT's info string, nil if none
 }
 
 var _ sql.MutableRowIter = (*strictIter)(nil)
@@ -162,6 +166,14 @@ func (s *strictIter) Next(ctx *sql.Context) (sql.Row, error) {
 	r, err := s.RowIter.Next(ctx)
 	if err != nil && err != io.EOF {
 		err = s.translate(ctx, err)
+	}
+	if err == nil && s.info != nil {
+		// The statement's result (the accumulator's OK row): every
+		// source row has been read.
+		st := *s.info
+		st.records = s.g.rows
+		noteInsertStats(ctx, st)
+		s.info = nil
 	}
 	return r, err
 }
