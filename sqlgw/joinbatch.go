@@ -61,6 +61,8 @@ const (
 	joinBatchRuleID analyzer.RuleId = 10_002
 	// joinBatchDefault is the default number of outer rows per block.
 	joinBatchDefault = 256
+	// joinBatchFirst is the first block of a join under a LIMIT.
+	joinBatchFirst = 16
 	// joinBatchMax bounds sqlgw_join_batch.
 	joinBatchMax = 4096
 	// joinBatchVar is the session variable holding the block size.
@@ -108,20 +110,31 @@ func joinBatchRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.S
 	if size == 0 {
 		return n, transform.SameTree, nil
 	}
-	out, changed, err := wrapLookupJoins(ctx, n, size)
+	out, changed, err := wrapLookupJoins(ctx, n, size, false)
 	if err != nil || !changed {
 		return n, transform.SameTree, err
 	}
 	return out, transform.NewTree, nil
 }
 
-func wrapLookupJoins(ctx *sql.Context, n sql.Node, size int) (sql.Node, bool, error) {
+// wrapLookupJoins wraps the batchable joins under n. limited reports that
+// a LIMIT above n may stop reading early (no sort, grouping or other
+// operator that reads everything lies between): such joins start with small
+// blocks (joinBatchFirst rows), doubling up to size.
+func wrapLookupJoins(ctx *sql.Context, n sql.Node, size int, limited bool) (sql.Node, bool, error) {
+	switch n.(type) {
+	case *plan.Limit:
+		limited = true
+	case *plan.Project, *plan.Filter, *plan.TableAlias, *plan.Offset, *plan.JoinNode, *batchedJoin:
+	default:
+		limited = false
+	}
 	if b, ok := n.(*batchedJoin); ok {
 		// Already wrapped: only its join's children may hold more joins.
 		kids := b.join.Children()
 		changed := false
 		for i, c := range kids {
-			nc, ch, err := wrapLookupJoins(ctx, c, size)
+			nc, ch, err := wrapLookupJoins(ctx, c, size, limited && i == 0)
 			if err != nil {
 				return nil, false, err
 			}
@@ -141,8 +154,9 @@ func wrapLookupJoins(ctx *sql.Context, n sql.Node, size int) (sql.Node, bool, er
 	children := n.Children()
 	changed := false
 	var newKids []sql.Node
+	_, isJoin := n.(*plan.JoinNode)
 	for i, c := range children {
-		nc, ch, err := wrapLookupJoins(ctx, c, size)
+		nc, ch, err := wrapLookupJoins(ctx, c, size, limited && (!isJoin || i == 0))
 		if err != nil {
 			return nil, false, err
 		}
@@ -160,7 +174,11 @@ func wrapLookupJoins(ctx *sql.Context, n sql.Node, size int) (sql.Node, bool, er
 		}
 	}
 	if j, ok := n.(*plan.JoinNode); ok && batchable(j) {
-		return &batchedJoin{join: j, size: size, stats: &batchStats{}}, true, nil
+		first := size
+		if limited {
+			first = min(size, joinBatchFirst)
+		}
+		return &batchedJoin{join: j, size: size, first: first, stats: &batchStats{}}, true, nil
 	}
 	return n, changed, nil
 }
@@ -275,7 +293,8 @@ func (s *batchStats) pathList() string {
 // batchedJoin is a lookup join executed in blocks of outer rows.
 type batchedJoin struct {
 	join  *plan.JoinNode
-	size  int
+	size  int // rows per block
+	first int // rows of the first block (doubling up to size)
 	stats *batchStats
 }
 
@@ -335,9 +354,13 @@ func (b *batchedJoin) summary() string {
 			index = ix.ID()
 		}
 	}
-	return fmt.Sprintf("blocks of %d outer rows; per block, the distinct lookups into %s on %s as one read: "+
+	blocks := fmt.Sprintf("blocks of %d outer rows", b.size)
+	if b.first > 0 && b.first < b.size {
+		blocks = fmt.Sprintf("blocks of %d outer rows doubling up to %d (under a LIMIT)", b.first, b.size)
+	}
+	return fmt.Sprintf("%s; per block, the distinct lookups into %s on %s as one read: "+
 		"whole keys one MultiGet (parallel Gets), secondary index keys the index reads in parallel then one MultiGet of the base rows, "+
-		"key prefixes their range queries, or one scan when cheaper", b.size, name, index)
+		"key prefixes their range queries, or one scan when cheaper", blocks, name, index)
 }
 
 // BuildRowIter implements sql.ExecBuilderNode.
@@ -363,6 +386,10 @@ func (b *batchedJoin) BuildRowIter(ctx *sql.Context, eb sql.NodeExecBuilder, row
 		nkeys:     len(ita.Expressions()),
 		cols:      t.indexColumns(ita.Index()),
 		leftOuter: j.Op.IsLeftOuter(),
+		next:      b.size,
+	}
+	if b.first > 0 {
+		it.next = b.first
 	}
 	if !directAccess(j.Right()) {
 		it.rows = &blockRows{schema: ita.Schema(ctx)}
@@ -397,6 +424,7 @@ type batchIter struct {
 
 	leftOuter bool
 	leftDone  bool
+	next      int // rows of the next block
 
 	out  []sql.Row // joined rows of the current block
 	outi int
@@ -451,7 +479,9 @@ func (it *batchIter) block(ctx *sql.Context) error {
 	it.out, it.outi = it.out[:0], 0
 	parentLen := len(it.parent)
 	var outer []outerRow
-	for len(outer) < it.b.size {
+	limit := it.next
+	it.next = min(it.next*2, it.b.size)
+	for len(outer) < limit {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

@@ -310,6 +310,14 @@ func TestBatchedLookupJoinRequests(t *testing.T) {
 			t.Errorf("EXPLAIN ANALYZE lacks %q:\n%s", want, out)
 		}
 	}
+	// Under a LIMIT, the first block is small.
+	limited := strings.Replace(byKey, " ORDER BY o2.id", " LIMIT 5", 1)
+	if r, _ := cost(t, c, limited); r > 1+16 {
+		t.Errorf("%s: %d requests, want <= 17 (a first block of 16)", limited, r)
+	}
+	if out := strings.Join(rows(t, c, "EXPLAIN PLAN "+limited), "\n"); !strings.Contains(out, "blocks of 16 outer rows doubling up to 256") {
+		t.Errorf("EXPLAIN PLAN %s:\n%s", limited, out)
+	}
 	out = strings.Join(rows(t, c, "EXPLAIN "+byKey), "\n")
 	if !strings.Contains(out, "batched lookup join") {
 		t.Errorf("EXPLAIN lacks the batched lookup:\n%s", out)
