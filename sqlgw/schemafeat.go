@@ -32,6 +32,7 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/planbuilder"
+	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 
@@ -97,7 +98,17 @@ func engineColumnFeatures(ctx *sql.Context, col *sql.Column, c *catalog.Column) 
 // function calls or column references without a catalog.
 func columnExpr(ctx *sql.Context, text string, typ sql.Type, nullable bool) *sql.ColumnDefaultValue {
 	if d, err := literalExpr(ctx, text); err == nil && d.IsLiteral() {
-		if v, err := sql.NewColumnDefaultValue(d.Expr, typ, true, d.IsParenthesized(), nullable); err == nil {
+		out := typ
+		if types.IsEnum(typ) || types.IsSet(typ) {
+			// go-mysql-server's SHOW CREATE TABLE prints a literal default
+			// as its value converted to the column type, which for ENUM
+			// and SET is the member's index: DEFAULT 'PG' read back as
+			// DEFAULT '2', which a dump cannot restore. Unconverted, the
+			// literal (typed as text) prints as written; the engine
+			// converts the value to the column's type when it writes it.
+			out = types.LongText
+		}
+		if v, err := sql.NewColumnDefaultValue(d.Expr, out, true, d.IsParenthesized(), nullable); err == nil {
 			return v
 		}
 	}
