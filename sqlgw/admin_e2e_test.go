@@ -1,0 +1,404 @@
+package sqlgw_test
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/catalog/ixmaint"
+	"github.com/sqlgw/sqlgw/storage"
+)
+
+// adminRows runs a table maintenance statement and returns its rows as
+// "Table|Op|Msg_type|Msg_text" lines.
+func adminRows(t *testing.T, c execer, q string) []string {
+	t.Helper()
+	var out []string
+	for _, l := range rows(t, c, q) {
+		out = append(out, strings.ReplaceAll(l, "\t", "|"))
+	}
+	return out
+}
+
+func expectAdmin(t *testing.T, c execer, q string, want ...string) {
+	t.Helper()
+	if got := adminRows(t, c, q); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("%s:\n got: %q\nwant: %q", q, got, want)
+	}
+}
+
+// adminFixture is a table with a global index (covering), a global unique
+// index, a local index and a row split over continuation entities.
+func adminFixture(t *testing.T, c execer) {
+	mustExec(t, c, "CREATE DATABASE d")
+	mustExec(t, c, "USE d")
+	mustExec(t, c, `CREATE TABLE t (id INT PRIMARY KEY, a INT, b VARCHAR(10), c INT, body LONGTEXT,
+		KEY ga (a) COMMENT 'sqlgw: global, cover=(c)', UNIQUE KEY ub (b) COMMENT 'sqlgw: global',
+		KEY la (id, c) COMMENT 'sqlgw: local')`)
+	mustExec(t, c, "INSERT INTO t VALUES (1, 10, 'x', 1, 'small'), (2, 10, 'y', 2, NULL), (3, 20, NULL, 3, NULL), (4, NULL, 'z', 4, NULL)")
+	mustExec(t, c, "INSERT INTO t VALUES (5, 30, 'w', 5, ?)", strings.Repeat("0123456789abcdef", 3<<20/16))
+}
+
+// indexEntities returns every stored entry of index name of d.t.
+func indexEntities(t *testing.T, store storage.Store, tbl *catalog.Table, name string) (*catalog.Index, string, []*storage.Entity) {
+	t.Helper()
+	ix := tbl.Index(name)
+	if ix == nil {
+		t.Fatalf("no index %s", name)
+	}
+	table, q := ix.Physical, &storage.Query{}
+	if !ix.Global {
+		_, pre, err := tbl.IndexPrefix(ix, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		table, q = tbl.Physical, &storage.Query{Row: catalog.PrefixRange(pre)}
+	}
+	var out []*storage.Entity
+	for {
+		page, err := store.Query(context.Background(), table, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, page.Entities...)
+		if page.Continuation == "" {
+			return ix, table, out
+		}
+		q.Continuation = page.Continuation
+	}
+}
+
+func baseID(t *testing.T, tbl *catalog.Table, e *storage.Entity) any {
+	t.Helper()
+	k, err := tbl.DecodeKey(e.Properties[catalog.PropBasePK].Str(), e.Properties[catalog.PropBaseRK].Str())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k[0]
+}
+
+// TestAdminCheckRepair corrupts indexes directly in the store: CHECK
+// TABLE must name each corrupt index, REPAIR TABLE must fix it, and CHECK
+// TABLE (and ixmaint.Check, an independent implementation) must then find
+// the table consistent. Pending marks are not corruption; a row whose
+// continuation entity is gone is, and cannot be repaired.
+func TestAdminCheckRepair(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			ctx := context.Background()
+			store, co := b.open(t)
+			ts := startServer(t, noClose{store}, co)
+			t.Cleanup(func() { store.Close() })
+			c := ts.conn()
+			adminFixture(t, c)
+			expectAdmin(t, c, "CHECK TABLE t", "d.t|check|status|OK")
+			expectAdmin(t, c, "CHECK TABLE d.t EXTENDED", "d.t|check|status|OK")
+
+			cat, err := catalog.Open(ctx, store, co)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tbl, err := cat.Table(ctx, "d", "t")
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			// ga: delete row 1's entry (missing) and change row 2's covered
+			// value (wrong values); add an entry for a value no row has (extra).
+			ix, table, es := indexEntities(t, store, tbl, "ga")
+			if len(es) != 5 {
+				t.Fatalf("ga has %d entries, want 5", len(es))
+			}
+			for _, e := range es {
+				switch baseID(t, tbl, e) {
+				case int64(1):
+					if err := store.Delete(ctx, table, e.PartitionKey, e.RowKey, e.ETag); err != nil {
+						t.Fatal(err)
+					}
+				case int64(2):
+					e.Properties[tbl.Columns[tbl.ColumnIndex("c")].Property] = storage.Int32(99)
+					if _, err := store.Update(ctx, table, e, storage.Replace, e.ETag); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			var e3 *storage.Entity
+			for _, e := range es {
+				if baseID(t, tbl, e) == int64(3) {
+					e3 = e
+				}
+			}
+			fake, err := tbl.IndexEntity(ix, e3.Properties[catalog.PropBasePK].Str(), e3.Properties[catalog.PropBaseRK].Str(),
+				[]catalog.Datum{int64(3), int64(777), nil, int64(3), nil})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := store.Insert(ctx, table, fake); err != nil {
+				t.Fatal(err)
+			}
+			// la (local): delete row 4's entry.
+			_, ltable, les := indexEntities(t, store, tbl, "la")
+			if len(les) != 5 {
+				t.Fatalf("la has %d entries, want 5", len(les))
+			}
+			for _, e := range les {
+				if baseID(t, tbl, e) == int64(4) {
+					if err := store.Delete(ctx, ltable, e.PartitionKey, e.RowKey, e.ETag); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if mm, err := ixmaint.Check(ctx, store, tbl); err != nil || len(mm) != 4 {
+				t.Fatalf("ixmaint.Check after corrupting: %v %v, want 4 mismatches", mm, err)
+			}
+
+			got := adminRows(t, c, "CHECK TABLE t")
+			want := []string{
+				"d.t|check|Warning|Index 'ga' (global) is corrupt: 1 entries missing, 1 extra, 1 with wrong values",
+				"d.t|check|Warning|Index 'la' (local) is corrupt: 1 entries missing, 0 extra, 0 with wrong values (no entry for row (4))",
+				"d.t|check|error|Corrupt",
+			}
+			if len(got) != 3 || !strings.HasPrefix(got[0], want[0]) || got[1] != want[1] || got[2] != want[2] {
+				t.Fatalf("CHECK TABLE of corrupt indexes:\n got: %q\nwant: %q", got, want)
+			}
+			for _, part := range []string{"no entry for row (1)", "the entry for row (2) has other values", "an entry for row (3) that the row does not imply"} {
+				if !strings.Contains(got[0], part) {
+					t.Errorf("CHECK TABLE: %q does not say %q", got[0], part)
+				}
+			}
+			// Covering reads trust unmarked entries: the corruption shows.
+			expectRows(t, c, "SELECT id, c FROM t WHERE a IN (10, 777) ORDER BY id", "2\t99", "3\t3")
+
+			got = adminRows(t, c, "REPAIR TABLE t")
+			if len(got) == 0 || got[len(got)-1] != "d.t|repair|status|OK" {
+				t.Fatalf("REPAIR TABLE: %q", got)
+			}
+			for _, n := range []string{"Index 'ga': 3 entries repaired", "Index 'la': 1 entries repaired"} {
+				if !strings.Contains(strings.Join(got, "\n"), n) {
+					t.Errorf("REPAIR TABLE: %q does not say %q", got, n)
+				}
+			}
+			expectAdmin(t, c, "CHECK TABLE t", "d.t|check|status|OK")
+			if mm, err := ixmaint.Check(ctx, store, tbl); err != nil || len(mm) != 0 {
+				t.Fatalf("ixmaint.Check after REPAIR TABLE: %v %v", mm, err)
+			}
+			expectRows(t, c, "SELECT id, c FROM t WHERE a IN (10, 777) ORDER BY id", "1\t1", "2\t2")
+
+			// A pending mark (a write in flight) is a note, not corruption;
+			// REPAIR TABLE leaves a mark younger than the lease to its writer.
+			ix, table, es = indexEntities(t, store, tbl, "ub")
+			e := es[0]
+			e.Properties[ixmaint.PropPending] = storage.Int64(time.Now().UnixMicro())
+			if _, err := store.Update(ctx, table, e, storage.Replace, e.ETag); err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range []string{"CHECK TABLE t", "REPAIR TABLE t"} {
+				got = adminRows(t, c, q)
+				op := strings.ToLower(strings.Fields(q)[0])
+				if len(got) != 2 || !strings.Contains(got[0], "|note|Index 'ub': 1 entries of writes in flight or interrupted are pending") || got[1] != "d.t|"+op+"|status|OK" {
+					t.Fatalf("%s with a pending entry: %q", q, got)
+				}
+			}
+			// An old mark (a crash's leftover) is settled by REPAIR TABLE.
+			_, _, es = indexEntities(t, store, tbl, "ub")
+			for _, e := range es {
+				if _, ok := e.Properties[ixmaint.PropPending]; ok {
+					e.Properties[ixmaint.PropPending] = storage.Int64(time.Now().Add(-time.Hour).UnixMicro())
+					if _, err := store.Update(ctx, table, e, storage.Replace, e.ETag); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			expectAdmin(t, c, "REPAIR TABLE t", "d.t|repair|note|1 pending index entries settled", "d.t|repair|status|OK")
+			expectAdmin(t, c, "CHECK TABLE t", "d.t|check|status|OK")
+
+			// A continuation entity gone: the row cannot be read.
+			var cont *storage.Entity
+			q := &storage.Query{}
+			for {
+				page, err := store.Query(ctx, tbl.Physical, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, e := range page.Entities {
+					if tbl.IsContinuation(e) && cont == nil {
+						cont = e
+					}
+				}
+				if page.Continuation == "" {
+					break
+				}
+				q.Continuation = page.Continuation
+			}
+			if cont == nil {
+				t.Fatal("row 5 has no continuation entity")
+			}
+			if err := store.Delete(ctx, tbl.Physical, cont.PartitionKey, cont.RowKey, cont.ETag); err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range []string{"CHECK TABLE t", "REPAIR TABLE t"} {
+				got = adminRows(t, c, q)
+				op := strings.ToLower(strings.Fields(q)[0])
+				if len(got) != 2 || !strings.HasPrefix(got[0], "d.t|"+op+"|Warning|Cannot read row (5): ") || got[1] != "d.t|"+op+"|error|Corrupt" {
+					t.Fatalf("%s with a continuation entity missing: %q", q, got)
+				}
+			}
+		})
+	}
+}
+
+// TestAdminStatements: the statements' result sets as MySQL's, missing
+// tables and views, qualified names without a current database, empty
+// tables, errors, the implicit commit, multi-statement queries and
+// prepared statements (SQL PREPARE and the binary protocol).
+func TestAdminStatements(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, ts *testServer) {
+		ctx := context.Background()
+		c := ts.conn()
+		mustExec(t, c, "CREATE DATABASE c1")
+		mustExec(t, c, "CREATE TABLE c1.t (k INT PRIMARY KEY, v INT, KEY kv (v))")
+		mustExec(t, c, "CREATE TABLE c1.e (k INT PRIMARY KEY)")
+		mustExec(t, c, "INSERT INTO c1.t VALUES (1, 1), (2, 2)")
+		mustExec(t, c, "CREATE VIEW c1.v AS SELECT * FROM c1.t")
+		mustExec(t, c, "CREATE TABLE c1.gone (k INT PRIMARY KEY)")
+		mustExec(t, c, "CREATE VIEW c1.bad AS SELECT * FROM c1.gone")
+		mustExec(t, c, "DROP TABLE c1.gone")
+
+		// No current database: qualified names work.
+		expectAdmin(t, c, "ANALYZE TABLE c1.t, c1.e, c1.nosuch, c1.v",
+			"c1.t|analyze|status|OK",
+			"c1.e|analyze|status|OK",
+			"c1.nosuch|analyze|Error|Table 'c1.nosuch' doesn't exist",
+			"c1.nosuch|analyze|status|Operation failed",
+			"c1.v|analyze|Error|'c1.v' is not BASE TABLE",
+			"c1.v|analyze|status|Operation failed")
+		expectAdmin(t, c, "check table c1.t, `c1`.`e`, c1.nosuch, c1.v, c1.bad quick",
+			"c1.t|check|status|OK",
+			"c1.e|check|status|OK",
+			"c1.nosuch|check|Error|Table 'c1.nosuch' doesn't exist",
+			"c1.nosuch|check|status|Operation failed",
+			"c1.v|check|status|OK",
+			"c1.bad|check|Error|View 'c1.bad' references invalid table(s) or column(s) or function(s) or definer/invoker of view lack rights to use them",
+			"c1.bad|check|error|Corrupt")
+		expectAdmin(t, c, "OPTIMIZE TABLE c1.t",
+			"c1.t|optimize|note|Table does not support optimize, doing recreate + analyze instead",
+			"c1.t|optimize|status|OK")
+		expectAdmin(t, c, "REPAIR NO_WRITE_TO_BINLOG TABLE c1.t, c1.v",
+			"c1.t|repair|status|OK",
+			"c1.v|repair|Error|'c1.v' is not BASE TABLE",
+			"c1.v|repair|status|Operation failed")
+		expectErrno(t, c, 1046, "CHECK TABLE t")
+		expectErrno(t, c, 1064, "CHECK TABLE c1.t foo")
+		expectErrno(t, c, 1064, "CHECK TABLE")
+		expectErrno(t, c, 1235, "CHECKSUM TABLE c1.t")
+
+		mustExec(t, c, "USE c1")
+		expectAdmin(t, c, "/* mysqlcheck */ CHECK TABLE `t` FOR UPGRADE;", "c1.t|check|status|OK")
+		expectAdmin(t, c, "ANALYZE LOCAL TABLES e", "c1.e|analyze|status|OK")
+		// ANALYZE's count becomes the coster's estimate: COUNT(*) still
+		// reads the rows, and is right.
+		expectRows(t, c, "SELECT COUNT(*) FROM t", "2")
+
+		// Implicit commit, as MySQL: the transaction's insert survives the
+		// ROLLBACK that follows.
+		mustExec(t, c, "BEGIN")
+		mustExec(t, c, "INSERT INTO t VALUES (5, 5)")
+		expectAdmin(t, c, "CHECK TABLE t", "c1.t|check|status|OK")
+		mustExec(t, c, "ROLLBACK")
+		expectRows(t, c, "SELECT k FROM t WHERE k = 5", "5")
+
+		// SQL PREPARE / EXECUTE / DEALLOCATE.
+		mustExec(t, c, "PREPARE s FROM 'CHECK TABLE c1.t, e'")
+		expectAdmin(t, c, "EXECUTE s", "c1.t|check|status|OK", "c1.e|check|status|OK")
+		expectAdmin(t, c, "EXECUTE s", "c1.t|check|status|OK", "c1.e|check|status|OK")
+		mustExec(t, c, "DEALLOCATE PREPARE s")
+		if _, err := c.ExecContext(ctx, "EXECUTE s"); err == nil {
+			t.Fatal("EXECUTE of a deallocated statement succeeded")
+		}
+		mustExec(t, c, "PREPARE s FROM 'SELECT 7'")
+		expectRows(t, c, "EXECUTE s", "7")
+
+		// Binary protocol.
+		for _, q := range []string{"CHECK TABLE t", "ANALYZE TABLE c1.t", "REPAIR TABLE t", "OPTIMIZE TABLE t"} {
+			st, err := c.PrepareContext(ctx, q)
+			if err != nil {
+				t.Fatalf("prepare %s: %v", q, err)
+			}
+			op := strings.ToLower(strings.Fields(q)[0])
+			got := adminRows(t, st2execer{st}, "")
+			if len(got) == 0 || got[len(got)-1] != "c1.t|"+op+"|status|OK" {
+				t.Errorf("prepared %s: %q", q, got)
+			}
+			st.Close()
+		}
+
+		// Multi-statement queries.
+		db, err := sql.Open("mysql", ts.dsn+"c1?multiStatements=true")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		rs, err := db.QueryContext(ctx, "CHECK TABLE t; SELECT 42; ANALYZE TABLE e")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sets [][]string
+		for {
+			cols, _ := rs.Columns()
+			var set []string
+			for rs.Next() {
+				vals := make([]sql.NullString, len(cols))
+				ptrs := make([]any, len(cols))
+				for i := range vals {
+					ptrs[i] = &vals[i]
+				}
+				if err := rs.Scan(ptrs...); err != nil {
+					t.Fatal(err)
+				}
+				var parts []string
+				for _, v := range vals {
+					parts = append(parts, v.String)
+				}
+				set = append(set, strings.Join(parts, "|"))
+			}
+			sets = append(sets, set)
+			if !rs.NextResultSet() {
+				break
+			}
+		}
+		if err := rs.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rs.Close()
+		if want := "[[c1.t|check|status|OK] [42] [c1.e|analyze|status|OK]]"; strings.Join(strings.Fields(strings.TrimSpace(fmtSets(sets))), " ") != want {
+			t.Fatalf("multi-statement: %v, want %s", sets, want)
+		}
+	})
+}
+
+func fmtSets(sets [][]string) string {
+	var b strings.Builder
+	b.WriteString("[")
+	for i, s := range sets {
+		if i > 0 {
+			b.WriteString(" ")
+		}
+		b.WriteString("[" + strings.Join(s, " ") + "]")
+	}
+	b.WriteString("]")
+	return b.String()
+}
+
+// st2execer runs a prepared statement as an execer (the query is ignored).
+type st2execer struct{ st *sql.Stmt }
+
+func (s st2execer) ExecContext(ctx context.Context, _ string, args ...any) (sql.Result, error) {
+	return s.st.ExecContext(ctx, args...)
+}
+
+func (s st2execer) QueryContext(ctx context.Context, _ string, args ...any) (*sql.Rows, error) {
+	return s.st.QueryContext(ctx, args...)
+}
