@@ -212,6 +212,10 @@ func (a *adminHandler) runTable(ctx context.Context, c *mysql.Conn, st *adminStm
 			return verr
 		}
 		switch {
+		case !isView && a.engineQuery(ctx, c, t.db, "SELECT * FROM "+quoteIdent(t.name)+" LIMIT 0") == nil:
+			// A table of go-mysql-server's own (mysql.user, ...), held in
+			// memory: as MySQL answers for an engine without the operation.
+			res.add(name, st.op, "note", fmt.Sprintf("The storage engine for the table doesn't support %s", st.op))
 		case !isView:
 			res.add(name, st.op, "Error", fmt.Sprintf("Table '%s' doesn't exist", name))
 			res.add(name, st.op, "status", "Operation failed")
@@ -253,22 +257,27 @@ func (a *adminHandler) runTable(ctx context.Context, c *mysql.Conn, st *adminStm
 // MySQL's CHECK TABLE of a view.
 func (a *adminHandler) checkView(ctx context.Context, c *mysql.Conn, st *adminStmt, t adminTable, res *adminResult) {
 	name := t.qualified()
-	// In the view's database: go-mysql-server resolves a view's tables in
-	// the current database (without one, even a qualified view fails).
-	if s := a.gw.session(c.ConnectionID); s != nil {
-		if prev := s.GetCurrentDatabase(); prev != t.db {
-			s.SetCurrentDatabase(t.db)
-			defer s.SetCurrentDatabase(prev)
-		}
-	}
-	q := fmt.Sprintf("SELECT * FROM %s LIMIT 0", quoteIdent(t.name))
-	err := a.Handler.ComQuery(ctx, c, q, func(*sqltypes.Result, bool) error { return nil })
+	err := a.engineQuery(ctx, c, t.db, "SELECT * FROM "+quoteIdent(t.name)+" LIMIT 0")
 	if err != nil {
 		res.add(name, st.op, "Error", fmt.Sprintf("View '%s' references invalid table(s) or column(s) or function(s) or definer/invoker of view lack rights to use them", name))
 		res.add(name, st.op, "error", "Corrupt")
 		return
 	}
 	res.add(name, st.op, "status", "OK")
+}
+
+// engineQuery runs q through go-mysql-server with db as the current
+// database (restored after), discarding its results. go-mysql-server
+// resolves a view's tables in the current database: without one, even a
+// qualified view fails.
+func (a *adminHandler) engineQuery(ctx context.Context, c *mysql.Conn, db, q string) error {
+	if s := a.gw.session(c.ConnectionID); s != nil {
+		if prev := s.GetCurrentDatabase(); prev != db {
+			s.SetCurrentDatabase(db)
+			defer s.SetCurrentDatabase(prev)
+		}
+	}
+	return a.Handler.ComQuery(ctx, c, q, func(*sqltypes.Result, bool) error { return nil })
 }
 
 // implicitCommit commits the session's open transaction, as MySQL does

@@ -290,6 +290,9 @@ func TestAdminStatements(t *testing.T) {
 			"c1.t|repair|status|OK",
 			"c1.v|repair|Error|'c1.v' is not BASE TABLE",
 			"c1.v|repair|status|Operation failed")
+		// go-mysql-server's own tables (mysqlcheck --all-databases).
+		expectAdmin(t, c, "CHECK TABLE mysql.user", "mysql.user|check|note|The storage engine for the table doesn't support check")
+		expectAdmin(t, c, "SELECT DATABASE()", "NULL")
 		expectErrno(t, c, 1046, "CHECK TABLE t")
 		expectErrno(t, c, 1064, "CHECK TABLE c1.t foo")
 		expectErrno(t, c, 1064, "CHECK TABLE")
