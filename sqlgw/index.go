@@ -24,12 +24,18 @@ import (
 // conjuncts the plan answers exactly are dropped from the engine's Filter;
 // the residual ones stay.
 //
-// Lookup joins do not go through LookupForExpressions: the engine builds a
-// MySQLRangeCollection on the PRIMARY index per outer row. planForLookup
-// converts those ranges (per-column intervals) to the IR too and plans
-// them; whatever the plan leaves residual is enforced in the row iterator
-// with the ranges' own filter expression, because the engine assumes the
-// lookup is exact (PreciseMatch).
+// Lookup joins and foreign-key checks do not go through
+// LookupForExpressions: the engine builds a MySQLRangeCollection on the
+// PRIMARY index or on a secondary index (secondaryIndex.CanSupport) per
+// outer row. rangesToPlanFor converts those ranges (per-column intervals
+// over the index's columns) to the IR too and plans them, onto the index
+// when it is ready and cheapest; whatever the plan leaves residual is
+// enforced in the row iterator with the ranges' own filter expression,
+// because the engine assumes the lookup is exact (PreciseMatch). Rows of a
+// secondary-index lookup come in the index's order (sorted when the plan
+// does not deliver it). Lookup joins into sqlgw tables are batched
+// (joinbatch.go): the lookups of a block of outer rows are planned and read
+// together.
 //
 // The PRIMARY index lists the key columns in storage order (PartitionKey
 // columns, then RowKey columns), which is the order rows come back in; it

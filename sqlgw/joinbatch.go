@@ -745,23 +745,19 @@ func (it *batchIter) blockPlan(ctx *sql.Context, lookups []*blockLookup) (*plann
 		return &planner.Plan{Path: planner.Empty}, nil
 	}
 	merged := mergePlans(plans)
-	scan, err := it.t.planIn(ctx, &planner.Query{Columns: it.t.proj})
-	if err != nil {
-		return nil, err
+	if merged != nil && merged.Path == planner.MultiGet {
+		return merged, nil
 	}
-	if merged == nil {
-		return scan, nil
-	}
-	if merged.Path != planner.MultiGet {
+	if merged != nil {
 		// The planner's choice between an index and a scan: a table counts
 		// as at least plannerDefaultPages pages.
 		n, _ := it.t.gw.rowCount(it.t.meta().Physical)
 		pages := math.Max(math.Ceil(float64(n)/storage.MaxPageSize), plannerDefaultPages)
-		if merged.Cost.Requests > 2*pages {
-			return scan, nil
+		if merged.Cost.Requests <= 2*pages {
+			return merged, nil
 		}
 	}
-	return merged, nil
+	return it.t.planIn(ctx, &planner.Query{Columns: it.t.proj})
 }
 
 // mergePlans merges the plans of a block's lookups into one, or returns
