@@ -311,3 +311,48 @@ func TestForeignKeysTwoGateways(t *testing.T) {
 	mustExec(t, b, "DELETE FROM g2.p WHERE id = 1")
 	expectRows(t, a, "SELECT count(*) FROM g2.ch", "0")
 }
+
+// TestForeignKeysIgnoreAndPrepared: INSERT IGNORE skips a child row
+// without parent with a warning (MySQL: 1452 as a warning), and the errors
+// are the same through server-side prepared statements.
+func TestForeignKeysIgnoreAndPrepared(t *testing.T) {
+	store, co := memoryBackend.open(t)
+	ts := startServer(t, store, co)
+	c := ts.conn()
+	mustExec(t, c, "CREATE DATABASE fki")
+	mustExec(t, c, "USE fki")
+	mustExec(t, c, "CREATE TABLE p (id INT PRIMARY KEY)")
+	mustExec(t, c, "CREATE TABLE ch (id INT PRIMARY KEY, pid INT, CONSTRAINT ch_p FOREIGN KEY (pid) REFERENCES p (id))")
+	mustExec(t, c, "INSERT INTO p VALUES (1)")
+	if n := affected(t, c, "INSERT IGNORE INTO ch VALUES (1, 1), (2, 2), (3, 1)"); n != 2 {
+		t.Fatalf("INSERT IGNORE: %d rows affected, want 2", n)
+	}
+	expectRows(t, c, "SHOW WARNINGS", "Warning\t1452\tCannot add or update a child row: a foreign key constraint fails (`fki`.`ch`, CONSTRAINT `ch_p` FOREIGN KEY (`pid`) REFERENCES `p` (`id`))")
+	expectRows(t, c, "SELECT id FROM ch ORDER BY id", "1", "3")
+
+	// Arguments make go-sql-driver prepare on the server (COM_STMT_EXECUTE).
+	expectErrno(t, c, erNoReferencedRow2, "INSERT INTO ch VALUES (?, ?)", 4, 9)
+	expectErrno(t, c, erRowIsReferenced2, "DELETE FROM p WHERE id = ?", 1)
+	mustExec(t, c, "INSERT INTO ch VALUES (?, ?)", 4, 1)
+}
+
+// TestForeignKeysCascadeKeyChange: ON UPDATE CASCADE into a child whose
+// primary key contains the foreign key (the child rows move to another
+// key: a delete and an insert each), in the partition of the new key.
+func TestForeignKeysCascadeKeyChange(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, ts *testServer) {
+		c := ts.conn()
+		mustExec(t, c, "CREATE DATABASE fkk")
+		mustExec(t, c, "USE fkk")
+		mustExec(t, c, "CREATE TABLE ord (id INT PRIMARY KEY)")
+		mustExec(t, c, `CREATE TABLE line (ord INT, n INT, qty INT, PRIMARY KEY (ord, n),
+			FOREIGN KEY (ord) REFERENCES ord (id) ON UPDATE CASCADE ON DELETE CASCADE)`)
+		mustExec(t, c, "INSERT INTO ord VALUES (1), (2)")
+		mustExec(t, c, "INSERT INTO line VALUES (1, 1, 10), (1, 2, 20), (2, 1, 30)")
+		mustExec(t, c, "UPDATE ord SET id = 5 WHERE id = 1")
+		expectRows(t, c, "SELECT ord, n, qty FROM line ORDER BY ord, n", "2\t1\t30", "5\t1\t10", "5\t2\t20")
+		expectRows(t, c, "SELECT qty FROM line WHERE ord = 5 AND n = 2", "20")
+		mustExec(t, c, "DELETE FROM ord WHERE id = 5")
+		expectRows(t, c, "SELECT ord, n FROM line", "2\t1")
+	})
+}
