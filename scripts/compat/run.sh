@@ -17,7 +17,7 @@
 # CLIENT    any of: cli dump discovery mycli isql sqlline pymysql edgecases aiomysql
 #           sqlalchemy sqlmodel django peewee pony odbc mysql2 sequelize mysqljs mariadb knex
 #           typeorm jdbc hibernate spring gorm pdo mysqli dbdmariadb dbdmysql mysql2rb
-#           activerecord sqlx drizzle alembic cppconn eclipselink (default: all).
+#           activerecord sqlx drizzle alembic cppconn eclipselink objection (default: all).
 # Each client prints ok/FAIL/XFAIL lines; XFAIL is only allowed on sqlgw, for a
 # secondary index the server says it does not support yet. Prints one line per client
 # and, last, "N passed, N failed, N skipped" over all checks; exits 1 if any failed.
@@ -32,7 +32,7 @@ install=1
 report=
 known=
 work=${TMPDIR:-/tmp}/sqlgw-compat
-all=(cli dump discovery admin mycli isql sqlline pymysql edgecases aiomysql sqlalchemy sqlmodel django peewee pony odbc mysql2 sequelize mysqljs mariadb knex typeorm jdbc hibernate spring gorm pdo mysqli dbdmariadb dbdmysql mysql2rb activerecord sqlx drizzle alembic cppconn eclipselink)
+all=(cli dump discovery admin mycli isql sqlline pymysql edgecases aiomysql sqlalchemy sqlmodel django peewee pony odbc mysql2 sequelize mysqljs mariadb knex typeorm jdbc hibernate spring gorm pdo mysqli dbdmariadb dbdmysql mysql2rb activerecord sqlx drizzle alembic cppconn eclipselink objection)
 clients=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -75,7 +75,7 @@ client_cmd() {
 	case $1 in
 	cli | dump | discovery | admin | mycli | isql | sqlline) echo bash "$td/$1/run.sh" ;;
 	pymysql | edgecases | aiomysql | sqlalchemy | sqlmodel | django | peewee | pony | odbc | alembic) echo /usr/bin/python3 -B "$td/python/$1_client.py" ;;
-	mysql2 | sequelize | mysqljs | mariadb | knex | typeorm | drizzle) echo node "$td/node/$1_client.js" ;;
+	mysql2 | sequelize | mysqljs | mariadb | knex | typeorm | drizzle | objection) echo node "$td/node/$1_client.js" ;;
 	jdbc) echo java -cp "$work/java:/usr/share/java/mariadb-java-client.jar" JdbcClient ;;
 	hibernate) echo java -cp "$work/hibernate:$COMPAT_HIBERNATE_CP" HibernateClient ;;
 	spring) echo java -cp "$work/spring:$COMPAT_SPRING_CP" SpringClient ;;
