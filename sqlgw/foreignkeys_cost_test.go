@@ -29,4 +29,30 @@ func TestForeignKeysCost(t *testing.T) {
 	if req > base+5+2 {
 		t.Fatalf("200 child rows of 5 parents: %d store requests, want at most %d (one Get per distinct parent)", req, base+7)
 	}
+
+	// Deleting a parent no child references: the check is one index
+	// range read of the child index on top of the delete itself.
+	mustExec(t, c, "INSERT INTO p VALUES (6)")
+	mustExec(t, c, "CREATE TABLE lone (id INT PRIMARY KEY)")
+	mustExec(t, c, "INSERT INTO lone VALUES (6)")
+	delBase, _ := cost(t, c, "DELETE FROM lone WHERE id = 6")
+	delReq, _ := cost(t, c, "DELETE FROM p WHERE id = 6")
+	t.Logf("DELETE of an unreferenced parent: %d requests (a row of a table without references: %d)", delReq, delBase)
+	if delReq > 4 {
+		t.Fatalf("DELETE of an unreferenced parent: %d store requests, want at most 4", delReq)
+	}
+
+	// ON DELETE CASCADE over 50 children: one index range, the children's
+	// rows, their deletes (batched per partition).
+	mustExec(t, c, "CREATE TABLE cp (id INT PRIMARY KEY)")
+	mustExec(t, c, "CREATE TABLE cc (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES cp (id) ON DELETE CASCADE)")
+	mustExec(t, c, "INSERT INTO cp VALUES (1)")
+	vals = vals[:0]
+	for i := range 50 {
+		vals = append(vals, fmt.Sprintf("(%d,1)", i))
+	}
+	mustExec(t, c, "INSERT INTO cc VALUES "+strings.Join(vals, ","))
+	casReq, casEnt := cost(t, c, "DELETE FROM cp WHERE id = 1")
+	t.Logf("DELETE of a parent cascading to 50 children: %d requests, %d entities read", casReq, casEnt)
+	expectRows(t, c, "SELECT count(*) FROM cc", "0")
 }

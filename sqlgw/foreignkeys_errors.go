@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 
 	"github.com/sqlgw/sqlgw/catalog"
@@ -130,6 +131,22 @@ func (g *gateway) foreignKeyError(err error, db string) error {
 		return err
 	}
 	return mysql.NewSQLError(num, state, "%s", out)
+}
+
+// Warn implements sql.Session: INSERT IGNORE and UPDATE IGNORE turn a
+// foreign key violation into a warning, which MySQL words (and levels)
+// like the error.
+func (s *Session) Warn(w *sql.Warning) {
+	if w != nil && (w.Code == mysql.ErNoReferencedRow2 || w.Code == mysql.ERRowIsReferenced2) {
+		db := s.GetCurrentDatabase()
+		if err := s.gw.foreignKeyError(mysql.NewSQLError(w.Code, "23000", "%s", w.Message), db); err != nil {
+			var se *mysql.SQLError
+			if errors.As(err, &se) && se.Message != w.Message {
+				w = &sql.Warning{Level: "Warning", Code: w.Code, Message: se.Message}
+			}
+		}
+	}
+	s.BaseSession.Warn(w)
 }
 
 // findFK finds constraint name declared by table (any table if ""),
