@@ -22,6 +22,18 @@ package sqlgw
 //     INSERT/UPDATE (3819) and verifies existing rows on ALTER TABLE ADD
 //     CHECK. Names are unique per database, as in MySQL 8 (3822); unnamed
 //     ones are named <table>_chk_<n>.
+//
+// Refused with 1235 rather than done wrong: indexes on VIRTUAL columns;
+// CHECK constraints on a table with VIRTUAL columns (go-mysql-server reads
+// such a table through a wrapper that hides its checks, so it would
+// neither enforce nor show them); a STORED generated column added to, or
+// changed on, a table with rows (the engine computes generated values for
+// existing rows only for sql.RewritableTable). Dropping or renaming a
+// column a generated column uses is 3108, as in MySQL 8 (MariaDB rewrites
+// the expression instead). Values given for generated columns outside
+// strict mode are ignored with warning 1906, as MariaDB does, so that
+// mariadb-dump output restores (schemafeat_parser.go); in strict mode they
+// are 3105. Triggers: schemafeat_triggers.go.
 
 import (
 	"errors"
