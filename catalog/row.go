@@ -154,8 +154,6 @@ func (t *Table) EncodeEntitiesGen(pk, rk string, row []Datum, gen uint64) ([]*st
 	return entities, nil
 }
 
-func continuationKey(rk string, i int) string { return continuationKeyGen(rk, 0, i) }
-
 // continuationKeyGen is the RowKey of continuation i (>= 1) of generation
 // gen of the row whose main RowKey is rk.
 func continuationKeyGen(rk string, gen uint64, i int) string {
