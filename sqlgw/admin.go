@@ -63,10 +63,13 @@ import (
 // As in MySQL, a missing table or a view (for REPAIR, OPTIMIZE, ANALYZE) is
 // reported in the result ("Error", then "status | Operation failed"), not as
 // a statement error; CHECK TABLE of a view checks that the view can be
-// resolved. The statements commit an open transaction first (MySQL's
+// resolved. go-mysql-server's own tables (mysql.user, ..., which
+// mysqlcheck --all-databases visits) answer MySQL's note for an engine
+// without the operation ("The storage engine for the table doesn't support
+// check"). The statements commit an open transaction first (MySQL's
 // implicit commit). They work over the text protocol, in multi-statement
 // queries, and as prepared statements (SQL PREPARE ... FROM and the binary
-// protocol): MariaDB prepares all of them; MySQL 8.0 refuses to prepare
+// protocol, admin_prepare.go): MariaDB prepares all of them; MySQL 8.0 refuses to prepare
 // CHECK TABLE (1295), which sqlgw does not imitate.
 
 // adminHandler intercepts the table maintenance statements.
