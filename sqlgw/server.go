@@ -319,8 +319,9 @@ func newEngine(ctx context.Context, store storage.Store, opts catalog.Options) (
 	logrus.SetLevel(logrus.ErrorLevel)
 	a := analyzer.NewBuilder(pro).AddPostAnalyzeRule(pushdownRuleID, pushdownRule).
 		AddPostAnalyzeRule(exactAggRuleID, exactAggRule).AddPostAnalyzeRule(joinBatchRuleID, joinBatchRule).AddOverrides(sql.EngineOverrides{
-		Hooks:   sql.ExecutionHooks{CreateTable: sql.CreateTable{PreSQLExecution: gw.createTableHook}},
-		Builder: sql.BuilderOverrides{Parser: gw.schemaParser()}, // schemafeat_parser.go
+		Hooks:           sql.ExecutionHooks{CreateTable: sql.CreateTable{PreSQLExecution: gw.createTableHook}},
+		Builder:         sql.BuilderOverrides{Parser: gw.schemaParser()}, // schemafeat_parser.go
+		SchemaFormatter: newSchemaFormatter(),                            // schemafeat_format.go
 	}).Build()
 	a.ExecBuilder.PriorityBuilder = explainBuilder{exec: a.ExecBuilder}
 	a.Coster = coster{inner: a.Coster}
