@@ -17,7 +17,8 @@
 # CLIENT    any of: cli dump discovery mycli isql sqlline pymysql edgecases aiomysql
 #           sqlalchemy sqlmodel django peewee pony odbc mysql2 sequelize mysqljs mariadb knex
 #           typeorm jdbc hibernate spring gorm pdo mysqli dbdmariadb dbdmysql mysql2rb
-#           activerecord sqlx drizzle alembic cppconn eclipselink objection (default: all).
+#           activerecord sqlx drizzle alembic cppconn eclipselink objection sequel
+#           (default: all).
 # Each client prints ok/FAIL/XFAIL lines; XFAIL is only allowed on sqlgw, for a
 # secondary index the server says it does not support yet. Prints one line per client
 # and, last, "N passed, N failed, N skipped" over all checks; exits 1 if any failed.
@@ -32,7 +33,7 @@ install=1
 report=
 known=
 work=${TMPDIR:-/tmp}/sqlgw-compat
-all=(cli dump discovery admin mycli isql sqlline pymysql edgecases aiomysql sqlalchemy sqlmodel django peewee pony odbc mysql2 sequelize mysqljs mariadb knex typeorm jdbc hibernate spring gorm pdo mysqli dbdmariadb dbdmysql mysql2rb activerecord sqlx drizzle alembic cppconn eclipselink objection)
+all=(cli dump discovery admin mycli isql sqlline pymysql edgecases aiomysql sqlalchemy sqlmodel django peewee pony odbc mysql2 sequelize mysqljs mariadb knex typeorm jdbc hibernate spring gorm pdo mysqli dbdmariadb dbdmysql mysql2rb activerecord sqlx drizzle alembic cppconn eclipselink objection sequel)
 clients=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -88,6 +89,7 @@ client_cmd() {
 	dbdmysql) echo perl "$td/perl/dbi_client.pl" mysql ;;
 	mysql2rb) echo ruby "$td/ruby/mysql2_client.rb" ;;
 	activerecord) echo ruby "$td/ruby/activerecord_client.rb" ;;
+	sequel) echo ruby "$td/ruby/sequel_client.rb" ;;
 	*) return 1 ;;
 	esac
 }
