@@ -11,6 +11,7 @@
 # the gate fails if any store fails. The whole suite takes about 35 s on memory,
 # 40 s on pebble and 65 s on Azurite on the 2-core CI machine (docs/compatibility.md,
 # "Results"), so all three fit CI's budget; COMPAT_STORES=memory: runs one.
+# COMPAT_REPORT_DIR=DIR also writes each store's results table to DIR/STORE.md.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -48,7 +49,9 @@ for store in ${COMPAT_STORES:-memory: pebble azurite}; do
 	echo "compat-gate: store $store"
 	t0=$SECONDS
 	# Packages are installed by the first run; later runs only build what they need.
-	if gate_one --store "$store" "${extra[@]}" "$@"; then
+	rep=()
+	[ -z "${COMPAT_REPORT_DIR:-}" ] || rep=(--report "$COMPAT_REPORT_DIR/${store%:}.md")
+	if gate_one --store "$store" "${extra[@]}" "${rep[@]}" "$@"; then
 		echo "compat-gate: store $store passed ($((SECONDS - t0)) s)"
 	else
 		echo "compat-gate: store $store FAILED ($((SECONDS - t0)) s)"
