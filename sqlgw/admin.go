@@ -179,6 +179,7 @@ func (a *adminHandler) run(ctx context.Context, c *mysql.Conn, st *adminStmt) (*
 	}
 	cur := a.gw.currentDB(c.ConnectionID)
 	tables := make([]adminTable, len(st.tables))
+	seen := map[adminTable]bool{}
 	for i, t := range st.tables {
 		if t.db == "" {
 			if cur == "" {
@@ -186,6 +187,11 @@ func (a *adminHandler) run(ctx context.Context, c *mysql.Conn, st *adminStmt) (*
 			}
 			t.db = cur
 		}
+		k := adminTable{strings.ToLower(t.db), strings.ToLower(t.name)}
+		if seen[k] {
+			return nil, mysql.NewSQLError(mysql.ERNonUniqTable, "42000", "Not unique table/alias: '%s'", t.name)
+		}
+		seen[k] = true
 		tables[i] = t
 	}
 	if err := a.implicitCommit(ctx, c); err != nil {

@@ -297,6 +297,7 @@ func TestAdminStatements(t *testing.T) {
 		expectErrno(t, c, 1064, "CHECK TABLE c1.t foo")
 		expectErrno(t, c, 1064, "CHECK TABLE")
 		expectErrno(t, c, 1235, "CHECKSUM TABLE c1.t")
+		expectErrno(t, c, 1066, "CHECK TABLE c1.t, C1.T")
 
 		mustExec(t, c, "USE c1")
 		expectAdmin(t, c, "/* mysqlcheck */ CHECK TABLE `t` FOR UPGRADE;", "c1.t|check|status|OK")
