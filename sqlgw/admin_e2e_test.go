@@ -139,26 +139,43 @@ func TestAdminCheckRepair(t *testing.T) {
 			if _, err := store.Insert(ctx, table, fake); err != nil {
 				t.Fatal(err)
 			}
-			// la (local): delete row 4's entry.
-			_, ltable, les := indexEntities(t, store, tbl, "la")
+			// la (local): delete row 4's entry (missing), add a property to
+			// row 1's (wrong values), add an entry for row 3 with c = 777
+			// (extra).
+			lix, ltable, les := indexEntities(t, store, tbl, "la")
 			if len(les) != 5 {
 				t.Fatalf("la has %d entries, want 5", len(les))
 			}
 			for _, e := range les {
-				if baseID(t, tbl, e) == int64(4) {
+				switch baseID(t, tbl, e) {
+				case int64(4):
 					if err := store.Delete(ctx, ltable, e.PartitionKey, e.RowKey, e.ETag); err != nil {
+						t.Fatal(err)
+					}
+				case int64(1):
+					e.Properties["zz"] = storage.Int32(1)
+					if _, err := store.Update(ctx, ltable, e, storage.Replace, e.ETag); err != nil {
+						t.Fatal(err)
+					}
+				case int64(3):
+					lfake, err := tbl.IndexEntity(lix, e.Properties[catalog.PropBasePK].Str(), e.Properties[catalog.PropBaseRK].Str(),
+						[]catalog.Datum{int64(3), int64(20), nil, int64(777), nil})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if _, err := store.Insert(ctx, ltable, lfake); err != nil {
 						t.Fatal(err)
 					}
 				}
 			}
-			if mm, err := ixmaint.Check(ctx, store, tbl); err != nil || len(mm) != 4 {
-				t.Fatalf("ixmaint.Check after corrupting: %v %v, want 4 mismatches", mm, err)
+			if mm, err := ixmaint.Check(ctx, store, tbl); err != nil || len(mm) != 6 {
+				t.Fatalf("ixmaint.Check after corrupting: %v %v, want 6 mismatches", mm, err)
 			}
 
 			got := adminRows(t, c, "CHECK TABLE t")
 			want := []string{
 				"d.t|check|Warning|Index 'ga' (global) is corrupt: 1 entries missing, 1 extra, 1 with wrong values",
-				"d.t|check|Warning|Index 'la' (local) is corrupt: 1 entries missing, 0 extra, 0 with wrong values (no entry for row (4))",
+				"d.t|check|Warning|Index 'la' (local) is corrupt: 1 entries missing, 1 extra, 1 with wrong values (the entry for row (1) has other values; an entry for row (3) that the row does not imply; no entry for row (4))",
 				"d.t|check|error|Corrupt",
 			}
 			if len(got) != 3 || !strings.HasPrefix(got[0], want[0]) || got[1] != want[1] || got[2] != want[2] {
@@ -176,7 +193,7 @@ func TestAdminCheckRepair(t *testing.T) {
 			if len(got) == 0 || got[len(got)-1] != "d.t|repair|status|OK" {
 				t.Fatalf("REPAIR TABLE: %q", got)
 			}
-			for _, n := range []string{"Index 'ga': 3 entries repaired", "Index 'la': 1 entries repaired"} {
+			for _, n := range []string{"Index 'ga': 3 entries repaired", "Index 'la': 3 entries repaired"} {
 				if !strings.Contains(strings.Join(got, "\n"), n) {
 					t.Errorf("REPAIR TABLE: %q does not say %q", got, n)
 				}
