@@ -146,9 +146,6 @@ func (s *Session) Warn(w *sql.Warning) {
 			}
 		}
 	}
-	if w != nil && w.Code == mysql.ERDupEntry {
-		w = dupEntryWarning(w) // editor.go
-	}
 	s.BaseSession.Warn(w)
 }
 

@@ -52,7 +52,7 @@ func (h *handler) translate(c *mysql.Conn, query string, err error) error {
 		return nil
 	}
 	err = h.gw.foreignKeyError(err, h.gw.currentDB(c.ConnectionID)) // foreignkeys_errors.go
-	return translateStatementError(err, query, h.gw.currentDB(c.ConnectionID))
+	return translateStatementError(err, query, h.gw.currentDB(c.ConnectionID), h.gw.takeWriteError(c.ConnectionID))
 }
 
 // begin registers one command; it fails once the server is shutting down.

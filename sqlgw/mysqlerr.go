@@ -32,9 +32,6 @@ var (
 	reNoColumn      = regexp.MustCompile(`^column "(.*)" could not be found in any table in scope$`)
 	reNoTableColumn = regexp.MustCompile(`^table "(.*)" does not have column "(.*)"$`)
 	reUnknownColumn = regexp.MustCompile(`^Unknown column '(.*)' in '.*'$`)
-	// The same two errors with the column and the row (strictwrite.go).
-	reTooLongAt    = regexp.MustCompile(`(?s)^string '.*' is too large for column '(.*)' at row (\d+)'$`)
-	reOutOfRangeAt = regexp.MustCompile(`(?s)^.*(?: out of range for|Decimal type\s*:) column '(.*)' at row (\d+)$`)
 	// types.ErrLengthBeyondLimit, which INSERT and UPDATE fill in with
 	// the column name.
 	reTooLong = regexp.MustCompile(`(?s)^string '.*' is too large for column '(.*)'$`)
@@ -85,14 +82,15 @@ var sqlStates = map[int]string{
 // translateError rewrites go-mysql-server's wording of common errors into
 // MySQL's. db is the session's current database (for "Table 'db.t'").
 func translateError(err error, db string) error {
-	return translateStatementError(err, "", db)
+	return translateStatementError(err, "", db, nil)
 }
 
 // translateStatementError is translateError for an error of the statement
 // query (the first one of a multi-statement text): some errors are MySQL
 // errors of their own in some statements only (DROP TABLE of a missing
-// table is 1051, not 1146).
-func translateStatementError(err error, query, db string) error {
+// table is 1051, not 1146). we, if not nil, names the column and row of
+// a write's range or length error (strictwrite.go).
+func translateStatementError(err error, query, db string, we *writeError) error {
 	var se *mysql.SQLError
 	if !errors.As(err, &se) {
 		return err
@@ -129,18 +127,23 @@ func translateStatementError(err error, query, db string) error {
 			num, state, msg = mysql.ERBadFieldError, "42S22", fmt.Sprintf("Unknown column '%s' in 'field list'", m[1])
 		} else if m := reNoTableColumn.FindStringSubmatch(msg); m != nil {
 			num, state, msg = mysql.ERBadFieldError, "42S22", fmt.Sprintf("Unknown column '%s.%s' in 'field list'", m[1], m[2])
-		} else if m := reTooLongAt.FindStringSubmatch(msg); m != nil {
-			num, state, msg = mysql.ERDataTooLong, "22001", fmt.Sprintf("Data too long for column '%s' at row %s", m[1], m[2])
-		} else if m := reOutOfRangeAt.FindStringSubmatch(msg); m != nil {
-			num, state, msg = mysql.ERWarnDataOutOfRange, "22003", fmt.Sprintf("Out of range value for column '%s' at row %s", m[1], m[2])
 		} else if m := reTooLong.FindStringSubmatch(msg); m != nil {
-			// go-mysql-server does not say which row.
 			num, state, msg = mysql.ERDataTooLong, "22001", fmt.Sprintf("Data too long for column '%s'", m[1])
+			if we != nil {
+				msg = fmt.Sprintf("Data too long for column '%s' at row %d", we.column, we.row)
+			}
 		} else if m := reOutOfRange.FindStringSubmatch(msg); m != nil {
-			// go-mysql-server names the type, not the column.
+			// go-mysql-server names the type, not the column: the write
+			// found it (strictwrite.go).
 			num, state, msg = mysql.ERWarnDataOutOfRange, "22003", fmt.Sprintf("Out of range value for column of type %s: %s", m[2], m[1])
+			if we != nil {
+				msg = fmt.Sprintf("Out of range value for column '%s' at row %d", we.column, we.row)
+			}
 		} else if reDecimalRange.MatchString(msg) {
 			num, state, msg = mysql.ERWarnDataOutOfRange, "22003", "Out of range value for column of type decimal"
+			if we != nil {
+				msg = fmt.Sprintf("Out of range value for column '%s' at row %d", we.column, we.row)
+			}
 		} else if m := reNoView.FindStringSubmatch(msg); m != nil {
 			num, state, msg = mysql.ERBadTable, "42S02", fmt.Sprintf("Unknown table '%s'", qualify(m[1]))
 		} else if m := reUnknownTable.FindStringSubmatch(msg); m != nil {

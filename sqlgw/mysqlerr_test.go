@@ -26,11 +26,8 @@ func TestTranslateError(t *testing.T) {
 		{1049, "", "database not found: nodb", "", 1049, "42000", "Unknown database 'nodb'"},
 		{1213, "40001", "Deadlock found", "", 1213, "40001", "Deadlock found"},
 		{1105, "", "something else", "", 1105, "HY000", "something else"},
-		// strictwrite.go's annotated engine errors.
-		{1105, "", "1000 out of range for column 'ti' at row 2", "", 1264, "22003", "Out of range value for column 'ti' at row 2"},
-		{1105, "", "Out of range value for column of Decimal type : column 'd' at row 1", "", 1264, "22003", "Out of range value for column 'd' at row 1"},
-		{1105, "", "string 'it's' is too large for column 's' at row 3'", "", 1406, "22001", "Data too long for column 's' at row 3"},
 		{1105, "", "300 out of range for tinyint", "", 1264, "22003", "Out of range value for column of type tinyint: 300"},
+		{1105, "", "string 'it's' is too large for column 's'", "", 1406, "22001", "Data too long for column 's'"},
 		{1105, "", `column "nope" could not be found in any table in scope`, "", 1054, "42S22", "Unknown column 'nope' in 'field list'"},
 		{1105, "", "cannot execute statement in a READ ONLY transaction", "", 1792, "25006", "Cannot execute statement in a READ ONLY transaction."},
 	} {
@@ -41,6 +38,18 @@ func TestTranslateError(t *testing.T) {
 		}
 		if out.Num != tc.wantNum || out.State != tc.wantState || out.Message != tc.wantMessage {
 			t.Errorf("%d %q -> %d %s %q; want %d %s %q", tc.num, tc.msg, out.Num, out.State, out.Message, tc.wantNum, tc.wantState, tc.wantMessage)
+		}
+	}
+	// With the write's detail (strictwrite.go): MySQL's column and row.
+	for _, tc := range []struct{ msg, want string }{
+		{"1000 out of range for tinyint", "Out of range value for column 'ti' at row 2"},
+		{"Out of range value for column of Decimal type ", "Out of range value for column 'ti' at row 2"},
+		{"string 'abcd' is too large for column 'ti'", "Data too long for column 'ti' at row 2"},
+	} {
+		var out *mysql.SQLError
+		in := mysql.NewSQLError(1105, "", "%s", tc.msg)
+		if !errors.As(translateStatementError(in, "", "", &writeError{column: "ti", row: 2}), &out) || out.Message != tc.want {
+			t.Errorf("%q with detail: %v, want %q", tc.msg, out, tc.want)
 		}
 	}
 	plain := errors.New("not a SQL error")

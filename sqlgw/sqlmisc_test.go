@@ -132,6 +132,7 @@ func TestMiscErrorCodes(t *testing.T) {
 		{"UPDATE t SET ti = 1000", 1264, "22003", "Out of range value for column 'ti' at row 1"},
 		{"UPDATE t SET q = 1, u = u - 2 WHERE k = 1", 1054, "42S22", ""},
 		{"UPDATE t SET u = -5 WHERE k = 1", 1264, "22003", "Out of range value for column 'u' at row 1"},
+		{"INSERT INTO t (k, ti) VALUES (9, 1), (1, 2) ON DUPLICATE KEY UPDATE ti = 1000", 1264, "22003", "Out of range value for column 'ti' at row 2"},
 		{"DROP TABLE missing", 1051, "42S02", "Unknown table 'ec.missing'"},
 		{"/* x */ drop table t, missing", 1051, "42S02", "Unknown table 'ec.missing'"},
 		{"DROP VIEW missing", 1051, "42S02", ""},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
@@ -18,17 +19,19 @@ import (
 // not fit its column: ER_WARN_DATA_OUT_OF_RANGE (1264) and ER_DATA_TOO_LONG
 // (1406), "... for column 'c' at row N". go-mysql-server
 //
-//   - in UPDATE, clamps an out-of-range number to the column's range and
-//     stores it without a word (UPDATE t SET tinyint_col = 1000 stored
-//     127): SetField ignores the range its conversion reports;
+//   - in UPDATE and INSERT ... ON DUPLICATE KEY UPDATE, clamps an
+//     out-of-range number to the column's range and stores it without a
+//     word (UPDATE t SET tinyint_col = 1000 stored 127): SetField ignores
+//     the range its conversion reports;
 //   - in INSERT, rejects it with "1000 out of range for tinyint" (1105),
 //     naming the type, not the column or the row.
 //
 // The exec builder (explain.go) builds INSERT and single-table UPDATE
-// through the two wrappers below: UPDATE's assignments check the range in
-// strict mode (strictSetField), and both statements' iterators name the
-// column and the 1-based row of the statement in those errors, which the
-// connection handler reports as MySQL's (mysqlerr.go). UPDATE IGNORE, INSERT IGNORE and a non-strict sql_mode keep
+// through the two wrappers below: UPDATE's and ON DUPLICATE KEY UPDATE's
+// assignments check the range in strict mode (strictSetField), and both
+// statements' iterators find the column and the 1-based row of those
+// errors (writeError), which the connection handler adds when it reports
+// them as MySQL's 1264 and 1406 (mysqlerr.go). UPDATE IGNORE, INSERT IGNORE and a non-strict sql_mode keep
 // go-mysql-server's clamping (MySQL clamps there too, with a warning).
 
 // guardKey holds the *writeGuard of the write being built.
@@ -75,6 +78,17 @@ func (e explainBuilder) buildStrictWrite(ctx *sql.Context, n sql.Node, row sql.R
 		if wantsInsertInfo(x) {
 			info = &insertStats{replace: x.IsReplace, ignore: x.Ignore}
 		}
+		if !x.Ignore && x.OnDupExprs.HasUpdates() && sql.LoadSqlMode(ctx).Strict() {
+			// ON DUPLICATE KEY UPDATE's assignments, as UPDATE's.
+			exprs := x.Expressions()
+			if out, changed := strictAssignments(exprs, len(x.OnDupExprs.AllExpressions())); changed {
+				nn, err := x.WithExpressions(ctx, out...)
+				if err != nil {
+					return nil, err
+				}
+				n = nn
+			}
+		}
 	case *plan.Update:
 		if x.Ignore {
 			return nil, nil
@@ -104,19 +118,29 @@ func (e explainBuilder) buildStrictWrite(ctx *sql.Context, n sql.Node, row sql.R
 	return &strictIter{RowIter: it, schema: schema, g: g, info: info}, nil
 }
 
-// strictUpdate returns u with strictSetField assignments.
-func strictUpdate(ctx *sql.Context, u *plan.Update, us *plan.UpdateSource) (sql.Node, error) {
-	exprs := us.Expressions()
+// strictAssignments returns exprs with the column assignments among the
+// first n made strictSetFields.
+func strictAssignments(exprs []sql.Expression, n int) ([]sql.Expression, bool) {
 	out := make([]sql.Expression, len(exprs))
 	changed := false
 	for i, ex := range exprs {
 		out[i] = ex
+		if i >= n {
+			continue
+		}
 		if sf, ok := ex.(*expression.SetField); ok {
 			if _, ok := sf.LeftChild.(*expression.GetField); ok {
 				out[i], changed = &strictSetField{SetField: sf}, true
 			}
 		}
 	}
+	return out, changed
+}
+
+// strictUpdate returns u with strictSetField assignments.
+func strictUpdate(ctx *sql.Context, u *plan.Update, us *plan.UpdateSource) (sql.Node, error) {
+	exprs := us.Expressions()
+	out, changed := strictAssignments(exprs, len(exprs))
 	if !changed {
 		return u, nil
 	}
@@ -183,23 +207,21 @@ func (s *strictIter) translate(ctx *sql.Context, err error) error {
 	at := max(s.g.rows, 1)
 	var oor *outOfRangeError
 	if errors.As(err, &oor) {
-		return sql.ErrValueOutOfRange.New(oor.value, columnAtRow(oor.column, at))
+		noteWriteError(ctx, writeError{column: oor.column, row: at})
+		return sql.ErrValueOutOfRange.New(oor.value, oor.typ)
 	}
 	var wtce sql.WrappedTypeConversionError
 	if errors.As(err, &wtce) && types.ErrLengthBeyondLimit.Is(wtce.Err) && wtce.OffendingIdx >= 0 && wtce.OffendingIdx < len(s.schema) {
 		// UPDATE's assignment (SetField) of a too long string.
-		wtce.Err = types.ErrLengthBeyondLimit.New(wtce.OffendingVal, nameAtRow(s.schema[wtce.OffendingIdx].Name, at))
-		return wtce
+		noteWriteError(ctx, writeError{column: s.schema[wtce.OffendingIdx].Name, row: at})
+		return err
 	}
 	var wie sql.WrappedInsertError
 	if !errors.As(err, &wie) {
 		return err
 	}
 	cause := wie.Cause
-	outOfRange := sql.ErrValueOutOfRange.Is(cause)
-	decimal := types.ErrConvertToDecimalLimit.Is(cause)
-	tooLong := types.ErrLengthBeyondLimit.Is(cause)
-	if !outOfRange && !decimal && !tooLong {
+	if !sql.ErrValueOutOfRange.Is(cause) && !types.ErrConvertToDecimalLimit.Is(cause) && !types.ErrLengthBeyondLimit.Is(cause) {
 		return err
 	}
 	// The column is the first one whose value does not convert, as
@@ -219,32 +241,57 @@ func (s *strictIter) translate(ctx *sql.Context, err error) error {
 		if cerr == nil && inRange == sql.InRange {
 			continue
 		}
-		switch {
-		case tooLong:
-			wie.Cause = types.ErrLengthBeyondLimit.New(v, nameAtRow(c.Name, at))
-		case decimal:
-			// A kind without arguments: "...Decimal type : column 'c' at row 2".
-			wie.Cause = types.ErrConvertToDecimalLimit.Wrap(errors.New(columnAtRow(c.Name, at)))
-		default:
-			wie.Cause = sql.ErrValueOutOfRange.New(v, columnAtRow(c.Name, at))
-		}
-		return wie
+		noteWriteError(ctx, writeError{column: c.Name, row: at})
+		break
 	}
 	return err
 }
 
-// columnAtRow and nameAtRow are how the column and the row are named in
-// the engine's error kinds (ErrValueOutOfRange's "%v out of range for %v":
-// "1000 out of range for column 'c' at row 2"; ErrLengthBeyondLimit's
-// "string '%v' is too large for column '%v'": "... for column 'c' at row
-// 2'"), which so keep their kind for the engine and its tests;
-// translateStatementError (mysqlerr.go) makes them MySQL's 1264 and 1406.
-func columnAtRow(col string, row int) string {
-	return fmt.Sprintf("column '%s' at row %d", col, row)
+// writeError is the column and the 1-based row of a write's range or
+// length error, which go-mysql-server's error does not carry. The error
+// itself goes up unchanged (the engine and its tests check its kind and
+// text); the connection handler takes this detail when it writes the
+// error as MySQL's 1264 or 1406 (mysqlerr.go).
+type writeError struct {
+	column string
+	row    int
 }
 
-func nameAtRow(col string, row int) string {
-	return fmt.Sprintf("%s' at row %d", col, row)
+var writeErrors struct {
+	mu sync.Mutex
+	m  map[*Session]writeError
+}
+
+func noteWriteError(ctx *sql.Context, we writeError) {
+	s, ok := ctx.Session.(*Session)
+	if !ok {
+		return
+	}
+	writeErrors.mu.Lock()
+	if writeErrors.m == nil {
+		writeErrors.m = map[*Session]writeError{}
+	}
+	writeErrors.m[s] = we
+	writeErrors.mu.Unlock()
+}
+
+// takeWriteError returns and forgets the detail of the connection's last
+// failed write.
+func (g *gateway) takeWriteError(conn uint32) *writeError {
+	g.sessMu.Lock()
+	s := g.sessions[conn]
+	g.sessMu.Unlock()
+	if s == nil {
+		return nil
+	}
+	writeErrors.mu.Lock()
+	defer writeErrors.mu.Unlock()
+	we, ok := writeErrors.m[s]
+	if !ok {
+		return nil
+	}
+	delete(writeErrors.m, s)
+	return &we
 }
 
 // outOfRangeError is strictSetField's error, made the engine's
@@ -252,6 +299,7 @@ func nameAtRow(col string, row int) string {
 type outOfRangeError struct {
 	column string
 	value  interface{}
+	typ    sql.Type
 }
 
 func (e *outOfRangeError) Error() string {
@@ -288,7 +336,7 @@ func (s *strictSetField) Eval(ctx *sql.Context, row sql.Row) (interface{}, error
 			return nil, sql.NewWrappedTypeConversionError(val, gf.Index(), err)
 		}
 		if inRange != sql.InRange {
-			return nil, &outOfRangeError{column: gf.Name(), value: val}
+			return nil, &outOfRangeError{column: gf.Name(), value: val, typ: typ}
 		}
 		val = converted
 	}
