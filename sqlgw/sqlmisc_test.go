@@ -253,6 +253,15 @@ func TestMiscTimePrecision(t *testing.T) {
 	if got := strings.Join(rows(t, c, "SHOW CREATE TABLE t_copy"), ""); !strings.Contains(got, "`t3` time(3),") {
 		t.Errorf("SHOW CREATE TABLE t_copy: %s", got)
 	}
+	// RENAME COLUMN and CREATE TABLE ... LIKE keep the precision.
+	mustExec(t, c, "ALTER TABLE t_copy RENAME COLUMN t3 TO t3b")
+	mustExec(t, c, "CREATE TABLE t_like LIKE t_copy")
+	for _, tbl := range []string{"t_copy", "t_like"} {
+		if got := strings.Join(rows(t, c, "SHOW CREATE TABLE "+tbl), ""); !strings.Contains(got, "`t3b` time(3),") || !strings.Contains(got, "`t0` time,") {
+			t.Errorf("SHOW CREATE TABLE %s: %s", tbl, got)
+		}
+	}
+	expectRows(t, c, "SELECT t3b FROM t_copy WHERE k = 1", "12:00:01.124")
 }
 
 // SHOW DATABASES/TABLES LIKE 'p' name their first column as MySQL does.

@@ -29,7 +29,8 @@ import (
 //     ALTER TABLE statement (noteTimePrecision) and hands the engine the
 //     statement with TIME(n) replaced by TIME(6); CreateTable, AddColumn
 //     and ModifyColumn then record the declared n (TIME alone is TIME(0))
-//     through applyTimePrecision. A TIME column created any other way (no
+//     through applyTimePrecision. RENAME COLUMN and CREATE TABLE ... LIKE
+//     keep the precision of the column they copy (keptTimePrecisions). A TIME column created any other way (no
 //     statement text: the enginetest harness) is TIME(6), the engine's own
 //     reading.
 //   - Values are rounded to n digits when written (toDatum), half away
@@ -85,10 +86,22 @@ var timeDecls struct {
 // TIME(0..5) replaced by TIME(6), which the engine accepts. The returned
 // function forgets the record (call it when the statement is done).
 func (g *gateway) noteTimePrecision(conn uint32, query string) (string, func()) {
-	if !mayDeclareTime(query) {
-		return query, func() {}
+	rq, decl := query, map[string]int(nil)
+	if mayDeclareTime(query) {
+		rq, decl = rewriteTimeTypes(query)
 	}
-	rq, decl := rewriteTimeTypes(query)
+	// Statements that give a column an existing column's type without
+	// naming it: RENAME COLUMN and CREATE TABLE ... LIKE.
+	if kept := g.keptTimePrecisions(conn, query); len(kept) > 0 {
+		if decl == nil {
+			decl = map[string]int{}
+		}
+		for c, fsp := range kept {
+			if _, ok := decl[c]; !ok {
+				decl[c] = fsp
+			}
+		}
+	}
 	if len(decl) == 0 {
 		return query, func() {}
 	}
@@ -109,6 +122,67 @@ func (g *gateway) noteTimePrecision(conn uint32, query string) (string, func()) 
 		delete(timeDecls.m, s)
 		timeDecls.mu.Unlock()
 	}
+}
+
+// keptTimePrecisions returns the precisions of TIME(n) columns that a
+// RENAME COLUMN or CREATE TABLE ... LIKE copies, by their new lower-cased
+// name (nil for any other statement).
+func (g *gateway) keptTimePrecisions(conn uint32, query string) map[string]int {
+	w := leadingWords(query, 3)
+	if len(w) < 2 || w[1] != "table" && !(len(w) > 2 && w[2] == "table") {
+		return nil
+	}
+	lq := strings.ToLower(query)
+	switch {
+	case w[0] == "alter" && strings.Contains(lq, "rename"):
+	case w[0] == "create" && strings.Contains(lq, "like"):
+	default:
+		return nil
+	}
+	stmt, _, err := sqlparser.ParseOne(context.Background(), query)
+	if err != nil {
+		return nil
+	}
+	db := g.currentDB(conn)
+	columns := func(tn sqlparser.TableName) []catalog.Column {
+		d := tn.DbQualifier.String()
+		if d == "" {
+			d = db
+		}
+		t, err := g.cat.Table(metaCtx(context.Background()), d, tn.Name.String())
+		if err != nil {
+			return nil
+		}
+		return t.Columns
+	}
+	out := map[string]int{}
+	switch x := stmt.(type) {
+	case *sqlparser.AlterTable:
+		var cols []catalog.Column
+		for _, a := range x.Statements {
+			if a == nil || a.ColumnAction != "rename" || a.Column.String() == "" || a.ToColumn.String() == "" {
+				continue
+			}
+			if cols == nil {
+				cols = columns(x.Table)
+			}
+			for _, c := range cols {
+				if strings.EqualFold(c.Name, a.Column.String()) && c.Type.Kind == catalog.KindTime && c.Type.TimeFSP {
+					out[strings.ToLower(a.ToColumn.String())] = c.Type.FSP
+				}
+			}
+		}
+	case *sqlparser.DDL:
+		if x.Action != sqlparser.CreateStr || x.OptLike == nil || len(x.OptLike.LikeTables) != 1 {
+			return nil
+		}
+		for _, c := range columns(x.OptLike.LikeTables[0]) {
+			if c.Type.Kind == catalog.KindTime && c.Type.TimeFSP {
+				out[strings.ToLower(c.Name)] = c.Type.FSP
+			}
+		}
+	}
+	return out
 }
 
 // applyTimePrecision gives the TIME columns among cols the precision
