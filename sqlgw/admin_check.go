@@ -64,6 +64,7 @@ type wantEntry struct {
 	e       *storage.Entity
 	pk, rk  string
 	rowETag storage.ETag
+	dup     bool // another row implies the same entry (listed in dups)
 }
 
 // checkTable checks t (see above).
@@ -83,6 +84,9 @@ func (g *gateway) checkTable(ctx context.Context, t *catalog.Table) (*checkRepor
 		want[i] = map[string]*wantEntry{}
 	}
 	bad := map[string]bool{}
+	// dups: rows whose entry has the key another row's has (a unique
+	// value two rows hold): the entry can name one row only.
+	dups := make([][]*wantEntry, len(ixs))
 	err := g.scanRows(ctx, t, func(main *storage.Entity, row []catalog.Datum, derr error) error {
 		if derr != nil {
 			// Read again: a row rewritten across batches meanwhile (its
@@ -112,7 +116,18 @@ func (g *gateway) checkTable(ctx context.Context, t *catalog.Table) (*checkRepor
 			if err != nil {
 				return err
 			}
-			want[i][e.PartitionKey+"|"+e.RowKey] = &wantEntry{e: e, pk: main.PartitionKey, rk: main.RowKey, rowETag: main.ETag}
+			w := &wantEntry{e: e, pk: main.PartitionKey, rk: main.RowKey, rowETag: main.ETag}
+			if first, dup := want[i][e.PartitionKey+"|"+e.RowKey]; dup {
+				// Both rows are verified: whichever the entry does not
+				// name has it missing.
+				if !first.dup {
+					first.dup = true
+					dups[i] = append(dups[i], first)
+				}
+				dups[i] = append(dups[i], w)
+				continue
+			}
+			want[i][e.PartitionKey+"|"+e.RowKey] = w
 		}
 		return nil
 	}, &rep.leftovers)
@@ -150,15 +165,21 @@ func (g *gateway) checkTable(ctx context.Context, t *catalog.Table) (*checkRepor
 			return nil, err
 		}
 		for k, w := range want[i] {
-			if !seen[k] {
+			if !seen[k] && !w.dup {
 				found = append(found, ixProblem{kind: "missing", ix: ix, want: w.e, pk: w.pk, rk: w.rk, rowETag: w.rowETag})
 			}
+		}
+		for _, w := range dups[i] {
+			found = append(found, ixProblem{kind: "missing", ix: ix, want: w.e, pk: w.pk, rk: w.rk, rowETag: w.rowETag})
 		}
 		sort.Slice(found, func(a, b int) bool {
 			if found[a].pk != found[b].pk {
 				return found[a].pk < found[b].pk
 			}
-			return found[a].rk < found[b].rk
+			if found[a].rk != found[b].rk {
+				return found[a].rk < found[b].rk
+			}
+			return found[a].kind < found[b].kind
 		})
 		for n, p := range found {
 			if n >= adminMaxVerify {
