@@ -242,6 +242,9 @@ func TestMiscTimePrecision(t *testing.T) {
 	if got := strings.Join(types, ", "); got != "k int, t0 time, t3 time(3), t6 time(6), time time(1)" {
 		t.Errorf("DESCRIBE t: %s", got)
 	}
+	// information_schema.COLUMNS, in rows that name their column.
+	expectRows(t, c, "SELECT table_schema, table_name, column_name, column_type, datetime_precision FROM information_schema.columns WHERE table_schema = 'tp' AND table_name = 't' AND data_type = 'time' ORDER BY ordinal_position",
+		"tp\tt\tt0\ttime\t0", "tp\tt\tt3\ttime(3)\t3", "tp\tt\tt6\ttime(6)\t6", "tp\tt\ttime\ttime(1)\t1")
 	// ALTER TABLE: added and modified columns get their precision.
 	mustExec(t, c, "ALTER TABLE t ADD COLUMN t2 TIME(2), MODIFY COLUMN t0 TIME(4)")
 	mustExec(t, c, "UPDATE t SET t2 = '01:00:00.555', t0 = '01:00:00.55555' WHERE k = 3")

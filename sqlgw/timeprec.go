@@ -41,7 +41,10 @@ import (
 //     metadata does not name (expressions) keep the engine's behaviour (a
 //     zero fraction dropped, trimTimeFractions).
 //   - SHOW CREATE TABLE, SHOW COLUMNS and DESCRIBE print time(n), time for
-//     n = 0, as MySQL (the engine prints time(6) for every TIME column).
+//     n = 0, as MySQL (the engine prints time(6) for every TIME column),
+//     and so does information_schema.COLUMNS (COLUMN_TYPE,
+//     DATETIME_PRECISION) in rows that name the column (TABLE_SCHEMA,
+//     TABLE_NAME and COLUMN_NAME selected).
 //
 // Tables recorded before TIME(n) was supported (TimeFSP unset) keep their
 // behaviour: microseconds stored, a zero fraction dropped in text rows.
@@ -382,12 +385,17 @@ func (g *gateway) columnType(ctx context.Context, db, table, col string) (catalo
 // them alone (Decimals > 0) or finds no fraction (n = 0).
 func (g *gateway) fixTimeResults(ctx context.Context, cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
 	var cols []timeColumn
+	var isc *infoSchemaColumns
 	return func(res *sqltypes.Result, more bool) error {
 		if res != nil && len(res.Fields) > 0 {
 			cols = g.resultTimeColumns(ctx, res.Fields)
 			if len(cols) > 0 {
 				res.Fields = withTimeDecimals(res.Fields, cols)
 			}
+			isc = infoSchemaColumnsOf(res.Fields)
+		}
+		if res != nil && isc != nil {
+			g.fixInfoSchemaTimes(ctx, isc, res.Rows)
 		}
 		if res != nil && len(cols) > 0 {
 			for _, row := range res.Rows {
@@ -399,6 +407,58 @@ func (g *gateway) fixTimeResults(ctx context.Context, cb mysql.ResultSpoolFn) my
 			}
 		}
 		return cb(res, more)
+	}
+}
+
+// infoSchemaColumns locates, in a result of information_schema.COLUMNS,
+// the columns that name a column and those that describe its TIME type.
+type infoSchemaColumns struct {
+	schema, table, column int
+	columnType, precision int // -1 when not selected
+}
+
+func infoSchemaColumnsOf(fields []*querypb.Field) *infoSchemaColumns {
+	isc := &infoSchemaColumns{schema: -1, table: -1, column: -1, columnType: -1, precision: -1}
+	for i, f := range fields {
+		if !strings.EqualFold(f.Database, "information_schema") || !strings.EqualFold(f.OrgTable, "columns") {
+			continue
+		}
+		switch strings.ToUpper(f.OrgName) {
+		case "TABLE_SCHEMA":
+			isc.schema = i
+		case "TABLE_NAME":
+			isc.table = i
+		case "COLUMN_NAME":
+			isc.column = i
+		case "COLUMN_TYPE":
+			isc.columnType = i
+		case "DATETIME_PRECISION":
+			isc.precision = i
+		}
+	}
+	if isc.schema < 0 || isc.table < 0 || isc.column < 0 || isc.columnType < 0 && isc.precision < 0 {
+		return nil
+	}
+	return isc
+}
+
+// fixInfoSchemaTimes gives TIME(n) columns their precision in rows of
+// information_schema.COLUMNS (the engine reports time(6) and 6).
+func (g *gateway) fixInfoSchemaTimes(ctx context.Context, isc *infoSchemaColumns, rows [][]sqltypes.Value) {
+	for _, row := range rows {
+		if isc.columnType >= 0 && isc.columnType < len(row) && row[isc.columnType].ToString() != "time(6)" {
+			continue
+		}
+		ct, ok := g.columnType(ctx, row[isc.schema].ToString(), row[isc.table].ToString(), row[isc.column].ToString())
+		if !ok || ct.Kind != catalog.KindTime || !ct.TimeFSP || ct.FSP == 6 {
+			continue
+		}
+		if isc.columnType >= 0 {
+			row[isc.columnType] = sqltypes.MakeTrusted(row[isc.columnType].Type(), []byte(timeTypeName(ct.FSP)))
+		}
+		if isc.precision >= 0 && !row[isc.precision].IsNull() {
+			row[isc.precision] = sqltypes.MakeTrusted(row[isc.precision].Type(), []byte(strconv.Itoa(ct.FSP)))
+		}
 	}
 }
 
