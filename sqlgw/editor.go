@@ -7,6 +7,7 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/vitess/go/mysql"
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/storage"
@@ -186,6 +187,17 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 	}
 	e.put(tt, k, &pending{row: d, sqlRow: row})
 	return nil
+}
+
+// dupEntryWarning words the warning INSERT IGNORE and UPDATE IGNORE leave
+// for a skipped duplicate as MySQL does: level Warning, "Duplicate entry
+// 'v' for key 'k'" (go-mysql-server says Note and its own error text).
+func dupEntryWarning(w *sql.Warning) *sql.Warning {
+	var se *mysql.SQLError
+	if err := translateError(mysql.NewSQLError(mysql.ERDupEntry, "23000", "%s", w.Message), ""); errors.As(err, &se) {
+		return &sql.Warning{Level: "Warning", Code: w.Code, Message: se.Message}
+	}
+	return w
 }
 
 // skipExistenceCheck reports a plain INSERT (no IGNORE, no ON DUPLICATE KEY

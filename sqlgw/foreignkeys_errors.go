@@ -146,6 +146,9 @@ func (s *Session) Warn(w *sql.Warning) {
 			}
 		}
 	}
+	if w != nil && w.Code == mysql.ERDupEntry {
+		w = dupEntryWarning(w) // editor.go
+	}
 	s.BaseSession.Warn(w)
 }
 

@@ -75,7 +75,8 @@
 // entity; resolving keeps the holder the rows name: the taker, else the
 // previous holder, else nobody (deleted); if both hold it (a commit cut
 // half-way between the two rows' batches left a duplicate) it stays marked,
-// naming both, so readers still find both. The releasing row's old entity
+// naming both, so readers still find both. So the taker's Finish resolves
+// a taken-over entity from the rows rather than unmarking it blindly. The releasing row's old entity
 // is marked like any other but never deleted by its writer: its Finish
 // resolves it once the batches are written. A real concurrent duplicate
 // from another transaction still fails the conditional insert (the entity

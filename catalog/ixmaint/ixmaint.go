@@ -321,6 +321,7 @@ type touch struct {
 	// (Finish resolves it once the rows are written).
 	from   *[2]string
 	handed bool
+	took   bool // Begin took the entity over (it names from as previous)
 }
 
 // Op is a write in progress (Begin to Finish).
@@ -472,7 +473,7 @@ func (o *Op) writeNew(ctx context.Context, tc *touch) error {
 			te.Properties[PropPrevRK] = storage.String(brk)
 			etag, err := st.Update(ctx, tc.ix.Physical, te, storage.Replace, cur.ETag)
 			if err == nil {
-				tc.etag, tc.written = etag, true
+				tc.etag, tc.written, tc.took = etag, true, true
 				return nil
 			}
 			if errors.Is(err, storage.ErrPreconditionFailed) || errors.Is(err, storage.ErrNotFound) {
@@ -552,8 +553,11 @@ func (o *Op) Finish(ctx context.Context, committed func(i int) bool) error {
 		}
 		st := o.m.Store
 		var err error
-		if tc.same && !tc.written {
-			// The entity was missing at Begin: decide from the row.
+		if tc.same && !tc.written || tc.took {
+			// The entity was missing at Begin, or was taken over from
+			// another row of the transaction, whose own batch may have
+			// failed (then both rows hold the value, and the entity must
+			// keep naming both): decide from the rows.
 			_, err = o.m.resolveKey(ctx, o.t, tc.ix, tc.e, true)
 			return err
 		}
