@@ -12,6 +12,7 @@ import (
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 
 	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/storage"
 	"github.com/sqlgw/sqlgw/storage/recorder"
 )
 
@@ -246,8 +247,8 @@ func (a *adminHandler) runTable(ctx context.Context, c *mysql.Conn, st *adminStm
 		return a.gw.adminRepair(ctx, meta, name, res)
 	case opOptimize:
 		res.add(name, st.op, "note", "Table does not support optimize, doing recreate + analyze instead")
-		if _, err := a.gw.settleMarks(ctx, meta); err != nil {
-			return err
+		if _, err := a.gw.settleMarks(ctx, meta); err != nil && !errors.Is(err, storage.ErrNotFound) {
+			return err // (a lost index table is CHECK and REPAIR TABLE's)
 		}
 		if err := a.gw.adminAnalyze(ctx, meta); err != nil {
 			return err

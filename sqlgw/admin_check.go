@@ -53,10 +53,12 @@ type checkReport struct {
 	building  []string // indexes being built, not checked
 	problems  []ixProblem
 	unchecked map[string]int // differences beyond adminMaxVerify, by index
+	lost      []string       // global indexes whose store table is gone
+	baseLost  bool           // the table's own store table is gone
 }
 
 func (r *checkReport) corrupt() bool {
-	return len(r.badRows) > 0 || len(r.problems) > 0 || len(r.unchecked) > 0
+	return len(r.badRows) > 0 || len(r.problems) > 0 || len(r.unchecked) > 0 || len(r.lost) > 0 || r.baseLost
 }
 
 // wantEntry is an index entry a row implies.
@@ -131,6 +133,10 @@ func (g *gateway) checkTable(ctx context.Context, t *catalog.Table) (*checkRepor
 		}
 		return nil
 	}, &rep.leftovers)
+	if errors.Is(err, storage.ErrNotFound) {
+		rep.baseLost = true // nothing to compare the indexes with
+		return rep, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -161,6 +167,10 @@ func (g *gateway) checkTable(ctx context.Context, t *catalog.Table) (*checkRepor
 			}
 			return nil
 		})
+		if ix.Global && errors.Is(err, storage.ErrNotFound) {
+			rep.lost = append(rep.lost, ix.Name)
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -215,7 +225,12 @@ func indexScan(t *catalog.Table, ix *catalog.Index) (string, *storage.Query, err
 
 // verifyProblem reads p's entry and row again: it returns the difference
 // as it stands now (nil if a concurrent write explains it), and whether
-// the entry is now pending.
+// the entry is now pending. A difference is kept only if what it was read
+// from did not change while the other side was read (same ETag before and
+// after): a local entry changes in its row's batch, and an unmarked global
+// entry is, by the index protocol, marked before its row changes and
+// written before a row implying it exists, so an unchanged row (or entry)
+// spanning the read of the other side is a real inconsistency.
 func (g *gateway) verifyProblem(ctx context.Context, t *catalog.Table, p ixProblem) (*ixProblem, bool, error) {
 	table := t.Physical
 	if p.ix.Global {
@@ -233,24 +248,31 @@ func (g *gateway) verifyProblem(ctx context.Context, t *catalog.Table, p ixProbl
 		if err != nil {
 			return nil, false, err
 		}
+		var found *ixProblem
 		cur, err := g.store.Get(ctx, table, w.PartitionKey, w.RowKey, nil)
-		if errors.Is(err, storage.ErrNotFound) {
-			return &ixProblem{kind: "missing", ix: p.ix, want: w, pk: p.pk, rk: p.rk, rowETag: etag}, false, nil
+		switch {
+		case errors.Is(err, storage.ErrNotFound):
+			found = &ixProblem{kind: "missing", ix: p.ix, want: w, pk: p.pk, rk: p.rk, rowETag: etag}
+		case err != nil:
+			return nil, false, err
+		default:
+			if _, marked := cur.Properties[ixmaint.PropPending]; marked {
+				return nil, true, nil
+			}
+			if sameIndexEntity(w, cur) {
+				return nil, false, nil
+			}
+			if cur.Properties[catalog.PropBasePK].Str() != p.pk || cur.Properties[catalog.PropBaseRK].Str() != p.rk {
+				// The entry names another row (a unique value two rows hold).
+				found = &ixProblem{kind: "missing", ix: p.ix, want: w, pk: p.pk, rk: p.rk, rowETag: etag}
+			} else {
+				found = &ixProblem{kind: "wrong", ix: p.ix, want: w, cur: cur, pk: p.pk, rk: p.rk, rowETag: etag}
+			}
 		}
-		if err != nil {
+		if ok, err := g.unchanged(ctx, t.Physical, p.pk, p.rk, etag); !ok || err != nil {
 			return nil, false, err
 		}
-		if _, marked := cur.Properties[ixmaint.PropPending]; marked {
-			return nil, true, nil
-		}
-		if sameIndexEntity(w, cur) {
-			return nil, false, nil
-		}
-		if cur.Properties[catalog.PropBasePK].Str() != p.pk || cur.Properties[catalog.PropBaseRK].Str() != p.rk {
-			// The entry names another row (a unique value two rows hold).
-			return &ixProblem{kind: "missing", ix: p.ix, want: w, pk: p.pk, rk: p.rk, rowETag: etag}, false, nil
-		}
-		return &ixProblem{kind: "wrong", ix: p.ix, want: w, cur: cur, pk: p.pk, rk: p.rk, rowETag: etag}, false, nil
+		return found, false, nil
 	}
 	cur, err := g.store.Get(ctx, table, p.cur.PartitionKey, p.cur.RowKey, nil)
 	if errors.Is(err, storage.ErrNotFound) {
@@ -262,7 +284,7 @@ func (g *gateway) verifyProblem(ctx context.Context, t *catalog.Table, p ixProbl
 	if _, marked := cur.Properties[ixmaint.PropPending]; marked {
 		return nil, true, nil
 	}
-	var wrong *ixProblem
+	var found *ixProblem
 	for _, c := range ixmaint.Candidates(cur) {
 		row, etag, ok, err := ixmaint.GetRow(ctx, g.store, t, c[0], c[1])
 		if errors.Is(err, catalog.ErrValue) {
@@ -282,14 +304,29 @@ func (g *gateway) verifyProblem(ctx context.Context, t *catalog.Table, p ixProbl
 			return nil, false, nil
 		}
 		if w.PartitionKey == cur.PartitionKey && w.RowKey == cur.RowKey {
-			wrong = &ixProblem{kind: "wrong", ix: p.ix, want: w, cur: cur, pk: c[0], rk: c[1], rowETag: etag}
+			found = &ixProblem{kind: "wrong", ix: p.ix, want: w, cur: cur, pk: c[0], rk: c[1], rowETag: etag}
 		}
 	}
-	if wrong != nil {
-		return wrong, false, nil
+	if found == nil {
+		bpk, brk := cur.Properties[catalog.PropBasePK].Str(), cur.Properties[catalog.PropBaseRK].Str()
+		found = &ixProblem{kind: "extra", ix: p.ix, cur: cur, pk: bpk, rk: brk}
 	}
-	bpk, brk := cur.Properties[catalog.PropBasePK].Str(), cur.Properties[catalog.PropBaseRK].Str()
-	return &ixProblem{kind: "extra", ix: p.ix, cur: cur, pk: bpk, rk: brk}, false, nil
+	if ok, err := g.unchanged(ctx, table, cur.PartitionKey, cur.RowKey, cur.ETag); !ok || err != nil {
+		return nil, false, err
+	}
+	return found, false, nil
+}
+
+// unchanged reports whether the entity at pk/rk of table still has etag.
+func (g *gateway) unchanged(ctx context.Context, table, pk, rk string, etag storage.ETag) (bool, error) {
+	e, err := g.store.Get(ctx, table, pk, rk, &storage.GetOptions{Select: []string{catalog.PropExtras}})
+	if errors.Is(err, storage.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return e.ETag == etag, nil
 }
 
 // sameIndexEntity reports whether two index entities have the same keys
@@ -489,6 +526,12 @@ func (rep *checkReport) report(t *catalog.Table, name string, op adminOp, res *a
 		}
 		res.add(name, op, "Warning", msg)
 	}
+	if rep.baseLost {
+		res.add(name, op, "Warning", fmt.Sprintf("The table's store table %s is missing: its rows are lost", t.Physical))
+	}
+	for _, n := range rep.lost {
+		res.add(name, op, "Warning", fmt.Sprintf("Index '%s' (global) is corrupt: its store table %s is missing", n, t.Index(n).Physical))
+	}
 	var pend []string
 	for n := range rep.pending {
 		pend = append(pend, n)
@@ -532,7 +575,8 @@ func (g *gateway) settleMarks(ctx context.Context, t *catalog.Table) (ixmaint.Re
 // verified difference with conditional writes, check again.
 func (g *gateway) adminRepair(ctx context.Context, t *catalog.Table, name string, res *adminResult) error {
 	rs, err := g.settleMarks(ctx, t)
-	if err != nil {
+	lostTable := errors.Is(err, storage.ErrNotFound) // an index's store table is gone: rebuilt below
+	if err != nil && !lostTable {
 		return err
 	}
 	rep, err := g.checkTable(ctx, t)
@@ -540,6 +584,23 @@ func (g *gateway) adminRepair(ctx context.Context, t *catalog.Table, name string
 		return err
 	}
 	fixed := map[string]int{}
+	for _, n := range rep.lost {
+		// The index's store table is gone: create it and build the index
+		// again from the rows (the online backfill, safe with writers).
+		ix := t.Index(n)
+		if err := g.store.CreateTable(ctx, ix.Physical); err != nil && !errors.Is(err, storage.ErrAlreadyExists) {
+			return err
+		}
+		if err := g.maint().Backfill(ctx, t, ix, nil); err != nil && !errors.Is(err, ixmaint.ErrDuplicate) {
+			return err
+		}
+		res.add(name, opRepair, "note", fmt.Sprintf("Index '%s': store table %s created and the index rebuilt", n, ix.Physical))
+	}
+	if lostTable {
+		if rs, err = g.settleMarks(ctx, t); err != nil {
+			return err
+		}
+	}
 	for _, p := range rep.problems {
 		ok, err := g.repairProblem(ctx, t, p)
 		if err != nil {
@@ -560,7 +621,7 @@ func (g *gateway) adminRepair(ctx context.Context, t *catalog.Table, name string
 	if settled := rs.Kept + rs.Removed; settled > 0 {
 		res.add(name, opRepair, "note", fmt.Sprintf("%d pending index entries settled", settled))
 	}
-	if len(fixed) > 0 || len(rep.unchecked) > 0 {
+	if len(fixed) > 0 || len(rep.unchecked) > 0 || len(rep.lost) > 0 {
 		if rep, err = g.checkTable(ctx, t); err != nil {
 			return err
 		}

@@ -557,6 +557,21 @@ func TestAdminDuplicateUnique(t *testing.T) {
 			expectAdmin(t, c, "REPAIR TABLE t", "d.t|repair|note|Index 'ub': 1 entries repaired", "d.t|repair|status|OK")
 			expectAdmin(t, c, "CHECK TABLE t", "d.t|check|status|OK")
 			expectRows(t, c, "SELECT id FROM t WHERE b = 'x'", "1")
+
+			// The global index's store table deleted: REPAIR TABLE
+			// creates it and rebuilds the index.
+			phys := tbl.Index("ub").Physical
+			if err := store.DeleteTable(ctx, phys); err != nil {
+				t.Fatal(err)
+			}
+			expectAdmin(t, c, "CHECK TABLE t",
+				"d.t|check|Warning|Index 'ub' (global) is corrupt: its store table "+phys+" is missing",
+				"d.t|check|error|Corrupt")
+			expectAdmin(t, c, "REPAIR TABLE t",
+				"d.t|repair|note|Index 'ub': store table "+phys+" created and the index rebuilt",
+				"d.t|repair|status|OK")
+			expectAdmin(t, c, "CHECK TABLE t", "d.t|check|status|OK")
+			expectRows(t, c, "SELECT id FROM t WHERE b IN ('x', 'z') ORDER BY id", "1", "2")
 		})
 	}
 }
