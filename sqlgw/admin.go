@@ -44,8 +44,10 @@ import (
 //   - REPAIR TABLE settles the marks older than the lease (the recovery
 //     sweep, ixmaint.Recover), then repairs what CHECK finds: writes missing
 //     entries, rewrites wrong ones, deletes extra ones (all conditional, as
-//     the index protocol writes), checks again and reports status OK or
-//     what is still wrong (rows that do not decode cannot be repaired).
+//     the index protocol writes), recreates and rebuilds (ixmaint.Backfill)
+//     a global index whose store table is gone, checks again and reports
+//     status OK or what is still wrong (rows that do not decode, or a
+//     unique value two rows hold, cannot be repaired).
 //   - OPTIMIZE TABLE answers as InnoDB does ("note | Table does not support
 //     optimize, doing recreate + analyze instead", "status | OK") without
 //     rewriting rows: an entity store has no pages to defragment. It settles
