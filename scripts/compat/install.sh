@@ -24,7 +24,8 @@ pkgs=(mariadb-client python3-pymysql python3-mysqldb python3-sqlalchemy python3-
 	odbc-mariadb python3-pyodbc mycli python3-peewee python3-aiomysql
 	libhibernate3-java libjavassist-java libslf4j-java unixodbc tmux sqlline python3-pony python3-sqlmodel
 	libspring-jdbc-java libhikaricp-java php-cli php-mysql libdbd-mariadb-perl libdbd-mysql-perl ruby-mysql2
-	ruby-activerecord ruby-sequel python3-alembic libmysqlcppconn-dev g++ libeclipselink-java)
+	ruby-activerecord ruby-sequel python3-alembic libmysqlcppconn-dev g++ libeclipselink-java
+	php-doctrine-dbal)
 [ "$server" = mariadb ] && pkgs+=(mariadb-server)
 command -v javac >/dev/null || pkgs+=(default-jdk-headless)
 command -v npm >/dev/null || pkgs+=(nodejs npm)
