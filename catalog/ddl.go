@@ -752,8 +752,15 @@ func (t *Table) usedInKey(column string) bool {
 // large, DECIMAL with at least as many integer and fraction digits, FLOAT
 // to DOUBLE, a larger fsp, ENUM/SET members appended, a longer BIT below 64.
 // Key columns additionally keep their key encoding and a binary collation.
-// Anything else is ErrUnsupported.
+// Anything else is ErrUnsupported; narrowings that need only a check of the
+// stored values go through ModifyColumnVerified (ddl_narrow.go).
 func (c *Catalog) ModifyColumn(ctx context.Context, db, table, name string, col Column, pos *ColumnPosition) (*Table, error) {
+	return c.modifyColumn(ctx, db, table, name, col, pos, 0)
+}
+
+// modifyColumn is ModifyColumn; verified > 0 also accepts the narrowings of
+// Narrows, provided the table's Version is still verified (ddl_narrow.go).
+func (c *Catalog) modifyColumn(ctx context.Context, db, table, name string, col Column, pos *ColumnPosition, verified uint64) (*Table, error) {
 	if err := validateColumn(&col); err != nil {
 		return nil, err
 	}
@@ -766,8 +773,13 @@ func (c *Catalog) ModifyColumn(ctx context.Context, db, table, name string, col 
 		if j := t.ColumnIndex(col.Name); j >= 0 && j != i {
 			return fmt.Errorf("%w: %q", ErrColumnExists, col.Name)
 		}
+		if verified != 0 && t.Version != verified {
+			return fmt.Errorf("%w: %s.%s changed while its values were verified", ErrConflict, db, table)
+		}
 		if err := compatible(old.Type, col.Type); err != nil {
-			return fmt.Errorf("column %q: %w", name, err)
+			if verified == 0 || !Narrows(old.Type, col.Type) {
+				return fmt.Errorf("column %q: %w", name, err)
+			}
 		}
 		key := t.usedInKey(name)
 		if key {

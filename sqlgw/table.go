@@ -344,7 +344,7 @@ func (t *Table) ModifyColumn(ctx *sql.Context, name string, column *sql.Column, 
 	if order != nil {
 		pos = &catalog.ColumnPosition{First: order.First, After: order.AfterColumn}
 	}
-	nm, err := t.gw.cat.ModifyColumn(metaCtx(ctx), t.db.name, t.Name(), name, col, pos)
+	nm, err := t.modifyColumnChecked(ctx, name, col, pos) // ddl2_narrow.go
 	if err != nil {
 		return mapError(err)
 	}
