@@ -133,6 +133,15 @@ func (s *Session) CommitTransaction(ctx *sql.Context, tx sql.Transaction) error 
 	// transaction is rolled back (MySQL rolls back on a deadlock), and a
 	// second COMMIT, or the implicit one of the next BEGIN, is a no-op.
 	t.tables = map[string]*txTable{}
+	if err != nil {
+		// go-mysql-server's COMMIT leaves BEGIN's state (ignore
+		// autocommit, the transaction) in place when the commit fails;
+		// ended here, the session's next statements autocommit again
+		// instead of piling up in a transaction nobody commits
+		// (cmd/sqlgw TestAutocommitAfterFailedCommit).
+		ctx.SetIgnoreAutoCommit(false)
+		ctx.SetTransaction(nil)
+	}
 	return err
 }
 

@@ -104,6 +104,42 @@ type crashWriter struct {
 	rng     *rand.Rand
 	seq     int
 	stats   map[string]int
+	round   int
+	hist    map[int][]string // the last writes of each id, for failure messages
+	recent  []string         // the writer's last writes, all ids
+	told    bool             // recent was printed
+}
+
+// note records the outcome of a write of id.
+func (cw *crashWriter) note(id int, format string, args ...any) {
+	if cw.hist == nil {
+		cw.hist = map[int][]string{}
+	}
+	h := append(cw.hist[id], fmt.Sprintf("round %d seq %d: ", cw.round, cw.seq)+fmt.Sprintf(format, args...))
+	if len(h) > 8 {
+		h = h[len(h)-8:]
+	}
+	cw.hist[id] = h
+	cw.recent = append(cw.recent, fmt.Sprintf("seq %d id %d: ", cw.seq, id)+fmt.Sprintf(format, args...))
+	if len(cw.recent) > 40 {
+		cw.recent = cw.recent[len(cw.recent)-40:]
+	}
+}
+
+// history describes the last writes of id and of the ids it was written
+// together with (id ± crashPair).
+func (cw *crashWriter) history(id int) string {
+	var sb strings.Builder
+	for _, i := range []int{id - crashPair, id, id + crashPair} {
+		if h := cw.hist[i]; len(h) > 0 {
+			fmt.Fprintf(&sb, "\n\t\thistory of id %d (model now %s):\n\t\t%s", i, cw.rows[i], strings.Join(h, "\n\t\t"))
+		}
+	}
+	if !cw.told {
+		cw.told = true
+		fmt.Fprintf(&sb, "\n\t\tthe writer's last writes:\n\t\t%s", strings.Join(cw.recent, "\n\t\t"))
+	}
+	return sb.String()
 }
 
 // pendingWrite is a write whose outcome is unknown: it changes rows ids
@@ -212,17 +248,19 @@ func (cw *crashWriter) step(ctx context.Context, db *sql.DB, killed *atomic.Bool
 			n, _ := res.RowsAffected()
 			switch {
 			case kind == "insert-dup-pk":
-				errorf("writer %d: %s (%s) succeeded on an existing row %s", cw.w, stmt, cur, fmt.Sprint(args...))
+				errorf("writer %d: %s (%s) succeeded on an existing row %s%s", cw.w, stmt, cur, fmt.Sprint(args...), cw.history(id))
 			case kind != "update-global" && n != 1:
-				errorf("writer %d: %s %v: %d rows affected, want 1 (model %s)", cw.w, stmt, args, n, cur)
+				errorf("writer %d: %s %v: %d rows affected, want 1 (model %s)%s", cw.w, stmt, args, n, cur, cw.history(id))
 			case n > 1:
 				errorf("writer %d: %s %v: %d rows affected", cw.w, stmt, args, n)
 			}
+			cw.note(id, "%s ok: %s", kind, after)
 			cw.rows[id] = after
 			cw.stats[kind]++
 			return true
 		case errDup:
 			cw.stats[kind+"-1062"]++
+			cw.note(id, "%s 1062 (%s)", kind, after)
 			return true
 		case errRetry:
 			if attempt < 100 {
@@ -243,6 +281,7 @@ func (cw *crashWriter) step(ctx context.Context, db *sql.DB, killed *atomic.Bool
 			if !killed.Load() {
 				errorf("writer %d: %s: %v while the server was running", cw.w, stmt, err)
 			}
+			cw.note(id, "%s in flight at the kill (%s)", kind, after)
 			cw.pending = pending1(id, stmt, cur, after)
 			return false
 		}
@@ -337,6 +376,9 @@ func runIndexCrash(t *testing.T, be crashBackend, kills int) {
 	var lastKill time.Time
 	for round := 1; round <= kills; round++ {
 		// Writers run until the kill, which comes at a random moment.
+		for _, cw := range writers {
+			cw.round = round
+		}
 		var killed atomic.Bool
 		var wg sync.WaitGroup
 		for _, cw := range writers {
@@ -360,6 +402,7 @@ func runIndexCrash(t *testing.T, be crashBackend, kills int) {
 		lastKill = time.Now()
 		wg.Wait()
 		if t.Failed() {
+			t.Logf("round %d: the server's output:\n%s", round, g.out.String())
 			t.FailNow()
 		}
 
@@ -482,9 +525,13 @@ func resolvePending(t *testing.T, db *sql.DB, dbName string, cw *crashWriter) {
 	case all(pw.after):
 		for i, id := range pw.ids {
 			cw.rows[id] = pw.after[i]
+			cw.note(id, "after restart: the write in flight had committed")
 		}
 		cw.stats["in-flight-committed"]++
 	case all(pw.before):
+		for _, id := range pw.ids {
+			cw.note(id, "after restart: the write in flight had not committed")
+		}
 		cw.stats["in-flight-lost"]++
 	default:
 		t.Errorf("rows %v after the kill during %q: %v, want all of %v (before) or all of %v (after)", pw.ids, pw.stmt, got, pw.before, pw.after)
@@ -710,11 +757,15 @@ func (cw *crashWriter) step2(ctx context.Context, db *sql.DB, killed *atomic.Boo
 			}
 			for i, id := range ids {
 				cw.rows[id] = after[i]
+				cw.note(id, "%s %v ok: %s", kind, ids, after[i])
 			}
 			cw.stats[kind]++
 			return true
 		case errDup:
 			cw.stats[kind+"-1062"]++
+			for _, id := range ids {
+				cw.note(id, "%s %v 1062", kind, ids)
+			}
 			return true
 		case errRetry:
 			if attempt < 100 {
@@ -729,6 +780,9 @@ func (cw *crashWriter) step2(ctx context.Context, db *sql.DB, killed *atomic.Boo
 			if !killed.Load() {
 				errorf("writer %d: %s: %v while the server was running", cw.w, stmt, err)
 			}
+		}
+		for i, id := range ids {
+			cw.note(id, "%s in flight at the kill or failed (%s)", stmt, after[i])
 		}
 		cw.pending = &pendingWrite{stmt, ids, before, after}
 		return false

@@ -153,3 +153,58 @@ func runConcurrentDuplicates(t *testing.T, store, dbName string, rounds int) {
 	}
 	t.Logf("%d rounds of %d connections racing 3 ways in %v", rounds, conns, time.Since(start).Round(time.Millisecond))
 }
+
+// TestAutocommitAfterFailedCommit: a COMMIT that fails (here with 1062: a
+// unique value the transaction took was taken by another session between
+// its UPDATE and its COMMIT) ends the transaction, so the session's next
+// autocommit statements commit. Found by TestIndexCrashSIGKILLPebble: the
+// session stayed "inside BEGIN" (go-mysql-server's COMMIT clears that only
+// after a successful commit), acknowledged autocommit INSERTs were only
+// buffered, and they vanished with the session.
+func TestAutocommitAfterFailedCommit(t *testing.T) {
+	g := startGateway(t, nil, "--store", "pebble:"+t.TempDir())
+	if !g.ready() {
+		t.Fatalf("not ready: %s", g.out.String())
+	}
+	db := g.db(t)
+	exec1(t, db, "CREATE DATABASE fc")
+	exec1(t, db, "CREATE TABLE fc.t (id INT PRIMARY KEY, u INT, v VARCHAR(20), UNIQUE KEY uu (u))")
+	exec1(t, db, "INSERT INTO fc.t VALUES (1, 1, 'a')")
+	ctx := context.Background()
+	// Session A on a pool of its own, so that closing it ends the session.
+	dbA := g.db(t)
+	a, err := dbA.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	for _, q := range []string{"BEGIN", "UPDATE fc.t SET u = 500 WHERE id = 1"} {
+		if _, err := a.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	exec1(t, db, "INSERT INTO fc.t VALUES (2, 500, 'thief')") // another session
+	if _, err := a.ExecContext(ctx, "COMMIT"); mysqlErrno(err) != 1062 {
+		t.Fatalf("COMMIT: %v, want 1062", err)
+	}
+	// Autocommit again: this INSERT is committed when it returns.
+	if _, err := a.ExecContext(ctx, "INSERT INTO fc.t VALUES (3, 3, 'after')"); err != nil {
+		t.Fatalf("INSERT after the failed COMMIT: %v", err)
+	}
+	var n int
+	if err := db.QueryRow("SELECT COUNT(*) FROM fc.t WHERE id = 3").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Errorf("another session sees %d rows with id 3 after the INSERT returned, want 1 (the session is still in the failed transaction)", n)
+	}
+	a.Close()
+	dbA.Close()
+	if err := db.QueryRow("SELECT COUNT(*) FROM fc.t WHERE id = 3").Scan(&n); err != nil || n != 1 {
+		t.Errorf("after the session closed: %d rows with id 3 (%v), want 1", n, err)
+	}
+	var u int
+	if err := db.QueryRow("SELECT u FROM fc.t WHERE id = 1").Scan(&u); err != nil || u != 1 {
+		t.Errorf("row 1: u = %d (%v), want 1 (the failed transaction rolled back)", u, err)
+	}
+}
