@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the compat clients need and builds them into WORK (default
 # ${TMPDIR:-/tmp}/sqlgw-compat): Debian packages (only those missing; needs root),
-# the Node clients' pinned packages (npm ci), the GORM client (its own Go module) and
-# the JDBC client. Usage: scripts/compat/install.sh [--server sqlgw|mariadb]
+# the Node clients' pinned packages (npm ci), the GORM and sqlx clients (their own Go
+# module), the Java clients (JDBC, Hibernate, Spring, EclipseLink) and the C++ client. Usage: scripts/compat/install.sh [--server sqlgw|mariadb]
 # [--no-packages] [WORK]; --no-packages skips apt and npm (the clients are still built).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)

@@ -13,8 +13,8 @@
 #           reason): they are reported as KNOWN and not counted as failures, and a listed
 #           check that passes fails the run, so the list cannot go stale.
 # --report FILE  also write the per-client results as a Markdown table to FILE.
-# --no-install  do not install Debian/npm packages (the Go and Java clients are still built).
-# CLIENT    any of: cli dump discovery mycli isql sqlline pymysql edgecases aiomysql
+# --no-install  do not install Debian/npm packages (the Go, Java and C++ clients are still built).
+# CLIENT    any of: cli dump discovery admin mycli isql sqlline pymysql edgecases aiomysql
 #           sqlalchemy sqlmodel django peewee pony odbc mysql2 sequelize mysqljs mariadb knex
 #           typeorm jdbc hibernate spring gorm pdo mysqli dbdmariadb dbdmysql mysql2rb
 #           activerecord sqlx drizzle alembic cppconn eclipselink objection sequel
