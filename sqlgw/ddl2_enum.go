@@ -10,7 +10,8 @@ import (
 	"github.com/dolthub/vitess/go/sqltypes"
 )
 
-// ENUM and SET columns in IF(), IFNULL(), COALESCE() and STRCMP()
+// ENUM and SET columns in IF(), IFNULL(), COALESCE(), STRCMP() and other
+// string functions
 //
 // go-mysql-server evaluates an ENUM column to its index (uint16) and a SET
 // column to its bit mask (uint64), and converts them to strings only where
@@ -18,7 +19,8 @@ import (
 // column's type). IF, IFNULL and COALESCE take the generalized type of
 // their branches (LONGTEXT for an ENUM and a string) and convert the
 // branch's value to it, so IF(1, t, 'x') gives '1', not 'BASE TABLE';
-// STRCMP compares '1' with 'BASE TABLE'. MySQL uses an ENUM or SET in a
+// STRCMP compares '1' with 'BASE TABLE'; GREATEST and LEAST refuse an
+// ENUM argument ("unsupported type"). MySQL uses an ENUM or SET in a
 // string function by its string value. MySQL Connector/C++'s getTables
 // (IF(STRCMP(TABLE_TYPE,'BASE TABLE'), TABLE_TYPE, 'TABLE'), where
 // information_schema.TABLES.TABLE_TYPE is an ENUM) returned no table.
@@ -26,36 +28,74 @@ import (
 // The fix is where the functions are built, not an analyzer rule:
 // go-mysql-server runs no custom rule for a simple single-table SELECT, the
 // very query that shows the bug. The provider is a sql.FunctionProvider,
-// consulted before the built-in registry, that returns these four functions
-// with every ENUM/SET column argument (a column reference; IF's condition
-// excepted, as a number there is MySQL's truth value too) wrapped in
-// enumString, which evaluates to the member's string.
+// consulted before the built-in registry, that returns these functions and
+// the other string functions that misread an ENUM (LOWER gave an error,
+// SUBSTRING the whole value, REPLACE/CONCAT_WS/ELT the index, FIELD 0) with
+// every ENUM/SET column argument in a string position (enumStringArgs)
+// wrapped in enumString, which evaluates to the member's string. Numeric
+// contexts (t+0, SUM(t), IF's condition) keep the index, as in MySQL.
 
-// enumStringFunctions replace the built-ins of the same name.
-var enumStringFunctions = map[string]sql.Function{
-	"if": sql.Function3{Name: "if", Fn: func(ctx *sql.Context, c, a, b sql.Expression) sql.Expression {
-		return function.NewIf(ctx, c, enumAsString(a), enumAsString(b))
-	}},
-	"ifnull": sql.Function2{Name: "ifnull", Fn: func(ctx *sql.Context, a, b sql.Expression) sql.Expression {
-		return function.NewIfNull(ctx, enumAsString(a), enumAsString(b))
-	}},
-	"strcmp": sql.Function2{Name: "strcmp", Fn: func(ctx *sql.Context, a, b sql.Expression) sql.Expression {
-		return function.NewStrCmp(ctx, enumAsString(a), enumAsString(b))
-	}},
-	"coalesce": sql.FunctionN{Name: "coalesce", Fn: func(ctx *sql.Context, args ...sql.Expression) (sql.Expression, error) {
-		wrapped := make([]sql.Expression, len(args))
-		for i, a := range args {
-			wrapped[i] = enumAsString(a)
-		}
-		return function.NewCoalesce(ctx, wrapped...)
-	}},
-}
+// enumStringArgs names the built-in string functions whose ENUM/SET column
+// arguments are wrapped, each with the argument positions MySQL reads as
+// strings (IF's condition, ELT's index, SUBSTRING's position and length
+// are numbers: an ENUM there is its index, as in MySQL).
+var enumStringArgs = func() map[string]func(i int) bool {
+	all := func(int) bool { return true }
+	first := func(i int) bool { return i == 0 }
+	from1 := func(i int) bool { return i >= 1 }
+	m := map[string]func(i int) bool{
+		"if": from1, "elt": from1,
+		"lpad": func(i int) bool { return i != 1 }, "rpad": func(i int) bool { return i != 1 },
+		"insert":          func(i int) bool { return i == 0 || i == 3 },
+		"locate":          func(i int) bool { return i < 2 },
+		"substring_index": func(i int) bool { return i < 2 },
+	}
+	for _, n := range []string{"ifnull", "coalesce", "nullif", "strcmp", "greatest", "least", "concat", "concat_ws",
+		"field", "find_in_set", "replace", "instr"} {
+		m[n] = all
+	}
+	for _, n := range []string{"lower", "lcase", "upper", "ucase", "trim", "ltrim", "rtrim", "reverse", "char_length",
+		"character_length", "length", "octet_length", "bit_length", "hex", "quote", "soundex", "ascii", "ord",
+		"substring", "substr", "mid", "left", "right", "repeat"} {
+		m[n] = first
+	}
+	return m
+}()
+
+// builtins looks up the functions wrapped.
+var builtins = function.NewRegistry()
 
 // Function implements sql.FunctionProvider: the analyzer's catalog asks the
 // provider before its built-in registry.
-func (p *provider) Function(_ *sql.Context, name string) (sql.Function, bool) {
-	f, ok := enumStringFunctions[lower(name)]
-	return f, ok
+func (p *provider) Function(ctx *sql.Context, name string) (sql.Function, bool) {
+	name = lower(name)
+	strArg, ok := enumStringArgs[name]
+	if !ok {
+		return nil, false
+	}
+	f, ok := builtins.Function(ctx, name)
+	if !ok {
+		return nil, false
+	}
+	return enumStringFunc{Function: f, strArg: strArg}, true
+}
+
+// enumStringFunc is a built-in function whose ENUM/SET column arguments in
+// string positions are their strings.
+type enumStringFunc struct {
+	sql.Function
+	strArg func(i int) bool
+}
+
+func (f enumStringFunc) NewInstance(ctx *sql.Context, args []sql.Expression) (sql.Expression, error) {
+	wrapped := make([]sql.Expression, len(args))
+	for i, a := range args {
+		wrapped[i] = a
+		if f.strArg(i) {
+			wrapped[i] = enumAsString(a)
+		}
+	}
+	return f.Function.NewInstance(ctx, wrapped)
 }
 
 var _ sql.FunctionProvider = (*provider)(nil)
