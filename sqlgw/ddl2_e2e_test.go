@@ -161,6 +161,38 @@ func TestDDL2NarrowConcurrentWriters(t *testing.T) {
 	})
 }
 
+// Another gateway whose cached catalog still has the old definition writes
+// a value that does not fit after the commit: the second scan, one refresh
+// interval later, finds it and the change is reverted.
+func TestDDL2NarrowStaleGateway(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			store, co := b.open(t)
+			t.Cleanup(func() { store.Close() })
+			ca := startServer(t, sharedStore{store}, co).conn()
+			mustExec(t, ca, "CREATE DATABASE sg")
+			mustExec(t, ca, "CREATE TABLE sg.t (k INT PRIMARY KEY, e VARCHAR(128))")
+			mustExec(t, ca, "INSERT INTO sg.t VALUES (1, 'abc')")
+			stale := co
+			stale.RefreshInterval = 1 << 40 // B keeps its cached catalog
+			cb := startServer(t, sharedStore{store}, stale).conn()
+			expectRows(t, cb, "SELECT e FROM sg.t", "abc")
+
+			var once sync.Once
+			restore := sqlgw.SetNarrowCommittedHook(func() {
+				once.Do(func() { mustExec(t, cb, "INSERT INTO sg.t VALUES (2, REPEAT('x', 100))") })
+			})
+			defer restore()
+			expectError(t, ca, 1265, "Data truncated for column 'e' at row 2", "ALTER TABLE sg.t MODIFY e VARCHAR(64)")
+			mustExec(t, ca, "USE sg")
+			if got := columnType(t, ca, "t", "e"); got != "varchar(128)\tYES" {
+				t.Fatalf("after the reverted MODIFY: %q", got)
+			}
+			expectRows(t, ca, "SELECT k, LENGTH(e) FROM t ORDER BY k", "1\t3", "2\t100")
+		})
+	}
+}
+
 // Known failure 32 (MySQL Connector/C++ getTables): an ENUM or SET column in
 // IF(), IFNULL(), COALESCE(), STRCMP() and the other string functions is its
 // string, not its index.

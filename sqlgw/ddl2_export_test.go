@@ -8,3 +8,11 @@ func SetNarrowVerifiedHook(f func()) (restore func()) {
 	narrowVerifiedHook = f
 	return func() { narrowVerifiedHook = old }
 }
+
+// SetNarrowCommittedHook sets the hook that runs right after the catalog
+// commit of a narrowing ALTER, before its second verification scan.
+func SetNarrowCommittedHook(f func()) (restore func()) {
+	old := narrowCommittedHook
+	narrowCommittedHook = f
+	return func() { narrowCommittedHook = old }
+}

@@ -48,7 +48,8 @@ import (
 //     verification and the commit are about the same schema.
 //  3. Wait one catalog RefreshInterval (default 250 ms; at most 1 s), after
 //     which every gateway's statements that start see the new definition and
-//     enforce it on their writes; then scan again. A violating value written
+//     enforce it on their writes (assuming the gateways share the setting);
+//     then scan again. A violating value written
 //     under the old definition between 1 and 3 is found here: the change is
 //     reverted (the reverse is a widening, which ModifyColumn always accepts)
 //     and the ALTER fails with the same error.
@@ -69,6 +70,10 @@ import (
 // narrowVerifiedHook, if set (tests only), runs between the first scan and
 // the catalog commit: the window a concurrent writer or DDL can use.
 var narrowVerifiedHook func()
+
+// narrowCommittedHook, if set (tests only), runs right after the catalog
+// commit, before the wait and the second scan.
+var narrowCommittedHook func()
 
 // narrowWaitCap bounds step 3's wait for a long RefreshInterval.
 const narrowWaitCap = time.Second
@@ -114,6 +119,9 @@ func (t *Table) modifyColumnChecked(ctx *sql.Context, name string, col catalog.C
 	nm, err := cat.ModifyColumnVerified(mctx, t.db.name, t.Name(), name, col, pos, cur.Version)
 	if err != nil {
 		return nil, err
+	}
+	if narrowCommittedHook != nil {
+		narrowCommittedHook()
 	}
 	if d := min(cat.RefreshInterval(), narrowWaitCap); d > 0 {
 		select {
