@@ -41,6 +41,15 @@ import (
 // columns, then RowKey columns), which is the order rows come back in; it
 // claims ascending order only when no key column is DESC.
 
+// indexExpr is the expression by which an index names column col of
+// table: "table.col" in the names' own case. go-mysql-server matches it
+// exactly against col.Source+"."+col.Name (plan.GetColumnFromIndexExpr:
+// SHOW INDEX, information_schema.STATISTICS and COLUMNS.COLUMN_KEY), and
+// case-insensitively everywhere it selects indexes (memo, foreign keys,
+// statistics), as for its own memory tables; lower-cased names made
+// key columns such as ID vanish from SHOW INDEX (compat finding F14).
+func indexExpr(table, col string) string { return table + "." + col }
+
 // primaryIndex is the PRIMARY index of a keyed table.
 type primaryIndex struct {
 	db, table string
@@ -59,7 +68,7 @@ func (t *Table) primaryIndex() *primaryIndex {
 	ix := &primaryIndex{db: t.db.name, table: t.Name(), ordered: t.info.ordered && !t.gw.unsorted}
 	for _, c := range t.info.storageOrder {
 		col := t.info.schema.Schema[c]
-		e := lower(t.Name()) + "." + lower(col.Name)
+		e := indexExpr(t.Name(), col.Name)
 		ix.exprs = append(ix.exprs, e)
 		ix.types = append(ix.types, sql.ColumnExpressionType{Expression: e, Type: col.Type})
 		ix.cols = append(ix.cols, c)

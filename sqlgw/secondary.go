@@ -171,7 +171,7 @@ func (t *Table) secondaryIndexes() []sql.Index {
 				continue
 			}
 			col := t.info.schema.Schema[c]
-			e := lower(t.Name()) + "." + lower(col.Name)
+			e := indexExpr(t.Name(), col.Name)
 			si.exprs = append(si.exprs, e)
 			si.types = append(si.types, sql.ColumnExpressionType{Expression: e, Type: col.Type})
 			si.cols = append(si.cols, c)
