@@ -43,8 +43,9 @@ func (l rewriteListener) Accept() (net.Conn, error) {
 // connRegistry finds a connection's rewriteConn by its remote address,
 // for the handler.
 type connRegistry struct {
-	mu sync.Mutex
-	m  map[string]*rewriteConn
+	mu    sync.Mutex
+	m     map[string]*rewriteConn
+	proto *protoServer // COM_STATISTICS, COM_CHANGE_USER (protocol.go)
 }
 
 func (r *connRegistry) add(c *rewriteConn) {
@@ -100,6 +101,8 @@ type rewriteConn struct {
 	// requireTLS: the client's first packet must be an SSLRequest;
 	// answered is set once it has been seen.
 	requireTLS, answered bool
+
+	proto protoState // protocol.go
 }
 
 func (c *rewriteConn) Close() error {
@@ -131,6 +134,7 @@ const (
 // Write rewrites the info of an OK packet that starts p and answers a
 // command (see above); everything else passes unchanged.
 func (c *rewriteConn) Write(p []byte) (int, error) {
+	p = c.protocolWrite(p) // protocol.go: the OK answering COM_CHANGE_USER
 	c.wmu.Lock()
 	pendingInfo := c.okInfo
 	c.okInfo = ""
@@ -258,12 +262,16 @@ func (c *rewriteConn) next() error {
 	if _, err := io.ReadFull(c.r, buf[4:]); err != nil {
 		return err
 	}
+	buf, err := c.protocolCommand(buf) // protocol.go: COM_STATISTICS, COM_CHANGE_USER
+	if err != nil || buf == nil {
+		return c.answeredHere(err)
+	}
 	if hdr[3] == 0 && n > 0 {
 		c.lastCmd.Store(uint32(buf[4]))
 	}
 	if hdr[3] == 0 && n > 1 && n < 0xffffff && buf[4] == comStmtPrepare {
 		q := string(buf[5:])
-		if rq := adminPlaceholder(rewriteAssignments(q)); rq != q && len(rq)+1 < 0xffffff { // admin_prepare.go
+		if rq := adminPlaceholder(rewriteAssignments(rewriteDescribe(q))); rq != q && len(rq)+1 < 0xffffff { // admin_prepare.go
 			m := len(rq) + 1
 			nb := make([]byte, 4+m)
 			nb[0], nb[1], nb[2], nb[3] = byte(m), byte(m>>8), byte(m>>16), 0

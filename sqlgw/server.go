@@ -218,7 +218,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	srv, err := server.NewServerWithHandler(scfg, engine, sql.NewContext, gw.sessionBuilder, gw.metrics,
 		func(inner mysql.Handler) (mysql.Handler, error) {
-			h.Handler = &adminHandler{Handler: inner, gw: gw} // admin.go: CHECK, REPAIR, OPTIMIZE, ANALYZE TABLE
+			h.Handler = &adminHandler{Handler: newAdmin2Handler(inner, gw, h.conns, cfg.User, cfg.Password, engine.Analyzer.Catalog.HasDatabase), gw: gw} // admin.go: CHECK, REPAIR, OPTIMIZE, ANALYZE TABLE; admin2.go: FLUSH, DESCRIBE t col, COM_CHANGE_USER
 			return h, nil
 		})
 	if err != nil {

@@ -1,0 +1,262 @@
+package sqlgw
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/sqltypes"
+)
+
+// Administrative statements and commands real clients send
+//
+// admin2Handler sits between adminHandler (admin.go) and go-mysql-server's
+// handler and answers what go-mysql-server refuses or crashes on:
+//
+//   - FLUSH PRIVILEGES, LOGS, BINARY LOGS, ENGINE LOGS, ERROR LOGS, GENERAL
+//     LOGS, RELAY LOGS, SLOW LOGS, HOSTS, USER_RESOURCES, OPTIMIZER_COSTS
+//     answer OK, as MySQL does. go-mysql-server's FLUSH PRIVILEGES panicked
+//     (it persists its user table through a persister sqlgw does not set)
+//     and the rest were "X not supported". There is nothing to reload:
+//     sqlgw's one account comes from its --user/--password flags, it keeps
+//     no logs of its own and no host cache. FLUSH STATUS resets the
+//     session's sqlgw counters (Sqlgw_store_requests, Sqlgw_entities_read)
+//     to zero, as MySQL resets session status; go-mysql-server's own
+//     session status variables (Questions, Com_*) are not reset. A list
+//     with TABLES or anything else goes to go-mysql-server unchanged.
+//   - DESCRIBE|DESC|EXPLAIN tbl col_or_pattern, which go-mysql-server's
+//     parser refuses, is rewritten to SHOW COLUMNS FROM tbl LIKE 'pattern'
+//     (Perl DBI's column_info sends DESCRIBE `db`.`tbl` '%'): the second
+//     operand is a quoted string or an identifier, both taken as a LIKE
+//     pattern, as MySQL does.
+//   - COM_CHANGE_USER (protocol.go) ends in a COM_RESET_CONNECTION handed
+//     to vitess; ComResetConnection here gives the new session the new user
+//     and database.
+type admin2Handler struct {
+	mysql.Handler
+	gw    *gateway
+	conns *connRegistry
+}
+
+// newAdmin2Handler wraps inner and installs the protocol commands
+// (protocol.go) on the listener's connections.
+func newAdmin2Handler(inner mysql.Handler, gw *gateway, conns *connRegistry, user, password string, hasDB func(*sql.Context, string) bool) *admin2Handler {
+	exists := func(db string) bool {
+		// As the account (the catalog shows a database only to a user
+		// with privileges on it).
+		s := sql.NewBaseSessionWithClientServer("", sql.Client{User: user, Address: "localhost"}, 0)
+		return hasDB(sql.NewContext(context.Background(), sql.WithSession(s)), db)
+	}
+	conns.proto = &protoServer{start: time.Now(), user: user, password: password, hasDB: exists, conns: conns}
+	return &admin2Handler{Handler: inner, gw: gw, conns: conns}
+}
+
+func (a *admin2Handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
+	if ok, _ := a.flush(c, query); ok {
+		return callback(&sqltypes.Result{}, false)
+	}
+	return a.Handler.ComQuery(ctx, c, rewriteDescribe(query), callback)
+}
+
+func (a *admin2Handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
+	if ok, rest := a.flush(c, query); ok {
+		return rest, callback(&sqltypes.Result{}, rest != "")
+	}
+	return a.Handler.ComMultiQuery(ctx, c, rewriteDescribe(query), callback)
+}
+
+// flush answers a FLUSH statement go-mysql-server cannot run (see above);
+// rest is the text after it for a multi-statement query.
+func (a *admin2Handler) flush(c *mysql.Conn, query string) (ok bool, rest string) {
+	opts, rest, ok := parseFlush(query)
+	if !ok {
+		return false, ""
+	}
+	for _, o := range opts {
+		if o == "STATUS" {
+			if s := a.gw.session(c.ConnectionID); s != nil {
+				s.counters.Requests.Store(0)
+				s.counters.EntitiesRead.Store(0)
+				s.counters.EntitiesWritten.Store(0)
+				s.counters.Errors.Store(0)
+			}
+		}
+	}
+	return true, rest
+}
+
+// flushOptions are the FLUSH options admin2Handler answers; the value is
+// the word that must follow (LOGS) or "".
+var flushOptions = map[string]string{
+	"PRIVILEGES": "", "STATUS": "", "LOGS": "", "HOSTS": "", "USER_RESOURCES": "", "OPTIMIZER_COSTS": "",
+	"BINARY": "LOGS", "ENGINE": "LOGS", "ERROR": "LOGS", "GENERAL": "LOGS", "RELAY": "LOGS", "SLOW": "LOGS",
+}
+
+// parseFlush recognizes FLUSH [NO_WRITE_TO_BINLOG | LOCAL] option [, option]
+// ... where every option is one of flushOptions (RELAY LOGS may name a
+// channel: FOR CHANNEL name). ok is false for anything else.
+func parseFlush(query string) (opts []string, rest string, ok bool) {
+	l := &adminLexer{s: query}
+	if !l.keyword("FLUSH") {
+		return nil, "", false
+	}
+	if !l.keyword("NO_WRITE_TO_BINLOG") {
+		l.keyword("LOCAL")
+	}
+	for {
+		w := strings.ToUpper(l.word())
+		next, known := flushOptions[w]
+		if !known {
+			return nil, "", false
+		}
+		if next != "" && !l.keyword(next) {
+			return nil, "", false
+		}
+		if w == "RELAY" && l.keyword("FOR") {
+			if !l.keyword("CHANNEL") {
+				return nil, "", false
+			}
+			if _, ok := l.ident(); !ok {
+				return nil, "", false
+			}
+		}
+		opts = append(opts, w)
+		if !l.punct(',') {
+			break
+		}
+	}
+	rest, ok = statementEnd(l)
+	return opts, rest, ok
+}
+
+// statementEnd checks that the lexer is at the end of a statement: the end
+// of the text or a ';'. rest is what follows the ';' ("" if only space and
+// comments do).
+func statementEnd(l *adminLexer) (rest string, ok bool) {
+	l.skipSpace()
+	if l.pos >= len(l.s) {
+		return "", true
+	}
+	if l.s[l.pos] != ';' {
+		return "", false
+	}
+	rest = l.s[l.pos+1:]
+	r := &adminLexer{s: rest}
+	r.skipSpace()
+	if r.pos >= len(rest) {
+		rest = ""
+	}
+	return rest, true
+}
+
+// rewriteDescribe rewrites a first statement DESCRIBE|DESC|EXPLAIN tbl
+// pattern into SHOW COLUMNS FROM tbl LIKE 'pattern' and returns query
+// unchanged otherwise; the statements after it are kept.
+func rewriteDescribe(query string) string {
+	l := &adminLexer{s: query}
+	switch strings.ToUpper(l.word()) {
+	case "DESCRIBE", "DESC", "EXPLAIN":
+	default:
+		return query
+	}
+	// EXPLAIN's own forms (EXPLAIN SELECT, EXPLAIN FORMAT=..., ...) have a
+	// keyword here and never a second operand after a table name.
+	tbl, ok := l.ident()
+	if !ok {
+		return query
+	}
+	name := quoteIdent(tbl)
+	if l.punct('.') {
+		t2, ok := l.ident()
+		if !ok {
+			return query
+		}
+		name += "." + quoteIdent(t2)
+	}
+	l.skipSpace()
+	var pattern string
+	if l.pos < len(l.s) && (l.s[l.pos] == '\'' || l.s[l.pos] == '"') {
+		p, ok := l.stringLiteral()
+		if !ok {
+			return query
+		}
+		pattern = p
+	} else {
+		p, ok := l.ident()
+		if !ok {
+			return query
+		}
+		pattern = p
+	}
+	end := l.pos
+	if _, ok := statementEnd(l); !ok {
+		return query
+	}
+	return "SHOW COLUMNS FROM " + name + " LIKE " + sqlString(pattern) + query[end:]
+}
+
+// stringLiteral reads a '...' or "..." literal (doubled quotes and
+// backslash escapes) and returns its value.
+func (l *adminLexer) stringLiteral() (string, bool) {
+	q := l.s[l.pos]
+	var b strings.Builder
+	for i := l.pos + 1; i < len(l.s); i++ {
+		c := l.s[i]
+		switch {
+		case c == '\\' && i+1 < len(l.s):
+			i++
+			switch e := l.s[i]; e {
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			case '0':
+				b.WriteByte(0)
+			case '%', '_':
+				b.WriteByte('\\') // kept: a LIKE escape
+				b.WriteByte(e)
+			default:
+				b.WriteByte(e)
+			}
+		case c == q && i+1 < len(l.s) && l.s[i+1] == q:
+			b.WriteByte(q)
+			i++
+		case c == q:
+			l.pos = i + 1
+			return b.String(), true
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return "", false
+}
+
+// sqlString quotes s as a single-quoted SQL string literal.
+func sqlString(s string) string {
+	s = strings.ReplaceAll(s, `\`, `\\`)
+	s = strings.ReplaceAll(s, `\\%`, `\%`)
+	s = strings.ReplaceAll(s, `\\_`, `\_`)
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
+
+// ComResetConnection resets the session (go-mysql-server makes a new one);
+// after a COM_CHANGE_USER (protocol.go) the new session gets the new user
+// and database.
+func (a *admin2Handler) ComResetConnection(c *mysql.Conn) error {
+	cu, ok := a.conns.takeChangeUser(c.RemoteAddr())
+	if !ok {
+		return a.Handler.ComResetConnection(c)
+	}
+	host := ""
+	if u, ok := c.UserData.(sql.MysqlConnectionUser); ok {
+		host = u.Host
+	}
+	c.User = cu.user
+	c.UserData = sql.MysqlConnectionUser{User: cu.user, Host: host}
+	if err := a.Handler.ComResetConnection(c); err != nil {
+		return err
+	}
+	return a.Handler.ComInitDB(c, cu.db)
+}

@@ -1,0 +1,311 @@
+package sqlgw
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/sha1"
+	"crypto/subtle"
+	"fmt"
+	"io"
+	"net"
+	"time"
+
+	"github.com/dolthub/go-mysql-server/sql"
+)
+
+// COM_STATISTICS and COM_CHANGE_USER
+//
+// vitess answers both commands "command handling not implemented yet"
+// (1047) before any handler hook, so the listener's connections
+// (prepconn.go, rewriteConn.next) answer them at the packet level. A
+// command packet has sequence number 0; while its answer is written here,
+// vitess is waiting for the next command and writes nothing. Over TLS the
+// packets are not visible, and both commands still get vitess's 1047.
+//
+//   - COM_STATISTICS (mysqladmin status, PHP mysqli::stat) is answered with
+//     MySQL 8.0's bare string (not an OK packet): "Uptime: N  Threads: N
+//     Questions: N  Slow queries: 0  Opens: 0  Flush tables: 1  Open tables:
+//     0  Queries per second avg: N.NNN". Uptime is the server's, Threads the
+//     open connections, Questions go-mysql-server's global count of
+//     statements; sqlgw has no slow query log and no table cache, hence the
+//     zeros (MariaDB's format lacks "Flush tables").
+//   - COM_REFRESH (mysql_refresh, mysqladmin refresh), deprecated since
+//     MySQL 5.7 but still sent, answers OK as the FLUSH statements do
+//     (admin2.go): there is nothing to reload.
+//   - COM_CHANGE_USER (mysqli::change_user and PHP persistent connections,
+//     mysql2 changeUser, Connector/J changeUser) re-authenticates: the
+//     server asks for mysql_native_password with a new scramble (an auth
+//     switch request, as MySQL does when it wants another plugin or
+//     scramble), checks the answer against sqlgw's account (--user,
+//     --password) and the database, then hands vitess a COM_RESET_CONNECTION
+//     in place of the command: go-mysql-server ends the session (the open
+//     transaction is rolled back, user variables, session variables and
+//     prepared statements are gone) and admin2Handler.ComResetConnection
+//     gives the new one the new user and database. The OK vitess writes is
+//     renumbered to follow the auth exchange and says autocommit, as
+//     MySQL's does. A wrong password is MySQL's 1045 and an unknown
+//     database 1049; the connection and its session are then kept as they
+//     were (MariaDB does the same; MySQL closes the connection).
+
+const (
+	comRefresh         = 0x07
+	comStatistics      = 0x09
+	comChangeUser      = 0x11
+	comResetConnection = 0x1f
+)
+
+// protoServer is what the packet-level commands need from the server.
+type protoServer struct {
+	start          time.Time
+	user, password string
+	hasDB          func(string) bool
+	conns          *connRegistry
+}
+
+// changeUser is a COM_CHANGE_USER authenticated and waiting for vitess's
+// COM_RESET_CONNECTION (admin2Handler.ComResetConnection).
+type changeUser struct {
+	user, db string
+}
+
+// protoState is a connection's state for the commands answered here.
+type protoState struct {
+	changed *changeUser // taken by ComResetConnection
+	okSeq   byte        // >0: the next packet written is the change user's OK, renumbered to okSeq
+	okBody  bool        // the OK's header was written alone: fix the flags of the body
+}
+
+// takeChangeUser returns and forgets the pending change of the connection
+// from addr.
+func (r *connRegistry) takeChangeUser(addr net.Addr) (changeUser, bool) {
+	if r == nil || addr == nil {
+		return changeUser{}, false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.m[addr.String()]
+	if c == nil || c.proto.changed == nil {
+		return changeUser{}, false
+	}
+	cu := *c.proto.changed
+	c.proto.changed = nil
+	return cu, true
+}
+
+// protocolCommand answers COM_STATISTICS and authenticates COM_CHANGE_USER
+// (see above). pkt is a whole packet read by next; it returns the packet
+// to pass on to vitess, or nil when the command was answered here.
+func (c *rewriteConn) protocolCommand(pkt []byte) ([]byte, error) {
+	p := c.reg.proto
+	if p == nil || len(pkt) < 5 || pkt[3] != 0 {
+		return pkt, nil
+	}
+	switch pkt[4] {
+	case comStatistics:
+		return nil, c.writeRaw(1, []byte(p.statistics()))
+	case comChangeUser:
+		return c.changeUser(p, pkt[5:])
+	case comRefresh:
+		// mysql_refresh (mysqladmin refresh): OK, as FLUSH (admin2.go)
+		return nil, c.writeRaw(1, []byte{0x00, 0, 0, 0x02, 0, 0, 0})
+	}
+	return pkt, nil
+}
+
+// statistics is MySQL 8.0's COM_STATISTICS string.
+func (p *protoServer) statistics() string {
+	up := int64(time.Since(p.start) / time.Second)
+	var questions uint64
+	if _, v, ok := sql.StatusVariables.GetGlobal("Questions"); ok {
+		switch v := v.(type) {
+		case uint64:
+			questions = v
+		case int64:
+			questions = uint64(v)
+		case int:
+			questions = uint64(v)
+		}
+	}
+	p.conns.mu.Lock()
+	threads := len(p.conns.m)
+	p.conns.mu.Unlock()
+	qps := 0.0
+	if up > 0 {
+		qps = float64(questions) / float64(up)
+	}
+	return fmt.Sprintf("Uptime: %d  Threads: %d  Questions: %d  Slow queries: 0  Opens: 0  Flush tables: 1  Open tables: 0  Queries per second avg: %.3f",
+		up, threads, questions, qps)
+}
+
+// changeUser runs COM_CHANGE_USER's authentication; body is the packet's
+// payload after the command byte: user NUL, auth data (1-byte length, as
+// every client since 4.1 sends it), database NUL, then the character set,
+// plugin name and connection attributes, which are not needed here.
+func (c *rewriteConn) changeUser(p *protoServer, body []byte) ([]byte, error) {
+	user, body, ok := cutNul(body)
+	if ok && len(body) > 0 {
+		n := int(body[0])
+		if 1+n <= len(body) {
+			body = body[1+n:]
+		} else {
+			ok = false
+		}
+	}
+	db := ""
+	if ok && len(body) > 0 {
+		db, _, _ = cutNul(body)
+	}
+	if !ok {
+		return nil, c.writeErr(1, 1047, "08S01", "Malformed COM_CHANGE_USER packet")
+	}
+
+	// Ask for mysql_native_password with a fresh scramble.
+	scramble := make([]byte, 20)
+	if _, err := rand.Read(scramble); err != nil {
+		return nil, err
+	}
+	for i, b := range scramble {
+		scramble[i] = b&0x7f | 1 // printable-ish, never NUL, as MySQL's
+		if scramble[i] == '$' {
+			scramble[i] = '%'
+		}
+	}
+	sw := append([]byte{0xfe}, "mysql_native_password"...)
+	sw = append(sw, 0)
+	sw = append(sw, scramble...)
+	sw = append(sw, 0)
+	if err := c.writeRaw(1, sw); err != nil {
+		return nil, err
+	}
+	resp, seq, err := c.readRaw()
+	if err != nil {
+		return nil, err
+	}
+	next := seq + 1
+	if user != p.user || !nativePasswordOK(p.password, scramble, resp) {
+		using := "NO"
+		if len(resp) > 0 {
+			using = "YES"
+		}
+		return nil, c.writeErr(next, 1045, "28000", fmt.Sprintf("Access denied for user '%s'@'%s' (using password: %s)", user, c.remoteHost(), using))
+	}
+	if db != "" && !p.hasDB(db) {
+		return nil, c.writeErr(next, 1049, "42000", fmt.Sprintf("Unknown database '%s'", db))
+	}
+	c.reg.mu.Lock()
+	c.proto.changed = &changeUser{user: user, db: db}
+	c.reg.mu.Unlock()
+	c.wmu.Lock()
+	c.proto.okSeq = next
+	c.wmu.Unlock()
+	return []byte{1, 0, 0, 0, comResetConnection}, nil
+}
+
+func (c *rewriteConn) remoteHost() string {
+	host, _, err := net.SplitHostPort(c.RemoteAddr().String())
+	if err != nil {
+		return c.RemoteAddr().String()
+	}
+	return host
+}
+
+// nativePasswordOK checks a mysql_native_password answer: SHA1(password)
+// XOR SHA1(scramble + SHA1(SHA1(password))); an empty password answers
+// nothing.
+func nativePasswordOK(password string, scramble, resp []byte) bool {
+	if password == "" {
+		return len(resp) == 0
+	}
+	if len(resp) != sha1.Size {
+		return false
+	}
+	h1 := sha1.Sum([]byte(password))
+	h2 := sha1.Sum(h1[:])
+	h := sha1.New()
+	h.Write(scramble)
+	h.Write(h2[:])
+	h3 := h.Sum(nil)
+	want := make([]byte, sha1.Size)
+	for i := range want {
+		want[i] = h1[i] ^ h3[i]
+	}
+	return subtle.ConstantTimeCompare(want, resp) == 1
+}
+
+func cutNul(b []byte) (string, []byte, bool) {
+	i := bytes.IndexByte(b, 0)
+	if i < 0 {
+		return "", nil, false
+	}
+	return string(b[:i]), b[i+1:], true
+}
+
+// writeRaw writes one packet of payload with sequence number seq.
+func (c *rewriteConn) writeRaw(seq byte, payload []byte) error {
+	n := len(payload)
+	out := make([]byte, 0, 4+n)
+	out = append(out, byte(n), byte(n>>8), byte(n>>16), seq)
+	out = append(out, payload...)
+	_, err := c.Conn.Write(out)
+	return err
+}
+
+// writeErr writes an error packet.
+func (c *rewriteConn) writeErr(seq byte, code uint16, state, msg string) error {
+	b := []byte{0xff, byte(code), byte(code >> 8), '#'}
+	b = append(b, state...)
+	b = append(b, msg...)
+	return c.writeRaw(seq, b)
+}
+
+// readRaw reads one packet's payload (the auth exchange).
+func (c *rewriteConn) readRaw() ([]byte, byte, error) {
+	var hdr [4]byte
+	if _, err := io.ReadFull(c.r, hdr[:]); err != nil {
+		return nil, 0, err
+	}
+	n := int(hdr[0]) | int(hdr[1])<<8 | int(hdr[2])<<16
+	b := make([]byte, n)
+	if _, err := io.ReadFull(c.r, b); err != nil {
+		return nil, 0, err
+	}
+	return b, hdr[3], nil
+}
+
+// protocolWrite renumbers the OK vitess writes for the COM_RESET_CONNECTION
+// that stands for a COM_CHANGE_USER (its sequence number follows the auth
+// exchange) and sets SERVER_STATUS_AUTOCOMMIT in it; vitess may write the
+// header and the body separately.
+func (c *rewriteConn) protocolWrite(p []byte) []byte {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	switch {
+	case c.proto.okBody:
+		c.proto.okBody = false
+		if len(p) >= 5 && p[0] == 0x00 && p[1] < 0xfb && p[2] < 0xfb {
+			q := append([]byte(nil), p...)
+			q[3] |= 0x02
+			return q
+		}
+	case c.proto.okSeq != 0 && len(p) >= 4:
+		q := append([]byte(nil), p...)
+		q[3] = c.proto.okSeq
+		c.proto.okSeq = 0
+		if len(q) == 4 {
+			c.proto.okBody = true
+		} else if len(q) >= 9 && q[4] == 0x00 && q[5] < 0xfb && q[6] < 0xfb {
+			q[7] |= 0x02
+		}
+		return q
+	}
+	return p
+}
+
+// answeredHere ends next for a command protocolCommand answered: the
+// error, or the next packet.
+func (c *rewriteConn) answeredHere(err error) error {
+	if err != nil {
+		return err
+	}
+	return c.next()
+}
