@@ -35,7 +35,11 @@ import (
 //   - a NULL for NOT NULL: 1138 (22004) Invalid use of NULL value (MySQL 8's
 //     in-place ALTER; MariaDB 10.11 answers 1265 ... at row N instead).
 //
-// N counts rows in primary key order from 1, as MySQL's table copy does.
+// N counts rows from 1 in the store's key order, as MySQL's table copy
+// counts in clustered-index order (the same order unless the table declares
+// a partition key other than its leading primary-key column). Cost: two
+// scans reading only the column, plus the wait of step 3: 20,000 rows on
+// --store memory: took 0.35 s, 0.25 s of it the wait.
 //
 // The protocol, and what it guarantees against concurrent writers:
 //
