@@ -412,11 +412,15 @@ func (g *gateway) commitTable(ctx context.Context, tt *txTable, log *commitLog) 
 	byPart := map[string][]rowOps{}
 	var parts []string
 	var big []bigRow
+	// A key undone by a failed statement (editor.DiscardChanges) stays in
+	// order and is appended again when written later: each key once.
+	done := make(map[entKey]bool, len(tt.writes))
 	for _, k := range tt.order {
 		w := tt.writes[k]
-		if w == nil {
-			continue // undone by a failed statement
+		if w == nil || done[k] {
+			continue // undone by a failed statement, or seen already
 		}
+		done[k] = true
 		ro, err := rowOperations(tt.meta, k, w)
 		if err != nil {
 			return err
