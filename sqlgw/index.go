@@ -174,6 +174,7 @@ func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) 
 	}
 	conv := newExprConverter(ctx, t.columnNames())
 	self := t.selfName(ctx, exprs)
+	t.resolveHints(ctx, self) // index hints (hints.go)
 	where := make([]planner.Expr, len(exprs))
 	var selfOnly []sql.Expression
 	for i, e := range exprs {

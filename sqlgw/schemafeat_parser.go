@@ -30,7 +30,13 @@ func (g *gateway) schemaParser() sql.Parser {
 }
 
 func (p genValuesParser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statement, string, string, error) {
-	st, q, rest, err := p.Parser.Parse(ctx, query, multi)
+	query, err := p.gw.prepareHints(ctx, query) // index hints (hints.go)
+	if err != nil {
+		return nil, "", "", err
+	}
+	var st ast.Statement
+	var q, rest string
+	st, q, rest, err = p.Parser.Parse(ctx, query, multi)
 	fixViewQualifier(st) // viewfix.go
 	if err == nil {
 		p.gw.ignoreGeneratedValues(ctx, st)
@@ -39,7 +45,13 @@ func (p genValuesParser) Parse(ctx *sql.Context, query string, multi bool) (ast.
 }
 
 func (p genValuesParser) ParseWithOptions(ctx context.Context, query string, delim rune, multi bool, o ast.ParserOptions) (ast.Statement, string, string, error) {
-	st, q, rest, err := p.Parser.ParseWithOptions(ctx, query, delim, multi, o)
+	query, err := p.gw.prepareHintsSignal(ctx, query) // index hints (hints.go)
+	if err != nil {
+		return nil, "", "", err
+	}
+	var st ast.Statement
+	var q, rest string
+	st, q, rest, err = p.Parser.ParseWithOptions(ctx, query, delim, multi, o)
 	fixViewQualifier(st) // viewfix.go
 	if sctx, ok := ctx.(*sql.Context); ok && err == nil {
 		p.gw.ignoreGeneratedValues(sctx, st)
@@ -48,7 +60,13 @@ func (p genValuesParser) ParseWithOptions(ctx context.Context, query string, del
 }
 
 func (p genValuesParser) ParseOneWithOptions(ctx context.Context, query string, o ast.ParserOptions) (ast.Statement, int, error) {
-	st, n, err := p.Parser.ParseOneWithOptions(ctx, query, o)
+	query, err := p.gw.prepareHints(ctx, query) // index hints (hints.go)
+	if err != nil {
+		return nil, 0, err
+	}
+	var st ast.Statement
+	var n int
+	st, n, err = p.Parser.ParseOneWithOptions(ctx, query, o)
 	fixViewQualifier(st) // viewfix.go
 	if sctx, ok := ctx.(*sql.Context); ok && err == nil {
 		p.gw.ignoreGeneratedValues(sctx, st)

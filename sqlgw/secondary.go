@@ -82,21 +82,33 @@ func readyIndexes(t *catalog.Table) []*catalog.Index {
 var _ planner.IndexedTable = (*plannerTable)(nil)
 
 // Indexes implements planner.IndexedTable.
-func (p *plannerTable) Indexes() []planner.Index {
-	var out []planner.Index
-	for _, ix := range readyIndexes(p.t) {
+func (p *plannerTable) Indexes() []planner.Index { return plannerIndexes(p.t, readyIndexes(p.t)) }
+
+// EncodeIndexKey implements planner.IndexedTable.
+func (p *plannerTable) EncodeIndexKey(n, first int, vals []planner.Datum) (string, error) {
+	return encodeIndexKey(p.t, readyIndexes(p.t), n, first, vals)
+}
+
+// plannerIndexes describes ixs to the planner, position for position (an
+// index that cannot be described gets no columns, so the planner skips it
+// and the positions still agree with encodeIndexKey's).
+func plannerIndexes(t *catalog.Table, ixs []*catalog.Index) []planner.Index {
+	out := make([]planner.Index, 0, len(ixs))
+	for _, ix := range ixs {
 		pi := planner.Index{Name: ix.Name, Table: ix.Physical, Local: !ix.Global, Unique: ix.Unique,
 			BaseKeys: []string{catalog.PropBasePK, catalog.PropBaseRK, ixmaint.PropPending, ixmaint.PropPrevPK, ixmaint.PropPrevRK}}
 		if !ix.Global {
-			pi.Table = p.t.Physical
-			_, pre, err := p.t.IndexPrefix(ix, nil)
+			pi.Table = t.Physical
+			_, pre, err := t.IndexPrefix(ix, nil)
 			if err != nil {
+				out = append(out, planner.Index{Name: ix.Name})
 				continue
 			}
 			pi.LocalPrefix = pre
 		}
-		cols, err := p.t.IndexColumns(ix)
+		cols, err := t.IndexColumns(ix)
 		if err != nil {
+			out = append(out, planner.Index{Name: ix.Name})
 			continue
 		}
 		for _, kc := range cols {
@@ -104,13 +116,13 @@ func (p *plannerTable) Indexes() []planner.Index {
 			pi.Carried = append(pi.Carried, kc.Index)
 		}
 		for _, c := range ix.Covering {
-			if i := p.t.ColumnIndex(c); i >= 0 {
+			if i := t.ColumnIndex(c); i >= 0 {
 				pi.Carried = append(pi.Carried, i)
 			}
 		}
 		// Primary-key columns decode exactly from the base keys.
-		for _, kp := range p.t.PrimaryKey {
-			if i := p.t.ColumnIndex(kp.Column); i >= 0 && ixmaint.KeyExact(p.t, i) {
+		for _, kp := range t.PrimaryKey {
+			if i := t.ColumnIndex(kp.Column); i >= 0 && ixmaint.KeyExact(t, i) {
 				pi.Carried = append(pi.Carried, i)
 			}
 		}
@@ -119,13 +131,12 @@ func (p *plannerTable) Indexes() []planner.Index {
 	return out
 }
 
-// EncodeIndexKey implements planner.IndexedTable.
-func (p *plannerTable) EncodeIndexKey(n, first int, vals []planner.Datum) (string, error) {
-	ixs := readyIndexes(p.t)
+// encodeIndexKey encodes values of index ixs[n] (planner.IndexedTable).
+func encodeIndexKey(t *catalog.Table, ixs []*catalog.Index, n, first int, vals []planner.Datum) (string, error) {
 	if n < 0 || n >= len(ixs) {
 		return "", fmt.Errorf("sqlgw: index %d out of range", n)
 	}
-	cols, err := p.t.IndexColumns(ixs[n])
+	cols, err := t.IndexColumns(ixs[n])
 	if err != nil {
 		return "", err
 	}

@@ -33,6 +33,7 @@ type Table struct {
 	dyn *dynCache
 	// scanCache caches a full scan for re-executions in one statement.
 	scanCache *lookupCache
+	hints     *hintSet // index hints (hints.go); nil: not resolved yet
 }
 
 var (
@@ -421,7 +422,7 @@ func lower(s string) string { return strings.ToLower(s) }
 func (t *Table) plan(q *planner.Query) (*planner.Plan, error) {
 	n, _ := t.gw.rowCount(t.meta().Physical)
 	q.Stats = &planner.Stats{Rows: float64(n)}
-	return planner.Build(t.info.pt, q)
+	return t.buildPlan(q) // index hints (hints.go)
 }
 
 var _ sql.CommentAlterableTable = (*Table)(nil)
@@ -476,5 +477,6 @@ func (t *Table) planIn(ctx *sql.Context, q *planner.Query) (*planner.Plan, error
 			q.NoIndex = true
 		}
 	}
+	t.hintsIn(ctx)
 	return t.plan(q)
 }
