@@ -31,6 +31,7 @@ import (
 //     (Perl DBI's column_info sends DESCRIBE `db`.`tbl` '%'): the second
 //     operand is a quoted string or an identifier, both taken as a LIKE
 //     pattern, as MySQL does.
+//   - SELECT ... FROM db.view with no current database (admin2_views.go).
 //   - COM_CHANGE_USER (protocol.go) ends in a COM_RESET_CONNECTION handed
 //     to vitess; ComResetConnection here gives the new session the new user
 //     and database.
@@ -57,12 +58,23 @@ func (a *admin2Handler) ComQuery(ctx context.Context, c *mysql.Conn, query strin
 	if ok, _ := a.flush(c, query); ok {
 		return callback(&sqltypes.Result{}, false)
 	}
+	if db, ok := a.viewDatabase(ctx, c, query); ok { // admin2_views.go
+		var err error
+		a.withViewDatabase(c, db, func() { err = a.Handler.ComQuery(ctx, c, query, callback) })
+		return err
+	}
 	return a.Handler.ComQuery(ctx, c, rewriteDescribe(query), callback)
 }
 
 func (a *admin2Handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
 	if ok, rest := a.flush(c, query); ok {
 		return rest, callback(&sqltypes.Result{}, rest != "")
+	}
+	if db, ok := a.viewDatabase(ctx, c, query); ok { // admin2_views.go
+		var rest string
+		var err error
+		a.withViewDatabase(c, db, func() { rest, err = a.Handler.ComMultiQuery(ctx, c, query, callback) })
+		return rest, err
 	}
 	return a.Handler.ComMultiQuery(ctx, c, rewriteDescribe(query), callback)
 }

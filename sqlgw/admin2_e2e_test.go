@@ -313,3 +313,34 @@ func TestAdmin2ChangeUser(t *testing.T) {
 		t.Fatalf("after change user without database: %q", got)
 	}
 }
+
+// TestAdmin2ViewWithoutDatabase: a view named with its database works
+// without a current database (go-mysql-server said "no database
+// selected"); an unqualified table still needs one, DATABASE() stays NULL.
+func TestAdmin2ViewWithoutDatabase(t *testing.T) {
+	store, _ := memoryBackend.open(t)
+	ts := startServer(t, store)
+	c := ts.conn()
+	mustExec(t, c, "CREATE DATABASE c1")
+	mustExec(t, c, "CREATE DATABASE c2")
+	mustExec(t, c, "CREATE TABLE c1.t (k INT PRIMARY KEY, v INT)")
+	mustExec(t, c, "CREATE TABLE c2.u (k INT PRIMARY KEY)")
+	mustExec(t, c, "INSERT INTO c1.t VALUES (1, 10), (2, 20)")
+	mustExec(t, c, "INSERT INTO c2.u VALUES (2)")
+	mustExec(t, c, "CREATE VIEW c1.v AS SELECT k, v FROM c1.t")
+	expectRows(t, c, "SELECT * FROM c1.v ORDER BY k", "1\t10", "2\t20")
+	c2 := ts.conn()
+	mustExec(t, c2, "USE c1")
+	mustExec(t, c2, "CREATE VIEW w AS SELECT k FROM t WHERE v > 10")
+	expectRows(t, c, "SELECT * FROM c1.w", "2")
+	expectRows(t, c, "select x.k from `c2`.`u` join c1.v x on x.k = u.k", "2")
+	expectRows(t, c, "SELECT k FROM c1.v WHERE k = 1 UNION SELECT k FROM c2.u ORDER BY k", "1", "2")
+	expectRows(t, c, "SELECT DATABASE()", "NULL")
+	if _, err := c.QueryContext(context.Background(), "SELECT * FROM c1.v, u"); err == nil {
+		t.Fatal("unqualified table without a current database: no error")
+	}
+	expectRows(t, c, "SELECT DATABASE()", "NULL")
+	// With a current database nothing changes.
+	mustExec(t, c, "USE c2")
+	expectRows(t, c, "SELECT v.k, DATABASE() FROM c1.v v JOIN u ON u.k = v.k", "2\tc2")
+}
