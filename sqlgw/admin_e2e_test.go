@@ -206,7 +206,7 @@ func TestAdminCheckRepair(t *testing.T) {
 
 			// A pending mark (a write in flight) is a note, not corruption;
 			// REPAIR TABLE leaves a mark younger than the lease to its writer.
-			ix, table, es = indexEntities(t, store, tbl, "ub")
+			_, table, es = indexEntities(t, store, tbl, "ub")
 			e := es[0]
 			e.Properties[ixmaint.PropPending] = storage.Int64(time.Now().UnixMicro())
 			if _, err := store.Update(ctx, table, e, storage.Replace, e.ETag); err != nil {

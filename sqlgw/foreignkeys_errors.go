@@ -50,7 +50,7 @@ var (
 	reFKNoIndex     = regexp.MustCompile("^missing index for foreign key `(.*)` on the referenced table `(.*)`$")
 	reFKTypes       = regexp.MustCompile("^column type mismatch on `(.*)` and `(.*)`$")
 	reFKSetNull     = regexp.MustCompile("^cannot use SET NULL as column `(.*)` is non-nullable$")
-	reFKDepth       = regexp.MustCompile("^Foreign key cascade delete/update exceeds max depth of 15\\.$")
+	reFKDepth       = regexp.MustCompile(`^Foreign key cascade delete/update exceeds max depth of 15\.$`)
 	reFKTextBlob    = regexp.MustCompile("^TEXT/BLOB are not valid types for foreign keys$")
 	reFKDropColumn  = regexp.MustCompile("^cannot drop column `(.*)` as it is used in foreign key `(.*)`$")
 	reFKTypeNull    = regexp.MustCompile("^column `(.*)` must allow NULL values as foreign key `(.*)` has SET NULL$")

@@ -72,7 +72,7 @@ func copyCmd(args []string, stdout, stderr io.Writer) error {
 		return errors.New("copy needs --from and --to")
 	}
 	if strings.HasPrefix(*from, "memory:") || strings.HasPrefix(*to, "memory:") {
-		return errors.New("copy: memory: stores live only inside one process; copy between pebble:DIR and azure:...")
+		return errors.New("copy: memory: stores live only inside one process; copy between pebble:DIR and azure:CONNECTION_STRING")
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
