@@ -25,7 +25,7 @@ pkgs=(mariadb-client python3-pymysql python3-mysqldb python3-sqlalchemy python3-
 	libhibernate3-java libjavassist-java libslf4j-java unixodbc tmux sqlline python3-pony python3-sqlmodel
 	libspring-jdbc-java libhikaricp-java php-cli php-mysql libdbd-mariadb-perl libdbd-mysql-perl ruby-mysql2
 	ruby-activerecord ruby-sequel python3-alembic libmysqlcppconn-dev g++ libeclipselink-java
-	php-doctrine-dbal)
+	php-doctrine-dbal php-illuminate-database)
 [ "$server" = mariadb ] && pkgs+=(mariadb-server)
 command -v javac >/dev/null || pkgs+=(default-jdk-headless)
 command -v npm >/dev/null || pkgs+=(nodejs npm)

@@ -18,7 +18,7 @@
 #           sqlalchemy sqlmodel django peewee pony odbc mysql2 sequelize mysqljs mariadb knex
 #           typeorm jdbc hibernate spring gorm pdo mysqli dbdmariadb dbdmysql mysql2rb
 #           activerecord sqlx drizzle alembic cppconn eclipselink objection sequel
-#           doctrine (default: all).
+#           doctrine eloquent (default: all).
 # Each client prints ok/FAIL/XFAIL lines; XFAIL is only allowed on sqlgw, for a
 # secondary index the server says it does not support yet. Prints one line per client
 # and, last, "N passed, N failed, N skipped" over all checks; exits 1 if any failed.
@@ -33,7 +33,7 @@ install=1
 report=
 known=
 work=${TMPDIR:-/tmp}/sqlgw-compat
-all=(cli dump discovery admin mycli isql sqlline pymysql edgecases aiomysql sqlalchemy sqlmodel django peewee pony odbc mysql2 sequelize mysqljs mariadb knex typeorm jdbc hibernate spring gorm pdo mysqli dbdmariadb dbdmysql mysql2rb activerecord sqlx drizzle alembic cppconn eclipselink objection sequel doctrine)
+all=(cli dump discovery admin mycli isql sqlline pymysql edgecases aiomysql sqlalchemy sqlmodel django peewee pony odbc mysql2 sequelize mysqljs mariadb knex typeorm jdbc hibernate spring gorm pdo mysqli dbdmariadb dbdmysql mysql2rb activerecord sqlx drizzle alembic cppconn eclipselink objection sequel doctrine eloquent)
 clients=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -84,7 +84,7 @@ client_cmd() {
 	gorm) echo "$work/gormcompat" ;;
 	sqlx) echo "$work/sqlxcompat" ;;
 	cppconn) echo "$work/cppconncompat" ;;
-	pdo | mysqli | doctrine) echo php "$td/php/$1_client.php" ;;
+	pdo | mysqli | doctrine | eloquent) echo php "$td/php/$1_client.php" ;;
 	dbdmariadb) echo perl "$td/perl/dbi_client.pl" MariaDB ;;
 	dbdmysql) echo perl "$td/perl/dbi_client.pl" mysql ;;
 	mysql2rb) echo ruby "$td/ruby/mysql2_client.rb" ;;
