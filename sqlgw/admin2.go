@@ -55,7 +55,10 @@ func newAdmin2Handler(inner mysql.Handler, gw *gateway, conns *connRegistry, use
 }
 
 func (a *admin2Handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
-	if ok, _ := a.flush(c, query); ok {
+	if ok, _, err := a.flush(ctx, c, query); ok {
+		if err != nil {
+			return err
+		}
 		return callback(&sqltypes.Result{}, false)
 	}
 	if db, ok := a.viewDatabase(ctx, c, query); ok { // admin2_views.go
@@ -67,7 +70,10 @@ func (a *admin2Handler) ComQuery(ctx context.Context, c *mysql.Conn, query strin
 }
 
 func (a *admin2Handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
-	if ok, rest := a.flush(c, query); ok {
+	if ok, rest, err := a.flush(ctx, c, query); ok {
+		if err != nil {
+			return "", err
+		}
 		return rest, callback(&sqltypes.Result{}, rest != "")
 	}
 	if db, ok := a.viewDatabase(ctx, c, query); ok { // admin2_views.go
@@ -80,11 +86,17 @@ func (a *admin2Handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query 
 }
 
 // flush answers a FLUSH statement go-mysql-server cannot run (see above);
-// rest is the text after it for a multi-statement query.
-func (a *admin2Handler) flush(c *mysql.Conn, query string) (ok bool, rest string) {
+// rest is the text after it for a multi-statement query. As in MySQL, it
+// commits the open transaction first.
+func (a *admin2Handler) flush(ctx context.Context, c *mysql.Conn, query string) (ok bool, rest string, err error) {
 	opts, rest, ok := parseFlush(query)
 	if !ok {
-		return false, ""
+		return false, "", nil
+	}
+	if s := a.gw.session(c.ConnectionID); s != nil && s.GetTransaction() != nil {
+		if err := a.Handler.ComQuery(ctx, c, "COMMIT", func(*sqltypes.Result, bool) error { return nil }); err != nil {
+			return true, "", err
+		}
 	}
 	for _, o := range opts {
 		if o == "STATUS" {
@@ -96,7 +108,7 @@ func (a *admin2Handler) flush(c *mysql.Conn, query string) (ok bool, rest string
 			}
 		}
 	}
-	return true, rest
+	return true, rest, nil
 }
 
 // flushOptions are the FLUSH options admin2Handler answers; the value is

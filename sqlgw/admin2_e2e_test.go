@@ -43,6 +43,12 @@ func TestAdmin2Flush(t *testing.T) {
 	if s := status(); s != "Sqlgw_store_requests\t0" {
 		t.Fatalf("after FLUSH STATUS: %q", s)
 	}
+	// FLUSH commits the open transaction (MySQL's implicit commit).
+	mustExec(t, c, "BEGIN")
+	mustExec(t, c, "INSERT INTO d.t VALUES (1)")
+	mustExec(t, c, "FLUSH PRIVILEGES")
+	mustExec(t, c, "ROLLBACK")
+	expectRows(t, c, "SELECT k FROM d.t", "1")
 	// Not a FLUSH admin2 answers: still go-mysql-server's.
 	if _, err := c.ExecContext(context.Background(), "FLUSH NOTHING"); err == nil {
 		t.Fatal("FLUSH NOTHING: no error")
