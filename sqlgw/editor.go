@@ -52,13 +52,17 @@ type undo struct {
 type editor struct {
 	t    *Table
 	undo []undo
+	// skip caches skipExistenceCheck for the statement (0: not known yet,
+	// 1: skip, -1: check): it reads the whole statement text, which per
+	// row made a large multi-row INSERT quadratic.
+	skip int8
 }
 
 var _ sql.TableEditor = (*editor)(nil)
 
 func (t *Table) editor(ctx *sql.Context) *editor { return &editor{t: t} }
 
-func (e *editor) StatementBegin(ctx *sql.Context) { e.undo = e.undo[:0] }
+func (e *editor) StatementBegin(ctx *sql.Context) { e.undo, e.skip = e.undo[:0], 0 }
 
 func (e *editor) DiscardChanges(ctx *sql.Context, _ error) error {
 	for i := len(e.undo) - 1; i >= 0; i-- {
@@ -76,7 +80,7 @@ func (e *editor) DiscardChanges(ctx *sql.Context, _ error) error {
 }
 
 func (e *editor) StatementComplete(ctx *sql.Context) error {
-	e.undo = e.undo[:0]
+	e.undo, e.skip = e.undo[:0], 0
 	return nil
 }
 
@@ -170,7 +174,13 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 		e.put(tt, k, &pending{row: d, sqlRow: row})
 		return nil
 	}
-	if skipExistenceCheck(ctx, e.t.db.name, e.t.Name()) {
+	if e.skip == 0 {
+		e.skip = -1
+		if skipExistenceCheck(ctx, e.t.db.name, e.t.Name()) {
+			e.skip = 1
+		}
+	}
+	if e.skip == 1 {
 		e.put(tt, k, &pending{row: d, sqlRow: row})
 		return nil
 	}
