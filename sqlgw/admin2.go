@@ -187,8 +187,10 @@ func rewriteDescribe(query string) string {
 	}
 	// EXPLAIN's own forms (EXPLAIN SELECT, EXPLAIN FORMAT=..., ...) have a
 	// keyword here and never a second operand after a table name.
+	l.skipSpace()
+	quoted := l.pos < len(l.s) && l.s[l.pos] == '`'
 	tbl, ok := l.ident()
-	if !ok {
+	if !ok || (!quoted && explainKeywords[strings.ToUpper(tbl)]) {
 		return query
 	}
 	name := quoteIdent(tbl)
@@ -219,6 +221,13 @@ func rewriteDescribe(query string) string {
 		return query
 	}
 	return "SHOW COLUMNS FROM " + name + " LIKE " + sqlString(pattern) + query[end:]
+}
+
+// explainKeywords start EXPLAIN's statement forms (EXPLAIN SELECT 1,
+// EXPLAIN TABLE t, EXPLAIN ANALYZE ...): never an unquoted table name.
+var explainKeywords = map[string]bool{
+	"SELECT": true, "WITH": true, "TABLE": true, "VALUES": true, "INSERT": true, "UPDATE": true, "DELETE": true,
+	"REPLACE": true, "ANALYZE": true, "EXTENDED": true, "PARTITIONS": true, "FOR": true, "PLAN": true, "FORMAT": true,
 }
 
 // stringLiteral reads a '...' or "..." literal (doubled quotes and
