@@ -346,6 +346,16 @@ func TestAdmin2ViewWithoutDatabase(t *testing.T) {
 		t.Fatal("unqualified table without a current database: no error")
 	}
 	expectRows(t, c, "SELECT DATABASE()", "NULL")
+	// Writes reading a view.
+	mustExec(t, c, "CREATE TABLE c2.w2 (k INT PRIMARY KEY)")
+	mustExec(t, c, "INSERT INTO c2.w2 SELECT k FROM c1.v")
+	mustExec(t, c, "UPDATE c2.w2 SET k = k + 10 WHERE k IN (SELECT k FROM c1.v WHERE v = 10)")
+	mustExec(t, c, "DELETE FROM c2.w2 WHERE k IN (SELECT k FROM c1.v)")
+	expectRows(t, c, "SELECT k FROM c2.w2", "11")
+	if _, err := c.ExecContext(context.Background(), "INSERT INTO w2 SELECT k FROM c1.v"); err == nil {
+		t.Fatal("unqualified INSERT target without a current database: no error")
+	}
+	expectRows(t, c, "SELECT DATABASE()", "NULL")
 	// With a current database nothing changes.
 	mustExec(t, c, "USE c2")
 	expectRows(t, c, "SELECT v.k, DATABASE() FROM c1.v v JOIN u ON u.k = v.k", "2\tc2")

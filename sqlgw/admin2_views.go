@@ -19,7 +19,8 @@ import (
 // database and restores the saved one afterwards.
 //
 // viewDatabase finds the statements this affects: a SELECT (or UNION, or
-// a parenthesized SELECT) run with no current database, in which every
+// a parenthesized SELECT), INSERT|REPLACE ... SELECT, UPDATE or
+// single-table DELETE run with no current database, in which every
 // table is named with its database, at least one of them is a view, and
 // DATABASE()/SCHEMA() is not called. For those, admin2Handler makes the
 // view's database current for the statement and restores "no database"
@@ -38,15 +39,27 @@ func (a *admin2Handler) viewDatabase(ctx context.Context, c *mysql.Conn, query s
 		return "", false
 	}
 	l := &adminLexer{s: query}
-	if w := strings.ToUpper(l.word()); w != "SELECT" && w != "WITH" && !(w == "" && l.punct('(')) {
-		return "", false
+	switch w := strings.ToUpper(l.word()); w {
+	case "SELECT", "WITH", "INSERT", "REPLACE", "UPDATE", "DELETE":
+	default:
+		if w != "" || !l.punct('(') {
+			return "", false
+		}
 	}
 	st, _, err := ast.ParseOne(ctx, query)
 	if err != nil {
 		return "", false
 	}
-	switch st.(type) {
-	case *ast.Select, *ast.SetOp, *ast.ParenSelect:
+	switch st := st.(type) {
+	case *ast.Select, *ast.SetOp, *ast.ParenSelect, *ast.Update:
+	case *ast.Insert:
+		if st.Table.DbQualifier.IsEmpty() {
+			return "", false
+		}
+	case *ast.Delete:
+		if len(st.Targets) > 0 { // DELETE alias FROM ...: names that are aliases
+			return "", false
+		}
 	default:
 		return "", false
 	}
