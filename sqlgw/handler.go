@@ -55,6 +55,13 @@ func (h *handler) translate(c *mysql.Conn, query string, err error) error {
 	return translateStatementError(err, query, h.gw.currentDB(c.ConnectionID), h.gw.takeWriteError(c.ConnectionID))
 }
 
+// ComInitDB implements mysql.Handler: USE db from the protocol (the mysql
+// CLI's "use", drivers' database option) answers with MySQL's errors too
+// (1049 42000 "Unknown database 'x'").
+func (h *handler) ComInitDB(c *mysql.Conn, schemaName string) error {
+	return h.translate(c, "", h.Handler.ComInitDB(c, schemaName))
+}
+
 // begin registers one command; it fails once the server is shutting down.
 func (h *handler) begin() error {
 	h.mu.Lock()

@@ -171,6 +171,8 @@ func translateStatementError(err error, query, db string, we *writeError) error 
 		if m := reNoDatabase.FindStringSubmatch(msg); m != nil {
 			msg = fmt.Sprintf("Unknown database '%s'", m[1])
 		}
+	case num == erReadOnlyTransaction:
+		msg = "Cannot execute statement in a READ ONLY transaction."
 	case num == mysql.ERUnknownError || num == mysql.ERTableExists:
 		if m := reNoDefault.FindStringSubmatch(msg); m != nil {
 			num, state = mysql.ERNoDefaultForField, "HY000"
