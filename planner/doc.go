@@ -84,7 +84,7 @@
 // When enumerating key values fans out into several queries, the planner
 // also costs plans using fewer key columns (never dropping a bound partition
 // key, whose point queries are the store's cheap unit) and keeps the
-// cheapest by requests + entities/MaxPageSize. Whole-key equalities always
+// cheapest by requests + entities/100 (Cost.Score). Whole-key equalities always
 // become PointGet or MultiGet, as DESIGN.md fixes.
 //
 // # Order

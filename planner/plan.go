@@ -101,7 +101,7 @@ type Cost struct {
 
 // Score weighs a cost in one number for comparing plans (and join
 // strategies): one request is worth a page of entities.
-func (c Cost) Score() float64 { return c.Requests + c.Entities/storage.MaxPageSize }
+func (c Cost) Score() float64 { return c.Requests + c.Entities/entitiesPerRequest }
 
 // Plan is the planner's answer: how to read the table, and what the engine
 // must still do.
@@ -168,3 +168,12 @@ type Plan struct {
 	columns []Column
 	where   []Expr
 }
+
+// entitiesPerRequest is how many entities read cost as much as one request:
+// a round trip to the Table service costs about as much time as receiving a
+// hundred entities of a query page, and on the embedded store a point get
+// costs about as much as decoding a hundred scanned entities. (A page holds
+// up to storage.MaxPageSize = 1000 entities, so a full page costs 11
+// requests' worth, and a scan is chosen over parallel gets only when it
+// reads few entities.)
+const entitiesPerRequest = 100
