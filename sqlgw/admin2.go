@@ -8,6 +8,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 )
 
 // Administrative statements and commands real clients send
@@ -83,6 +84,22 @@ func (a *admin2Handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query 
 		return rest, err
 	}
 	return a.Handler.ComMultiQuery(ctx, c, rewriteDescribe(query), callback)
+}
+
+func (a *admin2Handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) (fields []*querypb.Field, err error) {
+	if db, ok := a.viewDatabase(ctx, c, query); ok { // admin2_views.go
+		a.withViewDatabase(c, db, func() { fields, err = a.Handler.ComPrepare(ctx, c, query, prepare) })
+		return fields, err
+	}
+	return a.Handler.ComPrepare(ctx, c, query, prepare)
+}
+
+func (a *admin2Handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) (err error) {
+	if db, ok := a.viewDatabase(ctx, c, prepare.PrepareStmt); ok { // admin2_views.go
+		a.withViewDatabase(c, db, func() { err = a.Handler.ComStmtExecute(ctx, c, prepare, callback) })
+		return err
+	}
+	return a.Handler.ComStmtExecute(ctx, c, prepare, callback)
 }
 
 // flush answers a FLUSH statement go-mysql-server cannot run (see above);

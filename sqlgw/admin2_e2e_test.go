@@ -356,6 +356,16 @@ func TestAdmin2ViewWithoutDatabase(t *testing.T) {
 		t.Fatal("unqualified INSERT target without a current database: no error")
 	}
 	expectRows(t, c, "SELECT DATABASE()", "NULL")
+	// Prepared (binary protocol).
+	st, err := c.PrepareContext(context.Background(), "SELECT v FROM c1.v WHERE k = ?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var v int
+	if err := st.QueryRowContext(context.Background(), 2).Scan(&v); err != nil || v != 20 {
+		t.Fatalf("prepared SELECT from a view: %v %d", err, v)
+	}
 	// With a current database nothing changes.
 	mustExec(t, c, "USE c2")
 	expectRows(t, c, "SELECT v.k, DATABASE() FROM c1.v v JOIN u ON u.k = v.k", "2\tc2")

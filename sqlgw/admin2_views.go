@@ -29,6 +29,8 @@ import (
 // one MySQL gives. Anything else runs unchanged (and an unqualified table
 // still gets "no database selected").
 //
+// The same holds for the binary protocol (COM_STMT_PREPARE and each
+// COM_STMT_EXECUTE, which binds again); SQL PREPARE/EXECUTE is not covered.
 // The parse is done only when the session has no current database.
 
 // viewDatabase returns the database to make current for the first
