@@ -24,8 +24,8 @@ import (
 //     sqlgw's one account comes from its --user/--password flags, it keeps
 //     no logs of its own and no host cache. FLUSH STATUS resets the
 //     session's sqlgw counters (Sqlgw_store_requests, Sqlgw_entities_read)
-//     to zero, as MySQL resets session status; go-mysql-server's own
-//     session status variables (Questions, Com_*) are not reset. A list
+//     and go-mysql-server's session counters (Questions, Com_*) to zero,
+//     as MySQL resets session status (global values are kept). A list
 //     with TABLES or anything else goes to go-mysql-server unchanged.
 //   - DESCRIBE|DESC|EXPLAIN tbl col_or_pattern, which go-mysql-server's
 //     parser refuses, is rewritten to SHOW COLUMNS FROM tbl LIKE 'pattern'
@@ -122,6 +122,12 @@ func (a *admin2Handler) flush(ctx context.Context, c *mysql.Conn, query string) 
 				s.counters.EntitiesRead.Store(0)
 				s.counters.EntitiesWritten.Store(0)
 				s.counters.Errors.Store(0)
+				// go-mysql-server's counters (Questions, Com_*, ...).
+				for _, v := range s.BaseSession.GetAllStatusVariables(nil) {
+					if m, ok := v.(*sql.MutableStatusVarValue); ok {
+						_ = m.Set(uint64(0)) // a uint64 is what Set takes
+					}
+				}
 			}
 		}
 	}

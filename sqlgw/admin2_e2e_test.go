@@ -39,9 +39,23 @@ func TestAdmin2Flush(t *testing.T) {
 	if s := status(); s == "Sqlgw_store_requests\t0" {
 		t.Fatalf("no store request counted before FLUSH STATUS: %q", s)
 	}
+	questions := func() int {
+		var name string
+		var n int
+		if err := c.QueryRowContext(context.Background(), "SHOW SESSION STATUS LIKE 'Questions'").Scan(&name, &n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := questions(); n < 5 {
+		t.Fatalf("Questions before FLUSH STATUS: %d", n)
+	}
 	mustExec(t, c, "FLUSH STATUS")
 	if s := status(); s != "Sqlgw_store_requests\t0" {
 		t.Fatalf("after FLUSH STATUS: %q", s)
+	}
+	if n := questions(); n > 2 {
+		t.Fatalf("Questions after FLUSH STATUS: %d", n)
 	}
 	// FLUSH commits the open transaction (MySQL's implicit commit).
 	mustExec(t, c, "BEGIN")
