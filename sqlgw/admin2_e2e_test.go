@@ -110,9 +110,10 @@ func TestAdmin2Describe(t *testing.T) {
 // rawConn is a minimal MySQL protocol client for the commands
 // database/sql cannot send (COM_STATISTICS, COM_CHANGE_USER).
 type rawConn struct {
-	t   *testing.T
-	c   net.Conn
-	seq byte
+	t        *testing.T
+	c        net.Conn
+	seq      byte
+	scramble []byte // the greeting's
 }
 
 func (r *rawConn) read() []byte {
@@ -170,6 +171,7 @@ func dialRaw(t *testing.T, addr, user, password string) *rawConn {
 	scramble := append([]byte(nil), g[p:p+8]...)
 	p += 8 + 1 + 2 + 1 + 2 + 2 + 1 + 10
 	scramble = append(scramble, g[p:p+12]...)
+	r.scramble = scramble
 	const caps = 0x200 | 0x8000 | 0x80000 // PROTOCOL_41, SECURE_CONNECTION, PLUGIN_AUTH
 	hs := binary.LittleEndian.AppendUint32(nil, caps)
 	hs = binary.LittleEndian.AppendUint32(hs, 1<<24)
@@ -224,26 +226,31 @@ func (r *rawConn) query(q string) ([]string, string) {
 	}
 }
 
-// changeUser sends COM_CHANGE_USER and answers an auth switch; it returns
-// the final packet.
-func (r *rawConn) changeUser(user, password, db string) []byte {
+// changeUser sends COM_CHANGE_USER as a client of plugin does (with
+// mysql_native_password, the auth data over the greeting's scramble) and
+// answers an auth switch; it returns the final packet and whether the
+// server asked for a switch.
+func (r *rawConn) changeUser(user, password, db, plugin string) ([]byte, bool) {
 	r.t.Helper()
+	auth := nativeScramble(password, r.scramble)
+	if plugin != "mysql_native_password" {
+		auth = []byte(strings.Repeat("x", 32)) // another plugin's answer
+	}
 	b := append([]byte{0x11}, user...)
-	b = append(b, 0, 0) // no auth data: the server asks for it
-	b = append(append(b, db...), 0)
-	b = append(b, 33, 0)
-	b = append(append(b, "mysql_native_password"...), 0)
+	b = append(append(append(b, 0, byte(len(auth))), auth...), db...)
+	b = append(b, 0, 33, 0)
+	b = append(append(b, plugin...), 0)
 	r.command(b...)
 	resp := r.read()
 	if resp[0] != 0xfe {
-		return resp
+		return resp, false
 	}
 	plugin, scramble, _ := strings.Cut(string(resp[1:]), "\x00")
-	if plugin != "mysql_native_password" {
-		r.t.Fatalf("auth switch to %q", plugin)
+	if plugin != "mysql_native_password" || strings.TrimSuffix(scramble, "\x00") != string(r.scramble) {
+		r.t.Fatalf("auth switch to %q, scramble %q (greeting's %q)", plugin, scramble, r.scramble)
 	}
-	r.write(nativeScramble(password, []byte(strings.TrimSuffix(scramble, "\x00"))))
-	return r.read()
+	r.write(nativeScramble(password, r.scramble))
+	return r.read(), true
 }
 
 func startServerPassword(t *testing.T, password string) string {
@@ -294,8 +301,8 @@ func TestAdmin2ChangeUser(t *testing.T) {
 		}
 	}
 	id, _ := r.query("SELECT CONNECTION_ID()")
-	if b := r.changeUser("root", "pw", "cu"); b[0] != 0 || b[3]&0x02 == 0 {
-		t.Fatalf("change user: %q", b)
+	if b, sw := r.changeUser("root", "pw", "cu", "mysql_native_password"); b[0] != 0 || b[3]&0x02 == 0 || sw {
+		t.Fatalf("change user: %q (auth switch %v)", b, sw)
 	}
 	q := "SELECT @v, DATABASE(), CURRENT_USER(), CONNECTION_ID(), @@autocommit, (SELECT COUNT(*) FROM cu.t)"
 	got, e := r.query(q)
@@ -313,21 +320,22 @@ func TestAdmin2ChangeUser(t *testing.T) {
 		}
 	}
 	mustQuery("SET @w = 1")
-	if b := r.changeUser("root", "wrong", "cu"); b[0] != 0xff || binary.LittleEndian.Uint16(b[1:]) != 1045 {
+	if b, _ := r.changeUser("root", "wrong", "cu", "mysql_native_password"); b[0] != 0xff || binary.LittleEndian.Uint16(b[1:]) != 1045 {
 		t.Fatalf("wrong password: %q", b)
 	}
-	if b := r.changeUser("nobody", "pw", ""); b[0] != 0xff || binary.LittleEndian.Uint16(b[1:]) != 1045 {
+	if b, _ := r.changeUser("nobody", "pw", "", "mysql_native_password"); b[0] != 0xff || binary.LittleEndian.Uint16(b[1:]) != 1045 {
 		t.Fatalf("unknown user: %q", b)
 	}
-	if b := r.changeUser("root", "pw", "nosuch"); b[0] != 0xff || binary.LittleEndian.Uint16(b[1:]) != 1049 {
+	if b, _ := r.changeUser("root", "pw", "nosuch", "caching_sha2_password"); b[0] != 0xff || binary.LittleEndian.Uint16(b[1:]) != 1049 {
 		t.Fatalf("unknown database: %q", b)
 	}
 	if got, e := r.query("SELECT @w, DATABASE()"); e != "" || len(got) != 1 || got[0] != "1\tcu" {
 		t.Fatalf("after failed change user: %q %q", got, e)
 	}
-	// No database.
-	if b := r.changeUser("root", "pw", ""); b[0] != 0 {
-		t.Fatalf("change user: %q", b)
+	// No database; a client of another plugin (MySQL 8's default) is
+	// switched to mysql_native_password.
+	if b, sw := r.changeUser("root", "pw", "", "caching_sha2_password"); b[0] != 0 || !sw {
+		t.Fatalf("change user: %q (auth switch %v)", b, sw)
 	}
 	if got, _ := r.query("SELECT DATABASE(), @w"); len(got) != 1 || got[0] != "NULL\tNULL" {
 		t.Fatalf("after change user without database: %q", got)

@@ -33,10 +33,10 @@ import (
 //     MySQL 5.7 but still sent, answers OK as the FLUSH statements do
 //     (admin2.go): there is nothing to reload.
 //   - COM_CHANGE_USER (mysqli::change_user and PHP persistent connections,
-//     mysql2 changeUser, Connector/J changeUser) re-authenticates: the
-//     server asks for mysql_native_password with a new scramble (an auth
-//     switch request, as MySQL does when it wants another plugin or
-//     scramble), checks the answer against sqlgw's account (--user,
+//     mysql2 changeUser, Connector/J changeUser) re-authenticates as MySQL
+//     does (mysql_native_password over the connection's scramble, an auth
+//     switch request for a client that used another plugin; see
+//     changeUser), checks the answer against sqlgw's account (--user,
 //     --password) and the database, then hands vitess a COM_RESET_CONNECTION
 //     in place of the command: go-mysql-server ends the session (the open
 //     transaction is rolled back, user variables, session variables and
@@ -73,6 +73,9 @@ type protoState struct {
 	changed *changeUser // taken by ComResetConnection
 	okSeq   byte        // >0: the next packet written is the change user's OK, renumbered to okSeq
 	okBody  bool        // the OK's header was written alone: fix the flags of the body
+
+	greeted  bool   // the server greeting has been written
+	scramble []byte // its auth data (20 bytes), nil if not seen
 }
 
 // takeChangeUser returns and forgets the pending change of the connection
@@ -139,49 +142,65 @@ func (p *protoServer) statistics() string {
 
 // changeUser runs COM_CHANGE_USER's authentication; body is the packet's
 // payload after the command byte: user NUL, auth data (1-byte length, as
-// every client since 4.1 sends it), database NUL, then the character set,
-// plugin name and connection attributes, which are not needed here.
+// every client since 4.1 sends it), database NUL, then the character set
+// and the client's plugin name (connection attributes are not needed).
+//
+// As in MySQL, auth data made by mysql_native_password is checked against
+// the connection's scramble (from the server greeting, see protocolWrite);
+// a client that used another plugin (caching_sha2_password, MySQL 8's
+// default) gets an auth switch request to mysql_native_password with that
+// same scramble. libmariadb answers a switch during change user with the
+// old scramble whatever the request carries, so a fresh one would not do.
 func (c *rewriteConn) changeUser(p *protoServer, body []byte) ([]byte, error) {
 	user, body, ok := cutNul(body)
+	var auth []byte
 	if ok && len(body) > 0 {
 		n := int(body[0])
 		if 1+n <= len(body) {
-			body = body[1+n:]
+			auth, body = body[1:1+n], body[1+n:]
 		} else {
 			ok = false
 		}
 	}
-	db := ""
+	db, plugin := "", ""
 	if ok && len(body) > 0 {
-		db, _, _ = cutNul(body)
+		db, body, _ = cutNul(body)
+		if len(body) >= 2 {
+			plugin, _, _ = cutNul(body[2:])
+		}
 	}
 	if !ok {
 		return nil, c.writeErr(1, 1047, "08S01", "Malformed COM_CHANGE_USER packet")
 	}
 
-	// Ask for mysql_native_password with a fresh scramble.
-	scramble := make([]byte, 20)
-	if _, err := rand.Read(scramble); err != nil {
-		return nil, err
-	}
-	for i, b := range scramble {
-		scramble[i] = b&0x7f | 1 // printable-ish, never NUL, as MySQL's
-		if scramble[i] == '$' {
-			scramble[i] = '%'
+	c.wmu.Lock()
+	scramble := c.proto.scramble
+	c.wmu.Unlock()
+	resp, next := auth, byte(1)
+	if scramble == nil || (plugin != "" && plugin != "mysql_native_password") {
+		if scramble == nil { // no greeting seen (cannot happen over plain TCP): a fresh one
+			scramble = make([]byte, 20)
+			if _, err := rand.Read(scramble); err != nil {
+				return nil, err
+			}
+			for i, b := range scramble {
+				scramble[i] = b&0x7f | 1 // never NUL, as MySQL's
+			}
 		}
+		sw := append([]byte{0xfe}, "mysql_native_password"...)
+		sw = append(sw, 0)
+		sw = append(sw, scramble...)
+		sw = append(sw, 0)
+		if err := c.writeRaw(1, sw); err != nil {
+			return nil, err
+		}
+		var seq byte
+		var err error
+		if resp, seq, err = c.readRaw(); err != nil {
+			return nil, err
+		}
+		next = seq + 1
 	}
-	sw := append([]byte{0xfe}, "mysql_native_password"...)
-	sw = append(sw, 0)
-	sw = append(sw, scramble...)
-	sw = append(sw, 0)
-	if err := c.writeRaw(1, sw); err != nil {
-		return nil, err
-	}
-	resp, seq, err := c.readRaw()
-	if err != nil {
-		return nil, err
-	}
-	next := seq + 1
 	if user != p.user || !nativePasswordOK(p.password, scramble, resp) {
 		using := "NO"
 		if len(resp) > 0 {
@@ -279,6 +298,9 @@ func (c *rewriteConn) readRaw() ([]byte, byte, error) {
 func (c *rewriteConn) protocolWrite(p []byte) []byte {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
+	if !c.proto.greeted {
+		c.greeting(p)
+	}
 	switch {
 	case c.proto.okBody:
 		c.proto.okBody = false
@@ -308,4 +330,33 @@ func (c *rewriteConn) answeredHere(err error) error {
 		return err
 	}
 	return c.next()
+}
+
+// greeting takes the scramble from the server's greeting (HandshakeV10),
+// which vitess writes first, its header and body possibly separately:
+// protocol version 10, server version NUL, connection id (4), auth data
+// part 1 (8), filler, capabilities (2), charset, status (2), capabilities
+// (2), auth data length, reserved (10), auth data part 2 (12) NUL.
+func (c *rewriteConn) greeting(p []byte) {
+	if len(p) == 4 {
+		return // the header
+	}
+	c.proto.greeted = true
+	if len(p) > 4 && p[3] == 0 && p[4] == 0x0a {
+		p = p[4:]
+	}
+	if len(p) == 0 || p[0] != 0x0a {
+		return
+	}
+	i := bytes.IndexByte(p[1:], 0)
+	if i < 0 {
+		return
+	}
+	pos := 1 + i + 1 + 4
+	if pos+8+1+2+1+2+2+1+10+12 > len(p) {
+		return
+	}
+	s := append([]byte(nil), p[pos:pos+8]...)
+	pos += 8 + 1 + 2 + 1 + 2 + 2 + 1 + 10
+	c.proto.scramble = append(s, p[pos:pos+12]...)
 }
