@@ -2,6 +2,7 @@ package sqlgw_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"strings"
 	"testing"
@@ -157,6 +158,22 @@ func TestIndexHints(t *testing.T) {
 			t.Errorf("prepared unknown index: %v", err)
 		}
 		expectErrno(t, c, 1176, "SELECT a FROM nokey USE INDEX (ia) WHERE a = 1")
+		// Multi-statement texts (the handler's own parse): the error is
+		// 1176 too, and hints apply.
+		mdb, err := sql.Open("mysql", ts.dsn+"d?multiStatements=true")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer mdb.Close()
+		mc, err := mdb.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer mc.Close()
+		expectErrno(t, mc, 1176, "SELECT 1; SELECT * FROM t FORCE INDEX (nosuch) WHERE r = 2")
+		if r, _ := cost(t, mc, "SELECT s FROM t IGNORE INDEX (ir) WHERE r = 3; SELECT 1"); r != 1 {
+			t.Errorf("multi-statement IGNORE INDEX: %d requests, want 1", r)
+		}
 		// Hint-like text in strings and comments is not a hint.
 		expectRows(t, c, "SELECT 'FROM t FORCE INDEX (nosuch)' /* t use index (nosuch) */", "FROM t FORCE INDEX (nosuch)")
 	})
