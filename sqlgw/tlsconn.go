@@ -43,10 +43,13 @@ func (h *handler) ConnectionAuthenticated(c *mysql.Conn) error {
 	if br == nil || br.Buffered() > 0 {
 		return nil // not the vitess this was written for: stay without fixes
 	}
+	rc := &rewriteConn{Conn: tc, r: bufio.NewReaderSize(tc, 16<<10), reg: h.conns}
 	if old, ok := tc.NetConn().(*rewriteConn); ok {
 		old.reg.remove(old)
+		// The greeting went out before TLS: COM_CHANGE_USER checks
+		// passwords against its scramble (protocol.go).
+		rc.proto.greeted, rc.proto.scramble = old.proto.greeted, old.proto.scramble
 	}
-	rc := &rewriteConn{Conn: tc, r: bufio.NewReaderSize(tc, 16<<10), reg: h.conns}
 	h.conns.add(rc)
 	c.Conn = rc
 	br.Reset(rc)

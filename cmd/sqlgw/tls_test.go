@@ -125,6 +125,14 @@ func TestTLS(t *testing.T) {
 	if !regexp.MustCompile(`SSL:\s+Cipher in use is \S+`).Match(out) {
 		t.Errorf("mariadb --ssl status does not show a cipher:\n%s", out)
 	}
+	// Protocol commands the gateway answers below vitess work over TLS
+	// too (COM_STATISTICS: mariadb-admin status).
+	if admin, err := exec.LookPath("mariadb-admin"); err == nil {
+		out, err := exec.Command(admin, "-h", host, "-P", port, "-u", "root", "--ssl", "--ssl-verify-server-cert=0", "status").CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "Uptime:") {
+			t.Errorf("mariadb-admin --ssl status: %v\n%s", err, out)
+		}
+	}
 }
 
 func TestTLSFlagsNeedEachOther(t *testing.T) {
