@@ -71,11 +71,19 @@ import (
 // Not covered: hints stored in a view's definition or a trigger's or
 // routine's body (their statement text at execution is the caller's, so
 // they have no effect); in a multi-statement text, the hints of every
-// statement apply to same-named references of the others. The engine chooses lookup
-// joins itself: EXPLAIN may show a lookup join "on" an ignored index, and
-// possible_keys lists it, but sqlgw's reads for those lookups do not use
-// it (a scan or a key path instead); FORCE INDEX does not make the engine
-// prefer a lookup join.
+// statement apply to same-named references of the others.
+//
+// The engine chooses lookup joins (and index scans for sorting) itself,
+// from GetIndexes: in a SELECT (or EXPLAIN of one) GetIndexes leaves out
+// the indexes the hints exclude (hintedIndexes), so EXPLAIN's key and
+// possible_keys do not name them either. In UPDATE and DELETE it shows
+// every index, since the engine's foreign-key checks and cascades look
+// their indexes up there: an engine lookup join in a hinted multi-table
+// UPDATE/DELETE may still be "on" an excluded index, but sqlgw's reads
+// for it do not use the index (a key path or a scan). FORCE INDEX does
+// not make the engine prefer a lookup join. While a SELECT with hints
+// runs, information_schema reads of the hinted table within it miss the
+// excluded indexes too.
 
 // hintKind is the kind of one hint clause.
 type hintKind byte
@@ -115,7 +123,12 @@ func (h *tableHint) allows(name string) bool {
 
 // hintSet is what a Table value resolved: the hints of every reference
 // it may serve (none: no hints).
-type hintSet struct{ refs []*tableHint }
+type hintSet struct {
+	refs []*tableHint
+	// readOnly: the statement is a SELECT (or EXPLAIN of one), so the
+	// engine's own view of the indexes may be filtered (hintedIndexes).
+	readOnly bool
+}
 
 var noHints = &hintSet{}
 
@@ -526,11 +539,64 @@ func (t *Table) resolveHints(ctx *sql.Context, alias string) {
 	case len(all) > 0 && alias != "" && !strings.EqualFold(alias, t.Name()):
 		// Another reference's alias: this one has no hints.
 		t.hints = noHints
+		return
 	case len(all) > 0:
 		t.hints = &hintSet{refs: all}
 	default:
 		t.hints = noHints
+		return
 	}
+	t.hints.readOnly = readOnlyStatement(ctx.Query())
+}
+
+// readOnlyStatement reports whether statement text q is a SELECT, a
+// query in parentheses, a WITH query, or EXPLAIN/DESCRIBE of a SELECT.
+func readOnlyStatement(q string) bool {
+	toks := hintTokens(q)
+	for i := 0; i < len(toks); i++ {
+		tk := toks[i]
+		switch {
+		case tk.punct == '(':
+			continue
+		case tk.is("select"), tk.is("with"), tk.is("table"):
+			return true
+		case tk.is("explain"), tk.is("describe"), tk.is("desc"):
+			// EXPLAIN [FORMAT=x | PLAN | ANALYZE] SELECT ...
+			for i++; i < len(toks) && !toks[i].is("select") && !toks[i].is("with") && toks[i].punct != '('; i++ {
+				if toks[i].is("update") || toks[i].is("delete") || toks[i].is("insert") || toks[i].is("replace") {
+					return false
+				}
+			}
+			return i < len(toks)
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// hintedIndexes filters the indexes GetIndexes shows the engine by the
+// statement's hints, so that the engine's own choices (lookup joins, index
+// scans for sorting) do not pick an index the hints exclude. Only in
+// read-only statements: in a write, the engine looks up the indexes its
+// foreign-key checks and cascades need, which hints must not hide (there
+// sqlgw's plans alone honour the hints). PRIMARY is always shown.
+func (t *Table) hintedIndexes(ctx *sql.Context, ixs []sql.Index) []sql.Index {
+	if ctx == nil || !mayHaveHints(ctx.Query()) {
+		return ixs
+	}
+	t.hintsIn(ctx)
+	hs := t.hints
+	if hs == nil || len(hs.refs) == 0 || !hs.readOnly {
+		return ixs
+	}
+	out := ixs[:0:0]
+	for _, ix := range ixs {
+		if _, secondary := ix.(*secondaryIndex); !secondary || hs.allows(ix.ID()) {
+			out = append(out, ix)
+		}
+	}
+	return out
 }
 
 // hintsIn resolves t's hints for a read that does not know its alias.

@@ -103,6 +103,14 @@ func TestIndexHints(t *testing.T) {
 		join := "SELECT /*+ LOOKUP_JOIN(o, t) */ o.id, t.s FROM o JOIN t%s ON t.r = o.x WHERE o.id = 3"
 		expectRows(t, c, strings.ReplaceAll(join, "%s", ""), "3\t3")
 		expectRows(t, c, strings.ReplaceAll(join, "%s", " IGNORE INDEX (ir)"), "3\t3")
+		// EXPLAIN: the engine's own lookup join is on ir without the hint;
+		// with it, ir is neither chosen nor listed in possible_keys.
+		if plan := explainText(t, c, strings.ReplaceAll(join, "%s", "")); !strings.Contains(plan, "into t on ir") {
+			t.Errorf("lookup join: want a lookup on ir in\n%s", plan)
+		}
+		if plan := explainText(t, c, strings.ReplaceAll(join, "%s", " IGNORE INDEX (ir)")); strings.Contains(plan, "on ir") || strings.Contains(plan, "ir\t") {
+			t.Errorf("lookup join with ir ignored: ir in\n%s", plan)
+		}
 		if r, _ := cost(t, c, strings.ReplaceAll(join, "%s", "")); r != 3 {
 			t.Errorf("lookup join on ir: %d requests, want 3", r)
 		}

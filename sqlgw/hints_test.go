@@ -100,3 +100,23 @@ func TestHintEffect(t *testing.T) {
 		t.Errorf("USE INDEX () allows a")
 	}
 }
+
+func TestReadOnlyStatement(t *testing.T) {
+	for q, want := range map[string]bool{
+		"SELECT * FROM t USE INDEX (a)":                         true,
+		" /* c */ (SELECT 1) UNION (SELECT 2)":                  true,
+		"WITH x AS (SELECT 1) SELECT * FROM x":                  true,
+		"EXPLAIN FORMAT=tree SELECT * FROM t":                   true,
+		"EXPLAIN UPDATE t FORCE INDEX (a) SET b = 1":            false,
+		"UPDATE t FORCE INDEX (a) SET b = 1":                    false,
+		"DELETE t FROM t IGNORE INDEX (a) WHERE b = 1":          false,
+		"INSERT INTO u SELECT * FROM t IGNORE INDEX (a)":        false,
+		"CREATE VIEW v AS SELECT * FROM t IGNORE INDEX (a)":     false,
+		"EXPLAIN ANALYZE SELECT * FROM t IGNORE INDEX (a)":      true,
+		"DESCRIBE DELETE t FROM t IGNORE INDEX (a) WHERE b = 1": false,
+	} {
+		if got := readOnlyStatement(q); got != want {
+			t.Errorf("readOnlyStatement(%q) = %v", q, got)
+		}
+	}
+}

@@ -231,7 +231,7 @@ func (t *Table) GetIndexes(ctx *sql.Context) ([]sql.Index, error) {
 	if t.meta().Keyless() {
 		return nil, nil
 	}
-	return append([]sql.Index{t.primaryIndex()}, t.secondaryIndexes()...), nil
+	return t.hintedIndexes(ctx, append([]sql.Index{t.primaryIndex()}, t.secondaryIndexes()...)), nil // index hints (hints.go)
 }
 
 // PreciseMatch implements sql.IndexAddressable: a lookup returns exactly
