@@ -7,8 +7,8 @@ import (
 
 // RuneWeigher returns a collation's weight of one rune. Strings compare
 // under the collation as their sequences of rune weights, a sequence that
-// is a prefix of another first (NO PAD), which is how go-mysql-server
-// compares strings (its sql.CollationSorter has this signature).
+// is a prefix of another first, which is how go-mysql-server compares
+// strings (its sql.CollationSorter has this signature).
 type RuneWeigher func(r rune) int32
 
 var (
@@ -16,28 +16,38 @@ var (
 	weighers   = map[string]RuneWeigher{}
 )
 
-// RegisterCollation makes text columns with the named NO PAD collation
-// (utf8mb4_0900_ai_ci and the other "_0900_" collations) usable as key and
-// index columns: their key component is the weight sequence
-// (keys.EncodeWeightsAscending), so values equal under the collation share
-// one key and keys sort in collation order. The gateway registers
-// go-mysql-server's collations at start-up, so that keys order exactly as
-// the engine compares. Without a registration such columns are rejected as
-// key columns with ErrUnsupported. Comparisons on them are never pushed down.
-// Registering a PAD SPACE collation has no effect.
+// RegisterCollation makes text columns with the named case- or
+// accent-insensitive collation usable as key and index columns: their key
+// component is the weight sequence (keys.EncodeWeightsAscending), so values
+// equal under the collation share one key and keys sort in collation order.
+// The gateway registers go-mysql-server's collations at start-up, so that
+// keys order exactly as the engine compares. Without a registration such
+// columns are rejected as key columns with ErrUnsupported. Comparisons on
+// them are never pushed down.
+//
+// This holds for the NO PAD "_0900_" collations (utf8mb4_0900_ai_ci) and for
+// the PAD SPACE ones (utf8mb4_general_ci, utf8mb4_unicode_ci,
+// utf8mb3_general_ci, ...) alike: go-mysql-server compares both as plain
+// weight sequences, without padding ('a' < 'a ' and 'a' < 'a\t' under
+// utf8mb4_general_ci), so their keys do not pad either; a key that ignored
+// trailing spaces would refuse a row the engine holds distinct. Registering
+// a "_bin" collation or binary has no effect: those are keyed by their bytes
+// (keys.EncodeStringAscending, keys.EncodeStringPadAscending), a persisted
+// format.
 func RegisterCollation(name string, w RuneWeigher) {
-	if w == nil || !strings.Contains(strings.ToLower(name), "_0900_") {
+	name = strings.ToLower(name)
+	if w == nil || name == CollationBinary || strings.HasSuffix(name, "_bin") {
 		return
 	}
 	weighersMu.Lock()
-	weighers[strings.ToLower(name)] = w
+	weighers[name] = w
 	weighersMu.Unlock()
 }
 
 // weigher returns the registered weigher of t's collation, if t is text
-// with a non-binary registered collation.
+// with a registered collation that is not binary.
 func (t Type) weigher() RuneWeigher {
-	if !t.Kind.IsText() || t.BinaryCollation() {
+	if !t.Kind.IsText() || t.BinaryCollation() || t.padBin() {
 		return nil
 	}
 	weighersMu.RLock()

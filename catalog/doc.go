@@ -34,13 +34,15 @@
 // trailing spaces, DecodeRow the exact one). Case- and accent-insensitive
 // collations (_ci, _ai) need the collation's weights: the gateway
 // registers go-mysql-server's per-rune weights with RegisterCollation, and
-// a NO PAD ("_0900_") collation registered so is keyed by its weight
+// a collation registered so, NO PAD ("_0900_") or PAD SPACE
+// (utf8mb4_general_ci, utf8mb4_unicode_ci), is keyed by its weight
 // sequence (keys.EncodeWeightsAscending), which orders and deduplicates
-// exactly as the engine compares ('a' and 'A' are one key under _ci).
-// Unregistered ones, and PAD SPACE _ci collations (utf8mb4_general_ci),
-// are rejected for key and index columns with ErrUnsupported: the catalog
-// has no weight tables of its own, and an approximate weight would make
-// distinct values collide or equal ones differ.
+// exactly as the engine compares ('a' and 'A' are one key under _ci; the
+// engine does not pad, so neither do these keys: 'a' < 'a ').
+// Unregistered ones are rejected for key and index columns with
+// ErrUnsupported: the catalog has no weight tables of its own, and an
+// approximate weight would make distinct values collide or equal ones
+// differ.
 //
 // Keyless tables store every row in the partition "" under a generated,
 // unique, time-ordered RowKey (a string component of 32 hex digits: Unix

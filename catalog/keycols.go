@@ -19,7 +19,7 @@ func (t Type) keyable() error {
 	case t.Kind.IsLarge():
 		return fmt.Errorf("%w: %s columns cannot be key columns", ErrUnsupported, t.Kind)
 	case t.Kind.IsText() && !t.BinaryCollation() && !t.padBin() && t.weigher() == nil:
-		return fmt.Errorf("%w: key columns need a binary collation (%s, a _bin collation, or binary) or a registered _0900_ collation, not %s", ErrUnsupported, CollationUTF8MB4Bin, t.collation())
+		return fmt.Errorf("%w: key columns need a binary collation (%s, a _bin collation, or binary) or a collation with registered weights, not %s", ErrUnsupported, CollationUTF8MB4Bin, t.collation())
 	}
 	return nil
 }

@@ -881,11 +881,47 @@ func TestWeightedCollationKeys(t *testing.T) {
 		return int32(r)
 	}
 	RegisterCollation("utf8mb4_0900_test_ci", fold)
-	RegisterCollation("utf8mb4_test_pad_ci", fold) // PAD SPACE: ignored
+	RegisterCollation("utf8mb4_test_pad_ci", fold) // PAD SPACE: weights, unpadded
+	RegisterCollation("utf8mb4_test_bin", fold)    // _bin: ignored, keyed by bytes
+	RegisterCollation("binary", fold)              // ignored
 	c, ctx := createDB(t)
-	if _, err := c.CreateTable(ctx, "db", &TableDef{Name: "pad", Columns: []Column{{Name: "s", Type: Type{Kind: KindVarchar, Length: 9, Collation: "utf8mb4_test_pad_ci"}}},
+	if _, err := c.CreateTable(ctx, "db", &TableDef{Name: "unreg", Columns: []Column{{Name: "s", Type: Type{Kind: KindVarchar, Length: 9, Collation: "utf8mb4_unregistered_ci"}}},
 		PrimaryKey: []KeyPart{{Column: "s"}}}); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("unregistered _ci key column: %v", err)
+	}
+	pad, err := c.CreateTable(ctx, "db", &TableDef{Name: "pad", Columns: []Column{{Name: "s", Type: Type{Kind: KindVarchar, Length: 9, Collation: "utf8mb4_test_pad_ci"}}},
+		PrimaryKey: []KeyPart{{Column: "s"}}})
+	if err != nil {
 		t.Fatalf("PAD SPACE _ci key column: %v", err)
+	}
+	padKey := func(s string) string {
+		t.Helper()
+		pk, rk, err := pad.EncodeKey([]Datum{s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pk + "/" + rk
+	}
+	// The engine compares PAD SPACE collations unpadded: 'a' = 'A', but
+	// 'a' < 'a ' and 'a' < 'a\t'; the keys agree.
+	if padKey("a") != padKey("A") || padKey("a") == padKey("a ") || !(padKey("a") < padKey("a\t")) || !(padKey("a ") < padKey("ab")) {
+		t.Fatalf("PAD SPACE _ci keys: a %q A %q 'a ' %q 'a\\t' %q", padKey("a"), padKey("A"), padKey("a "), padKey("a\t"))
+	}
+	bin, err := c.CreateTable(ctx, "db", &TableDef{Name: "bin", Columns: []Column{{Name: "s", Type: Type{Kind: KindVarchar, Length: 9, Collation: "utf8mb4_test_bin"}}},
+		PrimaryKey: []KeyPart{{Column: "s"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	binKey := func(s string) string {
+		t.Helper()
+		pk, rk, err := bin.EncodeKey([]Datum{s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pk + "/" + rk
+	}
+	if binKey("Ab") != binKey("Ab ") || binKey("Ab") == binKey("ab") {
+		t.Fatalf("_bin keys after RegisterCollation: Ab %q, 'Ab ' %q, ab %q", binKey("Ab"), binKey("Ab "), binKey("ab"))
 	}
 	tbl, err := c.CreateTable(ctx, "db", &TableDef{Name: "ci",
 		Columns:    []Column{intCol("p"), {Name: "s", Type: Type{Kind: KindVarchar, Length: 20, Collation: "utf8mb4_0900_test_ci"}}, {Name: "w", Type: Type{Kind: KindLongText}, Nullable: true}},
