@@ -1,0 +1,154 @@
+package sqlgw_test
+
+import (
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/sqlgw/sqlgw/sqlgw"
+)
+
+// Known failure 35 (Laravel/Eloquent): a table created without a key gets
+// it from ALTER TABLE ... ADD PRIMARY KEY while it is empty.
+func TestPKAlterAddOnEmptyTable(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, ts *testServer) {
+		c := ts.conn()
+		mustExec(t, c, "CREATE DATABASE pk")
+		mustExec(t, c, "USE pk")
+		mustExec(t, c, "CREATE TABLE t (a INT, b VARCHAR(20), n INT)")
+		mustExec(t, c, "ALTER TABLE t ADD PRIMARY KEY (a, b)")
+		if got := columnType(t, c, "t", "a"); got != "int\tNO" {
+			t.Fatalf("a after ADD PRIMARY KEY: %q", got)
+		}
+		if got := columnType(t, c, "t", "b"); got != "varchar(20)\tNO" {
+			t.Fatalf("b after ADD PRIMARY KEY: %q", got)
+		}
+		create := rows(t, c, "SHOW CREATE TABLE t")
+		if len(create) != 1 || !strings.Contains(create[0], "PRIMARY KEY (`a`,`b`)") {
+			t.Fatalf("SHOW CREATE TABLE: %q", create)
+		}
+		mustExec(t, c, "INSERT INTO t VALUES (1, 'x', 10), (1, 'y', 11), (2, 'x', 20)")
+		expectErrno(t, c, 1062, "INSERT INTO t VALUES (1, 'y', 99)")
+		expectErrno(t, c, 1048, "INSERT INTO t VALUES (NULL, 'z', 1)")
+		expectRows(t, c, "SELECT a, b, n FROM t ORDER BY a, b", "1\tx\t10", "1\ty\t11", "2\tx\t20")
+		expectRows(t, c, "SELECT n FROM t WHERE a = 1 AND b = 'y'", "11")
+		if ex := explainText(t, c, "SELECT n FROM t WHERE a = 1 AND b = 'y'"); !strings.Contains(ex, "PRIMARY") {
+			t.Fatalf("EXPLAIN of a key lookup does not use PRIMARY:\n%s", ex)
+		}
+		// The table now has a key: a second one is 1068, a secondary index works.
+		expectErrno(t, c, 1068, "ALTER TABLE t ADD PRIMARY KEY (n)")
+		mustExec(t, c, "CREATE INDEX ix_n ON t (n)")
+		expectRows(t, c, "SELECT a, b FROM t WHERE n = 20", "2\tx")
+
+		// With rows, the key cannot change.
+		mustExec(t, c, "CREATE TABLE r (a INT, b INT)")
+		mustExec(t, c, "INSERT INTO r VALUES (1, 2)")
+		expectError(t, c, 1235, "needs a table rewrite", "ALTER TABLE r ADD PRIMARY KEY (a)")
+		if got := columnType(t, c, "r", "a"); got != "int\tYES" {
+			t.Fatalf("r.a after the refused ADD PRIMARY KEY: %q", got)
+		}
+		// Emptied by DELETE, it can.
+		mustExec(t, c, "DELETE FROM r")
+		mustExec(t, c, "ALTER TABLE r ADD PRIMARY KEY (b)")
+		mustExec(t, c, "INSERT INTO r VALUES (1, 2)")
+		expectErrno(t, c, 1062, "INSERT INTO r VALUES (5, 2)")
+
+		// DROP PRIMARY KEY: 1091 on a keyless table, 1235 with rows, allowed empty.
+		mustExec(t, c, "CREATE TABLE k (a INT)")
+		expectErrno(t, c, 1091, "ALTER TABLE k DROP PRIMARY KEY")
+		expectError(t, c, 1235, "needs a table rewrite", "ALTER TABLE r DROP PRIMARY KEY")
+		mustExec(t, c, "CREATE TABLE d (a INT PRIMARY KEY, b INT NOT NULL)")
+		mustExec(t, c, "ALTER TABLE d DROP PRIMARY KEY")
+		mustExec(t, c, "INSERT INTO d VALUES (1, 1), (1, 1)")
+		expectRows(t, c, "SELECT COUNT(*) FROM d", "2")
+		mustExec(t, c, "DELETE FROM d")
+		// Both in one statement.
+		mustExec(t, c, "ALTER TABLE d ADD PRIMARY KEY (b)")
+		mustExec(t, c, "ALTER TABLE d DROP PRIMARY KEY, ADD PRIMARY KEY (a, b)")
+		create = rows(t, c, "SHOW CREATE TABLE d")
+		if len(create) != 1 || !strings.Contains(create[0], "PRIMARY KEY (`a`,`b`)") {
+			t.Fatalf("SHOW CREATE TABLE d: %q", create)
+		}
+		// An AUTO_INCREMENT column must stay a key (1075); a table with a
+		// secondary index keeps its key (1235) even when empty.
+		mustExec(t, c, "CREATE TABLE ai (id INT AUTO_INCREMENT PRIMARY KEY)")
+		expectErrno(t, c, 1075, "ALTER TABLE ai DROP PRIMARY KEY")
+		mustExec(t, c, "CREATE TABLE ix (a INT PRIMARY KEY, b INT, KEY (b))")
+		expectError(t, c, 1235, "secondary indexes", "ALTER TABLE ix DROP PRIMARY KEY")
+		// A BLOB cannot be a key column (MariaDB 10.11: 1170).
+		mustExec(t, c, "CREATE TABLE bl (a BLOB)")
+		expectErrno(t, c, 1170, "ALTER TABLE bl ADD PRIMARY KEY (a)")
+	})
+}
+
+// A row written between the emptiness check and the commit makes the
+// second check fail: the key is restored and the ALTER fails.
+func TestPKAlterConcurrentInsert(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, ts *testServer) {
+		c, w := ts.conn(), ts.conn()
+		mustExec(t, c, "CREATE DATABASE pc")
+		mustExec(t, c, "USE pc")
+		mustExec(t, w, "USE pc")
+		mustExec(t, c, "CREATE TABLE t (a INT, b INT)")
+		var once sync.Once
+		restore := sqlgw.SetPKVerifiedHook(func() {
+			once.Do(func() { mustExec(t, w, "INSERT INTO t VALUES (1, 1), (1, 1)") })
+		})
+		expectError(t, c, 1235, "needs a table rewrite", "ALTER TABLE t ADD PRIMARY KEY (a)")
+		restore()
+		if got := columnType(t, c, "t", "a"); got != "int\tYES" {
+			t.Fatalf("after the reverted ADD PRIMARY KEY: %q", got)
+		}
+		expectRows(t, c, "SELECT a, b FROM t", "1\t1", "1\t1")
+
+		// A DDL change in the window: a retryable conflict.
+		mustExec(t, c, "DELETE FROM t")
+		once = sync.Once{}
+		restore = sqlgw.SetPKVerifiedHook(func() {
+			once.Do(func() { mustExec(t, w, "ALTER TABLE t ADD COLUMN g INT") })
+		})
+		expectErrno(t, c, 1213, "ALTER TABLE t ADD PRIMARY KEY (a)")
+		restore()
+		mustExec(t, c, "ALTER TABLE t ADD PRIMARY KEY (a)") // the retry succeeds
+		mustExec(t, c, "INSERT INTO t VALUES (1, 1, 1)")
+		expectErrno(t, c, 1062, "INSERT INTO t VALUES (1, 2, 2)")
+	})
+}
+
+// Another gateway sees the new key; a stale gateway's keyless insert after
+// the commit is found by the second check and the key is restored.
+func TestPKAlterOtherGateway(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			store, co := b.open(t)
+			t.Cleanup(func() { store.Close() })
+			ca := startServer(t, sharedStore{store}, co).conn()
+			mustExec(t, ca, "CREATE DATABASE og")
+			mustExec(t, ca, "CREATE TABLE og.t (a INT, b INT)")
+			mustExec(t, ca, "CREATE TABLE og.u (a INT, b INT)")
+			cb := startServer(t, sharedStore{store}, co).conn()
+			expectRows(t, cb, "SELECT COUNT(*) FROM og.t", "0")
+
+			mustExec(t, ca, "ALTER TABLE og.t ADD PRIMARY KEY (a, b)")
+			mustExec(t, cb, "INSERT INTO og.t VALUES (1, 2)")
+			expectErrno(t, cb, 1062, "INSERT INTO og.t VALUES (1, 2)")
+			expectRows(t, ca, "SELECT a, b FROM og.t WHERE a = 1 AND b = 2", "1\t2")
+			mustExec(t, cb, "USE og")
+			if ex := explainText(t, cb, "SELECT a FROM t WHERE a = 1 AND b = 2"); !strings.Contains(ex, "PRIMARY") {
+				t.Fatalf("gateway B's EXPLAIN does not use PRIMARY:\n%s", ex)
+			}
+
+			stale := co
+			stale.RefreshInterval = 1 << 40 // C keeps its cached catalog
+			cc := startServer(t, sharedStore{store}, stale).conn()
+			expectRows(t, cc, "SELECT COUNT(*) FROM og.u", "0")
+			var once sync.Once
+			restore := sqlgw.SetPKCommittedHook(func() {
+				once.Do(func() { mustExec(t, cc, "INSERT INTO og.u VALUES (7, 8)") })
+			})
+			defer restore()
+			expectError(t, ca, 1235, "needs a table rewrite", "ALTER TABLE og.u ADD PRIMARY KEY (a)")
+			expectRows(t, ca, "SELECT a, b FROM og.u", "7\t8")
+		})
+	}
+}
