@@ -58,6 +58,7 @@ var sqlStates = map[int]string{
 	mysql.ERNoSuchTable:             "42S02",
 	mysql.ERTableExists:             "42S01",
 	mysql.ERBadDb:                   "42000",
+	mysql.ERMultiplePriKey:          "42000",
 	mysql.ERBadFieldError:           "42S22",
 	mysql.ERParseError:              "42000",
 	mysql.ERLockDeadlock:            "40001",
@@ -173,6 +174,8 @@ func translateStatementError(err error, query, db string, we *writeError) error 
 		}
 	case num == erReadOnlyTransaction:
 		msg = "Cannot execute statement in a READ ONLY transaction."
+	case num == mysql.ERMultiplePriKey:
+		msg = "Multiple primary key defined"
 	case num == mysql.ERUnknownError || num == mysql.ERTableExists:
 		if m := reNoDefault.FindStringSubmatch(msg); m != nil {
 			num, state = mysql.ERNoDefaultForField, "HY000"

@@ -30,6 +30,8 @@ func TestTranslateError(t *testing.T) {
 		{1105, "", "string 'it's' is too large for column 's'", "", 1406, "22001", "Data too long for column 's'"},
 		{1105, "", `column "nope" could not be found in any table in scope`, "", 1054, "42S22", "Unknown column 'nope' in 'field list'"},
 		{1105, "", "cannot execute statement in a READ ONLY transaction", "", 1792, "25006", "Cannot execute statement in a READ ONLY transaction."},
+		{1792, "25006", "cannot execute statement in a READ ONLY transaction", "", 1792, "25006", "Cannot execute statement in a READ ONLY transaction."},
+		{1068, "", "error: Multiple primary keys defined", "", 1068, "42000", "Multiple primary key defined"},
 	} {
 		in := mysql.NewSQLError(tc.num, tc.state, "%s", tc.msg)
 		var out *mysql.SQLError
