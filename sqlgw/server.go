@@ -51,26 +51,27 @@
 //     and view-definition reads are not counted.
 //   - Unsupported features are MySQL errors (1235, ER_NOT_SUPPORTED_YET),
 //     never silently ignored: stored procedures and events (provider.go);
-//     PARTITION BY other than KEY(columns), changing a table's partition
-//     key, RENAME TABLE into another database (partition.go, table.go);
-//     changing the primary key, ALTER TABLE ADD/DROP PRIMARY KEY (table.go,
-//     mysqlerr.go); secondary indexes and foreign keys on a table without a
-//     primary key, FULLTEXT/SPATIAL/VECTOR indexes, index prefix lengths
-//     (provider.go, secondary.go, foreignkeys.go); spatial and vector column
-//     types (types.go); table options other than the ones dumps carry
+//     PARTITION BY other than KEY(columns), changing a table's partition key,
+//     RENAME TABLE into another database (partition.go, table.go); ALTER TABLE
+//     ADD/DROP PRIMARY KEY on a table that holds rows or has indexes or
+//     foreign keys (pkalter.go); secondary indexes and foreign keys on a table
+//     without a primary key, FULLTEXT/SPATIAL/VECTOR indexes, index prefix
+//     lengths (provider.go, secondary.go, foreignkeys.go); spatial and vector
+//     column types (types.go); table options other than the ones dumps carry
 //     (provider.go); indexes on VIRTUAL generated columns, CHECK constraints
 //     on a table with VIRTUAL columns, a STORED generated column added to a
 //     table with rows (schemafeat.go); triggers on another database's table
 //     and renaming a table that has triggers (schemafeat_triggers.go);
 //     CHECKSUM TABLE (admin.go); EXPLAIN ANALYZE of a write (explain.go);
-//     column changes that need the stored values rewritten and key columns
-//     in collations the catalog cannot order (catalog, ErrUnsupported,
-//     mapped in errors.go). CREATE TEMPORARY TABLE is go-mysql-server's own
-//     error (temporary.go). Supported, and where: secondary indexes
-//     (secondary.go), foreign keys (foreignkeys*.go), CHECK constraints,
-//     generated columns and ON UPDATE (schemafeat*.go), triggers
-//     (schemafeat_triggers.go), views (views.go), TIME(n) (timeprec.go),
-//     verified narrowing ALTER ... MODIFY (ddl2_narrow.go).
+//     column changes that need the stored values rewritten and key columns in
+//     collations without registered weights (catalog, ErrUnsupported, mapped
+//     in errors.go; collations.go registers the engine's). CREATE TEMPORARY
+//     TABLE is go-mysql-server's own error (temporary.go). Supported, and
+//     where: secondary indexes (secondary.go), foreign keys (foreignkeys*.go),
+//     CHECK constraints, generated columns and ON UPDATE (schemafeat*.go),
+//     triggers (schemafeat_triggers.go), views (views.go), TIME(n)
+//     (timeprec.go), verified narrowing ALTER ... MODIFY (ddl2_narrow.go),
+//     ADD/DROP PRIMARY KEY on an empty table (pkalter.go).
 //   - PARTITION BY KEY(a,b) declares the partition key, like COMMENT
 //     'sqlgw: partition_key=(a,b)'; go-mysql-server drops the clause (and
 //     DESC in PRIMARY KEY), so the connection handler reads them from the
