@@ -258,22 +258,7 @@ func hintTokens(q string) []hintToken {
 				i = len(q)
 			}
 		case c == '\'' || c == '"':
-			j := i + 1
-			for j < len(q) {
-				if q[j] == '\\' {
-					j += 2
-					continue
-				}
-				if q[j] == c {
-					if j+1 < len(q) && q[j+1] == c {
-						j += 2
-						continue
-					}
-					break
-				}
-				j++
-			}
-			i = min(j+1, len(q))
+			i = min(quotedEnd(q, i)+1, len(q))
 			out = append(out, hintToken{start: i, end: i, punct: '\''})
 		case c == '`':
 			j := i + 1
@@ -737,4 +722,27 @@ func hasIndex(t *catalog.Table, name string) bool {
 		}
 	}
 	return false
+}
+
+// quotedEnd returns the index of the quote that closes the string literal
+// opening at q[i] ('...' or "..."; backslash escapes and doubled quotes
+// inside), or an index at or past len(q) if it is not closed.
+func quotedEnd(q string, i int) int {
+	c := q[i]
+	j := i + 1
+	for j < len(q) {
+		if q[j] == '\\' {
+			j += 2
+			continue
+		}
+		if q[j] == c {
+			if j+1 < len(q) && q[j+1] == c {
+				j += 2
+				continue
+			}
+			break
+		}
+		j++
+	}
+	return j
 }

@@ -622,25 +622,7 @@ func (it *batchIter) block(ctx *sql.Context) error {
 			if err != nil {
 				return err
 			}
-			for {
-				r, err := ri.Next(ctx)
-				if err == io.EOF {
-					break
-				}
-				if err != nil {
-					ri.Close(ctx)
-					return err
-				}
-				more, err := visit(r)
-				if err != nil {
-					ri.Close(ctx)
-					return err
-				}
-				if !more {
-					break
-				}
-			}
-			if err := ri.Close(ctx); err != nil {
+			if err := drainRows(ctx, ri, visit); err != nil {
 				return err
 			}
 		case o.lookup >= 0 && it.right != nil:
@@ -652,25 +634,7 @@ func (it *batchIter) block(ctx *sql.Context) error {
 			if err != nil {
 				return err
 			}
-			for {
-				r, err := ri.Next(ctx)
-				if err == io.EOF {
-					break
-				}
-				if err != nil {
-					ri.Close(ctx)
-					return err
-				}
-				more, err := visit(r)
-				if err != nil {
-					ri.Close(ctx)
-					return err
-				}
-				if !more {
-					break
-				}
-			}
-			if err := ri.Close(ctx); err != nil {
+			if err := drainRows(ctx, ri, visit); err != nil {
 				return err
 			}
 		case o.lookup >= 0:
@@ -1022,4 +986,28 @@ func walkBatched(ctx *sql.Context, b *batchedJoin, f func(table string, row expl
 		}
 	}
 	f(name, explainRow{typ: typ, keys: key, key: key, ref: "func", rows: uint64(1), extra: batchedExtra(b)})
+}
+
+// drainRows feeds ri's rows to visit until it returns false or ri ends,
+// and closes ri.
+func drainRows(ctx *sql.Context, ri sql.RowIter, visit func(sql.Row) (bool, error)) error {
+	for {
+		r, err := ri.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			ri.Close(ctx)
+			return err
+		}
+		more, err := visit(r)
+		if err != nil {
+			ri.Close(ctx)
+			return err
+		}
+		if !more {
+			break
+		}
+	}
+	return ri.Close(ctx)
 }

@@ -243,22 +243,7 @@ func rewriteTimeTypes(q string) (string, map[string]int) {
 		c := q[i]
 		switch {
 		case c == '\'' || c == '"':
-			j := i + 1
-			for j < len(q) {
-				if q[j] == '\\' {
-					j += 2
-					continue
-				}
-				if q[j] == c {
-					if j+1 < len(q) && q[j+1] == c {
-						j += 2
-						continue
-					}
-					break
-				}
-				j++
-			}
-			i = j + 1
+			i = quotedEnd(q, i) + 1 // hints.go
 			prev = ""
 		case c == '`':
 			j := i + 1

@@ -10,9 +10,15 @@ import (
 	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
-// TestCreateViewQualified: CREATE VIEW db.v creates the view in db, with
-// no current database and with another one.
-func TestCreateViewQualified(t *testing.T) {
+// engineSession is an in-process engine on a memory store with one
+// session; exec runs a statement to completion.
+type engineSession struct {
+	ctx *sql.Context
+	e   *Engine
+}
+
+func newEngineSession(t *testing.T) *engineSession {
+	t.Helper()
 	st, err := pebble.OpenMemory()
 	if err != nil {
 		t.Fatal(err)
@@ -21,26 +27,38 @@ func TestCreateViewQualified(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close()
-	ctx := sql.NewContext(context.Background(), sql.WithSession(e.NewSession(sql.NewBaseSession())))
-	run := func(q string) []sql.Row {
-		t.Helper()
-		_, it, _, err := e.Engine.Query(ctx, q)
-		var rows []sql.Row
-		if err == nil {
-			rows, err = sql.RowIterToRows(ctx, it)
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		return rows
+	t.Cleanup(func() { e.Close() })
+	return &engineSession{ctx: sql.NewContext(context.Background(), sql.WithSession(e.NewSession(sql.NewBaseSession()))), e: e}
+}
+
+func (s *engineSession) exec(q string) ([]sql.Row, error) {
+	_, it, _, err := s.e.Engine.Query(s.ctx, q)
+	if err != nil {
+		return nil, err
 	}
+	return sql.RowIterToRows(s.ctx, it)
+}
+
+func (s *engineSession) must(t *testing.T, q string) []sql.Row {
+	t.Helper()
+	rows, err := s.exec(q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return rows
+}
+
+// TestCreateViewQualified: CREATE VIEW db.v creates the view in db, with
+// no current database and with another one.
+func TestCreateViewQualified(t *testing.T) {
+	s := newEngineSession(t)
+	run := func(q string) []sql.Row { t.Helper(); return s.must(t, q) }
 	run("CREATE DATABASE c1")
 	run("CREATE DATABASE c2")
 	run("CREATE TABLE c1.t (id INT PRIMARY KEY)")
 	run("INSERT INTO c1.t VALUES (1)")
 	run("CREATE VIEW c1.v1 AS SELECT id FROM c1.t") // no current database
-	ctx.SetCurrentDatabase("c2")
+	s.ctx.SetCurrentDatabase("c2")
 	run("CREATE VIEW c1.v2 AS SELECT id FROM c1.t")
 	run("CREATE OR REPLACE VIEW c1.v2 AS SELECT id + 1 AS id FROM c1.t")
 	if rows := run("SELECT id FROM c1.v2"); len(rows) != 1 || rows[0][0] != int64(2) {
