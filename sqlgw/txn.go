@@ -1122,6 +1122,18 @@ func describeKey(meta *catalog.Table, e *storage.Entity) string {
 	if err != nil {
 		return e.PartitionKey + "/" + e.RowKey
 	}
+	// A column keyed by a collation's weights decodes to the weights; the
+	// value itself is in the entity's properties when it carries them.
+	for i, v := range vals {
+		if _, weights := v.([]int32); !weights {
+			continue
+		}
+		if row, err := meta.DecodeRow(e); err == nil {
+			if c := meta.ColumnIndex(meta.PrimaryKey[i].Column); c >= 0 && row[c] != nil {
+				vals[i] = row[c]
+			}
+		}
+	}
 	parts := make([]string, len(vals))
 	for i, v := range vals {
 		if b, ok := v.([]byte); ok {
