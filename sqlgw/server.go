@@ -38,8 +38,10 @@
 //
 //   - Access paths: every table filter goes through LookupForExpressions
 //     (index.go); the planner picks the path and EXPLAIN (plain, PLAN,
-//     FORMAT=tree) shows it. Lookup joins use the engine's ranges on the
-//     PRIMARY index, converted to the planner IR per outer row.
+//     FORMAT=tree) shows it. Engine lookups (lookup joins, foreign keys)
+//     on the PRIMARY or a secondary index are converted to the planner IR
+//     and planned the same way; lookup joins into sqlgw tables are batched
+//     per block of outer rows (joinbatch.go).
 //   - Transactions: buffered in the session, applied at COMMIT in atomic
 //     per-partition batches, conditional on ETags; a conflict is 1213.
 //     txn.go documents what is atomic and isolated across partitions:

@@ -89,7 +89,8 @@ the table says otherwise with a comment:
   CREATE TABLE t (tenant INT, id INT, v TEXT, PRIMARY KEY (tenant, id))
     COMMENT 'sqlgw: partition_key=(tenant)';
 EXPLAIN PLAN SELECT ... shows the access path (PointGet, MultiGet, RowRange,
-PartitionScan, PartitionRange, TableScan) and the store requests;
+PartitionScan, PartitionRange, IndexLookup, IndexRange, TableScan, Empty)
+and the store requests;
 SHOW SESSION STATUS LIKE 'Sqlgw%' shows the requests your session sent.
 `
 
