@@ -359,23 +359,9 @@ func sameIndexEntity(a, b *storage.Entity) bool {
 	return n == 0
 }
 
-// scanEntities runs q over table to the end.
+// scanEntities runs q over table to the end (ixmaint.ScanAll).
 func (g *gateway) scanEntities(ctx context.Context, table string, q *storage.Query, f func(*storage.Entity) error) error {
-	for {
-		page, err := g.store.Query(ctx, table, q)
-		if err != nil {
-			return err
-		}
-		for _, e := range page.Entities {
-			if err := f(e); err != nil {
-				return err
-			}
-		}
-		if page.Continuation == "" {
-			return nil
-		}
-		q.Continuation = page.Continuation
-	}
+	return ixmaint.ScanAll(ctx, g.store, table, q, f)
 }
 
 // scanRows reads every row of t: f gets each main entity with its decoded

@@ -261,22 +261,9 @@ func hintTokens(q string) []hintToken {
 			i = min(quotedEnd(q, i)+1, len(q))
 			out = append(out, hintToken{start: i, end: i, punct: '\''})
 		case c == '`':
-			j := i + 1
-			var sb strings.Builder
-			for j < len(q) {
-				if q[j] == '`' {
-					if j+1 < len(q) && q[j+1] == '`' {
-						sb.WriteByte('`')
-						j += 2
-						continue
-					}
-					break
-				}
-				sb.WriteByte(q[j])
-				j++
-			}
+			name, j := backquoted(q, i)
 			end := min(j+1, len(q))
-			out = append(out, hintToken{start: i, end: end, word: sb.String(), quoted: true})
+			out = append(out, hintToken{start: i, end: end, word: name, quoted: true})
 			i = end
 		case c == '_' || c == '$' || c >= 0x80 || ('0' <= c && c <= '9') || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z'):
 			j := i
@@ -745,4 +732,25 @@ func quotedEnd(q string, i int) int {
 		j++
 	}
 	return j
+}
+
+// backquoted returns the identifier quoted with backquotes at q[i]
+// (doubled backquotes inside stand for one) and the index of its closing
+// backquote, or len(q) if it is not closed.
+func backquoted(q string, i int) (name string, end int) {
+	var sb strings.Builder
+	j := i + 1
+	for j < len(q) {
+		if q[j] == '`' {
+			if j+1 < len(q) && q[j+1] == '`' {
+				sb.WriteByte('`')
+				j += 2
+				continue
+			}
+			break
+		}
+		sb.WriteByte(q[j])
+		j++
+	}
+	return sb.String(), j
 }

@@ -246,21 +246,8 @@ func rewriteTimeTypes(q string) (string, map[string]int) {
 			i = quotedEnd(q, i) + 1 // hints.go
 			prev = ""
 		case c == '`':
-			j := i + 1
-			var name strings.Builder
-			for j < len(q) {
-				if q[j] == '`' {
-					if j+1 < len(q) && q[j+1] == '`' {
-						name.WriteByte('`')
-						j += 2
-						continue
-					}
-					break
-				}
-				name.WriteByte(q[j])
-				j++
-			}
-			prev = strings.ToLower(name.String())
+			name, j := backquoted(q, i) // hints.go
+			prev = strings.ToLower(name)
 			i = j + 1
 		case c == '/' && i+1 < len(q) && q[i+1] == '*':
 			end := strings.Index(q[i+2:], "*/")

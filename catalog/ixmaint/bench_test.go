@@ -115,7 +115,7 @@ func BenchmarkLookup(b *testing.B) {
 			b.Fatal(err)
 		}
 		var hits []*storage.Entity
-		if err := scanAll(ctx, fs, ix.Physical, &storage.Query{Partition: storage.Exactly(pk)}, func(e *storage.Entity) error {
+		if err := ScanAll(ctx, fs, ix.Physical, &storage.Query{Partition: storage.Exactly(pk)}, func(e *storage.Entity) error {
 			hits = append(hits, e)
 			return nil
 		}); err != nil {
@@ -145,7 +145,7 @@ func BenchmarkLookup(b *testing.B) {
 			n = 0
 			q := &storage.Query{Row: &storage.KeyRange{High: &storage.Bound{Key: f.tbl.RowKeyEnd(), Exclusive: true}},
 				Filter: storage.Eq(f.tbl.Columns[2].Property, storage.Int64(int64(i%10000)))}
-			if err := scanAll(ctx, fs, f.tbl.Physical, q, func(*storage.Entity) error { n++; return nil }); err != nil {
+			if err := ScanAll(ctx, fs, f.tbl.Physical, q, func(*storage.Entity) error { n++; return nil }); err != nil {
 				b.Fatal(err)
 			}
 			reqs = fs.Requests()

@@ -178,7 +178,7 @@ func lookup(t *testing.T, ctx context.Context, m *Maintainer, tbl *catalog.Table
 	}
 	var hits []*storage.Entity
 	collect := func(table string, q *storage.Query) {
-		if err := scanAll(ctx, m.Store, table, q, func(e *storage.Entity) error { hits = append(hits, e); return nil }); err != nil {
+		if err := ScanAll(ctx, m.Store, table, q, func(e *storage.Entity) error { hits = append(hits, e); return nil }); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -59,8 +59,9 @@ func (m *Maintainer) Recover(ctx context.Context, t *catalog.Table, force bool) 
 	return rs, nil
 }
 
-// scanAll runs q over table to the end.
-func scanAll(ctx context.Context, st storage.Store, table string, q *storage.Query, f func(*storage.Entity) error) error {
+// ScanAll runs q over table to the end, following continuations, and
+// calls f for every entity.
+func ScanAll(ctx context.Context, st storage.Store, table string, q *storage.Query, f func(*storage.Entity) error) error {
 	for {
 		page, err := st.Query(ctx, table, q)
 		if err != nil {
@@ -95,7 +96,7 @@ func Rows(ctx context.Context, st storage.Store, t *catalog.Table) (map[[2]strin
 		return nil
 	}
 	q := &storage.Query{Row: &storage.KeyRange{High: &storage.Bound{Key: t.RowKeyEnd(), Exclusive: true}}}
-	err := scanAll(ctx, st, t.Physical, q, func(e *storage.Entity) error {
+	err := ScanAll(ctx, st, t.Physical, q, func(e *storage.Entity) error {
 		if t.IsContinuation(e) {
 			cur = append(cur, e)
 			return nil
@@ -148,7 +149,7 @@ func Check(ctx context.Context, st storage.Store, t *catalog.Table) ([]Mismatch,
 			q.Row = catalog.PrefixRange(pre)
 		}
 		got := map[string]bool{}
-		err := scanAll(ctx, st, table, q, func(e *storage.Entity) error {
+		err := ScanAll(ctx, st, table, q, func(e *storage.Entity) error {
 			k := e.PartitionKey + "|" + e.RowKey
 			got[k] = true
 			w, ok := want[k]
