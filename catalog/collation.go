@@ -3,6 +3,9 @@ package catalog
 import (
 	"strings"
 	"sync"
+	"unicode/utf8"
+
+	"github.com/sqlgw/sqlgw/catalog/keys"
 )
 
 // RuneWeigher returns a collation's weight of one rune. Strings compare
@@ -62,4 +65,80 @@ func (w RuneWeigher) weights(s string) []int32 {
 		out = append(out, w(r))
 	}
 	return out
+}
+
+// KeyComponent is an already encoded ascending key component of a text key
+// column (what CollationKey returns, or a prefix of one the planner
+// computed from it). KeyColumn.Append and the key-encoding functions append
+// it verbatim (complemented for a DESC column) instead of encoding a value:
+// the planner reasons about collated columns in the key space, where byte
+// order is the collation's order, and hands such components back for key
+// bounds.
+type KeyComponent string
+
+// CollationKeyed reports whether t is text keyed by something other than
+// its bytes: a registered collation's weights, or the PAD SPACE encoding of
+// a "_bin" collation. For such columns CollationKey maps values into the
+// key space.
+func (t Type) CollationKeyed() bool {
+	return t.Kind.IsText() && !t.BinaryCollation() && (t.padBin() || t.weigher() != nil)
+}
+
+// CollationKeyExact reports whether the key components of t compare
+// exactly as go-mysql-server compares the values (order and equality): true
+// for weight-keyed collations (the engine compares the very weight
+// sequences the keys hold), false for PAD SPACE "_bin" keys, which ignore
+// trailing spaces the engine does not ignore and so order 'a\t' below 'a'.
+func (t Type) CollationKeyExact() bool {
+	return t.weigher() != nil
+}
+
+// CollationKey returns the ascending key component of s for a
+// CollationKeyed type; false if s cannot be a key (invalid UTF-8).
+func (t Type) CollationKey(s string) (string, bool) {
+	if !utf8.ValidString(s) {
+		return "", false
+	}
+	if w := t.weigher(); w != nil {
+		return string(keys.EncodeWeightsAscending(nil, w.weights(s))), true
+	}
+	if t.padBin() {
+		return string(keys.EncodeStringPadAscending(nil, s)), true
+	}
+	return string(keys.EncodeStringAscending(nil, s)), true
+}
+
+// CollationKeyPrefix returns a prefix P of the key space such that the key
+// component of every string that starts with s starts with P, every string
+// the engine orders at or above s has a component >= P, and every string
+// it orders at or below s has a component below keys.PrefixEnd(P): the
+// bound of a widened range or of LIKE 's%'. For weights it is the weights
+// of the longest valid UTF-8 prefix of s; for PAD SPACE keys, the encoding
+// of s up to its first byte at or below ' ' (where padded and unpadded
+// orders part).
+func (t Type) CollationKeyPrefix(s string) string {
+	if w := t.weigher(); w != nil {
+		i := 0
+		for i < len(s) {
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && n <= 1 {
+				break
+			}
+			i += n
+		}
+		enc := keys.EncodeWeightsAscending(nil, w.weights(s[:i]))
+		return string(enc[:len(enc)-1]) // without keys.WeightsEnd
+	}
+	if t.padBin() {
+		if i := strings.IndexFunc(s, func(r rune) bool { return r <= ' ' }); i >= 0 {
+			s = s[:i]
+		}
+		if i := strings.IndexFunc(s, func(r rune) bool { return r == utf8.RuneError }); i >= 0 {
+			s = s[:i]
+		}
+		enc := keys.EncodeStringPadAscending(nil, s)
+		return string(enc[:len(enc)-1]) // without keys.PadEnd
+	}
+	enc := keys.EncodeStringAscending(nil, strings.ToValidUTF8(s, ""))
+	return string(enc[:len(enc)-1])
 }

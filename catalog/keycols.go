@@ -89,6 +89,9 @@ func (t Type) appendKeyAsc(b []byte, d Datum) ([]byte, error) {
 		}
 		return keys.EncodeDatetimeAscending(b, tm), nil
 	case KindChar, KindVarchar:
+		if c, ok := d.(KeyComponent); ok && t.CollationKeyed() {
+			return append(b, c...), nil // the planner's key-space value (collation.go)
+		}
 		s, ok := d.(string)
 		if !ok || !utf8.ValidString(s) {
 			return b, badDatum(t, d)

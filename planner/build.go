@@ -839,6 +839,9 @@ func (b *builder) weaken(d *deriver, w Expr) (cond, bool) {
 // handledByKeys reports whether conjunct i is answered exactly by the key
 // ranges (or is always true on NOT NULL key columns).
 func (b *builder) handledByKeys(i int, w Expr) bool {
+	if b.q.inexact[i] {
+		return false // a widened collation range (collate.go)
+	}
 	if b.tuple != nil && b.tuple.conjunct == i {
 		if !b.tupleUsed || !b.tuple.exact {
 			return false

@@ -20,7 +20,10 @@ func BuildIndex(t Table, q *Query, n int) (*Plan, error) {
 	if err := checkQuery(q, len(cols)); err != nil {
 		return nil, err
 	}
-	b := &builder{t: t, q: q, cols: cols}
+	where := q.Where
+	t, q = collate(t, q)
+	it, _ = t.(IndexedTable)
+	b := &builder{t: t, q: q, cols: t.Columns()}
 	for _, kc := range t.PartitionKeyColumns() {
 		b.keys = append(b.keys, b.keyCol(kc, PartitionKey))
 	}
@@ -36,5 +39,9 @@ func BuildIndex(t Table, q *Query, n int) (*Plan, error) {
 	if b.contradiction() {
 		return nil, nil
 	}
-	return b.planIndex(it, n)
+	p, err := b.planIndex(it, n)
+	if p != nil {
+		p.where = where
+	}
+	return p, err
 }

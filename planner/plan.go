@@ -84,6 +84,10 @@ type Query struct {
 	// transaction's buffered writes to the table must be merged in key
 	// order).
 	NoIndex bool
+
+	// inexact marks the conjuncts whose collation rewrite the keys do not
+	// answer exactly (collate.go): they stay residual.
+	inexact map[int]bool
 }
 
 // Key addresses one entity.

@@ -17,8 +17,14 @@ func Build(t Table, q *Query) (*Plan, error) {
 	if err := checkQuery(q, len(cols)); err != nil {
 		return nil, err
 	}
-	b := &builder{t: t, q: q, cols: cols}
-	return b.build()
+	where := q.Where
+	t, q = collate(t, q)
+	b := &builder{t: t, q: q, cols: t.Columns()}
+	p, err := b.build()
+	if p != nil {
+		p.where = where // EXPLAIN shows the conjuncts as written
+	}
+	return p, err
 }
 
 func checkQuery(q *Query, n int) error {

@@ -62,10 +62,14 @@ type Column struct {
 	// Kind fixes the Go type of the column's Datums and how they compare.
 	Kind Kind
 	// Collated is set for a string column whose collation is not binary
-	// (case- or accent-insensitive, or padding): then the planner neither
-	// pushes comparisons on it nor uses it in key ranges; the engine
-	// evaluates them.
+	// (case- or accent-insensitive, or padding): the planner never pushes
+	// comparisons on it into a store filter, and uses it in key ranges only
+	// through its Collation.
 	Collated bool
+	// Collation, for a Collated key or index column keyed by a collation
+	// key, maps its values into the key space (collate.go). Nil: the
+	// planner does not constrain the column at all.
+	Collation Collation
 	// Prop is the property that holds the column's value in the entity, or
 	// "" if the store cannot filter on it (e.g. a key column kept only in
 	// the keys).

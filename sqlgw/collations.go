@@ -6,6 +6,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 
 	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/planner"
 )
 
 // Key and index columns with a case- or accent-insensitive collation
@@ -33,4 +34,26 @@ func init() {
 			catalog.RegisterCollation("utf8_"+rest, catalog.RuneWeigher(c.Sorter))
 		}
 	}
+}
+
+// keyCollation is the planner's view of a collation-keyed text column
+// (planner.Collation): literals compared with the column become key
+// components computed by the catalog's own encoder, so the planner's key
+// ranges are exactly the keys the catalog writes (planner/collate.go).
+type keyCollation struct{ t catalog.Type }
+
+var _ planner.Collation = keyCollation{}
+
+func (k keyCollation) Key(s string) (string, bool)          { return k.t.CollationKey(s) }
+func (k keyCollation) Prefix(s string) string               { return k.t.CollationKeyPrefix(s) }
+func (k keyCollation) Exact() bool                          { return k.t.CollationKeyExact() }
+func (k keyCollation) Datum(component string) planner.Datum { return catalog.KeyComponent(component) }
+
+// plannerCollation returns the planner.Collation of a column of type t, or
+// nil when its values are not keyed by a collation key.
+func plannerCollation(t catalog.Type) planner.Collation {
+	if !t.CollationKeyed() {
+		return nil
+	}
+	return keyCollation{t}
 }

@@ -240,6 +240,9 @@ func newPlannerTable(t *catalog.Table) *plannerTable {
 			Collated: c.Type.Kind.IsText() && !c.Type.BinaryCollation(),
 			Prop:     c.Property,
 		}
+		if pc.Collated && plannerKind(c.Type) == planner.KindString {
+			pc.Collation = plannerCollation(c.Type) // collations.go
+		}
 		switch {
 		case c.Pushdown(storage.OpEq) && c.Pushdown(storage.OpLt) && c.Pushdown(storage.OpGe):
 			pc.Pushdown = planner.PushOrdered
