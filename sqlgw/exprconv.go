@@ -107,8 +107,40 @@ func (c *exprConverter) tryConvert(e sql.Expression) planner.Expr {
 		return c.in(e.Left(), e.Right())
 	case *expression.HashInTuple:
 		return c.in(e.Left(), e.Right())
+	case *expression.Like:
+		return c.like(e)
 	}
 	return nil
+}
+
+// like converts "col LIKE 'abc%'" (a literal pattern whose only wildcard is
+// one final '%', no escape character in it, no ESCAPE clause) to
+// Prefix: the planner treats it as exact for a binary column and, for a
+// collated key column, as a widened key range the engine rechecks
+// (planner/collate.go). go-mysql-server rewrites such LIKEs on utf8mb4
+// columns into a range itself; this reaches the other character sets
+// (latin1) and binary strings.
+func (c *exprConverter) like(e *expression.Like) planner.Expr {
+	if e.Escape != nil {
+		return nil
+	}
+	col, ok := c.column(e.LeftChild)
+	if !ok {
+		return nil
+	}
+	lit, ok := e.RightChild.(*expression.Literal)
+	if !ok {
+		return nil
+	}
+	pat, ok := lit.Value().(string)
+	if !ok {
+		return nil
+	}
+	i := strings.IndexAny(pat, "%_\\")
+	if i < 0 || pat[i:] != "%" {
+		return nil
+	}
+	return &planner.Prefix{Col: col, Prefix: pat[:i]}
 }
 
 func (c *exprConverter) cmp(l, r sql.Expression, op planner.CmpOp) planner.Expr {
