@@ -126,6 +126,9 @@ func (b *builder) build() (*Plan, error) {
 			// Decide as if the table had defaultRows rows (index.go, Cost).
 			qd := *b.q
 			qd.Stats = &Stats{Rows: defaultRows}
+			if b.q.Stats != nil {
+				qd.Stats.RowsPerValue = b.q.Stats.RowsPerValue
+			}
 			dp, err := (&builder{t: b.t, q: &qd, cols: b.cols}).build()
 			if err != nil {
 				return nil, err

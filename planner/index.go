@@ -286,9 +286,16 @@ func (b *builder) planIndex(it IndexedTable, n int) (*Plan, error) {
 			parts = math.Max(1, rows/b.localRowsPerPart())
 		}
 		st.Partitions = parts
-		vb.eqSel = math.Min(eqSelectivity, IndexRowsPerValue/math.Max(1, rows/parts))
+		per := float64(IndexRowsPerValue)
+		if known, ok := b.rowsPerValue(ix.Name); ok {
+			per = known
+		}
+		vb.eqSel = math.Min(eqSelectivity, per/math.Max(1, rows/parts))
 	} else {
 		per := float64(IndexRowsPerValue)
+		if known, ok := b.rowsPerValue(ix.Name); ok {
+			per = known
+		}
 		if ix.Unique && len(ix.Columns) == 1 {
 			per = 1
 		}
@@ -414,6 +421,16 @@ func (b *builder) planIndex(it IndexedTable, n int) (*Plan, error) {
 		p.Cost.Entities += hits
 	}
 	return p, nil
+}
+
+// rowsPerValue is the analysed number of rows per value of the leading
+// column of the named index (Stats.RowsPerValue).
+func (b *builder) rowsPerValue(name string) (float64, bool) {
+	if b.q.Stats == nil || b.q.Stats.RowsPerValue == nil {
+		return 0, false
+	}
+	v, ok := b.q.Stats.RowsPerValue[strings.ToLower(name)]
+	return v, ok && v > 0
 }
 
 func isPointSet(vb *builder, k keyCol) bool {

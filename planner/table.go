@@ -179,4 +179,9 @@ type Stats struct {
 	// Partitions is the estimated number of distinct PartitionKeys
 	// (0: unknown).
 	Partitions float64
+	// RowsPerValue, when known (ANALYZE TABLE), is the number of rows per
+	// distinct value of each secondary index's leading column, by
+	// lower-cased index name; it replaces IndexRowsPerValue. It does not
+	// scale with Rows (the planner's small-table rule keeps it).
+	RowsPerValue map[string]float64
 }

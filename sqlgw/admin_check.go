@@ -674,20 +674,9 @@ func cloneIndexEntity(e *storage.Entity) *storage.Entity {
 	return c
 }
 
-// adminAnalyze is ANALYZE TABLE: the rows are counted (main entities only,
-// reading only the bookkeeping property) and become the coster's estimate.
+// adminAnalyze is ANALYZE TABLE: the rows are read once and counted, and
+// the statistics of every index computed (stats.go); they become the
+// coster's and the planner's estimates.
 func (g *gateway) adminAnalyze(ctx context.Context, t *catalog.Table) error {
-	q := &storage.Query{Row: &storage.KeyRange{High: &storage.Bound{Key: t.RowKeyEnd(), Exclusive: true}}, Select: t.SelectAlways()}
-	var n int64
-	err := g.scanEntities(ctx, t.Physical, q, func(e *storage.Entity) error {
-		if !t.IsContinuation(e) {
-			n++
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	g.setRowCount(t.Physical, n)
-	return nil
+	return g.analyzeTable(ctx, t)
 }

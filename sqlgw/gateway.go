@@ -25,6 +25,7 @@ type gateway struct {
 	mu      sync.Mutex
 	schemas map[schemaKey]*tableInfo
 	rows    map[string]*rowEstimate // by physical table
+	stats   map[string]*tableStats  // by physical table (stats.go)
 	parts   partitionDecls
 	views   *viewStore
 	// sessions by connection ID, for the handler's error translation.
@@ -71,6 +72,7 @@ func newGateway(store storage.Store, cat *catalog.Catalog) *gateway {
 		cat:      cat,
 		schemas:  map[schemaKey]*tableInfo{},
 		rows:     map[string]*rowEstimate{},
+		stats:    map[string]*tableStats{},
 	}
 	g.views = &viewStore{g: g, table: strings.TrimSuffix(cat.CatalogTable(), "catalog") + "views"}
 	return g
@@ -97,6 +99,7 @@ func (g *gateway) setRowCount(phys string, n int64) {
 }
 
 func (g *gateway) addRowCount(phys string, delta int64) {
+	g.noteChanges(phys, delta) // stats.go
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if e, ok := g.rows[phys]; ok && e.known {

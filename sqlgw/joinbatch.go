@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -765,8 +766,10 @@ func mergePlans(plans []*planner.Plan) *planner.Plan {
 			if p.Path == planner.IndexRange {
 				out.Path = planner.IndexRange
 			}
-			ix.Gets = append(ix.Gets, p.Index.Gets...)
-			ix.Queries = append(ix.Queries, p.Index.Queries...)
+			// Distinct lookup values can share an index key (values
+			// equal under a collation: 'CAFE', 'café'): read it once.
+			ix.Gets = appendNewKeys(ix.Gets, p.Index.Gets)
+			ix.Queries = appendNewQueries(ix.Queries, p.Index.Queries)
 			ix.Hits += p.Index.Hits
 			out.Cost.Requests += p.Cost.Requests
 			out.Cost.Entities += p.Cost.Entities
@@ -779,13 +782,51 @@ func mergePlans(plans []*planner.Plan) *planner.Plan {
 			if p.Path != planner.RowRange && p.Path != planner.PartitionScan || p.Table != first.Table {
 				return nil
 			}
-			out.Queries = append(out.Queries, p.Queries...)
+			out.Queries = appendNewQueries(out.Queries, p.Queries)
 			out.Cost.Requests += p.Cost.Requests
 			out.Cost.Entities += p.Cost.Entities
 		}
 		return &out
 	}
 	return nil
+}
+
+// appendNewKeys appends the keys of add not in dst.
+func appendNewKeys(dst, add []planner.Key) []planner.Key {
+	for _, k := range add {
+		if !slices.Contains(dst, k) {
+			dst = append(dst, k)
+		}
+	}
+	return dst
+}
+
+// appendNewQueries appends the queries of add that read something no
+// query of dst with the same key ranges, filter and projection reads.
+func appendNewQueries(dst, add []*storage.Query) []*storage.Query {
+	for _, q := range add {
+		if !slices.ContainsFunc(dst, func(d *storage.Query) bool { return sameQuery(d, q) }) {
+			dst = append(dst, q)
+		}
+	}
+	return dst
+}
+
+func sameQuery(a, b *storage.Query) bool {
+	rng := func(r *storage.KeyRange) string {
+		if r == nil {
+			return "*"
+		}
+		bound := func(b *storage.Bound) string {
+			if b == nil {
+				return "-"
+			}
+			return fmt.Sprintf("%q/%v", b.Key, b.Exclusive)
+		}
+		return bound(r.Low) + ".." + bound(r.High)
+	}
+	return rng(a.Partition) == rng(b.Partition) && rng(a.Row) == rng(b.Row) && a.Top == b.Top &&
+		fmt.Sprint(a.Filter) == fmt.Sprint(b.Filter) && slices.Equal(a.Select, b.Select)
 }
 
 // pointKey returns the dedup key and the hash of a range that is a point

@@ -420,8 +420,7 @@ func lower(s string) string { return strings.ToLower(s) }
 
 // plan asks the planner, with the gateway's row estimate as statistics.
 func (t *Table) plan(q *planner.Query) (*planner.Plan, error) {
-	n, _ := t.gw.rowCount(t.meta().Physical)
-	q.Stats = &planner.Stats{Rows: float64(n)}
+	q.Stats = t.gw.plannerStats(t.meta()) // stats.go
 	return t.buildPlan(q) // index hints (hints.go)
 }
 

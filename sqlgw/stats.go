@@ -1,0 +1,306 @@
+package sqlgw
+
+import (
+	"context"
+	"log/slog"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+
+	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/planner"
+	"github.com/sqlgw/sqlgw/storage"
+)
+
+// Statistics
+//
+// ANALYZE TABLE (and OPTIMIZE TABLE, and the automatic refresh below) reads
+// every row once and computes, for the PRIMARY key (its columns in storage
+// order) and for every secondary index: the number of rows, the number of
+// distinct values of each prefix of the index's columns (compared as the
+// keys compare them, i.e. under each column's collation: 'a' and 'A' are
+// one value under utf8mb4_0900_ai_ci), and the most frequent values of the
+// leading column (top statTopN, with their counts). They are kept per
+// gateway in memory with the row count (gateway.rows), like InnoDB's
+// non-persistent statistics: a restarted gateway starts without them, and
+// the first ANALYZE TABLE or automatic refresh brings them back.
+//
+// Where they show:
+//   - SHOW INDEX and information_schema.STATISTICS: CARDINALITY of an
+//     index column is the distinct count of the index's prefix up to that
+//     column (MySQL's meaning); COLLATION is 'A', or 'D' for a DESC key
+//     or index column (go-mysql-server leaves both empty or 'A').
+//   - SHOW TABLE STATUS and information_schema.TABLES: Rows (RowCount).
+//   - The planner (planner.Stats): the partition count of the primary key
+//     (distinct values of the partition-key columns) and, per index, the
+//     rows per value of its leading column (planner.Stats.RowsPerValue),
+//     which replace its fixed guesses (planner package doc, Cost).
+//
+// Refresh: every insert and delete counts as a change; once the changes
+// since the last analysis exceed statsRefreshShare of the analysed row
+// count (and at least statsRefreshMin rows), the next plan of the table
+// starts one background re-analysis (never two at a time per table).
+// The share is the global variable sqlgw_stats_auto_recalc_percent
+// (default 10, as InnoDB's innodb_stats_auto_recalc threshold; 0: never).
+//
+// go-mysql-server's own statistics provider (sql.StatsProvider, used by
+// its join planner's cardinality estimates) is not replaced: the join
+// costing sqlgw needs goes through its own coster (coster.go) with the
+// row counts.
+
+const (
+	statTopN        = 8
+	statsRefreshMin = 100
+	// statsRecalcVar is the global variable holding the refresh share.
+	statsRecalcVar     = "sqlgw_stats_auto_recalc_percent"
+	statsRecalcDefault = 10
+)
+
+func init() {
+	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{&sql.MysqlSystemVariable{
+		Name:    statsRecalcVar,
+		Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Global),
+		Dynamic: true,
+		Type:    types.NewSystemIntType(statsRecalcVar, 0, 100, false),
+		Default: int64(statsRecalcDefault),
+	}})
+}
+
+// statsShare is the share of changed rows that triggers a refresh (0: never).
+func statsShare() float64 {
+	_, v, ok := sql.SystemVariables.GetGlobal(statsRecalcVar)
+	if !ok {
+		return statsRecalcDefault / 100.0
+	}
+	switch x := v.(type) {
+	case int64:
+		return float64(x) / 100
+	case int:
+		return float64(x) / 100
+	case int8:
+		return float64(x) / 100
+	case uint64:
+		return float64(x) / 100
+	}
+	return statsRecalcDefault / 100.0
+}
+
+// tableStats are the statistics of one table.
+type tableStats struct {
+	rows    int64
+	indexes map[string]*indexStats // by lower-cased index name; "primary"
+	changed int64                  // rows inserted or deleted since
+	running bool                   // a refresh is under way
+}
+
+// indexStats are one index's statistics.
+type indexStats struct {
+	distinct []int64 // distinct values of columns[:i+1]
+	top      []topValue
+}
+
+type topValue struct {
+	key   string // the leading column's key component
+	count int64
+}
+
+// analyzeTable computes t's statistics from a full read and installs them
+// with the row count.
+func (g *gateway) analyzeTable(ctx context.Context, t *catalog.Table) error {
+	type acc struct {
+		cols []catalog.KeyColumn
+		sets []map[string]struct{}
+		lead map[string]int64
+	}
+	accs := map[string]*acc{}
+	newAcc := func(name string, cols []catalog.KeyColumn) {
+		a := &acc{cols: cols, lead: map[string]int64{}}
+		for range cols {
+			a.sets = append(a.sets, map[string]struct{}{})
+		}
+		accs[strings.ToLower(name)] = a
+	}
+	if !t.Keyless() {
+		newAcc("PRIMARY", append(append([]catalog.KeyColumn(nil), t.PartitionColumns()...), t.RowColumns()...))
+	}
+	for i := range t.Indexes {
+		ix := &t.Indexes[i]
+		if cols, err := t.IndexColumns(ix); err == nil && len(cols) > 0 {
+			newAcc(ix.Name, cols)
+		}
+	}
+	var rows int64
+	leftovers := 0
+	err := g.scanRows(ctx, t, func(_ *storage.Entity, row []catalog.Datum, err error) error {
+		rows++
+		if err != nil {
+			return nil // counted; CHECK TABLE reports it
+		}
+		for _, a := range accs {
+			var b []byte
+			for i, kc := range a.cols {
+				if kc.Index >= len(row) {
+					break
+				}
+				nb, err := kc.Append(b, row[kc.Index])
+				if err != nil {
+					break
+				}
+				b = nb
+				a.sets[i][string(b)] = struct{}{}
+				if i == 0 {
+					a.lead[string(b)]++
+				}
+			}
+		}
+		return nil
+	}, &leftovers)
+	if err != nil {
+		return err
+	}
+	ts := &tableStats{rows: rows, indexes: map[string]*indexStats{}}
+	for name, a := range accs {
+		is := &indexStats{}
+		for _, s := range a.sets {
+			is.distinct = append(is.distinct, int64(len(s)))
+		}
+		for k, n := range a.lead {
+			is.top = append(is.top, topValue{k, n})
+		}
+		sort.Slice(is.top, func(i, j int) bool {
+			if is.top[i].count != is.top[j].count {
+				return is.top[i].count > is.top[j].count
+			}
+			return is.top[i].key < is.top[j].key
+		})
+		if len(is.top) > statTopN {
+			is.top = is.top[:statTopN]
+		}
+		ts.indexes[name] = is
+	}
+	g.mu.Lock()
+	g.stats[t.Physical] = ts
+	g.mu.Unlock()
+	g.setRowCount(t.Physical, rows)
+	return nil
+}
+
+// tableStatsOf returns the statistics of a physical table, or nil.
+func (g *gateway) tableStatsOf(phys string) *tableStats {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.stats[phys]
+}
+
+// noteChanges counts n inserted or deleted rows towards the refresh.
+func (g *gateway) noteChanges(phys string, n int64) {
+	if n < 0 {
+		n = -n
+	}
+	g.mu.Lock()
+	if ts := g.stats[phys]; ts != nil {
+		ts.changed += n
+	}
+	g.mu.Unlock()
+}
+
+// maybeRefreshStats starts a background re-analysis of t when enough of it
+// changed since the last one.
+func (g *gateway) maybeRefreshStats(t *catalog.Table) {
+	share := statsShare()
+	if share <= 0 {
+		return
+	}
+	g.mu.Lock()
+	ts := g.stats[t.Physical]
+	due := ts != nil && !ts.running && ts.changed >= statsRefreshMin &&
+		float64(ts.changed) >= share*float64(max(ts.rows, 1))
+	if due {
+		ts.running = true
+	}
+	g.mu.Unlock()
+	if !due {
+		return
+	}
+	go func() {
+		ctx := withoutCounters(context.Background())
+		if err := g.analyzeTable(ctx, t); err != nil {
+			slog.Default().Warn("sqlgw: statistics refresh failed", "table", t.Name, "err", err)
+			g.mu.Lock()
+			ts.running = false
+			g.mu.Unlock()
+		}
+	}()
+}
+
+// plannerStats are the planner's statistics of t.
+func (g *gateway) plannerStats(t *catalog.Table) *planner.Stats {
+	n, _ := g.rowCount(t.Physical)
+	st := &planner.Stats{Rows: float64(n)}
+	ts := g.tableStatsOf(t.Physical)
+	if ts == nil {
+		return st
+	}
+	g.maybeRefreshStats(t)
+	if pk := ts.indexes["primary"]; pk != nil {
+		if np := len(t.PartitionColumns()); np > 0 && np <= len(pk.distinct) && pk.distinct[np-1] > 0 {
+			st.Partitions = float64(pk.distinct[np-1])
+		}
+	}
+	for name, is := range ts.indexes {
+		if name == "primary" || len(is.distinct) == 0 || is.distinct[0] == 0 || ts.rows == 0 {
+			continue
+		}
+		if st.RowsPerValue == nil {
+			st.RowsPerValue = map[string]float64{}
+		}
+		st.RowsPerValue[name] = math.Max(1, float64(ts.rows)/float64(is.distinct[0]))
+	}
+	return st
+}
+
+// cardinality is the CARDINALITY of column seq (1-based) of index name of
+// t, and whether it is known.
+func (g *gateway) cardinality(t *catalog.Table, index string, seq int) (int64, bool) {
+	ts := g.tableStatsOf(t.Physical)
+	if ts == nil {
+		return 0, false
+	}
+	is := ts.indexes[strings.ToLower(index)]
+	if is == nil || seq < 1 || seq > len(is.distinct) {
+		return 0, false
+	}
+	return is.distinct[seq-1], true
+}
+
+// indexColumnDesc reports whether column seq (1-based) of index name of t
+// is stored descending.
+func indexColumnDesc(t *catalog.Table, index string, seq int) bool {
+	var cols []catalog.KeyColumn
+	if strings.EqualFold(index, "PRIMARY") {
+		cols = append(append(cols, t.PartitionColumns()...), t.RowColumns()...)
+	} else if ix := t.Index(index); ix != nil {
+		cols, _ = t.IndexColumns(ix)
+	}
+	return seq >= 1 && seq <= len(cols) && cols[seq-1].Desc
+}
+
+// statsRowFixer fills in CARDINALITY and COLLATION of SHOW INDEX and
+// information_schema.STATISTICS rows of sqlgw tables.
+type statsRowFixer struct {
+	iter sql.RowIter
+	fix  func(sql.Row) sql.Row
+}
+
+func (s *statsRowFixer) Next(ctx *sql.Context) (sql.Row, error) {
+	r, err := s.iter.Next(ctx)
+	if err != nil {
+		return r, err
+	}
+	return s.fix(r), nil
+}
+
+func (s *statsRowFixer) Close(ctx *sql.Context) error { return s.iter.Close(ctx) }
