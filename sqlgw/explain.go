@@ -37,6 +37,9 @@ func (e explainBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Ro
 	if it, err := e.buildStrictWrite(ctx, n, row); it != nil || err != nil { // strictwrite.go
 		return it, err
 	}
+	if si, ok := n.(*plan.ShowIndexes); ok {
+		return buildShowIndexes(ctx, si, row) // stats.go
+	}
 	d, ok := n.(*plan.DescribeQuery)
 	if !ok {
 		return nil, nil

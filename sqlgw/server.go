@@ -345,6 +345,7 @@ func newEngine(ctx context.Context, store storage.Store, opts catalog.Options) (
 		SchemaFormatter: newSchemaFormatter(),                            // schemafeat_format.go
 	}).Build()
 	a.ExecBuilder.PriorityBuilder = explainBuilder{exec: a.ExecBuilder}
+	a.Catalog.InfoSchema = newInfoSchema(a.Catalog.InfoSchema) // CARDINALITY (stats.go)
 	a.Coster = coster{inner: a.Coster}
 	engine := gms.New(a, &gms.Config{VersionPostfix: "sqlgw"})
 	engine.Analyzer.Catalog.RegisterFunction(sql.NewEmptyContext(), assignFunction, varFunction)

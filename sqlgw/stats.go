@@ -8,6 +8,9 @@ import (
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/information_schema"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/rowexec"
 	"github.com/dolthub/go-mysql-server/sql/types"
 
 	"github.com/sqlgw/sqlgw/catalog"
@@ -304,3 +307,119 @@ func (s *statsRowFixer) Next(ctx *sql.Context) (sql.Row, error) {
 }
 
 func (s *statsRowFixer) Close(ctx *sql.Context) error { return s.iter.Close(ctx) }
+
+// statsColumns says where a statistics row holds its fields.
+type statsColumns struct {
+	schema, table, index, seq, collation, cardinality int // -1: absent
+}
+
+// fixStatsRow fills in COLLATION ('A' or 'D') and CARDINALITY of one
+// SHOW INDEX or information_schema.STATISTICS row of a sqlgw table.
+func fixStatsRow(ctx *sql.Context, lookup func(schema, table string) *Table, c statsColumns, r sql.Row) sql.Row {
+	str := func(i int) string {
+		if i < 0 || i >= len(r) {
+			return ""
+		}
+		s, _ := r[i].(string)
+		return s
+	}
+	schema := ""
+	if c.schema >= 0 {
+		schema = str(c.schema)
+	}
+	t := lookup(schema, str(c.table))
+	if t == nil {
+		return r
+	}
+	var seq int
+	switch v := r[c.seq].(type) {
+	case int:
+		seq = v
+	case int32:
+		seq = int(v)
+	case uint32:
+		seq = int(v)
+	case int64:
+		seq = int(v)
+	case uint64:
+		seq = int(v)
+	}
+	meta := t.meta()
+	index := str(c.index)
+	out := append(sql.Row(nil), r...)
+	out[c.collation] = "A"
+	if indexColumnDesc(meta, index, seq) {
+		out[c.collation] = "D"
+	}
+	if n, ok := t.gw.cardinality(meta, index, seq); ok {
+		out[c.cardinality] = n
+	}
+	return out
+}
+
+// tableLookup returns a cached resolver of sqlgw tables by name.
+func tableLookup(ctx *sql.Context, cat sql.Catalog) func(schema, table string) *Table {
+	cache := map[[2]string]*Table{}
+	return func(schema, table string) *Table {
+		k := [2]string{schema, table}
+		if t, ok := cache[k]; ok {
+			return t
+		}
+		var out *Table
+		if st, _, err := cat.Table(ctx, schema, table); err == nil && st != nil {
+			out, _ = unwrapTable(st).(*Table)
+		}
+		cache[k] = out
+		return out
+	}
+}
+
+// infoSchema is go-mysql-server's information_schema database with a
+// STATISTICS table whose rows of sqlgw tables carry COLLATION and
+// CARDINALITY (the engine writes 'A' and 0).
+type infoSchema struct {
+	sql.Database
+	stats sql.Table
+}
+
+func newInfoSchema(inner sql.Database) *infoSchema {
+	st := information_schema.NewDefaultStats()
+	read := st.Reader
+	st.Reader = func(ctx *sql.Context, cat sql.Catalog) (sql.RowIter, error) {
+		it, err := read(ctx, cat)
+		if err != nil {
+			return nil, err
+		}
+		lookup := tableLookup(ctx, cat)
+		cols := statsColumns{schema: 1, table: 2, index: 5, seq: 6, collation: 8, cardinality: 9}
+		return &statsRowFixer{iter: it, fix: func(r sql.Row) sql.Row { return fixStatsRow(ctx, lookup, cols, r) }}, nil
+	}
+	return &infoSchema{Database: inner, stats: st}
+}
+
+func (d *infoSchema) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table, bool, error) {
+	if strings.EqualFold(name, information_schema.StatisticsTableName) {
+		return d.stats, true, nil
+	}
+	return d.Database.GetTableInsensitive(ctx, name)
+}
+
+// buildShowIndexes runs SHOW INDEX with the engine's own builder and fills
+// in Collation and Cardinality of a sqlgw table's rows.
+func buildShowIndexes(ctx *sql.Context, n *plan.ShowIndexes, row sql.Row) (sql.RowIter, error) {
+	rt, ok := n.Child.(*plan.ResolvedTable)
+	if !ok {
+		return nil, nil
+	}
+	t, ok := unwrapTable(rt.Table).(*Table)
+	if !ok {
+		return nil, nil
+	}
+	it, err := rowexec.NewBuilder(nil, sql.EngineOverrides{}).Build(ctx, n, row)
+	if err != nil {
+		return nil, err
+	}
+	lookup := func(string, string) *Table { return t }
+	cols := statsColumns{schema: -1, table: 0, index: 2, seq: 3, collation: 5, cardinality: 6}
+	return &statsRowFixer{iter: it, fix: func(r sql.Row) sql.Row { return fixStatsRow(ctx, lookup, cols, r) }}, nil
+}
