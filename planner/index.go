@@ -312,6 +312,13 @@ func (b *builder) planIndex(it IndexedTable, n int) (*Plan, error) {
 		if ix.Local {
 			return nil, nil // no index column bound (or a scan across partitions)
 		}
+	case TableScan:
+		// ORDER BY the index's columns with a LIMIT: read the global
+		// index in its key order, the first Limit entities (Top), and
+		// their base rows; nothing else in the index is needed.
+		if ix.Local || b.q.Limit <= 0 || len(b.q.OrderBy) == 0 || !vp.OrderSatisfied || len(vp.Residual) > 0 {
+			return nil, nil
+		}
 	default:
 		return nil, nil
 	}

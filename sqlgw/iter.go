@@ -78,6 +78,10 @@ type rowIter struct {
 	// fetched; synthetic ones (covering reads) carry no row ETag.
 	ixLoaded  bool
 	synthetic map[*storage.Entity]bool
+	// ixTry: read only the first Limit index entries (an ordered index
+	// read under LIMIT); ixCut: a read stopped early for it. A stale hit
+	// can leave fewer than Limit rows: the index is then read again whole.
+	ixTry, ixCut bool
 
 	// Metrics (metrics.go): the requests this read sent, the time spent in
 	// Next, reported once at Close.
@@ -258,8 +262,15 @@ func (it *rowIter) nextEntity() (*storage.Entity, error) {
 		return nil, nil
 	case planner.IndexLookup, planner.IndexRange:
 		if !it.ixLoaded {
+			it.ixTry = p.Limit > 0 && len(p.Residual) == 0 && it.spec.residual == nil && (it.tt == nil || len(it.tt.writes) == 0)
 			if err := it.loadIndex(); err != nil {
 				return nil, err
+			}
+			if it.ixTry && it.ixCut && int64(len(it.fetched)) < p.Limit {
+				it.ixTry, it.ixCut = false, false
+				if err := it.loadIndex(); err != nil {
+					return nil, err
+				}
 			}
 		}
 		if it.fi >= len(it.fetched) {

@@ -57,7 +57,13 @@ func (it *rowIter) readIndexHits(p *planner.Plan) ([]*storage.Entity, error) {
 		for _, q := range p.Index.Queries {
 			before := len(hits)
 			page, err := query(q, func(got int) bool {
-				return p.Limit > 0 && len(p.Residual) == 0 && int64(before+got) >= p.Limit && p.Index.Covering
+				// A covering plan has its rows; an ordered read under a
+				// LIMIT (ixTry) tries the first Limit hits (nextEntity).
+				stop := p.Limit > 0 && len(p.Residual) == 0 && int64(before+got) >= p.Limit && (p.Index.Covering || it.ixTry)
+				if stop && !p.Index.Covering {
+					it.ixCut = true
+				}
+				return stop
 			})
 			if err != nil {
 				return nil, mapError(err)

@@ -104,6 +104,10 @@ func rewrite(ctx *sql.Context, n sql.Node) (sql.Node, bool, error) {
 			out, _, err := rewrite(ctx, plan.NewLimit(x.Limit, x.Child))
 			return out, true, err
 		}
+		if child, ok := orderedAccess(ctx, x); ok {
+			out, _, err := rewrite(ctx, plan.NewLimit(x.Limit, child))
+			return out, true, err
+		}
 	case *plan.Limit:
 		if lim, ok := constInt(ctx, x.Limit); ok && !x.CalcFoundRows && lim > 0 {
 			child := x.Child
@@ -140,6 +144,71 @@ func rewrite(ctx *sql.Context, n sql.Node) (sql.Node, bool, error) {
 	}
 	out, err := n.WithChildren(ctx, newChildren...)
 	return out, true, err
+}
+
+// orderedAccess turns "ORDER BY cols LIMIT n" over a whole sqlgw table
+// (through projections and an alias) into a read of an index whose order
+// is cols, when the planner finds one cheaper than reading and sorting the
+// table: the first n entries of the index and their rows
+// (planner.IndexRange in index order). It returns the TopN's new child.
+func orderedAccess(ctx *sql.Context, x *plan.TopN) (sql.Node, bool) {
+	lim, ok := constInt(ctx, x.Limit)
+	if !ok || lim <= 0 || x.CalcFoundRows {
+		return nil, false
+	}
+	var rt *plan.ResolvedTable
+	alias := ""
+	for n := x.Child; rt == nil; {
+		switch c := n.(type) {
+		case *plan.Project:
+			n = c.Child
+		case *plan.TableAlias:
+			alias = c.Name()
+			n = c.Child
+		case *plan.ResolvedTable:
+			rt = c
+		default:
+			return nil, false
+		}
+	}
+	t, ok := rt.Table.(*Table)
+	if !ok || t.meta().Keyless() || t.gw.unsorted {
+		return nil, false
+	}
+	src := &source{t: t, alias: alias}
+	var order []planner.OrderColumn
+	for _, f := range x.Fields {
+		gf, ok := f.Column.(*expression.GetField)
+		if !ok || !src.names(gf.Table()) {
+			return nil, false
+		}
+		col := t.meta().ColumnIndex(gf.Name())
+		if col < 0 {
+			return nil, false
+		}
+		order = append(order, planner.OrderColumn{Col: col, Desc: f.Order == sql.Descending})
+	}
+	q := &planner.Query{Columns: t.proj, OrderBy: order, Limit: lim}
+	p, err := t.planIn(ctx, q)
+	if err != nil || p.Index == nil || !p.OrderSatisfied || len(p.Residual) > 0 {
+		return nil, false
+	}
+	lookup := sql.IndexLookup{Index: t.primaryIndex(),
+		Ranges: &planRanges{plan: p, t: t, cols: t.proj, order: order, noIndex: q.NoIndex}}
+	access, err := plan.NewStaticIndexedAccessForTableNode(ctx, rt, lookup)
+	if err != nil {
+		return nil, false
+	}
+	out, _, err := transform.Node(ctx, x.Child, func(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		if n == rt {
+			return access, transform.NewTree, nil
+		}
+		return n, transform.SameTree, nil
+	})
+	if err != nil {
+		return nil, false
+	}
+	return out, true
 }
 
 func constInt(ctx *sql.Context, e sql.Expression) (int64, bool) {
