@@ -7,6 +7,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/sqltypes"
 	"github.com/shopspring/decimal"
 
 	"github.com/sqlgw/sqlgw/planner"
@@ -147,7 +148,7 @@ func (c *exprConverter) cmp(l, r sql.Expression, op planner.CmpOp) planner.Expr 
 	if col, ok := c.column(l); ok {
 		if lit, ok := r.(*expression.Literal); ok {
 			if d, ok := literalDatum(c.ctx, lit); ok {
-				return &planner.Cmp{Col: col, Op: op, Value: d}
+				return &planner.Cmp{Col: col, Op: op, Value: temporalLiteral(c.ctx, l, d)}
 			}
 		}
 		return nil
@@ -155,11 +156,50 @@ func (c *exprConverter) cmp(l, r sql.Expression, op planner.CmpOp) planner.Expr 
 	if col, ok := c.column(r); ok {
 		if lit, ok := l.(*expression.Literal); ok {
 			if d, ok := literalDatum(c.ctx, lit); ok {
-				return &planner.Cmp{Col: col, Op: op.Commute(), Value: d}
+				return &planner.Cmp{Col: col, Op: op.Commute(), Value: temporalLiteral(c.ctx, r, d)}
 			}
 		}
 	}
 	return nil
+}
+
+// temporalLiteral converts a string literal compared with a DATE or
+// DATETIME column to the time it denotes, as MySQL converts it for the
+// comparison ('2024-01-01' = DATE '2024-01-01'; a DATE column against
+// '2024-01-01 10:00:00' compares as DATETIME, which the planner handles),
+// so that such comparisons use the key. Only the canonical forms are
+// converted: 'YYYY-MM-DD' and 'YYYY-MM-DD hh:mm:ss[.ffffff]' with a valid
+// date; any other string ('2024-1-1', '20240101', a zero date) stays with
+// the engine, which knows MySQL's lenient and mode-dependent parsing.
+// TIMESTAMP columns are left alone: their literals are read in the
+// session's time zone.
+func temporalLiteral(ctx *sql.Context, col sql.Expression, d planner.Datum) planner.Datum {
+	s, ok := d.(string)
+	if !ok {
+		return d
+	}
+	switch col.Type(ctx).Type() {
+	case sqltypes.Date, sqltypes.Datetime:
+	default:
+		return d
+	}
+	layout := ""
+	switch n := len(s); {
+	case n == 10:
+		layout = "2006-01-02"
+	case n == 19:
+		layout = "2006-01-02 15:04:05"
+	case n > 20 && n <= 26 && s[19] == '.':
+		layout = "2006-01-02 15:04:05." + strings.Repeat("0", n-20)
+	default:
+		return d
+	}
+	t, err := time.ParseInLocation(layout, s, time.UTC)
+	if err != nil || t.Year() < 1000 || t.Format(layout) != s {
+		return d
+	}
+	return t
+	return d
 }
 
 func (c *exprConverter) in(l, r sql.Expression) planner.Expr {
@@ -184,7 +224,7 @@ func (c *exprConverter) in(l, r sql.Expression) planner.Expr {
 		if !ok {
 			return nil
 		}
-		vals = append(vals, d)
+		vals = append(vals, temporalLiteral(c.ctx, l, d))
 	}
 	return &planner.In{Col: col, Values: vals}
 }
