@@ -199,7 +199,6 @@ func temporalLiteral(ctx *sql.Context, col sql.Expression, d planner.Datum) plan
 		return d
 	}
 	return t
-	return d
 }
 
 func (c *exprConverter) in(l, r sql.Expression) planner.Expr {
