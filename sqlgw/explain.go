@@ -40,6 +40,9 @@ func (e explainBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Ro
 	if si, ok := n.(*plan.ShowIndexes); ok {
 		return buildShowIndexes(ctx, si, row) // stats.go
 	}
+	if sc, ok := n.(*plan.ShowCreateTable); ok {
+		return buildShowCreateTable(ctx, sc, row) // stats.go
+	}
 	d, ok := n.(*plan.DescribeQuery)
 	if !ok {
 		return nil, nil

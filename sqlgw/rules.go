@@ -147,10 +147,12 @@ func rewrite(ctx *sql.Context, n sql.Node) (sql.Node, bool, error) {
 }
 
 // orderedAccess turns "ORDER BY cols LIMIT n" over a whole sqlgw table
-// (through projections and an alias) into a read of an index whose order
-// is cols, when the planner finds one cheaper than reading and sorting the
-// table: the first n entries of the index and their rows
-// (planner.IndexRange in index order). It returns the TopN's new child.
+// (through projections and an alias) into a read in that order, when the
+// planner has one: the key order (a table scan with Top n, e.g. ORDER BY
+// a, b DESC on PRIMARY KEY (a, b DESC), which go-mysql-server does not
+// match with an index), or a secondary index whose order is cols (the
+// first n entries of the index and their rows, planner.IndexRange). It
+// returns the TopN's new child.
 func orderedAccess(ctx *sql.Context, x *plan.TopN) (sql.Node, bool) {
 	lim, ok := constInt(ctx, x.Limit)
 	if !ok || lim <= 0 || x.CalcFoundRows {
@@ -190,7 +192,7 @@ func orderedAccess(ctx *sql.Context, x *plan.TopN) (sql.Node, bool) {
 	}
 	q := &planner.Query{Columns: t.proj, OrderBy: order, Limit: lim}
 	p, err := t.planIn(ctx, q)
-	if err != nil || p.Index == nil || !p.OrderSatisfied || len(p.Residual) > 0 {
+	if err != nil || !p.OrderSatisfied || len(p.Residual) > 0 {
 		return nil, false
 	}
 	lookup := sql.IndexLookup{Index: t.primaryIndex(),

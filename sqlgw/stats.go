@@ -423,3 +423,61 @@ func buildShowIndexes(ctx *sql.Context, n *plan.ShowIndexes, row sql.Row) (sql.R
 	cols := statsColumns{schema: -1, table: 0, index: 2, seq: 3, collation: 5, cardinality: 6}
 	return &statsRowFixer{iter: it, fix: func(r sql.Row) sql.Row { return fixStatsRow(ctx, lookup, cols, r) }}, nil
 }
+
+// buildShowCreateTable runs SHOW CREATE TABLE with the engine's builder and
+// puts DESC back on primary-key columns stored descending, which
+// go-mysql-server's schema drops (sql.IndexColumn has no order): a dump
+// then reloads the same key order (partition.go reads DESC from CREATE
+// TABLE).
+func buildShowCreateTable(ctx *sql.Context, n *plan.ShowCreateTable, row sql.Row) (sql.RowIter, error) {
+	if n.IsView {
+		return nil, nil
+	}
+	rt, ok := n.Child.(*plan.ResolvedTable)
+	if !ok {
+		return nil, nil
+	}
+	t, ok := unwrapTable(rt.Table).(*Table)
+	if !ok {
+		return nil, nil
+	}
+	meta := t.meta()
+	anyDesc := false
+	for _, kp := range meta.PrimaryKey {
+		anyDesc = anyDesc || kp.Desc
+	}
+	if !anyDesc {
+		return nil, nil
+	}
+	it, err := rowexec.NewBuilder(nil, sql.EngineOverrides{SchemaFormatter: newSchemaFormatter()}).Build(ctx, n, row)
+	if err != nil {
+		return nil, err
+	}
+	var cols []string
+	for _, kp := range meta.PrimaryKey {
+		c := "`" + strings.ReplaceAll(kp.Column, "`", "``") + "`"
+		if kp.Desc {
+			c += " DESC"
+		}
+		cols = append(cols, c)
+	}
+	pk := "  PRIMARY KEY (" + strings.Join(cols, ",") + ")"
+	return &statsRowFixer{iter: it, fix: func(r sql.Row) sql.Row {
+		if len(r) < 2 {
+			return r
+		}
+		text, ok := r[1].(string)
+		if !ok {
+			return r
+		}
+		lines := strings.Split(text, "\n")
+		for i, l := range lines {
+			if strings.HasPrefix(l, "  PRIMARY KEY (") {
+				lines[i] = pk + strings.TrimPrefix(l, l[:strings.LastIndex(l, ")")+1])
+			}
+		}
+		out := append(sql.Row(nil), r...)
+		out[1] = strings.Join(lines, "\n")
+		return out
+	}}, nil
+}
