@@ -38,16 +38,25 @@
 // absent, by the contract's rule for absent properties (the Table service
 // and Azurite behave so; see reference/azurite.md).
 //
-// Prefix (LIKE 'abc%' under a binary collation) is the range
-// ['abc', 'abd'): a key range on a key column, a range filter where the
-// store orders the column; any other LIKE is Opaque.
+// Prefix (LIKE 'abc%') is the range ['abc', 'abd'): a key range on a key
+// column, a range filter where the store orders the column; any other LIKE
+// is Opaque.
+//
+// Collated key and index columns (case- or accent-insensitive, PAD SPACE)
+// are planned in their key space: Build first rewrites the literals they
+// are compared with into collation keys (Column.Collation), widening the
+// ranges where the keys are not exact and keeping those conjuncts
+// residual; see collate.go. Comparisons on collated columns never go into
+// a store filter (the store compares bytes); collate.go says why there is
+// no normalised shadow property.
 //
 // Literals are converted to the column's kind only where the conversion is
 // exact: an integer column against 5.0 or 5e0 compares with 5; against 5.5,
 // "=" is never true and "<" becomes "<= 5"; a DATE against a DATETIME with a
 // time of day likewise. A string compared with a number, a non-binary
 // collation (Column.Collated), or a column whose stored form does not
-// compare like SQL (Column.Pushdown) stays with the engine.
+// compare like SQL (Column.Pushdown) stays with the engine (key columns with
+// a Collation excepted, above).
 //
 // At most storage.MaxFilterComparisons comparisons go into one filter:
 // exact conjuncts first, then the others, each in order while it fits. A
@@ -76,16 +85,28 @@
 //
 // # Cost
 //
-// A plan's cost is its store requests and the entities the store reads,
-// estimated from Stats (default 10,000 rows, 100 rows per partition) with
-// fixed selectivities: an equality on a key column keeps 1/10, a range 1/3;
-// a filter does not reduce what is read; a page holds storage.MaxPageSize
-// entities; Top caps what is read only when every entity read is returned.
-// When enumerating key values fans out into several queries, the planner
-// also costs plans using fewer key columns (never dropping a bound partition
-// key, whose point queries are the store's cheap unit) and keeps the
-// cheapest by requests + entities/100 (Cost.Score). Whole-key equalities always
-// become PointGet or MultiGet, as DESIGN.md fixes.
+// A plan's cost is its store requests and the entities the store reads
+// server-side (a filter reduces what is returned, not what is read),
+// estimated from Stats: the row count (default 10,000), the partition count
+// (default 100 rows per partition) and, after ANALYZE TABLE, the rows per
+// value of each index's leading column (Stats.RowsPerValue; IndexRowsPerValue
+// before); fixed selectivities otherwise: an equality on a key column keeps
+// 1/10, a range 1/3; a page holds storage.MaxPageSize entities; Top caps what
+// is read only when every entity read is returned. When enumerating key
+// values fans out into several queries, the planner also costs plans using
+// fewer key columns (never dropping a bound partition key, whose point
+// queries are the store's cheap unit) and keeps the cheapest by
+// Cost.Score = requests + entities/10 (entitiesPerRequest, which explains
+// the weight: a round trip's latency on one side, the Table service's
+// throughput targets, counted in entities, on the other). The same weights
+// serve Pebble, where a request is a seek (an iterator positioned, or a
+// point get) and an entity a decode of about a hundred bytes to a few
+// kilobytes: the ratio is of the same order there, so one model keeps the
+// two backends choosing the same plans (which the golden EXPLAIN files and
+// the matrix test rely on). So a 10-value IN on an indexed column is 10
+// index reads plus the base gets, not a scan with a 10-way OR that reads
+// the whole table. Whole-key equalities always become PointGet or
+// MultiGet, as DESIGN.md fixes.
 //
 // # Order
 //

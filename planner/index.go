@@ -30,11 +30,15 @@ import (
 // every index column is bound by equality, IndexRange otherwise. A local
 // index is used only when its queries stay within bound base partitions.
 //
-// Cost. Index columns have no statistics, so the planner assumes what a
-// user who declares an index means: it is selective. An equality on the
-// first column of a global index keeps IndexRowsPerValue rows (1 for a
-// one-column unique index); an equality on an index column within a
-// partition keeps IndexRowsPerValue of the partition's rows. A table with a
+// Cost. Without statistics the planner assumes what a user who declares
+// an index means: it is selective. An equality on the first column of a
+// global index keeps IndexRowsPerValue rows (1 for a one-column unique
+// index); an equality on an index column within a partition keeps
+// IndexRowsPerValue of the partition's rows. After ANALYZE TABLE,
+// Stats.RowsPerValue gives the index's real rows per value instead.
+// ORDER BY the index's columns with a LIMIT and no other predicate is the
+// whole index read in its order with Top = LIMIT (IndexRange): LIMIT
+// entries and LIMIT base gets. A table with a
 // local index is assumed to have large partitions (LocalIndexRowsPerPartition
 // rows each when Stats.Partitions is unknown): that is why one declares a
 // local index. Base Gets cost one request and one entity per hit.
