@@ -20,7 +20,8 @@
 //	table.go      the engine's Table: projections, stats, TRUNCATE, ALTER,
 //	              AUTO_INCREMENT
 //	index.go      PRIMARY index, LookupForExpressions -> planner, ranges
-//	rules.go      analyzer rule: LIMIT pushdown, sort elimination
+//	rules.go      analyzer rule: LIMIT pushdown, sort elimination, ORDER BY
+//	              ... LIMIT through the key or an index
 //	iter.go       plan execution: lazy pages, parallel MultiGet, overlay of
 //	              the transaction's writes
 //	cache.go      per-statement caches for lookups re-run by nested loops
@@ -32,6 +33,9 @@
 //	partition.go  PARTITION BY KEY and DESC key columns from the statement
 //	types.go      engine types and values <-> catalog types and Datums
 //	exprconv.go   engine expressions -> planner IR
+//	collations.go collation weights for keys; collated columns for the planner
+//	stats.go      ANALYZE TABLE statistics, their refresh, CARDINALITY and
+//	              DESC in SHOW INDEX / STATISTICS / SHOW CREATE TABLE
 //	errors.go, mysqlerr.go  error mapping to MySQL codes and texts
 //
 // # Decisions
