@@ -78,6 +78,11 @@ type rowIter struct {
 	// fetched; synthetic ones (covering reads) carry no row ETag.
 	ixLoaded  bool
 	synthetic map[*storage.Entity]bool
+	// firstPages holds the first page of each of the plan's queries, read
+	// in parallel before the first is consumed (prefetchFirstPages).
+	firstPages []*storage.Page
+	firstErrs  []error
+
 	// ixTry: read only the first Limit index entries (an ordered index
 	// read under LIMIT); ixCut: a read stopped early for it. A stale hit
 	// can leave fewer than Limit rows: the index is then read again whole.
@@ -311,14 +316,20 @@ func (it *rowIter) nextEntity() (*storage.Entity, error) {
 				it.finishScan()
 				return nil, nil
 			}
-			q := *p.Queries[it.qi]
-			q.Select = it.sel
-			if it.tt != nil && len(it.tt.writes) > 0 {
-				// Buffered writes may replace or drop stored rows: a
-				// Top computed for stored rows alone could stop short.
-				q.Top = 0
+			it.q = it.query(it.qi)
+			if it.qi == 0 {
+				it.prefetchFirstPages()
 			}
-			it.q = &q
+			if it.qi < len(it.firstPages) {
+				page, err := it.firstPages[it.qi], it.firstErrs[it.qi]
+				it.firstPages[it.qi], it.firstErrs[it.qi] = nil, nil
+				if err != nil {
+					return nil, it.queryError(err)
+				}
+				it.page, it.pi = page.Entities, 0
+				it.q.Continuation = page.Continuation
+				continue
+			}
 		}
 		page, err := it.t.gw.store.Query(it.ctx, p.Table, it.q)
 		if err != nil {
@@ -331,6 +342,46 @@ func (it *rowIter) nextEntity() (*storage.Entity, error) {
 			it.q.Continuation = ""
 		}
 	}
+}
+
+// query returns the store query of the plan's query i as this read sends
+// it.
+func (it *rowIter) query(i int) *storage.Query {
+	q := *it.spec.plan.Queries[i]
+	q.Select = it.sel
+	if it.tt != nil && len(it.tt.writes) > 0 {
+		// Buffered writes may replace or drop stored rows: a
+		// Top computed for stored rows alone could stop short.
+		q.Top = 0
+	}
+	return &q
+}
+
+// prefetchFirstPages reads the first page of every query of a plan with
+// several (an IN list on the partition key, several key ranges) in
+// parallel, multiGetParallel at a time, instead of one after another: each
+// query needs its first page anyway, so the requests are the same. Not
+// under a LIMIT, where the first queries may be all the read needs.
+func (it *rowIter) prefetchFirstPages() {
+	p := it.spec.plan
+	if len(p.Queries) < 2 || p.Limit > 0 {
+		return
+	}
+	it.firstPages = make([]*storage.Page, len(p.Queries))
+	it.firstErrs = make([]error, len(p.Queries))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, multiGetParallel)
+	for i := range p.Queries {
+		q := it.query(i)
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			it.firstPages[i], it.firstErrs[i] = it.t.gw.store.Query(it.ctx, p.Table, q)
+		}()
+	}
+	wg.Wait()
 }
 
 // finishScan records the row count after a complete unfiltered TableScan.
