@@ -24,6 +24,15 @@ import (
 // also written into the table comment as "sqlgw: partition_key=(...)", so
 // SHOW CREATE TABLE shows it and a dump recreates the same keys.
 
+// indexDescKey names a secondary index of a statement for the DESC
+// columns it declares: by name, or by its columns when it has none.
+func indexDescKey(table, name string, cols []string) string {
+	if name != "" {
+		return strings.ToLower(table) + "\x00" + strings.ToLower(name)
+	}
+	return strings.ToLower(table) + "\x00\x00" + strings.ToLower(strings.Join(cols, "\x00"))
+}
+
 type partitionDecl struct {
 	cols []string
 	err  error
@@ -37,6 +46,73 @@ type partitionDecl struct {
 type partitionDecls struct {
 	mu sync.Mutex
 	m  map[uint32]map[string]partitionDecl
+	// ixDesc holds, per connection, the DESC columns of the secondary
+	// indexes the statement being executed declares (CREATE TABLE's
+	// KEY (b DESC), CREATE INDEX, ALTER TABLE ADD INDEX), by indexDescKey:
+	// go-mysql-server's sql.IndexDef drops the order too.
+	ixDesc map[uint32]map[string]map[string]bool
+}
+
+// setIndexDesc records the DESC columns of an index of the statement.
+func (p *partitionDecls) setIndexDesc(conn uint32, key string, desc map[string]bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ixDesc == nil {
+		p.ixDesc = map[uint32]map[string]map[string]bool{}
+	}
+	if p.ixDesc[conn] == nil {
+		p.ixDesc[conn] = map[string]map[string]bool{}
+	}
+	p.ixDesc[conn][key] = desc
+}
+
+// takeIndexDesc returns (and forgets) the DESC columns recorded for the
+// index named name (or, unnamed, on cols) of table.
+func (p *partitionDecls) takeIndexDesc(conn uint32, table, name string, cols []string) map[string]bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, k := range []string{indexDescKey(table, name, nil), indexDescKey(table, "", cols)} {
+		if d, ok := p.ixDesc[conn][k]; ok {
+			delete(p.ixDesc[conn], k)
+			return d
+		}
+	}
+	return nil
+}
+
+// noteIndexDesc records the DESC columns of the index definitions of a
+// CREATE TABLE, CREATE INDEX or ALTER TABLE statement.
+func (p *partitionDecls) noteIndexDesc(conn uint32, stmt sqlparser.Statement) {
+	note := func(table, name string, cols []*sqlparser.IndexColumn) {
+		desc := map[string]bool{}
+		var names []string
+		for _, c := range cols {
+			names = append(names, c.Column.String())
+			if strings.EqualFold(c.Order, "desc") {
+				desc[strings.ToLower(c.Column.String())] = true
+			}
+		}
+		if len(desc) > 0 {
+			p.setIndexDesc(conn, indexDescKey(table, name, names), desc)
+		}
+	}
+	switch st := stmt.(type) {
+	case *sqlparser.DDL:
+		if st.TableSpec == nil {
+			return
+		}
+		for _, idx := range st.TableSpec.Indexes {
+			if idx.Info != nil && !idx.Info.Primary {
+				note(st.Table.Name.String(), idx.Info.Name.String(), idx.Columns)
+			}
+		}
+	case *sqlparser.AlterTable:
+		for _, s := range st.Statements {
+			if s.IndexSpec != nil && strings.EqualFold(s.IndexSpec.Action, "create") {
+				note(st.Table.Name.String(), s.IndexSpec.ToName.String(), s.IndexSpec.Columns)
+			}
+		}
+	}
 }
 
 func (p *partitionDecls) set(conn uint32, table string, d partitionDecl) {
@@ -65,6 +141,7 @@ func (p *partitionDecls) clear(conn uint32) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.m, conn)
+	delete(p.ixDesc, conn)
 }
 
 // notePartitionBy records the PARTITION BY clause of query, if it is a
@@ -75,15 +152,23 @@ func (p *partitionDecls) notePartitionBy(conn uint32, query string) {
 		p.noteRename(conn, q)
 		return
 	}
-	if len(q) < 6 || !strings.EqualFold(q[:6], "create") {
+	isAlter := len(q) >= 5 && strings.EqualFold(q[:5], "alter")
+	if !isAlter && (len(q) < 6 || !strings.EqualFold(q[:6], "create")) {
 		return
 	}
+	p.mu.Lock()
+	delete(p.ixDesc, conn) // a new DDL statement: nothing left from a failed one
+	p.mu.Unlock()
 	if lq := strings.ToLower(q); !strings.Contains(lq, "partition") && !strings.Contains(lq, "desc") {
 		return
 	}
 	stmt, _, err := sqlparser.ParseOne(context.Background(), q)
 	if err != nil {
 		return // the engine reports the syntax error
+	}
+	p.noteIndexDesc(conn, stmt)
+	if isAlter {
+		return
 	}
 	ddl, ok := stmt.(*sqlparser.DDL)
 	if !ok || ddl.TableSpec == nil {

@@ -249,11 +249,19 @@ func (t *Table) createSecondaryIndex(ctx *sql.Context, def sql.IndexDef) error {
 		return errUnsupported.New(fmt.Sprintf("index %s: FULLTEXT, SPATIAL and VECTOR indexes are not supported", def.Name))
 	}
 	var cols []catalog.KeyPart
+	var names []string
+	for _, c := range def.Columns {
+		names = append(names, c.Name)
+	}
+	var desc map[string]bool
+	if ctx.Session != nil {
+		desc = t.gw.parts.takeIndexDesc(ctx.Session.ID(), t.Name(), def.Name, names) // partition.go
+	}
 	for _, c := range def.Columns {
 		if c.Length > 0 {
 			return errUnsupported.New(fmt.Sprintf("index %s: prefix lengths (%s(%d)) are not supported", def.Name, c.Name, c.Length))
 		}
-		cols = append(cols, catalog.KeyPart{Column: c.Name})
+		cols = append(cols, catalog.KeyPart{Column: c.Name, Desc: desc[strings.ToLower(c.Name)]})
 	}
 	opts, err := catalog.ParseIndexOptions(def.Comment)
 	if err != nil {

@@ -425,7 +425,7 @@ func buildShowIndexes(ctx *sql.Context, n *plan.ShowIndexes, row sql.Row) (sql.R
 }
 
 // buildShowCreateTable runs SHOW CREATE TABLE with the engine's builder and
-// puts DESC back on primary-key columns stored descending, which
+// puts DESC back on primary-key and index columns stored descending, which
 // go-mysql-server's schema drops (sql.IndexColumn has no order): a dump
 // then reloads the same key order (partition.go reads DESC from CREATE
 // TABLE).
@@ -446,6 +446,11 @@ func buildShowCreateTable(ctx *sql.Context, n *plan.ShowCreateTable, row sql.Row
 	for _, kp := range meta.PrimaryKey {
 		anyDesc = anyDesc || kp.Desc
 	}
+	for _, ix := range meta.Indexes {
+		for _, kp := range ix.Columns {
+			anyDesc = anyDesc || kp.Desc
+		}
+	}
 	if !anyDesc {
 		return nil, nil
 	}
@@ -453,15 +458,24 @@ func buildShowCreateTable(ctx *sql.Context, n *plan.ShowCreateTable, row sql.Row
 	if err != nil {
 		return nil, err
 	}
-	var cols []string
-	for _, kp := range meta.PrimaryKey {
-		c := "`" + strings.ReplaceAll(kp.Column, "`", "``") + "`"
-		if kp.Desc {
-			c += " DESC"
+	quote := func(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
+	colList := func(kps []catalog.KeyPart) string {
+		var cols []string
+		for _, kp := range kps {
+			c := quote(kp.Column)
+			if kp.Desc {
+				c += " DESC"
+			}
+			cols = append(cols, c)
 		}
-		cols = append(cols, c)
+		return "(" + strings.Join(cols, ",") + ")"
 	}
-	pk := "  PRIMARY KEY (" + strings.Join(cols, ",") + ")"
+	pk := "  PRIMARY KEY " + colList(meta.PrimaryKey)
+	// Index lines: "  [UNIQUE ]KEY `name` (`a`,`b`)[ COMMENT ...]".
+	ixCols := map[string]string{}
+	for _, ix := range meta.Indexes {
+		ixCols["KEY "+quote(ix.Name)+" ("] = colList(ix.Columns)
+	}
 	return &statsRowFixer{iter: it, fix: func(r sql.Row) sql.Row {
 		if len(r) < 2 {
 			return r
@@ -474,6 +488,18 @@ func buildShowCreateTable(ctx *sql.Context, n *plan.ShowCreateTable, row sql.Row
 		for i, l := range lines {
 			if strings.HasPrefix(l, "  PRIMARY KEY (") {
 				lines[i] = pk + strings.TrimPrefix(l, l[:strings.LastIndex(l, ")")+1])
+				continue
+			}
+			body := strings.TrimPrefix(strings.TrimPrefix(l, "  "), "UNIQUE ")
+			for head, list := range ixCols {
+				if !strings.HasPrefix(body, head) {
+					continue
+				}
+				rest := body[len(head)-1:] // from "("
+				if end := strings.Index(rest, ")"); end >= 0 {
+					lines[i] = l[:len(l)-len(rest)] + list + rest[end+1:]
+				}
+				break
 			}
 		}
 		out := append(sql.Row(nil), r...)

@@ -112,3 +112,43 @@ func TestDescKeyShown(t *testing.T) {
 		}
 	})
 }
+
+// TestDescIndexColumns: KEY (b DESC) and CREATE INDEX ... (c DESC) keep
+// their order (SHOW CREATE TABLE, SHOW INDEX), ORDER BY b DESC LIMIT n
+// reads n index entries and n rows, and ASC columns stay ASC.
+func TestDescIndexColumns(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, ts *testServer) {
+		c := ts.conn()
+		mustExec(t, c, "CREATE DATABASE d")
+		mustExec(t, c, "USE d")
+		mustExec(t, c, "CREATE TABLE x (id INT PRIMARY KEY, b INT, c INT, e INT, KEY kb (b DESC), KEY ke (e))")
+		mustExec(t, c, "CREATE INDEX kc ON x (c DESC, id)")
+		create := rows(t, c, "SHOW CREATE TABLE x")[0]
+		for _, want := range []string{"KEY `kb` (`b` DESC)", "KEY `kc` (`c` DESC,`id`)", "KEY `ke` (`e`)"} {
+			if !strings.Contains(create, want) {
+				t.Errorf("SHOW CREATE TABLE: no %s in\n%s", want, create)
+			}
+		}
+		expectRows(t, c, "SELECT INDEX_NAME, COLUMN_NAME, COLLATION FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 'x' AND INDEX_NAME <> 'PRIMARY' ORDER BY INDEX_NAME, SEQ_IN_INDEX",
+			"kb\tb\tD", "kc\tc\tD", "kc\tid\tA", "ke\te\tA")
+		var vals []string
+		for i := range 200 {
+			vals = append(vals, fmt.Sprintf("(%d, %d, %d, %d)", i, i*7%200, i*11%200, i))
+		}
+		mustExec(t, c, "INSERT INTO x VALUES "+strings.Join(vals, ", "))
+		q := "SELECT id, b FROM x ORDER BY b DESC LIMIT 3"
+		expectRows(t, c, q, "57\t199", "114\t198", "171\t197")
+		plan := strings.Join(rows(t, c, "EXPLAIN PLAN "+q), "\n")
+		if !strings.Contains(plan, "IndexRange") {
+			t.Errorf("%s: want IndexRange:\n%s", q, plan)
+		}
+		if r, e := cost(t, c, q); r > 4 || e > 6 {
+			t.Errorf("%s: %d requests, %d entities; want at most 4, 6", q, r, e)
+		}
+		// Reload the dump: the order survives.
+		ddl := strings.Replace(strings.SplitN(create, "\t", 2)[1], "CREATE TABLE `x`", "CREATE TABLE `x2`", 1)
+		mustExec(t, c, ddl)
+		expectRows(t, c, "SELECT INDEX_NAME, COLLATION FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 'x2' AND SEQ_IN_INDEX = 1 AND INDEX_NAME <> 'PRIMARY' ORDER BY INDEX_NAME",
+			"kb\tD", "kc\tD", "ke\tA")
+	})
+}
