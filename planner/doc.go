@@ -9,7 +9,7 @@
 // sqlgw converts each top-level conjunct of go-mysql-server's filter into the
 // predicate IR (Expr: Cmp, In, Prefix, IsNull, And, Or, Not, Const, Opaque;
 // column references are ordinals, literals are Datums) and calls Build. The Plan
-// names the access path (DESIGN.md's table: PointGet, MultiGet, RowRange,
+// names the access path (docs/architecture.md's table: PointGet, MultiGet, RowRange,
 // PartitionScan, PartitionRange, IndexLookup, IndexRange, TableScan, plus
 // Empty for a contradiction; IndexAccess describes the index read of the
 // secondary-index paths, see index.go), carries the store requests (Gets,
@@ -36,7 +36,7 @@
 // not (x eq v) and not (x ne v) for a value v of x's type: a stored value is
 // always eq or ne to v, so the pair is true exactly when the property is
 // absent, by the contract's rule for absent properties (the Table service
-// and Azurite behave so; see reference/azurite.md).
+// and Azurite behave so; see docs/azure-table-service.md).
 //
 // Prefix (LIKE 'abc%') is the range ['abc', 'abd'): a key range on a key
 // column, a range filter where the store orders the column; any other LIKE
@@ -106,7 +106,7 @@
 // the matrix test rely on). So a 10-value IN on an indexed column is 10
 // index reads plus the base gets, not a scan with a 10-way OR that reads
 // the whole table. Whole-key equalities always become PointGet or
-// MultiGet, as DESIGN.md fixes.
+// MultiGet (docs/architecture.md).
 //
 // # Order
 //
