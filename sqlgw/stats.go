@@ -34,8 +34,10 @@ import (
 // Where they show:
 //   - SHOW INDEX and information_schema.STATISTICS: CARDINALITY of an
 //     index column is the distinct count of the index's prefix up to that
-//     column (MySQL's meaning); COLLATION is 'A', or 'D' for a DESC key
-//     or index column (go-mysql-server leaves both empty or 'A').
+//     column (MySQL's meaning; 0 before the first analysis, as
+//     go-mysql-server shows it); COLLATION is 'D' for a DESC key or index
+//     column (ascending ones keep go-mysql-server's value: NULL in SHOW
+//     INDEX, 'A' in STATISTICS, whose go-mysql-server tests pin them).
 //   - SHOW TABLE STATUS and information_schema.TABLES: Rows (RowCount).
 //   - The planner (planner.Stats): the partition count of the primary key
 //     (distinct values of the partition-key columns) and, per index, the
@@ -313,8 +315,9 @@ type statsColumns struct {
 	schema, table, index, seq, collation, cardinality int // -1: absent
 }
 
-// fixStatsRow fills in COLLATION ('A' or 'D') and CARDINALITY of one
-// SHOW INDEX or information_schema.STATISTICS row of a sqlgw table.
+// fixStatsRow fills in COLLATION ('D' for a descending column) and the
+// analysed CARDINALITY of one SHOW INDEX or information_schema.STATISTICS
+// row of a sqlgw table.
 func fixStatsRow(ctx *sql.Context, lookup func(schema, table string) *Table, c statsColumns, r sql.Row) sql.Row {
 	str := func(i int) string {
 		if i < 0 || i >= len(r) {
@@ -347,9 +350,8 @@ func fixStatsRow(ctx *sql.Context, lookup func(schema, table string) *Table, c s
 	meta := t.meta()
 	index := str(c.index)
 	out := append(sql.Row(nil), r...)
-	out[c.collation] = "A"
 	if indexColumnDesc(meta, index, seq) {
-		out[c.collation] = "D"
+		out[c.collation] = "D" // ascending ones keep the engine's value
 	}
 	if n, ok := t.gw.cardinality(meta, index, seq); ok {
 		out[c.cardinality] = n
