@@ -104,7 +104,41 @@ func (t *fakeTable) EncodeKey(part KeyPart, vals []Datum) (string, error) {
 	return sb.String(), nil
 }
 
+// fakeCollation is a Collation for the fake table: case-insensitive keys
+// (the lower-cased string's encoding), or, with pad, keys of the string
+// without trailing spaces whose order is not the engine's (inexact).
+type fakeCollation struct{ pad bool }
+
+// fakeComponent is a key component handed back to the fake's EncodeKey.
+type fakeComponent string
+
+func (f fakeCollation) norm(s string) string {
+	if f.pad {
+		return strings.TrimRight(s, " ")
+	}
+	return strings.ToLower(s)
+}
+
+func (f fakeCollation) Key(s string) (string, bool) {
+	e, err := fakeEncode(KindString, f.norm(s))
+	return e, err == nil
+}
+
+func (f fakeCollation) Prefix(s string) string {
+	if i := strings.IndexFunc(s, func(r rune) bool { return r <= ' ' }); i >= 0 {
+		s = s[:i]
+	}
+	e, _ := fakeEncode(KindString, f.norm(s))
+	return strings.TrimSuffix(e, "!!")
+}
+
+func (f fakeCollation) Exact() bool                  { return !f.pad }
+func (f fakeCollation) Datum(component string) Datum { return fakeComponent(component) }
+
 func fakeEncode(k Kind, v Datum) (string, error) {
+	if c, ok := v.(fakeComponent); ok && k == KindString {
+		return string(c), nil
+	}
 	switch k {
 	case KindInt, KindDuration:
 		n, ok := v.(int64)

@@ -225,6 +225,10 @@ func parseTable(s string) (*fakeTable, error) {
 			case "ci":
 				c.Collated = true
 				c.Pushdown = PushNone
+			case "keyci": // keyed by a case-insensitive collation key (collate.go)
+				c.Collated, c.Pushdown, c.Collation = true, PushNone, fakeCollation{}
+			case "keypad": // keyed without trailing spaces, inexactly
+				c.Collated, c.Pushdown, c.Collation = true, PushNone, fakeCollation{pad: true}
 			case "noprop":
 				c.Prop, c.Stored, c.Pushdown = "", []string{}, PushNone
 			case "eqonly":
@@ -599,8 +603,9 @@ func (cv *converter) expr(e sqlparser.Expr) Expr {
 	return cv.opaque(e)
 }
 
-// likePrefix converts "col LIKE 'abc%'" on a binary-collation column, as
-// sqlgw does: only a trailing %, no other wildcard; \ escapes.
+// likePrefix converts "col LIKE 'abc%'" on a binary-collation or
+// collation-keyed column, as sqlgw does: only a trailing %, no other
+// wildcard; \ escapes.
 func (cv *converter) likePrefix(x *sqlparser.ComparisonExpr) (Expr, bool) {
 	c, ok := x.Left.(*sqlparser.ColName)
 	if !ok {
@@ -611,7 +616,7 @@ func (cv *converter) likePrefix(x *sqlparser.ComparisonExpr) (Expr, bool) {
 		return nil, false
 	}
 	col := cv.col(c)
-	if cv.tb.cols[col].Collated {
+	if cv.tb.cols[col].Collated && cv.tb.cols[col].Collation == nil {
 		return nil, false
 	}
 	pat := string(v.Val)
