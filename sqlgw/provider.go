@@ -222,7 +222,17 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 // DropTable implements sql.TableDropper.
 func (d *Database) DropTable(ctx *sql.Context, name string) error {
 	d.noteDroppedTriggers(ctx, name) // schemafeat_triggers.go
-	return mapError(d.gw.cat.DropTable(metaCtx(ctx), d.name, name))
+	var phys string
+	if t, err := d.gw.cat.Table(metaCtx(ctx), d.name, name); err == nil && t != nil {
+		phys = t.Physical
+	}
+	if err := d.gw.cat.DropTable(metaCtx(ctx), d.name, name); err != nil {
+		return mapError(err)
+	}
+	if phys != "" {
+		d.gw.dropStats(ctx, phys) // stats.go
+	}
+	return nil
 }
 
 // RenameTable implements sql.TableRenamer.

@@ -2,6 +2,8 @@ package sqlgw
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"log/slog"
 	"math"
 	"sort"
@@ -28,8 +30,15 @@ import (
 // one value under utf8mb4_0900_ai_ci), and the most frequent values of the
 // leading column (top statTopN, with their counts). They are kept per
 // gateway in memory with the row count (gateway.rows), like InnoDB's
-// non-persistent statistics: a restarted gateway starts without them, and
-// the first ANALYZE TABLE or automatic refresh brings them back.
+// non-persistent statistics, and persisted (below).
+//
+// Persistence: ANALYZE TABLE (and every refresh) also writes the
+// statistics, as one JSON entity per table, into the store table
+// <catalog prefix>stats (keyed by the table's physical name, so a dropped
+// and recreated table starts afresh); a gateway that has none in memory for
+// a table loads them from there once (a Get billed to no session), so they
+// survive restarts and are shared by the gateways of one store, though a
+// gateway does not see another's later ANALYZE until it restarts.
 //
 // Where they show:
 //   - SHOW INDEX and information_schema.STATISTICS: CARDINALITY of an
@@ -190,14 +199,111 @@ func (g *gateway) analyzeTable(ctx context.Context, t *catalog.Table) error {
 	g.stats[t.Physical] = ts
 	g.mu.Unlock()
 	g.setRowCount(t.Physical, rows)
+	if err := g.saveStats(ctx, t.Physical, ts); err != nil {
+		slog.Default().Warn("sqlgw: saving statistics", "table", t.Name, "err", err)
+	}
 	return nil
 }
 
-// tableStatsOf returns the statistics of a physical table, or nil.
+// savedStats is the stored form of tableStats.
+type savedStats struct {
+	Rows    int64                 `json:"rows"`
+	Indexes map[string]savedIndex `json:"ix"`
+}
+
+type savedIndex struct {
+	Distinct []int64  `json:"d"`
+	TopKeys  []string `json:"tk,omitempty"`
+	TopCount []int64  `json:"tc,omitempty"`
+}
+
+// statsTable is the store table holding the statistics.
+func (g *gateway) statsTable() string {
+	return strings.TrimSuffix(g.cat.CatalogTable(), "catalog") + "stats"
+}
+
+// saveStats writes ts as the statistics of the physical table phys.
+func (g *gateway) saveStats(ctx context.Context, phys string, ts *tableStats) error {
+	sv := savedStats{Rows: ts.rows, Indexes: map[string]savedIndex{}}
+	for name, is := range ts.indexes {
+		si := savedIndex{Distinct: is.distinct}
+		for _, tv := range is.top {
+			si.TopKeys = append(si.TopKeys, tv.key)
+			si.TopCount = append(si.TopCount, tv.count)
+		}
+		sv.Indexes[name] = si
+	}
+	j, err := json.Marshal(sv)
+	if err != nil {
+		return err
+	}
+	mctx := metaCtx(ctx)
+	if err := g.store.CreateTable(mctx, g.statsTable()); err != nil && !errors.Is(err, storage.ErrAlreadyExists) {
+		return err
+	}
+	e := &storage.Entity{PartitionKey: hexKey(phys), RowKey: "s", Properties: storage.Properties{"J": storage.String(string(j))}}
+	_, err = g.store.Upsert(mctx, g.statsTable(), e, storage.Replace)
+	return err
+}
+
+// dropStats forgets the statistics of a dropped table, and deletes the
+// stored ones when this gateway has them (another gateway's ANALYZE of a
+// table this one never planned leaves its small entity behind).
+func (g *gateway) dropStats(ctx context.Context, phys string) {
+	g.mu.Lock()
+	ts := g.stats[phys]
+	delete(g.stats, phys)
+	g.mu.Unlock()
+	if ts != nil {
+		_ = g.store.Delete(metaCtx(ctx), g.statsTable(), hexKey(phys), "s", "")
+	}
+}
+
+// loadStats reads the stored statistics of phys, nil when there are none.
+func (g *gateway) loadStats(ctx context.Context, phys string) *tableStats {
+	e, err := g.store.Get(metaCtx(ctx), g.statsTable(), hexKey(phys), "s", nil)
+	if err != nil {
+		return nil // none (or unreadable: the planner's defaults)
+	}
+	var sv savedStats
+	if json.Unmarshal([]byte(e.Properties["J"].Str()), &sv) != nil {
+		return nil
+	}
+	ts := &tableStats{rows: sv.Rows, indexes: map[string]*indexStats{}}
+	for name, si := range sv.Indexes {
+		is := &indexStats{distinct: si.Distinct}
+		for i, k := range si.TopKeys {
+			if i < len(si.TopCount) {
+				is.top = append(is.top, topValue{k, si.TopCount[i]})
+			}
+		}
+		ts.indexes[name] = is
+	}
+	return ts
+}
+
+// tableStatsOf returns the statistics of a physical table, or nil: from
+// memory, or loaded from the store the first time this gateway asks.
 func (g *gateway) tableStatsOf(phys string) *tableStats {
 	g.mu.Lock()
+	ts, known := g.stats[phys]
+	g.mu.Unlock()
+	if known {
+		return ts
+	}
+	ts = g.loadStats(context.Background(), phys)
+	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.stats[phys]
+	if cur, ok := g.stats[phys]; ok {
+		return cur // an ANALYZE meanwhile
+	}
+	g.stats[phys] = ts // nil: none stored, do not ask again
+	if ts != nil {
+		if e, ok := g.rows[phys]; !ok || !e.known {
+			g.rows[phys] = &rowEstimate{n: ts.rows, known: true}
+		}
+	}
+	return ts
 }
 
 // noteChanges counts n inserted or deleted rows towards the refresh.

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sqlgw/sqlgw/storage"
+	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
 // cardinalities maps "index.seq" to SHOW INDEX's Cardinality.
@@ -151,4 +154,33 @@ func TestDescIndexColumns(t *testing.T) {
 		expectRows(t, c, "SELECT INDEX_NAME, COLLATION FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 'x2' AND SEQ_IN_INDEX = 1 AND INDEX_NAME <> 'PRIMARY' ORDER BY INDEX_NAME",
 			"kb\tD", "kc\tD", "ke\tA")
 	})
+}
+
+// TestStatisticsPersist: the statistics of ANALYZE TABLE survive a restart
+// of the gateway (they are stored), and DROP TABLE removes them.
+func TestStatisticsPersist(t *testing.T) {
+	dir := t.TempDir()
+	open := func() storage.Store {
+		s, err := pebble.Open(dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	ts := startServer(t, open())
+	mustExec(t, ts.db, "CREATE DATABASE d")
+	mustExec(t, ts.db, "CREATE TABLE d.s (id INT PRIMARY KEY, n INT, KEY by_n (n))")
+	var vals []string
+	for i := range 60 {
+		vals = append(vals, fmt.Sprintf("(%d, %d)", i, i%6))
+	}
+	mustExec(t, ts.db, "INSERT INTO d.s VALUES "+strings.Join(vals, ", "))
+	mustExec(t, ts.db, "ANALYZE TABLE d.s")
+	ts.stop()
+
+	ts = startServer(t, open())
+	expectRows(t, ts.db, "SELECT INDEX_NAME, CARDINALITY FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 's' ORDER BY INDEX_NAME", "by_n\t6", "PRIMARY\t60")
+	mustExec(t, ts.db, "DROP TABLE d.s")
+	mustExec(t, ts.db, "CREATE TABLE d.s (id INT PRIMARY KEY, n INT, KEY by_n (n))")
+	expectRows(t, ts.db, "SELECT INDEX_NAME, CARDINALITY FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 's' ORDER BY INDEX_NAME", "by_n\t0", "PRIMARY\t0")
 }
