@@ -340,6 +340,7 @@ func (g *gateway) buildIndex(ctx context.Context, db string, nt *catalog.Table, 
 		return mapError(err)
 	}
 	log.Info("sqlgw: index ready", "table", nt.Name, "index", name, "took", time.Since(start).Round(time.Millisecond))
+	g.statsAfterIndex(db, nt.Name) // stats.go
 	return nil
 }
 

@@ -53,6 +53,9 @@ import (
 //     rows per value of its leading column (planner.Stats.RowsPerValue),
 //     which replace its fixed guesses (planner package doc, Cost).
 //
+// CREATE INDEX on an analysed table re-analyses it in the background once
+// the index is ready, so the new index gets its CARDINALITY.
+//
 // Refresh: every insert and delete counts as a change; once the changes
 // since the last analysis exceed statsRefreshShare of the analysed row
 // count (and at least statsRefreshMin rows), the next plan of the table
@@ -340,6 +343,37 @@ func (g *gateway) maybeRefreshStats(t *catalog.Table) {
 		ctx := withoutCounters(context.Background())
 		if err := g.analyzeTable(ctx, t); err != nil {
 			slog.Default().Warn("sqlgw: statistics refresh failed", "table", t.Name, "err", err)
+			g.mu.Lock()
+			ts.running = false
+			g.mu.Unlock()
+		}
+	}()
+}
+
+// statsAfterIndex gives a new index of an analysed table its statistics:
+// a background re-analysis once the index is ready (the backfill's own read
+// is ixmaint's and counts nothing). A table never analysed is not read
+// again.
+func (g *gateway) statsAfterIndex(db, table string) {
+	ctx := withoutCounters(context.Background())
+	t, err := g.cat.Table(ctx, db, table)
+	if err != nil || t == nil {
+		return
+	}
+	ts := g.tableStatsOf(t.Physical)
+	if ts == nil {
+		return
+	}
+	g.mu.Lock()
+	if ts.running {
+		g.mu.Unlock()
+		return
+	}
+	ts.running = true
+	g.mu.Unlock()
+	go func() {
+		if err := g.analyzeTable(ctx, t); err != nil {
+			slog.Default().Warn("sqlgw: statistics after CREATE INDEX failed", "table", t.Name, "err", err)
 			g.mu.Lock()
 			ts.running = false
 			g.mu.Unlock()

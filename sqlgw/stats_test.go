@@ -81,6 +81,18 @@ func TestAnalyzeStatistics(t *testing.T) {
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
+
+		// A new index of the analysed table gets its statistics.
+		mustExec(t, c, "CREATE INDEX by_name ON s (name)")
+		for deadline = time.Now().Add(20 * time.Second); ; {
+			if got = cardinalities(t, c, "s"); got["by_name.1"] == "4" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no statistics for the new index: %v", got)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
 	})
 }
 
