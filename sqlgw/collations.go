@@ -36,6 +36,16 @@ func init() {
 	}
 }
 
+// The server's default collation stays utf8mb4_0900_bin, although collated
+// keys now cost nothing extra (every key and index path works under any
+// registered collation, planner/collate.go): tables created without a
+// collation have always compared case-sensitively in sqlgw, and a new
+// default would change the answers of their non-key columns, and of new
+// tables in old schemas, silently. Applications written for MySQL 8's
+// case-insensitive default declare it (DEFAULT CHARSET=utf8mb4
+// COLLATE=utf8mb4_0900_ai_ci, which MySQL's own dumps print anyway), and
+// get the same plans as under a binary collation.
+
 // keyCollation is the planner's view of a collation-keyed text column
 // (planner.Collation): literals compared with the column become key
 // components computed by the catalog's own encoder, so the planner's key
