@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/sqlgw/sqlgw/storage"
 )
@@ -128,6 +129,7 @@ func (b *builder) build() (*Plan, error) {
 			qd.Stats = &Stats{Rows: defaultRows}
 			if b.q.Stats != nil {
 				qd.Stats.RowsPerValue = b.q.Stats.RowsPerValue
+				qd.Stats.Bounds = b.q.Stats.Bounds
 			}
 			dp, err := (&builder{t: b.t, q: &qd, cols: b.cols}).build()
 			if err != nil {
@@ -401,7 +403,7 @@ func (b *builder) access(p *Plan, limit int) error {
 			spans = []span{s.hull()}
 			b.consumed[k.Col] = false
 		}
-		b.keySel[L] = math.Min(rangeSelectivity, 1/float64(len(spans)))
+		b.keySel[L] = b.rangeSelectivity(k, spans)
 		if b.nullable[k.Col] && spans[0].lo.inf {
 			b.consumed[k.Col] = false // the range also reads the NULLs
 		}
@@ -985,6 +987,76 @@ func (b *builder) cost(p *Plan) {
 		p.Cost.Entities += e
 		p.Cost.Requests += math.Max(1, math.Ceil(e/storage.MaxPageSize))
 	}
+}
+
+// rangeSelectivity is the fraction of rows the spans of key column k
+// keep: the share of the column's analysed [min, max] they cover
+// (Stats.Bounds), at least one value's worth, or a fixed third (split
+// among several spans) without bounds.
+func (b *builder) rangeSelectivity(k keyCol, spans []span) float64 {
+	def := math.Min(rangeSelectivity, 1/float64(len(spans)))
+	st := b.q.Stats
+	if st == nil || st.Bounds == nil {
+		return def
+	}
+	bd, ok := st.Bounds[k.Col]
+	if !ok || !(bd[1] >= bd[0]) {
+		return def
+	}
+	width := bd[1] - bd[0]
+	integral := k.kind == KindInt || k.kind == KindUint
+	if integral {
+		width++ // values are whole: [min, max] holds max-min+1 of them
+	}
+	if width <= 0 {
+		return def
+	}
+	covered := 0.0
+	for _, sp := range spans {
+		lo, hi := bd[0], bd[1]
+		if !sp.lo.inf {
+			v, ok := datumNumber(k.kind, sp.lo.val)
+			if !ok {
+				return def
+			}
+			lo = math.Max(lo, v)
+		}
+		if !sp.hi.inf {
+			v, ok := datumNumber(k.kind, sp.hi.val)
+			if !ok {
+				return def
+			}
+			hi = math.Min(hi, v)
+		}
+		if hi < lo {
+			continue
+		}
+		w := hi - lo
+		if integral {
+			w++
+		}
+		covered += w
+	}
+	one := 1 / width // one value (a second for times)
+	if k.kind == KindDate {
+		one = 86400 / width // one day
+	}
+	return math.Max(math.Min(covered/width, 1), math.Min(one, 1))
+}
+
+// datumNumber is d (of kind k) as a number for Stats.Bounds.
+func datumNumber(k Kind, d Datum) (float64, bool) {
+	switch v := d.(type) {
+	case int64:
+		return float64(v), true
+	case uint64:
+		return float64(v), true
+	case float64:
+		return v, true
+	case time.Time:
+		return float64(v.Unix()), true
+	}
+	return 0, false
 }
 
 // eqSelectivity is the fraction of rows an equality on key column k keeps.

@@ -90,8 +90,10 @@
 // estimated from Stats: the row count (default 10,000), the partition count
 // (default 100 rows per partition) and, after ANALYZE TABLE, the rows per
 // value of each index's leading column (Stats.RowsPerValue; IndexRowsPerValue
-// before); fixed selectivities otherwise: an equality on a key column keeps
-// 1/10, a range 1/3; a page holds storage.MaxPageSize entities; Top caps what
+// before) and the bounds of numeric and temporal leading columns
+// (Stats.Bounds: a range keeps the share of [min, max] it covers); fixed
+// selectivities otherwise: an equality on a key column keeps 1/10, a range
+// 1/3; a page holds storage.MaxPageSize entities; Top caps what
 // is read only when every entity read is returned. When enumerating key
 // values fans out into several queries, the planner also costs plans using
 // fewer key columns (never dropping a bound partition key, whose point

@@ -285,6 +285,9 @@ func (b *builder) planIndex(it IndexedTable, n int) (*Plan, error) {
 		}
 	}
 	st := Stats{Rows: rows}
+	if b.q.Stats != nil {
+		st.Bounds = b.q.Stats.Bounds
+	}
 	if ix.Local {
 		if parts <= 0 {
 			parts = math.Max(1, rows/b.localRowsPerPart())

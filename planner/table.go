@@ -184,4 +184,9 @@ type Stats struct {
 	// lower-cased index name; it replaces IndexRowsPerValue. It does not
 	// scale with Rows (the planner's small-table rule keeps it).
 	RowsPerValue map[string]float64
+	// Bounds, when known (ANALYZE TABLE), are the smallest and largest
+	// values of numeric and temporal columns, by column ordinal, as
+	// numbers (time: Unix seconds): a range on a key or index column then
+	// keeps the share of [min, max] it covers instead of a fixed third.
+	Bounds map[int][2]float64
 }

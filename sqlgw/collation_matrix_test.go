@@ -46,6 +46,7 @@ var matrixQueries = []matrixQuery{
 	{"SELECT k, r, email FROM %s WHERE email IN ('user8@x.com', 'User9@x.com')", 4, 4, "IndexLookup"},
 	// Non-unique global indexes on n (INT) and tag (text).
 	{"SELECT k, r, n FROM %s WHERE n IN (1, 2, 3)", 3 + 18, 36, "IndexLookup"},
+	{"SELECT k, r, n FROM %s WHERE n BETWEEN 10 AND 11", 1 + 12, 24, "IndexRange"},
 	{"SELECT k, r, tag FROM %s WHERE tag = 't03'", 1 + 15, 30, "IndexLookup"},
 	{"SELECT k, r, tag FROM %s WHERE tag = 'T03'", 1 + 15, 30, "IndexLookup"},
 	{"SELECT k, r, tag FROM %s WHERE tag IN ('t03', 'T05')", 2 + 30, 60, "IndexLookup"},

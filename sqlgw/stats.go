@@ -8,6 +8,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/information_schema"
@@ -28,7 +29,8 @@ import (
 // distinct values of each prefix of the index's columns (compared as the
 // keys compare them, i.e. under each column's collation: 'a' and 'A' are
 // one value under utf8mb4_0900_ai_ci), and the most frequent values of the
-// leading column (top statTopN, with their counts). They are kept per
+// leading column (top statTopN, with their counts) and, when it is numeric
+// or temporal, its smallest and largest values. They are kept per
 // gateway in memory with the row count (gateway.rows), like InnoDB's
 // non-persistent statistics, and persisted (below).
 //
@@ -49,9 +51,11 @@ import (
 //     INDEX, 'A' in STATISTICS, whose go-mysql-server tests pin them).
 //   - SHOW TABLE STATUS and information_schema.TABLES: Rows (RowCount).
 //   - The planner (planner.Stats): the partition count of the primary key
-//     (distinct values of the partition-key columns) and, per index, the
-//     rows per value of its leading column (planner.Stats.RowsPerValue),
-//     which replace its fixed guesses (planner package doc, Cost).
+//     (distinct values of the partition-key columns), per index the rows
+//     per value of its leading column (planner.Stats.RowsPerValue), and
+//     the bounds of numeric and temporal leading columns
+//     (planner.Stats.Bounds, for ranges), which replace its fixed guesses
+//     (planner package doc, Cost).
 //
 // CREATE INDEX on an analysed table re-analyses it in the background once
 // the index is ready, so the new index gets its CARDINALITY.
@@ -117,6 +121,23 @@ type tableStats struct {
 type indexStats struct {
 	distinct []int64 // distinct values of columns[:i+1]
 	top      []topValue
+	lead     int         // ordinal of the leading column
+	bounds   *[2]float64 // its smallest and largest value, when numeric or temporal
+}
+
+// statNumber is a Datum as a number for the bounds (time: Unix seconds).
+func statNumber(d catalog.Datum) (float64, bool) {
+	switch v := d.(type) {
+	case int64:
+		return float64(v), true
+	case uint64:
+		return float64(v), true
+	case float64:
+		return v, true
+	case time.Time:
+		return float64(v.Unix()), true
+	}
+	return 0, false
 }
 
 type topValue struct {
@@ -128,9 +149,11 @@ type topValue struct {
 // with the row count.
 func (g *gateway) analyzeTable(ctx context.Context, t *catalog.Table) error {
 	type acc struct {
-		cols []catalog.KeyColumn
-		sets []map[string]struct{}
-		lead map[string]int64
+		cols   []catalog.KeyColumn
+		sets   []map[string]struct{}
+		lead   map[string]int64
+		lo, hi float64 // the leading column's bounds, when numeric
+		nums   int     // leading values seen as numbers
 	}
 	accs := map[string]*acc{}
 	newAcc := func(name string, cols []catalog.KeyColumn) {
@@ -170,6 +193,15 @@ func (g *gateway) analyzeTable(ctx context.Context, t *catalog.Table) error {
 				a.sets[i][string(b)] = struct{}{}
 				if i == 0 {
 					a.lead[string(b)]++
+					if v, ok := statNumber(row[kc.Index]); ok {
+						if a.nums == 0 || v < a.lo {
+							a.lo = v
+						}
+						if a.nums == 0 || v > a.hi {
+							a.hi = v
+						}
+						a.nums++
+					}
 				}
 			}
 		}
@@ -180,7 +212,10 @@ func (g *gateway) analyzeTable(ctx context.Context, t *catalog.Table) error {
 	}
 	ts := &tableStats{rows: rows, indexes: map[string]*indexStats{}}
 	for name, a := range accs {
-		is := &indexStats{}
+		is := &indexStats{lead: a.cols[0].Index}
+		if a.nums > 0 {
+			is.bounds = &[2]float64{a.lo, a.hi}
+		}
 		for _, s := range a.sets {
 			is.distinct = append(is.distinct, int64(len(s)))
 		}
@@ -215,9 +250,11 @@ type savedStats struct {
 }
 
 type savedIndex struct {
-	Distinct []int64  `json:"d"`
-	TopKeys  []string `json:"tk,omitempty"`
-	TopCount []int64  `json:"tc,omitempty"`
+	Distinct []int64     `json:"d"`
+	TopKeys  []string    `json:"tk,omitempty"`
+	TopCount []int64     `json:"tc,omitempty"`
+	Lead     int         `json:"l"`
+	Bounds   *[2]float64 `json:"b,omitempty"`
 }
 
 // statsTable is the store table holding the statistics.
@@ -229,7 +266,7 @@ func (g *gateway) statsTable() string {
 func (g *gateway) saveStats(ctx context.Context, phys string, ts *tableStats) error {
 	sv := savedStats{Rows: ts.rows, Indexes: map[string]savedIndex{}}
 	for name, is := range ts.indexes {
-		si := savedIndex{Distinct: is.distinct}
+		si := savedIndex{Distinct: is.distinct, Lead: is.lead, Bounds: is.bounds}
 		for _, tv := range is.top {
 			si.TopKeys = append(si.TopKeys, tv.key)
 			si.TopCount = append(si.TopCount, tv.count)
@@ -274,7 +311,7 @@ func (g *gateway) loadStats(ctx context.Context, phys string) *tableStats {
 	}
 	ts := &tableStats{rows: sv.Rows, indexes: map[string]*indexStats{}}
 	for name, si := range sv.Indexes {
-		is := &indexStats{distinct: si.Distinct}
+		is := &indexStats{distinct: si.Distinct, lead: si.Lead, bounds: si.Bounds}
 		for i, k := range si.TopKeys {
 			if i < len(si.TopCount) {
 				is.top = append(is.top, topValue{k, si.TopCount[i]})
@@ -396,6 +433,12 @@ func (g *gateway) plannerStats(t *catalog.Table) *planner.Stats {
 		}
 	}
 	for name, is := range ts.indexes {
+		if is.bounds != nil && is.lead < len(t.Columns) {
+			if st.Bounds == nil {
+				st.Bounds = map[int][2]float64{}
+			}
+			st.Bounds[is.lead] = *is.bounds
+		}
 		if name == "primary" || len(is.distinct) == 0 || is.distinct[0] == 0 || ts.rows == 0 {
 			continue
 		}
