@@ -130,6 +130,7 @@ func (b *builder) build() (*Plan, error) {
 			if b.q.Stats != nil {
 				qd.Stats.RowsPerValue = b.q.Stats.RowsPerValue
 				qd.Stats.Bounds = b.q.Stats.Bounds
+				qd.Stats.TopValues, qd.Stats.RestPerValue = b.q.Stats.TopValues, b.q.Stats.RestPerValue
 			}
 			dp, err := (&builder{t: b.t, q: &qd, cols: b.cols}).build()
 			if err != nil {

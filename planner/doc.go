@@ -91,7 +91,9 @@
 // (default 100 rows per partition) and, after ANALYZE TABLE, the rows per
 // value of each index's leading column (Stats.RowsPerValue; IndexRowsPerValue
 // before) and the bounds of numeric and temporal leading columns
-// (Stats.Bounds: a range keeps the share of [min, max] it covers); fixed
+// (Stats.Bounds: a range keeps the share of [min, max] it covers), and the
+// rows of the leading column's most frequent values (Stats.TopValues: an
+// equality on a value most rows hold is costed as such); fixed
 // selectivities otherwise: an equality on a key column keeps 1/10, a range
 // 1/3; a page holds storage.MaxPageSize entities; Top caps what
 // is read only when every entity read is returned. When enumerating key

@@ -303,6 +303,9 @@ func (b *builder) planIndex(it IndexedTable, n int) (*Plan, error) {
 		if known, ok := b.rowsPerValue(ix.Name); ok {
 			per = known
 		}
+		if known, ok := b.pointRows(it, n, ix); ok {
+			per = known
+		}
 		if ix.Unique && len(ix.Columns) == 1 {
 			per = 1
 		}
@@ -435,6 +438,43 @@ func (b *builder) planIndex(it IndexedTable, n int) (*Plan, error) {
 		p.Cost.Entities += hits
 	}
 	return p, nil
+}
+
+// pointRows is the mean number of rows of the values an equality or IN
+// binds the leading column of index n to, from Stats.TopValues and
+// Stats.RestPerValue; false without them or without such a binding.
+func (b *builder) pointRows(it IndexedTable, n int, ix Index) (float64, bool) {
+	st := b.q.Stats
+	if st == nil || st.TopValues == nil || len(ix.Columns) == 0 {
+		return 0, false
+	}
+	name := strings.ToLower(ix.Name)
+	top, rest := st.TopValues[name], st.RestPerValue[name]
+	if top == nil || rest <= 0 {
+		return 0, false
+	}
+	col := ix.Columns[0].Col
+	s, ok := b.sets[col]
+	if !ok || s.null {
+		return 0, false
+	}
+	pts, ok := s.points(b.cols[col].Kind)
+	if !ok || len(pts) == 0 {
+		return 0, false
+	}
+	sum := 0.0
+	for _, v := range pts {
+		key, err := it.EncodeIndexKey(n, 0, []Datum{v})
+		if err != nil {
+			return 0, false
+		}
+		if c, ok := top[key]; ok {
+			sum += c
+		} else {
+			sum += rest
+		}
+	}
+	return math.Max(1, sum/float64(len(pts))), true
 }
 
 // rowsPerValue is the analysed number of rows per value of the leading

@@ -189,4 +189,12 @@ type Stats struct {
 	// numbers (time: Unix seconds): a range on a key or index column then
 	// keeps the share of [min, max] it covers instead of a fixed third.
 	Bounds map[int][2]float64
+	// TopValues, when known, are the most frequent values of each index's
+	// leading column (their EncodeIndexKey(ix, 0, ...) component) with
+	// their row counts, by lower-cased index name; RestPerValue is the
+	// rows per value of the other values. An equality or IN on the leading
+	// column is then costed with the rows of its very values (a skewed
+	// 'active' status reads as many rows as it has).
+	TopValues    map[string]map[string]float64
+	RestPerValue map[string]float64
 }

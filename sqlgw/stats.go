@@ -444,8 +444,22 @@ func (g *gateway) plannerStats(t *catalog.Table) *planner.Stats {
 		}
 		if st.RowsPerValue == nil {
 			st.RowsPerValue = map[string]float64{}
+			st.TopValues = map[string]map[string]float64{}
+			st.RestPerValue = map[string]float64{}
 		}
 		st.RowsPerValue[name] = math.Max(1, float64(ts.rows)/float64(is.distinct[0]))
+		top := map[string]float64{}
+		var inTop int64
+		for _, tv := range is.top {
+			top[tv.key] = float64(tv.count)
+			inTop += tv.count
+		}
+		st.TopValues[name] = top
+		if others := is.distinct[0] - int64(len(is.top)); others > 0 {
+			st.RestPerValue[name] = math.Max(1, float64(ts.rows-inTop)/float64(others))
+		} else {
+			st.RestPerValue[name] = 1 // every value is a top value
+		}
 	}
 	return st
 }
