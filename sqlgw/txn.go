@@ -337,8 +337,19 @@ func (g *gateway) commit(ctx context.Context, t *txn) error {
 	sort.Strings(phys)
 	var log commitLog
 	defer g.finishIndexes(ctx, &log)
-	for _, p := range phys {
-		if err := g.commitTable(ctx, t.tables[p], &log); err != nil {
+	prep := make([]*preparedTable, len(phys))
+	for i, p := range phys {
+		pt, err := prepareTable(t.tables[p])
+		if err != nil {
+			return err
+		}
+		prep[i] = pt
+	}
+	if done, err := g.commitAtomic(ctx, t, phys, prep, &log); done {
+		return err
+	}
+	for i, p := range phys {
+		if err := g.commitTable(ctx, t.tables[p], prep[i], &log); err != nil {
 			if log.batches == 0 {
 				return err
 			}
@@ -405,10 +416,26 @@ type rowOps struct {
 	ix    *ixmaint.Write
 }
 
-// commitTable applies one table's writes, partition by partition, in
-// batches of at most storage.MaxBatchOps operations. It returns how many
-// batches were applied.
-func (g *gateway) commitTable(ctx context.Context, tt *txTable, log *commitLog) error {
+// txBatch is one store batch of a commit: operations of one partition.
+type txBatch struct {
+	pk    string
+	ops   []storage.Operation
+	delta int64
+	size  int
+	ws    []ixmaint.Write // the rows, for global index maintenance
+}
+
+// preparedTable is one table's writes cut into batches.
+type preparedTable struct {
+	batches []txBatch
+	big     []bigRow
+}
+
+// prepareTable turns one table's writes into store operations, partition
+// by partition, cut into batches of at most storage.MaxBatchOps operations
+// (a row's entities never straddle two batches); rows larger than one
+// batch are apart (big).
+func prepareTable(tt *txTable) (*preparedTable, error) {
 	byPart := map[string][]rowOps{}
 	var parts []string
 	var big []bigRow
@@ -423,7 +450,7 @@ func (g *gateway) commitTable(ctx context.Context, tt *txTable, log *commitLog) 
 		done[k] = true
 		ro, err := rowOperations(tt.meta, k, w)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if len(ro.ops) == 0 {
 			continue
@@ -432,7 +459,7 @@ func (g *gateway) commitTable(ctx context.Context, tt *txTable, log *commitLog) 
 			// Local index operations ride in the row's batch; the row is
 			// recorded for the global indexes (secondary.go).
 			if err := addIndexOps(tt.meta, k, w, &ro); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		if oversize(ro.ops) {
@@ -454,13 +481,7 @@ func (g *gateway) commitTable(ctx context.Context, tt *txTable, log *commitLog) 
 	}
 	// Cut each partition's operations into batches (a row's entities never
 	// straddle two batches).
-	type batch struct {
-		pk    string
-		ops   []storage.Operation
-		delta int64
-		size  int
-		ws    []ixmaint.Write // the rows, for global index maintenance
-	}
+	type batch = txBatch
 	var batches []batch
 	for _, pk := range parts {
 		var b batch
@@ -482,6 +503,15 @@ func (g *gateway) commitTable(ctx context.Context, tt *txTable, log *commitLog) 
 			batches = append(batches, b)
 		}
 	}
+	return &preparedTable{batches: batches, big: big}, nil
+}
+
+// commitTable applies one table's writes batch by batch (the path of a
+// commit that fits one batch, or that the atomic path does not take:
+// commitAtomic).
+func (g *gateway) commitTable(ctx context.Context, tt *txTable, p *preparedTable, log *commitLog) error {
+	batches, big := p.batches, p.big
+	type batch = txBatch
 	// Unique values handed from one row to another within the
 	// transaction (secondary.go, beginIndexes).
 	var handoffs *ixmaint.Handoffs
