@@ -256,7 +256,7 @@ func (s *Store) Commit(ctx context.Context, groups []Group, beforeCommit func() 
 	s.remember(id, stateCommitted)
 	// 4. Resolution: roll every lock forward, one batch per group.
 	if s.resolveGroups(bg, groups, lockETags) {
-		s.cleanup(bg, id, n)
+		s.deleteEntities(bg, id, side[1:])
 	}
 	return nil
 }
@@ -389,6 +389,22 @@ func (s *Store) resolveGroups(ctx context.Context, groups []Group, lockETags [][
 	}
 	wg.Wait()
 	return ok
+}
+
+// deleteEntities deletes the intents of a finished transaction (known to
+// the committer), then its record.
+func (s *Store) deleteEntities(ctx context.Context, id string, intents []storage.Operation) {
+	del := make([]storage.Operation, 0, len(intents)+1)
+	for _, op := range intents {
+		del = append(del, storage.Operation{Kind: storage.OpDelete, Entity: &storage.Entity{PartitionKey: id, RowKey: op.Entity.RowKey}})
+	}
+	del = append(del, storage.Operation{Kind: storage.OpDelete, Entity: &storage.Entity{PartitionKey: id, RowKey: recRowKey}})
+	for _, b := range batches(del) {
+		if _, err := s.Store.Batch(ctx, s.table, b); err != nil {
+			s.cleanup(ctx, id, 0) // a reader or the sweep deleted some: look
+			return
+		}
+	}
 }
 
 // cleanup deletes a finished transaction's intents, then its record.

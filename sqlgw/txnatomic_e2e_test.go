@@ -1,0 +1,80 @@
+package sqlgw_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+)
+
+// TestRequestsPerCommit measures the store requests of a COMMIT that
+// updates one row in each of 1, 2 and 10 partitions: the single-batch path
+// costs one request as before; the atomic path 2P+3 (the record with the
+// intents, P locks, the commit point, P resolutions, the clean-up).
+func TestRequestsPerCommit(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, ts *testServer) {
+		mustExec(t, ts.db, "CREATE DATABASE rq")
+		mustExec(t, ts.db, "CREATE TABLE rq.t (p INT, id INT, v INT, PRIMARY KEY (p, id))")
+		for p := 0; p < 10; p++ {
+			mustExec(t, ts.db, fmt.Sprintf("INSERT INTO rq.t VALUES (%d, 0, 0), (%d, 1, 0)", p, p))
+		}
+		c := ts.conn()
+		// Warm up: the record table is created by the first atomic commit.
+		mustExec(t, c, "BEGIN")
+		mustExec(t, c, "UPDATE rq.t SET v = v + 1 WHERE p = 0 AND id = 1")
+		mustExec(t, c, "UPDATE rq.t SET v = v + 1 WHERE p = 1 AND id = 1")
+		mustExec(t, c, "COMMIT")
+		for _, tc := range []struct{ parts, want int }{{1, 1}, {2, 7}, {10, 23}} {
+			mustExec(t, c, "BEGIN")
+			for p := 0; p < tc.parts; p++ {
+				mustExec(t, c, fmt.Sprintf("UPDATE rq.t SET v = v + 1 WHERE p = %d AND id = 0", p))
+			}
+			r0, _ := status(t, c)
+			mustExec(t, c, "COMMIT")
+			r1, _ := status(t, c)
+			t.Logf("COMMIT of one row in each of %d partitions: %d store requests", tc.parts, r1-r0)
+			if int(r1-r0) != tc.want {
+				t.Errorf("COMMIT over %d partitions: %d requests, want %d", tc.parts, r1-r0, tc.want)
+			}
+		}
+		// A two-row single-partition transaction stays one batch.
+		mustExec(t, c, "BEGIN")
+		mustExec(t, c, "UPDATE rq.t SET v = v + 1 WHERE p = 3")
+		r0, _ := status(t, c)
+		mustExec(t, c, "COMMIT")
+		if r1, _ := status(t, c); r1-r0 != 1 {
+			t.Errorf("COMMIT of two rows of one partition: %d requests, want 1", r1-r0)
+		}
+		expectRows(t, c, "SELECT p, id, v FROM rq.t WHERE p < 3 ORDER BY p, id",
+			"0\t0\t3", "0\t1\t1", "1\t0\t2", "1\t1\t1", "2\t0\t1", "2\t1\t0")
+	})
+}
+
+// TestCommitConflictAppliesNothing: a transaction over two partitions whose
+// second row another session changed fails with 1213 and applies nothing;
+// retried, it applies once.
+func TestCommitConflictAppliesNothing(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, ts *testServer) {
+		mustExec(t, ts.db, "CREATE DATABASE cf")
+		mustExec(t, ts.db, "CREATE TABLE cf.acct (id INT PRIMARY KEY, bal INT)")
+		mustExec(t, ts.db, "INSERT INTO cf.acct VALUES (1, 100), (2, 100)")
+		a, b := ts.conn(), ts.conn()
+		mustExec(t, a, "BEGIN")
+		mustExec(t, a, "UPDATE cf.acct SET bal = bal - 10 WHERE id = 1")
+		mustExec(t, a, "UPDATE cf.acct SET bal = bal + 10 WHERE id = 2")
+		mustExec(t, b, "UPDATE cf.acct SET bal = bal + 1 WHERE id = 2")
+		_, err := a.ExecContext(context.Background(), "COMMIT")
+		if mysqlErrno(err) != 1213 {
+			t.Fatalf("COMMIT: %v, want 1213", err)
+		}
+		expectRows(t, ts.db, "SELECT id, bal FROM cf.acct ORDER BY id", "1\t100", "2\t101")
+		mustExec(t, a, "BEGIN")
+		mustExec(t, a, "UPDATE cf.acct SET bal = bal - 10 WHERE id = 1")
+		mustExec(t, a, "UPDATE cf.acct SET bal = bal + 10 WHERE id = 2")
+		mustExec(t, a, "COMMIT")
+		expectRows(t, ts.db, "SELECT id, bal FROM cf.acct ORDER BY id", "1\t90", "2\t111")
+		// A multi-row INSERT over partitions with a duplicate in one of
+		// them: 1062, and no row of it is left.
+		expectErrno(t, ts.db, 1062, "INSERT INTO cf.acct VALUES (3, 1), (4, 1), (2, 1), (5, 1)")
+		expectRows(t, ts.db, "SELECT COUNT(*) FROM cf.acct", "2")
+	})
+}
