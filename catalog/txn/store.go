@@ -223,13 +223,7 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 	}
 	q2 := *q
 	q2.Select = withLock(q.Select)
-	if q.Filter != nil {
-		if storage.CountComparisons(q.Filter) < storage.MaxFilterComparisons {
-			q2.Filter = storage.Or{q.Filter, storage.Gt(PropLock, storage.String(""))}
-		} else {
-			q2.Filter = nil
-		}
-	}
+	q2.Filter = widen(q.Filter)
 	page, err := s.Store.Query(ctx, table, &q2)
 	if err != nil {
 		return nil, err
@@ -260,6 +254,24 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 	}
 	page.Entities = out
 	return page, nil
+}
+
+// widen returns a filter that also keeps every locked entity: each
+// top-level conjunct c becomes (c or locked), so a backend that sends only
+// the conjuncts that fit in one request still sends each whole.
+func widen(f storage.Expr) storage.Expr {
+	locked := storage.Gt(PropLock, storage.String(""))
+	switch f := f.(type) {
+	case nil:
+		return nil
+	case storage.And:
+		out := make(storage.And, len(f))
+		for i, c := range f {
+			out[i] = storage.Or{c, locked}
+		}
+		return out
+	}
+	return storage.Or{f, locked}
 }
 
 // record is a transaction record as read.
