@@ -32,20 +32,26 @@ import (
 // commit fails with MySQL error 1213 (ER_LOCK_DEADLOCK, SQLSTATE 40001),
 // which clients and ORMs retry. No update is ever lost.
 //
-// Atomicity, honestly: the writes of one transaction to one partition of
-// one table are sent as atomic batches of at most 100 operations (all of a
-// row's entities always in the same batch). A transaction whose writes span
-// several partitions, several tables, or more than 100 operations in one
-// partition commits batch by batch. If a later batch fails (a duplicate key,
-// a conflict):
+// Atomicity: the writes of one transaction that fit one store batch (one
+// partition of one table, at most 100 operations) are sent as that one
+// atomic batch, as before. Writes that span partitions, tables or batches
+// commit through a transaction record (txnatomic.go, catalog/txn): locks
+// first, one conditional write of the record as the commit point, locks
+// resolved by the committer or by any gateway that meets them. A COMMIT
+// (or autocommit statement) that fails has applied nothing: 1213 for a
+// write conflict, 1062 for a duplicate; 1180 when the outcome of the
+// commit point is unknown (never 1213: a retry could apply it twice).
+// Still committed batch by batch, as described below, are transactions
+// the atomic path does not cover (txnatomic.go lists them: a row larger
+// than one batch, an index being built, two-phase unique global index
+// handoffs, one entity written in two batches). If a later batch of those
+// fails (a duplicate key, a conflict):
 //   - when everything applied so far was inserts (a multi-row INSERT), they
 //     are deleted again, each with If-Match on the ETag its insert returned,
 //     and the statement fails cleanly (other sessions may have seen the
 //     rows for that moment);
 //   - otherwise the earlier batches stay applied, and the error (same MySQL
 //     code) says so.
-// There is no commit record yet, so cross-partition atomicity of updates
-// and deletes is not provided.
 //
 // Unique keys: every INSERT and UPDATE checks the unique secondary keys it
 // changes during the statement, row by row against the state the statement
@@ -69,9 +75,22 @@ import (
 // catalog/row.go) and deleted atomically and crash-safely; its local index
 // entities ride in the main entity's batch.
 //
-// Isolation: reads see the latest committed data of every row (read
-// committed), plus the transaction's own writes; write-write conflicts on
-// rows the transaction read are detected at commit (first committer wins).
+// Isolation (every level: READ UNCOMMITTED, READ COMMITTED, REPEATABLE
+// READ and SERIALIZABLE behave alike): reads see the latest committed
+// value of every row (read committed, never an uncommitted or aborted
+// write: a row locked by a transaction in progress reads as its previous
+// value), plus the transaction's own writes; write-write conflicts on rows
+// the transaction read are detected at commit (first committer wins, the
+// other gets 1213). Snapshots are not implemented: remaining anomalies at
+// every level are non-repeatable reads, phantoms and read skew (a SELECT
+// SUM over many partitions during concurrent transfers may see one side
+// of a transfer: TestBankTransfers counts such reads), and write skew
+// (two transactions each reading what the other writes). Lost updates
+// (a read-modify-write of one row) and dirty reads are prevented at every
+// level (TestConflict, TestBankTransfers). SELECT ... FOR UPDATE and FOR
+// SHARE take no lock: the row's ETag is remembered like any read, so a
+// transaction that writes the row fails at commit if another changed it
+// meanwhile.
 
 var txnIDs atomic.Uint64
 
