@@ -63,7 +63,7 @@ func TestBankSIGKILLPebble(t *testing.T) {
 			}
 			return s, func() { s.Close() }
 		},
-	}, bankKills())
+	}, bankKills(), 1)
 }
 
 func TestBankSIGKILLAzurite(t *testing.T) {
@@ -79,7 +79,25 @@ func TestBankSIGKILLAzurite(t *testing.T) {
 			}
 			return s, func() { s.Close() }
 		},
-	}, bankKills())
+	}, bankKills(), 1)
+}
+
+// TestBankSIGKILLTwoGatewaysAzurite: two gateways on one Azurite account,
+// killed alternately; each resolves the other's transactions.
+func TestBankSIGKILLTwoGatewaysAzurite(t *testing.T) {
+	store := azureStore(t)
+	cs := strings.TrimPrefix(store, "azure:")
+	runBankCrash(t, crashBackend{
+		store: store,
+		db:    uniqueDB("bank2"),
+		open: func(t *testing.T) (storage.Store, func()) {
+			s, err := aztables.Open(context.Background(), cs, nil)
+			if err != nil {
+				t.Fatalf("opening Azurite: %v", err)
+			}
+			return s, func() { s.Close() }
+		},
+	}, bankKills()+1, 2)
 }
 
 func bankErrno(err error) uint16 {
@@ -139,14 +157,19 @@ func bankCheckSQL(t *testing.T, db *sql.DB, dbName, when string) {
 	}
 }
 
-func runBankCrash(t *testing.T, be crashBackend, kills int) {
+// runBankCrash runs the bank over ngw gateways on one store, killing one
+// of them (in turn) per round.
+func runBankCrash(t *testing.T, be crashBackend, kills, ngw int) {
 	mysql.SetLogger(log.New(io.Discard, "", 0))
 	t.Cleanup(func() { mysql.SetLogger(log.New(os.Stderr, "[mysql] ", log.Ldate|log.Ltime|log.Lshortfile)) })
-	g := startGateway(t, nil, "--store", be.store)
-	if !g.ready() {
-		t.Fatalf("not ready: %s", g.out.String())
+	gws := make([]*gateway, ngw)
+	for i := range gws {
+		gws[i] = startGateway(t, nil, "--store", be.store)
+		if !gws[i].ready() {
+			t.Fatalf("not ready: %s", gws[i].out.String())
+		}
 	}
-	admin := g.db(t)
+	admin := gws[0].db(t)
 	exec1(t, admin, "CREATE DATABASE "+be.db)
 	exec1(t, admin, `CREATE TABLE `+be.db+`.acct (branch INT NOT NULL, id INT NOT NULL, kind VARCHAR(16) NOT NULL, balance BIGINT NOT NULL,
 		PRIMARY KEY (branch, id), INDEX by_kind (kind) COMMENT 'sqlgw: global')`)
@@ -167,13 +190,20 @@ func runBankCrash(t *testing.T, be crashBackend, kills int) {
 		var wg sync.WaitGroup
 		var failMu sync.Mutex
 		var fail error
-		db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", g.addr))
-		if err != nil {
-			t.Fatal(err)
+		victim := round % ngw
+		dbs := make([]*sql.DB, ngw)
+		for i, g := range gws {
+			db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", g.addr))
+			if err != nil {
+				t.Fatal(err)
+			}
+			db.SetMaxOpenConns(8)
+			dbs[i] = db
 		}
-		db.SetMaxOpenConns(8)
 		for w := 0; w < 8; w++ {
 			wg.Add(1)
+			db := dbs[w%ngw]
+			onVictim := w%ngw == victim
 			go func(seed int64) {
 				defer wg.Done()
 				r := rand.New(rand.NewSource(seed))
@@ -186,7 +216,9 @@ func runBankCrash(t *testing.T, be crashBackend, kills int) {
 						conflicts.Add(1)
 					case bankErrno(err) == 1180:
 						unknown.Add(1)
-					case killed.Load() || ctx.Err() != nil:
+					case ctx.Err() != nil:
+						return
+					case killed.Load() && onVictim:
 						broken.Add(1)
 						return
 					default:
@@ -202,27 +234,38 @@ func runBankCrash(t *testing.T, be crashBackend, kills int) {
 		}
 		time.Sleep(time.Duration(700+rng.Intn(2300)) * time.Millisecond)
 		killed.Store(true)
-		g.kill(t)
+		gws[victim].kill(t)
 		lastKill = time.Now()
+		if ngw > 1 {
+			// The survivor's transfers go on while the victim is down, and
+			// meet its locks.
+			time.Sleep(time.Duration(300+rng.Intn(1000)) * time.Millisecond)
+		}
 		cancel()
 		wg.Wait()
-		db.Close()
+		for _, db := range dbs {
+			db.Close()
+		}
 		if fail != nil {
 			t.Fatalf("round %d: a transfer failed while the server ran: %v", round, fail)
 		}
-		g = startGateway(t, nil, "--store", be.store)
-		if !g.ready() {
-			t.Fatalf("round %d: restart failed: %s", round, g.out.String())
+		gws[victim] = startGateway(t, nil, "--store", be.store)
+		if !gws[victim].ready() {
+			t.Fatalf("round %d: restart failed: %s", round, gws[victim].out.String())
 		}
-		bankCheckSQL(t, g.db(t), be.db, fmt.Sprintf("round %d, after the restart", round))
+		for i, g := range gws {
+			bankCheckSQL(t, g.db(t), be.db, fmt.Sprintf("round %d, after the restart, gateway %d", round, i))
+		}
 		t.Logf("round %d: %d commits, %d retries on 1213, %d unknown outcomes, %d broken by the kill so far", round, commits.Load(), conflicts.Load(), unknown.Load(), broken.Load())
 	}
 	// After the lease, a fresh server's sweep finishes every transaction.
-	g.stop(t)
+	for _, g := range gws {
+		g.stop(t)
+	}
 	if wait := time.Until(lastKill.Add(txn.DefaultLease + time.Second)); wait > 0 {
 		time.Sleep(wait)
 	}
-	g = startGateway(t, nil, "--store", be.store)
+	g := startGateway(t, nil, "--store", be.store)
 	if !g.ready() {
 		t.Fatalf("final restart failed: %s", g.out.String())
 	}
