@@ -55,7 +55,7 @@
 //
 // A query's filter is evaluated by the store on the previous values, so
 // Query widens each top-level conjunct to also keep locked entities
-// (PropLock gt ”), and evaluates the caller's filter again on the
+// (a PropLock above the empty string), and evaluates the caller's filter again on the
 // resolved values. Terminal states are cached per transaction id.
 //
 // Recover (the gateway runs it at start-up and periodically) lists the
