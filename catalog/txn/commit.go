@@ -142,19 +142,73 @@ func (s *Store) Commit(ctx context.Context, groups []Group, beforeCommit func() 
 	}
 	rec := s.recordEntity(id, statePending, expires, n)
 	side = append([]storage.Operation{{Kind: storage.OpInsert, Entity: rec}}, side...)
-	var recETag storage.ETag
-	for i, b := range batches(side) {
-		etags, err := s.Store.Batch(ctx, s.table, b)
-		if err != nil {
-			if i > 0 {
-				s.cleanup(context.WithoutCancel(ctx), id, n)
-			}
+	bs := batches(side)
+	etags, err := s.Store.Batch(ctx, s.table, bs[0])
+	if err != nil {
+		return err
+	}
+	recETag := etags[0]
+	if len(bs) > 1 {
+		if err := s.parallelBatches(ctx, s.table, bs[1:]); err != nil {
+			s.cleanup(context.WithoutCancel(ctx), id, n)
 			return err
 		}
-		if i == 0 {
-			recETag = etags[0]
+	}
+	// A lock must never overwrite another transaction's. A conditional
+	// lock cannot (a locked entity reads with a poisoned ETag), and an
+	// unconditional one in a group with a conditional operation fails
+	// with it when the rows are locked (a row's continuation and index
+	// entities share the batch of its conditional main entity). In a
+	// group without any, unconditional updates and deletes are made
+	// conditional on the ETag read now.
+	for gi := range groups {
+		conditional := false
+		for _, op := range groups[gi].Ops {
+			conditional = conditional || op.Kind == storage.OpInsert || op.IfMatch != "" && op.IfMatch != storage.ETagAny
+		}
+		if conditional {
+			continue
+		}
+		for i, op := range groups[gi].Ops {
+			if (op.Kind == storage.OpUpdate || op.Kind == storage.OpDelete) && (op.IfMatch == "" || op.IfMatch == storage.ETagAny) {
+				if cur, err := s.Get(ctx, groups[gi].Table, op.Entity.PartitionKey, op.Entity.RowKey, &storage.GetOptions{Select: []string{}}); err == nil {
+					groups[gi].Ops[i].IfMatch = cur.ETag
+				}
+			}
 		}
 	}
+	// The lease is renewed while the commit runs (a large one may take
+	// longer than the lease); the commit point uses the latest ETag.
+	var recMu sync.Mutex
+	renewDone := make(chan struct{})
+	renewStopped := make(chan struct{})
+	go func() {
+		defer close(renewStopped)
+		tick := time.NewTicker(s.lease / 3)
+		defer tick.Stop()
+		for {
+			select {
+			case <-renewDone:
+				return
+			case <-tick.C:
+			}
+			recMu.Lock()
+			e := s.recordEntity(id, statePending, s.now().Add(s.lease).UnixMicro(), n)
+			if et, err := s.Store.Update(ctx, s.table, e, storage.Replace, recETag); err == nil {
+				rec, recETag = e, et
+			}
+			recMu.Unlock()
+		}
+	}()
+	stopRenew := func() {
+		select {
+		case <-renewDone:
+		default:
+			close(renewDone)
+			<-renewStopped
+		}
+	}
+	defer stopRenew()
 	// 2. The locks, one batch per group, in parallel.
 	lockETags := make([][]storage.ETag, len(groups))
 	var (
@@ -212,13 +266,14 @@ func (s *Store) Commit(ctx context.Context, groups []Group, beforeCommit func() 
 		firstErr = beforeCommit()
 	}
 	bg := context.WithoutCancel(ctx)
+	stopRenew()
 	if firstErr != nil {
 		s.abort(bg, id, rec, recETag, groups, n)
 		return firstErr
 	}
 	// 3. The commit point.
 	rec.Properties[propState] = storage.String(stateCommitted)
-	_, err := s.Store.Update(ctx, s.table, rec, storage.Replace, recETag)
+	_, err = s.Store.Update(ctx, s.table, rec, storage.Replace, recETag)
 	if err != nil {
 		state := ""
 		if errors.Is(err, storage.ErrPreconditionFailed) || errors.Is(err, storage.ErrNotFound) {
@@ -259,6 +314,31 @@ func (s *Store) Commit(ctx context.Context, groups []Group, beforeCommit func() 
 		s.deleteEntities(bg, id, side[1:])
 	}
 	return nil
+}
+
+// parallelBatches sends batches of one table, at most parallel at once.
+func (s *Store) parallelBatches(ctx context.Context, table string, bs [][]storage.Operation) error {
+	var mu sync.Mutex
+	var firstErr error
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, parallel)
+	for _, b := range bs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(b []storage.Operation) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if _, err := s.Store.Batch(ctx, table, b); err != nil {
+				mu.Lock()
+				if firstErr == nil {
+					firstErr = err
+				}
+				mu.Unlock()
+			}
+		}(b)
+	}
+	wg.Wait()
+	return firstErr
 }
 
 // lockBatch writes one group's locks. A lock insert that meets an entity

@@ -314,3 +314,31 @@ func TestFilteredReadOfCommittedLocks(t *testing.T) {
 		t.Fatalf("raw store after the reads resolved the locks: %s", got)
 	}
 }
+
+// TestLeaseRenewed: a commit that takes longer than its lease keeps its
+// record alive (the committer renews it), so a reader meeting its locks
+// meanwhile does not abort it.
+func TestLeaseRenewed(t *testing.T) {
+	ctx := context.Background()
+	inner := setup(t)
+	lease := 300 * time.Millisecond
+	s := txn.Wrap(inner, "txns", txn.Options{Lease: lease})
+	gs := transfer(t, s)
+	other := txn.Wrap(inner, "txns", txn.Options{Lease: lease})
+	err := s.Commit(ctx, gs, func() error {
+		for i := 0; i < 6; i++ {
+			time.Sleep(lease / 2)
+			e, err := other.Get(ctx, table, "p0", "r", nil)
+			if err != nil || e.Properties["bal"].Int() != 100 {
+				return fmt.Errorf("reader during the commit: %v %v", e, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("commit longer than its lease: %v", err)
+	}
+	if got := classify(state(t, other)); got != "new" {
+		t.Fatalf("after commit: %s", got)
+	}
+}
