@@ -15,6 +15,8 @@
 //     intents: the new value of every operation (an encoded copy of its
 //     properties, or "delete"), in the same partition: one batch when
 //     they fit.
+//     The committer renews the record's lease every third of it until the
+//     commit point, so a large commit is not aborted by its readers.
 //  2. locks every entity, one batch per group, in parallel: a Merge of the
 //     lock property PropLock ("<txn id>|<intent>|<flag>") conditional on
 //     the ETag the transaction read (an Insert of a placeholder holding
@@ -99,4 +101,14 @@
 // each entity read is a committed value, but a read of many entities is
 // not one snapshot. The gateway's isolation levels and the anomalies they
 // allow are documented in sqlgw/txn.go.
+//
+// Snapshots (not implemented) need commit timestamps and previous versions
+// kept in the entities. The open question is the single-batch commit: to
+// stay one request it must take its timestamp before its write lands, and
+// a reader on another gateway whose snapshot is later may have read the
+// entity just before; Percolator closes that gap with two phases for every
+// write (a lock, then the commit timestamp), TiKV's one-phase commit with a
+// per-key maximum read timestamp kept by the storage node, which the Table
+// service does not have. On one gateway (Pebble) an in-memory registry of
+// commits in flight would close it.
 package txn
