@@ -38,8 +38,9 @@ import (
 //
 // Not (yet) atomic, and committed batch by batch as before: a transaction
 // holding a row larger than one batch (applyBig), one writing a table with
-// an index still being built, one whose batches hand a value of a unique
-// global index from row to row in two phases (uniquePhases), and one that
+// an index still being built, one that inserts a value of a unique global
+// index another of its rows releases, in another batch (uniquePhases,
+// handsUniqueValues), and one that
 // writes one entity in two of its batches (a local unique value moved
 // across batches of one partition).
 
@@ -102,7 +103,7 @@ func (g *gateway) commitAtomic(ctx context.Context, t *txn, phys []string, prep 
 			}
 			return false
 		}
-		if len(uniquePhases(meta, p.batches, releases)) > 1 {
+		if ph := uniquePhases(meta, p.batches, releases); len(ph) > 1 && handsUniqueValues(meta, ph[0], ph[1]) {
 			return false, nil
 		}
 	}
@@ -217,6 +218,44 @@ func (g *gateway) commitAtomic(ctx context.Context, t *txn, phys []string, prep 
 		return true, errCommitUnknown(err)
 	}
 	return true, mapError(err)
+}
+
+// handsUniqueValues reports whether a batch of rest inserts a value of a
+// unique global index that a row of first releases: the case for which
+// the batch-by-batch path settles first's index entries before rest's
+// (uniquePhases), which one atomic commit cannot.
+func handsUniqueValues(meta *catalog.Table, first, rest []txBatch) bool {
+	released := map[string]bool{}
+	for i := range meta.Indexes {
+		ix := &meta.Indexes[i]
+		if !ix.Unique || !ix.Global {
+			continue
+		}
+		for _, b := range first {
+			for _, w := range b.ws {
+				if w.Old == nil || hasNullIn(meta, ix, w.Old) {
+					continue
+				}
+				if e, err := meta.IndexEntity(ix, "", "", w.Old); err == nil {
+					released[ix.Name+"\x00"+e.PartitionKey+"\x00"+e.RowKey] = true
+				} else {
+					return true
+				}
+			}
+		}
+		for _, b := range rest {
+			for _, w := range b.ws {
+				if w.New == nil || hasNullIn(meta, ix, w.New) {
+					continue
+				}
+				e, err := meta.IndexEntity(ix, "", "", w.New)
+				if err != nil || released[ix.Name+"\x00"+e.PartitionKey+"\x00"+e.RowKey] {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // startTxnRecovery finishes the transactions crashed gateways left (their

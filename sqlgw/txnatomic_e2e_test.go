@@ -78,3 +78,43 @@ func TestCommitConflictAppliesNothing(t *testing.T) {
 		expectRows(t, ts.db, "SELECT COUNT(*) FROM cf.acct", "2")
 	})
 }
+
+// TestAtomicWithUniqueGlobalIndex: a transaction inserting a row and
+// updating another (two partitions) of a table with a unique global index
+// is atomic; one handing a unique value from the updated row to the
+// inserted one still commits (batch by batch, as before).
+func TestAtomicWithUniqueGlobalIndex(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, ts *testServer) {
+		mustExec(t, ts.db, "CREATE DATABASE ug")
+		mustExec(t, ts.db, "CREATE TABLE ug.u (id INT PRIMARY KEY, email VARCHAR(40), bal INT, UNIQUE KEY by_email (email) COMMENT 'sqlgw: global')")
+		mustExec(t, ts.db, "INSERT INTO ug.u VALUES (1, 'a@x', 100), (2, 'b@x', 100)")
+		a, b := ts.conn(), ts.conn()
+		mustExec(t, a, "BEGIN")
+		mustExec(t, a, "INSERT INTO ug.u VALUES (3, 'c@x', 0)")
+		mustExec(t, a, "UPDATE ug.u SET bal = bal - 10 WHERE id = 1")
+		mustExec(t, b, "UPDATE ug.u SET bal = bal + 1 WHERE id = 1")
+		if _, err := a.ExecContext(context.Background(), "COMMIT"); mysqlErrno(err) != 1213 {
+			t.Fatalf("COMMIT: %v, want 1213", err)
+		}
+		expectRows(t, ts.db, "SELECT id, email, bal FROM ug.u ORDER BY id", "1\ta@x\t101", "2\tb@x\t100")
+		expectRows(t, ts.db, "SELECT id FROM ug.u WHERE email = 'c@x'")
+		// The value handed over: 'a@x' from row 1 to the new row 4.
+		mustExec(t, a, "BEGIN")
+		mustExec(t, a, "UPDATE ug.u SET email = 'z@x' WHERE id = 1")
+		mustExec(t, a, "INSERT INTO ug.u VALUES (4, 'a@x', 5)")
+		mustExec(t, a, "COMMIT")
+		expectRows(t, ts.db, "SELECT id, email FROM ug.u ORDER BY id", "1\tz@x", "2\tb@x", "4\ta@x")
+		expectRows(t, ts.db, "SELECT id FROM ug.u WHERE email = 'a@x'", "4")
+		// A duplicate found at COMMIT in a transaction over two partitions
+		// (an update, then an insert whose value another session took
+		// meanwhile): 1062, and the update is not applied either.
+		mustExec(t, a, "BEGIN")
+		mustExec(t, a, "UPDATE ug.u SET bal = 0 WHERE id = 2")
+		mustExec(t, a, "INSERT INTO ug.u VALUES (5, 'd@x', 1)")
+		mustExec(t, b, "INSERT INTO ug.u VALUES (6, 'd@x', 1)")
+		if _, err := a.ExecContext(context.Background(), "COMMIT"); mysqlErrno(err) != 1062 {
+			t.Fatalf("COMMIT: %v, want 1062", err)
+		}
+		expectRows(t, ts.db, "SELECT id, bal FROM ug.u WHERE id IN (2, 5, 6) ORDER BY id", "2\t100", "6\t1")
+	})
+}
