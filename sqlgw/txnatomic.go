@@ -20,7 +20,8 @@ import (
 //
 // A commit whose writes need more than one store batch (several
 // partitions, several tables, more than storage.MaxBatchOps operations)
-// goes through a transaction record: catalog/txn writes the record and the
+// is one atomic Pebble batch on the embedded store (storage.MultiBatcher),
+// and goes through a transaction record on the Table service: catalog/txn writes the record and the
 // new values, locks every entity (conditional on the ETag the transaction
 // read, as the single-batch path does), and commits with one conditional
 // write of the record; readers resolve the locks. A COMMIT that returns an

@@ -121,6 +121,9 @@ func (s *Store) Commit(ctx context.Context, groups []Group, beforeCommit func() 
 			}
 		}
 	}
+	if done, err := s.commitMulti(ctx, groups, beforeCommit); done {
+		return err
+	}
 	if err := s.ensureTable(ctx); err != nil {
 		return err
 	}
@@ -314,6 +317,60 @@ func (s *Store) Commit(ctx context.Context, groups []Group, beforeCommit func() 
 		s.deleteEntities(bg, id, side[1:])
 	}
 	return nil
+}
+
+// commitMulti commits through the store's own atomic batch across
+// partitions (storage.MultiBatcher: the embedded store), when it has one:
+// one request, no record, no lock, the same outcomes. done reports that it
+// took the commit.
+func (s *Store) commitMulti(ctx context.Context, groups []Group, beforeCommit func() error) (done bool, err error) {
+	m, ok := s.Store.(storage.MultiBatcher)
+	if !ok {
+		return false, nil
+	}
+	tbs := make([]storage.TableBatch, len(groups))
+	for gi, g := range groups {
+		for i, op := range g.Ops {
+			if err := checkWrite(op.IfMatch); err != nil {
+				return true, &GroupError{Group: gi, Err: &storage.BatchError{Index: i, Err: err}}
+			}
+		}
+		tbs[gi] = storage.TableBatch{Table: g.Table, Ops: g.Ops}
+	}
+	if beforeCommit != nil {
+		if err := beforeCommit(); err != nil {
+			return true, err
+		}
+	}
+	for attempt := 0; ; attempt++ {
+		_, err := m.MultiBatch(ctx, tbs)
+		if errors.Is(err, storage.ErrMultiBatchUnsupported) {
+			return false, nil
+		}
+		if err == nil {
+			return true, nil
+		}
+		var me *storage.MultiBatchError
+		if !errors.As(err, &me) || me.Batch < 0 || me.Batch >= len(groups) {
+			return true, err
+		}
+		ge := &GroupError{Group: me.Batch, Err: me.Err}
+		var be *storage.BatchError
+		if attempt >= 3 || !errors.Is(err, storage.ErrAlreadyExists) || !errors.As(err, &be) || be.Index < 0 || be.Index >= len(groups[me.Batch].Ops) {
+			return true, ge
+		}
+		// An insert over another transaction's placeholder (left by the
+		// record protocol): a conflict while it lives, removed and retried
+		// once aborted.
+		op := groups[me.Batch].Ops[be.Index]
+		retry, err2 := s.existing(ctx, groups[me.Batch].Table, op.Entity.PartitionKey, op.Entity.RowKey)
+		if err2 != nil {
+			return true, &GroupError{Group: me.Batch, Err: &storage.BatchError{Index: be.Index, Err: err2}}
+		}
+		if !retry {
+			return true, ge
+		}
+	}
 }
 
 // parallelBatches sends batches of one table, at most parallel at once.

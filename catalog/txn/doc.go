@@ -38,6 +38,15 @@
 // point's write failed without a definite answer and the record could not
 // be read back (the caller must not report it as a retryable conflict).
 //
+// # Stores with an atomic batch across partitions
+//
+// When the store is a storage.MultiBatcher (the embedded Pebble store),
+// Commit applies all groups as that one atomic write instead: one request,
+// no record, no lock, and the same outcomes (nil, or *GroupError naming
+// the group and operation that failed, with nothing applied). Wrappers
+// that forward it report storage.ErrMultiBatchUnsupported when the backend
+// below them has none, and the record protocol runs.
+//
 // # Readers resolve
 //
 // Every read through Store (Get, Query) that meets a locked entity reads
@@ -70,7 +79,7 @@
 //
 // # Costs
 //
-// A commit over P groups costs 2P+3 requests (record and intents, P
+// Through the record, a commit over P groups costs 2P+3 requests (record and intents, P
 // locks, the commit point, P resolutions, the clean-up), in five round
 // trips; the gateway keeps its single-batch path (1 request) for a
 // transaction that fits one batch. A reader pays nothing unless it meets a

@@ -19,7 +19,13 @@ func ent(pk string, bal int64) *storage.Entity {
 	return &storage.Entity{PartitionKey: pk, RowKey: "r", Properties: storage.Properties{"bal": storage.Int64(bal)}}
 }
 
-// setup writes 10 accounts (partitions p0..p9) of 100 each, and p10 absent.
+// protocolOnly hides the embedded store's atomic multi-partition batch
+// (storage.MultiBatcher), so that commits go through the record protocol
+// as on the Table service.
+type protocolOnly struct{ storage.Store }
+
+// setup writes 10 accounts (partitions p0..p9) of 100 each, and p10 absent;
+// the store returned commits through the record protocol.
 func setup(t *testing.T) storage.Store {
 	t.Helper()
 	s, err := pebble.OpenMemory()
@@ -36,7 +42,7 @@ func setup(t *testing.T) storage.Store {
 			t.Fatal(err)
 		}
 	}
-	return s
+	return protocolOnly{s}
 }
 
 // transfer builds the groups of one transaction over the store's state:
@@ -340,5 +346,37 @@ func TestLeaseRenewed(t *testing.T) {
 	}
 	if got := classify(state(t, other)); got != "new" {
 		t.Fatalf("after commit: %s", got)
+	}
+}
+
+// TestCommitMultiBatch: on a store with an atomic batch across partitions
+// (Pebble) a commit is that one request: all or nothing, conflicts and
+// duplicates reported per group as with the record protocol.
+func TestCommitMultiBatch(t *testing.T) {
+	ctx := context.Background()
+	raw := setup(t).(protocolOnly).Store
+	if _, ok := raw.(storage.MultiBatcher); !ok {
+		t.Fatal("pebble has no MultiBatch")
+	}
+	s := txn.Wrap(raw, "txns", txn.Options{})
+	gs := transfer(t, s)
+	if _, err := s.Update(ctx, table, ent("p6", 100), storage.Replace, ""); err != nil {
+		t.Fatal(err)
+	}
+	var ge *txn.GroupError
+	if err := s.Commit(ctx, gs, nil); !errors.As(err, &ge) || ge.Group != 6 || !errors.Is(err, storage.ErrPreconditionFailed) {
+		t.Fatalf("commit after a conflicting write: %v", err)
+	}
+	if got := classify(state(t, s)); got != "old" {
+		t.Fatalf("after the failed commit: %s", got)
+	}
+	if err := s.Commit(ctx, transfer(t, s), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := classify(state(t, s)); got != "new" {
+		t.Fatalf("after commit: %s", got)
+	}
+	if ok, _ := raw.TableExists(ctx, "txns"); ok {
+		t.Fatal("the multi-batch path wrote a transaction record")
 	}
 }
