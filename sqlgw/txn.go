@@ -35,9 +35,10 @@ import (
 // Atomicity: the writes of one transaction that fit one store batch (one
 // partition of one table, at most 100 operations) are sent as that one
 // atomic batch, as before. Writes that span partitions, tables or batches
-// commit through a transaction record (txnatomic.go, catalog/txn): locks
-// first, one conditional write of the record as the commit point, locks
-// resolved by the committer or by any gateway that meets them. A COMMIT
+// commit atomically (txnatomic.go, catalog/txn): as one Pebble batch on the
+// embedded store, and through a transaction record on the Table service
+// (locks first, one conditional write of the record as the commit point,
+// locks resolved by the committer or by any gateway that meets them). A COMMIT
 // (or autocommit statement) that fails has applied nothing: 1213 for a
 // write conflict, 1062 for a duplicate; 1180 when the outcome of the
 // commit point is unknown (never 1213: a retry could apply it twice).
