@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
+
+	"github.com/sqlgw/sqlgw/storage"
 )
 
 // TestRequestsPerCommit measures the store requests of a COMMIT that
@@ -125,4 +128,54 @@ func TestAtomicWithUniqueGlobalIndex(t *testing.T) {
 		}
 		expectRows(t, ts.db, "SELECT id, bal FROM ug.u WHERE id IN (2, 5, 6) ORDER BY id", "2\t100", "6\t1")
 	})
+}
+
+// unknownOutcomeStore loses the answer to the commit point of every
+// transaction record (the write is applied, its reply lost) and fails
+// record reads while failing is set: the committer cannot learn the
+// outcome.
+type unknownOutcomeStore struct {
+	storage.Store
+	failing atomic.Bool
+}
+
+func (s *unknownOutcomeStore) Update(ctx context.Context, table string, e *storage.Entity, mode storage.UpdateMode, ifMatch storage.ETag) (storage.ETag, error) {
+	etag, err := s.Store.Update(ctx, table, e, mode, ifMatch)
+	if s.failing.Load() && strings.HasSuffix(table, "txn") && e.RowKey == "r" && e.Properties["s"].Str() == "c" {
+		return "", fmt.Errorf("%w: reply lost", storage.ErrUnavailable)
+	}
+	return etag, err
+}
+
+func (s *unknownOutcomeStore) Get(ctx context.Context, table, pk, rk string, opts *storage.GetOptions) (*storage.Entity, error) {
+	if s.failing.Load() && strings.HasSuffix(table, "txn") {
+		return nil, fmt.Errorf("%w: unreachable", storage.ErrUnavailable)
+	}
+	return s.Store.Get(ctx, table, pk, rk, opts)
+}
+
+// TestCommitUnknownOutcome: a COMMIT whose commit point is sent but not
+// confirmed, and whose record cannot be read back, fails with 1180 (not
+// 1213: a retry could apply it twice); once the store answers, readers see
+// the transaction applied whole.
+func TestCommitUnknownOutcome(t *testing.T) {
+	inner, co := memoryBackend.open(t)
+	store := &unknownOutcomeStore{Store: inner}
+	ts := startServer(t, store, co)
+	mustExec(t, ts.db, "CREATE DATABASE uo")
+	mustExec(t, ts.db, "CREATE TABLE uo.acct (id INT PRIMARY KEY, bal INT)")
+	mustExec(t, ts.db, "INSERT INTO uo.acct VALUES (1, 100)")
+	mustExec(t, ts.db, "INSERT INTO uo.acct VALUES (2, 100)")
+	c := ts.conn()
+	mustExec(t, c, "BEGIN")
+	mustExec(t, c, "UPDATE uo.acct SET bal = bal - 10 WHERE id = 1")
+	mustExec(t, c, "UPDATE uo.acct SET bal = bal + 10 WHERE id = 2")
+	store.failing.Store(true)
+	_, err := c.ExecContext(context.Background(), "COMMIT")
+	store.failing.Store(false)
+	if mysqlErrno(err) != 1180 {
+		t.Fatalf("COMMIT with the commit point unconfirmed: %v, want 1180", err)
+	}
+	// The commit point was applied: every reader rolls it forward.
+	expectRows(t, ts.db, "SELECT id, bal FROM uo.acct ORDER BY id", "1\t90", "2\t110")
 }
