@@ -252,6 +252,10 @@ func (t *Table) clone() *Table {
 		c.Indexes[i].Covering = append([]string(nil), c.Indexes[i].Covering...)
 	}
 	c.Retired = append([]string(nil), t.Retired...)
+	if t.Attached != nil {
+		a := *t.Attached
+		c.Attached = &a
+	}
 	_ = c.derive(t.limits)
 	return &c
 }

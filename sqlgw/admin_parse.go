@@ -16,6 +16,7 @@ import (
 //	OPTIMIZE [NO_WRITE_TO_BINLOG | LOCAL] TABLE|TABLES tbl [, tbl] ...
 //	ANALYZE [NO_WRITE_TO_BINLOG | LOCAL] TABLE|TABLES tbl [, tbl] ...
 //	CHECKSUM TABLE|TABLES tbl [, tbl] ... [QUICK | EXTENDED]
+//	REFRESH TABLE|TABLES tbl [, tbl] ...       (sqlgw's: attached.go)
 //
 // tbl is name or db.name, each bare or `quoted`. ANALYZE TABLE ... UPDATE
 // HISTOGRAM / DROP HISTOGRAM is not taken (go-mysql-server runs it), nor is
@@ -34,6 +35,9 @@ const (
 	opOptimize adminOp = "optimize"
 	opAnalyze  adminOp = "analyze"
 	opChecksum adminOp = "checksum"
+	// opRefresh is sqlgw's REFRESH TABLE: infer an attached table's
+	// columns again, or attach a store table (attached.go).
+	opRefresh adminOp = "refresh"
 )
 
 // adminTable is one table named by a statement; db is "" when unqualified.
@@ -173,6 +177,8 @@ func parseAdmin(query string) (st *adminStmt, rest string, ok bool, err error) {
 		op = opAnalyze
 	case "CHECKSUM":
 		op = opChecksum
+	case "REFRESH":
+		op = opRefresh
 	default:
 		return nil, "", false, nil
 	}

@@ -43,6 +43,9 @@ type gateway struct {
 
 	// metrics are exported by Server.MetricsHandler (metrics.go).
 	metrics *Metrics
+
+	// attach configures attached tables (attached.go).
+	attach AttachConfig
 }
 
 type schemaKey struct {
@@ -251,6 +254,9 @@ func newPlannerTable(t *catalog.Table) *plannerTable {
 		if c.Virtual {
 			pc.Pushdown = planner.PushNone // its stored value is not trusted (schemafeat.go)
 		}
+		if t.IsAttached() {
+			attachedPlannerColumn(c, &pc) // attached.go
+		}
 		p.cols = append(p.cols, pc)
 	}
 	for _, k := range t.PartitionColumns() {
@@ -310,6 +316,9 @@ func (p *plannerTable) EncodeKey(part planner.KeyPart, vals []planner.Datum) (st
 }
 
 func (p *plannerTable) PrefixEnd(prefix string) string {
+	if p.t.IsAttached() {
+		return attachedPrefixEnd(prefix)
+	}
 	r := catalog.PrefixRange(prefix)
 	if r == nil || r.High == nil {
 		return ""
@@ -319,10 +328,16 @@ func (p *plannerTable) PrefixEnd(prefix string) string {
 
 // RowKeyEnd implements planner.Table: local index entities sort from
 // keys.LocalIndexPrefix on, after every row.
-func (p *plannerTable) RowKeyEnd() string { return keys.LocalIndexPrefix }
+// An attached table has none: "".
+func (p *plannerTable) RowKeyEnd() string {
+	if p.t.IsAttached() {
+		return ""
+	}
+	return keys.LocalIndexPrefix
+}
 
 // SelectAlways implements planner.Table.
-func (p *plannerTable) SelectAlways() []string { return []string{catalog.PropExtras} }
+func (p *plannerTable) SelectAlways() []string { return p.t.SelectAlways() }
 
 func (p *plannerTable) PropertyValue(col int, d planner.Datum) (storage.Value, error) {
 	return p.t.Columns[col].Literal(d)
