@@ -335,7 +335,8 @@ func newAttachedTable(name, phys string, scan int, props []inferred, old *Table,
 
 // IsOwnPhysical reports whether store table phys is one of this catalog's
 // (its name starts with Options.Prefix, case-insensitively): never
-// attached.
+// attached. Nor are the tables of other sqlgw deployments on the store
+// (SyncAttached recognises them by their catalog table).
 func (c *Catalog) IsOwnPhysical(phys string) bool {
 	return len(phys) >= len(c.opts.Prefix) && strings.EqualFold(phys[:len(c.opts.Prefix)], c.opts.Prefix)
 }
@@ -350,7 +351,7 @@ type AttachResult struct {
 
 // SyncAttached attaches every store table that is neither this catalog's
 // own (IsOwnPhysical) nor attached yet as a table of database db (created
-// when missing), its columns inferred from its first scan entities.
+// when there is a table to attach), its columns inferred from its first scan entities.
 // Tables already attached are left as they are (RefreshAttached re-infers
 // them). only, when not empty, restricts it to the store tables named
 // there (case-insensitive).
@@ -372,14 +373,24 @@ func (c *Catalog) SyncAttached(ctx context.Context, db string, scan int, only ..
 		}
 	}
 	res := &AttachResult{}
+	others, err := c.otherDeployments(ctx, names)
+	if err != nil {
+		return nil, err
+	}
 	var todo []string
 	for _, n := range names {
+		if slices.ContainsFunc(others, func(p string) bool { return len(n) >= len(p) && strings.EqualFold(n[:len(p)], p) }) {
+			continue // another sqlgw deployment's table
+		}
 		if len(only) > 0 && !slices.ContainsFunc(only, func(o string) bool { return strings.EqualFold(o, n) }) {
 			continue
 		}
 		if !c.IsOwnPhysical(n) && !have[strings.ToLower(n)] {
 			todo = append(todo, n)
 		}
+	}
+	if len(todo) == 0 {
+		return res, nil
 	}
 	if err := c.ensureDatabase(ctx, db); err != nil {
 		return nil, err
@@ -394,6 +405,26 @@ func (c *Catalog) SyncAttached(ctx context.Context, db string, scan int, only ..
 		res.Attached = append(res.Attached, n)
 	}
 	return res, nil
+}
+
+// otherDeployments returns the prefixes of the other sqlgw deployments
+// sharing the store: every table named <prefix>catalog holding a catalog
+// version entity. Their tables are never attached.
+func (c *Catalog) otherDeployments(ctx context.Context, names []string) ([]string, error) {
+	var out []string
+	for _, n := range names {
+		p, ok := strings.CutSuffix(strings.ToLower(n), "catalog")
+		if !ok || p == "" || c.IsOwnPhysical(n) {
+			continue
+		}
+		switch _, err := c.store.Get(ctx, n, catalogPartition, versionRowKey, &storage.GetOptions{Select: []string{}}); {
+		case err == nil:
+			out = append(out, n[:len(p)])
+		case !isErr(err, storage.ErrNotFound) && !isErr(err, storage.ErrInvalidKey):
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // ensureDatabase creates database db unless it exists.
