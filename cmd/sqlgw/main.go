@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"strconv"
@@ -56,6 +57,17 @@ a flag given on the command line wins):
                                       Cosmos DB Table API, e.g.
                                       azure:DefaultEndpointsProtocol=https;AccountName=...;AccountKey=...
                                       (the account key is never logged)
+                         azure:https://ACCOUNT.table.core.windows.net
+                                      an endpoint alone: Microsoft Entra ID
+                                      through the Azure SDK's default chain
+                                      (environment, workload identity, managed
+                                      identity, az login, azd; narrowed by
+                                      AZURE_TOKEN_CREDENTIALS=prod|dev|<name>);
+                                      errors name each credential that failed.
+                                      A SAS may follow as the URL's query.
+                                      Cosmos DB Table API endpoints
+                                      (https://ACCOUNT.table.cosmos.azure.com)
+                                      work the same way
   --attach-database DB the database listing the store's tables sqlgw did
                        not create (written by other applications), each
                        with columns inferred from its entities; "" attaches
@@ -308,7 +320,7 @@ func openStore(ctx context.Context, spec string) (storage.Store, string, error) 
 		return s, "memory:", nil
 	case "azure":
 		if arg == "" {
-			return nil, "", errors.New("--store azure: needs a connection string (azure:DefaultEndpointsProtocol=...;AccountName=...;AccountKey=...)")
+			return nil, "", errors.New("--store azure: needs a connection string (azure:DefaultEndpointsProtocol=...;AccountName=...;AccountKey=...) or an endpoint (azure:https://ACCOUNT.table.core.windows.net)")
 		}
 		s, err := aztables.Open(ctx, arg, nil)
 		if err != nil {
@@ -323,6 +335,13 @@ func openStore(ctx context.Context, spec string) (storage.Store, string, error) 
 // accountName extracts a loggable description (account and endpoint, no
 // key) from an Azure connection string.
 func accountName(cs string) string {
+	if l := strings.ToLower(cs); strings.HasPrefix(l, "https://") || strings.HasPrefix(l, "http://") {
+		// An endpoint (Microsoft Entra ID, or a SAS in the query).
+		if u, err := url.Parse(cs); err == nil {
+			return u.Scheme + "://" + u.Host
+		}
+		return "(endpoint)"
+	}
 	var out []string
 	for _, p := range strings.Split(cs, ";") {
 		k, v, ok := strings.Cut(p, "=")
