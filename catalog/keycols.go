@@ -190,7 +190,7 @@ func (k KeyColumn) Append(b []byte, d Datum) ([]byte, error) {
 	if d == nil && !k.nullable {
 		return b, fmt.Errorf("%w: table %q column %q: NULL in a key column", ErrValue, k.table.Name, c.Name)
 	}
-	if k.table.IsAttached() {
+	if k.raw {
 		// Raw keys: one component, the string itself (attached.go).
 		s, ok := d.(string)
 		if !ok || !utf8.ValidString(s) {
@@ -315,7 +315,7 @@ func (t *Table) encodeComponents(cols []KeyColumn, vals []Datum, which string) (
 // decodeComponents decodes len(cols) components from the start of b and
 // appends their values to out.
 func (t *Table) decodeComponents(cols []KeyColumn, b []byte, out []Datum) ([]byte, []Datum, error) {
-	if t.IsAttached() && len(cols) == 1 {
+	if len(cols) == 1 && cols[0].raw {
 		return nil, append(out, string(b)), nil
 	}
 	for _, kc := range cols {

@@ -67,6 +67,7 @@ type KeyColumn struct {
 
 	table    *Table
 	nullable bool // an index column: NULL encodes as keys.Null
+	raw      bool // an attached table's PartitionKey or RowKey: the string itself
 }
 
 // Column returns the key column's definition.

@@ -302,6 +302,10 @@ func testAttachedReads(t *testing.T, f *attachedFixture) {
 		{"SELECT Name FROM " + f.cust + " WHERE Balance > 5", []string{"Ann"}, 1, 1},
 		{"SELECT Name FROM " + f.cust + " WHERE Name = 'Bob'", []string{"Bob"}, 1, 1},
 		{"SELECT Name FROM " + f.cust + " WHERE PartitionKey = 'east' AND Active = 1", []string{"Ann"}, 1, 1},
+		{"SELECT RowKey FROM " + f.cust + " WHERE PartitionKey = 'west' ORDER BY RowKey LIMIT 1", []string{"Zürich ü"}, 1, 1},
+		{"SELECT Name FROM " + f.cust + " WHERE Id = '0f8fad5b-d9cb-469f-a165-70867728950e'", []string{"Ann"}, 1, 1},
+		{"SELECT Name FROM " + f.cust + " WHERE Id = '0F8FAD5B-D9CB-469F-A165-70867728950E'", nil, 1, 4},
+		{"SELECT Name FROM " + f.cust + " WHERE Big >= 1099511627776", []string{"Ann"}, 1, 1},
 		{"SELECT Name FROM " + f.cust + " WHERE (PartitionKey, RowKey) IN (('east', 'c2'), ('west', 'Zürich ü')) ORDER BY Name", []string{"Bob", "Zoë"}, 2, 2},
 	} {
 		r0, e0 := status(t, c)
@@ -355,6 +359,10 @@ func testAttachedWrites(t *testing.T, f *attachedFixture) {
 	mustExec(t, c, "UPDATE "+f.cust+" SET Balance = NULL WHERE PartitionKey = 'west' AND RowKey = 'Zürich ü'")
 	expectEntity(t, f.seed.get(t, f.cust, "west", "Zürich ü"), map[string]string{
 		"Name": "Edm.String:Zoë", "Active": "Edm.Boolean:false", "Age": "Edm.Int32:7"})
+
+	// A duplicate key is MySQL's 1062; the entity is left as it was.
+	expectErrno(t, c, 1062, "INSERT INTO "+f.cust+" (PartitionKey, RowKey, Name) VALUES ('north', 'n 1 é', 'again')")
+	expectEntity(t, f.seed.get(t, f.cust, "north", "n 1 é"), want)
 
 	// DELETE removes the entity.
 	mustExec(t, c, "DELETE FROM "+f.cust+" WHERE PartitionKey = 'east' AND RowKey = 'c2'")
@@ -414,6 +422,8 @@ func testAttachedDDL(t *testing.T, f *attachedFixture) {
 	expectRows(t, c, "SELECT FullName, Level FROM "+f.cust+" WHERE PartitionKey = 'east' ORDER BY RowKey", "Cy\t3", "Ann B\tNULL")
 	mustExec(t, c, "UPDATE "+f.cust+" SET FullName = 'Cyd' WHERE PartitionKey = 'east' AND RowKey = 'c 0'")
 	expectEntity(t, f.seed.get(t, f.cust, "east", "c 0"), map[string]string{"Name": "Edm.String:Cyd", "Level": "Edm.Int32:3"})
+	// Secondary indexes are refused (not implemented for attached tables).
+	expectErrno(t, c, 1235, "CREATE INDEX by_age ON "+f.cust+" (Age)")
 	// TRUNCATE is refused; DROP TABLE detaches and leaves the entities.
 	expectErrno(t, c, 1235, "TRUNCATE TABLE "+f.cust)
 	mustExec(t, c, "DROP TABLE "+f.ord)
