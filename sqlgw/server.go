@@ -30,6 +30,8 @@
 //	explain.go    plain EXPLAIN rows naming the access path
 //	views.go      view definitions kept in the store
 //	partition.go  PARTITION BY KEY and DESC key columns from the statement
+//	attached.go   store tables sqlgw did not create, as SQL tables
+//	              (Config.Attach, REFRESH TABLE; mapping in catalog/attached.go)
 //	types.go      engine types and values <-> catalog types and Datums
 //	exprconv.go   engine expressions -> planner IR
 //	errors.go, mysqlerr.go  error mapping to MySQL codes and texts
