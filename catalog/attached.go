@@ -522,26 +522,6 @@ func (c *Catalog) RefreshAttached(ctx context.Context, db, name string, scan int
 	})
 }
 
-// PinColumn fixes the EDM type of an attached table's property column
-// (refreshes keep it): ALTER TABLE ... MODIFY of such a column.
-func (c *Catalog) PinColumn(ctx context.Context, db, table, column string, typ Type) (*Table, error) {
-	edm, err := EdmForType(typ)
-	if err != nil {
-		return nil, err
-	}
-	return c.alterTable(ctx, db, table, func(s *snapshot, t *Table, tx *txn) error {
-		i := t.ColumnIndex(column)
-		if !t.IsAttached() || i < 0 || t.Columns[i].Role != RoleProperty {
-			return fmt.Errorf("%w: %s.%s.%s is not a property column of an attached table", ErrInvalidDef, db, table, column)
-		}
-		c := &t.Columns[i]
-		c.Mixed = c.Mixed || c.Edm != edm
-		c.Edm, c.Pinned = edm, true
-		c.Type = edmColumnType(edm)
-		return nil
-	})
-}
-
 // attachedNewColumn completes a column added to an attached table (ALTER
 // TABLE ... ADD COLUMN): it maps the property of the column's exact name,
 // of the EDM type of its SQL type, and takes that EDM type's SQL type.

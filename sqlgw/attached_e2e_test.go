@@ -422,6 +422,18 @@ func testAttachedDDL(t *testing.T, f *attachedFixture) {
 	expectRows(t, c, "SELECT FullName, Level FROM "+f.cust+" WHERE PartitionKey = 'east' ORDER BY RowKey", "Cy\t3", "Ann B\tNULL")
 	mustExec(t, c, "UPDATE "+f.cust+" SET FullName = 'Cyd' WHERE PartitionKey = 'east' AND RowKey = 'c 0'")
 	expectEntity(t, f.seed.get(t, f.cust, "east", "c 0"), map[string]string{"Name": "Edm.String:Cyd", "Level": "Edm.Int32:3"})
+	// MODIFY pins a column's type; ADD COLUMN maps a property by name;
+	// DROP COLUMN moves a property back into the JSON column.
+	mustExec(t, c, "ALTER TABLE "+f.cust+" MODIFY Score VARCHAR(10)")
+	mustExec(t, c, "ALTER TABLE "+f.cust+" ADD COLUMN EntityType VARCHAR(20)")
+	mustExec(t, c, "ALTER TABLE "+f.cust+" DROP COLUMN Level")
+	expectRows(t, c, "SELECT RowKey, Score, EntityType, _extra FROM "+f.cust+" WHERE PartitionKey IN ('east', 'west') AND RowKey IN ('c 0', 'w2') ORDER BY RowKey",
+		"c 0\tNULL\tNULL\t{\"Level\": 3}", "w2\thigh\tnote\t{\"Nick\": \"z\"}")
+	mustExec(t, c, "UPDATE "+f.cust+" SET EntityType = 'memo', Score = 'low' WHERE PartitionKey = 'west' AND RowKey = 'w2'")
+	expectEntity(t, f.seed.get(t, f.cust, "west", "w2"), map[string]string{
+		"EntityType": "Edm.String:memo", "Score": "Edm.String:low", "Nick": "Edm.String:z"})
+	mustExec(t, c, "REFRESH TABLE "+f.cust)
+	expectRows(t, c, "SELECT COLUMN_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'azure' AND TABLE_NAME = '"+f.cust+"' AND COLUMN_NAME = 'Score'", "mediumtext")
 	// Secondary indexes are refused (not implemented for attached tables).
 	expectErrno(t, c, 1235, "CREATE INDEX by_age ON "+f.cust+" (Age)")
 	// TRUNCATE is refused; DROP TABLE detaches and leaves the entities.
