@@ -190,16 +190,26 @@ func inferProperties(ctx context.Context, store storage.Store, phys string, scan
 	var out []inferred
 	byName := map[string]int{}
 	q := &storage.Query{}
+	base, et, typed := ParseTypedPhysical(phys)
+	if typed {
+		q.Filter, q.Row = et.Filter(), et.RowRange()
+	}
 	read := 0
 	for read < scan {
 		q.Top = min(scan-read, storage.MaxPageSize)
-		page, err := store.Query(ctx, phys, q)
+		page, err := store.Query(ctx, base, q)
 		if err != nil {
-			return nil, fmt.Errorf("scanning %s: %w", phys, err)
+			return nil, fmt.Errorf("scanning %s: %w", base, err)
 		}
 		for _, e := range page.Entities {
+			if typed && !et.Match(e) {
+				continue
+			}
 			names := make([]string, 0, len(e.Properties))
 			for n := range e.Properties {
+				if typed && n == et.Prop {
+					continue // the discriminator: no column
+				}
 				names = append(names, n)
 			}
 			slices.Sort(names)
@@ -444,7 +454,7 @@ func (c *Catalog) ensureDatabase(ctx context.Context, db string) error {
 // ErrInvalidDef for one of this catalog's own tables, storage.ErrNotFound
 // when phys does not exist.
 func (c *Catalog) AttachTable(ctx context.Context, db, name, phys string, scan int) (*Table, error) {
-	if c.IsOwnPhysical(phys) {
+	if base, _, _ := ParseTypedPhysical(phys); c.IsOwnPhysical(base) {
 		return nil, fmt.Errorf("%w: %s is one of sqlgw's own store tables", ErrInvalidDef, phys)
 	}
 	if scan <= 0 {

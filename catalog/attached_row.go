@@ -466,6 +466,17 @@ func (t *Table) encodeAttached(pk, rk string, row []Datum) ([]*storage.Entity, e
 		}
 		e.Properties[c.Property] = v
 	}
+	if et := t.entityType(); et != nil {
+		// Rows of a typed table carry its discriminator.
+		if et.Prop != "" {
+			if _, set := e.Properties[et.Prop]; set {
+				return nil, fmt.Errorf("%w: table %q: property %s is the entity type's (%s), set by sqlgw", ErrValue, t.Name, et.Prop, et.Name())
+			}
+			e.Properties[et.Prop] = et.Value
+		} else if !strings.HasPrefix(rk, et.RowKeyPrefix) {
+			return nil, fmt.Errorf("%w: table %q: RowKey %q does not start with %q, its entity type's prefix", ErrValue, t.Name, rk, et.RowKeyPrefix)
+		}
+	}
 	if err := t.limits.ValidateEntity(e); err != nil {
 		return nil, fmt.Errorf("table %q (attached: one entity per row): %w", t.Name, err)
 	}
@@ -512,7 +523,11 @@ func (t *Table) decodeAttached(e *storage.Entity) ([]Datum, error) {
 	}
 	if extras >= 0 {
 		var rest storage.Properties
+		et := t.entityType()
 		for n, v := range e.Properties {
+			if et != nil && n == et.Prop {
+				continue // the type's discriminator
+			}
 			if !seen[n] {
 				if rest == nil {
 					rest = storage.Properties{}

@@ -218,6 +218,9 @@ func (a *adminHandler) run(ctx context.Context, c *mysql.Conn, st *adminStmt) (*
 func (a *adminHandler) runTable(ctx context.Context, c *mysql.Conn, st *adminStmt, t adminTable, res *adminResult) error {
 	name := t.qualified()
 	if st.op == opRefresh {
+		if st.typesBy != nil {
+			return a.gw.adminRefreshTypes(ctx, t, name, *st.typesBy, res)
+		}
 		return a.gw.adminRefresh(ctx, t, name, res)
 	}
 	meta, err := a.gw.cat.Table(metaCtx(ctx), t.db, t.name)

@@ -148,3 +148,33 @@ func (g *gateway) findStoreTable(ctx context.Context, name string) (string, bool
 	}
 	return "", false, nil
 }
+
+// adminRefreshTypes is REFRESH TABLE tbl TYPES BY ...: one attached table
+// per entity type (catalog.AttachEntityTypes), a row per type.
+func (g *gateway) adminRefreshTypes(ctx context.Context, t adminTable, name string, by catalog.TypesBy, res *adminResult) error {
+	types, err := g.cat.AttachEntityTypes(metaCtx(ctx), t.db, t.name, by, g.attach.Scan)
+	switch {
+	case errors.Is(err, catalog.ErrNoTable) || errors.Is(err, catalog.ErrNoDatabase):
+		res.add(name, opRefresh, "Error", fmt.Sprintf("Table '%s' doesn't exist", name))
+		res.add(name, opRefresh, "status", "Operation failed")
+		return nil
+	case errors.Is(err, catalog.ErrInvalidDef):
+		res.add(name, opRefresh, "Error", "TYPES BY needs an attached table (not sqlgw's own, nor one entity type's)")
+		res.add(name, opRefresh, "status", "Operation failed")
+		return nil
+	case err != nil:
+		return mapError(err)
+	}
+	for _, ty := range types {
+		verb := "refreshed"
+		if ty.New {
+			verb = "attached"
+		}
+		res.add(name, opRefresh, "note", fmt.Sprintf("%s %s.%s for %s (%d columns)", verb, t.db, ty.Table, ty.Type, ty.Columns))
+	}
+	if len(types) == 0 {
+		res.add(name, opRefresh, "note", "no entity carries the discriminator")
+	}
+	res.add(name, opRefresh, "status", "OK")
+	return nil
+}

@@ -479,3 +479,83 @@ func serveTest(t *testing.T, srv *sqlgw.Server) *testServer {
 	t.Cleanup(ts.stop)
 	return ts
 }
+
+// TestAttachedEntityTypes: one store table holding several entity types
+// (the design guide's heterogeneous entity types pattern) becomes one SQL
+// table per type, by a discriminator property or by a RowKey prefix.
+func TestAttachedEntityTypes(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			f := newAttachedFixture(t, b)
+			mix := "Mix" + strings.TrimPrefix(f.cust, "Cust")
+			f.seed.create(t, mix)
+			f.seed.put(t, mix, "c1", "CUST_c1", storage.Properties{"EntityType": storage.String("Customer"), "Name": storage.String("Ann"), "Tier": storage.Int32(2)})
+			f.seed.put(t, mix, "c1", "ORDER_001", storage.Properties{"EntityType": storage.String("Order"), "Amount": storage.Double(12.5), "Paid": storage.Bool(true)})
+			f.seed.put(t, mix, "c1", "ORDER_002", storage.Properties{"EntityType": storage.String("Order"), "Amount": storage.Double(7.25)})
+			f.seed.put(t, mix, "c2", "CUST_c2", storage.Properties{"EntityType": storage.String("Customer"), "Name": storage.String("Bob")})
+			f.seed.put(t, mix, "c2", "NOTE", storage.Properties{"Text": storage.String("no type")})
+			f.seed.put(t, mix, "c2", "ORDER_003", storage.Properties{"EntityType": storage.String("Order"), "Amount": storage.Double(1.5)})
+			c := f.ts.conn()
+			mustExec(t, c, "USE azure")
+			expectRows(t, c, "REFRESH TABLE azure."+mix,
+				"azure."+mix+"\trefresh\tnote\tattached store table "+mix, "azure."+mix+"\trefresh\tstatus\tOK")
+			expectRows(t, c, "REFRESH TABLE "+mix+" TYPES BY EntityType",
+				"azure."+mix+"\trefresh\tnote\tattached azure."+mix+"_Customer for EntityType = 'Customer' (6 columns)",
+				"azure."+mix+"\trefresh\tnote\tattached azure."+mix+"_Order for EntityType = 'Order' (6 columns)",
+				"azure."+mix+"\trefresh\tstatus\tOK")
+			cust, ord := mix+"_Customer", mix+"_Order"
+			expectRows(t, c, "SELECT PartitionKey, RowKey, Name, Tier, _extra FROM "+cust+" ORDER BY PartitionKey",
+				"c1\tCUST_c1\tAnn\t2\tNULL", "c2\tCUST_c2\tBob\tNULL\tNULL")
+			expectRows(t, c, "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'azure' AND TABLE_NAME = '"+ord+"' ORDER BY ORDINAL_POSITION",
+				"PartitionKey", "RowKey", "Timestamp", "Amount", "Paid", "_extra")
+			for _, tc := range []struct {
+				q              string
+				want           []string
+				reqs, entities int64
+			}{
+				{"SELECT RowKey, Amount FROM " + ord + " WHERE PartitionKey = 'c1' ORDER BY RowKey", []string{"ORDER_001\t12.5", "ORDER_002\t7.25"}, 1, 2},
+				{"SELECT Name FROM " + cust + " WHERE PartitionKey = 'c1' AND RowKey = 'CUST_c1'", []string{"Ann"}, 1, 1},
+				{"SELECT Amount FROM " + ord + " WHERE PartitionKey = 'c1' AND RowKey = 'CUST_c1'", nil, 1, 1},
+				{"SELECT COUNT(*) FROM " + ord, []string{"3"}, 1, 3},
+			} {
+				r0, e0 := status(t, c)
+				expectRows(t, c, tc.q, tc.want...)
+				r1, e1 := status(t, c)
+				if r1-r0 != tc.reqs || e1-e0 != tc.entities {
+					t.Errorf("%s: %d requests, %d entities read; want %d, %d", tc.q, r1-r0, e1-e0, tc.reqs, tc.entities)
+				}
+			}
+			expectRows(t, c, "SELECT c.Name, SUM(o.Amount) FROM "+cust+" c JOIN "+ord+" o ON o.PartitionKey = c.PartitionKey GROUP BY c.Name ORDER BY 1",
+				"Ann\t19.75", "Bob\t1.5")
+			// Writes carry the discriminator; another type's key is a duplicate.
+			mustExec(t, c, "INSERT INTO "+ord+" (PartitionKey, RowKey, Amount) VALUES ('c2', 'ORDER_004', 3.5)")
+			expectEntity(t, f.seed.get(t, mix, "c2", "ORDER_004"), map[string]string{"EntityType": "Edm.String:Order", "Amount": "Edm.Double:3.5"})
+			expectErrno(t, c, 1062, "INSERT INTO "+ord+" (PartitionKey, RowKey, Amount) VALUES ('c2', 'CUST_c2', 1.25)")
+			expectErrno(t, c, 1366, "INSERT INTO "+ord+" (PartitionKey, RowKey, _extra) VALUES ('c2', 'ORDER_005', '{\"EntityType\": \"Customer\"}')")
+			mustExec(t, c, "UPDATE "+ord+" SET Paid = 1 WHERE PartitionKey = 'c1'")
+			expectEntity(t, f.seed.get(t, mix, "c1", "CUST_c1"), map[string]string{"EntityType": "Edm.String:Customer", "Name": "Edm.String:Ann", "Tier": "Edm.Int32:2"})
+			expectEntity(t, f.seed.get(t, mix, "c1", "ORDER_002"), map[string]string{"EntityType": "Edm.String:Order", "Amount": "Edm.Double:7.25", "Paid": "Edm.Boolean:true"})
+			if n := affected(t, c, "DELETE FROM "+cust+" WHERE PartitionKey = 'c2'"); n != 1 {
+				t.Fatalf("deleted %d customers", n)
+			}
+			if f.seed.get(t, mix, "c2", "NOTE") == nil || f.seed.get(t, mix, "c2", "ORDER_003") == nil {
+				t.Fatal("DELETE of one type's rows touched another's")
+			}
+
+			// By RowKey prefix.
+			expectRows(t, c, "REFRESH TABLE "+mix+" TYPES BY ROWKEY PREFIX '_'",
+				"azure."+mix+"\trefresh\tnote\tattached azure."+mix+"_CUST for RowKey prefix 'CUST_' (7 columns)",
+				"azure."+mix+"\trefresh\tnote\tattached azure."+mix+"_ORDER_2 for RowKey prefix 'ORDER_' (7 columns)", // _Order exists: names compare case-insensitively
+				"azure."+mix+"\trefresh\tstatus\tOK")
+			r0, e0 := status(t, c)
+			expectRows(t, c, "SELECT RowKey, Amount FROM "+mix+"_ORDER_2 WHERE PartitionKey = 'c2' ORDER BY RowKey", "ORDER_003\t1.5", "ORDER_004\t3.5")
+			if r1, e1 := status(t, c); r1-r0 != 1 || e1-e0 != 2 {
+				t.Errorf("RowKey-prefix type: %d requests, %d entities", r1-r0, e1-e0)
+			}
+			expectErrno(t, c, 1366, "INSERT INTO "+mix+"_ORDER_2 (PartitionKey, RowKey, Amount) VALUES ('c3', 'X_1', 1.5)")
+			mustExec(t, c, "INSERT INTO "+mix+"_ORDER_2 (PartitionKey, RowKey, Amount, EntityType) VALUES ('c3', 'ORDER_9', 1.5, 'Order')")
+			expectEntity(t, f.seed.get(t, mix, "c3", "ORDER_9"), map[string]string{"EntityType": "Edm.String:Order", "Amount": "Edm.Double:1.5"})
+			expectErrno(t, c, 1064, "REFRESH TABLE "+mix+" TYPES BY ROWKEY PREFIX")
+		})
+	}
+}

@@ -70,7 +70,7 @@ const defaultRowEstimate = 1000
 func newGateway(store storage.Store, cat *catalog.Catalog) *gateway {
 	g := &gateway{
 		unsorted: store.Capabilities().Unsorted,
-		store:    store,
+		store:    newTypedStore(store), // attached_types.go
 		cat:      cat,
 		schemas:  map[schemaKey]*tableInfo{},
 		rows:     map[string]*rowEstimate{},
