@@ -290,7 +290,7 @@ func parseTypesBy(l *adminLexer) (*catalog.TypesBy, bool) {
 	return &catalog.TypesBy{Prop: prop}, true
 }
 
-// quoted reads a 'string' (” inside is one ').
+// quoted reads a quoted string; a doubled quote inside is one quote.
 func (l *adminLexer) quoted() (string, bool) {
 	l.skipSpace()
 	if l.pos >= len(l.s) || l.s[l.pos] != '\'' {
