@@ -22,14 +22,18 @@ import (
 //
 //	REFRESH TABLE db.tbl [, db.tbl] ...
 //
-// (sqlgw's own statement, answered in the CHECK TABLE result format)
+//	REFRESH TABLE db.tbl TYPES BY prop | TYPES BY ROWKEY PREFIX 'sep'
+//
+// (sqlgw's own statements, answered in the CHECK TABLE result format)
 // infers an attached table's columns again; naming a store table that is
 // not attached yet, in the attach database, attaches it. DROP TABLE
 // detaches (the store table stays), ALTER TABLE ... RENAME COLUMN renames
 // a column without touching the property, ALTER TABLE ... MODIFY pins a
 // property column's type (REFRESH keeps it), ADD COLUMN maps another
 // property by its exact name, DROP COLUMN moves a property back into the
-// JSON column.
+// JSON column. TYPES BY attaches one table per entity type of the table
+// (catalog/attached_types.go; the store wrapper in attached_types.go
+// restricts every request on such a table to its type).
 //
 // Planning: the key columns are the raw PartitionKey and RowKey, so every
 // access path applies (point get, MultiGet, partition scan, key ranges);
