@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/planner"
@@ -43,6 +45,10 @@ import (
 // successor is the key plus " " (PrefixEnd), and no query is capped below
 // RowKeyEnd: an attached table's partitions hold no sqlgw entities.
 
+// Store tables created after startup are attached when a statement names
+// one in the attach database (attachOnMiss), and listing that database's
+// tables looks for new ones at most every attachSyncEvery.
+//
 // AttachConfig configures attached tables (Config.Attach).
 type AttachConfig struct {
 	// Database receives the attached tables; "" attaches nothing.
@@ -50,8 +56,9 @@ type AttachConfig struct {
 	// Scan is how many entities an inference reads per table (default
 	// catalog.DefaultAttachScan).
 	Scan int
-	// Tables, when not empty, restricts attaching at startup to the store
-	// tables named there (REFRESH TABLE still attaches any other).
+	// Tables, when not empty, restricts automatic attaching (at startup,
+	// and of tables created later) to the store tables named there
+	// (REFRESH TABLE still attaches any other).
 	Tables []string
 }
 
@@ -82,6 +89,7 @@ func (g *gateway) attachTables(ctx context.Context, cfg AttachConfig) ([]string,
 		return nil, nil
 	}
 	g.attach = cfg
+	g.attachSynced.Store(time.Now().UnixNano())
 	res, err := g.cat.SyncAttached(metaCtx(ctx), cfg.Database, cfg.Scan, cfg.Tables...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlgw: attaching the store's tables: %w", err)
@@ -181,4 +189,48 @@ func (g *gateway) adminRefreshTypes(ctx context.Context, t adminTable, name stri
 	}
 	res.add(name, opRefresh, "status", "OK")
 	return nil
+}
+
+// attachSyncEvery bounds how often listing the attach database's tables
+// (SHOW TABLES, information_schema, USE) looks for new store tables.
+const attachSyncEvery = 5 * time.Second
+
+// syncAttachedLazily attaches store tables created since the last look,
+// at most once per attachSyncEvery, when db is the attach database. Its
+// requests are the gateway's, not the session's (metaCtx). Failures are
+// logged: listing what is attached already still works.
+func (g *gateway) syncAttachedLazily(ctx context.Context, db string) {
+	if g.attach.Database == "" || !strings.EqualFold(db, g.attach.Database) {
+		return
+	}
+	now := time.Now().UnixNano()
+	last := g.attachSynced.Load()
+	if now-last < int64(attachSyncEvery) || !g.attachSynced.CompareAndSwap(last, now) {
+		return
+	}
+	if _, err := g.cat.SyncAttached(metaCtx(ctx), g.attach.Database, g.attach.Scan, g.attach.Tables...); err != nil {
+		g.logger().Warn("sqlgw: attaching new store tables", "error", err)
+	}
+}
+
+// attachOnMiss attaches store table name when a statement names it in the
+// attach database and it is not attached yet (one TableExists request,
+// the gateway's). It reports whether the table is attached now.
+func (g *gateway) attachOnMiss(ctx context.Context, db, name string) bool {
+	if g.attach.Database == "" || !strings.EqualFold(db, g.attach.Database) || storage.ValidateTableName(name) != nil || g.cat.IsOwnPhysical(name) {
+		return false
+	}
+	if len(g.attach.Tables) > 0 && !slices.ContainsFunc(g.attach.Tables, func(t string) bool { return strings.EqualFold(t, name) }) {
+		return false
+	}
+	mctx := metaCtx(ctx)
+	phys, ok, err := g.findStoreTable(mctx, name)
+	if err != nil || !ok {
+		return false
+	}
+	if err := g.cat.CreateDatabase(mctx, g.attach.Database); err != nil && !errors.Is(err, catalog.ErrDatabaseExists) {
+		return false
+	}
+	_, err = g.cat.AttachTable(mctx, g.attach.Database, phys, phys, g.attach.Scan)
+	return err == nil || errors.Is(err, catalog.ErrTableExists)
 }

@@ -250,7 +250,8 @@ func newAttachedFixture(t *testing.T, b backend) *attachedFixture {
 	srv, err := sqlgw.NewServer(context.Background(), sqlgw.Config{
 		Listen: "127.0.0.1:0", Catalog: co, Store: store,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Attach: sqlgw.AttachConfig{Database: "azure", Scan: 3, Tables: []string{f.cust, f.ord}},
+		// Only this test's tables (Azurite is shared by the package's tests).
+		Attach: sqlgw.AttachConfig{Database: "azure", Scan: 3, Tables: []string{f.cust, f.ord, "Late" + suffix, "Mix" + suffix}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -441,6 +442,17 @@ func testAttachedDDL(t *testing.T, f *attachedFixture) {
 	mustExec(t, c, "DROP TABLE "+f.ord)
 	if e := f.seed.get(t, f.ord, "c 1", "o1"); e == nil {
 		t.Fatal("DROP TABLE of an attached table deleted its entities")
+	}
+	// A store table created after startup is attached when a statement
+	// names it (one TableExists-like look at the store, not billed to the
+	// session), with no REFRESH needed.
+	late := "Late" + strings.TrimPrefix(f.cust, "Cust")
+	f.seed.create(t, late)
+	f.seed.put(t, late, "p", "r", storage.Properties{"V": storage.Int64(-5)})
+	r0, e0 := status(t, c)
+	expectRows(t, c, "SELECT PartitionKey, RowKey, V FROM azure."+late, "p\tr\t-5")
+	if r1, e1 := status(t, c); r1-r0 != 1 || e1-e0 != 1 {
+		t.Errorf("first query of a late table: %d requests, %d entities", r1-r0, e1-e0)
 	}
 	// REFRESH TABLE of a store table not attached attaches it again.
 	expectRows(t, c, "REFRESH TABLE azure."+f.ord, "azure."+f.ord+"\trefresh\tnote\tattached store table "+f.ord, "azure."+f.ord+"\trefresh\tstatus\tOK")

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/dolthub/go-mysql-server/sql"
 
@@ -44,8 +45,10 @@ type gateway struct {
 	// metrics are exported by Server.MetricsHandler (metrics.go).
 	metrics *Metrics
 
-	// attach configures attached tables (attached.go).
-	attach AttachConfig
+	// attach configures attached tables (attached.go); attachSynced is
+	// when the store's table list was last looked at (Unix ns).
+	attach       AttachConfig
+	attachSynced atomic.Int64
 }
 
 type schemaKey struct {

@@ -75,7 +75,7 @@ a flag given on the command line wins):
                        a table to attach                [SQLGW_ATTACH_DATABASE]
   --attach-scan N      entities read per table to infer its columns
                        default 1000                     [SQLGW_ATTACH_SCAN]
-  --attach-tables T,U  attach only these store tables at startup
+  --attach-tables T,U  attach only these store tables automatically
                        (REFRESH TABLE db.name attaches others) [SQLGW_ATTACH_TABLES]
   --user NAME          account clients log in with            [SQLGW_USER]
                        default root
