@@ -214,8 +214,8 @@ func (g *gateway) syncAttachedLazily(ctx context.Context, db string) {
 }
 
 // attachOnMiss attaches store table name when a statement names it in the
-// attach database and it is not attached yet (one TableExists request,
-// the gateway's). It reports whether the table is attached now.
+// attach database and it is not attached yet (a TableExists request, the
+// gateway's, not the session's). It reports whether the table is attached now.
 func (g *gateway) attachOnMiss(ctx context.Context, db, name string) bool {
 	if g.attach.Database == "" || !strings.EqualFold(db, g.attach.Database) || storage.ValidateTableName(name) != nil || g.cat.IsOwnPhysical(name) {
 		return false
@@ -224,7 +224,10 @@ func (g *gateway) attachOnMiss(ctx context.Context, db, name string) bool {
 		return false
 	}
 	mctx := metaCtx(ctx)
-	phys, ok, err := g.findStoreTable(mctx, name)
+	if exists, err := g.store.TableExists(mctx, name); err != nil || !exists {
+		return false
+	}
+	phys, ok, err := g.findStoreTable(mctx, name) // its spelling
 	if err != nil || !ok {
 		return false
 	}
