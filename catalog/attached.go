@@ -280,9 +280,10 @@ func attachedColumns(props []inferred, old *Table) []Column {
 			c.Name, c.Comment = o.Name, o.Comment
 			if o.Pinned {
 				c.Edm, c.Mixed, c.Pinned = o.Edm, o.Mixed || o.Edm != p.typ, true
-			} else if w := widen(o.Edm, p.typ); w != p.typ && o.Edm != 0 {
-				// Never narrow a column on refresh: a scan may miss values.
-				c.Edm, c.Mixed = w, true
+			} else if o.Edm != 0 && o.Edm != p.typ {
+				// Never narrow a column on refresh: entities beyond the
+				// scan may still hold the old type.
+				c.Edm, c.Mixed = widen(o.Edm, p.typ), true
 			}
 			delete(oldByProp, p.name)
 		}

@@ -112,3 +112,59 @@ func TestAttachedRoundTrip(t *testing.T) {
 		t.Fatalf("JSON column typed as %v", p)
 	}
 }
+
+// TestAttachedRefreshNeverNarrows: a refresh that no longer sees a wider
+// type keeps it, and a renamed column keeps its name and property.
+func TestAttachedRefreshNeverNarrows(t *testing.T) {
+	ctx := context.Background()
+	st, err := pebble.OpenMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	c, err := Open(ctx, st, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.CreateTable(ctx, "Tab1"); err != nil {
+		t.Fatal(err)
+	}
+	put := func(rk string, p storage.Properties) {
+		if _, err := st.Upsert(ctx, "Tab1", &storage.Entity{PartitionKey: "p", RowKey: rk, Properties: p}, storage.Replace); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("a", storage.Properties{"N": storage.Int64(1 << 40), "M": storage.Double(0.5), "O": storage.Int32(1)})
+	put("b", storage.Properties{"N": storage.Int32(1), "M": storage.Int32(1)})
+	put("c", storage.Properties{"O": storage.Int32(2)})
+	if _, err := c.SyncAttached(ctx, "azure", 10); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ModifyColumn(ctx, "azure", "Tab1", "N", Column{Name: "Num", Type: Type{Kind: KindInt64}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Delete(ctx, "Tab1", "p", "a", storage.ETagAny); err != nil {
+		t.Fatal(err)
+	}
+	put("b", storage.Properties{"N": storage.Int32(1), "M": storage.Int32(1), "O": storage.Int64(3)})
+	if err := st.Delete(ctx, "Tab1", "p", "c", storage.ETagAny); err != nil {
+		t.Fatal(err)
+	}
+	tb, err := c.RefreshAttached(ctx, "azure", "Tab1", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := tb.Columns[tb.ColumnIndex("Num")]
+	if tb.ColumnIndex("N") >= 0 || col.Property != "N" || col.Edm != storage.TypeInt64 || !col.Mixed || !col.Pinned {
+		t.Fatalf("after refresh: %+v", tb.Columns)
+	}
+	// Not pinned: M was Double (0.5 and 1 seen); now only Int32 is seen.
+	if m := tb.Columns[tb.ColumnIndex("M")]; m.Edm != storage.TypeDouble || !m.Mixed || m.Pinned {
+		t.Fatalf("M after refresh: %+v", m)
+	}
+	// O was Int32 everywhere; now only Int64 is seen: Int64, but Mixed (no
+	// pushdown: entities beyond the scan may hold Int32).
+	if o := tb.Columns[tb.ColumnIndex("O")]; o.Edm != storage.TypeInt64 || !o.Mixed {
+		t.Fatalf("O after refresh: %+v", o)
+	}
+}
