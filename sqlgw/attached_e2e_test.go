@@ -267,6 +267,7 @@ func TestAttachedTables(t *testing.T) {
 			testAttachedReads(t, f)
 			testAttachedWrites(t, f)
 			testAttachedCLI(t, f)
+			testAttachedPyMySQL(t, f)
 			testAttachedDDL(t, f)
 		})
 	}
@@ -412,6 +413,35 @@ func testAttachedCLI(t *testing.T, f *attachedFixture) {
 	expectEntity(t, f.seed.get(t, f.ord, "c 9", "o1"), map[string]string{"Amount": "Edm.Int32:1", "Note": "Edm.String:cli"})
 }
 
+// testAttachedPyMySQL queries and modifies an attached table with a
+// second client library, PyMySQL (the system Python's, as the compat
+// suite uses), over TCP with server-side parameters.
+func testAttachedPyMySQL(t *testing.T, f *attachedFixture) {
+	const py = "/usr/bin/python3"
+	if exec.Command(py, "-c", "import pymysql").Run() != nil {
+		t.Log("PyMySQL not installed: PyMySQL part skipped")
+		return
+	}
+	host, port, _ := net.SplitHostPort(f.ts.srv.Addr().String())
+	script := `
+import sys, pymysql
+c = pymysql.connect(host=sys.argv[1], port=int(sys.argv[2]), user="root", database="azure", charset="utf8mb4", autocommit=True)
+cur = c.cursor()
+cur.execute("SELECT Name, Age FROM ` + f.cust + ` WHERE PartitionKey = %s AND RowKey = %s", ("west", "Zürich ü"))
+print(cur.fetchall())
+cur.execute("UPDATE ` + f.ord + ` SET Amount = %s, _extra = JSON_SET(COALESCE(_extra, '{}'), '$.By', %s) WHERE PartitionKey = %s AND RowKey = %s", (252, "pymysql", "c 1", "o2"))
+print(cur.rowcount)
+`
+	out, err := exec.Command(py, "-c", script, host, port).CombinedOutput()
+	if err != nil {
+		t.Fatalf("pymysql: %v\n%s", err, out)
+	}
+	if got := strings.TrimSpace(string(out)); got != "(('Zoë', 7),)\n1" {
+		t.Fatalf("pymysql printed %q", got)
+	}
+	expectEntity(t, f.seed.get(t, f.ord, "c 1", "o2"), map[string]string{"Amount": "Edm.Int32:252", "By": "Edm.String:pymysql"})
+}
+
 func testAttachedDDL(t *testing.T, f *attachedFixture) {
 	c := f.ts.conn()
 	mustExec(t, c, "USE azure")
@@ -456,7 +486,7 @@ func testAttachedDDL(t *testing.T, f *attachedFixture) {
 	}
 	// REFRESH TABLE of a store table not attached attaches it again.
 	expectRows(t, c, "REFRESH TABLE azure."+f.ord, "azure."+f.ord+"\trefresh\tnote\tattached store table "+f.ord, "azure."+f.ord+"\trefresh\tstatus\tOK")
-	expectRows(t, c, "SELECT Amount FROM "+f.ord+" WHERE PartitionKey = 'c 1' ORDER BY RowKey", "100", "251")
+	expectRows(t, c, "SELECT Amount FROM "+f.ord+" WHERE PartitionKey = 'c 1' ORDER BY RowKey", "100", "252")
 }
 
 func expectEntity(t *testing.T, got, want map[string]string) {
