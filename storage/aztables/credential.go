@@ -179,6 +179,9 @@ func newDefaultChain(lookup func(string) (string, bool)) (*chainCredential, erro
 	}
 	for i, n := range names {
 		cred, err := credentialFactories[n](lookup, i < len(names)-1)
+		if err != nil {
+			cred = nil // a constructor's typed nil is not a credential
+		}
 		c.creds = append(c.creds, cred)
 		c.errs = append(c.errs, err)
 	}

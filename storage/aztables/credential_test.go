@@ -213,3 +213,23 @@ func TestOpenEndpointSpec(t *testing.T) {
 		t.Fatalf("endpoint with a query that is no SAS: %v", err)
 	}
 }
+
+// TestChainRealConstructors: the SDK's own constructors, with the
+// environment credential half configured (its constructor fails) and the
+// chain narrowed to it: a CredentialError naming it, no panic, no request.
+func TestChainRealConstructors(t *testing.T) {
+	t.Setenv("AZURE_TENANT_ID", "00000000-0000-0000-0000-000000000000")
+	t.Setenv("AZURE_CLIENT_ID", "")
+	t.Setenv("AZURE_CLIENT_SECRET", "topsecret123")
+	t.Setenv("AZURE_CLIENT_CERTIFICATE_PATH", "")
+	t.Setenv("AZURE_USERNAME", "")
+	chain, err := newDefaultChain(envOf(map[string]string{"AZURE_TOKEN_CREDENTIALS": CredEnvironment, "AZURE_CLIENT_SECRET": "topsecret123"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = chain.GetToken(context.Background(), policy.TokenRequestOptions{Scopes: []string{"https://storage.azure.com/.default"}})
+	var ce *CredentialError
+	if !errors.As(err, &ce) || len(ce.Attempts) != 1 || !strings.HasPrefix(ce.Attempts[0], CredEnvironment+": not configured") || strings.Contains(err.Error(), "topsecret123") {
+		t.Fatalf("error %v", err)
+	}
+}
