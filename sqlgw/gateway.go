@@ -43,6 +43,9 @@ type gateway struct {
 
 	// metrics are exported by Server.MetricsHandler (metrics.go).
 	metrics *Metrics
+	// accounts: the server's shared accounts (accounts.go); nil in an
+	// Engine without a server.
+	accounts *accounts
 }
 
 type schemaKey struct {

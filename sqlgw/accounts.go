@@ -1,0 +1,490 @@
+package sqlgw
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/mysql_db"
+	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+
+	"github.com/sqlgw/sqlgw/catalog"
+)
+
+// Accounts and privileges
+//
+// Accounts, roles and grants are go-mysql-server's mysql database
+// (mysql_db.MySQLDb): its CREATE/ALTER/DROP/RENAME USER, CREATE/DROP ROLE,
+// GRANT/REVOKE (global, database, table and routine level, roles, WITH
+// GRANT OPTION), SET PASSWORD, SHOW GRANTS, the mysql.user, mysql.db,
+// mysql.tables_priv, mysql.role_edges ... tables, and its privilege checks
+// on every statement (which also filter SHOW DATABASES, SHOW TABLES and
+// information_schema). sqlgw adds what a shared, persistent deployment
+// needs (this file), authentication (accounts_auth.go) and MySQL's
+// privilege errors (accounts_errors.go).
+//
+//   - Persistence: every change go-mysql-server makes is serialized (its
+//     flatbuffer format) into the catalog's accounts record
+//     (catalog/accounts.go), written conditionally on the ETag of the
+//     version this gateway last loaded. Passwords are only ever stored as
+//     MySQL stores them: mysql_native_password's SHA1(SHA1(pw)) and
+//     caching_sha2_password's salted, 5,000-round SHA-256 crypt.
+//   - Sharing: every gateway polls the record's version (one Get of one
+//     property) every Config.AccountsRefresh (default 1 s) and reloads it
+//     when it moved, so a CREATE USER, GRANT, REVOKE, DROP USER or password
+//     change made through one gateway is enforced by every other within
+//     that delay, on new logins and on the next statement of open sessions
+//     (go-mysql-server recomputes a session's privileges when the accounts
+//     change). FLUSH PRIVILEGES reloads at once.
+//   - Concurrent changes: a statement that changes accounts (recognised by
+//     its leading keywords) first brings this gateway up to date (one Get),
+//     and statements of one gateway run one at a time. If another gateway
+//     committed in between, the conditional write fails, the gateway
+//     reloads the record (undoing its own in-memory change) and runs the
+//     statement again, up to 10 times, then reports 1213; so two gateways
+//     never lose each other's changes. Account changes are not
+//     transactional (as in MySQL, they commit implicitly).
+//   - Bootstrap: on a store without an accounts record, Config.User with
+//     Config.Password (--user/--password, default root with an empty
+//     password) is created as 'user'@'%' and 'user'@'localhost' with every
+//     privilege and GRANT OPTION, and stored. Later starts load the stored
+//     accounts and ignore the flags, except that a bootstrap account that
+//     still has an empty password gets Config.Password when one is given
+//     (securing a deployment that started on loopback is one restart). On a
+//     non-loopback listener, NewServer refuses to start while an account
+//     that may log in from another host has an empty password.
+//   - Failed logins (accounts_auth.go) are logged with the user and the
+//     client address, never the password, and slowed down per client
+//     address as MySQL's connection_control plugin does.
+
+// accountsRetries bounds how often an account statement is re-run after a
+// concurrent change by another gateway.
+const accountsRetries = 10
+
+// accounts is one gateway's view of the shared accounts record.
+type accounts struct {
+	db  *mysql_db.MySQLDb
+	cat *catalog.Catalog
+	log *slog.Logger
+
+	// stmtMu serialises this gateway's account statements and reloads
+	// that are not polls.
+	stmtMu sync.Mutex
+	// verMu guards ver, the stored version the in-memory accounts are.
+	verMu sync.Mutex
+	ver   catalog.AccountsVersion
+	// conflicts counts failed conditional writes (Persist).
+	conflicts atomic.Uint64
+
+	throttle *loginThrottle
+	auth     *authServer
+
+	// hosts: client host of each connection, for error texts.
+	hostsMu sync.Mutex
+	hosts   map[uint32]string
+
+	stop chan struct{}
+	done chan struct{}
+}
+
+// ErrAccountsChanged is the error of an account statement that lost to
+// concurrent changes by other gateways accountsRetries times.
+var errAccountsChanged = mysql.NewSQLError(mysql.ERLockDeadlock, mysql.SSLockDeadlock,
+	"Accounts were changed concurrently by another gateway; try again")
+
+// openAccounts loads the accounts from the catalog, or creates the
+// bootstrap administrator on first start.
+func openAccounts(ctx context.Context, db *mysql_db.MySQLDb, cat *catalog.Catalog, cfg Config, loopback bool) (*accounts, error) {
+	a := &accounts{db: db, cat: cat, log: cfg.Logger, hosts: map[uint32]string{},
+		throttle: newLoginThrottle(cfg.LoginDelay), stop: make(chan struct{}), done: make(chan struct{})}
+	a.auth = newAuthServer(a)
+	db.SetPersister(a)
+	db.SetEnabled(true)
+	sctx := sql.NewContext(ctx)
+	for attempt := 0; ; attempt++ {
+		data, v, err := cat.Accounts(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if v.Exists() {
+			if err := a.install(sctx, data, v); err != nil {
+				return nil, err
+			}
+			break
+		}
+		// First start: the bootstrap administrator.
+		if cfg.Password == "" && !loopback {
+			return nil, ErrInsecure
+		}
+		ed := db.Editor()
+		for _, host := range []string{"%", "localhost"} {
+			db.AddSuperUser(ed, cfg.User, host, cfg.Password) // every privilege, WITH GRANT OPTION
+		}
+		err = db.Persist(sctx, ed)
+		ed.Close()
+		if err == nil {
+			a.log.Info(fmt.Sprintf("sqlgw: created the administrator account '%s' (no accounts in the store yet)", cfg.User))
+			break
+		}
+		if attempt >= accountsRetries || a.conflicts.Load() == 0 {
+			return nil, err
+		}
+		// Another gateway bootstrapped at the same moment: load its.
+	}
+	if cfg.Password != "" {
+		if err := a.securePassword(sctx, cfg.User, cfg.Password); err != nil {
+			return nil, err
+		}
+	}
+	if name := a.insecureAccount(); name != "" && !loopback {
+		return nil, fmt.Errorf("%w: the account %s has no password (set one with ALTER USER through a loopback listener)", ErrInsecure, name)
+	}
+	return a, nil
+}
+
+// securePassword gives the bootstrap accounts that still have an empty
+// password the configured one.
+func (a *accounts) securePassword(ctx *sql.Context, user, password string) error {
+	for attempt := 0; attempt < accountsRetries; attempt++ {
+		ed := a.db.Editor()
+		changed := false
+		for _, host := range []string{"%", "localhost"} {
+			u, ok := ed.GetUser(mysql_db.UserPrimaryKey{User: user, Host: host})
+			if !ok || u.AuthString != "" || u.Plugin != string(mysql.MysqlNativePassword) {
+				continue
+			}
+			cp := *u
+			cp.AuthString = nativeHash(password)
+			cp.PasswordLastChanged = time.Now().UTC()
+			// PutUser replaces only an entry equal in every field.
+			ed.RemoveUser(mysql_db.UserPrimaryKey{User: user, Host: host})
+			ed.PutUser(&cp)
+			changed = true
+		}
+		if !changed {
+			ed.Close()
+			return nil
+		}
+		before := a.conflicts.Load()
+		err := a.db.Persist(ctx, ed)
+		ed.Close()
+		if err == nil {
+			a.log.Info(fmt.Sprintf("sqlgw: set the configured password on the account '%s', which had none", user))
+			return nil
+		}
+		if a.conflicts.Load() == before {
+			return err
+		}
+		if err := a.reload(ctx); err != nil {
+			return err
+		}
+	}
+	return errAccountsChanged
+}
+
+// insecureAccount names an account that may log in from a non-local host
+// without a password, or "".
+func (a *accounts) insecureAccount() string {
+	rd := a.db.Reader()
+	defer rd.Close()
+	name := ""
+	rd.VisitUsers(func(u *mysql_db.User) {
+		if name != "" || u.IsRole || u.Locked || u.AuthString != "" {
+			return
+		}
+		switch u.Host {
+		case "localhost", "127.0.0.1", "::1":
+			return
+		}
+		name = u.UserHostToString("'")
+	})
+	return name
+}
+
+// Persist implements mysql_db.MySQLDbPersistence: the conditional write of
+// the whole record. go-mysql-server calls it with the accounts' write lock
+// held, after changing them in memory; on a conflict the caller's reload
+// restores the stored state.
+func (a *accounts) Persist(ctx *sql.Context, data []byte) error {
+	a.verMu.Lock()
+	defer a.verMu.Unlock()
+	v, err := a.cat.PutAccounts(withoutCounters(ctx), data, a.ver)
+	if errors.Is(err, catalog.ErrAccountsConflict) {
+		a.conflicts.Add(1)
+		return errAccountsChanged
+	}
+	if err != nil {
+		return fmt.Errorf("sqlgw: storing accounts: %w", err)
+	}
+	a.ver = v
+	return nil
+}
+
+// install replaces the in-memory accounts with a stored version.
+func (a *accounts) install(ctx *sql.Context, data []byte, v catalog.AccountsVersion) error {
+	ed := a.db.Editor()
+	defer ed.Close()
+	if err := a.db.OverwriteUsersAndGrantData(ctx, ed, data); err != nil {
+		return fmt.Errorf("sqlgw: loading accounts (version %d): %w", v.Version, err)
+	}
+	a.verMu.Lock()
+	a.ver = v
+	a.verMu.Unlock()
+	return nil
+}
+
+// reload loads the stored record unconditionally.
+func (a *accounts) reload(ctx context.Context) error {
+	data, v, err := a.cat.Accounts(withoutCounters(ctx))
+	if err != nil {
+		return err
+	}
+	if !v.Exists() {
+		return errors.New("sqlgw: the accounts record disappeared from the store")
+	}
+	return a.install(sql.NewContext(ctx), data, v)
+}
+
+// sync reloads the record if its stored version is not the loaded one
+// (one Get of one property when nothing changed).
+func (a *accounts) sync(ctx context.Context) error {
+	v, err := a.cat.AccountsVersion(withoutCounters(ctx))
+	if err != nil {
+		return err
+	}
+	a.verMu.Lock()
+	same := v == a.ver
+	a.verMu.Unlock()
+	if same || !v.Exists() {
+		return nil
+	}
+	return a.reload(ctx)
+}
+
+// poll keeps the accounts current until close.
+func (a *accounts) poll(every time.Duration) {
+	defer close(a.done)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	failing := false
+	for {
+		select {
+		case <-a.stop:
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		err := a.sync(ctx)
+		cancel()
+		if err != nil && !failing {
+			a.log.Warn("sqlgw: refreshing accounts from the store failed; retrying", "err", err)
+		} else if err == nil && failing {
+			a.log.Info("sqlgw: refreshing accounts from the store works again")
+		}
+		failing = err != nil
+	}
+}
+
+func (a *accounts) close() {
+	select {
+	case <-a.stop:
+	default:
+		close(a.stop)
+	}
+}
+
+// clientHost is the host of a connection as MySQL names it in errors:
+// "localhost" for loopback, else the IP address.
+func clientHost(addr net.Addr) string {
+	if addr == nil {
+		return "localhost"
+	}
+	host, _, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		host = addr.String()
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() || host == "" {
+		return "localhost"
+	}
+	return host
+}
+
+func (a *accounts) setHost(id uint32, host string) {
+	a.hostsMu.Lock()
+	a.hosts[id] = host
+	a.hostsMu.Unlock()
+}
+
+func (a *accounts) forgetHost(id uint32) {
+	a.hostsMu.Lock()
+	delete(a.hosts, id)
+	a.hostsMu.Unlock()
+}
+
+// hostOf returns the client host of connection id ("localhost" if unknown).
+func (a *accounts) hostOf(id uint32) string {
+	a.hostsMu.Lock()
+	defer a.hostsMu.Unlock()
+	if h, ok := a.hosts[id]; ok {
+		return h
+	}
+	return "localhost"
+}
+
+// reAccountStatement recognises statements that change accounts.
+var reAccountStatement = regexp.MustCompile(`(?is)^(?:\s|/\*.*?\*/|#[^\n]*\n|--\s[^\n]*\n)*` +
+	`(?:(?:CREATE|DROP|ALTER|RENAME)\s+(?:USER|ROLE)\b|GRANT\b|REVOKE\b|SET\s+(?:PASSWORD|DEFAULT\s+ROLE)\b|FLUSH\s+PRIVILEGES\b)`)
+
+func isAccountStatement(q string) bool {
+	return reAccountStatement.MatchString(q)
+}
+
+var reFlushPrivileges = regexp.MustCompile(`(?is)^\s*FLUSH\s+(?:LOCAL\s+|NO_WRITE_TO_BINLOG\s+)?PRIVILEGES\s*;?\s*$`)
+
+// accountsHandler runs account statements one at a time on this gateway,
+// up to date with the store, re-running them after a concurrent change
+// (see above), and records each connection's client host.
+type accountsHandler struct {
+	mysql.Handler
+	a *accounts
+}
+
+func (h *accountsHandler) NewConnection(c *mysql.Conn) {
+	h.a.setHost(c.ConnectionID, clientHost(c.RemoteAddr()))
+	h.Handler.NewConnection(c)
+}
+
+func (h *accountsHandler) ConnectionClosed(c *mysql.Conn) {
+	h.Handler.ConnectionClosed(c)
+	h.a.forgetHost(c.ConnectionID)
+}
+
+// run runs an account statement (see above).
+func (h *accountsHandler) run(ctx context.Context, query string, f func() error) error {
+	h.a.stmtMu.Lock()
+	defer h.a.stmtMu.Unlock()
+	if reFlushPrivileges.MatchString(query) {
+		if err := h.a.reload(ctx); err != nil {
+			return err
+		}
+		return f()
+	}
+	if err := h.a.sync(ctx); err != nil {
+		return err
+	}
+	for attempt := 0; ; attempt++ {
+		before := h.a.conflicts.Load()
+		err := f()
+		if err == nil || h.a.conflicts.Load() == before {
+			return err
+		}
+		// Lost to another gateway: this gateway's in-memory change was
+		// not stored; load the stored state and run the statement again.
+		if rerr := h.a.reload(ctx); rerr != nil {
+			return rerr
+		}
+		if attempt+1 >= accountsRetries {
+			return errAccountsChanged
+		}
+	}
+}
+
+func (h *accountsHandler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
+	if q, ok := rewriteSetPassword(c, query); ok {
+		query = q
+	}
+	if err := h.a.checkSetGlobal(c, query); err != nil {
+		return err
+	}
+	if !isAccountStatement(query) {
+		return h.a.translateConnError(c, query, h.Handler.ComQuery(ctx, c, query, callback))
+	}
+	if m := reRevokeAll.FindStringSubmatch(query); m != nil {
+		return h.a.translateConnError(c, query, h.run(ctx, query, func() error { return h.revokeAll(ctx, c, query, m[1], callback) }))
+	}
+	return h.a.translateConnError(c, query, h.run(ctx, query, func() error { return h.Handler.ComQuery(ctx, c, query, callback) }))
+}
+
+// reRevokeAll matches REVOKE ALL [PRIVILEGES], GRANT OPTION FROM accounts.
+var reRevokeAll = regexp.MustCompile(`(?is)^\s*REVOKE\s+(?:IF\s+EXISTS\s+)?ALL(?:\s+PRIVILEGES)?\s*,\s*GRANT\s+OPTION\s+FROM\s+(.*?)(?:\s+IGNORE\s+UNKNOWN\s+USER)?\s*;?\s*$`)
+
+// revokeAll runs REVOKE ALL PRIVILEGES, GRANT OPTION, which
+// go-mysql-server applies to global privileges only, and then removes the
+// accounts' database, table and routine privileges too, as MySQL does; the
+// client's OK waits for both.
+func (h *accountsHandler) revokeAll(ctx context.Context, c *mysql.Conn, query, list string, callback mysql.ResultSpoolFn) error {
+	var res *sqltypes.Result
+	var more bool
+	err := h.Handler.ComQuery(ctx, c, query, func(r *sqltypes.Result, m bool) error {
+		res, more = r, m
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	ed := h.a.db.Editor()
+	for _, acct := range strings.Split(list, ",") {
+		user, host, _ := parseAccount(strings.TrimSpace(acct))
+		if host == "" {
+			host = "%"
+		}
+		pk := mysql_db.UserPrimaryKey{User: user, Host: host}
+		u, ok := ed.GetUser(pk)
+		if !ok {
+			continue
+		}
+		cp := *u
+		cp.PrivilegeSet = mysql_db.NewPrivilegeSet()
+		ed.RemoveUser(pk)
+		ed.PutUser(&cp)
+	}
+	err = h.a.db.Persist(sql.NewContext(ctx), ed)
+	ed.Close()
+	if err != nil {
+		return err
+	}
+	if res == nil {
+		return nil
+	}
+	return callback(res, more)
+}
+
+func (h *accountsHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
+	if err := h.a.checkSetGlobal(c, query); err != nil {
+		return "", err
+	}
+	if !isAccountStatement(query) {
+		rest, err := h.Handler.ComMultiQuery(ctx, c, query, callback)
+		return rest, h.a.translateConnError(c, query, err)
+	}
+	var rest string
+	err := h.run(ctx, query, func() error {
+		var err error
+		rest, err = h.Handler.ComMultiQuery(ctx, c, query, callback)
+		return err
+	})
+	return rest, h.a.translateConnError(c, query, err)
+}
+
+func (h *accountsHandler) ComInitDB(c *mysql.Conn, db string) error {
+	return h.a.translateConnError(c, "", h.Handler.ComInitDB(c, db))
+}
+
+func (h *accountsHandler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) ([]*querypb.Field, error) {
+	f, err := h.Handler.ComPrepare(ctx, c, query, prepare)
+	return f, h.a.translateConnError(c, query, err)
+}
+
+func (h *accountsHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
+	return h.a.translateConnError(c, prepare.PrepareStmt, h.Handler.ComStmtExecute(ctx, c, prepare, callback))
+}
