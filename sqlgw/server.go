@@ -13,7 +13,13 @@
 //
 // # Files
 //
-//	server.go     Config, Server, Engine; accounts (mysql_db), engine wiring
+//	server.go     Config, Server, Engine; engine wiring
+//	accounts.go   users and grants stored in the catalog, shared by every
+//	              gateway; account statements; bootstrap administrator
+//	accounts_auth.go    logins: mysql_native_password, caching_sha2_password
+//	              (RSA key exchange), failed-login delays
+//	accounts_errors.go  MySQL's privilege errors (1044, 1142, 1143, 1227),
+//	              SET PASSWORD, SET GLOBAL privilege check
 //	handler.go    mysql.Handler wrapper: handshake autocommit flag, drain on
 //	              shutdown, valid OK packets, MySQL error wording
 //	provider.go   databases, CREATE/DROP/RENAME TABLE, CREATE TABLE checks
@@ -78,8 +84,13 @@
 //     'sqlgw: partition_key=(a,b)'; go-mysql-server drops the clause (and
 //     DESC in PRIMARY KEY), so the connection handler reads them from the
 //     statement (partition.go).
-//   - Accounts: the configured user (default root) for any host; an empty
-//     password only on a loopback listener (ErrInsecure otherwise).
+//   - Accounts: go-mysql-server's users, roles and grants, persisted in
+//     the catalog's accounts record with conditional writes and polled by
+//     every gateway (Config.AccountsRefresh, default 1 s); the configured
+//     user (default root) is the bootstrap administrator created on a store
+//     without accounts; an empty password only on a loopback listener
+//     (ErrInsecure otherwise). Failed logins are logged (never the
+//     password) and delayed per address. See accounts.go.
 //   - TLS: with Config.TLSConfig, clients may upgrade in the handshake (the
 //     mysql CLI's --ssl, drivers' sslMode/tls options); with
 //     RequireSecureTransport, plain connections are refused (error 3159).

@@ -54,9 +54,13 @@ a flag given on the command line wins):
                                       Cosmos DB Table API, e.g.
                                       azure:DefaultEndpointsProtocol=https;AccountName=...;AccountKey=...
                                       (the account key is never logged)
-  --user NAME          account clients log in with            [SQLGW_USER]
+  --user NAME          bootstrap administrator, created with every
+                       privilege when the store has no accounts yet
+                       (more with CREATE USER / GRANT)         [SQLGW_USER]
                        default root
-  --password PASS      its password                           [SQLGW_PASSWORD]
+  --password PASS      its password (later starts keep the stored one,
+                       except that an administrator without a password
+                       gets this one)                          [SQLGW_PASSWORD]
                        default empty, which is allowed only while listening
                        on a loopback address: a non-loopback --listen without
                        a password refuses to start.
