@@ -376,8 +376,9 @@ func TestLoginBruteForce(t *testing.T) {
 	}
 }
 
-// TestAccountsClients: a read-only account through the mariadb CLI and
-// PyMySQL (when installed) cannot write or see ungranted databases.
+// TestAccountsClients: a read-only account through the mariadb CLI,
+// PyMySQL and Connector/J (when installed), with mysql_native_password and
+// caching_sha2_password, cannot write or see ungranted databases.
 func TestAccountsClients(t *testing.T) {
 	store, co := memoryBackend.open(t)
 	ts, _ := startAccountsServer(t, store, co, "", nil)
@@ -434,6 +435,39 @@ for q in ("INSERT INTO app.t VALUES (2)", "USE secret"):
 		for _, user := range []string{"bi", "bi2"} {
 			out, err := exec.Command(py, script, host, port, user, user+"-pw").CombinedOutput()
 			want := "rows ((1,),)\ndbs ['app', 'information_schema', 'mysql']\nerr 1142\nerr 1044"
+			if err != nil || strings.TrimSpace(string(out)) != want {
+				t.Fatalf("%s: %v\n%s\nwant\n%s", user, err, out, want)
+			}
+		}
+	})
+	t.Run("jdbc", func(t *testing.T) {
+		jar := "/usr/share/java/mariadb-java-client.jar"
+		javac, err := exec.LookPath("javac")
+		if _, serr := os.Stat(jar); err != nil || serr != nil {
+			t.Skip("no javac or MariaDB Connector/J (Debian libmariadb-java)")
+		}
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "RO.java"), []byte(`
+import java.sql.*;
+public class RO {
+  public static void main(String[] a) throws Exception {
+    String url = "jdbc:mariadb://" + a[0] + ":" + a[1] + "/?allowPublicKeyRetrieval=true";
+    try (Connection c = DriverManager.getConnection(url, a[2], a[3]); Statement s = c.createStatement()) {
+      try (ResultSet r = s.executeQuery("SELECT id FROM app.t")) { while (r.next()) System.out.println("row " + r.getInt(1)); }
+      try (ResultSet r = s.executeQuery("SHOW DATABASES")) { while (r.next()) System.out.println("db " + r.getString(1)); }
+      for (String q : new String[]{"INSERT INTO app.t VALUES (2)", "USE secret"}) {
+        try { s.execute(q); System.out.println("ok " + q); } catch (SQLException e) { System.out.println("err " + e.getErrorCode()); }
+      }
+    }
+  }
+}
+`), 0o644)
+		if out, err := exec.Command(javac, "-cp", jar, "-d", dir, filepath.Join(dir, "RO.java")).CombinedOutput(); err != nil {
+			t.Fatalf("javac: %v\n%s", err, out)
+		}
+		for _, user := range []string{"bi", "bi2"} { // bi2: caching_sha2_password, RSA key exchange
+			out, err := exec.Command("java", "-cp", jar+":"+dir, "RO", host, port, user, user+"-pw").CombinedOutput()
+			want := "row 1\ndb app\ndb information_schema\ndb mysql\nerr 1142\nerr 1044"
 			if err != nil || strings.TrimSpace(string(out)) != want {
 				t.Fatalf("%s: %v\n%s\nwant\n%s", user, err, out, want)
 			}
