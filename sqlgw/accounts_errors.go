@@ -11,6 +11,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/vitess/go/mysql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+	"github.com/sirupsen/logrus"
 )
 
 // MySQL's privilege errors
@@ -376,3 +377,35 @@ func dbDenied(user, host, db, query string) error {
 	}
 	return errDBAccess(user, host, db)
 }
+
+// Passwords in go-mysql-server's log lines
+//
+// go-mysql-server logs some failing statements with their text through
+// logrus (e.g. "unable to prepare query"); a hook replaces every quoted
+// password in them (IDENTIFIED BY '...', SET PASSWORD = '...',
+// PASSWORD('...')) with '<redacted>' before any line is written.
+
+var rePasswordLiteral = regexp.MustCompile(`(?is)((?:IDENTIFIED\s+(?:WITH\s+\S+\s+)?(?:BY|AS)|PASSWORD(?:\s+FOR\s+\S+?)?\s*=\s*(?:PASSWORD\s*\()?|PASSWORD\s*\()\s*)'(?:[^'\\]|\\.|'')*'`)
+
+func redactPasswords(s string) string {
+	if !strings.Contains(strings.ToUpper(s), "PASSWORD") && !strings.Contains(strings.ToUpper(s), "IDENTIFIED") {
+		return s
+	}
+	return rePasswordLiteral.ReplaceAllString(s, "$1'<redacted>'")
+}
+
+type redactHook struct{}
+
+func (redactHook) Levels() []logrus.Level { return logrus.AllLevels }
+
+func (redactHook) Fire(e *logrus.Entry) error {
+	e.Message = redactPasswords(e.Message)
+	for k, v := range e.Data {
+		if s, ok := v.(string); ok {
+			e.Data[k] = redactPasswords(s)
+		}
+	}
+	return nil
+}
+
+func init() { logrus.AddHook(redactHook{}) }
