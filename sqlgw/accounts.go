@@ -346,7 +346,46 @@ var reAccountStatement = regexp.MustCompile(`(?is)^(?:\s|/\*.*?\*/|#[^\n]*\n|--\
 	`(?:(?:CREATE|DROP|ALTER|RENAME)\s+(?:USER|ROLE)\b|GRANT\b|REVOKE\b|SET\s+(?:PASSWORD|DEFAULT\s+ROLE)\b|FLUSH\s+PRIVILEGES\b)`)
 
 func isAccountStatement(q string) bool {
-	return reAccountStatement.MatchString(q)
+	switch firstKeyword(q) {
+	case "CREATE", "DROP", "ALTER", "RENAME", "GRANT", "REVOKE", "SET", "FLUSH":
+		return reAccountStatement.MatchString(q)
+	}
+	return false
+}
+
+// firstKeyword returns the statement's first word in upper case, after
+// blanks and comments; "" if it does not start with a letter. It keeps the
+// regular expressions here off the path of ordinary statements.
+func firstKeyword(q string) string {
+	i := 0
+	for i < len(q) {
+		switch {
+		case q[i] == ' ' || q[i] == '\t' || q[i] == '\n' || q[i] == '\r' || q[i] == ';':
+			i++
+		case strings.HasPrefix(q[i:], "/*"):
+			j := strings.Index(q[i+2:], "*/")
+			if j < 0 {
+				return ""
+			}
+			i += j + 4
+		case q[i] == '#' || strings.HasPrefix(q[i:], "-- "):
+			j := strings.IndexByte(q[i:], '\n')
+			if j < 0 {
+				return ""
+			}
+			i += j + 1
+		default:
+			j := i
+			for j < len(q) && (q[j] >= 'a' && q[j] <= 'z' || q[j] >= 'A' && q[j] <= 'Z' || q[j] == '_') {
+				j++
+			}
+			if j-i > 8 {
+				return ""
+			}
+			return strings.ToUpper(q[i:j])
+		}
+	}
+	return ""
 }
 
 var reFlushPrivileges = regexp.MustCompile(`(?is)^\s*FLUSH\s+(?:LOCAL\s+|NO_WRITE_TO_BINLOG\s+)?PRIVILEGES\s*;?\s*$`)
@@ -400,11 +439,13 @@ func (h *accountsHandler) run(ctx context.Context, query string, f func() error)
 }
 
 func (h *accountsHandler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
-	if q, ok := rewriteSetPassword(c, query); ok {
-		query = q
-	}
-	if err := h.a.checkSetGlobal(c, query); err != nil {
-		return err
+	if firstKeyword(query) == "SET" {
+		if q, ok := rewriteSetPassword(c, query); ok {
+			query = q
+		}
+		if err := h.a.checkSetGlobal(c, query); err != nil {
+			return err
+		}
 	}
 	if !isAccountStatement(query) {
 		return h.a.translateConnError(c, query, h.Handler.ComQuery(ctx, c, query, callback))
@@ -460,8 +501,10 @@ func (h *accountsHandler) revokeAll(ctx context.Context, c *mysql.Conn, query, l
 }
 
 func (h *accountsHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
-	if err := h.a.checkSetGlobal(c, query); err != nil {
-		return "", err
+	if firstKeyword(query) == "SET" {
+		if err := h.a.checkSetGlobal(c, query); err != nil {
+			return "", err
+		}
 	}
 	if !isAccountStatement(query) {
 		rest, err := h.Handler.ComMultiQuery(ctx, c, query, callback)

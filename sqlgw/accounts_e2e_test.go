@@ -250,8 +250,9 @@ func TestAccountsRestart(t *testing.T) {
 
 // TestAccountsTwoGateways: grants made through gateway A are enforced by
 // gateway B on the same store (Azurite: the same Azure account) within the
-// refresh delay, and account changes made concurrently through both are
-// all kept (conditional writes, no lost update).
+// refresh delay, account changes made concurrently through both are all
+// kept (conditional writes, no lost update), and a gateway started after
+// both stopped enforces the same.
 func TestAccountsTwoGateways(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
@@ -307,6 +308,17 @@ func TestAccountsTwoGateways(t *testing.T) {
 					return len(r) == 1 && r[0] == "10"
 				})
 			}
+
+			// Restart: every gateway stopped, a new one loads the same
+			// accounts and grants from the store.
+			mustExec(t, a.db, "GRANT SELECT ON app.* TO 'bi'@'%'")
+			a.stop()
+			gb.stop()
+			gc, _ := startAccountsServer(t, sharedStore{store}, co, "", nil)
+			bc := as(t, gc, "bi", "bi-pw", "")
+			expectRows(t, bc, "SELECT id FROM app.t ORDER BY id", "1", "2")
+			expectDenied(t, bc, 1142, "INSERT command denied to user 'bi'@'localhost' for table 't'", "INSERT INTO app.t VALUES (3)")
+			expectRows(t, gc.db, "SELECT COUNT(*) FROM mysql.user WHERE user LIKE 'u%\\_%'", "10")
 		})
 	}
 }
