@@ -39,13 +39,14 @@ import (
 //     version this gateway last loaded. Passwords are only ever stored as
 //     MySQL stores them: mysql_native_password's SHA1(SHA1(pw)) and
 //     caching_sha2_password's salted, 5,000-round SHA-256 crypt.
-//   - Sharing: every gateway polls the record's version (one Get of one
-//     property) every Config.AccountsRefresh (default 1 s) and reloads it
-//     when it moved, so a CREATE USER, GRANT, REVOKE, DROP USER or password
-//     change made through one gateway is enforced by every other within
-//     that delay, on new logins and on the next statement of open sessions
-//     (go-mysql-server recomputes a session's privileges when the accounts
-//     change). FLUSH PRIVILEGES reloads at once.
+//   - Sharing: every gateway checks the record's version (one Get of one
+//     property) before each login (checks within 50 ms are shared) and
+//     every Config.AccountsRefresh (default 1 s), and reloads the record
+//     when it moved. So a CREATE USER, GRANT, REVOKE, DROP USER or password
+//     change made through one gateway applies at once to new connections
+//     to every other gateway, and within that delay to the open sessions
+//     there (go-mysql-server recomputes a session's privileges when the
+//     accounts change). FLUSH PRIVILEGES reloads at once.
 //   - Concurrent changes: a statement that changes accounts (recognised by
 //     its leading keywords) first brings this gateway up to date (one Get),
 //     and statements of one gateway run one at a time. If another gateway
@@ -85,6 +86,10 @@ type accounts struct {
 	ver   catalog.AccountsVersion
 	// conflicts counts failed conditional writes (Persist).
 	conflicts atomic.Uint64
+	// syncMu serialises version checks; syncedAt is the last successful
+	// one (fresh).
+	syncMu   sync.Mutex
+	syncedAt time.Time
 
 	throttle *loginThrottle
 	auth     *authServer
@@ -271,6 +276,21 @@ func (a *accounts) sync(ctx context.Context) error {
 	return a.reload(ctx)
 }
 
+// fresh syncs unless a check succeeded within maxAge (concurrent callers
+// share one check).
+func (a *accounts) fresh(ctx context.Context, maxAge time.Duration) error {
+	a.syncMu.Lock()
+	defer a.syncMu.Unlock()
+	if time.Since(a.syncedAt) < maxAge {
+		return nil
+	}
+	if err := a.sync(ctx); err != nil {
+		return err
+	}
+	a.syncedAt = time.Now()
+	return nil
+}
+
 // poll keeps the accounts current until close.
 func (a *accounts) poll(every time.Duration) {
 	defer close(a.done)
@@ -284,7 +304,7 @@ func (a *accounts) poll(every time.Duration) {
 		case <-t.C:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		err := a.sync(ctx)
+		err := a.fresh(ctx, every/2)
 		cancel()
 		if err != nil && !failing {
 			a.log.Warn("sqlgw: refreshing accounts from the store failed; retrying", "err", err)
@@ -398,10 +418,21 @@ type accountsHandler struct {
 	a *accounts
 }
 
+// NewConnection runs before the handshake: the login is checked against
+// accounts at most loginFreshness old, so an account or grant made through
+// another gateway a moment ago applies to every new connection.
 func (h *accountsHandler) NewConnection(c *mysql.Conn) {
 	h.a.setHost(c.ConnectionID, clientHost(c.RemoteAddr()))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	if err := h.a.fresh(ctx, loginFreshness); err != nil {
+		h.a.log.Warn("sqlgw: checking accounts for a login failed; using the ones loaded", "err", err)
+	}
+	cancel()
 	h.Handler.NewConnection(c)
 }
+
+// loginFreshness: logins within this long of the last check share it.
+const loginFreshness = 50 * time.Millisecond
 
 func (h *accountsHandler) ConnectionClosed(c *mysql.Conn) {
 	h.Handler.ConnectionClosed(c)

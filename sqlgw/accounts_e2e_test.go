@@ -492,3 +492,31 @@ func sha1Sum(b []byte) []byte {
 	h := sha1.Sum(b)
 	return h[:]
 }
+
+// TestAccountsOtherGatewayAtOnce: with B's periodic refresh practically
+// off, an account and grants made through A apply at once to new
+// connections to B (each login checks the stored version), and FLUSH
+// PRIVILEGES on B applies a REVOKE to B's open sessions at once.
+func TestAccountsOtherGatewayAtOnce(t *testing.T) {
+	store, co := memoryBackend.open(t)
+	t.Cleanup(func() { store.Close() })
+	a, _ := startAccountsServer(t, sharedStore{store}, co, "", nil)
+	gb, _ := startAccountsServer(t, sharedStore{store}, co, "", func(c *sqlgw.Config) { c.AccountsRefresh = time.Hour })
+	for _, q := range []string{"CREATE DATABASE app", "CREATE TABLE app.t (id INT PRIMARY KEY)",
+		"CREATE USER 'w'@'%' IDENTIFIED WITH caching_sha2_password BY 'w-pw'", "GRANT SELECT, INSERT ON app.t TO 'w'@'%'"} {
+		mustExec(t, a.db, q)
+	}
+	waitFor(t, "B sees the table (catalog refresh)", func() bool {
+		_, err := gb.db.Exec("SELECT id FROM app.t")
+		return err == nil
+	})
+	w := as(t, gb, "w", "w-pw", "")
+	mustExec(t, w, "INSERT INTO app.t VALUES (1)")
+	mustExec(t, a.db, "REVOKE INSERT ON app.t FROM 'w'@'%'")
+	mustExec(t, gb.db, "FLUSH PRIVILEGES")
+	expectDenied(t, w, 1142, "INSERT command denied to user 'w'@'localhost' for table 't'", "INSERT INTO app.t VALUES (2)")
+	mustExec(t, a.db, "DROP USER 'w'@'%'")
+	if err := loginError("w", "w-pw", gb.srv.Addr().String(), ""); mysqlErrno(err) != 1045 {
+		t.Fatalf("login on B right after DROP USER on A: %v", err)
+	}
+}
