@@ -131,6 +131,8 @@ func TestAccountsReadOnly(t *testing.T) {
 	expectDenied(t, bi, 1142, "DELETE command denied to user "+who+" for table 't'", "DELETE FROM app.t")
 	expectDenied(t, bi, 1142, "DROP command denied to user "+who+" for table 't'", "DROP TABLE app.t")
 	expectDenied(t, bi, 1142, "ALTER command denied to user "+who+" for table 't'", "ALTER TABLE app.t ADD COLUMN w INT")
+	expectDenied(t, bi, 1142, "CREATE command denied to user "+who+" for table 'x'", "CREATE TABLE app.x (id INT PRIMARY KEY)")
+	expectDenied(t, bi, 1142, "CREATE VIEW command denied to user "+who+" for table 'v'", "CREATE VIEW app.v AS SELECT 1")
 	expectDenied(t, bi, 1142, "SELECT command denied to user "+who+" for table 's'", "SELECT * FROM secret.s")
 	expectDenied(t, bi, 1044, "Access denied for user "+who+" to database 'secret'", "USE secret")
 	expectDenied(t, bi, 1044, "Access denied for user "+who+" to database 'secret'", "SHOW TABLES FROM secret")
@@ -142,6 +144,7 @@ func TestAccountsReadOnly(t *testing.T) {
 	expectDenied(t, bi, 1044, "Access denied for user "+who+" to database 'app'", "GRANT INSERT ON app.* TO 'bi'@'%'")
 	expectDenied(t, bi, 1227, "Access denied; you need (at least one of) the SUPER or SYSTEM_VARIABLES_ADMIN privilege(s) for this operation", "SET GLOBAL max_connections = 10")
 	expectRows(t, root, "SELECT id, v FROM app.t", "1\t10")
+	expectDenied(t, root, 1235, "This version of MySQL doesn't yet support 'column privileges'", "GRANT SELECT (id) ON app.t TO 'bi'@'%'")
 
 	addr := ts.srv.Addr().String()
 	if err := loginError("bi", "bi-pw", addr, "secret"); mysqlErrno(err) != 1044 {

@@ -242,7 +242,7 @@ func mysqlPrivilegeError(ctx *sql.Context, auth ast.AuthInformation, err error) 
 		if len(auth.TargetNames) > 0 {
 			db = auth.TargetNames[0]
 		}
-		return errDBAccess(user, host, dbName(db))
+		return dbDenied(user, host, dbName(db), ctx.Query())
 	case ast.AuthTargetType_SingleTableIdentifier, ast.AuthTargetType_MultipleTableIdentifiers:
 		table := ""
 		if len(auth.TargetNames) >= 2 {
@@ -339,6 +339,9 @@ func (a *accounts) checkSetGlobal(c *mysql.Conn, query string) error {
 var (
 	reCreateDropDB = regexp.MustCompile("(?is)^\\s*(?:CREATE|DROP)\\s+(?:DATABASE|SCHEMA)\\s+(?:IF\\s+(?:NOT\\s+)?EXISTS\\s+)?(?:`([^`]+)`|(\\w+))")
 	reDMLVerb      = regexp.MustCompile(`(?is)^\s*(SELECT|INSERT|UPDATE|DELETE|REPLACE)\b`)
+	// CREATE [OR REPLACE] [options] TABLE|VIEW [IF NOT EXISTS] [db.]name
+	reCreateTableView = regexp.MustCompile("(?is)^\\s*CREATE\\s+(?:OR\\s+REPLACE\\s+)?(?:[A-Z_]+(?:\\s*=\\s*\\S+)?\\s+)*?(TABLE|VIEW)\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?(?:(?:`[^`]+`|\\w+)\\s*\\.\\s*)?(?:`([^`]+)`|(\\w+))")
+	reColumnPrivs     = regexp.MustCompile(`has not yet implemented column privileges`)
 )
 
 // translateConnError rewrites the database refusals go-mysql-server raises
@@ -352,6 +355,9 @@ func (a *accounts) translateConnError(c *mysql.Conn, query string, err error) er
 	if err == nil || !errors.As(err, &se) || se.Num != mysql.ERUnknownError {
 		return err
 	}
+	if reColumnPrivs.MatchString(se.Message) {
+		return mysql.NewSQLError(mysql.ERNotSupportedYet, "42000", "This version of MySQL doesn't yet support 'column privileges'")
+	}
 	m := reDBDenied.FindStringSubmatch(se.Message)
 	if m == nil {
 		return err
@@ -360,9 +366,17 @@ func (a *accounts) translateConnError(c *mysql.Conn, query string, err error) er
 }
 
 // dbDenied is the error for a statement refused because the account has
-// no privilege on database db: 1142 naming the table for a statement that
-// reads or writes db.table, else 1044.
+// no privilege on database db: 1142 naming the table for CREATE TABLE,
+// CREATE VIEW and a statement that reads or writes db.table, else 1044.
 func dbDenied(user, host, db, query string) error {
+	if m := reCreateTableView.FindStringSubmatch(query); m != nil {
+		// MySQL checks CREATE TABLE / CREATE VIEW on the new table.
+		verb := "CREATE"
+		if strings.EqualFold(m[1], "VIEW") {
+			verb = "CREATE VIEW"
+		}
+		return errTableAccess(verb, user, host, m[2]+m[3])
+	}
 	if v := reDMLVerb.FindStringSubmatch(query); v != nil {
 		re, err := regexp.Compile("(?i)`?" + regexp.QuoteMeta(db) + "`?\\s*\\.\\s*(?:`([^`]+)`|(\\w+))")
 		if err == nil {
