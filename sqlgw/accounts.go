@@ -455,7 +455,17 @@ func (h *accountsHandler) run(ctx context.Context, query string, f func() error)
 	for attempt := 0; ; attempt++ {
 		before := h.a.conflicts.Load()
 		err := f()
-		if err == nil || h.a.conflicts.Load() == before {
+		if err == nil {
+			return nil
+		}
+		if h.a.conflicts.Load() == before {
+			// A failed statement may have changed accounts in memory
+			// without storing them (CREATE USER a, b with b existing
+			// adds a, then fails): back to the stored state, so the
+			// statement has no effect, as in MySQL.
+			if rerr := h.a.reload(ctx); rerr != nil {
+				h.a.log.Warn("sqlgw: reloading accounts after a failed statement", "err", rerr)
+			}
 			return err
 		}
 		// Lost to another gateway: this gateway's in-memory change was

@@ -145,6 +145,10 @@ func TestAccountsReadOnly(t *testing.T) {
 	expectDenied(t, bi, 1227, "Access denied; you need (at least one of) the SUPER or SYSTEM_VARIABLES_ADMIN privilege(s) for this operation", "SET GLOBAL max_connections = 10")
 	expectRows(t, root, "SELECT id, v FROM app.t", "1\t10")
 	expectDenied(t, root, 1235, "This version of MySQL doesn't yet support 'column privileges'", "GRANT SELECT (id) ON app.t TO 'bi'@'%'")
+	// A failed CREATE USER creates nothing (not even the accounts before
+	// the one that exists).
+	expectErrno(t, root, 1396, "CREATE USER 'new1'@'%', 'bi'@'%'")
+	expectRows(t, root, "SELECT COUNT(*) FROM mysql.user WHERE user = 'new1'", "0")
 
 	addr := ts.srv.Addr().String()
 	if err := loginError("bi", "bi-pw", addr, "secret"); mysqlErrno(err) != 1044 {

@@ -46,6 +46,7 @@ import (
 const (
 	erTableAccessDenied  = 1142
 	erColumnAccessDenied = 1143
+	erCannotUser         = 1396
 )
 
 func init() {
@@ -342,6 +343,9 @@ var (
 	// CREATE [OR REPLACE] [options] TABLE|VIEW [IF NOT EXISTS] [db.]name
 	reCreateTableView = regexp.MustCompile("(?is)^\\s*CREATE\\s+(?:OR\\s+REPLACE\\s+)?(?:[A-Z_]+(?:\\s*=\\s*\\S+)?\\s+)*?(TABLE|VIEW)\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?(?:(?:`[^`]+`|\\w+)\\s*\\.\\s*)?(?:`([^`]+)`|(\\w+))")
 	reColumnPrivs     = regexp.MustCompile(`has not yet implemented column privileges`)
+	// go-mysql-server's ErrUserCreationFailure and friends, MySQL's
+	// ER_CANNOT_USER (1396) with the same text.
+	reOperationFailed = regexp.MustCompile(`^Operation (?:CREATE USER|ALTER USER|DROP USER|CREATE ROLE|DROP ROLE|RENAME USER) failed for `)
 )
 
 // translateConnError rewrites the database refusals go-mysql-server raises
@@ -354,6 +358,9 @@ func (a *accounts) translateConnError(c *mysql.Conn, query string, err error) er
 	var se *mysql.SQLError
 	if err == nil || !errors.As(err, &se) || se.Num != mysql.ERUnknownError {
 		return err
+	}
+	if reOperationFailed.MatchString(se.Message) {
+		return mysql.NewSQLError(erCannotUser, "HY000", "%s", se.Message)
 	}
 	if reColumnPrivs.MatchString(se.Message) {
 		return mysql.NewSQLError(mysql.ERNotSupportedYet, "42000", "This version of MySQL doesn't yet support 'column privileges'")
