@@ -143,6 +143,13 @@ func TestAccountsReadOnly(t *testing.T) {
 	expectDenied(t, bi, 1227, "Access denied; you need (at least one of) the GRANT OPTION privilege(s) for this operation", "GRANT SELECT ON *.* TO 'bi'@'%'")
 	expectDenied(t, bi, 1044, "Access denied for user "+who+" to database 'app'", "GRANT INSERT ON app.* TO 'bi'@'%'")
 	expectDenied(t, bi, 1227, "Access denied; you need (at least one of) the SUPER or SYSTEM_VARIABLES_ADMIN privilege(s) for this operation", "SET GLOBAL max_connections = 10")
+	// KILL: one's own connection without SUPER, another account's not.
+	var own, rootID string
+	bi.QueryRow("SELECT CONNECTION_ID()").Scan(&own)
+	root.QueryRowContext(context.Background(), "SELECT CONNECTION_ID()").Scan(&rootID)
+	bi3 := as(t, ts, "bi", "bi-pw", "")
+	mustExec(t, bi3, "KILL QUERY "+own)
+	expectDenied(t, bi3, 1095, "You are not owner of thread "+rootID, "KILL QUERY "+rootID)
 	expectRows(t, root, "SELECT id, v FROM app.t", "1\t10")
 	expectDenied(t, root, 1235, "This version of MySQL doesn't yet support 'column privileges'", "GRANT SELECT (id) ON app.t TO 'bi'@'%'")
 	// A failed CREATE USER creates nothing (not even the accounts before

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -40,13 +41,16 @@ import (
 // Also here: SET PASSWORD [FOR account] = 'password' (or PASSWORD('...')),
 // which go-mysql-server's parser lacks, runs as ALTER USER ... IDENTIFIED
 // BY; SHOW GRANTS for one's own account needs no privilege, as in MySQL;
-// SET GLOBAL / SET PERSIST need SUPER or SYSTEM_VARIABLES_ADMIN (1227).
+// SET GLOBAL / SET PERSIST need SUPER or SYSTEM_VARIABLES_ADMIN (1227);
+// KILL [QUERY] of one's own connection needs no privilege, of another
+// account's is 1095 without SUPER.
 
 // MySQL codes vitess does not name.
 const (
 	erTableAccessDenied  = 1142
 	erColumnAccessDenied = 1143
 	erCannotUser         = 1396
+	erKillDenied         = 1095
 )
 
 func init() {
@@ -124,6 +128,20 @@ func (h authHandler) HandleAuth(ctx *sql.Context, aqs sql.AuthorizationQueryStat
 	if isOwnShowGrants(ctx, auth) {
 		return nil
 	}
+	if m := reKill.FindStringSubmatch(ctx.Query()); m != nil && auth.AuthType == ast.AuthType_SUPER {
+		// As MySQL: one's own connections may be killed without SUPER.
+		if s, ok := ctx.Session.(*Session); ok && s.gw != nil {
+			id, _ := strconv.ParseUint(m[1], 10, 32)
+			s.gw.sessMu.Lock()
+			target := s.gw.sessions[uint32(id)]
+			s.gw.sessMu.Unlock()
+			c := ctx.Session.Client()
+			if target != nil && target.Client().User == c.User && target.Client().Address == c.Address {
+				return nil
+			}
+			return mysql.NewSQLError(erKillDenied, "HY000", "You are not owner of thread %s", m[1])
+		}
+	}
 	return mysqlPrivilegeError(ctx, auth, err)
 }
 
@@ -181,6 +199,8 @@ func isOwnShowGrants(ctx *sql.Context, auth ast.AuthInformation) bool {
 	user, host, ok := parseAccount(m[1])
 	return ok && user == c.User && (host == c.Address || host == "" && c.Address == "%")
 }
+
+var reKill = regexp.MustCompile(`(?is)^\s*KILL\s+(?:QUERY\s+|CONNECTION\s+)?(\d+)\s*;?\s*$`)
 
 var reShowGrants = regexp.MustCompile(`(?is)^\s*SHOW\s+GRANTS(?:\s+FOR\s+(\S+?))?\s*;?\s*$`)
 
