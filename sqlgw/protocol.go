@@ -221,14 +221,6 @@ func (c *rewriteConn) changeUser(p *protoServer, body []byte) ([]byte, error) {
 	return []byte{1, 0, 0, 0, comResetConnection}, nil
 }
 
-func (c *rewriteConn) remoteHost() string {
-	host, _, err := net.SplitHostPort(c.RemoteAddr().String())
-	if err != nil {
-		return c.RemoteAddr().String()
-	}
-	return host
-}
-
 func cutNul(b []byte) (string, []byte, bool) {
 	i := bytes.IndexByte(b, 0)
 	if i < 0 {
