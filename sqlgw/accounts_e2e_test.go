@@ -116,6 +116,7 @@ func TestAccountsReadOnly(t *testing.T) {
 	expectRows(t, root, "SELECT user, host, plugin, authentication_string FROM mysql.user WHERE user = 'bi'",
 		"bi\t%\tmysql_native_password\t*"+nativeHashHex("bi-pw"))
 	expectRows(t, root, "SHOW GRANTS FOR 'bi'@'%'", "GRANT USAGE ON *.* TO `bi`@`%`", "GRANT SELECT ON `app`.* TO `bi`@`%`")
+	expectRows(t, root, "SELECT host, db, user, select_priv, insert_priv FROM mysql.db WHERE user = 'bi'", "%\tapp\tbi\tY\tN")
 
 	bi := as(t, ts, "bi", "bi-pw", "")
 	expectRows(t, bi, "SELECT id, v FROM app.t", "1\t10")
@@ -123,6 +124,7 @@ func TestAccountsReadOnly(t *testing.T) {
 	expectRows(t, bi, "SHOW DATABASES", "app", "information_schema", "mysql")
 	expectRows(t, bi, "SELECT schema_name FROM information_schema.schemata ORDER BY 1", "app", "information_schema")
 	expectRows(t, bi, "SELECT table_name FROM information_schema.tables WHERE table_schema IN ('app', 'secret')", "t")
+	expectRows(t, bi, "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema IN ('app', 'secret') ORDER BY 1, 2", "t\tid", "t\tv")
 	expectRows(t, bi, "SHOW TABLES FROM app", "t")
 	expectRows(t, bi, "SHOW GRANTS", "GRANT USAGE ON *.* TO `bi`@`%`", "GRANT SELECT ON `app`.* TO `bi`@`%`")
 	const who = "'bi'@'localhost'"
