@@ -40,7 +40,8 @@ import (
 //     MySQL stores them: mysql_native_password's SHA1(SHA1(pw)) and
 //     caching_sha2_password's salted, 5,000-round SHA-256 crypt.
 //   - Sharing: every gateway checks the record's version (one Get of one
-//     property) before each login (checks within 50 ms are shared) and
+//     property) before each login (logins arriving during a check share
+//     the next one) and
 //     every Config.AccountsRefresh (default 1 s), and reloads the record
 //     when it moved. So a CREATE USER, GRANT, REVOKE, DROP USER or password
 //     change made through one gateway applies at once to new connections
@@ -86,8 +87,8 @@ type accounts struct {
 	ver   catalog.AccountsVersion
 	// conflicts counts failed conditional writes (Persist).
 	conflicts atomic.Uint64
-	// syncMu serialises version checks; syncedAt is the last successful
-	// one (fresh).
+	// syncMu serialises version checks; syncedAt is when the last
+	// successful one started (fresh).
 	syncMu   sync.Mutex
 	syncedAt time.Time
 
@@ -276,18 +277,23 @@ func (a *accounts) sync(ctx context.Context) error {
 	return a.reload(ctx)
 }
 
-// fresh syncs unless a check succeeded within maxAge (concurrent callers
-// share one check).
-func (a *accounts) fresh(ctx context.Context, maxAge time.Duration) error {
+// fresh makes sure the accounts are at least as new as the stored
+// version at the time of the call: a check that started after the call
+// (while the caller waited for the one before it) serves it, so a burst of
+// logins shares checks while every change committed before a login is
+// seen by it.
+func (a *accounts) fresh(ctx context.Context) error {
+	arrived := time.Now()
 	a.syncMu.Lock()
 	defer a.syncMu.Unlock()
-	if time.Since(a.syncedAt) < maxAge {
+	if a.syncedAt.After(arrived) {
 		return nil
 	}
+	started := time.Now()
 	if err := a.sync(ctx); err != nil {
 		return err
 	}
-	a.syncedAt = time.Now()
+	a.syncedAt = started
 	return nil
 }
 
@@ -304,7 +310,7 @@ func (a *accounts) poll(every time.Duration) {
 		case <-t.C:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		err := a.fresh(ctx, every/2)
+		err := a.fresh(ctx)
 		cancel()
 		if err != nil && !failing {
 			a.log.Warn("sqlgw: refreshing accounts from the store failed; retrying", "err", err)
@@ -419,20 +425,18 @@ type accountsHandler struct {
 }
 
 // NewConnection runs before the handshake: the login is checked against
-// accounts at most loginFreshness old, so an account or grant made through
-// another gateway a moment ago applies to every new connection.
+// accounts at least as new as the stored ones when the connection came,
+// so an account or grant made through another gateway a moment ago
+// applies to every new connection.
 func (h *accountsHandler) NewConnection(c *mysql.Conn) {
 	h.a.setHost(c.ConnectionID, clientHost(c.RemoteAddr()))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	if err := h.a.fresh(ctx, loginFreshness); err != nil {
+	if err := h.a.fresh(ctx); err != nil {
 		h.a.log.Warn("sqlgw: checking accounts for a login failed; using the ones loaded", "err", err)
 	}
 	cancel()
 	h.Handler.NewConnection(c)
 }
-
-// loginFreshness: logins within this long of the last check share it.
-const loginFreshness = 50 * time.Millisecond
 
 func (h *accountsHandler) ConnectionClosed(c *mysql.Conn) {
 	h.Handler.ConnectionClosed(c)
@@ -491,10 +495,60 @@ func (h *accountsHandler) ComQuery(ctx context.Context, c *mysql.Conn, query str
 	if !isAccountStatement(query) {
 		return h.a.translateConnError(c, query, h.Handler.ComQuery(ctx, c, query, callback))
 	}
+	if m := reAccountLock.FindStringSubmatch(query); m != nil {
+		return h.a.translateConnError(c, query, h.run(ctx, query, func() error { return h.accountLock(ctx, c, m[1], m[2], callback) }))
+	}
+	if reSetRole.MatchString(query) {
+		return mysql.NewSQLError(mysql.ERNotSupportedYet, "42000", "This version of MySQL doesn't yet support 'SET ROLE and SET DEFAULT ROLE (granted roles are always active)'")
+	}
 	if m := reRevokeAll.FindStringSubmatch(query); m != nil {
 		return h.a.translateConnError(c, query, h.run(ctx, query, func() error { return h.revokeAll(ctx, c, query, m[1], callback) }))
 	}
 	return h.a.translateConnError(c, query, h.run(ctx, query, func() error { return h.Handler.ComQuery(ctx, c, query, callback) }))
+}
+
+var (
+	// ALTER USER accounts ACCOUNT LOCK|UNLOCK, which go-mysql-server's
+	// parser lacks.
+	reAccountLock = regexp.MustCompile(`(?is)^\s*ALTER\s+USER\s+(?:IF\s+EXISTS\s+)?(.+?)\s+ACCOUNT\s+(LOCK|UNLOCK)\s*;?\s*$`)
+	reSetRole     = regexp.MustCompile(`(?is)^\s*SET\s+(?:DEFAULT\s+)?ROLE\b`)
+)
+
+// accountLock runs ALTER USER ... ACCOUNT LOCK|UNLOCK: a locked account
+// cannot log in (1045), as in MySQL (whose 3118 "Access denied for user;
+// account is locked" the gateway does not reveal before the password is
+// checked).
+func (h *accountsHandler) accountLock(ctx context.Context, c *mysql.Conn, list, mode string, callback mysql.ResultSpoolFn) error {
+	if err := h.a.checkCreateUser(c); err != nil {
+		return err
+	}
+	ed := h.a.db.Editor()
+	var pks []mysql_db.UserPrimaryKey
+	for _, acct := range strings.Split(list, ",") {
+		user, host, _ := parseAccount(strings.TrimSpace(acct))
+		if host == "" {
+			host = "%"
+		}
+		pk := mysql_db.UserPrimaryKey{User: user, Host: host}
+		if _, ok := ed.GetUser(pk); !ok {
+			ed.Close()
+			return mysql.NewSQLError(erCannotUser, "HY000", "Operation ALTER USER failed for '%s'@'%s'", user, host)
+		}
+		pks = append(pks, pk)
+	}
+	for _, pk := range pks {
+		u, _ := ed.GetUser(pk)
+		cp := *u
+		cp.Locked = strings.EqualFold(mode, "LOCK")
+		ed.RemoveUser(pk)
+		ed.PutUser(&cp)
+	}
+	err := h.a.db.Persist(sql.NewContext(ctx), ed)
+	ed.Close()
+	if err != nil {
+		return err
+	}
+	return callback(&sqltypes.Result{}, false)
 }
 
 // reRevokeAll matches REVOKE ALL [PRIVILEGES], GRANT OPTION FROM accounts.

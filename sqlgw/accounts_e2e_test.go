@@ -182,6 +182,24 @@ func TestAccountsReadOnly(t *testing.T) {
 		t.Fatalf("SET PASSWORD FOR: %v", err)
 	}
 
+	// ACCOUNT LOCK / UNLOCK.
+	mustExec(t, root, "ALTER USER 'bi'@'%' ACCOUNT LOCK")
+	if err := loginError("bi", "bi-pw3", addr, ""); mysqlErrno(err) != 1045 {
+		t.Fatalf("locked account: %v", err)
+	}
+	mustExec(t, root, "ALTER USER 'bi'@'%' ACCOUNT UNLOCK")
+	if err := loginError("bi", "bi-pw3", addr, ""); err != nil {
+		t.Fatalf("unlocked account: %v", err)
+	}
+	expectDenied(t, bi2, 1227, "Access denied; you need (at least one of) the CREATE USER privilege(s) for this operation", "ALTER USER 'bi'@'%' ACCOUNT LOCK")
+
+	// WITH GRANT OPTION lets the grantee pass its privileges on.
+	mustExec(t, root, "CREATE USER teamlead IDENTIFIED BY 'lead-pw'")
+	mustExec(t, root, "GRANT SELECT ON app.* TO teamlead WITH GRANT OPTION")
+	mustExec(t, as(t, ts, "teamlead", "lead-pw", ""), "GRANT SELECT ON app.* TO 'bi'@'%'")
+	expectDenied(t, root, 1410, "You are not allowed to create a user with GRANT", "GRANT SELECT ON app.* TO nosuchuser")
+	expectDenied(t, root, 1235, "This version of MySQL doesn't yet support 'RENAME USER'", "RENAME USER teamlead TO boss")
+
 	// REVOKE reaches the open session; DROP USER ends new logins.
 	mustExec(t, root, "REVOKE SELECT ON app.* FROM 'bi'@'%'")
 	expectDenied(t, bi2, 1142, "SELECT command denied to user "+who+" for table 't'", "SELECT v FROM app.t")

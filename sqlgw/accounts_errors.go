@@ -51,6 +51,8 @@ const (
 	erColumnAccessDenied = 1143
 	erCannotUser         = 1396
 	erKillDenied         = 1095
+	// ER_CANT_CREATE_USER_WITH_GRANT
+	erCantCreateUserWithGrant = 1410
 )
 
 func init() {
@@ -368,6 +370,20 @@ var (
 	reOperationFailed = regexp.MustCompile(`^Operation (?:CREATE USER|ALTER USER|DROP USER|CREATE ROLE|DROP ROLE|RENAME USER) failed for `)
 )
 
+// checkCreateUser refuses an account statement the gateway runs itself
+// to an account without CREATE USER (1227).
+func (a *accounts) checkCreateUser(c *mysql.Conn) error {
+	u, ok := c.UserData.(sql.MysqlConnectionUser)
+	if !ok {
+		return errSpecificAccess("CREATE USER")
+	}
+	sctx := sql.NewContext(context.Background(), sql.WithSession(sql.NewBaseSessionWithClientServer("", sql.Client{User: u.User, Address: u.Host}, 0)))
+	if a.db.UserHasPrivileges(sctx, sql.NewPrivilegedOperation(sql.PrivilegeCheckSubject{}, sql.PrivilegeType_CreateUser)) {
+		return nil
+	}
+	return errSpecificAccess("CREATE USER")
+}
+
 // translateConnError rewrites the database refusals go-mysql-server raises
 // outside the authorization handler (already cast to 1105).
 //
@@ -381,6 +397,12 @@ func (a *accounts) translateConnError(c *mysql.Conn, query string, err error) er
 	}
 	if reOperationFailed.MatchString(se.Message) {
 		return mysql.NewSQLError(erCannotUser, "HY000", "%s", se.Message)
+	}
+	if se.Message == "You are not allowed to create a user with GRANT" {
+		return mysql.NewSQLError(erCantCreateUserWithGrant, "42000", "%s", se.Message)
+	}
+	if se.Message == "not yet implemented" && firstKeyword(query) == "RENAME" {
+		return mysql.NewSQLError(mysql.ERNotSupportedYet, "42000", "This version of MySQL doesn't yet support 'RENAME USER'")
 	}
 	if reColumnPrivs.MatchString(se.Message) {
 		return mysql.NewSQLError(mysql.ERNotSupportedYet, "42000", "This version of MySQL doesn't yet support 'column privileges'")
