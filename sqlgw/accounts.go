@@ -236,10 +236,18 @@ func (a *accounts) Persist(ctx *sql.Context, data []byte) error {
 	return nil
 }
 
-// install replaces the in-memory accounts with a stored version.
+// install replaces the in-memory accounts with a stored version, unless
+// a newer one is installed already (a reload racing with this gateway's
+// own write; versions grow by one per write, whichever gateway wrote).
 func (a *accounts) install(ctx *sql.Context, data []byte, v catalog.AccountsVersion) error {
 	ed := a.db.Editor()
 	defer ed.Close()
+	a.verMu.Lock()
+	cur := a.ver
+	a.verMu.Unlock()
+	if cur.Exists() && v.Version < cur.Version {
+		return nil
+	}
 	if err := a.db.OverwriteUsersAndGrantData(ctx, ed, data); err != nil {
 		return fmt.Errorf("sqlgw: loading accounts (version %d): %w", v.Version, err)
 	}
