@@ -24,14 +24,19 @@ import (
 // Accounts and privileges
 //
 // Accounts, roles and grants are go-mysql-server's mysql database
-// (mysql_db.MySQLDb): its CREATE/ALTER/DROP/RENAME USER, CREATE/DROP ROLE,
+// (mysql_db.MySQLDb): its CREATE/ALTER/DROP USER, CREATE/DROP ROLE,
 // GRANT/REVOKE (global, database, table and routine level, roles, WITH
-// GRANT OPTION), SET PASSWORD, SHOW GRANTS, the mysql.user, mysql.db,
-// mysql.tables_priv, mysql.role_edges ... tables, and its privilege checks
-// on every statement (which also filter SHOW DATABASES, SHOW TABLES and
-// information_schema). sqlgw adds what a shared, persistent deployment
-// needs (this file), authentication (accounts_auth.go) and MySQL's
-// privilege errors (accounts_errors.go).
+// GRANT OPTION), SHOW GRANTS, the mysql.user, mysql.db, mysql.tables_priv,
+// mysql.role_edges ... tables, and its privilege checks on every statement
+// (which also filter SHOW DATABASES, SHOW TABLES and information_schema).
+// Granted roles are always active (go-mysql-server has no SET ROLE); there
+// are no column privileges and no RENAME USER (1235). sqlgw adds what a
+// shared, persistent deployment needs (this file), authentication
+// (accounts_auth.go) and MySQL's privilege errors (accounts_errors.go),
+// and fills gaps of go-mysql-server here: SET PASSWORD (accounts_errors.go),
+// ALTER USER ... ACCOUNT LOCK|UNLOCK, and REVOKE ALL PRIVILEGES, GRANT
+// OPTION FROM, which go-mysql-server applies to global privileges only and
+// sqlgw to every level, as MySQL.
 //
 //   - Persistence: every change go-mysql-server makes is serialized (its
 //     flatbuffer format) into the catalog's accounts record
@@ -41,9 +46,8 @@ import (
 //     caching_sha2_password's salted, 5,000-round SHA-256 crypt.
 //   - Sharing: every gateway checks the record's version (one Get of one
 //     property) before each login (logins arriving during a check share
-//     the next one) and
-//     every Config.AccountsRefresh (default 1 s), and reloads the record
-//     when it moved. So a CREATE USER, GRANT, REVOKE, DROP USER or password
+//     the next one) and every Config.AccountsRefresh (default 1 s), and
+//     reloads the record when it moved. So a CREATE USER, GRANT, REVOKE, DROP USER or password
 //     change made through one gateway applies at once to new connections
 //     to every other gateway, and within that delay to the open sessions
 //     there (go-mysql-server recomputes a session's privileges when the
@@ -54,7 +58,8 @@ import (
 //     committed in between, the conditional write fails, the gateway
 //     reloads the record (undoing its own in-memory change) and runs the
 //     statement again, up to 10 times, then reports 1213; so two gateways
-//     never lose each other's changes. Account changes are not
+//     never lose each other's changes. A statement that fails otherwise
+//     reloads too, so it leaves no partial change. Account changes are not
 //     transactional (as in MySQL, they commit implicitly).
 //   - Bootstrap: on a store without an accounts record, Config.User with
 //     Config.Password (--user/--password, default root with an empty
