@@ -530,6 +530,11 @@ func (t *loginThrottle) delay(n int) time.Duration {
 func (t *loginThrottle) wait(key string) {
 	t.mu.Lock()
 	e := t.m[key]
+	now := t.now()
+	if e != nil && now.Sub(e.last) > time.Hour {
+		delete(t.m, key) // forgotten
+		e = nil
+	}
 	if e == nil {
 		t.mu.Unlock()
 		return
@@ -539,7 +544,6 @@ func (t *loginThrottle) wait(key string) {
 		t.mu.Unlock()
 		return
 	}
-	now := t.now()
 	start := e.next
 	if start.Before(now) {
 		start = now
