@@ -193,6 +193,16 @@ func TestAccountsReadOnly(t *testing.T) {
 	}
 	expectDenied(t, bi2, 1227, "Access denied; you need (at least one of) the CREATE USER privilege(s) for this operation", "ALTER USER 'bi'@'%' ACCOUNT LOCK")
 
+	// A database-level grant is not a global one: GRANT ALL ON app.*
+	// allows DDL in app, not CREATE DATABASE (while app is current).
+	mustExec(t, root, "CREATE USER dev IDENTIFIED BY 'dev-pw'")
+	mustExec(t, root, "GRANT ALL ON app.* TO dev")
+	dev := as(t, ts, "dev", "dev-pw", "app")
+	mustExec(t, dev, "CREATE TABLE t9 (id INT PRIMARY KEY)")
+	mustExec(t, dev, "DROP TABLE t9")
+	expectDenied(t, dev, 1044, "Access denied for user 'dev'@'localhost' to database 'other'", "CREATE DATABASE other")
+	expectDenied(t, dev, 1044, "Access denied for user 'dev'@'localhost' to database 'secret'", "DROP DATABASE secret")
+
 	// WITH GRANT OPTION lets the grantee pass its privileges on.
 	mustExec(t, root, "CREATE USER teamlead IDENTIFIED BY 'lead-pw'")
 	mustExec(t, root, "GRANT SELECT ON app.* TO teamlead WITH GRANT OPTION")

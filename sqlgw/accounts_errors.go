@@ -125,7 +125,7 @@ var (
 func (h authHandler) HandleAuth(ctx *sql.Context, aqs sql.AuthorizationQueryState, auth ast.AuthInformation) error {
 	err := h.AuthorizationHandler.HandleAuth(ctx, aqs, auth)
 	if err == nil {
-		return nil
+		return checkDatabaseDDL(ctx, auth)
 	}
 	if isOwnShowGrants(ctx, auth) {
 		return nil
@@ -165,6 +165,32 @@ func (h authHandler) CheckSchema(ctx *sql.Context, aqs sql.AuthorizationQuerySta
 
 func (h authHandler) CheckTable(ctx *sql.Context, aqs sql.AuthorizationQueryState, db, schema, table string) error {
 	return translateDenied(ctx, h.AuthorizationHandler.CheckTable(ctx, aqs, db, schema, table))
+}
+
+// checkDatabaseDDL: go-mysql-server checks CREATE/DROP DATABASE as a
+// global privilege, and a global check falls back to the session's
+// current database, so an account with CREATE on app.* could create any
+// database while app was current. As MySQL, the privilege must hold for
+// the database named (globally or on it).
+func checkDatabaseDDL(ctx *sql.Context, auth ast.AuthInformation) error {
+	if auth.TargetType != ast.AuthTargetType_Global || (auth.AuthType != ast.AuthType_CREATE && auth.AuthType != ast.AuthType_DROP) {
+		return nil
+	}
+	m := reCreateDropDB.FindStringSubmatch(ctx.Query())
+	s, ok := ctx.Session.(*Session)
+	if m == nil || !ok || s.gw == nil || s.gw.accounts == nil || !s.gw.accounts.db.Enabled() {
+		return nil
+	}
+	priv := sql.PrivilegeType_Create
+	if auth.AuthType == ast.AuthType_DROP {
+		priv = sql.PrivilegeType_Drop
+	}
+	name := m[1] + m[2]
+	if s.gw.accounts.db.UserHasPrivileges(ctx, sql.NewPrivilegedOperation(sql.PrivilegeCheckSubject{Database: name}, priv)) {
+		return nil
+	}
+	user, host := deniedUser(ctx)
+	return errDBAccess(user, host, name)
 }
 
 // translateDenied rewrites go-mysql-server's database and table refusals.
