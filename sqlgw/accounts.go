@@ -609,6 +609,15 @@ func (h *accountsHandler) revokeAll(ctx context.Context, c *mysql.Conn, query, l
 }
 
 func (h *accountsHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
+	switch firstKeyword(query) {
+	case "SET", "ALTER", "REVOKE":
+		// The statements handled here (whose expressions match up to the
+		// end of the text, so the text is one statement) as in ComQuery:
+		// clients with multi-statements on (the mysql CLI) send them so.
+		if reSetPassword.MatchString(query) || reAccountLock.MatchString(query) || reSetRole.MatchString(query) || reRevokeAll.MatchString(query) {
+			return "", h.ComQuery(ctx, c, query, callback)
+		}
+	}
 	if firstKeyword(query) == "SET" {
 		if err := h.a.checkSetGlobal(c, query); err != nil {
 			return "", err

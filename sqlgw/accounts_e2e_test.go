@@ -465,6 +465,34 @@ func TestAccountsClients(t *testing.T) {
 				t.Fatalf("%s use: %q", user, out)
 			}
 		}
+		// The statements sqlgw runs itself, sent by the CLI (with
+		// multi-statements on): SET PASSWORD, ACCOUNT LOCK, REVOKE ALL.
+		root := func(q string) {
+			if out, err := exec.Command(cli, "--protocol=tcp", "-h", host, "-P", port, "-u", "root", "-e", q).CombinedOutput(); err != nil {
+				t.Fatalf("%s: %v %s", q, err, out)
+			}
+		}
+		login := func(pw string) error {
+			return exec.Command(cli, "--protocol=tcp", "-h", host, "-P", port, "-u", "bi", "-p"+pw, "-e", "SELECT 1").Run()
+		}
+		if out, err := exec.Command(cli, "--protocol=tcp", "-h", host, "-P", port, "-u", "bi", "-pbi-pw", "-e", "SET PASSWORD = 'bi-new'").CombinedOutput(); err != nil {
+			t.Fatalf("SET PASSWORD: %v %s", err, out)
+		}
+		if login("bi-pw") == nil || login("bi-new") != nil {
+			t.Fatal("SET PASSWORD through the CLI did not change the password")
+		}
+		root("ALTER USER 'bi'@'%' ACCOUNT LOCK")
+		if login("bi-new") == nil {
+			t.Fatal("locked account logged in")
+		}
+		root("ALTER USER 'bi'@'%' ACCOUNT UNLOCK")
+		root("GRANT INSERT ON app.t TO 'bi'@'%'")
+		root("REVOKE ALL PRIVILEGES, GRANT OPTION FROM 'bi'@'%'")
+		if out, _ := exec.Command(cli, "--protocol=tcp", "-h", host, "-P", port, "-u", "bi", "-pbi-new", "-e", "SELECT id FROM app.t").CombinedOutput(); !strings.Contains(string(out), "ERROR 1142 (42000)") {
+			t.Fatalf("after REVOKE ALL: %s", out)
+		}
+		root("GRANT SELECT ON app.* TO 'bi'@'%'")
+		root("ALTER USER 'bi'@'%' IDENTIFIED BY 'bi-pw'")
 	})
 	t.Run("pymysql", func(t *testing.T) {
 		py := "/usr/bin/python3"
