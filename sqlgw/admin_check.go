@@ -407,7 +407,7 @@ func (g *gateway) scanRows(ctx context.Context, t *catalog.Table, f func(main *s
 		group = []*storage.Entity{e}
 		return nil
 	}
-	q := &storage.Query{Row: &storage.KeyRange{High: &storage.Bound{Key: t.RowKeyEnd(), Exclusive: true}}}
+	q := &storage.Query{Row: t.RowRange()}
 	if g.unsorted {
 		// Results in any order: group after sorting by key.
 		var all []*storage.Entity
