@@ -216,7 +216,7 @@ func (s *Store) Get(ctx context.Context, table, pk, rk string, opts *storage.Get
 
 // Query implements storage.Store. A filter is widened to also return
 // locked entities (whose committed value the store cannot see) and
-// evaluated again on the resolved values.
+// evaluated again on their resolved values.
 func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*storage.Page, error) {
 	if strings.EqualFold(table, s.table) {
 		return s.Store.Query(ctx, table, q)
@@ -246,9 +246,14 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 				continue
 			}
 			e = v
-		}
-		if q.Filter != nil && !storage.Eval(q.Filter, e) {
-			continue
+			// The resolved value is whole: evaluate the filter again. An
+			// unlocked entity passed the widened filter without its
+			// "or locked" half, i.e. the filter itself, and arrives
+			// projected: evaluating it again would drop every entity
+			// whose filter reads a property the projection leaves out.
+			if q.Filter != nil && !storage.Eval(q.Filter, e) {
+				continue
+			}
 		}
 		out = append(out, project(e, q.Select))
 	}

@@ -321,6 +321,22 @@ func TestFilteredReadOfCommittedLocks(t *testing.T) {
 	}
 }
 
+// TestFilterOnUnselectedProperty: a filtered query whose projection leaves
+// out the filtered property returns the entities the filter keeps (the
+// wrapper re-evaluated the filter on the projected entities and dropped
+// them all).
+func TestFilterOnUnselectedProperty(t *testing.T) {
+	ctx := context.Background()
+	s := txn.Wrap(setup(t), "txns", txn.Options{})
+	page, err := s.Query(ctx, table, &storage.Query{Filter: storage.Eq("bal", storage.Int64(100)), Select: []string{"nothing"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Entities) != 10 {
+		t.Fatalf("%d entities, want 10", len(page.Entities))
+	}
+}
+
 // TestLeaseRenewed: a commit that takes longer than its lease keeps its
 // record alive (the committer renews it), so a reader meeting its locks
 // meanwhile does not abort it.
