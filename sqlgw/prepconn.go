@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // COM_STMT_PREPARE with := assignments
@@ -28,16 +29,9 @@ type rewriteListener struct {
 	conns *connRegistry
 	// requireTLS refuses clients that do not ask for TLS (tlsconn.go).
 	requireTLS bool
-}
-
-func (l rewriteListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
-	}
-	rc := &rewriteConn{Conn: c, r: bufio.NewReaderSize(c, 16<<10), reg: l.conns, requireTLS: l.requireTLS}
-	l.conns.add(rc)
-	return rc, nil
+	// limits and loop: connlimits.go (Accept is there too).
+	limits connLimits
+	loop   acceptLoop
 }
 
 // connRegistry finds a connection's rewriteConn by its remote address,
@@ -103,10 +97,34 @@ type rewriteConn struct {
 	requireTLS, answered bool
 
 	proto protoState // protocol.go
+
+	// Limits (connlimits.go).
+	limits       connLimits
+	authed       atomic.Bool
+	connectTimer *time.Timer
+	onClose      func()
+	closeOnce    sync.Once
+	midCommand   bool // the last packet read was a full 16 MiB one: more follow
+	cmdSize      int  // bytes of the command read so far
+	budgetHeld   int64
+	bodyDeadline bool // a read deadline is set for the packet body being read
 }
 
 func (c *rewriteConn) Close() error {
 	c.reg.remove(c)
+	c.closeOnce.Do(func() {
+		if c.connectTimer != nil {
+			c.connectTimer.Stop()
+		}
+		c.wmu.Lock()
+		held := c.budgetHeld
+		c.budgetHeld = 0
+		c.wmu.Unlock()
+		c.limits.budget.release(held)
+		if c.onClose != nil {
+			c.onClose()
+		}
+	})
 	return c.Conn.Close()
 }
 
@@ -253,16 +271,24 @@ func (c *rewriteConn) Read(p []byte) (int, error) {
 // next reads one packet; a prepared statement with := is rewritten.
 func (c *rewriteConn) next() error {
 	var hdr [4]byte
-	if _, err := io.ReadFull(c.r, hdr[:]); err != nil {
+	if err := c.readHeader(hdr[:]); err != nil { // connlimits.go
 		return err
 	}
 	n := int(hdr[0]) | int(hdr[1])<<8 | int(hdr[2])<<16
-	buf := make([]byte, 4+n)
-	copy(buf, hdr[:])
-	if _, err := io.ReadFull(c.r, buf[4:]); err != nil {
+	if err := c.checkPacket(hdr[:], n); err != nil {
 		return err
 	}
-	buf, err := c.protocolCommand(buf) // protocol.go: COM_STATISTICS, COM_CHANGE_USER
+	buf := make([]byte, 4+n)
+	copy(buf, hdr[:])
+	_, err := io.ReadFull(c.r, buf[4:])
+	if c.bodyDeadline {
+		c.bodyDeadline = false
+		c.Conn.SetReadDeadline(time.Time{})
+	}
+	if err != nil {
+		return err
+	}
+	buf, err = c.protocolCommand(buf) // protocol.go: COM_STATISTICS, COM_CHANGE_USER
 	if err != nil || buf == nil {
 		return c.answeredHere(err)
 	}

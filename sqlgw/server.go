@@ -140,6 +140,22 @@ type Config struct {
 	// RequireSecureTransport refuses connections that do not use TLS
 	// (MySQL's require_secure_transport, error 3159). Needs TLSConfig.
 	RequireSecureTransport bool
+
+	// Connection limits, MySQL's system variables of the same names
+	// (connlimits.go); zero means MySQL's default, negative means none.
+	// MaxConnections: connections open at once (151); more get 1040.
+	MaxConnections int
+	// ConnectTimeout: time from accept to authentication (10 s).
+	ConnectTimeout time.Duration
+	// WaitTimeout: idle time between commands before the server closes
+	// the connection with 4031 (28800 s).
+	WaitTimeout time.Duration
+	// MaxAllowedPacket: the largest command in bytes (64 MiB); larger
+	// ones get 1153 and the connection is closed.
+	MaxAllowedPacket int
+	// LargeCommandBudget: bytes of commands of 1 MiB or more read or run
+	// at once (4 x MaxAllowedPacket); more wait.
+	LargeCommandBudget int64
 }
 
 // Server is a running sqlgw MySQL server.
@@ -151,6 +167,7 @@ type Server struct {
 	srv     *server.Server
 	h       *handler
 	ln      net.Listener
+	rl      *rewriteListener
 	log     *slog.Logger
 	closed  chan struct{}
 	serveOK chan struct{}
@@ -227,10 +244,12 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	ed.Close()
 
 	h := &handler{gw: gw, conns: &connRegistry{}}
+	rl := &rewriteListener{Listener: ln, conns: h.conns, requireTLS: cfg.RequireSecureTransport, limits: cfg.connLimits()}
+	rl.loop.log = cfg.Logger
 	scfg := server.Config{
 		Protocol: "tcp",
 		Address:  ln.Addr().String(),
-		Listener: rewriteListener{Listener: ln, conns: h.conns, requireTLS: cfg.RequireSecureTransport},
+		Listener: rl,
 		Version:  cfg.Version,
 
 		// The listener refuses plain connections when TLS is required,
@@ -247,9 +266,10 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		return fail(fmt.Errorf("sqlgw: %w", err))
 	}
 	gw.log = cfg.Logger
+	publishLimits(rl.limits)
 	ictx, stop := context.WithCancel(context.Background())
 	gw.startIndexRecovery(ictx)
-	return &Server{rec: store, cfg: cfg, gw: gw, engine: engine, srv: srv, h: h, ln: ln, log: cfg.Logger,
+	return &Server{rec: store, cfg: cfg, gw: gw, engine: engine, srv: srv, h: h, ln: ln, rl: rl, log: cfg.Logger,
 		closed: make(chan struct{}), serveOK: make(chan struct{}), stopIndexes: stop}, nil
 }
 
@@ -265,6 +285,9 @@ func (s *Server) Metrics() *Metrics { return s.gw.metrics }
 func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 
 // Serve accepts connections until Close. It logs one line when ready.
+// It returns nil after Close; otherwise the accept loop ended on an error
+// that retrying could not fix (connlimits.go), and the server no longer
+// accepts connections: the caller should Close it and exit with a failure.
 func (s *Server) Serve() error {
 	name := s.cfg.StoreName
 	if name == "" {
@@ -277,8 +300,14 @@ func (s *Server) Serve() error {
 	case <-s.closed:
 		return nil
 	default:
-		return err
 	}
+	if ferr := s.rl.loop.fatalError(); ferr != nil {
+		return fmt.Errorf("sqlgw: accepting connections: %w", ferr)
+	}
+	if err == nil {
+		err = errors.New("sqlgw: the accept loop stopped")
+	}
+	return err
 }
 
 // Close shuts the server down without losing an acknowledged write: it
