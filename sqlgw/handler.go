@@ -190,7 +190,9 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 	query, forget := h.gw.noteTimePrecision(c.ConnectionID, query)
 	defer forget()
 	callback = fixShowLikeHeader(ctx, query, h.gw.fixTimeDDL(ctx, c.ConnectionID, query, callback))
-	return h.translate(c, query, h.Handler.ComQuery(ctx, c, query, h.gw.fixTimeResults(ctx, trimTimeFractions(h.withInsertInfo(c, fixInfo(callback))))))
+	return h.translate(c, query, h.runRetried(ctx, c, query, func(sent *bool) error { // autoretry.go
+		return h.Handler.ComQuery(ctx, c, query, h.gw.fixTimeResults(ctx, trimTimeFractions(h.withInsertInfo(c, fixInfo(noteSent(sent, callback))))))
+	}))
 }
 
 func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
@@ -208,7 +210,11 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	query, forget := h.gw.noteTimePrecision(c.ConnectionID, query)
 	defer forget()
 	callback = fixShowLikeHeader(ctx, query, h.gw.fixTimeDDL(ctx, c.ConnectionID, query, callback))
-	rest, err := h.Handler.ComMultiQuery(ctx, c, query, h.gw.fixTimeResults(ctx, trimTimeFractions(h.withInsertInfo(c, fixInfo(callback)))))
+	var rest string
+	err := h.runRetried(ctx, c, query, func(sent *bool) (err error) { // autoretry.go
+		rest, err = h.Handler.ComMultiQuery(ctx, c, query, h.gw.fixTimeResults(ctx, trimTimeFractions(h.withInsertInfo(c, fixInfo(noteSent(sent, callback))))))
+		return err
+	})
 	return rest, h.translate(c, query, err)
 }
 
@@ -246,7 +252,10 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 		}
 		return callback(res)
 	})
-	return h.translate(c, prepare.PrepareStmt, h.Handler.ComStmtExecute(ctx, c, prepare, func(res *sqltypes.Result) error {
-		return withInfo(res, false)
+	return h.translate(c, prepare.PrepareStmt, h.runRetried(ctx, c, prepare.PrepareStmt, func(sent *bool) error { // autoretry.go
+		return h.Handler.ComStmtExecute(ctx, c, prepare, func(res *sqltypes.Result) error {
+			*sent = true
+			return withInfo(res, false)
+		})
 	}))
 }
