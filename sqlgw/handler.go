@@ -33,6 +33,8 @@ type handler struct {
 	mu       sync.Mutex
 	closing  bool
 	inflight sync.WaitGroup
+
+	kills killRegistry // KILL targets, for 1927 (clienterrs.go)
 }
 
 func (h *handler) NewConnection(c *mysql.Conn) {
@@ -43,6 +45,7 @@ func (h *handler) NewConnection(c *mysql.Conn) {
 func (h *handler) ConnectionClosed(c *mysql.Conn) {
 	h.Handler.ConnectionClosed(c)
 	h.gw.forgetSession(c.ConnectionID)
+	h.kills.forget(c.ConnectionID)
 }
 
 // translate gives an error of the statement query MySQL's wording and
@@ -51,6 +54,7 @@ func (h *handler) translate(c *mysql.Conn, query string, err error) error {
 	if err == nil {
 		return nil
 	}
+	err = h.kills.interruptedError(c.ConnectionID, err) // clienterrs.go: 1317, 1927
 	err = h.gw.foreignKeyError(err, h.gw.currentDB(c.ConnectionID)) // foreignkeys_errors.go
 	return translateStatementError(err, query, h.gw.currentDB(c.ConnectionID), h.gw.takeWriteError(c.ConnectionID))
 }
@@ -184,6 +188,10 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 	if done {
 		return callback(&sqltypes.Result{}, false)
 	}
+	if isEmptyQuery(query) {
+		return errEmptyQuery() // clienterrs.go
+	}
+	h.kills.noteKill(query)
 	query = rewriteAssignments(query)
 	h.gw.parts.notePartitionBy(c.ConnectionID, query)
 	defer h.gw.parts.clear(c.ConnectionID)
@@ -204,6 +212,10 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	if done {
 		return "", callback(&sqltypes.Result{}, false)
 	}
+	if isEmptyQuery(query) {
+		return "", errEmptyQuery() // clienterrs.go
+	}
+	h.kills.noteKill(query)
 	query = rewriteAssignments(query)
 	h.gw.parts.notePartitionBy(c.ConnectionID, query)
 	defer h.gw.parts.clear(c.ConnectionID)

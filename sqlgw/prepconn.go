@@ -108,11 +108,16 @@ type rewriteConn struct {
 	cmdSize      int  // bytes of the command read so far
 	budgetHeld   int64
 	bodyDeadline bool // a read deadline is set for the packet body being read
+
+	// A handshake packet was read and not answered yet (clienterrs.go).
+	awaitingReply bool
+	replySeq      byte
 }
 
 func (c *rewriteConn) Close() error {
 	c.reg.remove(c)
 	c.closeOnce.Do(func() {
+		c.badHandshakeOnClose() // clienterrs.go: 1043
 		if c.connectTimer != nil {
 			c.connectTimer.Stop()
 		}
@@ -156,6 +161,7 @@ func (c *rewriteConn) Write(p []byte) (int, error) {
 	c.wmu.Lock()
 	pendingInfo := c.okInfo
 	c.okInfo = ""
+	c.awaitingReply = false // clienterrs.go
 	c.wmu.Unlock()
 	if len(p) < 5 || p[3] != 1 || p[4] != 0x00 {
 		return c.Conn.Write(p)
@@ -316,6 +322,7 @@ func (c *rewriteConn) next() error {
 			return c.refuseInsecure()
 		}
 	}
+	c.noteHandshakeRead(hdr[3]) // clienterrs.go
 	c.pending = buf
 	return nil
 }

@@ -267,6 +267,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	gw.log = cfg.Logger
 	publishLimits(rl.limits)
+	publishTLS(cfg.TLSConfig != nil) // sysvars.go
 	ictx, stop := context.WithCancel(context.Background())
 	gw.startIndexRecovery(ictx)
 	return &Server{rec: store, cfg: cfg, gw: gw, engine: engine, srv: srv, h: h, ln: ln, rl: rl, log: cfg.Logger,
