@@ -54,7 +54,7 @@ func (h *handler) translate(c *mysql.Conn, query string, err error) error {
 	if err == nil {
 		return nil
 	}
-	err = h.kills.interruptedError(c.ConnectionID, err) // clienterrs.go: 1317, 1927
+	err = h.kills.interruptedError(c.ConnectionID, err)             // clienterrs.go: 1317, 1927
 	err = h.gw.foreignKeyError(err, h.gw.currentDB(c.ConnectionID)) // foreignkeys_errors.go
 	return translateStatementError(err, query, h.gw.currentDB(c.ConnectionID), h.gw.takeWriteError(c.ConnectionID))
 }
