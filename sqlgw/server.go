@@ -220,12 +220,13 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		if err != nil {
 			return fail(fmt.Errorf("sqlgw: %w", err))
 		}
-	} else if cfg.Password == "" {
-		host, _, _ := net.SplitHostPort(ln.Addr().String())
-		if !isLoopback(host) {
+		if cfg.Password == "" && !boundLoopback(ln.Addr()) { // loopback.go
 			ln.Close()
 			return fail(ErrInsecure)
 		}
+	} else if cfg.Password == "" && !boundLoopback(ln.Addr()) {
+		ln.Close()
+		return fail(ErrInsecure)
 	}
 
 	eng, err := newEngine(ctx, cfg.Store, cfg.Catalog)
