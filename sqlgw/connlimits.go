@@ -49,10 +49,19 @@ import (
 //     'max_allowed_packet' bytes" (SQLSTATE 08S01) is sent and the
 //     connection closed, as MySQL does.
 //   - Large commands share one budget (Config.LargeCommandBudget, default
-//     4 x max_allowed_packet): the bytes of the commands of 1 MiB or more
-//     that are being read or run at once. A large command waits for its
-//     share before its packets are read, so a few clients sending large
-//     statements at once queue rather than multiply the memory they use.
+//     max_allowed_packet): the bytes of the commands of 1 MiB or more that
+//     are being read or run at once. A large command waits for its share
+//     before its packets are read (one reservation per command: its size
+//     if it is one packet, max_allowed_packet if it spans several 16 MiB
+//     packets, held until the command has run), so clients sending
+//     large statements at once queue rather than multiply the memory
+//     they use: a statement
+//     costs about ten times its size while it runs (vitess, the parser and
+//     go-mysql-server each copy it: a 20 MiB INSERT peaks near 200 MiB),
+//     so the default bounds that to about ten times max_allowed_packet for
+//     all large statements together. Small commands never wait.
+//   - Packets of 64 KiB or more are handed to vitess as they are read,
+//     not buffered here first (prepconn.go, passthrough).
 //
 // The @@ variables of these limits (max_connections, connect_timeout,
 // wait_timeout, interactive_timeout, max_allowed_packet) report the
@@ -106,7 +115,8 @@ func newByteBudget(total int64) *byteBudget {
 }
 
 // acquire takes n bytes, waiting while the budget is used by others; a
-// request larger than the whole budget takes all of it.
+// request larger than the whole budget takes all of it. It returns what
+// it took (at least 1 byte for n > 0).
 func (b *byteBudget) acquire(n int64) int64 {
 	if b == nil || n <= 0 {
 		return 0
@@ -314,9 +324,23 @@ func (c *rewriteConn) checkPacket(hdr []byte, n int) error {
 		c.writeLocked(errPacket(seq+1, erNetPacketTooLarge, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes"))
 		return errPacketTooLarge
 	}
-	if c.limits.budget != nil && (c.cmdSize >= largeCommand || c.midCommand) {
-		c.budgetHeld += c.limits.budget.acquire(int64(n))
-		// Its body, too, must come in reasonable time: 30 s plus 256 KiB/s.
+	if c.limits.budget != nil && c.budgetHeld == 0 && (c.cmdSize >= largeCommand || c.midCommand) {
+		// One reservation per command, never topped up (two commands
+		// each waiting for more while holding part would deadlock): a
+		// command of one packet takes its size, one of several the most
+		// it may grow to (max_allowed_packet, or the whole budget).
+		want := int64(n)
+		if c.midCommand {
+			want = c.limits.budget.total
+			if c.limits.maxPacket > 0 {
+				want = int64(c.limits.maxPacket)
+			}
+		}
+		c.budgetHeld = c.limits.budget.acquire(want)
+	}
+	if c.budgetHeld > 0 {
+		// A packet of a command holding budget must come in reasonable
+		// time: 30 s plus 256 KiB/s.
 		c.Conn.SetReadDeadline(time.Now().Add(netReadTimeout + time.Duration(n>>18)*time.Second))
 		c.bodyDeadline = true
 	}
@@ -377,7 +401,7 @@ func (cfg *Config) connLimits() connLimits {
 	}
 	budget := cfg.LargeCommandBudget
 	if budget == 0 && l.maxPacket > 0 {
-		budget = 4 * int64(l.maxPacket)
+		budget = int64(l.maxPacket)
 	}
 	if budget > 0 {
 		l.budget = newByteBudget(max(budget, largeCommand))

@@ -108,6 +108,7 @@ type rewriteConn struct {
 	cmdSize      int  // bytes of the command read so far
 	budgetHeld   int64
 	bodyDeadline bool // a read deadline is set for the packet body being read
+	passLeft     int  // body bytes of a large packet still to pass through to vitess
 
 	// A handshake packet was read and not answered yet (clienterrs.go).
 	awaitingReply bool
@@ -264,6 +265,9 @@ func (c *rewriteConn) Read(p []byte) (int, error) {
 	if len(c.pending) == 0 && c.raw {
 		return c.r.Read(p)
 	}
+	if len(c.pending) == 0 && c.passLeft > 0 {
+		return c.readPassthrough(p)
+	}
 	if len(c.pending) == 0 {
 		if err := c.next(); err != nil {
 			return 0, err
@@ -274,6 +278,50 @@ func (c *rewriteConn) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// passthroughMin is the size from which a packet's body is not buffered
+// here but handed to vitess as it is read (connlimits.go): vitess copies
+// it into its own buffer anyway, and a large command then costs one copy
+// less. The commands rewritten or answered here are never that large
+// (COM_STMT_PREPARE texts are still buffered whatever their size).
+const passthroughMin = 64 << 10
+
+// passthrough starts handing the body of a large packet (header hdr)
+// straight through Read; it reports false when the packet must be read
+// whole here.
+func (c *rewriteConn) passthrough(hdr []byte, n int) (bool, error) {
+	if n < passthroughMin || !c.authed.Load() || c.raw {
+		return false, nil
+	}
+	if hdr[3] == 0 {
+		b, err := c.r.Peek(1)
+		if err != nil {
+			return false, err
+		}
+		switch b[0] {
+		case comStmtPrepare, comChangeUser, comStatistics, comRefresh:
+			return false, nil
+		}
+		c.lastCmd.Store(uint32(b[0]))
+	}
+	c.pending = append([]byte(nil), hdr...)
+	c.passLeft = n
+	return true, nil
+}
+
+// readPassthrough reads body bytes of a passed-through packet.
+func (c *rewriteConn) readPassthrough(p []byte) (int, error) {
+	if len(p) > c.passLeft {
+		p = p[:c.passLeft]
+	}
+	n, err := c.r.Read(p)
+	c.passLeft -= n
+	if c.passLeft == 0 && c.bodyDeadline {
+		c.bodyDeadline = false
+		c.Conn.SetReadDeadline(time.Time{})
+	}
+	return n, err
+}
+
 // next reads one packet; a prepared statement with := is rewritten.
 func (c *rewriteConn) next() error {
 	var hdr [4]byte
@@ -282,6 +330,9 @@ func (c *rewriteConn) next() error {
 	}
 	n := int(hdr[0]) | int(hdr[1])<<8 | int(hdr[2])<<16
 	if err := c.checkPacket(hdr[:], n); err != nil {
+		return err
+	}
+	if ok, err := c.passthrough(hdr[:], n); ok || err != nil {
 		return err
 	}
 	buf := make([]byte, 4+n)

@@ -154,7 +154,7 @@ type Config struct {
 	// ones get 1153 and the connection is closed.
 	MaxAllowedPacket int
 	// LargeCommandBudget: bytes of commands of 1 MiB or more read or run
-	// at once (4 x MaxAllowedPacket); more wait.
+	// at once (MaxAllowedPacket); more wait.
 	LargeCommandBudget int64
 }
 
