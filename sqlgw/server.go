@@ -33,6 +33,12 @@
 //	types.go      engine types and values <-> catalog types and Datums
 //	exprconv.go   engine expressions -> planner IR
 //	errors.go, mysqlerr.go  error mapping to MySQL codes and texts
+//	connlimits.go accept loop backoff, max_connections, connect/wait
+//	              timeouts, max_allowed_packet, the large-command budget
+//	autoretry.go  autocommit statements run again after a write conflict
+//	clienterrs.go 1065 empty query, 1317/1927 KILL, 1043 bad handshake
+//	sysvars.go    MySQL 8 system variables go-mysql-server lacks
+//	loopback.go   loopback listeners by resolved address
 //
 // # Decisions
 //
@@ -79,7 +85,14 @@
 //     DESC in PRIMARY KEY), so the connection handler reads them from the
 //     statement (partition.go).
 //   - Accounts: the configured user (default root) for any host; an empty
-//     password only on a loopback listener (ErrInsecure otherwise).
+//     password only on a loopback listener (ErrInsecure otherwise; the host
+//     is resolved and the bound address checked, loopback.go).
+//   - Limits (connlimits.go): MySQL's max_connections, connect_timeout,
+//     wait_timeout and max_allowed_packet with MySQL's defaults and error
+//     codes; temporary accept errors (EMFILE) are waited out, a fatal one
+//     ends Serve with an error. Write conflicts of autocommit statements
+//     are retried by the server (autoretry.go); a write the store may have
+//     applied without confirming it is 1180 "outcome unknown" (errors.go).
 //   - TLS: with Config.TLSConfig, clients may upgrade in the handshake (the
 //     mysql CLI's --ssl, drivers' sslMode/tls options); with
 //     RequireSecureTransport, plain connections are refused (error 3159).
