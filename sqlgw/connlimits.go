@@ -6,12 +6,14 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
 )
 
 // Connection limits
@@ -65,7 +67,10 @@ import (
 //
 // The @@ variables of these limits (max_connections, connect_timeout,
 // wait_timeout, interactive_timeout, max_allowed_packet) report the
-// configured values; they are set by the server's flags, not by SET GLOBAL.
+// configured values, which the server's flags set. SET [SESSION]
+// wait_timeout changes the connection's idle timeout (noteSessionTimeouts),
+// as in MySQL; the other limits are the server's (SET GLOBAL of them
+// changes only the reported value).
 
 // MySQL's defaults.
 const (
@@ -429,5 +434,35 @@ func publishLimits(l connLimits) {
 	}
 	for name, v := range vals {
 		sql.SystemVariables.AssignValues(map[string]any{name: v})
+	}
+}
+
+// noteSessionTimeouts applies a statement's SET [SESSION] wait_timeout to
+// its connection (SET GLOBAL reaches the sessions that start later, which
+// copy the global value, from their first statement on). Only short
+// statements that name the variable are looked at.
+func (h *handler) noteSessionTimeouts(c *mysql.Conn, query string) {
+	if len(query) > 4096 || !strings.Contains(strings.ToLower(query), "wait_timeout") || h.conns == nil {
+		return
+	}
+	h.gw.sessMu.Lock()
+	s := h.gw.sessions[c.ConnectionID]
+	h.gw.sessMu.Unlock()
+	if s == nil {
+		return
+	}
+	v, err := s.GetSessionVariable(sql.NewEmptyContext(), "wait_timeout")
+	if err != nil {
+		return
+	}
+	secs, ok := v.(int64)
+	if !ok || secs <= 0 {
+		return
+	}
+	h.conns.mu.Lock()
+	rc := h.conns.m[c.RemoteAddr().String()]
+	h.conns.mu.Unlock()
+	if rc != nil {
+		rc.limits.waitTimeout = time.Duration(secs) * time.Second
 	}
 }

@@ -171,6 +171,16 @@ func TestWaitTimeout(t *testing.T) {
 		t.Fatalf("idle connection: %d %q, want 4031", code, msg)
 	}
 	expectClosed(t, r.c, time.Second)
+
+	// SET SESSION wait_timeout applies to the connection, as in MySQL.
+	r2 := dialRaw(t, srv.Addr().String(), "root", "")
+	if _, msg := r2.query("SET SESSION wait_timeout = 5"); msg != "" {
+		t.Fatal(msg)
+	}
+	time.Sleep(700 * time.Millisecond)
+	if got, msg := r2.query("SELECT @@wait_timeout"); msg != "" || len(got) != 1 || got[0] != "5" {
+		t.Fatalf("after SET SESSION wait_timeout = 5, idle 0.7 s: %q %q", got, msg)
+	}
 }
 
 // TestMaxAllowedPacket: a statement over max_allowed_packet gets 1153 and

@@ -192,6 +192,7 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 		return errEmptyQuery() // clienterrs.go
 	}
 	h.kills.noteKill(query)
+	defer h.noteSessionTimeouts(c, query) // connlimits.go
 	query = rewriteAssignments(query)
 	h.gw.parts.notePartitionBy(c.ConnectionID, query)
 	defer h.gw.parts.clear(c.ConnectionID)
@@ -216,6 +217,7 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 		return "", errEmptyQuery() // clienterrs.go
 	}
 	h.kills.noteKill(query)
+	defer h.noteSessionTimeouts(c, query) // connlimits.go
 	query = rewriteAssignments(query)
 	h.gw.parts.notePartitionBy(c.ConnectionID, query)
 	defer h.gw.parts.clear(c.ConnectionID)
