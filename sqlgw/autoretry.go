@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -68,13 +69,27 @@ func (h *handler) autocommitStatement(c *mysql.Conn, query string) bool {
 	if s == nil || s.GetIgnoreAutoCommit() || s.tx != nil || s.GetTransaction() != nil {
 		return false
 	}
-	v, err := s.GetSessionVariable(sql.NewEmptyContext(), "autocommit")
+	v, err := s.GetSessionVariable(varCtx(), "autocommit")
 	if err != nil {
 		return false
 	}
-	on, _ := sql.ConvertToBool(sql.NewEmptyContext(), v)
-	return on
+	switch x := v.(type) {
+	case int8:
+		return x != 0
+	case int64:
+		return x != 0
+	case int:
+		return x != 0
+	case bool:
+		return x
+	}
+	return false
 }
+
+// varCtx is a context for reading session variables outside a statement
+// (BaseSession does not use it; built once: a new one copies every
+// system variable).
+var varCtx = sync.OnceValue(sql.NewEmptyContext)
 
 // retriableConflict reports whether err is a write conflict that left
 // nothing applied.

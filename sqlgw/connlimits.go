@@ -451,7 +451,7 @@ func (h *handler) noteSessionTimeouts(c *mysql.Conn, query string) {
 	if s == nil {
 		return
 	}
-	v, err := s.GetSessionVariable(sql.NewEmptyContext(), "wait_timeout")
+	v, err := s.GetSessionVariable(varCtx(), "wait_timeout")
 	if err != nil {
 		return
 	}
