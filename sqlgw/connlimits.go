@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -442,7 +441,7 @@ func publishLimits(l connLimits) {
 // copy the global value, from their first statement on). Only short
 // statements that name the variable are looked at.
 func (h *handler) noteSessionTimeouts(c *mysql.Conn, query string) {
-	if len(query) > 4096 || !strings.Contains(strings.ToLower(query), "wait_timeout") || h.conns == nil {
+	if len(query) > 4096 || !containsFoldASCII(query, "wait_timeout") || h.conns == nil {
 		return
 	}
 	h.gw.sessMu.Lock()
@@ -465,4 +464,25 @@ func (h *handler) noteSessionTimeouts(c *mysql.Conn, query string) {
 	if rc != nil {
 		rc.limits.waitTimeout = time.Duration(secs) * time.Second
 	}
+}
+
+// containsFoldASCII reports whether s contains sub (lowercase ASCII),
+// ignoring ASCII case, without allocating.
+func containsFoldASCII(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		j := 0
+		for ; j < len(sub); j++ {
+			c := s[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != sub[j] {
+				break
+			}
+		}
+		if j == len(sub) {
+			return true
+		}
+	}
+	return false
 }
