@@ -268,7 +268,7 @@ func (c *rewriteConn) readHeader(hdr []byte) error {
 	waiting := c.authed.Load() && !c.midCommand && c.limits.waitTimeout > 0 && c.r.Buffered() == 0
 	c.releaseBudget()
 	if !waiting {
-		if c.budgetHeld > 0 {
+		if c.budgetHeld.Load() > 0 {
 			// The next packet of a large command: it may not hold its
 			// share of the budget forever (MySQL's net_read_timeout).
 			c.Conn.SetReadDeadline(time.Now().Add(netReadTimeout))
@@ -328,7 +328,7 @@ func (c *rewriteConn) checkPacket(hdr []byte, n int) error {
 		c.writeLocked(errPacket(seq+1, erNetPacketTooLarge, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes"))
 		return errPacketTooLarge
 	}
-	if c.limits.budget != nil && c.budgetHeld == 0 && (c.cmdSize >= largeCommand || c.midCommand) {
+	if c.limits.budget != nil && c.budgetHeld.Load() == 0 && (c.cmdSize >= largeCommand || c.midCommand) {
 		// One reservation per command, never topped up (two commands
 		// each waiting for more while holding part would deadlock): a
 		// command of one packet takes its size, one of several the most
@@ -340,9 +340,9 @@ func (c *rewriteConn) checkPacket(hdr []byte, n int) error {
 				want = int64(c.limits.maxPacket)
 			}
 		}
-		c.budgetHeld = c.limits.budget.acquire(want)
+		c.budgetHeld.Store(c.limits.budget.acquire(want))
 	}
-	if c.budgetHeld > 0 {
+	if c.budgetHeld.Load() > 0 {
 		// A packet of a command holding budget must come in reasonable
 		// time: 30 s plus 256 KiB/s.
 		c.Conn.SetReadDeadline(time.Now().Add(netReadTimeout + time.Duration(n>>18)*time.Second))
@@ -353,11 +353,10 @@ func (c *rewriteConn) checkPacket(hdr []byte, n int) error {
 
 // releaseBudget returns the budget the last command took.
 func (c *rewriteConn) releaseBudget() {
-	if c.midCommand || c.budgetHeld == 0 {
+	if c.midCommand {
 		return
 	}
-	c.limits.budget.release(c.budgetHeld)
-	c.budgetHeld = 0
+	c.limits.budget.release(c.budgetHeld.Swap(0))
 }
 
 // writeLocked writes p under the connection's write lock.

@@ -104,11 +104,11 @@ type rewriteConn struct {
 	connectTimer *time.Timer
 	onClose      func()
 	closeOnce    sync.Once
-	midCommand   bool // the last packet read was a full 16 MiB one: more follow
-	cmdSize      int  // bytes of the command read so far
-	budgetHeld   int64
-	bodyDeadline bool // a read deadline is set for the packet body being read
-	passLeft     int  // body bytes of a large packet still to pass through to vitess
+	midCommand   bool         // the last packet read was a full 16 MiB one: more follow
+	cmdSize      int          // bytes of the command read so far
+	budgetHeld   atomic.Int64 // large-command budget held (Close may run on another goroutine)
+	bodyDeadline bool         // a read deadline is set for the packet body being read
+	passLeft     int          // body bytes of a large packet still to pass through to vitess
 
 	// A handshake packet was read and not answered yet (clienterrs.go).
 	awaitingReply bool
@@ -122,11 +122,7 @@ func (c *rewriteConn) Close() error {
 		if c.connectTimer != nil {
 			c.connectTimer.Stop()
 		}
-		c.wmu.Lock()
-		held := c.budgetHeld
-		c.budgetHeld = 0
-		c.wmu.Unlock()
-		c.limits.budget.release(held)
+		c.limits.budget.release(c.budgetHeld.Swap(0))
 		if c.onClose != nil {
 			c.onClose()
 		}
