@@ -153,8 +153,8 @@ func TestCommonSystemVariables(t *testing.T) {
 	ts := startServer(t, store)
 	c := ts.conn()
 	expectRows(t, c, "SELECT @@optimizer_switch LIKE 'index_merge=on,%hash_join=on%', @@session.optimizer_switch = @@global.optimizer_switch", "1\t1")
-	expectRows(t, c, "SELECT @@have_ssl, @@have_openssl, @@innodb_version, @@innodb_file_per_table, @@innodb_page_size, @@innodb_strict_mode, @@profiling",
-		"DISABLED\tDISABLED\t8.0.33\t1\t16384\t1\t0")
+	expectRows(t, c, "SELECT @@have_ssl, @@have_openssl, @@innodb_version, @@innodb_file_per_table, @@innodb_page_size, @@profiling",
+		"DISABLED\tDISABLED\t8.0.33\t1\t16384\t0")
 	mustExec(t, c, "SET SESSION optimizer_switch = 'mrr=off'")
 	expectRows(t, c, "SELECT @@optimizer_switch", "mrr=off")
 	expectErrno(t, c, 1238, "SET GLOBAL innodb_file_per_table = OFF")

@@ -63,7 +63,6 @@ func init() {
 		str("have_symlink", "DISABLED"),
 		str("innodb_version", "8.0.33"),
 		onOff("innodb_file_per_table", true),
-		onOff("innodb_strict_mode", true),
 		num("innodb_page_size", 16384),
 		str("innodb_default_row_format", "dynamic"),
 		num("innodb_flush_log_at_trx_commit", 1),
