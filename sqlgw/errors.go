@@ -86,6 +86,3 @@ func mapError(err error) error {
 	}
 	return err
 }
-
-// erErrorDuringCommit is MySQL's ER_ERROR_DURING_COMMIT.
-const erErrorDuringCommit = 1180

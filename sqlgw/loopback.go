@@ -10,15 +10,14 @@ import (
 // Loopback listeners
 //
 // Without a password the server only listens on loopback (ErrInsecure
-// otherwise). "Loopback" used to be a test of the host's spelling (a
-// prefix "127." or "localhost"), so a host name such as 127.x.example,
-// which may resolve to any address, opened an unauthenticated listener on
-// it. Now the host is resolved and every address it has must be a
-// loopback address (net.IP.IsLoopback: 127.0.0.0/8, ::1); an address
-// that cannot be resolved is not loopback. After listening, the address
-// actually bound is checked again the same way (a name could resolve
-// differently the second time), and so is the address of a listener
-// given in Config.Listener.
+// otherwise, accounts.go). "Loopback" used to be a test of the host's
+// spelling (a prefix "127." or "localhost"), so a host name such as
+// 127.x.example, which may resolve to any address, opened an
+// unauthenticated listener on whatever it resolved to. Now the address the
+// listener actually bound decides (server.go), by net.IP.IsLoopback
+// (127.0.0.0/8, ::1); a name given to isLoopback is resolved and every
+// address it has must be loopback, and one that cannot be resolved is
+// not.
 
 // isLoopback reports whether host (an IP address, possibly in brackets or
 // with a zone, or a name) stands only for loopback addresses.
@@ -45,17 +44,4 @@ func isLoopback(host string) bool {
 		}
 	}
 	return true
-}
-
-// boundLoopback reports whether a listener's own address is loopback.
-func boundLoopback(addr net.Addr) bool {
-	if ta, ok := addr.(*net.TCPAddr); ok {
-		return ta.IP.IsLoopback()
-	}
-	host, _, err := net.SplitHostPort(addr.String())
-	if err != nil {
-		return false
-	}
-	ip := net.ParseIP(strings.Trim(host, "[]"))
-	return ip != nil && ip.IsLoopback()
 }
