@@ -33,7 +33,9 @@ import (
 //     connections" (SQLSTATE 08004) in place of the greeting and closed.
 //   - connect_timeout (Config.ConnectTimeout, default 10 s as MySQL): a
 //     connection not authenticated that long after it was accepted is
-//     closed, whatever it sent. Before authentication a packet may hold at
+//     closed, whatever it sent (including one still waiting out a failed-
+//     login delay, accounts_auth.go: brute force holds no descriptor
+//     beyond connect_timeout). Before authentication a packet may hold at
 //     most preAuthMaxPacket bytes (a handshake response with every
 //     connection attribute is a few KiB): a client announcing more is
 //     answered 1043 "Bad handshake" and closed without the body being
