@@ -216,7 +216,9 @@ func (s *Store) Get(ctx context.Context, table, pk, rk string, opts *storage.Get
 
 // Query implements storage.Store. A filter is widened to also return
 // locked entities (whose committed value the store cannot see) and
-// evaluated again on the resolved values.
+// evaluated again on their resolved values only: an entity without a lock
+// passed the caller's filter in the store, and carries only the projected
+// properties, not necessarily those the filter names.
 func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*storage.Page, error) {
 	if strings.EqualFold(table, s.table) {
 		return s.Store.Query(ctx, table, q)
@@ -245,11 +247,16 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 			if v == nil {
 				continue
 			}
+			// The store evaluated the filter on the locked value: evaluate
+			// it on the resolved one (which has every property).
+			if q.Filter != nil && !storage.Eval(q.Filter, v) {
+				continue
+			}
 			e = v
 		}
-		if q.Filter != nil && !storage.Eval(q.Filter, e) {
-			continue
-		}
+		// An entity without a lock passed the caller's filter in the store
+		// (each widened conjunct reduces to it), and may lack the
+		// properties the filter names but the projection leaves out.
 		out = append(out, project(e, q.Select))
 	}
 	page.Entities = out

@@ -380,3 +380,55 @@ func TestCommitMultiBatch(t *testing.T) {
 		t.Fatal("the multi-batch path wrote a transaction record")
 	}
 }
+
+// TestFilterOnUnselectedProperty: a query whose filter names a property
+// its projection leaves out returns the rows the store's filter kept (the
+// filter is evaluated again only on the values the resolution produced,
+// which carry every property), with or without a lock pending.
+func TestFilterOnUnselectedProperty(t *testing.T) {
+	ctx := context.Background()
+	inner := setup(t)
+	s := txn.Wrap(inner, "txns", txn.Options{})
+	gs := transfer(t, s)
+	q := func() []string {
+		t.Helper()
+		page, err := s.Query(ctx, table, &storage.Query{Filter: storage.Ge("bal", storage.Int64(100)), Select: []string{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range page.Entities {
+			got = append(got, e.PartitionKey)
+		}
+		return got
+	}
+	if got := fmt.Sprint(q()); got != "[p0 p1 p2 p3 p4 p5 p6 p7 p8 p9]" {
+		t.Fatalf("no lock: %s", got)
+	}
+	hold := make(chan struct{})
+	done := make(chan error)
+	go func() { done <- s.Commit(ctx, gs, func() error { <-hold; return nil }) }()
+	for i := 0; ; i++ {
+		e, err := inner.Get(ctx, table, "p8", "r", nil)
+		if err == nil {
+			if _, ok := e.Properties[txn.PropLock]; ok {
+				break
+			}
+		}
+		if i > 1000 {
+			t.Fatal("no lock written")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	got := fmt.Sprint(q())
+	close(hold)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got != "[p0 p1 p2 p3 p4 p5 p6 p7 p8 p9]" {
+		t.Fatalf("locks pending: %s", got)
+	}
+	if got := fmt.Sprint(q()); got != "[p10 p5 p6 p7 p8]" {
+		t.Fatalf("after commit: %s", got)
+	}
+}
