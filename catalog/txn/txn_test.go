@@ -432,3 +432,58 @@ func TestFilterOnUnselectedProperty(t *testing.T) {
 		t.Fatalf("after commit: %s", got)
 	}
 }
+
+// slowIntents delays the batches of intent values after the record's own
+// (a large transaction on a slow link), and runs another gateway's
+// recovery sweep meanwhile.
+type slowIntents struct {
+	storage.Store
+	delay time.Duration
+	sweep func()
+}
+
+func (s slowIntents) Batch(ctx context.Context, tbl string, ops []storage.Operation) ([]storage.ETag, error) {
+	if tbl == "txns" && ops[0].Kind == storage.OpInsert && ops[0].Entity.RowKey != "r" {
+		time.Sleep(s.delay)
+		s.sweep()
+	}
+	return s.Store.Batch(ctx, tbl, ops)
+}
+
+// TestLeaseRenewedWhileWritingIntents: a transaction whose intent values
+// take longer than the lease to write keeps its record alive from the
+// moment it is written, so another gateway's sweep does not abort it.
+func TestLeaseRenewedWhileWritingIntents(t *testing.T) {
+	ctx := context.Background()
+	inner := setup(t)
+	lease := 200 * time.Millisecond
+	other := txn.Wrap(inner, "txns", txn.Options{Lease: lease})
+	var swept txn.RecoverStats
+	slow := slowIntents{Store: inner, delay: 2 * lease, sweep: func() {
+		st, err := other.Recover(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		swept = st
+	}}
+	s := txn.Wrap(slow, "txns", txn.Options{Lease: lease})
+	// 2 x 80 inserts: 161 record-table entities, two batches.
+	var gs []txn.Group
+	for _, pk := range []string{"q0", "q1"} {
+		g := txn.Group{Table: table}
+		for i := 0; i < 80; i++ {
+			g.Ops = append(g.Ops, storage.Operation{Kind: storage.OpInsert, Entity: &storage.Entity{PartitionKey: pk, RowKey: fmt.Sprintf("r%03d", i), Properties: storage.Properties{"bal": storage.Int64(1)}}})
+		}
+		gs = append(gs, g)
+	}
+	if err := s.Commit(ctx, gs, nil); err != nil {
+		t.Fatalf("commit (sweep meanwhile: %+v): %v", swept, err)
+	}
+	if swept.Pending != 1 || swept.Resolved != 0 {
+		t.Fatalf("the sweep during the commit: %+v, want the record left pending", swept)
+	}
+	page, err := other.Query(ctx, table, &storage.Query{Partition: storage.Exactly("q1")})
+	if err != nil || len(page.Entities) != 80 {
+		t.Fatalf("after commit: %d rows, %v", len(page.Entities), err)
+	}
+}
