@@ -198,7 +198,11 @@ func (s *Store) Commit(ctx context.Context, groups []Group, beforeCommit func() 
 	// with it when the rows are locked (a row's continuation and index
 	// entities share the batch of its conditional main entity). In a
 	// group without any, unconditional updates and deletes are made
-	// conditional on the ETag read now.
+	// conditional on the ETag read now; one whose entity reads as absent
+	// (absent, or another transaction's placeholder, which an
+	// unconditional Merge of the lock would take over) fails as the store
+	// would fail it, before any lock is written.
+	var preErr error
 	for gi := range groups {
 		conditional := false
 		for _, op := range groups[gi].Ops {
@@ -209,9 +213,14 @@ func (s *Store) Commit(ctx context.Context, groups []Group, beforeCommit func() 
 		}
 		for i, op := range groups[gi].Ops {
 			if (op.Kind == storage.OpUpdate || op.Kind == storage.OpDelete) && (op.IfMatch == "" || op.IfMatch == storage.ETagAny) {
-				if cur, err := s.Get(ctx, groups[gi].Table, op.Entity.PartitionKey, op.Entity.RowKey, &storage.GetOptions{Select: []string{}}); err == nil {
-					groups[gi].Ops[i].IfMatch = cur.ETag
+				cur, err := s.Get(ctx, groups[gi].Table, op.Entity.PartitionKey, op.Entity.RowKey, &storage.GetOptions{Select: []string{}})
+				if err != nil {
+					if preErr == nil {
+						preErr = &GroupError{Group: gi, Err: &storage.BatchError{Index: i, Err: err}}
+					}
+					continue
 				}
+				groups[gi].Ops[i].IfMatch = cur.ETag
 			}
 		}
 	}
@@ -219,7 +228,7 @@ func (s *Store) Commit(ctx context.Context, groups []Group, beforeCommit func() 
 	lockETags := make([][]storage.ETag, len(groups))
 	var (
 		mu       sync.Mutex
-		firstErr error
+		firstErr = preErr
 		wg       sync.WaitGroup
 		sem      = make(chan struct{}, parallel)
 	)

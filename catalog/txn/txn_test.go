@@ -487,3 +487,54 @@ func TestLeaseRenewedWhileWritingIntents(t *testing.T) {
 		t.Fatalf("after commit: %d rows, %v", len(page.Entities), err)
 	}
 }
+
+// TestUnconditionalWriteOverLivePlaceholder: an unconditional update in a
+// group without a conditional operation, of an entity another transaction
+// is inserting (its placeholder reads as absent), fails as an update of an
+// absent entity; it does not take over the placeholder's lock, and the
+// insert commits.
+func TestUnconditionalWriteOverLivePlaceholder(t *testing.T) {
+	ctx := context.Background()
+	inner := setup(t)
+	s := txn.Wrap(inner, "txns", txn.Options{})
+	other := txn.Wrap(inner, "txns", txn.Options{})
+	gs := transfer(t, s)
+	hold := make(chan struct{})
+	done := make(chan error)
+	go func() { done <- s.Commit(ctx, gs, func() error { <-hold; return nil }) }()
+	for i := 0; ; i++ {
+		if e, err := inner.Get(ctx, table, "p10", "r", nil); err == nil {
+			if _, ok := e.Properties[txn.PropLock]; ok {
+				break
+			}
+		}
+		if i > 1000 {
+			t.Fatal("no placeholder written")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	z0, err := other.Insert(ctx, table, ent("z0", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = other.Commit(ctx, []txn.Group{
+		{Table: table, Ops: []storage.Operation{{Kind: storage.OpUpdate, IfMatch: z0, Entity: ent("z0", 2)}}},
+		{Table: table, Ops: []storage.Operation{{Kind: storage.OpUpdate, Entity: ent("p10", 7)}}},
+	}, nil)
+	var ge *txn.GroupError
+	if !errors.As(err, &ge) || ge.Group != 1 || !errors.Is(err, storage.ErrNotFound) {
+		t.Errorf("update of an entity being inserted: %v, want not found in group 1", err)
+	}
+	close(hold)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	st := state(t, other)
+	if z := st["z0"]; z != 1 {
+		t.Errorf("z0 = %d after a failed commit, want 1", z)
+	}
+	delete(st, "z0")
+	if got := classify(st); got != "new" {
+		t.Fatalf("after the insert's commit: %s (%v)", got, st)
+	}
+}
