@@ -67,7 +67,13 @@
 // A query's filter is evaluated by the store on the previous values, so
 // Query widens each top-level conjunct to also keep locked entities
 // (a PropLock above the empty string), and evaluates the caller's filter again on the
-// resolved values. Terminal states are cached per transaction id.
+// resolved values (the page brings the properties the filter names).
+// One page shows each transaction on one side of its commit point: once
+// an entity of the page found a transaction pending, its other locked
+// entities in the page show their previous values as the page has them,
+// even if it commits meanwhile (one row split over several entities is
+// never torn, and a page is not a mix of before and after). Terminal
+// states are cached per transaction id.
 //
 // Recover (the gateway runs it at start-up and periodically) lists the
 // records past their lease, aborts the pending ones, resolves every lock

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -536,5 +537,76 @@ func TestUnconditionalWriteOverLivePlaceholder(t *testing.T) {
 	delete(st, "z0")
 	if got := classify(st); got != "new" {
 		t.Fatalf("after the insert's commit: %s (%v)", got, st)
+	}
+}
+
+// hookGet runs hook once, before returning the first Get of table tbl.
+type hookGet struct {
+	storage.Store
+	tbl  string
+	once *sync.Once
+	hook func()
+}
+
+func (h hookGet) Get(ctx context.Context, tbl, pk, rk string, o *storage.GetOptions) (*storage.Entity, error) {
+	e, err := h.Store.Get(ctx, tbl, pk, rk, o)
+	if tbl == h.tbl {
+		h.once.Do(h.hook)
+	}
+	return e, err
+}
+
+// TestQueryPageOneOutcome: a query page that met a transaction's lock
+// pending shows that transaction's previous values in every entity of
+// the page, even when the transaction commits while the page is being
+// resolved; otherwise one page (one row split over several entities, or
+// a SUM over the accounts) mixes the values before and after the commit.
+func TestQueryPageOneOutcome(t *testing.T) {
+	ctx := context.Background()
+	inner := setup(t)
+	s := txn.Wrap(inner, "txns", txn.Options{})
+	gs := transfer(t, s)
+	hold := make(chan struct{})
+	done := make(chan error, 1)
+	go func() { done <- s.Commit(ctx, gs, func() error { <-hold; return nil }) }()
+	for i := 0; ; i++ {
+		if e, err := inner.Get(ctx, table, "p10", "r", nil); err == nil {
+			if _, ok := e.Properties[txn.PropLock]; ok {
+				break
+			}
+		}
+		if i > 1000 {
+			t.Fatal("no lock written")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	var commitErr error
+	// The transaction commits (and resolves every lock) right after the
+	// reader's first record read, which finds it pending.
+	reader := txn.Wrap(hookGet{Store: inner, tbl: "txns", once: &sync.Once{}, hook: func() {
+		close(hold)
+		commitErr = <-done
+	}}, "txns", txn.Options{})
+	page, err := reader.Query(ctx, table, &storage.Query{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-hold:
+	default:
+		t.Fatal("the reader read no record")
+	}
+	if commitErr != nil {
+		t.Fatal(commitErr)
+	}
+	got := map[string]int64{}
+	for _, e := range page.Entities {
+		got[e.PartitionKey] = e.Properties["bal"].Int()
+	}
+	if c := classify(got); c != "old" {
+		t.Fatalf("one page across the commit point: %s %v", c, got)
+	}
+	if c := classify(state(t, reader)); c != "new" {
+		t.Fatalf("the next query: %s (raw %v)", c, state(t, inner))
 	}
 }
