@@ -238,11 +238,12 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 	out := page.Entities[:0]
 	var pinned map[string]bool
 	for _, e := range page.Entities {
-		if l, ok := parseLock(e); ok && pinned[l.id] {
+		if l, ok := parseLock(e); ok && pinned[l.id] && (l.flag != "u" || q2.Select == nil) {
 			// A transaction an earlier entity of the page found pending:
 			// its previous value, as the page has it (the record is not
 			// asked again, the entity not read again: either may show the
-			// transaction committed since).
+			// transaction committed since). An upsert's lock in a
+			// projection cannot tell a placeholder: read whole below.
 			v := stripped(e)
 			v.ETag = storage.ETag(poison) + e.ETag
 			if placeholder(l, e) || q.Filter != nil && !storage.Eval(q.Filter, v) {
