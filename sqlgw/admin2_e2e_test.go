@@ -6,14 +6,13 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/sqlgw/sqlgw/sqlgw"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // TestAdmin2Flush: the FLUSH statements mysqladmin and migration scripts
@@ -253,18 +252,10 @@ func (r *rawConn) changeUser(user, password, db, plugin string) ([]byte, bool) {
 	return r.read(), true
 }
 
+// startServerPassword starts a server on an in-memory store whose root
+// account has the password, and returns its address.
 func startServerPassword(t *testing.T, password string) string {
-	store, _ := memoryBackend.open(t)
-	srv, err := sqlgw.NewServer(context.Background(), sqlgw.Config{
-		Listen: "127.0.0.1:0", Store: store, Password: password,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve()
-	t.Cleanup(func() { srv.Close(context.Background()) })
-	return srv.Addr().String()
+	return sqltest.StartBackend(t, sqltest.Memory, sqltest.Options{Password: password}).Addr()
 }
 
 // TestAdmin2Statistics: COM_STATISTICS is answered with MySQL's string,

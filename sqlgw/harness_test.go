@@ -8,11 +8,13 @@ package sqlgw_test
 // new tests use sqltest directly (sqltest.NewRunner, sqltest.ForEachBackend).
 
 import (
+	"context"
 	"database/sql"
 	"os"
 	"testing"
 
 	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/catalog/ixmaint"
 	"github.com/sqlgw/sqlgw/sqlgw"
 	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage"
@@ -111,4 +113,35 @@ func forEachBackend(t *testing.T, f func(t *testing.T, ts *testServer)) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, s *sqltest.Server) {
 		f(t, wrapServer(t, s))
 	})
+}
+
+// forEachBackendStore is forEachBackend with the server's store and
+// catalog options, for tests that look at the entities.
+func forEachBackendStore(t *testing.T, f func(t *testing.T, ts *testServer, st storage.Store, co catalog.Options)) {
+	forEachBackend(t, func(t *testing.T, ts *testServer) { f(t, ts, ts.Store, ts.Catalog) })
+}
+
+// noClose keeps a store open when a server closes it, so that a "crashed"
+// server's store can be reopened by the next one (sqltest.NoClose).
+type noClose struct{ storage.Store }
+
+func (noClose) Close() error { return nil }
+
+// recoverIndexes runs index recovery (ixmaint) on table db.name of store
+// and returns what ixmaint.Check then finds wrong with its indexes.
+func recoverIndexes(t *testing.T, store storage.Store, db, name string) ([]ixmaint.Mismatch, error) {
+	t.Helper()
+	ctx := context.Background()
+	cat, err := catalog.Open(ctx, store, catalog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := cat.Table(ctx, db, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (&ixmaint.Maintainer{Store: store}).Recover(ctx, tbl, true); err != nil {
+		t.Fatal(err)
+	}
+	return ixmaint.Check(ctx, store, tbl)
 }

@@ -9,10 +9,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/sqlgw/sqlgw/catalog"
-	"github.com/sqlgw/sqlgw/catalog/ixmaint"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage"
-	"github.com/sqlgw/sqlgw/storage/faultstore"
 	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
@@ -216,12 +214,6 @@ func TestConcurrentUniqueInsertsE2E(t *testing.T) {
 	})
 }
 
-// noClose keeps a store open when a server closes it, so that a "crashed"
-// server's store can be reopened by the next one.
-type noClose struct{ storage.Store }
-
-func (noClose) Close() error { return nil }
-
 // TestIndexCrashRecovery crashes the store under a server at every request
 // of indexed INSERT, UPDATE (indexed value changing or not) and DELETE
 // statements, then: a new server on the same data answers every indexed
@@ -235,63 +227,34 @@ func TestIndexCrashRecovery(t *testing.T) {
 		"DELETE FROM t WHERE id = 3",
 		"INSERT INTO t VALUES (10, 0, 10, 'x', 1)", // unique violation
 	}
-	ctx := context.Background()
 	for _, stmt := range stmts {
-		for n := 1; ; n++ {
-			done := false
-			for _, applied := range []bool{false, true} {
-				inner, err := pebble.OpenMemory()
-				if err != nil {
-					t.Fatal(err)
-				}
-				fs := faultstore.New(noClose{inner})
-				ts := startServer(t, fs)
-				c := ts.conn()
-				mustExec(t, c, "CREATE DATABASE d")
-				mustExec(t, c, "USE d")
-				mustExec(t, c, "CREATE TABLE t (id INT PRIMARY KEY, p INT, a INT, b VARCHAR(10), c INT, KEY ga (a) COMMENT 'sqlgw: cover=(c)', UNIQUE KEY ub (b))")
-				mustExec(t, c, "INSERT INTO t VALUES (1, 0, 10, 'x', 1), (2, 1, 10, 'y', 2), (3, 1, 20, NULL, 3), (4, 0, NULL, NULL, 4)")
-				fs.CrashAt(n, applied)
-				c.ExecContext(ctx, stmt)
-				if !fs.Crashed() {
-					done = true
-				}
-				ts.stop()
-				// A new server on what the store holds, before recovery.
-				ts2 := startServer(t, noClose{inner})
-				c2 := ts2.conn()
-				mustExec(t, c2, "USE d")
+		sqltest.CrashAtEveryRequest(t, sqltest.Crash{
+			Name: stmt,
+			Setup: func(r *sqltest.Runner, _ storage.Store) {
+				r.ExecAll("CREATE DATABASE d", "USE d",
+					"CREATE TABLE t (id INT PRIMARY KEY, p INT, a INT, b VARCHAR(10), c INT, KEY ga (a) COMMENT 'sqlgw: cover=(c)', UNIQUE KEY ub (b))",
+					"INSERT INTO t VALUES (1, 0, 10, 'x', 1), (2, 1, 10, 'y', 2), (3, 1, 20, NULL, 3), (4, 0, NULL, NULL, 4)")
+			},
+			Op: func(r *sqltest.Runner) { r.Try(stmt) },
+			// A new server on what the store holds, before recovery.
+			Check: func(r *sqltest.Runner, _ storage.Store, p sqltest.CrashPoint) {
+				r.Exec("USE d")
 				for _, w := range []string{"a = 10", "a = 20", "a = 30", "a = 40", "b = 'x'", "b = 'y'", "b = 'z'", "b = 'w'"} {
 					for _, sel := range []string{"*", "id, a, c"} {
-						got := rows(t, c2, fmt.Sprintf("SELECT %s FROM t WHERE %s ORDER BY id", sel, w))
-						want := rows(t, c2, fmt.Sprintf("SELECT %s FROM t WHERE CONCAT(%s) ORDER BY id", sel, w)) // opaque: a scan
+						got := r.Rows(fmt.Sprintf("SELECT %s FROM t WHERE %s ORDER BY id", sel, w))
+						want := r.Rows(fmt.Sprintf("SELECT %s FROM t WHERE CONCAT(%s) ORDER BY id", sel, w)) // opaque: a scan
 						if !slices.Equal(got, want) {
-							t.Errorf("%s crash at %d (applied=%v): WHERE %s: %v, want %v", stmt, n, applied, w, got, want)
+							t.Errorf("%s %s: WHERE %s: %v, want %v", stmt, p, w, got, want)
 						}
 					}
 				}
-				ts2.stop()
-				cat, err := catalog.Open(ctx, inner, catalog.Options{})
-				if err != nil {
-					t.Fatal(err)
+			},
+			After: func(store storage.Store, p sqltest.CrashPoint) {
+				if mm, err := recoverIndexes(t, store, "d", "t"); err != nil || len(mm) > 0 {
+					t.Errorf("%s %s: after recovery: %v %v", stmt, p, mm, err)
 				}
-				tbl, err := cat.Table(ctx, "d", "t")
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, err := (&ixmaint.Maintainer{Store: inner}).Recover(ctx, tbl, true); err != nil {
-					t.Fatal(err)
-				}
-				if mm, err := ixmaint.Check(ctx, inner, tbl); err != nil || len(mm) > 0 {
-					t.Errorf("%s crash at %d (applied=%v): after recovery: %v %v", stmt, n, applied, mm, err)
-				}
-				inner.Close()
-			}
-			if done || t.Failed() {
-				t.Logf("%s: %d crash points", stmt, n-1)
-				break
-			}
-		}
+			},
+		})
 	}
 }
 

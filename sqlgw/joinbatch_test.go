@@ -2,17 +2,14 @@ package sqlgw_test
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
-	"io"
-	"log/slog"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/sqlgw/sqlgw/catalog"
-	"github.com/sqlgw/sqlgw/sqlgw"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage"
 	"github.com/sqlgw/sqlgw/storage/pebble"
 )
@@ -220,9 +217,7 @@ func lookupFixture(t testing.TB, c execer, n int) {
 
 func mustExecTB(t testing.TB, c execer, q string) {
 	t.Helper()
-	if _, err := c.ExecContext(context.Background(), q); err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
+	sqltest.NewRunner(t, c).Exec(q)
 }
 
 func rowsTB(t testing.TB, c execer, q string) int {
@@ -358,23 +353,7 @@ func BenchmarkLookupJoin(b *testing.B) {
 		b.Fatal(err)
 	}
 	slow := &slowStore{Store: store}
-	srv, err := sqlgw.NewServer(context.Background(), sqlgw.Config{Listen: "127.0.0.1:0", Store: slow,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		b.Fatal(err)
-	}
-	go srv.Serve()
-	defer srv.Close(context.Background())
-	db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", srv.Addr()))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	c, err := db.Conn(context.Background())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
+	c := sqltest.Start(b, slow, sqltest.Options{}).Conn()
 	lookupFixture(b, c, 1000)
 	const q = "SELECT /*+ LOOKUP_JOIN(o2,big) JOIN_ORDER(o2,big) */ o2.id, big.g FROM o2 JOIN big ON big.id = o2.bid"
 	for _, delay := range []struct {

@@ -9,9 +9,8 @@ import (
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/catalog/ixmaint"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage"
-	"github.com/sqlgw/sqlgw/storage/faultstore"
-	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
 // warningCodes returns the codes of SHOW WARNINGS.
@@ -249,80 +248,40 @@ func TestUniqueSwapCrash(t *testing.T) {
 		{nil, []string{"UPDATE t SET u = u + 1 ORDER BY u DESC"}},
 		{[]string{"BEGIN", "DELETE FROM t WHERE id = 3", "UPDATE t SET u = 3, c = 0 WHERE id = 1"}, []string{"COMMIT"}},
 	}
-	ctx := context.Background()
 	for _, st := range steps {
 		name := strings.Join(append(st.setup, st.commit...), "; ")
-		for n := 1; ; n++ {
-			done := false
-			for _, applied := range []bool{false, true} {
-				inner, err := pebble.OpenMemory()
-				if err != nil {
-					t.Fatal(err)
-				}
-				fs := faultstore.New(noClose{inner})
-				ts := startServer(t, fs)
-				c := ts.conn()
-				mustExec(t, c, "CREATE DATABASE d")
-				mustExec(t, c, "USE d")
-				mustExec(t, c, "CREATE TABLE t (id INT PRIMARY KEY, u INT, c INT, UNIQUE KEY uu (u) COMMENT 'sqlgw: cover=(c)')")
-				mustExec(t, c, "INSERT INTO t VALUES (1, 1, 10), (2, 2, 20), (3, 3, 30)")
-				for _, q := range st.setup {
-					mustExec(t, c, q)
-				}
-				fs.CrashAt(n, applied)
+		dup := false
+		sqltest.CrashAtEveryRequest(t, sqltest.Crash{
+			Name: name,
+			Setup: func(r *sqltest.Runner, _ storage.Store) {
+				r.ExecAll("CREATE DATABASE d", "USE d",
+					"CREATE TABLE t (id INT PRIMARY KEY, u INT, c INT, UNIQUE KEY uu (u) COMMENT 'sqlgw: cover=(c)')",
+					"INSERT INTO t VALUES (1, 1, 10), (2, 2, 20), (3, 3, 30)")
+				r.ExecAll(st.setup...)
+			},
+			Op: func(r *sqltest.Runner) {
 				for _, q := range st.commit {
-					c.ExecContext(ctx, q)
+					r.Try(q)
 				}
-				if !fs.Crashed() {
-					done = true
-				}
-				ts.stop()
-				ts2 := startServer(t, noClose{inner})
-				c2 := ts2.conn()
-				mustExec(t, c2, "USE d")
+			},
+			Check: func(r *sqltest.Runner, _ storage.Store, p sqltest.CrashPoint) {
+				r.Exec("USE d")
 				for u := 1; u <= 4; u++ {
 					for _, sel := range []string{"id", "id, c"} {
-						got := rows(t, c2, fmt.Sprintf("SELECT %s FROM t WHERE u = %d ORDER BY id", sel, u))
-						want := rows(t, c2, fmt.Sprintf("SELECT %s FROM t WHERE CONCAT(u) = '%d' ORDER BY id", sel, u))
+						got := r.Rows(fmt.Sprintf("SELECT %s FROM t WHERE u = %d ORDER BY id", sel, u))
+						want := r.Rows(fmt.Sprintf("SELECT %s FROM t WHERE CONCAT(u) = '%d' ORDER BY id", sel, u))
 						if !slices.Equal(got, want) {
-							t.Errorf("%s: crash at %d (applied=%v): u = %d: %v, want %v", name, n, applied, u, got, want)
+							t.Errorf("%s: %s: u = %d: %v, want %v", name, p, u, got, want)
 						}
 					}
 				}
-				dup := len(rows(t, c2, "SELECT u FROM t GROUP BY u HAVING COUNT(*) > 1")) > 0
-				ts2.stop()
-				cat, err := catalog.Open(ctx, inner, catalog.Options{})
-				if err != nil {
-					t.Fatal(err)
+				dup = len(r.Rows("SELECT u FROM t GROUP BY u HAVING COUNT(*) > 1")) > 0
+			},
+			After: func(store storage.Store, p sqltest.CrashPoint) {
+				if mm, err := recoverIndexes(t, store, "d", "t"); err != nil || len(mm) > 0 && !dup {
+					t.Errorf("%s: %s: after recovery: %v %v", name, p, mm, err)
 				}
-				tbl, err := cat.Table(ctx, "d", "t")
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, err := (&ixmaint.Maintainer{Store: inner}).Recover(ctx, tbl, true); err != nil {
-					t.Fatal(err)
-				}
-				if mm, err := ixmaint.Check(ctx, inner, tbl); err != nil || len(mm) > 0 && !dup {
-					t.Errorf("%s: crash at %d (applied=%v): after recovery: %v %v", name, n, applied, mm, err)
-				}
-				inner.Close()
-			}
-			if done || t.Failed() {
-				t.Logf("%s: %d crash points", name, n-1)
-				break
-			}
-		}
-	}
-}
-
-// forEachBackendStore is forEachBackend with the server's store and
-// catalog options, for tests that look at the entities.
-func forEachBackendStore(t *testing.T, f func(t *testing.T, ts *testServer, st storage.Store, co catalog.Options)) {
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			st, co := b.open(t)
-			ts := startServer(t, noClose{st}, co)
-			f(t, ts, st, co)
+			},
 		})
 	}
 }
@@ -445,74 +404,46 @@ func TestLargeRowUpdateCrash(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crashes the store at every request of the commit (about 40 s); runs without -short")
 	}
-	ctx := context.Background()
 	oldBody := strings.Repeat("a", 3<<20)
 	newBody := strings.Repeat("b", 3<<20+5)
-	for n := 1; ; n++ {
-		done := false
-		for _, applied := range []bool{false, true} {
-			inner, err := pebble.OpenMemory()
-			if err != nil {
-				t.Fatal(err)
+	n0 := 0
+	sqltest.CrashAtEveryRequest(t, sqltest.Crash{
+		Setup: func(r *sqltest.Runner, store storage.Store) {
+			r.ExecAll("CREATE DATABASE d", "USE d",
+				"CREATE TABLE blobs (id INT PRIMARY KEY, name VARCHAR(10), body LONGTEXT, KEY ln (id, name), UNIQUE KEY gn (name))")
+			r.Exec("INSERT INTO blobs VALUES (2, 'old', ?)", oldBody)
+			n0 = len(rowEntities(t, store, catalog.Options{}, "d", "blobs", 2))
+		},
+		Op: func(r *sqltest.Runner) { r.Try("UPDATE blobs SET body = ?, name = 'new' WHERE id = 2", newBody) },
+		Check: func(r *sqltest.Runner, store storage.Store, p sqltest.CrashPoint) {
+			r.Exec("USE d")
+			got := r.Rows("SELECT name, body FROM blobs WHERE id = 2")
+			if len(got) != 1 {
+				t.Fatalf("%s: reading the row: %d rows", p, len(got))
 			}
-			fs := faultstore.New(noClose{inner})
-			ts := startServer(t, fs)
-			c := ts.conn()
-			mustExec(t, c, "CREATE DATABASE d")
-			mustExec(t, c, "USE d")
-			mustExec(t, c, "CREATE TABLE blobs (id INT PRIMARY KEY, name VARCHAR(10), body LONGTEXT, KEY ln (id, name), UNIQUE KEY gn (name))")
-			mustExec(t, c, "INSERT INTO blobs VALUES (2, 'old', ?)", oldBody)
-			n0 := len(rowEntities(t, inner, catalog.Options{}, "d", "blobs", 2))
-			fs.CrashAt(n, applied)
-			c.ExecContext(ctx, "UPDATE blobs SET body = ?, name = 'new' WHERE id = 2", newBody)
-			if !fs.Crashed() {
-				done = true
-			}
-			ts.stop()
-			ts2 := startServer(t, noClose{inner})
-			c2 := ts2.conn()
-			mustExec(t, c2, "USE d")
-			var name, body string
-			if err := c2.QueryRowContext(ctx, "SELECT name, body FROM blobs WHERE id = 2").Scan(&name, &body); err != nil {
-				t.Fatalf("crash at %d (applied=%v): reading the row: %v", n, applied, err)
-			}
+			name, body, _ := strings.Cut(got[0], "\t")
 			switch {
 			case name == "old" && body == oldBody, name == "new" && body == newBody:
 			default:
-				t.Fatalf("crash at %d (applied=%v): a mixed row: name %q, %d bytes", n, applied, name, len(body))
+				t.Fatalf("%s: a mixed row: name %q, %d bytes", p, name, len(body))
 			}
 			other := map[string]string{"old": "new", "new": "old"}[name]
-			expectRows(t, c2, "SELECT id FROM blobs WHERE id = 2 AND name = '"+name+"'", "2")
-			expectRows(t, c2, "SELECT id FROM blobs WHERE id = 2 AND name = '"+other+"'")
-			expectRows(t, c2, "SELECT id FROM blobs WHERE name = '"+name+"'", "2")
-			expectRows(t, c2, "SELECT id FROM blobs WHERE name = '"+other+"'")
+			r.ExpectRows("SELECT id FROM blobs WHERE id = 2 AND name = '"+name+"'", "2")
+			r.ExpectRows("SELECT id FROM blobs WHERE id = 2 AND name = '" + other + "'")
+			r.ExpectRows("SELECT id FROM blobs WHERE name = '"+name+"'", "2")
+			r.ExpectRows("SELECT id FROM blobs WHERE name = '" + other + "'")
 			// The next update of the row removes what the crash left.
-			mustExec(t, c2, "UPDATE blobs SET body = ? WHERE id = 2", oldBody+"c")
-			if got := len(rowEntities(t, inner, catalog.Options{}, "d", "blobs", 2)); got != n0 {
-				t.Errorf("crash at %d (applied=%v): after the next update the row has %d entities, want %d", n, applied, got, n0)
+			r.Exec("UPDATE blobs SET body = ? WHERE id = 2", oldBody+"c")
+			if got := len(rowEntities(t, store, catalog.Options{}, "d", "blobs", 2)); got != n0 {
+				t.Errorf("%s: after the next update the row has %d entities, want %d", p, got, n0)
 			}
-			ts2.stop()
-			cat, err := catalog.Open(ctx, inner, catalog.Options{})
-			if err != nil {
-				t.Fatal(err)
+		},
+		After: func(store storage.Store, p sqltest.CrashPoint) {
+			if mm, err := recoverIndexes(t, store, "d", "blobs"); err != nil || len(mm) > 0 {
+				t.Errorf("%s: after recovery: %v %v", p, mm, err)
 			}
-			tbl, err := cat.Table(ctx, "d", "blobs")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := (&ixmaint.Maintainer{Store: inner}).Recover(ctx, tbl, true); err != nil {
-				t.Fatal(err)
-			}
-			if mm, err := ixmaint.Check(ctx, inner, tbl); err != nil || len(mm) > 0 {
-				t.Errorf("crash at %d (applied=%v): after recovery: %v %v", n, applied, mm, err)
-			}
-			inner.Close()
-		}
-		if done || t.Failed() {
-			t.Logf("%d crash points", n-1)
-			break
-		}
-	}
+		},
+	})
 }
 
 // TestRenameIndex: ALTER TABLE ... RENAME INDEX is a metadata change (no

@@ -116,6 +116,7 @@ type Server struct {
 	DB       *sql.DB
 	DSN      string            // "root[:password]@tcp(addr)/": append a database and parameters
 	Store    storage.Store     // the store given to Start (below the wrappers)
+	Catalog  catalog.Options   // the catalog options the server runs with
 	Fault    *faultstore.Store // with Options.Fault
 	Recorder *recorder.Store   // with Options.Record
 
@@ -127,7 +128,7 @@ type Server struct {
 // store in NoClose to keep it) and stops it when the test ends.
 func Start(t testing.TB, store storage.Store, o Options) *Server {
 	t.Helper()
-	s := &Server{T: t, Store: store}
+	s := &Server{T: t, Store: store, Catalog: o.Catalog}
 	st := store
 	if o.Fault {
 		s.Fault = faultstore.New(st)
