@@ -19,6 +19,7 @@ import (
 	sdk "github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage/aztables/azurite"
 )
 
@@ -26,7 +27,7 @@ import (
 // Azurite cannot be installed or started the Azure tests skip with the
 // reason, except under CI=true, where they fail (see package azurite).
 func TestMain(m *testing.M) {
-	code := azurite.Main(m)
+	code := sqltest.Main(m)
 	if built.path != "" {
 		os.RemoveAll(filepath.Dir(built.path))
 	}
@@ -138,13 +139,10 @@ func (g *gateway) db(t *testing.T) *sql.DB {
 	return db
 }
 
-func mysqlErrno(err error) uint16 {
-	var me *mysql.MySQLError
-	if errors.As(err, &me) {
-		return me.Number
-	}
-	return 0
-}
+// The SQL side of these tests goes through the harness of sqlgw/sqltest
+// (its Runner); only starting and stopping processes is this package's.
+
+func mysqlErrno(err error) uint16 { return sqltest.Errno(err) }
 
 func retryable(err error) bool {
 	var me *mysql.MySQLError
@@ -153,9 +151,7 @@ func retryable(err error) bool {
 
 func exec1(t *testing.T, db *sql.DB, q string, args ...any) {
 	t.Helper()
-	if _, err := db.Exec(q, args...); err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
+	sqltest.NewRunner(t, db).Exec(q, args...)
 }
 
 // waitFor polls check until it returns nil, for at most limit, and returns

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage/aztables/azurite"
 )
 
@@ -50,25 +51,9 @@ func copyFixture(t *testing.T, db *sql.DB) []string {
 func answers(t *testing.T, db *sql.DB, queries []string) [][]string {
 	t.Helper()
 	var out [][]string
+	r := sqltest.NewRunner(t, db)
 	for _, q := range queries {
-		rows, err := db.Query(q)
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		cols, _ := rows.Columns()
-		var res []string
-		for rows.Next() {
-			vals := make([]sql.NullString, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
-			res = append(res, fmt.Sprint(vals))
-		}
-		rows.Close()
+		res := r.Rows(q)
 		if len(res) == 0 {
 			t.Fatalf("%s: no rows (the fixture is wrong)", q)
 		}

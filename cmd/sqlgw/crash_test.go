@@ -23,6 +23,7 @@ import (
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/catalog/ixmaint"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage"
 	"github.com/sqlgw/sqlgw/storage/aztables"
 	"github.com/sqlgw/sqlgw/storage/pebble"
@@ -578,34 +579,9 @@ func checkSQL(t *testing.T, db *sql.DB, dbName string, writers []*crashWriter, w
 	}
 	query := func(q string, args ...any) []string {
 		t.Helper()
-		rows, err := db.Query(q, args...)
-		if err != nil {
-			t.Fatalf("%s: %s: %v", when, q, err)
-		}
-		defer rows.Close()
-		cols, _ := rows.Columns()
-		var out []string
-		for rows.Next() {
-			vals := make([]sql.NullString, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
-			var s []string
-			for _, v := range vals {
-				if v.Valid {
-					s = append(s, v.String)
-				} else {
-					s = append(s, "NULL")
-				}
-			}
-			out = append(out, strings.Join(s, " "))
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatalf("%s: %s: %v", when, q, err)
+		out := sqltest.NewRunner(t, db).Rows(q, args...)
+		for i := range out {
+			out[i] = strings.ReplaceAll(out[i], "\t", " ")
 		}
 		sort.Strings(out)
 		return out

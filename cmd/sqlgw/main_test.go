@@ -12,6 +12,7 @@ import (
 	"time"
 
 	_ "github.com/go-sql-driver/mysql"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 func TestHelp(t *testing.T) {
@@ -88,15 +89,10 @@ func TestServeShutdownKeepsWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{"CREATE DATABASE d", "CREATE TABLE d.t (id INT PRIMARY KEY, v INT)"} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	r := sqltest.NewRunner(t, db)
+	r.ExecAll("CREATE DATABASE d", "CREATE TABLE d.t (id INT PRIMARY KEY, v INT)")
 	for i := 0; i < 50; i++ {
-		if _, err := db.Exec("INSERT INTO d.t VALUES (?, ?)", i, i*i); err != nil {
-			t.Fatal(err)
-		}
+		r.Exec("INSERT INTO d.t VALUES (?, ?)", i, i*i)
 	}
 	db.Close()
 	if err := syscall.Kill(syscall.Getpid(), syscall.SIGTERM); err != nil {
@@ -116,13 +112,8 @@ func TestServeShutdownKeepsWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var n, sum int
-	if err := db.QueryRow("SELECT COUNT(*), SUM(v) FROM d.t").Scan(&n, &sum); err != nil {
-		t.Fatal(err)
-	}
-	if n != 50 || sum != 40425 {
-		t.Fatalf("after restart: %d rows, sum %d; want 50, 40425", n, sum)
-	}
+	// After the restart: 50 rows, sum 40425.
+	sqltest.NewRunner(t, db).ExpectRows("SELECT COUNT(*), SUM(v) FROM d.t", "50\t40425")
 	db.Close()
 	syscall.Kill(syscall.Getpid(), syscall.SIGINT)
 	<-done
