@@ -74,10 +74,8 @@ func TestAdmin2Flush(t *testing.T) {
 func TestAdmin2Describe(t *testing.T) {
 	store, _ := memoryBackend.open(t)
 	ts := startServer(t, store)
-	c := ts.conn()
-	mustExec(t, c, "CREATE DATABASE d")
-	mustExec(t, c, "USE d")
-	mustExec(t, c, "CREATE TABLE t (k INT PRIMARY KEY, q INT, qq VARCHAR(5))")
+	c := ts.Session("d",
+		"CREATE TABLE t (k INT PRIMARY KEY, q INT, qq VARCHAR(5))")
 	all := []string{"k\tint\tNO\tPRI\tNULL\t", "q\tint\tYES\t\tNULL\t", "qq\tvarchar(5)\tYES\t\tNULL\t"}
 	for q, want := range map[string][]string{
 		"DESCRIBE `d`.`t` '%'":          all,

@@ -426,9 +426,7 @@ func (s st2execer) QueryContext(ctx context.Context, _ string, args ...any) (*sq
 func TestAdminCheckUnderWrites(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
 		ctx := context.Background()
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
+		c := ts.Session("d")
 		mustExec(t, c, `CREATE TABLE t (id INT PRIMARY KEY, a INT, b VARCHAR(20), c INT,
 			KEY ga (a) COMMENT 'sqlgw: global, cover=(c)', UNIQUE KEY ub (b) COMMENT 'sqlgw: global',
 			KEY la (id, c) COMMENT 'sqlgw: local')`)
@@ -508,11 +506,9 @@ func TestAdminCheckUnderWrites(t *testing.T) {
 func TestAdminDuplicateUnique(t *testing.T) {
 	forEachBackendStore(t, func(t *testing.T, ts *testServer, store storage.Store, co catalog.Options) {
 		ctx := context.Background()
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE t (id INT PRIMARY KEY, b VARCHAR(10), UNIQUE KEY ub (b) COMMENT 'sqlgw: global')")
-		mustExec(t, c, "INSERT INTO t VALUES (1, 'x'), (2, 'y')")
+		c := ts.Session("d",
+			"CREATE TABLE t (id INT PRIMARY KEY, b VARCHAR(10), UNIQUE KEY ub (b) COMMENT 'sqlgw: global')",
+			"INSERT INTO t VALUES (1, 'x'), (2, 'y')")
 		cat, err := catalog.Open(ctx, store, co)
 		if err != nil {
 			t.Fatal(err)

@@ -14,11 +14,9 @@ import (
 // 'a ' is a value of its own (MySQL would pad, making it 'a').
 func TestPadSpaceCaseInsensitiveKey(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE padci")
-		mustExec(t, c, "USE padci")
-		mustExec(t, c, "CREATE TABLE u (s VARCHAR(20) COLLATE utf8mb4_unicode_ci PRIMARY KEY, n INT)")
-		mustExec(t, c, "INSERT INTO u VALUES ('apple', 1), ('Banana', 2), ('cherry', 3), ('a', 4), ('é', 5)")
+		c := ts.Session("padci",
+			"CREATE TABLE u (s VARCHAR(20) COLLATE utf8mb4_unicode_ci PRIMARY KEY, n INT)",
+			"INSERT INTO u VALUES ('apple', 1), ('Banana', 2), ('cherry', 3), ('a', 4), ('é', 5)")
 		expectErrno(t, c, 1062, "INSERT INTO u VALUES ('APPLE', 9)")
 		expectErrno(t, c, 1062, "INSERT INTO u VALUES ('A', 9)")
 		expectErrno(t, c, 1062, "INSERT INTO u VALUES ('E', 9)")
@@ -53,11 +51,9 @@ func TestPadSpaceCaseInsensitiveKey(t *testing.T) {
 // them).
 func TestPadSpaceCaseInsensitiveIndex(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE padix")
-		mustExec(t, c, "USE padix")
-		mustExec(t, c, "CREATE TABLE p (id INT PRIMARY KEY, email VARCHAR(40) COLLATE utf8mb4_general_ci, city VARCHAR(20) COLLATE utf8mb4_general_ci, UNIQUE KEY by_email (email), KEY by_city (city))")
-		mustExec(t, c, "INSERT INTO p VALUES (1, 'ann@x', 'Paris'), (2, 'bob@x', 'oslo'), (3, 'cid@x', 'PARIS'), (4, NULL, NULL), (5, NULL, 'Rome')")
+		c := ts.Session("padix",
+			"CREATE TABLE p (id INT PRIMARY KEY, email VARCHAR(40) COLLATE utf8mb4_general_ci, city VARCHAR(20) COLLATE utf8mb4_general_ci, UNIQUE KEY by_email (email), KEY by_city (city))",
+			"INSERT INTO p VALUES (1, 'ann@x', 'Paris'), (2, 'bob@x', 'oslo'), (3, 'cid@x', 'PARIS'), (4, NULL, NULL), (5, NULL, 'Rome')")
 		expectErrno(t, c, 1062, "INSERT INTO p VALUES (6, 'ANN@X', 'x')")
 		expectErrno(t, c, 1062, "UPDATE p SET email = 'Bob@X' WHERE id = 3")
 		if n := affected(t, c, "UPDATE p SET email = 'dan@x' WHERE id = 2"); n != 1 {

@@ -9,11 +9,9 @@ import (
 // order, as on MySQL.
 func TestCaseInsensitiveKey(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE ci")
-		mustExec(t, c, "USE ci")
-		mustExec(t, c, "CREATE TABLE u (s VARCHAR(20) COLLATE utf8mb4_0900_ai_ci PRIMARY KEY, n INT)")
-		mustExec(t, c, "INSERT INTO u VALUES ('apple', 1), ('Banana', 2), ('cherry', 3)")
+		c := ts.Session("ci",
+			"CREATE TABLE u (s VARCHAR(20) COLLATE utf8mb4_0900_ai_ci PRIMARY KEY, n INT)",
+			"INSERT INTO u VALUES ('apple', 1), ('Banana', 2), ('cherry', 3)")
 		expectErrno(t, c, 1062, "INSERT INTO u VALUES ('APPLE', 9)")
 		expectRows(t, c, "SELECT s, n FROM u WHERE s = 'BANANA'", "Banana\t2")
 		expectRows(t, c, "SELECT s FROM u ORDER BY s", "apple", "Banana", "cherry")
@@ -26,11 +24,9 @@ func TestCaseInsensitiveKey(t *testing.T) {
 // HashInTuple hashes under the literal's binary collation).
 func TestCollatedIn(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE cin")
-		mustExec(t, c, "USE cin")
-		mustExec(t, c, "CREATE TABLE p (id INT NOT NULL PRIMARY KEY, name VARCHAR(20) COLLATE utf8mb4_general_ci, tag VARCHAR(20) COLLATE utf8mb4_bin)")
-		mustExec(t, c, "INSERT INTO p VALUES (1, 'ann', 'x'), (2, 'Bob', 'X'), (3, 'CLARA', 'y'), (4, 'dave', NULL), (5, NULL, 'Y')")
+		c := ts.Session("cin",
+			"CREATE TABLE p (id INT NOT NULL PRIMARY KEY, name VARCHAR(20) COLLATE utf8mb4_general_ci, tag VARCHAR(20) COLLATE utf8mb4_bin)",
+			"INSERT INTO p VALUES (1, 'ann', 'x'), (2, 'Bob', 'X'), (3, 'CLARA', 'y'), (4, 'dave', NULL), (5, NULL, 'Y')")
 		expectRows(t, c, "SELECT id FROM p WHERE name IN ('clara', 'DAVE') ORDER BY id", "3", "4")
 		expectRows(t, c, "SELECT id FROM p WHERE name NOT IN ('ANN', 'bob') ORDER BY id", "3", "4")
 		expectRows(t, c, "SELECT id FROM p WHERE name NOT IN ('ANN', NULL) ORDER BY id")
@@ -55,11 +51,9 @@ func TestCollatedIn(t *testing.T) {
 // MySQL (20240102 is '2024-01-02').
 func TestDateVsNumber(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE dn")
-		mustExec(t, c, "USE dn")
-		mustExec(t, c, "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, dt DATE)")
-		mustExec(t, c, "INSERT INTO t VALUES (1, '2024-01-01'), (2, '2024-01-02'), (3, '2024-02-01'), (4, NULL), (5, '2023-12-31')")
+		c := ts.Session("dn",
+			"CREATE TABLE t (id INT NOT NULL PRIMARY KEY, dt DATE)",
+			"INSERT INTO t VALUES (1, '2024-01-01'), (2, '2024-01-02'), (3, '2024-02-01'), (4, NULL), (5, '2023-12-31')")
 		expectRows(t, c, "SELECT id FROM t WHERE dt < 20240102 ORDER BY id", "1", "5")
 		expectRows(t, c, "SELECT id FROM t WHERE dt = 20240201 ORDER BY id", "3")
 		expectRows(t, c, "SELECT id FROM t WHERE 20240201 <= dt ORDER BY id", "3")

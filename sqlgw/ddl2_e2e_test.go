@@ -40,12 +40,10 @@ func columnType(t *testing.T, c execer, table, col string) string {
 // strict-mode error and leaves the table as it was.
 func TestDDL2NarrowColumn(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE n")
-		mustExec(t, c, "USE n")
-		mustExec(t, c, "CREATE TABLE u (k INT PRIMARY KEY, e VARCHAR(128), n INT, m ENUM('a','b','c'), d DECIMAL(10,2), KEY ie (e))")
-		mustExec(t, c, "INSERT INTO u VALUES (1, 'abc', 5, 'a', 1.50)")
-		mustExec(t, c, "ALTER TABLE u MODIFY e VARCHAR(64)")
+		c := ts.Session("n",
+			"CREATE TABLE u (k INT PRIMARY KEY, e VARCHAR(128), n INT, m ENUM('a','b','c'), d DECIMAL(10,2), KEY ie (e))",
+			"INSERT INTO u VALUES (1, 'abc', 5, 'a', 1.50)",
+			"ALTER TABLE u MODIFY e VARCHAR(64)")
 		expectRows(t, c, "SELECT k, e FROM u", "1\tabc")
 		if got := columnType(t, c, "u", "e"); got != "varchar(64)\tYES" {
 			t.Fatalf("after MODIFY e VARCHAR(64): %q", got)
@@ -84,11 +82,9 @@ func TestDDL2NarrowColumn(t *testing.T) {
 // is refused (MySQL 8: 1138) and the column stays nullable.
 func TestDDL2NotNull(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE nn")
-		mustExec(t, c, "USE nn")
-		mustExec(t, c, "CREATE TABLE t (k INT PRIMARY KEY, e VARCHAR(64) NULL)")
-		mustExec(t, c, "INSERT INTO t VALUES (1, NULL), (2, 'a')")
+		c := ts.Session("nn",
+			"CREATE TABLE t (k INT PRIMARY KEY, e VARCHAR(64) NULL)",
+			"INSERT INTO t VALUES (1, NULL), (2, 'a')")
 		expectError(t, c, 1138, "Invalid use of NULL value", "ALTER TABLE t MODIFY e VARCHAR(64) NOT NULL")
 		if got := columnType(t, c, "t", "e"); got != "varchar(64)\tYES" {
 			t.Fatalf("after the refused NOT NULL: %q", got)
@@ -198,11 +194,9 @@ func TestDDL2NarrowStaleGateway(t *testing.T) {
 // string, not its index.
 func TestDDL2EnumInFunctions(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE en")
-		mustExec(t, c, "USE en")
-		mustExec(t, c, "CREATE TABLE e (k INT PRIMARY KEY, t ENUM('BASE TABLE','VIEW'), s SET('a','b','c'))")
-		mustExec(t, c, "INSERT INTO e VALUES (1, 'BASE TABLE', 'a,c'), (2, NULL, NULL)")
+		c := ts.Session("en",
+			"CREATE TABLE e (k INT PRIMARY KEY, t ENUM('BASE TABLE','VIEW'), s SET('a','b','c'))",
+			"INSERT INTO e VALUES (1, 'BASE TABLE', 'a,c'), (2, NULL, NULL)")
 		// The simple single-table SELECT (no custom analyzer rule runs).
 		expectRows(t, c, "SELECT STRCMP(t,'BASE TABLE') s, IF(1, t, 'x') i, IF(k = 1, t, 'TABLE') j, COALESCE(t, 'x') co, IFNULL(t,'x') fn FROM e WHERE k = 1",
 			"0\tBASE TABLE\tBASE TABLE\tBASE TABLE\tBASE TABLE")

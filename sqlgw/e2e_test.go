@@ -16,10 +16,8 @@ import (
 
 func TestEndToEnd(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE shop")
-		mustExec(t, c, "USE shop")
-		mustExec(t, c, `CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(50) NOT NULL, city VARCHAR(30))`)
+		c := ts.Session("shop",
+			`CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(50) NOT NULL, city VARCHAR(30))`)
 		mustExec(t, c, `CREATE TABLE orders (cust INT, id INT, amount DECIMAL(10,2), note TEXT,
 			PRIMARY KEY (cust, id))`)
 
@@ -92,10 +90,8 @@ func TestEndToEnd(t *testing.T) {
 
 func TestAutoIncrementAndDefaults(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE t (id BIGINT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(10) DEFAULT 'x', n INT NOT NULL DEFAULT 7)")
+		c := ts.Session("d",
+			"CREATE TABLE t (id BIGINT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(10) DEFAULT 'x', n INT NOT NULL DEFAULT 7)")
 		r := mustExec(t, c, "INSERT INTO t (v) VALUES ('a')")
 		if id, _ := r.LastInsertId(); id != 1 {
 			t.Fatalf("first id %d, want 1", id)
@@ -109,11 +105,9 @@ func TestAutoIncrementAndDefaults(t *testing.T) {
 
 func TestTransactions(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE t (id INT PRIMARY KEY, v INT)")
-		mustExec(t, c, "INSERT INTO t VALUES (1, 10), (2, 20)")
+		c := ts.Session("d",
+			"CREATE TABLE t (id INT PRIMARY KEY, v INT)",
+			"INSERT INTO t VALUES (1, 10), (2, 20)")
 
 		other := ts.conn()
 		mustExec(t, other, "USE d")
@@ -231,11 +225,9 @@ func TestConflict(t *testing.T) {
 // minimum the access path needs.
 func TestRequestCounts(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE kv (id INT PRIMARY KEY, v VARCHAR(20))")
-		mustExec(t, c, "CREATE TABLE ev (dev INT, ts INT, v INT, PRIMARY KEY (dev, ts))")
+		c := ts.Session("d",
+			"CREATE TABLE kv (id INT PRIMARY KEY, v VARCHAR(20))",
+			"CREATE TABLE ev (dev INT, ts INT, v INT, PRIMARY KEY (dev, ts))")
 		var vals []string
 		for i := 1; i <= 50; i++ {
 			vals = append(vals, fmt.Sprintf("(%d, 'v%d')", i, i))
@@ -290,11 +282,9 @@ func TestRequestCounts(t *testing.T) {
 
 func TestExplain(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE kv (id INT PRIMARY KEY, v VARCHAR(20))")
-		mustExec(t, c, "CREATE TABLE ev (dev INT, ts INT, v INT, PRIMARY KEY (dev, ts))")
+		c := ts.Session("d",
+			"CREATE TABLE kv (id INT PRIMARY KEY, v VARCHAR(20))",
+			"CREATE TABLE ev (dev INT, ts INT, v INT, PRIMARY KEY (dev, ts))")
 		for _, tc := range []struct{ q, path string }{
 			{"SELECT v FROM kv WHERE id = 7", "PointGet"},
 			{"SELECT v FROM kv WHERE id IN (1, 2)", "MultiGet"},
@@ -319,11 +309,9 @@ func TestExplain(t *testing.T) {
 
 func TestExplainAnalyze(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE kv (id INT PRIMARY KEY, v INT)")
-		mustExec(t, c, "INSERT INTO kv VALUES (1, 1), (2, 2), (3, 3)")
+		c := ts.Session("d",
+			"CREATE TABLE kv (id INT PRIMARY KEY, v INT)",
+			"INSERT INTO kv VALUES (1, 1), (2, 2), (3, 3)")
 		out := strings.Join(rows(t, c, "EXPLAIN ANALYZE SELECT v FROM kv WHERE id IN (1, 3)"), "\n")
 		if !strings.Contains(out, "MultiGet") || !strings.Contains(out, "sqlgw: 2 rows, 2 store requests, 2 entities read") {
 			t.Errorf("EXPLAIN ANALYZE:\n%s", out)
@@ -342,10 +330,8 @@ func TestMariaDBComment(t *testing.T) {
 
 func TestUnsupportedIsAnError(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+		c := ts.Session("d",
+			"CREATE TABLE t (id INT PRIMARY KEY, v INT)")
 		// Secondary indexes are supported (index_e2e_test.go), not index
 		// prefix lengths.
 		mustExec(t, c, "CREATE TABLE s (id INT PRIMARY KEY, v VARCHAR(10))")
@@ -358,11 +344,9 @@ func TestUnsupportedIsAnError(t *testing.T) {
 
 func TestPartitionKeyComment(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE m (tenant INT, region VARCHAR(10), id INT, v INT, PRIMARY KEY (tenant, region, id)) COMMENT 'sqlgw: partition_key=(tenant, region)'")
-		mustExec(t, c, "INSERT INTO m VALUES (1,'eu',1,1),(1,'eu',2,2),(1,'us',1,3),(2,'eu',1,4)")
+		c := ts.Session("d",
+			"CREATE TABLE m (tenant INT, region VARCHAR(10), id INT, v INT, PRIMARY KEY (tenant, region, id)) COMMENT 'sqlgw: partition_key=(tenant, region)'",
+			"INSERT INTO m VALUES (1,'eu',1,1),(1,'eu',2,2),(1,'us',1,3),(2,'eu',1,4)")
 		reqs, ents := cost(t, c, "SELECT v FROM m WHERE tenant = 1 AND region = 'eu'")
 		if reqs != 1 || ents != 2 {
 			t.Errorf("partition read: %d requests, %d entities; want 1, 2", reqs, ents)
@@ -402,11 +386,9 @@ func TestRestart(t *testing.T) {
 
 func TestPartitionByKey(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE m (tenant INT, id INT, v INT, PRIMARY KEY (id, tenant)) PARTITION BY KEY(tenant) PARTITIONS 8")
-		mustExec(t, c, "INSERT INTO m VALUES (1,1,1),(1,2,2),(2,1,3)")
+		c := ts.Session("d",
+			"CREATE TABLE m (tenant INT, id INT, v INT, PRIMARY KEY (id, tenant)) PARTITION BY KEY(tenant) PARTITIONS 8",
+			"INSERT INTO m VALUES (1,1,1),(1,2,2),(2,1,3)")
 		plan := strings.Join(rows(t, c, "EXPLAIN PLAN SELECT v FROM m WHERE tenant = 1"), "\n")
 		if !strings.Contains(plan, "PartitionScan") {
 			t.Errorf("want PartitionScan:\n%s", plan)
@@ -456,11 +438,9 @@ func TestHandshakeAutocommitFlag(t *testing.T) {
 
 func TestKeylessTable(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE log (a INT, b VARCHAR(10))")
-		mustExec(t, c, "INSERT INTO log VALUES (1,'x'),(1,'x'),(2,'y'),(3,'z')")
+		c := ts.Session("d",
+			"CREATE TABLE log (a INT, b VARCHAR(10))",
+			"INSERT INTO log VALUES (1,'x'),(1,'x'),(2,'y'),(3,'z')")
 		if n := affected(t, c, "UPDATE log SET b = 'w' WHERE a = 1"); n != 2 {
 			t.Fatalf("update: %d rows, want 2", n)
 		}
@@ -480,12 +460,10 @@ func TestKeylessTable(t *testing.T) {
 
 func TestViews(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE t (id INT PRIMARY KEY, v INT)")
-		mustExec(t, c, "INSERT INTO t VALUES (1, 10), (2, 20), (3, 30)")
-		mustExec(t, c, "CREATE VIEW big AS SELECT id, v FROM t WHERE v > 15")
+		c := ts.Session("d",
+			"CREATE TABLE t (id INT PRIMARY KEY, v INT)",
+			"INSERT INTO t VALUES (1, 10), (2, 20), (3, 30)",
+			"CREATE VIEW big AS SELECT id, v FROM t WHERE v > 15")
 		expectRows(t, c, "SELECT id FROM big ORDER BY id", "2", "3")
 		expectErrno(t, c, 1050, "CREATE VIEW big AS SELECT 1")
 		mustExec(t, c, "CREATE OR REPLACE VIEW big AS SELECT id FROM t WHERE v > 25")
@@ -500,11 +478,9 @@ func TestViews(t *testing.T) {
 // newest rows of a partition come first (log tail pattern).
 func TestDescKey(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE ev (dev INT, ts INT, v INT, PRIMARY KEY (dev, ts DESC))")
-		mustExec(t, c, "INSERT INTO ev VALUES (1,1,10),(1,2,20),(1,3,30),(2,1,40)")
+		c := ts.Session("d",
+			"CREATE TABLE ev (dev INT, ts INT, v INT, PRIMARY KEY (dev, ts DESC))",
+			"INSERT INTO ev VALUES (1,1,10),(1,2,20),(1,3,30),(2,1,40)")
 		expectRows(t, c, "SELECT ts FROM ev WHERE dev = 1 ORDER BY ts DESC LIMIT 2", "3", "2")
 		reqs, ents := cost(t, c, "SELECT ts FROM ev WHERE dev = 1 ORDER BY ts DESC LIMIT 2")
 		if reqs != 1 || ents != 2 {
@@ -520,10 +496,8 @@ func TestDescKey(t *testing.T) {
 // page by page, and a LIMIT stops after the first.
 func TestPaging(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE ev (dev INT, ts INT, v INT, PRIMARY KEY (dev, ts))")
+		c := ts.Session("d",
+			"CREATE TABLE ev (dev INT, ts INT, v INT, PRIMARY KEY (dev, ts))")
 		for b := 0; b < 25; b++ {
 			var vals []string
 			for i := 1; i <= 100; i++ {
@@ -555,10 +529,8 @@ func TestPaging(t *testing.T) {
 // batches, read back whole, and deleted.
 func TestLargeRow(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE blobs (id INT PRIMARY KEY, name VARCHAR(10), body LONGTEXT, bin LONGBLOB)")
+		c := ts.Session("d",
+			"CREATE TABLE blobs (id INT PRIMARY KEY, name VARCHAR(10), body LONGTEXT, bin LONGBLOB)")
 		// 3 MiB of binary: 4 MiB of base64 on the wire to Azure, whose
 		// entity limit counts the body, so the catalog must split it by that
 		// measure (storage.EntitySize), on every backend alike.

@@ -19,10 +19,8 @@ const (
 // foreign_key_checks=0, DROP FOREIGN KEY.
 func TestForeignKeysParent(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE fk")
-		mustExec(t, c, "USE fk")
-		mustExec(t, c, "CREATE TABLE author (id INT PRIMARY KEY, name VARCHAR(20))")
+		c := ts.Session("fk",
+			"CREATE TABLE author (id INT PRIMARY KEY, name VARCHAR(20))")
 		mustExec(t, c, `CREATE TABLE book (id INT PRIMARY KEY, author_id INT,
 			CONSTRAINT book_author FOREIGN KEY (author_id) REFERENCES author (id))`)
 		mustExec(t, c, "INSERT INTO author VALUES (1,'ann'),(2,'bob')")
@@ -114,11 +112,9 @@ func TestForeignKeysRestart(t *testing.T) {
 	store, co := memoryBackend.open(t)
 	t.Cleanup(func() { store.Close() })
 	ts := startServer(t, sharedStore{store}, co)
-	c := ts.conn()
-	mustExec(t, c, "CREATE DATABASE fk")
-	mustExec(t, c, "USE fk")
-	mustExec(t, c, "CREATE TABLE p (id INT PRIMARY KEY)")
-	mustExec(t, c, "CREATE TABLE ch (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id) ON DELETE CASCADE)")
+	ts.Session("fk",
+		"CREATE TABLE p (id INT PRIMARY KEY)",
+		"CREATE TABLE ch (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id) ON DELETE CASCADE)")
 	ts.stop()
 
 	ts2 := startServer(t, sharedStore{store}, co)
@@ -136,10 +132,8 @@ func TestForeignKeysRestart(t *testing.T) {
 // expected results are MariaDB's for the same statements.
 func TestForeignKeysActions(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE fk")
-		mustExec(t, c, "USE fk")
-		mustExec(t, c, "CREATE TABLE p (id INT PRIMARY KEY, name VARCHAR(20))")
+		c := ts.Session("fk",
+			"CREATE TABLE p (id INT PRIMARY KEY, name VARCHAR(20))")
 		mustExec(t, c, `CREATE TABLE ch (id INT PRIMARY KEY, pid INT,
 			CONSTRAINT ch_p FOREIGN KEY (pid) REFERENCES p (id) ON DELETE CASCADE ON UPDATE SET NULL)`)
 		mustExec(t, c, "CREATE TABLE c2 (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id))")
@@ -223,16 +217,14 @@ func expectErrText(t *testing.T, db execer, q, want string) {
 // and DELETE of every parent row; results and errors as MariaDB's.
 func TestForeignKeysComposite(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE fk3")
-		mustExec(t, c, "USE fk3")
-		mustExec(t, c, "CREATE TABLE p (a INT, b INT, code VARCHAR(10), PRIMARY KEY (a, b), UNIQUE KEY (code))")
-		mustExec(t, c, "CREATE TABLE ch (id INT PRIMARY KEY, x INT, y INT, FOREIGN KEY (x, y) REFERENCES p (a, b) ON UPDATE CASCADE ON DELETE CASCADE)")
-		mustExec(t, c, "CREATE TABLE cc (id INT PRIMARY KEY, code VARCHAR(10), FOREIGN KEY (code) REFERENCES p (code) ON UPDATE CASCADE)")
-		mustExec(t, c, "INSERT INTO p VALUES (1,1,'one'),(1,2,'two'),(2,1,'three')")
-		mustExec(t, c, "INSERT INTO ch VALUES (1,1,1),(2,1,2),(3,2,1)")
-		mustExec(t, c, "INSERT INTO cc VALUES (1,'one'),(2,'two')")
-		mustExec(t, c, "UPDATE p SET b = 5 WHERE a = 1 AND b = 2")
+		c := ts.Session("fk3",
+			"CREATE TABLE p (a INT, b INT, code VARCHAR(10), PRIMARY KEY (a, b), UNIQUE KEY (code))",
+			"CREATE TABLE ch (id INT PRIMARY KEY, x INT, y INT, FOREIGN KEY (x, y) REFERENCES p (a, b) ON UPDATE CASCADE ON DELETE CASCADE)",
+			"CREATE TABLE cc (id INT PRIMARY KEY, code VARCHAR(10), FOREIGN KEY (code) REFERENCES p (code) ON UPDATE CASCADE)",
+			"INSERT INTO p VALUES (1,1,'one'),(1,2,'two'),(2,1,'three')",
+			"INSERT INTO ch VALUES (1,1,1),(2,1,2),(3,2,1)",
+			"INSERT INTO cc VALUES (1,'one'),(2,'two')",
+			"UPDATE p SET b = 5 WHERE a = 1 AND b = 2")
 		expectRows(t, c, "SELECT * FROM ch ORDER BY id", "1\t1\t1", "2\t1\t5", "3\t2\t1")
 		mustExec(t, c, "UPDATE p SET code = 'uno' WHERE code = 'one'")
 		expectRows(t, c, "SELECT * FROM cc ORDER BY id", "1\tuno", "2\ttwo")
@@ -257,16 +249,14 @@ func TestForeignKeysComposite(t *testing.T) {
 func TestForeignKeysRename(t *testing.T) {
 	store, co := memoryBackend.open(t)
 	ts := startServer(t, store, co)
-	c := ts.conn()
-	mustExec(t, c, "CREATE DATABASE fkr")
-	mustExec(t, c, "USE fkr")
-	mustExec(t, c, "CREATE TABLE p (id INT PRIMARY KEY)")
-	mustExec(t, c, "CREATE TABLE ch (id INT PRIMARY KEY, pid INT, CONSTRAINT ch_p FOREIGN KEY (pid) REFERENCES p (id) ON DELETE CASCADE)")
-	mustExec(t, c, "INSERT INTO p VALUES (1), (2)")
-	mustExec(t, c, "INSERT INTO ch VALUES (10, 1), (20, 2)")
-	mustExec(t, c, "RENAME TABLE p TO parent")
-	mustExec(t, c, "ALTER TABLE parent RENAME COLUMN id TO pk")
-	mustExec(t, c, "ALTER TABLE ch RENAME COLUMN pid TO parent_pk")
+	c := ts.Session("fkr",
+		"CREATE TABLE p (id INT PRIMARY KEY)",
+		"CREATE TABLE ch (id INT PRIMARY KEY, pid INT, CONSTRAINT ch_p FOREIGN KEY (pid) REFERENCES p (id) ON DELETE CASCADE)",
+		"INSERT INTO p VALUES (1), (2)",
+		"INSERT INTO ch VALUES (10, 1), (20, 2)",
+		"RENAME TABLE p TO parent",
+		"ALTER TABLE parent RENAME COLUMN id TO pk",
+		"ALTER TABLE ch RENAME COLUMN pid TO parent_pk")
 	expectRows(t, c, `SELECT table_name, column_name, referenced_table_name, referenced_column_name
 		FROM information_schema.key_column_usage WHERE table_schema='fkr' AND referenced_table_name IS NOT NULL`,
 		"ch\tparent_pk\tparent\tpk")
@@ -281,10 +271,8 @@ func TestForeignKeysRename(t *testing.T) {
 func TestForeignKeysSetDefault(t *testing.T) {
 	store, co := memoryBackend.open(t)
 	ts := startServer(t, store, co)
-	c := ts.conn()
-	mustExec(t, c, "CREATE DATABASE fkd")
-	mustExec(t, c, "USE fkd")
-	mustExec(t, c, "CREATE TABLE p (id INT PRIMARY KEY)")
+	c := ts.Session("fkd",
+		"CREATE TABLE p (id INT PRIMARY KEY)")
 	expectErrno(t, c, 1235, "CREATE TABLE ch (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id) ON DELETE SET DEFAULT)")
 	expectRows(t, c, "SHOW TABLES", "p")
 	mustExec(t, c, "CREATE TABLE ch (id INT PRIMARY KEY, pid INT, KEY (pid))")
@@ -318,12 +306,10 @@ func TestForeignKeysTwoGateways(t *testing.T) {
 func TestForeignKeysIgnoreAndPrepared(t *testing.T) {
 	store, co := memoryBackend.open(t)
 	ts := startServer(t, store, co)
-	c := ts.conn()
-	mustExec(t, c, "CREATE DATABASE fki")
-	mustExec(t, c, "USE fki")
-	mustExec(t, c, "CREATE TABLE p (id INT PRIMARY KEY)")
-	mustExec(t, c, "CREATE TABLE ch (id INT PRIMARY KEY, pid INT, CONSTRAINT ch_p FOREIGN KEY (pid) REFERENCES p (id))")
-	mustExec(t, c, "INSERT INTO p VALUES (1)")
+	c := ts.Session("fki",
+		"CREATE TABLE p (id INT PRIMARY KEY)",
+		"CREATE TABLE ch (id INT PRIMARY KEY, pid INT, CONSTRAINT ch_p FOREIGN KEY (pid) REFERENCES p (id))",
+		"INSERT INTO p VALUES (1)")
 	if n := affected(t, c, "INSERT IGNORE INTO ch VALUES (1, 1), (2, 2), (3, 1)"); n != 2 {
 		t.Fatalf("INSERT IGNORE: %d rows affected, want 2", n)
 	}
@@ -341,10 +327,8 @@ func TestForeignKeysIgnoreAndPrepared(t *testing.T) {
 // key: a delete and an insert each), in the partition of the new key.
 func TestForeignKeysCascadeKeyChange(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE fkk")
-		mustExec(t, c, "USE fkk")
-		mustExec(t, c, "CREATE TABLE ord (id INT PRIMARY KEY)")
+		c := ts.Session("fkk",
+			"CREATE TABLE ord (id INT PRIMARY KEY)")
 		mustExec(t, c, `CREATE TABLE line (ord INT, n INT, qty INT, PRIMARY KEY (ord, n),
 			FOREIGN KEY (ord) REFERENCES ord (id) ON UPDATE CASCADE ON DELETE CASCADE)`)
 		mustExec(t, c, "INSERT INTO ord VALUES (1), (2)")

@@ -18,12 +18,10 @@ import (
 // request counts of index lookups, and results equal to an unindexed copy.
 func TestSecondaryIndexes(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE u (id INT PRIMARY KEY, email VARCHAR(40), city VARCHAR(20), age INT, name VARCHAR(20), UNIQUE KEY by_email (email))")
-		mustExec(t, c, "CREATE INDEX by_city ON u (city, age) COMMENT 'sqlgw: global, cover=(name)'")
-		mustExec(t, c, "CREATE TABLE o (cust INT, id INT, status VARCHAR(10), total INT, PRIMARY KEY (cust, id), KEY by_status (cust, status))")
+		c := ts.Session("d",
+			"CREATE TABLE u (id INT PRIMARY KEY, email VARCHAR(40), city VARCHAR(20), age INT, name VARCHAR(20), UNIQUE KEY by_email (email))",
+			"CREATE INDEX by_city ON u (city, age) COMMENT 'sqlgw: global, cover=(name)'",
+			"CREATE TABLE o (cust INT, id INT, status VARCHAR(10), total INT, PRIMARY KEY (cust, id), KEY by_status (cust, status))")
 		for i := range 30 {
 			mustExec(t, c, fmt.Sprintf("INSERT INTO u VALUES (%d, 'u%d@x', '%s', %d, 'n%d')", i, i, []string{"Paris", "Rome", "Oslo"}[i%3], 20+i%7, i))
 			mustExec(t, c, fmt.Sprintf("INSERT INTO o VALUES (%d, %d, '%s', %d)", i%2, i, []string{"open", "paid", "sent"}[i%3], i*10))
@@ -89,10 +87,8 @@ func TestSecondaryIndexes(t *testing.T) {
 // session writes.
 func TestIndexOnlineBuild(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT)")
+		c := ts.Session("d",
+			"CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT)")
 		var vals []string
 		for i := range 300 {
 			vals = append(vals, fmt.Sprintf("(%d, %d, %d)", i, i%10, i))
@@ -138,11 +134,9 @@ func TestIndexOnlineBuild(t *testing.T) {
 // indexes and one without, comparing every query.
 func TestIndexRandomized(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE x (p INT, id INT, a INT, b VARCHAR(10), c INT, PRIMARY KEY (p, id), KEY la (p, a), KEY ga (a) COMMENT 'sqlgw: cover=(c)', UNIQUE KEY ub (b))")
-		mustExec(t, c, "CREATE TABLE y (p INT, id INT, a INT, b VARCHAR(10), c INT, PRIMARY KEY (p, id))")
+		c := ts.Session("d",
+			"CREATE TABLE x (p INT, id INT, a INT, b VARCHAR(10), c INT, PRIMARY KEY (p, id), KEY la (p, a), KEY ga (a) COMMENT 'sqlgw: cover=(c)', UNIQUE KEY ub (b))",
+			"CREATE TABLE y (p INT, id INT, a INT, b VARCHAR(10), c INT, PRIMARY KEY (p, id))")
 		r := rand.New(rand.NewPCG(3, 3))
 		val := func(n int) string {
 			if r.IntN(5) == 0 {
@@ -196,10 +190,8 @@ func TestIndexRandomized(t *testing.T) {
 // leave exactly one row.
 func TestConcurrentUniqueInsertsE2E(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE t (id INT PRIMARY KEY, e VARCHAR(20), UNIQUE KEY ue (e))")
+		c := ts.Session("d",
+			"CREATE TABLE t (id INT PRIMARY KEY, e VARCHAR(20), UNIQUE KEY ue (e))")
 		var wg sync.WaitGroup
 		for i := range 8 {
 			wg.Add(1)
@@ -269,9 +261,7 @@ func TestIndexRequestCounts(t *testing.T) {
 		}
 		return s
 	}())
-	c := ts.conn()
-	mustExec(t, c, "CREATE DATABASE d")
-	mustExec(t, c, "USE d")
+	c := ts.Session("d")
 	tables := []struct{ name, ddl string }{
 		{"none", "CREATE TABLE none (id INT PRIMARY KEY, a INT, b INT, e INT)"},
 		{"g1", "CREATE TABLE g1 (id INT PRIMARY KEY, a INT, b INT, e INT, KEY ia (a))"},
@@ -328,13 +318,11 @@ func TestIndexRequestCounts(t *testing.T) {
 // REPLACE act on secondary unique keys as in MySQL.
 func TestUniqueIndexUpserts(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE t (id INT PRIMARY KEY, e VARCHAR(20), n INT, UNIQUE KEY ue (e))")
-		mustExec(t, c, "CREATE TABLE l (p INT, id INT, e VARCHAR(20), n INT, PRIMARY KEY (p, id), UNIQUE KEY le (p, e))")
-		mustExec(t, c, "INSERT INTO t VALUES (1, 'a', 1), (2, 'b', 2)")
-		mustExec(t, c, "INSERT INTO l VALUES (1, 1, 'a', 1), (1, 2, 'b', 2)")
+		c := ts.Session("d",
+			"CREATE TABLE t (id INT PRIMARY KEY, e VARCHAR(20), n INT, UNIQUE KEY ue (e))",
+			"CREATE TABLE l (p INT, id INT, e VARCHAR(20), n INT, PRIMARY KEY (p, id), UNIQUE KEY le (p, e))",
+			"INSERT INTO t VALUES (1, 'a', 1), (2, 'b', 2)",
+			"INSERT INTO l VALUES (1, 1, 'a', 1), (1, 2, 'b', 2)")
 		for _, tb := range []string{"t", "l"} {
 			vals := func(id int, e string, n int) string {
 				if tb == "l" {

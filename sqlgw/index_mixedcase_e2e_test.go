@@ -11,10 +11,8 @@ import (
 // lookups, joins and foreign keys through them work (compat finding F14).
 func TestMixedCaseIndexColumns(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE `Region` (`ID` INT PRIMARY KEY, `REGION` VARCHAR(20), `Code` INT, KEY `IX_Code` (`Code`), UNIQUE KEY `UQ_REGION` (`REGION`))")
+		c := ts.Session("d",
+			"CREATE TABLE `Region` (`ID` INT PRIMARY KEY, `REGION` VARCHAR(20), `Code` INT, KEY `IX_Code` (`Code`), UNIQUE KEY `UQ_REGION` (`REGION`))")
 		mustExec(t, c, "CREATE TABLE `Cust` (`ID` INT PRIMARY KEY, `RegionID` INT, `Name` VARCHAR(20), KEY `IX_RegionID` (`RegionID`), "+
 			"CONSTRAINT `FK_CUST_REGION` FOREIGN KEY (`RegionID`) REFERENCES `Region` (`ID`))")
 		for i := range 10 {

@@ -12,11 +12,9 @@ import (
 // it from ALTER TABLE ... ADD PRIMARY KEY while it is empty.
 func TestPKAlterAddOnEmptyTable(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE pk")
-		mustExec(t, c, "USE pk")
-		mustExec(t, c, "CREATE TABLE t (a INT, b VARCHAR(20), n INT)")
-		mustExec(t, c, "ALTER TABLE t ADD PRIMARY KEY (a, b)")
+		c := ts.Session("pk",
+			"CREATE TABLE t (a INT, b VARCHAR(20), n INT)",
+			"ALTER TABLE t ADD PRIMARY KEY (a, b)")
 		if got := columnType(t, c, "t", "a"); got != "int\tNO" {
 			t.Fatalf("a after ADD PRIMARY KEY: %q", got)
 		}

@@ -50,9 +50,7 @@ func TestSchemaFeaturesDumpRoundTrip(t *testing.T) {
 		t.Skip("the mariadb client is not installed (apt-get install mariadb-client)")
 	}
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE s")
-		mustExec(t, c, "USE s")
+		c := ts.Session("s")
 		mustExec(t, c, "CREATE TABLE actor (actor_id SMALLINT UNSIGNED NOT NULL AUTO_INCREMENT, first_name VARCHAR(45) NOT NULL, "+
 			"rating ENUM('G','PG','PG-13','R','NC-17') DEFAULT 'G', features SET('Trailers','Commentaries') NOT NULL DEFAULT 'Commentaries', "+
 			"last_update TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP, PRIMARY KEY (actor_id))")

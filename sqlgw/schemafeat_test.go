@@ -10,9 +10,7 @@ import (
 // stored and applied by UPDATE, as MySQL 8 does.
 func TestOnUpdateCurrentTimestamp(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
+		c := ts.Session("d")
 		mustExec(t, c, "CREATE TABLE actor (actor_id SMALLINT UNSIGNED NOT NULL AUTO_INCREMENT, first_name VARCHAR(45) NOT NULL, "+
 			"last_update TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP, "+
 			"touched DATETIME(3) NULL ON UPDATE CURRENT_TIMESTAMP(3), PRIMARY KEY (actor_id))")
@@ -63,9 +61,7 @@ func TestOnUpdateCurrentTimestamp(t *testing.T) {
 // database (3822); ALTER TABLE ADD/DROP CHECK and CONSTRAINT.
 func TestCheckConstraints(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
+		c := ts.Session("d")
 		mustExec(t, c, "CREATE TABLE `app_person` (`id` bigint AUTO_INCREMENT NOT NULL PRIMARY KEY, "+
 			"`age` integer UNSIGNED NOT NULL CHECK (`age` >= 0), `lo` integer NOT NULL, `hi` integer NOT NULL, "+
 			"CONSTRAINT `lo_le_hi` CHECK (`lo` <= `hi`), CHECK (`hi` < 1000))")
@@ -129,9 +125,7 @@ func TestCheckConstraints(t *testing.T) {
 // indexed.
 func TestGeneratedColumns(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
+		c := ts.Session("d")
 		mustExec(t, c, "CREATE TABLE g (id INT PRIMARY KEY, a INT, b INT GENERATED ALWAYS AS (a * 2) VIRTUAL, "+
 			"s VARCHAR(20) AS (CONCAT('n', a + 1)) STORED NOT NULL, KEY ks (s))")
 		create := strings.Join(rows(t, c, "SHOW CREATE TABLE g"), "\n")

@@ -34,11 +34,9 @@ func warningCodes(t *testing.T, c execer) []string {
 // DUPLICATE KEY UPDATE whose update conflicts is skipped.
 func TestUniqueUpdatePerRow(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE g (id INT PRIMARY KEY, u INT, e VARCHAR(10), UNIQUE KEY uu (u))")
-		mustExec(t, c, "CREATE TABLE l (p INT, id INT, u INT, e VARCHAR(10), PRIMARY KEY (p, id), UNIQUE KEY uu (p, u))")
+		c := ts.Session("d",
+			"CREATE TABLE g (id INT PRIMARY KEY, u INT, e VARCHAR(10), UNIQUE KEY uu (u))",
+			"CREATE TABLE l (p INT, id INT, u INT, e VARCHAR(10), PRIMARY KEY (p, id), UNIQUE KEY uu (p, u))")
 		for _, tb := range []string{"g", "l"} {
 			t.Run(tb, func(t *testing.T) {
 				cols := "id, u, e"
@@ -116,13 +114,11 @@ func TestUniqueUpdatePerRow(t *testing.T) {
 // UPDATE and REPLACE keep the MySQL behaviour whatever the text around them.
 func TestPlainInsertCheck(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE t (id INT PRIMARY KEY, u INT, UNIQUE KEY uu (u))")
-		mustExec(t, c, "CREATE TABLE p (id INT PRIMARY KEY, u INT)")
-		mustExec(t, c, "CREATE TABLE `we ird` (id INT PRIMARY KEY, u INT)")
-		mustExec(t, c, "INSERT INTO t VALUES (1, 1)")
+		c := ts.Session("d",
+			"CREATE TABLE t (id INT PRIMARY KEY, u INT, UNIQUE KEY uu (u))",
+			"CREATE TABLE p (id INT PRIMARY KEY, u INT)",
+			"CREATE TABLE `we ird` (id INT PRIMARY KEY, u INT)",
+			"INSERT INTO t VALUES (1, 1)")
 		if r, _ := cost(t, c, "INSERT INTO p VALUES (1, 1)"); r != 1 {
 			t.Errorf("plain INSERT: %d requests, want 1", r)
 		}
@@ -162,9 +158,7 @@ func TestPlainInsertCheck(t *testing.T) {
 // still gets 1062 (exactly one winner).
 func TestUniqueSwap(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
+		c := ts.Session("d")
 		for _, tc := range []struct{ name, ddl, rows string }{
 			{"global", "CREATE TABLE g (id INT PRIMARY KEY, u INT, c INT, UNIQUE KEY uu (u) COMMENT 'sqlgw: cover=(c)')", "(1, 1, 10), (2, 2, 20), (3, 3, 30)"},
 			{"global one partition", "CREATE TABLE g1 (p INT, id INT, u INT, c INT, PRIMARY KEY (p, id), UNIQUE KEY uu (u))", "(0, 1, 1, 10), (0, 2, 2, 20), (0, 3, 3, 30)"},
@@ -326,10 +320,8 @@ func rowEntities(t *testing.T, st storage.Store, co catalog.Options, db, name st
 // entities, and its local and global index entries follow it.
 func TestLargeRowUpdate(t *testing.T) {
 	forEachBackendStore(t, func(t *testing.T, ts *testServer, st storage.Store, co catalog.Options) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE blobs (id INT PRIMARY KEY, name VARCHAR(10), body LONGTEXT, KEY ln (id, name), UNIQUE KEY gn (name))")
+		c := ts.Session("d",
+			"CREATE TABLE blobs (id INT PRIMARY KEY, name VARCHAR(10), body LONGTEXT, KEY ln (id, name), UNIQUE KEY gn (name))")
 		big := strings.Repeat("0123456789abcdef", 5<<20/16) // 5 MiB
 		mustExec(t, c, "INSERT INTO blobs VALUES (1, 'small', 'x'), (2, 'huge', ?)", big)
 		n0 := len(rowEntities(t, st, co, "d", "blobs", 2))
@@ -451,10 +443,8 @@ func TestLargeRowUpdateCrash(t *testing.T) {
 // name, lookups and unique enforcement go on, errors are MySQL's.
 func TestRenameIndex(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT, KEY ia (a), UNIQUE KEY ub (b), KEY li (id, a))")
+		c := ts.Session("d",
+			"CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT, KEY ia (a), UNIQUE KEY ub (b), KEY li (id, a))")
 		for i := range 20 {
 			mustExec(t, c, fmt.Sprintf("INSERT INTO t VALUES (%d, %d, %d)", i, i%4, i))
 		}
@@ -491,13 +481,11 @@ func TestRenameIndex(t *testing.T) {
 // the key as MySQL does, whether found during the statement or at commit.
 func TestUniqueErrorText(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE g (id INT PRIMARY KEY, a VARCHAR(5), b INT, UNIQUE KEY uab (a, b))")
-		mustExec(t, c, "CREATE TABLE l (p INT, id INT, a VARCHAR(5), PRIMARY KEY (p, id), UNIQUE KEY ua (p, a))")
-		mustExec(t, c, "INSERT INTO g VALUES (1, 'x', 2)")
-		mustExec(t, c, "INSERT INTO l VALUES (1, 1, 'x')")
+		c := ts.Session("d",
+			"CREATE TABLE g (id INT PRIMARY KEY, a VARCHAR(5), b INT, UNIQUE KEY uab (a, b))",
+			"CREATE TABLE l (p INT, id INT, a VARCHAR(5), PRIMARY KEY (p, id), UNIQUE KEY ua (p, a))",
+			"INSERT INTO g VALUES (1, 'x', 2)",
+			"INSERT INTO l VALUES (1, 1, 'x')")
 		for _, q := range []struct{ sql, want string }{
 			{"INSERT INTO g VALUES (2, 'x', 2)", "Duplicate entry 'x-2' for key 'uab'"},          // commit (autocommit plain INSERT)
 			{"INSERT INTO l VALUES (1, 2, 'x')", "Duplicate entry '1-x' for key 'ua'"},           // commit, local
@@ -531,10 +519,8 @@ func TestUniqueErrorText(t *testing.T) {
 // anything is written (MySQL would accept it: a known limit).
 func TestUniqueShiftManyBatches(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE l (p INT, id INT, u INT, PRIMARY KEY (p, id), UNIQUE KEY uu (p, u))")
+		c := ts.Session("d",
+			"CREATE TABLE l (p INT, id INT, u INT, PRIMARY KEY (p, id), UNIQUE KEY uu (p, u))")
 		var v []string
 		for i := range 150 {
 			v = append(v, fmt.Sprintf("(0, %d, %d)", i, i))
@@ -571,10 +557,8 @@ func TestUniqueShiftManyBatches(t *testing.T) {
 // recovery).
 func TestUniqueShiftGlobal(t *testing.T) {
 	forEachBackendStore(t, func(t *testing.T, ts *testServer, st storage.Store, co catalog.Options) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE g (id INT PRIMARY KEY, u INT, UNIQUE KEY uu (u))")
+		c := ts.Session("d",
+			"CREATE TABLE g (id INT PRIMARY KEY, u INT, UNIQUE KEY uu (u))")
 		var v []string
 		for i := range 150 {
 			v = append(v, fmt.Sprintf("(%d, %d)", i, i))
@@ -615,12 +599,10 @@ func TestUniqueShiftGlobal(t *testing.T) {
 // rollbacks and deletes.
 func TestUniqueBuffer(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE t (id INT PRIMARY KEY, e VARCHAR(10), UNIQUE KEY ue (e))")
-		mustExec(t, c, "INSERT INTO t VALUES (1, 'a')")
-		mustExec(t, c, "BEGIN")
+		c := ts.Session("d",
+			"CREATE TABLE t (id INT PRIMARY KEY, e VARCHAR(10), UNIQUE KEY ue (e))",
+			"INSERT INTO t VALUES (1, 'a')",
+			"BEGIN")
 		if n := affected(t, c, "INSERT IGNORE INTO t VALUES (2, 'z'), (3, 'z'), (4, 'a')"); n != 1 {
 			t.Errorf("INSERT IGNORE with duplicates among its rows: %d rows, want 1", n)
 		}

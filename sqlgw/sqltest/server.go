@@ -260,3 +260,23 @@ func NoClose(s storage.Store) storage.Store { return noClose{s} }
 type noClose struct{ storage.Store }
 
 func (noClose) Close() error { return nil }
+
+// Session returns one dedicated connection (one session) whose current
+// database is db, newly created, after the setup statements have run on it
+// in order (each must succeed).
+func (s *Server) Session(db string, setup ...string) *sql.Conn {
+	s.T.Helper()
+	c := s.Conn()
+	r := NewRunner(s.T, c)
+	r.Exec("CREATE DATABASE " + db)
+	r.Exec("USE " + db)
+	r.ExecAll(setup...)
+	return c
+}
+
+// Session starts a server over a fresh store of backend b and returns a
+// session on it as Server.Session does.
+func Session(t testing.TB, b Backend, db string, setup ...string) *sql.Conn {
+	t.Helper()
+	return StartBackend(t, b, Options{}).Session(db, setup...)
+}
