@@ -9,6 +9,7 @@ import (
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/catalog/ixmaint"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage"
 )
 
@@ -352,43 +353,14 @@ func TestAdminStatements(t *testing.T) {
 		}
 
 		// Multi-statement queries.
-		db, err := sql.Open("mysql", ts.dsn+"c1?multiStatements=true")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		rs, err := db.QueryContext(ctx, "CHECK TABLE t; SELECT 42; ANALYZE TABLE e")
-		if err != nil {
-			t.Fatal(err)
-		}
+		mr := sqltest.NewRunner(t, ts.Open("c1?multiStatements=true"))
 		var sets [][]string
-		for {
-			cols, _ := rs.Columns()
-			var set []string
-			for rs.Next() {
-				vals := make([]sql.NullString, len(cols))
-				ptrs := make([]any, len(cols))
-				for i := range vals {
-					ptrs[i] = &vals[i]
-				}
-				if err := rs.Scan(ptrs...); err != nil {
-					t.Fatal(err)
-				}
-				var parts []string
-				for _, v := range vals {
-					parts = append(parts, v.String)
-				}
-				set = append(set, strings.Join(parts, "|"))
+		for _, set := range mr.ResultSets("CHECK TABLE t; SELECT 42; ANALYZE TABLE e") {
+			for i := range set {
+				set[i] = strings.ReplaceAll(set[i], "\t", "|")
 			}
 			sets = append(sets, set)
-			if !rs.NextResultSet() {
-				break
-			}
 		}
-		if err := rs.Err(); err != nil {
-			t.Fatal(err)
-		}
-		rs.Close()
 		if want := "[[c1.t|check|status|OK] [42] [c1.e|analyze|status|OK]]"; strings.Join(strings.Fields(strings.TrimSpace(fmtSets(sets))), " ") != want {
 			t.Fatalf("multi-statement: %v, want %s", sets, want)
 		}

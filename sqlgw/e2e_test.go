@@ -21,9 +21,7 @@ func TestEndToEnd(t *testing.T) {
 		mustExec(t, c, `CREATE TABLE orders (cust INT, id INT, amount DECIMAL(10,2), note TEXT,
 			PRIMARY KEY (cust, id))`)
 
-		if n := affected(t, c, "INSERT INTO customers VALUES (1,'ann','paris'),(2,'bob','oslo'),(3,'cid',NULL)"); n != 3 {
-			t.Fatalf("insert: %d rows affected, want 3", n)
-		}
+		expectAffected(t, c, 3, "INSERT INTO customers VALUES (1,'ann','paris'),(2,'bob','oslo'),(3,'cid',NULL)")
 		mustExec(t, c, "INSERT INTO orders VALUES (1,1,10.50,'a'),(1,2,20.00,NULL),(2,1,5.25,'b'),(3,1,1.00,'c'),(3,2,2.00,'d')")
 
 		expectRows(t, c, "SELECT * FROM customers ORDER BY id", "1\tann\tparis", "2\tbob\toslo", "3\tcid\tNULL")
@@ -43,15 +41,9 @@ func TestEndToEnd(t *testing.T) {
 		expectRows(t, c, "SELECT id FROM customers ORDER BY id LIMIT 2", "1", "2")
 
 		// Updates and deletes report affected rows.
-		if n := affected(t, c, "UPDATE customers SET city = 'rome' WHERE id >= 2"); n != 2 {
-			t.Fatalf("update: %d rows affected, want 2", n)
-		}
-		if n := affected(t, c, "UPDATE customers SET city = 'rome' WHERE id = 2"); n != 0 {
-			t.Fatalf("no-op update: %d rows affected, want 0", n)
-		}
-		if n := affected(t, c, "DELETE FROM orders WHERE cust = 3"); n != 2 {
-			t.Fatalf("delete: %d rows affected, want 2", n)
-		}
+		expectAffected(t, c, 2, "UPDATE customers SET city = 'rome' WHERE id >= 2")
+		expectAffected(t, c, 0, "UPDATE customers SET city = 'rome' WHERE id = 2")
+		expectAffected(t, c, 2, "DELETE FROM orders WHERE cust = 3")
 		expectRows(t, c, "SELECT cust, id FROM orders ORDER BY cust, id", "1\t1", "1\t2", "2\t1")
 		// Primary-key change.
 		mustExec(t, c, "UPDATE customers SET id = 4 WHERE id = 3")
@@ -61,15 +53,9 @@ func TestEndToEnd(t *testing.T) {
 		expectErrno(t, c, 1062, "INSERT INTO customers VALUES (1,'dup','x')")
 		expectErrno(t, c, 1062, "INSERT INTO customers VALUES (9,'new','x'),(1,'dup','x')")
 		expectRows(t, c, "SELECT COUNT(*) FROM customers WHERE id = 9", "0")
-		if n := affected(t, c, "INSERT IGNORE INTO customers VALUES (1,'dup','x'),(5,'eve','x')"); n != 1 {
-			t.Fatalf("insert ignore: %d rows affected, want 1", n)
-		}
-		if n := affected(t, c, "INSERT INTO customers VALUES (1,'ann','x') ON DUPLICATE KEY UPDATE city = VALUES(city)"); n != 2 {
-			t.Fatalf("on duplicate key update: %d rows affected, want 2", n)
-		}
-		if n := affected(t, c, "REPLACE INTO customers VALUES (2,'bob2','y')"); n != 2 {
-			t.Fatalf("replace: %d rows affected, want 2", n)
-		}
+		expectAffected(t, c, 1, "INSERT IGNORE INTO customers VALUES (1,'dup','x'),(5,'eve','x')")
+		expectAffected(t, c, 2, "INSERT INTO customers VALUES (1,'ann','x') ON DUPLICATE KEY UPDATE city = VALUES(city)")
+		expectAffected(t, c, 2, "REPLACE INTO customers VALUES (2,'bob2','y')")
 		expectRows(t, c, "SELECT * FROM customers ORDER BY id", "1\tann\tx", "2\tbob2\ty", "4\tcid\trome", "5\teve\tx")
 
 		// TRUNCATE, DROP, RENAME, ALTER.
@@ -441,12 +427,8 @@ func TestKeylessTable(t *testing.T) {
 		c := ts.Session("d",
 			"CREATE TABLE log (a INT, b VARCHAR(10))",
 			"INSERT INTO log VALUES (1,'x'),(1,'x'),(2,'y'),(3,'z')")
-		if n := affected(t, c, "UPDATE log SET b = 'w' WHERE a = 1"); n != 2 {
-			t.Fatalf("update: %d rows, want 2", n)
-		}
-		if n := affected(t, c, "DELETE FROM log WHERE a = 2"); n != 1 {
-			t.Fatalf("delete: %d rows, want 1", n)
-		}
+		expectAffected(t, c, 2, "UPDATE log SET b = 'w' WHERE a = 1")
+		expectAffected(t, c, 1, "DELETE FROM log WHERE a = 2")
 		expectRows(t, c, "SELECT a, b FROM log ORDER BY a, b", "1\tw", "1\tw", "3\tz")
 		mustExec(t, c, "BEGIN")
 		mustExec(t, c, "INSERT INTO log VALUES (4,'q')")
@@ -556,9 +538,7 @@ func TestLargeRow(t *testing.T) {
 		expectRows(t, c, "SELECT id, name, LENGTH(body) FROM blobs ORDER BY id", "1\tsmall\t1", "2\thuge\t5242880")
 		expectErrno(t, c, 1062, "INSERT INTO blobs VALUES (2, 'again', ?, NULL)", big)
 		mustExec(t, c, "UPDATE blobs SET name = 'renamed' WHERE id = 2") // across batches: TestLargeRowUpdate
-		if n := affected(t, c, "DELETE FROM blobs WHERE id = 2"); n != 1 {
-			t.Fatalf("delete: %d rows", n)
-		}
+		expectAffected(t, c, 1, "DELETE FROM blobs WHERE id = 2")
 		expectRows(t, c, "SELECT id FROM blobs ORDER BY id", "1")
 		mustExec(t, c, "INSERT INTO blobs VALUES (2, 'again', 'short', NULL)")
 		expectRows(t, c, "SELECT id, body FROM blobs ORDER BY id", "1\tx", "2\tshort")

@@ -90,6 +90,13 @@ func expectRows(t *testing.T, db execer, q string, want ...string) {
 	sqltest.NewRunner(t, db).ExpectRows(q, want...)
 }
 
+// expectAffected runs a statement that must succeed with want rows
+// affected.
+func expectAffected(t *testing.T, db execer, want int64, q string, args ...any) {
+	t.Helper()
+	sqltest.NewRunner(t, db).ExpectAffected(want, q, args...)
+}
+
 func mysqlErrno(err error) uint16 { return sqltest.Errno(err) }
 
 func expectErrno(t *testing.T, db execer, want uint16, q string, args ...any) {

@@ -2,7 +2,6 @@ package sqlgw_test
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"strings"
 	"testing"
@@ -166,12 +165,7 @@ func TestIndexHints(t *testing.T) {
 		expectErrno(t, c, 1176, "SELECT a FROM nokey USE INDEX (ia) WHERE a = 1")
 		// Multi-statement texts (the handler's own parse): the error is
 		// 1176 too, and hints apply.
-		mdb, err := sql.Open("mysql", ts.dsn+"d?multiStatements=true")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer mdb.Close()
-		mc, err := mdb.Conn(ctx)
+		mc, err := ts.Open("d?multiStatements=true").Conn(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}

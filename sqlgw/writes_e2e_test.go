@@ -344,9 +344,7 @@ func TestLargeRowUpdate(t *testing.T) {
 			expectRows(t, c, "SELECT id FROM blobs WHERE name = '"+name+"'", "2")
 			expectRows(t, c, "SELECT id, LENGTH(body) FROM blobs WHERE name = '"+name+"'", fmt.Sprintf("2\t%d", len(strings.Join(rows(t, c, "SELECT body FROM blobs WHERE id = 2"), ""))))
 		}
-		if n := affected(t, c, "UPDATE blobs SET name = 'renamed' WHERE id = 2"); n != 1 {
-			t.Fatalf("update: %d rows", n)
-		}
+		expectAffected(t, c, 1, "UPDATE blobs SET name = 'renamed' WHERE id = 2")
 		body(big)
 		names("renamed")
 		expectRows(t, c, "SELECT id FROM blobs WHERE name = 'huge'")
@@ -376,9 +374,7 @@ func TestLargeRowUpdate(t *testing.T) {
 		// A unique conflict of the large row fails cleanly.
 		expectErrno(t, c, 1062, "UPDATE blobs SET name = 'tiny' WHERE id = 2")
 		names("again")
-		if n := affected(t, c, "DELETE FROM blobs WHERE id = 2"); n != 1 {
-			t.Fatalf("delete: %d rows", n)
-		}
+		expectAffected(t, c, 1, "DELETE FROM blobs WHERE id = 2")
 		if n := len(rowEntities(t, st, co, "d", "blobs", 2)); n != 0 {
 			t.Errorf("a deleted row left %d entities", n)
 		}

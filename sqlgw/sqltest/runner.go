@@ -57,6 +57,15 @@ func (r *Runner) Affected(q string, args ...any) int64 {
 	return n
 }
 
+// ExpectAffected runs a statement that must succeed with want rows
+// affected.
+func (r *Runner) ExpectAffected(want int64, q string, args ...any) {
+	r.T.Helper()
+	if n := r.Affected(q, args...); n != want {
+		r.T.Fatalf("%s: %d rows affected, want %d", q, n, want)
+	}
+}
+
 // Rows returns a query's result as lines of tab-separated values ("NULL"
 // for NULL).
 func (r *Runner) Rows(q string, args ...any) []string {
@@ -66,6 +75,39 @@ func (r *Runner) Rows(q string, args ...any) []string {
 		r.T.Fatalf("%s: %v", q, err)
 	}
 	defer rs.Close()
+	out := r.scan(q, rs)
+	if err := rs.Err(); err != nil {
+		r.T.Fatalf("%s: %v", q, err)
+	}
+	return out
+}
+
+// ResultSets returns every result set of a multi-statement query (the
+// connection needs multiStatements=true; see Server.Open), each as Rows
+// gives it.
+func (r *Runner) ResultSets(q string, args ...any) [][]string {
+	r.T.Helper()
+	rs, err := r.DB.QueryContext(context.Background(), q, args...)
+	if err != nil {
+		r.T.Fatalf("%s: %v", q, err)
+	}
+	defer rs.Close()
+	var sets [][]string
+	for {
+		sets = append(sets, r.scan(q, rs))
+		if !rs.NextResultSet() {
+			break
+		}
+	}
+	if err := rs.Err(); err != nil {
+		r.T.Fatalf("%s: %v", q, err)
+	}
+	return sets
+}
+
+// scan reads the rows of rs's current result set.
+func (r *Runner) scan(q string, rs *sql.Rows) []string {
+	r.T.Helper()
 	cols, _ := rs.Columns()
 	var out []string
 	for rs.Next() {
@@ -75,7 +117,7 @@ func (r *Runner) Rows(q string, args ...any) []string {
 			ptrs[i] = &vals[i]
 		}
 		if err := rs.Scan(ptrs...); err != nil {
-			r.T.Fatal(err)
+			r.T.Fatalf("%s: %v", q, err)
 		}
 		parts := make([]string, len(cols))
 		for i, v := range vals {
@@ -86,9 +128,6 @@ func (r *Runner) Rows(q string, args ...any) []string {
 			}
 		}
 		out = append(out, strings.Join(parts, "\t"))
-	}
-	if err := rs.Err(); err != nil {
-		r.T.Fatalf("%s: %v", q, err)
 	}
 	return out
 }
