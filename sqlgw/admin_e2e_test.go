@@ -271,14 +271,16 @@ func TestAdminStatements(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
 		ctx := context.Background()
 		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE c1")
-		mustExec(t, c, "CREATE TABLE c1.t (k INT PRIMARY KEY, v INT, KEY kv (v))")
-		mustExec(t, c, "CREATE TABLE c1.e (k INT PRIMARY KEY)")
-		mustExec(t, c, "INSERT INTO c1.t VALUES (1, 1), (2, 2)")
-		mustExec(t, c, "CREATE VIEW c1.v AS SELECT * FROM c1.t")
-		mustExec(t, c, "CREATE TABLE c1.gone (k INT PRIMARY KEY)")
-		mustExec(t, c, "CREATE VIEW c1.bad AS SELECT * FROM c1.gone")
-		mustExec(t, c, "DROP TABLE c1.gone")
+		runScript(t, c, `
+			exec CREATE DATABASE c1
+			exec CREATE TABLE c1.t (k INT PRIMARY KEY, v INT, KEY kv (v))
+			exec CREATE TABLE c1.e (k INT PRIMARY KEY)
+			exec INSERT INTO c1.t VALUES (1, 1), (2, 2)
+			exec CREATE VIEW c1.v AS SELECT * FROM c1.t
+			exec CREATE TABLE c1.gone (k INT PRIMARY KEY)
+			exec CREATE VIEW c1.bad AS SELECT * FROM c1.gone
+			exec DROP TABLE c1.gone
+		`)
 
 		// No current database: qualified names work.
 		expectAdmin(t, c, "ANALYZE TABLE c1.t, c1.e, c1.nosuch, c1.v",
@@ -306,13 +308,14 @@ func TestAdminStatements(t *testing.T) {
 		// go-mysql-server's own tables (mysqlcheck --all-databases).
 		expectAdmin(t, c, "CHECK TABLE mysql.user", "mysql.user|check|note|The storage engine for the table doesn't support check")
 		expectAdmin(t, c, "SELECT DATABASE()", "NULL")
-		expectErrno(t, c, 1046, "CHECK TABLE t")
-		expectErrno(t, c, 1064, "CHECK TABLE c1.t foo")
-		expectErrno(t, c, 1064, "CHECK TABLE")
-		expectErrno(t, c, 1235, "CHECKSUM TABLE c1.t")
-		expectErrno(t, c, 1066, "CHECK TABLE c1.t, C1.T")
-
-		mustExec(t, c, "USE c1")
+		runScript(t, c, `
+			error 1046 CHECK TABLE t
+			error 1064 CHECK TABLE c1.t foo
+			error 1064 CHECK TABLE
+			error 1235 CHECKSUM TABLE c1.t
+			error 1066 CHECK TABLE c1.t, C1.T
+			exec USE c1
+		`)
 		expectAdmin(t, c, "/* mysqlcheck */ CHECK TABLE `t` FOR UPGRADE;", "c1.t|check|status|OK")
 		expectAdmin(t, c, "ANALYZE LOCAL TABLES e", "c1.e|analyze|status|OK")
 		// ANALYZE's count becomes the coster's estimate: COUNT(*) still

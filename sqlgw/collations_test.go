@@ -27,19 +27,33 @@ func TestCollatedIn(t *testing.T) {
 		c := ts.Session("cin",
 			"CREATE TABLE p (id INT NOT NULL PRIMARY KEY, name VARCHAR(20) COLLATE utf8mb4_general_ci, tag VARCHAR(20) COLLATE utf8mb4_bin)",
 			"INSERT INTO p VALUES (1, 'ann', 'x'), (2, 'Bob', 'X'), (3, 'CLARA', 'y'), (4, 'dave', NULL), (5, NULL, 'Y')")
-		expectRows(t, c, "SELECT id FROM p WHERE name IN ('clara', 'DAVE') ORDER BY id", "3", "4")
-		expectRows(t, c, "SELECT id FROM p WHERE name NOT IN ('ANN', 'bob') ORDER BY id", "3", "4")
-		expectRows(t, c, "SELECT id FROM p WHERE name NOT IN ('ANN', NULL) ORDER BY id")
-		expectRows(t, c, "SELECT id FROM p WHERE name IN ('clara', 'DAVE') ORDER BY id LIMIT 1", "3")
-		// A binary collation stays case-sensitive.
-		expectRows(t, c, "SELECT id FROM p WHERE tag IN ('x', 'Y') ORDER BY id", "1", "5")
-		// go-mysql-server's fast paths (a plain single-table SELECT, UPDATE,
-		// DELETE) skip sqlgw's analyzer rules: the rewrite must reach them
-		// too, or these select, change and delete the wrong rows.
-		expectRows(t, c, "SELECT id FROM p WHERE name IN ('clara', 'DAVE')", "3", "4")
-		expectAffected(t, c, 2, "UPDATE p SET tag = 'u' WHERE name IN ('ANN', 'bob')")
-		expectAffected(t, c, 2, "DELETE FROM p WHERE name NOT IN ('ANN', 'bob')")
-		expectRows(t, c, "SELECT id, tag FROM p ORDER BY id", "1\tu", "2\tu", "5\tY")
+		runScript(t, c, `
+			query SELECT id FROM p WHERE name IN ('clara', 'DAVE') ORDER BY id
+			= 3
+			= 4
+			query SELECT id FROM p WHERE name NOT IN ('ANN', 'bob') ORDER BY id
+			= 3
+			= 4
+			query SELECT id FROM p WHERE name NOT IN ('ANN', NULL) ORDER BY id
+			query SELECT id FROM p WHERE name IN ('clara', 'DAVE') ORDER BY id LIMIT 1
+			= 3
+			# A binary collation stays case-sensitive.
+			query SELECT id FROM p WHERE tag IN ('x', 'Y') ORDER BY id
+			= 1
+			= 5
+			# go-mysql-server's fast paths (a plain single-table SELECT, UPDATE,
+			# DELETE) skip sqlgw's analyzer rules: the rewrite must reach them
+			# too, or these select, change and delete the wrong rows.
+			query SELECT id FROM p WHERE name IN ('clara', 'DAVE')
+			= 3
+			= 4
+			affected 2 UPDATE p SET tag = 'u' WHERE name IN ('ANN', 'bob')
+			affected 2 DELETE FROM p WHERE name NOT IN ('ANN', 'bob')
+			query SELECT id, tag FROM p ORDER BY id
+			= 1 | u
+			= 2 | u
+			= 5 | Y
+		`)
 	})
 }
 
@@ -50,15 +64,29 @@ func TestDateVsNumber(t *testing.T) {
 		c := ts.Session("dn",
 			"CREATE TABLE t (id INT NOT NULL PRIMARY KEY, dt DATE)",
 			"INSERT INTO t VALUES (1, '2024-01-01'), (2, '2024-01-02'), (3, '2024-02-01'), (4, NULL), (5, '2023-12-31')")
-		expectRows(t, c, "SELECT id FROM t WHERE dt < 20240102 ORDER BY id", "1", "5")
-		expectRows(t, c, "SELECT id FROM t WHERE dt = 20240201 ORDER BY id", "3")
-		expectRows(t, c, "SELECT id FROM t WHERE 20240201 <= dt ORDER BY id", "3")
-		expectRows(t, c, "SELECT id FROM t WHERE dt BETWEEN 20231231 AND 20240101 ORDER BY id", "1", "5")
-		expectRows(t, c, "SELECT id FROM t WHERE dt >= 20240102 ORDER BY id LIMIT 1", "2")
-		// The fast paths (see TestCollatedIn).
-		expectRows(t, c, "SELECT id FROM t WHERE dt = 20240201", "3")
-		expectAffected(t, c, 2, "UPDATE t SET dt = '2025-01-01' WHERE dt < 20240102")
-		expectAffected(t, c, 1, "DELETE FROM t WHERE dt = 20240102")
-		expectRows(t, c, "SELECT id FROM t ORDER BY id", "1", "3", "4", "5")
+		runScript(t, c, `
+			query SELECT id FROM t WHERE dt < 20240102 ORDER BY id
+			= 1
+			= 5
+			query SELECT id FROM t WHERE dt = 20240201 ORDER BY id
+			= 3
+			query SELECT id FROM t WHERE 20240201 <= dt ORDER BY id
+			= 3
+			query SELECT id FROM t WHERE dt BETWEEN 20231231 AND 20240101 ORDER BY id
+			= 1
+			= 5
+			query SELECT id FROM t WHERE dt >= 20240102 ORDER BY id LIMIT 1
+			= 2
+			# The fast paths (see TestCollatedIn).
+			query SELECT id FROM t WHERE dt = 20240201
+			= 3
+			affected 2 UPDATE t SET dt = '2025-01-01' WHERE dt < 20240102
+			affected 1 DELETE FROM t WHERE dt = 20240102
+			query SELECT id FROM t ORDER BY id
+			= 1
+			= 3
+			= 4
+			= 5
+		`)
 	})
 }

@@ -81,13 +81,17 @@ func TestSumAvgDecimal(t *testing.T) {
 func TestMySQLHelpTables(t *testing.T) {
 	ts := startServer(t, mustOpenMemory(t))
 	c := ts.conn()
-	expectRows(t, c, `SELECT name FROM mysql.help_topic WHERE name LIKE "SHOW %"`)
-	expectRows(t, c, `SELECT COUNT(*) FROM mysql.help_topic`, "0")
-	expectRows(t, c, `SELECT * FROM mysql.help_keyword`)
-	expectRows(t, c, `SELECT name FROM mysql.help_category ORDER BY name`)
-	expectRows(t, c, `SELECT help_topic_id FROM mysql.help_relation`)
-	expectRows(t, c, `SELECT t.name FROM mysql.help_topic t JOIN mysql.help_relation r ON r.help_topic_id = t.help_topic_id`)
-	expectRows(t, c, `SELECT CONCAT("'", user, "'@'", host, "'") FROM mysql.user WHERE host = 'localhost'`, "'root'@'localhost'")
+	runScript(t, c, `
+		query SELECT name FROM mysql.help_topic WHERE name LIKE "SHOW %"
+		query SELECT COUNT(*) FROM mysql.help_topic
+		= 0
+		query SELECT * FROM mysql.help_keyword
+		query SELECT name FROM mysql.help_category ORDER BY name
+		query SELECT help_topic_id FROM mysql.help_relation
+		query SELECT t.name FROM mysql.help_topic t JOIN mysql.help_relation r ON r.help_topic_id = t.help_topic_id
+		query SELECT CONCAT("'", user, "'@'", host, "'") FROM mysql.user WHERE host = 'localhost'
+		= 'root'@'localhost'
+	`)
 }
 
 func mustOpenMemory(t *testing.T) storage.Store {
@@ -127,12 +131,16 @@ func TestUserVarAssignment(t *testing.T) {
 	if got := rows(t, c, "SELECT @w := ? + 1 AS a, @w AS b", 2); strings.Join(got, "|") != "3\t3" {
 		t.Fatalf("prepared assignment: %q", got)
 	}
-	mustExec(t, c, "CREATE DATABASE uv")
-	mustExec(t, c, "USE uv")
-	mustExec(t, c, "CREATE TABLE orders (k INT NOT NULL PRIMARY KEY, price DECIMAL(10,2), note VARCHAR(20), at DATETIME)")
-	mustExec(t, c, "INSERT INTO orders VALUES (1, 1.50, 'a', NULL), (2, 2.50, 'b', NULL)")
-	mustExec(t, c, "SET @s := 0")
-	expectRows(t, c, "SELECT k, @s := @s + k AS running FROM orders ORDER BY k", "1\t1", "2\t3")
+	runScript(t, c, `
+		exec CREATE DATABASE uv
+		exec USE uv
+		exec CREATE TABLE orders (k INT NOT NULL PRIMARY KEY, price DECIMAL(10,2), note VARCHAR(20), at DATETIME)
+		exec INSERT INTO orders VALUES (1, 1.50, 'a', NULL), (2, 2.50, 'b', NULL)
+		exec SET @s := 0
+		query SELECT k, @s := @s + k AS running FROM orders ORDER BY k
+		= 1 | 1
+		= 2 | 3
+	`)
 
 	// MariaDB Connector/ODBC's SQLColumns query.
 	b, err := os.ReadFile("../testdata/compat/discovery/odbc_sqlcolumns.sql")

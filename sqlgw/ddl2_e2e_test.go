@@ -65,11 +65,17 @@ func TestDDL2NarrowColumn(t *testing.T) {
 		mustExec(t, c, "ALTER TABLE u MODIFY n SMALLINT")
 		expectErrno(t, c, 1264, "INSERT INTO u (k, n) VALUES (10, 40000)")
 		expectError(t, c, 1265, "Data truncated for column 'm' at row 3", "ALTER TABLE u MODIFY m ENUM('a','b')")
-		mustExec(t, c, "DELETE FROM u WHERE k = 3")
-		mustExec(t, c, "ALTER TABLE u MODIFY m ENUM('a','b')")
-		expectRows(t, c, "SELECT k, m FROM u ORDER BY k", "1\ta", "2\tb")
-		mustExec(t, c, "ALTER TABLE u MODIFY d DECIMAL(8,2)")
-		expectRows(t, c, "SELECT d FROM u ORDER BY k", "1.50", "2.00")
+		runScript(t, c, `
+			exec DELETE FROM u WHERE k = 3
+			exec ALTER TABLE u MODIFY m ENUM('a','b')
+			query SELECT k, m FROM u ORDER BY k
+			= 1 | a
+			= 2 | b
+			exec ALTER TABLE u MODIFY d DECIMAL(8,2)
+			query SELECT d FROM u ORDER BY k
+			= 1.50
+			= 2.00
+		`)
 
 		// What needs the stored values rewritten stays a clear 1235.
 		expectError(t, c, 1235, "would need the stored values rewritten", "ALTER TABLE u MODIFY n BIGINT")
@@ -198,16 +204,20 @@ func TestDDL2EnumInFunctions(t *testing.T) {
 			"CREATE TABLE e (k INT PRIMARY KEY, t ENUM('BASE TABLE','VIEW'), s SET('a','b','c'))",
 			"INSERT INTO e VALUES (1, 'BASE TABLE', 'a,c'), (2, NULL, NULL)")
 		// The simple single-table SELECT (no custom analyzer rule runs).
-		expectRows(t, c, "SELECT STRCMP(t,'BASE TABLE') s, IF(1, t, 'x') i, IF(k = 1, t, 'TABLE') j, COALESCE(t, 'x') co, IFNULL(t,'x') fn FROM e WHERE k = 1",
-			"0\tBASE TABLE\tBASE TABLE\tBASE TABLE\tBASE TABLE")
-		expectRows(t, c, "SELECT IF(1, s, 'x'), COALESCE(s, 'n'), IFNULL(t, 'none'), STRCMP(s, 'a,c') FROM e ORDER BY k",
-			"a,c\ta,c\tBASE TABLE\t0", "NULL\tn\tnone\tNULL")
-		expectRows(t, c, "SELECT k FROM e WHERE IF(1, t, '') = 'BASE TABLE' ORDER BY k LIMIT 5", "1")
-		// Other string functions read the string; numeric contexts the index.
-		expectRows(t, c, "SELECT LOWER(t), SUBSTRING(t, 1, 4), REPLACE(t, 'BASE', 'X'), CONCAT_WS('|', t, s), ELT(1, t), FIELD('BASE TABLE', t), GREATEST(t, 'A'), LOCATE('T', t), t + 0, IF(t, 'y', 'n') FROM e WHERE k = 1",
-			"base table\tBASE\tX TABLE\tBASE TABLE|a,c\tBASE TABLE\t1\tBASE TABLE\t6\t1\ty")
-		// MySQL Connector/C++ 1.1 DatabaseMetaData::getTables.
-		expectRows(t, c, "SELECT TABLE_NAME, IF(STRCMP(TABLE_TYPE,'BASE TABLE'), TABLE_TYPE, 'TABLE') AS TABLE_TYPE FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_SCHEMA LIKE 'en' AND TABLE_NAME LIKE '%'",
-			"e\tTABLE")
+		runScript(t, c, `
+			query SELECT STRCMP(t,'BASE TABLE') s, IF(1, t, 'x') i, IF(k = 1, t, 'TABLE') j, COALESCE(t, 'x') co, IFNULL(t,'x') fn FROM e WHERE k = 1
+			= 0 | BASE TABLE | BASE TABLE | BASE TABLE | BASE TABLE
+			query SELECT IF(1, s, 'x'), COALESCE(s, 'n'), IFNULL(t, 'none'), STRCMP(s, 'a,c') FROM e ORDER BY k
+			= a,c | a,c | BASE TABLE | 0
+			= NULL | n | none | NULL
+			query SELECT k FROM e WHERE IF(1, t, '') = 'BASE TABLE' ORDER BY k LIMIT 5
+			= 1
+			# Other string functions read the string; numeric contexts the index.
+			query SELECT LOWER(t), SUBSTRING(t, 1, 4), REPLACE(t, 'BASE', 'X'), CONCAT_WS('|', t, s), ELT(1, t), FIELD('BASE TABLE', t), GREATEST(t, 'A'), LOCATE('T', t), t + 0, IF(t, 'y', 'n') FROM e WHERE k = 1
+			= base table | BASE | X TABLE | BASE TABLE|a,c | BASE TABLE | 1 | BASE TABLE | 6 | 1 | y
+			# MySQL Connector/C++ 1.1 DatabaseMetaData::getTables.
+			query SELECT TABLE_NAME, IF(STRCMP(TABLE_TYPE,'BASE TABLE'), TABLE_TYPE, 'TABLE') AS TABLE_TYPE FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_SCHEMA LIKE 'en' AND TABLE_NAME LIKE '%'
+			= e | TABLE
+		`)
 	})
 }

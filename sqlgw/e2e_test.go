@@ -21,56 +21,89 @@ func TestEndToEnd(t *testing.T) {
 		mustExec(t, c, `CREATE TABLE orders (cust INT, id INT, amount DECIMAL(10,2), note TEXT,
 			PRIMARY KEY (cust, id))`)
 
-		expectAffected(t, c, 3, "INSERT INTO customers VALUES (1,'ann','paris'),(2,'bob','oslo'),(3,'cid',NULL)")
-		mustExec(t, c, "INSERT INTO orders VALUES (1,1,10.50,'a'),(1,2,20.00,NULL),(2,1,5.25,'b'),(3,1,1.00,'c'),(3,2,2.00,'d')")
-
-		expectRows(t, c, "SELECT * FROM customers ORDER BY id", "1\tann\tparis", "2\tbob\toslo", "3\tcid\tNULL")
-		expectRows(t, c, "SELECT name FROM customers WHERE id = 2", "bob")
-		expectRows(t, c, "SELECT name FROM customers WHERE id IN (3, 1) ORDER BY name", "ann", "cid")
-		expectRows(t, c, "SELECT id FROM customers WHERE id > 1 ORDER BY id", "2", "3")
-		expectRows(t, c, "SELECT id FROM customers WHERE city IS NULL", "3")
-		expectRows(t, c, "SELECT id FROM orders WHERE cust = 1 AND id >= 2", "2")
-		expectRows(t, c, "SELECT c.name, SUM(o.amount) FROM customers c JOIN orders o ON o.cust = c.id GROUP BY c.name ORDER BY c.name",
-			// SUM(DECIMAL(10,2)) is DECIMAL(32,2), as in MySQL.
-			"ann\t30.50", "bob\t5.25", "cid\t3.00")
-		expectRows(t, c, "SELECT amount FROM orders WHERE cust = 1 AND id = 2", "20.00")
-		expectRows(t, c, "SELECT name FROM customers WHERE id IN (SELECT cust FROM orders WHERE amount > 5) ORDER BY name", "ann", "bob")
-		expectRows(t, c, "SELECT COUNT(*) FROM orders", "5")
-		expectRows(t, c, "SELECT name FROM customers WHERE id = (SELECT MAX(cust) FROM orders)", "cid")
-		expectRows(t, c, "SELECT c.name FROM customers c WHERE EXISTS (SELECT 1 FROM orders o WHERE o.cust = c.id AND o.amount > 6) ORDER BY 1", "ann")
-		expectRows(t, c, "SELECT id FROM customers ORDER BY id LIMIT 2", "1", "2")
-
-		// Updates and deletes report affected rows.
-		expectAffected(t, c, 2, "UPDATE customers SET city = 'rome' WHERE id >= 2")
-		expectAffected(t, c, 0, "UPDATE customers SET city = 'rome' WHERE id = 2")
-		expectAffected(t, c, 2, "DELETE FROM orders WHERE cust = 3")
-		expectRows(t, c, "SELECT cust, id FROM orders ORDER BY cust, id", "1\t1", "1\t2", "2\t1")
-		// Primary-key change.
-		mustExec(t, c, "UPDATE customers SET id = 4 WHERE id = 3")
-		expectRows(t, c, "SELECT id, city FROM customers ORDER BY id", "1\tparis", "2\trome", "4\trome")
-
-		// Duplicates: 1062, IGNORE, ON DUPLICATE KEY UPDATE, REPLACE.
-		expectErrno(t, c, 1062, "INSERT INTO customers VALUES (1,'dup','x')")
-		expectErrno(t, c, 1062, "INSERT INTO customers VALUES (9,'new','x'),(1,'dup','x')")
-		expectRows(t, c, "SELECT COUNT(*) FROM customers WHERE id = 9", "0")
-		expectAffected(t, c, 1, "INSERT IGNORE INTO customers VALUES (1,'dup','x'),(5,'eve','x')")
-		expectAffected(t, c, 2, "INSERT INTO customers VALUES (1,'ann','x') ON DUPLICATE KEY UPDATE city = VALUES(city)")
-		expectAffected(t, c, 2, "REPLACE INTO customers VALUES (2,'bob2','y')")
-		expectRows(t, c, "SELECT * FROM customers ORDER BY id", "1\tann\tx", "2\tbob2\ty", "4\tcid\trome", "5\teve\tx")
-
-		// TRUNCATE, DROP, RENAME, ALTER.
-		mustExec(t, c, "TRUNCATE TABLE orders")
-		expectRows(t, c, "SELECT COUNT(*) FROM orders", "0")
-		mustExec(t, c, "CREATE DATABASE other")
-		expectErrno(t, c, 1235, "RENAME TABLE orders TO other.orders")
-		mustExec(t, c, "RENAME TABLE orders TO orders2")
-		expectRows(t, c, "SELECT COUNT(*) FROM orders2", "0")
-		mustExec(t, c, "ALTER TABLE customers ADD COLUMN age INT")
-		expectRows(t, c, "SELECT id, age FROM customers WHERE id = 1", "1\tNULL")
-		mustExec(t, c, "UPDATE customers SET age = 30 WHERE id = 1")
-		expectRows(t, c, "SELECT id, age FROM customers WHERE id = 1", "1\t30")
-		mustExec(t, c, "DROP TABLE orders2")
-		expectErrno(t, c, 1146, "SELECT * FROM orders2")
+		runScript(t, c, `
+			affected 3 INSERT INTO customers VALUES (1,'ann','paris'),(2,'bob','oslo'),(3,'cid',NULL)
+			exec INSERT INTO orders VALUES (1,1,10.50,'a'),(1,2,20.00,NULL),(2,1,5.25,'b'),(3,1,1.00,'c'),(3,2,2.00,'d')
+			query SELECT * FROM customers ORDER BY id
+			= 1 | ann | paris
+			= 2 | bob | oslo
+			= 3 | cid | NULL
+			query SELECT name FROM customers WHERE id = 2
+			= bob
+			query SELECT name FROM customers WHERE id IN (3, 1) ORDER BY name
+			= ann
+			= cid
+			query SELECT id FROM customers WHERE id > 1 ORDER BY id
+			= 2
+			= 3
+			query SELECT id FROM customers WHERE city IS NULL
+			= 3
+			query SELECT id FROM orders WHERE cust = 1 AND id >= 2
+			= 2
+			query SELECT c.name, SUM(o.amount) FROM customers c JOIN orders o ON o.cust = c.id GROUP BY c.name ORDER BY c.name
+			= ann | 30.50
+			= bob | 5.25
+			= cid | 3.00
+			# SUM(DECIMAL(10,2)) is DECIMAL(32,2), as in MySQL.
+			query SELECT amount FROM orders WHERE cust = 1 AND id = 2
+			= 20.00
+			query SELECT name FROM customers WHERE id IN (SELECT cust FROM orders WHERE amount > 5) ORDER BY name
+			= ann
+			= bob
+			query SELECT COUNT(*) FROM orders
+			= 5
+			query SELECT name FROM customers WHERE id = (SELECT MAX(cust) FROM orders)
+			= cid
+			query SELECT c.name FROM customers c WHERE EXISTS (SELECT 1 FROM orders o WHERE o.cust = c.id AND o.amount > 6) ORDER BY 1
+			= ann
+			query SELECT id FROM customers ORDER BY id LIMIT 2
+			= 1
+			= 2
+			# Updates and deletes report affected rows.
+			affected 2 UPDATE customers SET city = 'rome' WHERE id >= 2
+			affected 0 UPDATE customers SET city = 'rome' WHERE id = 2
+			affected 2 DELETE FROM orders WHERE cust = 3
+			query SELECT cust, id FROM orders ORDER BY cust, id
+			= 1 | 1
+			= 1 | 2
+			= 2 | 1
+			# Primary-key change.
+			exec UPDATE customers SET id = 4 WHERE id = 3
+			query SELECT id, city FROM customers ORDER BY id
+			= 1 | paris
+			= 2 | rome
+			= 4 | rome
+			# Duplicates: 1062, IGNORE, ON DUPLICATE KEY UPDATE, REPLACE.
+			error 1062 INSERT INTO customers VALUES (1,'dup','x')
+			error 1062 INSERT INTO customers VALUES (9,'new','x'),(1,'dup','x')
+			query SELECT COUNT(*) FROM customers WHERE id = 9
+			= 0
+			affected 1 INSERT IGNORE INTO customers VALUES (1,'dup','x'),(5,'eve','x')
+			affected 2 INSERT INTO customers VALUES (1,'ann','x') ON DUPLICATE KEY UPDATE city = VALUES(city)
+			affected 2 REPLACE INTO customers VALUES (2,'bob2','y')
+			query SELECT * FROM customers ORDER BY id
+			= 1 | ann | x
+			= 2 | bob2 | y
+			= 4 | cid | rome
+			= 5 | eve | x
+			# TRUNCATE, DROP, RENAME, ALTER.
+			exec TRUNCATE TABLE orders
+			query SELECT COUNT(*) FROM orders
+			= 0
+			exec CREATE DATABASE other
+			error 1235 RENAME TABLE orders TO other.orders
+			exec RENAME TABLE orders TO orders2
+			query SELECT COUNT(*) FROM orders2
+			= 0
+			exec ALTER TABLE customers ADD COLUMN age INT
+			query SELECT id, age FROM customers WHERE id = 1
+			= 1 | NULL
+			exec UPDATE customers SET age = 30 WHERE id = 1
+			query SELECT id, age FROM customers WHERE id = 1
+			= 1 | 30
+			exec DROP TABLE orders2
+			error 1146 SELECT * FROM orders2
+		`)
 	})
 }
 
@@ -99,47 +132,67 @@ func TestTransactions(t *testing.T) {
 		mustExec(t, other, "USE d")
 
 		// Read-your-writes inside, invisible outside until COMMIT.
-		mustExec(t, c, "BEGIN")
-		mustExec(t, c, "INSERT INTO t VALUES (3, 30)")
-		mustExec(t, c, "UPDATE t SET v = 11 WHERE id = 1")
-		mustExec(t, c, "DELETE FROM t WHERE id = 2")
-		expectRows(t, c, "SELECT * FROM t ORDER BY id", "1\t11", "3\t30")
-		expectRows(t, c, "SELECT v FROM t WHERE id = 3", "30")
-		expectRows(t, c, "SELECT v FROM t WHERE id = 2")
-		expectRows(t, c, "SELECT id FROM t WHERE v > 10 ORDER BY id", "1", "3")
-		expectRows(t, c, "SELECT id FROM t WHERE v = (SELECT MAX(v) FROM t)", "3")
-		expectRows(t, c, "SELECT a.id FROM t a WHERE EXISTS (SELECT 1 FROM t b WHERE b.id = a.id + 2)", "1")
+		runScript(t, c, `
+			exec BEGIN
+			exec INSERT INTO t VALUES (3, 30)
+			exec UPDATE t SET v = 11 WHERE id = 1
+			exec DELETE FROM t WHERE id = 2
+			query SELECT * FROM t ORDER BY id
+			= 1 | 11
+			= 3 | 30
+			query SELECT v FROM t WHERE id = 3
+			= 30
+			query SELECT v FROM t WHERE id = 2
+			query SELECT id FROM t WHERE v > 10 ORDER BY id
+			= 1
+			= 3
+			query SELECT id FROM t WHERE v = (SELECT MAX(v) FROM t)
+			= 3
+			query SELECT a.id FROM t a WHERE EXISTS (SELECT 1 FROM t b WHERE b.id = a.id + 2)
+			= 1
+		`)
 		expectRows(t, other, "SELECT * FROM t ORDER BY id", "1\t10", "2\t20")
 		mustExec(t, c, "COMMIT")
 		expectRows(t, other, "SELECT * FROM t ORDER BY id", "1\t11", "3\t30")
 
 		// ROLLBACK discards.
-		mustExec(t, c, "BEGIN")
-		mustExec(t, c, "INSERT INTO t VALUES (4, 40)")
-		mustExec(t, c, "UPDATE t SET v = 0")
-		expectRows(t, c, "SELECT * FROM t ORDER BY id", "1\t0", "3\t0", "4\t0")
-		mustExec(t, c, "ROLLBACK")
-		expectRows(t, c, "SELECT * FROM t ORDER BY id", "1\t11", "3\t30")
-
-		// A duplicate inside a transaction fails the statement only.
-		mustExec(t, c, "BEGIN")
-		mustExec(t, c, "INSERT INTO t VALUES (5, 50)")
-		expectErrno(t, c, 1062, "INSERT INTO t VALUES (6, 60), (1, 1)")
-		mustExec(t, c, "COMMIT")
-		expectRows(t, c, "SELECT id FROM t ORDER BY id", "1", "3", "5")
-
-		// Savepoints.
-		mustExec(t, c, "BEGIN")
-		mustExec(t, c, "INSERT INTO t VALUES (20, 1)")
-		mustExec(t, c, "SAVEPOINT s1")
-		mustExec(t, c, "INSERT INTO t VALUES (21, 1)")
-		mustExec(t, c, "UPDATE t SET v = 2 WHERE id = 20")
-		expectRows(t, c, "SELECT id, v FROM t WHERE id >= 20 ORDER BY id", "20\t2", "21\t1")
-		mustExec(t, c, "ROLLBACK TO SAVEPOINT s1")
-		expectRows(t, c, "SELECT id, v FROM t WHERE id >= 20 ORDER BY id", "20\t1")
-		mustExec(t, c, "RELEASE SAVEPOINT s1")
-		expectErrno(t, c, 1305, "ROLLBACK TO SAVEPOINT s1")
-		mustExec(t, c, "COMMIT")
+		runScript(t, c, `
+			exec BEGIN
+			exec INSERT INTO t VALUES (4, 40)
+			exec UPDATE t SET v = 0
+			query SELECT * FROM t ORDER BY id
+			= 1 | 0
+			= 3 | 0
+			= 4 | 0
+			exec ROLLBACK
+			query SELECT * FROM t ORDER BY id
+			= 1 | 11
+			= 3 | 30
+			# A duplicate inside a transaction fails the statement only.
+			exec BEGIN
+			exec INSERT INTO t VALUES (5, 50)
+			error 1062 INSERT INTO t VALUES (6, 60), (1, 1)
+			exec COMMIT
+			query SELECT id FROM t ORDER BY id
+			= 1
+			= 3
+			= 5
+			# Savepoints.
+			exec BEGIN
+			exec INSERT INTO t VALUES (20, 1)
+			exec SAVEPOINT s1
+			exec INSERT INTO t VALUES (21, 1)
+			exec UPDATE t SET v = 2 WHERE id = 20
+			query SELECT id, v FROM t WHERE id >= 20 ORDER BY id
+			= 20 | 2
+			= 21 | 1
+			exec ROLLBACK TO SAVEPOINT s1
+			query SELECT id, v FROM t WHERE id >= 20 ORDER BY id
+			= 20 | 1
+			exec RELEASE SAVEPOINT s1
+			error 1305 ROLLBACK TO SAVEPOINT s1
+			exec COMMIT
+		`)
 		expectRows(t, other, "SELECT id, v FROM t WHERE id >= 20 ORDER BY id", "20\t1")
 		mustExec(t, c, "DELETE FROM t WHERE id = 20")
 
@@ -320,11 +373,13 @@ func TestUnsupportedIsAnError(t *testing.T) {
 			"CREATE TABLE t (id INT PRIMARY KEY, v INT)")
 		// Secondary indexes are supported (index_e2e_test.go), not index
 		// prefix lengths.
-		mustExec(t, c, "CREATE TABLE s (id INT PRIMARY KEY, v VARCHAR(10))")
-		expectErrno(t, c, 1235, "CREATE INDEX iv ON s (v(3))")
-		expectErrno(t, c, 1235, "CREATE TABLE u (id INT PRIMARY KEY, v VARCHAR(10), KEY (v(3)))")
-		expectErrno(t, c, 1146, "SELECT * FROM u")
-		expectErrno(t, c, 1235, "CREATE TABLE g (id INT PRIMARY KEY, p POINT)")
+		runScript(t, c, `
+			exec CREATE TABLE s (id INT PRIMARY KEY, v VARCHAR(10))
+			error 1235 CREATE INDEX iv ON s (v(3))
+			error 1235 CREATE TABLE u (id INT PRIMARY KEY, v VARCHAR(10), KEY (v(3)))
+			error 1146 SELECT * FROM u
+			error 1235 CREATE TABLE g (id INT PRIMARY KEY, p POINT)
+		`)
 	})
 }
 
@@ -427,16 +482,27 @@ func TestKeylessTable(t *testing.T) {
 		c := ts.Session("d",
 			"CREATE TABLE log (a INT, b VARCHAR(10))",
 			"INSERT INTO log VALUES (1,'x'),(1,'x'),(2,'y'),(3,'z')")
-		expectAffected(t, c, 2, "UPDATE log SET b = 'w' WHERE a = 1")
-		expectAffected(t, c, 1, "DELETE FROM log WHERE a = 2")
-		expectRows(t, c, "SELECT a, b FROM log ORDER BY a, b", "1\tw", "1\tw", "3\tz")
-		mustExec(t, c, "BEGIN")
-		mustExec(t, c, "INSERT INTO log VALUES (4,'q')")
-		mustExec(t, c, "UPDATE log SET b = 'r' WHERE a = 4")
-		mustExec(t, c, "DELETE FROM log WHERE a = 3")
-		expectRows(t, c, "SELECT a, b FROM log ORDER BY a, b", "1\tw", "1\tw", "4\tr")
-		mustExec(t, c, "COMMIT")
-		expectRows(t, c, "SELECT a, b FROM log ORDER BY a, b", "1\tw", "1\tw", "4\tr")
+		runScript(t, c, `
+			affected 2 UPDATE log SET b = 'w' WHERE a = 1
+			affected 1 DELETE FROM log WHERE a = 2
+			query SELECT a, b FROM log ORDER BY a, b
+			= 1 | w
+			= 1 | w
+			= 3 | z
+			exec BEGIN
+			exec INSERT INTO log VALUES (4,'q')
+			exec UPDATE log SET b = 'r' WHERE a = 4
+			exec DELETE FROM log WHERE a = 3
+			query SELECT a, b FROM log ORDER BY a, b
+			= 1 | w
+			= 1 | w
+			= 4 | r
+			exec COMMIT
+			query SELECT a, b FROM log ORDER BY a, b
+			= 1 | w
+			= 1 | w
+			= 4 | r
+		`)
 	})
 }
 
@@ -446,13 +512,19 @@ func TestViews(t *testing.T) {
 			"CREATE TABLE t (id INT PRIMARY KEY, v INT)",
 			"INSERT INTO t VALUES (1, 10), (2, 20), (3, 30)",
 			"CREATE VIEW big AS SELECT id, v FROM t WHERE v > 15")
-		expectRows(t, c, "SELECT id FROM big ORDER BY id", "2", "3")
-		expectErrno(t, c, 1050, "CREATE VIEW big AS SELECT 1")
-		mustExec(t, c, "CREATE OR REPLACE VIEW big AS SELECT id FROM t WHERE v > 25")
-		expectRows(t, c, "SELECT id FROM big", "3")
-		expectRows(t, c, "SELECT TABLE_NAME FROM information_schema.VIEWS WHERE TABLE_SCHEMA = 'd'", "big")
-		mustExec(t, c, "DROP VIEW big")
-		expectErrno(t, c, 1146, "SELECT * FROM big")
+		runScript(t, c, `
+			query SELECT id FROM big ORDER BY id
+			= 2
+			= 3
+			error 1050 CREATE VIEW big AS SELECT 1
+			exec CREATE OR REPLACE VIEW big AS SELECT id FROM t WHERE v > 25
+			query SELECT id FROM big
+			= 3
+			query SELECT TABLE_NAME FROM information_schema.VIEWS WHERE TABLE_SCHEMA = 'd'
+			= big
+			exec DROP VIEW big
+			error 1146 SELECT * FROM big
+		`)
 	})
 }
 
@@ -537,10 +609,16 @@ func TestLargeRow(t *testing.T) {
 		}
 		expectRows(t, c, "SELECT id, name, LENGTH(body) FROM blobs ORDER BY id", "1\tsmall\t1", "2\thuge\t5242880")
 		expectErrno(t, c, 1062, "INSERT INTO blobs VALUES (2, 'again', ?, NULL)", big)
-		mustExec(t, c, "UPDATE blobs SET name = 'renamed' WHERE id = 2") // across batches: TestLargeRowUpdate
-		expectAffected(t, c, 1, "DELETE FROM blobs WHERE id = 2")
-		expectRows(t, c, "SELECT id FROM blobs ORDER BY id", "1")
-		mustExec(t, c, "INSERT INTO blobs VALUES (2, 'again', 'short', NULL)")
-		expectRows(t, c, "SELECT id, body FROM blobs ORDER BY id", "1\tx", "2\tshort")
+		runScript(t, c, `
+			exec UPDATE blobs SET name = 'renamed' WHERE id = 2
+			# across batches: TestLargeRowUpdate
+			affected 1 DELETE FROM blobs WHERE id = 2
+			query SELECT id FROM blobs ORDER BY id
+			= 1
+			exec INSERT INTO blobs VALUES (2, 'again', 'short', NULL)
+			query SELECT id, body FROM blobs ORDER BY id
+			= 1 | x
+			= 2 | short
+		`)
 	})
 }

@@ -27,19 +27,23 @@ func TestForeignKeysParent(t *testing.T) {
 		mustExec(t, c, "INSERT INTO book VALUES (10,1),(11,NULL)")
 		expectErrno(t, c, erNoReferencedRow2, "INSERT INTO book VALUES (12,3)")
 		expectErrno(t, c, erNoReferencedRow2, "UPDATE book SET author_id = 9 WHERE id = 10")
-		expectRows(t, c, "SELECT id, author_id FROM book ORDER BY id", "10\t1", "11\tNULL")
-
-		// A parent inserted earlier in the same transaction is seen.
-		mustExec(t, c, "BEGIN")
-		mustExec(t, c, "INSERT INTO author VALUES (3,'cid')")
-		mustExec(t, c, "INSERT INTO book VALUES (12,3)")
-		mustExec(t, c, "COMMIT")
-		expectRows(t, c, "SELECT author_id FROM book WHERE id = 12", "3")
-
-		// The implicit index on the child column, named after the
-		// constraint, as MySQL names it.
-		expectRows(t, c, "SELECT index_name, column_name FROM information_schema.statistics WHERE table_schema='fk' AND table_name='book' ORDER BY index_name",
-			"book_author\tauthor_id", "PRIMARY\tid")
+		runScript(t, c, `
+			query SELECT id, author_id FROM book ORDER BY id
+			= 10 | 1
+			= 11 | NULL
+			# A parent inserted earlier in the same transaction is seen.
+			exec BEGIN
+			exec INSERT INTO author VALUES (3,'cid')
+			exec INSERT INTO book VALUES (12,3)
+			exec COMMIT
+			query SELECT author_id FROM book WHERE id = 12
+			= 3
+			# The implicit index on the child column, named after the
+			# constraint, as MySQL names it.
+			query SELECT index_name, column_name FROM information_schema.statistics WHERE table_schema='fk' AND table_name='book' ORDER BY index_name
+			= book_author | author_id
+			= PRIMARY | id
+		`)
 		create := strings.Join(rows(t, c, "SHOW CREATE TABLE book"), "\n")
 		if !strings.Contains(create, "CONSTRAINT `book_author` FOREIGN KEY (`author_id`) REFERENCES `author` (`id`)") {
 			t.Fatalf("SHOW CREATE TABLE:\n%s", create)
@@ -81,12 +85,14 @@ func TestForeignKeysParent(t *testing.T) {
 		mustExec(t, c, "SET foreign_key_checks = 0")
 		mustExec(t, c, `CREATE TABLE loan (id INT PRIMARY KEY, member_id INT,
 			CONSTRAINT loan_member FOREIGN KEY (member_id) REFERENCES member (id))`)
-		mustExec(t, c, "INSERT INTO loan VALUES (1, 7)")
-		mustExec(t, c, "INSERT INTO book VALUES (13, 42)")
-		mustExec(t, c, "CREATE TABLE member (id INT PRIMARY KEY)")
-		mustExec(t, c, "SET foreign_key_checks = 1")
-		mustExec(t, c, "INSERT INTO member VALUES (8)")
-		mustExec(t, c, "INSERT INTO loan VALUES (2, 8)")
+		runScript(t, c, `
+			exec INSERT INTO loan VALUES (1, 7)
+			exec INSERT INTO book VALUES (13, 42)
+			exec CREATE TABLE member (id INT PRIMARY KEY)
+			exec SET foreign_key_checks = 1
+			exec INSERT INTO member VALUES (8)
+			exec INSERT INTO loan VALUES (2, 8)
+		`)
 		expectErrno(t, c, erNoReferencedRow2, "INSERT INTO loan VALUES (3, 9)")
 
 		// Constraint names are unique per database.
@@ -96,14 +102,18 @@ func TestForeignKeysParent(t *testing.T) {
 		}
 
 		// DROP FOREIGN KEY: the constraint goes, its index stays.
-		mustExec(t, c, "ALTER TABLE book DROP FOREIGN KEY book_author")
-		mustExec(t, c, "INSERT INTO book VALUES (14, 77)")
-		expectRows(t, c, "SELECT count(*) FROM information_schema.referential_constraints WHERE constraint_schema='fk' AND table_name='book'", "0")
-		expectRows(t, c, "SELECT index_name FROM information_schema.statistics WHERE table_schema='fk' AND table_name='book' ORDER BY index_name",
-			"book_author", "PRIMARY")
-
-		expectRows(t, c, "SELECT constraint_name FROM information_schema.referential_constraints WHERE constraint_schema='fk' ORDER BY constraint_name",
-			"loan_member", "review_book")
+		runScript(t, c, `
+			exec ALTER TABLE book DROP FOREIGN KEY book_author
+			exec INSERT INTO book VALUES (14, 77)
+			query SELECT count(*) FROM information_schema.referential_constraints WHERE constraint_schema='fk' AND table_name='book'
+			= 0
+			query SELECT index_name FROM information_schema.statistics WHERE table_schema='fk' AND table_name='book' ORDER BY index_name
+			= book_author
+			= PRIMARY
+			query SELECT constraint_name FROM information_schema.referential_constraints WHERE constraint_schema='fk' ORDER BY constraint_name
+			= loan_member
+			= review_book
+		`)
 	})
 }
 
@@ -136,35 +146,48 @@ func TestForeignKeysActions(t *testing.T) {
 			"CREATE TABLE p (id INT PRIMARY KEY, name VARCHAR(20))")
 		mustExec(t, c, `CREATE TABLE ch (id INT PRIMARY KEY, pid INT,
 			CONSTRAINT ch_p FOREIGN KEY (pid) REFERENCES p (id) ON DELETE CASCADE ON UPDATE SET NULL)`)
-		mustExec(t, c, "CREATE TABLE c2 (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id))")
-		mustExec(t, c, "INSERT INTO p VALUES (1,'a'),(2,'b'),(3,'c'),(4,'d')")
-		mustExec(t, c, "INSERT INTO ch VALUES (10,1),(11,1),(12,2)")
-		mustExec(t, c, "INSERT INTO c2 VALUES (20,3)")
-		// MySQL names the implicit index after the column when the
-		// constraint is not named.
-		expectRows(t, c, "SELECT index_name FROM information_schema.statistics WHERE table_schema='fk' AND table_name='c2' ORDER BY index_name",
-			"pid", "PRIMARY")
-
-		expectAffected(t, c, 1, "DELETE FROM p WHERE id = 1")
-		expectRows(t, c, "SELECT id, pid FROM ch ORDER BY id", "12\t2")
-		mustExec(t, c, "UPDATE p SET id = 5 WHERE id = 2")
-		expectRows(t, c, "SELECT id, pid FROM ch ORDER BY id", "12\tNULL")
-		// An update that leaves the key alone touches no child.
-		mustExec(t, c, "UPDATE p SET name = 'x' WHERE id = 3")
+		runScript(t, c, `
+			exec CREATE TABLE c2 (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id))
+			exec INSERT INTO p VALUES (1,'a'),(2,'b'),(3,'c'),(4,'d')
+			exec INSERT INTO ch VALUES (10,1),(11,1),(12,2)
+			exec INSERT INTO c2 VALUES (20,3)
+			# MySQL names the implicit index after the column when the
+			# constraint is not named.
+			query SELECT index_name FROM information_schema.statistics WHERE table_schema='fk' AND table_name='c2' ORDER BY index_name
+			= pid
+			= PRIMARY
+			affected 1 DELETE FROM p WHERE id = 1
+			query SELECT id, pid FROM ch ORDER BY id
+			= 12 | 2
+			exec UPDATE p SET id = 5 WHERE id = 2
+			query SELECT id, pid FROM ch ORDER BY id
+			= 12 | NULL
+			# An update that leaves the key alone touches no child.
+			exec UPDATE p SET name = 'x' WHERE id = 3
+		`)
 
 		expectErrno(t, c, erRowIsReferenced2, "DELETE FROM p WHERE id = 3")
 		expectErrno(t, c, erRowIsReferenced2, "UPDATE p SET id = 6 WHERE id = 3")
 		expectRows(t, c, "SELECT id FROM p ORDER BY id", "3", "4", "5")
 		// A multi-row statement that fails leaves nothing behind.
 		expectErrno(t, c, erRowIsReferenced2, "DELETE FROM p WHERE id IN (3, 4)")
-		expectRows(t, c, "SELECT id FROM p ORDER BY id", "3", "4", "5")
-		// Inside a transaction, a child deleted first frees the parent.
-		mustExec(t, c, "BEGIN")
-		mustExec(t, c, "DELETE FROM c2 WHERE id = 20")
-		mustExec(t, c, "DELETE FROM p WHERE id = 3")
-		mustExec(t, c, "ROLLBACK")
-		expectRows(t, c, "SELECT id FROM p ORDER BY id", "3", "4", "5")
-		expectRows(t, c, "SELECT id, pid FROM c2", "20\t3")
+		runScript(t, c, `
+			query SELECT id FROM p ORDER BY id
+			= 3
+			= 4
+			= 5
+			# Inside a transaction, a child deleted first frees the parent.
+			exec BEGIN
+			exec DELETE FROM c2 WHERE id = 20
+			exec DELETE FROM p WHERE id = 3
+			exec ROLLBACK
+			query SELECT id FROM p ORDER BY id
+			= 3
+			= 4
+			= 5
+			query SELECT id, pid FROM c2
+			= 20 | 3
+		`)
 
 		// MySQL's texts (as MariaDB prints them for the same tables).
 		expectErrText(t, c, "INSERT INTO ch VALUES (50, 99)",
@@ -173,31 +196,37 @@ func TestForeignKeysActions(t *testing.T) {
 			"Cannot delete or update a parent row: a foreign key constraint fails (`fk`.`c2`, CONSTRAINT `c2_ibfk_1` FOREIGN KEY (`pid`) REFERENCES `p` (`id`))")
 		expectErrText(t, c, "ALTER TABLE c2 DROP FOREIGN KEY nope", "Can't DROP FOREIGN KEY `nope`; check that it exists")
 
-		expectErrno(t, c, 3730, "DROP TABLE p")
-		expectErrno(t, c, 1701, "TRUNCATE TABLE p")
-		expectErrno(t, c, 1553, "ALTER TABLE c2 DROP INDEX pid")
-
-		// Cascades go down several levels, in one transaction.
-		mustExec(t, c, "CREATE TABLE g (id INT PRIMARY KEY, chid INT, FOREIGN KEY (chid) REFERENCES ch (id) ON DELETE CASCADE)")
-		mustExec(t, c, "INSERT INTO p VALUES (7, 'g')")
-		mustExec(t, c, "INSERT INTO ch VALUES (30, 7), (31, 7)")
-		mustExec(t, c, "INSERT INTO g VALUES (100, 30), (101, 31), (102, 12)")
-		mustExec(t, c, "DELETE FROM p WHERE id = 7")
-		expectRows(t, c, "SELECT id FROM ch ORDER BY id", "12")
-		expectRows(t, c, "SELECT id FROM g ORDER BY id", "102")
+		runScript(t, c, `
+			error 3730 DROP TABLE p
+			error 1701 TRUNCATE TABLE p
+			error 1553 ALTER TABLE c2 DROP INDEX pid
+			# Cascades go down several levels, in one transaction.
+			exec CREATE TABLE g (id INT PRIMARY KEY, chid INT, FOREIGN KEY (chid) REFERENCES ch (id) ON DELETE CASCADE)
+			exec INSERT INTO p VALUES (7, 'g')
+			exec INSERT INTO ch VALUES (30, 7), (31, 7)
+			exec INSERT INTO g VALUES (100, 30), (101, 31), (102, 12)
+			exec DELETE FROM p WHERE id = 7
+			query SELECT id FROM ch ORDER BY id
+			= 12
+			query SELECT id FROM g ORDER BY id
+			= 102
+		`)
 
 		// A self-referencing table (a tree), ON DELETE CASCADE.
 		mustExec(t, c, `CREATE TABLE node (id INT PRIMARY KEY, parent INT,
 			FOREIGN KEY (parent) REFERENCES node (id) ON DELETE CASCADE)`)
 		mustExec(t, c, "INSERT INTO node VALUES (1, NULL), (2, 1), (3, 2), (4, NULL)")
 		expectErrno(t, c, erNoReferencedRow2, "INSERT INTO node VALUES (5, 9)")
-		mustExec(t, c, "DELETE FROM node WHERE id = 1")
-		expectRows(t, c, "SELECT id FROM node", "4")
-
-		// Children dropped before their parent, in one statement.
-		mustExec(t, c, "DROP TABLE g")
-		mustExec(t, c, "DROP TABLE ch, c2, p")
-		expectRows(t, c, "SELECT count(*) FROM information_schema.referential_constraints WHERE constraint_schema='fk'", "1")
+		runScript(t, c, `
+			exec DELETE FROM node WHERE id = 1
+			query SELECT id FROM node
+			= 4
+			# Children dropped before their parent, in one statement.
+			exec DROP TABLE g
+			exec DROP TABLE ch, c2, p
+			query SELECT count(*) FROM information_schema.referential_constraints WHERE constraint_schema='fk'
+			= 1
+		`)
 	})
 }
 
@@ -223,11 +252,20 @@ func TestForeignKeysComposite(t *testing.T) {
 			"INSERT INTO ch VALUES (1,1,1),(2,1,2),(3,2,1)",
 			"INSERT INTO cc VALUES (1,'one'),(2,'two')",
 			"UPDATE p SET b = 5 WHERE a = 1 AND b = 2")
-		expectRows(t, c, "SELECT * FROM ch ORDER BY id", "1\t1\t1", "2\t1\t5", "3\t2\t1")
-		mustExec(t, c, "UPDATE p SET code = 'uno' WHERE code = 'one'")
-		expectRows(t, c, "SELECT * FROM cc ORDER BY id", "1\tuno", "2\ttwo")
-		mustExec(t, c, "DELETE FROM p WHERE a = 2")
-		expectRows(t, c, "SELECT * FROM ch ORDER BY id", "1\t1\t1", "2\t1\t5")
+		runScript(t, c, `
+			query SELECT * FROM ch ORDER BY id
+			= 1 | 1 | 1
+			= 2 | 1 | 5
+			= 3 | 2 | 1
+			exec UPDATE p SET code = 'uno' WHERE code = 'one'
+			query SELECT * FROM cc ORDER BY id
+			= 1 | uno
+			= 2 | two
+			exec DELETE FROM p WHERE a = 2
+			query SELECT * FROM ch ORDER BY id
+			= 1 | 1 | 1
+			= 2 | 1 | 5
+		`)
 
 		expectErrText(t, c, "INSERT INTO cc VALUES (3,'nope')",
 			"Cannot add or update a child row: a foreign key constraint fails (`fk3`.`cc`, CONSTRAINT `cc_ibfk_1` FOREIGN KEY (`code`) REFERENCES `p` (`code`) ON UPDATE CASCADE)")
@@ -271,11 +309,15 @@ func TestForeignKeysSetDefault(t *testing.T) {
 	ts := startServer(t, store, co)
 	c := ts.Session("fkd",
 		"CREATE TABLE p (id INT PRIMARY KEY)")
-	expectErrno(t, c, 1235, "CREATE TABLE ch (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id) ON DELETE SET DEFAULT)")
-	expectRows(t, c, "SHOW TABLES", "p")
-	mustExec(t, c, "CREATE TABLE ch (id INT PRIMARY KEY, pid INT, KEY (pid))")
-	expectErrno(t, c, 1235, "ALTER TABLE ch ADD FOREIGN KEY (pid) REFERENCES p (id) ON UPDATE SET DEFAULT")
-	expectRows(t, c, "SELECT count(*) FROM information_schema.referential_constraints WHERE constraint_schema='fkd'", "0")
+	runScript(t, c, `
+		error 1235 CREATE TABLE ch (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id) ON DELETE SET DEFAULT)
+		query SHOW TABLES
+		= p
+		exec CREATE TABLE ch (id INT PRIMARY KEY, pid INT, KEY (pid))
+		error 1235 ALTER TABLE ch ADD FOREIGN KEY (pid) REFERENCES p (id) ON UPDATE SET DEFAULT
+		query SELECT count(*) FROM information_schema.referential_constraints WHERE constraint_schema='fkd'
+		= 0
+	`)
 }
 
 // TestForeignKeysTwoGateways: a constraint one gateway adds is enforced by
@@ -327,12 +369,19 @@ func TestForeignKeysCascadeKeyChange(t *testing.T) {
 			"CREATE TABLE ord (id INT PRIMARY KEY)")
 		mustExec(t, c, `CREATE TABLE line (ord INT, n INT, qty INT, PRIMARY KEY (ord, n),
 			FOREIGN KEY (ord) REFERENCES ord (id) ON UPDATE CASCADE ON DELETE CASCADE)`)
-		mustExec(t, c, "INSERT INTO ord VALUES (1), (2)")
-		mustExec(t, c, "INSERT INTO line VALUES (1, 1, 10), (1, 2, 20), (2, 1, 30)")
-		mustExec(t, c, "UPDATE ord SET id = 5 WHERE id = 1")
-		expectRows(t, c, "SELECT ord, n, qty FROM line ORDER BY ord, n", "2\t1\t30", "5\t1\t10", "5\t2\t20")
-		expectRows(t, c, "SELECT qty FROM line WHERE ord = 5 AND n = 2", "20")
-		mustExec(t, c, "DELETE FROM ord WHERE id = 5")
-		expectRows(t, c, "SELECT ord, n FROM line", "2\t1")
+		runScript(t, c, `
+			exec INSERT INTO ord VALUES (1), (2)
+			exec INSERT INTO line VALUES (1, 1, 10), (1, 2, 20), (2, 1, 30)
+			exec UPDATE ord SET id = 5 WHERE id = 1
+			query SELECT ord, n, qty FROM line ORDER BY ord, n
+			= 2 | 1 | 30
+			= 5 | 1 | 10
+			= 5 | 2 | 20
+			query SELECT qty FROM line WHERE ord = 5 AND n = 2
+			= 20
+			exec DELETE FROM ord WHERE id = 5
+			query SELECT ord, n FROM line
+			= 2 | 1
+		`)
 	})
 }

@@ -152,3 +152,10 @@ func recoverIndexes(t *testing.T, store storage.Store, db, name string) ([]ixmai
 	}
 	return ixmaint.Check(ctx, store, tbl)
 }
+
+// runScript runs a sqltest script (Runner.Script) on c: the straight-line
+// statements of a test and the results they must give.
+func runScript(t *testing.T, c execer, script string) {
+	t.Helper()
+	sqltest.NewRunner(t, c).Script(script)
+}

@@ -61,25 +61,34 @@ func TestSecondaryIndexes(t *testing.T) {
 			t.Errorf("local lookup of 5 rows: %d requests, want 6", r)
 		}
 		// Unique enforcement: 1062 and no trace.
-		expectErrno(t, c, 1062, "INSERT INTO u VALUES (100, 'u5@x', 'Oslo', 1, 'dup')")
-		expectErrno(t, c, 1062, "UPDATE u SET email = 'u6@x' WHERE id = 7")
-		expectRows(t, c, "SELECT id FROM u WHERE email = 'u6@x'", "6")
-		expectRows(t, c, "SELECT COUNT(*) FROM u WHERE id = 100", "0")
-		// NULLs are not duplicates.
-		mustExec(t, c, "INSERT INTO u VALUES (101, NULL, 'Oslo', 1, 'a'), (102, NULL, 'Oslo', 1, 'b')")
-		// Updates and deletes keep the index right.
-		mustExec(t, c, "UPDATE u SET email = 'new@x', city = 'Oslo' WHERE id = 5")
-		expectRows(t, c, "SELECT id FROM u WHERE email = 'u5@x'")
-		expectRows(t, c, "SELECT id, city FROM u WHERE email = 'new@x'", "5\tOslo")
-		mustExec(t, c, "DELETE FROM u WHERE id = 6")
-		expectRows(t, c, "SELECT id FROM u WHERE email = 'u6@x'")
-		mustExec(t, c, "INSERT INTO u VALUES (6, 'u6@x', 'Rome', 3, 'again')")
-		expectRows(t, c, "SELECT name FROM u WHERE email = 'u6@x'", "again")
-		// DROP INDEX.
-		mustExec(t, c, "DROP INDEX by_city ON u")
-		expectRows(t, c, "SELECT id FROM u WHERE city = 'Rome' AND age = 21 ORDER BY id", "1", "22")
-		mustExec(t, c, "ALTER TABLE u ADD INDEX by_age (age)")
-		expectRows(t, c, "SELECT COUNT(*) FROM u WHERE age = 21", "5")
+		runScript(t, c, `
+			error 1062 INSERT INTO u VALUES (100, 'u5@x', 'Oslo', 1, 'dup')
+			error 1062 UPDATE u SET email = 'u6@x' WHERE id = 7
+			query SELECT id FROM u WHERE email = 'u6@x'
+			= 6
+			query SELECT COUNT(*) FROM u WHERE id = 100
+			= 0
+			# NULLs are not duplicates.
+			exec INSERT INTO u VALUES (101, NULL, 'Oslo', 1, 'a'), (102, NULL, 'Oslo', 1, 'b')
+			# Updates and deletes keep the index right.
+			exec UPDATE u SET email = 'new@x', city = 'Oslo' WHERE id = 5
+			query SELECT id FROM u WHERE email = 'u5@x'
+			query SELECT id, city FROM u WHERE email = 'new@x'
+			= 5 | Oslo
+			exec DELETE FROM u WHERE id = 6
+			query SELECT id FROM u WHERE email = 'u6@x'
+			exec INSERT INTO u VALUES (6, 'u6@x', 'Rome', 3, 'again')
+			query SELECT name FROM u WHERE email = 'u6@x'
+			= again
+			# DROP INDEX.
+			exec DROP INDEX by_city ON u
+			query SELECT id FROM u WHERE city = 'Rome' AND age = 21 ORDER BY id
+			= 1
+			= 22
+			exec ALTER TABLE u ADD INDEX by_age (age)
+			query SELECT COUNT(*) FROM u WHERE age = 21
+			= 5
+		`)
 	})
 }
 

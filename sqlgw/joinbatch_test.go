@@ -19,12 +19,14 @@ import (
 // at u by email, city, and id, NULLs and duplicates included) with n rows.
 func joinFixture(t *testing.T, c execer, n int) {
 	t.Helper()
-	mustExec(t, c, "CREATE DATABASE d")
-	mustExec(t, c, "USE d")
-	mustExec(t, c, "CREATE TABLE u (id INT PRIMARY KEY, email VARCHAR(40), city VARCHAR(20), age INT, name VARCHAR(20), tag VARCHAR(10) COLLATE utf8mb4_0900_ai_ci, UNIQUE KEY by_email (email), KEY by_tag (tag))")
-	mustExec(t, c, "CREATE INDEX by_city ON u (city, age)")
-	mustExec(t, c, "CREATE TABLE u0 (id INT PRIMARY KEY, email VARCHAR(40), city VARCHAR(20), age INT, name VARCHAR(20), tag VARCHAR(10) COLLATE utf8mb4_0900_ai_ci)")
-	mustExec(t, c, "CREATE TABLE o (id INT PRIMARY KEY, uid INT, email VARCHAR(40), city VARCHAR(20), amt INT, tag VARCHAR(10) COLLATE utf8mb4_0900_ai_ci)")
+	runScript(t, c, `
+		exec CREATE DATABASE d
+		exec USE d
+		exec CREATE TABLE u (id INT PRIMARY KEY, email VARCHAR(40), city VARCHAR(20), age INT, name VARCHAR(20), tag VARCHAR(10) COLLATE utf8mb4_0900_ai_ci, UNIQUE KEY by_email (email), KEY by_tag (tag))
+		exec CREATE INDEX by_city ON u (city, age)
+		exec CREATE TABLE u0 (id INT PRIMARY KEY, email VARCHAR(40), city VARCHAR(20), age INT, name VARCHAR(20), tag VARCHAR(10) COLLATE utf8mb4_0900_ai_ci)
+		exec CREATE TABLE o (id INT PRIMARY KEY, uid INT, email VARCHAR(40), city VARCHAR(20), amt INT, tag VARCHAR(10) COLLATE utf8mb4_0900_ai_ci)
+	`)
 	cities := []string{"Paris", "Rome", "Oslo", "Lima"}
 	var uv, ov []string
 	for i := range 40 {

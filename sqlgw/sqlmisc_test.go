@@ -143,12 +143,16 @@ func TestMiscErrorCodes(t *testing.T) {
 	}
 	// Nothing was changed by the failed statements (DROP TABLE t, missing
 	// drops nothing, as in MySQL 8).
-	expectRows(t, c, "SELECT * FROM t", "1\ta\t1\t1\t1.50")
-	// IGNORE keeps MySQL's clamping.
-	mustExec(t, c, "INSERT INTO t VALUES (7, 'a', 1, 1, 1.5)")
-	mustExec(t, c, "UPDATE IGNORE t SET ti = 1000 WHERE k = 7")
-	expectRows(t, c, "SELECT ti FROM t WHERE k = 7", "127")
-	mustExec(t, c, "DELETE FROM t WHERE k = 7")
+	runScript(t, c, `
+		query SELECT * FROM t
+		= 1 | a | 1 | 1 | 1.50
+		# IGNORE keeps MySQL's clamping.
+		exec INSERT INTO t VALUES (7, 'a', 1, 1, 1.5)
+		exec UPDATE IGNORE t SET ti = 1000 WHERE k = 7
+		query SELECT ti FROM t WHERE k = 7
+		= 127
+		exec DELETE FROM t WHERE k = 7
+	`)
 	// The same errors over the binary protocol (prepared statements).
 	_, err := c.ExecContext(context.Background(), "INSERT INTO t VALUES (?, ?, 1, 1, 1.5)", 5, "abcd")
 	expectSQLError(t, "prepared INSERT", err, 1406, "22001")

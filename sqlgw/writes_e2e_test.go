@@ -138,11 +138,15 @@ func TestPlainInsertCheck(t *testing.T) {
 				t.Errorf("%s: %d rows, want 0", q, n)
 			}
 		}
-		expectErrno(t, c, 1062, "INSERT INTO t VALUES (2, 1)")
-		expectErrno(t, c, 1062, "INSERT INTO d.t VALUES (1, 2)")
-		expectRows(t, c, "SELECT id, u FROM t", "1\t1")
-		mustExec(t, c, "REPLACE INTO t VALUES (3, 1)")
-		expectRows(t, c, "SELECT id, u FROM t", "3\t1")
+		runScript(t, c, `
+			error 1062 INSERT INTO t VALUES (2, 1)
+			error 1062 INSERT INTO d.t VALUES (1, 2)
+			query SELECT id, u FROM t
+			= 1 | 1
+			exec REPLACE INTO t VALUES (3, 1)
+			query SELECT id, u FROM t
+			= 3 | 1
+		`)
 		_, err := c.ExecContext(context.Background(), fmt.Sprintf("INSERT INTO t VALUES (%d, %d)", 4, 1))
 		if mysqlErrno(err) != 1062 {
 			t.Errorf("duplicate plain INSERT: %v", err)
@@ -458,18 +462,34 @@ func TestRenameIndex(t *testing.T) {
 		if !strings.Contains(plan, "by_a") {
 			t.Errorf("EXPLAIN after the rename:\n%s", plan)
 		}
-		expectRows(t, c, "SELECT id FROM t WHERE a = 1 ORDER BY id", "1", "5", "9", "13", "17")
-		expectRows(t, c, "SELECT id FROM t WHERE id = 6 AND a = 2", "6")
-		expectRows(t, c, "SELECT id FROM t WHERE b = 7", "7")
-		expectErrno(t, c, 1062, "INSERT INTO t VALUES (100, 0, 7)")
-		mustExec(t, c, "UPDATE t SET a = 3 WHERE id = 1")
-		expectRows(t, c, "SELECT id FROM t WHERE a = 3 ORDER BY id", "1", "3", "7", "11", "15", "19")
-		// MySQL says 1176 (Key 'ia' doesn't exist); go-mysql-server checks
-		// the name itself before the table sees the rename and says 1091.
-		expectErrno(t, c, 1091, "ALTER TABLE t RENAME INDEX ia TO x")
-		expectErrno(t, c, 1061, "ALTER TABLE t RENAME INDEX by_a TO BY_B")
-		mustExec(t, c, "DROP INDEX by_a ON t")
-		expectRows(t, c, "SELECT COUNT(*) FROM t WHERE a = 3", "6")
+		runScript(t, c, `
+			query SELECT id FROM t WHERE a = 1 ORDER BY id
+			= 1
+			= 5
+			= 9
+			= 13
+			= 17
+			query SELECT id FROM t WHERE id = 6 AND a = 2
+			= 6
+			query SELECT id FROM t WHERE b = 7
+			= 7
+			error 1062 INSERT INTO t VALUES (100, 0, 7)
+			exec UPDATE t SET a = 3 WHERE id = 1
+			query SELECT id FROM t WHERE a = 3 ORDER BY id
+			= 1
+			= 3
+			= 7
+			= 11
+			= 15
+			= 19
+			# MySQL says 1176 (Key 'ia' doesn't exist); go-mysql-server checks
+			# the name itself before the table sees the rename and says 1091.
+			error 1091 ALTER TABLE t RENAME INDEX ia TO x
+			error 1061 ALTER TABLE t RENAME INDEX by_a TO BY_B
+			exec DROP INDEX by_a ON t
+			query SELECT COUNT(*) FROM t WHERE a = 3
+			= 6
+		`)
 	})
 }
 
@@ -522,28 +542,38 @@ func TestUniqueShiftManyBatches(t *testing.T) {
 			v = append(v, fmt.Sprintf("(0, %d, %d)", i, i))
 		}
 		mustExec(t, c, "INSERT INTO l VALUES "+strings.Join(v, ","))
-		mustExec(t, c, "UPDATE l SET u = u + 1 ORDER BY u DESC")
-		expectRows(t, c, "SELECT COUNT(*), MIN(u), MAX(u) FROM l", "150\t1\t150")
-		expectRows(t, c, "SELECT id FROM l WHERE p = 0 AND u = 77", "76")
-		mustExec(t, c, "UPDATE l SET u = u - 1 ORDER BY u")
-		expectRows(t, c, "SELECT COUNT(*), MIN(u), MAX(u) FROM l", "150\t0\t149")
-		expectRows(t, c, "SELECT id FROM l WHERE p = 0 AND u = 77", "77")
-		// A rotation through free values, in one transaction: a cycle.
-		mustExec(t, c, "BEGIN")
-		mustExec(t, c, "UPDATE l SET u = u + 1000")
-		mustExec(t, c, "UPDATE l SET u = u - 999 WHERE u < 1149")
-		mustExec(t, c, "UPDATE l SET u = 0 WHERE u = 1149")
-		expectErrno(t, c, 1235, "COMMIT")
-		expectRows(t, c, "SELECT COUNT(*), MIN(u), MAX(u) FROM l", "150\t0\t149")
-		expectRows(t, c, "SELECT id FROM l WHERE p = 0 AND u = 77", "77")
-		// The same shift made in two statements, in the order that first
-		// wrote the rows ascending: the commit reorders the rows.
-		mustExec(t, c, "BEGIN")
-		mustExec(t, c, "UPDATE l SET u = u + 1000")
-		mustExec(t, c, "UPDATE l SET u = u - 999")
-		mustExec(t, c, "COMMIT")
-		expectRows(t, c, "SELECT COUNT(*), MIN(u), MAX(u) FROM l", "150\t1\t150")
-		expectRows(t, c, "SELECT id FROM l WHERE p = 0 AND u = 77", "76")
+		runScript(t, c, `
+			exec UPDATE l SET u = u + 1 ORDER BY u DESC
+			query SELECT COUNT(*), MIN(u), MAX(u) FROM l
+			= 150 | 1 | 150
+			query SELECT id FROM l WHERE p = 0 AND u = 77
+			= 76
+			exec UPDATE l SET u = u - 1 ORDER BY u
+			query SELECT COUNT(*), MIN(u), MAX(u) FROM l
+			= 150 | 0 | 149
+			query SELECT id FROM l WHERE p = 0 AND u = 77
+			= 77
+			# A rotation through free values, in one transaction: a cycle.
+			exec BEGIN
+			exec UPDATE l SET u = u + 1000
+			exec UPDATE l SET u = u - 999 WHERE u < 1149
+			exec UPDATE l SET u = 0 WHERE u = 1149
+			error 1235 COMMIT
+			query SELECT COUNT(*), MIN(u), MAX(u) FROM l
+			= 150 | 0 | 149
+			query SELECT id FROM l WHERE p = 0 AND u = 77
+			= 77
+			# The same shift made in two statements, in the order that first
+			# wrote the rows ascending: the commit reorders the rows.
+			exec BEGIN
+			exec UPDATE l SET u = u + 1000
+			exec UPDATE l SET u = u - 999
+			exec COMMIT
+			query SELECT COUNT(*), MIN(u), MAX(u) FROM l
+			= 150 | 1 | 150
+			query SELECT id FROM l WHERE p = 0 AND u = 77
+			= 76
+		`)
 	})
 }
 
@@ -579,13 +609,17 @@ func TestUniqueShiftGlobal(t *testing.T) {
 		expectRows(t, c, "SELECT COUNT(*), MIN(u), MAX(u) FROM g", "150\t1\t150")
 		expectRows(t, c, "SELECT id FROM g WHERE u = 77", "76")
 		check()
-		mustExec(t, c, "BEGIN")
-		mustExec(t, c, "UPDATE g SET u = u + 1000")
-		mustExec(t, c, "UPDATE g SET u = u - 999 WHERE u < 1150")
-		mustExec(t, c, "UPDATE g SET u = 1 WHERE u = 1150")
-		mustExec(t, c, "COMMIT")
-		expectRows(t, c, "SELECT id FROM g WHERE u = 77", "75")
-		expectRows(t, c, "SELECT id FROM g WHERE u = 1", "149")
+		runScript(t, c, `
+			exec BEGIN
+			exec UPDATE g SET u = u + 1000
+			exec UPDATE g SET u = u - 999 WHERE u < 1150
+			exec UPDATE g SET u = 1 WHERE u = 1150
+			exec COMMIT
+			query SELECT id FROM g WHERE u = 77
+			= 75
+			query SELECT id FROM g WHERE u = 1
+			= 149
+		`)
 		check()
 	})
 }
@@ -603,24 +637,30 @@ func TestUniqueBuffer(t *testing.T) {
 			t.Errorf("INSERT IGNORE with duplicates among its rows: %d rows, want 1", n)
 		}
 		// A statement undone by an error releases its values.
-		expectErrno(t, c, 1062, "INSERT INTO t VALUES (5, 'w'), (1, 'x')")
-		mustExec(t, c, "INSERT INTO t VALUES (6, 'w')")
-		// A savepoint rollback restores the values it held.
-		mustExec(t, c, "SAVEPOINT s")
-		mustExec(t, c, "UPDATE t SET e = 'v' WHERE id = 6")
-		mustExec(t, c, "INSERT INTO t VALUES (7, 'w')")
-		mustExec(t, c, "ROLLBACK TO SAVEPOINT s")
-		expectErrno(t, c, 1062, "INSERT INTO t VALUES (8, 'w')")
-		mustExec(t, c, "INSERT INTO t VALUES (8, 'v')")
-		// A statement that moved a value, then failed, gives it back.
-		expectErrno(t, c, 1062, "UPDATE t SET e = CASE id WHEN 6 THEN 'y' ELSE 'a' END WHERE id IN (6, 8) ORDER BY id")
-		expectErrno(t, c, 1062, "INSERT INTO t VALUES (10, 'w')")
-		// A deleted row's value is free.
-		mustExec(t, c, "DELETE FROM t WHERE id = 2")
-		mustExec(t, c, "INSERT INTO t VALUES (9, 'z')")
-		expectErrno(t, c, 1062, "UPDATE t SET e = 'z' WHERE id = 8")
-		mustExec(t, c, "COMMIT")
-		expectRows(t, c, "SELECT id, e FROM t ORDER BY id", "1\ta", "6\tw", "8\tv", "9\tz")
+		runScript(t, c, `
+			error 1062 INSERT INTO t VALUES (5, 'w'), (1, 'x')
+			exec INSERT INTO t VALUES (6, 'w')
+			# A savepoint rollback restores the values it held.
+			exec SAVEPOINT s
+			exec UPDATE t SET e = 'v' WHERE id = 6
+			exec INSERT INTO t VALUES (7, 'w')
+			exec ROLLBACK TO SAVEPOINT s
+			error 1062 INSERT INTO t VALUES (8, 'w')
+			exec INSERT INTO t VALUES (8, 'v')
+			# A statement that moved a value, then failed, gives it back.
+			error 1062 UPDATE t SET e = CASE id WHEN 6 THEN 'y' ELSE 'a' END WHERE id IN (6, 8) ORDER BY id
+			error 1062 INSERT INTO t VALUES (10, 'w')
+			# A deleted row's value is free.
+			exec DELETE FROM t WHERE id = 2
+			exec INSERT INTO t VALUES (9, 'z')
+			error 1062 UPDATE t SET e = 'z' WHERE id = 8
+			exec COMMIT
+			query SELECT id, e FROM t ORDER BY id
+			= 1 | a
+			= 6 | w
+			= 8 | v
+			= 9 | z
+		`)
 	})
 }
 
@@ -635,12 +675,14 @@ func TestUniqueSwapHalfCommitted(t *testing.T) {
 		mustExec(t, c, "CREATE DATABASE d")
 		mustExec(t, c, "USE d")
 		mustExec(t, o, "USE d")
-		mustExec(t, c, "CREATE TABLE g (id INT PRIMARY KEY, u INT, n INT, UNIQUE KEY uu (u))")
-		mustExec(t, c, "INSERT INTO g VALUES (1, 1, 0), (2, 2, 0)")
-		mustExec(t, c, "BEGIN")
-		mustExec(t, c, "UPDATE g SET u = 30 WHERE id = 1")
-		mustExec(t, c, "UPDATE g SET u = 1 WHERE id = 2")
-		mustExec(t, c, "UPDATE g SET u = 2 WHERE id = 1")
+		runScript(t, c, `
+			exec CREATE TABLE g (id INT PRIMARY KEY, u INT, n INT, UNIQUE KEY uu (u))
+			exec INSERT INTO g VALUES (1, 1, 0), (2, 2, 0)
+			exec BEGIN
+			exec UPDATE g SET u = 30 WHERE id = 1
+			exec UPDATE g SET u = 1 WHERE id = 2
+			exec UPDATE g SET u = 2 WHERE id = 1
+		`)
 		mustExec(t, o, "UPDATE g SET n = 5 WHERE id = 2") // row 2 changes under the swap
 		_, err := c.ExecContext(context.Background(), "COMMIT")
 		if err == nil {

@@ -15,17 +15,23 @@
 //     subtest on each, with a fresh store and (on Azurite) its own catalog
 //     prefix. Test binaries using Azurite call Main from TestMain.
 //   - Start: a server on 127.0.0.1, port 0, over a store, with Options:
-//     a password, catalog options (prefix, refresh interval, ...), the
-//     fault store (storage/faultstore, Server.Fault) and a request recorder
-//     (storage/recorder, Server.Requests returns the trace lines of the
-//     requests a function sent). The server and its client pool stop when
-//     the test ends, or earlier with Server.Stop.
+//     a password, catalog options (prefix, refresh interval, ...) and the
+//     fault store (storage/faultstore, Server.Fault). Server.Requests
+//     returns the store requests a function made the server send, as
+//     trace lines of its recorder (storage/recorder). Server.Session gives
+//     a session on a new database set up by a list of statements. The
+//     server and its client pool stop when the test ends, or earlier with
+//     Server.Stop.
 //   - Runner (NewRunner over a *sql.DB, *sql.Conn or *sql.Tx; Server.Runner
 //     over a dedicated connection, one session): Exec, Affected, Rows (a
 //     result as tab-separated lines, "NULL" for NULL), ExpectRows,
 //     ExpectErrno (the MySQL error number; Errno reads it from any error),
 //     Status and Cost (the session's Sqlgw_store_requests and
-//     Sqlgw_entities_read, and their deltas over one statement).
+//     Sqlgw_entities_read, and their deltas over one statement),
+//     ExpectAffected, ResultSets (multi-statement results), and Script: the
+//     straight-line part of a test (statements, the rows or error each
+//     must give) written once as data, one line a statement (see Script
+//     for the forms).
 //   - CrashAtEveryRequest: runs an operation once per crash point of the
 //     fault store (each request number, with the crashing request dropped
 //     or applied with its reply lost), then hands a new server over what

@@ -101,9 +101,6 @@ type Options struct {
 	// Fault wraps the store in storage/faultstore (Server.Fault), which
 	// crashes at a chosen request.
 	Fault bool
-	// Record wraps the store (outside the fault store) in a
-	// storage/recorder whose trace Server.Requests returns.
-	Record bool
 	// Config, if set, adjusts the server's configuration last (TLS, a
 	// version string, ...).
 	Config func(*sqlgw.Config)
@@ -118,7 +115,7 @@ type Server struct {
 	Store    storage.Store     // the store given to Start (below the wrappers)
 	Catalog  catalog.Options   // the catalog options the server runs with
 	Fault    *faultstore.Store // with Options.Fault
-	Recorder *recorder.Store   // with Options.Record
+	Recorder *recorder.Store   // the server's own request recorder (Srv.Recorder())
 
 	traceMu sync.Mutex
 	trace   *bytes.Buffer
@@ -133,10 +130,6 @@ func Start(t testing.TB, store storage.Store, o Options) *Server {
 	if o.Fault {
 		s.Fault = faultstore.New(st)
 		st = s.Fault
-	}
-	if o.Record {
-		s.Recorder = recorder.New(st)
-		st = s.Recorder
 	}
 	cfg := sqlgw.Config{
 		Listen:   "127.0.0.1:0",
@@ -158,6 +151,7 @@ func Start(t testing.TB, store storage.Store, o Options) *Server {
 		user += ":" + o.Password
 	}
 	s.Srv = srv
+	s.Recorder = srv.Recorder()
 	s.DSN = fmt.Sprintf("%s@tcp(%s)/", user, srv.Addr())
 	s.DB, err = sql.Open("mysql", s.DSN)
 	if err != nil {
@@ -234,13 +228,12 @@ func (s *Server) Open(dbAndParams string) *sql.DB {
 }
 
 // Requests runs f and returns the trace lines (storage/recorder's format)
-// of the store requests sent meanwhile: f's and any background request of
-// the server's (catalog refreshes). Needs Options.Record.
+// of the store requests the server sent meanwhile: f's and any background
+// request (catalog refreshes). It traces through the server's own
+// recorder: a second recorder below it would count every request twice in
+// the session counters (both add to the counters of the request's context).
 func (s *Server) Requests(f func()) []string {
 	s.T.Helper()
-	if s.Recorder == nil {
-		s.T.Fatal("sqltest: Requests needs Options.Record")
-	}
 	s.traceMu.Lock()
 	defer s.traceMu.Unlock()
 	var buf bytes.Buffer
