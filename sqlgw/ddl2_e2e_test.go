@@ -127,12 +127,9 @@ func TestDDL2NarrowConcurrentWriters(t *testing.T) {
 		mustExec(t, c, "CREATE TABLE t (k INT PRIMARY KEY, e VARCHAR(128), f INT)")
 		mustExec(t, c, "INSERT INTO t VALUES (1, 'abc', 1)")
 
-		var once sync.Once
-		restore := sqlgw.SetNarrowVerifiedHook(func() {
-			once.Do(func() { mustExec(t, w, "INSERT INTO t VALUES (2, REPEAT('x', 100), 2)") })
+		inWindow(t, sqlgw.SetNarrowVerifiedHook, w, "INSERT INTO t VALUES (2, REPEAT('x', 100), 2)", func() {
+			expectError(t, c, 1265, "Data truncated for column 'e' at row 2", "ALTER TABLE t MODIFY e VARCHAR(64)")
 		})
-		expectError(t, c, 1265, "Data truncated for column 'e' at row 2", "ALTER TABLE t MODIFY e VARCHAR(64)")
-		restore()
 		if got := columnType(t, c, "t", "e"); got != "varchar(128)\tYES" {
 			t.Fatalf("after the reverted MODIFY: %q", got)
 		}
@@ -140,22 +137,16 @@ func TestDDL2NarrowConcurrentWriters(t *testing.T) {
 		mustExec(t, c, "UPDATE t SET e = 'y' WHERE k = 2")
 		mustExec(t, c, "INSERT INTO t VALUES (3, NULL, 3)")
 
-		once = sync.Once{}
-		restore = sqlgw.SetNarrowVerifiedHook(func() {
-			once.Do(func() { mustExec(t, w, "UPDATE t SET f = NULL WHERE k = 1") })
+		inWindow(t, sqlgw.SetNarrowVerifiedHook, w, "UPDATE t SET f = NULL WHERE k = 1", func() {
+			expectError(t, c, 1138, "Invalid use of NULL value", "ALTER TABLE t MODIFY f INT NOT NULL, MODIFY e VARCHAR(64)")
 		})
-		expectError(t, c, 1138, "Invalid use of NULL value", "ALTER TABLE t MODIFY f INT NOT NULL, MODIFY e VARCHAR(64)")
-		restore()
 		if got := columnType(t, c, "t", "f"); got != "int\tYES" {
 			t.Fatalf("f after the reverted NOT NULL: %q", got)
 		}
 
-		once = sync.Once{}
-		restore = sqlgw.SetNarrowVerifiedHook(func() {
-			once.Do(func() { mustExec(t, w, "ALTER TABLE t ADD COLUMN g INT") })
+		inWindow(t, sqlgw.SetNarrowVerifiedHook, w, "ALTER TABLE t ADD COLUMN g INT", func() {
+			expectErrno(t, c, 1213, "ALTER TABLE t MODIFY e VARCHAR(64)")
 		})
-		expectErrno(t, c, 1213, "ALTER TABLE t MODIFY e VARCHAR(64)")
-		restore()
 		if got := columnType(t, c, "t", "e"); got != "varchar(128)\tYES" {
 			t.Fatalf("after the conflicting MODIFY: %q", got)
 		}

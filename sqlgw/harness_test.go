@@ -11,6 +11,7 @@ import (
 	"context"
 	"database/sql"
 	"os"
+	"sync"
 	"testing"
 
 	"github.com/sqlgw/sqlgw/catalog"
@@ -158,4 +159,16 @@ func recoverIndexes(t *testing.T, store storage.Store, db, name string) ([]ixmai
 func runScript(t *testing.T, c execer, script string) {
 	t.Helper()
 	sqltest.NewRunner(t, c).Script(script)
+}
+
+// inWindow runs body with a test hook of a DDL statement (set installs it,
+// as sqlgw.SetNarrowVerifiedHook does) that runs q on w the first time it
+// fires: a write or DDL change landing inside the statement's window. The
+// hook is removed when body returns.
+func inWindow(t *testing.T, set func(func()) (restore func()), w execer, q string, body func()) {
+	t.Helper()
+	var once sync.Once
+	restore := set(func() { once.Do(func() { mustExec(t, w, q) }) })
+	defer restore()
+	body()
 }

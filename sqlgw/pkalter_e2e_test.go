@@ -100,12 +100,9 @@ func TestPKAlterConcurrentInsert(t *testing.T) {
 		mustExec(t, c, "USE pc")
 		mustExec(t, w, "USE pc")
 		mustExec(t, c, "CREATE TABLE t (a INT, b INT)")
-		var once sync.Once
-		restore := sqlgw.SetPKVerifiedHook(func() {
-			once.Do(func() { mustExec(t, w, "INSERT INTO t VALUES (1, 1), (1, 1)") })
+		inWindow(t, sqlgw.SetPKVerifiedHook, w, "INSERT INTO t VALUES (1, 1), (1, 1)", func() {
+			expectError(t, c, 1235, "needs a table rewrite", "ALTER TABLE t ADD PRIMARY KEY (a)")
 		})
-		expectError(t, c, 1235, "needs a table rewrite", "ALTER TABLE t ADD PRIMARY KEY (a)")
-		restore()
 		if got := columnType(t, c, "t", "a"); got != "int\tYES" {
 			t.Fatalf("after the reverted ADD PRIMARY KEY: %q", got)
 		}
@@ -113,12 +110,9 @@ func TestPKAlterConcurrentInsert(t *testing.T) {
 
 		// A DDL change in the window: a retryable conflict.
 		mustExec(t, c, "DELETE FROM t")
-		once = sync.Once{}
-		restore = sqlgw.SetPKVerifiedHook(func() {
-			once.Do(func() { mustExec(t, w, "ALTER TABLE t ADD COLUMN g INT") })
+		inWindow(t, sqlgw.SetPKVerifiedHook, w, "ALTER TABLE t ADD COLUMN g INT", func() {
+			expectErrno(t, c, 1213, "ALTER TABLE t ADD PRIMARY KEY (a)")
 		})
-		expectErrno(t, c, 1213, "ALTER TABLE t ADD PRIMARY KEY (a)")
-		restore()
 		mustExec(t, c, "ALTER TABLE t ADD PRIMARY KEY (a)") // the retry succeeds
 		mustExec(t, c, "INSERT INTO t VALUES (1, 1, 1)")
 		expectErrno(t, c, 1062, "INSERT INTO t VALUES (1, 2, 2)")
