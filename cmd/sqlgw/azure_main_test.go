@@ -186,16 +186,23 @@ func azureStore(t *testing.T) string {
 	return "azure:" + azurite.Shared(t)
 }
 
-// TestTwoGatewaysDDL: two gateway processes over one storage account see
-// each other's DDL within the catalog cache's refresh interval (250 ms).
-func TestTwoGatewaysDDL(t *testing.T) {
+// twoGateways starts two gateway processes over the shared Azurite and
+// returns a client pool on each.
+func twoGateways(t *testing.T) (dbA, dbB *sql.DB) {
+	t.Helper()
 	store := azureStore(t)
 	a := startGateway(t, nil, "--store", store)
 	b := startGateway(t, nil, "--store", store)
 	if !a.ready() || !b.ready() {
 		t.Fatalf("gateways not ready:\nA: %s\nB: %s", a.out.String(), b.out.String())
 	}
-	dbA, dbB := a.db(t), b.db(t)
+	return a.db(t), b.db(t)
+}
+
+// TestTwoGatewaysDDL: two gateway processes over one storage account see
+// each other's DDL within the catalog cache's refresh interval (250 ms).
+func TestTwoGatewaysDDL(t *testing.T) {
+	dbA, dbB := twoGateways(t)
 	const limit = 5 * time.Second
 	d2 := uniqueDB("ddl")
 
@@ -258,13 +265,7 @@ func TestTwoGatewaysDDL(t *testing.T) {
 // errors a client retries (1213 deadlock / SQLSTATE 40001): the final n is
 // the number of updates that succeeded.
 func TestTwoGatewaysIncrement(t *testing.T) {
-	store := azureStore(t)
-	a := startGateway(t, nil, "--store", store)
-	b := startGateway(t, nil, "--store", store)
-	if !a.ready() || !b.ready() {
-		t.Fatalf("gateways not ready:\nA: %s\nB: %s", a.out.String(), b.out.String())
-	}
-	dbA, dbB := a.db(t), b.db(t)
+	dbA, dbB := twoGateways(t)
 	inc2 := uniqueDB("inc")
 	exec1(t, dbA, "CREATE DATABASE "+inc2)
 	exec1(t, dbA, "CREATE TABLE "+inc2+".t (id INT PRIMARY KEY, n INT)")

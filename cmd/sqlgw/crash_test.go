@@ -264,9 +264,7 @@ func (cw *crashWriter) step(ctx context.Context, db *sql.DB, killed *atomic.Bool
 			cw.note(id, "%s 1062 (%s)", kind, after)
 			return true
 		case errRetry:
-			if attempt < 100 {
-				cw.stats["retry"]++
-				time.Sleep(time.Duration(1+attempt%5) * time.Millisecond)
+			if cw.backoff(attempt) {
 				continue
 			}
 			errorf("writer %d: %s: still %v after %d attempts", cw.w, stmt, err, attempt)
@@ -287,6 +285,18 @@ func (cw *crashWriter) step(ctx context.Context, db *sql.DB, killed *atomic.Bool
 			return false
 		}
 	}
+}
+
+// backoff counts a retry of a statement that failed with a retryable
+// error and waits a little before the next attempt; false after 100
+// attempts.
+func (cw *crashWriter) backoff(attempt int) bool {
+	if attempt >= 100 {
+		return false
+	}
+	cw.stats["retry"]++
+	time.Sleep(time.Duration(1+attempt%5) * time.Millisecond)
+	return true
 }
 
 // crashBackend is where a crash test keeps its data.
@@ -744,9 +754,7 @@ func (cw *crashWriter) step2(ctx context.Context, db *sql.DB, killed *atomic.Boo
 			}
 			return true
 		case errRetry:
-			if attempt < 100 {
-				cw.stats["retry"]++
-				time.Sleep(time.Duration(1+attempt%5) * time.Millisecond)
+			if cw.backoff(attempt) {
 				continue
 			}
 			errorf("writer %d: %s: still %v after %d attempts", cw.w, stmt, err, attempt)
