@@ -280,10 +280,7 @@ func TestRequestCounts(t *testing.T) {
 		}
 		mustExec(t, c, "INSERT INTO ev VALUES "+strings.Join(vals, ","))
 
-		for _, tc := range []struct {
-			q              string
-			reqs, entities int64
-		}{
+		expectCosts(t, c, []costCase{
 			{"SELECT v FROM kv WHERE id = 7", 1, 1},
 			{"SELECT v FROM kv WHERE id = 999", 1, 0},
 			{"SELECT v FROM kv WHERE id IN (1, 2, 3)", 3, 3},
@@ -310,12 +307,7 @@ func TestRequestCounts(t *testing.T) {
 			// One insert per partition; one batch for rows of one partition.
 			{"INSERT INTO kv VALUES (201, 'a'), (202, 'b'), (203, 'c')", 3, 0},
 			{"INSERT INTO ev VALUES (9, 1, 1), (9, 2, 2), (9, 3, 3)", 1, 0},
-		} {
-			reqs, ents := cost(t, c, tc.q)
-			if reqs != tc.reqs || ents != tc.entities {
-				t.Errorf("%s: %d requests, %d entities; want %d, %d", tc.q, reqs, ents, tc.reqs, tc.entities)
-			}
-		}
+		})
 	})
 }
 
@@ -561,19 +553,11 @@ func TestPaging(t *testing.T) {
 			mustExec(t, c, "INSERT INTO ev VALUES "+strings.Join(vals, ","))
 		}
 		expectRows(t, c, "SELECT COUNT(*), MIN(ts), MAX(ts) FROM ev WHERE dev = 1", "2500\t1\t2500")
-		for _, tc := range []struct {
-			q              string
-			reqs, entities int64
-		}{
+		expectCosts(t, c, []costCase{
 			{"SELECT COUNT(*) FROM ev WHERE dev = 1", 3, 2500},
 			{"SELECT ts FROM ev WHERE dev = 1 LIMIT 5", 1, 5},
 			{"SELECT ts FROM ev WHERE dev = 1 AND ts > 1990 ORDER BY ts LIMIT 20", 1, 20},
-		} {
-			reqs, ents := cost(t, c, tc.q)
-			if reqs != tc.reqs || ents != tc.entities {
-				t.Errorf("%s: %d requests, %d entities; want %d, %d", tc.q, reqs, ents, tc.reqs, tc.entities)
-			}
-		}
+		})
 		expectRows(t, c, "SELECT ts FROM ev WHERE dev = 1 AND ts > 1990 ORDER BY ts LIMIT 3", "1991", "1992", "1993")
 		expectRows(t, c, "SELECT COUNT(*) FROM ev WHERE dev = 1 AND v = 3", "357")
 	})

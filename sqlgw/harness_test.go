@@ -98,6 +98,25 @@ func expectAffected(t *testing.T, db execer, want int64, q string, args ...any) 
 	sqltest.NewRunner(t, db).ExpectAffected(want, q, args...)
 }
 
+// costCase is a statement and what it must cost its session: store
+// requests and entities read.
+type costCase struct {
+	q              string
+	reqs, entities int64
+}
+
+// expectCosts runs each case on c (one session) and reports every case
+// whose cost differs (t.Errorf: the other cases still run).
+func expectCosts(t *testing.T, c execer, cases []costCase) {
+	t.Helper()
+	for _, tc := range cases {
+		reqs, ents := cost(t, c, tc.q)
+		if reqs != tc.reqs || ents != tc.entities {
+			t.Errorf("%s: %d requests, %d entities; want %d, %d", tc.q, reqs, ents, tc.reqs, tc.entities)
+		}
+	}
+}
+
 func mysqlErrno(err error) uint16 { return sqltest.Errno(err) }
 
 func expectErrno(t *testing.T, db execer, want uint16, q string, args ...any) {
