@@ -35,6 +35,15 @@ func columnType(t *testing.T, c execer, table, col string) string {
 	return got[0]
 }
 
+// expectColumnType fails unless table.col's type and nullability (as
+// columnType gives them) are want; when names the step.
+func expectColumnType(t *testing.T, c execer, table, col, want, when string) {
+	t.Helper()
+	if got := columnType(t, c, table, col); got != want {
+		t.Fatalf("%s: %q", when, got)
+	}
+}
+
 // Known failure 30 (Alembic, Sequel down migrations): narrowing a column
 // whose values fit is a metadata change; one that does not fit is MySQL's
 // strict-mode error and leaves the table as it was.
@@ -45,17 +54,13 @@ func TestDDL2NarrowColumn(t *testing.T) {
 			"INSERT INTO u VALUES (1, 'abc', 5, 'a', 1.50)",
 			"ALTER TABLE u MODIFY e VARCHAR(64)")
 		expectRows(t, c, "SELECT k, e FROM u", "1\tabc")
-		if got := columnType(t, c, "u", "e"); got != "varchar(64)\tYES" {
-			t.Fatalf("after MODIFY e VARCHAR(64): %q", got)
-		}
+		expectColumnType(t, c, "u", "e", "varchar(64)\tYES", "after MODIFY e VARCHAR(64)")
 		expectErrno(t, c, 1406, "INSERT INTO u (k, e) VALUES (9, REPEAT('x', 65))")
 
 		// Row 2 in key order does not fit: 1265, nothing changed.
 		mustExec(t, c, "INSERT INTO u VALUES (3, 'ééé', 300, 'c', 99999.99), (2, 'abcdef', 7, 'b', 2.00)")
 		expectError(t, c, 1265, "Data truncated for column 'e' at row 2", "ALTER TABLE u MODIFY e VARCHAR(5)")
-		if got := columnType(t, c, "u", "e"); got != "varchar(64)\tYES" {
-			t.Fatalf("after the refused MODIFY: %q", got)
-		}
+		expectColumnType(t, c, "u", "e", "varchar(64)\tYES", "after the refused MODIFY")
 		// Characters, not bytes: 'ééé' is 3 characters.
 		mustExec(t, c, "ALTER TABLE u CHANGE e e2 VARCHAR(6)")
 		expectRows(t, c, "SELECT k, e2 FROM u WHERE e2 = 'abcdef'", "2\tabcdef") // the index still answers
@@ -92,15 +97,11 @@ func TestDDL2NotNull(t *testing.T) {
 			"CREATE TABLE t (k INT PRIMARY KEY, e VARCHAR(64) NULL)",
 			"INSERT INTO t VALUES (1, NULL), (2, 'a')")
 		expectError(t, c, 1138, "Invalid use of NULL value", "ALTER TABLE t MODIFY e VARCHAR(64) NOT NULL")
-		if got := columnType(t, c, "t", "e"); got != "varchar(64)\tYES" {
-			t.Fatalf("after the refused NOT NULL: %q", got)
-		}
+		expectColumnType(t, c, "t", "e", "varchar(64)\tYES", "after the refused NOT NULL")
 		mustExec(t, c, "UPDATE t SET k = 3 WHERE k = 1") // the row stays updatable
 		mustExec(t, c, "UPDATE t SET e = '' WHERE e IS NULL")
 		mustExec(t, c, "ALTER TABLE t MODIFY e VARCHAR(64) NOT NULL")
-		if got := columnType(t, c, "t", "e"); got != "varchar(64)\tNO" {
-			t.Fatalf("after NOT NULL: %q", got)
-		}
+		expectColumnType(t, c, "t", "e", "varchar(64)\tNO", "after NOT NULL")
 		expectErrno(t, c, 1048, "INSERT INTO t VALUES (4, NULL)")
 		// Narrowing and NOT NULL together, checked in one scan.
 		mustExec(t, c, "ALTER TABLE t MODIFY e VARCHAR(64) NULL")
@@ -108,9 +109,7 @@ func TestDDL2NotNull(t *testing.T) {
 		expectError(t, c, 1138, "Invalid use of NULL value", "ALTER TABLE t MODIFY e VARCHAR(1) NOT NULL")
 		mustExec(t, c, "DELETE FROM t WHERE k = 5")
 		mustExec(t, c, "ALTER TABLE t MODIFY e VARCHAR(1) NOT NULL")
-		if got := columnType(t, c, "t", "e"); got != "varchar(1)\tNO" {
-			t.Fatalf("after VARCHAR(1) NOT NULL: %q", got)
-		}
+		expectColumnType(t, c, "t", "e", "varchar(1)\tNO", "after VARCHAR(1) NOT NULL")
 	})
 }
 
@@ -120,9 +119,7 @@ func TestDDL2NotNull(t *testing.T) {
 // window makes the commit a retryable conflict (1213).
 func TestDDL2NarrowConcurrentWriters(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c, w := ts.conn(), ts.conn()
-		mustExec(t, c, "CREATE DATABASE cw")
-		mustExec(t, c, "USE cw")
+		c, w := ts.Session("cw"), ts.conn()
 		mustExec(t, w, "USE cw")
 		mustExec(t, c, "CREATE TABLE t (k INT PRIMARY KEY, e VARCHAR(128), f INT)")
 		mustExec(t, c, "INSERT INTO t VALUES (1, 'abc', 1)")
@@ -130,9 +127,7 @@ func TestDDL2NarrowConcurrentWriters(t *testing.T) {
 		inWindow(t, sqlgw.SetNarrowVerifiedHook, w, "INSERT INTO t VALUES (2, REPEAT('x', 100), 2)", func() {
 			expectError(t, c, 1265, "Data truncated for column 'e' at row 2", "ALTER TABLE t MODIFY e VARCHAR(64)")
 		})
-		if got := columnType(t, c, "t", "e"); got != "varchar(128)\tYES" {
-			t.Fatalf("after the reverted MODIFY: %q", got)
-		}
+		expectColumnType(t, c, "t", "e", "varchar(128)\tYES", "after the reverted MODIFY")
 		expectRows(t, c, "SELECT k, LENGTH(e) FROM t ORDER BY k", "1\t3", "2\t100")
 		mustExec(t, c, "UPDATE t SET e = 'y' WHERE k = 2")
 		mustExec(t, c, "INSERT INTO t VALUES (3, NULL, 3)")
@@ -140,16 +135,12 @@ func TestDDL2NarrowConcurrentWriters(t *testing.T) {
 		inWindow(t, sqlgw.SetNarrowVerifiedHook, w, "UPDATE t SET f = NULL WHERE k = 1", func() {
 			expectError(t, c, 1138, "Invalid use of NULL value", "ALTER TABLE t MODIFY f INT NOT NULL, MODIFY e VARCHAR(64)")
 		})
-		if got := columnType(t, c, "t", "f"); got != "int\tYES" {
-			t.Fatalf("f after the reverted NOT NULL: %q", got)
-		}
+		expectColumnType(t, c, "t", "f", "int\tYES", "f after the reverted NOT NULL")
 
 		inWindow(t, sqlgw.SetNarrowVerifiedHook, w, "ALTER TABLE t ADD COLUMN g INT", func() {
 			expectErrno(t, c, 1213, "ALTER TABLE t MODIFY e VARCHAR(64)")
 		})
-		if got := columnType(t, c, "t", "e"); got != "varchar(128)\tYES" {
-			t.Fatalf("after the conflicting MODIFY: %q", got)
-		}
+		expectColumnType(t, c, "t", "e", "varchar(128)\tYES", "after the conflicting MODIFY")
 		mustExec(t, c, "ALTER TABLE t MODIFY e VARCHAR(64)") // the retry succeeds
 	})
 }
@@ -178,9 +169,7 @@ func TestDDL2NarrowStaleGateway(t *testing.T) {
 			defer restore()
 			expectError(t, ca, 1265, "Data truncated for column 'e' at row 2", "ALTER TABLE sg.t MODIFY e VARCHAR(64)")
 			mustExec(t, ca, "USE sg")
-			if got := columnType(t, ca, "t", "e"); got != "varchar(128)\tYES" {
-				t.Fatalf("after the reverted MODIFY: %q", got)
-			}
+			expectColumnType(t, ca, "t", "e", "varchar(128)\tYES", "after the reverted MODIFY")
 			expectRows(t, ca, "SELECT k, LENGTH(e) FROM t ORDER BY k", "1\t3", "2\t100")
 		})
 	}

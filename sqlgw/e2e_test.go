@@ -210,9 +210,7 @@ func TestTransactions(t *testing.T) {
 // gets 1213 and its retry succeeds, so no update is lost.
 func TestConflict(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		a, b := ts.conn(), ts.conn()
-		mustExec(t, a, "CREATE DATABASE d")
-		mustExec(t, a, "USE d")
+		a, b := ts.Session("d"), ts.conn()
 		mustExec(t, b, "USE d")
 		mustExec(t, a, "CREATE TABLE t (id INT PRIMARY KEY, v INT)")
 		mustExec(t, a, "INSERT INTO t VALUES (1, 0)")

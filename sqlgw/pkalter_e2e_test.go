@@ -15,12 +15,8 @@ func TestPKAlterAddOnEmptyTable(t *testing.T) {
 		c := ts.Session("pk",
 			"CREATE TABLE t (a INT, b VARCHAR(20), n INT)",
 			"ALTER TABLE t ADD PRIMARY KEY (a, b)")
-		if got := columnType(t, c, "t", "a"); got != "int\tNO" {
-			t.Fatalf("a after ADD PRIMARY KEY: %q", got)
-		}
-		if got := columnType(t, c, "t", "b"); got != "varchar(20)\tNO" {
-			t.Fatalf("b after ADD PRIMARY KEY: %q", got)
-		}
+		expectColumnType(t, c, "t", "a", "int\tNO", "a after ADD PRIMARY KEY")
+		expectColumnType(t, c, "t", "b", "varchar(20)\tNO", "b after ADD PRIMARY KEY")
 		create := rows(t, c, "SHOW CREATE TABLE t")
 		if len(create) != 1 || !strings.Contains(create[0], "PRIMARY KEY (`a`,`b`)") {
 			t.Fatalf("SHOW CREATE TABLE: %q", create)
@@ -50,9 +46,7 @@ func TestPKAlterAddOnEmptyTable(t *testing.T) {
 			exec INSERT INTO r VALUES (1, 2)
 		`)
 		expectError(t, c, 1235, "needs a table rewrite", "ALTER TABLE r ADD PRIMARY KEY (a)")
-		if got := columnType(t, c, "r", "a"); got != "int\tYES" {
-			t.Fatalf("r.a after the refused ADD PRIMARY KEY: %q", got)
-		}
+		expectColumnType(t, c, "r", "a", "int\tYES", "r.a after the refused ADD PRIMARY KEY")
 		// Emptied by DELETE, it can.
 		runScript(t, c, `
 			exec DELETE FROM r
@@ -95,17 +89,13 @@ func TestPKAlterAddOnEmptyTable(t *testing.T) {
 // second check fail: the key is restored and the ALTER fails.
 func TestPKAlterConcurrentInsert(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c, w := ts.conn(), ts.conn()
-		mustExec(t, c, "CREATE DATABASE pc")
-		mustExec(t, c, "USE pc")
+		c, w := ts.Session("pc"), ts.conn()
 		mustExec(t, w, "USE pc")
 		mustExec(t, c, "CREATE TABLE t (a INT, b INT)")
 		inWindow(t, sqlgw.SetPKVerifiedHook, w, "INSERT INTO t VALUES (1, 1), (1, 1)", func() {
 			expectError(t, c, 1235, "needs a table rewrite", "ALTER TABLE t ADD PRIMARY KEY (a)")
 		})
-		if got := columnType(t, c, "t", "a"); got != "int\tYES" {
-			t.Fatalf("after the reverted ADD PRIMARY KEY: %q", got)
-		}
+		expectColumnType(t, c, "t", "a", "int\tYES", "after the reverted ADD PRIMARY KEY")
 		expectRows(t, c, "SELECT a, b FROM t", "1\t1", "1\t1")
 
 		// A DDL change in the window: a retryable conflict.
