@@ -117,6 +117,15 @@ func expectCosts(t *testing.T, c execer, cases []costCase) {
 	}
 }
 
+// expectRequests runs q on c (one session) and reports (t.Errorf) a cost
+// other than want store requests; what names the case.
+func expectRequests(t *testing.T, c execer, want int64, q, what string) {
+	t.Helper()
+	if r, _ := cost(t, c, q); r != want {
+		t.Errorf("%s: %d requests, want %d", what, r, want)
+	}
+}
+
 func mysqlErrno(err error) uint16 { return sqltest.Errno(err) }
 
 func expectErrno(t *testing.T, db execer, want uint16, q string, args ...any) {

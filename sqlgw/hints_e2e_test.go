@@ -88,9 +88,7 @@ func TestIndexHints(t *testing.T) {
 
 		// The reads themselves (store requests), not only EXPLAIN: an
 		// index lookup is an index query and a Get, a scan one page.
-		if r, _ := cost(t, c, "SELECT s FROM t WHERE r = 3"); r != 2 {
-			t.Errorf("index lookup: %d requests, want 2", r)
-		}
+		expectRequests(t, c, 2, "SELECT s FROM t WHERE r = 3", "index lookup")
 		if r, _ := cost(t, c, "SELECT s FROM t IGNORE INDEX (ir) WHERE r = 3"); r != 1 {
 			t.Errorf("IGNORE INDEX: %d requests, want 1 (a scan)", r)
 		}
@@ -108,12 +106,8 @@ func TestIndexHints(t *testing.T) {
 		if plan := explainText(t, c, strings.ReplaceAll(join, "%s", " IGNORE INDEX (ir)")); strings.Contains(plan, "on ir") || strings.Contains(plan, "ir\t") {
 			t.Errorf("lookup join with ir ignored: ir in\n%s", plan)
 		}
-		if r, _ := cost(t, c, strings.ReplaceAll(join, "%s", "")); r != 3 {
-			t.Errorf("lookup join on ir: %d requests, want 3", r)
-		}
-		if r, _ := cost(t, c, strings.ReplaceAll(join, "%s", " IGNORE INDEX (ir)")); r != 2 {
-			t.Errorf("lookup join with ir ignored: %d requests, want 2", r)
-		}
+		expectRequests(t, c, 3, strings.ReplaceAll(join, "%s", ""), "lookup join on ir")
+		expectRequests(t, c, 2, strings.ReplaceAll(join, "%s", " IGNORE INDEX (ir)"), "lookup join with ir ignored")
 
 		// Prepared statements (the binary protocol): hints hold at execution.
 		ctx := context.Background()
@@ -171,9 +165,7 @@ func TestIndexHints(t *testing.T) {
 		}
 		defer mc.Close()
 		expectErrno(t, mc, 1176, "SELECT 1; SELECT * FROM t FORCE INDEX (nosuch) WHERE r = 2")
-		if r, _ := cost(t, mc, "SELECT s FROM t IGNORE INDEX (ir) WHERE r = 3; SELECT 1"); r != 1 {
-			t.Errorf("multi-statement IGNORE INDEX: %d requests, want 1", r)
-		}
+		expectRequests(t, mc, 1, "SELECT s FROM t IGNORE INDEX (ir) WHERE r = 3; SELECT 1", "multi-statement IGNORE INDEX")
 		// Hint-like text in strings and comments is not a hint.
 		expectRows(t, c, "SELECT 'FROM t FORCE INDEX (nosuch)' /* t use index (nosuch) */", "FROM t FORCE INDEX (nosuch)")
 	})

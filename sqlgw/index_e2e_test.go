@@ -51,12 +51,8 @@ func TestSecondaryIndexes(t *testing.T) {
 		expectRows(t, c, "SELECT id FROM o WHERE cust = 1 AND status = 'paid' ORDER BY id", "1", "7", "13", "19", "25")
 		// Request counts: unique global lookup 2, covering 1; local lookup
 		// 1 range + one Get per row.
-		if r, _ := cost(t, c, "SELECT * FROM u WHERE email = 'u5@x'"); r != 2 {
-			t.Errorf("unique global lookup: %d requests, want 2", r)
-		}
-		if r, _ := cost(t, c, "SELECT id, email FROM u WHERE email = 'u5@x'"); r != 1 {
-			t.Errorf("covering unique global lookup: %d requests, want 1", r)
-		}
+		expectRequests(t, c, 2, "SELECT * FROM u WHERE email = 'u5@x'", "unique global lookup")
+		expectRequests(t, c, 1, "SELECT id, email FROM u WHERE email = 'u5@x'", "covering unique global lookup")
 		if r, _ := cost(t, c, "SELECT * FROM o WHERE cust = 1 AND status = 'paid'"); r != 1+5 {
 			t.Errorf("local lookup of 5 rows: %d requests, want 6", r)
 		}

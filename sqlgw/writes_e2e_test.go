@@ -119,15 +119,9 @@ func TestPlainInsertCheck(t *testing.T) {
 			"CREATE TABLE p (id INT PRIMARY KEY, u INT)",
 			"CREATE TABLE `we ird` (id INT PRIMARY KEY, u INT)",
 			"INSERT INTO t VALUES (1, 1)")
-		if r, _ := cost(t, c, "INSERT INTO p VALUES (1, 1)"); r != 1 {
-			t.Errorf("plain INSERT: %d requests, want 1", r)
-		}
-		if r, _ := cost(t, c, "INSERT INTO d.p VALUES (2, 1)"); r != 1 {
-			t.Errorf("plain INSERT into db.table: %d requests, want 1", r)
-		}
-		if r, _ := cost(t, c, "insert into `d`.`we ird` (id, u) values (1, 1)"); r != 1 {
-			t.Errorf("plain INSERT into a quoted name: %d requests, want 1", r)
-		}
+		expectRequests(t, c, 1, "INSERT INTO p VALUES (1, 1)", "plain INSERT")
+		expectRequests(t, c, 1, "INSERT INTO d.p VALUES (2, 1)", "plain INSERT into db.table")
+		expectRequests(t, c, 1, "insert into `d`.`we ird` (id, u) values (1, 1)", "plain INSERT into a quoted name")
 		for _, q := range []string{
 			"INSERT IGNORE INTO t VALUES (2, 1)",
 			"INSERT /* x */ IGNORE INTO t VALUES (2, 1)",
