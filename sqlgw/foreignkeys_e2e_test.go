@@ -60,29 +60,33 @@ func TestForeignKeysParent(t *testing.T) {
 
 		// ALTER TABLE ADD CONSTRAINT (what Django sends), with an
 		// index already there; existing rows are checked.
-		mustExec(t, c, "CREATE TABLE review (id INT PRIMARY KEY, book_id INT NOT NULL, KEY by_book (book_id))")
-		mustExec(t, c, "INSERT INTO review VALUES (1, 10), (2, 99)")
-		expectErrno(t, c, erNoReferencedRow2, "ALTER TABLE review ADD CONSTRAINT review_book FOREIGN KEY (book_id) REFERENCES book (id)")
-		mustExec(t, c, "DELETE FROM review WHERE id = 2")
-		mustExec(t, c, "ALTER TABLE review ADD CONSTRAINT review_book FOREIGN KEY (book_id) REFERENCES book (id)")
-		expectRows(t, c, "SELECT index_name FROM information_schema.statistics WHERE table_schema='fk' AND table_name='review' ORDER BY index_name",
-			"by_book", "PRIMARY")
-		expectErrno(t, c, erNoReferencedRow2, "INSERT INTO review VALUES (3, 99)")
-
-		// CREATE TABLE with the index declared too, as dumps write it
-		// (named like the constraint, or not): no second index.
-		mustExec(t, c, "CREATE TABLE tag (id INT PRIMARY KEY, book_id INT, KEY tag_book (book_id), CONSTRAINT tag_book FOREIGN KEY (book_id) REFERENCES book (id))")
-		mustExec(t, c, "CREATE TABLE note (id INT PRIMARY KEY, book_id INT, KEY by_b (book_id), CONSTRAINT note_book FOREIGN KEY (book_id) REFERENCES book (id))")
-		expectRows(t, c, "SELECT table_name, index_name FROM information_schema.statistics WHERE table_schema='fk' AND table_name IN ('tag', 'note') ORDER BY table_name, index_name",
-			"note\tby_b", "note\tPRIMARY", "tag\tPRIMARY", "tag\ttag_book")
-		expectErrno(t, c, erNoReferencedRow2, "INSERT INTO note VALUES (1, 99)")
-		mustExec(t, c, "INSERT INTO tag VALUES (1, 10)")
-		expectErrno(t, c, erRowIsReferenced2, "DELETE FROM book WHERE id = 10")
-		mustExec(t, c, "DROP TABLE tag, note")
-
-		// foreign_key_checks=0, as dump files set it: a table may
-		// reference one created later, and rows are not checked.
-		mustExec(t, c, "SET foreign_key_checks = 0")
+		runScript(t, c, `
+			exec CREATE TABLE review (id INT PRIMARY KEY, book_id INT NOT NULL, KEY by_book (book_id))
+			exec INSERT INTO review VALUES (1, 10), (2, 99)
+			error 1452 ALTER TABLE review ADD CONSTRAINT review_book FOREIGN KEY (book_id) REFERENCES book (id)
+			exec DELETE FROM review WHERE id = 2
+			exec ALTER TABLE review ADD CONSTRAINT review_book FOREIGN KEY (book_id) REFERENCES book (id)
+			query SELECT index_name FROM information_schema.statistics WHERE table_schema='fk' AND table_name='review' ORDER BY index_name
+			= by_book
+			= PRIMARY
+			error 1452 INSERT INTO review VALUES (3, 99)
+			# CREATE TABLE with the index declared too, as dumps write it
+			# (named like the constraint, or not): no second index.
+			exec CREATE TABLE tag (id INT PRIMARY KEY, book_id INT, KEY tag_book (book_id), CONSTRAINT tag_book FOREIGN KEY (book_id) REFERENCES book (id))
+			exec CREATE TABLE note (id INT PRIMARY KEY, book_id INT, KEY by_b (book_id), CONSTRAINT note_book FOREIGN KEY (book_id) REFERENCES book (id))
+			query SELECT table_name, index_name FROM information_schema.statistics WHERE table_schema='fk' AND table_name IN ('tag', 'note') ORDER BY table_name, index_name
+			= note | by_b
+			= note | PRIMARY
+			= tag | PRIMARY
+			= tag | tag_book
+			error 1452 INSERT INTO note VALUES (1, 99)
+			exec INSERT INTO tag VALUES (1, 10)
+			error 1451 DELETE FROM book WHERE id = 10
+			exec DROP TABLE tag, note
+			# foreign_key_checks=0, as dump files set it: a table may
+			# reference one created later, and rows are not checked.
+			exec SET foreign_key_checks = 0
+		`)
 		mustExec(t, c, `CREATE TABLE loan (id INT PRIMARY KEY, member_id INT,
 			CONSTRAINT loan_member FOREIGN KEY (member_id) REFERENCES member (id))`)
 		runScript(t, c, `
@@ -271,12 +275,17 @@ func TestForeignKeysComposite(t *testing.T) {
 			"Cannot add or update a child row: a foreign key constraint fails (`fk3`.`cc`, CONSTRAINT `cc_ibfk_1` FOREIGN KEY (`code`) REFERENCES `p` (`code`) ON UPDATE CASCADE)")
 		expectErrText(t, c, "INSERT INTO ch VALUES (9, 1, 9)",
 			"Cannot add or update a child row: a foreign key constraint fails (`fk3`.`ch`, CONSTRAINT `ch_ibfk_1` FOREIGN KEY (`x`, `y`) REFERENCES `p` (`a`, `b`) ON DELETE CASCADE ON UPDATE CASCADE)")
-		expectErrno(t, c, erRowIsReferenced2, "REPLACE INTO p VALUES (1,5,'two')")
-		expectErrno(t, c, erRowIsReferenced2, "DELETE FROM p")
-		expectRows(t, c, "SELECT * FROM p ORDER BY a, b", "1\t1\tuno", "1\t5\ttwo")
-		mustExec(t, c, "DELETE FROM cc")
-		mustExec(t, c, "DELETE FROM p")
-		expectRows(t, c, "SELECT count(*) FROM ch", "0")
+		runScript(t, c, `
+			error 1451 REPLACE INTO p VALUES (1,5,'two')
+			error 1451 DELETE FROM p
+			query SELECT * FROM p ORDER BY a, b
+			= 1 | 1 | uno
+			= 1 | 5 | two
+			exec DELETE FROM cc
+			exec DELETE FROM p
+			query SELECT count(*) FROM ch
+			= 0
+		`)
 	})
 }
 
