@@ -157,12 +157,6 @@ func forEachBackendStore(t *testing.T, f func(t *testing.T, ts *testServer, st s
 	forEachBackend(t, func(t *testing.T, ts *testServer) { f(t, ts, ts.Store, ts.Catalog) })
 }
 
-// noClose keeps a store open when a server closes it, so that a "crashed"
-// server's store can be reopened by the next one (sqltest.NoClose).
-type noClose struct{ storage.Store }
-
-func (noClose) Close() error { return nil }
-
 // recoverIndexes runs index recovery (ixmaint) on table db.name of store
 // and returns what ixmaint.Check then finds wrong with its indexes.
 func recoverIndexes(t *testing.T, store storage.Store, db, name string) ([]ixmaint.Mismatch, error) {

@@ -118,7 +118,6 @@ type Server struct {
 	Recorder *recorder.Store   // the server's own request recorder (Srv.Recorder())
 
 	traceMu sync.Mutex
-	trace   *bytes.Buffer
 }
 
 // Start starts a server over store (which it closes when it stops; wrap the
