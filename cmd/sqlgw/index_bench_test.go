@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
-	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
 // The benchmarks of secondary indexes behind docs/benchmarks.md (issue 6):
@@ -27,11 +26,7 @@ import (
 // temporary directory and returns a client connection pool.
 func benchServer(b *testing.B) *sql.DB {
 	b.Helper()
-	st, err := pebble.Open(b.TempDir(), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	db := sqltest.Start(b, st, sqltest.Options{}).Open("?interpolateParams=true")
+	db := sqltest.StartBackend(b, sqltest.Disk, sqltest.Options{}).Open("?interpolateParams=true")
 	db.SetMaxOpenConns(1) // one session: its counters are the benchmark's
 	return db
 }
