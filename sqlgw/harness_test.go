@@ -5,7 +5,10 @@ package sqlgw_test
 // existed (startServer, testServer.conn, mustExec, rows, expectRows,
 // expectErrno, cost, forEachBackend, ...). They are kept for the
 // transition, so that tests written against the old names still compile;
-// new tests use sqltest directly (sqltest.NewRunner, sqltest.ForEachBackend).
+// new tests use sqltest directly (sqltest.NewRunner, sqltest.ForEachBackend,
+// Server.Session, Runner.Script). The file ends with the few helpers the
+// package's tests share beyond the harness (index recovery after a crash,
+// DDL hook windows, request-count tables).
 
 import (
 	"context"
