@@ -81,10 +81,9 @@ func TestPadSpaceCaseInsensitiveKey(t *testing.T) {
 // them).
 func TestPadSpaceCaseInsensitiveIndex(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.Session("padix",
-			"CREATE TABLE p (id INT PRIMARY KEY, email VARCHAR(40) COLLATE utf8mb4_general_ci, city VARCHAR(20) COLLATE utf8mb4_general_ci, UNIQUE KEY by_email (email), KEY by_city (city))",
-			"INSERT INTO p VALUES (1, 'ann@x', 'Paris'), (2, 'bob@x', 'oslo'), (3, 'cid@x', 'PARIS'), (4, NULL, NULL), (5, NULL, 'Rome')")
-		runScript(t, c, `
+		runScript(t, ts.Session("padix"), `
+			exec CREATE TABLE p (id INT PRIMARY KEY, email VARCHAR(40) COLLATE utf8mb4_general_ci, city VARCHAR(20) COLLATE utf8mb4_general_ci, UNIQUE KEY by_email (email), KEY by_city (city))
+			exec INSERT INTO p VALUES (1, 'ann@x', 'Paris'), (2, 'bob@x', 'oslo'), (3, 'cid@x', 'PARIS'), (4, NULL, NULL), (5, NULL, 'Rome')
 			error 1062 INSERT INTO p VALUES (6, 'ANN@X', 'x')
 			error 1062 UPDATE p SET email = 'Bob@X' WHERE id = 3
 			affected 1 UPDATE p SET email = 'dan@x' WHERE id = 2

@@ -24,10 +24,9 @@ func TestCaseInsensitiveKey(t *testing.T) {
 // HashInTuple hashes under the literal's binary collation).
 func TestCollatedIn(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.Session("cin",
-			"CREATE TABLE p (id INT NOT NULL PRIMARY KEY, name VARCHAR(20) COLLATE utf8mb4_general_ci, tag VARCHAR(20) COLLATE utf8mb4_bin)",
-			"INSERT INTO p VALUES (1, 'ann', 'x'), (2, 'Bob', 'X'), (3, 'CLARA', 'y'), (4, 'dave', NULL), (5, NULL, 'Y')")
-		runScript(t, c, `
+		runScript(t, ts.Session("cin"), `
+			exec CREATE TABLE p (id INT NOT NULL PRIMARY KEY, name VARCHAR(20) COLLATE utf8mb4_general_ci, tag VARCHAR(20) COLLATE utf8mb4_bin)
+			exec INSERT INTO p VALUES (1, 'ann', 'x'), (2, 'Bob', 'X'), (3, 'CLARA', 'y'), (4, 'dave', NULL), (5, NULL, 'Y')
 			query SELECT id FROM p WHERE name IN ('clara', 'DAVE') ORDER BY id
 			= 3
 			= 4
@@ -61,10 +60,9 @@ func TestCollatedIn(t *testing.T) {
 // MySQL (20240102 is '2024-01-02').
 func TestDateVsNumber(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.Session("dn",
-			"CREATE TABLE t (id INT NOT NULL PRIMARY KEY, dt DATE)",
-			"INSERT INTO t VALUES (1, '2024-01-01'), (2, '2024-01-02'), (3, '2024-02-01'), (4, NULL), (5, '2023-12-31')")
-		runScript(t, c, `
+		runScript(t, ts.Session("dn"), `
+			exec CREATE TABLE t (id INT NOT NULL PRIMARY KEY, dt DATE)
+			exec INSERT INTO t VALUES (1, '2024-01-01'), (2, '2024-01-02'), (3, '2024-02-01'), (4, NULL), (5, '2023-12-31')
 			query SELECT id FROM t WHERE dt < 20240102 ORDER BY id
 			= 1
 			= 5

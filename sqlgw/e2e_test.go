@@ -469,10 +469,9 @@ func TestHandshakeAutocommitFlag(t *testing.T) {
 
 func TestKeylessTable(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.Session("d",
-			"CREATE TABLE log (a INT, b VARCHAR(10))",
-			"INSERT INTO log VALUES (1,'x'),(1,'x'),(2,'y'),(3,'z')")
-		runScript(t, c, `
+		runScript(t, ts.Session("d"), `
+			exec CREATE TABLE log (a INT, b VARCHAR(10))
+			exec INSERT INTO log VALUES (1,'x'),(1,'x'),(2,'y'),(3,'z')
 			affected 2 UPDATE log SET b = 'w' WHERE a = 1
 			affected 1 DELETE FROM log WHERE a = 2
 			query SELECT a, b FROM log ORDER BY a, b
@@ -498,11 +497,10 @@ func TestKeylessTable(t *testing.T) {
 
 func TestViews(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.Session("d",
-			"CREATE TABLE t (id INT PRIMARY KEY, v INT)",
-			"INSERT INTO t VALUES (1, 10), (2, 20), (3, 30)",
-			"CREATE VIEW big AS SELECT id, v FROM t WHERE v > 15")
-		runScript(t, c, `
+		runScript(t, ts.Session("d"), `
+			exec CREATE TABLE t (id INT PRIMARY KEY, v INT)
+			exec INSERT INTO t VALUES (1, 10), (2, 20), (3, 30)
+			exec CREATE VIEW big AS SELECT id, v FROM t WHERE v > 15
 			query SELECT id FROM big ORDER BY id
 			= 2
 			= 3

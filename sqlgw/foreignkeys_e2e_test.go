@@ -316,9 +316,8 @@ func TestForeignKeysRename(t *testing.T) {
 func TestForeignKeysSetDefault(t *testing.T) {
 	store, co := memoryBackend.open(t)
 	ts := startServer(t, store, co)
-	c := ts.Session("fkd",
-		"CREATE TABLE p (id INT PRIMARY KEY)")
-	runScript(t, c, `
+	runScript(t, ts.Session("fkd"), `
+		exec CREATE TABLE p (id INT PRIMARY KEY)
 		error 1235 CREATE TABLE ch (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id) ON DELETE SET DEFAULT)
 		query SHOW TABLES
 		= p
