@@ -131,10 +131,7 @@ func (g *gateway) ready() bool {
 
 func (g *gateway) db(t *testing.T) *sql.DB {
 	t.Helper()
-	db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", g.addr))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := sqltest.Client(t, "root", g.addr, "")
 	t.Cleanup(func() { db.Close() })
 	return db
 }

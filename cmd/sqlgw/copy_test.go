@@ -69,18 +69,12 @@ func answers(t *testing.T, db *sql.DB, queries []string) [][]string {
 func TestCopy(t *testing.T) {
 	src := t.TempDir()
 	addr, _, done := startServe(t, nil, "--store", "pebble:"+src)
-	db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", addr))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := sqltest.Client(t, "root", addr, "")
 	queries := copyFixture(t, db)
 	db.Close()
 	// Queries run with c1 as the current database: go-mysql-server cannot
 	// expand a view without one ("no database selected").
-	db, err = sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/c1", addr))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db = sqltest.Client(t, "root", addr, "c1")
 	want := answers(t, db, queries)
 	db.Close()
 	syscall.Kill(syscall.Getpid(), syscall.SIGINT)
@@ -109,10 +103,7 @@ func TestCopy(t *testing.T) {
 				syscall.Kill(syscall.Getpid(), syscall.SIGINT)
 				<-done
 			}()
-			db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/c1", addr))
-			if err != nil {
-				t.Fatal(err)
-			}
+			db := sqltest.Client(t, "root", addr, "c1")
 			defer db.Close()
 			if got := answers(t, db, queries); !reflect.DeepEqual(got, want) {
 				for i := range want {

@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"database/sql"
-	"fmt"
 	"net"
 	"strings"
 	"sync"
@@ -85,10 +83,7 @@ func TestServeShutdownKeepsWrites(t *testing.T) {
 	if !strings.Contains(logs.String(), "sqlgw ready: listening on "+addr+" store pebble:"+dir) {
 		t.Errorf("ready line: %s", logs.String())
 	}
-	db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", addr))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := sqltest.Client(t, "root", addr, "")
 	r := sqltest.NewRunner(t, db)
 	r.ExecAll("CREATE DATABASE d", "CREATE TABLE d.t (id INT PRIMARY KEY, v INT)")
 	for i := 0; i < 50; i++ {
@@ -108,10 +103,7 @@ func TestServeShutdownKeepsWrites(t *testing.T) {
 	}
 
 	addr, _, done = startServe(t, nil, "--store", "pebble:"+dir)
-	db, err = sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", addr))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db = sqltest.Client(t, "root", addr, "")
 	// After the restart: 50 rows, sum 40425.
 	sqltest.NewRunner(t, db).ExpectRows("SELECT COUNT(*), SUM(v) FROM d.t", "50\t40425")
 	db.Close()
@@ -126,17 +118,17 @@ func TestPassword(t *testing.T) {
 		syscall.Kill(syscall.Getpid(), syscall.SIGINT)
 		<-done
 	}()
-	good, _ := sql.Open("mysql", fmt.Sprintf("app:s3cret@tcp(%s)/", addr))
+	good := sqltest.Client(t, "app:s3cret", addr, "")
 	defer good.Close()
 	if err := good.Ping(); err != nil {
 		t.Fatalf("right password: %v", err)
 	}
-	bad, _ := sql.Open("mysql", fmt.Sprintf("app:wrong@tcp(%s)/", addr))
+	bad := sqltest.Client(t, "app:wrong", addr, "")
 	defer bad.Close()
 	if err := bad.Ping(); err == nil {
 		t.Fatal("wrong password accepted")
 	}
-	root, _ := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", addr))
+	root := sqltest.Client(t, "root", addr, "")
 	defer root.Close()
 	if err := root.Ping(); err == nil {
 		t.Fatal("root without password accepted although --user app --password is set")

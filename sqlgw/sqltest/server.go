@@ -117,14 +117,15 @@ type Server struct {
 	Fault    *faultstore.Store // with Options.Fault
 	Recorder *recorder.Store   // the server's own request recorder (Srv.Recorder())
 
-	traceMu sync.Mutex
+	traceMu  sync.Mutex
+	password string
 }
 
 // Start starts a server over store (which it closes when it stops; wrap the
 // store in NoClose to keep it) and stops it when the test ends.
 func Start(t testing.TB, store storage.Store, o Options) *Server {
 	t.Helper()
-	s := &Server{T: t, Store: store, Catalog: o.Catalog}
+	s := &Server{T: t, Store: store, Catalog: o.Catalog, password: o.Password}
 	st := store
 	if o.Fault {
 		s.Fault = faultstore.New(st)
@@ -218,11 +219,25 @@ func (s *Server) Runner() *Runner { return NewRunner(s.T, s.Conn()) }
 // parameters (e.g. "d?multiStatements=true"), closed when the test ends.
 func (s *Server) Open(dbAndParams string) *sql.DB {
 	s.T.Helper()
-	db, err := sql.Open("mysql", s.DSN+dbAndParams)
-	if err != nil {
-		s.T.Fatal(err)
+	user := "root"
+	if s.password != "" {
+		user += ":" + s.password
 	}
-	s.T.Cleanup(func() { db.Close() })
+	return Client(s.T, user, s.Addr(), dbAndParams)
+}
+
+// Client opens a client pool on a server at addr that the test started
+// some other way (a "sqlgw serve" process), as user ("name" or
+// "name:password") with a database and DSN parameters ("", "c1",
+// "?tls=false"); it is closed when the test ends (closing it earlier is
+// fine).
+func Client(t testing.TB, user, addr, dbAndParams string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("mysql", fmt.Sprintf("%s@tcp(%s)/%s", user, addr, dbAndParams))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
 	return db
 }
 
