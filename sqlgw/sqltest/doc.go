@@ -32,6 +32,9 @@
 //     straight-line part of a test (statements, the rows or error each
 //     must give) written once as data, one line a statement (see Script
 //     for the forms).
+//   - Client: a client pool on a server the test started some other way
+//     (cmd/sqlgw's tests run "sqlgw serve" as a process and use the
+//     Runner over it).
 //   - CrashAtEveryRequest: runs an operation once per crash point of the
 //     fault store (each request number, with the crashing request dropped
 //     or applied with its reply lost), then hands a new server over what
@@ -42,4 +45,9 @@
 // binary chooses it); scripts/layering.sh makes exactly one exception, for
 // this package, which exists to open backends for tests. Product code never
 // imports sqltest.
+//
+// Tests inside package sqlgw itself (of unexported code) cannot import
+// sqltest, which imports sqlgw; they drive an in-process engine instead
+// (viewfix_test.go). go-mysql-server's enginetest suites (sqlgw/enginetest)
+// run on an in-process engine too, over the Memory backend's store.
 package sqltest

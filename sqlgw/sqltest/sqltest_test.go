@@ -129,3 +129,9 @@ func TestCrashAtEveryRequest(t *testing.T) {
 		t.Errorf("%d crash points, %d runs: %v", n, len(runs), runs)
 	}
 }
+
+// TestDiskBackend: the Pebble-on-disk backend serves a session.
+func TestDiskBackend(t *testing.T) {
+	c := StartBackend(t, Disk, Options{Password: "pw"}).Session("d", "CREATE TABLE t (id INT PRIMARY KEY)", "INSERT INTO t VALUES (7)")
+	NewRunner(t, c).ExpectRows("SELECT id FROM t", "7")
+}
