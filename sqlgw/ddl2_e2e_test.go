@@ -49,10 +49,10 @@ func expectColumnType(t *testing.T, c execer, table, col, want, when string) {
 // strict-mode error and leaves the table as it was.
 func TestDDL2NarrowColumn(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.Session("n",
-			"CREATE TABLE u (k INT PRIMARY KEY, e VARCHAR(128), n INT, m ENUM('a','b','c'), d DECIMAL(10,2), KEY ie (e))",
-			"INSERT INTO u VALUES (1, 'abc', 5, 'a', 1.50)",
-			"ALTER TABLE u MODIFY e VARCHAR(64)")
+		c := ts.Session("n", `
+			CREATE TABLE u (k INT PRIMARY KEY, e VARCHAR(128), n INT, m ENUM('a','b','c'), d DECIMAL(10,2), KEY ie (e))
+			INSERT INTO u VALUES (1, 'abc', 5, 'a', 1.50)
+			ALTER TABLE u MODIFY e VARCHAR(64)`)
 		expectRows(t, c, "SELECT k, e FROM u", "1\tabc")
 		expectColumnType(t, c, "u", "e", "varchar(64)\tYES", "after MODIFY e VARCHAR(64)")
 		expectErrno(t, c, 1406, "INSERT INTO u (k, e) VALUES (9, REPEAT('x', 65))")

@@ -248,14 +248,14 @@ func expectErrText(t *testing.T, db execer, q, want string) {
 // and DELETE of every parent row; results and errors as MariaDB's.
 func TestForeignKeysComposite(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.Session("fk3",
-			"CREATE TABLE p (a INT, b INT, code VARCHAR(10), PRIMARY KEY (a, b), UNIQUE KEY (code))",
-			"CREATE TABLE ch (id INT PRIMARY KEY, x INT, y INT, FOREIGN KEY (x, y) REFERENCES p (a, b) ON UPDATE CASCADE ON DELETE CASCADE)",
-			"CREATE TABLE cc (id INT PRIMARY KEY, code VARCHAR(10), FOREIGN KEY (code) REFERENCES p (code) ON UPDATE CASCADE)",
-			"INSERT INTO p VALUES (1,1,'one'),(1,2,'two'),(2,1,'three')",
-			"INSERT INTO ch VALUES (1,1,1),(2,1,2),(3,2,1)",
-			"INSERT INTO cc VALUES (1,'one'),(2,'two')",
-			"UPDATE p SET b = 5 WHERE a = 1 AND b = 2")
+		c := ts.Session("fk3", `
+			CREATE TABLE p (a INT, b INT, code VARCHAR(10), PRIMARY KEY (a, b), UNIQUE KEY (code))
+			CREATE TABLE ch (id INT PRIMARY KEY, x INT, y INT, FOREIGN KEY (x, y) REFERENCES p (a, b) ON UPDATE CASCADE ON DELETE CASCADE)
+			CREATE TABLE cc (id INT PRIMARY KEY, code VARCHAR(10), FOREIGN KEY (code) REFERENCES p (code) ON UPDATE CASCADE)
+			INSERT INTO p VALUES (1,1,'one'),(1,2,'two'),(2,1,'three')
+			INSERT INTO ch VALUES (1,1,1),(2,1,2),(3,2,1)
+			INSERT INTO cc VALUES (1,'one'),(2,'two')
+			UPDATE p SET b = 5 WHERE a = 1 AND b = 2`)
 		runScript(t, c, `
 			query SELECT * FROM ch ORDER BY id
 			= 1 | 1 | 1
@@ -294,14 +294,14 @@ func TestForeignKeysComposite(t *testing.T) {
 func TestForeignKeysRename(t *testing.T) {
 	store, co := memoryBackend.open(t)
 	ts := startServer(t, store, co)
-	c := ts.Session("fkr",
-		"CREATE TABLE p (id INT PRIMARY KEY)",
-		"CREATE TABLE ch (id INT PRIMARY KEY, pid INT, CONSTRAINT ch_p FOREIGN KEY (pid) REFERENCES p (id) ON DELETE CASCADE)",
-		"INSERT INTO p VALUES (1), (2)",
-		"INSERT INTO ch VALUES (10, 1), (20, 2)",
-		"RENAME TABLE p TO parent",
-		"ALTER TABLE parent RENAME COLUMN id TO pk",
-		"ALTER TABLE ch RENAME COLUMN pid TO parent_pk")
+	c := ts.Session("fkr", `
+		CREATE TABLE p (id INT PRIMARY KEY)
+		CREATE TABLE ch (id INT PRIMARY KEY, pid INT, CONSTRAINT ch_p FOREIGN KEY (pid) REFERENCES p (id) ON DELETE CASCADE)
+		INSERT INTO p VALUES (1), (2)
+		INSERT INTO ch VALUES (10, 1), (20, 2)
+		RENAME TABLE p TO parent
+		ALTER TABLE parent RENAME COLUMN id TO pk
+		ALTER TABLE ch RENAME COLUMN pid TO parent_pk`)
 	expectRows(t, c, `SELECT table_name, column_name, referenced_table_name, referenced_column_name
 		FROM information_schema.key_column_usage WHERE table_schema='fkr' AND referenced_table_name IS NOT NULL`,
 		"ch\tparent_pk\tparent\tpk")
@@ -354,10 +354,10 @@ func TestForeignKeysTwoGateways(t *testing.T) {
 func TestForeignKeysIgnoreAndPrepared(t *testing.T) {
 	store, co := memoryBackend.open(t)
 	ts := startServer(t, store, co)
-	c := ts.Session("fki",
-		"CREATE TABLE p (id INT PRIMARY KEY)",
-		"CREATE TABLE ch (id INT PRIMARY KEY, pid INT, CONSTRAINT ch_p FOREIGN KEY (pid) REFERENCES p (id))",
-		"INSERT INTO p VALUES (1)")
+	c := ts.Session("fki", `
+		CREATE TABLE p (id INT PRIMARY KEY)
+		CREATE TABLE ch (id INT PRIMARY KEY, pid INT, CONSTRAINT ch_p FOREIGN KEY (pid) REFERENCES p (id))
+		INSERT INTO p VALUES (1)`)
 	expectAffected(t, c, 2, "INSERT IGNORE INTO ch VALUES (1, 1), (2, 2), (3, 1)")
 	expectRows(t, c, "SHOW WARNINGS", "Warning\t1452\tCannot add or update a child row: a foreign key constraint fails (`fki`.`ch`, CONSTRAINT `ch_p` FOREIGN KEY (`pid`) REFERENCES `p` (`id`))")
 	expectRows(t, c, "SELECT id FROM ch ORDER BY id", "1", "3")

@@ -14,10 +14,10 @@ import (
 // names are 1176.
 func TestIndexHints(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.Session("d",
-			"CREATE TABLE t (id INT PRIMARY KEY, r INT, s INT, KEY ir (r), KEY is2 (s))",
-			"CREATE TABLE o (id INT PRIMARY KEY, x INT)",
-			"CREATE TABLE nokey (a INT)")
+		c := ts.Session("d", `
+			CREATE TABLE t (id INT PRIMARY KEY, r INT, s INT, KEY ir (r), KEY is2 (s))
+			CREATE TABLE o (id INT PRIMARY KEY, x INT)
+			CREATE TABLE nokey (a INT)`)
 		for i := range 30 {
 			mustExec(t, c, "INSERT INTO t VALUES (?, ?, ?)", i, i, i%5)
 			mustExec(t, c, "INSERT INTO o VALUES (?, ?)", i, i%4)

@@ -18,10 +18,10 @@ import (
 // request counts of index lookups, and results equal to an unindexed copy.
 func TestSecondaryIndexes(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.Session("d",
-			"CREATE TABLE u (id INT PRIMARY KEY, email VARCHAR(40), city VARCHAR(20), age INT, name VARCHAR(20), UNIQUE KEY by_email (email))",
-			"CREATE INDEX by_city ON u (city, age) COMMENT 'sqlgw: global, cover=(name)'",
-			"CREATE TABLE o (cust INT, id INT, status VARCHAR(10), total INT, PRIMARY KEY (cust, id), KEY by_status (cust, status))")
+		c := ts.Session("d", `
+			CREATE TABLE u (id INT PRIMARY KEY, email VARCHAR(40), city VARCHAR(20), age INT, name VARCHAR(20), UNIQUE KEY by_email (email))
+			CREATE INDEX by_city ON u (city, age) COMMENT 'sqlgw: global, cover=(name)'
+			CREATE TABLE o (cust INT, id INT, status VARCHAR(10), total INT, PRIMARY KEY (cust, id), KEY by_status (cust, status))`)
 		for i := range 30 {
 			mustExec(t, c, fmt.Sprintf("INSERT INTO u VALUES (%d, 'u%d@x', '%s', %d, 'n%d')", i, i, []string{"Paris", "Rome", "Oslo"}[i%3], 20+i%7, i))
 			mustExec(t, c, fmt.Sprintf("INSERT INTO o VALUES (%d, %d, '%s', %d)", i%2, i, []string{"open", "paid", "sent"}[i%3], i*10))
@@ -323,11 +323,11 @@ func TestIndexRequestCounts(t *testing.T) {
 // REPLACE act on secondary unique keys as in MySQL.
 func TestUniqueIndexUpserts(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.Session("d",
-			"CREATE TABLE t (id INT PRIMARY KEY, e VARCHAR(20), n INT, UNIQUE KEY ue (e))",
-			"CREATE TABLE l (p INT, id INT, e VARCHAR(20), n INT, PRIMARY KEY (p, id), UNIQUE KEY le (p, e))",
-			"INSERT INTO t VALUES (1, 'a', 1), (2, 'b', 2)",
-			"INSERT INTO l VALUES (1, 1, 'a', 1), (1, 2, 'b', 2)")
+		c := ts.Session("d", `
+			CREATE TABLE t (id INT PRIMARY KEY, e VARCHAR(20), n INT, UNIQUE KEY ue (e))
+			CREATE TABLE l (p INT, id INT, e VARCHAR(20), n INT, PRIMARY KEY (p, id), UNIQUE KEY le (p, e))
+			INSERT INTO t VALUES (1, 'a', 1), (2, 'b', 2)
+			INSERT INTO l VALUES (1, 1, 'a', 1), (1, 2, 'b', 2)`)
 		for _, tb := range []string{"t", "l"} {
 			vals := func(id int, e string, n int) string {
 				if tb == "l" {

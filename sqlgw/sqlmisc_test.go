@@ -60,10 +60,10 @@ func TestMiscPreparedExplain(t *testing.T) {
 // and the connection survives it (go-mysql-server panicked on tables that
 // are not sql.TemporaryTable).
 func TestMiscReadOnlyTransaction(t *testing.T) {
-	c := sqltest.Session(t, sqltest.Memory, "ro",
-		"CREATE TABLE t (k INT NOT NULL PRIMARY KEY, q INT)",
-		"INSERT INTO t VALUES (1, 10)",
-		"START TRANSACTION READ ONLY")
+	c := sqltest.Session(t, sqltest.Memory, "ro", `
+		CREATE TABLE t (k INT NOT NULL PRIMARY KEY, q INT)
+		INSERT INTO t VALUES (1, 10)
+		START TRANSACTION READ ONLY`)
 	for _, q := range []string{
 		"INSERT INTO t VALUES (2, 20)",
 		"UPDATE t SET q = 11 WHERE k = 1",
@@ -284,11 +284,11 @@ func TestMiscShowLikeHeader(t *testing.T) {
 // Columns of the inner side of an outer join are nullable in the result
 // metadata (MySQL: no NOT_NULL flag), the outer side keeps NOT NULL.
 func TestMiscOuterJoinNullable(t *testing.T) {
-	c := sqltest.Session(t, sqltest.Memory, "oj",
-		"CREATE TABLE f (k INT NOT NULL PRIMARY KEY, a VARCHAR(10) NOT NULL, b INT)",
-		"CREATE TABLE g (k INT NOT NULL PRIMARY KEY, fk INT NOT NULL)",
-		"INSERT INTO f VALUES (1, 'x', NULL), (2, 'y', 1)",
-		"INSERT INTO g VALUES (10, 2)")
+	c := sqltest.Session(t, sqltest.Memory, "oj", `
+		CREATE TABLE f (k INT NOT NULL PRIMARY KEY, a VARCHAR(10) NOT NULL, b INT)
+		CREATE TABLE g (k INT NOT NULL PRIMARY KEY, fk INT NOT NULL)
+		INSERT INTO f VALUES (1, 'x', NULL), (2, 'y', 1)
+		INSERT INTO g VALUES (10, 2)`)
 	for _, tc := range []struct {
 		q    string
 		null string // per column: N nullable, - NOT NULL

@@ -491,11 +491,11 @@ func TestRenameIndex(t *testing.T) {
 // the key as MySQL does, whether found during the statement or at commit.
 func TestUniqueErrorText(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.Session("d",
-			"CREATE TABLE g (id INT PRIMARY KEY, a VARCHAR(5), b INT, UNIQUE KEY uab (a, b))",
-			"CREATE TABLE l (p INT, id INT, a VARCHAR(5), PRIMARY KEY (p, id), UNIQUE KEY ua (p, a))",
-			"INSERT INTO g VALUES (1, 'x', 2)",
-			"INSERT INTO l VALUES (1, 1, 'x')")
+		c := ts.Session("d", `
+			CREATE TABLE g (id INT PRIMARY KEY, a VARCHAR(5), b INT, UNIQUE KEY uab (a, b))
+			CREATE TABLE l (p INT, id INT, a VARCHAR(5), PRIMARY KEY (p, id), UNIQUE KEY ua (p, a))
+			INSERT INTO g VALUES (1, 'x', 2)
+			INSERT INTO l VALUES (1, 1, 'x')`)
 		for _, q := range []struct{ sql, want string }{
 			{"INSERT INTO g VALUES (2, 'x', 2)", "Duplicate entry 'x-2' for key 'uab'"},          // commit (autocommit plain INSERT)
 			{"INSERT INTO l VALUES (1, 2, 'x')", "Duplicate entry '1-x' for key 'ua'"},           // commit, local
@@ -623,10 +623,10 @@ func TestUniqueShiftGlobal(t *testing.T) {
 // rollbacks and deletes.
 func TestUniqueBuffer(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.Session("d",
-			"CREATE TABLE t (id INT PRIMARY KEY, e VARCHAR(10), UNIQUE KEY ue (e))",
-			"INSERT INTO t VALUES (1, 'a')",
-			"BEGIN")
+		c := ts.Session("d", `
+			CREATE TABLE t (id INT PRIMARY KEY, e VARCHAR(10), UNIQUE KEY ue (e))
+			INSERT INTO t VALUES (1, 'a')
+			BEGIN`)
 		if n := affected(t, c, "INSERT IGNORE INTO t VALUES (2, 'z'), (3, 'z'), (4, 'a')"); n != 1 {
 			t.Errorf("INSERT IGNORE with duplicates among its rows: %d rows, want 1", n)
 		}

@@ -270,14 +270,25 @@ func (noClose) Close() error { return nil }
 
 // Session returns one dedicated connection (one session) whose current
 // database is db, newly created, after the setup statements have run on it
-// in order (each must succeed).
+// in order (each must succeed). A setup string holds one statement a line
+// (blank lines are skipped), so a raw string can list them:
+//
+//	c := s.Session("d", `
+//		CREATE TABLE t (id INT PRIMARY KEY)
+//		INSERT INTO t VALUES (1)`)
 func (s *Server) Session(db string, setup ...string) *sql.Conn {
 	s.T.Helper()
 	c := s.Conn()
 	r := NewRunner(s.T, c)
 	r.Exec("CREATE DATABASE " + db)
 	r.Exec("USE " + db)
-	r.ExecAll(setup...)
+	for _, text := range setup {
+		for _, q := range strings.Split(text, "\n") {
+			if q = strings.TrimSpace(q); q != "" {
+				r.Exec(q)
+			}
+		}
+	}
 	return c
 }
 

@@ -130,8 +130,12 @@ func TestCrashAtEveryRequest(t *testing.T) {
 	}
 }
 
-// TestDiskBackend: the Pebble-on-disk backend serves a session.
+// TestDiskBackend: the Pebble-on-disk backend serves a session, set up by
+// statements one a line.
 func TestDiskBackend(t *testing.T) {
-	c := StartBackend(t, Disk, Options{Password: "pw"}).Session("d", "CREATE TABLE t (id INT PRIMARY KEY)", "INSERT INTO t VALUES (7)")
-	NewRunner(t, c).ExpectRows("SELECT id FROM t", "7")
+	c := StartBackend(t, Disk, Options{Password: "pw"}).Session("d", `
+		CREATE TABLE t (id INT PRIMARY KEY)
+
+		INSERT INTO t VALUES (7)`, "INSERT INTO t VALUES (8)")
+	NewRunner(t, c).ExpectRows("SELECT id FROM t ORDER BY id", "7", "8")
 }
