@@ -12,6 +12,7 @@ import (
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/catalog/ixmaint"
 	"github.com/sqlgw/sqlgw/catalog/keys"
+	txnrec "github.com/sqlgw/sqlgw/catalog/txn"
 	"github.com/sqlgw/sqlgw/planner"
 	"github.com/sqlgw/sqlgw/storage"
 )
@@ -19,8 +20,11 @@ import (
 // gateway is the state shared by every session of one server: the store,
 // the catalog, and caches derived from catalog records.
 type gateway struct {
-	store storage.Store // the recorder in front of the backend
-	cat   *catalog.Catalog
+	store storage.Store // txs, in front of the recorder in front of the backend
+	// txs resolves the locks of multi-partition transactions for every
+	// read and commits them (txnatomic.go).
+	txs *txnrec.Store
+	cat *catalog.Catalog
 
 	mu      sync.Mutex
 	schemas map[schemaKey]*tableInfo
@@ -65,7 +69,10 @@ type rowEstimate struct {
 const defaultRowEstimate = 1000
 
 func newGateway(store storage.Store, cat *catalog.Catalog) *gateway {
+	txs := wrapTxn(store, cat)
+	store = txs
 	g := &gateway{
+		txs:      txs,
 		unsorted: store.Capabilities().Unsorted,
 		store:    store,
 		cat:      cat,
