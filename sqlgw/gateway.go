@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/dolthub/go-mysql-server/sql"
 
@@ -47,6 +48,11 @@ type gateway struct {
 
 	// metrics are exported by Server.MetricsHandler (metrics.go).
 	metrics *Metrics
+
+	// attach configures attached tables (attached.go); attachSynced is
+	// when the store's table list was last looked at (Unix ns).
+	attach       AttachConfig
+	attachSynced atomic.Int64
 }
 
 type schemaKey struct {
@@ -74,7 +80,7 @@ func newGateway(store storage.Store, cat *catalog.Catalog) *gateway {
 	g := &gateway{
 		txs:      txs,
 		unsorted: store.Capabilities().Unsorted,
-		store:    store,
+		store:    newTypedStore(store), // attached_types.go
 		cat:      cat,
 		schemas:  map[schemaKey]*tableInfo{},
 		rows:     map[string]*rowEstimate{},
@@ -258,6 +264,9 @@ func newPlannerTable(t *catalog.Table) *plannerTable {
 		if c.Virtual {
 			pc.Pushdown = planner.PushNone // its stored value is not trusted (schemafeat.go)
 		}
+		if t.IsAttached() {
+			attachedPlannerColumn(c, &pc) // attached.go
+		}
 		p.cols = append(p.cols, pc)
 	}
 	for _, k := range t.PartitionColumns() {
@@ -317,6 +326,9 @@ func (p *plannerTable) EncodeKey(part planner.KeyPart, vals []planner.Datum) (st
 }
 
 func (p *plannerTable) PrefixEnd(prefix string) string {
+	if p.t.IsAttached() {
+		return attachedPrefixEnd(prefix)
+	}
 	r := catalog.PrefixRange(prefix)
 	if r == nil || r.High == nil {
 		return ""
@@ -326,10 +338,16 @@ func (p *plannerTable) PrefixEnd(prefix string) string {
 
 // RowKeyEnd implements planner.Table: local index entities sort from
 // keys.LocalIndexPrefix on, after every row.
-func (p *plannerTable) RowKeyEnd() string { return keys.LocalIndexPrefix }
+// An attached table has none: "".
+func (p *plannerTable) RowKeyEnd() string {
+	if p.t.IsAttached() {
+		return ""
+	}
+	return keys.LocalIndexPrefix
+}
 
 // SelectAlways implements planner.Table.
-func (p *plannerTable) SelectAlways() []string { return []string{catalog.PropExtras} }
+func (p *plannerTable) SelectAlways() []string { return p.t.SelectAlways() }
 
 func (p *plannerTable) PropertyValue(col int, d planner.Datum) (storage.Value, error) {
 	return p.t.Columns[col].Literal(d)

@@ -30,6 +30,8 @@
 //	explain.go    plain EXPLAIN rows naming the access path
 //	views.go      view definitions kept in the store
 //	partition.go  PARTITION BY KEY and DESC key columns from the statement
+//	attached.go   store tables sqlgw did not create, as SQL tables
+//	              (Config.Attach, REFRESH TABLE; mapping in catalog/attached.go)
 //	types.go      engine types and values <-> catalog types and Datums
 //	exprconv.go   engine expressions -> planner IR
 //	errors.go, mysqlerr.go  error mapping to MySQL codes and texts
@@ -140,6 +142,9 @@ type Config struct {
 	// RequireSecureTransport refuses connections that do not use TLS
 	// (MySQL's require_secure_transport, error 3159). Needs TLSConfig.
 	RequireSecureTransport bool
+	// Attach lists the store's tables sqlgw did not create as SQL tables
+	// (attached.go).
+	Attach AttachConfig
 }
 
 // Server is a running sqlgw MySQL server.
@@ -217,6 +222,10 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		return fail(err)
 	}
 	gw, engine, store := eng.gw, eng.Engine, eng.rec
+	if _, err := gw.attachTables(ctx, cfg.Attach); err != nil {
+		ln.Close()
+		return fail(err)
+	}
 
 	// Accounts: the configured user, from any host (the listener decides
 	// who can reach it; a non-loopback listener requires a password).
