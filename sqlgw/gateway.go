@@ -53,6 +53,10 @@ type gateway struct {
 	// when the store's table list was last looked at (Unix ns).
 	attach       AttachConfig
 	attachSynced atomic.Int64
+
+	// accounts: the server's shared accounts (accounts.go); nil in an
+	// Engine without a server.
+	accounts *accounts
 }
 
 type schemaKey struct {

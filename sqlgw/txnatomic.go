@@ -43,7 +43,10 @@ import (
 // index another of its rows releases, in another batch (uniquePhases,
 // handsUniqueValues), and one that
 // writes one entity in two of its batches (a local unique value moved
-// across batches of one partition).
+// across batches of one partition), and one that writes an attached table
+// (attached.go: a table other applications own; a lock would show them
+// sqlgw's lock property, and an entity they already filled to the
+// property limit could not take one), on both backends alike.
 
 // txnLease is the lease of this gateway's transaction records.
 const txnLease = txnrec.DefaultLease
@@ -91,6 +94,9 @@ func (g *gateway) commitAtomic(ctx context.Context, t *txn, phys []string, prep 
 		}
 		n += len(p.batches)
 		meta := t.tables[phys[i]].meta
+		if meta.IsAttached() {
+			return false, nil
+		}
 		for j := range meta.Indexes {
 			if meta.Indexes[j].State == catalog.IndexBuilding {
 				return false, nil

@@ -15,7 +15,7 @@ import (
 
 // copyFixture fills a deployment through SQL: a keyed table with a global
 // unique index and a local index, a row larger than one entity, a keyless
-// table, a view; and returns the queries whose answers must survive a copy.
+// table, a view, an account with a grant; and returns the queries whose answers must survive a copy.
 func copyFixture(t *testing.T, db *sql.DB) []string {
 	t.Helper()
 	big := strings.Repeat("x", 300_000)
@@ -28,6 +28,8 @@ func copyFixture(t *testing.T, db *sql.DB) []string {
 		"CREATE TABLE c1.log (msg TEXT)",
 		"INSERT INTO c1.log VALUES ('a'), ('b'), ('a')",
 		"CREATE VIEW c1.eu AS SELECT id, name FROM c1.t WHERE region = 'eu'",
+		"CREATE USER 'bi'@'%' IDENTIFIED BY 'bi-pw'",
+		"GRANT SELECT ON c1.* TO 'bi'@'%'",
 	} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q[:min(len(q), 80)], err)
@@ -45,6 +47,9 @@ func copyFixture(t *testing.T, db *sql.DB) []string {
 		"SELECT msg, COUNT(*) FROM c1.log GROUP BY msg ORDER BY msg",
 		"SELECT * FROM c1.eu ORDER BY id",
 		"SHOW CREATE TABLE c1.t",
+		// Accounts and grants (the catalog's accounts record).
+		"SHOW GRANTS FOR 'bi'@'%'",
+		"SELECT user, host, plugin, authentication_string FROM mysql.user ORDER BY user, host",
 	}
 }
 

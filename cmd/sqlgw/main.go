@@ -77,9 +77,13 @@ a flag given on the command line wins):
                        default 1000                     [SQLGW_ATTACH_SCAN]
   --attach-tables T,U  attach only these store tables automatically
                        (REFRESH TABLE db.name attaches others) [SQLGW_ATTACH_TABLES]
-  --user NAME          account clients log in with            [SQLGW_USER]
+  --user NAME          bootstrap administrator, created with every
+                       privilege when the store has no accounts yet
+                       (more with CREATE USER / GRANT)         [SQLGW_USER]
                        default root
-  --password PASS      its password                           [SQLGW_PASSWORD]
+  --password PASS      its password (later starts keep the stored one,
+                       except that an administrator without a password
+                       gets this one)                          [SQLGW_PASSWORD]
                        default empty, which is allowed only while listening
                        on a loopback address: a non-loopback --listen without
                        a password refuses to start.
