@@ -65,10 +65,20 @@ func wrapServer(t *testing.T, s *sqltest.Server) *testServer {
 	return &testServer{Server: s, t: t, srv: s.Srv, db: s.DB, dsn: s.DSN}
 }
 
-func (ts *testServer) stop() { ts.Stop() }
+// harness returns the sqltest.Server behind ts, made from ts's fields when
+// a test built ts itself (&testServer{t: t, srv: srv, db: db, dsn: dsn}, as
+// tests that configure the server beyond sqltest.Options do).
+func (ts *testServer) harness() *sqltest.Server {
+	if ts.Server == nil {
+		ts.Server = &sqltest.Server{T: ts.t, Srv: ts.srv, DB: ts.db, DSN: ts.dsn, Recorder: ts.srv.Recorder()}
+	}
+	return ts.Server
+}
+
+func (ts *testServer) stop() { ts.harness().Stop() }
 
 // conn returns one dedicated connection (one session).
-func (ts *testServer) conn() *sql.Conn { ts.t.Helper(); return ts.Conn() }
+func (ts *testServer) conn() *sql.Conn { ts.t.Helper(); return ts.harness().Conn() }
 
 type execer = sqltest.Execer
 
