@@ -1,6 +1,7 @@
 package sqlgw
 
 import (
+	"context"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -63,4 +64,51 @@ func visibleViews(ctx *sql.Context, db string, views []sql.ViewDefinition) []sql
 		}
 	}
 	return out
+}
+
+// SHOW PROCESSLIST and information_schema.PROCESSLIST
+//
+// As MySQL, an account without the PROCESS privilege sees its own
+// connections (those of its user name) instead of being refused: the
+// authorization check of SHOW PROCESSLIST passes (authHandler.HandleAuth)
+// and every client statement's context carries a process list that shows
+// the session's account only its user's processes unless it holds
+// PROCESS (or SUPER), which both read.
+
+// newClientContext is the server's sql.ContextFactory.
+func newClientContext(ctx context.Context, opts ...sql.ContextOption) *sql.Context {
+	c := sql.NewContext(ctx, opts...)
+	if c.ProcessList != nil {
+		c.ProcessList = ownProcessList{ProcessList: c.ProcessList, ctx: c}
+	}
+	return c
+}
+
+// ownProcessList filters Processes for the account of ctx.
+type ownProcessList struct {
+	sql.ProcessList
+	ctx *sql.Context
+}
+
+func (p ownProcessList) Processes() []sql.Process {
+	all := p.ProcessList.Processes()
+	s, ok := p.ctx.Session.(*Session)
+	if !ok || s.gw == nil || s.gw.accounts == nil || !s.gw.accounts.db.Enabled() {
+		return all
+	}
+	user := p.ctx.Session.Client().User
+	if user == "" {
+		return all
+	}
+	ps := s.gw.accounts.db.UserActivePrivilegeSet(p.ctx)
+	if ps.Has(sql.PrivilegeType_Process) || ps.Has(sql.PrivilegeType_Super) {
+		return all
+	}
+	own := all[:0:0]
+	for _, proc := range all {
+		if proc.User == user {
+			own = append(own, proc)
+		}
+	}
+	return own
 }

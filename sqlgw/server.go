@@ -270,7 +270,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 			return server.MySQLProtocolListenerFactory(c, lc, sel)
 		},
 	}
-	srv, err := server.NewServerWithHandler(scfg, engine, sql.NewContext, gw.sessionBuilder, gw.metrics,
+	srv, err := server.NewServerWithHandler(scfg, engine, newClientContext, gw.sessionBuilder, gw.metrics,
 		func(inner mysql.Handler) (mysql.Handler, error) {
 			h.Handler = &accountsHandler{a: accts, // accounts.go: account statements, client hosts
 				Handler: &adminHandler{Handler: newAdmin2Handler(inner, gw, h.conns, accts.auth, engine.Analyzer.Catalog.HasDatabase), gw: gw}} // admin.go: CHECK, REPAIR, OPTIMIZE, ANALYZE TABLE; admin2.go: FLUSH, DESCRIBE t col, COM_CHANGE_USER
