@@ -1,9 +1,18 @@
 package sqlgw_test
 
 import (
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha1"
+	"crypto/sha256"
+	"crypto/x509"
 	"database/sql"
-	"fmt"
+	"encoding/binary"
+	"encoding/pem"
+	"strings"
 	"testing"
+
+	"github.com/sqlgw/sqlgw/sqlgw"
 )
 
 // TestAccountsTableGrantsVisibility: an account with table-level grants
@@ -126,5 +135,150 @@ func TestAccountsStatementsInMultiStatementText(t *testing.T) {
 		t.Fatalf("ALTER USER of an unknown account: %v, want 1396", err)
 	}
 	expectRows(t, root, "SELECT COUNT(*) FROM mysql.user WHERE user = 'never'", "0")
-	_ = fmt.Sprint
+}
+
+// sha2Scramble is caching_sha2_password's answer: XOR(SHA256(pw),
+// SHA256(SHA256(SHA256(pw)) + scramble)).
+func sha2Scramble(password string, scramble []byte) []byte {
+	h1 := sha256.Sum256([]byte(password))
+	h2 := sha256.Sum256(h1[:])
+	h3 := sha256.Sum256(append(h2[:], scramble...))
+	for i := range h3 {
+		h3[i] ^= h1[i]
+	}
+	return h3[:]
+}
+
+// changeUserSha2 sends COM_CHANGE_USER as a client of plugin (answering
+// an auth switch to caching_sha2_password) and goes through
+// caching_sha2_password's exchange as libmysqlclient does over plain TCP:
+// on "perform full authentication" it asks for the server's RSA key and
+// sends the password encrypted with it. It returns the final packet and
+// the path taken ("fast", "full").
+func (r *rawConn) changeUserSha2(user, password, db, plugin string) ([]byte, string) {
+	r.t.Helper()
+	scramble := r.scramble
+	auth := sha2Scramble(password, scramble)
+	if plugin != "caching_sha2_password" {
+		auth = nativeScramble(password, scramble)
+	}
+	b := append([]byte{0x11}, user...)
+	b = append(append(append(b, 0, byte(len(auth))), auth...), db...)
+	b = append(b, 0, 33, 0)
+	b = append(append(b, plugin...), 0)
+	r.command(b...)
+	resp := r.read()
+	if resp[0] == 0xfe {
+		name, data, _ := strings.Cut(string(resp[1:]), "\x00")
+		if name != "caching_sha2_password" {
+			r.t.Fatalf("auth switch to %q", name)
+		}
+		scramble = []byte(strings.TrimSuffix(data, "\x00"))
+		r.write(sha2Scramble(password, scramble))
+		resp = r.read()
+	}
+	if resp[0] != 0x01 || len(resp) != 2 {
+		return resp, ""
+	}
+	switch resp[1] {
+	case 0x03: // fast auth OK
+		return r.read(), "fast"
+	case 0x04: // perform full authentication
+	default:
+		r.t.Fatalf("caching_sha2_password state %#x", resp[1])
+	}
+	r.write([]byte{0x02}) // request the public key
+	keyPkt := r.read()
+	if keyPkt[0] != 0x01 {
+		r.t.Fatalf("public key packet: %q", keyPkt)
+	}
+	blk, _ := pem.Decode(keyPkt[1:])
+	if blk == nil {
+		r.t.Fatalf("no PEM key: %q", keyPkt)
+	}
+	k, err := x509.ParsePKIXPublicKey(blk.Bytes)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	plain := append([]byte(password), 0)
+	for i := range plain {
+		plain[i] ^= scramble[i%len(scramble)]
+	}
+	enc, err := rsa.EncryptOAEP(sha1.New(), rand.Reader, k.(*rsa.PublicKey), plain, nil)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.write(enc)
+	return r.read(), "full"
+}
+
+// TestAccountsChangeUserCachingSha2: COM_CHANGE_USER to a
+// caching_sha2_password account authenticates as MySQL does over plain
+// TCP: full authentication with the gateway's RSA key the first time, the
+// fast path from the cache afterwards, an auth switch for a client of
+// another plugin, and 1045 with a wrong password (the session kept).
+func TestAccountsChangeUserCachingSha2(t *testing.T) {
+	store, co := memoryBackend.open(t)
+	ts, _ := startAccountsServer(t, store, co, "root-pw", func(c *sqlgw.Config) { c.Password = "root-pw" })
+	root := ts.conn()
+	mustExec(t, root, "CREATE DATABASE cs")
+	mustExec(t, root, "CREATE USER s2 IDENTIFIED WITH caching_sha2_password BY 's2-pw'")
+	mustExec(t, root, "GRANT SELECT ON cs.* TO s2")
+	r := dialRaw(t, ts.srv.Addr().String(), "root", "root-pw")
+	who := func() string {
+		t.Helper()
+		got, e := r.query("SELECT CURRENT_USER(), DATABASE()")
+		if e != "" || len(got) != 1 {
+			t.Fatalf("CURRENT_USER(): %q %q", got, e)
+		}
+		return got[0]
+	}
+	isOK := func(b []byte) bool { return len(b) > 0 && b[0] == 0 }
+	errno := func(b []byte) uint16 {
+		if len(b) < 3 || b[0] != 0xff {
+			return 0
+		}
+		return binary.LittleEndian.Uint16(b[1:])
+	}
+
+	if b, path := r.changeUserSha2("s2", "s2-pw", "cs", "caching_sha2_password"); !isOK(b) || path != "full" {
+		t.Fatalf("first change user to s2: %q (%s)", b, path)
+	}
+	if got := who(); got != "s2@%\tcs" {
+		t.Fatalf("after change user: %q", got)
+	}
+	if b, sw := r.changeUser("root", "root-pw", "", "mysql_native_password"); !isOK(b) || sw {
+		t.Fatalf("back to root: %q", b)
+	}
+	// Cached now: the fast path.
+	if b, path := r.changeUserSha2("s2", "s2-pw", "", "caching_sha2_password"); !isOK(b) || path != "fast" {
+		t.Fatalf("second change user to s2: %q (%s)", b, path)
+	}
+	if got := who(); got != "s2@%\tNULL" {
+		t.Fatalf("after fast change user: %q", got)
+	}
+	// Wrong password: the fast path fails, then the full one: 1045,
+	// the session stays s2's.
+	if b, path := r.changeUserSha2("s2", "wrong", "", "caching_sha2_password"); errno(b) != 1045 || path != "full" ||
+		!strings.Contains(string(b), "Access denied for user 's2'@'localhost' (using password: YES)") {
+		t.Fatalf("wrong password: %q (%s)", b, path)
+	}
+	if got := who(); got != "s2@%\tNULL" {
+		t.Fatalf("after failed change user: %q", got)
+	}
+	// A mysql_native_password client is switched to caching_sha2_password.
+	if b, path := r.changeUserSha2("s2", "s2-pw", "cs", "mysql_native_password"); !isOK(b) || path != "fast" {
+		t.Fatalf("change user from a mysql_native_password client: %q (%s)", b, path)
+	}
+	if got := who(); got != "s2@%\tcs" {
+		t.Fatalf("after switched change user: %q", got)
+	}
+	// And to a mysql_native_password account from a caching_sha2_password
+	// client, as before.
+	if b, sw := r.changeUser("root", "root-pw", "", "caching_sha2_password"); !isOK(b) || !sw {
+		t.Fatalf("back to root from a caching_sha2_password client: %q (switch %v)", b, sw)
+	}
+	if got := who(); got != "root@%\tNULL" && got != "root@localhost\tNULL" {
+		t.Fatalf("after change user to root: %q", got)
+	}
 }
