@@ -20,6 +20,8 @@
 //	              (RSA key exchange), failed-login delays
 //	accounts_errors.go  MySQL's privilege errors (1044, 1142, 1143, 1227),
 //	              SET PASSWORD, SET GLOBAL privilege check
+//	accounts_visible.go  tables and views an account sees (SHOW TABLES,
+//	              information_schema), SHOW PROCESSLIST without PROCESS
 //	handler.go    mysql.Handler wrapper: handshake autocommit flag, drain on
 //	              shutdown, valid OK packets, MySQL error wording
 //	provider.go   databases, CREATE/DROP/RENAME TABLE, CREATE TABLE checks
