@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage/aztables/azurite"
 )
 
@@ -55,25 +56,9 @@ func copyFixture(t *testing.T, db *sql.DB) []string {
 func answers(t *testing.T, db *sql.DB, queries []string) [][]string {
 	t.Helper()
 	var out [][]string
+	r := sqltest.NewRunner(t, db)
 	for _, q := range queries {
-		rows, err := db.Query(q)
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		cols, _ := rows.Columns()
-		var res []string
-		for rows.Next() {
-			vals := make([]sql.NullString, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
-			res = append(res, fmt.Sprint(vals))
-		}
-		rows.Close()
+		res := r.Rows(q)
 		if len(res) == 0 {
 			t.Fatalf("%s: no rows (the fixture is wrong)", q)
 		}
@@ -89,18 +74,12 @@ func answers(t *testing.T, db *sql.DB, queries []string) [][]string {
 func TestCopy(t *testing.T) {
 	src := t.TempDir()
 	addr, _, done := startServe(t, nil, "--store", "pebble:"+src)
-	db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", addr))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := sqltest.Client(t, "root", addr, "")
 	queries := copyFixture(t, db)
 	db.Close()
 	// Queries run with c1 as the current database: go-mysql-server cannot
 	// expand a view without one ("no database selected").
-	db, err = sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/c1", addr))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db = sqltest.Client(t, "root", addr, "c1")
 	want := answers(t, db, queries)
 	db.Close()
 	syscall.Kill(syscall.Getpid(), syscall.SIGINT)
@@ -129,10 +108,7 @@ func TestCopy(t *testing.T) {
 				syscall.Kill(syscall.Getpid(), syscall.SIGINT)
 				<-done
 			}()
-			db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/c1", addr))
-			if err != nil {
-				t.Fatal(err)
-			}
+			db := sqltest.Client(t, "root", addr, "c1")
 			defer db.Close()
 			if got := answers(t, db, queries); !reflect.DeepEqual(got, want) {
 				for i := range want {
