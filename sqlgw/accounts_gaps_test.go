@@ -99,7 +99,8 @@ func TestAccountsProcessListOwn(t *testing.T) {
 
 // TestAccountsStatementsInMultiStatementText: SET PASSWORD, ALTER USER
 // ... ACCOUNT LOCK|UNLOCK and REVOKE ALL PRIVILEGES, GRANT OPTION work as
-// one statement of a multi-statement text too.
+// one statement of a multi-statement text too (a ';' in a password does
+// not end the statement).
 func TestAccountsStatementsInMultiStatementText(t *testing.T) {
 	store, co := memoryBackend.open(t)
 	ts, _ := startAccountsServer(t, store, co, "", nil)
@@ -116,16 +117,16 @@ func TestAccountsStatementsInMultiStatementText(t *testing.T) {
 	multi.SetMaxOpenConns(1)
 	addr := ts.srv.Addr().String()
 
-	mustExec(t, multi, "SET PASSWORD FOR mu = 'mu-pw2'; SELECT 1")
-	if err := loginError("mu", "mu-pw2", addr, ""); err != nil {
+	mustExec(t, multi, "SET PASSWORD FOR mu = 'mu;pw2'; SELECT 1")
+	if err := loginError("mu", "mu;pw2", addr, ""); err != nil {
 		t.Fatalf("after SET PASSWORD in a multi-statement text: %v", err)
 	}
 	mustExec(t, multi, "SELECT 1; ALTER USER mu ACCOUNT LOCK; SELECT 2")
-	if err := loginError("mu", "mu-pw2", addr, ""); mysqlErrno(err) != 1045 {
+	if err := loginError("mu", "mu;pw2", addr, ""); mysqlErrno(err) != 1045 {
 		t.Fatalf("after ACCOUNT LOCK in a multi-statement text: %v, want 1045", err)
 	}
 	mustExec(t, multi, "ALTER USER mu ACCOUNT UNLOCK; REVOKE ALL PRIVILEGES, GRANT OPTION FROM mu; SELECT 3")
-	if err := loginError("mu", "mu-pw2", addr, ""); err != nil {
+	if err := loginError("mu", "mu;pw2", addr, ""); err != nil {
 		t.Fatalf("after ACCOUNT UNLOCK in a multi-statement text: %v", err)
 	}
 	expectRows(t, root, "SHOW GRANTS FOR mu", "GRANT USAGE ON *.* TO `mu`@`%`")
