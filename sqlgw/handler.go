@@ -33,6 +33,8 @@ type handler struct {
 	mu       sync.Mutex
 	closing  bool
 	inflight sync.WaitGroup
+
+	kills killRegistry // KILL targets, for 1927 (clienterrs.go)
 }
 
 func (h *handler) NewConnection(c *mysql.Conn) {
@@ -43,6 +45,7 @@ func (h *handler) NewConnection(c *mysql.Conn) {
 func (h *handler) ConnectionClosed(c *mysql.Conn) {
 	h.Handler.ConnectionClosed(c)
 	h.gw.forgetSession(c.ConnectionID)
+	h.kills.forget(c.ConnectionID)
 }
 
 // translate gives an error of the statement query MySQL's wording and
@@ -51,6 +54,7 @@ func (h *handler) translate(c *mysql.Conn, query string, err error) error {
 	if err == nil {
 		return nil
 	}
+	err = h.kills.interruptedError(c.ConnectionID, err)             // clienterrs.go: 1317, 1927
 	err = h.gw.foreignKeyError(err, h.gw.currentDB(c.ConnectionID)) // foreignkeys_errors.go
 	return translateStatementError(err, query, h.gw.currentDB(c.ConnectionID), h.gw.takeWriteError(c.ConnectionID))
 }
@@ -184,13 +188,20 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 	if done {
 		return callback(&sqltypes.Result{}, false)
 	}
+	if isEmptyQuery(query) {
+		return errEmptyQuery() // clienterrs.go
+	}
+	h.kills.noteKill(query)
+	defer h.noteSessionTimeouts(c, query) // connlimits.go
 	query = rewriteAssignments(query)
 	h.gw.parts.notePartitionBy(c.ConnectionID, query)
 	defer h.gw.parts.clear(c.ConnectionID)
 	query, forget := h.gw.noteTimePrecision(c.ConnectionID, query)
 	defer forget()
 	callback = fixShowLikeHeader(ctx, query, h.gw.fixTimeDDL(ctx, c.ConnectionID, query, callback))
-	return h.translate(c, query, h.Handler.ComQuery(ctx, c, query, h.gw.fixTimeResults(ctx, trimTimeFractions(h.withInsertInfo(c, fixInfo(callback))))))
+	return h.translate(c, query, h.runRetried(ctx, c, query, func(sent *bool) error { // autoretry.go
+		return h.Handler.ComQuery(ctx, c, query, h.gw.fixTimeResults(ctx, trimTimeFractions(h.withInsertInfo(c, fixInfo(noteSent(sent, callback))))))
+	}))
 }
 
 func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
@@ -202,13 +213,22 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	if done {
 		return "", callback(&sqltypes.Result{}, false)
 	}
+	if isEmptyQuery(query) {
+		return "", errEmptyQuery() // clienterrs.go
+	}
+	h.kills.noteKill(query)
+	defer h.noteSessionTimeouts(c, query) // connlimits.go
 	query = rewriteAssignments(query)
 	h.gw.parts.notePartitionBy(c.ConnectionID, query)
 	defer h.gw.parts.clear(c.ConnectionID)
 	query, forget := h.gw.noteTimePrecision(c.ConnectionID, query)
 	defer forget()
 	callback = fixShowLikeHeader(ctx, query, h.gw.fixTimeDDL(ctx, c.ConnectionID, query, callback))
-	rest, err := h.Handler.ComMultiQuery(ctx, c, query, h.gw.fixTimeResults(ctx, trimTimeFractions(h.withInsertInfo(c, fixInfo(callback)))))
+	var rest string
+	err := h.runRetried(ctx, c, query, func(sent *bool) (err error) { // autoretry.go
+		rest, err = h.Handler.ComMultiQuery(ctx, c, query, h.gw.fixTimeResults(ctx, trimTimeFractions(h.withInsertInfo(c, fixInfo(noteSent(sent, callback))))))
+		return err
+	})
 	return rest, h.translate(c, query, err)
 }
 
@@ -246,7 +266,10 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 		}
 		return callback(res)
 	})
-	return h.translate(c, prepare.PrepareStmt, h.Handler.ComStmtExecute(ctx, c, prepare, func(res *sqltypes.Result) error {
-		return withInfo(res, false)
+	return h.translate(c, prepare.PrepareStmt, h.runRetried(ctx, c, prepare.PrepareStmt, func(sent *bool) error { // autoretry.go
+		return h.Handler.ComStmtExecute(ctx, c, prepare, func(res *sqltypes.Result) error {
+			*sent = true
+			return withInfo(res, false)
+		})
 	}))
 }

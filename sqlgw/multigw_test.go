@@ -25,19 +25,31 @@ func TestStaleCatalogAfterOtherGatewayDDL(t *testing.T) {
 			co.RefreshInterval = 1 << 40 // B never refreshes on its own in this test
 			a := startServer(t, sharedStore{store}, co)
 			ca := a.conn()
-			mustExec(t, ca, "CREATE DATABASE d")
-			mustExec(t, ca, "CREATE TABLE d.t (id INT PRIMARY KEY, n INT)")
-			mustExec(t, ca, "INSERT INTO d.t VALUES (1, 10), (2, 20)")
-			mustExec(t, ca, "CREATE TABLE d.u (id INT PRIMARY KEY, n INT)")
-			mustExec(t, ca, "INSERT INTO d.u VALUES (1, 10)")
+			runScript(t, ca, `
+				exec CREATE DATABASE d
+				exec CREATE TABLE d.t (id INT PRIMARY KEY, n INT)
+				exec INSERT INTO d.t VALUES (1, 10), (2, 20)
+				exec CREATE TABLE d.u (id INT PRIMARY KEY, n INT)
+				exec INSERT INTO d.u VALUES (1, 10)
+			`)
 			// B starts now and reads the catalog once.
 			cb := startServer(t, sharedStore{store}, co).conn()
 			expectRows(t, cb, "SELECT COUNT(*) FROM d.t", "2")
 			expectRows(t, cb, "SELECT COUNT(*) FROM d.u", "1")
 
 			mustExec(t, ca, "TRUNCATE TABLE d.t")
+			// In a transaction the stale read is 1213 (retry the
+			// transaction); the catalog is refreshed meanwhile.
+			mustExec(t, cb, "BEGIN")
 			expectErrno(t, cb, 1213, "SELECT n FROM d.t WHERE id > 0")
+			mustExec(t, cb, "ROLLBACK")
 			expectRows(t, cb, "SELECT COUNT(*) FROM d.t WHERE id > 0", "0")
+			// An autocommit statement is run again by the server after
+			// the refresh (autoretry.go): the client sees no error.
+			mustExec(t, ca, "INSERT INTO d.t VALUES (3, 30)")
+			expectRows(t, cb, "SELECT n FROM d.t WHERE id > 0", "30")
+			mustExec(t, ca, "TRUNCATE TABLE d.t")
+			expectRows(t, cb, "SELECT n FROM d.t WHERE id > 0")
 
 			mustExec(t, ca, "DROP TABLE d.u")
 			expectErrno(t, cb, 1146, "SELECT n FROM d.u WHERE id > 0")
