@@ -29,6 +29,7 @@ type handler struct {
 	mysql.Handler
 	gw    *gateway
 	conns *connRegistry // the listener's connections (prepconn.go)
+	fast  *fastLane     // the plan cache of prepared statements (plancache.go)
 
 	mu       sync.Mutex
 	closing  bool
@@ -180,6 +181,7 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 		return err
 	}
 	defer h.end()
+	defer h.gw.noteUncached(c.ConnectionID)
 	query, done := stripMariaDBOnly(query)
 	if done {
 		return callback(&sqltypes.Result{}, false)
@@ -198,6 +200,7 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 		return "", err
 	}
 	defer h.end()
+	defer h.gw.noteUncached(c.ConnectionID)
 	query, done := stripMariaDBOnly(query)
 	if done {
 		return "", callback(&sqltypes.Result{}, false)
@@ -246,7 +249,14 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 		}
 		return callback(res)
 	})
-	return h.translate(c, prepare.PrepareStmt, h.Handler.ComStmtExecute(ctx, c, prepare, func(res *sqltypes.Result) error {
+	inner := func(res *sqltypes.Result) error {
 		return withInfo(res, false)
-	}))
+	}
+	handled, err, capture, done := h.fast.stmtExecute(ctx, c, prepare, inner)
+	if handled {
+		return h.translate(c, prepare.PrepareStmt, err)
+	}
+	err = h.Handler.ComStmtExecute(ctx, c, prepare, capture(inner))
+	done(err)
+	return h.translate(c, prepare.PrepareStmt, err)
 }

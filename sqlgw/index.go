@@ -115,6 +115,10 @@ type planRanges struct {
 	// residual, if set, is applied to every row (full-row ordinals): the
 	// part of converted engine ranges the plan leaves to the gateway.
 	residual sql.Expression
+	// given are the conjuncts the engine passed to LookupForExpressions,
+	// as it passed them: the plan cache (plancache.go) re-plans them with
+	// new parameter values.
+	given []sql.Expression
 	// cache holds the rows of the first complete execution, for the
 	// engine's nested loops that re-run a static lookup per outer row.
 	cache *lookupCache
@@ -164,6 +168,7 @@ func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) 
 	if t.meta().Keyless() || len(exprs) == 0 {
 		return sql.IndexLookup{}, nil, nil, false, nil
 	}
+	given := exprs
 	exprs = slices.Clone(exprs)
 	for i, e := range exprs {
 		fixed, err := fixComparisons(ctx, e)
@@ -207,7 +212,7 @@ func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) 
 	}
 	lookup := sql.IndexLookup{
 		Index:         t.primaryIndex(),
-		Ranges:        &planRanges{plan: p, overlay: overlay, t: t, where: where, cols: t.proj, noIndex: q.NoIndex},
+		Ranges:        &planRanges{plan: p, overlay: overlay, t: t, where: where, cols: t.proj, noIndex: q.NoIndex, given: given},
 		IsPointLookup: p.Path == planner.PointGet,
 	}
 	var rest sql.Expression

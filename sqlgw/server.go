@@ -246,6 +246,10 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		ln.Close()
 		return fail(fmt.Errorf("sqlgw: %w", err))
 	}
+	h.fast = &fastLane{gw: gw, eng: engine, sm: srv.SessionManager()} // plancache.go
+	if gw.metrics != nil {
+		h.fast.sel = gw.metrics
+	}
 	gw.log = cfg.Logger
 	ictx, stop := context.WithCancel(context.Background())
 	gw.startIndexRecovery(ictx)

@@ -1,0 +1,106 @@
+package sqlgw_test
+
+import (
+	"context"
+	"database/sql"
+	"testing"
+)
+
+// planCacheStatus returns the session's plan cache counters.
+func planCacheStatus(t *testing.T, c *sql.Conn) (hits, misses, last int64) {
+	t.Helper()
+	rs, err := c.QueryContext(context.Background(), "SHOW SESSION STATUS LIKE 'Sqlgw_%plan%'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rs.Close()
+	for rs.Next() {
+		var name string
+		var n int64
+		if err := rs.Scan(&name, &n); err != nil {
+			t.Fatal(err)
+		}
+		switch name {
+		case "Sqlgw_plan_cache_hits":
+			hits = n
+		case "Sqlgw_plan_cache_misses":
+			misses = n
+		case "Sqlgw_last_plan_from_cache":
+			last = n
+		}
+	}
+	return hits, misses, last
+}
+
+// TestPlanCache: a prepared point select runs from the plan cache from its
+// second execute on, with the right rows, and DDL invalidates the plan.
+func TestPlanCache(t *testing.T) {
+	store, _ := memoryBackend.open(t)
+	ts := startServer(t, store)
+	c := ts.conn()
+	ctx := context.Background()
+	mustExec(t, c, "CREATE DATABASE pc")
+	mustExec(t, c, "USE pc")
+	mustExec(t, c, "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20), w INT)")
+	mustExec(t, c, "INSERT INTO t VALUES (1, 'one', 10), (2, 'two', 20), (300, 'three hundred', 30)")
+	st, err := c.PrepareContext(ctx, "SELECT v, w AS ww FROM t WHERE id = ?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	get := func(id any) string {
+		t.Helper()
+		var v string
+		var w int
+		err := st.QueryRowContext(ctx, id).Scan(&v, &w)
+		if err == sql.ErrNoRows {
+			return "none"
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for _, c := range []struct {
+		id   any
+		want string
+	}{{1, "one"}, {2, "two"}, {7, "none"}, {1, "one"}, {300, "three hundred"}, {"2", "two"}} {
+		if got := get(c.id); got != c.want {
+			t.Errorf("id %v: %q, want %q", c.id, got, c.want)
+		}
+	}
+	hits, misses, last := planCacheStatus(t, c)
+	// Integer parameters become INT literals (the column's type): one miss,
+	// then hits; "2" is a string literal, which the cached plan does not
+	// take: a miss, which caches the plan for strings.
+	if hits != 4 || misses != 2 || last != 0 {
+		t.Errorf("hits %d, misses %d, last_plan_from_cache %d; want 4, 2, 0", hits, misses, last)
+	}
+	get(1)
+	if got := get(2); got != "two" {
+		t.Errorf("id 2: %q", got)
+	}
+	if hits, misses, last := planCacheStatus(t, c); hits != 5 || misses != 3 || last != 1 {
+		t.Errorf("hits %d, misses %d, last_plan_from_cache %d; want 5, 3, 1", hits, misses, last)
+	}
+	if _, _, last := planCacheStatus(t, c); last != 0 {
+		t.Errorf("after SHOW STATUS, last_plan_from_cache = %d, want 0", last)
+	}
+	// DDL invalidates: the next execute is a miss and sees the new schema.
+	mustExec(t, c, "ALTER TABLE t MODIFY COLUMN v VARCHAR(30)")
+	mustExec(t, c, "UPDATE t SET v = 'uno' WHERE id = 1")
+	h0, m0, _ := planCacheStatus(t, c)
+	if got := get(1); got != "uno" {
+		t.Errorf("after ALTER: %q", got)
+	}
+	h1, m1, _ := planCacheStatus(t, c)
+	if h1 != h0 || m1 != m0+1 {
+		t.Errorf("after ALTER: hits %d -> %d, misses %d -> %d; want a miss", h0, h1, m0, m1)
+	}
+	if got := get(2); got != "two" {
+		t.Errorf("after ALTER, cached again: %q", got)
+	}
+	if h2, _, _ := planCacheStatus(t, c); h2 != h1+1 {
+		t.Errorf("after ALTER: second execute not from the cache (hits %d -> %d)", h1, h2)
+	}
+}
