@@ -140,6 +140,9 @@ type Config struct {
 	// RequireSecureTransport refuses connections that do not use TLS
 	// (MySQL's require_secure_transport, error 3159). Needs TLSConfig.
 	RequireSecureTransport bool
+	// NoPlanCache turns the plan cache of prepared statements off
+	// (plancache.go): every execute is analyzed again. For comparisons.
+	NoPlanCache bool
 }
 
 // Server is a running sqlgw MySQL server.
@@ -246,9 +249,11 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		ln.Close()
 		return fail(fmt.Errorf("sqlgw: %w", err))
 	}
-	h.fast = &fastLane{gw: gw, eng: engine, sm: srv.SessionManager()} // plancache.go
-	if gw.metrics != nil {
-		h.fast.sel = gw.metrics
+	if !cfg.NoPlanCache {
+		h.fast = &fastLane{gw: gw, eng: engine, sm: srv.SessionManager()} // plancache.go
+		if gw.metrics != nil {
+			h.fast.sel = gw.metrics
+		}
 	}
 	gw.log = cfg.Logger
 	ictx, stop := context.WithCancel(context.Background())
