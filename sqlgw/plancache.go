@@ -85,10 +85,12 @@ import (
 // maxPreparedPlans bounds the cached plans per session.
 const maxPreparedPlans = 256
 
-// planCache holds one session's cached plans, by statement text.
+// planCache holds one session's cached plans, by statement text, and the
+// statements known not to have a cacheable shape.
 type planCache struct {
 	mu    sync.Mutex
 	plans map[string]*cachedPlan
+	not   map[string]bool
 }
 
 // cachedPlan is the analyzed plan of one prepared statement.
@@ -111,6 +113,9 @@ type cachedPlan struct {
 	literalLeft []bool
 	litTypes    []sql.Type
 	fields      []*querypb.Field
+	// table and paramsByCol are the statement's shape (cacheableShape).
+	table       sqlparser.TableName
+	paramsByCol map[string]string
 }
 
 // fastLane executes prepared statements from the plan cache.
@@ -370,6 +375,7 @@ func (f *fastLane) build(ctx *sql.Context, query string, stmt sqlparser.Statemen
 	if !ok || sql.DebugString(ctx, again) != sql.DebugString(ctx, analyzed) {
 		return nil
 	}
+	p.table, p.paramsByCol = tname, params
 	tdb := tname.DbQualifier.String()
 	if tdb == "" {
 		tdb = db
@@ -412,13 +418,21 @@ func (f *fastLane) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 	}
 	uncached := func(error) { s.lastFromCache.Store(false) }
 	query := prepare.PrepareStmt
+	p, notCacheable := s.plans.get(query)
+	if notCacheable {
+		return false, nil, none, uncached
+	}
 	stmt, ok := s.GetPreparedQuery(query)
 	if !ok {
 		return false, nil, none, uncached
 	}
-	tname, params, ok := cacheableShape(stmt)
-	if !ok {
-		return false, nil, none, uncached
+	var tname sqlparser.TableName
+	var params map[string]string
+	if p == nil {
+		if tname, params, ok = cacheableShape(stmt); !ok {
+			s.plans.putNot(query)
+			return false, nil, none, uncached
+		}
 	}
 	sqlCtx, err := f.sm.NewContextWithQuery(ctx, c, query)
 	if err != nil {
@@ -426,7 +440,6 @@ func (f *fastLane) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 	}
 	db := sqlCtx.GetCurrentDatabase()
 	mode := sql.LoadSqlMode(sqlCtx).String()
-	p := s.plans.get(query)
 	if p != nil && p.valid(sqlCtx, f.gw, db, mode) {
 		if node, ok := p.rebind(sqlCtx, prepare.BindVars); ok {
 			s.planHits.Add(1)
@@ -437,6 +450,9 @@ func (f *fastLane) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 	}
 	// A miss: build the plan to cache, then let go-mysql-server run the
 	// statement and keep the fields it sends.
+	if p != nil {
+		tname, params = p.table, p.paramsByCol
+	}
 	s.planMisses.Add(1)
 	np := f.build(sqlCtx, query, stmt, tname, params, prepare.BindVars, db, mode)
 	if np == nil {
@@ -542,10 +558,21 @@ func setStatusFlags(ctx *sql.Context, c *mysql.Conn) {
 	}
 }
 
-func (pc *planCache) get(query string) *cachedPlan {
+// get returns the cached plan of query, or whether its shape is known not
+// to qualify.
+func (pc *planCache) get(query string) (*cachedPlan, bool) {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
-	return pc.plans[query]
+	return pc.plans[query], pc.not[query]
+}
+
+func (pc *planCache) putNot(query string) {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if pc.not == nil || len(pc.not) >= 4*maxPreparedPlans {
+		pc.not = map[string]bool{}
+	}
+	pc.not[query] = true
 }
 
 func (pc *planCache) put(query string, p *cachedPlan) {
