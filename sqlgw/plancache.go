@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/planbuilder"
+	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
@@ -102,20 +104,27 @@ type cachedPlan struct {
 	version     uint64
 	phys        string
 
-	root sql.Node                 // the analyzed plan: root or Project(ita)
-	ita  *plan.IndexedTableAccess // its table access
-	// conjuncts are what the analyzer passed to LookupForExpressions;
-	// params[i] is the bind variable whose literal is in conjuncts[i]
-	// (at literalLeft[i] ? Left : Right), of type litTypes[i].
-	conjuncts   []*expression.Equals
-	fields0     []*expression.GetField // the column of each conjunct
-	params      []string
-	literalLeft []bool
-	litTypes    []sql.Type
-	fields      []*querypb.Field
-	// table and paramsByCol are the statement's shape (cacheableShape).
-	table       sqlparser.TableName
-	paramsByCol map[string]string
+	root sql.Node                 // the analyzed plan
+	ita  *plan.IndexedTableAccess // its one table access
+	max1 bool                     // the plan reads at most one row
+	// given are the conjuncts the analyzer passed to LookupForExpressions;
+	// slots are the parameter literals in them.
+	given  []sql.Expression
+	slots  []paramSlot
+	fields []*querypb.Field
+	// table and nparams are the statement's shape (cacheableShape).
+	table   sqlparser.TableName
+	nparams int
+}
+
+// paramSlot is one parameter's literal in the cached conjuncts: the bind
+// variable, the literal's type and whether the binder had converted it to
+// the compared column's type (typeExpandComparisonLiteral).
+type paramSlot struct {
+	lit      *expression.Literal
+	param    string
+	typ      sql.Type
+	expanded bool
 }
 
 // fastLane executes prepared statements from the plan cache.
@@ -129,73 +138,128 @@ type fastLane struct {
 	}
 }
 
-// cacheableShape reports whether stmt has the shape above, and returns the
-// bind variable compared with each column (lower-cased column names).
-func cacheableShape(stmt sqlparser.Statement) (table sqlparser.TableName, params map[string]string, ok bool) {
+// cacheableShape reports whether stmt has a shape the plan cache takes (see
+// above) and returns its table and number of parameters.
+func cacheableShape(stmt sqlparser.Statement) (table sqlparser.TableName, nparams int, ok bool) {
 	sel, isSel := stmt.(*sqlparser.Select)
-	if !isSel || sel.Into != nil || sel.With != nil || sel.Limit != nil || sel.Having != nil ||
-		sel.Where == nil || (sel.Lock != nil && (sel.Lock.Type != "" || len(sel.Lock.Tables) > 0)) || len(sel.GroupBy) > 0 || len(sel.Comments) > 0 ||
-		len(sel.Window) > 0 || len(sel.OrderBy) > 0 || len(sel.From) != 1 ||
-		sel.QueryOpts.All || sel.QueryOpts.Distinct || len(sel.QueryOpts.DistinctOn) > 0 ||
-		sel.QueryOpts.StraightJoinHint || sel.QueryOpts.SQLCalcFoundRows || sel.QueryOpts.SQLCache || sel.QueryOpts.SQLNoCache {
-		return table, nil, false
+	if !isSel || sel.Into != nil || sel.With != nil || sel.Having != nil || sel.Where == nil ||
+		(sel.Lock != nil && (sel.Lock.Type != "" || len(sel.Lock.Tables) > 0)) ||
+		len(sel.Comments) > 0 || len(sel.Window) > 0 || len(sel.From) != 1 ||
+		sel.QueryOpts.All || len(sel.QueryOpts.DistinctOn) > 0 || sel.QueryOpts.StraightJoinHint ||
+		sel.QueryOpts.SQLCalcFoundRows || sel.QueryOpts.SQLCache || sel.QueryOpts.SQLNoCache {
+		return table, 0, false
 	}
 	from, isAliased := sel.From[0].(*sqlparser.AliasedTableExpr)
 	if !isAliased || from.Hints != nil || from.AsOf != nil || len(from.Partitions) > 0 || from.Lateral || !from.As.IsEmpty() {
-		return table, nil, false
+		return table, 0, false
 	}
 	table, isName := from.Expr.(sqlparser.TableName)
 	if !isName {
-		return table, nil, false
+		return table, 0, false
 	}
 	for _, se := range sel.SelectExprs {
-		ae, isAE := se.(*sqlparser.AliasedExpr)
-		if !isAE {
-			return table, nil, false
-		}
-		if _, isCol := ae.Expr.(*sqlparser.ColName); !isCol {
-			return table, nil, false
+		switch se := se.(type) {
+		case *sqlparser.StarExpr:
+		case *sqlparser.AliasedExpr:
+			if !plainColumn(se.Expr) && !plainAggregate(se.Expr) {
+				return table, 0, false
+			}
+		default:
+			return table, 0, false
 		}
 	}
-	params = map[string]string{}
+	for _, g := range sel.GroupBy {
+		if !plainColumn(g) {
+			return table, 0, false
+		}
+	}
+	for _, o := range sel.OrderBy {
+		if !plainColumn(o.Expr) {
+			return table, 0, false
+		}
+	}
+	if sel.Limit != nil && (!intLiteral(sel.Limit.Rowcount) || (sel.Limit.Offset != nil && !intLiteral(sel.Limit.Offset))) {
+		return table, 0, false
+	}
 	var walk func(e sqlparser.Expr) bool
 	walk = func(e sqlparser.Expr) bool {
 		switch e := e.(type) {
 		case *sqlparser.AndExpr:
 			return walk(e.Left) && walk(e.Right)
 		case *sqlparser.ComparisonExpr:
-			if e.Operator != sqlparser.EqualStr || e.Escape != nil {
+			if e.Escape != nil {
 				return false
 			}
-			col, isCol := e.Left.(*sqlparser.ColName)
-			val, isVal := e.Right.(*sqlparser.SQLVal)
-			if !isCol {
-				col, isCol = e.Right.(*sqlparser.ColName)
-				val, isVal = e.Left.(*sqlparser.SQLVal)
+			switch e.Operator {
+			case sqlparser.EqualStr, sqlparser.LessThanStr, sqlparser.LessEqualStr, sqlparser.GreaterThanStr, sqlparser.GreaterEqualStr:
+				if plainColumn(e.Left) && valArg(e.Right) || plainColumn(e.Right) && valArg(e.Left) {
+					nparams++
+					return true
+				}
+			case sqlparser.InStr:
+				tuple, isTuple := e.Right.(sqlparser.ValTuple)
+				if !plainColumn(e.Left) || !isTuple || len(tuple) == 0 {
+					return false
+				}
+				for _, v := range tuple {
+					if !valArg(v) {
+						return false
+					}
+				}
+				nparams += len(tuple)
+				return true
 			}
-			if !isCol || !isVal || val.Type != sqlparser.ValArg || col.StoredProcVal != nil {
-				return false
+		case *sqlparser.RangeCond:
+			if e.Operator == sqlparser.BetweenStr && plainColumn(e.Left) && valArg(e.From) && valArg(e.To) {
+				nparams += 2
+				return true
 			}
-			name := strings.ToLower(col.Name.String())
-			if _, dup := params[name]; dup {
-				return false
-			}
-			params[name] = strings.TrimPrefix(string(val.Val), ":")
-			return true
 		}
 		return false
 	}
 	if !walk(sel.Where.Expr) {
-		return table, nil, false
+		return table, 0, false
 	}
-	return table, params, true
+	return table, nparams, true
 }
 
-// paramLiteral builds the literal of a bind variable compared with column
-// gf as go-mysql-server's binder does (ConvertVal, then
-// typeExpandComparisonLiteral); ok is false for types the cache does not
-// take and for values the binder would reject.
-func paramLiteral(ctx *sql.Context, gf *expression.GetField, bv *querypb.BindVariable) (*expression.Literal, bool) {
+func plainColumn(e sqlparser.Expr) bool {
+	c, ok := e.(*sqlparser.ColName)
+	return ok && c.StoredProcVal == nil && !strings.HasPrefix(c.Name.String(), "@")
+}
+
+func plainAggregate(e sqlparser.Expr) bool {
+	f, ok := e.(*sqlparser.FuncExpr)
+	if !ok || f.Over != nil || !f.Qualifier.IsEmpty() || len(f.Exprs) != 1 {
+		return false
+	}
+	switch f.Name.Lowered() {
+	case "sum", "count", "min", "max", "avg":
+	default:
+		return false
+	}
+	switch a := f.Exprs[0].(type) {
+	case *sqlparser.StarExpr:
+		return f.Name.Lowered() == "count" && a.TableName.IsEmpty()
+	case *sqlparser.AliasedExpr:
+		return plainColumn(a.Expr)
+	}
+	return false
+}
+
+func valArg(e sqlparser.Expr) bool {
+	v, ok := e.(*sqlparser.SQLVal)
+	return ok && v.Type == sqlparser.ValArg
+}
+
+func intLiteral(e sqlparser.Expr) bool {
+	v, ok := e.(*sqlparser.SQLVal)
+	return ok && v.Type == sqlparser.IntVal
+}
+
+// rawLiteral builds the literal of a bind variable as go-mysql-server's
+// binder does (ConvertVal); ok is false for types the cache does not take.
+func rawLiteral(ctx *sql.Context, bv *querypb.BindVariable) (*expression.Literal, bool) {
 	if bv == nil {
 		return nil, false
 	}
@@ -212,24 +276,41 @@ func paramLiteral(ctx *sql.Context, gf *expression.GetField, bv *querypb.BindVar
 		return nil, false
 	}
 	lit, isLit := planbuilder.New(ctx, nil, nil).ConvertVal(sv).(*expression.Literal)
-	if !isLit {
+	return lit, isLit
+}
+
+// expandLiteral is planbuilder's typeExpandComparisonLiteral for a literal
+// compared with a column of type col: a literal of a congruent type that
+// fits takes the column's type; ok is false if it would not.
+func expandLiteral(ctx *sql.Context, col sql.Type, lit *expression.Literal) (*expression.Literal, bool) {
+	lt, rt := col, lit.Type(ctx)
+	if !(types.IsSigned(lt) && types.IsSigned(rt) || types.IsUnsigned(lt) && types.IsUnsigned(rt) ||
+		types.IsFloat(lt) && types.IsFloat(rt) || types.IsDecimal(lt) && types.IsDecimal(rt) ||
+		types.IsText(lt) && types.IsText(rt)) || lt.MaxTextResponseByteLength(ctx) < rt.MaxTextResponseByteLength(ctx) {
 		return nil, false
 	}
-	// planbuilder's typeExpandComparisonLiteral: a literal of a congruent
-	// type that fits takes the column's type.
-	lt, rt := gf.Type(ctx), lit.Type(ctx)
-	if types.IsSigned(lt) && types.IsSigned(rt) || types.IsUnsigned(lt) && types.IsUnsigned(rt) ||
-		types.IsFloat(lt) && types.IsFloat(rt) || types.IsDecimal(lt) && types.IsDecimal(rt) ||
-		types.IsText(lt) && types.IsText(rt) {
-		if lt.MaxTextResponseByteLength(ctx) >= rt.MaxTextResponseByteLength(ctx) {
-			val, _, err := lt.Convert(ctx, lit.Value())
-			if err != nil {
-				return nil, false
-			}
-			return expression.NewLiteral(val, lt), true
-		}
+	val, _, err := lt.Convert(ctx, lit.Value())
+	if err != nil {
+		return nil, false
 	}
-	return lit, true
+	return expression.NewLiteral(val, lt), true
+}
+
+// literalFor returns the literal of slot sl for the bind variable bv.
+func (sl *paramSlot) literalFor(ctx *sql.Context, bv *querypb.BindVariable) (*expression.Literal, bool) {
+	raw, ok := rawLiteral(ctx, bv)
+	if !ok {
+		return nil, false
+	}
+	if !sl.expanded {
+		return raw, raw.Type(ctx).Equals(sl.typ)
+	}
+	if raw.Type(ctx).Equals(sl.typ) {
+		// The binder converts a congruent literal to the column's type, a
+		// no-op for one of that type already.
+		return raw, true
+	}
+	return expandLiteral(ctx, sl.typ, raw)
 }
 
 func (p *cachedPlan) valid(ctx *sql.Context, g *gateway, db, mode string) bool {
@@ -243,26 +324,32 @@ func (p *cachedPlan) valid(ctx *sql.Context, g *gateway, db, mode string) bool {
 // rebind returns the cached plan with the lookup re-planned for bindings,
 // or ok false if this execute must take the general path.
 func (p *cachedPlan) rebind(ctx *sql.Context, bindings map[string]*querypb.BindVariable) (sql.Node, bool) {
-	if len(bindings) != len(p.params) {
+	if len(bindings) != p.nparams {
 		return nil, false
 	}
-	exprs := make([]sql.Expression, len(p.conjuncts))
-	for i, c := range p.conjuncts {
-		lit, ok := paramLiteral(ctx, p.fields0[i], bindings[p.params[i]])
-		if !ok || !lit.Type(ctx).Equals(p.litTypes[i]) {
+	repl := make(map[*expression.Literal]*expression.Literal, len(p.slots))
+	for i := range p.slots {
+		sl := &p.slots[i]
+		lit, ok := sl.literalFor(ctx, bindings[sl.param])
+		if !ok {
 			return nil, false
 		}
-		var eq sql.Expression
-		var err error
-		if p.literalLeft[i] {
-			eq, err = c.WithChildren(ctx, lit, c.Right())
-		} else {
-			eq, err = c.WithChildren(ctx, c.Left(), lit)
-		}
+		repl[sl.lit] = lit
+	}
+	exprs := make([]sql.Expression, len(p.given))
+	for i, e := range p.given {
+		ne, _, err := transform.Expr(ctx, e, func(_ *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+			if l, ok := e.(*expression.Literal); ok {
+				if n, ok := repl[l]; ok {
+					return n, transform.NewTree, nil
+				}
+			}
+			return e, transform.SameTree, nil
+		})
 		if err != nil {
 			return nil, false
 		}
-		exprs[i] = eq
+		exprs[i] = ne
 	}
 	return p.withConjuncts(ctx, exprs)
 }
@@ -274,26 +361,55 @@ func (p *cachedPlan) withConjuncts(ctx *sql.Context, exprs []sql.Expression) (sq
 		return nil, false
 	}
 	lookup, fds, rest, ok, err := is.LookupForExpressions(ctx, exprs...)
-	if err != nil || !ok || rest != nil || fds == nil || !fds.HasMax1Row() || lookup.IsEmpty() {
+	if err != nil || !ok || rest != nil || lookup.IsEmpty() {
+		return nil, false
+	}
+	if p.max1 && (fds == nil || !fds.HasMax1Row()) {
+		return nil, false
+	}
+	// What the pushdown rule (rules.go) did to the cached lookup: the
+	// ORDER BY the plan satisfies, the pushed LIMIT.
+	tpl := p.ita.Table.(*Table)
+	tplRanges := tpl.lookup.Ranges.(*planRanges)
+	pr, ok := lookup.Ranges.(*planRanges)
+	if !ok {
+		return nil, false
+	}
+	if tplRanges.order != nil {
+		pr.order = tplRanges.order
+	}
+	if tplRanges.plan.Limit > 0 && !pr.setLimit(tplRanges.plan.Limit) {
 		return nil, false
 	}
 	nita, err := plan.NewStaticIndexedAccessForTableNode(ctx, p.ita.TableNode, lookup)
 	if err != nil {
 		return nil, false
 	}
-	var n sql.Node = nita.WithId(p.ita.Id()).WithColumns(p.ita.Columns())
-	if p.root != sql.Node(p.ita) {
-		if n, err = p.root.WithChildren(ctx, n); err != nil {
-			return nil, false
-		}
+	if nt, ok := nita.Table.(*Table); ok {
+		nt.limit = tpl.limit
+	} else {
+		return nil, false
 	}
-	return n, true
+	var n sql.Node = nita.WithId(p.ita.Id()).WithColumns(p.ita.Columns())
+	if p.root == sql.Node(p.ita) {
+		return n, true
+	}
+	out, _, err := transform.Node(ctx, p.root, func(_ *sql.Context, c sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		if c == sql.Node(p.ita) {
+			return n, transform.NewTree, nil
+		}
+		return c, transform.SameTree, nil
+	})
+	return out, err == nil
 }
 
 // build analyzes the statement for the cache (before go-mysql-server runs
 // it the usual way, which clears any warning this analysis left), or
 // returns nil if the plan does not qualify.
-func (f *fastLane) build(ctx *sql.Context, query string, stmt sqlparser.Statement, tname sqlparser.TableName, params map[string]string, bindings map[string]*querypb.BindVariable, db, mode string) *cachedPlan {
+func (f *fastLane) build(ctx *sql.Context, query string, stmt sqlparser.Statement, tname sqlparser.TableName, nparams int, bindings map[string]*querypb.BindVariable, db, mode string) *cachedPlan {
+	if len(bindings) != nparams {
+		return nil
+	}
 	bexprs := make(map[string]sqlparser.Expr, len(bindings))
 	for name, bv := range bindings {
 		v, err := sqltypes.BindVariableToValue(bv)
@@ -313,28 +429,28 @@ func (f *fastLane) build(ctx *sql.Context, query string, stmt sqlparser.Statemen
 		return nil
 	}
 	analyzed, err := f.eng.Analyzer.Analyze(ctx, bound, nil, qFlags)
-	if err != nil || !qFlags.IsSet(sql.QFlagMax1Row) {
+	if err != nil {
 		return nil
 	}
-	p := &cachedPlan{db: db, sqlMode: mode, root: analyzed}
-	switch n := analyzed.(type) {
-	case *plan.IndexedTableAccess:
-		p.ita = n
-	case *plan.Project:
-		ita, ok := n.Child.(*plan.IndexedTableAccess)
-		if !ok {
-			return nil
-		}
-		for _, e := range n.Projections {
-			if a, isAlias := e.(*expression.Alias); isAlias {
-				e = a.Child
+	p := &cachedPlan{db: db, sqlMode: mode, root: analyzed, max1: qFlags.IsSet(sql.QFlagMax1Row), table: tname, nparams: nparams}
+	// One table access and nothing that could hold a parameter elsewhere.
+	okPlan := true
+	transform.Inspect(analyzed, func(n sql.Node) bool {
+		switch n := n.(type) {
+		case *plan.IndexedTableAccess:
+			if p.ita != nil {
+				okPlan = false
 			}
-			if _, isField := e.(*expression.GetField); !isField {
-				return nil
-			}
+			p.ita = n
+		case *plan.Filter, *plan.ResolvedTable, *plan.TableAlias, *plan.SubqueryAlias, *plan.Having, *plan.Window:
+			okPlan = false
+		case *plan.Project, *plan.GroupBy, *plan.Sort, *plan.TopN, *plan.Limit, *plan.Offset, *plan.Distinct, *plan.OrderedDistinct:
+		default:
+			okPlan = false
 		}
-		p.ita = ita
-	default:
+		return okPlan
+	})
+	if !okPlan || p.ita == nil {
 		return nil
 	}
 	t, ok := p.ita.Table.(*Table)
@@ -342,40 +458,58 @@ func (f *fastLane) build(ctx *sql.Context, query string, stmt sqlparser.Statemen
 		return nil
 	}
 	pr, ok := t.lookup.Ranges.(*planRanges)
-	if !ok || len(pr.given) != len(params) || !atMostOneRow(pr.plan) || len(pr.plan.Residual) > 0 {
+	if !ok || len(pr.given) == 0 || len(pr.plan.Residual) > 0 {
 		return nil
 	}
-	seen := map[string]bool{}
-	for _, e := range pr.given {
-		eq, ok := e.(*expression.Equals)
-		if !ok {
-			return nil
-		}
-		gf, lit, left := eqParts(eq)
-		if gf == nil {
-			return nil
-		}
-		param, ok := params[strings.ToLower(gf.Name())]
-		if !ok || seen[param] {
-			return nil
-		}
-		seen[param] = true
-		want, ok := paramLiteral(ctx, gf, bindings[param])
-		if !ok || !want.Type(ctx).Equals(lit.Type(ctx)) {
-			return nil
-		}
-		p.conjuncts = append(p.conjuncts, eq)
-		p.fields0 = append(p.fields0, gf)
-		p.params = append(p.params, param)
-		p.literalLeft = append(p.literalLeft, left)
-		p.litTypes = append(p.litTypes, lit.Type(ctx))
+	p.given = pr.given
+	// Each literal of the conjuncts is exactly one parameter's.
+	used := map[string]bool{}
+	for _, e := range p.given {
+		sql.Inspect(ctx, e, func(_ *sql.Context, e sql.Expression) bool {
+			lit, isLit := e.(*expression.Literal)
+			if !isLit || !okPlan {
+				return okPlan
+			}
+			var match *paramSlot
+			for name, bv := range bindings {
+				raw, ok := rawLiteral(ctx, bv)
+				if !ok {
+					continue
+				}
+				sl := &paramSlot{lit: lit, param: name, typ: lit.Type(ctx)}
+				cand := raw
+				if !raw.Type(ctx).Equals(sl.typ) {
+					if cand, ok = expandLiteral(ctx, sl.typ, raw); !ok {
+						continue
+					}
+					sl.expanded = true
+				}
+				if !cand.Type(ctx).Equals(sl.typ) || !reflect.DeepEqual(cand.Value(), lit.Value()) {
+					continue
+				}
+				if match != nil { // two parameters with this literal: ambiguous
+					okPlan = false
+					return false
+				}
+				match = sl
+			}
+			if match == nil || used[match.param] {
+				okPlan = false
+				return false
+			}
+			used[match.param] = true
+			p.slots = append(p.slots, *match)
+			return true
+		})
+	}
+	if !okPlan || len(p.slots) != nparams {
+		return nil
 	}
 	// The rebuilt plan for the same values must be the analyzed one.
 	again, ok := p.rebind(ctx, bindings)
 	if !ok || sql.DebugString(ctx, again) != sql.DebugString(ctx, analyzed) {
 		return nil
 	}
-	p.table, p.paramsByCol = tname, params
 	tdb := tname.DbQualifier.String()
 	if tdb == "" {
 		tdb = db
@@ -386,21 +520,6 @@ func (f *fastLane) build(ctx *sql.Context, query string, stmt sqlparser.Statemen
 	}
 	p.tableDB, p.tableName, p.tableID, p.version, p.phys = tdb, tname.Name.String(), rec.ID, rec.Version, rec.Physical
 	return p
-}
-
-// eqParts splits col = literal (either way round).
-func eqParts(eq *expression.Equals) (*expression.GetField, *expression.Literal, bool) {
-	if gf, ok := eq.Left().(*expression.GetField); ok {
-		if lit, ok := eq.Right().(*expression.Literal); ok {
-			return gf, lit, false
-		}
-	}
-	if gf, ok := eq.Right().(*expression.GetField); ok {
-		if lit, ok := eq.Left().(*expression.Literal); ok {
-			return gf, lit, true
-		}
-	}
-	return nil, nil, false
 }
 
 // stmtExecute runs a prepared statement through the plan cache if it
@@ -427,9 +546,9 @@ func (f *fastLane) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 		return false, nil, none, uncached
 	}
 	var tname sqlparser.TableName
-	var params map[string]string
+	var nparams int
 	if p == nil {
-		if tname, params, ok = cacheableShape(stmt); !ok {
+		if tname, nparams, ok = cacheableShape(stmt); !ok {
 			s.plans.putNot(query)
 			return false, nil, none, uncached
 		}
@@ -440,10 +559,11 @@ func (f *fastLane) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 	}
 	db := sqlCtx.GetCurrentDatabase()
 	mode := sql.LoadSqlMode(sqlCtx).String()
-	if p != nil && p.valid(sqlCtx, f.gw, db, mode) {
+	cursor := c.StatusFlags&uint16(mysql.ServerCursorExists) != 0
+	if p != nil && (p.max1 || !cursor) && p.valid(sqlCtx, f.gw, db, mode) {
 		if node, ok := p.rebind(sqlCtx, prepare.BindVars); ok {
 			s.planHits.Add(1)
-			err := f.run(sqlCtx, c, query, node, p.fields, callback)
+			err := f.run(sqlCtx, c, query, node, p.max1, p.fields, callback)
 			s.lastFromCache.Store(true)
 			return true, err, none, nil
 		}
@@ -451,10 +571,10 @@ func (f *fastLane) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 	// A miss: build the plan to cache, then let go-mysql-server run the
 	// statement and keep the fields it sends.
 	if p != nil {
-		tname, params = p.table, p.paramsByCol
+		tname, nparams = p.table, p.nparams
 	}
 	s.planMisses.Add(1)
-	np := f.build(sqlCtx, query, stmt, tname, params, prepare.BindVars, db, mode)
+	np := f.build(sqlCtx, query, stmt, tname, nparams, prepare.BindVars, db, mode)
 	if np == nil {
 		return false, nil, none, uncached
 	}
@@ -477,7 +597,7 @@ func (f *fastLane) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 
 // run executes a cached plan the way go-mysql-server's handler runs an
 // at-most-one-row SELECT (Handler.doQuery with QFlagMax1Row).
-func (f *fastLane) run(sqlCtx *sql.Context, c *mysql.Conn, query string, node sql.Node, fields []*querypb.Field, callback func(*sqltypes.Result) error) (err error) {
+func (f *fastLane) run(sqlCtx *sql.Context, c *mysql.Conn, query string, node sql.Node, max1 bool, fields []*querypb.Field, callback func(*sqltypes.Result) error) (err error) {
 	start := time.Now()
 	if f.sel != nil {
 		f.sel.QueryStarted()
@@ -496,23 +616,70 @@ func (f *fastLane) run(sqlCtx *sql.Context, c *mysql.Conn, query string, node sq
 	sqlCtx.ClearWarnings()
 	sql.IncrementStatusVariable(sqlCtx, "Com_select", 1)
 	qFlags := &sql.QueryFlags{}
-	qFlags.Set(sql.QFlagDeferProjections)
-	qFlags.Set(sql.QFlagMax1Row)
+	if max1 {
+		qFlags.Set(sql.QFlagDeferProjections)
+		qFlags.Set(sql.QFlagMax1Row)
+	}
 	schema, iter, _, err := f.eng.PrepQueryPlanForExecution(sqlCtx, query, node, qFlags)
 	if err != nil {
 		return sql.CastSQLError(err)
 	}
-	// The row's values point into buf until the callback has sent them.
+	// The rows' values point into buf until the callback has sent them.
 	buf := sql.ByteBufPool.Get().(*sql.ByteBuffer)
 	defer func() {
 		buf.Reset()
 		sql.ByteBufPool.Put(buf)
 	}()
+	if !max1 {
+		return rows(sqlCtx, c, schema, iter, fields, buf, callback)
+	}
 	res, err := max1Row(sqlCtx, schema, iter, fields, buf)
 	if err != nil {
 		return sql.CastSQLError(err)
 	}
 	setStatusFlags(sqlCtx, c)
+	return callback(res)
+}
+
+// rowsBatch is go-mysql-server's: rows per result packet batch.
+const rowsBatch = 128
+
+// rows spools a result of any size as go-mysql-server's handler does
+// (resultForDefaultIter), on this goroutine: batches of rowsBatch rows.
+func rows(ctx *sql.Context, c *mysql.Conn, schema sql.Schema, iter sql.RowIter, fields []*querypb.Field, buf *sql.ByteBuffer, callback func(*sqltypes.Result) error) (err error) {
+	defer func() {
+		if cerr := iter.Close(ctx); err == nil && cerr != nil {
+			err = sql.CastSQLError(cerr)
+		}
+	}()
+	res := &sqltypes.Result{Fields: fields}
+	sent := false
+	for {
+		row, err := iter.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return sql.CastSQLError(err)
+		}
+		out, err := server.RowToSQL(ctx, schema, row, nil, buf)
+		if err != nil {
+			return sql.CastSQLError(err)
+		}
+		res.Rows = append(res.Rows, out)
+		res.RowsAffected++
+		if res.RowsAffected == rowsBatch {
+			if err := callback(res); err != nil {
+				return err
+			}
+			sent = true
+			res = &sqltypes.Result{Fields: fields}
+		}
+	}
+	setStatusFlags(ctx, c)
+	if sent && res.RowsAffected == 0 {
+		return nil
+	}
 	return callback(res)
 }
 
