@@ -23,36 +23,45 @@ import (
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 )
 
-// Plan cache for prepared point selects (issue 13)
+// Plan cache of prepared statements (issue 13)
 //
 // go-mysql-server caches a prepared statement's parse tree only: every
 // COM_STMT_EXECUTE binds the parameters into it and runs the whole analyzer
 // again (and the analyzer asks sqlgw's planner again), about a third of the
 // CPU of sysbench's oltp_point_select. sqlgw therefore caches, per session
-// and prepared statement text, the analyzed plan of one statement shape:
+// and prepared statement text, the analyzed plan of statements of this
+// shape:
 //
-//	SELECT <columns> FROM <table> WHERE <col> = ? [AND <col> = ? ...]
+//	SELECT <columns, COUNT(*), or SUM/COUNT/MIN/MAX/AVG(column)> FROM <table>
+//	WHERE <pred> [AND <pred> ...] [GROUP BY cols] [ORDER BY cols] [LIMIT n [OFFSET m]]
 //
-// with plain column references in the select list (aliases allowed), no
-// other clause (no GROUP BY, HAVING, ORDER BY, LIMIT, DISTINCT, locking,
-// INTO, WITH, hints, comments, index hints or partitions), each parameter
-// compared with a different column, and for which the analyzed plan is a
-// projection of columns over one IndexedTableAccess whose lookup reads at
-// most one row with nothing left to filter (a PointGet, or one Get on a
-// unique index). Every other statement takes go-mysql-server's path,
-// unchanged.
+// where each pred compares a column with parameters (col = ?, <, <=, >, >=,
+// col BETWEEN ? AND ?, col IN (?, ...)), DISTINCT is allowed, LIMIT and
+// OFFSET are constants, and nothing else appears (no HAVING, window, join,
+// subquery, locking clause, INTO, WITH, hints, comments, index hints,
+// partitions, variables); and whose analyzed plan is one IndexedTableAccess
+// on a sqlgw table, under nothing but projections, GROUP BY, sorts, DISTINCT
+// and LIMIT/OFFSET, with every conjunct of the WHERE answered by the lookup
+// (no residual filter) and each literal of the lookup's conjuncts being
+// exactly one parameter's. Every other statement takes go-mysql-server's
+// path, unchanged.
 //
 // On an execute of a cached statement, sqlgw builds the parameters'
 // literals exactly as go-mysql-server's binder does (planbuilder
-// ConvertVal), puts them in place of the old ones in the conjuncts the
+// ConvertVal, and its typeExpandComparisonLiteral where the binder had
+// applied it), puts them in place of the old ones in the conjuncts the
 // analyzer had passed to LookupForExpressions, re-plans just the lookup
-// (sqlgw's planner, no analyzer) and swaps the new IndexedTableAccess into
-// the cached plan; go-mysql-server then builds and runs it
-// (Engine.PrepQueryPlanForExecution: the session's transaction, read-only
-// checks, the transaction-committing and process-tracking iterators) and
-// sqlgw spools the row as go-mysql-server's handler does for an
-// at-most-one-row plan (resultForMax1RowIter), with the result fields the
-// first execution sent.
+// (sqlgw's planner, no binder, no analyzer), re-applies what the pushdown
+// rule did to it (ORDER BY satisfied, pushed LIMIT: rules.go) and swaps the
+// new IndexedTableAccess into the cached plan; go-mysql-server then builds
+// and runs it (Engine.PrepQueryPlanForExecution: the session's transaction,
+// read-only checks, the transaction-committing and process-tracking
+// iterators) and sqlgw spools the rows as go-mysql-server's handler does
+// (resultForMax1RowIter for an at-most-one-row plan, else batches of 128
+// rows, but on the session's goroutine instead of an errgroup pipeline),
+// with the result fields the first execution sent. When the cache is built,
+// the plan rebuilt for the same values must print exactly as the analyzed
+// one, or nothing is cached.
 //
 // The cached plan is used only while everything it was derived from is
 // unchanged, otherwise the execute goes the general way and the entry is
@@ -62,20 +71,35 @@ import (
 //     it would for an uncached statement (catalog refresh);
 //   - the current database and sql_mode;
 //   - the type of each parameter's literal: a literal of another type
-//     (another integer width, another collation_connection for strings)
-//     may compare differently; only integer and string parameters qualify;
-//   - the new plan is again at most one row with no residual filter.
+//     (another integer width where the binder keeps it, another
+//     collation_connection for strings) may compare differently; only
+//     integer and string parameters qualify;
+//   - the new lookup again answers every conjunct, and reads at most one
+//     row if the cached plan did;
+//   - a cursor (COM_STMT_EXECUTE with a cursor) takes the general path for
+//     multi-row plans.
+//
+// A statement of a cacheable shape whose plan does not qualify three times
+// (say a filter on a column no key or index answers) is left to
+// go-mysql-server for the rest of the session, so it does not pay the extra
+// analysis of a failed build on every execute.
 //
 // Privileges are checked when the entry is built (go-mysql-server's binder
 // checks them) and not again per execute; a REVOKE therefore takes effect
 // on a cached statement at the next DDL or re-prepare. sqlgw has one
 // superuser account today, so this loses nothing yet.
 //
-// Visible to users: SHOW [SESSION|GLOBAL] STATUS LIKE 'Sqlgw_plan_cache%'
+// Visible to users: SHOW [SESSION] STATUS LIKE 'Sqlgw_%plan%'
 // (Sqlgw_plan_cache_hits, Sqlgw_plan_cache_misses: executes of a
 // cacheable statement that had to build the plan) and
-// Sqlgw_last_plan_from_cache (1 if the session's last statement ran from
-// the cache, as TiDB's @@last_plan_from_cache).
+// Sqlgw_last_plan_from_cache (1 if the session's previous statement ran from
+// the cache, as TiDB's @@last_plan_from_cache). Config.NoPlanCache turns the
+// cache off (the differential test compares both).
+//
+// Not cached: text statements (COM_QUERY). Caching them per normalized
+// shape (literals as parameters) needs the same machinery plus a
+// normalizer that reproduces the binder's literal typing for literals
+// written in the text; not done.
 //
 // Upstream: go-mysql-server would make this unnecessary by caching the
 // analyzed plan of a prepared statement with its bind variables left in
@@ -90,9 +114,10 @@ const maxPreparedPlans = 256
 // planCache holds one session's cached plans, by statement text, and the
 // statements known not to have a cacheable shape.
 type planCache struct {
-	mu    sync.Mutex
-	plans map[string]*cachedPlan
-	not   map[string]bool
+	mu       sync.Mutex
+	plans    map[string]*cachedPlan
+	not      map[string]bool
+	failures map[string]int
 }
 
 // cachedPlan is the analyzed plan of one prepared statement.
@@ -576,6 +601,10 @@ func (f *fastLane) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 	s.planMisses.Add(1)
 	np := f.build(sqlCtx, query, stmt, tname, nparams, prepare.BindVars, db, mode)
 	if np == nil {
+		// A shape whose plan does not qualify (a residual filter, a scan)
+		// would pay the extra analysis on every execute: after a few
+		// failures the statement is left to go-mysql-server for the session.
+		s.plans.failed(query)
 		return false, nil, none, uncached
 	}
 	capture = func(cb func(*sqltypes.Result) error) func(*sqltypes.Result) error {
@@ -731,6 +760,24 @@ func (pc *planCache) get(query string) (*cachedPlan, bool) {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	return pc.plans[query], pc.not[query]
+}
+
+// maxBuildFailures is how many times a statement of a cacheable shape may
+// fail to give a cacheable plan before the session stops trying.
+const maxBuildFailures = 3
+
+// failed counts a failed build of query's plan.
+func (pc *planCache) failed(query string) {
+	pc.mu.Lock()
+	if pc.failures == nil || len(pc.failures) >= 4*maxPreparedPlans {
+		pc.failures = map[string]int{}
+	}
+	pc.failures[query]++
+	n := pc.failures[query]
+	pc.mu.Unlock()
+	if n >= maxBuildFailures {
+		pc.putNot(query)
+	}
 }
 
 func (pc *planCache) putNot(query string) {

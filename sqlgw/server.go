@@ -24,6 +24,8 @@
 //	iter.go       plan execution: lazy pages, parallel MultiGet, overlay of
 //	              the transaction's writes
 //	cache.go      per-statement caches for lookups re-run by nested loops
+//	plancache.go  plan cache of prepared SELECTs over one table lookup:
+//	              re-plans the lookup only, runs without the analyzer
 //	editor.go     INSERT/UPDATE/DELETE/REPLACE into the transaction buffer
 //	txn.go        transactions, commit in per-partition batches
 //	session.go    sessions, savepoints, Sqlgw_* status variables
@@ -47,6 +49,14 @@
 //     txn.go documents what is atomic and isolated across partitions:
 //     per-partition batches only (a failed multi-partition INSERT undoes its
 //     inserts; updates and deletes across partitions are not atomic).
+//   - Plan cache (plancache.go): a prepared SELECT over one table whose
+//     parameters all land in the table's lookup is analyzed once per session;
+//     each execute re-plans the lookup with the new values and runs the
+//     cached plan. DDL (catalog version), another database or sql_mode, or
+//     a parameter of another type sends the execute the general way.
+//     Sqlgw_plan_cache_hits / _misses / Sqlgw_last_plan_from_cache show it.
+//   - At most one row: a PointGet or unique-index Get tells the engine so
+//     (index.go, max1RowFDs), which spools the row without its goroutines.
 //   - Counters: every store request a session makes goes through
 //     storage/recorder with the session's Counters; SHOW SESSION STATUS LIKE
 //     'Sqlgw%' reports Sqlgw_store_requests and Sqlgw_entities_read. Catalog
