@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/sqlgw/sqlgw/sqlgw"
+	"github.com/sqlgw/sqlgw/storage/pebble"
+)
+
+// BenchmarkOLTP tracks the per-statement cost of sysbench's OLTP shapes
+// (issue 13) in one process, wire included: an in-process server on a
+// Pebble store in a temporary directory, one go-sql-driver/mysql
+// connection over TCP, the sbtest1 table of sysbench (10,000 rows, with
+// its secondary index k_1). Sub-benchmarks:
+//
+//   - point_select/ps: oltp_point_select, SELECT c FROM sbtest1 WHERE id=?
+//     as a server-side prepared statement (COM_STMT_EXECUTE), as sysbench
+//     sends it;
+//   - point_select/text: the same statement as text (COM_QUERY);
+//   - insert/ps: oltp_insert's single-row autocommit INSERT, prepared.
+//
+// allocs/op and B/op count the whole process, the client driver's
+// allocations included (a few dozen per statement), so compare them
+// between builds, not against zero. requests/op is the session's store
+// request counter.
+//
+//	go test ./cmd/sqlgw -run '^$' -bench OLTP -benchmem -benchtime 20000x
+func BenchmarkOLTP(b *testing.B) {
+	db := oltpServer(b)
+	const rows = 10_000
+	benchExec(b, db, "CREATE DATABASE sbtest")
+	benchExec(b, db, "CREATE TABLE sbtest.sbtest1(id INTEGER NOT NULL AUTO_INCREMENT, k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id))")
+	rng := rand.New(rand.NewPCG(1, 2))
+	text := func(groups int) string {
+		var sb strings.Builder
+		for g := range groups {
+			if g > 0 {
+				sb.WriteByte('-')
+			}
+			fmt.Fprintf(&sb, "%011d", rng.Uint64()%100_000_000_000)
+		}
+		return sb.String()
+	}
+	for start := 0; start < rows; start += 1000 {
+		var sb strings.Builder
+		sb.WriteString("INSERT INTO sbtest.sbtest1(k, c, pad) VALUES")
+		for r := range 1000 {
+			if r > 0 {
+				sb.WriteByte(',')
+			}
+			fmt.Fprintf(&sb, "(%d, '%s', '%s')", rng.IntN(rows)+1, text(10), text(5))
+		}
+		benchExec(b, db, sb.String())
+	}
+	benchExec(b, db, "CREATE INDEX k_1 ON sbtest.sbtest1(k)")
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "USE sbtest"); err != nil {
+		b.Fatal(err)
+	}
+
+	b.Run("point_select/ps", func(b *testing.B) {
+		stmt, err := conn.PrepareContext(ctx, "SELECT c FROM sbtest1 WHERE id=?")
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer stmt.Close()
+		var c string
+		b.ReportAllocs()
+		oltpMeasure(b, conn, func(int) {
+			if err := stmt.QueryRowContext(ctx, rng.IntN(rows)+1).Scan(&c); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("point_select/text", func(b *testing.B) {
+		var c string
+		b.ReportAllocs()
+		oltpMeasure(b, conn, func(int) {
+			if err := conn.QueryRowContext(ctx, fmt.Sprintf("SELECT c FROM sbtest1 WHERE id=%d", rng.IntN(rows)+1)).Scan(&c); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("insert/ps", func(b *testing.B) {
+		stmt, err := conn.PrepareContext(ctx, "INSERT INTO sbtest1 (id, k, c, pad) VALUES (?, ?, ?, ?)")
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer stmt.Close()
+		pads := make([][2]string, 256)
+		for i := range pads {
+			pads[i] = [2]string{text(10), text(5)}
+		}
+		id := 10_000_000 + rng.IntN(1_000_000)*1000
+		b.ReportAllocs()
+		oltpMeasure(b, conn, func(i int) {
+			id++
+			p := pads[i%len(pads)]
+			if _, err := stmt.ExecContext(ctx, id, rng.IntN(rows)+1, p[0], p[1]); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+}
+
+// oltpServer is benchServer without interpolateParams: prepared
+// statements are server-side (COM_STMT_PREPARE / COM_STMT_EXECUTE), as
+// sysbench sends them.
+func oltpServer(b *testing.B) *sql.DB {
+	b.Helper()
+	st, err := pebble.Open(b.TempDir(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv, err := sqlgw.NewServer(context.Background(), sqlgw.Config{
+		Listen: "127.0.0.1:0", Store: st, StoreName: "bench",
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	go srv.Serve()
+	b.Cleanup(func() { srv.Close(context.Background()) })
+	db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", srv.Addr()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	return db
+}
+
+// oltpMeasure runs op b.N times on conn and reports the session's store
+// requests per op.
+func oltpMeasure(b *testing.B, conn *sql.Conn, op func(i int)) {
+	b.Helper()
+	count := func() int64 {
+		var name string
+		var n int64
+		if err := conn.QueryRowContext(context.Background(), "SHOW SESSION STATUS LIKE 'Sqlgw_store_requests'").Scan(&name, &n); err != nil {
+			b.Fatal(err)
+		}
+		return n
+	}
+	r0 := count()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		op(i)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(count()-r0)/float64(b.N), "requests/op")
+}
