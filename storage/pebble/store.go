@@ -10,8 +10,8 @@
 // table.
 //
 // Tuning: Open sets Pebble's options for a database server rather than
-// Pebble's library defaults (a block cache sized from memory, bloom filters,
-// larger memtables, concurrent compactions); tuning.go lists each choice
+// Pebble's library defaults (a block cache sized from memory, bloom filters on
+// every level, L0 and compaction limits); tuning.go lists each choice
 // and why.
 //
 // Keys and order: encoding.go defines the on-disk format. Entity keys are

@@ -33,8 +33,8 @@ func TestTunedOptions(t *testing.T) {
 			t.Errorf("level %d has no bloom filter", i)
 		}
 	}
-	if po.MemTableSize != 64<<20 || po.CompactionConcurrencyRange == nil {
-		t.Errorf("memtable %d, compaction concurrency set: %t", po.MemTableSize, po.CompactionConcurrencyRange != nil)
+	if po.L0StopWritesThreshold != 20 || po.CompactionConcurrencyRange == nil {
+		t.Errorf("L0 stop writes %d, compaction concurrency set: %t", po.L0StopWritesThreshold, po.CompactionConcurrencyRange != nil)
 	}
 	// A store opened with an explicit cache size works end to end.
 	s, err := Open(t.TempDir(), &Options{CacheSize: 32 << 20})
