@@ -115,7 +115,7 @@ const maxPreparedPlans = 256
 // statements known not to have a cacheable shape.
 type planCache struct {
 	mu       sync.Mutex
-	plans    map[string]*cachedPlan
+	plans    map[string][]*cachedPlan
 	not      map[string]bool
 	failures map[string]int
 }
@@ -131,7 +131,10 @@ type cachedPlan struct {
 
 	root sql.Node                 // the analyzed plan
 	ita  *plan.IndexedTableAccess // its one table access
-	max1 bool                     // the plan reads at most one row
+	max1 bool                     // the result has at most one row (QFlagMax1Row)
+	// lookupMax1: the lookup reads at most one row (a PointGet, a unique
+	// Get); a re-planned lookup must too.
+	lookupMax1 bool
 	// given are the conjuncts the analyzer passed to LookupForExpressions;
 	// slots are the parameter literals in them.
 	given  []sql.Expression
@@ -389,7 +392,7 @@ func (p *cachedPlan) withConjuncts(ctx *sql.Context, exprs []sql.Expression) (sq
 	if err != nil || !ok || rest != nil || lookup.IsEmpty() {
 		return nil, false
 	}
-	if p.max1 && (fds == nil || !fds.HasMax1Row()) {
+	if p.lookupMax1 && (fds == nil || !fds.HasMax1Row()) {
 		return nil, false
 	}
 	// What the pushdown rule (rules.go) did to the cached lookup: the
@@ -487,6 +490,7 @@ func (f *fastLane) build(ctx *sql.Context, query string, stmt sqlparser.Statemen
 		return nil
 	}
 	p.given = pr.given
+	p.lookupMax1 = atMostOneRow(pr.plan)
 	// Each literal of the conjuncts is exactly one parameter's.
 	used := map[string]bool{}
 	for _, e := range p.given {
@@ -562,7 +566,7 @@ func (f *fastLane) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 	}
 	uncached := func(error) { s.lastFromCache.Store(false) }
 	query := prepare.PrepareStmt
-	p, notCacheable := s.plans.get(query)
+	variants, notCacheable := s.plans.get(query)
 	if notCacheable {
 		return false, nil, none, uncached
 	}
@@ -572,7 +576,7 @@ func (f *fastLane) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 	}
 	var tname sqlparser.TableName
 	var nparams int
-	if p == nil {
+	if len(variants) == 0 {
 		if tname, nparams, ok = cacheableShape(stmt); !ok {
 			s.plans.putNot(query)
 			return false, nil, none, uncached
@@ -585,7 +589,14 @@ func (f *fastLane) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 	db := sqlCtx.GetCurrentDatabase()
 	mode := sql.LoadSqlMode(sqlCtx).String()
 	cursor := c.StatusFlags&uint16(mysql.ServerCursorExists) != 0
-	if p != nil && (p.max1 || !cursor) && p.valid(sqlCtx, f.gw, db, mode) {
+	for _, p := range variants {
+		if !p.valid(sqlCtx, f.gw, db, mode) {
+			s.plans.drop(query, p)
+			continue
+		}
+		if !p.max1 && cursor {
+			continue
+		}
 		if node, ok := p.rebind(sqlCtx, prepare.BindVars); ok {
 			s.planHits.Add(1)
 			err := f.run(sqlCtx, c, query, node, p.max1, p.fields, callback)
@@ -595,8 +606,8 @@ func (f *fastLane) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 	}
 	// A miss: build the plan to cache, then let go-mysql-server run the
 	// statement and keep the fields it sends.
-	if p != nil {
-		tname, nparams = p.table, p.nparams
+	if len(variants) > 0 {
+		tname, nparams = variants[0].table, variants[0].nparams
 	}
 	s.planMisses.Add(1)
 	np := f.build(sqlCtx, query, stmt, tname, nparams, prepare.BindVars, db, mode)
@@ -754,12 +765,34 @@ func setStatusFlags(ctx *sql.Context, c *mysql.Conn) {
 	}
 }
 
-// get returns the cached plan of query, or whether its shape is known not
+// maxVariants bounds the plans kept per statement: one per combination of
+// parameter literal types seen (the binder types an integer literal by its
+// value's width, 5 as TINYINT and 300 as SMALLINT, where it does not
+// convert it to the column's type, as in BETWEEN).
+const maxVariants = 4
+
+// get returns the cached plans of query, or whether its shape is known not
 // to qualify.
-func (pc *planCache) get(query string) (*cachedPlan, bool) {
+func (pc *planCache) get(query string) ([]*cachedPlan, bool) {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	return pc.plans[query], pc.not[query]
+}
+
+// drop forgets one plan of query (invalidated by DDL).
+func (pc *planCache) drop(query string, p *cachedPlan) {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	vs := pc.plans[query]
+	for i, v := range vs {
+		if v == p {
+			pc.plans[query] = append(vs[:i:i], vs[i+1:]...)
+			break
+		}
+	}
+	if len(pc.plans[query]) == 0 {
+		delete(pc.plans, query)
+	}
 }
 
 // maxBuildFailures is how many times a statement of a cacheable shape may
@@ -793,15 +826,19 @@ func (pc *planCache) put(query string, p *cachedPlan) {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	if pc.plans == nil {
-		pc.plans = map[string]*cachedPlan{}
+		pc.plans = map[string][]*cachedPlan{}
 	}
 	if _, ok := pc.plans[query]; !ok && len(pc.plans) >= maxPreparedPlans {
-		for k := range pc.plans { // evict one at random
+		for k := range pc.plans { // evict one statement at random
 			delete(pc.plans, k)
 			break
 		}
 	}
-	pc.plans[query] = p
+	vs := pc.plans[query]
+	if len(vs) >= maxVariants {
+		vs = vs[:maxVariants-1]
+	}
+	pc.plans[query] = append([]*cachedPlan{p}, vs...)
 }
 
 // noteUncached records that a connection's last statement did not run from

@@ -24,7 +24,12 @@ import (
 //     as a server-side prepared statement (COM_STMT_EXECUTE), as sysbench
 //     sends it;
 //   - point_select/text: the same statement as text (COM_QUERY);
+//   - read_only_ranges/ps: oltp_read_only's four 100-row range queries on
+//     id (plain, SUM, ORDER BY, DISTINCT + ORDER BY), prepared, in turn;
 //   - insert/ps: oltp_insert's single-row autocommit INSERT, prepared.
+//
+// cachehits/op is the share of executes served from the plan cache
+// (sqlgw/plancache.go).
 //
 // allocs/op and B/op count the whole process, the client driver's
 // allocations included (a few dozen per statement), so compare them
@@ -78,11 +83,13 @@ func BenchmarkOLTP(b *testing.B) {
 		defer stmt.Close()
 		var c string
 		b.ReportAllocs()
+		h0 := oltpStatus(b, conn, "Sqlgw_plan_cache_hits")
 		oltpMeasure(b, conn, func(int) {
 			if err := stmt.QueryRowContext(ctx, rng.IntN(rows)+1).Scan(&c); err != nil {
 				b.Fatal(err)
 			}
 		})
+		b.ReportMetric(float64(oltpStatus(b, conn, "Sqlgw_plan_cache_hits")-h0)/float64(b.N), "cachehits/op")
 	})
 	b.Run("point_select/text", func(b *testing.B) {
 		var c string
@@ -92,6 +99,39 @@ func BenchmarkOLTP(b *testing.B) {
 				b.Fatal(err)
 			}
 		})
+	})
+	b.Run("read_only_ranges/ps", func(b *testing.B) {
+		// oltp_read_only's four range queries (100 rows each).
+		var stmts []*sql.Stmt
+		for _, q := range []string{
+			"SELECT c FROM sbtest1 WHERE id BETWEEN ? AND ?",
+			"SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN ? AND ?",
+			"SELECT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c",
+			"SELECT DISTINCT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c",
+		} {
+			st, err := conn.PrepareContext(ctx, q)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			stmts = append(stmts, st)
+		}
+		b.ReportAllocs()
+		h0 := oltpStatus(b, conn, "Sqlgw_plan_cache_hits")
+		oltpMeasure(b, conn, func(i int) {
+			lo := rng.IntN(rows-100) + 1
+			rs, err := stmts[i%len(stmts)].QueryContext(ctx, lo, lo+99)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for rs.Next() {
+			}
+			if err := rs.Err(); err != nil {
+				b.Fatal(err)
+			}
+			rs.Close()
+		})
+		b.ReportMetric(float64(oltpStatus(b, conn, "Sqlgw_plan_cache_hits")-h0)/float64(b.N), "cachehits/op")
 	})
 	b.Run("insert/ps", func(b *testing.B) {
 		stmt, err := conn.PrepareContext(ctx, "INSERT INTO sbtest1 (id, k, c, pad) VALUES (?, ?, ?, ?)")
@@ -139,6 +179,16 @@ func oltpServer(b *testing.B) *sql.DB {
 	}
 	b.Cleanup(func() { db.Close() })
 	return db
+}
+
+// oltpStatus returns a session status counter.
+func oltpStatus(b *testing.B, conn *sql.Conn, name string) int64 {
+	b.Helper()
+	var n int64
+	if err := conn.QueryRowContext(context.Background(), "SHOW SESSION STATUS LIKE '"+name+"'").Scan(&name, &n); err != nil {
+		b.Fatal(err)
+	}
+	return n
 }
 
 // oltpMeasure runs op b.N times on conn and reports the session's store
