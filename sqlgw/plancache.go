@@ -132,8 +132,8 @@ type cachedPlan struct {
 	root sql.Node                 // the analyzed plan
 	ita  *plan.IndexedTableAccess // its one table access
 	max1 bool                     // the result has at most one row (QFlagMax1Row)
-	// lookupMax1: the lookup reads at most one row (a PointGet, a unique
-	// Get); a re-planned lookup must too.
+	// lookupMax1: the lookup reads at most one row (a PointGet); a
+	// re-planned lookup must too.
 	lookupMax1 bool
 	// given are the conjuncts the analyzer passed to LookupForExpressions;
 	// slots are the parameter literals in them.

@@ -55,8 +55,8 @@
 //     cached plan. DDL (catalog version), another database or sql_mode, or
 //     a parameter of another type sends the execute the general way.
 //     Sqlgw_plan_cache_hits / _misses / Sqlgw_last_plan_from_cache show it.
-//   - At most one row: a PointGet or unique-index Get tells the engine so
-//     (index.go, max1RowFDs), which spools the row without its goroutines.
+//   - At most one row: a PointGet tells the engine so (index.go,
+//     max1RowFDs), which then spools the row without its goroutines.
 //   - Counters: every store request a session makes goes through
 //     storage/recorder with the session's Counters; SHOW SESSION STATUS LIKE
 //     'Sqlgw%' reports Sqlgw_store_requests and Sqlgw_entities_read. Catalog

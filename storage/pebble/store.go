@@ -140,6 +140,9 @@ func Open(dir string, opts *Options) (*Store, error) {
 		cache := opts.CacheSize
 		if cache <= 0 {
 			cache = DefaultCacheSize()
+			if opts.InMemory || opts.FS != nil {
+				cache = minDefaultCache // tests: the data is in memory anyway
+			}
 		}
 		po = tunedOptions(cache)
 	}

@@ -23,7 +23,7 @@ import (
 //     512 MiB cache cut the CPU per point select by 14%). `sqlgw serve
 //     --pebble-cache SIZE` overrides it. MariaDB's equivalent is
 //     innodb_buffer_pool_size (128 MiB by default; sqlgw's benchmark gives
-//     it 256 MiB).
+//     it 256 MiB). In-memory stores (tests) default to 64 MiB.
 //   - Bloom filters (10 bits per key) on every level: the existence checks
 //     of Insert and of conditional writes on absent keys, and point Gets of
 //     absent rows, skip the tables that cannot hold the key.
