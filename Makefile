@@ -51,7 +51,7 @@ help:
 	@echo "make run             build bin/sqlgw and serve on 127.0.0.1:3306, data in ./data"
 	@echo "make build           build bin/sqlgw"
 	@echo "make azurite         run Azurite on 127.0.0.1:10002 (for STORE=azure:UseDevelopmentStorage=true)"
-	@echo "make check           format-check + mod-tidy-check + lint (CI's static gates)"
+	@echo "make check           format-check + mod-tidy-check + lint + layering (CI's static gates)"
 	@echo "make test            unit tests + mysql CLI suite + enginetest suite + compat clients"
 	@echo "make unittest        go test ./..."
 	@echo "make clitest         testdata/cli/*.sql through the mariadb CLI against sqlgw"
@@ -64,6 +64,7 @@ help:
 	@echo "make indexbench      the secondary-index benchmarks of docs/benchmarks.md"
 	@echo "make profile         CPU profile of sqlgw under sysbench oltp_point_select (PROFILE=file)"
 	@echo "make lint            go vet + staticcheck $(STATICCHECK_VERSION)"
+	@echo "make layering        fail if a package imports one its layer must not (docs/architecture.md)"
 	@echo "make format-check    fail if gofmt would change a file"
 	@echo "make mod-tidy-check  fail if go mod tidy would change go.mod/go.sum"
 
@@ -104,7 +105,7 @@ test:
 	@MAKE="$(MAKE)" scripts/run-parts.sh $(TEST_PARTS)
 
 # The static gates CI runs before `make test` (.ci/run).
-CHECK_PARTS := format-check mod-tidy-check lint
+CHECK_PARTS := format-check mod-tidy-check lint layering
 .PHONY: check
 check:
 	@MAKE="$(MAKE)" scripts/run-parts.sh $(CHECK_PARTS)
@@ -196,6 +197,12 @@ $(STATICCHECK):
 staticcheck: $(STATICCHECK)
 	$(STATICCHECK) $(GOTAGS) $(PKG)
 	$(STATICCHECK) -tags '$(ENGINETEST_TAGS)' ./sqlgw/enginetest/
+
+# Packages may import only what docs/architecture.md's layer table allows
+# (transitively); the rules live in the script.
+.PHONY: layering
+layering:
+	GO=$(GO) scripts/layering.sh
 
 .PHONY: format-check
 format-check:

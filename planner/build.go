@@ -119,7 +119,7 @@ func (b *builder) build() (*Plan, error) {
 			}
 		}
 	}
-	// Whole-key equalities stay PointGet and MultiGet (DESIGN.md);
+	// Whole-key equalities stay PointGet and MultiGet (docs/architecture.md);
 	// otherwise a secondary index may be cheaper.
 	if best.Path != PointGet && best.Path != MultiGet && best.Path != Empty && !b.q.NoIndex {
 		if rows, _ := b.rowsEstimate(); rows < defaultRows && b.hasIndexes() {

@@ -9,7 +9,7 @@
 // sqlgw converts each top-level conjunct of go-mysql-server's filter into the
 // predicate IR (Expr: Cmp, In, Prefix, IsNull, And, Or, Not, Const, Opaque;
 // column references are ordinals, literals are Datums) and calls Build. The Plan
-// names the access path (DESIGN.md's table: PointGet, MultiGet, RowRange,
+// names the access path (docs/architecture.md's table: PointGet, MultiGet, RowRange,
 // PartitionScan, PartitionRange, IndexLookup, IndexRange, TableScan, plus
 // Empty for a contradiction; IndexAccess describes the index read of the
 // secondary-index paths, see index.go), carries the store requests (Gets,
@@ -36,7 +36,7 @@
 // not (x eq v) and not (x ne v) for a value v of x's type: a stored value is
 // always eq or ne to v, so the pair is true exactly when the property is
 // absent, by the contract's rule for absent properties (the Table service
-// and Azurite behave so; see reference/azurite.md).
+// and Azurite behave so; see docs/azure-table-service.md).
 //
 // Prefix (LIKE 'abc%' under a binary collation) is the range
 // ['abc', 'abd'): a key range on a key column, a range filter where the
@@ -85,7 +85,7 @@
 // also costs plans using fewer key columns (never dropping a bound partition
 // key, whose point queries are the store's cheap unit) and keeps the
 // cheapest by requests + entities/100 (Cost.Score). Whole-key equalities always
-// become PointGet or MultiGet, as DESIGN.md fixes.
+// become PointGet or MultiGet (docs/architecture.md).
 //
 // # Order
 //

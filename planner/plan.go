@@ -6,7 +6,7 @@ import (
 	"github.com/sqlgw/sqlgw/storage"
 )
 
-// AccessPath names how a table is read. The names are DESIGN.md's and are
+// AccessPath names how a table is read. The names are docs/architecture.md's and are
 // what EXPLAIN prints.
 type AccessPath uint8
 

@@ -22,7 +22,7 @@
 # filter that keeps, of an EXPLAIN row, the table and sqlgw's Extra column,
 # and turns each SHOW SESSION STATUS LIKE 'Sqlgw%' after the first into the
 # difference from the one before (so the cost of the query between them). Their
-# .expected files are written by hand from DESIGN.md's access-path table (no
+# .expected files are written by hand from docs/architecture.md's access-path table (no
 # reference server has these paths); --rewrite-paths writes sqlgw's current
 # output instead, for review.
 #

@@ -40,7 +40,7 @@ import (
 // reads of the table itself, never worse than the scan MySQL would fall
 // back to; IGNORE INDEX (PRIMARY) is accepted and has no effect, and
 // USE INDEX (PRIMARY) keeps every secondary index out. A FORCE INDEX
-// plan keeps whole-key equalities on PointGet/MultiGet (DESIGN.md).
+// plan keeps whole-key equalities on PointGet/MultiGet (docs/architecture.md).
 //
 // go-mysql-server's parser knows only one USE/IGNORE/FORCE INDEX (list)
 // per reference (no KEY, no FOR, no empty list) and ignores what it

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The layering gate of `make check` (make layering): every package of the
+# module may depend only on the packages docs/architecture.md's layer table
+# allows, transitively (go list -deps, test files excluded). A rule is a
+# package pattern and the dependencies it must not have; a violation names
+# the package, the forbidden dependency and the chain that brings it in, so
+# the layout cannot decay unnoticed.
+#
+# Rules (M = the module path; "pkg/..." means the package and everything
+# below it):
+#   storage/...            no catalog, planner, sqlgw, cmd, go-mysql-server, vitess
+#   storage/<backend>      no other backend (pebble, aztables, faultstore, recorder)
+#   catalog/...            no planner, sqlgw, cmd, storage backends, go-mysql-server, vitess
+#   planner                no sqlgw, cmd, storage backends, go-mysql-server, vitess
+#   sqlgw/...              no cmd, no storage backends (the binary chooses the backend)
+#   sqlgw/<sub>/...        not the sqlgw facade itself (sub-packages sit below it)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+M=$($GO list -m)
+
+# "PACKAGE_REGEX :: EXCEPT_REGEX (or -) :: FORBIDDEN_DEPENDENCY_REGEX :: WHY"
+rules=(
+	"^$M/storage(/.*)?\$ :: - :: ^($M/(catalog|planner|sqlgw|cmd)(/.*)?|github.com/dolthub/.*)\$ :: the storage layer imports nothing above it"
+	"^$M/storage/pebble(/.*)?\$ :: - :: ^$M/storage/(aztables|faultstore|recorder)(/.*)?\$ :: a backend imports no other backend"
+	"^$M/storage/aztables(/.*)?\$ :: - :: ^$M/storage/(pebble|faultstore|recorder)(/.*)?\$ :: a backend imports no other backend"
+	"^$M/catalog(/.*)?\$ :: - :: ^($M/(planner|sqlgw|cmd)(/.*)?|$M/storage/(pebble|aztables)(/.*)?|github.com/dolthub/.*)\$ :: the catalog sits on the storage contract only"
+	"^$M/planner(/.*)?\$ :: - :: ^($M/(sqlgw|cmd)(/.*)?|$M/storage/(pebble|aztables)(/.*)?|github.com/dolthub/.*)\$ :: the planner is pure: no engine, no backend"
+	"^$M/sqlgw(/.*)?\$ :: - :: ^($M/cmd(/.*)?|$M/storage/(pebble|aztables)(/.*)?)\$ :: the server never picks a backend; cmd/sqlgw does"
+	"^$M/sqlgw/.+\$ :: ^$M/sqlgw/enginetest\$ :: ^$M/sqlgw\$ :: sqlgw's sub-packages sit below the facade and never import it (the enginetest harness may)"
+)
+
+# Every package of the module (test files excluded) with all it depends on.
+listing=$($GO list -e -f '{{.ImportPath}} {{join .Deps " "}}' ./...)
+bad=0
+n=0
+while read -r p deps; do
+	n=$((n + 1))
+	for r in "${rules[@]}"; do
+		IFS=$'\t' read -r pat except forb why <<<"${r// :: /$'\t'}"
+		[[ $p =~ $pat ]] || continue
+		[[ $except != - && $p =~ $except ]] && continue
+		for d in $deps; do
+			if [[ $d =~ $forb ]]; then
+				echo "layering: $p depends on $d: $why (go list -deps $p shows the chain)"
+				bad=$((bad + 1))
+			fi
+		done
+	done
+done <<<"$listing"
+if [ "$bad" -gt 0 ]; then
+	echo "layering: $bad forbidden dependencies (rules: scripts/layering.sh, docs/architecture.md)"
+	exit 1
+fi
+echo "layering: $n packages checked, no forbidden dependency"
