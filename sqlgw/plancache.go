@@ -143,6 +143,9 @@ type cachedPlan struct {
 	// table and nparams are the statement's shape (cacheableShape).
 	table   sqlparser.TableName
 	nparams int
+	// ints converts integer parameters (rawLiteral); used by the session's
+	// one running statement at a time.
+	ints *planbuilder.Builder
 }
 
 // paramSlot is one parameter's literal in the cached conjuncts: the bind
@@ -287,7 +290,10 @@ func intLiteral(e sqlparser.Expr) bool {
 
 // rawLiteral builds the literal of a bind variable as go-mysql-server's
 // binder does (ConvertVal); ok is false for types the cache does not take.
-func rawLiteral(ctx *sql.Context, bv *querypb.BindVariable) (*expression.Literal, bool) {
+// ints, if not nil, converts integers: ConvertVal's integer conversion
+// (convertInt) does not depend on the builder's context, its string
+// conversion (the connection's collation) does.
+func rawLiteral(ctx *sql.Context, bv *querypb.BindVariable, ints *planbuilder.Builder) (*expression.Literal, bool) {
 	if bv == nil {
 		return nil, false
 	}
@@ -303,7 +309,11 @@ func rawLiteral(ctx *sql.Context, bv *querypb.BindVariable) (*expression.Literal
 	if !isVal || (sv.Type != sqlparser.IntVal && sv.Type != sqlparser.StrVal) {
 		return nil, false
 	}
-	lit, isLit := planbuilder.New(ctx, nil, nil).ConvertVal(sv).(*expression.Literal)
+	b := ints
+	if b == nil || sv.Type != sqlparser.IntVal {
+		b = planbuilder.New(ctx, nil, nil)
+	}
+	lit, isLit := b.ConvertVal(sv).(*expression.Literal)
 	return lit, isLit
 }
 
@@ -325,8 +335,8 @@ func expandLiteral(ctx *sql.Context, col sql.Type, lit *expression.Literal) (*ex
 }
 
 // literalFor returns the literal of slot sl for the bind variable bv.
-func (sl *paramSlot) literalFor(ctx *sql.Context, bv *querypb.BindVariable) (*expression.Literal, bool) {
-	raw, ok := rawLiteral(ctx, bv)
+func (sl *paramSlot) literalFor(ctx *sql.Context, bv *querypb.BindVariable, ints *planbuilder.Builder) (*expression.Literal, bool) {
+	raw, ok := rawLiteral(ctx, bv, ints)
 	if !ok {
 		return nil, false
 	}
@@ -358,7 +368,7 @@ func (p *cachedPlan) rebind(ctx *sql.Context, bindings map[string]*querypb.BindV
 	repl := make(map[*expression.Literal]*expression.Literal, len(p.slots))
 	for i := range p.slots {
 		sl := &p.slots[i]
-		lit, ok := sl.literalFor(ctx, bindings[sl.param])
+		lit, ok := sl.literalFor(ctx, bindings[sl.param], p.ints)
 		if !ok {
 			return nil, false
 		}
@@ -460,7 +470,8 @@ func (f *fastLane) build(ctx *sql.Context, query string, stmt sqlparser.Statemen
 	if err != nil {
 		return nil
 	}
-	p := &cachedPlan{db: db, sqlMode: mode, root: analyzed, max1: qFlags.IsSet(sql.QFlagMax1Row), table: tname, nparams: nparams}
+	p := &cachedPlan{db: db, sqlMode: mode, root: analyzed, max1: qFlags.IsSet(sql.QFlagMax1Row), table: tname, nparams: nparams,
+		ints: planbuilder.New(ctx, nil, nil)}
 	// One table access and nothing that could hold a parameter elsewhere.
 	okPlan := true
 	transform.Inspect(analyzed, func(n sql.Node) bool {
@@ -501,7 +512,7 @@ func (f *fastLane) build(ctx *sql.Context, query string, stmt sqlparser.Statemen
 			}
 			var match *paramSlot
 			for name, bv := range bindings {
-				raw, ok := rawLiteral(ctx, bv)
+				raw, ok := rawLiteral(ctx, bv, nil)
 				if !ok {
 					continue
 				}
