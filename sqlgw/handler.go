@@ -252,7 +252,7 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 	inner := func(res *sqltypes.Result) error {
 		return withInfo(res, false)
 	}
-	handled, err, capture, done := h.fast.stmtExecute(ctx, c, prepare, inner)
+	handled, capture, done, err := h.fast.stmtExecute(ctx, c, prepare, inner)
 	if handled {
 		return h.translate(c, prepare.PrepareStmt, err)
 	}

@@ -566,36 +566,36 @@ func (f *fastLane) build(ctx *sql.Context, query string, stmt sqlparser.Statemen
 // qualifies; handled is false if the caller must run it the usual way,
 // then with the returned capture callback (it records the result fields
 // of a plan to cache) and must call done with the outcome.
-func (f *fastLane) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) (handled bool, err error, capture func(func(*sqltypes.Result) error) func(*sqltypes.Result) error, done func(error)) {
+func (f *fastLane) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) (handled bool, capture func(func(*sqltypes.Result) error) func(*sqltypes.Result) error, done func(error), err error) {
 	none := func(cb func(*sqltypes.Result) error) func(*sqltypes.Result) error { return cb }
 	if f == nil || f.sm == nil {
-		return false, nil, none, func(error) {}
+		return false, none, func(error) {}, nil
 	}
 	s := f.gw.session(c.ConnectionID)
 	if s == nil {
-		return false, nil, none, func(error) {}
+		return false, none, func(error) {}, nil
 	}
 	uncached := func(error) { s.lastFromCache.Store(false) }
 	query := prepare.PrepareStmt
 	variants, notCacheable := s.plans.get(query)
 	if notCacheable {
-		return false, nil, none, uncached
+		return false, none, uncached, nil
 	}
 	stmt, ok := s.GetPreparedQuery(query)
 	if !ok {
-		return false, nil, none, uncached
+		return false, none, uncached, nil
 	}
 	var tname sqlparser.TableName
 	var nparams int
 	if len(variants) == 0 {
 		if tname, nparams, ok = cacheableShape(stmt); !ok {
 			s.plans.putNot(query)
-			return false, nil, none, uncached
+			return false, none, uncached, nil
 		}
 	}
 	sqlCtx, err := f.sm.NewContextWithQuery(ctx, c, query)
 	if err != nil {
-		return false, nil, none, uncached
+		return false, none, uncached, nil
 	}
 	db := sqlCtx.GetCurrentDatabase()
 	mode := sql.LoadSqlMode(sqlCtx).String()
@@ -612,7 +612,7 @@ func (f *fastLane) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 			s.planHits.Add(1)
 			err := f.run(sqlCtx, c, query, node, p.max1, p.fields, callback)
 			s.lastFromCache.Store(true)
-			return true, err, none, nil
+			return true, none, nil, err
 		}
 	}
 	// A miss: build the plan to cache, then let go-mysql-server run the
@@ -627,7 +627,7 @@ func (f *fastLane) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 		// would pay the extra analysis on every execute: after a few
 		// failures the statement is left to go-mysql-server for the session.
 		s.plans.failed(query)
-		return false, nil, none, uncached
+		return false, none, uncached, nil
 	}
 	capture = func(cb func(*sqltypes.Result) error) func(*sqltypes.Result) error {
 		return func(res *sqltypes.Result) error {
@@ -643,7 +643,7 @@ func (f *fastLane) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 			s.plans.put(query, np)
 		}
 	}
-	return false, nil, capture, done
+	return false, capture, done, nil
 }
 
 // run executes a cached plan the way go-mysql-server's handler runs an
