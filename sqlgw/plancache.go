@@ -80,9 +80,12 @@ import (
 //     multi-row plans.
 //
 // A statement of a cacheable shape whose plan does not qualify three times
-// (say a filter on a column no key or index answers) is left to
-// go-mysql-server for the rest of the session, so it does not pay the extra
-// analysis of a failed build on every execute.
+// (say two parameters with one value, whose literals cannot be told apart)
+// is left to go-mysql-server for the rest of the session, so it does not pay
+// the extra analysis of a failed build on every execute; so is one whose
+// plans are rebuilt too often for their hits (8 builds with fewer than 4
+// hits per build: an IN list of integer parameters, whose literal types
+// follow each value's width, takes a new plan on most executes).
 //
 // Privileges are checked when the entry is built (go-mysql-server's binder
 // checks them) and not again per execute; a REVOKE therefore takes effect
@@ -118,6 +121,7 @@ type planCache struct {
 	plans    map[string][]*cachedPlan
 	not      map[string]bool
 	failures map[string]int
+	stats    map[string]*planStats
 }
 
 // cachedPlan is the analyzed plan of one prepared statement.
@@ -610,6 +614,7 @@ func (f *fastLane) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 		}
 		if node, ok := p.rebind(sqlCtx, prepare.BindVars); ok {
 			s.planHits.Add(1)
+			s.plans.hit(query)
 			err := f.run(sqlCtx, c, query, node, p.max1, p.fields, callback)
 			s.lastFromCache.Store(true)
 			return true, none, nil, err
@@ -627,6 +632,12 @@ func (f *fastLane) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 		// would pay the extra analysis on every execute: after a few
 		// failures the statement is left to go-mysql-server for the session.
 		s.plans.failed(query)
+		return false, none, uncached, nil
+	}
+	if !s.plans.built(query) {
+		// Rebuilt too often for its hits (parameter types that vary with
+		// every execute): stop paying the extra analysis.
+		s.plans.putNot(query)
 		return false, none, uncached, nil
 	}
 	capture = func(cb func(*sqltypes.Result) error) func(*sqltypes.Result) error {
@@ -805,6 +816,50 @@ func (pc *planCache) drop(query string, p *cachedPlan) {
 		delete(pc.plans, query)
 	}
 }
+
+// A statement whose plan is rebuilt at least minBuildsToJudge times with
+// fewer than hitsPerBuild hits per build is left to go-mysql-server: its
+// parameters' literal types vary too much for maxVariants plans (an IN list
+// of integers of random widths), and every miss pays a second analysis.
+const (
+	minBuildsToJudge = 8
+	hitsPerBuild     = 4
+)
+
+// hit counts a hit of query's plans.
+func (pc *planCache) hit(query string) {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if pc.stats == nil {
+		pc.stats = map[string]*planStats{}
+	}
+	st := pc.stats[query]
+	if st == nil {
+		st = &planStats{}
+		pc.stats[query] = st
+	}
+	st.hits++
+}
+
+// built counts a build of query's plan and reports whether caching it
+// still pays.
+func (pc *planCache) built(query string) bool {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if pc.stats == nil || len(pc.stats) >= 4*maxPreparedPlans {
+		pc.stats = map[string]*planStats{}
+	}
+	st := pc.stats[query]
+	if st == nil {
+		st = &planStats{}
+		pc.stats[query] = st
+	}
+	st.builds++
+	return st.builds < minBuildsToJudge || st.hits >= hitsPerBuild*st.builds
+}
+
+// planStats are one statement's plan cache hits and builds.
+type planStats struct{ hits, builds int }
 
 // maxBuildFailures is how many times a statement of a cacheable shape may
 // fail to give a cacheable plan before the session stops trying.

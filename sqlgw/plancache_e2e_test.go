@@ -100,6 +100,30 @@ func TestPlanCache(t *testing.T) {
 	if h1, m1, _ := planCacheStatus(t, c); h1 != h0 || m1 != m0+3 {
 		t.Errorf("uncacheable plan: hits %d -> %d, misses %d -> %d; want no hit and 3 misses", h0, h1, m0, m1)
 	}
+	// An IN list whose integer literals change type with every execute
+	// (the binder types each by its value's width) would be rebuilt on
+	// most executes: after 8 builds with few hits it is left alone.
+	h0, m0, _ = planCacheStatus(t, c)
+	widths := []int{1, 200, 300, 40000, 70000}
+	for i := range 40 {
+		a, b, d := widths[i%5], widths[(i/5)%5], widths[(i/3)%5]
+		var n int
+		if err := c.QueryRowContext(ctx, "SELECT COUNT(*) FROM t WHERE id IN (?, ?, ?)", a, b, d).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		for _, id := range []int{1, 2, 300} {
+			if id == a || id == b || id == d {
+				want++
+			}
+		}
+		if n != want {
+			t.Errorf("IN (%d, %d, %d): COUNT(*) = %d, want %d", a, b, d, n, want)
+		}
+	}
+	if _, m1, _ := planCacheStatus(t, c); m1-m0 > 8 {
+		t.Errorf("IN list of varying literal types: %d misses, want at most 8 builds before giving up", m1-m0)
+	}
 	// DDL invalidates: the next execute is a miss and sees the new schema.
 	mustExec(t, c, "ALTER TABLE t MODIFY COLUMN v VARCHAR(30)")
 	mustExec(t, c, "UPDATE t SET v = 'uno' WHERE id = 1")
