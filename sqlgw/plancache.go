@@ -92,10 +92,10 @@ import (
 // on a cached statement at the next DDL or re-prepare. sqlgw has one
 // superuser account today, so this loses nothing yet.
 //
-// Visible to users: SHOW [SESSION] STATUS LIKE 'Sqlgw_%plan%'
-// (Sqlgw_plan_cache_hits, Sqlgw_plan_cache_misses: executes of a
+// Visible to users: SHOW [SESSION] STATUS LIKE '%plan%cache%'
+// (Plan_cache_hits, Plan_cache_misses: executes of a
 // cacheable statement that had to build the plan) and
-// Sqlgw_last_plan_from_cache (1 if the session's previous statement ran from
+// Last_plan_from_cache (1 if the session's previous statement ran from
 // the cache, as TiDB's @@last_plan_from_cache). Config.NoPlanCache turns the
 // cache off (the differential test compares both).
 //

@@ -132,7 +132,7 @@ func diffStatements(t *testing.T, statements []string) (checked, hits int) {
 		}
 	}
 	var name string
-	if err := with.QueryRowContext(context.Background(), "SHOW SESSION STATUS LIKE 'Sqlgw_plan_cache_hits'").Scan(&name, &hits); err != nil {
+	if err := with.QueryRowContext(context.Background(), "SHOW SESSION STATUS LIKE 'Plan_cache_hits'").Scan(&name, &hits); err != nil {
 		t.Fatal(err)
 	}
 	return checked, hits

