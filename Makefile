@@ -60,6 +60,7 @@ help:
 	@echo "make compat          real client libraries and ORMs against sqlgw (scripts/compat)"
 	@echo "make testrace        go test -race ./..."
 	@echo "make crashtest       SIGKILL + duplicate-race tests of secondary indexes (pebble, Azurite)"
+	@echo "make txntest         long bank runs (cross-partition transactions, SIGKILLs, two gateways)"
 	@echo "make bench           Go benchmarks + sysbench against sqlgw and MariaDB"
 	@echo "make indexbench      the secondary-index benchmarks of docs/benchmarks.md"
 	@echo "make profile         CPU profile of sqlgw under sysbench oltp_point_select (PROFILE=file)"
@@ -124,6 +125,17 @@ testrace:
 .PHONY: crashtest
 crashtest:
 	$(GO) test $(GOTAGS) -count=1 -v $(TESTFLAGS) -run 'TestIndexCrashSIGKILL|TestConcurrentDuplicates' ./cmd/sqlgw
+
+# The bank tests of cross-partition transactions (catalog/txn): their short
+# versions run in unittest; this runs them long, verbose (about 10 minutes):
+# concurrent transfers for BANK_DURATION on both backends, BANK_KILLS
+# SIGKILLs per backend, two gateways on one Azurite account.
+BANK_DURATION ?= 60s
+BANK_KILLS ?= 10
+.PHONY: txntest
+txntest:
+	SQLGW_BANK_DURATION=$(BANK_DURATION) SQLGW_BANK_KILLS=$(BANK_KILLS) $(GO) test $(GOTAGS) -count=1 -v -timeout 60m $(TESTFLAGS) \
+		-run 'TestBank|TestCrashAtEveryRequest|TestRequestsPerCommit|TestCommitConflict' ./catalog/txn ./sqlgw ./cmd/sqlgw
 
 .PHONY: clitest
 clitest: build

@@ -369,6 +369,9 @@ func (c *Catalog) dropPhysical(names ...string) func(ctx context.Context) {
 
 func physicalNames(t *Table) []string {
 	names := []string{t.Physical}
+	if t.IsAttached() {
+		names = nil // the store table is not sqlgw's: dropping only detaches it
+	}
 	for _, ix := range t.Indexes {
 		if ix.Physical != "" {
 			names = append(names, ix.Physical)
@@ -583,6 +586,9 @@ func (c *Catalog) TruncateTable(ctx context.Context, db, name string) (*Table, e
 	if err != nil {
 		return nil, err
 	}
+	if old.IsAttached() {
+		return nil, fmt.Errorf("%w: TRUNCATE of attached table %s.%s (its store table is not sqlgw's to replace; DELETE its rows instead)", ErrUnsupported, db, name)
+	}
 	fresh := map[string]string{}
 	var created []string
 	for _, p := range physicalNames(old) {
@@ -695,7 +701,13 @@ func (c *Catalog) AddColumn(ctx context.Context, db, table string, col Column, p
 			return fmt.Errorf("%w: %q", ErrColumnExists, col.Name)
 		}
 		col.Type.Values = append([]string(nil), col.Type.Values...)
-		t.assignProperty(&col)
+		if t.IsAttached() {
+			if err := attachedNewColumn(t, &col); err != nil {
+				return err
+			}
+		} else {
+			t.assignProperty(&col)
+		}
 		return t.place(col, pos, len(t.Columns))
 	})
 }
@@ -714,6 +726,14 @@ func (c *Catalog) DropColumn(ctx context.Context, db, table, column string) (*Ta
 		}
 		if len(t.Columns) == 1 {
 			return fmt.Errorf("%w: cannot drop the only column", ErrInvalidDef)
+		}
+		if t.IsAttached() {
+			if t.Columns[i].Role != RoleProperty {
+				return fmt.Errorf("%w: column %q of an attached table maps the entity's %s", ErrUnsupported, column, t.Columns[i].Property)
+			}
+			// The property stays in the entities, shown in the JSON column.
+			t.Columns = slices.Delete(t.Columns, i, i+1)
+			return nil
 		}
 		t.Retired = append(t.Retired, t.Columns[i].Property)
 		t.Columns = slices.Delete(t.Columns, i, i+1)
@@ -775,6 +795,20 @@ func (c *Catalog) modifyColumn(ctx context.Context, db, table, name string, col 
 		}
 		if verified != 0 && t.Version != verified {
 			return fmt.Errorf("%w: %s.%s changed while its values were verified", ErrConflict, db, table)
+		}
+		if t.IsAttached() {
+			nc, err := attachedModify(old, col)
+			if err != nil {
+				return err
+			}
+			t.renameRefs(old.Name, nc.Name)
+			if pos != nil && (pos.First || pos.After != "") {
+				t.Columns = slices.Delete(t.Columns, i, i+1)
+				t.index()
+				return t.place(nc, *pos, i)
+			}
+			t.Columns[i] = nc
+			return nil
 		}
 		if err := compatible(old.Type, col.Type); err != nil {
 			if verified == 0 || !Narrows(old.Type, col.Type) {

@@ -135,6 +135,14 @@
 // get Prefix + "x" + 12 characters. The catalog itself is the table
 // Prefix + "catalog".
 //
+// # Attached tables
+//
+// A table record with Attached set maps a store table sqlgw did not create
+// (attached.go): raw PartitionKey/RowKey, Timestamp, one column per
+// property by its EDM type (Column.Role, Column.Edm), a JSON column for
+// the other properties, one plain entity per row. EncodeRow, DecodeRow,
+// Select, Pushdown and Literal follow that mapping for such tables.
+//
 // # Persistence and concurrency
 //
 // The catalog table holds, in partition "c", the version entity (RowKey

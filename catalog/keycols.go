@@ -190,6 +190,17 @@ func (k KeyColumn) Append(b []byte, d Datum) ([]byte, error) {
 	if d == nil && !k.nullable {
 		return b, fmt.Errorf("%w: table %q column %q: NULL in a key column", ErrValue, k.table.Name, c.Name)
 	}
+	if k.raw {
+		// Raw keys: one component, the string itself (attached.go).
+		s, ok := d.(string)
+		if !ok || !utf8.ValidString(s) {
+			return b, fmt.Errorf("table %q column %q: %w", k.table.Name, c.Name, badDatum(c.Type, d))
+		}
+		if err := k.table.limits.ValidateKey(c.Name, s); err != nil {
+			return b, fmt.Errorf("table %q column %q: %w", k.table.Name, c.Name, err)
+		}
+		return append(b, s...), nil
+	}
 	b, err := c.Type.appendKey(b, d, k.Desc)
 	if err != nil {
 		return b, fmt.Errorf("table %q column %q: %w", k.table.Name, c.Name, err)
@@ -304,6 +315,9 @@ func (t *Table) encodeComponents(cols []KeyColumn, vals []Datum, which string) (
 // decodeComponents decodes len(cols) components from the start of b and
 // appends their values to out.
 func (t *Table) decodeComponents(cols []KeyColumn, b []byte, out []Datum) ([]byte, []Datum, error) {
+	if len(cols) == 1 && cols[0].raw {
+		return nil, append(out, string(b)), nil
+	}
 	for _, kc := range cols {
 		rest, d, err := t.Columns[kc.Index].Type.decodeKey(b, kc.Desc)
 		if err != nil {

@@ -105,6 +105,9 @@ func (t *Table) EncodeEntitiesGen(pk, rk string, row []Datum, gen uint64) ([]*st
 	if gen > maxGeneration {
 		return nil, fmt.Errorf("%w: continuation generation %d", ErrValue, gen)
 	}
+	if t.IsAttached() {
+		return t.encodeAttached(pk, rk, row)
+	}
 	if len(row) != len(t.Columns) {
 		return nil, fmt.Errorf("%w: table %q: row of %d values for %d columns", ErrValue, t.Name, len(row), len(t.Columns))
 	}
@@ -178,6 +181,9 @@ func (t *Table) ContinuationKeys(e *storage.Entity) []string {
 
 // ContinuationGen returns the continuation generation main entity e names.
 func (t *Table) ContinuationGen(e *storage.Entity) uint64 {
+	if t.IsAttached() {
+		return 0
+	}
 	if v, ok := e.Properties[PropExtras]; ok && v.Type() == storage.TypeInt64 {
 		return uint64(v.Int()) >> 32
 	}
@@ -401,6 +407,9 @@ func (t *Table) DecodeRow(entities ...*storage.Entity) ([]Datum, error) {
 		return nil, fmt.Errorf("%w: table %q: no entity", ErrValue, t.Name)
 	}
 	main := entities[0]
+	if t.IsAttached() {
+		return t.decodeAttached(main)
+	}
 	n := t.Extras(main)
 	if len(entities) != 1+n || t.ContinuationGen(main) > 0 {
 		byKey := make(map[string]*storage.Entity, len(entities)-1)
@@ -491,6 +500,9 @@ func reassemble(props storage.Properties, name string, first storage.Value) (sto
 // preceding main entity. It decides by the RowKey alone, so it works
 // whatever the projection.
 func (t *Table) IsContinuation(e *storage.Entity) bool {
+	if t.IsAttached() {
+		return false
+	}
 	if strings.IndexByte(e.RowKey, keys.ContinuationSep) < 0 {
 		return false // fast path: every continuation RowKey holds the separator
 	}
@@ -501,6 +513,9 @@ func (t *Table) IsContinuation(e *storage.Entity) bool {
 // Extras returns how many continuation entities the row of main entity e
 // has (its _n property; Select always includes it).
 func (t *Table) Extras(e *storage.Entity) int {
+	if t.IsAttached() {
+		return 0
+	}
 	if v, ok := e.Properties[PropExtras]; ok {
 		switch v.Type() {
 		case storage.TypeInt32:
@@ -526,6 +541,9 @@ func (t *Table) ContinuationRange(rk string) *storage.KeyRange {
 // several properties (TEXT, BLOB, JSON), whose chunk names depend on the
 // value.
 func (t *Table) Select(cols []int) []string {
+	if t.IsAttached() {
+		return t.selectAttached(cols)
+	}
 	out := make([]string, 0, len(cols)+1)
 	out = append(out, PropExtras)
 	for _, i := range cols {

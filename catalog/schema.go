@@ -187,7 +187,7 @@ func (t *Table) derive(limits storage.Limits) error {
 			}
 		}
 		inPart[i] = true
-		t.partCols = append(t.partCols, KeyColumn{Index: i, Desc: desc, table: t})
+		t.partCols = append(t.partCols, KeyColumn{Index: i, Desc: desc, table: t, raw: t.IsAttached()})
 	}
 	for _, kp := range t.PrimaryKey {
 		i := t.ColumnIndex(kp.Column)
@@ -195,7 +195,7 @@ func (t *Table) derive(limits storage.Limits) error {
 			return fmt.Errorf("%w: table %q: key column %q", ErrNoColumn, t.Name, kp.Column)
 		}
 		if !inPart[i] {
-			t.rowCols = append(t.rowCols, KeyColumn{Index: i, Desc: kp.Desc, table: t})
+			t.rowCols = append(t.rowCols, KeyColumn{Index: i, Desc: kp.Desc, table: t, raw: t.IsAttached()})
 		}
 	}
 	return nil
@@ -203,6 +203,9 @@ func (t *Table) derive(limits storage.Limits) error {
 
 // addIndex validates and appends a secondary index definition.
 func (t *Table) addIndex(ix Index) error {
+	if t.IsAttached() {
+		return fmt.Errorf("%w: secondary indexes on attached table %q (their entries would need the attached columns' EDM encoding in sqlgw's index tables: not implemented)", ErrUnsupported, t.Name)
+	}
 	if ix.Name == "" {
 		return fmt.Errorf("%w: index without a name", ErrInvalidDef)
 	}
@@ -252,6 +255,10 @@ func (t *Table) clone() *Table {
 		c.Indexes[i].Covering = append([]string(nil), c.Indexes[i].Covering...)
 	}
 	c.Retired = append([]string(nil), t.Retired...)
+	if t.Attached != nil {
+		a := *t.Attached
+		c.Attached = &a
+	}
 	_ = c.derive(t.limits)
 	return &c
 }

@@ -46,6 +46,9 @@ type Table struct {
 	// ForeignKeys are the FOREIGN KEY constraints the table declares
 	// (foreignkeys.go). Added later: absent in older records.
 	ForeignKeys []ForeignKey `json:"fks,omitempty"`
+	// Attached is set for a store table sqlgw did not create (attached.go).
+	// Added later: absent in older records.
+	Attached *Attached `json:"att,omitempty"`
 
 	// Derived when the record is loaded; not persisted.
 	partCols []KeyColumn
@@ -64,6 +67,7 @@ type KeyColumn struct {
 
 	table    *Table
 	nullable bool // an index column: NULL encodes as keys.Null
+	raw      bool // an attached table's PartitionKey or RowKey: the string itself
 }
 
 // Column returns the key column's definition.
@@ -119,8 +123,31 @@ func (t *Table) PropertyValue(col int, d Datum) (storage.Value, error) {
 // RowKeyEnd is an exclusive upper bound on the RowKeys of rows and their
 // continuations: local index entities sharing the partitions sort at or
 // above it (keys.LocalIndexPrefix).
-func (t *Table) RowKeyEnd() string { return keys.LocalIndexPrefix }
+// An attached table has no entities of sqlgw's in its partitions: its
+// RowKeyEnd is "\xff", above every key in Go's byte order, which must
+// never be sent to the store: query RowRange instead.
+func (t *Table) RowKeyEnd() string {
+	if t.IsAttached() {
+		return "\xff"
+	}
+	return keys.LocalIndexPrefix
+}
+
+// RowRange is the RowKey range holding the table's rows (and their
+// continuation entities) in every partition: below RowKeyEnd, or nil
+// (everything) for an attached table.
+func (t *Table) RowRange() *storage.KeyRange {
+	if t.IsAttached() {
+		return nil
+	}
+	return &storage.KeyRange{High: &storage.Bound{Key: keys.LocalIndexPrefix, Exclusive: true}}
+}
 
 // SelectAlways lists the internal properties every projection must
-// include ([PropExtras]).
-func (t *Table) SelectAlways() []string { return []string{PropExtras} }
+// include ([PropExtras]; none for an attached table).
+func (t *Table) SelectAlways() []string {
+	if t.IsAttached() {
+		return []string{}
+	}
+	return []string{PropExtras}
+}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/sqlgw/sqlgw/storage"
 )
 
 // Errors returned by the catalog. Callers test them with errors.Is; the
@@ -249,6 +251,14 @@ type Column struct {
 	// column is created and never changed afterwards (renames keep it).
 	// Ignored in definitions passed to CreateTable/AddColumn.
 	Property string `json:"prop,omitempty"`
+	// Attached tables only (attached.go): the column's role, the EDM type
+	// of its property, whether scanned entities disagreed on that type
+	// (Mixed: no comparison is pushed down), and whether ALTER TABLE fixed
+	// the type (Pinned: refreshes keep it). Added later: absent elsewhere.
+	Role   Role         `json:"role,omitempty"`
+	Edm    storage.Type `json:"edm,omitempty"`
+	Mixed  bool         `json:"mixed,omitempty"`
+	Pinned bool         `json:"pin,omitempty"`
 }
 
 // KeyPart is one column of a primary key or index.

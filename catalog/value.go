@@ -53,7 +53,12 @@ func (t Type) storageType() storage.Type {
 // store on the stored property, with the literal from Literal, gives exactly
 // SQL's result (NULL is an absent property, false for every op, as SQL's
 // NULL comparisons are not true). See the table in the package doc.
-func (c *Column) Pushdown(op storage.Op) bool { return c.Type.pushdown(op) }
+func (c *Column) Pushdown(op storage.Op) bool {
+	if c.Role != RoleProperty || c.Edm != 0 {
+		return c.attachedPushdown(op)
+	}
+	return c.Type.pushdown(op)
+}
 
 func (t Type) pushdown(op storage.Op) bool {
 	eqOnly := op == storage.OpEq || op == storage.OpNe
@@ -75,6 +80,9 @@ func (t Type) pushdown(op storage.Op) bool {
 // "column op d" is true in SQL. Large kinds (whose values may be split)
 // have no literal: ErrUnsupported.
 func (c *Column) Literal(d Datum) (storage.Value, error) {
+	if c.Role != RoleProperty || c.Edm != 0 {
+		return c.attachedLiteral(d)
+	}
 	if c.Type.Kind.IsLarge() {
 		return storage.Value{}, fmt.Errorf("%w: column %q: %s values are not compared by the store", ErrUnsupported, c.Name, c.Type.Kind)
 	}

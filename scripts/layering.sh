@@ -13,7 +13,11 @@
 #   catalog/...            no planner, sqlgw, cmd, storage backends, go-mysql-server, vitess
 #   planner                no sqlgw, cmd, storage backends, go-mysql-server, vitess
 #   sqlgw/...              no cmd, no storage backends (the binary chooses the backend)
+#                          except sqlgw/sqltest, the end-to-end test harness,
+#                          whose job is to open backends for tests
 #   sqlgw/<sub>/...        not the sqlgw facade itself (sub-packages sit below it)
+#                          except sqlgw/enginetest and sqlgw/sqltest (test harnesses)
+#   every package          not sqlgw/sqltest (only _test.go files may import it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -26,8 +30,12 @@ rules=(
 	"^$M/storage/aztables(/.*)?\$ :: - :: ^$M/storage/(pebble|faultstore|recorder)(/.*)?\$ :: a backend imports no other backend"
 	"^$M/catalog(/.*)?\$ :: - :: ^($M/(planner|sqlgw|cmd)(/.*)?|$M/storage/(pebble|aztables)(/.*)?|github.com/dolthub/.*)\$ :: the catalog sits on the storage contract only"
 	"^$M/planner(/.*)?\$ :: - :: ^($M/(sqlgw|cmd)(/.*)?|$M/storage/(pebble|aztables)(/.*)?|github.com/dolthub/.*)\$ :: the planner is pure: no engine, no backend"
-	"^$M/sqlgw(/.*)?\$ :: - :: ^($M/cmd(/.*)?|$M/storage/(pebble|aztables)(/.*)?)\$ :: the server never picks a backend; cmd/sqlgw does"
-	"^$M/sqlgw/.+\$ :: ^$M/sqlgw/enginetest\$ :: ^$M/sqlgw\$ :: sqlgw's sub-packages sit below the facade and never import it (the enginetest harness may)"
+	# sqlgw/sqltest is the one exception: the test harness opens the backends
+	# (Pebble, Azurite) the tests run on; the last rule keeps it out of
+	# every non-test package.
+	"^$M/sqlgw(/.*)?\$ :: ^$M/sqlgw/sqltest\$ :: ^($M/cmd(/.*)?|$M/storage/(pebble|aztables)(/.*)?)\$ :: the server never picks a backend; cmd/sqlgw does"
+	"^$M/sqlgw/.+\$ :: ^$M/sqlgw/(enginetest|sqltest)\$ :: ^$M/sqlgw\$ :: sqlgw's sub-packages sit below the facade and never import it (the test harnesses may)"
+	"^$M/.+\$ :: ^$M/sqlgw/sqltest\$ :: ^$M/sqlgw/sqltest\$ :: sqlgw/sqltest is a test harness: only _test.go files import it"
 )
 
 # Every package of the module (test files excluded) with all it depends on.

@@ -217,6 +217,12 @@ func (a *adminHandler) run(ctx context.Context, c *mysql.Conn, st *adminStmt) (*
 // are statement errors; everything about the table is in its rows.
 func (a *adminHandler) runTable(ctx context.Context, c *mysql.Conn, st *adminStmt, t adminTable, res *adminResult) error {
 	name := t.qualified()
+	if st.op == opRefresh {
+		if st.typesBy != nil {
+			return a.gw.adminRefreshTypes(ctx, t, name, *st.typesBy, res)
+		}
+		return a.gw.adminRefresh(ctx, t, name, res)
+	}
 	meta, err := a.gw.cat.Table(metaCtx(ctx), t.db, t.name)
 	if errors.Is(err, catalog.ErrNoTable) || errors.Is(err, catalog.ErrNoDatabase) {
 		_, isView, verr := a.gw.views.get(metaCtx(ctx), t.db, t.name)

@@ -21,8 +21,9 @@ import (
 //     answer OK, as MySQL does. go-mysql-server's FLUSH PRIVILEGES panicked
 //     (it persists its user table through a persister sqlgw does not set)
 //     and the rest were "X not supported". There is nothing to reload:
-//     sqlgw's one account comes from its --user/--password flags, it keeps
-//     no logs of its own and no host cache. FLUSH STATUS resets the
+//     accounts are reloaded from the store by accountsHandler (accounts.go)
+//     before FLUSH PRIVILEGES gets here; sqlgw keeps no logs of its own
+//     and no host cache. FLUSH STATUS resets the
 //     session's sqlgw counters (Sqlgw_store_requests, Sqlgw_entities_read)
 //     and go-mysql-server's session counters (Questions, Com_*) to zero,
 //     as MySQL resets session status (global values are kept). A list
@@ -44,14 +45,14 @@ type admin2Handler struct {
 
 // newAdmin2Handler wraps inner and installs the protocol commands
 // (protocol.go) on the listener's connections.
-func newAdmin2Handler(inner mysql.Handler, gw *gateway, conns *connRegistry, user, password string, hasDB func(*sql.Context, string) bool) *admin2Handler {
-	exists := func(db string) bool {
+func newAdmin2Handler(inner mysql.Handler, gw *gateway, conns *connRegistry, auth *authServer, hasDB func(*sql.Context, string) bool) *admin2Handler {
+	exists := func(user, host, db string) bool {
 		// As the account (the catalog shows a database only to a user
 		// with privileges on it).
-		s := sql.NewBaseSessionWithClientServer("", sql.Client{User: user, Address: "localhost"}, 0)
+		s := sql.NewBaseSessionWithClientServer("", sql.Client{User: user, Address: host}, 0)
 		return hasDB(sql.NewContext(context.Background(), sql.WithSession(s)), db)
 	}
-	conns.proto = &protoServer{start: time.Now(), user: user, password: password, hasDB: exists, conns: conns}
+	conns.proto = &protoServer{start: time.Now(), auth: auth, hasDB: exists, conns: conns}
 	return &admin2Handler{Handler: inner, gw: gw, conns: conns}
 }
 
@@ -305,12 +306,8 @@ func (a *admin2Handler) ComResetConnection(c *mysql.Conn) error {
 	if !ok {
 		return a.Handler.ComResetConnection(c)
 	}
-	host := ""
-	if u, ok := c.UserData.(sql.MysqlConnectionUser); ok {
-		host = u.Host
-	}
 	c.User = cu.user
-	c.UserData = sql.MysqlConnectionUser{User: cu.user, Host: host}
+	c.UserData = sql.MysqlConnectionUser{User: cu.user, Host: cu.host}
 	if err := a.Handler.ComResetConnection(c); err != nil {
 		return err
 	}

@@ -6,14 +6,13 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/sqlgw/sqlgw/sqlgw"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // TestAdmin2Flush: the FLUSH statements mysqladmin and migration scripts
@@ -58,11 +57,14 @@ func TestAdmin2Flush(t *testing.T) {
 		t.Fatalf("Questions after FLUSH STATUS: %d", n)
 	}
 	// FLUSH commits the open transaction (MySQL's implicit commit).
-	mustExec(t, c, "BEGIN")
-	mustExec(t, c, "INSERT INTO d.t VALUES (1)")
-	mustExec(t, c, "FLUSH PRIVILEGES")
-	mustExec(t, c, "ROLLBACK")
-	expectRows(t, c, "SELECT k FROM d.t", "1")
+	runScript(t, c, `
+		exec BEGIN
+		exec INSERT INTO d.t VALUES (1)
+		exec FLUSH PRIVILEGES
+		exec ROLLBACK
+		query SELECT k FROM d.t
+		= 1
+	`)
 	// Not a FLUSH admin2 answers: still go-mysql-server's.
 	if _, err := c.ExecContext(context.Background(), "FLUSH NOTHING"); err == nil {
 		t.Fatal("FLUSH NOTHING: no error")
@@ -75,10 +77,8 @@ func TestAdmin2Flush(t *testing.T) {
 func TestAdmin2Describe(t *testing.T) {
 	store, _ := memoryBackend.open(t)
 	ts := startServer(t, store)
-	c := ts.conn()
-	mustExec(t, c, "CREATE DATABASE d")
-	mustExec(t, c, "USE d")
-	mustExec(t, c, "CREATE TABLE t (k INT PRIMARY KEY, q INT, qq VARCHAR(5))")
+	c := ts.Session("d",
+		"CREATE TABLE t (k INT PRIMARY KEY, q INT, qq VARCHAR(5))")
 	all := []string{"k\tint\tNO\tPRI\tNULL\t", "q\tint\tYES\t\tNULL\t", "qq\tvarchar(5)\tYES\t\tNULL\t"}
 	for q, want := range map[string][]string{
 		"DESCRIBE `d`.`t` '%'":          all,
@@ -253,18 +253,10 @@ func (r *rawConn) changeUser(user, password, db, plugin string) ([]byte, bool) {
 	return r.read(), true
 }
 
+// startServerPassword starts a server on an in-memory store whose root
+// account has the password, and returns its address.
 func startServerPassword(t *testing.T, password string) string {
-	store, _ := memoryBackend.open(t)
-	srv, err := sqlgw.NewServer(context.Background(), sqlgw.Config{
-		Listen: "127.0.0.1:0", Store: store, Password: password,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve()
-	t.Cleanup(func() { srv.Close(context.Background()) })
-	return srv.Addr().String()
+	return sqltest.StartBackend(t, sqltest.Memory, sqltest.Options{Password: password}).Addr()
 }
 
 // TestAdmin2Statistics: COM_STATISTICS is answered with MySQL's string,
@@ -349,14 +341,18 @@ func TestAdmin2ViewWithoutDatabase(t *testing.T) {
 	store, _ := memoryBackend.open(t)
 	ts := startServer(t, store)
 	c := ts.conn()
-	mustExec(t, c, "CREATE DATABASE c1")
-	mustExec(t, c, "CREATE DATABASE c2")
-	mustExec(t, c, "CREATE TABLE c1.t (k INT PRIMARY KEY, v INT)")
-	mustExec(t, c, "CREATE TABLE c2.u (k INT PRIMARY KEY)")
-	mustExec(t, c, "INSERT INTO c1.t VALUES (1, 10), (2, 20)")
-	mustExec(t, c, "INSERT INTO c2.u VALUES (2)")
-	mustExec(t, c, "CREATE VIEW c1.v AS SELECT k, v FROM c1.t")
-	expectRows(t, c, "SELECT * FROM c1.v ORDER BY k", "1\t10", "2\t20")
+	runScript(t, c, `
+		exec CREATE DATABASE c1
+		exec CREATE DATABASE c2
+		exec CREATE TABLE c1.t (k INT PRIMARY KEY, v INT)
+		exec CREATE TABLE c2.u (k INT PRIMARY KEY)
+		exec INSERT INTO c1.t VALUES (1, 10), (2, 20)
+		exec INSERT INTO c2.u VALUES (2)
+		exec CREATE VIEW c1.v AS SELECT k, v FROM c1.t
+		query SELECT * FROM c1.v ORDER BY k
+		= 1 | 10
+		= 2 | 20
+	`)
 	c2 := ts.conn()
 	mustExec(t, c2, "USE c1")
 	mustExec(t, c2, "CREATE VIEW w AS SELECT k FROM t WHERE v > 10")
@@ -367,13 +363,17 @@ func TestAdmin2ViewWithoutDatabase(t *testing.T) {
 	if _, err := c.QueryContext(context.Background(), "SELECT * FROM c1.v, u"); err == nil {
 		t.Fatal("unqualified table without a current database: no error")
 	}
-	expectRows(t, c, "SELECT DATABASE()", "NULL")
-	// Writes reading a view.
-	mustExec(t, c, "CREATE TABLE c2.w2 (k INT PRIMARY KEY)")
-	mustExec(t, c, "INSERT INTO c2.w2 SELECT k FROM c1.v")
-	mustExec(t, c, "UPDATE c2.w2 SET k = k + 10 WHERE k IN (SELECT k FROM c1.v WHERE v = 10)")
-	mustExec(t, c, "DELETE FROM c2.w2 WHERE k IN (SELECT k FROM c1.v)")
-	expectRows(t, c, "SELECT k FROM c2.w2", "11")
+	runScript(t, c, `
+		query SELECT DATABASE()
+		= NULL
+		# Writes reading a view.
+		exec CREATE TABLE c2.w2 (k INT PRIMARY KEY)
+		exec INSERT INTO c2.w2 SELECT k FROM c1.v
+		exec UPDATE c2.w2 SET k = k + 10 WHERE k IN (SELECT k FROM c1.v WHERE v = 10)
+		exec DELETE FROM c2.w2 WHERE k IN (SELECT k FROM c1.v)
+		query SELECT k FROM c2.w2
+		= 11
+	`)
 	if _, err := c.ExecContext(context.Background(), "INSERT INTO w2 SELECT k FROM c1.v"); err == nil {
 		t.Fatal("unqualified INSERT target without a current database: no error")
 	}

@@ -407,7 +407,7 @@ func (g *gateway) scanRows(ctx context.Context, t *catalog.Table, f func(main *s
 		group = []*storage.Entity{e}
 		return nil
 	}
-	q := &storage.Query{Row: &storage.KeyRange{High: &storage.Bound{Key: t.RowKeyEnd(), Exclusive: true}}}
+	q := &storage.Query{Row: t.RowRange()}
 	if g.unsorted {
 		// Results in any order: group after sorting by key.
 		var all []*storage.Entity
@@ -677,7 +677,7 @@ func cloneIndexEntity(e *storage.Entity) *storage.Entity {
 // adminAnalyze is ANALYZE TABLE: the rows are counted (main entities only,
 // reading only the bookkeeping property) and become the coster's estimate.
 func (g *gateway) adminAnalyze(ctx context.Context, t *catalog.Table) error {
-	q := &storage.Query{Row: &storage.KeyRange{High: &storage.Bound{Key: t.RowKeyEnd(), Exclusive: true}}, Select: t.SelectAlways()}
+	q := &storage.Query{Row: t.RowRange(), Select: t.SelectAlways()}
 	var n int64
 	err := g.scanEntities(ctx, t.Physical, q, func(e *storage.Entity) error {
 		if !t.IsContinuation(e) {

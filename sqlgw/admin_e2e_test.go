@@ -9,6 +9,7 @@ import (
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/catalog/ixmaint"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage"
 )
 
@@ -86,185 +87,180 @@ func baseID(t *testing.T, tbl *catalog.Table, e *storage.Entity) any {
 // the table consistent. Pending marks are not corruption; a row whose
 // continuation entity is gone is, and cannot be repaired.
 func TestAdminCheckRepair(t *testing.T) {
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			ctx := context.Background()
-			store, co := b.open(t)
-			ts := startServer(t, noClose{store}, co)
-			t.Cleanup(func() { store.Close() })
-			c := ts.conn()
-			adminFixture(t, c)
-			expectAdmin(t, c, "CHECK TABLE t", "d.t|check|status|OK")
-			expectAdmin(t, c, "CHECK TABLE d.t EXTENDED", "d.t|check|status|OK")
+	forEachBackendStore(t, func(t *testing.T, ts *testServer, store storage.Store, co catalog.Options) {
+		ctx := context.Background()
+		c := ts.conn()
+		adminFixture(t, c)
+		expectAdmin(t, c, "CHECK TABLE t", "d.t|check|status|OK")
+		expectAdmin(t, c, "CHECK TABLE d.t EXTENDED", "d.t|check|status|OK")
 
-			cat, err := catalog.Open(ctx, store, co)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tbl, err := cat.Table(ctx, "d", "t")
-			if err != nil {
-				t.Fatal(err)
-			}
+		cat, err := catalog.Open(ctx, store, co)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tbl, err := cat.Table(ctx, "d", "t")
+		if err != nil {
+			t.Fatal(err)
+		}
 
-			// ga: delete row 1's entry (missing) and change row 2's covered
-			// value (wrong values); add an entry for a value no row has (extra).
-			ix, table, es := indexEntities(t, store, tbl, "ga")
-			if len(es) != 5 {
-				t.Fatalf("ga has %d entries, want 5", len(es))
-			}
-			for _, e := range es {
-				switch baseID(t, tbl, e) {
-				case int64(1):
-					if err := store.Delete(ctx, table, e.PartitionKey, e.RowKey, e.ETag); err != nil {
-						t.Fatal(err)
-					}
-				case int64(2):
-					e.Properties[tbl.Columns[tbl.ColumnIndex("c")].Property] = storage.Int32(99)
-					if _, err := store.Update(ctx, table, e, storage.Replace, e.ETag); err != nil {
-						t.Fatal(err)
-					}
+		// ga: delete row 1's entry (missing) and change row 2's covered
+		// value (wrong values); add an entry for a value no row has (extra).
+		ix, table, es := indexEntities(t, store, tbl, "ga")
+		if len(es) != 5 {
+			t.Fatalf("ga has %d entries, want 5", len(es))
+		}
+		for _, e := range es {
+			switch baseID(t, tbl, e) {
+			case int64(1):
+				if err := store.Delete(ctx, table, e.PartitionKey, e.RowKey, e.ETag); err != nil {
+					t.Fatal(err)
+				}
+			case int64(2):
+				e.Properties[tbl.Columns[tbl.ColumnIndex("c")].Property] = storage.Int32(99)
+				if _, err := store.Update(ctx, table, e, storage.Replace, e.ETag); err != nil {
+					t.Fatal(err)
 				}
 			}
-			var e3 *storage.Entity
-			for _, e := range es {
-				if baseID(t, tbl, e) == int64(3) {
-					e3 = e
+		}
+		var e3 *storage.Entity
+		for _, e := range es {
+			if baseID(t, tbl, e) == int64(3) {
+				e3 = e
+			}
+		}
+		fake, err := tbl.IndexEntity(ix, e3.Properties[catalog.PropBasePK].Str(), e3.Properties[catalog.PropBaseRK].Str(),
+			[]catalog.Datum{int64(3), int64(777), nil, int64(3), nil})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := store.Insert(ctx, table, fake); err != nil {
+			t.Fatal(err)
+		}
+		// la (local): delete row 4's entry (missing), add a property to
+		// row 1's (wrong values), add an entry for row 3 with c = 777
+		// (extra).
+		lix, ltable, les := indexEntities(t, store, tbl, "la")
+		if len(les) != 5 {
+			t.Fatalf("la has %d entries, want 5", len(les))
+		}
+		for _, e := range les {
+			switch baseID(t, tbl, e) {
+			case int64(4):
+				if err := store.Delete(ctx, ltable, e.PartitionKey, e.RowKey, e.ETag); err != nil {
+					t.Fatal(err)
 				}
-			}
-			fake, err := tbl.IndexEntity(ix, e3.Properties[catalog.PropBasePK].Str(), e3.Properties[catalog.PropBaseRK].Str(),
-				[]catalog.Datum{int64(3), int64(777), nil, int64(3), nil})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := store.Insert(ctx, table, fake); err != nil {
-				t.Fatal(err)
-			}
-			// la (local): delete row 4's entry (missing), add a property to
-			// row 1's (wrong values), add an entry for row 3 with c = 777
-			// (extra).
-			lix, ltable, les := indexEntities(t, store, tbl, "la")
-			if len(les) != 5 {
-				t.Fatalf("la has %d entries, want 5", len(les))
-			}
-			for _, e := range les {
-				switch baseID(t, tbl, e) {
-				case int64(4):
-					if err := store.Delete(ctx, ltable, e.PartitionKey, e.RowKey, e.ETag); err != nil {
-						t.Fatal(err)
-					}
-				case int64(1):
-					e.Properties["zz"] = storage.Int32(1)
-					if _, err := store.Update(ctx, ltable, e, storage.Replace, e.ETag); err != nil {
-						t.Fatal(err)
-					}
-				case int64(3):
-					lfake, err := tbl.IndexEntity(lix, e.Properties[catalog.PropBasePK].Str(), e.Properties[catalog.PropBaseRK].Str(),
-						[]catalog.Datum{int64(3), int64(20), nil, int64(777), nil})
-					if err != nil {
-						t.Fatal(err)
-					}
-					if _, err := store.Insert(ctx, ltable, lfake); err != nil {
-						t.Fatal(err)
-					}
+			case int64(1):
+				e.Properties["zz"] = storage.Int32(1)
+				if _, err := store.Update(ctx, ltable, e, storage.Replace, e.ETag); err != nil {
+					t.Fatal(err)
 				}
-			}
-			if mm, err := ixmaint.Check(ctx, store, tbl); err != nil || len(mm) != 6 {
-				t.Fatalf("ixmaint.Check after corrupting: %v %v, want 6 mismatches", mm, err)
-			}
-
-			got := adminRows(t, c, "CHECK TABLE t")
-			want := []string{
-				"d.t|check|Warning|Index 'ga' (global) is corrupt: 1 entries missing, 1 extra, 1 with wrong values",
-				"d.t|check|Warning|Index 'la' (local) is corrupt: 1 entries missing, 1 extra, 1 with wrong values (the entry for row (1) has other values; an entry for row (3) that the row does not imply; no entry for row (4))",
-				"d.t|check|error|Corrupt",
-			}
-			if len(got) != 3 || !strings.HasPrefix(got[0], want[0]) || got[1] != want[1] || got[2] != want[2] {
-				t.Fatalf("CHECK TABLE of corrupt indexes:\n got: %q\nwant: %q", got, want)
-			}
-			for _, part := range []string{"no entry for row (1)", "the entry for row (2) has other values", "an entry for row (3) that the row does not imply"} {
-				if !strings.Contains(got[0], part) {
-					t.Errorf("CHECK TABLE: %q does not say %q", got[0], part)
-				}
-			}
-			// Covering reads trust unmarked entries: the corruption shows.
-			expectRows(t, c, "SELECT id, c FROM t WHERE a IN (10, 777) ORDER BY id", "2\t99", "3\t3")
-
-			got = adminRows(t, c, "REPAIR TABLE t")
-			if len(got) == 0 || got[len(got)-1] != "d.t|repair|status|OK" {
-				t.Fatalf("REPAIR TABLE: %q", got)
-			}
-			for _, n := range []string{"Index 'ga': 3 entries repaired", "Index 'la': 3 entries repaired"} {
-				if !strings.Contains(strings.Join(got, "\n"), n) {
-					t.Errorf("REPAIR TABLE: %q does not say %q", got, n)
-				}
-			}
-			expectAdmin(t, c, "CHECK TABLE t", "d.t|check|status|OK")
-			if mm, err := ixmaint.Check(ctx, store, tbl); err != nil || len(mm) != 0 {
-				t.Fatalf("ixmaint.Check after REPAIR TABLE: %v %v", mm, err)
-			}
-			expectRows(t, c, "SELECT id, c FROM t WHERE a IN (10, 777) ORDER BY id", "1\t1", "2\t2")
-
-			// A pending mark (a write in flight) is a note, not corruption;
-			// REPAIR TABLE leaves a mark younger than the lease to its writer.
-			_, table, es = indexEntities(t, store, tbl, "ub")
-			e := es[0]
-			e.Properties[ixmaint.PropPending] = storage.Int64(time.Now().UnixMicro())
-			if _, err := store.Update(ctx, table, e, storage.Replace, e.ETag); err != nil {
-				t.Fatal(err)
-			}
-			for _, q := range []string{"CHECK TABLE t", "REPAIR TABLE t"} {
-				got = adminRows(t, c, q)
-				op := strings.ToLower(strings.Fields(q)[0])
-				if len(got) != 2 || !strings.Contains(got[0], "|note|Index 'ub': 1 entries of writes in flight or interrupted are pending") || got[1] != "d.t|"+op+"|status|OK" {
-					t.Fatalf("%s with a pending entry: %q", q, got)
-				}
-			}
-			// An old mark (a crash's leftover) is settled by REPAIR TABLE.
-			_, _, es = indexEntities(t, store, tbl, "ub")
-			for _, e := range es {
-				if _, ok := e.Properties[ixmaint.PropPending]; ok {
-					e.Properties[ixmaint.PropPending] = storage.Int64(time.Now().Add(-time.Hour).UnixMicro())
-					if _, err := store.Update(ctx, table, e, storage.Replace, e.ETag); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-			expectAdmin(t, c, "REPAIR TABLE t", "d.t|repair|note|1 pending index entries settled", "d.t|repair|status|OK")
-			expectAdmin(t, c, "CHECK TABLE t", "d.t|check|status|OK")
-
-			// A continuation entity gone: the row cannot be read.
-			var cont *storage.Entity
-			q := &storage.Query{}
-			for {
-				page, err := store.Query(ctx, tbl.Physical, q)
+			case int64(3):
+				lfake, err := tbl.IndexEntity(lix, e.Properties[catalog.PropBasePK].Str(), e.Properties[catalog.PropBaseRK].Str(),
+					[]catalog.Datum{int64(3), int64(20), nil, int64(777), nil})
 				if err != nil {
 					t.Fatal(err)
 				}
-				for _, e := range page.Entities {
-					if tbl.IsContinuation(e) && cont == nil {
-						cont = e
-					}
+				if _, err := store.Insert(ctx, ltable, lfake); err != nil {
+					t.Fatal(err)
 				}
-				if page.Continuation == "" {
-					break
+			}
+		}
+		if mm, err := ixmaint.Check(ctx, store, tbl); err != nil || len(mm) != 6 {
+			t.Fatalf("ixmaint.Check after corrupting: %v %v, want 6 mismatches", mm, err)
+		}
+
+		got := adminRows(t, c, "CHECK TABLE t")
+		want := []string{
+			"d.t|check|Warning|Index 'ga' (global) is corrupt: 1 entries missing, 1 extra, 1 with wrong values",
+			"d.t|check|Warning|Index 'la' (local) is corrupt: 1 entries missing, 1 extra, 1 with wrong values (the entry for row (1) has other values; an entry for row (3) that the row does not imply; no entry for row (4))",
+			"d.t|check|error|Corrupt",
+		}
+		if len(got) != 3 || !strings.HasPrefix(got[0], want[0]) || got[1] != want[1] || got[2] != want[2] {
+			t.Fatalf("CHECK TABLE of corrupt indexes:\n got: %q\nwant: %q", got, want)
+		}
+		for _, part := range []string{"no entry for row (1)", "the entry for row (2) has other values", "an entry for row (3) that the row does not imply"} {
+			if !strings.Contains(got[0], part) {
+				t.Errorf("CHECK TABLE: %q does not say %q", got[0], part)
+			}
+		}
+		// Covering reads trust unmarked entries: the corruption shows.
+		expectRows(t, c, "SELECT id, c FROM t WHERE a IN (10, 777) ORDER BY id", "2\t99", "3\t3")
+
+		got = adminRows(t, c, "REPAIR TABLE t")
+		if len(got) == 0 || got[len(got)-1] != "d.t|repair|status|OK" {
+			t.Fatalf("REPAIR TABLE: %q", got)
+		}
+		for _, n := range []string{"Index 'ga': 3 entries repaired", "Index 'la': 3 entries repaired"} {
+			if !strings.Contains(strings.Join(got, "\n"), n) {
+				t.Errorf("REPAIR TABLE: %q does not say %q", got, n)
+			}
+		}
+		expectAdmin(t, c, "CHECK TABLE t", "d.t|check|status|OK")
+		if mm, err := ixmaint.Check(ctx, store, tbl); err != nil || len(mm) != 0 {
+			t.Fatalf("ixmaint.Check after REPAIR TABLE: %v %v", mm, err)
+		}
+		expectRows(t, c, "SELECT id, c FROM t WHERE a IN (10, 777) ORDER BY id", "1\t1", "2\t2")
+
+		// A pending mark (a write in flight) is a note, not corruption;
+		// REPAIR TABLE leaves a mark younger than the lease to its writer.
+		_, table, es = indexEntities(t, store, tbl, "ub")
+		e := es[0]
+		e.Properties[ixmaint.PropPending] = storage.Int64(time.Now().UnixMicro())
+		if _, err := store.Update(ctx, table, e, storage.Replace, e.ETag); err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{"CHECK TABLE t", "REPAIR TABLE t"} {
+			got = adminRows(t, c, q)
+			op := strings.ToLower(strings.Fields(q)[0])
+			if len(got) != 2 || !strings.Contains(got[0], "|note|Index 'ub': 1 entries of writes in flight or interrupted are pending") || got[1] != "d.t|"+op+"|status|OK" {
+				t.Fatalf("%s with a pending entry: %q", q, got)
+			}
+		}
+		// An old mark (a crash's leftover) is settled by REPAIR TABLE.
+		_, _, es = indexEntities(t, store, tbl, "ub")
+		for _, e := range es {
+			if _, ok := e.Properties[ixmaint.PropPending]; ok {
+				e.Properties[ixmaint.PropPending] = storage.Int64(time.Now().Add(-time.Hour).UnixMicro())
+				if _, err := store.Update(ctx, table, e, storage.Replace, e.ETag); err != nil {
+					t.Fatal(err)
 				}
-				q.Continuation = page.Continuation
 			}
-			if cont == nil {
-				t.Fatal("row 5 has no continuation entity")
-			}
-			if err := store.Delete(ctx, tbl.Physical, cont.PartitionKey, cont.RowKey, cont.ETag); err != nil {
+		}
+		expectAdmin(t, c, "REPAIR TABLE t", "d.t|repair|note|1 pending index entries settled", "d.t|repair|status|OK")
+		expectAdmin(t, c, "CHECK TABLE t", "d.t|check|status|OK")
+
+		// A continuation entity gone: the row cannot be read.
+		var cont *storage.Entity
+		q := &storage.Query{}
+		for {
+			page, err := store.Query(ctx, tbl.Physical, q)
+			if err != nil {
 				t.Fatal(err)
 			}
-			for _, q := range []string{"CHECK TABLE t", "REPAIR TABLE t"} {
-				got = adminRows(t, c, q)
-				op := strings.ToLower(strings.Fields(q)[0])
-				if len(got) != 2 || !strings.HasPrefix(got[0], "d.t|"+op+"|Warning|Cannot read row (5): ") || got[1] != "d.t|"+op+"|error|Corrupt" {
-					t.Fatalf("%s with a continuation entity missing: %q", q, got)
+			for _, e := range page.Entities {
+				if tbl.IsContinuation(e) && cont == nil {
+					cont = e
 				}
 			}
-		})
-	}
+			if page.Continuation == "" {
+				break
+			}
+			q.Continuation = page.Continuation
+		}
+		if cont == nil {
+			t.Fatal("row 5 has no continuation entity")
+		}
+		if err := store.Delete(ctx, tbl.Physical, cont.PartitionKey, cont.RowKey, cont.ETag); err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{"CHECK TABLE t", "REPAIR TABLE t"} {
+			got = adminRows(t, c, q)
+			op := strings.ToLower(strings.Fields(q)[0])
+			if len(got) != 2 || !strings.HasPrefix(got[0], "d.t|"+op+"|Warning|Cannot read row (5): ") || got[1] != "d.t|"+op+"|error|Corrupt" {
+				t.Fatalf("%s with a continuation entity missing: %q", q, got)
+			}
+		}
+	})
 }
 
 // TestAdminStatements: the statements' result sets as MySQL's, missing
@@ -275,14 +271,16 @@ func TestAdminStatements(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
 		ctx := context.Background()
 		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE c1")
-		mustExec(t, c, "CREATE TABLE c1.t (k INT PRIMARY KEY, v INT, KEY kv (v))")
-		mustExec(t, c, "CREATE TABLE c1.e (k INT PRIMARY KEY)")
-		mustExec(t, c, "INSERT INTO c1.t VALUES (1, 1), (2, 2)")
-		mustExec(t, c, "CREATE VIEW c1.v AS SELECT * FROM c1.t")
-		mustExec(t, c, "CREATE TABLE c1.gone (k INT PRIMARY KEY)")
-		mustExec(t, c, "CREATE VIEW c1.bad AS SELECT * FROM c1.gone")
-		mustExec(t, c, "DROP TABLE c1.gone")
+		runScript(t, c, `
+			exec CREATE DATABASE c1
+			exec CREATE TABLE c1.t (k INT PRIMARY KEY, v INT, KEY kv (v))
+			exec CREATE TABLE c1.e (k INT PRIMARY KEY)
+			exec INSERT INTO c1.t VALUES (1, 1), (2, 2)
+			exec CREATE VIEW c1.v AS SELECT * FROM c1.t
+			exec CREATE TABLE c1.gone (k INT PRIMARY KEY)
+			exec CREATE VIEW c1.bad AS SELECT * FROM c1.gone
+			exec DROP TABLE c1.gone
+		`)
 
 		// No current database: qualified names work.
 		expectAdmin(t, c, "ANALYZE TABLE c1.t, c1.e, c1.nosuch, c1.v",
@@ -310,13 +308,14 @@ func TestAdminStatements(t *testing.T) {
 		// go-mysql-server's own tables (mysqlcheck --all-databases).
 		expectAdmin(t, c, "CHECK TABLE mysql.user", "mysql.user|check|note|The storage engine for the table doesn't support check")
 		expectAdmin(t, c, "SELECT DATABASE()", "NULL")
-		expectErrno(t, c, 1046, "CHECK TABLE t")
-		expectErrno(t, c, 1064, "CHECK TABLE c1.t foo")
-		expectErrno(t, c, 1064, "CHECK TABLE")
-		expectErrno(t, c, 1235, "CHECKSUM TABLE c1.t")
-		expectErrno(t, c, 1066, "CHECK TABLE c1.t, C1.T")
-
-		mustExec(t, c, "USE c1")
+		runScript(t, c, `
+			error 1046 CHECK TABLE t
+			error 1064 CHECK TABLE c1.t foo
+			error 1064 CHECK TABLE
+			error 1235 CHECKSUM TABLE c1.t
+			error 1066 CHECK TABLE c1.t, C1.T
+			exec USE c1
+		`)
 		expectAdmin(t, c, "/* mysqlcheck */ CHECK TABLE `t` FOR UPGRADE;", "c1.t|check|status|OK")
 		expectAdmin(t, c, "ANALYZE LOCAL TABLES e", "c1.e|analyze|status|OK")
 		// ANALYZE's count becomes the coster's estimate: COUNT(*) still
@@ -357,43 +356,14 @@ func TestAdminStatements(t *testing.T) {
 		}
 
 		// Multi-statement queries.
-		db, err := sql.Open("mysql", ts.dsn+"c1?multiStatements=true")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		rs, err := db.QueryContext(ctx, "CHECK TABLE t; SELECT 42; ANALYZE TABLE e")
-		if err != nil {
-			t.Fatal(err)
-		}
+		mr := sqltest.NewRunner(t, ts.Open("c1?multiStatements=true"))
 		var sets [][]string
-		for {
-			cols, _ := rs.Columns()
-			var set []string
-			for rs.Next() {
-				vals := make([]sql.NullString, len(cols))
-				ptrs := make([]any, len(cols))
-				for i := range vals {
-					ptrs[i] = &vals[i]
-				}
-				if err := rs.Scan(ptrs...); err != nil {
-					t.Fatal(err)
-				}
-				var parts []string
-				for _, v := range vals {
-					parts = append(parts, v.String)
-				}
-				set = append(set, strings.Join(parts, "|"))
+		for _, set := range mr.ResultSets("CHECK TABLE t; SELECT 42; ANALYZE TABLE e") {
+			for i := range set {
+				set[i] = strings.ReplaceAll(set[i], "\t", "|")
 			}
 			sets = append(sets, set)
-			if !rs.NextResultSet() {
-				break
-			}
 		}
-		if err := rs.Err(); err != nil {
-			t.Fatal(err)
-		}
-		rs.Close()
 		if want := "[[c1.t|check|status|OK] [42] [c1.e|analyze|status|OK]]"; strings.Join(strings.Fields(strings.TrimSpace(fmtSets(sets))), " ") != want {
 			t.Fatalf("multi-statement: %v, want %s", sets, want)
 		}
@@ -431,9 +401,7 @@ func (s st2execer) QueryContext(ctx context.Context, _ string, args ...any) (*sq
 func TestAdminCheckUnderWrites(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
 		ctx := context.Background()
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
+		c := ts.Session("d")
 		mustExec(t, c, `CREATE TABLE t (id INT PRIMARY KEY, a INT, b VARCHAR(20), c INT,
 			KEY ga (a) COMMENT 'sqlgw: global, cover=(c)', UNIQUE KEY ub (b) COMMENT 'sqlgw: global',
 			KEY la (id, c) COMMENT 'sqlgw: local')`)
@@ -511,67 +479,60 @@ func TestAdminCheckUnderWrites(t *testing.T) {
 // (a row changed in the store behind the index's back) is corruption that
 // CHECK TABLE names and REPAIR TABLE cannot fix (the entry names one row).
 func TestAdminDuplicateUnique(t *testing.T) {
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			ctx := context.Background()
-			store, co := b.open(t)
-			ts := startServer(t, noClose{store}, co)
-			t.Cleanup(func() { store.Close() })
-			c := ts.conn()
-			mustExec(t, c, "CREATE DATABASE d")
-			mustExec(t, c, "USE d")
-			mustExec(t, c, "CREATE TABLE t (id INT PRIMARY KEY, b VARCHAR(10), UNIQUE KEY ub (b) COMMENT 'sqlgw: global')")
-			mustExec(t, c, "INSERT INTO t VALUES (1, 'x'), (2, 'y')")
-			cat, err := catalog.Open(ctx, store, co)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tbl, err := cat.Table(ctx, "d", "t")
-			if err != nil {
-				t.Fatal(err)
-			}
-			pk, rk, err := tbl.EncodePrimaryKey([]catalog.Datum{int64(2)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			e, err := store.Get(ctx, tbl.Physical, pk, rk, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			e.Properties[tbl.Columns[tbl.ColumnIndex("b")].Property] = storage.String("x")
-			if _, err := store.Update(ctx, tbl.Physical, e, storage.Replace, e.ETag); err != nil {
-				t.Fatal(err)
-			}
-			expectAdmin(t, c, "CHECK TABLE t",
-				"d.t|check|Warning|Index 'ub' (global) is corrupt: 1 entries missing, 1 extra, 0 with wrong values (an entry for row (2) that the row does not imply; no entry for row (2))",
-				"d.t|check|error|Corrupt")
-			expectAdmin(t, c, "REPAIR TABLE t",
-				"d.t|repair|note|Index 'ub': 1 entries repaired",
-				"d.t|repair|Warning|Index 'ub' (global) is corrupt: 1 entries missing, 0 extra, 0 with wrong values (no entry for row (2))",
-				"d.t|repair|error|Corrupt")
-			// Fixing the data, then the index, fixes the table. (The UPDATE's
-			// index maintenance trusts the index: it removes the entry 'x'
-			// as row 2's old one, though it names row 1, which REPAIR TABLE
-			// then restores.)
-			mustExec(t, c, "UPDATE t SET b = 'z' WHERE id = 2")
-			expectAdmin(t, c, "REPAIR TABLE t", "d.t|repair|note|Index 'ub': 1 entries repaired", "d.t|repair|status|OK")
-			expectAdmin(t, c, "CHECK TABLE t", "d.t|check|status|OK")
-			expectRows(t, c, "SELECT id FROM t WHERE b = 'x'", "1")
+	forEachBackendStore(t, func(t *testing.T, ts *testServer, store storage.Store, co catalog.Options) {
+		ctx := context.Background()
+		c := ts.Session("d",
+			"CREATE TABLE t (id INT PRIMARY KEY, b VARCHAR(10), UNIQUE KEY ub (b) COMMENT 'sqlgw: global')",
+			"INSERT INTO t VALUES (1, 'x'), (2, 'y')")
+		cat, err := catalog.Open(ctx, store, co)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tbl, err := cat.Table(ctx, "d", "t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		pk, rk, err := tbl.EncodePrimaryKey([]catalog.Datum{int64(2)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := store.Get(ctx, tbl.Physical, pk, rk, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Properties[tbl.Columns[tbl.ColumnIndex("b")].Property] = storage.String("x")
+		if _, err := store.Update(ctx, tbl.Physical, e, storage.Replace, e.ETag); err != nil {
+			t.Fatal(err)
+		}
+		expectAdmin(t, c, "CHECK TABLE t",
+			"d.t|check|Warning|Index 'ub' (global) is corrupt: 1 entries missing, 1 extra, 0 with wrong values (an entry for row (2) that the row does not imply; no entry for row (2))",
+			"d.t|check|error|Corrupt")
+		expectAdmin(t, c, "REPAIR TABLE t",
+			"d.t|repair|note|Index 'ub': 1 entries repaired",
+			"d.t|repair|Warning|Index 'ub' (global) is corrupt: 1 entries missing, 0 extra, 0 with wrong values (no entry for row (2))",
+			"d.t|repair|error|Corrupt")
+		// Fixing the data, then the index, fixes the table. (The UPDATE's
+		// index maintenance trusts the index: it removes the entry 'x'
+		// as row 2's old one, though it names row 1, which REPAIR TABLE
+		// then restores.)
+		mustExec(t, c, "UPDATE t SET b = 'z' WHERE id = 2")
+		expectAdmin(t, c, "REPAIR TABLE t", "d.t|repair|note|Index 'ub': 1 entries repaired", "d.t|repair|status|OK")
+		expectAdmin(t, c, "CHECK TABLE t", "d.t|check|status|OK")
+		expectRows(t, c, "SELECT id FROM t WHERE b = 'x'", "1")
 
-			// The global index's store table deleted: REPAIR TABLE
-			// creates it and rebuilds the index.
-			phys := tbl.Index("ub").Physical
-			if err := store.DeleteTable(ctx, phys); err != nil {
-				t.Fatal(err)
-			}
-			expectAdmin(t, c, "CHECK TABLE t",
-				"d.t|check|Warning|Index 'ub' (global) is corrupt: its store table "+phys+" is missing",
-				"d.t|check|error|Corrupt")
-			expectAdmin(t, c, "REPAIR TABLE t",
-				"d.t|repair|note|Index 'ub': store table "+phys+" created and the index rebuilt",
-				"d.t|repair|status|OK")
-			expectAdmin(t, c, "CHECK TABLE t", "d.t|check|status|OK")
-			expectRows(t, c, "SELECT id FROM t WHERE b IN ('x', 'z') ORDER BY id", "1", "2")
-		})
-	}
+		// The global index's store table deleted: REPAIR TABLE
+		// creates it and rebuilds the index.
+		phys := tbl.Index("ub").Physical
+		if err := store.DeleteTable(ctx, phys); err != nil {
+			t.Fatal(err)
+		}
+		expectAdmin(t, c, "CHECK TABLE t",
+			"d.t|check|Warning|Index 'ub' (global) is corrupt: its store table "+phys+" is missing",
+			"d.t|check|error|Corrupt")
+		expectAdmin(t, c, "REPAIR TABLE t",
+			"d.t|repair|note|Index 'ub': store table "+phys+" created and the index rebuilt",
+			"d.t|repair|status|OK")
+		expectAdmin(t, c, "CHECK TABLE t", "d.t|check|status|OK")
+		expectRows(t, c, "SELECT id FROM t WHERE b IN ('x', 'z') ORDER BY id", "1", "2")
+	})
 }

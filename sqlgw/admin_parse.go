@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/dolthub/vitess/go/mysql"
+
+	"github.com/sqlgw/sqlgw/catalog"
 )
 
 // Parsing of the table maintenance statements (admin.go), which
@@ -16,6 +18,8 @@ import (
 //	OPTIMIZE [NO_WRITE_TO_BINLOG | LOCAL] TABLE|TABLES tbl [, tbl] ...
 //	ANALYZE [NO_WRITE_TO_BINLOG | LOCAL] TABLE|TABLES tbl [, tbl] ...
 //	CHECKSUM TABLE|TABLES tbl [, tbl] ... [QUICK | EXTENDED]
+//	REFRESH TABLE|TABLES tbl [, tbl] ...       (sqlgw's: attached.go)
+//	REFRESH TABLE tbl TYPES BY prop | TYPES BY ROWKEY PREFIX 'sep'
 //
 // tbl is name or db.name, each bare or `quoted`. ANALYZE TABLE ... UPDATE
 // HISTOGRAM / DROP HISTOGRAM is not taken (go-mysql-server runs it), nor is
@@ -34,6 +38,9 @@ const (
 	opOptimize adminOp = "optimize"
 	opAnalyze  adminOp = "analyze"
 	opChecksum adminOp = "checksum"
+	// opRefresh is sqlgw's REFRESH TABLE: infer an attached table's
+	// columns again, or attach a store table (attached.go).
+	opRefresh adminOp = "refresh"
 )
 
 // adminTable is one table named by a statement; db is "" when unqualified.
@@ -44,6 +51,8 @@ type adminStmt struct {
 	op      adminOp
 	tables  []adminTable
 	options []string // upper-cased option words (QUICK, EXTENDED, FOR UPGRADE, ...)
+	// typesBy is REFRESH TABLE ... TYPES BY's discriminator (attached.go).
+	typesBy *catalog.TypesBy
 }
 
 // adminLexer reads the tokens of one statement.
@@ -173,6 +182,8 @@ func parseAdmin(query string) (st *adminStmt, rest string, ok bool, err error) {
 		op = opAnalyze
 	case "CHECKSUM":
 		op = opChecksum
+	case "REFRESH":
+		op = opRefresh
 	default:
 		return nil, "", false, nil
 	}
@@ -224,6 +235,13 @@ func parseAdmin(query string) (st *adminStmt, rest string, ok bool, err error) {
 			w = "FOR UPGRADE"
 		case op == opRepair && (w == "QUICK" || w == "EXTENDED" || w == "USE_FRM"):
 		case op == opChecksum && (w == "QUICK" || w == "EXTENDED") && len(st.options) == 0:
+		case op == opRefresh && w == "TYPES" && st.typesBy == nil && len(st.tables) == 1:
+			by, ok := parseTypesBy(l)
+			if !ok {
+				return nil, "", true, l.syntaxError()
+			}
+			st.typesBy = by
+			continue
 		default:
 			l.pos = save
 			return nil, "", true, l.syntaxError()
@@ -249,3 +267,48 @@ func parseAdmin(query string) (st *adminStmt, rest string, ok bool, err error) {
 
 // qualified is "db.name" as MySQL's Table column shows it.
 func (t adminTable) qualified() string { return fmt.Sprintf("%s.%s", t.db, t.name) }
+
+// parseTypesBy parses the rest of REFRESH TABLE tbl TYPES BY: a property
+// name (bare or `quoted`), or ROWKEY PREFIX 'separator'.
+func parseTypesBy(l *adminLexer) (*catalog.TypesBy, bool) {
+	if !l.keyword("BY") {
+		return nil, false
+	}
+	save := l.pos
+	if l.keyword("ROWKEY") && l.keyword("PREFIX") {
+		sep, ok := l.quoted()
+		if !ok || sep == "" {
+			return nil, false
+		}
+		return &catalog.TypesBy{RowKeySep: sep}, true
+	}
+	l.pos = save
+	prop, ok := l.ident()
+	if !ok {
+		return nil, false
+	}
+	return &catalog.TypesBy{Prop: prop}, true
+}
+
+// quoted reads a quoted string; a doubled quote inside is one quote.
+func (l *adminLexer) quoted() (string, bool) {
+	l.skipSpace()
+	if l.pos >= len(l.s) || l.s[l.pos] != '\'' {
+		return "", false
+	}
+	var b strings.Builder
+	for i := l.pos + 1; i < len(l.s); i++ {
+		if l.s[i] != '\'' {
+			b.WriteByte(l.s[i])
+			continue
+		}
+		if i+1 < len(l.s) && l.s[i+1] == '\'' {
+			b.WriteByte('\'')
+			i++
+			continue
+		}
+		l.pos = i + 1
+		return b.String(), true
+	}
+	return "", false
+}

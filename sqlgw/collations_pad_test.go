@@ -14,37 +14,65 @@ import (
 // 'a ' is a value of its own (MySQL would pad, making it 'a').
 func TestPadSpaceCaseInsensitiveKey(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE padci")
-		mustExec(t, c, "USE padci")
-		mustExec(t, c, "CREATE TABLE u (s VARCHAR(20) COLLATE utf8mb4_unicode_ci PRIMARY KEY, n INT)")
-		mustExec(t, c, "INSERT INTO u VALUES ('apple', 1), ('Banana', 2), ('cherry', 3), ('a', 4), ('é', 5)")
-		expectErrno(t, c, 1062, "INSERT INTO u VALUES ('APPLE', 9)")
-		expectErrno(t, c, 1062, "INSERT INTO u VALUES ('A', 9)")
-		expectErrno(t, c, 1062, "INSERT INTO u VALUES ('E', 9)")
-		expectErrno(t, c, 1062, "INSERT INTO u VALUES ('b', 9), ('B', 10)")
-		expectRows(t, c, "SELECT s, n FROM u WHERE s = 'BANANA'", "Banana\t2")
-		expectRows(t, c, "SELECT s FROM u WHERE s = 'e'", "é")
+		c := ts.Session("padci",
+			"CREATE TABLE u (s VARCHAR(20) COLLATE utf8mb4_unicode_ci PRIMARY KEY, n INT)",
+			"INSERT INTO u VALUES ('apple', 1), ('Banana', 2), ('cherry', 3), ('a', 4), ('é', 5)")
+		runScript(t, c, `
+			error 1062 INSERT INTO u VALUES ('APPLE', 9)
+			error 1062 INSERT INTO u VALUES ('A', 9)
+			error 1062 INSERT INTO u VALUES ('E', 9)
+			error 1062 INSERT INTO u VALUES ('b', 9), ('B', 10)
+			query SELECT s, n FROM u WHERE s = 'BANANA'
+			= Banana | 2
+			query SELECT s FROM u WHERE s = 'e'
+			= é
+		`)
 		// The engine's order, not padded: 'a' < 'a'+TAB < 'a ' < 'apple'.
 		mustExec(t, c, "INSERT INTO u VALUES ('a ', 6), (?, 7)", "a\t")
-		expectRows(t, c, "SELECT n FROM u ORDER BY s", "4", "7", "6", "1", "2", "3", "5")
-		expectRows(t, c, "SELECT n FROM u ORDER BY s DESC", "5", "3", "2", "1", "6", "7", "4")
-		expectRows(t, c, "SELECT s FROM u WHERE s > 'b' ORDER BY s", "Banana", "cherry", "é")
-		expectRows(t, c, "SELECT s FROM u WHERE s BETWEEN 'APPLE' AND 'CHERRY' ORDER BY s", "apple", "Banana", "cherry")
-		expectRows(t, c, "SELECT n FROM u WHERE s < 'a ' ORDER BY s", "4", "7")
-		expectRows(t, c, "SELECT n FROM u WHERE s = 'A'", "4")
-		// REPLACE and ON DUPLICATE KEY UPDATE find the row whatever the case.
-		mustExec(t, c, "INSERT INTO u VALUES ('CHERRY', 30) ON DUPLICATE KEY UPDATE n = VALUES(n)")
-		expectRows(t, c, "SELECT s, n FROM u WHERE s = 'cherry'", "cherry\t30")
-		mustExec(t, c, "REPLACE INTO u VALUES ('BANANA', 20)")
-		expectRows(t, c, "SELECT s, n FROM u WHERE s = 'banana'", "BANANA\t20")
-		// (UPDATE u SET s = 'APPLE' WHERE s = 'apple' changes nothing: the
-		// engine finds the new row equal to the old under the collation,
-		// rowexec/update.go; MySQL would store 'APPLE'.)
-		if n := affected(t, c, "DELETE FROM u WHERE s = 'APPLE'"); n != 1 {
-			t.Fatalf("DELETE deleted %d rows, want 1", n)
-		}
-		expectRows(t, c, "SELECT COUNT(*) FROM u", "6")
+		runScript(t, c, `
+			query SELECT n FROM u ORDER BY s
+			= 4
+			= 7
+			= 6
+			= 1
+			= 2
+			= 3
+			= 5
+			query SELECT n FROM u ORDER BY s DESC
+			= 5
+			= 3
+			= 2
+			= 1
+			= 6
+			= 7
+			= 4
+			query SELECT s FROM u WHERE s > 'b' ORDER BY s
+			= Banana
+			= cherry
+			= é
+			query SELECT s FROM u WHERE s BETWEEN 'APPLE' AND 'CHERRY' ORDER BY s
+			= apple
+			= Banana
+			= cherry
+			query SELECT n FROM u WHERE s < 'a ' ORDER BY s
+			= 4
+			= 7
+			query SELECT n FROM u WHERE s = 'A'
+			= 4
+			# REPLACE and ON DUPLICATE KEY UPDATE find the row whatever the case.
+			exec INSERT INTO u VALUES ('CHERRY', 30) ON DUPLICATE KEY UPDATE n = VALUES(n)
+			query SELECT s, n FROM u WHERE s = 'cherry'
+			= cherry | 30
+			exec REPLACE INTO u VALUES ('BANANA', 20)
+			query SELECT s, n FROM u WHERE s = 'banana'
+			= BANANA | 20
+			# (UPDATE u SET s = 'APPLE' WHERE s = 'apple' changes nothing: the
+			# engine finds the new row equal to the old under the collation,
+			# rowexec/update.go; MySQL would store 'APPLE'.)
+			affected 1 DELETE FROM u WHERE s = 'APPLE'
+			query SELECT COUNT(*) FROM u
+			= 6
+		`)
 	})
 }
 
@@ -53,33 +81,49 @@ func TestPadSpaceCaseInsensitiveKey(t *testing.T) {
 // them).
 func TestPadSpaceCaseInsensitiveIndex(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE padix")
-		mustExec(t, c, "USE padix")
-		mustExec(t, c, "CREATE TABLE p (id INT PRIMARY KEY, email VARCHAR(40) COLLATE utf8mb4_general_ci, city VARCHAR(20) COLLATE utf8mb4_general_ci, UNIQUE KEY by_email (email), KEY by_city (city))")
-		mustExec(t, c, "INSERT INTO p VALUES (1, 'ann@x', 'Paris'), (2, 'bob@x', 'oslo'), (3, 'cid@x', 'PARIS'), (4, NULL, NULL), (5, NULL, 'Rome')")
-		expectErrno(t, c, 1062, "INSERT INTO p VALUES (6, 'ANN@X', 'x')")
-		expectErrno(t, c, 1062, "UPDATE p SET email = 'Bob@X' WHERE id = 3")
-		if n := affected(t, c, "UPDATE p SET email = 'dan@x' WHERE id = 2"); n != 1 {
-			t.Fatalf("UPDATE of a unique value changed %d rows, want 1", n)
-		}
-		mustExec(t, c, "INSERT INTO p VALUES (6, 'BOB@X', 'Oslo')")
-		expectRows(t, c, "SELECT id FROM p WHERE email = 'bob@x'", "6")
-		expectRows(t, c, "SELECT id FROM p WHERE email = 'DAN@X'", "2")
-		expectRows(t, c, "SELECT id FROM p WHERE city = 'paris' ORDER BY id", "1", "3")
-		expectRows(t, c, "SELECT id FROM p WHERE city > 'OSLO' ORDER BY city, id", "1", "3", "5")
-		expectRows(t, c, "SELECT id FROM p FORCE INDEX (by_city) WHERE city >= 'P' ORDER BY id", "1", "3", "5")
-		expectRows(t, c, "SELECT city FROM p WHERE city IS NOT NULL ORDER BY city, id", "oslo", "Oslo", "Paris", "PARIS", "Rome")
-
-		mustExec(t, c, "CREATE TABLE d (k VARCHAR(16) NOT NULL PRIMARY KEY, v INT) DEFAULT CHARACTER SET utf8 COLLATE utf8_unicode_ci")
-		mustExec(t, c, "INSERT INTO d VALUES ('Abc', 1), ('abd', 2)")
-		expectErrno(t, c, 1062, "INSERT INTO d VALUES ('ABC', 3)")
-		expectRows(t, c, "SELECT k, v FROM d WHERE k = 'abc'", "Abc\t1")
-		expectRows(t, c, "SELECT k FROM d ORDER BY k DESC", "abd", "Abc")
-		mustExec(t, c, "CREATE INDEX by_v ON d (v)")
-		mustExec(t, c, "CREATE TABLE e (a VARCHAR(10) COLLATE utf8mb3_general_ci NOT NULL, b VARCHAR(10) COLLATE latin1_swedish_ci NOT NULL, PRIMARY KEY (a, b))")
-		mustExec(t, c, "INSERT INTO e VALUES ('x', 'Y'), ('X', 'z')")
-		expectErrno(t, c, 1062, "INSERT INTO e VALUES ('X', 'y')")
-		expectRows(t, c, "SELECT a, b FROM e ORDER BY a, b", "x\tY", "X\tz")
+		runScript(t, ts.Session("padix"), `
+			exec CREATE TABLE p (id INT PRIMARY KEY, email VARCHAR(40) COLLATE utf8mb4_general_ci, city VARCHAR(20) COLLATE utf8mb4_general_ci, UNIQUE KEY by_email (email), KEY by_city (city))
+			exec INSERT INTO p VALUES (1, 'ann@x', 'Paris'), (2, 'bob@x', 'oslo'), (3, 'cid@x', 'PARIS'), (4, NULL, NULL), (5, NULL, 'Rome')
+			error 1062 INSERT INTO p VALUES (6, 'ANN@X', 'x')
+			error 1062 UPDATE p SET email = 'Bob@X' WHERE id = 3
+			affected 1 UPDATE p SET email = 'dan@x' WHERE id = 2
+			exec INSERT INTO p VALUES (6, 'BOB@X', 'Oslo')
+			query SELECT id FROM p WHERE email = 'bob@x'
+			= 6
+			query SELECT id FROM p WHERE email = 'DAN@X'
+			= 2
+			query SELECT id FROM p WHERE city = 'paris' ORDER BY id
+			= 1
+			= 3
+			query SELECT id FROM p WHERE city > 'OSLO' ORDER BY city, id
+			= 1
+			= 3
+			= 5
+			query SELECT id FROM p FORCE INDEX (by_city) WHERE city >= 'P' ORDER BY id
+			= 1
+			= 3
+			= 5
+			query SELECT city FROM p WHERE city IS NOT NULL ORDER BY city, id
+			= oslo
+			= Oslo
+			= Paris
+			= PARIS
+			= Rome
+			exec CREATE TABLE d (k VARCHAR(16) NOT NULL PRIMARY KEY, v INT) DEFAULT CHARACTER SET utf8 COLLATE utf8_unicode_ci
+			exec INSERT INTO d VALUES ('Abc', 1), ('abd', 2)
+			error 1062 INSERT INTO d VALUES ('ABC', 3)
+			query SELECT k, v FROM d WHERE k = 'abc'
+			= Abc | 1
+			query SELECT k FROM d ORDER BY k DESC
+			= abd
+			= Abc
+			exec CREATE INDEX by_v ON d (v)
+			exec CREATE TABLE e (a VARCHAR(10) COLLATE utf8mb3_general_ci NOT NULL, b VARCHAR(10) COLLATE latin1_swedish_ci NOT NULL, PRIMARY KEY (a, b))
+			exec INSERT INTO e VALUES ('x', 'Y'), ('X', 'z')
+			error 1062 INSERT INTO e VALUES ('X', 'y')
+			query SELECT a, b FROM e ORDER BY a, b
+			= x | Y
+			= X | z
+		`)
 	})
 }

@@ -9,11 +9,9 @@ import (
 // order, as on MySQL.
 func TestCaseInsensitiveKey(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE ci")
-		mustExec(t, c, "USE ci")
-		mustExec(t, c, "CREATE TABLE u (s VARCHAR(20) COLLATE utf8mb4_0900_ai_ci PRIMARY KEY, n INT)")
-		mustExec(t, c, "INSERT INTO u VALUES ('apple', 1), ('Banana', 2), ('cherry', 3)")
+		c := ts.Session("ci",
+			"CREATE TABLE u (s VARCHAR(20) COLLATE utf8mb4_0900_ai_ci PRIMARY KEY, n INT)",
+			"INSERT INTO u VALUES ('apple', 1), ('Banana', 2), ('cherry', 3)")
 		expectErrno(t, c, 1062, "INSERT INTO u VALUES ('APPLE', 9)")
 		expectRows(t, c, "SELECT s, n FROM u WHERE s = 'BANANA'", "Banana\t2")
 		expectRows(t, c, "SELECT s FROM u ORDER BY s", "apple", "Banana", "cherry")
@@ -26,28 +24,35 @@ func TestCaseInsensitiveKey(t *testing.T) {
 // HashInTuple hashes under the literal's binary collation).
 func TestCollatedIn(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE cin")
-		mustExec(t, c, "USE cin")
-		mustExec(t, c, "CREATE TABLE p (id INT NOT NULL PRIMARY KEY, name VARCHAR(20) COLLATE utf8mb4_general_ci, tag VARCHAR(20) COLLATE utf8mb4_bin)")
-		mustExec(t, c, "INSERT INTO p VALUES (1, 'ann', 'x'), (2, 'Bob', 'X'), (3, 'CLARA', 'y'), (4, 'dave', NULL), (5, NULL, 'Y')")
-		expectRows(t, c, "SELECT id FROM p WHERE name IN ('clara', 'DAVE') ORDER BY id", "3", "4")
-		expectRows(t, c, "SELECT id FROM p WHERE name NOT IN ('ANN', 'bob') ORDER BY id", "3", "4")
-		expectRows(t, c, "SELECT id FROM p WHERE name NOT IN ('ANN', NULL) ORDER BY id")
-		expectRows(t, c, "SELECT id FROM p WHERE name IN ('clara', 'DAVE') ORDER BY id LIMIT 1", "3")
-		// A binary collation stays case-sensitive.
-		expectRows(t, c, "SELECT id FROM p WHERE tag IN ('x', 'Y') ORDER BY id", "1", "5")
-		// go-mysql-server's fast paths (a plain single-table SELECT, UPDATE,
-		// DELETE) skip sqlgw's analyzer rules: the rewrite must reach them
-		// too, or these select, change and delete the wrong rows.
-		expectRows(t, c, "SELECT id FROM p WHERE name IN ('clara', 'DAVE')", "3", "4")
-		if n := affected(t, c, "UPDATE p SET tag = 'u' WHERE name IN ('ANN', 'bob')"); n != 2 {
-			t.Fatalf("UPDATE ... IN on a _ci column changed %d rows, want 2", n)
-		}
-		if n := affected(t, c, "DELETE FROM p WHERE name NOT IN ('ANN', 'bob')"); n != 2 {
-			t.Fatalf("DELETE ... NOT IN on a _ci column deleted %d rows, want 2", n)
-		}
-		expectRows(t, c, "SELECT id, tag FROM p ORDER BY id", "1\tu", "2\tu", "5\tY")
+		runScript(t, ts.Session("cin"), `
+			exec CREATE TABLE p (id INT NOT NULL PRIMARY KEY, name VARCHAR(20) COLLATE utf8mb4_general_ci, tag VARCHAR(20) COLLATE utf8mb4_bin)
+			exec INSERT INTO p VALUES (1, 'ann', 'x'), (2, 'Bob', 'X'), (3, 'CLARA', 'y'), (4, 'dave', NULL), (5, NULL, 'Y')
+			query SELECT id FROM p WHERE name IN ('clara', 'DAVE') ORDER BY id
+			= 3
+			= 4
+			query SELECT id FROM p WHERE name NOT IN ('ANN', 'bob') ORDER BY id
+			= 3
+			= 4
+			query SELECT id FROM p WHERE name NOT IN ('ANN', NULL) ORDER BY id
+			query SELECT id FROM p WHERE name IN ('clara', 'DAVE') ORDER BY id LIMIT 1
+			= 3
+			# A binary collation stays case-sensitive.
+			query SELECT id FROM p WHERE tag IN ('x', 'Y') ORDER BY id
+			= 1
+			= 5
+			# go-mysql-server's fast paths (a plain single-table SELECT, UPDATE,
+			# DELETE) skip sqlgw's analyzer rules: the rewrite must reach them
+			# too, or these select, change and delete the wrong rows.
+			query SELECT id FROM p WHERE name IN ('clara', 'DAVE')
+			= 3
+			= 4
+			affected 2 UPDATE p SET tag = 'u' WHERE name IN ('ANN', 'bob')
+			affected 2 DELETE FROM p WHERE name NOT IN ('ANN', 'bob')
+			query SELECT id, tag FROM p ORDER BY id
+			= 1 | u
+			= 2 | u
+			= 5 | Y
+		`)
 	})
 }
 
@@ -55,24 +60,31 @@ func TestCollatedIn(t *testing.T) {
 // MySQL (20240102 is '2024-01-02').
 func TestDateVsNumber(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE dn")
-		mustExec(t, c, "USE dn")
-		mustExec(t, c, "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, dt DATE)")
-		mustExec(t, c, "INSERT INTO t VALUES (1, '2024-01-01'), (2, '2024-01-02'), (3, '2024-02-01'), (4, NULL), (5, '2023-12-31')")
-		expectRows(t, c, "SELECT id FROM t WHERE dt < 20240102 ORDER BY id", "1", "5")
-		expectRows(t, c, "SELECT id FROM t WHERE dt = 20240201 ORDER BY id", "3")
-		expectRows(t, c, "SELECT id FROM t WHERE 20240201 <= dt ORDER BY id", "3")
-		expectRows(t, c, "SELECT id FROM t WHERE dt BETWEEN 20231231 AND 20240101 ORDER BY id", "1", "5")
-		expectRows(t, c, "SELECT id FROM t WHERE dt >= 20240102 ORDER BY id LIMIT 1", "2")
-		// The fast paths (see TestCollatedIn).
-		expectRows(t, c, "SELECT id FROM t WHERE dt = 20240201", "3")
-		if n := affected(t, c, "UPDATE t SET dt = '2025-01-01' WHERE dt < 20240102"); n != 2 {
-			t.Fatalf("UPDATE ... dt < 20240102 changed %d rows, want 2", n)
-		}
-		if n := affected(t, c, "DELETE FROM t WHERE dt = 20240102"); n != 1 {
-			t.Fatalf("DELETE ... dt = 20240102 deleted %d rows, want 1", n)
-		}
-		expectRows(t, c, "SELECT id FROM t ORDER BY id", "1", "3", "4", "5")
+		runScript(t, ts.Session("dn"), `
+			exec CREATE TABLE t (id INT NOT NULL PRIMARY KEY, dt DATE)
+			exec INSERT INTO t VALUES (1, '2024-01-01'), (2, '2024-01-02'), (3, '2024-02-01'), (4, NULL), (5, '2023-12-31')
+			query SELECT id FROM t WHERE dt < 20240102 ORDER BY id
+			= 1
+			= 5
+			query SELECT id FROM t WHERE dt = 20240201 ORDER BY id
+			= 3
+			query SELECT id FROM t WHERE 20240201 <= dt ORDER BY id
+			= 3
+			query SELECT id FROM t WHERE dt BETWEEN 20231231 AND 20240101 ORDER BY id
+			= 1
+			= 5
+			query SELECT id FROM t WHERE dt >= 20240102 ORDER BY id LIMIT 1
+			= 2
+			# The fast paths (see TestCollatedIn).
+			query SELECT id FROM t WHERE dt = 20240201
+			= 3
+			affected 2 UPDATE t SET dt = '2025-01-01' WHERE dt < 20240102
+			affected 1 DELETE FROM t WHERE dt = 20240102
+			query SELECT id FROM t ORDER BY id
+			= 1
+			= 3
+			= 4
+			= 5
+		`)
 	})
 }

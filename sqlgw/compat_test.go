@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage"
 )
 
@@ -41,11 +42,9 @@ func expectColumnTypes(t *testing.T, db execer, q, want string) {
 // of DOUBLE they stay DOUBLE.
 func TestSumAvgDecimal(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE agg")
-		mustExec(t, c, "USE agg")
-		mustExec(t, c, `CREATE TABLE o (k INT NOT NULL PRIMARY KEY, g VARCHAR(4), qty INT, price DECIMAL(10,2), big BIGINT, f DOUBLE)`)
-		mustExec(t, c, `INSERT INTO o VALUES (1,'a',1,1.00,9007199254740993,0.5),(2,'a',2,2.00,1,0.25),(3,'b',4,0.75,0,NULL),(4,'b',NULL,NULL,NULL,NULL)`)
+		c := ts.Session("agg",
+			`CREATE TABLE o (k INT NOT NULL PRIMARY KEY, g VARCHAR(4), qty INT, price DECIMAL(10,2), big BIGINT, f DOUBLE)`,
+			`INSERT INTO o VALUES (1,'a',1,1.00,9007199254740993,0.5),(2,'a',2,2.00,1,0.25),(3,'b',4,0.75,0,NULL),(4,'b',NULL,NULL,NULL,NULL)`)
 
 		expectColumnTypes(t, c, "SELECT SUM(qty), SUM(price), AVG(qty), AVG(price), SUM(f), AVG(f), COUNT(*) FROM o",
 			"DECIMAL DECIMAL DECIMAL DECIMAL DOUBLE DOUBLE BIGINT")
@@ -82,13 +81,17 @@ func TestSumAvgDecimal(t *testing.T) {
 func TestMySQLHelpTables(t *testing.T) {
 	ts := startServer(t, mustOpenMemory(t))
 	c := ts.conn()
-	expectRows(t, c, `SELECT name FROM mysql.help_topic WHERE name LIKE "SHOW %"`)
-	expectRows(t, c, `SELECT COUNT(*) FROM mysql.help_topic`, "0")
-	expectRows(t, c, `SELECT * FROM mysql.help_keyword`)
-	expectRows(t, c, `SELECT name FROM mysql.help_category ORDER BY name`)
-	expectRows(t, c, `SELECT help_topic_id FROM mysql.help_relation`)
-	expectRows(t, c, `SELECT t.name FROM mysql.help_topic t JOIN mysql.help_relation r ON r.help_topic_id = t.help_topic_id`)
-	expectRows(t, c, `SELECT CONCAT("'", user, "'@'", host, "'") FROM mysql.user WHERE host = 'localhost'`, "'root'@'localhost'")
+	runScript(t, c, `
+		query SELECT name FROM mysql.help_topic WHERE name LIKE "SHOW %"
+		query SELECT COUNT(*) FROM mysql.help_topic
+		= 0
+		query SELECT * FROM mysql.help_keyword
+		query SELECT name FROM mysql.help_category ORDER BY name
+		query SELECT help_topic_id FROM mysql.help_relation
+		query SELECT t.name FROM mysql.help_topic t JOIN mysql.help_relation r ON r.help_topic_id = t.help_topic_id
+		query SELECT CONCAT("'", user, "'@'", host, "'") FROM mysql.user WHERE host = 'localhost'
+		= 'root'@'localhost'
+	`)
 }
 
 func mustOpenMemory(t *testing.T) storage.Store {
@@ -99,12 +102,9 @@ func mustOpenMemory(t *testing.T) storage.Store {
 // TIME values are shown with the column's precision (0) in text rows, not
 // with six zero fraction digits; the binary protocol agrees.
 func TestTimeText(t *testing.T) {
-	ts := startServer(t, mustOpenMemory(t))
-	c := ts.conn()
-	mustExec(t, c, "CREATE DATABASE tm")
-	mustExec(t, c, "USE tm")
-	mustExec(t, c, "CREATE TABLE t (k INT NOT NULL PRIMARY KEY, v TIME)")
-	mustExec(t, c, "INSERT INTO t VALUES (1, '12:34:56'), (2, '-12:34:56'), (3, '838:59:59'), (4, NULL)")
+	c := sqltest.Session(t, sqltest.Memory, "tm",
+		"CREATE TABLE t (k INT NOT NULL PRIMARY KEY, v TIME)",
+		"INSERT INTO t VALUES (1, '12:34:56'), (2, '-12:34:56'), (3, '838:59:59'), (4, NULL)")
 	expectRows(t, c, "SELECT v FROM t ORDER BY k", "12:34:56", "-12:34:56", "838:59:59", "NULL")
 	expectRows(t, c, "SELECT CAST('12:00:01' AS TIME)", "12:00:01")
 	if got := rows(t, c, "SELECT v FROM t WHERE k = ?", 1); len(got) != 1 || got[0] != "12:34:56" {
@@ -131,12 +131,16 @@ func TestUserVarAssignment(t *testing.T) {
 	if got := rows(t, c, "SELECT @w := ? + 1 AS a, @w AS b", 2); strings.Join(got, "|") != "3\t3" {
 		t.Fatalf("prepared assignment: %q", got)
 	}
-	mustExec(t, c, "CREATE DATABASE uv")
-	mustExec(t, c, "USE uv")
-	mustExec(t, c, "CREATE TABLE orders (k INT NOT NULL PRIMARY KEY, price DECIMAL(10,2), note VARCHAR(20), at DATETIME)")
-	mustExec(t, c, "INSERT INTO orders VALUES (1, 1.50, 'a', NULL), (2, 2.50, 'b', NULL)")
-	mustExec(t, c, "SET @s := 0")
-	expectRows(t, c, "SELECT k, @s := @s + k AS running FROM orders ORDER BY k", "1\t1", "2\t3")
+	runScript(t, c, `
+		exec CREATE DATABASE uv
+		exec USE uv
+		exec CREATE TABLE orders (k INT NOT NULL PRIMARY KEY, price DECIMAL(10,2), note VARCHAR(20), at DATETIME)
+		exec INSERT INTO orders VALUES (1, 1.50, 'a', NULL), (2, 2.50, 'b', NULL)
+		exec SET @s := 0
+		query SELECT k, @s := @s + k AS running FROM orders ORDER BY k
+		= 1 | 1
+		= 2 | 3
+	`)
 
 	// MariaDB Connector/ODBC's SQLColumns query.
 	b, err := os.ReadFile("../testdata/compat/discovery/odbc_sqlcolumns.sql")

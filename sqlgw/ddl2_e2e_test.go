@@ -35,29 +35,32 @@ func columnType(t *testing.T, c execer, table, col string) string {
 	return got[0]
 }
 
+// expectColumnType fails unless table.col's type and nullability (as
+// columnType gives them) are want; when names the step.
+func expectColumnType(t *testing.T, c execer, table, col, want, when string) {
+	t.Helper()
+	if got := columnType(t, c, table, col); got != want {
+		t.Fatalf("%s: %q", when, got)
+	}
+}
+
 // Known failure 30 (Alembic, Sequel down migrations): narrowing a column
 // whose values fit is a metadata change; one that does not fit is MySQL's
 // strict-mode error and leaves the table as it was.
 func TestDDL2NarrowColumn(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE n")
-		mustExec(t, c, "USE n")
-		mustExec(t, c, "CREATE TABLE u (k INT PRIMARY KEY, e VARCHAR(128), n INT, m ENUM('a','b','c'), d DECIMAL(10,2), KEY ie (e))")
-		mustExec(t, c, "INSERT INTO u VALUES (1, 'abc', 5, 'a', 1.50)")
-		mustExec(t, c, "ALTER TABLE u MODIFY e VARCHAR(64)")
+		c := ts.Session("n", `
+			CREATE TABLE u (k INT PRIMARY KEY, e VARCHAR(128), n INT, m ENUM('a','b','c'), d DECIMAL(10,2), KEY ie (e))
+			INSERT INTO u VALUES (1, 'abc', 5, 'a', 1.50)
+			ALTER TABLE u MODIFY e VARCHAR(64)`)
 		expectRows(t, c, "SELECT k, e FROM u", "1\tabc")
-		if got := columnType(t, c, "u", "e"); got != "varchar(64)\tYES" {
-			t.Fatalf("after MODIFY e VARCHAR(64): %q", got)
-		}
+		expectColumnType(t, c, "u", "e", "varchar(64)\tYES", "after MODIFY e VARCHAR(64)")
 		expectErrno(t, c, 1406, "INSERT INTO u (k, e) VALUES (9, REPEAT('x', 65))")
 
 		// Row 2 in key order does not fit: 1265, nothing changed.
 		mustExec(t, c, "INSERT INTO u VALUES (3, 'ééé', 300, 'c', 99999.99), (2, 'abcdef', 7, 'b', 2.00)")
 		expectError(t, c, 1265, "Data truncated for column 'e' at row 2", "ALTER TABLE u MODIFY e VARCHAR(5)")
-		if got := columnType(t, c, "u", "e"); got != "varchar(64)\tYES" {
-			t.Fatalf("after the refused MODIFY: %q", got)
-		}
+		expectColumnType(t, c, "u", "e", "varchar(64)\tYES", "after the refused MODIFY")
 		// Characters, not bytes: 'ééé' is 3 characters.
 		mustExec(t, c, "ALTER TABLE u CHANGE e e2 VARCHAR(6)")
 		expectRows(t, c, "SELECT k, e2 FROM u WHERE e2 = 'abcdef'", "2\tabcdef") // the index still answers
@@ -67,11 +70,17 @@ func TestDDL2NarrowColumn(t *testing.T) {
 		mustExec(t, c, "ALTER TABLE u MODIFY n SMALLINT")
 		expectErrno(t, c, 1264, "INSERT INTO u (k, n) VALUES (10, 40000)")
 		expectError(t, c, 1265, "Data truncated for column 'm' at row 3", "ALTER TABLE u MODIFY m ENUM('a','b')")
-		mustExec(t, c, "DELETE FROM u WHERE k = 3")
-		mustExec(t, c, "ALTER TABLE u MODIFY m ENUM('a','b')")
-		expectRows(t, c, "SELECT k, m FROM u ORDER BY k", "1\ta", "2\tb")
-		mustExec(t, c, "ALTER TABLE u MODIFY d DECIMAL(8,2)")
-		expectRows(t, c, "SELECT d FROM u ORDER BY k", "1.50", "2.00")
+		runScript(t, c, `
+			exec DELETE FROM u WHERE k = 3
+			exec ALTER TABLE u MODIFY m ENUM('a','b')
+			query SELECT k, m FROM u ORDER BY k
+			= 1 | a
+			= 2 | b
+			exec ALTER TABLE u MODIFY d DECIMAL(8,2)
+			query SELECT d FROM u ORDER BY k
+			= 1.50
+			= 2.00
+		`)
 
 		// What needs the stored values rewritten stays a clear 1235.
 		expectError(t, c, 1235, "would need the stored values rewritten", "ALTER TABLE u MODIFY n BIGINT")
@@ -84,21 +93,15 @@ func TestDDL2NarrowColumn(t *testing.T) {
 // is refused (MySQL 8: 1138) and the column stays nullable.
 func TestDDL2NotNull(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE nn")
-		mustExec(t, c, "USE nn")
-		mustExec(t, c, "CREATE TABLE t (k INT PRIMARY KEY, e VARCHAR(64) NULL)")
-		mustExec(t, c, "INSERT INTO t VALUES (1, NULL), (2, 'a')")
+		c := ts.Session("nn",
+			"CREATE TABLE t (k INT PRIMARY KEY, e VARCHAR(64) NULL)",
+			"INSERT INTO t VALUES (1, NULL), (2, 'a')")
 		expectError(t, c, 1138, "Invalid use of NULL value", "ALTER TABLE t MODIFY e VARCHAR(64) NOT NULL")
-		if got := columnType(t, c, "t", "e"); got != "varchar(64)\tYES" {
-			t.Fatalf("after the refused NOT NULL: %q", got)
-		}
+		expectColumnType(t, c, "t", "e", "varchar(64)\tYES", "after the refused NOT NULL")
 		mustExec(t, c, "UPDATE t SET k = 3 WHERE k = 1") // the row stays updatable
 		mustExec(t, c, "UPDATE t SET e = '' WHERE e IS NULL")
 		mustExec(t, c, "ALTER TABLE t MODIFY e VARCHAR(64) NOT NULL")
-		if got := columnType(t, c, "t", "e"); got != "varchar(64)\tNO" {
-			t.Fatalf("after NOT NULL: %q", got)
-		}
+		expectColumnType(t, c, "t", "e", "varchar(64)\tNO", "after NOT NULL")
 		expectErrno(t, c, 1048, "INSERT INTO t VALUES (4, NULL)")
 		// Narrowing and NOT NULL together, checked in one scan.
 		mustExec(t, c, "ALTER TABLE t MODIFY e VARCHAR(64) NULL")
@@ -106,9 +109,7 @@ func TestDDL2NotNull(t *testing.T) {
 		expectError(t, c, 1138, "Invalid use of NULL value", "ALTER TABLE t MODIFY e VARCHAR(1) NOT NULL")
 		mustExec(t, c, "DELETE FROM t WHERE k = 5")
 		mustExec(t, c, "ALTER TABLE t MODIFY e VARCHAR(1) NOT NULL")
-		if got := columnType(t, c, "t", "e"); got != "varchar(1)\tNO" {
-			t.Fatalf("after VARCHAR(1) NOT NULL: %q", got)
-		}
+		expectColumnType(t, c, "t", "e", "varchar(1)\tNO", "after VARCHAR(1) NOT NULL")
 	})
 }
 
@@ -118,45 +119,28 @@ func TestDDL2NotNull(t *testing.T) {
 // window makes the commit a retryable conflict (1213).
 func TestDDL2NarrowConcurrentWriters(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c, w := ts.conn(), ts.conn()
-		mustExec(t, c, "CREATE DATABASE cw")
-		mustExec(t, c, "USE cw")
+		c, w := ts.Session("cw"), ts.conn()
 		mustExec(t, w, "USE cw")
 		mustExec(t, c, "CREATE TABLE t (k INT PRIMARY KEY, e VARCHAR(128), f INT)")
 		mustExec(t, c, "INSERT INTO t VALUES (1, 'abc', 1)")
 
-		var once sync.Once
-		restore := sqlgw.SetNarrowVerifiedHook(func() {
-			once.Do(func() { mustExec(t, w, "INSERT INTO t VALUES (2, REPEAT('x', 100), 2)") })
+		inWindow(t, sqlgw.SetNarrowVerifiedHook, w, "INSERT INTO t VALUES (2, REPEAT('x', 100), 2)", func() {
+			expectError(t, c, 1265, "Data truncated for column 'e' at row 2", "ALTER TABLE t MODIFY e VARCHAR(64)")
 		})
-		expectError(t, c, 1265, "Data truncated for column 'e' at row 2", "ALTER TABLE t MODIFY e VARCHAR(64)")
-		restore()
-		if got := columnType(t, c, "t", "e"); got != "varchar(128)\tYES" {
-			t.Fatalf("after the reverted MODIFY: %q", got)
-		}
+		expectColumnType(t, c, "t", "e", "varchar(128)\tYES", "after the reverted MODIFY")
 		expectRows(t, c, "SELECT k, LENGTH(e) FROM t ORDER BY k", "1\t3", "2\t100")
 		mustExec(t, c, "UPDATE t SET e = 'y' WHERE k = 2")
 		mustExec(t, c, "INSERT INTO t VALUES (3, NULL, 3)")
 
-		once = sync.Once{}
-		restore = sqlgw.SetNarrowVerifiedHook(func() {
-			once.Do(func() { mustExec(t, w, "UPDATE t SET f = NULL WHERE k = 1") })
+		inWindow(t, sqlgw.SetNarrowVerifiedHook, w, "UPDATE t SET f = NULL WHERE k = 1", func() {
+			expectError(t, c, 1138, "Invalid use of NULL value", "ALTER TABLE t MODIFY f INT NOT NULL, MODIFY e VARCHAR(64)")
 		})
-		expectError(t, c, 1138, "Invalid use of NULL value", "ALTER TABLE t MODIFY f INT NOT NULL, MODIFY e VARCHAR(64)")
-		restore()
-		if got := columnType(t, c, "t", "f"); got != "int\tYES" {
-			t.Fatalf("f after the reverted NOT NULL: %q", got)
-		}
+		expectColumnType(t, c, "t", "f", "int\tYES", "f after the reverted NOT NULL")
 
-		once = sync.Once{}
-		restore = sqlgw.SetNarrowVerifiedHook(func() {
-			once.Do(func() { mustExec(t, w, "ALTER TABLE t ADD COLUMN g INT") })
+		inWindow(t, sqlgw.SetNarrowVerifiedHook, w, "ALTER TABLE t ADD COLUMN g INT", func() {
+			expectErrno(t, c, 1213, "ALTER TABLE t MODIFY e VARCHAR(64)")
 		})
-		expectErrno(t, c, 1213, "ALTER TABLE t MODIFY e VARCHAR(64)")
-		restore()
-		if got := columnType(t, c, "t", "e"); got != "varchar(128)\tYES" {
-			t.Fatalf("after the conflicting MODIFY: %q", got)
-		}
+		expectColumnType(t, c, "t", "e", "varchar(128)\tYES", "after the conflicting MODIFY")
 		mustExec(t, c, "ALTER TABLE t MODIFY e VARCHAR(64)") // the retry succeeds
 	})
 }
@@ -185,9 +169,7 @@ func TestDDL2NarrowStaleGateway(t *testing.T) {
 			defer restore()
 			expectError(t, ca, 1265, "Data truncated for column 'e' at row 2", "ALTER TABLE sg.t MODIFY e VARCHAR(64)")
 			mustExec(t, ca, "USE sg")
-			if got := columnType(t, ca, "t", "e"); got != "varchar(128)\tYES" {
-				t.Fatalf("after the reverted MODIFY: %q", got)
-			}
+			expectColumnType(t, ca, "t", "e", "varchar(128)\tYES", "after the reverted MODIFY")
 			expectRows(t, ca, "SELECT k, LENGTH(e) FROM t ORDER BY k", "1\t3", "2\t100")
 		})
 	}
@@ -198,22 +180,24 @@ func TestDDL2NarrowStaleGateway(t *testing.T) {
 // string, not its index.
 func TestDDL2EnumInFunctions(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE en")
-		mustExec(t, c, "USE en")
-		mustExec(t, c, "CREATE TABLE e (k INT PRIMARY KEY, t ENUM('BASE TABLE','VIEW'), s SET('a','b','c'))")
-		mustExec(t, c, "INSERT INTO e VALUES (1, 'BASE TABLE', 'a,c'), (2, NULL, NULL)")
+		c := ts.Session("en",
+			"CREATE TABLE e (k INT PRIMARY KEY, t ENUM('BASE TABLE','VIEW'), s SET('a','b','c'))",
+			"INSERT INTO e VALUES (1, 'BASE TABLE', 'a,c'), (2, NULL, NULL)")
 		// The simple single-table SELECT (no custom analyzer rule runs).
-		expectRows(t, c, "SELECT STRCMP(t,'BASE TABLE') s, IF(1, t, 'x') i, IF(k = 1, t, 'TABLE') j, COALESCE(t, 'x') co, IFNULL(t,'x') fn FROM e WHERE k = 1",
-			"0\tBASE TABLE\tBASE TABLE\tBASE TABLE\tBASE TABLE")
-		expectRows(t, c, "SELECT IF(1, s, 'x'), COALESCE(s, 'n'), IFNULL(t, 'none'), STRCMP(s, 'a,c') FROM e ORDER BY k",
-			"a,c\ta,c\tBASE TABLE\t0", "NULL\tn\tnone\tNULL")
-		expectRows(t, c, "SELECT k FROM e WHERE IF(1, t, '') = 'BASE TABLE' ORDER BY k LIMIT 5", "1")
-		// Other string functions read the string; numeric contexts the index.
-		expectRows(t, c, "SELECT LOWER(t), SUBSTRING(t, 1, 4), REPLACE(t, 'BASE', 'X'), CONCAT_WS('|', t, s), ELT(1, t), FIELD('BASE TABLE', t), GREATEST(t, 'A'), LOCATE('T', t), t + 0, IF(t, 'y', 'n') FROM e WHERE k = 1",
-			"base table\tBASE\tX TABLE\tBASE TABLE|a,c\tBASE TABLE\t1\tBASE TABLE\t6\t1\ty")
-		// MySQL Connector/C++ 1.1 DatabaseMetaData::getTables.
-		expectRows(t, c, "SELECT TABLE_NAME, IF(STRCMP(TABLE_TYPE,'BASE TABLE'), TABLE_TYPE, 'TABLE') AS TABLE_TYPE FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_SCHEMA LIKE 'en' AND TABLE_NAME LIKE '%'",
-			"e\tTABLE")
+		runScript(t, c, `
+			query SELECT STRCMP(t,'BASE TABLE') s, IF(1, t, 'x') i, IF(k = 1, t, 'TABLE') j, COALESCE(t, 'x') co, IFNULL(t,'x') fn FROM e WHERE k = 1
+			= 0 | BASE TABLE | BASE TABLE | BASE TABLE | BASE TABLE
+			query SELECT IF(1, s, 'x'), COALESCE(s, 'n'), IFNULL(t, 'none'), STRCMP(s, 'a,c') FROM e ORDER BY k
+			= a,c | a,c | BASE TABLE | 0
+			= NULL | n | none | NULL
+			query SELECT k FROM e WHERE IF(1, t, '') = 'BASE TABLE' ORDER BY k LIMIT 5
+			= 1
+			# Other string functions read the string; numeric contexts the index.
+			query SELECT LOWER(t), SUBSTRING(t, 1, 4), REPLACE(t, 'BASE', 'X'), CONCAT_WS('|', t, s), ELT(1, t), FIELD('BASE TABLE', t), GREATEST(t, 'A'), LOCATE('T', t), t + 0, IF(t, 'y', 'n') FROM e WHERE k = 1
+			= base table | BASE | X TABLE | BASE TABLE|a,c | BASE TABLE | 1 | BASE TABLE | 6 | 1 | y
+			# MySQL Connector/C++ 1.1 DatabaseMetaData::getTables.
+			query SELECT TABLE_NAME, IF(STRCMP(TABLE_TYPE,'BASE TABLE'), TABLE_TYPE, 'TABLE') AS TABLE_TYPE FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_SCHEMA LIKE 'en' AND TABLE_NAME LIKE '%'
+			= e | TABLE
+		`)
 	})
 }

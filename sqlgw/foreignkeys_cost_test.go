@@ -12,13 +12,11 @@ import (
 func TestForeignKeysCost(t *testing.T) {
 	store, co := memoryBackend.open(t)
 	ts := startServer(t, store, co)
-	c := ts.conn()
-	mustExec(t, c, "CREATE DATABASE fkc")
-	mustExec(t, c, "USE fkc")
-	mustExec(t, c, "CREATE TABLE p (id INT PRIMARY KEY)")
-	mustExec(t, c, "CREATE TABLE ch (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id))")
-	mustExec(t, c, "CREATE TABLE free (id INT PRIMARY KEY, pid INT, KEY (pid))")
-	mustExec(t, c, "INSERT INTO p VALUES (1),(2),(3),(4),(5)")
+	c := ts.Session("fkc", `
+		CREATE TABLE p (id INT PRIMARY KEY)
+		CREATE TABLE ch (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id))
+		CREATE TABLE free (id INT PRIMARY KEY, pid INT, KEY (pid))
+		INSERT INTO p VALUES (1),(2),(3),(4),(5)`)
 	var vals []string
 	for i := range 200 {
 		vals = append(vals, fmt.Sprintf("(%d,%d)", i, i%5+1))

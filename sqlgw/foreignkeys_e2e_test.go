@@ -19,29 +19,31 @@ const (
 // foreign_key_checks=0, DROP FOREIGN KEY.
 func TestForeignKeysParent(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE fk")
-		mustExec(t, c, "USE fk")
-		mustExec(t, c, "CREATE TABLE author (id INT PRIMARY KEY, name VARCHAR(20))")
+		c := ts.Session("fk",
+			"CREATE TABLE author (id INT PRIMARY KEY, name VARCHAR(20))")
 		mustExec(t, c, `CREATE TABLE book (id INT PRIMARY KEY, author_id INT,
 			CONSTRAINT book_author FOREIGN KEY (author_id) REFERENCES author (id))`)
 		mustExec(t, c, "INSERT INTO author VALUES (1,'ann'),(2,'bob')")
 		mustExec(t, c, "INSERT INTO book VALUES (10,1),(11,NULL)")
 		expectErrno(t, c, erNoReferencedRow2, "INSERT INTO book VALUES (12,3)")
 		expectErrno(t, c, erNoReferencedRow2, "UPDATE book SET author_id = 9 WHERE id = 10")
-		expectRows(t, c, "SELECT id, author_id FROM book ORDER BY id", "10\t1", "11\tNULL")
-
-		// A parent inserted earlier in the same transaction is seen.
-		mustExec(t, c, "BEGIN")
-		mustExec(t, c, "INSERT INTO author VALUES (3,'cid')")
-		mustExec(t, c, "INSERT INTO book VALUES (12,3)")
-		mustExec(t, c, "COMMIT")
-		expectRows(t, c, "SELECT author_id FROM book WHERE id = 12", "3")
-
-		// The implicit index on the child column, named after the
-		// constraint, as MySQL names it.
-		expectRows(t, c, "SELECT index_name, column_name FROM information_schema.statistics WHERE table_schema='fk' AND table_name='book' ORDER BY index_name",
-			"book_author\tauthor_id", "PRIMARY\tid")
+		runScript(t, c, `
+			query SELECT id, author_id FROM book ORDER BY id
+			= 10 | 1
+			= 11 | NULL
+			# A parent inserted earlier in the same transaction is seen.
+			exec BEGIN
+			exec INSERT INTO author VALUES (3,'cid')
+			exec INSERT INTO book VALUES (12,3)
+			exec COMMIT
+			query SELECT author_id FROM book WHERE id = 12
+			= 3
+			# The implicit index on the child column, named after the
+			# constraint, as MySQL names it.
+			query SELECT index_name, column_name FROM information_schema.statistics WHERE table_schema='fk' AND table_name='book' ORDER BY index_name
+			= book_author | author_id
+			= PRIMARY | id
+		`)
 		create := strings.Join(rows(t, c, "SHOW CREATE TABLE book"), "\n")
 		if !strings.Contains(create, "CONSTRAINT `book_author` FOREIGN KEY (`author_id`) REFERENCES `author` (`id`)") {
 			t.Fatalf("SHOW CREATE TABLE:\n%s", create)
@@ -58,37 +60,43 @@ func TestForeignKeysParent(t *testing.T) {
 
 		// ALTER TABLE ADD CONSTRAINT (what Django sends), with an
 		// index already there; existing rows are checked.
-		mustExec(t, c, "CREATE TABLE review (id INT PRIMARY KEY, book_id INT NOT NULL, KEY by_book (book_id))")
-		mustExec(t, c, "INSERT INTO review VALUES (1, 10), (2, 99)")
-		expectErrno(t, c, erNoReferencedRow2, "ALTER TABLE review ADD CONSTRAINT review_book FOREIGN KEY (book_id) REFERENCES book (id)")
-		mustExec(t, c, "DELETE FROM review WHERE id = 2")
-		mustExec(t, c, "ALTER TABLE review ADD CONSTRAINT review_book FOREIGN KEY (book_id) REFERENCES book (id)")
-		expectRows(t, c, "SELECT index_name FROM information_schema.statistics WHERE table_schema='fk' AND table_name='review' ORDER BY index_name",
-			"by_book", "PRIMARY")
-		expectErrno(t, c, erNoReferencedRow2, "INSERT INTO review VALUES (3, 99)")
-
-		// CREATE TABLE with the index declared too, as dumps write it
-		// (named like the constraint, or not): no second index.
-		mustExec(t, c, "CREATE TABLE tag (id INT PRIMARY KEY, book_id INT, KEY tag_book (book_id), CONSTRAINT tag_book FOREIGN KEY (book_id) REFERENCES book (id))")
-		mustExec(t, c, "CREATE TABLE note (id INT PRIMARY KEY, book_id INT, KEY by_b (book_id), CONSTRAINT note_book FOREIGN KEY (book_id) REFERENCES book (id))")
-		expectRows(t, c, "SELECT table_name, index_name FROM information_schema.statistics WHERE table_schema='fk' AND table_name IN ('tag', 'note') ORDER BY table_name, index_name",
-			"note\tby_b", "note\tPRIMARY", "tag\tPRIMARY", "tag\ttag_book")
-		expectErrno(t, c, erNoReferencedRow2, "INSERT INTO note VALUES (1, 99)")
-		mustExec(t, c, "INSERT INTO tag VALUES (1, 10)")
-		expectErrno(t, c, erRowIsReferenced2, "DELETE FROM book WHERE id = 10")
-		mustExec(t, c, "DROP TABLE tag, note")
-
-		// foreign_key_checks=0, as dump files set it: a table may
-		// reference one created later, and rows are not checked.
-		mustExec(t, c, "SET foreign_key_checks = 0")
+		runScript(t, c, `
+			exec CREATE TABLE review (id INT PRIMARY KEY, book_id INT NOT NULL, KEY by_book (book_id))
+			exec INSERT INTO review VALUES (1, 10), (2, 99)
+			error 1452 ALTER TABLE review ADD CONSTRAINT review_book FOREIGN KEY (book_id) REFERENCES book (id)
+			exec DELETE FROM review WHERE id = 2
+			exec ALTER TABLE review ADD CONSTRAINT review_book FOREIGN KEY (book_id) REFERENCES book (id)
+			query SELECT index_name FROM information_schema.statistics WHERE table_schema='fk' AND table_name='review' ORDER BY index_name
+			= by_book
+			= PRIMARY
+			error 1452 INSERT INTO review VALUES (3, 99)
+			# CREATE TABLE with the index declared too, as dumps write it
+			# (named like the constraint, or not): no second index.
+			exec CREATE TABLE tag (id INT PRIMARY KEY, book_id INT, KEY tag_book (book_id), CONSTRAINT tag_book FOREIGN KEY (book_id) REFERENCES book (id))
+			exec CREATE TABLE note (id INT PRIMARY KEY, book_id INT, KEY by_b (book_id), CONSTRAINT note_book FOREIGN KEY (book_id) REFERENCES book (id))
+			query SELECT table_name, index_name FROM information_schema.statistics WHERE table_schema='fk' AND table_name IN ('tag', 'note') ORDER BY table_name, index_name
+			= note | by_b
+			= note | PRIMARY
+			= tag | PRIMARY
+			= tag | tag_book
+			error 1452 INSERT INTO note VALUES (1, 99)
+			exec INSERT INTO tag VALUES (1, 10)
+			error 1451 DELETE FROM book WHERE id = 10
+			exec DROP TABLE tag, note
+			# foreign_key_checks=0, as dump files set it: a table may
+			# reference one created later, and rows are not checked.
+			exec SET foreign_key_checks = 0
+		`)
 		mustExec(t, c, `CREATE TABLE loan (id INT PRIMARY KEY, member_id INT,
 			CONSTRAINT loan_member FOREIGN KEY (member_id) REFERENCES member (id))`)
-		mustExec(t, c, "INSERT INTO loan VALUES (1, 7)")
-		mustExec(t, c, "INSERT INTO book VALUES (13, 42)")
-		mustExec(t, c, "CREATE TABLE member (id INT PRIMARY KEY)")
-		mustExec(t, c, "SET foreign_key_checks = 1")
-		mustExec(t, c, "INSERT INTO member VALUES (8)")
-		mustExec(t, c, "INSERT INTO loan VALUES (2, 8)")
+		runScript(t, c, `
+			exec INSERT INTO loan VALUES (1, 7)
+			exec INSERT INTO book VALUES (13, 42)
+			exec CREATE TABLE member (id INT PRIMARY KEY)
+			exec SET foreign_key_checks = 1
+			exec INSERT INTO member VALUES (8)
+			exec INSERT INTO loan VALUES (2, 8)
+		`)
 		expectErrno(t, c, erNoReferencedRow2, "INSERT INTO loan VALUES (3, 9)")
 
 		// Constraint names are unique per database.
@@ -98,14 +106,18 @@ func TestForeignKeysParent(t *testing.T) {
 		}
 
 		// DROP FOREIGN KEY: the constraint goes, its index stays.
-		mustExec(t, c, "ALTER TABLE book DROP FOREIGN KEY book_author")
-		mustExec(t, c, "INSERT INTO book VALUES (14, 77)")
-		expectRows(t, c, "SELECT count(*) FROM information_schema.referential_constraints WHERE constraint_schema='fk' AND table_name='book'", "0")
-		expectRows(t, c, "SELECT index_name FROM information_schema.statistics WHERE table_schema='fk' AND table_name='book' ORDER BY index_name",
-			"book_author", "PRIMARY")
-
-		expectRows(t, c, "SELECT constraint_name FROM information_schema.referential_constraints WHERE constraint_schema='fk' ORDER BY constraint_name",
-			"loan_member", "review_book")
+		runScript(t, c, `
+			exec ALTER TABLE book DROP FOREIGN KEY book_author
+			exec INSERT INTO book VALUES (14, 77)
+			query SELECT count(*) FROM information_schema.referential_constraints WHERE constraint_schema='fk' AND table_name='book'
+			= 0
+			query SELECT index_name FROM information_schema.statistics WHERE table_schema='fk' AND table_name='book' ORDER BY index_name
+			= book_author
+			= PRIMARY
+			query SELECT constraint_name FROM information_schema.referential_constraints WHERE constraint_schema='fk' ORDER BY constraint_name
+			= loan_member
+			= review_book
+		`)
 	})
 }
 
@@ -114,11 +126,9 @@ func TestForeignKeysRestart(t *testing.T) {
 	store, co := memoryBackend.open(t)
 	t.Cleanup(func() { store.Close() })
 	ts := startServer(t, sharedStore{store}, co)
-	c := ts.conn()
-	mustExec(t, c, "CREATE DATABASE fk")
-	mustExec(t, c, "USE fk")
-	mustExec(t, c, "CREATE TABLE p (id INT PRIMARY KEY)")
-	mustExec(t, c, "CREATE TABLE ch (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id) ON DELETE CASCADE)")
+	ts.Session("fk",
+		"CREATE TABLE p (id INT PRIMARY KEY)",
+		"CREATE TABLE ch (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id) ON DELETE CASCADE)")
 	ts.stop()
 
 	ts2 := startServer(t, sharedStore{store}, co)
@@ -136,43 +146,52 @@ func TestForeignKeysRestart(t *testing.T) {
 // expected results are MariaDB's for the same statements.
 func TestForeignKeysActions(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE fk")
-		mustExec(t, c, "USE fk")
-		mustExec(t, c, "CREATE TABLE p (id INT PRIMARY KEY, name VARCHAR(20))")
+		c := ts.Session("fk",
+			"CREATE TABLE p (id INT PRIMARY KEY, name VARCHAR(20))")
 		mustExec(t, c, `CREATE TABLE ch (id INT PRIMARY KEY, pid INT,
 			CONSTRAINT ch_p FOREIGN KEY (pid) REFERENCES p (id) ON DELETE CASCADE ON UPDATE SET NULL)`)
-		mustExec(t, c, "CREATE TABLE c2 (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id))")
-		mustExec(t, c, "INSERT INTO p VALUES (1,'a'),(2,'b'),(3,'c'),(4,'d')")
-		mustExec(t, c, "INSERT INTO ch VALUES (10,1),(11,1),(12,2)")
-		mustExec(t, c, "INSERT INTO c2 VALUES (20,3)")
-		// MySQL names the implicit index after the column when the
-		// constraint is not named.
-		expectRows(t, c, "SELECT index_name FROM information_schema.statistics WHERE table_schema='fk' AND table_name='c2' ORDER BY index_name",
-			"pid", "PRIMARY")
-
-		if n := affected(t, c, "DELETE FROM p WHERE id = 1"); n != 1 {
-			t.Fatalf("DELETE parent: %d rows affected, want 1", n)
-		}
-		expectRows(t, c, "SELECT id, pid FROM ch ORDER BY id", "12\t2")
-		mustExec(t, c, "UPDATE p SET id = 5 WHERE id = 2")
-		expectRows(t, c, "SELECT id, pid FROM ch ORDER BY id", "12\tNULL")
-		// An update that leaves the key alone touches no child.
-		mustExec(t, c, "UPDATE p SET name = 'x' WHERE id = 3")
+		runScript(t, c, `
+			exec CREATE TABLE c2 (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id))
+			exec INSERT INTO p VALUES (1,'a'),(2,'b'),(3,'c'),(4,'d')
+			exec INSERT INTO ch VALUES (10,1),(11,1),(12,2)
+			exec INSERT INTO c2 VALUES (20,3)
+			# MySQL names the implicit index after the column when the
+			# constraint is not named.
+			query SELECT index_name FROM information_schema.statistics WHERE table_schema='fk' AND table_name='c2' ORDER BY index_name
+			= pid
+			= PRIMARY
+			affected 1 DELETE FROM p WHERE id = 1
+			query SELECT id, pid FROM ch ORDER BY id
+			= 12 | 2
+			exec UPDATE p SET id = 5 WHERE id = 2
+			query SELECT id, pid FROM ch ORDER BY id
+			= 12 | NULL
+			# An update that leaves the key alone touches no child.
+			exec UPDATE p SET name = 'x' WHERE id = 3
+		`)
 
 		expectErrno(t, c, erRowIsReferenced2, "DELETE FROM p WHERE id = 3")
 		expectErrno(t, c, erRowIsReferenced2, "UPDATE p SET id = 6 WHERE id = 3")
 		expectRows(t, c, "SELECT id FROM p ORDER BY id", "3", "4", "5")
 		// A multi-row statement that fails leaves nothing behind.
 		expectErrno(t, c, erRowIsReferenced2, "DELETE FROM p WHERE id IN (3, 4)")
-		expectRows(t, c, "SELECT id FROM p ORDER BY id", "3", "4", "5")
-		// Inside a transaction, a child deleted first frees the parent.
-		mustExec(t, c, "BEGIN")
-		mustExec(t, c, "DELETE FROM c2 WHERE id = 20")
-		mustExec(t, c, "DELETE FROM p WHERE id = 3")
-		mustExec(t, c, "ROLLBACK")
-		expectRows(t, c, "SELECT id FROM p ORDER BY id", "3", "4", "5")
-		expectRows(t, c, "SELECT id, pid FROM c2", "20\t3")
+		runScript(t, c, `
+			query SELECT id FROM p ORDER BY id
+			= 3
+			= 4
+			= 5
+			# Inside a transaction, a child deleted first frees the parent.
+			exec BEGIN
+			exec DELETE FROM c2 WHERE id = 20
+			exec DELETE FROM p WHERE id = 3
+			exec ROLLBACK
+			query SELECT id FROM p ORDER BY id
+			= 3
+			= 4
+			= 5
+			query SELECT id, pid FROM c2
+			= 20 | 3
+		`)
 
 		// MySQL's texts (as MariaDB prints them for the same tables).
 		expectErrText(t, c, "INSERT INTO ch VALUES (50, 99)",
@@ -181,31 +200,37 @@ func TestForeignKeysActions(t *testing.T) {
 			"Cannot delete or update a parent row: a foreign key constraint fails (`fk`.`c2`, CONSTRAINT `c2_ibfk_1` FOREIGN KEY (`pid`) REFERENCES `p` (`id`))")
 		expectErrText(t, c, "ALTER TABLE c2 DROP FOREIGN KEY nope", "Can't DROP FOREIGN KEY `nope`; check that it exists")
 
-		expectErrno(t, c, 3730, "DROP TABLE p")
-		expectErrno(t, c, 1701, "TRUNCATE TABLE p")
-		expectErrno(t, c, 1553, "ALTER TABLE c2 DROP INDEX pid")
-
-		// Cascades go down several levels, in one transaction.
-		mustExec(t, c, "CREATE TABLE g (id INT PRIMARY KEY, chid INT, FOREIGN KEY (chid) REFERENCES ch (id) ON DELETE CASCADE)")
-		mustExec(t, c, "INSERT INTO p VALUES (7, 'g')")
-		mustExec(t, c, "INSERT INTO ch VALUES (30, 7), (31, 7)")
-		mustExec(t, c, "INSERT INTO g VALUES (100, 30), (101, 31), (102, 12)")
-		mustExec(t, c, "DELETE FROM p WHERE id = 7")
-		expectRows(t, c, "SELECT id FROM ch ORDER BY id", "12")
-		expectRows(t, c, "SELECT id FROM g ORDER BY id", "102")
+		runScript(t, c, `
+			error 3730 DROP TABLE p
+			error 1701 TRUNCATE TABLE p
+			error 1553 ALTER TABLE c2 DROP INDEX pid
+			# Cascades go down several levels, in one transaction.
+			exec CREATE TABLE g (id INT PRIMARY KEY, chid INT, FOREIGN KEY (chid) REFERENCES ch (id) ON DELETE CASCADE)
+			exec INSERT INTO p VALUES (7, 'g')
+			exec INSERT INTO ch VALUES (30, 7), (31, 7)
+			exec INSERT INTO g VALUES (100, 30), (101, 31), (102, 12)
+			exec DELETE FROM p WHERE id = 7
+			query SELECT id FROM ch ORDER BY id
+			= 12
+			query SELECT id FROM g ORDER BY id
+			= 102
+		`)
 
 		// A self-referencing table (a tree), ON DELETE CASCADE.
 		mustExec(t, c, `CREATE TABLE node (id INT PRIMARY KEY, parent INT,
 			FOREIGN KEY (parent) REFERENCES node (id) ON DELETE CASCADE)`)
 		mustExec(t, c, "INSERT INTO node VALUES (1, NULL), (2, 1), (3, 2), (4, NULL)")
 		expectErrno(t, c, erNoReferencedRow2, "INSERT INTO node VALUES (5, 9)")
-		mustExec(t, c, "DELETE FROM node WHERE id = 1")
-		expectRows(t, c, "SELECT id FROM node", "4")
-
-		// Children dropped before their parent, in one statement.
-		mustExec(t, c, "DROP TABLE g")
-		mustExec(t, c, "DROP TABLE ch, c2, p")
-		expectRows(t, c, "SELECT count(*) FROM information_schema.referential_constraints WHERE constraint_schema='fk'", "1")
+		runScript(t, c, `
+			exec DELETE FROM node WHERE id = 1
+			query SELECT id FROM node
+			= 4
+			# Children dropped before their parent, in one statement.
+			exec DROP TABLE g
+			exec DROP TABLE ch, c2, p
+			query SELECT count(*) FROM information_schema.referential_constraints WHERE constraint_schema='fk'
+			= 1
+		`)
 	})
 }
 
@@ -223,32 +248,44 @@ func expectErrText(t *testing.T, db execer, q, want string) {
 // and DELETE of every parent row; results and errors as MariaDB's.
 func TestForeignKeysComposite(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE fk3")
-		mustExec(t, c, "USE fk3")
-		mustExec(t, c, "CREATE TABLE p (a INT, b INT, code VARCHAR(10), PRIMARY KEY (a, b), UNIQUE KEY (code))")
-		mustExec(t, c, "CREATE TABLE ch (id INT PRIMARY KEY, x INT, y INT, FOREIGN KEY (x, y) REFERENCES p (a, b) ON UPDATE CASCADE ON DELETE CASCADE)")
-		mustExec(t, c, "CREATE TABLE cc (id INT PRIMARY KEY, code VARCHAR(10), FOREIGN KEY (code) REFERENCES p (code) ON UPDATE CASCADE)")
-		mustExec(t, c, "INSERT INTO p VALUES (1,1,'one'),(1,2,'two'),(2,1,'three')")
-		mustExec(t, c, "INSERT INTO ch VALUES (1,1,1),(2,1,2),(3,2,1)")
-		mustExec(t, c, "INSERT INTO cc VALUES (1,'one'),(2,'two')")
-		mustExec(t, c, "UPDATE p SET b = 5 WHERE a = 1 AND b = 2")
-		expectRows(t, c, "SELECT * FROM ch ORDER BY id", "1\t1\t1", "2\t1\t5", "3\t2\t1")
-		mustExec(t, c, "UPDATE p SET code = 'uno' WHERE code = 'one'")
-		expectRows(t, c, "SELECT * FROM cc ORDER BY id", "1\tuno", "2\ttwo")
-		mustExec(t, c, "DELETE FROM p WHERE a = 2")
-		expectRows(t, c, "SELECT * FROM ch ORDER BY id", "1\t1\t1", "2\t1\t5")
+		c := ts.Session("fk3", `
+			CREATE TABLE p (a INT, b INT, code VARCHAR(10), PRIMARY KEY (a, b), UNIQUE KEY (code))
+			CREATE TABLE ch (id INT PRIMARY KEY, x INT, y INT, FOREIGN KEY (x, y) REFERENCES p (a, b) ON UPDATE CASCADE ON DELETE CASCADE)
+			CREATE TABLE cc (id INT PRIMARY KEY, code VARCHAR(10), FOREIGN KEY (code) REFERENCES p (code) ON UPDATE CASCADE)
+			INSERT INTO p VALUES (1,1,'one'),(1,2,'two'),(2,1,'three')
+			INSERT INTO ch VALUES (1,1,1),(2,1,2),(3,2,1)
+			INSERT INTO cc VALUES (1,'one'),(2,'two')
+			UPDATE p SET b = 5 WHERE a = 1 AND b = 2`)
+		runScript(t, c, `
+			query SELECT * FROM ch ORDER BY id
+			= 1 | 1 | 1
+			= 2 | 1 | 5
+			= 3 | 2 | 1
+			exec UPDATE p SET code = 'uno' WHERE code = 'one'
+			query SELECT * FROM cc ORDER BY id
+			= 1 | uno
+			= 2 | two
+			exec DELETE FROM p WHERE a = 2
+			query SELECT * FROM ch ORDER BY id
+			= 1 | 1 | 1
+			= 2 | 1 | 5
+		`)
 
 		expectErrText(t, c, "INSERT INTO cc VALUES (3,'nope')",
 			"Cannot add or update a child row: a foreign key constraint fails (`fk3`.`cc`, CONSTRAINT `cc_ibfk_1` FOREIGN KEY (`code`) REFERENCES `p` (`code`) ON UPDATE CASCADE)")
 		expectErrText(t, c, "INSERT INTO ch VALUES (9, 1, 9)",
 			"Cannot add or update a child row: a foreign key constraint fails (`fk3`.`ch`, CONSTRAINT `ch_ibfk_1` FOREIGN KEY (`x`, `y`) REFERENCES `p` (`a`, `b`) ON DELETE CASCADE ON UPDATE CASCADE)")
-		expectErrno(t, c, erRowIsReferenced2, "REPLACE INTO p VALUES (1,5,'two')")
-		expectErrno(t, c, erRowIsReferenced2, "DELETE FROM p")
-		expectRows(t, c, "SELECT * FROM p ORDER BY a, b", "1\t1\tuno", "1\t5\ttwo")
-		mustExec(t, c, "DELETE FROM cc")
-		mustExec(t, c, "DELETE FROM p")
-		expectRows(t, c, "SELECT count(*) FROM ch", "0")
+		runScript(t, c, `
+			error 1451 REPLACE INTO p VALUES (1,5,'two')
+			error 1451 DELETE FROM p
+			query SELECT * FROM p ORDER BY a, b
+			= 1 | 1 | uno
+			= 1 | 5 | two
+			exec DELETE FROM cc
+			exec DELETE FROM p
+			query SELECT count(*) FROM ch
+			= 0
+		`)
 	})
 }
 
@@ -257,16 +294,14 @@ func TestForeignKeysComposite(t *testing.T) {
 func TestForeignKeysRename(t *testing.T) {
 	store, co := memoryBackend.open(t)
 	ts := startServer(t, store, co)
-	c := ts.conn()
-	mustExec(t, c, "CREATE DATABASE fkr")
-	mustExec(t, c, "USE fkr")
-	mustExec(t, c, "CREATE TABLE p (id INT PRIMARY KEY)")
-	mustExec(t, c, "CREATE TABLE ch (id INT PRIMARY KEY, pid INT, CONSTRAINT ch_p FOREIGN KEY (pid) REFERENCES p (id) ON DELETE CASCADE)")
-	mustExec(t, c, "INSERT INTO p VALUES (1), (2)")
-	mustExec(t, c, "INSERT INTO ch VALUES (10, 1), (20, 2)")
-	mustExec(t, c, "RENAME TABLE p TO parent")
-	mustExec(t, c, "ALTER TABLE parent RENAME COLUMN id TO pk")
-	mustExec(t, c, "ALTER TABLE ch RENAME COLUMN pid TO parent_pk")
+	c := ts.Session("fkr", `
+		CREATE TABLE p (id INT PRIMARY KEY)
+		CREATE TABLE ch (id INT PRIMARY KEY, pid INT, CONSTRAINT ch_p FOREIGN KEY (pid) REFERENCES p (id) ON DELETE CASCADE)
+		INSERT INTO p VALUES (1), (2)
+		INSERT INTO ch VALUES (10, 1), (20, 2)
+		RENAME TABLE p TO parent
+		ALTER TABLE parent RENAME COLUMN id TO pk
+		ALTER TABLE ch RENAME COLUMN pid TO parent_pk`)
 	expectRows(t, c, `SELECT table_name, column_name, referenced_table_name, referenced_column_name
 		FROM information_schema.key_column_usage WHERE table_schema='fkr' AND referenced_table_name IS NOT NULL`,
 		"ch\tparent_pk\tparent\tpk")
@@ -281,15 +316,16 @@ func TestForeignKeysRename(t *testing.T) {
 func TestForeignKeysSetDefault(t *testing.T) {
 	store, co := memoryBackend.open(t)
 	ts := startServer(t, store, co)
-	c := ts.conn()
-	mustExec(t, c, "CREATE DATABASE fkd")
-	mustExec(t, c, "USE fkd")
-	mustExec(t, c, "CREATE TABLE p (id INT PRIMARY KEY)")
-	expectErrno(t, c, 1235, "CREATE TABLE ch (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id) ON DELETE SET DEFAULT)")
-	expectRows(t, c, "SHOW TABLES", "p")
-	mustExec(t, c, "CREATE TABLE ch (id INT PRIMARY KEY, pid INT, KEY (pid))")
-	expectErrno(t, c, 1235, "ALTER TABLE ch ADD FOREIGN KEY (pid) REFERENCES p (id) ON UPDATE SET DEFAULT")
-	expectRows(t, c, "SELECT count(*) FROM information_schema.referential_constraints WHERE constraint_schema='fkd'", "0")
+	runScript(t, ts.Session("fkd"), `
+		exec CREATE TABLE p (id INT PRIMARY KEY)
+		error 1235 CREATE TABLE ch (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id) ON DELETE SET DEFAULT)
+		query SHOW TABLES
+		= p
+		exec CREATE TABLE ch (id INT PRIMARY KEY, pid INT, KEY (pid))
+		error 1235 ALTER TABLE ch ADD FOREIGN KEY (pid) REFERENCES p (id) ON UPDATE SET DEFAULT
+		query SELECT count(*) FROM information_schema.referential_constraints WHERE constraint_schema='fkd'
+		= 0
+	`)
 }
 
 // TestForeignKeysTwoGateways: a constraint one gateway adds is enforced by
@@ -318,15 +354,11 @@ func TestForeignKeysTwoGateways(t *testing.T) {
 func TestForeignKeysIgnoreAndPrepared(t *testing.T) {
 	store, co := memoryBackend.open(t)
 	ts := startServer(t, store, co)
-	c := ts.conn()
-	mustExec(t, c, "CREATE DATABASE fki")
-	mustExec(t, c, "USE fki")
-	mustExec(t, c, "CREATE TABLE p (id INT PRIMARY KEY)")
-	mustExec(t, c, "CREATE TABLE ch (id INT PRIMARY KEY, pid INT, CONSTRAINT ch_p FOREIGN KEY (pid) REFERENCES p (id))")
-	mustExec(t, c, "INSERT INTO p VALUES (1)")
-	if n := affected(t, c, "INSERT IGNORE INTO ch VALUES (1, 1), (2, 2), (3, 1)"); n != 2 {
-		t.Fatalf("INSERT IGNORE: %d rows affected, want 2", n)
-	}
+	c := ts.Session("fki", `
+		CREATE TABLE p (id INT PRIMARY KEY)
+		CREATE TABLE ch (id INT PRIMARY KEY, pid INT, CONSTRAINT ch_p FOREIGN KEY (pid) REFERENCES p (id))
+		INSERT INTO p VALUES (1)`)
+	expectAffected(t, c, 2, "INSERT IGNORE INTO ch VALUES (1, 1), (2, 2), (3, 1)")
 	expectRows(t, c, "SHOW WARNINGS", "Warning\t1452\tCannot add or update a child row: a foreign key constraint fails (`fki`.`ch`, CONSTRAINT `ch_p` FOREIGN KEY (`pid`) REFERENCES `p` (`id`))")
 	expectRows(t, c, "SELECT id FROM ch ORDER BY id", "1", "3")
 
@@ -341,18 +373,23 @@ func TestForeignKeysIgnoreAndPrepared(t *testing.T) {
 // key: a delete and an insert each), in the partition of the new key.
 func TestForeignKeysCascadeKeyChange(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE fkk")
-		mustExec(t, c, "USE fkk")
-		mustExec(t, c, "CREATE TABLE ord (id INT PRIMARY KEY)")
+		c := ts.Session("fkk",
+			"CREATE TABLE ord (id INT PRIMARY KEY)")
 		mustExec(t, c, `CREATE TABLE line (ord INT, n INT, qty INT, PRIMARY KEY (ord, n),
 			FOREIGN KEY (ord) REFERENCES ord (id) ON UPDATE CASCADE ON DELETE CASCADE)`)
-		mustExec(t, c, "INSERT INTO ord VALUES (1), (2)")
-		mustExec(t, c, "INSERT INTO line VALUES (1, 1, 10), (1, 2, 20), (2, 1, 30)")
-		mustExec(t, c, "UPDATE ord SET id = 5 WHERE id = 1")
-		expectRows(t, c, "SELECT ord, n, qty FROM line ORDER BY ord, n", "2\t1\t30", "5\t1\t10", "5\t2\t20")
-		expectRows(t, c, "SELECT qty FROM line WHERE ord = 5 AND n = 2", "20")
-		mustExec(t, c, "DELETE FROM ord WHERE id = 5")
-		expectRows(t, c, "SELECT ord, n FROM line", "2\t1")
+		runScript(t, c, `
+			exec INSERT INTO ord VALUES (1), (2)
+			exec INSERT INTO line VALUES (1, 1, 10), (1, 2, 20), (2, 1, 30)
+			exec UPDATE ord SET id = 5 WHERE id = 1
+			query SELECT ord, n, qty FROM line ORDER BY ord, n
+			= 2 | 1 | 30
+			= 5 | 1 | 10
+			= 5 | 2 | 20
+			query SELECT qty FROM line WHERE ord = 5 AND n = 2
+			= 20
+			exec DELETE FROM ord WHERE id = 5
+			query SELECT ord, n FROM line
+			= 2 | 1
+		`)
 	})
 }

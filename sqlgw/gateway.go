@@ -6,12 +6,14 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/dolthub/go-mysql-server/sql"
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/catalog/ixmaint"
 	"github.com/sqlgw/sqlgw/catalog/keys"
+	txnrec "github.com/sqlgw/sqlgw/catalog/txn"
 	"github.com/sqlgw/sqlgw/planner"
 	"github.com/sqlgw/sqlgw/storage"
 )
@@ -19,8 +21,11 @@ import (
 // gateway is the state shared by every session of one server: the store,
 // the catalog, and caches derived from catalog records.
 type gateway struct {
-	store storage.Store // the recorder in front of the backend
-	cat   *catalog.Catalog
+	store storage.Store // txs, in front of the recorder in front of the backend
+	// txs resolves the locks of multi-partition transactions for every
+	// read and commits them (txnatomic.go).
+	txs *txnrec.Store
+	cat *catalog.Catalog
 
 	mu      sync.Mutex
 	schemas map[schemaKey]*tableInfo
@@ -43,6 +48,15 @@ type gateway struct {
 
 	// metrics are exported by Server.MetricsHandler (metrics.go).
 	metrics *Metrics
+
+	// attach configures attached tables (attached.go); attachSynced is
+	// when the store's table list was last looked at (Unix ns).
+	attach       AttachConfig
+	attachSynced atomic.Int64
+
+	// accounts: the server's shared accounts (accounts.go); nil in an
+	// Engine without a server.
+	accounts *accounts
 }
 
 type schemaKey struct {
@@ -65,9 +79,12 @@ type rowEstimate struct {
 const defaultRowEstimate = 1000
 
 func newGateway(store storage.Store, cat *catalog.Catalog) *gateway {
+	txs := wrapTxn(store, cat)
+	store = txs
 	g := &gateway{
+		txs:      txs,
 		unsorted: store.Capabilities().Unsorted,
-		store:    store,
+		store:    newTypedStore(store), // attached_types.go
 		cat:      cat,
 		schemas:  map[schemaKey]*tableInfo{},
 		rows:     map[string]*rowEstimate{},
@@ -251,6 +268,9 @@ func newPlannerTable(t *catalog.Table) *plannerTable {
 		if c.Virtual {
 			pc.Pushdown = planner.PushNone // its stored value is not trusted (schemafeat.go)
 		}
+		if t.IsAttached() {
+			attachedPlannerColumn(c, &pc) // attached.go
+		}
 		p.cols = append(p.cols, pc)
 	}
 	for _, k := range t.PartitionColumns() {
@@ -310,6 +330,9 @@ func (p *plannerTable) EncodeKey(part planner.KeyPart, vals []planner.Datum) (st
 }
 
 func (p *plannerTable) PrefixEnd(prefix string) string {
+	if p.t.IsAttached() {
+		return attachedPrefixEnd(prefix)
+	}
 	r := catalog.PrefixRange(prefix)
 	if r == nil || r.High == nil {
 		return ""
@@ -319,10 +342,16 @@ func (p *plannerTable) PrefixEnd(prefix string) string {
 
 // RowKeyEnd implements planner.Table: local index entities sort from
 // keys.LocalIndexPrefix on, after every row.
-func (p *plannerTable) RowKeyEnd() string { return keys.LocalIndexPrefix }
+// An attached table has none: "".
+func (p *plannerTable) RowKeyEnd() string {
+	if p.t.IsAttached() {
+		return ""
+	}
+	return keys.LocalIndexPrefix
+}
 
 // SelectAlways implements planner.Table.
-func (p *plannerTable) SelectAlways() []string { return []string{catalog.PropExtras} }
+func (p *plannerTable) SelectAlways() []string { return p.t.SelectAlways() }
 
 func (p *plannerTable) PropertyValue(col int, d planner.Datum) (storage.Value, error) {
 	return p.t.Columns[col].Literal(d)

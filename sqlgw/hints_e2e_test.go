@@ -2,7 +2,6 @@ package sqlgw_test
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"strings"
 	"testing"
@@ -15,12 +14,10 @@ import (
 // names are 1176.
 func TestIndexHints(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE t (id INT PRIMARY KEY, r INT, s INT, KEY ir (r), KEY is2 (s))")
-		mustExec(t, c, "CREATE TABLE o (id INT PRIMARY KEY, x INT)")
-		mustExec(t, c, "CREATE TABLE nokey (a INT)")
+		c := ts.Session("d", `
+			CREATE TABLE t (id INT PRIMARY KEY, r INT, s INT, KEY ir (r), KEY is2 (s))
+			CREATE TABLE o (id INT PRIMARY KEY, x INT)
+			CREATE TABLE nokey (a INT)`)
 		for i := range 30 {
 			mustExec(t, c, "INSERT INTO t VALUES (?, ?, ?)", i, i, i%5)
 			mustExec(t, c, "INSERT INTO o VALUES (?, ?)", i, i%4)
@@ -91,9 +88,7 @@ func TestIndexHints(t *testing.T) {
 
 		// The reads themselves (store requests), not only EXPLAIN: an
 		// index lookup is an index query and a Get, a scan one page.
-		if r, _ := cost(t, c, "SELECT s FROM t WHERE r = 3"); r != 2 {
-			t.Errorf("index lookup: %d requests, want 2", r)
-		}
+		expectRequests(t, c, 2, "SELECT s FROM t WHERE r = 3", "index lookup")
 		if r, _ := cost(t, c, "SELECT s FROM t IGNORE INDEX (ir) WHERE r = 3"); r != 1 {
 			t.Errorf("IGNORE INDEX: %d requests, want 1 (a scan)", r)
 		}
@@ -111,12 +106,8 @@ func TestIndexHints(t *testing.T) {
 		if plan := explainText(t, c, strings.ReplaceAll(join, "%s", " IGNORE INDEX (ir)")); strings.Contains(plan, "on ir") || strings.Contains(plan, "ir\t") {
 			t.Errorf("lookup join with ir ignored: ir in\n%s", plan)
 		}
-		if r, _ := cost(t, c, strings.ReplaceAll(join, "%s", "")); r != 3 {
-			t.Errorf("lookup join on ir: %d requests, want 3", r)
-		}
-		if r, _ := cost(t, c, strings.ReplaceAll(join, "%s", " IGNORE INDEX (ir)")); r != 2 {
-			t.Errorf("lookup join with ir ignored: %d requests, want 2", r)
-		}
+		expectRequests(t, c, 3, strings.ReplaceAll(join, "%s", ""), "lookup join on ir")
+		expectRequests(t, c, 2, strings.ReplaceAll(join, "%s", " IGNORE INDEX (ir)"), "lookup join with ir ignored")
 
 		// Prepared statements (the binary protocol): hints hold at execution.
 		ctx := context.Background()
@@ -168,20 +159,13 @@ func TestIndexHints(t *testing.T) {
 		expectErrno(t, c, 1176, "SELECT a FROM nokey USE INDEX (ia) WHERE a = 1")
 		// Multi-statement texts (the handler's own parse): the error is
 		// 1176 too, and hints apply.
-		mdb, err := sql.Open("mysql", ts.dsn+"d?multiStatements=true")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer mdb.Close()
-		mc, err := mdb.Conn(ctx)
+		mc, err := ts.Open("d?multiStatements=true").Conn(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer mc.Close()
 		expectErrno(t, mc, 1176, "SELECT 1; SELECT * FROM t FORCE INDEX (nosuch) WHERE r = 2")
-		if r, _ := cost(t, mc, "SELECT s FROM t IGNORE INDEX (ir) WHERE r = 3; SELECT 1"); r != 1 {
-			t.Errorf("multi-statement IGNORE INDEX: %d requests, want 1", r)
-		}
+		expectRequests(t, mc, 1, "SELECT s FROM t IGNORE INDEX (ir) WHERE r = 3; SELECT 1", "multi-statement IGNORE INDEX")
 		// Hint-like text in strings and comments is not a hint.
 		expectRows(t, c, "SELECT 'FROM t FORCE INDEX (nosuch)' /* t use index (nosuch) */", "FROM t FORCE INDEX (nosuch)")
 	})

@@ -9,10 +9,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/sqlgw/sqlgw/catalog"
-	"github.com/sqlgw/sqlgw/catalog/ixmaint"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage"
-	"github.com/sqlgw/sqlgw/storage/faultstore"
 	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
@@ -20,12 +18,10 @@ import (
 // request counts of index lookups, and results equal to an unindexed copy.
 func TestSecondaryIndexes(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE u (id INT PRIMARY KEY, email VARCHAR(40), city VARCHAR(20), age INT, name VARCHAR(20), UNIQUE KEY by_email (email))")
-		mustExec(t, c, "CREATE INDEX by_city ON u (city, age) COMMENT 'sqlgw: global, cover=(name)'")
-		mustExec(t, c, "CREATE TABLE o (cust INT, id INT, status VARCHAR(10), total INT, PRIMARY KEY (cust, id), KEY by_status (cust, status))")
+		c := ts.Session("d", `
+			CREATE TABLE u (id INT PRIMARY KEY, email VARCHAR(40), city VARCHAR(20), age INT, name VARCHAR(20), UNIQUE KEY by_email (email))
+			CREATE INDEX by_city ON u (city, age) COMMENT 'sqlgw: global, cover=(name)'
+			CREATE TABLE o (cust INT, id INT, status VARCHAR(10), total INT, PRIMARY KEY (cust, id), KEY by_status (cust, status))`)
 		for i := range 30 {
 			mustExec(t, c, fmt.Sprintf("INSERT INTO u VALUES (%d, 'u%d@x', '%s', %d, 'n%d')", i, i, []string{"Paris", "Rome", "Oslo"}[i%3], 20+i%7, i))
 			mustExec(t, c, fmt.Sprintf("INSERT INTO o VALUES (%d, %d, '%s', %d)", i%2, i, []string{"open", "paid", "sent"}[i%3], i*10))
@@ -55,35 +51,40 @@ func TestSecondaryIndexes(t *testing.T) {
 		expectRows(t, c, "SELECT id FROM o WHERE cust = 1 AND status = 'paid' ORDER BY id", "1", "7", "13", "19", "25")
 		// Request counts: unique global lookup 2, covering 1; local lookup
 		// 1 range + one Get per row.
-		if r, _ := cost(t, c, "SELECT * FROM u WHERE email = 'u5@x'"); r != 2 {
-			t.Errorf("unique global lookup: %d requests, want 2", r)
-		}
-		if r, _ := cost(t, c, "SELECT id, email FROM u WHERE email = 'u5@x'"); r != 1 {
-			t.Errorf("covering unique global lookup: %d requests, want 1", r)
-		}
+		expectRequests(t, c, 2, "SELECT * FROM u WHERE email = 'u5@x'", "unique global lookup")
+		expectRequests(t, c, 1, "SELECT id, email FROM u WHERE email = 'u5@x'", "covering unique global lookup")
 		if r, _ := cost(t, c, "SELECT * FROM o WHERE cust = 1 AND status = 'paid'"); r != 1+5 {
 			t.Errorf("local lookup of 5 rows: %d requests, want 6", r)
 		}
 		// Unique enforcement: 1062 and no trace.
-		expectErrno(t, c, 1062, "INSERT INTO u VALUES (100, 'u5@x', 'Oslo', 1, 'dup')")
-		expectErrno(t, c, 1062, "UPDATE u SET email = 'u6@x' WHERE id = 7")
-		expectRows(t, c, "SELECT id FROM u WHERE email = 'u6@x'", "6")
-		expectRows(t, c, "SELECT COUNT(*) FROM u WHERE id = 100", "0")
-		// NULLs are not duplicates.
-		mustExec(t, c, "INSERT INTO u VALUES (101, NULL, 'Oslo', 1, 'a'), (102, NULL, 'Oslo', 1, 'b')")
-		// Updates and deletes keep the index right.
-		mustExec(t, c, "UPDATE u SET email = 'new@x', city = 'Oslo' WHERE id = 5")
-		expectRows(t, c, "SELECT id FROM u WHERE email = 'u5@x'")
-		expectRows(t, c, "SELECT id, city FROM u WHERE email = 'new@x'", "5\tOslo")
-		mustExec(t, c, "DELETE FROM u WHERE id = 6")
-		expectRows(t, c, "SELECT id FROM u WHERE email = 'u6@x'")
-		mustExec(t, c, "INSERT INTO u VALUES (6, 'u6@x', 'Rome', 3, 'again')")
-		expectRows(t, c, "SELECT name FROM u WHERE email = 'u6@x'", "again")
-		// DROP INDEX.
-		mustExec(t, c, "DROP INDEX by_city ON u")
-		expectRows(t, c, "SELECT id FROM u WHERE city = 'Rome' AND age = 21 ORDER BY id", "1", "22")
-		mustExec(t, c, "ALTER TABLE u ADD INDEX by_age (age)")
-		expectRows(t, c, "SELECT COUNT(*) FROM u WHERE age = 21", "5")
+		runScript(t, c, `
+			error 1062 INSERT INTO u VALUES (100, 'u5@x', 'Oslo', 1, 'dup')
+			error 1062 UPDATE u SET email = 'u6@x' WHERE id = 7
+			query SELECT id FROM u WHERE email = 'u6@x'
+			= 6
+			query SELECT COUNT(*) FROM u WHERE id = 100
+			= 0
+			# NULLs are not duplicates.
+			exec INSERT INTO u VALUES (101, NULL, 'Oslo', 1, 'a'), (102, NULL, 'Oslo', 1, 'b')
+			# Updates and deletes keep the index right.
+			exec UPDATE u SET email = 'new@x', city = 'Oslo' WHERE id = 5
+			query SELECT id FROM u WHERE email = 'u5@x'
+			query SELECT id, city FROM u WHERE email = 'new@x'
+			= 5 | Oslo
+			exec DELETE FROM u WHERE id = 6
+			query SELECT id FROM u WHERE email = 'u6@x'
+			exec INSERT INTO u VALUES (6, 'u6@x', 'Rome', 3, 'again')
+			query SELECT name FROM u WHERE email = 'u6@x'
+			= again
+			# DROP INDEX.
+			exec DROP INDEX by_city ON u
+			query SELECT id FROM u WHERE city = 'Rome' AND age = 21 ORDER BY id
+			= 1
+			= 22
+			exec ALTER TABLE u ADD INDEX by_age (age)
+			query SELECT COUNT(*) FROM u WHERE age = 21
+			= 5
+		`)
 	})
 }
 
@@ -91,10 +92,8 @@ func TestSecondaryIndexes(t *testing.T) {
 // session writes.
 func TestIndexOnlineBuild(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT)")
+		c := ts.Session("d",
+			"CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT)")
 		var vals []string
 		for i := range 300 {
 			vals = append(vals, fmt.Sprintf("(%d, %d, %d)", i, i%10, i))
@@ -140,11 +139,9 @@ func TestIndexOnlineBuild(t *testing.T) {
 // indexes and one without, comparing every query.
 func TestIndexRandomized(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE x (p INT, id INT, a INT, b VARCHAR(10), c INT, PRIMARY KEY (p, id), KEY la (p, a), KEY ga (a) COMMENT 'sqlgw: cover=(c)', UNIQUE KEY ub (b))")
-		mustExec(t, c, "CREATE TABLE y (p INT, id INT, a INT, b VARCHAR(10), c INT, PRIMARY KEY (p, id))")
+		c := ts.Session("d",
+			"CREATE TABLE x (p INT, id INT, a INT, b VARCHAR(10), c INT, PRIMARY KEY (p, id), KEY la (p, a), KEY ga (a) COMMENT 'sqlgw: cover=(c)', UNIQUE KEY ub (b))",
+			"CREATE TABLE y (p INT, id INT, a INT, b VARCHAR(10), c INT, PRIMARY KEY (p, id))")
 		r := rand.New(rand.NewPCG(3, 3))
 		val := func(n int) string {
 			if r.IntN(5) == 0 {
@@ -198,10 +195,8 @@ func TestIndexRandomized(t *testing.T) {
 // leave exactly one row.
 func TestConcurrentUniqueInsertsE2E(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE t (id INT PRIMARY KEY, e VARCHAR(20), UNIQUE KEY ue (e))")
+		c := ts.Session("d",
+			"CREATE TABLE t (id INT PRIMARY KEY, e VARCHAR(20), UNIQUE KEY ue (e))")
 		var wg sync.WaitGroup
 		for i := range 8 {
 			wg.Add(1)
@@ -216,12 +211,6 @@ func TestConcurrentUniqueInsertsE2E(t *testing.T) {
 	})
 }
 
-// noClose keeps a store open when a server closes it, so that a "crashed"
-// server's store can be reopened by the next one.
-type noClose struct{ storage.Store }
-
-func (noClose) Close() error { return nil }
-
 // TestIndexCrashRecovery crashes the store under a server at every request
 // of indexed INSERT, UPDATE (indexed value changing or not) and DELETE
 // statements, then: a new server on the same data answers every indexed
@@ -235,63 +224,34 @@ func TestIndexCrashRecovery(t *testing.T) {
 		"DELETE FROM t WHERE id = 3",
 		"INSERT INTO t VALUES (10, 0, 10, 'x', 1)", // unique violation
 	}
-	ctx := context.Background()
 	for _, stmt := range stmts {
-		for n := 1; ; n++ {
-			done := false
-			for _, applied := range []bool{false, true} {
-				inner, err := pebble.OpenMemory()
-				if err != nil {
-					t.Fatal(err)
-				}
-				fs := faultstore.New(noClose{inner})
-				ts := startServer(t, fs)
-				c := ts.conn()
-				mustExec(t, c, "CREATE DATABASE d")
-				mustExec(t, c, "USE d")
-				mustExec(t, c, "CREATE TABLE t (id INT PRIMARY KEY, p INT, a INT, b VARCHAR(10), c INT, KEY ga (a) COMMENT 'sqlgw: cover=(c)', UNIQUE KEY ub (b))")
-				mustExec(t, c, "INSERT INTO t VALUES (1, 0, 10, 'x', 1), (2, 1, 10, 'y', 2), (3, 1, 20, NULL, 3), (4, 0, NULL, NULL, 4)")
-				fs.CrashAt(n, applied)
-				c.ExecContext(ctx, stmt)
-				if !fs.Crashed() {
-					done = true
-				}
-				ts.stop()
-				// A new server on what the store holds, before recovery.
-				ts2 := startServer(t, noClose{inner})
-				c2 := ts2.conn()
-				mustExec(t, c2, "USE d")
+		sqltest.CrashAtEveryRequest(t, sqltest.Crash{
+			Name: stmt,
+			Setup: func(r *sqltest.Runner, _ storage.Store) {
+				r.ExecAll("CREATE DATABASE d", "USE d",
+					"CREATE TABLE t (id INT PRIMARY KEY, p INT, a INT, b VARCHAR(10), c INT, KEY ga (a) COMMENT 'sqlgw: cover=(c)', UNIQUE KEY ub (b))",
+					"INSERT INTO t VALUES (1, 0, 10, 'x', 1), (2, 1, 10, 'y', 2), (3, 1, 20, NULL, 3), (4, 0, NULL, NULL, 4)")
+			},
+			Op: func(r *sqltest.Runner) { r.Try(stmt) },
+			// A new server on what the store holds, before recovery.
+			Check: func(r *sqltest.Runner, _ storage.Store, p sqltest.CrashPoint) {
+				r.Exec("USE d")
 				for _, w := range []string{"a = 10", "a = 20", "a = 30", "a = 40", "b = 'x'", "b = 'y'", "b = 'z'", "b = 'w'"} {
 					for _, sel := range []string{"*", "id, a, c"} {
-						got := rows(t, c2, fmt.Sprintf("SELECT %s FROM t WHERE %s ORDER BY id", sel, w))
-						want := rows(t, c2, fmt.Sprintf("SELECT %s FROM t WHERE CONCAT(%s) ORDER BY id", sel, w)) // opaque: a scan
+						got := r.Rows(fmt.Sprintf("SELECT %s FROM t WHERE %s ORDER BY id", sel, w))
+						want := r.Rows(fmt.Sprintf("SELECT %s FROM t WHERE CONCAT(%s) ORDER BY id", sel, w)) // opaque: a scan
 						if !slices.Equal(got, want) {
-							t.Errorf("%s crash at %d (applied=%v): WHERE %s: %v, want %v", stmt, n, applied, w, got, want)
+							t.Errorf("%s %s: WHERE %s: %v, want %v", stmt, p, w, got, want)
 						}
 					}
 				}
-				ts2.stop()
-				cat, err := catalog.Open(ctx, inner, catalog.Options{})
-				if err != nil {
-					t.Fatal(err)
+			},
+			After: func(store storage.Store, p sqltest.CrashPoint) {
+				if mm, err := recoverIndexes(t, store, "d", "t"); err != nil || len(mm) > 0 {
+					t.Errorf("%s %s: after recovery: %v %v", stmt, p, mm, err)
 				}
-				tbl, err := cat.Table(ctx, "d", "t")
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, err := (&ixmaint.Maintainer{Store: inner}).Recover(ctx, tbl, true); err != nil {
-					t.Fatal(err)
-				}
-				if mm, err := ixmaint.Check(ctx, inner, tbl); err != nil || len(mm) > 0 {
-					t.Errorf("%s crash at %d (applied=%v): after recovery: %v %v", stmt, n, applied, mm, err)
-				}
-				inner.Close()
-			}
-			if done || t.Failed() {
-				t.Logf("%s: %d crash points", stmt, n-1)
-				break
-			}
-		}
+			},
+		})
 	}
 }
 
@@ -306,9 +266,7 @@ func TestIndexRequestCounts(t *testing.T) {
 		}
 		return s
 	}())
-	c := ts.conn()
-	mustExec(t, c, "CREATE DATABASE d")
-	mustExec(t, c, "USE d")
+	c := ts.Session("d")
 	tables := []struct{ name, ddl string }{
 		{"none", "CREATE TABLE none (id INT PRIMARY KEY, a INT, b INT, e INT)"},
 		{"g1", "CREATE TABLE g1 (id INT PRIMARY KEY, a INT, b INT, e INT, KEY ia (a))"},
@@ -365,13 +323,11 @@ func TestIndexRequestCounts(t *testing.T) {
 // REPLACE act on secondary unique keys as in MySQL.
 func TestUniqueIndexUpserts(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE t (id INT PRIMARY KEY, e VARCHAR(20), n INT, UNIQUE KEY ue (e))")
-		mustExec(t, c, "CREATE TABLE l (p INT, id INT, e VARCHAR(20), n INT, PRIMARY KEY (p, id), UNIQUE KEY le (p, e))")
-		mustExec(t, c, "INSERT INTO t VALUES (1, 'a', 1), (2, 'b', 2)")
-		mustExec(t, c, "INSERT INTO l VALUES (1, 1, 'a', 1), (1, 2, 'b', 2)")
+		c := ts.Session("d", `
+			CREATE TABLE t (id INT PRIMARY KEY, e VARCHAR(20), n INT, UNIQUE KEY ue (e))
+			CREATE TABLE l (p INT, id INT, e VARCHAR(20), n INT, PRIMARY KEY (p, id), UNIQUE KEY le (p, e))
+			INSERT INTO t VALUES (1, 'a', 1), (2, 'b', 2)
+			INSERT INTO l VALUES (1, 1, 'a', 1), (1, 2, 'b', 2)`)
 		for _, tb := range []string{"t", "l"} {
 			vals := func(id int, e string, n int) string {
 				if tb == "l" {

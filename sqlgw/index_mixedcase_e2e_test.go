@@ -11,10 +11,8 @@ import (
 // lookups, joins and foreign keys through them work (compat finding F14).
 func TestMixedCaseIndexColumns(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE `Region` (`ID` INT PRIMARY KEY, `REGION` VARCHAR(20), `Code` INT, KEY `IX_Code` (`Code`), UNIQUE KEY `UQ_REGION` (`REGION`))")
+		c := ts.Session("d",
+			"CREATE TABLE `Region` (`ID` INT PRIMARY KEY, `REGION` VARCHAR(20), `Code` INT, KEY `IX_Code` (`Code`), UNIQUE KEY `UQ_REGION` (`REGION`))")
 		mustExec(t, c, "CREATE TABLE `Cust` (`ID` INT PRIMARY KEY, `RegionID` INT, `Name` VARCHAR(20), KEY `IX_RegionID` (`RegionID`), "+
 			"CONSTRAINT `FK_CUST_REGION` FOREIGN KEY (`RegionID`) REFERENCES `Region` (`ID`))")
 		for i := range 10 {
@@ -69,19 +67,28 @@ func TestMixedCaseIndexColumns(t *testing.T) {
 				t.Errorf("EXPLAIN %s: want a batched lookup join on %s in\n%s", tc.q, tc.index, plan)
 			}
 		}
-		expectRows(t, c, "SELECT /*+ LOOKUP_JOIN(c, r) */ c.ID, r.REGION FROM Cust c JOIN Region r ON r.ID = c.RegionID WHERE c.ID IN (3, 14) ORDER BY c.ID", "3\tRd", "14\tRe")
-		expectRows(t, c, "SELECT /*+ JOIN_ORDER(r, c) LOOKUP_JOIN(r, c) */ c.ID, r.REGION FROM Region r JOIN Cust c ON c.RegionID = r.ID WHERE r.ID IN (3, 4) ORDER BY c.ID", "3\tRd", "4\tRe", "13\tRd", "14\tRe")
-		expectRows(t, c, "SELECT /*+ LOOKUP_JOIN(c, r) */ COUNT(*) FROM Cust c JOIN Region r ON r.Code = c.RegionID", "20")
-
-		// The foreign key on the mixed-case columns.
-		expectErrno(t, c, 1452, "INSERT INTO Cust VALUES (100, 42, 'x')")
-		expectErrno(t, c, 1451, "DELETE FROM Region WHERE ID = 4")
-		expectErrno(t, c, 1451, "UPDATE Region SET ID = 40 WHERE ID = 4")
-		mustExec(t, c, "INSERT INTO Region VALUES (42, 'Rz', 0)")
-		mustExec(t, c, "INSERT INTO Cust VALUES (100, 42, 'x')")
-		mustExec(t, c, "DELETE FROM Cust WHERE RegionID = 42")
-		mustExec(t, c, "DELETE FROM Region WHERE ID = 42")
-		expectRows(t, c, "SELECT COUNT(*) FROM Cust", "20")
+		runScript(t, c, `
+			query SELECT /*+ LOOKUP_JOIN(c, r) */ c.ID, r.REGION FROM Cust c JOIN Region r ON r.ID = c.RegionID WHERE c.ID IN (3, 14) ORDER BY c.ID
+			= 3 | Rd
+			= 14 | Re
+			query SELECT /*+ JOIN_ORDER(r, c) LOOKUP_JOIN(r, c) */ c.ID, r.REGION FROM Region r JOIN Cust c ON c.RegionID = r.ID WHERE r.ID IN (3, 4) ORDER BY c.ID
+			= 3 | Rd
+			= 4 | Re
+			= 13 | Rd
+			= 14 | Re
+			query SELECT /*+ LOOKUP_JOIN(c, r) */ COUNT(*) FROM Cust c JOIN Region r ON r.Code = c.RegionID
+			= 20
+			# The foreign key on the mixed-case columns.
+			error 1452 INSERT INTO Cust VALUES (100, 42, 'x')
+			error 1451 DELETE FROM Region WHERE ID = 4
+			error 1451 UPDATE Region SET ID = 40 WHERE ID = 4
+			exec INSERT INTO Region VALUES (42, 'Rz', 0)
+			exec INSERT INTO Cust VALUES (100, 42, 'x')
+			exec DELETE FROM Cust WHERE RegionID = 42
+			exec DELETE FROM Region WHERE ID = 42
+			query SELECT COUNT(*) FROM Cust
+			= 20
+		`)
 	})
 }
 

@@ -366,6 +366,22 @@ func (s *metricsStore) Batch(ctx context.Context, table string, ops []storage.Op
 	return tags, err
 }
 
+// MultiBatch forwards to the backend's storage.MultiBatcher, if any.
+func (s *metricsStore) MultiBatch(ctx context.Context, batches []storage.TableBatch) ([][]storage.ETag, error) {
+	if _, ok := s.inner.(storage.MultiBatcher); !ok {
+		return nil, storage.ErrMultiBatchUnsupported
+	}
+	t := time.Now()
+	etags, err := storage.ForwardMultiBatch(ctx, s.inner, batches)
+	s.done("batch", t, err)
+	n := 0
+	for _, b := range batches {
+		n += len(b.Ops)
+	}
+	s.written(n, err)
+	return etags, err
+}
+
 func (s *metricsStore) Query(ctx context.Context, table string, q *storage.Query) (*storage.Page, error) {
 	t := time.Now()
 	p, err := s.inner.Query(ctx, table, q)

@@ -25,11 +25,13 @@ func TestStaleCatalogAfterOtherGatewayDDL(t *testing.T) {
 			co.RefreshInterval = 1 << 40 // B never refreshes on its own in this test
 			a := startServer(t, sharedStore{store}, co)
 			ca := a.conn()
-			mustExec(t, ca, "CREATE DATABASE d")
-			mustExec(t, ca, "CREATE TABLE d.t (id INT PRIMARY KEY, n INT)")
-			mustExec(t, ca, "INSERT INTO d.t VALUES (1, 10), (2, 20)")
-			mustExec(t, ca, "CREATE TABLE d.u (id INT PRIMARY KEY, n INT)")
-			mustExec(t, ca, "INSERT INTO d.u VALUES (1, 10)")
+			runScript(t, ca, `
+				exec CREATE DATABASE d
+				exec CREATE TABLE d.t (id INT PRIMARY KEY, n INT)
+				exec INSERT INTO d.t VALUES (1, 10), (2, 20)
+				exec CREATE TABLE d.u (id INT PRIMARY KEY, n INT)
+				exec INSERT INTO d.u VALUES (1, 10)
+			`)
 			// B starts now and reads the catalog once.
 			cb := startServer(t, sharedStore{store}, co).conn()
 			expectRows(t, cb, "SELECT COUNT(*) FROM d.t", "2")

@@ -12,59 +12,63 @@ import (
 // it from ALTER TABLE ... ADD PRIMARY KEY while it is empty.
 func TestPKAlterAddOnEmptyTable(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE pk")
-		mustExec(t, c, "USE pk")
-		mustExec(t, c, "CREATE TABLE t (a INT, b VARCHAR(20), n INT)")
-		mustExec(t, c, "ALTER TABLE t ADD PRIMARY KEY (a, b)")
-		if got := columnType(t, c, "t", "a"); got != "int\tNO" {
-			t.Fatalf("a after ADD PRIMARY KEY: %q", got)
-		}
-		if got := columnType(t, c, "t", "b"); got != "varchar(20)\tNO" {
-			t.Fatalf("b after ADD PRIMARY KEY: %q", got)
-		}
+		c := ts.Session("pk",
+			"CREATE TABLE t (a INT, b VARCHAR(20), n INT)",
+			"ALTER TABLE t ADD PRIMARY KEY (a, b)")
+		expectColumnType(t, c, "t", "a", "int\tNO", "a after ADD PRIMARY KEY")
+		expectColumnType(t, c, "t", "b", "varchar(20)\tNO", "b after ADD PRIMARY KEY")
 		create := rows(t, c, "SHOW CREATE TABLE t")
 		if len(create) != 1 || !strings.Contains(create[0], "PRIMARY KEY (`a`,`b`)") {
 			t.Fatalf("SHOW CREATE TABLE: %q", create)
 		}
-		mustExec(t, c, "INSERT INTO t VALUES (1, 'x', 10), (1, 'y', 11), (2, 'x', 20)")
-		expectErrno(t, c, 1062, "INSERT INTO t VALUES (1, 'y', 99)")
-		expectErrno(t, c, 1048, "INSERT INTO t VALUES (NULL, 'z', 1)")
-		expectRows(t, c, "SELECT a, b, n FROM t ORDER BY a, b", "1\tx\t10", "1\ty\t11", "2\tx\t20")
-		expectRows(t, c, "SELECT n FROM t WHERE a = 1 AND b = 'y'", "11")
+		runScript(t, c, `
+			exec INSERT INTO t VALUES (1, 'x', 10), (1, 'y', 11), (2, 'x', 20)
+			error 1062 INSERT INTO t VALUES (1, 'y', 99)
+			error 1048 INSERT INTO t VALUES (NULL, 'z', 1)
+			query SELECT a, b, n FROM t ORDER BY a, b
+			= 1 | x | 10
+			= 1 | y | 11
+			= 2 | x | 20
+			query SELECT n FROM t WHERE a = 1 AND b = 'y'
+			= 11
+		`)
 		if ex := explainText(t, c, "SELECT n FROM t WHERE a = 1 AND b = 'y'"); !strings.Contains(ex, "PRIMARY") {
 			t.Fatalf("EXPLAIN of a key lookup does not use PRIMARY:\n%s", ex)
 		}
 		// The table now has a key: a second one is 1068, a secondary index works.
-		expectErrno(t, c, 1068, "ALTER TABLE t ADD PRIMARY KEY (n)")
-		mustExec(t, c, "CREATE INDEX ix_n ON t (n)")
-		expectRows(t, c, "SELECT a, b FROM t WHERE n = 20", "2\tx")
-
-		// With rows, the key cannot change.
-		mustExec(t, c, "CREATE TABLE r (a INT, b INT)")
-		mustExec(t, c, "INSERT INTO r VALUES (1, 2)")
+		runScript(t, c, `
+			error 1068 ALTER TABLE t ADD PRIMARY KEY (n)
+			exec CREATE INDEX ix_n ON t (n)
+			query SELECT a, b FROM t WHERE n = 20
+			= 2 | x
+			# With rows, the key cannot change.
+			exec CREATE TABLE r (a INT, b INT)
+			exec INSERT INTO r VALUES (1, 2)
+		`)
 		expectError(t, c, 1235, "needs a table rewrite", "ALTER TABLE r ADD PRIMARY KEY (a)")
-		if got := columnType(t, c, "r", "a"); got != "int\tYES" {
-			t.Fatalf("r.a after the refused ADD PRIMARY KEY: %q", got)
-		}
+		expectColumnType(t, c, "r", "a", "int\tYES", "r.a after the refused ADD PRIMARY KEY")
 		// Emptied by DELETE, it can.
-		mustExec(t, c, "DELETE FROM r")
-		mustExec(t, c, "ALTER TABLE r ADD PRIMARY KEY (b)")
-		mustExec(t, c, "INSERT INTO r VALUES (1, 2)")
-		expectErrno(t, c, 1062, "INSERT INTO r VALUES (5, 2)")
-
-		// DROP PRIMARY KEY: 1091 on a keyless table, 1235 with rows, allowed empty.
-		mustExec(t, c, "CREATE TABLE k (a INT)")
-		expectErrno(t, c, 1091, "ALTER TABLE k DROP PRIMARY KEY")
+		runScript(t, c, `
+			exec DELETE FROM r
+			exec ALTER TABLE r ADD PRIMARY KEY (b)
+			exec INSERT INTO r VALUES (1, 2)
+			error 1062 INSERT INTO r VALUES (5, 2)
+			# DROP PRIMARY KEY: 1091 on a keyless table, 1235 with rows, allowed empty.
+			exec CREATE TABLE k (a INT)
+			error 1091 ALTER TABLE k DROP PRIMARY KEY
+		`)
 		expectError(t, c, 1235, "needs a table rewrite", "ALTER TABLE r DROP PRIMARY KEY")
-		mustExec(t, c, "CREATE TABLE d (a INT PRIMARY KEY, b INT NOT NULL)")
-		mustExec(t, c, "ALTER TABLE d DROP PRIMARY KEY")
-		mustExec(t, c, "INSERT INTO d VALUES (1, 1), (1, 1)")
-		expectRows(t, c, "SELECT COUNT(*) FROM d", "2")
-		mustExec(t, c, "DELETE FROM d")
-		// Both in one statement.
-		mustExec(t, c, "ALTER TABLE d ADD PRIMARY KEY (b)")
-		mustExec(t, c, "ALTER TABLE d DROP PRIMARY KEY, ADD PRIMARY KEY (a, b)")
+		runScript(t, c, `
+			exec CREATE TABLE d (a INT PRIMARY KEY, b INT NOT NULL)
+			exec ALTER TABLE d DROP PRIMARY KEY
+			exec INSERT INTO d VALUES (1, 1), (1, 1)
+			query SELECT COUNT(*) FROM d
+			= 2
+			exec DELETE FROM d
+			# Both in one statement.
+			exec ALTER TABLE d ADD PRIMARY KEY (b)
+			exec ALTER TABLE d DROP PRIMARY KEY, ADD PRIMARY KEY (a, b)
+		`)
 		create = rows(t, c, "SHOW CREATE TABLE d")
 		if len(create) != 1 || !strings.Contains(create[0], "PRIMARY KEY (`a`,`b`)") {
 			t.Fatalf("SHOW CREATE TABLE d: %q", create)
@@ -85,30 +89,20 @@ func TestPKAlterAddOnEmptyTable(t *testing.T) {
 // second check fail: the key is restored and the ALTER fails.
 func TestPKAlterConcurrentInsert(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c, w := ts.conn(), ts.conn()
-		mustExec(t, c, "CREATE DATABASE pc")
-		mustExec(t, c, "USE pc")
+		c, w := ts.Session("pc"), ts.conn()
 		mustExec(t, w, "USE pc")
 		mustExec(t, c, "CREATE TABLE t (a INT, b INT)")
-		var once sync.Once
-		restore := sqlgw.SetPKVerifiedHook(func() {
-			once.Do(func() { mustExec(t, w, "INSERT INTO t VALUES (1, 1), (1, 1)") })
+		inWindow(t, sqlgw.SetPKVerifiedHook, w, "INSERT INTO t VALUES (1, 1), (1, 1)", func() {
+			expectError(t, c, 1235, "needs a table rewrite", "ALTER TABLE t ADD PRIMARY KEY (a)")
 		})
-		expectError(t, c, 1235, "needs a table rewrite", "ALTER TABLE t ADD PRIMARY KEY (a)")
-		restore()
-		if got := columnType(t, c, "t", "a"); got != "int\tYES" {
-			t.Fatalf("after the reverted ADD PRIMARY KEY: %q", got)
-		}
+		expectColumnType(t, c, "t", "a", "int\tYES", "after the reverted ADD PRIMARY KEY")
 		expectRows(t, c, "SELECT a, b FROM t", "1\t1", "1\t1")
 
 		// A DDL change in the window: a retryable conflict.
 		mustExec(t, c, "DELETE FROM t")
-		once = sync.Once{}
-		restore = sqlgw.SetPKVerifiedHook(func() {
-			once.Do(func() { mustExec(t, w, "ALTER TABLE t ADD COLUMN g INT") })
+		inWindow(t, sqlgw.SetPKVerifiedHook, w, "ALTER TABLE t ADD COLUMN g INT", func() {
+			expectErrno(t, c, 1213, "ALTER TABLE t ADD PRIMARY KEY (a)")
 		})
-		expectErrno(t, c, 1213, "ALTER TABLE t ADD PRIMARY KEY (a)")
-		restore()
 		mustExec(t, c, "ALTER TABLE t ADD PRIMARY KEY (a)") // the retry succeeds
 		mustExec(t, c, "INSERT INTO t VALUES (1, 1, 1)")
 		expectErrno(t, c, 1062, "INSERT INTO t VALUES (1, 2, 2)")

@@ -3,14 +3,14 @@ package sqlgw
 import (
 	"bytes"
 	"crypto/rand"
-	"crypto/sha1"
-	"crypto/subtle"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
 )
 
 // COM_STATISTICS and COM_CHANGE_USER
@@ -36,8 +36,8 @@ import (
 //     mysql2 changeUser, Connector/J changeUser) re-authenticates as MySQL
 //     does (mysql_native_password over the connection's scramble, an auth
 //     switch request for a client that used another plugin; see
-//     changeUser), checks the answer against sqlgw's account (--user,
-//     --password) and the database, then hands vitess a COM_RESET_CONNECTION
+//     changeUser), checks the answer against the stored accounts
+//     (accounts_auth.go) and the database, then hands vitess a COM_RESET_CONNECTION
 //     in place of the command: go-mysql-server ends the session (the open
 //     transaction is rolled back, user variables, session variables and
 //     prepared statements are gone) and admin2Handler.ComResetConnection
@@ -56,16 +56,16 @@ const (
 
 // protoServer is what the packet-level commands need from the server.
 type protoServer struct {
-	start          time.Time
-	user, password string
-	hasDB          func(string) bool
-	conns          *connRegistry
+	start time.Time
+	auth  *authServer
+	hasDB func(user, host, db string) bool
+	conns *connRegistry
 }
 
 // changeUser is a COM_CHANGE_USER authenticated and waiting for vitess's
 // COM_RESET_CONNECTION (admin2Handler.ComResetConnection).
 type changeUser struct {
-	user, db string
+	user, host, db string // host: the account's
 }
 
 // protoState is a connection's state for the commands answered here.
@@ -201,54 +201,24 @@ func (c *rewriteConn) changeUser(p *protoServer, body []byte) ([]byte, error) {
 		}
 		next = seq + 1
 	}
-	if user != p.user || !nativePasswordOK(p.password, scramble, resp) {
-		using := "NO"
-		if len(resp) > 0 {
-			using = "YES"
+	host, err := p.auth.changeUser(user, c.RemoteAddr(), false, scramble, resp)
+	if err != nil {
+		var se *mysql.SQLError
+		if errors.As(err, &se) {
+			return nil, c.writeErr(next, uint16(se.Number()), se.SQLState(), se.Message)
 		}
-		return nil, c.writeErr(next, 1045, "28000", fmt.Sprintf("Access denied for user '%s'@'%s' (using password: %s)", user, c.remoteHost(), using))
+		return nil, err
 	}
-	if db != "" && !p.hasDB(db) {
+	if db != "" && !p.hasDB(user, host, db) {
 		return nil, c.writeErr(next, 1049, "42000", fmt.Sprintf("Unknown database '%s'", db))
 	}
 	c.reg.mu.Lock()
-	c.proto.changed = &changeUser{user: user, db: db}
+	c.proto.changed = &changeUser{user: user, host: host, db: db}
 	c.reg.mu.Unlock()
 	c.wmu.Lock()
 	c.proto.okSeq = next
 	c.wmu.Unlock()
 	return []byte{1, 0, 0, 0, comResetConnection}, nil
-}
-
-func (c *rewriteConn) remoteHost() string {
-	host, _, err := net.SplitHostPort(c.RemoteAddr().String())
-	if err != nil {
-		return c.RemoteAddr().String()
-	}
-	return host
-}
-
-// nativePasswordOK checks a mysql_native_password answer: SHA1(password)
-// XOR SHA1(scramble + SHA1(SHA1(password))); an empty password answers
-// nothing.
-func nativePasswordOK(password string, scramble, resp []byte) bool {
-	if password == "" {
-		return len(resp) == 0
-	}
-	if len(resp) != sha1.Size {
-		return false
-	}
-	h1 := sha1.Sum([]byte(password))
-	h2 := sha1.Sum(h1[:])
-	h := sha1.New()
-	h.Write(scramble)
-	h.Write(h2[:])
-	h3 := h.Sum(nil)
-	want := make([]byte, sha1.Size)
-	for i := range want {
-		want[i] = h1[i] ^ h3[i]
-	}
-	return subtle.ConstantTimeCompare(want, resp) == 1
 }
 
 func cutNul(b []byte) (string, []byte, bool) {

@@ -30,6 +30,10 @@ func (p *provider) CreateCollatedDatabase(ctx *sql.Context, name string, _ sql.C
 
 func (p *provider) Database(ctx *sql.Context, name string) (sql.Database, error) {
 	ok, err := p.gw.cat.DatabaseExists(metaCtx(ctx), name)
+	if err == nil && !ok {
+		p.gw.syncAttachedLazily(ctx, name) // attached.go: created with its first table
+		ok, err = p.gw.cat.DatabaseExists(metaCtx(ctx), name)
+	}
 	if err != nil {
 		return nil, mapError(err)
 	}
@@ -50,6 +54,10 @@ func (p *provider) Database(ctx *sql.Context, name string) (sql.Database, error)
 
 func (p *provider) HasDatabase(ctx *sql.Context, name string) bool {
 	ok, err := p.gw.cat.DatabaseExists(metaCtx(ctx), name)
+	if err == nil && !ok {
+		p.gw.syncAttachedLazily(ctx, name) // attached.go
+		ok, err = p.gw.cat.DatabaseExists(metaCtx(ctx), name)
+	}
 	return err == nil && ok
 }
 
@@ -103,6 +111,9 @@ func (d *Database) Name() string { return d.name }
 
 func (d *Database) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table, bool, error) {
 	meta, err := d.gw.cat.Table(metaCtx(ctx), d.name, name)
+	if errors.Is(err, catalog.ErrNoTable) && d.gw.attachOnMiss(ctx, d.name, name) { // attached.go
+		meta, err = d.gw.cat.Table(metaCtx(ctx), d.name, name)
+	}
 	if errors.Is(err, catalog.ErrNoTable) {
 		return nil, false, nil
 	}
@@ -125,6 +136,7 @@ func (d *Database) table(ctx *sql.Context, meta *catalog.Table) (*Table, error) 
 }
 
 func (d *Database) GetTableNames(ctx *sql.Context) ([]string, error) {
+	d.gw.syncAttachedLazily(ctx, d.name) // attached.go
 	ts, err := d.gw.cat.Tables(metaCtx(ctx), d.name)
 	if err != nil {
 		return nil, mapError(err)

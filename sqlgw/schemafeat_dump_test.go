@@ -16,12 +16,14 @@ import (
 func TestGeneratedValuesIgnoredOutsideStrictMode(t *testing.T) {
 	store, co := memoryBackend.open(t)
 	c := startServer(t, store, co).conn()
-	mustExec(t, c, "CREATE DATABASE d")
-	mustExec(t, c, "USE d")
-	mustExec(t, c, "CREATE TABLE g (id INT PRIMARY KEY, a INT, b INT AS (a * 2) VIRTUAL, s INT AS (a + 1) STORED)")
-	expectErrno(t, c, 3105, "INSERT INTO g VALUES (1, 10, 0, 0)")
-	mustExec(t, c, "SET SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO'")
-	mustExec(t, c, "INSERT INTO g VALUES (1, 10, 0, 0), (2, 20, 5, 5)")
+	runScript(t, c, `
+		exec CREATE DATABASE d
+		exec USE d
+		exec CREATE TABLE g (id INT PRIMARY KEY, a INT, b INT AS (a * 2) VIRTUAL, s INT AS (a + 1) STORED)
+		error 3105 INSERT INTO g VALUES (1, 10, 0, 0)
+		exec SET SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO'
+		exec INSERT INTO g VALUES (1, 10, 0, 0), (2, 20, 5, 5)
+	`)
 	// (go-mysql-server lists warnings newest first; the order is not checked.)
 	warnings := rows(t, c, "SHOW WARNINGS")
 	slices.Sort(warnings)
@@ -29,12 +31,17 @@ func TestGeneratedValuesIgnoredOutsideStrictMode(t *testing.T) {
 		"Warning\t1906\tThe value specified for generated column 's' in table 'g' has been ignored"}; !slices.Equal(warnings, want) {
 		t.Errorf("SHOW WARNINGS: %q, want %q", warnings, want)
 	}
-	mustExec(t, c, "INSERT INTO d.g (s, id, a) VALUES (7, 3, 30)")
-	expectRows(t, c, "SELECT * FROM g ORDER BY id", "1\t10\t20\t11", "2\t20\t40\t21", "3\t30\t60\t31")
-	// UPDATE is not a restore path: still refused.
-	expectErrno(t, c, 3105, "UPDATE g SET b = 1")
-	mustExec(t, c, "SET SESSION sql_mode = 'STRICT_TRANS_TABLES'")
-	expectErrno(t, c, 3105, "INSERT INTO g VALUES (4, 10, 0, 0)")
+	runScript(t, c, `
+		exec INSERT INTO d.g (s, id, a) VALUES (7, 3, 30)
+		query SELECT * FROM g ORDER BY id
+		= 1 | 10 | 20 | 11
+		= 2 | 20 | 40 | 21
+		= 3 | 30 | 60 | 31
+		# UPDATE is not a restore path: still refused.
+		error 3105 UPDATE g SET b = 1
+		exec SET SESSION sql_mode = 'STRICT_TRANS_TABLES'
+		error 3105 INSERT INTO g VALUES (4, 10, 0, 0)
+	`)
 }
 
 // mariadb-dump of a database using ON UPDATE, CHECK constraints and
@@ -50,9 +57,7 @@ func TestSchemaFeaturesDumpRoundTrip(t *testing.T) {
 		t.Skip("the mariadb client is not installed (apt-get install mariadb-client)")
 	}
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE s")
-		mustExec(t, c, "USE s")
+		c := ts.Session("s")
 		mustExec(t, c, "CREATE TABLE actor (actor_id SMALLINT UNSIGNED NOT NULL AUTO_INCREMENT, first_name VARCHAR(45) NOT NULL, "+
 			"rating ENUM('G','PG','PG-13','R','NC-17') DEFAULT 'G', features SET('Trailers','Commentaries') NOT NULL DEFAULT 'Commentaries', "+
 			"last_update TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP, PRIMARY KEY (actor_id))")
@@ -106,16 +111,22 @@ func TestSchemaFeaturesDumpRoundTrip(t *testing.T) {
 			t.Errorf("restored database differs:\n got: %s\nwant: %s", got, want)
 		}
 		// The restored definitions behave like the originals.
-		mustExec(t, c, "USE r")
-		expectErrno(t, c, 3819, "INSERT INTO person (age, lo, hi) VALUES (1, 5, 2)")
-		expectErrno(t, c, 3105, "INSERT INTO g VALUES (3, 1, 2, 'x')")
-		mustExec(t, c, "UPDATE g SET a = 11 WHERE id = 1")
-		expectRows(t, c, "SELECT b, s FROM g WHERE id = 1", "22\tn11")
-		expectRows(t, c, "SELECT id FROM g WHERE s = 'n20'", "2")
-		mustExec(t, c, "UPDATE actor SET first_name = 'P' WHERE actor_id = 1")
-		expectRows(t, c, "SELECT actor_id FROM actor WHERE last_update > '2020-01-01' ORDER BY actor_id", "1")
-		mustExec(t, c, "INSERT INTO actor (first_name) VALUES ('ED')")
-		expectRows(t, c, "SELECT rating, features FROM actor WHERE first_name = 'ED'", "G\tCommentaries")
+		runScript(t, c, `
+			exec USE r
+			error 3819 INSERT INTO person (age, lo, hi) VALUES (1, 5, 2)
+			error 3105 INSERT INTO g VALUES (3, 1, 2, 'x')
+			exec UPDATE g SET a = 11 WHERE id = 1
+			query SELECT b, s FROM g WHERE id = 1
+			= 22 | n11
+			query SELECT id FROM g WHERE s = 'n20'
+			= 2
+			exec UPDATE actor SET first_name = 'P' WHERE actor_id = 1
+			query SELECT actor_id FROM actor WHERE last_update > '2020-01-01' ORDER BY actor_id
+			= 1
+			exec INSERT INTO actor (first_name) VALUES ('ED')
+			query SELECT rating, features FROM actor WHERE first_name = 'ED'
+			= G | Commentaries
+		`)
 		var n int
 		if err := c.QueryRowContext(context.Background(), "SELECT COUNT(*) FROM information_schema.CHECK_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = 'r'").Scan(&n); err != nil || n != 3 {
 			t.Errorf("restored checks: %d, %v; want 3", n, err)

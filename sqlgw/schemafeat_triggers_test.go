@@ -33,15 +33,17 @@ func TestTriggers(t *testing.T) {
 			t.Cleanup(func() { store.Close() })
 			co.RefreshInterval = -1
 			ca := startServer(t, sharedStore{store}, co).conn()
-			mustExec(t, ca, "CREATE DATABASE d")
-			mustExec(t, ca, "USE d")
-			mustExec(t, ca, "CREATE TABLE acct (id INT PRIMARY KEY, balance INT NOT NULL, name VARCHAR(20))")
-			mustExec(t, ca, "CREATE TABLE audit (id INT PRIMARY KEY AUTO_INCREMENT, acct INT, what VARCHAR(10), delta INT)")
-			mustExec(t, ca, "CREATE TRIGGER acct_bi BEFORE INSERT ON acct FOR EACH ROW SET NEW.name = UPPER(NEW.name)")
-			mustExec(t, ca, "CREATE TRIGGER acct_ai AFTER INSERT ON acct FOR EACH ROW INSERT INTO audit (acct, what, delta) VALUES (NEW.id, 'open', NEW.balance)")
-			mustExec(t, ca, "CREATE TRIGGER acct_au AFTER UPDATE ON acct FOR EACH ROW INSERT INTO audit (acct, what, delta) VALUES (NEW.id, 'move', NEW.balance - OLD.balance)")
-			mustExec(t, ca, "CREATE TRIGGER acct_bd BEFORE DELETE ON acct FOR EACH ROW BEGIN IF OLD.balance <> 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'balance not zero'; END IF; END")
-			expectErrno(t, ca, 1359, "CREATE TRIGGER acct_ai AFTER DELETE ON audit FOR EACH ROW SET @x = 1")
+			runScript(t, ca, `
+				exec CREATE DATABASE d
+				exec USE d
+				exec CREATE TABLE acct (id INT PRIMARY KEY, balance INT NOT NULL, name VARCHAR(20))
+				exec CREATE TABLE audit (id INT PRIMARY KEY AUTO_INCREMENT, acct INT, what VARCHAR(10), delta INT)
+				exec CREATE TRIGGER acct_bi BEFORE INSERT ON acct FOR EACH ROW SET NEW.name = UPPER(NEW.name)
+				exec CREATE TRIGGER acct_ai AFTER INSERT ON acct FOR EACH ROW INSERT INTO audit (acct, what, delta) VALUES (NEW.id, 'open', NEW.balance)
+				exec CREATE TRIGGER acct_au AFTER UPDATE ON acct FOR EACH ROW INSERT INTO audit (acct, what, delta) VALUES (NEW.id, 'move', NEW.balance - OLD.balance)
+				exec CREATE TRIGGER acct_bd BEFORE DELETE ON acct FOR EACH ROW BEGIN IF OLD.balance <> 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'balance not zero'; END IF; END
+				error 1359 CREATE TRIGGER acct_ai AFTER DELETE ON audit FOR EACH ROW SET @x = 1
+			`)
 
 			// A write with triggers answers with an OK packet (rows
 			// affected), never with rows.
@@ -71,15 +73,17 @@ func TestTriggers(t *testing.T) {
 
 			// DROP TRIGGER on B stops it on A.
 			mustExec(t, cb, "DROP TRIGGER d.acct_bi")
-			mustExec(t, ca, "INSERT INTO acct VALUES (4, 0, 'dee')")
-			expectRows(t, ca, "SELECT name FROM acct WHERE id = 4", "dee")
-			expectErrno(t, ca, 1360, "DROP TRIGGER acct_bi")
-			mustExec(t, ca, "DROP TRIGGER IF EXISTS acct_bi")
-
-			// A table with triggers cannot be renamed (the stored statements
-			// name it); dropping it drops them.
-			expectErrno(t, ca, 1235, "RENAME TABLE acct TO account")
-			mustExec(t, ca, "DROP TABLE acct")
+			runScript(t, ca, `
+				exec INSERT INTO acct VALUES (4, 0, 'dee')
+				query SELECT name FROM acct WHERE id = 4
+				= dee
+				error 1360 DROP TRIGGER acct_bi
+				exec DROP TRIGGER IF EXISTS acct_bi
+				# A table with triggers cannot be renamed (the stored statements
+				# name it); dropping it drops them.
+				error 1235 RENAME TABLE acct TO account
+				exec DROP TABLE acct
+			`)
 			expectRows(t, cb, "SELECT COUNT(*) FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = 'd'", "0")
 		})
 	}

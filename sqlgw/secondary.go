@@ -629,6 +629,7 @@ func rowIndexValues(meta *catalog.Table, ix *catalog.Index, row []catalog.Datum)
 // table now and every lease period, and resumes the backfill of indexes
 // left building by a crash. It stops when ctx is done.
 func (g *gateway) startIndexRecovery(ctx context.Context) {
+	g.startTxnRecovery(ctx)
 	run := func(resume bool) {
 		dbs, err := g.cat.Databases(ctx)
 		if err != nil {

@@ -13,7 +13,13 @@
 //
 // # Files
 //
-//	server.go     Config, Server, Engine; accounts (mysql_db), engine wiring
+//	server.go     Config, Server, Engine; engine wiring
+//	accounts.go   users and grants stored in the catalog, shared by every
+//	              gateway; account statements; bootstrap administrator
+//	accounts_auth.go    logins: mysql_native_password, caching_sha2_password
+//	              (RSA key exchange), failed-login delays
+//	accounts_errors.go  MySQL's privilege errors (1044, 1142, 1143, 1227),
+//	              SET PASSWORD, SET GLOBAL privilege check
 //	handler.go    mysql.Handler wrapper: handshake autocommit flag, drain on
 //	              shutdown, valid OK packets, MySQL error wording
 //	provider.go   databases, CREATE/DROP/RENAME TABLE, CREATE TABLE checks
@@ -32,6 +38,8 @@
 //	explain.go    plain EXPLAIN rows naming the access path
 //	views.go      view definitions kept in the store
 //	partition.go  PARTITION BY KEY and DESC key columns from the statement
+//	attached.go   store tables sqlgw did not create, as SQL tables
+//	              (Config.Attach, REFRESH TABLE; mapping in catalog/attached.go)
 //	types.go      engine types and values <-> catalog types and Datums
 //	exprconv.go   engine expressions -> planner IR
 //	errors.go, mysqlerr.go  error mapping to MySQL codes and texts
@@ -88,8 +96,13 @@
 //     'sqlgw: partition_key=(a,b)'; go-mysql-server drops the clause (and
 //     DESC in PRIMARY KEY), so the connection handler reads them from the
 //     statement (partition.go).
-//   - Accounts: the configured user (default root) for any host; an empty
-//     password only on a loopback listener (ErrInsecure otherwise).
+//   - Accounts: go-mysql-server's users, roles and grants, persisted in
+//     the catalog's accounts record with conditional writes and polled by
+//     every gateway (Config.AccountsRefresh, default 1 s); the configured
+//     user (default root) is the bootstrap administrator created on a store
+//     without accounts; an empty password only on a loopback listener
+//     (ErrInsecure otherwise). Failed logins are logged (never the
+//     password) and delayed per address. See accounts.go.
 //   - TLS: with Config.TLSConfig, clients may upgrade in the handshake (the
 //     mysql CLI's --ssl, drivers' sslMode/tls options); with
 //     RequireSecureTransport, plain connections are refused (error 3159).
@@ -132,9 +145,17 @@ type Config struct {
 	// StoreName describes the store for the ready log line (never a
 	// secret: no account key).
 	StoreName string
-	// User and Password are the account clients log in with (default user
-	// "root"). An empty password is only allowed on a loopback listener.
+	// User and Password are the bootstrap administrator (default user
+	// "root"), created with every privilege when the store holds no
+	// accounts yet (accounts.go). An empty password is only allowed on a
+	// loopback listener.
 	User, Password string
+	// AccountsRefresh is how often the gateway checks the store for
+	// account and grant changes made through other gateways (default 1 s).
+	AccountsRefresh time.Duration
+	// LoginDelay slows down repeated failed logins from one address
+	// (accounts_auth.go).
+	LoginDelay LoginDelay
 	// Catalog options (tests shorten the refresh interval).
 	Catalog catalog.Options
 	// ShutdownTimeout bounds how long Close waits for running statements
@@ -153,6 +174,9 @@ type Config struct {
 	// NoPlanCache turns the plan cache of prepared statements off
 	// (plancache.go): every execute is analyzed again. For comparisons.
 	NoPlanCache bool
+	// Attach lists the store's tables sqlgw did not create as SQL tables
+	// (attached.go).
+	Attach AttachConfig
 }
 
 // Server is a running sqlgw MySQL server.
@@ -194,6 +218,9 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.AccountsRefresh <= 0 {
+		cfg.AccountsRefresh = time.Second
+	}
 	if cfg.Version == "" {
 		cfg.Version = "8.0.33-sqlgw"
 	}
@@ -205,24 +232,18 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		if cfg.Listen == "" {
 			cfg.Listen = "127.0.0.1:3306"
 		}
-		host, _, err := net.SplitHostPort(cfg.Listen)
-		if err != nil {
+		if _, _, err := net.SplitHostPort(cfg.Listen); err != nil {
 			return fail(fmt.Errorf("sqlgw: listen address %q: %w", cfg.Listen, err))
 		}
-		if cfg.Password == "" && !isLoopback(host) {
-			return fail(ErrInsecure)
-		}
+		var err error
 		ln, err = net.Listen("tcp", cfg.Listen)
 		if err != nil {
 			return fail(fmt.Errorf("sqlgw: %w", err))
 		}
-	} else if cfg.Password == "" {
-		host, _, _ := net.SplitHostPort(ln.Addr().String())
-		if !isLoopback(host) {
-			ln.Close()
-			return fail(ErrInsecure)
-		}
 	}
+	// The address actually bound decides (a name is resolved by then).
+	lnHost, _, _ := net.SplitHostPort(ln.Addr().String())
+	loopback := isLoopback(lnHost)
 
 	eng, err := newEngine(ctx, cfg.Store, cfg.Catalog)
 	if err != nil {
@@ -230,14 +251,20 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		return fail(err)
 	}
 	gw, engine, store := eng.gw, eng.Engine, eng.rec
+	if _, err := gw.attachTables(ctx, cfg.Attach); err != nil {
+		ln.Close()
+		return fail(err)
+	}
 
-	// Accounts: the configured user, from any host (the listener decides
-	// who can reach it; a non-loopback listener requires a password).
-	mdb := engine.Analyzer.Catalog.MySQLDb
-	ed := mdb.Editor()
-	mdb.AddSuperUser(ed, cfg.User, "%", cfg.Password)
-	mdb.AddSuperUser(ed, cfg.User, "localhost", cfg.Password)
-	ed.Close()
+	// Accounts: stored in the catalog, shared by every gateway; the
+	// configured user is the bootstrap administrator (accounts.go).
+	accts, err := openAccounts(withoutCounters(ctx), engine.Analyzer.Catalog.MySQLDb, gw.cat, cfg, loopback)
+	if err != nil {
+		ln.Close()
+		engine.Close()
+		return fail(err)
+	}
+	gw.accounts = accts
 
 	h := &handler{gw: gw, conns: &connRegistry{}}
 	scfg := server.Config{
@@ -249,10 +276,17 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		// The listener refuses plain connections when TLS is required,
 		// with MySQL's error 3159 (tlsconn.go).
 		TLSConfig: cfg.TLSConfig,
+
+		// Authentication against the stored accounts (accounts_auth.go).
+		ProtocolListenerFactory: func(c server.Config, lc mysql.ListenerConfig, sel server.ServerEventListener) (server.ProtocolListener, error) {
+			lc.AuthServer = accts.auth
+			return server.MySQLProtocolListenerFactory(c, lc, sel)
+		},
 	}
 	srv, err := server.NewServerWithHandler(scfg, engine, sql.NewContext, gw.sessionBuilder, gw.metrics,
 		func(inner mysql.Handler) (mysql.Handler, error) {
-			h.Handler = &adminHandler{Handler: newAdmin2Handler(inner, gw, h.conns, cfg.User, cfg.Password, engine.Analyzer.Catalog.HasDatabase), gw: gw} // admin.go: CHECK, REPAIR, OPTIMIZE, ANALYZE TABLE; admin2.go: FLUSH, DESCRIBE t col, COM_CHANGE_USER
+			h.Handler = &accountsHandler{a: accts, // accounts.go: account statements, client hosts
+				Handler: &adminHandler{Handler: newAdmin2Handler(inner, gw, h.conns, accts.auth, engine.Analyzer.Catalog.HasDatabase), gw: gw}} // admin.go: CHECK, REPAIR, OPTIMIZE, ANALYZE TABLE; admin2.go: FLUSH, DESCRIBE t col, COM_CHANGE_USER
 			return h, nil
 		})
 	if err != nil {
@@ -268,6 +302,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	gw.log = cfg.Logger
 	ictx, stop := context.WithCancel(context.Background())
 	gw.startIndexRecovery(ictx)
+	go accts.poll(cfg.AccountsRefresh)
 	return &Server{rec: store, cfg: cfg, gw: gw, engine: engine, srv: srv, h: h, ln: ln, log: cfg.Logger,
 		closed: make(chan struct{}), serveOK: make(chan struct{}), stopIndexes: stop}, nil
 }
@@ -312,6 +347,7 @@ func (s *Server) Close(ctx context.Context) error {
 	}
 	close(s.closed)
 	s.stopIndexes()
+	s.gw.accounts.close()
 	s.srv.Close()
 	drained := s.h.drain(s.cfg.ShutdownTimeout)
 	if !drained {

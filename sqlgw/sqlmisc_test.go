@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // EXPLAIN prepared with parameters (known failure 7): the prepare
@@ -14,12 +15,9 @@ import (
 // binds them. go-sql-driver prepares on the server whenever there are
 // arguments and checks their number against the prepare's answer.
 func TestMiscPreparedExplain(t *testing.T) {
-	ts := startServer(t, mustOpenMemory(t))
-	c := ts.conn()
-	mustExec(t, c, "CREATE DATABASE pe")
-	mustExec(t, c, "USE pe")
-	mustExec(t, c, "CREATE TABLE t (k INT NOT NULL PRIMARY KEY, q INT)")
-	mustExec(t, c, "INSERT INTO t VALUES (1, 10), (2, 20)")
+	c := sqltest.Session(t, sqltest.Memory, "pe",
+		"CREATE TABLE t (k INT NOT NULL PRIMARY KEY, q INT)",
+		"INSERT INTO t VALUES (1, 10), (2, 20)")
 	for _, tc := range []struct {
 		q    string
 		args []any
@@ -62,13 +60,10 @@ func TestMiscPreparedExplain(t *testing.T) {
 // and the connection survives it (go-mysql-server panicked on tables that
 // are not sql.TemporaryTable).
 func TestMiscReadOnlyTransaction(t *testing.T) {
-	ts := startServer(t, mustOpenMemory(t))
-	c := ts.conn()
-	mustExec(t, c, "CREATE DATABASE ro")
-	mustExec(t, c, "USE ro")
-	mustExec(t, c, "CREATE TABLE t (k INT NOT NULL PRIMARY KEY, q INT)")
-	mustExec(t, c, "INSERT INTO t VALUES (1, 10)")
-	mustExec(t, c, "START TRANSACTION READ ONLY")
+	c := sqltest.Session(t, sqltest.Memory, "ro", `
+		CREATE TABLE t (k INT NOT NULL PRIMARY KEY, q INT)
+		INSERT INTO t VALUES (1, 10)
+		START TRANSACTION READ ONLY`)
 	for _, q := range []string{
 		"INSERT INTO t VALUES (2, 20)",
 		"UPDATE t SET q = 11 WHERE k = 1",
@@ -103,12 +98,9 @@ func expectSQLError(t *testing.T, q string, err error, num uint16, state string)
 // (checked against mariadbd 10.11.19; messages as MySQL 8 words them where
 // go-mysql-server says enough).
 func TestMiscErrorCodes(t *testing.T) {
-	ts := startServer(t, mustOpenMemory(t))
-	c := ts.conn()
-	mustExec(t, c, "CREATE DATABASE ec")
-	mustExec(t, c, "USE ec")
-	mustExec(t, c, "CREATE TABLE t (k INT NOT NULL PRIMARY KEY, s VARCHAR(3), ti TINYINT, u INT UNSIGNED, d DECIMAL(4,2))")
-	mustExec(t, c, "INSERT INTO t VALUES (1, 'a', 1, 1, 1.5)")
+	c := sqltest.Session(t, sqltest.Memory, "ec",
+		"CREATE TABLE t (k INT NOT NULL PRIMARY KEY, s VARCHAR(3), ti TINYINT, u INT UNSIGNED, d DECIMAL(4,2))",
+		"INSERT INTO t VALUES (1, 'a', 1, 1, 1.5)")
 	for _, tc := range []struct {
 		q     string
 		num   uint16
@@ -151,12 +143,16 @@ func TestMiscErrorCodes(t *testing.T) {
 	}
 	// Nothing was changed by the failed statements (DROP TABLE t, missing
 	// drops nothing, as in MySQL 8).
-	expectRows(t, c, "SELECT * FROM t", "1\ta\t1\t1\t1.50")
-	// IGNORE keeps MySQL's clamping.
-	mustExec(t, c, "INSERT INTO t VALUES (7, 'a', 1, 1, 1.5)")
-	mustExec(t, c, "UPDATE IGNORE t SET ti = 1000 WHERE k = 7")
-	expectRows(t, c, "SELECT ti FROM t WHERE k = 7", "127")
-	mustExec(t, c, "DELETE FROM t WHERE k = 7")
+	runScript(t, c, `
+		query SELECT * FROM t
+		= 1 | a | 1 | 1 | 1.50
+		# IGNORE keeps MySQL's clamping.
+		exec INSERT INTO t VALUES (7, 'a', 1, 1, 1.5)
+		exec UPDATE IGNORE t SET ti = 1000 WHERE k = 7
+		query SELECT ti FROM t WHERE k = 7
+		= 127
+		exec DELETE FROM t WHERE k = 7
+	`)
 	// The same errors over the binary protocol (prepared statements).
 	_, err := c.ExecContext(context.Background(), "INSERT INTO t VALUES (?, ?, 1, 1, 1.5)", 5, "abcd")
 	expectSQLError(t, "prepared INSERT", err, 1406, "22001")
@@ -170,12 +166,9 @@ func TestMiscErrorCodes(t *testing.T) {
 // (a, b) IN ((..), (..)) on a composite primary key is a MultiGet: one
 // point get per tuple, not a table scan.
 func TestMiscTupleInMultiGet(t *testing.T) {
-	ts := startServer(t, mustOpenMemory(t))
-	c := ts.conn()
-	mustExec(t, c, "CREATE DATABASE ti")
-	mustExec(t, c, "USE ti")
-	mustExec(t, c, "CREATE TABLE o (a VARCHAR(8) NOT NULL, b INT NOT NULL, q INT, PRIMARY KEY (a, b))")
-	mustExec(t, c, "INSERT INTO o VALUES ('x', 1, 10), ('x', 2, 20), ('y', 1, 30), ('y', 2, 40), ('z', 3, NULL)")
+	c := sqltest.Session(t, sqltest.Memory, "ti",
+		"CREATE TABLE o (a VARCHAR(8) NOT NULL, b INT NOT NULL, q INT, PRIMARY KEY (a, b))",
+		"INSERT INTO o VALUES ('x', 1, 10), ('x', 2, 20), ('y', 1, 30), ('y', 2, 40), ('z', 3, NULL)")
 	for _, tc := range []struct {
 		q, path string
 		want    []string
@@ -203,14 +196,11 @@ func TestMiscTupleInMultiGet(t *testing.T) {
 // from zero, as MySQL), shown with n digits in text and binary results,
 // and printed back by SHOW CREATE TABLE and DESCRIBE.
 func TestMiscTimePrecision(t *testing.T) {
-	ts := startServer(t, mustOpenMemory(t))
-	c := ts.conn()
-	mustExec(t, c, "CREATE DATABASE tp")
-	mustExec(t, c, "USE tp")
-	mustExec(t, c, "CREATE TABLE t (k INT NOT NULL PRIMARY KEY, t0 TIME, t3 TIME(3), t6 TIME(6), `time` TIME( 1 ) COMMENT 'TIME(2)')")
-	mustExec(t, c, "INSERT INTO t VALUES (1, '12:00:01.5', '12:00:01.1235', '12:00:01.1234567', '01:02:03.45')")
-	mustExec(t, c, "INSERT INTO t VALUES (2, '-12:00:01.4', '-12:00:01.1234', '-00:00:00.000001', '-01:59:59.94')")
-	mustExec(t, c, "INSERT INTO t VALUES (3, '10:00:00', '10:00:00', '10:00:00', '10:00:00')")
+	c := sqltest.Session(t, sqltest.Memory, "tp",
+		"CREATE TABLE t (k INT NOT NULL PRIMARY KEY, t0 TIME, t3 TIME(3), t6 TIME(6), `time` TIME( 1 ) COMMENT 'TIME(2)')",
+		"INSERT INTO t VALUES (1, '12:00:01.5', '12:00:01.1235', '12:00:01.1234567', '01:02:03.45')",
+		"INSERT INTO t VALUES (2, '-12:00:01.4', '-12:00:01.1234', '-00:00:00.000001', '-01:59:59.94')",
+		"INSERT INTO t VALUES (3, '10:00:00', '10:00:00', '10:00:00', '10:00:00')")
 	mustExec(t, c, "INSERT INTO t VALUES (?, ?, ?, ?, ?)", 4, "00:00:59.999", "00:00:59.9995", "1:2:3", "-1:00:00.04")
 	want := []string{
 		"1\t12:00:02\t12:00:01.124\t12:00:01.123457\t01:02:03.5",
@@ -269,11 +259,8 @@ func TestMiscTimePrecision(t *testing.T) {
 
 // SHOW DATABASES/TABLES LIKE 'p' name their first column as MySQL does.
 func TestMiscShowLikeHeader(t *testing.T) {
-	ts := startServer(t, mustOpenMemory(t))
-	c := ts.conn()
-	mustExec(t, c, "CREATE DATABASE shl")
-	mustExec(t, c, "USE shl")
-	mustExec(t, c, "CREATE TABLE tab1 (k INT NOT NULL PRIMARY KEY)")
+	c := sqltest.Session(t, sqltest.Memory, "shl",
+		"CREATE TABLE tab1 (k INT NOT NULL PRIMARY KEY)")
 	for _, tc := range []struct{ q, cols, rows string }{
 		{"SHOW DATABASES LIKE 'sh%'", "Database (sh%)", "shl"},
 		{"SHOW DATABASES WHERE `Database` = 'shl'", "Database", "shl"},
@@ -297,14 +284,11 @@ func TestMiscShowLikeHeader(t *testing.T) {
 // Columns of the inner side of an outer join are nullable in the result
 // metadata (MySQL: no NOT_NULL flag), the outer side keeps NOT NULL.
 func TestMiscOuterJoinNullable(t *testing.T) {
-	ts := startServer(t, mustOpenMemory(t))
-	c := ts.conn()
-	mustExec(t, c, "CREATE DATABASE oj")
-	mustExec(t, c, "USE oj")
-	mustExec(t, c, "CREATE TABLE f (k INT NOT NULL PRIMARY KEY, a VARCHAR(10) NOT NULL, b INT)")
-	mustExec(t, c, "CREATE TABLE g (k INT NOT NULL PRIMARY KEY, fk INT NOT NULL)")
-	mustExec(t, c, "INSERT INTO f VALUES (1, 'x', NULL), (2, 'y', 1)")
-	mustExec(t, c, "INSERT INTO g VALUES (10, 2)")
+	c := sqltest.Session(t, sqltest.Memory, "oj", `
+		CREATE TABLE f (k INT NOT NULL PRIMARY KEY, a VARCHAR(10) NOT NULL, b INT)
+		CREATE TABLE g (k INT NOT NULL PRIMARY KEY, fk INT NOT NULL)
+		INSERT INTO f VALUES (1, 'x', NULL), (2, 'y', 1)
+		INSERT INTO g VALUES (10, 2)`)
 	for _, tc := range []struct {
 		q    string
 		null string // per column: N nullable, - NOT NULL

@@ -32,20 +32,27 @@ import (
 // commit fails with MySQL error 1213 (ER_LOCK_DEADLOCK, SQLSTATE 40001),
 // which clients and ORMs retry. No update is ever lost.
 //
-// Atomicity, honestly: the writes of one transaction to one partition of
-// one table are sent as atomic batches of at most 100 operations (all of a
-// row's entities always in the same batch). A transaction whose writes span
-// several partitions, several tables, or more than 100 operations in one
-// partition commits batch by batch. If a later batch fails (a duplicate key,
-// a conflict):
+// Atomicity: the writes of one transaction that fit one store batch (one
+// partition of one table, at most 100 operations) are sent as that one
+// atomic batch, as before. Writes that span partitions, tables or batches
+// commit atomically (txnatomic.go, catalog/txn): as one Pebble batch on the
+// embedded store, and through a transaction record on the Table service
+// (locks first, one conditional write of the record as the commit point,
+// locks resolved by the committer or by any gateway that meets them). A COMMIT
+// (or autocommit statement) that fails has applied nothing: 1213 for a
+// write conflict, 1062 for a duplicate; 1180 when the outcome of the
+// commit point is unknown (never 1213: a retry could apply it twice).
+// Still committed batch by batch, as described below, are transactions
+// the atomic path does not cover (txnatomic.go lists them: a row larger
+// than one batch, an index being built, two-phase unique global index
+// handoffs, one entity written in two batches). If a later batch of those
+// fails (a duplicate key, a conflict):
 //   - when everything applied so far was inserts (a multi-row INSERT), they
 //     are deleted again, each with If-Match on the ETag its insert returned,
 //     and the statement fails cleanly (other sessions may have seen the
 //     rows for that moment);
 //   - otherwise the earlier batches stay applied, and the error (same MySQL
 //     code) says so.
-// There is no commit record yet, so cross-partition atomicity of updates
-// and deletes is not provided.
 //
 // Unique keys: every INSERT and UPDATE checks the unique secondary keys it
 // changes during the statement, row by row against the state the statement
@@ -69,9 +76,22 @@ import (
 // catalog/row.go) and deleted atomically and crash-safely; its local index
 // entities ride in the main entity's batch.
 //
-// Isolation: reads see the latest committed data of every row (read
-// committed), plus the transaction's own writes; write-write conflicts on
-// rows the transaction read are detected at commit (first committer wins).
+// Isolation (every level: READ UNCOMMITTED, READ COMMITTED, REPEATABLE
+// READ and SERIALIZABLE behave alike): reads see the latest committed
+// value of every row (read committed, never an uncommitted or aborted
+// write: a row locked by a transaction in progress reads as its previous
+// value), plus the transaction's own writes; write-write conflicts on rows
+// the transaction read are detected at commit (first committer wins, the
+// other gets 1213). Snapshots are not implemented: remaining anomalies at
+// every level are non-repeatable reads, phantoms and read skew (a SELECT
+// SUM over many partitions during concurrent transfers may see one side
+// of a transfer: TestBankTransfers counts such reads), and write skew
+// (two transactions each reading what the other writes). Lost updates
+// (a read-modify-write of one row) and dirty reads are prevented at every
+// level (TestConflict, TestBankTransfers). SELECT ... FOR UPDATE and FOR
+// SHARE take no lock: the row's ETag is remembered like any read, so a
+// transaction that writes the row fails at commit if another changed it
+// meanwhile.
 
 var txnIDs atomic.Uint64
 
@@ -337,8 +357,19 @@ func (g *gateway) commit(ctx context.Context, t *txn) error {
 	sort.Strings(phys)
 	var log commitLog
 	defer g.finishIndexes(ctx, &log)
-	for _, p := range phys {
-		if err := g.commitTable(ctx, t.tables[p], &log); err != nil {
+	prep := make([]*preparedTable, len(phys))
+	for i, p := range phys {
+		pt, err := prepareTable(t.tables[p])
+		if err != nil {
+			return err
+		}
+		prep[i] = pt
+	}
+	if done, err := g.commitAtomic(ctx, t, phys, prep, &log); done {
+		return err
+	}
+	for i, p := range phys {
+		if err := g.commitTable(ctx, t.tables[p], prep[i], &log); err != nil {
 			if log.batches == 0 {
 				return err
 			}
@@ -405,10 +436,26 @@ type rowOps struct {
 	ix    *ixmaint.Write
 }
 
-// commitTable applies one table's writes, partition by partition, in
-// batches of at most storage.MaxBatchOps operations. It returns how many
-// batches were applied.
-func (g *gateway) commitTable(ctx context.Context, tt *txTable, log *commitLog) error {
+// txBatch is one store batch of a commit: operations of one partition.
+type txBatch struct {
+	pk    string
+	ops   []storage.Operation
+	delta int64
+	size  int
+	ws    []ixmaint.Write // the rows, for global index maintenance
+}
+
+// preparedTable is one table's writes cut into batches.
+type preparedTable struct {
+	batches []txBatch
+	big     []bigRow
+}
+
+// prepareTable turns one table's writes into store operations, partition
+// by partition, cut into batches of at most storage.MaxBatchOps operations
+// (a row's entities never straddle two batches); rows larger than one
+// batch are apart (big).
+func prepareTable(tt *txTable) (*preparedTable, error) {
 	byPart := map[string][]rowOps{}
 	var parts []string
 	var big []bigRow
@@ -423,7 +470,7 @@ func (g *gateway) commitTable(ctx context.Context, tt *txTable, log *commitLog) 
 		done[k] = true
 		ro, err := rowOperations(tt.meta, k, w)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if len(ro.ops) == 0 {
 			continue
@@ -432,7 +479,7 @@ func (g *gateway) commitTable(ctx context.Context, tt *txTable, log *commitLog) 
 			// Local index operations ride in the row's batch; the row is
 			// recorded for the global indexes (secondary.go).
 			if err := addIndexOps(tt.meta, k, w, &ro); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		if oversize(ro.ops) {
@@ -454,13 +501,7 @@ func (g *gateway) commitTable(ctx context.Context, tt *txTable, log *commitLog) 
 	}
 	// Cut each partition's operations into batches (a row's entities never
 	// straddle two batches).
-	type batch struct {
-		pk    string
-		ops   []storage.Operation
-		delta int64
-		size  int
-		ws    []ixmaint.Write // the rows, for global index maintenance
-	}
+	type batch = txBatch
 	var batches []batch
 	for _, pk := range parts {
 		var b batch
@@ -482,6 +523,15 @@ func (g *gateway) commitTable(ctx context.Context, tt *txTable, log *commitLog) 
 			batches = append(batches, b)
 		}
 	}
+	return &preparedTable{batches: batches, big: big}, nil
+}
+
+// commitTable applies one table's writes batch by batch (the path of a
+// commit that fits one batch, or that the atomic path does not take:
+// commitAtomic).
+func (g *gateway) commitTable(ctx context.Context, tt *txTable, p *preparedTable, log *commitLog) error {
+	batches, big := p.batches, p.big
+	type batch = txBatch
 	// Unique values handed from one row to another within the
 	// transaction (secondary.go, beginIndexes).
 	var handoffs *ixmaint.Handoffs

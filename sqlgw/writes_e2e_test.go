@@ -9,9 +9,8 @@ import (
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/catalog/ixmaint"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage"
-	"github.com/sqlgw/sqlgw/storage/faultstore"
-	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
 // warningCodes returns the codes of SHOW WARNINGS.
@@ -35,11 +34,9 @@ func warningCodes(t *testing.T, c execer) []string {
 // DUPLICATE KEY UPDATE whose update conflicts is skipped.
 func TestUniqueUpdatePerRow(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE g (id INT PRIMARY KEY, u INT, e VARCHAR(10), UNIQUE KEY uu (u))")
-		mustExec(t, c, "CREATE TABLE l (p INT, id INT, u INT, e VARCHAR(10), PRIMARY KEY (p, id), UNIQUE KEY uu (p, u))")
+		c := ts.Session("d",
+			"CREATE TABLE g (id INT PRIMARY KEY, u INT, e VARCHAR(10), UNIQUE KEY uu (u))",
+			"CREATE TABLE l (p INT, id INT, u INT, e VARCHAR(10), PRIMARY KEY (p, id), UNIQUE KEY uu (p, u))")
 		for _, tb := range []string{"g", "l"} {
 			t.Run(tb, func(t *testing.T) {
 				cols := "id, u, e"
@@ -117,22 +114,14 @@ func TestUniqueUpdatePerRow(t *testing.T) {
 // UPDATE and REPLACE keep the MySQL behaviour whatever the text around them.
 func TestPlainInsertCheck(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE t (id INT PRIMARY KEY, u INT, UNIQUE KEY uu (u))")
-		mustExec(t, c, "CREATE TABLE p (id INT PRIMARY KEY, u INT)")
-		mustExec(t, c, "CREATE TABLE `we ird` (id INT PRIMARY KEY, u INT)")
-		mustExec(t, c, "INSERT INTO t VALUES (1, 1)")
-		if r, _ := cost(t, c, "INSERT INTO p VALUES (1, 1)"); r != 1 {
-			t.Errorf("plain INSERT: %d requests, want 1", r)
-		}
-		if r, _ := cost(t, c, "INSERT INTO d.p VALUES (2, 1)"); r != 1 {
-			t.Errorf("plain INSERT into db.table: %d requests, want 1", r)
-		}
-		if r, _ := cost(t, c, "insert into `d`.`we ird` (id, u) values (1, 1)"); r != 1 {
-			t.Errorf("plain INSERT into a quoted name: %d requests, want 1", r)
-		}
+		c := ts.Session("d",
+			"CREATE TABLE t (id INT PRIMARY KEY, u INT, UNIQUE KEY uu (u))",
+			"CREATE TABLE p (id INT PRIMARY KEY, u INT)",
+			"CREATE TABLE `we ird` (id INT PRIMARY KEY, u INT)",
+			"INSERT INTO t VALUES (1, 1)")
+		expectRequests(t, c, 1, "INSERT INTO p VALUES (1, 1)", "plain INSERT")
+		expectRequests(t, c, 1, "INSERT INTO d.p VALUES (2, 1)", "plain INSERT into db.table")
+		expectRequests(t, c, 1, "insert into `d`.`we ird` (id, u) values (1, 1)", "plain INSERT into a quoted name")
 		for _, q := range []string{
 			"INSERT IGNORE INTO t VALUES (2, 1)",
 			"INSERT /* x */ IGNORE INTO t VALUES (2, 1)",
@@ -143,11 +132,15 @@ func TestPlainInsertCheck(t *testing.T) {
 				t.Errorf("%s: %d rows, want 0", q, n)
 			}
 		}
-		expectErrno(t, c, 1062, "INSERT INTO t VALUES (2, 1)")
-		expectErrno(t, c, 1062, "INSERT INTO d.t VALUES (1, 2)")
-		expectRows(t, c, "SELECT id, u FROM t", "1\t1")
-		mustExec(t, c, "REPLACE INTO t VALUES (3, 1)")
-		expectRows(t, c, "SELECT id, u FROM t", "3\t1")
+		runScript(t, c, `
+			error 1062 INSERT INTO t VALUES (2, 1)
+			error 1062 INSERT INTO d.t VALUES (1, 2)
+			query SELECT id, u FROM t
+			= 1 | 1
+			exec REPLACE INTO t VALUES (3, 1)
+			query SELECT id, u FROM t
+			= 3 | 1
+		`)
 		_, err := c.ExecContext(context.Background(), fmt.Sprintf("INSERT INTO t VALUES (%d, %d)", 4, 1))
 		if mysqlErrno(err) != 1062 {
 			t.Errorf("duplicate plain INSERT: %v", err)
@@ -163,9 +156,7 @@ func TestPlainInsertCheck(t *testing.T) {
 // still gets 1062 (exactly one winner).
 func TestUniqueSwap(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
+		c := ts.Session("d")
 		for _, tc := range []struct{ name, ddl, rows string }{
 			{"global", "CREATE TABLE g (id INT PRIMARY KEY, u INT, c INT, UNIQUE KEY uu (u) COMMENT 'sqlgw: cover=(c)')", "(1, 1, 10), (2, 2, 20), (3, 3, 30)"},
 			{"global one partition", "CREATE TABLE g1 (p INT, id INT, u INT, c INT, PRIMARY KEY (p, id), UNIQUE KEY uu (u))", "(0, 1, 1, 10), (0, 2, 2, 20), (0, 3, 3, 30)"},
@@ -249,80 +240,40 @@ func TestUniqueSwapCrash(t *testing.T) {
 		{nil, []string{"UPDATE t SET u = u + 1 ORDER BY u DESC"}},
 		{[]string{"BEGIN", "DELETE FROM t WHERE id = 3", "UPDATE t SET u = 3, c = 0 WHERE id = 1"}, []string{"COMMIT"}},
 	}
-	ctx := context.Background()
 	for _, st := range steps {
 		name := strings.Join(append(st.setup, st.commit...), "; ")
-		for n := 1; ; n++ {
-			done := false
-			for _, applied := range []bool{false, true} {
-				inner, err := pebble.OpenMemory()
-				if err != nil {
-					t.Fatal(err)
-				}
-				fs := faultstore.New(noClose{inner})
-				ts := startServer(t, fs)
-				c := ts.conn()
-				mustExec(t, c, "CREATE DATABASE d")
-				mustExec(t, c, "USE d")
-				mustExec(t, c, "CREATE TABLE t (id INT PRIMARY KEY, u INT, c INT, UNIQUE KEY uu (u) COMMENT 'sqlgw: cover=(c)')")
-				mustExec(t, c, "INSERT INTO t VALUES (1, 1, 10), (2, 2, 20), (3, 3, 30)")
-				for _, q := range st.setup {
-					mustExec(t, c, q)
-				}
-				fs.CrashAt(n, applied)
+		dup := false
+		sqltest.CrashAtEveryRequest(t, sqltest.Crash{
+			Name: name,
+			Setup: func(r *sqltest.Runner, _ storage.Store) {
+				r.ExecAll("CREATE DATABASE d", "USE d",
+					"CREATE TABLE t (id INT PRIMARY KEY, u INT, c INT, UNIQUE KEY uu (u) COMMENT 'sqlgw: cover=(c)')",
+					"INSERT INTO t VALUES (1, 1, 10), (2, 2, 20), (3, 3, 30)")
+				r.ExecAll(st.setup...)
+			},
+			Op: func(r *sqltest.Runner) {
 				for _, q := range st.commit {
-					c.ExecContext(ctx, q)
+					r.Try(q)
 				}
-				if !fs.Crashed() {
-					done = true
-				}
-				ts.stop()
-				ts2 := startServer(t, noClose{inner})
-				c2 := ts2.conn()
-				mustExec(t, c2, "USE d")
+			},
+			Check: func(r *sqltest.Runner, _ storage.Store, p sqltest.CrashPoint) {
+				r.Exec("USE d")
 				for u := 1; u <= 4; u++ {
 					for _, sel := range []string{"id", "id, c"} {
-						got := rows(t, c2, fmt.Sprintf("SELECT %s FROM t WHERE u = %d ORDER BY id", sel, u))
-						want := rows(t, c2, fmt.Sprintf("SELECT %s FROM t WHERE CONCAT(u) = '%d' ORDER BY id", sel, u))
+						got := r.Rows(fmt.Sprintf("SELECT %s FROM t WHERE u = %d ORDER BY id", sel, u))
+						want := r.Rows(fmt.Sprintf("SELECT %s FROM t WHERE CONCAT(u) = '%d' ORDER BY id", sel, u))
 						if !slices.Equal(got, want) {
-							t.Errorf("%s: crash at %d (applied=%v): u = %d: %v, want %v", name, n, applied, u, got, want)
+							t.Errorf("%s: %s: u = %d: %v, want %v", name, p, u, got, want)
 						}
 					}
 				}
-				dup := len(rows(t, c2, "SELECT u FROM t GROUP BY u HAVING COUNT(*) > 1")) > 0
-				ts2.stop()
-				cat, err := catalog.Open(ctx, inner, catalog.Options{})
-				if err != nil {
-					t.Fatal(err)
+				dup = len(r.Rows("SELECT u FROM t GROUP BY u HAVING COUNT(*) > 1")) > 0
+			},
+			After: func(store storage.Store, p sqltest.CrashPoint) {
+				if mm, err := recoverIndexes(t, store, "d", "t"); err != nil || len(mm) > 0 && !dup {
+					t.Errorf("%s: %s: after recovery: %v %v", name, p, mm, err)
 				}
-				tbl, err := cat.Table(ctx, "d", "t")
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, err := (&ixmaint.Maintainer{Store: inner}).Recover(ctx, tbl, true); err != nil {
-					t.Fatal(err)
-				}
-				if mm, err := ixmaint.Check(ctx, inner, tbl); err != nil || len(mm) > 0 && !dup {
-					t.Errorf("%s: crash at %d (applied=%v): after recovery: %v %v", name, n, applied, mm, err)
-				}
-				inner.Close()
-			}
-			if done || t.Failed() {
-				t.Logf("%s: %d crash points", name, n-1)
-				break
-			}
-		}
-	}
-}
-
-// forEachBackendStore is forEachBackend with the server's store and
-// catalog options, for tests that look at the entities.
-func forEachBackendStore(t *testing.T, f func(t *testing.T, ts *testServer, st storage.Store, co catalog.Options)) {
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			st, co := b.open(t)
-			ts := startServer(t, noClose{st}, co)
-			f(t, ts, st, co)
+			},
 		})
 	}
 }
@@ -367,10 +318,8 @@ func rowEntities(t *testing.T, st storage.Store, co catalog.Options, db, name st
 // entities, and its local and global index entries follow it.
 func TestLargeRowUpdate(t *testing.T) {
 	forEachBackendStore(t, func(t *testing.T, ts *testServer, st storage.Store, co catalog.Options) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE blobs (id INT PRIMARY KEY, name VARCHAR(10), body LONGTEXT, KEY ln (id, name), UNIQUE KEY gn (name))")
+		c := ts.Session("d",
+			"CREATE TABLE blobs (id INT PRIMARY KEY, name VARCHAR(10), body LONGTEXT, KEY ln (id, name), UNIQUE KEY gn (name))")
 		big := strings.Repeat("0123456789abcdef", 5<<20/16) // 5 MiB
 		mustExec(t, c, "INSERT INTO blobs VALUES (1, 'small', 'x'), (2, 'huge', ?)", big)
 		n0 := len(rowEntities(t, st, co, "d", "blobs", 2))
@@ -393,9 +342,7 @@ func TestLargeRowUpdate(t *testing.T) {
 			expectRows(t, c, "SELECT id FROM blobs WHERE name = '"+name+"'", "2")
 			expectRows(t, c, "SELECT id, LENGTH(body) FROM blobs WHERE name = '"+name+"'", fmt.Sprintf("2\t%d", len(strings.Join(rows(t, c, "SELECT body FROM blobs WHERE id = 2"), ""))))
 		}
-		if n := affected(t, c, "UPDATE blobs SET name = 'renamed' WHERE id = 2"); n != 1 {
-			t.Fatalf("update: %d rows", n)
-		}
+		expectAffected(t, c, 1, "UPDATE blobs SET name = 'renamed' WHERE id = 2")
 		body(big)
 		names("renamed")
 		expectRows(t, c, "SELECT id FROM blobs WHERE name = 'huge'")
@@ -425,9 +372,7 @@ func TestLargeRowUpdate(t *testing.T) {
 		// A unique conflict of the large row fails cleanly.
 		expectErrno(t, c, 1062, "UPDATE blobs SET name = 'tiny' WHERE id = 2")
 		names("again")
-		if n := affected(t, c, "DELETE FROM blobs WHERE id = 2"); n != 1 {
-			t.Fatalf("delete: %d rows", n)
-		}
+		expectAffected(t, c, 1, "DELETE FROM blobs WHERE id = 2")
 		if n := len(rowEntities(t, st, co, "d", "blobs", 2)); n != 0 {
 			t.Errorf("a deleted row left %d entities", n)
 		}
@@ -445,74 +390,46 @@ func TestLargeRowUpdateCrash(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crashes the store at every request of the commit (about 40 s); runs without -short")
 	}
-	ctx := context.Background()
 	oldBody := strings.Repeat("a", 3<<20)
 	newBody := strings.Repeat("b", 3<<20+5)
-	for n := 1; ; n++ {
-		done := false
-		for _, applied := range []bool{false, true} {
-			inner, err := pebble.OpenMemory()
-			if err != nil {
-				t.Fatal(err)
+	n0 := 0
+	sqltest.CrashAtEveryRequest(t, sqltest.Crash{
+		Setup: func(r *sqltest.Runner, store storage.Store) {
+			r.ExecAll("CREATE DATABASE d", "USE d",
+				"CREATE TABLE blobs (id INT PRIMARY KEY, name VARCHAR(10), body LONGTEXT, KEY ln (id, name), UNIQUE KEY gn (name))")
+			r.Exec("INSERT INTO blobs VALUES (2, 'old', ?)", oldBody)
+			n0 = len(rowEntities(t, store, catalog.Options{}, "d", "blobs", 2))
+		},
+		Op: func(r *sqltest.Runner) { r.Try("UPDATE blobs SET body = ?, name = 'new' WHERE id = 2", newBody) },
+		Check: func(r *sqltest.Runner, store storage.Store, p sqltest.CrashPoint) {
+			r.Exec("USE d")
+			got := r.Rows("SELECT name, body FROM blobs WHERE id = 2")
+			if len(got) != 1 {
+				t.Fatalf("%s: reading the row: %d rows", p, len(got))
 			}
-			fs := faultstore.New(noClose{inner})
-			ts := startServer(t, fs)
-			c := ts.conn()
-			mustExec(t, c, "CREATE DATABASE d")
-			mustExec(t, c, "USE d")
-			mustExec(t, c, "CREATE TABLE blobs (id INT PRIMARY KEY, name VARCHAR(10), body LONGTEXT, KEY ln (id, name), UNIQUE KEY gn (name))")
-			mustExec(t, c, "INSERT INTO blobs VALUES (2, 'old', ?)", oldBody)
-			n0 := len(rowEntities(t, inner, catalog.Options{}, "d", "blobs", 2))
-			fs.CrashAt(n, applied)
-			c.ExecContext(ctx, "UPDATE blobs SET body = ?, name = 'new' WHERE id = 2", newBody)
-			if !fs.Crashed() {
-				done = true
-			}
-			ts.stop()
-			ts2 := startServer(t, noClose{inner})
-			c2 := ts2.conn()
-			mustExec(t, c2, "USE d")
-			var name, body string
-			if err := c2.QueryRowContext(ctx, "SELECT name, body FROM blobs WHERE id = 2").Scan(&name, &body); err != nil {
-				t.Fatalf("crash at %d (applied=%v): reading the row: %v", n, applied, err)
-			}
+			name, body, _ := strings.Cut(got[0], "\t")
 			switch {
 			case name == "old" && body == oldBody, name == "new" && body == newBody:
 			default:
-				t.Fatalf("crash at %d (applied=%v): a mixed row: name %q, %d bytes", n, applied, name, len(body))
+				t.Fatalf("%s: a mixed row: name %q, %d bytes", p, name, len(body))
 			}
 			other := map[string]string{"old": "new", "new": "old"}[name]
-			expectRows(t, c2, "SELECT id FROM blobs WHERE id = 2 AND name = '"+name+"'", "2")
-			expectRows(t, c2, "SELECT id FROM blobs WHERE id = 2 AND name = '"+other+"'")
-			expectRows(t, c2, "SELECT id FROM blobs WHERE name = '"+name+"'", "2")
-			expectRows(t, c2, "SELECT id FROM blobs WHERE name = '"+other+"'")
+			r.ExpectRows("SELECT id FROM blobs WHERE id = 2 AND name = '"+name+"'", "2")
+			r.ExpectRows("SELECT id FROM blobs WHERE id = 2 AND name = '" + other + "'")
+			r.ExpectRows("SELECT id FROM blobs WHERE name = '"+name+"'", "2")
+			r.ExpectRows("SELECT id FROM blobs WHERE name = '" + other + "'")
 			// The next update of the row removes what the crash left.
-			mustExec(t, c2, "UPDATE blobs SET body = ? WHERE id = 2", oldBody+"c")
-			if got := len(rowEntities(t, inner, catalog.Options{}, "d", "blobs", 2)); got != n0 {
-				t.Errorf("crash at %d (applied=%v): after the next update the row has %d entities, want %d", n, applied, got, n0)
+			r.Exec("UPDATE blobs SET body = ? WHERE id = 2", oldBody+"c")
+			if got := len(rowEntities(t, store, catalog.Options{}, "d", "blobs", 2)); got != n0 {
+				t.Errorf("%s: after the next update the row has %d entities, want %d", p, got, n0)
 			}
-			ts2.stop()
-			cat, err := catalog.Open(ctx, inner, catalog.Options{})
-			if err != nil {
-				t.Fatal(err)
+		},
+		After: func(store storage.Store, p sqltest.CrashPoint) {
+			if mm, err := recoverIndexes(t, store, "d", "blobs"); err != nil || len(mm) > 0 {
+				t.Errorf("%s: after recovery: %v %v", p, mm, err)
 			}
-			tbl, err := cat.Table(ctx, "d", "blobs")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := (&ixmaint.Maintainer{Store: inner}).Recover(ctx, tbl, true); err != nil {
-				t.Fatal(err)
-			}
-			if mm, err := ixmaint.Check(ctx, inner, tbl); err != nil || len(mm) > 0 {
-				t.Errorf("crash at %d (applied=%v): after recovery: %v %v", n, applied, mm, err)
-			}
-			inner.Close()
-		}
-		if done || t.Failed() {
-			t.Logf("%d crash points", n-1)
-			break
-		}
-	}
+		},
+	})
 }
 
 // TestRenameIndex: ALTER TABLE ... RENAME INDEX is a metadata change (no
@@ -520,10 +437,8 @@ func TestLargeRowUpdateCrash(t *testing.T) {
 // name, lookups and unique enforcement go on, errors are MySQL's.
 func TestRenameIndex(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT, KEY ia (a), UNIQUE KEY ub (b), KEY li (id, a))")
+		c := ts.Session("d",
+			"CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT, KEY ia (a), UNIQUE KEY ub (b), KEY li (id, a))")
 		for i := range 20 {
 			mustExec(t, c, fmt.Sprintf("INSERT INTO t VALUES (%d, %d, %d)", i, i%4, i))
 		}
@@ -541,18 +456,34 @@ func TestRenameIndex(t *testing.T) {
 		if !strings.Contains(plan, "by_a") {
 			t.Errorf("EXPLAIN after the rename:\n%s", plan)
 		}
-		expectRows(t, c, "SELECT id FROM t WHERE a = 1 ORDER BY id", "1", "5", "9", "13", "17")
-		expectRows(t, c, "SELECT id FROM t WHERE id = 6 AND a = 2", "6")
-		expectRows(t, c, "SELECT id FROM t WHERE b = 7", "7")
-		expectErrno(t, c, 1062, "INSERT INTO t VALUES (100, 0, 7)")
-		mustExec(t, c, "UPDATE t SET a = 3 WHERE id = 1")
-		expectRows(t, c, "SELECT id FROM t WHERE a = 3 ORDER BY id", "1", "3", "7", "11", "15", "19")
-		// MySQL says 1176 (Key 'ia' doesn't exist); go-mysql-server checks
-		// the name itself before the table sees the rename and says 1091.
-		expectErrno(t, c, 1091, "ALTER TABLE t RENAME INDEX ia TO x")
-		expectErrno(t, c, 1061, "ALTER TABLE t RENAME INDEX by_a TO BY_B")
-		mustExec(t, c, "DROP INDEX by_a ON t")
-		expectRows(t, c, "SELECT COUNT(*) FROM t WHERE a = 3", "6")
+		runScript(t, c, `
+			query SELECT id FROM t WHERE a = 1 ORDER BY id
+			= 1
+			= 5
+			= 9
+			= 13
+			= 17
+			query SELECT id FROM t WHERE id = 6 AND a = 2
+			= 6
+			query SELECT id FROM t WHERE b = 7
+			= 7
+			error 1062 INSERT INTO t VALUES (100, 0, 7)
+			exec UPDATE t SET a = 3 WHERE id = 1
+			query SELECT id FROM t WHERE a = 3 ORDER BY id
+			= 1
+			= 3
+			= 7
+			= 11
+			= 15
+			= 19
+			# MySQL says 1176 (Key 'ia' doesn't exist); go-mysql-server checks
+			# the name itself before the table sees the rename and says 1091.
+			error 1091 ALTER TABLE t RENAME INDEX ia TO x
+			error 1061 ALTER TABLE t RENAME INDEX by_a TO BY_B
+			exec DROP INDEX by_a ON t
+			query SELECT COUNT(*) FROM t WHERE a = 3
+			= 6
+		`)
 	})
 }
 
@@ -560,13 +491,11 @@ func TestRenameIndex(t *testing.T) {
 // the key as MySQL does, whether found during the statement or at commit.
 func TestUniqueErrorText(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE g (id INT PRIMARY KEY, a VARCHAR(5), b INT, UNIQUE KEY uab (a, b))")
-		mustExec(t, c, "CREATE TABLE l (p INT, id INT, a VARCHAR(5), PRIMARY KEY (p, id), UNIQUE KEY ua (p, a))")
-		mustExec(t, c, "INSERT INTO g VALUES (1, 'x', 2)")
-		mustExec(t, c, "INSERT INTO l VALUES (1, 1, 'x')")
+		c := ts.Session("d", `
+			CREATE TABLE g (id INT PRIMARY KEY, a VARCHAR(5), b INT, UNIQUE KEY uab (a, b))
+			CREATE TABLE l (p INT, id INT, a VARCHAR(5), PRIMARY KEY (p, id), UNIQUE KEY ua (p, a))
+			INSERT INTO g VALUES (1, 'x', 2)
+			INSERT INTO l VALUES (1, 1, 'x')`)
 		for _, q := range []struct{ sql, want string }{
 			{"INSERT INTO g VALUES (2, 'x', 2)", "Duplicate entry 'x-2' for key 'uab'"},          // commit (autocommit plain INSERT)
 			{"INSERT INTO l VALUES (1, 2, 'x')", "Duplicate entry '1-x' for key 'ua'"},           // commit, local
@@ -600,37 +529,45 @@ func TestUniqueErrorText(t *testing.T) {
 // anything is written (MySQL would accept it: a known limit).
 func TestUniqueShiftManyBatches(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE l (p INT, id INT, u INT, PRIMARY KEY (p, id), UNIQUE KEY uu (p, u))")
+		c := ts.Session("d",
+			"CREATE TABLE l (p INT, id INT, u INT, PRIMARY KEY (p, id), UNIQUE KEY uu (p, u))")
 		var v []string
 		for i := range 150 {
 			v = append(v, fmt.Sprintf("(0, %d, %d)", i, i))
 		}
 		mustExec(t, c, "INSERT INTO l VALUES "+strings.Join(v, ","))
-		mustExec(t, c, "UPDATE l SET u = u + 1 ORDER BY u DESC")
-		expectRows(t, c, "SELECT COUNT(*), MIN(u), MAX(u) FROM l", "150\t1\t150")
-		expectRows(t, c, "SELECT id FROM l WHERE p = 0 AND u = 77", "76")
-		mustExec(t, c, "UPDATE l SET u = u - 1 ORDER BY u")
-		expectRows(t, c, "SELECT COUNT(*), MIN(u), MAX(u) FROM l", "150\t0\t149")
-		expectRows(t, c, "SELECT id FROM l WHERE p = 0 AND u = 77", "77")
-		// A rotation through free values, in one transaction: a cycle.
-		mustExec(t, c, "BEGIN")
-		mustExec(t, c, "UPDATE l SET u = u + 1000")
-		mustExec(t, c, "UPDATE l SET u = u - 999 WHERE u < 1149")
-		mustExec(t, c, "UPDATE l SET u = 0 WHERE u = 1149")
-		expectErrno(t, c, 1235, "COMMIT")
-		expectRows(t, c, "SELECT COUNT(*), MIN(u), MAX(u) FROM l", "150\t0\t149")
-		expectRows(t, c, "SELECT id FROM l WHERE p = 0 AND u = 77", "77")
-		// The same shift made in two statements, in the order that first
-		// wrote the rows ascending: the commit reorders the rows.
-		mustExec(t, c, "BEGIN")
-		mustExec(t, c, "UPDATE l SET u = u + 1000")
-		mustExec(t, c, "UPDATE l SET u = u - 999")
-		mustExec(t, c, "COMMIT")
-		expectRows(t, c, "SELECT COUNT(*), MIN(u), MAX(u) FROM l", "150\t1\t150")
-		expectRows(t, c, "SELECT id FROM l WHERE p = 0 AND u = 77", "76")
+		runScript(t, c, `
+			exec UPDATE l SET u = u + 1 ORDER BY u DESC
+			query SELECT COUNT(*), MIN(u), MAX(u) FROM l
+			= 150 | 1 | 150
+			query SELECT id FROM l WHERE p = 0 AND u = 77
+			= 76
+			exec UPDATE l SET u = u - 1 ORDER BY u
+			query SELECT COUNT(*), MIN(u), MAX(u) FROM l
+			= 150 | 0 | 149
+			query SELECT id FROM l WHERE p = 0 AND u = 77
+			= 77
+			# A rotation through free values, in one transaction: a cycle.
+			exec BEGIN
+			exec UPDATE l SET u = u + 1000
+			exec UPDATE l SET u = u - 999 WHERE u < 1149
+			exec UPDATE l SET u = 0 WHERE u = 1149
+			error 1235 COMMIT
+			query SELECT COUNT(*), MIN(u), MAX(u) FROM l
+			= 150 | 0 | 149
+			query SELECT id FROM l WHERE p = 0 AND u = 77
+			= 77
+			# The same shift made in two statements, in the order that first
+			# wrote the rows ascending: the commit reorders the rows.
+			exec BEGIN
+			exec UPDATE l SET u = u + 1000
+			exec UPDATE l SET u = u - 999
+			exec COMMIT
+			query SELECT COUNT(*), MIN(u), MAX(u) FROM l
+			= 150 | 1 | 150
+			query SELECT id FROM l WHERE p = 0 AND u = 77
+			= 76
+		`)
 	})
 }
 
@@ -640,10 +577,8 @@ func TestUniqueShiftManyBatches(t *testing.T) {
 // recovery).
 func TestUniqueShiftGlobal(t *testing.T) {
 	forEachBackendStore(t, func(t *testing.T, ts *testServer, st storage.Store, co catalog.Options) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE g (id INT PRIMARY KEY, u INT, UNIQUE KEY uu (u))")
+		c := ts.Session("d",
+			"CREATE TABLE g (id INT PRIMARY KEY, u INT, UNIQUE KEY uu (u))")
 		var v []string
 		for i := range 150 {
 			v = append(v, fmt.Sprintf("(%d, %d)", i, i))
@@ -668,13 +603,17 @@ func TestUniqueShiftGlobal(t *testing.T) {
 		expectRows(t, c, "SELECT COUNT(*), MIN(u), MAX(u) FROM g", "150\t1\t150")
 		expectRows(t, c, "SELECT id FROM g WHERE u = 77", "76")
 		check()
-		mustExec(t, c, "BEGIN")
-		mustExec(t, c, "UPDATE g SET u = u + 1000")
-		mustExec(t, c, "UPDATE g SET u = u - 999 WHERE u < 1150")
-		mustExec(t, c, "UPDATE g SET u = 1 WHERE u = 1150")
-		mustExec(t, c, "COMMIT")
-		expectRows(t, c, "SELECT id FROM g WHERE u = 77", "75")
-		expectRows(t, c, "SELECT id FROM g WHERE u = 1", "149")
+		runScript(t, c, `
+			exec BEGIN
+			exec UPDATE g SET u = u + 1000
+			exec UPDATE g SET u = u - 999 WHERE u < 1150
+			exec UPDATE g SET u = 1 WHERE u = 1150
+			exec COMMIT
+			query SELECT id FROM g WHERE u = 77
+			= 75
+			query SELECT id FROM g WHERE u = 1
+			= 149
+		`)
 		check()
 	})
 }
@@ -684,34 +623,38 @@ func TestUniqueShiftGlobal(t *testing.T) {
 // rollbacks and deletes.
 func TestUniqueBuffer(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE t (id INT PRIMARY KEY, e VARCHAR(10), UNIQUE KEY ue (e))")
-		mustExec(t, c, "INSERT INTO t VALUES (1, 'a')")
-		mustExec(t, c, "BEGIN")
+		c := ts.Session("d", `
+			CREATE TABLE t (id INT PRIMARY KEY, e VARCHAR(10), UNIQUE KEY ue (e))
+			INSERT INTO t VALUES (1, 'a')
+			BEGIN`)
 		if n := affected(t, c, "INSERT IGNORE INTO t VALUES (2, 'z'), (3, 'z'), (4, 'a')"); n != 1 {
 			t.Errorf("INSERT IGNORE with duplicates among its rows: %d rows, want 1", n)
 		}
 		// A statement undone by an error releases its values.
-		expectErrno(t, c, 1062, "INSERT INTO t VALUES (5, 'w'), (1, 'x')")
-		mustExec(t, c, "INSERT INTO t VALUES (6, 'w')")
-		// A savepoint rollback restores the values it held.
-		mustExec(t, c, "SAVEPOINT s")
-		mustExec(t, c, "UPDATE t SET e = 'v' WHERE id = 6")
-		mustExec(t, c, "INSERT INTO t VALUES (7, 'w')")
-		mustExec(t, c, "ROLLBACK TO SAVEPOINT s")
-		expectErrno(t, c, 1062, "INSERT INTO t VALUES (8, 'w')")
-		mustExec(t, c, "INSERT INTO t VALUES (8, 'v')")
-		// A statement that moved a value, then failed, gives it back.
-		expectErrno(t, c, 1062, "UPDATE t SET e = CASE id WHEN 6 THEN 'y' ELSE 'a' END WHERE id IN (6, 8) ORDER BY id")
-		expectErrno(t, c, 1062, "INSERT INTO t VALUES (10, 'w')")
-		// A deleted row's value is free.
-		mustExec(t, c, "DELETE FROM t WHERE id = 2")
-		mustExec(t, c, "INSERT INTO t VALUES (9, 'z')")
-		expectErrno(t, c, 1062, "UPDATE t SET e = 'z' WHERE id = 8")
-		mustExec(t, c, "COMMIT")
-		expectRows(t, c, "SELECT id, e FROM t ORDER BY id", "1\ta", "6\tw", "8\tv", "9\tz")
+		runScript(t, c, `
+			error 1062 INSERT INTO t VALUES (5, 'w'), (1, 'x')
+			exec INSERT INTO t VALUES (6, 'w')
+			# A savepoint rollback restores the values it held.
+			exec SAVEPOINT s
+			exec UPDATE t SET e = 'v' WHERE id = 6
+			exec INSERT INTO t VALUES (7, 'w')
+			exec ROLLBACK TO SAVEPOINT s
+			error 1062 INSERT INTO t VALUES (8, 'w')
+			exec INSERT INTO t VALUES (8, 'v')
+			# A statement that moved a value, then failed, gives it back.
+			error 1062 UPDATE t SET e = CASE id WHEN 6 THEN 'y' ELSE 'a' END WHERE id IN (6, 8) ORDER BY id
+			error 1062 INSERT INTO t VALUES (10, 'w')
+			# A deleted row's value is free.
+			exec DELETE FROM t WHERE id = 2
+			exec INSERT INTO t VALUES (9, 'z')
+			error 1062 UPDATE t SET e = 'z' WHERE id = 8
+			exec COMMIT
+			query SELECT id, e FROM t ORDER BY id
+			= 1 | a
+			= 6 | w
+			= 8 | v
+			= 9 | z
+		`)
 	})
 }
 
@@ -726,12 +669,14 @@ func TestUniqueSwapHalfCommitted(t *testing.T) {
 		mustExec(t, c, "CREATE DATABASE d")
 		mustExec(t, c, "USE d")
 		mustExec(t, o, "USE d")
-		mustExec(t, c, "CREATE TABLE g (id INT PRIMARY KEY, u INT, n INT, UNIQUE KEY uu (u))")
-		mustExec(t, c, "INSERT INTO g VALUES (1, 1, 0), (2, 2, 0)")
-		mustExec(t, c, "BEGIN")
-		mustExec(t, c, "UPDATE g SET u = 30 WHERE id = 1")
-		mustExec(t, c, "UPDATE g SET u = 1 WHERE id = 2")
-		mustExec(t, c, "UPDATE g SET u = 2 WHERE id = 1")
+		runScript(t, c, `
+			exec CREATE TABLE g (id INT PRIMARY KEY, u INT, n INT, UNIQUE KEY uu (u))
+			exec INSERT INTO g VALUES (1, 1, 0), (2, 2, 0)
+			exec BEGIN
+			exec UPDATE g SET u = 30 WHERE id = 1
+			exec UPDATE g SET u = 1 WHERE id = 2
+			exec UPDATE g SET u = 2 WHERE id = 1
+		`)
 		mustExec(t, o, "UPDATE g SET n = 5 WHERE id = 2") // row 2 changes under the swap
 		_, err := c.ExecContext(context.Background(), "COMMIT")
 		if err == nil {

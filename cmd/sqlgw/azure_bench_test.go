@@ -2,10 +2,7 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -17,7 +14,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	sdk "github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
-	"github.com/sqlgw/sqlgw/sqlgw"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage/aztables"
 	"github.com/sqlgw/sqlgw/storage/aztables/azurite"
 )
@@ -151,20 +148,7 @@ func BenchmarkGatewayAzure(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv, err := sqlgw.NewServer(context.Background(), sqlgw.Config{
-		Listen: "127.0.0.1:0", Store: store, StoreName: "azurite",
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	go srv.Serve()
-	defer srv.Close(context.Background())
-	db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", srv.Addr()))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
+	db := sqltest.Start(b, store, sqltest.Options{}).DB
 	db.SetMaxIdleConns(4)
 	dbName := fmt.Sprintf("bench%d", time.Now().UnixNano()%1e9)
 	for _, q := range []string{

@@ -19,6 +19,7 @@ import (
 	sdk "github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage/aztables/azurite"
 )
 
@@ -26,7 +27,7 @@ import (
 // Azurite cannot be installed or started the Azure tests skip with the
 // reason, except under CI=true, where they fail (see package azurite).
 func TestMain(m *testing.M) {
-	code := azurite.Main(m)
+	code := sqltest.Main(m)
 	if built.path != "" {
 		os.RemoveAll(filepath.Dir(built.path))
 	}
@@ -130,21 +131,15 @@ func (g *gateway) ready() bool {
 
 func (g *gateway) db(t *testing.T) *sql.DB {
 	t.Helper()
-	db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", g.addr))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := sqltest.Client(t, "root", g.addr, "")
 	t.Cleanup(func() { db.Close() })
 	return db
 }
 
-func mysqlErrno(err error) uint16 {
-	var me *mysql.MySQLError
-	if errors.As(err, &me) {
-		return me.Number
-	}
-	return 0
-}
+// The SQL side of these tests goes through the harness of sqlgw/sqltest
+// (its Runner); only starting and stopping processes is this package's.
+
+func mysqlErrno(err error) uint16 { return sqltest.Errno(err) }
 
 func retryable(err error) bool {
 	var me *mysql.MySQLError
@@ -153,9 +148,7 @@ func retryable(err error) bool {
 
 func exec1(t *testing.T, db *sql.DB, q string, args ...any) {
 	t.Helper()
-	if _, err := db.Exec(q, args...); err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
+	sqltest.NewRunner(t, db).Exec(q, args...)
 }
 
 // waitFor polls check until it returns nil, for at most limit, and returns
@@ -190,16 +183,23 @@ func azureStore(t *testing.T) string {
 	return "azure:" + azurite.Shared(t)
 }
 
-// TestTwoGatewaysDDL: two gateway processes over one storage account see
-// each other's DDL within the catalog cache's refresh interval (250 ms).
-func TestTwoGatewaysDDL(t *testing.T) {
+// twoGateways starts two gateway processes over the shared Azurite and
+// returns a client pool on each.
+func twoGateways(t *testing.T) (dbA, dbB *sql.DB) {
+	t.Helper()
 	store := azureStore(t)
 	a := startGateway(t, nil, "--store", store)
 	b := startGateway(t, nil, "--store", store)
 	if !a.ready() || !b.ready() {
 		t.Fatalf("gateways not ready:\nA: %s\nB: %s", a.out.String(), b.out.String())
 	}
-	dbA, dbB := a.db(t), b.db(t)
+	return a.db(t), b.db(t)
+}
+
+// TestTwoGatewaysDDL: two gateway processes over one storage account see
+// each other's DDL within the catalog cache's refresh interval (250 ms).
+func TestTwoGatewaysDDL(t *testing.T) {
+	dbA, dbB := twoGateways(t)
 	const limit = 5 * time.Second
 	d2 := uniqueDB("ddl")
 
@@ -262,13 +262,7 @@ func TestTwoGatewaysDDL(t *testing.T) {
 // errors a client retries (1213 deadlock / SQLSTATE 40001): the final n is
 // the number of updates that succeeded.
 func TestTwoGatewaysIncrement(t *testing.T) {
-	store := azureStore(t)
-	a := startGateway(t, nil, "--store", store)
-	b := startGateway(t, nil, "--store", store)
-	if !a.ready() || !b.ready() {
-		t.Fatalf("gateways not ready:\nA: %s\nB: %s", a.out.String(), b.out.String())
-	}
-	dbA, dbB := a.db(t), b.db(t)
+	dbA, dbB := twoGateways(t)
 	inc2 := uniqueDB("inc")
 	exec1(t, dbA, "CREATE DATABASE "+inc2)
 	exec1(t, dbA, "CREATE TABLE "+inc2+".t (id INT PRIMARY KEY, n INT)")

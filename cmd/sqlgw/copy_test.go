@@ -9,12 +9,13 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage/aztables/azurite"
 )
 
 // copyFixture fills a deployment through SQL: a keyed table with a global
 // unique index and a local index, a row larger than one entity, a keyless
-// table, a view; and returns the queries whose answers must survive a copy.
+// table, a view, an account with a grant; and returns the queries whose answers must survive a copy.
 func copyFixture(t *testing.T, db *sql.DB) []string {
 	t.Helper()
 	big := strings.Repeat("x", 300_000)
@@ -27,6 +28,8 @@ func copyFixture(t *testing.T, db *sql.DB) []string {
 		"CREATE TABLE c1.log (msg TEXT)",
 		"INSERT INTO c1.log VALUES ('a'), ('b'), ('a')",
 		"CREATE VIEW c1.eu AS SELECT id, name FROM c1.t WHERE region = 'eu'",
+		"CREATE USER 'bi'@'%' IDENTIFIED BY 'bi-pw'",
+		"GRANT SELECT ON c1.* TO 'bi'@'%'",
 	} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q[:min(len(q), 80)], err)
@@ -44,31 +47,18 @@ func copyFixture(t *testing.T, db *sql.DB) []string {
 		"SELECT msg, COUNT(*) FROM c1.log GROUP BY msg ORDER BY msg",
 		"SELECT * FROM c1.eu ORDER BY id",
 		"SHOW CREATE TABLE c1.t",
+		// Accounts and grants (the catalog's accounts record).
+		"SHOW GRANTS FOR 'bi'@'%'",
+		"SELECT user, host, plugin, authentication_string FROM mysql.user ORDER BY user, host",
 	}
 }
 
 func answers(t *testing.T, db *sql.DB, queries []string) [][]string {
 	t.Helper()
 	var out [][]string
+	r := sqltest.NewRunner(t, db)
 	for _, q := range queries {
-		rows, err := db.Query(q)
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		cols, _ := rows.Columns()
-		var res []string
-		for rows.Next() {
-			vals := make([]sql.NullString, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
-			res = append(res, fmt.Sprint(vals))
-		}
-		rows.Close()
+		res := r.Rows(q)
 		if len(res) == 0 {
 			t.Fatalf("%s: no rows (the fixture is wrong)", q)
 		}
@@ -84,18 +74,12 @@ func answers(t *testing.T, db *sql.DB, queries []string) [][]string {
 func TestCopy(t *testing.T) {
 	src := t.TempDir()
 	addr, _, done := startServe(t, nil, "--store", "pebble:"+src)
-	db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", addr))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := sqltest.Client(t, "root", addr, "")
 	queries := copyFixture(t, db)
 	db.Close()
 	// Queries run with c1 as the current database: go-mysql-server cannot
 	// expand a view without one ("no database selected").
-	db, err = sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/c1", addr))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db = sqltest.Client(t, "root", addr, "c1")
 	want := answers(t, db, queries)
 	db.Close()
 	syscall.Kill(syscall.Getpid(), syscall.SIGINT)
@@ -124,10 +108,7 @@ func TestCopy(t *testing.T) {
 				syscall.Kill(syscall.Getpid(), syscall.SIGINT)
 				<-done
 			}()
-			db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/c1", addr))
-			if err != nil {
-				t.Fatal(err)
-			}
+			db := sqltest.Client(t, "root", addr, "c1")
 			defer db.Close()
 			if got := answers(t, db, queries); !reflect.DeepEqual(got, want) {
 				for i := range want {

@@ -23,6 +23,7 @@ import (
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/catalog/ixmaint"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage"
 	"github.com/sqlgw/sqlgw/storage/aztables"
 	"github.com/sqlgw/sqlgw/storage/pebble"
@@ -263,9 +264,7 @@ func (cw *crashWriter) step(ctx context.Context, db *sql.DB, killed *atomic.Bool
 			cw.note(id, "%s 1062 (%s)", kind, after)
 			return true
 		case errRetry:
-			if attempt < 100 {
-				cw.stats["retry"]++
-				time.Sleep(time.Duration(1+attempt%5) * time.Millisecond)
+			if cw.backoff(attempt) {
 				continue
 			}
 			errorf("writer %d: %s: still %v after %d attempts", cw.w, stmt, err, attempt)
@@ -286,6 +285,18 @@ func (cw *crashWriter) step(ctx context.Context, db *sql.DB, killed *atomic.Bool
 			return false
 		}
 	}
+}
+
+// backoff counts a retry of a statement that failed with a retryable
+// error and waits a little before the next attempt; false after 100
+// attempts.
+func (cw *crashWriter) backoff(attempt int) bool {
+	if attempt >= 100 {
+		return false
+	}
+	cw.stats["retry"]++
+	time.Sleep(time.Duration(1+attempt%5) * time.Millisecond)
+	return true
 }
 
 // crashBackend is where a crash test keeps its data.
@@ -578,34 +589,9 @@ func checkSQL(t *testing.T, db *sql.DB, dbName string, writers []*crashWriter, w
 	}
 	query := func(q string, args ...any) []string {
 		t.Helper()
-		rows, err := db.Query(q, args...)
-		if err != nil {
-			t.Fatalf("%s: %s: %v", when, q, err)
-		}
-		defer rows.Close()
-		cols, _ := rows.Columns()
-		var out []string
-		for rows.Next() {
-			vals := make([]sql.NullString, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
-			var s []string
-			for _, v := range vals {
-				if v.Valid {
-					s = append(s, v.String)
-				} else {
-					s = append(s, "NULL")
-				}
-			}
-			out = append(out, strings.Join(s, " "))
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatalf("%s: %s: %v", when, q, err)
+		out := sqltest.NewRunner(t, db).Rows(q, args...)
+		for i := range out {
+			out[i] = strings.ReplaceAll(out[i], "\t", " ")
 		}
 		sort.Strings(out)
 		return out
@@ -768,9 +754,7 @@ func (cw *crashWriter) step2(ctx context.Context, db *sql.DB, killed *atomic.Boo
 			}
 			return true
 		case errRetry:
-			if attempt < 100 {
-				cw.stats["retry"]++
-				time.Sleep(time.Duration(1+attempt%5) * time.Millisecond)
+			if cw.backoff(attempt) {
 				continue
 			}
 			errorf("writer %d: %s: still %v after %d attempts", cw.w, stmt, err, attempt)

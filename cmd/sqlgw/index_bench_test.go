@@ -1,17 +1,13 @@
 package main
 
 import (
-	"context"
 	"database/sql"
 	"fmt"
-	"io"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/sqlgw/sqlgw/sqlgw"
-	"github.com/sqlgw/sqlgw/storage/pebble"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // The benchmarks of secondary indexes behind docs/benchmarks.md (issue 6):
@@ -30,57 +26,20 @@ import (
 // temporary directory and returns a client connection pool.
 func benchServer(b *testing.B) *sql.DB {
 	b.Helper()
-	st, err := pebble.Open(b.TempDir(), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv, err := sqlgw.NewServer(context.Background(), sqlgw.Config{
-		Listen: "127.0.0.1:0", Store: st, StoreName: "bench",
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	go srv.Serve()
-	b.Cleanup(func() { srv.Close(context.Background()) })
-	db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/?interpolateParams=true", srv.Addr()))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { db.Close() })
+	db := sqltest.StartBackend(b, sqltest.Disk, sqltest.Options{}).Open("?interpolateParams=true")
 	db.SetMaxOpenConns(1) // one session: its counters are the benchmark's
 	return db
 }
 
 func benchExec(b *testing.B, db *sql.DB, q string, args ...any) {
 	b.Helper()
-	if _, err := db.Exec(q, args...); err != nil {
-		b.Fatalf("%s: %v", q, err)
-	}
+	sqltest.NewRunner(b, db).Exec(q, args...)
 }
 
 // sessionCounts returns the session's store requests and entities read.
 func sessionCounts(b *testing.B, db *sql.DB) (requests, entities int64) {
 	b.Helper()
-	rows, err := db.Query("SHOW SESSION STATUS LIKE 'Sqlgw%'")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var name string
-		var n int64
-		if err := rows.Scan(&name, &n); err != nil {
-			b.Fatal(err)
-		}
-		switch name {
-		case "Sqlgw_store_requests":
-			requests = n
-		case "Sqlgw_entities_read":
-			entities = n
-		}
-	}
-	return requests, entities
+	return sqltest.NewRunner(b, db).Status()
 }
 
 // measure runs op b.N times and reports the session's store requests (and

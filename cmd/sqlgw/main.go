@@ -15,12 +15,15 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/sqlgw"
 	"github.com/sqlgw/sqlgw/storage"
 	"github.com/sqlgw/sqlgw/storage/aztables"
@@ -54,9 +57,33 @@ a flag given on the command line wins):
                                       Cosmos DB Table API, e.g.
                                       azure:DefaultEndpointsProtocol=https;AccountName=...;AccountKey=...
                                       (the account key is never logged)
-  --user NAME          account clients log in with            [SQLGW_USER]
+                         azure:https://ACCOUNT.table.core.windows.net
+                                      an endpoint alone: Microsoft Entra ID
+                                      through the Azure SDK's default chain
+                                      (environment, workload identity, managed
+                                      identity, az login, azd; narrowed by
+                                      AZURE_TOKEN_CREDENTIALS=prod|dev|<name>);
+                                      errors name each credential that failed.
+                                      A SAS may follow as the URL's query.
+                                      Cosmos DB Table API endpoints
+                                      (https://ACCOUNT.table.cosmos.azure.com)
+                                      work the same way
+  --attach-database DB the database listing the store's tables sqlgw did
+                       not create (written by other applications), each
+                       with columns inferred from its entities; "" attaches
+                       nothing. Default azure; created only when there is
+                       a table to attach                [SQLGW_ATTACH_DATABASE]
+  --attach-scan N      entities read per table to infer its columns
+                       default 1000                     [SQLGW_ATTACH_SCAN]
+  --attach-tables T,U  attach only these store tables automatically
+                       (REFRESH TABLE db.name attaches others) [SQLGW_ATTACH_TABLES]
+  --user NAME          bootstrap administrator, created with every
+                       privilege when the store has no accounts yet
+                       (more with CREATE USER / GRANT)         [SQLGW_USER]
                        default root
-  --password PASS      its password                           [SQLGW_PASSWORD]
+  --password PASS      its password (later starts keep the stored one,
+                       except that an administrator without a password
+                       gets this one)                          [SQLGW_PASSWORD]
                        default empty, which is allowed only while listening
                        on a loopback address: a non-loopback --listen without
                        a password refuses to start.
@@ -171,6 +198,18 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	pebbleCache := fs.String("pebble-cache", env("SQLGW_PEBBLE_CACHE", ""), "")
 	debugListen := fs.String("debug-listen", env("SQLGW_DEBUG_LISTEN", ""), "")
 	debugAny := fs.Bool("debug-listen-any", false, "")
+	// Attached tables (sqlgw/attached.go): the store's tables sqlgw did
+	// not create, as SQL tables of one database.
+	attachDB := fs.String("attach-database", env("SQLGW_ATTACH_DATABASE", "azure"), "")
+	attachScan := fs.Int("attach-scan", catalog.DefaultAttachScan, "")
+	attachTables := fs.String("attach-tables", env("SQLGW_ATTACH_TABLES", ""), "")
+	if v, ok := os.LookupEnv("SQLGW_ATTACH_SCAN"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return fmt.Errorf("SQLGW_ATTACH_SCAN: %q is not a positive number", v)
+		}
+		*attachScan = n
+	}
 	if v, ok := os.LookupEnv("SQLGW_SHUTDOWN_TIMEOUT"); ok {
 		d, err := time.ParseDuration(v)
 		if err != nil {
@@ -248,6 +287,8 @@ func serve(args []string, stdout, stderr io.Writer) error {
 
 		TLSConfig:              tlsConfig,
 		RequireSecureTransport: *requireTLS,
+
+		Attach: attachConfig(*attachDB, *attachScan, *attachTables),
 	})
 	if err != nil {
 		return err
@@ -278,6 +319,17 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// attachConfig builds the attached-tables configuration from the flags.
+func attachConfig(db string, scan int, tables string) sqlgw.AttachConfig {
+	cfg := sqlgw.AttachConfig{Database: db, Scan: scan}
+	for _, t := range strings.Split(tables, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			cfg.Tables = append(cfg.Tables, t)
+		}
+	}
+	return cfg
+}
+
 // openStore opens the store named by spec and returns a description of it
 // that is safe to log.
 // pebbleOpts, if not nil, are the options of a pebble: store.
@@ -304,7 +356,7 @@ func openStore(ctx context.Context, spec string, pebbleOpts *pebble.Options) (st
 		return s, "memory:", nil
 	case "azure":
 		if arg == "" {
-			return nil, "", errors.New("--store azure: needs a connection string (azure:DefaultEndpointsProtocol=...;AccountName=...;AccountKey=...)")
+			return nil, "", errors.New("--store azure: needs a connection string (azure:DefaultEndpointsProtocol=...;AccountName=...;AccountKey=...) or an endpoint (azure:https://ACCOUNT.table.core.windows.net)")
 		}
 		s, err := aztables.Open(ctx, arg, nil)
 		if err != nil {
@@ -319,6 +371,13 @@ func openStore(ctx context.Context, spec string, pebbleOpts *pebble.Options) (st
 // accountName extracts a loggable description (account and endpoint, no
 // key) from an Azure connection string.
 func accountName(cs string) string {
+	if l := strings.ToLower(cs); strings.HasPrefix(l, "https://") || strings.HasPrefix(l, "http://") {
+		// An endpoint (Microsoft Entra ID, or a SAS in the query).
+		if u, err := url.Parse(cs); err == nil {
+			return u.Scheme + "://" + u.Host
+		}
+		return "(endpoint)"
+	}
 	var out []string
 	for _, p := range strings.Split(cs, ";") {
 		k, v, ok := strings.Cut(p, "=")

@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"database/sql"
-	"fmt"
 	"net"
 	"strings"
 	"sync"
@@ -12,6 +10,7 @@ import (
 	"time"
 
 	_ "github.com/go-sql-driver/mysql"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 func TestHelp(t *testing.T) {
@@ -84,19 +83,11 @@ func TestServeShutdownKeepsWrites(t *testing.T) {
 	if !strings.Contains(logs.String(), "sqlgw ready: listening on "+addr+" store pebble:"+dir) {
 		t.Errorf("ready line: %s", logs.String())
 	}
-	db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", addr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{"CREATE DATABASE d", "CREATE TABLE d.t (id INT PRIMARY KEY, v INT)"} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	db := sqltest.Client(t, "root", addr, "")
+	r := sqltest.NewRunner(t, db)
+	r.ExecAll("CREATE DATABASE d", "CREATE TABLE d.t (id INT PRIMARY KEY, v INT)")
 	for i := 0; i < 50; i++ {
-		if _, err := db.Exec("INSERT INTO d.t VALUES (?, ?)", i, i*i); err != nil {
-			t.Fatal(err)
-		}
+		r.Exec("INSERT INTO d.t VALUES (?, ?)", i, i*i)
 	}
 	db.Close()
 	if err := syscall.Kill(syscall.Getpid(), syscall.SIGTERM); err != nil {
@@ -112,17 +103,9 @@ func TestServeShutdownKeepsWrites(t *testing.T) {
 	}
 
 	addr, _, done = startServe(t, nil, "--store", "pebble:"+dir)
-	db, err = sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", addr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var n, sum int
-	if err := db.QueryRow("SELECT COUNT(*), SUM(v) FROM d.t").Scan(&n, &sum); err != nil {
-		t.Fatal(err)
-	}
-	if n != 50 || sum != 40425 {
-		t.Fatalf("after restart: %d rows, sum %d; want 50, 40425", n, sum)
-	}
+	db = sqltest.Client(t, "root", addr, "")
+	// After the restart: 50 rows, sum 40425.
+	sqltest.NewRunner(t, db).ExpectRows("SELECT COUNT(*), SUM(v) FROM d.t", "50\t40425")
 	db.Close()
 	syscall.Kill(syscall.Getpid(), syscall.SIGINT)
 	<-done
@@ -135,17 +118,17 @@ func TestPassword(t *testing.T) {
 		syscall.Kill(syscall.Getpid(), syscall.SIGINT)
 		<-done
 	}()
-	good, _ := sql.Open("mysql", fmt.Sprintf("app:s3cret@tcp(%s)/", addr))
+	good := sqltest.Client(t, "app:s3cret", addr, "")
 	defer good.Close()
 	if err := good.Ping(); err != nil {
 		t.Fatalf("right password: %v", err)
 	}
-	bad, _ := sql.Open("mysql", fmt.Sprintf("app:wrong@tcp(%s)/", addr))
+	bad := sqltest.Client(t, "app:wrong", addr, "")
 	defer bad.Close()
 	if err := bad.Ping(); err == nil {
 		t.Fatal("wrong password accepted")
 	}
-	root, _ := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", addr))
+	root := sqltest.Client(t, "root", addr, "")
 	defer root.Close()
 	if err := root.Ping(); err == nil {
 		t.Fatal("root without password accepted although --user app --password is set")

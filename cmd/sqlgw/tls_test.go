@@ -7,10 +7,8 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"database/sql"
 	"encoding/pem"
 	"errors"
-	"fmt"
 	"io"
 	"math/big"
 	"net"
@@ -26,6 +24,7 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // writeSelfSigned writes a self-signed certificate for 127.0.0.1 and its
@@ -81,10 +80,7 @@ func TestTLS(t *testing.T) {
 		"--require-secure-transport")
 	defer stopServe(t, done)
 
-	secure, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/?tls=skip-verify", addr))
-	if err != nil {
-		t.Fatal(err)
-	}
+	secure := sqltest.Client(t, "root", addr, "?tls=skip-verify")
 	defer secure.Close()
 	var one int
 	if err := secure.QueryRow("SELECT 1").Scan(&one); err != nil || one != 1 {
@@ -98,12 +94,9 @@ func TestTLS(t *testing.T) {
 		t.Fatalf("prepared @x := ? over TLS: %v %d", err, x)
 	}
 
-	plain, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/?tls=false", addr))
-	if err != nil {
-		t.Fatal(err)
-	}
+	plain := sqltest.Client(t, "root", addr, "?tls=false")
 	defer plain.Close()
-	err = plain.Ping()
+	err := plain.Ping()
 	var me *mysql.MySQLError
 	if !errors.As(err, &me) || me.Number != 3159 {
 		t.Fatalf("plain connection with --require-secure-transport: %v, want error 3159", err)
@@ -190,10 +183,7 @@ func TestMetrics(t *testing.T) {
 	}
 	before := scrape()
 
-	db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", addr))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := sqltest.Client(t, "root", addr, "")
 	defer db.Close()
 	db.SetMaxOpenConns(1)
 	for _, q := range []string{

@@ -16,9 +16,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 
-	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/sqlgw"
-	"github.com/sqlgw/sqlgw/storage/pebble"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // backend makes the engines a harness hands to the suites. newEngine returns
@@ -93,11 +92,8 @@ var backends = map[string]backend{
 	// `sqlgw serve --store memory:` runs, minus the network.
 	"sqlgw": {
 		newEngine: func(t *testing.T, h *harness, scripts []setup.SetupScript) (*gms.Engine, func(*sql.BaseSession) sql.Session, func(), error) {
-			store, err := pebble.OpenMemory()
-			if err != nil {
-				return nil, nil, nil, err
-			}
-			eng, err := sqlgw.NewEngine(context.Background(), store, catalog.Options{})
+			store, co := sqltest.Memory.Open(t) // the end-to-end tests' backend (sqlgw/sqltest)
+			eng, err := sqlgw.NewEngine(context.Background(), store, co)
 			if err != nil {
 				store.Close()
 				return nil, nil, nil, err

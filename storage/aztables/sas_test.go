@@ -61,6 +61,16 @@ func TestSAS(t *testing.T) {
 	if _, err := s.Get(ctx, table, "p", "r", nil); !errors.Is(err, storage.ErrNotFound) {
 		t.Fatalf("Get after Delete with SAS: %v", err)
 	}
+
+	// The endpoint-only form with the SAS as the URL's query.
+	s2, err := aztables.Open(ctx, ep+"?"+qp.Encode(), nil)
+	if err != nil {
+		t.Fatalf("Open endpoint?SAS: %v", err)
+	}
+	defer s2.Close()
+	if e, err := s2.Get(ctx, table, "p", "b", nil); err != nil || e.RowKey != "b" {
+		t.Fatalf("Get through endpoint?SAS: %v", err)
+	}
 }
 
 // TestCosmosCapabilities: a Cosmos DB Table API endpoint gets the stricter

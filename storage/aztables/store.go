@@ -130,6 +130,9 @@ type Options struct {
 	Azurite bool
 	// HTTPClient, if non-nil, sends the requests (tests inject faults here).
 	HTTPClient policy.Transporter
+	// Credential, if non-nil, authenticates an endpoint-only spec instead
+	// of the default credential chain (credential.go).
+	Credential azcore.TokenCredential
 	// Logf, if non-nil, receives one line per retried attempt.
 	Logf func(format string, args ...any)
 }
@@ -159,12 +162,29 @@ var ErrClosed = errors.New("aztables: store is closed")
 //     (the defaults);
 //   - SAS: TableEndpoint=URL;SharedAccessSignature=sv=...&sig=...
 //     (AccountName with the default endpoint instead of TableEndpoint works too);
-//   - UseDevelopmentStorage=true: Azurite on its default port 10002.
+//   - UseDevelopmentStorage=true: Azurite on its default port 10002;
+//   - an endpoint URL alone, https://ACCOUNT.table.core.windows.net (or a
+//     Cosmos DB Table API endpoint): Microsoft Entra ID through the
+//     default credential chain or Options.Credential (credential.go); the
+//     URL may carry a SAS query instead.
 //
-// Open sends no request: a wrong key surfaces on first use, as ErrInvalid.
+// Open sends no request: a wrong key surfaces on first use, as ErrInvalid,
+// and so does a credential chain that gets no token (naming every
+// credential tried, see CredentialError).
 func Open(ctx context.Context, connectionString string, opts *Options) (*Store, error) {
-	cs, err := parseConnectionString(connectionString)
-	if err != nil {
+	var cs *connString
+	var err error
+	token := false
+	if ep, ok, perr := parseEndpointSpec(connectionString); ok {
+		if perr != nil {
+			return nil, perr
+		}
+		cs = &connString{endpoint: ep.endpoint, sas: ep.sas}
+		if u, err := url.Parse(ep.endpoint); err == nil {
+			cs.accountName, _, _ = strings.Cut(u.Hostname(), ".")
+		}
+		token = ep.sas == ""
+	} else if cs, err = parseConnectionString(connectionString); err != nil {
 		return nil, err
 	}
 	s := &Store{clients: make(map[string]*aztables.Client), spelling: make(map[string]string)}
@@ -210,7 +230,21 @@ func Open(ctx context.Context, connectionString string, opts *Options) (*Store, 
 		co.Transport = s.opts.HTTPClient
 	}
 	co.Logging.IncludeBody = false
-	if cs.accountKey != "" {
+	if token {
+		cred := s.opts.Credential
+		if cred == nil {
+			chain, err := newDefaultChain(lookupEnv)
+			if err != nil {
+				return nil, err
+			}
+			s.secrets = append(s.secrets, chain.secrets...)
+			cred = chain
+		}
+		s.svc, err = aztables.NewServiceClient(cs.endpoint, cred, co)
+		if err != nil {
+			return nil, fmt.Errorf("%w: aztables: %s", storage.ErrInvalid, s.scrub(err.Error()))
+		}
+	} else if cs.accountKey != "" {
 		cred, err := aztables.NewSharedKeyCredential(cs.accountName, cs.accountKey)
 		if err != nil {
 			return nil, fmt.Errorf("%w: aztables: the account key is not valid base64", storage.ErrInvalid)

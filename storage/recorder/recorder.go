@@ -326,6 +326,27 @@ func (s *Store) Batch(ctx context.Context, table string, ops []storage.Operation
 	return etags, err
 }
 
+// MultiBatch implements storage.MultiBatcher when the inner store does
+// (one request); otherwise it returns storage.ErrMultiBatchUnsupported and
+// records nothing.
+func (s *Store) MultiBatch(ctx context.Context, batches []storage.TableBatch) ([][]storage.ETag, error) {
+	if _, ok := s.inner.(storage.MultiBatcher); !ok {
+		return nil, storage.ErrMultiBatchUnsupported
+	}
+	etags, err := storage.ForwardMultiBatch(ctx, s.inner, batches)
+	if errors.Is(err, storage.ErrMultiBatchUnsupported) {
+		return nil, err // a wrapper below has no backend support: nothing sent
+	}
+	n := 0
+	for _, b := range batches {
+		n += len(b.Ops)
+	}
+	s.record(ctx, 0, written(err, n), err, func() string {
+		return fmt.Sprintf("MultiBatch batches=%d ops=%d", len(batches), n)
+	}, ok)
+	return etags, err
+}
+
 // Query implements storage.Store.
 func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*storage.Page, error) {
 	page, err := s.inner.Query(ctx, table, q)

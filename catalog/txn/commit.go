@@ -1,0 +1,651 @@
+package txn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/sqlgw/sqlgw/storage"
+)
+
+// Group is the operations of one commit on one partition of one table:
+// at most storage.MaxBatchOps operations on distinct entities (the batch
+// its locks are written in). Operations are Insert, Update and Upsert in
+// Replace mode, and Delete; IfMatch as in a batch.
+type Group struct {
+	Table string
+	Ops   []storage.Operation
+}
+
+// GroupError reports the group whose locks failed (Err is the store's
+// error, a *storage.BatchError naming the operation when the store named
+// one). Nothing of the transaction is applied.
+type GroupError struct {
+	Group int
+	Err   error
+}
+
+func (e *GroupError) Error() string { return fmt.Sprintf("txn: group %d: %v", e.Group, e.Err) }
+func (e *GroupError) Unwrap() error { return e.Err }
+
+// parallel bounds the requests of one commit in flight at once.
+const parallel = 16
+
+// chunkBytes is the size of one Binary chunk of an intent value, and
+// partChunks the number of chunks in one intent entity.
+const (
+	chunkBytes = 60 << 10
+	partChunks = 12
+)
+
+func (s *Store) ensureTable(ctx context.Context) error {
+	if s.ensured.Load() {
+		return nil
+	}
+	err := s.Store.CreateTable(ctx, s.table)
+	if err != nil && !errors.Is(err, storage.ErrAlreadyExists) {
+		return err
+	}
+	s.ensured.Store(true)
+	return nil
+}
+
+// intentEntities returns the entities holding intent n (op) of txn id.
+func intentEntities(id string, n int, table string, op storage.Operation) []*storage.Entity {
+	pre := intentKey(n)
+	first := &storage.Entity{PartitionKey: id, RowKey: pre + "00", Properties: storage.Properties{
+		propTable: storage.String(table), propPK: storage.String(op.Entity.PartitionKey), propRK: storage.String(op.Entity.RowKey)}}
+	if op.Kind == storage.OpDelete {
+		first.Properties[propKind] = storage.String("d")
+		return []*storage.Entity{first}
+	}
+	first.Properties[propKind] = storage.String("w")
+	b := encodeProps(op.Entity.Properties)
+	out := []*storage.Entity{first}
+	cur, c := first, 0
+	for len(b) > 0 || c == 0 {
+		if c == partChunks {
+			cur = &storage.Entity{PartitionKey: id, RowKey: pre + fmt.Sprintf("%02d", len(out)), Properties: storage.Properties{}}
+			out = append(out, cur)
+			c = 0
+		}
+		k := min(len(b), chunkBytes)
+		cur.Properties["b"+strconv.Itoa(c)] = storage.Binary(b[:k])
+		b = b[k:]
+		c++
+	}
+	return out
+}
+
+// batches cuts entities of one partition into batches within the limits.
+func batches(ops []storage.Operation) [][]storage.Operation {
+	var out [][]storage.Operation
+	var cur []storage.Operation
+	size := 0
+	for _, op := range ops {
+		es := storage.EntitySize(op.Entity)
+		if len(cur) > 0 && (len(cur)+1 > storage.MaxBatchOps || size+es > storage.MaxBatchBytes/2) {
+			out = append(out, cur)
+			cur, size = nil, 0
+		}
+		cur = append(cur, op)
+		size += es
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+func (s *Store) recordEntity(id, state string, expires int64, n int) *storage.Entity {
+	return &storage.Entity{PartitionKey: id, RowKey: recRowKey, Properties: storage.Properties{
+		propState: storage.String(state), propOwner: storage.String(s.owner),
+		propExpire: storage.Int64(expires), propCount: storage.Int32(int32(n))}}
+}
+
+// Commit applies groups atomically (package doc). beforeCommit, if not
+// nil, runs after every lock is written and before the commit point; an
+// error from it aborts. Commit returns nil once committed (the intents are
+// resolved before it returns, except those a failure left to readers and
+// the sweep); *GroupError or another error when nothing was applied;
+// ErrAborted when a gateway aborted the record first; ErrUnknownOutcome
+// when the commit point's result could not be learnt.
+func (s *Store) Commit(ctx context.Context, groups []Group, beforeCommit func() error) error {
+	for _, g := range groups {
+		for _, op := range g.Ops {
+			if op.Kind == storage.OpUpdate && op.Mode == storage.Merge || op.Kind == storage.OpUpsert && op.Mode == storage.Merge {
+				return fmt.Errorf("%w: txn: merge operations cannot be part of a transaction", storage.ErrInvalid)
+			}
+		}
+	}
+	if done, err := s.commitMulti(ctx, groups, beforeCommit); done {
+		return err
+	}
+	if err := s.ensureTable(ctx); err != nil {
+		return err
+	}
+	start := s.now()
+	id := newID(start)
+	expires := start.Add(s.lease).UnixMicro()
+	// 1. The record (pending) and the intent values, in the record's own
+	// partition: the record in the first batch, so a lock never exists
+	// without it.
+	n := 0
+	var side []storage.Operation
+	for _, g := range groups {
+		for _, op := range g.Ops {
+			for _, e := range intentEntities(id, n, g.Table, op) {
+				side = append(side, storage.Operation{Kind: storage.OpInsert, Entity: e})
+			}
+			n++
+		}
+	}
+	rec := s.recordEntity(id, statePending, expires, n)
+	side = append([]storage.Operation{{Kind: storage.OpInsert, Entity: rec}}, side...)
+	bs := batches(side)
+	etags, err := s.Store.Batch(ctx, s.table, bs[0])
+	if err != nil {
+		return err
+	}
+	recETag := etags[0]
+	if len(bs) > 1 {
+		if err := s.parallelBatches(ctx, s.table, bs[1:]); err != nil {
+			s.cleanup(context.WithoutCancel(ctx), id, n)
+			return err
+		}
+	}
+	// A lock must never overwrite another transaction's. A conditional
+	// lock cannot (a locked entity reads with a poisoned ETag), and an
+	// unconditional one in a group with a conditional operation fails
+	// with it when the rows are locked (a row's continuation and index
+	// entities share the batch of its conditional main entity). In a
+	// group without any, unconditional updates and deletes are made
+	// conditional on the ETag read now.
+	for gi := range groups {
+		conditional := false
+		for _, op := range groups[gi].Ops {
+			conditional = conditional || op.Kind == storage.OpInsert || op.IfMatch != "" && op.IfMatch != storage.ETagAny
+		}
+		if conditional {
+			continue
+		}
+		for i, op := range groups[gi].Ops {
+			if (op.Kind == storage.OpUpdate || op.Kind == storage.OpDelete) && (op.IfMatch == "" || op.IfMatch == storage.ETagAny) {
+				if cur, err := s.Get(ctx, groups[gi].Table, op.Entity.PartitionKey, op.Entity.RowKey, &storage.GetOptions{Select: []string{}}); err == nil {
+					groups[gi].Ops[i].IfMatch = cur.ETag
+				}
+			}
+		}
+	}
+	// The lease is renewed while the commit runs (a large one may take
+	// longer than the lease); the commit point uses the latest ETag.
+	var recMu sync.Mutex
+	renewDone := make(chan struct{})
+	renewStopped := make(chan struct{})
+	go func() {
+		defer close(renewStopped)
+		tick := time.NewTicker(s.lease / 3)
+		defer tick.Stop()
+		for {
+			select {
+			case <-renewDone:
+				return
+			case <-tick.C:
+			}
+			recMu.Lock()
+			e := s.recordEntity(id, statePending, s.now().Add(s.lease).UnixMicro(), n)
+			if et, err := s.Store.Update(ctx, s.table, e, storage.Replace, recETag); err == nil {
+				rec, recETag = e, et
+			}
+			recMu.Unlock()
+		}
+	}()
+	stopRenew := func() {
+		select {
+		case <-renewDone:
+		default:
+			close(renewDone)
+			<-renewStopped
+		}
+	}
+	defer stopRenew()
+	// 2. The locks, one batch per group, in parallel.
+	lockETags := make([][]storage.ETag, len(groups))
+	var (
+		mu       sync.Mutex
+		firstErr error
+		wg       sync.WaitGroup
+		sem      = make(chan struct{}, parallel)
+	)
+	base := 0
+	for gi, g := range groups {
+		ops := make([]storage.Operation, len(g.Ops))
+		for i, op := range g.Ops {
+			l := lock{id: id, n: base + i}
+			e := &storage.Entity{PartitionKey: op.Entity.PartitionKey, RowKey: op.Entity.RowKey}
+			switch op.Kind {
+			case storage.OpInsert:
+				l.flag = "a"
+				e.Properties = storage.Properties{PropLock: storage.String(l.String())}
+				ops[i] = storage.Operation{Kind: storage.OpInsert, Entity: e}
+			case storage.OpUpsert:
+				l.flag = "u"
+				e.Properties = storage.Properties{PropLock: storage.String(l.String())}
+				ops[i] = storage.Operation{Kind: storage.OpUpsert, Mode: storage.Merge, Entity: e}
+			default: // update, delete: the entity must exist, as read
+				e.Properties = storage.Properties{PropLock: storage.String(l.String())}
+				ops[i] = storage.Operation{Kind: storage.OpUpdate, Mode: storage.Merge, IfMatch: op.IfMatch, Entity: e}
+			}
+		}
+		base += len(g.Ops)
+		mu.Lock()
+		failed := firstErr != nil
+		mu.Unlock()
+		if failed {
+			break
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(gi int, table string, ops []storage.Operation) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			etags, err := s.lockBatch(ctx, table, ops)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if firstErr == nil {
+					firstErr = &GroupError{Group: gi, Err: err}
+				}
+				return
+			}
+			lockETags[gi] = etags
+		}(gi, g.Table, ops)
+	}
+	wg.Wait()
+	if firstErr == nil && beforeCommit != nil {
+		firstErr = beforeCommit()
+	}
+	bg := context.WithoutCancel(ctx)
+	stopRenew()
+	if firstErr != nil {
+		s.abort(bg, id, rec, recETag, groups, n)
+		return firstErr
+	}
+	// 3. The commit point.
+	rec.Properties[propState] = storage.String(stateCommitted)
+	_, err = s.Store.Update(ctx, s.table, rec, storage.Replace, recETag)
+	if err != nil {
+		state := ""
+		if errors.Is(err, storage.ErrPreconditionFailed) || errors.Is(err, storage.ErrNotFound) {
+			state = stateAborted // only an abort changes a pending record
+		} else {
+			// The write may or may not have landed: ask.
+			for try := 0; try < 3 && state == ""; try++ {
+				r, rerr := s.readRecord(bg, id)
+				if rerr != nil {
+					continue
+				}
+				switch r.state {
+				case statePending:
+					st, aerr := s.abortRecord(bg, id, r)
+					if aerr == nil {
+						state = st
+					}
+				default:
+					state = r.state
+				}
+			}
+		}
+		switch state {
+		case stateCommitted:
+		case stateAborted:
+			s.abort(bg, id, nil, "", groups, n)
+			if errors.Is(err, storage.ErrPreconditionFailed) || errors.Is(err, storage.ErrNotFound) {
+				return ErrAborted
+			}
+			return fmt.Errorf("%w (nothing applied: %v)", ErrAborted, err)
+		default:
+			return fmt.Errorf("%w: transaction %s: %v", ErrUnknownOutcome, id, err)
+		}
+	}
+	s.remember(id, stateCommitted)
+	// 4. Resolution: roll every lock forward, one batch per group.
+	if s.resolveGroups(bg, groups, lockETags) {
+		s.deleteEntities(bg, id, side[1:])
+	}
+	return nil
+}
+
+// commitMulti commits through the store's own atomic batch across
+// partitions (storage.MultiBatcher: the embedded store), when it has one:
+// one request, no record, no lock, the same outcomes. done reports that it
+// took the commit.
+func (s *Store) commitMulti(ctx context.Context, groups []Group, beforeCommit func() error) (done bool, err error) {
+	m, ok := s.Store.(storage.MultiBatcher)
+	if !ok {
+		return false, nil
+	}
+	tbs := make([]storage.TableBatch, len(groups))
+	for gi, g := range groups {
+		for i, op := range g.Ops {
+			if err := checkWrite(op.IfMatch); err != nil {
+				return true, &GroupError{Group: gi, Err: &storage.BatchError{Index: i, Err: err}}
+			}
+		}
+		tbs[gi] = storage.TableBatch{Table: g.Table, Ops: g.Ops}
+	}
+	if beforeCommit != nil {
+		if err := beforeCommit(); err != nil {
+			return true, err
+		}
+	}
+	for attempt := 0; ; attempt++ {
+		_, err := m.MultiBatch(ctx, tbs)
+		if errors.Is(err, storage.ErrMultiBatchUnsupported) {
+			return false, nil
+		}
+		if err == nil {
+			return true, nil
+		}
+		var me *storage.MultiBatchError
+		if !errors.As(err, &me) || me.Batch < 0 || me.Batch >= len(groups) {
+			return true, err
+		}
+		ge := &GroupError{Group: me.Batch, Err: me.Err}
+		var be *storage.BatchError
+		if attempt >= 3 || !errors.Is(err, storage.ErrAlreadyExists) || !errors.As(err, &be) || be.Index < 0 || be.Index >= len(groups[me.Batch].Ops) {
+			return true, ge
+		}
+		// An insert over another transaction's placeholder (left by the
+		// record protocol): a conflict while it lives, removed and retried
+		// once aborted.
+		op := groups[me.Batch].Ops[be.Index]
+		retry, err2 := s.existing(ctx, groups[me.Batch].Table, op.Entity.PartitionKey, op.Entity.RowKey)
+		if err2 != nil {
+			return true, &GroupError{Group: me.Batch, Err: &storage.BatchError{Index: be.Index, Err: err2}}
+		}
+		if !retry {
+			return true, ge
+		}
+	}
+}
+
+// parallelBatches sends batches of one table, at most parallel at once.
+func (s *Store) parallelBatches(ctx context.Context, table string, bs [][]storage.Operation) error {
+	var mu sync.Mutex
+	var firstErr error
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, parallel)
+	for _, b := range bs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(b []storage.Operation) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if _, err := s.Store.Batch(ctx, table, b); err != nil {
+				mu.Lock()
+				if firstErr == nil {
+					firstErr = err
+				}
+				mu.Unlock()
+			}
+		}(b)
+	}
+	wg.Wait()
+	return firstErr
+}
+
+// lockBatch writes one group's locks. A lock insert that meets an entity
+// is a duplicate (ErrAlreadyExists), unless the entity is another
+// transaction's placeholder: then a conflict, or, aborted, removed and
+// retried (Store.Batch).
+func (s *Store) lockBatch(ctx context.Context, table string, ops []storage.Operation) ([]storage.ETag, error) {
+	if len(ops) == 1 {
+		op := ops[0]
+		var etag storage.ETag
+		var err error
+		switch op.Kind {
+		case storage.OpInsert:
+			etag, err = s.Insert(ctx, table, op.Entity)
+		case storage.OpUpsert:
+			etag, err = s.Store.Upsert(ctx, table, op.Entity, op.Mode)
+		default:
+			etag, err = s.Update(ctx, table, op.Entity, op.Mode, op.IfMatch)
+		}
+		if err != nil {
+			return nil, &storage.BatchError{Index: 0, Err: err}
+		}
+		return []storage.ETag{etag}, nil
+	}
+	return s.Batch(ctx, table, ops)
+}
+
+// abort ends a transaction that did not commit: the record aborted (if
+// rec is not nil; conditional on recETag), every lock rolled back, then
+// the record and intents deleted. Failures leave the rest to readers and
+// the sweep.
+func (s *Store) abort(ctx context.Context, id string, rec *storage.Entity, recETag storage.ETag, groups []Group, n int) {
+	if rec != nil {
+		rec.Properties[propState] = storage.String(stateAborted)
+		if _, err := s.Store.Update(ctx, s.table, rec, storage.Replace, recETag); err != nil {
+			r, rerr := s.readRecord(ctx, id)
+			if rerr != nil || r.state != stateAborted {
+				return // pending (a lease will expire) or unreachable
+			}
+		}
+	}
+	s.remember(id, stateAborted)
+	ok := true
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, parallel)
+	for _, g := range groups {
+		for _, op := range g.Ops {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func(table string, op storage.Operation) {
+				defer wg.Done()
+				defer func() { <-sem }()
+				if err := s.release(ctx, table, op.Entity.PartitionKey, op.Entity.RowKey, id); err != nil {
+					mu.Lock()
+					ok = false
+					mu.Unlock()
+				}
+			}(g.Table, op)
+		}
+	}
+	wg.Wait()
+	if ok {
+		s.cleanup(ctx, id, n)
+	}
+}
+
+// release resolves the lock of txn id on one entity, if it is there.
+func (s *Store) release(ctx context.Context, table, pk, rk, id string) error {
+	raw, err := s.Store.Get(ctx, table, pk, rk, nil)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if l, ok := parseLock(raw); !ok || l.id != id {
+		return nil
+	}
+	_, _, err = s.resolve(ctx, table, raw)
+	return err
+}
+
+// resolveGroups rolls the locks of a committed transaction forward: one
+// batch per group, conditional on the lock ETags; a group whose batch fails
+// (a reader resolved an entity first) goes entity by entity. It reports
+// whether every lock is resolved.
+func (s *Store) resolveGroups(ctx context.Context, groups []Group, lockETags [][]storage.ETag) bool {
+	ok := true
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, parallel)
+	for gi, g := range groups {
+		ops := make([]storage.Operation, len(g.Ops))
+		for i, op := range g.Ops {
+			etag := lockETags[gi][i]
+			if op.Kind == storage.OpDelete {
+				ops[i] = storage.Operation{Kind: storage.OpDelete, IfMatch: etag, Entity: &storage.Entity{PartitionKey: op.Entity.PartitionKey, RowKey: op.Entity.RowKey}}
+			} else {
+				ops[i] = storage.Operation{Kind: storage.OpUpdate, Mode: storage.Replace, IfMatch: etag, Entity: op.Entity}
+			}
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(table string, ops []storage.Operation) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			var err error
+			if len(ops) > 1 {
+				_, err = s.Store.Batch(ctx, table, ops)
+			}
+			if len(ops) == 1 || err != nil {
+				for _, op := range ops {
+					var e error
+					if op.Kind == storage.OpDelete {
+						e = s.Store.Delete(ctx, table, op.Entity.PartitionKey, op.Entity.RowKey, op.IfMatch)
+					} else {
+						_, e = s.Store.Update(ctx, table, op.Entity, op.Mode, op.IfMatch)
+					}
+					if e != nil && !errors.Is(e, storage.ErrPreconditionFailed) && !errors.Is(e, storage.ErrNotFound) {
+						mu.Lock()
+						ok = false
+						mu.Unlock()
+					}
+				}
+			}
+		}(g.Table, ops)
+	}
+	wg.Wait()
+	return ok
+}
+
+// deleteEntities deletes the intents of a finished transaction (known to
+// the committer), then its record.
+func (s *Store) deleteEntities(ctx context.Context, id string, intents []storage.Operation) {
+	del := make([]storage.Operation, 0, len(intents)+1)
+	for _, op := range intents {
+		del = append(del, storage.Operation{Kind: storage.OpDelete, Entity: &storage.Entity{PartitionKey: id, RowKey: op.Entity.RowKey}})
+	}
+	del = append(del, storage.Operation{Kind: storage.OpDelete, Entity: &storage.Entity{PartitionKey: id, RowKey: recRowKey}})
+	for _, b := range batches(del) {
+		if _, err := s.Store.Batch(ctx, s.table, b); err != nil {
+			s.cleanup(ctx, id, 0) // a reader or the sweep deleted some: look
+			return
+		}
+	}
+}
+
+// cleanup deletes a finished transaction's intents, then its record.
+func (s *Store) cleanup(ctx context.Context, id string, n int) {
+	q := &storage.Query{Partition: storage.Exactly(id), Select: []string{}}
+	var del []storage.Operation
+	for {
+		page, err := s.Store.Query(ctx, s.table, q)
+		if err != nil {
+			return
+		}
+		for _, e := range page.Entities {
+			if e.RowKey != recRowKey {
+				del = append(del, storage.Operation{Kind: storage.OpDelete, Entity: &storage.Entity{PartitionKey: id, RowKey: e.RowKey}})
+			}
+		}
+		if page.Continuation == "" {
+			break
+		}
+		q.Continuation = page.Continuation
+	}
+	// The record goes last (in the last batch).
+	del = append(del, storage.Operation{Kind: storage.OpDelete, Entity: &storage.Entity{PartitionKey: id, RowKey: recRowKey}})
+	for _, b := range batches(del) {
+		if _, err := s.Store.Batch(ctx, s.table, b); err != nil && !errors.Is(err, storage.ErrNotFound) {
+			return
+		}
+	}
+}
+
+// RecoverStats counts what Recover did.
+type RecoverStats struct {
+	Records, Resolved, Pending int
+}
+
+// Recover finishes the transactions a crash left: every record whose
+// lease has expired (pending ones are aborted first) has its locks
+// resolved, then its intents and record are deleted. Pending records
+// within their lease are left to their committers.
+func (s *Store) Recover(ctx context.Context) (RecoverStats, error) {
+	var st RecoverStats
+	ok, err := s.Store.TableExists(ctx, s.table)
+	if err != nil || !ok {
+		return st, err
+	}
+	q := &storage.Query{Row: storage.Exactly(recRowKey)}
+	for {
+		page, err := s.Store.Query(ctx, s.table, q)
+		if err != nil {
+			return st, err
+		}
+		for _, e := range page.Entities {
+			st.Records++
+			id := e.PartitionKey
+			r := record{state: e.Properties[propState].Str(), etag: e.ETag, count: int(e.Properties[propCount].Int()),
+				expires: time.UnixMicro(e.Properties[propExpire].Int())}
+			if s.now().Before(r.expires) {
+				st.Pending++
+				continue // a live committer resolves it
+			}
+			if r.state == statePending {
+				if r.state, err = s.abortRecord(ctx, id, r); err != nil {
+					return st, err
+				}
+				if r.state != stateAborted && r.state != stateCommitted {
+					st.Pending++
+					continue
+				}
+			}
+			if err := s.finish(ctx, id, r.count); err != nil {
+				return st, err
+			}
+			st.Resolved++
+		}
+		if page.Continuation == "" {
+			return st, nil
+		}
+		q.Continuation = page.Continuation
+	}
+}
+
+// finish resolves every lock of a transaction with an outcome, then
+// deletes its intents and record.
+func (s *Store) finish(ctx context.Context, id string, n int) error {
+	q := &storage.Query{Partition: storage.Exactly(id), Select: []string{propTable, propPK, propRK}}
+	for {
+		page, err := s.Store.Query(ctx, s.table, q)
+		if err != nil {
+			return err
+		}
+		for _, e := range page.Entities {
+			t, ok := e.Properties[propTable]
+			if !ok {
+				continue // the record, or a later part of an intent
+			}
+			if err := s.release(ctx, t.Str(), e.Properties[propPK].Str(), e.Properties[propRK].Str(), id); err != nil {
+				return err
+			}
+		}
+		if page.Continuation == "" {
+			break
+		}
+		q.Continuation = page.Continuation
+	}
+	s.cleanup(ctx, id, n)
+	return nil
+}

@@ -1,0 +1,580 @@
+package txn
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sqlgw/sqlgw/storage"
+)
+
+// PropLock is the property of an entity locked by a transaction: its value
+// is "<txn id>|<intent number>|<flag>", the flag "a" for an entity the
+// transaction inserts (a placeholder without a previous value), "u" for
+// one it upserts (present or not before), "" otherwise. The empty string
+// is never left behind; a lock is removed, not blanked.
+const PropLock = "_tx"
+
+// DefaultLease is how long a transaction record in state pending belongs
+// to a live committer. It is at most half of ixmaint.DefaultLease, so a
+// global index entity marked before a commit outlives the commit's lease
+// (package doc).
+const DefaultLease = 5 * time.Second
+
+// Record states.
+const (
+	statePending   = "p"
+	stateCommitted = "c"
+	stateAborted   = "a"
+	stateMissing   = "" // no record
+)
+
+// Property names of records and intent values (in the record table only).
+const (
+	recRowKey  = "r"
+	propState  = "s"
+	propOwner  = "o"
+	propExpire = "e"
+	propCount  = "n"
+	propTable  = "t"
+	propPK     = "p"
+	propRK     = "r"
+	propKind   = "k"
+)
+
+// poison prefixes the ETag returned for an entity locked by a pending
+// transaction: a write conditional on it fails with
+// storage.ErrPreconditionFailed without reaching the store, so no writer
+// can overwrite a live lock.
+const poison = "sqlgw-locked:"
+
+var errIntentMissing = errors.New("txn: intent of a committed transaction is missing")
+
+var (
+	// ErrAborted reports that the transaction was aborted (by a gateway
+	// that found its lease expired) before its commit point: nothing of it
+	// is applied. Callers report it as a write conflict.
+	ErrAborted = errors.New("txn: transaction aborted before its commit point")
+	// ErrUnknownOutcome reports that the commit point was attempted but
+	// its result could not be learnt: the transaction is committed or
+	// aborted, and every gateway will agree on which once the store
+	// answers again.
+	ErrUnknownOutcome = errors.New("txn: the outcome of the commit is unknown")
+)
+
+// Store is a storage.Store that makes the locks of multi-partition
+// transactions invisible: reads of a locked entity return its committed
+// value (resolving the lock when its record has an outcome), writes
+// conditional on a locked entity fail. Commit writes a transaction. See the
+// package documentation.
+type Store struct {
+	storage.Store
+	table string // the record table
+	owner string
+	lease time.Duration
+	now   func() time.Time
+
+	ensured atomic.Bool
+	mu      sync.Mutex
+	known   map[string]string // terminal record states by txn id
+}
+
+// Options configure Wrap.
+type Options struct {
+	// Owner names this gateway in its records (for operators).
+	Owner string
+	// Lease is the lease of a pending record (0: DefaultLease).
+	Lease time.Duration
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+}
+
+// Wrap returns the transactional view of inner, keeping records and intent
+// values in table recordTable (created when first needed).
+func Wrap(inner storage.Store, recordTable string, opts Options) *Store {
+	s := &Store{Store: inner, table: recordTable, owner: opts.Owner, lease: opts.Lease, now: opts.Now, known: map[string]string{}}
+	if s.lease <= 0 {
+		s.lease = DefaultLease
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	return s
+}
+
+// Inner returns the wrapped store.
+func (s *Store) Inner() storage.Store { return s.Store }
+
+// RecordTable returns the name of the record table.
+func (s *Store) RecordTable() string { return s.table }
+
+type lock struct {
+	id   string
+	n    int
+	flag string
+}
+
+func parseLock(e *storage.Entity) (lock, bool) {
+	v, ok := e.Properties[PropLock]
+	if !ok || v.Type() != storage.TypeString {
+		return lock{}, false
+	}
+	parts := strings.Split(v.Str(), "|")
+	if len(parts) != 3 {
+		return lock{}, false
+	}
+	n, err := strconv.Atoi(parts[1])
+	if err != nil {
+		return lock{}, false
+	}
+	return lock{id: parts[0], n: n, flag: parts[2]}, true
+}
+
+func (l lock) String() string { return l.id + "|" + strconv.Itoa(l.n) + "|" + l.flag }
+
+// stripped returns e without the lock property (a copy).
+func stripped(e *storage.Entity) *storage.Entity {
+	c := *e
+	c.Properties = make(storage.Properties, len(e.Properties))
+	for k, v := range e.Properties {
+		if k != PropLock {
+			c.Properties[k] = v
+		}
+	}
+	return &c
+}
+
+// placeholder reports whether a locked entity has no previous value.
+func placeholder(l lock, e *storage.Entity) bool {
+	return l.flag == "a" || l.flag == "u" && len(e.Properties) == 1
+}
+
+func isPoisoned(t storage.ETag) bool { return strings.HasPrefix(string(t), poison) }
+
+func project(e *storage.Entity, sel []string) *storage.Entity {
+	if sel == nil {
+		return e
+	}
+	c := *e
+	c.Properties = make(storage.Properties, len(sel))
+	for _, n := range sel {
+		if v, ok := e.Properties[n]; ok {
+			c.Properties[n] = v
+		}
+	}
+	return &c
+}
+
+func withLock(sel []string) []string {
+	if sel == nil {
+		return nil
+	}
+	return append(slices.Clone(sel), PropLock)
+}
+
+// Get implements storage.Store.
+func (s *Store) Get(ctx context.Context, table, pk, rk string, opts *storage.GetOptions) (*storage.Entity, error) {
+	if strings.EqualFold(table, s.table) {
+		return s.Store.Get(ctx, table, pk, rk, opts)
+	}
+	var sel []string
+	o := opts
+	if opts != nil && opts.Select != nil {
+		sel = opts.Select
+		o = &storage.GetOptions{Select: withLock(sel)}
+	}
+	e, err := s.Store.Get(ctx, table, pk, rk, o)
+	if err != nil {
+		return nil, err
+	}
+	if _, locked := e.Properties[PropLock]; !locked {
+		return e, nil
+	}
+	if sel != nil {
+		// The resolution needs the whole entity.
+		if e, err = s.Store.Get(ctx, table, pk, rk, nil); err != nil {
+			return nil, err
+		}
+	}
+	v, _, err := s.resolve(ctx, table, e)
+	if err != nil {
+		return nil, err
+	}
+	if v == nil {
+		return nil, fmt.Errorf("%w: entity %s/%s of table %s (an uncommitted insert)", storage.ErrNotFound, pk, rk, table)
+	}
+	return project(v, sel), nil
+}
+
+// Query implements storage.Store. A filter is widened to also return
+// locked entities (whose committed value the store cannot see) and
+// evaluated again on the resolved values.
+func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*storage.Page, error) {
+	if strings.EqualFold(table, s.table) {
+		return s.Store.Query(ctx, table, q)
+	}
+	q2 := *q
+	q2.Select = withLock(q.Select)
+	q2.Filter = widen(q.Filter)
+	page, err := s.Store.Query(ctx, table, &q2)
+	if err != nil {
+		return nil, err
+	}
+	out := page.Entities[:0]
+	for _, e := range page.Entities {
+		if _, locked := e.Properties[PropLock]; locked {
+			full, err := s.Store.Get(ctx, table, e.PartitionKey, e.RowKey, nil)
+			switch {
+			case errors.Is(err, storage.ErrNotFound):
+				continue
+			case err != nil:
+				return nil, err
+			}
+			v, _, err := s.resolve(ctx, table, full)
+			if err != nil {
+				return nil, err
+			}
+			if v == nil {
+				continue
+			}
+			e = v
+		}
+		if q.Filter != nil && !storage.Eval(q.Filter, e) {
+			continue
+		}
+		out = append(out, project(e, q.Select))
+	}
+	page.Entities = out
+	return page, nil
+}
+
+// widen returns a filter that also keeps every locked entity: each
+// top-level conjunct c becomes (c or locked), so a backend that sends only
+// the conjuncts that fit in one request still sends each whole.
+func widen(f storage.Expr) storage.Expr {
+	locked := storage.Gt(PropLock, storage.String(""))
+	switch f := f.(type) {
+	case nil:
+		return nil
+	case storage.And:
+		out := make(storage.And, len(f))
+		for i, c := range f {
+			out[i] = storage.Or{c, locked}
+		}
+		return out
+	}
+	return storage.Or{f, locked}
+}
+
+// record is a transaction record as read.
+type record struct {
+	state   string
+	expires time.Time
+	etag    storage.ETag
+	count   int
+}
+
+func (s *Store) readRecord(ctx context.Context, id string) (record, error) {
+	s.mu.Lock()
+	st, ok := s.known[id]
+	s.mu.Unlock()
+	if ok {
+		return record{state: st}, nil
+	}
+	e, err := s.Store.Get(ctx, s.table, id, recRowKey, nil)
+	if errors.Is(err, storage.ErrNotFound) {
+		return record{state: stateMissing}, nil
+	}
+	if err != nil {
+		return record{}, err
+	}
+	r := record{state: e.Properties[propState].Str(), etag: e.ETag, count: int(e.Properties[propCount].Int())}
+	r.expires = time.UnixMicro(e.Properties[propExpire].Int())
+	if r.state == stateCommitted || r.state == stateAborted {
+		s.remember(id, r.state)
+	}
+	return r, nil
+}
+
+func (s *Store) remember(id, state string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.known) > 100_000 {
+		s.known = map[string]string{}
+	}
+	s.known[id] = state
+}
+
+// abortRecord aborts a pending record, conditional on its ETag. It
+// returns the record's state afterwards.
+func (s *Store) abortRecord(ctx context.Context, id string, r record) (string, error) {
+	e := &storage.Entity{PartitionKey: id, RowKey: recRowKey, Properties: storage.Properties{
+		propState: storage.String(stateAborted), propOwner: storage.String(s.owner),
+		propExpire: storage.Int64(r.expires.UnixMicro()), propCount: storage.Int32(int32(r.count))}}
+	_, err := s.Store.Update(ctx, s.table, e, storage.Replace, r.etag)
+	switch {
+	case err == nil:
+		s.remember(id, stateAborted)
+		return stateAborted, nil
+	case errors.Is(err, storage.ErrPreconditionFailed), errors.Is(err, storage.ErrNotFound):
+		r2, err := s.readRecord(ctx, id)
+		return r2.state, err
+	}
+	return "", err
+}
+
+// resolve returns the value a reader sees of the locked entity e (raw, as
+// stored): nil when it sees no entity. It rolls the lock forward or back
+// when its record has an outcome (or aborts the record when its lease has
+// expired); pending reports that a live transaction holds the lock (the
+// value returned is the previous one, with a poisoned ETag).
+func (s *Store) resolve(ctx context.Context, table string, e *storage.Entity) (v *storage.Entity, pending bool, err error) {
+	missing := ""
+	for attempt := 0; attempt < 20; attempt++ {
+		l, ok := parseLock(e)
+		if !ok {
+			if _, has := e.Properties[PropLock]; has {
+				return stripped(e), false, nil // not ours: never written by this package
+			}
+			return e, false, nil
+		}
+		r, err := s.readRecord(ctx, l.id)
+		if err != nil {
+			return nil, false, err
+		}
+		state := r.state
+		if state == stateMissing {
+			// The record is written before any lock and deleted after
+			// every lock is resolved: read the entity again; a lock still
+			// there after a missing record belongs to an aborted record
+			// deleted by recovery, or to a lock write delayed past it.
+			if missing != l.id {
+				missing = l.id
+				state = ""
+			} else {
+				state = stateAborted
+			}
+		}
+		if state == statePending {
+			if s.now().Before(r.expires) {
+				v := stripped(e)
+				v.ETag = storage.ETag(poison) + e.ETag
+				if placeholder(l, e) {
+					return nil, true, nil
+				}
+				return v, true, nil
+			}
+			if state, err = s.abortRecord(ctx, l.id, r); err != nil {
+				return nil, false, err
+			}
+			if state == statePending || state == stateMissing {
+				state = "" // read again
+			}
+		}
+		var werr error
+		switch state {
+		case stateCommitted:
+			nv, del, err := s.intentValue(ctx, l.id, l.n)
+			if errors.Is(err, errIntentMissing) && missing != l.id+"/i" {
+				missing = l.id + "/i" // resolved and cleaned up meanwhile? read again
+				werr = storage.ErrPreconditionFailed
+				break
+			}
+			if err != nil {
+				return nil, false, err
+			}
+			if del {
+				werr = s.Store.Delete(ctx, table, e.PartitionKey, e.RowKey, e.ETag)
+				if werr == nil {
+					return nil, false, nil
+				}
+			} else {
+				ne := &storage.Entity{PartitionKey: e.PartitionKey, RowKey: e.RowKey, Properties: nv}
+				var etag storage.ETag
+				etag, werr = s.Store.Update(ctx, table, ne, storage.Replace, e.ETag)
+				if werr == nil {
+					ne.ETag = etag
+					ne.Timestamp = s.now()
+					return ne, false, nil
+				}
+			}
+		case stateAborted:
+			if placeholder(l, e) {
+				werr = s.Store.Delete(ctx, table, e.PartitionKey, e.RowKey, e.ETag)
+				if werr == nil {
+					return nil, false, nil
+				}
+			} else {
+				ne := stripped(e)
+				var etag storage.ETag
+				etag, werr = s.Store.Update(ctx, table, ne, storage.Replace, e.ETag)
+				if werr == nil {
+					ne.ETag = etag
+					return ne, false, nil
+				}
+			}
+		}
+		if werr != nil && !errors.Is(werr, storage.ErrPreconditionFailed) && !errors.Is(werr, storage.ErrNotFound) {
+			return nil, false, werr
+		}
+		// Someone else changed the entity meanwhile (or the record must be
+		// read again): read it again.
+		ne, err := s.Store.Get(ctx, table, e.PartitionKey, e.RowKey, nil)
+		if errors.Is(err, storage.ErrNotFound) {
+			return nil, false, nil
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		if _, locked := ne.Properties[PropLock]; !locked {
+			return ne, false, nil
+		}
+		e = ne
+	}
+	return nil, false, fmt.Errorf("%w: the lock on %s/%s of table %s keeps changing", storage.ErrUnavailable, e.PartitionKey, e.RowKey, table)
+}
+
+func intentKey(n int) string { return fmt.Sprintf("v%07d.", n) }
+
+// intentValue reads intent n of transaction id: the new properties, or
+// del for a delete.
+func (s *Store) intentValue(ctx context.Context, id string, n int) (storage.Properties, bool, error) {
+	pre := intentKey(n)
+	q := &storage.Query{Partition: storage.Exactly(id), Row: &storage.KeyRange{Low: &storage.Bound{Key: pre}, High: &storage.Bound{Key: pre[:len(pre)-1] + "/", Exclusive: true}}}
+	var parts []*storage.Entity
+	for {
+		page, err := s.Store.Query(ctx, s.table, q)
+		if err != nil {
+			return nil, false, err
+		}
+		parts = append(parts, page.Entities...)
+		if page.Continuation == "" {
+			break
+		}
+		q.Continuation = page.Continuation
+	}
+	if len(parts) == 0 {
+		return nil, false, fmt.Errorf("%w: intent %d of committed transaction %s", errIntentMissing, n, id)
+	}
+	if parts[0].Properties[propKind].Str() == "d" {
+		return nil, true, nil
+	}
+	var b []byte
+	for _, p := range parts {
+		for i := 0; ; i++ {
+			v, ok := p.Properties["b"+strconv.Itoa(i)]
+			if !ok {
+				break
+			}
+			b = append(b, v.Bytes()...)
+		}
+	}
+	props, err := decodeProps(b)
+	return props, false, err
+}
+
+// checkWrite fails a write conditional on a poisoned ETag.
+func checkWrite(ifMatch storage.ETag) error {
+	if isPoisoned(ifMatch) {
+		return fmt.Errorf("%w: the entity is locked by a transaction in progress", storage.ErrPreconditionFailed)
+	}
+	return nil
+}
+
+// Update implements storage.Store.
+func (s *Store) Update(ctx context.Context, table string, e *storage.Entity, mode storage.UpdateMode, ifMatch storage.ETag) (storage.ETag, error) {
+	if err := checkWrite(ifMatch); err != nil {
+		return "", err
+	}
+	return s.Store.Update(ctx, table, e, mode, ifMatch)
+}
+
+// Delete implements storage.Store.
+func (s *Store) Delete(ctx context.Context, table, pk, rk string, ifMatch storage.ETag) error {
+	if err := checkWrite(ifMatch); err != nil {
+		return err
+	}
+	return s.Store.Delete(ctx, table, pk, rk, ifMatch)
+}
+
+// Insert implements storage.Store: an insert that meets the placeholder of
+// an aborted transaction removes it and retries; one that meets a live
+// transaction's placeholder is a write conflict (ErrPreconditionFailed),
+// not a duplicate.
+func (s *Store) Insert(ctx context.Context, table string, e *storage.Entity) (storage.ETag, error) {
+	for attempt := 0; ; attempt++ {
+		etag, err := s.Store.Insert(ctx, table, e)
+		if err == nil || !errors.Is(err, storage.ErrAlreadyExists) || strings.EqualFold(table, s.table) || attempt >= 3 {
+			return etag, err
+		}
+		if retry, err2 := s.existing(ctx, table, e.PartitionKey, e.RowKey); err2 != nil {
+			return "", err2
+		} else if !retry {
+			return "", err
+		}
+	}
+}
+
+// existing looks at the entity an insert found: retry reports that it was
+// an aborted placeholder, now removed. A live placeholder gives
+// ErrPreconditionFailed.
+func (s *Store) existing(ctx context.Context, table, pk, rk string) (retry bool, err error) {
+	raw, err := s.Store.Get(ctx, table, pk, rk, nil)
+	if errors.Is(err, storage.ErrNotFound) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if _, locked := raw.Properties[PropLock]; !locked {
+		return false, nil
+	}
+	v, pending, err := s.resolve(ctx, table, raw)
+	if err != nil {
+		return false, err
+	}
+	if pending {
+		return false, fmt.Errorf("%w: entity %s/%s of table %s is locked by a transaction in progress", storage.ErrPreconditionFailed, pk, rk, table)
+	}
+	return v == nil, nil
+}
+
+// Batch implements storage.Store (see Insert and the poisoned ETags).
+func (s *Store) Batch(ctx context.Context, table string, ops []storage.Operation) ([]storage.ETag, error) {
+	for i, op := range ops {
+		if err := checkWrite(op.IfMatch); err != nil {
+			return nil, &storage.BatchError{Index: i, Err: err}
+		}
+	}
+	for attempt := 0; ; attempt++ {
+		etags, err := s.Store.Batch(ctx, table, ops)
+		var be *storage.BatchError
+		if err == nil || strings.EqualFold(table, s.table) || attempt >= 3 || !errors.Is(err, storage.ErrAlreadyExists) ||
+			!errors.As(err, &be) || be.Index < 0 || be.Index >= len(ops) {
+			return etags, err
+		}
+		op := ops[be.Index]
+		retry, err2 := s.existing(ctx, table, op.Entity.PartitionKey, op.Entity.RowKey)
+		if err2 != nil {
+			return nil, &storage.BatchError{Index: be.Index, Err: err2}
+		}
+		if !retry {
+			return nil, err
+		}
+	}
+}
+
+// newID returns a transaction id: time-ordered and random.
+func newID(now time.Time) string {
+	var b [8]byte
+	rand.Read(b[:])
+	return fmt.Sprintf("t%016x%s", now.UnixNano(), hex.EncodeToString(b[:]))
+}

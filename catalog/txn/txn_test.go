@@ -1,0 +1,382 @@
+package txn_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/sqlgw/sqlgw/catalog/txn"
+	"github.com/sqlgw/sqlgw/storage"
+	"github.com/sqlgw/sqlgw/storage/faultstore"
+	"github.com/sqlgw/sqlgw/storage/pebble"
+)
+
+const table = "acct"
+
+func ent(pk string, bal int64) *storage.Entity {
+	return &storage.Entity{PartitionKey: pk, RowKey: "r", Properties: storage.Properties{"bal": storage.Int64(bal)}}
+}
+
+// protocolOnly hides the embedded store's atomic multi-partition batch
+// (storage.MultiBatcher), so that commits go through the record protocol
+// as on the Table service.
+type protocolOnly struct{ storage.Store }
+
+// setup writes 10 accounts (partitions p0..p9) of 100 each, and p10 absent;
+// the store returned commits through the record protocol.
+func setup(t *testing.T) storage.Store {
+	t.Helper()
+	s, err := pebble.OpenMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	ctx := context.Background()
+	if err := s.CreateTable(ctx, table); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 10; i++ {
+		if _, err := s.Insert(ctx, table, ent(fmt.Sprintf("p%d", i), 100)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return protocolOnly{s}
+}
+
+// transfer builds the groups of one transaction over the store's state:
+// p0..p4 give 10 each, p5..p8 receive 10 each, p9 is deleted (its 100 go
+// to the new account p10, inserted).
+func transfer(t *testing.T, s storage.Store) []txn.Group {
+	t.Helper()
+	ctx := context.Background()
+	var gs []txn.Group
+	for i := 0; i < 10; i++ {
+		pk := fmt.Sprintf("p%d", i)
+		e, err := s.Get(ctx, table, pk, "r", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var op storage.Operation
+		switch {
+		case i < 5:
+			op = storage.Operation{Kind: storage.OpUpdate, IfMatch: e.ETag, Entity: ent(pk, e.Properties["bal"].Int()-10)}
+		case i < 9:
+			op = storage.Operation{Kind: storage.OpUpdate, IfMatch: e.ETag, Entity: ent(pk, e.Properties["bal"].Int()+10)}
+		default:
+			op = storage.Operation{Kind: storage.OpDelete, IfMatch: e.ETag, Entity: &storage.Entity{PartitionKey: pk, RowKey: "r"}}
+		}
+		gs = append(gs, txn.Group{Table: table, Ops: []storage.Operation{op}})
+	}
+	gs = append(gs, txn.Group{Table: table, Ops: []storage.Operation{{Kind: storage.OpInsert, Entity: ent("p10", 100)}}})
+	return gs
+}
+
+// state reads every account through s: balances by partition.
+func state(t *testing.T, s storage.Store) map[string]int64 {
+	t.Helper()
+	out := map[string]int64{}
+	q := &storage.Query{}
+	for {
+		page, err := s.Query(context.Background(), table, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range page.Entities {
+			if _, ok := e.Properties[txn.PropLock]; ok {
+				t.Fatalf("a reader sees the lock property on %s", e.PartitionKey)
+			}
+			out[e.PartitionKey] = e.Properties["bal"].Int()
+		}
+		if page.Continuation == "" {
+			return out
+		}
+		q.Continuation = page.Continuation
+	}
+}
+
+func classify(m map[string]int64) string {
+	old, neu := true, true
+	for i := 0; i <= 10; i++ {
+		pk := fmt.Sprintf("p%d", i)
+		v, ok := m[pk]
+		var wantOld, wantNew int64 = 100, 100
+		switch {
+		case i < 5:
+			wantNew = 90
+		case i < 9:
+			wantNew = 110
+		}
+		oldPresent, newPresent := i < 10, i != 9
+		if ok != oldPresent || ok && v != wantOld {
+			old = false
+		}
+		if ok != newPresent || ok && v != wantNew {
+			neu = false
+		}
+	}
+	switch {
+	case old:
+		return "old"
+	case neu:
+		return "new"
+	}
+	return fmt.Sprint("mixed ", m)
+}
+
+func TestCommitAcrossPartitions(t *testing.T) {
+	inner := setup(t)
+	s := txn.Wrap(inner, "txns", txn.Options{Owner: "test"})
+	if err := s.Commit(context.Background(), transfer(t, s), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := classify(state(t, s)); got != "new" {
+		t.Fatalf("after commit: %s", got)
+	}
+	// No lock, intent or record is left.
+	if got := classify(state(t, inner)); got != "new" {
+		t.Fatalf("raw store after commit: %s", got)
+	}
+	page, err := inner.Query(context.Background(), "txns", &storage.Query{})
+	if err != nil || len(page.Entities) != 0 {
+		t.Fatalf("record table after commit: %v %v", page, err)
+	}
+}
+
+// TestConflictAppliesNothing: a transaction whose lock on one partition
+// fails (another writer changed the row) applies nothing, and the other
+// rows it locked are readable and writable at once.
+func TestConflictAppliesNothing(t *testing.T) {
+	inner := setup(t)
+	s := txn.Wrap(inner, "txns", txn.Options{Owner: "test"})
+	gs := transfer(t, s)
+	// Another writer changes p7 after the read.
+	if _, err := s.Update(context.Background(), table, ent("p7", 100), storage.Replace, ""); err != nil {
+		t.Fatal(err)
+	}
+	err := s.Commit(context.Background(), gs, nil)
+	var ge *txn.GroupError
+	if !errors.As(err, &ge) || !errors.Is(err, storage.ErrPreconditionFailed) || ge.Group != 7 {
+		t.Fatalf("commit: %v, want the precondition failure of group 7", err)
+	}
+	if got := classify(state(t, s)); got != "old" {
+		t.Fatalf("after a failed commit: %s", got)
+	}
+	if got := classify(state(t, inner)); got != "old" {
+		t.Fatalf("raw store after a failed commit (locks left): %s", got)
+	}
+	// Retried, it commits.
+	if err := s.Commit(context.Background(), transfer(t, s), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := classify(state(t, s)); got != "new" {
+		t.Fatalf("after the retry: %s", got)
+	}
+}
+
+// TestPendingLockBlocksWriters: a row locked by a live transaction reads
+// as its previous value, and a write conditional on that read fails.
+func TestPendingLockBlocksWriters(t *testing.T) {
+	inner := setup(t)
+	ctx := context.Background()
+	s := txn.Wrap(inner, "txns", txn.Options{Owner: "test"})
+	gs := transfer(t, s)
+	hold := make(chan struct{})
+	done := make(chan error)
+	go func() {
+		done <- s.Commit(ctx, gs, func() error { <-hold; return nil })
+	}()
+	// Wait for the locks.
+	for i := 0; ; i++ {
+		e, err := inner.Get(ctx, table, "p8", "r", nil)
+		if err == nil {
+			if _, ok := e.Properties[txn.PropLock]; ok {
+				break
+			}
+		}
+		if i > 1000 {
+			t.Fatal("no lock written")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	other := txn.Wrap(inner, "txns", txn.Options{Owner: "other"})
+	e, err := other.Get(ctx, table, "p8", "r", nil)
+	if err != nil || e.Properties["bal"].Int() != 100 {
+		t.Fatalf("locked row reads %v %v, want the previous value 100", e, err)
+	}
+	if _, err := other.Update(ctx, table, ent("p8", 1), storage.Replace, e.ETag); !errors.Is(err, storage.ErrPreconditionFailed) {
+		t.Fatalf("write over a live lock: %v", err)
+	}
+	if _, err := other.Get(ctx, table, "p10", "r", nil); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("an uncommitted insert is visible: %v", err)
+	}
+	if _, err := other.Insert(ctx, table, ent("p10", 5)); !errors.Is(err, storage.ErrPreconditionFailed) {
+		t.Fatalf("insert over a live placeholder: %v, want a conflict", err)
+	}
+	close(hold)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := classify(state(t, other)); got != "new" {
+		t.Fatalf("after commit: %s", got)
+	}
+}
+
+// TestCrashAtEveryRequest stops the commit after its N-th request, for
+// every N (the request dropped, or applied with its reply lost), then
+// recovers with another gateway once the lease has expired: the
+// transaction is all or nothing, matches what Commit returned, and no
+// lock, intent or record is left.
+func TestCrashAtEveryRequest(t *testing.T) {
+	ctx := context.Background()
+	// Count the requests of a clean commit.
+	fs := faultstore.New(setup(t))
+	s := txn.Wrap(fs, "txns", txn.Options{})
+	gs := transfer(t, s)
+	fs.CrashAt(0, false)
+	if err := s.Commit(ctx, gs, nil); err != nil {
+		t.Fatal(err)
+	}
+	total := fs.Requests()
+	t.Logf("a clean commit of 11 partitions: %d requests", total)
+	seen := map[string]int{}
+	for n := 1; n <= total; n++ {
+		for _, applied := range []bool{false, true} {
+			inner := setup(t)
+			fs := faultstore.New(inner)
+			s := txn.Wrap(fs, "txns", txn.Options{})
+			gs := transfer(t, s)
+			fs.CrashAt(n, applied)
+			err := s.Commit(ctx, gs, nil)
+			// Recovery by another gateway after the lease: the sweep, then
+			// readers.
+			later := func() time.Time { return time.Now().Add(2 * txn.DefaultLease) }
+			r := txn.Wrap(inner, "txns", txn.Options{Now: later})
+			if _, rerr := r.Recover(ctx); rerr != nil {
+				t.Fatalf("n=%d applied=%v: recover: %v", n, applied, rerr)
+			}
+			got := classify(state(t, r))
+			seen[got]++
+			switch {
+			case got != "old" && got != "new":
+				t.Fatalf("n=%d applied=%v (commit: %v): %s", n, applied, err, got)
+			case err == nil && got != "new":
+				t.Fatalf("n=%d applied=%v: commit succeeded, state %s", n, applied, got)
+			case err != nil && !errors.Is(err, txn.ErrUnknownOutcome) && got != "old":
+				t.Fatalf("n=%d applied=%v: commit failed (%v) but applied", n, applied, err)
+			}
+			if raw := classify(state(t, inner)); raw != got {
+				t.Fatalf("n=%d applied=%v: raw store %s after recovery, reader %s", n, applied, raw, got)
+			}
+			page, err := inner.Query(ctx, "txns", &storage.Query{})
+			if errors.Is(err, storage.ErrNotFound) {
+				page, err = &storage.Page{}, nil // crashed before creating it
+			}
+			if err != nil || len(page.Entities) != 0 {
+				t.Fatalf("n=%d applied=%v: record table after recovery: %d entities, %v", n, applied, len(page.Entities), err)
+			}
+		}
+	}
+	t.Logf("outcomes: %v", seen)
+}
+
+// TestFilteredReadOfCommittedLocks: after a crash just past the commit
+// point, a filtered query sees the committed values (the store evaluates
+// its filter on the previous ones: the filter is widened to locked
+// entities and evaluated again on the resolved values).
+func TestFilteredReadOfCommittedLocks(t *testing.T) {
+	ctx := context.Background()
+	inner := setup(t)
+	fs := faultstore.New(inner)
+	s := txn.Wrap(fs, "txns", txn.Options{})
+	gs := transfer(t, s)
+	// ensure table, intents, 11 locks, the commit point: crash right after.
+	fs.CrashAt(1+1+11+1+1, false)
+	if err := s.Commit(ctx, gs, nil); err != nil {
+		t.Fatalf("commit: %v", err)
+	}
+	r := txn.Wrap(inner, "txns", txn.Options{})
+	for _, f := range []storage.Expr{
+		storage.Eq("bal", storage.Int64(90)),
+		storage.And{storage.Ge("bal", storage.Int64(85)), storage.Le("bal", storage.Int64(95))},
+	} {
+		page, err := r.Query(ctx, table, &storage.Query{Filter: f, Select: []string{"bal"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range page.Entities {
+			if len(e.Properties) != 1 {
+				t.Fatalf("projection: %v", e.Properties)
+			}
+			got = append(got, e.PartitionKey)
+		}
+		if fmt.Sprint(got) != "[p0 p1 p2 p3 p4]" {
+			t.Fatalf("filter %v: %v", f, got)
+		}
+	}
+	if got := classify(state(t, inner)); got != "new" {
+		t.Fatalf("raw store after the reads resolved the locks: %s", got)
+	}
+}
+
+// TestLeaseRenewed: a commit that takes longer than its lease keeps its
+// record alive (the committer renews it), so a reader meeting its locks
+// meanwhile does not abort it.
+func TestLeaseRenewed(t *testing.T) {
+	ctx := context.Background()
+	inner := setup(t)
+	lease := 300 * time.Millisecond
+	s := txn.Wrap(inner, "txns", txn.Options{Lease: lease})
+	gs := transfer(t, s)
+	other := txn.Wrap(inner, "txns", txn.Options{Lease: lease})
+	err := s.Commit(ctx, gs, func() error {
+		for i := 0; i < 6; i++ {
+			time.Sleep(lease / 2)
+			e, err := other.Get(ctx, table, "p0", "r", nil)
+			if err != nil || e.Properties["bal"].Int() != 100 {
+				return fmt.Errorf("reader during the commit: %v %v", e, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("commit longer than its lease: %v", err)
+	}
+	if got := classify(state(t, other)); got != "new" {
+		t.Fatalf("after commit: %s", got)
+	}
+}
+
+// TestCommitMultiBatch: on a store with an atomic batch across partitions
+// (Pebble) a commit is that one request: all or nothing, conflicts and
+// duplicates reported per group as with the record protocol.
+func TestCommitMultiBatch(t *testing.T) {
+	ctx := context.Background()
+	raw := setup(t).(protocolOnly).Store
+	if _, ok := raw.(storage.MultiBatcher); !ok {
+		t.Fatal("pebble has no MultiBatch")
+	}
+	s := txn.Wrap(raw, "txns", txn.Options{})
+	gs := transfer(t, s)
+	if _, err := s.Update(ctx, table, ent("p6", 100), storage.Replace, ""); err != nil {
+		t.Fatal(err)
+	}
+	var ge *txn.GroupError
+	if err := s.Commit(ctx, gs, nil); !errors.As(err, &ge) || ge.Group != 6 || !errors.Is(err, storage.ErrPreconditionFailed) {
+		t.Fatalf("commit after a conflicting write: %v", err)
+	}
+	if got := classify(state(t, s)); got != "old" {
+		t.Fatalf("after the failed commit: %s", got)
+	}
+	if err := s.Commit(ctx, transfer(t, s), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := classify(state(t, s)); got != "new" {
+		t.Fatalf("after commit: %s", got)
+	}
+	if ok, _ := raw.TableExists(ctx, "txns"); ok {
+		t.Fatal("the multi-batch path wrote a transaction record")
+	}
+}

@@ -1,0 +1,594 @@
+package sqlgw_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha1"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/sqlgw"
+	"github.com/sqlgw/sqlgw/storage"
+	"github.com/sqlgw/sqlgw/storage/pebble"
+)
+
+// logBuffer collects a server's log lines.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// startAccountsServer starts a server with cfg adjusted by adjust; the
+// test server's pool logs in as root with rootPassword.
+func startAccountsServer(t *testing.T, store storage.Store, co catalog.Options, rootPassword string, adjust func(*sqlgw.Config)) (*testServer, *logBuffer) {
+	t.Helper()
+	logs := &logBuffer{}
+	cfg := sqlgw.Config{Listen: "127.0.0.1:0", Catalog: co, Store: store,
+		Logger: slog.New(slog.NewTextHandler(logs, nil)), AccountsRefresh: 50 * time.Millisecond}
+	if adjust != nil {
+		adjust(&cfg)
+	}
+	srv, err := sqlgw.NewServer(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve()
+	dsn := fmt.Sprintf("root:%s@tcp(%s)/", rootPassword, srv.Addr())
+	db, err := sql.Open("mysql", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := &testServer{t: t, srv: srv, db: db, dsn: dsn}
+	t.Cleanup(ts.stop)
+	return ts, logs
+}
+
+// as opens a one-connection pool logging in as user.
+func as(t *testing.T, ts *testServer, user, password, db string) *sql.DB {
+	t.Helper()
+	d, err := sql.Open("mysql", fmt.Sprintf("%s:%s@tcp(%s)/%s", user, password, ts.srv.Addr(), db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.SetMaxOpenConns(1)
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+// expectDenied runs q and wants MySQL's error code and exact message.
+func expectDenied(t *testing.T, db execer, code uint16, msg, q string) {
+	t.Helper()
+	_, err := db.ExecContext(context.Background(), q)
+	var me *mysql.MySQLError
+	if !errors.As(err, &me) || me.Number != code || me.Message != msg {
+		t.Fatalf("%s: %v, want %d %q", q, err, code, msg)
+	}
+}
+
+// loginError is the error of a login (Ping), or nil.
+func loginError(user, password, addr, db string) error {
+	d, err := sql.Open("mysql", fmt.Sprintf("%s:%s@tcp(%s)/%s", user, password, addr, db))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Ping()
+}
+
+// TestAccountsReadOnly: a read-only account made with CREATE USER and
+// GRANT SELECT sees and reads only its database, cannot write or manage
+// accounts, and gets MySQL's error codes and texts; SHOW GRANTS, SET
+// PASSWORD, REVOKE (on an open session) and DROP USER work as in MySQL.
+func TestAccountsReadOnly(t *testing.T) {
+	store, co := memoryBackend.open(t)
+	ts, _ := startAccountsServer(t, store, co, "", nil)
+	root := ts.conn()
+	for _, q := range []string{"CREATE DATABASE app", "CREATE DATABASE secret",
+		"CREATE TABLE app.t (id INT PRIMARY KEY, v INT)", "INSERT INTO app.t VALUES (1, 10)",
+		"CREATE TABLE secret.s (id INT PRIMARY KEY)",
+		"CREATE USER 'bi'@'%' IDENTIFIED BY 'bi-pw'", "GRANT SELECT ON app.* TO 'bi'@'%'"} {
+		mustExec(t, root, q)
+	}
+	expectRows(t, root, "SELECT user, host, plugin, authentication_string FROM mysql.user WHERE user = 'bi'",
+		"bi\t%\tmysql_native_password\t*"+nativeHashHex("bi-pw"))
+	expectRows(t, root, "SHOW GRANTS FOR 'bi'@'%'", "GRANT USAGE ON *.* TO `bi`@`%`", "GRANT SELECT ON `app`.* TO `bi`@`%`")
+	expectRows(t, root, "SELECT host, db, user, select_priv, insert_priv FROM mysql.db WHERE user = 'bi'", "%\tapp\tbi\tY\tN")
+
+	bi := as(t, ts, "bi", "bi-pw", "")
+	expectRows(t, bi, "SELECT id, v FROM app.t", "1\t10")
+	expectRows(t, bi, "SELECT CURRENT_USER()", "bi@%")
+	expectRows(t, bi, "SHOW DATABASES", "app", "information_schema", "mysql")
+	expectRows(t, bi, "SELECT schema_name FROM information_schema.schemata ORDER BY 1", "app", "information_schema")
+	expectRows(t, bi, "SELECT table_name FROM information_schema.tables WHERE table_schema IN ('app', 'secret')", "t")
+	expectRows(t, bi, "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema IN ('app', 'secret') ORDER BY 1, 2", "t\tid", "t\tv")
+	expectRows(t, bi, "SHOW TABLES FROM app", "t")
+	expectRows(t, bi, "SHOW GRANTS", "GRANT USAGE ON *.* TO `bi`@`%`", "GRANT SELECT ON `app`.* TO `bi`@`%`")
+	const who = "'bi'@'localhost'"
+	expectDenied(t, bi, 1142, "INSERT command denied to user "+who+" for table 't'", "INSERT INTO app.t VALUES (2, 20)")
+	expectDenied(t, bi, 1142, "UPDATE command denied to user "+who+" for table 't'", "UPDATE app.t SET v = 11")
+	expectDenied(t, bi, 1142, "DELETE command denied to user "+who+" for table 't'", "DELETE FROM app.t")
+	expectDenied(t, bi, 1142, "DROP command denied to user "+who+" for table 't'", "DROP TABLE app.t")
+	expectDenied(t, bi, 1142, "ALTER command denied to user "+who+" for table 't'", "ALTER TABLE app.t ADD COLUMN w INT")
+	expectDenied(t, bi, 1142, "CREATE command denied to user "+who+" for table 'x'", "CREATE TABLE app.x (id INT PRIMARY KEY)")
+	expectDenied(t, bi, 1142, "CREATE VIEW command denied to user "+who+" for table 'v'", "CREATE VIEW app.v AS SELECT 1")
+	expectDenied(t, bi, 1142, "SELECT command denied to user "+who+" for table 's'", "SELECT * FROM secret.s")
+	expectDenied(t, bi, 1044, "Access denied for user "+who+" to database 'secret'", "USE secret")
+	expectDenied(t, bi, 1044, "Access denied for user "+who+" to database 'secret'", "SHOW TABLES FROM secret")
+	expectDenied(t, bi, 1142, "SELECT command denied to user "+who+" for table 'user'", "SELECT * FROM mysql.user")
+	expectDenied(t, bi, 1044, "Access denied for user "+who+" to database 'z'", "CREATE DATABASE z")
+	expectDenied(t, bi, 1044, "Access denied for user "+who+" to database 'app'", "DROP DATABASE app")
+	expectDenied(t, bi, 1227, "Access denied; you need (at least one of) the CREATE USER privilege(s) for this operation", "CREATE USER x")
+	expectDenied(t, bi, 1227, "Access denied; you need (at least one of) the GRANT OPTION privilege(s) for this operation", "GRANT SELECT ON *.* TO 'bi'@'%'")
+	expectDenied(t, bi, 1044, "Access denied for user "+who+" to database 'app'", "GRANT INSERT ON app.* TO 'bi'@'%'")
+	expectDenied(t, bi, 1227, "Access denied; you need (at least one of) the SUPER or SYSTEM_VARIABLES_ADMIN privilege(s) for this operation", "SET GLOBAL max_connections = 10")
+	// KILL: one's own connection without SUPER, another account's not.
+	var own, rootID string
+	bi.QueryRow("SELECT CONNECTION_ID()").Scan(&own)
+	root.QueryRowContext(context.Background(), "SELECT CONNECTION_ID()").Scan(&rootID)
+	bi3 := as(t, ts, "bi", "bi-pw", "")
+	mustExec(t, bi3, "KILL QUERY "+own)
+	expectDenied(t, bi3, 1095, "You are not owner of thread "+rootID, "KILL QUERY "+rootID)
+	expectRows(t, root, "SELECT id, v FROM app.t", "1\t10")
+	expectDenied(t, root, 1235, "This version of MySQL doesn't yet support 'column privileges'", "GRANT SELECT (id) ON app.t TO 'bi'@'%'")
+	// A failed CREATE USER creates nothing (not even the accounts before
+	// the one that exists).
+	expectErrno(t, root, 1396, "CREATE USER 'new1'@'%', 'bi'@'%'")
+	expectRows(t, root, "SELECT COUNT(*) FROM mysql.user WHERE user = 'new1'", "0")
+
+	addr := ts.srv.Addr().String()
+	if err := loginError("bi", "bi-pw", addr, "secret"); mysqlErrno(err) != 1044 {
+		t.Fatalf("login into secret: %v, want 1044", err)
+	}
+	if err := loginError("bi", "wrong", addr, ""); mysqlErrno(err) != 1045 || !strings.Contains(err.Error(), "Access denied for user 'bi'@'localhost' (using password: YES)") {
+		t.Fatalf("wrong password: %v, want 1045", err)
+	}
+	if err := loginError("nobody", "", addr, ""); mysqlErrno(err) != 1045 || !strings.Contains(err.Error(), "Access denied for user 'nobody'@'localhost' (using password: NO)") {
+		t.Fatalf("unknown user: %v, want 1045", err)
+	}
+
+	// SET PASSWORD for oneself; the old password stops working.
+	mustExec(t, bi, "SET PASSWORD = 'bi-pw2'")
+	if err := loginError("bi", "bi-pw", addr, ""); mysqlErrno(err) != 1045 {
+		t.Fatalf("old password after SET PASSWORD: %v", err)
+	}
+	bi2 := as(t, ts, "bi", "bi-pw2", "app")
+	expectRows(t, bi2, "SELECT COUNT(*) FROM t", "1")
+	mustExec(t, root, "SET PASSWORD FOR 'bi'@'%' = 'bi-pw3'")
+	if err := loginError("bi", "bi-pw3", addr, ""); err != nil {
+		t.Fatalf("SET PASSWORD FOR: %v", err)
+	}
+
+	// ACCOUNT LOCK / UNLOCK.
+	mustExec(t, root, "ALTER USER 'bi'@'%' ACCOUNT LOCK")
+	if err := loginError("bi", "bi-pw3", addr, ""); mysqlErrno(err) != 1045 {
+		t.Fatalf("locked account: %v", err)
+	}
+	mustExec(t, root, "ALTER USER 'bi'@'%' ACCOUNT UNLOCK")
+	if err := loginError("bi", "bi-pw3", addr, ""); err != nil {
+		t.Fatalf("unlocked account: %v", err)
+	}
+	expectDenied(t, bi2, 1227, "Access denied; you need (at least one of) the CREATE USER privilege(s) for this operation", "ALTER USER 'bi'@'%' ACCOUNT LOCK")
+
+	// A database-level grant is not a global one: GRANT ALL ON app.*
+	// allows DDL in app, not CREATE DATABASE (while app is current).
+	mustExec(t, root, "CREATE USER dev IDENTIFIED BY 'dev-pw'")
+	mustExec(t, root, "GRANT ALL ON app.* TO dev")
+	dev := as(t, ts, "dev", "dev-pw", "app")
+	mustExec(t, dev, "CREATE TABLE t9 (id INT PRIMARY KEY)")
+	mustExec(t, dev, "DROP TABLE t9")
+	expectDenied(t, dev, 1044, "Access denied for user 'dev'@'localhost' to database 'other'", "CREATE DATABASE other")
+	expectDenied(t, dev, 1044, "Access denied for user 'dev'@'localhost' to database 'secret'", "DROP DATABASE secret")
+
+	// WITH GRANT OPTION lets the grantee pass its privileges on.
+	mustExec(t, root, "CREATE USER teamlead IDENTIFIED BY 'lead-pw'")
+	mustExec(t, root, "GRANT SELECT ON app.* TO teamlead WITH GRANT OPTION")
+	mustExec(t, as(t, ts, "teamlead", "lead-pw", ""), "GRANT SELECT ON app.* TO 'bi'@'%'")
+	expectDenied(t, root, 1410, "You are not allowed to create a user with GRANT", "GRANT SELECT ON app.* TO nosuchuser")
+	expectDenied(t, root, 1235, "This version of MySQL doesn't yet support 'RENAME USER'", "RENAME USER teamlead TO boss")
+
+	// REVOKE reaches the open session; DROP USER ends new logins.
+	mustExec(t, root, "REVOKE SELECT ON app.* FROM 'bi'@'%'")
+	expectDenied(t, bi2, 1142, "SELECT command denied to user "+who+" for table 't'", "SELECT v FROM app.t")
+	mustExec(t, root, "DROP USER 'bi'@'%'")
+	if err := loginError("bi", "bi-pw3", addr, ""); mysqlErrno(err) != 1045 {
+		t.Fatalf("login after DROP USER: %v", err)
+	}
+}
+
+// TestAccountsCachingSha2: an account IDENTIFIED WITH
+// caching_sha2_password logs in over plain TCP (the Go driver fetches the
+// gateway's RSA key for the full authentication, then uses the fast path)
+// and is refused with a wrong password; roles carry privileges.
+func TestAccountsCachingSha2(t *testing.T) {
+	store, co := memoryBackend.open(t)
+	ts, _ := startAccountsServer(t, store, co, "", nil)
+	for _, q := range []string{"CREATE DATABASE app", "CREATE TABLE app.t (id INT PRIMARY KEY)", "INSERT INTO app.t VALUES (1)",
+		"CREATE USER 'sha'@'%' IDENTIFIED WITH caching_sha2_password BY 'sha-pw'",
+		"CREATE ROLE reader", "GRANT SELECT ON app.* TO reader", "GRANT reader TO 'sha'@'%'"} {
+		mustExec(t, ts.db, q)
+	}
+	expectRows(t, ts.db, "SELECT plugin, authentication_string LIKE '$A$005$%' FROM mysql.user WHERE user = 'sha'", "caching_sha2_password\t1")
+	for i := 0; i < 2; i++ { // full authentication, then the cached fast path
+		d := as(t, ts, "sha", "sha-pw", "")
+		expectRows(t, d, "SELECT CURRENT_USER()", "sha@%")
+		expectRows(t, d, "SELECT COUNT(*) FROM app.t", "1")
+		d.Close()
+	}
+	if err := loginError("sha", "nope", ts.srv.Addr().String(), ""); mysqlErrno(err) != 1045 {
+		t.Fatalf("wrong password: %v, want 1045", err)
+	}
+	mustExec(t, ts.db, "ALTER USER 'sha'@'%' IDENTIFIED WITH caching_sha2_password BY 'sha-new'")
+	if err := loginError("sha", "sha-pw", ts.srv.Addr().String(), ""); mysqlErrno(err) != 1045 {
+		t.Fatalf("old password after ALTER USER (cached fast path must be dropped): %v", err)
+	}
+	if err := loginError("sha", "sha-new", ts.srv.Addr().String(), ""); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func nativeHashHex(pw string) string {
+	h1 := sha1Sum([]byte(pw))
+	h2 := sha1Sum(h1)
+	return strings.ToUpper(fmt.Sprintf("%x", h2))
+}
+
+// TestAccountsRestart: accounts and grants survive a restart; the
+// bootstrap flags only create the administrator on first start (a
+// password given later secures an administrator that has none, and never
+// replaces one).
+func TestAccountsRestart(t *testing.T) {
+	dir := t.TempDir()
+	open := func() storage.Store {
+		s, err := pebble.Open(dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	ts, _ := startAccountsServer(t, open(), catalog.Options{}, "", nil)
+	for _, q := range []string{"CREATE DATABASE app", "CREATE TABLE app.t (id INT PRIMARY KEY)", "INSERT INTO app.t VALUES (1)",
+		"CREATE USER ro IDENTIFIED BY 'ro-pw'", "GRANT SELECT ON app.t TO ro"} {
+		mustExec(t, ts.db, q)
+	}
+	ts.stop()
+
+	ts, _ = startAccountsServer(t, open(), catalog.Options{}, "admin-pw", func(c *sqlgw.Config) { c.Password = "admin-pw" })
+	expectRows(t, as(t, ts, "ro", "ro-pw", ""), "SELECT id FROM app.t", "1")
+	expectDenied(t, as(t, ts, "ro", "ro-pw", ""), 1142, "INSERT command denied to user 'ro'@'localhost' for table 't'", "INSERT INTO app.t VALUES (2)")
+	if err := loginError("root", "", ts.srv.Addr().String(), ""); mysqlErrno(err) != 1045 {
+		t.Fatalf("root without password after --password secured it: %v", err)
+	}
+	mustExec(t, ts.db, "SELECT 1")
+	ts.stop()
+
+	ts, _ = startAccountsServer(t, open(), catalog.Options{}, "admin-pw", func(c *sqlgw.Config) { c.Password = "other" })
+	if err := loginError("root", "other", ts.srv.Addr().String(), ""); mysqlErrno(err) != 1045 {
+		t.Fatalf("a later --password replaced the stored one: %v", err)
+	}
+	expectRows(t, ts.db, "SHOW GRANTS FOR ro", "GRANT USAGE ON *.* TO `ro`@`%`", "GRANT SELECT ON `app`.`t` TO `ro`@`%`")
+}
+
+// TestAccountsTwoGateways: grants made through gateway A are enforced by
+// gateway B on the same store (Azurite: the same Azure account) within the
+// refresh delay, account changes made concurrently through both are all
+// kept (conditional writes, no lost update), and a gateway started after
+// both stopped enforces the same.
+func TestAccountsTwoGateways(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			store, co := b.open(t)
+			t.Cleanup(func() { store.Close() })
+			a, _ := startAccountsServer(t, sharedStore{store}, co, "", nil)
+			gb, _ := startAccountsServer(t, sharedStore{store}, co, "", nil)
+			for _, q := range []string{"CREATE DATABASE app", "CREATE DATABASE secret", "CREATE TABLE app.t (id INT PRIMARY KEY)",
+				"INSERT INTO app.t VALUES (1)", "CREATE TABLE secret.s (id INT PRIMARY KEY)",
+				"CREATE USER 'bi'@'%' IDENTIFIED BY 'bi-pw'", "GRANT SELECT ON app.* TO 'bi'@'%'"} {
+				mustExec(t, a.db, q)
+			}
+			addrB := gb.srv.Addr().String()
+			waitFor(t, "B sees the new account", func() bool { return loginError("bi", "bi-pw", addrB, "") == nil })
+			bi := as(t, gb, "bi", "bi-pw", "")
+			waitFor(t, "B sees the new database (catalog refresh)", func() bool {
+				_, err := bi.Exec("SELECT id FROM app.t")
+				return err == nil
+			})
+			expectRows(t, bi, "SELECT id FROM app.t", "1")
+			expectRows(t, bi, "SHOW DATABASES", "app", "information_schema", "mysql")
+			expectDenied(t, bi, 1142, "INSERT command denied to user 'bi'@'localhost' for table 't'", "INSERT INTO app.t VALUES (2)")
+			expectDenied(t, bi, 1044, "Access denied for user 'bi'@'localhost' to database 'secret'", "USE secret")
+
+			mustExec(t, a.db, "GRANT INSERT ON app.t TO 'bi'@'%'")
+			waitFor(t, "B enforces the GRANT", func() bool {
+				_, err := bi.Exec("INSERT INTO app.t VALUES (2)")
+				return err == nil
+			})
+			mustExec(t, a.db, "REVOKE ALL PRIVILEGES, GRANT OPTION FROM 'bi'@'%'") // every level, as MySQL
+			waitFor(t, "B enforces the REVOKE", func() bool {
+				_, err := bi.Exec("SELECT id FROM app.t")
+				return mysqlErrno(err) == 1142
+			})
+
+			// Concurrent changes through both gateways: none lost.
+			var wg sync.WaitGroup
+			for g, ts := range []*testServer{a, gb} {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := 0; i < 5; i++ {
+						if _, err := ts.db.Exec(fmt.Sprintf("CREATE USER u%d_%d", g, i)); err != nil {
+							t.Errorf("gateway %d: %v", g, err)
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			for _, ts := range []*testServer{a, gb} {
+				waitFor(t, "all 10 users on both gateways", func() bool {
+					r := rows(t, ts.db, "SELECT COUNT(*) FROM mysql.user WHERE user LIKE 'u%\\_%'")
+					return len(r) == 1 && r[0] == "10"
+				})
+			}
+
+			// Restart: every gateway stopped, a new one loads the same
+			// accounts and grants from the store.
+			mustExec(t, a.db, "GRANT SELECT ON app.* TO 'bi'@'%'")
+			a.stop()
+			gb.stop()
+			gc, _ := startAccountsServer(t, sharedStore{store}, co, "", nil)
+			bc := as(t, gc, "bi", "bi-pw", "")
+			expectRows(t, bc, "SELECT id FROM app.t ORDER BY id", "1", "2")
+			expectDenied(t, bc, 1142, "INSERT command denied to user 'bi'@'localhost' for table 't'", "INSERT INTO app.t VALUES (3)")
+			expectRows(t, gc.db, "SELECT COUNT(*) FROM mysql.user WHERE user LIKE 'u%\\_%'", "10")
+		})
+	}
+}
+
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestLoginBruteForce: a loop of wrong passwords from one address is
+// slowed down (connection_control's policy, here with 100 ms steps), each
+// failure is logged with user and address, and no password ever appears
+// in the log.
+func TestLoginBruteForce(t *testing.T) {
+	store, co := memoryBackend.open(t)
+	ts, logs := startAccountsServer(t, store, co, "", func(c *sqlgw.Config) {
+		c.LoginDelay = sqlgw.LoginDelay{Threshold: 3, Step: 100 * time.Millisecond, Max: time.Second}
+	})
+	mustExec(t, ts.db, "CREATE USER app IDENTIFIED BY 'Sup3r-S3cret-pw'")
+	mustExec(t, ts.db, "ALTER USER app IDENTIFIED BY 'An0ther-S3cret'")
+	addr := ts.srv.Addr().String()
+	var took []time.Duration
+	start := time.Now()
+	for i := 0; i < 8; i++ {
+		t0 := time.Now()
+		if err := loginError("app", fmt.Sprintf("guess-%d-pw", i), addr, ""); mysqlErrno(err) != 1045 {
+			t.Fatalf("attempt %d: %v", i, err)
+		}
+		took = append(took, time.Since(t0))
+	}
+	total := time.Since(start)
+	// Attempts 1-3 are not delayed; attempt 4 waits 100 ms, 5 200 ms, ...
+	// 8 500 ms: at least 1.5 s in all.
+	for i := 0; i < 3; i++ {
+		if took[i] > 90*time.Millisecond {
+			t.Errorf("attempt %d took %v before the threshold", i+1, took[i])
+		}
+	}
+	if took[7] < 500*time.Millisecond || total < 1500*time.Millisecond {
+		t.Errorf("brute force not slowed down: attempts took %v, %v in all", took, total)
+	}
+	// The right password still gets in (after the delay) and resets.
+	if err := loginError("app", "An0ther-S3cret", addr, ""); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	if err := loginError("app", "wrong-again", addr, ""); mysqlErrno(err) != 1045 || time.Since(t0) > 90*time.Millisecond {
+		t.Fatalf("after a success the count restarts: %v in %v", err, time.Since(t0))
+	}
+	out := logs.String()
+	if n := strings.Count(out, "access denied"); n != 9 {
+		t.Errorf("%d failed logins logged, want 9:\n%s", n, out)
+	}
+	if !strings.Contains(out, "user=app") || !strings.Contains(out, "address=127.0.0.1:") {
+		t.Errorf("failures logged without user and address:\n%s", out)
+	}
+	for _, pw := range []string{"Sup3r-S3cret-pw", "An0ther-S3cret", "guess-", "wrong-again"} {
+		if strings.Contains(out, pw) {
+			t.Errorf("password %q in the log:\n%s", pw, out)
+		}
+	}
+}
+
+// TestAccountsClients: a read-only account through the mariadb CLI,
+// PyMySQL and Connector/J (when installed), with mysql_native_password and
+// caching_sha2_password, cannot write or see ungranted databases.
+func TestAccountsClients(t *testing.T) {
+	store, co := memoryBackend.open(t)
+	ts, _ := startAccountsServer(t, store, co, "", nil)
+	for _, q := range []string{"CREATE DATABASE app", "CREATE DATABASE secret", "CREATE TABLE app.t (id INT PRIMARY KEY)",
+		"INSERT INTO app.t VALUES (1)", "CREATE USER 'bi'@'%' IDENTIFIED BY 'bi-pw'", "GRANT SELECT ON app.* TO 'bi'@'%'",
+		"CREATE USER 'bi2'@'%' IDENTIFIED WITH caching_sha2_password BY 'bi2-pw'", "GRANT SELECT ON app.* TO 'bi2'@'%'"} {
+		mustExec(t, ts.db, q)
+	}
+	host, port, _ := strings.Cut(ts.srv.Addr().String(), ":")
+	t.Run("mariadb", func(t *testing.T) {
+		cli, err := exec.LookPath("mariadb")
+		if err != nil {
+			t.Skip("no mariadb client")
+		}
+		for _, user := range []string{"bi", "bi2"} {
+			run := func(q string) (string, error) {
+				out, err := exec.Command(cli, "--protocol=tcp", "-h", host, "-P", port, "-u", user, "-p"+user+"-pw",
+					"--batch", "--skip-column-names", "-e", q).CombinedOutput()
+				return strings.TrimSpace(string(out)), err
+			}
+			if out, err := run("SELECT id FROM app.t; SHOW DATABASES"); err != nil || out != "1\napp\ninformation_schema\nmysql" {
+				t.Fatalf("%s: %q %v", user, out, err)
+			}
+			if out, _ := run("INSERT INTO app.t VALUES (2)"); !strings.Contains(out, "ERROR 1142 (42000)") {
+				t.Fatalf("%s insert: %q", user, out)
+			}
+			if out, _ := run("USE secret"); !strings.Contains(out, "ERROR 1044 (42000)") {
+				t.Fatalf("%s use: %q", user, out)
+			}
+		}
+		// The statements sqlgw runs itself, sent by the CLI (with
+		// multi-statements on): SET PASSWORD, ACCOUNT LOCK, REVOKE ALL.
+		root := func(q string) {
+			if out, err := exec.Command(cli, "--protocol=tcp", "-h", host, "-P", port, "-u", "root", "-e", q).CombinedOutput(); err != nil {
+				t.Fatalf("%s: %v %s", q, err, out)
+			}
+		}
+		login := func(pw string) error {
+			return exec.Command(cli, "--protocol=tcp", "-h", host, "-P", port, "-u", "bi", "-p"+pw, "-e", "SELECT 1").Run()
+		}
+		if out, err := exec.Command(cli, "--protocol=tcp", "-h", host, "-P", port, "-u", "bi", "-pbi-pw", "-e", "SET PASSWORD = 'bi-new'").CombinedOutput(); err != nil {
+			t.Fatalf("SET PASSWORD: %v %s", err, out)
+		}
+		if login("bi-pw") == nil || login("bi-new") != nil {
+			t.Fatal("SET PASSWORD through the CLI did not change the password")
+		}
+		root("ALTER USER 'bi'@'%' ACCOUNT LOCK")
+		if login("bi-new") == nil {
+			t.Fatal("locked account logged in")
+		}
+		root("ALTER USER 'bi'@'%' ACCOUNT UNLOCK")
+		root("GRANT INSERT ON app.t TO 'bi'@'%'")
+		root("REVOKE ALL PRIVILEGES, GRANT OPTION FROM 'bi'@'%'")
+		if out, _ := exec.Command(cli, "--protocol=tcp", "-h", host, "-P", port, "-u", "bi", "-pbi-new", "-e", "SELECT id FROM app.t").CombinedOutput(); !strings.Contains(string(out), "ERROR 1142 (42000)") {
+			t.Fatalf("after REVOKE ALL: %s", out)
+		}
+		root("GRANT SELECT ON app.* TO 'bi'@'%'")
+		root("ALTER USER 'bi'@'%' IDENTIFIED BY 'bi-pw'")
+	})
+	t.Run("pymysql", func(t *testing.T) {
+		py := "/usr/bin/python3"
+		if exec.Command(py, "-c", "import pymysql").Run() != nil {
+			t.Skip("no PyMySQL")
+		}
+		script := filepath.Join(t.TempDir(), "ro.py")
+		os.WriteFile(script, []byte(`
+import sys, pymysql
+host, port, user, pw = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+c = pymysql.connect(host=host, port=port, user=user, password=pw)
+cur = c.cursor()
+cur.execute("SELECT id FROM app.t")
+print("rows", cur.fetchall())
+cur.execute("SHOW DATABASES")
+print("dbs", [r[0] for r in cur.fetchall()])
+for q in ("INSERT INTO app.t VALUES (2)", "USE secret"):
+    try:
+        cur.execute(q)
+        print("ok", q)
+    except pymysql.err.MySQLError as e:
+        print("err", e.args[0])
+`), 0o644)
+		for _, user := range []string{"bi", "bi2"} {
+			out, err := exec.Command(py, script, host, port, user, user+"-pw").CombinedOutput()
+			want := "rows ((1,),)\ndbs ['app', 'information_schema', 'mysql']\nerr 1142\nerr 1044"
+			if err != nil || strings.TrimSpace(string(out)) != want {
+				t.Fatalf("%s: %v\n%s\nwant\n%s", user, err, out, want)
+			}
+		}
+	})
+	t.Run("jdbc", func(t *testing.T) {
+		jar := "/usr/share/java/mariadb-java-client.jar"
+		javac, err := exec.LookPath("javac")
+		if _, serr := os.Stat(jar); err != nil || serr != nil {
+			t.Skip("no javac or MariaDB Connector/J (Debian libmariadb-java)")
+		}
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "RO.java"), []byte(`
+import java.sql.*;
+public class RO {
+  public static void main(String[] a) throws Exception {
+    String url = "jdbc:mariadb://" + a[0] + ":" + a[1] + "/?allowPublicKeyRetrieval=true";
+    try (Connection c = DriverManager.getConnection(url, a[2], a[3]); Statement s = c.createStatement()) {
+      try (ResultSet r = s.executeQuery("SELECT id FROM app.t")) { while (r.next()) System.out.println("row " + r.getInt(1)); }
+      try (ResultSet r = s.executeQuery("SHOW DATABASES")) { while (r.next()) System.out.println("db " + r.getString(1)); }
+      for (String q : new String[]{"INSERT INTO app.t VALUES (2)", "USE secret"}) {
+        try { s.execute(q); System.out.println("ok " + q); } catch (SQLException e) { System.out.println("err " + e.getErrorCode()); }
+      }
+    }
+  }
+}
+`), 0o644)
+		if out, err := exec.Command(javac, "-cp", jar, "-d", dir, filepath.Join(dir, "RO.java")).CombinedOutput(); err != nil {
+			t.Fatalf("javac: %v\n%s", err, out)
+		}
+		for _, user := range []string{"bi", "bi2"} { // bi2: caching_sha2_password, RSA key exchange
+			out, err := exec.Command("java", "-cp", jar+":"+dir, "RO", host, port, user, user+"-pw").CombinedOutput()
+			want := "row 1\ndb app\ndb information_schema\ndb mysql\nerr 1142\nerr 1044"
+			if err != nil || strings.TrimSpace(string(out)) != want {
+				t.Fatalf("%s: %v\n%s\nwant\n%s", user, err, out, want)
+			}
+		}
+	})
+	expectRows(t, ts.db, "SELECT id FROM app.t", "1")
+}
+
+func sha1Sum(b []byte) []byte {
+	h := sha1.Sum(b)
+	return h[:]
+}
+
+// TestAccountsOtherGatewayAtOnce: with B's periodic refresh practically
+// off, an account and grants made through A apply at once to new
+// connections to B (each login checks the stored version), and FLUSH
+// PRIVILEGES on B applies a REVOKE to B's open sessions at once.
+func TestAccountsOtherGatewayAtOnce(t *testing.T) {
+	store, co := memoryBackend.open(t)
+	t.Cleanup(func() { store.Close() })
+	a, _ := startAccountsServer(t, sharedStore{store}, co, "", nil)
+	gb, _ := startAccountsServer(t, sharedStore{store}, co, "", func(c *sqlgw.Config) { c.AccountsRefresh = time.Hour })
+	for _, q := range []string{"CREATE DATABASE app", "CREATE TABLE app.t (id INT PRIMARY KEY)",
+		"CREATE USER 'w'@'%' IDENTIFIED WITH caching_sha2_password BY 'w-pw'", "GRANT SELECT, INSERT ON app.t TO 'w'@'%'"} {
+		mustExec(t, a.db, q)
+	}
+	waitFor(t, "B sees the table (catalog refresh)", func() bool {
+		_, err := gb.db.Exec("SELECT id FROM app.t")
+		return err == nil
+	})
+	w := as(t, gb, "w", "w-pw", "")
+	mustExec(t, w, "INSERT INTO app.t VALUES (1)")
+	mustExec(t, a.db, "REVOKE INSERT ON app.t FROM 'w'@'%'")
+	mustExec(t, gb.db, "FLUSH PRIVILEGES")
+	expectDenied(t, w, 1142, "INSERT command denied to user 'w'@'localhost' for table 't'", "INSERT INTO app.t VALUES (2)")
+	mustExec(t, a.db, "DROP USER 'w'@'%'")
+	if err := loginError("w", "w-pw", gb.srv.Addr().String(), ""); mysqlErrno(err) != 1045 {
+		t.Fatalf("login on B right after DROP USER on A: %v", err)
+	}
+}

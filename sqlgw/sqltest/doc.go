@@ -1,0 +1,53 @@
+// Package sqltest is the one end-to-end test harness of sqlgw (in the
+// manner of cockroach's serverutils and sqlutils.SQLRunner): it starts a
+// real sqlgw.Server over a chosen backend, talks to it with the MySQL
+// driver, and gives tests short, failing-on-error helpers. It is a normal
+// package so that sqlgw's, cmd/sqlgw's and other packages' tests share it;
+// only test code imports it.
+//
+// What it offers:
+//
+//   - Backends: Memory (Pebble in memory), Disk (Pebble in a t.TempDir()),
+//     Azurite (the Azure Table emulator, started once per test binary by
+//     storage/aztables/azurite; skipped in -short mode and where it cannot
+//     run, failed under CI=true). Backends lists those every end-to-end test
+//     runs on (Memory and Azurite); ForEachBackend runs a function as a
+//     subtest on each, with a fresh store and (on Azurite) its own catalog
+//     prefix. Test binaries using Azurite call Main from TestMain.
+//   - Start: a server on 127.0.0.1, port 0, over a store, with Options:
+//     a password, catalog options (prefix, refresh interval, ...) and the
+//     fault store (storage/faultstore, Server.Fault). Server.Requests
+//     returns the store requests a function made the server send, as
+//     trace lines of its recorder (storage/recorder). Server.Session gives
+//     a session on a new database set up by a list of statements. The
+//     server and its client pool stop when the test ends, or earlier with
+//     Server.Stop.
+//   - Runner (NewRunner over a *sql.DB, *sql.Conn or *sql.Tx; Server.Runner
+//     over a dedicated connection, one session): Exec, Affected, Rows (a
+//     result as tab-separated lines, "NULL" for NULL), ExpectRows,
+//     ExpectErrno (the MySQL error number; Errno reads it from any error),
+//     Status and Cost (the session's Sqlgw_store_requests and
+//     Sqlgw_entities_read, and their deltas over one statement),
+//     ExpectAffected, ResultSets (multi-statement results), and Script: the
+//     straight-line part of a test (statements, the rows or error each
+//     must give) written once as data, one line a statement (see Script
+//     for the forms).
+//   - Client: a client pool on a server the test started some other way
+//     (cmd/sqlgw's tests run "sqlgw serve" as a process and use the
+//     Runner over it).
+//   - CrashAtEveryRequest: runs an operation once per crash point of the
+//     fault store (each request number, with the crashing request dropped
+//     or applied with its reply lost), then hands a new server over what
+//     the store kept to a check function: the crash-recovery loop every
+//     such test used to write out.
+//
+// Layering: the sqlgw/... packages must not import a storage backend (the
+// binary chooses it); scripts/layering.sh makes exactly one exception, for
+// this package, which exists to open backends for tests. Product code never
+// imports sqltest.
+//
+// Tests inside package sqlgw itself (of unexported code) cannot import
+// sqltest, which imports sqlgw; they drive an in-process engine instead
+// (viewfix_test.go). go-mysql-server's enginetest suites (sqlgw/enginetest)
+// run on an in-process engine too, over the Memory backend's store.
+package sqltest

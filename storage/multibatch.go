@@ -1,0 +1,55 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// TableBatch is the operations of one batch (one partition of one table,
+// valid for Store.Batch) within a MultiBatch.
+type TableBatch struct {
+	Table string
+	Ops   []Operation
+}
+
+// MultiBatcher is implemented by stores that can apply batches of several
+// partitions and tables as one atomic write (the embedded store: one
+// Pebble batch). The Table service cannot; callers that need atomicity
+// across partitions there use a transaction record (catalog/txn), with the
+// same semantics.
+type MultiBatcher interface {
+	// MultiBatch applies every batch (each valid for Store.Batch: at most
+	// MaxBatchOps operations on distinct entities of one partition; no
+	// entity in two batches) atomically: all succeed, or none has any
+	// effect and the error is a *MultiBatchError. It returns the ETags of
+	// each batch. A wrapper whose inner store cannot returns
+	// ErrMultiBatchUnsupported before sending anything.
+	MultiBatch(ctx context.Context, batches []TableBatch) ([][]ETag, error)
+}
+
+// ErrMultiBatchUnsupported is returned by a MultiBatcher wrapper whose
+// inner store has no atomic multi-partition batch.
+var ErrMultiBatchUnsupported = errors.New("storage: this store has no atomic batch across partitions")
+
+// MultiBatchError names the batch of a MultiBatch that failed; Err is a
+// *BatchError naming the operation.
+type MultiBatchError struct {
+	Batch int
+	Err   error
+}
+
+func (e *MultiBatchError) Error() string {
+	return fmt.Sprintf("storage: multi-batch %d: %v", e.Batch, e.Err)
+}
+
+func (e *MultiBatchError) Unwrap() error { return e.Err }
+
+// ForwardMultiBatch is MultiBatch for wrappers: it calls inner's, or
+// returns ErrMultiBatchUnsupported.
+func ForwardMultiBatch(ctx context.Context, inner Store, batches []TableBatch) ([][]ETag, error) {
+	if m, ok := inner.(MultiBatcher); ok {
+		return m.MultiBatch(ctx, batches)
+	}
+	return nil, ErrMultiBatchUnsupported
+}
