@@ -87,10 +87,11 @@ import (
 // hits per build: an IN list of integer parameters, whose literal types
 // follow each value's width, takes a new plan on most executes).
 //
-// Privileges are checked when the entry is built (go-mysql-server's binder
-// checks them) and not again per execute; a REVOKE therefore takes effect
-// on a cached statement at the next DDL or re-prepare. sqlgw has one
-// superuser account today, so this loses nothing yet.
+// Privileges: every execute from the cache runs the check go-mysql-server's
+// binder runs for the statement's table (the authorization handler's
+// HandleAuth with the FROM table's AuthInformation: SELECT on the table,
+// its database or globally), against the session's current privileges; if
+// it fails, the execute takes the general path, which reports the error.
 //
 // Visible to users: SHOW [SESSION] STATUS LIKE '%plan%cache%'
 // (Plan_cache_hits, Plan_cache_misses: executes of a
@@ -150,6 +151,17 @@ type cachedPlan struct {
 	// ints converts integer parameters (rawLiteral); used by the session's
 	// one running statement at a time.
 	ints *planbuilder.Builder
+	// auth is the table's privilege check, run on every execute.
+	auth sqlparser.AuthInformation
+}
+
+// authorized runs the privilege check go-mysql-server's binder runs for the
+// statement's one table (HandleAuth on the FROM table: SELECT on it), with
+// the session's current privileges, so a REVOKE applies to cached plans as
+// to any statement.
+func (f *fastLane) authorized(ctx *sql.Context, auth sqlparser.AuthInformation) bool {
+	h := f.eng.Analyzer.Catalog.AuthorizationHandler()
+	return h.HandleAuth(ctx, h.NewQueryState(ctx), auth) == nil
 }
 
 // paramSlot is one parameter's literal in the cached conjuncts: the bind
@@ -175,46 +187,46 @@ type fastLane struct {
 
 // cacheableShape reports whether stmt has a shape the plan cache takes (see
 // above) and returns its table and number of parameters.
-func cacheableShape(stmt sqlparser.Statement) (table sqlparser.TableName, nparams int, ok bool) {
+func cacheableShape(stmt sqlparser.Statement) (table sqlparser.TableName, auth sqlparser.AuthInformation, nparams int, ok bool) {
 	sel, isSel := stmt.(*sqlparser.Select)
 	if !isSel || sel.Into != nil || sel.With != nil || sel.Having != nil || sel.Where == nil ||
 		(sel.Lock != nil && (sel.Lock.Type != "" || len(sel.Lock.Tables) > 0)) ||
 		len(sel.Comments) > 0 || len(sel.Window) > 0 || len(sel.From) != 1 ||
 		sel.QueryOpts.All || len(sel.QueryOpts.DistinctOn) > 0 || sel.QueryOpts.StraightJoinHint ||
 		sel.QueryOpts.SQLCalcFoundRows || sel.QueryOpts.SQLCache || sel.QueryOpts.SQLNoCache {
-		return table, 0, false
+		return table, auth, 0, false
 	}
 	from, isAliased := sel.From[0].(*sqlparser.AliasedTableExpr)
 	if !isAliased || from.Hints != nil || from.AsOf != nil || len(from.Partitions) > 0 || from.Lateral || !from.As.IsEmpty() {
-		return table, 0, false
+		return table, auth, 0, false
 	}
 	table, isName := from.Expr.(sqlparser.TableName)
 	if !isName {
-		return table, 0, false
+		return table, auth, 0, false
 	}
 	for _, se := range sel.SelectExprs {
 		switch se := se.(type) {
 		case *sqlparser.StarExpr:
 		case *sqlparser.AliasedExpr:
 			if !plainColumn(se.Expr) && !plainAggregate(se.Expr) {
-				return table, 0, false
+				return table, auth, 0, false
 			}
 		default:
-			return table, 0, false
+			return table, auth, 0, false
 		}
 	}
 	for _, g := range sel.GroupBy {
 		if !plainColumn(g) {
-			return table, 0, false
+			return table, auth, 0, false
 		}
 	}
 	for _, o := range sel.OrderBy {
 		if !plainColumn(o.Expr) {
-			return table, 0, false
+			return table, auth, 0, false
 		}
 	}
 	if sel.Limit != nil && (!intLiteral(sel.Limit.Rowcount) || (sel.Limit.Offset != nil && !intLiteral(sel.Limit.Offset))) {
-		return table, 0, false
+		return table, auth, 0, false
 	}
 	var walk func(e sqlparser.Expr) bool
 	walk = func(e sqlparser.Expr) bool {
@@ -253,9 +265,9 @@ func cacheableShape(stmt sqlparser.Statement) (table sqlparser.TableName, nparam
 		return false
 	}
 	if !walk(sel.Where.Expr) {
-		return table, 0, false
+		return table, auth, 0, false
 	}
-	return table, nparams, true
+	return table, from.Auth, nparams, true
 }
 
 func plainColumn(e sqlparser.Expr) bool {
@@ -590,9 +602,10 @@ func (f *fastLane) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 		return false, none, uncached, nil
 	}
 	var tname sqlparser.TableName
+	var auth sqlparser.AuthInformation
 	var nparams int
 	if len(variants) == 0 {
-		if tname, nparams, ok = cacheableShape(stmt); !ok {
+		if tname, auth, nparams, ok = cacheableShape(stmt); !ok {
 			s.plans.putNot(query)
 			return false, none, uncached, nil
 		}
@@ -612,6 +625,9 @@ func (f *fastLane) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 		if !p.max1 && cursor {
 			continue
 		}
+		if !f.authorized(sqlCtx, p.auth) {
+			break // go-mysql-server's binder reports the privilege error
+		}
 		if node, ok := p.rebind(sqlCtx, prepare.BindVars); ok {
 			s.planHits.Add(1)
 			s.plans.hit(query)
@@ -623,10 +639,13 @@ func (f *fastLane) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 	// A miss: build the plan to cache, then let go-mysql-server run the
 	// statement and keep the fields it sends.
 	if len(variants) > 0 {
-		tname, nparams = variants[0].table, variants[0].nparams
+		tname, auth, nparams = variants[0].table, variants[0].auth, variants[0].nparams
 	}
 	s.planMisses.Add(1)
 	np := f.build(sqlCtx, query, stmt, tname, nparams, prepare.BindVars, db, mode)
+	if np != nil {
+		np.auth = auth
+	}
 	if np == nil {
 		// A shape whose plan does not qualify (a residual filter, a scan)
 		// would pay the extra analysis on every execute: after a few

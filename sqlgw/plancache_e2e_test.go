@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"testing"
+
+	"github.com/sqlgw/sqlgw/catalog"
 )
 
 // planCacheStatus returns the session's plan cache counters.
@@ -140,5 +142,45 @@ func TestPlanCache(t *testing.T) {
 	}
 	if h2, _, _ := planCacheStatus(t, c); h2 != h1+1 {
 		t.Errorf("after ALTER: second execute not from the cache (hits %d -> %d)", h1, h2)
+	}
+}
+
+// TestPlanCachePrivileges: a REVOKE applies to a statement running from the
+// plan cache at its next execute, as to any other statement.
+func TestPlanCachePrivileges(t *testing.T) {
+	store, _ := memoryBackend.open(t)
+	ts, _ := startAccountsServer(t, store, catalog.Options{}, "", nil)
+	ctx := context.Background()
+	mustExec(t, ts.db, "CREATE DATABASE pcp")
+	mustExec(t, ts.db, "CREATE TABLE pcp.t (id INT PRIMARY KEY, v VARCHAR(10))")
+	mustExec(t, ts.db, "INSERT INTO pcp.t VALUES (1, 'one'), (2, 'two')")
+	mustExec(t, ts.db, "CREATE USER reader IDENTIFIED BY 'pw'")
+	mustExec(t, ts.db, "GRANT SELECT ON pcp.t TO reader")
+	db := as(t, ts, "reader", "pw", "pcp")
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	st, err := c.PrepareContext(ctx, "SELECT v FROM t WHERE id = ?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for _, id := range []int{1, 2, 1} {
+		var v string
+		if err := st.QueryRowContext(ctx, id).Scan(&v); err != nil {
+			t.Fatalf("id %d: %v", id, err)
+		}
+	}
+	if hits, _, _ := planCacheStatus(t, c); hits != 2 {
+		t.Fatalf("plan cache hits %d, want 2", hits)
+	}
+	mustExec(t, ts.db, "REVOKE SELECT ON pcp.t FROM reader")
+	var v string
+	err = st.QueryRowContext(ctx, 2).Scan(&v)
+	// The general path's answer: the user has no privilege left in pcp.
+	if code := mysqlErrno(err); code != 1044 && code != 1142 {
+		t.Fatalf("after REVOKE: %v (errno %d), want access denied (1044 or 1142)", err, code)
 	}
 }
