@@ -101,8 +101,8 @@ a flag given on the command line wins):
                        (cgroup limit or RAM), between 64 MiB and 1 GiB
                                                         [SQLGW_PEBBLE_CACHE]
   --debug-listen ADDR  serve Go's net/http/pprof profiles on
-                       http://ADDR/debug/pprof/ (CPU, heap, goroutines,
-                       mutex and block profiles); for profiling, default
+                       http://ADDR/debug/pprof/ (CPU, heap, allocations,
+                       goroutines, execution trace); for profiling, default
                        off; it must be a loopback address unless
                        --debug-listen-any is given      [SQLGW_DEBUG_LISTEN]
   --metrics-listen ADDR
