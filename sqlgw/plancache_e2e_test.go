@@ -105,7 +105,7 @@ func TestPlanCache(t *testing.T) {
 	// An IN list whose integer literals change type with every execute
 	// (the binder types each by its value's width) would be rebuilt on
 	// most executes: after 8 builds with few hits it is left alone.
-	h0, m0, _ = planCacheStatus(t, c)
+	_, m0, _ = planCacheStatus(t, c)
 	widths := []int{1, 200, 300, 40000, 70000}
 	for i := range 40 {
 		a, b, d := widths[i%5], widths[(i/5)%5], widths[(i/3)%5]
