@@ -17,6 +17,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+	"github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/sqlgw/sqlgw/catalog"
 )
@@ -611,11 +612,24 @@ func (h *accountsHandler) revokeAll(ctx context.Context, c *mysql.Conn, query, l
 func (h *accountsHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
 	switch firstKeyword(query) {
 	case "SET", "ALTER", "REVOKE":
-		// The statements handled here (whose expressions match up to the
-		// end of the text, so the text is one statement) as in ComQuery:
-		// clients with multi-statements on (the mysql CLI) send them so.
-		if reSetPassword.MatchString(query) || reAccountLock.MatchString(query) || reSetRole.MatchString(query) || reRevokeAll.MatchString(query) {
-			return "", h.ComQuery(ctx, c, query, callback)
+		// The statements ComQuery handles itself (SET PASSWORD, ACCOUNT
+		// LOCK, SET ROLE, REVOKE ALL), which go-mysql-server cannot
+		// parse or runs only in part: the text's first statement, found
+		// by the tokenizer (no grammar needed), runs as in ComQuery, and
+		// the rest goes back to vitess, which runs it next (clients with
+		// multi-statements on, such as the mysql CLI, send every text
+		// so).
+		if first, rest, err := sqlparser.SplitStatement(query); err == nil &&
+			(reSetPassword.MatchString(first) || reAccountLock.MatchString(first) || reSetRole.MatchString(first) || reRevokeAll.MatchString(first)) {
+			if strings.TrimSpace(rest) == "" {
+				rest = ""
+			}
+			more := rest != ""
+			err := h.ComQuery(ctx, c, first, func(r *sqltypes.Result, m bool) error { return callback(r, m || more) })
+			if err != nil {
+				return "", err
+			}
+			return rest, nil
 		}
 	}
 	if firstKeyword(query) == "SET" {

@@ -164,9 +164,43 @@ func (s *authServer) accept(c *mysql.Conn, u *mysql_db.User, user string, usedPa
 	return sql.MysqlConnectionUser{User: u.User, Host: u.Host}, nil
 }
 
-// changeUser authenticates a COM_CHANGE_USER (protocol.go): a
-// mysql_native_password answer over the connection's scramble. It returns
-// the account's host.
+// changeUserSha2 authenticates a COM_CHANGE_USER (protocol.go) to a
+// caching_sha2_password account: resp is the client's answer to salt, the
+// rest of the exchange goes through write and read (sha2Exchange). It
+// returns the account's host.
+func (s *authServer) changeUserSha2(user string, addr net.Addr, salt, resp []byte,
+	write func([]byte) error, read func() ([]byte, error)) (string, error) {
+	s.a.throttle.wait(throttleKey(addr))
+	if len(resp) == 1 && resp[0] == 0 {
+		resp = nil
+	}
+	used := len(resp) > 0
+	u := s.user(user, addr)
+	switch {
+	case u == nil:
+		return "", s.denyAddr(addr, user, used, "no such account")
+	case u.Locked:
+		return "", s.denyAddr(addr, user, used, "account is locked")
+	case u.Plugin != string(mysql.CachingSha2Password):
+		return "", s.denyAddr(addr, user, used, "account uses "+u.Plugin)
+	}
+	reason, err := s.sha2Exchange(u, addr, addr != nil && addr.Network() == "unix", salt, resp, write, read)
+	if err != nil {
+		return "", err
+	}
+	if reason == "" && u.SslType != "" {
+		reason = "the account requires TLS" // COM_CHANGE_USER is answered here on plain connections only
+	}
+	if reason != "" {
+		return "", s.denyAddr(addr, user, used, reason)
+	}
+	s.a.throttle.success(throttleKey(addr))
+	return u.Host, nil
+}
+
+// changeUser authenticates a COM_CHANGE_USER (protocol.go) to a
+// mysql_native_password account: the answer over the connection's
+// scramble. It returns the account's host.
 func (s *authServer) changeUser(user string, addr net.Addr, tls bool, scramble, resp []byte) (string, error) {
 	s.a.throttle.wait(throttleKey(addr))
 	used := len(resp) > 0
@@ -177,7 +211,7 @@ func (s *authServer) changeUser(user string, addr net.Addr, tls bool, scramble, 
 	case u.Locked:
 		return "", s.denyAddr(addr, user, used, "account is locked")
 	case u.Plugin != string(mysql.MysqlNativePassword):
-		return "", s.denyAddr(addr, user, used, "account uses "+u.Plugin+" (COM_CHANGE_USER supports mysql_native_password)")
+		return "", s.denyAddr(addr, user, used, "account uses "+u.Plugin)
 	case u.AuthString == "" && used, u.AuthString != "" && !nativeScrambleOK(u.AuthString, scramble, resp):
 		return "", s.denyAddr(addr, user, used, "wrong password")
 	case u.SslType != "" && !tls:
@@ -315,33 +349,55 @@ func (m sha2Method) HandleAuthPluginData(c *mysql.Conn, user string, serverData,
 	case u.Plugin != string(mysql.CachingSha2Password):
 		return nil, s.deny(c, user, used, "account uses "+u.Plugin)
 	}
-	if u.AuthString == "" {
-		if used {
-			return nil, s.deny(c, user, used, "wrong password")
-		}
-		return s.accept(c, u, user, used)
-	}
-	if !used {
-		return nil, s.deny(c, user, used, "no password given")
-	}
-	pk := mysql_db.UserPrimaryKey{User: u.User, Host: u.Host}
-	if s.fastAuthOK(pk, u.AuthString, salt, resp) {
-		if err := writeAuthPacket(c, []byte{mysql.AuthMoreDataPacket, sha2FastAuthOK}); err != nil {
-			return nil, err
-		}
-		return s.accept(c, u, user, used)
-	}
-	// Full authentication.
-	if err := writeAuthPacket(c, []byte{mysql.AuthMoreDataPacket, sha2FullAuth}); err != nil {
-		return nil, err
-	}
-	pkt, err := c.ReadPacket(context.Background())
+	write := func(p []byte) error { return writeAuthPacket(c, p) }
+	read := func() ([]byte, error) { return c.ReadPacket(context.Background()) }
+	reason, err := s.sha2Exchange(u, addr, c.TLSEnabled() || c.IsUnixSocket(), salt, resp, write, read)
 	if err != nil {
 		return nil, err
 	}
+	if reason != "" {
+		return nil, s.deny(c, user, used, reason)
+	}
+	return s.accept(c, u, user, used)
+}
+
+// sha2Exchange checks the answer resp to salt of a client of the
+// caching_sha2_password account u, as MySQL: an empty password; the fast
+// path (the scramble checked against the cache of passwords that logged
+// in before, answered "fast auth OK"); else full authentication ("perform
+// full authentication"): the password itself over a secure connection
+// (TLS, Unix socket) or from libmariadb over loopback TCP, else encrypted
+// with the gateway's RSA key, sent on request. write and read exchange
+// the packets (login: vitess's connection; COM_CHANGE_USER: the raw
+// connection, protocol.go). It returns why the answer is refused ("" if
+// not) or an I/O error; a full authentication fills the cache.
+func (s *authServer) sha2Exchange(u *mysql_db.User, addr net.Addr, secure bool, salt, resp []byte,
+	write func([]byte) error, read func() ([]byte, error)) (string, error) {
+	used := len(resp) > 0
+	if u.AuthString == "" {
+		if used {
+			return "wrong password", nil
+		}
+		return "", nil
+	}
+	if !used {
+		return "no password given", nil
+	}
+	pk := mysql_db.UserPrimaryKey{User: u.User, Host: u.Host}
+	if s.fastAuthOK(pk, u.AuthString, salt, resp) {
+		return "", write([]byte{mysql.AuthMoreDataPacket, sha2FastAuthOK})
+	}
+	// Full authentication.
+	if err := write([]byte{mysql.AuthMoreDataPacket, sha2FullAuth}); err != nil {
+		return "", err
+	}
+	pkt, err := read()
+	if err != nil {
+		return "", err
+	}
 	var password string
 	switch {
-	case c.TLSEnabled() || c.IsUnixSocket():
+	case secure:
 		password = strings.TrimSuffix(string(pkt), "\x00")
 	case isLoopbackAddr(addr) && len(pkt) > 0 && pkt[len(pkt)-1] == 0 && len(pkt) != 256:
 		// libmariadb sends the password itself over loopback TCP, which
@@ -352,27 +408,27 @@ func (m sha2Method) HandleAuthPluginData(c *mysql.Conn, user string, serverData,
 		if len(pkt) == 1 && pkt[0] == sha2RequestPublicKey {
 			pem, err := s.publicKeyPEM()
 			if err != nil {
-				return nil, s.deny(c, user, used, "no RSA key: "+err.Error())
+				return "no RSA key: " + err.Error(), nil
 			}
-			if err := writeAuthPacket(c, append([]byte{mysql.AuthMoreDataPacket}, pem...)); err != nil {
-				return nil, err
+			if err := write(append([]byte{mysql.AuthMoreDataPacket}, pem...)); err != nil {
+				return "", err
 			}
-			if pkt, err = c.ReadPacket(context.Background()); err != nil {
-				return nil, err
+			if pkt, err = read(); err != nil {
+				return "", err
 			}
 		}
 		if password, err = s.decryptPassword(pkt, salt); err != nil {
-			return nil, s.deny(c, user, used, "password not encrypted with this gateway's RSA key")
+			return "password not encrypted with this gateway's RSA key", nil
 		}
 	}
 	if !sha2PasswordOK(u.AuthString, password) {
-		return nil, s.deny(c, user, used, "wrong password")
+		return "wrong password", nil
 	}
 	stage1 := sha256.Sum256([]byte(password))
 	s.cacheMu.Lock()
 	s.cache[pk] = sha2Cached{authString: u.AuthString, hash2: sha256.Sum256(stage1[:])}
 	s.cacheMu.Unlock()
-	return s.accept(c, u, user, used)
+	return "", nil
 }
 
 // fastAuthOK checks a caching_sha2_password scramble, XOR(SHA256(pw),

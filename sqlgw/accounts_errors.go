@@ -130,6 +130,11 @@ func (h authHandler) HandleAuth(ctx *sql.Context, aqs sql.AuthorizationQueryStat
 	if isOwnShowGrants(ctx, auth) {
 		return nil
 	}
+	if auth.AuthType == ast.AuthType_PROCESS {
+		// SHOW PROCESSLIST without PROCESS: the account's own
+		// connections (ownProcessList, accounts_visible.go).
+		return nil
+	}
 	if m := reKill.FindStringSubmatch(ctx.Query()); m != nil && auth.AuthType == ast.AuthType_SUPER {
 		// As MySQL: one's own connections may be killed without SUPER.
 		if s, ok := ctx.Session.(*Session); ok && s.gw != nil {

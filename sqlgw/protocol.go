@@ -34,9 +34,9 @@ import (
 //     (admin2.go): there is nothing to reload.
 //   - COM_CHANGE_USER (mysqli::change_user and PHP persistent connections,
 //     mysql2 changeUser, Connector/J changeUser) re-authenticates as MySQL
-//     does (mysql_native_password over the connection's scramble, an auth
-//     switch request for a client that used another plugin; see
-//     changeUser), checks the answer against the stored accounts
+//     does (mysql_native_password or caching_sha2_password over the
+//     connection's scramble, an auth switch request for a client that used
+//     another plugin than the account's; see changeUser), checks the answer against the stored accounts
 //     (accounts_auth.go) and the database, then hands vitess a COM_RESET_CONNECTION
 //     in place of the command: go-mysql-server ends the session (the open
 //     transaction is rolled back, user variables, session variables and
@@ -145,11 +145,14 @@ func (p *protoServer) statistics() string {
 // every client since 4.1 sends it), database NUL, then the character set
 // and the client's plugin name (connection attributes are not needed).
 //
-// As in MySQL, auth data made by mysql_native_password is checked against
-// the connection's scramble (from the server greeting, see protocolWrite);
-// a client that used another plugin (caching_sha2_password, MySQL 8's
-// default) gets an auth switch request to mysql_native_password with that
-// same scramble. libmariadb answers a switch during change user with the
+// As in MySQL, the auth data is checked against the connection's scramble
+// (from the server greeting, see protocolWrite) by the account's plugin:
+// mysql_native_password, or caching_sha2_password with its fast path (a
+// password cached by an earlier login) or full authentication (the client
+// asks for the gateway's RSA key and sends the password encrypted;
+// libmariadb on loopback sends it in the clear, as at login). A client
+// that used another plugin than the account's gets an auth switch request
+// to it with that same scramble. libmariadb answers a switch during change user with the
 // old scramble whatever the request carries, so a fresh one would not do.
 func (c *rewriteConn) changeUser(p *protoServer, body []byte) ([]byte, error) {
 	user, body, ok := cutNul(body)
@@ -176,8 +179,15 @@ func (c *rewriteConn) changeUser(p *protoServer, body []byte) ([]byte, error) {
 	c.wmu.Lock()
 	scramble := c.proto.scramble
 	c.wmu.Unlock()
+	// The account's plugin decides the exchange: mysql_native_password,
+	// or caching_sha2_password as at login (fast path, else full
+	// authentication with the RSA key; see accounts_auth.go).
+	want := string(mysql.MysqlNativePassword)
+	if p.auth.plugin(user, c.RemoteAddr()) == string(mysql.CachingSha2Password) {
+		want = string(mysql.CachingSha2Password)
+	}
 	resp, next := auth, byte(1)
-	if scramble == nil || (plugin != "" && plugin != "mysql_native_password") {
+	if scramble == nil || (plugin != "" && plugin != want) {
 		if scramble == nil { // no greeting seen (cannot happen over plain TCP): a fresh one
 			scramble = make([]byte, 20)
 			if _, err := rand.Read(scramble); err != nil {
@@ -187,7 +197,7 @@ func (c *rewriteConn) changeUser(p *protoServer, body []byte) ([]byte, error) {
 				scramble[i] = b&0x7f | 1 // never NUL, as MySQL's
 			}
 		}
-		sw := append([]byte{0xfe}, "mysql_native_password"...)
+		sw := append([]byte{0xfe}, want...)
 		sw = append(sw, 0)
 		sw = append(sw, scramble...)
 		sw = append(sw, 0)
@@ -201,7 +211,23 @@ func (c *rewriteConn) changeUser(p *protoServer, body []byte) ([]byte, error) {
 		}
 		next = seq + 1
 	}
-	host, err := p.auth.changeUser(user, c.RemoteAddr(), false, scramble, resp)
+	var host string
+	var err error
+	if want == string(mysql.CachingSha2Password) {
+		write := func(b []byte) error {
+			err := c.writeRaw(next, b)
+			next++
+			return err
+		}
+		read := func() ([]byte, error) {
+			b, seq, err := c.readRaw()
+			next = seq + 1
+			return b, err
+		}
+		host, err = p.auth.changeUserSha2(user, c.RemoteAddr(), scramble, resp, write, read)
+	} else {
+		host, err = p.auth.changeUser(user, c.RemoteAddr(), false, scramble, resp)
+	}
 	if err != nil {
 		var se *mysql.SQLError
 		if errors.As(err, &se) {

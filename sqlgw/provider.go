@@ -335,8 +335,14 @@ func (d *Database) GetViewDefinition(ctx *sql.Context, viewName string) (sql.Vie
 	return d.gw.views.get(ctx, d.name, viewName)
 }
 
+// AllViews lists the views the session's account may see
+// (accounts_visible.go).
 func (d *Database) AllViews(ctx *sql.Context) ([]sql.ViewDefinition, error) {
-	return d.gw.views.list(ctx, d.name)
+	views, err := d.gw.views.list(ctx, d.name)
+	if err != nil {
+		return nil, err
+	}
+	return visibleViews(ctx, d.name, views), nil
 }
 
 // Triggers are stored by schemafeat_triggers.go.

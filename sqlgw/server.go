@@ -20,6 +20,8 @@
 //	              (RSA key exchange), failed-login delays
 //	accounts_errors.go  MySQL's privilege errors (1044, 1142, 1143, 1227),
 //	              SET PASSWORD, SET GLOBAL privilege check
+//	accounts_visible.go  tables and views an account sees (SHOW TABLES,
+//	              information_schema), SHOW PROCESSLIST without PROCESS
 //	handler.go    mysql.Handler wrapper: handshake autocommit flag, drain on
 //	              shutdown, valid OK packets, MySQL error wording
 //	provider.go   databases, CREATE/DROP/RENAME TABLE, CREATE TABLE checks
@@ -283,7 +285,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 			return server.MySQLProtocolListenerFactory(c, lc, sel)
 		},
 	}
-	srv, err := server.NewServerWithHandler(scfg, engine, sql.NewContext, gw.sessionBuilder, gw.metrics,
+	srv, err := server.NewServerWithHandler(scfg, engine, newClientContext, gw.sessionBuilder, gw.metrics,
 		func(inner mysql.Handler) (mysql.Handler, error) {
 			h.Handler = &accountsHandler{a: accts, // accounts.go: account statements, client hosts
 				Handler: &adminHandler{Handler: newAdmin2Handler(inner, gw, h.conns, accts.auth, engine.Analyzer.Catalog.HasDatabase), gw: gw}} // admin.go: CHECK, REPAIR, OPTIMIZE, ANALYZE TABLE; admin2.go: FLUSH, DESCRIBE t col, COM_CHANGE_USER

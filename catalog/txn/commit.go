@@ -151,37 +151,10 @@ func (s *Store) Commit(ctx context.Context, groups []Group, beforeCommit func() 
 		return err
 	}
 	recETag := etags[0]
-	if len(bs) > 1 {
-		if err := s.parallelBatches(ctx, s.table, bs[1:]); err != nil {
-			s.cleanup(context.WithoutCancel(ctx), id, n)
-			return err
-		}
-	}
-	// A lock must never overwrite another transaction's. A conditional
-	// lock cannot (a locked entity reads with a poisoned ETag), and an
-	// unconditional one in a group with a conditional operation fails
-	// with it when the rows are locked (a row's continuation and index
-	// entities share the batch of its conditional main entity). In a
-	// group without any, unconditional updates and deletes are made
-	// conditional on the ETag read now.
-	for gi := range groups {
-		conditional := false
-		for _, op := range groups[gi].Ops {
-			conditional = conditional || op.Kind == storage.OpInsert || op.IfMatch != "" && op.IfMatch != storage.ETagAny
-		}
-		if conditional {
-			continue
-		}
-		for i, op := range groups[gi].Ops {
-			if (op.Kind == storage.OpUpdate || op.Kind == storage.OpDelete) && (op.IfMatch == "" || op.IfMatch == storage.ETagAny) {
-				if cur, err := s.Get(ctx, groups[gi].Table, op.Entity.PartitionKey, op.Entity.RowKey, &storage.GetOptions{Select: []string{}}); err == nil {
-					groups[gi].Ops[i].IfMatch = cur.ETag
-				}
-			}
-		}
-	}
-	// The lease is renewed while the commit runs (a large one may take
-	// longer than the lease); the commit point uses the latest ETag.
+	// The lease is renewed from the moment the record exists until the
+	// commit point (a large commit may take longer than the lease to write
+	// its intents and locks, and a sweep aborts a record past its lease
+	// even before any lock exists); the commit point uses the latest ETag.
 	var recMu sync.Mutex
 	renewDone := make(chan struct{})
 	renewStopped := make(chan struct{})
@@ -212,11 +185,50 @@ func (s *Store) Commit(ctx context.Context, groups []Group, beforeCommit func() 
 		}
 	}
 	defer stopRenew()
+	if len(bs) > 1 {
+		if err := s.parallelBatches(ctx, s.table, bs[1:]); err != nil {
+			stopRenew()
+			s.cleanup(context.WithoutCancel(ctx), id, n)
+			return err
+		}
+	}
+	// A lock must never overwrite another transaction's. A conditional
+	// lock cannot (a locked entity reads with a poisoned ETag), and an
+	// unconditional one in a group with a conditional operation fails
+	// with it when the rows are locked (a row's continuation and index
+	// entities share the batch of its conditional main entity). In a
+	// group without any, unconditional updates and deletes are made
+	// conditional on the ETag read now; one whose entity reads as absent
+	// (absent, or another transaction's placeholder, which an
+	// unconditional Merge of the lock would take over) fails as the store
+	// would fail it, before any lock is written.
+	var preErr error
+	for gi := range groups {
+		conditional := false
+		for _, op := range groups[gi].Ops {
+			conditional = conditional || op.Kind == storage.OpInsert || op.IfMatch != "" && op.IfMatch != storage.ETagAny
+		}
+		if conditional {
+			continue
+		}
+		for i, op := range groups[gi].Ops {
+			if (op.Kind == storage.OpUpdate || op.Kind == storage.OpDelete) && (op.IfMatch == "" || op.IfMatch == storage.ETagAny) {
+				cur, err := s.Get(ctx, groups[gi].Table, op.Entity.PartitionKey, op.Entity.RowKey, &storage.GetOptions{Select: []string{}})
+				if err != nil {
+					if preErr == nil {
+						preErr = &GroupError{Group: gi, Err: &storage.BatchError{Index: i, Err: err}}
+					}
+					continue
+				}
+				groups[gi].Ops[i].IfMatch = cur.ETag
+			}
+		}
+	}
 	// 2. The locks, one batch per group, in parallel.
 	lockETags := make([][]storage.ETag, len(groups))
 	var (
 		mu       sync.Mutex
-		firstErr error
+		firstErr = preErr
 		wg       sync.WaitGroup
 		sem      = make(chan struct{}, parallel)
 	)

@@ -67,7 +67,13 @@
 // A query's filter is evaluated by the store on the previous values, so
 // Query widens each top-level conjunct to also keep locked entities
 // (a PropLock above the empty string), and evaluates the caller's filter again on the
-// resolved values. Terminal states are cached per transaction id.
+// resolved values (the page brings the properties the filter names).
+// One page shows each transaction on one side of its commit point: once
+// an entity of the page found a transaction pending, its other locked
+// entities in the page show their previous values as the page has them,
+// even if it commits meanwhile (one row split over several entities is
+// never torn, and a page is not a mix of before and after). Terminal
+// states are cached per transaction id.
 //
 // Recover (the gateway runs it at start-up and periodically) lists the
 // records past their lease, aborts the pending ones, resolves every lock
@@ -95,6 +101,18 @@
 //     storage.MaxProperties properties cannot be locked (the commit fails
 //     with the store's error and applies nothing).
 //   - Merge-mode writes are not supported in a transaction.
+//   - An Upsert's lock is an unconditional Merge: in a group without a
+//     conditional operation (an Insert, or an If-Match) it can take over
+//     another live transaction's lock on the same entity. The gateway
+//     never sends such a group (a row's continuation and index entities,
+//     its only upserts, share the batch of its conditional main entity);
+//     unconditional Updates and Deletes are made conditional on a read
+//     (and fail when their entity reads as absent).
+//   - An Upsert's lock cannot tell an absent entity from an existing one
+//     without properties (both hold only the lock): such an entity, when
+//     the transaction aborts or while it is pending, is taken for the
+//     placeholder of a new one (deleted, read as absent). The gateway's
+//     upserted entities always hold properties.
 //   - Writes that do not go through Commit and are unconditional (an
 //     Upsert, an Update or Delete with ETagAny) overwrite a lock like any
 //     value; the gateway's row writes are conditional.

@@ -216,20 +216,42 @@ func (s *Store) Get(ctx context.Context, table, pk, rk string, opts *storage.Get
 
 // Query implements storage.Store. A filter is widened to also return
 // locked entities (whose committed value the store cannot see) and
-// evaluated again on the resolved values.
+// evaluated again on their resolved values only: an entity without a lock
+// passed the caller's filter in the store, and carries only the projected
+// properties, not necessarily those the filter names.
 func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*storage.Page, error) {
 	if strings.EqualFold(table, s.table) {
 		return s.Store.Query(ctx, table, q)
 	}
 	q2 := *q
 	q2.Select = withLock(q.Select)
+	if q2.Select != nil {
+		// A locked entity's previous value is evaluated here: the page
+		// brings the properties the filter names.
+		q2.Select = appendFilterProps(q2.Select, q.Filter)
+	}
 	q2.Filter = widen(q.Filter)
 	page, err := s.Store.Query(ctx, table, &q2)
 	if err != nil {
 		return nil, err
 	}
 	out := page.Entities[:0]
+	var pinned map[string]bool
 	for _, e := range page.Entities {
+		if l, ok := parseLock(e); ok && pinned[l.id] && (l.flag != "u" || q2.Select == nil) {
+			// A transaction an earlier entity of the page found pending:
+			// its previous value, as the page has it (the record is not
+			// asked again, the entity not read again: either may show the
+			// transaction committed since). An upsert's lock in a
+			// projection cannot tell a placeholder: read whole below.
+			v := stripped(e)
+			v.ETag = storage.ETag(poison) + e.ETag
+			if placeholder(l, e) || q.Filter != nil && !storage.Eval(q.Filter, v) {
+				continue
+			}
+			out = append(out, project(v, q.Select))
+			continue
+		}
 		if _, locked := e.Properties[PropLock]; locked {
 			full, err := s.Store.Get(ctx, table, e.PartitionKey, e.RowKey, nil)
 			switch {
@@ -238,22 +260,56 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 			case err != nil:
 				return nil, err
 			}
-			v, _, err := s.resolve(ctx, table, full)
+			if pinned == nil {
+				pinned = map[string]bool{}
+			}
+			v, _, err := s.resolvePinned(ctx, table, full, pinned)
 			if err != nil {
 				return nil, err
 			}
 			if v == nil {
 				continue
 			}
+			// The store evaluated the filter on the locked value: evaluate
+			// it on the resolved one (which has every property).
+			if q.Filter != nil && !storage.Eval(q.Filter, v) {
+				continue
+			}
 			e = v
 		}
-		if q.Filter != nil && !storage.Eval(q.Filter, e) {
-			continue
-		}
+		// An entity without a lock passed the caller's filter in the store
+		// (each widened conjunct reduces to it), and may lack the
+		// properties the filter names but the projection leaves out.
 		out = append(out, project(e, q.Select))
 	}
 	page.Entities = out
 	return page, nil
+}
+
+// appendFilterProps appends to sel the properties x names (pseudo
+// properties aside) that sel lacks.
+func appendFilterProps(sel []string, x storage.Expr) []string {
+	switch x := x.(type) {
+	case *storage.Compare:
+		switch x.Prop {
+		case storage.PropPartitionKey, storage.PropRowKey, storage.PropTimestamp:
+			return sel
+		}
+		if !slices.Contains(sel, x.Prop) {
+			sel = append(sel, x.Prop)
+		}
+	case storage.And:
+		for _, y := range x {
+			sel = appendFilterProps(sel, y)
+		}
+	case storage.Or:
+		for _, y := range x {
+			sel = appendFilterProps(sel, y)
+		}
+	case *storage.Not:
+		sel = appendFilterProps(sel, x.X)
+	}
+	return sel
 }
 
 // widen returns a filter that also keeps every locked entity: each
@@ -337,6 +393,15 @@ func (s *Store) abortRecord(ctx context.Context, id string, r record) (string, e
 // expired); pending reports that a live transaction holds the lock (the
 // value returned is the previous one, with a poisoned ETag).
 func (s *Store) resolve(ctx context.Context, table string, e *storage.Entity) (v *storage.Entity, pending bool, err error) {
+	return s.resolvePinned(ctx, table, e, nil)
+}
+
+// resolvePinned is resolve for one of several entities read together (a
+// query page): pinned holds the transactions a previous entity found
+// pending, whose locks then read as pending without asking their records
+// again (one read shows each transaction before or after its commit, not
+// both); a transaction found pending is added.
+func (s *Store) resolvePinned(ctx context.Context, table string, e *storage.Entity, pinned map[string]bool) (v *storage.Entity, pending bool, err error) {
 	missing := ""
 	for attempt := 0; attempt < 20; attempt++ {
 		l, ok := parseLock(e)
@@ -346,8 +411,10 @@ func (s *Store) resolve(ctx context.Context, table string, e *storage.Entity) (v
 			}
 			return e, false, nil
 		}
-		r, err := s.readRecord(ctx, l.id)
-		if err != nil {
+		var r record
+		if pinned[l.id] {
+			r = record{state: statePending}
+		} else if r, err = s.readRecord(ctx, l.id); err != nil {
 			return nil, false, err
 		}
 		state := r.state
@@ -364,7 +431,10 @@ func (s *Store) resolve(ctx context.Context, table string, e *storage.Entity) (v
 			}
 		}
 		if state == statePending {
-			if s.now().Before(r.expires) {
+			if pinned[l.id] || s.now().Before(r.expires) {
+				if pinned != nil {
+					pinned[l.id] = true
+				}
 				v := stripped(e)
 				v.ETag = storage.ETag(poison) + e.ETag
 				if placeholder(l, e) {

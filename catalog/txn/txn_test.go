@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -378,5 +379,234 @@ func TestCommitMultiBatch(t *testing.T) {
 	}
 	if ok, _ := raw.TableExists(ctx, "txns"); ok {
 		t.Fatal("the multi-batch path wrote a transaction record")
+	}
+}
+
+// TestFilterOnUnselectedProperty: a query whose filter names a property
+// its projection leaves out returns the rows the store's filter kept (the
+// filter is evaluated again only on the values the resolution produced,
+// which carry every property), with or without a lock pending.
+func TestFilterOnUnselectedProperty(t *testing.T) {
+	ctx := context.Background()
+	inner := setup(t)
+	s := txn.Wrap(inner, "txns", txn.Options{})
+	gs := transfer(t, s)
+	q := func() []string {
+		t.Helper()
+		page, err := s.Query(ctx, table, &storage.Query{Filter: storage.Ge("bal", storage.Int64(100)), Select: []string{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range page.Entities {
+			got = append(got, e.PartitionKey)
+		}
+		return got
+	}
+	if got := fmt.Sprint(q()); got != "[p0 p1 p2 p3 p4 p5 p6 p7 p8 p9]" {
+		t.Fatalf("no lock: %s", got)
+	}
+	hold := make(chan struct{})
+	done := make(chan error)
+	go func() { done <- s.Commit(ctx, gs, func() error { <-hold; return nil }) }()
+	for i := 0; ; i++ {
+		e, err := inner.Get(ctx, table, "p8", "r", nil)
+		if err == nil {
+			if _, ok := e.Properties[txn.PropLock]; ok {
+				break
+			}
+		}
+		if i > 1000 {
+			t.Fatal("no lock written")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	got := fmt.Sprint(q())
+	close(hold)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got != "[p0 p1 p2 p3 p4 p5 p6 p7 p8 p9]" {
+		t.Fatalf("locks pending: %s", got)
+	}
+	if got := fmt.Sprint(q()); got != "[p10 p5 p6 p7 p8]" {
+		t.Fatalf("after commit: %s", got)
+	}
+}
+
+// slowIntents delays the batches of intent values after the record's own
+// (a large transaction on a slow link), and runs another gateway's
+// recovery sweep meanwhile.
+type slowIntents struct {
+	storage.Store
+	delay time.Duration
+	sweep func()
+}
+
+func (s slowIntents) Batch(ctx context.Context, tbl string, ops []storage.Operation) ([]storage.ETag, error) {
+	if tbl == "txns" && ops[0].Kind == storage.OpInsert && ops[0].Entity.RowKey != "r" {
+		time.Sleep(s.delay)
+		s.sweep()
+	}
+	return s.Store.Batch(ctx, tbl, ops)
+}
+
+// TestLeaseRenewedWhileWritingIntents: a transaction whose intent values
+// take longer than the lease to write keeps its record alive from the
+// moment it is written, so another gateway's sweep does not abort it.
+func TestLeaseRenewedWhileWritingIntents(t *testing.T) {
+	ctx := context.Background()
+	inner := setup(t)
+	lease := 200 * time.Millisecond
+	other := txn.Wrap(inner, "txns", txn.Options{Lease: lease})
+	var swept txn.RecoverStats
+	slow := slowIntents{Store: inner, delay: 2 * lease, sweep: func() {
+		st, err := other.Recover(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		swept = st
+	}}
+	s := txn.Wrap(slow, "txns", txn.Options{Lease: lease})
+	// 2 x 80 inserts: 161 record-table entities, two batches.
+	var gs []txn.Group
+	for _, pk := range []string{"q0", "q1"} {
+		g := txn.Group{Table: table}
+		for i := 0; i < 80; i++ {
+			g.Ops = append(g.Ops, storage.Operation{Kind: storage.OpInsert, Entity: &storage.Entity{PartitionKey: pk, RowKey: fmt.Sprintf("r%03d", i), Properties: storage.Properties{"bal": storage.Int64(1)}}})
+		}
+		gs = append(gs, g)
+	}
+	if err := s.Commit(ctx, gs, nil); err != nil {
+		t.Fatalf("commit (sweep meanwhile: %+v): %v", swept, err)
+	}
+	if swept.Pending != 1 || swept.Resolved != 0 {
+		t.Fatalf("the sweep during the commit: %+v, want the record left pending", swept)
+	}
+	page, err := other.Query(ctx, table, &storage.Query{Partition: storage.Exactly("q1")})
+	if err != nil || len(page.Entities) != 80 {
+		t.Fatalf("after commit: %d rows, %v", len(page.Entities), err)
+	}
+}
+
+// TestUnconditionalWriteOverLivePlaceholder: an unconditional update in a
+// group without a conditional operation, of an entity another transaction
+// is inserting (its placeholder reads as absent), fails as an update of an
+// absent entity; it does not take over the placeholder's lock, and the
+// insert commits.
+func TestUnconditionalWriteOverLivePlaceholder(t *testing.T) {
+	ctx := context.Background()
+	inner := setup(t)
+	s := txn.Wrap(inner, "txns", txn.Options{})
+	other := txn.Wrap(inner, "txns", txn.Options{})
+	gs := transfer(t, s)
+	hold := make(chan struct{})
+	done := make(chan error)
+	go func() { done <- s.Commit(ctx, gs, func() error { <-hold; return nil }) }()
+	for i := 0; ; i++ {
+		if e, err := inner.Get(ctx, table, "p10", "r", nil); err == nil {
+			if _, ok := e.Properties[txn.PropLock]; ok {
+				break
+			}
+		}
+		if i > 1000 {
+			t.Fatal("no placeholder written")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	z0, err := other.Insert(ctx, table, ent("z0", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = other.Commit(ctx, []txn.Group{
+		{Table: table, Ops: []storage.Operation{{Kind: storage.OpUpdate, IfMatch: z0, Entity: ent("z0", 2)}}},
+		{Table: table, Ops: []storage.Operation{{Kind: storage.OpUpdate, Entity: ent("p10", 7)}}},
+	}, nil)
+	var ge *txn.GroupError
+	if !errors.As(err, &ge) || ge.Group != 1 || !errors.Is(err, storage.ErrNotFound) {
+		t.Errorf("update of an entity being inserted: %v, want not found in group 1", err)
+	}
+	close(hold)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	st := state(t, other)
+	if z := st["z0"]; z != 1 {
+		t.Errorf("z0 = %d after a failed commit, want 1", z)
+	}
+	delete(st, "z0")
+	if got := classify(st); got != "new" {
+		t.Fatalf("after the insert's commit: %s (%v)", got, st)
+	}
+}
+
+// hookGet runs hook once, before returning the first Get of table tbl.
+type hookGet struct {
+	storage.Store
+	tbl  string
+	once *sync.Once
+	hook func()
+}
+
+func (h hookGet) Get(ctx context.Context, tbl, pk, rk string, o *storage.GetOptions) (*storage.Entity, error) {
+	e, err := h.Store.Get(ctx, tbl, pk, rk, o)
+	if tbl == h.tbl {
+		h.once.Do(h.hook)
+	}
+	return e, err
+}
+
+// TestQueryPageOneOutcome: a query page that met a transaction's lock
+// pending shows that transaction's previous values in every entity of
+// the page, even when the transaction commits while the page is being
+// resolved; otherwise one page (one row split over several entities, or
+// a SUM over the accounts) mixes the values before and after the commit.
+func TestQueryPageOneOutcome(t *testing.T) {
+	ctx := context.Background()
+	inner := setup(t)
+	s := txn.Wrap(inner, "txns", txn.Options{})
+	gs := transfer(t, s)
+	hold := make(chan struct{})
+	done := make(chan error, 1)
+	go func() { done <- s.Commit(ctx, gs, func() error { <-hold; return nil }) }()
+	for i := 0; ; i++ {
+		if e, err := inner.Get(ctx, table, "p10", "r", nil); err == nil {
+			if _, ok := e.Properties[txn.PropLock]; ok {
+				break
+			}
+		}
+		if i > 1000 {
+			t.Fatal("no lock written")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	var commitErr error
+	// The transaction commits (and resolves every lock) right after the
+	// reader's first record read, which finds it pending.
+	reader := txn.Wrap(hookGet{Store: inner, tbl: "txns", once: &sync.Once{}, hook: func() {
+		close(hold)
+		commitErr = <-done
+	}}, "txns", txn.Options{})
+	page, err := reader.Query(ctx, table, &storage.Query{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-hold:
+	default:
+		t.Fatal("the reader read no record")
+	}
+	if commitErr != nil {
+		t.Fatal(commitErr)
+	}
+	got := map[string]int64{}
+	for _, e := range page.Entities {
+		got[e.PartitionKey] = e.Properties["bal"].Int()
+	}
+	if c := classify(got); c != "old" {
+		t.Fatalf("one page across the commit point: %s %v", c, got)
+	}
+	if c := classify(state(t, reader)); c != "new" {
+		t.Fatalf("the next query: %s (raw %v)", c, state(t, inner))
 	}
 }
