@@ -60,6 +60,7 @@ help:
 	@echo "make compat          real client libraries and ORMs against sqlgw (scripts/compat)"
 	@echo "make testrace        go test -race ./..."
 	@echo "make crashtest       SIGKILL + duplicate-race tests of secondary indexes (pebble, Azurite)"
+	@echo "make soak            minutes of mixed load with floods, kills, oversize packets and a stalled store"
 	@echo "make txntest         long bank runs (cross-partition transactions, SIGKILLs, two gateways)"
 	@echo "make bench           Go benchmarks + sysbench against sqlgw and MariaDB"
 	@echo "make indexbench      the secondary-index benchmarks of docs/benchmarks.md"
@@ -100,7 +101,7 @@ azurite:
 # target so CI output shows which part failed.
 
 .PHONY: test
-TEST_PARTS := unittest clitest enginetest compat
+TEST_PARTS := unittest clitest enginetest compat soak
 # Every part runs even when an earlier one fails, each timed, with a summary.
 test:
 	@MAKE="$(MAKE)" scripts/run-parts.sh $(TEST_PARTS)
@@ -126,6 +127,19 @@ testrace:
 crashtest:
 	$(GO) test $(GOTAGS) -count=1 -v $(TESTFLAGS) -run 'TestIndexCrashSIGKILL|TestConcurrentDuplicates' ./cmd/sqlgw
 
+# Hardening soak (about 5 minutes): sqlgw/soak_test.go's mixed workload
+# with idle floods, oversize packets, clients killed mid-statement and the
+# store stalled for 30 s (RSS bound, every acknowledged row exactly once,
+# alive at the end); 32 x 200 contended autocommit increments on Pebble
+# and Azurite; keyless tables past three pages on Azurite; ambiguous
+# writes; descriptor exhaustion and the peak RSS of large statements.
+SOAK_DURATION ?= 3m
+.PHONY: soak
+soak:
+	SQLGW_SOAK=1 SQLGW_SOAK_DURATION=$(SOAK_DURATION) $(GO) test $(GOTAGS) -count=1 -timeout 30m -v $(TESTFLAGS) \
+		-run 'TestSoak|TestAutocommitContention|TestKeylessTablePastPages|TestAmbiguousWriteOutcome' ./sqlgw
+	$(GO) test $(GOTAGS) -count=1 -timeout 10m -v $(TESTFLAGS) \
+		-run 'TestServeSurvivesDescriptorExhaustion|TestLargeStatementMemory' ./cmd/sqlgw
 # The bank tests of cross-partition transactions (catalog/txn): their short
 # versions run in unittest; this runs them long, verbose (about 10 minutes):
 # concurrent transfers for BANK_DURATION on both backends, BANK_KILLS

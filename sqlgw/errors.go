@@ -33,6 +33,19 @@ func errConflict(detail string) error {
 		"Deadlock found when trying to get lock; try restarting transaction (sqlgw: %s)", detail)
 }
 
+// errOutcomeUnknown is the error of a write the store may or may not have
+// applied (storage.ErrOutcomeUnknown: a timeout or a lost connection after
+// the request was sent). It must not look like 1205 or 1213, which clients
+// and ORMs retry blindly: a retried INSERT would then be a duplicate (a
+// second row in a table without a primary key) or fail with 1062 for its
+// own first attempt. MySQL's ER_ERROR_DURING_COMMIT (1180, HY000) is not
+// retried by clients; the text says the outcome is unknown. The server
+// itself never retries such a statement (autoretry.go retries 1213 only).
+func errOutcomeUnknown(err error) error {
+	return mysql.NewSQLError(erErrorDuringCommit, "HY000",
+		"Got error 1 - 'outcome unknown' during COMMIT (sqlgw: the store did not confirm the write, which may or may not have been applied; check before retrying: %s)", err.Error())
+}
+
 // mapError translates storage and catalog sentinel errors into the MySQL
 // error a client expects. Errors it does not know are returned unchanged.
 func mapError(err error) error {
@@ -66,6 +79,8 @@ func mapError(err error) error {
 		return mysql.NewSQLError(mysql.ERTooBigRowSize, "42000", "%s", err.Error())
 	case errors.Is(err, catalog.ErrConflict):
 		return errConflict(err.Error())
+	case errors.Is(err, storage.ErrOutcomeUnknown):
+		return errOutcomeUnknown(err)
 	case errors.Is(err, storage.ErrUnavailable):
 		return mysql.NewSQLError(mysql.ERLockWaitTimeout, "HY000", "%s", err.Error())
 	}

@@ -34,6 +34,8 @@ type handler struct {
 	mu       sync.Mutex
 	closing  bool
 	inflight sync.WaitGroup
+
+	kills killRegistry // KILL targets, for 1927 (clienterrs.go)
 }
 
 func (h *handler) NewConnection(c *mysql.Conn) {
@@ -44,6 +46,7 @@ func (h *handler) NewConnection(c *mysql.Conn) {
 func (h *handler) ConnectionClosed(c *mysql.Conn) {
 	h.Handler.ConnectionClosed(c)
 	h.gw.forgetSession(c.ConnectionID)
+	h.kills.forget(c.ConnectionID)
 }
 
 // translate gives an error of the statement query MySQL's wording and
@@ -52,6 +55,7 @@ func (h *handler) translate(c *mysql.Conn, query string, err error) error {
 	if err == nil {
 		return nil
 	}
+	err = h.kills.interruptedError(c.ConnectionID, err)             // clienterrs.go: 1317, 1927
 	err = h.gw.foreignKeyError(err, h.gw.currentDB(c.ConnectionID)) // foreignkeys_errors.go
 	return translateStatementError(err, query, h.gw.currentDB(c.ConnectionID), h.gw.takeWriteError(c.ConnectionID))
 }
@@ -186,13 +190,20 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 	if done {
 		return callback(&sqltypes.Result{}, false)
 	}
+	if isEmptyQuery(query) {
+		return errEmptyQuery() // clienterrs.go
+	}
+	h.kills.noteKill(query)
+	defer h.noteSessionTimeouts(c, query) // connlimits.go
 	query = rewriteAssignments(query)
 	h.gw.parts.notePartitionBy(c.ConnectionID, query)
 	defer h.gw.parts.clear(c.ConnectionID)
 	query, forget := h.gw.noteTimePrecision(c.ConnectionID, query)
 	defer forget()
 	callback = fixShowLikeHeader(ctx, query, h.gw.fixTimeDDL(ctx, c.ConnectionID, query, callback))
-	return h.translate(c, query, h.Handler.ComQuery(ctx, c, query, h.gw.fixTimeResults(ctx, trimTimeFractions(h.withInsertInfo(c, fixInfo(callback))))))
+	return h.translate(c, query, h.runRetried(ctx, c, query, func(sent *bool) error { // autoretry.go
+		return h.Handler.ComQuery(ctx, c, query, h.gw.fixTimeResults(ctx, trimTimeFractions(h.withInsertInfo(c, fixInfo(noteSent(sent, callback))))))
+	}))
 }
 
 func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
@@ -205,13 +216,22 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	if done {
 		return "", callback(&sqltypes.Result{}, false)
 	}
+	if isEmptyQuery(query) {
+		return "", errEmptyQuery() // clienterrs.go
+	}
+	h.kills.noteKill(query)
+	defer h.noteSessionTimeouts(c, query) // connlimits.go
 	query = rewriteAssignments(query)
 	h.gw.parts.notePartitionBy(c.ConnectionID, query)
 	defer h.gw.parts.clear(c.ConnectionID)
 	query, forget := h.gw.noteTimePrecision(c.ConnectionID, query)
 	defer forget()
 	callback = fixShowLikeHeader(ctx, query, h.gw.fixTimeDDL(ctx, c.ConnectionID, query, callback))
-	rest, err := h.Handler.ComMultiQuery(ctx, c, query, h.gw.fixTimeResults(ctx, trimTimeFractions(h.withInsertInfo(c, fixInfo(callback)))))
+	var rest string
+	err := h.runRetried(ctx, c, query, func(sent *bool) (err error) { // autoretry.go
+		rest, err = h.Handler.ComMultiQuery(ctx, c, query, h.gw.fixTimeResults(ctx, trimTimeFractions(h.withInsertInfo(c, fixInfo(noteSent(sent, callback))))))
+		return err
+	})
 	return rest, h.translate(c, query, err)
 }
 
@@ -252,11 +272,19 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 	inner := func(res *sqltypes.Result) error {
 		return withInfo(res, false)
 	}
-	handled, capture, done, err := h.fast.stmtExecute(ctx, c, prepare, inner)
-	if handled {
-		return h.translate(c, prepare.PrepareStmt, err)
-	}
-	err = h.Handler.ComStmtExecute(ctx, c, prepare, capture(inner))
-	done(err)
-	return h.translate(c, prepare.PrepareStmt, err)
+	return h.translate(c, prepare.PrepareStmt, h.runRetried(ctx, c, prepare.PrepareStmt, func(sent *bool) error { // autoretry.go
+		mark := func(res *sqltypes.Result) error {
+			*sent = true
+			return inner(res)
+		}
+		// The plan cache (plancache.go) runs the statement or says how the
+		// engine's run is to be recorded.
+		handled, capture, done, err := h.fast.stmtExecute(ctx, c, prepare, mark)
+		if handled {
+			return err
+		}
+		err = h.Handler.ComStmtExecute(ctx, c, prepare, capture(mark))
+		done(err)
+		return err
+	}))
 }

@@ -30,7 +30,7 @@ import (
 //     cost, and the time spent fetching (inside the row iterator, not the
 //     time the engine spends between rows);
 //   - client connections (open and total) and statements (count by
-//     outcome, latency histogram).
+//     outcome, latency histogram, autocommit retries after a conflict).
 //
 // The registry is a handful of fixed families written by hand rather than
 // a client library: the format is small and stable, and the gateway keeps
@@ -114,6 +114,9 @@ type Metrics struct {
 	connsOpen, connsTotal    atomic.Int64
 	queriesOK, queriesFailed atomic.Int64
 	queryLatency             histogram
+	// statementRetries counts autocommit statements run again after a
+	// write conflict (autoretry.go).
+	statementRetries atomic.Int64
 }
 
 func newMetrics() *Metrics {
@@ -206,6 +209,8 @@ func (m *Metrics) WriteTo(w io.Writer) (int64, error) {
 	family("sqlgw_statements_total", "counter", "Statements executed, by outcome.")
 	fmt.Fprintf(cw, "sqlgw_statements_total{result=\"ok\"}\t%d\n", m.queriesOK.Load())
 	fmt.Fprintf(cw, "sqlgw_statements_total{result=\"error\"}\t%d\n", m.queriesFailed.Load())
+	family("sqlgw_statement_retries_total", "counter", "Autocommit statements run again after a write conflict.")
+	fmt.Fprintf(cw, "sqlgw_statement_retries_total\t%d\n", m.statementRetries.Load())
 	family("sqlgw_statement_duration_seconds", "histogram", "Statement latency.")
 	m.queryLatency.write(cw, "sqlgw_statement_duration_seconds", "")
 	if err := cw.w.(*bufio.Writer).Flush(); err != nil && cw.err == nil {

@@ -82,6 +82,12 @@ var sqlStates = map[int]string{
 
 // translateError rewrites go-mysql-server's wording of common errors into
 // MySQL's. db is the session's current database (for "Table 'db.t'").
+// reReadOnlyVar is go-mysql-server's text for SET of a read-only system
+// variable (1105 there, 1238 ER_INCORRECT_GLOBAL_LOCAL_VAR in MySQL).
+var reReadOnlyVar = regexp.MustCompile(`^Variable '[^']+' is a read only variable$`)
+
+const erIncorrectGlobalLocalVar = 1238
+
 func translateError(err error, db string) error {
 	return translateStatementError(err, "", db, nil)
 }
@@ -151,6 +157,8 @@ func translateStatementError(err error, query, db string, we *writeError) error 
 			num, state, msg = mysql.ERBadTable, "42S02", fmt.Sprintf("Unknown table '%s'", qualify(m[1]))
 		} else if msg == "cannot execute statement in a READ ONLY transaction" {
 			num, state, msg = erReadOnlyTransaction, "25006", "Cannot execute statement in a READ ONLY transaction."
+		} else if reReadOnlyVar.MatchString(msg) {
+			num, state = erIncorrectGlobalLocalVar, "HY000" // MySQL's code for SET of a read-only variable
 		}
 	}
 	switch {

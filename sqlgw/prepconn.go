@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // COM_STMT_PREPARE with := assignments
@@ -28,16 +29,9 @@ type rewriteListener struct {
 	conns *connRegistry
 	// requireTLS refuses clients that do not ask for TLS (tlsconn.go).
 	requireTLS bool
-}
-
-func (l rewriteListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
-	}
-	rc := &rewriteConn{Conn: c, r: bufio.NewReaderSize(c, 16<<10), reg: l.conns, requireTLS: l.requireTLS}
-	l.conns.add(rc)
-	return rc, nil
+	// limits and loop: connlimits.go (Accept is there too).
+	limits connLimits
+	loop   acceptLoop
 }
 
 // connRegistry finds a connection's rewriteConn by its remote address,
@@ -103,10 +97,36 @@ type rewriteConn struct {
 	requireTLS, answered bool
 
 	proto protoState // protocol.go
+
+	// Limits (connlimits.go).
+	limits       connLimits
+	authed       atomic.Bool
+	connectTimer *time.Timer
+	onClose      func()
+	closeOnce    sync.Once
+	midCommand   bool         // the last packet read was a full 16 MiB one: more follow
+	cmdSize      int          // bytes of the command read so far
+	budgetHeld   atomic.Int64 // large-command budget held (Close may run on another goroutine)
+	bodyDeadline bool         // a read deadline is set for the packet body being read
+	passLeft     int          // body bytes of a large packet still to pass through to vitess
+
+	// A handshake packet was read and not answered yet (clienterrs.go).
+	awaitingReply bool
+	replySeq      byte
 }
 
 func (c *rewriteConn) Close() error {
 	c.reg.remove(c)
+	c.closeOnce.Do(func() {
+		c.badHandshakeOnClose() // clienterrs.go: 1043
+		if c.connectTimer != nil {
+			c.connectTimer.Stop()
+		}
+		c.limits.budget.release(c.budgetHeld.Swap(0))
+		if c.onClose != nil {
+			c.onClose()
+		}
+	})
 	return c.Conn.Close()
 }
 
@@ -138,6 +158,7 @@ func (c *rewriteConn) Write(p []byte) (int, error) {
 	c.wmu.Lock()
 	pendingInfo := c.okInfo
 	c.okInfo = ""
+	c.awaitingReply = false // clienterrs.go
 	c.wmu.Unlock()
 	if len(p) < 5 || p[3] != 1 || p[4] != 0x00 {
 		return c.Conn.Write(p)
@@ -240,6 +261,9 @@ func (c *rewriteConn) Read(p []byte) (int, error) {
 	if len(c.pending) == 0 && c.raw {
 		return c.r.Read(p)
 	}
+	if len(c.pending) == 0 && c.passLeft > 0 {
+		return c.readPassthrough(p)
+	}
 	if len(c.pending) == 0 {
 		if err := c.next(); err != nil {
 			return 0, err
@@ -250,19 +274,74 @@ func (c *rewriteConn) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// passthroughMin is the size from which a packet's body is not buffered
+// here but handed to vitess as it is read (connlimits.go): vitess copies
+// it into its own buffer anyway, and a large command then costs one copy
+// less. The commands rewritten or answered here are never that large
+// (COM_STMT_PREPARE texts are still buffered whatever their size).
+const passthroughMin = 64 << 10
+
+// passthrough starts handing the body of a large packet (header hdr)
+// straight through Read; it reports false when the packet must be read
+// whole here.
+func (c *rewriteConn) passthrough(hdr []byte, n int) (bool, error) {
+	if n < passthroughMin || !c.authed.Load() || c.raw {
+		return false, nil
+	}
+	if hdr[3] == 0 {
+		b, err := c.r.Peek(1)
+		if err != nil {
+			return false, err
+		}
+		switch b[0] {
+		case comStmtPrepare, comChangeUser, comStatistics, comRefresh:
+			return false, nil
+		}
+		c.lastCmd.Store(uint32(b[0]))
+	}
+	c.pending = append([]byte(nil), hdr...)
+	c.passLeft = n
+	return true, nil
+}
+
+// readPassthrough reads body bytes of a passed-through packet.
+func (c *rewriteConn) readPassthrough(p []byte) (int, error) {
+	if len(p) > c.passLeft {
+		p = p[:c.passLeft]
+	}
+	n, err := c.r.Read(p)
+	c.passLeft -= n
+	if c.passLeft == 0 && c.bodyDeadline {
+		c.bodyDeadline = false
+		c.Conn.SetReadDeadline(time.Time{})
+	}
+	return n, err
+}
+
 // next reads one packet; a prepared statement with := is rewritten.
 func (c *rewriteConn) next() error {
 	var hdr [4]byte
-	if _, err := io.ReadFull(c.r, hdr[:]); err != nil {
+	if err := c.readHeader(hdr[:]); err != nil { // connlimits.go
 		return err
 	}
 	n := int(hdr[0]) | int(hdr[1])<<8 | int(hdr[2])<<16
-	buf := make([]byte, 4+n)
-	copy(buf, hdr[:])
-	if _, err := io.ReadFull(c.r, buf[4:]); err != nil {
+	if err := c.checkPacket(hdr[:], n); err != nil {
 		return err
 	}
-	buf, err := c.protocolCommand(buf) // protocol.go: COM_STATISTICS, COM_CHANGE_USER
+	if ok, err := c.passthrough(hdr[:], n); ok || err != nil {
+		return err
+	}
+	buf := make([]byte, 4+n)
+	copy(buf, hdr[:])
+	_, err := io.ReadFull(c.r, buf[4:])
+	if c.bodyDeadline {
+		c.bodyDeadline = false
+		c.Conn.SetReadDeadline(time.Time{})
+	}
+	if err != nil {
+		return err
+	}
+	buf, err = c.protocolCommand(buf) // protocol.go: COM_STATISTICS, COM_CHANGE_USER
 	if err != nil || buf == nil {
 		return c.answeredHere(err)
 	}
@@ -290,6 +369,7 @@ func (c *rewriteConn) next() error {
 			return c.refuseInsecure()
 		}
 	}
+	c.noteHandshakeRead(hdr[3]) // clienterrs.go
 	c.pending = buf
 	return nil
 }

@@ -45,6 +45,12 @@
 //	types.go      engine types and values <-> catalog types and Datums
 //	exprconv.go   engine expressions -> planner IR
 //	errors.go, mysqlerr.go  error mapping to MySQL codes and texts
+//	connlimits.go accept loop backoff, max_connections, connect/wait
+//	              timeouts, max_allowed_packet, the large-command budget
+//	autoretry.go  autocommit statements run again after a write conflict
+//	clienterrs.go 1065 empty query, 1317/1927 KILL, 1043 bad handshake
+//	sysvars.go    MySQL 8 system variables go-mysql-server lacks
+//	loopback.go   loopback listeners by resolved address
 //
 // # Decisions
 //
@@ -103,8 +109,15 @@
 //     every gateway (Config.AccountsRefresh, default 1 s); the configured
 //     user (default root) is the bootstrap administrator created on a store
 //     without accounts; an empty password only on a loopback listener
-//     (ErrInsecure otherwise). Failed logins are logged (never the
+//     (ErrInsecure otherwise; loopback is decided by the address bound,
+//     net.IP.IsLoopback, loopback.go). Failed logins are logged (never the
 //     password) and delayed per address. See accounts.go.
+//   - Limits (connlimits.go): MySQL's max_connections, connect_timeout,
+//     wait_timeout and max_allowed_packet with MySQL's defaults and error
+//     codes; temporary accept errors (EMFILE) are waited out, a fatal one
+//     ends Serve with an error. Write conflicts of autocommit statements
+//     are retried by the server (autoretry.go); a write the store may have
+//     applied without confirming it is 1180 "outcome unknown" (errors.go).
 //   - TLS: with Config.TLSConfig, clients may upgrade in the handshake (the
 //     mysql CLI's --ssl, drivers' sslMode/tls options); with
 //     RequireSecureTransport, plain connections are refused (error 3159).
@@ -179,6 +192,22 @@ type Config struct {
 	// Attach lists the store's tables sqlgw did not create as SQL tables
 	// (attached.go).
 	Attach AttachConfig
+
+	// Connection limits, MySQL's system variables of the same names
+	// (connlimits.go); zero means MySQL's default, negative means none.
+	// MaxConnections: connections open at once (151); more get 1040.
+	MaxConnections int
+	// ConnectTimeout: time from accept to authentication (10 s).
+	ConnectTimeout time.Duration
+	// WaitTimeout: idle time between commands before the server closes
+	// the connection with 4031 (28800 s).
+	WaitTimeout time.Duration
+	// MaxAllowedPacket: the largest command in bytes (64 MiB); larger
+	// ones get 1153 and the connection is closed.
+	MaxAllowedPacket int
+	// LargeCommandBudget: bytes of commands of 1 MiB or more read or run
+	// at once (MaxAllowedPacket); more wait.
+	LargeCommandBudget int64
 }
 
 // Server is a running sqlgw MySQL server.
@@ -190,6 +219,7 @@ type Server struct {
 	srv     *server.Server
 	h       *handler
 	ln      net.Listener
+	rl      *rewriteListener
 	log     *slog.Logger
 	closed  chan struct{}
 	serveOK chan struct{}
@@ -269,10 +299,12 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	gw.accounts = accts
 
 	h := &handler{gw: gw, conns: &connRegistry{}}
+	rl := &rewriteListener{Listener: ln, conns: h.conns, requireTLS: cfg.RequireSecureTransport, limits: cfg.connLimits()}
+	rl.loop.log = cfg.Logger
 	scfg := server.Config{
 		Protocol: "tcp",
 		Address:  ln.Addr().String(),
-		Listener: rewriteListener{Listener: ln, conns: h.conns, requireTLS: cfg.RequireSecureTransport},
+		Listener: rl,
 		Version:  cfg.Version,
 
 		// The listener refuses plain connections when TLS is required,
@@ -302,10 +334,12 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		}
 	}
 	gw.log = cfg.Logger
+	publishLimits(rl.limits)
+	publishTLS(cfg.TLSConfig != nil) // sysvars.go
 	ictx, stop := context.WithCancel(context.Background())
 	gw.startIndexRecovery(ictx)
 	go accts.poll(cfg.AccountsRefresh)
-	return &Server{rec: store, cfg: cfg, gw: gw, engine: engine, srv: srv, h: h, ln: ln, log: cfg.Logger,
+	return &Server{rec: store, cfg: cfg, gw: gw, engine: engine, srv: srv, h: h, ln: ln, rl: rl, log: cfg.Logger,
 		closed: make(chan struct{}), serveOK: make(chan struct{}), stopIndexes: stop}, nil
 }
 
@@ -321,6 +355,9 @@ func (s *Server) Metrics() *Metrics { return s.gw.metrics }
 func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 
 // Serve accepts connections until Close. It logs one line when ready.
+// It returns nil after Close; otherwise the accept loop ended on an error
+// that retrying could not fix (connlimits.go), and the server no longer
+// accepts connections: the caller should Close it and exit with a failure.
 func (s *Server) Serve() error {
 	name := s.cfg.StoreName
 	if name == "" {
@@ -333,8 +370,14 @@ func (s *Server) Serve() error {
 	case <-s.closed:
 		return nil
 	default:
-		return err
 	}
+	if ferr := s.rl.loop.fatalError(); ferr != nil {
+		return fmt.Errorf("sqlgw: accepting connections: %w", ferr)
+	}
+	if err == nil {
+		err = errors.New("sqlgw: the accept loop stopped")
+	}
+	return err
 }
 
 // Close shuts the server down without losing an acknowledged write: it

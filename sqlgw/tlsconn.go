@@ -35,6 +35,7 @@ func (h *handler) ConnectionAuthenticated(c *mysql.Conn) error {
 	if err := h.Handler.ConnectionAuthenticated(c); err != nil {
 		return err
 	}
+	markAuthenticated(c.Conn) // connlimits.go: connect_timeout ends, wait_timeout starts
 	tc, ok := c.Conn.(*tls.Conn)
 	if !ok {
 		return nil
@@ -49,6 +50,8 @@ func (h *handler) ConnectionAuthenticated(c *mysql.Conn) error {
 		// The greeting went out before TLS: COM_CHANGE_USER checks
 		// passwords against its scramble (protocol.go).
 		rc.proto.greeted, rc.proto.scramble = old.proto.greeted, old.proto.scramble
+		rc.limits = old.limits // connlimits.go; the old one counts the connection
+		rc.authed.Store(true)
 	}
 	h.conns.add(rc)
 	c.Conn = rc

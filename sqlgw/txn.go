@@ -427,7 +427,7 @@ func (g *gateway) compensate(ctx context.Context, ins []appliedInsert) error {
 func errPartialCommit(err error) error {
 	se := sql.CastSQLError(err)
 	return mysql.NewSQLError(int(se.Number()), se.SQLState(),
-		"%s (sqlgw: the transaction spanned several partitions or batches; the batches before this one were committed and are not rolled back)", se.Message)
+		"%s (sqlgw: the transaction spanned several partitions or batches; %s)", se.Message, partialCommitNote)
 }
 
 type rowOps struct {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -483,14 +482,4 @@ func fromDatum(ct catalog.Type, d catalog.Datum) (interface{}, error) {
 		}
 	}
 	return nil, fmt.Errorf("sqlgw: stored value %v (%T) does not decode as %s", d, d, ct)
-}
-
-// isLoopback reports whether a listen address binds only loopback
-// interfaces ("127.0.0.1:3306", "[::1]:3306", "localhost:3306").
-func isLoopback(host string) bool {
-	h := strings.Trim(host, "[]")
-	if strings.EqualFold(h, "localhost") {
-		return true
-	}
-	return strings.HasPrefix(h, "127.") || h == "::1"
 }

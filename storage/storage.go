@@ -35,6 +35,10 @@
 //	ErrUnavailable        the store is throttling or unreachable; retrying later
 //	                      may succeed. Backends retry idempotent requests
 //	                      themselves before returning it.
+//	ErrOutcomeUnknown     a write whose request may or may not have been
+//	                      applied (it timed out or its connection was lost
+//	                      after it was sent, and the backend could not
+//	                      retry it safely). It wraps ErrUnavailable.
 //
 // A failed Batch returns a *BatchError naming the failing operation; it wraps
 // the operation's sentinel.
@@ -70,6 +74,9 @@ var (
 	ErrInvalidKey         = errors.New("storage: invalid key")
 	ErrInvalid            = errors.New("storage: invalid request")
 	ErrUnavailable        = errors.New("storage: unavailable (throttled or unreachable), retry later")
+	// ErrOutcomeUnknown wraps ErrUnavailable: errors.Is(err,
+	// ErrUnavailable) holds for it too.
+	ErrOutcomeUnknown = fmt.Errorf("storage: outcome unknown, the write may or may not have been applied: %w", ErrUnavailable)
 )
 
 // BatchError reports which operation of a Batch failed. Index is the position

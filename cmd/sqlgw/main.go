@@ -105,17 +105,34 @@ a flag given on the command line wins):
                        goroutines, execution trace); for profiling, default
                        off; it must be a loopback address unless
                        --debug-listen-any is given      [SQLGW_DEBUG_LISTEN]
+  --max-connections N  connections open at once; more get error 1040
+                       (MySQL's max_connections)   default 151 [SQLGW_MAX_CONNECTIONS]
+  --connect-timeout D  a connection must log in within D, or it is closed
+                       (MySQL's connect_timeout)   default 10s [SQLGW_CONNECT_TIMEOUT]
+  --wait-timeout D     an idle logged-in connection is closed after D, with
+                       error 4031 (MySQL's wait_timeout) default 8h [SQLGW_WAIT_TIMEOUT]
+  --max-allowed-packet SIZE
+                       the largest statement or packet, in bytes (suffix K,
+                       M or G allowed); larger ones get error 1153 and the
+                       connection is closed (MySQL's max_allowed_packet)
+                       default 64M                [SQLGW_MAX_ALLOWED_PACKET]
   --metrics-listen ADDR
                        serve Prometheus metrics on http://ADDR/metrics
                        (store requests and latency by operation, table
                        reads by access path, connections, statements);
                        default off                       [SQLGW_METRICS_LISTEN]
 
+Limits are also reported by SELECT @@max_connections, @@connect_timeout,
+@@wait_timeout and @@max_allowed_packet; README.md ("Limits") explains them.
+
 The server logs one line when it is ready:
   sqlgw ready: listening on 127.0.0.1:3306 store pebble:./data
 SIGINT or SIGTERM shut it down cleanly: it stops accepting connections,
 lets running statements finish (up to --shutdown-timeout), and closes the
-store, so no acknowledged write is lost.
+store, so no acknowledged write is lost; the exit status is then 0. If the
+server cannot go on accepting connections (an error other than a temporary
+one such as running out of file descriptors, which it waits out), it shuts
+down the same way and exits with status 1.
 
 Connect with any MySQL client:
   mysql -h 127.0.0.1 -P 3306 -u root
@@ -198,6 +215,23 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	pebbleCache := fs.String("pebble-cache", env("SQLGW_PEBBLE_CACHE", ""), "")
 	debugListen := fs.String("debug-listen", env("SQLGW_DEBUG_LISTEN", ""), "")
 	debugAny := fs.Bool("debug-listen-any", false, "")
+	maxConns := fs.Int("max-connections", 0, "")
+	connectTimeout := fs.Duration("connect-timeout", 0, "")
+	waitTimeout := fs.Duration("wait-timeout", 0, "")
+	var maxPacket sizeFlag
+	fs.Var(&maxPacket, "max-allowed-packet", "")
+	for name, set := range map[string]func(string) error{
+		"SQLGW_MAX_CONNECTIONS":    func(v string) (err error) { *maxConns, err = strconv.Atoi(v); return },
+		"SQLGW_CONNECT_TIMEOUT":    func(v string) (err error) { *connectTimeout, err = time.ParseDuration(v); return },
+		"SQLGW_WAIT_TIMEOUT":       func(v string) (err error) { *waitTimeout, err = time.ParseDuration(v); return },
+		"SQLGW_MAX_ALLOWED_PACKET": maxPacket.Set,
+	} {
+		if v, ok := os.LookupEnv(name); ok {
+			if err := set(v); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+		}
+	}
 	// Attached tables (sqlgw/attached.go): the store's tables sqlgw did
 	// not create, as SQL tables of one database.
 	attachDB := fs.String("attach-database", env("SQLGW_ATTACH_DATABASE", "azure"), "")
@@ -288,7 +322,11 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		TLSConfig:              tlsConfig,
 		RequireSecureTransport: *requireTLS,
 
-		Attach: attachConfig(*attachDB, *attachScan, *attachTables),
+		MaxConnections:   *maxConns,
+		ConnectTimeout:   *connectTimeout,
+		WaitTimeout:      *waitTimeout,
+		MaxAllowedPacket: int(maxPacket),
+		Attach:           attachConfig(*attachDB, *attachScan, *attachTables),
 	})
 	if err != nil {
 		return err
@@ -307,15 +345,48 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	case <-ctx.Done():
 		logger.Info("sqlgw: shutting down")
 	case err := <-errc:
-		if err != nil {
-			srv.Close(context.Background())
-			return err
+		// Serve returns only after Close, so this is a failure: the
+		// server no longer accepts connections. Shut down cleanly (no
+		// acknowledged write is lost) and exit non-zero, so that a
+		// restart-on-failure supervisor restarts it.
+		if err == nil {
+			err = errors.New("the server stopped accepting connections")
 		}
+		logger.Error("sqlgw: stopping after a fatal error", "error", err)
+		srv.Close(context.Background())
+		return err
 	}
 	if err := srv.Close(context.Background()); err != nil {
 		return err
 	}
 	logger.Info("sqlgw: stopped")
+	return nil
+}
+
+// sizeFlag is a byte size: a number with an optional K, M or G suffix
+// (powers of 1024, as MySQL's options).
+type sizeFlag int
+
+func (f *sizeFlag) String() string { return strconv.Itoa(int(*f)) }
+
+func (f *sizeFlag) Set(v string) error {
+	mult := 1
+	switch strings.ToUpper(v[len(v)-min(1, len(v)):]) {
+	case "K":
+		mult = 1 << 10
+	case "M":
+		mult = 1 << 20
+	case "G":
+		mult = 1 << 30
+	}
+	if mult != 1 {
+		v = v[:len(v)-1]
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > (1<<30)/mult {
+		return fmt.Errorf("size %q: want bytes up to 1G, optionally with K, M or G", v)
+	}
+	*f = sizeFlag(n * mult)
 	return nil
 }
 

@@ -231,8 +231,13 @@ func (s *Store) do(ctx context.Context, op string, idem idempotency, attempt fun
 			return nil
 		}
 		if ctx.Err() != nil {
-			// The caller gave up: report that, not the attempt's error.
-			return s.ctxError(op, ctx)
+			// The caller gave up: report that, not the attempt's error. A
+			// write that was in flight may have been applied.
+			cerr := s.ctxError(op, ctx)
+			if idem != idempotent {
+				cerr.Sentinel = storage.ErrOutcomeUnknown
+			}
+			return cerr
 		}
 		var se *ServiceError
 		var class retryClass
@@ -246,7 +251,7 @@ func (s *Store) do(ctx context.Context, op string, idem idempotency, attempt fun
 		}
 		if doubt != nil && idem == conditional &&
 			(errors.Is(se, storage.ErrNotFound) || errors.Is(se, storage.ErrPreconditionFailed)) {
-			return &ServiceError{Op: op, Sentinel: storage.ErrUnavailable, cause: fmt.Errorf(
+			return &ServiceError{Op: op, Sentinel: storage.ErrOutcomeUnknown, cause: fmt.Errorf(
 				"outcome unknown: attempt %d failed ambiguously (%v), and a retry found the entity changed or gone (%s), possibly by that attempt",
 				n, doubt, se.Code)}
 		}
@@ -255,6 +260,11 @@ func (s *Store) do(ctx context.Context, op string, idem idempotency, attempt fun
 		}
 		retry := class == notExecuted || (class == ambiguous && idem != onlyUnexecuted)
 		if !retry || n >= s.opts.MaxRetries {
+			if doubt != nil && idem != idempotent && errors.Is(se, storage.ErrUnavailable) {
+				// A write that failed ambiguously (now or in an earlier
+				// attempt) and is not retried again: it may have applied.
+				se.Sentinel = storage.ErrOutcomeUnknown
+			}
 			return se
 		}
 		delay := s.backoff(n)
@@ -286,7 +296,7 @@ func (s *Store) backoff(n int) time.Duration {
 
 // ctxError reports the caller's cancellation: it wraps ctx.Err(), so
 // errors.Is(err, context.Canceled) holds, and ErrUnavailable.
-func (s *Store) ctxError(op string, ctx context.Context) error {
+func (s *Store) ctxError(op string, ctx context.Context) *ServiceError {
 	return &ServiceError{Op: op, Sentinel: storage.ErrUnavailable, cause: ctx.Err()}
 }
 

@@ -81,8 +81,14 @@ func TestContinuationToken(t *testing.T) {
 		if err != nil {
 			t.Fatalf("decodeToken(%q): %v", tok, err)
 		}
-		if (pk == nil) != (tc.pk == nil) || (pk != nil && *pk != *tc.pk) {
-			t.Errorf("%q: pk %v, want %v", tok, pk, tc.pk)
+		wantPK := tc.pk
+		if wantPK == nil && tc.rk != nil {
+			// Resumed in the partition "": the SDK drops an empty
+			// NextPartitionKey, and Azurite needs it back (query.go).
+			wantPK = to.Ptr("")
+		}
+		if (pk == nil) != (wantPK == nil) || (pk != nil && *pk != *wantPK) {
+			t.Errorf("%q: pk %v, want %v", tok, pk, wantPK)
 		}
 		wantRK := tc.rk
 		if wantRK != nil && *wantRK == "" {

@@ -288,6 +288,10 @@ func filterProps(x storage.Expr, out []string) []string {
 // Continuation tokens: "1." base64url(NextPartitionKey) "." base64url(NextRowKey),
 // unpadded; a missing NextRowKey is an empty second part, a missing
 // NextPartitionKey "-". The version prefix lets the format change later.
+// A token without NextPartitionKey resumes with an empty one: Azurite's
+// keys are base64 of the key, empty for the partition "" (keyless tables
+// live there), and the SDK drops empty continuation headers; resuming
+// without the partition key made Azurite end the query after one page.
 const tokenVersion = "1."
 
 func encodeToken(npk, nrk *string) string {
@@ -334,6 +338,13 @@ func decodeToken(tok string) (npk, nrk *string, err error) {
 	}
 	if npk == nil && nrk == nil {
 		return nil, nil, bad
+	}
+	if npk == nil {
+		// Azurite's NextPartitionKey is base64 of the key: empty for the
+		// partition "" (keyless tables), and the SDK drops an empty
+		// header. The service resumes only with both keys, so send it
+		// back empty (without it Azurite answers an empty last page).
+		npk = to.Ptr("")
 	}
 	return npk, nrk, nil
 }

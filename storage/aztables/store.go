@@ -68,7 +68,10 @@
 //     ambiguous failure: a retried Insert that did succeed the first time
 //     would come back as ErrAlreadyExists, a batch as a failure of one of
 //     its operations, and this package cannot tell that echo from a real
-//     conflict. The caller gets ErrUnavailable.
+//     conflict. The caller gets ErrOutcomeUnknown (which wraps
+//     ErrUnavailable), as for a conditional write whose retries ran out
+//     after an ambiguous failure, and for a write in flight when the
+//     caller's context ended: the write may or may not have been applied.
 //
 // # Azurite
 //

@@ -62,6 +62,7 @@ func Run(t *testing.T, newStore func(t *testing.T) storage.Store) {
 	t.Run("FilterPseudoProperties", r.testFilterPseudo)
 	t.Run("Paging", r.testPaging)
 	t.Run("PagingAcrossPartitions", r.testPagingPartitions)
+	t.Run("PagingEmptyPartitionKey", r.testPagingEmptyPartition)
 	t.Run("Top", r.testTop)
 	t.Run("BadQueries", r.testBadQueries)
 	t.Run("ConcurrentConditionalUpdates", r.testConcurrentUpdates)
