@@ -141,7 +141,8 @@ func Open(dir string, opts *Options) (*Store, error) {
 		if cache <= 0 {
 			cache = DefaultCacheSize()
 			if opts.InMemory || opts.FS != nil {
-				cache = minDefaultCache // tests: the data is in memory anyway
+				// The data is in memory anyway: Pebble's own 8 MiB.
+				cache = inMemoryCache
 			}
 		}
 		po = tunedOptions(cache)

@@ -23,7 +23,9 @@ import (
 //     512 MiB cache cut the CPU per point select by 14%). `sqlgw serve
 //     --pebble-cache SIZE` overrides it. MariaDB's equivalent is
 //     innodb_buffer_pool_size (128 MiB by default; sqlgw's benchmark gives
-//     it 256 MiB). In-memory stores (tests) default to 64 MiB.
+//     it 256 MiB). In-memory stores (memory:, tests) keep Pebble's 8 MiB:
+//     their data is in memory anyway, and a larger cache only adds to the
+//     process's peak memory (cmd/sqlgw TestLargeStatementMemory).
 //   - Bloom filters (10 bits per key) on every level: the existence checks
 //     of Insert and of conditional writes on absent keys, and point Gets of
 //     absent rows, skip the tables that cannot hold the key.
@@ -51,6 +53,7 @@ import (
 const (
 	minDefaultCache = 64 << 20
 	maxDefaultCache = 1 << 30
+	inMemoryCache   = 8 << 20
 )
 
 // DefaultCacheSize is the block cache Open gives a store whose
