@@ -64,6 +64,7 @@ help:
 	@echo "make txntest         long bank runs (cross-partition transactions, SIGKILLs, two gateways)"
 	@echo "make bench           Go benchmarks + sysbench against sqlgw and MariaDB"
 	@echo "make indexbench      the secondary-index benchmarks of docs/benchmarks.md"
+	@echo "make profile         CPU profile of sqlgw under sysbench oltp_point_select (PROFILE=file)"
 	@echo "make lint            go vet + staticcheck $(STATICCHECK_VERSION)"
 	@echo "make layering        fail if a package imports one its layer must not (docs/architecture.md)"
 	@echo "make format-check    fail if gofmt would change a file"
@@ -190,6 +191,17 @@ indexbench:
 .PHONY: sysbench
 sysbench: build
 	./bench/sysbench.sh --sqlgw $(BIN)
+
+# A CPU profile of sqlgw under sysbench's oltp_point_select (100,000 rows,
+# 4 threads, 20 s; sqlgw only, no MariaDB), through serve --debug-listen:
+# `go tool pprof -top $(PROFILE)` reads it. PROFILE_TEST picks another
+# workload (e.g. oltp_read_only).
+PROFILE ?= point_select.prof
+PROFILE_TEST ?= oltp_point_select
+.PHONY: profile
+profile: build
+	./bench/sysbench.sh --sqlgw $(BIN) --only sqlgw --time 20 --tests '$(PROFILE_TEST)' --profile $(PROFILE)
+	$(GO) tool pprof -top -nodecount 40 $(BIN) $(PROFILE)
 
 # ---------------------------------------------------------------------------
 # Static checks

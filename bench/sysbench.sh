@@ -18,9 +18,15 @@
 # --secondary off reproduces the earlier runs without the index (and without
 # the two k workloads).
 #
+# --profile FILE captures a CPU profile of sqlgw (pprof format, through
+# `sqlgw serve --debug-listen` on a loopback port) during its run of the first
+# test of --tests, over the test's duration less 2 s; `go tool pprof -top
+# FILE` reads it. `make profile` does this for oltp_point_select.
+#
 # Usage: bench/sysbench.sh [--sqlgw BIN] [--time SECONDS] [--threads N]
 #                          [--table-size N] [--secondary on|off]
 #                          [--tests "T1 T2 ..."] [--out FILE] [--only sqlgw|mariadb]
+#                          [--profile FILE]
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,6 +41,7 @@ out=
 only=
 secondary=on
 tests=
+profile=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--sqlgw) sqlgw_bin=$(realpath "$2"); shift 2 ;;
@@ -45,6 +52,7 @@ while [ $# -gt 0 ]; do
 	--only) only=$2; shift 2 ;;
 	--secondary) secondary=$2; shift 2 ;;
 	--tests) read -ra tests <<<"$2"; shift 2 ;;
+	--profile) profile=$(realpath -m "$2"); shift 2 ;;
 	-h | --help)
 		sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'
 		exit 0
@@ -80,6 +88,7 @@ cleanup() {
 trap cleanup EXIT
 
 declare -A tps qps lat95 prep
+debug_addr=
 
 # sb SERVER PORT CMD TEST [args]: runs sysbench with the common options.
 sb() {
@@ -110,6 +119,11 @@ bench_server() {
 	echo "  $name: prepare ${table_size} rows: ${prep[$name]} s" >&2
 	for test in "${tests[@]}"; do
 		log=$work/$name-$test.log
+		local prof_pid=
+		if [ "$name" = sqlgw ] && [ -n "$profile" ] && [ "$test" = "${tests[0]}" ]; then
+			curl -sS -o "$profile" "http://$debug_addr/debug/pprof/profile?seconds=$((time_s > 3 ? time_s - 2 : 1))" &
+			prof_pid=$!
+		fi
 		if sb "$port" run "$test" >"$log" 2>&1; then
 			tps[$name,$test]=$(awk '/transactions:/ {gsub(/\(/, "", $3); print $3}' "$log")
 			qps[$name,$test]=$(awk '/queries:/ && /per sec/ {gsub(/\(/, "", $3); print $3}' "$log")
@@ -120,6 +134,9 @@ bench_server() {
 			grep -iE 'error|fatal' "$log" | head -5 >&2 || tail -5 "$log" >&2
 		fi
 		echo "  $name: $test: ${tps[$name,$test]} tps" >&2
+		if [ -n "$prof_pid" ]; then
+			wait "$prof_pid" && echo "  $name: $test: CPU profile in $profile (go tool pprof -top $profile)" >&2
+		fi
 	done
 }
 
@@ -140,6 +157,10 @@ if [ "$only" != mariadb ]; then
 	fi
 	port=$(srv_free_port)
 	echo "sysbench.sh: sqlgw (pebble) on 127.0.0.1:$port" >&2
+	if [ -n "$profile" ]; then
+		debug_addr=127.0.0.1:$(srv_free_port)
+		export SQLGW_DEBUG_LISTEN=$debug_addr
+	fi
 	srv_start_sqlgw "$sqlgw_bin" "pebble:$work/sqlgw-data" "$port" "$work/sqlgw.log"
 	bench_server sqlgw "$port"
 	srv_stop "$SRV_PID"

@@ -29,6 +29,7 @@ type handler struct {
 	mysql.Handler
 	gw    *gateway
 	conns *connRegistry // the listener's connections (prepconn.go)
+	fast  *fastLane     // the plan cache of prepared statements (plancache.go)
 
 	mu       sync.Mutex
 	closing  bool
@@ -184,6 +185,7 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 		return err
 	}
 	defer h.end()
+	defer h.gw.noteUncached(c.ConnectionID)
 	query, done := stripMariaDBOnly(query)
 	if done {
 		return callback(&sqltypes.Result{}, false)
@@ -209,6 +211,7 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 		return "", err
 	}
 	defer h.end()
+	defer h.gw.noteUncached(c.ConnectionID)
 	query, done := stripMariaDBOnly(query)
 	if done {
 		return "", callback(&sqltypes.Result{}, false)
@@ -266,10 +269,22 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 		}
 		return callback(res)
 	})
+	inner := func(res *sqltypes.Result) error {
+		return withInfo(res, false)
+	}
 	return h.translate(c, prepare.PrepareStmt, h.runRetried(ctx, c, prepare.PrepareStmt, func(sent *bool) error { // autoretry.go
-		return h.Handler.ComStmtExecute(ctx, c, prepare, func(res *sqltypes.Result) error {
+		mark := func(res *sqltypes.Result) error {
 			*sent = true
-			return withInfo(res, false)
-		})
+			return inner(res)
+		}
+		// The plan cache (plancache.go) runs the statement or says how the
+		// engine's run is to be recorded.
+		handled, capture, done, err := h.fast.stmtExecute(ctx, c, prepare, mark)
+		if handled {
+			return err
+		}
+		err = h.Handler.ComStmtExecute(ctx, c, prepare, capture(mark))
+		done(err)
+		return err
 	}))
 }

@@ -115,6 +115,10 @@ type planRanges struct {
 	// residual, if set, is applied to every row (full-row ordinals): the
 	// part of converted engine ranges the plan leaves to the gateway.
 	residual sql.Expression
+	// given are the conjuncts the engine passed to LookupForExpressions,
+	// as it passed them: the plan cache (plancache.go) re-plans them with
+	// new parameter values.
+	given []sql.Expression
 	// cache holds the rows of the first complete execution, for the
 	// engine's nested loops that re-run a static lookup per outer row.
 	cache *lookupCache
@@ -164,6 +168,7 @@ func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) 
 	if t.meta().Keyless() || len(exprs) == 0 {
 		return sql.IndexLookup{}, nil, nil, false, nil
 	}
+	given := exprs
 	exprs = slices.Clone(exprs)
 	for i, e := range exprs {
 		fixed, err := fixComparisons(ctx, e)
@@ -207,14 +212,42 @@ func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) 
 	}
 	lookup := sql.IndexLookup{
 		Index:         t.primaryIndex(),
-		Ranges:        &planRanges{plan: p, overlay: overlay, t: t, where: where, cols: t.proj, noIndex: q.NoIndex},
+		Ranges:        &planRanges{plan: p, overlay: overlay, t: t, where: where, cols: t.proj, noIndex: q.NoIndex, given: given},
 		IsPointLookup: p.Path == planner.PointGet,
 	}
 	var rest sql.Expression
 	if len(residual) > 0 {
 		rest = expression.JoinAnd(residual...)
 	}
-	return lookup, nil, rest, true, nil
+	var fds *sql.FuncDepSet
+	if atMostOneRow(p) {
+		fds = max1RowFDs
+	}
+	return lookup, fds, rest, true, nil
+}
+
+// max1RowFDs is the functional-dependency set of a lookup that returns at
+// most one row (a strict key over no columns: sql.FuncDepSet.HasMax1Row).
+// Returned by LookupForExpressions, it makes go-mysql-server set
+// QFlagMax1Row for a query on one table (no join, no subquery), and its
+// handler then reads the one row directly (resultForMax1RowIter) instead
+// of spooling rows through an errgroup of goroutines, a timer and a
+// 512-row channel per query (resultForDefaultIter): about a quarter of the
+// CPU of a point select (issue 13). It is never modified.
+var max1RowFDs = sql.NewMax1RowFDs(sql.ColSet{}, sql.ColSet{})
+
+// atMostOneRow reports whether plan p reads at most one row: a PointGet
+// (the whole primary key bound by one equality); Empty returns none. A
+// unique secondary index is not enough: while a unique value moves between
+// rows (a swap committed half-way, a crash; TestUniqueSwapHalfCommitted) a
+// read through it can see two rows with one value, and the engine fails a
+// Max1Row query that gets a second row instead of returning it.
+func atMostOneRow(p *planner.Plan) bool {
+	switch p.Path {
+	case planner.PointGet, planner.Empty:
+		return true
+	}
+	return false
 }
 
 // selfName returns the name by which the conjuncts refer to this table: its

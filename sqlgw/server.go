@@ -33,6 +33,8 @@
 //	iter.go       plan execution: lazy pages, parallel MultiGet, overlay of
 //	              the transaction's writes
 //	cache.go      per-statement caches for lookups re-run by nested loops
+//	plancache.go  plan cache of prepared SELECTs over one table lookup:
+//	              re-plans the lookup only, runs without the analyzer
 //	editor.go     INSERT/UPDATE/DELETE/REPLACE into the transaction buffer
 //	txn.go        transactions, commit in per-partition batches
 //	session.go    sessions, savepoints, Sqlgw_* status variables
@@ -67,6 +69,14 @@
 //     txn.go documents what is atomic and isolated across partitions:
 //     per-partition batches only (a failed multi-partition INSERT undoes its
 //     inserts; updates and deletes across partitions are not atomic).
+//   - Plan cache (plancache.go): a prepared SELECT over one table whose
+//     parameters all land in the table's lookup is analyzed once per session;
+//     each execute re-plans the lookup with the new values and runs the
+//     cached plan. DDL (catalog version), another database or sql_mode, or
+//     a parameter of another type sends the execute the general way.
+//     Plan_cache_hits / _misses / Last_plan_from_cache show it.
+//   - At most one row: a PointGet tells the engine so (index.go,
+//     max1RowFDs), which then spools the row without its goroutines.
 //   - Counters: every store request a session makes goes through
 //     storage/recorder with the session's Counters; SHOW SESSION STATUS LIKE
 //     'Sqlgw%' reports Sqlgw_store_requests and Sqlgw_entities_read. Catalog
@@ -180,6 +190,9 @@ type Config struct {
 	// RequireSecureTransport refuses connections that do not use TLS
 	// (MySQL's require_secure_transport, error 3159). Needs TLSConfig.
 	RequireSecureTransport bool
+	// NoPlanCache turns the plan cache of prepared statements off
+	// (plancache.go): every execute is analyzed again. For comparisons.
+	NoPlanCache bool
 	// Attach lists the store's tables sqlgw did not create as SQL tables
 	// (attached.go).
 	Attach AttachConfig
@@ -317,6 +330,12 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		ln.Close()
 		return fail(fmt.Errorf("sqlgw: %w", err))
+	}
+	if !cfg.NoPlanCache {
+		h.fast = &fastLane{gw: gw, eng: engine, sm: srv.SessionManager()} // plancache.go
+		if gw.metrics != nil {
+			h.fast.sel = gw.metrics
+		}
 	}
 	gw.log = cfg.Logger
 	publishLimits(rl.limits)

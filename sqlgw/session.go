@@ -3,6 +3,7 @@ package sqlgw
 import (
 	"context"
 	"strings"
+	"sync/atomic"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
@@ -19,6 +20,12 @@ type Session struct {
 	gw       *gateway
 	counters *recorder.Counters
 	tx       *txn
+
+	// The plan cache (plancache.go) and its counters.
+	plans         planCache
+	planHits      atomic.Int64
+	planMisses    atomic.Int64
+	lastFromCache atomic.Bool
 }
 
 var (
@@ -31,6 +38,14 @@ var (
 const (
 	StatusStoreRequests = "Sqlgw_store_requests"
 	StatusEntitiesRead  = "Sqlgw_entities_read"
+	// The plan cache's (plancache.go): executes that ran from a cached
+	// plan, executes of a cacheable statement that built one, and whether
+	// the session's last statement ran from the cache (0 or 1). Named
+	// without the Sqlgw prefix, so that LIKE 'Sqlgw%' still lists exactly
+	// the request counters, as scripts and tests expect.
+	StatusPlanCacheHits     = "Plan_cache_hits"
+	StatusPlanCacheMisses   = "Plan_cache_misses"
+	StatusLastPlanFromCache = "Last_plan_from_cache"
 )
 
 func (g *gateway) newSession(base *sql.BaseSession) *Session {
@@ -214,7 +229,17 @@ func (s *Session) GetAllStatusVariables(ctx *sql.Context) map[string]sql.StatusV
 	m := s.BaseSession.GetAllStatusVariables(ctx)
 	m[StatusStoreRequests] = &statusVar{name: StatusStoreRequests, get: func() uint64 { return uint64(s.counters.Requests.Load()) }}
 	m[StatusEntitiesRead] = &statusVar{name: StatusEntitiesRead, get: func() uint64 { return uint64(s.counters.EntitiesRead.Load()) }}
+	m[StatusPlanCacheHits] = &statusVar{name: StatusPlanCacheHits, get: func() uint64 { return uint64(s.planHits.Load()) }}
+	m[StatusPlanCacheMisses] = &statusVar{name: StatusPlanCacheMisses, get: func() uint64 { return uint64(s.planMisses.Load()) }}
+	m[StatusLastPlanFromCache] = &statusVar{name: StatusLastPlanFromCache, get: s.lastPlanFromCache}
 	return m
+}
+
+func (s *Session) lastPlanFromCache() uint64 {
+	if s.lastFromCache.Load() {
+		return 1
+	}
+	return 0
 }
 
 // GetStatusVariable returns sqlgw's counters by name, others from the base.
@@ -224,6 +249,12 @@ func (s *Session) GetStatusVariable(ctx *sql.Context, name string) (interface{},
 		return uint64(s.counters.Requests.Load()), nil
 	case strings.ToLower(StatusEntitiesRead):
 		return uint64(s.counters.EntitiesRead.Load()), nil
+	case strings.ToLower(StatusPlanCacheHits):
+		return uint64(s.planHits.Load()), nil
+	case strings.ToLower(StatusPlanCacheMisses):
+		return uint64(s.planMisses.Load()), nil
+	case strings.ToLower(StatusLastPlanFromCache):
+		return s.lastPlanFromCache(), nil
 	}
 	return s.BaseSession.GetStatusVariable(ctx, name)
 }

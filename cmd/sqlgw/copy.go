@@ -78,12 +78,12 @@ func copyCmd(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
-	src, srcName, err := openStore(ctx, *from)
+	src, srcName, err := openStore(ctx, *from, nil)
 	if err != nil {
 		return fmt.Errorf("--from: %w", err)
 	}
 	defer src.Close()
-	dst, dstName, err := openStore(ctx, *to)
+	dst, dstName, err := openStore(ctx, *to, nil)
 	if err != nil {
 		return fmt.Errorf("--to: %w", err)
 	}

@@ -96,6 +96,15 @@ a flag given on the command line wins):
   --require-secure-transport
                        refuse connections without TLS (error 3159), as
                        MySQL's require_secure_transport [SQLGW_REQUIRE_SECURE_TRANSPORT=1]
+  --pebble-cache SIZE  block cache of the embedded store, e.g. 512MiB, 2GiB
+                       or bytes; default a quarter of the memory available
+                       (cgroup limit or RAM), between 64 MiB and 1 GiB
+                                                        [SQLGW_PEBBLE_CACHE]
+  --debug-listen ADDR  serve Go's net/http/pprof profiles on
+                       http://ADDR/debug/pprof/ (CPU, heap, allocations,
+                       goroutines, execution trace); for profiling, default
+                       off; it must be a loopback address unless
+                       --debug-listen-any is given      [SQLGW_DEBUG_LISTEN]
   --max-connections N  connections open at once; more get error 1040
                        (MySQL's max_connections)   default 151 [SQLGW_MAX_CONNECTIONS]
   --connect-timeout D  a connection must log in within D, or it is closed
@@ -203,6 +212,9 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	tlsKey := fs.String("tls-key", env("SQLGW_TLS_KEY", ""), "")
 	requireTLS := fs.Bool("require-secure-transport", envBool("SQLGW_REQUIRE_SECURE_TRANSPORT"), "")
 	metricsListen := fs.String("metrics-listen", env("SQLGW_METRICS_LISTEN", ""), "")
+	pebbleCache := fs.String("pebble-cache", env("SQLGW_PEBBLE_CACHE", ""), "")
+	debugListen := fs.String("debug-listen", env("SQLGW_DEBUG_LISTEN", ""), "")
+	debugAny := fs.Bool("debug-listen-any", false, "")
 	maxConns := fs.Int("max-connections", 0, "")
 	connectTimeout := fs.Duration("connect-timeout", 0, "")
 	waitTimeout := fs.Duration("wait-timeout", 0, "")
@@ -275,7 +287,26 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		defer metricsLn.Close()
 	}
 
-	store, name, err := openStore(ctx, *storeSpec)
+	var pebbleOpts *pebble.Options
+	if *pebbleCache != "" {
+		n, err := parseSize(*pebbleCache)
+		if err != nil {
+			return fmt.Errorf("--pebble-cache: %w", err)
+		}
+		pebbleOpts = &pebble.Options{CacheSize: n}
+	}
+	if *debugListen != "" {
+		ln, err := listenDebug(*debugListen, *debugAny)
+		if err != nil {
+			return fmt.Errorf("--debug-listen: %w", err)
+		}
+		hs := &http.Server{Handler: pprofMux(), ReadHeaderTimeout: 10 * time.Second}
+		go hs.Serve(ln)
+		defer hs.Close()
+		logger.Info("sqlgw: pprof on http://" + ln.Addr().String() + "/debug/pprof/")
+	}
+
+	store, name, err := openStore(ctx, *storeSpec, pebbleOpts)
 	if err != nil {
 		return err
 	}
@@ -372,7 +403,8 @@ func attachConfig(db string, scan int, tables string) sqlgw.AttachConfig {
 
 // openStore opens the store named by spec and returns a description of it
 // that is safe to log.
-func openStore(ctx context.Context, spec string) (storage.Store, string, error) {
+// pebbleOpts, if not nil, are the options of a pebble: store.
+func openStore(ctx context.Context, spec string, pebbleOpts *pebble.Options) (storage.Store, string, error) {
 	kind, arg, _ := strings.Cut(spec, ":")
 	switch kind {
 	case "pebble":
@@ -382,7 +414,7 @@ func openStore(ctx context.Context, spec string) (storage.Store, string, error) 
 		if err := os.MkdirAll(arg, 0o755); err != nil {
 			return nil, "", err
 		}
-		s, err := pebble.Open(arg, nil)
+		s, err := pebble.Open(arg, pebbleOpts)
 		if err != nil {
 			return nil, "", fmt.Errorf("opening pebble store %s: %w", arg, err)
 		}

@@ -9,6 +9,11 @@
 // returned survives a crash. Restarting on the same directory reopens every
 // table.
 //
+// Tuning: Open sets Pebble's options for a database server rather than
+// Pebble's library defaults (a block cache sized from memory, bloom filters on
+// every level, L0 and compaction limits); tuning.go lists each choice
+// and why.
+//
 // Keys and order: encoding.go defines the on-disk format. Entity keys are
 // ordered by (PartitionKey, RowKey) in UTF-16 ordinal order, so queries are
 // bounded Pebble iterations and results come back sorted.
@@ -50,7 +55,6 @@ import (
 	"time"
 
 	pebbledb "github.com/cockroachdb/pebble/v2"
-	"github.com/cockroachdb/pebble/v2/bloom"
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/sqlgw/sqlgw/storage"
@@ -82,8 +86,12 @@ type Options struct {
 	// reaches it ends early (possibly empty) with a continuation token.
 	// 0 means DefaultMaxScanPerPage; negative means no cap.
 	MaxScanPerPage int
+	// CacheSize is the block cache in bytes; 0 means DefaultCacheSize()
+	// (tuning.go). Ignored when Pebble is set.
+	CacheSize int64
 	// Pebble, if set, is the base for the Pebble options (FS and Logger
-	// are filled in when nil). It is not modified.
+	// are filled in when nil) instead of the tuned ones (tuning.go). It is
+	// not modified.
 	Pebble *pebbledb.Options
 }
 
@@ -129,9 +137,15 @@ func Open(dir string, opts *Options) (*Store, error) {
 	if opts.Pebble != nil {
 		po = *opts.Pebble
 	} else {
-		// Bloom filters make the existence checks of Insert and Update on
-		// absent keys cheap (all levels inherit L0's policy).
-		po.Levels[0].FilterPolicy = bloom.FilterPolicy(10)
+		cache := opts.CacheSize
+		if cache <= 0 {
+			cache = DefaultCacheSize()
+			if opts.InMemory || opts.FS != nil {
+				// The data is in memory anyway: Pebble's own 8 MiB.
+				cache = inMemoryCache
+			}
+		}
+		po = tunedOptions(cache)
 	}
 	switch {
 	case opts.FS != nil:

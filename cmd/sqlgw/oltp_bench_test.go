@@ -1,0 +1,213 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/sqlgw/sqlgw/sqlgw"
+	"github.com/sqlgw/sqlgw/storage/pebble"
+)
+
+// BenchmarkOLTP tracks the per-statement cost of sysbench's OLTP shapes
+// (issue 13) in one process, wire included: an in-process server on a
+// Pebble store in a temporary directory, one go-sql-driver/mysql
+// connection over TCP, the sbtest1 table of sysbench (10,000 rows, with
+// its secondary index k_1). Sub-benchmarks:
+//
+//   - point_select/ps: oltp_point_select, SELECT c FROM sbtest1 WHERE id=?
+//     as a server-side prepared statement (COM_STMT_EXECUTE), as sysbench
+//     sends it;
+//   - point_select/text: the same statement as text (COM_QUERY);
+//   - read_only_ranges/ps: oltp_read_only's four 100-row range queries on
+//     id (plain, SUM, ORDER BY, DISTINCT + ORDER BY), prepared, in turn;
+//   - insert/ps: oltp_insert's single-row autocommit INSERT, prepared.
+//
+// cachehits/op is the share of executes served from the plan cache
+// (sqlgw/plancache.go).
+//
+// allocs/op and B/op count the whole process, the client driver's
+// allocations included (a few dozen per statement), so compare them
+// between builds, not against zero. requests/op is the session's store
+// request counter.
+//
+//	go test ./cmd/sqlgw -run '^$' -bench OLTP -benchmem -benchtime 20000x
+func BenchmarkOLTP(b *testing.B) {
+	db := oltpServer(b)
+	const rows = 10_000
+	benchExec(b, db, "CREATE DATABASE sbtest")
+	benchExec(b, db, "CREATE TABLE sbtest.sbtest1(id INTEGER NOT NULL AUTO_INCREMENT, k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id))")
+	rng := rand.New(rand.NewPCG(1, 2))
+	text := func(groups int) string {
+		var sb strings.Builder
+		for g := range groups {
+			if g > 0 {
+				sb.WriteByte('-')
+			}
+			fmt.Fprintf(&sb, "%011d", rng.Uint64()%100_000_000_000)
+		}
+		return sb.String()
+	}
+	for start := 0; start < rows; start += 1000 {
+		var sb strings.Builder
+		sb.WriteString("INSERT INTO sbtest.sbtest1(k, c, pad) VALUES")
+		for r := range 1000 {
+			if r > 0 {
+				sb.WriteByte(',')
+			}
+			fmt.Fprintf(&sb, "(%d, '%s', '%s')", rng.IntN(rows)+1, text(10), text(5))
+		}
+		benchExec(b, db, sb.String())
+	}
+	benchExec(b, db, "CREATE INDEX k_1 ON sbtest.sbtest1(k)")
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "USE sbtest"); err != nil {
+		b.Fatal(err)
+	}
+
+	b.Run("point_select/ps", func(b *testing.B) {
+		stmt, err := conn.PrepareContext(ctx, "SELECT c FROM sbtest1 WHERE id=?")
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer stmt.Close()
+		var c string
+		b.ReportAllocs()
+		h0 := oltpStatus(b, conn, "Plan_cache_hits")
+		oltpMeasure(b, conn, func(int) {
+			if err := stmt.QueryRowContext(ctx, rng.IntN(rows)+1).Scan(&c); err != nil {
+				b.Fatal(err)
+			}
+		})
+		b.ReportMetric(float64(oltpStatus(b, conn, "Plan_cache_hits")-h0)/float64(b.N), "cachehits/op")
+	})
+	b.Run("point_select/text", func(b *testing.B) {
+		var c string
+		b.ReportAllocs()
+		oltpMeasure(b, conn, func(int) {
+			if err := conn.QueryRowContext(ctx, fmt.Sprintf("SELECT c FROM sbtest1 WHERE id=%d", rng.IntN(rows)+1)).Scan(&c); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("read_only_ranges/ps", func(b *testing.B) {
+		// oltp_read_only's four range queries (100 rows each).
+		var stmts []*sql.Stmt
+		for _, q := range []string{
+			"SELECT c FROM sbtest1 WHERE id BETWEEN ? AND ?",
+			"SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN ? AND ?",
+			"SELECT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c",
+			"SELECT DISTINCT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c",
+		} {
+			st, err := conn.PrepareContext(ctx, q)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			stmts = append(stmts, st)
+		}
+		b.ReportAllocs()
+		h0 := oltpStatus(b, conn, "Plan_cache_hits")
+		oltpMeasure(b, conn, func(i int) {
+			lo := rng.IntN(rows-100) + 1
+			rs, err := stmts[i%len(stmts)].QueryContext(ctx, lo, lo+99)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for rs.Next() {
+			}
+			if err := rs.Err(); err != nil {
+				b.Fatal(err)
+			}
+			rs.Close()
+		})
+		b.ReportMetric(float64(oltpStatus(b, conn, "Plan_cache_hits")-h0)/float64(b.N), "cachehits/op")
+	})
+	b.Run("insert/ps", func(b *testing.B) {
+		stmt, err := conn.PrepareContext(ctx, "INSERT INTO sbtest1 (id, k, c, pad) VALUES (?, ?, ?, ?)")
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer stmt.Close()
+		pads := make([][2]string, 256)
+		for i := range pads {
+			pads[i] = [2]string{text(10), text(5)}
+		}
+		id := 10_000_000 + rng.IntN(1_000_000)*1000
+		b.ReportAllocs()
+		oltpMeasure(b, conn, func(i int) {
+			id++
+			p := pads[i%len(pads)]
+			if _, err := stmt.ExecContext(ctx, id, rng.IntN(rows)+1, p[0], p[1]); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+}
+
+// oltpServer is benchServer without interpolateParams: prepared
+// statements are server-side (COM_STMT_PREPARE / COM_STMT_EXECUTE), as
+// sysbench sends them.
+func oltpServer(b *testing.B) *sql.DB {
+	b.Helper()
+	st, err := pebble.Open(b.TempDir(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv, err := sqlgw.NewServer(context.Background(), sqlgw.Config{
+		Listen: "127.0.0.1:0", Store: st, StoreName: "bench",
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	go srv.Serve()
+	b.Cleanup(func() { srv.Close(context.Background()) })
+	db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", srv.Addr()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	return db
+}
+
+// oltpStatus returns a session status counter.
+func oltpStatus(b *testing.B, conn *sql.Conn, name string) int64 {
+	b.Helper()
+	var n int64
+	if err := conn.QueryRowContext(context.Background(), "SHOW SESSION STATUS LIKE '"+name+"'").Scan(&name, &n); err != nil {
+		b.Fatal(err)
+	}
+	return n
+}
+
+// oltpMeasure runs op b.N times on conn and reports the session's store
+// requests per op.
+func oltpMeasure(b *testing.B, conn *sql.Conn, op func(i int)) {
+	b.Helper()
+	count := func() int64 {
+		var name string
+		var n int64
+		if err := conn.QueryRowContext(context.Background(), "SHOW SESSION STATUS LIKE 'Sqlgw_store_requests'").Scan(&name, &n); err != nil {
+			b.Fatal(err)
+		}
+		return n
+	}
+	r0 := count()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		op(i)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(count()-r0)/float64(b.N), "requests/op")
+}

@@ -1,0 +1,285 @@
+package sqlgw_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"github.com/sqlgw/sqlgw/sqlgw"
+	"github.com/sqlgw/sqlgw/storage/pebble"
+)
+
+// TestPlanCacheDifferential runs the statements of the SQL corpus
+// (testdata/cli/*.sql) against two servers, one with the plan cache
+// (plancache.go) and one without (Config.NoPlanCache), in lockstep. Every
+// SELECT whose WHERE compares columns with literals is also run as a
+// server-side prepared statement with those literals as parameters, three
+// times (the second and third executes come from the cache where the shape
+// qualifies), and everything is compared: column names, rows, the MySQL
+// error, warnings. The corpus must give the cache some hits, or the test
+// proves nothing.
+func TestPlanCacheDifferential(t *testing.T) {
+	files, err := filepath.Glob("../testdata/cli/*.sql")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no corpus: %v", err)
+	}
+	var hits, checked int
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			text, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pieces, err := sqlparser.SplitStatementToPieces(string(text))
+			if err != nil {
+				t.Skipf("split: %v", err)
+			}
+			c, h := diffStatements(t, pieces)
+			checked += c
+			hits += h
+		})
+	}
+	t.Run("cache_shapes", func(t *testing.T) {
+		c, h := diffStatements(t, cacheShapes)
+		checked += c
+		hits += h
+		if h < 40 {
+			t.Errorf("only %d executes of the cache's shapes came from the plan cache", h)
+		}
+	})
+	t.Logf("%d prepared executes compared, %d from the plan cache", checked, hits)
+	if hits == 0 {
+		t.Error("no execute came from the plan cache: the corpus does not exercise it")
+	}
+}
+
+// cacheShapes are statements aimed at the plan cache's shapes and at what
+// could tell a cached plan from a fresh one: composite and DESC keys, a
+// unique secondary index, collations, NULLs, wide values, a transaction's
+// own writes, a missing row, out-of-range and mistyped parameters, DDL.
+var cacheShapes = []string{
+	"CREATE DATABASE pcd", "USE pcd",
+	"CREATE TABLE k1 (id INT PRIMARY KEY, v VARCHAR(20), n INT NULL)",
+	"INSERT INTO k1 VALUES (1, 'a', NULL), (2, 'b', 2), (127, 'c', 3), (128, 'd', 4), (70000, 'e', 5), (-5, 'neg', 6)",
+	"SELECT v FROM k1 WHERE id = 1", "SELECT v, n FROM k1 WHERE id = 128", "SELECT * FROM k1 WHERE id = 70000",
+	"SELECT v FROM k1 WHERE id = 3", "SELECT v FROM k1 WHERE id = -5", "SELECT v FROM k1 WHERE id = 99999999999",
+	"SELECT v FROM k1 WHERE id = '2'", "SELECT v FROM k1 WHERE id = 'x'", "SELECT n AS nn, v AS vv FROM k1 WHERE 2 = id",
+	"CREATE TABLE k2 (t VARCHAR(10) COLLATE utf8mb4_0900_ai_ci, id INT, d VARCHAR(10), PRIMARY KEY (t, id))",
+	"INSERT INTO k2 VALUES ('Acme', 1, 'x'), ('acme', 2, 'y'), ('beta', 1, 'z')",
+	"SELECT d FROM k2 WHERE t = 'ACME' AND id = 1", "SELECT d FROM k2 WHERE t = 'acme' AND id = 2",
+	"SELECT d FROM k2 WHERE id = 1 AND t = 'beta'", "SELECT d FROM k2 WHERE t = 'acme '  AND id = 1",
+	"CREATE TABLE k3 (a INT, b INT, c VARCHAR(10), PRIMARY KEY (a, b DESC))",
+	"INSERT INTO k3 VALUES (1, 1, 'p'), (1, 2, 'q'), (2, 1, 'r')",
+	"SELECT c FROM k3 WHERE a = 1 AND b = 2", "SELECT c FROM k3 WHERE a = 2 AND b = 1", "SELECT c FROM k3 WHERE a = 1",
+	"CREATE TABLE k4 (id INT PRIMARY KEY, email VARCHAR(40), UNIQUE KEY ue (email))",
+	"INSERT INTO k4 VALUES (1, 'a@x'), (2, 'b@x'), (3, NULL)",
+	"SELECT id FROM k4 WHERE email = 'b@x'", "SELECT id FROM k4 WHERE email = 'a@x'", "SELECT id FROM k4 WHERE email = 'none'",
+	"CREATE TABLE k5 (id BIGINT UNSIGNED PRIMARY KEY, big TEXT, bin VARBINARY(10), f DOUBLE, dt DATETIME(3), dec1 DECIMAL(10,2))",
+	"INSERT INTO k5 VALUES (18446744073709551615, REPEAT('w', 70000), X'00FF', 1.5, '2024-01-02 03:04:05.678', 12.34), (1, 'small', NULL, NULL, NULL, NULL)",
+	"SELECT big, bin, f, dt, dec1 FROM k5 WHERE id = 18446744073709551615", "SELECT big, bin FROM k5 WHERE id = 1",
+	"BEGIN", "UPDATE k1 SET v = 'in-tx' WHERE id = 1", "SELECT v FROM k1 WHERE id = 1", "DELETE FROM k1 WHERE id = 2",
+	"SELECT v FROM k1 WHERE id = 2", "ROLLBACK", "SELECT v FROM k1 WHERE id = 1", "SELECT v FROM k1 WHERE id = 2",
+	"ALTER TABLE k1 ADD COLUMN extra INT DEFAULT 7", "SELECT * FROM k1 WHERE id = 1", "SELECT v FROM k1 WHERE id = 127",
+	"ALTER TABLE k1 DROP COLUMN v", "SELECT v FROM k1 WHERE id = 1", "SELECT * FROM k1 WHERE id = 1",
+	"CREATE TABLE sb (id INT NOT NULL AUTO_INCREMENT, k INT NOT NULL DEFAULT 0, c CHAR(20) NOT NULL DEFAULT '', PRIMARY KEY (id), KEY k_1 (k))",
+	"INSERT INTO sb (k, c) VALUES (5, 'c1'), (3, 'c2'), (5, 'c3'), (9, 'c1'), (1, 'c5'), (7, 'c2'), (2, 'c7'), (5, 'c8'), (4, 'c9'), (6, 'c0')",
+	"SELECT c FROM sb WHERE id BETWEEN 2 AND 6", "SELECT SUM(k) FROM sb WHERE id BETWEEN 3 AND 8",
+	"SELECT c FROM sb WHERE id BETWEEN 1 AND 10 ORDER BY c", "SELECT DISTINCT c FROM sb WHERE id BETWEEN 1 AND 10 ORDER BY c",
+	"SELECT id, k, c FROM sb WHERE k IN (5, 9, 1)", "SELECT id, k, c FROM sb WHERE k IN (2, 2, 4)", "SELECT id FROM sb WHERE id IN (3, 1, 99)",
+	"SELECT c FROM sb WHERE id >= 4 AND id < 8 ORDER BY id DESC", "SELECT c FROM sb WHERE id > 2 ORDER BY id LIMIT 3",
+	"SELECT COUNT(*), MIN(k), MAX(c) FROM sb WHERE id <= 7", "SELECT k, COUNT(*) FROM sb WHERE id BETWEEN 1 AND 10 GROUP BY k ORDER BY k",
+	"SELECT c FROM sb WHERE id BETWEEN 6 AND 2", "SELECT c FROM sb WHERE id = 3 AND k = 3", "SELECT c FROM sb WHERE k = 5 ORDER BY id LIMIT 2",
+	"SELECT c FROM sb WHERE c = 'c1'", "SELECT id FROM sb WHERE c >= 'c5' ORDER BY id",
+	"DROP TABLE k1", "SELECT * FROM k1 WHERE id = 1",
+	"CREATE TABLE k1 (id INT PRIMARY KEY, v INT)", "INSERT INTO k1 VALUES (1, 100)", "SELECT v FROM k1 WHERE id = 1",
+}
+
+// diffStatements runs statements on a server with the plan cache and one
+// without, comparing every outcome; it returns the prepared executes
+// compared and the plan cache's hits.
+func diffStatements(t *testing.T, statements []string) (checked, hits int) {
+	t.Helper()
+	with, without := diffServer(t, false), diffServer(t, true)
+	for _, q := range statements {
+		q = strings.TrimSpace(q)
+		if q == "" {
+			continue
+		}
+		a, b := diffRun(with, q), diffRun(without, q)
+		if a != b {
+			t.Fatalf("%s\nwith the plan cache:\n%s\nwithout:\n%s", q, a, b)
+		}
+		pq, args, ok := parametrize(q)
+		if !ok {
+			continue
+		}
+		for range 3 {
+			a, b := diffRun(with, pq, args...), diffRun(without, pq, args...)
+			if a != b {
+				t.Fatalf("%s %v\nwith the plan cache:\n%s\nwithout:\n%s", pq, args, a, b)
+			}
+			checked++
+		}
+	}
+	var name string
+	if err := with.QueryRowContext(context.Background(), "SHOW SESSION STATUS LIKE 'Plan_cache_hits'").Scan(&name, &hits); err != nil {
+		t.Fatal(err)
+	}
+	return checked, hits
+}
+
+// diffServer starts a server on an in-memory store and returns one
+// connection of it.
+func diffServer(t *testing.T, noCache bool) *sql.Conn {
+	t.Helper()
+	st, err := pebble.OpenMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := sqlgw.NewServer(context.Background(), sqlgw.Config{
+		Listen: "127.0.0.1:0", Store: st, NoPlanCache: noCache,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve()
+	t.Cleanup(func() { srv.Close(context.Background()) })
+	db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", srv.Addr()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	c, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// diffRun runs q and renders its outcome: columns and rows, or the error;
+// then the warnings.
+func diffRun(c *sql.Conn, q string, args ...any) string {
+	ctx := context.Background()
+	var sb strings.Builder
+	rs, err := c.QueryContext(ctx, q, args...)
+	if err != nil {
+		fmt.Fprintf(&sb, "error: %v\n", err)
+	} else {
+		cols, _ := rs.Columns()
+		fmt.Fprintf(&sb, "columns: %q\n", cols)
+		for rs.Next() {
+			vals := make([]sql.RawBytes, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rs.Scan(ptrs...); err != nil {
+				fmt.Fprintf(&sb, "scan error: %v\n", err)
+				break
+			}
+			for i, v := range vals {
+				if i > 0 {
+					sb.WriteByte('\t')
+				}
+				if v == nil {
+					sb.WriteString("NULL")
+				} else {
+					sb.WriteString(strconv.Quote(string(v)))
+				}
+			}
+			sb.WriteByte('\n')
+		}
+		if err := rs.Err(); err != nil {
+			fmt.Fprintf(&sb, "error: %v\n", err)
+		}
+		rs.Close()
+	}
+	if ws, err := c.QueryContext(ctx, "SHOW WARNINGS"); err == nil {
+		for ws.Next() {
+			var level, msg string
+			var code int
+			if ws.Scan(&level, &code, &msg) == nil {
+				fmt.Fprintf(&sb, "warning: %s %d %s\n", level, code, msg)
+			}
+		}
+		ws.Close()
+	}
+	return sb.String()
+}
+
+var valArg = regexp.MustCompile(`:v[0-9]+`)
+
+// parametrize turns the literals that a SELECT's WHERE compares with
+// columns by equality into parameters: the statement for a server-side
+// prepare and its arguments.
+func parametrize(q string) (string, []any, bool) {
+	if strings.Contains(q, ":v") || strings.Contains(q, "?") {
+		return "", nil, false
+	}
+	stmt, err := sqlparser.Parse(q)
+	if err != nil {
+		return "", nil, false
+	}
+	sel, ok := stmt.(*sqlparser.Select)
+	if !ok || sel.Where == nil {
+		return "", nil, false
+	}
+	var args []any
+	param := func(side *sqlparser.Expr) {
+		v, ok := (*side).(*sqlparser.SQLVal)
+		if !ok {
+			return
+		}
+		var arg any
+		switch v.Type {
+		case sqlparser.IntVal:
+			n, err := strconv.ParseInt(string(v.Val), 10, 64)
+			if err != nil {
+				return
+			}
+			arg = n
+		case sqlparser.StrVal:
+			arg = string(v.Val)
+		default:
+			return
+		}
+		args = append(args, arg)
+		*side = sqlparser.NewValArg([]byte(fmt.Sprintf(":v%d", len(args))))
+	}
+	_ = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
+		switch e := node.(type) {
+		case *sqlparser.ComparisonExpr:
+			switch e.Operator {
+			case sqlparser.EqualStr, sqlparser.LessThanStr, sqlparser.LessEqualStr, sqlparser.GreaterThanStr, sqlparser.GreaterEqualStr:
+				param(&e.Left)
+				param(&e.Right)
+			case sqlparser.InStr:
+				if tuple, ok := e.Right.(sqlparser.ValTuple); ok {
+					for i := range tuple {
+						param(&tuple[i])
+					}
+				}
+			}
+		case *sqlparser.RangeCond:
+			param(&e.From)
+			param(&e.To)
+		}
+		return true, nil
+	}, sel.Where)
+	if len(args) == 0 {
+		return "", nil, false
+	}
+	return valArg.ReplaceAllString(sqlparser.String(sel), "?"), args, true
+}

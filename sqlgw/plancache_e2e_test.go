@@ -1,0 +1,186 @@
+package sqlgw_test
+
+import (
+	"context"
+	"database/sql"
+	"testing"
+
+	"github.com/sqlgw/sqlgw/catalog"
+)
+
+// planCacheStatus returns the session's plan cache counters.
+func planCacheStatus(t *testing.T, c *sql.Conn) (hits, misses, last int64) {
+	t.Helper()
+	rs, err := c.QueryContext(context.Background(), "SHOW SESSION STATUS LIKE '%plan%cache%'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rs.Close()
+	for rs.Next() {
+		var name string
+		var n int64
+		if err := rs.Scan(&name, &n); err != nil {
+			t.Fatal(err)
+		}
+		switch name {
+		case "Plan_cache_hits":
+			hits = n
+		case "Plan_cache_misses":
+			misses = n
+		case "Last_plan_from_cache":
+			last = n
+		}
+	}
+	return hits, misses, last
+}
+
+// TestPlanCache: a prepared point select runs from the plan cache from its
+// second execute on, with the right rows, and DDL invalidates the plan.
+func TestPlanCache(t *testing.T) {
+	store, _ := memoryBackend.open(t)
+	ts := startServer(t, store)
+	c := ts.conn()
+	ctx := context.Background()
+	mustExec(t, c, "CREATE DATABASE pc")
+	mustExec(t, c, "USE pc")
+	mustExec(t, c, "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20), w INT)")
+	mustExec(t, c, "INSERT INTO t VALUES (1, 'one', 10), (2, 'two', 20), (300, 'three hundred', 30)")
+	st, err := c.PrepareContext(ctx, "SELECT v, w AS ww FROM t WHERE id = ?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	get := func(id any) string {
+		t.Helper()
+		var v string
+		var w int
+		err := st.QueryRowContext(ctx, id).Scan(&v, &w)
+		if err == sql.ErrNoRows {
+			return "none"
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for _, c := range []struct {
+		id   any
+		want string
+	}{{1, "one"}, {2, "two"}, {7, "none"}, {1, "one"}, {300, "three hundred"}, {"2", "two"}} {
+		if got := get(c.id); got != c.want {
+			t.Errorf("id %v: %q, want %q", c.id, got, c.want)
+		}
+	}
+	hits, misses, last := planCacheStatus(t, c)
+	// Integer parameters become INT literals (the column's type): one miss,
+	// then hits; "2" is a string literal, which the cached plan does not
+	// take: a miss, which caches the plan for strings.
+	if hits != 4 || misses != 2 || last != 0 {
+		t.Errorf("hits %d, misses %d, last_plan_from_cache %d; want 4, 2, 0", hits, misses, last)
+	}
+	// Both variants (integer and string parameter) stay cached.
+	get(1)
+	if got := get("2"); got != "two" {
+		t.Errorf("id '2': %q", got)
+	}
+	if hits, misses, last := planCacheStatus(t, c); hits != 6 || misses != 2 || last != 1 {
+		t.Errorf("hits %d, misses %d, last_plan_from_cache %d; want 6, 2, 1", hits, misses, last)
+	}
+	if _, _, last := planCacheStatus(t, c); last != 0 {
+		t.Errorf("after SHOW STATUS, last_plan_from_cache = %d, want 0", last)
+	}
+	// A cacheable shape whose plan cannot be cached (two parameters with
+	// one value: which literal is whose is ambiguous) is tried a few times,
+	// then left alone.
+	h0, m0, _ := planCacheStatus(t, c)
+	for i := range 6 {
+		var v string
+		if err := c.QueryRowContext(ctx, "SELECT v FROM t WHERE id IN (?, ?)", i%2+1, i%2+1).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if h1, m1, _ := planCacheStatus(t, c); h1 != h0 || m1 != m0+3 {
+		t.Errorf("uncacheable plan: hits %d -> %d, misses %d -> %d; want no hit and 3 misses", h0, h1, m0, m1)
+	}
+	// An IN list whose integer literals change type with every execute
+	// (the binder types each by its value's width) would be rebuilt on
+	// most executes: after 8 builds with few hits it is left alone.
+	_, m0, _ = planCacheStatus(t, c)
+	widths := []int{1, 200, 300, 40000, 70000}
+	for i := range 40 {
+		a, b, d := widths[i%5], widths[(i/5)%5], widths[(i/3)%5]
+		var n int
+		if err := c.QueryRowContext(ctx, "SELECT COUNT(*) FROM t WHERE id IN (?, ?, ?)", a, b, d).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		for _, id := range []int{1, 2, 300} {
+			if id == a || id == b || id == d {
+				want++
+			}
+		}
+		if n != want {
+			t.Errorf("IN (%d, %d, %d): COUNT(*) = %d, want %d", a, b, d, n, want)
+		}
+	}
+	if _, m1, _ := planCacheStatus(t, c); m1-m0 > 8 {
+		t.Errorf("IN list of varying literal types: %d misses, want at most 8 builds before giving up", m1-m0)
+	}
+	// DDL invalidates: the next execute is a miss and sees the new schema.
+	mustExec(t, c, "ALTER TABLE t MODIFY COLUMN v VARCHAR(30)")
+	mustExec(t, c, "UPDATE t SET v = 'uno' WHERE id = 1")
+	h0, m0, _ = planCacheStatus(t, c)
+	if got := get(1); got != "uno" {
+		t.Errorf("after ALTER: %q", got)
+	}
+	h1, m1, _ := planCacheStatus(t, c)
+	if h1 != h0 || m1 != m0+1 {
+		t.Errorf("after ALTER: hits %d -> %d, misses %d -> %d; want a miss", h0, h1, m0, m1)
+	}
+	if got := get(2); got != "two" {
+		t.Errorf("after ALTER, cached again: %q", got)
+	}
+	if h2, _, _ := planCacheStatus(t, c); h2 != h1+1 {
+		t.Errorf("after ALTER: second execute not from the cache (hits %d -> %d)", h1, h2)
+	}
+}
+
+// TestPlanCachePrivileges: a REVOKE applies to a statement running from the
+// plan cache at its next execute, as to any other statement.
+func TestPlanCachePrivileges(t *testing.T) {
+	store, _ := memoryBackend.open(t)
+	ts, _ := startAccountsServer(t, store, catalog.Options{}, "", nil)
+	ctx := context.Background()
+	mustExec(t, ts.db, "CREATE DATABASE pcp")
+	mustExec(t, ts.db, "CREATE TABLE pcp.t (id INT PRIMARY KEY, v VARCHAR(10))")
+	mustExec(t, ts.db, "INSERT INTO pcp.t VALUES (1, 'one'), (2, 'two')")
+	mustExec(t, ts.db, "CREATE USER reader IDENTIFIED BY 'pw'")
+	mustExec(t, ts.db, "GRANT SELECT ON pcp.t TO reader")
+	db := as(t, ts, "reader", "pw", "pcp")
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	st, err := c.PrepareContext(ctx, "SELECT v FROM t WHERE id = ?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for _, id := range []int{1, 2, 1} {
+		var v string
+		if err := st.QueryRowContext(ctx, id).Scan(&v); err != nil {
+			t.Fatalf("id %d: %v", id, err)
+		}
+	}
+	if hits, _, _ := planCacheStatus(t, c); hits != 2 {
+		t.Fatalf("plan cache hits %d, want 2", hits)
+	}
+	mustExec(t, ts.db, "REVOKE SELECT ON pcp.t FROM reader")
+	var v string
+	err = st.QueryRowContext(ctx, 2).Scan(&v)
+	// The general path's answer: the user has no privilege left in pcp.
+	if code := mysqlErrno(err); code != 1044 && code != 1142 {
+		t.Fatalf("after REVOKE: %v (errno %d), want access denied (1044 or 1142)", err, code)
+	}
+}
