@@ -1016,14 +1016,14 @@ func (b *builder) rangeSelectivity(k keyCol, spans []span) float64 {
 	for _, sp := range spans {
 		lo, hi := bd[0], bd[1]
 		if !sp.lo.inf {
-			v, ok := datumNumber(k.kind, sp.lo.val)
+			v, ok := DatumNumber(sp.lo.val)
 			if !ok {
 				return def
 			}
 			lo = math.Max(lo, v)
 		}
 		if !sp.hi.inf {
-			v, ok := datumNumber(k.kind, sp.hi.val)
+			v, ok := DatumNumber(sp.hi.val)
 			if !ok {
 				return def
 			}
@@ -1045,8 +1045,9 @@ func (b *builder) rangeSelectivity(k keyCol, spans []span) float64 {
 	return math.Max(math.Min(covered/width, 1), math.Min(one, 1))
 }
 
-// datumNumber is d (of kind k) as a number for Stats.Bounds.
-func datumNumber(k Kind, d Datum) (float64, bool) {
+// DatumNumber is d as a number for Stats.Bounds and the statistics that
+// fill them: integers and floats as themselves, times as Unix seconds.
+func DatumNumber(d Datum) (float64, bool) {
 	switch v := d.(type) {
 	case int64:
 		return float64(v), true

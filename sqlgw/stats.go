@@ -8,7 +8,6 @@ import (
 	"math"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/information_schema"
@@ -125,21 +124,6 @@ type indexStats struct {
 	bounds   *[2]float64 // its smallest and largest value, when numeric or temporal
 }
 
-// statNumber is a Datum as a number for the bounds (time: Unix seconds).
-func statNumber(d catalog.Datum) (float64, bool) {
-	switch v := d.(type) {
-	case int64:
-		return float64(v), true
-	case uint64:
-		return float64(v), true
-	case float64:
-		return v, true
-	case time.Time:
-		return float64(v.Unix()), true
-	}
-	return 0, false
-}
-
 type topValue struct {
 	key   string // the leading column's key component
 	count int64
@@ -193,7 +177,7 @@ func (g *gateway) analyzeTable(ctx context.Context, t *catalog.Table) error {
 				a.sets[i][string(b)] = struct{}{}
 				if i == 0 {
 					a.lead[string(b)]++
-					if v, ok := statNumber(row[kc.Index]); ok {
+					if v, ok := planner.DatumNumber(row[kc.Index]); ok {
 						if a.nums == 0 || v < a.lo {
 							a.lo = v
 						}

@@ -857,22 +857,7 @@ func oversize(ops []storage.Operation) bool {
 
 // chunks cuts ops into batches within the store's batch limits.
 func chunks(ops []storage.Operation) [][]storage.Operation {
-	var out [][]storage.Operation
-	var cur []storage.Operation
-	size := 0
-	for _, op := range ops {
-		es := storage.EntitySize(op.Entity)
-		if len(cur) > 0 && (len(cur)+1 > storage.MaxBatchOps || size+es > batchBytes) {
-			out = append(out, cur)
-			cur, size = nil, 0
-		}
-		cur = append(cur, op)
-		size += es
-	}
-	if len(cur) > 0 {
-		out = append(out, cur)
-	}
-	return out
+	return storage.SplitBatches(ops, batchBytes)
 }
 
 // applyBig writes a row larger than one batch: the row cannot be written

@@ -433,3 +433,26 @@ func (l Limits) ValidateQuery(q *Query) error {
 	}
 	return ValidateFilter(q.Filter)
 }
+
+// SplitBatches cuts operations on one partition, in order, into batches of
+// at most MaxBatchOps operations and at most maxBytes of entities (by
+// EntitySize; a single larger operation is a batch of its own). Callers
+// pass a margin under MaxBatchBytes for the request's own framing.
+func SplitBatches(ops []Operation, maxBytes int) [][]Operation {
+	var out [][]Operation
+	var cur []Operation
+	size := 0
+	for _, op := range ops {
+		es := EntitySize(op.Entity)
+		if len(cur) > 0 && (len(cur)+1 > MaxBatchOps || size+es > maxBytes) {
+			out = append(out, cur)
+			cur, size = nil, 0
+		}
+		cur = append(cur, op)
+		size += es
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}

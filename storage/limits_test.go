@@ -150,3 +150,41 @@ func TestEntitySizeBinaryMeasure(t *testing.T) {
 		}
 	}
 }
+
+func TestSplitBatches(t *testing.T) {
+	op := func(n int) Operation {
+		return Operation{Kind: OpUpsert, Entity: &Entity{PartitionKey: "p", RowKey: fmt.Sprint(n),
+			Properties: Properties{"v": String(strings.Repeat("x", 1000))}}}
+	}
+	var ops []Operation
+	for i := 0; i < 250; i++ {
+		ops = append(ops, op(i))
+	}
+	// By count: 100 + 100 + 50, order kept.
+	bs := SplitBatches(ops, MaxBatchBytes)
+	if len(bs) != 3 || len(bs[0]) != MaxBatchOps || len(bs[1]) != MaxBatchOps || len(bs[2]) != 50 {
+		t.Fatalf("by count: got %d batches", len(bs))
+	}
+	if bs[1][0].Entity.RowKey != "100" || bs[2][49].Entity.RowKey != "249" {
+		t.Fatalf("order not kept: %s, %s", bs[1][0].Entity.RowKey, bs[2][49].Entity.RowKey)
+	}
+	// By size: each op is over 1000 bytes, so at most 4 fit in 5000.
+	size := EntitySize(ops[0].Entity)
+	bs = SplitBatches(ops[:10], 5000)
+	for _, b := range bs {
+		if len(b)*size > 5000 {
+			t.Fatalf("batch of %d ops of %d bytes exceeds 5000", len(b), size)
+		}
+	}
+	if len(bs) != (10+5000/size-1)/(5000/size) {
+		t.Fatalf("by size: got %d batches", len(bs))
+	}
+	// One op larger than the limit is a batch of its own; nothing is empty.
+	bs = SplitBatches(ops[:3], 10)
+	if len(bs) != 3 {
+		t.Fatalf("oversize ops: got %d batches, want 3", len(bs))
+	}
+	if got := SplitBatches(nil, 10); len(got) != 0 {
+		t.Fatalf("nil ops: got %d batches", len(got))
+	}
+}

@@ -82,22 +82,7 @@ func intentEntities(id string, n int, table string, op storage.Operation) []*sto
 
 // batches cuts entities of one partition into batches within the limits.
 func batches(ops []storage.Operation) [][]storage.Operation {
-	var out [][]storage.Operation
-	var cur []storage.Operation
-	size := 0
-	for _, op := range ops {
-		es := storage.EntitySize(op.Entity)
-		if len(cur) > 0 && (len(cur)+1 > storage.MaxBatchOps || size+es > storage.MaxBatchBytes/2) {
-			out = append(out, cur)
-			cur, size = nil, 0
-		}
-		cur = append(cur, op)
-		size += es
-	}
-	if len(cur) > 0 {
-		out = append(out, cur)
-	}
-	return out
+	return storage.SplitBatches(ops, storage.MaxBatchBytes/2)
 }
 
 func (s *Store) recordEntity(id, state string, expires int64, n int) *storage.Entity {

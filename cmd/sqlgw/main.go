@@ -363,30 +363,25 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// sizeFlag is a byte size: a number with an optional K, M or G suffix
-// (powers of 1024, as MySQL's options).
+// sizeFlag is a byte size up to 1G, as parseSize reads it; 0 keeps the
+// server's default.
 type sizeFlag int
 
 func (f *sizeFlag) String() string { return strconv.Itoa(int(*f)) }
 
 func (f *sizeFlag) Set(v string) error {
-	mult := 1
-	switch strings.ToUpper(v[len(v)-min(1, len(v)):]) {
-	case "K":
-		mult = 1 << 10
-	case "M":
-		mult = 1 << 20
-	case "G":
-		mult = 1 << 30
+	if strings.TrimSpace(v) == "0" {
+		*f = 0
+		return nil
 	}
-	if mult != 1 {
-		v = v[:len(v)-1]
+	n, err := parseSize(v)
+	if err != nil {
+		return err
 	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 || n > (1<<30)/mult {
-		return fmt.Errorf("size %q: want bytes up to 1G, optionally with K, M or G", v)
+	if n > 1<<30 {
+		return fmt.Errorf("size %q: at most 1G", v)
 	}
-	*f = sizeFlag(n * mult)
+	*f = sizeFlag(n)
 	return nil
 }
 
