@@ -93,9 +93,12 @@ type accounts struct {
 	ver   catalog.AccountsVersion
 	// conflicts counts failed conditional writes (Persist).
 	conflicts atomic.Uint64
-	// syncMu serialises version checks; syncedAt is when the last
-	// successful one started (fresh).
-	syncMu   sync.Mutex
+	// syncSem (one slot) serialises version checks; a waiter gives up
+	// when its context ends, so logins during a store stall each wait at
+	// most their own timeout rather than queueing behind every other
+	// login's. syncedAt is when the last successful check started; it is
+	// read and written only by the slot's holder.
+	syncSem  chan struct{}
 	syncedAt time.Time
 
 	throttle *loginThrottle
@@ -117,7 +120,7 @@ var errAccountsChanged = mysql.NewSQLError(mysql.ERLockDeadlock, mysql.SSLockDea
 // openAccounts loads the accounts from the catalog, or creates the
 // bootstrap administrator on first start.
 func openAccounts(ctx context.Context, db *mysql_db.MySQLDb, cat *catalog.Catalog, cfg Config, loopback bool) (*accounts, error) {
-	a := &accounts{db: db, cat: cat, log: cfg.Logger, hosts: map[uint32]string{},
+	a := &accounts{db: db, cat: cat, log: cfg.Logger, hosts: map[uint32]string{}, syncSem: make(chan struct{}, 1),
 		throttle: newLoginThrottle(cfg.LoginDelay), stop: make(chan struct{}), done: make(chan struct{})}
 	a.auth = newAuthServer(a)
 	db.SetPersister(a)
@@ -298,8 +301,12 @@ func (a *accounts) sync(ctx context.Context) error {
 // seen by it.
 func (a *accounts) fresh(ctx context.Context) error {
 	arrived := time.Now()
-	a.syncMu.Lock()
-	defer a.syncMu.Unlock()
+	select {
+	case a.syncSem <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-a.syncSem }()
 	if a.syncedAt.After(arrived) {
 		return nil
 	}
