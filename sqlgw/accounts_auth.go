@@ -175,14 +175,9 @@ func (s *authServer) changeUserSha2(user string, addr net.Addr, salt, resp []byt
 		resp = nil
 	}
 	used := len(resp) > 0
-	u := s.user(user, addr)
-	switch {
-	case u == nil:
-		return "", s.denyAddr(addr, user, used, "no such account")
-	case u.Locked:
-		return "", s.denyAddr(addr, user, used, "account is locked")
-	case u.Plugin != string(mysql.CachingSha2Password):
-		return "", s.denyAddr(addr, user, used, "account uses "+u.Plugin)
+	u, err := s.changeUserAccount(user, addr, used, mysql.CachingSha2Password)
+	if err != nil {
+		return "", err
 	}
 	reason, err := s.sha2Exchange(u, addr, addr != nil && addr.Network() == "unix", salt, resp, write, read)
 	if err != nil {
@@ -204,14 +199,11 @@ func (s *authServer) changeUserSha2(user string, addr net.Addr, salt, resp []byt
 func (s *authServer) changeUser(user string, addr net.Addr, tls bool, scramble, resp []byte) (string, error) {
 	s.a.throttle.wait(throttleKey(addr))
 	used := len(resp) > 0
-	u := s.user(user, addr)
+	u, err := s.changeUserAccount(user, addr, used, mysql.MysqlNativePassword)
+	if err != nil {
+		return "", err
+	}
 	switch {
-	case u == nil:
-		return "", s.denyAddr(addr, user, used, "no such account")
-	case u.Locked:
-		return "", s.denyAddr(addr, user, used, "account is locked")
-	case u.Plugin != string(mysql.MysqlNativePassword):
-		return "", s.denyAddr(addr, user, used, "account uses "+u.Plugin)
 	case u.AuthString == "" && used, u.AuthString != "" && !nativeScrambleOK(u.AuthString, scramble, resp):
 		return "", s.denyAddr(addr, user, used, "wrong password")
 	case u.SslType != "" && !tls:
@@ -219,6 +211,21 @@ func (s *authServer) changeUser(user string, addr net.Addr, tls bool, scramble, 
 	}
 	s.a.throttle.success(throttleKey(addr))
 	return u.Host, nil
+}
+
+// changeUserAccount is the account a COM_CHANGE_USER names, if it exists,
+// is not locked and authenticates with plugin; otherwise the denial.
+func (s *authServer) changeUserAccount(user string, addr net.Addr, used bool, plugin mysql.AuthMethodDescription) (*mysql_db.User, error) {
+	u := s.user(user, addr)
+	switch {
+	case u == nil:
+		return nil, s.denyAddr(addr, user, used, "no such account")
+	case u.Locked:
+		return nil, s.denyAddr(addr, user, used, "account is locked")
+	case u.Plugin != string(plugin):
+		return nil, s.denyAddr(addr, user, used, "account uses "+u.Plugin)
+	}
+	return u, nil
 }
 
 func isLoopbackAddr(a net.Addr) bool {
