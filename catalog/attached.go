@@ -485,14 +485,8 @@ func (c *Catalog) AttachTable(ctx context.Context, db, name, phys string, scan i
 				}
 			}
 		}
-		t := proto.clone()
-		s.nextID++
-		t.ID = s.nextID
-		t.Database = s.dbs[lower]
-		t.Version = s.version + 1
-		s.tables[lower][strings.ToLower(t.Name)] = t
-		out = t
-		return tx.putTable(t)
+		out = s.addTable(lower, proto)
+		return tx.putTable(out)
 	})
 	if err != nil {
 		return nil, err

@@ -255,6 +255,18 @@ type txn struct {
 	after []func(ctx context.Context)
 }
 
+// addTable adds a copy of proto to the snapshot's database lower with
+// the next table ID and the version this mutation writes, and returns it.
+func (s *snapshot) addTable(lower string, proto *Table) *Table {
+	t := proto.clone()
+	s.nextID++
+	t.ID = s.nextID
+	t.Database = s.dbs[lower]
+	t.Version = s.version + 1
+	s.tables[lower][strings.ToLower(t.Name)] = t
+	return t
+}
+
 func (tx *txn) putTable(t *Table) error {
 	js, err := json.Marshal(t)
 	if err != nil {
@@ -499,14 +511,8 @@ func (c *Catalog) CreateTable(ctx context.Context, db string, def *TableDef) (*T
 		if _, ok := s.tables[lower][strings.ToLower(def.Name)]; ok {
 			return fmt.Errorf("%w: %s.%s", ErrTableExists, db, def.Name)
 		}
-		t := proto.clone()
-		s.nextID++
-		t.ID = s.nextID
-		t.Database = s.dbs[lower]
-		t.Version = s.version + 1
-		s.tables[lower][strings.ToLower(t.Name)] = t
-		out = t
-		return tx.putTable(t)
+		out = s.addTable(lower, proto)
+		return tx.putTable(out)
 	})
 	if err != nil {
 		c.dropPhysical(created...)(ctx)
