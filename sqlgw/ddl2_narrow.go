@@ -257,7 +257,7 @@ func fitsType(t catalog.Type, v any) int {
 		lo, hi := intRange(t)
 		switch x := v.(type) {
 		case int8, int16, int32, int64, int:
-			i := toInt64(x)
+			i, _ := intValue(x)
 			if t.Unsigned && i < 0 || !t.Unsigned && (i < lo || i > hi) {
 				return outOfRange
 			}
@@ -333,20 +333,32 @@ func intRange(t catalog.Type) (lo, hi int64) {
 	return -1 << (bits - 1), 1<<(bits-1) - 1
 }
 
-func toInt64(v any) int64 {
+// intValue is an engine integer of any width as an int64 (unsigned values
+// above math.MaxInt64 wrap); ok is false for anything else.
+func intValue(v any) (n int64, ok bool) {
 	switch x := v.(type) {
 	case int8:
-		return int64(x)
+		return int64(x), true
 	case int16:
-		return int64(x)
+		return int64(x), true
 	case int32:
-		return int64(x)
+		return int64(x), true
 	case int64:
-		return x
+		return x, true
 	case int:
-		return int64(x)
+		return int64(x), true
+	case uint8:
+		return int64(x), true
+	case uint16:
+		return int64(x), true
+	case uint32:
+		return int64(x), true
+	case uint64:
+		return int64(x), true
+	case uint:
+		return int64(x), true
 	}
-	return 0
+	return 0, false
 }
 
 func toUint64(v any) uint64 {

@@ -87,19 +87,8 @@ func joinBatchSize(ctx *sql.Context) int {
 	if err != nil {
 		return joinBatchDefault
 	}
-	var n int64
-	switch x := v.(type) {
-	case int64:
-		n = x
-	case int:
-		n = int64(x)
-	case int32:
-		n = int64(x)
-	case uint64:
-		n = int64(x)
-	case int8:
-		n = int64(x)
-	default:
+	n, ok := intValue(v)
+	if !ok {
 		return joinBatchDefault
 	}
 	return int(min(max(n, 0), joinBatchMax))

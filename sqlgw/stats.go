@@ -515,19 +515,8 @@ func fixStatsRow(ctx *sql.Context, lookup func(schema, table string) *Table, c s
 	if t == nil {
 		return r
 	}
-	var seq int
-	switch v := r[c.seq].(type) {
-	case int:
-		seq = v
-	case int32:
-		seq = int(v)
-	case uint32:
-		seq = int(v)
-	case int64:
-		seq = int(v)
-	case uint64:
-		seq = int(v)
-	}
+	seq64, _ := intValue(r[c.seq])
+	seq := int(seq64)
 	meta := t.meta()
 	index := str(c.index)
 	out := append(sql.Row(nil), r...)
