@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -21,8 +20,6 @@ import (
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/catalog/txn"
 	"github.com/sqlgw/sqlgw/storage"
-	"github.com/sqlgw/sqlgw/storage/aztables"
-	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
 // The SIGKILL bank test (issue 15): 1,000 accounts over 25 partitions
@@ -53,60 +50,17 @@ func TestBankSIGKILLPebble(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipping the SIGKILL bank test in -short mode")
 	}
-	dir := t.TempDir()
-	runBankCrash(t, crashBackend{
-		store: "pebble:" + dir,
-		db:    "bank",
-		open: func(t *testing.T) (storage.Store, func()) {
-			s, err := pebble.Open(dir, nil)
-			if err != nil {
-				t.Fatalf("opening the store after the server: %v", err)
-			}
-			return s, func() { s.Close() }
-		},
-	}, bankKills(), 1)
+	runBankCrash(t, pebbleCrashBackend(t, "bank"), bankKills(), 1)
 }
 
 func TestBankSIGKILLAzurite(t *testing.T) {
-	store := azureStore(t)
-	cs := strings.TrimPrefix(store, "azure:")
-	runBankCrash(t, crashBackend{
-		store: store,
-		db:    uniqueDB("bank"),
-		open: func(t *testing.T) (storage.Store, func()) {
-			s, err := aztables.Open(context.Background(), cs, nil)
-			if err != nil {
-				t.Fatalf("opening Azurite: %v", err)
-			}
-			return s, func() { s.Close() }
-		},
-	}, bankKills(), 1)
+	runBankCrash(t, azureCrashBackend(t, uniqueDB("bank")), bankKills(), 1)
 }
 
 // TestBankSIGKILLTwoGatewaysAzurite: two gateways on one Azurite account,
 // killed alternately; each resolves the other's transactions.
 func TestBankSIGKILLTwoGatewaysAzurite(t *testing.T) {
-	store := azureStore(t)
-	cs := strings.TrimPrefix(store, "azure:")
-	runBankCrash(t, crashBackend{
-		store: store,
-		db:    uniqueDB("bank2"),
-		open: func(t *testing.T) (storage.Store, func()) {
-			s, err := aztables.Open(context.Background(), cs, nil)
-			if err != nil {
-				t.Fatalf("opening Azurite: %v", err)
-			}
-			return s, func() { s.Close() }
-		},
-	}, bankKills()+1, 2)
-}
-
-func bankErrno(err error) uint16 {
-	var me *mysql.MySQLError
-	if errors.As(err, &me) {
-		return me.Number
-	}
-	return 0
+	runBankCrash(t, azureCrashBackend(t, uniqueDB("bank2")), bankKills()+1, 2)
 }
 
 func bankTransfer(ctx context.Context, db *sql.DB, dbName string, r *rand.Rand) error {
@@ -213,9 +167,9 @@ func runBankCrash(t *testing.T, be crashBackend, kills, ngw int) {
 					switch {
 					case err == nil:
 						commits.Add(1)
-					case bankErrno(err) == 1213:
+					case mysqlErrno(err) == 1213:
 						conflicts.Add(1)
-					case bankErrno(err) == 1180:
+					case mysqlErrno(err) == 1180:
 						unknown.Add(1)
 					case ctx.Err() != nil:
 						return

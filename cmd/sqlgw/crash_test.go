@@ -322,10 +322,20 @@ func TestIndexCrashSIGKILLPebble(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipping the 30 s SIGKILL test in -short mode")
 	}
+	runIndexCrash(t, pebbleCrashBackend(t, "crash"), 4)
+}
+
+func TestIndexCrashSIGKILLAzurite(t *testing.T) {
+	runIndexCrash(t, azureCrashBackend(t, uniqueDB("crash")), 3)
+}
+
+// pebbleCrashBackend is a Pebble store in a temporary directory, opened by
+// the test after the server has stopped.
+func pebbleCrashBackend(t *testing.T, db string) crashBackend {
 	dir := t.TempDir()
-	runIndexCrash(t, crashBackend{
+	return crashBackend{
 		store: "pebble:" + dir,
-		db:    "crash",
+		db:    db,
 		open: func(t *testing.T) (storage.Store, func()) {
 			s, err := pebble.Open(dir, nil)
 			if err != nil {
@@ -333,15 +343,16 @@ func TestIndexCrashSIGKILLPebble(t *testing.T) {
 			}
 			return s, func() { s.Close() }
 		},
-	}, 4)
+	}
 }
 
-func TestIndexCrashSIGKILLAzurite(t *testing.T) {
+// azureCrashBackend is the shared Azurite, with database db.
+func azureCrashBackend(t *testing.T, db string) crashBackend {
 	store := azureStore(t)
 	cs := strings.TrimPrefix(store, "azure:")
-	runIndexCrash(t, crashBackend{
+	return crashBackend{
 		store: store,
-		db:    uniqueDB("crash"),
+		db:    db,
 		open: func(t *testing.T) (storage.Store, func()) {
 			s, err := aztables.Open(context.Background(), cs, nil)
 			if err != nil {
@@ -349,7 +360,7 @@ func TestIndexCrashSIGKILLAzurite(t *testing.T) {
 			}
 			return s, func() { s.Close() }
 		},
-	}, 3)
+	}
 }
 
 // recoveryLine is the log line of the start-up sweep that settled marks.
