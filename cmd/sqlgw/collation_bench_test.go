@@ -81,52 +81,10 @@ func BenchmarkPlannerPaths100k(b *testing.B) {
 		if !strings.Contains(plan[0], "IndexLookup") || strings.Contains(plan[1], "index ") {
 			b.Fatalf("%s: plans %q and %q", q.name, plan[0], plan[1])
 		}
-		run := func(b *testing.B, sqlText string, args []any, want int) {
-			rows, err := db.Query(sqlText, args...)
-			if err != nil {
-				b.Fatalf("%s: %v", sqlText, err)
-			}
-			n := 0
-			for rows.Next() {
-				n++
-			}
-			if err := rows.Err(); err != nil {
-				b.Fatal(err)
-			}
-			rows.Close()
-			if n != want {
-				b.Fatalf("%s %v: %d rows, want %d", sqlText, args, n, want)
-			}
-		}
 		b.Run("query="+q.name, func(b *testing.B) {
 			b.Logf("now:    %s", plan[0])
 			b.Logf("before: %s", plan[1])
-			var tn, tb time.Duration
-			var rn, rb, en, eb int64
-			for i := 0; i < b.N; i++ {
-				args := q.args(i + 1)
-				r0, e0 := sessionCounts(b, db)
-				t0 := time.Now()
-				run(b, q.now, args, q.rows)
-				t1 := time.Now()
-				r1, e1 := sessionCounts(b, db)
-				t2 := time.Now()
-				run(b, q.before, args, q.rows)
-				t3 := time.Now()
-				r2, e2 := sessionCounts(b, db)
-				tn += t1.Sub(t0)
-				tb += t3.Sub(t2)
-				rn, en = rn+r1-r0, en+e1-e0
-				rb, eb = rb+r2-r1, eb+e2-e1
-			}
-			n := float64(b.N)
-			b.ReportMetric(float64(tn.Nanoseconds())/n, "now-ns/op")
-			b.ReportMetric(float64(tb.Nanoseconds())/n, "before-ns/op")
-			b.ReportMetric(float64(tb)/float64(tn), "before/now")
-			b.ReportMetric(float64(rn)/n, "now-requests/op")
-			b.ReportMetric(float64(rb)/n, "before-requests/op")
-			b.ReportMetric(float64(en)/n, "now-entities/op")
-			b.ReportMetric(float64(eb)/n, "before-entities/op")
+			comparePaths(b, db, "now", q.now, "before", q.before, q.args, q.rows)
 		})
 	}
 }

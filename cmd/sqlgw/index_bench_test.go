@@ -205,23 +205,6 @@ func BenchmarkIndexLookup100k(b *testing.B) {
 		if strings.Contains(plan[1], "index ") {
 			b.Fatalf("%s: the scan form %q reads an index: %s", q.name, q.scan, plan[1])
 		}
-		run := func(b *testing.B, sqlText string, args []any, want int) {
-			rows, err := db.Query(sqlText, args...)
-			if err != nil {
-				b.Fatalf("%s: %v", sqlText, err)
-			}
-			n := 0
-			for rows.Next() {
-				n++
-			}
-			if err := rows.Err(); err != nil {
-				b.Fatal(err)
-			}
-			rows.Close()
-			if n != want {
-				b.Fatalf("%s %v: %d rows, want %d", sqlText, args, n, want)
-			}
-		}
 		b.Run("query="+q.name, func(b *testing.B) {
 			if !strings.Contains(plan[0], "index ") {
 				// The planner's choice (its cost model), not a failure of
@@ -230,32 +213,57 @@ func BenchmarkIndexLookup100k(b *testing.B) {
 			}
 			b.Logf("index: %s", plan[0])
 			b.Logf("scan:  %s", plan[1])
-			var ti, ts time.Duration
-			var ri, rs, ei, es int64
-			for i := 0; i < b.N; i++ {
-				args := q.args(i + 1)
-				r0, e0 := sessionCounts(b, db)
-				t0 := time.Now()
-				run(b, q.index, args, q.rows)
-				t1 := time.Now()
-				r1, e1 := sessionCounts(b, db)
-				t2 := time.Now()
-				run(b, q.scan, args, q.rows)
-				t3 := time.Now()
-				r2, e2 := sessionCounts(b, db)
-				ti += t1.Sub(t0)
-				ts += t3.Sub(t2)
-				ri, ei = ri+r1-r0, ei+e1-e0
-				rs, es = rs+r2-r1, es+e2-e1
-			}
-			n := float64(b.N)
-			b.ReportMetric(float64(ti.Nanoseconds())/n, "index-ns/op")
-			b.ReportMetric(float64(ts.Nanoseconds())/n, "scan-ns/op")
-			b.ReportMetric(float64(ts)/float64(ti), "scan/index")
-			b.ReportMetric(float64(ri)/n, "index-requests/op")
-			b.ReportMetric(float64(rs)/n, "scan-requests/op")
-			b.ReportMetric(float64(ei)/n, "index-entities/op")
-			b.ReportMetric(float64(es)/n, "scan-entities/op")
+			comparePaths(b, db, "index", q.index, "scan", q.scan, q.args, q.rows)
 		})
 	}
+}
+
+// comparePaths runs the two forms of one query (a and b, named na and nb)
+// alternately b.N times with the same arguments, checks that each returns
+// want rows, and reports each form's time, store requests and entities
+// read per query (from the session counters), and the time ratio nb/na.
+func comparePaths(b *testing.B, db *sql.DB, na, a, nb, bq string, args func(i int) []any, want int) {
+	run := func(sqlText string, args []any) {
+		rows, err := db.Query(sqlText, args...)
+		if err != nil {
+			b.Fatalf("%s: %v", sqlText, err)
+		}
+		n := 0
+		for rows.Next() {
+			n++
+		}
+		if err := rows.Err(); err != nil {
+			b.Fatal(err)
+		}
+		rows.Close()
+		if n != want {
+			b.Fatalf("%s %v: %d rows, want %d", sqlText, args, n, want)
+		}
+	}
+	var ta, tb time.Duration
+	var ra, rb, ea, eb int64
+	for i := 0; i < b.N; i++ {
+		args := args(i + 1)
+		r0, e0 := sessionCounts(b, db)
+		t0 := time.Now()
+		run(a, args)
+		t1 := time.Now()
+		r1, e1 := sessionCounts(b, db)
+		t2 := time.Now()
+		run(bq, args)
+		t3 := time.Now()
+		r2, e2 := sessionCounts(b, db)
+		ta += t1.Sub(t0)
+		tb += t3.Sub(t2)
+		ra, ea = ra+r1-r0, ea+e1-e0
+		rb, eb = rb+r2-r1, eb+e2-e1
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(ta.Nanoseconds())/n, na+"-ns/op")
+	b.ReportMetric(float64(tb.Nanoseconds())/n, nb+"-ns/op")
+	b.ReportMetric(float64(tb)/float64(ta), nb+"/"+na)
+	b.ReportMetric(float64(ra)/n, na+"-requests/op")
+	b.ReportMetric(float64(rb)/n, nb+"-requests/op")
+	b.ReportMetric(float64(ea)/n, na+"-entities/op")
+	b.ReportMetric(float64(eb)/n, nb+"-entities/op")
 }
