@@ -139,7 +139,7 @@ soak:
 	SQLGW_SOAK=1 SQLGW_SOAK_DURATION=$(SOAK_DURATION) $(GO) test $(GOTAGS) -count=1 -timeout 30m -v $(TESTFLAGS) \
 		-run 'TestSoak|TestAutocommitContention|TestKeylessTablePastPages|TestAmbiguousWriteOutcome' ./sqlgw
 	$(GO) test $(GOTAGS) -count=1 -timeout 10m -v $(TESTFLAGS) \
-		-run 'TestServeSurvivesDescriptorExhaustion|TestLargeStatementMemory' ./cmd/sqlgw
+		-run 'TestServeSurvivesDescriptorExhaustion|TestLargeStatementMemory|TestRefusedStatementMemory' ./cmd/sqlgw
 # The bank tests of cross-partition transactions (catalog/txn): their short
 # versions run in unittest; this runs them long, verbose (about 10 minutes):
 # concurrent transfers for BANK_DURATION on both backends, BANK_KILLS
