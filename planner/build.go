@@ -193,6 +193,7 @@ func (b *builder) planWith(limit int) (*Plan, error) {
 		}
 	}
 	b.cost(p)
+	b.salt(p) // salt.go
 	return p, nil
 }
 

@@ -120,4 +120,11 @@
 // column is Desc). Plan.OrderSatisfied reports that an ORDER BY needs no
 // sort, ignoring columns bound to one value. LIMIT becomes the queries' Top
 // only when no sort is needed and nothing is residual.
+//
+// # Salted tables
+//
+// A salted table's PartitionKeys carry a hashed bucket prefix: the plan is
+// built on logical keys, then its requests are rewritten per bucket, and
+// a PartitionKey range or scan becomes one query per bucket, merged in
+// key order by the reader (Plan.Groups; salt.go).
 package planner

@@ -133,11 +133,19 @@ type Plan struct {
 	Path  AccessPath
 	Table string // physical table name
 
-	// Gets are the entities to read, for PointGet and MultiGet, sorted by key.
+	// Gets are the entities to read, for PointGet and MultiGet, sorted by
+	// key (the logical key on a salted table: salt.go).
 	Gets []Key
 	// Queries are the queries to run, for every other path except Empty,
 	// sorted by key. Each carries Select, Filter and, where exact, Top.
 	Queries []*storage.Query
+	// Groups, set only for a salted table (salt.go) whose plan reads
+	// PartitionKey ranges, splits Queries into consecutive groups of the
+	// given sizes: the queries of a group (one per salt bucket) are run
+	// together and their entities merged in logical key order (the
+	// PartitionKey without its bucket prefix, then the RowKey). Nil: every
+	// query is its own group.
+	Groups []int
 	// Index is set for IndexLookup and IndexRange: the index read. Gets
 	// and Queries are then empty (the base keys come from the index hits),
 	// Select is the projection of the base Gets, and Filter, Order and

@@ -40,7 +40,8 @@
 //	session.go    sessions, savepoints, Sqlgw_* status variables
 //	explain.go    plain EXPLAIN rows naming the access path
 //	views.go      view definitions kept in the store
-//	partition.go  PARTITION BY KEY and DESC key columns from the statement
+//	partition.go  PARTITION BY KEY/HASH, PARTITIONS and DESC key columns from the statement
+//	salt_read.go  reads of salted tables: bucket queries merged in key order
 //	attached.go   store tables sqlgw did not create, as SQL tables
 //	              (Config.Attach, REFRESH TABLE; mapping in catalog/attached.go)
 //	types.go      engine types and values <-> catalog types and Datums
@@ -104,9 +105,11 @@
 //     triggers (schemafeat_triggers.go), views (views.go), TIME(n)
 //     (timeprec.go), verified narrowing ALTER ... MODIFY (ddl2_narrow.go),
 //     ADD/DROP PRIMARY KEY on an empty table (pkalter.go).
-//   - PARTITION BY KEY(a,b) declares the partition key, like COMMENT
-//     'sqlgw: partition_key=(a,b)'; go-mysql-server drops the clause (and
-//     DESC in PRIMARY KEY), so the connection handler reads them from the
+//   - PARTITION BY KEY(a,b) (or HASH(a)) declares the partition key, like
+//     COMMENT 'sqlgw: partition_key=(a,b)', and PARTITIONS n salts the
+//     table into n buckets, like 'sqlgw: salt_buckets=n' (reads of salted
+//     tables: salt_read.go); go-mysql-server drops the clause (and DESC in
+//     PRIMARY KEY), so the connection handler reads them from the
 //     statement (partition.go).
 //   - Accounts: go-mysql-server's users, roles and grants, persisted in
 //     the catalog's accounts record with conditional writes and polled by

@@ -2,6 +2,7 @@ package sqlgw
 
 import (
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -446,7 +447,15 @@ func (t *Table) ModifyComment(ctx *sql.Context, comment string) error {
 		for i, c := range oldOpts.PartitionKey {
 			quoted[i] = "`" + strings.ReplaceAll(c, "`", "``") + "`"
 		}
-		comment = strings.TrimSpace(comment + " sqlgw: partition_key=(" + strings.Join(quoted, ", ") + ")")
+		comment = appendTableOption(comment, "partition_key=("+strings.Join(quoted, ", ")+")")
+	}
+	switch { // salt_buckets likewise (partition.go)
+	case newOpts.SaltBuckets != 0:
+		if max(newOpts.SaltBuckets, 1) != max(t.meta().Salted(), 1) {
+			return errUnsupported.New("changing the salt_buckets of table " + t.Name() + " is not supported")
+		}
+	case oldOpts.SaltBuckets != 0:
+		comment = appendTableOption(comment, "salt_buckets="+strconv.Itoa(oldOpts.SaltBuckets))
 	}
 	nm, err := t.gw.cat.SetTableComment(metaCtx(ctx), t.db.name, t.Name(), comment)
 	if err != nil {
