@@ -66,10 +66,11 @@ import (
 // The share is the global variable sqlgw_stats_auto_recalc_percent
 // (default 10, as InnoDB's innodb_stats_auto_recalc threshold; 0: never).
 //
-// go-mysql-server's own statistics provider (sql.StatsProvider, used by
-// its join planner's cardinality estimates) is not replaced: the join
-// costing sqlgw needs goes through its own coster (coster.go) with the
-// row counts.
+// go-mysql-server's statistics provider (sql.StatsProvider, used by its
+// index choice and join planner) answers from these statistics for an
+// analysed table, with a histogram per index (stats_provider.go); the
+// join costing specific to the store goes through sqlgw's coster
+// (coster.go) with the row counts.
 
 const (
 	statTopN        = 8
@@ -122,6 +123,11 @@ type indexStats struct {
 	top      []topValue
 	lead     int         // ordinal of the leading column
 	bounds   *[2]float64 // its smallest and largest value, when numeric or temporal
+	// hist is go-mysql-server's histogram of the index (stats_provider.go),
+	// over columns of types histTypes.
+	hist      []histBucket
+	histTypes []catalog.Type
+	savedHist []savedBucket // loaded, not yet converted
 }
 
 type topValue struct {
@@ -136,12 +142,16 @@ func (g *gateway) analyzeTable(ctx context.Context, t *catalog.Table) error {
 		cols   []catalog.KeyColumn
 		sets   []map[string]struct{}
 		lead   map[string]int64
-		lo, hi float64 // the leading column's bounds, when numeric
-		nums   int     // leading values seen as numbers
+		lo, hi float64      // the leading column's bounds, when numeric
+		nums   int          // leading values seen as numbers
+		hist   *histSampler // go-mysql-server's histogram (stats_provider.go)
 	}
 	accs := map[string]*acc{}
 	newAcc := func(name string, cols []catalog.KeyColumn) {
 		a := &acc{cols: cols, lead: map[string]int64{}}
+		if hc := histColumns(t, strings.ToLower(name)); len(hc) > 0 {
+			a.hist = newHistSampler(t, hc)
+		}
 		for range cols {
 			a.sets = append(a.sets, map[string]struct{}{})
 		}
@@ -164,6 +174,9 @@ func (g *gateway) analyzeTable(ctx context.Context, t *catalog.Table) error {
 			return nil // counted; CHECK TABLE reports it
 		}
 		for _, a := range accs {
+			if a.hist != nil {
+				a.hist.add(row)
+			}
 			var b []byte
 			for i, kc := range a.cols {
 				if kc.Index >= len(row) {
@@ -203,6 +216,13 @@ func (g *gateway) analyzeTable(ctx context.Context, t *catalog.Table) error {
 		for _, s := range a.sets {
 			is.distinct = append(is.distinct, int64(len(s)))
 		}
+		if a.hist != nil {
+			d := rows
+			if n := len(a.hist.cols); n <= len(is.distinct) {
+				d = is.distinct[n-1]
+			}
+			is.hist, is.histTypes = a.hist.histogram(rows, d), a.hist.types
+		}
 		for k, n := range a.lead {
 			is.top = append(is.top, topValue{k, n})
 		}
@@ -239,6 +259,8 @@ type savedIndex struct {
 	TopCount []int64     `json:"tc,omitempty"`
 	Lead     int         `json:"l"`
 	Bounds   *[2]float64 `json:"b,omitempty"`
+	// Hist is the histogram (stats_provider.go). Added later.
+	Hist []savedBucket `json:"h,omitempty"`
 }
 
 // statsTable is the store table holding the statistics.
@@ -250,7 +272,7 @@ func (g *gateway) statsTable() string {
 func (g *gateway) saveStats(ctx context.Context, phys string, ts *tableStats) error {
 	sv := savedStats{Rows: ts.rows, Indexes: map[string]savedIndex{}}
 	for name, is := range ts.indexes {
-		si := savedIndex{Distinct: is.distinct, Lead: is.lead, Bounds: is.bounds}
+		si := savedIndex{Distinct: is.distinct, Lead: is.lead, Bounds: is.bounds, Hist: saveHist(is.hist, is.histTypes)}
 		for _, tv := range is.top {
 			si.TopKeys = append(si.TopKeys, tv.key)
 			si.TopCount = append(si.TopCount, tv.count)
@@ -295,7 +317,8 @@ func (g *gateway) loadStats(ctx context.Context, phys string) *tableStats {
 	}
 	ts := &tableStats{rows: sv.Rows, indexes: map[string]*indexStats{}}
 	for name, si := range sv.Indexes {
-		is := &indexStats{distinct: si.Distinct, lead: si.Lead, bounds: si.Bounds}
+		// The histogram is converted when first used (stats_provider.go).
+		is := &indexStats{distinct: si.Distinct, lead: si.Lead, bounds: si.Bounds, savedHist: si.Hist}
 		for i, k := range si.TopKeys {
 			if i < len(si.TopCount) {
 				is.top = append(is.top, topValue{k, si.TopCount[i]})
