@@ -263,7 +263,7 @@ func (b *builder) indexPlan(best *Plan) (*Plan, error) {
 		if out != nil {
 			cur = out
 		}
-		if p.Cost.Score() < cur.Cost.Score() {
+		if p.Cost.ScoreFor(b.q.Cost) < cur.Cost.ScoreFor(b.q.Cost) {
 			out = p
 		}
 	}
@@ -296,7 +296,7 @@ func (b *builder) planIndex(it IndexedTable, n int) (*Plan, error) {
 			vb.nullable[c.Col] = true
 		}
 	}
-	st := Stats{Rows: rows}
+	st := Stats{Rows: rows, EntityBytes: b.entityBytes()}
 	if b.q.Stats != nil {
 		st.Bounds = b.q.Stats.Bounds
 	}
@@ -448,6 +448,7 @@ func (b *builder) planIndex(it IndexedTable, n int) (*Plan, error) {
 		}
 		p.Cost.Requests += hits
 		p.Cost.Entities += hits
+		p.Cost.Bytes += hits * b.entityBytes()
 	}
 	return p, nil
 }

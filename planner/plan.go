@@ -73,6 +73,10 @@ type Query struct {
 	OrderBy []OrderColumn
 	// Stats feeds the cost estimate; nil uses defaults.
 	Stats *Stats
+	// Cost is the backend's cost model (storage.Capabilities.Cost), which
+	// weighs requests, entities and bytes when plans are compared; the
+	// zero value is storage.AzureCost.
+	Cost storage.CostModel
 	// NoNot keeps storage.Not out of filters. The planner uses Not only
 	// for its documented meaning on absent properties (true: IS NULL,
 	// NOT (x <=> v)); set NoNot for a service that does not honour it (the
@@ -101,11 +105,24 @@ type Cost struct {
 	Requests float64
 	// Entities is the number of entities the store reads.
 	Entities float64
+	// Bytes is the number of bytes the store reads (Entities times the
+	// table's average entity size, Stats.EntityBytes).
+	Bytes float64
 }
 
-// Score weighs a cost in one number for comparing plans (and join
-// strategies): one request is worth entitiesPerRequest entities read.
-func (c Cost) Score() float64 { return c.Requests + c.Entities/entitiesPerRequest }
+// Score weighs a cost in one number with the Table service's weights
+// (storage.AzureCost): one request is worth entitiesPerRequest entities
+// read.
+func (c Cost) Score() float64 { return c.ScoreFor(storage.CostModel{}) }
+
+// ScoreFor weighs a cost with a backend's weights (the zero model is
+// storage.AzureCost).
+func (c Cost) ScoreFor(m storage.CostModel) float64 {
+	if m == (storage.CostModel{}) {
+		m = storage.AzureCost
+	}
+	return m.Request*c.Requests + m.Entity*c.Entities + m.Byte*c.Bytes
+}
 
 // Plan is the planner's answer: how to read the table, and what the engine
 // must still do.
@@ -195,3 +212,6 @@ type Plan struct {
 // scanning a table of more than a few thousand rows, while a scan of a
 // small table still beats hundreds of Gets.
 const entitiesPerRequest = 10
+
+// defaultEntityBytes is the entity size assumed without statistics.
+const defaultEntityBytes = 256

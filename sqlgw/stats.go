@@ -112,6 +112,7 @@ func statsShare() float64 {
 // tableStats are the statistics of one table.
 type tableStats struct {
 	rows    int64
+	bytes   int64                  // of the main entities, for the average entity size
 	indexes map[string]*indexStats // by lower-cased index name; "primary"
 	changed int64                  // rows inserted or deleted since
 	running bool                   // a refresh is under way
@@ -168,8 +169,12 @@ func (g *gateway) analyzeTable(ctx context.Context, t *catalog.Table) error {
 	}
 	var rows int64
 	leftovers := 0
-	err := g.scanRows(ctx, t, func(_ *storage.Entity, row []catalog.Datum, err error) error {
+	var bytes int64
+	err := g.scanRows(ctx, t, func(main *storage.Entity, row []catalog.Datum, err error) error {
 		rows++
+		if main != nil {
+			bytes += int64(storage.EntitySize(main))
+		}
 		if err != nil {
 			return nil // counted; CHECK TABLE reports it
 		}
@@ -207,7 +212,7 @@ func (g *gateway) analyzeTable(ctx context.Context, t *catalog.Table) error {
 	if err != nil {
 		return err
 	}
-	ts := &tableStats{rows: rows, indexes: map[string]*indexStats{}}
+	ts := &tableStats{rows: rows, bytes: bytes, indexes: map[string]*indexStats{}}
 	for name, a := range accs {
 		is := &indexStats{lead: a.cols[0].Index}
 		if a.nums > 0 {
@@ -250,6 +255,7 @@ func (g *gateway) analyzeTable(ctx context.Context, t *catalog.Table) error {
 // savedStats is the stored form of tableStats.
 type savedStats struct {
 	Rows    int64                 `json:"rows"`
+	Bytes   int64                 `json:"bytes,omitempty"` // added later
 	Indexes map[string]savedIndex `json:"ix"`
 }
 
@@ -270,7 +276,7 @@ func (g *gateway) statsTable() string {
 
 // saveStats writes ts as the statistics of the physical table phys.
 func (g *gateway) saveStats(ctx context.Context, phys string, ts *tableStats) error {
-	sv := savedStats{Rows: ts.rows, Indexes: map[string]savedIndex{}}
+	sv := savedStats{Rows: ts.rows, Bytes: ts.bytes, Indexes: map[string]savedIndex{}}
 	for name, is := range ts.indexes {
 		si := savedIndex{Distinct: is.distinct, Lead: is.lead, Bounds: is.bounds, Hist: saveHist(is.hist, is.histTypes)}
 		for _, tv := range is.top {
@@ -315,7 +321,7 @@ func (g *gateway) loadStats(ctx context.Context, phys string) *tableStats {
 	if json.Unmarshal([]byte(e.Properties["J"].Str()), &sv) != nil {
 		return nil
 	}
-	ts := &tableStats{rows: sv.Rows, indexes: map[string]*indexStats{}}
+	ts := &tableStats{rows: sv.Rows, bytes: sv.Bytes, indexes: map[string]*indexStats{}}
 	for name, si := range sv.Indexes {
 		// The histogram is converted when first used (stats_provider.go).
 		is := &indexStats{distinct: si.Distinct, lead: si.Lead, bounds: si.Bounds, savedHist: si.Hist}
@@ -434,6 +440,9 @@ func (g *gateway) plannerStats(t *catalog.Table) *planner.Stats {
 		return st
 	}
 	g.maybeRefreshStats(t)
+	if ts.rows > 0 && ts.bytes > 0 {
+		st.EntityBytes = float64(ts.bytes) / float64(ts.rows)
+	}
 	if pk := ts.indexes["primary"]; pk != nil {
 		if np := len(t.PartitionColumns()); np > 0 && np <= len(pk.distinct) && pk.distinct[np-1] > 0 {
 			st.Partitions = float64(pk.distinct[np-1])

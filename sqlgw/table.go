@@ -421,8 +421,9 @@ func lower(s string) string { return strings.ToLower(s) }
 
 // plan asks the planner, with the gateway's row estimate as statistics.
 func (t *Table) plan(q *planner.Query) (*planner.Plan, error) {
-	q.Stats = t.gw.plannerStats(t.meta()) // stats.go
-	return t.buildPlan(q)                 // index hints (hints.go)
+	q.Stats = t.gw.plannerStats(t.meta())   // stats.go
+	q.Cost = t.gw.store.Capabilities().Cost // the backend's weights (planner doc, Cost)
+	return t.buildPlan(q)                   // index hints (hints.go)
 }
 
 var _ sql.CommentAlterableTable = (*Table)(nil)
