@@ -191,8 +191,26 @@ func TestSaltBuckets(t *testing.T) {
 		if !slices.Equal(txRows[0], txRows[1]) {
 			t.Errorf("in a transaction: salted %q, unsalted %q", txRows[0], txRows[1])
 		}
+		// A key update moves a row to another bucket; an index added
+		// later is backfilled from every bucket.
+		for _, tb := range []string{"s", "u"} {
+			r.ExpectAffected(1, "UPDATE "+tb+" SET id = id + 1000 WHERE id = 5")
+			r.Exec("CREATE INDEX kv ON " + tb + " (v)")
+		}
 		if want := r.Rows("SELECT * FROM u ORDER BY id"); !slices.Equal(r.Rows("SELECT * FROM s ORDER BY id"), want) {
 			t.Errorf("after the writes the salted table differs from the unsalted one")
+		}
+		for _, q := range []string{
+			"SELECT id FROM %s WHERE v = 'upd' ORDER BY id",
+			"SELECT id, v FROM %s WHERE v IN ('v7', 'v150', 'v5') ORDER BY id",
+			"SELECT id FROM %s WHERE id = 1005",
+		} {
+			if got, want := r.Rows(fmt.Sprintf(q, "s")), r.Rows(fmt.Sprintf(q, "u")); !slices.Equal(got, want) || len(want) == 0 {
+				t.Errorf("%s: salted %q, unsalted %q", q, got, want)
+			}
+		}
+		if counts := bucketCounts(t, s, saltedTable(t, s, "s")); len(counts) != 8 {
+			t.Errorf("after the writes: rows in %d buckets", len(counts))
 		}
 
 		// SHOW CREATE TABLE shows the option, and recreating the table
