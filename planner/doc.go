@@ -110,7 +110,7 @@
 // are those read server-side, counted against the Table service's
 // throughput targets (about 2,000 entities/s per partition, 20,000/s per
 // account, each Get one entity): ten entities weigh one request
-// (entitiesPerRequest). On Pebble a request is a seek (an iterator
+// (see plan.go for why). On Pebble a request is a seek (an iterator
 // positioned, or a point get) and what is read costs by its bytes
 // (Cost.Bytes: the entities times Stats.EntityBytes, the average entity
 // size ANALYZE TABLE measures, at least 256 bytes: a smaller entity still

@@ -111,8 +111,7 @@ type Cost struct {
 }
 
 // Score weighs a cost in one number with the Table service's weights
-// (storage.AzureCost): one request is worth entitiesPerRequest entities
-// read.
+// (storage.AzureCost): one request is worth ten entities read.
 func (c Cost) Score() float64 { return c.ScoreFor(storage.CostModel{}) }
 
 // ScoreFor weighs a cost with a backend's weights (the zero model is
@@ -121,7 +120,14 @@ func (c Cost) ScoreFor(m storage.CostModel) float64 {
 	if m == (storage.CostModel{}) {
 		m = storage.AzureCost
 	}
-	return m.Request*c.Requests + m.Entity*c.Entities + m.Byte*c.Bytes
+	s := c.Requests
+	if m.EntitiesPerRequest > 0 {
+		s += c.Entities / m.EntitiesPerRequest
+	}
+	if m.BytesPerRequest > 0 {
+		s += c.Bytes / m.BytesPerRequest
+	}
+	return s
 }
 
 // Plan is the planner's answer: how to read the table, and what the engine
@@ -198,8 +204,10 @@ type Plan struct {
 	where   []Expr
 }
 
-// entitiesPerRequest is how many entities read cost as much as one request.
-// Two budgets meet here. Latency: a round trip to the Table service costs
+// The weights (storage.AzureCost, storage.PebbleCost)
+//
+// On the Table service, ten entities read cost as much as one request.
+// Two budgets meet there. Latency: a round trip to the Table service costs
 // about as much time as receiving a hundred entities of a query page (on
 // the embedded store, a point get about as much as decoding a hundred
 // scanned entities). Throughput: the Table service's scalability targets
@@ -210,8 +218,9 @@ type Plan struct {
 // a full page of 1,000 entities costs 101 requests' worth, so a 10-value
 // IN on an indexed column (10 index queries and the base Gets) beats
 // scanning a table of more than a few thousand rows, while a scan of a
-// small table still beats hundreds of Gets.
-const entitiesPerRequest = 10
+// small table still beats hundreds of Gets. Pebble's 2,560 bytes per
+// seek give the same ratio for entities of defaultEntityBytes, and count
+// larger entities as more.
 
 // defaultEntityBytes is the entity size assumed without statistics.
 const defaultEntityBytes = 256

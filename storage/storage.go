@@ -442,18 +442,19 @@ type Capabilities struct {
 }
 
 // CostModel is what reads cost on a backend, for the planner's choice
-// between plans (package planner, Cost): a plan's score is
-// Request*requests + Entity*entities + Byte*bytes, the entities and
-// bytes being those the store reads (server-side: a filter reduces what
-// is returned, not what is read).
+// between plans (package planner, Cost), in requests: a plan's score is
+// requests + entities/EntitiesPerRequest + bytes/BytesPerRequest, the
+// entities and bytes being those the store reads (server-side: a filter
+// reduces what is returned, not what is read). A request is a round trip
+// to the Table service; on the embedded store a seek (an iterator
+// positioned, or a point get).
 type CostModel struct {
-	// Request is one request: a round trip to the Table service; on the
-	// embedded store a seek (an iterator positioned, or a point get).
-	Request float64
-	// Entity is one entity read.
-	Entity float64
-	// Byte is one byte read and decoded.
-	Byte float64
+	// EntitiesPerRequest is how many entities read cost one request (0:
+	// entities do not count apart).
+	EntitiesPerRequest float64
+	// BytesPerRequest is how many bytes read and decoded cost one request
+	// (0: bytes do not count apart).
+	BytesPerRequest float64
 }
 
 // AzureCost is the Table service's model: requests (billing, latency)
@@ -463,7 +464,7 @@ type CostModel struct {
 // entities weigh one request: a round trip costs about as much time as
 // receiving a hundred entities of a page, and a scan spends the table's
 // worth of the shared budget.
-var AzureCost = CostModel{Request: 1, Entity: 0.1}
+var AzureCost = CostModel{EntitiesPerRequest: 10}
 
 // PebbleCost is the embedded store's model: seeks and bytes. A seek (a
 // point get or a positioned iterator: block index lookups, a block
@@ -472,7 +473,7 @@ var AzureCost = CostModel{Request: 1, Entity: 0.1}
 // the planner's default size (256 bytes) this is AzureCost's ratio, so
 // both backends choose alike; with larger entities (ANALYZE measures
 // them) Pebble leans to fewer bytes, Azure does not care.
-var PebbleCost = CostModel{Request: 1, Byte: 1.0 / 2560}
+var PebbleCost = CostModel{BytesPerRequest: 2560}
 
 // Store is the entity-store contract. See the package documentation for
 // ordering, concurrency and errors. All methods honour ctx cancellation.
