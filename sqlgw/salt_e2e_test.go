@@ -126,6 +126,8 @@ func TestSaltBuckets(t *testing.T) {
 			{"SELECT id FROM %s WHERE g = 3 ORDER BY id", -1, 0},
 			{"SELECT id, g FROM %s WHERE g IN (1, 2) AND id < 60 ORDER BY id", -1, 0},
 			{"SELECT v FROM %s WHERE v LIKE 'v19%%' ORDER BY v", 7, 200},
+			{"SELECT id FROM %s FORCE INDEX (g) WHERE g = 4 AND id > 150 ORDER BY id", -1, 0},
+			{"SELECT id FROM %s IGNORE INDEX (g) WHERE g = 4 AND id > 150 ORDER BY id", 7, 50},
 		}
 		lchecks := []check{
 			{"SELECT * FROM %s WHERE dev = 3 AND seq = 4", 0, 1},
