@@ -149,7 +149,8 @@ func TestSaltBuckets(t *testing.T) {
 					t.Errorf("%s:\n got %q\nwant %q (%s)", qs, got, want, qu)
 				}
 				rs, es := r.Cost(qs)
-				ru, _ := r.Cost(qu)
+				ru, eu := r.Cost(qu)
+				t.Logf("%s: salted %d requests, %d entities; unsalted %d, %d", c.q, rs, es, ru, eu)
 				if c.extra >= 0 && rs != ru+c.extra {
 					t.Errorf("%s: %d requests, want %d (unsalted %d + %d buckets)", qs, rs, ru+c.extra, ru, c.extra)
 				}
