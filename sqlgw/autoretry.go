@@ -130,7 +130,7 @@ func (h *handler) runRetried(ctx context.Context, c *mysql.Conn, query string, r
 		case <-time.After(pause):
 		}
 		backoff = min(2*backoff, retryBackoffMax)
-		h.gw.metrics.statementRetries.Add(1)
+		h.gw.metrics.StatementRetried()
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/sqlgw/sqlgw/catalog/keys"
 	txnrec "github.com/sqlgw/sqlgw/catalog/txn"
 	"github.com/sqlgw/sqlgw/planner"
+	"github.com/sqlgw/sqlgw/sqlgw/metrics"
 	"github.com/sqlgw/sqlgw/storage"
 )
 
@@ -48,7 +49,7 @@ type gateway struct {
 	log        *slog.Logger
 
 	// metrics are exported by Server.MetricsHandler (metrics.go).
-	metrics *Metrics
+	metrics *metrics.Metrics
 
 	// attach configures attached tables (attached.go); attachSynced is
 	// when the store's table list was last looked at (Unix ns).

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/planner"
+	"github.com/sqlgw/sqlgw/sqlgw/metrics"
 	"github.com/sqlgw/sqlgw/storage"
 	"github.com/sqlgw/sqlgw/storage/recorder"
 )
@@ -472,7 +473,7 @@ func (it *rowIter) Close(*sql.Context) error {
 	if !it.reported {
 		it.reported = true
 		c := it.counters.Snapshot()
-		it.t.gw.metrics.observeRead(pathName(it.spec.plan.Path), c.Requests, c.EntitiesRead, it.busy)
+		it.t.gw.metrics.ObserveRead(metrics.PathName(it.spec.plan.Path), c.Requests, c.EntitiesRead, it.busy)
 	}
 	return nil
 }

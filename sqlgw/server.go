@@ -147,6 +147,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/sqlgw/metrics"
 	"github.com/sqlgw/sqlgw/storage"
 	"github.com/sqlgw/sqlgw/storage/recorder"
 )
@@ -353,7 +354,7 @@ func (s *Server) Recorder() *recorder.Store { return s.rec }
 
 // Metrics returns the server's metrics; Metrics().Handler() serves them
 // to Prometheus.
-func (s *Server) Metrics() *Metrics { return s.gw.metrics }
+func (s *Server) Metrics() *metrics.Metrics { return s.gw.metrics }
 
 // Addr returns the address the server listens on.
 func (s *Server) Addr() net.Addr { return s.ln.Addr() }
@@ -432,14 +433,14 @@ func NewEngine(ctx context.Context, store storage.Store, opts catalog.Options) (
 }
 
 func newEngine(ctx context.Context, store storage.Store, opts catalog.Options) (*Engine, error) {
-	metrics := newMetrics()
-	rec := recorder.New(&metricsStore{inner: store, m: metrics})
+	mets := metrics.New()
+	rec := recorder.New(metrics.NewStore(store, mets))
 	cat, err := catalog.Open(withoutCounters(ctx), rec, opts)
 	if err != nil {
 		return nil, fmt.Errorf("sqlgw: opening the catalog: %w", err)
 	}
 	gw := newGateway(rec, cat)
-	gw.metrics = metrics
+	gw.metrics = mets
 	pro := &provider{gw: gw}
 	logrus.SetLevel(logrus.ErrorLevel)
 	a := analyzer.NewBuilder(pro).AddPostAnalyzeRule(pushdownRuleID, pushdownRule).

@@ -1,4 +1,11 @@
-package sqlgw
+// Package metrics holds the server's counters and exports them in
+// Prometheus' text format: store requests by operation (Store, a
+// storage.Store wrapper), table reads by access path, connections and
+// statements.
+//
+// It imports only the storage contract; every other sqlgw package may
+// import it (the engine reports reads, the wire layer statements).
+package metrics
 
 import (
 	"bufio"
@@ -102,7 +109,7 @@ type pathStats struct {
 var storeOps = []string{"get", "insert", "upsert", "update", "delete", "batch", "query", "create_table", "delete_table", "list_tables", "table_exists"}
 
 // Metrics holds the server's counters. The zero value is not usable; see
-// newMetrics. All methods are safe for concurrent use.
+// New. All methods are safe for concurrent use.
 type Metrics struct {
 	ops             map[string]*opStats
 	entitiesRead    atomic.Int64
@@ -119,7 +126,7 @@ type Metrics struct {
 	statementRetries atomic.Int64
 }
 
-func newMetrics() *Metrics {
+func New() *Metrics {
 	m := &Metrics{ops: map[string]*opStats{}, paths: map[string]*pathStats{}}
 	for _, op := range storeOps {
 		m.ops[op] = &opStats{}
@@ -138,9 +145,9 @@ func (m *Metrics) path(name string) *pathStats {
 	return p
 }
 
-// observeRead records one table read by access path: the store requests
+// ObserveRead records one table read by access path: the store requests
 // and entities it cost and the time spent fetching.
-func (m *Metrics) observeRead(path string, requests, entities int64, d time.Duration) {
+func (m *Metrics) ObserveRead(path string, requests, entities int64, d time.Duration) {
 	if m == nil {
 		return
 	}
@@ -270,15 +277,22 @@ func (m *Metrics) QueryCompleted(success bool, d time.Duration) {
 	m.queryLatency.observe(d)
 }
 
-// metricsStore times every request to the store below it by operation.
-type metricsStore struct {
+// Store times every request to the store below it by operation.
+type Store struct {
 	inner storage.Store
 	m     *Metrics
 }
 
-var _ storage.Store = (*metricsStore)(nil)
+var _ storage.Store = (*Store)(nil)
 
-func (s *metricsStore) done(op string, start time.Time, err error) {
+// NewStore returns inner timed into m.
+func NewStore(inner storage.Store, m *Metrics) *Store { return &Store{inner: inner, m: m} }
+
+// StatementRetried counts an autocommit statement run again after a write
+// conflict.
+func (m *Metrics) StatementRetried() { m.statementRetries.Add(1) }
+
+func (s *Store) done(op string, start time.Time, err error) {
 	st := s.m.ops[op]
 	st.requests.Add(1)
 	if err != nil {
@@ -287,41 +301,41 @@ func (s *metricsStore) done(op string, start time.Time, err error) {
 	st.latency.observe(time.Since(start))
 }
 
-func (s *metricsStore) written(n int, err error) {
+func (s *Store) written(n int, err error) {
 	if err == nil {
 		s.m.entitiesWritten.Add(int64(n))
 	}
 }
 
-func (s *metricsStore) CreateTable(ctx context.Context, table string) error {
+func (s *Store) CreateTable(ctx context.Context, table string) error {
 	t := time.Now()
 	err := s.inner.CreateTable(ctx, table)
 	s.done("create_table", t, err)
 	return err
 }
 
-func (s *metricsStore) DeleteTable(ctx context.Context, table string) error {
+func (s *Store) DeleteTable(ctx context.Context, table string) error {
 	t := time.Now()
 	err := s.inner.DeleteTable(ctx, table)
 	s.done("delete_table", t, err)
 	return err
 }
 
-func (s *metricsStore) ListTables(ctx context.Context) ([]string, error) {
+func (s *Store) ListTables(ctx context.Context) ([]string, error) {
 	t := time.Now()
 	out, err := s.inner.ListTables(ctx)
 	s.done("list_tables", t, err)
 	return out, err
 }
 
-func (s *metricsStore) TableExists(ctx context.Context, table string) (bool, error) {
+func (s *Store) TableExists(ctx context.Context, table string) (bool, error) {
 	t := time.Now()
 	ok, err := s.inner.TableExists(ctx, table)
 	s.done("table_exists", t, err)
 	return ok, err
 }
 
-func (s *metricsStore) Get(ctx context.Context, table, pk, rk string, opts *storage.GetOptions) (*storage.Entity, error) {
+func (s *Store) Get(ctx context.Context, table, pk, rk string, opts *storage.GetOptions) (*storage.Entity, error) {
 	t := time.Now()
 	e, err := s.inner.Get(ctx, table, pk, rk, opts)
 	s.done("get", t, err)
@@ -331,7 +345,7 @@ func (s *metricsStore) Get(ctx context.Context, table, pk, rk string, opts *stor
 	return e, err
 }
 
-func (s *metricsStore) Insert(ctx context.Context, table string, e *storage.Entity) (storage.ETag, error) {
+func (s *Store) Insert(ctx context.Context, table string, e *storage.Entity) (storage.ETag, error) {
 	t := time.Now()
 	tag, err := s.inner.Insert(ctx, table, e)
 	s.done("insert", t, err)
@@ -339,7 +353,7 @@ func (s *metricsStore) Insert(ctx context.Context, table string, e *storage.Enti
 	return tag, err
 }
 
-func (s *metricsStore) Upsert(ctx context.Context, table string, e *storage.Entity, mode storage.UpdateMode) (storage.ETag, error) {
+func (s *Store) Upsert(ctx context.Context, table string, e *storage.Entity, mode storage.UpdateMode) (storage.ETag, error) {
 	t := time.Now()
 	tag, err := s.inner.Upsert(ctx, table, e, mode)
 	s.done("upsert", t, err)
@@ -347,7 +361,7 @@ func (s *metricsStore) Upsert(ctx context.Context, table string, e *storage.Enti
 	return tag, err
 }
 
-func (s *metricsStore) Update(ctx context.Context, table string, e *storage.Entity, mode storage.UpdateMode, ifMatch storage.ETag) (storage.ETag, error) {
+func (s *Store) Update(ctx context.Context, table string, e *storage.Entity, mode storage.UpdateMode, ifMatch storage.ETag) (storage.ETag, error) {
 	t := time.Now()
 	tag, err := s.inner.Update(ctx, table, e, mode, ifMatch)
 	s.done("update", t, err)
@@ -355,7 +369,7 @@ func (s *metricsStore) Update(ctx context.Context, table string, e *storage.Enti
 	return tag, err
 }
 
-func (s *metricsStore) Delete(ctx context.Context, table, pk, rk string, ifMatch storage.ETag) error {
+func (s *Store) Delete(ctx context.Context, table, pk, rk string, ifMatch storage.ETag) error {
 	t := time.Now()
 	err := s.inner.Delete(ctx, table, pk, rk, ifMatch)
 	s.done("delete", t, err)
@@ -363,7 +377,7 @@ func (s *metricsStore) Delete(ctx context.Context, table, pk, rk string, ifMatch
 	return err
 }
 
-func (s *metricsStore) Batch(ctx context.Context, table string, ops []storage.Operation) ([]storage.ETag, error) {
+func (s *Store) Batch(ctx context.Context, table string, ops []storage.Operation) ([]storage.ETag, error) {
 	t := time.Now()
 	tags, err := s.inner.Batch(ctx, table, ops)
 	s.done("batch", t, err)
@@ -372,7 +386,7 @@ func (s *metricsStore) Batch(ctx context.Context, table string, ops []storage.Op
 }
 
 // MultiBatch forwards to the backend's storage.MultiBatcher, if any.
-func (s *metricsStore) MultiBatch(ctx context.Context, batches []storage.TableBatch) ([][]storage.ETag, error) {
+func (s *Store) MultiBatch(ctx context.Context, batches []storage.TableBatch) ([][]storage.ETag, error) {
 	if _, ok := s.inner.(storage.MultiBatcher); !ok {
 		return nil, storage.ErrMultiBatchUnsupported
 	}
@@ -387,7 +401,7 @@ func (s *metricsStore) MultiBatch(ctx context.Context, batches []storage.TableBa
 	return etags, err
 }
 
-func (s *metricsStore) Query(ctx context.Context, table string, q *storage.Query) (*storage.Page, error) {
+func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*storage.Page, error) {
 	t := time.Now()
 	p, err := s.inner.Query(ctx, table, q)
 	s.done("query", t, err)
@@ -397,12 +411,12 @@ func (s *metricsStore) Query(ctx context.Context, table string, q *storage.Query
 	return p, err
 }
 
-func (s *metricsStore) Capabilities() storage.Capabilities { return s.inner.Capabilities() }
-func (s *metricsStore) Close() error                       { return s.inner.Close() }
+func (s *Store) Capabilities() storage.Capabilities { return s.inner.Capabilities() }
+func (s *Store) Close() error                       { return s.inner.Close() }
 
 // Unwrap returns the store below (for tests and tools that need the
 // backend).
-func (s *metricsStore) Unwrap() storage.Store { return s.inner }
+func (s *Store) Unwrap() storage.Store { return s.inner }
 
-// pathName is the metric label of an access path.
-func pathName(p fmt.Stringer) string { return strings.TrimSpace(p.String()) }
+// PathName is the metric label of an access path.
+func PathName(p fmt.Stringer) string { return strings.TrimSpace(p.String()) }
