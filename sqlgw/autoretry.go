@@ -11,6 +11,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltext"
 )
 
 // Autocommit statements retried on write conflicts
@@ -59,7 +61,7 @@ var retryVerbs = map[string]bool{"select": true, "insert": true, "update": true,
 // autocommitStatement reports whether query, about to run on connection
 // c, runs alone in autocommit mode (see above).
 func (h *handler) autocommitStatement(c *mysql.Conn, query string) bool {
-	words := leadingWords(query, 1)
+	words := sqltext.LeadingWords(query, 1)
 	if len(words) == 0 || !retryVerbs[words[0]] {
 		return false
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 
 	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/sqlgw/mysqlerr"
 	"github.com/sqlgw/sqlgw/storage"
 )
 
@@ -204,7 +205,7 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 // 'v' for key 'k'" (go-mysql-server says Note and its own error text).
 func dupEntryWarning(w *sql.Warning) *sql.Warning {
 	var se *mysql.SQLError
-	if err := translateError(mysql.NewSQLError(mysql.ERDupEntry, "23000", "%s", w.Message), ""); errors.As(err, &se) {
+	if err := mysqlerr.Translate(mysql.NewSQLError(mysql.ERDupEntry, "23000", "%s", w.Message), ""); errors.As(err, &se) {
 		return &sql.Warning{Level: "Warning", Code: w.Code, Message: se.Message}
 	}
 	return w

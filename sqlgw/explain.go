@@ -11,6 +11,7 @@ import (
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/sqlgw/sqlgw/planner"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltext"
 	"github.com/sqlgw/sqlgw/storage/recorder"
 )
 
@@ -300,6 +301,6 @@ func mayBeExplain(q string) bool {
 	if !strings.Contains(q, "?") {
 		return false
 	}
-	w := leadingWords(q, 1)
+	w := sqltext.LeadingWords(q, 1)
 	return len(w) == 1 && (w[0] == "explain" || w[0] == "describe" || w[0] == "desc")
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+
+	"github.com/sqlgw/sqlgw/sqlgw/mysqlerr"
 )
 
 // handler wraps go-mysql-server's mysql.Handler for two things it does not
@@ -57,7 +59,7 @@ func (h *handler) translate(c *mysql.Conn, query string, err error) error {
 	}
 	err = h.kills.interruptedError(c.ConnectionID, err)             // clienterrs.go: 1317, 1927
 	err = h.gw.foreignKeyError(err, h.gw.currentDB(c.ConnectionID)) // foreignkeys_errors.go
-	return translateStatementError(err, query, h.gw.currentDB(c.ConnectionID), h.gw.takeWriteError(c.ConnectionID))
+	return mysqlerr.TranslateStatement(err, query, h.gw.currentDB(c.ConnectionID), h.gw.takeWriteError(c.ConnectionID))
 }
 
 // ComInitDB implements mysql.Handler: USE db from the protocol (the mysql

@@ -39,7 +39,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -232,45 +231,6 @@ func (t *Table) storedGeneratedOnPopulated(ctx *sql.Context, c *sql.Column) erro
 		return err
 	}
 	return nil
-}
-
-// The engine reports these with its own kinds, which reach the client as
-// 1105; MySQL 8 has its own numbers and wording for them.
-var (
-	reCheckViolated   = regexp.MustCompile(`^Check constraint "(.*)" violated$`)
-	reGeneratedValue  = regexp.MustCompile(`^The value specified for generated column "(.*)" in table "(.*)" is not allowed\.$`)
-	reCheckColumnUsed = regexp.MustCompile(`^can't alter column "(.*)" because it would invalidate check constraint "(.*)"$`)
-	reNoConstraint    = regexp.MustCompile(`^Constraint "(.*)" does not exist$`)
-	reNoTrigger       = regexp.MustCompile(`^trigger "(.*)" does not exist$`)
-)
-
-// schemaFeatError rewrites the engine's errors about checks and generated
-// columns into MySQL 8's (called by translateError, mysqlerr.go).
-func schemaFeatError(num int, msg string) (int, string, string, bool) {
-	if num != mysql.ERUnknownError {
-		return 0, "", "", false
-	}
-	switch {
-	case reCheckViolated.MatchString(msg):
-		m := reCheckViolated.FindStringSubmatch(msg)
-		return 3819, "HY000", fmt.Sprintf("Check constraint '%s' is violated.", m[1]), true
-	case reGeneratedValue.MatchString(msg):
-		m := reGeneratedValue.FindStringSubmatch(msg)
-		return 3105, "HY000", fmt.Sprintf("The value specified for generated column '%s' in table '%s' is not allowed.", m[1], m[2]), true
-	case reCheckColumnUsed.MatchString(msg):
-		m := reCheckColumnUsed.FindStringSubmatch(msg)
-		return 3959, "HY000", fmt.Sprintf("Check constraint '%s' uses column '%s', hence column cannot be dropped or renamed.", m[2], m[1]), true
-	case reNoConstraint.MatchString(msg):
-		m := reNoConstraint.FindStringSubmatch(msg)
-		return 3940, "HY000", fmt.Sprintf("Constraint '%s' does not exist.", m[1]), true
-	case reNoTrigger.MatchString(msg):
-		return 1360, "HY000", "Trigger does not exist", true
-	case msg == sql.ErrVirtualColumnPrimaryKey.New().Error():
-		return 3106, "HY000", "'Defining a virtual generated column as primary key' is not supported for generated columns.", true
-	case msg == sql.ErrGeneratedColumnWithDefault.New().Error():
-		return mysql.ERWrongUsage, "HY000", "Incorrect usage of DEFAULT and generated column", true
-	}
-	return 0, "", "", false
 }
 
 // virtualIndexError rejects an index that keys or covers a VIRTUAL

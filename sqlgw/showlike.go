@@ -8,6 +8,8 @@ import (
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	"github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltext"
 )
 
 // SHOW ... LIKE headers
@@ -20,7 +22,7 @@ import (
 // fixShowLikeHeader renames the first column of a SHOW DATABASES/TABLES
 // ... LIKE result (cb unchanged for any other statement).
 func fixShowLikeHeader(ctx context.Context, query string, cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
-	w := leadingWords(query, 3)
+	w := sqltext.LeadingWords(query, 3)
 	if len(w) < 2 || w[0] != "show" || !strings.Contains(strings.ToLower(query), "like") {
 		return cb
 	}

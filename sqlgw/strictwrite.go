@@ -11,6 +11,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/types"
+
+	"github.com/sqlgw/sqlgw/sqlgw/mysqlerr"
 )
 
 // Strict writes
@@ -30,7 +32,7 @@ import (
 // through the two wrappers below: UPDATE's and ON DUPLICATE KEY UPDATE's
 // assignments check the range in strict mode (strictSetField), and both
 // statements' iterators find the column and the 1-based row of those
-// errors (writeError), which the connection handler adds when it reports
+// errors (mysqlerr.WriteError), which the connection handler adds when it reports
 // them as MySQL's 1264 and 1406 (mysqlerr.go). UPDATE IGNORE, INSERT IGNORE and a non-strict sql_mode keep
 // go-mysql-server's clamping (MySQL clamps there too, with a warning).
 
@@ -207,13 +209,13 @@ func (s *strictIter) translate(ctx *sql.Context, err error) error {
 	at := max(s.g.rows, 1)
 	var oor *outOfRangeError
 	if errors.As(err, &oor) {
-		noteWriteError(ctx, writeError{column: oor.column, row: at})
+		noteWriteError(ctx, mysqlerr.WriteError{Column: oor.column, Row: at})
 		return sql.ErrValueOutOfRange.New(oor.value, oor.typ)
 	}
 	var wtce sql.WrappedTypeConversionError
 	if errors.As(err, &wtce) && types.ErrLengthBeyondLimit.Is(wtce.Err) && wtce.OffendingIdx >= 0 && wtce.OffendingIdx < len(s.schema) {
 		// UPDATE's assignment (SetField) of a too long string.
-		noteWriteError(ctx, writeError{column: s.schema[wtce.OffendingIdx].Name, row: at})
+		noteWriteError(ctx, mysqlerr.WriteError{Column: s.schema[wtce.OffendingIdx].Name, Row: at})
 		return err
 	}
 	var wie sql.WrappedInsertError
@@ -241,35 +243,25 @@ func (s *strictIter) translate(ctx *sql.Context, err error) error {
 		if cerr == nil && inRange == sql.InRange {
 			continue
 		}
-		noteWriteError(ctx, writeError{column: c.Name, row: at})
+		noteWriteError(ctx, mysqlerr.WriteError{Column: c.Name, Row: at})
 		break
 	}
 	return err
 }
 
-// writeError is the column and the 1-based row of a write's range or
-// length error, which go-mysql-server's error does not carry. The error
-// itself goes up unchanged (the engine and its tests check its kind and
-// text); the connection handler takes this detail when it writes the
-// error as MySQL's 1264 or 1406 (mysqlerr.go).
-type writeError struct {
-	column string
-	row    int
-}
-
 var writeErrors struct {
 	mu sync.Mutex
-	m  map[*Session]writeError
+	m  map[*Session]mysqlerr.WriteError
 }
 
-func noteWriteError(ctx *sql.Context, we writeError) {
+func noteWriteError(ctx *sql.Context, we mysqlerr.WriteError) {
 	s, ok := ctx.Session.(*Session)
 	if !ok {
 		return
 	}
 	writeErrors.mu.Lock()
 	if writeErrors.m == nil {
-		writeErrors.m = map[*Session]writeError{}
+		writeErrors.m = map[*Session]mysqlerr.WriteError{}
 	}
 	writeErrors.m[s] = we
 	writeErrors.mu.Unlock()
@@ -277,7 +269,7 @@ func noteWriteError(ctx *sql.Context, we writeError) {
 
 // takeWriteError returns and forgets the detail of the connection's last
 // failed write.
-func (g *gateway) takeWriteError(conn uint32) *writeError {
+func (g *gateway) takeWriteError(conn uint32) *mysqlerr.WriteError {
 	g.sessMu.Lock()
 	s := g.sessions[conn]
 	g.sessMu.Unlock()

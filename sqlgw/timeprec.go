@@ -15,6 +15,7 @@ import (
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltext"
 )
 
 // TIME(n)
@@ -131,7 +132,7 @@ func (g *gateway) noteTimePrecision(conn uint32, query string) (string, func()) 
 // RENAME COLUMN or CREATE TABLE ... LIKE copies, by their new lower-cased
 // name (nil for any other statement).
 func (g *gateway) keptTimePrecisions(conn uint32, query string) map[string]int {
-	w := leadingWords(query, 3)
+	w := sqltext.LeadingWords(query, 3)
 	if len(w) < 2 || w[1] != "table" && !(len(w) > 2 && w[2] == "table") {
 		return nil
 	}
@@ -218,7 +219,7 @@ func applyTimePrecisionAll(ctx *sql.Context, cols []catalog.Column) {
 // mayDeclareTime is the cheap filter: CREATE TABLE or ALTER TABLE
 // mentioning time.
 func mayDeclareTime(q string) bool {
-	w := leadingWords(q, 3)
+	w := sqltext.LeadingWords(q, 3)
 	if len(w) < 2 || (w[0] != "create" && w[0] != "alter") {
 		return false
 	}
@@ -490,7 +491,7 @@ func cutTimeFraction(b []byte, fsp int) []byte {
 // fixTimeDDL makes SHOW CREATE TABLE, SHOW COLUMNS and DESCRIBE name the
 // declared TIME precision: the engine prints time(6) for every TIME.
 func (g *gateway) fixTimeDDL(ctx context.Context, conn uint32, query string, cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
-	w := leadingWords(query, 4)
+	w := sqltext.LeadingWords(query, 4)
 	show := len(w) >= 3 && w[0] == "show" && w[1] == "create" && w[2] == "table"
 	cols := len(w) >= 2 && (w[0] == "describe" || w[0] == "desc" || w[0] == "explain") ||
 		len(w) >= 3 && w[0] == "show" && (w[1] == "columns" || w[1] == "fields" || w[1] == "full" && len(w) > 2 && (w[2] == "columns" || w[2] == "fields"))

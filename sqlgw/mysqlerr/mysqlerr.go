@@ -1,4 +1,13 @@
-package sqlgw
+// Package mysqlerr gives errors MySQL's codes, SQLSTATEs and wording as
+// the last step before they reach a client: go-mysql-server reports many
+// everyday errors with its own text and code 1105 (ER_UNKNOWN_ERROR).
+//
+// It owns the translation tables only and imports go-mysql-server,
+// vitess and sqlgw/sqltext; the engine (sqlgw/engine) and the server
+// (sqlgw) import it, never the other way round. Errors of the engine that
+// need a column or row name (a write's range error) carry them in
+// WriteError.
+package mysqlerr
 
 import (
 	"errors"
@@ -6,14 +15,17 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltext"
 )
 
 // MySQL-compatible error texts
 //
 // go-mysql-server reports several everyday errors with its own wording and
 // without MySQL's SQLSTATE, which clients and scripts compare against.
-// translateError rewrites those, as the last step before the error is
+// Translate rewrites those, as the last step before the error is
 // written to the client: the code stays, the message and SQLSTATE become
 // MySQL's.
 
@@ -80,7 +92,7 @@ var sqlStates = map[int]string{
 	erReadOnlyTransaction:           "25006",
 }
 
-// translateError rewrites go-mysql-server's wording of common errors into
+// Translate rewrites go-mysql-server's wording of common errors into
 // MySQL's. db is the session's current database (for "Table 'db.t'").
 // reReadOnlyVar is go-mysql-server's text for SET of a read-only system
 // variable (1105 there, 1238 ER_INCORRECT_GLOBAL_LOCAL_VAR in MySQL).
@@ -88,16 +100,16 @@ var reReadOnlyVar = regexp.MustCompile(`^Variable '[^']+' is a read only variabl
 
 const erIncorrectGlobalLocalVar = 1238
 
-func translateError(err error, db string) error {
-	return translateStatementError(err, "", db, nil)
+func Translate(err error, db string) error {
+	return TranslateStatement(err, "", db, nil)
 }
 
-// translateStatementError is translateError for an error of the statement
+// TranslateStatement is Translate for an error of the statement
 // query (the first one of a multi-statement text): some errors are MySQL
 // errors of their own in some statements only (DROP TABLE of a missing
 // table is 1051, not 1146). we, if not nil, names the column and row of
 // a write's range or length error (strictwrite.go).
-func translateStatementError(err error, query, db string, we *writeError) error {
+func TranslateStatement(err error, query, db string, we *WriteError) error {
 	var se *mysql.SQLError
 	if !errors.As(err, &se) {
 		return err
@@ -137,19 +149,19 @@ func translateStatementError(err error, query, db string, we *writeError) error 
 		} else if m := reTooLong.FindStringSubmatch(msg); m != nil {
 			num, state, msg = mysql.ERDataTooLong, "22001", fmt.Sprintf("Data too long for column '%s'", m[1])
 			if we != nil {
-				msg = fmt.Sprintf("Data too long for column '%s' at row %d", we.column, we.row)
+				msg = fmt.Sprintf("Data too long for column '%s' at row %d", we.Column, we.Row)
 			}
 		} else if m := reOutOfRange.FindStringSubmatch(msg); m != nil {
 			// go-mysql-server names the type, not the column: the write
 			// found it (strictwrite.go).
 			num, state, msg = mysql.ERWarnDataOutOfRange, "22003", fmt.Sprintf("Out of range value for column of type %s: %s", m[2], m[1])
 			if we != nil {
-				msg = fmt.Sprintf("Out of range value for column '%s' at row %d", we.column, we.row)
+				msg = fmt.Sprintf("Out of range value for column '%s' at row %d", we.Column, we.Row)
 			}
 		} else if reDecimalRange.MatchString(msg) {
 			num, state, msg = mysql.ERWarnDataOutOfRange, "22003", "Out of range value for column of type decimal"
 			if we != nil {
-				msg = fmt.Sprintf("Out of range value for column '%s' at row %d", we.column, we.row)
+				msg = fmt.Sprintf("Out of range value for column '%s' at row %d", we.Column, we.Row)
 			}
 		} else if m := reNoView.FindStringSubmatch(msg); m != nil {
 			num, state, msg = mysql.ERBadTable, "42S02", fmt.Sprintf("Unknown table '%s'", qualify(m[1]))
@@ -197,7 +209,7 @@ func translateStatementError(err error, query, db string, we *writeError) error 
 			num, msg = mysql.ERTableExists, fmt.Sprintf("Table '%s' already exists", m[1])
 		}
 	}
-	if n, s, m, ok := schemaFeatError(num, msg); ok { // schemafeat.go
+	if n, s, m, ok := schemaFeatError(num, msg); ok {
 		num, state, msg = n, s, m
 	}
 	if s, ok := sqlStates[num]; ok && (state == "" || state == mysql.SSUnknownSQLState) {
@@ -213,7 +225,7 @@ func translateStatementError(err error, query, db string, we *writeError) error 
 // comments) is verb and its second one of objects, case-insensitively;
 // a TEMPORARY between them is skipped (DROP TEMPORARY TABLE).
 func isStatement(query, verb string, objects ...string) bool {
-	words := leadingWords(query, 3)
+	words := sqltext.LeadingWords(query, 3)
 	if len(words) < 2 || words[0] != verb {
 		return false
 	}
@@ -229,39 +241,51 @@ func isStatement(query, verb string, objects ...string) bool {
 	return false
 }
 
-// leadingWords returns up to n leading words of query, lowercased, after
-// blanks, parentheses and comments.
-func leadingWords(q string, n int) []string {
-	var words []string
-	for len(words) < n {
-		q = strings.TrimLeft(q, " \t\r\n(")
-		switch {
-		case strings.HasPrefix(q, "/*"):
-			end := strings.Index(q, "*/")
-			if end < 0 {
-				return words
-			}
-			q = q[end+2:]
-			continue
-		case strings.HasPrefix(q, "#"), strings.HasPrefix(q, "-- "):
-			end := strings.IndexByte(q, '\n')
-			if end < 0 {
-				return words
-			}
-			q = q[end+1:]
-			continue
-		}
-		end := strings.IndexFunc(q, func(r rune) bool {
-			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '_')
-		})
-		if end < 0 {
-			end = len(q)
-		}
-		if end == 0 {
-			return words
-		}
-		words = append(words, strings.ToLower(q[:end]))
-		q = q[end:]
+// The engine reports these with its own kinds, which reach the client as
+// 1105; MySQL 8 has its own numbers and wording for them.
+var (
+	reCheckViolated   = regexp.MustCompile(`^Check constraint "(.*)" violated$`)
+	reGeneratedValue  = regexp.MustCompile(`^The value specified for generated column "(.*)" in table "(.*)" is not allowed\.$`)
+	reCheckColumnUsed = regexp.MustCompile(`^can't alter column "(.*)" because it would invalidate check constraint "(.*)"$`)
+	reNoConstraint    = regexp.MustCompile(`^Constraint "(.*)" does not exist$`)
+	reNoTrigger       = regexp.MustCompile(`^trigger "(.*)" does not exist$`)
+)
+
+// schemaFeatError rewrites the engine's errors about checks and generated
+// columns into MySQL 8's (called by TranslateStatement).
+func schemaFeatError(num int, msg string) (int, string, string, bool) {
+	if num != mysql.ERUnknownError {
+		return 0, "", "", false
 	}
-	return words
+	switch {
+	case reCheckViolated.MatchString(msg):
+		m := reCheckViolated.FindStringSubmatch(msg)
+		return 3819, "HY000", fmt.Sprintf("Check constraint '%s' is violated.", m[1]), true
+	case reGeneratedValue.MatchString(msg):
+		m := reGeneratedValue.FindStringSubmatch(msg)
+		return 3105, "HY000", fmt.Sprintf("The value specified for generated column '%s' in table '%s' is not allowed.", m[1], m[2]), true
+	case reCheckColumnUsed.MatchString(msg):
+		m := reCheckColumnUsed.FindStringSubmatch(msg)
+		return 3959, "HY000", fmt.Sprintf("Check constraint '%s' uses column '%s', hence column cannot be dropped or renamed.", m[2], m[1]), true
+	case reNoConstraint.MatchString(msg):
+		m := reNoConstraint.FindStringSubmatch(msg)
+		return 3940, "HY000", fmt.Sprintf("Constraint '%s' does not exist.", m[1]), true
+	case reNoTrigger.MatchString(msg):
+		return 1360, "HY000", "Trigger does not exist", true
+	case msg == sql.ErrVirtualColumnPrimaryKey.New().Error():
+		return 3106, "HY000", "'Defining a virtual generated column as primary key' is not supported for generated columns.", true
+	case msg == sql.ErrGeneratedColumnWithDefault.New().Error():
+		return mysql.ERWrongUsage, "HY000", "Incorrect usage of DEFAULT and generated column", true
+	}
+	return 0, "", "", false
+}
+
+// WriteError is the column and the 1-based row of a write's range or
+// length error, which go-mysql-server's error does not carry. The error
+// itself goes up unchanged (the engine and its tests check its kind and
+// text); the connection handler takes this detail when it writes the
+// error as MySQL's 1264 or 1406 (TranslateStatement).
+type WriteError struct {
+	Column string
+	Row    int
 }

@@ -1,4 +1,4 @@
-package sqlgw
+package mysqlerr
 
 import (
 	"errors"
@@ -35,7 +35,7 @@ func TestTranslateError(t *testing.T) {
 	} {
 		in := mysql.NewSQLError(tc.num, tc.state, "%s", tc.msg)
 		var out *mysql.SQLError
-		if !errors.As(translateError(in, tc.db), &out) {
+		if !errors.As(Translate(in, tc.db), &out) {
 			t.Fatalf("%q: not a SQLError", tc.msg)
 		}
 		if out.Num != tc.wantNum || out.State != tc.wantState || out.Message != tc.wantMessage {
@@ -50,12 +50,12 @@ func TestTranslateError(t *testing.T) {
 	} {
 		var out *mysql.SQLError
 		in := mysql.NewSQLError(1105, "", "%s", tc.msg)
-		if !errors.As(translateStatementError(in, "", "", &writeError{column: "ti", row: 2}), &out) || out.Message != tc.want {
+		if !errors.As(TranslateStatement(in, "", "", &WriteError{Column: "ti", Row: 2}), &out) || out.Message != tc.want {
 			t.Errorf("%q with detail: %v, want %q", tc.msg, out, tc.want)
 		}
 	}
 	plain := errors.New("not a SQL error")
-	if translateError(plain, "") != plain {
+	if Translate(plain, "") != plain {
 		t.Error("a plain error was changed")
 	}
 }
