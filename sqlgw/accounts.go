@@ -233,7 +233,7 @@ func (a *accounts) insecureAccount() string {
 func (a *accounts) Persist(ctx *sql.Context, data []byte) error {
 	a.verMu.Lock()
 	defer a.verMu.Unlock()
-	v, err := a.cat.PutAccounts(withoutCounters(ctx), data, a.ver)
+	v, err := a.cat.PutAccounts(WithoutCounters(ctx), data, a.ver)
 	if errors.Is(err, catalog.ErrAccountsConflict) {
 		a.conflicts.Add(1)
 		return errAccountsChanged
@@ -268,7 +268,7 @@ func (a *accounts) install(ctx *sql.Context, data []byte, v catalog.AccountsVers
 
 // reload loads the stored record unconditionally.
 func (a *accounts) reload(ctx context.Context) error {
-	data, v, err := a.cat.Accounts(withoutCounters(ctx))
+	data, v, err := a.cat.Accounts(WithoutCounters(ctx))
 	if err != nil {
 		return err
 	}
@@ -281,7 +281,7 @@ func (a *accounts) reload(ctx context.Context) error {
 // sync reloads the record if its stored version is not the loaded one
 // (one Get of one property when nothing changed).
 func (a *accounts) sync(ctx context.Context) error {
-	v, err := a.cat.AccountsVersion(withoutCounters(ctx))
+	v, err := a.cat.AccountsVersion(WithoutCounters(ctx))
 	if err != nil {
 		return err
 	}
@@ -379,6 +379,12 @@ func (a *accounts) forgetHost(id uint32) {
 }
 
 // hostOf returns the client host of connection id ("localhost" if unknown).
+// Privileges is go-mysql-server's user and grant database (engine.Accounts).
+func (a *accounts) Privileges() *mysql_db.MySQLDb { return a.db }
+
+// HostOf is hostOf for the engine (engine.Accounts).
+func (a *accounts) HostOf(id uint32) string { return a.hostOf(id) }
+
 func (a *accounts) hostOf(id uint32) string {
 	a.hostsMu.Lock()
 	defer a.hostsMu.Unlock()

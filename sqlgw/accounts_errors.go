@@ -72,8 +72,8 @@ type authHandler struct{ sql.AuthorizationHandler }
 // denied describes the session's account as MySQL's errors do.
 func deniedUser(ctx *sql.Context) (user, host string) {
 	host = "localhost"
-	if s, ok := ctx.Session.(*Session); ok && s.gw != nil && s.gw.accounts != nil {
-		host = s.gw.accounts.hostOf(ctx.Session.ID())
+	if s, ok := ctx.Session.(*Session); ok && s.GW != nil && s.GW.Accounts != nil {
+		host = s.GW.Accounts.HostOf(ctx.Session.ID())
 	}
 	return ctx.Session.Client().User, host
 }
@@ -137,11 +137,11 @@ func (h authHandler) HandleAuth(ctx *sql.Context, aqs sql.AuthorizationQueryStat
 	}
 	if m := reKill.FindStringSubmatch(ctx.Query()); m != nil && auth.AuthType == ast.AuthType_SUPER {
 		// As MySQL: one's own connections may be killed without SUPER.
-		if s, ok := ctx.Session.(*Session); ok && s.gw != nil {
+		if s, ok := ctx.Session.(*Session); ok && s.GW != nil {
 			id, _ := strconv.ParseUint(m[1], 10, 32)
-			s.gw.sessMu.Lock()
-			target := s.gw.sessions[uint32(id)]
-			s.gw.sessMu.Unlock()
+			s.GW.SessMu.Lock()
+			target := s.GW.Sessions[uint32(id)]
+			s.GW.SessMu.Unlock()
 			c := ctx.Session.Client()
 			if target != nil && target.Client().User == c.User && target.Client().Address == c.Address {
 				return nil
@@ -183,7 +183,7 @@ func checkDatabaseDDL(ctx *sql.Context, auth ast.AuthInformation) error {
 	}
 	m := reCreateDropDB.FindStringSubmatch(ctx.Query())
 	s, ok := ctx.Session.(*Session)
-	if m == nil || !ok || s.gw == nil || s.gw.accounts == nil || !s.gw.accounts.db.Enabled() {
+	if m == nil || !ok || s.GW == nil || s.GW.Accounts == nil || !s.GW.Accounts.Privileges().Enabled() {
 		return nil
 	}
 	priv := sql.PrivilegeType_Create
@@ -191,7 +191,7 @@ func checkDatabaseDDL(ctx *sql.Context, auth ast.AuthInformation) error {
 		priv = sql.PrivilegeType_Drop
 	}
 	name := m[1] + m[2]
-	if s.gw.accounts.db.UserHasPrivileges(ctx, sql.NewPrivilegedOperation(sql.PrivilegeCheckSubject{Database: name}, priv)) {
+	if s.GW.Accounts.Privileges().UserHasPrivileges(ctx, sql.NewPrivilegedOperation(sql.PrivilegeCheckSubject{Database: name}, priv)) {
 		return nil
 	}
 	user, host := deniedUser(ctx)
@@ -302,10 +302,10 @@ func mysqlPrivilegeError(ctx *sql.Context, auth ast.AuthInformation, err error) 
 		if len(auth.TargetNames) >= 2 {
 			table = auth.TargetNames[1]
 			// The first table refused, as MySQL names it.
-			if s, ok := ctx.Session.(*Session); ok && s.gw != nil && s.gw.accounts != nil {
+			if s, ok := ctx.Session.(*Session); ok && s.GW != nil && s.GW.Accounts != nil {
 				for i := 0; i+1 < len(auth.TargetNames); i += 2 {
 					subject := sql.PrivilegeCheckSubject{Database: dbName(auth.TargetNames[i]), Table: auth.TargetNames[i+1]}
-					if !s.gw.accounts.db.UserHasPrivileges(ctx, sql.NewPrivilegedOperation(subject, privilegeTypes(auth.AuthType)...)) {
+					if !s.GW.Accounts.Privileges().UserHasPrivileges(ctx, sql.NewPrivilegedOperation(subject, privilegeTypes(auth.AuthType)...)) {
 						table = auth.TargetNames[i+1]
 						break
 					}

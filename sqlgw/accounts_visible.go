@@ -41,13 +41,13 @@ func viewVisible(ctx *sql.Context, db, name string) bool {
 		return true
 	}
 	s, ok := ctx.Session.(*Session)
-	if !ok || s.gw == nil || s.gw.accounts == nil || !s.gw.accounts.db.Enabled() || ctx.Session.Client().User == "" {
+	if !ok || s.GW == nil || s.GW.Accounts == nil || !s.GW.Accounts.Privileges().Enabled() || ctx.Session.Client().User == "" {
 		return true
 	}
 	if strings.EqualFold(db, "information_schema") {
 		return true
 	}
-	ps := s.gw.accounts.db.UserActivePrivilegeSet(ctx)
+	ps := s.GW.Accounts.Privileges().UserActivePrivilegeSet(ctx)
 	if ps.Count() > 0 {
 		return true
 	}
@@ -76,7 +76,7 @@ func visibleViews(ctx *sql.Context, db string, views []sql.ViewDefinition) []sql
 // PROCESS (or SUPER), which both read.
 
 // newClientContext is the server's sql.ContextFactory.
-func newClientContext(ctx context.Context, opts ...sql.ContextOption) *sql.Context {
+func NewClientContext(ctx context.Context, opts ...sql.ContextOption) *sql.Context {
 	c := sql.NewContext(ctx, opts...)
 	if c.ProcessList != nil {
 		c.ProcessList = ownProcessList{ProcessList: c.ProcessList, ctx: c}
@@ -93,14 +93,14 @@ type ownProcessList struct {
 func (p ownProcessList) Processes() []sql.Process {
 	all := p.ProcessList.Processes()
 	s, ok := p.ctx.Session.(*Session)
-	if !ok || s.gw == nil || s.gw.accounts == nil || !s.gw.accounts.db.Enabled() {
+	if !ok || s.GW == nil || s.GW.Accounts == nil || !s.GW.Accounts.Privileges().Enabled() {
 		return all
 	}
 	user := p.ctx.Session.Client().User
 	if user == "" {
 		return all
 	}
-	ps := s.gw.accounts.db.UserActivePrivilegeSet(p.ctx)
+	ps := s.GW.Accounts.Privileges().UserActivePrivilegeSet(p.ctx)
 	if ps.Has(sql.PrivilegeType_Process) || ps.Has(sql.PrivilegeType_Super) {
 		return all
 	}

@@ -78,7 +78,7 @@ import (
 // adminHandler intercepts the table maintenance statements.
 type adminHandler struct {
 	mysql.Handler
-	gw *gateway
+	gw *Gateway
 
 	mu sync.Mutex
 	// prepared holds, per connection, the statements prepared with SQL
@@ -97,16 +97,6 @@ func adminFieldsCopy() []*querypb.Field {
 		{Name: "Msg_type", Type: querypb.Type_VARCHAR, Charset: 33, ColumnLength: 30},
 		{Name: "Msg_text", Type: querypb.Type_VARCHAR, Charset: 33, ColumnLength: 3072},
 	}
-}
-
-// adminResult accumulates the rows of a result set.
-type adminResult struct {
-	rows [][]sqltypes.Value
-}
-
-func (r *adminResult) add(table string, op adminOp, typ, text string) {
-	r.rows = append(r.rows, []sqltypes.Value{sqltypes.NewVarChar(table), sqltypes.NewVarChar(string(op)),
-		sqltypes.NewVarChar(typ), sqltypes.NewVarChar(text)})
 }
 
 func (a *adminHandler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
@@ -176,23 +166,23 @@ func (a *adminHandler) intercept(ctx context.Context, c *mysql.Conn, query strin
 
 // run executes one statement.
 func (a *adminHandler) run(ctx context.Context, c *mysql.Conn, st *adminStmt) (*sqltypes.Result, error) {
-	if st.op == opChecksum {
+	if st.op == OpChecksum {
 		return nil, mysql.NewSQLError(mysql.ERNotSupportedYet, "42000",
 			"This version of MySQL doesn't yet support 'CHECKSUM TABLE' (sqlgw cannot reproduce InnoDB's row-format checksum)")
 	}
-	cur := a.gw.currentDB(c.ConnectionID)
-	tables := make([]adminTable, len(st.tables))
-	seen := map[adminTable]bool{}
+	cur := a.gw.CurrentDB(c.ConnectionID)
+	tables := make([]AdminTable, len(st.tables))
+	seen := map[AdminTable]bool{}
 	for i, t := range st.tables {
-		if t.db == "" {
+		if t.DB == "" {
 			if cur == "" {
 				return nil, mysql.NewSQLError(mysql.ERNoDb, "3D000", "No database selected")
 			}
-			t.db = cur
+			t.DB = cur
 		}
-		k := adminTable{strings.ToLower(t.db), strings.ToLower(t.name)}
+		k := AdminTable{strings.ToLower(t.DB), strings.ToLower(t.Name)}
 		if seen[k] {
-			return nil, mysql.NewSQLError(mysql.ERNonUniqTable, "42000", "Not unique table/alias: '%s'", t.name)
+			return nil, mysql.NewSQLError(mysql.ERNonUniqTable, "42000", "Not unique table/alias: '%s'", t.Name)
 		}
 		seen[k] = true
 		tables[i] = t
@@ -201,47 +191,47 @@ func (a *adminHandler) run(ctx context.Context, c *mysql.Conn, st *adminStmt) (*
 		return nil, err
 	}
 	sctx := ctx
-	if s := a.gw.session(c.ConnectionID); s != nil {
-		sctx = recorder.WithCounters(ctx, s.counters)
+	if s := a.gw.Session(c.ConnectionID); s != nil {
+		sctx = recorder.WithCounters(ctx, s.Counters)
 	}
-	res := &adminResult{}
+	res := &AdminResult{}
 	for _, t := range tables {
 		if err := a.runTable(sctx, c, st, t, res); err != nil {
 			return nil, err
 		}
 	}
-	return &sqltypes.Result{Fields: adminFieldsCopy(), Rows: res.rows}, nil
+	return &sqltypes.Result{Fields: adminFieldsCopy(), Rows: res.Rows}, nil
 }
 
 // runTable adds the rows of one table. Only failures to reach the store
 // are statement errors; everything about the table is in its rows.
-func (a *adminHandler) runTable(ctx context.Context, c *mysql.Conn, st *adminStmt, t adminTable, res *adminResult) error {
+func (a *adminHandler) runTable(ctx context.Context, c *mysql.Conn, st *adminStmt, t AdminTable, res *AdminResult) error {
 	name := t.qualified()
-	if st.op == opRefresh {
+	if st.op == OpRefresh {
 		if st.typesBy != nil {
-			return a.gw.adminRefreshTypes(ctx, t, name, *st.typesBy, res)
+			return a.gw.AdminRefreshTypes(ctx, t, name, *st.typesBy, res)
 		}
-		return a.gw.adminRefresh(ctx, t, name, res)
+		return a.gw.AdminRefresh(ctx, t, name, res)
 	}
-	meta, err := a.gw.cat.Table(metaCtx(ctx), t.db, t.name)
+	meta, err := a.gw.Catalog.Table(MetaCtx(ctx), t.DB, t.Name)
 	if errors.Is(err, catalog.ErrNoTable) || errors.Is(err, catalog.ErrNoDatabase) {
-		_, isView, verr := a.gw.views.get(metaCtx(ctx), t.db, t.name)
+		_, isView, verr := a.gw.Views.Get(MetaCtx(ctx), t.DB, t.Name)
 		if verr != nil {
 			return verr
 		}
 		switch {
-		case !isView && a.engineQuery(ctx, c, t.db, "SELECT * FROM "+quoteIdent(t.name)+" LIMIT 0") == nil:
+		case !isView && a.engineQuery(ctx, c, t.DB, "SELECT * FROM "+quoteIdent(t.Name)+" LIMIT 0") == nil:
 			// A table of go-mysql-server's own (mysql.user, ...), held in
 			// memory: as MySQL answers for an engine without the operation.
-			res.add(name, st.op, "note", fmt.Sprintf("The storage engine for the table doesn't support %s", st.op))
+			res.Add(name, st.op, "note", fmt.Sprintf("The storage engine for the table doesn't support %s", st.op))
 		case !isView:
-			res.add(name, st.op, "Error", fmt.Sprintf("Table '%s' doesn't exist", name))
-			res.add(name, st.op, "status", "Operation failed")
-		case st.op == opCheck:
+			res.Add(name, st.op, "Error", fmt.Sprintf("Table '%s' doesn't exist", name))
+			res.Add(name, st.op, "status", "Operation failed")
+		case st.op == OpCheck:
 			a.checkView(ctx, c, st, t, res)
 		default:
-			res.add(name, st.op, "Error", fmt.Sprintf("'%s' is not BASE TABLE", name))
-			res.add(name, st.op, "status", "Operation failed")
+			res.Add(name, st.op, "Error", fmt.Sprintf("'%s' is not BASE TABLE", name))
+			res.Add(name, st.op, "status", "Operation failed")
 		}
 		return nil
 	}
@@ -249,39 +239,39 @@ func (a *adminHandler) runTable(ctx context.Context, c *mysql.Conn, st *adminStm
 		return err
 	}
 	switch st.op {
-	case opCheck:
-		return a.gw.adminCheck(ctx, meta, name, res)
-	case opRepair:
-		return a.gw.adminRepair(ctx, meta, name, res)
-	case opOptimize:
-		res.add(name, st.op, "note", "Table does not support optimize, doing recreate + analyze instead")
-		if _, err := a.gw.settleMarks(ctx, meta); err != nil && !errors.Is(err, storage.ErrNotFound) {
+	case OpCheck:
+		return a.gw.AdminCheck(ctx, meta, name, res)
+	case OpRepair:
+		return a.gw.AdminRepair(ctx, meta, name, res)
+	case OpOptimize:
+		res.Add(name, st.op, "note", "Table does not support optimize, doing recreate + analyze instead")
+		if _, err := a.gw.SettleMarks(ctx, meta); err != nil && !errors.Is(err, storage.ErrNotFound) {
 			return err // (a lost index table is CHECK and REPAIR TABLE's)
 		}
-		if err := a.gw.adminAnalyze(ctx, meta); err != nil {
+		if err := a.gw.AdminAnalyze(ctx, meta); err != nil {
 			return err
 		}
-		res.add(name, st.op, "status", "OK")
-	case opAnalyze:
-		if err := a.gw.adminAnalyze(ctx, meta); err != nil {
+		res.Add(name, st.op, "status", "OK")
+	case OpAnalyze:
+		if err := a.gw.AdminAnalyze(ctx, meta); err != nil {
 			return err
 		}
-		res.add(name, st.op, "status", "OK")
+		res.Add(name, st.op, "status", "OK")
 	}
 	return nil
 }
 
 // checkView checks that view t resolves (its tables and columns exist):
 // MySQL's CHECK TABLE of a view.
-func (a *adminHandler) checkView(ctx context.Context, c *mysql.Conn, st *adminStmt, t adminTable, res *adminResult) {
+func (a *adminHandler) checkView(ctx context.Context, c *mysql.Conn, st *adminStmt, t AdminTable, res *AdminResult) {
 	name := t.qualified()
-	err := a.engineQuery(ctx, c, t.db, "SELECT * FROM "+quoteIdent(t.name)+" LIMIT 0")
+	err := a.engineQuery(ctx, c, t.DB, "SELECT * FROM "+quoteIdent(t.Name)+" LIMIT 0")
 	if err != nil {
-		res.add(name, st.op, "Error", fmt.Sprintf("View '%s' references invalid table(s) or column(s) or function(s) or definer/invoker of view lack rights to use them", name))
-		res.add(name, st.op, "error", "Corrupt")
+		res.Add(name, st.op, "Error", fmt.Sprintf("View '%s' references invalid table(s) or column(s) or function(s) or definer/invoker of view lack rights to use them", name))
+		res.Add(name, st.op, "error", "Corrupt")
 		return
 	}
-	res.add(name, st.op, "status", "OK")
+	res.Add(name, st.op, "status", "OK")
 }
 
 // engineQuery runs q through go-mysql-server with db as the current
@@ -289,7 +279,7 @@ func (a *adminHandler) checkView(ctx context.Context, c *mysql.Conn, st *adminSt
 // resolves a view's tables in the current database: without one, even a
 // qualified view fails.
 func (a *adminHandler) engineQuery(ctx context.Context, c *mysql.Conn, db, q string) error {
-	if s := a.gw.session(c.ConnectionID); s != nil {
+	if s := a.gw.Session(c.ConnectionID); s != nil {
 		if prev := s.GetCurrentDatabase(); prev != db {
 			s.SetCurrentDatabase(db)
 			defer s.SetCurrentDatabase(prev)
@@ -301,18 +291,11 @@ func (a *adminHandler) engineQuery(ctx context.Context, c *mysql.Conn, db, q str
 // implicitCommit commits the session's open transaction, as MySQL does
 // before a table maintenance statement.
 func (a *adminHandler) implicitCommit(ctx context.Context, c *mysql.Conn) error {
-	s := a.gw.session(c.ConnectionID)
+	s := a.gw.Session(c.ConnectionID)
 	if s == nil || s.GetTransaction() == nil {
 		return nil
 	}
 	return a.Handler.ComQuery(ctx, c, "COMMIT", func(*sqltypes.Result, bool) error { return nil })
-}
-
-// session returns a connection's sqlgw session, or nil.
-func (g *gateway) session(conn uint32) *Session {
-	g.sessMu.Lock()
-	defer g.sessMu.Unlock()
-	return g.sessions[conn]
 }
 
 func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }

@@ -39,13 +39,13 @@ import (
 //     and database.
 type admin2Handler struct {
 	mysql.Handler
-	gw    *gateway
+	gw    *Gateway
 	conns *connRegistry
 }
 
 // newAdmin2Handler wraps inner and installs the protocol commands
 // (protocol.go) on the listener's connections.
-func newAdmin2Handler(inner mysql.Handler, gw *gateway, conns *connRegistry, auth *authServer, hasDB func(*sql.Context, string) bool) *admin2Handler {
+func newAdmin2Handler(inner mysql.Handler, gw *Gateway, conns *connRegistry, auth *authServer, hasDB func(*sql.Context, string) bool) *admin2Handler {
 	exists := func(user, host, db string) bool {
 		// As the account (the catalog shows a database only to a user
 		// with privileges on it).
@@ -111,18 +111,18 @@ func (a *admin2Handler) flush(ctx context.Context, c *mysql.Conn, query string) 
 	if !ok {
 		return false, "", nil
 	}
-	if s := a.gw.session(c.ConnectionID); s != nil && s.GetTransaction() != nil {
+	if s := a.gw.Session(c.ConnectionID); s != nil && s.GetTransaction() != nil {
 		if err := a.Handler.ComQuery(ctx, c, "COMMIT", func(*sqltypes.Result, bool) error { return nil }); err != nil {
 			return true, "", err
 		}
 	}
 	for _, o := range opts {
 		if o == "STATUS" {
-			if s := a.gw.session(c.ConnectionID); s != nil {
-				s.counters.Requests.Store(0)
-				s.counters.EntitiesRead.Store(0)
-				s.counters.EntitiesWritten.Store(0)
-				s.counters.Errors.Store(0)
+			if s := a.gw.Session(c.ConnectionID); s != nil {
+				s.Counters.Requests.Store(0)
+				s.Counters.EntitiesRead.Store(0)
+				s.Counters.EntitiesWritten.Store(0)
+				s.Counters.Errors.Store(0)
 				// go-mysql-server's counters (Questions, Com_*, ...).
 				for _, v := range s.BaseSession.GetAllStatusVariables(nil) {
 					if m, ok := v.(*sql.MutableStatusVarValue); ok {

@@ -36,7 +36,7 @@ import (
 // viewDatabase returns the database to make current for the first
 // statement of query (see above); ok is false when none is needed.
 func (a *admin2Handler) viewDatabase(ctx context.Context, c *mysql.Conn, query string) (db string, ok bool) {
-	s := a.gw.session(c.ConnectionID)
+	s := a.gw.Session(c.ConnectionID)
 	if s == nil || s.GetCurrentDatabase() != "" {
 		return "", false
 	}
@@ -80,7 +80,7 @@ func (a *admin2Handler) viewDatabase(ctx context.Context, c *mysql.Conn, query s
 				return false, nil
 			}
 			if viewDB == "" {
-				if _, isView, err := a.gw.views.get(ctx, q, tn.Name.String()); err == nil && isView {
+				if _, isView, err := a.gw.Views.Get(ctx, q, tn.Name.String()); err == nil && isView {
 					viewDB = q
 				}
 			}
@@ -102,7 +102,7 @@ func (a *admin2Handler) viewDatabase(ctx context.Context, c *mysql.Conn, query s
 // withViewDatabase runs f with db current in the connection's session,
 // then restores no current database.
 func (a *admin2Handler) withViewDatabase(c *mysql.Conn, db string, f func()) {
-	s := a.gw.session(c.ConnectionID)
+	s := a.gw.Session(c.ConnectionID)
 	s.SetCurrentDatabase(db)
 	defer func() {
 		if s.GetCurrentDatabase() == db { // not changed by the statement

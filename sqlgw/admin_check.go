@@ -70,7 +70,7 @@ type wantEntry struct {
 }
 
 // checkTable checks t (see above).
-func (g *gateway) checkTable(ctx context.Context, t *catalog.Table) (*checkReport, error) {
+func (g *Gateway) checkTable(ctx context.Context, t *catalog.Table) (*checkReport, error) {
 	rep := &checkReport{pending: map[string]int{}, unchecked: map[string]int{}}
 	var ixs []*catalog.Index
 	for i := range t.Indexes {
@@ -231,7 +231,7 @@ func indexScan(t *catalog.Table, ix *catalog.Index) (string, *storage.Query, err
 // entry is, by the index protocol, marked before its row changes and
 // written before a row implying it exists, so an unchanged row (or entry)
 // spanning the read of the other side is a real inconsistency.
-func (g *gateway) verifyProblem(ctx context.Context, t *catalog.Table, p ixProblem) (*ixProblem, bool, error) {
+func (g *Gateway) verifyProblem(ctx context.Context, t *catalog.Table, p ixProblem) (*ixProblem, bool, error) {
 	table := t.Physical
 	if p.ix.Global {
 		table = p.ix.Physical
@@ -318,7 +318,7 @@ func (g *gateway) verifyProblem(ctx context.Context, t *catalog.Table, p ixProbl
 }
 
 // unchanged reports whether the entity at pk/rk of table still has etag.
-func (g *gateway) unchanged(ctx context.Context, table, pk, rk string, etag storage.ETag) (bool, error) {
+func (g *Gateway) unchanged(ctx context.Context, table, pk, rk string, etag storage.ETag) (bool, error) {
 	e, err := g.store.Get(ctx, table, pk, rk, &storage.GetOptions{Select: []string{catalog.PropExtras}})
 	if errors.Is(err, storage.ErrNotFound) {
 		return false, nil
@@ -360,7 +360,7 @@ func sameIndexEntity(a, b *storage.Entity) bool {
 }
 
 // scanEntities runs q over table to the end (ixmaint.ScanAll).
-func (g *gateway) scanEntities(ctx context.Context, table string, q *storage.Query, f func(*storage.Entity) error) error {
+func (g *Gateway) scanEntities(ctx context.Context, table string, q *storage.Query, f func(*storage.Entity) error) error {
 	return ixmaint.ScanAll(ctx, g.store, table, q, f)
 }
 
@@ -369,7 +369,7 @@ func (g *gateway) scanEntities(ctx context.Context, table string, q *storage.Que
 // value of the wrong type). Continuation entities the row does not name
 // (another generation's, left by an interrupted rewrite; readers ignore
 // them) are counted in leftovers.
-func (g *gateway) scanRows(ctx context.Context, t *catalog.Table, f func(main *storage.Entity, row []catalog.Datum, err error) error, leftovers *int) error {
+func (g *Gateway) scanRows(ctx context.Context, t *catalog.Table, f func(main *storage.Entity, row []catalog.Datum, err error) error, leftovers *int) error {
 	var group []*storage.Entity
 	flush := func() error {
 		if len(group) == 0 {
@@ -456,16 +456,16 @@ func rowDesc(t *catalog.Table, pk, rk string) string {
 }
 
 // report adds a check's rows to res and reports whether it was clean.
-func (rep *checkReport) report(t *catalog.Table, name string, op adminOp, res *adminResult) bool {
+func (rep *checkReport) report(t *catalog.Table, name string, op AdminOp, res *AdminResult) bool {
 	for _, b := range rep.building {
-		res.add(name, op, "note", fmt.Sprintf("Index '%s' is being built; not checked", b))
+		res.Add(name, op, "note", fmt.Sprintf("Index '%s' is being built; not checked", b))
 	}
 	for i, b := range rep.badRows {
 		if i == adminMaxDetail {
-			res.add(name, op, "Warning", fmt.Sprintf("%d more rows cannot be read", len(rep.badRows)-i))
+			res.Add(name, op, "Warning", fmt.Sprintf("%d more rows cannot be read", len(rep.badRows)-i))
 			break
 		}
-		res.add(name, op, "Warning", "Cannot read "+b)
+		res.Add(name, op, "Warning", "Cannot read "+b)
 	}
 	byIndex := map[string][]ixProblem{}
 	var names []string
@@ -510,13 +510,13 @@ func (rep *checkReport) report(t *catalog.Table, name string, op adminOp, res *a
 		if len(detail) > 0 {
 			msg += " (" + strings.Join(detail, "; ") + ")"
 		}
-		res.add(name, op, "Warning", msg)
+		res.Add(name, op, "Warning", msg)
 	}
 	if rep.baseLost {
-		res.add(name, op, "Warning", fmt.Sprintf("The table's store table %s is missing: its rows are lost", t.Physical))
+		res.Add(name, op, "Warning", fmt.Sprintf("The table's store table %s is missing: its rows are lost", t.Physical))
 	}
 	for _, n := range rep.lost {
-		res.add(name, op, "Warning", fmt.Sprintf("Index '%s' (global) is corrupt: its store table %s is missing", n, t.Index(n).Physical))
+		res.Add(name, op, "Warning", fmt.Sprintf("Index '%s' (global) is corrupt: its store table %s is missing", n, t.Index(n).Physical))
 	}
 	var pend []string
 	for n := range rep.pending {
@@ -524,33 +524,33 @@ func (rep *checkReport) report(t *catalog.Table, name string, op adminOp, res *a
 	}
 	sort.Strings(pend)
 	for _, n := range pend {
-		res.add(name, op, "note", fmt.Sprintf("Index '%s': %d entries of writes in flight or interrupted are pending (readers verify them; their writer, the recovery sweep or REPAIR TABLE settles them)", n, rep.pending[n]))
+		res.Add(name, op, "note", fmt.Sprintf("Index '%s': %d entries of writes in flight or interrupted are pending (readers verify them; their writer, the recovery sweep or REPAIR TABLE settles them)", n, rep.pending[n]))
 	}
 	if rep.leftovers > 0 {
-		res.add(name, op, "note", fmt.Sprintf("%d continuation entities of interrupted row rewrites are left over (reads ignore them)", rep.leftovers))
+		res.Add(name, op, "note", fmt.Sprintf("%d continuation entities of interrupted row rewrites are left over (reads ignore them)", rep.leftovers))
 	}
 	if rep.corrupt() {
-		res.add(name, op, "error", "Corrupt")
+		res.Add(name, op, "error", "Corrupt")
 		return false
 	}
-	res.add(name, op, "status", "OK")
+	res.Add(name, op, "status", "OK")
 	return true
 }
 
 // adminCheck is CHECK TABLE of one table.
-func (g *gateway) adminCheck(ctx context.Context, t *catalog.Table, name string, res *adminResult) error {
+func (g *Gateway) AdminCheck(ctx context.Context, t *catalog.Table, name string, res *AdminResult) error {
 	rep, err := g.checkTable(ctx, t)
 	if err != nil {
 		return err
 	}
 	g.setRowCount(t.Physical, int64(rep.rows+len(rep.badRows)))
-	rep.report(t, name, opCheck, res)
+	rep.report(t, name, OpCheck, res)
 	return nil
 }
 
 // settleMarks resolves t's pending global entries older than the lease
 // (ixmaint.Recover, as the recovery sweep does).
-func (g *gateway) settleMarks(ctx context.Context, t *catalog.Table) (ixmaint.RecoverStats, error) {
+func (g *Gateway) SettleMarks(ctx context.Context, t *catalog.Table) (ixmaint.RecoverStats, error) {
 	if !ixmaint.HasGlobal(t) {
 		return ixmaint.RecoverStats{}, nil
 	}
@@ -559,8 +559,8 @@ func (g *gateway) settleMarks(ctx context.Context, t *catalog.Table) (ixmaint.Re
 
 // adminRepair is REPAIR TABLE of one table: settle old marks, repair every
 // verified difference with conditional writes, check again.
-func (g *gateway) adminRepair(ctx context.Context, t *catalog.Table, name string, res *adminResult) error {
-	rs, err := g.settleMarks(ctx, t)
+func (g *Gateway) AdminRepair(ctx context.Context, t *catalog.Table, name string, res *AdminResult) error {
+	rs, err := g.SettleMarks(ctx, t)
 	lostTable := errors.Is(err, storage.ErrNotFound) // an index's store table is gone: rebuilt below
 	if err != nil && !lostTable {
 		return err
@@ -580,10 +580,10 @@ func (g *gateway) adminRepair(ctx context.Context, t *catalog.Table, name string
 		if err := g.maint().Backfill(ctx, t, ix, nil); err != nil && !errors.Is(err, ixmaint.ErrDuplicate) {
 			return err
 		}
-		res.add(name, opRepair, "note", fmt.Sprintf("Index '%s': store table %s created and the index rebuilt", n, ix.Physical))
+		res.Add(name, OpRepair, "note", fmt.Sprintf("Index '%s': store table %s created and the index rebuilt", n, ix.Physical))
 	}
 	if lostTable {
-		if rs, err = g.settleMarks(ctx, t); err != nil {
+		if rs, err = g.SettleMarks(ctx, t); err != nil {
 			return err
 		}
 	}
@@ -602,10 +602,10 @@ func (g *gateway) adminRepair(ctx context.Context, t *catalog.Table, name string
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		res.add(name, opRepair, "note", fmt.Sprintf("Index '%s': %d entries repaired", n, fixed[n]))
+		res.Add(name, OpRepair, "note", fmt.Sprintf("Index '%s': %d entries repaired", n, fixed[n]))
 	}
 	if settled := rs.Kept + rs.Removed; settled > 0 {
-		res.add(name, opRepair, "note", fmt.Sprintf("%d pending index entries settled", settled))
+		res.Add(name, OpRepair, "note", fmt.Sprintf("%d pending index entries settled", settled))
 	}
 	if len(fixed) > 0 || len(rep.unchecked) > 0 || len(rep.lost) > 0 {
 		if rep, err = g.checkTable(ctx, t); err != nil {
@@ -613,14 +613,14 @@ func (g *gateway) adminRepair(ctx context.Context, t *catalog.Table, name string
 		}
 	}
 	g.setRowCount(t.Physical, int64(rep.rows+len(rep.badRows)))
-	rep.report(t, name, opRepair, res)
+	rep.report(t, name, OpRepair, res)
 	return nil
 }
 
 // repairProblem makes one index entry agree with its row, with the index
 // protocol's conditional writes: a concurrent writer's change is never
 // overwritten (the repair is then skipped; the check that follows tells).
-func (g *gateway) repairProblem(ctx context.Context, t *catalog.Table, p ixProblem) (bool, error) {
+func (g *Gateway) repairProblem(ctx context.Context, t *catalog.Table, p ixProblem) (bool, error) {
 	m := g.maint()
 	skip := func(err error) (bool, error) {
 		if errors.Is(err, storage.ErrPreconditionFailed) || errors.Is(err, storage.ErrNotFound) || errors.Is(err, storage.ErrAlreadyExists) {
@@ -677,6 +677,6 @@ func cloneIndexEntity(e *storage.Entity) *storage.Entity {
 // adminAnalyze is ANALYZE TABLE: the rows are read once and counted, and
 // the statistics of every index computed (stats.go); they become the
 // coster's and the planner's estimates.
-func (g *gateway) adminAnalyze(ctx context.Context, t *catalog.Table) error {
+func (g *Gateway) AdminAnalyze(ctx context.Context, t *catalog.Table) error {
 	return g.analyzeTable(ctx, t)
 }

@@ -28,28 +28,10 @@ import (
 // does is parsed to its end or to the first ';' (the rest is returned for
 // multi-statement queries); anything else is MySQL's 1064.
 
-// adminOp is one table maintenance statement kind; its string is MySQL's
-// Op column.
-type adminOp string
-
-const (
-	opCheck    adminOp = "check"
-	opRepair   adminOp = "repair"
-	opOptimize adminOp = "optimize"
-	opAnalyze  adminOp = "analyze"
-	opChecksum adminOp = "checksum"
-	// opRefresh is sqlgw's REFRESH TABLE: infer an attached table's
-	// columns again, or attach a store table (attached.go).
-	opRefresh adminOp = "refresh"
-)
-
-// adminTable is one table named by a statement; db is "" when unqualified.
-type adminTable struct{ db, name string }
-
 // adminStmt is a parsed table maintenance statement.
 type adminStmt struct {
-	op      adminOp
-	tables  []adminTable
+	op      AdminOp
+	tables  []AdminTable
 	options []string // upper-cased option words (QUICK, EXTENDED, FOR UPGRADE, ...)
 	// typesBy is REFRESH TABLE ... TYPES BY's discriminator (attached.go).
 	typesBy *catalog.TypesBy
@@ -170,24 +152,24 @@ func (l *adminLexer) syntaxError() error {
 // multi-statement query; "" when nothing but space and comments follows).
 func parseAdmin(query string) (st *adminStmt, rest string, ok bool, err error) {
 	l := &adminLexer{s: query}
-	var op adminOp
+	var op AdminOp
 	switch w := strings.ToUpper(l.word()); w {
 	case "CHECK":
-		op = opCheck
+		op = OpCheck
 	case "REPAIR":
-		op = opRepair
+		op = OpRepair
 	case "OPTIMIZE":
-		op = opOptimize
+		op = OpOptimize
 	case "ANALYZE":
-		op = opAnalyze
+		op = OpAnalyze
 	case "CHECKSUM":
-		op = opChecksum
+		op = OpChecksum
 	case "REFRESH":
-		op = opRefresh
+		op = OpRefresh
 	default:
 		return nil, "", false, nil
 	}
-	if op == opRepair || op == opOptimize || op == opAnalyze {
+	if op == OpRepair || op == OpOptimize || op == OpAnalyze {
 		if !l.keyword("NO_WRITE_TO_BINLOG") {
 			l.keyword("LOCAL")
 		}
@@ -201,19 +183,19 @@ func parseAdmin(query string) (st *adminStmt, rest string, ok bool, err error) {
 		if !ok {
 			return nil, "", true, l.syntaxError()
 		}
-		t := adminTable{name: name}
+		t := AdminTable{Name: name}
 		if l.punct('.') {
-			if t.name, ok = l.ident(); !ok {
+			if t.Name, ok = l.ident(); !ok {
 				return nil, "", true, l.syntaxError()
 			}
-			t.db = name
+			t.DB = name
 		}
 		st.tables = append(st.tables, t)
 		if !l.punct(',') {
 			break
 		}
 	}
-	if op == opAnalyze {
+	if op == OpAnalyze {
 		switch strings.ToUpper(l.peekWord()) {
 		case "UPDATE", "DROP":
 			return nil, "", false, nil // histograms: go-mysql-server's
@@ -227,15 +209,15 @@ func parseAdmin(query string) (st *adminStmt, rest string, ok bool, err error) {
 			break
 		}
 		switch {
-		case op == opCheck && (w == "QUICK" || w == "FAST" || w == "MEDIUM" || w == "EXTENDED" || w == "CHANGED"):
-		case op == opCheck && w == "FOR":
+		case op == OpCheck && (w == "QUICK" || w == "FAST" || w == "MEDIUM" || w == "EXTENDED" || w == "CHANGED"):
+		case op == OpCheck && w == "FOR":
 			if !l.keyword("UPGRADE") {
 				return nil, "", true, l.syntaxError()
 			}
 			w = "FOR UPGRADE"
-		case op == opRepair && (w == "QUICK" || w == "EXTENDED" || w == "USE_FRM"):
-		case op == opChecksum && (w == "QUICK" || w == "EXTENDED") && len(st.options) == 0:
-		case op == opRefresh && w == "TYPES" && st.typesBy == nil && len(st.tables) == 1:
+		case op == OpRepair && (w == "QUICK" || w == "EXTENDED" || w == "USE_FRM"):
+		case op == OpChecksum && (w == "QUICK" || w == "EXTENDED") && len(st.options) == 0:
+		case op == OpRefresh && w == "TYPES" && st.typesBy == nil && len(st.tables) == 1:
 			by, ok := parseTypesBy(l)
 			if !ok {
 				return nil, "", true, l.syntaxError()
@@ -266,7 +248,7 @@ func parseAdmin(query string) (st *adminStmt, rest string, ok bool, err error) {
 }
 
 // qualified is "db.name" as MySQL's Table column shows it.
-func (t adminTable) qualified() string { return fmt.Sprintf("%s.%s", t.db, t.name) }
+func (t AdminTable) qualified() string { return fmt.Sprintf("%s.%s", t.DB, t.Name) }
 
 // parseTypesBy parses the rest of REFRESH TABLE tbl TYPES BY: a property
 // name (bare or `quoted`), or ROWKEY PREFIX 'separator'.

@@ -91,7 +91,7 @@ var operatorWords = map[string]bool{
 
 // rewriteAssignments rewrites `@v := expr` in SELECT statements; it
 // returns the query unchanged when there is none.
-func rewriteAssignments(q string) string {
+func RewriteAssignments(q string) string {
 	if !strings.Contains(q, ":=") {
 		return q
 	}

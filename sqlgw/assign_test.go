@@ -23,7 +23,7 @@ func TestRewriteAssignments(t *testing.T) {
 		{"SELECT @a := 1.5 * (2 + 3) z", "SELECT sqlgw_assign('a', 1.5 * (2 + 3) )z"},
 		{"SELECT @a := CASE x WHEN 1 THEN 'a' ELSE 'b' END c", "SELECT sqlgw_assign('a', CASE x WHEN 1 THEN 'a' ELSE 'b' END )c"},
 	} {
-		if got := rewriteAssignments(tc.in); got != tc.want {
+		if got := RewriteAssignments(tc.in); got != tc.want {
 			t.Errorf("%q:\n got %q\nwant %q", tc.in, got, tc.want)
 		}
 	}

@@ -78,19 +78,13 @@ func attachedPlannerColumn(c *catalog.Column, pc *planner.Column) {
 // after prefix (keys cannot hold U+0000-U+001F, so prefix + " ").
 func attachedPrefixEnd(prefix string) string { return prefix + " " }
 
-// AttachTables attaches the store's foreign tables (see AttachConfig) and
-// returns the names of the tables attached now.
-func (e *Engine) AttachTables(ctx context.Context, cfg AttachConfig) ([]string, error) {
-	return e.gw.attachTables(ctx, cfg)
-}
-
-func (g *gateway) attachTables(ctx context.Context, cfg AttachConfig) ([]string, error) {
+func (g *Gateway) AttachTables(ctx context.Context, cfg AttachConfig) ([]string, error) {
 	if cfg.Database == "" {
 		return nil, nil
 	}
 	g.attach = cfg
 	g.attachSynced.Store(time.Now().UnixNano())
-	res, err := g.cat.SyncAttached(metaCtx(ctx), cfg.Database, cfg.Scan, cfg.Tables...)
+	res, err := g.Catalog.SyncAttached(MetaCtx(ctx), cfg.Database, cfg.Scan, cfg.Tables...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlgw: attaching the store's tables: %w", err)
 	}
@@ -98,57 +92,57 @@ func (g *gateway) attachTables(ctx context.Context, cfg AttachConfig) ([]string,
 }
 
 // adminRefresh is REFRESH TABLE for one table.
-func (g *gateway) adminRefresh(ctx context.Context, t adminTable, name string, res *adminResult) error {
-	mctx := metaCtx(ctx)
-	meta, err := g.cat.Table(mctx, t.db, t.name)
+func (g *Gateway) AdminRefresh(ctx context.Context, t AdminTable, name string, res *AdminResult) error {
+	mctx := MetaCtx(ctx)
+	meta, err := g.Catalog.Table(mctx, t.DB, t.Name)
 	switch {
 	case errors.Is(err, catalog.ErrNoTable) || errors.Is(err, catalog.ErrNoDatabase):
-		if g.attach.Database == "" || !strings.EqualFold(t.db, g.attach.Database) {
-			res.add(name, opRefresh, "Error", fmt.Sprintf("Table '%s' doesn't exist", name))
-			res.add(name, opRefresh, "status", "Operation failed")
+		if g.attach.Database == "" || !strings.EqualFold(t.DB, g.attach.Database) {
+			res.Add(name, OpRefresh, "Error", fmt.Sprintf("Table '%s' doesn't exist", name))
+			res.Add(name, OpRefresh, "status", "Operation failed")
 			return nil
 		}
-		phys, ok, lerr := g.findStoreTable(mctx, t.name)
+		phys, ok, lerr := g.findStoreTable(mctx, t.Name)
 		if lerr != nil {
 			return mapError(lerr)
 		}
-		if !ok || g.cat.IsOwnPhysical(phys) {
-			res.add(name, opRefresh, "Error", fmt.Sprintf("Table '%s' doesn't exist, and the store has no table %s to attach", name, t.name))
-			res.add(name, opRefresh, "status", "Operation failed")
+		if !ok || g.Catalog.IsOwnPhysical(phys) {
+			res.Add(name, OpRefresh, "Error", fmt.Sprintf("Table '%s' doesn't exist, and the store has no table %s to attach", name, t.Name))
+			res.Add(name, OpRefresh, "status", "Operation failed")
 			return nil
 		}
-		if err := g.cat.CreateDatabase(mctx, g.attach.Database); err != nil && !errors.Is(err, catalog.ErrDatabaseExists) {
+		if err := g.Catalog.CreateDatabase(mctx, g.attach.Database); err != nil && !errors.Is(err, catalog.ErrDatabaseExists) {
 			return mapError(err)
 		}
-		if _, err := g.cat.AttachTable(mctx, g.attach.Database, phys, phys, g.attach.Scan); err != nil {
+		if _, err := g.Catalog.AttachTable(mctx, g.attach.Database, phys, phys, g.attach.Scan); err != nil {
 			return mapError(err)
 		}
-		res.add(name, opRefresh, "note", "attached store table "+phys)
-		res.add(name, opRefresh, "status", "OK")
+		res.Add(name, OpRefresh, "note", "attached store table "+phys)
+		res.Add(name, OpRefresh, "status", "OK")
 		return nil
 	case err != nil:
 		return mapError(err)
 	case !meta.IsAttached():
-		res.add(name, opRefresh, "note", "The table is sqlgw's own: its columns are not inferred")
-		res.add(name, opRefresh, "status", "OK")
+		res.Add(name, OpRefresh, "note", "The table is sqlgw's own: its columns are not inferred")
+		res.Add(name, OpRefresh, "status", "OK")
 		return nil
 	}
-	nt, err := g.cat.RefreshAttached(mctx, t.db, t.name, g.attach.Scan)
+	nt, err := g.Catalog.RefreshAttached(mctx, t.DB, t.Name, g.attach.Scan)
 	if err != nil {
 		if errors.Is(err, storage.ErrNotFound) {
-			res.add(name, opRefresh, "Error", fmt.Sprintf("The store table %s no longer exists", meta.Physical))
-			res.add(name, opRefresh, "status", "Operation failed")
+			res.Add(name, OpRefresh, "Error", fmt.Sprintf("The store table %s no longer exists", meta.Physical))
+			res.Add(name, OpRefresh, "status", "Operation failed")
 			return nil
 		}
 		return mapError(err)
 	}
-	res.add(name, opRefresh, "note", fmt.Sprintf("%d columns inferred from up to %d entities", len(nt.Columns), nt.Attached.Scan))
-	res.add(name, opRefresh, "status", "OK")
+	res.Add(name, OpRefresh, "note", fmt.Sprintf("%d columns inferred from up to %d entities", len(nt.Columns), nt.Attached.Scan))
+	res.Add(name, OpRefresh, "status", "OK")
 	return nil
 }
 
 // findStoreTable returns the store's table named name (case-insensitive).
-func (g *gateway) findStoreTable(ctx context.Context, name string) (string, bool, error) {
+func (g *Gateway) findStoreTable(ctx context.Context, name string) (string, bool, error) {
 	names, err := g.store.ListTables(ctx)
 	if err != nil {
 		return "", false, err
@@ -163,16 +157,16 @@ func (g *gateway) findStoreTable(ctx context.Context, name string) (string, bool
 
 // adminRefreshTypes is REFRESH TABLE tbl TYPES BY ...: one attached table
 // per entity type (catalog.AttachEntityTypes), a row per type.
-func (g *gateway) adminRefreshTypes(ctx context.Context, t adminTable, name string, by catalog.TypesBy, res *adminResult) error {
-	types, err := g.cat.AttachEntityTypes(metaCtx(ctx), t.db, t.name, by, g.attach.Scan)
+func (g *Gateway) AdminRefreshTypes(ctx context.Context, t AdminTable, name string, by catalog.TypesBy, res *AdminResult) error {
+	types, err := g.Catalog.AttachEntityTypes(MetaCtx(ctx), t.DB, t.Name, by, g.attach.Scan)
 	switch {
 	case errors.Is(err, catalog.ErrNoTable) || errors.Is(err, catalog.ErrNoDatabase):
-		res.add(name, opRefresh, "Error", fmt.Sprintf("Table '%s' doesn't exist", name))
-		res.add(name, opRefresh, "status", "Operation failed")
+		res.Add(name, OpRefresh, "Error", fmt.Sprintf("Table '%s' doesn't exist", name))
+		res.Add(name, OpRefresh, "status", "Operation failed")
 		return nil
 	case errors.Is(err, catalog.ErrInvalidDef):
-		res.add(name, opRefresh, "Error", "TYPES BY needs an attached table (not sqlgw's own, nor one entity type's)")
-		res.add(name, opRefresh, "status", "Operation failed")
+		res.Add(name, OpRefresh, "Error", "TYPES BY needs an attached table (not sqlgw's own, nor one entity type's)")
+		res.Add(name, OpRefresh, "status", "Operation failed")
 		return nil
 	case err != nil:
 		return mapError(err)
@@ -182,12 +176,12 @@ func (g *gateway) adminRefreshTypes(ctx context.Context, t adminTable, name stri
 		if ty.New {
 			verb = "attached"
 		}
-		res.add(name, opRefresh, "note", fmt.Sprintf("%s %s.%s for %s (%d columns)", verb, t.db, ty.Table, ty.Type, ty.Columns))
+		res.Add(name, OpRefresh, "note", fmt.Sprintf("%s %s.%s for %s (%d columns)", verb, t.DB, ty.Table, ty.Type, ty.Columns))
 	}
 	if len(types) == 0 {
-		res.add(name, opRefresh, "note", "no entity carries the discriminator")
+		res.Add(name, OpRefresh, "note", "no entity carries the discriminator")
 	}
-	res.add(name, opRefresh, "status", "OK")
+	res.Add(name, OpRefresh, "status", "OK")
 	return nil
 }
 
@@ -199,7 +193,7 @@ const attachSyncEvery = 5 * time.Second
 // at most once per attachSyncEvery, when db is the attach database. Its
 // requests are the gateway's, not the session's (metaCtx). Failures are
 // logged: listing what is attached already still works.
-func (g *gateway) syncAttachedLazily(ctx context.Context, db string) {
+func (g *Gateway) syncAttachedLazily(ctx context.Context, db string) {
 	if g.attach.Database == "" || !strings.EqualFold(db, g.attach.Database) {
 		return
 	}
@@ -208,7 +202,7 @@ func (g *gateway) syncAttachedLazily(ctx context.Context, db string) {
 	if now-last < int64(attachSyncEvery) || !g.attachSynced.CompareAndSwap(last, now) {
 		return
 	}
-	if _, err := g.cat.SyncAttached(metaCtx(ctx), g.attach.Database, g.attach.Scan, g.attach.Tables...); err != nil {
+	if _, err := g.Catalog.SyncAttached(MetaCtx(ctx), g.attach.Database, g.attach.Scan, g.attach.Tables...); err != nil {
 		g.logger().Warn("sqlgw: attaching new store tables", "error", err)
 	}
 }
@@ -216,14 +210,14 @@ func (g *gateway) syncAttachedLazily(ctx context.Context, db string) {
 // attachOnMiss attaches store table name when a statement names it in the
 // attach database and it is not attached yet (a TableExists request, the
 // gateway's, not the session's). It reports whether the table is attached now.
-func (g *gateway) attachOnMiss(ctx context.Context, db, name string) bool {
-	if g.attach.Database == "" || !strings.EqualFold(db, g.attach.Database) || storage.ValidateTableName(name) != nil || g.cat.IsOwnPhysical(name) {
+func (g *Gateway) attachOnMiss(ctx context.Context, db, name string) bool {
+	if g.attach.Database == "" || !strings.EqualFold(db, g.attach.Database) || storage.ValidateTableName(name) != nil || g.Catalog.IsOwnPhysical(name) {
 		return false
 	}
 	if len(g.attach.Tables) > 0 && !slices.ContainsFunc(g.attach.Tables, func(t string) bool { return strings.EqualFold(t, name) }) {
 		return false
 	}
-	mctx := metaCtx(ctx)
+	mctx := MetaCtx(ctx)
 	if exists, err := g.store.TableExists(mctx, name); err != nil || !exists {
 		return false
 	}
@@ -231,9 +225,9 @@ func (g *gateway) attachOnMiss(ctx context.Context, db, name string) bool {
 	if err != nil || !ok {
 		return false
 	}
-	if err := g.cat.CreateDatabase(mctx, g.attach.Database); err != nil && !errors.Is(err, catalog.ErrDatabaseExists) {
+	if err := g.Catalog.CreateDatabase(mctx, g.attach.Database); err != nil && !errors.Is(err, catalog.ErrDatabaseExists) {
 		return false
 	}
-	_, err = g.cat.AttachTable(mctx, g.attach.Database, phys, phys, g.attach.Scan)
+	_, err = g.Catalog.AttachTable(mctx, g.attach.Database, phys, phys, g.attach.Scan)
 	return err == nil || errors.Is(err, catalog.ErrTableExists)
 }

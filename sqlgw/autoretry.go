@@ -50,10 +50,6 @@ const (
 	retryBackoffMax       = 64 * time.Millisecond
 )
 
-// partialCommitNote ends the message of a commit that failed after some
-// batches were applied (txn.go, errPartialCommit): never retried.
-const partialCommitNote = "the batches before this one were committed and are not rolled back"
-
 // retryVerbs are the statements the handler may retry.
 var retryVerbs = map[string]bool{"select": true, "insert": true, "update": true, "delete": true,
 	"replace": true, "with": true, "table": true, "values": true}
@@ -65,10 +61,10 @@ func (h *handler) autocommitStatement(c *mysql.Conn, query string) bool {
 	if len(words) == 0 || !retryVerbs[words[0]] {
 		return false
 	}
-	h.gw.sessMu.Lock()
-	s := h.gw.sessions[c.ConnectionID]
-	h.gw.sessMu.Unlock()
-	if s == nil || s.GetIgnoreAutoCommit() || s.tx != nil || s.GetTransaction() != nil {
+	h.gw.SessMu.Lock()
+	s := h.gw.Sessions[c.ConnectionID]
+	h.gw.SessMu.Unlock()
+	if s == nil || s.GetIgnoreAutoCommit() || s.Tx != nil || s.GetTransaction() != nil {
 		return false
 	}
 	v, err := s.GetSessionVariable(varCtx(), "autocommit")
@@ -103,7 +99,7 @@ func retriableConflict(err error) bool {
 	if !errors.As(err, &se) {
 		se = sql.CastSQLError(err)
 	}
-	return se != nil && se.Number() == mysql.ERLockDeadlock && !strings.Contains(se.Message, partialCommitNote)
+	return se != nil && se.Number() == mysql.ERLockDeadlock && !strings.Contains(se.Message, PartialCommitNote)
 }
 
 // runRetried runs a statement (run sends its results through the
@@ -132,7 +128,7 @@ func (h *handler) runRetried(ctx context.Context, c *mysql.Conn, query string, r
 		case <-time.After(pause):
 		}
 		backoff = min(2*backoff, retryBackoffMax)
-		h.gw.metrics.StatementRetried()
+		h.gw.Metrics.StatementRetried()
 	}
 }
 

@@ -445,9 +445,9 @@ func (h *handler) noteSessionTimeouts(c *mysql.Conn, query string) {
 	if len(query) > 4096 || !containsFoldASCII(query, "wait_timeout") || h.conns == nil {
 		return
 	}
-	h.gw.sessMu.Lock()
-	s := h.gw.sessions[c.ConnectionID]
-	h.gw.sessMu.Unlock()
+	h.gw.SessMu.Lock()
+	s := h.gw.Sessions[c.ConnectionID]
+	h.gw.SessMu.Unlock()
 	if s == nil {
 		return
 	}

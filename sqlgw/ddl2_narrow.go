@@ -85,8 +85,8 @@ const narrowWaitCap = time.Second
 // modifyColumnChecked is the catalog half of Table.ModifyColumn: a plain
 // ModifyColumn, or the verified protocol above when col narrows the column.
 func (t *Table) modifyColumnChecked(ctx *sql.Context, name string, col catalog.Column, pos *catalog.ColumnPosition) (*catalog.Table, error) {
-	cat := t.gw.cat
-	mctx := metaCtx(ctx)
+	cat := t.gw.Catalog
+	mctx := MetaCtx(ctx)
 	if err := cat.Refresh(mctx); err != nil {
 		return nil, err
 	}
@@ -148,7 +148,7 @@ func (t *Table) revertColumn(ctx *sql.Context, before *catalog.Table, i int, nam
 	if i > 0 {
 		pos.After = before.Columns[i-1].Name
 	}
-	nm, err := t.gw.cat.ModifyColumn(metaCtx(ctx), t.db.name, t.Name(), name, before.Columns[i], pos)
+	nm, err := t.gw.Catalog.ModifyColumn(MetaCtx(ctx), t.db.name, t.Name(), name, before.Columns[i], pos)
 	if err != nil {
 		return fmt.Errorf("sqlgw: reverting column %q after a failed verification: %w", name, err)
 	}

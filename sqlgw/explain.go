@@ -271,7 +271,7 @@ func unwrapTable(t sql.Table) sql.Table {
 // explainParamCount returns the number of parameters of a prepared EXPLAIN
 // (DESCRIBE/DESC of a statement, EXPLAIN ANALYZE), or 0 for any other
 // statement or text that does not parse.
-func explainParamCount(ctx context.Context, query string, opts sqlparser.ParserOptions) uint16 {
+func ExplainParamCount(ctx context.Context, query string, opts sqlparser.ParserOptions) uint16 {
 	if !mayBeExplain(query) {
 		return 0
 	}

@@ -50,7 +50,7 @@ var _ sql.ForeignKeyTable = (*Table)(nil)
 // change the constraints through another value of the same table (RENAME
 // TABLE updates a self-referencing constraint through a second lookup).
 func (t *Table) latestMeta(ctx *sql.Context) *catalog.Table {
-	m, err := t.gw.cat.Table(metaCtx(ctx), t.db.name, t.meta().Name)
+	m, err := t.gw.Catalog.Table(MetaCtx(ctx), t.db.name, t.meta().Name)
 	if err != nil || m.ID != t.meta().ID {
 		return t.meta()
 	}
@@ -124,7 +124,7 @@ func (t *Table) GetDeclaredForeignKeys(ctx *sql.Context) ([]sql.ForeignKeyConstr
 // GetReferencedForeignKeys implements sql.ForeignKeyTable: the constraints
 // of every table (in any database) whose parent is this table.
 func (t *Table) GetReferencedForeignKeys(ctx *sql.Context) ([]sql.ForeignKeyConstraint, error) {
-	refs, err := t.gw.cat.ReferencingForeignKeys(metaCtx(ctx), t.db.name, t.meta().Name)
+	refs, err := t.gw.Catalog.ReferencingForeignKeys(MetaCtx(ctx), t.db.name, t.meta().Name)
 	if err != nil {
 		return nil, mapError(err)
 	}
@@ -165,7 +165,7 @@ func (t *Table) AddForeignKey(ctx *sql.Context, fk sql.ForeignKeyConstraint) err
 	if err := checkActions(&fk); err != nil {
 		return err
 	}
-	nm, err := t.gw.cat.AddForeignKey(metaCtx(ctx), t.db.name, t.meta().Name, t.catalogForeignKey(fk))
+	nm, err := t.gw.Catalog.AddForeignKey(MetaCtx(ctx), t.db.name, t.meta().Name, t.catalogForeignKey(fk))
 	if err != nil {
 		return t.fkError(err, fk.Name)
 	}
@@ -175,7 +175,7 @@ func (t *Table) AddForeignKey(ctx *sql.Context, fk sql.ForeignKeyConstraint) err
 // DropForeignKey implements sql.ForeignKeyTable. The constraint's index
 // stays, as in MySQL.
 func (t *Table) DropForeignKey(ctx *sql.Context, fkName string, _ string, _ string) error {
-	nm, err := t.gw.cat.DropForeignKey(metaCtx(ctx), t.db.name, t.meta().Name, fkName)
+	nm, err := t.gw.Catalog.DropForeignKey(MetaCtx(ctx), t.db.name, t.meta().Name, fkName)
 	if errors.Is(err, catalog.ErrNoForeignKey) {
 		return sql.ErrForeignKeyNotFound.New(fkName, t.meta().Name) // 1091 (foreignkeys_errors.go)
 	}
@@ -190,7 +190,7 @@ func (t *Table) DropForeignKey(ctx *sql.Context, fkName string, _ string, _ stri
 // constraint is this table's (fk.Table may already carry the table's new
 // name during RENAME TABLE).
 func (t *Table) UpdateForeignKey(ctx *sql.Context, fkName string, fk sql.ForeignKeyConstraint) error {
-	nm, err := t.gw.cat.UpdateForeignKey(metaCtx(ctx), t.db.name, t.meta().Name, fkName, t.catalogForeignKey(fk))
+	nm, err := t.gw.Catalog.UpdateForeignKey(MetaCtx(ctx), t.db.name, t.meta().Name, fkName, t.catalogForeignKey(fk))
 	if err != nil {
 		return t.fkError(err, fk.Name)
 	}
@@ -214,7 +214,7 @@ func (t *Table) CreateIndexForForeignKey(ctx *sql.Context, def sql.IndexDef) err
 	if err := t.createSecondaryIndex(ctx, def); err != nil {
 		return err
 	}
-	nm, err := t.gw.cat.Table(metaCtx(ctx), t.db.name, t.meta().Name)
+	nm, err := t.gw.Catalog.Table(MetaCtx(ctx), t.db.name, t.meta().Name)
 	if err != nil {
 		return mapError(err)
 	}

@@ -61,7 +61,7 @@ var (
 
 // foreignKeyError rewrites go-mysql-server's foreign key errors into
 // MySQL's; db is the session's current database. Other errors pass.
-func (g *gateway) foreignKeyError(err error, db string) error {
+func (g *Gateway) ForeignKeyError(err error, db string) error {
 	var se *mysql.SQLError
 	if !errors.As(err, &se) {
 		return err
@@ -139,7 +139,7 @@ func (g *gateway) foreignKeyError(err error, db string) error {
 func (s *Session) Warn(w *sql.Warning) {
 	if w != nil && (w.Code == mysql.ErNoReferencedRow2 || w.Code == mysql.ERRowIsReferenced2) {
 		db := s.GetCurrentDatabase()
-		if err := s.gw.foreignKeyError(mysql.NewSQLError(w.Code, "23000", "%s", w.Message), db); err != nil {
+		if err := s.GW.ForeignKeyError(mysql.NewSQLError(w.Code, "23000", "%s", w.Message), db); err != nil {
 			var se *mysql.SQLError
 			if errors.As(err, &se) && se.Message != w.Message {
 				w = &sql.Warning{Level: "Warning", Code: w.Code, Message: se.Message}
@@ -154,9 +154,9 @@ func (s *Session) Warn(w *sql.Warning) {
 
 // findFK finds constraint name declared by table (any table if ""),
 // looking in database db first, then in the others.
-func (g *gateway) findFK(db, table, name string) *catalog.Reference {
+func (g *Gateway) findFK(db, table, name string) *catalog.Reference {
 	ctx := context.Background()
-	dbs, err := g.cat.Databases(ctx)
+	dbs, err := g.Catalog.Databases(ctx)
 	if err != nil {
 		return nil
 	}
@@ -170,7 +170,7 @@ func (g *gateway) findFK(db, table, name string) *catalog.Reference {
 		}
 	}
 	for _, d := range order {
-		ts, err := g.cat.Tables(ctx, d)
+		ts, err := g.Catalog.Tables(ctx, d)
 		if err != nil {
 			continue
 		}
@@ -188,7 +188,7 @@ func (g *gateway) findFK(db, table, name string) *catalog.Reference {
 
 // describeFK renders MySQL's parenthesised description of the constraint
 // name of table, or "" if the catalog no longer has it.
-func (g *gateway) describeFK(db, table, name string) string {
+func (g *Gateway) describeFK(db, table, name string) string {
 	ref := g.findFK(db, table, name)
 	if ref == nil {
 		return ""

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/mysql_db"
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/catalog/ixmaint"
@@ -21,22 +22,22 @@ import (
 
 // gateway is the state shared by every session of one server: the store,
 // the catalog, and caches derived from catalog records.
-type gateway struct {
+type Gateway struct {
 	store storage.Store // txs, in front of the recorder in front of the backend
 	// txs resolves the locks of multi-partition transactions for every
 	// read and commits them (txnatomic.go).
-	txs *txnrec.Store
-	cat *catalog.Catalog
+	txs     *txnrec.Store
+	Catalog *catalog.Catalog
 
 	mu      sync.Mutex
 	schemas map[schemaKey]*tableInfo
 	rows    map[string]*rowEstimate // by physical table
 	stats   map[string]*tableStats  // by physical table (stats.go)
-	parts   partitionDecls
-	views   *viewStore
+	Parts   partitionDecls
+	Views   *viewStore
 	// sessions by connection ID, for the handler's error translation.
-	sessMu   sync.Mutex
-	sessions map[uint32]*Session
+	SessMu   sync.Mutex
+	Sessions map[uint32]*Session
 	// unsorted: the backend returns query results in any order (Cosmos
 	// DB Table API), so no plan may claim key order.
 	unsorted bool
@@ -46,10 +47,10 @@ type gateway struct {
 	// Secondary indexes (secondary.go).
 	maintOnce  sync.Once
 	maintainer *ixmaint.Maintainer
-	log        *slog.Logger
+	Log        *slog.Logger
 
 	// metrics are exported by Server.MetricsHandler (metrics.go).
-	metrics *metrics.Metrics
+	Metrics *metrics.Metrics
 
 	// attach configures attached tables (attached.go); attachSynced is
 	// when the store's table list was last looked at (Unix ns).
@@ -58,7 +59,18 @@ type gateway struct {
 
 	// accounts: the server's shared accounts (accounts.go); nil in an
 	// Engine without a server.
-	accounts *accounts
+	Accounts Accounts
+}
+
+// Accounts is the server's account store as the engine sees it: the
+// privileges that decide which tables and views an account sees
+// (accounts_visible.go) and the client host of a connection. The server
+// (sqlgw/accounts.go) implements it.
+type Accounts interface {
+	// Privileges is go-mysql-server's user and grant database.
+	Privileges() *mysql_db.MySQLDb
+	// HostOf is the client host of connection id ("localhost" if unknown).
+	HostOf(id uint32) string
 }
 
 type schemaKey struct {
@@ -80,28 +92,28 @@ type rowEstimate struct {
 // not scanned yet.
 const defaultRowEstimate = 1000
 
-func newGateway(store storage.Store, cat *catalog.Catalog) *gateway {
+func newGateway(store storage.Store, cat *catalog.Catalog) *Gateway {
 	txs := wrapTxn(store, cat)
 	store = txs
-	g := &gateway{
+	g := &Gateway{
 		txs:      txs,
 		unsorted: store.Capabilities().Unsorted,
 		store:    newTypedStore(store), // attached_types.go
-		cat:      cat,
+		Catalog:  cat,
 		schemas:  map[schemaKey]*tableInfo{},
 		rows:     map[string]*rowEstimate{},
 		stats:    map[string]*tableStats{},
 	}
-	g.views = &viewStore{g: g, table: strings.TrimSuffix(cat.CatalogTable(), "catalog") + "views"}
+	g.Views = &viewStore{g: g, table: strings.TrimSuffix(cat.CatalogTable(), "catalog") + "views"}
 	return g
 }
 
 // metaCtx returns the context for catalog calls: cancellation of the
 // statement, but no request counters, so a catalog cache refresh is not
 // billed to the session's Sqlgw_store_requests.
-func metaCtx(ctx context.Context) context.Context { return withoutCounters(ctx) }
+func MetaCtx(ctx context.Context) context.Context { return WithoutCounters(ctx) }
 
-func (g *gateway) rowCount(phys string) (int64, bool) {
+func (g *Gateway) rowCount(phys string) (int64, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if e, ok := g.rows[phys]; ok && e.known {
@@ -110,13 +122,13 @@ func (g *gateway) rowCount(phys string) (int64, bool) {
 	return defaultRowEstimate, false
 }
 
-func (g *gateway) setRowCount(phys string, n int64) {
+func (g *Gateway) setRowCount(phys string, n int64) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.rows[phys] = &rowEstimate{n: n, known: true}
 }
 
-func (g *gateway) addRowCount(phys string, delta int64) {
+func (g *Gateway) addRowCount(phys string, delta int64) {
 	g.noteChanges(phys, delta) // stats.go
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -146,7 +158,7 @@ type tableInfo struct {
 
 // info returns the derived data of a catalog record, cached by table ID
 // and version.
-func (g *gateway) info(ctx *sql.Context, t *catalog.Table) (*tableInfo, error) {
+func (g *Gateway) info(ctx *sql.Context, t *catalog.Table) (*tableInfo, error) {
 	k := schemaKey{t.ID, t.Version, t.Physical}
 	g.mu.Lock()
 	ti, ok := g.schemas[k]

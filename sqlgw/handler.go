@@ -29,9 +29,9 @@ import (
 //     the store.
 type handler struct {
 	mysql.Handler
-	gw    *gateway
+	gw    *Gateway
 	conns *connRegistry // the listener's connections (prepconn.go)
-	fast  *fastLane     // the plan cache of prepared statements (plancache.go)
+	fast  *FastLane     // the plan cache of prepared statements (plancache.go)
 
 	mu       sync.Mutex
 	closing  bool
@@ -47,7 +47,7 @@ func (h *handler) NewConnection(c *mysql.Conn) {
 
 func (h *handler) ConnectionClosed(c *mysql.Conn) {
 	h.Handler.ConnectionClosed(c)
-	h.gw.forgetSession(c.ConnectionID)
+	h.gw.ForgetSession(c.ConnectionID)
 	h.kills.forget(c.ConnectionID)
 }
 
@@ -58,8 +58,8 @@ func (h *handler) translate(c *mysql.Conn, query string, err error) error {
 		return nil
 	}
 	err = h.kills.interruptedError(c.ConnectionID, err)             // clienterrs.go: 1317, 1927
-	err = h.gw.foreignKeyError(err, h.gw.currentDB(c.ConnectionID)) // foreignkeys_errors.go
-	return mysqlerr.TranslateStatement(err, query, h.gw.currentDB(c.ConnectionID), h.gw.takeWriteError(c.ConnectionID))
+	err = h.gw.ForeignKeyError(err, h.gw.CurrentDB(c.ConnectionID)) // foreignkeys_errors.go
+	return mysqlerr.TranslateStatement(err, query, h.gw.CurrentDB(c.ConnectionID), h.gw.TakeWriteError(c.ConnectionID))
 }
 
 // ComInitDB implements mysql.Handler: USE db from the protocol (the mysql
@@ -187,7 +187,7 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 		return err
 	}
 	defer h.end()
-	defer h.gw.noteUncached(c.ConnectionID)
+	defer h.gw.NoteUncached(c.ConnectionID)
 	query, done := stripMariaDBOnly(query)
 	if done {
 		return callback(&sqltypes.Result{}, false)
@@ -197,14 +197,14 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 	}
 	h.kills.noteKill(query)
 	defer h.noteSessionTimeouts(c, query) // connlimits.go
-	query = rewriteAssignments(query)
-	h.gw.parts.notePartitionBy(c.ConnectionID, query)
-	defer h.gw.parts.clear(c.ConnectionID)
-	query, forget := h.gw.noteTimePrecision(c.ConnectionID, query)
+	query = RewriteAssignments(query)
+	h.gw.Parts.NotePartitionBy(c.ConnectionID, query)
+	defer h.gw.Parts.Clear(c.ConnectionID)
+	query, forget := h.gw.NoteTimePrecision(c.ConnectionID, query)
 	defer forget()
-	callback = fixShowLikeHeader(ctx, query, h.gw.fixTimeDDL(ctx, c.ConnectionID, query, callback))
+	callback = fixShowLikeHeader(ctx, query, h.gw.FixTimeDDL(ctx, c.ConnectionID, query, callback))
 	return h.translate(c, query, h.runRetried(ctx, c, query, func(sent *bool) error { // autoretry.go
-		return h.Handler.ComQuery(ctx, c, query, h.gw.fixTimeResults(ctx, trimTimeFractions(h.withInsertInfo(c, fixInfo(noteSent(sent, callback))))))
+		return h.Handler.ComQuery(ctx, c, query, h.gw.FixTimeResults(ctx, trimTimeFractions(h.withInsertInfo(c, fixInfo(noteSent(sent, callback))))))
 	}))
 }
 
@@ -213,7 +213,7 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 		return "", err
 	}
 	defer h.end()
-	defer h.gw.noteUncached(c.ConnectionID)
+	defer h.gw.NoteUncached(c.ConnectionID)
 	query, done := stripMariaDBOnly(query)
 	if done {
 		return "", callback(&sqltypes.Result{}, false)
@@ -223,15 +223,15 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	}
 	h.kills.noteKill(query)
 	defer h.noteSessionTimeouts(c, query) // connlimits.go
-	query = rewriteAssignments(query)
-	h.gw.parts.notePartitionBy(c.ConnectionID, query)
-	defer h.gw.parts.clear(c.ConnectionID)
-	query, forget := h.gw.noteTimePrecision(c.ConnectionID, query)
+	query = RewriteAssignments(query)
+	h.gw.Parts.NotePartitionBy(c.ConnectionID, query)
+	defer h.gw.Parts.Clear(c.ConnectionID)
+	query, forget := h.gw.NoteTimePrecision(c.ConnectionID, query)
 	defer forget()
-	callback = fixShowLikeHeader(ctx, query, h.gw.fixTimeDDL(ctx, c.ConnectionID, query, callback))
+	callback = fixShowLikeHeader(ctx, query, h.gw.FixTimeDDL(ctx, c.ConnectionID, query, callback))
 	var rest string
 	err := h.runRetried(ctx, c, query, func(sent *bool) (err error) { // autoretry.go
-		rest, err = h.Handler.ComMultiQuery(ctx, c, query, h.gw.fixTimeResults(ctx, trimTimeFractions(h.withInsertInfo(c, fixInfo(noteSent(sent, callback))))))
+		rest, err = h.Handler.ComMultiQuery(ctx, c, query, h.gw.FixTimeResults(ctx, trimTimeFractions(h.withInsertInfo(c, fixInfo(noteSent(sent, callback))))))
 		return err
 	})
 	return rest, h.translate(c, query, err)
@@ -247,7 +247,7 @@ func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, p
 	// already failed (known failure 4 for prepared statements).
 	if prepare.ParamsCount == 0 {
 		if opts, err := h.Handler.ParserOptionsForConnection(c); err == nil {
-			if n := explainParamCount(ctx, query, opts); n > 0 {
+			if n := ExplainParamCount(ctx, query, opts); n > 0 {
 				// explain.go, "Prepared EXPLAIN": vitess counted 0.
 				prepare.ParamsCount = n
 				prepare.ParamsType = make([]int32, n)
@@ -264,7 +264,7 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 		return err
 	}
 	defer h.end()
-	callback = h.gw.fixTimeFields(ctx, callback)
+	callback = h.gw.FixTimeFields(ctx, callback)
 	withInfo := h.withInsertInfo(c, func(res *sqltypes.Result, _ bool) error {
 		if res != nil && len(res.Fields) == 0 && res.Info != "" && (reRowsMatched.MatchString(res.Info) || reRecords.MatchString(res.Info)) {
 			h.conns.setOKInfo(c.RemoteAddr(), res.Info)
@@ -281,7 +281,7 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 		}
 		// The plan cache (plancache.go) runs the statement or says how the
 		// engine's run is to be recorded.
-		handled, capture, done, err := h.fast.stmtExecute(ctx, c, prepare, mark)
+		handled, capture, done, err := h.fast.StmtExecute(ctx, c, prepare, mark)
 		if handled {
 			return err
 		}
@@ -289,4 +289,19 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 		done(err)
 		return err
 	}))
+}
+
+// withInsertInfo adds INSERT's info to the OK result of the statement
+// just run on c.
+func (h *handler) withInsertInfo(c *mysql.Conn, cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
+	return func(res *sqltypes.Result, more bool) error {
+		if res != nil && len(res.Fields) == 0 && res.Info == "" {
+			if st, ok := h.gw.TakeInsertStats(c.ConnectionID); ok {
+				r := *res
+				r.Info = InsertInfo(st, res.RowsAffected, h.WarningCount(c))
+				res = &r
+			}
+		}
+		return cb(res, more)
+	}
 }

@@ -47,15 +47,15 @@ func TestOKInfoUpdate(t *testing.T) {
 	// INSERT's info (insertinfo.go) survives the padding and comes back
 	// as MySQL writes it.
 	for _, tc := range []struct {
-		st       insertStats
+		st       InsertStats
 		affected uint64
 		want     string
 	}{
-		{insertStats{records: 2}, 2, "Records: 2  Duplicates: 0  Warnings: 0"},
-		{insertStats{records: 3, ignore: true}, 1, "Records: 3  Duplicates: 2  Warnings: 0"},
-		{insertStats{records: 2, replace: true}, 3, "Records: 2  Duplicates: 1  Warnings: 0"},
+		{InsertStats{Records: 2}, 2, "Records: 2  Duplicates: 0  Warnings: 0"},
+		{InsertStats{Records: 3, Ignore: true}, 1, "Records: 3  Duplicates: 2  Warnings: 0"},
+		{InsertStats{Records: 2, Replace: true}, 3, "Records: 2  Duplicates: 1  Warnings: 0"},
 	} {
-		info := insertInfo(tc.st, tc.affected, 0)
+		info := InsertInfo(tc.st, tc.affected, 0)
 		if info != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.st, info, tc.want)
 		}

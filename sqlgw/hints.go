@@ -632,7 +632,7 @@ func (t *Table) buildPlan(q *planner.Query) (*planner.Plan, error) {
 // out for go-mysql-server's parser (same length: positions hold), after
 // checking that every index they name exists: a name that does not is
 // MySQL's 1176 (Key 'x' doesn't exist in table 't').
-func (g *gateway) prepareHints(ctx context.Context, q string) (string, error) {
+func (g *Gateway) prepareHints(ctx context.Context, q string) (string, error) {
 	if !mayHaveHints(q) {
 		return q, nil
 	}
@@ -662,7 +662,7 @@ func (g *gateway) prepareHints(ctx context.Context, q string) (string, error) {
 // statement builder, which turns every parse error into a syntax error
 // (1105): a hint's error is returned as the text of a SIGNAL statement
 // that raises it with its own number, state and message.
-func (g *gateway) prepareHintsSignal(ctx context.Context, q string) (string, error) {
+func (g *Gateway) prepareHintsSignal(ctx context.Context, q string) (string, error) {
 	out, err := g.prepareHints(ctx, q)
 	var se *mysql.SQLError
 	if errors.As(err, &se) {
@@ -673,7 +673,7 @@ func (g *gateway) prepareHintsSignal(ctx context.Context, q string) (string, err
 }
 
 // checkHint checks that every index r's hints name exists.
-func (g *gateway) checkHint(ctx *sql.Context, r *hintRef) error {
+func (g *Gateway) checkHint(ctx *sql.Context, r *hintRef) error {
 	db := r.db
 	if db == "" {
 		db = ctx.GetCurrentDatabase()
@@ -681,7 +681,7 @@ func (g *gateway) checkHint(ctx *sql.Context, r *hintRef) error {
 	if db == "" {
 		return nil
 	}
-	meta, err := g.cat.Table(metaCtx(ctx), db, r.table)
+	meta, err := g.Catalog.Table(MetaCtx(ctx), db, r.table)
 	if err != nil || meta == nil {
 		return nil // not a sqlgw table (a CTE, a view, or none): the engine reports it
 	}

@@ -18,7 +18,7 @@ import (
 // old name fails with "index is gone; retry" until the cache refreshes
 // (RefreshInterval), as after DROP INDEX.
 func (t *Table) renameSecondaryIndex(ctx *sql.Context, from, to string) error {
-	_, err := t.gw.cat.RenameIndex(metaCtx(ctx), t.db.name, t.Name(), from, to)
+	_, err := t.gw.Catalog.RenameIndex(MetaCtx(ctx), t.db.name, t.Name(), from, to)
 	switch {
 	case err == nil:
 		return nil

@@ -6,8 +6,6 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
-	"github.com/dolthub/vitess/go/mysql"
-	"github.com/dolthub/vitess/go/sqltypes"
 )
 
 // INSERT's info string
@@ -24,14 +22,14 @@ import (
 // rows were duplicates).
 
 // insertStats is what one completed INSERT leaves for the handler.
-type insertStats struct {
-	records         int
-	replace, ignore bool
+type InsertStats struct {
+	Records         int
+	Replace, Ignore bool
 }
 
 var insertInfos struct {
 	mu sync.Mutex
-	m  map[*Session]insertStats
+	m  map[*Session]InsertStats
 }
 
 // wantsInsertInfo reports whether MySQL sends an info string for n.
@@ -54,14 +52,14 @@ func wantsInsertInfo(n *plan.InsertInto) bool {
 	return true // INSERT ... SELECT
 }
 
-func noteInsertStats(ctx *sql.Context, st insertStats) {
+func noteInsertStats(ctx *sql.Context, st InsertStats) {
 	s, ok := ctx.Session.(*Session)
 	if !ok {
 		return
 	}
 	insertInfos.mu.Lock()
 	if insertInfos.m == nil {
-		insertInfos.m = map[*Session]insertStats{}
+		insertInfos.m = map[*Session]InsertStats{}
 	}
 	insertInfos.m[s] = st
 	insertInfos.mu.Unlock()
@@ -69,12 +67,12 @@ func noteInsertStats(ctx *sql.Context, st insertStats) {
 
 // takeInsertStats returns and forgets what the last INSERT of the
 // connection left.
-func (g *gateway) takeInsertStats(conn uint32) (insertStats, bool) {
-	g.sessMu.Lock()
-	s := g.sessions[conn]
-	g.sessMu.Unlock()
+func (g *Gateway) TakeInsertStats(conn uint32) (InsertStats, bool) {
+	g.SessMu.Lock()
+	s := g.Sessions[conn]
+	g.SessMu.Unlock()
 	if s == nil {
-		return insertStats{}, false
+		return InsertStats{}, false
 	}
 	insertInfos.mu.Lock()
 	defer insertInfos.mu.Unlock()
@@ -84,28 +82,13 @@ func (g *gateway) takeInsertStats(conn uint32) (insertStats, bool) {
 }
 
 // insertInfo is the info string of an INSERT that affected rows.
-func insertInfo(st insertStats, affected uint64, warnings uint16) string {
+func InsertInfo(st InsertStats, affected uint64, warnings uint16) string {
 	dup := 0
 	switch {
-	case st.replace && int(affected) > st.records:
-		dup = int(affected) - st.records
-	case st.ignore && st.records > int(affected):
-		dup = st.records - int(affected)
+	case st.Replace && int(affected) > st.Records:
+		dup = int(affected) - st.Records
+	case st.Ignore && st.Records > int(affected):
+		dup = st.Records - int(affected)
 	}
-	return fmt.Sprintf("Records: %d  Duplicates: %d  Warnings: %d", st.records, dup, warnings)
-}
-
-// withInsertInfo adds INSERT's info to the OK result of the statement
-// just run on c.
-func (h *handler) withInsertInfo(c *mysql.Conn, cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
-	return func(res *sqltypes.Result, more bool) error {
-		if res != nil && len(res.Fields) == 0 && res.Info == "" {
-			if st, ok := h.gw.takeInsertStats(c.ConnectionID); ok {
-				r := *res
-				r.Info = insertInfo(st, res.RowsAffected, h.WarningCount(c))
-				res = &r
-			}
-		}
-		return cb(res, more)
-	}
+	return fmt.Sprintf("Records: %d  Duplicates: %d  Warnings: %d", st.Records, dup, warnings)
 }

@@ -459,10 +459,10 @@ func (it *rowIter) queryError(err error) error {
 		return mapError(err)
 	}
 	g, db, name := it.t.gw, it.t.db.name, it.meta.Name
-	if rerr := g.cat.Refresh(metaCtx(it.ctx)); rerr != nil {
+	if rerr := g.Catalog.Refresh(MetaCtx(it.ctx)); rerr != nil {
 		return mapError(rerr)
 	}
-	if _, terr := g.cat.Table(metaCtx(it.ctx), db, name); errors.Is(terr, catalog.ErrNoTable) || errors.Is(terr, catalog.ErrNoDatabase) {
+	if _, terr := g.Catalog.Table(MetaCtx(it.ctx), db, name); errors.Is(terr, catalog.ErrNoTable) || errors.Is(terr, catalog.ErrNoDatabase) {
 		return mysql.NewSQLError(mysql.ERNoSuchTable, "42S02", "Table '%s.%s' doesn't exist", db, name)
 	}
 	return errConflict(fmt.Sprintf("table %s.%s was truncated or recreated by another gateway", db, name))
@@ -473,7 +473,7 @@ func (it *rowIter) Close(*sql.Context) error {
 	if !it.reported {
 		it.reported = true
 		c := it.counters.Snapshot()
-		it.t.gw.metrics.ObserveRead(metrics.PathName(it.spec.plan.Path), c.Requests, c.EntitiesRead, it.busy)
+		it.t.gw.Metrics.ObserveRead(metrics.PathName(it.spec.plan.Path), c.Requests, c.EntitiesRead, it.busy)
 	}
 	return nil
 }

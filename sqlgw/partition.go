@@ -137,7 +137,7 @@ func (p *partitionDecls) take(conn uint32, table string) (partitionDecl, bool) {
 	return d, ok
 }
 
-func (p *partitionDecls) clear(conn uint32) {
+func (p *partitionDecls) Clear(conn uint32) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.m, conn)
@@ -146,7 +146,7 @@ func (p *partitionDecls) clear(conn uint32) {
 
 // notePartitionBy records the PARTITION BY clause of query, if it is a
 // CREATE TABLE with one. Cheap for every other statement.
-func (p *partitionDecls) notePartitionBy(conn uint32, query string) {
+func (p *partitionDecls) NotePartitionBy(conn uint32, query string) {
 	q := strings.TrimSpace(query)
 	if len(q) >= 6 && strings.EqualFold(q[:6], "rename") {
 		p.noteRename(conn, q)
@@ -207,8 +207,8 @@ func (p *partitionDecls) notePartitionBy(conn uint32, query string) {
 // createDecl returns what the connection handler read from the CREATE
 // TABLE being executed on this session's connection: the PARTITION BY KEY
 // columns and the DESC primary-key columns.
-func (g *gateway) createDecl(ctx *sql.Context, table string) partitionDecl {
-	d, _ := g.parts.take(ctx.Session.ID(), table)
+func (g *Gateway) createDecl(ctx *sql.Context, table string) partitionDecl {
+	d, _ := g.Parts.take(ctx.Session.ID(), table)
 	return d
 }
 

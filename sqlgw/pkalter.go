@@ -83,8 +83,8 @@ func (t *Table) DropPrimaryKey(ctx *sql.Context) error {
 
 // setPrimaryKey runs the protocol above; pk nil drops the key.
 func (t *Table) setPrimaryKey(ctx *sql.Context, pk []catalog.KeyPart, verb string) error {
-	cat := t.gw.cat
-	mctx := metaCtx(ctx)
+	cat := t.gw.Catalog
+	mctx := MetaCtx(ctx)
 	if err := cat.Refresh(mctx); err != nil {
 		return mapError(err)
 	}
@@ -130,7 +130,7 @@ func joinRevert(err, revertErr error) error {
 // revertPK restores before's key (and the nullability of its columns) on
 // the table now recorded as now.
 func (t *Table) revertPK(ctx *sql.Context, before, now *catalog.Table) error {
-	nm, err := t.gw.cat.RevertPrimaryKey(metaCtx(ctx), t.db.name, t.Name(), before, now.Version)
+	nm, err := t.gw.Catalog.RevertPrimaryKey(MetaCtx(ctx), t.db.name, t.Name(), before, now.Version)
 	if err != nil {
 		return fmt.Errorf("sqlgw: restoring the primary key of %s after a row appeared: %w", t.Name(), mapError(err))
 	}

@@ -159,8 +159,8 @@ type cachedPlan struct {
 // statement's one table (HandleAuth on the FROM table: SELECT on it), with
 // the session's current privileges, so a REVOKE applies to cached plans as
 // to any statement.
-func (f *fastLane) authorized(ctx *sql.Context, auth sqlparser.AuthInformation) bool {
-	h := f.eng.Analyzer.Catalog.AuthorizationHandler()
+func (f *FastLane) authorized(ctx *sql.Context, auth sqlparser.AuthInformation) bool {
+	h := f.Engine.Analyzer.Catalog.AuthorizationHandler()
 	return h.HandleAuth(ctx, h.NewQueryState(ctx), auth) == nil
 }
 
@@ -175,11 +175,11 @@ type paramSlot struct {
 }
 
 // fastLane executes prepared statements from the plan cache.
-type fastLane struct {
-	gw  *gateway
-	eng *gms.Engine
-	sm  *server.SessionManager
-	sel interface {
+type FastLane struct {
+	GW             *Gateway
+	Engine         *gms.Engine
+	SessionManager *server.SessionManager
+	Statements     interface {
 		QueryStarted()
 		QueryCompleted(success bool, d time.Duration)
 	}
@@ -367,11 +367,11 @@ func (sl *paramSlot) literalFor(ctx *sql.Context, bv *querypb.BindVariable, ints
 	return expandLiteral(ctx, sl.typ, raw)
 }
 
-func (p *cachedPlan) valid(ctx *sql.Context, g *gateway, db, mode string) bool {
+func (p *cachedPlan) valid(ctx *sql.Context, g *Gateway, db, mode string) bool {
 	if p.db != db || p.sqlMode != mode {
 		return false
 	}
-	t, err := g.cat.Table(context.Background(), p.tableDB, p.tableName) // the catalog cache; no session counters
+	t, err := g.Catalog.Table(context.Background(), p.tableDB, p.tableName) // the catalog cache; no session counters
 	return err == nil && t.ID == p.tableID && t.Version == p.version && t.Physical == p.phys
 }
 
@@ -460,7 +460,7 @@ func (p *cachedPlan) withConjuncts(ctx *sql.Context, exprs []sql.Expression) (sq
 // build analyzes the statement for the cache (before go-mysql-server runs
 // it the usual way, which clears any warning this analysis left), or
 // returns nil if the plan does not qualify.
-func (f *fastLane) build(ctx *sql.Context, query string, stmt sqlparser.Statement, tname sqlparser.TableName, nparams int, bindings map[string]*querypb.BindVariable, db, mode string) *cachedPlan {
+func (f *FastLane) build(ctx *sql.Context, query string, stmt sqlparser.Statement, tname sqlparser.TableName, nparams int, bindings map[string]*querypb.BindVariable, db, mode string) *cachedPlan {
 	if len(bindings) != nparams {
 		return nil
 	}
@@ -476,13 +476,13 @@ func (f *fastLane) build(ctx *sql.Context, query string, stmt sqlparser.Statemen
 		}
 		bexprs[name] = e
 	}
-	binder := planbuilder.New(ctx, f.eng.Analyzer.Catalog, f.eng.EventScheduler)
+	binder := planbuilder.New(ctx, f.Engine.Analyzer.Catalog, f.Engine.EventScheduler)
 	binder.SetBindings(bexprs)
 	bound, qFlags, err := binder.BindOnly(stmt, query, &sql.QueryFlags{})
 	if err != nil {
 		return nil
 	}
-	analyzed, err := f.eng.Analyzer.Analyze(ctx, bound, nil, qFlags)
+	analyzed, err := f.Engine.Analyzer.Analyze(ctx, bound, nil, qFlags)
 	if err != nil {
 		return nil
 	}
@@ -570,7 +570,7 @@ func (f *fastLane) build(ctx *sql.Context, query string, stmt sqlparser.Statemen
 	if tdb == "" {
 		tdb = db
 	}
-	rec, err := f.gw.cat.Table(metaCtx(ctx), tdb, tname.Name.String())
+	rec, err := f.GW.Catalog.Table(MetaCtx(ctx), tdb, tname.Name.String())
 	if err != nil || rec.ID != t.meta().ID || rec.Version != t.meta().Version {
 		return nil
 	}
@@ -582,12 +582,12 @@ func (f *fastLane) build(ctx *sql.Context, query string, stmt sqlparser.Statemen
 // qualifies; handled is false if the caller must run it the usual way,
 // then with the returned capture callback (it records the result fields
 // of a plan to cache) and must call done with the outcome.
-func (f *fastLane) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) (handled bool, capture func(func(*sqltypes.Result) error) func(*sqltypes.Result) error, done func(error), err error) {
+func (f *FastLane) StmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) (handled bool, capture func(func(*sqltypes.Result) error) func(*sqltypes.Result) error, done func(error), err error) {
 	none := func(cb func(*sqltypes.Result) error) func(*sqltypes.Result) error { return cb }
-	if f == nil || f.sm == nil {
+	if f == nil || f.SessionManager == nil {
 		return false, none, func(error) {}, nil
 	}
-	s := f.gw.session(c.ConnectionID)
+	s := f.GW.Session(c.ConnectionID)
 	if s == nil {
 		return false, none, func(error) {}, nil
 	}
@@ -610,7 +610,7 @@ func (f *fastLane) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 			return false, none, uncached, nil
 		}
 	}
-	sqlCtx, err := f.sm.NewContextWithQuery(ctx, c, query)
+	sqlCtx, err := f.SessionManager.NewContextWithQuery(ctx, c, query)
 	if err != nil {
 		return false, none, uncached, nil
 	}
@@ -618,7 +618,7 @@ func (f *fastLane) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 	mode := sql.LoadSqlMode(sqlCtx).String()
 	cursor := c.StatusFlags&uint16(mysql.ServerCursorExists) != 0
 	for _, p := range variants {
-		if !p.valid(sqlCtx, f.gw, db, mode) {
+		if !p.valid(sqlCtx, f.GW, db, mode) {
 			s.plans.drop(query, p)
 			continue
 		}
@@ -678,11 +678,11 @@ func (f *fastLane) stmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 
 // run executes a cached plan the way go-mysql-server's handler runs an
 // at-most-one-row SELECT (Handler.doQuery with QFlagMax1Row).
-func (f *fastLane) run(sqlCtx *sql.Context, c *mysql.Conn, query string, node sql.Node, max1 bool, fields []*querypb.Field, callback func(*sqltypes.Result) error) (err error) {
+func (f *FastLane) run(sqlCtx *sql.Context, c *mysql.Conn, query string, node sql.Node, max1 bool, fields []*querypb.Field, callback func(*sqltypes.Result) error) (err error) {
 	start := time.Now()
-	if f.sel != nil {
-		f.sel.QueryStarted()
-		defer func() { f.sel.QueryCompleted(err == nil, time.Since(start)) }()
+	if f.Statements != nil {
+		f.Statements.QueryStarted()
+		defer func() { f.Statements.QueryCompleted(err == nil, time.Since(start)) }()
 	}
 	sqlCtx, err = sqlCtx.ProcessList.BeginQuery(sqlCtx, query)
 	if err != nil {
@@ -701,7 +701,7 @@ func (f *fastLane) run(sqlCtx *sql.Context, c *mysql.Conn, query string, node sq
 		qFlags.Set(sql.QFlagDeferProjections)
 		qFlags.Set(sql.QFlagMax1Row)
 	}
-	schema, iter, _, err := f.eng.PrepQueryPlanForExecution(sqlCtx, query, node, qFlags)
+	schema, iter, _, err := f.Engine.PrepQueryPlanForExecution(sqlCtx, query, node, qFlags)
 	if err != nil {
 		return sql.CastSQLError(err)
 	}
@@ -928,8 +928,8 @@ func (pc *planCache) put(query string, p *cachedPlan) {
 
 // noteUncached records that a connection's last statement did not run from
 // the plan cache.
-func (g *gateway) noteUncached(conn uint32) {
-	if s := g.session(conn); s != nil {
+func (g *Gateway) NoteUncached(conn uint32) {
+	if s := g.Session(conn); s != nil {
 		s.lastFromCache.Store(false)
 	}
 }

@@ -15,7 +15,7 @@ import (
 
 // provider is the engine's view of the catalog's databases.
 type provider struct {
-	gw *gateway
+	gw *Gateway
 }
 
 var _ sql.CollatedDatabaseProvider = (*provider)(nil)
@@ -29,10 +29,10 @@ func (p *provider) CreateCollatedDatabase(ctx *sql.Context, name string, _ sql.C
 }
 
 func (p *provider) Database(ctx *sql.Context, name string) (sql.Database, error) {
-	ok, err := p.gw.cat.DatabaseExists(metaCtx(ctx), name)
+	ok, err := p.gw.Catalog.DatabaseExists(MetaCtx(ctx), name)
 	if err == nil && !ok {
 		p.gw.syncAttachedLazily(ctx, name) // attached.go: created with its first table
-		ok, err = p.gw.cat.DatabaseExists(metaCtx(ctx), name)
+		ok, err = p.gw.Catalog.DatabaseExists(MetaCtx(ctx), name)
 	}
 	if err != nil {
 		return nil, mapError(err)
@@ -40,7 +40,7 @@ func (p *provider) Database(ctx *sql.Context, name string) (sql.Database, error)
 	if !ok {
 		return nil, sql.ErrDatabaseNotFound.New(name)
 	}
-	names, err := p.gw.cat.Databases(metaCtx(ctx))
+	names, err := p.gw.Catalog.Databases(MetaCtx(ctx))
 	if err != nil {
 		return nil, mapError(err)
 	}
@@ -53,16 +53,16 @@ func (p *provider) Database(ctx *sql.Context, name string) (sql.Database, error)
 }
 
 func (p *provider) HasDatabase(ctx *sql.Context, name string) bool {
-	ok, err := p.gw.cat.DatabaseExists(metaCtx(ctx), name)
+	ok, err := p.gw.Catalog.DatabaseExists(MetaCtx(ctx), name)
 	if err == nil && !ok {
 		p.gw.syncAttachedLazily(ctx, name) // attached.go
-		ok, err = p.gw.cat.DatabaseExists(metaCtx(ctx), name)
+		ok, err = p.gw.Catalog.DatabaseExists(MetaCtx(ctx), name)
 	}
 	return err == nil && ok
 }
 
 func (p *provider) AllDatabases(ctx *sql.Context) []sql.Database {
-	names, err := p.gw.cat.Databases(metaCtx(ctx))
+	names, err := p.gw.Catalog.Databases(MetaCtx(ctx))
 	if err != nil {
 		ctx.GetLogger().Warnf("sqlgw: listing databases: %v", err)
 		return nil
@@ -75,7 +75,7 @@ func (p *provider) AllDatabases(ctx *sql.Context) []sql.Database {
 }
 
 func (p *provider) CreateDatabase(ctx *sql.Context, name string) error {
-	err := p.gw.cat.CreateDatabase(metaCtx(ctx), name)
+	err := p.gw.Catalog.CreateDatabase(MetaCtx(ctx), name)
 	if errors.Is(err, catalog.ErrDatabaseExists) {
 		return sql.ErrDatabaseExists.New(name)
 	}
@@ -83,10 +83,10 @@ func (p *provider) CreateDatabase(ctx *sql.Context, name string) error {
 }
 
 func (p *provider) DropDatabase(ctx *sql.Context, name string) error {
-	if err := p.gw.views.dropAll(ctx, name); err != nil {
+	if err := p.gw.Views.dropAll(ctx, name); err != nil {
 		return err
 	}
-	err := p.gw.cat.DropDatabase(metaCtx(ctx), name)
+	err := p.gw.Catalog.DropDatabase(MetaCtx(ctx), name)
 	if errors.Is(err, catalog.ErrNoDatabase) {
 		return sql.ErrDatabaseNotFound.New(name)
 	}
@@ -95,7 +95,7 @@ func (p *provider) DropDatabase(ctx *sql.Context, name string) error {
 
 // Database is one catalog database.
 type Database struct {
-	gw   *gateway
+	gw   *Gateway
 	name string
 }
 
@@ -110,9 +110,9 @@ var (
 func (d *Database) Name() string { return d.name }
 
 func (d *Database) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table, bool, error) {
-	meta, err := d.gw.cat.Table(metaCtx(ctx), d.name, name)
+	meta, err := d.gw.Catalog.Table(MetaCtx(ctx), d.name, name)
 	if errors.Is(err, catalog.ErrNoTable) && d.gw.attachOnMiss(ctx, d.name, name) { // attached.go
-		meta, err = d.gw.cat.Table(metaCtx(ctx), d.name, name)
+		meta, err = d.gw.Catalog.Table(MetaCtx(ctx), d.name, name)
 	}
 	if errors.Is(err, catalog.ErrNoTable) {
 		return nil, false, nil
@@ -137,7 +137,7 @@ func (d *Database) table(ctx *sql.Context, meta *catalog.Table) (*Table, error) 
 
 func (d *Database) GetTableNames(ctx *sql.Context) ([]string, error) {
 	d.gw.syncAttachedLazily(ctx, d.name) // attached.go
-	ts, err := d.gw.cat.Tables(metaCtx(ctx), d.name)
+	ts, err := d.gw.Catalog.Tables(MetaCtx(ctx), d.name)
 	if err != nil {
 		return nil, mapError(err)
 	}
@@ -220,7 +220,7 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 	if len(def.PartitionKey) > 0 && len(def.PrimaryKey) == 0 {
 		return mapError(fmt.Errorf("%w: table %s: a partition key needs a primary key", catalog.ErrInvalidDef, name))
 	}
-	nt, err := d.gw.cat.CreateTable(metaCtx(ctx), d.name, def)
+	nt, err := d.gw.Catalog.CreateTable(MetaCtx(ctx), d.name, def)
 	if errors.Is(err, catalog.ErrTableExists) {
 		return sql.ErrTableAlreadyExists.New(name) // IF NOT EXISTS relies on this kind
 	}
@@ -235,10 +235,10 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 func (d *Database) DropTable(ctx *sql.Context, name string) error {
 	d.noteDroppedTriggers(ctx, name) // schemafeat_triggers.go
 	var phys string
-	if t, err := d.gw.cat.Table(metaCtx(ctx), d.name, name); err == nil && t != nil {
+	if t, err := d.gw.Catalog.Table(MetaCtx(ctx), d.name, name); err == nil && t != nil {
 		phys = t.Physical
 	}
-	if err := d.gw.cat.DropTable(metaCtx(ctx), d.name, name); err != nil {
+	if err := d.gw.Catalog.DropTable(MetaCtx(ctx), d.name, name); err != nil {
 		return mapError(err)
 	}
 	if phys != "" {
@@ -249,13 +249,13 @@ func (d *Database) DropTable(ctx *sql.Context, name string) error {
 
 // RenameTable implements sql.TableRenamer.
 func (d *Database) RenameTable(ctx *sql.Context, oldName, newName string) error {
-	if decl, ok := d.gw.parts.take(ctx.Session.ID(), renameKey); ok && decl.err != nil {
+	if decl, ok := d.gw.Parts.take(ctx.Session.ID(), renameKey); ok && decl.err != nil {
 		return decl.err
 	}
 	if err := d.renameWithTriggers(ctx, oldName); err != nil {
 		return err
 	}
-	_, err := d.gw.cat.RenameTable(metaCtx(ctx), d.name, oldName, d.name, newName)
+	_, err := d.gw.Catalog.RenameTable(MetaCtx(ctx), d.name, oldName, d.name, newName)
 	return mapError(err)
 }
 
@@ -264,7 +264,7 @@ func (d *Database) RenameTable(ctx *sql.Context, oldName, newName string) error 
 // afterwards, so a failure there would leave a half-created table; this
 // rejects what sqlgw does not support before anything is created, and
 // rejects table options sqlgw would otherwise silently ignore.
-func (g *gateway) createTableHook(ctx *sql.Context, _ sql.StatementRunner, n sql.Node) (sql.Node, error) {
+func (g *Gateway) createTableHook(ctx *sql.Context, _ sql.StatementRunner, n sql.Node) (sql.Node, error) {
 	ct, ok := n.(*plan.CreateTable)
 	if !ok {
 		return n, nil
@@ -333,22 +333,22 @@ var (
 )
 
 func (d *Database) CreateView(ctx *sql.Context, name string, selectStatement, createViewStmt string) error {
-	return d.gw.views.create(ctx, d.name, sql.ViewDefinition{Name: name, TextDefinition: selectStatement,
+	return d.gw.Views.create(ctx, d.name, sql.ViewDefinition{Name: name, TextDefinition: selectStatement,
 		CreateViewStatement: createViewStmt, SqlMode: sql.LoadSqlMode(ctx).String()})
 }
 
 func (d *Database) DropView(ctx *sql.Context, name string) error {
-	return d.gw.views.drop(ctx, d.name, name)
+	return d.gw.Views.drop(ctx, d.name, name)
 }
 
 func (d *Database) GetViewDefinition(ctx *sql.Context, viewName string) (sql.ViewDefinition, bool, error) {
-	return d.gw.views.get(ctx, d.name, viewName)
+	return d.gw.Views.Get(ctx, d.name, viewName)
 }
 
 // AllViews lists the views the session's account may see
 // (accounts_visible.go).
 func (d *Database) AllViews(ctx *sql.Context) ([]sql.ViewDefinition, error) {
-	views, err := d.gw.views.list(ctx, d.name)
+	views, err := d.gw.Views.list(ctx, d.name)
 	if err != nil {
 		return nil, err
 	}

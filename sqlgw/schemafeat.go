@@ -179,7 +179,7 @@ func (t *Table) CreateCheck(ctx *sql.Context, check *sql.CheckDefinition) error 
 	if hasVirtual(t.info.schema.Schema) {
 		return errChecksWithVirtual(t.Name())
 	}
-	nm, err := t.gw.cat.AddCheck(metaCtx(ctx), t.db.name, t.Name(),
+	nm, err := t.gw.Catalog.AddCheck(MetaCtx(ctx), t.db.name, t.Name(),
 		catalog.Check{Name: check.Name, Expr: check.CheckExpression, NotEnforced: !check.Enforced})
 	if err != nil {
 		return checkError(err)
@@ -189,7 +189,7 @@ func (t *Table) CreateCheck(ctx *sql.Context, check *sql.CheckDefinition) error 
 
 // DropCheck implements sql.CheckAlterableTable.
 func (t *Table) DropCheck(ctx *sql.Context, name string) error {
-	nm, err := t.gw.cat.DropCheck(metaCtx(ctx), t.db.name, t.Name(), name)
+	nm, err := t.gw.Catalog.DropCheck(MetaCtx(ctx), t.db.name, t.Name(), name)
 	if err != nil {
 		return checkError(err)
 	}
@@ -346,7 +346,7 @@ func (t *Table) modifyGeneratedError(ctx *sql.Context, name string, c *sql.Colum
 // (3822): the engine creates the table first and its checks afterwards.
 // A table of the same name is skipped: the statement then fails with 1050,
 // or does nothing under IF NOT EXISTS.
-func (g *gateway) checkNamesFree(ctx *sql.Context, db, table string, checks sql.CheckConstraints) error {
+func (g *Gateway) checkNamesFree(ctx *sql.Context, db, table string, checks sql.CheckConstraints) error {
 	seen := map[string]bool{}
 	var named bool
 	for _, ch := range checks {
@@ -361,7 +361,7 @@ func (g *gateway) checkNamesFree(ctx *sql.Context, db, table string, checks sql.
 	if !named {
 		return nil
 	}
-	tables, err := g.cat.Tables(metaCtx(ctx), db)
+	tables, err := g.Catalog.Tables(MetaCtx(ctx), db)
 	if err != nil {
 		return mapError(err)
 	}

@@ -22,10 +22,10 @@ import (
 // the values given for them replaced by DEFAULT, with warning 1906.
 type genValuesParser struct {
 	sql.Parser
-	gw *gateway
+	gw *Gateway
 }
 
-func (g *gateway) schemaParser() sql.Parser {
+func (g *Gateway) schemaParser() sql.Parser {
 	return genValuesParser{Parser: sql.NewMysqlParser(), gw: g}
 }
 
@@ -75,7 +75,7 @@ func (p genValuesParser) ParseOneWithOptions(ctx context.Context, query string, 
 }
 
 // ignoreGeneratedValues applies genValuesParser's rewrite to st.
-func (g *gateway) ignoreGeneratedValues(ctx *sql.Context, st ast.Statement) {
+func (g *Gateway) ignoreGeneratedValues(ctx *sql.Context, st ast.Statement) {
 	ins, ok := st.(*ast.Insert)
 	if !ok || ctx == nil || ctx.Session == nil {
 		return
@@ -92,7 +92,7 @@ func (g *gateway) ignoreGeneratedValues(ctx *sql.Context, st ast.Statement) {
 	if db == "" {
 		db = ctx.GetCurrentDatabase()
 	}
-	meta, err := g.cat.Table(metaCtx(ctx), db, ins.Table.Name.String())
+	meta, err := g.Catalog.Table(MetaCtx(ctx), db, ins.Table.Name.String())
 	if err != nil {
 		return // the engine reports it
 	}

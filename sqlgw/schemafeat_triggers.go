@@ -33,7 +33,7 @@ var _ sql.TriggerDatabase = (*Database)(nil)
 
 // GetTriggers implements sql.TriggerDatabase.
 func (d *Database) GetTriggers(ctx *sql.Context) ([]sql.TriggerDefinition, error) {
-	tables, err := d.gw.cat.Tables(metaCtx(ctx), d.name)
+	tables, err := d.gw.Catalog.Tables(MetaCtx(ctx), d.name)
 	if err != nil {
 		return nil, mapError(err)
 	}
@@ -92,7 +92,7 @@ func (d *Database) CreateTrigger(ctx *sql.Context, def sql.TriggerDefinition) er
 	if at.IsZero() {
 		at = time.Now()
 	}
-	_, err = d.gw.cat.AddTrigger(metaCtx(ctx), d.name, ddl.Table.Name.String(), catalog.Trigger{
+	_, err = d.gw.Catalog.AddTrigger(MetaCtx(ctx), d.name, ddl.Table.Name.String(), catalog.Trigger{
 		Name: def.Name, Create: def.CreateStatement, CreatedAt: at.UnixNano(), SQLMode: def.SqlMode})
 	if errors.Is(err, catalog.ErrTriggerExists) {
 		return mysql.NewSQLError(1359, "HY000", "Trigger already exists (sqlgw: %s)", err.Error())
@@ -102,7 +102,7 @@ func (d *Database) CreateTrigger(ctx *sql.Context, def sql.TriggerDefinition) er
 
 // DropTrigger implements sql.TriggerDatabase.
 func (d *Database) DropTrigger(ctx *sql.Context, name string) error {
-	_, err := d.gw.cat.DropTrigger(metaCtx(ctx), d.name, name)
+	_, err := d.gw.Catalog.DropTrigger(MetaCtx(ctx), d.name, name)
 	if errors.Is(err, catalog.ErrNoTrigger) {
 		if _, ok := droppedTriggers.LoadAndDelete(d.droppedKey(ctx, name)); ok {
 			return nil // dropped with its table (noteDroppedTriggers)
@@ -118,7 +118,7 @@ func (d *Database) DropTrigger(ctx *sql.Context, name string) error {
 var droppedTriggers sync.Map // droppedKey -> struct{}
 
 type droppedKey struct {
-	gw       *gateway
+	gw       *Gateway
 	session  uint32
 	db, name string
 }
@@ -130,7 +130,7 @@ func (d *Database) droppedKey(ctx *sql.Context, name string) droppedKey {
 // noteDroppedTriggers records, before DROP TABLE, the triggers the table
 // takes with it.
 func (d *Database) noteDroppedTriggers(ctx *sql.Context, table string) {
-	t, err := d.gw.cat.Table(metaCtx(ctx), d.name, table)
+	t, err := d.gw.Catalog.Table(MetaCtx(ctx), d.name, table)
 	if err != nil {
 		return
 	}
@@ -141,7 +141,7 @@ func (d *Database) noteDroppedTriggers(ctx *sql.Context, table string) {
 
 // renameWithTriggers refuses RENAME TABLE of a table with triggers.
 func (d *Database) renameWithTriggers(ctx *sql.Context, name string) error {
-	t, err := d.gw.cat.Table(metaCtx(ctx), d.name, name)
+	t, err := d.gw.Catalog.Table(MetaCtx(ctx), d.name, name)
 	if err != nil || len(t.Triggers) == 0 {
 		return nil // the rename reports a missing table
 	}

@@ -255,7 +255,7 @@ func (t *Table) createSecondaryIndex(ctx *sql.Context, def sql.IndexDef) error {
 	}
 	var desc map[string]bool
 	if ctx.Session != nil {
-		desc = t.gw.parts.takeIndexDesc(ctx.Session.ID(), t.Name(), def.Name, names) // partition.go
+		desc = t.gw.Parts.takeIndexDesc(ctx.Session.ID(), t.Name(), def.Name, names) // partition.go
 	}
 	for _, c := range def.Columns {
 		if c.Length > 0 {
@@ -279,8 +279,8 @@ func (t *Table) createSecondaryIndex(ctx *sql.Context, def sql.IndexDef) error {
 			name = fmt.Sprintf("%s_%d", cols[0].Column, i)
 		}
 	}
-	mctx := metaCtx(ctx)
-	nt, err := t.gw.cat.AddIndex(mctx, t.db.name, t.Name(), catalog.Index{Name: name, Columns: cols,
+	mctx := MetaCtx(ctx)
+	nt, err := t.gw.Catalog.AddIndex(mctx, t.db.name, t.Name(), catalog.Index{Name: name, Columns: cols,
 		Unique: unique, Global: global, Covering: opts.Cover, State: catalog.IndexBuilding})
 	if err != nil {
 		if errors.Is(err, catalog.ErrIndexExists) {
@@ -307,7 +307,7 @@ func (t *Table) createSecondaryIndex(ctx *sql.Context, def sql.IndexDef) error {
 
 // buildIndex backfills index name of table nt and marks it ready; on a
 // duplicate in a unique index it drops the index.
-func (g *gateway) buildIndex(ctx context.Context, db string, nt *catalog.Table, name string, progress func(rows int)) error {
+func (g *Gateway) buildIndex(ctx context.Context, db string, nt *catalog.Table, name string, progress func(rows int)) error {
 	// Writers of every gateway must see the index before the backfill
 	// passes their rows: wait out the catalog cache.
 	time.Sleep(g.catalogRefresh())
@@ -328,7 +328,7 @@ func (g *gateway) buildIndex(ctx context.Context, db string, nt *catalog.Table, 
 		}
 	})
 	if errors.Is(err, ixmaint.ErrDuplicate) {
-		if _, derr := g.cat.DropIndex(ctx, db, nt.Name, name); derr != nil {
+		if _, derr := g.Catalog.DropIndex(ctx, db, nt.Name, name); derr != nil {
 			log.Warn("sqlgw: dropping a failed unique index", "index", name, "error", derr)
 		}
 		return mysql.NewSQLError(mysql.ERDupEntry, "23000", "Duplicate entry for key '%s'", name)
@@ -336,7 +336,7 @@ func (g *gateway) buildIndex(ctx context.Context, db string, nt *catalog.Table, 
 	if err != nil {
 		return mapError(err)
 	}
-	if _, err := g.cat.SetIndexState(ctx, db, nt.Name, name, catalog.IndexReady); err != nil {
+	if _, err := g.Catalog.SetIndexState(ctx, db, nt.Name, name, catalog.IndexReady); err != nil {
 		return mapError(err)
 	}
 	log.Info("sqlgw: index ready", "table", nt.Name, "index", name, "took", time.Since(start).Round(time.Millisecond))
@@ -356,18 +356,18 @@ func (t *Table) dropSecondaryIndex(ctx *sql.Context, name string) error {
 	}
 	local := !ix.Global
 	_, pre, perr := meta.IndexPrefix(ix, nil)
-	if _, err := t.gw.cat.DropIndex(metaCtx(ctx), t.db.name, t.Name(), name); err != nil {
+	if _, err := t.gw.Catalog.DropIndex(MetaCtx(ctx), t.db.name, t.Name(), name); err != nil {
 		return mapError(err)
 	}
 	if local && perr == nil {
-		t.gw.deleteRange(metaCtx(ctx), meta.Physical, catalog.PrefixRange(pre))
+		t.gw.deleteRange(MetaCtx(ctx), meta.Physical, catalog.PrefixRange(pre))
 	}
 	return nil
 }
 
 // deleteRange deletes the entities whose RowKeys are in r, in every
 // partition, in batches (best effort: failures are logged).
-func (g *gateway) deleteRange(ctx context.Context, phys string, r *storage.KeyRange) {
+func (g *Gateway) deleteRange(ctx context.Context, phys string, r *storage.KeyRange) {
 	q := &storage.Query{Row: r, Select: []string{}}
 	byPart := map[string][]storage.Operation{}
 	flush := func(pk string) {
@@ -560,19 +560,19 @@ func (it *rowIter) coveringEntity(ix *catalog.Index, h *storage.Entity) (*storag
 }
 
 // maint returns the gateway's index maintainer.
-func (g *gateway) maint() *ixmaint.Maintainer {
+func (g *Gateway) maint() *ixmaint.Maintainer {
 	g.maintOnce.Do(func() { g.maintainer = &ixmaint.Maintainer{Store: g.store, Lease: indexLease} })
 	return g.maintainer
 }
 
-func (g *gateway) logger() *slog.Logger {
-	if g.log != nil {
-		return g.log
+func (g *Gateway) logger() *slog.Logger {
+	if g.Log != nil {
+		return g.Log
 	}
 	return slog.Default()
 }
 
-func (g *gateway) catalogRefresh() time.Duration { return g.cat.RefreshInterval() }
+func (g *Gateway) catalogRefresh() time.Duration { return g.Catalog.RefreshInterval() }
 
 // indexWrites turns a batch's buffered writes into ixmaint writes.
 func indexWrite(k entKey, w *pending) ixmaint.Write {
@@ -637,15 +637,15 @@ func rowIndexValues(meta *catalog.Table, ix *catalog.Index, row []catalog.Datum)
 // startIndexRecovery resolves interrupted global index writes of every
 // table now and every lease period, and resumes the backfill of indexes
 // left building by a crash. It stops when ctx is done.
-func (g *gateway) startIndexRecovery(ctx context.Context) {
+func (g *Gateway) StartIndexRecovery(ctx context.Context) {
 	g.startTxnRecovery(ctx)
 	run := func(resume bool) {
-		dbs, err := g.cat.Databases(ctx)
+		dbs, err := g.Catalog.Databases(ctx)
 		if err != nil {
 			return
 		}
 		for _, db := range dbs {
-			tables, err := g.cat.Tables(ctx, db)
+			tables, err := g.Catalog.Tables(ctx, db)
 			if err != nil {
 				continue
 			}
@@ -725,7 +725,7 @@ func addIndexOps(meta *catalog.Table, k entKey, w *pending, ro *rowOps) error {
 // another (built over all its writes of the table: ixmaint.NewHandoffs):
 // those entities are taken over rather than reported as duplicates, so a
 // swap or shift of unique values that each statement allowed commits.
-func (g *gateway) beginIndexes(ctx context.Context, meta *catalog.Table, ws []ixmaint.Write, h *ixmaint.Handoffs) (*ixmaint.Op, error) {
+func (g *Gateway) beginIndexes(ctx context.Context, meta *catalog.Table, ws []ixmaint.Write, h *ixmaint.Handoffs) (*ixmaint.Op, error) {
 	if len(ws) == 0 || !ixmaint.HasGlobal(meta) {
 		return nil, nil
 	}
@@ -747,7 +747,7 @@ func (g *gateway) beginIndexes(ctx context.Context, meta *catalog.Table, ws []ix
 // index still being built lacks is dropped and the batch retried (safe:
 // the backfill's write of that entity changes the row's ETag). It returns
 // the batch as applied.
-func (g *gateway) applyIndexed(ctx context.Context, meta *catalog.Table, ops []storage.Operation) ([]storage.ETag, []storage.Operation, error) {
+func (g *Gateway) applyIndexed(ctx context.Context, meta *catalog.Table, ops []storage.Operation) ([]storage.ETag, []storage.Operation, error) {
 	if len(meta.Indexes) > 0 {
 		var err error
 		if ops, err = mergeIndexOps(meta, ops); err != nil {
@@ -774,7 +774,7 @@ func (g *gateway) applyIndexed(ctx context.Context, meta *catalog.Table, ops []s
 }
 
 // finishIndexes ends the global index writes of a commit.
-func (g *gateway) finishIndexes(ctx context.Context, log *commitLog) {
+func (g *Gateway) finishIndexes(ctx context.Context, log *commitLog) {
 	for _, b := range log.ix {
 		committed := b.applied && !log.compensated
 		if err := b.op.Finish(ctx, func(int) bool { return committed }); err != nil {

@@ -141,10 +141,7 @@ import (
 
 	gms "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/server"
-	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/vitess/go/mysql"
-	"github.com/sirupsen/logrus"
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/sqlgw/metrics"
@@ -219,7 +216,7 @@ type Config struct {
 type Server struct {
 	rec     *recorder.Store
 	cfg     Config
-	gw      *gateway
+	gw      *Gateway
 	engine  *gms.Engine
 	srv     *server.Server
 	h       *handler
@@ -230,6 +227,8 @@ type Server struct {
 	serveOK chan struct{}
 	// stopIndexes stops the index recovery loop (secondary.go).
 	stopIndexes context.CancelFunc
+	// accts are the server's accounts (accounts.go).
+	accts *accounts
 }
 
 // ErrInsecure is returned by NewServer for a non-loopback listener without
@@ -282,26 +281,26 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	lnHost, _, _ := net.SplitHostPort(ln.Addr().String())
 	loopback := isLoopback(lnHost)
 
-	eng, err := newEngine(ctx, cfg.Store, cfg.Catalog)
+	eng, err := NewEngine(ctx, cfg.Store, cfg.Catalog)
 	if err != nil {
 		ln.Close()
 		return fail(err)
 	}
-	gw, engine, store := eng.gw, eng.Engine, eng.rec
-	if _, err := gw.attachTables(ctx, cfg.Attach); err != nil {
+	gw, gmsEngine, store := eng.Gateway(), eng.Engine, eng.Recorder()
+	if _, err := gw.AttachTables(ctx, cfg.Attach); err != nil {
 		ln.Close()
 		return fail(err)
 	}
 
 	// Accounts: stored in the catalog, shared by every gateway; the
 	// configured user is the bootstrap administrator (accounts.go).
-	accts, err := openAccounts(withoutCounters(ctx), engine.Analyzer.Catalog.MySQLDb, gw.cat, cfg, loopback)
+	accts, err := openAccounts(WithoutCounters(ctx), gmsEngine.Analyzer.Catalog.MySQLDb, gw.Catalog, cfg, loopback)
 	if err != nil {
 		ln.Close()
-		engine.Close()
+		gmsEngine.Close()
 		return fail(err)
 	}
-	gw.accounts = accts
+	gw.Accounts = accts
 
 	h := &handler{gw: gw, conns: &connRegistry{}}
 	rl := &rewriteListener{Listener: ln, conns: h.conns, requireTLS: cfg.RequireSecureTransport, limits: cfg.connLimits()}
@@ -322,10 +321,10 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 			return server.MySQLProtocolListenerFactory(c, lc, sel)
 		},
 	}
-	srv, err := server.NewServerWithHandler(scfg, engine, newClientContext, gw.sessionBuilder, gw.metrics,
+	srv, err := server.NewServerWithHandler(scfg, gmsEngine, NewClientContext, gw.SessionBuilder, gw.Metrics,
 		func(inner mysql.Handler) (mysql.Handler, error) {
 			h.Handler = &accountsHandler{a: accts, // accounts.go: account statements, client hosts
-				Handler: &adminHandler{Handler: newAdmin2Handler(inner, gw, h.conns, accts.auth, engine.Analyzer.Catalog.HasDatabase), gw: gw}} // admin.go: CHECK, REPAIR, OPTIMIZE, ANALYZE TABLE; admin2.go: FLUSH, DESCRIBE t col, COM_CHANGE_USER
+				Handler: &adminHandler{Handler: newAdmin2Handler(inner, gw, h.conns, accts.auth, gmsEngine.Analyzer.Catalog.HasDatabase), gw: gw}} // admin.go: CHECK, REPAIR, OPTIMIZE, ANALYZE TABLE; admin2.go: FLUSH, DESCRIBE t col, COM_CHANGE_USER
 			return h, nil
 		})
 	if err != nil {
@@ -333,18 +332,18 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		return fail(fmt.Errorf("sqlgw: %w", err))
 	}
 	if !cfg.NoPlanCache {
-		h.fast = &fastLane{gw: gw, eng: engine, sm: srv.SessionManager()} // plancache.go
-		if gw.metrics != nil {
-			h.fast.sel = gw.metrics
+		h.fast = &FastLane{GW: gw, Engine: gmsEngine, SessionManager: srv.SessionManager()} // plancache.go
+		if gw.Metrics != nil {
+			h.fast.Statements = gw.Metrics
 		}
 	}
-	gw.log = cfg.Logger
+	gw.Log = cfg.Logger
 	publishLimits(rl.limits)
-	publishTLS(cfg.TLSConfig != nil) // sysvars.go
+	PublishTLS(cfg.TLSConfig != nil) // sysvars.go
 	ictx, stop := context.WithCancel(context.Background())
-	gw.startIndexRecovery(ictx)
+	gw.StartIndexRecovery(ictx)
 	go accts.poll(cfg.AccountsRefresh)
-	return &Server{rec: store, cfg: cfg, gw: gw, engine: engine, srv: srv, h: h, ln: ln, rl: rl, log: cfg.Logger,
+	return &Server{rec: store, cfg: cfg, gw: gw, engine: gmsEngine, srv: srv, h: h, ln: ln, rl: rl, log: cfg.Logger,
 		closed: make(chan struct{}), serveOK: make(chan struct{}), stopIndexes: stop}, nil
 }
 
@@ -354,7 +353,7 @@ func (s *Server) Recorder() *recorder.Store { return s.rec }
 
 // Metrics returns the server's metrics; Metrics().Handler() serves them
 // to Prometheus.
-func (s *Server) Metrics() *metrics.Metrics { return s.gw.metrics }
+func (s *Server) Metrics() *metrics.Metrics { return s.gw.Metrics }
 
 // Addr returns the address the server listens on.
 func (s *Server) Addr() net.Addr { return s.ln.Addr() }
@@ -397,7 +396,7 @@ func (s *Server) Close(ctx context.Context) error {
 	}
 	close(s.closed)
 	s.stopIndexes()
-	s.gw.accounts.close()
+	s.accts.close()
 	s.srv.Close()
 	drained := s.h.drain(s.cfg.ShutdownTimeout)
 	if !drained {
@@ -408,70 +407,4 @@ func (s *Server) Close(ctx context.Context) error {
 		return fmt.Errorf("sqlgw: closing the store: %w", err)
 	}
 	return nil
-}
-
-// Engine is sqlgw's go-mysql-server engine over a store, without a
-// listener: for go-mysql-server's enginetest harness and for tools. Build
-// sessions with NewSession; every store request of a session is counted in
-// its Sqlgw_* status variables.
-type Engine struct {
-	// Engine is the go-mysql-server engine (provider, analyzer with sqlgw's
-	// rules, CREATE TABLE hook).
-	Engine *gms.Engine
-	// Provider is the database provider over the catalog.
-	Provider sql.MutableDatabaseProvider
-	gw       *gateway
-	rec      *recorder.Store
-	store    storage.Store
-}
-
-// NewEngine opens the catalog in store and builds the engine. Authentication
-// is off (go-mysql-server's default) until accounts are added to
-// Engine.Analyzer.Catalog.MySQLDb.
-func NewEngine(ctx context.Context, store storage.Store, opts catalog.Options) (*Engine, error) {
-	return newEngine(ctx, store, opts)
-}
-
-func newEngine(ctx context.Context, store storage.Store, opts catalog.Options) (*Engine, error) {
-	mets := metrics.New()
-	rec := recorder.New(metrics.NewStore(store, mets))
-	cat, err := catalog.Open(withoutCounters(ctx), rec, opts)
-	if err != nil {
-		return nil, fmt.Errorf("sqlgw: opening the catalog: %w", err)
-	}
-	gw := newGateway(rec, cat)
-	gw.metrics = mets
-	pro := &provider{gw: gw}
-	logrus.SetLevel(logrus.ErrorLevel)
-	a := analyzer.NewBuilder(pro).AddPostAnalyzeRule(pushdownRuleID, pushdownRule).
-		AddPostAnalyzeRule(exactAggRuleID, exactAggRule).AddPostAnalyzeRule(joinBatchRuleID, joinBatchRule).AddOverrides(sql.EngineOverrides{
-		Hooks:           sql.ExecutionHooks{CreateTable: sql.CreateTable{PreSQLExecution: gw.createTableHook}},
-		Builder:         sql.BuilderOverrides{Parser: gw.schemaParser()}, // schemafeat_parser.go
-		SchemaFormatter: newSchemaFormatter(),                            // schemafeat_format.go
-	}).Build()
-	a.ExecBuilder.PriorityBuilder = explainBuilder{exec: a.ExecBuilder}
-	a.Catalog.InfoSchema = newInfoSchema(a.Catalog.InfoSchema) // CARDINALITY (stats.go)
-	a.Coster = coster{inner: a.Coster}
-	engine := gms.New(a, &gms.Config{VersionPostfix: "sqlgw"})
-	engine.Analyzer.Catalog.RegisterFunction(sql.NewEmptyContext(), assignFunction, varFunction)
-	return &Engine{Engine: engine, Provider: pro, gw: gw, rec: rec, store: store}, nil
-}
-
-// IgnoreSecondaryIndexes makes CREATE INDEX and index definitions in
-// CREATE TABLE succeed without creating anything, for go-mysql-server's
-// enginetest suites, whose setup scripts declare indexes everywhere. Never
-// used by the server: there, they are errors (1235) until secondary indexes
-// exist.
-func (e *Engine) IgnoreSecondaryIndexes() { e.gw.ignoreIndexes = true }
-
-// NewSession returns a sqlgw session (transactions, counters) around base.
-func (e *Engine) NewSession(base *sql.BaseSession) sql.Session { return e.gw.newSession(base) }
-
-// Recorder returns the request recorder in front of the store.
-func (e *Engine) Recorder() *recorder.Store { return e.rec }
-
-// Close closes the engine and the store.
-func (e *Engine) Close() error {
-	e.Engine.Close()
-	return e.store.Close()
 }

@@ -17,9 +17,9 @@ import (
 // SHOW SESSION STATUS LIKE 'Sqlgw%' reports.
 type Session struct {
 	*sql.BaseSession
-	gw       *gateway
-	counters *recorder.Counters
-	tx       *txn
+	GW       *Gateway
+	Counters *recorder.Counters
+	Tx       *txn
 
 	// The plan cache (plancache.go) and its counters.
 	plans         planCache
@@ -48,41 +48,41 @@ const (
 	StatusLastPlanFromCache = "Last_plan_from_cache"
 )
 
-func (g *gateway) newSession(base *sql.BaseSession) *Session {
-	return &Session{BaseSession: base, gw: g, counters: &recorder.Counters{}}
+func (g *Gateway) newSession(base *sql.BaseSession) *Session {
+	return &Session{BaseSession: base, GW: g, Counters: &recorder.Counters{}}
 }
 
-func (g *gateway) sessionBuilder(ctx context.Context, conn *mysql.Conn, addr string) (sql.Session, error) {
+func (g *Gateway) SessionBuilder(ctx context.Context, conn *mysql.Conn, addr string) (sql.Session, error) {
 	host, user := "", ""
 	if u, ok := conn.UserData.(sql.MysqlConnectionUser); ok {
 		host, user = u.Host, u.User
 	}
 	client := sql.Client{Address: host, User: user, Capabilities: conn.Capabilities}
 	s := g.newSession(sql.NewBaseSessionWithClientServer(addr, client, conn.ConnectionID))
-	g.sessMu.Lock()
-	if g.sessions == nil {
-		g.sessions = map[uint32]*Session{}
+	g.SessMu.Lock()
+	if g.Sessions == nil {
+		g.Sessions = map[uint32]*Session{}
 	}
-	g.sessions[conn.ConnectionID] = s
-	g.sessMu.Unlock()
+	g.Sessions[conn.ConnectionID] = s
+	g.SessMu.Unlock()
 	return s, nil
 }
 
 // currentDB returns the current database of a connection's session.
-func (g *gateway) currentDB(conn uint32) string {
-	g.sessMu.Lock()
-	s := g.sessions[conn]
-	g.sessMu.Unlock()
+func (g *Gateway) CurrentDB(conn uint32) string {
+	g.SessMu.Lock()
+	s := g.Sessions[conn]
+	g.SessMu.Unlock()
 	if s == nil {
 		return ""
 	}
 	return s.GetCurrentDatabase()
 }
 
-func (g *gateway) forgetSession(conn uint32) {
-	g.sessMu.Lock()
-	delete(g.sessions, conn)
-	g.sessMu.Unlock()
+func (g *Gateway) ForgetSession(conn uint32) {
+	g.SessMu.Lock()
+	delete(g.Sessions, conn)
+	g.SessMu.Unlock()
 }
 
 // sessionOf returns the sqlgw session of ctx, or nil (e.g. a context built
@@ -99,7 +99,7 @@ func sessionOf(ctx *sql.Context) *Session {
 // statement's context carrying the session's counters.
 func storeCtx(ctx *sql.Context) context.Context {
 	if s := sessionOf(ctx); s != nil {
-		return recorder.WithCounters(ctx, s.counters)
+		return recorder.WithCounters(ctx, s.Counters)
 	}
 	return ctx
 }
@@ -107,7 +107,7 @@ func storeCtx(ctx *sql.Context) context.Context {
 // withoutCounters returns a context without the session's counters (and
 // without any other value of ctx) that is cancelled with ctx. The
 // recorder only adds counters to a context, so a clean one is built.
-func withoutCounters(ctx context.Context) context.Context {
+func WithoutCounters(ctx context.Context) context.Context {
 	if ctx.Done() == nil {
 		return context.Background()
 	}
@@ -125,13 +125,13 @@ func currentTxn(ctx *sql.Context) *txn {
 	if t, ok := ctx.GetTransaction().(*txn); ok && t != nil {
 		return t
 	}
-	return s.tx
+	return s.Tx
 }
 
 // StartTransaction implements sql.TransactionSession.
 func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacteristic) (sql.Transaction, error) {
-	s.tx = newTxn(tc == sql.ReadOnly)
-	return s.tx, nil
+	s.Tx = newTxn(tc == sql.ReadOnly)
+	return s.Tx, nil
 }
 
 // CommitTransaction implements sql.TransactionSession.
@@ -140,10 +140,10 @@ func (s *Session) CommitTransaction(ctx *sql.Context, tx sql.Transaction) error 
 	if !ok || t == nil {
 		return nil
 	}
-	if s.tx == t {
-		s.tx = nil
+	if s.Tx == t {
+		s.Tx = nil
 	}
-	err := s.gw.commit(storeCtx(ctx), t)
+	err := s.GW.commit(storeCtx(ctx), t)
 	// Whatever happened, the buffer is spent: after a failed commit the
 	// transaction is rolled back (MySQL rolls back on a deadlock), and a
 	// second COMMIT, or the implicit one of the next BEGIN, is a no-op.
@@ -162,8 +162,8 @@ func (s *Session) CommitTransaction(ctx *sql.Context, tx sql.Transaction) error 
 
 // Rollback implements sql.TransactionSession.
 func (s *Session) Rollback(ctx *sql.Context, tx sql.Transaction) error {
-	if t, ok := tx.(*txn); ok && s.tx == t {
-		s.tx = nil
+	if t, ok := tx.(*txn); ok && s.Tx == t {
+		s.Tx = nil
 	}
 	return nil
 }
@@ -227,8 +227,8 @@ func (v *statusVar) String() string { return v.name }
 // GetAllStatusVariables adds sqlgw's counters to the engine's.
 func (s *Session) GetAllStatusVariables(ctx *sql.Context) map[string]sql.StatusVarValue {
 	m := s.BaseSession.GetAllStatusVariables(ctx)
-	m[StatusStoreRequests] = &statusVar{name: StatusStoreRequests, get: func() uint64 { return uint64(s.counters.Requests.Load()) }}
-	m[StatusEntitiesRead] = &statusVar{name: StatusEntitiesRead, get: func() uint64 { return uint64(s.counters.EntitiesRead.Load()) }}
+	m[StatusStoreRequests] = &statusVar{name: StatusStoreRequests, get: func() uint64 { return uint64(s.Counters.Requests.Load()) }}
+	m[StatusEntitiesRead] = &statusVar{name: StatusEntitiesRead, get: func() uint64 { return uint64(s.Counters.EntitiesRead.Load()) }}
 	m[StatusPlanCacheHits] = &statusVar{name: StatusPlanCacheHits, get: func() uint64 { return uint64(s.planHits.Load()) }}
 	m[StatusPlanCacheMisses] = &statusVar{name: StatusPlanCacheMisses, get: func() uint64 { return uint64(s.planMisses.Load()) }}
 	m[StatusLastPlanFromCache] = &statusVar{name: StatusLastPlanFromCache, get: s.lastPlanFromCache}
@@ -246,9 +246,9 @@ func (s *Session) lastPlanFromCache() uint64 {
 func (s *Session) GetStatusVariable(ctx *sql.Context, name string) (interface{}, error) {
 	switch strings.ToLower(name) {
 	case strings.ToLower(StatusStoreRequests):
-		return uint64(s.counters.Requests.Load()), nil
+		return uint64(s.Counters.Requests.Load()), nil
 	case strings.ToLower(StatusEntitiesRead):
-		return uint64(s.counters.EntitiesRead.Load()), nil
+		return uint64(s.Counters.EntitiesRead.Load()), nil
 	case strings.ToLower(StatusPlanCacheHits):
 		return uint64(s.planHits.Load()), nil
 	case strings.ToLower(StatusPlanCacheMisses):
@@ -257,4 +257,11 @@ func (s *Session) GetStatusVariable(ctx *sql.Context, name string) (interface{},
 		return s.lastPlanFromCache(), nil
 	}
 	return s.BaseSession.GetStatusVariable(ctx, name)
+}
+
+// session returns a connection's sqlgw session, or nil.
+func (g *Gateway) Session(conn uint32) *Session {
+	g.SessMu.Lock()
+	defer g.SessMu.Unlock()
+	return g.Sessions[conn]
 }

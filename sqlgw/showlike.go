@@ -50,7 +50,7 @@ func fixShowLikeHeader(ctx context.Context, query string, cb mysql.ResultSpoolFn
 	pattern := filter.Like
 	return func(res *sqltypes.Result, more bool) error {
 		if res != nil && len(res.Fields) > 0 && !strings.HasSuffix(res.Fields[0].Name, ")") {
-			f := copyField(res.Fields[0])
+			f := CopyField(res.Fields[0])
 			f.Name = f.Name + " (" + pattern + ")"
 			fields := append([]*querypb.Field{f}, res.Fields[1:]...)
 			r := *res
@@ -59,11 +59,4 @@ func fixShowLikeHeader(ctx context.Context, query string, cb mysql.ResultSpoolFn
 		}
 		return cb(res, more)
 	}
-}
-
-// copyField copies a result column definition (the engine may share
-// them between results).
-func copyField(o *querypb.Field) *querypb.Field {
-	return &querypb.Field{Name: o.Name, Type: o.Type, Table: o.Table, OrgTable: o.OrgTable, Database: o.Database,
-		OrgName: o.OrgName, ColumnLength: o.ColumnLength, Charset: o.Charset, Decimals: o.Decimals, Flags: o.Flags}
 }

@@ -131,7 +131,7 @@ type topValue struct {
 
 // analyzeTable computes t's statistics from a full read and installs them
 // with the row count.
-func (g *gateway) analyzeTable(ctx context.Context, t *catalog.Table) error {
+func (g *Gateway) analyzeTable(ctx context.Context, t *catalog.Table) error {
 	type acc struct {
 		cols   []catalog.KeyColumn
 		sets   []map[string]struct{}
@@ -242,12 +242,12 @@ type savedIndex struct {
 }
 
 // statsTable is the store table holding the statistics.
-func (g *gateway) statsTable() string {
-	return strings.TrimSuffix(g.cat.CatalogTable(), "catalog") + "stats"
+func (g *Gateway) statsTable() string {
+	return strings.TrimSuffix(g.Catalog.CatalogTable(), "catalog") + "stats"
 }
 
 // saveStats writes ts as the statistics of the physical table phys.
-func (g *gateway) saveStats(ctx context.Context, phys string, ts *tableStats) error {
+func (g *Gateway) saveStats(ctx context.Context, phys string, ts *tableStats) error {
 	sv := savedStats{Rows: ts.rows, Indexes: map[string]savedIndex{}}
 	for name, is := range ts.indexes {
 		si := savedIndex{Distinct: is.distinct, Lead: is.lead, Bounds: is.bounds}
@@ -261,7 +261,7 @@ func (g *gateway) saveStats(ctx context.Context, phys string, ts *tableStats) er
 	if err != nil {
 		return err
 	}
-	mctx := metaCtx(ctx)
+	mctx := MetaCtx(ctx)
 	if err := g.store.CreateTable(mctx, g.statsTable()); err != nil && !errors.Is(err, storage.ErrAlreadyExists) {
 		return err
 	}
@@ -273,19 +273,19 @@ func (g *gateway) saveStats(ctx context.Context, phys string, ts *tableStats) er
 // dropStats forgets the statistics of a dropped table, and deletes the
 // stored ones when this gateway has them (another gateway's ANALYZE of a
 // table this one never planned leaves its small entity behind).
-func (g *gateway) dropStats(ctx context.Context, phys string) {
+func (g *Gateway) dropStats(ctx context.Context, phys string) {
 	g.mu.Lock()
 	ts := g.stats[phys]
 	delete(g.stats, phys)
 	g.mu.Unlock()
 	if ts != nil {
-		_ = g.store.Delete(metaCtx(ctx), g.statsTable(), hexKey(phys), "s", "")
+		_ = g.store.Delete(MetaCtx(ctx), g.statsTable(), hexKey(phys), "s", "")
 	}
 }
 
 // loadStats reads the stored statistics of phys, nil when there are none.
-func (g *gateway) loadStats(ctx context.Context, phys string) *tableStats {
-	e, err := g.store.Get(metaCtx(ctx), g.statsTable(), hexKey(phys), "s", nil)
+func (g *Gateway) loadStats(ctx context.Context, phys string) *tableStats {
+	e, err := g.store.Get(MetaCtx(ctx), g.statsTable(), hexKey(phys), "s", nil)
 	if err != nil {
 		return nil // none (or unreadable: the planner's defaults)
 	}
@@ -308,7 +308,7 @@ func (g *gateway) loadStats(ctx context.Context, phys string) *tableStats {
 
 // tableStatsOf returns the statistics of a physical table, or nil: from
 // memory, or loaded from the store the first time this gateway asks.
-func (g *gateway) tableStatsOf(phys string) *tableStats {
+func (g *Gateway) tableStatsOf(phys string) *tableStats {
 	g.mu.Lock()
 	ts, known := g.stats[phys]
 	g.mu.Unlock()
@@ -331,7 +331,7 @@ func (g *gateway) tableStatsOf(phys string) *tableStats {
 }
 
 // noteChanges counts n inserted or deleted rows towards the refresh.
-func (g *gateway) noteChanges(phys string, n int64) {
+func (g *Gateway) noteChanges(phys string, n int64) {
 	if n < 0 {
 		n = -n
 	}
@@ -344,7 +344,7 @@ func (g *gateway) noteChanges(phys string, n int64) {
 
 // maybeRefreshStats starts a background re-analysis of t when enough of it
 // changed since the last one.
-func (g *gateway) maybeRefreshStats(t *catalog.Table) {
+func (g *Gateway) maybeRefreshStats(t *catalog.Table) {
 	share := statsShare()
 	if share <= 0 {
 		return
@@ -361,7 +361,7 @@ func (g *gateway) maybeRefreshStats(t *catalog.Table) {
 		return
 	}
 	go func() {
-		ctx := withoutCounters(context.Background())
+		ctx := WithoutCounters(context.Background())
 		if err := g.analyzeTable(ctx, t); err != nil {
 			slog.Default().Warn("sqlgw: statistics refresh failed", "table", t.Name, "err", err)
 			g.mu.Lock()
@@ -375,9 +375,9 @@ func (g *gateway) maybeRefreshStats(t *catalog.Table) {
 // a background re-analysis once the index is ready (the backfill's own read
 // is ixmaint's and counts nothing). A table never analysed is not read
 // again.
-func (g *gateway) statsAfterIndex(db, table string) {
-	ctx := withoutCounters(context.Background())
-	t, err := g.cat.Table(ctx, db, table)
+func (g *Gateway) statsAfterIndex(db, table string) {
+	ctx := WithoutCounters(context.Background())
+	t, err := g.Catalog.Table(ctx, db, table)
 	if err != nil || t == nil {
 		return
 	}
@@ -403,7 +403,7 @@ func (g *gateway) statsAfterIndex(db, table string) {
 }
 
 // plannerStats are the planner's statistics of t.
-func (g *gateway) plannerStats(t *catalog.Table) *planner.Stats {
+func (g *Gateway) plannerStats(t *catalog.Table) *planner.Stats {
 	n, _ := g.rowCount(t.Physical)
 	st := &planner.Stats{Rows: float64(n)}
 	ts := g.tableStatsOf(t.Physical)
@@ -450,7 +450,7 @@ func (g *gateway) plannerStats(t *catalog.Table) *planner.Stats {
 
 // cardinality is the CARDINALITY of column seq (1-based) of index name of
 // t, and whether it is known.
-func (g *gateway) cardinality(t *catalog.Table, index string, seq int) (int64, bool) {
+func (g *Gateway) cardinality(t *catalog.Table, index string, seq int) (int64, bool) {
 	ts := g.tableStatsOf(t.Physical)
 	if ts == nil {
 		return 0, false

@@ -71,14 +71,14 @@ func (e explainBuilder) buildStrictWrite(ctx *sql.Context, n sql.Node, row sql.R
 	}
 	var schema sql.Schema
 	var source sql.Node
-	var info *insertStats
+	var info *InsertStats
 	switch x := n.(type) {
 	case *plan.InsertInto:
 		// INSERT IGNORE too: its errors are warnings, but its rows are
 		// counted for the info string (insertinfo.go).
 		schema, source = x.Destination.Schema(ctx), x.Source
 		if wantsInsertInfo(x) {
-			info = &insertStats{replace: x.IsReplace, ignore: x.Ignore}
+			info = &InsertStats{Replace: x.IsReplace, Ignore: x.Ignore}
 		}
 		if !x.Ignore && x.OnDupExprs.HasUpdates() && sql.LoadSqlMode(ctx).Strict() {
 			// ON DUPLICATE KEY UPDATE's assignments, as UPDATE's.
@@ -175,7 +175,7 @@ type strictIter struct {
 	sql.RowIter
 	schema sql.Schema
 	g      *writeGuard
-	info   *insertStats // for INSERT's info string, nil if none
+	info   *InsertStats // for INSERT's info string, nil if none
 }
 
 var _ sql.MutableRowIter = (*strictIter)(nil)
@@ -197,7 +197,7 @@ func (s *strictIter) Next(ctx *sql.Context) (sql.Row, error) {
 		// The statement's result (the accumulator's OK row): every
 		// source row has been read.
 		st := *s.info
-		st.records = s.g.rows
+		st.Records = s.g.rows
 		noteInsertStats(ctx, st)
 		s.info = nil
 	}
@@ -269,10 +269,10 @@ func noteWriteError(ctx *sql.Context, we mysqlerr.WriteError) {
 
 // takeWriteError returns and forgets the detail of the connection's last
 // failed write.
-func (g *gateway) takeWriteError(conn uint32) *mysqlerr.WriteError {
-	g.sessMu.Lock()
-	s := g.sessions[conn]
-	g.sessMu.Unlock()
+func (g *Gateway) TakeWriteError(conn uint32) *mysqlerr.WriteError {
+	g.SessMu.Lock()
+	s := g.Sessions[conn]
+	g.SessMu.Unlock()
 	if s == nil {
 		return nil
 	}

@@ -110,7 +110,7 @@ func init() {
 
 // publishTLS makes @@have_ssl and @@have_openssl say whether clients can
 // use TLS.
-func publishTLS(on bool) {
+func PublishTLS(on bool) {
 	v := "DISABLED"
 	if on {
 		v = "YES"

@@ -16,7 +16,7 @@ import (
 // IndexedAccess, which return copies.
 type Table struct {
 	db   *Database
-	gw   *gateway
+	gw   *Gateway
 	info *tableInfo
 
 	// proj are the projected column ordinals (nil: every column), projNames
@@ -279,7 +279,7 @@ func (t *Table) Truncate(ctx *sql.Context) (int, error) {
 	if tx := currentTxn(ctx); tx != nil {
 		delete(tx.tables, old)
 	}
-	nm, err := t.gw.cat.TruncateTable(metaCtx(ctx), t.db.name, t.Name())
+	nm, err := t.gw.Catalog.TruncateTable(MetaCtx(ctx), t.db.name, t.Name())
 	if err != nil {
 		return 0, mapError(err)
 	}
@@ -301,7 +301,7 @@ func (t *Table) AddColumn(ctx *sql.Context, column *sql.Column, order *sql.Colum
 	if order != nil {
 		pos.First, pos.After = order.First, order.AfterColumn
 	}
-	nm, err := t.gw.cat.AddColumn(metaCtx(ctx), t.db.name, t.Name(), col, pos)
+	nm, err := t.gw.Catalog.AddColumn(MetaCtx(ctx), t.db.name, t.Name(), col, pos)
 	if err != nil {
 		return mapError(err)
 	}
@@ -324,7 +324,7 @@ func (t *Table) DropColumn(ctx *sql.Context, name string) error {
 	if err := t.generatedDependency(name); err != nil {
 		return err
 	}
-	nm, err := t.gw.cat.DropColumn(metaCtx(ctx), t.db.name, t.Name(), name)
+	nm, err := t.gw.Catalog.DropColumn(MetaCtx(ctx), t.db.name, t.Name(), name)
 	if err != nil {
 		return mapError(err)
 	}
@@ -369,7 +369,7 @@ func catalogColumn(c *sql.Column) (catalog.Column, error) {
 
 // PeekNextAutoIncrementValue implements sql.AutoIncrementGetter.
 func (t *Table) PeekNextAutoIncrementValue(ctx *sql.Context) (uint64, error) {
-	v, err := t.gw.cat.AutoIncrement(metaCtx(ctx), t.meta())
+	v, err := t.gw.Catalog.AutoIncrement(MetaCtx(ctx), t.meta())
 	return v, mapError(err)
 }
 
@@ -379,7 +379,7 @@ func (t *Table) PeekNextAutoIncrementValue(ctx *sql.Context) (uint64, error) {
 // counter past it.
 func (t *Table) GetNextAutoIncrementValue(ctx *sql.Context, insertVal interface{}) (uint64, error) {
 	if insertVal == nil {
-		v, err := t.gw.cat.NextAutoIncrement(metaCtx(ctx), t.meta(), 1)
+		v, err := t.gw.Catalog.NextAutoIncrement(MetaCtx(ctx), t.meta(), 1)
 		return v, mapError(err)
 	}
 	v, _, err := types.Uint64.Convert(ctx, insertVal)
@@ -387,7 +387,7 @@ func (t *Table) GetNextAutoIncrementValue(ctx *sql.Context, insertVal interface{
 		return 0, err
 	}
 	u := v.(uint64)
-	if err := t.gw.cat.ObserveAutoIncrement(metaCtx(ctx), t.meta(), u); err != nil {
+	if err := t.gw.Catalog.ObserveAutoIncrement(MetaCtx(ctx), t.meta(), u); err != nil {
 		return 0, mapError(err)
 	}
 	return u, nil
@@ -404,7 +404,7 @@ func (s *aiSetter) SetAutoIncrementValue(ctx *sql.Context, v uint64) error {
 	if v == 0 {
 		return nil
 	}
-	return mapError(s.t.gw.cat.ObserveAutoIncrement(metaCtx(ctx), s.t.meta(), v-1))
+	return mapError(s.t.gw.Catalog.ObserveAutoIncrement(MetaCtx(ctx), s.t.meta(), v-1))
 }
 
 func (s *aiSetter) AcquireAutoIncrementLock(ctx *sql.Context) (func(), error) {
@@ -448,7 +448,7 @@ func (t *Table) ModifyComment(ctx *sql.Context, comment string) error {
 		}
 		comment = strings.TrimSpace(comment + " sqlgw: partition_key=(" + strings.Join(quoted, ", ") + ")")
 	}
-	nm, err := t.gw.cat.SetTableComment(metaCtx(ctx), t.db.name, t.Name(), comment)
+	nm, err := t.gw.Catalog.SetTableComment(MetaCtx(ctx), t.db.name, t.Name(), comment)
 	if err != nil {
 		return mapError(err)
 	}

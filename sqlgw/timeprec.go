@@ -89,7 +89,7 @@ var timeDecls struct {
 // of each TIME column it declares and returns the statement with every
 // TIME(0..5) replaced by TIME(6), which the engine accepts. The returned
 // function forgets the record (call it when the statement is done).
-func (g *gateway) noteTimePrecision(conn uint32, query string) (string, func()) {
+func (g *Gateway) NoteTimePrecision(conn uint32, query string) (string, func()) {
 	rq, decl := query, map[string]int(nil)
 	if mayDeclareTime(query) {
 		rq, decl = rewriteTimeTypes(query)
@@ -109,9 +109,9 @@ func (g *gateway) noteTimePrecision(conn uint32, query string) (string, func()) 
 	if len(decl) == 0 {
 		return query, func() {}
 	}
-	g.sessMu.Lock()
-	s := g.sessions[conn]
-	g.sessMu.Unlock()
+	g.SessMu.Lock()
+	s := g.Sessions[conn]
+	g.SessMu.Unlock()
 	if s == nil {
 		return rq, func() {}
 	}
@@ -131,7 +131,7 @@ func (g *gateway) noteTimePrecision(conn uint32, query string) (string, func()) 
 // keptTimePrecisions returns the precisions of TIME(n) columns that a
 // RENAME COLUMN or CREATE TABLE ... LIKE copies, by their new lower-cased
 // name (nil for any other statement).
-func (g *gateway) keptTimePrecisions(conn uint32, query string) map[string]int {
+func (g *Gateway) keptTimePrecisions(conn uint32, query string) map[string]int {
 	w := sqltext.LeadingWords(query, 3)
 	if len(w) < 2 || w[1] != "table" && !(len(w) > 2 && w[2] == "table") {
 		return nil
@@ -147,13 +147,13 @@ func (g *gateway) keptTimePrecisions(conn uint32, query string) map[string]int {
 	if err != nil {
 		return nil
 	}
-	db := g.currentDB(conn)
+	db := g.CurrentDB(conn)
 	columns := func(tn sqlparser.TableName) []catalog.Column {
 		d := tn.DbQualifier.String()
 		if d == "" {
 			d = db
 		}
-		t, err := g.cat.Table(metaCtx(context.Background()), d, tn.Name.String())
+		t, err := g.Catalog.Table(MetaCtx(context.Background()), d, tn.Name.String())
 		if err != nil {
 			return nil
 		}
@@ -324,7 +324,7 @@ type timeColumn struct {
 
 // resultTimeColumns returns the TIME(n) table columns among a result's
 // fields (those with TimeFSP in the catalog), with their precision.
-func (g *gateway) resultTimeColumns(ctx context.Context, fields []*querypb.Field) []timeColumn {
+func (g *Gateway) resultTimeColumns(ctx context.Context, fields []*querypb.Field) []timeColumn {
 	var out []timeColumn
 	for i, f := range fields {
 		if f.Type != querypb.Type_TIME || f.OrgTable == "" || f.Database == "" {
@@ -340,8 +340,8 @@ func (g *gateway) resultTimeColumns(ctx context.Context, fields []*querypb.Field
 }
 
 // columnType looks a column up in the (cached) catalog.
-func (g *gateway) columnType(ctx context.Context, db, table, col string) (catalog.Type, bool) {
-	t, err := g.cat.Table(metaCtx(ctx), db, table)
+func (g *Gateway) columnType(ctx context.Context, db, table, col string) (catalog.Type, bool) {
+	t, err := g.Catalog.Table(MetaCtx(ctx), db, table)
 	if err != nil {
 		return catalog.Type{}, false
 	}
@@ -356,7 +356,7 @@ func (g *gateway) columnType(ctx context.Context, db, table, col string) (catalo
 // fixTimeResults gives TIME(n) columns of text results n fractional digits
 // and Decimals n. It runs before trimTimeFractions, which then leaves
 // them alone (Decimals > 0) or finds no fraction (n = 0).
-func (g *gateway) fixTimeResults(ctx context.Context, cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
+func (g *Gateway) FixTimeResults(ctx context.Context, cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
 	var cols []timeColumn
 	var isc *infoSchemaColumns
 	return func(res *sqltypes.Result, more bool) error {
@@ -417,7 +417,7 @@ func infoSchemaColumnsOf(fields []*querypb.Field) *infoSchemaColumns {
 
 // fixInfoSchemaTimes gives TIME(n) columns their precision in rows of
 // information_schema.COLUMNS (the engine reports time(6) and 6).
-func (g *gateway) fixInfoSchemaTimes(ctx context.Context, isc *infoSchemaColumns, rows [][]sqltypes.Value) {
+func (g *Gateway) fixInfoSchemaTimes(ctx context.Context, isc *infoSchemaColumns, rows [][]sqltypes.Value) {
 	for _, row := range rows {
 		if isc.columnType >= 0 && isc.columnType < len(row) && row[isc.columnType].ToString() != "time(6)" {
 			continue
@@ -437,7 +437,7 @@ func (g *gateway) fixInfoSchemaTimes(ctx context.Context, isc *infoSchemaColumns
 
 // fixTimeFields sets Decimals of TIME(n) columns in a binary-protocol
 // result (whose values vitess encodes from the text, any digits).
-func (g *gateway) fixTimeFields(ctx context.Context, cb func(*sqltypes.Result) error) func(*sqltypes.Result) error {
+func (g *Gateway) FixTimeFields(ctx context.Context, cb func(*sqltypes.Result) error) func(*sqltypes.Result) error {
 	return func(res *sqltypes.Result) error {
 		if res != nil && len(res.Fields) > 0 {
 			if cols := g.resultTimeColumns(ctx, res.Fields); len(cols) > 0 {
@@ -454,7 +454,7 @@ func withTimeDecimals(fields []*querypb.Field, cols []timeColumn) []*querypb.Fie
 	out := make([]*querypb.Field, len(fields))
 	copy(out, fields)
 	for _, c := range cols {
-		f := copyField(out[c.idx])
+		f := CopyField(out[c.idx])
 		f.Decimals = uint32(c.fsp)
 		f.ColumnLength = uint32(10 + c.fsp)
 		if c.fsp > 0 {
@@ -490,7 +490,7 @@ func cutTimeFraction(b []byte, fsp int) []byte {
 
 // fixTimeDDL makes SHOW CREATE TABLE, SHOW COLUMNS and DESCRIBE name the
 // declared TIME precision: the engine prints time(6) for every TIME.
-func (g *gateway) fixTimeDDL(ctx context.Context, conn uint32, query string, cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
+func (g *Gateway) FixTimeDDL(ctx context.Context, conn uint32, query string, cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
 	w := sqltext.LeadingWords(query, 4)
 	show := len(w) >= 3 && w[0] == "show" && w[1] == "create" && w[2] == "table"
 	cols := len(w) >= 2 && (w[0] == "describe" || w[0] == "desc" || w[0] == "explain") ||
@@ -511,9 +511,9 @@ func (g *gateway) fixTimeDDL(ctx context.Context, conn uint32, query string, cb 
 		db = sh.ShowTablesOpt.DbName
 	}
 	if db == "" {
-		db = g.currentDB(conn)
+		db = g.CurrentDB(conn)
 	}
-	t, err := g.cat.Table(metaCtx(ctx), db, sh.Table.Name.String())
+	t, err := g.Catalog.Table(MetaCtx(ctx), db, sh.Table.Name.String())
 	if err != nil {
 		return cb
 	}
@@ -567,4 +567,11 @@ func timeDatum(ct catalog.Type, us int64) int64 {
 		return roundTimeMicros(us, ct.FSP)
 	}
 	return us
+}
+
+// copyField copies a result column definition (the engine may share
+// them between results).
+func CopyField(o *querypb.Field) *querypb.Field {
+	return &querypb.Field{Name: o.Name, Type: o.Type, Table: o.Table, OrgTable: o.OrgTable, Database: o.Database,
+		OrgName: o.OrgName, ColumnLength: o.ColumnLength, Charset: o.Charset, Decimals: o.Decimals, Flags: o.Flags}
 }

@@ -79,10 +79,10 @@ func TestFixTimeResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	if err := e.gw.cat.CreateDatabase(ctx, "d"); err != nil {
+	if err := e.gw.Catalog.CreateDatabase(ctx, "d"); err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.gw.cat.CreateTable(ctx, "d", &catalog.TableDef{Name: "t", PrimaryKey: []catalog.KeyPart{{Column: "k"}}, Columns: []catalog.Column{
+	_, err = e.gw.Catalog.CreateTable(ctx, "d", &catalog.TableDef{Name: "t", PrimaryKey: []catalog.KeyPart{{Column: "k"}}, Columns: []catalog.Column{
 		{Name: "k", Type: catalog.Type{Kind: catalog.KindInt32}},
 		{Name: "t0", Type: catalog.Type{Kind: catalog.KindTime, TimeFSP: true}, Nullable: true},
 		{Name: "t3", Type: catalog.Type{Kind: catalog.KindTime, FSP: 3, TimeFSP: true}, Nullable: true},
@@ -102,7 +102,7 @@ func TestFixTimeResults(t *testing.T) {
 		sqltypes.MakeTrusted(sqltypes.Time, []byte("12:00:01.000000")),
 	}}}
 	var got *sqltypes.Result
-	cb := e.gw.fixTimeResults(ctx, func(r *sqltypes.Result, _ bool) error { got = r; return nil })
+	cb := e.gw.FixTimeResults(ctx, func(r *sqltypes.Result, _ bool) error { got = r; return nil })
 	if err := cb(res, false); err != nil {
 		t.Fatal(err)
 	}

@@ -347,7 +347,7 @@ func (tt *txTable) put(k entKey, p *pending) {
 }
 
 // commit applies the buffered writes. See the comment at the top of the file.
-func (g *gateway) commit(ctx context.Context, t *txn) error {
+func (g *Gateway) commit(ctx context.Context, t *txn) error {
 	var phys []string
 	for p, tt := range t.tables {
 		if len(tt.writes) > 0 {
@@ -410,7 +410,7 @@ type appliedInsert struct {
 // as MySQL's statement atomicity requires. Readers may see the rows in
 // between; a concurrent change to them keeps them (and the caller reports a
 // partial commit).
-func (g *gateway) compensate(ctx context.Context, ins []appliedInsert) error {
+func (g *Gateway) compensate(ctx context.Context, ins []appliedInsert) error {
 	ctx = context.WithoutCancel(ctx)
 	var firstErr error
 	for _, a := range ins {
@@ -427,7 +427,7 @@ func (g *gateway) compensate(ctx context.Context, ins []appliedInsert) error {
 func errPartialCommit(err error) error {
 	se := sql.CastSQLError(err)
 	return mysql.NewSQLError(int(se.Number()), se.SQLState(),
-		"%s (sqlgw: the transaction spanned several partitions or batches; %s)", se.Message, partialCommitNote)
+		"%s (sqlgw: the transaction spanned several partitions or batches; %s)", se.Message, PartialCommitNote)
 }
 
 type rowOps struct {
@@ -529,7 +529,7 @@ func prepareTable(tt *txTable) (*preparedTable, error) {
 // commitTable applies one table's writes batch by batch (the path of a
 // commit that fits one batch, or that the atomic path does not take:
 // commitAtomic).
-func (g *gateway) commitTable(ctx context.Context, tt *txTable, p *preparedTable, log *commitLog) error {
+func (g *Gateway) commitTable(ctx context.Context, tt *txTable, p *preparedTable, log *commitLog) error {
 	batches, big := p.batches, p.big
 	type batch = txBatch
 	// Unique values handed from one row to another within the
@@ -892,7 +892,7 @@ func chunks(ops []storage.Operation) [][]storage.Operation {
 // one: the writers' reads (editor.go getRow, ixmaint.GetRow) read it
 // again; a query's read (iter.go) fails that statement (1105, retry).
 // Not seen in 166 reads racing 15 updates of a 3 MiB row on pebble.
-func (g *gateway) applyBig(ctx context.Context, meta *catalog.Table, b bigRow, log *commitLog) error {
+func (g *Gateway) applyBig(ctx context.Context, meta *catalog.Table, b bigRow, log *commitLog) error {
 	var ops, ixOps []storage.Operation
 	for _, op := range b.ro.ops {
 		if op.Entity.RowKey >= meta.RowKeyEnd() {
@@ -999,7 +999,7 @@ func (g *gateway) applyBig(ctx context.Context, meta *catalog.Table, b bigRow, l
 }
 
 // continuationKeys lists the RowKeys in the continuation range of row k.
-func (g *gateway) continuationKeys(ctx context.Context, meta *catalog.Table, k entKey) ([]string, error) {
+func (g *Gateway) continuationKeys(ctx context.Context, meta *catalog.Table, k entKey) ([]string, error) {
 	q := &storage.Query{Partition: storage.Exactly(k.pk), Row: meta.ContinuationRange(k.rk), Select: []string{}}
 	var out []string
 	for {
@@ -1021,7 +1021,7 @@ func (g *gateway) continuationKeys(ctx context.Context, meta *catalog.Table, k e
 // except those in keep, after its commit point: best effort (what is left
 // is invisible and the row's next large write deletes it), so failures
 // are only logged.
-func (g *gateway) dropContinuations(ctx context.Context, meta *catalog.Table, k entKey, keep map[string]bool) {
+func (g *Gateway) dropContinuations(ctx context.Context, meta *catalog.Table, k entKey, keep map[string]bool) {
 	ctx = context.WithoutCancel(ctx)
 	have, err := g.continuationKeys(ctx, meta, k)
 	if err != nil {
@@ -1090,7 +1090,7 @@ func rowOperations(meta *catalog.Table, k entKey, w *pending) (rowOps, error) {
 }
 
 // apply sends one batch (or a single operation) and maps failures.
-func (g *gateway) apply(ctx context.Context, meta *catalog.Table, ops []storage.Operation) ([]storage.ETag, error) {
+func (g *Gateway) apply(ctx context.Context, meta *catalog.Table, ops []storage.Operation) ([]storage.ETag, error) {
 	var err error
 	etags := make([]storage.ETag, 1)
 	if len(ops) == 1 {
@@ -1115,7 +1115,7 @@ func (g *gateway) apply(ctx context.Context, meta *catalog.Table, ops []storage.
 }
 
 // applyError maps the failure of a batch to the MySQL error a client expects.
-func (g *gateway) applyError(meta *catalog.Table, ops []storage.Operation, err error) error {
+func (g *Gateway) applyError(meta *catalog.Table, ops []storage.Operation, err error) error {
 	var op *storage.Operation
 	var be *storage.BatchError
 	if errors.As(err, &be) && be.Index >= 0 && be.Index < len(ops) {
@@ -1178,3 +1178,7 @@ func describeKey(meta *catalog.Table, e *storage.Entity) string {
 	}
 	return strings.Join(parts, "-")
 }
+
+// partialCommitNote ends the message of a commit that failed after some
+// batches were applied (txn.go, errPartialCommit): never retried.
+const PartialCommitNote = "the batches before this one were committed and are not rolled back"

@@ -83,7 +83,7 @@ func errCommitUnknown(err error) error {
 // commitAtomic commits t through a transaction record when its writes
 // need more than one batch and the atomic path covers them (see above).
 // done reports that it took the commit; err is then its result.
-func (g *gateway) commitAtomic(ctx context.Context, t *txn, phys []string, prep []*preparedTable, log *commitLog) (done bool, err error) {
+func (g *Gateway) commitAtomic(ctx context.Context, t *txn, phys []string, prep []*preparedTable, log *commitLog) (done bool, err error) {
 	if g.txs == nil {
 		return false, nil
 	}
@@ -267,7 +267,7 @@ func handsUniqueValues(meta *catalog.Table, first, rest []txBatch) bool {
 
 // startTxnRecovery finishes the transactions crashed gateways left (their
 // records past the lease), now and every txnSweepEvery, until ctx is done.
-func (g *gateway) startTxnRecovery(ctx context.Context) {
+func (g *Gateway) startTxnRecovery(ctx context.Context) {
 	if g.txs == nil {
 		return
 	}

@@ -29,7 +29,7 @@ import (
 const viewTTL = time.Second
 
 type viewStore struct {
-	g     *gateway
+	g     *Gateway
 	table string
 
 	mu     sync.Mutex
@@ -51,7 +51,7 @@ func (v *viewStore) all(ctx context.Context) (map[string]sql.ViewDefinition, err
 	views := map[string]sql.ViewDefinition{}
 	q := &storage.Query{}
 	for {
-		page, err := v.g.store.Query(metaCtx(ctx), v.table, q)
+		page, err := v.g.store.Query(MetaCtx(ctx), v.table, q)
 		if errors.Is(err, storage.ErrNotFound) {
 			break // no view was ever created
 		}
@@ -86,7 +86,7 @@ func (v *viewStore) invalidate() {
 	v.mu.Unlock()
 }
 
-func (v *viewStore) get(ctx context.Context, db, name string) (sql.ViewDefinition, bool, error) {
+func (v *viewStore) Get(ctx context.Context, db, name string) (sql.ViewDefinition, bool, error) {
 	all, err := v.all(ctx)
 	if err != nil {
 		return sql.ViewDefinition{}, false, err
@@ -112,7 +112,7 @@ func (v *viewStore) list(ctx context.Context, db string) ([]sql.ViewDefinition, 
 
 func (v *viewStore) create(ctx context.Context, db string, d sql.ViewDefinition) error {
 	defer v.invalidate()
-	mctx := metaCtx(ctx)
+	mctx := MetaCtx(ctx)
 	if err := v.g.store.CreateTable(mctx, v.table); err != nil && !errors.Is(err, storage.ErrAlreadyExists) {
 		return mapError(err)
 	}
@@ -129,7 +129,7 @@ func (v *viewStore) create(ctx context.Context, db string, d sql.ViewDefinition)
 
 func (v *viewStore) drop(ctx context.Context, db, name string) error {
 	defer v.invalidate()
-	err := v.g.store.Delete(metaCtx(ctx), v.table, hexKey(db), hexKey(name), storage.ETagAny)
+	err := v.g.store.Delete(MetaCtx(ctx), v.table, hexKey(db), hexKey(name), storage.ETagAny)
 	if errors.Is(err, storage.ErrNotFound) {
 		return sql.ErrViewDoesNotExist.New(db, name)
 	}
