@@ -20,6 +20,7 @@ import (
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/sqlgw/engine"
 )
 
 // Accounts and privileges
@@ -233,7 +234,7 @@ func (a *accounts) insecureAccount() string {
 func (a *accounts) Persist(ctx *sql.Context, data []byte) error {
 	a.verMu.Lock()
 	defer a.verMu.Unlock()
-	v, err := a.cat.PutAccounts(WithoutCounters(ctx), data, a.ver)
+	v, err := a.cat.PutAccounts(engine.WithoutCounters(ctx), data, a.ver)
 	if errors.Is(err, catalog.ErrAccountsConflict) {
 		a.conflicts.Add(1)
 		return errAccountsChanged
@@ -268,7 +269,7 @@ func (a *accounts) install(ctx *sql.Context, data []byte, v catalog.AccountsVers
 
 // reload loads the stored record unconditionally.
 func (a *accounts) reload(ctx context.Context) error {
-	data, v, err := a.cat.Accounts(WithoutCounters(ctx))
+	data, v, err := a.cat.Accounts(engine.WithoutCounters(ctx))
 	if err != nil {
 		return err
 	}
@@ -281,7 +282,7 @@ func (a *accounts) reload(ctx context.Context) error {
 // sync reloads the record if its stored version is not the loaded one
 // (one Get of one property when nothing changed).
 func (a *accounts) sync(ctx context.Context) error {
-	v, err := a.cat.AccountsVersion(WithoutCounters(ctx))
+	v, err := a.cat.AccountsVersion(engine.WithoutCounters(ctx))
 	if err != nil {
 		return err
 	}

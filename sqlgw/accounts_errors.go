@@ -13,6 +13,8 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 	"github.com/sirupsen/logrus"
+
+	"github.com/sqlgw/sqlgw/sqlgw/engine"
 )
 
 // MySQL's privilege errors
@@ -72,7 +74,7 @@ type authHandler struct{ sql.AuthorizationHandler }
 // denied describes the session's account as MySQL's errors do.
 func deniedUser(ctx *sql.Context) (user, host string) {
 	host = "localhost"
-	if s, ok := ctx.Session.(*Session); ok && s.GW != nil && s.GW.Accounts != nil {
+	if s, ok := ctx.Session.(*engine.Session); ok && s.GW != nil && s.GW.Accounts != nil {
 		host = s.GW.Accounts.HostOf(ctx.Session.ID())
 	}
 	return ctx.Session.Client().User, host
@@ -137,7 +139,7 @@ func (h authHandler) HandleAuth(ctx *sql.Context, aqs sql.AuthorizationQueryStat
 	}
 	if m := reKill.FindStringSubmatch(ctx.Query()); m != nil && auth.AuthType == ast.AuthType_SUPER {
 		// As MySQL: one's own connections may be killed without SUPER.
-		if s, ok := ctx.Session.(*Session); ok && s.GW != nil {
+		if s, ok := ctx.Session.(*engine.Session); ok && s.GW != nil {
 			id, _ := strconv.ParseUint(m[1], 10, 32)
 			s.GW.SessMu.Lock()
 			target := s.GW.Sessions[uint32(id)]
@@ -182,7 +184,7 @@ func checkDatabaseDDL(ctx *sql.Context, auth ast.AuthInformation) error {
 		return nil
 	}
 	m := reCreateDropDB.FindStringSubmatch(ctx.Query())
-	s, ok := ctx.Session.(*Session)
+	s, ok := ctx.Session.(*engine.Session)
 	if m == nil || !ok || s.GW == nil || s.GW.Accounts == nil || !s.GW.Accounts.Privileges().Enabled() {
 		return nil
 	}
@@ -302,7 +304,7 @@ func mysqlPrivilegeError(ctx *sql.Context, auth ast.AuthInformation, err error) 
 		if len(auth.TargetNames) >= 2 {
 			table = auth.TargetNames[1]
 			// The first table refused, as MySQL names it.
-			if s, ok := ctx.Session.(*Session); ok && s.GW != nil && s.GW.Accounts != nil {
+			if s, ok := ctx.Session.(*engine.Session); ok && s.GW != nil && s.GW.Accounts != nil {
 				for i := 0; i+1 < len(auth.TargetNames); i += 2 {
 					subject := sql.PrivilegeCheckSubject{Database: dbName(auth.TargetNames[i]), Table: auth.TargetNames[i+1]}
 					if !s.GW.Accounts.Privileges().UserHasPrivileges(ctx, sql.NewPrivilegedOperation(subject, privilegeTypes(auth.AuthType)...)) {

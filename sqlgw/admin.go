@@ -12,6 +12,7 @@ import (
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 
 	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/sqlgw/engine"
 	"github.com/sqlgw/sqlgw/storage"
 	"github.com/sqlgw/sqlgw/storage/recorder"
 )
@@ -78,7 +79,7 @@ import (
 // adminHandler intercepts the table maintenance statements.
 type adminHandler struct {
 	mysql.Handler
-	gw *Gateway
+	gw *engine.Gateway
 
 	mu sync.Mutex
 	// prepared holds, per connection, the statements prepared with SQL
@@ -166,13 +167,13 @@ func (a *adminHandler) intercept(ctx context.Context, c *mysql.Conn, query strin
 
 // run executes one statement.
 func (a *adminHandler) run(ctx context.Context, c *mysql.Conn, st *adminStmt) (*sqltypes.Result, error) {
-	if st.op == OpChecksum {
+	if st.op == engine.OpChecksum {
 		return nil, mysql.NewSQLError(mysql.ERNotSupportedYet, "42000",
 			"This version of MySQL doesn't yet support 'CHECKSUM TABLE' (sqlgw cannot reproduce InnoDB's row-format checksum)")
 	}
 	cur := a.gw.CurrentDB(c.ConnectionID)
-	tables := make([]AdminTable, len(st.tables))
-	seen := map[AdminTable]bool{}
+	tables := make([]engine.AdminTable, len(st.tables))
+	seen := map[engine.AdminTable]bool{}
 	for i, t := range st.tables {
 		if t.DB == "" {
 			if cur == "" {
@@ -180,7 +181,7 @@ func (a *adminHandler) run(ctx context.Context, c *mysql.Conn, st *adminStmt) (*
 			}
 			t.DB = cur
 		}
-		k := AdminTable{strings.ToLower(t.DB), strings.ToLower(t.Name)}
+		k := engine.AdminTable{DB: strings.ToLower(t.DB), Name: strings.ToLower(t.Name)}
 		if seen[k] {
 			return nil, mysql.NewSQLError(mysql.ERNonUniqTable, "42000", "Not unique table/alias: '%s'", t.Name)
 		}
@@ -194,7 +195,7 @@ func (a *adminHandler) run(ctx context.Context, c *mysql.Conn, st *adminStmt) (*
 	if s := a.gw.Session(c.ConnectionID); s != nil {
 		sctx = recorder.WithCounters(ctx, s.Counters)
 	}
-	res := &AdminResult{}
+	res := &engine.AdminResult{}
 	for _, t := range tables {
 		if err := a.runTable(sctx, c, st, t, res); err != nil {
 			return nil, err
@@ -205,17 +206,17 @@ func (a *adminHandler) run(ctx context.Context, c *mysql.Conn, st *adminStmt) (*
 
 // runTable adds the rows of one table. Only failures to reach the store
 // are statement errors; everything about the table is in its rows.
-func (a *adminHandler) runTable(ctx context.Context, c *mysql.Conn, st *adminStmt, t AdminTable, res *AdminResult) error {
-	name := t.qualified()
-	if st.op == OpRefresh {
+func (a *adminHandler) runTable(ctx context.Context, c *mysql.Conn, st *adminStmt, t engine.AdminTable, res *engine.AdminResult) error {
+	name := t.Qualified()
+	if st.op == engine.OpRefresh {
 		if st.typesBy != nil {
 			return a.gw.AdminRefreshTypes(ctx, t, name, *st.typesBy, res)
 		}
 		return a.gw.AdminRefresh(ctx, t, name, res)
 	}
-	meta, err := a.gw.Catalog.Table(MetaCtx(ctx), t.DB, t.Name)
+	meta, err := a.gw.Catalog.Table(engine.MetaCtx(ctx), t.DB, t.Name)
 	if errors.Is(err, catalog.ErrNoTable) || errors.Is(err, catalog.ErrNoDatabase) {
-		_, isView, verr := a.gw.Views.Get(MetaCtx(ctx), t.DB, t.Name)
+		_, isView, verr := a.gw.Views.Get(engine.MetaCtx(ctx), t.DB, t.Name)
 		if verr != nil {
 			return verr
 		}
@@ -227,7 +228,7 @@ func (a *adminHandler) runTable(ctx context.Context, c *mysql.Conn, st *adminStm
 		case !isView:
 			res.Add(name, st.op, "Error", fmt.Sprintf("Table '%s' doesn't exist", name))
 			res.Add(name, st.op, "status", "Operation failed")
-		case st.op == OpCheck:
+		case st.op == engine.OpCheck:
 			a.checkView(ctx, c, st, t, res)
 		default:
 			res.Add(name, st.op, "Error", fmt.Sprintf("'%s' is not BASE TABLE", name))
@@ -239,11 +240,11 @@ func (a *adminHandler) runTable(ctx context.Context, c *mysql.Conn, st *adminStm
 		return err
 	}
 	switch st.op {
-	case OpCheck:
+	case engine.OpCheck:
 		return a.gw.AdminCheck(ctx, meta, name, res)
-	case OpRepair:
+	case engine.OpRepair:
 		return a.gw.AdminRepair(ctx, meta, name, res)
-	case OpOptimize:
+	case engine.OpOptimize:
 		res.Add(name, st.op, "note", "Table does not support optimize, doing recreate + analyze instead")
 		if _, err := a.gw.SettleMarks(ctx, meta); err != nil && !errors.Is(err, storage.ErrNotFound) {
 			return err // (a lost index table is CHECK and REPAIR TABLE's)
@@ -252,7 +253,7 @@ func (a *adminHandler) runTable(ctx context.Context, c *mysql.Conn, st *adminStm
 			return err
 		}
 		res.Add(name, st.op, "status", "OK")
-	case OpAnalyze:
+	case engine.OpAnalyze:
 		if err := a.gw.AdminAnalyze(ctx, meta); err != nil {
 			return err
 		}
@@ -263,8 +264,8 @@ func (a *adminHandler) runTable(ctx context.Context, c *mysql.Conn, st *adminStm
 
 // checkView checks that view t resolves (its tables and columns exist):
 // MySQL's CHECK TABLE of a view.
-func (a *adminHandler) checkView(ctx context.Context, c *mysql.Conn, st *adminStmt, t AdminTable, res *AdminResult) {
-	name := t.qualified()
+func (a *adminHandler) checkView(ctx context.Context, c *mysql.Conn, st *adminStmt, t engine.AdminTable, res *engine.AdminResult) {
+	name := t.Qualified()
 	err := a.engineQuery(ctx, c, t.DB, "SELECT * FROM "+quoteIdent(t.Name)+" LIMIT 0")
 	if err != nil {
 		res.Add(name, st.op, "Error", fmt.Sprintf("View '%s' references invalid table(s) or column(s) or function(s) or definer/invoker of view lack rights to use them", name))

@@ -9,6 +9,8 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+
+	"github.com/sqlgw/sqlgw/sqlgw/engine"
 )
 
 // Administrative statements and commands real clients send
@@ -39,13 +41,13 @@ import (
 //     and database.
 type admin2Handler struct {
 	mysql.Handler
-	gw    *Gateway
+	gw    *engine.Gateway
 	conns *connRegistry
 }
 
 // newAdmin2Handler wraps inner and installs the protocol commands
 // (protocol.go) on the listener's connections.
-func newAdmin2Handler(inner mysql.Handler, gw *Gateway, conns *connRegistry, auth *authServer, hasDB func(*sql.Context, string) bool) *admin2Handler {
+func newAdmin2Handler(inner mysql.Handler, gw *engine.Gateway, conns *connRegistry, auth *authServer, hasDB func(*sql.Context, string) bool) *admin2Handler {
 	exists := func(user, host, db string) bool {
 		// As the account (the catalog shows a database only to a user
 		// with privileges on it).

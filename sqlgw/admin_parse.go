@@ -1,12 +1,12 @@
 package sqlgw
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/dolthub/vitess/go/mysql"
 
 	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/sqlgw/engine"
 )
 
 // Parsing of the table maintenance statements (admin.go), which
@@ -30,8 +30,8 @@ import (
 
 // adminStmt is a parsed table maintenance statement.
 type adminStmt struct {
-	op      AdminOp
-	tables  []AdminTable
+	op      engine.AdminOp
+	tables  []engine.AdminTable
 	options []string // upper-cased option words (QUICK, EXTENDED, FOR UPGRADE, ...)
 	// typesBy is REFRESH TABLE ... TYPES BY's discriminator (attached.go).
 	typesBy *catalog.TypesBy
@@ -152,24 +152,24 @@ func (l *adminLexer) syntaxError() error {
 // multi-statement query; "" when nothing but space and comments follows).
 func parseAdmin(query string) (st *adminStmt, rest string, ok bool, err error) {
 	l := &adminLexer{s: query}
-	var op AdminOp
+	var op engine.AdminOp
 	switch w := strings.ToUpper(l.word()); w {
 	case "CHECK":
-		op = OpCheck
+		op = engine.OpCheck
 	case "REPAIR":
-		op = OpRepair
+		op = engine.OpRepair
 	case "OPTIMIZE":
-		op = OpOptimize
+		op = engine.OpOptimize
 	case "ANALYZE":
-		op = OpAnalyze
+		op = engine.OpAnalyze
 	case "CHECKSUM":
-		op = OpChecksum
+		op = engine.OpChecksum
 	case "REFRESH":
-		op = OpRefresh
+		op = engine.OpRefresh
 	default:
 		return nil, "", false, nil
 	}
-	if op == OpRepair || op == OpOptimize || op == OpAnalyze {
+	if op == engine.OpRepair || op == engine.OpOptimize || op == engine.OpAnalyze {
 		if !l.keyword("NO_WRITE_TO_BINLOG") {
 			l.keyword("LOCAL")
 		}
@@ -183,7 +183,7 @@ func parseAdmin(query string) (st *adminStmt, rest string, ok bool, err error) {
 		if !ok {
 			return nil, "", true, l.syntaxError()
 		}
-		t := AdminTable{Name: name}
+		t := engine.AdminTable{Name: name}
 		if l.punct('.') {
 			if t.Name, ok = l.ident(); !ok {
 				return nil, "", true, l.syntaxError()
@@ -195,7 +195,7 @@ func parseAdmin(query string) (st *adminStmt, rest string, ok bool, err error) {
 			break
 		}
 	}
-	if op == OpAnalyze {
+	if op == engine.OpAnalyze {
 		switch strings.ToUpper(l.peekWord()) {
 		case "UPDATE", "DROP":
 			return nil, "", false, nil // histograms: go-mysql-server's
@@ -209,15 +209,15 @@ func parseAdmin(query string) (st *adminStmt, rest string, ok bool, err error) {
 			break
 		}
 		switch {
-		case op == OpCheck && (w == "QUICK" || w == "FAST" || w == "MEDIUM" || w == "EXTENDED" || w == "CHANGED"):
-		case op == OpCheck && w == "FOR":
+		case op == engine.OpCheck && (w == "QUICK" || w == "FAST" || w == "MEDIUM" || w == "EXTENDED" || w == "CHANGED"):
+		case op == engine.OpCheck && w == "FOR":
 			if !l.keyword("UPGRADE") {
 				return nil, "", true, l.syntaxError()
 			}
 			w = "FOR UPGRADE"
-		case op == OpRepair && (w == "QUICK" || w == "EXTENDED" || w == "USE_FRM"):
-		case op == OpChecksum && (w == "QUICK" || w == "EXTENDED") && len(st.options) == 0:
-		case op == OpRefresh && w == "TYPES" && st.typesBy == nil && len(st.tables) == 1:
+		case op == engine.OpRepair && (w == "QUICK" || w == "EXTENDED" || w == "USE_FRM"):
+		case op == engine.OpChecksum && (w == "QUICK" || w == "EXTENDED") && len(st.options) == 0:
+		case op == engine.OpRefresh && w == "TYPES" && st.typesBy == nil && len(st.tables) == 1:
 			by, ok := parseTypesBy(l)
 			if !ok {
 				return nil, "", true, l.syntaxError()
@@ -246,9 +246,6 @@ func parseAdmin(query string) (st *adminStmt, rest string, ok bool, err error) {
 	}
 	return st, "", true, nil
 }
-
-// qualified is "db.name" as MySQL's Table column shows it.
-func (t AdminTable) qualified() string { return fmt.Sprintf("%s.%s", t.DB, t.Name) }
 
 // parseTypesBy parses the rest of REFRESH TABLE tbl TYPES BY: a property
 // name (bare or `quoted`), or ROWKEY PREFIX 'separator'.

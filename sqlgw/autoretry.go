@@ -12,6 +12,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 
+	"github.com/sqlgw/sqlgw/sqlgw/engine"
 	"github.com/sqlgw/sqlgw/sqlgw/sqltext"
 )
 
@@ -99,7 +100,7 @@ func retriableConflict(err error) bool {
 	if !errors.As(err, &se) {
 		se = sql.CastSQLError(err)
 	}
-	return se != nil && se.Number() == mysql.ERLockDeadlock && !strings.Contains(se.Message, PartialCommitNote)
+	return se != nil && se.Number() == mysql.ERLockDeadlock && !strings.Contains(se.Message, engine.PartialCommitNote)
 }
 
 // runRetried runs a statement (run sends its results through the

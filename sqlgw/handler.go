@@ -12,6 +12,7 @@ import (
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 
+	"github.com/sqlgw/sqlgw/sqlgw/engine"
 	"github.com/sqlgw/sqlgw/sqlgw/mysqlerr"
 )
 
@@ -29,9 +30,9 @@ import (
 //     the store.
 type handler struct {
 	mysql.Handler
-	gw    *Gateway
-	conns *connRegistry // the listener's connections (prepconn.go)
-	fast  *FastLane     // the plan cache of prepared statements (plancache.go)
+	gw    *engine.Gateway
+	conns *connRegistry    // the listener's connections (prepconn.go)
+	fast  *engine.FastLane // the plan cache of prepared statements (plancache.go)
 
 	mu       sync.Mutex
 	closing  bool
@@ -197,7 +198,7 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 	}
 	h.kills.noteKill(query)
 	defer h.noteSessionTimeouts(c, query) // connlimits.go
-	query = RewriteAssignments(query)
+	query = engine.RewriteAssignments(query)
 	h.gw.Parts.NotePartitionBy(c.ConnectionID, query)
 	defer h.gw.Parts.Clear(c.ConnectionID)
 	query, forget := h.gw.NoteTimePrecision(c.ConnectionID, query)
@@ -223,7 +224,7 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	}
 	h.kills.noteKill(query)
 	defer h.noteSessionTimeouts(c, query) // connlimits.go
-	query = RewriteAssignments(query)
+	query = engine.RewriteAssignments(query)
 	h.gw.Parts.NotePartitionBy(c.ConnectionID, query)
 	defer h.gw.Parts.Clear(c.ConnectionID)
 	query, forget := h.gw.NoteTimePrecision(c.ConnectionID, query)
@@ -247,7 +248,7 @@ func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, p
 	// already failed (known failure 4 for prepared statements).
 	if prepare.ParamsCount == 0 {
 		if opts, err := h.Handler.ParserOptionsForConnection(c); err == nil {
-			if n := ExplainParamCount(ctx, query, opts); n > 0 {
+			if n := engine.ExplainParamCount(ctx, query, opts); n > 0 {
 				// explain.go, "Prepared EXPLAIN": vitess counted 0.
 				prepare.ParamsCount = n
 				prepare.ParamsType = make([]int32, n)
@@ -298,7 +299,7 @@ func (h *handler) withInsertInfo(c *mysql.Conn, cb mysql.ResultSpoolFn) mysql.Re
 		if res != nil && len(res.Fields) == 0 && res.Info == "" {
 			if st, ok := h.gw.TakeInsertStats(c.ConnectionID); ok {
 				r := *res
-				r.Info = InsertInfo(st, res.RowsAffected, h.WarningCount(c))
+				r.Info = engine.InsertInfo(st, res.RowsAffected, h.WarningCount(c))
 				res = &r
 			}
 		}

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/sqlgw/sqlgw/sqlgw/engine"
 )
 
 // The clients' own parsers of UPDATE's info string.
@@ -47,15 +49,15 @@ func TestOKInfoUpdate(t *testing.T) {
 	// INSERT's info (insertinfo.go) survives the padding and comes back
 	// as MySQL writes it.
 	for _, tc := range []struct {
-		st       InsertStats
+		st       engine.InsertStats
 		affected uint64
 		want     string
 	}{
-		{InsertStats{Records: 2}, 2, "Records: 2  Duplicates: 0  Warnings: 0"},
-		{InsertStats{Records: 3, Ignore: true}, 1, "Records: 3  Duplicates: 2  Warnings: 0"},
-		{InsertStats{Records: 2, Replace: true}, 3, "Records: 2  Duplicates: 1  Warnings: 0"},
+		{engine.InsertStats{Records: 2}, 2, "Records: 2  Duplicates: 0  Warnings: 0"},
+		{engine.InsertStats{Records: 3, Ignore: true}, 1, "Records: 3  Duplicates: 2  Warnings: 0"},
+		{engine.InsertStats{Records: 2, Replace: true}, 3, "Records: 2  Duplicates: 1  Warnings: 0"},
 	} {
-		info := InsertInfo(tc.st, tc.affected, 0)
+		info := engine.InsertInfo(tc.st, tc.affected, 0)
 		if info != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.st, info, tc.want)
 		}

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/sqlgw/sqlgw/sqlgw/engine"
 )
 
 // COM_STMT_PREPARE with := assignments
@@ -350,7 +352,7 @@ func (c *rewriteConn) next() error {
 	}
 	if hdr[3] == 0 && n > 1 && n < 0xffffff && buf[4] == comStmtPrepare {
 		q := string(buf[5:])
-		if rq := adminPlaceholder(RewriteAssignments(rewriteDescribe(q))); rq != q && len(rq)+1 < 0xffffff { // admin_prepare.go
+		if rq := adminPlaceholder(engine.RewriteAssignments(rewriteDescribe(q))); rq != q && len(rq)+1 < 0xffffff { // admin_prepare.go
 			m := len(rq) + 1
 			nb := make([]byte, 4+m)
 			nb[0], nb[1], nb[2], nb[3] = byte(m), byte(m>>8), byte(m>>16), 0

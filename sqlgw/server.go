@@ -144,6 +144,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 
 	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/sqlgw/engine"
 	"github.com/sqlgw/sqlgw/sqlgw/metrics"
 	"github.com/sqlgw/sqlgw/storage"
 	"github.com/sqlgw/sqlgw/storage/recorder"
@@ -216,7 +217,7 @@ type Config struct {
 type Server struct {
 	rec     *recorder.Store
 	cfg     Config
-	gw      *Gateway
+	gw      *engine.Gateway
 	engine  *gms.Engine
 	srv     *server.Server
 	h       *handler
@@ -229,6 +230,20 @@ type Server struct {
 	stopIndexes context.CancelFunc
 	// accts are the server's accounts (accounts.go).
 	accts *accounts
+}
+
+// Engine is sqlgw's go-mysql-server engine over a store, without a
+// listener (sqlgw/engine): for go-mysql-server's enginetest harness and
+// for tools.
+type Engine = engine.Engine
+
+// AttachConfig configures attached tables (sqlgw/engine, attached.go).
+type AttachConfig = engine.AttachConfig
+
+// NewEngine opens the catalog in store and builds the engine without a
+// listener (engine.New).
+func NewEngine(ctx context.Context, store storage.Store, opts catalog.Options) (*Engine, error) {
+	return engine.New(ctx, store, opts)
 }
 
 // ErrInsecure is returned by NewServer for a non-loopback listener without
@@ -281,7 +296,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	lnHost, _, _ := net.SplitHostPort(ln.Addr().String())
 	loopback := isLoopback(lnHost)
 
-	eng, err := NewEngine(ctx, cfg.Store, cfg.Catalog)
+	eng, err := engine.New(ctx, cfg.Store, cfg.Catalog)
 	if err != nil {
 		ln.Close()
 		return fail(err)
@@ -294,7 +309,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 
 	// Accounts: stored in the catalog, shared by every gateway; the
 	// configured user is the bootstrap administrator (accounts.go).
-	accts, err := openAccounts(WithoutCounters(ctx), gmsEngine.Analyzer.Catalog.MySQLDb, gw.Catalog, cfg, loopback)
+	accts, err := openAccounts(engine.WithoutCounters(ctx), gmsEngine.Analyzer.Catalog.MySQLDb, gw.Catalog, cfg, loopback)
 	if err != nil {
 		ln.Close()
 		gmsEngine.Close()
@@ -321,7 +336,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 			return server.MySQLProtocolListenerFactory(c, lc, sel)
 		},
 	}
-	srv, err := server.NewServerWithHandler(scfg, gmsEngine, NewClientContext, gw.SessionBuilder, gw.Metrics,
+	srv, err := server.NewServerWithHandler(scfg, gmsEngine, engine.NewClientContext, gw.SessionBuilder, gw.Metrics,
 		func(inner mysql.Handler) (mysql.Handler, error) {
 			h.Handler = &accountsHandler{a: accts, // accounts.go: account statements, client hosts
 				Handler: &adminHandler{Handler: newAdmin2Handler(inner, gw, h.conns, accts.auth, gmsEngine.Analyzer.Catalog.HasDatabase), gw: gw}} // admin.go: CHECK, REPAIR, OPTIMIZE, ANALYZE TABLE; admin2.go: FLUSH, DESCRIBE t col, COM_CHANGE_USER
@@ -332,14 +347,14 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		return fail(fmt.Errorf("sqlgw: %w", err))
 	}
 	if !cfg.NoPlanCache {
-		h.fast = &FastLane{GW: gw, Engine: gmsEngine, SessionManager: srv.SessionManager()} // plancache.go
+		h.fast = &engine.FastLane{GW: gw, Engine: gmsEngine, SessionManager: srv.SessionManager()} // plancache.go
 		if gw.Metrics != nil {
 			h.fast.Statements = gw.Metrics
 		}
 	}
 	gw.Log = cfg.Logger
 	publishLimits(rl.limits)
-	PublishTLS(cfg.TLSConfig != nil) // sysvars.go
+	engine.PublishTLS(cfg.TLSConfig != nil) // sysvars.go
 	ictx, stop := context.WithCancel(context.Background())
 	gw.StartIndexRecovery(ictx)
 	go accts.poll(cfg.AccountsRefresh)
