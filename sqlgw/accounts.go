@@ -120,7 +120,19 @@ var errAccountsChanged = mysql.NewSQLError(mysql.ERLockDeadlock, mysql.SSLockDea
 
 // openAccounts loads the accounts from the catalog, or creates the
 // bootstrap administrator on first start.
-func openAccounts(ctx context.Context, db *mysql_db.MySQLDb, cat *catalog.Catalog, cfg Config, loopback bool) (*accounts, error) {
+// ErrInsecure is returned by NewServer for a non-loopback listener without
+// a password.
+var ErrInsecure = errors.New("sqlgw: refusing to listen on a non-loopback address without a password (set --password or SQLGW_PASSWORD, or listen on 127.0.0.1)")
+
+// accountOptions are the server's settings the accounts use: the bootstrap
+// administrator (User, Password), the log and the failed-login delays.
+type accountOptions struct {
+	User, Password string
+	Logger         *slog.Logger
+	LoginDelay     LoginDelay
+}
+
+func openAccounts(ctx context.Context, db *mysql_db.MySQLDb, cat *catalog.Catalog, cfg accountOptions, loopback bool) (*accounts, error) {
 	a := &accounts{db: db, cat: cat, log: cfg.Logger, hosts: map[uint32]string{}, syncSem: make(chan struct{}, 1),
 		throttle: newLoginThrottle(cfg.LoginDelay), stop: make(chan struct{}), done: make(chan struct{})}
 	a.auth = newAuthServer(a)
@@ -450,6 +462,11 @@ var reFlushPrivileges = regexp.MustCompile(`(?is)^\s*FLUSH\s+(?:LOCAL\s+|NO_WRIT
 type accountsHandler struct {
 	mysql.Handler
 	a *accounts
+}
+
+// intercept puts the account statements in front of next.
+func (a *accounts) intercept(next mysql.Handler) mysql.Handler {
+	return &accountsHandler{Handler: next, a: a}
 }
 
 // NewConnection runs before the handshake: the login is checked against

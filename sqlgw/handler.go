@@ -41,6 +41,23 @@ type handler struct {
 	kills killRegistry // KILL targets, for 1927 (clienterrs.go)
 }
 
+// interceptor is one named step in front of go-mysql-server's handler: it
+// answers the statements and commands it owns and passes the rest to next.
+// The server lists them in order (NewServer); the first sees a statement
+// first.
+type interceptor struct {
+	name string
+	wrap func(next mysql.Handler) mysql.Handler
+}
+
+// chainInterceptors puts list in front of inner, list[0] outermost.
+func chainInterceptors(inner mysql.Handler, list []interceptor) mysql.Handler {
+	for i := len(list) - 1; i >= 0; i-- {
+		inner = list[i].wrap(inner)
+	}
+	return inner
+}
+
 func (h *handler) NewConnection(c *mysql.Conn) {
 	h.Handler.NewConnection(c)
 	c.StatusFlags |= uint16(mysql.ServerStatusAutocommit)

@@ -246,10 +246,6 @@ func NewEngine(ctx context.Context, store storage.Store, opts catalog.Options) (
 	return engine.New(ctx, store, opts)
 }
 
-// ErrInsecure is returned by NewServer for a non-loopback listener without
-// a password.
-var ErrInsecure = errors.New("sqlgw: refusing to listen on a non-loopback address without a password (set --password or SQLGW_PASSWORD, or listen on 127.0.0.1)")
-
 // NewServer opens the catalog in cfg.Store, builds the engine and starts
 // listening. Call Serve to accept connections.
 func NewServer(ctx context.Context, cfg Config) (*Server, error) {
@@ -309,7 +305,8 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 
 	// Accounts: stored in the catalog, shared by every gateway; the
 	// configured user is the bootstrap administrator (accounts.go).
-	accts, err := openAccounts(engine.WithoutCounters(ctx), gmsEngine.Analyzer.Catalog.MySQLDb, gw.Catalog, cfg, loopback)
+	accts, err := openAccounts(engine.WithoutCounters(ctx), gmsEngine.Analyzer.Catalog.MySQLDb, gw.Catalog,
+		accountOptions{User: cfg.User, Password: cfg.Password, Logger: cfg.Logger, LoginDelay: cfg.LoginDelay}, loopback)
 	if err != nil {
 		ln.Close()
 		gmsEngine.Close()
@@ -338,8 +335,18 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	srv, err := server.NewServerWithHandler(scfg, gmsEngine, engine.NewClientContext, gw.SessionBuilder, gw.Metrics,
 		func(inner mysql.Handler) (mysql.Handler, error) {
-			h.Handler = &accountsHandler{a: accts, // accounts.go: account statements, client hosts
-				Handler: &adminHandler{Handler: newAdmin2Handler(inner, gw, h.conns, accts.auth, gmsEngine.Analyzer.Catalog.HasDatabase), gw: gw}} // admin.go: CHECK, REPAIR, OPTIMIZE, ANALYZE TABLE; admin2.go: FLUSH, DESCRIBE t col, COM_CHANGE_USER
+			// The statement interceptors, in the order they see a
+			// statement; each answers its own statements and passes the
+			// rest on, the last one to go-mysql-server's handler.
+			h.Handler = chainInterceptors(inner, []interceptor{
+				{"accounts", accts.intercept}, // account statements, client hosts (accounts.go)
+				{"table-maintenance", func(next mysql.Handler) mysql.Handler { // CHECK, REPAIR, OPTIMIZE, ANALYZE, REFRESH TABLE (admin.go)
+					return &adminHandler{Handler: next, gw: gw}
+				}},
+				{"session-commands", func(next mysql.Handler) mysql.Handler { // FLUSH, DESCRIBE t col, COM_RESET_CONNECTION, COM_CHANGE_USER (admin2.go)
+					return newAdmin2Handler(next, gw, h.conns, accts.auth, gmsEngine.Analyzer.Catalog.HasDatabase)
+				}},
+			})
 			return h, nil
 		})
 	if err != nil {
