@@ -10,6 +10,7 @@ import (
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 
+	"github.com/sqlgw/sqlgw/sqlgw/accounts"
 	"github.com/sqlgw/sqlgw/sqlgw/engine"
 )
 
@@ -47,7 +48,7 @@ type admin2Handler struct {
 
 // newAdmin2Handler wraps inner and installs the protocol commands
 // (protocol.go) on the listener's connections.
-func newAdmin2Handler(inner mysql.Handler, gw *engine.Gateway, conns *connRegistry, auth *authServer, hasDB func(*sql.Context, string) bool) *admin2Handler {
+func newAdmin2Handler(inner mysql.Handler, gw *engine.Gateway, conns *connRegistry, auth *accounts.AuthServer, hasDB func(*sql.Context, string) bool) *admin2Handler {
 	exists := func(user, host, db string) bool {
 		// As the account (the catalog shows a database only to a user
 		// with privileges on it).

@@ -11,6 +11,8 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
+
+	"github.com/sqlgw/sqlgw/sqlgw/accounts"
 )
 
 // COM_STATISTICS and COM_CHANGE_USER
@@ -57,7 +59,7 @@ const (
 // protoServer is what the packet-level commands need from the server.
 type protoServer struct {
 	start time.Time
-	auth  *authServer
+	auth  *accounts.AuthServer
 	hasDB func(user, host, db string) bool
 	conns *connRegistry
 }
@@ -183,7 +185,7 @@ func (c *rewriteConn) changeUser(p *protoServer, body []byte) ([]byte, error) {
 	// or caching_sha2_password as at login (fast path, else full
 	// authentication with the RSA key; see accounts_auth.go).
 	want := string(mysql.MysqlNativePassword)
-	if p.auth.plugin(user, c.RemoteAddr()) == string(mysql.CachingSha2Password) {
+	if p.auth.Plugin(user, c.RemoteAddr()) == string(mysql.CachingSha2Password) {
 		want = string(mysql.CachingSha2Password)
 	}
 	resp, next := auth, byte(1)
@@ -224,9 +226,9 @@ func (c *rewriteConn) changeUser(p *protoServer, body []byte) ([]byte, error) {
 			next = seq + 1
 			return b, err
 		}
-		host, err = p.auth.changeUserSha2(user, c.RemoteAddr(), scramble, resp, write, read)
+		host, err = p.auth.ChangeUserSha2(user, c.RemoteAddr(), scramble, resp, write, read)
 	} else {
-		host, err = p.auth.changeUser(user, c.RemoteAddr(), false, scramble, resp)
+		host, err = p.auth.ChangeUser(user, c.RemoteAddr(), false, scramble, resp)
 	}
 	if err != nil {
 		var se *mysql.SQLError

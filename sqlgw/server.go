@@ -144,6 +144,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 
 	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/sqlgw/accounts"
 	"github.com/sqlgw/sqlgw/sqlgw/engine"
 	"github.com/sqlgw/sqlgw/sqlgw/metrics"
 	"github.com/sqlgw/sqlgw/storage"
@@ -229,7 +230,7 @@ type Server struct {
 	// stopIndexes stops the index recovery loop (secondary.go).
 	stopIndexes context.CancelFunc
 	// accts are the server's accounts (accounts.go).
-	accts *accounts
+	accts *accounts.Accounts
 }
 
 // Engine is sqlgw's go-mysql-server engine over a store, without a
@@ -245,6 +246,13 @@ type AttachConfig = engine.AttachConfig
 func NewEngine(ctx context.Context, store storage.Store, opts catalog.Options) (*Engine, error) {
 	return engine.New(ctx, store, opts)
 }
+
+// LoginDelay slows down repeated failed logins (sqlgw/accounts).
+type LoginDelay = accounts.LoginDelay
+
+// ErrInsecure is returned by NewServer for a non-loopback listener without
+// a password.
+var ErrInsecure = accounts.ErrInsecure
 
 // NewServer opens the catalog in cfg.Store, builds the engine and starts
 // listening. Call Serve to accept connections.
@@ -305,8 +313,8 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 
 	// Accounts: stored in the catalog, shared by every gateway; the
 	// configured user is the bootstrap administrator (accounts.go).
-	accts, err := openAccounts(engine.WithoutCounters(ctx), gmsEngine.Analyzer.Catalog.MySQLDb, gw.Catalog,
-		accountOptions{User: cfg.User, Password: cfg.Password, Logger: cfg.Logger, LoginDelay: cfg.LoginDelay}, loopback)
+	accts, err := accounts.Open(engine.WithoutCounters(ctx), gmsEngine.Analyzer.Catalog.MySQLDb, gw.Catalog,
+		accounts.Options{User: cfg.User, Password: cfg.Password, Logger: cfg.Logger, LoginDelay: cfg.LoginDelay}, loopback)
 	if err != nil {
 		ln.Close()
 		gmsEngine.Close()
@@ -329,7 +337,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 
 		// Authentication against the stored accounts (accounts_auth.go).
 		ProtocolListenerFactory: func(c server.Config, lc mysql.ListenerConfig, sel server.ServerEventListener) (server.ProtocolListener, error) {
-			lc.AuthServer = accts.auth
+			lc.AuthServer = accts.Auth
 			return server.MySQLProtocolListenerFactory(c, lc, sel)
 		},
 	}
@@ -339,12 +347,12 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 			// statement; each answers its own statements and passes the
 			// rest on, the last one to go-mysql-server's handler.
 			h.Handler = chainInterceptors(inner, []interceptor{
-				{"accounts", accts.intercept}, // account statements, client hosts (accounts.go)
+				{"accounts", accts.Intercept}, // account statements, client hosts (accounts.go)
 				{"table-maintenance", func(next mysql.Handler) mysql.Handler { // CHECK, REPAIR, OPTIMIZE, ANALYZE, REFRESH TABLE (admin.go)
 					return &adminHandler{Handler: next, gw: gw}
 				}},
 				{"session-commands", func(next mysql.Handler) mysql.Handler { // FLUSH, DESCRIBE t col, COM_RESET_CONNECTION, COM_CHANGE_USER (admin2.go)
-					return newAdmin2Handler(next, gw, h.conns, accts.auth, gmsEngine.Analyzer.Catalog.HasDatabase)
+					return newAdmin2Handler(next, gw, h.conns, accts.Auth, gmsEngine.Analyzer.Catalog.HasDatabase)
 				}},
 			})
 			return h, nil
@@ -364,7 +372,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	engine.PublishTLS(cfg.TLSConfig != nil) // sysvars.go
 	ictx, stop := context.WithCancel(context.Background())
 	gw.StartIndexRecovery(ictx)
-	go accts.poll(cfg.AccountsRefresh)
+	go accts.Poll(cfg.AccountsRefresh)
 	return &Server{rec: store, cfg: cfg, gw: gw, engine: gmsEngine, srv: srv, h: h, ln: ln, rl: rl, log: cfg.Logger,
 		closed: make(chan struct{}), serveOK: make(chan struct{}), stopIndexes: stop}, nil
 }
@@ -418,7 +426,7 @@ func (s *Server) Close(ctx context.Context) error {
 	}
 	close(s.closed)
 	s.stopIndexes()
-	s.accts.close()
+	s.accts.Close()
 	s.srv.Close()
 	drained := s.h.drain(s.cfg.ShutdownTimeout)
 	if !drained {

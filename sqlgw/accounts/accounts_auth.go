@@ -1,4 +1,4 @@
-package sqlgw
+package accounts
 
 import (
 	"context"
@@ -76,8 +76,8 @@ type LoginDelay struct {
 	Max time.Duration
 }
 
-type authServer struct {
-	a       *accounts
+type AuthServer struct {
+	a       *Accounts
 	methods []mysql.AuthMethod
 
 	keyOnce sync.Once
@@ -94,22 +94,22 @@ type sha2Cached struct {
 	hash2      [32]byte // SHA256(SHA256(password))
 }
 
-func newAuthServer(a *accounts) *authServer {
-	s := &authServer{a: a, cache: map[mysql_db.UserPrimaryKey]sha2Cached{}}
+func newAuthServer(a *Accounts) *AuthServer {
+	s := &AuthServer{a: a, cache: map[mysql_db.UserPrimaryKey]sha2Cached{}}
 	s.methods = []mysql.AuthMethod{nativeMethod{s}, sha2Method{s}}
 	return s
 }
 
-var _ mysql.AuthServer = (*authServer)(nil)
+var _ mysql.AuthServer = (*AuthServer)(nil)
 
-func (s *authServer) AuthMethods() []mysql.AuthMethod { return s.methods }
+func (s *AuthServer) AuthMethods() []mysql.AuthMethod { return s.methods }
 
-func (s *authServer) DefaultAuthMethodDescription() mysql.AuthMethodDescription {
+func (s *AuthServer) DefaultAuthMethodDescription() mysql.AuthMethodDescription {
 	return mysql.MysqlNativePassword
 }
 
 // user returns the account user@host logs in as, or nil.
-func (s *authServer) user(user string, addr net.Addr) *mysql_db.User {
+func (s *AuthServer) user(user string, addr net.Addr) *mysql_db.User {
 	host := "localhost"
 	if addr != nil && addr.Network() != "unix" {
 		if h, _, err := net.SplitHostPort(addr.String()); err == nil {
@@ -124,7 +124,7 @@ func (s *authServer) user(user string, addr net.Addr) *mysql_db.User {
 // plugin returns the auth plugin of user's account; unknown users get
 // mysql_native_password (MySQL's decoy user: the exchange completes, then
 // fails as a wrong password would).
-func (s *authServer) plugin(user string, addr net.Addr) string {
+func (s *AuthServer) Plugin(user string, addr net.Addr) string {
 	if u := s.user(user, addr); u != nil {
 		return u.Plugin
 	}
@@ -132,17 +132,17 @@ func (s *authServer) plugin(user string, addr net.Addr) string {
 }
 
 // begin waits out the address's login delay.
-func (s *authServer) begin(c *mysql.Conn) {
+func (s *AuthServer) begin(c *mysql.Conn) {
 	s.a.throttle.wait(throttleKey(c.RemoteAddr()))
 }
 
 // deny logs a failed login, counts it against the address and returns
 // MySQL's 1045.
-func (s *authServer) deny(c *mysql.Conn, user string, usedPassword bool, reason string) error {
+func (s *AuthServer) deny(c *mysql.Conn, user string, usedPassword bool, reason string) error {
 	return s.denyAddr(c.RemoteAddr(), user, usedPassword, reason)
 }
 
-func (s *authServer) denyAddr(addr net.Addr, user string, usedPassword bool, reason string) error {
+func (s *AuthServer) denyAddr(addr net.Addr, user string, usedPassword bool, reason string) error {
 	n := s.a.throttle.fail(throttleKey(addr))
 	using := "NO"
 	if usedPassword {
@@ -156,7 +156,7 @@ func (s *authServer) denyAddr(addr net.Addr, user string, usedPassword bool, rea
 
 // accept checks the connection requirements of the account and resets
 // the address's failures.
-func (s *authServer) accept(c *mysql.Conn, u *mysql_db.User, user string, usedPassword bool) (mysql.Getter, error) {
+func (s *AuthServer) accept(c *mysql.Conn, u *mysql_db.User, user string, usedPassword bool) (mysql.Getter, error) {
 	if u.SslType != "" && !c.TLSEnabled() {
 		return nil, s.deny(c, user, usedPassword, "the account requires TLS")
 	}
@@ -168,7 +168,7 @@ func (s *authServer) accept(c *mysql.Conn, u *mysql_db.User, user string, usedPa
 // caching_sha2_password account: resp is the client's answer to salt, the
 // rest of the exchange goes through write and read (sha2Exchange). It
 // returns the account's host.
-func (s *authServer) changeUserSha2(user string, addr net.Addr, salt, resp []byte,
+func (s *AuthServer) ChangeUserSha2(user string, addr net.Addr, salt, resp []byte,
 	write func([]byte) error, read func() ([]byte, error)) (string, error) {
 	s.a.throttle.wait(throttleKey(addr))
 	if len(resp) == 1 && resp[0] == 0 {
@@ -196,7 +196,7 @@ func (s *authServer) changeUserSha2(user string, addr net.Addr, salt, resp []byt
 // changeUser authenticates a COM_CHANGE_USER (protocol.go) to a
 // mysql_native_password account: the answer over the connection's
 // scramble. It returns the account's host.
-func (s *authServer) changeUser(user string, addr net.Addr, tls bool, scramble, resp []byte) (string, error) {
+func (s *AuthServer) ChangeUser(user string, addr net.Addr, tls bool, scramble, resp []byte) (string, error) {
 	s.a.throttle.wait(throttleKey(addr))
 	used := len(resp) > 0
 	u, err := s.changeUserAccount(user, addr, used, mysql.MysqlNativePassword)
@@ -215,7 +215,7 @@ func (s *authServer) changeUser(user string, addr net.Addr, tls bool, scramble, 
 
 // changeUserAccount is the account a COM_CHANGE_USER names, if it exists,
 // is not locked and authenticates with plugin; otherwise the denial.
-func (s *authServer) changeUserAccount(user string, addr net.Addr, used bool, plugin mysql.AuthMethodDescription) (*mysql_db.User, error) {
+func (s *AuthServer) changeUserAccount(user string, addr net.Addr, used bool, plugin mysql.AuthMethodDescription) (*mysql_db.User, error) {
 	u := s.user(user, addr)
 	switch {
 	case u == nil:
@@ -248,12 +248,12 @@ func addrString(a net.Addr) string {
 }
 
 // nativeMethod is mysql_native_password.
-type nativeMethod struct{ s *authServer }
+type nativeMethod struct{ s *AuthServer }
 
 func (nativeMethod) Name() mysql.AuthMethodDescription { return mysql.MysqlNativePassword }
 func (nativeMethod) AllowClearTextWithoutTLS() bool    { return true }
 func (m nativeMethod) HandleUser(c *mysql.Conn, user string) bool {
-	return m.s.plugin(user, c.RemoteAddr()) == string(mysql.MysqlNativePassword)
+	return m.s.Plugin(user, c.RemoteAddr()) == string(mysql.MysqlNativePassword)
 }
 func (nativeMethod) AuthPluginData() ([]byte, error) { return newScramble() }
 
@@ -320,7 +320,7 @@ func newScramble() ([]byte, error) {
 }
 
 // sha2Method is caching_sha2_password.
-type sha2Method struct{ s *authServer }
+type sha2Method struct{ s *AuthServer }
 
 // caching_sha2_password's AuthMoreData payloads.
 const (
@@ -332,7 +332,7 @@ const (
 func (sha2Method) Name() mysql.AuthMethodDescription { return mysql.CachingSha2Password }
 func (sha2Method) AllowClearTextWithoutTLS() bool    { return true }
 func (m sha2Method) HandleUser(c *mysql.Conn, user string) bool {
-	return m.s.plugin(user, c.RemoteAddr()) == string(mysql.CachingSha2Password)
+	return m.s.Plugin(user, c.RemoteAddr()) == string(mysql.CachingSha2Password)
 }
 func (sha2Method) AuthPluginData() ([]byte, error) { return newScramble() }
 
@@ -378,7 +378,7 @@ func (m sha2Method) HandleAuthPluginData(c *mysql.Conn, user string, serverData,
 // the packets (login: vitess's connection; COM_CHANGE_USER: the raw
 // connection, protocol.go). It returns why the answer is refused ("" if
 // not) or an I/O error; a full authentication fills the cache.
-func (s *authServer) sha2Exchange(u *mysql_db.User, addr net.Addr, secure bool, salt, resp []byte,
+func (s *AuthServer) sha2Exchange(u *mysql_db.User, addr net.Addr, secure bool, salt, resp []byte,
 	write func([]byte) error, read func() ([]byte, error)) (string, error) {
 	used := len(resp) > 0
 	if u.AuthString == "" {
@@ -440,7 +440,7 @@ func (s *authServer) sha2Exchange(u *mysql_db.User, addr net.Addr, secure bool, 
 
 // fastAuthOK checks a caching_sha2_password scramble, XOR(SHA256(pw),
 // SHA256(SHA256(SHA256(pw)) + salt)), against the cached SHA256(SHA256(pw)).
-func (s *authServer) fastAuthOK(pk mysql_db.UserPrimaryKey, authString string, salt, resp []byte) bool {
+func (s *AuthServer) fastAuthOK(pk mysql_db.UserPrimaryKey, authString string, salt, resp []byte) bool {
 	s.cacheMu.Lock()
 	e, ok := s.cache[pk]
 	s.cacheMu.Unlock()
@@ -472,7 +472,7 @@ func sha2PasswordOK(authString, password string) bool {
 
 // publicKeyPEM returns the gateway's RSA public key, generating the pair
 // on first use.
-func (s *authServer) publicKeyPEM() ([]byte, error) {
+func (s *AuthServer) publicKeyPEM() ([]byte, error) {
 	s.keyOnce.Do(func() {
 		k, err := rsa.GenerateKey(rand.Reader, 2048)
 		if err != nil {
@@ -492,7 +492,7 @@ func (s *authServer) publicKeyPEM() ([]byte, error) {
 
 // decryptPassword undoes the client's RSA-OAEP(SHA-1) encryption of
 // password+NUL XORed with the salt.
-func (s *authServer) decryptPassword(b, salt []byte) (string, error) {
+func (s *AuthServer) decryptPassword(b, salt []byte) (string, error) {
 	if _, err := s.publicKeyPEM(); err != nil {
 		return "", err
 	}

@@ -1,4 +1,4 @@
-package sqlgw
+package accounts
 
 import (
 	"testing"

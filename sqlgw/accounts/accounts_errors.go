@@ -1,4 +1,4 @@
-package sqlgw
+package accounts
 
 import (
 	"context"
@@ -365,7 +365,7 @@ func rewriteSetPassword(c *mysql.Conn, query string) (string, bool) {
 
 // checkSetGlobal refuses SET GLOBAL/PERSIST without SUPER or
 // SYSTEM_VARIABLES_ADMIN.
-func (a *accounts) checkSetGlobal(c *mysql.Conn, query string) error {
+func (a *Accounts) checkSetGlobal(c *mysql.Conn, query string) error {
 	if !reSetGlobal.MatchString(query) {
 		return nil
 	}
@@ -405,7 +405,7 @@ var (
 
 // checkCreateUser refuses an account statement the gateway runs itself
 // to an account without CREATE USER (1227).
-func (a *accounts) checkCreateUser(c *mysql.Conn) error {
+func (a *Accounts) checkCreateUser(c *mysql.Conn) error {
 	u, ok := c.UserData.(sql.MysqlConnectionUser)
 	if !ok {
 		return errSpecificAccess("CREATE USER")
@@ -423,7 +423,7 @@ func (a *accounts) checkCreateUser(c *mysql.Conn) error {
 // A statement that reads or writes db.table in a database the account has
 // no privilege on is MySQL's 1142 naming the table (the first table of
 // that database the statement names), anything else 1044.
-func (a *accounts) translateConnError(c *mysql.Conn, query string, err error) error {
+func (a *Accounts) translateConnError(c *mysql.Conn, query string, err error) error {
 	var se *mysql.SQLError
 	if err == nil || !errors.As(err, &se) || se.Num != mysql.ERUnknownError {
 		return err

@@ -1,4 +1,4 @@
-package sqlgw
+package accounts
 
 import (
 	"context"
@@ -81,7 +81,7 @@ import (
 const accountsRetries = 10
 
 // accounts is one gateway's view of the shared accounts record.
-type accounts struct {
+type Accounts struct {
 	db  *mysql_db.MySQLDb
 	cat *catalog.Catalog
 	log *slog.Logger
@@ -103,7 +103,7 @@ type accounts struct {
 	syncedAt time.Time
 
 	throttle *loginThrottle
-	auth     *authServer
+	Auth     *AuthServer
 
 	// hosts: client host of each connection, for error texts.
 	hostsMu sync.Mutex
@@ -126,16 +126,16 @@ var ErrInsecure = errors.New("sqlgw: refusing to listen on a non-loopback addres
 
 // accountOptions are the server's settings the accounts use: the bootstrap
 // administrator (User, Password), the log and the failed-login delays.
-type accountOptions struct {
+type Options struct {
 	User, Password string
 	Logger         *slog.Logger
 	LoginDelay     LoginDelay
 }
 
-func openAccounts(ctx context.Context, db *mysql_db.MySQLDb, cat *catalog.Catalog, cfg accountOptions, loopback bool) (*accounts, error) {
-	a := &accounts{db: db, cat: cat, log: cfg.Logger, hosts: map[uint32]string{}, syncSem: make(chan struct{}, 1),
+func Open(ctx context.Context, db *mysql_db.MySQLDb, cat *catalog.Catalog, cfg Options, loopback bool) (*Accounts, error) {
+	a := &Accounts{db: db, cat: cat, log: cfg.Logger, hosts: map[uint32]string{}, syncSem: make(chan struct{}, 1),
 		throttle: newLoginThrottle(cfg.LoginDelay), stop: make(chan struct{}), done: make(chan struct{})}
-	a.auth = newAuthServer(a)
+	a.Auth = newAuthServer(a)
 	db.SetPersister(a)
 	db.SetEnabled(true)
 	sctx := sql.NewContext(ctx)
@@ -182,7 +182,7 @@ func openAccounts(ctx context.Context, db *mysql_db.MySQLDb, cat *catalog.Catalo
 
 // securePassword gives the bootstrap accounts that still have an empty
 // password the configured one.
-func (a *accounts) securePassword(ctx *sql.Context, user, password string) error {
+func (a *Accounts) securePassword(ctx *sql.Context, user, password string) error {
 	for attempt := 0; attempt < accountsRetries; attempt++ {
 		ed := a.db.Editor()
 		changed := false
@@ -222,7 +222,7 @@ func (a *accounts) securePassword(ctx *sql.Context, user, password string) error
 
 // insecureAccount names an account that may log in from a non-local host
 // without a password, or "".
-func (a *accounts) insecureAccount() string {
+func (a *Accounts) insecureAccount() string {
 	rd := a.db.Reader()
 	defer rd.Close()
 	name := ""
@@ -243,7 +243,7 @@ func (a *accounts) insecureAccount() string {
 // the whole record. go-mysql-server calls it with the accounts' write lock
 // held, after changing them in memory; on a conflict the caller's reload
 // restores the stored state.
-func (a *accounts) Persist(ctx *sql.Context, data []byte) error {
+func (a *Accounts) Persist(ctx *sql.Context, data []byte) error {
 	a.verMu.Lock()
 	defer a.verMu.Unlock()
 	v, err := a.cat.PutAccounts(engine.WithoutCounters(ctx), data, a.ver)
@@ -261,7 +261,7 @@ func (a *accounts) Persist(ctx *sql.Context, data []byte) error {
 // install replaces the in-memory accounts with a stored version, unless
 // a newer one is installed already (a reload racing with this gateway's
 // own write; versions grow by one per write, whichever gateway wrote).
-func (a *accounts) install(ctx *sql.Context, data []byte, v catalog.AccountsVersion) error {
+func (a *Accounts) install(ctx *sql.Context, data []byte, v catalog.AccountsVersion) error {
 	ed := a.db.Editor()
 	defer ed.Close()
 	a.verMu.Lock()
@@ -280,7 +280,7 @@ func (a *accounts) install(ctx *sql.Context, data []byte, v catalog.AccountsVers
 }
 
 // reload loads the stored record unconditionally.
-func (a *accounts) reload(ctx context.Context) error {
+func (a *Accounts) reload(ctx context.Context) error {
 	data, v, err := a.cat.Accounts(engine.WithoutCounters(ctx))
 	if err != nil {
 		return err
@@ -293,7 +293,7 @@ func (a *accounts) reload(ctx context.Context) error {
 
 // sync reloads the record if its stored version is not the loaded one
 // (one Get of one property when nothing changed).
-func (a *accounts) sync(ctx context.Context) error {
+func (a *Accounts) sync(ctx context.Context) error {
 	v, err := a.cat.AccountsVersion(engine.WithoutCounters(ctx))
 	if err != nil {
 		return err
@@ -312,7 +312,7 @@ func (a *accounts) sync(ctx context.Context) error {
 // (while the caller waited for the one before it) serves it, so a burst of
 // logins shares checks while every change committed before a login is
 // seen by it.
-func (a *accounts) fresh(ctx context.Context) error {
+func (a *Accounts) fresh(ctx context.Context) error {
 	arrived := time.Now()
 	select {
 	case a.syncSem <- struct{}{}:
@@ -332,7 +332,7 @@ func (a *accounts) fresh(ctx context.Context) error {
 }
 
 // poll keeps the accounts current until close.
-func (a *accounts) poll(every time.Duration) {
+func (a *Accounts) Poll(every time.Duration) {
 	defer close(a.done)
 	t := time.NewTicker(every)
 	defer t.Stop()
@@ -355,7 +355,7 @@ func (a *accounts) poll(every time.Duration) {
 	}
 }
 
-func (a *accounts) close() {
+func (a *Accounts) Close() {
 	select {
 	case <-a.stop:
 	default:
@@ -379,13 +379,13 @@ func clientHost(addr net.Addr) string {
 	return host
 }
 
-func (a *accounts) setHost(id uint32, host string) {
+func (a *Accounts) setHost(id uint32, host string) {
 	a.hostsMu.Lock()
 	a.hosts[id] = host
 	a.hostsMu.Unlock()
 }
 
-func (a *accounts) forgetHost(id uint32) {
+func (a *Accounts) forgetHost(id uint32) {
 	a.hostsMu.Lock()
 	delete(a.hosts, id)
 	a.hostsMu.Unlock()
@@ -393,12 +393,12 @@ func (a *accounts) forgetHost(id uint32) {
 
 // hostOf returns the client host of connection id ("localhost" if unknown).
 // Privileges is go-mysql-server's user and grant database (engine.Accounts).
-func (a *accounts) Privileges() *mysql_db.MySQLDb { return a.db }
+func (a *Accounts) Privileges() *mysql_db.MySQLDb { return a.db }
 
 // HostOf is hostOf for the engine (engine.Accounts).
-func (a *accounts) HostOf(id uint32) string { return a.hostOf(id) }
+func (a *Accounts) HostOf(id uint32) string { return a.hostOf(id) }
 
-func (a *accounts) hostOf(id uint32) string {
+func (a *Accounts) hostOf(id uint32) string {
 	a.hostsMu.Lock()
 	defer a.hostsMu.Unlock()
 	if h, ok := a.hosts[id]; ok {
@@ -461,11 +461,11 @@ var reFlushPrivileges = regexp.MustCompile(`(?is)^\s*FLUSH\s+(?:LOCAL\s+|NO_WRIT
 // (see above), and records each connection's client host.
 type accountsHandler struct {
 	mysql.Handler
-	a *accounts
+	a *Accounts
 }
 
 // intercept puts the account statements in front of next.
-func (a *accounts) intercept(next mysql.Handler) mysql.Handler {
+func (a *Accounts) Intercept(next mysql.Handler) mysql.Handler {
 	return &accountsHandler{Handler: next, a: a}
 }
 
