@@ -12,6 +12,7 @@ import (
 
 	"github.com/sqlgw/sqlgw/sqlgw/accounts"
 	"github.com/sqlgw/sqlgw/sqlgw/engine"
+	"github.com/sqlgw/sqlgw/sqlgw/wire"
 )
 
 // Administrative statements and commands real clients send
@@ -43,19 +44,19 @@ import (
 type admin2Handler struct {
 	mysql.Handler
 	gw    *engine.Gateway
-	conns *connRegistry
+	conns *wire.ConnRegistry
 }
 
 // newAdmin2Handler wraps inner and installs the protocol commands
 // (protocol.go) on the listener's connections.
-func newAdmin2Handler(inner mysql.Handler, gw *engine.Gateway, conns *connRegistry, auth *accounts.AuthServer, hasDB func(*sql.Context, string) bool) *admin2Handler {
+func newAdmin2Handler(inner mysql.Handler, gw *engine.Gateway, conns *wire.ConnRegistry, auth *accounts.AuthServer, hasDB func(*sql.Context, string) bool) *admin2Handler {
 	exists := func(user, host, db string) bool {
 		// As the account (the catalog shows a database only to a user
 		// with privileges on it).
 		s := sql.NewBaseSessionWithClientServer("", sql.Client{User: user, Address: host}, 0)
 		return hasDB(sql.NewContext(context.Background(), sql.WithSession(s)), db)
 	}
-	conns.proto = &protoServer{start: time.Now(), auth: auth, hasDB: exists, conns: conns}
+	conns.Proto = &wire.ProtoServer{Start: time.Now(), Auth: auth, HasDB: exists, Conns: conns}
 	return &admin2Handler{Handler: inner, gw: gw, conns: conns}
 }
 
@@ -305,14 +306,14 @@ func sqlString(s string) string {
 // after a COM_CHANGE_USER (protocol.go) the new session gets the new user
 // and database.
 func (a *admin2Handler) ComResetConnection(c *mysql.Conn) error {
-	cu, ok := a.conns.takeChangeUser(c.RemoteAddr())
+	cu, ok := a.conns.TakeChangeUser(c.RemoteAddr())
 	if !ok {
 		return a.Handler.ComResetConnection(c)
 	}
-	c.User = cu.user
-	c.UserData = sql.MysqlConnectionUser{User: cu.user, Host: cu.host}
+	c.User = cu.User
+	c.UserData = sql.MysqlConnectionUser{User: cu.User, Host: cu.Host}
 	if err := a.Handler.ComResetConnection(c); err != nil {
 		return err
 	}
-	return a.Handler.ComInitDB(c, cu.db)
+	return a.Handler.ComInitDB(c, cu.DB)
 }

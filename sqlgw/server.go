@@ -147,6 +147,7 @@ import (
 	"github.com/sqlgw/sqlgw/sqlgw/accounts"
 	"github.com/sqlgw/sqlgw/sqlgw/engine"
 	"github.com/sqlgw/sqlgw/sqlgw/metrics"
+	"github.com/sqlgw/sqlgw/sqlgw/wire"
 	"github.com/sqlgw/sqlgw/storage"
 	"github.com/sqlgw/sqlgw/storage/recorder"
 )
@@ -221,9 +222,9 @@ type Server struct {
 	gw      *engine.Gateway
 	engine  *gms.Engine
 	srv     *server.Server
-	h       *handler
+	h       *wire.Handler
 	ln      net.Listener
-	rl      *rewriteListener
+	rl      *wire.Listener
 	log     *slog.Logger
 	closed  chan struct{}
 	serveOK chan struct{}
@@ -298,7 +299,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	// The address actually bound decides (a name is resolved by then).
 	lnHost, _, _ := net.SplitHostPort(ln.Addr().String())
-	loopback := isLoopback(lnHost)
+	loopback := wire.IsLoopback(lnHost)
 
 	eng, err := engine.New(ctx, cfg.Store, cfg.Catalog)
 	if err != nil {
@@ -322,9 +323,18 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	gw.Accounts = accts
 
-	h := &handler{gw: gw, conns: &connRegistry{}}
-	rl := &rewriteListener{Listener: ln, conns: h.conns, requireTLS: cfg.RequireSecureTransport, limits: cfg.connLimits()}
-	rl.loop.log = cfg.Logger
+	h := &wire.Handler{GW: gw, Conns: &wire.ConnRegistry{}}
+	lim := wire.LimitsConfig{MaxConnections: cfg.MaxConnections, ConnectTimeout: cfg.ConnectTimeout, WaitTimeout: cfg.WaitTimeout,
+		MaxAllowedPacket: cfg.MaxAllowedPacket, LargeCommandBudget: cfg.LargeCommandBudget}
+	rl := &wire.Listener{Listener: ln, Conns: h.Conns, RequireTLS: cfg.RequireSecureTransport, Limits: lim.Limits()}
+	// COM_STMT_PREPARE's text goes through the rewrites the statement
+	// interceptors and the engine need of a prepared statement
+	// (prepconn.go): DESCRIBE t col, table maintenance placeholders,
+	// assignments in expressions.
+	h.Conns.PrepareRewrite = func(q string) string {
+		return adminPlaceholder(engine.RewriteAssignments(rewriteDescribe(q)))
+	}
+	rl.Loop.Log = cfg.Logger
 	scfg := server.Config{
 		Protocol: "tcp",
 		Address:  ln.Addr().String(),
@@ -346,13 +356,13 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 			// The statement interceptors, in the order they see a
 			// statement; each answers its own statements and passes the
 			// rest on, the last one to go-mysql-server's handler.
-			h.Handler = chainInterceptors(inner, []interceptor{
-				{"accounts", accts.Intercept}, // account statements, client hosts (accounts.go)
-				{"table-maintenance", func(next mysql.Handler) mysql.Handler { // CHECK, REPAIR, OPTIMIZE, ANALYZE, REFRESH TABLE (admin.go)
+			h.Handler = wire.Chain(inner, []wire.Interceptor{
+				{Name: "accounts", Wrap: accts.Intercept}, // account statements, client hosts (accounts.go)
+				{Name: "table-maintenance", Wrap: func(next mysql.Handler) mysql.Handler { // CHECK, REPAIR, OPTIMIZE, ANALYZE, REFRESH TABLE (admin.go)
 					return &adminHandler{Handler: next, gw: gw}
 				}},
-				{"session-commands", func(next mysql.Handler) mysql.Handler { // FLUSH, DESCRIBE t col, COM_RESET_CONNECTION, COM_CHANGE_USER (admin2.go)
-					return newAdmin2Handler(next, gw, h.conns, accts.Auth, gmsEngine.Analyzer.Catalog.HasDatabase)
+				{Name: "session-commands", Wrap: func(next mysql.Handler) mysql.Handler { // FLUSH, DESCRIBE t col, COM_RESET_CONNECTION, COM_CHANGE_USER (admin2.go)
+					return newAdmin2Handler(next, gw, h.Conns, accts.Auth, gmsEngine.Analyzer.Catalog.HasDatabase)
 				}},
 			})
 			return h, nil
@@ -362,13 +372,13 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		return fail(fmt.Errorf("sqlgw: %w", err))
 	}
 	if !cfg.NoPlanCache {
-		h.fast = &engine.FastLane{GW: gw, Engine: gmsEngine, SessionManager: srv.SessionManager()} // plancache.go
+		h.Fast = &engine.FastLane{GW: gw, Engine: gmsEngine, SessionManager: srv.SessionManager()} // plancache.go
 		if gw.Metrics != nil {
-			h.fast.Statements = gw.Metrics
+			h.Fast.Statements = gw.Metrics
 		}
 	}
 	gw.Log = cfg.Logger
-	publishLimits(rl.limits)
+	wire.PublishLimits(rl.Limits)
 	engine.PublishTLS(cfg.TLSConfig != nil) // sysvars.go
 	ictx, stop := context.WithCancel(context.Background())
 	gw.StartIndexRecovery(ictx)
@@ -405,7 +415,7 @@ func (s *Server) Serve() error {
 		return nil
 	default:
 	}
-	if ferr := s.rl.loop.fatalError(); ferr != nil {
+	if ferr := s.rl.Loop.FatalError(); ferr != nil {
 		return fmt.Errorf("sqlgw: accepting connections: %w", ferr)
 	}
 	if err == nil {
@@ -428,7 +438,7 @@ func (s *Server) Close(ctx context.Context) error {
 	s.stopIndexes()
 	s.accts.Close()
 	s.srv.Close()
-	drained := s.h.drain(s.cfg.ShutdownTimeout)
+	drained := s.h.Drain(s.cfg.ShutdownTimeout)
 	if !drained {
 		s.log.Warn("sqlgw: shutdown timeout: some statements were still running and were cancelled")
 	}

@@ -1,4 +1,4 @@
-package sqlgw
+package wire
 
 import (
 	"bytes"
@@ -57,17 +57,17 @@ const (
 )
 
 // protoServer is what the packet-level commands need from the server.
-type protoServer struct {
-	start time.Time
-	auth  *accounts.AuthServer
-	hasDB func(user, host, db string) bool
-	conns *connRegistry
+type ProtoServer struct {
+	Start time.Time
+	Auth  *accounts.AuthServer
+	HasDB func(user, host, db string) bool
+	Conns *ConnRegistry
 }
 
 // changeUser is a COM_CHANGE_USER authenticated and waiting for vitess's
 // COM_RESET_CONNECTION (admin2Handler.ComResetConnection).
 type changeUser struct {
-	user, host, db string // host: the account's
+	User, Host, DB string // host: the account's
 }
 
 // protoState is a connection's state for the commands answered here.
@@ -82,7 +82,7 @@ type protoState struct {
 
 // takeChangeUser returns and forgets the pending change of the connection
 // from addr.
-func (r *connRegistry) takeChangeUser(addr net.Addr) (changeUser, bool) {
+func (r *ConnRegistry) TakeChangeUser(addr net.Addr) (changeUser, bool) {
 	if r == nil || addr == nil {
 		return changeUser{}, false
 	}
@@ -101,7 +101,7 @@ func (r *connRegistry) takeChangeUser(addr net.Addr) (changeUser, bool) {
 // (see above). pkt is a whole packet read by next; it returns the packet
 // to pass on to vitess, or nil when the command was answered here.
 func (c *rewriteConn) protocolCommand(pkt []byte) ([]byte, error) {
-	p := c.reg.proto
+	p := c.reg.Proto
 	if p == nil || len(pkt) < 5 || pkt[3] != 0 {
 		return pkt, nil
 	}
@@ -118,8 +118,8 @@ func (c *rewriteConn) protocolCommand(pkt []byte) ([]byte, error) {
 }
 
 // statistics is MySQL 8.0's COM_STATISTICS string.
-func (p *protoServer) statistics() string {
-	up := int64(time.Since(p.start) / time.Second)
+func (p *ProtoServer) statistics() string {
+	up := int64(time.Since(p.Start) / time.Second)
 	var questions uint64
 	if _, v, ok := sql.StatusVariables.GetGlobal("Questions"); ok {
 		switch v := v.(type) {
@@ -131,9 +131,9 @@ func (p *protoServer) statistics() string {
 			questions = uint64(v)
 		}
 	}
-	p.conns.mu.Lock()
-	threads := len(p.conns.m)
-	p.conns.mu.Unlock()
+	p.Conns.mu.Lock()
+	threads := len(p.Conns.m)
+	p.Conns.mu.Unlock()
 	qps := 0.0
 	if up > 0 {
 		qps = float64(questions) / float64(up)
@@ -156,7 +156,7 @@ func (p *protoServer) statistics() string {
 // that used another plugin than the account's gets an auth switch request
 // to it with that same scramble. libmariadb answers a switch during change user with the
 // old scramble whatever the request carries, so a fresh one would not do.
-func (c *rewriteConn) changeUser(p *protoServer, body []byte) ([]byte, error) {
+func (c *rewriteConn) changeUser(p *ProtoServer, body []byte) ([]byte, error) {
 	user, body, ok := cutNul(body)
 	var auth []byte
 	if ok && len(body) > 0 {
@@ -185,7 +185,7 @@ func (c *rewriteConn) changeUser(p *protoServer, body []byte) ([]byte, error) {
 	// or caching_sha2_password as at login (fast path, else full
 	// authentication with the RSA key; see accounts_auth.go).
 	want := string(mysql.MysqlNativePassword)
-	if p.auth.Plugin(user, c.RemoteAddr()) == string(mysql.CachingSha2Password) {
+	if p.Auth.Plugin(user, c.RemoteAddr()) == string(mysql.CachingSha2Password) {
 		want = string(mysql.CachingSha2Password)
 	}
 	resp, next := auth, byte(1)
@@ -226,9 +226,9 @@ func (c *rewriteConn) changeUser(p *protoServer, body []byte) ([]byte, error) {
 			next = seq + 1
 			return b, err
 		}
-		host, err = p.auth.ChangeUserSha2(user, c.RemoteAddr(), scramble, resp, write, read)
+		host, err = p.Auth.ChangeUserSha2(user, c.RemoteAddr(), scramble, resp, write, read)
 	} else {
-		host, err = p.auth.ChangeUser(user, c.RemoteAddr(), false, scramble, resp)
+		host, err = p.Auth.ChangeUser(user, c.RemoteAddr(), false, scramble, resp)
 	}
 	if err != nil {
 		var se *mysql.SQLError
@@ -237,11 +237,11 @@ func (c *rewriteConn) changeUser(p *protoServer, body []byte) ([]byte, error) {
 		}
 		return nil, err
 	}
-	if db != "" && !p.hasDB(user, host, db) {
+	if db != "" && !p.HasDB(user, host, db) {
 		return nil, c.writeErr(next, 1049, "42000", fmt.Sprintf("Unknown database '%s'", db))
 	}
 	c.reg.mu.Lock()
-	c.proto.changed = &changeUser{user: user, host: host, db: db}
+	c.proto.changed = &changeUser{User: user, Host: host, DB: db}
 	c.reg.mu.Unlock()
 	c.wmu.Lock()
 	c.proto.okSeq = next

@@ -1,4 +1,4 @@
-package sqlgw
+package wire
 
 import (
 	"bufio"
@@ -31,7 +31,7 @@ func isSSLRequest(pkt []byte) bool {
 }
 
 // ConnectionAuthenticated implements mysql.Handler.
-func (h *handler) ConnectionAuthenticated(c *mysql.Conn) error {
+func (h *Handler) ConnectionAuthenticated(c *mysql.Conn) error {
 	if err := h.Handler.ConnectionAuthenticated(c); err != nil {
 		return err
 	}
@@ -44,7 +44,7 @@ func (h *handler) ConnectionAuthenticated(c *mysql.Conn) error {
 	if br == nil || br.Buffered() > 0 {
 		return nil // not the vitess this was written for: stay without fixes
 	}
-	rc := &rewriteConn{Conn: tc, r: bufio.NewReaderSize(tc, 16<<10), reg: h.conns}
+	rc := &rewriteConn{Conn: tc, r: bufio.NewReaderSize(tc, 16<<10), reg: h.Conns}
 	if old, ok := tc.NetConn().(*rewriteConn); ok {
 		old.reg.remove(old)
 		// The greeting went out before TLS: COM_CHANGE_USER checks
@@ -53,7 +53,7 @@ func (h *handler) ConnectionAuthenticated(c *mysql.Conn) error {
 		rc.limits = old.limits // connlimits.go; the old one counts the connection
 		rc.authed.Store(true)
 	}
-	h.conns.add(rc)
+	h.Conns.add(rc)
 	c.Conn = rc
 	br.Reset(rc)
 	return nil

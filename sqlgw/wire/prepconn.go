@@ -1,4 +1,4 @@
-package sqlgw
+package wire
 
 import (
 	"bufio"
@@ -9,8 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/sqlgw/sqlgw/sqlgw/engine"
 )
 
 // COM_STMT_PREPARE with := assignments
@@ -26,25 +24,36 @@ import (
 
 const comStmtPrepare = 0x16
 
-type rewriteListener struct {
+type Listener struct {
 	net.Listener
-	conns *connRegistry
+	Conns *ConnRegistry
 	// requireTLS refuses clients that do not ask for TLS (tlsconn.go).
-	requireTLS bool
+	RequireTLS bool
 	// limits and loop: connlimits.go (Accept is there too).
-	limits connLimits
-	loop   acceptLoop
+	Limits connLimits
+	Loop   acceptLoop
 }
 
 // connRegistry finds a connection's rewriteConn by its remote address,
 // for the handler.
-type connRegistry struct {
+type ConnRegistry struct {
 	mu    sync.Mutex
 	m     map[string]*rewriteConn
-	proto *protoServer // COM_STATISTICS, COM_CHANGE_USER (protocol.go)
+	Proto *ProtoServer // COM_STATISTICS, COM_CHANGE_USER (protocol.go)
+	// prepareRewrite, if set, rewrites the text of COM_STMT_PREPARE
+	// (the server sets it: admin_prepare.go, admin2.go, engine's assign.go).
+	PrepareRewrite func(string) string
 }
 
-func (r *connRegistry) add(c *rewriteConn) {
+// rewritePrepare is prepareRewrite(q), or q without one.
+func (r *ConnRegistry) rewritePrepare(q string) string {
+	if r == nil || r.PrepareRewrite == nil {
+		return q
+	}
+	return r.PrepareRewrite(q)
+}
+
+func (r *ConnRegistry) add(c *rewriteConn) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.m == nil {
@@ -53,7 +62,7 @@ func (r *connRegistry) add(c *rewriteConn) {
 	r.m[c.RemoteAddr().String()] = c
 }
 
-func (r *connRegistry) remove(c *rewriteConn) {
+func (r *ConnRegistry) remove(c *rewriteConn) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.m[c.RemoteAddr().String()] == c {
@@ -64,7 +73,7 @@ func (r *connRegistry) remove(c *rewriteConn) {
 // setOKInfo makes the next OK packet sent to addr (the answer to the
 // COM_STMT_EXECUTE running now) carry info: vitess sends none for
 // prepared statements, so mysql2's execute() saw changedRows 0.
-func (r *connRegistry) setOKInfo(addr net.Addr, info string) {
+func (r *ConnRegistry) setOKInfo(addr net.Addr, info string) {
 	if r == nil || addr == nil {
 		return
 	}
@@ -82,7 +91,7 @@ type rewriteConn struct {
 	net.Conn
 	r       *bufio.Reader
 	pending []byte // bytes of the current packet not yet read
-	reg     *connRegistry
+	reg     *ConnRegistry
 
 	wmu    sync.Mutex
 	okInfo string // for the next OK packet written, see setOKInfo
@@ -352,7 +361,7 @@ func (c *rewriteConn) next() error {
 	}
 	if hdr[3] == 0 && n > 1 && n < 0xffffff && buf[4] == comStmtPrepare {
 		q := string(buf[5:])
-		if rq := adminPlaceholder(engine.RewriteAssignments(rewriteDescribe(q))); rq != q && len(rq)+1 < 0xffffff { // admin_prepare.go
+		if rq := c.reg.rewritePrepare(q); rq != q && len(rq)+1 < 0xffffff {
 			m := len(rq) + 1
 			nb := make([]byte, 4+m)
 			nb[0], nb[1], nb[2], nb[3] = byte(m), byte(m>>8), byte(m>>16), 0

@@ -1,4 +1,4 @@
-package sqlgw
+package wire
 
 import (
 	"context"
@@ -57,14 +57,14 @@ var retryVerbs = map[string]bool{"select": true, "insert": true, "update": true,
 
 // autocommitStatement reports whether query, about to run on connection
 // c, runs alone in autocommit mode (see above).
-func (h *handler) autocommitStatement(c *mysql.Conn, query string) bool {
+func (h *Handler) autocommitStatement(c *mysql.Conn, query string) bool {
 	words := sqltext.LeadingWords(query, 1)
 	if len(words) == 0 || !retryVerbs[words[0]] {
 		return false
 	}
-	h.gw.SessMu.Lock()
-	s := h.gw.Sessions[c.ConnectionID]
-	h.gw.SessMu.Unlock()
+	h.GW.SessMu.Lock()
+	s := h.GW.Sessions[c.ConnectionID]
+	h.GW.SessMu.Unlock()
 	if s == nil || s.GetIgnoreAutoCommit() || s.Tx != nil || s.GetTransaction() != nil {
 		return false
 	}
@@ -106,7 +106,7 @@ func retriableConflict(err error) bool {
 // runRetried runs a statement (run sends its results through the
 // callback it is given, which reports whether anything was sent) and
 // retries it as described above when eligible.
-func (h *handler) runRetried(ctx context.Context, c *mysql.Conn, query string, run func(sent *bool) error) error {
+func (h *Handler) runRetried(ctx context.Context, c *mysql.Conn, query string, run func(sent *bool) error) error {
 	eligible := h.autocommitStatement(c, query)
 	var start time.Time
 	backoff := retryBackoffMin
@@ -129,11 +129,11 @@ func (h *handler) runRetried(ctx context.Context, c *mysql.Conn, query string, r
 		case <-time.After(pause):
 		}
 		backoff = min(2*backoff, retryBackoffMax)
-		h.gw.Metrics.StatementRetried()
+		h.GW.Metrics.StatementRetried()
 	}
 }
 
-func (h *handler) isClosing() bool {
+func (h *Handler) isClosing() bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.closing

@@ -1,4 +1,4 @@
-package sqlgw
+package wire
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 
 // isLoopback reports whether host (an IP address, possibly in brackets or
 // with a zone, or a name) stands only for loopback addresses.
-func isLoopback(host string) bool {
+func IsLoopback(host string) bool {
 	h := strings.Trim(host, "[]")
 	if i := strings.IndexByte(h, '%'); i >= 0 {
 		h = h[:i]

@@ -1,4 +1,4 @@
-package sqlgw
+package wire
 
 import (
 	"context"
@@ -28,11 +28,11 @@ import (
 //     so Close can stop new commands, wait for the ones in flight (whose
 //     writes the client has not been told about yet) and only then close
 //     the store.
-type handler struct {
+type Handler struct {
 	mysql.Handler
-	gw    *engine.Gateway
-	conns *connRegistry    // the listener's connections (prepconn.go)
-	fast  *engine.FastLane // the plan cache of prepared statements (plancache.go)
+	GW    *engine.Gateway
+	Conns *ConnRegistry    // the listener's connections (prepconn.go)
+	Fast  *engine.FastLane // the plan cache of prepared statements (plancache.go)
 
 	mu       sync.Mutex
 	closing  bool
@@ -45,50 +45,50 @@ type handler struct {
 // answers the statements and commands it owns and passes the rest to next.
 // The server lists them in order (NewServer); the first sees a statement
 // first.
-type interceptor struct {
-	name string
-	wrap func(next mysql.Handler) mysql.Handler
+type Interceptor struct {
+	Name string
+	Wrap func(next mysql.Handler) mysql.Handler
 }
 
 // chainInterceptors puts list in front of inner, list[0] outermost.
-func chainInterceptors(inner mysql.Handler, list []interceptor) mysql.Handler {
+func Chain(inner mysql.Handler, list []Interceptor) mysql.Handler {
 	for i := len(list) - 1; i >= 0; i-- {
-		inner = list[i].wrap(inner)
+		inner = list[i].Wrap(inner)
 	}
 	return inner
 }
 
-func (h *handler) NewConnection(c *mysql.Conn) {
+func (h *Handler) NewConnection(c *mysql.Conn) {
 	h.Handler.NewConnection(c)
 	c.StatusFlags |= uint16(mysql.ServerStatusAutocommit)
 }
 
-func (h *handler) ConnectionClosed(c *mysql.Conn) {
+func (h *Handler) ConnectionClosed(c *mysql.Conn) {
 	h.Handler.ConnectionClosed(c)
-	h.gw.ForgetSession(c.ConnectionID)
+	h.GW.ForgetSession(c.ConnectionID)
 	h.kills.forget(c.ConnectionID)
 }
 
 // translate gives an error of the statement query MySQL's wording and
 // SQLSTATE (mysqlerr.go).
-func (h *handler) translate(c *mysql.Conn, query string, err error) error {
+func (h *Handler) translate(c *mysql.Conn, query string, err error) error {
 	if err == nil {
 		return nil
 	}
 	err = h.kills.interruptedError(c.ConnectionID, err)             // clienterrs.go: 1317, 1927
-	err = h.gw.ForeignKeyError(err, h.gw.CurrentDB(c.ConnectionID)) // foreignkeys_errors.go
-	return mysqlerr.TranslateStatement(err, query, h.gw.CurrentDB(c.ConnectionID), h.gw.TakeWriteError(c.ConnectionID))
+	err = h.GW.ForeignKeyError(err, h.GW.CurrentDB(c.ConnectionID)) // foreignkeys_errors.go
+	return mysqlerr.TranslateStatement(err, query, h.GW.CurrentDB(c.ConnectionID), h.GW.TakeWriteError(c.ConnectionID))
 }
 
 // ComInitDB implements mysql.Handler: USE db from the protocol (the mysql
 // CLI's "use", drivers' database option) answers with MySQL's errors too
 // (1049 42000 "Unknown database 'x'").
-func (h *handler) ComInitDB(c *mysql.Conn, schemaName string) error {
+func (h *Handler) ComInitDB(c *mysql.Conn, schemaName string) error {
 	return h.translate(c, "", h.Handler.ComInitDB(c, schemaName))
 }
 
 // begin registers one command; it fails once the server is shutting down.
-func (h *handler) begin() error {
+func (h *Handler) begin() error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closing {
@@ -98,11 +98,11 @@ func (h *handler) begin() error {
 	return nil
 }
 
-func (h *handler) end() { h.inflight.Done() }
+func (h *Handler) end() { h.inflight.Done() }
 
 // drain refuses new commands and waits up to timeout for running ones.
 // It reports whether every command finished.
-func (h *handler) drain(timeout time.Duration) bool {
+func (h *Handler) Drain(timeout time.Duration) bool {
 	h.mu.Lock()
 	h.closing = true
 	h.mu.Unlock()
@@ -200,12 +200,12 @@ func stripMariaDBOnly(query string) (rest string, done bool) {
 	}
 }
 
-func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
+func (h *Handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
 	if err := h.begin(); err != nil {
 		return err
 	}
 	defer h.end()
-	defer h.gw.NoteUncached(c.ConnectionID)
+	defer h.GW.NoteUncached(c.ConnectionID)
 	query, done := stripMariaDBOnly(query)
 	if done {
 		return callback(&sqltypes.Result{}, false)
@@ -216,22 +216,22 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 	h.kills.noteKill(query)
 	defer h.noteSessionTimeouts(c, query) // connlimits.go
 	query = engine.RewriteAssignments(query)
-	h.gw.Parts.NotePartitionBy(c.ConnectionID, query)
-	defer h.gw.Parts.Clear(c.ConnectionID)
-	query, forget := h.gw.NoteTimePrecision(c.ConnectionID, query)
+	h.GW.Parts.NotePartitionBy(c.ConnectionID, query)
+	defer h.GW.Parts.Clear(c.ConnectionID)
+	query, forget := h.GW.NoteTimePrecision(c.ConnectionID, query)
 	defer forget()
-	callback = fixShowLikeHeader(ctx, query, h.gw.FixTimeDDL(ctx, c.ConnectionID, query, callback))
+	callback = fixShowLikeHeader(ctx, query, h.GW.FixTimeDDL(ctx, c.ConnectionID, query, callback))
 	return h.translate(c, query, h.runRetried(ctx, c, query, func(sent *bool) error { // autoretry.go
-		return h.Handler.ComQuery(ctx, c, query, h.gw.FixTimeResults(ctx, trimTimeFractions(h.withInsertInfo(c, fixInfo(noteSent(sent, callback))))))
+		return h.Handler.ComQuery(ctx, c, query, h.GW.FixTimeResults(ctx, trimTimeFractions(h.withInsertInfo(c, fixInfo(noteSent(sent, callback))))))
 	}))
 }
 
-func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
+func (h *Handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
 	if err := h.begin(); err != nil {
 		return "", err
 	}
 	defer h.end()
-	defer h.gw.NoteUncached(c.ConnectionID)
+	defer h.GW.NoteUncached(c.ConnectionID)
 	query, done := stripMariaDBOnly(query)
 	if done {
 		return "", callback(&sqltypes.Result{}, false)
@@ -242,20 +242,20 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	h.kills.noteKill(query)
 	defer h.noteSessionTimeouts(c, query) // connlimits.go
 	query = engine.RewriteAssignments(query)
-	h.gw.Parts.NotePartitionBy(c.ConnectionID, query)
-	defer h.gw.Parts.Clear(c.ConnectionID)
-	query, forget := h.gw.NoteTimePrecision(c.ConnectionID, query)
+	h.GW.Parts.NotePartitionBy(c.ConnectionID, query)
+	defer h.GW.Parts.Clear(c.ConnectionID)
+	query, forget := h.GW.NoteTimePrecision(c.ConnectionID, query)
 	defer forget()
-	callback = fixShowLikeHeader(ctx, query, h.gw.FixTimeDDL(ctx, c.ConnectionID, query, callback))
+	callback = fixShowLikeHeader(ctx, query, h.GW.FixTimeDDL(ctx, c.ConnectionID, query, callback))
 	var rest string
 	err := h.runRetried(ctx, c, query, func(sent *bool) (err error) { // autoretry.go
-		rest, err = h.Handler.ComMultiQuery(ctx, c, query, h.gw.FixTimeResults(ctx, trimTimeFractions(h.withInsertInfo(c, fixInfo(noteSent(sent, callback))))))
+		rest, err = h.Handler.ComMultiQuery(ctx, c, query, h.GW.FixTimeResults(ctx, trimTimeFractions(h.withInsertInfo(c, fixInfo(noteSent(sent, callback))))))
 		return err
 	})
 	return rest, h.translate(c, query, err)
 }
 
-func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) ([]*querypb.Field, error) {
+func (h *Handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) ([]*querypb.Field, error) {
 	if err := h.begin(); err != nil {
 		return nil, err
 	}
@@ -277,15 +277,15 @@ func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, p
 	return fields, h.translate(c, query, err)
 }
 
-func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
+func (h *Handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
 	if err := h.begin(); err != nil {
 		return err
 	}
 	defer h.end()
-	callback = h.gw.FixTimeFields(ctx, callback)
+	callback = h.GW.FixTimeFields(ctx, callback)
 	withInfo := h.withInsertInfo(c, func(res *sqltypes.Result, _ bool) error {
 		if res != nil && len(res.Fields) == 0 && res.Info != "" && (reRowsMatched.MatchString(res.Info) || reRecords.MatchString(res.Info)) {
-			h.conns.setOKInfo(c.RemoteAddr(), res.Info)
+			h.Conns.setOKInfo(c.RemoteAddr(), res.Info)
 		}
 		return callback(res)
 	})
@@ -299,7 +299,7 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 		}
 		// The plan cache (plancache.go) runs the statement or says how the
 		// engine's run is to be recorded.
-		handled, capture, done, err := h.fast.StmtExecute(ctx, c, prepare, mark)
+		handled, capture, done, err := h.Fast.StmtExecute(ctx, c, prepare, mark)
 		if handled {
 			return err
 		}
@@ -311,10 +311,10 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 
 // withInsertInfo adds INSERT's info to the OK result of the statement
 // just run on c.
-func (h *handler) withInsertInfo(c *mysql.Conn, cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
+func (h *Handler) withInsertInfo(c *mysql.Conn, cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
 	return func(res *sqltypes.Result, more bool) error {
 		if res != nil && len(res.Fields) == 0 && res.Info == "" {
-			if st, ok := h.gw.TakeInsertStats(c.ConnectionID); ok {
+			if st, ok := h.GW.TakeInsertStats(c.ConnectionID); ok {
 				r := *res
 				r.Info = engine.InsertInfo(st, res.RowsAffected, h.WarningCount(c))
 				res = &r

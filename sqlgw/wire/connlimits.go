@@ -1,4 +1,4 @@
-package sqlgw
+package wire
 
 import (
 	"bufio"
@@ -165,11 +165,11 @@ func temporaryAcceptError(err error) bool {
 type acceptLoop struct {
 	open  atomic.Int64 // connections accepted and not yet closed
 	fatal atomic.Pointer[error]
-	log   *slog.Logger
+	Log   *slog.Logger
 }
 
 // fatalError is the error that ended the accept loop, if any.
-func (a *acceptLoop) fatalError() error {
+func (a *acceptLoop) FatalError() error {
 	if p := a.fatal.Load(); p != nil {
 		return *p
 	}
@@ -178,7 +178,7 @@ func (a *acceptLoop) fatalError() error {
 
 // accept is rewriteListener.Accept's loop: retry temporary errors with a
 // backoff, refuse connections over max_connections, wrap the others.
-func (l *rewriteListener) Accept() (net.Conn, error) {
+func (l *Listener) Accept() (net.Conn, error) {
 	var delay time.Duration
 	for {
 		c, err := l.Listener.Accept()
@@ -189,42 +189,42 @@ func (l *rewriteListener) Accept() (net.Conn, error) {
 			if temporaryAcceptError(err) {
 				if delay == 0 {
 					delay = 5 * time.Millisecond
-					l.loop.logger().Warn("sqlgw: accepting a connection failed; retrying", "error", err)
+					l.Loop.logger().Warn("sqlgw: accepting a connection failed; retrying", "error", err)
 				} else {
 					delay = min(2*delay, time.Second)
 				}
 				time.Sleep(delay)
 				continue
 			}
-			l.loop.fatal.Store(&err)
-			l.loop.logger().Error("sqlgw: accepting connections failed", "error", err)
+			l.Loop.fatal.Store(&err)
+			l.Loop.logger().Error("sqlgw: accepting connections failed", "error", err)
 			return nil, err
 		}
 		delay = 0
-		if m := l.limits.maxConns; m > 0 && l.loop.open.Load() >= int64(m) {
+		if m := l.Limits.maxConns; m > 0 && l.Loop.open.Load() >= int64(m) {
 			go refuseConn(c, 0, erConCountError, "08004", "Too many connections")
 			continue
 		}
-		l.loop.open.Add(1)
-		rc := &rewriteConn{Conn: c, r: bufio.NewReaderSize(c, 16<<10), reg: l.conns, requireTLS: l.requireTLS, limits: l.limits}
-		rc.onClose = func() { l.loop.open.Add(-1) }
-		if d := l.limits.connectTimeout; d > 0 {
+		l.Loop.open.Add(1)
+		rc := &rewriteConn{Conn: c, r: bufio.NewReaderSize(c, 16<<10), reg: l.Conns, requireTLS: l.RequireTLS, limits: l.Limits}
+		rc.onClose = func() { l.Loop.open.Add(-1) }
+		if d := l.Limits.connectTimeout; d > 0 {
 			rc.connectTimer = time.AfterFunc(d, func() {
 				if !rc.authed.Load() {
 					rc.Close()
 				}
 			})
 		}
-		l.conns.add(rc)
+		l.Conns.add(rc)
 		return rc, nil
 	}
 }
 
 func (a *acceptLoop) logger() *slog.Logger {
-	if a == nil || a.log == nil {
+	if a == nil || a.Log == nil {
 		return slog.Default()
 	}
-	return a.log
+	return a.Log
 }
 
 // refuseConn writes one error packet and closes c (with a short write
@@ -376,7 +376,17 @@ var (
 )
 
 // connLimits resolves the configured limits (0: MySQL's default, <0: none).
-func (cfg *Config) connLimits() connLimits {
+// limitsConfig holds the server's settings for the connection limits
+// (sqlgw.Config documents each; zero means MySQL's default).
+type LimitsConfig struct {
+	MaxConnections     int
+	ConnectTimeout     time.Duration
+	WaitTimeout        time.Duration
+	MaxAllowedPacket   int
+	LargeCommandBudget int64
+}
+
+func (cfg *LimitsConfig) Limits() connLimits {
 	pick := func(v, def time.Duration) time.Duration {
 		switch {
 		case v == 0:
@@ -417,7 +427,7 @@ func (cfg *Config) connLimits() connLimits {
 // publishLimits makes @@max_connections, @@connect_timeout, @@wait_timeout,
 // @@interactive_timeout and @@max_allowed_packet report the limits in
 // force (the variables are global to the process, like the engine's).
-func publishLimits(l connLimits) {
+func PublishLimits(l connLimits) {
 	vals := map[string]any{}
 	if l.maxConns > 0 {
 		vals["max_connections"] = int64(min(l.maxConns, 100000))
@@ -441,13 +451,13 @@ func publishLimits(l connLimits) {
 // its connection (SET GLOBAL reaches the sessions that start later, which
 // copy the global value, from their first statement on). Only short
 // statements that name the variable are looked at.
-func (h *handler) noteSessionTimeouts(c *mysql.Conn, query string) {
-	if len(query) > 4096 || !containsFoldASCII(query, "wait_timeout") || h.conns == nil {
+func (h *Handler) noteSessionTimeouts(c *mysql.Conn, query string) {
+	if len(query) > 4096 || !containsFoldASCII(query, "wait_timeout") || h.Conns == nil {
 		return
 	}
-	h.gw.SessMu.Lock()
-	s := h.gw.Sessions[c.ConnectionID]
-	h.gw.SessMu.Unlock()
+	h.GW.SessMu.Lock()
+	s := h.GW.Sessions[c.ConnectionID]
+	h.GW.SessMu.Unlock()
 	if s == nil {
 		return
 	}
@@ -459,9 +469,9 @@ func (h *handler) noteSessionTimeouts(c *mysql.Conn, query string) {
 	if !ok || secs <= 0 {
 		return
 	}
-	h.conns.mu.Lock()
-	rc := h.conns.m[c.RemoteAddr().String()]
-	h.conns.mu.Unlock()
+	h.Conns.mu.Lock()
+	rc := h.Conns.m[c.RemoteAddr().String()]
+	h.Conns.mu.Unlock()
 	if rc != nil {
 		rc.limits.waitTimeout = time.Duration(secs) * time.Second
 	}

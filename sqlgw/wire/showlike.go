@@ -1,4 +1,4 @@
-package sqlgw
+package wire
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package sqlgw
+package wire
 
 import (
 	"bytes"
@@ -92,7 +92,7 @@ func TestOKInfoOnTheWire(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			server, client := net.Pipe()
 			defer client.Close()
-			reg := &connRegistry{}
+			reg := &ConnRegistry{}
 			rc := &rewriteConn{Conn: server, reg: reg}
 			rc.lastCmd.Store(tc.cmd)
 			reg.add(rc)

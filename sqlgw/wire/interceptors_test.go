@@ -1,4 +1,4 @@
-package sqlgw
+package wire
 
 import (
 	"context"
@@ -27,14 +27,14 @@ func (r *recordingHandler) ComQuery(ctx context.Context, c *mysql.Conn, query st
 // first and the engine's handler last.
 func TestInterceptorOrder(t *testing.T) {
 	var seen []string
-	list := []interceptor{{name: "first"}, {name: "second"}, {name: "third"}}
+	list := []Interceptor{{Name: "first"}, {Name: "second"}, {Name: "third"}}
 	for i := range list {
-		name := list[i].name
-		list[i].wrap = func(next mysql.Handler) mysql.Handler {
+		name := list[i].Name
+		list[i].Wrap = func(next mysql.Handler) mysql.Handler {
 			return &recordingHandler{Handler: next, name: name, seen: &seen}
 		}
 	}
-	h := chainInterceptors(&recordingHandler{name: "engine", seen: &seen}, list)
+	h := Chain(&recordingHandler{name: "engine", seen: &seen}, list)
 	if err := h.ComQuery(context.Background(), nil, "SELECT 1", nil); err != nil {
 		t.Fatal(err)
 	}
