@@ -145,6 +145,7 @@ import (
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/sqlgw/accounts"
+	"github.com/sqlgw/sqlgw/sqlgw/admin"
 	"github.com/sqlgw/sqlgw/sqlgw/engine"
 	"github.com/sqlgw/sqlgw/sqlgw/metrics"
 	"github.com/sqlgw/sqlgw/sqlgw/wire"
@@ -332,7 +333,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	// (prepconn.go): DESCRIBE t col, table maintenance placeholders,
 	// assignments in expressions.
 	h.Conns.PrepareRewrite = func(q string) string {
-		return adminPlaceholder(engine.RewriteAssignments(rewriteDescribe(q)))
+		return admin.Placeholder(engine.RewriteAssignments(admin.RewriteDescribe(q)))
 	}
 	rl.Loop.Log = cfg.Logger
 	scfg := server.Config{
@@ -359,10 +360,10 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 			h.Handler = wire.Chain(inner, []wire.Interceptor{
 				{Name: "accounts", Wrap: accts.Intercept}, // account statements, client hosts (accounts.go)
 				{Name: "table-maintenance", Wrap: func(next mysql.Handler) mysql.Handler { // CHECK, REPAIR, OPTIMIZE, ANALYZE, REFRESH TABLE (admin.go)
-					return &adminHandler{Handler: next, gw: gw}
+					return admin.NewMaintenance(next, gw)
 				}},
 				{Name: "session-commands", Wrap: func(next mysql.Handler) mysql.Handler { // FLUSH, DESCRIBE t col, COM_RESET_CONNECTION, COM_CHANGE_USER (admin2.go)
-					return newAdmin2Handler(next, gw, h.Conns, accts.Auth, gmsEngine.Analyzer.Catalog.HasDatabase)
+					return admin.NewSessionCommands(next, gw, h.Conns, accts.Auth, gmsEngine.Analyzer.Catalog.HasDatabase)
 				}},
 			})
 			return h, nil

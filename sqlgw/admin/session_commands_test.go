@@ -1,4 +1,4 @@
-package sqlgw
+package admin
 
 import "testing"
 
@@ -22,7 +22,7 @@ func TestRewriteDescribe(t *testing.T) {
 		"DESCRIBE t 'unterminated":          "DESCRIBE t 'unterminated",
 		"EXPLAIN SELECT * FROM t WHERE k=1": "EXPLAIN SELECT * FROM t WHERE k=1",
 	} {
-		if got := rewriteDescribe(q); got != want {
+		if got := RewriteDescribe(q); got != want {
 			t.Errorf("rewriteDescribe(%q) = %q, want %q", q, got, want)
 		}
 	}

@@ -1,4 +1,4 @@
-package sqlgw
+package admin
 
 import (
 	"strings"

@@ -1,4 +1,4 @@
-package sqlgw
+package admin
 
 import (
 	"errors"
@@ -55,7 +55,7 @@ func TestParseAdmin(t *testing.T) {
 
 func TestAdminPlaceholder(t *testing.T) {
 	for _, q := range []string{"CHECK TABLE t", "repair table `a'b`", "CHECK TABLE t foo"} {
-		p := adminPlaceholder(q)
+		p := Placeholder(q)
 		if p == q {
 			t.Fatalf("%q: no placeholder", q)
 		}
@@ -63,7 +63,7 @@ func TestAdminPlaceholder(t *testing.T) {
 			t.Fatalf("%q: placeholder %q gives %q %v", q, p, back, ok)
 		}
 	}
-	if q := "SELECT 'a := 1'"; adminPlaceholder(q) != q {
+	if q := "SELECT 'a := 1'"; Placeholder(q) != q {
 		t.Fatal("a non-admin statement was replaced")
 	}
 	if _, ok := adminFromPlaceholder("SELECT 'sqlgw-admin:zz'"); ok {

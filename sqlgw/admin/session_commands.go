@@ -1,4 +1,4 @@
-package sqlgw
+package admin
 
 import (
 	"context"
@@ -49,7 +49,7 @@ type admin2Handler struct {
 
 // newAdmin2Handler wraps inner and installs the protocol commands
 // (protocol.go) on the listener's connections.
-func newAdmin2Handler(inner mysql.Handler, gw *engine.Gateway, conns *wire.ConnRegistry, auth *accounts.AuthServer, hasDB func(*sql.Context, string) bool) *admin2Handler {
+func NewSessionCommands(inner mysql.Handler, gw *engine.Gateway, conns *wire.ConnRegistry, auth *accounts.AuthServer, hasDB func(*sql.Context, string) bool) *admin2Handler {
 	exists := func(user, host, db string) bool {
 		// As the account (the catalog shows a database only to a user
 		// with privileges on it).
@@ -72,7 +72,7 @@ func (a *admin2Handler) ComQuery(ctx context.Context, c *mysql.Conn, query strin
 		a.withViewDatabase(c, db, func() { err = a.Handler.ComQuery(ctx, c, query, callback) })
 		return err
 	}
-	return a.Handler.ComQuery(ctx, c, rewriteDescribe(query), callback)
+	return a.Handler.ComQuery(ctx, c, RewriteDescribe(query), callback)
 }
 
 func (a *admin2Handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
@@ -88,7 +88,7 @@ func (a *admin2Handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query 
 		a.withViewDatabase(c, db, func() { rest, err = a.Handler.ComMultiQuery(ctx, c, query, callback) })
 		return rest, err
 	}
-	return a.Handler.ComMultiQuery(ctx, c, rewriteDescribe(query), callback)
+	return a.Handler.ComMultiQuery(ctx, c, RewriteDescribe(query), callback)
 }
 
 func (a *admin2Handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) (fields []*querypb.Field, err error) {
@@ -206,7 +206,7 @@ func statementEnd(l *adminLexer) (rest string, ok bool) {
 // rewriteDescribe rewrites a first statement DESCRIBE|DESC|EXPLAIN tbl
 // pattern into SHOW COLUMNS FROM tbl LIKE 'pattern' and returns query
 // unchanged otherwise; the statements after it are kept.
-func rewriteDescribe(query string) string {
+func RewriteDescribe(query string) string {
 	l := &adminLexer{s: query}
 	switch strings.ToUpper(l.word()) {
 	case "DESCRIBE", "DESC", "EXPLAIN":

@@ -1,4 +1,4 @@
-package sqlgw
+package admin
 
 import (
 	"context"
@@ -28,7 +28,7 @@ const adminPlaceholderPrefix = "SELECT 'sqlgw-admin:"
 
 // adminPlaceholder returns the parseable stand-in for q if q is a table
 // maintenance statement, else q.
-func adminPlaceholder(q string) string {
+func Placeholder(q string) string {
 	if _, _, ok, _ := parseAdmin(q); !ok {
 		return q
 	}

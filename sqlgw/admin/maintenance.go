@@ -1,4 +1,4 @@
-package sqlgw
+package admin
 
 import (
 	"context"
@@ -98,6 +98,11 @@ func adminFieldsCopy() []*querypb.Field {
 		{Name: "Msg_type", Type: querypb.Type_VARCHAR, Charset: 33, ColumnLength: 30},
 		{Name: "Msg_text", Type: querypb.Type_VARCHAR, Charset: 33, ColumnLength: 3072},
 	}
+}
+
+// newAdminHandler puts the table maintenance statements in front of next.
+func NewMaintenance(next mysql.Handler, gw *engine.Gateway) *adminHandler {
+	return &adminHandler{Handler: next, gw: gw}
 }
 
 func (a *adminHandler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
