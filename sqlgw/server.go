@@ -86,24 +86,24 @@
 //     PARTITION BY other than KEY(columns), changing a table's partition key,
 //     RENAME TABLE into another database (partition.go, table.go); ALTER TABLE
 //     ADD/DROP PRIMARY KEY on a table that holds rows or has indexes or
-//     foreign keys (pkalter.go); secondary indexes and foreign keys on a table
+//     foreign keys (alter_primary_key.go); secondary indexes and foreign keys on a table
 //     without a primary key, FULLTEXT/SPATIAL/VECTOR indexes, index prefix
 //     lengths (provider.go, secondary.go, foreignkeys.go); spatial and vector
 //     column types (types.go); table options other than the ones dumps carry
 //     (provider.go); indexes on VIRTUAL generated columns, CHECK constraints
 //     on a table with VIRTUAL columns, a STORED generated column added to a
-//     table with rows (schemafeat.go); triggers on another database's table
-//     and renaming a table that has triggers (schemafeat_triggers.go);
-//     CHECKSUM TABLE (admin.go); EXPLAIN ANALYZE of a write (explain.go);
+//     table with rows (generated_check_onupdate.go); triggers on another database's table
+//     and renaming a table that has triggers (triggers.go);
+//     CHECKSUM TABLE (maintenance.go); EXPLAIN ANALYZE of a write (explain.go);
 //     column changes that need the stored values rewritten and key columns in
 //     collations without registered weights (catalog, ErrUnsupported, mapped
 //     in errors.go; collations.go registers the engine's). CREATE TEMPORARY
 //     TABLE is go-mysql-server's own error (temporary.go). Supported, and
 //     where: secondary indexes (secondary.go), foreign keys (foreignkeys*.go),
-//     CHECK constraints, generated columns and ON UPDATE (schemafeat*.go),
-//     triggers (schemafeat_triggers.go), views (views.go), TIME(n)
-//     (timeprec.go), verified narrowing ALTER ... MODIFY (ddl2_narrow.go),
-//     ADD/DROP PRIMARY KEY on an empty table (pkalter.go).
+//     CHECK constraints, generated columns and ON UPDATE (generated_check_onupdate.go, triggers.go),
+//     triggers (triggers.go), views (views.go), TIME(n)
+//     (time_precision.go), verified narrowing ALTER ... MODIFY (alter_narrowing.go),
+//     ADD/DROP PRIMARY KEY on an empty table (alter_primary_key.go).
 //   - PARTITION BY KEY(a,b) declares the partition key, like COMMENT
 //     'sqlgw: partition_key=(a,b)'; go-mysql-server drops the clause (and
 //     DESC in PRIMARY KEY), so the connection handler reads them from the
@@ -330,7 +330,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	rl := &wire.Listener{Listener: ln, Conns: h.Conns, RequireTLS: cfg.RequireSecureTransport, Limits: lim.Limits()}
 	// COM_STMT_PREPARE's text goes through the rewrites the statement
 	// interceptors and the engine need of a prepared statement
-	// (prepconn.go): DESCRIBE t col, table maintenance placeholders,
+	// (conn.go): DESCRIBE t col, table maintenance placeholders,
 	// assignments in expressions.
 	h.Conns.PrepareRewrite = func(q string) string {
 		return admin.Placeholder(engine.RewriteAssignments(admin.RewriteDescribe(q)))
@@ -359,10 +359,10 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 			// rest on, the last one to go-mysql-server's handler.
 			h.Handler = wire.Chain(inner, []wire.Interceptor{
 				{Name: "accounts", Wrap: accts.Intercept}, // account statements, client hosts (accounts.go)
-				{Name: "table-maintenance", Wrap: func(next mysql.Handler) mysql.Handler { // CHECK, REPAIR, OPTIMIZE, ANALYZE, REFRESH TABLE (admin.go)
+				{Name: "table-maintenance", Wrap: func(next mysql.Handler) mysql.Handler { // CHECK, REPAIR, OPTIMIZE, ANALYZE, REFRESH TABLE (maintenance.go)
 					return admin.NewMaintenance(next, gw)
 				}},
-				{Name: "session-commands", Wrap: func(next mysql.Handler) mysql.Handler { // FLUSH, DESCRIBE t col, COM_RESET_CONNECTION, COM_CHANGE_USER (admin2.go)
+				{Name: "session-commands", Wrap: func(next mysql.Handler) mysql.Handler { // FLUSH, DESCRIBE t col, COM_RESET_CONNECTION, COM_CHANGE_USER (session_commands.go)
 					return admin.NewSessionCommands(next, gw, h.Conns, accts.Auth, gmsEngine.Analyzer.Catalog.HasDatabase)
 				}},
 			})

@@ -3,7 +3,7 @@
 //
 //	maintenance.go          CHECK, REPAIR, OPTIMIZE, ANALYZE, CHECKSUM and
 //	                        sqlgw's REFRESH TABLE (NewMaintenance); the
-//	                        work itself is the engine's (admin_check.go,
+//	                        work itself is the engine's (check_repair_table.go,
 //	                        attached.go, stats.go)
 //	maintenance_parse.go    the lexer and parser of those statements
 //	maintenance_prepare.go  the same statements prepared (Placeholder)

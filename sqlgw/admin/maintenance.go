@@ -20,14 +20,14 @@ import (
 // Table maintenance statements
 //
 // CHECK TABLE, REPAIR TABLE, OPTIMIZE TABLE, ANALYZE TABLE and CHECKSUM
-// TABLE (admin_parse.go) are answered by adminHandler, which sits between
+// TABLE (maintenance_parse.go) are answered by adminHandler, which sits between
 // sqlgw's connection handler (handler.go) and go-mysql-server's, so it sees
 // statements after the handler's rewrites and before go-mysql-server parses
 // them. Each answers MySQL's result set, one or more rows per table:
 // Table (db.name), Op, Msg_type (status, error, info, note, warning;
 // Error for a table that does not exist), Msg_text.
 //
-//   - CHECK TABLE reads the whole table and every index (admin_check.go):
+//   - CHECK TABLE reads the whole table and every index (check_repair_table.go):
 //     every row's entities must decode (its continuation entities present),
 //     and every secondary index, local and global, must equal what the rows
 //     imply (no entry missing, extra or with other values). What it finds is
@@ -73,7 +73,7 @@ import (
 // check"). The statements commit an open transaction first (MySQL's
 // implicit commit). They work over the text protocol, in multi-statement
 // queries, and as prepared statements (SQL PREPARE ... FROM and the binary
-// protocol, admin_prepare.go): MariaDB prepares all of them; MySQL 8.0 refuses to prepare
+// protocol, maintenance_prepare.go): MariaDB prepares all of them; MySQL 8.0 refuses to prepare
 // CHECK TABLE (1295), which sqlgw does not imitate.
 
 // adminHandler intercepts the table maintenance statements.

@@ -9,9 +9,9 @@ import (
 	"github.com/sqlgw/sqlgw/sqlgw/engine"
 )
 
-// Parsing of the table maintenance statements (admin.go), which
+// Parsing of the table maintenance statements (maintenance.go), which
 // go-mysql-server's parser lacks (CHECK, REPAIR, OPTIMIZE, CHECKSUM) or
-// runs in a way sqlgw replaces (ANALYZE TABLE: see admin.go):
+// runs in a way sqlgw replaces (ANALYZE TABLE: see maintenance.go):
 //
 //	CHECK TABLE|TABLES tbl [, tbl] ... [FOR UPGRADE | QUICK | FAST | MEDIUM | EXTENDED | CHANGED] ...
 //	REPAIR [NO_WRITE_TO_BINLOG | LOCAL] TABLE|TABLES tbl [, tbl] ... [QUICK] [EXTENDED] [USE_FRM]

@@ -10,11 +10,11 @@ import (
 	"github.com/dolthub/vitess/go/sqltypes"
 )
 
-// Prepared table maintenance statements (admin.go).
+// Prepared table maintenance statements (maintenance.go).
 //
 // Binary protocol: vitess parses a COM_STMT_PREPARE's text itself before
 // the handler sees it, and its parser lacks CHECK, REPAIR, OPTIMIZE and
-// CHECKSUM. The listener's connections (prepconn.go) therefore pass the
+// CHECKSUM. The listener's connections (conn.go) therefore pass the
 // text through adminPlaceholder, which replaces a table maintenance
 // statement by a query vitess parses, carrying the original text:
 // SELECT 'sqlgw-admin:<hex of the text>'. adminHandler's ComPrepare and

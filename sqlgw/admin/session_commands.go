@@ -17,7 +17,7 @@ import (
 
 // Administrative statements and commands real clients send
 //
-// admin2Handler sits between adminHandler (admin.go) and go-mysql-server's
+// admin2Handler sits between adminHandler (maintenance.go) and go-mysql-server's
 // handler and answers what go-mysql-server refuses or crashes on:
 //
 //   - FLUSH PRIVILEGES, LOGS, BINARY LOGS, ENGINE LOGS, ERROR LOGS, GENERAL
@@ -37,7 +37,7 @@ import (
 //     (Perl DBI's column_info sends DESCRIBE `db`.`tbl` '%'): the second
 //     operand is a quoted string or an identifier, both taken as a LIKE
 //     pattern, as MySQL does.
-//   - SELECT ... FROM db.view with no current database (admin2_views.go).
+//   - SELECT ... FROM db.view with no current database (view_database.go).
 //   - COM_CHANGE_USER (protocol.go) ends in a COM_RESET_CONNECTION handed
 //     to vitess; ComResetConnection here gives the new session the new user
 //     and database.
@@ -67,7 +67,7 @@ func (a *admin2Handler) ComQuery(ctx context.Context, c *mysql.Conn, query strin
 		}
 		return callback(&sqltypes.Result{}, false)
 	}
-	if db, ok := a.viewDatabase(ctx, c, query); ok { // admin2_views.go
+	if db, ok := a.viewDatabase(ctx, c, query); ok { // view_database.go
 		var err error
 		a.withViewDatabase(c, db, func() { err = a.Handler.ComQuery(ctx, c, query, callback) })
 		return err
@@ -82,7 +82,7 @@ func (a *admin2Handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query 
 		}
 		return rest, callback(&sqltypes.Result{}, rest != "")
 	}
-	if db, ok := a.viewDatabase(ctx, c, query); ok { // admin2_views.go
+	if db, ok := a.viewDatabase(ctx, c, query); ok { // view_database.go
 		var rest string
 		var err error
 		a.withViewDatabase(c, db, func() { rest, err = a.Handler.ComMultiQuery(ctx, c, query, callback) })
@@ -92,7 +92,7 @@ func (a *admin2Handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query 
 }
 
 func (a *admin2Handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) (fields []*querypb.Field, err error) {
-	if db, ok := a.viewDatabase(ctx, c, query); ok { // admin2_views.go
+	if db, ok := a.viewDatabase(ctx, c, query); ok { // view_database.go
 		a.withViewDatabase(c, db, func() { fields, err = a.Handler.ComPrepare(ctx, c, query, prepare) })
 		return fields, err
 	}
@@ -100,7 +100,7 @@ func (a *admin2Handler) ComPrepare(ctx context.Context, c *mysql.Conn, query str
 }
 
 func (a *admin2Handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) (err error) {
-	if db, ok := a.viewDatabase(ctx, c, prepare.PrepareStmt); ok { // admin2_views.go
+	if db, ok := a.viewDatabase(ctx, c, prepare.PrepareStmt); ok { // view_database.go
 		a.withViewDatabase(c, db, func() { err = a.Handler.ComStmtExecute(ctx, c, prepare, callback) })
 		return err
 	}

@@ -47,8 +47,8 @@ func New(ctx context.Context, store storage.Store, opts catalog.Options) (*Engin
 	a := analyzer.NewBuilder(pro).AddPostAnalyzeRule(pushdownRuleID, pushdownRule).
 		AddPostAnalyzeRule(exactAggRuleID, exactAggRule).AddPostAnalyzeRule(joinBatchRuleID, joinBatchRule).AddOverrides(sql.EngineOverrides{
 		Hooks:           sql.ExecutionHooks{CreateTable: sql.CreateTable{PreSQLExecution: gw.createTableHook}},
-		Builder:         sql.BuilderOverrides{Parser: gw.schemaParser()}, // schemafeat_parser.go
-		SchemaFormatter: newSchemaFormatter(),                            // schemafeat_format.go
+		Builder:         sql.BuilderOverrides{Parser: gw.schemaParser()}, // dump_generated_values.go
+		SchemaFormatter: newSchemaFormatter(),                            // show_create_generated.go
 	}).Build()
 	a.ExecBuilder.PriorityBuilder = explainBuilder{exec: a.ExecBuilder}
 	a.Catalog.InfoSchema = newInfoSchema(a.Catalog.InfoSchema) // CARDINALITY (stats.go)

@@ -241,7 +241,7 @@ func buildTableInfo(ctx *sql.Context, t *catalog.Table) (*tableInfo, error) {
 // parseDefault rebuilds a column default from the SQL text the catalog keeps
 // (the engine's own rendering of the expression, written at CREATE time).
 func parseDefault(ctx *sql.Context, text string, typ sql.Type, nullable bool) (*sql.ColumnDefaultValue, error) {
-	return columnExpr(ctx, text, typ, nullable), nil // schemafeat.go
+	return columnExpr(ctx, text, typ, nullable), nil // generated_check_onupdate.go
 }
 
 // defaultText renders a column default for the catalog.
@@ -285,7 +285,7 @@ func newPlannerTable(t *catalog.Table) *plannerTable {
 			pc.Pushdown = planner.PushNone
 		}
 		if c.Virtual {
-			pc.Pushdown = planner.PushNone // its stored value is not trusted (schemafeat.go)
+			pc.Pushdown = planner.PushNone // its stored value is not trusted (generated_check_onupdate.go)
 		}
 		if t.IsAttached() {
 			attachedPlannerColumn(c, &pc) // attached.go

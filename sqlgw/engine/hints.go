@@ -44,7 +44,7 @@ import (
 //
 // go-mysql-server's parser knows only one USE/IGNORE/FORCE INDEX (list)
 // per reference (no KEY, no FOR, no empty list) and ignores what it
-// parses. sqlgw's parser wrapper (schemafeat_parser.go) therefore blanks
+// parses. sqlgw's parser wrapper (dump_generated_values.go) therefore blanks
 // every hint clause out of the text it parses (same length, so positions
 // hold) after checking the names against the catalog. The check's 1176
 // reaches the client as is: from PREPARE and the binary protocol's

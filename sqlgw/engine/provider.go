@@ -189,7 +189,7 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 		}
 		def.Columns = append(def.Columns, col)
 	}
-	applyTimePrecisionAll(ctx, def.Columns) // TIME(n), timeprec.go
+	applyTimePrecisionAll(ctx, def.Columns) // TIME(n), time_precision.go
 	decl := d.gw.createDecl(ctx, name)
 	for _, ord := range schema.PkOrdinals {
 		col := schema.Schema[ord].Name
@@ -233,7 +233,7 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 
 // DropTable implements sql.TableDropper.
 func (d *Database) DropTable(ctx *sql.Context, name string) error {
-	d.noteDroppedTriggers(ctx, name) // schemafeat_triggers.go
+	d.noteDroppedTriggers(ctx, name) // triggers.go
 	var phys string
 	if t, err := d.gw.Catalog.Table(MetaCtx(ctx), d.name, name); err == nil && t != nil {
 		phys = t.Physical
@@ -302,7 +302,7 @@ func (g *Gateway) createTableHook(ctx *sql.Context, _ sql.StatementRunner, n sql
 			return nil, err
 		}
 	}
-	// CHECK constraints are stored by CreateCheck (schemafeat.go).
+	// CHECK constraints are stored by CreateCheck (generated_check_onupdate.go).
 	if err := g.checkNamesFree(ctx, ct.Database().Name(), ct.Name(), ct.Checks()); err != nil {
 		return nil, err
 	}
@@ -322,7 +322,7 @@ func (g *Gateway) createTableHook(ctx *sql.Context, _ sql.StatementRunner, n sql
 	return n, nil
 }
 
-// Views are stored by views.go, triggers by schemafeat_triggers.go. Stored
+// Views are stored by views.go, triggers by triggers.go. Stored
 // procedures are not stored yet: the database reports none, and creating one is
 // ER_NOT_SUPPORTED_YET (the engine's privilege layer needs these interfaces
 // to answer "none" rather than fail every statement).
@@ -355,7 +355,7 @@ func (d *Database) AllViews(ctx *sql.Context) ([]sql.ViewDefinition, error) {
 	return visibleViews(ctx, d.name, views), nil
 }
 
-// Triggers are stored by schemafeat_triggers.go.
+// Triggers are stored by triggers.go.
 
 func (d *Database) GetStoredProcedure(ctx *sql.Context, name string) (sql.StoredProcedureDetails, bool, error) {
 	return sql.StoredProcedureDetails{}, false, nil

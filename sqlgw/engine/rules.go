@@ -32,7 +32,7 @@ import (
 const pushdownRuleID analyzer.RuleId = 10_000
 
 func pushdownRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	n, same, err := transform.Node(ctx, outerJoinNullable(ctx, n), convertStaticRanges) // outernull.go
+	n, same, err := transform.Node(ctx, outerJoinNullable(ctx, n), convertStaticRanges) // outer_join_nullable.go
 	if err != nil {
 		return nil, transform.SameTree, err
 	}

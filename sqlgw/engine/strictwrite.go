@@ -52,7 +52,7 @@ type writeGuard struct {
 // errors, and counts the rows of the write's source (nil, nil for any
 // other node).
 func (e explainBuilder) buildStrictWrite(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
-	if it, ok, err := e.buildTriggerWrite(ctx, n, row); ok { // schemafeat_triggers.go
+	if it, ok, err := e.buildTriggerWrite(ctx, n, row); ok { // triggers.go
 		return it, err
 	}
 	if g, ok := ctx.Value(guardKey{}).(*writeGuard); ok {

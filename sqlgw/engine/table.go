@@ -293,7 +293,7 @@ func (t *Table) AddColumn(ctx *sql.Context, column *sql.Column, order *sql.Colum
 	if err != nil {
 		return err
 	}
-	applyTimePrecision(ctx, &col) // TIME(n), timeprec.go
+	applyTimePrecision(ctx, &col) // TIME(n), time_precision.go
 	if err := t.storedGeneratedOnPopulated(ctx, column); err != nil {
 		return err
 	}
@@ -337,7 +337,7 @@ func (t *Table) ModifyColumn(ctx *sql.Context, name string, column *sql.Column, 
 	if err != nil {
 		return err
 	}
-	applyTimePrecision(ctx, &col) // TIME(n), timeprec.go
+	applyTimePrecision(ctx, &col) // TIME(n), time_precision.go
 	if err := t.modifyGeneratedError(ctx, name, column); err != nil {
 		return err
 	}
@@ -345,7 +345,7 @@ func (t *Table) ModifyColumn(ctx *sql.Context, name string, column *sql.Column, 
 	if order != nil {
 		pos = &catalog.ColumnPosition{First: order.First, After: order.AfterColumn}
 	}
-	nm, err := t.modifyColumnChecked(ctx, name, col, pos) // ddl2_narrow.go
+	nm, err := t.modifyColumnChecked(ctx, name, col, pos) // alter_narrowing.go
 	if err != nil {
 		return mapError(err)
 	}

@@ -108,7 +108,7 @@ func catalogType(col string, t sql.Type) (catalog.Type, error) {
 		return catalog.Type{Kind: k, FSP: dt.Precision()}, nil
 	case sqltypes.Time:
 		// The engine's TIME is TIME(6); the declared precision, which the
-		// engine does not keep, is set by applyTimePrecision (timeprec.go).
+		// engine does not keep, is set by applyTimePrecision (time_precision.go).
 		fsp := 6
 		if tt, ok := t.(interface{ Precision() int }); ok {
 			fsp = tt.Precision()

@@ -17,7 +17,7 @@ import (
 
 // Connection limits
 //
-// The listener's connections (prepconn.go) see every packet before vitess
+// The listener's connections (conn.go) see every packet before vitess
 // does, so the limits a MySQL server puts on its clients are enforced
 // there, with MySQL's defaults and error codes:
 //
@@ -64,7 +64,7 @@ import (
 //     so the default bounds that to about ten times max_allowed_packet for
 //     all large statements together. Small commands never wait.
 //   - Packets of 64 KiB or more are handed to vitess as they are read,
-//     not buffered here first (prepconn.go, passthrough).
+//     not buffered here first (conn.go, passthrough).
 //
 // The @@ variables of these limits (max_connections, connect_timeout,
 // wait_timeout, interactive_timeout, max_allowed_packet) report the

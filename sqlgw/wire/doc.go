@@ -4,12 +4,12 @@
 // interceptors (Interceptor, Chain) and then the engine, drains on
 // shutdown, retries autocommit statements after a write conflict
 // (autoretry.go) and gives errors MySQL's codes (sqlgw/mysqlerr); the
-// connection wrapper (Listener, prepconn.go) that rewrites packets
+// connection wrapper (Listener, conn.go) that rewrites packets
 // (prepared statements, OK info, COM_STATISTICS and COM_CHANGE_USER in
 // protocol.go), TLS and require_secure_transport (tlsconn.go), the
 // connection limits (connlimits.go), client-side errors (clienterrs.go),
 // and the result rewrites of SHOW ... LIKE headers and TIME fractions
-// (showlike.go, timefmt.go).
+// (show_like_header.go, time_fractions.go).
 //
 // # Imports
 //

@@ -31,7 +31,7 @@ import (
 type Handler struct {
 	mysql.Handler
 	GW    *engine.Gateway
-	Conns *ConnRegistry    // the listener's connections (prepconn.go)
+	Conns *ConnRegistry    // the listener's connections (conn.go)
 	Fast  *engine.FastLane // the plan cache of prepared statements (plancache.go)
 
 	mu       sync.Mutex

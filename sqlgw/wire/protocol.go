@@ -19,7 +19,7 @@ import (
 //
 // vitess answers both commands "command handling not implemented yet"
 // (1047) before any handler hook, so the listener's connections
-// (prepconn.go, rewriteConn.next) answer them at the packet level. A
+// (conn.go, rewriteConn.next) answer them at the packet level. A
 // command packet has sequence number 0; while its answer is written here,
 // vitess is waiting for the next command and writes nothing. Over TLS the
 // packets are not visible, and both commands still get vitess's 1047.
@@ -33,7 +33,7 @@ import (
 //     zeros (MariaDB's format lacks "Flush tables").
 //   - COM_REFRESH (mysql_refresh, mysqladmin refresh), deprecated since
 //     MySQL 5.7 but still sent, answers OK as the FLUSH statements do
-//     (admin2.go): there is nothing to reload.
+//     (session_commands.go): there is nothing to reload.
 //   - COM_CHANGE_USER (mysqli::change_user and PHP persistent connections,
 //     mysql2 changeUser, Connector/J changeUser) re-authenticates as MySQL
 //     does (mysql_native_password or caching_sha2_password over the
@@ -111,7 +111,7 @@ func (c *rewriteConn) protocolCommand(pkt []byte) ([]byte, error) {
 	case comChangeUser:
 		return c.changeUser(p, pkt[5:])
 	case comRefresh:
-		// mysql_refresh (mysqladmin refresh): OK, as FLUSH (admin2.go)
+		// mysql_refresh (mysqladmin refresh): OK, as FLUSH (session_commands.go)
 		return nil, c.writeRaw(1, []byte{0x00, 0, 0, 0x02, 0, 0, 0})
 	}
 	return pkt, nil

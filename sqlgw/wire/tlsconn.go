@@ -13,7 +13,7 @@ import (
 
 // TLS connections
 //
-// The connection rewriter (prepconn.go) works on MySQL packets, below
+// The connection rewriter (conn.go) works on MySQL packets, below
 // vitess. When a client asks for TLS (an SSLRequest packet in answer to
 // the greeting), everything after that packet is TLS records: the
 // rewriter passes them through untouched (rewriteConn.raw), and vitess

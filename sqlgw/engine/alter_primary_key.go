@@ -29,7 +29,7 @@ import (
 // indexes or foreign keys, or referenced by one, is refused whatever its
 // rows, since its index entities embed the key.
 //
-// The protocol is ddl2_narrow.go's: check empty at catalog Version V (and
+// The protocol is alter_narrowing.go's: check empty at catalog Version V (and
 // no buffered write of the session to the table), commit with
 // catalog.SetPrimaryKeyVerified(V) (ErrConflict, 1213, if a DDL changed the
 // table since), wait one RefreshInterval (at most narrowWaitCap) so every

@@ -32,8 +32,8 @@ package engine
 // column a generated column uses is 3108, as in MySQL 8 (MariaDB rewrites
 // the expression instead). Values given for generated columns outside
 // strict mode are ignored with warning 1906, as MariaDB does, so that
-// mariadb-dump output restores (schemafeat_parser.go); in strict mode they
-// are 3105. Triggers: schemafeat_triggers.go.
+// mariadb-dump output restores (dump_generated_values.go); in strict mode they
+// are 3105. Triggers: triggers.go.
 
 import (
 	"errors"

@@ -13,7 +13,7 @@ import (
 	"github.com/sqlgw/sqlgw/storage"
 )
 
-// CHECK TABLE and REPAIR TABLE (admin.go): the table's consistency check.
+// CHECK TABLE and REPAIR TABLE (maintenance.go): the table's consistency check.
 //
 // One scan of the base table decodes every row (its main entity and the
 // continuation entities it names) and computes the index entities each

@@ -8,7 +8,7 @@ import (
 
 // Table maintenance results
 //
-// CHECK, REPAIR, ANALYZE and REFRESH TABLE run in the engine (admin_check.go,
+// CHECK, REPAIR, ANALYZE and REFRESH TABLE run in the engine (check_repair_table.go,
 // attached.go) and answer with MySQL's Table/Op/Msg_type/Msg_text rows; the
 // statement interceptor parses the statement and writes the rows.
 
