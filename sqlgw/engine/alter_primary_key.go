@@ -47,8 +47,6 @@ import (
 //   - DROP PRIMARY KEY with an AUTO_INCREMENT column: 1075;
 //   - rows present, indexes, foreign keys, prefix key parts: 1235.
 
-var _ sql.PrimaryKeyAlterableTable = (*Table)(nil)
-
 // pkVerifiedHook and pkCommittedHook, if set (tests only), run between the
 // first check and the commit, and right after the commit.
 var pkVerifiedHook, pkCommittedHook func()

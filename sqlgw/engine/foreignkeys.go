@@ -44,8 +44,6 @@ import (
 // parent between the check and the commit is not stopped (InnoDB would
 // block it on the shared lock the check takes).
 
-var _ sql.ForeignKeyTable = (*Table)(nil)
-
 // latestMeta returns the table's newest catalog record: a statement may
 // change the constraints through another value of the same table (RENAME
 // TABLE updates a self-referencing constraint through a second lookup).

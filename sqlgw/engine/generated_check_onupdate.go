@@ -155,11 +155,6 @@ func onUpdateShown(d *sql.ColumnDefaultValue) string {
 	return s
 }
 
-var (
-	_ sql.CheckTable          = (*Table)(nil)
-	_ sql.CheckAlterableTable = (*Table)(nil)
-)
-
 // GetChecks implements sql.CheckTable.
 func (t *Table) GetChecks(ctx *sql.Context) ([]sql.CheckDefinition, error) {
 	chs := t.meta().Checks

@@ -36,22 +36,29 @@ type Table struct {
 	hints     *hintSet // index hints (hints.go); nil: not resolved yet
 }
 
+// The go-mysql-server capabilities of Table, all of them, with the file
+// that implements each.
 var (
-	_ sql.Table                = (*Table)(nil)
-	_ sql.ProjectedTable       = (*Table)(nil)
-	_ sql.PrimaryKeyTable      = (*Table)(nil)
-	_ sql.CommentedTable       = (*Table)(nil)
-	_ sql.StatisticsTable      = (*Table)(nil)
-	_ sql.IndexSearchableTable = (*Table)(nil)
-	_ sql.IndexedTable         = (*Table)(nil)
-	_ sql.InsertableTable      = (*Table)(nil)
-	_ sql.UpdatableTable       = (*Table)(nil)
-	_ sql.DeletableTable       = (*Table)(nil)
-	_ sql.ReplaceableTable     = (*Table)(nil)
-	_ sql.TruncateableTable    = (*Table)(nil)
-	_ sql.AlterableTable       = (*Table)(nil)
-	_ sql.AutoIncrementTable   = (*Table)(nil)
-	_ sql.IndexAlterableTable  = (*Table)(nil)
+	_ sql.Table                    = (*Table)(nil) // table.go
+	_ sql.ProjectedTable           = (*Table)(nil) // table.go
+	_ sql.PrimaryKeyTable          = (*Table)(nil) // table.go
+	_ sql.CommentedTable           = (*Table)(nil) // table.go
+	_ sql.CommentAlterableTable    = (*Table)(nil) // table.go
+	_ sql.StatisticsTable          = (*Table)(nil) // table.go, stats.go
+	_ sql.IndexSearchableTable     = (*Table)(nil) // table.go, index.go
+	_ sql.IndexedTable             = (*Table)(nil) // table.go, index.go
+	_ sql.InsertableTable          = (*Table)(nil) // editor.go
+	_ sql.UpdatableTable           = (*Table)(nil) // editor.go
+	_ sql.DeletableTable           = (*Table)(nil) // editor.go
+	_ sql.ReplaceableTable         = (*Table)(nil) // editor.go
+	_ sql.TruncateableTable        = (*Table)(nil) // table.go
+	_ sql.AlterableTable           = (*Table)(nil) // table.go, alter_narrowing.go
+	_ sql.AutoIncrementTable       = (*Table)(nil) // table.go
+	_ sql.IndexAlterableTable      = (*Table)(nil) // table.go, secondary.go
+	_ sql.PrimaryKeyAlterableTable = (*Table)(nil) // alter_primary_key.go
+	_ sql.ForeignKeyTable          = (*Table)(nil) // foreignkeys.go
+	_ sql.CheckTable               = (*Table)(nil) // generated_check_onupdate.go
+	_ sql.CheckAlterableTable      = (*Table)(nil) // generated_check_onupdate.go
 )
 
 func (t *Table) meta() *catalog.Table { return t.info.meta }
@@ -423,8 +430,6 @@ func (t *Table) plan(q *planner.Query) (*planner.Plan, error) {
 	q.Stats = t.gw.plannerStats(t.meta()) // stats.go
 	return t.buildPlan(q)                 // index hints (hints.go)
 }
-
-var _ sql.CommentAlterableTable = (*Table)(nil)
 
 // ModifyComment implements sql.CommentAlterableTable. The partition key
 // is fixed at creation: a new comment may repeat it or leave it out (the
