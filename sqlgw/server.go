@@ -384,7 +384,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	ictx, stop := context.WithCancel(context.Background())
 	gw.StartIndexRecovery(ictx)
 	go accts.Poll(cfg.AccountsRefresh)
-	return &Server{rec: store, cfg: cfg, gw: gw, engine: gmsEngine, srv: srv, h: h, ln: ln, rl: rl, log: cfg.Logger,
+	return &Server{rec: store, cfg: cfg, gw: gw, accts: accts, engine: gmsEngine, srv: srv, h: h, ln: ln, rl: rl, log: cfg.Logger,
 		closed: make(chan struct{}), serveOK: make(chan struct{}), stopIndexes: stop}, nil
 }
 
