@@ -1,6 +1,6 @@
-// Package sqlgw is the MySQL-facing server: go-mysql-server integration
-// (database provider, databases, tables, sessions and transactions), auth,
-// and the execution of the planner's access paths against the store.
+// Package sqlgw is the MySQL-facing server: the Server facade that puts
+// sqlgw's engine (go-mysql-server over the catalog, the planner and the
+// store) behind a MySQL listener with accounts, TLS and connection limits.
 //
 // # Building a server
 //
@@ -11,123 +11,36 @@
 //
 // NewEngine builds the same engine without a listener (enginetest, tools).
 //
-// # Files
+// # Layers
 //
-//	server.go     Config, Server, Engine; engine wiring
-//	accounts.go   users and grants stored in the catalog, shared by every
-//	              gateway; account statements; bootstrap administrator
-//	accounts_auth.go    logins: mysql_native_password, caching_sha2_password
-//	              (RSA key exchange), failed-login delays
-//	accounts_errors.go  MySQL's privilege errors (1044, 1142, 1143, 1227),
-//	              SET PASSWORD, SET GLOBAL privilege check
-//	accounts_visible.go  tables and views an account sees (SHOW TABLES,
-//	              information_schema), SHOW PROCESSLIST without PROCESS
-//	handler.go    mysql.Handler wrapper: handshake autocommit flag, drain on
-//	              shutdown, valid OK packets, MySQL error wording
-//	provider.go   databases, CREATE/DROP/RENAME TABLE, CREATE TABLE checks
-//	table.go      the engine's Table: projections, stats, TRUNCATE, ALTER,
-//	              AUTO_INCREMENT
-//	index.go      PRIMARY index, LookupForExpressions -> planner, ranges
-//	rules.go      analyzer rule: LIMIT pushdown, sort elimination, ORDER BY
-//	              ... LIMIT through the key or an index
-//	iter.go       plan execution: lazy pages, parallel MultiGet, overlay of
-//	              the transaction's writes
-//	cache.go      per-statement caches for lookups re-run by nested loops
-//	plancache.go  plan cache of prepared SELECTs over one table lookup:
-//	              re-plans the lookup only, runs without the analyzer
-//	editor.go     INSERT/UPDATE/DELETE/REPLACE into the transaction buffer
-//	txn.go        transactions, commit in per-partition batches
-//	session.go    sessions, savepoints, Sqlgw_* status variables
-//	explain.go    plain EXPLAIN rows naming the access path
-//	views.go      view definitions kept in the store
-//	partition.go  PARTITION BY KEY and DESC key columns from the statement
-//	attached.go   store tables sqlgw did not create, as SQL tables
-//	              (Config.Attach, REFRESH TABLE; mapping in catalog/attached.go)
-//	types.go      engine types and values <-> catalog types and Datums
-//	exprconv.go   engine expressions -> planner IR
-//	collations.go collation weights for keys; collated columns for the planner
-//	stats.go      ANALYZE TABLE statistics, their refresh, CARDINALITY and
-//	              DESC in SHOW INDEX / STATISTICS / SHOW CREATE TABLE
-//	errors.go, mysqlerr.go  error mapping to MySQL codes and texts
-//	connlimits.go accept loop backoff, max_connections, connect/wait
-//	              timeouts, max_allowed_packet, the large-command budget
-//	autoretry.go  autocommit statements run again after a write conflict
-//	clienterrs.go 1065 empty query, 1317/1927 KILL, 1043 bad handshake
-//	sysvars.go    MySQL 8 system variables go-mysql-server lacks
-//	loopback.go   loopback listeners by resolved address
+// Each package imports only the ones below it (scripts/layering.sh checks
+// it; docs/architecture.md has the whole module's layers):
+//
+//	sqlgw            Config, Server, NewServer: wires the layers below
+//	                 (server.go); Engine, NewEngine, AttachConfig,
+//	                 LoginDelay and ErrInsecure are the lower packages'
+//	sqlgw/admin      statement interceptors for table maintenance (CHECK,
+//	                 REPAIR, OPTIMIZE, ANALYZE, REFRESH TABLE) and session
+//	                 commands (FLUSH, DESCRIBE t col, COM_RESET_CONNECTION)
+//	sqlgw/wire       the mysql.Handler with its ordered, named interceptor
+//	                 list, the connection wrapper (prepared statements, OK
+//	                 info, COM_CHANGE_USER), TLS, connection limits,
+//	                 autocommit retries
+//	sqlgw/accounts   users, grants and logins stored in the catalog; the
+//	                 "accounts" interceptor
+//	sqlgw/engine     go-mysql-server integration: provider, databases,
+//	                 Table, sessions, transactions, read path, secondary
+//	                 indexes, joins, DDL features, stats, plan cache,
+//	                 attached tables, analyzer rules
+//	sqlgw/mysqlerr   go-mysql-server's errors as MySQL's codes and texts
+//	sqlgw/metrics    counters and their Prometheus export
+//	sqlgw/sqltext    statement text helpers
+//
+// Test harnesses: sqlgw/sqltest (servers over each backend for end-to-end
+// tests) and sqlgw/enginetest (go-mysql-server's engine tests).
 //
 // # Decisions
 //
-//   - Access paths: every table filter goes through LookupForExpressions
-//     (index.go); the planner picks the path and EXPLAIN (plain, PLAN,
-//     FORMAT=tree) shows it. Engine lookups (lookup joins, foreign keys)
-//     on the PRIMARY or a secondary index are converted to the planner IR
-//     and planned the same way; lookup joins into sqlgw tables are batched
-//     per block of outer rows (joinbatch.go).
-//   - Transactions: buffered in the session, applied at COMMIT in atomic
-//     per-partition batches, conditional on ETags; a conflict is 1213.
-//     txn.go documents what is atomic and isolated across partitions:
-//     per-partition batches only (a failed multi-partition INSERT undoes its
-//     inserts; updates and deletes across partitions are not atomic).
-//   - Plan cache (plancache.go): a prepared SELECT over one table whose
-//     parameters all land in the table's lookup is analyzed once per session;
-//     each execute re-plans the lookup with the new values and runs the
-//     cached plan. DDL (catalog version), another database or sql_mode, or
-//     a parameter of another type sends the execute the general way.
-//     Plan_cache_hits / _misses / Last_plan_from_cache show it.
-//   - At most one row: a PointGet tells the engine so (index.go,
-//     max1RowFDs), which then spools the row without its goroutines.
-//   - Counters: every store request a session makes goes through
-//     storage/recorder with the session's Counters; SHOW SESSION STATUS LIKE
-//     'Sqlgw%' reports Sqlgw_store_requests and Sqlgw_entities_read. Catalog
-//     and view-definition reads are not counted.
-//   - Unsupported features are MySQL errors (1235, ER_NOT_SUPPORTED_YET),
-//     never silently ignored: stored procedures and events (provider.go);
-//     PARTITION BY other than KEY(columns), changing a table's partition key,
-//     RENAME TABLE into another database (partition.go, table.go); ALTER TABLE
-//     ADD/DROP PRIMARY KEY on a table that holds rows or has indexes or
-//     foreign keys (alter_primary_key.go); secondary indexes and foreign keys on a table
-//     without a primary key, FULLTEXT/SPATIAL/VECTOR indexes, index prefix
-//     lengths (provider.go, secondary.go, foreignkeys.go); spatial and vector
-//     column types (types.go); table options other than the ones dumps carry
-//     (provider.go); indexes on VIRTUAL generated columns, CHECK constraints
-//     on a table with VIRTUAL columns, a STORED generated column added to a
-//     table with rows (generated_check_onupdate.go); triggers on another database's table
-//     and renaming a table that has triggers (triggers.go);
-//     CHECKSUM TABLE (maintenance.go); EXPLAIN ANALYZE of a write (explain.go);
-//     column changes that need the stored values rewritten and key columns in
-//     collations without registered weights (catalog, ErrUnsupported, mapped
-//     in errors.go; collations.go registers the engine's). CREATE TEMPORARY
-//     TABLE is go-mysql-server's own error (temporary.go). Supported, and
-//     where: secondary indexes (secondary.go), foreign keys (foreignkeys*.go),
-//     CHECK constraints, generated columns and ON UPDATE (generated_check_onupdate.go, triggers.go),
-//     triggers (triggers.go), views (views.go), TIME(n)
-//     (time_precision.go), verified narrowing ALTER ... MODIFY (alter_narrowing.go),
-//     ADD/DROP PRIMARY KEY on an empty table (alter_primary_key.go).
-//   - PARTITION BY KEY(a,b) declares the partition key, like COMMENT
-//     'sqlgw: partition_key=(a,b)'; go-mysql-server drops the clause (and
-//     DESC in PRIMARY KEY), so the connection handler reads them from the
-//     statement (partition.go).
-//   - Accounts: go-mysql-server's users, roles and grants, persisted in
-//     the catalog's accounts record with conditional writes and polled by
-//     every gateway (Config.AccountsRefresh, default 1 s); the configured
-//     user (default root) is the bootstrap administrator created on a store
-//     without accounts; an empty password only on a loopback listener
-//     (ErrInsecure otherwise; loopback is decided by the address bound,
-//     net.IP.IsLoopback, loopback.go). Failed logins are logged (never the
-//     password) and delayed per address. See accounts.go.
-//   - Limits (connlimits.go): MySQL's max_connections, connect_timeout,
-//     wait_timeout and max_allowed_packet with MySQL's defaults and error
-//     codes; temporary accept errors (EMFILE) are waited out, a fatal one
-//     ends Serve with an error. Write conflicts of autocommit statements
-//     are retried by the server (autoretry.go); a write the store may have
-//     applied without confirming it is 1180 "outcome unknown" (errors.go).
-//   - TLS: with Config.TLSConfig, clients may upgrade in the handshake (the
-//     mysql CLI's --ssl, drivers' sslMode/tls options); with
-//     RequireSecureTransport, plain connections are refused (error 3159).
-//   - Metrics: store requests and latency by operation, table reads by
-//     access path, connections and statements, in Prometheus' text format
-//     (metrics.go, Server.Metrics().Handler()).
 package sqlgw
 
 import (
