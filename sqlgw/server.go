@@ -41,6 +41,26 @@
 //
 // # Decisions
 //
+//   - Accounts: go-mysql-server's users, roles and grants, persisted in
+//     the catalog's accounts record with conditional writes and polled by
+//     every gateway (Config.AccountsRefresh, default 1 s); the configured
+//     user (default root) is the bootstrap administrator created on a store
+//     without accounts; an empty password only on a loopback listener
+//     (ErrInsecure otherwise; loopback is decided by the address bound,
+//     net.IP.IsLoopback, loopback.go). Failed logins are logged (never the
+//     password) and delayed per address. See accounts.go.
+//   - Limits (connlimits.go): MySQL's max_connections, connect_timeout,
+//     wait_timeout and max_allowed_packet with MySQL's defaults and error
+//     codes; temporary accept errors (EMFILE) are waited out, a fatal one
+//     ends Serve with an error. Write conflicts of autocommit statements
+//     are retried by the server (autoretry.go); a write the store may have
+//     applied without confirming it is 1180 "outcome unknown" (errors.go).
+//   - TLS: with Config.TLSConfig, clients may upgrade in the handshake (the
+//     mysql CLI's --ssl, drivers' sslMode/tls options); with
+//     RequireSecureTransport, plain connections are refused (error 3159).
+//   - Metrics: store requests and latency by operation, table reads by
+//     access path, connections and statements, in Prometheus' text format
+//     (metrics.go, Server.Metrics().Handler()).
 package sqlgw
 
 import (

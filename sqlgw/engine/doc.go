@@ -12,6 +12,62 @@
 // interceptors in front of it and reaches the engine only through what
 // this package exports.
 //
+// # Files
+//
+//	engine.go       Engine: the go-mysql-server engine with sqlgw's provider,
+//	                analyzer rules, parser, schema formatter, coster
+//	gateway.go      Gateway: state shared by the sessions of one engine
+//	                (store, catalog, schema and row-count caches); Accounts
+//	provider.go     databases; CREATE/DROP/RENAME TABLE and their checks
+//	table.go        Table: projections, TRUNCATE, ALTER, AUTO_INCREMENT; the
+//	                capability assertions of Table, all in one block
+//	types.go        engine types and values <-> catalog types and Datums
+//	collations.go   collation weights for keys; collated planner columns
+//	session.go      sessions, savepoints, Sqlgw_* status variables
+//	txn.go          transactions, commit in per-partition batches
+//	txnatomic.go    atomic commit across partitions (catalog/txn)
+//	editor.go       INSERT/UPDATE/DELETE/REPLACE into the transaction buffer
+//	strictwrite.go  strict-mode write errors naming the column and row
+//	insertinfo.go   INSERT's "Records: n Duplicates: n" info
+//	index.go        PRIMARY index, LookupForExpressions -> planner, ranges
+//	exprconv.go     engine expressions -> planner IR
+//	hints.go        USE/FORCE/IGNORE INDEX hints
+//	iter.go         plan execution: lazy pages, parallel MultiGet, overlay
+//	                of the transaction's writes
+//	cache.go        per-statement caches for lookups re-run by nested loops
+//	rules.go        analyzer rule: LIMIT pushdown, sort elimination
+//	exact_sum_avg.go      analyzer rule: exact SUM and AVG (DECIMAL)
+//	outer_join_nullable.go  no NOT NULL flag on outer-joined columns
+//	coster.go       join costing with the planner's estimates
+//	joinbatch.go, joinbatch_index.go, joinbatch_order.go
+//	                batched lookup joins (per block of outer rows)
+//	explain.go      plain EXPLAIN rows naming the access path
+//	plancache.go    FastLane: plan cache of prepared SELECTs
+//	secondary.go    secondary indexes: maintenance, reads, recovery
+//	indexrename.go  ALTER TABLE ... RENAME INDEX
+//	foreignkeys.go, foreignkeys_errors.go  foreign keys and their errors
+//	generated_check_onupdate.go  generated columns, CHECK, ON UPDATE
+//	show_create_generated.go     SHOW CREATE TABLE of generated columns
+//	dump_generated_values.go     generated-column values in dumps
+//	triggers.go     triggers kept in the table's catalog record
+//	views.go        view definitions kept in the store
+//	create_view_qualified.go     CREATE VIEW db.v creates it in db
+//	enum_in_functions.go         ENUM/SET values inside string functions
+//	alter_narrowing.go           verified narrowing ALTER ... MODIFY
+//	alter_primary_key.go         ADD/DROP PRIMARY KEY on an empty table
+//	time_precision.go            TIME(n), DATETIME(n) fractions
+//	partition.go    PARTITION BY KEY and DESC key columns from the statement
+//	attached.go, attached_types.go  store tables sqlgw did not create
+//	stats.go        ANALYZE TABLE statistics, CARDINALITY
+//	check_repair_table.go        CHECK and REPAIR TABLE's work
+//	admin_results.go             the rows table maintenance answers
+//	accounts_visible.go          tables and views an account sees
+//	assign.go       @v := expr assignments in expressions
+//	sysvars.go      MySQL 8 system variables go-mysql-server lacks
+//	temporary.go    CREATE TEMPORARY TABLE is go-mysql-server's error
+//	errors.go       catalog and store errors as engine errors
+//	*_testhooks.go  hooks the end-to-end tests of ALTER use
+//
 // # Decisions
 //
 //   - Access paths: every table filter goes through LookupForExpressions
@@ -64,26 +120,6 @@
 //     'sqlgw: partition_key=(a,b)'; go-mysql-server drops the clause (and
 //     DESC in PRIMARY KEY), so the connection handler reads them from the
 //     statement (partition.go).
-//   - Accounts: go-mysql-server's users, roles and grants, persisted in
-//     the catalog's accounts record with conditional writes and polled by
-//     every gateway (Config.AccountsRefresh, default 1 s); the configured
-//     user (default root) is the bootstrap administrator created on a store
-//     without accounts; an empty password only on a loopback listener
-//     (ErrInsecure otherwise; loopback is decided by the address bound,
-//     net.IP.IsLoopback, loopback.go). Failed logins are logged (never the
-//     password) and delayed per address. See accounts.go.
-//   - Limits (connlimits.go): MySQL's max_connections, connect_timeout,
-//     wait_timeout and max_allowed_packet with MySQL's defaults and error
-//     codes; temporary accept errors (EMFILE) are waited out, a fatal one
-//     ends Serve with an error. Write conflicts of autocommit statements
-//     are retried by the server (autoretry.go); a write the store may have
-//     applied without confirming it is 1180 "outcome unknown" (errors.go).
-//   - TLS: with Config.TLSConfig, clients may upgrade in the handshake (the
-//     mysql CLI's --ssl, drivers' sslMode/tls options); with
-//     RequireSecureTransport, plain connections are refused (error 3159).
-//   - Metrics: store requests and latency by operation, table reads by
-//     access path, connections and statements, in Prometheus' text format
-//     (metrics.go, Server.Metrics().Handler()).
 //
 // # Imports
 //

@@ -65,7 +65,7 @@ type Gateway struct {
 // Accounts is the server's account store as the engine sees it: the
 // privileges that decide which tables and views an account sees
 // (accounts_visible.go) and the client host of a connection. The server
-// (sqlgw/accounts.go) implements it.
+// (sqlgw/accounts/accounts.go) implements it.
 type Accounts interface {
 	// Privileges is go-mysql-server's user and grant database.
 	Privileges() *mysql_db.MySQLDb
