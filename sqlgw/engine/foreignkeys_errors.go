@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 
 	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/sqlgw/mysqlerr"
 )
 
 // MySQL's errors for foreign keys
@@ -39,25 +39,32 @@ const (
 	erRowReferencedText   = "Cannot delete or update a parent row: a foreign key constraint fails"
 )
 
+// The patterns of go-mysql-server's foreign key errors, derived from the
+// kinds' own message formats (mysqlerr.KindPattern).
 var (
-	reFKChild       = regexp.MustCompile("^cannot add or update a child row - Foreign key violation on fk: `(.*)`, table: `(.*)`, referenced table: `(.*)`, key: `.*`$")
-	reFKParent      = regexp.MustCompile("^cannot delete or update a parent row - Foreign key violation on fk: `(.*)`, table: `(.*)`, referenced table: `(.*)`, key: `.*`$")
-	reFKNotResolved = regexp.MustCompile("^cannot add or update a child row: a foreign key constraint fails (.*)$")
-	reFKDropTable   = regexp.MustCompile("^cannot drop table `(.*)` as it is referenced in foreign key `(.*)`$")
-	reFKDropIndex   = regexp.MustCompile("^cannot drop index: `(.*)` is used by foreign key `(.*)`$")
-	reFKTruncate    = regexp.MustCompile("^cannot truncate table (.*) as it is referenced in foreign key (.*) on table (.*)$")
-	reFKDupName     = regexp.MustCompile("^duplicate foreign key constraint name `(.*)`$")
-	reFKNoIndex     = regexp.MustCompile("^missing index for foreign key `(.*)` on the referenced table `(.*)`$")
-	reFKTypes       = regexp.MustCompile("^column type mismatch on `(.*)` and `(.*)`$")
-	reFKSetNull     = regexp.MustCompile("^cannot use SET NULL as column `(.*)` is non-nullable$")
-	reFKDepth       = regexp.MustCompile(`^Foreign key cascade delete/update exceeds max depth of 15\.$`)
-	reFKTextBlob    = regexp.MustCompile("^TEXT/BLOB are not valid types for foreign keys$")
-	reFKDropColumn  = regexp.MustCompile("^cannot drop column `(.*)` as it is used in foreign key `(.*)`$")
-	reFKTypeNull    = regexp.MustCompile("^column `(.*)` must allow NULL values as foreign key `(.*)` has SET NULL$")
-	reFKTypeChange  = regexp.MustCompile("^unable to change type of column `(.*)` as it is used by foreign keys$")
-	reFKSetDefault  = regexp.MustCompile(`^"SET DEFAULT" is not supported$`)
-	reFKNotFound    = regexp.MustCompile("^foreign key `(.*)` was not found on the table `(.*)`$")
+	reFKChild       = mysqlerr.KindPattern(sql.ErrForeignKeyChildViolation, false)
+	reFKParent      = mysqlerr.KindPattern(sql.ErrForeignKeyParentViolation, false)
+	reFKNotResolved = mysqlerr.KindPattern(sql.ErrForeignKeyNotResolved, false)
+	reFKDropTable   = mysqlerr.KindPattern(sql.ErrForeignKeyDropTable, false)
+	reFKDropIndex   = mysqlerr.KindPattern(sql.ErrForeignKeyDropIndex, false)
+	reFKTruncate    = mysqlerr.KindPattern(sql.ErrTruncateReferencedFromForeignKey, false)
+	reFKDupName     = mysqlerr.KindPattern(sql.ErrForeignKeyDuplicateName, false)
+	reFKNoIndex     = mysqlerr.KindPattern(sql.ErrForeignKeyMissingReferenceIndex, false)
+	reFKTypes       = mysqlerr.KindPattern(sql.ErrForeignKeyColumnTypeMismatch, false)
+	reFKSetNull     = mysqlerr.KindPattern(sql.ErrForeignKeySetNullNonNullable, false)
+	reFKDepth       = mysqlerr.KindPattern(sql.ErrForeignKeyDepthLimit, false)
+	reFKTextBlob    = mysqlerr.KindPattern(sql.ErrForeignKeyTextBlob, false)
+	reFKDropColumn  = mysqlerr.KindPattern(sql.ErrForeignKeyDropColumn, false)
+	reFKTypeNull    = mysqlerr.KindPattern(sql.ErrForeignKeyTypeChangeSetNull, false)
+	reFKTypeChange  = mysqlerr.KindPattern(sql.ErrForeignKeyTypeChange, false)
+	reFKSetDefault  = mysqlerr.KindPattern(sql.ErrForeignKeySetDefault, false)
+	reFKNotFound    = mysqlerr.KindPattern(sql.ErrForeignKeyNotFound, false)
 )
+
+// fkNotResolvedPrefix is the text of sql.ErrForeignKeyNotResolved before
+// the constraint's description, which MySQL's text keeps (with its space:
+// the hand-written pattern this replaces dropped it).
+const fkNotResolvedPrefix = "cannot add or update a child row: a foreign key constraint fails"
 
 // foreignKeyError rewrites go-mysql-server's foreign key errors into
 // MySQL's; db is the session's current database. Other errors pass.
@@ -79,7 +86,7 @@ func (g *Gateway) ForeignKeyError(err error, db string) error {
 		}
 	case se.Num != mysql.ERUnknownError:
 	case reFKNotResolved.MatchString(msg):
-		num, state, out = mysql.ErNoReferencedRow2, "23000", erNoReferencedRowText+reFKNotResolved.FindStringSubmatch(msg)[1]
+		num, state, out = mysql.ErNoReferencedRow2, "23000", erNoReferencedRowText+strings.TrimPrefix(msg, fkNotResolvedPrefix)
 	case reFKDropTable.MatchString(msg):
 		m := reFKDropTable.FindStringSubmatch(msg)
 		child := "?"

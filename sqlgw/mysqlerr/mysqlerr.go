@@ -33,7 +33,7 @@ import (
 // then; what is left is the code and the kind's text. rules is the one
 // table of what sqlgw changes: each rule names the go-mysql-server error
 // kind it rewrites, and its text pattern is derived from that kind's own
-// message format (kindPattern), so no regular expression is written by
+// message format (KindPattern), so no regular expression is written by
 // hand for an error that has a kind. Two rules have no kind and spell out
 // their pattern: sqlgw's catalog wording of an existing database, and the
 // read-only-variable text whose kind would match any variable name. The
@@ -51,7 +51,7 @@ type rule struct {
 	// kind is the go-mysql-server error kind the text comes from; nil
 	// when there is none (then re is required).
 	kind *kinds.Kind
-	// re is the text pattern; nil means kindPattern(kind).
+	// re is the text pattern; nil means KindPattern(kind).
 	re *regexp.Regexp
 	// codes are the codes the error arrives with (sql.CastSQLError's).
 	codes []int
@@ -85,10 +85,10 @@ func (x *context) atRow(text, withRow string) string {
 	return text
 }
 
-// kindPattern is the regular expression of a kind's message format: %s and
+// KindPattern is the regular expression of a kind's message format: %s and
 // %v are any text, %q a double-quoted one, %d a number. wrapped kinds
 // (kind.Wrap(cause)) continue with ": cause".
-func kindPattern(k *kinds.Kind, wrapped bool) *regexp.Regexp {
+func KindPattern(k *kinds.Kind, wrapped bool) *regexp.Regexp {
 	var b strings.Builder
 	b.WriteString("(?s)^")
 	f := k.Message
@@ -253,7 +253,7 @@ var wrappedKinds = map[*kinds.Kind]bool{sql.ErrPrimaryKeyViolation: true, sql.Er
 func init() {
 	for i := range rules {
 		if rules[i].re == nil {
-			rules[i].re = kindPattern(rules[i].kind, wrappedKinds[rules[i].kind])
+			rules[i].re = KindPattern(rules[i].kind, wrappedKinds[rules[i].kind])
 		}
 	}
 }
