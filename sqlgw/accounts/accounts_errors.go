@@ -141,9 +141,7 @@ func (h authHandler) HandleAuth(ctx *sql.Context, aqs sql.AuthorizationQueryStat
 		// As MySQL: one's own connections may be killed without SUPER.
 		if s, ok := ctx.Session.(*engine.Session); ok && s.GW != nil {
 			id, _ := strconv.ParseUint(m[1], 10, 32)
-			s.GW.SessMu.Lock()
-			target := s.GW.Sessions[uint32(id)]
-			s.GW.SessMu.Unlock()
+			target := s.GW.Session(uint32(id))
 			c := ctx.Session.Client()
 			if target != nil && target.Client().User == c.User && target.Client().Address == c.Address {
 				return nil

@@ -36,8 +36,8 @@ type Gateway struct {
 	Parts   partitionDecls
 	Views   *viewStore
 	// sessions by connection ID, for the handler's error translation.
-	SessMu   sync.Mutex
-	Sessions map[uint32]*Session
+	sessMu   sync.Mutex
+	sessions map[uint32]*Session
 	// unsorted: the backend returns query results in any order (Cosmos
 	// DB Table API), so no plan may claim key order.
 	unsorted bool

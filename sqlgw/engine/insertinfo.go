@@ -68,9 +68,9 @@ func noteInsertStats(ctx *sql.Context, st InsertStats) {
 // takeInsertStats returns and forgets what the last INSERT of the
 // connection left.
 func (g *Gateway) TakeInsertStats(conn uint32) (InsertStats, bool) {
-	g.SessMu.Lock()
-	s := g.Sessions[conn]
-	g.SessMu.Unlock()
+	g.sessMu.Lock()
+	s := g.sessions[conn]
+	g.sessMu.Unlock()
 	if s == nil {
 		return InsertStats{}, false
 	}

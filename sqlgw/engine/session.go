@@ -59,20 +59,20 @@ func (g *Gateway) SessionBuilder(ctx context.Context, conn *mysql.Conn, addr str
 	}
 	client := sql.Client{Address: host, User: user, Capabilities: conn.Capabilities}
 	s := g.newSession(sql.NewBaseSessionWithClientServer(addr, client, conn.ConnectionID))
-	g.SessMu.Lock()
-	if g.Sessions == nil {
-		g.Sessions = map[uint32]*Session{}
+	g.sessMu.Lock()
+	if g.sessions == nil {
+		g.sessions = map[uint32]*Session{}
 	}
-	g.Sessions[conn.ConnectionID] = s
-	g.SessMu.Unlock()
+	g.sessions[conn.ConnectionID] = s
+	g.sessMu.Unlock()
 	return s, nil
 }
 
 // currentDB returns the current database of a connection's session.
 func (g *Gateway) CurrentDB(conn uint32) string {
-	g.SessMu.Lock()
-	s := g.Sessions[conn]
-	g.SessMu.Unlock()
+	g.sessMu.Lock()
+	s := g.sessions[conn]
+	g.sessMu.Unlock()
 	if s == nil {
 		return ""
 	}
@@ -80,9 +80,9 @@ func (g *Gateway) CurrentDB(conn uint32) string {
 }
 
 func (g *Gateway) ForgetSession(conn uint32) {
-	g.SessMu.Lock()
-	delete(g.Sessions, conn)
-	g.SessMu.Unlock()
+	g.sessMu.Lock()
+	delete(g.sessions, conn)
+	g.sessMu.Unlock()
 }
 
 // sessionOf returns the sqlgw session of ctx, or nil (e.g. a context built
@@ -261,7 +261,7 @@ func (s *Session) GetStatusVariable(ctx *sql.Context, name string) (interface{},
 
 // session returns a connection's sqlgw session, or nil.
 func (g *Gateway) Session(conn uint32) *Session {
-	g.SessMu.Lock()
-	defer g.SessMu.Unlock()
-	return g.Sessions[conn]
+	g.sessMu.Lock()
+	defer g.sessMu.Unlock()
+	return g.sessions[conn]
 }

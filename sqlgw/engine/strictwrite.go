@@ -270,9 +270,9 @@ func noteWriteError(ctx *sql.Context, we mysqlerr.WriteError) {
 // takeWriteError returns and forgets the detail of the connection's last
 // failed write.
 func (g *Gateway) TakeWriteError(conn uint32) *mysqlerr.WriteError {
-	g.SessMu.Lock()
-	s := g.Sessions[conn]
-	g.SessMu.Unlock()
+	g.sessMu.Lock()
+	s := g.sessions[conn]
+	g.sessMu.Unlock()
 	if s == nil {
 		return nil
 	}

@@ -109,9 +109,9 @@ func (g *Gateway) NoteTimePrecision(conn uint32, query string) (string, func()) 
 	if len(decl) == 0 {
 		return query, func() {}
 	}
-	g.SessMu.Lock()
-	s := g.Sessions[conn]
-	g.SessMu.Unlock()
+	g.sessMu.Lock()
+	s := g.sessions[conn]
+	g.sessMu.Unlock()
 	if s == nil {
 		return rq, func() {}
 	}

@@ -62,9 +62,7 @@ func (h *Handler) autocommitStatement(c *mysql.Conn, query string) bool {
 	if len(words) == 0 || !retryVerbs[words[0]] {
 		return false
 	}
-	h.GW.SessMu.Lock()
-	s := h.GW.Sessions[c.ConnectionID]
-	h.GW.SessMu.Unlock()
+	s := h.GW.Session(c.ConnectionID)
 	if s == nil || s.GetIgnoreAutoCommit() || s.Tx != nil || s.GetTransaction() != nil {
 		return false
 	}

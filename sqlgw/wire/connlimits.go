@@ -455,9 +455,7 @@ func (h *Handler) noteSessionTimeouts(c *mysql.Conn, query string) {
 	if len(query) > 4096 || !containsFoldASCII(query, "wait_timeout") || h.Conns == nil {
 		return
 	}
-	h.GW.SessMu.Lock()
-	s := h.GW.Sessions[c.ConnectionID]
-	h.GW.SessMu.Unlock()
+	s := h.GW.Session(c.ConnectionID)
 	if s == nil {
 		return
 	}
