@@ -15,6 +15,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/sqlgw/sqlgw/sqlgw/engine"
+	"github.com/sqlgw/sqlgw/sqlgw/mysqlerr"
 )
 
 // MySQL's privilege errors
@@ -119,9 +120,12 @@ func commandName(t string) string {
 	return strings.ReplaceAll(strings.ToUpper(t), "_", " ")
 }
 
+// go-mysql-server's privilege errors; the patterns come from the kinds'
+// message formats (mysqlerr.KindPattern), the last submatch is the
+// database or table.
 var (
-	reDBDenied    = regexp.MustCompile(`^Access denied for user (?:'[^']*'@'[^']*'|\S+) to database '(.*)'$`)
-	reTableDenied = regexp.MustCompile(`^Access denied for user (?:'[^']*'@'[^']*'|\S+) to table '(.*)'$`)
+	reDBDenied    = mysqlerr.KindPattern(sql.ErrDatabaseAccessDeniedForUser, false)
+	reTableDenied = mysqlerr.KindPattern(sql.ErrTableAccessDeniedForUser, false)
 )
 
 func (h authHandler) HandleAuth(ctx *sql.Context, aqs sql.AuthorizationQueryState, auth ast.AuthInformation) error {
@@ -206,10 +210,10 @@ func translateDenied(ctx *sql.Context, err error) error {
 	user, host := deniedUser(ctx)
 	msg := err.Error()
 	if m := reDBDenied.FindStringSubmatch(msg); m != nil {
-		return dbDenied(user, host, m[1], ctx.Query())
+		return dbDenied(user, host, m[len(m)-1], ctx.Query())
 	}
 	if m := reTableDenied.FindStringSubmatch(msg); m != nil {
-		return errTableAccess("SELECT", user, host, m[1])
+		return errTableAccess("SELECT", user, host, m[len(m)-1])
 	}
 	return err
 }
@@ -442,7 +446,7 @@ func (a *Accounts) translateConnError(c *mysql.Conn, query string, err error) er
 	if m == nil {
 		return err
 	}
-	return dbDenied(c.User, clientHost(c.RemoteAddr()), m[1], query)
+	return dbDenied(c.User, clientHost(c.RemoteAddr()), m[len(m)-1], query)
 }
 
 // dbDenied is the error for a statement refused because the account has
