@@ -40,7 +40,13 @@ type Salted interface {
 
 // salt rewrites p's requests for a salted table (see above).
 func (b *builder) salt(p *Plan) {
-	st, ok := b.t.(Salted)
+	t := b.t
+	if ct, ok := t.(*collatedTable); ok {
+		// Collated key columns wrap the table (collate.go); the salt is
+		// the wrapped table's.
+		t = ct.Table
+	}
+	st, ok := t.(Salted)
 	if !ok || st.SaltBuckets() <= 1 {
 		return
 	}
