@@ -70,9 +70,9 @@ func TestSaltCollatedKeys(t *testing.T) {
 			)
 			// Writes find their rows through the same reads.
 			for _, tb := range []string{"s", "u"} {
-				r.Exec("UPDATE "+tb+" SET v = v + 100 WHERE k = 'ABE'")
-				r.Exec("DELETE FROM "+tb+" WHERE k IN ('COTE', 'zz ') AND n = 1")
-				r.Exec("UPDATE "+tb+" SET k = 'moved' WHERE k = 'b' AND n = 2")
+				r.Exec("UPDATE " + tb + " SET v = v + 100 WHERE k = 'ABE'")
+				r.Exec("DELETE FROM " + tb + " WHERE k IN ('COTE', 'zz ') AND n = 1")
+				r.Exec("UPDATE " + tb + " SET k = 'moved' WHERE k = 'b' AND n = 2")
 			}
 			sameRows(t, r, "SELECT k, n, v FROM %s ORDER BY k, n")
 		})
