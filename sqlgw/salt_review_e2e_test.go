@@ -78,3 +78,105 @@ func TestSaltCollatedKeys(t *testing.T) {
 		})
 	}
 }
+
+// TestSaltWritesAndDDL: unique global indexes, key updates moving rows
+// between buckets inside a rolled-back transaction, ORDER BY ... DESC and
+// LIMIT/OFFSET through the merge, and the ALTER TABLE paths, each against
+// an unsalted twin.
+func TestSaltWritesAndDDL(t *testing.T) {
+	s := sqltest.StartBackend(t, sqltest.Memory, sqltest.Options{})
+	r := s.Runner()
+	r.ExecAll("CREATE DATABASE d", "USE d")
+	saltTwins(r, "CREATE TABLE %s (id INT, g INT, e VARCHAR(20), v INT, PRIMARY KEY (id, g), UNIQUE KEY ue (e), KEY kv (v)) %s", "PARTITION BY KEY(id) PARTITIONS 5")
+	var vals []string
+	for i := 1; i <= 150; i++ {
+		vals = append(vals, fmt.Sprintf("(%d, %d, 'e%d', %d)", i/3, i%3, i, i%11))
+	}
+	for _, tb := range []string{"s", "u"} {
+		r.Exec("INSERT INTO " + tb + " VALUES " + strings.Join(vals, ","))
+	}
+	reads := []string{
+		"SELECT * FROM %s ORDER BY id, g",
+		"SELECT * FROM %s ORDER BY id DESC, g DESC LIMIT 7",
+		"SELECT * FROM %s ORDER BY id DESC, g DESC LIMIT 5 OFFSET 11",
+		"SELECT * FROM %s ORDER BY id, g LIMIT 4 OFFSET 30",
+		"SELECT * FROM %s WHERE id BETWEEN 10 AND 20 ORDER BY id DESC, g",
+		"SELECT * FROM %s WHERE id > 40 ORDER BY id DESC LIMIT 3",
+		"SELECT id, g FROM %s WHERE e = 'e77'",
+		"SELECT id, g, e FROM %s WHERE e IN ('e1', 'e150', 'e99', 'nope') ORDER BY e",
+		"SELECT id, g FROM %s WHERE v = 3 ORDER BY id DESC, g DESC",
+		"SELECT id, g FROM %s WHERE id = 7 ORDER BY g DESC",
+	}
+	sameRows(t, r, reads...)
+	for _, tb := range []string{"s", "u"} {
+		if err := r.Try("INSERT INTO "+tb+" VALUES (999, 0, 'e5', 0)"); sqltest.Errno(err) != 1062 {
+			t.Errorf("%s: duplicate unique value: %v, want 1062", tb, err)
+		}
+		if err := r.Try("UPDATE "+tb+" SET e = 'e6' WHERE id = 3 AND g = 1"); sqltest.Errno(err) != 1062 {
+			t.Errorf("%s: update to a duplicate unique value: %v, want 1062", tb, err)
+		}
+	}
+	inTx := map[string][]string{}
+	for _, tb := range []string{"s", "u"} {
+		r.Exec("BEGIN")
+		r.Exec("UPDATE " + tb + " SET id = id + 500 WHERE id < 10")
+		r.Exec("UPDATE " + tb + " SET e = CONCAT(e, 'x') WHERE id > 500")
+		r.Exec("INSERT INTO " + tb + " VALUES (3, 0, 'e9', 1)")
+		r.Exec("DELETE FROM " + tb + " WHERE id = 20")
+		for _, q := range reads {
+			inTx[tb] = append(inTx[tb], strings.Join(r.Rows(fmt.Sprintf(q, tb)), "|"))
+		}
+		r.Exec("ROLLBACK")
+	}
+	if !slices.Equal(inTx["s"], inTx["u"]) {
+		t.Errorf("inside the transaction:\n salted   %q\n unsalted %q", inTx["s"], inTx["u"])
+	}
+	sameRows(t, r, reads...)
+	for _, tb := range []string{"s", "u"} {
+		r.Exec("UPDATE " + tb + " SET id = id + 500 WHERE id < 10")
+		r.Exec("UPDATE " + tb + " SET e = CONCAT(e, 'y') WHERE id > 500 AND g = 1")
+	}
+	sameRows(t, r, reads...)
+	sameRows(t, r, "SELECT id, g FROM %s WHERE e = 'e4y'", "SELECT id, g FROM %s WHERE e = 'e4'")
+
+	// ALTER TABLE paths.
+	for _, alter := range []string{
+		"ALTER TABLE %s ADD INDEX kg (g, v)",
+		"ALTER TABLE %s ADD COLUMN w INT DEFAULT 7",
+		"ALTER TABLE %s DROP INDEX kv",
+		"ALTER TABLE %s DROP PRIMARY KEY, ADD PRIMARY KEY (id, g, v)",
+		"ALTER TABLE %s MODIFY e VARCHAR(30)",
+		"ALTER TABLE %s DROP PRIMARY KEY, ADD PRIMARY KEY (v, id, g)",
+		"ALTER TABLE %s MODIFY id BIGINT",
+		"ALTER TABLE %s RENAME TO %s2",
+	} {
+		es := sqltest.Errno(r.Try(strings.ReplaceAll(alter, "%s", "s")))
+		eu := sqltest.Errno(r.Try(strings.ReplaceAll(alter, "%s", "u")))
+		if es != eu {
+			t.Errorf("%s: salted error %d, unsalted %d", alter, es, eu)
+		}
+		t.Logf("%s: error %d", alter, es)
+		if strings.Contains(alter, "RENAME") {
+			r.Exec("ALTER TABLE s2 RENAME TO s")
+			r.Exec("ALTER TABLE u2 RENAME TO u")
+		}
+		sameRows(t, r, "SELECT * FROM %s ORDER BY id, g", "SELECT * FROM %s WHERE id = 505", "SELECT id, g FROM %s WHERE e = 'e12'",
+			"SELECT id FROM %s WHERE id BETWEEN 30 AND 35 ORDER BY id DESC, g DESC")
+		if n := saltedTable(t, s, "s").Salted(); n != 5 {
+			t.Errorf("after %s: %d salt buckets, want 5", alter, n)
+		}
+		counts := bucketCounts(t, s, saltedTable(t, s, "s"))
+		if len(counts) != 5 {
+			t.Errorf("after %s: rows in buckets %v", alter, counts)
+		}
+	}
+	// Dropping the key leaves no partition key to salt: as unsalted.
+	es := sqltest.Errno(r.Try("ALTER TABLE s DROP PRIMARY KEY"))
+	eu := sqltest.Errno(r.Try("ALTER TABLE u DROP PRIMARY KEY"))
+	t.Logf("DROP PRIMARY KEY: salted %d, unsalted %d", es, eu)
+	if es == 0 {
+		sameRows(t, r, "SELECT * FROM %s ORDER BY id, g, v", "SELECT id, g FROM %s WHERE e = 'e12'")
+		show := r.Rows("SHOW CREATE TABLE s")[0]
+		t.Logf("%s", show)
+	}
+}
