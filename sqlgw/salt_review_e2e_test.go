@@ -68,6 +68,13 @@ func TestSaltCollatedKeys(t *testing.T) {
 				"SELECT k, n FROM %s WHERE k = 'b' AND n = 2",
 				"SELECT k, n FROM %s WHERE k = 'Résumé' AND n > 0 ORDER BY n",
 			)
+			// A local index lives in the salted partitions.
+			for _, tb := range []string{"s", "u"} {
+				r.Exec("CREATE INDEX lv ON " + tb + " (k, v) COMMENT 'sqlgw: local'")
+			}
+			sameRows(t, r,
+				"SELECT k, n, v FROM %s FORCE INDEX (lv) WHERE k = 'ABE' AND v = 2",
+				"SELECT k, n, v FROM %s FORCE INDEX (lv) WHERE k = 'b' AND v > 0 ORDER BY n")
 			// Writes find their rows through the same reads.
 			for _, tb := range []string{"s", "u"} {
 				r.Exec("UPDATE " + tb + " SET v = v + 100 WHERE k = 'ABE'")
