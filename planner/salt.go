@@ -40,13 +40,7 @@ type Salted interface {
 
 // salt rewrites p's requests for a salted table (see above).
 func (b *builder) salt(p *Plan) {
-	t := b.t
-	if ct, ok := t.(*collatedTable); ok {
-		// Collated key columns wrap the table (collate.go); the salt is
-		// the wrapped table's.
-		t = ct.Table
-	}
-	st, ok := t.(Salted)
+	st, ok := b.t.(Salted)
 	if !ok || st.SaltBuckets() <= 1 {
 		return
 	}
@@ -98,3 +92,26 @@ func saltRange(r *storage.KeyRange, prefix string, prefixEnd func(string) string
 	}
 	return out
 }
+
+// A table with collated key columns is wrapped (collate.go), and a local
+// index view's base is that wrapper: it salts as the wrapped table does.
+var _ Salted = (*collatedTable)(nil)
+
+// SaltBuckets implements Salted.
+func (c *collatedTable) SaltBuckets() int {
+	if s, ok := c.Table.(Salted); ok {
+		return s.SaltBuckets()
+	}
+	return 0
+}
+
+// Salt implements Salted.
+func (c *collatedTable) Salt(pk string) string {
+	if s, ok := c.Table.(Salted); ok {
+		return s.Salt(pk)
+	}
+	return pk
+}
+
+// SaltPrefix implements Salted.
+func (c *collatedTable) SaltPrefix(bucket int) string { return c.Table.(Salted).SaltPrefix(bucket) }
