@@ -116,10 +116,10 @@ func TestSaltWritesAndDDL(t *testing.T) {
 	}
 	sameRows(t, r, reads...)
 	for _, tb := range []string{"s", "u"} {
-		if err := r.Try("INSERT INTO "+tb+" VALUES (999, 0, 'e5', 0)"); sqltest.Errno(err) != 1062 {
+		if err := r.Try("INSERT INTO " + tb + " VALUES (999, 0, 'e5', 0)"); sqltest.Errno(err) != 1062 {
 			t.Errorf("%s: duplicate unique value: %v, want 1062", tb, err)
 		}
-		if err := r.Try("UPDATE "+tb+" SET e = 'e6' WHERE id = 3 AND g = 1"); sqltest.Errno(err) != 1062 {
+		if err := r.Try("UPDATE " + tb + " SET e = 'e6' WHERE id = 3 AND g = 1"); sqltest.Errno(err) != 1062 {
 			t.Errorf("%s: update to a duplicate unique value: %v, want 1062", tb, err)
 		}
 	}
