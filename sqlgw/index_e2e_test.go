@@ -11,7 +11,6 @@ import (
 
 	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage"
-	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
 // TestSecondaryIndexes: DDL, SHOW INDEX, EXPLAIN, unique enforcement,
@@ -257,15 +256,19 @@ func TestIndexCrashRecovery(t *testing.T) {
 
 // TestIndexRequestCounts measures, with the session counters, the store
 // requests of statements on tables with 0, 1 and 3 indexes, and of index
-// lookups; the figures are in docs/benchmarks.md.
+// lookups; the figures are in docs/benchmarks.md. On the embedded store a
+// row and its global index entities are one atomic batch (txnindex.go):
+// an indexed write costs what an unindexed one does. On the Table service
+// a single-row write keeps the index protocol (ixmaint), 3 requests for an
+// INSERT with one global index, which the transaction record would not
+// make cheaper.
 func TestIndexRequestCounts(t *testing.T) {
-	ts := startServer(t, func() storage.Store {
-		s, err := pebble.OpenMemory()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}())
+	forEachBackend(t, func(t *testing.T, ts *testServer) {
+		indexRequestCounts(t, ts)
+	})
+}
+
+func indexRequestCounts(t *testing.T, ts *testServer) {
 	c := ts.Session("d")
 	tables := []struct{ name, ddl string }{
 		{"none", "CREATE TABLE none (id INT PRIMARY KEY, a INT, b INT, e INT)"},
@@ -277,7 +280,11 @@ func TestIndexRequestCounts(t *testing.T) {
 	type counts struct{ ins, upd, same, del int64 }
 	want := map[string]counts{
 		"none": {1, 2, 2, 2}, "l1": {1, 2, 2, 2}, "l3": {1, 2, 2, 2},
-		"g1": {3, 6, 2, 4}, "g3": {7, 14, 2, 8},
+		"g1": {1, 2, 2, 2}, "g3": {1, 2, 2, 2},
+	}
+	if !strings.Contains(t.Name(), "pebble") {
+		want["g1"] = counts{3, 6, 2, 4}
+		want["g3"] = counts{7, 14, 2, 8}
 	}
 	var sb strings.Builder
 	sb.WriteString("| table | INSERT | UPDATE (indexed values change) | UPDATE (no indexed value changes) | DELETE |\n|---|---|---|---|---|\n")

@@ -1,0 +1,175 @@
+package sqlgw
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/catalog/ixmaint"
+	txnrec "github.com/sqlgw/sqlgw/catalog/txn"
+	"github.com/sqlgw/sqlgw/storage"
+)
+
+// Global index entries committed with their rows
+//
+// A commit that writes rows of a table with global indexes makes the index
+// entities ordinary writes of the same atomic commit as the rows
+// (ixmaint.GlobalOps: new entities inserted, old ones deleted, unmarked),
+// whenever the store or the transaction record can take them all:
+//
+//   - On the embedded store (storage.MultiBatcher) every such commit, a
+//     single-row INSERT included, is one Pebble batch holding the rows,
+//     their local and their global index entities: one synced write, where
+//     the index protocol (ixmaint Begin, the row, Finish) took three, each
+//     after a read. Pebble groups the syncs of concurrent commits.
+//   - On the Table service a commit that already needs a transaction
+//     record (more than one batch of rows) gives the record the index
+//     entities as groups too: they are locked, committed by the record's
+//     commit point and resolved like the rows, by the committer, by any
+//     reader that meets a lock, and by the sweep. No mark has to outlive
+//     the record's lease, so a transaction of thousands of indexed rows is
+//     not refused as "index writes took too long". A new entity's group
+//     holds only inserts (conditional), and deletes and updates of existing
+//     entities are in groups of their own, so that catalog/txn makes them
+//     conditional on a read: a lock never takes over another's.
+//     A commit that fits one batch keeps the index protocol on the Table
+//     service: 3 requests for a one-row INSERT, where the record would
+//     cost 2P+3 = 7.
+//
+// The atomic form fails, with nothing applied, when a new entity exists
+// already (a duplicate unique value, or a stale entity an interrupted
+// index protocol write left) or an old one is missing: the commit then
+// takes the index protocol's path (commitAtomic, commitTable), which
+// resolves stale entities and reports duplicates as it always did, so
+// those outcomes cost more requests, never a different answer. The same
+// path keeps the cases the atomic form does not cover: an index being
+// built, an attached table, a row larger than one batch, and one entity
+// written twice (a unique value handed from one row of the transaction to
+// another, which the index protocol takes over explicitly).
+func (g *gateway) commitIndexed(ctx context.Context, t *txn, phys []string, prep []*preparedTable, log *commitLog) (done bool, err error) {
+	if g.txs == nil {
+		return false, nil
+	}
+	indexed := false
+	for i, p := range prep {
+		meta := t.tables[phys[i]].meta
+		if len(p.big) > 0 || meta.IsAttached() {
+			return false, nil
+		}
+		for j := range meta.Indexes {
+			if meta.Indexes[j].State == catalog.IndexBuilding {
+				return false, nil
+			}
+		}
+		if ixmaint.HasGlobal(meta) {
+			for _, b := range p.batches {
+				indexed = indexed || len(b.ws) > 0
+			}
+		}
+	}
+	if !indexed {
+		return false, nil
+	}
+	type gmeta struct {
+		meta *catalog.Table
+		row  bool // a batch of rows (else of global index entities)
+		b    txBatch
+	}
+	var (
+		groups []txnrec.Group
+		gm     []gmeta
+		rows   int
+	)
+	seen := map[[3]string]bool{}
+	distinct := func(table string, op storage.Operation) bool {
+		k := [3]string{table, op.Entity.PartitionKey, op.Entity.RowKey}
+		if seen[k] || op.Mode == storage.Merge && (op.Kind == storage.OpUpdate || op.Kind == storage.OpUpsert) {
+			return false
+		}
+		seen[k] = true
+		return true
+	}
+	for i, p := range prep {
+		meta := t.tables[phys[i]].meta
+		type part struct {
+			table, pk string
+			insert    bool
+		}
+		byPart := map[part][]storage.Operation{}
+		var order []part
+		for _, b := range p.batches {
+			ops := b.ops
+			if len(meta.Indexes) > 0 {
+				if ops, err = mergeIndexOps(meta, ops); err != nil {
+					return true, err
+				}
+			}
+			for _, op := range ops {
+				if !distinct(meta.Physical, op) {
+					return false, nil
+				}
+			}
+			groups = append(groups, txnrec.Group{Table: meta.Physical, Ops: ops})
+			gm = append(gm, gmeta{meta: meta, row: true, b: b})
+			rows++
+			for _, w := range b.ws {
+				ios, ok, err := ixmaint.GlobalOps(meta, w)
+				if err != nil {
+					return true, mapError(err)
+				}
+				if !ok {
+					return false, nil
+				}
+				for _, io := range ios {
+					if !distinct(io.Index.Physical, io.Op) {
+						return false, nil
+					}
+					k := part{io.Index.Physical, io.Op.Entity.PartitionKey, io.Op.Kind == storage.OpInsert}
+					if _, ok := byPart[k]; !ok {
+						order = append(order, k)
+					}
+					byPart[k] = append(byPart[k], io.Op)
+				}
+			}
+		}
+		for _, k := range order {
+			for _, ops := range storage.SplitBatches(byPart[k], batchBytes) {
+				groups = append(groups, txnrec.Group{Table: k.table, Ops: ops})
+				gm = append(gm, gmeta{meta: meta})
+			}
+		}
+	}
+	done, err = g.txs.CommitAtomic(ctx, groups)
+	if !done {
+		if rows <= 1 {
+			return false, nil
+		}
+		err = g.txs.Commit(ctx, groups, nil)
+	}
+	var ge *txnrec.GroupError
+	switch {
+	case err == nil:
+		log.batches += rows
+		log.other = true
+		for _, x := range gm {
+			if x.row {
+				g.addRowCount(x.meta.Physical, x.b.delta)
+			}
+		}
+		return true, nil
+	case errors.As(err, &ge) && ge.Group >= 0 && ge.Group < len(groups):
+		if !gm[ge.Group].row {
+			// An index entity was not as the rows imply (a duplicate, or a
+			// stale entity): nothing was applied; the index protocol
+			// settles it.
+			return false, nil
+		}
+		return true, g.applyError(gm[ge.Group].meta, groups[ge.Group].Ops, ge.Err)
+	case errors.Is(err, txnrec.ErrAborted):
+		return true, errConflict(fmt.Sprintf("the transaction was aborted by another gateway before its commit point (its lease of %s expired); nothing was applied", txnLease))
+	case errors.Is(err, txnrec.ErrUnknownOutcome):
+		return true, errCommitUnknown(err)
+	}
+	return true, mapError(err)
+}
