@@ -561,7 +561,18 @@ func (it *rowIter) coveringEntity(ix *catalog.Index, h *storage.Entity) (*storag
 
 // maint returns the gateway's index maintainer.
 func (g *gateway) maint() *ixmaint.Maintainer {
-	g.maintOnce.Do(func() { g.maintainer = &ixmaint.Maintainer{Store: g.store, Lease: indexLease} })
+	g.maintOnce.Do(func() {
+		g.maintainer = &ixmaint.Maintainer{Store: g.store, Lease: indexLease}
+		if g.txs != nil {
+			// The backfill's atomic pages (ixmaint.backfillAtomic): on the
+			// embedded store, below the transaction wrapper, which holds no
+			// lock there (txnindex.go).
+			inner := g.txs.Store
+			g.maintainer.MultiBatch = func(ctx context.Context, b []storage.TableBatch) ([][]storage.ETag, error) {
+				return storage.ForwardMultiBatch(ctx, inner, b)
+			}
+		}
+	})
 	return g.maintainer
 }
 

@@ -1,6 +1,9 @@
 package ixmaint
 
 import (
+	"context"
+	"errors"
+
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/storage"
 )
@@ -67,4 +70,59 @@ func GlobalOps(t *catalog.Table, w Write) (ops []IndexOp, ok bool, err error) {
 		}
 	}
 	return ops, true, nil
+}
+
+// backfillAtomic writes the global index entities of a page of rows (items:
+// each entity with the ETag of its row as the page read it) in one write
+// of the store's atomic batch across partitions, unmarked, together with
+// an empty Merge of every row conditional on that ETag, as the local
+// backfill does row by row: either no row changed since the page was read
+// and every entity is exactly what its row implies, or nothing is written.
+// A page of 1,000 rows costs one synced write instead of three requests
+// per row (a marked write, then a read and a write to resolve it). A
+// concurrent writer of one of the rows fails its conditional write and
+// retries (a conflict), as with the local backfill.
+//
+// done is false, with nothing written, when the store has no such batch,
+// or when the write failed (a row changed, an entity exists already: a
+// writer's, or a duplicate): the caller then backfills the page entity by
+// entity, which settles each of those cases.
+func (m *Maintainer) backfillAtomic(ctx context.Context, t *catalog.Table, ix *catalog.Index, items []*touch) (done bool, err error) {
+	if m.MultiBatch == nil || len(items) == 0 || !ix.Global || t.IsAttached() {
+		return false, nil
+	}
+	type part struct{ table, pk string }
+	byPart := map[part][]storage.Operation{}
+	var order []part
+	add := func(k part, op storage.Operation) {
+		if _, ok := byPart[k]; !ok {
+			order = append(order, k)
+		}
+		byPart[k] = append(byPart[k], op)
+	}
+	for _, tc := range items {
+		bpk, brk := tc.e.Properties[catalog.PropBasePK].Str(), tc.e.Properties[catalog.PropBaseRK].Str()
+		add(part{t.Physical, bpk}, storage.Operation{Kind: storage.OpUpdate, Mode: storage.Merge, IfMatch: tc.etag,
+			Entity: &storage.Entity{PartitionKey: bpk, RowKey: brk, Properties: storage.Properties{}}})
+		kind := storage.OpUpsert
+		if keyed(ix, t, tc.e) {
+			kind = storage.OpInsert
+		}
+		add(part{ix.Physical, tc.e.PartitionKey}, storage.Operation{Kind: kind, Mode: storage.Replace, Entity: tc.e})
+	}
+	var tbs []storage.TableBatch
+	for _, k := range order {
+		for _, ops := range storage.SplitBatches(byPart[k], storage.MaxBatchBytes/2) {
+			tbs = append(tbs, storage.TableBatch{Table: k.table, Ops: ops})
+		}
+	}
+	_, err = m.MultiBatch(ctx, tbs)
+	var me *storage.MultiBatchError
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, storage.ErrMultiBatchUnsupported), errors.As(err, &me):
+		return false, nil
+	}
+	return false, err
 }
