@@ -302,6 +302,19 @@ func indexRequestCounts(t *testing.T, ts *testServer) {
 		fmt.Fprintf(&sb, "| %s | %d | %d | %d | %d |\n", tb.ddl[strings.Index(tb.ddl, "("):], got.ins, got.upd, got.same, got.del)
 	}
 	t.Log("\n" + sb.String())
+	// A multi-row INSERT over 50 partitions of the table with 3 global
+	// indexes: one atomic batch on the embedded store; on the Table
+	// service one transaction record whose groups are the row batches and
+	// the index entities' (2P+3 requests for P groups).
+	var vals []string
+	for i := 100; i < 150; i++ {
+		vals = append(vals, fmt.Sprintf("(%d, %d, %d, %d)", i, i%7, i%5, i))
+	}
+	multi, _ := cost(t, c, "INSERT INTO g3 VALUES "+strings.Join(vals, ", "))
+	t.Logf("INSERT of 50 rows (50 partitions) into g3: %d requests", multi)
+	if strings.Contains(t.Name(), "pebble") && multi != 1 {
+		t.Errorf("INSERT of 50 rows into g3: %d requests, want 1", multi)
+	}
 	// Lookups: unique global 2 (1 covering); local 1 range + base gets.
 	mustExec(t, c, "CREATE TABLE u (id INT PRIMARY KEY, e VARCHAR(20), n INT, UNIQUE KEY ue (e))")
 	mustExec(t, c, "CREATE TABLE o (cust INT, id INT, s VARCHAR(5), n INT, PRIMARY KEY (cust, id), KEY ls (cust, s))")

@@ -31,11 +31,15 @@ import (
 // could apply it twice. A commit that fits one batch keeps the
 // single-batch path and costs what it did.
 //
-// Global indexes keep their own protocol around the commit (ixmaint:
-// marked entities before the record is written, settled after it); the
-// marks outlive the transaction's lease (catalog/txnrec.DefaultLease is half
-// of ixmaint.DefaultLease), so a resolver never settles a mark against a
-// row whose transaction may still commit.
+// Global index entities are ordinary writes of the same commit whenever
+// they can be (txnindex.go: one Pebble batch with the rows; groups of the
+// record on the Table service). Otherwise (an entity found stale or taken,
+// the cases listed below) global indexes keep their own protocol around
+// the commit (ixmaint: marked entities before the record is written,
+// settled after it); the marks outlive the transaction's lease
+// (catalog/txnrec.DefaultLease is half of ixmaint.DefaultLease), so a
+// resolver never settles a mark against a row whose transaction may still
+// commit.
 //
 // Not (yet) atomic, and committed batch by batch as before: a transaction
 // holding a row larger than one batch (applyBig), one writing a table with
