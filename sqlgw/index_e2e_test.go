@@ -222,6 +222,12 @@ func TestIndexCrashRecovery(t *testing.T) {
 		"UPDATE t SET c = 77 WHERE id = 2",
 		"DELETE FROM t WHERE id = 3",
 		"INSERT INTO t VALUES (10, 0, 10, 'x', 1)", // unique violation
+		// Several partitions: the rows and their global index entities
+		// in one transaction record (the fault store has no atomic batch
+		// across partitions, as the Table service).
+		"INSERT INTO t VALUES (11, 0, 50, 'v', 6), (12, 1, 10, 'u', 7)",
+		"UPDATE t SET a = a + 5, b = CONCAT(b, '2') WHERE id IN (1, 2)",
+		"DELETE FROM t WHERE id IN (1, 2)",
 	}
 	for _, stmt := range stmts {
 		sqltest.CrashAtEveryRequest(t, sqltest.Crash{
@@ -235,7 +241,7 @@ func TestIndexCrashRecovery(t *testing.T) {
 			// A new server on what the store holds, before recovery.
 			Check: func(r *sqltest.Runner, _ storage.Store, p sqltest.CrashPoint) {
 				r.Exec("USE d")
-				for _, w := range []string{"a = 10", "a = 20", "a = 30", "a = 40", "b = 'x'", "b = 'y'", "b = 'z'", "b = 'w'"} {
+				for _, w := range []string{"a = 10", "a = 15", "a = 20", "a = 30", "a = 40", "a = 50", "b = 'x'", "b = 'y'", "b = 'z'", "b = 'w'", "b = 'v'", "b = 'u'", "b = 'x2'", "b = 'y2'"} {
 					for _, sel := range []string{"*", "id, a, c"} {
 						got := r.Rows(fmt.Sprintf("SELECT %s FROM t WHERE %s ORDER BY id", sel, w))
 						want := r.Rows(fmt.Sprintf("SELECT %s FROM t WHERE CONCAT(%s) ORDER BY id", sel, w)) // opaque: a scan
