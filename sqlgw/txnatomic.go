@@ -41,6 +41,9 @@ import (
 // resolver never settles a mark against a row whose transaction may still
 // commit.
 //
+// The cases below are those that neither this path nor txnindex.go's
+// takes.
+//
 // Not (yet) atomic, and committed batch by batch as before: a transaction
 // holding a row larger than one batch (applyBig), one writing a table with
 // an index still being built, one that inserts a value of a unique global

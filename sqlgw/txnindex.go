@@ -44,9 +44,12 @@ import (
 // resolves stale entities and reports duplicates as it always did, so
 // those outcomes cost more requests, never a different answer. The same
 // path keeps the cases the atomic form does not cover: an index being
-// built, an attached table, a row larger than one batch, and one entity
-// written twice (a unique value handed from one row of the transaction to
-// another, which the index protocol takes over explicitly).
+// built, an attached table, a row larger than one batch, and an entity
+// written more than a release and a take (two rows taking one unique
+// value, which the protocol reports as 1062). A unique value handed from
+// one row of the transaction to another (a swap, a shift, a delete then an
+// insert) is one write of its entity, an update to the taker's: one
+// atomic unit has no order between the release and the take.
 func (g *gateway) commitIndexed(ctx context.Context, t *txn, phys []string, prep []*preparedTable, log *commitLog) (done bool, err error) {
 	if g.txs == nil {
 		return false, nil
@@ -96,8 +99,13 @@ func (g *gateway) commitIndexed(ctx context.Context, t *txn, phys []string, prep
 			table, pk string
 			insert    bool
 		}
-		byPart := map[part][]storage.Operation{}
-		var order []part
+		// The table's index entity writes, each entity once: a unique
+		// value one row releases (a delete) and another takes (an insert)
+		// is one update of the entity to the taker's.
+		var ixops []storage.Operation
+		var ixtables []string
+		at := map[[2]string]int{}
+		merged := map[[2]string]bool{}
 		for _, b := range p.batches {
 			ops := b.ops
 			if len(meta.Indexes) > 0 {
@@ -122,16 +130,41 @@ func (g *gateway) commitIndexed(ctx context.Context, t *txn, phys []string, prep
 					return false, nil
 				}
 				for _, io := range ios {
-					if !distinct(io.Index.Physical, io.Op) {
-						return false, nil
+					ek := [2]string{io.Index.Physical, io.Op.Entity.PartitionKey + "\x00" + io.Op.Entity.RowKey}
+					j, twice := at[ek]
+					if merged[ek] {
+						return false, nil // a third write of one entity: the index protocol
 					}
-					k := part{io.Index.Physical, io.Op.Entity.PartitionKey, io.Op.Kind == storage.OpInsert}
-					if _, ok := byPart[k]; !ok {
-						order = append(order, k)
+					if !twice {
+						at[ek] = len(ixops)
+						ixops = append(ixops, io.Op)
+						ixtables = append(ixtables, io.Index.Physical)
+						continue
 					}
-					byPart[k] = append(byPart[k], io.Op)
+					prev := ixops[j]
+					switch {
+					case prev.Kind == storage.OpDelete && io.Op.Kind == storage.OpInsert:
+						ixops[j] = storage.Operation{Kind: storage.OpUpdate, Mode: storage.Replace, IfMatch: storage.ETagAny, Entity: io.Op.Entity}
+					case prev.Kind == storage.OpInsert && io.Op.Kind == storage.OpDelete:
+						ixops[j] = storage.Operation{Kind: storage.OpUpdate, Mode: storage.Replace, IfMatch: storage.ETagAny, Entity: prev.Entity}
+					default:
+						return false, nil // two rows taking one value: the index protocol reports it
+					}
+					merged[ek] = true
 				}
 			}
+		}
+		byPart := map[part][]storage.Operation{}
+		var order []part
+		for j, op := range ixops {
+			if !distinct(ixtables[j], op) {
+				return false, nil
+			}
+			k := part{ixtables[j], op.Entity.PartitionKey, op.Kind == storage.OpInsert}
+			if _, ok := byPart[k]; !ok {
+				order = append(order, k)
+			}
+			byPart[k] = append(byPart[k], op)
 		}
 		for _, k := range order {
 			for _, ops := range storage.SplitBatches(byPart[k], batchBytes) {
