@@ -48,7 +48,8 @@ import (
 // holding a row larger than one batch (applyBig), one writing a table with
 // an index still being built, one that inserts a value of a unique global
 // index another of its rows releases, in another batch (uniquePhases,
-// handsUniqueValues), and one that
+// handsUniqueValues), when txnindex.go's atomic write failed on it (the
+// entity stale or missing), and one that
 // writes one entity in two of its batches (a local unique value moved
 // across batches of one partition), and one that writes an attached table
 // (attached.go: a table other applications own; a lock would show them
