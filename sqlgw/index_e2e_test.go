@@ -263,7 +263,7 @@ func TestIndexCrashRecovery(t *testing.T) {
 // TestIndexRequestCounts measures, with the session counters, the store
 // requests of statements on tables with 0, 1 and 3 indexes, and of index
 // lookups; the figures are in docs/benchmarks.md. On the embedded store a
-// row and its global index entities are one atomic batch (txnindex.go):
+// row and its global index entities are one atomic batch (sqlgw/engine/txnindex.go):
 // an indexed write costs what an unindexed one does. On the Table service
 // a single-row write keeps the index protocol (ixmaint), 3 requests for an
 // INSERT with one global index, which the transaction record would not

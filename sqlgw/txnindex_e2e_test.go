@@ -78,7 +78,7 @@ func TestLargeIndexedTransaction(t *testing.T) {
 // atomic batch, as a multi-row INSERT; before, 500 marks and 500 clears
 // more), after one existence read per row (the table editor's duplicate
 // check, which only a plain autocommit INSERT skips: skipExistenceCheck in
-// sqlgw/editor.go), and the index equals the rows right after it.
+// sqlgw/engine/editor.go), and the index equals the rows right after it.
 func TestLoadDataIndexedBatch(t *testing.T) {
 	forEachBackendStore(t, func(t *testing.T, ts *testServer, st storage.Store, co catalog.Options) {
 		if !strings.Contains(t.Name(), "pebble") {

@@ -91,7 +91,7 @@
 // a transaction record (catalog/txn) on the Table service, whose commit
 // point is then the entities' too; its locks are resolved by readers and
 // the sweep like any other. The gateway does so whenever it can
-// (sqlgw/txnindex.go) and falls back to Begin and Finish when the atomic
+// (sqlgw/engine/txnindex.go) and falls back to Begin and Finish when the atomic
 // write fails on an index entity (a duplicate, a stale entity of an
 // interrupted protocol write), which settle those cases. Unmarked entities
 // written so match their rows: the invariant holds.

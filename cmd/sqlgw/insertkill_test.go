@@ -30,7 +30,7 @@ import (
 //   - straight from the store, before any restart or recovery
 //     (ixmaint.Check): every index is exactly what the rows imply, with no
 //     mark: a row and its index entities are one atomic, synced Pebble
-//     batch (sqlgw/txnindex.go), so a kill leaves nothing to repair;
+//     batch (sqlgw/engine/txnindex.go), so a kill leaves nothing to repair;
 //   - after the restart, through SQL: every acknowledged row is there with
 //     its values, found through both indexes; each statement in flight at
 //     the kill is there wholly or not at all; and nothing else is there.
