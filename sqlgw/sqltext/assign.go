@@ -63,7 +63,7 @@ type assigner struct {
 // statements. With inExpr it stops at the end of an assigned expression
 // and returns the index of the token there; otherwise it runs to the end.
 func (a *assigner) scan(k int, inExpr bool) int {
-	q, toks := a.t.Src, a.t.Toks
+	q, toks := a.t.Src, a.t.Tokens()
 	depth, caseDepth := 0, 0
 	operand := false // the last token at depth 0 ends an operand
 	stmtStart, selectStmt := true, false
@@ -166,7 +166,7 @@ func literal(name string) string {
 // assignment rewrites `@name := expr` at toks[k] (a Variable), or reports
 // false when no := follows the name. end is the token after expr.
 func (a *assigner) assignment(k int) (end int, ok bool) {
-	q, toks := a.t.Src, a.t.Toks
+	q, toks := a.t.Src, a.t.Tokens()
 	name := varName(toks[k].Text(q))
 	if name == "" {
 		return 0, false
@@ -192,7 +192,7 @@ func (a *assigner) assignment(k int) (end int, ok bool) {
 // replaceReads replaces, in SELECT statements, the reads of the assigned
 // variables (a Variable not followed by :=) by sqlgw_var.
 func (a *assigner) replaceReads() {
-	q, toks := a.t.Src, a.t.Toks
+	q, toks := a.t.Src, a.t.Tokens()
 	stmtStart, selectStmt := true, false
 	for k, tok := range toks {
 		switch tok.Kind {

@@ -38,7 +38,7 @@ var IndexHints = Step{
 		if !MayHaveHints(t.Src) {
 			return
 		}
-		refs, spans := scanHints(t.Src, t.Toks)
+		refs, spans := scanHints(t.Src, t.Tokens())
 		for _, s := range spans {
 			b := []byte(t.Src[s[0]:s[1]])
 			for i := range b {
@@ -301,6 +301,34 @@ func refStarter(t hintToken) bool {
 	switch strings.ToLower(t.word) {
 	case "from", "join", "straight_join", "update", "ignore", "low_priority", "into", "using", "table", "lateral":
 		return true
+	}
+	return false
+}
+
+// ReadOnly reports whether statement text q is a SELECT, a query in
+// parentheses, a WITH or TABLE query, or EXPLAIN/DESCRIBE of a SELECT
+// (the statements in which the engine's own view of the indexes may
+// follow the hints).
+func ReadOnly(q string) bool {
+	toks := hintTokens(q, Lex(q))
+	for i := 0; i < len(toks); i++ {
+		tk := toks[i]
+		switch {
+		case tk.punct == '(':
+			continue
+		case tk.is("select"), tk.is("with"), tk.is("table"):
+			return true
+		case tk.is("explain"), tk.is("describe"), tk.is("desc"):
+			// EXPLAIN [FORMAT=x | PLAN | ANALYZE] SELECT ...
+			for i++; i < len(toks) && !toks[i].is("select") && !toks[i].is("with") && toks[i].punct != '('; i++ {
+				if toks[i].is("update") || toks[i].is("delete") || toks[i].is("insert") || toks[i].is("replace") {
+					return false
+				}
+			}
+			return i < len(toks)
+		default:
+			return false
+		}
 	}
 	return false
 }

@@ -216,6 +216,12 @@ func commentEnd(q string, i int) int {
 // closed. In '...' and "..." a backslash escapes the next byte; in all
 // three a doubled quote stands for one.
 func QuotedEnd(q string, i int) int {
+	end, _ := Quoted(q, i)
+	return end
+}
+
+// Quoted is QuotedEnd that also reports whether the quote is closed.
+func Quoted(q string, i int) (end int, closed bool) {
 	quote := q[i]
 	j := i + 1
 	for j < len(q) {
@@ -227,12 +233,12 @@ func QuotedEnd(q string, i int) int {
 				j += 2
 				continue
 			}
-			return j + 1
+			return j + 1, true
 		default:
 			j++
 		}
 	}
-	return len(q)
+	return len(q), false
 }
 
 // numberEnd returns the end of the numeric literal at q[i], or i.
@@ -349,12 +355,28 @@ func SkipSpace(q string, i int) int {
 }
 
 // IsEmpty reports whether q holds no statement: only white space and
-// plain comments. Executable comments (/*! */, /*M! */) and optimizer
-// hints (/*+ */) count as text.
+// plain comments. Executable comments (/*! */, /*M! */), optimizer hints
+// (/*+ */) and an unterminated comment (the parser's error) count as
+// text. It reads only as far as the first such text.
 func IsEmpty(q string) bool {
-	for _, t := range Lex(q) {
-		switch t.Kind {
-		case Space, LineComment, Comment:
+	for i := 0; i < len(q); {
+		switch c := q[i]; {
+		case IsBlank(c):
+			i++
+		case c == '#' || c == '-' && isDashComment(q, i):
+			j := strings.IndexByte(q[i:], '\n')
+			if j < 0 {
+				return true
+			}
+			i += j + 1
+		case strings.HasPrefix(q[i:], "/*!"), strings.HasPrefix(q[i:], "/*M!"), strings.HasPrefix(q[i:], "/*+"):
+			return false
+		case strings.HasPrefix(q[i:], "/*"):
+			j := strings.Index(q[i+2:], "*/")
+			if j < 0 {
+				return false
+			}
+			i += 2 + j + 2
 		default:
 			return false
 		}

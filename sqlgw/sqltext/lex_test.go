@@ -90,7 +90,7 @@ func TestSkipSpaceEmptyLeadingWords(t *testing.T) {
 		t.Errorf("SkipSpace: at %q", q[i:])
 	}
 	for q, want := range map[string]bool{
-		"": true, " /* x */ -- y\n# z": true, "/* unterminated": true,
+		"": true, " /* x */ -- y\n# z": true, "/* unterminated": false, "--": true, "-- x": true,
 		"/*!40101 */": false, "/*M!1 x */": false, "/*+ x */": false, ";": false, "--x": false,
 	} {
 		if IsEmpty(q) != want {

@@ -6,9 +6,11 @@ import (
 )
 
 // Step is one named rewrite of a statement text. Apply reads the text's
-// tokens (Text.Toks, of the text as the client sent it) and records its
+// tokens (Text.Tokens, of the text as the client sent it) and records its
 // changes as edits (Replace, Insert) and its findings in Text's result
-// fields; it never sees another step's edits.
+// fields; it never sees another step's edits. A step first asks a cheap
+// question of the text (a byte scan) and lexes only when it may apply,
+// so that a statement no step concerns (a bulk INSERT) is never lexed.
 type Step struct {
 	// Name names the step in tests and documentation.
 	Name string
@@ -22,9 +24,9 @@ type Step struct {
 
 // Text is a statement text going through a pipeline.
 type Text struct {
-	// Src is the text the pipeline started from and Toks its tokens.
+	// Src is the text the pipeline started from.
 	Src  string
-	Toks []Token
+	toks []Token // Src's tokens, once a step asked for them
 
 	edits []edit
 	seq   int
@@ -39,6 +41,14 @@ type Text struct {
 	// Hints is set by IndexHints: the table references with index hint
 	// clauses, in text order.
 	Hints []*HintRef
+}
+
+// Tokens returns Src's tokens, lexing it on the first call.
+func (t *Text) Tokens() []Token {
+	if t.toks == nil && t.Src != "" {
+		t.toks = Lex(t.Src)
+	}
+	return t.toks
 }
 
 type edit struct {
@@ -114,7 +124,7 @@ func (t *Text) String() string {
 // steps act on different statements or clauses), Run instead applies the
 // steps one after the other, lexing each intermediate text.
 func Run(q string, steps []Step) *Text {
-	t := &Text{Src: q, Toks: Lex(q)}
+	t := &Text{Src: q}
 	for _, s := range steps {
 		s.Apply(t)
 	}
@@ -124,19 +134,19 @@ func Run(q string, steps []Step) *Text {
 	cur := q
 	var res *Text
 	for _, s := range steps {
-		next := &Text{Src: cur, Toks: Lex(cur)}
+		next := &Text{Src: cur}
 		if res != nil {
 			next.Empty, next.TimePrecisions, next.Hints = res.Empty, res.TimePrecisions, res.Hints
 		}
 		s.Apply(next)
 		cur, res = next.String(), next
 	}
-	out := &Text{Src: cur, Toks: Lex(cur)}
+	out := &Text{Src: cur}
 	out.Empty, out.TimePrecisions, out.Hints = res.Empty, res.TimePrecisions, res.Hints
 	return out
 }
 
-// tokens are the helpers steps share over Text.Toks.
+// The helpers steps share over Text.Tokens.
 
 // nextCode returns the index of the first token at or after k that is not
 // white space or a comment (Token.Skip), or len(toks).

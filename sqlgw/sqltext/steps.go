@@ -9,6 +9,10 @@ import (
 // text before go-mysql-server sees it, in this order.
 var Wire = []Step{MariaDBOnly, Assignments, TimePrecision}
 
+// Prepare is the pipeline the connection wrapper runs on the text of
+// COM_STMT_PREPARE, which vitess parses before the handler sees it.
+var Prepare = []Step{Assignments}
+
 // Parse is the pipeline sqlgw's parser wrapper runs on every text it
 // hands go-mysql-server's parser. It is separate from Wire because the
 // engine keeps the text Wire produced as the statement's text
@@ -24,27 +28,31 @@ var MariaDBOnly = Step{
 	Name:     "mariadb-only",
 	Upstream: "vitess's parser runs /*M!...*/ as code, like /*!...*/ (a syntax error on the dump's first line)",
 	Apply: func(t *Text) {
+		if !strings.HasPrefix(strings.TrimLeft(t.Src, " \t\n\r\f\v"), "/*M!") {
+			return
+		}
+		toks := t.Tokens()
 		cut := 0
 		for k := 0; ; {
-			for k < len(t.Toks) && t.Toks[k].Kind == Space {
+			for k < len(toks) && toks[k].Kind == Space {
 				k++
 			}
-			if k == len(t.Toks) || t.Toks[k].Kind != MariaDBComment || !strings.HasSuffix(t.Toks[k].Text(t.Src), "*/") {
+			if k == len(toks) || toks[k].Kind != MariaDBComment || !strings.HasSuffix(toks[k].Text(t.Src), "*/") {
 				break // (an unterminated one is the parser's error)
 			}
 			k++
-			for k < len(t.Toks) && t.Toks[k].Kind == Space {
+			for k < len(toks) && toks[k].Kind == Space {
 				k++
 			}
-			if k < len(t.Toks) && t.Toks[k].IsOp(t.Src, ";") {
+			if k < len(toks) && toks[k].IsOp(t.Src, ";") {
 				k++
 			}
-			for k < len(t.Toks) && t.Toks[k].Kind == Space {
+			for k < len(toks) && toks[k].Kind == Space {
 				k++
 			}
 			cut = len(t.Src)
-			if k < len(t.Toks) {
-				cut = t.Toks[k].Start
+			if k < len(toks) {
+				cut = toks[k].Start
 			}
 		}
 		if cut == 0 {
@@ -73,7 +81,7 @@ var TimePrecision = Step{
 			!strings.Contains(strings.ToLower(t.Src), "time") {
 			return
 		}
-		q, toks := t.Src, t.Toks
+		q, toks := t.Src, t.Tokens()
 		decl := map[string]int{}
 		var edits [][2]int // "(n)" ranges to write as "(6)"
 		prev := ""         // the previous identifier, lower-cased and unquoted

@@ -78,6 +78,7 @@ func TestTimePrecision(t *testing.T) {
 		{"ALTER TABLE t ADD COLUMN x TIME(2), CHANGE y z TIME(4)",
 			"ALTER TABLE t ADD COLUMN x TIME(6), CHANGE y z TIME(6)",
 			map[string]int{"x": 2, "z": 4}},
+		{"/* x */ create table t (a time(3))", "/* x */ create table t (a time(6))", map[string]int{"a": 3}},
 		{"create temporary table t (a time(3)) -- t time(2)", "create temporary table t (a time(6)) -- t time(2)", map[string]int{"a": 3}},
 		// Only the first statement of a multi-statement text.
 		{"CREATE TABLE t (a TIME(3)); CREATE TABLE u (a TIME)",
@@ -197,14 +198,14 @@ func TestWire(t *testing.T) {
 // the other, each on the previous one's output.
 func TestRunOverlapping(t *testing.T) {
 	upper := Step{Name: "upper", Apply: func(t *Text) {
-		for _, tok := range t.Toks {
+		for _, tok := range t.Tokens() {
 			if tok.Kind == Word {
 				t.Replace(tok.Start, tok.End, strings.ToUpper(tok.Text(t.Src)))
 			}
 		}
 	}}
 	wrap := Step{Name: "wrap-select", Apply: func(t *Text) {
-		for _, tok := range t.Toks {
+		for _, tok := range t.Tokens() {
 			if tok.Is(t.Src, "select") {
 				t.Replace(tok.Start, tok.End, "("+tok.Text(t.Src)+")")
 			}
@@ -216,5 +217,40 @@ func TestRunOverlapping(t *testing.T) {
 	ins := Step{Name: "insert", Apply: func(t *Text) { t.Insert(0, "/* x */ ") }}
 	if got := Run("select a", []Step{upper, ins}).String(); got != "/* x */ SELECT A" {
 		t.Errorf("insertion at a replaced token's start: %q", got)
+	}
+}
+
+func TestMayHaveHintsReadOnly(t *testing.T) {
+	for q, want := range map[string]bool{
+		"SELECT * FROM t": false,
+		"INSERT INTO t VALUES (1) ON DUPLICATE KEY UPDATE a=1": false,
+		"CREATE TABLE t (a INT, KEY k (a), INDEX i (a))":       false,
+		"SHOW INDEX FROM t":                     false,
+		"SELECT * FROM t use\n\tINDEX (a)":      true,
+		"SELECT * FROM t IGNORE KEY (a)":        true,
+		"SELECT * FROM t FORCE  index (a)":      true,
+		"SELECT * FROM t USE /* c */ INDEX (a)": true,
+		"SELECT 'force index'":                  true, // the scanner finds no hint
+	} {
+		if got := MayHaveHints(q); got != want {
+			t.Errorf("MayHaveHints(%q) = %v", q, got)
+		}
+	}
+	for q, want := range map[string]bool{
+		"SELECT * FROM t USE INDEX (a)":                         true,
+		" /* c */ (SELECT 1) UNION (SELECT 2)":                  true,
+		"WITH x AS (SELECT 1) SELECT * FROM x":                  true,
+		"EXPLAIN FORMAT=tree SELECT * FROM t":                   true,
+		"EXPLAIN UPDATE t FORCE INDEX (a) SET b = 1":            false,
+		"UPDATE t FORCE INDEX (a) SET b = 1":                    false,
+		"DELETE t FROM t IGNORE INDEX (a) WHERE b = 1":          false,
+		"INSERT INTO u SELECT * FROM t IGNORE INDEX (a)":        false,
+		"CREATE VIEW v AS SELECT * FROM t IGNORE INDEX (a)":     false,
+		"EXPLAIN ANALYZE SELECT * FROM t IGNORE INDEX (a)":      true,
+		"DESCRIBE DELETE t FROM t IGNORE INDEX (a) WHERE b = 1": false,
+	} {
+		if got := ReadOnly(q); got != want {
+			t.Errorf("ReadOnly(%q) = %v", q, got)
+		}
 	}
 }
