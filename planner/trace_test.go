@@ -116,11 +116,10 @@ func (ts *traceStore) load(t *testing.T) {
 			seen[ie.index+"\x00"+ie.e.PartitionKey+"\x00"+ie.e.RowKey] = true
 			ie.e.Properties["_pk"] = storage.String(pk)
 			ie.e.Properties["_rk"] = storage.String(rk)
-			table := ie.index
-			if ix := tb.indexes[ixOrdinal(tb, ie.index)]; ix.Local {
+			ix := tb.indexes[ixOrdinal(tb, ie.index)]
+			table := ix.Table // a local index's entities live in the base table
+			if ix.Local {
 				table = tb.name
-			} else {
-				table = ix.Table
 			}
 			if _, err := ts.inner.Insert(ctx, table, ie.e); err != nil {
 				t.Fatalf("index entity %s/%q/%q: %v", table, ie.e.PartitionKey, ie.e.RowKey, err)

@@ -148,15 +148,6 @@ func Run(q string, steps []Step) *Text {
 
 // The helpers steps share over Text.Tokens.
 
-// nextCode returns the index of the first token at or after k that is not
-// white space or a comment (Token.Skip), or len(toks).
-func nextCode(toks []Token, k int) int {
-	for k < len(toks) && toks[k].Skip() {
-		k++
-	}
-	return k
-}
-
 // skipVersion returns the index after the VersionClose matching the
 // VersionOpen at toks[k] (or len(toks)).
 func skipVersion(toks []Token, k int) int {
