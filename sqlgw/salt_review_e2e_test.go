@@ -329,3 +329,32 @@ func TestSaltPages(t *testing.T) {
 		}
 	})
 }
+
+// TestSaltCreateLike: CREATE TABLE ... LIKE copies the table's comment,
+// as MySQL does, and with it the sqlgw options (salt_buckets,
+// partition_key): the copy is salted and keyed like its source.
+func TestSaltCreateLike(t *testing.T) {
+	s := sqltest.StartBackend(t, sqltest.Memory, sqltest.Options{})
+	r := s.Runner()
+	r.ExecAll("CREATE DATABASE d", "USE d",
+		"CREATE TABLE src (a INT, b INT, c INT, PRIMARY KEY (a, b)) PARTITION BY KEY(a) PARTITIONS 3",
+		"CREATE TABLE dst LIKE src",
+		"CREATE TABLE c1 (a INT PRIMARY KEY) COMMENT 'hello'",
+		"CREATE TABLE c2 LIKE c1",
+		"CREATE TABLE sd (a INT, b INT, PRIMARY KEY (a DESC, b))",
+		"CREATE TABLE dd LIKE sd")
+	if pk := saltedTable(t, s, "dd").PrimaryKey; !pk[0].Desc || pk[1].Desc {
+		t.Errorf("CREATE TABLE dd LIKE sd: primary key %+v, want a DESC, b", pk)
+	}
+	if n := saltedTable(t, s, "dst").Salted(); n != 3 {
+		t.Errorf("CREATE TABLE dst LIKE src: %d salt buckets, want 3", n)
+	}
+	if got, want := saltedTable(t, s, "dst").PartitionKey, saltedTable(t, s, "src").PartitionKey; !slices.Equal(got, want) {
+		t.Errorf("CREATE TABLE dst LIKE src: partition key %q, want %q", got, want)
+	}
+	if c := saltedTable(t, s, "c2").Comment; c != "hello" {
+		t.Errorf("CREATE TABLE c2 LIKE c1: comment %q, want hello", c)
+	}
+	r.Exec("INSERT INTO dst VALUES (1, 2, 3), (4, 5, 6)")
+	r.ExpectRows("SELECT * FROM dst WHERE a = 4", "4\t5\t6")
+}
