@@ -358,3 +358,31 @@ func TestSaltCreateLike(t *testing.T) {
 	r.Exec("INSERT INTO dst VALUES (1, 2, 3), (4, 5, 6)")
 	r.ExpectRows("SELECT * FROM dst WHERE a = 4", "4\t5\t6")
 }
+
+// TestSaltDropPrimaryKey: DROP PRIMARY KEY on an empty salted table (or
+// one with a partition_key option) is 1235: the key options in its
+// comment would outlive the key, and SHOW CREATE TABLE would print a
+// table that cannot be created (salt_buckets on a keyless table) or one
+// keyed differently (partition_key naming a column the new key does not
+// lead with).
+func TestSaltDropPrimaryKey(t *testing.T) {
+	s := sqltest.StartBackend(t, sqltest.Memory, sqltest.Options{})
+	r := s.Runner()
+	r.ExecAll("CREATE DATABASE d", "USE d",
+		"CREATE TABLE e1 (id INT, g INT, PRIMARY KEY (id)) PARTITION BY KEY(id) PARTITIONS 3",
+		"CREATE TABLE e2 (id INT, g INT, PRIMARY KEY (id, g)) COMMENT 'sqlgw: partition_key=(id)'",
+		"CREATE TABLE e3 (id INT, g INT, PRIMARY KEY (id)) COMMENT 'sqlgw: salt_buckets=3'",
+		"CREATE TABLE ok (id INT, g INT, PRIMARY KEY (id))")
+	r.ExpectErrno(1235, "ALTER TABLE e1 DROP PRIMARY KEY")
+	r.ExpectErrno(1235, "ALTER TABLE e2 DROP PRIMARY KEY, ADD PRIMARY KEY (g, id)")
+	r.ExpectErrno(1235, "ALTER TABLE e3 DROP PRIMARY KEY, ADD PRIMARY KEY (g, id)")
+	r.Exec("ALTER TABLE ok DROP PRIMARY KEY, ADD PRIMARY KEY (g, id)")
+	for _, tb := range []string{"e1", "e2", "e3", "ok"} {
+		show := r.Rows("SHOW CREATE TABLE " + tb)[0]
+		_, ddl, _ := strings.Cut(show, "\t")
+		r.Exec(strings.Replace(ddl, "CREATE TABLE `"+tb+"`", "CREATE TABLE `x"+tb+"`", 1))
+		if a, b := saltedTable(t, s, tb), saltedTable(t, s, "x"+tb); a.Salted() != b.Salted() || !slices.Equal(a.PartitionKey, b.PartitionKey) {
+			t.Errorf("%s reloaded from SHOW CREATE TABLE: %d buckets, partition key %q; was %d, %q", tb, b.Salted(), b.PartitionKey, a.Salted(), a.PartitionKey)
+		}
+	}
+}
