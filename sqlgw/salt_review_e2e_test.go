@@ -315,10 +315,7 @@ func TestSaltPages(t *testing.T) {
 			"SELECT id FROM %s WHERE id BETWEEN 100 AND 2500 AND g = 4 ORDER BY id DESC LIMIT 10",
 		)
 		// Key order straight from the merge (no sort above it).
-		var ids []string
-		for _, row := range r.Rows("SELECT id FROM s") {
-			ids = append(ids, row)
-		}
+		ids := r.Rows("SELECT id FROM s")
 		if len(ids) != 3000 {
 			t.Fatalf("SELECT id FROM s: %d rows, want 3000", len(ids))
 		}
