@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"math/rand"
 	"os"
 	"strings"
@@ -39,15 +40,15 @@ func bankDuration() time.Duration {
 // bankSetup creates and fills the bank in database bank.
 func bankSetup(t *testing.T, db *sql.DB) {
 	t.Helper()
-	mustExec(t, db, "CREATE DATABASE IF NOT EXISTS bank")
-	mustExec(t, db, `CREATE TABLE bank.acct (branch INT NOT NULL, id INT NOT NULL, kind VARCHAR(16) NOT NULL, balance BIGINT NOT NULL,
+	sqltest.NewRunner(t, db).Exec("CREATE DATABASE IF NOT EXISTS bank")
+	sqltest.NewRunner(t, db).Exec(`CREATE TABLE bank.acct (branch INT NOT NULL, id INT NOT NULL, kind VARCHAR(16) NOT NULL, balance BIGINT NOT NULL,
 		PRIMARY KEY (branch, id), INDEX by_kind (kind) COMMENT 'sqlgw: global')`)
 	for lo := 0; lo < bankAccounts; lo += 100 {
 		var vals []string
 		for i := lo; i < lo+100; i++ {
 			vals = append(vals, fmt.Sprintf("(%d, %d, 'k%d', %d)", i%bankBranches, i, i%7, bankStart))
 		}
-		mustExec(t, db, "INSERT INTO bank.acct VALUES "+strings.Join(vals, ","))
+		sqltest.NewRunner(t, db).Exec("INSERT INTO bank.acct VALUES " + strings.Join(vals, ","))
 	}
 }
 
@@ -190,12 +191,12 @@ func bankRun(t *testing.T, db *sql.DB, workers int, d time.Duration, st *bankSta
 // TestBankTransfers: the bank invariant under concurrent cross-partition
 // transfers, over TCP, on both backends.
 func TestBankTransfers(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		bankSetup(t, ts.db)
-		bankCheck(t, ts.db)
-		ts.db.SetMaxOpenConns(16)
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		bankSetup(t, ts.DB)
+		bankCheck(t, ts.DB)
+		ts.DB.SetMaxOpenConns(16)
 		var st bankStats
-		bankRun(t, ts.db, 8, bankDuration(), &st, false)
+		bankRun(t, ts.DB, 8, bankDuration(), &st, false)
 		t.Logf("bank: %s", &st)
 		if st.commits.Load() == 0 {
 			t.Fatal("no transfer committed")
@@ -203,6 +204,6 @@ func TestBankTransfers(t *testing.T) {
 		if st.unknown.Load() > 0 {
 			t.Fatalf("%d commits of unknown outcome without any failure of the store", st.unknown.Load())
 		}
-		bankCheck(t, ts.db)
+		bankCheck(t, ts.DB)
 	})
 }

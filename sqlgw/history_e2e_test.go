@@ -3,6 +3,7 @@ package sqlgw_test
 import (
 	"context"
 	"database/sql"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"math/rand"
 	"sync"
 	"sync/atomic"
@@ -39,13 +40,13 @@ type histTxn struct {
 const histRegs = 12
 
 func TestHistoryAnomalies(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		mustExec(t, ts.db, "CREATE DATABASE hist")
-		mustExec(t, ts.db, "CREATE TABLE hist.reg (k INT PRIMARY KEY, v BIGINT NOT NULL)")
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		sqltest.NewRunner(t, ts.DB).Exec("CREATE DATABASE hist")
+		sqltest.NewRunner(t, ts.DB).Exec("CREATE TABLE hist.reg (k INT PRIMARY KEY, v BIGINT NOT NULL)")
 		for k := 0; k < histRegs; k++ {
-			mustExec(t, ts.db, "INSERT INTO hist.reg VALUES (?, 0)", k)
+			sqltest.NewRunner(t, ts.DB).Exec("INSERT INTO hist.reg VALUES (?, 0)", k)
 		}
-		ts.db.SetMaxOpenConns(8)
+		ts.DB.SetMaxOpenConns(8)
 		var next atomic.Int64
 		var mu sync.Mutex
 		var hist []*histTxn
@@ -60,7 +61,7 @@ func TestHistoryAnomalies(t *testing.T) {
 				defer wg.Done()
 				r := rand.New(rand.NewSource(seed))
 				for ctx.Err() == nil {
-					h, err := histOne(ctx, ts.db, r, &next)
+					h, err := histOne(ctx, ts.DB, r, &next)
 					if ctx.Err() != nil {
 						return
 					}

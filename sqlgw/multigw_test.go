@@ -3,6 +3,7 @@ package sqlgw_test
 import (
 	"testing"
 
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage"
 )
 
@@ -18,14 +19,14 @@ func (sharedStore) Close() error { return nil }
 // error; B's following statement sees the change without waiting for the
 // cache to expire.
 func TestStaleCatalogAfterOtherGatewayDDL(t *testing.T) {
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			store, co := b.open(t)
+	for _, b := range sqltest.Backends {
+		t.Run(b.Name, func(t *testing.T) {
+			store, co := b.Open(t)
 			t.Cleanup(func() { store.Close() })
 			co.RefreshInterval = 1 << 40 // B never refreshes on its own in this test
-			a := startServer(t, sharedStore{store}, co)
-			ca := a.conn()
-			runScript(t, ca, `
+			a := sqltest.Start(t, sharedStore{store}, sqltest.Options{Catalog: co})
+			ca := a.Conn()
+			sqltest.NewRunner(t, ca).Script(`
 				exec CREATE DATABASE d
 				exec CREATE TABLE d.t (id INT PRIMARY KEY, n INT)
 				exec INSERT INTO d.t VALUES (1, 10), (2, 20)
@@ -33,27 +34,27 @@ func TestStaleCatalogAfterOtherGatewayDDL(t *testing.T) {
 				exec INSERT INTO d.u VALUES (1, 10)
 			`)
 			// B starts now and reads the catalog once.
-			cb := startServer(t, sharedStore{store}, co).conn()
-			expectRows(t, cb, "SELECT COUNT(*) FROM d.t", "2")
-			expectRows(t, cb, "SELECT COUNT(*) FROM d.u", "1")
+			cb := sqltest.Start(t, sharedStore{store}, sqltest.Options{Catalog: co}).Conn()
+			sqltest.NewRunner(t, cb).ExpectRows("SELECT COUNT(*) FROM d.t", "2")
+			sqltest.NewRunner(t, cb).ExpectRows("SELECT COUNT(*) FROM d.u", "1")
 
-			mustExec(t, ca, "TRUNCATE TABLE d.t")
+			sqltest.NewRunner(t, ca).Exec("TRUNCATE TABLE d.t")
 			// In a transaction the stale read is 1213 (retry the
 			// transaction); the catalog is refreshed meanwhile.
-			mustExec(t, cb, "BEGIN")
-			expectErrno(t, cb, 1213, "SELECT n FROM d.t WHERE id > 0")
-			mustExec(t, cb, "ROLLBACK")
-			expectRows(t, cb, "SELECT COUNT(*) FROM d.t WHERE id > 0", "0")
+			sqltest.NewRunner(t, cb).Exec("BEGIN")
+			sqltest.NewRunner(t, cb).ExpectErrno(1213, "SELECT n FROM d.t WHERE id > 0")
+			sqltest.NewRunner(t, cb).Exec("ROLLBACK")
+			sqltest.NewRunner(t, cb).ExpectRows("SELECT COUNT(*) FROM d.t WHERE id > 0", "0")
 			// An autocommit statement is run again by the server after
 			// the refresh (autoretry.go): the client sees no error.
-			mustExec(t, ca, "INSERT INTO d.t VALUES (3, 30)")
-			expectRows(t, cb, "SELECT n FROM d.t WHERE id > 0", "30")
-			mustExec(t, ca, "TRUNCATE TABLE d.t")
-			expectRows(t, cb, "SELECT n FROM d.t WHERE id > 0")
+			sqltest.NewRunner(t, ca).Exec("INSERT INTO d.t VALUES (3, 30)")
+			sqltest.NewRunner(t, cb).ExpectRows("SELECT n FROM d.t WHERE id > 0", "30")
+			sqltest.NewRunner(t, ca).Exec("TRUNCATE TABLE d.t")
+			sqltest.NewRunner(t, cb).ExpectRows("SELECT n FROM d.t WHERE id > 0")
 
-			mustExec(t, ca, "DROP TABLE d.u")
-			expectErrno(t, cb, 1146, "SELECT n FROM d.u WHERE id > 0")
-			expectErrno(t, cb, 1146, "SELECT n FROM d.u WHERE id > 0")
+			sqltest.NewRunner(t, ca).Exec("DROP TABLE d.u")
+			sqltest.NewRunner(t, cb).ExpectErrno(1146, "SELECT n FROM d.u WHERE id > 0")
+			sqltest.NewRunner(t, cb).ExpectErrno(1146, "SELECT n FROM d.u WHERE id > 0")
 		})
 	}
 }

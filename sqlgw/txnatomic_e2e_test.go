@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage"
 )
 
@@ -16,18 +17,18 @@ import (
 // (the record with the intents, P locks, the commit point, P resolutions,
 // the clean-up), one Pebble batch on Pebble.
 func TestRequestsPerCommit(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		mustExec(t, ts.db, "CREATE DATABASE rq")
-		mustExec(t, ts.db, "CREATE TABLE rq.t (p INT, id INT, v INT, PRIMARY KEY (p, id))")
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		sqltest.NewRunner(t, ts.DB).Exec("CREATE DATABASE rq")
+		sqltest.NewRunner(t, ts.DB).Exec("CREATE TABLE rq.t (p INT, id INT, v INT, PRIMARY KEY (p, id))")
 		for p := 0; p < 10; p++ {
-			mustExec(t, ts.db, fmt.Sprintf("INSERT INTO rq.t VALUES (%d, 0, 0), (%d, 1, 0)", p, p))
+			sqltest.NewRunner(t, ts.DB).Exec(fmt.Sprintf("INSERT INTO rq.t VALUES (%d, 0, 0), (%d, 1, 0)", p, p))
 		}
-		c := ts.conn()
+		c := ts.Conn()
 		// Warm up: the record table is created by the first atomic commit.
-		mustExec(t, c, "BEGIN")
-		mustExec(t, c, "UPDATE rq.t SET v = v + 1 WHERE p = 0 AND id = 1")
-		mustExec(t, c, "UPDATE rq.t SET v = v + 1 WHERE p = 1 AND id = 1")
-		mustExec(t, c, "COMMIT")
+		sqltest.NewRunner(t, c).Exec("BEGIN")
+		sqltest.NewRunner(t, c).Exec("UPDATE rq.t SET v = v + 1 WHERE p = 0 AND id = 1")
+		sqltest.NewRunner(t, c).Exec("UPDATE rq.t SET v = v + 1 WHERE p = 1 AND id = 1")
+		sqltest.NewRunner(t, c).Exec("COMMIT")
 		// Pebble commits across partitions in one atomic batch of its own
 		// (storage.MultiBatcher); the Table service through the record.
 		multi := strings.Contains(t.Name(), "pebble")
@@ -35,27 +36,27 @@ func TestRequestsPerCommit(t *testing.T) {
 			if multi {
 				tc.want = 1
 			}
-			mustExec(t, c, "BEGIN")
+			sqltest.NewRunner(t, c).Exec("BEGIN")
 			for p := 0; p < tc.parts; p++ {
-				mustExec(t, c, fmt.Sprintf("UPDATE rq.t SET v = v + 1 WHERE p = %d AND id = 0", p))
+				sqltest.NewRunner(t, c).Exec(fmt.Sprintf("UPDATE rq.t SET v = v + 1 WHERE p = %d AND id = 0", p))
 			}
-			r0, _ := status(t, c)
-			mustExec(t, c, "COMMIT")
-			r1, _ := status(t, c)
+			r0, _ := sqltest.NewRunner(t, c).Status()
+			sqltest.NewRunner(t, c).Exec("COMMIT")
+			r1, _ := sqltest.NewRunner(t, c).Status()
 			t.Logf("COMMIT of one row in each of %d partitions: %d store requests", tc.parts, r1-r0)
 			if int(r1-r0) != tc.want {
 				t.Errorf("COMMIT over %d partitions: %d requests, want %d", tc.parts, r1-r0, tc.want)
 			}
 		}
 		// A two-row single-partition transaction stays one batch.
-		mustExec(t, c, "BEGIN")
-		mustExec(t, c, "UPDATE rq.t SET v = v + 1 WHERE p = 3")
-		r0, _ := status(t, c)
-		mustExec(t, c, "COMMIT")
-		if r1, _ := status(t, c); r1-r0 != 1 {
+		sqltest.NewRunner(t, c).Exec("BEGIN")
+		sqltest.NewRunner(t, c).Exec("UPDATE rq.t SET v = v + 1 WHERE p = 3")
+		r0, _ := sqltest.NewRunner(t, c).Status()
+		sqltest.NewRunner(t, c).Exec("COMMIT")
+		if r1, _ := sqltest.NewRunner(t, c).Status(); r1-r0 != 1 {
 			t.Errorf("COMMIT of two rows of one partition: %d requests, want 1", r1-r0)
 		}
-		expectRows(t, c, "SELECT p, id, v FROM rq.t WHERE p < 3 ORDER BY p, id",
+		sqltest.NewRunner(t, c).ExpectRows("SELECT p, id, v FROM rq.t WHERE p < 3 ORDER BY p, id",
 			"0\t0\t3", "0\t1\t1", "1\t0\t2", "1\t1\t1", "2\t0\t1", "2\t1\t0")
 	})
 }
@@ -64,29 +65,29 @@ func TestRequestsPerCommit(t *testing.T) {
 // second row another session changed fails with 1213 and applies nothing;
 // retried, it applies once.
 func TestCommitConflictAppliesNothing(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		mustExec(t, ts.db, "CREATE DATABASE cf")
-		mustExec(t, ts.db, "CREATE TABLE cf.acct (id INT PRIMARY KEY, bal INT)")
-		mustExec(t, ts.db, "INSERT INTO cf.acct VALUES (1, 100), (2, 100)")
-		a, b := ts.conn(), ts.conn()
-		mustExec(t, a, "BEGIN")
-		mustExec(t, a, "UPDATE cf.acct SET bal = bal - 10 WHERE id = 1")
-		mustExec(t, a, "UPDATE cf.acct SET bal = bal + 10 WHERE id = 2")
-		mustExec(t, b, "UPDATE cf.acct SET bal = bal + 1 WHERE id = 2")
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		sqltest.NewRunner(t, ts.DB).Exec("CREATE DATABASE cf")
+		sqltest.NewRunner(t, ts.DB).Exec("CREATE TABLE cf.acct (id INT PRIMARY KEY, bal INT)")
+		sqltest.NewRunner(t, ts.DB).Exec("INSERT INTO cf.acct VALUES (1, 100), (2, 100)")
+		a, b := ts.Conn(), ts.Conn()
+		sqltest.NewRunner(t, a).Exec("BEGIN")
+		sqltest.NewRunner(t, a).Exec("UPDATE cf.acct SET bal = bal - 10 WHERE id = 1")
+		sqltest.NewRunner(t, a).Exec("UPDATE cf.acct SET bal = bal + 10 WHERE id = 2")
+		sqltest.NewRunner(t, b).Exec("UPDATE cf.acct SET bal = bal + 1 WHERE id = 2")
 		_, err := a.ExecContext(context.Background(), "COMMIT")
-		if mysqlErrno(err) != 1213 {
+		if sqltest.Errno(err) != 1213 {
 			t.Fatalf("COMMIT: %v, want 1213", err)
 		}
-		expectRows(t, ts.db, "SELECT id, bal FROM cf.acct ORDER BY id", "1\t100", "2\t101")
-		mustExec(t, a, "BEGIN")
-		mustExec(t, a, "UPDATE cf.acct SET bal = bal - 10 WHERE id = 1")
-		mustExec(t, a, "UPDATE cf.acct SET bal = bal + 10 WHERE id = 2")
-		mustExec(t, a, "COMMIT")
-		expectRows(t, ts.db, "SELECT id, bal FROM cf.acct ORDER BY id", "1\t90", "2\t111")
+		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT id, bal FROM cf.acct ORDER BY id", "1\t100", "2\t101")
+		sqltest.NewRunner(t, a).Exec("BEGIN")
+		sqltest.NewRunner(t, a).Exec("UPDATE cf.acct SET bal = bal - 10 WHERE id = 1")
+		sqltest.NewRunner(t, a).Exec("UPDATE cf.acct SET bal = bal + 10 WHERE id = 2")
+		sqltest.NewRunner(t, a).Exec("COMMIT")
+		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT id, bal FROM cf.acct ORDER BY id", "1\t90", "2\t111")
 		// A multi-row INSERT over partitions with a duplicate in one of
 		// them: 1062, and no row of it is left.
-		expectErrno(t, ts.db, 1062, "INSERT INTO cf.acct VALUES (3, 1), (4, 1), (2, 1), (5, 1)")
-		expectRows(t, ts.db, "SELECT COUNT(*) FROM cf.acct", "2")
+		sqltest.NewRunner(t, ts.DB).ExpectErrno(1062, "INSERT INTO cf.acct VALUES (3, 1), (4, 1), (2, 1), (5, 1)")
+		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT COUNT(*) FROM cf.acct", "2")
 	})
 }
 
@@ -95,38 +96,38 @@ func TestCommitConflictAppliesNothing(t *testing.T) {
 // is atomic; one handing a unique value from the updated row to the
 // inserted one still commits (batch by batch, as before).
 func TestAtomicWithUniqueGlobalIndex(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		mustExec(t, ts.db, "CREATE DATABASE ug")
-		mustExec(t, ts.db, "CREATE TABLE ug.u (id INT PRIMARY KEY, email VARCHAR(40), bal INT, UNIQUE KEY by_email (email) COMMENT 'sqlgw: global')")
-		mustExec(t, ts.db, "INSERT INTO ug.u VALUES (1, 'a@x', 100), (2, 'b@x', 100)")
-		a, b := ts.conn(), ts.conn()
-		mustExec(t, a, "BEGIN")
-		mustExec(t, a, "INSERT INTO ug.u VALUES (3, 'c@x', 0)")
-		mustExec(t, a, "UPDATE ug.u SET bal = bal - 10 WHERE id = 1")
-		mustExec(t, b, "UPDATE ug.u SET bal = bal + 1 WHERE id = 1")
-		if _, err := a.ExecContext(context.Background(), "COMMIT"); mysqlErrno(err) != 1213 {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		sqltest.NewRunner(t, ts.DB).Exec("CREATE DATABASE ug")
+		sqltest.NewRunner(t, ts.DB).Exec("CREATE TABLE ug.u (id INT PRIMARY KEY, email VARCHAR(40), bal INT, UNIQUE KEY by_email (email) COMMENT 'sqlgw: global')")
+		sqltest.NewRunner(t, ts.DB).Exec("INSERT INTO ug.u VALUES (1, 'a@x', 100), (2, 'b@x', 100)")
+		a, b := ts.Conn(), ts.Conn()
+		sqltest.NewRunner(t, a).Exec("BEGIN")
+		sqltest.NewRunner(t, a).Exec("INSERT INTO ug.u VALUES (3, 'c@x', 0)")
+		sqltest.NewRunner(t, a).Exec("UPDATE ug.u SET bal = bal - 10 WHERE id = 1")
+		sqltest.NewRunner(t, b).Exec("UPDATE ug.u SET bal = bal + 1 WHERE id = 1")
+		if _, err := a.ExecContext(context.Background(), "COMMIT"); sqltest.Errno(err) != 1213 {
 			t.Fatalf("COMMIT: %v, want 1213", err)
 		}
-		expectRows(t, ts.db, "SELECT id, email, bal FROM ug.u ORDER BY id", "1\ta@x\t101", "2\tb@x\t100")
-		expectRows(t, ts.db, "SELECT id FROM ug.u WHERE email = 'c@x'")
+		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT id, email, bal FROM ug.u ORDER BY id", "1\ta@x\t101", "2\tb@x\t100")
+		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT id FROM ug.u WHERE email = 'c@x'")
 		// The value handed over: 'a@x' from row 1 to the new row 4.
-		mustExec(t, a, "BEGIN")
-		mustExec(t, a, "UPDATE ug.u SET email = 'z@x' WHERE id = 1")
-		mustExec(t, a, "INSERT INTO ug.u VALUES (4, 'a@x', 5)")
-		mustExec(t, a, "COMMIT")
-		expectRows(t, ts.db, "SELECT id, email FROM ug.u ORDER BY id", "1\tz@x", "2\tb@x", "4\ta@x")
-		expectRows(t, ts.db, "SELECT id FROM ug.u WHERE email = 'a@x'", "4")
+		sqltest.NewRunner(t, a).Exec("BEGIN")
+		sqltest.NewRunner(t, a).Exec("UPDATE ug.u SET email = 'z@x' WHERE id = 1")
+		sqltest.NewRunner(t, a).Exec("INSERT INTO ug.u VALUES (4, 'a@x', 5)")
+		sqltest.NewRunner(t, a).Exec("COMMIT")
+		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT id, email FROM ug.u ORDER BY id", "1\tz@x", "2\tb@x", "4\ta@x")
+		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT id FROM ug.u WHERE email = 'a@x'", "4")
 		// A duplicate found at COMMIT in a transaction over two partitions
 		// (an update, then an insert whose value another session took
 		// meanwhile): 1062, and the update is not applied either.
-		mustExec(t, a, "BEGIN")
-		mustExec(t, a, "UPDATE ug.u SET bal = 0 WHERE id = 2")
-		mustExec(t, a, "INSERT INTO ug.u VALUES (5, 'd@x', 1)")
-		mustExec(t, b, "INSERT INTO ug.u VALUES (6, 'd@x', 1)")
-		if _, err := a.ExecContext(context.Background(), "COMMIT"); mysqlErrno(err) != 1062 {
+		sqltest.NewRunner(t, a).Exec("BEGIN")
+		sqltest.NewRunner(t, a).Exec("UPDATE ug.u SET bal = 0 WHERE id = 2")
+		sqltest.NewRunner(t, a).Exec("INSERT INTO ug.u VALUES (5, 'd@x', 1)")
+		sqltest.NewRunner(t, b).Exec("INSERT INTO ug.u VALUES (6, 'd@x', 1)")
+		if _, err := a.ExecContext(context.Background(), "COMMIT"); sqltest.Errno(err) != 1062 {
 			t.Fatalf("COMMIT: %v, want 1062", err)
 		}
-		expectRows(t, ts.db, "SELECT id, bal FROM ug.u WHERE id IN (2, 5, 6) ORDER BY id", "2\t100", "6\t1")
+		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT id, bal FROM ug.u WHERE id IN (2, 5, 6) ORDER BY id", "2\t100", "6\t1")
 	})
 }
 
@@ -159,23 +160,23 @@ func (s *unknownOutcomeStore) Get(ctx context.Context, table, pk, rk string, opt
 // 1213: a retry could apply it twice); once the store answers, readers see
 // the transaction applied whole.
 func TestCommitUnknownOutcome(t *testing.T) {
-	inner, co := memoryBackend.open(t)
+	inner, co := sqltest.Memory.Open(t)
 	store := &unknownOutcomeStore{Store: inner}
-	ts := startServer(t, store, co)
-	mustExec(t, ts.db, "CREATE DATABASE uo")
-	mustExec(t, ts.db, "CREATE TABLE uo.acct (id INT PRIMARY KEY, bal INT)")
-	mustExec(t, ts.db, "INSERT INTO uo.acct VALUES (1, 100)")
-	mustExec(t, ts.db, "INSERT INTO uo.acct VALUES (2, 100)")
-	c := ts.conn()
-	mustExec(t, c, "BEGIN")
-	mustExec(t, c, "UPDATE uo.acct SET bal = bal - 10 WHERE id = 1")
-	mustExec(t, c, "UPDATE uo.acct SET bal = bal + 10 WHERE id = 2")
+	ts := sqltest.Start(t, store, sqltest.Options{Catalog: co})
+	sqltest.NewRunner(t, ts.DB).Exec("CREATE DATABASE uo")
+	sqltest.NewRunner(t, ts.DB).Exec("CREATE TABLE uo.acct (id INT PRIMARY KEY, bal INT)")
+	sqltest.NewRunner(t, ts.DB).Exec("INSERT INTO uo.acct VALUES (1, 100)")
+	sqltest.NewRunner(t, ts.DB).Exec("INSERT INTO uo.acct VALUES (2, 100)")
+	c := ts.Conn()
+	sqltest.NewRunner(t, c).Exec("BEGIN")
+	sqltest.NewRunner(t, c).Exec("UPDATE uo.acct SET bal = bal - 10 WHERE id = 1")
+	sqltest.NewRunner(t, c).Exec("UPDATE uo.acct SET bal = bal + 10 WHERE id = 2")
 	store.failing.Store(true)
 	_, err := c.ExecContext(context.Background(), "COMMIT")
 	store.failing.Store(false)
-	if mysqlErrno(err) != 1180 {
+	if sqltest.Errno(err) != 1180 {
 		t.Fatalf("COMMIT with the commit point unconfirmed: %v, want 1180", err)
 	}
 	// The commit point was applied: every reader rolls it forward.
-	expectRows(t, ts.db, "SELECT id, bal FROM uo.acct ORDER BY id", "1\t90", "2\t110")
+	sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT id, bal FROM uo.acct ORDER BY id", "1\t90", "2\t110")
 }

@@ -145,20 +145,36 @@ func Start(t testing.TB, store storage.Store, o Options) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.serve(srv)
+	return s
+}
+
+// Serve serves srv, a server the test configured itself (its own logger,
+// accounts, ...), with a client pool logged in as root with password
+// (empty: none), and stops both when the test ends.
+func Serve(t testing.TB, srv *sqlgw.Server, password string) *Server {
+	t.Helper()
+	s := &Server{T: t, password: password}
+	s.serve(srv)
+	return s
+}
+
+func (s *Server) serve(srv *sqlgw.Server) {
+	s.T.Helper()
 	go srv.Serve()
 	user := "root"
-	if o.Password != "" {
-		user += ":" + o.Password
+	if s.password != "" {
+		user += ":" + s.password
 	}
 	s.Srv = srv
 	s.Recorder = srv.Recorder()
 	s.DSN = fmt.Sprintf("%s@tcp(%s)/", user, srv.Addr())
+	var err error
 	s.DB, err = sql.Open("mysql", s.DSN)
 	if err != nil {
-		t.Fatal(err)
+		s.T.Fatal(err)
 	}
-	t.Cleanup(s.Stop)
-	return s
+	s.T.Cleanup(s.Stop)
 }
 
 // StartBackend starts a server over a fresh store of backend b, with b's
