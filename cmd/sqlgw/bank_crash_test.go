@@ -19,6 +19,7 @@ import (
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/catalog/txn"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage"
 )
 
@@ -117,23 +118,21 @@ func bankCheckSQL(t *testing.T, db *sql.DB, dbName, when string) {
 func runBankCrash(t *testing.T, be crashBackend, kills, ngw int) {
 	mysql.SetLogger(log.New(io.Discard, "", 0))
 	t.Cleanup(func() { mysql.SetLogger(log.New(os.Stderr, "[mysql] ", log.Ldate|log.Ltime|log.Lshortfile)) })
-	gws := make([]*gateway, ngw)
+	gws := make([]*sqltest.Process, ngw)
 	for i := range gws {
 		gws[i] = startGateway(t, nil, "--store", be.store)
-		if !gws[i].ready() {
-			t.Fatalf("not ready: %s", gws[i].out.String())
-		}
+		gws[i].MustBeReady(t, "not ready")
 	}
-	admin := gws[0].db(t)
-	exec1(t, admin, "CREATE DATABASE "+be.db)
-	exec1(t, admin, `CREATE TABLE `+be.db+`.acct (branch INT NOT NULL, id INT NOT NULL, kind VARCHAR(16) NOT NULL, balance BIGINT NOT NULL,
+	admin := gws[0].Client(t)
+	sqltest.NewRunner(t, admin).Exec("CREATE DATABASE " + be.db)
+	sqltest.NewRunner(t, admin).Exec(`CREATE TABLE ` + be.db + `.acct (branch INT NOT NULL, id INT NOT NULL, kind VARCHAR(16) NOT NULL, balance BIGINT NOT NULL,
 		PRIMARY KEY (branch, id), INDEX by_kind (kind) COMMENT 'sqlgw: global')`)
 	for lo := 0; lo < bankAccounts; lo += 100 {
 		var vals []string
 		for i := lo; i < lo+100; i++ {
 			vals = append(vals, fmt.Sprintf("(%d, %d, 'k%d', %d)", i%bankBranches, i, i%7, bankStart))
 		}
-		exec1(t, admin, "INSERT INTO "+be.db+".acct VALUES "+strings.Join(vals, ","))
+		sqltest.NewRunner(t, admin).Exec("INSERT INTO " + be.db + ".acct VALUES " + strings.Join(vals, ","))
 	}
 	bankCheckSQL(t, admin, be.db, "after loading")
 	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
@@ -148,7 +147,7 @@ func runBankCrash(t *testing.T, be crashBackend, kills, ngw int) {
 		victim := round % ngw
 		dbs := make([]*sql.DB, ngw)
 		for i, g := range gws {
-			db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", g.addr))
+			db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", g.Addr))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -167,9 +166,9 @@ func runBankCrash(t *testing.T, be crashBackend, kills, ngw int) {
 					switch {
 					case err == nil:
 						commits.Add(1)
-					case mysqlErrno(err) == 1213:
+					case sqltest.Errno(err) == 1213:
 						conflicts.Add(1)
-					case mysqlErrno(err) == 1180:
+					case sqltest.Errno(err) == 1180:
 						unknown.Add(1)
 					case ctx.Err() != nil:
 						return
@@ -189,7 +188,7 @@ func runBankCrash(t *testing.T, be crashBackend, kills, ngw int) {
 		}
 		time.Sleep(time.Duration(700+rng.Intn(2300)) * time.Millisecond)
 		killed.Store(true)
-		gws[victim].kill(t)
+		gws[victim].Kill(t)
 		lastKill = time.Now()
 		if ngw > 1 {
 			// The survivor's transfers go on while the victim is down, and
@@ -205,29 +204,25 @@ func runBankCrash(t *testing.T, be crashBackend, kills, ngw int) {
 			t.Fatalf("round %d: a transfer failed while the server ran: %v", round, fail)
 		}
 		gws[victim] = startGateway(t, nil, "--store", be.store)
-		if !gws[victim].ready() {
-			t.Fatalf("round %d: restart failed: %s", round, gws[victim].out.String())
-		}
+		gws[victim].MustBeReady(t, "round %d: restart failed", round)
 		for i, g := range gws {
-			bankCheckSQL(t, g.db(t), be.db, fmt.Sprintf("round %d, after the restart, gateway %d", round, i))
+			bankCheckSQL(t, g.Client(t), be.db, fmt.Sprintf("round %d, after the restart, gateway %d", round, i))
 		}
 		t.Logf("round %d: %d commits, %d retries on 1213, %d unknown outcomes, %d broken by the kill so far", round, commits.Load(), conflicts.Load(), unknown.Load(), broken.Load())
 	}
 	// After the lease, a fresh server's sweep finishes every transaction.
 	for _, g := range gws {
-		g.stop(t)
+		g.Stop(t)
 	}
 	if wait := time.Until(lastKill.Add(txn.DefaultLease + time.Second)); wait > 0 {
 		time.Sleep(wait)
 	}
 	g := startGateway(t, nil, "--store", be.store)
-	if !g.ready() {
-		t.Fatalf("final restart failed: %s", g.out.String())
-	}
-	bankCheckSQL(t, g.db(t), be.db, "final")
+	g.MustBeReady(t, "final restart failed")
+	bankCheckSQL(t, g.Client(t), be.db, "final")
 	time.Sleep(2 * time.Second) // the start-up sweep runs in the background
-	g.stop(t)
-	for _, line := range strings.Split(g.out.String(), "\n") {
+	g.Stop(t)
+	for _, line := range strings.Split(g.Out.String(), "\n") {
 		if strings.Contains(line, "transaction recovery") {
 			t.Logf("final start-up sweep: %s", line)
 		}

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"os"
 	"regexp"
 	"strconv"
@@ -43,18 +44,16 @@ func peakRSS(t *testing.T, pid int, reset bool) int {
 // statement take RSS to 1.7 GB with max_allowed_packet at 1 GiB.)
 func TestLargeStatementMemory(t *testing.T) {
 	g := startGateway(t, nil, "--store", "memory:", "--max-allowed-packet", "32M")
-	if !g.ready() {
-		t.Fatalf("not ready: %s", g.out.String())
-	}
-	pid := g.cmd.Process.Pid
-	db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/?maxAllowedPacket=%d", g.addr, 100<<20))
+	g.MustBeReady(t, "not ready")
+	pid := g.Cmd.Process.Pid
+	db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/?maxAllowedPacket=%d", g.Addr, 100<<20))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	exec1(t, db, "CREATE DATABASE d")
-	exec1(t, db, "CREATE TABLE d.t (id INT PRIMARY KEY, v LONGTEXT)")
-	exec1(t, db, "INSERT INTO d.t VALUES (0, 'warm-up')")
+	sqltest.NewRunner(t, db).Exec("CREATE DATABASE d")
+	sqltest.NewRunner(t, db).Exec("CREATE TABLE d.t (id INT PRIMARY KEY, v LONGTEXT)")
+	sqltest.NewRunner(t, db).Exec("INSERT INTO d.t VALUES (0, 'warm-up')")
 	insert := func(id, size int) error {
 		_, err := db.Exec(fmt.Sprintf("INSERT INTO d.t VALUES (%d, '%s')", id, strings.Repeat("x", size)))
 		return err
@@ -109,18 +108,16 @@ func TestLargeStatementMemory(t *testing.T) {
 // cost is about twice the limit: 71 MiB here, checked against 3 x 32 MiB.
 func TestRefusedStatementMemory(t *testing.T) {
 	g := startGateway(t, nil, "--store", "memory:", "--max-allowed-packet", "32M")
-	if !g.ready() {
-		t.Fatalf("not ready: %s", g.out.String())
-	}
-	pid := g.cmd.Process.Pid
-	db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/?maxAllowedPacket=%d", g.addr, 200<<20))
+	g.MustBeReady(t, "not ready")
+	pid := g.Cmd.Process.Pid
+	db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/?maxAllowedPacket=%d", g.Addr, 200<<20))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	exec1(t, db, "CREATE DATABASE d")
-	exec1(t, db, "CREATE TABLE d.t (id INT PRIMARY KEY, v LONGTEXT)")
-	exec1(t, db, "INSERT INTO d.t VALUES (0, 'warm-up')")
+	sqltest.NewRunner(t, db).Exec("CREATE DATABASE d")
+	sqltest.NewRunner(t, db).Exec("CREATE TABLE d.t (id INT PRIMARY KEY, v LONGTEXT)")
+	sqltest.NewRunner(t, db).Exec("INSERT INTO d.t VALUES (0, 'warm-up')")
 	const mib = 1 << 20
 	peakRSS(t, pid, true)
 	base := peakRSS(t, pid, false)
