@@ -3,7 +3,6 @@ package sqlgw_test
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"math/rand"
@@ -13,8 +12,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/go-sql-driver/mysql"
 )
 
 // The bank: accounts over many partitions (branch is the partition key),
@@ -121,14 +118,6 @@ func transfer(ctx context.Context, db *sql.DB, r *rand.Rand) error {
 	return tx.Commit()
 }
 
-func errno(err error) uint16 {
-	var me *mysql.MySQLError
-	if errors.As(err, &me) {
-		return me.Number
-	}
-	return 0
-}
-
 // bankRun runs workers transferring for d, plus one reader summing the
 // balances. It stops early when stop is closed. Errors other than 1213
 // (and, when allowed, connection errors from a killed server) fail t.
@@ -148,12 +137,12 @@ func bankRun(t *testing.T, db *sql.DB, workers int, d time.Duration, st *bankSta
 				switch {
 				case err == nil:
 					st.commits.Add(1)
-				case errno(err) == 1213:
+				case sqltest.Errno(err) == 1213:
 					st.conflicts.Add(1)
-				case errno(err) == 1180:
+				case sqltest.Errno(err) == 1180:
 					st.unknown.Add(1)
 				case ctx.Err() != nil:
-				case tolerateDown && errno(err) == 0:
+				case tolerateDown && sqltest.Errno(err) == 0:
 					st.other.Add(1)
 					time.Sleep(20 * time.Millisecond)
 				default:

@@ -1,31 +1,12 @@
 package sqlgw_test
 
 import (
-	"context"
-	"errors"
-	"strings"
 	"sync"
 	"testing"
-
-	"github.com/go-sql-driver/mysql"
 
 	"github.com/sqlgw/sqlgw/sqlgw"
 	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
-
-// expectError runs q and checks MySQL's error number and that the message
-// contains msg.
-func expectError(t *testing.T, db sqltest.Execer, want uint16, msg, q string) {
-	t.Helper()
-	_, err := db.ExecContext(context.Background(), q)
-	var me *mysql.MySQLError
-	if !errors.As(err, &me) {
-		t.Fatalf("%s: got %v, want MySQL error %d", q, err, want)
-	}
-	if me.Number != want || !strings.Contains(me.Message, msg) {
-		t.Fatalf("%s: got %d %q, want %d containing %q", q, me.Number, me.Message, want, msg)
-	}
-}
 
 func columnType(t *testing.T, c sqltest.Execer, table, col string) string {
 	t.Helper()
@@ -60,17 +41,17 @@ func TestDDL2NarrowColumn(t *testing.T) {
 
 		// Row 2 in key order does not fit: 1265, nothing changed.
 		sqltest.NewRunner(t, c).Exec("INSERT INTO u VALUES (3, 'ééé', 300, 'c', 99999.99), (2, 'abcdef', 7, 'b', 2.00)")
-		expectError(t, c, 1265, "Data truncated for column 'e' at row 2", "ALTER TABLE u MODIFY e VARCHAR(5)")
+		sqltest.NewRunner(t, c).ExpectError(1265, "Data truncated for column 'e' at row 2", "ALTER TABLE u MODIFY e VARCHAR(5)")
 		expectColumnType(t, c, "u", "e", "varchar(64)\tYES", "after the refused MODIFY")
 		// Characters, not bytes: 'ééé' is 3 characters.
 		sqltest.NewRunner(t, c).Exec("ALTER TABLE u CHANGE e e2 VARCHAR(6)")
 		sqltest.NewRunner(t, c).ExpectRows("SELECT k, e2 FROM u WHERE e2 = 'abcdef'", "2\tabcdef") // the index still answers
 		sqltest.NewRunner(t, c).ExpectRows("SELECT k, e2 FROM u ORDER BY k", "1\tabc", "2\tabcdef", "3\tééé")
 
-		expectError(t, c, 1264, "Out of range value for column 'n' at row 3", "ALTER TABLE u MODIFY n TINYINT")
+		sqltest.NewRunner(t, c).ExpectError(1264, "Out of range value for column 'n' at row 3", "ALTER TABLE u MODIFY n TINYINT")
 		sqltest.NewRunner(t, c).Exec("ALTER TABLE u MODIFY n SMALLINT")
 		sqltest.NewRunner(t, c).ExpectErrno(1264, "INSERT INTO u (k, n) VALUES (10, 40000)")
-		expectError(t, c, 1265, "Data truncated for column 'm' at row 3", "ALTER TABLE u MODIFY m ENUM('a','b')")
+		sqltest.NewRunner(t, c).ExpectError(1265, "Data truncated for column 'm' at row 3", "ALTER TABLE u MODIFY m ENUM('a','b')")
 		sqltest.NewRunner(t, c).Script(`
 			exec DELETE FROM u WHERE k = 3
 			exec ALTER TABLE u MODIFY m ENUM('a','b')
@@ -84,9 +65,9 @@ func TestDDL2NarrowColumn(t *testing.T) {
 		`)
 
 		// What needs the stored values rewritten stays a clear 1235.
-		expectError(t, c, 1235, "would need the stored values rewritten", "ALTER TABLE u MODIFY n BIGINT")
-		expectError(t, c, 1235, "would need the stored values rewritten", "ALTER TABLE u MODIFY d DECIMAL(8,1)")
-		expectError(t, c, 1235, "would need the stored values rewritten", "ALTER TABLE u MODIFY e2 CHAR(6)")
+		sqltest.NewRunner(t, c).ExpectError(1235, "would need the stored values rewritten", "ALTER TABLE u MODIFY n BIGINT")
+		sqltest.NewRunner(t, c).ExpectError(1235, "would need the stored values rewritten", "ALTER TABLE u MODIFY d DECIMAL(8,1)")
+		sqltest.NewRunner(t, c).ExpectError(1235, "would need the stored values rewritten", "ALTER TABLE u MODIFY e2 CHAR(6)")
 	})
 }
 
@@ -97,7 +78,7 @@ func TestDDL2NotNull(t *testing.T) {
 		c := ts.Session("nn",
 			"CREATE TABLE t (k INT PRIMARY KEY, e VARCHAR(64) NULL)",
 			"INSERT INTO t VALUES (1, NULL), (2, 'a')")
-		expectError(t, c, 1138, "Invalid use of NULL value", "ALTER TABLE t MODIFY e VARCHAR(64) NOT NULL")
+		sqltest.NewRunner(t, c).ExpectError(1138, "Invalid use of NULL value", "ALTER TABLE t MODIFY e VARCHAR(64) NOT NULL")
 		expectColumnType(t, c, "t", "e", "varchar(64)\tYES", "after the refused NOT NULL")
 		sqltest.NewRunner(t, c).Exec("UPDATE t SET k = 3 WHERE k = 1") // the row stays updatable
 		sqltest.NewRunner(t, c).Exec("UPDATE t SET e = '' WHERE e IS NULL")
@@ -107,7 +88,7 @@ func TestDDL2NotNull(t *testing.T) {
 		// Narrowing and NOT NULL together, checked in one scan.
 		sqltest.NewRunner(t, c).Exec("ALTER TABLE t MODIFY e VARCHAR(64) NULL")
 		sqltest.NewRunner(t, c).Exec("INSERT INTO t VALUES (5, NULL)")
-		expectError(t, c, 1138, "Invalid use of NULL value", "ALTER TABLE t MODIFY e VARCHAR(1) NOT NULL")
+		sqltest.NewRunner(t, c).ExpectError(1138, "Invalid use of NULL value", "ALTER TABLE t MODIFY e VARCHAR(1) NOT NULL")
 		sqltest.NewRunner(t, c).Exec("DELETE FROM t WHERE k = 5")
 		sqltest.NewRunner(t, c).Exec("ALTER TABLE t MODIFY e VARCHAR(1) NOT NULL")
 		expectColumnType(t, c, "t", "e", "varchar(1)\tNO", "after VARCHAR(1) NOT NULL")
@@ -126,7 +107,7 @@ func TestDDL2NarrowConcurrentWriters(t *testing.T) {
 		sqltest.NewRunner(t, c).Exec("INSERT INTO t VALUES (1, 'abc', 1)")
 
 		inWindow(t, sqlgw.SetNarrowVerifiedHook, w, "INSERT INTO t VALUES (2, REPEAT('x', 100), 2)", func() {
-			expectError(t, c, 1265, "Data truncated for column 'e' at row 2", "ALTER TABLE t MODIFY e VARCHAR(64)")
+			sqltest.NewRunner(t, c).ExpectError(1265, "Data truncated for column 'e' at row 2", "ALTER TABLE t MODIFY e VARCHAR(64)")
 		})
 		expectColumnType(t, c, "t", "e", "varchar(128)\tYES", "after the reverted MODIFY")
 		sqltest.NewRunner(t, c).ExpectRows("SELECT k, LENGTH(e) FROM t ORDER BY k", "1\t3", "2\t100")
@@ -134,7 +115,7 @@ func TestDDL2NarrowConcurrentWriters(t *testing.T) {
 		sqltest.NewRunner(t, c).Exec("INSERT INTO t VALUES (3, NULL, 3)")
 
 		inWindow(t, sqlgw.SetNarrowVerifiedHook, w, "UPDATE t SET f = NULL WHERE k = 1", func() {
-			expectError(t, c, 1138, "Invalid use of NULL value", "ALTER TABLE t MODIFY f INT NOT NULL, MODIFY e VARCHAR(64)")
+			sqltest.NewRunner(t, c).ExpectError(1138, "Invalid use of NULL value", "ALTER TABLE t MODIFY f INT NOT NULL, MODIFY e VARCHAR(64)")
 		})
 		expectColumnType(t, c, "t", "f", "int\tYES", "f after the reverted NOT NULL")
 
@@ -168,7 +149,7 @@ func TestDDL2NarrowStaleGateway(t *testing.T) {
 				once.Do(func() { sqltest.NewRunner(t, cb).Exec("INSERT INTO sg.t VALUES (2, REPEAT('x', 100))") })
 			})
 			defer restore()
-			expectError(t, ca, 1265, "Data truncated for column 'e' at row 2", "ALTER TABLE sg.t MODIFY e VARCHAR(64)")
+			sqltest.NewRunner(t, ca).ExpectError(1265, "Data truncated for column 'e' at row 2", "ALTER TABLE sg.t MODIFY e VARCHAR(64)")
 			sqltest.NewRunner(t, ca).Exec("USE sg")
 			expectColumnType(t, ca, "t", "e", "varchar(128)\tYES", "after the reverted MODIFY")
 			sqltest.NewRunner(t, ca).ExpectRows("SELECT k, LENGTH(e) FROM t ORDER BY k", "1\t3", "2\t100")

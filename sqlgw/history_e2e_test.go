@@ -65,7 +65,7 @@ func TestHistoryAnomalies(t *testing.T) {
 					if ctx.Err() != nil {
 						return
 					}
-					if err != nil && errno(err) != 1213 {
+					if err != nil && sqltest.Errno(err) != 1213 {
 						failMu.Lock()
 						fail = err
 						failMu.Unlock()
