@@ -22,7 +22,6 @@ import (
 	"github.com/sqlgw/sqlgw/sqlgw"
 	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage"
-	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
 // logBuffer collects a server's log lines.
@@ -255,21 +254,14 @@ func nativeHashHex(pw string) string {
 // replaces one).
 func TestAccountsRestart(t *testing.T) {
 	dir := t.TempDir()
-	open := func() storage.Store {
-		s, err := pebble.Open(dir, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	ts, _ := startAccountsServer(t, open(), catalog.Options{}, "", nil)
+	ts, _ := startAccountsServer(t, sqltest.OpenDisk(t, dir), catalog.Options{}, "", nil)
 	for _, q := range []string{"CREATE DATABASE app", "CREATE TABLE app.t (id INT PRIMARY KEY)", "INSERT INTO app.t VALUES (1)",
 		"CREATE USER ro IDENTIFIED BY 'ro-pw'", "GRANT SELECT ON app.t TO ro"} {
 		sqltest.NewRunner(t, ts.DB).Exec(q)
 	}
 	ts.Stop()
 
-	ts, _ = startAccountsServer(t, open(), catalog.Options{}, "admin-pw", func(c *sqlgw.Config) { c.Password = "admin-pw" })
+	ts, _ = startAccountsServer(t, sqltest.OpenDisk(t, dir), catalog.Options{}, "admin-pw", func(c *sqlgw.Config) { c.Password = "admin-pw" })
 	sqltest.NewRunner(t, as(t, ts, "ro", "ro-pw", "")).ExpectRows("SELECT id FROM app.t", "1")
 	expectDenied(t, as(t, ts, "ro", "ro-pw", ""), 1142, "INSERT command denied to user 'ro'@'localhost' for table 't'", "INSERT INTO app.t VALUES (2)")
 	if err := loginError("root", "", ts.Srv.Addr().String(), ""); sqltest.Errno(err) != 1045 {
@@ -278,7 +270,7 @@ func TestAccountsRestart(t *testing.T) {
 	sqltest.NewRunner(t, ts.DB).Exec("SELECT 1")
 	ts.Stop()
 
-	ts, _ = startAccountsServer(t, open(), catalog.Options{}, "admin-pw", func(c *sqlgw.Config) { c.Password = "other" })
+	ts, _ = startAccountsServer(t, sqltest.OpenDisk(t, dir), catalog.Options{}, "admin-pw", func(c *sqlgw.Config) { c.Password = "other" })
 	if err := loginError("root", "other", ts.Srv.Addr().String(), ""); sqltest.Errno(err) != 1045 {
 		t.Fatalf("a later --password replaced the stored one: %v", err)
 	}

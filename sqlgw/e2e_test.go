@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
-	"github.com/sqlgw/sqlgw/storage"
-	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
 func TestEndToEnd(t *testing.T) {
@@ -405,21 +403,14 @@ func TestPartitionKeyComment(t *testing.T) {
 // TestRestart: data and schema survive a clean restart of an on-disk store.
 func TestRestart(t *testing.T) {
 	dir := t.TempDir()
-	open := func() storage.Store {
-		s, err := pebble.Open(dir, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	ts := sqltest.Start(t, open(), sqltest.Options{})
+	ts := sqltest.Start(t, sqltest.OpenDisk(t, dir), sqltest.Options{})
 	sqltest.NewRunner(t, ts.DB).Exec("CREATE DATABASE d")
 	sqltest.NewRunner(t, ts.DB).Exec("CREATE TABLE d.t (id BIGINT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(10) DEFAULT 'dflt', at DATETIME(6))")
 	sqltest.NewRunner(t, ts.DB).Exec("INSERT INTO d.t (v, at) VALUES ('a', '2024-01-02 03:04:05.123456'), (NULL, NULL)")
 	sqltest.NewRunner(t, ts.DB).Exec("INSERT INTO d.t (at) VALUES (NULL)")
 	ts.Stop()
 
-	ts = sqltest.Start(t, open(), sqltest.Options{})
+	ts = sqltest.Start(t, sqltest.OpenDisk(t, dir), sqltest.Options{})
 	sqltest.NewRunner(t, ts.DB).Exec("INSERT INTO d.t (v) VALUES ('b')")
 	sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT id, v, at FROM d.t WHERE id <= 3 ORDER BY id",
 		"1\ta\t2024-01-02 03:04:05.123456", "2\tNULL\tNULL", "3\tdflt\tNULL")

@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
-	"github.com/sqlgw/sqlgw/storage"
-	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
 // cardinalities maps "index.seq" to SHOW INDEX's Cardinality.
@@ -173,14 +171,7 @@ func TestDescIndexColumns(t *testing.T) {
 // of the gateway (they are stored), and DROP TABLE removes them.
 func TestStatisticsPersist(t *testing.T) {
 	dir := t.TempDir()
-	open := func() storage.Store {
-		s, err := pebble.Open(dir, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	ts := sqltest.Start(t, open(), sqltest.Options{})
+	ts := sqltest.Start(t, sqltest.OpenDisk(t, dir), sqltest.Options{})
 	sqltest.NewRunner(t, ts.DB).Exec("CREATE DATABASE d")
 	sqltest.NewRunner(t, ts.DB).Exec("CREATE TABLE d.s (id INT PRIMARY KEY, n INT, KEY by_n (n))")
 	var vals []string
@@ -191,7 +182,7 @@ func TestStatisticsPersist(t *testing.T) {
 	sqltest.NewRunner(t, ts.DB).Exec("ANALYZE TABLE d.s")
 	ts.Stop()
 
-	ts = sqltest.Start(t, open(), sqltest.Options{})
+	ts = sqltest.Start(t, sqltest.OpenDisk(t, dir), sqltest.Options{})
 	sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT INDEX_NAME, CARDINALITY FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 's' ORDER BY INDEX_NAME", "by_n\t6", "PRIMARY\t60")
 	sqltest.NewRunner(t, ts.DB).Exec("DROP TABLE d.s")
 	sqltest.NewRunner(t, ts.DB).Exec("CREATE TABLE d.s (id INT PRIMARY KEY, n INT, KEY by_n (n))")

@@ -42,12 +42,20 @@ var Memory = Backend{Name: "pebble-memory", Open: func(t testing.TB) (storage.St
 
 // Disk is Pebble in a directory of t.TempDir() (durable writes).
 var Disk = Backend{Name: "pebble-disk", Open: func(t testing.TB) (storage.Store, catalog.Options) {
-	s, err := pebble.Open(t.TempDir(), nil)
+	return OpenDisk(t, t.TempDir()), catalog.Options{}
+}}
+
+// OpenDisk opens the Pebble store in dir (failing t if it cannot): a test
+// that restarts a server calls it again on the same dir once the previous
+// server has stopped (and so closed the store).
+func OpenDisk(t testing.TB, dir string) storage.Store {
+	t.Helper()
+	s, err := pebble.Open(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s, catalog.Options{}
-}}
+	return s
+}
 
 // Azurite is the Azure Table backend on the shared Azurite emulator
 // (skipped with the reason when Azurite cannot run here, and in -short
