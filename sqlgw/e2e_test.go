@@ -544,14 +544,7 @@ func TestPaging(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		c := ts.Session("d",
 			"CREATE TABLE ev (dev INT, ts INT, v INT, PRIMARY KEY (dev, ts))")
-		for b := 0; b < 25; b++ {
-			var vals []string
-			for i := 1; i <= 100; i++ {
-				n := b*100 + i
-				vals = append(vals, fmt.Sprintf("(1, %d, %d)", n, n%7))
-			}
-			sqltest.NewRunner(t, c).Exec("INSERT INTO ev VALUES " + strings.Join(vals, ","))
-		}
+		sqltest.NewRunner(t, c).InsertRows("ev", 2500, 100, func(i int) string { return fmt.Sprintf("(1, %d, %d)", i+1, (i+1)%7) })
 		sqltest.NewRunner(t, c).ExpectRows("SELECT COUNT(*), MIN(ts), MAX(ts) FROM ev WHERE dev = 1", "2500\t1\t2500")
 		sqltest.NewRunner(t, c).ExpectCosts([]sqltest.CostCase{
 			{Q: "SELECT COUNT(*) FROM ev WHERE dev = 1", Reqs: 3, Entities: 2500},

@@ -3,7 +3,6 @@ package sqlgw_test
 import (
 	"fmt"
 	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
-	"strings"
 	"testing"
 )
 
@@ -22,13 +21,7 @@ func TestKeylessTablePastPages(t *testing.T) {
 		sqltest.NewRunner(t, c).Exec("USE d")
 		sqltest.NewRunner(t, c).Exec("CREATE TABLE k (id INT, grp INT, v VARCHAR(20))")
 		const n = 2500
-		for b := 0; b < n/250; b++ {
-			var vals []string
-			for i := b * 250; i < (b+1)*250; i++ {
-				vals = append(vals, fmt.Sprintf("(%d, %d, 'v%d')", i, i%3, i))
-			}
-			sqltest.NewRunner(t, c).Exec("INSERT INTO k VALUES " + strings.Join(vals, ","))
-		}
+		sqltest.NewRunner(t, c).InsertRows("k", n, 250, func(i int) string { return fmt.Sprintf("(%d, %d, 'v%d')", i, i%3, i) })
 		// Table scans: whole, filtered, aggregated, sorted, limited.
 		sqltest.NewRunner(t, c).ExpectRows("SELECT COUNT(*), SUM(id), MIN(id), MAX(id) FROM k", "2500\t3123750\t0\t2499")
 		sqltest.NewRunner(t, c).ExpectRows("SELECT COUNT(*) FROM k WHERE grp = 1", "833")
@@ -86,13 +79,7 @@ func TestEmptyKeyPartitionPastPages(t *testing.T) {
 		sqltest.NewRunner(t, c).Exec("USE d")
 		sqltest.NewRunner(t, c).Exec("CREATE TABLE e (p VARCHAR(10) COLLATE utf8mb4_bin, id INT, g INT, PRIMARY KEY (p, id), KEY byg (g))")
 		const n = 2100
-		for b := 0; b < n/300; b++ {
-			var vals []string
-			for i := b * 300; i < (b+1)*300; i++ {
-				vals = append(vals, fmt.Sprintf("('', %d, 7)", i))
-			}
-			sqltest.NewRunner(t, c).Exec("INSERT INTO e VALUES " + strings.Join(vals, ","))
-		}
+		sqltest.NewRunner(t, c).InsertRows("e", n, 300, func(i int) string { return fmt.Sprintf("('', %d, 7)", i) })
 		sqltest.NewRunner(t, c).ExpectRows("SELECT COUNT(*), MAX(id) FROM e WHERE p = ''", "2100\t2099")
 		sqltest.NewRunner(t, c).ExpectRows("SELECT COUNT(*) FROM e", "2100")
 		sqltest.NewRunner(t, c).ExpectRows("SELECT COUNT(*), MAX(id) FROM e FORCE INDEX (byg) WHERE g = 7", "2100\t2099")

@@ -94,11 +94,7 @@ func TestIndexOnlineBuild(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		c := ts.Session("d",
 			"CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT)")
-		var vals []string
-		for i := range 300 {
-			vals = append(vals, fmt.Sprintf("(%d, %d, %d)", i, i%10, i))
-		}
-		sqltest.NewRunner(t, c).Exec("INSERT INTO t VALUES " + strings.Join(vals, ","))
+		sqltest.NewRunner(t, c).InsertRows("t", 300, 300, func(i int) string { return fmt.Sprintf("(%d, %d, %d)", i, i%10, i) })
 		w := ts.Conn()
 		sqltest.NewRunner(t, w).Exec("USE d")
 		stop := make(chan struct{})

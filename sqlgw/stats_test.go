@@ -32,12 +32,10 @@ func TestAnalyzeStatistics(t *testing.T) {
 		sqltest.NewRunner(t, c).Exec("CREATE DATABASE d")
 		sqltest.NewRunner(t, c).Exec("USE d")
 		sqltest.NewRunner(t, c).Exec("CREATE TABLE s (id INT PRIMARY KEY, n INT, name VARCHAR(20) COLLATE utf8mb4_0900_ai_ci, KEY by_n (n), KEY by_name_n (name, n))")
-		var vals []string
-		for i := range 400 {
+		sqltest.NewRunner(t, c).InsertRows("s", 400, 400, func(i int) string {
 			name := []string{"ann", "ANN", "Änn", "bob"}[i%4] // three spellings of one value under ai_ci
-			vals = append(vals, fmt.Sprintf("(%d, %d, '%s')", i, i%40, name))
-		}
-		sqltest.NewRunner(t, c).Exec("INSERT INTO s VALUES " + strings.Join(vals, ", "))
+			return fmt.Sprintf("(%d, %d, '%s')", i, i%40, name)
+		})
 		before := cardinalities(t, c, "s")
 		if before["by_n.1"] != "0" {
 			t.Errorf("before ANALYZE: by_n cardinality %s, want 0", before["by_n.1"])
@@ -63,11 +61,7 @@ func TestAnalyzeStatistics(t *testing.T) {
 		}
 
 		// 30% more rows: the statistics refresh by themselves.
-		vals = vals[:0]
-		for i := 400; i < 520; i++ {
-			vals = append(vals, fmt.Sprintf("(%d, %d, 'cy%d')", i, i, i%2))
-		}
-		sqltest.NewRunner(t, c).Exec("INSERT INTO s VALUES " + strings.Join(vals, ", "))
+		sqltest.NewRunner(t, c).InsertRows("s", 120, 120, func(i int) string { return fmt.Sprintf("(%d, %d, 'cy%d')", 400+i, 400+i, (400+i)%2) })
 		deadline := time.Now().Add(20 * time.Second)
 		for {
 			sqltest.NewRunner(t, c).Rows("SELECT id FROM s WHERE n = 3") // plans start the refresh
@@ -114,11 +108,7 @@ func TestDescKeyShown(t *testing.T) {
 		ddl := strings.Replace(strings.SplitN(create, "\t", 2)[1], "CREATE TABLE `lg`", "CREATE TABLE `lg2`", 1)
 		sqltest.NewRunner(t, c).Exec(ddl)
 		sqltest.NewRunner(t, c).ExpectRows("SELECT COLUMN_NAME, COLLATION FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 'lg2' ORDER BY SEQ_IN_INDEX", "host\tA", "ts\tD")
-		var vals []string
-		for i := range 100 {
-			vals = append(vals, fmt.Sprintf("(%d, %d, %d)", i%4, i, i))
-		}
-		sqltest.NewRunner(t, c).Exec("INSERT INTO lg VALUES " + strings.Join(vals, ", "))
+		sqltest.NewRunner(t, c).InsertRows("lg", 100, 100, func(i int) string { return fmt.Sprintf("(%d, %d, %d)", i%4, i, i) })
 		q := "SELECT host, ts FROM lg ORDER BY host, ts DESC LIMIT 2"
 		sqltest.NewRunner(t, c).ExpectRows(q, "0\t96", "0\t92")
 		if r, e := sqltest.NewRunner(t, c).Cost(q); r != 1 || e != 2 {
@@ -145,11 +135,7 @@ func TestDescIndexColumns(t *testing.T) {
 		}
 		sqltest.NewRunner(t, c).ExpectRows("SELECT INDEX_NAME, COLUMN_NAME, COLLATION FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 'x' AND INDEX_NAME <> 'PRIMARY' ORDER BY INDEX_NAME, SEQ_IN_INDEX",
 			"kb\tb\tD", "kc\tc\tD", "kc\tid\tA", "ke\te\tA")
-		var vals []string
-		for i := range 200 {
-			vals = append(vals, fmt.Sprintf("(%d, %d, %d, %d)", i, i*7%200, i*11%200, i))
-		}
-		sqltest.NewRunner(t, c).Exec("INSERT INTO x VALUES " + strings.Join(vals, ", "))
+		sqltest.NewRunner(t, c).InsertRows("x", 200, 200, func(i int) string { return fmt.Sprintf("(%d, %d, %d, %d)", i, i*7%200, i*11%200, i) })
 		q := "SELECT id, b FROM x ORDER BY b DESC LIMIT 3"
 		sqltest.NewRunner(t, c).ExpectRows(q, "57\t199", "114\t198", "171\t197")
 		plan := strings.Join(sqltest.NewRunner(t, c).Rows("EXPLAIN PLAN "+q), "\n")

@@ -35,6 +35,19 @@ func peakRSS(t *testing.T, pid int, reset bool) int {
 	return kb >> 10
 }
 
+// largeStatementGateway starts "sqlgw serve" on the memory store with
+// max_allowed_packet 32M and returns its PID and a client pool (whose own
+// packet limit is clientMax) holding table d.t (id, v LONGTEXT) with one
+// warm-up row.
+func largeStatementGateway(t *testing.T, clientMax int) (pid int, db *sql.DB) {
+	t.Helper()
+	g := startGateway(t, nil, "--store", "memory:", "--max-allowed-packet", "32M")
+	g.MustBeReady(t, "not ready")
+	db = sqltest.Client(t, "root", g.Addr, fmt.Sprintf("?maxAllowedPacket=%d", clientMax))
+	sqltest.NewRunner(t, db).ExecAll("CREATE DATABASE d", "CREATE TABLE d.t (id INT PRIMARY KEY, v LONGTEXT)", "INSERT INTO d.t VALUES (0, 'warm-up')")
+	return g.Cmd.Process.Pid, db
+}
+
 // TestLargeStatementMemory: the memory a large statement costs is
 // bounded. A 20 MiB INSERT raises the server's peak RSS by less than
 // 12 x its size; four of them sent at once (max_allowed_packet 32M, so
@@ -43,17 +56,7 @@ func peakRSS(t *testing.T, pid int, reset bool) int {
 // limit: TestRefusedStatementMemory. (The hostile probe saw a 100 MB
 // statement take RSS to 1.7 GB with max_allowed_packet at 1 GiB.)
 func TestLargeStatementMemory(t *testing.T) {
-	g := startGateway(t, nil, "--store", "memory:", "--max-allowed-packet", "32M")
-	g.MustBeReady(t, "not ready")
-	pid := g.Cmd.Process.Pid
-	db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/?maxAllowedPacket=%d", g.Addr, 100<<20))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	sqltest.NewRunner(t, db).Exec("CREATE DATABASE d")
-	sqltest.NewRunner(t, db).Exec("CREATE TABLE d.t (id INT PRIMARY KEY, v LONGTEXT)")
-	sqltest.NewRunner(t, db).Exec("INSERT INTO d.t VALUES (0, 'warm-up')")
+	pid, db := largeStatementGateway(t, 100<<20)
 	insert := func(id, size int) error {
 		_, err := db.Exec(fmt.Sprintf("INSERT INTO d.t VALUES (%d, '%s')", id, strings.Repeat("x", size)))
 		return err
@@ -89,7 +92,7 @@ func TestLargeStatementMemory(t *testing.T) {
 	}
 
 	var n int
-	err = db.QueryRow("SELECT COUNT(*) FROM d.t").Scan(&n)
+	err := db.QueryRow("SELECT COUNT(*) FROM d.t").Scan(&n)
 	if err != nil { // the pool may hand out the connection the server closed once
 		err = db.QueryRow("SELECT COUNT(*) FROM d.t").Scan(&n)
 	}
@@ -107,21 +110,11 @@ func TestLargeStatementMemory(t *testing.T) {
 // the limit is crossed (as MySQL reads up to max_allowed_packet), so the
 // cost is about twice the limit: 71 MiB here, checked against 3 x 32 MiB.
 func TestRefusedStatementMemory(t *testing.T) {
-	g := startGateway(t, nil, "--store", "memory:", "--max-allowed-packet", "32M")
-	g.MustBeReady(t, "not ready")
-	pid := g.Cmd.Process.Pid
-	db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/?maxAllowedPacket=%d", g.Addr, 200<<20))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	sqltest.NewRunner(t, db).Exec("CREATE DATABASE d")
-	sqltest.NewRunner(t, db).Exec("CREATE TABLE d.t (id INT PRIMARY KEY, v LONGTEXT)")
-	sqltest.NewRunner(t, db).Exec("INSERT INTO d.t VALUES (0, 'warm-up')")
+	pid, db := largeStatementGateway(t, 200<<20)
 	const mib = 1 << 20
 	peakRSS(t, pid, true)
 	base := peakRSS(t, pid, false)
-	_, err = db.Exec(fmt.Sprintf("INSERT INTO d.t VALUES (99, '%s')", strings.Repeat("x", 160*mib)))
+	_, err := db.Exec(fmt.Sprintf("INSERT INTO d.t VALUES (99, '%s')", strings.Repeat("x", 160*mib)))
 	var me *mysql.MySQLError
 	if !errors.As(err, &me) || me.Number != 1153 {
 		// The server may close before the client reads the error.

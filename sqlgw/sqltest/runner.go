@@ -238,3 +238,18 @@ func (r *Runner) ExpectRequests(want int64, q, what string) {
 		r.T.Errorf("%s: %d requests, want %d", what, n, want)
 	}
 }
+
+// InsertRows inserts n rows into table with multi-row INSERTs of at most
+// per rows each; row(i) gives the values of row i (0 <= i < n) as a
+// parenthesised list, e.g. "(1, 'a')".
+func (r *Runner) InsertRows(table string, n, per int, row func(i int) string) {
+	r.T.Helper()
+	vals := make([]string, 0, per)
+	for i := 0; i < n; i++ {
+		vals = append(vals, row(i))
+		if len(vals) == per || i == n-1 {
+			r.Exec("INSERT INTO " + table + " VALUES " + strings.Join(vals, ", "))
+			vals = vals[:0]
+		}
+	}
+}
