@@ -23,25 +23,25 @@ import (
 func TestAccountsTableGrantsVisibility(t *testing.T) {
 	store, co := sqltest.Memory.Open(t)
 	ts, _ := startAccountsServer(t, store, co, "", nil)
-	root := ts.Conn()
+	root := sqltest.NewRunner(t, ts.Conn())
 	for _, q := range []string{"CREATE DATABASE shop",
 		"CREATE TABLE shop.pub (id INT PRIMARY KEY, v INT, KEY kv (v))",
 		"CREATE TABLE shop.priv (id INT PRIMARY KEY, w INT, KEY kw (w))",
 		"CREATE VIEW shop.vpub AS SELECT id FROM shop.pub",
 		"CREATE VIEW shop.vpriv AS SELECT id FROM shop.priv",
 		"CREATE USER tl IDENTIFIED BY 'tl-pw'", "GRANT SELECT ON shop.pub TO tl", "GRANT SELECT ON shop.vpub TO tl"} {
-		sqltest.NewRunner(t, root).Exec(q)
+		root.Exec(q)
 	}
-	tl := as(t, ts, "tl", "tl-pw", "")
-	sqltest.NewRunner(t, tl).ExpectRows("SHOW TABLES FROM shop", "pub", "vpub")
-	sqltest.NewRunner(t, tl).ExpectRows("SELECT table_name FROM information_schema.tables WHERE table_schema = 'shop' ORDER BY 1", "pub", "vpub")
-	sqltest.NewRunner(t, tl).ExpectRows("SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'shop' AND table_name IN ('pub', 'priv') ORDER BY 1, 2",
+	tl := sqltest.NewRunner(t, as(t, ts, "tl", "tl-pw", ""))
+	tl.ExpectRows("SHOW TABLES FROM shop", "pub", "vpub")
+	tl.ExpectRows("SELECT table_name FROM information_schema.tables WHERE table_schema = 'shop' ORDER BY 1", "pub", "vpub")
+	tl.ExpectRows("SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'shop' AND table_name IN ('pub', 'priv') ORDER BY 1, 2",
 		"pub\tid", "pub\tv")
-	sqltest.NewRunner(t, tl).ExpectRows("SELECT DISTINCT table_name FROM information_schema.statistics WHERE table_schema = 'shop' ORDER BY 1", "pub")
+	tl.ExpectRows("SELECT DISTINCT table_name FROM information_schema.statistics WHERE table_schema = 'shop' ORDER BY 1", "pub")
 	// root still sees everything.
-	sqltest.NewRunner(t, root).ExpectRows("SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'shop' ORDER BY 1, 2",
+	root.ExpectRows("SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'shop' ORDER BY 1, 2",
 		"priv\tid", "priv\tw", "pub\tid", "pub\tv", "vpriv\tid", "vpub\tid")
-	sqltest.NewRunner(t, root).ExpectRows("SELECT table_name FROM information_schema.tables WHERE table_schema = 'shop' ORDER BY 1", "priv", "pub", "vpriv", "vpub")
+	root.ExpectRows("SELECT table_name FROM information_schema.tables WHERE table_schema = 'shop' ORDER BY 1", "priv", "pub", "vpriv", "vpub")
 }
 
 // TestAccountsProcessListOwn: without the PROCESS privilege, SHOW
@@ -50,10 +50,10 @@ func TestAccountsTableGrantsVisibility(t *testing.T) {
 func TestAccountsProcessListOwn(t *testing.T) {
 	store, co := sqltest.Memory.Open(t)
 	ts, _ := startAccountsServer(t, store, co, "", nil)
-	root := ts.Conn()
-	sqltest.NewRunner(t, root).Exec("CREATE USER pl IDENTIFIED BY 'pl-pw'")
-	sqltest.NewRunner(t, root).Exec("CREATE USER ops IDENTIFIED BY 'ops-pw'")
-	sqltest.NewRunner(t, root).Exec("GRANT PROCESS ON *.* TO ops")
+	root := sqltest.NewRunner(t, ts.Conn())
+	root.Exec("CREATE USER pl IDENTIFIED BY 'pl-pw'")
+	root.Exec("CREATE USER ops IDENTIFIED BY 'ops-pw'")
+	root.Exec("GRANT PROCESS ON *.* TO ops")
 	pl := as(t, ts, "pl", "pl-pw", "")
 	pl.SetMaxOpenConns(2)
 	c1, err := pl.Conn(t.Context())
@@ -105,10 +105,10 @@ func TestAccountsProcessListOwn(t *testing.T) {
 func TestAccountsStatementsInMultiStatementText(t *testing.T) {
 	store, co := sqltest.Memory.Open(t)
 	ts, _ := startAccountsServer(t, store, co, "", nil)
-	root := ts.Conn()
+	root := sqltest.NewRunner(t, ts.Conn())
 	for _, q := range []string{"CREATE DATABASE m", "CREATE TABLE m.t (id INT PRIMARY KEY)",
 		"CREATE USER mu IDENTIFIED BY 'mu-pw'", "GRANT SELECT ON m.* TO mu", "GRANT SELECT ON m.t TO mu"} {
-		sqltest.NewRunner(t, root).Exec(q)
+		root.Exec(q)
 	}
 	multi, err := sql.Open("mysql", ts.DSN+"?multiStatements=true")
 	if err != nil {
@@ -130,13 +130,13 @@ func TestAccountsStatementsInMultiStatementText(t *testing.T) {
 	if err := loginError("mu", "mu;pw2", addr, ""); err != nil {
 		t.Fatalf("after ACCOUNT UNLOCK in a multi-statement text: %v", err)
 	}
-	sqltest.NewRunner(t, root).ExpectRows("SHOW GRANTS FOR mu", "GRANT USAGE ON *.* TO `mu`@`%`")
+	root.ExpectRows("SHOW GRANTS FOR mu", "GRANT USAGE ON *.* TO `mu`@`%`")
 	// A failing statement stops the text, as in MySQL.
 	_, err = multi.Exec("ALTER USER nobody ACCOUNT LOCK; CREATE USER never")
 	if sqltest.Errno(err) != 1396 {
 		t.Fatalf("ALTER USER of an unknown account: %v, want 1396", err)
 	}
-	sqltest.NewRunner(t, root).ExpectRows("SELECT COUNT(*) FROM mysql.user WHERE user = 'never'", "0")
+	root.ExpectRows("SELECT COUNT(*) FROM mysql.user WHERE user = 'never'", "0")
 }
 
 // sha2Scramble is caching_sha2_password's answer: XOR(SHA256(pw),
@@ -222,10 +222,10 @@ func (r *rawConn) changeUserSha2(user, password, db, plugin string) ([]byte, str
 func TestAccountsChangeUserCachingSha2(t *testing.T) {
 	store, co := sqltest.Memory.Open(t)
 	ts, _ := startAccountsServer(t, store, co, "root-pw", func(c *sqlgw.Config) { c.Password = "root-pw" })
-	root := ts.Conn()
-	sqltest.NewRunner(t, root).Exec("CREATE DATABASE cs")
-	sqltest.NewRunner(t, root).Exec("CREATE USER s2 IDENTIFIED WITH caching_sha2_password BY 's2-pw'")
-	sqltest.NewRunner(t, root).Exec("GRANT SELECT ON cs.* TO s2")
+	root := sqltest.NewRunner(t, ts.Conn())
+	root.Exec("CREATE DATABASE cs")
+	root.Exec("CREATE USER s2 IDENTIFIED WITH caching_sha2_password BY 's2-pw'")
+	root.Exec("GRANT SELECT ON cs.* TO s2")
 	r := dialRaw(t, ts.Srv.Addr().String(), "root", "root-pw")
 	who := func() string {
 		t.Helper()

@@ -353,9 +353,9 @@ func TestAdmin2ViewWithoutDatabase(t *testing.T) {
 		= 1 | 10
 		= 2 | 20
 	`)
-	c2 := ts.Conn()
-	sqltest.NewRunner(t, c2).Exec("USE c1")
-	sqltest.NewRunner(t, c2).Exec("CREATE VIEW w AS SELECT k FROM t WHERE v > 10")
+	c2 := sqltest.NewRunner(t, ts.Conn())
+	c2.Exec("USE c1")
+	c2.Exec("CREATE VIEW w AS SELECT k FROM t WHERE v > 10")
 	sqltest.NewRunner(t, c).ExpectRows("SELECT * FROM c1.w", "2")
 	sqltest.NewRunner(t, c).ExpectRows("select x.k from `c2`.`u` join c1.v x on x.k = u.k", "2")
 	sqltest.NewRunner(t, c).ExpectRows("SELECT k FROM c1.v WHERE k = 1 UNION SELECT k FROM c2.u ORDER BY k", "1", "2")

@@ -274,19 +274,19 @@ func TestAttachedTables(t *testing.T) {
 }
 
 func testAttachedReads(t *testing.T, f *attachedFixture) {
-	c := f.ts.Conn()
-	sqltest.NewRunner(t, c).Exec("USE azure")
-	sqltest.NewRunner(t, c).ExpectRows("SHOW TABLES", f.cust, f.ord)
-	sqltest.NewRunner(t, c).ExpectRows("SELECT COLUMN_NAME, COLUMN_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'azure' AND TABLE_NAME = '"+f.cust+"' ORDER BY ORDINAL_POSITION",
+	c := sqltest.NewRunner(t, f.ts.Conn())
+	c.Exec("USE azure")
+	c.ExpectRows("SHOW TABLES", f.cust, f.ord)
+	c.ExpectRows("SELECT COLUMN_NAME, COLUMN_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'azure' AND TABLE_NAME = '"+f.cust+"' ORDER BY ORDINAL_POSITION",
 		"PartitionKey\tvarchar(1024)", "RowKey\tvarchar(1024)", "Timestamp\tdatetime(6)",
 		"Active\ttinyint", "Age\tbigint", "Balance\tdouble", "Big\tbigint", "Id\tchar(36)", "Joined\tdatetime(6)",
 		"Name\tmediumtext", "Photo\tmediumblob", "Score\tint", "_extra\tjson")
-	sqltest.NewRunner(t, c).ExpectRows("SELECT PartitionKey, RowKey, Name, Age, Balance, Active, Big, Id, Joined, HEX(Photo), Score, _extra FROM "+f.cust+" ORDER BY PartitionKey, RowKey",
+	c.ExpectRows("SELECT PartitionKey, RowKey, Name, Age, Balance, Active, Big, Id, Joined, HEX(Photo), Score, _extra FROM "+f.cust+" ORDER BY PartitionKey, RowKey",
 		"east\tc 1\tAnn\t30\t10.5\t1\t1099511627776\t0f8fad5b-d9cb-469f-a165-70867728950e\t2024-01-02 03:04:05.123457\t010203FF\tNULL\t{\"Age@odata.type\": \"Edm.Int32\"}",
 		"east\tc2\tBob\t40\tNULL\tNULL\tNULL\tNULL\tNULL\tNULL\t5\tNULL",
 		"west\tZürich ü\tZoë\t7\t3\t0\tNULL\tNULL\tNULL\tNULL\tNULL\t{\"Age@odata.type\": \"Edm.Int32\"}",
 		"west\tw2\tNULL\tNULL\tNULL\tNULL\tNULL\tNULL\tNULL\tNULL\tNULL\t{\"Text\": \"hello\", \"Score\": \"high\", \"EntityType\": \"note\"}") // MySQL's JSON key order
-	if got := sqltest.NewRunner(t, c).Rows("SELECT COUNT(*) FROM " + f.cust + " WHERE Timestamp > '2020-01-01'"); got[0] != "4" {
+	if got := c.Rows("SELECT COUNT(*) FROM " + f.cust + " WHERE Timestamp > '2020-01-01'"); got[0] != "4" {
 		t.Fatalf("Timestamp: %v", got)
 	}
 
@@ -316,27 +316,27 @@ func testAttachedReads(t *testing.T, f *attachedFixture) {
 		{"SELECT Name FROM " + f.cust + " WHERE Big >= 1099511627776", []string{"Ann"}, 1, 1},
 		{"SELECT Name FROM " + f.cust + " WHERE (PartitionKey, RowKey) IN (('east', 'c2'), ('west', 'Zürich ü')) ORDER BY Name", []string{"Bob", "Zoë"}, 2, 2},
 	} {
-		r0, e0 := sqltest.NewRunner(t, c).Status()
-		sqltest.NewRunner(t, c).ExpectRows(tc.q, tc.want...)
-		r1, e1 := sqltest.NewRunner(t, c).Status()
+		r0, e0 := c.Status()
+		c.ExpectRows(tc.q, tc.want...)
+		r1, e1 := c.Status()
 		if r1-r0 != tc.reqs || e1-e0 != tc.entities {
 			t.Errorf("%s: %d requests, %d entities read; want %d, %d", tc.q, r1-r0, e1-e0, tc.reqs, tc.entities)
 		}
 	}
 	// A join of two attached tables.
-	sqltest.NewRunner(t, c).ExpectRows("SELECT c.Name, o.RowKey, o.Amount FROM "+f.cust+" c JOIN "+f.ord+" o ON o.PartitionKey = c.RowKey WHERE c.PartitionKey = 'east' ORDER BY 1, 2",
+	c.ExpectRows("SELECT c.Name, o.RowKey, o.Amount FROM "+f.cust+" c JOIN "+f.ord+" o ON o.PartitionKey = c.RowKey WHERE c.PartitionKey = 'east' ORDER BY 1, 2",
 		"Ann\to1\t100", "Ann\to2\t250", "Bob\to1\t7")
-	sqltest.NewRunner(t, c).ExpectRows("SELECT c.Name, SUM(o.Amount) FROM "+f.cust+" c JOIN "+f.ord+" o ON o.PartitionKey = c.RowKey GROUP BY c.Name ORDER BY 1",
+	c.ExpectRows("SELECT c.Name, SUM(o.Amount) FROM "+f.cust+" c JOIN "+f.ord+" o ON o.PartitionKey = c.RowKey GROUP BY c.Name ORDER BY 1",
 		"Ann\t350", "Bob\t7")
 }
 
 func testAttachedWrites(t *testing.T, f *attachedFixture) {
-	c := f.ts.Conn()
-	sqltest.NewRunner(t, c).Exec("USE azure")
+	c := sqltest.NewRunner(t, f.ts.Conn())
+	c.Exec("USE azure")
 	// INSERT writes a plain entity with the columns' EDM types and the
 	// JSON column's properties. (Ratio is not whole: Azurite stores a
 	// whole Edm.Double as Int32, unlike the service; azurite.md.)
-	sqltest.NewRunner(t, c).Exec("INSERT INTO " + f.cust + " (PartitionKey, RowKey, Name, Age, Balance, Active, Joined, Id, Photo, Score, _extra) VALUES " +
+	c.Exec("INSERT INTO " + f.cust + " (PartitionKey, RowKey, Name, Age, Balance, Active, Joined, Id, Photo, Score, _extra) VALUES " +
 		"('north', 'n 1 é', 'Neu', 5, 2.5, 1, '2025-05-06 07:08:09.123456', '0f8fad5b-d9cb-469f-a165-70867728950e', X'0102', 9, " +
 		`'{"Extra": "x", "Count": 12, "Huge": 5000000000, "Ratio@odata.type": "Edm.Double", "Ratio": 2.25, "When@odata.type": "Edm.DateTime", "When": "2020-01-01T00:00:00Z", "Flag": true}')`)
 	want := map[string]string{
@@ -350,7 +350,7 @@ func testAttachedWrites(t *testing.T, f *attachedFixture) {
 	// names, same EDM types (Age stays Int32 in its BIGINT column), same
 	// 100 ns DateTime.
 	before := f.seed.get(t, f.cust, "east", "c 1")
-	if n := sqltest.NewRunner(t, c).Affected("UPDATE " + f.cust + " SET Name = 'Ann B' WHERE PartitionKey = 'east' AND RowKey = 'c 1'"); n != 1 {
+	if n := c.Affected("UPDATE " + f.cust + " SET Name = 'Ann B' WHERE PartitionKey = 'east' AND RowKey = 'c 1'"); n != 1 {
 		t.Fatalf("updated %d rows", n)
 	}
 	before["Name"] = "Edm.String:Ann B"
@@ -358,22 +358,22 @@ func testAttachedWrites(t *testing.T, f *attachedFixture) {
 
 	// Setting and removing keys of the JSON column adds and removes
 	// properties; a value that did not fit its column (Score 'high') stays.
-	sqltest.NewRunner(t, c).Exec("UPDATE " + f.cust + " SET _extra = JSON_REMOVE(JSON_SET(_extra, '$.Nick', 'z'), '$.Text') WHERE PartitionKey = 'west' AND RowKey = 'w2'")
+	c.Exec("UPDATE " + f.cust + " SET _extra = JSON_REMOVE(JSON_SET(_extra, '$.Nick', 'z'), '$.Text') WHERE PartitionKey = 'west' AND RowKey = 'w2'")
 	expectEntity(t, f.seed.get(t, f.cust, "west", "w2"), map[string]string{
 		"EntityType": "Edm.String:note", "Score": "Edm.String:high", "Nick": "Edm.String:z"})
-	sqltest.NewRunner(t, c).ExpectErrno(1366, "UPDATE "+f.cust+" SET Score = 1 WHERE PartitionKey = 'west' AND RowKey = 'w2'")
+	c.ExpectErrno(1366, "UPDATE "+f.cust+" SET Score = 1 WHERE PartitionKey = 'west' AND RowKey = 'w2'")
 
 	// A column set to NULL removes the property.
-	sqltest.NewRunner(t, c).Exec("UPDATE " + f.cust + " SET Balance = NULL WHERE PartitionKey = 'west' AND RowKey = 'Zürich ü'")
+	c.Exec("UPDATE " + f.cust + " SET Balance = NULL WHERE PartitionKey = 'west' AND RowKey = 'Zürich ü'")
 	expectEntity(t, f.seed.get(t, f.cust, "west", "Zürich ü"), map[string]string{
 		"Name": "Edm.String:Zoë", "Active": "Edm.Boolean:false", "Age": "Edm.Int32:7"})
 
 	// A duplicate key is MySQL's 1062; the entity is left as it was.
-	sqltest.NewRunner(t, c).ExpectErrno(1062, "INSERT INTO "+f.cust+" (PartitionKey, RowKey, Name) VALUES ('north', 'n 1 é', 'again')")
+	c.ExpectErrno(1062, "INSERT INTO "+f.cust+" (PartitionKey, RowKey, Name) VALUES ('north', 'n 1 é', 'again')")
 	expectEntity(t, f.seed.get(t, f.cust, "north", "n 1 é"), want)
 
 	// DELETE removes the entity.
-	sqltest.NewRunner(t, c).Exec("DELETE FROM " + f.cust + " WHERE PartitionKey = 'east' AND RowKey = 'c2'")
+	c.Exec("DELETE FROM " + f.cust + " WHERE PartitionKey = 'east' AND RowKey = 'c2'")
 	if e := f.seed.get(t, f.cust, "east", "c2"); e != nil {
 		t.Fatalf("deleted entity still there: %v", e)
 	}
@@ -449,33 +449,33 @@ print(cur.rowcount)
 }
 
 func testAttachedDDL(t *testing.T, f *attachedFixture) {
-	c := f.ts.Conn()
-	sqltest.NewRunner(t, c).Exec("USE azure")
+	c := sqltest.NewRunner(t, f.ts.Conn())
+	c.Exec("USE azure")
 	// A new property in the scanned entities: REFRESH TABLE gives it a
 	// column; a renamed column keeps its property.
 	f.seed.put(t, f.cust, "east", "c 0", storage.Properties{"Name": storage.String("Cy"), "Level": storage.Int32(3)})
-	sqltest.NewRunner(t, c).Exec("ALTER TABLE " + f.cust + " RENAME COLUMN Name TO FullName")
-	sqltest.NewRunner(t, c).ExpectRows("REFRESH TABLE "+f.cust, "azure."+f.cust+"\trefresh\tnote\t20 columns inferred from up to 3 entities", "azure."+f.cust+"\trefresh\tstatus\tOK")
-	sqltest.NewRunner(t, c).ExpectRows("SELECT FullName, Level FROM "+f.cust+" WHERE PartitionKey = 'east' ORDER BY RowKey", "Cy\t3", "Ann B\tNULL")
-	sqltest.NewRunner(t, c).Exec("UPDATE " + f.cust + " SET FullName = 'Cyd' WHERE PartitionKey = 'east' AND RowKey = 'c 0'")
+	c.Exec("ALTER TABLE " + f.cust + " RENAME COLUMN Name TO FullName")
+	c.ExpectRows("REFRESH TABLE "+f.cust, "azure."+f.cust+"\trefresh\tnote\t20 columns inferred from up to 3 entities", "azure."+f.cust+"\trefresh\tstatus\tOK")
+	c.ExpectRows("SELECT FullName, Level FROM "+f.cust+" WHERE PartitionKey = 'east' ORDER BY RowKey", "Cy\t3", "Ann B\tNULL")
+	c.Exec("UPDATE " + f.cust + " SET FullName = 'Cyd' WHERE PartitionKey = 'east' AND RowKey = 'c 0'")
 	expectEntity(t, f.seed.get(t, f.cust, "east", "c 0"), map[string]string{"Name": "Edm.String:Cyd", "Level": "Edm.Int32:3"})
 	// MODIFY pins a column's type; ADD COLUMN maps a property by name;
 	// DROP COLUMN moves a property back into the JSON column.
-	sqltest.NewRunner(t, c).Exec("ALTER TABLE " + f.cust + " MODIFY Score VARCHAR(10)")
-	sqltest.NewRunner(t, c).Exec("ALTER TABLE " + f.cust + " ADD COLUMN EntityType VARCHAR(20)")
-	sqltest.NewRunner(t, c).Exec("ALTER TABLE " + f.cust + " DROP COLUMN Level")
-	sqltest.NewRunner(t, c).ExpectRows("SELECT RowKey, Score, EntityType, _extra FROM "+f.cust+" WHERE PartitionKey IN ('east', 'west') AND RowKey IN ('c 0', 'w2') ORDER BY RowKey",
+	c.Exec("ALTER TABLE " + f.cust + " MODIFY Score VARCHAR(10)")
+	c.Exec("ALTER TABLE " + f.cust + " ADD COLUMN EntityType VARCHAR(20)")
+	c.Exec("ALTER TABLE " + f.cust + " DROP COLUMN Level")
+	c.ExpectRows("SELECT RowKey, Score, EntityType, _extra FROM "+f.cust+" WHERE PartitionKey IN ('east', 'west') AND RowKey IN ('c 0', 'w2') ORDER BY RowKey",
 		"c 0\tNULL\tNULL\t{\"Level\": 3}", "w2\thigh\tnote\t{\"Nick\": \"z\"}")
-	sqltest.NewRunner(t, c).Exec("UPDATE " + f.cust + " SET EntityType = 'memo', Score = 'low' WHERE PartitionKey = 'west' AND RowKey = 'w2'")
+	c.Exec("UPDATE " + f.cust + " SET EntityType = 'memo', Score = 'low' WHERE PartitionKey = 'west' AND RowKey = 'w2'")
 	expectEntity(t, f.seed.get(t, f.cust, "west", "w2"), map[string]string{
 		"EntityType": "Edm.String:memo", "Score": "Edm.String:low", "Nick": "Edm.String:z"})
-	sqltest.NewRunner(t, c).Exec("REFRESH TABLE " + f.cust)
-	sqltest.NewRunner(t, c).ExpectRows("SELECT COLUMN_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'azure' AND TABLE_NAME = '"+f.cust+"' AND COLUMN_NAME = 'Score'", "mediumtext")
+	c.Exec("REFRESH TABLE " + f.cust)
+	c.ExpectRows("SELECT COLUMN_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'azure' AND TABLE_NAME = '"+f.cust+"' AND COLUMN_NAME = 'Score'", "mediumtext")
 	// Secondary indexes are refused (not implemented for attached tables).
-	sqltest.NewRunner(t, c).ExpectErrno(1235, "CREATE INDEX by_age ON "+f.cust+" (Age)")
+	c.ExpectErrno(1235, "CREATE INDEX by_age ON "+f.cust+" (Age)")
 	// TRUNCATE is refused; DROP TABLE detaches and leaves the entities.
-	sqltest.NewRunner(t, c).ExpectErrno(1235, "TRUNCATE TABLE "+f.cust)
-	sqltest.NewRunner(t, c).Exec("DROP TABLE " + f.ord)
+	c.ExpectErrno(1235, "TRUNCATE TABLE "+f.cust)
+	c.Exec("DROP TABLE " + f.ord)
 	if e := f.seed.get(t, f.ord, "c 1", "o1"); e == nil {
 		t.Fatal("DROP TABLE of an attached table deleted its entities")
 	}
@@ -485,14 +485,14 @@ func testAttachedDDL(t *testing.T, f *attachedFixture) {
 	late := "Late" + strings.TrimPrefix(f.cust, "Cust")
 	f.seed.create(t, late)
 	f.seed.put(t, late, "p", "r", storage.Properties{"V": storage.Int64(-5)})
-	r0, e0 := sqltest.NewRunner(t, c).Status()
-	sqltest.NewRunner(t, c).ExpectRows("SELECT PartitionKey, RowKey, V FROM azure."+late, "p\tr\t-5")
-	if r1, e1 := sqltest.NewRunner(t, c).Status(); r1-r0 != 1 || e1-e0 != 1 {
+	r0, e0 := c.Status()
+	c.ExpectRows("SELECT PartitionKey, RowKey, V FROM azure."+late, "p\tr\t-5")
+	if r1, e1 := c.Status(); r1-r0 != 1 || e1-e0 != 1 {
 		t.Errorf("first query of a late table: %d requests, %d entities", r1-r0, e1-e0)
 	}
 	// REFRESH TABLE of a store table not attached attaches it again.
-	sqltest.NewRunner(t, c).ExpectRows("REFRESH TABLE azure."+f.ord, "azure."+f.ord+"\trefresh\tnote\tattached store table "+f.ord, "azure."+f.ord+"\trefresh\tstatus\tOK")
-	sqltest.NewRunner(t, c).ExpectRows("SELECT Amount FROM "+f.ord+" WHERE PartitionKey = 'c 1' ORDER BY RowKey", "100", "252")
+	c.ExpectRows("REFRESH TABLE azure."+f.ord, "azure."+f.ord+"\trefresh\tnote\tattached store table "+f.ord, "azure."+f.ord+"\trefresh\tstatus\tOK")
+	c.ExpectRows("SELECT Amount FROM "+f.ord+" WHERE PartitionKey = 'c 1' ORDER BY RowKey", "100", "252")
 }
 
 func expectEntity(t *testing.T, got, want map[string]string) {
@@ -529,18 +529,18 @@ func TestAttachedEntityTypes(t *testing.T) {
 			f.seed.put(t, mix, "c2", "CUST_c2", storage.Properties{"EntityType": storage.String("Customer"), "Name": storage.String("Bob")})
 			f.seed.put(t, mix, "c2", "NOTE", storage.Properties{"Text": storage.String("no type")})
 			f.seed.put(t, mix, "c2", "ORDER_003", storage.Properties{"EntityType": storage.String("Order"), "Amount": storage.Double(1.5)})
-			c := f.ts.Conn()
-			sqltest.NewRunner(t, c).Exec("USE azure")
-			sqltest.NewRunner(t, c).ExpectRows("REFRESH TABLE azure."+mix,
+			c := sqltest.NewRunner(t, f.ts.Conn())
+			c.Exec("USE azure")
+			c.ExpectRows("REFRESH TABLE azure."+mix,
 				"azure."+mix+"\trefresh\tnote\tattached store table "+mix, "azure."+mix+"\trefresh\tstatus\tOK")
-			sqltest.NewRunner(t, c).ExpectRows("REFRESH TABLE "+mix+" TYPES BY EntityType",
+			c.ExpectRows("REFRESH TABLE "+mix+" TYPES BY EntityType",
 				"azure."+mix+"\trefresh\tnote\tattached azure."+mix+"_Customer for EntityType = 'Customer' (6 columns)",
 				"azure."+mix+"\trefresh\tnote\tattached azure."+mix+"_Order for EntityType = 'Order' (6 columns)",
 				"azure."+mix+"\trefresh\tstatus\tOK")
 			cust, ord := mix+"_Customer", mix+"_Order"
-			sqltest.NewRunner(t, c).ExpectRows("SELECT PartitionKey, RowKey, Name, Tier, _extra FROM "+cust+" ORDER BY PartitionKey",
+			c.ExpectRows("SELECT PartitionKey, RowKey, Name, Tier, _extra FROM "+cust+" ORDER BY PartitionKey",
 				"c1\tCUST_c1\tAnn\t2\tNULL", "c2\tCUST_c2\tBob\tNULL\tNULL")
-			sqltest.NewRunner(t, c).ExpectRows("SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'azure' AND TABLE_NAME = '"+ord+"' ORDER BY ORDINAL_POSITION",
+			c.ExpectRows("SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'azure' AND TABLE_NAME = '"+ord+"' ORDER BY ORDINAL_POSITION",
 				"PartitionKey", "RowKey", "Timestamp", "Amount", "Paid", "_extra")
 			for _, tc := range []struct {
 				q              string
@@ -552,24 +552,24 @@ func TestAttachedEntityTypes(t *testing.T) {
 				{"SELECT Amount FROM " + ord + " WHERE PartitionKey = 'c1' AND RowKey = 'CUST_c1'", nil, 1, 1},
 				{"SELECT COUNT(*) FROM " + ord, []string{"3"}, 1, 3},
 			} {
-				r0, e0 := sqltest.NewRunner(t, c).Status()
-				sqltest.NewRunner(t, c).ExpectRows(tc.q, tc.want...)
-				r1, e1 := sqltest.NewRunner(t, c).Status()
+				r0, e0 := c.Status()
+				c.ExpectRows(tc.q, tc.want...)
+				r1, e1 := c.Status()
 				if r1-r0 != tc.reqs || e1-e0 != tc.entities {
 					t.Errorf("%s: %d requests, %d entities read; want %d, %d", tc.q, r1-r0, e1-e0, tc.reqs, tc.entities)
 				}
 			}
-			sqltest.NewRunner(t, c).ExpectRows("SELECT c.Name, SUM(o.Amount) FROM "+cust+" c JOIN "+ord+" o ON o.PartitionKey = c.PartitionKey GROUP BY c.Name ORDER BY 1",
+			c.ExpectRows("SELECT c.Name, SUM(o.Amount) FROM "+cust+" c JOIN "+ord+" o ON o.PartitionKey = c.PartitionKey GROUP BY c.Name ORDER BY 1",
 				"Ann\t19.75", "Bob\t1.5")
 			// Writes carry the discriminator; another type's key is a duplicate.
-			sqltest.NewRunner(t, c).Exec("INSERT INTO " + ord + " (PartitionKey, RowKey, Amount) VALUES ('c2', 'ORDER_004', 3.5)")
+			c.Exec("INSERT INTO " + ord + " (PartitionKey, RowKey, Amount) VALUES ('c2', 'ORDER_004', 3.5)")
 			expectEntity(t, f.seed.get(t, mix, "c2", "ORDER_004"), map[string]string{"EntityType": "Edm.String:Order", "Amount": "Edm.Double:3.5"})
-			sqltest.NewRunner(t, c).ExpectErrno(1062, "INSERT INTO "+ord+" (PartitionKey, RowKey, Amount) VALUES ('c2', 'CUST_c2', 1.25)")
-			sqltest.NewRunner(t, c).ExpectErrno(1366, "INSERT INTO "+ord+" (PartitionKey, RowKey, _extra) VALUES ('c2', 'ORDER_005', '{\"EntityType\": \"Customer\"}')")
-			sqltest.NewRunner(t, c).Exec("UPDATE " + ord + " SET Paid = 1 WHERE PartitionKey = 'c1'")
+			c.ExpectErrno(1062, "INSERT INTO "+ord+" (PartitionKey, RowKey, Amount) VALUES ('c2', 'CUST_c2', 1.25)")
+			c.ExpectErrno(1366, "INSERT INTO "+ord+" (PartitionKey, RowKey, _extra) VALUES ('c2', 'ORDER_005', '{\"EntityType\": \"Customer\"}')")
+			c.Exec("UPDATE " + ord + " SET Paid = 1 WHERE PartitionKey = 'c1'")
 			expectEntity(t, f.seed.get(t, mix, "c1", "CUST_c1"), map[string]string{"EntityType": "Edm.String:Customer", "Name": "Edm.String:Ann", "Tier": "Edm.Int32:2"})
 			expectEntity(t, f.seed.get(t, mix, "c1", "ORDER_002"), map[string]string{"EntityType": "Edm.String:Order", "Amount": "Edm.Double:7.25", "Paid": "Edm.Boolean:true"})
-			if n := sqltest.NewRunner(t, c).Affected("DELETE FROM " + cust + " WHERE PartitionKey = 'c2'"); n != 1 {
+			if n := c.Affected("DELETE FROM " + cust + " WHERE PartitionKey = 'c2'"); n != 1 {
 				t.Fatalf("deleted %d customers", n)
 			}
 			if f.seed.get(t, mix, "c2", "NOTE") == nil || f.seed.get(t, mix, "c2", "ORDER_003") == nil {
@@ -577,19 +577,19 @@ func TestAttachedEntityTypes(t *testing.T) {
 			}
 
 			// By RowKey prefix.
-			sqltest.NewRunner(t, c).ExpectRows("REFRESH TABLE "+mix+" TYPES BY ROWKEY PREFIX '_'",
+			c.ExpectRows("REFRESH TABLE "+mix+" TYPES BY ROWKEY PREFIX '_'",
 				"azure."+mix+"\trefresh\tnote\tattached azure."+mix+"_CUST for RowKey prefix 'CUST_' (7 columns)",
 				"azure."+mix+"\trefresh\tnote\tattached azure."+mix+"_ORDER_2 for RowKey prefix 'ORDER_' (7 columns)", // _Order exists: names compare case-insensitively
 				"azure."+mix+"\trefresh\tstatus\tOK")
-			r0, e0 := sqltest.NewRunner(t, c).Status()
-			sqltest.NewRunner(t, c).ExpectRows("SELECT RowKey, Amount FROM "+mix+"_ORDER_2 WHERE PartitionKey = 'c2' ORDER BY RowKey", "ORDER_003\t1.5", "ORDER_004\t3.5")
-			if r1, e1 := sqltest.NewRunner(t, c).Status(); r1-r0 != 1 || e1-e0 != 2 {
+			r0, e0 := c.Status()
+			c.ExpectRows("SELECT RowKey, Amount FROM "+mix+"_ORDER_2 WHERE PartitionKey = 'c2' ORDER BY RowKey", "ORDER_003\t1.5", "ORDER_004\t3.5")
+			if r1, e1 := c.Status(); r1-r0 != 1 || e1-e0 != 2 {
 				t.Errorf("RowKey-prefix type: %d requests, %d entities", r1-r0, e1-e0)
 			}
-			sqltest.NewRunner(t, c).ExpectErrno(1366, "INSERT INTO "+mix+"_ORDER_2 (PartitionKey, RowKey, Amount) VALUES ('c3', 'X_1', 1.5)")
-			sqltest.NewRunner(t, c).Exec("INSERT INTO " + mix + "_ORDER_2 (PartitionKey, RowKey, Amount, EntityType) VALUES ('c3', 'ORDER_9', 1.5, 'Order')")
+			c.ExpectErrno(1366, "INSERT INTO "+mix+"_ORDER_2 (PartitionKey, RowKey, Amount) VALUES ('c3', 'X_1', 1.5)")
+			c.Exec("INSERT INTO " + mix + "_ORDER_2 (PartitionKey, RowKey, Amount, EntityType) VALUES ('c3', 'ORDER_9', 1.5, 'Order')")
 			expectEntity(t, f.seed.get(t, mix, "c3", "ORDER_9"), map[string]string{"EntityType": "Edm.String:Order", "Amount": "Edm.Double:1.5"})
-			sqltest.NewRunner(t, c).ExpectErrno(1064, "REFRESH TABLE "+mix+" TYPES BY ROWKEY PREFIX")
+			c.ExpectErrno(1064, "REFRESH TABLE "+mix+" TYPES BY ROWKEY PREFIX")
 		})
 	}
 }

@@ -54,23 +54,23 @@ func TestAutocommitContention(t *testing.T) {
 		if strings.Contains(t.Name(), "azurite") && os.Getenv("SQLGW_SOAK") == "" {
 			n = 50 // 32 x 200 on Azurite takes about a minute: make soak runs it
 		}
-		c := ts.Conn()
-		sqltest.NewRunner(t, c).Exec("CREATE DATABASE d")
-		sqltest.NewRunner(t, c).Exec("USE d")
-		sqltest.NewRunner(t, c).Exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
-		sqltest.NewRunner(t, c).Exec("INSERT INTO t VALUES (1, 0)")
+		c := sqltest.NewRunner(t, ts.Conn())
+		c.Exec("CREATE DATABASE d")
+		c.Exec("USE d")
+		c.Exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+		c.Exec("INSERT INTO t VALUES (1, 0)")
 		errs := contend(t, ts, workers, n, "UPDATE d.t SET v = v + 1 WHERE id = 1")
 		if len(errs) > 0 {
 			t.Fatalf("%d of %d statements failed, first: %v", len(errs), workers*n, errs[0])
 		}
-		sqltest.NewRunner(t, c).ExpectRows("SELECT v FROM t WHERE id = 1", fmt.Sprint(workers*n))
+		c.ExpectRows("SELECT v FROM t WHERE id = 1", fmt.Sprint(workers*n))
 		// Keyless tables are updated by the key read, and retried too.
-		sqltest.NewRunner(t, c).Exec("CREATE TABLE k (id INT, v INT)")
-		sqltest.NewRunner(t, c).Exec("INSERT INTO k VALUES (1, 0)")
+		c.Exec("CREATE TABLE k (id INT, v INT)")
+		c.Exec("INSERT INTO k VALUES (1, 0)")
 		if errs := contend(t, ts, 8, 25, "UPDATE d.k SET v = v + 1 WHERE id = 1"); len(errs) > 0 {
 			t.Fatalf("keyless: %d statements failed, first: %v", len(errs), errs[0])
 		}
-		sqltest.NewRunner(t, c).ExpectRows("SELECT COUNT(*), SUM(v) FROM k", "1\t200")
+		c.ExpectRows("SELECT COUNT(*), SUM(v) FROM k", "1\t200")
 	})
 }
 

@@ -152,12 +152,12 @@ func TestBadHandshake(t *testing.T) {
 func TestCommonSystemVariables(t *testing.T) {
 	store, _ := sqltest.Memory.Open(t)
 	ts := sqltest.Start(t, store, sqltest.Options{})
-	c := ts.Conn()
-	sqltest.NewRunner(t, c).ExpectRows("SELECT @@optimizer_switch LIKE 'index_merge=on,%hash_join=on%', @@session.optimizer_switch = @@global.optimizer_switch", "1\t1")
-	sqltest.NewRunner(t, c).ExpectRows("SELECT @@have_ssl, @@have_openssl, @@innodb_version, @@innodb_file_per_table, @@innodb_page_size, @@profiling",
+	c := sqltest.NewRunner(t, ts.Conn())
+	c.ExpectRows("SELECT @@optimizer_switch LIKE 'index_merge=on,%hash_join=on%', @@session.optimizer_switch = @@global.optimizer_switch", "1\t1")
+	c.ExpectRows("SELECT @@have_ssl, @@have_openssl, @@innodb_version, @@innodb_file_per_table, @@innodb_page_size, @@profiling",
 		"DISABLED\tDISABLED\t8.0.33\t1\t16384\t0")
-	sqltest.NewRunner(t, c).Exec("SET SESSION optimizer_switch = 'mrr=off'")
-	sqltest.NewRunner(t, c).ExpectRows("SELECT @@optimizer_switch", "mrr=off")
-	sqltest.NewRunner(t, c).ExpectErrno(1238, "SET GLOBAL innodb_file_per_table = OFF")
-	sqltest.NewRunner(t, c).ExpectRows("SELECT @@max_allowed_packet, @@connect_timeout, @@max_connections", "67108864\t10\t151")
+	c.Exec("SET SESSION optimizer_switch = 'mrr=off'")
+	c.ExpectRows("SELECT @@optimizer_switch", "mrr=off")
+	c.ExpectErrno(1238, "SET GLOBAL innodb_file_per_table = OFF")
+	c.ExpectRows("SELECT @@max_allowed_packet, @@connect_timeout, @@max_connections", "67108864\t10\t151")
 }

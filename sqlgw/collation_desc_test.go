@@ -14,18 +14,18 @@ import (
 // space, mirrored for DESC, widened for PAD SPACE).
 func TestCollatedDescKeyRanges(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c := ts.Conn()
-		sqltest.NewRunner(t, c).Exec("CREATE DATABASE d")
-		sqltest.NewRunner(t, c).Exec("USE d")
+		c := sqltest.NewRunner(t, ts.Conn())
+		c.Exec("CREATE DATABASE d")
+		c.Exec("USE d")
 		for _, coll := range []string{"utf8mb4_0900_ai_ci", "utf8mb4_bin", "latin1_swedish_ci"} {
 			cs := ""
 			if strings.HasPrefix(coll, "latin1") {
 				cs = " CHARACTER SET latin1"
 			}
-			sqltest.NewRunner(t, c).Exec("DROP TABLE IF EXISTS x")
-			sqltest.NewRunner(t, c).Exec("DROP TABLE IF EXISTS x0")
-			sqltest.NewRunner(t, c).Exec(fmt.Sprintf("CREATE TABLE x (r INT, k VARCHAR(10)%s COLLATE %s, PRIMARY KEY (r, k DESC))", cs, coll))
-			sqltest.NewRunner(t, c).Exec(fmt.Sprintf("CREATE TABLE x0 (id INT PRIMARY KEY, r INT, k VARCHAR(10)%s COLLATE %s)", cs, coll))
+			c.Exec("DROP TABLE IF EXISTS x")
+			c.Exec("DROP TABLE IF EXISTS x0")
+			c.Exec(fmt.Sprintf("CREATE TABLE x (r INT, k VARCHAR(10)%s COLLATE %s, PRIMARY KEY (r, k DESC))", cs, coll))
+			c.Exec(fmt.Sprintf("CREATE TABLE x0 (id INT PRIMARY KEY, r INT, k VARCHAR(10)%s COLLATE %s)", cs, coll))
 			words := []string{"apple", "Banana", "cherry", "date", "éclair", "fig", "Grape", "kiwi", "lemon", "a b", "a", "ab", "b"}
 			var v, v0 []string
 			for i, w := range words {
@@ -34,20 +34,20 @@ func TestCollatedDescKeyRanges(t *testing.T) {
 					v0 = append(v0, fmt.Sprintf("(%d, %d, '%s')", i*10+r, r, w))
 				}
 			}
-			sqltest.NewRunner(t, c).Exec("INSERT INTO x VALUES " + strings.Join(v, ","))
-			sqltest.NewRunner(t, c).Exec("INSERT INTO x0 VALUES " + strings.Join(v0, ","))
+			c.Exec("INSERT INTO x VALUES " + strings.Join(v, ","))
+			c.Exec("INSERT INTO x0 VALUES " + strings.Join(v0, ","))
 			for _, w := range []string{"k > 'c'", "k < 'D'", "k BETWEEN 'b' AND 'F'", "k LIKE 'a%%'", "k LIKE 'A%%'", "k IN ('FIG', 'eclair')", "k = 'a '", "k >= 'a b'", "k < 'ab'"} {
 				q := "SELECT r, k FROM %s WHERE r = 1 AND " + w
-				got := sqltest.NewRunner(t, c).Rows(fmt.Sprintf(q, "x"))
-				want := sqltest.NewRunner(t, c).Rows(fmt.Sprintf(q, "x0"))
+				got := c.Rows(fmt.Sprintf(q, "x"))
+				want := c.Rows(fmt.Sprintf(q, "x0"))
 				slices.Sort(got)
 				slices.Sort(want)
 				if strings.Join(got, "|") != strings.Join(want, "|") {
-					t.Errorf("%s %s: got %q want %q\n%s", coll, w, got, want, strings.Join(sqltest.NewRunner(t, c).Rows("EXPLAIN PLAN "+fmt.Sprintf(q, "x")), "\n"))
+					t.Errorf("%s %s: got %q want %q\n%s", coll, w, got, want, strings.Join(c.Rows("EXPLAIN PLAN "+fmt.Sprintf(q, "x")), "\n"))
 				}
 			}
-			got := sqltest.NewRunner(t, c).Rows("SELECT k FROM x WHERE r = 2 ORDER BY k DESC LIMIT 4")
-			want := sqltest.NewRunner(t, c).Rows("SELECT k FROM x0 WHERE r = 2 ORDER BY k DESC LIMIT 4")
+			got := c.Rows("SELECT k FROM x WHERE r = 2 ORDER BY k DESC LIMIT 4")
+			want := c.Rows("SELECT k FROM x0 WHERE r = 2 ORDER BY k DESC LIMIT 4")
 			if strings.Join(got, "|") != strings.Join(want, "|") {
 				t.Errorf("%s order: got %q want %q", coll, got, want)
 			}

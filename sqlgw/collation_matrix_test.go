@@ -73,9 +73,9 @@ var matrixQueries = []matrixQuery{
 // shows each index's true distinct counts.
 func TestCollationMatrix(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c := ts.Conn()
-		sqltest.NewRunner(t, c).Exec("CREATE DATABASE d")
-		sqltest.NewRunner(t, c).Exec("USE d")
+		c := sqltest.NewRunner(t, ts.Conn())
+		c.Exec("CREATE DATABASE d")
+		c.Exec("USE d")
 		var golden []string
 		for i, coll := range matrixCollations {
 			cl := ""
@@ -86,9 +86,9 @@ func TestCollationMatrix(t *testing.T) {
 				cl = " COLLATE " + coll
 			}
 			tn, ref := fmt.Sprintf("m%d", i), fmt.Sprintf("m%dref", i)
-			sqltest.NewRunner(t, c).Exec(fmt.Sprintf("CREATE TABLE %s (k VARCHAR(32)%s, r INT, email VARCHAR(64)%s, n INT, tag VARCHAR(16)%s, v VARCHAR(8)%s, "+
+			c.Exec(fmt.Sprintf("CREATE TABLE %s (k VARCHAR(32)%s, r INT, email VARCHAR(64)%s, n INT, tag VARCHAR(16)%s, v VARCHAR(8)%s, "+
 				"PRIMARY KEY (k, r), UNIQUE KEY (email), KEY (n), KEY by_tag (tag), KEY loc (k, v))", tn, cl, cl, cl, cl))
-			sqltest.NewRunner(t, c).Exec(fmt.Sprintf("CREATE TABLE %s (id INT PRIMARY KEY, k VARCHAR(32)%s, r INT, email VARCHAR(64)%s, n INT, tag VARCHAR(16)%s, v VARCHAR(8)%s)", ref, cl, cl, cl, cl))
+			c.Exec(fmt.Sprintf("CREATE TABLE %s (id INT PRIMARY KEY, k VARCHAR(32)%s, r INT, email VARCHAR(64)%s, n INT, tag VARCHAR(16)%s, v VARCHAR(8)%s)", ref, cl, cl, cl, cl))
 			var vals, refVals []string
 			for j := range 300 {
 				k := fmt.Sprintf("k%03d", j/3)
@@ -108,14 +108,14 @@ func TestCollationMatrix(t *testing.T) {
 			// the index-write deadline.
 			for len(vals) > 0 {
 				n := min(len(vals), 50)
-				sqltest.NewRunner(t, c).Exec("INSERT INTO " + tn + " VALUES " + strings.Join(vals[:n], ", "))
+				c.Exec("INSERT INTO " + tn + " VALUES " + strings.Join(vals[:n], ", "))
 				vals = vals[n:]
 			}
-			sqltest.NewRunner(t, c).Exec("INSERT INTO " + ref + " VALUES " + strings.Join(refVals, ", "))
-			sqltest.NewRunner(t, c).Exec("ANALYZE TABLE " + tn)
+			c.Exec("INSERT INTO " + ref + " VALUES " + strings.Join(refVals, ", "))
+			c.Exec("ANALYZE TABLE " + tn)
 
 			card := map[string]string{}
-			for _, l := range sqltest.NewRunner(t, c).Rows("SHOW INDEX FROM " + tn) {
+			for _, l := range c.Rows("SHOW INDEX FROM " + tn) {
 				f := strings.Split(l, "\t")
 				card[f[2]+"."+f[3]] = f[6]
 			}
@@ -132,9 +132,9 @@ func TestCollationMatrix(t *testing.T) {
 			golden = append(golden, "== collation "+cmpName(coll))
 			for _, mq := range matrixQueries {
 				q := fmt.Sprintf(mq.q, tn)
-				want := sqltest.NewRunner(t, c).Rows(refQuery(fmt.Sprintf(mq.q, ref)))
-				reqs, ents := sqltest.NewRunner(t, c).Cost(q)
-				got := sqltest.NewRunner(t, c).Rows(q)
+				want := c.Rows(refQuery(fmt.Sprintf(mq.q, ref)))
+				reqs, ents := c.Cost(q)
+				got := c.Rows(q)
 				if !strings.Contains(mq.q, "ORDER BY") {
 					slices.Sort(got)
 					slices.Sort(want)
@@ -151,7 +151,7 @@ func TestCollationMatrix(t *testing.T) {
 				if reqs > mq.reqs || ents > maxEnts {
 					t.Errorf("%s: %s: %d requests, %d entities; want at most %d, %d", coll, q, reqs, ents, mq.reqs, mq.entities)
 				}
-				plan := normalizePlan(strings.Join(sqltest.NewRunner(t, c).Rows("EXPLAIN PLAN "+q), "\n"))
+				plan := normalizePlan(strings.Join(c.Rows("EXPLAIN PLAN "+q), "\n"))
 				if !regexp.MustCompile(mq.path).MatchString(plan) {
 					t.Errorf("%s: %s: no %s in\n%s", coll, q, mq.path, plan)
 				}

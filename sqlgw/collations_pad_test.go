@@ -15,10 +15,10 @@ import (
 // 'a ' is a value of its own (MySQL would pad, making it 'a').
 func TestPadSpaceCaseInsensitiveKey(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c := ts.Session("padci",
+		c := sqltest.NewRunner(t, ts.Session("padci",
 			"CREATE TABLE u (s VARCHAR(20) COLLATE utf8mb4_unicode_ci PRIMARY KEY, n INT)",
-			"INSERT INTO u VALUES ('apple', 1), ('Banana', 2), ('cherry', 3), ('a', 4), ('é', 5)")
-		sqltest.NewRunner(t, c).Script(`
+			"INSERT INTO u VALUES ('apple', 1), ('Banana', 2), ('cherry', 3), ('a', 4), ('é', 5)"))
+		c.Script(`
 			error 1062 INSERT INTO u VALUES ('APPLE', 9)
 			error 1062 INSERT INTO u VALUES ('A', 9)
 			error 1062 INSERT INTO u VALUES ('E', 9)
@@ -29,8 +29,8 @@ func TestPadSpaceCaseInsensitiveKey(t *testing.T) {
 			= é
 		`)
 		// The engine's order, not padded: 'a' < 'a'+TAB < 'a ' < 'apple'.
-		sqltest.NewRunner(t, c).Exec("INSERT INTO u VALUES ('a ', 6), (?, 7)", "a\t")
-		sqltest.NewRunner(t, c).Script(`
+		c.Exec("INSERT INTO u VALUES ('a ', 6), (?, 7)", "a\t")
+		c.Script(`
 			query SELECT n FROM u ORDER BY s
 			= 4
 			= 7

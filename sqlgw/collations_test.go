@@ -10,13 +10,13 @@ import (
 // order, as on MySQL.
 func TestCaseInsensitiveKey(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c := ts.Session("ci",
+		c := sqltest.NewRunner(t, ts.Session("ci",
 			"CREATE TABLE u (s VARCHAR(20) COLLATE utf8mb4_0900_ai_ci PRIMARY KEY, n INT)",
-			"INSERT INTO u VALUES ('apple', 1), ('Banana', 2), ('cherry', 3)")
-		sqltest.NewRunner(t, c).ExpectErrno(1062, "INSERT INTO u VALUES ('APPLE', 9)")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT s, n FROM u WHERE s = 'BANANA'", "Banana\t2")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT s FROM u ORDER BY s", "apple", "Banana", "cherry")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT s FROM u WHERE s > 'b' ORDER BY s", "Banana", "cherry")
+			"INSERT INTO u VALUES ('apple', 1), ('Banana', 2), ('cherry', 3)"))
+		c.ExpectErrno(1062, "INSERT INTO u VALUES ('APPLE', 9)")
+		c.ExpectRows("SELECT s, n FROM u WHERE s = 'BANANA'", "Banana\t2")
+		c.ExpectRows("SELECT s FROM u ORDER BY s", "apple", "Banana", "cherry")
+		c.ExpectRows("SELECT s FROM u WHERE s > 'b' ORDER BY s", "Banana", "cherry")
 	})
 }
 

@@ -102,12 +102,12 @@ func mustOpenMemory(t *testing.T) storage.Store {
 // TIME values are shown with the column's precision (0) in text rows, not
 // with six zero fraction digits; the binary protocol agrees.
 func TestTimeText(t *testing.T) {
-	c := sqltest.Session(t, sqltest.Memory, "tm",
+	c := sqltest.NewRunner(t, sqltest.Session(t, sqltest.Memory, "tm",
 		"CREATE TABLE t (k INT NOT NULL PRIMARY KEY, v TIME)",
-		"INSERT INTO t VALUES (1, '12:34:56'), (2, '-12:34:56'), (3, '838:59:59'), (4, NULL)")
-	sqltest.NewRunner(t, c).ExpectRows("SELECT v FROM t ORDER BY k", "12:34:56", "-12:34:56", "838:59:59", "NULL")
-	sqltest.NewRunner(t, c).ExpectRows("SELECT CAST('12:00:01' AS TIME)", "12:00:01")
-	if got := sqltest.NewRunner(t, c).Rows("SELECT v FROM t WHERE k = ?", 1); len(got) != 1 || got[0] != "12:34:56" {
+		"INSERT INTO t VALUES (1, '12:34:56'), (2, '-12:34:56'), (3, '838:59:59'), (4, NULL)"))
+	c.ExpectRows("SELECT v FROM t ORDER BY k", "12:34:56", "-12:34:56", "838:59:59", "NULL")
+	c.ExpectRows("SELECT CAST('12:00:01' AS TIME)", "12:00:01")
+	if got := c.Rows("SELECT v FROM t WHERE k = ?", 1); len(got) != 1 || got[0] != "12:34:56" {
 		t.Fatalf("binary protocol: %q", got)
 	}
 }

@@ -141,12 +141,12 @@ func TestDDL2NarrowStaleGateway(t *testing.T) {
 			sqltest.NewRunner(t, ca).Exec("INSERT INTO sg.t VALUES (1, 'abc')")
 			stale := co
 			stale.RefreshInterval = 1 << 40 // B keeps its cached catalog
-			cb := sqltest.Start(t, sharedStore{store}, sqltest.Options{Catalog: stale}).Conn()
-			sqltest.NewRunner(t, cb).ExpectRows("SELECT e FROM sg.t", "abc")
+			cb := sqltest.NewRunner(t, sqltest.Start(t, sharedStore{store}, sqltest.Options{Catalog: stale}).Conn())
+			cb.ExpectRows("SELECT e FROM sg.t", "abc")
 
 			var once sync.Once
 			restore := sqlgw.SetNarrowCommittedHook(func() {
-				once.Do(func() { sqltest.NewRunner(t, cb).Exec("INSERT INTO sg.t VALUES (2, REPEAT('x', 100))") })
+				once.Do(func() { cb.Exec("INSERT INTO sg.t VALUES (2, REPEAT('x', 100))") })
 			})
 			defer restore()
 			sqltest.NewRunner(t, ca).ExpectError(1265, "Data truncated for column 'e' at row 2", "ALTER TABLE sg.t MODIFY e VARCHAR(64)")

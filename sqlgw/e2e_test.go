@@ -15,12 +15,12 @@ import (
 
 func TestEndToEnd(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c := ts.Session("shop",
-			`CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(50) NOT NULL, city VARCHAR(30))`)
-		sqltest.NewRunner(t, c).Exec(`CREATE TABLE orders (cust INT, id INT, amount DECIMAL(10,2), note TEXT,
+		c := sqltest.NewRunner(t, ts.Session("shop",
+			`CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(50) NOT NULL, city VARCHAR(30))`))
+		c.Exec(`CREATE TABLE orders (cust INT, id INT, amount DECIMAL(10,2), note TEXT,
 			PRIMARY KEY (cust, id))`)
 
-		sqltest.NewRunner(t, c).Script(`
+		c.Script(`
 			affected 3 INSERT INTO customers VALUES (1,'ann','paris'),(2,'bob','oslo'),(3,'cid',NULL)
 			exec INSERT INTO orders VALUES (1,1,10.50,'a'),(1,2,20.00,NULL),(2,1,5.25,'b'),(3,1,1.00,'c'),(3,2,2.00,'d')
 			query SELECT * FROM customers ORDER BY id
@@ -108,30 +108,30 @@ func TestEndToEnd(t *testing.T) {
 
 func TestAutoIncrementAndDefaults(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c := ts.Session("d",
-			"CREATE TABLE t (id BIGINT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(10) DEFAULT 'x', n INT NOT NULL DEFAULT 7)")
-		r := sqltest.NewRunner(t, c).Exec("INSERT INTO t (v) VALUES ('a')")
+		c := sqltest.NewRunner(t, ts.Session("d",
+			"CREATE TABLE t (id BIGINT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(10) DEFAULT 'x', n INT NOT NULL DEFAULT 7)"))
+		r := c.Exec("INSERT INTO t (v) VALUES ('a')")
 		if id, _ := r.LastInsertId(); id != 1 {
 			t.Fatalf("first id %d, want 1", id)
 		}
-		sqltest.NewRunner(t, c).Exec("INSERT INTO t (n) VALUES (1)")
-		sqltest.NewRunner(t, c).Exec("INSERT INTO t (id, v) VALUES (10, 'z')")
-		sqltest.NewRunner(t, c).Exec("INSERT INTO t () VALUES ()")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT * FROM t ORDER BY id", "1\ta\t7", "2\tx\t1", "10\tz\t7", "11\tx\t7")
+		c.Exec("INSERT INTO t (n) VALUES (1)")
+		c.Exec("INSERT INTO t (id, v) VALUES (10, 'z')")
+		c.Exec("INSERT INTO t () VALUES ()")
+		c.ExpectRows("SELECT * FROM t ORDER BY id", "1\ta\t7", "2\tx\t1", "10\tz\t7", "11\tx\t7")
 	})
 }
 
 func TestTransactions(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c := ts.Session("d",
+		c := sqltest.NewRunner(t, ts.Session("d",
 			"CREATE TABLE t (id INT PRIMARY KEY, v INT)",
-			"INSERT INTO t VALUES (1, 10), (2, 20)")
+			"INSERT INTO t VALUES (1, 10), (2, 20)"))
 
-		other := ts.Conn()
-		sqltest.NewRunner(t, other).Exec("USE d")
+		other := sqltest.NewRunner(t, ts.Conn())
+		other.Exec("USE d")
 
 		// Read-your-writes inside, invisible outside until COMMIT.
-		sqltest.NewRunner(t, c).Script(`
+		c.Script(`
 			exec BEGIN
 			exec INSERT INTO t VALUES (3, 30)
 			exec UPDATE t SET v = 11 WHERE id = 1
@@ -150,12 +150,12 @@ func TestTransactions(t *testing.T) {
 			query SELECT a.id FROM t a WHERE EXISTS (SELECT 1 FROM t b WHERE b.id = a.id + 2)
 			= 1
 		`)
-		sqltest.NewRunner(t, other).ExpectRows("SELECT * FROM t ORDER BY id", "1\t10", "2\t20")
-		sqltest.NewRunner(t, c).Exec("COMMIT")
-		sqltest.NewRunner(t, other).ExpectRows("SELECT * FROM t ORDER BY id", "1\t11", "3\t30")
+		other.ExpectRows("SELECT * FROM t ORDER BY id", "1\t10", "2\t20")
+		c.Exec("COMMIT")
+		other.ExpectRows("SELECT * FROM t ORDER BY id", "1\t11", "3\t30")
 
 		// ROLLBACK discards.
-		sqltest.NewRunner(t, c).Script(`
+		c.Script(`
 			exec BEGIN
 			exec INSERT INTO t VALUES (4, 40)
 			exec UPDATE t SET v = 0
@@ -192,16 +192,16 @@ func TestTransactions(t *testing.T) {
 			error 1305 ROLLBACK TO SAVEPOINT s1
 			exec COMMIT
 		`)
-		sqltest.NewRunner(t, other).ExpectRows("SELECT id, v FROM t WHERE id >= 20 ORDER BY id", "20\t1")
-		sqltest.NewRunner(t, c).Exec("DELETE FROM t WHERE id = 20")
+		other.ExpectRows("SELECT id, v FROM t WHERE id >= 20 ORDER BY id", "20\t1")
+		c.Exec("DELETE FROM t WHERE id = 20")
 
 		// autocommit=0 behaves like an open transaction.
-		sqltest.NewRunner(t, c).Exec("SET autocommit = 0")
-		sqltest.NewRunner(t, c).Exec("INSERT INTO t VALUES (7, 70)")
-		sqltest.NewRunner(t, other).ExpectRows("SELECT COUNT(*) FROM t WHERE id = 7", "0")
-		sqltest.NewRunner(t, c).Exec("COMMIT")
-		sqltest.NewRunner(t, other).ExpectRows("SELECT COUNT(*) FROM t WHERE id = 7", "1")
-		sqltest.NewRunner(t, c).Exec("SET autocommit = 1")
+		c.Exec("SET autocommit = 0")
+		c.Exec("INSERT INTO t VALUES (7, 70)")
+		other.ExpectRows("SELECT COUNT(*) FROM t WHERE id = 7", "0")
+		c.Exec("COMMIT")
+		other.ExpectRows("SELECT COUNT(*) FROM t WHERE id = 7", "1")
+		c.Exec("SET autocommit = 1")
 	})
 }
 
@@ -270,23 +270,23 @@ func multiPartitionInsert(t *testing.T) int64 {
 
 func TestRequestCounts(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c := ts.Session("d",
+		c := sqltest.NewRunner(t, ts.Session("d",
 			"CREATE TABLE kv (id INT PRIMARY KEY, v VARCHAR(20))",
-			"CREATE TABLE ev (dev INT, ts INT, v INT, PRIMARY KEY (dev, ts))")
+			"CREATE TABLE ev (dev INT, ts INT, v INT, PRIMARY KEY (dev, ts))"))
 		var vals []string
 		for i := 1; i <= 50; i++ {
 			vals = append(vals, fmt.Sprintf("(%d, 'v%d')", i, i))
 		}
-		sqltest.NewRunner(t, c).Exec("INSERT INTO kv VALUES " + strings.Join(vals, ","))
+		c.Exec("INSERT INTO kv VALUES " + strings.Join(vals, ","))
 		vals = vals[:0]
 		for d := 1; d <= 3; d++ {
 			for s := 1; s <= 10; s++ {
 				vals = append(vals, fmt.Sprintf("(%d, %d, %d)", d, s, d*100+s))
 			}
 		}
-		sqltest.NewRunner(t, c).Exec("INSERT INTO ev VALUES " + strings.Join(vals, ","))
+		c.Exec("INSERT INTO ev VALUES " + strings.Join(vals, ","))
 
-		sqltest.NewRunner(t, c).ExpectCosts([]sqltest.CostCase{
+		c.ExpectCosts([]sqltest.CostCase{
 			{Q: "SELECT v FROM kv WHERE id = 7", Reqs: 1, Entities: 1},
 			{Q: "SELECT v FROM kv WHERE id = 999", Reqs: 1, Entities: 0},
 			{Q: "SELECT v FROM kv WHERE id IN (1, 2, 3)", Reqs: 3, Entities: 3},
@@ -386,14 +386,14 @@ func TestUnsupportedIsAnError(t *testing.T) {
 
 func TestPartitionKeyComment(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c := ts.Session("d",
+		c := sqltest.NewRunner(t, ts.Session("d",
 			"CREATE TABLE m (tenant INT, region VARCHAR(10), id INT, v INT, PRIMARY KEY (tenant, region, id)) COMMENT 'sqlgw: partition_key=(tenant, region)'",
-			"INSERT INTO m VALUES (1,'eu',1,1),(1,'eu',2,2),(1,'us',1,3),(2,'eu',1,4)")
-		reqs, ents := sqltest.NewRunner(t, c).Cost("SELECT v FROM m WHERE tenant = 1 AND region = 'eu'")
+			"INSERT INTO m VALUES (1,'eu',1,1),(1,'eu',2,2),(1,'us',1,3),(2,'eu',1,4)"))
+		reqs, ents := c.Cost("SELECT v FROM m WHERE tenant = 1 AND region = 'eu'")
 		if reqs != 1 || ents != 2 {
 			t.Errorf("partition read: %d requests, %d entities; want 1, 2", reqs, ents)
 		}
-		plan := strings.Join(sqltest.NewRunner(t, c).Rows("EXPLAIN PLAN SELECT v FROM m WHERE tenant = 1 AND region = 'eu'"), "\n")
+		plan := strings.Join(c.Rows("EXPLAIN PLAN SELECT v FROM m WHERE tenant = 1 AND region = 'eu'"), "\n")
 		if !strings.Contains(plan, "PartitionScan") {
 			t.Errorf("want PartitionScan:\n%s", plan)
 		}
@@ -421,21 +421,21 @@ func TestRestart(t *testing.T) {
 
 func TestPartitionByKey(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c := ts.Session("d",
+		c := sqltest.NewRunner(t, ts.Session("d",
 			"CREATE TABLE m (tenant INT, id INT, v INT, PRIMARY KEY (id, tenant)) PARTITION BY KEY(tenant) PARTITIONS 8",
-			"INSERT INTO m VALUES (1,1,1),(1,2,2),(2,1,3)")
-		plan := strings.Join(sqltest.NewRunner(t, c).Rows("EXPLAIN PLAN SELECT v FROM m WHERE tenant = 1"), "\n")
+			"INSERT INTO m VALUES (1,1,1),(1,2,2),(2,1,3)"))
+		plan := strings.Join(c.Rows("EXPLAIN PLAN SELECT v FROM m WHERE tenant = 1"), "\n")
 		if !strings.Contains(plan, "PartitionScan") {
 			t.Errorf("want PartitionScan:\n%s", plan)
 		}
-		sqltest.NewRunner(t, c).ExpectRows("SELECT v FROM m WHERE tenant = 1 ORDER BY v", "1", "2")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT TABLE_COMMENT FROM information_schema.TABLES WHERE TABLE_NAME = 'm'", "sqlgw: partition_key=(`tenant`)")
-		sqltest.NewRunner(t, c).Exec("ALTER TABLE m COMMENT 'events'")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT TABLE_COMMENT FROM information_schema.TABLES WHERE TABLE_NAME = 'm'", "events sqlgw: partition_key=(`tenant`)")
-		sqltest.NewRunner(t, c).ExpectErrno(1235, "ALTER TABLE m COMMENT 'sqlgw: partition_key=(id)'")
-		sqltest.NewRunner(t, c).ExpectErrno(1235, "ALTER TABLE m DROP PRIMARY KEY")
-		sqltest.NewRunner(t, c).ExpectErrno(1235, "CREATE TABLE h (a INT PRIMARY KEY) PARTITION BY HASH(a) PARTITIONS 4")
-		sqltest.NewRunner(t, c).ExpectErrno(1146, "SELECT * FROM h")
+		c.ExpectRows("SELECT v FROM m WHERE tenant = 1 ORDER BY v", "1", "2")
+		c.ExpectRows("SELECT TABLE_COMMENT FROM information_schema.TABLES WHERE TABLE_NAME = 'm'", "sqlgw: partition_key=(`tenant`)")
+		c.Exec("ALTER TABLE m COMMENT 'events'")
+		c.ExpectRows("SELECT TABLE_COMMENT FROM information_schema.TABLES WHERE TABLE_NAME = 'm'", "events sqlgw: partition_key=(`tenant`)")
+		c.ExpectErrno(1235, "ALTER TABLE m COMMENT 'sqlgw: partition_key=(id)'")
+		c.ExpectErrno(1235, "ALTER TABLE m DROP PRIMARY KEY")
+		c.ExpectErrno(1235, "CREATE TABLE h (a INT PRIMARY KEY) PARTITION BY HASH(a) PARTITIONS 4")
+		c.ExpectErrno(1146, "SELECT * FROM h")
 	})
 }
 
@@ -524,17 +524,17 @@ func TestViews(t *testing.T) {
 // newest rows of a partition come first (log tail pattern).
 func TestDescKey(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c := ts.Session("d",
+		c := sqltest.NewRunner(t, ts.Session("d",
 			"CREATE TABLE ev (dev INT, ts INT, v INT, PRIMARY KEY (dev, ts DESC))",
-			"INSERT INTO ev VALUES (1,1,10),(1,2,20),(1,3,30),(2,1,40)")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT ts FROM ev WHERE dev = 1 ORDER BY ts DESC LIMIT 2", "3", "2")
-		reqs, ents := sqltest.NewRunner(t, c).Cost("SELECT ts FROM ev WHERE dev = 1 ORDER BY ts DESC LIMIT 2")
+			"INSERT INTO ev VALUES (1,1,10),(1,2,20),(1,3,30),(2,1,40)"))
+		c.ExpectRows("SELECT ts FROM ev WHERE dev = 1 ORDER BY ts DESC LIMIT 2", "3", "2")
+		reqs, ents := c.Cost("SELECT ts FROM ev WHERE dev = 1 ORDER BY ts DESC LIMIT 2")
 		if reqs != 1 || ents != 2 {
 			t.Errorf("log tail: %d requests, %d entities; want 1, 2", reqs, ents)
 		}
-		sqltest.NewRunner(t, c).ExpectRows("SELECT ts FROM ev WHERE dev = 1 ORDER BY ts", "1", "2", "3")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT dev, ts FROM ev ORDER BY dev, ts", "1\t1", "1\t2", "1\t3", "2\t1")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT ts FROM ev WHERE dev = 1 AND ts >= 2 ORDER BY ts", "2", "3")
+		c.ExpectRows("SELECT ts FROM ev WHERE dev = 1 ORDER BY ts", "1", "2", "3")
+		c.ExpectRows("SELECT dev, ts FROM ev ORDER BY dev, ts", "1\t1", "1\t2", "1\t3", "2\t1")
+		c.ExpectRows("SELECT ts FROM ev WHERE dev = 1 AND ts >= 2 ORDER BY ts", "2", "3")
 	})
 }
 
@@ -542,17 +542,17 @@ func TestDescKey(t *testing.T) {
 // page by page, and a LIMIT stops after the first.
 func TestPaging(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c := ts.Session("d",
-			"CREATE TABLE ev (dev INT, ts INT, v INT, PRIMARY KEY (dev, ts))")
-		sqltest.NewRunner(t, c).InsertRows("ev", 2500, 100, func(i int) string { return fmt.Sprintf("(1, %d, %d)", i+1, (i+1)%7) })
-		sqltest.NewRunner(t, c).ExpectRows("SELECT COUNT(*), MIN(ts), MAX(ts) FROM ev WHERE dev = 1", "2500\t1\t2500")
-		sqltest.NewRunner(t, c).ExpectCosts([]sqltest.CostCase{
+		c := sqltest.NewRunner(t, ts.Session("d",
+			"CREATE TABLE ev (dev INT, ts INT, v INT, PRIMARY KEY (dev, ts))"))
+		c.InsertRows("ev", 2500, 100, func(i int) string { return fmt.Sprintf("(1, %d, %d)", i+1, (i+1)%7) })
+		c.ExpectRows("SELECT COUNT(*), MIN(ts), MAX(ts) FROM ev WHERE dev = 1", "2500\t1\t2500")
+		c.ExpectCosts([]sqltest.CostCase{
 			{Q: "SELECT COUNT(*) FROM ev WHERE dev = 1", Reqs: 3, Entities: 2500},
 			{Q: "SELECT ts FROM ev WHERE dev = 1 LIMIT 5", Reqs: 1, Entities: 5},
 			{Q: "SELECT ts FROM ev WHERE dev = 1 AND ts > 1990 ORDER BY ts LIMIT 20", Reqs: 1, Entities: 20},
 		})
-		sqltest.NewRunner(t, c).ExpectRows("SELECT ts FROM ev WHERE dev = 1 AND ts > 1990 ORDER BY ts LIMIT 3", "1991", "1992", "1993")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT COUNT(*) FROM ev WHERE dev = 1 AND v = 3", "357")
+		c.ExpectRows("SELECT ts FROM ev WHERE dev = 1 AND ts > 1990 ORDER BY ts LIMIT 3", "1991", "1992", "1993")
+		c.ExpectRows("SELECT COUNT(*) FROM ev WHERE dev = 1 AND v = 3", "357")
 	})
 }
 

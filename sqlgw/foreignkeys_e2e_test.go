@@ -133,11 +133,11 @@ func TestForeignKeysRestart(t *testing.T) {
 	ts.Stop()
 
 	ts2 := sqltest.Start(t, sharedStore{store}, sqltest.Options{Catalog: co})
-	c2 := ts2.Conn()
-	sqltest.NewRunner(t, c2).Exec("USE fk")
-	sqltest.NewRunner(t, c2).ExpectRows("SELECT constraint_name, delete_rule FROM information_schema.referential_constraints WHERE constraint_schema='fk'",
+	c2 := sqltest.NewRunner(t, ts2.Conn())
+	c2.Exec("USE fk")
+	c2.ExpectRows("SELECT constraint_name, delete_rule FROM information_schema.referential_constraints WHERE constraint_schema='fk'",
 		"ch_ibfk_1\tCASCADE")
-	sqltest.NewRunner(t, c2).ExpectErrno(erNoReferencedRow2, "INSERT INTO ch VALUES (1, 1)")
+	c2.ExpectErrno(erNoReferencedRow2, "INSERT INTO ch VALUES (1, 1)")
 }
 
 // TestForeignKeysActions covers the parent side: RESTRICT / NO ACTION
@@ -295,21 +295,21 @@ func TestForeignKeysComposite(t *testing.T) {
 func TestForeignKeysRename(t *testing.T) {
 	store, co := sqltest.Memory.Open(t)
 	ts := sqltest.Start(t, store, sqltest.Options{Catalog: co})
-	c := ts.Session("fkr", `
+	c := sqltest.NewRunner(t, ts.Session("fkr", `
 		CREATE TABLE p (id INT PRIMARY KEY)
 		CREATE TABLE ch (id INT PRIMARY KEY, pid INT, CONSTRAINT ch_p FOREIGN KEY (pid) REFERENCES p (id) ON DELETE CASCADE)
 		INSERT INTO p VALUES (1), (2)
 		INSERT INTO ch VALUES (10, 1), (20, 2)
 		RENAME TABLE p TO parent
 		ALTER TABLE parent RENAME COLUMN id TO pk
-		ALTER TABLE ch RENAME COLUMN pid TO parent_pk`)
-	sqltest.NewRunner(t, c).ExpectRows(`SELECT table_name, column_name, referenced_table_name, referenced_column_name
+		ALTER TABLE ch RENAME COLUMN pid TO parent_pk`))
+	c.ExpectRows(`SELECT table_name, column_name, referenced_table_name, referenced_column_name
 		FROM information_schema.key_column_usage WHERE table_schema='fkr' AND referenced_table_name IS NOT NULL`,
 		"ch\tparent_pk\tparent\tpk")
-	sqltest.NewRunner(t, c).ExpectErrno(erNoReferencedRow2, "INSERT INTO ch VALUES (30, 3)")
-	sqltest.NewRunner(t, c).Exec("DELETE FROM parent WHERE pk = 1")
-	sqltest.NewRunner(t, c).ExpectRows("SELECT id, parent_pk FROM ch", "20\t2")
-	sqltest.NewRunner(t, c).ExpectErrno(1828, "ALTER TABLE ch DROP COLUMN parent_pk")
+	c.ExpectErrno(erNoReferencedRow2, "INSERT INTO ch VALUES (30, 3)")
+	c.Exec("DELETE FROM parent WHERE pk = 1")
+	c.ExpectRows("SELECT id, parent_pk FROM ch", "20\t2")
+	c.ExpectErrno(1828, "ALTER TABLE ch DROP COLUMN parent_pk")
 }
 
 // TestForeignKeysSetDefault: SET DEFAULT is refused (as InnoDB does),
@@ -336,17 +336,17 @@ func TestForeignKeysTwoGateways(t *testing.T) {
 	store, co := sqltest.Memory.Open(t)
 	t.Cleanup(func() { store.Close() })
 	co.RefreshInterval = -1
-	a := sqltest.Start(t, sharedStore{store}, sqltest.Options{Catalog: co}).Conn()
-	b := sqltest.Start(t, sharedStore{store}, sqltest.Options{Catalog: co}).Conn()
-	sqltest.NewRunner(t, a).Exec("CREATE DATABASE g2")
-	sqltest.NewRunner(t, a).Exec("CREATE TABLE g2.p (id INT PRIMARY KEY)")
-	sqltest.NewRunner(t, a).Exec("CREATE TABLE g2.ch (id INT PRIMARY KEY, pid INT)")
-	sqltest.NewRunner(t, b).Exec("INSERT INTO g2.p VALUES (1)")
-	sqltest.NewRunner(t, b).Exec("INSERT INTO g2.ch VALUES (1, 1)")
-	sqltest.NewRunner(t, a).Exec("ALTER TABLE g2.ch ADD CONSTRAINT ch_p FOREIGN KEY (pid) REFERENCES g2.p (id) ON DELETE CASCADE")
-	sqltest.NewRunner(t, b).ExpectErrno(erNoReferencedRow2, "INSERT INTO g2.ch VALUES (2, 2)")
-	sqltest.NewRunner(t, b).Exec("DELETE FROM g2.p WHERE id = 1")
-	sqltest.NewRunner(t, a).ExpectRows("SELECT count(*) FROM g2.ch", "0")
+	a := sqltest.NewRunner(t, sqltest.Start(t, sharedStore{store}, sqltest.Options{Catalog: co}).Conn())
+	b := sqltest.NewRunner(t, sqltest.Start(t, sharedStore{store}, sqltest.Options{Catalog: co}).Conn())
+	a.Exec("CREATE DATABASE g2")
+	a.Exec("CREATE TABLE g2.p (id INT PRIMARY KEY)")
+	a.Exec("CREATE TABLE g2.ch (id INT PRIMARY KEY, pid INT)")
+	b.Exec("INSERT INTO g2.p VALUES (1)")
+	b.Exec("INSERT INTO g2.ch VALUES (1, 1)")
+	a.Exec("ALTER TABLE g2.ch ADD CONSTRAINT ch_p FOREIGN KEY (pid) REFERENCES g2.p (id) ON DELETE CASCADE")
+	b.ExpectErrno(erNoReferencedRow2, "INSERT INTO g2.ch VALUES (2, 2)")
+	b.Exec("DELETE FROM g2.p WHERE id = 1")
+	a.ExpectRows("SELECT count(*) FROM g2.ch", "0")
 }
 
 // TestForeignKeysIgnoreAndPrepared: INSERT IGNORE skips a child row
@@ -355,18 +355,18 @@ func TestForeignKeysTwoGateways(t *testing.T) {
 func TestForeignKeysIgnoreAndPrepared(t *testing.T) {
 	store, co := sqltest.Memory.Open(t)
 	ts := sqltest.Start(t, store, sqltest.Options{Catalog: co})
-	c := ts.Session("fki", `
+	c := sqltest.NewRunner(t, ts.Session("fki", `
 		CREATE TABLE p (id INT PRIMARY KEY)
 		CREATE TABLE ch (id INT PRIMARY KEY, pid INT, CONSTRAINT ch_p FOREIGN KEY (pid) REFERENCES p (id))
-		INSERT INTO p VALUES (1)`)
-	sqltest.NewRunner(t, c).ExpectAffected(2, "INSERT IGNORE INTO ch VALUES (1, 1), (2, 2), (3, 1)")
-	sqltest.NewRunner(t, c).ExpectRows("SHOW WARNINGS", "Warning\t1452\tCannot add or update a child row: a foreign key constraint fails (`fki`.`ch`, CONSTRAINT `ch_p` FOREIGN KEY (`pid`) REFERENCES `p` (`id`))")
-	sqltest.NewRunner(t, c).ExpectRows("SELECT id FROM ch ORDER BY id", "1", "3")
+		INSERT INTO p VALUES (1)`))
+	c.ExpectAffected(2, "INSERT IGNORE INTO ch VALUES (1, 1), (2, 2), (3, 1)")
+	c.ExpectRows("SHOW WARNINGS", "Warning\t1452\tCannot add or update a child row: a foreign key constraint fails (`fki`.`ch`, CONSTRAINT `ch_p` FOREIGN KEY (`pid`) REFERENCES `p` (`id`))")
+	c.ExpectRows("SELECT id FROM ch ORDER BY id", "1", "3")
 
 	// Arguments make go-sql-driver prepare on the server (COM_STMT_EXECUTE).
-	sqltest.NewRunner(t, c).ExpectErrno(erNoReferencedRow2, "INSERT INTO ch VALUES (?, ?)", 4, 9)
-	sqltest.NewRunner(t, c).ExpectErrno(erRowIsReferenced2, "DELETE FROM p WHERE id = ?", 1)
-	sqltest.NewRunner(t, c).Exec("INSERT INTO ch VALUES (?, ?)", 4, 1)
+	c.ExpectErrno(erNoReferencedRow2, "INSERT INTO ch VALUES (?, ?)", 4, 9)
+	c.ExpectErrno(erRowIsReferenced2, "DELETE FROM p WHERE id = ?", 1)
+	c.Exec("INSERT INTO ch VALUES (?, ?)", 4, 1)
 }
 
 // TestForeignKeysCascadeKeyChange: ON UPDATE CASCADE into a child whose
@@ -374,11 +374,11 @@ func TestForeignKeysIgnoreAndPrepared(t *testing.T) {
 // key: a delete and an insert each), in the partition of the new key.
 func TestForeignKeysCascadeKeyChange(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c := ts.Session("fkk",
-			"CREATE TABLE ord (id INT PRIMARY KEY)")
-		sqltest.NewRunner(t, c).Exec(`CREATE TABLE line (ord INT, n INT, qty INT, PRIMARY KEY (ord, n),
+		c := sqltest.NewRunner(t, ts.Session("fkk",
+			"CREATE TABLE ord (id INT PRIMARY KEY)"))
+		c.Exec(`CREATE TABLE line (ord INT, n INT, qty INT, PRIMARY KEY (ord, n),
 			FOREIGN KEY (ord) REFERENCES ord (id) ON UPDATE CASCADE ON DELETE CASCADE)`)
-		sqltest.NewRunner(t, c).Script(`
+		c.Script(`
 			exec INSERT INTO ord VALUES (1), (2)
 			exec INSERT INTO line VALUES (1, 1, 10), (1, 2, 20), (2, 1, 30)
 			exec UPDATE ord SET id = 5 WHERE id = 1

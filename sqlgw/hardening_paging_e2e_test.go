@@ -16,56 +16,56 @@ import (
 // partition (three pages), on each backend.
 func TestKeylessTablePastPages(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c := ts.Conn()
-		sqltest.NewRunner(t, c).Exec("CREATE DATABASE d")
-		sqltest.NewRunner(t, c).Exec("USE d")
-		sqltest.NewRunner(t, c).Exec("CREATE TABLE k (id INT, grp INT, v VARCHAR(20))")
+		c := sqltest.NewRunner(t, ts.Conn())
+		c.Exec("CREATE DATABASE d")
+		c.Exec("USE d")
+		c.Exec("CREATE TABLE k (id INT, grp INT, v VARCHAR(20))")
 		const n = 2500
-		sqltest.NewRunner(t, c).InsertRows("k", n, 250, func(i int) string { return fmt.Sprintf("(%d, %d, 'v%d')", i, i%3, i) })
+		c.InsertRows("k", n, 250, func(i int) string { return fmt.Sprintf("(%d, %d, 'v%d')", i, i%3, i) })
 		// Table scans: whole, filtered, aggregated, sorted, limited.
-		sqltest.NewRunner(t, c).ExpectRows("SELECT COUNT(*), SUM(id), MIN(id), MAX(id) FROM k", "2500\t3123750\t0\t2499")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT COUNT(*) FROM k WHERE grp = 1", "833")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT v FROM k WHERE id = 2000", "v2000")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT id FROM k WHERE id > 2496 ORDER BY id", "2497", "2498", "2499")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT id FROM k ORDER BY id DESC LIMIT 2", "2499", "2498")
-		if got := sqltest.NewRunner(t, c).Rows("SELECT id FROM k"); len(got) != n {
+		c.ExpectRows("SELECT COUNT(*), SUM(id), MIN(id), MAX(id) FROM k", "2500\t3123750\t0\t2499")
+		c.ExpectRows("SELECT COUNT(*) FROM k WHERE grp = 1", "833")
+		c.ExpectRows("SELECT v FROM k WHERE id = 2000", "v2000")
+		c.ExpectRows("SELECT id FROM k WHERE id > 2496 ORDER BY id", "2497", "2498", "2499")
+		c.ExpectRows("SELECT id FROM k ORDER BY id DESC LIMIT 2", "2499", "2498")
+		if got := c.Rows("SELECT id FROM k"); len(got) != n {
 			t.Fatalf("SELECT id FROM k: %d rows, want %d", len(got), n)
 		}
 		// Joins read the keyless table in full too.
-		sqltest.NewRunner(t, c).ExpectRows("SELECT COUNT(*) FROM k a JOIN k b ON a.id = b.id WHERE a.grp = 2", "833")
+		c.ExpectRows("SELECT COUNT(*) FROM k a JOIN k b ON a.id = b.id WHERE a.grp = 2", "833")
 		// UPDATE and DELETE find every row (their keys are the ones read).
-		if got := sqltest.NewRunner(t, c).Affected("UPDATE k SET v = CONCAT('u', id)"); got != n {
+		if got := c.Affected("UPDATE k SET v = CONCAT('u', id)"); got != n {
 			t.Fatalf("UPDATE of every row: %d rows, want %d", got, n)
 		}
-		sqltest.NewRunner(t, c).ExpectRows("SELECT COUNT(*) FROM k WHERE v LIKE 'u%'", "2500")
-		if got := sqltest.NewRunner(t, c).Affected("UPDATE k SET v = 'w' WHERE id >= 2200"); got != 300 {
+		c.ExpectRows("SELECT COUNT(*) FROM k WHERE v LIKE 'u%'", "2500")
+		if got := c.Affected("UPDATE k SET v = 'w' WHERE id >= 2200"); got != 300 {
 			t.Fatalf("UPDATE of the last 300: %d rows, want 300", got)
 		}
-		if got := sqltest.NewRunner(t, c).Affected("DELETE FROM k WHERE id < 500"); got != 500 {
+		if got := c.Affected("DELETE FROM k WHERE id < 500"); got != 500 {
 			t.Fatalf("DELETE id < 500: %d rows, want 500", got)
 		}
-		sqltest.NewRunner(t, c).ExpectRows("SELECT COUNT(*), MIN(id), MAX(id) FROM k", "2000\t500\t2499")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT v FROM k WHERE id = 2300", "w")
+		c.ExpectRows("SELECT COUNT(*), MIN(id), MAX(id) FROM k", "2000\t500\t2499")
+		c.ExpectRows("SELECT v FROM k WHERE id = 2300", "w")
 		// An explicit transaction reads the stored pages under its writes.
-		sqltest.NewRunner(t, c).Exec("BEGIN")
-		sqltest.NewRunner(t, c).Exec("INSERT INTO k VALUES (9999, 0, 'x')")
-		sqltest.NewRunner(t, c).Exec("DELETE FROM k WHERE id = 1500")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT COUNT(*) FROM k", "2000")
-		sqltest.NewRunner(t, c).Exec("COMMIT")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT COUNT(*) FROM k", "2000")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT COUNT(*) FROM k WHERE id = 1500", "0")
+		c.Exec("BEGIN")
+		c.Exec("INSERT INTO k VALUES (9999, 0, 'x')")
+		c.Exec("DELETE FROM k WHERE id = 1500")
+		c.ExpectRows("SELECT COUNT(*) FROM k", "2000")
+		c.Exec("COMMIT")
+		c.ExpectRows("SELECT COUNT(*) FROM k", "2000")
+		c.ExpectRows("SELECT COUNT(*) FROM k WHERE id = 1500", "0")
 		// CHECK TABLE reads every entity.
-		sqltest.NewRunner(t, c).ExpectRows("CHECK TABLE k", "d.k\tcheck\tstatus\tOK")
+		c.ExpectRows("CHECK TABLE k", "d.k\tcheck\tstatus\tOK")
 		// INSERT ... SELECT copies every row.
-		sqltest.NewRunner(t, c).Exec("CREATE TABLE k2 (id INT, grp INT, v VARCHAR(20))")
-		if got := sqltest.NewRunner(t, c).Affected("INSERT INTO k2 SELECT * FROM k"); got != 2000 {
+		c.Exec("CREATE TABLE k2 (id INT, grp INT, v VARCHAR(20))")
+		if got := c.Affected("INSERT INTO k2 SELECT * FROM k"); got != 2000 {
 			t.Fatalf("INSERT ... SELECT: %d rows, want 2000", got)
 		}
-		sqltest.NewRunner(t, c).ExpectRows("SELECT COUNT(*), SUM(id) FROM k2", "2000\t3007499")
-		if got := sqltest.NewRunner(t, c).Affected("DELETE FROM k"); got != 2000 {
+		c.ExpectRows("SELECT COUNT(*), SUM(id) FROM k2", "2000\t3007499")
+		if got := c.Affected("DELETE FROM k"); got != 2000 {
 			t.Fatalf("DELETE of every row: %d rows, want 2000", got)
 		}
-		sqltest.NewRunner(t, c).ExpectRows("SELECT COUNT(*) FROM k", "0")
+		c.ExpectRows("SELECT COUNT(*) FROM k", "0")
 	})
 }
 
@@ -74,26 +74,26 @@ func TestKeylessTablePastPages(t *testing.T) {
 // entries, are read past the page boundary as well.
 func TestEmptyKeyPartitionPastPages(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c := ts.Conn()
-		sqltest.NewRunner(t, c).Exec("CREATE DATABASE d")
-		sqltest.NewRunner(t, c).Exec("USE d")
-		sqltest.NewRunner(t, c).Exec("CREATE TABLE e (p VARCHAR(10) COLLATE utf8mb4_bin, id INT, g INT, PRIMARY KEY (p, id), KEY byg (g))")
+		c := sqltest.NewRunner(t, ts.Conn())
+		c.Exec("CREATE DATABASE d")
+		c.Exec("USE d")
+		c.Exec("CREATE TABLE e (p VARCHAR(10) COLLATE utf8mb4_bin, id INT, g INT, PRIMARY KEY (p, id), KEY byg (g))")
 		const n = 2100
-		sqltest.NewRunner(t, c).InsertRows("e", n, 300, func(i int) string { return fmt.Sprintf("('', %d, 7)", i) })
-		sqltest.NewRunner(t, c).ExpectRows("SELECT COUNT(*), MAX(id) FROM e WHERE p = ''", "2100\t2099")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT COUNT(*) FROM e", "2100")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT COUNT(*), MAX(id) FROM e FORCE INDEX (byg) WHERE g = 7", "2100\t2099")
+		c.InsertRows("e", n, 300, func(i int) string { return fmt.Sprintf("('', %d, 7)", i) })
+		c.ExpectRows("SELECT COUNT(*), MAX(id) FROM e WHERE p = ''", "2100\t2099")
+		c.ExpectRows("SELECT COUNT(*) FROM e", "2100")
+		c.ExpectRows("SELECT COUNT(*), MAX(id) FROM e FORCE INDEX (byg) WHERE g = 7", "2100\t2099")
 		// Writes found through the index past its second page.
-		if got := sqltest.NewRunner(t, c).Affected("UPDATE e SET g = 8 WHERE g = 7 AND id >= 2050"); got != 50 {
+		if got := c.Affected("UPDATE e SET g = 8 WHERE g = 7 AND id >= 2050"); got != 50 {
 			t.Fatalf("UPDATE through the index: %d rows, want 50", got)
 		}
-		sqltest.NewRunner(t, c).ExpectRows("SELECT COUNT(*) FROM e FORCE INDEX (byg) WHERE g = 7", "2050")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT COUNT(*), MIN(id) FROM e FORCE INDEX (byg) WHERE g = 8", "50\t2050")
-		sqltest.NewRunner(t, c).ExpectRows("CHECK TABLE e", "d.e\tcheck\tstatus\tOK")
-		if got := sqltest.NewRunner(t, c).Affected("DELETE FROM e WHERE g = 8"); got != 50 {
+		c.ExpectRows("SELECT COUNT(*) FROM e FORCE INDEX (byg) WHERE g = 7", "2050")
+		c.ExpectRows("SELECT COUNT(*), MIN(id) FROM e FORCE INDEX (byg) WHERE g = 8", "50\t2050")
+		c.ExpectRows("CHECK TABLE e", "d.e\tcheck\tstatus\tOK")
+		if got := c.Affected("DELETE FROM e WHERE g = 8"); got != 50 {
 			t.Fatalf("DELETE: %d rows, want 50", got)
 		}
-		sqltest.NewRunner(t, c).ExpectRows("SELECT COUNT(*) FROM e WHERE p = ''", "2050")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT COUNT(*) FROM e FORCE INDEX (byg) WHERE g = 8", "0")
+		c.ExpectRows("SELECT COUNT(*) FROM e WHERE p = ''", "2050")
+		c.ExpectRows("SELECT COUNT(*) FROM e FORCE INDEX (byg) WHERE g = 8", "0")
 	})
 }

@@ -18,46 +18,46 @@ import (
 // request counts of index lookups, and results equal to an unindexed copy.
 func TestSecondaryIndexes(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c := ts.Session("d", `
+		c := sqltest.NewRunner(t, ts.Session("d", `
 			CREATE TABLE u (id INT PRIMARY KEY, email VARCHAR(40), city VARCHAR(20), age INT, name VARCHAR(20), UNIQUE KEY by_email (email))
 			CREATE INDEX by_city ON u (city, age) COMMENT 'sqlgw: global, cover=(name)'
-			CREATE TABLE o (cust INT, id INT, status VARCHAR(10), total INT, PRIMARY KEY (cust, id), KEY by_status (cust, status))`)
+			CREATE TABLE o (cust INT, id INT, status VARCHAR(10), total INT, PRIMARY KEY (cust, id), KEY by_status (cust, status))`))
 		for i := range 30 {
-			sqltest.NewRunner(t, c).Exec(fmt.Sprintf("INSERT INTO u VALUES (%d, 'u%d@x', '%s', %d, 'n%d')", i, i, []string{"Paris", "Rome", "Oslo"}[i%3], 20+i%7, i))
-			sqltest.NewRunner(t, c).Exec(fmt.Sprintf("INSERT INTO o VALUES (%d, %d, '%s', %d)", i%2, i, []string{"open", "paid", "sent"}[i%3], i*10))
+			c.Exec(fmt.Sprintf("INSERT INTO u VALUES (%d, 'u%d@x', '%s', %d, 'n%d')", i, i, []string{"Paris", "Rome", "Oslo"}[i%3], 20+i%7, i))
+			c.Exec(fmt.Sprintf("INSERT INTO o VALUES (%d, %d, '%s', %d)", i%2, i, []string{"open", "paid", "sent"}[i%3], i*10))
 		}
 		// SHOW INDEX lists them with their kind.
-		got := strings.Join(sqltest.NewRunner(t, c).Rows("SELECT index_name, non_unique, column_name, index_comment FROM information_schema.statistics WHERE table_schema = 'd' AND table_name = 'u' ORDER BY index_name, seq_in_index"), "\n")
+		got := strings.Join(c.Rows("SELECT index_name, non_unique, column_name, index_comment FROM information_schema.statistics WHERE table_schema = 'd' AND table_name = 'u' ORDER BY index_name, seq_in_index"), "\n")
 		for _, want := range []string{"by_city\t1\tcity\tsqlgw: global, cover=(name)", "by_city\t1\tage", "by_email\t0\temail\tsqlgw: global"} {
 			if !strings.Contains(got, want) {
 				t.Errorf("statistics lack %q:\n%s", want, got)
 			}
 		}
-		if r := sqltest.NewRunner(t, c).Rows("SHOW INDEX FROM o"); len(r) < 3 {
+		if r := c.Rows("SHOW INDEX FROM o"); len(r) < 3 {
 			t.Errorf("SHOW INDEX FROM o: %q", r)
 		}
 		// EXPLAIN shows the index paths.
-		plan := strings.Join(sqltest.NewRunner(t, c).Rows("EXPLAIN SELECT * FROM u WHERE email = 'u5@x'"), "\n")
+		plan := strings.Join(c.Rows("EXPLAIN SELECT * FROM u WHERE email = 'u5@x'"), "\n")
 		if !strings.Contains(plan, "IndexLookup") || !strings.Contains(plan, "by_email") {
 			t.Errorf("EXPLAIN unique lookup:\n%s", plan)
 		}
-		plan = strings.Join(sqltest.NewRunner(t, c).Rows("EXPLAIN SELECT * FROM o WHERE cust = 1 AND status = 'open'"), "\n")
+		plan = strings.Join(c.Rows("EXPLAIN SELECT * FROM o WHERE cust = 1 AND status = 'open'"), "\n")
 		if !strings.Contains(plan, "by_status") {
 			t.Errorf("EXPLAIN local lookup:\n%s", plan)
 		}
 		// Results.
-		sqltest.NewRunner(t, c).ExpectRows("SELECT id, name FROM u WHERE email = 'u5@x'", "5\tn5")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT id FROM u WHERE city = 'Rome' AND age = 21 ORDER BY id", "1", "22")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT id FROM o WHERE cust = 1 AND status = 'paid' ORDER BY id", "1", "7", "13", "19", "25")
+		c.ExpectRows("SELECT id, name FROM u WHERE email = 'u5@x'", "5\tn5")
+		c.ExpectRows("SELECT id FROM u WHERE city = 'Rome' AND age = 21 ORDER BY id", "1", "22")
+		c.ExpectRows("SELECT id FROM o WHERE cust = 1 AND status = 'paid' ORDER BY id", "1", "7", "13", "19", "25")
 		// Request counts: unique global lookup 2, covering 1; local lookup
 		// 1 range + one Get per row.
-		sqltest.NewRunner(t, c).ExpectRequests(2, "SELECT * FROM u WHERE email = 'u5@x'", "unique global lookup")
-		sqltest.NewRunner(t, c).ExpectRequests(1, "SELECT id, email FROM u WHERE email = 'u5@x'", "covering unique global lookup")
-		if r, _ := sqltest.NewRunner(t, c).Cost("SELECT * FROM o WHERE cust = 1 AND status = 'paid'"); r != 1+5 {
+		c.ExpectRequests(2, "SELECT * FROM u WHERE email = 'u5@x'", "unique global lookup")
+		c.ExpectRequests(1, "SELECT id, email FROM u WHERE email = 'u5@x'", "covering unique global lookup")
+		if r, _ := c.Cost("SELECT * FROM o WHERE cust = 1 AND status = 'paid'"); r != 1+5 {
 			t.Errorf("local lookup of 5 rows: %d requests, want 6", r)
 		}
 		// Unique enforcement: 1062 and no trace.
-		sqltest.NewRunner(t, c).Script(`
+		c.Script(`
 			error 1062 INSERT INTO u VALUES (100, 'u5@x', 'Oslo', 1, 'dup')
 			error 1062 UPDATE u SET email = 'u6@x' WHERE id = 7
 			query SELECT id FROM u WHERE email = 'u6@x'
@@ -92,9 +92,9 @@ func TestSecondaryIndexes(t *testing.T) {
 // session writes.
 func TestIndexOnlineBuild(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c := ts.Session("d",
-			"CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT)")
-		sqltest.NewRunner(t, c).InsertRows("t", 300, 300, func(i int) string { return fmt.Sprintf("(%d, %d, %d)", i, i%10, i) })
+		c := sqltest.NewRunner(t, ts.Session("d",
+			"CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT)"))
+		c.InsertRows("t", 300, 300, func(i int) string { return fmt.Sprintf("(%d, %d, %d)", i, i%10, i) })
 		w := ts.Conn()
 		sqltest.NewRunner(t, w).Exec("USE d")
 		stop := make(chan struct{})
@@ -111,19 +111,19 @@ func TestIndexOnlineBuild(t *testing.T) {
 				w.ExecContext(context.Background(), fmt.Sprintf("UPDATE t SET a = %d WHERE id = %d", i%10, i%300))
 			}
 		}()
-		sqltest.NewRunner(t, c).Exec("CREATE INDEX ia ON t (a)")
+		c.Exec("CREATE INDEX ia ON t (a)")
 		close(stop)
 		wg.Wait()
 		for v := range 10 {
 			q := fmt.Sprintf("SELECT id FROM t WHERE a = %d ORDER BY id", v)
-			got := sqltest.NewRunner(t, c).Rows(q)
-			want := sqltest.NewRunner(t, c).Rows(fmt.Sprintf("SELECT id FROM t WHERE a + 0 = %d ORDER BY id", v))
+			got := c.Rows(q)
+			want := c.Rows(fmt.Sprintf("SELECT id FROM t WHERE a + 0 = %d ORDER BY id", v))
 			if !slices.Equal(got, want) {
 				t.Fatalf("%s: %v, want %v", q, got, want)
 			}
 		}
-		sqltest.NewRunner(t, c).ExpectErrno(1062, "CREATE UNIQUE INDEX ua ON t (a)")
-		for _, r := range sqltest.NewRunner(t, c).Rows("SHOW INDEX FROM t") {
+		c.ExpectErrno(1062, "CREATE UNIQUE INDEX ua ON t (a)")
+		for _, r := range c.Rows("SHOW INDEX FROM t") {
 			if strings.Contains(r, "\tua\t") {
 				t.Errorf("failed unique index left: %q", r)
 			}
@@ -191,8 +191,8 @@ func TestIndexRandomized(t *testing.T) {
 // leave exactly one row.
 func TestConcurrentUniqueInsertsE2E(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c := ts.Session("d",
-			"CREATE TABLE t (id INT PRIMARY KEY, e VARCHAR(20), UNIQUE KEY ue (e))")
+		c := sqltest.NewRunner(t, ts.Session("d",
+			"CREATE TABLE t (id INT PRIMARY KEY, e VARCHAR(20), UNIQUE KEY ue (e))"))
 		var wg sync.WaitGroup
 		for i := range 8 {
 			wg.Add(1)
@@ -202,8 +202,8 @@ func TestConcurrentUniqueInsertsE2E(t *testing.T) {
 			}()
 		}
 		wg.Wait()
-		sqltest.NewRunner(t, c).ExpectRows("SELECT COUNT(*) FROM t", "1")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT COUNT(*) FROM t WHERE e = 'same'", "1")
+		c.ExpectRows("SELECT COUNT(*) FROM t", "1")
+		c.ExpectRows("SELECT COUNT(*) FROM t WHERE e = 'same'", "1")
 	})
 }
 
@@ -262,7 +262,7 @@ func TestIndexRequestCounts(t *testing.T) {
 		}
 		return s
 	}(), sqltest.Options{})
-	c := ts.Session("d")
+	c := sqltest.NewRunner(t, ts.Session("d"))
 	tables := []struct{ name, ddl string }{
 		{"none", "CREATE TABLE none (id INT PRIMARY KEY, a INT, b INT, e INT)"},
 		{"g1", "CREATE TABLE g1 (id INT PRIMARY KEY, a INT, b INT, e INT, KEY ia (a))"},
@@ -278,13 +278,13 @@ func TestIndexRequestCounts(t *testing.T) {
 	var sb strings.Builder
 	sb.WriteString("| table | INSERT | UPDATE (indexed values change) | UPDATE (no indexed value changes) | DELETE |\n|---|---|---|---|---|\n")
 	for _, tb := range tables {
-		sqltest.NewRunner(t, c).Exec(tb.ddl)
-		sqltest.NewRunner(t, c).Exec(fmt.Sprintf("INSERT INTO %s VALUES (1, 1, 1, 1)", tb.name))
+		c.Exec(tb.ddl)
+		c.Exec(fmt.Sprintf("INSERT INTO %s VALUES (1, 1, 1, 1)", tb.name))
 		var got counts
-		got.ins, _ = sqltest.NewRunner(t, c).Cost(fmt.Sprintf("INSERT INTO %s VALUES (2, 5, 5, 5)", tb.name))
-		got.upd, _ = sqltest.NewRunner(t, c).Cost(fmt.Sprintf("UPDATE %s SET a = 6, b = 6 WHERE id = 2", tb.name))
-		got.same, _ = sqltest.NewRunner(t, c).Cost(fmt.Sprintf("UPDATE %s SET e = 7 WHERE id = 2", tb.name))
-		got.del, _ = sqltest.NewRunner(t, c).Cost(fmt.Sprintf("DELETE FROM %s WHERE id = 2", tb.name))
+		got.ins, _ = c.Cost(fmt.Sprintf("INSERT INTO %s VALUES (2, 5, 5, 5)", tb.name))
+		got.upd, _ = c.Cost(fmt.Sprintf("UPDATE %s SET a = 6, b = 6 WHERE id = 2", tb.name))
+		got.same, _ = c.Cost(fmt.Sprintf("UPDATE %s SET e = 7 WHERE id = 2", tb.name))
+		got.del, _ = c.Cost(fmt.Sprintf("DELETE FROM %s WHERE id = 2", tb.name))
 		if got != want[tb.name] {
 			t.Errorf("%s: requests %+v, want %+v", tb.name, got, want[tb.name])
 		}
@@ -292,11 +292,11 @@ func TestIndexRequestCounts(t *testing.T) {
 	}
 	t.Log("\n" + sb.String())
 	// Lookups: unique global 2 (1 covering); local 1 range + base gets.
-	sqltest.NewRunner(t, c).Exec("CREATE TABLE u (id INT PRIMARY KEY, e VARCHAR(20), n INT, UNIQUE KEY ue (e))")
-	sqltest.NewRunner(t, c).Exec("CREATE TABLE o (cust INT, id INT, s VARCHAR(5), n INT, PRIMARY KEY (cust, id), KEY ls (cust, s))")
+	c.Exec("CREATE TABLE u (id INT PRIMARY KEY, e VARCHAR(20), n INT, UNIQUE KEY ue (e))")
+	c.Exec("CREATE TABLE o (cust INT, id INT, s VARCHAR(5), n INT, PRIMARY KEY (cust, id), KEY ls (cust, s))")
 	for i := range 20 {
-		sqltest.NewRunner(t, c).Exec(fmt.Sprintf("INSERT INTO u VALUES (%d, 'e%d', %d)", i, i, i))
-		sqltest.NewRunner(t, c).Exec(fmt.Sprintf("INSERT INTO o VALUES (%d, %d, '%s', %d)", i%2, i, []string{"a", "b"}[i/2%2], i))
+		c.Exec(fmt.Sprintf("INSERT INTO u VALUES (%d, 'e%d', %d)", i, i, i))
+		c.Exec(fmt.Sprintf("INSERT INTO o VALUES (%d, %d, '%s', %d)", i%2, i, []string{"a", "b"}[i/2%2], i))
 	}
 	for _, q := range []struct {
 		sql  string
@@ -307,7 +307,7 @@ func TestIndexRequestCounts(t *testing.T) {
 		{"SELECT * FROM o WHERE cust = 1 AND s = 'b'", 1 + 5},
 		{"SELECT id FROM o WHERE cust = 1 AND s = 'b'", 1},
 	} {
-		if r, _ := sqltest.NewRunner(t, c).Cost(q.sql); r != q.want {
+		if r, _ := c.Cost(q.sql); r != q.want {
 			t.Errorf("%s: %d requests, want %d", q.sql, r, q.want)
 		} else {
 			t.Logf("%s: %d requests", q.sql, r)

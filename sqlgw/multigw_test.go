@@ -25,8 +25,8 @@ func TestStaleCatalogAfterOtherGatewayDDL(t *testing.T) {
 			t.Cleanup(func() { store.Close() })
 			co.RefreshInterval = 1 << 40 // B never refreshes on its own in this test
 			a := sqltest.Start(t, sharedStore{store}, sqltest.Options{Catalog: co})
-			ca := a.Conn()
-			sqltest.NewRunner(t, ca).Script(`
+			ca := sqltest.NewRunner(t, a.Conn())
+			ca.Script(`
 				exec CREATE DATABASE d
 				exec CREATE TABLE d.t (id INT PRIMARY KEY, n INT)
 				exec INSERT INTO d.t VALUES (1, 10), (2, 20)
@@ -34,27 +34,27 @@ func TestStaleCatalogAfterOtherGatewayDDL(t *testing.T) {
 				exec INSERT INTO d.u VALUES (1, 10)
 			`)
 			// B starts now and reads the catalog once.
-			cb := sqltest.Start(t, sharedStore{store}, sqltest.Options{Catalog: co}).Conn()
-			sqltest.NewRunner(t, cb).ExpectRows("SELECT COUNT(*) FROM d.t", "2")
-			sqltest.NewRunner(t, cb).ExpectRows("SELECT COUNT(*) FROM d.u", "1")
+			cb := sqltest.NewRunner(t, sqltest.Start(t, sharedStore{store}, sqltest.Options{Catalog: co}).Conn())
+			cb.ExpectRows("SELECT COUNT(*) FROM d.t", "2")
+			cb.ExpectRows("SELECT COUNT(*) FROM d.u", "1")
 
-			sqltest.NewRunner(t, ca).Exec("TRUNCATE TABLE d.t")
+			ca.Exec("TRUNCATE TABLE d.t")
 			// In a transaction the stale read is 1213 (retry the
 			// transaction); the catalog is refreshed meanwhile.
-			sqltest.NewRunner(t, cb).Exec("BEGIN")
-			sqltest.NewRunner(t, cb).ExpectErrno(1213, "SELECT n FROM d.t WHERE id > 0")
-			sqltest.NewRunner(t, cb).Exec("ROLLBACK")
-			sqltest.NewRunner(t, cb).ExpectRows("SELECT COUNT(*) FROM d.t WHERE id > 0", "0")
+			cb.Exec("BEGIN")
+			cb.ExpectErrno(1213, "SELECT n FROM d.t WHERE id > 0")
+			cb.Exec("ROLLBACK")
+			cb.ExpectRows("SELECT COUNT(*) FROM d.t WHERE id > 0", "0")
 			// An autocommit statement is run again by the server after
 			// the refresh (autoretry.go): the client sees no error.
-			sqltest.NewRunner(t, ca).Exec("INSERT INTO d.t VALUES (3, 30)")
-			sqltest.NewRunner(t, cb).ExpectRows("SELECT n FROM d.t WHERE id > 0", "30")
-			sqltest.NewRunner(t, ca).Exec("TRUNCATE TABLE d.t")
-			sqltest.NewRunner(t, cb).ExpectRows("SELECT n FROM d.t WHERE id > 0")
+			ca.Exec("INSERT INTO d.t VALUES (3, 30)")
+			cb.ExpectRows("SELECT n FROM d.t WHERE id > 0", "30")
+			ca.Exec("TRUNCATE TABLE d.t")
+			cb.ExpectRows("SELECT n FROM d.t WHERE id > 0")
 
-			sqltest.NewRunner(t, ca).Exec("DROP TABLE d.u")
-			sqltest.NewRunner(t, cb).ExpectErrno(1146, "SELECT n FROM d.u WHERE id > 0")
-			sqltest.NewRunner(t, cb).ExpectErrno(1146, "SELECT n FROM d.u WHERE id > 0")
+			ca.Exec("DROP TABLE d.u")
+			cb.ExpectErrno(1146, "SELECT n FROM d.u WHERE id > 0")
+			cb.ExpectErrno(1146, "SELECT n FROM d.u WHERE id > 0")
 		})
 	}
 }

@@ -44,15 +44,15 @@ func TestPartitionQueriesInParallel(t *testing.T) {
 	}
 	st := &slowQueries{Store: inner}
 	ts := sqltest.Start(t, st, sqltest.Options{})
-	c := ts.Conn()
-	sqltest.NewRunner(t, c).Exec("CREATE DATABASE d")
-	sqltest.NewRunner(t, c).Exec("USE d")
-	sqltest.NewRunner(t, c).Exec("CREATE TABLE ev (dev INT, seq INT, v INT, PRIMARY KEY (dev, seq))")
-	sqltest.NewRunner(t, c).Exec("INSERT INTO ev VALUES (1,1,11),(1,2,12),(2,1,21),(3,1,31),(4,1,41),(5,1,51),(6,1,61),(7,1,71),(8,1,81)")
+	c := sqltest.NewRunner(t, ts.Conn())
+	c.Exec("CREATE DATABASE d")
+	c.Exec("USE d")
+	c.Exec("CREATE TABLE ev (dev INT, seq INT, v INT, PRIMARY KEY (dev, seq))")
+	c.Exec("INSERT INTO ev VALUES (1,1,11),(1,2,12),(2,1,21),(3,1,31),(4,1,41),(5,1,51),(6,1,61),(7,1,71),(8,1,81)")
 	st.slow.Store(true)
 	start := time.Now()
 	q := "SELECT dev, seq FROM ev WHERE dev IN (8, 1, 3, 5, 7, 2, 4, 6) ORDER BY dev, seq"
-	r, _ := sqltest.NewRunner(t, c).Cost(q)
+	r, _ := c.Cost(q)
 	elapsed := time.Since(start)
 	st.slow.Store(false)
 	if r != 8 {
@@ -61,5 +61,5 @@ func TestPartitionQueriesInParallel(t *testing.T) {
 	if st.peak.Load() < 2 || elapsed > 6*40*time.Millisecond {
 		t.Errorf("%s: at most %d queries at once, %v in all; want them in parallel", q, st.peak.Load(), elapsed)
 	}
-	sqltest.NewRunner(t, c).ExpectRows(q, "1\t1", "1\t2", "2\t1", "3\t1", "4\t1", "5\t1", "6\t1", "7\t1", "8\t1")
+	c.ExpectRows(q, "1\t1", "1\t2", "2\t1", "3\t1", "4\t1", "5\t1", "6\t1", "7\t1", "8\t1")
 }

@@ -117,17 +117,17 @@ func TestPKAlterOtherGateway(t *testing.T) {
 		t.Run(b.Name, func(t *testing.T) {
 			store, co := b.Open(t)
 			t.Cleanup(func() { store.Close() })
-			ca := sqltest.Start(t, sharedStore{store}, sqltest.Options{Catalog: co}).Conn()
-			sqltest.NewRunner(t, ca).Exec("CREATE DATABASE og")
-			sqltest.NewRunner(t, ca).Exec("CREATE TABLE og.t (a INT, b INT)")
-			sqltest.NewRunner(t, ca).Exec("CREATE TABLE og.u (a INT, b INT)")
+			ca := sqltest.NewRunner(t, sqltest.Start(t, sharedStore{store}, sqltest.Options{Catalog: co}).Conn())
+			ca.Exec("CREATE DATABASE og")
+			ca.Exec("CREATE TABLE og.t (a INT, b INT)")
+			ca.Exec("CREATE TABLE og.u (a INT, b INT)")
 			cb := sqltest.Start(t, sharedStore{store}, sqltest.Options{Catalog: co}).Conn()
 			sqltest.NewRunner(t, cb).ExpectRows("SELECT COUNT(*) FROM og.t", "0")
 
-			sqltest.NewRunner(t, ca).Exec("ALTER TABLE og.t ADD PRIMARY KEY (a, b)")
+			ca.Exec("ALTER TABLE og.t ADD PRIMARY KEY (a, b)")
 			sqltest.NewRunner(t, cb).Exec("INSERT INTO og.t VALUES (1, 2)")
 			sqltest.NewRunner(t, cb).ExpectErrno(1062, "INSERT INTO og.t VALUES (1, 2)")
-			sqltest.NewRunner(t, ca).ExpectRows("SELECT a, b FROM og.t WHERE a = 1 AND b = 2", "1\t2")
+			ca.ExpectRows("SELECT a, b FROM og.t WHERE a = 1 AND b = 2", "1\t2")
 			sqltest.NewRunner(t, cb).Exec("USE og")
 			if ex := explainText(t, cb, "SELECT a FROM t WHERE a = 1 AND b = 2"); !strings.Contains(ex, "PRIMARY") {
 				t.Fatalf("gateway B's EXPLAIN does not use PRIMARY:\n%s", ex)
@@ -135,15 +135,15 @@ func TestPKAlterOtherGateway(t *testing.T) {
 
 			stale := co
 			stale.RefreshInterval = 1 << 40 // C keeps its cached catalog
-			cc := sqltest.Start(t, sharedStore{store}, sqltest.Options{Catalog: stale}).Conn()
-			sqltest.NewRunner(t, cc).ExpectRows("SELECT COUNT(*) FROM og.u", "0")
+			cc := sqltest.NewRunner(t, sqltest.Start(t, sharedStore{store}, sqltest.Options{Catalog: stale}).Conn())
+			cc.ExpectRows("SELECT COUNT(*) FROM og.u", "0")
 			var once sync.Once
 			restore := sqlgw.SetPKCommittedHook(func() {
-				once.Do(func() { sqltest.NewRunner(t, cc).Exec("INSERT INTO og.u VALUES (7, 8)") })
+				once.Do(func() { cc.Exec("INSERT INTO og.u VALUES (7, 8)") })
 			})
 			defer restore()
-			sqltest.NewRunner(t, ca).ExpectError(1235, "needs a table rewrite", "ALTER TABLE og.u ADD PRIMARY KEY (a)")
-			sqltest.NewRunner(t, ca).ExpectRows("SELECT a, b FROM og.u", "7\t8")
+			ca.ExpectError(1235, "needs a table rewrite", "ALTER TABLE og.u ADD PRIMARY KEY (a)")
+			ca.ExpectRows("SELECT a, b FROM og.u", "7\t8")
 		})
 	}
 }

@@ -16,8 +16,8 @@ import (
 // they are 3105 (MySQL 8).
 func TestGeneratedValuesIgnoredOutsideStrictMode(t *testing.T) {
 	store, co := sqltest.Memory.Open(t)
-	c := sqltest.Start(t, store, sqltest.Options{Catalog: co}).Conn()
-	sqltest.NewRunner(t, c).Script(`
+	c := sqltest.NewRunner(t, sqltest.Start(t, store, sqltest.Options{Catalog: co}).Conn())
+	c.Script(`
 		exec CREATE DATABASE d
 		exec USE d
 		exec CREATE TABLE g (id INT PRIMARY KEY, a INT, b INT AS (a * 2) VIRTUAL, s INT AS (a + 1) STORED)
@@ -26,13 +26,13 @@ func TestGeneratedValuesIgnoredOutsideStrictMode(t *testing.T) {
 		exec INSERT INTO g VALUES (1, 10, 0, 0), (2, 20, 5, 5)
 	`)
 	// (go-mysql-server lists warnings newest first; the order is not checked.)
-	warnings := sqltest.NewRunner(t, c).Rows("SHOW WARNINGS")
+	warnings := c.Rows("SHOW WARNINGS")
 	slices.Sort(warnings)
 	if want := []string{"Warning\t1906\tThe value specified for generated column 'b' in table 'g' has been ignored",
 		"Warning\t1906\tThe value specified for generated column 's' in table 'g' has been ignored"}; !slices.Equal(warnings, want) {
 		t.Errorf("SHOW WARNINGS: %q, want %q", warnings, want)
 	}
-	sqltest.NewRunner(t, c).Script(`
+	c.Script(`
 		exec INSERT INTO d.g (s, id, a) VALUES (7, 3, 30)
 		query SELECT * FROM g ORDER BY id
 		= 1 | 10 | 20 | 11

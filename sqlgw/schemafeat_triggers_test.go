@@ -56,24 +56,24 @@ func TestTriggers(t *testing.T) {
 			sqltest.NewRunner(t, ca).Exec("DELETE FROM acct WHERE id = 2")
 
 			// Another gateway on the same store sees and runs them.
-			cb := sqltest.Start(t, sharedStore{store}, sqltest.Options{Catalog: co}).Conn()
-			sqltest.NewRunner(t, cb).ExpectRows("SELECT TRIGGER_NAME, EVENT_MANIPULATION, ACTION_TIMING, EVENT_OBJECT_TABLE FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = 'd' ORDER BY TRIGGER_NAME",
+			cb := sqltest.NewRunner(t, sqltest.Start(t, sharedStore{store}, sqltest.Options{Catalog: co}).Conn())
+			cb.ExpectRows("SELECT TRIGGER_NAME, EVENT_MANIPULATION, ACTION_TIMING, EVENT_OBJECT_TABLE FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = 'd' ORDER BY TRIGGER_NAME",
 				"acct_ai\tINSERT\tAFTER\tacct", "acct_au\tUPDATE\tAFTER\tacct", "acct_bd\tDELETE\tBEFORE\tacct", "acct_bi\tINSERT\tBEFORE\tacct")
 			// go-mysql-server resolves trigger statements in the current
 			// database: from another one, writes are refused, not run
 			// without their triggers.
-			sqltest.NewRunner(t, cb).ExpectErrno(1235, "INSERT INTO d.acct VALUES (3, 7, 'cy')")
-			sqltest.NewRunner(t, cb).Exec("USE d")
-			sqltest.NewRunner(t, cb).Exec("INSERT INTO d.acct VALUES (3, 7, 'cy')")
+			cb.ExpectErrno(1235, "INSERT INTO d.acct VALUES (3, 7, 'cy')")
+			cb.Exec("USE d")
+			cb.Exec("INSERT INTO d.acct VALUES (3, 7, 'cy')")
 			sqltest.NewRunner(t, ca).ExpectRows("SELECT name FROM acct WHERE id = 3", "CY")
 			sqltest.NewRunner(t, ca).ExpectRows("SELECT acct, what, delta FROM audit WHERE acct = 3", "3\topen\t7")
-			create := strings.Join(sqltest.NewRunner(t, cb).Rows("SHOW CREATE TRIGGER d.acct_bi"), "\n")
+			create := strings.Join(cb.Rows("SHOW CREATE TRIGGER d.acct_bi"), "\n")
 			if !strings.Contains(create, "SET NEW.name = UPPER(NEW.name)") {
 				t.Errorf("SHOW CREATE TRIGGER on B: %s", create)
 			}
 
 			// DROP TRIGGER on B stops it on A.
-			sqltest.NewRunner(t, cb).Exec("DROP TRIGGER d.acct_bi")
+			cb.Exec("DROP TRIGGER d.acct_bi")
 			sqltest.NewRunner(t, ca).Script(`
 				exec INSERT INTO acct VALUES (4, 0, 'dee')
 				query SELECT name FROM acct WHERE id = 4
@@ -85,7 +85,7 @@ func TestTriggers(t *testing.T) {
 				error 1235 RENAME TABLE acct TO account
 				exec DROP TABLE acct
 			`)
-			sqltest.NewRunner(t, cb).ExpectRows("SELECT COUNT(*) FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = 'd'", "0")
+			cb.ExpectRows("SELECT COUNT(*) FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = 'd'", "0")
 		})
 	}
 }

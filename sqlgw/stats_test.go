@@ -95,23 +95,23 @@ func TestAnalyzeStatistics(t *testing.T) {
 // LIMIT reads only LIMIT entities.
 func TestDescKeyShown(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c := ts.Conn()
-		sqltest.NewRunner(t, c).Exec("CREATE DATABASE d")
-		sqltest.NewRunner(t, c).Exec("USE d")
-		sqltest.NewRunner(t, c).Exec("CREATE TABLE lg (host INT, ts INT, b INT, PRIMARY KEY (host, ts DESC))")
-		create := sqltest.NewRunner(t, c).Rows("SHOW CREATE TABLE lg")[0]
+		c := sqltest.NewRunner(t, ts.Conn())
+		c.Exec("CREATE DATABASE d")
+		c.Exec("USE d")
+		c.Exec("CREATE TABLE lg (host INT, ts INT, b INT, PRIMARY KEY (host, ts DESC))")
+		create := c.Rows("SHOW CREATE TABLE lg")[0]
 		if !strings.Contains(create, "PRIMARY KEY (`host`,`ts` DESC)") {
 			t.Fatalf("SHOW CREATE TABLE:\n%s", create)
 		}
-		sqltest.NewRunner(t, c).ExpectRows("SELECT COLUMN_NAME, COLLATION FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 'lg' ORDER BY SEQ_IN_INDEX", "host\tA", "ts\tD")
+		c.ExpectRows("SELECT COLUMN_NAME, COLLATION FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 'lg' ORDER BY SEQ_IN_INDEX", "host\tA", "ts\tD")
 		// Reload the dump under another name.
 		ddl := strings.Replace(strings.SplitN(create, "\t", 2)[1], "CREATE TABLE `lg`", "CREATE TABLE `lg2`", 1)
-		sqltest.NewRunner(t, c).Exec(ddl)
-		sqltest.NewRunner(t, c).ExpectRows("SELECT COLUMN_NAME, COLLATION FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 'lg2' ORDER BY SEQ_IN_INDEX", "host\tA", "ts\tD")
-		sqltest.NewRunner(t, c).InsertRows("lg", 100, 100, func(i int) string { return fmt.Sprintf("(%d, %d, %d)", i%4, i, i) })
+		c.Exec(ddl)
+		c.ExpectRows("SELECT COLUMN_NAME, COLLATION FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 'lg2' ORDER BY SEQ_IN_INDEX", "host\tA", "ts\tD")
+		c.InsertRows("lg", 100, 100, func(i int) string { return fmt.Sprintf("(%d, %d, %d)", i%4, i, i) })
 		q := "SELECT host, ts FROM lg ORDER BY host, ts DESC LIMIT 2"
-		sqltest.NewRunner(t, c).ExpectRows(q, "0\t96", "0\t92")
-		if r, e := sqltest.NewRunner(t, c).Cost(q); r != 1 || e != 2 {
+		c.ExpectRows(q, "0\t96", "0\t92")
+		if r, e := c.Cost(q); r != 1 || e != 2 {
 			t.Errorf("%s: %d requests, %d entities; want 1, 2", q, r, e)
 		}
 	})
@@ -122,33 +122,33 @@ func TestDescKeyShown(t *testing.T) {
 // reads n index entries and n rows, and ASC columns stay ASC.
 func TestDescIndexColumns(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c := ts.Conn()
-		sqltest.NewRunner(t, c).Exec("CREATE DATABASE d")
-		sqltest.NewRunner(t, c).Exec("USE d")
-		sqltest.NewRunner(t, c).Exec("CREATE TABLE x (id INT PRIMARY KEY, b INT, c INT, e INT, KEY kb (b DESC), KEY ke (e))")
-		sqltest.NewRunner(t, c).Exec("CREATE INDEX kc ON x (c DESC, id)")
-		create := sqltest.NewRunner(t, c).Rows("SHOW CREATE TABLE x")[0]
+		c := sqltest.NewRunner(t, ts.Conn())
+		c.Exec("CREATE DATABASE d")
+		c.Exec("USE d")
+		c.Exec("CREATE TABLE x (id INT PRIMARY KEY, b INT, c INT, e INT, KEY kb (b DESC), KEY ke (e))")
+		c.Exec("CREATE INDEX kc ON x (c DESC, id)")
+		create := c.Rows("SHOW CREATE TABLE x")[0]
 		for _, want := range []string{"KEY `kb` (`b` DESC)", "KEY `kc` (`c` DESC,`id`)", "KEY `ke` (`e`)"} {
 			if !strings.Contains(create, want) {
 				t.Errorf("SHOW CREATE TABLE: no %s in\n%s", want, create)
 			}
 		}
-		sqltest.NewRunner(t, c).ExpectRows("SELECT INDEX_NAME, COLUMN_NAME, COLLATION FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 'x' AND INDEX_NAME <> 'PRIMARY' ORDER BY INDEX_NAME, SEQ_IN_INDEX",
+		c.ExpectRows("SELECT INDEX_NAME, COLUMN_NAME, COLLATION FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 'x' AND INDEX_NAME <> 'PRIMARY' ORDER BY INDEX_NAME, SEQ_IN_INDEX",
 			"kb\tb\tD", "kc\tc\tD", "kc\tid\tA", "ke\te\tA")
-		sqltest.NewRunner(t, c).InsertRows("x", 200, 200, func(i int) string { return fmt.Sprintf("(%d, %d, %d, %d)", i, i*7%200, i*11%200, i) })
+		c.InsertRows("x", 200, 200, func(i int) string { return fmt.Sprintf("(%d, %d, %d, %d)", i, i*7%200, i*11%200, i) })
 		q := "SELECT id, b FROM x ORDER BY b DESC LIMIT 3"
-		sqltest.NewRunner(t, c).ExpectRows(q, "57\t199", "114\t198", "171\t197")
-		plan := strings.Join(sqltest.NewRunner(t, c).Rows("EXPLAIN PLAN "+q), "\n")
+		c.ExpectRows(q, "57\t199", "114\t198", "171\t197")
+		plan := strings.Join(c.Rows("EXPLAIN PLAN "+q), "\n")
 		if !strings.Contains(plan, "IndexRange") {
 			t.Errorf("%s: want IndexRange:\n%s", q, plan)
 		}
-		if r, e := sqltest.NewRunner(t, c).Cost(q); r > 4 || e > 6 {
+		if r, e := c.Cost(q); r > 4 || e > 6 {
 			t.Errorf("%s: %d requests, %d entities; want at most 4, 6", q, r, e)
 		}
 		// Reload the dump: the order survives.
 		ddl := strings.Replace(strings.SplitN(create, "\t", 2)[1], "CREATE TABLE `x`", "CREATE TABLE `x2`", 1)
-		sqltest.NewRunner(t, c).Exec(ddl)
-		sqltest.NewRunner(t, c).ExpectRows("SELECT INDEX_NAME, COLLATION FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 'x2' AND SEQ_IN_INDEX = 1 AND INDEX_NAME <> 'PRIMARY' ORDER BY INDEX_NAME",
+		c.Exec(ddl)
+		c.ExpectRows("SELECT INDEX_NAME, COLLATION FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 'x2' AND SEQ_IN_INDEX = 1 AND INDEX_NAME <> 'PRIMARY' ORDER BY INDEX_NAME",
 			"kb\tD", "kc\tD", "ke\tA")
 	})
 }
@@ -182,10 +182,10 @@ func TestStatisticsPersist(t *testing.T) {
 func TestSkewedIndexValues(t *testing.T) {
 	store, co := sqltest.Memory.Open(t)
 	ts := sqltest.Start(t, store, sqltest.Options{Catalog: co})
-	c := ts.Conn()
-	sqltest.NewRunner(t, c).Exec("CREATE DATABASE d")
-	sqltest.NewRunner(t, c).Exec("USE d")
-	sqltest.NewRunner(t, c).Exec("CREATE TABLE o (id INT PRIMARY KEY, status VARCHAR(10), v INT, KEY by_status (status))")
+	c := sqltest.NewRunner(t, ts.Conn())
+	c.Exec("CREATE DATABASE d")
+	c.Exec("USE d")
+	c.Exec("CREATE TABLE o (id INT PRIMARY KEY, status VARCHAR(10), v INT, KEY by_status (status))")
 	var vals []string
 	for i := range 2000 {
 		st := "active"
@@ -194,13 +194,13 @@ func TestSkewedIndexValues(t *testing.T) {
 		}
 		vals = append(vals, fmt.Sprintf("(%d, '%s', %d)", i, st, i))
 	}
-	sqltest.NewRunner(t, c).Exec("INSERT INTO o VALUES " + strings.Join(vals, ", "))
-	sqltest.NewRunner(t, c).Exec("ANALYZE TABLE o")
+	c.Exec("INSERT INTO o VALUES " + strings.Join(vals, ", "))
+	c.Exec("ANALYZE TABLE o")
 	for q, want := range map[string]string{
 		"SELECT v FROM o WHERE status = 'active'":  "TableScan",
 		"SELECT v FROM o WHERE status = 'rare100'": "IndexLookup",
 	} {
-		plan := strings.Join(sqltest.NewRunner(t, c).Rows("EXPLAIN PLAN "+q), "\n")
+		plan := strings.Join(c.Rows("EXPLAIN PLAN "+q), "\n")
 		if !strings.Contains(plan, want) {
 			t.Errorf("%s: want %s:\n%s", q, want, plan)
 		}

@@ -14,19 +14,19 @@ import (
 // an unindexed copy returns.
 func TestTemporalKeyLiterals(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c := ts.Conn()
-		sqltest.NewRunner(t, c).Exec("CREATE DATABASE d")
-		sqltest.NewRunner(t, c).Exec("USE d")
-		sqltest.NewRunner(t, c).Exec("CREATE TABLE e (d DATE, ts DATETIME, v INT, PRIMARY KEY (d, ts))")
-		sqltest.NewRunner(t, c).Exec("CREATE TABLE e0 (id INT PRIMARY KEY, d DATE, ts DATETIME, v INT)")
+		c := sqltest.NewRunner(t, ts.Conn())
+		c.Exec("CREATE DATABASE d")
+		c.Exec("USE d")
+		c.Exec("CREATE TABLE e (d DATE, ts DATETIME, v INT, PRIMARY KEY (d, ts))")
+		c.Exec("CREATE TABLE e0 (id INT PRIMARY KEY, d DATE, ts DATETIME, v INT)")
 		var vals, vals0 []string
 		for i := range 30 {
 			row := fmt.Sprintf("'2024-01-%02d', '2024-01-%02d %02d:00:00', %d", i/3+1, i/3+1, 8+i%3, i)
 			vals = append(vals, "("+row+")")
 			vals0 = append(vals0, fmt.Sprintf("(%d, %s)", i, row))
 		}
-		sqltest.NewRunner(t, c).Exec("INSERT INTO e VALUES " + strings.Join(vals, ", "))
-		sqltest.NewRunner(t, c).Exec("INSERT INTO e0 VALUES " + strings.Join(vals0, ", "))
+		c.Exec("INSERT INTO e VALUES " + strings.Join(vals, ", "))
+		c.Exec("INSERT INTO e0 VALUES " + strings.Join(vals0, ", "))
 		for _, tc := range []struct {
 			where string
 			path  string // "" : any
@@ -49,19 +49,19 @@ func TestTemporalKeyLiterals(t *testing.T) {
 			{"d = '0000-00-00'", "", 0},
 		} {
 			q := "SELECT d, ts, v FROM %s WHERE " + tc.where
-			got := sqltest.NewRunner(t, c).Rows(fmt.Sprintf(q, "e"))
-			want := sqltest.NewRunner(t, c).Rows(fmt.Sprintf(q, "e0"))
+			got := c.Rows(fmt.Sprintf(q, "e"))
+			want := c.Rows(fmt.Sprintf(q, "e0"))
 			slices.Sort(got)
 			slices.Sort(want)
 			if strings.Join(got, "\n") != strings.Join(want, "\n") {
 				t.Errorf("%s: got %q, want %q", tc.where, got, want)
 			}
 			if tc.path != "" {
-				plan := strings.Join(sqltest.NewRunner(t, c).Rows("EXPLAIN PLAN "+fmt.Sprintf(q, "e")), "\n")
+				plan := strings.Join(c.Rows("EXPLAIN PLAN "+fmt.Sprintf(q, "e")), "\n")
 				if !strings.Contains(plan, tc.path) {
 					t.Errorf("%s: no %s in\n%s", tc.where, tc.path, plan)
 				}
-				if r, _ := sqltest.NewRunner(t, c).Cost(fmt.Sprintf(q, "e")); r > tc.reqs {
+				if r, _ := c.Cost(fmt.Sprintf(q, "e")); r > tc.reqs {
 					t.Errorf("%s: %d requests, want at most %d", tc.where, r, tc.reqs)
 				}
 			}

@@ -23,12 +23,12 @@ func TestRequestsPerCommit(t *testing.T) {
 		for p := 0; p < 10; p++ {
 			sqltest.NewRunner(t, ts.DB).Exec(fmt.Sprintf("INSERT INTO rq.t VALUES (%d, 0, 0), (%d, 1, 0)", p, p))
 		}
-		c := ts.Conn()
+		c := sqltest.NewRunner(t, ts.Conn())
 		// Warm up: the record table is created by the first atomic commit.
-		sqltest.NewRunner(t, c).Exec("BEGIN")
-		sqltest.NewRunner(t, c).Exec("UPDATE rq.t SET v = v + 1 WHERE p = 0 AND id = 1")
-		sqltest.NewRunner(t, c).Exec("UPDATE rq.t SET v = v + 1 WHERE p = 1 AND id = 1")
-		sqltest.NewRunner(t, c).Exec("COMMIT")
+		c.Exec("BEGIN")
+		c.Exec("UPDATE rq.t SET v = v + 1 WHERE p = 0 AND id = 1")
+		c.Exec("UPDATE rq.t SET v = v + 1 WHERE p = 1 AND id = 1")
+		c.Exec("COMMIT")
 		// Pebble commits across partitions in one atomic batch of its own
 		// (storage.MultiBatcher); the Table service through the record.
 		multi := strings.Contains(t.Name(), "pebble")
@@ -36,27 +36,27 @@ func TestRequestsPerCommit(t *testing.T) {
 			if multi {
 				tc.want = 1
 			}
-			sqltest.NewRunner(t, c).Exec("BEGIN")
+			c.Exec("BEGIN")
 			for p := 0; p < tc.parts; p++ {
-				sqltest.NewRunner(t, c).Exec(fmt.Sprintf("UPDATE rq.t SET v = v + 1 WHERE p = %d AND id = 0", p))
+				c.Exec(fmt.Sprintf("UPDATE rq.t SET v = v + 1 WHERE p = %d AND id = 0", p))
 			}
-			r0, _ := sqltest.NewRunner(t, c).Status()
-			sqltest.NewRunner(t, c).Exec("COMMIT")
-			r1, _ := sqltest.NewRunner(t, c).Status()
+			r0, _ := c.Status()
+			c.Exec("COMMIT")
+			r1, _ := c.Status()
 			t.Logf("COMMIT of one row in each of %d partitions: %d store requests", tc.parts, r1-r0)
 			if int(r1-r0) != tc.want {
 				t.Errorf("COMMIT over %d partitions: %d requests, want %d", tc.parts, r1-r0, tc.want)
 			}
 		}
 		// A two-row single-partition transaction stays one batch.
-		sqltest.NewRunner(t, c).Exec("BEGIN")
-		sqltest.NewRunner(t, c).Exec("UPDATE rq.t SET v = v + 1 WHERE p = 3")
-		r0, _ := sqltest.NewRunner(t, c).Status()
-		sqltest.NewRunner(t, c).Exec("COMMIT")
-		if r1, _ := sqltest.NewRunner(t, c).Status(); r1-r0 != 1 {
+		c.Exec("BEGIN")
+		c.Exec("UPDATE rq.t SET v = v + 1 WHERE p = 3")
+		r0, _ := c.Status()
+		c.Exec("COMMIT")
+		if r1, _ := c.Status(); r1-r0 != 1 {
 			t.Errorf("COMMIT of two rows of one partition: %d requests, want 1", r1-r0)
 		}
-		sqltest.NewRunner(t, c).ExpectRows("SELECT p, id, v FROM rq.t WHERE p < 3 ORDER BY p, id",
+		c.ExpectRows("SELECT p, id, v FROM rq.t WHERE p < 3 ORDER BY p, id",
 			"0\t0\t3", "0\t1\t1", "1\t0\t2", "1\t1\t1", "2\t0\t1", "2\t1\t0")
 	})
 }

@@ -438,26 +438,26 @@ func TestLargeRowUpdateCrash(t *testing.T) {
 // name, lookups and unique enforcement go on, errors are MySQL's.
 func TestRenameIndex(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c := ts.Session("d",
-			"CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT, KEY ia (a), UNIQUE KEY ub (b), KEY li (id, a))")
+		c := sqltest.NewRunner(t, ts.Session("d",
+			"CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT, KEY ia (a), UNIQUE KEY ub (b), KEY li (id, a))"))
 		for i := range 20 {
-			sqltest.NewRunner(t, c).Exec(fmt.Sprintf("INSERT INTO t VALUES (%d, %d, %d)", i, i%4, i))
+			c.Exec(fmt.Sprintf("INSERT INTO t VALUES (%d, %d, %d)", i, i%4, i))
 		}
-		sqltest.NewRunner(t, c).Exec("ALTER TABLE t RENAME INDEX ia TO by_a")
-		sqltest.NewRunner(t, c).Exec("ALTER TABLE t RENAME INDEX ub TO by_b")
-		sqltest.NewRunner(t, c).Exec("ALTER TABLE t RENAME INDEX li TO LI")
-		got := strings.Join(sqltest.NewRunner(t, c).Rows("SELECT index_name, non_unique FROM information_schema.statistics WHERE table_schema = 'd' AND table_name = 't' ORDER BY index_name, seq_in_index"), "|")
+		c.Exec("ALTER TABLE t RENAME INDEX ia TO by_a")
+		c.Exec("ALTER TABLE t RENAME INDEX ub TO by_b")
+		c.Exec("ALTER TABLE t RENAME INDEX li TO LI")
+		got := strings.Join(c.Rows("SELECT index_name, non_unique FROM information_schema.statistics WHERE table_schema = 'd' AND table_name = 't' ORDER BY index_name, seq_in_index"), "|")
 		if want := "by_a\t1|by_b\t0|LI\t1|LI\t1|PRIMARY\t0"; got != want {
 			t.Errorf("statistics after the renames: %q, want %q", got, want)
 		}
-		if r := strings.Join(sqltest.NewRunner(t, c).Rows("SHOW INDEX FROM t"), "\n"); strings.Contains(r, "\tia\t") || !strings.Contains(r, "\tby_a\t") {
+		if r := strings.Join(c.Rows("SHOW INDEX FROM t"), "\n"); strings.Contains(r, "\tia\t") || !strings.Contains(r, "\tby_a\t") {
 			t.Errorf("SHOW INDEX:\n%s", r)
 		}
-		plan := strings.Join(sqltest.NewRunner(t, c).Rows("EXPLAIN SELECT * FROM t WHERE a = 1"), "\n")
+		plan := strings.Join(c.Rows("EXPLAIN SELECT * FROM t WHERE a = 1"), "\n")
 		if !strings.Contains(plan, "by_a") {
 			t.Errorf("EXPLAIN after the rename:\n%s", plan)
 		}
-		sqltest.NewRunner(t, c).Script(`
+		c.Script(`
 			query SELECT id FROM t WHERE a = 1 ORDER BY id
 			= 1
 			= 5
@@ -530,14 +530,14 @@ func TestUniqueErrorText(t *testing.T) {
 // anything is written (MySQL would accept it: a known limit).
 func TestUniqueShiftManyBatches(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c := ts.Session("d",
-			"CREATE TABLE l (p INT, id INT, u INT, PRIMARY KEY (p, id), UNIQUE KEY uu (p, u))")
+		c := sqltest.NewRunner(t, ts.Session("d",
+			"CREATE TABLE l (p INT, id INT, u INT, PRIMARY KEY (p, id), UNIQUE KEY uu (p, u))"))
 		var v []string
 		for i := range 150 {
 			v = append(v, fmt.Sprintf("(0, %d, %d)", i, i))
 		}
-		sqltest.NewRunner(t, c).Exec("INSERT INTO l VALUES " + strings.Join(v, ","))
-		sqltest.NewRunner(t, c).Script(`
+		c.Exec("INSERT INTO l VALUES " + strings.Join(v, ","))
+		c.Script(`
 			exec UPDATE l SET u = u + 1 ORDER BY u DESC
 			query SELECT COUNT(*), MIN(u), MAX(u) FROM l
 			= 150 | 1 | 150
@@ -579,13 +579,13 @@ func TestUniqueShiftManyBatches(t *testing.T) {
 func TestUniqueShiftGlobal(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		st, co := ts.Store, ts.Catalog
-		c := ts.Session("d",
-			"CREATE TABLE g (id INT PRIMARY KEY, u INT, UNIQUE KEY uu (u))")
+		c := sqltest.NewRunner(t, ts.Session("d",
+			"CREATE TABLE g (id INT PRIMARY KEY, u INT, UNIQUE KEY uu (u))"))
 		var v []string
 		for i := range 150 {
 			v = append(v, fmt.Sprintf("(%d, %d)", i, i))
 		}
-		sqltest.NewRunner(t, c).Exec("INSERT INTO g VALUES " + strings.Join(v, ","))
+		c.Exec("INSERT INTO g VALUES " + strings.Join(v, ","))
 		check := func() {
 			t.Helper()
 			ctx := context.Background()
@@ -601,11 +601,11 @@ func TestUniqueShiftGlobal(t *testing.T) {
 				t.Fatalf("index after the commit: %v %v", mm, err)
 			}
 		}
-		sqltest.NewRunner(t, c).Exec("UPDATE g SET u = u + 1 ORDER BY u DESC")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT COUNT(*), MIN(u), MAX(u) FROM g", "150\t1\t150")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT id FROM g WHERE u = 77", "76")
+		c.Exec("UPDATE g SET u = u + 1 ORDER BY u DESC")
+		c.ExpectRows("SELECT COUNT(*), MIN(u), MAX(u) FROM g", "150\t1\t150")
+		c.ExpectRows("SELECT id FROM g WHERE u = 77", "76")
 		check()
-		sqltest.NewRunner(t, c).Script(`
+		c.Script(`
 			exec BEGIN
 			exec UPDATE g SET u = u + 1000
 			exec UPDATE g SET u = u - 999 WHERE u < 1150
@@ -625,15 +625,15 @@ func TestUniqueShiftGlobal(t *testing.T) {
 // rollbacks and deletes.
 func TestUniqueBuffer(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c := ts.Session("d", `
+		c := sqltest.NewRunner(t, ts.Session("d", `
 			CREATE TABLE t (id INT PRIMARY KEY, e VARCHAR(10), UNIQUE KEY ue (e))
 			INSERT INTO t VALUES (1, 'a')
-			BEGIN`)
-		if n := sqltest.NewRunner(t, c).Affected("INSERT IGNORE INTO t VALUES (2, 'z'), (3, 'z'), (4, 'a')"); n != 1 {
+			BEGIN`))
+		if n := c.Affected("INSERT IGNORE INTO t VALUES (2, 'z'), (3, 'z'), (4, 'a')"); n != 1 {
 			t.Errorf("INSERT IGNORE with duplicates among its rows: %d rows, want 1", n)
 		}
 		// A statement undone by an error releases its values.
-		sqltest.NewRunner(t, c).Script(`
+		c.Script(`
 			error 1062 INSERT INTO t VALUES (5, 'w'), (1, 'x')
 			exec INSERT INTO t VALUES (6, 'w')
 			# A savepoint rollback restores the values it held.
@@ -667,10 +667,10 @@ func TestUniqueBuffer(t *testing.T) {
 func TestUniqueSwapHalfCommitted(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		c := ts.Conn()
-		o := ts.Conn()
+		o := sqltest.NewRunner(t, ts.Conn())
 		sqltest.NewRunner(t, c).Exec("CREATE DATABASE d")
 		sqltest.NewRunner(t, c).Exec("USE d")
-		sqltest.NewRunner(t, o).Exec("USE d")
+		o.Exec("USE d")
 		sqltest.NewRunner(t, c).Script(`
 			exec CREATE TABLE g (id INT PRIMARY KEY, u INT, n INT, UNIQUE KEY uu (u))
 			exec INSERT INTO g VALUES (1, 1, 0), (2, 2, 0)
@@ -679,7 +679,7 @@ func TestUniqueSwapHalfCommitted(t *testing.T) {
 			exec UPDATE g SET u = 1 WHERE id = 2
 			exec UPDATE g SET u = 2 WHERE id = 1
 		`)
-		sqltest.NewRunner(t, o).Exec("UPDATE g SET n = 5 WHERE id = 2") // row 2 changes under the swap
+		o.Exec("UPDATE g SET n = 5 WHERE id = 2") // row 2 changes under the swap
 		_, err := c.ExecContext(context.Background(), "COMMIT")
 		if err == nil {
 			t.Fatal("COMMIT of a swap whose row changed meanwhile succeeded")

@@ -375,9 +375,9 @@ func runIndexCrash(t *testing.T, be crashBackend, kills int) {
 
 	g := startGateway(t, nil, "--store", be.store)
 	g.MustBeReady(t, "not ready")
-	admin := g.Client(t)
-	sqltest.NewRunner(t, admin).Exec("CREATE DATABASE " + be.db)
-	sqltest.NewRunner(t, admin).Exec(strings.Replace(crashTable, "TABLE t", "TABLE "+be.db+".t", 1))
+	admin := sqltest.NewRunner(t, g.Client(t))
+	admin.Exec("CREATE DATABASE " + be.db)
+	admin.Exec(strings.Replace(crashTable, "TABLE t", "TABLE "+be.db+".t", 1))
 
 	start := time.Now()
 	var lastKill time.Time
