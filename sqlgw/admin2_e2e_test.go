@@ -23,17 +23,18 @@ func TestAdmin2Flush(t *testing.T) {
 	store, _ := sqltest.Memory.Open(t)
 	ts := sqltest.Start(t, store, sqltest.Options{})
 	c := ts.Conn()
-	sqltest.NewRunner(t, c).Exec("CREATE DATABASE d")
-	sqltest.NewRunner(t, c).Exec("CREATE TABLE d.t (k INT PRIMARY KEY)")
+	r := sqltest.NewRunner(t, c)
+	r.Exec("CREATE DATABASE d")
+	r.Exec("CREATE TABLE d.t (k INT PRIMARY KEY)")
 	for _, q := range []string{"FLUSH PRIVILEGES", "flush tables", "FLUSH LOGS", "FLUSH HOSTS", "FLUSH LOCAL PRIVILEGES",
 		"FLUSH NO_WRITE_TO_BINLOG BINARY LOGS, ENGINE LOGS, ERROR LOGS, GENERAL LOGS, SLOW LOGS, RELAY LOGS FOR CHANNEL c",
 		"FLUSH USER_RESOURCES; ", "FLUSH OPTIMIZER_COSTS /* x */"} {
-		sqltest.NewRunner(t, c).Exec(q)
+		r.Exec(q)
 	}
-	sqltest.NewRunner(t, c).ExpectRows("SELECT 1", "1") // the connection is still there
-	sqltest.NewRunner(t, c).Rows("SELECT * FROM d.t")
+	r.ExpectRows("SELECT 1", "1") // the connection is still there
+	r.Rows("SELECT * FROM d.t")
 	status := func() string {
-		return strings.Join(sqltest.NewRunner(t, c).Rows("SHOW SESSION STATUS LIKE 'Sqlgw_store_requests'"), "")
+		return strings.Join(r.Rows("SHOW SESSION STATUS LIKE 'Sqlgw_store_requests'"), "")
 	}
 	if s := status(); s == "Sqlgw_store_requests\t0" {
 		t.Fatalf("no store request counted before FLUSH STATUS: %q", s)
@@ -49,7 +50,7 @@ func TestAdmin2Flush(t *testing.T) {
 	if n := questions(); n < 5 {
 		t.Fatalf("Questions before FLUSH STATUS: %d", n)
 	}
-	sqltest.NewRunner(t, c).Exec("FLUSH STATUS")
+	r.Exec("FLUSH STATUS")
 	if s := status(); s != "Sqlgw_store_requests\t0" {
 		t.Fatalf("after FLUSH STATUS: %q", s)
 	}
@@ -57,7 +58,7 @@ func TestAdmin2Flush(t *testing.T) {
 		t.Fatalf("Questions after FLUSH STATUS: %d", n)
 	}
 	// FLUSH commits the open transaction (MySQL's implicit commit).
-	sqltest.NewRunner(t, c).Script(`
+	r.Script(`
 		exec BEGIN
 		exec INSERT INTO d.t VALUES (1)
 		exec FLUSH PRIVILEGES
@@ -341,7 +342,8 @@ func TestAdmin2ViewWithoutDatabase(t *testing.T) {
 	store, _ := sqltest.Memory.Open(t)
 	ts := sqltest.Start(t, store, sqltest.Options{})
 	c := ts.Conn()
-	sqltest.NewRunner(t, c).Script(`
+	r := sqltest.NewRunner(t, c)
+	r.Script(`
 		exec CREATE DATABASE c1
 		exec CREATE DATABASE c2
 		exec CREATE TABLE c1.t (k INT PRIMARY KEY, v INT)
@@ -356,14 +358,14 @@ func TestAdmin2ViewWithoutDatabase(t *testing.T) {
 	c2 := sqltest.NewRunner(t, ts.Conn())
 	c2.Exec("USE c1")
 	c2.Exec("CREATE VIEW w AS SELECT k FROM t WHERE v > 10")
-	sqltest.NewRunner(t, c).ExpectRows("SELECT * FROM c1.w", "2")
-	sqltest.NewRunner(t, c).ExpectRows("select x.k from `c2`.`u` join c1.v x on x.k = u.k", "2")
-	sqltest.NewRunner(t, c).ExpectRows("SELECT k FROM c1.v WHERE k = 1 UNION SELECT k FROM c2.u ORDER BY k", "1", "2")
-	sqltest.NewRunner(t, c).ExpectRows("SELECT DATABASE()", "NULL")
+	r.ExpectRows("SELECT * FROM c1.w", "2")
+	r.ExpectRows("select x.k from `c2`.`u` join c1.v x on x.k = u.k", "2")
+	r.ExpectRows("SELECT k FROM c1.v WHERE k = 1 UNION SELECT k FROM c2.u ORDER BY k", "1", "2")
+	r.ExpectRows("SELECT DATABASE()", "NULL")
 	if _, err := c.QueryContext(context.Background(), "SELECT * FROM c1.v, u"); err == nil {
 		t.Fatal("unqualified table without a current database: no error")
 	}
-	sqltest.NewRunner(t, c).Script(`
+	r.Script(`
 		query SELECT DATABASE()
 		= NULL
 		# Writes reading a view.
@@ -377,7 +379,7 @@ func TestAdmin2ViewWithoutDatabase(t *testing.T) {
 	if _, err := c.ExecContext(context.Background(), "INSERT INTO w2 SELECT k FROM c1.v"); err == nil {
 		t.Fatal("unqualified INSERT target without a current database: no error")
 	}
-	sqltest.NewRunner(t, c).ExpectRows("SELECT DATABASE()", "NULL")
+	r.ExpectRows("SELECT DATABASE()", "NULL")
 	// Prepared (binary protocol).
 	st, err := c.PrepareContext(context.Background(), "SELECT v FROM c1.v WHERE k = ?")
 	if err != nil {
@@ -389,6 +391,6 @@ func TestAdmin2ViewWithoutDatabase(t *testing.T) {
 		t.Fatalf("prepared SELECT from a view: %v %d", err, v)
 	}
 	// With a current database nothing changes.
-	sqltest.NewRunner(t, c).Exec("USE c2")
-	sqltest.NewRunner(t, c).ExpectRows("SELECT v.k, DATABASE() FROM c1.v v JOIN u ON u.k = v.k", "2\tc2")
+	r.Exec("USE c2")
+	r.ExpectRows("SELECT v.k, DATABASE() FROM c1.v v JOIN u ON u.k = v.k", "2\tc2")
 }

@@ -272,7 +272,8 @@ func TestAdminStatements(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		ctx := context.Background()
 		c := ts.Conn()
-		sqltest.NewRunner(t, c).Script(`
+		r := sqltest.NewRunner(t, c)
+		r.Script(`
 			exec CREATE DATABASE c1
 			exec CREATE TABLE c1.t (k INT PRIMARY KEY, v INT, KEY kv (v))
 			exec CREATE TABLE c1.e (k INT PRIMARY KEY)
@@ -309,7 +310,7 @@ func TestAdminStatements(t *testing.T) {
 		// go-mysql-server's own tables (mysqlcheck --all-databases).
 		expectAdmin(t, c, "CHECK TABLE mysql.user", "mysql.user|check|note|The storage engine for the table doesn't support check")
 		expectAdmin(t, c, "SELECT DATABASE()", "NULL")
-		sqltest.NewRunner(t, c).Script(`
+		r.Script(`
 			error 1046 CHECK TABLE t
 			error 1064 CHECK TABLE c1.t foo
 			error 1064 CHECK TABLE
@@ -321,26 +322,26 @@ func TestAdminStatements(t *testing.T) {
 		expectAdmin(t, c, "ANALYZE LOCAL TABLES e", "c1.e|analyze|status|OK")
 		// ANALYZE's count becomes the coster's estimate: COUNT(*) still
 		// reads the rows, and is right.
-		sqltest.NewRunner(t, c).ExpectRows("SELECT COUNT(*) FROM t", "2")
+		r.ExpectRows("SELECT COUNT(*) FROM t", "2")
 
 		// Implicit commit, as MySQL: the transaction's insert survives the
 		// ROLLBACK that follows.
-		sqltest.NewRunner(t, c).Exec("BEGIN")
-		sqltest.NewRunner(t, c).Exec("INSERT INTO t VALUES (5, 5)")
+		r.Exec("BEGIN")
+		r.Exec("INSERT INTO t VALUES (5, 5)")
 		expectAdmin(t, c, "CHECK TABLE t", "c1.t|check|status|OK")
-		sqltest.NewRunner(t, c).Exec("ROLLBACK")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT k FROM t WHERE k = 5", "5")
+		r.Exec("ROLLBACK")
+		r.ExpectRows("SELECT k FROM t WHERE k = 5", "5")
 
 		// SQL PREPARE / EXECUTE / DEALLOCATE.
-		sqltest.NewRunner(t, c).Exec("PREPARE s FROM 'CHECK TABLE c1.t, e'")
+		r.Exec("PREPARE s FROM 'CHECK TABLE c1.t, e'")
 		expectAdmin(t, c, "EXECUTE s", "c1.t|check|status|OK", "c1.e|check|status|OK")
 		expectAdmin(t, c, "EXECUTE s", "c1.t|check|status|OK", "c1.e|check|status|OK")
-		sqltest.NewRunner(t, c).Exec("DEALLOCATE PREPARE s")
+		r.Exec("DEALLOCATE PREPARE s")
 		if _, err := c.ExecContext(ctx, "EXECUTE s"); err == nil {
 			t.Fatal("EXECUTE of a deallocated statement succeeded")
 		}
-		sqltest.NewRunner(t, c).Exec("PREPARE s FROM 'SELECT 7'")
-		sqltest.NewRunner(t, c).ExpectRows("EXECUTE s", "7")
+		r.Exec("PREPARE s FROM 'SELECT 7'")
+		r.ExpectRows("EXECUTE s", "7")
 
 		// Binary protocol.
 		for _, q := range []string{"CHECK TABLE t", "ANALYZE TABLE c1.t", "REPAIR TABLE t", "OPTIMIZE TABLE t"} {
@@ -486,6 +487,7 @@ func TestAdminDuplicateUnique(t *testing.T) {
 		c := ts.Session("d",
 			"CREATE TABLE t (id INT PRIMARY KEY, b VARCHAR(10), UNIQUE KEY ub (b) COMMENT 'sqlgw: global')",
 			"INSERT INTO t VALUES (1, 'x'), (2, 'y')")
+		r := sqltest.NewRunner(t, c)
 		cat, err := catalog.Open(ctx, store, co)
 		if err != nil {
 			t.Fatal(err)
@@ -517,10 +519,10 @@ func TestAdminDuplicateUnique(t *testing.T) {
 		// index maintenance trusts the index: it removes the entry 'x'
 		// as row 2's old one, though it names row 1, which REPAIR TABLE
 		// then restores.)
-		sqltest.NewRunner(t, c).Exec("UPDATE t SET b = 'z' WHERE id = 2")
+		r.Exec("UPDATE t SET b = 'z' WHERE id = 2")
 		expectAdmin(t, c, "REPAIR TABLE t", "d.t|repair|note|Index 'ub': 1 entries repaired", "d.t|repair|status|OK")
 		expectAdmin(t, c, "CHECK TABLE t", "d.t|check|status|OK")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT id FROM t WHERE b = 'x'", "1")
+		r.ExpectRows("SELECT id FROM t WHERE b = 'x'", "1")
 
 		// The global index's store table deleted: REPAIR TABLE
 		// creates it and rebuilds the index.
@@ -535,6 +537,6 @@ func TestAdminDuplicateUnique(t *testing.T) {
 			"d.t|repair|note|Index 'ub': store table "+phys+" created and the index rebuilt",
 			"d.t|repair|status|OK")
 		expectAdmin(t, c, "CHECK TABLE t", "d.t|check|status|OK")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT id FROM t WHERE b IN ('x', 'z') ORDER BY id", "1", "2")
+		r.ExpectRows("SELECT id FROM t WHERE b IN ('x', 'z') ORDER BY id", "1", "2")
 	})
 }

@@ -45,33 +45,34 @@ func TestSumAvgDecimal(t *testing.T) {
 		c := ts.Session("agg",
 			`CREATE TABLE o (k INT NOT NULL PRIMARY KEY, g VARCHAR(4), qty INT, price DECIMAL(10,2), big BIGINT, f DOUBLE)`,
 			`INSERT INTO o VALUES (1,'a',1,1.00,9007199254740993,0.5),(2,'a',2,2.00,1,0.25),(3,'b',4,0.75,0,NULL),(4,'b',NULL,NULL,NULL,NULL)`)
+		r := sqltest.NewRunner(t, c)
 
 		expectColumnTypes(t, c, "SELECT SUM(qty), SUM(price), AVG(qty), AVG(price), SUM(f), AVG(f), COUNT(*) FROM o",
 			"DECIMAL DECIMAL DECIMAL DECIMAL DOUBLE DOUBLE BIGINT")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT SUM(qty), SUM(price), AVG(qty), AVG(price), SUM(f) FROM o",
+		r.ExpectRows("SELECT SUM(qty), SUM(price), AVG(qty), AVG(price), SUM(f) FROM o",
 			"7\t3.75\t2.3333\t1.250000\t0.75")
 		// Exact beyond 2^53.
-		sqltest.NewRunner(t, c).ExpectRows("SELECT SUM(big) FROM o", "9007199254740994")
+		r.ExpectRows("SELECT SUM(big) FROM o", "9007199254740994")
 		// The scale is kept: 3.00, not 3.
-		sqltest.NewRunner(t, c).ExpectRows("SELECT SUM(price) FROM o WHERE g = 'a'", "3.00")
+		r.ExpectRows("SELECT SUM(price) FROM o WHERE g = 'a'", "3.00")
 		// GROUP BY, HAVING, ORDER BY the sum.
-		sqltest.NewRunner(t, c).ExpectRows("SELECT g, SUM(price), SUM(qty) FROM o GROUP BY g HAVING SUM(price) > 0.5 ORDER BY SUM(price) DESC",
+		r.ExpectRows("SELECT g, SUM(price), SUM(qty) FROM o GROUP BY g HAVING SUM(price) > 0.5 ORDER BY SUM(price) DESC",
 			"a\t3.00\t3", "b\t0.75\t4")
 		expectColumnTypes(t, c, "SELECT g, SUM(price) AS s FROM o GROUP BY g", "VARCHAR DECIMAL")
 		// No rows: NULL.
-		sqltest.NewRunner(t, c).ExpectRows("SELECT SUM(qty), AVG(price) FROM o WHERE k > 100", "NULL\tNULL")
+		r.ExpectRows("SELECT SUM(qty), AVG(price) FROM o WHERE k > 100", "NULL\tNULL")
 		// DISTINCT.
-		sqltest.NewRunner(t, c).ExpectRows("SELECT SUM(DISTINCT price) FROM o WHERE k < 3 OR k = 3", "3.75")
+		r.ExpectRows("SELECT SUM(DISTINCT price) FROM o WHERE k < 3 OR k = 3", "3.75")
 		// Window SUM.
 		expectColumnTypes(t, c, "SELECT k, SUM(price) OVER (ORDER BY k) FROM o", "INT DECIMAL")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT k, SUM(price) OVER (ORDER BY k) FROM o ORDER BY k",
+		r.ExpectRows("SELECT k, SUM(price) OVER (ORDER BY k) FROM o ORDER BY k",
 			"1\t1.00", "2\t3.00", "3\t3.75", "4\t3.75")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT k, SUM(qty) OVER (PARTITION BY g) FROM o ORDER BY k",
+		r.ExpectRows("SELECT k, SUM(qty) OVER (PARTITION BY g) FROM o ORDER BY k",
 			"1\t3", "2\t3", "3\t4", "4\t4")
 		// In a subquery and in arithmetic.
-		sqltest.NewRunner(t, c).ExpectRows("SELECT (SELECT SUM(price) FROM o) + 1", "4.75")
+		r.ExpectRows("SELECT (SELECT SUM(price) FROM o) + 1", "4.75")
 		// Prepared statements (binary protocol).
-		if got := sqltest.NewRunner(t, c).Rows("SELECT SUM(price) FROM o WHERE g = ?", "a"); len(got) != 1 || got[0] != "3.00" {
+		if got := r.Rows("SELECT SUM(price) FROM o WHERE g = ?", "a"); len(got) != 1 || got[0] != "3.00" {
 			t.Fatalf("prepared SUM: %q, want 3.00", got)
 		}
 	})
@@ -117,21 +118,22 @@ func TestTimeText(t *testing.T) {
 func TestUserVarAssignment(t *testing.T) {
 	ts := sqltest.Start(t, mustOpenMemory(t), sqltest.Options{})
 	c := ts.Conn()
-	sqltest.NewRunner(t, c).ExpectRows("SELECT @a := 1, @a + 1", "1\t2")
-	sqltest.NewRunner(t, c).ExpectRows("SELECT @a", "1")
-	sqltest.NewRunner(t, c).ExpectRows("SELECT @a := @a + 10, @b := 'x'", "11\tx")
-	sqltest.NewRunner(t, c).ExpectRows("SELECT @a, @b", "11\tx")
+	r := sqltest.NewRunner(t, c)
+	r.ExpectRows("SELECT @a := 1, @a + 1", "1\t2")
+	r.ExpectRows("SELECT @a", "1")
+	r.ExpectRows("SELECT @a := @a + 10, @b := 'x'", "11\tx")
+	r.ExpectRows("SELECT @a, @b", "11\tx")
 	expectColumns(t, c, "SELECT @c := 1 a, @c + 1 b", "a b")
 	// A bare read of a variable the statement assigns (the cli check).
-	sqltest.NewRunner(t, c).ExpectRows("SELECT @n := 1 + 2 AS a, @n AS b", "3\t3")
-	sqltest.NewRunner(t, c).Exec("SET @p = 5")
-	sqltest.NewRunner(t, c).ExpectRows("SELECT @p := @p + 1, @p", "6\t6")
-	sqltest.NewRunner(t, c).ExpectRows("SELECT @p", "6")
+	r.ExpectRows("SELECT @n := 1 + 2 AS a, @n AS b", "3\t3")
+	r.Exec("SET @p = 5")
+	r.ExpectRows("SELECT @p := @p + 1, @p", "6\t6")
+	r.ExpectRows("SELECT @p", "6")
 	// Prepared (COM_STMT_PREPARE, rewritten on the connection).
-	if got := sqltest.NewRunner(t, c).Rows("SELECT @w := ? + 1 AS a, @w AS b", 2); strings.Join(got, "|") != "3\t3" {
+	if got := r.Rows("SELECT @w := ? + 1 AS a, @w AS b", 2); strings.Join(got, "|") != "3\t3" {
 		t.Fatalf("prepared assignment: %q", got)
 	}
-	sqltest.NewRunner(t, c).Script(`
+	r.Script(`
 		exec CREATE DATABASE uv
 		exec USE uv
 		exec CREATE TABLE orders (k INT NOT NULL PRIMARY KEY, price DECIMAL(10,2), note VARCHAR(20), at DATETIME)
@@ -148,7 +150,7 @@ func TestUserVarAssignment(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := strings.ReplaceAll(string(b), "@@DB@@", "uv")
-	got := sqltest.NewRunner(t, c).Rows(q)
+	got := r.Rows(q)
 	if len(got) != 4 {
 		t.Fatalf("SQLColumns: %d rows, want 4: %q", len(got), got)
 	}

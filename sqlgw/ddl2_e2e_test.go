@@ -35,24 +35,25 @@ func TestDDL2NarrowColumn(t *testing.T) {
 			CREATE TABLE u (k INT PRIMARY KEY, e VARCHAR(128), n INT, m ENUM('a','b','c'), d DECIMAL(10,2), KEY ie (e))
 			INSERT INTO u VALUES (1, 'abc', 5, 'a', 1.50)
 			ALTER TABLE u MODIFY e VARCHAR(64)`)
-		sqltest.NewRunner(t, c).ExpectRows("SELECT k, e FROM u", "1\tabc")
+		r := sqltest.NewRunner(t, c)
+		r.ExpectRows("SELECT k, e FROM u", "1\tabc")
 		expectColumnType(t, c, "u", "e", "varchar(64)\tYES", "after MODIFY e VARCHAR(64)")
-		sqltest.NewRunner(t, c).ExpectErrno(1406, "INSERT INTO u (k, e) VALUES (9, REPEAT('x', 65))")
+		r.ExpectErrno(1406, "INSERT INTO u (k, e) VALUES (9, REPEAT('x', 65))")
 
 		// Row 2 in key order does not fit: 1265, nothing changed.
-		sqltest.NewRunner(t, c).Exec("INSERT INTO u VALUES (3, 'ééé', 300, 'c', 99999.99), (2, 'abcdef', 7, 'b', 2.00)")
-		sqltest.NewRunner(t, c).ExpectError(1265, "Data truncated for column 'e' at row 2", "ALTER TABLE u MODIFY e VARCHAR(5)")
+		r.Exec("INSERT INTO u VALUES (3, 'ééé', 300, 'c', 99999.99), (2, 'abcdef', 7, 'b', 2.00)")
+		r.ExpectError(1265, "Data truncated for column 'e' at row 2", "ALTER TABLE u MODIFY e VARCHAR(5)")
 		expectColumnType(t, c, "u", "e", "varchar(64)\tYES", "after the refused MODIFY")
 		// Characters, not bytes: 'ééé' is 3 characters.
-		sqltest.NewRunner(t, c).Exec("ALTER TABLE u CHANGE e e2 VARCHAR(6)")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT k, e2 FROM u WHERE e2 = 'abcdef'", "2\tabcdef") // the index still answers
-		sqltest.NewRunner(t, c).ExpectRows("SELECT k, e2 FROM u ORDER BY k", "1\tabc", "2\tabcdef", "3\tééé")
+		r.Exec("ALTER TABLE u CHANGE e e2 VARCHAR(6)")
+		r.ExpectRows("SELECT k, e2 FROM u WHERE e2 = 'abcdef'", "2\tabcdef") // the index still answers
+		r.ExpectRows("SELECT k, e2 FROM u ORDER BY k", "1\tabc", "2\tabcdef", "3\tééé")
 
-		sqltest.NewRunner(t, c).ExpectError(1264, "Out of range value for column 'n' at row 3", "ALTER TABLE u MODIFY n TINYINT")
-		sqltest.NewRunner(t, c).Exec("ALTER TABLE u MODIFY n SMALLINT")
-		sqltest.NewRunner(t, c).ExpectErrno(1264, "INSERT INTO u (k, n) VALUES (10, 40000)")
-		sqltest.NewRunner(t, c).ExpectError(1265, "Data truncated for column 'm' at row 3", "ALTER TABLE u MODIFY m ENUM('a','b')")
-		sqltest.NewRunner(t, c).Script(`
+		r.ExpectError(1264, "Out of range value for column 'n' at row 3", "ALTER TABLE u MODIFY n TINYINT")
+		r.Exec("ALTER TABLE u MODIFY n SMALLINT")
+		r.ExpectErrno(1264, "INSERT INTO u (k, n) VALUES (10, 40000)")
+		r.ExpectError(1265, "Data truncated for column 'm' at row 3", "ALTER TABLE u MODIFY m ENUM('a','b')")
+		r.Script(`
 			exec DELETE FROM u WHERE k = 3
 			exec ALTER TABLE u MODIFY m ENUM('a','b')
 			query SELECT k, m FROM u ORDER BY k
@@ -65,9 +66,9 @@ func TestDDL2NarrowColumn(t *testing.T) {
 		`)
 
 		// What needs the stored values rewritten stays a clear 1235.
-		sqltest.NewRunner(t, c).ExpectError(1235, "would need the stored values rewritten", "ALTER TABLE u MODIFY n BIGINT")
-		sqltest.NewRunner(t, c).ExpectError(1235, "would need the stored values rewritten", "ALTER TABLE u MODIFY d DECIMAL(8,1)")
-		sqltest.NewRunner(t, c).ExpectError(1235, "would need the stored values rewritten", "ALTER TABLE u MODIFY e2 CHAR(6)")
+		r.ExpectError(1235, "would need the stored values rewritten", "ALTER TABLE u MODIFY n BIGINT")
+		r.ExpectError(1235, "would need the stored values rewritten", "ALTER TABLE u MODIFY d DECIMAL(8,1)")
+		r.ExpectError(1235, "would need the stored values rewritten", "ALTER TABLE u MODIFY e2 CHAR(6)")
 	})
 }
 
@@ -78,19 +79,20 @@ func TestDDL2NotNull(t *testing.T) {
 		c := ts.Session("nn",
 			"CREATE TABLE t (k INT PRIMARY KEY, e VARCHAR(64) NULL)",
 			"INSERT INTO t VALUES (1, NULL), (2, 'a')")
-		sqltest.NewRunner(t, c).ExpectError(1138, "Invalid use of NULL value", "ALTER TABLE t MODIFY e VARCHAR(64) NOT NULL")
+		r := sqltest.NewRunner(t, c)
+		r.ExpectError(1138, "Invalid use of NULL value", "ALTER TABLE t MODIFY e VARCHAR(64) NOT NULL")
 		expectColumnType(t, c, "t", "e", "varchar(64)\tYES", "after the refused NOT NULL")
-		sqltest.NewRunner(t, c).Exec("UPDATE t SET k = 3 WHERE k = 1") // the row stays updatable
-		sqltest.NewRunner(t, c).Exec("UPDATE t SET e = '' WHERE e IS NULL")
-		sqltest.NewRunner(t, c).Exec("ALTER TABLE t MODIFY e VARCHAR(64) NOT NULL")
+		r.Exec("UPDATE t SET k = 3 WHERE k = 1") // the row stays updatable
+		r.Exec("UPDATE t SET e = '' WHERE e IS NULL")
+		r.Exec("ALTER TABLE t MODIFY e VARCHAR(64) NOT NULL")
 		expectColumnType(t, c, "t", "e", "varchar(64)\tNO", "after NOT NULL")
-		sqltest.NewRunner(t, c).ExpectErrno(1048, "INSERT INTO t VALUES (4, NULL)")
+		r.ExpectErrno(1048, "INSERT INTO t VALUES (4, NULL)")
 		// Narrowing and NOT NULL together, checked in one scan.
-		sqltest.NewRunner(t, c).Exec("ALTER TABLE t MODIFY e VARCHAR(64) NULL")
-		sqltest.NewRunner(t, c).Exec("INSERT INTO t VALUES (5, NULL)")
-		sqltest.NewRunner(t, c).ExpectError(1138, "Invalid use of NULL value", "ALTER TABLE t MODIFY e VARCHAR(1) NOT NULL")
-		sqltest.NewRunner(t, c).Exec("DELETE FROM t WHERE k = 5")
-		sqltest.NewRunner(t, c).Exec("ALTER TABLE t MODIFY e VARCHAR(1) NOT NULL")
+		r.Exec("ALTER TABLE t MODIFY e VARCHAR(64) NULL")
+		r.Exec("INSERT INTO t VALUES (5, NULL)")
+		r.ExpectError(1138, "Invalid use of NULL value", "ALTER TABLE t MODIFY e VARCHAR(1) NOT NULL")
+		r.Exec("DELETE FROM t WHERE k = 5")
+		r.Exec("ALTER TABLE t MODIFY e VARCHAR(1) NOT NULL")
 		expectColumnType(t, c, "t", "e", "varchar(1)\tNO", "after VARCHAR(1) NOT NULL")
 	})
 }

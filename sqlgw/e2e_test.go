@@ -562,11 +562,12 @@ func TestLargeRow(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		c := ts.Session("d",
 			"CREATE TABLE blobs (id INT PRIMARY KEY, name VARCHAR(10), body LONGTEXT, bin LONGBLOB)")
+		r := sqltest.NewRunner(t, c)
 		// 3 MiB of binary: 4 MiB of base64 on the wire to Azure, whose
 		// entity limit counts the body, so the catalog must split it by that
 		// measure (storage.EntitySize), on every backend alike.
 		bin := []byte(strings.Repeat("\x00\x01\xfe\xff", 3<<20/4))
-		sqltest.NewRunner(t, c).Exec("INSERT INTO blobs VALUES (3, 'bin', NULL, ?)", bin)
+		r.Exec("INSERT INTO blobs VALUES (3, 'bin', NULL, ?)", bin)
 		var gotBin []byte
 		if err := c.QueryRowContext(context.Background(), "SELECT bin FROM blobs WHERE id = 3").Scan(&gotBin); err != nil {
 			t.Fatal(err)
@@ -574,9 +575,9 @@ func TestLargeRow(t *testing.T) {
 		if string(gotBin) != string(bin) {
 			t.Fatalf("read back %d bytes of binary, want %d", len(gotBin), len(bin))
 		}
-		sqltest.NewRunner(t, c).Exec("DELETE FROM blobs WHERE id = 3")
+		r.Exec("DELETE FROM blobs WHERE id = 3")
 		big := strings.Repeat("0123456789abcdef", 5<<20/16) // 5 MiB
-		sqltest.NewRunner(t, c).Exec("INSERT INTO blobs VALUES (1, 'small', 'x', NULL), (2, 'huge', ?, NULL)", big)
+		r.Exec("INSERT INTO blobs VALUES (1, 'small', 'x', NULL), (2, 'huge', ?, NULL)", big)
 		var got string
 		if err := c.QueryRowContext(context.Background(), "SELECT body FROM blobs WHERE id = 2").Scan(&got); err != nil {
 			t.Fatal(err)
@@ -584,9 +585,9 @@ func TestLargeRow(t *testing.T) {
 		if got != big {
 			t.Fatalf("read back %d bytes, want %d", len(got), len(big))
 		}
-		sqltest.NewRunner(t, c).ExpectRows("SELECT id, name, LENGTH(body) FROM blobs ORDER BY id", "1\tsmall\t1", "2\thuge\t5242880")
-		sqltest.NewRunner(t, c).ExpectErrno(1062, "INSERT INTO blobs VALUES (2, 'again', ?, NULL)", big)
-		sqltest.NewRunner(t, c).Script(`
+		r.ExpectRows("SELECT id, name, LENGTH(body) FROM blobs ORDER BY id", "1\tsmall\t1", "2\thuge\t5242880")
+		r.ExpectErrno(1062, "INSERT INTO blobs VALUES (2, 'again', ?, NULL)", big)
+		r.Script(`
 			exec UPDATE blobs SET name = 'renamed' WHERE id = 2
 			# across batches: TestLargeRowUpdate
 			affected 1 DELETE FROM blobs WHERE id = 2

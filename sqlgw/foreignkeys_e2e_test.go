@@ -22,13 +22,14 @@ func TestForeignKeysParent(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		c := ts.Session("fk",
 			"CREATE TABLE author (id INT PRIMARY KEY, name VARCHAR(20))")
-		sqltest.NewRunner(t, c).Exec(`CREATE TABLE book (id INT PRIMARY KEY, author_id INT,
+		r := sqltest.NewRunner(t, c)
+		r.Exec(`CREATE TABLE book (id INT PRIMARY KEY, author_id INT,
 			CONSTRAINT book_author FOREIGN KEY (author_id) REFERENCES author (id))`)
-		sqltest.NewRunner(t, c).Exec("INSERT INTO author VALUES (1,'ann'),(2,'bob')")
-		sqltest.NewRunner(t, c).Exec("INSERT INTO book VALUES (10,1),(11,NULL)")
-		sqltest.NewRunner(t, c).ExpectErrno(erNoReferencedRow2, "INSERT INTO book VALUES (12,3)")
-		sqltest.NewRunner(t, c).ExpectErrno(erNoReferencedRow2, "UPDATE book SET author_id = 9 WHERE id = 10")
-		sqltest.NewRunner(t, c).Script(`
+		r.Exec("INSERT INTO author VALUES (1,'ann'),(2,'bob')")
+		r.Exec("INSERT INTO book VALUES (10,1),(11,NULL)")
+		r.ExpectErrno(erNoReferencedRow2, "INSERT INTO book VALUES (12,3)")
+		r.ExpectErrno(erNoReferencedRow2, "UPDATE book SET author_id = 9 WHERE id = 10")
+		r.Script(`
 			query SELECT id, author_id FROM book ORDER BY id
 			= 10 | 1
 			= 11 | NULL
@@ -45,23 +46,23 @@ func TestForeignKeysParent(t *testing.T) {
 			= book_author | author_id
 			= PRIMARY | id
 		`)
-		create := strings.Join(sqltest.NewRunner(t, c).Rows("SHOW CREATE TABLE book"), "\n")
+		create := strings.Join(r.Rows("SHOW CREATE TABLE book"), "\n")
 		if !strings.Contains(create, "CONSTRAINT `book_author` FOREIGN KEY (`author_id`) REFERENCES `author` (`id`)") {
 			t.Fatalf("SHOW CREATE TABLE:\n%s", create)
 		}
-		sqltest.NewRunner(t, c).ExpectRows(`SELECT constraint_name, table_name, column_name, referenced_table_name, referenced_column_name
+		r.ExpectRows(`SELECT constraint_name, table_name, column_name, referenced_table_name, referenced_column_name
 			FROM information_schema.key_column_usage WHERE table_schema='fk' AND referenced_table_name IS NOT NULL`,
 			"book_author\tbook\tauthor_id\tauthor\tid")
-		sqltest.NewRunner(t, c).ExpectRows(`SELECT constraint_name, unique_constraint_schema, table_name, referenced_table_name, update_rule, delete_rule
+		r.ExpectRows(`SELECT constraint_name, unique_constraint_schema, table_name, referenced_table_name, update_rule, delete_rule
 			FROM information_schema.referential_constraints WHERE constraint_schema='fk'`,
 			"book_author\tfk\tbook\tauthor\tNO ACTION\tNO ACTION")
-		sqltest.NewRunner(t, c).ExpectRows(`SELECT constraint_name, constraint_type FROM information_schema.table_constraints
+		r.ExpectRows(`SELECT constraint_name, constraint_type FROM information_schema.table_constraints
 			WHERE table_schema='fk' AND table_name='book' ORDER BY constraint_type`,
 			"book_author\tFOREIGN KEY", "PRIMARY\tPRIMARY KEY")
 
 		// ALTER TABLE ADD CONSTRAINT (what Django sends), with an
 		// index already there; existing rows are checked.
-		sqltest.NewRunner(t, c).Script(`
+		r.Script(`
 			exec CREATE TABLE review (id INT PRIMARY KEY, book_id INT NOT NULL, KEY by_book (book_id))
 			exec INSERT INTO review VALUES (1, 10), (2, 99)
 			error 1452 ALTER TABLE review ADD CONSTRAINT review_book FOREIGN KEY (book_id) REFERENCES book (id)
@@ -88,9 +89,9 @@ func TestForeignKeysParent(t *testing.T) {
 			# reference one created later, and rows are not checked.
 			exec SET foreign_key_checks = 0
 		`)
-		sqltest.NewRunner(t, c).Exec(`CREATE TABLE loan (id INT PRIMARY KEY, member_id INT,
+		r.Exec(`CREATE TABLE loan (id INT PRIMARY KEY, member_id INT,
 			CONSTRAINT loan_member FOREIGN KEY (member_id) REFERENCES member (id))`)
-		sqltest.NewRunner(t, c).Script(`
+		r.Script(`
 			exec INSERT INTO loan VALUES (1, 7)
 			exec INSERT INTO book VALUES (13, 42)
 			exec CREATE TABLE member (id INT PRIMARY KEY)
@@ -98,7 +99,7 @@ func TestForeignKeysParent(t *testing.T) {
 			exec INSERT INTO member VALUES (8)
 			exec INSERT INTO loan VALUES (2, 8)
 		`)
-		sqltest.NewRunner(t, c).ExpectErrno(erNoReferencedRow2, "INSERT INTO loan VALUES (3, 9)")
+		r.ExpectErrno(erNoReferencedRow2, "INSERT INTO loan VALUES (3, 9)")
 
 		// Constraint names are unique per database.
 		_, err := c.ExecContext(t.Context(), "ALTER TABLE loan ADD CONSTRAINT book_author FOREIGN KEY (member_id) REFERENCES member (id)")
@@ -107,7 +108,7 @@ func TestForeignKeysParent(t *testing.T) {
 		}
 
 		// DROP FOREIGN KEY: the constraint goes, its index stays.
-		sqltest.NewRunner(t, c).Script(`
+		r.Script(`
 			exec ALTER TABLE book DROP FOREIGN KEY book_author
 			exec INSERT INTO book VALUES (14, 77)
 			query SELECT count(*) FROM information_schema.referential_constraints WHERE constraint_schema='fk' AND table_name='book'
@@ -149,9 +150,10 @@ func TestForeignKeysActions(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		c := ts.Session("fk",
 			"CREATE TABLE p (id INT PRIMARY KEY, name VARCHAR(20))")
-		sqltest.NewRunner(t, c).Exec(`CREATE TABLE ch (id INT PRIMARY KEY, pid INT,
+		r := sqltest.NewRunner(t, c)
+		r.Exec(`CREATE TABLE ch (id INT PRIMARY KEY, pid INT,
 			CONSTRAINT ch_p FOREIGN KEY (pid) REFERENCES p (id) ON DELETE CASCADE ON UPDATE SET NULL)`)
-		sqltest.NewRunner(t, c).Script(`
+		r.Script(`
 			exec CREATE TABLE c2 (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id))
 			exec INSERT INTO p VALUES (1,'a'),(2,'b'),(3,'c'),(4,'d')
 			exec INSERT INTO ch VALUES (10,1),(11,1),(12,2)
@@ -171,12 +173,12 @@ func TestForeignKeysActions(t *testing.T) {
 			exec UPDATE p SET name = 'x' WHERE id = 3
 		`)
 
-		sqltest.NewRunner(t, c).ExpectErrno(erRowIsReferenced2, "DELETE FROM p WHERE id = 3")
-		sqltest.NewRunner(t, c).ExpectErrno(erRowIsReferenced2, "UPDATE p SET id = 6 WHERE id = 3")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT id FROM p ORDER BY id", "3", "4", "5")
+		r.ExpectErrno(erRowIsReferenced2, "DELETE FROM p WHERE id = 3")
+		r.ExpectErrno(erRowIsReferenced2, "UPDATE p SET id = 6 WHERE id = 3")
+		r.ExpectRows("SELECT id FROM p ORDER BY id", "3", "4", "5")
 		// A multi-row statement that fails leaves nothing behind.
-		sqltest.NewRunner(t, c).ExpectErrno(erRowIsReferenced2, "DELETE FROM p WHERE id IN (3, 4)")
-		sqltest.NewRunner(t, c).Script(`
+		r.ExpectErrno(erRowIsReferenced2, "DELETE FROM p WHERE id IN (3, 4)")
+		r.Script(`
 			query SELECT id FROM p ORDER BY id
 			= 3
 			= 4
@@ -201,7 +203,7 @@ func TestForeignKeysActions(t *testing.T) {
 			"Cannot delete or update a parent row: a foreign key constraint fails (`fk`.`c2`, CONSTRAINT `c2_ibfk_1` FOREIGN KEY (`pid`) REFERENCES `p` (`id`))")
 		expectErrText(t, c, "ALTER TABLE c2 DROP FOREIGN KEY nope", "Can't DROP FOREIGN KEY `nope`; check that it exists")
 
-		sqltest.NewRunner(t, c).Script(`
+		r.Script(`
 			error 3730 DROP TABLE p
 			error 1701 TRUNCATE TABLE p
 			error 1553 ALTER TABLE c2 DROP INDEX pid
@@ -218,11 +220,11 @@ func TestForeignKeysActions(t *testing.T) {
 		`)
 
 		// A self-referencing table (a tree), ON DELETE CASCADE.
-		sqltest.NewRunner(t, c).Exec(`CREATE TABLE node (id INT PRIMARY KEY, parent INT,
+		r.Exec(`CREATE TABLE node (id INT PRIMARY KEY, parent INT,
 			FOREIGN KEY (parent) REFERENCES node (id) ON DELETE CASCADE)`)
-		sqltest.NewRunner(t, c).Exec("INSERT INTO node VALUES (1, NULL), (2, 1), (3, 2), (4, NULL)")
-		sqltest.NewRunner(t, c).ExpectErrno(erNoReferencedRow2, "INSERT INTO node VALUES (5, 9)")
-		sqltest.NewRunner(t, c).Script(`
+		r.Exec("INSERT INTO node VALUES (1, NULL), (2, 1), (3, 2), (4, NULL)")
+		r.ExpectErrno(erNoReferencedRow2, "INSERT INTO node VALUES (5, 9)")
+		r.Script(`
 			exec DELETE FROM node WHERE id = 1
 			query SELECT id FROM node
 			= 4

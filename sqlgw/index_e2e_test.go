@@ -324,6 +324,7 @@ func TestUniqueIndexUpserts(t *testing.T) {
 			CREATE TABLE l (p INT, id INT, e VARCHAR(20), n INT, PRIMARY KEY (p, id), UNIQUE KEY le (p, e))
 			INSERT INTO t VALUES (1, 'a', 1), (2, 'b', 2)
 			INSERT INTO l VALUES (1, 1, 'a', 1), (1, 2, 'b', 2)`)
+		r := sqltest.NewRunner(t, c)
 		for _, tb := range []string{"t", "l"} {
 			vals := func(id int, e string, n int) string {
 				if tb == "l" {
@@ -331,16 +332,16 @@ func TestUniqueIndexUpserts(t *testing.T) {
 				}
 				return fmt.Sprintf("(%d, '%s', %d)", id, e, n)
 			}
-			if n := sqltest.NewRunner(t, c).Affected("INSERT IGNORE INTO " + tb + " VALUES " + vals(3, "a", 3)); n != 0 {
+			if n := r.Affected("INSERT IGNORE INTO " + tb + " VALUES " + vals(3, "a", 3)); n != 0 {
 				t.Errorf("%s: INSERT IGNORE of a duplicate e: %d rows", tb, n)
 			}
-			sqltest.NewRunner(t, c).Exec("INSERT INTO " + tb + " VALUES " + vals(4, "b", 4) + " ON DUPLICATE KEY UPDATE n = n + 10")
-			sqltest.NewRunner(t, c).ExpectRows("SELECT id, e, n FROM "+tb+" ORDER BY id", "1\ta\t1", "2\tb\t12")
-			sqltest.NewRunner(t, c).Exec("REPLACE INTO " + tb + " VALUES " + vals(5, "a", 5))
-			sqltest.NewRunner(t, c).ExpectRows("SELECT id, e, n FROM "+tb+" ORDER BY id", "2\tb\t12", "5\ta\t5")
-			sqltest.NewRunner(t, c).ExpectRows("SELECT id FROM "+tb+" WHERE e = 'a'", "5")
+			r.Exec("INSERT INTO " + tb + " VALUES " + vals(4, "b", 4) + " ON DUPLICATE KEY UPDATE n = n + 10")
+			r.ExpectRows("SELECT id, e, n FROM "+tb+" ORDER BY id", "1\ta\t1", "2\tb\t12")
+			r.Exec("REPLACE INTO " + tb + " VALUES " + vals(5, "a", 5))
+			r.ExpectRows("SELECT id, e, n FROM "+tb+" ORDER BY id", "2\tb\t12", "5\ta\t5")
+			r.ExpectRows("SELECT id FROM "+tb+" WHERE e = 'a'", "5")
 			c.ExecContext(context.Background(), "BEGIN")
-			sqltest.NewRunner(t, c).ExpectErrno(1062, "INSERT INTO "+tb+" VALUES "+vals(6, "b", 6))
+			r.ExpectErrno(1062, "INSERT INTO "+tb+" VALUES "+vals(6, "b", 6))
 			c.ExecContext(context.Background(), "ROLLBACK")
 		}
 	})

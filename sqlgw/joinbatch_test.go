@@ -97,50 +97,51 @@ var joinQueries = []string{
 func TestBatchedLookupJoin(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		c := ts.Conn()
+		r := sqltest.NewRunner(t, c)
 		joinFixture(t, c, 120)
 		compare := func(what string) {
 			t.Helper()
 			for _, q := range joinQueries {
-				sqltest.NewRunner(t, c).Exec("SET sqlgw_join_batch = 256")
-				want := sqltest.NewRunner(t, c).Rows(fmt.Sprintf(q, "u0", "l0"))
+				r.Exec("SET sqlgw_join_batch = 256")
+				want := r.Rows(fmt.Sprintf(q, "u0", "l0"))
 				for _, batch := range []string{"256", "7", "0"} {
-					sqltest.NewRunner(t, c).Exec("SET sqlgw_join_batch = " + batch)
-					got := sqltest.NewRunner(t, c).Rows(fmt.Sprintf(q, "u", "l"))
+					r.Exec("SET sqlgw_join_batch = " + batch)
+					got := r.Rows(fmt.Sprintf(q, "u", "l"))
 					if strings.Join(got, "\n") != strings.Join(want, "\n") {
 						t.Errorf("%s, batch %s: %s:\n%s", what, batch, fmt.Sprintf(q, "u", "l"), firstDiff(got, want))
 					}
 				}
 			}
-			sqltest.NewRunner(t, c).Exec("SET sqlgw_join_batch = DEFAULT")
+			r.Exec("SET sqlgw_join_batch = DEFAULT")
 		}
 		compare("committed")
 		// Inside a transaction with uncommitted writes to both copies.
-		sqltest.NewRunner(t, c).Exec("BEGIN")
+		r.Exec("BEGIN")
 		for _, tb := range []string{"u", "u0"} {
-			sqltest.NewRunner(t, c).Exec("INSERT INTO " + tb + " VALUES (100, 'u45@x', 'Lima', 22, 'new', 'TEA'), (101, NULL, 'Rome', 21, 'new2', 'y')")
-			sqltest.NewRunner(t, c).Exec("UPDATE " + tb + " SET email = 'u49@x', city = 'Oslo' WHERE id = 7")
-			sqltest.NewRunner(t, c).Exec("DELETE FROM " + tb + " WHERE id IN (14, 2)")
+			r.Exec("INSERT INTO " + tb + " VALUES (100, 'u45@x', 'Lima', 22, 'new', 'TEA'), (101, NULL, 'Rome', 21, 'new2', 'y')")
+			r.Exec("UPDATE " + tb + " SET email = 'u49@x', city = 'Oslo' WHERE id = 7")
+			r.Exec("DELETE FROM " + tb + " WHERE id IN (14, 2)")
 		}
-		sqltest.NewRunner(t, c).Exec("UPDATE o SET uid = 100, email = 'u45@x' WHERE id = 5")
+		r.Exec("UPDATE o SET uid = 100, email = 'u45@x' WHERE id = 5")
 		for _, tb := range []string{"l", "l0"} {
-			sqltest.NewRunner(t, c).Exec("INSERT INTO " + tb + " VALUES (2, 100, 4), (3, 101, 1)")
-			sqltest.NewRunner(t, c).Exec("UPDATE " + tb + " SET v = 8 WHERE id = 7")
-			sqltest.NewRunner(t, c).Exec("DELETE FROM " + tb + " WHERE id = 12")
+			r.Exec("INSERT INTO " + tb + " VALUES (2, 100, 4), (3, 101, 1)")
+			r.Exec("UPDATE " + tb + " SET v = 8 WHERE id = 7")
+			r.Exec("DELETE FROM " + tb + " WHERE id = 12")
 		}
 		compare("in a transaction")
-		sqltest.NewRunner(t, c).Exec("ROLLBACK")
+		r.Exec("ROLLBACK")
 		// EXPLAIN shows the batched join through the index, and its
 		// absence when batching is off.
 		q := fmt.Sprintf(joinQueries[0], "u", "l")
-		plan := strings.Join(sqltest.NewRunner(t, c).Rows("EXPLAIN PLAN "+q), "\n")
+		plan := strings.Join(r.Rows("EXPLAIN PLAN "+q), "\n")
 		if !strings.Contains(plan, "BatchedLookupJoin") || !strings.Contains(plan, "by_email") || !strings.Contains(plan, "[u.email]") {
 			t.Errorf("no batched lookup through by_email:\n%s", plan)
 		}
-		sqltest.NewRunner(t, c).Exec("SET sqlgw_join_batch = 0")
-		if plan := strings.Join(sqltest.NewRunner(t, c).Rows("EXPLAIN PLAN "+q), "\n"); strings.Contains(plan, "BatchedLookupJoin") {
+		r.Exec("SET sqlgw_join_batch = 0")
+		if plan := strings.Join(r.Rows("EXPLAIN PLAN "+q), "\n"); strings.Contains(plan, "BatchedLookupJoin") {
 			t.Errorf("batched with sqlgw_join_batch = 0:\n%s", plan)
 		}
-		sqltest.NewRunner(t, c).Exec("SET sqlgw_join_batch = DEFAULT")
+		r.Exec("SET sqlgw_join_batch = DEFAULT")
 	})
 }
 
@@ -334,18 +335,19 @@ func TestBatchedLookupJoinChosen(t *testing.T) {
 	store, co := sqltest.Memory.Open(t)
 	ts := sqltest.Start(t, store, sqltest.Options{Catalog: co})
 	c := ts.Conn()
+	r := sqltest.NewRunner(t, c)
 	lookupFixture(t, c, 5000)
 	q := "SELECT o2.id, big.g FROM o2 JOIN big ON big.id = o2.bid"
-	plan := strings.Join(sqltest.NewRunner(t, c).Rows("EXPLAIN PLAN "+q), "\n")
+	plan := strings.Join(r.Rows("EXPLAIN PLAN "+q), "\n")
 	if !strings.Contains(plan, "BatchedLookupJoin") {
 		t.Errorf("%s: no batched lookup join:\n%s", q, plan)
 	}
-	sqltest.NewRunner(t, c).Exec("SET sqlgw_join_batch = 0")
-	plan = strings.Join(sqltest.NewRunner(t, c).Rows("EXPLAIN PLAN "+q), "\n")
+	r.Exec("SET sqlgw_join_batch = 0")
+	plan = strings.Join(r.Rows("EXPLAIN PLAN "+q), "\n")
 	if strings.Contains(plan, "LookupJoin") {
 		t.Errorf("%s, batching off: a per-row lookup join:\n%s", q, plan)
 	}
-	sqltest.NewRunner(t, c).Exec("SET sqlgw_join_batch = DEFAULT")
+	r.Exec("SET sqlgw_join_batch = DEFAULT")
 }
 
 // BenchmarkLookupJoin compares a lookup join of 200 outer rows into a
@@ -398,6 +400,7 @@ func TestLookupJoinBuildingIndex(t *testing.T) {
 	}
 	ts := sqltest.Start(t, store, sqltest.Options{Catalog: catalog.Options{RefreshInterval: -1}})
 	c := ts.Conn()
+	r := sqltest.NewRunner(t, c)
 	joinFixture(t, c, 60)
 	other, err := catalog.Open(context.Background(), store, catalog.Options{})
 	if err != nil {
@@ -409,17 +412,17 @@ func TestLookupJoinBuildingIndex(t *testing.T) {
 		}
 	}
 	for _, q := range joinQueries[:5] {
-		want := sqltest.NewRunner(t, c).Rows(fmt.Sprintf(q, "u0", "l0"))
+		want := r.Rows(fmt.Sprintf(q, "u0", "l0"))
 		for _, batch := range []string{"7", "0"} {
-			sqltest.NewRunner(t, c).Exec("SET sqlgw_join_batch = " + batch)
-			got := sqltest.NewRunner(t, c).Rows(fmt.Sprintf(q, "u", "l"))
+			r.Exec("SET sqlgw_join_batch = " + batch)
+			got := r.Rows(fmt.Sprintf(q, "u", "l"))
 			if strings.Join(got, "\n") != strings.Join(want, "\n") {
 				t.Errorf("batch %s: %s:\n%s", batch, fmt.Sprintf(q, "u", "l"), firstDiff(got, want))
 			}
 		}
 	}
-	sqltest.NewRunner(t, c).Exec("SET sqlgw_join_batch = 7")
-	out := strings.Join(sqltest.NewRunner(t, c).Rows("EXPLAIN ANALYZE "+fmt.Sprintf(joinQueries[0], "u", "l")), "\n")
+	r.Exec("SET sqlgw_join_batch = 7")
+	out := strings.Join(r.Rows("EXPLAIN ANALYZE "+fmt.Sprintf(joinQueries[0], "u", "l")), "\n")
 	if !strings.Contains(out, "block reads: TableScan") || strings.Contains(out, "IndexLookup x") {
 		t.Errorf("a building index was read:\n%s", out)
 	}

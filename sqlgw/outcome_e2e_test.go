@@ -55,10 +55,11 @@ func TestAmbiguousWriteOutcome(t *testing.T) {
 	}
 	ts := sqltest.Start(t, store, sqltest.Options{Catalog: catalog.Options{Prefix: fmt.Sprintf("o%x", time.Now().UnixNano()&0xffffffffff)}})
 	c := ts.Conn()
-	sqltest.NewRunner(t, c).Exec("CREATE DATABASE d")
-	sqltest.NewRunner(t, c).Exec("USE d")
-	sqltest.NewRunner(t, c).Exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
-	sqltest.NewRunner(t, c).Exec("CREATE TABLE k (id INT, v INT)")
+	r := sqltest.NewRunner(t, c)
+	r.Exec("CREATE DATABASE d")
+	r.Exec("USE d")
+	r.Exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+	r.Exec("CREATE TABLE k (id INT, v INT)")
 
 	tr.stalled.Store(true)
 	for i := 1; i <= 5; i++ {
@@ -77,6 +78,6 @@ func TestAmbiguousWriteOutcome(t *testing.T) {
 	if tr.held.Load() < 6 {
 		t.Fatalf("%d responses held back: the test stalled nothing", tr.held.Load())
 	}
-	sqltest.NewRunner(t, c).ExpectRows("SELECT COUNT(*), SUM(v) FROM t", "5\t150")
-	sqltest.NewRunner(t, c).ExpectRows("SELECT COUNT(*) FROM k", "1")
+	r.ExpectRows("SELECT COUNT(*), SUM(v) FROM t", "5\t150")
+	r.ExpectRows("SELECT COUNT(*) FROM k", "1")
 }

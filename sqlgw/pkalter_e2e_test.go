@@ -16,13 +16,14 @@ func TestPKAlterAddOnEmptyTable(t *testing.T) {
 		c := ts.Session("pk",
 			"CREATE TABLE t (a INT, b VARCHAR(20), n INT)",
 			"ALTER TABLE t ADD PRIMARY KEY (a, b)")
+		r := sqltest.NewRunner(t, c)
 		expectColumnType(t, c, "t", "a", "int\tNO", "a after ADD PRIMARY KEY")
 		expectColumnType(t, c, "t", "b", "varchar(20)\tNO", "b after ADD PRIMARY KEY")
-		create := sqltest.NewRunner(t, c).Rows("SHOW CREATE TABLE t")
+		create := r.Rows("SHOW CREATE TABLE t")
 		if len(create) != 1 || !strings.Contains(create[0], "PRIMARY KEY (`a`,`b`)") {
 			t.Fatalf("SHOW CREATE TABLE: %q", create)
 		}
-		sqltest.NewRunner(t, c).Script(`
+		r.Script(`
 			exec INSERT INTO t VALUES (1, 'x', 10), (1, 'y', 11), (2, 'x', 20)
 			error 1062 INSERT INTO t VALUES (1, 'y', 99)
 			error 1048 INSERT INTO t VALUES (NULL, 'z', 1)
@@ -37,7 +38,7 @@ func TestPKAlterAddOnEmptyTable(t *testing.T) {
 			t.Fatalf("EXPLAIN of a key lookup does not use PRIMARY:\n%s", ex)
 		}
 		// The table now has a key: a second one is 1068, a secondary index works.
-		sqltest.NewRunner(t, c).Script(`
+		r.Script(`
 			error 1068 ALTER TABLE t ADD PRIMARY KEY (n)
 			exec CREATE INDEX ix_n ON t (n)
 			query SELECT a, b FROM t WHERE n = 20
@@ -46,10 +47,10 @@ func TestPKAlterAddOnEmptyTable(t *testing.T) {
 			exec CREATE TABLE r (a INT, b INT)
 			exec INSERT INTO r VALUES (1, 2)
 		`)
-		sqltest.NewRunner(t, c).ExpectError(1235, "needs a table rewrite", "ALTER TABLE r ADD PRIMARY KEY (a)")
+		r.ExpectError(1235, "needs a table rewrite", "ALTER TABLE r ADD PRIMARY KEY (a)")
 		expectColumnType(t, c, "r", "a", "int\tYES", "r.a after the refused ADD PRIMARY KEY")
 		// Emptied by DELETE, it can.
-		sqltest.NewRunner(t, c).Script(`
+		r.Script(`
 			exec DELETE FROM r
 			exec ALTER TABLE r ADD PRIMARY KEY (b)
 			exec INSERT INTO r VALUES (1, 2)
@@ -58,8 +59,8 @@ func TestPKAlterAddOnEmptyTable(t *testing.T) {
 			exec CREATE TABLE k (a INT)
 			error 1091 ALTER TABLE k DROP PRIMARY KEY
 		`)
-		sqltest.NewRunner(t, c).ExpectError(1235, "needs a table rewrite", "ALTER TABLE r DROP PRIMARY KEY")
-		sqltest.NewRunner(t, c).Script(`
+		r.ExpectError(1235, "needs a table rewrite", "ALTER TABLE r DROP PRIMARY KEY")
+		r.Script(`
 			exec CREATE TABLE d (a INT PRIMARY KEY, b INT NOT NULL)
 			exec ALTER TABLE d DROP PRIMARY KEY
 			exec INSERT INTO d VALUES (1, 1), (1, 1)
@@ -70,19 +71,19 @@ func TestPKAlterAddOnEmptyTable(t *testing.T) {
 			exec ALTER TABLE d ADD PRIMARY KEY (b)
 			exec ALTER TABLE d DROP PRIMARY KEY, ADD PRIMARY KEY (a, b)
 		`)
-		create = sqltest.NewRunner(t, c).Rows("SHOW CREATE TABLE d")
+		create = r.Rows("SHOW CREATE TABLE d")
 		if len(create) != 1 || !strings.Contains(create[0], "PRIMARY KEY (`a`,`b`)") {
 			t.Fatalf("SHOW CREATE TABLE d: %q", create)
 		}
 		// An AUTO_INCREMENT column must stay a key (1075); a table with a
 		// secondary index keeps its key (1235) even when empty.
-		sqltest.NewRunner(t, c).Exec("CREATE TABLE ai (id INT AUTO_INCREMENT PRIMARY KEY)")
-		sqltest.NewRunner(t, c).ExpectErrno(1075, "ALTER TABLE ai DROP PRIMARY KEY")
-		sqltest.NewRunner(t, c).Exec("CREATE TABLE ix (a INT PRIMARY KEY, b INT, KEY (b))")
-		sqltest.NewRunner(t, c).ExpectError(1235, "secondary indexes", "ALTER TABLE ix DROP PRIMARY KEY")
+		r.Exec("CREATE TABLE ai (id INT AUTO_INCREMENT PRIMARY KEY)")
+		r.ExpectErrno(1075, "ALTER TABLE ai DROP PRIMARY KEY")
+		r.Exec("CREATE TABLE ix (a INT PRIMARY KEY, b INT, KEY (b))")
+		r.ExpectError(1235, "secondary indexes", "ALTER TABLE ix DROP PRIMARY KEY")
 		// A BLOB cannot be a key column (MariaDB 10.11: 1170).
-		sqltest.NewRunner(t, c).Exec("CREATE TABLE bl (a BLOB)")
-		sqltest.NewRunner(t, c).ExpectErrno(1170, "ALTER TABLE bl ADD PRIMARY KEY (a)")
+		r.Exec("CREATE TABLE bl (a BLOB)")
+		r.ExpectErrno(1170, "ALTER TABLE bl ADD PRIMARY KEY (a)")
 	})
 }
 

@@ -41,11 +41,12 @@ func TestPlanCache(t *testing.T) {
 	store, _ := sqltest.Memory.Open(t)
 	ts := sqltest.Start(t, store, sqltest.Options{})
 	c := ts.Conn()
+	r := sqltest.NewRunner(t, c)
 	ctx := context.Background()
-	sqltest.NewRunner(t, c).Exec("CREATE DATABASE pc")
-	sqltest.NewRunner(t, c).Exec("USE pc")
-	sqltest.NewRunner(t, c).Exec("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20), w INT)")
-	sqltest.NewRunner(t, c).Exec("INSERT INTO t VALUES (1, 'one', 10), (2, 'two', 20), (300, 'three hundred', 30)")
+	r.Exec("CREATE DATABASE pc")
+	r.Exec("USE pc")
+	r.Exec("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20), w INT)")
+	r.Exec("INSERT INTO t VALUES (1, 'one', 10), (2, 'two', 20), (300, 'three hundred', 30)")
 	st, err := c.PrepareContext(ctx, "SELECT v, w AS ww FROM t WHERE id = ?")
 	if err != nil {
 		t.Fatal(err)
@@ -128,8 +129,8 @@ func TestPlanCache(t *testing.T) {
 		t.Errorf("IN list of varying literal types: %d misses, want at most 8 builds before giving up", m1-m0)
 	}
 	// DDL invalidates: the next execute is a miss and sees the new schema.
-	sqltest.NewRunner(t, c).Exec("ALTER TABLE t MODIFY COLUMN v VARCHAR(30)")
-	sqltest.NewRunner(t, c).Exec("UPDATE t SET v = 'uno' WHERE id = 1")
+	r.Exec("ALTER TABLE t MODIFY COLUMN v VARCHAR(30)")
+	r.Exec("UPDATE t SET v = 'uno' WHERE id = 1")
 	h0, m0, _ = planCacheStatus(t, c)
 	if got := get(1); got != "uno" {
 		t.Errorf("after ALTER: %q", got)

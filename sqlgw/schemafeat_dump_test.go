@@ -59,22 +59,23 @@ func TestSchemaFeaturesDumpRoundTrip(t *testing.T) {
 	}
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		c := ts.Session("s")
-		sqltest.NewRunner(t, c).Exec("CREATE TABLE actor (actor_id SMALLINT UNSIGNED NOT NULL AUTO_INCREMENT, first_name VARCHAR(45) NOT NULL, " +
+		r := sqltest.NewRunner(t, c)
+		r.Exec("CREATE TABLE actor (actor_id SMALLINT UNSIGNED NOT NULL AUTO_INCREMENT, first_name VARCHAR(45) NOT NULL, " +
 			"rating ENUM('G','PG','PG-13','R','NC-17') DEFAULT 'G', features SET('Trailers','Commentaries') NOT NULL DEFAULT 'Commentaries', " +
 			"last_update TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP, PRIMARY KEY (actor_id))")
-		sqltest.NewRunner(t, c).Exec("INSERT INTO actor (first_name, last_update) VALUES ('PENELOPE', '2006-02-15 04:34:33'), ('NICK', '2006-02-15 04:34:33')")
-		sqltest.NewRunner(t, c).Exec("CREATE TABLE person (id BIGINT AUTO_INCREMENT NOT NULL PRIMARY KEY, age INT UNSIGNED NOT NULL CHECK (age >= 0), " +
+		r.Exec("INSERT INTO actor (first_name, last_update) VALUES ('PENELOPE', '2006-02-15 04:34:33'), ('NICK', '2006-02-15 04:34:33')")
+		r.Exec("CREATE TABLE person (id BIGINT AUTO_INCREMENT NOT NULL PRIMARY KEY, age INT UNSIGNED NOT NULL CHECK (age >= 0), " +
 			"lo INT, hi INT, CONSTRAINT lo_le_hi CHECK (lo <= hi), CONSTRAINT hipos CHECK (hi > 0) NOT ENFORCED)")
-		sqltest.NewRunner(t, c).Exec("INSERT INTO person (age, lo, hi) VALUES (30, 1, 2), (40, -5, -1)")
-		sqltest.NewRunner(t, c).Exec("CREATE TABLE g (id INT PRIMARY KEY, a INT, b INT AS (a * 2) VIRTUAL, s VARCHAR(10) AS (CONCAT('n', a)) STORED, KEY ks (s))")
-		sqltest.NewRunner(t, c).Exec("INSERT INTO g (id, a) VALUES (1, 10), (2, 20)")
+		r.Exec("INSERT INTO person (age, lo, hi) VALUES (30, 1, 2), (40, -5, -1)")
+		r.Exec("CREATE TABLE g (id INT PRIMARY KEY, a INT, b INT AS (a * 2) VIRTUAL, s VARCHAR(10) AS (CONCAT('n', a)) STORED, KEY ks (s))")
+		r.Exec("INSERT INTO g (id, a) VALUES (1, 10), (2, 20)")
 		tables := []string{"actor", "person", "g"}
 		contents := func(db string) string {
 			var out []string
 			for _, tb := range tables {
-				create := sqltest.NewRunner(t, c).Rows("SHOW CREATE TABLE " + db + "." + tb)
+				create := r.Rows("SHOW CREATE TABLE " + db + "." + tb)
 				out = append(out, create...)
-				out = append(out, sqltest.NewRunner(t, c).Rows("SELECT * FROM "+db+"."+tb+" ORDER BY 1")...)
+				out = append(out, r.Rows("SELECT * FROM "+db+"."+tb+" ORDER BY 1")...)
 			}
 			return strings.Join(out, "\n")
 		}
@@ -101,7 +102,7 @@ func TestSchemaFeaturesDumpRoundTrip(t *testing.T) {
 			}
 		}
 		// The check names are unique per database: restore into another one.
-		sqltest.NewRunner(t, c).Exec("CREATE DATABASE r")
+		r.Exec("CREATE DATABASE r")
 		stderr.Reset()
 		cmd = exec.Command(client, append(conn, "r")...)
 		cmd.Stdin, cmd.Stderr = strings.NewReader(sqlText), &stderr
@@ -112,7 +113,7 @@ func TestSchemaFeaturesDumpRoundTrip(t *testing.T) {
 			t.Errorf("restored database differs:\n got: %s\nwant: %s", got, want)
 		}
 		// The restored definitions behave like the originals.
-		sqltest.NewRunner(t, c).Script(`
+		r.Script(`
 			exec USE r
 			error 3819 INSERT INTO person (age, lo, hi) VALUES (1, 5, 2)
 			error 3105 INSERT INTO g VALUES (3, 1, 2, 'x')

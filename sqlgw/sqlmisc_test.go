@@ -64,6 +64,7 @@ func TestMiscReadOnlyTransaction(t *testing.T) {
 		CREATE TABLE t (k INT NOT NULL PRIMARY KEY, q INT)
 		INSERT INTO t VALUES (1, 10)
 		START TRANSACTION READ ONLY`)
+	r := sqltest.NewRunner(t, c)
 	for _, q := range []string{
 		"INSERT INTO t VALUES (2, 20)",
 		"UPDATE t SET q = 11 WHERE k = 1",
@@ -73,14 +74,14 @@ func TestMiscReadOnlyTransaction(t *testing.T) {
 		_, err := c.ExecContext(context.Background(), q)
 		expectSQLError(t, q, err, 1792, "25006")
 	}
-	sqltest.NewRunner(t, c).ExpectRows("SELECT * FROM t", "1\t10")
-	sqltest.NewRunner(t, c).Exec("COMMIT")
-	sqltest.NewRunner(t, c).Exec("INSERT INTO t VALUES (2, 20)")
-	sqltest.NewRunner(t, c).ExpectRows("SELECT k FROM t", "1", "2")
+	r.ExpectRows("SELECT * FROM t", "1\t10")
+	r.Exec("COMMIT")
+	r.Exec("INSERT INTO t VALUES (2, 20)")
+	r.ExpectRows("SELECT k FROM t", "1", "2")
 	// DROP TEMPORARY TABLE does not drop an ordinary table (MySQL: 1051).
 	_, err := c.ExecContext(context.Background(), "DROP TEMPORARY TABLE t")
 	expectSQLError(t, "DROP TEMPORARY TABLE t", err, 1051, "42S02")
-	sqltest.NewRunner(t, c).ExpectRows("SELECT COUNT(*) FROM t", "2")
+	r.ExpectRows("SELECT COUNT(*) FROM t", "2")
 }
 
 func expectSQLError(t *testing.T, q string, err error, num uint16, state string) {

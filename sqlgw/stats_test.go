@@ -29,10 +29,11 @@ func cardinalities(t *testing.T, c sqltest.Execer, table string) map[string]stri
 func TestAnalyzeStatistics(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		c := ts.Conn()
-		sqltest.NewRunner(t, c).Exec("CREATE DATABASE d")
-		sqltest.NewRunner(t, c).Exec("USE d")
-		sqltest.NewRunner(t, c).Exec("CREATE TABLE s (id INT PRIMARY KEY, n INT, name VARCHAR(20) COLLATE utf8mb4_0900_ai_ci, KEY by_n (n), KEY by_name_n (name, n))")
-		sqltest.NewRunner(t, c).InsertRows("s", 400, 400, func(i int) string {
+		r := sqltest.NewRunner(t, c)
+		r.Exec("CREATE DATABASE d")
+		r.Exec("USE d")
+		r.Exec("CREATE TABLE s (id INT PRIMARY KEY, n INT, name VARCHAR(20) COLLATE utf8mb4_0900_ai_ci, KEY by_n (n), KEY by_name_n (name, n))")
+		r.InsertRows("s", 400, 400, func(i int) string {
 			name := []string{"ann", "ANN", "Änn", "bob"}[i%4] // three spellings of one value under ai_ci
 			return fmt.Sprintf("(%d, %d, '%s')", i, i%40, name)
 		})
@@ -40,31 +41,31 @@ func TestAnalyzeStatistics(t *testing.T) {
 		if before["by_n.1"] != "0" {
 			t.Errorf("before ANALYZE: by_n cardinality %s, want 0", before["by_n.1"])
 		}
-		sqltest.NewRunner(t, c).ExpectRows("ANALYZE TABLE s", "d.s\tanalyze\tstatus\tOK")
+		r.ExpectRows("ANALYZE TABLE s", "d.s\tanalyze\tstatus\tOK")
 		got := cardinalities(t, c, "s")
 		for k, want := range map[string]string{"PRIMARY.1": "400", "by_n.1": "40", "by_name_n.1": "2", "by_name_n.2": "40"} {
 			if got[k] != want {
 				t.Errorf("SHOW INDEX %s: cardinality %s, want %s", k, got[k], want)
 			}
 		}
-		sqltest.NewRunner(t, c).ExpectRows("SELECT CARDINALITY FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 's' AND INDEX_NAME = 'by_n'", "40")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 's'", "400")
+		r.ExpectRows("SELECT CARDINALITY FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 's' AND INDEX_NAME = 'by_n'", "40")
+		r.ExpectRows("SELECT TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 's'", "400")
 
 		// Ten rows per value of n: the IN goes through the index.
 		q := "SELECT id FROM s WHERE n IN (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)"
-		plan := strings.Join(sqltest.NewRunner(t, c).Rows("EXPLAIN PLAN "+q), "\n")
+		plan := strings.Join(r.Rows("EXPLAIN PLAN "+q), "\n")
 		if !strings.Contains(plan, "IndexLookup") {
 			t.Errorf("%s: want IndexLookup:\n%s", q, plan)
 		}
-		if n := len(sqltest.NewRunner(t, c).Rows(q)); n != 100 {
+		if n := len(r.Rows(q)); n != 100 {
 			t.Errorf("%s: %d rows, want 100", q, n)
 		}
 
 		// 30% more rows: the statistics refresh by themselves.
-		sqltest.NewRunner(t, c).InsertRows("s", 120, 120, func(i int) string { return fmt.Sprintf("(%d, %d, 'cy%d')", 400+i, 400+i, (400+i)%2) })
+		r.InsertRows("s", 120, 120, func(i int) string { return fmt.Sprintf("(%d, %d, 'cy%d')", 400+i, 400+i, (400+i)%2) })
 		deadline := time.Now().Add(20 * time.Second)
 		for {
-			sqltest.NewRunner(t, c).Rows("SELECT id FROM s WHERE n = 3") // plans start the refresh
+			r.Rows("SELECT id FROM s WHERE n = 3") // plans start the refresh
 			got = cardinalities(t, c, "s")
 			if got["by_n.1"] == "160" && got["by_name_n.1"] == "4" {
 				break
@@ -76,7 +77,7 @@ func TestAnalyzeStatistics(t *testing.T) {
 		}
 
 		// A new index of the analysed table gets its statistics.
-		sqltest.NewRunner(t, c).Exec("CREATE INDEX by_name ON s (name)")
+		r.Exec("CREATE INDEX by_name ON s (name)")
 		for deadline = time.Now().Add(20 * time.Second); ; {
 			if got = cardinalities(t, c, "s"); got["by_name.1"] == "4" {
 				break

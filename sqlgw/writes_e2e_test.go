@@ -119,20 +119,21 @@ func TestPlainInsertCheck(t *testing.T) {
 			"CREATE TABLE p (id INT PRIMARY KEY, u INT)",
 			"CREATE TABLE `we ird` (id INT PRIMARY KEY, u INT)",
 			"INSERT INTO t VALUES (1, 1)")
-		sqltest.NewRunner(t, c).ExpectRequests(1, "INSERT INTO p VALUES (1, 1)", "plain INSERT")
-		sqltest.NewRunner(t, c).ExpectRequests(1, "INSERT INTO d.p VALUES (2, 1)", "plain INSERT into db.table")
-		sqltest.NewRunner(t, c).ExpectRequests(1, "insert into `d`.`we ird` (id, u) values (1, 1)", "plain INSERT into a quoted name")
+		r := sqltest.NewRunner(t, c)
+		r.ExpectRequests(1, "INSERT INTO p VALUES (1, 1)", "plain INSERT")
+		r.ExpectRequests(1, "INSERT INTO d.p VALUES (2, 1)", "plain INSERT into db.table")
+		r.ExpectRequests(1, "insert into `d`.`we ird` (id, u) values (1, 1)", "plain INSERT into a quoted name")
 		for _, q := range []string{
 			"INSERT IGNORE INTO t VALUES (2, 1)",
 			"INSERT /* x */ IGNORE INTO t VALUES (2, 1)",
 			"insert\tignore into t values (2, 1)",
 			"INSERT INTO t VALUES (1, 5) ON DUPLICATE KEY UPDATE u = u",
 		} {
-			if n := sqltest.NewRunner(t, c).Affected(q); n != 0 {
+			if n := r.Affected(q); n != 0 {
 				t.Errorf("%s: %d rows, want 0", q, n)
 			}
 		}
-		sqltest.NewRunner(t, c).Script(`
+		r.Script(`
 			error 1062 INSERT INTO t VALUES (2, 1)
 			error 1062 INSERT INTO d.t VALUES (1, 2)
 			query SELECT id, u FROM t
@@ -321,8 +322,9 @@ func TestLargeRowUpdate(t *testing.T) {
 		st, co := ts.Store, ts.Catalog
 		c := ts.Session("d",
 			"CREATE TABLE blobs (id INT PRIMARY KEY, name VARCHAR(10), body LONGTEXT, KEY ln (id, name), UNIQUE KEY gn (name))")
+		r := sqltest.NewRunner(t, c)
 		big := strings.Repeat("0123456789abcdef", 5<<20/16) // 5 MiB
-		sqltest.NewRunner(t, c).Exec("INSERT INTO blobs VALUES (1, 'small', 'x'), (2, 'huge', ?)", big)
+		r.Exec("INSERT INTO blobs VALUES (1, 'small', 'x'), (2, 'huge', ?)", big)
 		n0 := len(rowEntities(t, st, co, "d", "blobs", 2))
 		if n0 < 4 {
 			t.Fatalf("a 5 MiB row has %d entities", n0)
@@ -339,46 +341,46 @@ func TestLargeRowUpdate(t *testing.T) {
 		}
 		names := func(name string) {
 			t.Helper()
-			sqltest.NewRunner(t, c).ExpectRows("SELECT id FROM blobs WHERE id = 2 AND name = '"+name+"'", "2")
-			sqltest.NewRunner(t, c).ExpectRows("SELECT id FROM blobs WHERE name = '"+name+"'", "2")
-			sqltest.NewRunner(t, c).ExpectRows("SELECT id, LENGTH(body) FROM blobs WHERE name = '"+name+"'", fmt.Sprintf("2\t%d", len(strings.Join(sqltest.NewRunner(t, c).Rows("SELECT body FROM blobs WHERE id = 2"), ""))))
+			r.ExpectRows("SELECT id FROM blobs WHERE id = 2 AND name = '"+name+"'", "2")
+			r.ExpectRows("SELECT id FROM blobs WHERE name = '"+name+"'", "2")
+			r.ExpectRows("SELECT id, LENGTH(body) FROM blobs WHERE name = '"+name+"'", fmt.Sprintf("2\t%d", len(strings.Join(r.Rows("SELECT body FROM blobs WHERE id = 2"), ""))))
 		}
-		sqltest.NewRunner(t, c).ExpectAffected(1, "UPDATE blobs SET name = 'renamed' WHERE id = 2")
+		r.ExpectAffected(1, "UPDATE blobs SET name = 'renamed' WHERE id = 2")
 		body(big)
 		names("renamed")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT id FROM blobs WHERE name = 'huge'")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT id FROM blobs WHERE id = 2 AND name = 'huge'")
+		r.ExpectRows("SELECT id FROM blobs WHERE name = 'huge'")
+		r.ExpectRows("SELECT id FROM blobs WHERE id = 2 AND name = 'huge'")
 		if n := len(rowEntities(t, st, co, "d", "blobs", 2)); n != n0 {
 			t.Errorf("after the update: %d entities, want %d (no old generation left)", n, n0)
 		}
 		big2 := strings.Repeat("fedcba9876543210", 6<<20/16) // 6 MiB
-		sqltest.NewRunner(t, c).Exec("UPDATE blobs SET body = ? WHERE id = 2", big2)
+		r.Exec("UPDATE blobs SET body = ? WHERE id = 2", big2)
 		body(big2)
-		sqltest.NewRunner(t, c).Exec("BEGIN")
-		sqltest.NewRunner(t, c).Exec("UPDATE blobs SET name = 'again' WHERE id = 2")
-		sqltest.NewRunner(t, c).Exec("UPDATE blobs SET name = 'tiny' WHERE id = 1")
-		sqltest.NewRunner(t, c).Exec("COMMIT")
+		r.Exec("BEGIN")
+		r.Exec("UPDATE blobs SET name = 'again' WHERE id = 2")
+		r.Exec("UPDATE blobs SET name = 'tiny' WHERE id = 1")
+		r.Exec("COMMIT")
 		body(big2)
 		names("again")
 		// Down to one entity, and up again.
-		sqltest.NewRunner(t, c).Exec("UPDATE blobs SET body = 'short' WHERE id = 2")
+		r.Exec("UPDATE blobs SET body = 'short' WHERE id = 2")
 		body("short")
 		if n := len(rowEntities(t, st, co, "d", "blobs", 2)); n != 1 {
 			t.Errorf("a small row keeps %d entities", n)
 		}
-		sqltest.NewRunner(t, c).Exec("UPDATE blobs SET body = ? WHERE id = 2", big)
+		r.Exec("UPDATE blobs SET body = ? WHERE id = 2", big)
 		body(big)
 		names("again")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT id, name, LENGTH(body) FROM blobs ORDER BY id", "1\ttiny\t1", fmt.Sprintf("2\tagain\t%d", len(big)))
+		r.ExpectRows("SELECT id, name, LENGTH(body) FROM blobs ORDER BY id", "1\ttiny\t1", fmt.Sprintf("2\tagain\t%d", len(big)))
 		// A unique conflict of the large row fails cleanly.
-		sqltest.NewRunner(t, c).ExpectErrno(1062, "UPDATE blobs SET name = 'tiny' WHERE id = 2")
+		r.ExpectErrno(1062, "UPDATE blobs SET name = 'tiny' WHERE id = 2")
 		names("again")
-		sqltest.NewRunner(t, c).ExpectAffected(1, "DELETE FROM blobs WHERE id = 2")
+		r.ExpectAffected(1, "DELETE FROM blobs WHERE id = 2")
 		if n := len(rowEntities(t, st, co, "d", "blobs", 2)); n != 0 {
 			t.Errorf("a deleted row left %d entities", n)
 		}
-		sqltest.NewRunner(t, c).ExpectRows("SELECT id FROM blobs WHERE name = 'again'")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT id FROM blobs WHERE id = 2 AND name = 'again'")
+		r.ExpectRows("SELECT id FROM blobs WHERE name = 'again'")
+		r.ExpectRows("SELECT id FROM blobs WHERE id = 2 AND name = 'again'")
 	})
 }
 
@@ -667,11 +669,12 @@ func TestUniqueBuffer(t *testing.T) {
 func TestUniqueSwapHalfCommitted(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		c := ts.Conn()
+		r := sqltest.NewRunner(t, c)
 		o := sqltest.NewRunner(t, ts.Conn())
-		sqltest.NewRunner(t, c).Exec("CREATE DATABASE d")
-		sqltest.NewRunner(t, c).Exec("USE d")
+		r.Exec("CREATE DATABASE d")
+		r.Exec("USE d")
 		o.Exec("USE d")
-		sqltest.NewRunner(t, c).Script(`
+		r.Script(`
 			exec CREATE TABLE g (id INT PRIMARY KEY, u INT, n INT, UNIQUE KEY uu (u))
 			exec INSERT INTO g VALUES (1, 1, 0), (2, 2, 0)
 			exec BEGIN
@@ -686,8 +689,8 @@ func TestUniqueSwapHalfCommitted(t *testing.T) {
 		}
 		c.ExecContext(context.Background(), "ROLLBACK")
 		for u := 1; u <= 2; u++ {
-			want := sqltest.NewRunner(t, c).Rows(fmt.Sprintf("SELECT id FROM g WHERE CONCAT(u) = '%d' ORDER BY id", u))
-			sqltest.NewRunner(t, c).ExpectRows(fmt.Sprintf("SELECT id FROM g WHERE u = %d ORDER BY id", u), want...)
+			want := r.Rows(fmt.Sprintf("SELECT id FROM g WHERE CONCAT(u) = '%d' ORDER BY id", u))
+			r.ExpectRows(fmt.Sprintf("SELECT id FROM g WHERE u = %d ORDER BY id", u), want...)
 		}
 	})
 }

@@ -310,9 +310,10 @@ func TestServeAzureConnectionStrings(t *testing.T) {
 	use := func(t *testing.T, g *sqltest.Process, db string) {
 		t.Helper()
 		c := g.Client(t)
-		sqltest.NewRunner(t, c).Exec("CREATE DATABASE " + db)
-		sqltest.NewRunner(t, c).Exec("CREATE TABLE " + db + ".t (id INT PRIMARY KEY, v VARCHAR(10))")
-		sqltest.NewRunner(t, c).Exec("INSERT INTO " + db + ".t VALUES (1, 'a'), (2, 'b')")
+		r := sqltest.NewRunner(t, c)
+		r.Exec("CREATE DATABASE " + db)
+		r.Exec("CREATE TABLE " + db + ".t (id INT PRIMARY KEY, v VARCHAR(10))")
+		r.Exec("INSERT INTO " + db + ".t VALUES (1, 'a'), (2, 'b')")
 		var n int
 		if err := c.QueryRow("SELECT COUNT(*) FROM " + db + ".t WHERE id >= 1").Scan(&n); err != nil || n != 2 {
 			t.Fatalf("count %d, %v", n, err)
@@ -424,12 +425,13 @@ func TestLargeValuesAzure(t *testing.T) {
 	g := startGateway(t, nil, "--store", azureStore(t))
 	g.MustBeReady(t, "not ready")
 	db := g.Client(t)
+	rdb := sqltest.NewRunner(t, db)
 	big := uniqueDB("big")
-	sqltest.NewRunner(t, db).Exec("CREATE DATABASE " + big)
-	sqltest.NewRunner(t, db).Exec("CREATE TABLE " + big + ".blobs (id INT PRIMARY KEY, body LONGTEXT, bin LONGBLOB)")
+	rdb.Exec("CREATE DATABASE " + big)
+	rdb.Exec("CREATE TABLE " + big + ".blobs (id INT PRIMARY KEY, body LONGTEXT, bin LONGBLOB)")
 	bin := []byte(strings.Repeat("\x00\x01\xfe\xff", 3<<20/4))
 	text := strings.Repeat("\u4e2d<\U0001F600", 1<<20/8)
-	sqltest.NewRunner(t, db).Exec("INSERT INTO "+big+".blobs VALUES (3, ?, ?)", text, bin)
+	rdb.Exec("INSERT INTO "+big+".blobs VALUES (3, ?, ?)", text, bin)
 	var gotBin []byte
 	var gotText string
 	if err := db.QueryRow("SELECT body, bin FROM "+big+".blobs WHERE id = 3").Scan(&gotText, &gotBin); err != nil {
@@ -439,9 +441,9 @@ func TestLargeValuesAzure(t *testing.T) {
 		t.Fatalf("read back %d bytes of binary and %d of text, want %d and %d", len(gotBin), len(gotText), len(bin), len(text))
 	}
 	// A row of one entity near the limit can be updated in place.
-	sqltest.NewRunner(t, db).Exec("INSERT INTO "+big+".blobs VALUES (4, NULL, ?)", bin[:700<<10])
-	sqltest.NewRunner(t, db).Exec("UPDATE " + big + ".blobs SET body = 'x' WHERE id = 4")
-	sqltest.NewRunner(t, db).Exec("DELETE FROM " + big + ".blobs WHERE id = 3")
+	rdb.Exec("INSERT INTO "+big+".blobs VALUES (4, NULL, ?)", bin[:700<<10])
+	rdb.Exec("UPDATE " + big + ".blobs SET body = 'x' WHERE id = 4")
+	rdb.Exec("DELETE FROM " + big + ".blobs WHERE id = 3")
 	var n int
 	if err := db.QueryRow("SELECT COUNT(*) FROM " + big + ".blobs").Scan(&n); err != nil || n != 1 {
 		t.Fatalf("after delete: %d rows, %v", n, err)

@@ -31,9 +31,10 @@ func runConcurrentDuplicates(t *testing.T, store, dbName string, rounds int) {
 	g := startGateway(t, nil, "--store", store)
 	g.MustBeReady(t, "not ready")
 	db := g.Client(t)
-	sqltest.NewRunner(t, db).Exec("CREATE DATABASE " + dbName)
+	rdb := sqltest.NewRunner(t, db)
+	rdb.Exec("CREATE DATABASE " + dbName)
 	tb := dbName + ".t"
-	sqltest.NewRunner(t, db).Exec("CREATE TABLE " + tb + ` (p INT, id INT, e VARCHAR(20), f INT, PRIMARY KEY (p, id),
+	rdb.Exec("CREATE TABLE " + tb + ` (p INT, id INT, e VARCHAR(20), f INT, PRIMARY KEY (p, id),
 		UNIQUE KEY ue (e) COMMENT 'sqlgw: global', UNIQUE KEY lf (p, f) COMMENT 'sqlgw: local')
 		COMMENT 'sqlgw: partition_key=(p)'`)
 	// SHOW INDEX names the kinds this test means to exercise.
@@ -134,7 +135,7 @@ func runConcurrentDuplicates(t *testing.T, store, dbName string, rounds int) {
 		// each) to one new value.
 		if r == 0 {
 			for i := range conns {
-				sqltest.NewRunner(t, db).Exec("INSERT INTO "+tb+" VALUES (?, ?, ?, ?)", 2000+i, i, fmt.Sprintf("u-%d", i), i)
+				rdb.Exec("INSERT INTO "+tb+" VALUES (?, ?, ?, ?)", 2000+i, i, fmt.Sprintf("u-%d", i), i)
 			}
 		}
 		e = fmt.Sprintf("up%d", r)
@@ -164,9 +165,10 @@ func TestAutocommitAfterFailedCommit(t *testing.T) {
 	g := startGateway(t, nil, "--store", "pebble:"+t.TempDir())
 	g.MustBeReady(t, "not ready")
 	db := g.Client(t)
-	sqltest.NewRunner(t, db).Exec("CREATE DATABASE fc")
-	sqltest.NewRunner(t, db).Exec("CREATE TABLE fc.t (id INT PRIMARY KEY, u INT, v VARCHAR(20), UNIQUE KEY uu (u))")
-	sqltest.NewRunner(t, db).Exec("INSERT INTO fc.t VALUES (1, 1, 'a')")
+	rdb := sqltest.NewRunner(t, db)
+	rdb.Exec("CREATE DATABASE fc")
+	rdb.Exec("CREATE TABLE fc.t (id INT PRIMARY KEY, u INT, v VARCHAR(20), UNIQUE KEY uu (u))")
+	rdb.Exec("INSERT INTO fc.t VALUES (1, 1, 'a')")
 	ctx := context.Background()
 	// Session A on a pool of its own, so that closing it ends the session.
 	dbA := g.Client(t)
@@ -180,7 +182,7 @@ func TestAutocommitAfterFailedCommit(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	sqltest.NewRunner(t, db).Exec("INSERT INTO fc.t VALUES (2, 500, 'thief')") // another session
+	rdb.Exec("INSERT INTO fc.t VALUES (2, 500, 'thief')") // another session
 	if _, err := a.ExecContext(ctx, "COMMIT"); sqltest.Errno(err) != 1062 {
 		t.Fatalf("COMMIT: %v, want 1062", err)
 	}
