@@ -41,10 +41,11 @@ const histRegs = 12
 
 func TestHistoryAnomalies(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		sqltest.NewRunner(t, ts.DB).Exec("CREATE DATABASE hist")
-		sqltest.NewRunner(t, ts.DB).Exec("CREATE TABLE hist.reg (k INT PRIMARY KEY, v BIGINT NOT NULL)")
+		db := sqltest.NewRunner(t, ts.DB)
+		db.Exec("CREATE DATABASE hist")
+		db.Exec("CREATE TABLE hist.reg (k INT PRIMARY KEY, v BIGINT NOT NULL)")
 		for k := 0; k < histRegs; k++ {
-			sqltest.NewRunner(t, ts.DB).Exec("INSERT INTO hist.reg VALUES (?, 0)", k)
+			db.Exec("INSERT INTO hist.reg VALUES (?, 0)", k)
 		}
 		ts.DB.SetMaxOpenConns(8)
 		var next atomic.Int64

@@ -18,10 +18,11 @@ import (
 // the clean-up), one Pebble batch on Pebble.
 func TestRequestsPerCommit(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		sqltest.NewRunner(t, ts.DB).Exec("CREATE DATABASE rq")
-		sqltest.NewRunner(t, ts.DB).Exec("CREATE TABLE rq.t (p INT, id INT, v INT, PRIMARY KEY (p, id))")
+		db := sqltest.NewRunner(t, ts.DB)
+		db.Exec("CREATE DATABASE rq")
+		db.Exec("CREATE TABLE rq.t (p INT, id INT, v INT, PRIMARY KEY (p, id))")
 		for p := 0; p < 10; p++ {
-			sqltest.NewRunner(t, ts.DB).Exec(fmt.Sprintf("INSERT INTO rq.t VALUES (%d, 0, 0), (%d, 1, 0)", p, p))
+			db.Exec(fmt.Sprintf("INSERT INTO rq.t VALUES (%d, 0, 0), (%d, 1, 0)", p, p))
 		}
 		c := sqltest.NewRunner(t, ts.Conn())
 		// Warm up: the record table is created by the first atomic commit.
@@ -66,9 +67,10 @@ func TestRequestsPerCommit(t *testing.T) {
 // retried, it applies once.
 func TestCommitConflictAppliesNothing(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		sqltest.NewRunner(t, ts.DB).Exec("CREATE DATABASE cf")
-		sqltest.NewRunner(t, ts.DB).Exec("CREATE TABLE cf.acct (id INT PRIMARY KEY, bal INT)")
-		sqltest.NewRunner(t, ts.DB).Exec("INSERT INTO cf.acct VALUES (1, 100), (2, 100)")
+		db := sqltest.NewRunner(t, ts.DB)
+		db.Exec("CREATE DATABASE cf")
+		db.Exec("CREATE TABLE cf.acct (id INT PRIMARY KEY, bal INT)")
+		db.Exec("INSERT INTO cf.acct VALUES (1, 100), (2, 100)")
 		a, b := ts.Conn(), ts.Conn()
 		sqltest.NewRunner(t, a).Exec("BEGIN")
 		sqltest.NewRunner(t, a).Exec("UPDATE cf.acct SET bal = bal - 10 WHERE id = 1")
@@ -78,16 +80,16 @@ func TestCommitConflictAppliesNothing(t *testing.T) {
 		if sqltest.Errno(err) != 1213 {
 			t.Fatalf("COMMIT: %v, want 1213", err)
 		}
-		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT id, bal FROM cf.acct ORDER BY id", "1\t100", "2\t101")
+		db.ExpectRows("SELECT id, bal FROM cf.acct ORDER BY id", "1\t100", "2\t101")
 		sqltest.NewRunner(t, a).Exec("BEGIN")
 		sqltest.NewRunner(t, a).Exec("UPDATE cf.acct SET bal = bal - 10 WHERE id = 1")
 		sqltest.NewRunner(t, a).Exec("UPDATE cf.acct SET bal = bal + 10 WHERE id = 2")
 		sqltest.NewRunner(t, a).Exec("COMMIT")
-		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT id, bal FROM cf.acct ORDER BY id", "1\t90", "2\t111")
+		db.ExpectRows("SELECT id, bal FROM cf.acct ORDER BY id", "1\t90", "2\t111")
 		// A multi-row INSERT over partitions with a duplicate in one of
 		// them: 1062, and no row of it is left.
-		sqltest.NewRunner(t, ts.DB).ExpectErrno(1062, "INSERT INTO cf.acct VALUES (3, 1), (4, 1), (2, 1), (5, 1)")
-		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT COUNT(*) FROM cf.acct", "2")
+		db.ExpectErrno(1062, "INSERT INTO cf.acct VALUES (3, 1), (4, 1), (2, 1), (5, 1)")
+		db.ExpectRows("SELECT COUNT(*) FROM cf.acct", "2")
 	})
 }
 
@@ -97,9 +99,10 @@ func TestCommitConflictAppliesNothing(t *testing.T) {
 // inserted one still commits (batch by batch, as before).
 func TestAtomicWithUniqueGlobalIndex(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		sqltest.NewRunner(t, ts.DB).Exec("CREATE DATABASE ug")
-		sqltest.NewRunner(t, ts.DB).Exec("CREATE TABLE ug.u (id INT PRIMARY KEY, email VARCHAR(40), bal INT, UNIQUE KEY by_email (email) COMMENT 'sqlgw: global')")
-		sqltest.NewRunner(t, ts.DB).Exec("INSERT INTO ug.u VALUES (1, 'a@x', 100), (2, 'b@x', 100)")
+		db := sqltest.NewRunner(t, ts.DB)
+		db.Exec("CREATE DATABASE ug")
+		db.Exec("CREATE TABLE ug.u (id INT PRIMARY KEY, email VARCHAR(40), bal INT, UNIQUE KEY by_email (email) COMMENT 'sqlgw: global')")
+		db.Exec("INSERT INTO ug.u VALUES (1, 'a@x', 100), (2, 'b@x', 100)")
 		a, b := ts.Conn(), ts.Conn()
 		sqltest.NewRunner(t, a).Exec("BEGIN")
 		sqltest.NewRunner(t, a).Exec("INSERT INTO ug.u VALUES (3, 'c@x', 0)")
@@ -108,15 +111,15 @@ func TestAtomicWithUniqueGlobalIndex(t *testing.T) {
 		if _, err := a.ExecContext(context.Background(), "COMMIT"); sqltest.Errno(err) != 1213 {
 			t.Fatalf("COMMIT: %v, want 1213", err)
 		}
-		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT id, email, bal FROM ug.u ORDER BY id", "1\ta@x\t101", "2\tb@x\t100")
-		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT id FROM ug.u WHERE email = 'c@x'")
+		db.ExpectRows("SELECT id, email, bal FROM ug.u ORDER BY id", "1\ta@x\t101", "2\tb@x\t100")
+		db.ExpectRows("SELECT id FROM ug.u WHERE email = 'c@x'")
 		// The value handed over: 'a@x' from row 1 to the new row 4.
 		sqltest.NewRunner(t, a).Exec("BEGIN")
 		sqltest.NewRunner(t, a).Exec("UPDATE ug.u SET email = 'z@x' WHERE id = 1")
 		sqltest.NewRunner(t, a).Exec("INSERT INTO ug.u VALUES (4, 'a@x', 5)")
 		sqltest.NewRunner(t, a).Exec("COMMIT")
-		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT id, email FROM ug.u ORDER BY id", "1\tz@x", "2\tb@x", "4\ta@x")
-		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT id FROM ug.u WHERE email = 'a@x'", "4")
+		db.ExpectRows("SELECT id, email FROM ug.u ORDER BY id", "1\tz@x", "2\tb@x", "4\ta@x")
+		db.ExpectRows("SELECT id FROM ug.u WHERE email = 'a@x'", "4")
 		// A duplicate found at COMMIT in a transaction over two partitions
 		// (an update, then an insert whose value another session took
 		// meanwhile): 1062, and the update is not applied either.
@@ -127,7 +130,7 @@ func TestAtomicWithUniqueGlobalIndex(t *testing.T) {
 		if _, err := a.ExecContext(context.Background(), "COMMIT"); sqltest.Errno(err) != 1062 {
 			t.Fatalf("COMMIT: %v, want 1062", err)
 		}
-		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT id, bal FROM ug.u WHERE id IN (2, 5, 6) ORDER BY id", "2\t100", "6\t1")
+		db.ExpectRows("SELECT id, bal FROM ug.u WHERE id IN (2, 5, 6) ORDER BY id", "2\t100", "6\t1")
 	})
 }
 
