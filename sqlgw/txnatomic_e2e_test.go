@@ -71,26 +71,35 @@ func TestCommitConflictAppliesNothing(t *testing.T) {
 		db.Exec("CREATE DATABASE cf")
 		db.Exec("CREATE TABLE cf.acct (id INT PRIMARY KEY, bal INT)")
 		db.Exec("INSERT INTO cf.acct VALUES (1, 100), (2, 100)")
-		a, b := ts.Conn(), ts.Conn()
-		sqltest.NewRunner(t, a).Exec("BEGIN")
-		sqltest.NewRunner(t, a).Exec("UPDATE cf.acct SET bal = bal - 10 WHERE id = 1")
-		sqltest.NewRunner(t, a).Exec("UPDATE cf.acct SET bal = bal + 10 WHERE id = 2")
-		sqltest.NewRunner(t, b).Exec("UPDATE cf.acct SET bal = bal + 1 WHERE id = 2")
-		_, err := a.ExecContext(context.Background(), "COMMIT")
-		if sqltest.Errno(err) != 1213 {
-			t.Fatalf("COMMIT: %v, want 1213", err)
-		}
+		a, b := ts.Runner(), ts.Runner()
+		transfer := []string{"UPDATE cf.acct SET bal = bal - 10 WHERE id = 1", "UPDATE cf.acct SET bal = bal + 10 WHERE id = 2"}
+		commitFails(a, b, 1213, transfer, "UPDATE cf.acct SET bal = bal + 1 WHERE id = 2")
 		db.ExpectRows("SELECT id, bal FROM cf.acct ORDER BY id", "1\t100", "2\t101")
-		sqltest.NewRunner(t, a).Exec("BEGIN")
-		sqltest.NewRunner(t, a).Exec("UPDATE cf.acct SET bal = bal - 10 WHERE id = 1")
-		sqltest.NewRunner(t, a).Exec("UPDATE cf.acct SET bal = bal + 10 WHERE id = 2")
-		sqltest.NewRunner(t, a).Exec("COMMIT")
+		commits(a, transfer...)
 		db.ExpectRows("SELECT id, bal FROM cf.acct ORDER BY id", "1\t90", "2\t111")
 		// A multi-row INSERT over partitions with a duplicate in one of
 		// them: 1062, and no row of it is left.
 		db.ExpectErrno(1062, "INSERT INTO cf.acct VALUES (3, 1), (4, 1), (2, 1), (5, 1)")
 		db.ExpectRows("SELECT COUNT(*) FROM cf.acct", "2")
 	})
+}
+
+// commitFails runs the statements txn in a transaction on a, then
+// meanwhile on b, and expects a's COMMIT to fail with MySQL error want.
+func commitFails(a, b *sqltest.Runner, want uint16, txn []string, meanwhile string) {
+	a.T.Helper()
+	a.Exec("BEGIN")
+	a.ExecAll(txn...)
+	b.Exec(meanwhile)
+	a.ExpectErrno(want, "COMMIT")
+}
+
+// commits runs the statements txn in a transaction on a, which must commit.
+func commits(a *sqltest.Runner, txn ...string) {
+	a.T.Helper()
+	a.Exec("BEGIN")
+	a.ExecAll(txn...)
+	a.Exec("COMMIT")
 }
 
 // TestAtomicWithUniqueGlobalIndex: a transaction inserting a row and
@@ -103,33 +112,20 @@ func TestAtomicWithUniqueGlobalIndex(t *testing.T) {
 		db.Exec("CREATE DATABASE ug")
 		db.Exec("CREATE TABLE ug.u (id INT PRIMARY KEY, email VARCHAR(40), bal INT, UNIQUE KEY by_email (email) COMMENT 'sqlgw: global')")
 		db.Exec("INSERT INTO ug.u VALUES (1, 'a@x', 100), (2, 'b@x', 100)")
-		a, b := ts.Conn(), ts.Conn()
-		sqltest.NewRunner(t, a).Exec("BEGIN")
-		sqltest.NewRunner(t, a).Exec("INSERT INTO ug.u VALUES (3, 'c@x', 0)")
-		sqltest.NewRunner(t, a).Exec("UPDATE ug.u SET bal = bal - 10 WHERE id = 1")
-		sqltest.NewRunner(t, b).Exec("UPDATE ug.u SET bal = bal + 1 WHERE id = 1")
-		if _, err := a.ExecContext(context.Background(), "COMMIT"); sqltest.Errno(err) != 1213 {
-			t.Fatalf("COMMIT: %v, want 1213", err)
-		}
+		a, b := ts.Runner(), ts.Runner()
+		commitFails(a, b, 1213, []string{"INSERT INTO ug.u VALUES (3, 'c@x', 0)", "UPDATE ug.u SET bal = bal - 10 WHERE id = 1"},
+			"UPDATE ug.u SET bal = bal + 1 WHERE id = 1")
 		db.ExpectRows("SELECT id, email, bal FROM ug.u ORDER BY id", "1\ta@x\t101", "2\tb@x\t100")
 		db.ExpectRows("SELECT id FROM ug.u WHERE email = 'c@x'")
 		// The value handed over: 'a@x' from row 1 to the new row 4.
-		sqltest.NewRunner(t, a).Exec("BEGIN")
-		sqltest.NewRunner(t, a).Exec("UPDATE ug.u SET email = 'z@x' WHERE id = 1")
-		sqltest.NewRunner(t, a).Exec("INSERT INTO ug.u VALUES (4, 'a@x', 5)")
-		sqltest.NewRunner(t, a).Exec("COMMIT")
+		commits(a, "UPDATE ug.u SET email = 'z@x' WHERE id = 1", "INSERT INTO ug.u VALUES (4, 'a@x', 5)")
 		db.ExpectRows("SELECT id, email FROM ug.u ORDER BY id", "1\tz@x", "2\tb@x", "4\ta@x")
 		db.ExpectRows("SELECT id FROM ug.u WHERE email = 'a@x'", "4")
 		// A duplicate found at COMMIT in a transaction over two partitions
 		// (an update, then an insert whose value another session took
 		// meanwhile): 1062, and the update is not applied either.
-		sqltest.NewRunner(t, a).Exec("BEGIN")
-		sqltest.NewRunner(t, a).Exec("UPDATE ug.u SET bal = 0 WHERE id = 2")
-		sqltest.NewRunner(t, a).Exec("INSERT INTO ug.u VALUES (5, 'd@x', 1)")
-		sqltest.NewRunner(t, b).Exec("INSERT INTO ug.u VALUES (6, 'd@x', 1)")
-		if _, err := a.ExecContext(context.Background(), "COMMIT"); sqltest.Errno(err) != 1062 {
-			t.Fatalf("COMMIT: %v, want 1062", err)
-		}
+		commitFails(a, b, 1062, []string{"UPDATE ug.u SET bal = 0 WHERE id = 2", "INSERT INTO ug.u VALUES (5, 'd@x', 1)"},
+			"INSERT INTO ug.u VALUES (6, 'd@x', 1)")
 		db.ExpectRows("SELECT id, bal FROM ug.u WHERE id IN (2, 5, 6) ORDER BY id", "2\t100", "6\t1")
 	})
 }
