@@ -34,12 +34,6 @@ import (
 // the lease has passed and the restarted server's sweep has run, no lock
 // and no transaction record is left in the store.
 
-const (
-	bankAccounts = 1000
-	bankBranches = 25
-	bankStart    = 100
-)
-
 func bankKills() int {
 	if n, err := strconv.Atoi(os.Getenv("SQLGW_BANK_KILLS")); err == nil && n > 0 {
 		return n
@@ -64,55 +58,6 @@ func TestBankSIGKILLTwoGatewaysAzurite(t *testing.T) {
 	runBankCrash(t, azureCrashBackend(t, uniqueDB("bank2")), bankKills()+1, 2)
 }
 
-func bankTransfer(ctx context.Context, db *sql.DB, dbName string, r *rand.Rand) error {
-	a, b := r.Intn(bankAccounts), r.Intn(bankAccounts)
-	for b == a {
-		b = r.Intn(bankAccounts)
-	}
-	amt := 1 + r.Intn(20)
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	var bal int64
-	if err := tx.QueryRow("SELECT balance FROM "+dbName+".acct WHERE branch = ? AND id = ?", a%bankBranches, a).Scan(&bal); err != nil {
-		return err
-	}
-	if bal < int64(amt) {
-		return tx.Commit()
-	}
-	if _, err := tx.Exec("UPDATE "+dbName+".acct SET balance = balance - ? WHERE branch = ? AND id = ?", amt, a%bankBranches, a); err != nil {
-		return err
-	}
-	if _, err := tx.Exec("UPDATE "+dbName+".acct SET balance = balance + ?, kind = ? WHERE branch = ? AND id = ?", amt, fmt.Sprintf("k%d", r.Intn(7)), b%bankBranches, b); err != nil {
-		return err
-	}
-	return tx.Commit()
-}
-
-func bankCheckSQL(t *testing.T, db *sql.DB, dbName, when string) {
-	t.Helper()
-	var sum, n, minBal int64
-	if err := db.QueryRow("SELECT SUM(balance), COUNT(*), MIN(balance) FROM "+dbName+".acct").Scan(&sum, &n, &minBal); err != nil {
-		t.Fatalf("%s: %v", when, err)
-	}
-	if sum != bankAccounts*bankStart || n != bankAccounts || minBal < 0 {
-		t.Fatalf("%s: total %d over %d accounts (min %d), want %d over %d", when, sum, n, minBal, bankAccounts*bankStart, bankAccounts)
-	}
-	var byIndex int64
-	for k := 0; k < 7; k++ {
-		var c int64
-		if err := db.QueryRow("SELECT COUNT(*) FROM "+dbName+".acct WHERE kind = ?", fmt.Sprintf("k%d", k)).Scan(&c); err != nil {
-			t.Fatalf("%s: %v", when, err)
-		}
-		byIndex += c
-	}
-	if byIndex != bankAccounts {
-		t.Fatalf("%s: the global index finds %d accounts, want %d", when, byIndex, bankAccounts)
-	}
-}
-
 // runBankCrash runs the bank over ngw gateways on one store, killing one
 // of them (in turn) per round.
 func runBankCrash(t *testing.T, be crashBackend, kills, ngw int) {
@@ -124,17 +69,9 @@ func runBankCrash(t *testing.T, be crashBackend, kills, ngw int) {
 		gws[i].MustBeReady(t, "not ready")
 	}
 	admin := gws[0].Client(t)
-	sqltest.NewRunner(t, admin).Exec("CREATE DATABASE " + be.db)
-	sqltest.NewRunner(t, admin).Exec(`CREATE TABLE ` + be.db + `.acct (branch INT NOT NULL, id INT NOT NULL, kind VARCHAR(16) NOT NULL, balance BIGINT NOT NULL,
-		PRIMARY KEY (branch, id), INDEX by_kind (kind) COMMENT 'sqlgw: global')`)
-	for lo := 0; lo < bankAccounts; lo += 100 {
-		var vals []string
-		for i := lo; i < lo+100; i++ {
-			vals = append(vals, fmt.Sprintf("(%d, %d, 'k%d', %d)", i%bankBranches, i, i%7, bankStart))
-		}
-		sqltest.NewRunner(t, admin).Exec("INSERT INTO " + be.db + ".acct VALUES " + strings.Join(vals, ","))
-	}
-	bankCheckSQL(t, admin, be.db, "after loading")
+	bank := sqltest.Bank{DB: be.db, KindEveryTransfer: true}
+	bank.Setup(t, admin)
+	bank.Check(t, admin, "after loading")
 	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
 	var commits, conflicts, unknown, broken atomic.Int64
 	var lastKill time.Time
@@ -162,7 +99,7 @@ func runBankCrash(t *testing.T, be crashBackend, kills, ngw int) {
 				defer wg.Done()
 				r := rand.New(rand.NewSource(seed))
 				for ctx.Err() == nil {
-					err := bankTransfer(ctx, db, be.db, r)
+					err := bank.Transfer(ctx, db, r)
 					switch {
 					case err == nil:
 						commits.Add(1)
@@ -206,7 +143,7 @@ func runBankCrash(t *testing.T, be crashBackend, kills, ngw int) {
 		gws[victim] = startGateway(t, nil, "--store", be.store)
 		gws[victim].MustBeReady(t, "round %d: restart failed", round)
 		for i, g := range gws {
-			bankCheckSQL(t, g.Client(t), be.db, fmt.Sprintf("round %d, after the restart, gateway %d", round, i))
+			bank.Check(t, g.Client(t), fmt.Sprintf("round %d, after the restart, gateway %d", round, i))
 		}
 		t.Logf("round %d: %d commits, %d retries on 1213, %d unknown outcomes, %d broken by the kill so far", round, commits.Load(), conflicts.Load(), unknown.Load(), broken.Load())
 	}
@@ -219,7 +156,7 @@ func runBankCrash(t *testing.T, be crashBackend, kills, ngw int) {
 	}
 	g := startGateway(t, nil, "--store", be.store)
 	g.MustBeReady(t, "final restart failed")
-	bankCheckSQL(t, g.Client(t), be.db, "final")
+	bank.Check(t, g.Client(t), "final")
 	time.Sleep(2 * time.Second) // the start-up sweep runs in the background
 	g.Stop(t)
 	for _, line := range strings.Split(g.Out.String(), "\n") {
