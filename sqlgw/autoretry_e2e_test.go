@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"os"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // contend runs workers x n times stmt on separate connections, without

@@ -2,12 +2,13 @@ package sqlgw_test
 
 import (
 	"fmt"
-	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"io"
 	"net"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // errOf parses an error packet's payload: code and message.

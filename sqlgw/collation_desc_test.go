@@ -2,10 +2,11 @@ package sqlgw_test
 
 import (
 	"fmt"
-	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // TestCollatedDescKeyRanges: ranges, LIKE, IN and ORDER BY on a DESC key

@@ -2,12 +2,13 @@ package sqlgw_test
 
 import (
 	"fmt"
-	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"os"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // matrixCollations are the collations of the key and index columns the

@@ -1,8 +1,9 @@
 package sqlgw_test
 
 import (
-	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"testing"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // Key columns in the PAD SPACE case-insensitive collations ORMs create

@@ -1,8 +1,9 @@
 package sqlgw_test
 
 import (
-	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"testing"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // A primary key under MySQL 8's default collation: 'a' and 'A' are one key

@@ -1,9 +1,10 @@
 package sqlgw_test
 
 import (
-	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"strings"
 	"testing"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // TestDuplicateEntryCollatedKey: a duplicate on a key column keyed by a

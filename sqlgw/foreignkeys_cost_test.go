@@ -2,9 +2,10 @@ package sqlgw_test
 
 import (
 	"fmt"
-	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"strings"
 	"testing"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // TestForeignKeysCost: the store requests of foreign key checks. A child

@@ -2,11 +2,12 @@ package sqlgw_test
 
 import (
 	"errors"
-	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"strings"
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // MySQL error numbers of foreign keys.

@@ -2,8 +2,9 @@ package sqlgw_test
 
 import (
 	"fmt"
-	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"testing"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // TestKeylessTablePastPages: a table without a primary key keeps every row

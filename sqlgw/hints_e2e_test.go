@@ -3,11 +3,12 @@ package sqlgw_test
 import (
 	"context"
 	"errors"
-	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"strings"
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // TestIndexHints: USE/IGNORE/FORCE INDEX reach single-table filters,

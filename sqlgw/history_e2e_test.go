@@ -3,12 +3,13 @@ package sqlgw_test
 import (
 	"context"
 	"database/sql"
-	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"math/rand"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // A history checker for the anomalies sqlgw's isolation forbids (sqlgw/

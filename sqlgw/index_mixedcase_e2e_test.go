@@ -1,9 +1,10 @@
 package sqlgw_test
 
 import (
-	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"strings"
 	"testing"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // TestMixedCaseIndexColumns: key and index columns whose names have

@@ -3,12 +3,13 @@ package sqlgw_test
 import (
 	"bytes"
 	"context"
-	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"net"
 	"os/exec"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // Outside strict mode, values given for generated columns are ignored

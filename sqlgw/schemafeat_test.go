@@ -1,10 +1,11 @@
 package sqlgw_test
 
 import (
-	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // sakila's and Django's schemas: ON UPDATE CURRENT_TIMESTAMP columns are

@@ -3,9 +3,10 @@ package sqlgw_test
 import (
 	"context"
 	"fmt"
-	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"strings"
 	"testing"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // okPacket runs a write on one connection and checks that it answers with

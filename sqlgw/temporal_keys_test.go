@@ -2,10 +2,11 @@ package sqlgw_test
 
 import (
 	"fmt"
-	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // TestTemporalKeyLiterals: DATE and DATETIME key columns compared with

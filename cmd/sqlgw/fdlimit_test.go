@@ -3,12 +3,13 @@ package main
 import (
 	"database/sql"
 	"fmt"
-	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"net"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // TestServeSurvivesDescriptorExhaustion: with RLIMIT_NOFILE at 64 and 150

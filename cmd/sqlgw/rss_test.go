@@ -4,7 +4,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"os"
 	"regexp"
 	"strconv"
@@ -13,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // peakRSS returns a process's peak resident set size (VmHWM) in MiB, and

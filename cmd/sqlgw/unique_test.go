@@ -4,11 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // TestConcurrentDuplicatesPebble and ...Azurite: N connections to a
