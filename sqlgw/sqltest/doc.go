@@ -32,6 +32,12 @@
 //     straight-line part of a test (statements, the rows or error each
 //     must give) written once as data, one line a statement (see Script
 //     for the forms).
+//     InsertRows fills a table with generated rows in multi-row INSERTs.
+//   - OpenDisk: the Pebble store of a directory, opened again by a test
+//     that restarts its server on the same data.
+//   - Bank: the bank workload of the transaction tests (accounts over
+//     partitions with a global index, random transfers, the invariant
+//     check), shared by sqlgw's and cmd/sqlgw's bank tests.
 //   - Serve: the same for a server the test configured itself
 //     (sqlgw.NewServer with its own logger or accounts settings).
 //   - Runner.ExpectCosts and ExpectRequests: tables of statements and the
