@@ -283,73 +283,69 @@ func TestAccountsRestart(t *testing.T) {
 // kept (conditional writes, no lost update), and a gateway started after
 // both stopped enforces the same.
 func TestAccountsTwoGateways(t *testing.T) {
-	for _, b := range sqltest.Backends {
-		t.Run(b.Name, func(t *testing.T) {
-			store, co := b.Open(t)
-			t.Cleanup(func() { store.Close() })
-			a, _ := startAccountsServer(t, sharedStore{store}, co, "", nil)
-			gb, _ := startAccountsServer(t, sharedStore{store}, co, "", nil)
-			for _, q := range []string{"CREATE DATABASE app", "CREATE DATABASE secret", "CREATE TABLE app.t (id INT PRIMARY KEY)",
-				"INSERT INTO app.t VALUES (1)", "CREATE TABLE secret.s (id INT PRIMARY KEY)",
-				"CREATE USER 'bi'@'%' IDENTIFIED BY 'bi-pw'", "GRANT SELECT ON app.* TO 'bi'@'%'"} {
-				sqltest.NewRunner(t, a.DB).Exec(q)
-			}
-			addrB := gb.Srv.Addr().String()
-			waitFor(t, "B sees the new account", func() bool { return loginError("bi", "bi-pw", addrB, "") == nil })
-			bi := as(t, gb, "bi", "bi-pw", "")
-			waitFor(t, "B sees the new database (catalog refresh)", func() bool {
-				_, err := bi.Exec("SELECT id FROM app.t")
-				return err == nil
-			})
-			sqltest.NewRunner(t, bi).ExpectRows("SELECT id FROM app.t", "1")
-			sqltest.NewRunner(t, bi).ExpectRows("SHOW DATABASES", "app", "information_schema", "mysql")
-			expectDenied(t, bi, 1142, "INSERT command denied to user 'bi'@'localhost' for table 't'", "INSERT INTO app.t VALUES (2)")
-			expectDenied(t, bi, 1044, "Access denied for user 'bi'@'localhost' to database 'secret'", "USE secret")
-
-			sqltest.NewRunner(t, a.DB).Exec("GRANT INSERT ON app.t TO 'bi'@'%'")
-			waitFor(t, "B enforces the GRANT", func() bool {
-				_, err := bi.Exec("INSERT INTO app.t VALUES (2)")
-				return err == nil
-			})
-			sqltest.NewRunner(t, a.DB).Exec("REVOKE ALL PRIVILEGES, GRANT OPTION FROM 'bi'@'%'") // every level, as MySQL
-			waitFor(t, "B enforces the REVOKE", func() bool {
-				_, err := bi.Exec("SELECT id FROM app.t")
-				return sqltest.Errno(err) == 1142
-			})
-
-			// Concurrent changes through both gateways: none lost.
-			var wg sync.WaitGroup
-			for g, ts := range []*sqltest.Server{a, gb} {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for i := 0; i < 5; i++ {
-						if _, err := ts.DB.Exec(fmt.Sprintf("CREATE USER u%d_%d", g, i)); err != nil {
-							t.Errorf("gateway %d: %v", g, err)
-						}
-					}
-				}()
-			}
-			wg.Wait()
-			for _, ts := range []*sqltest.Server{a, gb} {
-				waitFor(t, "all 10 users on both gateways", func() bool {
-					r := sqltest.NewRunner(t, ts.DB).Rows("SELECT COUNT(*) FROM mysql.user WHERE user LIKE 'u%\\_%'")
-					return len(r) == 1 && r[0] == "10"
-				})
-			}
-
-			// Restart: every gateway stopped, a new one loads the same
-			// accounts and grants from the store.
-			sqltest.NewRunner(t, a.DB).Exec("GRANT SELECT ON app.* TO 'bi'@'%'")
-			a.Stop()
-			gb.Stop()
-			gc, _ := startAccountsServer(t, sharedStore{store}, co, "", nil)
-			bc := as(t, gc, "bi", "bi-pw", "")
-			sqltest.NewRunner(t, bc).ExpectRows("SELECT id FROM app.t ORDER BY id", "1", "2")
-			expectDenied(t, bc, 1142, "INSERT command denied to user 'bi'@'localhost' for table 't'", "INSERT INTO app.t VALUES (3)")
-			sqltest.NewRunner(t, gc.DB).ExpectRows("SELECT COUNT(*) FROM mysql.user WHERE user LIKE 'u%\\_%'", "10")
+	sqltest.ForEachSharedStore(t, func(t *testing.T, store storage.Store, co catalog.Options) {
+		a, _ := startAccountsServer(t, store, co, "", nil)
+		gb, _ := startAccountsServer(t, store, co, "", nil)
+		for _, q := range []string{"CREATE DATABASE app", "CREATE DATABASE secret", "CREATE TABLE app.t (id INT PRIMARY KEY)",
+			"INSERT INTO app.t VALUES (1)", "CREATE TABLE secret.s (id INT PRIMARY KEY)",
+			"CREATE USER 'bi'@'%' IDENTIFIED BY 'bi-pw'", "GRANT SELECT ON app.* TO 'bi'@'%'"} {
+			sqltest.NewRunner(t, a.DB).Exec(q)
+		}
+		addrB := gb.Srv.Addr().String()
+		waitFor(t, "B sees the new account", func() bool { return loginError("bi", "bi-pw", addrB, "") == nil })
+		bi := as(t, gb, "bi", "bi-pw", "")
+		waitFor(t, "B sees the new database (catalog refresh)", func() bool {
+			_, err := bi.Exec("SELECT id FROM app.t")
+			return err == nil
 		})
-	}
+		sqltest.NewRunner(t, bi).ExpectRows("SELECT id FROM app.t", "1")
+		sqltest.NewRunner(t, bi).ExpectRows("SHOW DATABASES", "app", "information_schema", "mysql")
+		expectDenied(t, bi, 1142, "INSERT command denied to user 'bi'@'localhost' for table 't'", "INSERT INTO app.t VALUES (2)")
+		expectDenied(t, bi, 1044, "Access denied for user 'bi'@'localhost' to database 'secret'", "USE secret")
+
+		sqltest.NewRunner(t, a.DB).Exec("GRANT INSERT ON app.t TO 'bi'@'%'")
+		waitFor(t, "B enforces the GRANT", func() bool {
+			_, err := bi.Exec("INSERT INTO app.t VALUES (2)")
+			return err == nil
+		})
+		sqltest.NewRunner(t, a.DB).Exec("REVOKE ALL PRIVILEGES, GRANT OPTION FROM 'bi'@'%'") // every level, as MySQL
+		waitFor(t, "B enforces the REVOKE", func() bool {
+			_, err := bi.Exec("SELECT id FROM app.t")
+			return sqltest.Errno(err) == 1142
+		})
+
+		// Concurrent changes through both gateways: none lost.
+		var wg sync.WaitGroup
+		for g, ts := range []*sqltest.Server{a, gb} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; i < 5; i++ {
+					if _, err := ts.DB.Exec(fmt.Sprintf("CREATE USER u%d_%d", g, i)); err != nil {
+						t.Errorf("gateway %d: %v", g, err)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		for _, ts := range []*sqltest.Server{a, gb} {
+			waitFor(t, "all 10 users on both gateways", func() bool {
+				r := sqltest.NewRunner(t, ts.DB).Rows("SELECT COUNT(*) FROM mysql.user WHERE user LIKE 'u%\\_%'")
+				return len(r) == 1 && r[0] == "10"
+			})
+		}
+
+		// Restart: every gateway stopped, a new one loads the same
+		// accounts and grants from the store.
+		sqltest.NewRunner(t, a.DB).Exec("GRANT SELECT ON app.* TO 'bi'@'%'")
+		a.Stop()
+		gb.Stop()
+		gc, _ := startAccountsServer(t, store, co, "", nil)
+		bc := as(t, gc, "bi", "bi-pw", "")
+		sqltest.NewRunner(t, bc).ExpectRows("SELECT id FROM app.t ORDER BY id", "1", "2")
+		expectDenied(t, bc, 1142, "INSERT command denied to user 'bi'@'localhost' for table 't'", "INSERT INTO app.t VALUES (3)")
+		sqltest.NewRunner(t, gc.DB).ExpectRows("SELECT COUNT(*) FROM mysql.user WHERE user LIKE 'u%\\_%'", "10")
+	})
 }
 
 func waitFor(t *testing.T, what string, ok func() bool) {
@@ -557,8 +553,8 @@ func sha1Sum(b []byte) []byte {
 func TestAccountsOtherGatewayAtOnce(t *testing.T) {
 	store, co := sqltest.Memory.Open(t)
 	t.Cleanup(func() { store.Close() })
-	a, _ := startAccountsServer(t, sharedStore{store}, co, "", nil)
-	gb, _ := startAccountsServer(t, sharedStore{store}, co, "", func(c *sqlgw.Config) { c.AccountsRefresh = time.Hour })
+	a, _ := startAccountsServer(t, store, co, "", nil)
+	gb, _ := startAccountsServer(t, store, co, "", func(c *sqlgw.Config) { c.AccountsRefresh = time.Hour })
 	for _, q := range []string{"CREATE DATABASE app", "CREATE TABLE app.t (id INT PRIMARY KEY)",
 		"CREATE USER 'w'@'%' IDENTIFIED WITH caching_sha2_password BY 'w-pw'", "GRANT SELECT, INSERT ON app.t TO 'w'@'%'"} {
 		sqltest.NewRunner(t, a.DB).Exec(q)

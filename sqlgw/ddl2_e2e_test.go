@@ -4,8 +4,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/sqlgw"
 	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
+	"github.com/sqlgw/sqlgw/storage"
 )
 
 func columnType(t *testing.T, c sqltest.Execer, table, col string) string {
@@ -133,30 +135,26 @@ func TestDDL2NarrowConcurrentWriters(t *testing.T) {
 // a value that does not fit after the commit: the second scan, one refresh
 // interval later, finds it and the change is reverted.
 func TestDDL2NarrowStaleGateway(t *testing.T) {
-	for _, b := range sqltest.Backends {
-		t.Run(b.Name, func(t *testing.T) {
-			store, co := b.Open(t)
-			t.Cleanup(func() { store.Close() })
-			ca := sqltest.Start(t, sharedStore{store}, sqltest.Options{Catalog: co}).Conn()
-			sqltest.NewRunner(t, ca).Exec("CREATE DATABASE sg")
-			sqltest.NewRunner(t, ca).Exec("CREATE TABLE sg.t (k INT PRIMARY KEY, e VARCHAR(128))")
-			sqltest.NewRunner(t, ca).Exec("INSERT INTO sg.t VALUES (1, 'abc')")
-			stale := co
-			stale.RefreshInterval = 1 << 40 // B keeps its cached catalog
-			cb := sqltest.NewRunner(t, sqltest.Start(t, sharedStore{store}, sqltest.Options{Catalog: stale}).Conn())
-			cb.ExpectRows("SELECT e FROM sg.t", "abc")
+	sqltest.ForEachSharedStore(t, func(t *testing.T, store storage.Store, co catalog.Options) {
+		ca := sqltest.Start(t, store, sqltest.Options{Catalog: co}).Conn()
+		sqltest.NewRunner(t, ca).Exec("CREATE DATABASE sg")
+		sqltest.NewRunner(t, ca).Exec("CREATE TABLE sg.t (k INT PRIMARY KEY, e VARCHAR(128))")
+		sqltest.NewRunner(t, ca).Exec("INSERT INTO sg.t VALUES (1, 'abc')")
+		stale := co
+		stale.RefreshInterval = 1 << 40 // B keeps its cached catalog
+		cb := sqltest.NewRunner(t, sqltest.Start(t, store, sqltest.Options{Catalog: stale}).Conn())
+		cb.ExpectRows("SELECT e FROM sg.t", "abc")
 
-			var once sync.Once
-			restore := sqlgw.SetNarrowCommittedHook(func() {
-				once.Do(func() { cb.Exec("INSERT INTO sg.t VALUES (2, REPEAT('x', 100))") })
-			})
-			defer restore()
-			sqltest.NewRunner(t, ca).ExpectError(1265, "Data truncated for column 'e' at row 2", "ALTER TABLE sg.t MODIFY e VARCHAR(64)")
-			sqltest.NewRunner(t, ca).Exec("USE sg")
-			expectColumnType(t, ca, "t", "e", "varchar(128)\tYES", "after the reverted MODIFY")
-			sqltest.NewRunner(t, ca).ExpectRows("SELECT k, LENGTH(e) FROM t ORDER BY k", "1\t3", "2\t100")
+		var once sync.Once
+		restore := sqlgw.SetNarrowCommittedHook(func() {
+			once.Do(func() { cb.Exec("INSERT INTO sg.t VALUES (2, REPEAT('x', 100))") })
 		})
-	}
+		defer restore()
+		sqltest.NewRunner(t, ca).ExpectError(1265, "Data truncated for column 'e' at row 2", "ALTER TABLE sg.t MODIFY e VARCHAR(64)")
+		sqltest.NewRunner(t, ca).Exec("USE sg")
+		expectColumnType(t, ca, "t", "e", "varchar(128)\tYES", "after the reverted MODIFY")
+		sqltest.NewRunner(t, ca).ExpectRows("SELECT k, LENGTH(e) FROM t ORDER BY k", "1\t3", "2\t100")
+	})
 }
 
 // Known failure 32 (MySQL Connector/C++ getTables): an ENUM or SET column in

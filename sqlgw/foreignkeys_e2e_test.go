@@ -128,13 +128,13 @@ func TestForeignKeysParent(t *testing.T) {
 func TestForeignKeysRestart(t *testing.T) {
 	store, co := sqltest.Memory.Open(t)
 	t.Cleanup(func() { store.Close() })
-	ts := sqltest.Start(t, sharedStore{store}, sqltest.Options{Catalog: co})
+	ts := sqltest.Start(t, sqltest.NoClose(store), sqltest.Options{Catalog: co})
 	ts.Session("fk",
 		"CREATE TABLE p (id INT PRIMARY KEY)",
 		"CREATE TABLE ch (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id) ON DELETE CASCADE)")
 	ts.Stop()
 
-	ts2 := sqltest.Start(t, sharedStore{store}, sqltest.Options{Catalog: co})
+	ts2 := sqltest.Start(t, sqltest.NoClose(store), sqltest.Options{Catalog: co})
 	c2 := sqltest.NewRunner(t, ts2.Conn())
 	c2.Exec("USE fk")
 	c2.ExpectRows("SELECT constraint_name, delete_rule FROM information_schema.referential_constraints WHERE constraint_schema='fk'",
@@ -339,8 +339,8 @@ func TestForeignKeysTwoGateways(t *testing.T) {
 	store, co := sqltest.Memory.Open(t)
 	t.Cleanup(func() { store.Close() })
 	co.RefreshInterval = -1
-	a := sqltest.NewRunner(t, sqltest.Start(t, sharedStore{store}, sqltest.Options{Catalog: co}).Conn())
-	b := sqltest.NewRunner(t, sqltest.Start(t, sharedStore{store}, sqltest.Options{Catalog: co}).Conn())
+	a := sqltest.NewRunner(t, sqltest.Start(t, sqltest.NoClose(store), sqltest.Options{Catalog: co}).Conn())
+	b := sqltest.NewRunner(t, sqltest.Start(t, sqltest.NoClose(store), sqltest.Options{Catalog: co}).Conn())
 	a.Exec("CREATE DATABASE g2")
 	a.Exec("CREATE TABLE g2.p (id INT PRIMARY KEY)")
 	a.Exec("CREATE TABLE g2.ch (id INT PRIMARY KEY, pid INT)")

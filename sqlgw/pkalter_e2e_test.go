@@ -5,8 +5,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/sqlgw"
 	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
+	"github.com/sqlgw/sqlgw/storage"
 )
 
 // Known failure 35 (Laravel/Eloquent): a table created without a key gets
@@ -114,37 +116,33 @@ func TestPKAlterConcurrentInsert(t *testing.T) {
 // Another gateway sees the new key; a stale gateway's keyless insert after
 // the commit is found by the second check and the key is restored.
 func TestPKAlterOtherGateway(t *testing.T) {
-	for _, b := range sqltest.Backends {
-		t.Run(b.Name, func(t *testing.T) {
-			store, co := b.Open(t)
-			t.Cleanup(func() { store.Close() })
-			ca := sqltest.NewRunner(t, sqltest.Start(t, sharedStore{store}, sqltest.Options{Catalog: co}).Conn())
-			ca.Exec("CREATE DATABASE og")
-			ca.Exec("CREATE TABLE og.t (a INT, b INT)")
-			ca.Exec("CREATE TABLE og.u (a INT, b INT)")
-			cb := sqltest.Start(t, sharedStore{store}, sqltest.Options{Catalog: co}).Conn()
-			sqltest.NewRunner(t, cb).ExpectRows("SELECT COUNT(*) FROM og.t", "0")
+	sqltest.ForEachSharedStore(t, func(t *testing.T, store storage.Store, co catalog.Options) {
+		ca := sqltest.NewRunner(t, sqltest.Start(t, store, sqltest.Options{Catalog: co}).Conn())
+		ca.Exec("CREATE DATABASE og")
+		ca.Exec("CREATE TABLE og.t (a INT, b INT)")
+		ca.Exec("CREATE TABLE og.u (a INT, b INT)")
+		cb := sqltest.Start(t, store, sqltest.Options{Catalog: co}).Conn()
+		sqltest.NewRunner(t, cb).ExpectRows("SELECT COUNT(*) FROM og.t", "0")
 
-			ca.Exec("ALTER TABLE og.t ADD PRIMARY KEY (a, b)")
-			sqltest.NewRunner(t, cb).Exec("INSERT INTO og.t VALUES (1, 2)")
-			sqltest.NewRunner(t, cb).ExpectErrno(1062, "INSERT INTO og.t VALUES (1, 2)")
-			ca.ExpectRows("SELECT a, b FROM og.t WHERE a = 1 AND b = 2", "1\t2")
-			sqltest.NewRunner(t, cb).Exec("USE og")
-			if ex := explainText(t, cb, "SELECT a FROM t WHERE a = 1 AND b = 2"); !strings.Contains(ex, "PRIMARY") {
-				t.Fatalf("gateway B's EXPLAIN does not use PRIMARY:\n%s", ex)
-			}
+		ca.Exec("ALTER TABLE og.t ADD PRIMARY KEY (a, b)")
+		sqltest.NewRunner(t, cb).Exec("INSERT INTO og.t VALUES (1, 2)")
+		sqltest.NewRunner(t, cb).ExpectErrno(1062, "INSERT INTO og.t VALUES (1, 2)")
+		ca.ExpectRows("SELECT a, b FROM og.t WHERE a = 1 AND b = 2", "1\t2")
+		sqltest.NewRunner(t, cb).Exec("USE og")
+		if ex := explainText(t, cb, "SELECT a FROM t WHERE a = 1 AND b = 2"); !strings.Contains(ex, "PRIMARY") {
+			t.Fatalf("gateway B's EXPLAIN does not use PRIMARY:\n%s", ex)
+		}
 
-			stale := co
-			stale.RefreshInterval = 1 << 40 // C keeps its cached catalog
-			cc := sqltest.NewRunner(t, sqltest.Start(t, sharedStore{store}, sqltest.Options{Catalog: stale}).Conn())
-			cc.ExpectRows("SELECT COUNT(*) FROM og.u", "0")
-			var once sync.Once
-			restore := sqlgw.SetPKCommittedHook(func() {
-				once.Do(func() { cc.Exec("INSERT INTO og.u VALUES (7, 8)") })
-			})
-			defer restore()
-			ca.ExpectError(1235, "needs a table rewrite", "ALTER TABLE og.u ADD PRIMARY KEY (a)")
-			ca.ExpectRows("SELECT a, b FROM og.u", "7\t8")
+		stale := co
+		stale.RefreshInterval = 1 << 40 // C keeps its cached catalog
+		cc := sqltest.NewRunner(t, sqltest.Start(t, store, sqltest.Options{Catalog: stale}).Conn())
+		cc.ExpectRows("SELECT COUNT(*) FROM og.u", "0")
+		var once sync.Once
+		restore := sqlgw.SetPKCommittedHook(func() {
+			once.Do(func() { cc.Exec("INSERT INTO og.u VALUES (7, 8)") })
 		})
-	}
+		defer restore()
+		ca.ExpectError(1235, "needs a table rewrite", "ALTER TABLE og.u ADD PRIMARY KEY (a)")
+		ca.ExpectRows("SELECT a, b FROM og.u", "7\t8")
+	})
 }

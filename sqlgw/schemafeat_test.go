@@ -5,7 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
+	"github.com/sqlgw/sqlgw/storage"
 )
 
 // sakila's and Django's schemas: ON UPDATE CURRENT_TIMESTAMP columns are
@@ -222,54 +224,50 @@ func TestGeneratedColumns(t *testing.T) {
 // The definitions live in the catalog: a second gateway on the same store
 // enforces and shows them, including those added after it started.
 func TestSchemaFeaturesAcrossGateways(t *testing.T) {
-	for _, b := range sqltest.Backends {
-		t.Run(b.Name, func(t *testing.T) {
-			store, co := b.Open(t)
-			t.Cleanup(func() { store.Close() })
-			co.RefreshInterval = -1 // always check the catalog version
-			ca := sqltest.NewRunner(t, sqltest.Start(t, sharedStore{store}, sqltest.Options{Catalog: co}).Conn())
-			ca.Exec("CREATE DATABASE d")
-			ca.Exec("CREATE TABLE d.t (id INT PRIMARY KEY, a INT CHECK (a >= 0), " +
-				"g INT AS (a * 2) STORED, s INT AS (a + 1) STORED, " +
-				"ts TIMESTAMP NULL DEFAULT NULL ON UPDATE CURRENT_TIMESTAMP, CONSTRAINT small CHECK (a < 100))")
-			ca.Exec("INSERT INTO d.t (id, a) VALUES (1, 1)")
-			ca.Exec("CREATE TABLE d.v (id INT PRIMARY KEY, a INT, g INT AS (a * 2) VIRTUAL, ts DATETIME NULL ON UPDATE CURRENT_TIMESTAMP)")
-			ca.Exec("INSERT INTO d.v (id, a) VALUES (1, 1)")
+	sqltest.ForEachSharedStore(t, func(t *testing.T, store storage.Store, co catalog.Options) {
+		co.RefreshInterval = -1 // always check the catalog version
+		ca := sqltest.NewRunner(t, sqltest.Start(t, store, sqltest.Options{Catalog: co}).Conn())
+		ca.Exec("CREATE DATABASE d")
+		ca.Exec("CREATE TABLE d.t (id INT PRIMARY KEY, a INT CHECK (a >= 0), " +
+			"g INT AS (a * 2) STORED, s INT AS (a + 1) STORED, " +
+			"ts TIMESTAMP NULL DEFAULT NULL ON UPDATE CURRENT_TIMESTAMP, CONSTRAINT small CHECK (a < 100))")
+		ca.Exec("INSERT INTO d.t (id, a) VALUES (1, 1)")
+		ca.Exec("CREATE TABLE d.v (id INT PRIMARY KEY, a INT, g INT AS (a * 2) VIRTUAL, ts DATETIME NULL ON UPDATE CURRENT_TIMESTAMP)")
+		ca.Exec("INSERT INTO d.v (id, a) VALUES (1, 1)")
 
-			cb := sqltest.NewRunner(t, sqltest.Start(t, sharedStore{store}, sqltest.Options{Catalog: co}).Conn())
-			createA := ca.Rows("SHOW CREATE TABLE d.t")
-			createB := cb.Rows("SHOW CREATE TABLE d.t")
-			if strings.Join(createA, "\n") != strings.Join(createB, "\n") {
-				t.Errorf("SHOW CREATE TABLE differs:\nA: %s\nB: %s", createA, createB)
+		cb := sqltest.NewRunner(t, sqltest.Start(t, store, sqltest.Options{Catalog: co}).Conn())
+		createA := ca.Rows("SHOW CREATE TABLE d.t")
+		createB := cb.Rows("SHOW CREATE TABLE d.t")
+		if strings.Join(createA, "\n") != strings.Join(createB, "\n") {
+			t.Errorf("SHOW CREATE TABLE differs:\nA: %s\nB: %s", createA, createB)
+		}
+		for _, want := range []string{"CHECK ((`a` >= 0))", "CONSTRAINT `small` CHECK ((`a` < 100))", "GENERATED ALWAYS AS ((`a` * 2)) STORED", "GENERATED ALWAYS AS ((`a` + 1)) STORED", "ON UPDATE CURRENT_TIMESTAMP"} {
+			if !strings.Contains(strings.Join(createB, "\n"), want) {
+				t.Errorf("gateway B's SHOW CREATE TABLE lacks %q:\n%s", want, createB)
 			}
-			for _, want := range []string{"CHECK ((`a` >= 0))", "CONSTRAINT `small` CHECK ((`a` < 100))", "GENERATED ALWAYS AS ((`a` * 2)) STORED", "GENERATED ALWAYS AS ((`a` + 1)) STORED", "ON UPDATE CURRENT_TIMESTAMP"} {
-				if !strings.Contains(strings.Join(createB, "\n"), want) {
-					t.Errorf("gateway B's SHOW CREATE TABLE lacks %q:\n%s", want, createB)
-				}
-			}
-			cb.Script(`
-				error 3819 INSERT INTO d.t (id, a) VALUES (2, -1)
-				error 3819 INSERT INTO d.t (id, a) VALUES (2, 100)
-				error 3105 INSERT INTO d.t (id, a, g) VALUES (2, 1, 1)
-				exec INSERT INTO d.t (id, a) VALUES (2, 5)
-				exec UPDATE d.t SET a = 6 WHERE id = 2
-			`)
-			ca.ExpectRows("SELECT id, a, g, s, ts IS NOT NULL FROM d.t ORDER BY id", "1\t1\t2\t2\t0", "2\t6\t12\t7\t1")
-			cb.ExpectErrno(3105, "UPDATE d.v SET g = 1")
-			cb.Exec("UPDATE d.v SET a = 4")
-			ca.ExpectRows("SELECT a, g, ts IS NOT NULL FROM d.v", "4\t8\t1")
-			if got := strings.Join(cb.Rows("SHOW CREATE TABLE d.v"), "\n"); !strings.Contains(got, "`g` int GENERATED ALWAYS AS ((`a` * 2)) VIRTUAL,") {
-				t.Errorf("gateway B's SHOW CREATE TABLE d.v:\n%s", got)
-			}
+		}
+		cb.Script(`
+			error 3819 INSERT INTO d.t (id, a) VALUES (2, -1)
+			error 3819 INSERT INTO d.t (id, a) VALUES (2, 100)
+			error 3105 INSERT INTO d.t (id, a, g) VALUES (2, 1, 1)
+			exec INSERT INTO d.t (id, a) VALUES (2, 5)
+			exec UPDATE d.t SET a = 6 WHERE id = 2
+		`)
+		ca.ExpectRows("SELECT id, a, g, s, ts IS NOT NULL FROM d.t ORDER BY id", "1\t1\t2\t2\t0", "2\t6\t12\t7\t1")
+		cb.ExpectErrno(3105, "UPDATE d.v SET g = 1")
+		cb.Exec("UPDATE d.v SET a = 4")
+		ca.ExpectRows("SELECT a, g, ts IS NOT NULL FROM d.v", "4\t8\t1")
+		if got := strings.Join(cb.Rows("SHOW CREATE TABLE d.v"), "\n"); !strings.Contains(got, "`g` int GENERATED ALWAYS AS ((`a` * 2)) VIRTUAL,") {
+			t.Errorf("gateway B's SHOW CREATE TABLE d.v:\n%s", got)
+		}
 
-			// DDL on A after B started: B sees it on its next statement.
-			ca.Exec("ALTER TABLE d.t ADD CONSTRAINT lt50 CHECK (a < 50)")
-			cb.ExpectErrno(3819, "UPDATE d.t SET a = 70 WHERE id = 2")
-			cb.ExpectErrno(3822, "CREATE TABLE d.u (id INT PRIMARY KEY, CONSTRAINT lt50 CHECK (id > 0))")
-			ca.Exec("ALTER TABLE d.t DROP CHECK small")
-			ca.Exec("ALTER TABLE d.t DROP CHECK lt50")
-			cb.Exec("UPDATE d.t SET a = 200 WHERE id = 2")
-			cb.ExpectRows("SELECT CONSTRAINT_NAME FROM information_schema.CHECK_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = 'd' ORDER BY CONSTRAINT_NAME", "t_chk_1")
-		})
-	}
+		// DDL on A after B started: B sees it on its next statement.
+		ca.Exec("ALTER TABLE d.t ADD CONSTRAINT lt50 CHECK (a < 50)")
+		cb.ExpectErrno(3819, "UPDATE d.t SET a = 70 WHERE id = 2")
+		cb.ExpectErrno(3822, "CREATE TABLE d.u (id INT PRIMARY KEY, CONSTRAINT lt50 CHECK (id > 0))")
+		ca.Exec("ALTER TABLE d.t DROP CHECK small")
+		ca.Exec("ALTER TABLE d.t DROP CHECK lt50")
+		cb.Exec("UPDATE d.t SET a = 200 WHERE id = 2")
+		cb.ExpectRows("SELECT CONSTRAINT_NAME FROM information_schema.CHECK_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = 'd' ORDER BY CONSTRAINT_NAME", "t_chk_1")
+	})
 }

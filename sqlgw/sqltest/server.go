@@ -322,3 +322,18 @@ func Session(t testing.TB, b Backend, db string, setup ...string) *sql.Conn {
 	t.Helper()
 	return StartBackend(t, b, Options{}).Session(db, setup...)
 }
+
+// ForEachSharedStore runs f as a subtest on every backend of Backends with
+// a fresh store that the test's servers share (several gateways over one
+// store): the store f gets is wrapped in NoClose, so a server stopping
+// leaves it open, and it is closed when the subtest ends. co holds the
+// backend's catalog options.
+func ForEachSharedStore(t *testing.T, f func(t *testing.T, store storage.Store, co catalog.Options)) {
+	for _, b := range Backends {
+		t.Run(b.Name, func(t *testing.T) {
+			store, co := b.Open(t)
+			t.Cleanup(func() { store.Close() })
+			f(t, NoClose(store), co)
+		})
+	}
+}
