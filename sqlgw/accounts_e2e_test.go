@@ -553,8 +553,8 @@ func sha1Sum(b []byte) []byte {
 func TestAccountsOtherGatewayAtOnce(t *testing.T) {
 	store, co := sqltest.Memory.Open(t)
 	t.Cleanup(func() { store.Close() })
-	a, _ := startAccountsServer(t, store, co, "", nil)
-	gb, _ := startAccountsServer(t, store, co, "", func(c *sqlgw.Config) { c.AccountsRefresh = time.Hour })
+	a, _ := startAccountsServer(t, sqltest.NoClose(store), co, "", nil)
+	gb, _ := startAccountsServer(t, sqltest.NoClose(store), co, "", func(c *sqlgw.Config) { c.AccountsRefresh = time.Hour })
 	for _, q := range []string{"CREATE DATABASE app", "CREATE TABLE app.t (id INT PRIMARY KEY)",
 		"CREATE USER 'w'@'%' IDENTIFIED WITH caching_sha2_password BY 'w-pw'", "GRANT SELECT, INSERT ON app.t TO 'w'@'%'"} {
 		sqltest.NewRunner(t, a.DB).Exec(q)
