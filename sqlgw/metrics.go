@@ -406,3 +406,8 @@ func (s *metricsStore) Unwrap() storage.Store { return s.inner }
 
 // pathName is the metric label of an access path.
 func pathName(p fmt.Stringer) string { return strings.TrimSpace(p.String()) }
+
+// Snapshot forwards to the backend's storage.Snapshotter, if any.
+func (s *metricsStore) Snapshot(ctx context.Context) (storage.Snapshot, error) {
+	return storage.ForwardSnapshot(ctx, s.inner)
+}
