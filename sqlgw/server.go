@@ -37,6 +37,8 @@
 //	              re-plans the lookup only, runs without the analyzer
 //	editor.go     INSERT/UPDATE/DELETE/REPLACE into the transaction buffer
 //	txn.go        transactions, commit in per-partition batches
+//	snapshot.go   snapshot reads: one store snapshot per statement or
+//	              REPEATABLE READ transaction; isolation levels, anomalies
 //	session.go    sessions, savepoints, Sqlgw_* status variables
 //	explain.go    plain EXPLAIN rows naming the access path
 //	views.go      view definitions kept in the store
