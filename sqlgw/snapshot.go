@@ -35,8 +35,12 @@ import (
 // committer wins), so no update is lost and a write is never based on a
 // version older than the row's current one. The reads DML does to check
 // for a duplicate key or a concurrently deleted row (editor.go getRow, the
-// unique checks) read the current state, as InnoDB's current reads do:
-// a duplicate committed after the snapshot fails the statement with 1062.
+// unique checks), foreign key checks (foreignkeys.go) and the verification
+// scans of a narrowing ALTER (ddl2_narrow.go) read the current state
+// (Table.current), as InnoDB's current reads do: a duplicate committed
+// after the snapshot fails the statement with 1062, a parent deleted after
+// it fails a child's insert with 1452
+// (TestSnapshotForeignKeyChecksReadCurrentRows).
 //
 // Anomalies that remain (each shown by a test in snapshot_e2e_test.go):
 //
