@@ -186,6 +186,7 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 	}
 	defer h.end()
 	defer h.gw.noteUncached(c.ConnectionID)
+	defer h.gw.endStatement(c.ConnectionID) // snapshot.go
 	query, done := stripMariaDBOnly(query)
 	if done {
 		return callback(&sqltypes.Result{}, false)
@@ -212,6 +213,7 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	}
 	defer h.end()
 	defer h.gw.noteUncached(c.ConnectionID)
+	defer h.gw.endStatement(c.ConnectionID) // snapshot.go
 	query, done := stripMariaDBOnly(query)
 	if done {
 		return "", callback(&sqltypes.Result{}, false)
@@ -262,6 +264,7 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 		return err
 	}
 	defer h.end()
+	defer h.gw.endStatement(c.ConnectionID) // snapshot.go
 	callback = h.gw.fixTimeFields(ctx, callback)
 	withInfo := h.withInsertInfo(c, func(res *sqltypes.Result, _ bool) error {
 		if res != nil && len(res.Fields) == 0 && res.Info != "" && (reRowsMatched.MatchString(res.Info) || reRecords.MatchString(res.Info)) {

@@ -66,9 +66,11 @@ import (
 // conflicts and lost updates behave as above.
 //
 // The session holds at most one snapshot: taking one releases the
-// previous, and COMMIT, ROLLBACK and the end of the connection release it
-// (a Pebble snapshot keeps the versions it shows from being compacted
-// away).
+// previous; COMMIT, ROLLBACK, the end of a statement outside an open
+// REPEATABLE READ transaction (the handler's endStatement) and the end of
+// the connection release it. A Pebble snapshot keeps the versions it shows
+// from being compacted away: an open transaction pins what was overwritten
+// since its first read, as InnoDB's read view pins its undo log.
 
 // snapState is a session's read snapshot.
 type snapState struct {
@@ -178,6 +180,30 @@ func (s *Session) releaseSnapshot(tx *txn) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.snap != nil && (tx == nil || st.tx == tx) {
+		st.snap.Release()
+		st.snap, st.tx = nil, nil
+	}
+}
+
+// endStatement releases the session's snapshot at the end of a statement
+// (the handler calls it after each query and execute) unless the open
+// transaction it belongs to keeps it (REPEATABLE READ, SERIALIZABLE): an
+// idle connection holds no snapshot.
+func (g *gateway) endStatement(conn uint32) {
+	g.sessMu.Lock()
+	s := g.sessions[conn]
+	g.sessMu.Unlock()
+	if s == nil {
+		return
+	}
+	cur, _ := s.GetTransaction().(*txn)
+	if cur == nil {
+		cur = s.tx
+	}
+	st := &s.snap
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.snap != nil && (st.stmt || st.tx != cur) {
 		st.snap.Release()
 		st.snap, st.tx = nil, nil
 	}

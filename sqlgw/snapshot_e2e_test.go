@@ -2,6 +2,8 @@ package sqlgw_test
 
 import (
 	"testing"
+
+	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
 // The isolation levels' guarantees and remaining anomalies (sqlgw/snapshot.go).
@@ -179,5 +181,49 @@ func TestSnapshotForeignKeyChecksReadCurrentRows(t *testing.T) {
 		mustExec(t, a, "INSERT INTO child VALUES (1, 1)")
 		mustExec(t, a, "COMMIT")
 		expectRows(t, a, "SELECT id, pid FROM child", "1\t1")
+	})
+}
+
+// TestSnapshotsReleased: an idle connection holds no snapshot; an open
+// REPEATABLE READ transaction holds one until COMMIT or ROLLBACK.
+func TestSnapshotsReleased(t *testing.T) {
+	snapshotBackends(t, func(t *testing.T, ts *testServer) {
+		p, ok := ts.Store.(*pebble.Store)
+		if !ok {
+			t.Skipf("store %T", ts.Store)
+		}
+		open := func() int { return p.DB().Metrics().Snapshots.Count }
+		a, b := ts.Session("d"), ts.conn()
+		mustExec(t, b, "USE d")
+		mustExec(t, a, "CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+		mustExec(t, a, "INSERT INTO t VALUES (1, 10), (2, 20)")
+		expectRows(t, a, "SELECT v FROM t WHERE id = 1", "10")
+		expectRows(t, a, "SELECT SUM(v) FROM t", "30")
+		mustExec(t, a, "UPDATE t SET v = 11 WHERE id = 1")
+		if n := open(); n != 0 {
+			t.Fatalf("%d snapshots open after autocommit statements", n)
+		}
+		mustExec(t, b, "SET SESSION transaction_isolation = 'READ-COMMITTED'")
+		mustExec(t, b, "BEGIN")
+		expectRows(t, b, "SELECT SUM(v) FROM t", "31")
+		if n := open(); n != 0 {
+			t.Fatalf("%d snapshots open between statements at READ COMMITTED", n)
+		}
+		mustExec(t, b, "COMMIT")
+		mustExec(t, a, "BEGIN")
+		expectRows(t, a, "SELECT SUM(v) FROM t", "31")
+		if n := open(); n != 1 {
+			t.Fatalf("%d snapshots open in a REPEATABLE READ transaction, want 1", n)
+		}
+		mustExec(t, a, "COMMIT")
+		if n := open(); n != 0 {
+			t.Fatalf("%d snapshots open after COMMIT", n)
+		}
+		mustExec(t, a, "BEGIN")
+		expectRows(t, a, "SELECT SUM(v) FROM t", "31")
+		mustExec(t, a, "ROLLBACK")
+		if n := open(); n != 0 {
+			t.Fatalf("%d snapshots open after ROLLBACK", n)
+		}
 	})
 }
