@@ -163,7 +163,8 @@ func (s *Session) takeSnapshotLocked(ctx *sql.Context, tx *txn, stmt bool) stora
 // startSnapshot takes the snapshot of a transaction started WITH
 // CONSISTENT SNAPSHOT (at a level that keeps one per transaction).
 func (s *Session) startSnapshot(ctx *sql.Context, tx *txn) {
-	if !consistentSnapshot.MatchString(ctx.Query()) || perStatement(ctx) {
+	if q := strings.TrimSpace(ctx.Query()); len(q) < 5 || !strings.EqualFold(q[:5], "start") || // most are autocommit statements
+		!consistentSnapshot.MatchString(q) || perStatement(ctx) {
 		return
 	}
 	s.snap.mu.Lock()
