@@ -47,11 +47,14 @@ import (
 //   - REPEATABLE READ is snapshot isolation: no dirty reads, no
 //     non-repeatable reads, no phantoms, no read skew, no lost updates
 //     (TestSnapshotRepeatableRead, TestSnapshotLostUpdate,
-//     TestBankTransfers' SUM checks); write skew remains (two transactions
+//     TestBankTransfers' SUM checks, TestHistoryAnomalies: G0, G1a/b/c,
+//     lost update and G-single checked over a register history); write
+//     skew remains (two transactions
 //     each reading what the other writes both commit:
 //     TestSnapshotWriteSkew).
 //   - SERIALIZABLE is the same snapshot isolation (write skew remains; the
-//     read set is not validated at commit): sqlgw takes no read locks.
+//     read set is not validated at commit): sqlgw takes no read locks
+//     (TestSnapshotWriteSkew runs both levels).
 //   - READ COMMITTED: each statement is consistent, but two statements of
 //     one transaction may see different commits (non-repeatable reads,
 //     phantoms, read skew across statements: TestSnapshotReadCommitted).
@@ -62,8 +65,12 @@ import (
 // A store without snapshots (Azure Table) reads every entity at its latest
 // committed version (read committed, per entity, as catalog/txn
 // describes): a statement over several partitions may see one side of a
-// concurrent transaction (read skew), at every isolation level. Write
-// conflicts and lost updates behave as above.
+// concurrent transaction (read skew), and a transaction's repeated reads
+// may differ, at every isolation level (TestBankTransfers and
+// TestHistoryAnomalies count them there; the snapshot tests skip it).
+// Write conflicts and lost updates behave as above (TestSnapshotLostUpdate
+// and TestSnapshotWriteSkew run on it). Snapshots there need versions kept
+// in the entities (catalog/txn, "Isolation").
 //
 // The session holds at most one snapshot: taking one releases the
 // previous; COMMIT, ROLLBACK, the end of a statement outside an open
