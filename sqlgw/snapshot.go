@@ -155,7 +155,7 @@ func (s *Session) takeSnapshotLocked(ctx *sql.Context, tx *txn, stmt bool) stora
 		st.snap.Release()
 		st.snap = nil
 	}
-	sn, err := storage.ForwardSnapshot(metaCtx(ctx), s.gw.store)
+	sn, err := storage.ForwardSnapshot(ctx, s.gw.store) // no request: not counted
 	if err != nil {
 		if errors.Is(err, storage.ErrSnapshotUnsupported) {
 			st.none = true
