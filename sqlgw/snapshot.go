@@ -74,8 +74,9 @@ import (
 //
 // The session holds at most one snapshot: taking one releases the
 // previous; COMMIT, ROLLBACK, the end of a statement outside an open
-// REPEATABLE READ transaction (the handler's endStatement) and the end of
-// the connection release it. A Pebble snapshot keeps the versions it shows
+// REPEATABLE READ transaction (the handler's endStatement; an Engine used
+// in-process, without the handler, releases it at its next statement or
+// transaction) and the end of the connection release it. A Pebble snapshot keeps the versions it shows
 // from being compacted away: an open transaction pins what was overwritten
 // since its first read, as InnoDB's read view pins its undo log.
 
