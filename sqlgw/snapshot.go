@@ -41,6 +41,11 @@ import (
 // after the snapshot fails the statement with 1062, a parent deleted after
 // it fails a child's insert with 1452
 // (TestSnapshotForeignKeyChecksReadCurrentRows).
+// A row the transaction read at two versions (its snapshot and a current
+// read) cannot be written on either ETag (txn.go, noteRead): an UPDATE
+// computes from the snapshot's value, so a write on the newer ETag would
+// lose the change in between; the commit fails with 1213
+// (TestSnapshotMixedReadsNoLostUpdate).
 //
 // Anomalies that remain (each shown by a test in snapshot_e2e_test.go):
 //

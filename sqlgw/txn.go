@@ -15,6 +15,7 @@ import (
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/catalog/ixmaint"
+	txnrec "github.com/sqlgw/sqlgw/catalog/txn"
 	"github.com/sqlgw/sqlgw/storage"
 )
 
@@ -330,9 +331,19 @@ func (t *txn) peek(phys string) *txTable {
 }
 
 // noteRead remembers the ETag of a stored row the first time it is read.
+// A row read again at another version (a snapshot read and a current read,
+// snapshot.go, or two statements' snapshots at READ COMMITTED) gets an
+// unusable ETag: a write computed from either read must not commit on the
+// other's version (it fails with 1213, TestSnapshotMixedReadsNoLostUpdate).
 func (tt *txTable) noteRead(k entKey, r read) {
-	if _, ok := tt.reads[k]; !ok {
+	prev, ok := tt.reads[k]
+	if !ok {
 		tt.reads[k] = r
+		return
+	}
+	if prev.exists && r.exists && prev.etag != r.etag {
+		prev.etag = txnrec.UnusableETag(prev.etag)
+		tt.reads[k] = prev
 	}
 }
 

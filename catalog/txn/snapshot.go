@@ -62,3 +62,15 @@ func (s *Store) resolveInSnapshot(ctx context.Context, table string, e *storage.
 	v.ETag = poisoned
 	return v, state == statePending, nil
 }
+
+// UnusableETag returns an ETag derived from t that a write through Store
+// cannot be conditional on: the write fails with
+// storage.ErrPreconditionFailed before reaching the store (as one on the
+// ETag of a locked entity does). The gateway gives it to a row read at two
+// versions, so that a write computed from either fails as a conflict.
+func UnusableETag(t storage.ETag) storage.ETag {
+	if isPoisoned(t) {
+		return t
+	}
+	return storage.ETag(poison) + t
+}
