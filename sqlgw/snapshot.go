@@ -81,9 +81,10 @@ import (
 // previous; COMMIT, ROLLBACK, the end of a statement outside an open
 // REPEATABLE READ transaction (the handler's endStatement; an Engine used
 // in-process, without the handler, releases it at its next statement or
-// transaction) and the end of the connection release it. A Pebble snapshot keeps the versions it shows
-// from being compacted away: an open transaction pins what was overwritten
-// since its first read, as InnoDB's read view pins its undo log.
+// transaction) and the end of the connection release it. A Pebble snapshot
+// keeps the versions it shows from being compacted away: an open
+// transaction pins what was overwritten since its first read, as InnoDB's
+// read view pins its undo log.
 
 // snapState is a session's read snapshot.
 type snapState struct {
