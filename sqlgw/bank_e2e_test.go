@@ -275,7 +275,7 @@ func TestBankTransfers(t *testing.T) {
 
 // bankCheckReads fails t when a read during the run saw an inconsistent
 // state on a store with snapshots (the embedded Pebble store: reads are
-// snapshot reads, sqlgw/snapshot.go). A store without them (Azure Table)
+// snapshot reads, sqlgw/engine/snapshot.go). A store without them (Azure Table)
 // reads committed data per entity, and its SUM reads may see one side of
 // a transfer: they are only counted.
 func bankCheckReads(t *testing.T, store storage.Store, st *bankStats) {

@@ -31,7 +31,7 @@ import (
 //     version overwritten by a transaction whose effects it also saw
 //     (directly or through later transactions). Read-only transactions
 //     read every register in one statement or in two, with commits in
-//     between. Snapshot reads (sqlgw/snapshot.go) forbid it; on a store
+//     between. Snapshot reads (sqlgw/engine/snapshot.go) forbid it; on a store
 //     without snapshots (Azure Table) it is counted, not failed.
 //
 // TestHistoryChecker shows the checker finds each anomaly in a

@@ -6,7 +6,7 @@ import (
 	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
-// The isolation levels' guarantees and remaining anomalies (sqlgw/snapshot.go).
+// The isolation levels' guarantees and remaining anomalies (sqlgw/engine/snapshot.go).
 // Tests of what snapshots give run on the backends that take snapshots
 // (the embedded Pebble store); the others run everywhere.
 
@@ -14,7 +14,7 @@ import (
 func snapshotBackends(t *testing.T, f func(t *testing.T, ts *testServer)) {
 	forEachBackend(t, func(t *testing.T, ts *testServer) {
 		if !hasSnapshots(ts.Store) {
-			t.Skip("the store has no snapshots: reads are read committed (sqlgw/snapshot.go)")
+			t.Skip("the store has no snapshots: reads are read committed (sqlgw/engine/snapshot.go)")
 		}
 		f(t, ts)
 	})

@@ -126,9 +126,11 @@
 // see some rolled forward and others still showing their previous value
 // only if it read the latter before the commit point: each entity read is
 // a committed value, but a read of many entities is not one snapshot.
+// The gateway's isolation levels and the anomalies they allow are
+// documented in sqlgw/engine/snapshot.go.
 //
 // Reads that carry a storage.Snapshot (storage.WithSnapshot: the gateway's
-// snapshot reads, sqlgw/snapshot.go) are one snapshot when the store
+// snapshot reads, sqlgw/engine/snapshot.go) are one snapshot when the store
 // takes them (the embedded Pebble store). There a lock is resolved as of
 // the snapshot and nothing is written (resolveInSnapshot): the record's
 // state in the snapshot decides, and the value returned carries a

@@ -27,7 +27,7 @@ import (
 // accounts in BEGIN ... COMMIT (retried on 1213), while "sqlgw serve" is
 // killed with SIGKILL at random moments and restarted on the same store.
 // Readers sum the balances during the run (a scan, and reads of every
-// branch by key): on the Pebble store (snapshot reads, sqlgw/snapshot.go)
+// branch by key): on the Pebble store (snapshot reads, sqlgw/engine/snapshot.go)
 // every sum must be the total and no balance negative; on Azure Table
 // (read committed per entity) the sums off the total are counted.
 // After every restart the total, the count, the minimum balance and the
