@@ -45,8 +45,10 @@ import (
 // drops the index and fails the statement with 1062.
 //
 // Writes (txn.go): every row write of a table with indexes carries its
-// local index operations in its own batch; global ones follow ixmaint's
-// protocol around the batch (ixmaint.Maintainer.Begin / Finish). A unique
+// local index operations in its own batch; global ones are writes of the
+// commit's own atomic unit when it can take them (txnindex.go), and
+// otherwise follow ixmaint's protocol around the batch
+// (ixmaint.Maintainer.Begin / Finish). A unique
 // violation is MySQL error 1062 naming the index. Reads of IndexLookup and
 // IndexRange plans (iter.go) read the index entities, then the base rows
 // with parallel Gets, verifying every hit of a global index against its
@@ -476,7 +478,7 @@ func (it *rowIter) loadIndex() error {
 	}
 	it.fetched = it.fetched[:0]
 	for i, e := range out {
-		if a := also[i]; a != nil && keyLess(entKey{a.PartitionKey, a.RowKey}, entKey{e.PartitionKey, e.RowKey}) {
+		if a := also[i]; a != nil && it.less(entKey{a.PartitionKey, a.RowKey}, entKey{e.PartitionKey, e.RowKey}) {
 			e, also[i] = a, e // one index value: base key order
 		}
 		if e != nil {
@@ -489,7 +491,7 @@ func (it *rowIter) loadIndex() error {
 	if it.tt != nil && len(it.tt.writes) > 0 {
 		// The buffered writes are merged in key order.
 		sort.SliceStable(it.fetched, func(i, j int) bool {
-			return keyLess(entKey{it.fetched[i].PartitionKey, it.fetched[i].RowKey}, entKey{it.fetched[j].PartitionKey, it.fetched[j].RowKey})
+			return it.less(entKey{it.fetched[i].PartitionKey, it.fetched[i].RowKey}, entKey{it.fetched[j].PartitionKey, it.fetched[j].RowKey})
 		})
 	}
 	it.fi = 0
@@ -564,7 +566,18 @@ func (it *rowIter) coveringEntity(ix *catalog.Index, h *storage.Entity) (*storag
 
 // maint returns the gateway's index maintainer.
 func (g *Gateway) maint() *ixmaint.Maintainer {
-	g.maintOnce.Do(func() { g.maintainer = &ixmaint.Maintainer{Store: g.store, Lease: indexLease} })
+	g.maintOnce.Do(func() {
+		g.maintainer = &ixmaint.Maintainer{Store: g.store, Lease: indexLease}
+		if g.txs != nil {
+			// The backfill's atomic pages (ixmaint.backfillAtomic): on the
+			// embedded store, below the transaction wrapper, which holds no
+			// lock there (txnindex.go).
+			inner := g.txs.Store
+			g.maintainer.MultiBatch = func(ctx context.Context, b []storage.TableBatch) ([][]storage.ETag, error) {
+				return storage.ForwardMultiBatch(ctx, inner, b)
+			}
+		}
+	})
 	return g.maintainer
 }
 
