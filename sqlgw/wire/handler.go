@@ -181,7 +181,7 @@ func (h *Handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 	}
 	defer h.end()
 	defer h.GW.NoteUncached(c.ConnectionID)
-	defer h.GW.EndStatement(c.ConnectionID) // engine/snapshot.go
+	defer h.GW.EndStatement(c.ConnectionID)  // engine/snapshot.go
 	text := sqltext.Run(query, sqltext.Wire) // the statement text's rewrites (sqlgw/sqltext)
 	if text.Empty {
 		return callback(&sqltypes.Result{}, false)
@@ -207,7 +207,7 @@ func (h *Handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	}
 	defer h.end()
 	defer h.GW.NoteUncached(c.ConnectionID)
-	defer h.GW.EndStatement(c.ConnectionID) // engine/snapshot.go
+	defer h.GW.EndStatement(c.ConnectionID)  // engine/snapshot.go
 	text := sqltext.Run(query, sqltext.Wire) // the statement text's rewrites (sqlgw/sqltext)
 	if text.Empty {
 		return "", callback(&sqltypes.Result{}, false)
