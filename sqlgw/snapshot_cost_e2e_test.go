@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
+
 	"github.com/sqlgw/sqlgw/storage"
 )
 
@@ -13,17 +15,17 @@ import (
 // autocommit update and the commits of one and two partitions cost what
 // they cost before snapshots (docs/benchmarks.md, "Snapshot reads").
 func TestSnapshotCosts(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		c := ts.Session("d")
-		mustExec(t, c, "CREATE TABLE t (p INT, id INT, v INT, PRIMARY KEY (p, id))")
+		sqltest.NewRunner(t, c).Exec("CREATE TABLE t (p INT, id INT, v INT, PRIMARY KEY (p, id))")
 		var vals []string
 		for p := 0; p < 10; p++ {
 			vals = append(vals, fmt.Sprintf("(%d, 1, 0)", p))
 		}
-		mustExec(t, c, "INSERT INTO t VALUES "+strings.Join(vals, ","))
+		sqltest.NewRunner(t, c).Exec("INSERT INTO t VALUES " + strings.Join(vals, ","))
 		steps := func(qs ...string) (reqs int64) {
 			for _, q := range qs {
-				r, _ := cost(t, c, q)
+				r, _ := sqltest.NewRunner(t, c).Cost(q)
 				reqs += r
 			}
 			return reqs

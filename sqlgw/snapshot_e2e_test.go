@@ -3,6 +3,8 @@ package sqlgw_test
 import (
 	"testing"
 
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
+
 	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
@@ -11,8 +13,8 @@ import (
 // (the embedded Pebble store); the others run everywhere.
 
 // snapshotBackends is forEachBackend restricted to stores with snapshots.
-func snapshotBackends(t *testing.T, f func(t *testing.T, ts *testServer)) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
+func snapshotBackends(t *testing.T, f func(t *testing.T, ts *sqltest.Server)) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		if !hasSnapshots(ts.Store) {
 			t.Skip("the store has no snapshots: reads are read committed (sqlgw/engine/snapshot.go)")
 		}
@@ -28,49 +30,49 @@ func snapshotBackends(t *testing.T, f func(t *testing.T, ts *testServer)) {
 // seen on top. START TRANSACTION WITH CONSISTENT SNAPSHOT takes the
 // snapshot at once.
 func TestSnapshotRepeatableRead(t *testing.T) {
-	snapshotBackends(t, func(t *testing.T, ts *testServer) {
-		a, b := ts.Session("d"), ts.conn()
-		mustExec(t, b, "USE d")
-		mustExec(t, a, "CREATE TABLE t (p INT, id INT, v INT, PRIMARY KEY (p, id))")
-		mustExec(t, a, "CREATE TABLE u (id INT PRIMARY KEY, v INT)")
-		mustExec(t, a, "INSERT INTO t VALUES (1, 1, 10), (2, 2, 20), (3, 3, 30)")
-		mustExec(t, a, "INSERT INTO u VALUES (1, 100)")
+	snapshotBackends(t, func(t *testing.T, ts *sqltest.Server) {
+		a, b := ts.Session("d"), ts.Conn()
+		sqltest.NewRunner(t, b).Exec("USE d")
+		sqltest.NewRunner(t, a).Exec("CREATE TABLE t (p INT, id INT, v INT, PRIMARY KEY (p, id))")
+		sqltest.NewRunner(t, a).Exec("CREATE TABLE u (id INT PRIMARY KEY, v INT)")
+		sqltest.NewRunner(t, a).Exec("INSERT INTO t VALUES (1, 1, 10), (2, 2, 20), (3, 3, 30)")
+		sqltest.NewRunner(t, a).Exec("INSERT INTO u VALUES (1, 100)")
 
-		mustExec(t, a, "BEGIN")
-		expectRows(t, a, "SELECT SUM(v) FROM t", "60")
+		sqltest.NewRunner(t, a).Exec("BEGIN")
+		sqltest.NewRunner(t, a).ExpectRows("SELECT SUM(v) FROM t", "60")
 		// b moves 5 from partition 1 to partition 3 and into u, inserts
 		// and deletes.
-		mustExec(t, b, "BEGIN")
-		mustExec(t, b, "UPDATE t SET v = v - 5 WHERE p = 1 AND id = 1")
-		mustExec(t, b, "UPDATE t SET v = v + 5 WHERE p = 3 AND id = 3")
-		mustExec(t, b, "UPDATE u SET v = v + 1 WHERE id = 1")
-		mustExec(t, b, "COMMIT")
-		mustExec(t, b, "INSERT INTO t VALUES (4, 4, 40)")
-		mustExec(t, b, "DELETE FROM t WHERE p = 2")
-		expectRows(t, a, "SELECT p, v FROM t ORDER BY p", "1\t10", "2\t20", "3\t30")
-		expectRows(t, a, "SELECT v FROM t WHERE p = 1 AND id = 1", "10")
-		expectRows(t, a, "SELECT COUNT(*) FROM t WHERE p IN (1, 2, 3, 4)", "3")
-		expectRows(t, a, "SELECT t.v, u.v FROM t JOIN u ON u.id = t.id", "10\t100")
+		sqltest.NewRunner(t, b).Exec("BEGIN")
+		sqltest.NewRunner(t, b).Exec("UPDATE t SET v = v - 5 WHERE p = 1 AND id = 1")
+		sqltest.NewRunner(t, b).Exec("UPDATE t SET v = v + 5 WHERE p = 3 AND id = 3")
+		sqltest.NewRunner(t, b).Exec("UPDATE u SET v = v + 1 WHERE id = 1")
+		sqltest.NewRunner(t, b).Exec("COMMIT")
+		sqltest.NewRunner(t, b).Exec("INSERT INTO t VALUES (4, 4, 40)")
+		sqltest.NewRunner(t, b).Exec("DELETE FROM t WHERE p = 2")
+		sqltest.NewRunner(t, a).ExpectRows("SELECT p, v FROM t ORDER BY p", "1\t10", "2\t20", "3\t30")
+		sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t WHERE p = 1 AND id = 1", "10")
+		sqltest.NewRunner(t, a).ExpectRows("SELECT COUNT(*) FROM t WHERE p IN (1, 2, 3, 4)", "3")
+		sqltest.NewRunner(t, a).ExpectRows("SELECT t.v, u.v FROM t JOIN u ON u.id = t.id", "10\t100")
 		// Its own writes on top of the snapshot.
-		mustExec(t, a, "INSERT INTO t VALUES (5, 5, 50)")
-		expectRows(t, a, "SELECT SUM(v) FROM t", "110")
-		mustExec(t, a, "COMMIT")
-		expectRows(t, a, "SELECT p, v FROM t ORDER BY p", "1\t5", "3\t35", "4\t40", "5\t50")
+		sqltest.NewRunner(t, a).Exec("INSERT INTO t VALUES (5, 5, 50)")
+		sqltest.NewRunner(t, a).ExpectRows("SELECT SUM(v) FROM t", "110")
+		sqltest.NewRunner(t, a).Exec("COMMIT")
+		sqltest.NewRunner(t, a).ExpectRows("SELECT p, v FROM t ORDER BY p", "1\t5", "3\t35", "4\t40", "5\t50")
 
 		// WITH CONSISTENT SNAPSHOT: taken at START TRANSACTION, before the
 		// first read.
-		mustExec(t, a, "START TRANSACTION WITH CONSISTENT SNAPSHOT")
-		mustExec(t, b, "UPDATE t SET v = 0 WHERE p = 1")
-		expectRows(t, a, "SELECT v FROM t WHERE p = 1", "5")
-		mustExec(t, a, "COMMIT")
+		sqltest.NewRunner(t, a).Exec("START TRANSACTION WITH CONSISTENT SNAPSHOT")
+		sqltest.NewRunner(t, b).Exec("UPDATE t SET v = 0 WHERE p = 1")
+		sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t WHERE p = 1", "5")
+		sqltest.NewRunner(t, a).Exec("COMMIT")
 		// A plain BEGIN takes it at the first read.
-		mustExec(t, a, "BEGIN")
-		mustExec(t, b, "UPDATE t SET v = 1 WHERE p = 1")
-		expectRows(t, a, "SELECT v FROM t WHERE p = 1", "1")
-		mustExec(t, b, "UPDATE t SET v = 2 WHERE p = 1")
-		expectRows(t, a, "SELECT v FROM t WHERE p = 1", "1")
-		mustExec(t, a, "ROLLBACK")
-		expectRows(t, a, "SELECT v FROM t WHERE p = 1", "2")
+		sqltest.NewRunner(t, a).Exec("BEGIN")
+		sqltest.NewRunner(t, b).Exec("UPDATE t SET v = 1 WHERE p = 1")
+		sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t WHERE p = 1", "1")
+		sqltest.NewRunner(t, b).Exec("UPDATE t SET v = 2 WHERE p = 1")
+		sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t WHERE p = 1", "1")
+		sqltest.NewRunner(t, a).Exec("ROLLBACK")
+		sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t WHERE p = 1", "2")
 	})
 }
 
@@ -78,25 +80,25 @@ func TestSnapshotRepeatableRead(t *testing.T) {
 // own snapshot: a second statement of the transaction sees what others
 // committed since (non-repeatable reads and phantoms remain, as in MySQL).
 func TestSnapshotReadCommitted(t *testing.T) {
-	snapshotBackends(t, func(t *testing.T, ts *testServer) {
-		a, b := ts.Session("d"), ts.conn()
-		mustExec(t, b, "USE d")
-		mustExec(t, a, "CREATE TABLE t (id INT PRIMARY KEY, v INT)")
-		mustExec(t, a, "INSERT INTO t VALUES (1, 10)")
-		mustExec(t, a, "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED")
-		expectRows(t, a, "SELECT @@transaction_isolation", "READ-COMMITTED")
-		mustExec(t, a, "BEGIN")
-		expectRows(t, a, "SELECT v FROM t", "10")
-		mustExec(t, b, "UPDATE t SET v = 11 WHERE id = 1")
-		mustExec(t, b, "INSERT INTO t VALUES (2, 20)")
-		expectRows(t, a, "SELECT v FROM t ORDER BY id", "11", "20")
-		mustExec(t, a, "COMMIT")
-		mustExec(t, a, "SET SESSION transaction_isolation = 'REPEATABLE-READ'")
-		mustExec(t, a, "BEGIN")
-		expectRows(t, a, "SELECT v FROM t ORDER BY id", "11", "20")
-		mustExec(t, b, "UPDATE t SET v = 12 WHERE id = 1")
-		expectRows(t, a, "SELECT v FROM t ORDER BY id", "11", "20")
-		mustExec(t, a, "COMMIT")
+	snapshotBackends(t, func(t *testing.T, ts *sqltest.Server) {
+		a, b := ts.Session("d"), ts.Conn()
+		sqltest.NewRunner(t, b).Exec("USE d")
+		sqltest.NewRunner(t, a).Exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+		sqltest.NewRunner(t, a).Exec("INSERT INTO t VALUES (1, 10)")
+		sqltest.NewRunner(t, a).Exec("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED")
+		sqltest.NewRunner(t, a).ExpectRows("SELECT @@transaction_isolation", "READ-COMMITTED")
+		sqltest.NewRunner(t, a).Exec("BEGIN")
+		sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t", "10")
+		sqltest.NewRunner(t, b).Exec("UPDATE t SET v = 11 WHERE id = 1")
+		sqltest.NewRunner(t, b).Exec("INSERT INTO t VALUES (2, 20)")
+		sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t ORDER BY id", "11", "20")
+		sqltest.NewRunner(t, a).Exec("COMMIT")
+		sqltest.NewRunner(t, a).Exec("SET SESSION transaction_isolation = 'REPEATABLE-READ'")
+		sqltest.NewRunner(t, a).Exec("BEGIN")
+		sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t ORDER BY id", "11", "20")
+		sqltest.NewRunner(t, b).Exec("UPDATE t SET v = 12 WHERE id = 1")
+		sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t ORDER BY id", "11", "20")
+		sqltest.NewRunner(t, a).Exec("COMMIT")
 	})
 }
 
@@ -105,33 +107,33 @@ func TestSnapshotReadCommitted(t *testing.T) {
 // with 1213, whether it read the row first or only updates it: first
 // committer wins, on every backend.
 func TestSnapshotLostUpdate(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		a, b := ts.Session("d"), ts.conn()
-		mustExec(t, b, "USE d")
-		mustExec(t, a, "CREATE TABLE t (id INT PRIMARY KEY, v INT)")
-		mustExec(t, a, "INSERT INTO t VALUES (1, 10), (2, 20)")
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		a, b := ts.Session("d"), ts.Conn()
+		sqltest.NewRunner(t, b).Exec("USE d")
+		sqltest.NewRunner(t, a).Exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+		sqltest.NewRunner(t, a).Exec("INSERT INTO t VALUES (1, 10), (2, 20)")
 
 		// Read, then write what was read plus one.
-		mustExec(t, a, "BEGIN")
-		expectRows(t, a, "SELECT v FROM t WHERE id = 1", "10")
-		mustExec(t, b, "UPDATE t SET v = v + 100 WHERE id = 1")
-		mustExec(t, a, "UPDATE t SET v = 11 WHERE id = 1")
-		expectErrno(t, a, 1213, "COMMIT")
-		expectRows(t, a, "SELECT v FROM t WHERE id = 1", "110")
+		sqltest.NewRunner(t, a).Exec("BEGIN")
+		sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t WHERE id = 1", "10")
+		sqltest.NewRunner(t, b).Exec("UPDATE t SET v = v + 100 WHERE id = 1")
+		sqltest.NewRunner(t, a).Exec("UPDATE t SET v = 11 WHERE id = 1")
+		sqltest.NewRunner(t, a).ExpectErrno(1213, "COMMIT")
+		sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t WHERE id = 1", "110")
 
 		// Snapshot taken by reading another row; the update reads the
 		// row from the snapshot, older than its current version.
-		mustExec(t, a, "BEGIN")
-		expectRows(t, a, "SELECT v FROM t WHERE id = 1", "110")
-		mustExec(t, b, "UPDATE t SET v = v + 100 WHERE id = 2")
-		mustExec(t, a, "UPDATE t SET v = v + 1 WHERE id = 2")
+		sqltest.NewRunner(t, a).Exec("BEGIN")
+		sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t WHERE id = 1", "110")
+		sqltest.NewRunner(t, b).Exec("UPDATE t SET v = v + 100 WHERE id = 2")
+		sqltest.NewRunner(t, a).Exec("UPDATE t SET v = v + 1 WHERE id = 2")
 		if hasSnapshots(ts.Store) {
-			expectErrno(t, a, 1213, "COMMIT")
-			expectRows(t, a, "SELECT v FROM t WHERE id = 2", "120")
+			sqltest.NewRunner(t, a).ExpectErrno(1213, "COMMIT")
+			sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t WHERE id = 2", "120")
 		} else {
 			// Read committed: the update read the current version.
-			mustExec(t, a, "COMMIT")
-			expectRows(t, a, "SELECT v FROM t WHERE id = 2", "121")
+			sqltest.NewRunner(t, a).Exec("COMMIT")
+			sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t WHERE id = 2", "121")
 		}
 	})
 }
@@ -141,24 +143,24 @@ func TestSnapshotLostUpdate(t *testing.T) {
 // rows and write a different one, and both commit (no read set is
 // validated at commit and no read takes a lock).
 func TestSnapshotWriteSkew(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		a, b := ts.Session("d"), ts.conn()
-		mustExec(t, b, "USE d")
-		mustExec(t, a, "CREATE TABLE oncall (id INT PRIMARY KEY, on_duty INT)")
-		mustExec(t, a, "INSERT INTO oncall VALUES (1, 1), (2, 1)")
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		a, b := ts.Session("d"), ts.Conn()
+		sqltest.NewRunner(t, b).Exec("USE d")
+		sqltest.NewRunner(t, a).Exec("CREATE TABLE oncall (id INT PRIMARY KEY, on_duty INT)")
+		sqltest.NewRunner(t, a).Exec("INSERT INTO oncall VALUES (1, 1), (2, 1)")
 		for _, level := range []string{"REPEATABLE-READ", "SERIALIZABLE"} {
-			mustExec(t, a, "UPDATE oncall SET on_duty = 1")
-			mustExec(t, a, "SET SESSION transaction_isolation = '"+level+"'")
-			mustExec(t, b, "SET SESSION transaction_isolation = '"+level+"'")
-			mustExec(t, a, "BEGIN")
-			mustExec(t, b, "BEGIN")
-			expectRows(t, a, "SELECT SUM(on_duty) FROM oncall", "2")
-			expectRows(t, b, "SELECT SUM(on_duty) FROM oncall", "2")
-			mustExec(t, a, "UPDATE oncall SET on_duty = 0 WHERE id = 1")
-			mustExec(t, b, "UPDATE oncall SET on_duty = 0 WHERE id = 2")
-			mustExec(t, a, "COMMIT")
-			mustExec(t, b, "COMMIT")
-			expectRows(t, a, "SELECT SUM(on_duty) FROM oncall", "0")
+			sqltest.NewRunner(t, a).Exec("UPDATE oncall SET on_duty = 1")
+			sqltest.NewRunner(t, a).Exec("SET SESSION transaction_isolation = '" + level + "'")
+			sqltest.NewRunner(t, b).Exec("SET SESSION transaction_isolation = '" + level + "'")
+			sqltest.NewRunner(t, a).Exec("BEGIN")
+			sqltest.NewRunner(t, b).Exec("BEGIN")
+			sqltest.NewRunner(t, a).ExpectRows("SELECT SUM(on_duty) FROM oncall", "2")
+			sqltest.NewRunner(t, b).ExpectRows("SELECT SUM(on_duty) FROM oncall", "2")
+			sqltest.NewRunner(t, a).Exec("UPDATE oncall SET on_duty = 0 WHERE id = 1")
+			sqltest.NewRunner(t, b).Exec("UPDATE oncall SET on_duty = 0 WHERE id = 2")
+			sqltest.NewRunner(t, a).Exec("COMMIT")
+			sqltest.NewRunner(t, b).Exec("COMMIT")
+			sqltest.NewRunner(t, a).ExpectRows("SELECT SUM(on_duty) FROM oncall", "0")
 		}
 	})
 }
@@ -168,61 +170,61 @@ func TestSnapshotWriteSkew(t *testing.T) {
 // checks are current reads): a parent deleted after the snapshot is
 // missing for a child inserted later in the transaction.
 func TestSnapshotForeignKeyChecksReadCurrentRows(t *testing.T) {
-	snapshotBackends(t, func(t *testing.T, ts *testServer) {
-		a, b := ts.Session("d"), ts.conn()
-		mustExec(t, b, "USE d")
-		mustExec(t, a, "CREATE TABLE parent (id INT PRIMARY KEY)")
-		mustExec(t, a, "CREATE TABLE child (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES parent (id))")
-		mustExec(t, a, "INSERT INTO parent VALUES (1), (2)")
-		mustExec(t, a, "BEGIN")
-		expectRows(t, a, "SELECT id FROM parent ORDER BY id", "1", "2")
-		mustExec(t, b, "DELETE FROM parent WHERE id = 2")
-		expectRows(t, a, "SELECT id FROM parent ORDER BY id", "1", "2") // the snapshot
-		expectErrno(t, a, 1452, "INSERT INTO child VALUES (1, 2)")
-		mustExec(t, a, "INSERT INTO child VALUES (1, 1)")
-		mustExec(t, a, "COMMIT")
-		expectRows(t, a, "SELECT id, pid FROM child", "1\t1")
+	snapshotBackends(t, func(t *testing.T, ts *sqltest.Server) {
+		a, b := ts.Session("d"), ts.Conn()
+		sqltest.NewRunner(t, b).Exec("USE d")
+		sqltest.NewRunner(t, a).Exec("CREATE TABLE parent (id INT PRIMARY KEY)")
+		sqltest.NewRunner(t, a).Exec("CREATE TABLE child (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES parent (id))")
+		sqltest.NewRunner(t, a).Exec("INSERT INTO parent VALUES (1), (2)")
+		sqltest.NewRunner(t, a).Exec("BEGIN")
+		sqltest.NewRunner(t, a).ExpectRows("SELECT id FROM parent ORDER BY id", "1", "2")
+		sqltest.NewRunner(t, b).Exec("DELETE FROM parent WHERE id = 2")
+		sqltest.NewRunner(t, a).ExpectRows("SELECT id FROM parent ORDER BY id", "1", "2") // the snapshot
+		sqltest.NewRunner(t, a).ExpectErrno(1452, "INSERT INTO child VALUES (1, 2)")
+		sqltest.NewRunner(t, a).Exec("INSERT INTO child VALUES (1, 1)")
+		sqltest.NewRunner(t, a).Exec("COMMIT")
+		sqltest.NewRunner(t, a).ExpectRows("SELECT id, pid FROM child", "1\t1")
 	})
 }
 
 // TestSnapshotsReleased: an idle connection holds no snapshot; an open
 // REPEATABLE READ transaction holds one until COMMIT or ROLLBACK.
 func TestSnapshotsReleased(t *testing.T) {
-	snapshotBackends(t, func(t *testing.T, ts *testServer) {
+	snapshotBackends(t, func(t *testing.T, ts *sqltest.Server) {
 		p, ok := ts.Store.(*pebble.Store)
 		if !ok {
 			t.Skipf("store %T", ts.Store)
 		}
 		open := func() int { return p.DB().Metrics().Snapshots.Count }
-		a, b := ts.Session("d"), ts.conn()
-		mustExec(t, b, "USE d")
-		mustExec(t, a, "CREATE TABLE t (id INT PRIMARY KEY, v INT)")
-		mustExec(t, a, "INSERT INTO t VALUES (1, 10), (2, 20)")
-		expectRows(t, a, "SELECT v FROM t WHERE id = 1", "10")
-		expectRows(t, a, "SELECT SUM(v) FROM t", "30")
-		mustExec(t, a, "UPDATE t SET v = 11 WHERE id = 1")
+		a, b := ts.Session("d"), ts.Conn()
+		sqltest.NewRunner(t, b).Exec("USE d")
+		sqltest.NewRunner(t, a).Exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+		sqltest.NewRunner(t, a).Exec("INSERT INTO t VALUES (1, 10), (2, 20)")
+		sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t WHERE id = 1", "10")
+		sqltest.NewRunner(t, a).ExpectRows("SELECT SUM(v) FROM t", "30")
+		sqltest.NewRunner(t, a).Exec("UPDATE t SET v = 11 WHERE id = 1")
 		if n := open(); n != 0 {
 			t.Fatalf("%d snapshots open after autocommit statements", n)
 		}
-		mustExec(t, b, "SET SESSION transaction_isolation = 'READ-COMMITTED'")
-		mustExec(t, b, "BEGIN")
-		expectRows(t, b, "SELECT SUM(v) FROM t", "31")
+		sqltest.NewRunner(t, b).Exec("SET SESSION transaction_isolation = 'READ-COMMITTED'")
+		sqltest.NewRunner(t, b).Exec("BEGIN")
+		sqltest.NewRunner(t, b).ExpectRows("SELECT SUM(v) FROM t", "31")
 		if n := open(); n != 0 {
 			t.Fatalf("%d snapshots open between statements at READ COMMITTED", n)
 		}
-		mustExec(t, b, "COMMIT")
-		mustExec(t, a, "BEGIN")
-		expectRows(t, a, "SELECT SUM(v) FROM t", "31")
+		sqltest.NewRunner(t, b).Exec("COMMIT")
+		sqltest.NewRunner(t, a).Exec("BEGIN")
+		sqltest.NewRunner(t, a).ExpectRows("SELECT SUM(v) FROM t", "31")
 		if n := open(); n != 1 {
 			t.Fatalf("%d snapshots open in a REPEATABLE READ transaction, want 1", n)
 		}
-		mustExec(t, a, "COMMIT")
+		sqltest.NewRunner(t, a).Exec("COMMIT")
 		if n := open(); n != 0 {
 			t.Fatalf("%d snapshots open after COMMIT", n)
 		}
-		mustExec(t, a, "BEGIN")
-		expectRows(t, a, "SELECT SUM(v) FROM t", "31")
-		mustExec(t, a, "ROLLBACK")
+		sqltest.NewRunner(t, a).Exec("BEGIN")
+		sqltest.NewRunner(t, a).ExpectRows("SELECT SUM(v) FROM t", "31")
+		sqltest.NewRunner(t, a).Exec("ROLLBACK")
 		if n := open(); n != 0 {
 			t.Fatalf("%d snapshots open after ROLLBACK", n)
 		}
@@ -235,23 +237,23 @@ func TestSnapshotsReleased(t *testing.T) {
 // snapshot's value, so committing it on the newer ETag would lose the
 // change in between. The commit fails with 1213.
 func TestSnapshotMixedReadsNoLostUpdate(t *testing.T) {
-	snapshotBackends(t, func(t *testing.T, ts *testServer) {
-		a, b := ts.Session("d"), ts.conn()
-		mustExec(t, b, "USE d")
-		mustExec(t, a, "CREATE TABLE t (id INT PRIMARY KEY, v INT)")
-		mustExec(t, a, "INSERT INTO t VALUES (1, 10), (2, 20)")
+	snapshotBackends(t, func(t *testing.T, ts *sqltest.Server) {
+		a, b := ts.Session("d"), ts.Conn()
+		sqltest.NewRunner(t, b).Exec("USE d")
+		sqltest.NewRunner(t, a).Exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+		sqltest.NewRunner(t, a).Exec("INSERT INTO t VALUES (1, 10), (2, 20)")
 		for _, order := range []string{"current first", "snapshot first"} {
-			mustExec(t, a, "UPDATE t SET v = 20 WHERE id = 2")
-			mustExec(t, a, "BEGIN")
-			expectRows(t, a, "SELECT v FROM t WHERE id = 1", "10") // the snapshot
-			mustExec(t, b, "UPDATE t SET v = v + 1 WHERE id = 2")  // 21, after it
+			sqltest.NewRunner(t, a).Exec("UPDATE t SET v = 20 WHERE id = 2")
+			sqltest.NewRunner(t, a).Exec("BEGIN")
+			sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t WHERE id = 1", "10") // the snapshot
+			sqltest.NewRunner(t, b).Exec("UPDATE t SET v = v + 1 WHERE id = 2")      // 21, after it
 			if order == "snapshot first" {
-				expectRows(t, a, "SELECT v FROM t WHERE id = 2", "20")
+				sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t WHERE id = 2", "20")
 			}
-			mustExec(t, a, "INSERT IGNORE INTO t VALUES (2, 0)") // reads the current row
-			mustExec(t, a, "UPDATE t SET v = v + 100 WHERE id = 2")
-			expectErrno(t, a, 1213, "COMMIT")
-			expectRows(t, a, "SELECT v FROM t WHERE id = 2", "21")
+			sqltest.NewRunner(t, a).Exec("INSERT IGNORE INTO t VALUES (2, 0)") // reads the current row
+			sqltest.NewRunner(t, a).Exec("UPDATE t SET v = v + 100 WHERE id = 2")
+			sqltest.NewRunner(t, a).ExpectErrno(1213, "COMMIT")
+			sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t WHERE id = 2", "21")
 		}
 	})
 }
