@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/catalog/ixmaint"
@@ -167,5 +168,92 @@ func TestUniqueKeyAndValueUpdate(t *testing.T) {
 		expectRows(t, ts.db, "SELECT id, u, a FROM kv.t ORDER BY id", "2\t2\t6", "20\t10\t6", "21\t11\t6")
 		expectRows(t, ts.db, "SELECT id FROM kv.t WHERE u = 10", "20")
 		expectRows(t, ts.db, "SELECT COUNT(*) FROM kv.t WHERE a = 6", "3")
+	})
+}
+
+// leaveMarks runs the previous version's index protocol step 1 (ixmaint
+// Begin, an hour ago) for a write of row id of db.name changing column
+// col to val, and stops there, as a gateway of that version crashing
+// before the row's commit: a new entity marked and the row's old one
+// marked, the row unchanged.
+func leaveMarks(t *testing.T, st storage.Store, co catalog.Options, db, name string, id int64, col int, val any) {
+	t.Helper()
+	ctx := context.Background()
+	cat, err := catalog.Open(ctx, st, co)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := cat.Table(ctx, db, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk, rk, err := tbl.EncodePrimaryKey([]catalog.Datum{id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, _, ok, err := ixmaint.GetRow(ctx, st, tbl, pk, rk)
+	if err != nil || !ok {
+		t.Fatalf("row %d: %v %v", id, ok, err)
+	}
+	nw := append([]catalog.Datum(nil), old...)
+	nw[col] = val
+	m := &ixmaint.Maintainer{Store: st, Now: func() time.Time { return time.Now().Add(-time.Hour) }}
+	if _, err := m.Begin(ctx, tbl, []ixmaint.Write{{OldPK: pk, OldRK: rk, Old: old, PK: pk, RK: rk, New: nw}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestIndexWritesOverOldMarks: the upgrade path. Entities the previous
+// version's index protocol left marked (its gateway stopped between the
+// marks and the row) meet this version's atomic form: a delete, an update
+// and an insert of a value whose stale marked entity is still there each
+// give the right answer, and after recovery the indexes equal the rows.
+func TestIndexWritesOverOldMarks(t *testing.T) {
+	forEachBackendStore(t, func(t *testing.T, ts *testServer, st storage.Store, co catalog.Options) {
+		mustExec(t, ts.db, "CREATE DATABASE om")
+		mustExec(t, ts.db, "CREATE TABLE om.t (id INT PRIMARY KEY, u INT, a INT, UNIQUE KEY uu (u) COMMENT 'sqlgw: global', KEY ga (a) COMMENT 'sqlgw: global')")
+		mustExec(t, ts.db, "INSERT INTO om.t VALUES (1, 1, 10), (2, 2, 20), (3, 3, 30), (4, 4, 40)")
+		leaveMarks(t, st, co, "om", "t", 1, 1, int64(5))  // u 1 -> 5, never committed
+		leaveMarks(t, st, co, "om", "t", 2, 2, int64(21)) // a 20 -> 21
+		leaveMarks(t, st, co, "om", "t", 3, 1, int64(6))  // u 3 -> 6
+		leaveMarks(t, st, co, "om", "t", 4, 1, int64(7))  // u 4 -> 7
+		expectRows(t, ts.db, "SELECT id FROM om.t WHERE u = 5")
+		expectRows(t, ts.db, "SELECT id FROM om.t WHERE u = 1", "1")
+		// A delete of a row whose entity is marked.
+		mustExec(t, ts.db, "DELETE FROM om.t WHERE id = 1")
+		// The value its stale marked entity names, taken by another row.
+		mustExec(t, ts.db, "INSERT INTO om.t VALUES (5, 5, 50)")
+		// An update of a row whose old and new entities are marked.
+		mustExec(t, ts.db, "UPDATE om.t SET a = 22 WHERE id = 2")
+		// An update to the very value the stale mark names.
+		mustExec(t, ts.db, "UPDATE om.t SET u = 6 WHERE id = 3")
+		// A value swap between a marked row and another, in one transaction.
+		mustExec(t, ts.db, "BEGIN")
+		mustExec(t, ts.db, "UPDATE om.t SET u = 100 WHERE id = 4")
+		mustExec(t, ts.db, "UPDATE om.t SET u = 4 WHERE id = 5")
+		mustExec(t, ts.db, "UPDATE om.t SET u = 5 WHERE id = 4")
+		mustExec(t, ts.db, "COMMIT")
+		expectErrno(t, ts.db, 1062, "INSERT INTO om.t VALUES (9, 6, 0)")
+		expectRows(t, ts.db, "SELECT id, u, a FROM om.t ORDER BY id", "2\t2\t22", "3\t6\t30", "4\t5\t40", "5\t4\t50")
+		for _, w := range []string{"u = 1", "u = 4", "u = 5", "u = 6", "u = 7", "a = 20", "a = 21", "a = 22", "a = 50"} {
+			got := rows(t, ts.db, "SELECT id FROM om.t WHERE "+w+" ORDER BY id")
+			want := rows(t, ts.db, "SELECT id FROM om.t WHERE CONCAT("+w+") ORDER BY id")
+			if strings.Join(got, ",") != strings.Join(want, ",") {
+				t.Errorf("WHERE %s: %v through the index, %v by a scan", w, got, want)
+			}
+		}
+		ctx := context.Background()
+		cat, err := catalog.Open(ctx, st, co)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tbl, err := cat.Table(ctx, "om", "t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := (&ixmaint.Maintainer{Store: st}).Recover(ctx, tbl, true); err != nil {
+			t.Fatal(err)
+		}
+		checkIndexes(t, st, co, "om", "t", "after recovery")
 	})
 }
