@@ -1,15 +1,19 @@
 // Package wire is sqlgw's MySQL protocol layer in front of
 // go-mysql-server's server: Handler (handler.go), the mysql.Handler that
-// runs a statement through the ordered, named list of statement
-// interceptors (Interceptor, Chain) and then the engine, drains on
+// runs a statement's text through sqltext's Wire pipeline (MariaDB-only
+// comments, := in SELECT, TIME(n)), then the ordered, named list of
+// statement interceptors (Interceptor, Chain) and the engine, drains on
 // shutdown, retries autocommit statements after a write conflict
 // (autoretry.go) and gives errors MySQL's codes (sqlgw/mysqlerr); the
 // connection wrapper (Listener, conn.go) that rewrites packets
 // (prepared statements, OK info, COM_STATISTICS and COM_CHANGE_USER in
 // protocol.go), TLS and require_secure_transport (tlsconn.go), the
 // connection limits (connlimits.go), client-side errors (clienterrs.go),
-// and the result rewrites of SHOW ... LIKE headers and TIME fractions
-// (show_like_header.go, time_fractions.go).
+// and the rewrites of go-mysql-server's answers: one ordered, named list
+// of result and error steps (ResultStep, resultSteps in result_steps.go),
+// each with the upstream behaviour it corrects, among them the SHOW ...
+// LIKE headers, TIME fractions, OK-packet infos and MySQL's error codes
+// (show_like_header.go, time_fractions.go, sqlgw/mysqlerr).
 //
 // # Imports
 //

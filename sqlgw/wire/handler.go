@@ -13,7 +13,7 @@ import (
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 
 	"github.com/sqlgw/sqlgw/sqlgw/engine"
-	"github.com/sqlgw/sqlgw/sqlgw/mysqlerr"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltext"
 )
 
 // handler wraps go-mysql-server's mysql.Handler for two things it does not
@@ -23,7 +23,8 @@ import (
 //     sets the status flags only after the first query (setConnStatusFlags),
 //     so the handshake said "autocommit off" and drivers that trust it
 //     (PyMySQL's get_autocommit) were wrong until the first query.
-//   - OK packets with an info string are malformed (see fixInfo).
+//   - go-mysql-server's results and errors differ from MySQL's in ways
+//     clients notice: resultSteps (result_steps.go) rewrites them.
 //   - Draining on shutdown: every command runs between begin() and end(),
 //     so Close can stop new commands, wait for the ones in flight (whose
 //     writes the client has not been told about yet) and only then close
@@ -69,15 +70,10 @@ func (h *Handler) ConnectionClosed(c *mysql.Conn) {
 	h.kills.forget(c.ConnectionID)
 }
 
-// translate gives an error of the statement query MySQL's wording and
-// SQLSTATE (mysqlerr.go).
+// translate gives an error of the statement query MySQL's code, wording
+// and SQLSTATE: resultSteps' Error rewrites (result_steps.go).
 func (h *Handler) translate(c *mysql.Conn, query string, err error) error {
-	if err == nil {
-		return nil
-	}
-	err = h.kills.interruptedError(c.ConnectionID, err)             // clienterrs.go: 1317, 1927
-	err = h.GW.ForeignKeyError(err, h.GW.CurrentDB(c.ConnectionID)) // foreignkeys_errors.go
-	return mysqlerr.TranslateStatement(err, query, h.GW.CurrentDB(c.ConnectionID), h.GW.TakeWriteError(c.ConnectionID))
+	return h.errorOf(&statement{c: c, query: query}, err)
 }
 
 // ComInitDB implements mysql.Handler: USE db from the protocol (the mysql
@@ -179,50 +175,28 @@ func okInfo(info string) string {
 	return info + strings.Repeat(" ", infoLen-len(info))
 }
 
-// mariaDBOnly matches a leading MariaDB executable comment, /*M!NNNNNN ...*/:
-// MariaDB runs its text from version NNNNNN on, MySQL treats it as a
-// comment, and so does sqlgw (which is MySQL 8.0 to clients). mariadb-dump
-// starts every dump with one ("enable the sandbox mode").
-var mariaDBOnly = regexp.MustCompile(`^\s*/\*M!(?s:.*?)\*/\s*;?\s*`)
-
-// stripMariaDBOnly removes leading MariaDB-only comments; done reports
-// that nothing else was sent.
-func stripMariaDBOnly(query string) (rest string, done bool) {
-	for {
-		loc := mariaDBOnly.FindStringIndex(query)
-		if loc == nil {
-			return query, false
-		}
-		query = query[loc[1]:]
-		if strings.TrimSpace(query) == "" {
-			return "", true
-		}
-	}
-}
-
 func (h *Handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
 	if err := h.begin(); err != nil {
 		return err
 	}
 	defer h.end()
 	defer h.GW.NoteUncached(c.ConnectionID)
-	query, done := stripMariaDBOnly(query)
-	if done {
+	text := sqltext.Run(query, sqltext.Wire) // the statement text's rewrites (sqlgw/sqltext)
+	if text.Empty {
 		return callback(&sqltypes.Result{}, false)
 	}
-	if isEmptyQuery(query) {
+	query = text.String()
+	if sqltext.IsEmpty(query) {
 		return errEmptyQuery() // clienterrs.go
 	}
 	h.kills.noteKill(query)
 	defer h.noteSessionTimeouts(c, query) // connlimits.go
-	query = engine.RewriteAssignments(query)
 	h.GW.Parts.NotePartitionBy(c.ConnectionID, query)
 	defer h.GW.Parts.Clear(c.ConnectionID)
-	query, forget := h.GW.NoteTimePrecision(c.ConnectionID, query)
-	defer forget()
-	callback = fixShowLikeHeader(ctx, query, h.GW.FixTimeDDL(ctx, c.ConnectionID, query, callback))
-	return h.translate(c, query, h.runRetried(ctx, c, query, func(sent *bool) error { // autoretry.go
-		return h.Handler.ComQuery(ctx, c, query, h.GW.FixTimeResults(ctx, trimTimeFractions(h.withInsertInfo(c, fixInfo(noteSent(sent, callback))))))
+	defer h.GW.NoteTimePrecision(c.ConnectionID, query, text.TimePrecisions)()
+	st := &statement{ctx: ctx, c: c, query: query}
+	return h.errorOf(st, h.runRetried(ctx, c, query, func(sent *bool) error { // autoretry.go
+		return h.Handler.ComQuery(ctx, c, query, h.results(st, noteSent(sent, callback))) // result_steps.go
 	}))
 }
 
@@ -232,27 +206,26 @@ func (h *Handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	}
 	defer h.end()
 	defer h.GW.NoteUncached(c.ConnectionID)
-	query, done := stripMariaDBOnly(query)
-	if done {
+	text := sqltext.Run(query, sqltext.Wire) // the statement text's rewrites (sqlgw/sqltext)
+	if text.Empty {
 		return "", callback(&sqltypes.Result{}, false)
 	}
-	if isEmptyQuery(query) {
+	query = text.String()
+	if sqltext.IsEmpty(query) {
 		return "", errEmptyQuery() // clienterrs.go
 	}
 	h.kills.noteKill(query)
 	defer h.noteSessionTimeouts(c, query) // connlimits.go
-	query = engine.RewriteAssignments(query)
 	h.GW.Parts.NotePartitionBy(c.ConnectionID, query)
 	defer h.GW.Parts.Clear(c.ConnectionID)
-	query, forget := h.GW.NoteTimePrecision(c.ConnectionID, query)
-	defer forget()
-	callback = fixShowLikeHeader(ctx, query, h.GW.FixTimeDDL(ctx, c.ConnectionID, query, callback))
+	defer h.GW.NoteTimePrecision(c.ConnectionID, query, text.TimePrecisions)()
+	st := &statement{ctx: ctx, c: c, query: query}
 	var rest string
 	err := h.runRetried(ctx, c, query, func(sent *bool) (err error) { // autoretry.go
-		rest, err = h.Handler.ComMultiQuery(ctx, c, query, h.GW.FixTimeResults(ctx, trimTimeFractions(h.withInsertInfo(c, fixInfo(noteSent(sent, callback))))))
+		rest, err = h.Handler.ComMultiQuery(ctx, c, query, h.results(st, noteSent(sent, callback))) // result_steps.go
 		return err
 	})
-	return rest, h.translate(c, query, err)
+	return rest, h.errorOf(st, err)
 }
 
 func (h *Handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) ([]*querypb.Field, error) {
@@ -260,9 +233,9 @@ func (h *Handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, p
 		return nil, err
 	}
 	defer h.end()
-	// No rewriteAssignments here: vitess parses COM_STMT_PREPARE's text
-	// itself before calling the handler, so a statement with := has
-	// already failed (known failure 4 for prepared statements).
+	// No Wire pipeline here: vitess parses COM_STMT_PREPARE's text itself
+	// before calling the handler; the connection wrapper runs
+	// sqltext.Prepare on it before that (prepconn.go).
 	if prepare.ParamsCount == 0 {
 		if opts, err := h.Handler.ParserOptionsForConnection(c); err == nil {
 			if n := engine.ExplainParamCount(ctx, query, opts); n > 0 {
