@@ -59,6 +59,7 @@
 //	time_precision.go            TIME(n), DATETIME(n) fractions
 //	partition.go    PARTITION BY KEY/HASH, PARTITIONS and DESC key columns from the statement
 //	salt_read.go    reads of salted tables: bucket queries merged in key order
+//	create_like.go  CREATE TABLE ... LIKE: the source's comment (sqlgw options) and DESC key columns
 //	attached.go, attached_types.go  store tables sqlgw did not create
 //	stats.go        ANALYZE TABLE statistics, CARDINALITY
 //	stats_provider.go  go-mysql-server's statistics provider over them
