@@ -11,6 +11,7 @@ import (
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/catalog/ixmaint"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage"
 )
 
@@ -43,13 +44,14 @@ func checkIndexes(t *testing.T, st storage.Store, co catalog.Options, db, name, 
 // and single-row autocommit INSERTs): exactly one commits, every other
 // gets 1062, and the index then equals the rows.
 func TestUniqueRaceTransactions(t *testing.T) {
-	forEachBackendStore(t, func(t *testing.T, ts *testServer, st storage.Store, co catalog.Options) {
-		mustExec(t, ts.db, "CREATE DATABASE ur")
-		mustExec(t, ts.db, "CREATE TABLE ur.t (p INT, id INT, e VARCHAR(20), PRIMARY KEY (p, id), UNIQUE KEY ue (e) COMMENT 'sqlgw: global')")
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		st, co := ts.Store, ts.Catalog
+		sqltest.NewRunner(t, ts.DB).Exec("CREATE DATABASE ur")
+		sqltest.NewRunner(t, ts.DB).Exec("CREATE TABLE ur.t (p INT, id INT, e VARCHAR(20), PRIMARY KEY (p, id), UNIQUE KEY ue (e) COMMENT 'sqlgw: global')")
 		const writers = 3
 		conns := make([]*sql.Conn, writers)
 		for i := range conns {
-			conns[i] = ts.conn()
+			conns[i] = ts.Conn()
 		}
 		id := 0
 		for round := range 12 {
@@ -94,15 +96,15 @@ func TestUniqueRaceTransactions(t *testing.T) {
 				switch {
 				case err == nil:
 					won++
-				case mysqlErrno(err) != 1062:
+				case sqltest.Errno(err) != 1062:
 					t.Errorf("round %d writer %d: %v, want 1062", round, w, err)
 				}
 			}
 			if won != 1 {
 				t.Errorf("round %d (multi-partition %v): %d transactions committed, want 1 (%v)", round, multi, won, errs)
 			}
-			expectRows(t, ts.db, fmt.Sprintf("SELECT COUNT(*) FROM ur.t WHERE e = 'same%d'", round), "1")
-			expectRows(t, ts.db, fmt.Sprintf("SELECT COUNT(*) FROM ur.t WHERE CONCAT(e) = 'same%d'", round), "1")
+			sqltest.NewRunner(t, ts.DB).ExpectRows(fmt.Sprintf("SELECT COUNT(*) FROM ur.t WHERE e = 'same%d'", round), "1")
+			sqltest.NewRunner(t, ts.DB).ExpectRows(fmt.Sprintf("SELECT COUNT(*) FROM ur.t WHERE CONCAT(e) = 'same%d'", round), "1")
 			checkIndexes(t, st, co, "ur", "t", fmt.Sprintf("round %d", round))
 		}
 	})
@@ -114,16 +116,17 @@ func TestUniqueRaceTransactions(t *testing.T) {
 // values: the insert must get 1062 whichever commits first, and the index
 // equals the rows after each round.
 func TestUniqueSwapRaceInsert(t *testing.T) {
-	forEachBackendStore(t, func(t *testing.T, ts *testServer, st storage.Store, co catalog.Options) {
-		mustExec(t, ts.db, "CREATE DATABASE us")
-		mustExec(t, ts.db, "CREATE TABLE us.t (id INT PRIMARY KEY, u INT, UNIQUE KEY uu (u) COMMENT 'sqlgw: global')")
-		mustExec(t, ts.db, "INSERT INTO us.t VALUES (1, 1), (2, 2)")
-		a, b := ts.conn(), ts.conn()
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		st, co := ts.Store, ts.Catalog
+		sqltest.NewRunner(t, ts.DB).Exec("CREATE DATABASE us")
+		sqltest.NewRunner(t, ts.DB).Exec("CREATE TABLE us.t (id INT PRIMARY KEY, u INT, UNIQUE KEY uu (u) COMMENT 'sqlgw: global')")
+		sqltest.NewRunner(t, ts.DB).Exec("INSERT INTO us.t VALUES (1, 1), (2, 2)")
+		a, b := ts.Conn(), ts.Conn()
 		for round := range 6 {
-			mustExec(t, a, "BEGIN")
-			mustExec(t, a, "UPDATE us.t SET u = 30 WHERE id = 1")
-			mustExec(t, a, "UPDATE us.t SET u = 1 WHERE id = 2")
-			mustExec(t, a, "UPDATE us.t SET u = 2 WHERE id = 1")
+			sqltest.NewRunner(t, a).Exec("BEGIN")
+			sqltest.NewRunner(t, a).Exec("UPDATE us.t SET u = 30 WHERE id = 1")
+			sqltest.NewRunner(t, a).Exec("UPDATE us.t SET u = 1 WHERE id = 2")
+			sqltest.NewRunner(t, a).Exec("UPDATE us.t SET u = 2 WHERE id = 1")
 			var wg sync.WaitGroup
 			var errA, errB error
 			wg.Add(2)
@@ -133,13 +136,13 @@ func TestUniqueSwapRaceInsert(t *testing.T) {
 				_, errB = b.ExecContext(context.Background(), fmt.Sprintf("INSERT INTO us.t VALUES (%d, %d)", 100+round, 1+round%2))
 			}()
 			wg.Wait()
-			if errA != nil && mysqlErrno(errA) != 1213 {
+			if errA != nil && sqltest.Errno(errA) != 1213 {
 				t.Errorf("round %d: swap: %v", round, errA)
 			}
-			if mysqlErrno(errB) != 1062 {
+			if sqltest.Errno(errB) != 1062 {
 				t.Errorf("round %d: insert of a held value: %v, want 1062", round, errB)
 			}
-			expectRows(t, ts.db, "SELECT COUNT(*) FROM us.t", "2")
+			sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT COUNT(*) FROM us.t", "2")
 			checkIndexes(t, st, co, "us", "t", fmt.Sprintf("round %d", round))
 		}
 	})
@@ -150,24 +153,25 @@ func TestUniqueSwapRaceInsert(t *testing.T) {
 // insert, the unique value released by the old key and taken by the new
 // one, or changed with it) leaves indexes equal to the rows.
 func TestUniqueKeyAndValueUpdate(t *testing.T) {
-	forEachBackendStore(t, func(t *testing.T, ts *testServer, st storage.Store, co catalog.Options) {
-		mustExec(t, ts.db, "CREATE DATABASE kv")
-		mustExec(t, ts.db, "CREATE TABLE kv.t (id INT PRIMARY KEY, u INT, a INT, UNIQUE KEY uu (u) COMMENT 'sqlgw: global', KEY ga (a) COMMENT 'sqlgw: global')")
-		mustExec(t, ts.db, "INSERT INTO kv.t VALUES (1, 1, 5), (2, 2, 5), (3, 3, 6)")
-		mustExec(t, ts.db, "UPDATE kv.t SET id = id + 10, a = a + 1 WHERE id < 3")
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		st, co := ts.Store, ts.Catalog
+		sqltest.NewRunner(t, ts.DB).Exec("CREATE DATABASE kv")
+		sqltest.NewRunner(t, ts.DB).Exec("CREATE TABLE kv.t (id INT PRIMARY KEY, u INT, a INT, UNIQUE KEY uu (u) COMMENT 'sqlgw: global', KEY ga (a) COMMENT 'sqlgw: global')")
+		sqltest.NewRunner(t, ts.DB).Exec("INSERT INTO kv.t VALUES (1, 1, 5), (2, 2, 5), (3, 3, 6)")
+		sqltest.NewRunner(t, ts.DB).Exec("UPDATE kv.t SET id = id + 10, a = a + 1 WHERE id < 3")
 		checkIndexes(t, st, co, "kv", "t", "key moved, unique value kept")
-		expectRows(t, ts.db, "SELECT id FROM kv.t WHERE u = 1", "11")
-		mustExec(t, ts.db, "UPDATE kv.t SET id = id + 10, u = u + 10 WHERE id > 10")
+		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT id FROM kv.t WHERE u = 1", "11")
+		sqltest.NewRunner(t, ts.DB).Exec("UPDATE kv.t SET id = id + 10, u = u + 10 WHERE id > 10")
 		checkIndexes(t, st, co, "kv", "t", "key and unique value moved")
-		expectRows(t, ts.db, "SELECT id FROM kv.t WHERE u = 11", "21")
-		expectRows(t, ts.db, "SELECT id FROM kv.t WHERE u = 1")
+		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT id FROM kv.t WHERE u = 11", "21")
+		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT id FROM kv.t WHERE u = 1")
 		// The key of one row moves onto the key another row leaves, the
 		// unique value shifting with it.
-		mustExec(t, ts.db, "UPDATE kv.t SET id = id - 1, u = u - 1 ORDER BY id")
+		sqltest.NewRunner(t, ts.DB).Exec("UPDATE kv.t SET id = id - 1, u = u - 1 ORDER BY id")
 		checkIndexes(t, st, co, "kv", "t", "keys and values shifted")
-		expectRows(t, ts.db, "SELECT id, u, a FROM kv.t ORDER BY id", "2\t2\t6", "20\t10\t6", "21\t11\t6")
-		expectRows(t, ts.db, "SELECT id FROM kv.t WHERE u = 10", "20")
-		expectRows(t, ts.db, "SELECT COUNT(*) FROM kv.t WHERE a = 6", "3")
+		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT id, u, a FROM kv.t ORDER BY id", "2\t2\t6", "20\t10\t6", "21\t11\t6")
+		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT id FROM kv.t WHERE u = 10", "20")
+		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT COUNT(*) FROM kv.t WHERE a = 6", "3")
 	})
 }
 
@@ -209,35 +213,36 @@ func leaveMarks(t *testing.T, st storage.Store, co catalog.Options, db, name str
 // and an insert of a value whose stale marked entity is still there each
 // give the right answer, and after recovery the indexes equal the rows.
 func TestIndexWritesOverOldMarks(t *testing.T) {
-	forEachBackendStore(t, func(t *testing.T, ts *testServer, st storage.Store, co catalog.Options) {
-		mustExec(t, ts.db, "CREATE DATABASE om")
-		mustExec(t, ts.db, "CREATE TABLE om.t (id INT PRIMARY KEY, u INT, a INT, UNIQUE KEY uu (u) COMMENT 'sqlgw: global', KEY ga (a) COMMENT 'sqlgw: global')")
-		mustExec(t, ts.db, "INSERT INTO om.t VALUES (1, 1, 10), (2, 2, 20), (3, 3, 30), (4, 4, 40)")
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		st, co := ts.Store, ts.Catalog
+		sqltest.NewRunner(t, ts.DB).Exec("CREATE DATABASE om")
+		sqltest.NewRunner(t, ts.DB).Exec("CREATE TABLE om.t (id INT PRIMARY KEY, u INT, a INT, UNIQUE KEY uu (u) COMMENT 'sqlgw: global', KEY ga (a) COMMENT 'sqlgw: global')")
+		sqltest.NewRunner(t, ts.DB).Exec("INSERT INTO om.t VALUES (1, 1, 10), (2, 2, 20), (3, 3, 30), (4, 4, 40)")
 		leaveMarks(t, st, co, "om", "t", 1, 1, int64(5))  // u 1 -> 5, never committed
 		leaveMarks(t, st, co, "om", "t", 2, 2, int64(21)) // a 20 -> 21
 		leaveMarks(t, st, co, "om", "t", 3, 1, int64(6))  // u 3 -> 6
 		leaveMarks(t, st, co, "om", "t", 4, 1, int64(7))  // u 4 -> 7
-		expectRows(t, ts.db, "SELECT id FROM om.t WHERE u = 5")
-		expectRows(t, ts.db, "SELECT id FROM om.t WHERE u = 1", "1")
+		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT id FROM om.t WHERE u = 5")
+		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT id FROM om.t WHERE u = 1", "1")
 		// A delete of a row whose entity is marked.
-		mustExec(t, ts.db, "DELETE FROM om.t WHERE id = 1")
+		sqltest.NewRunner(t, ts.DB).Exec("DELETE FROM om.t WHERE id = 1")
 		// The value its stale marked entity names, taken by another row.
-		mustExec(t, ts.db, "INSERT INTO om.t VALUES (5, 5, 50)")
+		sqltest.NewRunner(t, ts.DB).Exec("INSERT INTO om.t VALUES (5, 5, 50)")
 		// An update of a row whose old and new entities are marked.
-		mustExec(t, ts.db, "UPDATE om.t SET a = 22 WHERE id = 2")
+		sqltest.NewRunner(t, ts.DB).Exec("UPDATE om.t SET a = 22 WHERE id = 2")
 		// An update to the very value the stale mark names.
-		mustExec(t, ts.db, "UPDATE om.t SET u = 6 WHERE id = 3")
+		sqltest.NewRunner(t, ts.DB).Exec("UPDATE om.t SET u = 6 WHERE id = 3")
 		// A value swap between a marked row and another, in one transaction.
-		mustExec(t, ts.db, "BEGIN")
-		mustExec(t, ts.db, "UPDATE om.t SET u = 100 WHERE id = 4")
-		mustExec(t, ts.db, "UPDATE om.t SET u = 4 WHERE id = 5")
-		mustExec(t, ts.db, "UPDATE om.t SET u = 5 WHERE id = 4")
-		mustExec(t, ts.db, "COMMIT")
-		expectErrno(t, ts.db, 1062, "INSERT INTO om.t VALUES (9, 6, 0)")
-		expectRows(t, ts.db, "SELECT id, u, a FROM om.t ORDER BY id", "2\t2\t22", "3\t6\t30", "4\t5\t40", "5\t4\t50")
+		sqltest.NewRunner(t, ts.DB).Exec("BEGIN")
+		sqltest.NewRunner(t, ts.DB).Exec("UPDATE om.t SET u = 100 WHERE id = 4")
+		sqltest.NewRunner(t, ts.DB).Exec("UPDATE om.t SET u = 4 WHERE id = 5")
+		sqltest.NewRunner(t, ts.DB).Exec("UPDATE om.t SET u = 5 WHERE id = 4")
+		sqltest.NewRunner(t, ts.DB).Exec("COMMIT")
+		sqltest.NewRunner(t, ts.DB).ExpectErrno(1062, "INSERT INTO om.t VALUES (9, 6, 0)")
+		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT id, u, a FROM om.t ORDER BY id", "2\t2\t22", "3\t6\t30", "4\t5\t40", "5\t4\t50")
 		for _, w := range []string{"u = 1", "u = 4", "u = 5", "u = 6", "u = 7", "a = 20", "a = 21", "a = 22", "a = 50"} {
-			got := rows(t, ts.db, "SELECT id FROM om.t WHERE "+w+" ORDER BY id")
-			want := rows(t, ts.db, "SELECT id FROM om.t WHERE CONCAT("+w+") ORDER BY id")
+			got := sqltest.NewRunner(t, ts.DB).Rows("SELECT id FROM om.t WHERE " + w + " ORDER BY id")
+			want := sqltest.NewRunner(t, ts.DB).Rows("SELECT id FROM om.t WHERE CONCAT(" + w + ") ORDER BY id")
 			if strings.Join(got, ",") != strings.Join(want, ",") {
 				t.Errorf("WHERE %s: %v through the index, %v by a scan", w, got, want)
 			}
