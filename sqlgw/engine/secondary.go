@@ -751,6 +751,12 @@ func (g *Gateway) beginIndexes(ctx context.Context, meta *catalog.Table, ws []ix
 		if errors.As(err, &de) {
 			return nil, dupIndexError(meta, de.Index, de.Entity)
 		}
+		if errors.Is(err, storage.ErrPreconditionFailed) {
+			// An index entity another writer holds (a transaction record's
+			// lock or placeholder that outlived ixmaint's wait, or a mark
+			// changed under it): a conflict to retry, not an internal error.
+			return nil, errConflict(err.Error())
+		}
 		return nil, mapError(err)
 	}
 	if op.Expired() {
