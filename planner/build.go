@@ -926,23 +926,44 @@ func (b *builder) order(p *Plan) {
 	if len(b.q.OrderBy) == 0 {
 		return
 	}
-	j := 0
-	for _, o := range b.q.OrderBy {
-		if constant(o.Col) {
-			continue
-		}
-		for j < len(p.Order) && constant(p.Order[j].Col) {
+	satisfies := func(order []OrderColumn) bool {
+		j := 0
+		for _, o := range b.q.OrderBy {
+			if constant(o.Col) {
+				continue
+			}
+			for j < len(order) && constant(order[j].Col) {
+				j++
+			}
+			if j == len(order) {
+				break // the whole key is ordered: rows are unique on it
+			}
+			if order[j] != o {
+				return false
+			}
 			j++
 		}
-		if j == len(p.Order) {
-			break // the whole key is ordered: rows are unique on it
-		}
-		if p.Order[j] != o {
-			return
-		}
-		j++
+		return true
 	}
-	p.OrderSatisfied = true
+	if satisfies(p.Order) {
+		p.OrderSatisfied = true
+		return
+	}
+	// The reverse of the key order: Gets listed backwards (any store),
+	// or queries read backwards where the store can (Query.Reverse).
+	back := make([]OrderColumn, len(p.Order))
+	for i, o := range p.Order {
+		back[i] = OrderColumn{Col: o.Col, Desc: !o.Desc}
+	}
+	if !satisfies(back) || (len(p.Queries) > 0 && !b.q.Reverse) {
+		return
+	}
+	slices.Reverse(p.Gets)
+	slices.Reverse(p.Queries)
+	for _, q := range p.Queries {
+		q.Reverse = true
+	}
+	p.Order, p.Reverse, p.OrderSatisfied = back, true, true
 }
 
 // cost estimates requests and entities read.

@@ -38,7 +38,9 @@ import (
 // Stats.RowsPerValue gives the index's real rows per value instead.
 // ORDER BY the index's columns with a LIMIT and no other predicate is the
 // whole index read in its order with Top = LIMIT (IndexRange): LIMIT
-// entries and LIMIT base gets. A table with a
+// entries and LIMIT base gets; the reverse of the index's order is the
+// same read backwards where the store can (Query.Reverse, the package
+// doc's Order). A table with a
 // local index is assumed to have large partitions (LocalIndexRowsPerPartition
 // rows each when Stats.Partitions is unknown): that is why one declares a
 // local index. Base Gets cost one request and one entity per hit.
@@ -412,7 +414,7 @@ func (b *builder) planIndex(it IndexedTable, n int) (*Plan, error) {
 		Hits: vp.Cost.Entities}
 	p := &Plan{Path: path, Table: b.t.PhysicalName(), Index: acc, columns: b.cols, where: b.q.Where,
 		Limit: vp.Limit, Filter: vp.Filter, Residual: vp.Residual,
-		Ordered: vp.Ordered, Order: vp.Order, OrderSatisfied: vp.OrderSatisfied, Cost: vp.Cost}
+		Ordered: vp.Ordered, Order: vp.Order, OrderSatisfied: vp.OrderSatisfied, Reverse: vp.Reverse, Cost: vp.Cost}
 	if !covering {
 		bsel := []string{}
 		for _, c := range need {
