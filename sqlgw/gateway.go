@@ -39,6 +39,10 @@ type gateway struct {
 	// unsorted: the backend returns query results in any order (Cosmos
 	// DB Table API), so no plan may claim key order.
 	unsorted bool
+	// reverse: the backend reads key ranges backwards
+	// (storage.Capabilities.Reverse; Pebble, not Azure), so the planner
+	// may read ORDER BY ... DESC backwards (planner.Query.Reverse).
+	reverse bool
 	// ignoreIndexes: see Engine.IgnoreSecondaryIndexes.
 	ignoreIndexes bool
 
@@ -85,6 +89,7 @@ func newGateway(store storage.Store, cat *catalog.Catalog) *gateway {
 	g := &gateway{
 		txs:      txs,
 		unsorted: store.Capabilities().Unsorted,
+		reverse:  store.Capabilities().Reverse && !store.Capabilities().Unsorted,
 		store:    newTypedStore(store), // attached_types.go
 		cat:      cat,
 		schemas:  map[schemaKey]*tableInfo{},

@@ -30,7 +30,8 @@ import (
 // then projected.
 //
 // Inside a transaction with buffered writes to the table, the buffer is
-// merged in key order: a stored row with a buffered write is replaced by
+// merged in key order (in reverse key order for a plan read backwards,
+// planner.Plan.Reverse): a stored row with a buffered write is replaced by
 // it (or dropped, if deleted), and buffered rows the store did not return
 // are added; both only if they pass the lookup's whole original filter,
 // because the store evaluated the pushed part on the stored values only.
@@ -112,7 +113,7 @@ func (t *Table) newRowIter(ctx *sql.Context, spec *readSpec) (*rowIter, error) {
 				it.pend = append(it.pend, k)
 			}
 		}
-		sort.Slice(it.pend, func(i, j int) bool { return keyLess(it.pend[i], it.pend[j]) })
+		sort.Slice(it.pend, func(i, j int) bool { return it.less(it.pend[i], it.pend[j]) })
 		it.seen = map[entKey]bool{}
 	}
 	if spec.plan.Path == planner.PointGet || spec.plan.Path == planner.MultiGet {
@@ -126,6 +127,16 @@ func keyLess(a, b entKey) bool {
 		return c < 0
 	}
 	return storage.CompareKeys(a.rk, b.rk) < 0
+}
+
+// less orders keys as this read returns them: key order, or its reverse
+// for a plan read backwards (planner.Plan.Reverse). The buffered writes
+// are merged, and an index read's rows sorted, by it.
+func (it *rowIter) less(a, b entKey) bool {
+	if it.spec.plan.Reverse {
+		return keyLess(b, a)
+	}
+	return keyLess(a, b)
 }
 
 // Next implements sql.RowIter.
@@ -158,7 +169,7 @@ func (it *rowIter) next(ctx *sql.Context) (sql.Row, error) {
 		}
 		k := entKey{e.PartitionKey, e.RowKey}
 		// Buffered rows that sort before this one.
-		for it.pendi < len(it.pend) && keyLess(it.pend[it.pendi], k) {
+		for it.pendi < len(it.pend) && it.less(it.pend[it.pendi], k) {
 			pk := it.pend[it.pendi]
 			it.pendi++
 			if row, ok, err := it.overlayRow(ctx, pk); err != nil || ok {

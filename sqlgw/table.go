@@ -421,7 +421,8 @@ func lower(s string) string { return strings.ToLower(s) }
 // plan asks the planner, with the gateway's row estimate as statistics.
 func (t *Table) plan(q *planner.Query) (*planner.Plan, error) {
 	q.Stats = t.gw.plannerStats(t.meta()) // stats.go
-	return t.buildPlan(q)                 // index hints (hints.go)
+	q.Reverse = t.gw.reverse
+	return t.buildPlan(q) // index hints (hints.go)
 }
 
 var _ sql.CommentAlterableTable = (*Table)(nil)
