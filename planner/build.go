@@ -46,6 +46,13 @@ type builder struct {
 	// eqSel, when set, is the selectivity of an equality on a nullable
 	// (index) key column.
 	eqSel float64
+	// openKey: the entities' keys end with a component the planner does
+	// not see (the generated RowKey of a table without a primary key, in
+	// its non-unique index entities, index.go): binding every key column
+	// is a key prefix, not a Get. openOrder: that component also orders
+	// entities equal on every key column, so the key columns do not order
+	// rows uniquely.
+	openKey, openOrder bool
 }
 
 type keyCol struct {
@@ -411,7 +418,7 @@ func (b *builder) access(p *Plan, limit int) error {
 		break
 	}
 	switch {
-	case L == len(b.keys):
+	case L == len(b.keys) && !b.openKey:
 		if len(prefixes) == 1 {
 			p.Path = PointGet
 		} else {
@@ -599,9 +606,9 @@ func (b *builder) ranges(part KeyPart, prefixes [][]Datum, rng *keyCol, spans []
 		}
 		if rng == nil {
 			switch {
-			case len(pre) == 0:
+			case len(pre) == 0 && P == "":
 				out = append(out, &keyRange{})
-			case len(pre) == whole:
+			case len(pre) == whole && !b.openKey:
 				out = append(out, &keyRange{storage.Exactly(P)})
 			default:
 				out = append(out, &keyRange{b.prefixRange(P)})
@@ -936,6 +943,9 @@ func (b *builder) order(p *Plan) {
 				j++
 			}
 			if j == len(order) {
+				if b.openOrder {
+					return false // rows equal on the key come in hidden order
+				}
 				break // the whole key is ordered: rows are unique on it
 			}
 			if order[j] != o {

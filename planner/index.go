@@ -239,7 +239,7 @@ func (b *builder) indexPlan(best *Plan) (*Plan, error) {
 	}
 	var out *Plan
 	for n, ix := range it.Indexes() {
-		if len(ix.Columns) == 0 || (ix.Local && len(b.t.PartitionKeyColumns()) == 0) {
+		if len(ix.Columns) == 0 || (ix.Local && len(b.t.PartitionKeyColumns()) == 0 && !keyless(b.t)) {
 			continue
 		}
 		p, err := b.planIndex(it, n)
@@ -277,6 +277,11 @@ func (b *builder) planIndex(it IndexedTable, n int) (*Plan, error) {
 	rows, parts := b.rowsEstimate()
 	q := *b.q
 	vb := &builder{t: v, q: &q, cols: v.cols, nullable: map[int]bool{}}
+	if keyless(b.t) {
+		// The entities' keys end with the base row's generated RowKey
+		// (non-unique, or unique with a NULL): see keyless.
+		vb.openKey, vb.openOrder = !ix.Unique, true
+	}
 	baseKey := map[int]bool{}
 	for _, k := range b.keys {
 		baseKey[k.Col] = true
@@ -320,9 +325,15 @@ func (b *builder) planIndex(it IndexedTable, n int) (*Plan, error) {
 	}
 	switch vp.Path {
 	case PointGet, MultiGet, RowRange:
-	case PartitionScan, PartitionRange:
+	case PartitionScan:
+		// A local index of a keyless table (one partition) read whole in
+		// its order under a LIMIT, as a global one is below (TableScan).
+		if ix.Local && !(keyless(b.t) && b.q.Limit > 0 && len(b.q.OrderBy) > 0 && vp.OrderSatisfied && len(vp.Residual) == 0) {
+			return nil, nil // no index column bound
+		}
+	case PartitionRange:
 		if ix.Local {
-			return nil, nil // no index column bound (or a scan across partitions)
+			return nil, nil // a scan across partitions
 		}
 	case TableScan:
 		// ORDER BY the index's columns with a LIMIT: read the global
@@ -487,6 +498,16 @@ func (b *builder) rowsPerValue(name string) (float64, bool) {
 	}
 	v, ok := b.q.Stats.RowsPerValue[strings.ToLower(name)]
 	return v, ok && v > 0
+}
+
+// keyless reports a table without key columns: a table without a primary
+// key, whose rows the catalog stores in one partition under generated
+// RowKeys. Its indexes are local (in that partition); their entities'
+// RowKeys end with the base row's generated RowKey (non-unique indexes,
+// and unique ones on a NULL value), which the planner does not see: the
+// index view's key is then open (builder.openKey, openOrder).
+func keyless(t Table) bool {
+	return len(t.PartitionKeyColumns()) == 0 && len(t.RowKeyColumns()) == 0
 }
 
 func isPointSet(vb *builder, k keyCol) bool {

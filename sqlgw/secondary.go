@@ -67,9 +67,6 @@ const indexSweepEvery = 2 * indexLease
 
 // readyIndexes lists the indexes the planner may use, in catalog order.
 func readyIndexes(t *catalog.Table) []*catalog.Index {
-	if t.Keyless() {
-		return nil
-	}
 	var out []*catalog.Index
 	for i := range t.Indexes {
 		if t.Indexes[i].State == catalog.IndexReady {
@@ -210,12 +207,16 @@ func (ix *secondaryIndex) ColumnExpressionTypes(*sql.Context) []sql.ColumnExpres
 
 // CanSupport implements sql.Index: true for MySQLRanges over (a prefix of)
 // the index's columns, which rangesToPlanFor converts exactly (the plan's
-// residual is the ranges' own filter expression).
+// residual is the ranges' own filter expression), and for the planned
+// lookups LookupForExpressions names the index in (keyless tables).
 func (ix *secondaryIndex) CanSupport(_ *sql.Context, ranges ...sql.Range) bool {
 	if len(ix.cols) != len(ix.ix.Columns) {
 		return false // a column the catalog no longer has
 	}
 	for _, r := range ranges {
+		if _, ok := r.(planRange); ok {
+			continue // a planned lookup of a keyless table (keylessLookupIndex)
+		}
 		mr, ok := r.(sql.MySQLRange)
 		if !ok || len(mr) > len(ix.cols) {
 			return false
@@ -243,8 +244,6 @@ func (ix *secondaryIndex) Comment() string {
 func (t *Table) createSecondaryIndex(ctx *sql.Context, def sql.IndexDef) error {
 	meta := t.meta()
 	switch {
-	case meta.Keyless():
-		return errUnsupported.New(fmt.Sprintf("secondary index %s: table %s has no primary key; indexes need one", def.Name, t.Name()))
 	case def.IsFullText(), def.IsSpatial(), def.IsVector():
 		return errUnsupported.New(fmt.Sprintf("index %s: FULLTEXT, SPATIAL and VECTOR indexes are not supported", def.Name))
 	}
@@ -889,6 +888,11 @@ func (e *editor) uniqueHolder(ctx *sql.Context, tt *txTable, ix *catalog.Index, 
 		}
 		if existing == nil {
 			continue
+		}
+		if meta.Keyless() {
+			// ON DUPLICATE KEY UPDATE and REPLACE then update or delete
+			// the holder by its values: keep its generated key.
+			tt.noteKeyless(bk, existing)
 		}
 		ed, err := e.t.datums(ctx, existing)
 		if err != nil {
