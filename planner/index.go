@@ -51,6 +51,16 @@ import (
 // to index as it does (MySQL likewise prefers ref access on small tables).
 // The chosen plan's Cost is still estimated with the real Stats.
 //
+// Tables without a primary key (keyless). Their rows live in one
+// partition under generated RowKeys; their indexes are local to it, and a
+// non-unique entity's RowKey (or a unique one's holding a NULL) ends with
+// the row's generated RowKey, which the view does not see as a column: an
+// equality on every index column is then a key prefix (a range, never a
+// Get), and rows equal on the index columns come in that hidden order, so
+// an ORDER BY with more columns is not satisfied (builder.openKey,
+// openOrder). ORDER BY the index columns with a LIMIT reads the local
+// index in its order, as for a global index.
+//
 // Freshness. Local index entities are written in the base row's batch and
 // are always exact. Global ones may lag (see catalog/ixmaint): the executor
 // verifies each hit against the base row it fetches (the entity's carried
