@@ -1,9 +1,11 @@
 package sqlgw_test
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
@@ -108,6 +110,19 @@ func TestKeylessIndexes(t *testing.T) {
 		r.Exec("ROLLBACK")
 		r.ExpectRows("SELECT COUNT(*) FROM t WHERE b = 'zz'", "0")
 		checkIndexes("after the rollback")
+
+		// Concurrent inserts of one UNIQUE value: one wins.
+		var wg sync.WaitGroup
+		for i := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				s.DB.ExecContext(context.Background(), fmt.Sprintf("INSERT INTO d.t VALUES (%d, 'same', %d)", i, 3000+i))
+			}()
+		}
+		wg.Wait()
+		r.ExpectRows("SELECT COUNT(*) FROM t WHERE b = 'same'", "1")
+		r.ExpectRows("SELECT COUNT(*) FROM t WHERE CONCAT(b = 'same')", "1")
 
 		// CREATE INDEX backfills; a UNIQUE one over duplicates fails.
 		r.Exec("CREATE INDEX kc ON t (c)")

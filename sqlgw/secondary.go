@@ -29,6 +29,14 @@ import (
 //	CREATE INDEX by_city ON users (city, age) COMMENT 'sqlgw: global, cover=(name)'
 //	CREATE INDEX by_status ON orders (cust, status) COMMENT 'sqlgw: local'
 //
+// A table without a primary key (its rows under generated RowKeys in one
+// partition) has local indexes only (catalog.ChooseIndexKind): their
+// entities, written in the row's batch, end with the generated RowKey, as
+// a keyed table's end with the row's keys. UPDATE and DELETE find the
+// row's key among the rows the statement read (txn.go, noteKeyless) and
+// maintain its entries from the values read; the lookup names the index
+// it reads (keylessLookupIndex), since the table has no PRIMARY.
+//
 // Without a kind, an index that starts with the partition-key columns is
 // local, any other is global (catalog.ChooseIndexKind). SHOW INDEX and
 // information_schema.STATISTICS list them (GetIndexes), the comment

@@ -86,7 +86,7 @@
 //     PARTITION BY other than KEY(columns), changing a table's partition key,
 //     RENAME TABLE into another database (partition.go, table.go); ALTER TABLE
 //     ADD/DROP PRIMARY KEY on a table that holds rows or has indexes or
-//     foreign keys (pkalter.go); secondary indexes and foreign keys on a table
+//     foreign keys (pkalter.go); foreign keys on a table
 //     without a primary key, FULLTEXT/SPATIAL/VECTOR indexes, index prefix
 //     lengths (provider.go, secondary.go, foreignkeys.go); spatial and vector
 //     column types (types.go); table options other than the ones dumps carry
