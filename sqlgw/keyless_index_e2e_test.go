@@ -145,6 +145,16 @@ func TestKeylessIndexes(t *testing.T) {
 		r.ExpectErrno(1062, "INSERT INTO t2 VALUES (1, 'b42', 1)")
 		r.ExpectRows("SELECT COUNT(*) FROM t2 WHERE a = 3", r.Rows("SELECT COUNT(*) FROM t WHERE a = 3")...)
 
+		// ORDER BY the index with a LIMIT reads LIMIT entries and rows;
+		// a join looks rows up through the index.
+		q = "SELECT a, c FROM t ORDER BY a DESC, c DESC LIMIT 2"
+		r.ExpectRows("SELECT a, c FROM t ORDER BY c LIMIT 2", "0\t0", "1\t1")
+		r.ExpectRows(q, r.Rows("SELECT a, c FROM t ORDER BY a + 0 DESC, c DESC LIMIT 2")...)
+		if reqs, ents := r.Cost("SELECT a, c FROM t ORDER BY c LIMIT 2"); reqs > 3 || ents > 4 {
+			t.Errorf("ORDER BY c LIMIT 2: %d requests, %d entities; want at most 3, 4", reqs, ents)
+		}
+		r.ExpectRows("SELECT COUNT(*) FROM t2 JOIN t ON t.b = t2.b WHERE t2.a = 3", r.Rows("SELECT COUNT(*) FROM t2 JOIN t ON CONCAT(t.b) = t2.b WHERE t2.a = 3")...)
+
 		r.Exec("DROP INDEX ka ON t")
 		r.ExpectRows("SELECT COUNT(*) FROM t WHERE a = 3", r.Rows("SELECT COUNT(*) FROM t2 WHERE a = 3")...)
 	})
