@@ -81,6 +81,10 @@ func TestKeylessIndexes(t *testing.T) {
 		}
 		r.ExpectRows("SELECT COUNT(*) FROM t WHERE a = 7", "10")
 		r.ExpectRows("SELECT c FROM t WHERE b = 'b42'", "42")
+		r.Exec("ANALYZE TABLE t")
+		r.ExpectRows("SELECT INDEX_NAME, CARDINALITY FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 't' ORDER BY INDEX_NAME",
+			"ka\t20", "ub\t197")
+		r.ExpectRows("SELECT COUNT(*) FROM t WHERE a = 7", "10")
 
 		// UNIQUE is enforced; NULLs are not duplicates.
 		r.ExpectErrno(1062, "INSERT INTO t VALUES (1, 'b42', 1000)")
