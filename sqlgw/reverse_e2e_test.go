@@ -89,5 +89,14 @@ func TestReverseOrder(t *testing.T) {
 		r.ExpectRows("SELECT ts, v FROM ev WHERE dev = 2 ORDER BY ts DESC LIMIT 2", "49\t198", "48\t194")
 		r.ExpectAffected(2, "DELETE FROM ev WHERE dev = 1 ORDER BY ts DESC LIMIT 2")
 		r.ExpectRows("SELECT ts FROM ev WHERE dev = 1 ORDER BY ts DESC LIMIT 1", "47")
+
+		// Wide rows: a backwards read meets a row's continuation entities
+		// before its main entity.
+		r.Exec("CREATE TABLE w (id INT, seq INT, body LONGTEXT, PRIMARY KEY (id, seq))")
+		for i := 1; i <= 3; i++ {
+			r.Exec(fmt.Sprintf("INSERT INTO w VALUES (1, %d, REPEAT('%d', %d))", i, i, 1_200_000+i))
+		}
+		r.ExpectRows("SELECT seq, LENGTH(body), LEFT(body, 2) FROM w WHERE id = 1 ORDER BY seq DESC LIMIT 2",
+			"3\t1200003\t33", "2\t1200002\t22")
 	})
 }
