@@ -173,6 +173,7 @@ type secondaryIndex struct {
 	exprs     []string
 	types     []sql.ColumnExpressionType
 	cols      []int // full-row ordinals, in expression order
+	keyless   bool  // the table has no primary key: the index is local
 }
 
 var _ sql.Index = (*secondaryIndex)(nil)
@@ -180,7 +181,7 @@ var _ sql.Index = (*secondaryIndex)(nil)
 func (t *Table) secondaryIndexes() []sql.Index {
 	var out []sql.Index
 	for _, ix := range t.meta().Indexes {
-		si := &secondaryIndex{db: t.db.name, table: t.Name(), ix: ix}
+		si := &secondaryIndex{db: t.db.name, table: t.Name(), ix: ix, keyless: t.meta().Keyless()}
 		for _, kp := range ix.Columns {
 			c := t.meta().ColumnIndex(kp.Column)
 			if c < 0 {
@@ -234,8 +235,14 @@ func (ix *secondaryIndex) CanSupport(_ *sql.Context, ranges ...sql.Range) bool {
 }
 
 // Comment renders the index's kind and covered columns in the syntax that
-// creates it (SHOW CREATE TABLE, dumps).
+// creates it (SHOW CREATE TABLE, dumps); nothing for a plain index of a
+// keyless table, whose indexes are all local.
 func (ix *secondaryIndex) Comment() string {
+	if ix.keyless && len(ix.ix.Covering) == 0 {
+		// A table without a primary key has local indexes only: the
+		// kind says nothing, and a dump stays the one MySQL writes.
+		return ""
+	}
 	kind := "global"
 	if !ix.ix.Global {
 		kind = "local"
