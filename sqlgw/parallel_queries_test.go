@@ -112,8 +112,9 @@ func TestMultiRangeQueriesInParallel(t *testing.T) {
 		if r != int64(tc.queries) {
 			t.Errorf("%s: %d requests, want %d", tc.q, r, tc.queries)
 		}
-		// One after another would take at least queries x 40 ms.
-		if st.peak.Load() < 2 || elapsed > time.Duration(tc.queries)*30*time.Millisecond {
+		// Several at once, and faster than one after another, which takes
+		// at least queries x 40 ms (a loaded machine stretches the rest).
+		if st.peak.Load() < 2 || elapsed >= time.Duration(tc.queries)*40*time.Millisecond {
 			t.Errorf("%s: at most %d queries at once, %v in all; want them in parallel", tc.q, st.peak.Load(), elapsed)
 		}
 		expectRows(t, c, tc.q, tc.want...)
