@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -9,6 +10,8 @@ import (
 type TableOptions struct {
 	// PartitionKey from partition_key=(a,b); nil if absent.
 	PartitionKey []string
+	// SaltBuckets from salt_buckets=n (salt.go); 0 if absent.
+	SaltBuckets int
 }
 
 // optionsMarker starts sqlgw's options in a table comment.
@@ -18,11 +21,12 @@ const optionsMarker = "sqlgw:"
 // options start at "sqlgw:" (case-insensitive; any text before it is an
 // ordinary comment) and run to the end of the comment:
 //
-//	sqlgw: partition_key=(tenant, `order id`)
+//	sqlgw: partition_key=(tenant, `order id`) salt_buckets=8
 //
 // Options are name=value pairs separated by spaces, commas or semicolons;
 // partition_key takes a parenthesised list of column names, each bare
-// (letters, digits, _, $) or quoted with backticks (“ inside for one).
+// (letters, digits, _, $) or quoted with backticks (“ inside for one);
+// salt_buckets takes an integer from 1 to MaxSaltBuckets (salt.go).
 // A comment without "sqlgw:" has no options. Unknown options, duplicate
 // options, and syntax errors are errors wrapping ErrInvalidDef. Whether
 // the columns exist and are primary-key columns is checked by CreateTable.
@@ -59,6 +63,13 @@ func ParseTableOptions(comment string) (TableOptions, error) {
 				return opts, err
 			}
 			opts.PartitionKey = cols
+		case "salt_buckets":
+			w := p.word()
+			n, err := strconv.Atoi(w)
+			if err != nil || n < 1 || n > MaxSaltBuckets {
+				return opts, p.errorf("salt_buckets=%q: an integer from 1 to %d expected", w, MaxSaltBuckets)
+			}
+			opts.SaltBuckets = n
 		default:
 			return opts, p.errorf("unknown option %q", name)
 		}

@@ -49,6 +49,9 @@ type Table struct {
 	// Attached is set for a store table sqlgw did not create (attached.go).
 	// Added later: absent in older records.
 	Attached *Attached `json:"att,omitempty"`
+	// SaltBuckets, above 1, salts the PartitionKey with a hashed bucket
+	// (salt.go). Added later: absent in older records.
+	SaltBuckets int `json:"salt,omitempty"`
 
 	// Derived when the record is loaded; not persisted.
 	partCols []KeyColumn

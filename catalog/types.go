@@ -327,4 +327,8 @@ type TableDef struct {
 	Collation    string
 	// AutoIncrement is the first value of the AUTO_INCREMENT counter (0: 1).
 	AutoIncrement uint64
+	// SaltBuckets, above 1, spreads the partitions over that many hashed
+	// buckets (salt.go); 0 or 1: not salted. A keyed, non-attached table
+	// only; at most MaxSaltBuckets.
+	SaltBuckets int
 }

@@ -64,6 +64,9 @@ type rowIter struct {
 	q    *storage.Query
 	page []*storage.Entity
 	pi   int
+	// merge reads the current query group of a salted table's plan
+	// (salt_read.go; gi then counts groups).
+	merge *mergeCursor
 
 	// overlay: buffered non-deleted writes in key order
 	pend  []entKey
@@ -128,16 +131,6 @@ func keyLess(a, b entKey) bool {
 		return c < 0
 	}
 	return storage.CompareKeys(a.rk, b.rk) < 0
-}
-
-// less orders keys as this read returns them: key order, or its reverse
-// for a plan read backwards (planner.Plan.Reverse). The buffered writes
-// are merged, and an index read's rows sorted, by it.
-func (it *rowIter) less(a, b entKey) bool {
-	if it.spec.plan.Reverse {
-		return keyLess(b, a)
-	}
-	return keyLess(a, b)
 }
 
 // Next implements sql.RowIter.
@@ -237,6 +230,10 @@ func (it *rowIter) unread(e *storage.Entity) {
 		it.fi--
 		return
 	}
+	if it.merge != nil {
+		it.merge.back = e
+		return
+	}
 	it.pi--
 }
 
@@ -308,6 +305,9 @@ func (it *rowIter) nextEntity() (*storage.Entity, error) {
 		e := it.fetched[it.fi]
 		it.fi++
 		return e, nil
+	}
+	if len(p.Groups) > 0 {
+		return it.nextGrouped() // salt_read.go
 	}
 	for {
 		for it.pi < len(it.page) {

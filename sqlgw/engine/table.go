@@ -2,6 +2,7 @@ package engine
 
 import (
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -429,9 +430,10 @@ func lower(s string) string { return strings.ToLower(s) }
 
 // plan asks the planner, with the gateway's row estimate as statistics.
 func (t *Table) plan(q *planner.Query) (*planner.Plan, error) {
-	q.Stats = t.gw.plannerStats(t.meta()) // stats.go
-	q.Reverse = t.gw.reverse
-	return t.buildPlan(q) // index hints (hints.go)
+	q.Stats = t.gw.plannerStats(t.meta())   // stats.go
+	q.Cost = t.gw.store.Capabilities().Cost // the backend's weights (planner doc, Cost)
+	q.Reverse = t.gw.reverse                // the store reads backwards (planner doc, Order)
+	return t.buildPlan(q)                   // index hints (hints.go)
 }
 
 // ModifyComment implements sql.CommentAlterableTable. The partition key
@@ -454,7 +456,15 @@ func (t *Table) ModifyComment(ctx *sql.Context, comment string) error {
 		for i, c := range oldOpts.PartitionKey {
 			quoted[i] = "`" + strings.ReplaceAll(c, "`", "``") + "`"
 		}
-		comment = strings.TrimSpace(comment + " sqlgw: partition_key=(" + strings.Join(quoted, ", ") + ")")
+		comment = appendTableOption(comment, "partition_key=("+strings.Join(quoted, ", ")+")")
+	}
+	switch { // salt_buckets likewise (partition.go)
+	case newOpts.SaltBuckets != 0:
+		if max(newOpts.SaltBuckets, 1) != max(t.meta().Salted(), 1) {
+			return errUnsupported.New("changing the salt_buckets of table " + t.Name() + " is not supported")
+		}
+	case oldOpts.SaltBuckets != 0:
+		comment = appendTableOption(comment, "salt_buckets="+strconv.Itoa(oldOpts.SaltBuckets))
 	}
 	nm, err := t.gw.Catalog.SetTableComment(MetaCtx(ctx), t.db.name, t.Name(), comment)
 	if err != nil {
