@@ -89,6 +89,20 @@ func TestReverseOrder(t *testing.T) {
 		r.ExpectAffected(2, "DELETE FROM ev WHERE dev = 1 ORDER BY ts DESC LIMIT 2")
 		r.ExpectRows("SELECT ts FROM ev WHERE dev = 1 ORDER BY ts DESC LIMIT 1", "47")
 
+		// A salted table (SALT_BUCKETS): each bucket's query reads
+		// backwards and the buckets merge in descending key order.
+		r.Exec("CREATE TABLE s (id INT PRIMARY KEY, v INT) PARTITION BY KEY(id) PARTITIONS 8")
+		r.Exec("INSERT INTO s SELECT id, v FROM k")
+		q := "SELECT id FROM s ORDER BY id DESC LIMIT 3"
+		r.ExpectRows(q, "199", "198", "197")
+		r.ExpectRows("SELECT id FROM s WHERE id BETWEEN 50 AND 120 ORDER BY id DESC LIMIT 2", "120", "119")
+		if back {
+			plan := strings.Join(r.Rows("EXPLAIN PLAN "+q), "\n")
+			if reqs, ents := r.Cost(q); !backwards.MatchString(plan) || reqs > 8 || ents > 24 {
+				t.Errorf("%s: %d requests, %d entities; want a backwards read of at most 8, 24\n%s", q, reqs, ents, plan)
+			}
+		}
+
 		// Wide rows: a backwards read meets a row's continuation entities
 		// before its main entity.
 		r.Exec("CREATE TABLE w (id INT, seq INT, body LONGTEXT, PRIMARY KEY (id, seq))")
