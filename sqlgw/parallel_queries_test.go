@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage"
 	"github.com/sqlgw/sqlgw/storage/pebble"
 )
@@ -44,16 +45,16 @@ func TestPartitionQueriesInParallel(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := &slowQueries{Store: inner}
-	ts := startServer(t, st)
-	c := ts.conn()
-	mustExec(t, c, "CREATE DATABASE d")
-	mustExec(t, c, "USE d")
-	mustExec(t, c, "CREATE TABLE ev (dev INT, seq INT, v INT, PRIMARY KEY (dev, seq))")
-	mustExec(t, c, "INSERT INTO ev VALUES (1,1,11),(1,2,12),(2,1,21),(3,1,31),(4,1,41),(5,1,51),(6,1,61),(7,1,71),(8,1,81)")
+	ts := sqltest.Start(t, st, sqltest.Options{})
+	c := sqltest.NewRunner(t, ts.Conn())
+	c.Exec("CREATE DATABASE d")
+	c.Exec("USE d")
+	c.Exec("CREATE TABLE ev (dev INT, seq INT, v INT, PRIMARY KEY (dev, seq))")
+	c.Exec("INSERT INTO ev VALUES (1,1,11),(1,2,12),(2,1,21),(3,1,31),(4,1,41),(5,1,51),(6,1,61),(7,1,71),(8,1,81)")
 	st.slow.Store(true)
 	start := time.Now()
 	q := "SELECT dev, seq FROM ev WHERE dev IN (8, 1, 3, 5, 7, 2, 4, 6) ORDER BY dev, seq"
-	r, _ := cost(t, c, q)
+	r, _ := c.Cost(q)
 	elapsed := time.Since(start)
 	st.slow.Store(false)
 	if r != 8 {
@@ -62,7 +63,7 @@ func TestPartitionQueriesInParallel(t *testing.T) {
 	if st.peak.Load() < 2 || elapsed > 6*40*time.Millisecond {
 		t.Errorf("%s: at most %d queries at once, %v in all; want them in parallel", q, st.peak.Load(), elapsed)
 	}
-	expectRows(t, c, q, "1\t1", "1\t2", "2\t1", "3\t1", "4\t1", "5\t1", "6\t1", "7\t1", "8\t1")
+	c.ExpectRows(q, "1\t1", "1\t2", "2\t1", "3\t1", "4\t1", "5\t1", "6\t1", "7\t1", "8\t1")
 }
 
 // TestMultiRangeQueriesInParallel: several key ranges (an OR of ranges on
@@ -75,19 +76,19 @@ func TestMultiRangeQueriesInParallel(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := &slowQueries{Store: inner}
-	ts := startServer(t, st)
-	c := ts.conn()
-	mustExec(t, c, "CREATE DATABASE d")
-	mustExec(t, c, "USE d")
-	mustExec(t, c, "CREATE TABLE k (id INT PRIMARY KEY, v INT)")
-	mustExec(t, c, "CREATE TABLE ev (dev INT, seq INT, v INT, PRIMARY KEY (dev, seq))")
+	ts := sqltest.Start(t, st, sqltest.Options{})
+	c := sqltest.NewRunner(t, ts.Conn())
+	c.Exec("CREATE DATABASE d")
+	c.Exec("USE d")
+	c.Exec("CREATE TABLE k (id INT PRIMARY KEY, v INT)")
+	c.Exec("CREATE TABLE ev (dev INT, seq INT, v INT, PRIMARY KEY (dev, seq))")
 	var vals []string
 	for i := range 2000 {
 		vals = append(vals, fmt.Sprintf("(%d, %d)", i, i))
 	}
-	mustExec(t, c, "INSERT INTO k VALUES "+strings.Join(vals, ", "))
-	mustExec(t, c, "INSERT INTO ev SELECT 1, id, v FROM k")
-	mustExec(t, c, "ANALYZE TABLE k, ev")
+	c.Exec("INSERT INTO k VALUES " + strings.Join(vals, ", "))
+	c.Exec("INSERT INTO ev SELECT 1, id, v FROM k")
+	c.Exec("ANALYZE TABLE k, ev")
 	for _, tc := range []struct {
 		q       string
 		path    string
@@ -99,14 +100,14 @@ func TestMultiRangeQueriesInParallel(t *testing.T) {
 		{"SELECT seq FROM ev WHERE dev = 1 AND (seq < 2 OR seq > 1997) ORDER BY seq", "RowRange", 2,
 			[]string{"0", "1", "1998", "1999"}},
 	} {
-		plan := strings.Join(rows(t, c, "EXPLAIN PLAN "+tc.q), "\n")
+		plan := strings.Join(c.Rows("EXPLAIN PLAN "+tc.q), "\n")
 		if !strings.Contains(plan, tc.path) || strings.Count(plan, "query ") != tc.queries {
 			t.Errorf("%s: want %s with %d queries:\n%s", tc.q, tc.path, tc.queries, plan)
 		}
 		st.peak.Store(0)
 		st.slow.Store(true)
 		start := time.Now()
-		r, _ := cost(t, c, tc.q)
+		r, _ := c.Cost(tc.q)
 		elapsed := time.Since(start)
 		st.slow.Store(false)
 		if r != int64(tc.queries) {
@@ -117,15 +118,15 @@ func TestMultiRangeQueriesInParallel(t *testing.T) {
 		if st.peak.Load() < 2 || elapsed >= time.Duration(tc.queries)*40*time.Millisecond {
 			t.Errorf("%s: at most %d queries at once, %v in all; want them in parallel", tc.q, st.peak.Load(), elapsed)
 		}
-		expectRows(t, c, tc.q, tc.want...)
+		c.ExpectRows(tc.q, tc.want...)
 	}
 	q := "SELECT seq, v FROM ev WHERE (dev = 1 AND seq = 5) OR (dev = 1 AND seq = 30) OR (dev = 2 AND seq = 1)"
-	plan := strings.Join(rows(t, c, "EXPLAIN PLAN "+q), "\n")
+	plan := strings.Join(c.Rows("EXPLAIN PLAN "+q), "\n")
 	if !strings.Contains(plan, "MultiGet") || strings.Count(plan, "get pk=") != 3 {
 		t.Errorf("%s: want a MultiGet of 3 keys:\n%s", q, plan)
 	}
-	if r, e := cost(t, c, q); r != 3 || e != 2 {
+	if r, e := c.Cost(q); r != 3 || e != 2 {
 		t.Errorf("%s: %d requests, %d entities; want 3, 2", q, r, e)
 	}
-	expectRows(t, c, q, "5\t5", "30\t30")
+	c.ExpectRows(q, "5\t5", "30\t30")
 }

@@ -136,7 +136,7 @@ func TestCopy(t *testing.T) {
 			}
 			// The copy is a working deployment: unique indexes still
 			// enforce, auto-increment and writes continue.
-			if _, err := db.Exec("INSERT INTO c1.t (region, id, email) VALUES ('eu', 9, 'ob@x')"); mysqlErrno(err) != 1062 {
+			if _, err := db.Exec("INSERT INTO c1.t (region, id, email) VALUES ('eu', 9, 'ob@x')"); sqltest.Errno(err) != 1062 {
 				t.Errorf("duplicate unique value after the copy: %v, want 1062", err)
 			}
 			if _, err := db.Exec("INSERT INTO c1.t (region, id, email) VALUES ('eu', 9, 'new@x')"); err != nil {

@@ -102,7 +102,11 @@ type rowIter struct {
 
 func (t *Table) newRowIter(ctx *sql.Context, spec *readSpec) (*rowIter, error) {
 	it := &rowIter{t: t, spec: spec, meta: t.meta()}
-	it.ctx = recorder.WithCounters(storeCtx(ctx), &it.counters)
+	rctx := readCtx
+	if t.current {
+		rctx = storeCtx
+	}
+	it.ctx = recorder.WithCounters(rctx(ctx), &it.counters)
 	need := t.proj
 	if need != nil && spec.residual != nil {
 		need = append(append([]int(nil), need...), t.info.storageOrder...)

@@ -482,7 +482,10 @@ func (it *rowIter) loadIndex() error {
 			return mapError(errs[i])
 		}
 		if stale[i] && ix.Global {
-			if _, err := it.t.gw.maint().Resolve(it.ctx, it.meta, ix, hits[i], false); err != nil {
+			// The repair decides on the current rows, not on the
+			// statement's snapshot (snapshot.go): a row may imply the
+			// entity again since.
+			if _, err := it.t.gw.maint().Resolve(storage.WithSnapshot(it.ctx, nil), it.meta, ix, hits[i], false); err != nil {
 				it.t.gw.logger().Warn("sqlgw: repairing a stale index entity", "index", ix.Name, "error", err)
 			}
 		}
