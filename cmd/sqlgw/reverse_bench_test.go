@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // BenchmarkReverseOrder100k (issue 14, docs/benchmarks.md): on a table of
@@ -19,8 +21,8 @@ import (
 //	go test ./cmd/sqlgw -run '^$' -bench ReverseOrder100k -benchtime 5x -v
 func BenchmarkReverseOrder100k(b *testing.B) {
 	db := benchServer(b)
-	benchExec(b, db, "CREATE DATABASE r")
-	benchExec(b, db, "CREATE TABLE r.ev (dev INT, ts INT, v VARCHAR(60), PRIMARY KEY (dev, ts))")
+	sqltest.NewRunner(b, db).Exec("CREATE DATABASE r")
+	sqltest.NewRunner(b, db).Exec("CREATE TABLE r.ev (dev INT, ts INT, v VARCHAR(60), PRIMARY KEY (dev, ts))")
 	start := time.Now()
 	const rows, perStmt = 100_000, 1000
 	var sb strings.Builder
@@ -33,7 +35,7 @@ func BenchmarkReverseOrder100k(b *testing.B) {
 			}
 			fmt.Fprintf(&sb, "(%d,%d,'event %d with some filler text')", id%100, id/100, id)
 		}
-		benchExec(b, db, sb.String())
+		sqltest.NewRunner(b, db).Exec(sb.String())
 	}
 	b.Logf("loaded %d rows in %v", rows, time.Since(start).Round(time.Millisecond))
 	for _, q := range []struct {
