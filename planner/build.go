@@ -46,6 +46,13 @@ type builder struct {
 	// eqSel, when set, is the selectivity of an equality on a nullable
 	// (index) key column.
 	eqSel float64
+	// openKey: the entities' keys end with a component the planner does
+	// not see (the generated RowKey of a table without a primary key, in
+	// its non-unique index entities, index.go): binding every key column
+	// is a key prefix, not a Get. openOrder: that component also orders
+	// entities equal on every key column, so the key columns do not order
+	// rows uniquely.
+	openKey, openOrder bool
 }
 
 type keyCol struct {
@@ -423,7 +430,7 @@ func (b *builder) access(p *Plan, limit int) error {
 		break
 	}
 	switch {
-	case L == len(b.keys):
+	case L == len(b.keys) && !b.openKey:
 		if len(prefixes) == 1 {
 			p.Path = PointGet
 		} else {
@@ -611,9 +618,9 @@ func (b *builder) ranges(part KeyPart, prefixes [][]Datum, rng *keyCol, spans []
 		}
 		if rng == nil {
 			switch {
-			case len(pre) == 0:
+			case len(pre) == 0 && P == "":
 				out = append(out, &keyRange{})
-			case len(pre) == whole:
+			case len(pre) == whole && !b.openKey:
 				out = append(out, &keyRange{storage.Exactly(P)})
 			default:
 				out = append(out, &keyRange{b.prefixRange(P)})
@@ -938,23 +945,47 @@ func (b *builder) order(p *Plan) {
 	if len(b.q.OrderBy) == 0 {
 		return
 	}
-	j := 0
-	for _, o := range b.q.OrderBy {
-		if constant(o.Col) {
-			continue
-		}
-		for j < len(p.Order) && constant(p.Order[j].Col) {
+	satisfies := func(order []OrderColumn) bool {
+		j := 0
+		for _, o := range b.q.OrderBy {
+			if constant(o.Col) {
+				continue
+			}
+			for j < len(order) && constant(order[j].Col) {
+				j++
+			}
+			if j == len(order) {
+				if b.openOrder {
+					return false // rows equal on the key come in hidden order
+				}
+				break // the whole key is ordered: rows are unique on it
+			}
+			if order[j] != o {
+				return false
+			}
 			j++
 		}
-		if j == len(p.Order) {
-			break // the whole key is ordered: rows are unique on it
-		}
-		if p.Order[j] != o {
-			return
-		}
-		j++
+		return true
 	}
-	p.OrderSatisfied = true
+	if satisfies(p.Order) {
+		p.OrderSatisfied = true
+		return
+	}
+	// The reverse of the key order: Gets listed backwards (any store),
+	// or queries read backwards where the store can (Query.Reverse).
+	back := make([]OrderColumn, len(p.Order))
+	for i, o := range p.Order {
+		back[i] = OrderColumn{Col: o.Col, Desc: !o.Desc}
+	}
+	if !satisfies(back) || (len(p.Queries) > 0 && !b.q.Reverse) {
+		return
+	}
+	slices.Reverse(p.Gets)
+	slices.Reverse(p.Queries)
+	for _, q := range p.Queries {
+		q.Reverse = true
+	}
+	p.Order, p.Reverse, p.OrderSatisfied = back, true, true
 }
 
 // cost estimates requests and entities read.

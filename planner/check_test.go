@@ -34,6 +34,9 @@ func checkPlan(t Table, q *Query, p *Plan) error {
 			return fmt.Errorf("%v without an index read, or with base requests", p.Path)
 		}
 		for i, qq := range ix.Queries {
+			if qq.Reverse != p.Reverse || (qq.Reverse && !q.Reverse) {
+				return fmt.Errorf("index query %d: reverse=%v in a plan with reverse=%v for a store with reverse=%v", i, qq.Reverse, p.Reverse, q.Reverse)
+			}
 			if err := storage.DefaultLimits.ValidateQuery(qq); err != nil {
 				return fmt.Errorf("index query %d: %w", i, err)
 			}
@@ -69,10 +72,16 @@ func checkPlan(t Table, q *Query, p *Plan) error {
 				return fmt.Errorf("%v query %d without a single partition", p.Path, i)
 			}
 		}
+		if qq.Reverse != p.Reverse || (qq.Reverse && !q.Reverse) {
+			return fmt.Errorf("query %d: reverse=%v in a plan with reverse=%v for a store with reverse=%v", i, qq.Reverse, p.Reverse, q.Reverse)
+		}
 		if i > 0 {
-			prev := p.Queries[i-1]
-			if cmpLow(prev.Partition, qq.Partition) > 0 ||
-				(cmpLow(prev.Partition, qq.Partition) == 0 && cmpLow(prev.Row, qq.Row) > 0) {
+			prev, cur := p.Queries[i-1], qq
+			if p.Reverse {
+				prev, cur = cur, prev
+			}
+			if cmpLow(prev.Partition, cur.Partition) > 0 ||
+				(cmpLow(prev.Partition, cur.Partition) == 0 && cmpLow(prev.Row, cur.Row) > 0) {
 				return fmt.Errorf("queries out of key order at %d", i)
 			}
 		}

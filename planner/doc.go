@@ -127,17 +127,34 @@
 //
 // # Order
 //
-// The store returns entities in (PartitionKey, RowKey) order and never
-// backwards; requests are listed in key order, so a keyed table's rows
-// arrive in key order (Plan.Order: the key columns, descending where the key
-// column is Desc). Plan.OrderSatisfied reports that an ORDER BY needs no
-// sort, ignoring columns bound to one value. LIMIT becomes the queries' Top
-// only when no sort is needed and nothing is residual.
+// The store returns entities in (PartitionKey, RowKey) order; requests are
+// listed in key order, so a keyed table's rows arrive in key order
+// (Plan.Order: the key columns, descending where the key column is Desc).
+// Plan.OrderSatisfied reports that an ORDER BY needs no sort, ignoring
+// columns bound to one value. LIMIT becomes the queries' Top only when no
+// sort is needed and nothing is residual.
+//
+// An ORDER BY that is the exact reverse of the key order (ORDER BY k DESC
+// on an ascending key, within a partition or across the whole key, or
+// ORDER BY ts on PRIMARY KEY (host, ts DESC)) is read backwards
+// (Plan.Reverse): Gets are listed in descending key order on any store,
+// and queries are listed backwards and sent with storage.Query.Reverse,
+// but only when Query.Reverse says the store can read backwards
+// (storage.Capabilities.Reverse: the embedded Pebble store can; the Table
+// service cannot, so on Azure the planner keeps the forward read and the
+// engine sorts, reading every row in range). Under a LIMIT the backwards
+// read carries Top = LIMIT, so ORDER BY k DESC LIMIT n reads n entities.
+// Secondary indexes follow the same rule through their view (index.go): a
+// DESC index column (KEY (b DESC), stored in descending order) serves
+// ORDER BY b DESC LIMIT n by a forward read on both backends, and an
+// ascending index serves it by a backwards read on Pebble.
 //
 // # Salted tables
 //
 // A salted table's PartitionKeys carry a hashed bucket prefix: the plan is
 // built on logical keys, then its requests are rewritten per bucket, and
 // a PartitionKey range or scan becomes one query per bucket, merged in
-// key order by the reader (Plan.Groups; salt.go).
+// key order by the reader (Plan.Groups; salt.go), or in reverse key
+// order when the plan reads backwards (each bucket's query reads
+// backwards).
 package planner

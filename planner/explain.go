@@ -76,6 +76,9 @@ func (p *Plan) String() string {
 			}
 			sb.WriteString(p.colName(o.Col))
 		}
+		if p.Reverse {
+			sb.WriteString(" (key order reversed)")
+		}
 		if p.OrderSatisfied {
 			sb.WriteString(" (satisfies ORDER BY)")
 		}
@@ -167,7 +170,7 @@ func formatEst(f float64) string {
 
 // FormatQuery renders the parts of a storage query that are set, each as
 // " name=value": partition, rows, filter (OData, storage.FormatOData),
-// select and top.
+// select and top, and " reverse" for a backwards read.
 func FormatQuery(q *storage.Query) string {
 	var sb strings.Builder
 	if q.Partition != nil {
@@ -190,6 +193,9 @@ func FormatQuery(q *storage.Query) string {
 	writeSelect(&sb, q.Select)
 	if q.Top > 0 {
 		fmt.Fprintf(&sb, " top=%d", q.Top)
+	}
+	if q.Reverse {
+		sb.WriteString(" reverse")
 	}
 	return sb.String()
 }

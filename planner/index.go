@@ -38,7 +38,9 @@ import (
 // Stats.RowsPerValue gives the index's real rows per value instead.
 // ORDER BY the index's columns with a LIMIT and no other predicate is the
 // whole index read in its order with Top = LIMIT (IndexRange): LIMIT
-// entries and LIMIT base gets. A table with a
+// entries and LIMIT base gets; the reverse of the index's order is the
+// same read backwards where the store can (Query.Reverse, the package
+// doc's Order). A table with a
 // local index is assumed to have large partitions (LocalIndexRowsPerPartition
 // rows each when Stats.Partitions is unknown): that is why one declares a
 // local index. Base Gets cost one request and one entity per hit.
@@ -48,6 +50,16 @@ import (
 // a secondary index is expected to grow, and a plan must not flip from scan
 // to index as it does (MySQL likewise prefers ref access on small tables).
 // The chosen plan's Cost is still estimated with the real Stats.
+//
+// Tables without a primary key (keyless). Their rows live in one
+// partition under generated RowKeys; their indexes are local to it, and a
+// non-unique entity's RowKey (or a unique one's holding a NULL) ends with
+// the row's generated RowKey, which the view does not see as a column: an
+// equality on every index column is then a key prefix (a range, never a
+// Get), and rows equal on the index columns come in that hidden order, so
+// an ORDER BY with more columns is not satisfied (builder.openKey,
+// openOrder). ORDER BY the index columns with a LIMIT reads the local
+// index in its order, as for a global index.
 //
 // Freshness. Local index entities are written in the base row's batch and
 // are always exact. Global ones may lag (see catalog/ixmaint): the executor
@@ -249,7 +261,7 @@ func (b *builder) indexPlan(best *Plan) (*Plan, error) {
 	}
 	var out *Plan
 	for n, ix := range it.Indexes() {
-		if len(ix.Columns) == 0 || (ix.Local && len(b.t.PartitionKeyColumns()) == 0) {
+		if len(ix.Columns) == 0 || (ix.Local && len(b.t.PartitionKeyColumns()) == 0 && !keyless(b.t)) {
 			continue
 		}
 		p, err := b.planIndex(it, n)
@@ -287,6 +299,11 @@ func (b *builder) planIndex(it IndexedTable, n int) (*Plan, error) {
 	rows, parts := b.rowsEstimate()
 	q := *b.q
 	vb := &builder{t: v, q: &q, cols: v.cols, nullable: map[int]bool{}}
+	if keyless(b.t) {
+		// The entities' keys end with the base row's generated RowKey
+		// (non-unique, or unique with a NULL): see keyless.
+		vb.openKey, vb.openOrder = !ix.Unique, true
+	}
 	baseKey := map[int]bool{}
 	for _, k := range b.keys {
 		baseKey[k.Col] = true
@@ -330,9 +347,15 @@ func (b *builder) planIndex(it IndexedTable, n int) (*Plan, error) {
 	}
 	switch vp.Path {
 	case PointGet, MultiGet, RowRange:
-	case PartitionScan, PartitionRange:
+	case PartitionScan:
+		// A local index of a keyless table (one partition) read whole in
+		// its order under a LIMIT, as a global one is below (TableScan).
+		if ix.Local && !(keyless(b.t) && b.q.Limit > 0 && len(b.q.OrderBy) > 0 && vp.OrderSatisfied && len(vp.Residual) == 0) {
+			return nil, nil // no index column bound
+		}
+	case PartitionRange:
 		if ix.Local {
-			return nil, nil // no index column bound (or a scan across partitions)
+			return nil, nil // a scan across partitions
 		}
 	case TableScan:
 		// ORDER BY the index's columns with a LIMIT: read the global
@@ -424,7 +447,7 @@ func (b *builder) planIndex(it IndexedTable, n int) (*Plan, error) {
 		Hits: vp.Cost.Entities}
 	p := &Plan{Path: path, Table: b.t.PhysicalName(), Index: acc, columns: b.cols, where: b.q.Where,
 		Limit: vp.Limit, Filter: vp.Filter, Residual: vp.Residual,
-		Ordered: vp.Ordered, Order: vp.Order, OrderSatisfied: vp.OrderSatisfied, Cost: vp.Cost}
+		Ordered: vp.Ordered, Order: vp.Order, OrderSatisfied: vp.OrderSatisfied, Reverse: vp.Reverse, Cost: vp.Cost}
 	if !covering {
 		bsel := []string{}
 		for _, c := range need {
@@ -498,6 +521,16 @@ func (b *builder) rowsPerValue(name string) (float64, bool) {
 	}
 	v, ok := b.q.Stats.RowsPerValue[strings.ToLower(name)]
 	return v, ok && v > 0
+}
+
+// keyless reports a table without key columns: a table without a primary
+// key, whose rows the catalog stores in one partition under generated
+// RowKeys. Its indexes are local (in that partition); their entities'
+// RowKeys end with the base row's generated RowKey (non-unique indexes,
+// and unique ones on a NULL value), which the planner does not see: the
+// index view's key is then open (builder.openKey, openOrder).
+func keyless(t Table) bool {
+	return len(t.PartitionKeyColumns()) == 0 && len(t.RowKeyColumns()) == 0
 }
 
 func isPointSet(vb *builder, k keyCol) bool {

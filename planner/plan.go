@@ -88,6 +88,12 @@ type Query struct {
 	// transaction's buffered writes to the table must be merged in key
 	// order).
 	NoIndex bool
+	// Reverse says the store can read key ranges backwards
+	// (storage.Capabilities.Reverse): an ORDER BY that is the reverse of
+	// the key order (or of an index's order) is then read backwards, with
+	// Top = LIMIT, instead of read whole and sorted. Without it the
+	// planner reads forward and the engine sorts.
+	Reverse bool
 
 	// inexact marks the conjuncts whose collation rewrite the keys do not
 	// answer exactly (collate.go): they stay residual.
@@ -151,16 +157,19 @@ func (c Cost) ScoreFor(m storage.CostModel) float64 {
 // true on absent properties, such as IS NULL): the executor assembles rows
 // from main entities and Gets missing continuations itself. Top counts
 // entities, so it is only a lower bound on the rows a page holds.
-// The store never reads backwards, so a plan never has a reverse order.
+// A plan with Reverse reads backwards: Gets and Queries are listed in
+// descending key order, each query with storage.Query.Reverse.
 type Plan struct {
 	Path  AccessPath
 	Table string // physical table name
 
 	// Gets are the entities to read, for PointGet and MultiGet, sorted by
-	// key (the logical key on a salted table: salt.go).
+	// key (descending under Reverse; the logical key on a salted table:
+	// salt.go).
 	Gets []Key
 	// Queries are the queries to run, for every other path except Empty,
-	// sorted by key. Each carries Select, Filter and, where exact, Top.
+	// sorted by key (descending under Reverse). Each carries Select,
+	// Filter and, where exact, Top.
 	Queries []*storage.Query
 	// Groups, set only for a salted table (salt.go) whose plan reads
 	// PartitionKey ranges, splits Queries into consecutive groups of the
@@ -191,6 +200,11 @@ type Plan struct {
 	Order []OrderColumn
 	// OrderSatisfied reports that Query.OrderBy needs no sort.
 	OrderSatisfied bool
+	// Reverse reports that rows arrive in descending key order (Order is
+	// the key order with every column flipped): Gets are listed backwards,
+	// and Queries (Query.Reverse only) are read backwards. For an index
+	// plan it is the index read's direction.
+	Reverse bool
 
 	// Residual lists the indexes of Query.Where the engine must still
 	// evaluate, ascending. The others are answered exactly by the requests.

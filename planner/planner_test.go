@@ -44,11 +44,12 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the golden files in testdata/
 //	    adds a ready secondary index to the current table (global unless
 //	    local; entities in table NAME, or the base table when local, with
 //	    LocalPrefix "~" + NAME + "!", carrying _pk, _rk and _p).
-//	plan [rows=N] [partitions=N] [nonot=1]
+//	plan [rows=N] [partitions=N] [nonot=1] [reverse=1]
 //	    input: one SELECT on the table (projection, WHERE, ORDER BY,
 //	    LIMIT); output: the plan's EXPLAIN, then "sent:" and the requests
 //	    the recorder store saw when the plan ran against the table's fixed
 //	    data set in an in-memory store (trace_test.go), one line each.
+//	    reverse=1 plans for a store that reads backwards (Query.Reverse).
 //
 // Literal conventions: 5 is an integer, 5.5 a DECIMAL, 5e0 a DOUBLE,
 // 'x' a string, X'ff' bytes, ts('2024-01-02 03:04:05') a DATETIME.
@@ -397,6 +398,8 @@ func runPlan(t *testing.T, tb *fakeTable, store *traceStore, args []string, sql 
 		switch k {
 		case "nonot":
 			q.NoNot = n != 0
+		case "reverse":
+			q.Reverse = n != 0
 		case "rows":
 			q.Stats.Rows = n
 		case "partitions":

@@ -86,7 +86,14 @@ func TestSoundness(t *testing.T) {
 				if rng.IntN(3) == 0 {
 					q.OrderBy = append(q.OrderBy, any())
 				}
+				if rng.IntN(2) == 0 {
+					// The reverse order: read backwards where the store can.
+					for i := range q.OrderBy {
+						q.OrderBy[i].Desc = !q.OrderBy[i].Desc
+					}
+				}
 			}
+			q.Reverse = rng.IntN(2) == 0
 			p, err := Build(tb, q)
 			if err != nil {
 				t.Fatalf("%s: %v", schema, err)
@@ -373,6 +380,7 @@ func (db *memDB) run(p *Plan, q *Query, g *predGen) ([]int, error) {
 			}
 		}
 		for _, qq := range ix.Queries {
+			before := len(hits)
 			for _, me := range ents {
 				if !qq.Partition.Contains(me.e.PartitionKey) || !qq.Row.Contains(me.e.RowKey) || !storage.Eval(qq.Filter, me.e) {
 					continue
@@ -381,6 +389,9 @@ func (db *memDB) run(p *Plan, q *Query, g *predGen) ([]int, error) {
 					return nil, fmt.Errorf("index query %s returned a foreign entity %q", FormatQuery(qq), me.e.RowKey)
 				}
 				hits = append(hits, hit{me.e.PartitionKey, me.e.RowKey, me.row})
+			}
+			if qq.Reverse {
+				slices.Reverse(hits[before:])
 			}
 		}
 	}
@@ -393,6 +404,7 @@ func (db *memDB) run(p *Plan, q *Query, g *predGen) ([]int, error) {
 	}
 	for _, qq := range p.Queries {
 		n := 0
+		before := len(hits)
 		for _, me := range db.entities {
 			if !qq.Partition.Contains(me.e.PartitionKey) || !qq.Row.Contains(me.e.RowKey) || !storage.Eval(qq.Filter, me.e) {
 				continue
@@ -404,10 +416,16 @@ func (db *memDB) run(p *Plan, q *Query, g *predGen) ([]int, error) {
 			n++
 		}
 		_ = n
+		if qq.Reverse {
+			slices.Reverse(hits[before:])
+		}
 	}
 	if p.Ordered && (len(p.Gets)+len(p.Queries) > 0 || p.Index != nil) {
 		for i := 1; i < len(hits); i++ {
 			c := cmp.Or(storage.CompareKeys(hits[i-1].pk, hits[i].pk), storage.CompareKeys(hits[i-1].rk, hits[i].rk))
+			if p.Reverse {
+				c = -c
+			}
 			if c >= 0 {
 				return nil, fmt.Errorf("rows out of key order or duplicated at %d", i)
 			}

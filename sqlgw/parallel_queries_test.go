@@ -2,6 +2,8 @@ package sqlgw_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -62,4 +64,69 @@ func TestPartitionQueriesInParallel(t *testing.T) {
 		t.Errorf("%s: at most %d queries at once, %v in all; want them in parallel", q, st.peak.Load(), elapsed)
 	}
 	c.ExpectRows(q, "1\t1", "1\t2", "2\t1", "3\t1", "4\t1", "5\t1", "6\t1", "7\t1", "8\t1")
+}
+
+// TestMultiRangeQueriesInParallel: several key ranges (an OR of ranges on
+// the partition key, or on the RowKey within a partition) are sent
+// together as the IN list's partition queries are, and an OR of whole-key
+// equalities is a MultiGet (parallel Gets), not a scan with an OR filter.
+func TestMultiRangeQueriesInParallel(t *testing.T) {
+	inner, err := pebble.OpenMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &slowQueries{Store: inner}
+	ts := sqltest.Start(t, st, sqltest.Options{})
+	c := sqltest.NewRunner(t, ts.Conn())
+	c.Exec("CREATE DATABASE d")
+	c.Exec("USE d")
+	c.Exec("CREATE TABLE k (id INT PRIMARY KEY, v INT)")
+	c.Exec("CREATE TABLE ev (dev INT, seq INT, v INT, PRIMARY KEY (dev, seq))")
+	var vals []string
+	for i := range 2000 {
+		vals = append(vals, fmt.Sprintf("(%d, %d)", i, i))
+	}
+	c.Exec("INSERT INTO k VALUES " + strings.Join(vals, ", "))
+	c.Exec("INSERT INTO ev SELECT 1, id, v FROM k")
+	c.Exec("ANALYZE TABLE k, ev")
+	for _, tc := range []struct {
+		q       string
+		path    string
+		queries int
+		want    []string
+	}{
+		{"SELECT id FROM k WHERE id BETWEEN 2 AND 3 OR id BETWEEN 10 AND 11 OR id BETWEEN 20 AND 21 OR id > 1997 ORDER BY id", "PartitionRange", 4,
+			[]string{"2", "3", "10", "11", "20", "21", "1998", "1999"}},
+		{"SELECT seq FROM ev WHERE dev = 1 AND (seq < 2 OR seq > 1997) ORDER BY seq", "RowRange", 2,
+			[]string{"0", "1", "1998", "1999"}},
+	} {
+		plan := strings.Join(c.Rows("EXPLAIN PLAN "+tc.q), "\n")
+		if !strings.Contains(plan, tc.path) || strings.Count(plan, "query ") != tc.queries {
+			t.Errorf("%s: want %s with %d queries:\n%s", tc.q, tc.path, tc.queries, plan)
+		}
+		st.peak.Store(0)
+		st.slow.Store(true)
+		start := time.Now()
+		r, _ := c.Cost(tc.q)
+		elapsed := time.Since(start)
+		st.slow.Store(false)
+		if r != int64(tc.queries) {
+			t.Errorf("%s: %d requests, want %d", tc.q, r, tc.queries)
+		}
+		// Several at once, and faster than one after another, which takes
+		// at least queries x 40 ms (a loaded machine stretches the rest).
+		if st.peak.Load() < 2 || elapsed >= time.Duration(tc.queries)*40*time.Millisecond {
+			t.Errorf("%s: at most %d queries at once, %v in all; want them in parallel", tc.q, st.peak.Load(), elapsed)
+		}
+		c.ExpectRows(tc.q, tc.want...)
+	}
+	q := "SELECT seq, v FROM ev WHERE (dev = 1 AND seq = 5) OR (dev = 1 AND seq = 30) OR (dev = 2 AND seq = 1)"
+	plan := strings.Join(c.Rows("EXPLAIN PLAN "+q), "\n")
+	if !strings.Contains(plan, "MultiGet") || strings.Count(plan, "get pk=") != 3 {
+		t.Errorf("%s: want a MultiGet of 3 keys:\n%s", q, plan)
+	}
+	if r, e := c.Cost(q); r != 3 || e != 2 {
+		t.Errorf("%s: %d requests, %d entities; want 3, 2", q, r, e)
+	}
+	c.ExpectRows(q, "5\t5", "30\t30")
 }

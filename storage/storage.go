@@ -19,6 +19,15 @@
 // which sort below U+E000..U+FFFF). Query results come back in
 // (PartitionKey, RowKey) order unless Capabilities().Unsorted is set.
 //
+// Reading backwards is an optional capability: a backend whose
+// Capabilities().Reverse is set (the embedded Pebble store) accepts
+// Query.Reverse and returns the same entities in descending (PartitionKey,
+// RowKey) order, Top and continuations counting from the high end; the
+// Table service cannot read backwards, so the Azure backend leaves it unset
+// and rejects a reverse query with ErrInvalid. Callers (the planner) use it
+// only where the capability is set and fall back to a forward read and a
+// sort otherwise.
+//
 // # Errors
 //
 // Every method reports failures through the sentinel errors below, wrapped
@@ -373,6 +382,11 @@ type Query struct {
 	// MaxPageSize). A caller that needs n entities in total passes the
 	// remainder with each continuation.
 	Top int
+	// Reverse returns the entities in descending (PartitionKey, RowKey)
+	// order: the first page holds the highest keys of the range. Only
+	// for a backend whose Capabilities().Reverse is set; others fail
+	// with ErrInvalid.
+	Reverse bool
 	// Continuation resumes a query from the token of a previous Page; the
 	// other fields must be the same as in the query that produced it.
 	Continuation string
@@ -436,6 +450,10 @@ type Capabilities struct {
 	// Unsorted is set when query results may come back in any order (the
 	// Cosmos DB Table API); callers then sort themselves.
 	Unsorted bool
+	// Reverse is set when the backend answers Query.Reverse (reads a key
+	// range backwards): the embedded Pebble store does, the Table service
+	// does not.
+	Reverse bool
 	// Cost weighs the backend's work for the planner; the zero value
 	// means AzureCost.
 	Cost CostModel

@@ -96,6 +96,15 @@
 //     Plan_cache_hits / _misses / Last_plan_from_cache show it.
 //   - At most one row: a PointGet tells the engine so (index.go,
 //     max1RowFDs), which then spools the row without its goroutines.
+//   - Reading backwards: where the store can (storage.Capabilities.Reverse:
+//     Pebble, not Azure), the planner reads ORDER BY ... DESC over an
+//     ascending key or index backwards (planner.Query.Reverse, set in
+//     Table.plan); iter.go merges a transaction's buffered writes in that
+//     order (rowIter.less).
+//   - Tables without a primary key have secondary and UNIQUE indexes, local
+//     to their one partition and pointing at the generated RowKey
+//     (secondary.go); their lookups name the index they read
+//     (keylessLookupIndex), as the table has no PRIMARY.
 //   - Counters: every store request a session makes goes through
 //     storage/recorder with the session's Counters; SHOW SESSION STATUS LIKE
 //     'Sqlgw%' reports Sqlgw_store_requests and Sqlgw_entities_read. Catalog
@@ -105,7 +114,7 @@
 //     PARTITION BY other than KEY(columns), changing a table's partition key,
 //     RENAME TABLE into another database (partition.go, table.go); ALTER TABLE
 //     ADD/DROP PRIMARY KEY on a table that holds rows or has indexes or
-//     foreign keys (alter_primary_key.go); secondary indexes and foreign keys on a table
+//     foreign keys (alter_primary_key.go); foreign keys on a table
 //     without a primary key, FULLTEXT/SPATIAL/VECTOR indexes, index prefix
 //     lengths (provider.go, secondary.go, foreignkeys.go); spatial and vector
 //     column types (types.go); table options other than the ones dumps carry

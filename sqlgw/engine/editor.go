@@ -150,6 +150,9 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 			return mapError(err)
 		}
 		k := entKey{pk, rk}
+		if err := e.checkUnique(ctx, tt, k, d, nil); err != nil {
+			return err // a UNIQUE index (secondary.go)
+		}
 		e.put(tt, k, &pending{row: d, sqlRow: row})
 		tt.noteKeyless(k, row)
 		return nil
@@ -476,11 +479,15 @@ func (e *editor) Delete(ctx *sql.Context, row sql.Row) error {
 		if !ok {
 			return errConflict(fmt.Sprintf("a row of table %s (no primary key) changed concurrently", e.t.Name()))
 		}
+		d, err := e.t.datums(ctx, row)
+		if err != nil {
+			return err
+		}
 		stored, r, err := e.base(ctx, tt, k, row)
 		if err != nil {
 			return err
 		}
-		e.put(tt, k, &pending{deleted: true, stored: stored, base: r})
+		e.put(tt, k, &pending{deleted: true, stored: stored, base: r, old: storedRow(tt, k, d)})
 		return nil
 	}
 	d, err := e.t.datums(ctx, row)
@@ -510,12 +517,20 @@ func (e *editor) updateKeyless(ctx *sql.Context, tt *txTable, old, new sql.Row) 
 	if err != nil {
 		return err
 	}
+	od, err := e.t.datums(ctx, old)
+	if err != nil {
+		return err
+	}
 	stored, r, err := e.base(ctx, tt, k, old)
 	if err != nil {
 		return err
 	}
+	if err := e.checkUnique(ctx, tt, k, nd, od); err != nil {
+		tt.noteKeyless(k, old) // the row keeps its values
+		return err
+	}
 	nr := append(sql.Row(nil), new...)
-	e.put(tt, k, &pending{row: nd, sqlRow: nr, stored: stored, base: r})
+	e.put(tt, k, &pending{row: nd, sqlRow: nr, stored: stored, base: r, old: storedRow(tt, k, od)})
 	tt.noteKeyless(k, nr)
 	return nil
 }

@@ -41,6 +41,10 @@ type Gateway struct {
 	// unsorted: the backend returns query results in any order (Cosmos
 	// DB Table API), so no plan may claim key order.
 	unsorted bool
+	// reverse: the backend reads key ranges backwards
+	// (storage.Capabilities.Reverse; Pebble, not Azure), so the planner
+	// may read ORDER BY ... DESC backwards (planner.Query.Reverse).
+	reverse bool
 	// ignoreIndexes: see Engine.IgnoreSecondaryIndexes.
 	ignoreIndexes bool
 
@@ -98,6 +102,7 @@ func newGateway(store storage.Store, cat *catalog.Catalog) *Gateway {
 	g := &Gateway{
 		txs:      txs,
 		unsorted: store.Capabilities().Unsorted,
+		reverse:  store.Capabilities().Reverse && !store.Capabilities().Unsorted,
 		store:    newTypedStore(store), // attached_types.go
 		Catalog:  cat,
 		schemas:  map[schemaKey]*tableInfo{},

@@ -165,7 +165,7 @@ func (t *Table) SkipIndexCosting() bool { return false }
 
 // LookupForExpressions implements sql.IndexSearchable.
 func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) (sql.IndexLookup, *sql.FuncDepSet, sql.Expression, bool, error) {
-	if t.meta().Keyless() || len(exprs) == 0 {
+	if len(exprs) == 0 || (t.meta().Keyless() && len(readyIndexes(t.meta())) == 0) {
 		return sql.IndexLookup{}, nil, nil, false, nil
 	}
 	given := exprs
@@ -210,8 +210,16 @@ func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) 
 	if err != nil {
 		return sql.IndexLookup{}, nil, nil, false, err
 	}
+	var index sql.Index = t.primaryIndex()
+	if t.meta().Keyless() {
+		// No primary key: only a plan through one of its indexes (or
+		// none: Empty) is a lookup; the engine scans otherwise.
+		if index = t.keylessLookupIndex(p); index == nil {
+			return sql.IndexLookup{}, nil, nil, false, nil
+		}
+	}
 	lookup := sql.IndexLookup{
-		Index:         t.primaryIndex(),
+		Index:         index,
 		Ranges:        &planRanges{plan: p, overlay: overlay, t: t, where: where, cols: t.proj, noIndex: q.NoIndex, given: given},
 		IsPointLookup: p.Path == planner.PointGet,
 	}
@@ -224,6 +232,24 @@ func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) 
 		fds = max1RowFDs
 	}
 	return lookup, fds, rest, true, nil
+}
+
+// keylessLookupIndex is the index a lookup on a table without a primary key
+// names: the secondary index its plan reads (the first one for an Empty
+// plan), or nil when the plan reads no index.
+func (t *Table) keylessLookupIndex(p *planner.Plan) sql.Index {
+	six := t.secondaryIndexes()
+	switch {
+	case p.Index != nil:
+		for _, ix := range six {
+			if strings.EqualFold(ix.ID(), p.Index.Name) {
+				return ix
+			}
+		}
+	case p.Path == planner.Empty && len(six) > 0:
+		return six[0]
+	}
+	return nil
 }
 
 // max1RowFDs is the functional-dependency set of a lookup that returns at

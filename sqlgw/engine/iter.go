@@ -31,7 +31,8 @@ import (
 // then projected.
 //
 // Inside a transaction with buffered writes to the table, the buffer is
-// merged in key order: a stored row with a buffered write is replaced by
+// merged in key order (in reverse key order for a plan read backwards,
+// planner.Plan.Reverse): a stored row with a buffered write is replaced by
 // it (or dropped, if deleted), and buffered rows the store did not return
 // are added; both only if they pass the lookup's whole original filter,
 // because the store evaluated the pushed part on the stored values only.

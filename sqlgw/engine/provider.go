@@ -302,9 +302,6 @@ func (g *Gateway) createTableHook(ctx *sql.Context, _ sql.StatementRunner, n sql
 		if idx.IsFullText() || idx.IsSpatial() || idx.IsVector() {
 			return nil, errUnsupported.New(fmt.Sprintf("table %s: FULLTEXT, SPATIAL and VECTOR indexes (%s) are not supported", ct.Name(), strings.Join(idx.ColumnNames(), ", ")))
 		}
-		if len(ct.PkSchema().PkOrdinals) == 0 {
-			return nil, errUnsupported.New(fmt.Sprintf("table %s: secondary indexes need a primary key", ct.Name()))
-		}
 		for _, c := range idx.Columns {
 			if c.Length > 0 {
 				return nil, errUnsupported.New(fmt.Sprintf("table %s: index prefix lengths (%s(%d)) are not supported", ct.Name(), c.Name, c.Length))

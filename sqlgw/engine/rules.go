@@ -174,7 +174,7 @@ func orderedAccess(ctx *sql.Context, x *plan.TopN) (sql.Node, bool) {
 		}
 	}
 	t, ok := rt.Table.(*Table)
-	if !ok || t.meta().Keyless() || t.gw.unsorted {
+	if !ok || t.gw.unsorted || (t.meta().Keyless() && len(readyIndexes(t.meta())) == 0) {
 		return nil, false
 	}
 	src := &source{t: t, alias: alias}
@@ -195,7 +195,13 @@ func orderedAccess(ctx *sql.Context, x *plan.TopN) (sql.Node, bool) {
 	if err != nil || !p.OrderSatisfied || len(p.Residual) > 0 {
 		return nil, false
 	}
-	lookup := sql.IndexLookup{Index: t.primaryIndex(),
+	var index sql.Index = t.primaryIndex()
+	if t.meta().Keyless() {
+		if index = t.keylessLookupIndex(p); index == nil {
+			return nil, false
+		}
+	}
+	lookup := sql.IndexLookup{Index: index,
 		Ranges: &planRanges{plan: p, t: t, cols: t.proj, order: order, noIndex: q.NoIndex}}
 	access, err := plan.NewStaticIndexedAccessForTableNode(ctx, rt, lookup)
 	if err != nil {

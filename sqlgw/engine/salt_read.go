@@ -17,7 +17,8 @@ import (
 // mergeCursor: the first page of every bucket in parallel, then the next
 // page of a bucket only once its entities are consumed, always returning
 // the smallest logical key (PartitionKey without the bucket, then RowKey)
-// of the buckets' heads. Rows therefore arrive in key order, as the plan
+// of the buckets' heads (the largest when the plan reads backwards: each
+// bucket's query then reads backwards too). Rows therefore arrive in key order, as the plan
 // says, and a LIMIT stops the read after at most Limit entities per
 // bucket (each bucket query carries Top).
 
@@ -33,10 +34,16 @@ func (p *plannerTable) Salt(pk string) string { return p.t.Salt(pk) }
 func (p *plannerTable) SaltPrefix(bucket int) string { return catalog.SaltPrefix(bucket) }
 
 // less orders two stored keys of the iterator's table in logical key
-// order: the order its reads return rows in (salted tables included).
+// order: the order its reads return rows in (salted tables included), or
+// its reverse for a plan read backwards (planner.Plan.Reverse). The
+// buffered writes are merged, an index read's rows sorted and a salted
+// group's buckets merged by it.
 func (it *rowIter) less(a, b entKey) bool {
 	if it.meta.Salted() > 0 {
 		a.pk, b.pk = it.meta.LogicalKey(a.pk), it.meta.LogicalKey(b.pk)
+	}
+	if it.spec.plan.Reverse {
+		return keyLess(b, a)
 	}
 	return keyLess(a, b)
 }

@@ -29,6 +29,14 @@ import (
 //	CREATE INDEX by_city ON users (city, age) COMMENT 'sqlgw: global, cover=(name)'
 //	CREATE INDEX by_status ON orders (cust, status) COMMENT 'sqlgw: local'
 //
+// A table without a primary key (its rows under generated RowKeys in one
+// partition) has local indexes only (catalog.ChooseIndexKind): their
+// entities, written in the row's batch, end with the generated RowKey, as
+// a keyed table's end with the row's keys. UPDATE and DELETE find the
+// row's key among the rows the statement read (txn.go, noteKeyless) and
+// maintain its entries from the values read; the lookup names the index
+// it reads (keylessLookupIndex), since the table has no PRIMARY.
+//
 // Without a kind, an index that starts with the partition-key columns is
 // local, any other is global (catalog.ChooseIndexKind). SHOW INDEX and
 // information_schema.STATISTICS list them (GetIndexes), the comment
@@ -69,9 +77,6 @@ const indexSweepEvery = 2 * indexLease
 
 // readyIndexes lists the indexes the planner may use, in catalog order.
 func readyIndexes(t *catalog.Table) []*catalog.Index {
-	if t.Keyless() {
-		return nil
-	}
 	var out []*catalog.Index
 	for i := range t.Indexes {
 		if t.Indexes[i].State == catalog.IndexReady {
@@ -170,6 +175,7 @@ type secondaryIndex struct {
 	exprs     []string
 	types     []sql.ColumnExpressionType
 	cols      []int // full-row ordinals, in expression order
+	keyless   bool  // the table has no primary key: the index is local
 }
 
 var _ sql.Index = (*secondaryIndex)(nil)
@@ -177,7 +183,7 @@ var _ sql.Index = (*secondaryIndex)(nil)
 func (t *Table) secondaryIndexes() []sql.Index {
 	var out []sql.Index
 	for _, ix := range t.meta().Indexes {
-		si := &secondaryIndex{db: t.db.name, table: t.Name(), ix: ix}
+		si := &secondaryIndex{db: t.db.name, table: t.Name(), ix: ix, keyless: t.meta().Keyless()}
 		for _, kp := range ix.Columns {
 			c := t.meta().ColumnIndex(kp.Column)
 			if c < 0 {
@@ -212,12 +218,16 @@ func (ix *secondaryIndex) ColumnExpressionTypes(*sql.Context) []sql.ColumnExpres
 
 // CanSupport implements sql.Index: true for MySQLRanges over (a prefix of)
 // the index's columns, which rangesToPlanFor converts exactly (the plan's
-// residual is the ranges' own filter expression).
+// residual is the ranges' own filter expression), and for the planned
+// lookups LookupForExpressions names the index in (keyless tables).
 func (ix *secondaryIndex) CanSupport(_ *sql.Context, ranges ...sql.Range) bool {
 	if len(ix.cols) != len(ix.ix.Columns) {
 		return false // a column the catalog no longer has
 	}
 	for _, r := range ranges {
+		if _, ok := r.(planRange); ok {
+			continue // a planned lookup of a keyless table (keylessLookupIndex)
+		}
 		mr, ok := r.(sql.MySQLRange)
 		if !ok || len(mr) > len(ix.cols) {
 			return false
@@ -227,8 +237,14 @@ func (ix *secondaryIndex) CanSupport(_ *sql.Context, ranges ...sql.Range) bool {
 }
 
 // Comment renders the index's kind and covered columns in the syntax that
-// creates it (SHOW CREATE TABLE, dumps).
+// creates it (SHOW CREATE TABLE, dumps); nothing for a plain index of a
+// keyless table, whose indexes are all local.
 func (ix *secondaryIndex) Comment() string {
+	if ix.keyless && len(ix.ix.Covering) == 0 {
+		// A table without a primary key has local indexes only: the
+		// kind says nothing, and a dump stays the one MySQL writes.
+		return ""
+	}
 	kind := "global"
 	if !ix.ix.Global {
 		kind = "local"
@@ -245,8 +261,6 @@ func (ix *secondaryIndex) Comment() string {
 func (t *Table) createSecondaryIndex(ctx *sql.Context, def sql.IndexDef) error {
 	meta := t.meta()
 	switch {
-	case meta.Keyless():
-		return errUnsupported.New(fmt.Sprintf("secondary index %s: table %s has no primary key; indexes need one", def.Name, t.Name()))
 	case def.IsFullText(), def.IsSpatial(), def.IsVector():
 		return errUnsupported.New(fmt.Sprintf("index %s: FULLTEXT, SPATIAL and VECTOR indexes are not supported", def.Name))
 	}
@@ -479,7 +493,7 @@ func (it *rowIter) loadIndex() error {
 	it.fetched = it.fetched[:0]
 	for i, e := range out {
 		if a := also[i]; a != nil && it.less(entKey{a.PartitionKey, a.RowKey}, entKey{e.PartitionKey, e.RowKey}) {
-			e, also[i] = a, e // one index value: base key order
+			e, also[i] = a, e // one index value: base key order (reversed for a backwards read)
 		}
 		if e != nil {
 			it.fetched = append(it.fetched, e)
@@ -911,6 +925,11 @@ func (e *editor) uniqueHolder(ctx *sql.Context, tt *txTable, ix *catalog.Index, 
 		}
 		if existing == nil {
 			continue
+		}
+		if meta.Keyless() {
+			// ON DUPLICATE KEY UPDATE and REPLACE then update or delete
+			// the holder by its values: keep its generated key.
+			tt.noteKeyless(bk, existing)
 		}
 		ed, err := e.t.datums(ctx, existing)
 		if err != nil {

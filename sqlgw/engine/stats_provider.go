@@ -295,7 +295,10 @@ func (p *statsProvider) ours(ctx *sql.Context, db string, table sql.Table) ([]sq
 	if err != nil {
 		return nil, 0, false
 	}
-	sch := t.Schema(ctx)
+	// The full schema: histogram columns are full-row ordinals, and the
+	// table value may carry a projection (Schema would be the projected
+	// one).
+	sch := t.info.schema.Schema
 	tname := strings.ToLower(t.Name())
 	var out []sql.Statistic
 	for _, idx := range idxs {

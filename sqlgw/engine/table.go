@@ -238,10 +238,12 @@ func (t *Table) IndexedAccess(ctx *sql.Context, lookup sql.IndexLookup) sql.Inde
 }
 
 // GetIndexes implements sql.IndexAddressable: the primary key, in storage
-// order, then the secondary indexes (secondary.go).
+// order, then the secondary indexes (secondary.go). A table without a
+// primary key has only its secondary indexes (its rows' generated keys
+// are no index the engine can use).
 func (t *Table) GetIndexes(ctx *sql.Context) ([]sql.Index, error) {
 	if t.meta().Keyless() {
-		return nil, nil
+		return t.hintedIndexes(ctx, t.secondaryIndexes()), nil
 	}
 	return t.hintedIndexes(ctx, append([]sql.Index{t.primaryIndex()}, t.secondaryIndexes()...)), nil // index hints (hints.go)
 }
@@ -434,6 +436,7 @@ func lower(s string) string { return strings.ToLower(s) }
 func (t *Table) plan(q *planner.Query) (*planner.Plan, error) {
 	q.Stats = t.gw.plannerStats(t.meta())   // stats.go
 	q.Cost = t.gw.store.Capabilities().Cost // the backend's weights (planner doc, Cost)
+	q.Reverse = t.gw.reverse                // the store reads backwards (planner doc, Order)
 	return t.buildPlan(q)                   // index hints (hints.go)
 }
 

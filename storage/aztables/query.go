@@ -18,6 +18,11 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 	if err := s.caps.Limits.ValidateQuery(q); err != nil {
 		return nil, err
 	}
+	if q.Reverse {
+		// The Table service reads forward only (Capabilities().Reverse
+		// is unset); the planner never asks.
+		return nil, fmt.Errorf("%w: the Table service cannot read backwards", storage.ErrInvalid)
+	}
 	_, err := s.client(table)
 	if err != nil {
 		return nil, err

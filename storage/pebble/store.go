@@ -278,7 +278,7 @@ func (s *Store) Close() error {
 
 // Capabilities implements storage.Store.
 func (s *Store) Capabilities() storage.Capabilities {
-	return storage.Capabilities{Limits: s.limits, Cost: storage.PebbleCost}
+	return storage.Capabilities{Limits: s.limits, Reverse: true, Cost: storage.PebbleCost}
 }
 
 // DB returns the underlying Pebble database, for benchmarks and tools.
@@ -679,18 +679,30 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 	}
 	page := &storage.Page{}
 	lower, upper := queryBounds(t.id, q)
-	start := lower
+	// A forward read starts at start; a reverse one (Query.Reverse) at
+	// the last key below end.
+	start, end := lower, upper
 	if q.Continuation != "" {
 		pk, rk, err := decodeToken(q.Continuation, s.limits)
 		if err != nil {
 			return nil, err
 		}
-		start = appendEntityKey(nil, t.id, pk, rk)
-		if bytes.Compare(start, lower) < 0 {
-			return nil, fmt.Errorf("%w: continuation token outside the query's range", storage.ErrInvalid)
+		tok := appendEntityKey(nil, t.id, pk, rk)
+		if q.Reverse {
+			if bytes.Compare(tok, upper) >= 0 {
+				return nil, fmt.Errorf("%w: continuation token outside the query's range", storage.ErrInvalid)
+			}
+			// Keys hold no 0x00: tok|0x00 is tok's immediate successor,
+			// so the read resumes at tok itself.
+			end = append(tok, 0)
+		} else {
+			start = tok
+			if bytes.Compare(start, lower) < 0 {
+				return nil, fmt.Errorf("%w: continuation token outside the query's range", storage.ErrInvalid)
+			}
 		}
 	}
-	if bytes.Compare(start, upper) >= 0 {
+	if bytes.Compare(start, end) >= 0 {
 		return page, nil
 	}
 	r, done, err := s.reader(ctx)
@@ -744,14 +756,43 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 	var seekBuf, lastEPK []byte
 	lastPK := ""
 	names := make(map[string]string)
-	for valid := it.SeekGE(start); valid; {
+	var valid bool
+	if q.Reverse {
+		valid = it.SeekLT(end)
+	} else {
+		valid = it.SeekGE(start)
+	}
+	for valid {
 		key := it.Key()
 		var ok bool
 		epk, erk, ok = splitEntityKey(key)
 		if !ok {
 			return nil, fmt.Errorf("sqlgw/pebble: corrupt key %x", key)
 		}
-		if q.Row != nil {
+		if q.Row != nil && q.Reverse {
+			// Backwards: below the RowKey range, go to the previous
+			// partition; above it, to its high end in this partition.
+			if rowLow != nil {
+				c := bytes.Compare(erk, rowLow)
+				if c < 0 || (c == 0 && q.Row.Low.Exclusive) {
+					seekBuf = append(append(append(seekBuf[:0], key[:tablePrefixLen]...), epk...), keySep)
+					valid = it.SeekLT(seekBuf)
+					continue
+				}
+			}
+			if rowHigh != nil {
+				c := bytes.Compare(erk, rowHigh)
+				if c > 0 || (c == 0 && q.Row.High.Exclusive) {
+					seekBuf = append(append(append(seekBuf[:0], key[:tablePrefixLen]...), epk...), keySep)
+					seekBuf = append(seekBuf, rowHigh...)
+					if !q.Row.High.Exclusive {
+						seekBuf = append(seekBuf, 0) // rowHigh's successor
+					}
+					valid = it.SeekLT(seekBuf)
+					continue
+				}
+			}
+		} else if q.Row != nil {
 			if rowLow != nil {
 				c := bytes.Compare(erk, rowLow)
 				if c < 0 || (c == 0 && q.Row.Low.Exclusive) {
@@ -811,7 +852,11 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 				Timestamp:    ticksTime(rec.ticks),
 			})
 		}
-		valid = it.Next()
+		if q.Reverse {
+			valid = it.Prev()
+		} else {
+			valid = it.Next()
+		}
 	}
 	if err := it.Error(); err != nil {
 		return nil, err

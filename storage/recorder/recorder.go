@@ -372,7 +372,7 @@ func (s *Store) Close() error { return s.inner.Close() }
 
 // DescribeQuery renders a query's parameters as a trace line does, with a
 // leading space (empty for a nil query): partition, rows, filter, select,
-// top, and "continue" for a resumed query.
+// top, "reverse" for a backwards read, and "continue" for a resumed query.
 func DescribeQuery(q *storage.Query) string {
 	if q == nil {
 		return ""
@@ -392,6 +392,9 @@ func DescribeQuery(q *storage.Query) string {
 	}
 	if q.Top != 0 {
 		b.WriteString(" top=" + strconv.Itoa(q.Top))
+	}
+	if q.Reverse {
+		b.WriteString(" reverse")
 	}
 	if q.Continuation != "" {
 		b.WriteString(" continue")

@@ -57,6 +57,7 @@ func Run(t *testing.T, newStore func(t *testing.T) storage.Store) {
 	t.Run("EntitySizeMeasure", r.testEntitySizeMeasure)
 	t.Run("Order", r.testOrder)
 	t.Run("Ranges", r.testRanges)
+	t.Run("Reverse", r.testReverse)
 	t.Run("FilterOperators", r.testFilterOperators)
 	t.Run("FilterSemantics", r.testFilterSemantics)
 	t.Run("FilterPseudoProperties", r.testFilterPseudo)
@@ -224,7 +225,11 @@ func (e *env) queryPage(table string, q *storage.Query) *storage.Page {
 	checkToken(e.t, page.Continuation)
 	if !e.s.Capabilities().Unsorted {
 		for i := 1; i < len(page.Entities); i++ {
-			if compareEntityKeys(page.Entities[i-1], page.Entities[i]) >= 0 {
+			c := compareEntityKeys(page.Entities[i-1], page.Entities[i])
+			if q.Reverse {
+				c = -c
+			}
+			if c >= 0 {
 				e.t.Fatalf("Query(%s): entity %d %s is not after %s", describe(q), i, keyOf(page.Entities[i]), keyOf(page.Entities[i-1]))
 			}
 		}
@@ -247,7 +252,7 @@ func checkToken(t *testing.T, tok string) {
 }
 
 func describe(q *storage.Query) string {
-	return fmt.Sprintf("partition=%v row=%v filter=%q select=%v top=%d", rangeString(q.Partition), rangeString(q.Row), storage.FormatOData(q.Filter), q.Select, q.Top)
+	return fmt.Sprintf("partition=%v row=%v filter=%q select=%v top=%d reverse=%v", rangeString(q.Partition), rangeString(q.Row), storage.FormatOData(q.Filter), q.Select, q.Top, q.Reverse)
 }
 
 func rangeString(r *storage.KeyRange) string {
