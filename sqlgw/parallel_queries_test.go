@@ -60,7 +60,7 @@ func TestPartitionQueriesInParallel(t *testing.T) {
 	if r != 8 {
 		t.Errorf("%s: %d requests, want 8", q, r)
 	}
-	if st.peak.Load() < 2 || elapsed > 6*40*time.Millisecond {
+	if st.peak.Load() < 2 {
 		t.Errorf("%s: at most %d queries at once, %v in all; want them in parallel", q, st.peak.Load(), elapsed)
 	}
 	c.ExpectRows(q, "1\t1", "1\t2", "2\t1", "3\t1", "4\t1", "5\t1", "6\t1", "7\t1", "8\t1")
@@ -113,9 +113,10 @@ func TestMultiRangeQueriesInParallel(t *testing.T) {
 		if r != int64(tc.queries) {
 			t.Errorf("%s: %d requests, want %d", tc.q, r, tc.queries)
 		}
-		// Several at once, and faster than one after another, which takes
-		// at least queries x 40 ms (a loaded machine stretches the rest).
-		if st.peak.Load() < 2 || elapsed >= time.Duration(tc.queries)*40*time.Millisecond {
+		// Several at once: each slowed query holds its slot for 40 ms, so
+		// sent one after another they never overlap. The time is only
+		// reported: a loaded machine stretches it, so it proves nothing.
+		if st.peak.Load() < 2 {
 			t.Errorf("%s: at most %d queries at once, %v in all; want them in parallel", tc.q, st.peak.Load(), elapsed)
 		}
 		c.ExpectRows(tc.q, tc.want...)
