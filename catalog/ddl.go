@@ -807,6 +807,10 @@ func (c *Catalog) modifyColumn(ctx context.Context, db, table, name string, col 
 			if err != nil {
 				return err
 			}
+			if nc.Edm != old.Edm && t.usedInKey(old.Name) {
+				// Its index entries carry the old type (attached_index.go).
+				return fmt.Errorf("%w: column %q is indexed: drop its indexes before changing its property type", ErrUnsupported, old.Name)
+			}
 			t.renameRefs(old.Name, nc.Name)
 			if pos != nil && (pos.First || pos.After != "") {
 				t.Columns = slices.Delete(t.Columns, i, i+1)

@@ -143,6 +143,12 @@ func (g *gateway) adminRefresh(ctx context.Context, t adminTable, name string, r
 		return mapError(err)
 	}
 	res.add(name, opRefresh, "note", fmt.Sprintf("%d columns inferred from up to %d entities", len(nt.Columns), nt.Attached.Scan))
+	if len(nt.Indexes) > 0 {
+		// Bring the indexes up to the entities (attached_index.go).
+		if err := g.adminRepair(ctx, nt, name, res); err != nil {
+			return err
+		}
+	}
 	res.add(name, opRefresh, "status", "OK")
 	return nil
 }
