@@ -327,4 +327,7 @@ type TableDef struct {
 	Collation    string
 	// AutoIncrement is the first value of the AUTO_INCREMENT counter (0: 1).
 	AutoIncrement uint64
+	// Group, if set, makes the table a member of that table group
+	// (group.go, the table option group=name).
+	Group string
 }

@@ -85,7 +85,7 @@ func newGateway(store storage.Store, cat *catalog.Catalog) *gateway {
 	g := &gateway{
 		txs:      txs,
 		unsorted: store.Capabilities().Unsorted,
-		store:    newTypedStore(store), // attached_types.go
+		store:    newGroupStore(newTypedStore(store)), // tablegroup.go, attached_types.go
 		cat:      cat,
 		schemas:  map[schemaKey]*tableInfo{},
 		rows:     map[string]*rowEstimate{},

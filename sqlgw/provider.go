@@ -200,6 +200,7 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 		return mapError(err)
 	}
 	def.PartitionKey = opts.PartitionKey
+	def.Group = opts.Group // catalog/group.go
 	if decl.err != nil {
 		return decl.err
 	}
@@ -215,7 +216,12 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 		for i, c := range pk {
 			quoted[i] = "`" + strings.ReplaceAll(c, "`", "``") + "`"
 		}
-		def.Comment = strings.TrimSpace(def.Comment + " sqlgw: partition_key=(" + strings.Join(quoted, ", ") + ")")
+		opt := "partition_key=(" + strings.Join(quoted, ", ") + ")"
+		if opts.Group != "" {
+			def.Comment = strings.TrimSpace(def.Comment + ", " + opt) // after the group option's marker
+		} else {
+			def.Comment = strings.TrimSpace(def.Comment + " sqlgw: " + opt)
+		}
 	}
 	if len(def.PartitionKey) > 0 && len(def.PrimaryKey) == 0 {
 		return mapError(fmt.Errorf("%w: table %s: a partition key needs a primary key", catalog.ErrInvalidDef, name))

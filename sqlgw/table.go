@@ -436,6 +436,7 @@ func (t *Table) ModifyComment(ctx *sql.Context, comment string) error {
 		return mapError(err)
 	}
 	oldOpts, _ := catalog.ParseTableOptions(t.meta().Comment)
+	var keep []string // options the new comment leaves out, kept
 	switch {
 	case newOpts.PartitionKey != nil:
 		if !sameNames(newOpts.PartitionKey, t.meta().PartitionKey) {
@@ -446,7 +447,21 @@ func (t *Table) ModifyComment(ctx *sql.Context, comment string) error {
 		for i, c := range oldOpts.PartitionKey {
 			quoted[i] = "`" + strings.ReplaceAll(c, "`", "``") + "`"
 		}
-		comment = strings.TrimSpace(comment + " sqlgw: partition_key=(" + strings.Join(quoted, ", ") + ")")
+		keep = append(keep, "partition_key=("+strings.Join(quoted, ", ")+")")
+	}
+	// The table group is fixed at creation too (catalog/group.go).
+	switch g := t.meta().Group; {
+	case newOpts.Group != "" && !strings.EqualFold(newOpts.Group, g):
+		return errUnsupported.New("changing the table group of table " + t.Name() + " is not supported")
+	case newOpts.Group == "" && g != "":
+		keep = append(keep, "group=`"+strings.ReplaceAll(g, "`", "``")+"`")
+	}
+	if len(keep) > 0 {
+		if strings.Contains(strings.ToLower(comment), "sqlgw:") {
+			comment = strings.TrimSpace(comment + ", " + strings.Join(keep, ", "))
+		} else {
+			comment = strings.TrimSpace(comment + " sqlgw: " + strings.Join(keep, ", "))
+		}
 	}
 	nm, err := t.gw.cat.SetTableComment(metaCtx(ctx), t.db.name, t.Name(), comment)
 	if err != nil {
