@@ -124,6 +124,9 @@ func (d *Database) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table
 	if err != nil {
 		return nil, false, err
 	}
+	if meta.Group != "" {
+		sessionOf(ctx).noteGroupTable(ctx, meta) // tablegroup.go
+	}
 	return t, true, nil
 }
 

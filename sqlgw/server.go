@@ -442,7 +442,7 @@ func newEngine(ctx context.Context, store storage.Store, opts catalog.Options) (
 	gw.metrics = metrics
 	pro := &provider{gw: gw}
 	logrus.SetLevel(logrus.ErrorLevel)
-	a := analyzer.NewBuilder(pro).AddPostAnalyzeRule(pushdownRuleID, pushdownRule).
+	a := analyzer.NewBuilder(pro).AddPreAnalyzeRule(groupEquivRuleID, groupEquivRule).AddPostAnalyzeRule(pushdownRuleID, pushdownRule).
 		AddPostAnalyzeRule(exactAggRuleID, exactAggRule).AddPostAnalyzeRule(joinBatchRuleID, joinBatchRule).AddOverrides(sql.EngineOverrides{
 		Hooks:           sql.ExecutionHooks{CreateTable: sql.CreateTable{PreSQLExecution: gw.createTableHook}},
 		Builder:         sql.BuilderOverrides{Parser: gw.schemaParser()}, // schemafeat_parser.go

@@ -3,6 +3,10 @@ package sqlgw
 import (
 	"context"
 	"errors"
+	"maps"
+	"sync"
+
+	"github.com/dolthub/go-mysql-server/sql"
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/storage"
@@ -96,6 +100,12 @@ func (s *groupStore) Get(ctx context.Context, table, pk, rk string, opts *storag
 	if !ok {
 		return s.Store.Get(ctx, table, pk, rk, opts)
 	}
+	if e, ok := s.getFromPartition(ctx, base, prefix, pk, rk, opts); ok {
+		if e == nil {
+			return nil, storage.ErrNotFound
+		}
+		return e, nil
+	}
 	e, err := s.Store.Get(ctx, base, pk, prefix+rk, opts)
 	if err != nil {
 		return nil, err
@@ -169,10 +179,177 @@ func (s *groupStore) Query(ctx context.Context, table string, q *storage.Query) 
 	return page, nil
 }
 
-// fromPartition answers a member's query from the statement's partition
-// cache (groupPartitions); ok is false when it cannot.
+// Joins of group members: one partition read serves every member
+//
+// When a statement names two or more members of one group (noteGroupTable,
+// as the engine resolves its tables), a member's query of a single
+// partition reads the whole partition of the group's table once: every
+// member's entities of that partition come back in that one request (at
+// most one page, storage.MaxPageSize entities; a larger partition is read
+// per member as usual). The statement keeps them (groupReads, per session
+// and statement), and the other members' queries of that partition are
+// answered from them (RowKey range, filter, projection and top applied
+// here), with no request. So a join of orders and order_lines on the
+// partition key, bound to one customer, costs one request whatever the join
+// strategy, where each table alone costs one. The entities are the
+// statement's own read of the partition: one consistent view, no staler
+// than a second read moments later; nothing is kept past the statement.
+
+// groupReads is a session's record of the group members its current
+// statement names, and the partitions it has read whole.
+type groupReads struct {
+	mu    sync.Mutex
+	pid   uint64                     // the statement (sql.Context.Pid)
+	names map[string]map[string]bool // group table -> member Physicals named
+	parts map[[2]string][]*storage.Entity
+	big   map[[2]string]bool // partitions over one page: not kept
+}
+
+// forStatement resets g for statement pid if it is a new one.
+func (g *groupReads) forStatement(pid uint64) {
+	if g.pid != pid {
+		g.pid, g.names, g.parts, g.big = pid, nil, nil, nil
+	}
+}
+
+// noteGroupTable records that the statement of ctx names group member
+// meta.
+func (s *Session) noteGroupTable(ctx *sql.Context, meta *catalog.Table) {
+	base, _, ok := member(meta.Physical)
+	if !ok || s == nil {
+		return
+	}
+	g := &s.groups
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.forStatement(ctx.Pid())
+	if g.names == nil {
+		g.names = map[string]map[string]bool{}
+	}
+	if g.names[base] == nil {
+		g.names[base] = map[string]bool{}
+	}
+	g.names[base][meta.Physical] = true
+}
+
+type groupReadsKey struct{}
+
+// withGroupReads returns ctx carrying the session's group reads for the
+// statement of sctx (rowIter's reads).
+func withGroupReads(ctx context.Context, sctx *sql.Context) context.Context {
+	s := sessionOf(sctx)
+	if s == nil {
+		return ctx
+	}
+	s.groups.mu.Lock()
+	s.groups.forStatement(sctx.Pid())
+	s.groups.mu.Unlock()
+	return context.WithValue(ctx, groupReadsKey{}, &s.groups)
+}
+
+// getFromPartition answers a member's Get from the statement's read of
+// the whole partition, if it has one: ok is false when it has not, e is
+// nil for an entity the partition does not hold.
+func (s *groupStore) getFromPartition(ctx context.Context, base, prefix, pk, rk string, opts *storage.GetOptions) (e *storage.Entity, ok bool) {
+	g, _ := ctx.Value(groupReadsKey{}).(*groupReads)
+	if g == nil {
+		return nil, false
+	}
+	g.mu.Lock()
+	ents, have := g.parts[[2]string{base, pk}]
+	g.mu.Unlock()
+	if !have {
+		return nil, false
+	}
+	q := &storage.Query{Row: storage.Exactly(rk)}
+	if opts != nil {
+		q.Select = opts.Select
+	}
+	page := project(ents, prefix, q)
+	if len(page) == 0 {
+		return nil, true
+	}
+	return page[0], true
+}
+
+// fromPartition answers a member's query from the statement's read of the
+// whole partition (see above); ok is false when it cannot.
 func (s *groupStore) fromPartition(ctx context.Context, base, prefix string, q *storage.Query) (*storage.Page, bool, error) {
-	return nil, false, nil
+	g, _ := ctx.Value(groupReadsKey{}).(*groupReads)
+	pk, single := q.Partition.Single()
+	if g == nil || !single || q.Continuation != "" {
+		return nil, false, nil
+	}
+	key := [2]string{base, pk}
+	g.mu.Lock()
+	joined := len(g.names[base]) >= 2
+	ents, have := g.parts[key]
+	big := g.big[key]
+	pid := g.pid
+	g.mu.Unlock()
+	if !joined || big {
+		return nil, false, nil
+	}
+	if !have {
+		page, err := s.Store.Query(ctx, base, &storage.Query{Partition: storage.Exactly(pk)})
+		if err != nil {
+			return nil, false, err
+		}
+		g.mu.Lock()
+		if g.pid == pid {
+			if page.Continuation != "" {
+				if g.big == nil {
+					g.big = map[[2]string]bool{}
+				}
+				g.big[key] = true
+			} else {
+				if g.parts == nil {
+					g.parts = map[[2]string][]*storage.Entity{}
+				}
+				g.parts[key] = page.Entities
+			}
+		}
+		g.mu.Unlock()
+		if page.Continuation != "" {
+			return nil, false, nil
+		}
+		ents = page.Entities
+	}
+	out := &storage.Page{Entities: project(ents, prefix, q)}
+	if q.Top > 0 && len(out.Entities) > q.Top {
+		return nil, false, nil // (a continuation of the store's own is needed)
+	}
+	return out, true, nil
+}
+
+// project returns copies of the member's entities among ents (the group
+// table's, in key order) that q's RowKey range and filter select, under
+// their member RowKeys, with q's projection.
+func project(ents []*storage.Entity, prefix string, q *storage.Query) []*storage.Entity {
+	r := memberRange(q.Row, prefix)
+	var out []*storage.Entity
+	for _, e := range ents {
+		if !r.Contains(e.RowKey) {
+			continue
+		}
+		c := *e
+		c.RowKey = e.RowKey[len(prefix):]
+		if q.Filter != nil && !storage.Eval(q.Filter, &c) {
+			continue
+		}
+		if q.Select != nil {
+			c.Properties = make(storage.Properties, len(q.Select))
+			for _, p := range q.Select {
+				if v, ok := e.Properties[p]; ok {
+					c.Properties[p] = v
+				}
+			}
+		} else {
+			c.Properties = maps.Clone(e.Properties)
+		}
+		out = append(out, &c)
+	}
+	return out
 }
 
 // mergedBatch is the one batch of a commit whose groups (txnrec.Group

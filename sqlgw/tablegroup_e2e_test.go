@@ -2,6 +2,7 @@ package sqlgw_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -109,6 +110,27 @@ func TestTableGroups(t *testing.T) {
 		r.ExpectRows("SELECT cust, id FROM orders ORDER BY cust, id", "7\t1", "7\t2", "8\t1")
 		r.ExpectRows("SELECT COUNT(*) FROM order_lines", "3")
 
+		// A join of two members on the partition key, bound to one
+		// partition: one request reads both tables' rows.
+		r.Exec("INSERT INTO porders VALUES (7, 2, 5), (8, 1, 9)")
+		r.Exec("INSERT INTO porder_lines VALUES (8, 1, 1, 'z'), (7, 1, 3, 'c')")
+		r.Exec("DELETE FROM porder_lines WHERE cust = 7 AND line = 2")
+		for _, q := range []string{
+			"SELECT o.id, l.line, l.sku FROM %s o JOIN %s l ON l.cust = o.cust AND l.id = o.id WHERE o.cust = 7 ORDER BY 1, 2",
+			"SELECT o.id, l.line, l.sku FROM %s o JOIN %s l ON l.cust = o.cust WHERE o.cust = 7 AND l.id = o.id ORDER BY 1, 2",
+			"SELECT o.id, l.line, l.sku FROM %s o, %s l WHERE l.cust = 7 AND o.cust = 7 AND l.id = o.id ORDER BY 1, 2",
+		} {
+			gq, pq := fmt.Sprintf(q, "orders", "order_lines"), fmt.Sprintf(q, "porders", "porder_lines")
+			r.ExpectRows(gq, "1\t1\ta", "1\t3\tc")
+			r.ExpectRows(pq, "1\t1\ta", "1\t3\tc")
+			greq, gent := r.Cost(gq)
+			preq, pent := r.Cost(pq)
+			if greq != 1 || greq >= preq {
+				t.Errorf("%s: %d requests, %d entities; plain tables %d, %d; want 1 request", gq, greq, gent, preq, pent)
+			}
+			t.Logf("join in a group: %d requests, %d entities; plain tables: %d requests, %d entities", greq, gent, preq, pent)
+		}
+
 		// The key format: the member prefix before each table's RowKey.
 		cat, err := catalog.Open(context.Background(), s.Store, s.Catalog)
 		if err != nil {
@@ -169,4 +191,44 @@ func TestTableGroups(t *testing.T) {
 			t.Errorf("the group's table outlived its last member (%v, %v)", ok, err)
 		}
 	})
+}
+
+// TestTableGroupAtomicity: a transaction writing two members of a group in
+// one partition is one batch: a crash at any request leaves all of it or
+// none of it, on both backends.
+func TestTableGroupAtomicity(t *testing.T) {
+	for _, b := range sqltest.Backends {
+		t.Run(b.Name, func(t *testing.T) {
+			points := sqltest.CrashAtEveryRequest(t, sqltest.Crash{
+				Name:    "group transaction",
+				Backend: b,
+				Setup: func(r *sqltest.Runner, _ storage.Store) {
+					r.Script(groupSchema)
+					r.Exec("INSERT INTO orders VALUES (7, 1, 100)")
+					r.Exec("INSERT INTO order_lines VALUES (7, 1, 1, 'a')")
+				},
+				Op: func(r *sqltest.Runner) {
+					for _, q := range []string{"BEGIN", "UPDATE orders SET total = 200 WHERE cust = 7 AND id = 1",
+						"INSERT INTO orders VALUES (7, 2, 50)", "DELETE FROM order_lines WHERE cust = 7 AND id = 1 AND line = 1",
+						"INSERT INTO order_lines VALUES (7, 2, 1, 'b'), (7, 2, 2, 'c')", "COMMIT"} {
+						if r.Try(q) != nil {
+							return
+						}
+					}
+				},
+				Check: func(r *sqltest.Runner, _ storage.Store, p sqltest.CrashPoint) {
+					r.Exec("USE d")
+					got := strings.Join(r.Rows("SELECT * FROM orders ORDER BY id"), "|") + " / " + strings.Join(r.Rows("SELECT * FROM order_lines ORDER BY id, line"), "|")
+					before := "7\t1\t100 / 7\t1\t1\ta"
+					after := "7\t1\t200|7\t2\t50 / 7\t2\t1\tb|7\t2\t2\tc"
+					if got != before && got != after {
+						t.Errorf("%s: the transaction was cut: %q", p, got)
+					}
+				},
+			})
+			if points < 2 {
+				t.Errorf("%d crash points", points)
+			}
+		})
+	}
 }

@@ -29,6 +29,11 @@ func copyFixture(t *testing.T, db *sql.DB) []string {
 		"CREATE TABLE c1.log (msg TEXT)",
 		"INSERT INTO c1.log VALUES ('a'), ('b'), ('a')",
 		"CREATE VIEW c1.eu AS SELECT id, name FROM c1.t WHERE region = 'eu'",
+		// A table group: two tables in one physical table.
+		"CREATE TABLE c1.orders (cust INT, id INT, total INT, PRIMARY KEY (cust, id)) COMMENT 'sqlgw: group=sales'",
+		"CREATE TABLE c1.order_lines (cust INT, id INT, line INT, sku VARCHAR(10), PRIMARY KEY (cust, id, line)) COMMENT 'sqlgw: group=sales'",
+		"INSERT INTO c1.orders VALUES (7, 1, 100), (8, 1, 5)",
+		"INSERT INTO c1.order_lines VALUES (7, 1, 1, 'a'), (7, 1, 2, 'b'), (8, 1, 1, 'c')",
 		"CREATE USER 'bi'@'%' IDENTIFIED BY 'bi-pw'",
 		"GRANT SELECT ON c1.* TO 'bi'@'%'",
 	} {
@@ -64,6 +69,9 @@ func copyFixture(t *testing.T, db *sql.DB) []string {
 		"SELECT tag, COUNT(*), SUM(n), MAX(n) FROM c1.many GROUP BY tag ORDER BY tag",
 		"SELECT * FROM c1.eu ORDER BY id",
 		"SHOW CREATE TABLE c1.t",
+		"SELECT o.id, o.total, l.line, l.sku FROM c1.orders o JOIN c1.order_lines l ON l.cust = o.cust AND l.id = o.id WHERE o.cust = 7 ORDER BY l.line",
+		"SELECT cust, COUNT(*) FROM c1.order_lines GROUP BY cust ORDER BY cust",
+		"SHOW CREATE TABLE c1.order_lines",
 		// Accounts and grants (the catalog's accounts record).
 		"SHOW GRANTS FOR 'bi'@'%'",
 		"SELECT user, host, plugin, authentication_string FROM mysql.user ORDER BY user, host",
@@ -142,6 +150,20 @@ func TestCopy(t *testing.T) {
 			if _, err := db.Exec("INSERT INTO c1.t (region, id, email) VALUES ('eu', 9, 'new@x')"); err != nil {
 				t.Error(err)
 			}
+			// The group still commits a two-table transaction.
+			tx, err := db.Begin()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range []string{"INSERT INTO c1.orders VALUES (7, 2, 1)", "INSERT INTO c1.order_lines VALUES (7, 2, 1, 'd')"} {
+				if _, err := tx.Exec(q); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := tx.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			sqltest.NewRunner(t, db).ExpectRows("SELECT l.sku FROM c1.orders o JOIN c1.order_lines l ON l.cust = o.cust AND l.id = o.id WHERE o.cust = 7 AND o.id = 2", "d")
 		})
 	}
 }
