@@ -464,6 +464,10 @@ func (it *rowIter) queryError(err error) error {
 	if _, terr := g.cat.Table(metaCtx(it.ctx), db, name); errors.Is(terr, catalog.ErrNoTable) || errors.Is(terr, catalog.ErrNoDatabase) {
 		return mysql.NewSQLError(mysql.ERNoSuchTable, "42S02", "Table '%s.%s' doesn't exist", db, name)
 	}
+	if it.meta.IsAttached() {
+		// Not sqlgw's to recreate: a retry would meet the same absence.
+		return mysql.NewSQLError(mysql.ERNoSuchTable, "42S02", "Table '%s.%s' doesn't exist: its store table %s is gone (DROP TABLE forgets the mapping)", db, name, it.meta.Physical)
+	}
 	return errConflict(fmt.Sprintf("table %s.%s was truncated or recreated by another gateway", db, name))
 }
 

@@ -193,7 +193,8 @@ func (s *groupStore) Query(ctx context.Context, table string, q *storage.Query) 
 // partition key, bound to one customer, costs one request whatever the join
 // strategy, where each table alone costs one. The entities are the
 // statement's own read of the partition: one consistent view, no staler
-// than a second read moments later; nothing is kept past the statement.
+// than a second read moments later; nothing is kept past the statement,
+// and at most groupReadsMax entities in all.
 
 // groupReads is a session's record of the group members its current
 // statement names, and the partitions it has read whole.
@@ -203,12 +204,17 @@ type groupReads struct {
 	names map[string]map[string]bool // group table -> member Physicals named
 	parts map[[2]string][]*storage.Entity
 	big   map[[2]string]bool // partitions over one page: not kept
+	kept  int                // entities in parts (at most groupReadsMax)
 }
+
+// groupReadsMax bounds the entities a statement keeps (a join over many
+// partitions keeps the first ones; the others are read per member).
+const groupReadsMax = 20_000
 
 // forStatement resets g for statement pid if it is a new one.
 func (g *groupReads) forStatement(pid uint64) {
 	if g.pid != pid {
-		g.pid, g.names, g.parts, g.big = pid, nil, nil, nil
+		g.pid, g.names, g.parts, g.big, g.kept = pid, nil, nil, nil, 0
 	}
 }
 
@@ -302,11 +308,12 @@ func (s *groupStore) fromPartition(ctx context.Context, base, prefix string, q *
 					g.big = map[[2]string]bool{}
 				}
 				g.big[key] = true
-			} else {
+			} else if g.kept+len(page.Entities) <= groupReadsMax {
 				if g.parts == nil {
 					g.parts = map[[2]string][]*storage.Entity{}
 				}
 				g.parts[key] = page.Entities
+				g.kept += len(page.Entities)
 			}
 		}
 		g.mu.Unlock()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"fmt"
 	"reflect"
@@ -10,7 +11,9 @@ import (
 	"testing"
 
 	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
+	"github.com/sqlgw/sqlgw/storage"
 	"github.com/sqlgw/sqlgw/storage/aztables/azurite"
+	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
 // copyFixture fills a deployment through SQL: a keyed table with a global
@@ -178,5 +181,72 @@ func TestCopyRefusesBadArguments(t *testing.T) {
 		if code := run(args, &out, &errb); code == 0 {
 			t.Errorf("%v: exit 0", args)
 		}
+	}
+}
+
+// TestCopyAttached: an attached table's store table is copied only with
+// --attached copy (else a warning names it), its mapping and sqlgw's index
+// on it always are.
+func TestCopyAttached(t *testing.T) {
+	src := t.TempDir()
+	st, err := pebble.Open(src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := st.CreateTable(ctx, "Legacy"); err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range []string{"Ann", "Bob", "Cy"} {
+		if _, err := st.Insert(ctx, "Legacy", &storage.Entity{PartitionKey: "p", RowKey: fmt.Sprint("r", i), Properties: storage.Properties{"Name": storage.String(name)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	addr, _, done := startServe(t, nil, "--store", "pebble:"+src)
+	db := sqltest.Client(t, "root", addr, "")
+	r := sqltest.NewRunner(t, db)
+	r.Exec("ALTER TABLE azure.Legacy MODIFY Name VARCHAR(20)")
+	r.Exec("CREATE INDEX by_name ON azure.Legacy (Name)")
+	r.ExpectRows("SELECT RowKey FROM azure.Legacy WHERE Name = 'Bob'", "r1")
+	db.Close()
+	syscall.Kill(syscall.Getpid(), syscall.SIGINT)
+	<-done
+
+	for _, mode := range []string{"skip", "copy"} {
+		t.Run(mode, func(t *testing.T) {
+			dst := "pebble:" + t.TempDir()
+			var out, errb bytes.Buffer
+			if code := run([]string{"copy", "--from", "pebble:" + src, "--to", dst, "--attached", mode}, &out, &errb); code != 0 {
+				t.Fatalf("copy: exit %d: %s", code, errb.String())
+			}
+			warned := strings.Contains(errb.String(), "store table Legacy is not copied: attached as azure.Legacy")
+			if warned != (mode == "skip") {
+				t.Errorf("--attached %s: warning %v: %s", mode, warned, errb.String())
+			}
+			addr, _, done := startServe(t, nil, "--store", dst)
+			defer func() {
+				syscall.Kill(syscall.Getpid(), syscall.SIGINT)
+				<-done
+			}()
+			db := sqltest.Client(t, "root", addr, "")
+			defer db.Close()
+			r := sqltest.NewRunner(t, db)
+			if mode == "copy" {
+				r.ExpectRows("SELECT RowKey FROM azure.Legacy WHERE Name = 'Bob'", "r1")
+				r.ExpectRows("SELECT COUNT(*) FROM azure.Legacy IGNORE INDEX (by_name)", "3")
+				r.ExpectRows("CHECK TABLE azure.Legacy", "azure.Legacy\tcheck\tstatus\tOK")
+				return
+			}
+			// Skipped: the mapping is there, the store table is not.
+			if _, err := db.Exec("SELECT * FROM azure.Legacy"); mysqlErrno(err) != 1146 {
+				t.Errorf("the skipped attached table: %v, want 1146", err)
+			}
+			r.Exec("DROP TABLE azure.Legacy")
+		})
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"copy", "--from", "pebble:" + src, "--to", "pebble:" + t.TempDir(), "--attached", "all"}, &out, &errb); code == 0 {
+		t.Error("--attached all accepted")
 	}
 }
