@@ -605,6 +605,17 @@ func TestAttachedEntityTypes(t *testing.T) {
 			mustExec(t, c, "INSERT INTO "+mix+"_ORDER_2 (PartitionKey, RowKey, Amount, EntityType) VALUES ('c3', 'ORDER_9', 1.5, 'Order')")
 			expectEntity(t, f.seed.get(t, mix, "c3", "ORDER_9"), map[string]string{"EntityType": "Edm.String:Order", "Amount": "Edm.Double:1.5"})
 			expectErrno(t, c, 1064, "REFRESH TABLE "+mix+" TYPES BY ROWKEY PREFIX")
+
+			// A secondary index on one entity type's table holds that type's
+			// entities only, and its lookups verify the type too.
+			mustExec(t, c, "CREATE INDEX by_amount ON "+ord+" (Amount)")
+			expectRows(t, c, "SELECT RowKey FROM "+ord+" FORCE INDEX (by_amount) WHERE Amount >= 1.5 ORDER BY Amount, RowKey",
+				rows(t, c, "SELECT RowKey FROM "+ord+" IGNORE INDEX (by_amount) WHERE Amount >= 1.5 ORDER BY Amount, RowKey")...)
+			expectRows(t, c, "SELECT COUNT(*) FROM "+ord+" FORCE INDEX (by_amount) WHERE Amount >= 0", "5")
+			if r, e := cost(t, c, "SELECT RowKey FROM "+ord+" WHERE Amount = 3.5"); r != 2 || e != 2 {
+				t.Errorf("typed index lookup: %d requests, %d entities; want 2, 2", r, e)
+			}
+			expectRows(t, c, "CHECK TABLE "+ord, "azure."+ord+"\tcheck\tstatus\tOK")
 		})
 	}
 }
