@@ -43,6 +43,12 @@
 //	partition.go  PARTITION BY KEY and DESC key columns from the statement
 //	attached.go   store tables sqlgw did not create, as SQL tables
 //	              (Config.Attach, REFRESH TABLE; mapping in catalog/attached.go)
+//	attached_index.go  secondary indexes on attached tables: their
+//	              freshness contract, REPAIR/REFRESH TABLE rebuilds
+//	tablegroup.go table groups: the store wrapper for members, one batch per
+//	              commit in one partition, the statement's partition reads
+//	tablegroup_rule.go  analyzer rule: the bound partition key of joined
+//	              group members
 //	types.go      engine types and values <-> catalog types and Datums
 //	exprconv.go   engine expressions -> planner IR
 //	collations.go collation weights for keys; collated columns for the planner
