@@ -131,6 +131,18 @@ func TestTableGroups(t *testing.T) {
 			t.Logf("join in a group: %d requests, %d entities; plain tables: %d requests, %d entities", greq, gent, preq, pent)
 		}
 
+		// Joins over every partition, or cut by LIMIT, answer as the
+		// plain tables do.
+		for _, q := range []string{
+			"SELECT o.cust, o.id, l.line, l.sku FROM %s o JOIN %s l ON l.cust = o.cust AND l.id = o.id ORDER BY 1, 2, 3",
+			"SELECT o.cust, o.id, l.line FROM %s o JOIN %s l ON l.cust = o.cust WHERE o.cust = 7 ORDER BY 1, 2, 3 LIMIT 1",
+			"SELECT o.cust, COUNT(l.line) FROM %s o LEFT JOIN %s l ON l.cust = o.cust AND l.id = o.id GROUP BY o.cust ORDER BY 1",
+			"SELECT o.cust, o.id FROM %s o WHERE o.cust = 7 AND NOT EXISTS (SELECT 1 FROM %s l WHERE l.cust = o.cust AND l.id = o.id) ORDER BY 2",
+		} {
+			gq, pq := fmt.Sprintf(q, "orders", "order_lines"), fmt.Sprintf(q, "porders", "porder_lines")
+			r.ExpectRows(gq, r.Rows(pq)...)
+		}
+
 		// The key format: the member prefix before each table's RowKey.
 		cat, err := catalog.Open(context.Background(), s.Store, s.Catalog)
 		if err != nil {
