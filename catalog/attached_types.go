@@ -25,7 +25,7 @@ import (
 //	Orders#rk=ORDER_                                 a RowKey prefix
 //
 // ('#' never occurs in table names, so the two forms cannot collide). The
-// gateway's store wrapper (sqlgw/attached_types.go) turns every request on
+// gateway's store wrapper (sqlgw/engine/attached_types.go) turns every request on
 // such a name into a request on the store table restricted to the type:
 // queries get the discriminator as a filter (or the prefix as a RowKey
 // range) and entities of other types are dropped; a Get of another type's

@@ -16,7 +16,7 @@ import "context"
 // concurrent DDL change (say, another gateway widening the column again)
 // between the scan and the commit is ErrConflict, never silently combined.
 // Writes made meanwhile under the old schema are not the catalog's to see:
-// the gateway re-verifies after the commit (sqlgw/ddl2_narrow.go).
+// the gateway re-verifies after the commit (sqlgw/engine/alter_narrowing.go).
 //
 // Narrowings that would change how a value is stored or read are refused
 // like any other rewrite: CHAR and VARCHAR exchanged (trailing spaces),

@@ -51,7 +51,7 @@ import (
 // so one partition holds each table's rows in a contiguous RowKey range,
 // tables in member-id order. A member's record has Group set and Physical
 // = the group's physical table + GroupSep + member prefix ("sqlgwt3k9...~a5");
-// the gateway's store wrapper (sqlgw/tablegroup.go) turns requests on such
+// the gateway's store wrapper (sqlgw/engine/tablegroup.go) turns requests on such
 // a name into requests on the group's table with the prefix added to every
 // RowKey and queries kept within [prefix, PrefixEnd(prefix)), so that
 // everything above (row encoding, local indexes, the planner) works on

@@ -16,7 +16,7 @@ import (
 // The catalog cannot see rows; the gateway checks the physical table is
 // empty at Version version and calls SetPrimaryKeyVerified, which commits
 // only if the table is still at that version (else ErrConflict), and then
-// re-checks after its readers have seen the change (sqlgw/pkalter.go).
+// re-checks after its readers have seen the change (sqlgw/engine/alter_primary_key.go).
 //
 // Refused with ErrUnsupported, whatever the rows: a table with secondary
 // indexes (their entities embed the primary key), with foreign keys, or

@@ -242,7 +242,7 @@ type Column struct {
 	// an ordinary column); Virtual marks a VIRTUAL one (its property is
 	// still written, but readers never trust it: the engine recomputes
 	// it). The catalog keeps them as text; the gateway hands them to the
-	// engine, which evaluates them (sqlgw/schemafeat.go). Added later:
+	// engine, which evaluates them (sqlgw/engine/generated_check_onupdate.go). Added later:
 	// absent in older records, which therefore mean "none".
 	OnUpdate  string `json:"onupd,omitempty"`
 	Generated string `json:"gen,omitempty"`

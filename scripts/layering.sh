@@ -18,6 +18,14 @@
 #   sqlgw/<sub>/...        not the sqlgw facade itself (sub-packages sit below it)
 #                          except sqlgw/enginetest and sqlgw/sqltest (test harnesses)
 #   every package          not sqlgw/sqltest (only _test.go files may import it)
+#   inside sqlgw, each layer imports only the ones below it:
+#     sqlgw/sqltext        nothing of the module (statement text helpers)
+#     sqlgw/metrics        the storage contract only
+#     sqlgw/mysqlerr       sqlgw/sqltext only (error translation tables)
+#     sqlgw/engine         not accounts, wire, admin (nor the facade)
+#     sqlgw/accounts       not wire, admin
+#     sqlgw/wire           not admin
+#     sqlgw/admin          (above wire, below the sqlgw facade)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -36,6 +44,13 @@ rules=(
 	"^$M/sqlgw(/.*)?\$ :: ^$M/sqlgw/sqltest\$ :: ^($M/cmd(/.*)?|$M/storage/(pebble|aztables)(/.*)?)\$ :: the server never picks a backend; cmd/sqlgw does"
 	"^$M/sqlgw/.+\$ :: ^$M/sqlgw/(enginetest|sqltest)\$ :: ^$M/sqlgw\$ :: sqlgw's sub-packages sit below the facade and never import it (the test harnesses may)"
 	"^$M/.+\$ :: ^$M/sqlgw/sqltest\$ :: ^$M/sqlgw/sqltest\$ :: sqlgw/sqltest is a test harness: only _test.go files import it"
+	# The layers of the server (docs/architecture.md, sqlgw's package doc).
+	"^$M/sqlgw/sqltext\$ :: - :: ^$M/.+\$ :: sqlgw/sqltext is text helpers over the standard library"
+	"^$M/sqlgw/metrics\$ :: - :: ^$M/(catalog|planner|sqlgw)(/.*)?\$ :: metrics sits on the storage contract only"
+	"^$M/sqlgw/mysqlerr\$ :: - :: ^($M/(catalog|planner|storage)(/.*)?|$M/sqlgw/(engine|accounts|wire|admin|metrics))\$ :: the error tables sit below the engine"
+	"^$M/sqlgw/engine\$ :: - :: ^$M/sqlgw/(accounts|wire|admin)\$ :: the engine sits below accounts, the wire layer and the admin statements"
+	"^$M/sqlgw/accounts\$ :: - :: ^$M/sqlgw/(wire|admin)\$ :: accounts sit below the wire layer and the admin statements"
+	"^$M/sqlgw/wire\$ :: - :: ^$M/sqlgw/admin\$ :: the wire layer gets the admin interceptors from the server, it does not import them"
 )
 
 # Every package of the module (test files excluded) with all it depends on.

@@ -96,7 +96,7 @@ func TestAdmin2Describe(t *testing.T) {
 		}
 	}
 	// Prepared (COM_STMT_PREPARE, as DBD::MariaDB's column_info sends it
-	// with mariadb_server_prepare): rewritten in the packet (prepconn.go).
+	// with mariadb_server_prepare): rewritten in the packet (conn.go).
 	st, err := c.PrepareContext(context.Background(), "DESCRIBE `d`.`t` 'q%'")
 	if err != nil {
 		t.Fatal(err)

@@ -27,7 +27,7 @@ import (
 //
 // and counts, without failing, read skew (a transaction whose reads of
 // two registers are not from one consistent cut): snapshots are not
-// implemented (sqlgw/txn.go).
+// implemented (sqlgw/engine/txn.go).
 
 type histTxn struct {
 	reads     map[int]int64 // register -> value read

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sqlgw/sqlgw/sqlgw/wire"
 	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
@@ -20,7 +21,7 @@ func TestLoopbackByAddress(t *testing.T) {
 		"127.0.0.1": true, "127.1.2.3": true, "::1": true, "[::1]": true, "localhost": true,
 		"127.x.example": false, "127.0.0.1.nip.io.invalid": false, "0.0.0.0": false, "": false, "::": false, "10.0.0.1": false,
 	} {
-		if got := isLoopback(host); got != want {
+		if got := wire.IsLoopback(host); got != want {
 			t.Errorf("isLoopback(%q) = %v, want %v", host, got, want)
 		}
 	}

@@ -1,6 +1,6 @@
-// Package sqlgw is the MySQL-facing server: go-mysql-server integration
-// (database provider, databases, tables, sessions and transactions), auth,
-// and the execution of the planner's access paths against the store.
+// Package sqlgw is the MySQL-facing server: the Server facade that puts
+// sqlgw's engine (go-mysql-server over the catalog, the planner and the
+// store) behind a MySQL listener with accounts, TLS and connection limits.
 //
 // # Building a server
 //
@@ -11,109 +11,36 @@
 //
 // NewEngine builds the same engine without a listener (enginetest, tools).
 //
-// # Files
+// # Layers
 //
-//	server.go     Config, Server, Engine; engine wiring
-//	accounts.go   users and grants stored in the catalog, shared by every
-//	              gateway; account statements; bootstrap administrator
-//	accounts_auth.go    logins: mysql_native_password, caching_sha2_password
-//	              (RSA key exchange), failed-login delays
-//	accounts_errors.go  MySQL's privilege errors (1044, 1142, 1143, 1227),
-//	              SET PASSWORD, SET GLOBAL privilege check
-//	accounts_visible.go  tables and views an account sees (SHOW TABLES,
-//	              information_schema), SHOW PROCESSLIST without PROCESS
-//	handler.go    mysql.Handler wrapper: handshake autocommit flag, drain on
-//	              shutdown, valid OK packets, MySQL error wording
-//	provider.go   databases, CREATE/DROP/RENAME TABLE, CREATE TABLE checks
-//	table.go      the engine's Table: projections, stats, TRUNCATE, ALTER,
-//	              AUTO_INCREMENT
-//	index.go      PRIMARY index, LookupForExpressions -> planner, ranges
-//	rules.go      analyzer rule: LIMIT pushdown, sort elimination, ORDER BY
-//	              ... LIMIT through the key or an index
-//	iter.go       plan execution: lazy pages, parallel MultiGet, overlay of
-//	              the transaction's writes
-//	cache.go      per-statement caches for lookups re-run by nested loops
-//	plancache.go  plan cache of prepared SELECTs over one table lookup:
-//	              re-plans the lookup only, runs without the analyzer
-//	editor.go     INSERT/UPDATE/DELETE/REPLACE into the transaction buffer
-//	txn.go        transactions, commit in per-partition batches
-//	session.go    sessions, savepoints, Sqlgw_* status variables
-//	explain.go    plain EXPLAIN rows naming the access path
-//	views.go      view definitions kept in the store
-//	partition.go  PARTITION BY KEY and DESC key columns from the statement
-//	attached.go   store tables sqlgw did not create, as SQL tables
-//	              (Config.Attach, REFRESH TABLE; mapping in catalog/attached.go)
-//	attached_index.go  secondary indexes on attached tables: their
-//	              freshness contract, REPAIR/REFRESH TABLE rebuilds
-//	tablegroup.go table groups: the store wrapper for members, one batch per
-//	              commit in one partition, the statement's partition reads
-//	tablegroup_rule.go  analyzer rule: the bound partition key of joined
-//	              group members
-//	types.go      engine types and values <-> catalog types and Datums
-//	exprconv.go   engine expressions -> planner IR
-//	collations.go collation weights for keys; collated columns for the planner
-//	stats.go      ANALYZE TABLE statistics, their refresh, CARDINALITY and
-//	              DESC in SHOW INDEX / STATISTICS / SHOW CREATE TABLE
-//	errors.go, mysqlerr.go  error mapping to MySQL codes and texts
-//	connlimits.go accept loop backoff, max_connections, connect/wait
-//	              timeouts, max_allowed_packet, the large-command budget
-//	autoretry.go  autocommit statements run again after a write conflict
-//	clienterrs.go 1065 empty query, 1317/1927 KILL, 1043 bad handshake
-//	sysvars.go    MySQL 8 system variables go-mysql-server lacks
-//	loopback.go   loopback listeners by resolved address
+// Each package imports only the ones below it (scripts/layering.sh checks
+// it; docs/architecture.md has the whole module's layers):
+//
+//	sqlgw            Config, Server, NewServer: wires the layers below
+//	                 (server.go); Engine, NewEngine, AttachConfig,
+//	                 LoginDelay and ErrInsecure are the lower packages'
+//	sqlgw/admin      statement interceptors for table maintenance (CHECK,
+//	                 REPAIR, OPTIMIZE, ANALYZE, REFRESH TABLE) and session
+//	                 commands (FLUSH, DESCRIBE t col, COM_RESET_CONNECTION)
+//	sqlgw/wire       the mysql.Handler with its ordered, named interceptor
+//	                 list, the connection wrapper (prepared statements, OK
+//	                 info, COM_CHANGE_USER), TLS, connection limits,
+//	                 autocommit retries
+//	sqlgw/accounts   users, grants and logins stored in the catalog; the
+//	                 "accounts" interceptor
+//	sqlgw/engine     go-mysql-server integration: provider, databases,
+//	                 Table, sessions, transactions, read path, secondary
+//	                 indexes, joins, DDL features, stats, plan cache,
+//	                 attached tables, analyzer rules
+//	sqlgw/mysqlerr   go-mysql-server's errors as MySQL's codes and texts
+//	sqlgw/metrics    counters and their Prometheus export
+//	sqlgw/sqltext    statement text helpers
+//
+// Test harnesses: sqlgw/sqltest (servers over each backend for end-to-end
+// tests) and sqlgw/enginetest (go-mysql-server's engine tests).
 //
 // # Decisions
 //
-//   - Access paths: every table filter goes through LookupForExpressions
-//     (index.go); the planner picks the path and EXPLAIN (plain, PLAN,
-//     FORMAT=tree) shows it. Engine lookups (lookup joins, foreign keys)
-//     on the PRIMARY or a secondary index are converted to the planner IR
-//     and planned the same way; lookup joins into sqlgw tables are batched
-//     per block of outer rows (joinbatch.go).
-//   - Transactions: buffered in the session, applied at COMMIT in atomic
-//     per-partition batches, conditional on ETags; a conflict is 1213.
-//     txn.go documents what is atomic and isolated across partitions:
-//     per-partition batches only (a failed multi-partition INSERT undoes its
-//     inserts; updates and deletes across partitions are not atomic).
-//   - Plan cache (plancache.go): a prepared SELECT over one table whose
-//     parameters all land in the table's lookup is analyzed once per session;
-//     each execute re-plans the lookup with the new values and runs the
-//     cached plan. DDL (catalog version), another database or sql_mode, or
-//     a parameter of another type sends the execute the general way.
-//     Plan_cache_hits / _misses / Last_plan_from_cache show it.
-//   - At most one row: a PointGet tells the engine so (index.go,
-//     max1RowFDs), which then spools the row without its goroutines.
-//   - Counters: every store request a session makes goes through
-//     storage/recorder with the session's Counters; SHOW SESSION STATUS LIKE
-//     'Sqlgw%' reports Sqlgw_store_requests and Sqlgw_entities_read. Catalog
-//     and view-definition reads are not counted.
-//   - Unsupported features are MySQL errors (1235, ER_NOT_SUPPORTED_YET),
-//     never silently ignored: stored procedures and events (provider.go);
-//     PARTITION BY other than KEY(columns), changing a table's partition key,
-//     RENAME TABLE into another database (partition.go, table.go); ALTER TABLE
-//     ADD/DROP PRIMARY KEY on a table that holds rows or has indexes or
-//     foreign keys (pkalter.go); secondary indexes and foreign keys on a table
-//     without a primary key, FULLTEXT/SPATIAL/VECTOR indexes, index prefix
-//     lengths (provider.go, secondary.go, foreignkeys.go); spatial and vector
-//     column types (types.go); table options other than the ones dumps carry
-//     (provider.go); indexes on VIRTUAL generated columns, CHECK constraints
-//     on a table with VIRTUAL columns, a STORED generated column added to a
-//     table with rows (schemafeat.go); triggers on another database's table
-//     and renaming a table that has triggers (schemafeat_triggers.go);
-//     CHECKSUM TABLE (admin.go); EXPLAIN ANALYZE of a write (explain.go);
-//     column changes that need the stored values rewritten and key columns in
-//     collations without registered weights (catalog, ErrUnsupported, mapped
-//     in errors.go; collations.go registers the engine's). CREATE TEMPORARY
-//     TABLE is go-mysql-server's own error (temporary.go). Supported, and
-//     where: secondary indexes (secondary.go), foreign keys (foreignkeys*.go),
-//     CHECK constraints, generated columns and ON UPDATE (schemafeat*.go),
-//     triggers (schemafeat_triggers.go), views (views.go), TIME(n)
-//     (timeprec.go), verified narrowing ALTER ... MODIFY (ddl2_narrow.go),
-//     ADD/DROP PRIMARY KEY on an empty table (pkalter.go).
-//   - PARTITION BY KEY(a,b) declares the partition key, like COMMENT
-//     'sqlgw: partition_key=(a,b)'; go-mysql-server drops the clause (and
-//     DESC in PRIMARY KEY), so the connection handler reads them from the
-//     statement (partition.go).
 //   - Accounts: go-mysql-server's users, roles and grants, persisted in
 //     the catalog's accounts record with conditional writes and polled by
 //     every gateway (Config.AccountsRefresh, default 1 s); the configured
@@ -147,12 +74,14 @@ import (
 
 	gms "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/server"
-	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/vitess/go/mysql"
-	"github.com/sirupsen/logrus"
 
 	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/sqlgw/accounts"
+	"github.com/sqlgw/sqlgw/sqlgw/admin"
+	"github.com/sqlgw/sqlgw/sqlgw/engine"
+	"github.com/sqlgw/sqlgw/sqlgw/metrics"
+	"github.com/sqlgw/sqlgw/sqlgw/wire"
 	"github.com/sqlgw/sqlgw/storage"
 	"github.com/sqlgw/sqlgw/storage/recorder"
 )
@@ -224,22 +153,41 @@ type Config struct {
 type Server struct {
 	rec     *recorder.Store
 	cfg     Config
-	gw      *gateway
+	gw      *engine.Gateway
 	engine  *gms.Engine
 	srv     *server.Server
-	h       *handler
+	h       *wire.Handler
 	ln      net.Listener
-	rl      *rewriteListener
+	rl      *wire.Listener
 	log     *slog.Logger
 	closed  chan struct{}
 	serveOK chan struct{}
 	// stopIndexes stops the index recovery loop (secondary.go).
 	stopIndexes context.CancelFunc
+	// accts are the server's accounts (accounts.go).
+	accts *accounts.Accounts
 }
+
+// Engine is sqlgw's go-mysql-server engine over a store, without a
+// listener (sqlgw/engine): for go-mysql-server's enginetest harness and
+// for tools.
+type Engine = engine.Engine
+
+// AttachConfig configures attached tables (sqlgw/engine, attached.go).
+type AttachConfig = engine.AttachConfig
+
+// NewEngine opens the catalog in store and builds the engine without a
+// listener (engine.New).
+func NewEngine(ctx context.Context, store storage.Store, opts catalog.Options) (*Engine, error) {
+	return engine.New(ctx, store, opts)
+}
+
+// LoginDelay slows down repeated failed logins (sqlgw/accounts).
+type LoginDelay = accounts.LoginDelay
 
 // ErrInsecure is returned by NewServer for a non-loopback listener without
 // a password.
-var ErrInsecure = errors.New("sqlgw: refusing to listen on a non-loopback address without a password (set --password or SQLGW_PASSWORD, or listen on 127.0.0.1)")
+var ErrInsecure = accounts.ErrInsecure
 
 // NewServer opens the catalog in cfg.Store, builds the engine and starts
 // listening. Call Serve to accept connections.
@@ -285,32 +233,42 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	// The address actually bound decides (a name is resolved by then).
 	lnHost, _, _ := net.SplitHostPort(ln.Addr().String())
-	loopback := isLoopback(lnHost)
+	loopback := wire.IsLoopback(lnHost)
 
-	eng, err := newEngine(ctx, cfg.Store, cfg.Catalog)
+	eng, err := engine.New(ctx, cfg.Store, cfg.Catalog)
 	if err != nil {
 		ln.Close()
 		return fail(err)
 	}
-	gw, engine, store := eng.gw, eng.Engine, eng.rec
-	if _, err := gw.attachTables(ctx, cfg.Attach); err != nil {
+	gw, gmsEngine, store := eng.Gateway(), eng.Engine, eng.Recorder()
+	if _, err := gw.AttachTables(ctx, cfg.Attach); err != nil {
 		ln.Close()
 		return fail(err)
 	}
 
 	// Accounts: stored in the catalog, shared by every gateway; the
 	// configured user is the bootstrap administrator (accounts.go).
-	accts, err := openAccounts(withoutCounters(ctx), engine.Analyzer.Catalog.MySQLDb, gw.cat, cfg, loopback)
+	accts, err := accounts.Open(engine.WithoutCounters(ctx), gmsEngine.Analyzer.Catalog.MySQLDb, gw.Catalog,
+		accounts.Options{User: cfg.User, Password: cfg.Password, Logger: cfg.Logger, LoginDelay: cfg.LoginDelay}, loopback)
 	if err != nil {
 		ln.Close()
-		engine.Close()
+		gmsEngine.Close()
 		return fail(err)
 	}
-	gw.accounts = accts
+	gw.Accounts = accts
 
-	h := &handler{gw: gw, conns: &connRegistry{}}
-	rl := &rewriteListener{Listener: ln, conns: h.conns, requireTLS: cfg.RequireSecureTransport, limits: cfg.connLimits()}
-	rl.loop.log = cfg.Logger
+	h := &wire.Handler{GW: gw, Conns: &wire.ConnRegistry{}}
+	lim := wire.LimitsConfig{MaxConnections: cfg.MaxConnections, ConnectTimeout: cfg.ConnectTimeout, WaitTimeout: cfg.WaitTimeout,
+		MaxAllowedPacket: cfg.MaxAllowedPacket, LargeCommandBudget: cfg.LargeCommandBudget}
+	rl := &wire.Listener{Listener: ln, Conns: h.Conns, RequireTLS: cfg.RequireSecureTransport, Limits: lim.Limits()}
+	// COM_STMT_PREPARE's text goes through the rewrites the statement
+	// interceptors and the engine need of a prepared statement
+	// (conn.go): DESCRIBE t col, table maintenance placeholders,
+	// assignments in expressions.
+	h.Conns.PrepareRewrite = func(q string) string {
+		return admin.Placeholder(engine.RewriteAssignments(admin.RewriteDescribe(q)))
+	}
+	rl.Loop.Log = cfg.Logger
 	scfg := server.Config{
 		Protocol: "tcp",
 		Address:  ln.Addr().String(),
@@ -323,14 +281,24 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 
 		// Authentication against the stored accounts (accounts_auth.go).
 		ProtocolListenerFactory: func(c server.Config, lc mysql.ListenerConfig, sel server.ServerEventListener) (server.ProtocolListener, error) {
-			lc.AuthServer = accts.auth
+			lc.AuthServer = accts.Auth
 			return server.MySQLProtocolListenerFactory(c, lc, sel)
 		},
 	}
-	srv, err := server.NewServerWithHandler(scfg, engine, newClientContext, gw.sessionBuilder, gw.metrics,
+	srv, err := server.NewServerWithHandler(scfg, gmsEngine, engine.NewClientContext, gw.SessionBuilder, gw.Metrics,
 		func(inner mysql.Handler) (mysql.Handler, error) {
-			h.Handler = &accountsHandler{a: accts, // accounts.go: account statements, client hosts
-				Handler: &adminHandler{Handler: newAdmin2Handler(inner, gw, h.conns, accts.auth, engine.Analyzer.Catalog.HasDatabase), gw: gw}} // admin.go: CHECK, REPAIR, OPTIMIZE, ANALYZE TABLE; admin2.go: FLUSH, DESCRIBE t col, COM_CHANGE_USER
+			// The statement interceptors, in the order they see a
+			// statement; each answers its own statements and passes the
+			// rest on, the last one to go-mysql-server's handler.
+			h.Handler = wire.Chain(inner, []wire.Interceptor{
+				{Name: "accounts", Wrap: accts.Intercept}, // account statements, client hosts (accounts.go)
+				{Name: "table-maintenance", Wrap: func(next mysql.Handler) mysql.Handler { // CHECK, REPAIR, OPTIMIZE, ANALYZE, REFRESH TABLE (maintenance.go)
+					return admin.NewMaintenance(next, gw)
+				}},
+				{Name: "session-commands", Wrap: func(next mysql.Handler) mysql.Handler { // FLUSH, DESCRIBE t col, COM_RESET_CONNECTION, COM_CHANGE_USER (session_commands.go)
+					return admin.NewSessionCommands(next, gw, h.Conns, accts.Auth, gmsEngine.Analyzer.Catalog.HasDatabase)
+				}},
+			})
 			return h, nil
 		})
 	if err != nil {
@@ -338,18 +306,18 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		return fail(fmt.Errorf("sqlgw: %w", err))
 	}
 	if !cfg.NoPlanCache {
-		h.fast = &fastLane{gw: gw, eng: engine, sm: srv.SessionManager()} // plancache.go
-		if gw.metrics != nil {
-			h.fast.sel = gw.metrics
+		h.Fast = &engine.FastLane{GW: gw, Engine: gmsEngine, SessionManager: srv.SessionManager()} // plancache.go
+		if gw.Metrics != nil {
+			h.Fast.Statements = gw.Metrics
 		}
 	}
-	gw.log = cfg.Logger
-	publishLimits(rl.limits)
-	publishTLS(cfg.TLSConfig != nil) // sysvars.go
+	gw.Log = cfg.Logger
+	wire.PublishLimits(rl.Limits)
+	engine.PublishTLS(cfg.TLSConfig != nil) // sysvars.go
 	ictx, stop := context.WithCancel(context.Background())
-	gw.startIndexRecovery(ictx)
-	go accts.poll(cfg.AccountsRefresh)
-	return &Server{rec: store, cfg: cfg, gw: gw, engine: engine, srv: srv, h: h, ln: ln, rl: rl, log: cfg.Logger,
+	gw.StartIndexRecovery(ictx)
+	go accts.Poll(cfg.AccountsRefresh)
+	return &Server{rec: store, cfg: cfg, gw: gw, accts: accts, engine: gmsEngine, srv: srv, h: h, ln: ln, rl: rl, log: cfg.Logger,
 		closed: make(chan struct{}), serveOK: make(chan struct{}), stopIndexes: stop}, nil
 }
 
@@ -359,7 +327,7 @@ func (s *Server) Recorder() *recorder.Store { return s.rec }
 
 // Metrics returns the server's metrics; Metrics().Handler() serves them
 // to Prometheus.
-func (s *Server) Metrics() *Metrics { return s.gw.metrics }
+func (s *Server) Metrics() *metrics.Metrics { return s.gw.Metrics }
 
 // Addr returns the address the server listens on.
 func (s *Server) Addr() net.Addr { return s.ln.Addr() }
@@ -381,7 +349,7 @@ func (s *Server) Serve() error {
 		return nil
 	default:
 	}
-	if ferr := s.rl.loop.fatalError(); ferr != nil {
+	if ferr := s.rl.Loop.FatalError(); ferr != nil {
 		return fmt.Errorf("sqlgw: accepting connections: %w", ferr)
 	}
 	if err == nil {
@@ -402,9 +370,9 @@ func (s *Server) Close(ctx context.Context) error {
 	}
 	close(s.closed)
 	s.stopIndexes()
-	s.gw.accounts.close()
+	s.accts.Close()
 	s.srv.Close()
-	drained := s.h.drain(s.cfg.ShutdownTimeout)
+	drained := s.h.Drain(s.cfg.ShutdownTimeout)
 	if !drained {
 		s.log.Warn("sqlgw: shutdown timeout: some statements were still running and were cancelled")
 	}
@@ -413,70 +381,4 @@ func (s *Server) Close(ctx context.Context) error {
 		return fmt.Errorf("sqlgw: closing the store: %w", err)
 	}
 	return nil
-}
-
-// Engine is sqlgw's go-mysql-server engine over a store, without a
-// listener: for go-mysql-server's enginetest harness and for tools. Build
-// sessions with NewSession; every store request of a session is counted in
-// its Sqlgw_* status variables.
-type Engine struct {
-	// Engine is the go-mysql-server engine (provider, analyzer with sqlgw's
-	// rules, CREATE TABLE hook).
-	Engine *gms.Engine
-	// Provider is the database provider over the catalog.
-	Provider sql.MutableDatabaseProvider
-	gw       *gateway
-	rec      *recorder.Store
-	store    storage.Store
-}
-
-// NewEngine opens the catalog in store and builds the engine. Authentication
-// is off (go-mysql-server's default) until accounts are added to
-// Engine.Analyzer.Catalog.MySQLDb.
-func NewEngine(ctx context.Context, store storage.Store, opts catalog.Options) (*Engine, error) {
-	return newEngine(ctx, store, opts)
-}
-
-func newEngine(ctx context.Context, store storage.Store, opts catalog.Options) (*Engine, error) {
-	metrics := newMetrics()
-	rec := recorder.New(&metricsStore{inner: store, m: metrics})
-	cat, err := catalog.Open(withoutCounters(ctx), rec, opts)
-	if err != nil {
-		return nil, fmt.Errorf("sqlgw: opening the catalog: %w", err)
-	}
-	gw := newGateway(rec, cat)
-	gw.metrics = metrics
-	pro := &provider{gw: gw}
-	logrus.SetLevel(logrus.ErrorLevel)
-	a := analyzer.NewBuilder(pro).AddPreAnalyzeRule(groupEquivRuleID, groupEquivRule).AddPostAnalyzeRule(pushdownRuleID, pushdownRule).
-		AddPostAnalyzeRule(exactAggRuleID, exactAggRule).AddPostAnalyzeRule(joinBatchRuleID, joinBatchRule).AddOverrides(sql.EngineOverrides{
-		Hooks:           sql.ExecutionHooks{CreateTable: sql.CreateTable{PreSQLExecution: gw.createTableHook}},
-		Builder:         sql.BuilderOverrides{Parser: gw.schemaParser()}, // schemafeat_parser.go
-		SchemaFormatter: newSchemaFormatter(),                            // schemafeat_format.go
-	}).Build()
-	a.ExecBuilder.PriorityBuilder = explainBuilder{exec: a.ExecBuilder}
-	a.Catalog.InfoSchema = newInfoSchema(a.Catalog.InfoSchema) // CARDINALITY (stats.go)
-	a.Coster = coster{inner: a.Coster}
-	engine := gms.New(a, &gms.Config{VersionPostfix: "sqlgw"})
-	engine.Analyzer.Catalog.RegisterFunction(sql.NewEmptyContext(), assignFunction, varFunction)
-	return &Engine{Engine: engine, Provider: pro, gw: gw, rec: rec, store: store}, nil
-}
-
-// IgnoreSecondaryIndexes makes CREATE INDEX and index definitions in
-// CREATE TABLE succeed without creating anything, for go-mysql-server's
-// enginetest suites, whose setup scripts declare indexes everywhere. Never
-// used by the server: there, they are errors (1235) until secondary indexes
-// exist.
-func (e *Engine) IgnoreSecondaryIndexes() { e.gw.ignoreIndexes = true }
-
-// NewSession returns a sqlgw session (transactions, counters) around base.
-func (e *Engine) NewSession(base *sql.BaseSession) sql.Session { return e.gw.newSession(base) }
-
-// Recorder returns the request recorder in front of the store.
-func (e *Engine) Recorder() *recorder.Store { return e.rec }
-
-// Close closes the engine and the store.
-func (e *Engine) Close() error {
-	e.Engine.Close()
-	return e.store.Close()
 }

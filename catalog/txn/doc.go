@@ -127,7 +127,7 @@
 // their previous value only if it read the latter before the commit point:
 // each entity read is a committed value, but a read of many entities is
 // not one snapshot. The gateway's isolation levels and the anomalies they
-// allow are documented in sqlgw/txn.go.
+// allow are documented in sqlgw/engine/txn.go.
 //
 // Snapshots (not implemented) need commit timestamps and previous versions
 // kept in the entities. The open question is the single-batch commit: to

@@ -232,7 +232,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	// Attached tables (sqlgw/attached.go): the store's tables sqlgw did
+	// Attached tables (sqlgw/engine/attached.go): the store's tables sqlgw did
 	// not create, as SQL tables of one database.
 	attachDB := fs.String("attach-database", env("SQLGW_ATTACH_DATABASE", "azure"), "")
 	attachScan := fs.Int("attach-scan", catalog.DefaultAttachScan, "")

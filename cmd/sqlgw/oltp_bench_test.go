@@ -29,7 +29,7 @@ import (
 //   - insert/ps: oltp_insert's single-row autocommit INSERT, prepared.
 //
 // cachehits/op is the share of executes served from the plan cache
-// (sqlgw/plancache.go).
+// (sqlgw/engine/plancache.go).
 //
 // allocs/op and B/op count the whole process, the client driver's
 // allocations included (a few dozen per statement), so compare them

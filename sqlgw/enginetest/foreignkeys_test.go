@@ -9,7 +9,7 @@ import (
 )
 
 // TestForeignKeys is go-mysql-server's foreign key suite on sqlgw
-// (sqlgw/foreignkeys.go). Its shared setup's secondary indexes are created
+// (sqlgw/engine/foreignkeys.go). Its shared setup's secondary indexes are created
 // (the parent's indexes are what the constraints reference).
 func TestForeignKeys(t *testing.T) {
 	h := newHarness(t)

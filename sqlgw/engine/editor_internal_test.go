@@ -1,0 +1,28 @@
+package engine
+
+import "testing"
+
+func TestPlainInsertTarget(t *testing.T) {
+	for _, c := range []struct {
+		q, db, table string
+		ok           bool
+	}{
+		{"INSERT INTO t VALUES (1)", "", "t", true},
+		{"  (insert into t(a) values (1)", "", "t", true},
+		{"INSERT t SET a = 1", "", "t", true},
+		{"INSERT LOW_PRIORITY INTO `d`.`a``b` VALUE (1)", "d", "a`b", true},
+		{"INSERT INTO d.t", "d", "t", true},
+		{"INSERT /* c */ INTO t VALUES (1)", "", "", false},
+		{"INSERT INTO t PARTITION (p0) VALUES (1)", "", "", false},
+		{"REPLACE INTO t VALUES (1)", "", "", false},
+		{"INSERTX INTO t VALUES (1)", "", "", false},
+		{"INSERT INTO `t VALUES (1)", "", "", false},
+		{"INSERT INTO t, u VALUES (1)", "", "", false},
+		{"", "", "", false},
+	} {
+		db, table, ok := plainInsertTarget(c.q)
+		if db != c.db || table != c.table || ok != c.ok {
+			t.Errorf("%q: %q %q %v, want %q %q %v", c.q, db, table, ok, c.db, c.table, c.ok)
+		}
+	}
+}

@@ -1,0 +1,516 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
+
+	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/planner"
+	"github.com/sqlgw/sqlgw/sqlgw/metrics"
+	"github.com/sqlgw/sqlgw/storage"
+	"github.com/sqlgw/sqlgw/storage/recorder"
+)
+
+// Execution of a plan
+//
+// The row iterator sends the plan's requests with the statement's context
+// (carrying the session's counters) and pulls lazily: a query's next page
+// is fetched only when the rows of the previous one are consumed, so a LIMIT
+// above stops fetching. MultiGet keys are fetched in windows of
+// multiGetWindow keys, multiGetParallel at a time, and emitted in key order.
+// Rows are decoded to full rows, checked against the residual range filter
+// when the plan left part of a lookup join's ranges to the gateway, and
+// then projected.
+//
+// Inside a transaction with buffered writes to the table, the buffer is
+// merged in key order: a stored row with a buffered write is replaced by
+// it (or dropped, if deleted), and buffered rows the store did not return
+// are added; both only if they pass the lookup's whole original filter,
+// because the store evaluated the pushed part on the stored values only.
+
+const (
+	multiGetWindow   = 64
+	multiGetParallel = 16
+	// maxTrackedReads caps the ETags a transaction remembers per table;
+	// beyond it an UPDATE or DELETE re-reads the row (one more request) and
+	// checks it is unchanged.
+	maxTrackedReads = 100_000
+)
+
+type rowIter struct {
+	t    *Table
+	ctx  context.Context
+	spec *readSpec
+	meta *catalog.Table
+	sel  []string
+	tt   *txTable
+
+	// gets
+	gets    []planner.Key
+	gi      int
+	fetched []*storage.Entity
+	fi      int
+	// queries
+	qi   int
+	q    *storage.Query
+	page []*storage.Entity
+	pi   int
+
+	// overlay: buffered non-deleted writes in key order
+	pend  []entKey
+	pendi int
+	seen  map[entKey]bool
+
+	scanned int64
+
+	// keepFull makes Next keep the full row it projected in lastFull.
+	keepFull bool
+	lastFull sql.Row
+
+	// Index plans (secondary.go): the base entities are loaded once into
+	// fetched; synthetic ones (covering reads) carry no row ETag.
+	ixLoaded  bool
+	synthetic map[*storage.Entity]bool
+	// firstPages holds the first page of each of the plan's queries, read
+	// in parallel before the first is consumed (prefetchFirstPages).
+	firstPages []*storage.Page
+	firstErrs  []error
+
+	// ixTry: read only the first Limit index entries (an ordered index
+	// read under LIMIT); ixCut: a read stopped early for it. A stale hit
+	// can leave fewer than Limit rows: the index is then read again whole.
+	ixTry, ixCut bool
+
+	// Metrics (metrics.go): the requests this read sent, the time spent in
+	// Next, reported once at Close.
+	counters recorder.Counters
+	busy     time.Duration
+	reported bool
+}
+
+func (t *Table) newRowIter(ctx *sql.Context, spec *readSpec) (*rowIter, error) {
+	it := &rowIter{t: t, spec: spec, meta: t.meta()}
+	it.ctx = recorder.WithCounters(withGroupReads(storeCtx(ctx), ctx), &it.counters) // tablegroup.go
+	need := t.proj
+	if need != nil && spec.residual != nil {
+		need = append(append([]int(nil), need...), t.info.storageOrder...)
+	}
+	if need != nil {
+		it.sel = t.meta().Select(need) // nil (everything) when a needed column may be split
+	}
+	if tx := currentTxn(ctx); tx != nil {
+		it.tt = tx.table(t.meta())
+		for k, w := range it.tt.writes {
+			if !w.deleted {
+				it.pend = append(it.pend, k)
+			}
+		}
+		sort.Slice(it.pend, func(i, j int) bool { return keyLess(it.pend[i], it.pend[j]) })
+		it.seen = map[entKey]bool{}
+	}
+	if spec.plan.Path == planner.PointGet || spec.plan.Path == planner.MultiGet {
+		it.gets = spec.plan.Gets
+	}
+	return it, nil
+}
+
+func keyLess(a, b entKey) bool {
+	if c := storage.CompareKeys(a.pk, b.pk); c != 0 {
+		return c < 0
+	}
+	return storage.CompareKeys(a.rk, b.rk) < 0
+}
+
+// Next implements sql.RowIter.
+func (it *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
+	start := time.Now()
+	row, err := it.next(ctx)
+	it.busy += time.Since(start)
+	return row, err
+}
+
+func (it *rowIter) next(ctx *sql.Context) (sql.Row, error) {
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		e, err := it.nextEntity()
+		if err != nil {
+			return nil, err
+		}
+		if e == nil {
+			// Store exhausted: the remaining buffered rows.
+			for it.pendi < len(it.pend) {
+				k := it.pend[it.pendi]
+				it.pendi++
+				if row, ok, err := it.overlayRow(ctx, k); err != nil || ok {
+					return row, err
+				}
+			}
+			return nil, io.EOF
+		}
+		k := entKey{e.PartitionKey, e.RowKey}
+		// Buffered rows that sort before this one.
+		for it.pendi < len(it.pend) && keyLess(it.pend[it.pendi], k) {
+			pk := it.pend[it.pendi]
+			it.pendi++
+			if row, ok, err := it.overlayRow(ctx, pk); err != nil || ok {
+				it.unread(e)
+				return row, err
+			}
+		}
+		ents := []*storage.Entity{e}
+		if n := it.meta.Extras(e); n > 0 {
+			more, err := it.continuations(e)
+			if err != nil {
+				return nil, err
+			}
+			ents = append(ents, more...)
+		}
+		if it.tt != nil {
+			if len(it.tt.reads) < maxTrackedReads && !it.synthetic[e] {
+				r := read{etag: e.ETag, exists: true}
+				for _, x := range ents[1:] {
+					r.extras = append(r.extras, x.RowKey)
+				}
+				it.tt.noteRead(k, r)
+			}
+			if w, ok := it.tt.writes[k]; ok {
+				if it.pendi < len(it.pend) && it.pend[it.pendi] == k {
+					it.pendi++
+				}
+				if w.deleted {
+					continue
+				}
+				row, ok, err := it.overlayRow(ctx, k)
+				if err != nil || ok {
+					return row, err
+				}
+				continue
+			}
+		}
+		full, err := it.t.decode(ents)
+		if err != nil {
+			return nil, err
+		}
+		if it.spec.residual != nil {
+			ok, err := sql.EvaluateCondition(ctx, it.spec.residual, full)
+			if err != nil {
+				return nil, err
+			}
+			if !sql.IsTrue(ok) {
+				continue
+			}
+		}
+		if it.keepFull {
+			it.lastFull = full
+		}
+		if it.tt != nil && it.meta.Keyless() {
+			it.tt.noteKeyless(k, full)
+		}
+		return it.t.project(full), nil
+	}
+}
+
+// unread pushes e back so that the next call returns it again.
+func (it *rowIter) unread(e *storage.Entity) {
+	if it.gets != nil || it.ixLoaded {
+		it.fi--
+		return
+	}
+	it.pi--
+}
+
+// overlayRow returns the buffered row under k if it passes the filters.
+func (it *rowIter) overlayRow(ctx *sql.Context, k entKey) (sql.Row, bool, error) {
+	if it.seen[k] {
+		return nil, false, nil
+	}
+	it.seen[k] = true
+	w := it.tt.writes[k]
+	if w == nil || w.deleted {
+		return nil, false, nil
+	}
+	for _, f := range []sql.Expression{it.spec.overlay, it.spec.residual} {
+		if f == nil {
+			continue
+		}
+		ok, err := sql.EvaluateCondition(ctx, f, w.sqlRow)
+		if err != nil {
+			return nil, false, err
+		}
+		if !sql.IsTrue(ok) {
+			return nil, false, nil
+		}
+	}
+	if it.keepFull {
+		it.lastFull = w.sqlRow
+	}
+	if it.meta.Keyless() {
+		it.tt.noteKeyless(k, w.sqlRow)
+	}
+	return it.t.project(w.sqlRow), true, nil
+}
+
+// nextEntity returns the next main entity from the store, or nil at the end.
+func (it *rowIter) nextEntity() (*storage.Entity, error) {
+	p := it.spec.plan
+	switch p.Path {
+	case planner.Empty:
+		return nil, nil
+	case planner.IndexLookup, planner.IndexRange:
+		if !it.ixLoaded {
+			it.ixTry = p.Limit > 0 && len(p.Residual) == 0 && it.spec.residual == nil && (it.tt == nil || len(it.tt.writes) == 0)
+			if err := it.loadIndex(); err != nil {
+				return nil, err
+			}
+			if it.ixTry && it.ixCut && int64(len(it.fetched)) < p.Limit {
+				it.ixTry, it.ixCut = false, false
+				if err := it.loadIndex(); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if it.fi >= len(it.fetched) {
+			return nil, nil
+		}
+		e := it.fetched[it.fi]
+		it.fi++
+		return e, nil
+	case planner.PointGet, planner.MultiGet:
+		for it.fi >= len(it.fetched) {
+			if it.gi >= len(it.gets) {
+				return nil, nil
+			}
+			if err := it.fetchWindow(); err != nil {
+				return nil, err
+			}
+		}
+		e := it.fetched[it.fi]
+		it.fi++
+		return e, nil
+	}
+	for {
+		for it.pi < len(it.page) {
+			e := it.page[it.pi]
+			it.pi++
+			if it.meta.IsContinuation(e) {
+				continue
+			}
+			it.scanned++
+			return e, nil
+		}
+		if it.q != nil && it.q.Continuation == "" {
+			it.q = nil
+			it.qi++
+		}
+		if it.q == nil {
+			if it.qi >= len(p.Queries) {
+				it.finishScan()
+				return nil, nil
+			}
+			it.q = it.query(it.qi)
+			if it.qi == 0 {
+				it.prefetchFirstPages()
+			}
+			if it.qi < len(it.firstPages) {
+				page, err := it.firstPages[it.qi], it.firstErrs[it.qi]
+				it.firstPages[it.qi], it.firstErrs[it.qi] = nil, nil
+				if err != nil {
+					return nil, it.queryError(err)
+				}
+				it.page, it.pi = page.Entities, 0
+				it.q.Continuation = page.Continuation
+				continue
+			}
+		}
+		page, err := it.t.gw.store.Query(it.ctx, p.Table, it.q)
+		if err != nil {
+			return nil, it.queryError(err)
+		}
+		it.page, it.pi = page.Entities, 0
+		it.q.Continuation = page.Continuation
+		if page.Continuation == "" {
+			// Mark the query finished once this page is consumed.
+			it.q.Continuation = ""
+		}
+	}
+}
+
+// query returns the store query of the plan's query i as this read sends
+// it.
+func (it *rowIter) query(i int) *storage.Query {
+	q := *it.spec.plan.Queries[i]
+	q.Select = it.sel
+	if it.tt != nil && len(it.tt.writes) > 0 {
+		// Buffered writes may replace or drop stored rows: a
+		// Top computed for stored rows alone could stop short.
+		q.Top = 0
+	}
+	return &q
+}
+
+// prefetchFirstPages reads the first page of every query of a plan with
+// several (an IN list on the partition key, several key ranges) in
+// parallel, multiGetParallel at a time, instead of one after another: each
+// query needs its first page anyway, so the requests are the same. Not
+// under a LIMIT, where the first queries may be all the read needs.
+func (it *rowIter) prefetchFirstPages() {
+	p := it.spec.plan
+	if len(p.Queries) < 2 || p.Limit > 0 {
+		return
+	}
+	it.firstPages = make([]*storage.Page, len(p.Queries))
+	it.firstErrs = make([]error, len(p.Queries))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, multiGetParallel)
+	for i := range p.Queries {
+		q := it.query(i)
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			it.firstPages[i], it.firstErrs[i] = it.t.gw.store.Query(it.ctx, p.Table, q)
+		}()
+	}
+	wg.Wait()
+}
+
+// finishScan records the row count after a complete unfiltered TableScan.
+func (it *rowIter) finishScan() {
+	p := it.spec.plan
+	if p.Path == planner.TableScan && p.Filter == nil && it.tt != nil && len(it.tt.writes) == 0 {
+		it.t.gw.setRowCount(it.meta.Physical, it.scanned)
+	}
+}
+
+// fetchWindow gets the next window of MultiGet keys in parallel.
+func (it *rowIter) fetchWindow() error {
+	end := min(it.gi+multiGetWindow, len(it.gets))
+	keys := it.gets[it.gi:end]
+	it.gi = end
+	res := make([]*storage.Entity, len(keys))
+	errs := make([]error, len(keys))
+	opts := &storage.GetOptions{Select: it.sel}
+	if len(keys) == 1 {
+		res[0], errs[0] = it.t.gw.store.Get(it.ctx, it.spec.plan.Table, keys[0].PK, keys[0].RK, opts)
+	} else {
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, multiGetParallel)
+		for i, k := range keys {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func(i int, k planner.Key) {
+				defer wg.Done()
+				defer func() { <-sem }()
+				res[i], errs[i] = it.t.gw.store.Get(it.ctx, it.spec.plan.Table, k.PK, k.RK, opts)
+			}(i, k)
+		}
+		wg.Wait()
+	}
+	it.fetched, it.fi = it.fetched[:0], 0
+	for i := range keys {
+		if errs[i] != nil {
+			if errors.Is(errs[i], storage.ErrNotFound) {
+				continue
+			}
+			return mapError(errs[i])
+		}
+		it.fetched = append(it.fetched, res[i])
+	}
+	return nil
+}
+
+// continuations reads the continuation entities of a wide row.
+func (it *rowIter) continuations(e *storage.Entity) ([]*storage.Entity, error) {
+	q := &storage.Query{Partition: storage.Exactly(e.PartitionKey), Row: it.meta.ContinuationRange(e.RowKey)}
+	var out []*storage.Entity
+	for {
+		page, err := it.t.gw.store.Query(it.ctx, it.meta.Physical, q)
+		if err != nil {
+			return nil, it.queryError(err)
+		}
+		out = append(out, page.Entities...)
+		if page.Continuation == "" {
+			return out, nil
+		}
+		q.Continuation = page.Continuation
+	}
+}
+
+// queryError maps a failed store query. A query answers not found only when
+// its physical table is gone: another gateway dropped or truncated the table
+// while this one still trusted its cached catalog (refreshed every
+// RefreshInterval). The catalog is refreshed at once, so the next statement
+// sees the change, and the statement fails as MySQL would: 1146 if the table
+// no longer exists, or 1213 (which clients retry) if it was truncated or
+// recreated under the same name.
+func (it *rowIter) queryError(err error) error {
+	if !errors.Is(err, storage.ErrNotFound) {
+		return mapError(err)
+	}
+	g, db, name := it.t.gw, it.t.db.name, it.meta.Name
+	if rerr := g.Catalog.Refresh(MetaCtx(it.ctx)); rerr != nil {
+		return mapError(rerr)
+	}
+	if _, terr := g.Catalog.Table(MetaCtx(it.ctx), db, name); errors.Is(terr, catalog.ErrNoTable) || errors.Is(terr, catalog.ErrNoDatabase) {
+		return mysql.NewSQLError(mysql.ERNoSuchTable, "42S02", "Table '%s.%s' doesn't exist", db, name)
+	}
+	if it.meta.IsAttached() {
+		// Not sqlgw's to recreate: a retry would meet the same absence.
+		return mysql.NewSQLError(mysql.ERNoSuchTable, "42S02", "Table '%s.%s' doesn't exist: its store table %s is gone (DROP TABLE forgets the mapping)", db, name, it.meta.Physical)
+	}
+	return errConflict(fmt.Sprintf("table %s.%s was truncated or recreated by another gateway", db, name))
+}
+
+// Close implements sql.RowIter. It reports the read to the metrics.
+func (it *rowIter) Close(*sql.Context) error {
+	if !it.reported {
+		it.reported = true
+		c := it.counters.Snapshot()
+		it.t.gw.Metrics.ObserveRead(metrics.PathName(it.spec.plan.Path), c.Requests, c.EntitiesRead, it.busy)
+	}
+	return nil
+}
+
+// decode rebuilds a full engine row from a row's entities.
+func (t *Table) decode(ents []*storage.Entity) (sql.Row, error) {
+	datums, err := t.meta().DecodeRow(ents...)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	cols := t.meta().Columns
+	row := make(sql.Row, len(cols))
+	for i := range cols {
+		if i >= len(datums) {
+			break
+		}
+		v, err := fromDatum(cols[i].Type, datums[i])
+		if err != nil {
+			return nil, err
+		}
+		row[i] = v
+	}
+	return row, nil
+}
+
+// project reduces a full row to the projected columns.
+func (t *Table) project(full sql.Row) sql.Row {
+	if t.proj == nil {
+		return full
+	}
+	out := make(sql.Row, len(t.proj))
+	for i, c := range t.proj {
+		out[i] = full[c]
+	}
+	return out
+}

@@ -1,0 +1,242 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/vt/sqlparser"
+)
+
+// PARTITION BY KEY
+//
+// go-mysql-server parses a CREATE TABLE's PARTITION BY clause but drops it:
+// plan.CreateTable and TableCreator.CreateTable never see it. sqlgw looks
+// at the statement text itself, in the connection handler, before the
+// engine runs it: PARTITION BY KEY(a,b) declares (a,b) as the partition
+// key (the same as COMMENT 'sqlgw: partition_key=(a,b)'); any other
+// partitioning (HASH, RANGE, LIST, LINEAR, explicit partitions) is
+// rejected with ER_NOT_SUPPORTED_YET when the table is created, never
+// silently ignored. The PARTITIONS n count is accepted and ignored: the
+// store partitions by key value, not into n buckets. The declared key is
+// also written into the table comment as "sqlgw: partition_key=(...)", so
+// SHOW CREATE TABLE shows it and a dump recreates the same keys.
+
+// indexDescKey names a secondary index of a statement for the DESC
+// columns it declares: by name, or by its columns when it has none.
+func indexDescKey(table, name string, cols []string) string {
+	if name != "" {
+		return strings.ToLower(table) + "\x00" + strings.ToLower(name)
+	}
+	return strings.ToLower(table) + "\x00\x00" + strings.ToLower(strings.Join(cols, "\x00"))
+}
+
+type partitionDecl struct {
+	cols []string
+	err  error
+	// desc names the PRIMARY KEY columns declared DESC, which
+	// go-mysql-server also drops (sql.IndexColumn has no order).
+	desc map[string]bool
+}
+
+// partitionDecls holds, per connection, the PARTITION BY clause of the
+// CREATE TABLE statement being executed, by lower-cased table name.
+type partitionDecls struct {
+	mu sync.Mutex
+	m  map[uint32]map[string]partitionDecl
+	// ixDesc holds, per connection, the DESC columns of the secondary
+	// indexes the statement being executed declares (CREATE TABLE's
+	// KEY (b DESC), CREATE INDEX, ALTER TABLE ADD INDEX), by indexDescKey:
+	// go-mysql-server's sql.IndexDef drops the order too.
+	ixDesc map[uint32]map[string]map[string]bool
+}
+
+// setIndexDesc records the DESC columns of an index of the statement.
+func (p *partitionDecls) setIndexDesc(conn uint32, key string, desc map[string]bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ixDesc == nil {
+		p.ixDesc = map[uint32]map[string]map[string]bool{}
+	}
+	if p.ixDesc[conn] == nil {
+		p.ixDesc[conn] = map[string]map[string]bool{}
+	}
+	p.ixDesc[conn][key] = desc
+}
+
+// takeIndexDesc returns (and forgets) the DESC columns recorded for the
+// index named name (or, unnamed, on cols) of table.
+func (p *partitionDecls) takeIndexDesc(conn uint32, table, name string, cols []string) map[string]bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, k := range []string{indexDescKey(table, name, nil), indexDescKey(table, "", cols)} {
+		if d, ok := p.ixDesc[conn][k]; ok {
+			delete(p.ixDesc[conn], k)
+			return d
+		}
+	}
+	return nil
+}
+
+// noteIndexDesc records the DESC columns of the index definitions of a
+// CREATE TABLE, CREATE INDEX or ALTER TABLE statement.
+func (p *partitionDecls) noteIndexDesc(conn uint32, stmt sqlparser.Statement) {
+	note := func(table, name string, cols []*sqlparser.IndexColumn) {
+		desc := map[string]bool{}
+		var names []string
+		for _, c := range cols {
+			names = append(names, c.Column.String())
+			if strings.EqualFold(c.Order, "desc") {
+				desc[strings.ToLower(c.Column.String())] = true
+			}
+		}
+		if len(desc) > 0 {
+			p.setIndexDesc(conn, indexDescKey(table, name, names), desc)
+		}
+	}
+	switch st := stmt.(type) {
+	case *sqlparser.DDL:
+		if st.TableSpec == nil {
+			return
+		}
+		for _, idx := range st.TableSpec.Indexes {
+			if idx.Info != nil && !idx.Info.Primary {
+				note(st.Table.Name.String(), idx.Info.Name.String(), idx.Columns)
+			}
+		}
+	case *sqlparser.AlterTable:
+		for _, s := range st.Statements {
+			if s.IndexSpec != nil && strings.EqualFold(s.IndexSpec.Action, "create") {
+				note(st.Table.Name.String(), s.IndexSpec.ToName.String(), s.IndexSpec.Columns)
+			}
+		}
+	}
+}
+
+func (p *partitionDecls) set(conn uint32, table string, d partitionDecl) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.m == nil {
+		p.m = map[uint32]map[string]partitionDecl{}
+	}
+	if p.m[conn] == nil {
+		p.m[conn] = map[string]partitionDecl{}
+	}
+	p.m[conn][strings.ToLower(table)] = d
+}
+
+func (p *partitionDecls) take(conn uint32, table string) (partitionDecl, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	d, ok := p.m[conn][strings.ToLower(table)]
+	if ok {
+		delete(p.m[conn], strings.ToLower(table))
+	}
+	return d, ok
+}
+
+func (p *partitionDecls) Clear(conn uint32) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.m, conn)
+	delete(p.ixDesc, conn)
+}
+
+// notePartitionBy records the PARTITION BY clause of query, if it is a
+// CREATE TABLE with one. Cheap for every other statement.
+func (p *partitionDecls) NotePartitionBy(conn uint32, query string) {
+	q := strings.TrimSpace(query)
+	if len(q) >= 6 && strings.EqualFold(q[:6], "rename") {
+		p.noteRename(conn, q)
+		return
+	}
+	isAlter := len(q) >= 5 && strings.EqualFold(q[:5], "alter")
+	if !isAlter && (len(q) < 6 || !strings.EqualFold(q[:6], "create")) {
+		return
+	}
+	p.mu.Lock()
+	delete(p.ixDesc, conn) // a new DDL statement: nothing left from a failed one
+	p.mu.Unlock()
+	if lq := strings.ToLower(q); !strings.Contains(lq, "partition") && !strings.Contains(lq, "desc") {
+		return
+	}
+	stmt, _, err := sqlparser.ParseOne(context.Background(), q)
+	if err != nil {
+		return // the engine reports the syntax error
+	}
+	p.noteIndexDesc(conn, stmt)
+	if isAlter {
+		return
+	}
+	ddl, ok := stmt.(*sqlparser.DDL)
+	if !ok || ddl.TableSpec == nil {
+		return
+	}
+	table := ddl.Table.Name.String()
+	var d partitionDecl
+	for _, idx := range ddl.TableSpec.Indexes {
+		if idx.Info == nil || !idx.Info.Primary {
+			continue
+		}
+		for _, c := range idx.Columns {
+			if strings.EqualFold(c.Order, "desc") {
+				if d.desc == nil {
+					d.desc = map[string]bool{}
+				}
+				d.desc[strings.ToLower(c.Column.String())] = true
+			}
+		}
+	}
+	po := ddl.TableSpec.PartitionOpt
+	switch {
+	case po == nil:
+	case !strings.EqualFold(po.PartitionType, "key") || po.IsLinear || po.SubPartition != nil || len(po.Definitions) > 0:
+		d.err = errUnsupported.New(fmt.Sprintf("table %s: PARTITION BY %s is not supported; use PARTITION BY KEY(columns) or COMMENT 'sqlgw: partition_key=(columns)'", table, strings.ToUpper(po.PartitionType)))
+	case len(po.ColList) == 0:
+		d.err = errUnsupported.New(fmt.Sprintf("table %s: PARTITION BY KEY() needs its columns (the partition key is a list of primary-key columns)", table))
+	default:
+		for _, c := range po.ColList {
+			d.cols = append(d.cols, c.String())
+		}
+	}
+	p.set(conn, table, d)
+}
+
+// createDecl returns what the connection handler read from the CREATE
+// TABLE being executed on this session's connection: the PARTITION BY KEY
+// columns and the DESC primary-key columns.
+func (g *Gateway) createDecl(ctx *sql.Context, table string) partitionDecl {
+	d, _ := g.Parts.take(ctx.Session.ID(), table)
+	return d
+}
+
+// renameKey is the partitionDecls entry of a RENAME TABLE statement.
+const renameKey = "\x00rename"
+
+// noteRename records an error for a RENAME TABLE that moves a table to
+// another database: go-mysql-server drops the target database and would
+// rename within the source database instead.
+func (p *partitionDecls) noteRename(conn uint32, q string) {
+	stmt, _, err := sqlparser.ParseOne(context.Background(), q)
+	if err != nil {
+		return
+	}
+	ddl, ok := stmt.(*sqlparser.DDL)
+	if !ok || ddl.Action != sqlparser.RenameStr {
+		return
+	}
+	for i := range ddl.FromTables {
+		if i >= len(ddl.ToTables) {
+			break
+		}
+		from, to := ddl.FromTables[i].DbQualifier.String(), ddl.ToTables[i].DbQualifier.String()
+		if to != "" && !strings.EqualFold(from, to) {
+			p.set(conn, renameKey, partitionDecl{err: errUnsupported.New(fmt.Sprintf(
+				"RENAME TABLE %s TO %s.%s: moving a table to another database is not supported yet",
+				ddl.FromTables[i].Name.String(), to, ddl.ToTables[i].Name.String()))})
+			return
+		}
+	}
+}

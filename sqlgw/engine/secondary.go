@@ -1,0 +1,990 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
+
+	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/catalog/ixmaint"
+	"github.com/sqlgw/sqlgw/planner"
+	"github.com/sqlgw/sqlgw/storage"
+)
+
+// Secondary indexes
+//
+// DDL: CREATE [UNIQUE] INDEX, ALTER TABLE ADD/DROP INDEX, INDEX/KEY/UNIQUE
+// in CREATE TABLE, DROP INDEX. The kind and covering columns come from the
+// index comment (catalog.ParseIndexOptions):
+//
+//	CREATE INDEX by_city ON users (city, age) COMMENT 'sqlgw: global, cover=(name)'
+//	CREATE INDEX by_status ON orders (cust, status) COMMENT 'sqlgw: local'
+//
+// Without a kind, an index that starts with the partition-key columns is
+// local, any other is global (catalog.ChooseIndexKind). SHOW INDEX and
+// information_schema.STATISTICS list them (GetIndexes), the comment
+// showing the kind and the covered columns.
+//
+// CREATE INDEX adds the index in state building (writers maintain it from
+// then on), waits for every gateway's catalog cache to see it, backfills
+// it online (ixmaint.Backfill; progress in SHOW PROCESSLIST, as the
+// statement's table progress "index NAME", and in the log), then marks it
+// ready;
+// only then does the planner use it. A gateway that starts with an index
+// still building (a crash mid-backfill) runs the backfill again from the
+// start (idempotent). A duplicate found by the backfill of a UNIQUE index
+// drops the index and fails the statement with 1062.
+//
+// Writes (txn.go): every row write of a table with indexes carries its
+// local index operations in its own batch; global ones follow ixmaint's
+// protocol around the batch (ixmaint.Maintainer.Begin / Finish). A unique
+// violation is MySQL error 1062 naming the index. Reads of IndexLookup and
+// IndexRange plans (iter.go) read the index entities, then the base rows
+// with parallel Gets, verifying every hit of a global index against its
+// row (stale hits are dropped and repaired); covering plans read no base
+// row for unmarked entities. Recovery of interrupted global index writes
+// runs at start-up and every indexSweepEvery (startIndexRecovery); marks
+// younger than the lease are left to their writers, so entries a crash
+// left are settled within lease + indexSweepEvery of the restart.
+
+// indexLease is the lease of marked global index entities.
+const indexLease = ixmaint.DefaultLease
+
+// indexSweepEvery is the period of the recovery sweep after start-up. A
+// sweep reads every global index table with a filter (the store scans them
+// whole), so it runs a few times a minute at most; readers never depend on
+// it (they verify), only the tidiness of the index after a crash does.
+const indexSweepEvery = 2 * indexLease
+
+// readyIndexes lists the indexes the planner may use, in catalog order.
+func readyIndexes(t *catalog.Table) []*catalog.Index {
+	if t.Keyless() {
+		return nil
+	}
+	var out []*catalog.Index
+	for i := range t.Indexes {
+		if t.Indexes[i].State == catalog.IndexReady {
+			out = append(out, &t.Indexes[i])
+		}
+	}
+	return out
+}
+
+var _ planner.IndexedTable = (*plannerTable)(nil)
+
+// Indexes implements planner.IndexedTable.
+func (p *plannerTable) Indexes() []planner.Index { return plannerIndexes(p.t, readyIndexes(p.t)) }
+
+// EncodeIndexKey implements planner.IndexedTable.
+func (p *plannerTable) EncodeIndexKey(n, first int, vals []planner.Datum) (string, error) {
+	return encodeIndexKey(p.t, readyIndexes(p.t), n, first, vals)
+}
+
+// plannerIndexes describes ixs to the planner, position for position (an
+// index that cannot be described gets no columns, so the planner skips it
+// and the positions still agree with encodeIndexKey's).
+func plannerIndexes(t *catalog.Table, ixs []*catalog.Index) []planner.Index {
+	out := make([]planner.Index, 0, len(ixs))
+	for _, ix := range ixs {
+		pi := planner.Index{Name: ix.Name, Table: ix.Physical, Local: !ix.Global, Unique: ix.Unique, Unsynced: t.IsAttached(),
+			BaseKeys: []string{catalog.PropBasePK, catalog.PropBaseRK, ixmaint.PropPending, ixmaint.PropPrevPK, ixmaint.PropPrevRK}}
+		if !ix.Global {
+			pi.Table = t.Physical
+			_, pre, err := t.IndexPrefix(ix, nil)
+			if err != nil {
+				out = append(out, planner.Index{Name: ix.Name})
+				continue
+			}
+			pi.LocalPrefix = pre
+		}
+		cols, err := t.IndexColumns(ix)
+		if err != nil {
+			out = append(out, planner.Index{Name: ix.Name})
+			continue
+		}
+		for _, kc := range cols {
+			pi.Columns = append(pi.Columns, planner.KeyColumn{Col: kc.Index, Desc: kc.Desc})
+			pi.Carried = append(pi.Carried, kc.Index)
+		}
+		for _, c := range ix.Covering {
+			if i := t.ColumnIndex(c); i >= 0 {
+				pi.Carried = append(pi.Carried, i)
+			}
+		}
+		// Primary-key columns decode exactly from the base keys.
+		for _, kp := range t.PrimaryKey {
+			if i := t.ColumnIndex(kp.Column); i >= 0 && ixmaint.KeyExact(t, i) {
+				pi.Carried = append(pi.Carried, i)
+			}
+		}
+		out = append(out, pi)
+	}
+	return out
+}
+
+// encodeIndexKey encodes values of index ixs[n] (planner.IndexedTable).
+func encodeIndexKey(t *catalog.Table, ixs []*catalog.Index, n, first int, vals []planner.Datum) (string, error) {
+	if n < 0 || n >= len(ixs) {
+		return "", fmt.Errorf("sqlgw: index %d out of range", n)
+	}
+	cols, err := t.IndexColumns(ixs[n])
+	if err != nil {
+		return "", err
+	}
+	if first+len(vals) > len(cols) {
+		return "", fmt.Errorf("sqlgw: %d index values from %d for %d columns", len(vals), first, len(cols))
+	}
+	var b []byte
+	for i, d := range vals {
+		if b, err = cols[first+i].Append(b, d); err != nil {
+			return "", err
+		}
+	}
+	return string(b), nil
+}
+
+// secondaryIndex is a secondary index as the engine sees it (SHOW INDEX,
+// information_schema.STATISTICS, lookup joins, foreign-key checks). sqlgw
+// chooses index paths for filters itself (LookupForExpressions), but the
+// engine builds MySQLRangeCollections on it for lookup joins and foreign
+// keys: IndexedAccess converts those to the planner's IR over the index's
+// columns (rangesToPlanFor), which plans them onto the index when it is
+// ready (IndexLookup/IndexRange, hits verified against base rows) and onto
+// another correct path while it is building; whatever the plan does not
+// answer exactly is enforced with the ranges' filter expression, so every
+// range on the index's columns is supported.
+type secondaryIndex struct {
+	db, table string
+	ix        catalog.Index
+	exprs     []string
+	types     []sql.ColumnExpressionType
+	cols      []int // full-row ordinals, in expression order
+}
+
+var _ sql.Index = (*secondaryIndex)(nil)
+
+func (t *Table) secondaryIndexes() []sql.Index {
+	var out []sql.Index
+	for _, ix := range t.meta().Indexes {
+		si := &secondaryIndex{db: t.db.name, table: t.Name(), ix: ix}
+		for _, kp := range ix.Columns {
+			c := t.meta().ColumnIndex(kp.Column)
+			if c < 0 {
+				continue
+			}
+			col := t.info.schema.Schema[c]
+			e := indexExpr(t.Name(), col.Name)
+			si.exprs = append(si.exprs, e)
+			si.types = append(si.types, sql.ColumnExpressionType{Expression: e, Type: col.Type})
+			si.cols = append(si.cols, c)
+		}
+		out = append(out, si)
+	}
+	return out
+}
+
+func (ix *secondaryIndex) ID() string                            { return ix.ix.Name }
+func (ix *secondaryIndex) Database() string                      { return ix.db }
+func (ix *secondaryIndex) Table() string                         { return ix.table }
+func (ix *secondaryIndex) Expressions() []string                 { return ix.exprs }
+func (ix *secondaryIndex) IsUnique() bool                        { return ix.ix.Unique }
+func (ix *secondaryIndex) IsSpatial() bool                       { return false }
+func (ix *secondaryIndex) IsFullText() bool                      { return false }
+func (ix *secondaryIndex) IsVector() bool                        { return false }
+func (ix *secondaryIndex) IndexType() string                     { return "BTREE" }
+func (ix *secondaryIndex) IsGenerated() bool                     { return false }
+func (ix *secondaryIndex) PrefixLengths() []uint16               { return nil }
+func (ix *secondaryIndex) CanSupportOrderBy(sql.Expression) bool { return false }
+func (ix *secondaryIndex) ColumnExpressionTypes(*sql.Context) []sql.ColumnExpressionType {
+	return ix.types
+}
+
+// CanSupport implements sql.Index: true for MySQLRanges over (a prefix of)
+// the index's columns, which rangesToPlanFor converts exactly (the plan's
+// residual is the ranges' own filter expression).
+func (ix *secondaryIndex) CanSupport(_ *sql.Context, ranges ...sql.Range) bool {
+	if len(ix.cols) != len(ix.ix.Columns) {
+		return false // a column the catalog no longer has
+	}
+	for _, r := range ranges {
+		mr, ok := r.(sql.MySQLRange)
+		if !ok || len(mr) > len(ix.cols) {
+			return false
+		}
+	}
+	return true
+}
+
+// Comment renders the index's kind and covered columns in the syntax that
+// creates it (SHOW CREATE TABLE, dumps).
+func (ix *secondaryIndex) Comment() string {
+	kind := "global"
+	if !ix.ix.Global {
+		kind = "local"
+	}
+	s := "sqlgw: " + kind
+	if len(ix.ix.Covering) > 0 {
+		s += ", cover=(" + strings.Join(ix.ix.Covering, ", ") + ")"
+	}
+	return s
+}
+
+// createSecondaryIndex implements CREATE INDEX (and the indexes of CREATE
+// TABLE, which the engine adds after creating the table).
+func (t *Table) createSecondaryIndex(ctx *sql.Context, def sql.IndexDef) error {
+	meta := t.meta()
+	switch {
+	case meta.Keyless():
+		return errUnsupported.New(fmt.Sprintf("secondary index %s: table %s has no primary key; indexes need one", def.Name, t.Name()))
+	case def.IsFullText(), def.IsSpatial(), def.IsVector():
+		return errUnsupported.New(fmt.Sprintf("index %s: FULLTEXT, SPATIAL and VECTOR indexes are not supported", def.Name))
+	}
+	var cols []catalog.KeyPart
+	var names []string
+	for _, c := range def.Columns {
+		names = append(names, c.Name)
+	}
+	var desc map[string]bool
+	if ctx.Session != nil {
+		desc = t.gw.Parts.takeIndexDesc(ctx.Session.ID(), t.Name(), def.Name, names) // partition.go
+	}
+	for _, c := range def.Columns {
+		if c.Length > 0 {
+			return errUnsupported.New(fmt.Sprintf("index %s: prefix lengths (%s(%d)) are not supported", def.Name, c.Name, c.Length))
+		}
+		cols = append(cols, catalog.KeyPart{Column: c.Name, Desc: desc[strings.ToLower(c.Name)]})
+	}
+	opts, err := catalog.ParseIndexOptions(def.Comment)
+	if err != nil {
+		return mapError(err)
+	}
+	unique := def.IsUnique()
+	global, err := catalog.ChooseIndexKind(meta, cols, unique, opts.Kind)
+	if err != nil {
+		return mapError(err)
+	}
+	name := def.Name
+	if name == "" {
+		name = cols[0].Column
+		for i := 2; meta.Index(name) != nil; i++ {
+			name = fmt.Sprintf("%s_%d", cols[0].Column, i)
+		}
+	}
+	mctx := MetaCtx(ctx)
+	nt, err := t.gw.Catalog.AddIndex(mctx, t.db.name, t.Name(), catalog.Index{Name: name, Columns: cols,
+		Unique: unique, Global: global, Covering: opts.Cover, State: catalog.IndexBuilding})
+	if err != nil {
+		if errors.Is(err, catalog.ErrIndexExists) {
+			return sql.ErrDuplicateKey.New(name)
+		}
+		return mapError(err)
+	}
+	// Progress in SHOW PROCESSLIST (the statement's table progress) and
+	// in the log.
+	item := "index " + name
+	var pl sql.ProcessList = sql.EmptyProcessList{}
+	if ctx.ProcessList != nil {
+		pl = ctx.ProcessList
+	}
+	n, _ := t.gw.rowCount(meta.Physical)
+	pl.AddTableProgress(ctx.Pid(), item, n)
+	defer pl.RemoveTableProgress(ctx.Pid(), item)
+	done := 0
+	return t.gw.buildIndex(mctx, t.db.name, nt, name, func(rows int) {
+		pl.UpdateTableProgress(ctx.Pid(), item, int64(rows-done))
+		done = rows
+	})
+}
+
+// buildIndex backfills index name of table nt and marks it ready; on a
+// duplicate in a unique index it drops the index.
+func (g *Gateway) buildIndex(ctx context.Context, db string, nt *catalog.Table, name string, progress func(rows int)) error {
+	// Writers of every gateway must see the index before the backfill
+	// passes their rows: wait out the catalog cache.
+	time.Sleep(g.catalogRefresh())
+	ix := nt.Index(name)
+	if ix == nil {
+		return fmt.Errorf("sqlgw: index %s vanished", name)
+	}
+	log := g.logger()
+	start := time.Now()
+	last := time.Now()
+	err := g.maint().Backfill(ctx, nt, ix, func(rows int, pk, rk string) {
+		if progress != nil {
+			progress(rows)
+		}
+		if time.Since(last) > 2*time.Second {
+			last = time.Now()
+			log.Info("sqlgw: building index", "table", nt.Name, "index", name, "rows", rows)
+		}
+	})
+	if errors.Is(err, ixmaint.ErrDuplicate) {
+		if _, derr := g.Catalog.DropIndex(ctx, db, nt.Name, name); derr != nil {
+			log.Warn("sqlgw: dropping a failed unique index", "index", name, "error", derr)
+		}
+		return mysql.NewSQLError(mysql.ERDupEntry, "23000", "Duplicate entry for key '%s'", name)
+	}
+	if err != nil && nt.IsAttached() {
+		// Another application's value the index cannot hold (a key over
+		// the store's limit): the index is not created (attached_index.go).
+		g.dropFailedIndex(ctx, db, nt.Name, name)
+	}
+	if err != nil {
+		return mapError(err)
+	}
+	if _, err := g.Catalog.SetIndexState(ctx, db, nt.Name, name, catalog.IndexReady); err != nil {
+		return mapError(err)
+	}
+	log.Info("sqlgw: index ready", "table", nt.Name, "index", name, "took", time.Since(start).Round(time.Millisecond))
+	g.statsAfterIndex(db, nt.Name) // stats.go
+	return nil
+}
+
+// dropSecondaryIndex implements DROP INDEX: the catalog drops the index
+// (and a global index's table); a local index's entities are deleted from
+// the base partitions here (they are unreachable already: index IDs are
+// never reused).
+func (t *Table) dropSecondaryIndex(ctx *sql.Context, name string) error {
+	meta := t.meta()
+	ix := meta.Index(name)
+	if ix == nil {
+		return sql.ErrIndexNotFound.New(name)
+	}
+	local := !ix.Global
+	_, pre, perr := meta.IndexPrefix(ix, nil)
+	if _, err := t.gw.Catalog.DropIndex(MetaCtx(ctx), t.db.name, t.Name(), name); err != nil {
+		return mapError(err)
+	}
+	if local && perr == nil {
+		t.gw.deleteRange(MetaCtx(ctx), meta.Physical, catalog.PrefixRange(pre))
+	}
+	return nil
+}
+
+// deleteRange deletes the entities whose RowKeys are in r, in every
+// partition, in batches (best effort: failures are logged).
+func (g *Gateway) deleteRange(ctx context.Context, phys string, r *storage.KeyRange) {
+	q := &storage.Query{Row: r, Select: []string{}}
+	byPart := map[string][]storage.Operation{}
+	flush := func(pk string) {
+		if ops := byPart[pk]; len(ops) > 0 {
+			if _, err := g.store.Batch(ctx, phys, ops); err != nil {
+				g.logger().Warn("sqlgw: deleting dropped index entities", "error", err)
+			}
+			delete(byPart, pk)
+		}
+	}
+	for {
+		page, err := g.store.Query(ctx, phys, q)
+		if err != nil {
+			g.logger().Warn("sqlgw: deleting dropped index entities", "error", err)
+			return
+		}
+		for _, e := range page.Entities {
+			ops := append(byPart[e.PartitionKey], storage.Operation{Kind: storage.OpDelete,
+				Entity: &storage.Entity{PartitionKey: e.PartitionKey, RowKey: e.RowKey}})
+			byPart[e.PartitionKey] = ops
+			if len(ops) == storage.MaxBatchOps {
+				flush(e.PartitionKey)
+			}
+		}
+		if page.Continuation == "" {
+			break
+		}
+		q.Continuation = page.Continuation
+	}
+	for pk := range byPart {
+		flush(pk)
+	}
+}
+
+// loadIndex runs an index plan's reads: the index entities, then the base
+// rows (or, for a covering plan, rows built from the entities). It fills
+// it.fetched with main entities, in index order (key order when the
+// transaction has buffered writes to merge).
+func (it *rowIter) loadIndex() error {
+	p := it.spec.plan
+	ix := it.meta.Index(p.Index.Name)
+	if ix == nil {
+		return fmt.Errorf("sqlgw: index %s of table %s is gone; retry", p.Index.Name, it.meta.Name)
+	}
+	hits, err := it.readIndexHits(p) // joinbatch_index.go: in parallel
+	if err != nil {
+		return err
+	}
+	out := make([]*storage.Entity, len(hits))
+	also := make([]*storage.Entity, len(hits)) // a second row of a handed-over entity
+	var gets []int
+	for i, h := range hits {
+		_, marked := h.Properties[ixmaint.PropPending]
+		if p.Index.Covering && (!ix.Global || !marked) {
+			e, err := it.coveringEntity(ix, h)
+			if err != nil {
+				return err
+			}
+			out[i] = e
+			continue
+		}
+		gets = append(gets, i)
+	}
+	errs := make([]error, len(hits))
+	stale := make([]bool, len(hits))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, multiGetParallel)
+	for _, i := range gets {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			h := hits[i]
+			// A marked entity handed between two rows of one transaction
+			// names both (ixmaint.Candidates): each whose row implies it is
+			// an answer (both, only if a commit was cut half-way).
+			for _, cand := range ixmaint.Candidates(h) {
+				e, ok, err := it.verifyHit(ix, h, cand[0], cand[1])
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				if ok && out[i] == nil {
+					out[i] = e
+				} else if ok {
+					also[i] = e
+				}
+			}
+			stale[i] = out[i] == nil
+		}()
+	}
+	wg.Wait()
+	for i := range hits {
+		if errs[i] != nil {
+			return mapError(errs[i])
+		}
+		if stale[i] && ix.Global {
+			if _, err := it.t.gw.maint().Resolve(it.ctx, it.meta, ix, hits[i], false); err != nil {
+				it.t.gw.logger().Warn("sqlgw: repairing a stale index entity", "index", ix.Name, "error", err)
+			}
+		}
+	}
+	it.fetched = it.fetched[:0]
+	for i, e := range out {
+		if a := also[i]; a != nil && keyLess(entKey{a.PartitionKey, a.RowKey}, entKey{e.PartitionKey, e.RowKey}) {
+			e, also[i] = a, e // one index value: base key order
+		}
+		if e != nil {
+			it.fetched = append(it.fetched, e)
+		}
+		if also[i] != nil {
+			it.fetched = append(it.fetched, also[i])
+		}
+	}
+	if it.tt != nil && len(it.tt.writes) > 0 {
+		// The buffered writes are merged in key order.
+		sort.SliceStable(it.fetched, func(i, j int) bool {
+			return keyLess(entKey{it.fetched[i].PartitionKey, it.fetched[i].RowKey}, entKey{it.fetched[j].PartitionKey, it.fetched[j].RowKey})
+		})
+	}
+	it.fi = 0
+	it.ixLoaded = true
+	return nil
+}
+
+// verifyHit reads the base row (pk, rk) of index hit h and reports whether
+// it still implies h (always, for a local index).
+func (it *rowIter) verifyHit(ix *catalog.Index, h *storage.Entity, pk, rk string) (*storage.Entity, bool, error) {
+	e, err := it.t.gw.store.Get(it.ctx, it.meta.Physical, pk, rk, nil)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if ix.Global {
+		ents := []*storage.Entity{e}
+		if it.meta.Extras(e) > 0 {
+			more, err := it.continuations(e)
+			if err != nil {
+				return nil, false, err
+			}
+			ents = append(ents, more...)
+		}
+		row, err := it.meta.DecodeRow(ents...)
+		if err != nil {
+			return nil, false, err
+		}
+		want, err := it.meta.IndexEntity(ix, pk, rk, row)
+		if err != nil {
+			return nil, false, err
+		}
+		if want.PartitionKey != h.PartitionKey || want.RowKey != h.RowKey {
+			return nil, false, nil
+		}
+	}
+	return e, true, nil
+}
+
+// coveringEntity builds a row's main entity from an index entity that
+// carries every needed column (and the exactly decodable key columns). It
+// is marked synthetic: its ETag is not the row's.
+func (it *rowIter) coveringEntity(ix *catalog.Index, h *storage.Entity) (*storage.Entity, error) {
+	pk, rk, vals, err := it.meta.DecodeIndexEntity(ix, h)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	kv, err := it.meta.DecodeKey(pk, rk)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	for i, kp := range it.meta.PrimaryKey {
+		c := it.meta.ColumnIndex(kp.Column)
+		if c >= 0 && vals[c] == nil && i < len(kv) && ixmaint.KeyExact(it.meta, c) {
+			vals[c] = kv[i]
+		}
+	}
+	ents, err := it.meta.EncodeEntities(pk, rk, vals)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	e := ents[0]
+	delete(e.Properties, catalog.PropExtras)
+	if it.synthetic == nil {
+		it.synthetic = map[*storage.Entity]bool{}
+	}
+	it.synthetic[e] = true
+	return e, nil
+}
+
+// maint returns the gateway's index maintainer.
+func (g *Gateway) maint() *ixmaint.Maintainer {
+	g.maintOnce.Do(func() { g.maintainer = &ixmaint.Maintainer{Store: g.store, Lease: indexLease} })
+	return g.maintainer
+}
+
+func (g *Gateway) logger() *slog.Logger {
+	if g.Log != nil {
+		return g.Log
+	}
+	return slog.Default()
+}
+
+func (g *Gateway) catalogRefresh() time.Duration { return g.Catalog.RefreshInterval() }
+
+// indexWrites turns a batch's buffered writes into ixmaint writes.
+func indexWrite(k entKey, w *pending) ixmaint.Write {
+	iw := ixmaint.Write{OldPK: k.pk, OldRK: k.rk, PK: k.pk, RK: k.rk}
+	if w.stored {
+		iw.Old = w.old
+	}
+	if !w.deleted {
+		iw.New = w.row
+	}
+	return iw
+}
+
+// dupIndexError is MySQL's 1062 for unique index ix, naming the values
+// when e, the index entity that collided, is known.
+func dupIndexError(meta *catalog.Table, ix string, e *storage.Entity) error {
+	if v, ok := indexValues(meta, ix, e); ok {
+		return mysql.NewSQLError(mysql.ERDupEntry, "23000", "%s", dupEntryMessage(v, ix))
+	}
+	return mysql.NewSQLError(mysql.ERDupEntry, "23000", "Duplicate entry for key '%s'", ix)
+}
+
+// dupEntryMessage is MySQL's text of 1062 for values v of key ix.
+func dupEntryMessage(v, ix string) string {
+	return fmt.Sprintf("Duplicate entry '%s' for key '%s'", v, ix)
+}
+
+// indexValues renders the indexed values an index entity carries as MySQL
+// does in 1062 messages ('a-b').
+func indexValues(meta *catalog.Table, name string, e *storage.Entity) (string, bool) {
+	ix := meta.Index(name)
+	if ix == nil || e == nil {
+		return "", false
+	}
+	_, _, row, err := meta.DecodeIndexEntity(ix, e)
+	if err != nil {
+		return "", false
+	}
+	return rowIndexValues(meta, ix, row), true
+}
+
+// rowIndexValues renders row's values in index ix's columns ('a-b').
+func rowIndexValues(meta *catalog.Table, ix *catalog.Index, row []catalog.Datum) string {
+	var parts []string
+	for _, kp := range ix.Columns {
+		c := meta.ColumnIndex(kp.Column)
+		if c < 0 || c >= len(row) {
+			continue
+		}
+		switch v := row[c].(type) {
+		case nil:
+			parts = append(parts, "NULL")
+		case []byte:
+			parts = append(parts, string(v))
+		default:
+			parts = append(parts, fmt.Sprint(v))
+		}
+	}
+	return strings.Join(parts, "-")
+}
+
+// startIndexRecovery resolves interrupted global index writes of every
+// table now and every lease period, and resumes the backfill of indexes
+// left building by a crash. It stops when ctx is done.
+func (g *Gateway) StartIndexRecovery(ctx context.Context) {
+	g.startTxnRecovery(ctx)
+	run := func(resume bool) {
+		dbs, err := g.Catalog.Databases(ctx)
+		if err != nil {
+			return
+		}
+		for _, db := range dbs {
+			tables, err := g.Catalog.Tables(ctx, db)
+			if err != nil {
+				continue
+			}
+			for _, t := range tables {
+				if ixmaint.HasGlobal(t) {
+					if rs, err := g.maint().Recover(ctx, t, false); err != nil {
+						g.logger().Warn("sqlgw: index recovery", "table", t.Name, "error", err)
+					} else if rs.Marked > 0 {
+						g.logger().Info("sqlgw: index recovery", "table", t.Name, "resolved", rs.Kept+rs.Removed, "pending", rs.Skipped)
+					}
+				}
+				if !resume {
+					continue
+				}
+				for _, ix := range t.Indexes {
+					if ix.State == catalog.IndexBuilding {
+						g.logger().Info("sqlgw: resuming the build of an index", "table", t.Name, "index", ix.Name)
+						if err := g.buildIndex(ctx, db, t, ix.Name, nil); err != nil {
+							g.logger().Warn("sqlgw: index build", "index", ix.Name, "error", err)
+						}
+					}
+				}
+			}
+		}
+	}
+	go func() {
+		run(true)
+		tick := time.NewTicker(indexSweepEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				run(false)
+			}
+		}
+	}()
+}
+
+var _ = slices.Clone[[]int]
+
+// storedRow returns the stored row under k for index maintenance: the one
+// a buffered write recorded, else the row the engine read (equal to the
+// stored one, as base checked).
+func storedRow(tt *txTable, k entKey, engineRow []catalog.Datum) []catalog.Datum {
+	if w, ok := tt.writes[k]; ok {
+		return w.old
+	}
+	return engineRow
+}
+
+// ixBatch is the global index write of one applied (or attempted) batch.
+type ixBatch struct {
+	op      *ixmaint.Op
+	applied bool
+}
+
+// addIndexOps adds a row write's local index operations to its batch
+// operations and records the write for the global indexes.
+func addIndexOps(meta *catalog.Table, k entKey, w *pending, ro *rowOps) error {
+	iw := indexWrite(k, w)
+	lo, _, err := ixmaint.LocalOps(meta, iw)
+	if err != nil {
+		return mapError(err)
+	}
+	ro.ops = append(ro.ops, lo...)
+	ro.ix = &iw
+	return nil
+}
+
+// beginIndexes runs the first step of the global index protocol for the
+// rows of one batch; the commit finishes it (finishIndexes). A non-nil Op
+// must be finished even with an error (a write that took too long).
+//
+// h lists the unique values the transaction hands from one of its rows to
+// another (built over all its writes of the table: ixmaint.NewHandoffs):
+// those entities are taken over rather than reported as duplicates, so a
+// swap or shift of unique values that each statement allowed commits.
+func (g *Gateway) beginIndexes(ctx context.Context, meta *catalog.Table, ws []ixmaint.Write, h *ixmaint.Handoffs) (*ixmaint.Op, error) {
+	if len(ws) == 0 || !ixmaint.HasGlobal(meta) {
+		return nil, nil
+	}
+	op, err := g.maint().BeginHandoffs(ctx, meta, ws, h)
+	if err != nil {
+		var de *ixmaint.DuplicateError
+		if errors.As(err, &de) {
+			return nil, dupIndexError(meta, de.Index, de.Entity)
+		}
+		return nil, mapError(err)
+	}
+	if op.Expired() {
+		return op, errConflict("the index writes of table " + meta.Name + " took too long")
+	}
+	return op, nil
+}
+
+// applyIndexed applies a batch; a delete of a local index entity that an
+// index still being built lacks is dropped and the batch retried (safe:
+// the backfill's write of that entity changes the row's ETag). It returns
+// the batch as applied.
+func (g *Gateway) applyIndexed(ctx context.Context, meta *catalog.Table, ops []storage.Operation) ([]storage.ETag, []storage.Operation, error) {
+	if len(meta.Indexes) > 0 {
+		var err error
+		if ops, err = mergeIndexOps(meta, ops); err != nil {
+			return nil, nil, err
+		}
+	}
+	for {
+		if len(ops) == 1 {
+			etags, err := g.apply(ctx, meta, ops)
+			return etags, ops, err
+		}
+		etags, err := g.store.Batch(ctx, meta.Physical, ops)
+		var be *storage.BatchError
+		if err != nil && errors.As(err, &be) && errors.Is(err, storage.ErrNotFound) && be.Index >= 0 && be.Index < len(ops) &&
+			ops[be.Index].Kind == storage.OpDelete && ops[be.Index].Entity.RowKey >= meta.RowKeyEnd() && len(meta.Indexes) > 0 {
+			ops = slices.Delete(slices.Clone(ops), be.Index, be.Index+1)
+			continue
+		}
+		if err != nil {
+			return nil, ops, g.applyError(meta, ops, err)
+		}
+		return etags, ops, nil
+	}
+}
+
+// finishIndexes ends the global index writes of a commit.
+func (g *Gateway) finishIndexes(ctx context.Context, log *commitLog) {
+	for _, b := range log.ix {
+		committed := b.applied && !log.compensated
+		if err := b.op.Finish(ctx, func(int) bool { return committed }); err != nil {
+			g.logger().Warn("sqlgw: finishing index writes (recovery will)", "error", err)
+		}
+	}
+}
+
+// indexExplain names an index plan's two steps for EXPLAIN's Extra.
+func indexExplain(p *planner.Plan) string {
+	ix := p.Index
+	kind := "global"
+	if ix.Local {
+		kind = "local"
+	}
+	if ix.Unique {
+		kind = "unique " + kind
+	}
+	n := len(ix.Gets) + len(ix.Queries)
+	what := "index gets"
+	if len(ix.Queries) > 0 {
+		what = "index queries"
+	}
+	s := fmt.Sprintf("index %s (%s): %d %s", ix.Name, kind, n, what)
+	if ix.Covering {
+		return s + ", covering (no base gets)"
+	}
+	return s + fmt.Sprintf(", then ~%s base gets in parallel", formatCost(ix.Hits))
+}
+
+// checkUnique looks for another row holding the new row's values in a
+// unique index, at statement time, so that INSERT IGNORE, ON DUPLICATE KEY
+// UPDATE and REPLACE see secondary unique keys as MySQL does (the engine
+// acts on the UniqueKeyError and its existing row). Plain autocommit
+// INSERTs skip it: the commit's conditional insert of the index entity
+// reports 1062 just as well. Rows with a NULL in the index never conflict.
+//
+// UPDATE checks too (old is the row before the update: only the unique
+// indexes whose values change are checked), row by row against the state
+// the statement has produced so far, as InnoDB does: so UPDATE IGNORE skips
+// the row with a warning, a failing UPDATE fails during the statement (and
+// is rolled back whole from the buffer, never half-committed), and a
+// transaction's buffer never holds two rows with one unique value, which
+// the commit relies on (txn.go: values handed from one row to another).
+func (e *editor) checkUnique(ctx *sql.Context, tt *txTable, k entKey, d, old []catalog.Datum) error {
+	meta := e.t.meta()
+	for i := range meta.Indexes {
+		ix := &meta.Indexes[i]
+		if !ix.Unique {
+			continue
+		}
+		if old != nil && !uniqueChanged(meta, ix, old, d) {
+			continue
+		}
+		null := false
+		for _, kp := range ix.Columns {
+			if c := meta.ColumnIndex(kp.Column); c >= 0 && d[c] == nil {
+				null = true
+			}
+		}
+		if null {
+			continue
+		}
+		ent, err := meta.IndexEntity(ix, k.pk, k.rk, d)
+		if err != nil {
+			return mapError(err)
+		}
+		if bk, ok := tt.bufferedUnique(ix, ent); ok && bk != k {
+			if w := tt.writes[bk]; w != nil && !w.deleted && w.row != nil {
+				return sql.NewUniqueKeyErr(dupEntryMessage(rowIndexValues(meta, ix, d), ix.Name), false, w.sqlRow)
+			}
+		}
+		table := ix.Physical
+		if !ix.Global {
+			table = meta.Physical
+		}
+		cur, err := e.t.gw.store.Get(storeCtx(ctx), table, ent.PartitionKey, ent.RowKey, nil)
+		if errors.Is(err, storage.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return mapError(err)
+		}
+		existing, err := e.uniqueHolder(ctx, tt, ix, cur, k)
+		if err != nil {
+			return err
+		}
+		if existing != nil {
+			return sql.NewUniqueKeyErr(dupEntryMessage(rowIndexValues(meta, ix, d), ix.Name), false, existing)
+		}
+	}
+	return nil
+}
+
+// uniqueHolder returns the stored row that holds unique index entity cur,
+// if it is another row than k and not one the transaction rewrote (those
+// were compared in the buffer); nil if none (a stale entity, which the
+// commit resolves). A handed-over entity may name two rows (Candidates).
+func (e *editor) uniqueHolder(ctx *sql.Context, tt *txTable, ix *catalog.Index, cur *storage.Entity, k entKey) (sql.Row, error) {
+	meta := e.t.meta()
+	for _, c := range ixmaint.Candidates(cur) {
+		bk := entKey{c[0], c[1]}
+		if bk == k {
+			continue
+		}
+		if _, ok := tt.writes[bk]; ok {
+			continue // the transaction rewrote that row: compared above
+		}
+		existing, r, err := e.t.getRow(ctx, bk)
+		if err != nil {
+			return nil, err
+		}
+		if existing == nil {
+			continue
+		}
+		ed, err := e.t.datums(ctx, existing)
+		if err != nil {
+			return nil, err
+		}
+		if ix.Global {
+			want, err := meta.IndexEntity(ix, bk.pk, bk.rk, ed)
+			if err != nil || want.PartitionKey != cur.PartitionKey || want.RowKey != cur.RowKey {
+				continue
+			}
+		}
+		tt.noteRead(bk, r)
+		return existing, nil
+	}
+	return nil, nil
+}
+
+// uniqueChanged reports whether a row's values in unique index ix differ
+// between a and b (by the index's encoding, so under its collation).
+func uniqueChanged(meta *catalog.Table, ix *catalog.Index, a, b []catalog.Datum) bool {
+	ea, err1 := meta.IndexEntity(ix, "", "", a)
+	eb, err2 := meta.IndexEntity(ix, "", "", b)
+	if err1 != nil || err2 != nil {
+		return true
+	}
+	return ea.PartitionKey != eb.PartitionKey || ea.RowKey != eb.RowKey
+}
+
+// uniquePhases splits a commit's batches in two when the table has a unique
+// global index: first those for which releases reports a change or delete
+// of stored rows, then the others; otherwise one phase.
+func uniquePhases[B any](meta *catalog.Table, batches []B, releases func(B) bool) [][]B {
+	unique := false
+	for _, ix := range meta.Indexes {
+		unique = unique || (ix.Unique && ix.Global)
+	}
+	if !unique {
+		return [][]B{batches}
+	}
+	var first, rest []B
+	for _, b := range batches {
+		if releases(b) {
+			first = append(first, b)
+		} else {
+			rest = append(rest, b)
+		}
+	}
+	if len(first) == 0 || len(rest) == 0 {
+		return [][]B{batches}
+	}
+	return [][]B{first, rest}
+}
+
+// mergeIndexOps combines operations of one batch on the same local index
+// entity (a row releasing a unique value another row of the batch takes:
+// REPLACE, a swap, a shift): a batch must touch distinct entities. A row
+// only deletes entities its stored version implies and writes those its
+// new version implies, so whatever the order, a write is the final state:
+// it becomes an Upsert (the releasing row's own conditional write in the
+// same atomic batch guards it); deletes alone stay one delete. Two writes
+// of one unique entity (two rows taking one value, which the statement
+// checks rule out unless the buffer was too large to compare) are a 1062.
+func mergeIndexOps(meta *catalog.Table, ops []storage.Operation) ([]storage.Operation, error) {
+	end := meta.RowKeyEnd()
+	first := map[entKey]int{}
+	var out []storage.Operation
+	for _, op := range ops {
+		if op.Entity == nil || op.Entity.RowKey < end {
+			out = append(out, op)
+			continue
+		}
+		k := entKey{op.Entity.PartitionKey, op.Entity.RowKey}
+		i, seen := first[k]
+		if !seen {
+			first[k] = len(out)
+			out = append(out, op)
+			continue
+		}
+		prev := out[i]
+		switch {
+		case op.Kind == storage.OpDelete && prev.Kind == storage.OpDelete:
+		case op.Kind == storage.OpDelete:
+			out[i] = storage.Operation{Kind: storage.OpUpsert, Mode: storage.Replace, Entity: prev.Entity}
+		case prev.Kind == storage.OpDelete:
+			out[i] = storage.Operation{Kind: storage.OpUpsert, Mode: storage.Replace, Entity: op.Entity}
+		default:
+			if ix := ixmaint.LocalIndexOf(meta, &op); ix != nil {
+				return nil, dupIndexError(meta, ix.Name, op.Entity)
+			}
+			return nil, errDuplicate(describeKey(meta, op.Entity))
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,270 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
+
+	"github.com/sqlgw/sqlgw/storage/recorder"
+)
+
+// Session is one client connection's state: go-mysql-server's base session,
+// the open transaction's write buffer, and the request counters that
+// SHOW SESSION STATUS LIKE 'Sqlgw%' reports.
+type Session struct {
+	*sql.BaseSession
+	GW       *Gateway
+	Counters *recorder.Counters
+	Tx       *txn
+
+	// The plan cache (plancache.go) and its counters.
+	plans         planCache
+	planHits      atomic.Int64
+	planMisses    atomic.Int64
+	lastFromCache atomic.Bool
+
+	// groups: the statement's reads of table group partitions (tablegroup.go).
+	groups groupReads
+}
+
+var (
+	_ sql.Session            = (*Session)(nil)
+	_ sql.TransactionSession = (*Session)(nil)
+)
+
+// Status variable names, reported per session and cumulative (like MySQL's
+// Handler_read_* counters).
+const (
+	StatusStoreRequests = "Sqlgw_store_requests"
+	StatusEntitiesRead  = "Sqlgw_entities_read"
+	// The plan cache's (plancache.go): executes that ran from a cached
+	// plan, executes of a cacheable statement that built one, and whether
+	// the session's last statement ran from the cache (0 or 1). Named
+	// without the Sqlgw prefix, so that LIKE 'Sqlgw%' still lists exactly
+	// the request counters, as scripts and tests expect.
+	StatusPlanCacheHits     = "Plan_cache_hits"
+	StatusPlanCacheMisses   = "Plan_cache_misses"
+	StatusLastPlanFromCache = "Last_plan_from_cache"
+)
+
+func (g *Gateway) newSession(base *sql.BaseSession) *Session {
+	return &Session{BaseSession: base, GW: g, Counters: &recorder.Counters{}}
+}
+
+func (g *Gateway) SessionBuilder(ctx context.Context, conn *mysql.Conn, addr string) (sql.Session, error) {
+	host, user := "", ""
+	if u, ok := conn.UserData.(sql.MysqlConnectionUser); ok {
+		host, user = u.Host, u.User
+	}
+	client := sql.Client{Address: host, User: user, Capabilities: conn.Capabilities}
+	s := g.newSession(sql.NewBaseSessionWithClientServer(addr, client, conn.ConnectionID))
+	g.sessMu.Lock()
+	if g.sessions == nil {
+		g.sessions = map[uint32]*Session{}
+	}
+	g.sessions[conn.ConnectionID] = s
+	g.sessMu.Unlock()
+	return s, nil
+}
+
+// currentDB returns the current database of a connection's session.
+func (g *Gateway) CurrentDB(conn uint32) string {
+	g.sessMu.Lock()
+	s := g.sessions[conn]
+	g.sessMu.Unlock()
+	if s == nil {
+		return ""
+	}
+	return s.GetCurrentDatabase()
+}
+
+func (g *Gateway) ForgetSession(conn uint32) {
+	g.sessMu.Lock()
+	delete(g.sessions, conn)
+	g.sessMu.Unlock()
+}
+
+// sessionOf returns the sqlgw session of ctx, or nil (e.g. a context built
+// by the engine for background work).
+func sessionOf(ctx *sql.Context) *Session {
+	if ctx == nil {
+		return nil
+	}
+	s, _ := ctx.Session.(*Session)
+	return s
+}
+
+// storeCtx returns the context for the session's data requests: the
+// statement's context carrying the session's counters.
+func storeCtx(ctx *sql.Context) context.Context {
+	if s := sessionOf(ctx); s != nil {
+		return recorder.WithCounters(ctx, s.Counters)
+	}
+	return ctx
+}
+
+// withoutCounters returns a context without the session's counters (and
+// without any other value of ctx) that is cancelled with ctx. The
+// recorder only adds counters to a context, so a clean one is built.
+func WithoutCounters(ctx context.Context) context.Context {
+	if ctx.Done() == nil {
+		return context.Background()
+	}
+	clean, cancel := context.WithCancel(context.Background())
+	context.AfterFunc(ctx, cancel)
+	return clean
+}
+
+// currentTxn returns the session's open transaction, if any.
+func currentTxn(ctx *sql.Context) *txn {
+	s := sessionOf(ctx)
+	if s == nil {
+		return nil
+	}
+	if t, ok := ctx.GetTransaction().(*txn); ok && t != nil {
+		return t
+	}
+	return s.Tx
+}
+
+// StartTransaction implements sql.TransactionSession.
+func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacteristic) (sql.Transaction, error) {
+	s.Tx = newTxn(tc == sql.ReadOnly)
+	return s.Tx, nil
+}
+
+// CommitTransaction implements sql.TransactionSession.
+func (s *Session) CommitTransaction(ctx *sql.Context, tx sql.Transaction) error {
+	t, ok := tx.(*txn)
+	if !ok || t == nil {
+		return nil
+	}
+	if s.Tx == t {
+		s.Tx = nil
+	}
+	err := s.GW.commit(storeCtx(ctx), t)
+	// Whatever happened, the buffer is spent: after a failed commit the
+	// transaction is rolled back (MySQL rolls back on a deadlock), and a
+	// second COMMIT, or the implicit one of the next BEGIN, is a no-op.
+	t.tables = map[string]*txTable{}
+	if err != nil {
+		// go-mysql-server's COMMIT leaves BEGIN's state (ignore
+		// autocommit, the transaction) in place when the commit fails;
+		// ended here, the session's next statements autocommit again
+		// instead of piling up in a transaction nobody commits
+		// (cmd/sqlgw TestAutocommitAfterFailedCommit).
+		ctx.SetIgnoreAutoCommit(false)
+		ctx.SetTransaction(nil)
+	}
+	return err
+}
+
+// Rollback implements sql.TransactionSession.
+func (s *Session) Rollback(ctx *sql.Context, tx sql.Transaction) error {
+	if t, ok := tx.(*txn); ok && s.Tx == t {
+		s.Tx = nil
+	}
+	return nil
+}
+
+// CreateSavepoint implements sql.TransactionSession: it remembers the
+// write buffer (writes are replaced, never modified in place, so a copy of
+// the maps is a snapshot).
+func (s *Session) CreateSavepoint(ctx *sql.Context, tx sql.Transaction, name string) error {
+	t, ok := tx.(*txn)
+	if !ok {
+		return nil
+	}
+	t.dropSavepoint(name)
+	t.savepoints = append(t.savepoints, savepoint{name: name, tables: t.snapshot()})
+	return nil
+}
+
+// RollbackToSavepoint implements sql.TransactionSession.
+func (s *Session) RollbackToSavepoint(ctx *sql.Context, tx sql.Transaction, name string) error {
+	t, ok := tx.(*txn)
+	if !ok {
+		return nil
+	}
+	for i := len(t.savepoints) - 1; i >= 0; i-- {
+		if strings.EqualFold(t.savepoints[i].name, name) {
+			t.restore(t.savepoints[i].tables)
+			t.savepoints = t.savepoints[:i+1]
+			return nil
+		}
+	}
+	return mysql.NewSQLError(mysql.ERSPDoesNotExist, "42000", "SAVEPOINT %s does not exist", name)
+}
+
+// ReleaseSavepoint implements sql.TransactionSession.
+func (s *Session) ReleaseSavepoint(ctx *sql.Context, tx sql.Transaction, name string) error {
+	t, ok := tx.(*txn)
+	if !ok {
+		return nil
+	}
+	if !t.dropSavepoint(name) {
+		return mysql.NewSQLError(mysql.ERSPDoesNotExist, "42000", "SAVEPOINT %s does not exist", name)
+	}
+	return nil
+}
+
+// statusVar is a read-only session status variable backed by a counter.
+type statusVar struct {
+	name string
+	get  func() uint64
+}
+
+func (v *statusVar) Increment(uint64) error   { return nil }
+func (v *statusVar) Set(interface{}) error    { return nil }
+func (v *statusVar) Value() interface{}       { return v.get() }
+func (v *statusVar) Copy() sql.StatusVarValue { c := *v; return &c }
+func (v *statusVar) Variable() sql.StatusVariable {
+	return &sql.MySQLStatusVariable{Name: v.name, Scope: sql.StatusVariableScope_Session, Type: types.NewSystemUintType(v.name, 0, ^uint64(0)), Default: uint64(0)}
+}
+func (v *statusVar) String() string { return v.name }
+
+// GetAllStatusVariables adds sqlgw's counters to the engine's.
+func (s *Session) GetAllStatusVariables(ctx *sql.Context) map[string]sql.StatusVarValue {
+	m := s.BaseSession.GetAllStatusVariables(ctx)
+	m[StatusStoreRequests] = &statusVar{name: StatusStoreRequests, get: func() uint64 { return uint64(s.Counters.Requests.Load()) }}
+	m[StatusEntitiesRead] = &statusVar{name: StatusEntitiesRead, get: func() uint64 { return uint64(s.Counters.EntitiesRead.Load()) }}
+	m[StatusPlanCacheHits] = &statusVar{name: StatusPlanCacheHits, get: func() uint64 { return uint64(s.planHits.Load()) }}
+	m[StatusPlanCacheMisses] = &statusVar{name: StatusPlanCacheMisses, get: func() uint64 { return uint64(s.planMisses.Load()) }}
+	m[StatusLastPlanFromCache] = &statusVar{name: StatusLastPlanFromCache, get: s.lastPlanFromCache}
+	return m
+}
+
+func (s *Session) lastPlanFromCache() uint64 {
+	if s.lastFromCache.Load() {
+		return 1
+	}
+	return 0
+}
+
+// GetStatusVariable returns sqlgw's counters by name, others from the base.
+func (s *Session) GetStatusVariable(ctx *sql.Context, name string) (interface{}, error) {
+	switch strings.ToLower(name) {
+	case strings.ToLower(StatusStoreRequests):
+		return uint64(s.Counters.Requests.Load()), nil
+	case strings.ToLower(StatusEntitiesRead):
+		return uint64(s.Counters.EntitiesRead.Load()), nil
+	case strings.ToLower(StatusPlanCacheHits):
+		return uint64(s.planHits.Load()), nil
+	case strings.ToLower(StatusPlanCacheMisses):
+		return uint64(s.planMisses.Load()), nil
+	case strings.ToLower(StatusLastPlanFromCache):
+		return s.lastPlanFromCache(), nil
+	}
+	return s.BaseSession.GetStatusVariable(ctx, name)
+}
+
+// session returns a connection's sqlgw session, or nil.
+func (g *Gateway) Session(conn uint32) *Session {
+	g.sessMu.Lock()
+	defer g.sessMu.Unlock()
+	return g.sessions[conn]
+}

@@ -1,0 +1,353 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/types"
+
+	"github.com/sqlgw/sqlgw/sqlgw/mysqlerr"
+)
+
+// Strict writes
+//
+// MySQL in strict mode (sqlgw's default sql_mode) rejects a value that does
+// not fit its column: ER_WARN_DATA_OUT_OF_RANGE (1264) and ER_DATA_TOO_LONG
+// (1406), "... for column 'c' at row N". go-mysql-server
+//
+//   - in UPDATE and INSERT ... ON DUPLICATE KEY UPDATE, clamps an
+//     out-of-range number to the column's range and stores it without a
+//     word (UPDATE t SET tinyint_col = 1000 stored 127): SetField ignores
+//     the range its conversion reports;
+//   - in INSERT, rejects it with "1000 out of range for tinyint" (1105),
+//     naming the type, not the column or the row.
+//
+// The exec builder (explain.go) builds INSERT and single-table UPDATE
+// through the two wrappers below: UPDATE's and ON DUPLICATE KEY UPDATE's
+// assignments check the range in strict mode (strictSetField), and both
+// statements' iterators find the column and the 1-based row of those
+// errors (mysqlerr.WriteError), which the connection handler adds when it reports
+// them as MySQL's 1264 and 1406 (mysqlerr.go). UPDATE IGNORE, INSERT IGNORE and a non-strict sql_mode keep
+// go-mysql-server's clamping (MySQL clamps there too, with a warning).
+
+// guardKey holds the *writeGuard of the write being built.
+type guardKey struct{}
+
+// writeGuard is the state of one INSERT or UPDATE build: the node built
+// through the engine's own builder (not wrapped again), the node its rows
+// come from (wrapped to count them), and the count.
+type writeGuard struct {
+	node, source sql.Node
+	building     bool // the source is being built by the engine
+	rows         int
+}
+
+// buildStrictWrite builds INSERT and single-table UPDATE with MySQL's
+// errors, and counts the rows of the write's source (nil, nil for any
+// other node).
+func (e explainBuilder) buildStrictWrite(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
+	if it, ok, err := e.buildTriggerWrite(ctx, n, row); ok { // triggers.go
+		return it, err
+	}
+	if g, ok := ctx.Value(guardKey{}).(*writeGuard); ok {
+		switch {
+		case n == g.node:
+			return nil, nil
+		case n == g.source && !g.building:
+			g.building = true
+			it, err := e.exec.Build(ctx, n, row)
+			g.building = false
+			if err != nil || it == nil {
+				return it, err
+			}
+			return &countingIter{RowIter: it, n: &g.rows}, nil
+		}
+	}
+	var schema sql.Schema
+	var source sql.Node
+	var info *InsertStats
+	switch x := n.(type) {
+	case *plan.InsertInto:
+		// INSERT IGNORE too: its errors are warnings, but its rows are
+		// counted for the info string (insertinfo.go).
+		schema, source = x.Destination.Schema(ctx), x.Source
+		if wantsInsertInfo(x) {
+			info = &InsertStats{Replace: x.IsReplace, Ignore: x.Ignore}
+		}
+		if !x.Ignore && x.OnDupExprs.HasUpdates() && sql.LoadSqlMode(ctx).Strict() {
+			// ON DUPLICATE KEY UPDATE's assignments, as UPDATE's.
+			exprs := x.Expressions()
+			if out, changed := strictAssignments(exprs, len(x.OnDupExprs.AllExpressions())); changed {
+				nn, err := x.WithExpressions(ctx, out...)
+				if err != nil {
+					return nil, err
+				}
+				n = nn
+			}
+		}
+	case *plan.Update:
+		if x.Ignore {
+			return nil, nil
+		}
+		us, ok := x.Child.(*plan.UpdateSource)
+		if !ok {
+			return nil, nil // UPDATE ... JOIN: left to the engine
+		}
+		// Rows of the update source are rows of the table: the
+		// assignments' GetField indexes point into this schema.
+		schema, source = us.Child.Schema(ctx), us.Child
+		if sql.LoadSqlMode(ctx).Strict() {
+			nn, err := strictUpdate(ctx, x, us)
+			if err != nil {
+				return nil, err
+			}
+			n = nn
+		}
+	default:
+		return nil, nil
+	}
+	g := &writeGuard{node: n, source: source}
+	it, err := e.exec.Build(ctx.WithContext(context.WithValue(ctx.Context, guardKey{}, g)), n, row)
+	if err != nil || it == nil {
+		return it, err
+	}
+	return &strictIter{RowIter: it, schema: schema, g: g, info: info}, nil
+}
+
+// strictAssignments returns exprs with the column assignments among the
+// first n made strictSetFields.
+func strictAssignments(exprs []sql.Expression, n int) ([]sql.Expression, bool) {
+	out := make([]sql.Expression, len(exprs))
+	changed := false
+	for i, ex := range exprs {
+		out[i] = ex
+		if i >= n {
+			continue
+		}
+		if sf, ok := ex.(*expression.SetField); ok {
+			if _, ok := sf.LeftChild.(*expression.GetField); ok {
+				out[i], changed = &strictSetField{SetField: sf}, true
+			}
+		}
+	}
+	return out, changed
+}
+
+// strictUpdate returns u with strictSetField assignments.
+func strictUpdate(ctx *sql.Context, u *plan.Update, us *plan.UpdateSource) (sql.Node, error) {
+	exprs := us.Expressions()
+	out, changed := strictAssignments(exprs, len(exprs))
+	if !changed {
+		return u, nil
+	}
+	nus, err := us.WithExpressions(ctx, out...)
+	if err != nil {
+		return nil, err
+	}
+	return u.WithChildren(ctx, nus)
+}
+
+// countingIter counts the rows read from a write's source.
+type countingIter struct {
+	sql.RowIter
+	n *int
+}
+
+func (c *countingIter) Next(ctx *sql.Context) (sql.Row, error) {
+	r, err := c.RowIter.Next(ctx)
+	if err == nil {
+		*c.n++
+	}
+	return r, err
+}
+
+// strictIter gives a write's range and length errors MySQL's number,
+// column and row. It is a sql.MutableRowIter, so that the engine's
+// accumulator (which answers the OK packet) still finds the write's
+// iterator under it.
+type strictIter struct {
+	sql.RowIter
+	schema sql.Schema
+	g      *writeGuard
+	info   *InsertStats // for INSERT's info string, nil if none
+}
+
+var _ sql.MutableRowIter = (*strictIter)(nil)
+
+func (s *strictIter) GetChildIter() sql.RowIter { return s.RowIter }
+
+func (s *strictIter) WithChildIter(child sql.RowIter) sql.RowIter {
+	c := *s
+	c.RowIter = child
+	return &c
+}
+
+func (s *strictIter) Next(ctx *sql.Context) (sql.Row, error) {
+	r, err := s.RowIter.Next(ctx)
+	if err != nil && err != io.EOF {
+		err = s.translate(ctx, err)
+	}
+	if err == nil && s.info != nil {
+		// The statement's result (the accumulator's OK row): every
+		// source row has been read.
+		st := *s.info
+		st.Records = s.g.rows
+		noteInsertStats(ctx, st)
+		s.info = nil
+	}
+	return r, err
+}
+
+func (s *strictIter) translate(ctx *sql.Context, err error) error {
+	// The failing row is the last one read from the source.
+	at := max(s.g.rows, 1)
+	var oor *outOfRangeError
+	if errors.As(err, &oor) {
+		noteWriteError(ctx, mysqlerr.WriteError{Column: oor.column, Row: at})
+		return sql.ErrValueOutOfRange.New(oor.value, oor.typ)
+	}
+	var wtce sql.WrappedTypeConversionError
+	if errors.As(err, &wtce) && types.ErrLengthBeyondLimit.Is(wtce.Err) && wtce.OffendingIdx >= 0 && wtce.OffendingIdx < len(s.schema) {
+		// UPDATE's assignment (SetField) of a too long string.
+		noteWriteError(ctx, mysqlerr.WriteError{Column: s.schema[wtce.OffendingIdx].Name, Row: at})
+		return err
+	}
+	var wie sql.WrappedInsertError
+	if !errors.As(err, &wie) {
+		return err
+	}
+	cause := wie.Cause
+	if !sql.ErrValueOutOfRange.Is(cause) && !types.ErrConvertToDecimalLimit.Is(cause) && !types.ErrLengthBeyondLimit.Is(cause) {
+		return err
+	}
+	// The column is the first one whose value does not convert, as
+	// go-mysql-server's insert checks them in schema order.
+	for i, c := range s.schema {
+		if i >= len(wie.OffendingRow) || wie.OffendingRow[i] == nil {
+			continue
+		}
+		v := wie.OffendingRow[i]
+		var inRange sql.ConvertInRange
+		var cerr error
+		if rt, ok := c.Type.(sql.RoundingNumberType); ok {
+			_, inRange, cerr = rt.ConvertRound(ctx, v)
+		} else {
+			_, inRange, cerr = c.Type.Convert(ctx, v)
+		}
+		if cerr == nil && inRange == sql.InRange {
+			continue
+		}
+		noteWriteError(ctx, mysqlerr.WriteError{Column: c.Name, Row: at})
+		break
+	}
+	return err
+}
+
+var writeErrors struct {
+	mu sync.Mutex
+	m  map[*Session]mysqlerr.WriteError
+}
+
+func noteWriteError(ctx *sql.Context, we mysqlerr.WriteError) {
+	s, ok := ctx.Session.(*Session)
+	if !ok {
+		return
+	}
+	writeErrors.mu.Lock()
+	if writeErrors.m == nil {
+		writeErrors.m = map[*Session]mysqlerr.WriteError{}
+	}
+	writeErrors.m[s] = we
+	writeErrors.mu.Unlock()
+}
+
+// takeWriteError returns and forgets the detail of the connection's last
+// failed write.
+func (g *Gateway) TakeWriteError(conn uint32) *mysqlerr.WriteError {
+	g.sessMu.Lock()
+	s := g.sessions[conn]
+	g.sessMu.Unlock()
+	if s == nil {
+		return nil
+	}
+	writeErrors.mu.Lock()
+	defer writeErrors.mu.Unlock()
+	we, ok := writeErrors.m[s]
+	if !ok {
+		return nil
+	}
+	delete(writeErrors.m, s)
+	return &we
+}
+
+// outOfRangeError is strictSetField's error, made the engine's
+// ErrValueOutOfRange by strictIter (which knows the row).
+type outOfRangeError struct {
+	column string
+	value  interface{}
+	typ    sql.Type
+}
+
+func (e *outOfRangeError) Error() string {
+	return fmt.Sprintf("Out of range value for column '%s'", e.column)
+}
+
+// strictSetField is an UPDATE assignment that fails, instead of clamping,
+// when the value is out of the column's range (go-mysql-server's SetField
+// with that one check added; everything else is SetField's own code).
+type strictSetField struct {
+	*expression.SetField
+}
+
+func (s *strictSetField) Eval(ctx *sql.Context, row sql.Row) (interface{}, error) {
+	gf := s.LeftChild.(*expression.GetField)
+	if gf.Index() < 0 || gf.Index() >= len(row) {
+		return s.SetField.Eval(ctx, row) // the engine's error
+	}
+	val, err := s.RightChild.Eval(ctx, row)
+	if err != nil {
+		return nil, err
+	}
+	if val != nil {
+		typ := gf.Type(ctx)
+		converted, inRange, err := typ.Convert(ctx, val)
+		if err != nil {
+			// SetField's errors, as it reports them.
+			if types.ErrLengthBeyondLimit.Is(err) {
+				return nil, sql.NewWrappedTypeConversionError(val, gf.Index(), types.ErrLengthBeyondLimit.New(val, gf.Name()))
+			}
+			if sql.ErrTruncatedIncorrect.Is(err) {
+				err = sql.ErrInvalidValue.New(val, typ)
+			}
+			return nil, sql.NewWrappedTypeConversionError(val, gf.Index(), err)
+		}
+		if inRange != sql.InRange {
+			return nil, &outOfRangeError{column: gf.Name(), value: val, typ: typ}
+		}
+		val = converted
+	}
+	updated := row.Copy()
+	updated[gf.Index()] = val
+	return updated, nil
+}
+
+func (s *strictSetField) WithChildren(ctx *sql.Context, children ...sql.Expression) (sql.Expression, error) {
+	e, err := s.SetField.WithChildren(ctx, children...)
+	if err != nil {
+		return nil, err
+	}
+	sf, ok := e.(*expression.SetField)
+	if !ok {
+		return e, nil
+	}
+	if _, ok := sf.LeftChild.(*expression.GetField); !ok {
+		return sf, nil
+	}
+	return &strictSetField{SetField: sf}, nil
+}

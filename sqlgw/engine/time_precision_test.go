@@ -1,0 +1,121 @@
+package engine
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+
+	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/storage/pebble"
+)
+
+func TestRoundTimeMicros(t *testing.T) {
+	for _, tc := range []struct {
+		us   int64
+		fsp  int
+		want int64
+	}{
+		{1_500_000, 0, 2_000_000},
+		{1_499_999, 0, 1_000_000},
+		{-1_500_000, 0, -2_000_000}, // half away from zero
+		{-1_499_999, 0, -1_000_000},
+		{1_123_500, 3, 1_124_000},
+		{1_123_499, 3, 1_123_000},
+		{1_123_456, 6, 1_123_456},
+		{maxTimeMicros + 400_000, 0, maxTimeMicros},
+		{-maxTimeMicros - 600_000, 0, -maxTimeMicros},
+	} {
+		if got := roundTimeMicros(tc.us, tc.fsp); got != tc.want {
+			t.Errorf("roundTimeMicros(%d, %d) = %d, want %d", tc.us, tc.fsp, got, tc.want)
+		}
+	}
+}
+
+func TestRewriteTimeTypes(t *testing.T) {
+	for _, tc := range []struct {
+		in, out string
+		decl    map[string]int
+	}{
+		{"CREATE TABLE t (a TIME, b time(3), `C c` Time ( 0 ) NOT NULL, d TIME(6))",
+			"CREATE TABLE t (a TIME, b time(6), `C c` Time (6) NOT NULL, d TIME(6))",
+			map[string]int{"a": 0, "b": 3, "c c": 0, "d": 6}},
+		// Strings, comments and quoted names are not types.
+		{"CREATE TABLE t (a INT COMMENT 'x TIME(3)', /* b TIME(2) */ `time` TIME(1) DEFAULT '10:00')",
+			"CREATE TABLE t (a INT COMMENT 'x TIME(3)', /* b TIME(2) */ `time` TIME(6) DEFAULT '10:00')",
+			map[string]int{"time": 1}},
+		{"ALTER TABLE t ADD COLUMN x TIME(2), CHANGE y z TIME(4)",
+			"ALTER TABLE t ADD COLUMN x TIME(6), CHANGE y z TIME(6)",
+			map[string]int{"x": 2, "z": 4}},
+		// Only the first statement of a multi-statement text.
+		{"CREATE TABLE t (a TIME(3)); CREATE TABLE u (a TIME)",
+			"CREATE TABLE t (a TIME(6)); CREATE TABLE u (a TIME)",
+			map[string]int{"a": 3}},
+		// Invalid precisions are left to the engine's error.
+		{"CREATE TABLE t (a TIME(7))", "CREATE TABLE t (a TIME(7))", nil},
+	} {
+		out, decl := rewriteTimeTypes(tc.in)
+		if out != tc.out || len(decl) != len(tc.decl) || len(decl) > 0 && !reflect.DeepEqual(decl, tc.decl) {
+			t.Errorf("%s:\n got %s %v\nwant %s %v", tc.in, out, decl, tc.out, tc.decl)
+		}
+	}
+	if mayDeclareTime("SELECT TIME('10:00')") || !mayDeclareTime("/* x */ create table t (a time(3))") {
+		t.Error("mayDeclareTime")
+	}
+}
+
+// fixTimeResults: Decimals and digits from the catalog's declared
+// precision; columns without it (older records, expressions) unchanged.
+func TestFixTimeResults(t *testing.T) {
+	ctx := context.Background()
+	store, err := pebble.OpenMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(ctx, store, catalog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if err := e.gw.Catalog.CreateDatabase(ctx, "d"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.gw.Catalog.CreateTable(ctx, "d", &catalog.TableDef{Name: "t", PrimaryKey: []catalog.KeyPart{{Column: "k"}}, Columns: []catalog.Column{
+		{Name: "k", Type: catalog.Type{Kind: catalog.KindInt32}},
+		{Name: "t0", Type: catalog.Type{Kind: catalog.KindTime, TimeFSP: true}, Nullable: true},
+		{Name: "t3", Type: catalog.Type{Kind: catalog.KindTime, FSP: 3, TimeFSP: true}, Nullable: true},
+		{Name: "old", Type: catalog.Type{Kind: catalog.KindTime}, Nullable: true},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	field := func(name string) *querypb.Field {
+		return &querypb.Field{Name: name, OrgName: name, Table: "t", OrgTable: "t", Database: "d", Type: querypb.Type_TIME}
+	}
+	expr := &querypb.Field{Name: "x", Type: querypb.Type_TIME}
+	res := &sqltypes.Result{Fields: []*querypb.Field{field("t0"), field("t3"), field("old"), expr}, Rows: [][]sqltypes.Value{{
+		sqltypes.MakeTrusted(sqltypes.Time, []byte("-12:00:02.000000")),
+		sqltypes.MakeTrusted(sqltypes.Time, []byte("12:00:01.124000")),
+		sqltypes.MakeTrusted(sqltypes.Time, []byte("12:00:01.500000")),
+		sqltypes.MakeTrusted(sqltypes.Time, []byte("12:00:01.000000")),
+	}}}
+	var got *sqltypes.Result
+	cb := e.gw.FixTimeResults(ctx, func(r *sqltypes.Result, _ bool) error { got = r; return nil })
+	if err := cb(res, false); err != nil {
+		t.Fatal(err)
+	}
+	var dec []uint32
+	var vals []string
+	for i, f := range got.Fields {
+		dec = append(dec, f.Decimals)
+		vals = append(vals, got.Rows[0][i].ToString())
+	}
+	if !reflect.DeepEqual(dec, []uint32{0, 3, 0, 0}) || !reflect.DeepEqual(vals, []string{"-12:00:02", "12:00:01.124", "12:00:01.500000", "12:00:01.000000"}) {
+		t.Errorf("decimals %v values %q", dec, vals)
+	}
+	if got.Fields[1].ColumnLength != 14 {
+		t.Errorf("TIME(3) length %d, want 14", got.Fields[1].ColumnLength)
+	}
+}

@@ -1,0 +1,337 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/dolthub/vitess/go/mysql"
+
+	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/catalog/ixmaint"
+	txnrec "github.com/sqlgw/sqlgw/catalog/txn"
+	"github.com/sqlgw/sqlgw/storage"
+)
+
+// Atomic commit across partitions (catalog/txn)
+//
+// A commit whose writes need more than one store batch (several
+// partitions, several tables, more than storage.MaxBatchOps operations)
+// is one atomic Pebble batch on the embedded store (storage.MultiBatcher),
+// and goes through a transaction record on the Table service: catalog/txn writes the record and the
+// new values, locks every entity (conditional on the ETag the transaction
+// read, as the single-batch path does), and commits with one conditional
+// write of the record; readers resolve the locks. A COMMIT that returns an
+// error has applied nothing (1213 for a conflict, 1062 for a duplicate,
+// as before); one whose commit point could not be confirmed returns 1180
+// (ER_ERROR_DURING_COMMIT, SQLSTATE HY000), never 1213, because a retry
+// could apply it twice. A commit that fits one batch keeps the
+// single-batch path and costs what it did.
+//
+// Global indexes keep their own protocol around the commit (ixmaint:
+// marked entities before the record is written, settled after it); the
+// marks outlive the transaction's lease (catalog/txnrec.DefaultLease is half
+// of ixmaint.DefaultLease), so a resolver never settles a mark against a
+// row whose transaction may still commit.
+//
+// Not (yet) atomic, and committed batch by batch as before: a transaction
+// holding a row larger than one batch (applyBig), one writing a table with
+// an index still being built, one that inserts a value of a unique global
+// index another of its rows releases, in another batch (uniquePhases,
+// handsUniqueValues), and one that
+// writes one entity in two of its batches (a local unique value moved
+// across batches of one partition), and one that writes an attached table
+// (attached.go: a table other applications own; a lock would show them
+// sqlgw's lock property, and an entity they already filled to the
+// property limit could not take one), on both backends alike.
+
+// txnLease is the lease of this gateway's transaction records.
+const txnLease = txnrec.DefaultLease
+
+// txnRecordTable names the table of transaction records next to the
+// catalog's.
+func txnRecordTable(cat *catalog.Catalog) string {
+	return trimCatalogSuffix(cat.CatalogTable()) + "txn"
+}
+
+func trimCatalogSuffix(s string) string {
+	const suf = "catalog"
+	if len(s) >= len(suf) && s[len(s)-len(suf):] == suf {
+		return s[:len(s)-len(suf)]
+	}
+	return s
+}
+
+// wrapTxn puts catalog/txn's view in front of store.
+func wrapTxn(store storage.Store, cat *catalog.Catalog) *txnrec.Store {
+	host, _ := os.Hostname()
+	return txnrec.Wrap(store, txnRecordTable(cat), txnrec.Options{Owner: fmt.Sprintf("%s/%d", host, os.Getpid()), Lease: txnLease})
+}
+
+// erErrorDuringCommit is MySQL's ER_ERROR_DURING_COMMIT.
+const erErrorDuringCommit = 1180
+
+// errCommitUnknown is MySQL's 1180 for a commit whose outcome is unknown.
+func errCommitUnknown(err error) error {
+	return mysql.NewSQLError(erErrorDuringCommit, "HY000",
+		"Got error %d during COMMIT (sqlgw: the outcome of this commit is unknown: it is applied entirely or not at all, and every gateway will agree which once the store answers; check before retrying: %v)", 1180, err)
+}
+
+// commitAtomic commits t through a transaction record when its writes
+// need more than one batch and the atomic path covers them (see above).
+// done reports that it took the commit; err is then its result.
+func (g *Gateway) commitAtomic(ctx context.Context, t *txn, phys []string, prep []*preparedTable, log *commitLog) (done bool, err error) {
+	if g.txs == nil {
+		return false, nil
+	}
+	n := 0
+	for i, p := range prep {
+		if len(p.big) > 0 {
+			return false, nil
+		}
+		n += len(p.batches)
+		meta := t.tables[phys[i]].meta
+		if meta.IsAttached() {
+			return false, nil
+		}
+		for j := range meta.Indexes {
+			if meta.Indexes[j].State == catalog.IndexBuilding {
+				return false, nil
+			}
+		}
+		releases := func(b txBatch) bool {
+			for _, w := range b.ws {
+				if w.Old != nil {
+					return true
+				}
+			}
+			return false
+		}
+		if ph := uniquePhases(meta, p.batches, releases); len(ph) > 1 && handsUniqueValues(meta, ph[0], ph[1]) {
+			return false, nil
+		}
+	}
+	if n <= 1 {
+		return false, nil
+	}
+	type gmeta struct {
+		meta *catalog.Table
+		b    txBatch
+	}
+	var groups []txnrec.Group
+	var gm []gmeta
+	seen := map[[3]string]bool{}
+	handoffs := make([]*ixmaint.Handoffs, len(prep))
+	for i, p := range prep {
+		meta := t.tables[phys[i]].meta
+		if ixmaint.HasGlobal(meta) {
+			var all []ixmaint.Write
+			for _, b := range p.batches {
+				all = append(all, b.ws...)
+			}
+			h, err := ixmaint.NewHandoffs(meta, all)
+			if err != nil {
+				return true, mapError(err)
+			}
+			handoffs[i] = h
+		}
+		for _, b := range p.batches {
+			ops := b.ops
+			if len(meta.Indexes) > 0 {
+				if ops, err = mergeIndexOps(meta, ops); err != nil {
+					return true, err
+				}
+			}
+			for _, op := range ops {
+				k := [3]string{meta.Physical, op.Entity.PartitionKey, op.Entity.RowKey}
+				if seen[k] || op.Mode == storage.Merge && (op.Kind == storage.OpUpdate || op.Kind == storage.OpUpsert) {
+					return false, nil
+				}
+				seen[k] = true
+			}
+			groups = append(groups, txnrec.Group{Table: meta.Physical, Ops: ops})
+			gm = append(gm, gmeta{meta: meta, b: b})
+		}
+	}
+	// The global index writes of every batch first (ixmaint.Begin).
+	ixops := make([]*ixmaint.Op, len(groups))
+	var (
+		mu       sync.Mutex
+		firstErr error
+		wg       sync.WaitGroup
+		sem      = make(chan struct{}, commitParallel)
+	)
+	tableOf := map[string]int{}
+	for i, p := range phys {
+		tableOf[t.tables[p].meta.Physical] = i
+	}
+	for gi := range groups {
+		if len(gm[gi].b.ws) == 0 || !ixmaint.HasGlobal(gm[gi].meta) {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(gi int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			op, err := g.beginIndexes(ctx, gm[gi].meta, gm[gi].b.ws, handoffs[tableOf[gm[gi].meta.Physical]])
+			mu.Lock()
+			defer mu.Unlock()
+			ixops[gi] = op
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+		}(gi)
+	}
+	wg.Wait()
+	committed := false
+	defer func() {
+		for _, op := range ixops {
+			if op != nil {
+				log.ix = append(log.ix, ixBatch{op: op, applied: committed})
+			}
+		}
+	}()
+	if firstErr != nil {
+		return true, firstErr
+	}
+	beforeCommit := func() error {
+		for gi, op := range ixops {
+			if op != nil && op.Expired() {
+				return errConflict("the index writes of table " + gm[gi].meta.Name + " took too long")
+			}
+		}
+		return nil
+	}
+	// Members of one table group in one partition: one entity group
+	// transaction, one batch (tablegroup.go).
+	tables := make([]string, len(groups))
+	batches := make([][]storage.Operation, len(groups))
+	for i, gr := range groups {
+		tables[i], batches[i] = gr.Table, gr.Ops
+	}
+	if mb, ok := mergeGroupBatches(tables, batches); ok {
+		if err := beforeCommit(); err != nil {
+			return true, err
+		}
+		if _, err := g.store.Batch(ctx, mb.table, mb.ops); err != nil {
+			gi, oerr := mb.origError(err)
+			if gi < 0 {
+				gi = 0
+			}
+			return true, g.applyError(gm[gi].meta, groups[gi].Ops, oerr)
+		}
+		committed = true
+		log.batches++
+		log.other = true
+		for _, x := range gm {
+			g.addRowCount(x.meta.Physical, x.b.delta)
+		}
+		return true, nil
+	}
+	// The transaction record's store sits below the group wrapper: it
+	// gets members' batches in the group table's key space.
+	sent := groups
+	for i, gr := range groups {
+		if base, prefix, ok := member(gr.Table); ok {
+			if len(sent) > 0 && &sent[0] == &groups[0] {
+				sent = slices.Clone(groups)
+			}
+			sent[i] = txnrec.Group{Table: base, Ops: prefixOps(gr.Ops, prefix)}
+		}
+	}
+	err = g.txs.Commit(ctx, sent, beforeCommit)
+	var ge *txnrec.GroupError
+	switch {
+	case err == nil:
+		committed = true
+		log.batches += len(groups)
+		log.other = true
+		for _, x := range gm {
+			g.addRowCount(x.meta.Physical, x.b.delta)
+		}
+		return true, nil
+	case errors.As(err, &ge) && ge.Group >= 0 && ge.Group < len(groups):
+		return true, g.applyError(gm[ge.Group].meta, groups[ge.Group].Ops, ge.Err)
+	case errors.Is(err, txnrec.ErrAborted):
+		return true, errConflict(fmt.Sprintf("the transaction was aborted by another gateway before its commit point (its lease of %s expired); nothing was applied", txnLease))
+	case errors.Is(err, txnrec.ErrUnknownOutcome):
+		return true, errCommitUnknown(err)
+	}
+	return true, mapError(err)
+}
+
+// handsUniqueValues reports whether a batch of rest inserts a value of a
+// unique global index that a row of first releases: the case for which
+// the batch-by-batch path settles first's index entries before rest's
+// (uniquePhases), which one atomic commit cannot.
+func handsUniqueValues(meta *catalog.Table, first, rest []txBatch) bool {
+	released := map[string]bool{}
+	for i := range meta.Indexes {
+		ix := &meta.Indexes[i]
+		if !ix.Unique || !ix.Global {
+			continue
+		}
+		for _, b := range first {
+			for _, w := range b.ws {
+				if w.Old == nil || hasNullIn(meta, ix, w.Old) {
+					continue
+				}
+				if e, err := meta.IndexEntity(ix, "", "", w.Old); err == nil {
+					released[ix.Name+"\x00"+e.PartitionKey+"\x00"+e.RowKey] = true
+				} else {
+					return true
+				}
+			}
+		}
+		for _, b := range rest {
+			for _, w := range b.ws {
+				if w.New == nil || hasNullIn(meta, ix, w.New) {
+					continue
+				}
+				e, err := meta.IndexEntity(ix, "", "", w.New)
+				if err != nil || released[ix.Name+"\x00"+e.PartitionKey+"\x00"+e.RowKey] {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// startTxnRecovery finishes the transactions crashed gateways left (their
+// records past the lease), now and every txnSweepEvery, until ctx is done.
+func (g *Gateway) startTxnRecovery(ctx context.Context) {
+	if g.txs == nil {
+		return
+	}
+	run := func() {
+		st, err := g.txs.Recover(ctx)
+		if err != nil {
+			g.logger().Warn("sqlgw: transaction recovery", "error", err)
+		} else if st.Resolved > 0 {
+			g.logger().Info("sqlgw: transaction recovery", "finished", st.Resolved, "in progress", st.Pending)
+		}
+	}
+	go func() {
+		run()
+		tick := time.NewTicker(txnSweepEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				run()
+			}
+		}
+	}()
+}
+
+// txnSweepEvery is the period of the transaction recovery sweep. Readers
+// resolve the locks they meet without it; the sweep finishes the rest.
+const txnSweepEvery = 2 * txnLease

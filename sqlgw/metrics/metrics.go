@@ -1,0 +1,422 @@
+// Package metrics holds the server's counters and exports them in
+// Prometheus' text format: store requests by operation (Store, a
+// storage.Store wrapper), table reads by access path, connections and
+// statements.
+//
+// It imports only the storage contract; every other sqlgw package may
+// import it (the engine reports reads, the wire layer statements).
+package metrics
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sqlgw/sqlgw/storage"
+)
+
+// Metrics
+//
+// The server exports, in Prometheus' text exposition format (version
+// 0.0.4, served by Server.MetricsHandler):
+//
+//   - store requests by operation (get, insert, upsert, update, delete,
+//     batch, query, table operations): count, errors, latency histogram,
+//     and the entities read and written;
+//   - table reads by access path (PointGet, MultiGet, RowRange, ...,
+//     IndexLookup, TableScan): count, the store requests and entities they
+//     cost, and the time spent fetching (inside the row iterator, not the
+//     time the engine spends between rows);
+//   - client connections (open and total) and statements (count by
+//     outcome, latency histogram, autocommit retries after a conflict).
+//
+// The registry is a handful of fixed families written by hand rather than
+// a client library: the format is small and stable, and the gateway keeps
+// no dependency it does not need.
+
+// durationBuckets are the histogram bucket upper bounds, in seconds: from
+// a local Pebble get (tens of µs) to a long Azure scan.
+var durationBuckets = []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
+
+// histogram is a cumulative-on-export latency histogram.
+type histogram struct {
+	counts [17]atomic.Int64 // len(durationBuckets) + 1 (+Inf)
+	sumNS  atomic.Int64
+}
+
+func (h *histogram) observe(d time.Duration) {
+	s := d.Seconds()
+	i := sort.SearchFloat64s(durationBuckets, s) // first bound >= s
+	h.counts[i].Add(1)
+	h.sumNS.Add(int64(d))
+}
+
+func (h *histogram) write(w io.Writer, name, labels string) {
+	var cum int64
+	for i, le := range durationBuckets {
+		cum += h.counts[i].Load()
+		fmt.Fprintf(w, "%s_bucket{%s}\t%d\n", name, joinLabels(labels, `le="`+formatFloat(le)+`"`), cum)
+	}
+	cum += h.counts[len(durationBuckets)].Load()
+	fmt.Fprintf(w, "%s_bucket{%s}\t%d\n", name, joinLabels(labels, `le="+Inf"`), cum)
+	fmt.Fprintf(w, "%s_sum%s\t%s\n", name, braces(labels), formatFloat(time.Duration(h.sumNS.Load()).Seconds()))
+	fmt.Fprintf(w, "%s_count%s\t%d\n", name, braces(labels), cum)
+}
+
+func joinLabels(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "," + b
+}
+
+func braces(labels string) string {
+	if labels == "" {
+		return ""
+	}
+	return "{" + labels + "}"
+}
+
+func formatFloat(f float64) string {
+	if math.IsInf(f, 1) {
+		return "+Inf"
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// opStats are the metrics of one store operation.
+type opStats struct {
+	requests, errors atomic.Int64
+	latency          histogram
+}
+
+// pathStats are the metrics of one access path.
+type pathStats struct {
+	reads, requests, entities atomic.Int64
+	latency                   histogram
+}
+
+// Store operations, in export order.
+var storeOps = []string{"get", "insert", "upsert", "update", "delete", "batch", "query", "create_table", "delete_table", "list_tables", "table_exists"}
+
+// Metrics holds the server's counters. The zero value is not usable; see
+// New. All methods are safe for concurrent use.
+type Metrics struct {
+	ops             map[string]*opStats
+	entitiesRead    atomic.Int64
+	entitiesWritten atomic.Int64
+
+	pathMu sync.Mutex
+	paths  map[string]*pathStats
+
+	connsOpen, connsTotal    atomic.Int64
+	queriesOK, queriesFailed atomic.Int64
+	queryLatency             histogram
+	// statementRetries counts autocommit statements run again after a
+	// write conflict (autoretry.go).
+	statementRetries atomic.Int64
+}
+
+func New() *Metrics {
+	m := &Metrics{ops: map[string]*opStats{}, paths: map[string]*pathStats{}}
+	for _, op := range storeOps {
+		m.ops[op] = &opStats{}
+	}
+	return m
+}
+
+func (m *Metrics) path(name string) *pathStats {
+	m.pathMu.Lock()
+	defer m.pathMu.Unlock()
+	p := m.paths[name]
+	if p == nil {
+		p = &pathStats{}
+		m.paths[name] = p
+	}
+	return p
+}
+
+// ObserveRead records one table read by access path: the store requests
+// and entities it cost and the time spent fetching.
+func (m *Metrics) ObserveRead(path string, requests, entities int64, d time.Duration) {
+	if m == nil {
+		return
+	}
+	p := m.path(path)
+	p.reads.Add(1)
+	p.requests.Add(requests)
+	p.entities.Add(entities)
+	p.latency.observe(d)
+}
+
+// WriteTo writes every metric in Prometheus' text format.
+func (m *Metrics) WriteTo(w io.Writer) (int64, error) {
+	cw := &countWriter{w: bufio.NewWriter(w)}
+	family := func(name, typ, help string) {
+		fmt.Fprintf(cw, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, typ)
+	}
+	family("sqlgw_store_requests_total", "counter", "Requests sent to the entity store, by operation.")
+	for _, op := range storeOps {
+		fmt.Fprintf(cw, "sqlgw_store_requests_total{op=%q}\t%d\n", op, m.ops[op].requests.Load())
+	}
+	family("sqlgw_store_request_errors_total", "counter", "Store requests that returned an error (including not found and precondition failures), by operation.")
+	for _, op := range storeOps {
+		fmt.Fprintf(cw, "sqlgw_store_request_errors_total{op=%q}\t%d\n", op, m.ops[op].errors.Load())
+	}
+	family("sqlgw_store_request_duration_seconds", "histogram", "Latency of store requests, by operation.")
+	for _, op := range storeOps {
+		m.ops[op].latency.write(cw, "sqlgw_store_request_duration_seconds", fmt.Sprintf("op=%q", op))
+	}
+	family("sqlgw_store_entities_read_total", "counter", "Entities returned by store gets and queries.")
+	fmt.Fprintf(cw, "sqlgw_store_entities_read_total\t%d\n", m.entitiesRead.Load())
+	family("sqlgw_store_entities_written_total", "counter", "Entities written by successful store writes and batches.")
+	fmt.Fprintf(cw, "sqlgw_store_entities_written_total\t%d\n", m.entitiesWritten.Load())
+
+	m.pathMu.Lock()
+	names := make([]string, 0, len(m.paths))
+	for n := range m.paths {
+		names = append(names, n)
+	}
+	paths := make([]*pathStats, len(names))
+	sort.Strings(names)
+	for i, n := range names {
+		paths[i] = m.paths[n]
+	}
+	m.pathMu.Unlock()
+	family("sqlgw_table_reads_total", "counter", "Table reads, by access path.")
+	for i, n := range names {
+		fmt.Fprintf(cw, "sqlgw_table_reads_total{path=%q}\t%d\n", n, paths[i].reads.Load())
+	}
+	family("sqlgw_table_read_store_requests_total", "counter", "Store requests sent by table reads, by access path.")
+	for i, n := range names {
+		fmt.Fprintf(cw, "sqlgw_table_read_store_requests_total{path=%q}\t%d\n", n, paths[i].requests.Load())
+	}
+	family("sqlgw_table_read_entities_total", "counter", "Entities read by table reads, by access path.")
+	for i, n := range names {
+		fmt.Fprintf(cw, "sqlgw_table_read_entities_total{path=%q}\t%d\n", n, paths[i].entities.Load())
+	}
+	family("sqlgw_table_read_duration_seconds", "histogram", "Time table reads spend fetching from the store, by access path.")
+	for i, n := range names {
+		paths[i].latency.write(cw, "sqlgw_table_read_duration_seconds", fmt.Sprintf("path=%q", n))
+	}
+
+	family("sqlgw_connections", "gauge", "Open client connections.")
+	fmt.Fprintf(cw, "sqlgw_connections\t%d\n", m.connsOpen.Load())
+	family("sqlgw_connections_total", "counter", "Client connections accepted.")
+	fmt.Fprintf(cw, "sqlgw_connections_total\t%d\n", m.connsTotal.Load())
+	family("sqlgw_statements_total", "counter", "Statements executed, by outcome.")
+	fmt.Fprintf(cw, "sqlgw_statements_total{result=\"ok\"}\t%d\n", m.queriesOK.Load())
+	fmt.Fprintf(cw, "sqlgw_statements_total{result=\"error\"}\t%d\n", m.queriesFailed.Load())
+	family("sqlgw_statement_retries_total", "counter", "Autocommit statements run again after a write conflict.")
+	fmt.Fprintf(cw, "sqlgw_statement_retries_total\t%d\n", m.statementRetries.Load())
+	family("sqlgw_statement_duration_seconds", "histogram", "Statement latency.")
+	m.queryLatency.write(cw, "sqlgw_statement_duration_seconds", "")
+	if err := cw.w.(*bufio.Writer).Flush(); err != nil && cw.err == nil {
+		cw.err = err
+	}
+	return cw.n, cw.err
+}
+
+type countWriter struct {
+	w   io.Writer
+	n   int64
+	err error
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	c.err = err
+	return n, err
+}
+
+// Handler serves the metrics over HTTP (GET /metrics, or any path).
+func (m *Metrics) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+		m.WriteTo(w)
+	})
+}
+
+// The server event listener (go-mysql-server calls these per connection
+// and per statement).
+
+// ClientConnected implements server.ServerEventListener.
+func (m *Metrics) ClientConnected() { m.connsOpen.Add(1); m.connsTotal.Add(1) }
+
+// ClientDisconnected implements server.ServerEventListener.
+func (m *Metrics) ClientDisconnected() { m.connsOpen.Add(-1) }
+
+// QueryStarted implements server.ServerEventListener.
+func (m *Metrics) QueryStarted() {}
+
+// QueryCompleted implements server.ServerEventListener.
+func (m *Metrics) QueryCompleted(success bool, d time.Duration) {
+	if success {
+		m.queriesOK.Add(1)
+	} else {
+		m.queriesFailed.Add(1)
+	}
+	m.queryLatency.observe(d)
+}
+
+// Store times every request to the store below it by operation.
+type Store struct {
+	inner storage.Store
+	m     *Metrics
+}
+
+var _ storage.Store = (*Store)(nil)
+
+// NewStore returns inner timed into m.
+func NewStore(inner storage.Store, m *Metrics) *Store { return &Store{inner: inner, m: m} }
+
+// StatementRetried counts an autocommit statement run again after a write
+// conflict.
+func (m *Metrics) StatementRetried() { m.statementRetries.Add(1) }
+
+func (s *Store) done(op string, start time.Time, err error) {
+	st := s.m.ops[op]
+	st.requests.Add(1)
+	if err != nil {
+		st.errors.Add(1)
+	}
+	st.latency.observe(time.Since(start))
+}
+
+func (s *Store) written(n int, err error) {
+	if err == nil {
+		s.m.entitiesWritten.Add(int64(n))
+	}
+}
+
+func (s *Store) CreateTable(ctx context.Context, table string) error {
+	t := time.Now()
+	err := s.inner.CreateTable(ctx, table)
+	s.done("create_table", t, err)
+	return err
+}
+
+func (s *Store) DeleteTable(ctx context.Context, table string) error {
+	t := time.Now()
+	err := s.inner.DeleteTable(ctx, table)
+	s.done("delete_table", t, err)
+	return err
+}
+
+func (s *Store) ListTables(ctx context.Context) ([]string, error) {
+	t := time.Now()
+	out, err := s.inner.ListTables(ctx)
+	s.done("list_tables", t, err)
+	return out, err
+}
+
+func (s *Store) TableExists(ctx context.Context, table string) (bool, error) {
+	t := time.Now()
+	ok, err := s.inner.TableExists(ctx, table)
+	s.done("table_exists", t, err)
+	return ok, err
+}
+
+func (s *Store) Get(ctx context.Context, table, pk, rk string, opts *storage.GetOptions) (*storage.Entity, error) {
+	t := time.Now()
+	e, err := s.inner.Get(ctx, table, pk, rk, opts)
+	s.done("get", t, err)
+	if err == nil {
+		s.m.entitiesRead.Add(1)
+	}
+	return e, err
+}
+
+func (s *Store) Insert(ctx context.Context, table string, e *storage.Entity) (storage.ETag, error) {
+	t := time.Now()
+	tag, err := s.inner.Insert(ctx, table, e)
+	s.done("insert", t, err)
+	s.written(1, err)
+	return tag, err
+}
+
+func (s *Store) Upsert(ctx context.Context, table string, e *storage.Entity, mode storage.UpdateMode) (storage.ETag, error) {
+	t := time.Now()
+	tag, err := s.inner.Upsert(ctx, table, e, mode)
+	s.done("upsert", t, err)
+	s.written(1, err)
+	return tag, err
+}
+
+func (s *Store) Update(ctx context.Context, table string, e *storage.Entity, mode storage.UpdateMode, ifMatch storage.ETag) (storage.ETag, error) {
+	t := time.Now()
+	tag, err := s.inner.Update(ctx, table, e, mode, ifMatch)
+	s.done("update", t, err)
+	s.written(1, err)
+	return tag, err
+}
+
+func (s *Store) Delete(ctx context.Context, table, pk, rk string, ifMatch storage.ETag) error {
+	t := time.Now()
+	err := s.inner.Delete(ctx, table, pk, rk, ifMatch)
+	s.done("delete", t, err)
+	s.written(1, err)
+	return err
+}
+
+func (s *Store) Batch(ctx context.Context, table string, ops []storage.Operation) ([]storage.ETag, error) {
+	t := time.Now()
+	tags, err := s.inner.Batch(ctx, table, ops)
+	s.done("batch", t, err)
+	s.written(len(ops), err)
+	return tags, err
+}
+
+// MultiBatch forwards to the backend's storage.MultiBatcher, if any.
+func (s *Store) MultiBatch(ctx context.Context, batches []storage.TableBatch) ([][]storage.ETag, error) {
+	if _, ok := s.inner.(storage.MultiBatcher); !ok {
+		return nil, storage.ErrMultiBatchUnsupported
+	}
+	t := time.Now()
+	etags, err := storage.ForwardMultiBatch(ctx, s.inner, batches)
+	s.done("batch", t, err)
+	n := 0
+	for _, b := range batches {
+		n += len(b.Ops)
+	}
+	s.written(n, err)
+	return etags, err
+}
+
+func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*storage.Page, error) {
+	t := time.Now()
+	p, err := s.inner.Query(ctx, table, q)
+	s.done("query", t, err)
+	if err == nil && p != nil {
+		s.m.entitiesRead.Add(int64(len(p.Entities)))
+	}
+	return p, err
+}
+
+func (s *Store) Capabilities() storage.Capabilities { return s.inner.Capabilities() }
+func (s *Store) Close() error                       { return s.inner.Close() }
+
+// Unwrap returns the store below (for tests and tools that need the
+// backend).
+func (s *Store) Unwrap() storage.Store { return s.inner }
+
+// PathName is the metric label of an access path.
+func PathName(p fmt.Stringer) string { return strings.TrimSpace(p.String()) }

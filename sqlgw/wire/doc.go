@@ -1,0 +1,21 @@
+// Package wire is sqlgw's MySQL protocol layer in front of
+// go-mysql-server's server: Handler (handler.go), the mysql.Handler that
+// runs a statement through the ordered, named list of statement
+// interceptors (Interceptor, Chain) and then the engine, drains on
+// shutdown, retries autocommit statements after a write conflict
+// (autoretry.go) and gives errors MySQL's codes (sqlgw/mysqlerr); the
+// connection wrapper (Listener, conn.go) that rewrites packets
+// (prepared statements, OK info, COM_STATISTICS and COM_CHANGE_USER in
+// protocol.go), TLS and require_secure_transport (tlsconn.go), the
+// connection limits (connlimits.go), client-side errors (clienterrs.go),
+// and the result rewrites of SHOW ... LIKE headers and TIME fractions
+// (show_like_header.go, time_fractions.go).
+//
+// # Imports
+//
+// It imports sqlgw/engine, sqlgw/accounts (logins for COM_CHANGE_USER),
+// sqlgw/mysqlerr, sqlgw/metrics and sqlgw/sqltext; never package sqlgw or
+// sqlgw/admin, whose statement interceptors and prepared-statement rewrite
+// the server hands it (Interceptor, ConnRegistry.PrepareRewrite)
+// (scripts/layering.sh).
+package wire

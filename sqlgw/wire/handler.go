@@ -1,0 +1,325 @@
+package wire
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+
+	"github.com/sqlgw/sqlgw/sqlgw/engine"
+	"github.com/sqlgw/sqlgw/sqlgw/mysqlerr"
+)
+
+// handler wraps go-mysql-server's mysql.Handler for two things it does not
+// do itself:
+//
+//   - The initial handshake carries SERVER_STATUS_AUTOCOMMIT. go-mysql-server
+//     sets the status flags only after the first query (setConnStatusFlags),
+//     so the handshake said "autocommit off" and drivers that trust it
+//     (PyMySQL's get_autocommit) were wrong until the first query.
+//   - OK packets with an info string are malformed (see fixInfo).
+//   - Draining on shutdown: every command runs between begin() and end(),
+//     so Close can stop new commands, wait for the ones in flight (whose
+//     writes the client has not been told about yet) and only then close
+//     the store.
+type Handler struct {
+	mysql.Handler
+	GW    *engine.Gateway
+	Conns *ConnRegistry    // the listener's connections (conn.go)
+	Fast  *engine.FastLane // the plan cache of prepared statements (plancache.go)
+
+	mu       sync.Mutex
+	closing  bool
+	inflight sync.WaitGroup
+
+	kills killRegistry // KILL targets, for 1927 (clienterrs.go)
+}
+
+// interceptor is one named step in front of go-mysql-server's handler: it
+// answers the statements and commands it owns and passes the rest to next.
+// The server lists them in order (NewServer); the first sees a statement
+// first.
+type Interceptor struct {
+	Name string
+	Wrap func(next mysql.Handler) mysql.Handler
+}
+
+// chainInterceptors puts list in front of inner, list[0] outermost.
+func Chain(inner mysql.Handler, list []Interceptor) mysql.Handler {
+	for i := len(list) - 1; i >= 0; i-- {
+		inner = list[i].Wrap(inner)
+	}
+	return inner
+}
+
+func (h *Handler) NewConnection(c *mysql.Conn) {
+	h.Handler.NewConnection(c)
+	c.StatusFlags |= uint16(mysql.ServerStatusAutocommit)
+}
+
+func (h *Handler) ConnectionClosed(c *mysql.Conn) {
+	h.Handler.ConnectionClosed(c)
+	h.GW.ForgetSession(c.ConnectionID)
+	h.kills.forget(c.ConnectionID)
+}
+
+// translate gives an error of the statement query MySQL's wording and
+// SQLSTATE (mysqlerr.go).
+func (h *Handler) translate(c *mysql.Conn, query string, err error) error {
+	if err == nil {
+		return nil
+	}
+	err = h.kills.interruptedError(c.ConnectionID, err)             // clienterrs.go: 1317, 1927
+	err = h.GW.ForeignKeyError(err, h.GW.CurrentDB(c.ConnectionID)) // foreignkeys_errors.go
+	return mysqlerr.TranslateStatement(err, query, h.GW.CurrentDB(c.ConnectionID), h.GW.TakeWriteError(c.ConnectionID))
+}
+
+// ComInitDB implements mysql.Handler: USE db from the protocol (the mysql
+// CLI's "use", drivers' database option) answers with MySQL's errors too
+// (1049 42000 "Unknown database 'x'").
+func (h *Handler) ComInitDB(c *mysql.Conn, schemaName string) error {
+	return h.translate(c, "", h.Handler.ComInitDB(c, schemaName))
+}
+
+// begin registers one command; it fails once the server is shutting down.
+func (h *Handler) begin() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closing {
+		return mysql.NewSQLError(mysql.ERServerShutdown, mysql.SSUnknownSQLState, "sqlgw: server is shutting down")
+	}
+	h.inflight.Add(1)
+	return nil
+}
+
+func (h *Handler) end() { h.inflight.Done() }
+
+// drain refuses new commands and waits up to timeout for running ones.
+// It reports whether every command finished.
+func (h *Handler) Drain(timeout time.Duration) bool {
+	h.mu.Lock()
+	h.closing = true
+	h.mu.Unlock()
+	done := make(chan struct{})
+	go func() { h.inflight.Wait(); close(done) }()
+	select {
+	case <-done:
+		return true
+	case <-time.After(timeout):
+		return false
+	}
+}
+
+// infoLen is the length an OK packet's info string must have to be read
+// correctly: vitess writes it as '#' followed by the text, and clients with
+// CLIENT_SESSION_TRACK (the MariaDB and MySQL clients, mysql2) read a
+// length-encoded string there, whose first byte '#' (35) announces 35
+// bytes. An info of exactly 35 bytes is therefore well formed; a shorter
+// one, such as PREPARE's "Statement prepared", made the client report a
+// malformed packet.
+const infoLen = '#'
+
+var (
+	reRowsMatched = regexp.MustCompile(`^Rows matched: (\d+)\s+Changed: (\d+)(?:\s+Warnings: (\d+))?`)
+	reRecords     = regexp.MustCompile(`^Records: (\d+)\s+Duplicates: (\d+)(?:\s+Warnings: (\d+))?`)
+)
+
+// fixInfo rewrites OK packets' info strings to start with infoLen bytes.
+// UPDATE's "Rows matched: N  Changed: M  Warnings: W" is needed whole by
+// clients that read the info to the end of the packet (mysqljs takes
+// changedRows from it only when all three counts are there), and clients
+// that read a length-encoded string (mysql2) find "Changed: M" in its
+// first infoLen bytes; so it is sent as "Rows matched: N  Changed: M",
+// space-padded to infoLen bytes, then "Warnings: W", which the
+// length-encoded readers ignore (no SERVER_SESSION_STATE_CHANGED). Other
+// infos are padded or, when too long, dropped (an OK packet without info is
+// always valid).
+func fixInfo(cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
+	return func(res *sqltypes.Result, more bool) error {
+		if res != nil && len(res.Fields) == 0 && res.Info != "" {
+			r := *res
+			r.Info = okInfo(r.Info)
+			res = &r
+		}
+		return cb(res, more)
+	}
+}
+
+func okInfo(info string) string {
+	m, first, second := reRowsMatched.FindStringSubmatch(info), "Rows matched", "Changed"
+	if m == nil {
+		// INSERT's (insertinfo.go), the same way.
+		m, first, second = reRecords.FindStringSubmatch(info), "Records", "Duplicates"
+	}
+	if m != nil {
+		warnings := m[3]
+		if warnings == "" {
+			warnings = "0"
+		}
+		head := fmt.Sprintf("%s: %s  %s: %s", first, m[1], second, m[2])
+		if len(head) > infoLen {
+			head = fmt.Sprintf("%s: %s %s: %s", first, m[1], second, m[2])
+		}
+		if len(head) < infoLen {
+			head += strings.Repeat(" ", infoLen-len(head))
+		} else {
+			head += " "
+		}
+		return head + "Warnings: " + warnings
+	}
+	if len(info) > infoLen {
+		return ""
+	}
+	return info + strings.Repeat(" ", infoLen-len(info))
+}
+
+// mariaDBOnly matches a leading MariaDB executable comment, /*M!NNNNNN ...*/:
+// MariaDB runs its text from version NNNNNN on, MySQL treats it as a
+// comment, and so does sqlgw (which is MySQL 8.0 to clients). mariadb-dump
+// starts every dump with one ("enable the sandbox mode").
+var mariaDBOnly = regexp.MustCompile(`^\s*/\*M!(?s:.*?)\*/\s*;?\s*`)
+
+// stripMariaDBOnly removes leading MariaDB-only comments; done reports
+// that nothing else was sent.
+func stripMariaDBOnly(query string) (rest string, done bool) {
+	for {
+		loc := mariaDBOnly.FindStringIndex(query)
+		if loc == nil {
+			return query, false
+		}
+		query = query[loc[1]:]
+		if strings.TrimSpace(query) == "" {
+			return "", true
+		}
+	}
+}
+
+func (h *Handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
+	if err := h.begin(); err != nil {
+		return err
+	}
+	defer h.end()
+	defer h.GW.NoteUncached(c.ConnectionID)
+	query, done := stripMariaDBOnly(query)
+	if done {
+		return callback(&sqltypes.Result{}, false)
+	}
+	if isEmptyQuery(query) {
+		return errEmptyQuery() // clienterrs.go
+	}
+	h.kills.noteKill(query)
+	defer h.noteSessionTimeouts(c, query) // connlimits.go
+	query = engine.RewriteAssignments(query)
+	h.GW.Parts.NotePartitionBy(c.ConnectionID, query)
+	defer h.GW.Parts.Clear(c.ConnectionID)
+	query, forget := h.GW.NoteTimePrecision(c.ConnectionID, query)
+	defer forget()
+	callback = fixShowLikeHeader(ctx, query, h.GW.FixTimeDDL(ctx, c.ConnectionID, query, callback))
+	return h.translate(c, query, h.runRetried(ctx, c, query, func(sent *bool) error { // autoretry.go
+		return h.Handler.ComQuery(ctx, c, query, h.GW.FixTimeResults(ctx, trimTimeFractions(h.withInsertInfo(c, fixInfo(noteSent(sent, callback))))))
+	}))
+}
+
+func (h *Handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
+	if err := h.begin(); err != nil {
+		return "", err
+	}
+	defer h.end()
+	defer h.GW.NoteUncached(c.ConnectionID)
+	query, done := stripMariaDBOnly(query)
+	if done {
+		return "", callback(&sqltypes.Result{}, false)
+	}
+	if isEmptyQuery(query) {
+		return "", errEmptyQuery() // clienterrs.go
+	}
+	h.kills.noteKill(query)
+	defer h.noteSessionTimeouts(c, query) // connlimits.go
+	query = engine.RewriteAssignments(query)
+	h.GW.Parts.NotePartitionBy(c.ConnectionID, query)
+	defer h.GW.Parts.Clear(c.ConnectionID)
+	query, forget := h.GW.NoteTimePrecision(c.ConnectionID, query)
+	defer forget()
+	callback = fixShowLikeHeader(ctx, query, h.GW.FixTimeDDL(ctx, c.ConnectionID, query, callback))
+	var rest string
+	err := h.runRetried(ctx, c, query, func(sent *bool) (err error) { // autoretry.go
+		rest, err = h.Handler.ComMultiQuery(ctx, c, query, h.GW.FixTimeResults(ctx, trimTimeFractions(h.withInsertInfo(c, fixInfo(noteSent(sent, callback))))))
+		return err
+	})
+	return rest, h.translate(c, query, err)
+}
+
+func (h *Handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) ([]*querypb.Field, error) {
+	if err := h.begin(); err != nil {
+		return nil, err
+	}
+	defer h.end()
+	// No rewriteAssignments here: vitess parses COM_STMT_PREPARE's text
+	// itself before calling the handler, so a statement with := has
+	// already failed (known failure 4 for prepared statements).
+	if prepare.ParamsCount == 0 {
+		if opts, err := h.Handler.ParserOptionsForConnection(c); err == nil {
+			if n := engine.ExplainParamCount(ctx, query, opts); n > 0 {
+				// explain.go, "Prepared EXPLAIN": vitess counted 0.
+				prepare.ParamsCount = n
+				prepare.ParamsType = make([]int32, n)
+				prepare.BindVars = make(map[string]*querypb.BindVariable, n)
+			}
+		}
+	}
+	fields, err := h.Handler.ComPrepare(ctx, c, query, prepare)
+	return fields, h.translate(c, query, err)
+}
+
+func (h *Handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
+	if err := h.begin(); err != nil {
+		return err
+	}
+	defer h.end()
+	callback = h.GW.FixTimeFields(ctx, callback)
+	withInfo := h.withInsertInfo(c, func(res *sqltypes.Result, _ bool) error {
+		if res != nil && len(res.Fields) == 0 && res.Info != "" && (reRowsMatched.MatchString(res.Info) || reRecords.MatchString(res.Info)) {
+			h.Conns.setOKInfo(c.RemoteAddr(), res.Info)
+		}
+		return callback(res)
+	})
+	inner := func(res *sqltypes.Result) error {
+		return withInfo(res, false)
+	}
+	return h.translate(c, prepare.PrepareStmt, h.runRetried(ctx, c, prepare.PrepareStmt, func(sent *bool) error { // autoretry.go
+		mark := func(res *sqltypes.Result) error {
+			*sent = true
+			return inner(res)
+		}
+		// The plan cache (plancache.go) runs the statement or says how the
+		// engine's run is to be recorded.
+		handled, capture, done, err := h.Fast.StmtExecute(ctx, c, prepare, mark)
+		if handled {
+			return err
+		}
+		err = h.Handler.ComStmtExecute(ctx, c, prepare, capture(mark))
+		done(err)
+		return err
+	}))
+}
+
+// withInsertInfo adds INSERT's info to the OK result of the statement
+// just run on c.
+func (h *Handler) withInsertInfo(c *mysql.Conn, cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
+	return func(res *sqltypes.Result, more bool) error {
+		if res != nil && len(res.Fields) == 0 && res.Info == "" {
+			if st, ok := h.GW.TakeInsertStats(c.ConnectionID); ok {
+				r := *res
+				r.Info = engine.InsertInfo(st, res.RowsAffected, h.WarningCount(c))
+				res = &r
+			}
+		}
+		return cb(res, more)
+	}
+}
