@@ -44,6 +44,13 @@
 // approximate weight would make distinct values collide or equal ones
 // differ.
 //
+// A salted table (TableDef.SaltBuckets = n, salt.go) stores its
+// PartitionKeys behind a bucket component: keys.EncodeUintAscending(
+// FNV-1a-32(pk) mod n) + pk, pk being the key above (golden bytes in
+// salt.go and TestSaltGolden: with n = 8, INT 7 is "a1a7"). EncodeKey
+// returns the stored key, DecodeKey accepts it, and PartitionPrefix (the
+// planner's EncodeKey) stays logical: Salt and Unsalt convert.
+//
 // Keyless tables store every row in the partition "" under a generated,
 // unique, time-ordered RowKey (a string component of 32 hex digits: Unix
 // nanoseconds, then randomness), so a multi-row INSERT is one batch.

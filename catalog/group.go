@@ -28,7 +28,8 @@ import (
 // Groups are named per database. Every table of a group has a primary key
 // whose partition-key columns match the group's in number, order, type
 // (kind, signedness, length, scale, precision, collation) and direction,
-// so that equal values are equal PartitionKeys in every member; the other
+// and the same salt_buckets (salt.go), so that equal values are equal
+// PartitionKeys in every member; the other
 // key columns, the columns and the indexes are each table's own.
 //
 // Key format (part of the persisted format, like package keys). A member's
@@ -101,6 +102,11 @@ func checkGroupKey(t, m *Table) error {
 	}
 	if t.Keyless() {
 		return bad("a table of a group needs a primary key")
+	}
+	if t.Salted() != m.Salted() {
+		// The stored PartitionKey carries the bucket (salt.go): equal
+		// values are one partition only under equal salting.
+		return bad(fmt.Sprintf("it has salt_buckets=%d, the group's (table %s) %d", t.Salted(), m.Name, m.Salted()))
 	}
 	if len(t.partCols) != len(m.partCols) {
 		return bad(fmt.Sprintf("its partition key has %d columns, the group's (table %s) %d", len(t.partCols), m.Name, len(m.partCols)))

@@ -89,6 +89,11 @@ func TestGroupKeys(t *testing.T) {
 	if _, err := c.CreateTable(ctx, "d", bad); !errors.Is(err, ErrInvalidDef) {
 		t.Errorf("INT partition key joining a BIGINT group: %v", err)
 	}
+	salted := *orders
+	salted.Name, salted.SaltBuckets = "salted", 4
+	if _, err := c.CreateTable(ctx, "d", &salted); !errors.Is(err, ErrInvalidDef) {
+		t.Errorf("a salted table joining an unsalted group: %v", err)
+	}
 	bad = &TableDef{Name: "bad", Group: "sales", Columns: []Column{intCol("cust")}}
 	if _, err := c.CreateTable(ctx, "d", bad); !errors.Is(err, ErrInvalidDef) {
 		t.Errorf("keyless table joining a group: %v", err)

@@ -132,7 +132,13 @@ func (t *Table) IndexEntity(ix *Index, pk, rk string, row []Datum) (*storage.Ent
 	if ix.Global {
 		e.PartitionKey, e.RowKey = ipk, irk
 		if !ix.Unique || hasNull {
-			e.RowKey += pk + rk
+			// The logical PartitionKey: index order is base-key order
+			// on a salted table too (salt.go).
+			lpk, err := t.Unsalt(pk)
+			if err != nil {
+				return nil, err
+			}
+			e.RowKey += lpk + rk
 		}
 	} else {
 		e.PartitionKey, e.RowKey = pk, irk

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -12,6 +13,8 @@ type TableOptions struct {
 	// Group from group=name: the table group the table joins (group.go);
 	// "" if absent.
 	Group string
+	// SaltBuckets from salt_buckets=n (salt.go); 0 if absent.
+	SaltBuckets int
 }
 
 // optionsMarker starts sqlgw's options in a table comment.
@@ -21,12 +24,13 @@ const optionsMarker = "sqlgw:"
 // options start at "sqlgw:" (case-insensitive; any text before it is an
 // ordinary comment) and run to the end of the comment:
 //
-//	sqlgw: partition_key=(tenant, `order id`)
+//	sqlgw: partition_key=(tenant, `order id`) salt_buckets=8
 //	sqlgw: group=sales, partition_key=(cust)
 //
 // Options are name=value pairs separated by spaces, commas or semicolons;
 // partition_key takes a parenthesised list of column names, each bare
 // (letters, digits, _, $) or quoted with backticks (“ inside for one);
+// salt_buckets takes an integer from 1 to MaxSaltBuckets (salt.go);
 // group takes one such name (a table group, group.go).
 // A comment without "sqlgw:" has no options. Unknown options, duplicate
 // options, and syntax errors are errors wrapping ErrInvalidDef. Whether
@@ -70,6 +74,13 @@ func ParseTableOptions(comment string) (TableOptions, error) {
 				return opts, err
 			}
 			opts.Group = g
+		case "salt_buckets":
+			w := p.word()
+			n, err := strconv.Atoi(w)
+			if err != nil || n < 1 || n > MaxSaltBuckets {
+				return opts, p.errorf("salt_buckets=%q: an integer from 1 to %d expected", w, MaxSaltBuckets)
+			}
+			opts.SaltBuckets = n
 		default:
 			return opts, p.errorf("unknown option %q", name)
 		}

@@ -283,6 +283,13 @@ func (t *Table) EncodeKey(row []Datum) (pk, rk string, err error) {
 	if pk, err = t.PartitionPrefix(pick(t.partCols)); err != nil {
 		return "", "", err
 	}
+	if t.Salted() > 0 {
+		pk = t.Salt(pk)
+		if limit := t.limits.KeyLimit(); limit > 0 && len(pk) > limit {
+			return "", "", fmt.Errorf("key of table %q: salted PartitionKey of %d characters exceeds the store's limit of %d: %w",
+				t.Name, len(pk), limit, storage.ErrInvalidKey)
+		}
+	}
 	if rk, err = t.RowPrefix(pick(t.rowCols)); err != nil {
 		return "", "", err
 	}
@@ -311,6 +318,10 @@ func (t *Table) EncodePrimaryKey(vals []Datum) (pk, rk string, err error) {
 func (t *Table) DecodeKey(pk, rk string) ([]Datum, error) {
 	if t.Keyless() {
 		return nil, nil
+	}
+	pk, err := t.Unsalt(pk)
+	if err != nil {
+		return nil, err
 	}
 	rest, part, err := t.decodeComponents(t.partCols, []byte(pk), nil)
 	if err != nil {

@@ -147,6 +147,14 @@ func newTable(def *TableDef, limits storage.Limits) (*Table, error) {
 			t.PartitionKey = append(t.PartitionKey, t.Columns[t.ColumnIndex(p)].Name)
 		}
 	}
+	switch {
+	case def.SaltBuckets < 0 || def.SaltBuckets > MaxSaltBuckets:
+		return nil, fmt.Errorf("%w: table %q: salt_buckets=%d (1 to %d)", ErrInvalidDef, def.Name, def.SaltBuckets, MaxSaltBuckets)
+	case def.SaltBuckets > 1 && len(t.PrimaryKey) == 0:
+		return nil, fmt.Errorf("%w: table %q: salt_buckets needs a primary key", ErrInvalidDef, def.Name)
+	case def.SaltBuckets > 1:
+		t.SaltBuckets = def.SaltBuckets
+	}
 	for _, ix := range def.Indexes {
 		if err := t.addIndex(ix); err != nil {
 			return nil, err

@@ -53,6 +53,9 @@ type Table struct {
 	// Physical is then the group's table with a member prefix. Added
 	// later: absent in older records.
 	Group string `json:"grp,omitempty"`
+	// SaltBuckets, above 1, salts the PartitionKey with a hashed bucket
+	// (salt.go). Added later: absent in older records.
+	SaltBuckets int `json:"salt,omitempty"`
 
 	// Derived when the record is loaded; not persisted.
 	partCols []KeyColumn

@@ -330,4 +330,8 @@ type TableDef struct {
 	// Group, if set, makes the table a member of that table group
 	// (group.go, the table option group=name).
 	Group string
+	// SaltBuckets, above 1, spreads the partitions over that many hashed
+	// buckets (salt.go); 0 or 1: not salted. A keyed, non-attached table
+	// only; at most MaxSaltBuckets.
+	SaltBuckets int
 }

@@ -115,7 +115,7 @@ func (b *builder) build() (*Plan, error) {
 			if err != nil {
 				return nil, err
 			}
-			if alt.Path != MultiGet && alt.Cost.Score() < best.Cost.Score() {
+			if alt.Path != MultiGet && alt.Cost.ScoreFor(b.q.Cost) < best.Cost.ScoreFor(b.q.Cost) {
 				best = alt
 			}
 		}
@@ -193,7 +193,19 @@ func (b *builder) planWith(limit int) (*Plan, error) {
 		}
 	}
 	b.cost(p)
+	p.Cost.Bytes = p.Cost.Entities * b.entityBytes()
+	b.salt(p) // salt.go
 	return p, nil
+}
+
+// entityBytes is the entity size for Cost.Bytes: the average size, at
+// least defaultEntityBytes (a small entity still costs its share of
+// per-entity decoding and of the block read).
+func (b *builder) entityBytes() float64 {
+	if st := b.q.Stats; st != nil && st.EntityBytes > defaultEntityBytes {
+		return st.EntityBytes
+	}
+	return defaultEntityBytes
 }
 
 func (b *builder) keyCol(kc KeyColumn, part KeyPart) keyCol {

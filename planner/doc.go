@@ -100,14 +100,27 @@
 // values fans out into several queries, the planner also costs plans using
 // fewer key columns (never dropping a bound partition key, whose point
 // queries are the store's cheap unit) and keeps the cheapest by
-// Cost.Score = requests + entities/10 (entitiesPerRequest, which explains
-// the weight: a round trip's latency on one side, the Table service's
-// throughput targets, counted in entities, on the other). The same weights
-// serve Pebble, where a request is a seek (an iterator positioned, or a
-// point get) and an entity a decode of about a hundred bytes to a few
-// kilobytes: the ratio is of the same order there, so one model keeps the
-// two backends choosing the same plans (which the golden EXPLAIN files and
-// the matrix test rely on). So a 10-value IN on an indexed column is 10
+// Cost.ScoreFor with the backend's weights (Query.Cost, from
+// storage.Capabilities.Cost; the zero model is the Table service's):
+//
+//	Azure (storage.AzureCost)    requests + entities/10
+//	Pebble (storage.PebbleCost)  seeks + bytes/2,560
+//
+// On Azure a request is a round trip (billing, latency) and the entities
+// are those read server-side, counted against the Table service's
+// throughput targets (about 2,000 entities/s per partition, 20,000/s per
+// account, each Get one entity): ten entities weigh one request
+// (see plan.go for why). On Pebble a request is a seek (an iterator
+// positioned, or a point get) and what is read costs by its bytes
+// (Cost.Bytes: the entities times Stats.EntityBytes, the average entity
+// size ANALYZE TABLE measures, at least 256 bytes: a smaller entity still
+// costs its share of decoding and of the block read): a seek weighs about
+// 2.5 KB read and decoded. At the default entity size the two models give
+// the same scores, so both backends choose the same plans (which the
+// golden EXPLAIN files and the matrix test rely on); with large entities
+// Pebble prefers reading fewer of them (an index over a scan), where the
+// Table service, whose budget is in entities whatever their size, does
+// not (TestCostModelPerBackend). So a 10-value IN on an indexed column is 10
 // index reads plus the base gets, not a scan with a 10-way OR that reads
 // the whole table. Whole-key equalities always become PointGet or
 // MultiGet (docs/architecture.md).
@@ -120,4 +133,11 @@
 // column is Desc). Plan.OrderSatisfied reports that an ORDER BY needs no
 // sort, ignoring columns bound to one value. LIMIT becomes the queries' Top
 // only when no sort is needed and nothing is residual.
+//
+// # Salted tables
+//
+// A salted table's PartitionKeys carry a hashed bucket prefix: the plan is
+// built on logical keys, then its requests are rewritten per bucket, and
+// a PartitionKey range or scan becomes one query per bucket, merged in
+// key order by the reader (Plan.Groups; salt.go).
 package planner

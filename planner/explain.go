@@ -32,6 +32,11 @@ func (p *Plan) String() string {
 		sb.WriteString(FormatQuery(q))
 		sb.WriteByte('\n')
 	}
+	for i, n := range p.Groups {
+		if n > 1 {
+			fmt.Fprintf(&sb, "  salted: %d bucket queries merged in key order (group %d)\n", n, i+1)
+		}
+	}
 	if ix := p.Index; ix != nil {
 		sb.WriteString("  " + ix.describe() + "\n")
 		for _, k := range ix.Gets {

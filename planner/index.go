@@ -157,7 +157,19 @@ func newIndexView(t IndexedTable, n int) *indexView {
 	return v
 }
 
-func (v *indexView) PhysicalName() string             { return v.ix.Table }
+func (v *indexView) PhysicalName() string { return v.ix.Table }
+
+// SaltBuckets implements Salted: a local index lives in the base table's
+// (salted) partitions; a global one has its own keys.
+func (v *indexView) SaltBuckets() int {
+	if s, ok := v.base.(Salted); ok && v.ix.Local {
+		return s.SaltBuckets()
+	}
+	return 0
+}
+func (v *indexView) Salt(pk string) string        { return v.base.(Salted).Salt(pk) }
+func (v *indexView) SaltPrefix(bucket int) string { return v.base.(Salted).SaltPrefix(bucket) }
+
 func (v *indexView) Columns() []Column                { return v.cols }
 func (v *indexView) PartitionKeyColumns() []KeyColumn { return v.part }
 func (v *indexView) RowKeyColumns() []KeyColumn       { return v.row }
@@ -255,7 +267,7 @@ func (b *builder) indexPlan(best *Plan) (*Plan, error) {
 		if out != nil {
 			cur = out
 		}
-		if p.Cost.Score() < cur.Cost.Score() {
+		if p.Cost.ScoreFor(b.q.Cost) < cur.Cost.ScoreFor(b.q.Cost) {
 			out = p
 		}
 	}
@@ -288,7 +300,7 @@ func (b *builder) planIndex(it IndexedTable, n int) (*Plan, error) {
 			vb.nullable[c.Col] = true
 		}
 	}
-	st := Stats{Rows: rows}
+	st := Stats{Rows: rows, EntityBytes: b.entityBytes()}
 	if b.q.Stats != nil {
 		st.Bounds = b.q.Stats.Bounds
 	}
@@ -440,6 +452,7 @@ func (b *builder) planIndex(it IndexedTable, n int) (*Plan, error) {
 		}
 		p.Cost.Requests += hits
 		p.Cost.Entities += hits
+		p.Cost.Bytes += hits * b.entityBytes()
 	}
 	return p, nil
 }

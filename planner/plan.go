@@ -73,6 +73,10 @@ type Query struct {
 	OrderBy []OrderColumn
 	// Stats feeds the cost estimate; nil uses defaults.
 	Stats *Stats
+	// Cost is the backend's cost model (storage.Capabilities.Cost), which
+	// weighs requests, entities and bytes when plans are compared; the
+	// zero value is storage.AzureCost.
+	Cost storage.CostModel
 	// NoNot keeps storage.Not out of filters. The planner uses Not only
 	// for its documented meaning on absent properties (true: IS NULL,
 	// NOT (x <=> v)); set NoNot for a service that does not honour it (the
@@ -101,11 +105,30 @@ type Cost struct {
 	Requests float64
 	// Entities is the number of entities the store reads.
 	Entities float64
+	// Bytes is the number of bytes the store reads (Entities times the
+	// table's average entity size, Stats.EntityBytes).
+	Bytes float64
 }
 
-// Score weighs a cost in one number for comparing plans (and join
-// strategies): one request is worth entitiesPerRequest entities read.
-func (c Cost) Score() float64 { return c.Requests + c.Entities/entitiesPerRequest }
+// Score weighs a cost in one number with the Table service's weights
+// (storage.AzureCost): one request is worth ten entities read.
+func (c Cost) Score() float64 { return c.ScoreFor(storage.CostModel{}) }
+
+// ScoreFor weighs a cost with a backend's weights (the zero model is
+// storage.AzureCost).
+func (c Cost) ScoreFor(m storage.CostModel) float64 {
+	if m == (storage.CostModel{}) {
+		m = storage.AzureCost
+	}
+	s := c.Requests
+	if m.EntitiesPerRequest > 0 {
+		s += c.Entities / m.EntitiesPerRequest
+	}
+	if m.BytesPerRequest > 0 {
+		s += c.Bytes / m.BytesPerRequest
+	}
+	return s
+}
 
 // Plan is the planner's answer: how to read the table, and what the engine
 // must still do.
@@ -133,11 +156,19 @@ type Plan struct {
 	Path  AccessPath
 	Table string // physical table name
 
-	// Gets are the entities to read, for PointGet and MultiGet, sorted by key.
+	// Gets are the entities to read, for PointGet and MultiGet, sorted by
+	// key (the logical key on a salted table: salt.go).
 	Gets []Key
 	// Queries are the queries to run, for every other path except Empty,
 	// sorted by key. Each carries Select, Filter and, where exact, Top.
 	Queries []*storage.Query
+	// Groups, set only for a salted table (salt.go) whose plan reads
+	// PartitionKey ranges, splits Queries into consecutive groups of the
+	// given sizes: the queries of a group (one per salt bucket) are run
+	// together and their entities merged in logical key order (the
+	// PartitionKey without its bucket prefix, then the RowKey). Nil: every
+	// query is its own group.
+	Groups []int
 	// Index is set for IndexLookup and IndexRange: the index read. Gets
 	// and Queries are then empty (the base keys come from the index hits),
 	// Select is the projection of the base Gets, and Filter, Order and
@@ -173,8 +204,10 @@ type Plan struct {
 	where   []Expr
 }
 
-// entitiesPerRequest is how many entities read cost as much as one request.
-// Two budgets meet here. Latency: a round trip to the Table service costs
+// The weights (storage.AzureCost, storage.PebbleCost)
+//
+// On the Table service, ten entities read cost as much as one request.
+// Two budgets meet there. Latency: a round trip to the Table service costs
 // about as much time as receiving a hundred entities of a query page (on
 // the embedded store, a point get about as much as decoding a hundred
 // scanned entities). Throughput: the Table service's scalability targets
@@ -185,5 +218,9 @@ type Plan struct {
 // a full page of 1,000 entities costs 101 requests' worth, so a 10-value
 // IN on an indexed column (10 index queries and the base Gets) beats
 // scanning a table of more than a few thousand rows, while a scan of a
-// small table still beats hundreds of Gets.
-const entitiesPerRequest = 10
+// small table still beats hundreds of Gets. Pebble's 2,560 bytes per
+// seek give the same ratio for entities of defaultEntityBytes, and count
+// larger entities as more.
+
+// defaultEntityBytes is the entity size assumed without statistics.
+const defaultEntityBytes = 256

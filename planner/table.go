@@ -197,4 +197,7 @@ type Stats struct {
 	// 'active' status reads as many rows as it has).
 	TopValues    map[string]map[string]float64
 	RestPerValue map[string]float64
+	// EntityBytes, when known (ANALYZE TABLE), is the average size of the
+	// table's entities, for the bytes a plan reads (Cost.Bytes).
+	EntityBytes float64
 }

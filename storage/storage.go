@@ -436,7 +436,44 @@ type Capabilities struct {
 	// Unsorted is set when query results may come back in any order (the
 	// Cosmos DB Table API); callers then sort themselves.
 	Unsorted bool
+	// Cost weighs the backend's work for the planner; the zero value
+	// means AzureCost.
+	Cost CostModel
 }
+
+// CostModel is what reads cost on a backend, for the planner's choice
+// between plans (package planner, Cost), in requests: a plan's score is
+// requests + entities/EntitiesPerRequest + bytes/BytesPerRequest, the
+// entities and bytes being those the store reads (server-side: a filter
+// reduces what is returned, not what is read). A request is a round trip
+// to the Table service; on the embedded store a seek (an iterator
+// positioned, or a point get).
+type CostModel struct {
+	// EntitiesPerRequest is how many entities read cost one request (0:
+	// entities do not count apart).
+	EntitiesPerRequest float64
+	// BytesPerRequest is how many bytes read and decoded cost one request
+	// (0: bytes do not count apart).
+	BytesPerRequest float64
+}
+
+// AzureCost is the Table service's model: requests (billing, latency)
+// and entities read server-side (the scalability targets are in
+// entities: about 2,000 per second per partition, 20,000 per account, a
+// budget every client shares); the bytes do not count apart. Ten
+// entities weigh one request: a round trip costs about as much time as
+// receiving a hundred entities of a page, and a scan spends the table's
+// worth of the shared budget.
+var AzureCost = CostModel{EntitiesPerRequest: 10}
+
+// PebbleCost is the embedded store's model: seeks and bytes. A seek (a
+// point get or a positioned iterator: block index lookups, a block
+// decompressed) costs about as much as reading and decoding 2.5 KB of
+// entities sequentially; there is no per-entity budget. For entities of
+// the planner's default size (256 bytes) this is AzureCost's ratio, so
+// both backends choose alike; with larger entities (ANALYZE measures
+// them) Pebble leans to fewer bytes, Azure does not care.
+var PebbleCost = CostModel{BytesPerRequest: 2560}
 
 // Store is the entity-store contract. See the package documentation for
 // ordering, concurrency and errors. All methods honour ctx cancellation.

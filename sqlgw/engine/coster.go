@@ -40,6 +40,7 @@ const lookupRoundTripCost = 100
 type coster struct{ inner memo.Coster }
 
 func (c coster) EstimateCost(ctx *sql.Context, n memo.RelExpr, s sql.StatsProvider) (float64, error) {
+	fixJoinInputs(ctx, n) // filtered cardinalities of analysed tables (stats_join.go)
 	cost, err := c.inner.EstimateCost(ctx, n, s)
 	if err != nil {
 		return cost, err

@@ -56,7 +56,8 @@
 //	alter_narrowing.go           verified narrowing ALTER ... MODIFY
 //	alter_primary_key.go         ADD/DROP PRIMARY KEY on an empty table
 //	time_precision.go            TIME(n), DATETIME(n) fractions
-//	partition.go    PARTITION BY KEY and DESC key columns from the statement
+//	partition.go    PARTITION BY KEY/HASH, PARTITIONS and DESC key columns from the statement
+//	salt_read.go    reads of salted tables: bucket queries merged in key order
 //	attached.go, attached_types.go  store tables sqlgw did not create
 //	attached_index.go            secondary indexes on attached tables: the
 //	                freshness contract, REPAIR/REFRESH TABLE rebuilds
@@ -65,6 +66,8 @@
 //	tablegroup_rule.go           analyzer rule: the bound partition key of
 //	                joined group members
 //	stats.go        ANALYZE TABLE statistics, CARDINALITY
+//	stats_provider.go  go-mysql-server's statistics provider over them
+//	stats_join.go   the join planner's filtered cardinalities
 //	check_repair_table.go        CHECK and REPAIR TABLE's work
 //	admin_results.go             the rows table maintenance answers
 //	accounts_visible.go          tables and views an account sees
@@ -122,9 +125,11 @@
 //     triggers (triggers.go), views (views.go), TIME(n)
 //     (time_precision.go), verified narrowing ALTER ... MODIFY (alter_narrowing.go),
 //     ADD/DROP PRIMARY KEY on an empty table (alter_primary_key.go).
-//   - PARTITION BY KEY(a,b) declares the partition key, like COMMENT
-//     'sqlgw: partition_key=(a,b)'; go-mysql-server drops the clause (and
-//     DESC in PRIMARY KEY), so the connection handler reads them from the
+//   - PARTITION BY KEY(a,b) (or HASH(a)) declares the partition key, like
+//     COMMENT 'sqlgw: partition_key=(a,b)', and PARTITIONS n salts the
+//     table into n buckets, like 'sqlgw: salt_buckets=n' (reads of salted
+//     tables: salt_read.go); go-mysql-server drops the clause (and DESC in
+//     PRIMARY KEY), so the connection handler reads them from the
 //     statement (partition.go).
 //
 // # Imports

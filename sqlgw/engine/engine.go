@@ -53,6 +53,7 @@ func New(ctx context.Context, store storage.Store, opts catalog.Options) (*Engin
 	a.ExecBuilder.PriorityBuilder = explainBuilder{exec: a.ExecBuilder}
 	a.Catalog.InfoSchema = newInfoSchema(a.Catalog.InfoSchema) // CARDINALITY (stats.go)
 	a.Coster = coster{inner: a.Coster}
+	a.Catalog.StatsProvider = &statsProvider{gw: gw, inner: a.Catalog.StatsProvider} // stats_provider.go
 	engine := gms.New(a, &gms.Config{VersionPostfix: "sqlgw"})
 	engine.Analyzer.Catalog.RegisterFunction(sql.NewEmptyContext(), assignFunction, varFunction)
 	return &Engine{Engine: engine, Provider: pro, gw: gw, rec: rec, store: store}, nil

@@ -618,7 +618,7 @@ func (t *Table) buildPlan(q *planner.Query) (*planner.Plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		if fp != nil && (best == nil || fp.Cost.Score() < best.Cost.Score()) {
+		if fp != nil && (best == nil || fp.Cost.ScoreFor(q.Cost) < best.Cost.ScoreFor(q.Cost)) {
 			best = fp
 		}
 	}

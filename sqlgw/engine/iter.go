@@ -63,6 +63,9 @@ type rowIter struct {
 	q    *storage.Query
 	page []*storage.Entity
 	pi   int
+	// merge reads the current query group of a salted table's plan
+	// (salt_read.go; gi then counts groups).
+	merge *mergeCursor
 
 	// overlay: buffered non-deleted writes in key order
 	pend  []entKey
@@ -113,7 +116,7 @@ func (t *Table) newRowIter(ctx *sql.Context, spec *readSpec) (*rowIter, error) {
 				it.pend = append(it.pend, k)
 			}
 		}
-		sort.Slice(it.pend, func(i, j int) bool { return keyLess(it.pend[i], it.pend[j]) })
+		sort.Slice(it.pend, func(i, j int) bool { return it.less(it.pend[i], it.pend[j]) })
 		it.seen = map[entKey]bool{}
 	}
 	if spec.plan.Path == planner.PointGet || spec.plan.Path == planner.MultiGet {
@@ -159,7 +162,7 @@ func (it *rowIter) next(ctx *sql.Context) (sql.Row, error) {
 		}
 		k := entKey{e.PartitionKey, e.RowKey}
 		// Buffered rows that sort before this one.
-		for it.pendi < len(it.pend) && keyLess(it.pend[it.pendi], k) {
+		for it.pendi < len(it.pend) && it.less(it.pend[it.pendi], k) {
 			pk := it.pend[it.pendi]
 			it.pendi++
 			if row, ok, err := it.overlayRow(ctx, pk); err != nil || ok {
@@ -224,6 +227,10 @@ func (it *rowIter) next(ctx *sql.Context) (sql.Row, error) {
 func (it *rowIter) unread(e *storage.Entity) {
 	if it.gets != nil || it.ixLoaded {
 		it.fi--
+		return
+	}
+	if it.merge != nil {
+		it.merge.back = e
 		return
 	}
 	it.pi--
@@ -297,6 +304,9 @@ func (it *rowIter) nextEntity() (*storage.Entity, error) {
 		e := it.fetched[it.fi]
 		it.fi++
 		return e, nil
+	}
+	if len(p.Groups) > 0 {
+		return it.nextGrouped() // salt_read.go
 	}
 	for {
 		for it.pi < len(it.page) {

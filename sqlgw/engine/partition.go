@@ -3,11 +3,14 @@ package engine
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"github.com/sqlgw/sqlgw/catalog"
 )
 
 // PARTITION BY KEY
@@ -17,12 +20,19 @@ import (
 // at the statement text itself, in the connection handler, before the
 // engine runs it: PARTITION BY KEY(a,b) declares (a,b) as the partition
 // key (the same as COMMENT 'sqlgw: partition_key=(a,b)'); any other
-// partitioning (HASH, RANGE, LIST, LINEAR, explicit partitions) is
-// rejected with ER_NOT_SUPPORTED_YET when the table is created, never
-// silently ignored. The PARTITIONS n count is accepted and ignored: the
-// store partitions by key value, not into n buckets. The declared key is
-// also written into the table comment as "sqlgw: partition_key=(...)", so
-// SHOW CREATE TABLE shows it and a dump recreates the same keys.
+// partitioning is rejected with ER_NOT_SUPPORTED_YET when the table is
+// created, never silently ignored. PARTITION BY [LINEAR] HASH(column) is
+// PARTITION BY KEY(column) (the hash function is sqlgw's, MySQL's
+// algorithm does not matter to a client); HASH of an expression, RANGE,
+// LIST, explicit partition definitions and subpartitions are rejected.
+// The PARTITIONS n count, n > 1, salts the table with n buckets
+// (SALT_BUCKETS, after Apache Phoenix: catalog salt.go, the same as
+// COMMENT 'sqlgw: salt_buckets=n'): MySQL spreads rows over n hashed
+// partitions, and so does sqlgw, prefixing each PartitionKey with its
+// bucket so that a monotonically growing key does not write to one
+// partition range. The declared key and bucket count are also written
+// into the table comment as "sqlgw: partition_key=(...) salt_buckets=n",
+// so SHOW CREATE TABLE shows them and a dump recreates the same layout.
 
 // indexDescKey names a secondary index of a statement for the DESC
 // columns it declares: by name, or by its columns when it has none.
@@ -35,6 +45,8 @@ func indexDescKey(table, name string, cols []string) string {
 
 type partitionDecl struct {
 	cols []string
+	// salt is the PARTITIONS count (n > 1 salts the table).
+	salt int
 	err  error
 	// desc names the PRIMARY KEY columns declared DESC, which
 	// go-mysql-server also drops (sql.IndexColumn has no order).
@@ -189,19 +201,58 @@ func (p *partitionDecls) NotePartitionBy(conn uint32, query string) {
 			}
 		}
 	}
-	po := ddl.TableSpec.PartitionOpt
-	switch {
-	case po == nil:
-	case !strings.EqualFold(po.PartitionType, "key") || po.IsLinear || po.SubPartition != nil || len(po.Definitions) > 0:
-		d.err = errUnsupported.New(fmt.Sprintf("table %s: PARTITION BY %s is not supported; use PARTITION BY KEY(columns) or COMMENT 'sqlgw: partition_key=(columns)'", table, strings.ToUpper(po.PartitionType)))
-	case len(po.ColList) == 0:
-		d.err = errUnsupported.New(fmt.Sprintf("table %s: PARTITION BY KEY() needs its columns (the partition key is a list of primary-key columns)", table))
-	default:
-		for _, c := range po.ColList {
-			d.cols = append(d.cols, c.String())
-		}
+	if po := ddl.TableSpec.PartitionOpt; po != nil {
+		d.cols, d.salt, d.err = partitionOption(table, po)
 	}
 	p.set(conn, table, d)
+}
+
+// partitionOption maps a CREATE TABLE's PARTITION BY clause onto the
+// partition key and the salt buckets, or says why it cannot.
+func partitionOption(table string, po *sqlparser.PartitionOption) (cols []string, salt int, err error) {
+	kind := strings.ToUpper(po.PartitionType)
+	hint := "use PARTITION BY KEY(columns) [PARTITIONS n], or COMMENT 'sqlgw: partition_key=(columns) salt_buckets=n'"
+	switch {
+	case kind != "KEY" && kind != "HASH":
+		return nil, 0, errUnsupported.New(fmt.Sprintf("table %s: PARTITION BY %s is not supported; %s", table, kind, hint))
+	case po.SubPartition != nil:
+		return nil, 0, errUnsupported.New(fmt.Sprintf("table %s: SUBPARTITION BY is not supported; %s", table, hint))
+	case len(po.Definitions) > 0:
+		return nil, 0, errUnsupported.New(fmt.Sprintf("table %s: explicit partition definitions are not supported; %s", table, hint))
+	}
+	switch kind {
+	case "KEY":
+		if len(po.ColList) == 0 {
+			return nil, 0, errUnsupported.New(fmt.Sprintf("table %s: PARTITION BY KEY() needs its columns (the partition key is a list of primary-key columns)", table))
+		}
+		for _, c := range po.ColList {
+			cols = append(cols, c.String())
+		}
+	case "HASH":
+		col, ok := po.Expr.(*sqlparser.ColName)
+		if !ok || !col.Qualifier.IsEmpty() {
+			return nil, 0, errUnsupported.New(fmt.Sprintf("table %s: PARTITION BY HASH of an expression is not supported, only of a primary-key column; %s", table, hint))
+		}
+		cols = []string{col.Name.String()}
+	}
+	salt = 1
+	if po.Partitions != nil {
+		n, perr := strconv.Atoi(string(po.Partitions.Val))
+		if perr != nil || n < 1 || n > catalog.MaxSaltBuckets {
+			return nil, 0, errUnsupported.New(fmt.Sprintf("table %s: PARTITIONS %s: sqlgw salts a table into 1 to %d buckets", table, string(po.Partitions.Val), catalog.MaxSaltBuckets))
+		}
+		salt = n
+	}
+	return cols, salt, nil
+}
+
+// appendTableOption appends a sqlgw option ("salt_buckets=4") to a table
+// comment, after its "sqlgw:" options if it has some.
+func appendTableOption(comment, opt string) string {
+	if strings.Contains(strings.ToLower(comment), "sqlgw:") {
+		return strings.TrimSpace(comment + " " + opt)
+	}
+	return strings.TrimSpace(comment + " sqlgw: " + opt)
 }
 
 // createDecl returns what the connection handler read from the CREATE

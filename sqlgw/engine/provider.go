@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -219,12 +220,18 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 		for i, c := range pk {
 			quoted[i] = "`" + strings.ReplaceAll(c, "`", "``") + "`"
 		}
-		opt := "partition_key=(" + strings.Join(quoted, ", ") + ")"
-		if opts.Group != "" {
-			def.Comment = strings.TrimSpace(def.Comment + ", " + opt) // after the group option's marker
-		} else {
-			def.Comment = strings.TrimSpace(def.Comment + " sqlgw: " + opt)
+		def.Comment = appendTableOption(def.Comment, "partition_key=("+strings.Join(quoted, ", ")+")")
+	}
+	def.SaltBuckets = opts.SaltBuckets
+	if decl.salt > 1 { // PARTITIONS n (partition.go)
+		if opts.SaltBuckets != 0 {
+			return errUnsupported.New("table " + name + ": both PARTITIONS and a salt_buckets comment option")
 		}
+		def.SaltBuckets = decl.salt
+		def.Comment = appendTableOption(def.Comment, "salt_buckets="+strconv.Itoa(decl.salt))
+	}
+	if def.SaltBuckets > 1 && len(def.PrimaryKey) == 0 {
+		return mapError(fmt.Errorf("%w: table %s: salt_buckets needs a primary key (a keyless table has one partition)", catalog.ErrInvalidDef, name))
 	}
 	if len(def.PartitionKey) > 0 && len(def.PrimaryKey) == 0 {
 		return mapError(fmt.Errorf("%w: table %s: a partition key needs a primary key", catalog.ErrInvalidDef, name))

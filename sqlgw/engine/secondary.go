@@ -478,7 +478,7 @@ func (it *rowIter) loadIndex() error {
 	}
 	it.fetched = it.fetched[:0]
 	for i, e := range out {
-		if a := also[i]; a != nil && keyLess(entKey{a.PartitionKey, a.RowKey}, entKey{e.PartitionKey, e.RowKey}) {
+		if a := also[i]; a != nil && it.less(entKey{a.PartitionKey, a.RowKey}, entKey{e.PartitionKey, e.RowKey}) {
 			e, also[i] = a, e // one index value: base key order
 		}
 		if e != nil {
@@ -491,7 +491,7 @@ func (it *rowIter) loadIndex() error {
 	if it.tt != nil && len(it.tt.writes) > 0 {
 		// The buffered writes are merged in key order.
 		sort.SliceStable(it.fetched, func(i, j int) bool {
-			return keyLess(entKey{it.fetched[i].PartitionKey, it.fetched[i].RowKey}, entKey{it.fetched[j].PartitionKey, it.fetched[j].RowKey})
+			return it.less(entKey{it.fetched[i].PartitionKey, it.fetched[i].RowKey}, entKey{it.fetched[j].PartitionKey, it.fetched[j].RowKey})
 		})
 	}
 	it.fi = 0

@@ -66,10 +66,11 @@ import (
 // The share is the global variable sqlgw_stats_auto_recalc_percent
 // (default 10, as InnoDB's innodb_stats_auto_recalc threshold; 0: never).
 //
-// go-mysql-server's own statistics provider (sql.StatsProvider, used by
-// its join planner's cardinality estimates) is not replaced: the join
-// costing sqlgw needs goes through its own coster (coster.go) with the
-// row counts.
+// go-mysql-server's statistics provider (sql.StatsProvider, used by its
+// index choice and join planner) answers from these statistics for an
+// analysed table, with a histogram per index (stats_provider.go); the
+// join costing specific to the store goes through sqlgw's coster
+// (coster.go) with the row counts.
 
 const (
 	statTopN        = 8
@@ -111,6 +112,7 @@ func statsShare() float64 {
 // tableStats are the statistics of one table.
 type tableStats struct {
 	rows    int64
+	bytes   int64                  // of the main entities, for the average entity size
 	indexes map[string]*indexStats // by lower-cased index name; "primary"
 	changed int64                  // rows inserted or deleted since
 	running bool                   // a refresh is under way
@@ -122,6 +124,11 @@ type indexStats struct {
 	top      []topValue
 	lead     int         // ordinal of the leading column
 	bounds   *[2]float64 // its smallest and largest value, when numeric or temporal
+	// hist is go-mysql-server's histogram of the index (stats_provider.go),
+	// over columns of types histTypes.
+	hist      []histBucket
+	histTypes []catalog.Type
+	savedHist []savedBucket // loaded, not yet converted
 }
 
 type topValue struct {
@@ -136,12 +143,16 @@ func (g *Gateway) analyzeTable(ctx context.Context, t *catalog.Table) error {
 		cols   []catalog.KeyColumn
 		sets   []map[string]struct{}
 		lead   map[string]int64
-		lo, hi float64 // the leading column's bounds, when numeric
-		nums   int     // leading values seen as numbers
+		lo, hi float64      // the leading column's bounds, when numeric
+		nums   int          // leading values seen as numbers
+		hist   *histSampler // go-mysql-server's histogram (stats_provider.go)
 	}
 	accs := map[string]*acc{}
 	newAcc := func(name string, cols []catalog.KeyColumn) {
 		a := &acc{cols: cols, lead: map[string]int64{}}
+		if hc := histColumns(t, strings.ToLower(name)); len(hc) > 0 {
+			a.hist = newHistSampler(t, hc)
+		}
 		for range cols {
 			a.sets = append(a.sets, map[string]struct{}{})
 		}
@@ -158,12 +169,19 @@ func (g *Gateway) analyzeTable(ctx context.Context, t *catalog.Table) error {
 	}
 	var rows int64
 	leftovers := 0
-	err := g.scanRows(ctx, t, func(_ *storage.Entity, row []catalog.Datum, err error) error {
+	var bytes int64
+	err := g.scanRows(ctx, t, func(main *storage.Entity, row []catalog.Datum, err error) error {
 		rows++
+		if main != nil {
+			bytes += int64(storage.EntitySize(main))
+		}
 		if err != nil {
 			return nil // counted; CHECK TABLE reports it
 		}
 		for _, a := range accs {
+			if a.hist != nil {
+				a.hist.add(row)
+			}
 			var b []byte
 			for i, kc := range a.cols {
 				if kc.Index >= len(row) {
@@ -194,7 +212,7 @@ func (g *Gateway) analyzeTable(ctx context.Context, t *catalog.Table) error {
 	if err != nil {
 		return err
 	}
-	ts := &tableStats{rows: rows, indexes: map[string]*indexStats{}}
+	ts := &tableStats{rows: rows, bytes: bytes, indexes: map[string]*indexStats{}}
 	for name, a := range accs {
 		is := &indexStats{lead: a.cols[0].Index}
 		if a.nums > 0 {
@@ -202,6 +220,13 @@ func (g *Gateway) analyzeTable(ctx context.Context, t *catalog.Table) error {
 		}
 		for _, s := range a.sets {
 			is.distinct = append(is.distinct, int64(len(s)))
+		}
+		if a.hist != nil {
+			d := rows
+			if n := len(a.hist.cols); n <= len(is.distinct) {
+				d = is.distinct[n-1]
+			}
+			is.hist, is.histTypes = a.hist.histogram(rows, d), a.hist.types
 		}
 		for k, n := range a.lead {
 			is.top = append(is.top, topValue{k, n})
@@ -230,6 +255,7 @@ func (g *Gateway) analyzeTable(ctx context.Context, t *catalog.Table) error {
 // savedStats is the stored form of tableStats.
 type savedStats struct {
 	Rows    int64                 `json:"rows"`
+	Bytes   int64                 `json:"bytes,omitempty"` // added later
 	Indexes map[string]savedIndex `json:"ix"`
 }
 
@@ -239,6 +265,8 @@ type savedIndex struct {
 	TopCount []int64     `json:"tc,omitempty"`
 	Lead     int         `json:"l"`
 	Bounds   *[2]float64 `json:"b,omitempty"`
+	// Hist is the histogram (stats_provider.go). Added later.
+	Hist []savedBucket `json:"h,omitempty"`
 }
 
 // statsTable is the store table holding the statistics.
@@ -248,9 +276,9 @@ func (g *Gateway) statsTable() string {
 
 // saveStats writes ts as the statistics of the physical table phys.
 func (g *Gateway) saveStats(ctx context.Context, phys string, ts *tableStats) error {
-	sv := savedStats{Rows: ts.rows, Indexes: map[string]savedIndex{}}
+	sv := savedStats{Rows: ts.rows, Bytes: ts.bytes, Indexes: map[string]savedIndex{}}
 	for name, is := range ts.indexes {
-		si := savedIndex{Distinct: is.distinct, Lead: is.lead, Bounds: is.bounds}
+		si := savedIndex{Distinct: is.distinct, Lead: is.lead, Bounds: is.bounds, Hist: saveHist(is.hist, is.histTypes)}
 		for _, tv := range is.top {
 			si.TopKeys = append(si.TopKeys, tv.key)
 			si.TopCount = append(si.TopCount, tv.count)
@@ -293,9 +321,10 @@ func (g *Gateway) loadStats(ctx context.Context, phys string) *tableStats {
 	if json.Unmarshal([]byte(e.Properties["J"].Str()), &sv) != nil {
 		return nil
 	}
-	ts := &tableStats{rows: sv.Rows, indexes: map[string]*indexStats{}}
+	ts := &tableStats{rows: sv.Rows, bytes: sv.Bytes, indexes: map[string]*indexStats{}}
 	for name, si := range sv.Indexes {
-		is := &indexStats{distinct: si.Distinct, lead: si.Lead, bounds: si.Bounds}
+		// The histogram is converted when first used (stats_provider.go).
+		is := &indexStats{distinct: si.Distinct, lead: si.Lead, bounds: si.Bounds, savedHist: si.Hist}
 		for i, k := range si.TopKeys {
 			if i < len(si.TopCount) {
 				is.top = append(is.top, topValue{k, si.TopCount[i]})
@@ -411,6 +440,9 @@ func (g *Gateway) plannerStats(t *catalog.Table) *planner.Stats {
 		return st
 	}
 	g.maybeRefreshStats(t)
+	if ts.rows > 0 && ts.bytes > 0 {
+		st.EntityBytes = float64(ts.bytes) / float64(ts.rows)
+	}
 	if pk := ts.indexes["primary"]; pk != nil {
 		if np := len(t.PartitionColumns()); np > 0 && np <= len(pk.distinct) && pk.distinct[np-1] > 0 {
 			st.Partitions = float64(pk.distinct[np-1])

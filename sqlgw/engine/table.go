@@ -2,6 +2,7 @@ package engine
 
 import (
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -427,8 +428,9 @@ func lower(s string) string { return strings.ToLower(s) }
 
 // plan asks the planner, with the gateway's row estimate as statistics.
 func (t *Table) plan(q *planner.Query) (*planner.Plan, error) {
-	q.Stats = t.gw.plannerStats(t.meta()) // stats.go
-	return t.buildPlan(q)                 // index hints (hints.go)
+	q.Stats = t.gw.plannerStats(t.meta())   // stats.go
+	q.Cost = t.gw.store.Capabilities().Cost // the backend's weights (planner doc, Cost)
+	return t.buildPlan(q)                   // index hints (hints.go)
 }
 
 // ModifyComment implements sql.CommentAlterableTable. The partition key
@@ -441,7 +443,6 @@ func (t *Table) ModifyComment(ctx *sql.Context, comment string) error {
 		return mapError(err)
 	}
 	oldOpts, _ := catalog.ParseTableOptions(t.meta().Comment)
-	var keep []string // options the new comment leaves out, kept
 	switch {
 	case newOpts.PartitionKey != nil:
 		if !sameNames(newOpts.PartitionKey, t.meta().PartitionKey) {
@@ -452,21 +453,22 @@ func (t *Table) ModifyComment(ctx *sql.Context, comment string) error {
 		for i, c := range oldOpts.PartitionKey {
 			quoted[i] = "`" + strings.ReplaceAll(c, "`", "``") + "`"
 		}
-		keep = append(keep, "partition_key=("+strings.Join(quoted, ", ")+")")
+		comment = appendTableOption(comment, "partition_key=("+strings.Join(quoted, ", ")+")")
+	}
+	switch { // salt_buckets likewise (partition.go)
+	case newOpts.SaltBuckets != 0:
+		if max(newOpts.SaltBuckets, 1) != max(t.meta().Salted(), 1) {
+			return errUnsupported.New("changing the salt_buckets of table " + t.Name() + " is not supported")
+		}
+	case oldOpts.SaltBuckets != 0:
+		comment = appendTableOption(comment, "salt_buckets="+strconv.Itoa(oldOpts.SaltBuckets))
 	}
 	// The table group is fixed at creation too (catalog/group.go).
 	switch g := t.meta().Group; {
 	case newOpts.Group != "" && !strings.EqualFold(newOpts.Group, g):
 		return errUnsupported.New("changing the table group of table " + t.Name() + " is not supported")
 	case newOpts.Group == "" && g != "":
-		keep = append(keep, "group=`"+strings.ReplaceAll(g, "`", "``")+"`")
-	}
-	if len(keep) > 0 {
-		if strings.Contains(strings.ToLower(comment), "sqlgw:") {
-			comment = strings.TrimSpace(comment + ", " + strings.Join(keep, ", "))
-		} else {
-			comment = strings.TrimSpace(comment + " sqlgw: " + strings.Join(keep, ", "))
-		}
+		comment = appendTableOption(comment, "group=`"+strings.ReplaceAll(g, "`", "``")+"`")
 	}
 	nm, err := t.gw.Catalog.SetTableComment(MetaCtx(ctx), t.db.name, t.Name(), comment)
 	if err != nil {

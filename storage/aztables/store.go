@@ -213,6 +213,7 @@ func Open(ctx context.Context, connectionString string, opts *Options) (*Store, 
 		s.opts.Cosmos = true
 	}
 	s.caps.Limits = storage.DefaultLimits
+	s.caps.Cost = storage.AzureCost
 	if s.opts.Cosmos {
 		s.caps.Limits = storage.CosmosLimits
 		s.caps.Unsorted = true

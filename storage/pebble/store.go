@@ -273,7 +273,7 @@ func (s *Store) Close() error {
 
 // Capabilities implements storage.Store.
 func (s *Store) Capabilities() storage.Capabilities {
-	return storage.Capabilities{Limits: s.limits}
+	return storage.Capabilities{Limits: s.limits, Cost: storage.PebbleCost}
 }
 
 // DB returns the underlying Pebble database, for benchmarks and tools.
