@@ -120,12 +120,14 @@ unittest:
 testrace:
 	$(GO) test $(GOTAGS) -race -count=1 $(TESTFLAGS) -run '$(TESTS)' $(PKG)
 
-# The SIGKILL test of secondary indexes and the concurrent duplicate races,
-# against the real binary on Pebble and on Azurite (about 30 s each). They
+# The SIGKILL test of secondary indexes, the SIGKILL during a concurrent
+# indexed insert load (Pebble: every acknowledged row and its index entries
+# survive) and the concurrent duplicate races, against the real binary on
+# Pebble and on Azurite (about 30 s each). They
 # are part of unittest too (go test ./cmd/sqlgw); this runs them alone, verbose.
 .PHONY: crashtest
 crashtest:
-	$(GO) test $(GOTAGS) -count=1 -v $(TESTFLAGS) -run 'TestIndexCrashSIGKILL|TestConcurrentDuplicates' ./cmd/sqlgw
+	$(GO) test $(GOTAGS) -count=1 -v $(TESTFLAGS) -run 'TestIndexCrashSIGKILL|TestConcurrentDuplicates|TestInsertLoadSIGKILL' ./cmd/sqlgw
 
 # Hardening soak (about 5 minutes): sqlgw/soak_test.go's mixed workload
 # with idle floods, oversize packets, clients killed mid-statement and the

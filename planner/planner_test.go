@@ -46,7 +46,9 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the golden files in testdata/
 //	    LocalPrefix "~" + NAME + "!", carrying _pk, _rk and _p).
 //	plan [rows=N] [partitions=N] [nonot=1]
 //	    input: one SELECT on the table (projection, WHERE, ORDER BY,
-//	    LIMIT); output: the plan's EXPLAIN.
+//	    LIMIT); output: the plan's EXPLAIN, then "sent:" and the requests
+//	    the recorder store saw when the plan ran against the table's fixed
+//	    data set in an in-memory store (trace_test.go), one line each.
 //
 // Literal conventions: 5 is an integer, 5.5 a DECIMAL, 5e0 a DOUBLE,
 // 'x' a string, X'ff' bytes, ts('2024-01-02 03:04:05') a DATETIME.
@@ -119,6 +121,7 @@ func parseGolden(t *testing.T, path string) (cases []*goldenCase, comments map[i
 func runGoldenFile(t *testing.T, path string) {
 	cases, comments := parseGolden(t, path)
 	var table *fakeTable
+	store := newTraceStore(t)
 	var out strings.Builder
 	for i, c := range cases {
 		for _, cm := range comments[i] {
@@ -133,6 +136,7 @@ func runGoldenFile(t *testing.T, path string) {
 				t.Fatalf("%s:%d: %v", path, c.line, err)
 			}
 			table = tb
+			store.use(tb)
 			actual = describeTable(tb)
 		case "index":
 			if table == nil {
@@ -141,12 +145,13 @@ func runGoldenFile(t *testing.T, path string) {
 			if err := parseIndex(table, c.cmd); err != nil {
 				t.Fatalf("%s:%d: %v", path, c.line, err)
 			}
+			store.use(table)
 			actual = "ok"
 		case "plan":
 			if table == nil {
 				t.Fatalf("%s:%d: plan before table", path, c.line)
 			}
-			actual = runPlan(t, table, fields[1:], strings.Join(c.input, "\n"))
+			actual = runPlan(t, table, store, fields[1:], strings.Join(c.input, "\n"))
 		default:
 			t.Fatalf("%s:%d: unknown command %q", path, c.line, fields[0])
 		}
@@ -378,7 +383,7 @@ func paren(s string) (body, rest string, err error) {
 	return "", "", fmt.Errorf("unbalanced parentheses in %q", s)
 }
 
-func runPlan(t *testing.T, tb *fakeTable, args []string, sql string) string {
+func runPlan(t *testing.T, tb *fakeTable, store *traceStore, args []string, sql string) string {
 	q := &Query{}
 	for _, a := range args {
 		k, v, _ := strings.Cut(a, "=")
@@ -457,7 +462,7 @@ func runPlan(t *testing.T, tb *fakeTable, args []string, sql string) string {
 	if first, _, _ := strings.Cut(p.Summary(), ":"); first != p.Path.String()+" "+p.Table {
 		t.Errorf("Summary %q does not start with the path and table", p.Summary())
 	}
-	return p.String()
+	return p.String() + "\n" + store.trace(t, p)
 }
 
 // converter turns vitess expressions into the predicate IR, as sqlgw does

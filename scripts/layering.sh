@@ -19,7 +19,7 @@
 #                          except sqlgw/enginetest and sqlgw/sqltest (test harnesses)
 #   every package          not sqlgw/sqltest (only _test.go files may import it)
 #   inside sqlgw, each layer imports only the ones below it:
-#     sqlgw/sqltext        nothing of the module (statement text helpers)
+#     sqlgw/sqltext        nothing of the module (statement text lexer and rewrites)
 #     sqlgw/metrics        the storage contract only
 #     sqlgw/mysqlerr       sqlgw/sqltext only (error translation tables)
 #     sqlgw/engine         not accounts, wire, admin (nor the facade)
@@ -45,7 +45,7 @@ rules=(
 	"^$M/sqlgw/.+\$ :: ^$M/sqlgw/(enginetest|sqltest)\$ :: ^$M/sqlgw\$ :: sqlgw's sub-packages sit below the facade and never import it (the test harnesses may)"
 	"^$M/.+\$ :: ^$M/sqlgw/sqltest\$ :: ^$M/sqlgw/sqltest\$ :: sqlgw/sqltest is a test harness: only _test.go files import it"
 	# The layers of the server (docs/architecture.md, sqlgw's package doc).
-	"^$M/sqlgw/sqltext\$ :: - :: ^$M/.+\$ :: sqlgw/sqltext is text helpers over the standard library"
+	"^$M/sqlgw/sqltext\$ :: - :: ^$M/.+\$ :: sqlgw/sqltext is the statement text lexer and rewrites over the standard library"
 	"^$M/sqlgw/metrics\$ :: - :: ^$M/(catalog|planner|sqlgw)(/.*)?\$ :: metrics sits on the storage contract only"
 	"^$M/sqlgw/mysqlerr\$ :: - :: ^($M/(catalog|planner|storage)(/.*)?|$M/sqlgw/(engine|accounts|wire|admin|metrics))\$ :: the error tables sit below the engine"
 	"^$M/sqlgw/engine\$ :: - :: ^$M/sqlgw/(accounts|wire|admin)\$ :: the engine sits below accounts, the wire layer and the admin statements"

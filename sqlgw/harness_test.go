@@ -14,11 +14,14 @@ import (
 	"context"
 	"database/sql"
 	"os"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/catalog/ixmaint"
+	txnrec "github.com/sqlgw/sqlgw/catalog/txn"
 	"github.com/sqlgw/sqlgw/sqlgw"
 	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage"
@@ -170,13 +173,21 @@ func forEachBackendStore(t *testing.T, f func(t *testing.T, ts *testServer, st s
 	forEachBackend(t, func(t *testing.T, ts *testServer) { f(t, ts, ts.Store, ts.Catalog) })
 }
 
-// recoverIndexes runs index recovery (ixmaint) on table db.name of store
-// and returns what ixmaint.Check then finds wrong with its indexes.
+// recoverIndexes runs what a gateway's start-up recovery runs once the
+// crashed gateway's leases have expired: transaction recovery (catalog/txn:
+// records finished or aborted, their locks resolved, index entities of a
+// record included), then index recovery (ixmaint) on table db.name of
+// store; it returns what ixmaint.Check then finds wrong with its indexes.
 func recoverIndexes(t *testing.T, store storage.Store, db, name string) ([]ixmaint.Mismatch, error) {
 	t.Helper()
 	ctx := context.Background()
 	cat, err := catalog.Open(ctx, store, catalog.Options{})
 	if err != nil {
+		t.Fatal(err)
+	}
+	txs := txnrec.Wrap(store, strings.TrimSuffix(cat.CatalogTable(), "catalog")+"txn",
+		txnrec.Options{Now: func() time.Time { return time.Now().Add(time.Hour) }})
+	if _, err := txs.Recover(ctx); err != nil {
 		t.Fatal(err)
 	}
 	tbl, err := cat.Table(ctx, db, name)

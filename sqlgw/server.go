@@ -34,7 +34,9 @@
 //	                 attached tables, analyzer rules
 //	sqlgw/mysqlerr   go-mysql-server's errors as MySQL's codes and texts
 //	sqlgw/metrics    counters and their Prometheus export
-//	sqlgw/sqltext    statement text helpers
+//	sqlgw/sqltext    the statement text lexer and the rewrite pipelines run
+//	                 before go-mysql-server parses (MariaDB-only comments,
+//	                 := in SELECT, TIME(n), index hints)
 //
 // Test harnesses: sqlgw/sqltest (servers over each backend for end-to-end
 // tests) and sqlgw/enginetest (go-mysql-server's engine tests).
@@ -81,6 +83,7 @@ import (
 	"github.com/sqlgw/sqlgw/sqlgw/admin"
 	"github.com/sqlgw/sqlgw/sqlgw/engine"
 	"github.com/sqlgw/sqlgw/sqlgw/metrics"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltext"
 	"github.com/sqlgw/sqlgw/sqlgw/wire"
 	"github.com/sqlgw/sqlgw/storage"
 	"github.com/sqlgw/sqlgw/storage/recorder"
@@ -266,7 +269,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	// (conn.go): DESCRIBE t col, table maintenance placeholders,
 	// assignments in expressions.
 	h.Conns.PrepareRewrite = func(q string) string {
-		return admin.Placeholder(engine.RewriteAssignments(admin.RewriteDescribe(q)))
+		return admin.Placeholder(sqltext.Run(admin.RewriteDescribe(q), sqltext.Prepare).String())
 	}
 	rl.Loop.Log = cfg.Logger
 	scfg := server.Config{

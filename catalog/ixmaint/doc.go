@@ -82,11 +82,27 @@
 // from another transaction still fails the conditional insert (the entity
 // exists and is unmarked or freshly marked), so exactly one of them wins.
 //
+// # Global index entities in the row's own atomic commit
+//
+// When the rows and their global index entities can be written in one
+// atomic unit, the protocol above is not needed: GlobalOps returns the
+// entity writes (unmarked inserts, deletes, updates) to add to that unit,
+// one storage.MultiBatcher batch on the embedded store, or the groups of
+// a transaction record (catalog/txn) on the Table service, whose commit
+// point is then the entities' too; its locks are resolved by readers and
+// the sweep like any other. The gateway does so whenever it can
+// (sqlgw/engine/txnindex.go) and falls back to Begin and Finish when the atomic
+// write fails on an index entity (a duplicate, a stale entity of an
+// interrupted protocol write), which settle those cases. Unmarked entities
+// written so match their rows: the invariant holds.
+//
 // Writes that do not change an index's entity (same key, same carried
 // values) cost nothing for that index. Request counts per row for one
 // global index: INSERT 3 (mark-insert, row, unmark), UPDATE changing the
 // indexed value 5 (new, mark old, row, delete old, unmark new: three round
 // trips, the pairs being parallel), DELETE 3; a local index adds none.
+// In the row's own atomic commit (above) a global index adds no request
+// on the embedded store (the same one batch).
 //
 // # Readers
 //
@@ -104,6 +120,12 @@
 // pages through the base table from a cursor; for each page it writes
 // marked entities, then resolves them against a fresh read of the page, so
 // a row changed meanwhile never leaves a stale unmarked entity. Progress
-// (rows done and the cursor) is reported through a callback; a restarted
+// (rows done and the cursor) is reported through a callback. With
+// Maintainer.MultiBatch (the embedded store), a page's global entities are
+// instead written unmarked in one atomic write together with an empty
+// Merge of each of the page's rows conditional on the ETag the page read
+// (the local backfill's check, for a whole page): one synced write per
+// page; a page a writer changed meanwhile, or whose entities exist
+// already, fails whole and is backfilled entity by entity. A restarted
 // backfill starts again from the beginning, which is idempotent.
 package ixmaint

@@ -62,6 +62,12 @@ type Maintainer struct {
 	Now func() time.Time
 	// Parallel caps concurrent requests per call (0: 16).
 	Parallel int
+	// MultiBatch, if set, is the store's atomic batch across partitions
+	// (storage.MultiBatcher; storage.ErrMultiBatchUnsupported when there
+	// is none): Backfill then writes a page's global entities, unmarked,
+	// in one write with a check that the page's rows are unchanged
+	// (backfillAtomic).
+	MultiBatch func(ctx context.Context, batches []storage.TableBatch) ([][]storage.ETag, error)
 }
 
 func (m *Maintainer) lease() time.Duration {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/sqlgw/sqlgw/catalog"
@@ -89,8 +90,15 @@ func TestLocalUniqueDuplicate(t *testing.T) {
 }
 
 // TestBackfillWhileWriting builds indexes on a populated table while
-// writers update rows, then checks the index.
+// writers update rows, then checks the index: entity by entity, and by
+// atomic pages (Maintainer.MultiBatch: pages a writer changed meanwhile
+// fall back to entity by entity).
 func TestBackfillWhileWriting(t *testing.T) {
+	t.Run("entities", func(t *testing.T) { backfillWhileWriting(t, false) })
+	t.Run("atomic-pages", func(t *testing.T) { backfillWhileWriting(t, true) })
+}
+
+func backfillWhileWriting(t *testing.T, atomicPages bool) {
 	ctx := context.Background()
 	def := testDef()
 	idx := def.Indexes
@@ -111,6 +119,17 @@ func TestBackfillWhileWriting(t *testing.T) {
 		}
 	}
 	m := &Maintainer{Store: f.inner}
+	var pages, atomicOK atomic.Int64
+	if atomicPages {
+		m.MultiBatch = func(ctx context.Context, b []storage.TableBatch) ([][]storage.ETag, error) {
+			pages.Add(1)
+			etags, err := f.inner.MultiBatch(ctx, b)
+			if err == nil {
+				atomicOK.Add(1)
+			}
+			return etags, err
+		}
+	}
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	wg.Add(1)
@@ -146,6 +165,27 @@ func TestBackfillWhileWriting(t *testing.T) {
 	}
 	if mm, err := Check(ctx, f.inner, f.tbl); err != nil || len(mm) > 0 {
 		t.Fatalf("%d mismatches: %v %v", len(mm), mm, err)
+	}
+	if atomicPages {
+		t.Logf("%d atomic page writes, %d applied", pages.Load(), atomicOK.Load())
+		if pages.Load() == 0 {
+			t.Error("no page was written atomically")
+		}
+		// Without writers, every page is one atomic write.
+		before := atomicOK.Load()
+		for i := range f.tbl.Indexes {
+			if f.tbl.Indexes[i].Global {
+				if err := m.Backfill(ctx, f.tbl, &f.tbl.Indexes[i], nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if atomicOK.Load() == before {
+			t.Error("a quiet backfill wrote no atomic page")
+		}
+		if mm, err := Check(ctx, f.inner, f.tbl); err != nil || len(mm) > 0 {
+			t.Fatalf("after a quiet backfill: %d mismatches: %v %v", len(mm), mm, err)
+		}
 	}
 }
 

@@ -267,6 +267,9 @@ func (m *Maintainer) backfillPage(ctx context.Context, t *catalog.Table, ix *cat
 			return err
 		})
 	}
+	if done, err := m.backfillAtomic(ctx, t, ix, items); done || err != nil {
+		return err
+	}
 	// Global: marked entities, then resolved against the rows as they are now.
 	mark := m.now().UnixMicro()
 	o := &Op{m: m, t: t, mark: mark}

@@ -45,7 +45,10 @@
 // no record, no lock, and the same outcomes (nil, or *GroupError naming
 // the group and operation that failed, with nothing applied). Wrappers
 // that forward it report storage.ErrMultiBatchUnsupported when the backend
-// below them has none, and the record protocol runs.
+// below them has none, and the record protocol runs. CommitAtomic is
+// that atomic write alone (done is false, and nothing sent, without it):
+// the gateway commits one batch of rows with their global index entities
+// through it, and keeps its own cheaper path where it is missing.
 //
 // # Readers resolve
 //

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/sqlgw/engine"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltext"
 )
 
 // Parsing of the table maintenance statements (maintenance.go), which
@@ -37,47 +38,21 @@ type adminStmt struct {
 	typesBy *catalog.TypesBy
 }
 
-// adminLexer reads the tokens of one statement.
+// adminLexer reads the tokens of one statement, with sqltext's rules for
+// blanks, comments, identifiers and quotes.
 type adminLexer struct {
 	s   string
 	pos int
 }
 
-// skipSpace skips white space and comments (/* */, -- and #).
-func (l *adminLexer) skipSpace() {
-	for l.pos < len(l.s) {
-		switch c := l.s[l.pos]; {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
-			l.pos++
-		case strings.HasPrefix(l.s[l.pos:], "/*"):
-			end := strings.Index(l.s[l.pos+2:], "*/")
-			if end < 0 {
-				l.pos = len(l.s)
-				return
-			}
-			l.pos += end + 4
-		case c == '#' || (strings.HasPrefix(l.s[l.pos:], "--") && (l.pos+2 == len(l.s) || l.s[l.pos+2] == ' ' || l.s[l.pos+2] == '\t' || l.s[l.pos+2] == '\n')):
-			end := strings.IndexByte(l.s[l.pos:], '\n')
-			if end < 0 {
-				l.pos = len(l.s)
-				return
-			}
-			l.pos += end + 1
-		default:
-			return
-		}
-	}
-}
-
-func adminIdentByte(c byte) bool {
-	return c == '_' || c == '$' || c >= 0x80 || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
-}
+// skipSpace skips white space and comments.
+func (l *adminLexer) skipSpace() { l.pos = sqltext.SkipSpace(l.s, l.pos) }
 
 // word reads a bare word (keyword or unquoted identifier); "" if none.
 func (l *adminLexer) word() string {
 	l.skipSpace()
 	start := l.pos
-	for l.pos < len(l.s) && adminIdentByte(l.s[l.pos]) {
+	for l.pos < len(l.s) && sqltext.IsIdentByte(l.s[l.pos]) {
 		l.pos++
 	}
 	return l.s[start:l.pos]
@@ -111,25 +86,34 @@ func (l *adminLexer) punct(c byte) bool {
 	return false
 }
 
-// ident reads an identifier, bare or `quoted` (“ inside is one `).
+// literal reads a literal quoted with one of quotes (sqltext.Unquote's
+// value); false if none comes next or it is not closed.
+func (l *adminLexer) literal(quotes string) (string, bool) {
+	l.skipSpace()
+	if l.pos >= len(l.s) || strings.IndexByte(quotes, l.s[l.pos]) < 0 {
+		return "", false
+	}
+	end, closed := sqltext.Quoted(l.s, l.pos)
+	if !closed {
+		return "", false
+	}
+	v := sqltext.Unquote(l.s[l.pos:end])
+	l.pos = end
+	return v, true
+}
+
+// ident reads an identifier, bare or `quoted` (a doubled backquote inside
+// is one).
 func (l *adminLexer) ident() (string, bool) {
 	l.skipSpace()
 	if l.pos < len(l.s) && l.s[l.pos] == '`' {
-		var b strings.Builder
-		for i := l.pos + 1; i < len(l.s); i++ {
-			if l.s[i] != '`' {
-				b.WriteByte(l.s[i])
-				continue
-			}
-			if i+1 < len(l.s) && l.s[i+1] == '`' {
-				b.WriteByte('`')
-				i++
-				continue
-			}
-			l.pos = i + 1
-			return b.String(), b.Len() > 0
+		save := l.pos
+		name, ok := l.literal("`")
+		if !ok || name == "" {
+			l.pos = save
+			return "", false
 		}
-		return "", false
+		return name, true
 	}
 	w := l.word()
 	return w, w != ""
@@ -255,7 +239,7 @@ func parseTypesBy(l *adminLexer) (*catalog.TypesBy, bool) {
 	}
 	save := l.pos
 	if l.keyword("ROWKEY") && l.keyword("PREFIX") {
-		sep, ok := l.quoted()
+		sep, ok := l.literal("'")
 		if !ok || sep == "" {
 			return nil, false
 		}
@@ -267,27 +251,4 @@ func parseTypesBy(l *adminLexer) (*catalog.TypesBy, bool) {
 		return nil, false
 	}
 	return &catalog.TypesBy{Prop: prop}, true
-}
-
-// quoted reads a quoted string; a doubled quote inside is one quote.
-func (l *adminLexer) quoted() (string, bool) {
-	l.skipSpace()
-	if l.pos >= len(l.s) || l.s[l.pos] != '\'' {
-		return "", false
-	}
-	var b strings.Builder
-	for i := l.pos + 1; i < len(l.s); i++ {
-		if l.s[i] != '\'' {
-			b.WriteByte(l.s[i])
-			continue
-		}
-		if i+1 < len(l.s) && l.s[i+1] == '\'' {
-			b.WriteByte('\'')
-			i++
-			continue
-		}
-		l.pos = i + 1
-		return b.String(), true
-	}
-	return "", false
 }

@@ -232,7 +232,7 @@ func RewriteDescribe(query string) string {
 	l.skipSpace()
 	var pattern string
 	if l.pos < len(l.s) && (l.s[l.pos] == '\'' || l.s[l.pos] == '"') {
-		p, ok := l.stringLiteral()
+		p, ok := l.literal(`'"`)
 		if !ok {
 			return query
 		}
@@ -256,42 +256,6 @@ func RewriteDescribe(query string) string {
 var explainKeywords = map[string]bool{
 	"SELECT": true, "WITH": true, "TABLE": true, "VALUES": true, "INSERT": true, "UPDATE": true, "DELETE": true,
 	"REPLACE": true, "ANALYZE": true, "EXTENDED": true, "PARTITIONS": true, "FOR": true, "PLAN": true, "FORMAT": true,
-}
-
-// stringLiteral reads a '...' or "..." literal (doubled quotes and
-// backslash escapes) and returns its value.
-func (l *adminLexer) stringLiteral() (string, bool) {
-	q := l.s[l.pos]
-	var b strings.Builder
-	for i := l.pos + 1; i < len(l.s); i++ {
-		c := l.s[i]
-		switch {
-		case c == '\\' && i+1 < len(l.s):
-			i++
-			switch e := l.s[i]; e {
-			case 'n':
-				b.WriteByte('\n')
-			case 't':
-				b.WriteByte('\t')
-			case '0':
-				b.WriteByte(0)
-			case '%', '_':
-				b.WriteByte('\\') // kept: a LIKE escape
-				b.WriteByte(e)
-			default:
-				b.WriteByte(e)
-			}
-		case c == q && i+1 < len(l.s) && l.s[i+1] == q:
-			b.WriteByte(q)
-			i++
-		case c == q:
-			l.pos = i + 1
-			return b.String(), true
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return "", false
 }
 
 // sqlString quotes s as a single-quoted SQL string literal.

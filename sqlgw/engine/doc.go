@@ -26,6 +26,7 @@
 //	session.go      sessions, savepoints, Sqlgw_* status variables
 //	txn.go          transactions, commit in per-partition batches
 //	txnatomic.go    atomic commit across partitions (catalog/txn)
+//	txnindex.go     global index entities in the commit's own atomic unit
 //	editor.go       INSERT/UPDATE/DELETE/REPLACE into the transaction buffer
 //	strictwrite.go  strict-mode write errors naming the column and row
 //	insertinfo.go   INSERT's "Records: n Duplicates: n" info

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/planner"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltext"
 )
 
 // Index hints
@@ -53,10 +54,10 @@ import (
 // it (prepareHintsSignal).
 //
 // Reads find the hints again in the statement text, ctx.Query() (for a
-// prepared statement, its text when it executes): hintsOf tokenizes it,
-// cached by text in a small bounded map; a text without "index" or "key"
-// after "use", "ignore" or "force" costs byte scans and nothing else
-// (mayHaveHints). A table value resolves the hints once (resolveHints:
+// prepared statement, its text when it executes): hintsOf scans it
+// (sqltext.ScanHints), cached by text in a small bounded map; a text
+// without "index" or "key" after "use", "ignore" or "force" costs byte
+// scans and nothing else (sqltext.MayHaveHints). A table value resolves the hints once (resolveHints:
 // LookupForExpressions with the alias its conjuncts use, planIn
 // otherwise), and every plan of that value (filters, lookups the engine
 // builds, batched lookup joins, UPDATE/DELETE, the LIMIT and ORDER BY
@@ -85,28 +86,8 @@ import (
 // runs, information_schema reads of the hinted table within it miss the
 // excluded indexes too.
 
-// hintKind is the kind of one hint clause.
-type hintKind byte
-
-const (
-	hintUse hintKind = iota
-	hintIgnore
-	hintForce
-)
-
-// hintClause is one USE/IGNORE/FORCE {INDEX|KEY} [FOR ...] (names).
-type hintClause struct {
-	kind hintKind
-	// scoped: FOR ORDER BY or FOR GROUP BY (no effect in sqlgw).
-	scoped bool
-	names  []string // as written
-}
-
-// hintRef is a table reference with hint clauses.
-type hintRef struct {
-	db, table, alias string // as written; db and alias may be ""
-	clauses          []hintClause
-}
+// The hint clauses and their references are found by sqltext's
+// IndexHints step (sqltext.HintRef, HintClause).
 
 // tableHint is the effect of a reference's hints on its access paths.
 type tableHint struct {
@@ -150,25 +131,25 @@ func (hs *hintSet) force() bool {
 	return len(hs.refs) > 0
 }
 
-func effectOf(r *hintRef) *tableHint {
+func effectOf(r *sqltext.HintRef) *tableHint {
 	h := &tableHint{ignore: map[string]bool{}}
-	for _, c := range r.clauses {
-		if c.scoped {
+	for _, c := range r.Clauses {
+		if c.Scoped {
 			continue
 		}
-		switch c.kind {
-		case hintIgnore:
-			for _, n := range c.names {
+		switch c.Kind {
+		case sqltext.HintIgnore:
+			for _, n := range c.Names {
 				h.ignore[lower(n)] = true
 			}
-		case hintUse, hintForce:
+		case sqltext.HintUse, sqltext.HintForce:
 			if h.use == nil {
 				h.use = map[string]bool{}
 			}
-			for _, n := range c.names {
+			for _, n := range c.Names {
 				h.use[lower(n)] = true
 			}
-			if c.kind == hintForce {
+			if c.Kind == sqltext.HintForce {
 				h.force = true
 			}
 		}
@@ -176,288 +157,17 @@ func effectOf(r *hintRef) *tableHint {
 	return h
 }
 
-// mayHaveHints is the cheap test that keeps hint-free texts out: true
-// when "index" or "key" follows "use", "ignore" or "force" (or a comment)
-// across blanks, in any case. No allocation; texts without those words
-// cost a byte scan.
-func mayHaveHints(q string) bool {
-	for _, w := range [...]string{"index", "key"} {
-		for from := 0; ; {
-			i := indexFold(q[from:], w)
-			if i < 0 {
-				break
-			}
-			i += from
-			j := i
-			for j > 0 && isBlank(q[j-1]) {
-				j--
-			}
-			if j > 0 && q[j-1] == '/' {
-				return true // USE /* ... */ INDEX: let the scanner decide
-			}
-			for _, kw := range [...]string{"use", "ignore", "force"} {
-				if j >= len(kw) && j < i && strings.EqualFold(q[j-len(kw):j], kw) {
-					return true
-				}
-			}
-			from = i + len(w)
-		}
-	}
-	return false
-}
-
-func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' }
-
-// indexFold returns the index of the lower-case ASCII word w in s in any
-// case, or -1.
-func indexFold(s, w string) int {
-	for i := 0; i+len(w) <= len(s); i++ {
-		j := 0
-		for ; j < len(w); j++ {
-			c := s[i+j]
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			if c != w[j] {
-				break
-			}
-		}
-		if j == len(w) {
-			return i
-		}
-	}
-	return -1
-}
-
-// hintToken is a token of the hint scanner.
-type hintToken struct {
-	start, end int
-	word       string // identifier or keyword, unquoted; "" for punctuation
-	quoted     bool
-	punct      byte
-}
-
-// hintTokens splits q into identifiers, keywords and punctuation,
-// skipping whitespace, comments and string literals.
-func hintTokens(q string) []hintToken {
-	var out []hintToken
-	i := 0
-	for i < len(q) {
-		c := q[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f':
-			i++
-		case c == '#' || (c == '-' && strings.HasPrefix(q[i:], "-- ")):
-			for i < len(q) && q[i] != '\n' {
-				i++
-			}
-		case c == '/' && strings.HasPrefix(q[i:], "/*"):
-			if j := strings.Index(q[i+2:], "*/"); j >= 0 {
-				i += j + 4
-			} else {
-				i = len(q)
-			}
-		case c == '\'' || c == '"':
-			i = min(quotedEnd(q, i)+1, len(q))
-			out = append(out, hintToken{start: i, end: i, punct: '\''})
-		case c == '`':
-			name, j := backquoted(q, i)
-			end := min(j+1, len(q))
-			out = append(out, hintToken{start: i, end: end, word: name, quoted: true})
-			i = end
-		case c == '_' || c == '$' || c >= 0x80 || ('0' <= c && c <= '9') || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z'):
-			j := i
-			for j < len(q) {
-				d := q[j]
-				if d == '_' || d == '$' || d >= 0x80 || ('0' <= d && d <= '9') || ('a' <= d && d <= 'z') || ('A' <= d && d <= 'Z') {
-					j++
-					continue
-				}
-				break
-			}
-			out = append(out, hintToken{start: i, end: j, word: q[i:j]})
-			i = j
-		default:
-			out = append(out, hintToken{start: i, end: i + 1, punct: c})
-			i++
-		}
-	}
-	return out
-}
-
-func (t hintToken) is(kw string) bool {
-	return !t.quoted && t.word != "" && strings.EqualFold(t.word, kw)
-}
-
-func (t hintToken) ident() bool { return t.word != "" }
-
-// scanHints finds the hint clauses of q: the references they belong to
-// and the byte ranges of the clauses ([start, end) pairs).
-func scanHints(q string) (refs []*hintRef, spans [][2]int) {
-	toks := hintTokens(q)
-	for i := 0; i < len(toks); {
-		first := i
-		var clauses []hintClause
-		for {
-			c, next, ok := hintClauseAt(toks, i)
-			if !ok {
-				break
-			}
-			clauses = append(clauses, c)
-			spans = append(spans, [2]int{toks[i].start, toks[next-1].end})
-			i = next
-		}
-		if len(clauses) == 0 {
-			i++
-			continue
-		}
-		if r := refBefore(toks, first); r != nil {
-			r.clauses = clauses
-			refs = append(refs, r)
-		}
-	}
-	return refs, spans
-}
-
-// hintClauseAt parses a hint clause at toks[i]; next is the token after it.
-func hintClauseAt(toks []hintToken, i int) (c hintClause, next int, ok bool) {
-	at := func(k int) hintToken {
-		if k < len(toks) {
-			return toks[k]
-		}
-		return hintToken{}
-	}
-	switch {
-	case at(i).is("use"):
-		c.kind = hintUse
-	case at(i).is("ignore"):
-		c.kind = hintIgnore
-	case at(i).is("force"):
-		c.kind = hintForce
-	default:
-		return c, 0, false
-	}
-	if !at(i+1).is("index") && !at(i+1).is("key") {
-		return c, 0, false
-	}
-	k := i + 2
-	if at(k).is("for") {
-		switch {
-		case at(k + 1).is("join"):
-			k += 2
-		case (at(k+1).is("order") || at(k+1).is("group")) && at(k+2).is("by"):
-			c.scoped = true
-			k += 3
-		default:
-			return c, 0, false
-		}
-	}
-	if at(k).punct != '(' {
-		return c, 0, false
-	}
-	k++
-	for at(k).punct != ')' {
-		if len(c.names) > 0 {
-			if at(k).punct != ',' {
-				return c, 0, false
-			}
-			k++
-		}
-		if !at(k).ident() {
-			return c, 0, false
-		}
-		c.names = append(c.names, at(k).word)
-		k++
-	}
-	if len(c.names) == 0 && c.kind != hintUse {
-		return c, 0, false // MySQL: a syntax error; left to the parser
-	}
-	return c, k + 1, true
-}
-
-// refBefore reads the table reference that ends before toks[i]:
-// [db .] table [[AS] alias].
-func refBefore(toks []hintToken, i int) *hintRef {
-	at := func(k int) hintToken {
-		if k >= 0 && k < len(toks) {
-			return toks[k]
-		}
-		return hintToken{}
-	}
-	name := func(k int) (db, table string, ok bool) {
-		if at(k).punct == ')' {
-			// table PARTITION (p, ...): skip the partition list.
-			for k--; k >= 0 && at(k).punct != '('; k-- {
-			}
-			if !at(k - 1).is("partition") {
-				return "", "", false
-			}
-			k -= 2
-		}
-		if !at(k).ident() {
-			return "", "", false
-		}
-		if at(k-1).punct == '.' && at(k-2).ident() {
-			return at(k - 2).word, at(k).word, true
-		}
-		return "", at(k).word, true
-	}
-	last := i - 1
-	if at(last).punct == ')' {
-		if db, table, ok := name(last); ok {
-			return &hintRef{db: db, table: table}
-		}
-		return nil
-	}
-	if !at(last).ident() {
-		return nil
-	}
-	if at(last - 1).is("as") {
-		db, table, ok := name(last - 2)
-		if !ok {
-			return nil
-		}
-		return &hintRef{db: db, table: table, alias: at(last).word}
-	}
-	if at(last-1).punct == '.' {
-		db, table, _ := name(last)
-		return &hintRef{db: db, table: table}
-	}
-	prev := at(last - 1)
-	if (prev.ident() && !refStarter(prev)) || prev.punct == ')' {
-		db, table, ok := name(last - 1)
-		if !ok {
-			return nil
-		}
-		return &hintRef{db: db, table: table, alias: at(last).word}
-	}
-	return &hintRef{table: at(last).word}
-}
-
-// refStarter reports whether t is a keyword a table name follows (so the
-// word after it is the table, not an alias).
-func refStarter(t hintToken) bool {
-	if t.quoted {
-		return false
-	}
-	switch strings.ToLower(t.word) {
-	case "from", "join", "straight_join", "update", "ignore", "low_priority", "into", "using", "table", "lateral":
-		return true
-	}
-	return false
-}
-
 // hintCache maps statement texts to their hints.
 var hintCache = struct {
 	sync.Mutex
-	m map[string][]*hintRef
-}{m: map[string][]*hintRef{}}
+	m map[string][]*sqltext.HintRef
+}{m: map[string][]*sqltext.HintRef{}}
 
 const maxHintCache = 256
 
 // hintsOf returns the hinted references of statement text q.
-func hintsOf(q string) []*hintRef {
-	if !mayHaveHints(q) {
+func hintsOf(q string) []*sqltext.HintRef {
+	if !sqltext.MayHaveHints(q) {
 		return nil
 	}
 	hintCache.Lock()
@@ -466,7 +176,7 @@ func hintsOf(q string) []*hintRef {
 	if ok {
 		return refs
 	}
-	refs, _ = scanHints(q)
+	refs = sqltext.ScanHints(q)
 	hintCache.Lock()
 	if len(hintCache.m) >= maxHintCache {
 		clear(hintCache.m)
@@ -488,18 +198,18 @@ func (t *Table) resolveHints(ctx *sql.Context, alias string) {
 	cur := ctx.GetCurrentDatabase()
 	var all, named []*tableHint
 	for _, r := range refs {
-		db := r.db
+		db := r.DB
 		if db == "" {
 			db = cur
 		}
-		if !strings.EqualFold(db, t.db.name) || !strings.EqualFold(r.table, t.Name()) {
+		if !strings.EqualFold(db, t.db.name) || !strings.EqualFold(r.Table, t.Name()) {
 			continue
 		}
 		h := effectOf(r)
 		all = append(all, h)
-		as := r.alias
+		as := r.Alias
 		if as == "" {
-			as = r.table
+			as = r.Table
 		}
 		if alias != "" && strings.EqualFold(as, alias) {
 			named = append(named, h)
@@ -518,33 +228,7 @@ func (t *Table) resolveHints(ctx *sql.Context, alias string) {
 		t.hints = noHints
 		return
 	}
-	t.hints.readOnly = readOnlyStatement(ctx.Query())
-}
-
-// readOnlyStatement reports whether statement text q is a SELECT, a
-// query in parentheses, a WITH query, or EXPLAIN/DESCRIBE of a SELECT.
-func readOnlyStatement(q string) bool {
-	toks := hintTokens(q)
-	for i := 0; i < len(toks); i++ {
-		tk := toks[i]
-		switch {
-		case tk.punct == '(':
-			continue
-		case tk.is("select"), tk.is("with"), tk.is("table"):
-			return true
-		case tk.is("explain"), tk.is("describe"), tk.is("desc"):
-			// EXPLAIN [FORMAT=x | PLAN | ANALYZE] SELECT ...
-			for i++; i < len(toks) && !toks[i].is("select") && !toks[i].is("with") && toks[i].punct != '('; i++ {
-				if toks[i].is("update") || toks[i].is("delete") || toks[i].is("insert") || toks[i].is("replace") {
-					return false
-				}
-			}
-			return i < len(toks)
-		default:
-			return false
-		}
-	}
-	return false
+	t.hints.readOnly = sqltext.ReadOnly(ctx.Query())
 }
 
 // hintedIndexes filters the indexes GetIndexes shows the engine by the
@@ -554,7 +238,7 @@ func readOnlyStatement(q string) bool {
 // foreign-key checks and cascades need, which hints must not hide (there
 // sqlgw's plans alone honour the hints). PRIMARY is always shown.
 func (t *Table) hintedIndexes(ctx *sql.Context, ixs []sql.Index) []sql.Index {
-	if ctx == nil || !mayHaveHints(ctx.Query()) {
+	if ctx == nil || !sqltext.MayHaveHints(ctx.Query()) {
 		return ixs
 	}
 	t.hintsIn(ctx)
@@ -633,29 +317,15 @@ func (t *Table) buildPlan(q *planner.Query) (*planner.Plan, error) {
 // checking that every index they name exists: a name that does not is
 // MySQL's 1176 (Key 'x' doesn't exist in table 't').
 func (g *Gateway) prepareHints(ctx context.Context, q string) (string, error) {
-	if !mayHaveHints(q) {
-		return q, nil
-	}
-	refs, spans := scanHints(q)
-	if len(spans) == 0 {
-		return q, nil
-	}
+	text := sqltext.Run(q, sqltext.Parse) // IndexHints
 	if sctx, ok := ctx.(*sql.Context); ok && sctx != nil && sctx.Session != nil {
-		for _, r := range refs {
+		for _, r := range text.Hints {
 			if err := g.checkHint(sctx, r); err != nil {
 				return q, err
 			}
 		}
 	}
-	b := []byte(q)
-	for _, s := range spans {
-		for i := s[0]; i < s[1]; i++ {
-			if b[i] != '\n' {
-				b[i] = ' '
-			}
-		}
-	}
-	return string(b), nil
+	return text.String(), nil
 }
 
 // prepareHintsSignal is prepareHints for the parse of the engine's
@@ -673,24 +343,24 @@ func (g *Gateway) prepareHintsSignal(ctx context.Context, q string) (string, err
 }
 
 // checkHint checks that every index r's hints name exists.
-func (g *Gateway) checkHint(ctx *sql.Context, r *hintRef) error {
-	db := r.db
+func (g *Gateway) checkHint(ctx *sql.Context, r *sqltext.HintRef) error {
+	db := r.DB
 	if db == "" {
 		db = ctx.GetCurrentDatabase()
 	}
 	if db == "" {
 		return nil
 	}
-	meta, err := g.Catalog.Table(MetaCtx(ctx), db, r.table)
+	meta, err := g.Catalog.Table(MetaCtx(ctx), db, r.Table)
 	if err != nil || meta == nil {
 		return nil // not a sqlgw table (a CTE, a view, or none): the engine reports it
 	}
-	name := r.alias
+	name := r.Alias
 	if name == "" {
-		name = r.table
+		name = r.Table
 	}
-	for _, c := range r.clauses {
-		for _, n := range c.names {
+	for _, c := range r.Clauses {
+		for _, n := range c.Names {
 			if strings.EqualFold(n, "primary") && !meta.Keyless() {
 				continue
 			}
@@ -709,48 +379,4 @@ func hasIndex(t *catalog.Table, name string) bool {
 		}
 	}
 	return false
-}
-
-// quotedEnd returns the index of the quote that closes the string literal
-// opening at q[i] ('...' or "..."; backslash escapes and doubled quotes
-// inside), or an index at or past len(q) if it is not closed.
-func quotedEnd(q string, i int) int {
-	c := q[i]
-	j := i + 1
-	for j < len(q) {
-		if q[j] == '\\' {
-			j += 2
-			continue
-		}
-		if q[j] == c {
-			if j+1 < len(q) && q[j+1] == c {
-				j += 2
-				continue
-			}
-			break
-		}
-		j++
-	}
-	return j
-}
-
-// backquoted returns the identifier quoted with backquotes at q[i]
-// (doubled backquotes inside stand for one) and the index of its closing
-// backquote, or len(q) if it is not closed.
-func backquoted(q string, i int) (name string, end int) {
-	var sb strings.Builder
-	j := i + 1
-	for j < len(q) {
-		if q[j] == '`' {
-			if j+1 < len(q) && q[j+1] == '`' {
-				sb.WriteByte('`')
-				j += 2
-				continue
-			}
-			break
-		}
-		sb.WriteByte(q[j])
-		j++
-	}
-	return sb.String(), j
 }

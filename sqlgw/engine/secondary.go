@@ -45,8 +45,10 @@ import (
 // drops the index and fails the statement with 1062.
 //
 // Writes (txn.go): every row write of a table with indexes carries its
-// local index operations in its own batch; global ones follow ixmaint's
-// protocol around the batch (ixmaint.Maintainer.Begin / Finish). A unique
+// local index operations in its own batch; global ones are writes of the
+// commit's own atomic unit when it can take them (txnindex.go), and
+// otherwise follow ixmaint's protocol around the batch
+// (ixmaint.Maintainer.Begin / Finish). A unique
 // violation is MySQL error 1062 naming the index. Reads of IndexLookup and
 // IndexRange plans (iter.go) read the index entities, then the base rows
 // with parallel Gets, verifying every hit of a global index against its
@@ -566,7 +568,18 @@ func (it *rowIter) coveringEntity(ix *catalog.Index, h *storage.Entity) (*storag
 
 // maint returns the gateway's index maintainer.
 func (g *Gateway) maint() *ixmaint.Maintainer {
-	g.maintOnce.Do(func() { g.maintainer = &ixmaint.Maintainer{Store: g.store, Lease: indexLease} })
+	g.maintOnce.Do(func() {
+		g.maintainer = &ixmaint.Maintainer{Store: g.store, Lease: indexLease}
+		if g.txs != nil {
+			// The backfill's atomic pages (ixmaint.backfillAtomic): on the
+			// embedded store, below the transaction wrapper, which holds no
+			// lock there (txnindex.go).
+			inner := g.txs.Store
+			g.maintainer.MultiBatch = func(ctx context.Context, b []storage.TableBatch) ([][]storage.ETag, error) {
+				return storage.ForwardMultiBatch(ctx, inner, b)
+			}
+		}
+	})
 	return g.maintainer
 }
 

@@ -27,8 +27,9 @@ import (
 // layer, as MySQL does:
 //
 //   - The connection handler reads every "column TIME[(n)]" of a CREATE or
-//     ALTER TABLE statement (noteTimePrecision) and hands the engine the
-//     statement with TIME(n) replaced by TIME(6); CreateTable, AddColumn
+//     ALTER TABLE statement (sqltext's TimePrecision step, which also
+//     hands the engine the statement with TIME(n) replaced by TIME(6), and
+//     NoteTimePrecision, which records them for the session); CreateTable, AddColumn
 //     and ModifyColumn then record the declared n (TIME alone is TIME(0))
 //     through applyTimePrecision. RENAME COLUMN and CREATE TABLE ... LIKE
 //     keep the precision of the column they copy (keptTimePrecisions). A TIME column created any other way (no
@@ -84,16 +85,16 @@ var timeDecls struct {
 	m  map[*Session]map[string]int
 }
 
-// noteTimePrecision is called by the connection handler before a
-// statement runs: for a CREATE or ALTER TABLE it records the precision
-// of each TIME column it declares and returns the statement with every
-// TIME(0..5) replaced by TIME(6), which the engine accepts. The returned
-// function forgets the record (call it when the statement is done).
-func (g *Gateway) NoteTimePrecision(conn uint32, query string) (string, func()) {
-	rq, decl := query, map[string]int(nil)
-	if mayDeclareTime(query) {
-		rq, decl = rewriteTimeTypes(query)
-	}
+// NoteTimePrecision is called by the connection handler before a
+// statement runs, with the statement text as sqltext's TimePrecision step
+// left it (every TIME(0..5) of a CREATE or ALTER TABLE written TIME(6),
+// which the engine accepts) and the precisions that step read (declared,
+// by lower-cased column name; nil for other statements): it records them
+// for the session, with those that RENAME COLUMN and CREATE TABLE ...
+// LIKE keep. The returned function forgets the record (call it when the
+// statement is done).
+func (g *Gateway) NoteTimePrecision(conn uint32, query string, declared map[string]int) func() {
+	decl := declared
 	// Statements that give a column an existing column's type without
 	// naming it: RENAME COLUMN and CREATE TABLE ... LIKE.
 	if kept := g.keptTimePrecisions(conn, query); len(kept) > 0 {
@@ -107,13 +108,13 @@ func (g *Gateway) NoteTimePrecision(conn uint32, query string) (string, func()) 
 		}
 	}
 	if len(decl) == 0 {
-		return query, func() {}
+		return func() {}
 	}
 	g.sessMu.Lock()
 	s := g.sessions[conn]
 	g.sessMu.Unlock()
 	if s == nil {
-		return rq, func() {}
+		return func() {}
 	}
 	timeDecls.mu.Lock()
 	if timeDecls.m == nil {
@@ -121,7 +122,7 @@ func (g *Gateway) NoteTimePrecision(conn uint32, query string) (string, func()) 
 	}
 	timeDecls.m[s] = decl
 	timeDecls.mu.Unlock()
-	return rq, func() {
+	return func() {
 		timeDecls.mu.Lock()
 		delete(timeDecls.m, s)
 		timeDecls.mu.Unlock()
@@ -214,106 +215,6 @@ func applyTimePrecisionAll(ctx *sql.Context, cols []catalog.Column) {
 	for i := range cols {
 		applyTimePrecision(ctx, &cols[i])
 	}
-}
-
-// mayDeclareTime is the cheap filter: CREATE TABLE or ALTER TABLE
-// mentioning time.
-func mayDeclareTime(q string) bool {
-	w := sqltext.LeadingWords(q, 3)
-	if len(w) < 2 || (w[0] != "create" && w[0] != "alter") {
-		return false
-	}
-	if w[1] != "table" && !(len(w) > 2 && w[2] == "table") { // CREATE TEMPORARY TABLE, ALTER IGNORE TABLE
-		return false
-	}
-	return strings.Contains(strings.ToLower(q), "time")
-}
-
-// rewriteTimeTypes finds "name TIME[(n)]" outside quotes and comments: it
-// returns q with each TIME(n), n < 6, written TIME(6), and the declared
-// precision by lower-cased column name (the identifier before TIME).
-func rewriteTimeTypes(q string) (string, map[string]int) {
-	var out strings.Builder
-	decl := map[string]int{}
-	prev := "" // the previous identifier, lower-cased and unquoted
-	last := 0  // q[last:] is not copied yet
-	isIdent := func(b byte) bool {
-		return b == '_' || b == '$' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= 0x80
-	}
-	for i := 0; i < len(q); {
-		c := q[i]
-		switch {
-		case c == '\'' || c == '"':
-			i = quotedEnd(q, i) + 1 // hints.go
-			prev = ""
-		case c == '`':
-			name, j := backquoted(q, i) // hints.go
-			prev = strings.ToLower(name)
-			i = j + 1
-		case c == '/' && i+1 < len(q) && q[i+1] == '*':
-			end := strings.Index(q[i+2:], "*/")
-			if end < 0 {
-				i = len(q)
-			} else {
-				i += 2 + end + 2
-			}
-		case c == '#' || c == '-' && strings.HasPrefix(q[i:], "-- "):
-			end := strings.IndexByte(q[i:], '\n')
-			if end < 0 {
-				i = len(q)
-			} else {
-				i += end + 1
-			}
-		case isIdent(c) && (i == 0 || !isIdent(q[i-1])):
-			j := i
-			for j < len(q) && isIdent(q[j]) {
-				j++
-			}
-			word := q[i:j]
-			if !strings.EqualFold(word, "time") || prev == "" {
-				prev = strings.ToLower(word)
-				i = j
-				continue
-			}
-			// TIME after a column name: a column definition.
-			fsp, k := 0, j
-			for k < len(q) && (q[k] == ' ' || q[k] == '\t' || q[k] == '\n' || q[k] == '\r') {
-				k++
-			}
-			if k < len(q) && q[k] == '(' {
-				end := strings.IndexByte(q[k:], ')')
-				if end < 0 {
-					return q, nil // the engine reports the syntax error
-				}
-				n, err := strconv.Atoi(strings.TrimSpace(q[k+1 : k+end]))
-				if err != nil || n < 0 || n > 6 {
-					return q, nil // the engine reports it
-				}
-				fsp = n
-				if n < 6 {
-					out.WriteString(q[last:k])
-					out.WriteString("(6)")
-					last = k + end + 1
-				}
-				j = k + end + 1
-			}
-			decl[prev] = fsp
-			prev = ""
-			i = j
-		case c == ';':
-			// Only the first statement of a multi-statement text: the
-			// handler sees the next one on its own.
-			out.WriteString(q[last:])
-			return out.String(), decl
-		default:
-			if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-				prev = ""
-			}
-			i++
-		}
-	}
-	out.WriteString(q[last:])
-	return out.String(), decl
 }
 
 // timeColumn is the precision of one result column that is a TIME(n)

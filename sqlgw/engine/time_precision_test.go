@@ -34,38 +34,6 @@ func TestRoundTimeMicros(t *testing.T) {
 	}
 }
 
-func TestRewriteTimeTypes(t *testing.T) {
-	for _, tc := range []struct {
-		in, out string
-		decl    map[string]int
-	}{
-		{"CREATE TABLE t (a TIME, b time(3), `C c` Time ( 0 ) NOT NULL, d TIME(6))",
-			"CREATE TABLE t (a TIME, b time(6), `C c` Time (6) NOT NULL, d TIME(6))",
-			map[string]int{"a": 0, "b": 3, "c c": 0, "d": 6}},
-		// Strings, comments and quoted names are not types.
-		{"CREATE TABLE t (a INT COMMENT 'x TIME(3)', /* b TIME(2) */ `time` TIME(1) DEFAULT '10:00')",
-			"CREATE TABLE t (a INT COMMENT 'x TIME(3)', /* b TIME(2) */ `time` TIME(6) DEFAULT '10:00')",
-			map[string]int{"time": 1}},
-		{"ALTER TABLE t ADD COLUMN x TIME(2), CHANGE y z TIME(4)",
-			"ALTER TABLE t ADD COLUMN x TIME(6), CHANGE y z TIME(6)",
-			map[string]int{"x": 2, "z": 4}},
-		// Only the first statement of a multi-statement text.
-		{"CREATE TABLE t (a TIME(3)); CREATE TABLE u (a TIME)",
-			"CREATE TABLE t (a TIME(6)); CREATE TABLE u (a TIME)",
-			map[string]int{"a": 3}},
-		// Invalid precisions are left to the engine's error.
-		{"CREATE TABLE t (a TIME(7))", "CREATE TABLE t (a TIME(7))", nil},
-	} {
-		out, decl := rewriteTimeTypes(tc.in)
-		if out != tc.out || len(decl) != len(tc.decl) || len(decl) > 0 && !reflect.DeepEqual(decl, tc.decl) {
-			t.Errorf("%s:\n got %s %v\nwant %s %v", tc.in, out, decl, tc.out, tc.decl)
-		}
-	}
-	if mayDeclareTime("SELECT TIME('10:00')") || !mayDeclareTime("/* x */ create table t (a time(3))") {
-		t.Error("mayDeclareTime")
-	}
-}
-
 // fixTimeResults: Decimals and digits from the catalog's declared
 // precision; columns without it (older records, expressions) unchanged.
 func TestFixTimeResults(t *testing.T) {

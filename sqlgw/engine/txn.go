@@ -365,6 +365,9 @@ func (g *Gateway) commit(ctx context.Context, t *txn) error {
 		}
 		prep[i] = pt
 	}
+	if done, err := g.commitIndexed(ctx, t, phys, prep, &log); done { // txnindex.go
+		return err
+	}
 	if done, err := g.commitAtomic(ctx, t, phys, prep, &log); done {
 		return err
 	}

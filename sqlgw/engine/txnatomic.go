@@ -32,17 +32,25 @@ import (
 // could apply it twice. A commit that fits one batch keeps the
 // single-batch path and costs what it did.
 //
-// Global indexes keep their own protocol around the commit (ixmaint:
-// marked entities before the record is written, settled after it); the
-// marks outlive the transaction's lease (catalog/txnrec.DefaultLease is half
-// of ixmaint.DefaultLease), so a resolver never settles a mark against a
-// row whose transaction may still commit.
+// Global index entities are ordinary writes of the same commit whenever
+// they can be (txnindex.go: one Pebble batch with the rows; groups of the
+// record on the Table service). Otherwise (an entity found stale or taken,
+// the cases listed below) global indexes keep their own protocol around
+// the commit (ixmaint: marked entities before the record is written,
+// settled after it); the marks outlive the transaction's lease
+// (catalog/txnrec.DefaultLease is half of ixmaint.DefaultLease), so a
+// resolver never settles a mark against a row whose transaction may still
+// commit.
+//
+// The cases below are those that neither this path nor txnindex.go's
+// takes.
 //
 // Not (yet) atomic, and committed batch by batch as before: a transaction
 // holding a row larger than one batch (applyBig), one writing a table with
 // an index still being built, one that inserts a value of a unique global
 // index another of its rows releases, in another batch (uniquePhases,
-// handsUniqueValues), and one that
+// handsUniqueValues), when txnindex.go's atomic write failed on it (the
+// entity stale or missing), and one that
 // writes one entity in two of its batches (a local unique value moved
 // across batches of one partition), and one that writes an attached table
 // (attached.go: a table other applications own; a lock would show them

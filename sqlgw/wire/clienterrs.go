@@ -39,35 +39,6 @@ const (
 	erConnectionKilled = 1927 // ER_CONNECTION_KILLED
 )
 
-// isEmptyQuery reports whether query holds nothing but blanks and
-// (non-executable) comments.
-func isEmptyQuery(query string) bool {
-	q := query
-	for {
-		q = strings.TrimLeft(q, " \t\r\n\f\v")
-		switch {
-		case q == "":
-			return true
-		case strings.HasPrefix(q, "/*!"), strings.HasPrefix(q, "/*M!"), strings.HasPrefix(q, "/*+"):
-			return false
-		case strings.HasPrefix(q, "/*"):
-			end := strings.Index(q[2:], "*/")
-			if end < 0 {
-				return false // unterminated: let the parser say so
-			}
-			q = q[2+end+2:]
-		case strings.HasPrefix(q, "#"), strings.HasPrefix(q, "-- "), q == "--", strings.HasPrefix(q, "--\t"), strings.HasPrefix(q, "--\n"):
-			end := strings.IndexByte(q, '\n')
-			if end < 0 {
-				return true
-			}
-			q = q[end+1:]
-		default:
-			return false
-		}
-	}
-}
-
 func errEmptyQuery() error {
 	return mysql.NewSQLError(erEmptyQuery, "42000", "Query was empty")
 }

@@ -1,7 +1,8 @@
 // Package wire is sqlgw's MySQL protocol layer in front of
 // go-mysql-server's server: Handler (handler.go), the mysql.Handler that
-// runs a statement through the ordered, named list of statement
-// interceptors (Interceptor, Chain) and then the engine, drains on
+// runs a statement's text through sqltext's Wire pipeline (MariaDB-only
+// comments, := in SELECT, TIME(n)), then the ordered, named list of
+// statement interceptors (Interceptor, Chain) and the engine, drains on
 // shutdown, retries autocommit statements after a write conflict
 // (autoretry.go) and gives errors MySQL's codes (sqlgw/mysqlerr); the
 // connection wrapper (Listener, conn.go) that rewrites packets

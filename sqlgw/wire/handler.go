@@ -14,6 +14,7 @@ import (
 
 	"github.com/sqlgw/sqlgw/sqlgw/engine"
 	"github.com/sqlgw/sqlgw/sqlgw/mysqlerr"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltext"
 )
 
 // handler wraps go-mysql-server's mysql.Handler for two things it does not
@@ -179,47 +180,25 @@ func okInfo(info string) string {
 	return info + strings.Repeat(" ", infoLen-len(info))
 }
 
-// mariaDBOnly matches a leading MariaDB executable comment, /*M!NNNNNN ...*/:
-// MariaDB runs its text from version NNNNNN on, MySQL treats it as a
-// comment, and so does sqlgw (which is MySQL 8.0 to clients). mariadb-dump
-// starts every dump with one ("enable the sandbox mode").
-var mariaDBOnly = regexp.MustCompile(`^\s*/\*M!(?s:.*?)\*/\s*;?\s*`)
-
-// stripMariaDBOnly removes leading MariaDB-only comments; done reports
-// that nothing else was sent.
-func stripMariaDBOnly(query string) (rest string, done bool) {
-	for {
-		loc := mariaDBOnly.FindStringIndex(query)
-		if loc == nil {
-			return query, false
-		}
-		query = query[loc[1]:]
-		if strings.TrimSpace(query) == "" {
-			return "", true
-		}
-	}
-}
-
 func (h *Handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
 	if err := h.begin(); err != nil {
 		return err
 	}
 	defer h.end()
 	defer h.GW.NoteUncached(c.ConnectionID)
-	query, done := stripMariaDBOnly(query)
-	if done {
+	text := sqltext.Run(query, sqltext.Wire) // the statement text's rewrites (sqlgw/sqltext)
+	if text.Empty {
 		return callback(&sqltypes.Result{}, false)
 	}
-	if isEmptyQuery(query) {
+	query = text.String()
+	if sqltext.IsEmpty(query) {
 		return errEmptyQuery() // clienterrs.go
 	}
 	h.kills.noteKill(query)
 	defer h.noteSessionTimeouts(c, query) // connlimits.go
-	query = engine.RewriteAssignments(query)
 	h.GW.Parts.NotePartitionBy(c.ConnectionID, query)
 	defer h.GW.Parts.Clear(c.ConnectionID)
-	query, forget := h.GW.NoteTimePrecision(c.ConnectionID, query)
-	defer forget()
+	defer h.GW.NoteTimePrecision(c.ConnectionID, query, text.TimePrecisions)()
 	callback = fixShowLikeHeader(ctx, query, h.GW.FixTimeDDL(ctx, c.ConnectionID, query, callback))
 	return h.translate(c, query, h.runRetried(ctx, c, query, func(sent *bool) error { // autoretry.go
 		return h.Handler.ComQuery(ctx, c, query, h.GW.FixTimeResults(ctx, trimTimeFractions(h.withInsertInfo(c, fixInfo(noteSent(sent, callback))))))
@@ -232,20 +211,19 @@ func (h *Handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	}
 	defer h.end()
 	defer h.GW.NoteUncached(c.ConnectionID)
-	query, done := stripMariaDBOnly(query)
-	if done {
+	text := sqltext.Run(query, sqltext.Wire) // the statement text's rewrites (sqlgw/sqltext)
+	if text.Empty {
 		return "", callback(&sqltypes.Result{}, false)
 	}
-	if isEmptyQuery(query) {
+	query = text.String()
+	if sqltext.IsEmpty(query) {
 		return "", errEmptyQuery() // clienterrs.go
 	}
 	h.kills.noteKill(query)
 	defer h.noteSessionTimeouts(c, query) // connlimits.go
-	query = engine.RewriteAssignments(query)
 	h.GW.Parts.NotePartitionBy(c.ConnectionID, query)
 	defer h.GW.Parts.Clear(c.ConnectionID)
-	query, forget := h.GW.NoteTimePrecision(c.ConnectionID, query)
-	defer forget()
+	defer h.GW.NoteTimePrecision(c.ConnectionID, query, text.TimePrecisions)()
 	callback = fixShowLikeHeader(ctx, query, h.GW.FixTimeDDL(ctx, c.ConnectionID, query, callback))
 	var rest string
 	err := h.runRetried(ctx, c, query, func(sent *bool) (err error) { // autoretry.go
@@ -260,9 +238,9 @@ func (h *Handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, p
 		return nil, err
 	}
 	defer h.end()
-	// No rewriteAssignments here: vitess parses COM_STMT_PREPARE's text
-	// itself before calling the handler, so a statement with := has
-	// already failed (known failure 4 for prepared statements).
+	// No Wire pipeline here: vitess parses COM_STMT_PREPARE's text itself
+	// before calling the handler; the connection wrapper runs
+	// sqltext.Prepare on it before that (prepconn.go).
 	if prepare.ParamsCount == 0 {
 		if opts, err := h.Handler.ParserOptionsForConnection(c); err == nil {
 			if n := engine.ExplainParamCount(ctx, query, opts); n > 0 {

@@ -1,0 +1,128 @@
+package ixmaint
+
+import (
+	"context"
+	"errors"
+
+	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/storage"
+)
+
+// IndexOp is one global index entity write of a row write, for a commit
+// that applies it atomically with the row (GlobalOps).
+type IndexOp struct {
+	Index *catalog.Index
+	Op    storage.Operation
+}
+
+// GlobalOps returns the writes of t's global index entities that w
+// implies, for a commit that applies them in the same atomic unit as the
+// row: one storage.MultiBatcher batch, or the groups of one transaction
+// record (catalog/txn), whose commit point is then the index entities'
+// too. Such entities are never marked: they and the row become visible
+// together, so the invariant (an unmarked entity matches its row) holds
+// without Begin and Finish, and recovery, readers and the sweep treat
+// them as any other write of the transaction.
+//
+// A new entity is an Insert (so a unique value held by another row, and
+// a stale entity left by an interrupted marked write, fail the commit
+// before anything is applied), an old one a Delete and one whose key
+// stays an Update (both fail when the entity is missing). Deletes and
+// updates are unconditional (ETagAny): the row's own conditional write in
+// the same commit orders the writers of one row. A caller whose atomic
+// commit fails on one of these operations applies the transaction with
+// Begin and Finish instead, which resolve stale entities and report
+// duplicates (DuplicateError).
+//
+// ok is false when the atomic form does not apply: an index still being
+// built (its entities may be missing or written by the backfill
+// meanwhile).
+func GlobalOps(t *catalog.Table, w Write) (ops []IndexOp, ok bool, err error) {
+	for i := range t.Indexes {
+		ix := &t.Indexes[i]
+		if !ix.Global {
+			continue
+		}
+		if ix.State == catalog.IndexBuilding {
+			return nil, false, nil
+		}
+		oldE, err := entity(t, ix, w.OldPK, w.OldRK, w.Old)
+		if err != nil {
+			return nil, false, err
+		}
+		newE, err := entity(t, ix, w.PK, w.RK, w.New)
+		if err != nil {
+			return nil, false, err
+		}
+		if sameEntity(oldE, newE) {
+			continue
+		}
+		if oldE != nil && newE != nil && oldE.PartitionKey == newE.PartitionKey && oldE.RowKey == newE.RowKey {
+			ops = append(ops, IndexOp{Index: ix, Op: storage.Operation{Kind: storage.OpUpdate, Mode: storage.Replace, IfMatch: storage.ETagAny, Entity: newE}})
+			continue
+		}
+		if oldE != nil {
+			ops = append(ops, IndexOp{Index: ix, Op: storage.Operation{Kind: storage.OpDelete, IfMatch: storage.ETagAny,
+				Entity: &storage.Entity{PartitionKey: oldE.PartitionKey, RowKey: oldE.RowKey}}})
+		}
+		if newE != nil {
+			ops = append(ops, IndexOp{Index: ix, Op: storage.Operation{Kind: storage.OpInsert, Entity: newE}})
+		}
+	}
+	return ops, true, nil
+}
+
+// backfillAtomic writes the global index entities of a page of rows (items:
+// each entity with the ETag of its row as the page read it) in one write
+// of the store's atomic batch across partitions, unmarked, together with
+// an empty Merge of every row conditional on that ETag, as the local
+// backfill does row by row: either no row changed since the page was read
+// and every entity is exactly what its row implies, or nothing is written.
+// A page of 1,000 rows costs one synced write instead of three requests
+// per row (a marked write, then a read and a write to resolve it). A
+// concurrent writer of one of the rows fails its conditional write and
+// retries (a conflict), as with the local backfill.
+//
+// done is false, with nothing written, when the store has no such batch,
+// or when the write failed (a row changed, an entity exists already: a
+// writer's, or a duplicate): the caller then backfills the page entity by
+// entity, which settles each of those cases.
+func (m *Maintainer) backfillAtomic(ctx context.Context, t *catalog.Table, ix *catalog.Index, items []*touch) (done bool, err error) {
+	if m.MultiBatch == nil || len(items) == 0 || !ix.Global || t.IsAttached() {
+		return false, nil
+	}
+	type part struct{ table, pk string }
+	byPart := map[part][]storage.Operation{}
+	var order []part
+	add := func(k part, op storage.Operation) {
+		if _, ok := byPart[k]; !ok {
+			order = append(order, k)
+		}
+		byPart[k] = append(byPart[k], op)
+	}
+	for _, tc := range items {
+		bpk, brk := tc.e.Properties[catalog.PropBasePK].Str(), tc.e.Properties[catalog.PropBaseRK].Str()
+		add(part{t.Physical, bpk}, storage.Operation{Kind: storage.OpUpdate, Mode: storage.Merge, IfMatch: tc.etag,
+			Entity: &storage.Entity{PartitionKey: bpk, RowKey: brk, Properties: storage.Properties{}}})
+		kind := storage.OpUpsert
+		if keyed(ix, t, tc.e) {
+			kind = storage.OpInsert
+		}
+		add(part{ix.Physical, tc.e.PartitionKey}, storage.Operation{Kind: kind, Mode: storage.Replace, Entity: tc.e})
+	}
+	var tbs []storage.TableBatch
+	for _, k := range order {
+		for _, ops := range storage.SplitBatches(byPart[k], storage.MaxBatchBytes/2) {
+			tbs = append(tbs, storage.TableBatch{Table: k.table, Ops: ops})
+		}
+	}
+	_, err = m.MultiBatch(ctx, tbs)
+	var me *storage.MultiBatchError
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, storage.ErrMultiBatchUnsupported), errors.As(err, &me):
+		return false, nil
+	}
+	return false, err
+}
