@@ -576,7 +576,7 @@ func (g *Gateway) maint() *ixmaint.Maintainer {
 			// lock there (txnindex.go).
 			inner := g.txs.Store
 			g.maintainer.MultiBatch = func(ctx context.Context, b []storage.TableBatch) ([][]storage.ETag, error) {
-				return storage.ForwardMultiBatch(ctx, inner, b)
+				return storage.ForwardMultiBatch(ctx, inner, groupTableBatches(b)) // tablegroup.go
 			}
 		}
 	})

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"slices"
 	"sync"
 
 	"github.com/dolthub/go-mysql-server/sql"
 
 	"github.com/sqlgw/sqlgw/catalog"
+	txnrec "github.com/sqlgw/sqlgw/catalog/txn"
 	"github.com/sqlgw/sqlgw/storage"
 )
 
@@ -355,6 +357,37 @@ func project(ents []*storage.Entity, prefix string, q *storage.Query) []*storage
 			c.Properties = maps.Clone(e.Properties)
 		}
 		out = append(out, &c)
+	}
+	return out
+}
+
+// groupTables returns groups (nil when none is a member's) with every
+// member's batch on the group's table, its RowKeys prefixed: for the
+// stores below the group wrapper (the transaction record's, the embedded
+// store's multi-batch).
+func groupTables(groups []txnrec.Group) []txnrec.Group {
+	out := groups
+	for i, gr := range groups {
+		if base, prefix, ok := member(gr.Table); ok {
+			if len(out) > 0 && &out[0] == &groups[0] {
+				out = slices.Clone(groups)
+			}
+			out[i] = txnrec.Group{Table: base, Ops: prefixOps(gr.Ops, prefix)}
+		}
+	}
+	return out
+}
+
+// groupTableBatches is groupTables for storage.TableBatch.
+func groupTableBatches(bs []storage.TableBatch) []storage.TableBatch {
+	out := bs
+	for i, b := range bs {
+		if base, prefix, ok := member(b.Table); ok {
+			if len(out) > 0 && &out[0] == &bs[0] {
+				out = slices.Clone(bs)
+			}
+			out[i] = storage.TableBatch{Table: base, Ops: prefixOps(b.Ops, prefix)}
+		}
 	}
 	return out
 }

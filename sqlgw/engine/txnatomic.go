@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"sync"
 	"time"
 
@@ -243,16 +242,7 @@ func (g *Gateway) commitAtomic(ctx context.Context, t *txn, phys []string, prep 
 	}
 	// The transaction record's store sits below the group wrapper: it
 	// gets members' batches in the group table's key space.
-	sent := groups
-	for i, gr := range groups {
-		if base, prefix, ok := member(gr.Table); ok {
-			if len(sent) > 0 && &sent[0] == &groups[0] {
-				sent = slices.Clone(groups)
-			}
-			sent[i] = txnrec.Group{Table: base, Ops: prefixOps(gr.Ops, prefix)}
-		}
-	}
-	err = g.txs.Commit(ctx, sent, beforeCommit)
+	err = g.txs.Commit(ctx, groupTables(groups), beforeCommit)
 	var ge *txnrec.GroupError
 	switch {
 	case err == nil:
