@@ -20,8 +20,8 @@ import (
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/sqlgw"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage"
-	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
 // logBuffer collects a server's log lines.
@@ -44,7 +44,7 @@ func (l *logBuffer) String() string {
 
 // startAccountsServer starts a server with cfg adjusted by adjust; the
 // test server's pool logs in as root with rootPassword.
-func startAccountsServer(t *testing.T, store storage.Store, co catalog.Options, rootPassword string, adjust func(*sqlgw.Config)) (*testServer, *logBuffer) {
+func startAccountsServer(t *testing.T, store storage.Store, co catalog.Options, rootPassword string, adjust func(*sqlgw.Config)) (*sqltest.Server, *logBuffer) {
 	t.Helper()
 	logs := &logBuffer{}
 	cfg := sqlgw.Config{Listen: "127.0.0.1:0", Catalog: co, Store: store,
@@ -56,21 +56,13 @@ func startAccountsServer(t *testing.T, store storage.Store, co catalog.Options, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	go srv.Serve()
-	dsn := fmt.Sprintf("root:%s@tcp(%s)/", rootPassword, srv.Addr())
-	db, err := sql.Open("mysql", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := &testServer{t: t, srv: srv, db: db, dsn: dsn}
-	t.Cleanup(ts.stop)
-	return ts, logs
+	return sqltest.Serve(t, srv, rootPassword), logs
 }
 
 // as opens a one-connection pool logging in as user.
-func as(t *testing.T, ts *testServer, user, password, db string) *sql.DB {
+func as(t *testing.T, ts *sqltest.Server, user, password, db string) *sql.DB {
 	t.Helper()
-	d, err := sql.Open("mysql", fmt.Sprintf("%s:%s@tcp(%s)/%s", user, password, ts.srv.Addr(), db))
+	d, err := sql.Open("mysql", fmt.Sprintf("%s:%s@tcp(%s)/%s", user, password, ts.Srv.Addr(), db))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +72,7 @@ func as(t *testing.T, ts *testServer, user, password, db string) *sql.DB {
 }
 
 // expectDenied runs q and wants MySQL's error code and exact message.
-func expectDenied(t *testing.T, db execer, code uint16, msg, q string) {
+func expectDenied(t *testing.T, db sqltest.Execer, code uint16, msg, q string) {
 	t.Helper()
 	_, err := db.ExecContext(context.Background(), q)
 	var me *mysql.MySQLError
@@ -104,29 +96,29 @@ func loginError(user, password, addr, db string) error {
 // accounts, and gets MySQL's error codes and texts; SHOW GRANTS, SET
 // PASSWORD, REVOKE (on an open session) and DROP USER work as in MySQL.
 func TestAccountsReadOnly(t *testing.T) {
-	store, co := memoryBackend.open(t)
+	store, co := sqltest.Memory.Open(t)
 	ts, _ := startAccountsServer(t, store, co, "", nil)
-	root := ts.conn()
+	root := ts.Conn()
 	for _, q := range []string{"CREATE DATABASE app", "CREATE DATABASE secret",
 		"CREATE TABLE app.t (id INT PRIMARY KEY, v INT)", "INSERT INTO app.t VALUES (1, 10)",
 		"CREATE TABLE secret.s (id INT PRIMARY KEY)",
 		"CREATE USER 'bi'@'%' IDENTIFIED BY 'bi-pw'", "GRANT SELECT ON app.* TO 'bi'@'%'"} {
-		mustExec(t, root, q)
+		sqltest.NewRunner(t, root).Exec(q)
 	}
-	expectRows(t, root, "SELECT user, host, plugin, authentication_string FROM mysql.user WHERE user = 'bi'",
+	sqltest.NewRunner(t, root).ExpectRows("SELECT user, host, plugin, authentication_string FROM mysql.user WHERE user = 'bi'",
 		"bi\t%\tmysql_native_password\t*"+nativeHashHex("bi-pw"))
-	expectRows(t, root, "SHOW GRANTS FOR 'bi'@'%'", "GRANT USAGE ON *.* TO `bi`@`%`", "GRANT SELECT ON `app`.* TO `bi`@`%`")
-	expectRows(t, root, "SELECT host, db, user, select_priv, insert_priv FROM mysql.db WHERE user = 'bi'", "%\tapp\tbi\tY\tN")
+	sqltest.NewRunner(t, root).ExpectRows("SHOW GRANTS FOR 'bi'@'%'", "GRANT USAGE ON *.* TO `bi`@`%`", "GRANT SELECT ON `app`.* TO `bi`@`%`")
+	sqltest.NewRunner(t, root).ExpectRows("SELECT host, db, user, select_priv, insert_priv FROM mysql.db WHERE user = 'bi'", "%\tapp\tbi\tY\tN")
 
 	bi := as(t, ts, "bi", "bi-pw", "")
-	expectRows(t, bi, "SELECT id, v FROM app.t", "1\t10")
-	expectRows(t, bi, "SELECT CURRENT_USER()", "bi@%")
-	expectRows(t, bi, "SHOW DATABASES", "app", "information_schema", "mysql")
-	expectRows(t, bi, "SELECT schema_name FROM information_schema.schemata ORDER BY 1", "app", "information_schema")
-	expectRows(t, bi, "SELECT table_name FROM information_schema.tables WHERE table_schema IN ('app', 'secret')", "t")
-	expectRows(t, bi, "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema IN ('app', 'secret') ORDER BY 1, 2", "t\tid", "t\tv")
-	expectRows(t, bi, "SHOW TABLES FROM app", "t")
-	expectRows(t, bi, "SHOW GRANTS", "GRANT USAGE ON *.* TO `bi`@`%`", "GRANT SELECT ON `app`.* TO `bi`@`%`")
+	sqltest.NewRunner(t, bi).ExpectRows("SELECT id, v FROM app.t", "1\t10")
+	sqltest.NewRunner(t, bi).ExpectRows("SELECT CURRENT_USER()", "bi@%")
+	sqltest.NewRunner(t, bi).ExpectRows("SHOW DATABASES", "app", "information_schema", "mysql")
+	sqltest.NewRunner(t, bi).ExpectRows("SELECT schema_name FROM information_schema.schemata ORDER BY 1", "app", "information_schema")
+	sqltest.NewRunner(t, bi).ExpectRows("SELECT table_name FROM information_schema.tables WHERE table_schema IN ('app', 'secret')", "t")
+	sqltest.NewRunner(t, bi).ExpectRows("SELECT table_name, column_name FROM information_schema.columns WHERE table_schema IN ('app', 'secret') ORDER BY 1, 2", "t\tid", "t\tv")
+	sqltest.NewRunner(t, bi).ExpectRows("SHOW TABLES FROM app", "t")
+	sqltest.NewRunner(t, bi).ExpectRows("SHOW GRANTS", "GRANT USAGE ON *.* TO `bi`@`%`", "GRANT SELECT ON `app`.* TO `bi`@`%`")
 	const who = "'bi'@'localhost'"
 	expectDenied(t, bi, 1142, "INSERT command denied to user "+who+" for table 't'", "INSERT INTO app.t VALUES (2, 20)")
 	expectDenied(t, bi, 1142, "UPDATE command denied to user "+who+" for table 't'", "UPDATE app.t SET v = 11")
@@ -150,44 +142,44 @@ func TestAccountsReadOnly(t *testing.T) {
 	bi.QueryRow("SELECT CONNECTION_ID()").Scan(&own)
 	root.QueryRowContext(context.Background(), "SELECT CONNECTION_ID()").Scan(&rootID)
 	bi3 := as(t, ts, "bi", "bi-pw", "")
-	mustExec(t, bi3, "KILL QUERY "+own)
+	sqltest.NewRunner(t, bi3).Exec("KILL QUERY " + own)
 	expectDenied(t, bi3, 1095, "You are not owner of thread "+rootID, "KILL QUERY "+rootID)
-	expectRows(t, root, "SELECT id, v FROM app.t", "1\t10")
+	sqltest.NewRunner(t, root).ExpectRows("SELECT id, v FROM app.t", "1\t10")
 	expectDenied(t, root, 1235, "This version of MySQL doesn't yet support 'column privileges'", "GRANT SELECT (id) ON app.t TO 'bi'@'%'")
 	// A failed CREATE USER creates nothing (not even the accounts before
 	// the one that exists).
-	expectErrno(t, root, 1396, "CREATE USER 'new1'@'%', 'bi'@'%'")
-	expectRows(t, root, "SELECT COUNT(*) FROM mysql.user WHERE user = 'new1'", "0")
+	sqltest.NewRunner(t, root).ExpectErrno(1396, "CREATE USER 'new1'@'%', 'bi'@'%'")
+	sqltest.NewRunner(t, root).ExpectRows("SELECT COUNT(*) FROM mysql.user WHERE user = 'new1'", "0")
 
-	addr := ts.srv.Addr().String()
-	if err := loginError("bi", "bi-pw", addr, "secret"); mysqlErrno(err) != 1044 {
+	addr := ts.Srv.Addr().String()
+	if err := loginError("bi", "bi-pw", addr, "secret"); sqltest.Errno(err) != 1044 {
 		t.Fatalf("login into secret: %v, want 1044", err)
 	}
-	if err := loginError("bi", "wrong", addr, ""); mysqlErrno(err) != 1045 || !strings.Contains(err.Error(), "Access denied for user 'bi'@'localhost' (using password: YES)") {
+	if err := loginError("bi", "wrong", addr, ""); sqltest.Errno(err) != 1045 || !strings.Contains(err.Error(), "Access denied for user 'bi'@'localhost' (using password: YES)") {
 		t.Fatalf("wrong password: %v, want 1045", err)
 	}
-	if err := loginError("nobody", "", addr, ""); mysqlErrno(err) != 1045 || !strings.Contains(err.Error(), "Access denied for user 'nobody'@'localhost' (using password: NO)") {
+	if err := loginError("nobody", "", addr, ""); sqltest.Errno(err) != 1045 || !strings.Contains(err.Error(), "Access denied for user 'nobody'@'localhost' (using password: NO)") {
 		t.Fatalf("unknown user: %v, want 1045", err)
 	}
 
 	// SET PASSWORD for oneself; the old password stops working.
-	mustExec(t, bi, "SET PASSWORD = 'bi-pw2'")
-	if err := loginError("bi", "bi-pw", addr, ""); mysqlErrno(err) != 1045 {
+	sqltest.NewRunner(t, bi).Exec("SET PASSWORD = 'bi-pw2'")
+	if err := loginError("bi", "bi-pw", addr, ""); sqltest.Errno(err) != 1045 {
 		t.Fatalf("old password after SET PASSWORD: %v", err)
 	}
 	bi2 := as(t, ts, "bi", "bi-pw2", "app")
-	expectRows(t, bi2, "SELECT COUNT(*) FROM t", "1")
-	mustExec(t, root, "SET PASSWORD FOR 'bi'@'%' = 'bi-pw3'")
+	sqltest.NewRunner(t, bi2).ExpectRows("SELECT COUNT(*) FROM t", "1")
+	sqltest.NewRunner(t, root).Exec("SET PASSWORD FOR 'bi'@'%' = 'bi-pw3'")
 	if err := loginError("bi", "bi-pw3", addr, ""); err != nil {
 		t.Fatalf("SET PASSWORD FOR: %v", err)
 	}
 
 	// ACCOUNT LOCK / UNLOCK.
-	mustExec(t, root, "ALTER USER 'bi'@'%' ACCOUNT LOCK")
-	if err := loginError("bi", "bi-pw3", addr, ""); mysqlErrno(err) != 1045 {
+	sqltest.NewRunner(t, root).Exec("ALTER USER 'bi'@'%' ACCOUNT LOCK")
+	if err := loginError("bi", "bi-pw3", addr, ""); sqltest.Errno(err) != 1045 {
 		t.Fatalf("locked account: %v", err)
 	}
-	mustExec(t, root, "ALTER USER 'bi'@'%' ACCOUNT UNLOCK")
+	sqltest.NewRunner(t, root).Exec("ALTER USER 'bi'@'%' ACCOUNT UNLOCK")
 	if err := loginError("bi", "bi-pw3", addr, ""); err != nil {
 		t.Fatalf("unlocked account: %v", err)
 	}
@@ -195,26 +187,26 @@ func TestAccountsReadOnly(t *testing.T) {
 
 	// A database-level grant is not a global one: GRANT ALL ON app.*
 	// allows DDL in app, not CREATE DATABASE (while app is current).
-	mustExec(t, root, "CREATE USER dev IDENTIFIED BY 'dev-pw'")
-	mustExec(t, root, "GRANT ALL ON app.* TO dev")
+	sqltest.NewRunner(t, root).Exec("CREATE USER dev IDENTIFIED BY 'dev-pw'")
+	sqltest.NewRunner(t, root).Exec("GRANT ALL ON app.* TO dev")
 	dev := as(t, ts, "dev", "dev-pw", "app")
-	mustExec(t, dev, "CREATE TABLE t9 (id INT PRIMARY KEY)")
-	mustExec(t, dev, "DROP TABLE t9")
+	sqltest.NewRunner(t, dev).Exec("CREATE TABLE t9 (id INT PRIMARY KEY)")
+	sqltest.NewRunner(t, dev).Exec("DROP TABLE t9")
 	expectDenied(t, dev, 1044, "Access denied for user 'dev'@'localhost' to database 'other'", "CREATE DATABASE other")
 	expectDenied(t, dev, 1044, "Access denied for user 'dev'@'localhost' to database 'secret'", "DROP DATABASE secret")
 
 	// WITH GRANT OPTION lets the grantee pass its privileges on.
-	mustExec(t, root, "CREATE USER teamlead IDENTIFIED BY 'lead-pw'")
-	mustExec(t, root, "GRANT SELECT ON app.* TO teamlead WITH GRANT OPTION")
-	mustExec(t, as(t, ts, "teamlead", "lead-pw", ""), "GRANT SELECT ON app.* TO 'bi'@'%'")
+	sqltest.NewRunner(t, root).Exec("CREATE USER teamlead IDENTIFIED BY 'lead-pw'")
+	sqltest.NewRunner(t, root).Exec("GRANT SELECT ON app.* TO teamlead WITH GRANT OPTION")
+	sqltest.NewRunner(t, as(t, ts, "teamlead", "lead-pw", "")).Exec("GRANT SELECT ON app.* TO 'bi'@'%'")
 	expectDenied(t, root, 1410, "You are not allowed to create a user with GRANT", "GRANT SELECT ON app.* TO nosuchuser")
 	expectDenied(t, root, 1235, "This version of MySQL doesn't yet support 'RENAME USER'", "RENAME USER teamlead TO boss")
 
 	// REVOKE reaches the open session; DROP USER ends new logins.
-	mustExec(t, root, "REVOKE SELECT ON app.* FROM 'bi'@'%'")
+	sqltest.NewRunner(t, root).Exec("REVOKE SELECT ON app.* FROM 'bi'@'%'")
 	expectDenied(t, bi2, 1142, "SELECT command denied to user "+who+" for table 't'", "SELECT v FROM app.t")
-	mustExec(t, root, "DROP USER 'bi'@'%'")
-	if err := loginError("bi", "bi-pw3", addr, ""); mysqlErrno(err) != 1045 {
+	sqltest.NewRunner(t, root).Exec("DROP USER 'bi'@'%'")
+	if err := loginError("bi", "bi-pw3", addr, ""); sqltest.Errno(err) != 1045 {
 		t.Fatalf("login after DROP USER: %v", err)
 	}
 }
@@ -224,28 +216,28 @@ func TestAccountsReadOnly(t *testing.T) {
 // gateway's RSA key for the full authentication, then uses the fast path)
 // and is refused with a wrong password; roles carry privileges.
 func TestAccountsCachingSha2(t *testing.T) {
-	store, co := memoryBackend.open(t)
+	store, co := sqltest.Memory.Open(t)
 	ts, _ := startAccountsServer(t, store, co, "", nil)
 	for _, q := range []string{"CREATE DATABASE app", "CREATE TABLE app.t (id INT PRIMARY KEY)", "INSERT INTO app.t VALUES (1)",
 		"CREATE USER 'sha'@'%' IDENTIFIED WITH caching_sha2_password BY 'sha-pw'",
 		"CREATE ROLE reader", "GRANT SELECT ON app.* TO reader", "GRANT reader TO 'sha'@'%'"} {
-		mustExec(t, ts.db, q)
+		sqltest.NewRunner(t, ts.DB).Exec(q)
 	}
-	expectRows(t, ts.db, "SELECT plugin, authentication_string LIKE '$A$005$%' FROM mysql.user WHERE user = 'sha'", "caching_sha2_password\t1")
+	sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT plugin, authentication_string LIKE '$A$005$%' FROM mysql.user WHERE user = 'sha'", "caching_sha2_password\t1")
 	for i := 0; i < 2; i++ { // full authentication, then the cached fast path
 		d := as(t, ts, "sha", "sha-pw", "")
-		expectRows(t, d, "SELECT CURRENT_USER()", "sha@%")
-		expectRows(t, d, "SELECT COUNT(*) FROM app.t", "1")
+		sqltest.NewRunner(t, d).ExpectRows("SELECT CURRENT_USER()", "sha@%")
+		sqltest.NewRunner(t, d).ExpectRows("SELECT COUNT(*) FROM app.t", "1")
 		d.Close()
 	}
-	if err := loginError("sha", "nope", ts.srv.Addr().String(), ""); mysqlErrno(err) != 1045 {
+	if err := loginError("sha", "nope", ts.Srv.Addr().String(), ""); sqltest.Errno(err) != 1045 {
 		t.Fatalf("wrong password: %v, want 1045", err)
 	}
-	mustExec(t, ts.db, "ALTER USER 'sha'@'%' IDENTIFIED WITH caching_sha2_password BY 'sha-new'")
-	if err := loginError("sha", "sha-pw", ts.srv.Addr().String(), ""); mysqlErrno(err) != 1045 {
+	sqltest.NewRunner(t, ts.DB).Exec("ALTER USER 'sha'@'%' IDENTIFIED WITH caching_sha2_password BY 'sha-new'")
+	if err := loginError("sha", "sha-pw", ts.Srv.Addr().String(), ""); sqltest.Errno(err) != 1045 {
 		t.Fatalf("old password after ALTER USER (cached fast path must be dropped): %v", err)
 	}
-	if err := loginError("sha", "sha-new", ts.srv.Addr().String(), ""); err != nil {
+	if err := loginError("sha", "sha-new", ts.Srv.Addr().String(), ""); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -262,34 +254,27 @@ func nativeHashHex(pw string) string {
 // replaces one).
 func TestAccountsRestart(t *testing.T) {
 	dir := t.TempDir()
-	open := func() storage.Store {
-		s, err := pebble.Open(dir, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	ts, _ := startAccountsServer(t, open(), catalog.Options{}, "", nil)
+	ts, _ := startAccountsServer(t, sqltest.OpenDisk(t, dir), catalog.Options{}, "", nil)
 	for _, q := range []string{"CREATE DATABASE app", "CREATE TABLE app.t (id INT PRIMARY KEY)", "INSERT INTO app.t VALUES (1)",
 		"CREATE USER ro IDENTIFIED BY 'ro-pw'", "GRANT SELECT ON app.t TO ro"} {
-		mustExec(t, ts.db, q)
+		sqltest.NewRunner(t, ts.DB).Exec(q)
 	}
-	ts.stop()
+	ts.Stop()
 
-	ts, _ = startAccountsServer(t, open(), catalog.Options{}, "admin-pw", func(c *sqlgw.Config) { c.Password = "admin-pw" })
-	expectRows(t, as(t, ts, "ro", "ro-pw", ""), "SELECT id FROM app.t", "1")
+	ts, _ = startAccountsServer(t, sqltest.OpenDisk(t, dir), catalog.Options{}, "admin-pw", func(c *sqlgw.Config) { c.Password = "admin-pw" })
+	sqltest.NewRunner(t, as(t, ts, "ro", "ro-pw", "")).ExpectRows("SELECT id FROM app.t", "1")
 	expectDenied(t, as(t, ts, "ro", "ro-pw", ""), 1142, "INSERT command denied to user 'ro'@'localhost' for table 't'", "INSERT INTO app.t VALUES (2)")
-	if err := loginError("root", "", ts.srv.Addr().String(), ""); mysqlErrno(err) != 1045 {
+	if err := loginError("root", "", ts.Srv.Addr().String(), ""); sqltest.Errno(err) != 1045 {
 		t.Fatalf("root without password after --password secured it: %v", err)
 	}
-	mustExec(t, ts.db, "SELECT 1")
-	ts.stop()
+	sqltest.NewRunner(t, ts.DB).Exec("SELECT 1")
+	ts.Stop()
 
-	ts, _ = startAccountsServer(t, open(), catalog.Options{}, "admin-pw", func(c *sqlgw.Config) { c.Password = "other" })
-	if err := loginError("root", "other", ts.srv.Addr().String(), ""); mysqlErrno(err) != 1045 {
+	ts, _ = startAccountsServer(t, sqltest.OpenDisk(t, dir), catalog.Options{}, "admin-pw", func(c *sqlgw.Config) { c.Password = "other" })
+	if err := loginError("root", "other", ts.Srv.Addr().String(), ""); sqltest.Errno(err) != 1045 {
 		t.Fatalf("a later --password replaced the stored one: %v", err)
 	}
-	expectRows(t, ts.db, "SHOW GRANTS FOR ro", "GRANT USAGE ON *.* TO `ro`@`%`", "GRANT SELECT ON `app`.`t` TO `ro`@`%`")
+	sqltest.NewRunner(t, ts.DB).ExpectRows("SHOW GRANTS FOR ro", "GRANT USAGE ON *.* TO `ro`@`%`", "GRANT SELECT ON `app`.`t` TO `ro`@`%`")
 }
 
 // TestAccountsTwoGateways: grants made through gateway A are enforced by
@@ -298,73 +283,69 @@ func TestAccountsRestart(t *testing.T) {
 // kept (conditional writes, no lost update), and a gateway started after
 // both stopped enforces the same.
 func TestAccountsTwoGateways(t *testing.T) {
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			store, co := b.open(t)
-			t.Cleanup(func() { store.Close() })
-			a, _ := startAccountsServer(t, sharedStore{store}, co, "", nil)
-			gb, _ := startAccountsServer(t, sharedStore{store}, co, "", nil)
-			for _, q := range []string{"CREATE DATABASE app", "CREATE DATABASE secret", "CREATE TABLE app.t (id INT PRIMARY KEY)",
-				"INSERT INTO app.t VALUES (1)", "CREATE TABLE secret.s (id INT PRIMARY KEY)",
-				"CREATE USER 'bi'@'%' IDENTIFIED BY 'bi-pw'", "GRANT SELECT ON app.* TO 'bi'@'%'"} {
-				mustExec(t, a.db, q)
-			}
-			addrB := gb.srv.Addr().String()
-			waitFor(t, "B sees the new account", func() bool { return loginError("bi", "bi-pw", addrB, "") == nil })
-			bi := as(t, gb, "bi", "bi-pw", "")
-			waitFor(t, "B sees the new database (catalog refresh)", func() bool {
-				_, err := bi.Exec("SELECT id FROM app.t")
-				return err == nil
-			})
-			expectRows(t, bi, "SELECT id FROM app.t", "1")
-			expectRows(t, bi, "SHOW DATABASES", "app", "information_schema", "mysql")
-			expectDenied(t, bi, 1142, "INSERT command denied to user 'bi'@'localhost' for table 't'", "INSERT INTO app.t VALUES (2)")
-			expectDenied(t, bi, 1044, "Access denied for user 'bi'@'localhost' to database 'secret'", "USE secret")
-
-			mustExec(t, a.db, "GRANT INSERT ON app.t TO 'bi'@'%'")
-			waitFor(t, "B enforces the GRANT", func() bool {
-				_, err := bi.Exec("INSERT INTO app.t VALUES (2)")
-				return err == nil
-			})
-			mustExec(t, a.db, "REVOKE ALL PRIVILEGES, GRANT OPTION FROM 'bi'@'%'") // every level, as MySQL
-			waitFor(t, "B enforces the REVOKE", func() bool {
-				_, err := bi.Exec("SELECT id FROM app.t")
-				return mysqlErrno(err) == 1142
-			})
-
-			// Concurrent changes through both gateways: none lost.
-			var wg sync.WaitGroup
-			for g, ts := range []*testServer{a, gb} {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for i := 0; i < 5; i++ {
-						if _, err := ts.db.Exec(fmt.Sprintf("CREATE USER u%d_%d", g, i)); err != nil {
-							t.Errorf("gateway %d: %v", g, err)
-						}
-					}
-				}()
-			}
-			wg.Wait()
-			for _, ts := range []*testServer{a, gb} {
-				waitFor(t, "all 10 users on both gateways", func() bool {
-					r := rows(t, ts.db, "SELECT COUNT(*) FROM mysql.user WHERE user LIKE 'u%\\_%'")
-					return len(r) == 1 && r[0] == "10"
-				})
-			}
-
-			// Restart: every gateway stopped, a new one loads the same
-			// accounts and grants from the store.
-			mustExec(t, a.db, "GRANT SELECT ON app.* TO 'bi'@'%'")
-			a.stop()
-			gb.stop()
-			gc, _ := startAccountsServer(t, sharedStore{store}, co, "", nil)
-			bc := as(t, gc, "bi", "bi-pw", "")
-			expectRows(t, bc, "SELECT id FROM app.t ORDER BY id", "1", "2")
-			expectDenied(t, bc, 1142, "INSERT command denied to user 'bi'@'localhost' for table 't'", "INSERT INTO app.t VALUES (3)")
-			expectRows(t, gc.db, "SELECT COUNT(*) FROM mysql.user WHERE user LIKE 'u%\\_%'", "10")
+	sqltest.ForEachSharedStore(t, func(t *testing.T, store storage.Store, co catalog.Options) {
+		a, _ := startAccountsServer(t, store, co, "", nil)
+		gb, _ := startAccountsServer(t, store, co, "", nil)
+		for _, q := range []string{"CREATE DATABASE app", "CREATE DATABASE secret", "CREATE TABLE app.t (id INT PRIMARY KEY)",
+			"INSERT INTO app.t VALUES (1)", "CREATE TABLE secret.s (id INT PRIMARY KEY)",
+			"CREATE USER 'bi'@'%' IDENTIFIED BY 'bi-pw'", "GRANT SELECT ON app.* TO 'bi'@'%'"} {
+			sqltest.NewRunner(t, a.DB).Exec(q)
+		}
+		addrB := gb.Srv.Addr().String()
+		waitFor(t, "B sees the new account", func() bool { return loginError("bi", "bi-pw", addrB, "") == nil })
+		bi := as(t, gb, "bi", "bi-pw", "")
+		waitFor(t, "B sees the new database (catalog refresh)", func() bool {
+			_, err := bi.Exec("SELECT id FROM app.t")
+			return err == nil
 		})
-	}
+		sqltest.NewRunner(t, bi).ExpectRows("SELECT id FROM app.t", "1")
+		sqltest.NewRunner(t, bi).ExpectRows("SHOW DATABASES", "app", "information_schema", "mysql")
+		expectDenied(t, bi, 1142, "INSERT command denied to user 'bi'@'localhost' for table 't'", "INSERT INTO app.t VALUES (2)")
+		expectDenied(t, bi, 1044, "Access denied for user 'bi'@'localhost' to database 'secret'", "USE secret")
+
+		sqltest.NewRunner(t, a.DB).Exec("GRANT INSERT ON app.t TO 'bi'@'%'")
+		waitFor(t, "B enforces the GRANT", func() bool {
+			_, err := bi.Exec("INSERT INTO app.t VALUES (2)")
+			return err == nil
+		})
+		sqltest.NewRunner(t, a.DB).Exec("REVOKE ALL PRIVILEGES, GRANT OPTION FROM 'bi'@'%'") // every level, as MySQL
+		waitFor(t, "B enforces the REVOKE", func() bool {
+			_, err := bi.Exec("SELECT id FROM app.t")
+			return sqltest.Errno(err) == 1142
+		})
+
+		// Concurrent changes through both gateways: none lost.
+		var wg sync.WaitGroup
+		for g, ts := range []*sqltest.Server{a, gb} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; i < 5; i++ {
+					if _, err := ts.DB.Exec(fmt.Sprintf("CREATE USER u%d_%d", g, i)); err != nil {
+						t.Errorf("gateway %d: %v", g, err)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		for _, ts := range []*sqltest.Server{a, gb} {
+			waitFor(t, "all 10 users on both gateways", func() bool {
+				r := sqltest.NewRunner(t, ts.DB).Rows("SELECT COUNT(*) FROM mysql.user WHERE user LIKE 'u%\\_%'")
+				return len(r) == 1 && r[0] == "10"
+			})
+		}
+
+		// Restart: every gateway stopped, a new one loads the same
+		// accounts and grants from the store.
+		sqltest.NewRunner(t, a.DB).Exec("GRANT SELECT ON app.* TO 'bi'@'%'")
+		a.Stop()
+		gb.Stop()
+		gc, _ := startAccountsServer(t, store, co, "", nil)
+		bc := as(t, gc, "bi", "bi-pw", "")
+		sqltest.NewRunner(t, bc).ExpectRows("SELECT id FROM app.t ORDER BY id", "1", "2")
+		expectDenied(t, bc, 1142, "INSERT command denied to user 'bi'@'localhost' for table 't'", "INSERT INTO app.t VALUES (3)")
+		sqltest.NewRunner(t, gc.DB).ExpectRows("SELECT COUNT(*) FROM mysql.user WHERE user LIKE 'u%\\_%'", "10")
+	})
 }
 
 func waitFor(t *testing.T, what string, ok func() bool) {
@@ -383,18 +364,18 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 // failure is logged with user and address, and no password ever appears
 // in the log.
 func TestLoginBruteForce(t *testing.T) {
-	store, co := memoryBackend.open(t)
+	store, co := sqltest.Memory.Open(t)
 	ts, logs := startAccountsServer(t, store, co, "", func(c *sqlgw.Config) {
 		c.LoginDelay = sqlgw.LoginDelay{Threshold: 3, Step: 100 * time.Millisecond, Max: time.Second}
 	})
-	mustExec(t, ts.db, "CREATE USER app IDENTIFIED BY 'Sup3r-S3cret-pw'")
-	mustExec(t, ts.db, "ALTER USER app IDENTIFIED BY 'An0ther-S3cret'")
-	addr := ts.srv.Addr().String()
+	sqltest.NewRunner(t, ts.DB).Exec("CREATE USER app IDENTIFIED BY 'Sup3r-S3cret-pw'")
+	sqltest.NewRunner(t, ts.DB).Exec("ALTER USER app IDENTIFIED BY 'An0ther-S3cret'")
+	addr := ts.Srv.Addr().String()
 	var took []time.Duration
 	start := time.Now()
 	for i := 0; i < 8; i++ {
 		t0 := time.Now()
-		if err := loginError("app", fmt.Sprintf("guess-%d-pw", i), addr, ""); mysqlErrno(err) != 1045 {
+		if err := loginError("app", fmt.Sprintf("guess-%d-pw", i), addr, ""); sqltest.Errno(err) != 1045 {
 			t.Fatalf("attempt %d: %v", i, err)
 		}
 		took = append(took, time.Since(t0))
@@ -415,7 +396,7 @@ func TestLoginBruteForce(t *testing.T) {
 		t.Fatal(err)
 	}
 	t0 := time.Now()
-	if err := loginError("app", "wrong-again", addr, ""); mysqlErrno(err) != 1045 || time.Since(t0) > 90*time.Millisecond {
+	if err := loginError("app", "wrong-again", addr, ""); sqltest.Errno(err) != 1045 || time.Since(t0) > 90*time.Millisecond {
 		t.Fatalf("after a success the count restarts: %v in %v", err, time.Since(t0))
 	}
 	out := logs.String()
@@ -436,14 +417,14 @@ func TestLoginBruteForce(t *testing.T) {
 // PyMySQL and Connector/J (when installed), with mysql_native_password and
 // caching_sha2_password, cannot write or see ungranted databases.
 func TestAccountsClients(t *testing.T) {
-	store, co := memoryBackend.open(t)
+	store, co := sqltest.Memory.Open(t)
 	ts, _ := startAccountsServer(t, store, co, "", nil)
 	for _, q := range []string{"CREATE DATABASE app", "CREATE DATABASE secret", "CREATE TABLE app.t (id INT PRIMARY KEY)",
 		"INSERT INTO app.t VALUES (1)", "CREATE USER 'bi'@'%' IDENTIFIED BY 'bi-pw'", "GRANT SELECT ON app.* TO 'bi'@'%'",
 		"CREATE USER 'bi2'@'%' IDENTIFIED WITH caching_sha2_password BY 'bi2-pw'", "GRANT SELECT ON app.* TO 'bi2'@'%'"} {
-		mustExec(t, ts.db, q)
+		sqltest.NewRunner(t, ts.DB).Exec(q)
 	}
-	host, port, _ := strings.Cut(ts.srv.Addr().String(), ":")
+	host, port, _ := strings.Cut(ts.Srv.Addr().String(), ":")
 	t.Run("mariadb", func(t *testing.T) {
 		cli, err := exec.LookPath("mariadb")
 		if err != nil {
@@ -557,7 +538,7 @@ public class RO {
 			}
 		}
 	})
-	expectRows(t, ts.db, "SELECT id FROM app.t", "1")
+	sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT id FROM app.t", "1")
 }
 
 func sha1Sum(b []byte) []byte {
@@ -570,25 +551,25 @@ func sha1Sum(b []byte) []byte {
 // connections to B (each login checks the stored version), and FLUSH
 // PRIVILEGES on B applies a REVOKE to B's open sessions at once.
 func TestAccountsOtherGatewayAtOnce(t *testing.T) {
-	store, co := memoryBackend.open(t)
+	store, co := sqltest.Memory.Open(t)
 	t.Cleanup(func() { store.Close() })
-	a, _ := startAccountsServer(t, sharedStore{store}, co, "", nil)
-	gb, _ := startAccountsServer(t, sharedStore{store}, co, "", func(c *sqlgw.Config) { c.AccountsRefresh = time.Hour })
+	a, _ := startAccountsServer(t, sqltest.NoClose(store), co, "", nil)
+	gb, _ := startAccountsServer(t, sqltest.NoClose(store), co, "", func(c *sqlgw.Config) { c.AccountsRefresh = time.Hour })
 	for _, q := range []string{"CREATE DATABASE app", "CREATE TABLE app.t (id INT PRIMARY KEY)",
 		"CREATE USER 'w'@'%' IDENTIFIED WITH caching_sha2_password BY 'w-pw'", "GRANT SELECT, INSERT ON app.t TO 'w'@'%'"} {
-		mustExec(t, a.db, q)
+		sqltest.NewRunner(t, a.DB).Exec(q)
 	}
 	waitFor(t, "B sees the table (catalog refresh)", func() bool {
-		_, err := gb.db.Exec("SELECT id FROM app.t")
+		_, err := gb.DB.Exec("SELECT id FROM app.t")
 		return err == nil
 	})
 	w := as(t, gb, "w", "w-pw", "")
-	mustExec(t, w, "INSERT INTO app.t VALUES (1)")
-	mustExec(t, a.db, "REVOKE INSERT ON app.t FROM 'w'@'%'")
-	mustExec(t, gb.db, "FLUSH PRIVILEGES")
+	sqltest.NewRunner(t, w).Exec("INSERT INTO app.t VALUES (1)")
+	sqltest.NewRunner(t, a.DB).Exec("REVOKE INSERT ON app.t FROM 'w'@'%'")
+	sqltest.NewRunner(t, gb.DB).Exec("FLUSH PRIVILEGES")
 	expectDenied(t, w, 1142, "INSERT command denied to user 'w'@'localhost' for table 't'", "INSERT INTO app.t VALUES (2)")
-	mustExec(t, a.db, "DROP USER 'w'@'%'")
-	if err := loginError("w", "w-pw", gb.srv.Addr().String(), ""); mysqlErrno(err) != 1045 {
+	sqltest.NewRunner(t, a.DB).Exec("DROP USER 'w'@'%'")
+	if err := loginError("w", "w-pw", gb.Srv.Addr().String(), ""); sqltest.Errno(err) != 1045 {
 		t.Fatalf("login on B right after DROP USER on A: %v", err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/sqlgw/sqlgw/sqlgw"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // TestAccountsTableGrantsVisibility: an account with table-level grants
@@ -20,39 +21,39 @@ import (
 // the tables and views of that database it has some privilege on, as
 // MySQL.
 func TestAccountsTableGrantsVisibility(t *testing.T) {
-	store, co := memoryBackend.open(t)
+	store, co := sqltest.Memory.Open(t)
 	ts, _ := startAccountsServer(t, store, co, "", nil)
-	root := ts.conn()
+	root := sqltest.NewRunner(t, ts.Conn())
 	for _, q := range []string{"CREATE DATABASE shop",
 		"CREATE TABLE shop.pub (id INT PRIMARY KEY, v INT, KEY kv (v))",
 		"CREATE TABLE shop.priv (id INT PRIMARY KEY, w INT, KEY kw (w))",
 		"CREATE VIEW shop.vpub AS SELECT id FROM shop.pub",
 		"CREATE VIEW shop.vpriv AS SELECT id FROM shop.priv",
 		"CREATE USER tl IDENTIFIED BY 'tl-pw'", "GRANT SELECT ON shop.pub TO tl", "GRANT SELECT ON shop.vpub TO tl"} {
-		mustExec(t, root, q)
+		root.Exec(q)
 	}
-	tl := as(t, ts, "tl", "tl-pw", "")
-	expectRows(t, tl, "SHOW TABLES FROM shop", "pub", "vpub")
-	expectRows(t, tl, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'shop' ORDER BY 1", "pub", "vpub")
-	expectRows(t, tl, "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'shop' AND table_name IN ('pub', 'priv') ORDER BY 1, 2",
+	tl := sqltest.NewRunner(t, as(t, ts, "tl", "tl-pw", ""))
+	tl.ExpectRows("SHOW TABLES FROM shop", "pub", "vpub")
+	tl.ExpectRows("SELECT table_name FROM information_schema.tables WHERE table_schema = 'shop' ORDER BY 1", "pub", "vpub")
+	tl.ExpectRows("SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'shop' AND table_name IN ('pub', 'priv') ORDER BY 1, 2",
 		"pub\tid", "pub\tv")
-	expectRows(t, tl, "SELECT DISTINCT table_name FROM information_schema.statistics WHERE table_schema = 'shop' ORDER BY 1", "pub")
+	tl.ExpectRows("SELECT DISTINCT table_name FROM information_schema.statistics WHERE table_schema = 'shop' ORDER BY 1", "pub")
 	// root still sees everything.
-	expectRows(t, root, "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'shop' ORDER BY 1, 2",
+	root.ExpectRows("SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'shop' ORDER BY 1, 2",
 		"priv\tid", "priv\tw", "pub\tid", "pub\tv", "vpriv\tid", "vpub\tid")
-	expectRows(t, root, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'shop' ORDER BY 1", "priv", "pub", "vpriv", "vpub")
+	root.ExpectRows("SELECT table_name FROM information_schema.tables WHERE table_schema = 'shop' ORDER BY 1", "priv", "pub", "vpriv", "vpub")
 }
 
 // TestAccountsProcessListOwn: without the PROCESS privilege, SHOW
 // PROCESSLIST and information_schema.PROCESSLIST show the account its own
 // connections only, as MySQL; with it, every connection.
 func TestAccountsProcessListOwn(t *testing.T) {
-	store, co := memoryBackend.open(t)
+	store, co := sqltest.Memory.Open(t)
 	ts, _ := startAccountsServer(t, store, co, "", nil)
-	root := ts.conn()
-	mustExec(t, root, "CREATE USER pl IDENTIFIED BY 'pl-pw'")
-	mustExec(t, root, "CREATE USER ops IDENTIFIED BY 'ops-pw'")
-	mustExec(t, root, "GRANT PROCESS ON *.* TO ops")
+	root := sqltest.NewRunner(t, ts.Conn())
+	root.Exec("CREATE USER pl IDENTIFIED BY 'pl-pw'")
+	root.Exec("CREATE USER ops IDENTIFIED BY 'ops-pw'")
+	root.Exec("GRANT PROCESS ON *.* TO ops")
 	pl := as(t, ts, "pl", "pl-pw", "")
 	pl.SetMaxOpenConns(2)
 	c1, err := pl.Conn(t.Context())
@@ -65,7 +66,7 @@ func TestAccountsProcessListOwn(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c2.Close()
-	expectRows(t, c1, "SELECT COUNT(*), MIN(user), MAX(user) FROM information_schema.processlist", "2\tpl\tpl")
+	sqltest.NewRunner(t, c1).ExpectRows("SELECT COUNT(*), MIN(user), MAX(user) FROM information_schema.processlist", "2\tpl\tpl")
 	rows, err := c1.QueryContext(t.Context(), "SHOW PROCESSLIST")
 	if err != nil {
 		t.Fatalf("SHOW PROCESSLIST without PROCESS: %v", err)
@@ -102,40 +103,40 @@ func TestAccountsProcessListOwn(t *testing.T) {
 // one statement of a multi-statement text too (a ';' in a password does
 // not end the statement).
 func TestAccountsStatementsInMultiStatementText(t *testing.T) {
-	store, co := memoryBackend.open(t)
+	store, co := sqltest.Memory.Open(t)
 	ts, _ := startAccountsServer(t, store, co, "", nil)
-	root := ts.conn()
+	root := sqltest.NewRunner(t, ts.Conn())
 	for _, q := range []string{"CREATE DATABASE m", "CREATE TABLE m.t (id INT PRIMARY KEY)",
 		"CREATE USER mu IDENTIFIED BY 'mu-pw'", "GRANT SELECT ON m.* TO mu", "GRANT SELECT ON m.t TO mu"} {
-		mustExec(t, root, q)
+		root.Exec(q)
 	}
-	multi, err := sql.Open("mysql", ts.dsn+"?multiStatements=true")
+	multi, err := sql.Open("mysql", ts.DSN+"?multiStatements=true")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer multi.Close()
 	multi.SetMaxOpenConns(1)
-	addr := ts.srv.Addr().String()
+	addr := ts.Srv.Addr().String()
 
-	mustExec(t, multi, "SET PASSWORD FOR mu = 'mu;pw2'; SELECT 1")
+	sqltest.NewRunner(t, multi).Exec("SET PASSWORD FOR mu = 'mu;pw2'; SELECT 1")
 	if err := loginError("mu", "mu;pw2", addr, ""); err != nil {
 		t.Fatalf("after SET PASSWORD in a multi-statement text: %v", err)
 	}
-	mustExec(t, multi, "SELECT 1; ALTER USER mu ACCOUNT LOCK; SELECT 2")
-	if err := loginError("mu", "mu;pw2", addr, ""); mysqlErrno(err) != 1045 {
+	sqltest.NewRunner(t, multi).Exec("SELECT 1; ALTER USER mu ACCOUNT LOCK; SELECT 2")
+	if err := loginError("mu", "mu;pw2", addr, ""); sqltest.Errno(err) != 1045 {
 		t.Fatalf("after ACCOUNT LOCK in a multi-statement text: %v, want 1045", err)
 	}
-	mustExec(t, multi, "ALTER USER mu ACCOUNT UNLOCK; REVOKE ALL PRIVILEGES, GRANT OPTION FROM mu; SELECT 3")
+	sqltest.NewRunner(t, multi).Exec("ALTER USER mu ACCOUNT UNLOCK; REVOKE ALL PRIVILEGES, GRANT OPTION FROM mu; SELECT 3")
 	if err := loginError("mu", "mu;pw2", addr, ""); err != nil {
 		t.Fatalf("after ACCOUNT UNLOCK in a multi-statement text: %v", err)
 	}
-	expectRows(t, root, "SHOW GRANTS FOR mu", "GRANT USAGE ON *.* TO `mu`@`%`")
+	root.ExpectRows("SHOW GRANTS FOR mu", "GRANT USAGE ON *.* TO `mu`@`%`")
 	// A failing statement stops the text, as in MySQL.
 	_, err = multi.Exec("ALTER USER nobody ACCOUNT LOCK; CREATE USER never")
-	if mysqlErrno(err) != 1396 {
+	if sqltest.Errno(err) != 1396 {
 		t.Fatalf("ALTER USER of an unknown account: %v, want 1396", err)
 	}
-	expectRows(t, root, "SELECT COUNT(*) FROM mysql.user WHERE user = 'never'", "0")
+	root.ExpectRows("SELECT COUNT(*) FROM mysql.user WHERE user = 'never'", "0")
 }
 
 // sha2Scramble is caching_sha2_password's answer: XOR(SHA256(pw),
@@ -219,13 +220,13 @@ func (r *rawConn) changeUserSha2(user, password, db, plugin string) ([]byte, str
 // fast path from the cache afterwards, an auth switch for a client of
 // another plugin, and 1045 with a wrong password (the session kept).
 func TestAccountsChangeUserCachingSha2(t *testing.T) {
-	store, co := memoryBackend.open(t)
+	store, co := sqltest.Memory.Open(t)
 	ts, _ := startAccountsServer(t, store, co, "root-pw", func(c *sqlgw.Config) { c.Password = "root-pw" })
-	root := ts.conn()
-	mustExec(t, root, "CREATE DATABASE cs")
-	mustExec(t, root, "CREATE USER s2 IDENTIFIED WITH caching_sha2_password BY 's2-pw'")
-	mustExec(t, root, "GRANT SELECT ON cs.* TO s2")
-	r := dialRaw(t, ts.srv.Addr().String(), "root", "root-pw")
+	root := sqltest.NewRunner(t, ts.Conn())
+	root.Exec("CREATE DATABASE cs")
+	root.Exec("CREATE USER s2 IDENTIFIED WITH caching_sha2_password BY 's2-pw'")
+	root.Exec("GRANT SELECT ON cs.* TO s2")
+	r := dialRaw(t, ts.Srv.Addr().String(), "root", "root-pw")
 	who := func() string {
 		t.Helper()
 		got, e := r.query("SELECT CURRENT_USER(), DATABASE()")

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sqlgw/sqlgw/sqlgw"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 func selfSignedTLS(t *testing.T) *tls.Config {
@@ -38,14 +39,14 @@ func selfSignedTLS(t *testing.T) *tls.Config {
 // over TLS (the client sends the password inside TLS), and an account
 // created REQUIRE SSL refused on a plain connection with 1045.
 func TestAccountsCachingSha2TLS(t *testing.T) {
-	store, co := memoryBackend.open(t)
+	store, co := sqltest.Memory.Open(t)
 	ts, _ := startAccountsServer(t, store, co, "", func(c *sqlgw.Config) { c.TLSConfig = selfSignedTLS(t) })
-	mustExec(t, ts.db, "CREATE USER 'sec'@'%' IDENTIFIED WITH caching_sha2_password BY 'sec-pw' REQUIRE SSL")
-	addr := ts.srv.Addr().String()
+	sqltest.NewRunner(t, ts.DB).Exec("CREATE USER 'sec'@'%' IDENTIFIED WITH caching_sha2_password BY 'sec-pw' REQUIRE SSL")
+	addr := ts.Srv.Addr().String()
 	if err := loginError("sec", "sec-pw", addr, "?tls=skip-verify"); err != nil {
 		t.Fatalf("over TLS: %v", err)
 	}
-	if err := loginError("sec", "sec-pw", addr, "?tls=false"); mysqlErrno(err) != 1045 {
+	if err := loginError("sec", "sec-pw", addr, "?tls=false"); sqltest.Errno(err) != 1045 {
 		t.Fatalf("REQUIRE SSL account over plain TCP: %v, want 1045", err)
 	}
 	cli, err := exec.LookPath("mariadb")

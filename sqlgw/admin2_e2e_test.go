@@ -20,20 +20,21 @@ import (
 // the connection; LOGS, HOSTS, STATUS were "not supported"), and FLUSH
 // STATUS resets the session's sqlgw counters.
 func TestAdmin2Flush(t *testing.T) {
-	store, _ := memoryBackend.open(t)
-	ts := startServer(t, store)
-	c := ts.conn()
-	mustExec(t, c, "CREATE DATABASE d")
-	mustExec(t, c, "CREATE TABLE d.t (k INT PRIMARY KEY)")
+	store, _ := sqltest.Memory.Open(t)
+	ts := sqltest.Start(t, store, sqltest.Options{})
+	c := ts.Conn()
+	r := sqltest.NewRunner(t, c)
+	r.Exec("CREATE DATABASE d")
+	r.Exec("CREATE TABLE d.t (k INT PRIMARY KEY)")
 	for _, q := range []string{"FLUSH PRIVILEGES", "flush tables", "FLUSH LOGS", "FLUSH HOSTS", "FLUSH LOCAL PRIVILEGES",
 		"FLUSH NO_WRITE_TO_BINLOG BINARY LOGS, ENGINE LOGS, ERROR LOGS, GENERAL LOGS, SLOW LOGS, RELAY LOGS FOR CHANNEL c",
 		"FLUSH USER_RESOURCES; ", "FLUSH OPTIMIZER_COSTS /* x */"} {
-		mustExec(t, c, q)
+		r.Exec(q)
 	}
-	expectRows(t, c, "SELECT 1", "1") // the connection is still there
-	rows(t, c, "SELECT * FROM d.t")
+	r.ExpectRows("SELECT 1", "1") // the connection is still there
+	r.Rows("SELECT * FROM d.t")
 	status := func() string {
-		return strings.Join(rows(t, c, "SHOW SESSION STATUS LIKE 'Sqlgw_store_requests'"), "")
+		return strings.Join(r.Rows("SHOW SESSION STATUS LIKE 'Sqlgw_store_requests'"), "")
 	}
 	if s := status(); s == "Sqlgw_store_requests\t0" {
 		t.Fatalf("no store request counted before FLUSH STATUS: %q", s)
@@ -49,7 +50,7 @@ func TestAdmin2Flush(t *testing.T) {
 	if n := questions(); n < 5 {
 		t.Fatalf("Questions before FLUSH STATUS: %d", n)
 	}
-	mustExec(t, c, "FLUSH STATUS")
+	r.Exec("FLUSH STATUS")
 	if s := status(); s != "Sqlgw_store_requests\t0" {
 		t.Fatalf("after FLUSH STATUS: %q", s)
 	}
@@ -57,7 +58,7 @@ func TestAdmin2Flush(t *testing.T) {
 		t.Fatalf("Questions after FLUSH STATUS: %d", n)
 	}
 	// FLUSH commits the open transaction (MySQL's implicit commit).
-	runScript(t, c, `
+	r.Script(`
 		exec BEGIN
 		exec INSERT INTO d.t VALUES (1)
 		exec FLUSH PRIVILEGES
@@ -75,8 +76,8 @@ func TestAdmin2Flush(t *testing.T) {
 // DESCRIBE `db`.`t` '%') gives the matching columns, as SHOW COLUMNS ...
 // LIKE does.
 func TestAdmin2Describe(t *testing.T) {
-	store, _ := memoryBackend.open(t)
-	ts := startServer(t, store)
+	store, _ := sqltest.Memory.Open(t)
+	ts := sqltest.Start(t, store, sqltest.Options{})
 	c := ts.Session("d",
 		"CREATE TABLE t (k INT PRIMARY KEY, q INT, qq VARCHAR(5))")
 	all := []string{"k\tint\tNO\tPRI\tNULL\t", "q\tint\tYES\t\tNULL\t", "qq\tvarchar(5)\tYES\t\tNULL\t"}
@@ -91,7 +92,7 @@ func TestAdmin2Describe(t *testing.T) {
 		"SHOW COLUMNS FROM t LIKE 'q_'": all[2:],
 		"DESCRIBE t":                    all,
 	} {
-		if got := rows(t, c, q); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		if got := sqltest.NewRunner(t, c).Rows(q); strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("%s:\n got %q\nwant %q", q, got, want)
 		}
 	}
@@ -102,7 +103,7 @@ func TestAdmin2Describe(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if got := rows(t, st2execer{st}, ""); strings.Join(got, "\n") != strings.Join(all[1:], "\n") {
+	if got := sqltest.NewRunner(t, st2execer{st}).Rows(""); strings.Join(got, "\n") != strings.Join(all[1:], "\n") {
 		t.Errorf("prepared DESCRIBE: got %q", got)
 	}
 }
@@ -338,10 +339,11 @@ func TestAdmin2ChangeUser(t *testing.T) {
 // without a current database (go-mysql-server said "no database
 // selected"); an unqualified table still needs one, DATABASE() stays NULL.
 func TestAdmin2ViewWithoutDatabase(t *testing.T) {
-	store, _ := memoryBackend.open(t)
-	ts := startServer(t, store)
-	c := ts.conn()
-	runScript(t, c, `
+	store, _ := sqltest.Memory.Open(t)
+	ts := sqltest.Start(t, store, sqltest.Options{})
+	c := ts.Conn()
+	r := sqltest.NewRunner(t, c)
+	r.Script(`
 		exec CREATE DATABASE c1
 		exec CREATE DATABASE c2
 		exec CREATE TABLE c1.t (k INT PRIMARY KEY, v INT)
@@ -353,17 +355,17 @@ func TestAdmin2ViewWithoutDatabase(t *testing.T) {
 		= 1 | 10
 		= 2 | 20
 	`)
-	c2 := ts.conn()
-	mustExec(t, c2, "USE c1")
-	mustExec(t, c2, "CREATE VIEW w AS SELECT k FROM t WHERE v > 10")
-	expectRows(t, c, "SELECT * FROM c1.w", "2")
-	expectRows(t, c, "select x.k from `c2`.`u` join c1.v x on x.k = u.k", "2")
-	expectRows(t, c, "SELECT k FROM c1.v WHERE k = 1 UNION SELECT k FROM c2.u ORDER BY k", "1", "2")
-	expectRows(t, c, "SELECT DATABASE()", "NULL")
+	c2 := sqltest.NewRunner(t, ts.Conn())
+	c2.Exec("USE c1")
+	c2.Exec("CREATE VIEW w AS SELECT k FROM t WHERE v > 10")
+	r.ExpectRows("SELECT * FROM c1.w", "2")
+	r.ExpectRows("select x.k from `c2`.`u` join c1.v x on x.k = u.k", "2")
+	r.ExpectRows("SELECT k FROM c1.v WHERE k = 1 UNION SELECT k FROM c2.u ORDER BY k", "1", "2")
+	r.ExpectRows("SELECT DATABASE()", "NULL")
 	if _, err := c.QueryContext(context.Background(), "SELECT * FROM c1.v, u"); err == nil {
 		t.Fatal("unqualified table without a current database: no error")
 	}
-	runScript(t, c, `
+	r.Script(`
 		query SELECT DATABASE()
 		= NULL
 		# Writes reading a view.
@@ -377,7 +379,7 @@ func TestAdmin2ViewWithoutDatabase(t *testing.T) {
 	if _, err := c.ExecContext(context.Background(), "INSERT INTO w2 SELECT k FROM c1.v"); err == nil {
 		t.Fatal("unqualified INSERT target without a current database: no error")
 	}
-	expectRows(t, c, "SELECT DATABASE()", "NULL")
+	r.ExpectRows("SELECT DATABASE()", "NULL")
 	// Prepared (binary protocol).
 	st, err := c.PrepareContext(context.Background(), "SELECT v FROM c1.v WHERE k = ?")
 	if err != nil {
@@ -389,6 +391,6 @@ func TestAdmin2ViewWithoutDatabase(t *testing.T) {
 		t.Fatalf("prepared SELECT from a view: %v %d", err, v)
 	}
 	// With a current database nothing changes.
-	mustExec(t, c, "USE c2")
-	expectRows(t, c, "SELECT v.k, DATABASE() FROM c1.v v JOIN u ON u.k = v.k", "2\tc2")
+	r.Exec("USE c2")
+	r.ExpectRows("SELECT v.k, DATABASE() FROM c1.v v JOIN u ON u.k = v.k", "2\tc2")
 }

@@ -15,16 +15,16 @@ import (
 
 // adminRows runs a table maintenance statement and returns its rows as
 // "Table|Op|Msg_type|Msg_text" lines.
-func adminRows(t *testing.T, c execer, q string) []string {
+func adminRows(t *testing.T, c sqltest.Execer, q string) []string {
 	t.Helper()
 	var out []string
-	for _, l := range rows(t, c, q) {
+	for _, l := range sqltest.NewRunner(t, c).Rows(q) {
 		out = append(out, strings.ReplaceAll(l, "\t", "|"))
 	}
 	return out
 }
 
-func expectAdmin(t *testing.T, c execer, q string, want ...string) {
+func expectAdmin(t *testing.T, c sqltest.Execer, q string, want ...string) {
 	t.Helper()
 	if got := adminRows(t, c, q); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("%s:\n got: %q\nwant: %q", q, got, want)
@@ -33,14 +33,14 @@ func expectAdmin(t *testing.T, c execer, q string, want ...string) {
 
 // adminFixture is a table with a global index (covering), a global unique
 // index, a local index and a row split over continuation entities.
-func adminFixture(t *testing.T, c execer) {
-	mustExec(t, c, "CREATE DATABASE d")
-	mustExec(t, c, "USE d")
-	mustExec(t, c, `CREATE TABLE t (id INT PRIMARY KEY, a INT, b VARCHAR(10), c INT, body LONGTEXT,
+func adminFixture(t *testing.T, c sqltest.Execer) {
+	sqltest.NewRunner(t, c).Exec("CREATE DATABASE d")
+	sqltest.NewRunner(t, c).Exec("USE d")
+	sqltest.NewRunner(t, c).Exec(`CREATE TABLE t (id INT PRIMARY KEY, a INT, b VARCHAR(10), c INT, body LONGTEXT,
 		KEY ga (a) COMMENT 'sqlgw: global, cover=(c)', UNIQUE KEY ub (b) COMMENT 'sqlgw: global',
 		KEY la (id, c) COMMENT 'sqlgw: local')`)
-	mustExec(t, c, "INSERT INTO t VALUES (1, 10, 'x', 1, 'small'), (2, 10, 'y', 2, NULL), (3, 20, NULL, 3, NULL), (4, NULL, 'z', 4, NULL)")
-	mustExec(t, c, "INSERT INTO t VALUES (5, 30, 'w', 5, ?)", strings.Repeat("0123456789abcdef", 3<<20/16))
+	sqltest.NewRunner(t, c).Exec("INSERT INTO t VALUES (1, 10, 'x', 1, 'small'), (2, 10, 'y', 2, NULL), (3, 20, NULL, 3, NULL), (4, NULL, 'z', 4, NULL)")
+	sqltest.NewRunner(t, c).Exec("INSERT INTO t VALUES (5, 30, 'w', 5, ?)", strings.Repeat("0123456789abcdef", 3<<20/16))
 }
 
 // indexEntities returns every stored entry of index name of d.t.
@@ -87,9 +87,10 @@ func baseID(t *testing.T, tbl *catalog.Table, e *storage.Entity) any {
 // the table consistent. Pending marks are not corruption; a row whose
 // continuation entity is gone is, and cannot be repaired.
 func TestAdminCheckRepair(t *testing.T) {
-	forEachBackendStore(t, func(t *testing.T, ts *testServer, store storage.Store, co catalog.Options) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		store, co := ts.Store, ts.Catalog
 		ctx := context.Background()
-		c := ts.conn()
+		c := ts.Conn()
 		adminFixture(t, c)
 		expectAdmin(t, c, "CHECK TABLE t", "d.t|check|status|OK")
 		expectAdmin(t, c, "CHECK TABLE d.t EXTENDED", "d.t|check|status|OK")
@@ -184,7 +185,7 @@ func TestAdminCheckRepair(t *testing.T) {
 			}
 		}
 		// Covering reads trust unmarked entries: the corruption shows.
-		expectRows(t, c, "SELECT id, c FROM t WHERE a IN (10, 777) ORDER BY id", "2\t99", "3\t3")
+		sqltest.NewRunner(t, c).ExpectRows("SELECT id, c FROM t WHERE a IN (10, 777) ORDER BY id", "2\t99", "3\t3")
 
 		got = adminRows(t, c, "REPAIR TABLE t")
 		if len(got) == 0 || got[len(got)-1] != "d.t|repair|status|OK" {
@@ -199,7 +200,7 @@ func TestAdminCheckRepair(t *testing.T) {
 		if mm, err := ixmaint.Check(ctx, store, tbl); err != nil || len(mm) != 0 {
 			t.Fatalf("ixmaint.Check after REPAIR TABLE: %v %v", mm, err)
 		}
-		expectRows(t, c, "SELECT id, c FROM t WHERE a IN (10, 777) ORDER BY id", "1\t1", "2\t2")
+		sqltest.NewRunner(t, c).ExpectRows("SELECT id, c FROM t WHERE a IN (10, 777) ORDER BY id", "1\t1", "2\t2")
 
 		// A pending mark (a write in flight) is a note, not corruption;
 		// REPAIR TABLE leaves a mark younger than the lease to its writer.
@@ -268,10 +269,11 @@ func TestAdminCheckRepair(t *testing.T) {
 // tables, errors, the implicit commit, multi-statement queries and
 // prepared statements (SQL PREPARE and the binary protocol).
 func TestAdminStatements(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		ctx := context.Background()
-		c := ts.conn()
-		runScript(t, c, `
+		c := ts.Conn()
+		r := sqltest.NewRunner(t, c)
+		r.Script(`
 			exec CREATE DATABASE c1
 			exec CREATE TABLE c1.t (k INT PRIMARY KEY, v INT, KEY kv (v))
 			exec CREATE TABLE c1.e (k INT PRIMARY KEY)
@@ -308,7 +310,7 @@ func TestAdminStatements(t *testing.T) {
 		// go-mysql-server's own tables (mysqlcheck --all-databases).
 		expectAdmin(t, c, "CHECK TABLE mysql.user", "mysql.user|check|note|The storage engine for the table doesn't support check")
 		expectAdmin(t, c, "SELECT DATABASE()", "NULL")
-		runScript(t, c, `
+		r.Script(`
 			error 1046 CHECK TABLE t
 			error 1064 CHECK TABLE c1.t foo
 			error 1064 CHECK TABLE
@@ -320,26 +322,26 @@ func TestAdminStatements(t *testing.T) {
 		expectAdmin(t, c, "ANALYZE LOCAL TABLES e", "c1.e|analyze|status|OK")
 		// ANALYZE's count becomes the coster's estimate: COUNT(*) still
 		// reads the rows, and is right.
-		expectRows(t, c, "SELECT COUNT(*) FROM t", "2")
+		r.ExpectRows("SELECT COUNT(*) FROM t", "2")
 
 		// Implicit commit, as MySQL: the transaction's insert survives the
 		// ROLLBACK that follows.
-		mustExec(t, c, "BEGIN")
-		mustExec(t, c, "INSERT INTO t VALUES (5, 5)")
+		r.Exec("BEGIN")
+		r.Exec("INSERT INTO t VALUES (5, 5)")
 		expectAdmin(t, c, "CHECK TABLE t", "c1.t|check|status|OK")
-		mustExec(t, c, "ROLLBACK")
-		expectRows(t, c, "SELECT k FROM t WHERE k = 5", "5")
+		r.Exec("ROLLBACK")
+		r.ExpectRows("SELECT k FROM t WHERE k = 5", "5")
 
 		// SQL PREPARE / EXECUTE / DEALLOCATE.
-		mustExec(t, c, "PREPARE s FROM 'CHECK TABLE c1.t, e'")
+		r.Exec("PREPARE s FROM 'CHECK TABLE c1.t, e'")
 		expectAdmin(t, c, "EXECUTE s", "c1.t|check|status|OK", "c1.e|check|status|OK")
 		expectAdmin(t, c, "EXECUTE s", "c1.t|check|status|OK", "c1.e|check|status|OK")
-		mustExec(t, c, "DEALLOCATE PREPARE s")
+		r.Exec("DEALLOCATE PREPARE s")
 		if _, err := c.ExecContext(ctx, "EXECUTE s"); err == nil {
 			t.Fatal("EXECUTE of a deallocated statement succeeded")
 		}
-		mustExec(t, c, "PREPARE s FROM 'SELECT 7'")
-		expectRows(t, c, "EXECUTE s", "7")
+		r.Exec("PREPARE s FROM 'SELECT 7'")
+		r.ExpectRows("EXECUTE s", "7")
 
 		// Binary protocol.
 		for _, q := range []string{"CHECK TABLE t", "ANALYZE TABLE c1.t", "REPAIR TABLE t", "OPTIMIZE TABLE t"} {
@@ -399,21 +401,21 @@ func (s st2execer) QueryContext(ctx context.Context, _ string, args ...any) (*sq
 // difference a concurrent write explains must be dropped, never reported
 // as corruption (pending entries are notes).
 func TestAdminCheckUnderWrites(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		ctx := context.Background()
 		c := ts.Session("d")
-		mustExec(t, c, `CREATE TABLE t (id INT PRIMARY KEY, a INT, b VARCHAR(20), c INT,
+		sqltest.NewRunner(t, c).Exec(`CREATE TABLE t (id INT PRIMARY KEY, a INT, b VARCHAR(20), c INT,
 			KEY ga (a) COMMENT 'sqlgw: global, cover=(c)', UNIQUE KEY ub (b) COMMENT 'sqlgw: global',
 			KEY la (id, c) COMMENT 'sqlgw: local')`)
 		for i := 0; i < 40; i++ {
-			mustExec(t, c, "INSERT INTO t VALUES (?, ?, ?, ?)", i, i%7, "v"+string(rune('a'+i%26))+strings.Repeat("x", i/26), i)
+			sqltest.NewRunner(t, c).Exec("INSERT INTO t VALUES (?, ?, ?, ?)", i, i%7, "v"+string(rune('a'+i%26))+strings.Repeat("x", i/26), i)
 		}
 		stop := make(chan struct{})
 		errs := make(chan error, 2)
 		var writes [2]int
 		for w := 0; w < 2; w++ {
 			go func(w int) {
-				wc, err := ts.db.Conn(ctx)
+				wc, err := ts.DB.Conn(ctx)
 				if err != nil {
 					errs <- err
 					return
@@ -439,7 +441,7 @@ func TestAdminCheckUnderWrites(t *testing.T) {
 							_, err = wc.ExecContext(ctx, "INSERT INTO d.t VALUES (?, ?, NULL, ?)", 100+w, n%5, n)
 						}
 					}
-					if err != nil && mysqlErrno(err) != 1062 && mysqlErrno(err) != 1213 && mysqlErrno(err) != 1205 {
+					if err != nil && sqltest.Errno(err) != 1062 && sqltest.Errno(err) != 1213 && sqltest.Errno(err) != 1205 {
 						errs <- err
 						return
 					}
@@ -479,11 +481,13 @@ func TestAdminCheckUnderWrites(t *testing.T) {
 // (a row changed in the store behind the index's back) is corruption that
 // CHECK TABLE names and REPAIR TABLE cannot fix (the entry names one row).
 func TestAdminDuplicateUnique(t *testing.T) {
-	forEachBackendStore(t, func(t *testing.T, ts *testServer, store storage.Store, co catalog.Options) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		store, co := ts.Store, ts.Catalog
 		ctx := context.Background()
 		c := ts.Session("d",
 			"CREATE TABLE t (id INT PRIMARY KEY, b VARCHAR(10), UNIQUE KEY ub (b) COMMENT 'sqlgw: global')",
 			"INSERT INTO t VALUES (1, 'x'), (2, 'y')")
+		r := sqltest.NewRunner(t, c)
 		cat, err := catalog.Open(ctx, store, co)
 		if err != nil {
 			t.Fatal(err)
@@ -515,10 +519,10 @@ func TestAdminDuplicateUnique(t *testing.T) {
 		// index maintenance trusts the index: it removes the entry 'x'
 		// as row 2's old one, though it names row 1, which REPAIR TABLE
 		// then restores.)
-		mustExec(t, c, "UPDATE t SET b = 'z' WHERE id = 2")
+		r.Exec("UPDATE t SET b = 'z' WHERE id = 2")
 		expectAdmin(t, c, "REPAIR TABLE t", "d.t|repair|note|Index 'ub': 1 entries repaired", "d.t|repair|status|OK")
 		expectAdmin(t, c, "CHECK TABLE t", "d.t|check|status|OK")
-		expectRows(t, c, "SELECT id FROM t WHERE b = 'x'", "1")
+		r.ExpectRows("SELECT id FROM t WHERE b = 'x'", "1")
 
 		// The global index's store table deleted: REPAIR TABLE
 		// creates it and rebuilds the index.
@@ -533,6 +537,6 @@ func TestAdminDuplicateUnique(t *testing.T) {
 			"d.t|repair|note|Index 'ub': store table "+phys+" created and the index rebuilt",
 			"d.t|repair|status|OK")
 		expectAdmin(t, c, "CHECK TABLE t", "d.t|check|status|OK")
-		expectRows(t, c, "SELECT id FROM t WHERE b IN ('x', 'z') ORDER BY id", "1", "2")
+		r.ExpectRows("SELECT id FROM t WHERE b IN ('x', 'z') ORDER BY id", "1", "2")
 	})
 }

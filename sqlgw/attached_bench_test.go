@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage"
 )
 
@@ -21,13 +22,13 @@ func TestAttachedPointGetCost(t *testing.T) {
 	if os.Getenv("SQLGW_ATTACH_BENCH") != "1" {
 		t.Skip("set SQLGW_ATTACH_BENCH=1 to measure")
 	}
-	f := newAttachedFixture(t, azureBackend)
+	f := newAttachedFixture(t, sqltest.Azurite)
 	const n = 500
 	for i := 0; i < 50; i++ {
 		f.seed.put(t, f.ord, fmt.Sprintf("p%02d", i), "r", storage.Properties{"Amount": storage.Int32(int32(i))})
 	}
-	c := f.ts.conn()
-	mustExec(t, c, "USE azure")
+	c := f.ts.Conn()
+	sqltest.NewRunner(t, c).Exec("USE azure")
 	stmt, err := c.PrepareContext(context.Background(), "SELECT Amount FROM "+f.ord+" WHERE PartitionKey = ? AND RowKey = 'r'")
 	if err != nil {
 		t.Fatal(err)

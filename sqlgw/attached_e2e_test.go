@@ -2,7 +2,6 @@ package sqlgw_test
 
 import (
 	"context"
-	"database/sql"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -22,6 +21,7 @@ import (
 	sdk "github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/sqlgw/sqlgw/sqlgw"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage"
 	"github.com/sqlgw/sqlgw/storage/aztables/azurite"
 )
@@ -206,7 +206,7 @@ func (s sdkSeeder) get(t *testing.T, table, pk, rk string) map[string]string {
 // attachedFixture is a store with two foreign tables and a server
 // attaching them into database "azure".
 type attachedFixture struct {
-	ts         *testServer
+	ts         *sqltest.Server
 	seed       seeder
 	cust, ord  string
 	joined     time.Time
@@ -215,10 +215,10 @@ type attachedFixture struct {
 
 var attachGUID = [16]byte{0x0f, 0x8f, 0xad, 0x5b, 0xd9, 0xcb, 0x46, 0x9f, 0xa1, 0x65, 0x70, 0x86, 0x77, 0x28, 0x95, 0x0e}
 
-func newAttachedFixture(t *testing.T, b backend) *attachedFixture {
-	store, co := b.open(t)
+func newAttachedFixture(t *testing.T, b sqltest.Backend) *attachedFixture {
+	store, co := b.Open(t)
 	var seed seeder = storeSeeder{store}
-	if b.name == azureBackend.name {
+	if b.Name == sqltest.Azurite.Name {
 		svc, err := sdk.NewServiceClientFromConnectionString(azurite.Shared(t), nil)
 		if err != nil {
 			t.Fatal(err)
@@ -256,13 +256,13 @@ func newAttachedFixture(t *testing.T, b backend) *attachedFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.ts = serveTest(t, srv)
+	f.ts = sqltest.Serve(t, srv, "")
 	return f
 }
 
 func TestAttachedTables(t *testing.T) {
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
+	for _, b := range sqltest.Backends {
+		t.Run(b.Name, func(t *testing.T) {
 			f := newAttachedFixture(t, b)
 			testAttachedReads(t, f)
 			testAttachedWrites(t, f)
@@ -274,19 +274,19 @@ func TestAttachedTables(t *testing.T) {
 }
 
 func testAttachedReads(t *testing.T, f *attachedFixture) {
-	c := f.ts.conn()
-	mustExec(t, c, "USE azure")
-	expectRows(t, c, "SHOW TABLES", f.cust, f.ord)
-	expectRows(t, c, "SELECT COLUMN_NAME, COLUMN_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'azure' AND TABLE_NAME = '"+f.cust+"' ORDER BY ORDINAL_POSITION",
+	c := sqltest.NewRunner(t, f.ts.Conn())
+	c.Exec("USE azure")
+	c.ExpectRows("SHOW TABLES", f.cust, f.ord)
+	c.ExpectRows("SELECT COLUMN_NAME, COLUMN_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'azure' AND TABLE_NAME = '"+f.cust+"' ORDER BY ORDINAL_POSITION",
 		"PartitionKey\tvarchar(1024)", "RowKey\tvarchar(1024)", "Timestamp\tdatetime(6)",
 		"Active\ttinyint", "Age\tbigint", "Balance\tdouble", "Big\tbigint", "Id\tchar(36)", "Joined\tdatetime(6)",
 		"Name\tmediumtext", "Photo\tmediumblob", "Score\tint", "_extra\tjson")
-	expectRows(t, c, "SELECT PartitionKey, RowKey, Name, Age, Balance, Active, Big, Id, Joined, HEX(Photo), Score, _extra FROM "+f.cust+" ORDER BY PartitionKey, RowKey",
+	c.ExpectRows("SELECT PartitionKey, RowKey, Name, Age, Balance, Active, Big, Id, Joined, HEX(Photo), Score, _extra FROM "+f.cust+" ORDER BY PartitionKey, RowKey",
 		"east\tc 1\tAnn\t30\t10.5\t1\t1099511627776\t0f8fad5b-d9cb-469f-a165-70867728950e\t2024-01-02 03:04:05.123457\t010203FF\tNULL\t{\"Age@odata.type\": \"Edm.Int32\"}",
 		"east\tc2\tBob\t40\tNULL\tNULL\tNULL\tNULL\tNULL\tNULL\t5\tNULL",
 		"west\tZürich ü\tZoë\t7\t3\t0\tNULL\tNULL\tNULL\tNULL\tNULL\t{\"Age@odata.type\": \"Edm.Int32\"}",
 		"west\tw2\tNULL\tNULL\tNULL\tNULL\tNULL\tNULL\tNULL\tNULL\tNULL\t{\"Text\": \"hello\", \"Score\": \"high\", \"EntityType\": \"note\"}") // MySQL's JSON key order
-	if got := rows(t, c, "SELECT COUNT(*) FROM "+f.cust+" WHERE Timestamp > '2020-01-01'"); got[0] != "4" {
+	if got := c.Rows("SELECT COUNT(*) FROM " + f.cust + " WHERE Timestamp > '2020-01-01'"); got[0] != "4" {
 		t.Fatalf("Timestamp: %v", got)
 	}
 
@@ -316,28 +316,28 @@ func testAttachedReads(t *testing.T, f *attachedFixture) {
 		{"SELECT Name FROM " + f.cust + " WHERE Big >= 1099511627776", []string{"Ann"}, 1, 1},
 		{"SELECT Name FROM " + f.cust + " WHERE (PartitionKey, RowKey) IN (('east', 'c2'), ('west', 'Zürich ü')) ORDER BY Name", []string{"Bob", "Zoë"}, 2, 2},
 	} {
-		r0, e0 := status(t, c)
-		expectRows(t, c, tc.q, tc.want...)
-		r1, e1 := status(t, c)
+		r0, e0 := c.Status()
+		c.ExpectRows(tc.q, tc.want...)
+		r1, e1 := c.Status()
 		if r1-r0 != tc.reqs || e1-e0 != tc.entities {
 			t.Errorf("%s: %d requests, %d entities read; want %d, %d", tc.q, r1-r0, e1-e0, tc.reqs, tc.entities)
 		}
 	}
 	// A join of two attached tables.
-	expectRows(t, c, "SELECT c.Name, o.RowKey, o.Amount FROM "+f.cust+" c JOIN "+f.ord+" o ON o.PartitionKey = c.RowKey WHERE c.PartitionKey = 'east' ORDER BY 1, 2",
+	c.ExpectRows("SELECT c.Name, o.RowKey, o.Amount FROM "+f.cust+" c JOIN "+f.ord+" o ON o.PartitionKey = c.RowKey WHERE c.PartitionKey = 'east' ORDER BY 1, 2",
 		"Ann\to1\t100", "Ann\to2\t250", "Bob\to1\t7")
-	expectRows(t, c, "SELECT c.Name, SUM(o.Amount) FROM "+f.cust+" c JOIN "+f.ord+" o ON o.PartitionKey = c.RowKey GROUP BY c.Name ORDER BY 1",
+	c.ExpectRows("SELECT c.Name, SUM(o.Amount) FROM "+f.cust+" c JOIN "+f.ord+" o ON o.PartitionKey = c.RowKey GROUP BY c.Name ORDER BY 1",
 		"Ann\t350", "Bob\t7")
 }
 
 func testAttachedWrites(t *testing.T, f *attachedFixture) {
-	c := f.ts.conn()
-	mustExec(t, c, "USE azure")
+	c := sqltest.NewRunner(t, f.ts.Conn())
+	c.Exec("USE azure")
 	// INSERT writes a plain entity with the columns' EDM types and the
 	// JSON column's properties. (Ratio is not whole: Azurite stores a
 	// whole Edm.Double as Int32, unlike the service; azurite.md.)
-	mustExec(t, c, "INSERT INTO "+f.cust+" (PartitionKey, RowKey, Name, Age, Balance, Active, Joined, Id, Photo, Score, _extra) VALUES "+
-		"('north', 'n 1 é', 'Neu', 5, 2.5, 1, '2025-05-06 07:08:09.123456', '0f8fad5b-d9cb-469f-a165-70867728950e', X'0102', 9, "+
+	c.Exec("INSERT INTO " + f.cust + " (PartitionKey, RowKey, Name, Age, Balance, Active, Joined, Id, Photo, Score, _extra) VALUES " +
+		"('north', 'n 1 é', 'Neu', 5, 2.5, 1, '2025-05-06 07:08:09.123456', '0f8fad5b-d9cb-469f-a165-70867728950e', X'0102', 9, " +
 		`'{"Extra": "x", "Count": 12, "Huge": 5000000000, "Ratio@odata.type": "Edm.Double", "Ratio": 2.25, "When@odata.type": "Edm.DateTime", "When": "2020-01-01T00:00:00Z", "Flag": true}')`)
 	want := map[string]string{
 		"Name": "Edm.String:Neu", "Age": "Edm.Int64:5", "Balance": "Edm.Double:2.5", "Active": "Edm.Boolean:true",
@@ -350,7 +350,7 @@ func testAttachedWrites(t *testing.T, f *attachedFixture) {
 	// names, same EDM types (Age stays Int32 in its BIGINT column), same
 	// 100 ns DateTime.
 	before := f.seed.get(t, f.cust, "east", "c 1")
-	if n := affected(t, c, "UPDATE "+f.cust+" SET Name = 'Ann B' WHERE PartitionKey = 'east' AND RowKey = 'c 1'"); n != 1 {
+	if n := c.Affected("UPDATE " + f.cust + " SET Name = 'Ann B' WHERE PartitionKey = 'east' AND RowKey = 'c 1'"); n != 1 {
 		t.Fatalf("updated %d rows", n)
 	}
 	before["Name"] = "Edm.String:Ann B"
@@ -358,36 +358,36 @@ func testAttachedWrites(t *testing.T, f *attachedFixture) {
 
 	// Setting and removing keys of the JSON column adds and removes
 	// properties; a value that did not fit its column (Score 'high') stays.
-	mustExec(t, c, "UPDATE "+f.cust+" SET _extra = JSON_REMOVE(JSON_SET(_extra, '$.Nick', 'z'), '$.Text') WHERE PartitionKey = 'west' AND RowKey = 'w2'")
+	c.Exec("UPDATE " + f.cust + " SET _extra = JSON_REMOVE(JSON_SET(_extra, '$.Nick', 'z'), '$.Text') WHERE PartitionKey = 'west' AND RowKey = 'w2'")
 	expectEntity(t, f.seed.get(t, f.cust, "west", "w2"), map[string]string{
 		"EntityType": "Edm.String:note", "Score": "Edm.String:high", "Nick": "Edm.String:z"})
-	expectErrno(t, c, 1366, "UPDATE "+f.cust+" SET Score = 1 WHERE PartitionKey = 'west' AND RowKey = 'w2'")
+	c.ExpectErrno(1366, "UPDATE "+f.cust+" SET Score = 1 WHERE PartitionKey = 'west' AND RowKey = 'w2'")
 
 	// A column set to NULL removes the property.
-	mustExec(t, c, "UPDATE "+f.cust+" SET Balance = NULL WHERE PartitionKey = 'west' AND RowKey = 'Zürich ü'")
+	c.Exec("UPDATE " + f.cust + " SET Balance = NULL WHERE PartitionKey = 'west' AND RowKey = 'Zürich ü'")
 	expectEntity(t, f.seed.get(t, f.cust, "west", "Zürich ü"), map[string]string{
 		"Name": "Edm.String:Zoë", "Active": "Edm.Boolean:false", "Age": "Edm.Int32:7"})
 
 	// A duplicate key is MySQL's 1062; the entity is left as it was.
-	expectErrno(t, c, 1062, "INSERT INTO "+f.cust+" (PartitionKey, RowKey, Name) VALUES ('north', 'n 1 é', 'again')")
+	c.ExpectErrno(1062, "INSERT INTO "+f.cust+" (PartitionKey, RowKey, Name) VALUES ('north', 'n 1 é', 'again')")
 	expectEntity(t, f.seed.get(t, f.cust, "north", "n 1 é"), want)
 
 	// DELETE removes the entity.
-	mustExec(t, c, "DELETE FROM "+f.cust+" WHERE PartitionKey = 'east' AND RowKey = 'c2'")
+	c.Exec("DELETE FROM " + f.cust + " WHERE PartitionKey = 'east' AND RowKey = 'c2'")
 	if e := f.seed.get(t, f.cust, "east", "c2"); e != nil {
 		t.Fatalf("deleted entity still there: %v", e)
 	}
 
 	// ETag concurrency: another application's write between the read and
 	// the commit fails the commit (1213), never loses that write.
-	tx := f.ts.conn()
-	mustExec(t, tx, "USE azure")
-	mustExec(t, tx, "BEGIN")
-	expectRows(t, tx, "SELECT Amount FROM "+f.ord+" WHERE PartitionKey = 'c2' AND RowKey = 'o1'", "7")
+	tx := f.ts.Conn()
+	sqltest.NewRunner(t, tx).Exec("USE azure")
+	sqltest.NewRunner(t, tx).Exec("BEGIN")
+	sqltest.NewRunner(t, tx).ExpectRows("SELECT Amount FROM "+f.ord+" WHERE PartitionKey = 'c2' AND RowKey = 'o1'", "7")
 	f.seed.put(t, f.ord, "c2", "o1", storage.Properties{"Amount": storage.Int32(8)})
-	mustExec(t, tx, "UPDATE "+f.ord+" SET Amount = Amount + 1 WHERE PartitionKey = 'c2' AND RowKey = 'o1'")
+	sqltest.NewRunner(t, tx).Exec("UPDATE " + f.ord + " SET Amount = Amount + 1 WHERE PartitionKey = 'c2' AND RowKey = 'o1'")
 	_, err := tx.ExecContext(context.Background(), "COMMIT")
-	if mysqlErrno(err) != 1213 {
+	if sqltest.Errno(err) != 1213 {
 		t.Fatalf("COMMIT after a concurrent write: %v, want 1213", err)
 	}
 	expectEntity(t, f.seed.get(t, f.ord, "c2", "o1"), map[string]string{"Amount": "Edm.Int32:8"})
@@ -401,7 +401,7 @@ func testAttachedCLI(t *testing.T, f *attachedFixture) {
 		t.Log("mariadb client not installed: CLI part skipped")
 		return
 	}
-	host, port, _ := net.SplitHostPort(f.ts.srv.Addr().String())
+	host, port, _ := net.SplitHostPort(f.ts.Srv.Addr().String())
 	run := func(q string) string {
 		t.Helper()
 		out, err := exec.Command(bin, "--protocol=TCP", "-h", host, "-P", port, "-u", "root", "-N", "-B", "-e", q, "azure").CombinedOutput()
@@ -428,7 +428,7 @@ func testAttachedPyMySQL(t *testing.T, f *attachedFixture) {
 		t.Log("PyMySQL not installed: PyMySQL part skipped")
 		return
 	}
-	host, port, _ := net.SplitHostPort(f.ts.srv.Addr().String())
+	host, port, _ := net.SplitHostPort(f.ts.Srv.Addr().String())
 	script := `
 import sys, pymysql
 c = pymysql.connect(host=sys.argv[1], port=int(sys.argv[2]), user="root", database="azure", charset="utf8mb4", autocommit=True)
@@ -449,34 +449,34 @@ print(cur.rowcount)
 }
 
 func testAttachedDDL(t *testing.T, f *attachedFixture) {
-	c := f.ts.conn()
-	mustExec(t, c, "USE azure")
+	c := sqltest.NewRunner(t, f.ts.Conn())
+	c.Exec("USE azure")
 	// A new property in the scanned entities: REFRESH TABLE gives it a
 	// column; a renamed column keeps its property.
 	f.seed.put(t, f.cust, "east", "c 0", storage.Properties{"Name": storage.String("Cy"), "Level": storage.Int32(3)})
-	mustExec(t, c, "ALTER TABLE "+f.cust+" RENAME COLUMN Name TO FullName")
-	expectRows(t, c, "REFRESH TABLE "+f.cust, "azure."+f.cust+"\trefresh\tnote\t20 columns inferred from up to 3 entities", "azure."+f.cust+"\trefresh\tstatus\tOK")
-	expectRows(t, c, "SELECT FullName, Level FROM "+f.cust+" WHERE PartitionKey = 'east' ORDER BY RowKey", "Cy\t3", "Ann B\tNULL")
-	mustExec(t, c, "UPDATE "+f.cust+" SET FullName = 'Cyd' WHERE PartitionKey = 'east' AND RowKey = 'c 0'")
+	c.Exec("ALTER TABLE " + f.cust + " RENAME COLUMN Name TO FullName")
+	c.ExpectRows("REFRESH TABLE "+f.cust, "azure."+f.cust+"\trefresh\tnote\t20 columns inferred from up to 3 entities", "azure."+f.cust+"\trefresh\tstatus\tOK")
+	c.ExpectRows("SELECT FullName, Level FROM "+f.cust+" WHERE PartitionKey = 'east' ORDER BY RowKey", "Cy\t3", "Ann B\tNULL")
+	c.Exec("UPDATE " + f.cust + " SET FullName = 'Cyd' WHERE PartitionKey = 'east' AND RowKey = 'c 0'")
 	expectEntity(t, f.seed.get(t, f.cust, "east", "c 0"), map[string]string{"Name": "Edm.String:Cyd", "Level": "Edm.Int32:3"})
 	// MODIFY pins a column's type; ADD COLUMN maps a property by name;
 	// DROP COLUMN moves a property back into the JSON column.
-	mustExec(t, c, "ALTER TABLE "+f.cust+" MODIFY Score VARCHAR(10)")
-	mustExec(t, c, "ALTER TABLE "+f.cust+" ADD COLUMN EntityType VARCHAR(20)")
-	mustExec(t, c, "ALTER TABLE "+f.cust+" DROP COLUMN Level")
-	expectRows(t, c, "SELECT RowKey, Score, EntityType, _extra FROM "+f.cust+" WHERE PartitionKey IN ('east', 'west') AND RowKey IN ('c 0', 'w2') ORDER BY RowKey",
+	c.Exec("ALTER TABLE " + f.cust + " MODIFY Score VARCHAR(10)")
+	c.Exec("ALTER TABLE " + f.cust + " ADD COLUMN EntityType VARCHAR(20)")
+	c.Exec("ALTER TABLE " + f.cust + " DROP COLUMN Level")
+	c.ExpectRows("SELECT RowKey, Score, EntityType, _extra FROM "+f.cust+" WHERE PartitionKey IN ('east', 'west') AND RowKey IN ('c 0', 'w2') ORDER BY RowKey",
 		"c 0\tNULL\tNULL\t{\"Level\": 3}", "w2\thigh\tnote\t{\"Nick\": \"z\"}")
-	mustExec(t, c, "UPDATE "+f.cust+" SET EntityType = 'memo', Score = 'low' WHERE PartitionKey = 'west' AND RowKey = 'w2'")
+	c.Exec("UPDATE " + f.cust + " SET EntityType = 'memo', Score = 'low' WHERE PartitionKey = 'west' AND RowKey = 'w2'")
 	expectEntity(t, f.seed.get(t, f.cust, "west", "w2"), map[string]string{
 		"EntityType": "Edm.String:memo", "Score": "Edm.String:low", "Nick": "Edm.String:z"})
-	mustExec(t, c, "REFRESH TABLE "+f.cust)
+	c.Exec("REFRESH TABLE " + f.cust)
 	// A String property pinned to VARCHAR(n) stays so (it can be indexed).
-	expectRows(t, c, "SELECT COLUMN_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'azure' AND TABLE_NAME = '"+f.cust+"' AND COLUMN_NAME = 'Score'", "varchar(10)")
+	c.ExpectRows("SELECT COLUMN_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'azure' AND TABLE_NAME = '"+f.cust+"' AND COLUMN_NAME = 'Score'", "varchar(10)")
 	// UNIQUE indexes are refused (TestAttachedIndexes has the others).
-	expectErrno(t, c, 1235, "CREATE UNIQUE INDEX by_age ON "+f.cust+" (Age)")
+	c.ExpectErrno(1235, "CREATE UNIQUE INDEX by_age ON "+f.cust+" (Age)")
 	// TRUNCATE is refused; DROP TABLE detaches and leaves the entities.
-	expectErrno(t, c, 1235, "TRUNCATE TABLE "+f.cust)
-	mustExec(t, c, "DROP TABLE "+f.ord)
+	c.ExpectErrno(1235, "TRUNCATE TABLE "+f.cust)
+	c.Exec("DROP TABLE " + f.ord)
 	if e := f.seed.get(t, f.ord, "c 1", "o1"); e == nil {
 		t.Fatal("DROP TABLE of an attached table deleted its entities")
 	}
@@ -486,14 +486,14 @@ func testAttachedDDL(t *testing.T, f *attachedFixture) {
 	late := "Late" + strings.TrimPrefix(f.cust, "Cust")
 	f.seed.create(t, late)
 	f.seed.put(t, late, "p", "r", storage.Properties{"V": storage.Int64(-5)})
-	r0, e0 := status(t, c)
-	expectRows(t, c, "SELECT PartitionKey, RowKey, V FROM azure."+late, "p\tr\t-5")
-	if r1, e1 := status(t, c); r1-r0 != 1 || e1-e0 != 1 {
+	r0, e0 := c.Status()
+	c.ExpectRows("SELECT PartitionKey, RowKey, V FROM azure."+late, "p\tr\t-5")
+	if r1, e1 := c.Status(); r1-r0 != 1 || e1-e0 != 1 {
 		t.Errorf("first query of a late table: %d requests, %d entities", r1-r0, e1-e0)
 	}
 	// REFRESH TABLE of a store table not attached attaches it again.
-	expectRows(t, c, "REFRESH TABLE azure."+f.ord, "azure."+f.ord+"\trefresh\tnote\tattached store table "+f.ord, "azure."+f.ord+"\trefresh\tstatus\tOK")
-	expectRows(t, c, "SELECT Amount FROM "+f.ord+" WHERE PartitionKey = 'c 1' ORDER BY RowKey", "100", "252")
+	c.ExpectRows("REFRESH TABLE azure."+f.ord, "azure."+f.ord+"\trefresh\tnote\tattached store table "+f.ord, "azure."+f.ord+"\trefresh\tstatus\tOK")
+	c.ExpectRows("SELECT Amount FROM "+f.ord+" WHERE PartitionKey = 'c 1' ORDER BY RowKey", "100", "252")
 }
 
 func expectEntity(t *testing.T, got, want map[string]string) {
@@ -515,26 +515,12 @@ func expectEntity(t *testing.T, got, want map[string]string) {
 	}
 }
 
-// serveTest serves srv and returns the test's client pool.
-func serveTest(t *testing.T, srv *sqlgw.Server) *testServer {
-	t.Helper()
-	go srv.Serve()
-	dsn := fmt.Sprintf("root@tcp(%s)/", srv.Addr())
-	db, err := sql.Open("mysql", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := &testServer{t: t, srv: srv, db: db, dsn: dsn}
-	t.Cleanup(ts.stop)
-	return ts
-}
-
 // TestAttachedEntityTypes: one store table holding several entity types
 // (the design guide's heterogeneous entity types pattern) becomes one SQL
 // table per type, by a discriminator property or by a RowKey prefix.
 func TestAttachedEntityTypes(t *testing.T) {
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
+	for _, b := range sqltest.Backends {
+		t.Run(b.Name, func(t *testing.T) {
 			f := newAttachedFixture(t, b)
 			mix := "Mix" + strings.TrimPrefix(f.cust, "Cust")
 			f.seed.create(t, mix)
@@ -544,18 +530,18 @@ func TestAttachedEntityTypes(t *testing.T) {
 			f.seed.put(t, mix, "c2", "CUST_c2", storage.Properties{"EntityType": storage.String("Customer"), "Name": storage.String("Bob")})
 			f.seed.put(t, mix, "c2", "NOTE", storage.Properties{"Text": storage.String("no type")})
 			f.seed.put(t, mix, "c2", "ORDER_003", storage.Properties{"EntityType": storage.String("Order"), "Amount": storage.Double(1.5)})
-			c := f.ts.conn()
-			mustExec(t, c, "USE azure")
-			expectRows(t, c, "REFRESH TABLE azure."+mix,
+			c := sqltest.NewRunner(t, f.ts.Conn())
+			c.Exec("USE azure")
+			c.ExpectRows("REFRESH TABLE azure."+mix,
 				"azure."+mix+"\trefresh\tnote\tattached store table "+mix, "azure."+mix+"\trefresh\tstatus\tOK")
-			expectRows(t, c, "REFRESH TABLE "+mix+" TYPES BY EntityType",
+			c.ExpectRows("REFRESH TABLE "+mix+" TYPES BY EntityType",
 				"azure."+mix+"\trefresh\tnote\tattached azure."+mix+"_Customer for EntityType = 'Customer' (6 columns)",
 				"azure."+mix+"\trefresh\tnote\tattached azure."+mix+"_Order for EntityType = 'Order' (6 columns)",
 				"azure."+mix+"\trefresh\tstatus\tOK")
 			cust, ord := mix+"_Customer", mix+"_Order"
-			expectRows(t, c, "SELECT PartitionKey, RowKey, Name, Tier, _extra FROM "+cust+" ORDER BY PartitionKey",
+			c.ExpectRows("SELECT PartitionKey, RowKey, Name, Tier, _extra FROM "+cust+" ORDER BY PartitionKey",
 				"c1\tCUST_c1\tAnn\t2\tNULL", "c2\tCUST_c2\tBob\tNULL\tNULL")
-			expectRows(t, c, "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'azure' AND TABLE_NAME = '"+ord+"' ORDER BY ORDINAL_POSITION",
+			c.ExpectRows("SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'azure' AND TABLE_NAME = '"+ord+"' ORDER BY ORDINAL_POSITION",
 				"PartitionKey", "RowKey", "Timestamp", "Amount", "Paid", "_extra")
 			for _, tc := range []struct {
 				q              string
@@ -567,24 +553,24 @@ func TestAttachedEntityTypes(t *testing.T) {
 				{"SELECT Amount FROM " + ord + " WHERE PartitionKey = 'c1' AND RowKey = 'CUST_c1'", nil, 1, 1},
 				{"SELECT COUNT(*) FROM " + ord, []string{"3"}, 1, 3},
 			} {
-				r0, e0 := status(t, c)
-				expectRows(t, c, tc.q, tc.want...)
-				r1, e1 := status(t, c)
+				r0, e0 := c.Status()
+				c.ExpectRows(tc.q, tc.want...)
+				r1, e1 := c.Status()
 				if r1-r0 != tc.reqs || e1-e0 != tc.entities {
 					t.Errorf("%s: %d requests, %d entities read; want %d, %d", tc.q, r1-r0, e1-e0, tc.reqs, tc.entities)
 				}
 			}
-			expectRows(t, c, "SELECT c.Name, SUM(o.Amount) FROM "+cust+" c JOIN "+ord+" o ON o.PartitionKey = c.PartitionKey GROUP BY c.Name ORDER BY 1",
+			c.ExpectRows("SELECT c.Name, SUM(o.Amount) FROM "+cust+" c JOIN "+ord+" o ON o.PartitionKey = c.PartitionKey GROUP BY c.Name ORDER BY 1",
 				"Ann\t19.75", "Bob\t1.5")
 			// Writes carry the discriminator; another type's key is a duplicate.
-			mustExec(t, c, "INSERT INTO "+ord+" (PartitionKey, RowKey, Amount) VALUES ('c2', 'ORDER_004', 3.5)")
+			c.Exec("INSERT INTO " + ord + " (PartitionKey, RowKey, Amount) VALUES ('c2', 'ORDER_004', 3.5)")
 			expectEntity(t, f.seed.get(t, mix, "c2", "ORDER_004"), map[string]string{"EntityType": "Edm.String:Order", "Amount": "Edm.Double:3.5"})
-			expectErrno(t, c, 1062, "INSERT INTO "+ord+" (PartitionKey, RowKey, Amount) VALUES ('c2', 'CUST_c2', 1.25)")
-			expectErrno(t, c, 1366, "INSERT INTO "+ord+" (PartitionKey, RowKey, _extra) VALUES ('c2', 'ORDER_005', '{\"EntityType\": \"Customer\"}')")
-			mustExec(t, c, "UPDATE "+ord+" SET Paid = 1 WHERE PartitionKey = 'c1'")
+			c.ExpectErrno(1062, "INSERT INTO "+ord+" (PartitionKey, RowKey, Amount) VALUES ('c2', 'CUST_c2', 1.25)")
+			c.ExpectErrno(1366, "INSERT INTO "+ord+" (PartitionKey, RowKey, _extra) VALUES ('c2', 'ORDER_005', '{\"EntityType\": \"Customer\"}')")
+			c.Exec("UPDATE " + ord + " SET Paid = 1 WHERE PartitionKey = 'c1'")
 			expectEntity(t, f.seed.get(t, mix, "c1", "CUST_c1"), map[string]string{"EntityType": "Edm.String:Customer", "Name": "Edm.String:Ann", "Tier": "Edm.Int32:2"})
 			expectEntity(t, f.seed.get(t, mix, "c1", "ORDER_002"), map[string]string{"EntityType": "Edm.String:Order", "Amount": "Edm.Double:7.25", "Paid": "Edm.Boolean:true"})
-			if n := affected(t, c, "DELETE FROM "+cust+" WHERE PartitionKey = 'c2'"); n != 1 {
+			if n := c.Affected("DELETE FROM " + cust + " WHERE PartitionKey = 'c2'"); n != 1 {
 				t.Fatalf("deleted %d customers", n)
 			}
 			if f.seed.get(t, mix, "c2", "NOTE") == nil || f.seed.get(t, mix, "c2", "ORDER_003") == nil {
@@ -592,30 +578,30 @@ func TestAttachedEntityTypes(t *testing.T) {
 			}
 
 			// By RowKey prefix.
-			expectRows(t, c, "REFRESH TABLE "+mix+" TYPES BY ROWKEY PREFIX '_'",
+			c.ExpectRows("REFRESH TABLE "+mix+" TYPES BY ROWKEY PREFIX '_'",
 				"azure."+mix+"\trefresh\tnote\tattached azure."+mix+"_CUST for RowKey prefix 'CUST_' (7 columns)",
 				"azure."+mix+"\trefresh\tnote\tattached azure."+mix+"_ORDER_2 for RowKey prefix 'ORDER_' (7 columns)", // _Order exists: names compare case-insensitively
 				"azure."+mix+"\trefresh\tstatus\tOK")
-			r0, e0 := status(t, c)
-			expectRows(t, c, "SELECT RowKey, Amount FROM "+mix+"_ORDER_2 WHERE PartitionKey = 'c2' ORDER BY RowKey", "ORDER_003\t1.5", "ORDER_004\t3.5")
-			if r1, e1 := status(t, c); r1-r0 != 1 || e1-e0 != 2 {
+			r0, e0 := c.Status()
+			c.ExpectRows("SELECT RowKey, Amount FROM "+mix+"_ORDER_2 WHERE PartitionKey = 'c2' ORDER BY RowKey", "ORDER_003\t1.5", "ORDER_004\t3.5")
+			if r1, e1 := c.Status(); r1-r0 != 1 || e1-e0 != 2 {
 				t.Errorf("RowKey-prefix type: %d requests, %d entities", r1-r0, e1-e0)
 			}
-			expectErrno(t, c, 1366, "INSERT INTO "+mix+"_ORDER_2 (PartitionKey, RowKey, Amount) VALUES ('c3', 'X_1', 1.5)")
-			mustExec(t, c, "INSERT INTO "+mix+"_ORDER_2 (PartitionKey, RowKey, Amount, EntityType) VALUES ('c3', 'ORDER_9', 1.5, 'Order')")
+			c.ExpectErrno(1366, "INSERT INTO "+mix+"_ORDER_2 (PartitionKey, RowKey, Amount) VALUES ('c3', 'X_1', 1.5)")
+			c.Exec("INSERT INTO " + mix + "_ORDER_2 (PartitionKey, RowKey, Amount, EntityType) VALUES ('c3', 'ORDER_9', 1.5, 'Order')")
 			expectEntity(t, f.seed.get(t, mix, "c3", "ORDER_9"), map[string]string{"EntityType": "Edm.String:Order", "Amount": "Edm.Double:1.5"})
-			expectErrno(t, c, 1064, "REFRESH TABLE "+mix+" TYPES BY ROWKEY PREFIX")
+			c.ExpectErrno(1064, "REFRESH TABLE "+mix+" TYPES BY ROWKEY PREFIX")
 
 			// A secondary index on one entity type's table holds that type's
 			// entities only, and its lookups verify the type too.
-			mustExec(t, c, "CREATE INDEX by_amount ON "+ord+" (Amount)")
-			expectRows(t, c, "SELECT RowKey FROM "+ord+" FORCE INDEX (by_amount) WHERE Amount >= 1.5 ORDER BY Amount, RowKey",
-				rows(t, c, "SELECT RowKey FROM "+ord+" IGNORE INDEX (by_amount) WHERE Amount >= 1.5 ORDER BY Amount, RowKey")...)
-			expectRows(t, c, "SELECT COUNT(*) FROM "+ord+" FORCE INDEX (by_amount) WHERE Amount >= 0", "5")
-			if r, e := cost(t, c, "SELECT RowKey FROM "+ord+" WHERE Amount = 3.5"); r != 2 || e != 2 {
+			c.Exec("CREATE INDEX by_amount ON " + ord + " (Amount)")
+			c.ExpectRows("SELECT RowKey FROM "+ord+" FORCE INDEX (by_amount) WHERE Amount >= 1.5 ORDER BY Amount, RowKey",
+				c.Rows("SELECT RowKey FROM "+ord+" IGNORE INDEX (by_amount) WHERE Amount >= 1.5 ORDER BY Amount, RowKey")...)
+			c.ExpectRows("SELECT COUNT(*) FROM "+ord+" FORCE INDEX (by_amount) WHERE Amount >= 0", "5")
+			if r, e := c.Cost("SELECT RowKey FROM " + ord + " WHERE Amount = 3.5"); r != 2 || e != 2 {
 				t.Errorf("typed index lookup: %d requests, %d entities; want 2, 2", r, e)
 			}
-			expectRows(t, c, "CHECK TABLE "+ord, "azure."+ord+"\tcheck\tstatus\tOK")
+			c.ExpectRows("CHECK TABLE "+ord, "azure."+ord+"\tcheck\tstatus\tOK")
 		})
 	}
 }

@@ -10,17 +10,19 @@ import (
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // contend runs workers x n times stmt on separate connections, without
 // any client retry, and returns the errors.
-func contend(t *testing.T, ts *testServer, workers, n int, stmt string) []error {
+func contend(t *testing.T, ts *sqltest.Server, workers, n int, stmt string) []error {
 	t.Helper()
 	var mu sync.Mutex
 	var errs []error
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
-		c := ts.conn()
+		c := ts.Conn()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -48,54 +50,54 @@ func TestAutocommitContention(t *testing.T) {
 	if testing.Short() {
 		workers, n = 8, 50
 	}
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		workers, n := workers, n
 		if strings.Contains(t.Name(), "azurite") && os.Getenv("SQLGW_SOAK") == "" {
 			n = 50 // 32 x 200 on Azurite takes about a minute: make soak runs it
 		}
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE t (id INT PRIMARY KEY, v INT)")
-		mustExec(t, c, "INSERT INTO t VALUES (1, 0)")
+		c := sqltest.NewRunner(t, ts.Conn())
+		c.Exec("CREATE DATABASE d")
+		c.Exec("USE d")
+		c.Exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+		c.Exec("INSERT INTO t VALUES (1, 0)")
 		errs := contend(t, ts, workers, n, "UPDATE d.t SET v = v + 1 WHERE id = 1")
 		if len(errs) > 0 {
 			t.Fatalf("%d of %d statements failed, first: %v", len(errs), workers*n, errs[0])
 		}
-		expectRows(t, c, "SELECT v FROM t WHERE id = 1", fmt.Sprint(workers*n))
+		c.ExpectRows("SELECT v FROM t WHERE id = 1", fmt.Sprint(workers*n))
 		// Keyless tables are updated by the key read, and retried too.
-		mustExec(t, c, "CREATE TABLE k (id INT, v INT)")
-		mustExec(t, c, "INSERT INTO k VALUES (1, 0)")
+		c.Exec("CREATE TABLE k (id INT, v INT)")
+		c.Exec("INSERT INTO k VALUES (1, 0)")
 		if errs := contend(t, ts, 8, 25, "UPDATE d.k SET v = v + 1 WHERE id = 1"); len(errs) > 0 {
 			t.Fatalf("keyless: %d statements failed, first: %v", len(errs), errs[0])
 		}
-		expectRows(t, c, "SELECT COUNT(*), SUM(v) FROM k", "1\t200")
+		c.ExpectRows("SELECT COUNT(*), SUM(v) FROM k", "1\t200")
 	})
 }
 
 // TestExplicitTransactionConflict: a statement of an explicit transaction
 // is never retried by the server: the transaction gets 1213.
 func TestExplicitTransactionConflict(t *testing.T) {
-	store, _ := memoryBackend.open(t)
-	ts := startServer(t, store)
-	a, b := ts.conn(), ts.conn()
-	mustExec(t, a, "CREATE DATABASE d")
-	mustExec(t, a, "CREATE TABLE d.t (id INT PRIMARY KEY, v INT)")
-	mustExec(t, a, "INSERT INTO d.t VALUES (1, 0)")
-	mustExec(t, a, "BEGIN")
-	expectRows(t, a, "SELECT v FROM d.t WHERE id = 1", "0")
-	mustExec(t, a, "UPDATE d.t SET v = v + 1 WHERE id = 1")
-	mustExec(t, b, "UPDATE d.t SET v = v + 10 WHERE id = 1")
+	store, _ := sqltest.Memory.Open(t)
+	ts := sqltest.Start(t, store, sqltest.Options{})
+	a, b := ts.Conn(), ts.Conn()
+	sqltest.NewRunner(t, a).Exec("CREATE DATABASE d")
+	sqltest.NewRunner(t, a).Exec("CREATE TABLE d.t (id INT PRIMARY KEY, v INT)")
+	sqltest.NewRunner(t, a).Exec("INSERT INTO d.t VALUES (1, 0)")
+	sqltest.NewRunner(t, a).Exec("BEGIN")
+	sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM d.t WHERE id = 1", "0")
+	sqltest.NewRunner(t, a).Exec("UPDATE d.t SET v = v + 1 WHERE id = 1")
+	sqltest.NewRunner(t, b).Exec("UPDATE d.t SET v = v + 10 WHERE id = 1")
 	_, err := a.ExecContext(context.Background(), "COMMIT")
 	var me *mysql.MySQLError
 	if !errors.As(err, &me) || me.Number != 1213 {
 		t.Fatalf("COMMIT after a concurrent write: %v, want 1213", err)
 	}
-	expectRows(t, a, "SELECT v FROM d.t WHERE id = 1", "10")
+	sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM d.t WHERE id = 1", "10")
 	// autocommit=0: the same.
-	mustExec(t, a, "SET autocommit = 0")
-	mustExec(t, a, "UPDATE d.t SET v = v + 1 WHERE id = 1")
-	mustExec(t, b, "UPDATE d.t SET v = v + 10 WHERE id = 1")
+	sqltest.NewRunner(t, a).Exec("SET autocommit = 0")
+	sqltest.NewRunner(t, a).Exec("UPDATE d.t SET v = v + 1 WHERE id = 1")
+	sqltest.NewRunner(t, b).Exec("UPDATE d.t SET v = v + 10 WHERE id = 1")
 	_, err = a.ExecContext(context.Background(), "COMMIT")
 	if !errors.As(err, &me) || me.Number != 1213 || !strings.Contains(me.Message, "Deadlock") {
 		t.Fatalf("autocommit=0 COMMIT after a concurrent write: %v, want 1213", err)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // errOf parses an error packet's payload: code and message.
@@ -149,14 +151,14 @@ func TestBadHandshake(t *testing.T) {
 // TestCommonSystemVariables: the variables tools read on connect exist
 // with MySQL 8's values; optimizer_switch can be set for a session.
 func TestCommonSystemVariables(t *testing.T) {
-	store, _ := memoryBackend.open(t)
-	ts := startServer(t, store)
-	c := ts.conn()
-	expectRows(t, c, "SELECT @@optimizer_switch LIKE 'index_merge=on,%hash_join=on%', @@session.optimizer_switch = @@global.optimizer_switch", "1\t1")
-	expectRows(t, c, "SELECT @@have_ssl, @@have_openssl, @@innodb_version, @@innodb_file_per_table, @@innodb_page_size, @@profiling",
+	store, _ := sqltest.Memory.Open(t)
+	ts := sqltest.Start(t, store, sqltest.Options{})
+	c := sqltest.NewRunner(t, ts.Conn())
+	c.ExpectRows("SELECT @@optimizer_switch LIKE 'index_merge=on,%hash_join=on%', @@session.optimizer_switch = @@global.optimizer_switch", "1\t1")
+	c.ExpectRows("SELECT @@have_ssl, @@have_openssl, @@innodb_version, @@innodb_file_per_table, @@innodb_page_size, @@profiling",
 		"DISABLED\tDISABLED\t8.0.33\t1\t16384\t0")
-	mustExec(t, c, "SET SESSION optimizer_switch = 'mrr=off'")
-	expectRows(t, c, "SELECT @@optimizer_switch", "mrr=off")
-	expectErrno(t, c, 1238, "SET GLOBAL innodb_file_per_table = OFF")
-	expectRows(t, c, "SELECT @@max_allowed_packet, @@connect_timeout, @@max_connections", "67108864\t10\t151")
+	c.Exec("SET SESSION optimizer_switch = 'mrr=off'")
+	c.ExpectRows("SELECT @@optimizer_switch", "mrr=off")
+	c.ExpectErrno(1238, "SET GLOBAL innodb_file_per_table = OFF")
+	c.ExpectRows("SELECT @@max_allowed_packet, @@connect_timeout, @@max_connections", "67108864\t10\t151")
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // matrixCollations are the collations of the key and index columns the
@@ -71,10 +73,10 @@ var matrixQueries = []matrixQuery{
 // (SQLGW_REWRITE_GOLDEN=1 rewrites it). After ANALYZE TABLE, SHOW INDEX
 // shows each index's true distinct counts.
 func TestCollationMatrix(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := sqltest.NewRunner(t, ts.Conn())
+		c.Exec("CREATE DATABASE d")
+		c.Exec("USE d")
 		var golden []string
 		for i, coll := range matrixCollations {
 			cl := ""
@@ -85,9 +87,9 @@ func TestCollationMatrix(t *testing.T) {
 				cl = " COLLATE " + coll
 			}
 			tn, ref := fmt.Sprintf("m%d", i), fmt.Sprintf("m%dref", i)
-			mustExec(t, c, fmt.Sprintf("CREATE TABLE %s (k VARCHAR(32)%s, r INT, email VARCHAR(64)%s, n INT, tag VARCHAR(16)%s, v VARCHAR(8)%s, "+
+			c.Exec(fmt.Sprintf("CREATE TABLE %s (k VARCHAR(32)%s, r INT, email VARCHAR(64)%s, n INT, tag VARCHAR(16)%s, v VARCHAR(8)%s, "+
 				"PRIMARY KEY (k, r), UNIQUE KEY (email), KEY (n), KEY by_tag (tag), KEY loc (k, v))", tn, cl, cl, cl, cl))
-			mustExec(t, c, fmt.Sprintf("CREATE TABLE %s (id INT PRIMARY KEY, k VARCHAR(32)%s, r INT, email VARCHAR(64)%s, n INT, tag VARCHAR(16)%s, v VARCHAR(8)%s)", ref, cl, cl, cl, cl))
+			c.Exec(fmt.Sprintf("CREATE TABLE %s (id INT PRIMARY KEY, k VARCHAR(32)%s, r INT, email VARCHAR(64)%s, n INT, tag VARCHAR(16)%s, v VARCHAR(8)%s)", ref, cl, cl, cl, cl))
 			var vals, refVals []string
 			for j := range 300 {
 				k := fmt.Sprintf("k%03d", j/3)
@@ -107,14 +109,14 @@ func TestCollationMatrix(t *testing.T) {
 			// the index-write deadline.
 			for len(vals) > 0 {
 				n := min(len(vals), 50)
-				mustExec(t, c, "INSERT INTO "+tn+" VALUES "+strings.Join(vals[:n], ", "))
+				c.Exec("INSERT INTO " + tn + " VALUES " + strings.Join(vals[:n], ", "))
 				vals = vals[n:]
 			}
-			mustExec(t, c, "INSERT INTO "+ref+" VALUES "+strings.Join(refVals, ", "))
-			mustExec(t, c, "ANALYZE TABLE "+tn)
+			c.Exec("INSERT INTO " + ref + " VALUES " + strings.Join(refVals, ", "))
+			c.Exec("ANALYZE TABLE " + tn)
 
 			card := map[string]string{}
-			for _, l := range rows(t, c, "SHOW INDEX FROM "+tn) {
+			for _, l := range c.Rows("SHOW INDEX FROM " + tn) {
 				f := strings.Split(l, "\t")
 				card[f[2]+"."+f[3]] = f[6]
 			}
@@ -131,9 +133,9 @@ func TestCollationMatrix(t *testing.T) {
 			golden = append(golden, "== collation "+cmpName(coll))
 			for _, mq := range matrixQueries {
 				q := fmt.Sprintf(mq.q, tn)
-				want := rows(t, c, refQuery(fmt.Sprintf(mq.q, ref)))
-				reqs, ents := cost(t, c, q)
-				got := rows(t, c, q)
+				want := c.Rows(refQuery(fmt.Sprintf(mq.q, ref)))
+				reqs, ents := c.Cost(q)
+				got := c.Rows(q)
 				if !strings.Contains(mq.q, "ORDER BY") {
 					slices.Sort(got)
 					slices.Sort(want)
@@ -150,7 +152,7 @@ func TestCollationMatrix(t *testing.T) {
 				if reqs > mq.reqs || ents > maxEnts {
 					t.Errorf("%s: %s: %d requests, %d entities; want at most %d, %d", coll, q, reqs, ents, mq.reqs, mq.entities)
 				}
-				plan := normalizePlan(strings.Join(rows(t, c, "EXPLAIN PLAN "+q), "\n"))
+				plan := normalizePlan(strings.Join(c.Rows("EXPLAIN PLAN "+q), "\n"))
 				if !regexp.MustCompile(mq.path).MatchString(plan) {
 					t.Errorf("%s: %s: no %s in\n%s", coll, q, mq.path, plan)
 				}

@@ -2,6 +2,8 @@ package sqlgw_test
 
 import (
 	"testing"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // Key columns in the PAD SPACE case-insensitive collations ORMs create
@@ -13,11 +15,11 @@ import (
 // collations, without padding: 'a' < 'a\t' < 'a ' under unicode_ci, and
 // 'a ' is a value of its own (MySQL would pad, making it 'a').
 func TestPadSpaceCaseInsensitiveKey(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.Session("padci",
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := sqltest.NewRunner(t, ts.Session("padci",
 			"CREATE TABLE u (s VARCHAR(20) COLLATE utf8mb4_unicode_ci PRIMARY KEY, n INT)",
-			"INSERT INTO u VALUES ('apple', 1), ('Banana', 2), ('cherry', 3), ('a', 4), ('é', 5)")
-		runScript(t, c, `
+			"INSERT INTO u VALUES ('apple', 1), ('Banana', 2), ('cherry', 3), ('a', 4), ('é', 5)"))
+		c.Script(`
 			error 1062 INSERT INTO u VALUES ('APPLE', 9)
 			error 1062 INSERT INTO u VALUES ('A', 9)
 			error 1062 INSERT INTO u VALUES ('E', 9)
@@ -28,8 +30,8 @@ func TestPadSpaceCaseInsensitiveKey(t *testing.T) {
 			= é
 		`)
 		// The engine's order, not padded: 'a' < 'a'+TAB < 'a ' < 'apple'.
-		mustExec(t, c, "INSERT INTO u VALUES ('a ', 6), (?, 7)", "a\t")
-		runScript(t, c, `
+		c.Exec("INSERT INTO u VALUES ('a ', 6), (?, 7)", "a\t")
+		c.Script(`
 			query SELECT n FROM u ORDER BY s
 			= 4
 			= 7
@@ -80,8 +82,8 @@ func TestPadSpaceCaseInsensitiveKey(t *testing.T) {
 // that takes utf8_unicode_ci from its default (as Doctrine DBAL creates
 // them).
 func TestPadSpaceCaseInsensitiveIndex(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		runScript(t, ts.Session("padix"), `
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		sqltest.NewRunner(t, ts.Session("padix")).Script(`
 			exec CREATE TABLE p (id INT PRIMARY KEY, email VARCHAR(40) COLLATE utf8mb4_general_ci, city VARCHAR(20) COLLATE utf8mb4_general_ci, UNIQUE KEY by_email (email), KEY by_city (city))
 			exec INSERT INTO p VALUES (1, 'ann@x', 'Paris'), (2, 'bob@x', 'oslo'), (3, 'cid@x', 'PARIS'), (4, NULL, NULL), (5, NULL, 'Rome')
 			error 1062 INSERT INTO p VALUES (6, 'ANN@X', 'x')

@@ -2,20 +2,22 @@ package sqlgw_test
 
 import (
 	"testing"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // A primary key under MySQL 8's default collation: 'a' and 'A' are one key
 // (1062), lookups find the row whatever its case, and rows sort in collation
 // order, as on MySQL.
 func TestCaseInsensitiveKey(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.Session("ci",
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := sqltest.NewRunner(t, ts.Session("ci",
 			"CREATE TABLE u (s VARCHAR(20) COLLATE utf8mb4_0900_ai_ci PRIMARY KEY, n INT)",
-			"INSERT INTO u VALUES ('apple', 1), ('Banana', 2), ('cherry', 3)")
-		expectErrno(t, c, 1062, "INSERT INTO u VALUES ('APPLE', 9)")
-		expectRows(t, c, "SELECT s, n FROM u WHERE s = 'BANANA'", "Banana\t2")
-		expectRows(t, c, "SELECT s FROM u ORDER BY s", "apple", "Banana", "cherry")
-		expectRows(t, c, "SELECT s FROM u WHERE s > 'b' ORDER BY s", "Banana", "cherry")
+			"INSERT INTO u VALUES ('apple', 1), ('Banana', 2), ('cherry', 3)"))
+		c.ExpectErrno(1062, "INSERT INTO u VALUES ('APPLE', 9)")
+		c.ExpectRows("SELECT s, n FROM u WHERE s = 'BANANA'", "Banana\t2")
+		c.ExpectRows("SELECT s FROM u ORDER BY s", "apple", "Banana", "cherry")
+		c.ExpectRows("SELECT s FROM u WHERE s > 'b' ORDER BY s", "Banana", "cherry")
 	})
 }
 
@@ -23,8 +25,8 @@ func TestCaseInsensitiveKey(t *testing.T) {
 // collation, like the equivalent OR of equalities (go-mysql-server's
 // HashInTuple hashes under the literal's binary collation).
 func TestCollatedIn(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		runScript(t, ts.Session("cin"), `
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		sqltest.NewRunner(t, ts.Session("cin")).Script(`
 			exec CREATE TABLE p (id INT NOT NULL PRIMARY KEY, name VARCHAR(20) COLLATE utf8mb4_general_ci, tag VARCHAR(20) COLLATE utf8mb4_bin)
 			exec INSERT INTO p VALUES (1, 'ann', 'x'), (2, 'Bob', 'X'), (3, 'CLARA', 'y'), (4, 'dave', NULL), (5, NULL, 'Y')
 			query SELECT id FROM p WHERE name IN ('clara', 'DAVE') ORDER BY id
@@ -59,8 +61,8 @@ func TestCollatedIn(t *testing.T) {
 // A DATE column compared with a YYYYMMDD number compares as dates, as on
 // MySQL (20240102 is '2024-01-02').
 func TestDateVsNumber(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		runScript(t, ts.Session("dn"), `
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		sqltest.NewRunner(t, ts.Session("dn")).Script(`
 			exec CREATE TABLE t (id INT NOT NULL PRIMARY KEY, dt DATE)
 			exec INSERT INTO t VALUES (1, '2024-01-01'), (2, '2024-01-02'), (3, '2024-02-01'), (4, NULL), (5, '2023-12-31')
 			query SELECT id FROM t WHERE dt < 20240102 ORDER BY id

@@ -11,7 +11,7 @@ import (
 )
 
 // columnTypes returns the wire type names of a query's result columns.
-func columnTypes(t *testing.T, db execer, q string) string {
+func columnTypes(t *testing.T, db sqltest.Execer, q string) string {
 	t.Helper()
 	rs, err := db.QueryContext(context.Background(), q)
 	if err != nil {
@@ -31,7 +31,7 @@ func columnTypes(t *testing.T, db execer, q string) string {
 	return strings.Join(names, " ")
 }
 
-func expectColumnTypes(t *testing.T, db execer, q, want string) {
+func expectColumnTypes(t *testing.T, db sqltest.Execer, q, want string) {
 	t.Helper()
 	if got := columnTypes(t, db, q); got != want {
 		t.Fatalf("%s: column types %q, want %q", q, got, want)
@@ -41,37 +41,38 @@ func expectColumnTypes(t *testing.T, db execer, q, want string) {
 // SUM and AVG of INT and DECIMAL are exact and typed DECIMAL, as in MySQL;
 // of DOUBLE they stay DOUBLE.
 func TestSumAvgDecimal(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		c := ts.Session("agg",
 			`CREATE TABLE o (k INT NOT NULL PRIMARY KEY, g VARCHAR(4), qty INT, price DECIMAL(10,2), big BIGINT, f DOUBLE)`,
 			`INSERT INTO o VALUES (1,'a',1,1.00,9007199254740993,0.5),(2,'a',2,2.00,1,0.25),(3,'b',4,0.75,0,NULL),(4,'b',NULL,NULL,NULL,NULL)`)
+		r := sqltest.NewRunner(t, c)
 
 		expectColumnTypes(t, c, "SELECT SUM(qty), SUM(price), AVG(qty), AVG(price), SUM(f), AVG(f), COUNT(*) FROM o",
 			"DECIMAL DECIMAL DECIMAL DECIMAL DOUBLE DOUBLE BIGINT")
-		expectRows(t, c, "SELECT SUM(qty), SUM(price), AVG(qty), AVG(price), SUM(f) FROM o",
+		r.ExpectRows("SELECT SUM(qty), SUM(price), AVG(qty), AVG(price), SUM(f) FROM o",
 			"7\t3.75\t2.3333\t1.250000\t0.75")
 		// Exact beyond 2^53.
-		expectRows(t, c, "SELECT SUM(big) FROM o", "9007199254740994")
+		r.ExpectRows("SELECT SUM(big) FROM o", "9007199254740994")
 		// The scale is kept: 3.00, not 3.
-		expectRows(t, c, "SELECT SUM(price) FROM o WHERE g = 'a'", "3.00")
+		r.ExpectRows("SELECT SUM(price) FROM o WHERE g = 'a'", "3.00")
 		// GROUP BY, HAVING, ORDER BY the sum.
-		expectRows(t, c, "SELECT g, SUM(price), SUM(qty) FROM o GROUP BY g HAVING SUM(price) > 0.5 ORDER BY SUM(price) DESC",
+		r.ExpectRows("SELECT g, SUM(price), SUM(qty) FROM o GROUP BY g HAVING SUM(price) > 0.5 ORDER BY SUM(price) DESC",
 			"a\t3.00\t3", "b\t0.75\t4")
 		expectColumnTypes(t, c, "SELECT g, SUM(price) AS s FROM o GROUP BY g", "VARCHAR DECIMAL")
 		// No rows: NULL.
-		expectRows(t, c, "SELECT SUM(qty), AVG(price) FROM o WHERE k > 100", "NULL\tNULL")
+		r.ExpectRows("SELECT SUM(qty), AVG(price) FROM o WHERE k > 100", "NULL\tNULL")
 		// DISTINCT.
-		expectRows(t, c, "SELECT SUM(DISTINCT price) FROM o WHERE k < 3 OR k = 3", "3.75")
+		r.ExpectRows("SELECT SUM(DISTINCT price) FROM o WHERE k < 3 OR k = 3", "3.75")
 		// Window SUM.
 		expectColumnTypes(t, c, "SELECT k, SUM(price) OVER (ORDER BY k) FROM o", "INT DECIMAL")
-		expectRows(t, c, "SELECT k, SUM(price) OVER (ORDER BY k) FROM o ORDER BY k",
+		r.ExpectRows("SELECT k, SUM(price) OVER (ORDER BY k) FROM o ORDER BY k",
 			"1\t1.00", "2\t3.00", "3\t3.75", "4\t3.75")
-		expectRows(t, c, "SELECT k, SUM(qty) OVER (PARTITION BY g) FROM o ORDER BY k",
+		r.ExpectRows("SELECT k, SUM(qty) OVER (PARTITION BY g) FROM o ORDER BY k",
 			"1\t3", "2\t3", "3\t4", "4\t4")
 		// In a subquery and in arithmetic.
-		expectRows(t, c, "SELECT (SELECT SUM(price) FROM o) + 1", "4.75")
+		r.ExpectRows("SELECT (SELECT SUM(price) FROM o) + 1", "4.75")
 		// Prepared statements (binary protocol).
-		if got := rows(t, c, "SELECT SUM(price) FROM o WHERE g = ?", "a"); len(got) != 1 || got[0] != "3.00" {
+		if got := r.Rows("SELECT SUM(price) FROM o WHERE g = ?", "a"); len(got) != 1 || got[0] != "3.00" {
 			t.Fatalf("prepared SUM: %q, want 3.00", got)
 		}
 	})
@@ -79,9 +80,9 @@ func TestSumAvgDecimal(t *testing.T) {
 
 // mycli's completion refresher reads the help topics and the accounts.
 func TestMySQLHelpTables(t *testing.T) {
-	ts := startServer(t, mustOpenMemory(t))
-	c := ts.conn()
-	runScript(t, c, `
+	ts := sqltest.Start(t, mustOpenMemory(t), sqltest.Options{})
+	c := ts.Conn()
+	sqltest.NewRunner(t, c).Script(`
 		query SELECT name FROM mysql.help_topic WHERE name LIKE "SHOW %"
 		query SELECT COUNT(*) FROM mysql.help_topic
 		= 0
@@ -95,19 +96,19 @@ func TestMySQLHelpTables(t *testing.T) {
 }
 
 func mustOpenMemory(t *testing.T) storage.Store {
-	s, _ := memoryBackend.open(t)
+	s, _ := sqltest.Memory.Open(t)
 	return s
 }
 
 // TIME values are shown with the column's precision (0) in text rows, not
 // with six zero fraction digits; the binary protocol agrees.
 func TestTimeText(t *testing.T) {
-	c := sqltest.Session(t, sqltest.Memory, "tm",
+	c := sqltest.NewRunner(t, sqltest.Session(t, sqltest.Memory, "tm",
 		"CREATE TABLE t (k INT NOT NULL PRIMARY KEY, v TIME)",
-		"INSERT INTO t VALUES (1, '12:34:56'), (2, '-12:34:56'), (3, '838:59:59'), (4, NULL)")
-	expectRows(t, c, "SELECT v FROM t ORDER BY k", "12:34:56", "-12:34:56", "838:59:59", "NULL")
-	expectRows(t, c, "SELECT CAST('12:00:01' AS TIME)", "12:00:01")
-	if got := rows(t, c, "SELECT v FROM t WHERE k = ?", 1); len(got) != 1 || got[0] != "12:34:56" {
+		"INSERT INTO t VALUES (1, '12:34:56'), (2, '-12:34:56'), (3, '838:59:59'), (4, NULL)"))
+	c.ExpectRows("SELECT v FROM t ORDER BY k", "12:34:56", "-12:34:56", "838:59:59", "NULL")
+	c.ExpectRows("SELECT CAST('12:00:01' AS TIME)", "12:00:01")
+	if got := c.Rows("SELECT v FROM t WHERE k = ?", 1); len(got) != 1 || got[0] != "12:34:56" {
 		t.Fatalf("binary protocol: %q", got)
 	}
 }
@@ -115,23 +116,24 @@ func TestTimeText(t *testing.T) {
 // @var := expr in SELECT, as MySQL evaluates it: left to right within a
 // row, the value visible to later expressions and later statements.
 func TestUserVarAssignment(t *testing.T) {
-	ts := startServer(t, mustOpenMemory(t))
-	c := ts.conn()
-	expectRows(t, c, "SELECT @a := 1, @a + 1", "1\t2")
-	expectRows(t, c, "SELECT @a", "1")
-	expectRows(t, c, "SELECT @a := @a + 10, @b := 'x'", "11\tx")
-	expectRows(t, c, "SELECT @a, @b", "11\tx")
+	ts := sqltest.Start(t, mustOpenMemory(t), sqltest.Options{})
+	c := ts.Conn()
+	r := sqltest.NewRunner(t, c)
+	r.ExpectRows("SELECT @a := 1, @a + 1", "1\t2")
+	r.ExpectRows("SELECT @a", "1")
+	r.ExpectRows("SELECT @a := @a + 10, @b := 'x'", "11\tx")
+	r.ExpectRows("SELECT @a, @b", "11\tx")
 	expectColumns(t, c, "SELECT @c := 1 a, @c + 1 b", "a b")
 	// A bare read of a variable the statement assigns (the cli check).
-	expectRows(t, c, "SELECT @n := 1 + 2 AS a, @n AS b", "3\t3")
-	mustExec(t, c, "SET @p = 5")
-	expectRows(t, c, "SELECT @p := @p + 1, @p", "6\t6")
-	expectRows(t, c, "SELECT @p", "6")
+	r.ExpectRows("SELECT @n := 1 + 2 AS a, @n AS b", "3\t3")
+	r.Exec("SET @p = 5")
+	r.ExpectRows("SELECT @p := @p + 1, @p", "6\t6")
+	r.ExpectRows("SELECT @p", "6")
 	// Prepared (COM_STMT_PREPARE, rewritten on the connection).
-	if got := rows(t, c, "SELECT @w := ? + 1 AS a, @w AS b", 2); strings.Join(got, "|") != "3\t3" {
+	if got := r.Rows("SELECT @w := ? + 1 AS a, @w AS b", 2); strings.Join(got, "|") != "3\t3" {
 		t.Fatalf("prepared assignment: %q", got)
 	}
-	runScript(t, c, `
+	r.Script(`
 		exec CREATE DATABASE uv
 		exec USE uv
 		exec CREATE TABLE orders (k INT NOT NULL PRIMARY KEY, price DECIMAL(10,2), note VARCHAR(20), at DATETIME)
@@ -148,7 +150,7 @@ func TestUserVarAssignment(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := strings.ReplaceAll(string(b), "@@DB@@", "uv")
-	got := rows(t, c, q)
+	got := r.Rows(q)
 	if len(got) != 4 {
 		t.Fatalf("SQLColumns: %d rows, want 4: %q", len(got), got)
 	}
@@ -161,7 +163,7 @@ func TestUserVarAssignment(t *testing.T) {
 	}
 }
 
-func expectColumns(t *testing.T, db execer, q, want string) {
+func expectColumns(t *testing.T, db sqltest.Execer, q, want string) {
 	t.Helper()
 	rs, err := db.QueryContext(context.Background(), q)
 	if err != nil {

@@ -18,13 +18,14 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/sqlgw/sqlgw/sqlgw"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // startConfigured starts a server on a fresh in-memory store with the
 // config adjusted by set; it is closed when t ends.
 func startConfigured(t *testing.T, set func(*sqlgw.Config)) *sqlgw.Server {
 	t.Helper()
-	store, _ := memoryBackend.open(t)
+	store, _ := sqltest.Memory.Open(t)
 	cfg := sqlgw.Config{Listen: "127.0.0.1:0", Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	if set != nil {
 		set(&cfg)
@@ -95,7 +96,7 @@ func TestMaxConnections(t *testing.T) {
 	if me := (*mysql.MySQLError)(nil); !errors.As(err, &me) || me.Number != 1040 || me.Message != "Too many connections" {
 		t.Fatalf("4th connection: %v, want 1040 Too many connections", err)
 	}
-	expectRows(t, conns[0], "SELECT @@max_connections", "3")
+	sqltest.NewRunner(t, conns[0]).ExpectRows("SELECT @@max_connections", "3")
 	conns[0].Close()
 	conns[0].Raw(func(any) error { return nil })
 	deadline := time.Now().Add(5 * time.Second)
@@ -258,7 +259,7 @@ func TestAcceptErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	boom := errors.New("accept: the network went away")
-	store, _ := memoryBackend.open(t)
+	store, _ := sqltest.Memory.Open(t)
 	srv2, err := sqlgw.NewServer(context.Background(), sqlgw.Config{Listener: &flakyListener{Listener: ln2, errs: []error{boom}}, Store: store,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {

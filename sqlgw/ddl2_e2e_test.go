@@ -1,34 +1,18 @@
 package sqlgw_test
 
 import (
-	"context"
-	"errors"
-	"strings"
 	"sync"
 	"testing"
 
-	"github.com/go-sql-driver/mysql"
-
+	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/sqlgw"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
+	"github.com/sqlgw/sqlgw/storage"
 )
 
-// expectError runs q and checks MySQL's error number and that the message
-// contains msg.
-func expectError(t *testing.T, db execer, want uint16, msg, q string) {
+func columnType(t *testing.T, c sqltest.Execer, table, col string) string {
 	t.Helper()
-	_, err := db.ExecContext(context.Background(), q)
-	var me *mysql.MySQLError
-	if !errors.As(err, &me) {
-		t.Fatalf("%s: got %v, want MySQL error %d", q, err, want)
-	}
-	if me.Number != want || !strings.Contains(me.Message, msg) {
-		t.Fatalf("%s: got %d %q, want %d containing %q", q, me.Number, me.Message, want, msg)
-	}
-}
-
-func columnType(t *testing.T, c execer, table, col string) string {
-	t.Helper()
-	got := rows(t, c, "SELECT COLUMN_TYPE, IS_NULLABLE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '"+table+"' AND COLUMN_NAME = '"+col+"'")
+	got := sqltest.NewRunner(t, c).Rows("SELECT COLUMN_TYPE, IS_NULLABLE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '" + table + "' AND COLUMN_NAME = '" + col + "'")
 	if len(got) != 1 {
 		t.Fatalf("column %s.%s: %q", table, col, got)
 	}
@@ -37,7 +21,7 @@ func columnType(t *testing.T, c execer, table, col string) string {
 
 // expectColumnType fails unless table.col's type and nullability (as
 // columnType gives them) are want; when names the step.
-func expectColumnType(t *testing.T, c execer, table, col, want, when string) {
+func expectColumnType(t *testing.T, c sqltest.Execer, table, col, want, when string) {
 	t.Helper()
 	if got := columnType(t, c, table, col); got != want {
 		t.Fatalf("%s: %q", when, got)
@@ -48,29 +32,30 @@ func expectColumnType(t *testing.T, c execer, table, col, want, when string) {
 // whose values fit is a metadata change; one that does not fit is MySQL's
 // strict-mode error and leaves the table as it was.
 func TestDDL2NarrowColumn(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		c := ts.Session("n", `
 			CREATE TABLE u (k INT PRIMARY KEY, e VARCHAR(128), n INT, m ENUM('a','b','c'), d DECIMAL(10,2), KEY ie (e))
 			INSERT INTO u VALUES (1, 'abc', 5, 'a', 1.50)
 			ALTER TABLE u MODIFY e VARCHAR(64)`)
-		expectRows(t, c, "SELECT k, e FROM u", "1\tabc")
+		r := sqltest.NewRunner(t, c)
+		r.ExpectRows("SELECT k, e FROM u", "1\tabc")
 		expectColumnType(t, c, "u", "e", "varchar(64)\tYES", "after MODIFY e VARCHAR(64)")
-		expectErrno(t, c, 1406, "INSERT INTO u (k, e) VALUES (9, REPEAT('x', 65))")
+		r.ExpectErrno(1406, "INSERT INTO u (k, e) VALUES (9, REPEAT('x', 65))")
 
 		// Row 2 in key order does not fit: 1265, nothing changed.
-		mustExec(t, c, "INSERT INTO u VALUES (3, 'ééé', 300, 'c', 99999.99), (2, 'abcdef', 7, 'b', 2.00)")
-		expectError(t, c, 1265, "Data truncated for column 'e' at row 2", "ALTER TABLE u MODIFY e VARCHAR(5)")
+		r.Exec("INSERT INTO u VALUES (3, 'ééé', 300, 'c', 99999.99), (2, 'abcdef', 7, 'b', 2.00)")
+		r.ExpectError(1265, "Data truncated for column 'e' at row 2", "ALTER TABLE u MODIFY e VARCHAR(5)")
 		expectColumnType(t, c, "u", "e", "varchar(64)\tYES", "after the refused MODIFY")
 		// Characters, not bytes: 'ééé' is 3 characters.
-		mustExec(t, c, "ALTER TABLE u CHANGE e e2 VARCHAR(6)")
-		expectRows(t, c, "SELECT k, e2 FROM u WHERE e2 = 'abcdef'", "2\tabcdef") // the index still answers
-		expectRows(t, c, "SELECT k, e2 FROM u ORDER BY k", "1\tabc", "2\tabcdef", "3\tééé")
+		r.Exec("ALTER TABLE u CHANGE e e2 VARCHAR(6)")
+		r.ExpectRows("SELECT k, e2 FROM u WHERE e2 = 'abcdef'", "2\tabcdef") // the index still answers
+		r.ExpectRows("SELECT k, e2 FROM u ORDER BY k", "1\tabc", "2\tabcdef", "3\tééé")
 
-		expectError(t, c, 1264, "Out of range value for column 'n' at row 3", "ALTER TABLE u MODIFY n TINYINT")
-		mustExec(t, c, "ALTER TABLE u MODIFY n SMALLINT")
-		expectErrno(t, c, 1264, "INSERT INTO u (k, n) VALUES (10, 40000)")
-		expectError(t, c, 1265, "Data truncated for column 'm' at row 3", "ALTER TABLE u MODIFY m ENUM('a','b')")
-		runScript(t, c, `
+		r.ExpectError(1264, "Out of range value for column 'n' at row 3", "ALTER TABLE u MODIFY n TINYINT")
+		r.Exec("ALTER TABLE u MODIFY n SMALLINT")
+		r.ExpectErrno(1264, "INSERT INTO u (k, n) VALUES (10, 40000)")
+		r.ExpectError(1265, "Data truncated for column 'm' at row 3", "ALTER TABLE u MODIFY m ENUM('a','b')")
+		r.Script(`
 			exec DELETE FROM u WHERE k = 3
 			exec ALTER TABLE u MODIFY m ENUM('a','b')
 			query SELECT k, m FROM u ORDER BY k
@@ -83,32 +68,33 @@ func TestDDL2NarrowColumn(t *testing.T) {
 		`)
 
 		// What needs the stored values rewritten stays a clear 1235.
-		expectError(t, c, 1235, "would need the stored values rewritten", "ALTER TABLE u MODIFY n BIGINT")
-		expectError(t, c, 1235, "would need the stored values rewritten", "ALTER TABLE u MODIFY d DECIMAL(8,1)")
-		expectError(t, c, 1235, "would need the stored values rewritten", "ALTER TABLE u MODIFY e2 CHAR(6)")
+		r.ExpectError(1235, "would need the stored values rewritten", "ALTER TABLE u MODIFY n BIGINT")
+		r.ExpectError(1235, "would need the stored values rewritten", "ALTER TABLE u MODIFY d DECIMAL(8,1)")
+		r.ExpectError(1235, "would need the stored values rewritten", "ALTER TABLE u MODIFY e2 CHAR(6)")
 	})
 }
 
 // Known failure 31 (Alembic nullable=False): NOT NULL over rows holding NULL
 // is refused (MySQL 8: 1138) and the column stays nullable.
 func TestDDL2NotNull(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		c := ts.Session("nn",
 			"CREATE TABLE t (k INT PRIMARY KEY, e VARCHAR(64) NULL)",
 			"INSERT INTO t VALUES (1, NULL), (2, 'a')")
-		expectError(t, c, 1138, "Invalid use of NULL value", "ALTER TABLE t MODIFY e VARCHAR(64) NOT NULL")
+		r := sqltest.NewRunner(t, c)
+		r.ExpectError(1138, "Invalid use of NULL value", "ALTER TABLE t MODIFY e VARCHAR(64) NOT NULL")
 		expectColumnType(t, c, "t", "e", "varchar(64)\tYES", "after the refused NOT NULL")
-		mustExec(t, c, "UPDATE t SET k = 3 WHERE k = 1") // the row stays updatable
-		mustExec(t, c, "UPDATE t SET e = '' WHERE e IS NULL")
-		mustExec(t, c, "ALTER TABLE t MODIFY e VARCHAR(64) NOT NULL")
+		r.Exec("UPDATE t SET k = 3 WHERE k = 1") // the row stays updatable
+		r.Exec("UPDATE t SET e = '' WHERE e IS NULL")
+		r.Exec("ALTER TABLE t MODIFY e VARCHAR(64) NOT NULL")
 		expectColumnType(t, c, "t", "e", "varchar(64)\tNO", "after NOT NULL")
-		expectErrno(t, c, 1048, "INSERT INTO t VALUES (4, NULL)")
+		r.ExpectErrno(1048, "INSERT INTO t VALUES (4, NULL)")
 		// Narrowing and NOT NULL together, checked in one scan.
-		mustExec(t, c, "ALTER TABLE t MODIFY e VARCHAR(64) NULL")
-		mustExec(t, c, "INSERT INTO t VALUES (5, NULL)")
-		expectError(t, c, 1138, "Invalid use of NULL value", "ALTER TABLE t MODIFY e VARCHAR(1) NOT NULL")
-		mustExec(t, c, "DELETE FROM t WHERE k = 5")
-		mustExec(t, c, "ALTER TABLE t MODIFY e VARCHAR(1) NOT NULL")
+		r.Exec("ALTER TABLE t MODIFY e VARCHAR(64) NULL")
+		r.Exec("INSERT INTO t VALUES (5, NULL)")
+		r.ExpectError(1138, "Invalid use of NULL value", "ALTER TABLE t MODIFY e VARCHAR(1) NOT NULL")
+		r.Exec("DELETE FROM t WHERE k = 5")
+		r.Exec("ALTER TABLE t MODIFY e VARCHAR(1) NOT NULL")
 		expectColumnType(t, c, "t", "e", "varchar(1)\tNO", "after VARCHAR(1) NOT NULL")
 	})
 }
@@ -118,30 +104,30 @@ func TestDDL2NotNull(t *testing.T) {
 // the change is reverted and the ALTER fails. A DDL change in the same
 // window makes the commit a retryable conflict (1213).
 func TestDDL2NarrowConcurrentWriters(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c, w := ts.Session("cw"), ts.conn()
-		mustExec(t, w, "USE cw")
-		mustExec(t, c, "CREATE TABLE t (k INT PRIMARY KEY, e VARCHAR(128), f INT)")
-		mustExec(t, c, "INSERT INTO t VALUES (1, 'abc', 1)")
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c, w := ts.Session("cw"), ts.Conn()
+		sqltest.NewRunner(t, w).Exec("USE cw")
+		sqltest.NewRunner(t, c).Exec("CREATE TABLE t (k INT PRIMARY KEY, e VARCHAR(128), f INT)")
+		sqltest.NewRunner(t, c).Exec("INSERT INTO t VALUES (1, 'abc', 1)")
 
 		inWindow(t, sqlgw.SetNarrowVerifiedHook, w, "INSERT INTO t VALUES (2, REPEAT('x', 100), 2)", func() {
-			expectError(t, c, 1265, "Data truncated for column 'e' at row 2", "ALTER TABLE t MODIFY e VARCHAR(64)")
+			sqltest.NewRunner(t, c).ExpectError(1265, "Data truncated for column 'e' at row 2", "ALTER TABLE t MODIFY e VARCHAR(64)")
 		})
 		expectColumnType(t, c, "t", "e", "varchar(128)\tYES", "after the reverted MODIFY")
-		expectRows(t, c, "SELECT k, LENGTH(e) FROM t ORDER BY k", "1\t3", "2\t100")
-		mustExec(t, c, "UPDATE t SET e = 'y' WHERE k = 2")
-		mustExec(t, c, "INSERT INTO t VALUES (3, NULL, 3)")
+		sqltest.NewRunner(t, c).ExpectRows("SELECT k, LENGTH(e) FROM t ORDER BY k", "1\t3", "2\t100")
+		sqltest.NewRunner(t, c).Exec("UPDATE t SET e = 'y' WHERE k = 2")
+		sqltest.NewRunner(t, c).Exec("INSERT INTO t VALUES (3, NULL, 3)")
 
 		inWindow(t, sqlgw.SetNarrowVerifiedHook, w, "UPDATE t SET f = NULL WHERE k = 1", func() {
-			expectError(t, c, 1138, "Invalid use of NULL value", "ALTER TABLE t MODIFY f INT NOT NULL, MODIFY e VARCHAR(64)")
+			sqltest.NewRunner(t, c).ExpectError(1138, "Invalid use of NULL value", "ALTER TABLE t MODIFY f INT NOT NULL, MODIFY e VARCHAR(64)")
 		})
 		expectColumnType(t, c, "t", "f", "int\tYES", "f after the reverted NOT NULL")
 
 		inWindow(t, sqlgw.SetNarrowVerifiedHook, w, "ALTER TABLE t ADD COLUMN g INT", func() {
-			expectErrno(t, c, 1213, "ALTER TABLE t MODIFY e VARCHAR(64)")
+			sqltest.NewRunner(t, c).ExpectErrno(1213, "ALTER TABLE t MODIFY e VARCHAR(64)")
 		})
 		expectColumnType(t, c, "t", "e", "varchar(128)\tYES", "after the conflicting MODIFY")
-		mustExec(t, c, "ALTER TABLE t MODIFY e VARCHAR(64)") // the retry succeeds
+		sqltest.NewRunner(t, c).Exec("ALTER TABLE t MODIFY e VARCHAR(64)") // the retry succeeds
 	})
 }
 
@@ -149,42 +135,38 @@ func TestDDL2NarrowConcurrentWriters(t *testing.T) {
 // a value that does not fit after the commit: the second scan, one refresh
 // interval later, finds it and the change is reverted.
 func TestDDL2NarrowStaleGateway(t *testing.T) {
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			store, co := b.open(t)
-			t.Cleanup(func() { store.Close() })
-			ca := startServer(t, sharedStore{store}, co).conn()
-			mustExec(t, ca, "CREATE DATABASE sg")
-			mustExec(t, ca, "CREATE TABLE sg.t (k INT PRIMARY KEY, e VARCHAR(128))")
-			mustExec(t, ca, "INSERT INTO sg.t VALUES (1, 'abc')")
-			stale := co
-			stale.RefreshInterval = 1 << 40 // B keeps its cached catalog
-			cb := startServer(t, sharedStore{store}, stale).conn()
-			expectRows(t, cb, "SELECT e FROM sg.t", "abc")
+	sqltest.ForEachSharedStore(t, func(t *testing.T, store storage.Store, co catalog.Options) {
+		ca := sqltest.Start(t, store, sqltest.Options{Catalog: co}).Conn()
+		sqltest.NewRunner(t, ca).Exec("CREATE DATABASE sg")
+		sqltest.NewRunner(t, ca).Exec("CREATE TABLE sg.t (k INT PRIMARY KEY, e VARCHAR(128))")
+		sqltest.NewRunner(t, ca).Exec("INSERT INTO sg.t VALUES (1, 'abc')")
+		stale := co
+		stale.RefreshInterval = 1 << 40 // B keeps its cached catalog
+		cb := sqltest.NewRunner(t, sqltest.Start(t, store, sqltest.Options{Catalog: stale}).Conn())
+		cb.ExpectRows("SELECT e FROM sg.t", "abc")
 
-			var once sync.Once
-			restore := sqlgw.SetNarrowCommittedHook(func() {
-				once.Do(func() { mustExec(t, cb, "INSERT INTO sg.t VALUES (2, REPEAT('x', 100))") })
-			})
-			defer restore()
-			expectError(t, ca, 1265, "Data truncated for column 'e' at row 2", "ALTER TABLE sg.t MODIFY e VARCHAR(64)")
-			mustExec(t, ca, "USE sg")
-			expectColumnType(t, ca, "t", "e", "varchar(128)\tYES", "after the reverted MODIFY")
-			expectRows(t, ca, "SELECT k, LENGTH(e) FROM t ORDER BY k", "1\t3", "2\t100")
+		var once sync.Once
+		restore := sqlgw.SetNarrowCommittedHook(func() {
+			once.Do(func() { cb.Exec("INSERT INTO sg.t VALUES (2, REPEAT('x', 100))") })
 		})
-	}
+		defer restore()
+		sqltest.NewRunner(t, ca).ExpectError(1265, "Data truncated for column 'e' at row 2", "ALTER TABLE sg.t MODIFY e VARCHAR(64)")
+		sqltest.NewRunner(t, ca).Exec("USE sg")
+		expectColumnType(t, ca, "t", "e", "varchar(128)\tYES", "after the reverted MODIFY")
+		sqltest.NewRunner(t, ca).ExpectRows("SELECT k, LENGTH(e) FROM t ORDER BY k", "1\t3", "2\t100")
+	})
 }
 
 // Known failure 32 (MySQL Connector/C++ getTables): an ENUM or SET column in
 // IF(), IFNULL(), COALESCE(), STRCMP() and the other string functions is its
 // string, not its index.
 func TestDDL2EnumInFunctions(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		c := ts.Session("en",
 			"CREATE TABLE e (k INT PRIMARY KEY, t ENUM('BASE TABLE','VIEW'), s SET('a','b','c'))",
 			"INSERT INTO e VALUES (1, 'BASE TABLE', 'a,c'), (2, NULL, NULL)")
 		// The simple single-table SELECT (no custom analyzer rule runs).
-		runScript(t, c, `
+		sqltest.NewRunner(t, c).Script(`
 			query SELECT STRCMP(t,'BASE TABLE') s, IF(1, t, 'x') i, IF(k = 1, t, 'TABLE') j, COALESCE(t, 'x') co, IFNULL(t,'x') fn FROM e WHERE k = 1
 			= 0 | BASE TABLE | BASE TABLE | BASE TABLE | BASE TABLE
 			query SELECT IF(1, s, 'x'), COALESCE(s, 'n'), IFNULL(t, 'none'), STRCMP(s, 'a,c') FROM e ORDER BY k

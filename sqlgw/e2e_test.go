@@ -10,18 +10,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sqlgw/sqlgw/storage"
-	"github.com/sqlgw/sqlgw/storage/pebble"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 func TestEndToEnd(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.Session("shop",
-			`CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(50) NOT NULL, city VARCHAR(30))`)
-		mustExec(t, c, `CREATE TABLE orders (cust INT, id INT, amount DECIMAL(10,2), note TEXT,
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := sqltest.NewRunner(t, ts.Session("shop",
+			`CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(50) NOT NULL, city VARCHAR(30))`))
+		c.Exec(`CREATE TABLE orders (cust INT, id INT, amount DECIMAL(10,2), note TEXT,
 			PRIMARY KEY (cust, id))`)
 
-		runScript(t, c, `
+		c.Script(`
 			affected 3 INSERT INTO customers VALUES (1,'ann','paris'),(2,'bob','oslo'),(3,'cid',NULL)
 			exec INSERT INTO orders VALUES (1,1,10.50,'a'),(1,2,20.00,NULL),(2,1,5.25,'b'),(3,1,1.00,'c'),(3,2,2.00,'d')
 			query SELECT * FROM customers ORDER BY id
@@ -108,31 +107,31 @@ func TestEndToEnd(t *testing.T) {
 }
 
 func TestAutoIncrementAndDefaults(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.Session("d",
-			"CREATE TABLE t (id BIGINT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(10) DEFAULT 'x', n INT NOT NULL DEFAULT 7)")
-		r := mustExec(t, c, "INSERT INTO t (v) VALUES ('a')")
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := sqltest.NewRunner(t, ts.Session("d",
+			"CREATE TABLE t (id BIGINT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(10) DEFAULT 'x', n INT NOT NULL DEFAULT 7)"))
+		r := c.Exec("INSERT INTO t (v) VALUES ('a')")
 		if id, _ := r.LastInsertId(); id != 1 {
 			t.Fatalf("first id %d, want 1", id)
 		}
-		mustExec(t, c, "INSERT INTO t (n) VALUES (1)")
-		mustExec(t, c, "INSERT INTO t (id, v) VALUES (10, 'z')")
-		mustExec(t, c, "INSERT INTO t () VALUES ()")
-		expectRows(t, c, "SELECT * FROM t ORDER BY id", "1\ta\t7", "2\tx\t1", "10\tz\t7", "11\tx\t7")
+		c.Exec("INSERT INTO t (n) VALUES (1)")
+		c.Exec("INSERT INTO t (id, v) VALUES (10, 'z')")
+		c.Exec("INSERT INTO t () VALUES ()")
+		c.ExpectRows("SELECT * FROM t ORDER BY id", "1\ta\t7", "2\tx\t1", "10\tz\t7", "11\tx\t7")
 	})
 }
 
 func TestTransactions(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.Session("d",
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := sqltest.NewRunner(t, ts.Session("d",
 			"CREATE TABLE t (id INT PRIMARY KEY, v INT)",
-			"INSERT INTO t VALUES (1, 10), (2, 20)")
+			"INSERT INTO t VALUES (1, 10), (2, 20)"))
 
-		other := ts.conn()
-		mustExec(t, other, "USE d")
+		other := sqltest.NewRunner(t, ts.Conn())
+		other.Exec("USE d")
 
 		// Read-your-writes inside, invisible outside until COMMIT.
-		runScript(t, c, `
+		c.Script(`
 			exec BEGIN
 			exec INSERT INTO t VALUES (3, 30)
 			exec UPDATE t SET v = 11 WHERE id = 1
@@ -151,12 +150,12 @@ func TestTransactions(t *testing.T) {
 			query SELECT a.id FROM t a WHERE EXISTS (SELECT 1 FROM t b WHERE b.id = a.id + 2)
 			= 1
 		`)
-		expectRows(t, other, "SELECT * FROM t ORDER BY id", "1\t10", "2\t20")
-		mustExec(t, c, "COMMIT")
-		expectRows(t, other, "SELECT * FROM t ORDER BY id", "1\t11", "3\t30")
+		other.ExpectRows("SELECT * FROM t ORDER BY id", "1\t10", "2\t20")
+		c.Exec("COMMIT")
+		other.ExpectRows("SELECT * FROM t ORDER BY id", "1\t11", "3\t30")
 
 		// ROLLBACK discards.
-		runScript(t, c, `
+		c.Script(`
 			exec BEGIN
 			exec INSERT INTO t VALUES (4, 40)
 			exec UPDATE t SET v = 0
@@ -193,39 +192,39 @@ func TestTransactions(t *testing.T) {
 			error 1305 ROLLBACK TO SAVEPOINT s1
 			exec COMMIT
 		`)
-		expectRows(t, other, "SELECT id, v FROM t WHERE id >= 20 ORDER BY id", "20\t1")
-		mustExec(t, c, "DELETE FROM t WHERE id = 20")
+		other.ExpectRows("SELECT id, v FROM t WHERE id >= 20 ORDER BY id", "20\t1")
+		c.Exec("DELETE FROM t WHERE id = 20")
 
 		// autocommit=0 behaves like an open transaction.
-		mustExec(t, c, "SET autocommit = 0")
-		mustExec(t, c, "INSERT INTO t VALUES (7, 70)")
-		expectRows(t, other, "SELECT COUNT(*) FROM t WHERE id = 7", "0")
-		mustExec(t, c, "COMMIT")
-		expectRows(t, other, "SELECT COUNT(*) FROM t WHERE id = 7", "1")
-		mustExec(t, c, "SET autocommit = 1")
+		c.Exec("SET autocommit = 0")
+		c.Exec("INSERT INTO t VALUES (7, 70)")
+		other.ExpectRows("SELECT COUNT(*) FROM t WHERE id = 7", "0")
+		c.Exec("COMMIT")
+		other.ExpectRows("SELECT COUNT(*) FROM t WHERE id = 7", "1")
+		c.Exec("SET autocommit = 1")
 	})
 }
 
 // TestConflict: two transactions update the same row; the second to commit
 // gets 1213 and its retry succeeds, so no update is lost.
 func TestConflict(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		a, b := ts.Session("d"), ts.conn()
-		mustExec(t, b, "USE d")
-		mustExec(t, a, "CREATE TABLE t (id INT PRIMARY KEY, v INT)")
-		mustExec(t, a, "INSERT INTO t VALUES (1, 0)")
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		a, b := ts.Session("d"), ts.Conn()
+		sqltest.NewRunner(t, b).Exec("USE d")
+		sqltest.NewRunner(t, a).Exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+		sqltest.NewRunner(t, a).Exec("INSERT INTO t VALUES (1, 0)")
 
-		mustExec(t, a, "BEGIN")
-		mustExec(t, b, "BEGIN")
-		mustExec(t, a, "UPDATE t SET v = v + 1 WHERE id = 1")
-		mustExec(t, b, "UPDATE t SET v = v + 10 WHERE id = 1")
-		mustExec(t, a, "COMMIT")
-		expectErrno(t, b, 1213, "COMMIT")
+		sqltest.NewRunner(t, a).Exec("BEGIN")
+		sqltest.NewRunner(t, b).Exec("BEGIN")
+		sqltest.NewRunner(t, a).Exec("UPDATE t SET v = v + 1 WHERE id = 1")
+		sqltest.NewRunner(t, b).Exec("UPDATE t SET v = v + 10 WHERE id = 1")
+		sqltest.NewRunner(t, a).Exec("COMMIT")
+		sqltest.NewRunner(t, b).ExpectErrno(1213, "COMMIT")
 		// Retry.
-		mustExec(t, b, "BEGIN")
-		mustExec(t, b, "UPDATE t SET v = v + 10 WHERE id = 1")
-		mustExec(t, b, "COMMIT")
-		expectRows(t, a, "SELECT v FROM t WHERE id = 1", "11")
+		sqltest.NewRunner(t, b).Exec("BEGIN")
+		sqltest.NewRunner(t, b).Exec("UPDATE t SET v = v + 10 WHERE id = 1")
+		sqltest.NewRunner(t, b).Exec("COMMIT")
+		sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t WHERE id = 1", "11")
 
 		// Concurrent autocommit increments: every one lands, conflicts retried.
 		var wg sync.WaitGroup
@@ -237,11 +236,11 @@ func TestConflict(t *testing.T) {
 				defer wg.Done()
 				for i := 0; i < each; i++ {
 					for {
-						_, err := ts.db.Exec("UPDATE d.t SET v = v + 1 WHERE id = 1")
+						_, err := ts.DB.Exec("UPDATE d.t SET v = v + 1 WHERE id = 1")
 						if err == nil {
 							break
 						}
-						if mysqlErrno(err) != 1213 {
+						if sqltest.Errno(err) != 1213 {
 							errs <- err
 							return
 						}
@@ -254,7 +253,7 @@ func TestConflict(t *testing.T) {
 		for err := range errs {
 			t.Fatal(err)
 		}
-		expectRows(t, a, "SELECT v FROM t WHERE id = 1", fmt.Sprint(11+workers*each))
+		sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t WHERE id = 1", fmt.Sprint(11+workers*each))
 	})
 }
 
@@ -270,59 +269,59 @@ func multiPartitionInsert(t *testing.T) int64 {
 }
 
 func TestRequestCounts(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.Session("d",
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := sqltest.NewRunner(t, ts.Session("d",
 			"CREATE TABLE kv (id INT PRIMARY KEY, v VARCHAR(20))",
-			"CREATE TABLE ev (dev INT, ts INT, v INT, PRIMARY KEY (dev, ts))")
+			"CREATE TABLE ev (dev INT, ts INT, v INT, PRIMARY KEY (dev, ts))"))
 		var vals []string
 		for i := 1; i <= 50; i++ {
 			vals = append(vals, fmt.Sprintf("(%d, 'v%d')", i, i))
 		}
-		mustExec(t, c, "INSERT INTO kv VALUES "+strings.Join(vals, ","))
+		c.Exec("INSERT INTO kv VALUES " + strings.Join(vals, ","))
 		vals = vals[:0]
 		for d := 1; d <= 3; d++ {
 			for s := 1; s <= 10; s++ {
 				vals = append(vals, fmt.Sprintf("(%d, %d, %d)", d, s, d*100+s))
 			}
 		}
-		mustExec(t, c, "INSERT INTO ev VALUES "+strings.Join(vals, ","))
+		c.Exec("INSERT INTO ev VALUES " + strings.Join(vals, ","))
 
-		expectCosts(t, c, []costCase{
-			{"SELECT v FROM kv WHERE id = 7", 1, 1},
-			{"SELECT v FROM kv WHERE id = 999", 1, 0},
-			{"SELECT v FROM kv WHERE id IN (1, 2, 3)", 3, 3},
-			{"SELECT v FROM ev WHERE dev = 2 AND ts = 5", 1, 1},
-			{"SELECT v FROM ev WHERE dev = 2", 1, 10},
-			{"SELECT v FROM ev WHERE dev = 2 AND ts >= 8", 1, 3},
-			{"SELECT COUNT(*) FROM ev", 1, 30},
-			{"SELECT v FROM kv WHERE id = 1 AND id = 2", 0, 0},
-			{"UPDATE kv SET v = 'x' WHERE id = 7", 2, 1},
-			{"DELETE FROM kv WHERE id = 8", 2, 1},
-			{"INSERT INTO kv VALUES (100, 'new')", 1, 0},
+		c.ExpectCosts([]sqltest.CostCase{
+			{Q: "SELECT v FROM kv WHERE id = 7", Reqs: 1, Entities: 1},
+			{Q: "SELECT v FROM kv WHERE id = 999", Reqs: 1, Entities: 0},
+			{Q: "SELECT v FROM kv WHERE id IN (1, 2, 3)", Reqs: 3, Entities: 3},
+			{Q: "SELECT v FROM ev WHERE dev = 2 AND ts = 5", Reqs: 1, Entities: 1},
+			{Q: "SELECT v FROM ev WHERE dev = 2", Reqs: 1, Entities: 10},
+			{Q: "SELECT v FROM ev WHERE dev = 2 AND ts >= 8", Reqs: 1, Entities: 3},
+			{Q: "SELECT COUNT(*) FROM ev", Reqs: 1, Entities: 30},
+			{Q: "SELECT v FROM kv WHERE id = 1 AND id = 2", Reqs: 0, Entities: 0},
+			{Q: "UPDATE kv SET v = 'x' WHERE id = 7", Reqs: 2, Entities: 1},
+			{Q: "DELETE FROM kv WHERE id = 8", Reqs: 2, Entities: 1},
+			{Q: "INSERT INTO kv VALUES (100, 'new')", Reqs: 1, Entities: 0},
 			// LIMIT becomes the store's Top; ORDER BY the key needs no sort.
-			{"SELECT * FROM kv LIMIT 1", 1, 1},
-			{"SELECT * FROM kv ORDER BY id LIMIT 2", 1, 2},
-			{"SELECT * FROM kv WHERE id > 10 ORDER BY id LIMIT 3", 1, 3},
-			{"SELECT v FROM ev WHERE dev = 3 ORDER BY ts LIMIT 2", 1, 2},
+			{Q: "SELECT * FROM kv LIMIT 1", Reqs: 1, Entities: 1},
+			{Q: "SELECT * FROM kv ORDER BY id LIMIT 2", Reqs: 1, Entities: 2},
+			{Q: "SELECT * FROM kv WHERE id > 10 ORDER BY id LIMIT 3", Reqs: 1, Entities: 3},
+			{Q: "SELECT v FROM ev WHERE dev = 3 ORDER BY ts LIMIT 2", Reqs: 1, Entities: 2},
 			// A static lookup inside a join is read once, not per outer row.
 			// (go-mysql-server does not derive ev.ts = 3: ev is scanned once.)
-			{"SELECT kv.v, ev.v FROM ev JOIN kv ON kv.id = ev.ts WHERE kv.id = 3", 2, 31},
+			{Q: "SELECT kv.v, ev.v FROM ev JOIN kv ON kv.id = ev.ts WHERE kv.id = 3", Reqs: 2, Entities: 31},
 			// A join of whole tables is two scans, not a lookup per row.
-			{"SELECT kv.v, ev.v FROM ev JOIN kv ON kv.id = ev.ts", 2, 80},
+			{Q: "SELECT kv.v, ev.v FROM ev JOIN kv ON kv.id = ev.ts", Reqs: 2, Entities: 80},
 			// The inner table of a nested loop is scanned once, not per outer row.
-			{"SELECT kv.id, ev.v FROM kv LEFT JOIN ev ON ev.v = kv.id WHERE kv.id < 5", 2, 34},
+			{Q: "SELECT kv.id, ev.v FROM kv LEFT JOIN ev ON ev.v = kv.id WHERE kv.id < 5", Reqs: 2, Entities: 34},
 			// Rows of three partitions commit atomically: one Pebble batch,
 			// or through a transaction record on the Table service (2P+3
 			// requests, docs/benchmarks.md); one batch for rows of one
 			// partition.
-			{"INSERT INTO kv VALUES (201, 'a'), (202, 'b'), (203, 'c')", multiPartitionInsert(t), 0},
-			{"INSERT INTO ev VALUES (9, 1, 1), (9, 2, 2), (9, 3, 3)", 1, 0},
+			{Q: "INSERT INTO kv VALUES (201, 'a'), (202, 'b'), (203, 'c')", Reqs: multiPartitionInsert(t), Entities: 0},
+			{Q: "INSERT INTO ev VALUES (9, 1, 1), (9, 2, 2), (9, 3, 3)", Reqs: 1, Entities: 0},
 		})
 	})
 }
 
 func TestExplain(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		c := ts.Session("d",
 			"CREATE TABLE kv (id INT PRIMARY KEY, v VARCHAR(20))",
 			"CREATE TABLE ev (dev INT, ts INT, v INT, PRIMARY KEY (dev, ts))")
@@ -339,7 +338,7 @@ func TestExplain(t *testing.T) {
 			{"DELETE FROM ev WHERE dev = 2", "PartitionScan"},
 		} {
 			for _, form := range []string{"EXPLAIN PLAN ", "EXPLAIN FORMAT=tree ", "EXPLAIN "} {
-				plan := strings.Join(rows(t, c, form+tc.q), "\n")
+				plan := strings.Join(sqltest.NewRunner(t, c).Rows(form+tc.q), "\n")
 				if !strings.Contains(plan, tc.path) {
 					t.Errorf("%s%s: no %s in\n%s", form, tc.q, tc.path, plan)
 				}
@@ -349,11 +348,11 @@ func TestExplain(t *testing.T) {
 }
 
 func TestExplainAnalyze(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		c := ts.Session("d",
 			"CREATE TABLE kv (id INT PRIMARY KEY, v INT)",
 			"INSERT INTO kv VALUES (1, 1), (2, 2), (3, 3)")
-		out := strings.Join(rows(t, c, "EXPLAIN ANALYZE SELECT v FROM kv WHERE id IN (1, 3)"), "\n")
+		out := strings.Join(sqltest.NewRunner(t, c).Rows("EXPLAIN ANALYZE SELECT v FROM kv WHERE id IN (1, 3)"), "\n")
 		if !strings.Contains(out, "MultiGet") || !strings.Contains(out, "sqlgw: 2 rows, 2 store requests, 2 entities read") {
 			t.Errorf("EXPLAIN ANALYZE:\n%s", out)
 		}
@@ -363,19 +362,19 @@ func TestExplainAnalyze(t *testing.T) {
 // TestMariaDBComment: mariadb-dump's first line is a MariaDB-only
 // executable comment, a comment to MySQL and to sqlgw.
 func TestMariaDBComment(t *testing.T) {
-	store, _ := memoryBackend.open(t)
-	ts := startServer(t, store)
-	mustExec(t, ts.db, "/*M!999999 enable the sandbox mode */")
-	expectRows(t, ts.db, "/*M!100000 anything */ SELECT 7", "7")
+	store, _ := sqltest.Memory.Open(t)
+	ts := sqltest.Start(t, store, sqltest.Options{})
+	sqltest.NewRunner(t, ts.DB).Exec("/*M!999999 enable the sandbox mode */")
+	sqltest.NewRunner(t, ts.DB).ExpectRows("/*M!100000 anything */ SELECT 7", "7")
 }
 
 func TestUnsupportedIsAnError(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		c := ts.Session("d",
 			"CREATE TABLE t (id INT PRIMARY KEY, v INT)")
 		// Secondary indexes are supported (index_e2e_test.go), not index
 		// prefix lengths.
-		runScript(t, c, `
+		sqltest.NewRunner(t, c).Script(`
 			exec CREATE TABLE s (id INT PRIMARY KEY, v VARCHAR(10))
 			error 1235 CREATE INDEX iv ON s (v(3))
 			error 1235 CREATE TABLE u (id INT PRIMARY KEY, v VARCHAR(10), KEY (v(3)))
@@ -386,15 +385,15 @@ func TestUnsupportedIsAnError(t *testing.T) {
 }
 
 func TestPartitionKeyComment(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.Session("d",
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := sqltest.NewRunner(t, ts.Session("d",
 			"CREATE TABLE m (tenant INT, region VARCHAR(10), id INT, v INT, PRIMARY KEY (tenant, region, id)) COMMENT 'sqlgw: partition_key=(tenant, region)'",
-			"INSERT INTO m VALUES (1,'eu',1,1),(1,'eu',2,2),(1,'us',1,3),(2,'eu',1,4)")
-		reqs, ents := cost(t, c, "SELECT v FROM m WHERE tenant = 1 AND region = 'eu'")
+			"INSERT INTO m VALUES (1,'eu',1,1),(1,'eu',2,2),(1,'us',1,3),(2,'eu',1,4)"))
+		reqs, ents := c.Cost("SELECT v FROM m WHERE tenant = 1 AND region = 'eu'")
 		if reqs != 1 || ents != 2 {
 			t.Errorf("partition read: %d requests, %d entities; want 1, 2", reqs, ents)
 		}
-		plan := strings.Join(rows(t, c, "EXPLAIN PLAN SELECT v FROM m WHERE tenant = 1 AND region = 'eu'"), "\n")
+		plan := strings.Join(c.Rows("EXPLAIN PLAN SELECT v FROM m WHERE tenant = 1 AND region = 'eu'"), "\n")
 		if !strings.Contains(plan, "PartitionScan") {
 			t.Errorf("want PartitionScan:\n%s", plan)
 		}
@@ -404,56 +403,49 @@ func TestPartitionKeyComment(t *testing.T) {
 // TestRestart: data and schema survive a clean restart of an on-disk store.
 func TestRestart(t *testing.T) {
 	dir := t.TempDir()
-	open := func() storage.Store {
-		s, err := pebble.Open(dir, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	ts := startServer(t, open())
-	mustExec(t, ts.db, "CREATE DATABASE d")
-	mustExec(t, ts.db, "CREATE TABLE d.t (id BIGINT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(10) DEFAULT 'dflt', at DATETIME(6))")
-	mustExec(t, ts.db, "INSERT INTO d.t (v, at) VALUES ('a', '2024-01-02 03:04:05.123456'), (NULL, NULL)")
-	mustExec(t, ts.db, "INSERT INTO d.t (at) VALUES (NULL)")
-	ts.stop()
+	ts := sqltest.Start(t, sqltest.OpenDisk(t, dir), sqltest.Options{})
+	sqltest.NewRunner(t, ts.DB).Exec("CREATE DATABASE d")
+	sqltest.NewRunner(t, ts.DB).Exec("CREATE TABLE d.t (id BIGINT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(10) DEFAULT 'dflt', at DATETIME(6))")
+	sqltest.NewRunner(t, ts.DB).Exec("INSERT INTO d.t (v, at) VALUES ('a', '2024-01-02 03:04:05.123456'), (NULL, NULL)")
+	sqltest.NewRunner(t, ts.DB).Exec("INSERT INTO d.t (at) VALUES (NULL)")
+	ts.Stop()
 
-	ts = startServer(t, open())
-	mustExec(t, ts.db, "INSERT INTO d.t (v) VALUES ('b')")
-	expectRows(t, ts.db, "SELECT id, v, at FROM d.t WHERE id <= 3 ORDER BY id",
+	ts = sqltest.Start(t, sqltest.OpenDisk(t, dir), sqltest.Options{})
+	sqltest.NewRunner(t, ts.DB).Exec("INSERT INTO d.t (v) VALUES ('b')")
+	sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT id, v, at FROM d.t WHERE id <= 3 ORDER BY id",
 		"1\ta\t2024-01-02 03:04:05.123456", "2\tNULL\tNULL", "3\tdflt\tNULL")
 	// AUTO_INCREMENT values are reserved in blocks: after a restart the
 	// counter continues past the block, never below it.
-	expectRows(t, ts.db, "SELECT v FROM d.t WHERE id > 3", "b")
+	sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT v FROM d.t WHERE id > 3", "b")
 }
 
 func TestPartitionByKey(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.Session("d",
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := sqltest.NewRunner(t, ts.Session("d",
 			"CREATE TABLE m (tenant INT, id INT, v INT, PRIMARY KEY (id, tenant)) PARTITION BY KEY(tenant) PARTITIONS 8",
-			"INSERT INTO m VALUES (1,1,1),(1,2,2),(2,1,3)")
-		plan := strings.Join(rows(t, c, "EXPLAIN PLAN SELECT v FROM m WHERE tenant = 1"), "\n")
+			"INSERT INTO m VALUES (1,1,1),(1,2,2),(2,1,3)"))
+		plan := strings.Join(c.Rows("EXPLAIN PLAN SELECT v FROM m WHERE tenant = 1"), "\n")
 		if !strings.Contains(plan, "PartitionScan") {
 			t.Errorf("want PartitionScan:\n%s", plan)
 		}
-		expectRows(t, c, "SELECT v FROM m WHERE tenant = 1 ORDER BY v", "1", "2")
-		expectRows(t, c, "SELECT TABLE_COMMENT FROM information_schema.TABLES WHERE TABLE_NAME = 'm'", "sqlgw: partition_key=(`tenant`) salt_buckets=8")
-		mustExec(t, c, "ALTER TABLE m COMMENT 'events'")
-		expectRows(t, c, "SELECT TABLE_COMMENT FROM information_schema.TABLES WHERE TABLE_NAME = 'm'", "events sqlgw: partition_key=(`tenant`) salt_buckets=8")
-		expectErrno(t, c, 1235, "ALTER TABLE m COMMENT 'sqlgw: partition_key=(id)'")
-		expectErrno(t, c, 1235, "ALTER TABLE m DROP PRIMARY KEY")
+		c.ExpectRows("SELECT v FROM m WHERE tenant = 1 ORDER BY v", "1", "2")
+		c.ExpectRows("SELECT TABLE_COMMENT FROM information_schema.TABLES WHERE TABLE_NAME = 'm'", "sqlgw: partition_key=(`tenant`) salt_buckets=8")
+		c.Exec("ALTER TABLE m COMMENT 'events'")
+		c.ExpectRows("SELECT TABLE_COMMENT FROM information_schema.TABLES WHERE TABLE_NAME = 'm'", "events sqlgw: partition_key=(`tenant`) salt_buckets=8")
+		c.ExpectErrno(1235, "ALTER TABLE m COMMENT 'sqlgw: partition_key=(id)'")
+		c.ExpectErrno(1235, "ALTER TABLE m DROP PRIMARY KEY")
 		// HASH(column) is KEY(column) (TestSaltBuckets); of an expression, an error.
-		expectErrno(t, c, 1235, "CREATE TABLE h (a INT PRIMARY KEY) PARTITION BY HASH(a DIV 2) PARTITIONS 4")
-		expectErrno(t, c, 1146, "SELECT * FROM h")
+		c.ExpectErrno(1235, "CREATE TABLE h (a INT PRIMARY KEY) PARTITION BY HASH(a DIV 2) PARTITIONS 4")
+		c.ExpectErrno(1146, "SELECT * FROM h")
 	})
 }
 
 // TestHandshakeAutocommitFlag: the initial handshake carries
 // SERVER_STATUS_AUTOCOMMIT (PyMySQL's get_autocommit reads it).
 func TestHandshakeAutocommitFlag(t *testing.T) {
-	store, _ := memoryBackend.open(t)
-	ts := startServer(t, store)
-	conn, err := net.Dial("tcp", ts.srv.Addr().String())
+	store, _ := sqltest.Memory.Open(t)
+	ts := sqltest.Start(t, store, sqltest.Options{})
+	conn, err := net.Dial("tcp", ts.Srv.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -481,8 +473,8 @@ func TestHandshakeAutocommitFlag(t *testing.T) {
 }
 
 func TestKeylessTable(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		runScript(t, ts.Session("d"), `
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		sqltest.NewRunner(t, ts.Session("d")).Script(`
 			exec CREATE TABLE log (a INT, b VARCHAR(10))
 			exec INSERT INTO log VALUES (1,'x'),(1,'x'),(2,'y'),(3,'z')
 			affected 2 UPDATE log SET b = 'w' WHERE a = 1
@@ -509,8 +501,8 @@ func TestKeylessTable(t *testing.T) {
 }
 
 func TestViews(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		runScript(t, ts.Session("d"), `
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		sqltest.NewRunner(t, ts.Session("d")).Script(`
 			exec CREATE TABLE t (id INT PRIMARY KEY, v INT)
 			exec INSERT INTO t VALUES (1, 10), (2, 20), (3, 30)
 			exec CREATE VIEW big AS SELECT id, v FROM t WHERE v > 15
@@ -532,57 +524,51 @@ func TestViews(t *testing.T) {
 // TestDescKey: a DESC key column stores the complemented encoding, so the
 // newest rows of a partition come first (log tail pattern).
 func TestDescKey(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.Session("d",
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := sqltest.NewRunner(t, ts.Session("d",
 			"CREATE TABLE ev (dev INT, ts INT, v INT, PRIMARY KEY (dev, ts DESC))",
-			"INSERT INTO ev VALUES (1,1,10),(1,2,20),(1,3,30),(2,1,40)")
-		expectRows(t, c, "SELECT ts FROM ev WHERE dev = 1 ORDER BY ts DESC LIMIT 2", "3", "2")
-		reqs, ents := cost(t, c, "SELECT ts FROM ev WHERE dev = 1 ORDER BY ts DESC LIMIT 2")
+			"INSERT INTO ev VALUES (1,1,10),(1,2,20),(1,3,30),(2,1,40)"))
+		c.ExpectRows("SELECT ts FROM ev WHERE dev = 1 ORDER BY ts DESC LIMIT 2", "3", "2")
+		reqs, ents := c.Cost("SELECT ts FROM ev WHERE dev = 1 ORDER BY ts DESC LIMIT 2")
 		if reqs != 1 || ents != 2 {
 			t.Errorf("log tail: %d requests, %d entities; want 1, 2", reqs, ents)
 		}
-		expectRows(t, c, "SELECT ts FROM ev WHERE dev = 1 ORDER BY ts", "1", "2", "3")
-		expectRows(t, c, "SELECT dev, ts FROM ev ORDER BY dev, ts", "1\t1", "1\t2", "1\t3", "2\t1")
-		expectRows(t, c, "SELECT ts FROM ev WHERE dev = 1 AND ts >= 2 ORDER BY ts", "2", "3")
+		c.ExpectRows("SELECT ts FROM ev WHERE dev = 1 ORDER BY ts", "1", "2", "3")
+		c.ExpectRows("SELECT dev, ts FROM ev ORDER BY dev, ts", "1\t1", "1\t2", "1\t3", "2\t1")
+		c.ExpectRows("SELECT ts FROM ev WHERE dev = 1 AND ts >= 2 ORDER BY ts", "2", "3")
 	})
 }
 
 // TestPaging: results longer than a page (1,000 entities) are followed
 // page by page, and a LIMIT stops after the first.
 func TestPaging(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.Session("d",
-			"CREATE TABLE ev (dev INT, ts INT, v INT, PRIMARY KEY (dev, ts))")
-		for b := 0; b < 25; b++ {
-			var vals []string
-			for i := 1; i <= 100; i++ {
-				n := b*100 + i
-				vals = append(vals, fmt.Sprintf("(1, %d, %d)", n, n%7))
-			}
-			mustExec(t, c, "INSERT INTO ev VALUES "+strings.Join(vals, ","))
-		}
-		expectRows(t, c, "SELECT COUNT(*), MIN(ts), MAX(ts) FROM ev WHERE dev = 1", "2500\t1\t2500")
-		expectCosts(t, c, []costCase{
-			{"SELECT COUNT(*) FROM ev WHERE dev = 1", 3, 2500},
-			{"SELECT ts FROM ev WHERE dev = 1 LIMIT 5", 1, 5},
-			{"SELECT ts FROM ev WHERE dev = 1 AND ts > 1990 ORDER BY ts LIMIT 20", 1, 20},
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := sqltest.NewRunner(t, ts.Session("d",
+			"CREATE TABLE ev (dev INT, ts INT, v INT, PRIMARY KEY (dev, ts))"))
+		c.InsertRows("ev", 2500, 100, func(i int) string { return fmt.Sprintf("(1, %d, %d)", i+1, (i+1)%7) })
+		c.ExpectRows("SELECT COUNT(*), MIN(ts), MAX(ts) FROM ev WHERE dev = 1", "2500\t1\t2500")
+		c.ExpectCosts([]sqltest.CostCase{
+			{Q: "SELECT COUNT(*) FROM ev WHERE dev = 1", Reqs: 3, Entities: 2500},
+			{Q: "SELECT ts FROM ev WHERE dev = 1 LIMIT 5", Reqs: 1, Entities: 5},
+			{Q: "SELECT ts FROM ev WHERE dev = 1 AND ts > 1990 ORDER BY ts LIMIT 20", Reqs: 1, Entities: 20},
 		})
-		expectRows(t, c, "SELECT ts FROM ev WHERE dev = 1 AND ts > 1990 ORDER BY ts LIMIT 3", "1991", "1992", "1993")
-		expectRows(t, c, "SELECT COUNT(*) FROM ev WHERE dev = 1 AND v = 3", "357")
+		c.ExpectRows("SELECT ts FROM ev WHERE dev = 1 AND ts > 1990 ORDER BY ts LIMIT 3", "1991", "1992", "1993")
+		c.ExpectRows("SELECT COUNT(*) FROM ev WHERE dev = 1 AND v = 3", "357")
 	})
 }
 
 // TestLargeRow: a row larger than one store batch (4 MiB) is written across
 // batches, read back whole, and deleted.
 func TestLargeRow(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		c := ts.Session("d",
 			"CREATE TABLE blobs (id INT PRIMARY KEY, name VARCHAR(10), body LONGTEXT, bin LONGBLOB)")
+		r := sqltest.NewRunner(t, c)
 		// 3 MiB of binary: 4 MiB of base64 on the wire to Azure, whose
 		// entity limit counts the body, so the catalog must split it by that
 		// measure (storage.EntitySize), on every backend alike.
 		bin := []byte(strings.Repeat("\x00\x01\xfe\xff", 3<<20/4))
-		mustExec(t, c, "INSERT INTO blobs VALUES (3, 'bin', NULL, ?)", bin)
+		r.Exec("INSERT INTO blobs VALUES (3, 'bin', NULL, ?)", bin)
 		var gotBin []byte
 		if err := c.QueryRowContext(context.Background(), "SELECT bin FROM blobs WHERE id = 3").Scan(&gotBin); err != nil {
 			t.Fatal(err)
@@ -590,9 +576,9 @@ func TestLargeRow(t *testing.T) {
 		if string(gotBin) != string(bin) {
 			t.Fatalf("read back %d bytes of binary, want %d", len(gotBin), len(bin))
 		}
-		mustExec(t, c, "DELETE FROM blobs WHERE id = 3")
+		r.Exec("DELETE FROM blobs WHERE id = 3")
 		big := strings.Repeat("0123456789abcdef", 5<<20/16) // 5 MiB
-		mustExec(t, c, "INSERT INTO blobs VALUES (1, 'small', 'x', NULL), (2, 'huge', ?, NULL)", big)
+		r.Exec("INSERT INTO blobs VALUES (1, 'small', 'x', NULL), (2, 'huge', ?, NULL)", big)
 		var got string
 		if err := c.QueryRowContext(context.Background(), "SELECT body FROM blobs WHERE id = 2").Scan(&got); err != nil {
 			t.Fatal(err)
@@ -600,9 +586,9 @@ func TestLargeRow(t *testing.T) {
 		if got != big {
 			t.Fatalf("read back %d bytes, want %d", len(got), len(big))
 		}
-		expectRows(t, c, "SELECT id, name, LENGTH(body) FROM blobs ORDER BY id", "1\tsmall\t1", "2\thuge\t5242880")
-		expectErrno(t, c, 1062, "INSERT INTO blobs VALUES (2, 'again', ?, NULL)", big)
-		runScript(t, c, `
+		r.ExpectRows("SELECT id, name, LENGTH(body) FROM blobs ORDER BY id", "1\tsmall\t1", "2\thuge\t5242880")
+		r.ExpectErrno(1062, "INSERT INTO blobs VALUES (2, 'again', ?, NULL)", big)
+		r.Script(`
 			exec UPDATE blobs SET name = 'renamed' WHERE id = 2
 			# across batches: TestLargeRowUpdate
 			affected 1 DELETE FROM blobs WHERE id = 2

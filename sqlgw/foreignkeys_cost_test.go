@@ -4,25 +4,27 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // TestForeignKeysCost: the store requests of foreign key checks. A child
 // row costs one primary-key Get of its parent, and rows of one statement
 // that reference the same parent share it.
 func TestForeignKeysCost(t *testing.T) {
-	store, co := memoryBackend.open(t)
-	ts := startServer(t, store, co)
-	c := ts.Session("fkc", `
+	store, co := sqltest.Memory.Open(t)
+	ts := sqltest.Start(t, store, sqltest.Options{Catalog: co})
+	c := sqltest.NewRunner(t, ts.Session("fkc", `
 		CREATE TABLE p (id INT PRIMARY KEY)
 		CREATE TABLE ch (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id))
 		CREATE TABLE free (id INT PRIMARY KEY, pid INT, KEY (pid))
-		INSERT INTO p VALUES (1),(2),(3),(4),(5)`)
+		INSERT INTO p VALUES (1),(2),(3),(4),(5)`))
 	var vals []string
 	for i := range 200 {
 		vals = append(vals, fmt.Sprintf("(%d,%d)", i, i%5+1))
 	}
-	base, _ := cost(t, c, "INSERT INTO free VALUES "+strings.Join(vals, ","))
-	req, _ := cost(t, c, "INSERT INTO ch VALUES "+strings.Join(vals, ","))
+	base, _ := c.Cost("INSERT INTO free VALUES " + strings.Join(vals, ","))
+	req, _ := c.Cost("INSERT INTO ch VALUES " + strings.Join(vals, ","))
 	t.Logf("200 rows: %d requests without a foreign key, %d with", base, req)
 	if req > base+5+2 {
 		t.Fatalf("200 child rows of 5 parents: %d store requests, want at most %d (one Get per distinct parent)", req, base+7)
@@ -30,11 +32,11 @@ func TestForeignKeysCost(t *testing.T) {
 
 	// Deleting a parent no child references: the check is one index
 	// range read of the child index on top of the delete itself.
-	mustExec(t, c, "INSERT INTO p VALUES (6)")
-	mustExec(t, c, "CREATE TABLE lone (id INT PRIMARY KEY)")
-	mustExec(t, c, "INSERT INTO lone VALUES (6)")
-	delBase, _ := cost(t, c, "DELETE FROM lone WHERE id = 6")
-	delReq, _ := cost(t, c, "DELETE FROM p WHERE id = 6")
+	c.Exec("INSERT INTO p VALUES (6)")
+	c.Exec("CREATE TABLE lone (id INT PRIMARY KEY)")
+	c.Exec("INSERT INTO lone VALUES (6)")
+	delBase, _ := c.Cost("DELETE FROM lone WHERE id = 6")
+	delReq, _ := c.Cost("DELETE FROM p WHERE id = 6")
 	t.Logf("DELETE of an unreferenced parent: %d requests (a row of a table without references: %d)", delReq, delBase)
 	if delReq > 4 {
 		t.Fatalf("DELETE of an unreferenced parent: %d store requests, want at most 4", delReq)
@@ -42,15 +44,15 @@ func TestForeignKeysCost(t *testing.T) {
 
 	// ON DELETE CASCADE over 50 children: one index range, the children's
 	// rows, their deletes (batched per partition).
-	mustExec(t, c, "CREATE TABLE cp (id INT PRIMARY KEY)")
-	mustExec(t, c, "CREATE TABLE cc (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES cp (id) ON DELETE CASCADE)")
-	mustExec(t, c, "INSERT INTO cp VALUES (1)")
+	c.Exec("CREATE TABLE cp (id INT PRIMARY KEY)")
+	c.Exec("CREATE TABLE cc (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES cp (id) ON DELETE CASCADE)")
+	c.Exec("INSERT INTO cp VALUES (1)")
 	vals = vals[:0]
 	for i := range 50 {
 		vals = append(vals, fmt.Sprintf("(%d,1)", i))
 	}
-	mustExec(t, c, "INSERT INTO cc VALUES "+strings.Join(vals, ","))
-	casReq, casEnt := cost(t, c, "DELETE FROM cp WHERE id = 1")
+	c.Exec("INSERT INTO cc VALUES " + strings.Join(vals, ","))
+	casReq, casEnt := c.Cost("DELETE FROM cp WHERE id = 1")
 	t.Logf("DELETE of a parent cascading to 50 children: %d requests, %d entities read", casReq, casEnt)
-	expectRows(t, c, "SELECT count(*) FROM cc", "0")
+	c.ExpectRows("SELECT count(*) FROM cc", "0")
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // MySQL error numbers of foreign keys.
@@ -18,16 +20,17 @@ const (
 // the parent: DDL, metadata, 1452 on a child without parent,
 // foreign_key_checks=0, DROP FOREIGN KEY.
 func TestForeignKeysParent(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		c := ts.Session("fk",
 			"CREATE TABLE author (id INT PRIMARY KEY, name VARCHAR(20))")
-		mustExec(t, c, `CREATE TABLE book (id INT PRIMARY KEY, author_id INT,
+		r := sqltest.NewRunner(t, c)
+		r.Exec(`CREATE TABLE book (id INT PRIMARY KEY, author_id INT,
 			CONSTRAINT book_author FOREIGN KEY (author_id) REFERENCES author (id))`)
-		mustExec(t, c, "INSERT INTO author VALUES (1,'ann'),(2,'bob')")
-		mustExec(t, c, "INSERT INTO book VALUES (10,1),(11,NULL)")
-		expectErrno(t, c, erNoReferencedRow2, "INSERT INTO book VALUES (12,3)")
-		expectErrno(t, c, erNoReferencedRow2, "UPDATE book SET author_id = 9 WHERE id = 10")
-		runScript(t, c, `
+		r.Exec("INSERT INTO author VALUES (1,'ann'),(2,'bob')")
+		r.Exec("INSERT INTO book VALUES (10,1),(11,NULL)")
+		r.ExpectErrno(erNoReferencedRow2, "INSERT INTO book VALUES (12,3)")
+		r.ExpectErrno(erNoReferencedRow2, "UPDATE book SET author_id = 9 WHERE id = 10")
+		r.Script(`
 			query SELECT id, author_id FROM book ORDER BY id
 			= 10 | 1
 			= 11 | NULL
@@ -44,23 +47,23 @@ func TestForeignKeysParent(t *testing.T) {
 			= book_author | author_id
 			= PRIMARY | id
 		`)
-		create := strings.Join(rows(t, c, "SHOW CREATE TABLE book"), "\n")
+		create := strings.Join(r.Rows("SHOW CREATE TABLE book"), "\n")
 		if !strings.Contains(create, "CONSTRAINT `book_author` FOREIGN KEY (`author_id`) REFERENCES `author` (`id`)") {
 			t.Fatalf("SHOW CREATE TABLE:\n%s", create)
 		}
-		expectRows(t, c, `SELECT constraint_name, table_name, column_name, referenced_table_name, referenced_column_name
+		r.ExpectRows(`SELECT constraint_name, table_name, column_name, referenced_table_name, referenced_column_name
 			FROM information_schema.key_column_usage WHERE table_schema='fk' AND referenced_table_name IS NOT NULL`,
 			"book_author\tbook\tauthor_id\tauthor\tid")
-		expectRows(t, c, `SELECT constraint_name, unique_constraint_schema, table_name, referenced_table_name, update_rule, delete_rule
+		r.ExpectRows(`SELECT constraint_name, unique_constraint_schema, table_name, referenced_table_name, update_rule, delete_rule
 			FROM information_schema.referential_constraints WHERE constraint_schema='fk'`,
 			"book_author\tfk\tbook\tauthor\tNO ACTION\tNO ACTION")
-		expectRows(t, c, `SELECT constraint_name, constraint_type FROM information_schema.table_constraints
+		r.ExpectRows(`SELECT constraint_name, constraint_type FROM information_schema.table_constraints
 			WHERE table_schema='fk' AND table_name='book' ORDER BY constraint_type`,
 			"book_author\tFOREIGN KEY", "PRIMARY\tPRIMARY KEY")
 
 		// ALTER TABLE ADD CONSTRAINT (what Django sends), with an
 		// index already there; existing rows are checked.
-		runScript(t, c, `
+		r.Script(`
 			exec CREATE TABLE review (id INT PRIMARY KEY, book_id INT NOT NULL, KEY by_book (book_id))
 			exec INSERT INTO review VALUES (1, 10), (2, 99)
 			error 1452 ALTER TABLE review ADD CONSTRAINT review_book FOREIGN KEY (book_id) REFERENCES book (id)
@@ -87,9 +90,9 @@ func TestForeignKeysParent(t *testing.T) {
 			# reference one created later, and rows are not checked.
 			exec SET foreign_key_checks = 0
 		`)
-		mustExec(t, c, `CREATE TABLE loan (id INT PRIMARY KEY, member_id INT,
+		r.Exec(`CREATE TABLE loan (id INT PRIMARY KEY, member_id INT,
 			CONSTRAINT loan_member FOREIGN KEY (member_id) REFERENCES member (id))`)
-		runScript(t, c, `
+		r.Script(`
 			exec INSERT INTO loan VALUES (1, 7)
 			exec INSERT INTO book VALUES (13, 42)
 			exec CREATE TABLE member (id INT PRIMARY KEY)
@@ -97,7 +100,7 @@ func TestForeignKeysParent(t *testing.T) {
 			exec INSERT INTO member VALUES (8)
 			exec INSERT INTO loan VALUES (2, 8)
 		`)
-		expectErrno(t, c, erNoReferencedRow2, "INSERT INTO loan VALUES (3, 9)")
+		r.ExpectErrno(erNoReferencedRow2, "INSERT INTO loan VALUES (3, 9)")
 
 		// Constraint names are unique per database.
 		_, err := c.ExecContext(t.Context(), "ALTER TABLE loan ADD CONSTRAINT book_author FOREIGN KEY (member_id) REFERENCES member (id)")
@@ -106,7 +109,7 @@ func TestForeignKeysParent(t *testing.T) {
 		}
 
 		// DROP FOREIGN KEY: the constraint goes, its index stays.
-		runScript(t, c, `
+		r.Script(`
 			exec ALTER TABLE book DROP FOREIGN KEY book_author
 			exec INSERT INTO book VALUES (14, 77)
 			query SELECT count(*) FROM information_schema.referential_constraints WHERE constraint_schema='fk' AND table_name='book'
@@ -123,20 +126,20 @@ func TestForeignKeysParent(t *testing.T) {
 
 // TestForeignKeysRestart: constraints are persisted with the catalog.
 func TestForeignKeysRestart(t *testing.T) {
-	store, co := memoryBackend.open(t)
+	store, co := sqltest.Memory.Open(t)
 	t.Cleanup(func() { store.Close() })
-	ts := startServer(t, sharedStore{store}, co)
+	ts := sqltest.Start(t, sqltest.NoClose(store), sqltest.Options{Catalog: co})
 	ts.Session("fk",
 		"CREATE TABLE p (id INT PRIMARY KEY)",
 		"CREATE TABLE ch (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id) ON DELETE CASCADE)")
-	ts.stop()
+	ts.Stop()
 
-	ts2 := startServer(t, sharedStore{store}, co)
-	c2 := ts2.conn()
-	mustExec(t, c2, "USE fk")
-	expectRows(t, c2, "SELECT constraint_name, delete_rule FROM information_schema.referential_constraints WHERE constraint_schema='fk'",
+	ts2 := sqltest.Start(t, sqltest.NoClose(store), sqltest.Options{Catalog: co})
+	c2 := sqltest.NewRunner(t, ts2.Conn())
+	c2.Exec("USE fk")
+	c2.ExpectRows("SELECT constraint_name, delete_rule FROM information_schema.referential_constraints WHERE constraint_schema='fk'",
 		"ch_ibfk_1\tCASCADE")
-	expectErrno(t, c2, erNoReferencedRow2, "INSERT INTO ch VALUES (1, 1)")
+	c2.ExpectErrno(erNoReferencedRow2, "INSERT INTO ch VALUES (1, 1)")
 }
 
 // TestForeignKeysActions covers the parent side: RESTRICT / NO ACTION
@@ -145,12 +148,13 @@ func TestForeignKeysRestart(t *testing.T) {
 // child index that cannot be dropped while a constraint needs it. The
 // expected results are MariaDB's for the same statements.
 func TestForeignKeysActions(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		c := ts.Session("fk",
 			"CREATE TABLE p (id INT PRIMARY KEY, name VARCHAR(20))")
-		mustExec(t, c, `CREATE TABLE ch (id INT PRIMARY KEY, pid INT,
+		r := sqltest.NewRunner(t, c)
+		r.Exec(`CREATE TABLE ch (id INT PRIMARY KEY, pid INT,
 			CONSTRAINT ch_p FOREIGN KEY (pid) REFERENCES p (id) ON DELETE CASCADE ON UPDATE SET NULL)`)
-		runScript(t, c, `
+		r.Script(`
 			exec CREATE TABLE c2 (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id))
 			exec INSERT INTO p VALUES (1,'a'),(2,'b'),(3,'c'),(4,'d')
 			exec INSERT INTO ch VALUES (10,1),(11,1),(12,2)
@@ -170,12 +174,12 @@ func TestForeignKeysActions(t *testing.T) {
 			exec UPDATE p SET name = 'x' WHERE id = 3
 		`)
 
-		expectErrno(t, c, erRowIsReferenced2, "DELETE FROM p WHERE id = 3")
-		expectErrno(t, c, erRowIsReferenced2, "UPDATE p SET id = 6 WHERE id = 3")
-		expectRows(t, c, "SELECT id FROM p ORDER BY id", "3", "4", "5")
+		r.ExpectErrno(erRowIsReferenced2, "DELETE FROM p WHERE id = 3")
+		r.ExpectErrno(erRowIsReferenced2, "UPDATE p SET id = 6 WHERE id = 3")
+		r.ExpectRows("SELECT id FROM p ORDER BY id", "3", "4", "5")
 		// A multi-row statement that fails leaves nothing behind.
-		expectErrno(t, c, erRowIsReferenced2, "DELETE FROM p WHERE id IN (3, 4)")
-		runScript(t, c, `
+		r.ExpectErrno(erRowIsReferenced2, "DELETE FROM p WHERE id IN (3, 4)")
+		r.Script(`
 			query SELECT id FROM p ORDER BY id
 			= 3
 			= 4
@@ -200,7 +204,7 @@ func TestForeignKeysActions(t *testing.T) {
 			"Cannot delete or update a parent row: a foreign key constraint fails (`fk`.`c2`, CONSTRAINT `c2_ibfk_1` FOREIGN KEY (`pid`) REFERENCES `p` (`id`))")
 		expectErrText(t, c, "ALTER TABLE c2 DROP FOREIGN KEY nope", "Can't DROP FOREIGN KEY `nope`; check that it exists")
 
-		runScript(t, c, `
+		r.Script(`
 			error 3730 DROP TABLE p
 			error 1701 TRUNCATE TABLE p
 			error 1553 ALTER TABLE c2 DROP INDEX pid
@@ -217,11 +221,11 @@ func TestForeignKeysActions(t *testing.T) {
 		`)
 
 		// A self-referencing table (a tree), ON DELETE CASCADE.
-		mustExec(t, c, `CREATE TABLE node (id INT PRIMARY KEY, parent INT,
+		r.Exec(`CREATE TABLE node (id INT PRIMARY KEY, parent INT,
 			FOREIGN KEY (parent) REFERENCES node (id) ON DELETE CASCADE)`)
-		mustExec(t, c, "INSERT INTO node VALUES (1, NULL), (2, 1), (3, 2), (4, NULL)")
-		expectErrno(t, c, erNoReferencedRow2, "INSERT INTO node VALUES (5, 9)")
-		runScript(t, c, `
+		r.Exec("INSERT INTO node VALUES (1, NULL), (2, 1), (3, 2), (4, NULL)")
+		r.ExpectErrno(erNoReferencedRow2, "INSERT INTO node VALUES (5, 9)")
+		r.Script(`
 			exec DELETE FROM node WHERE id = 1
 			query SELECT id FROM node
 			= 4
@@ -234,7 +238,7 @@ func TestForeignKeysActions(t *testing.T) {
 	})
 }
 
-func expectErrText(t *testing.T, db execer, q, want string) {
+func expectErrText(t *testing.T, db sqltest.Execer, q, want string) {
 	t.Helper()
 	_, err := db.ExecContext(t.Context(), q)
 	var me *mysql.MySQLError
@@ -247,7 +251,7 @@ func expectErrText(t *testing.T, db execer, q, want string) {
 // a key referencing a UNIQUE secondary index, ON UPDATE CASCADE, REPLACE
 // and DELETE of every parent row; results and errors as MariaDB's.
 func TestForeignKeysComposite(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		c := ts.Session("fk3", `
 			CREATE TABLE p (a INT, b INT, code VARCHAR(10), PRIMARY KEY (a, b), UNIQUE KEY (code))
 			CREATE TABLE ch (id INT PRIMARY KEY, x INT, y INT, FOREIGN KEY (x, y) REFERENCES p (a, b) ON UPDATE CASCADE ON DELETE CASCADE)
@@ -256,7 +260,7 @@ func TestForeignKeysComposite(t *testing.T) {
 			INSERT INTO ch VALUES (1,1,1),(2,1,2),(3,2,1)
 			INSERT INTO cc VALUES (1,'one'),(2,'two')
 			UPDATE p SET b = 5 WHERE a = 1 AND b = 2`)
-		runScript(t, c, `
+		sqltest.NewRunner(t, c).Script(`
 			query SELECT * FROM ch ORDER BY id
 			= 1 | 1 | 1
 			= 2 | 1 | 5
@@ -275,7 +279,7 @@ func TestForeignKeysComposite(t *testing.T) {
 			"Cannot add or update a child row: a foreign key constraint fails (`fk3`.`cc`, CONSTRAINT `cc_ibfk_1` FOREIGN KEY (`code`) REFERENCES `p` (`code`) ON UPDATE CASCADE)")
 		expectErrText(t, c, "INSERT INTO ch VALUES (9, 1, 9)",
 			"Cannot add or update a child row: a foreign key constraint fails (`fk3`.`ch`, CONSTRAINT `ch_ibfk_1` FOREIGN KEY (`x`, `y`) REFERENCES `p` (`a`, `b`) ON DELETE CASCADE ON UPDATE CASCADE)")
-		runScript(t, c, `
+		sqltest.NewRunner(t, c).Script(`
 			error 1451 REPLACE INTO p VALUES (1,5,'two')
 			error 1451 DELETE FROM p
 			query SELECT * FROM p ORDER BY a, b
@@ -292,31 +296,31 @@ func TestForeignKeysComposite(t *testing.T) {
 // TestForeignKeysRename: renaming the parent, a referenced column or a
 // child column keeps the constraint pointing at the same columns.
 func TestForeignKeysRename(t *testing.T) {
-	store, co := memoryBackend.open(t)
-	ts := startServer(t, store, co)
-	c := ts.Session("fkr", `
+	store, co := sqltest.Memory.Open(t)
+	ts := sqltest.Start(t, store, sqltest.Options{Catalog: co})
+	c := sqltest.NewRunner(t, ts.Session("fkr", `
 		CREATE TABLE p (id INT PRIMARY KEY)
 		CREATE TABLE ch (id INT PRIMARY KEY, pid INT, CONSTRAINT ch_p FOREIGN KEY (pid) REFERENCES p (id) ON DELETE CASCADE)
 		INSERT INTO p VALUES (1), (2)
 		INSERT INTO ch VALUES (10, 1), (20, 2)
 		RENAME TABLE p TO parent
 		ALTER TABLE parent RENAME COLUMN id TO pk
-		ALTER TABLE ch RENAME COLUMN pid TO parent_pk`)
-	expectRows(t, c, `SELECT table_name, column_name, referenced_table_name, referenced_column_name
+		ALTER TABLE ch RENAME COLUMN pid TO parent_pk`))
+	c.ExpectRows(`SELECT table_name, column_name, referenced_table_name, referenced_column_name
 		FROM information_schema.key_column_usage WHERE table_schema='fkr' AND referenced_table_name IS NOT NULL`,
 		"ch\tparent_pk\tparent\tpk")
-	expectErrno(t, c, erNoReferencedRow2, "INSERT INTO ch VALUES (30, 3)")
-	mustExec(t, c, "DELETE FROM parent WHERE pk = 1")
-	expectRows(t, c, "SELECT id, parent_pk FROM ch", "20\t2")
-	expectErrno(t, c, 1828, "ALTER TABLE ch DROP COLUMN parent_pk")
+	c.ExpectErrno(erNoReferencedRow2, "INSERT INTO ch VALUES (30, 3)")
+	c.Exec("DELETE FROM parent WHERE pk = 1")
+	c.ExpectRows("SELECT id, parent_pk FROM ch", "20\t2")
+	c.ExpectErrno(1828, "ALTER TABLE ch DROP COLUMN parent_pk")
 }
 
 // TestForeignKeysSetDefault: SET DEFAULT is refused (as InnoDB does),
 // before CREATE TABLE creates anything.
 func TestForeignKeysSetDefault(t *testing.T) {
-	store, co := memoryBackend.open(t)
-	ts := startServer(t, store, co)
-	runScript(t, ts.Session("fkd"), `
+	store, co := sqltest.Memory.Open(t)
+	ts := sqltest.Start(t, store, sqltest.Options{Catalog: co})
+	sqltest.NewRunner(t, ts.Session("fkd")).Script(`
 		exec CREATE TABLE p (id INT PRIMARY KEY)
 		error 1235 CREATE TABLE ch (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p (id) ON DELETE SET DEFAULT)
 		query SHOW TABLES
@@ -332,52 +336,52 @@ func TestForeignKeysSetDefault(t *testing.T) {
 // another on the same store (the definitions live in the shared catalog;
 // here every statement checks the catalog version).
 func TestForeignKeysTwoGateways(t *testing.T) {
-	store, co := memoryBackend.open(t)
+	store, co := sqltest.Memory.Open(t)
 	t.Cleanup(func() { store.Close() })
 	co.RefreshInterval = -1
-	a := startServer(t, sharedStore{store}, co).conn()
-	b := startServer(t, sharedStore{store}, co).conn()
-	mustExec(t, a, "CREATE DATABASE g2")
-	mustExec(t, a, "CREATE TABLE g2.p (id INT PRIMARY KEY)")
-	mustExec(t, a, "CREATE TABLE g2.ch (id INT PRIMARY KEY, pid INT)")
-	mustExec(t, b, "INSERT INTO g2.p VALUES (1)")
-	mustExec(t, b, "INSERT INTO g2.ch VALUES (1, 1)")
-	mustExec(t, a, "ALTER TABLE g2.ch ADD CONSTRAINT ch_p FOREIGN KEY (pid) REFERENCES g2.p (id) ON DELETE CASCADE")
-	expectErrno(t, b, erNoReferencedRow2, "INSERT INTO g2.ch VALUES (2, 2)")
-	mustExec(t, b, "DELETE FROM g2.p WHERE id = 1")
-	expectRows(t, a, "SELECT count(*) FROM g2.ch", "0")
+	a := sqltest.NewRunner(t, sqltest.Start(t, sqltest.NoClose(store), sqltest.Options{Catalog: co}).Conn())
+	b := sqltest.NewRunner(t, sqltest.Start(t, sqltest.NoClose(store), sqltest.Options{Catalog: co}).Conn())
+	a.Exec("CREATE DATABASE g2")
+	a.Exec("CREATE TABLE g2.p (id INT PRIMARY KEY)")
+	a.Exec("CREATE TABLE g2.ch (id INT PRIMARY KEY, pid INT)")
+	b.Exec("INSERT INTO g2.p VALUES (1)")
+	b.Exec("INSERT INTO g2.ch VALUES (1, 1)")
+	a.Exec("ALTER TABLE g2.ch ADD CONSTRAINT ch_p FOREIGN KEY (pid) REFERENCES g2.p (id) ON DELETE CASCADE")
+	b.ExpectErrno(erNoReferencedRow2, "INSERT INTO g2.ch VALUES (2, 2)")
+	b.Exec("DELETE FROM g2.p WHERE id = 1")
+	a.ExpectRows("SELECT count(*) FROM g2.ch", "0")
 }
 
 // TestForeignKeysIgnoreAndPrepared: INSERT IGNORE skips a child row
 // without parent with a warning (MySQL: 1452 as a warning), and the errors
 // are the same through server-side prepared statements.
 func TestForeignKeysIgnoreAndPrepared(t *testing.T) {
-	store, co := memoryBackend.open(t)
-	ts := startServer(t, store, co)
-	c := ts.Session("fki", `
+	store, co := sqltest.Memory.Open(t)
+	ts := sqltest.Start(t, store, sqltest.Options{Catalog: co})
+	c := sqltest.NewRunner(t, ts.Session("fki", `
 		CREATE TABLE p (id INT PRIMARY KEY)
 		CREATE TABLE ch (id INT PRIMARY KEY, pid INT, CONSTRAINT ch_p FOREIGN KEY (pid) REFERENCES p (id))
-		INSERT INTO p VALUES (1)`)
-	expectAffected(t, c, 2, "INSERT IGNORE INTO ch VALUES (1, 1), (2, 2), (3, 1)")
-	expectRows(t, c, "SHOW WARNINGS", "Warning\t1452\tCannot add or update a child row: a foreign key constraint fails (`fki`.`ch`, CONSTRAINT `ch_p` FOREIGN KEY (`pid`) REFERENCES `p` (`id`))")
-	expectRows(t, c, "SELECT id FROM ch ORDER BY id", "1", "3")
+		INSERT INTO p VALUES (1)`))
+	c.ExpectAffected(2, "INSERT IGNORE INTO ch VALUES (1, 1), (2, 2), (3, 1)")
+	c.ExpectRows("SHOW WARNINGS", "Warning\t1452\tCannot add or update a child row: a foreign key constraint fails (`fki`.`ch`, CONSTRAINT `ch_p` FOREIGN KEY (`pid`) REFERENCES `p` (`id`))")
+	c.ExpectRows("SELECT id FROM ch ORDER BY id", "1", "3")
 
 	// Arguments make go-sql-driver prepare on the server (COM_STMT_EXECUTE).
-	expectErrno(t, c, erNoReferencedRow2, "INSERT INTO ch VALUES (?, ?)", 4, 9)
-	expectErrno(t, c, erRowIsReferenced2, "DELETE FROM p WHERE id = ?", 1)
-	mustExec(t, c, "INSERT INTO ch VALUES (?, ?)", 4, 1)
+	c.ExpectErrno(erNoReferencedRow2, "INSERT INTO ch VALUES (?, ?)", 4, 9)
+	c.ExpectErrno(erRowIsReferenced2, "DELETE FROM p WHERE id = ?", 1)
+	c.Exec("INSERT INTO ch VALUES (?, ?)", 4, 1)
 }
 
 // TestForeignKeysCascadeKeyChange: ON UPDATE CASCADE into a child whose
 // primary key contains the foreign key (the child rows move to another
 // key: a delete and an insert each), in the partition of the new key.
 func TestForeignKeysCascadeKeyChange(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.Session("fkk",
-			"CREATE TABLE ord (id INT PRIMARY KEY)")
-		mustExec(t, c, `CREATE TABLE line (ord INT, n INT, qty INT, PRIMARY KEY (ord, n),
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := sqltest.NewRunner(t, ts.Session("fkk",
+			"CREATE TABLE ord (id INT PRIMARY KEY)"))
+		c.Exec(`CREATE TABLE line (ord INT, n INT, qty INT, PRIMARY KEY (ord, n),
 			FOREIGN KEY (ord) REFERENCES ord (id) ON UPDATE CASCADE ON DELETE CASCADE)`)
-		runScript(t, c, `
+		c.Script(`
 			exec INSERT INTO ord VALUES (1), (2)
 			exec INSERT INTO line VALUES (1, 1, 10), (1, 2, 20), (2, 1, 30)
 			exec UPDATE ord SET id = 5 WHERE id = 1

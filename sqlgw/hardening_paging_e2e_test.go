@@ -2,8 +2,9 @@ package sqlgw_test
 
 import (
 	"fmt"
-	"strings"
 	"testing"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // TestKeylessTablePastPages: a table without a primary key keeps every row
@@ -15,63 +16,57 @@ import (
 // touched 1,000 rows. Every read path runs here over 2,500 rows in one
 // partition (three pages), on each backend.
 func TestKeylessTablePastPages(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE k (id INT, grp INT, v VARCHAR(20))")
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := sqltest.NewRunner(t, ts.Conn())
+		c.Exec("CREATE DATABASE d")
+		c.Exec("USE d")
+		c.Exec("CREATE TABLE k (id INT, grp INT, v VARCHAR(20))")
 		const n = 2500
-		for b := 0; b < n/250; b++ {
-			var vals []string
-			for i := b * 250; i < (b+1)*250; i++ {
-				vals = append(vals, fmt.Sprintf("(%d, %d, 'v%d')", i, i%3, i))
-			}
-			mustExec(t, c, "INSERT INTO k VALUES "+strings.Join(vals, ","))
-		}
+		c.InsertRows("k", n, 250, func(i int) string { return fmt.Sprintf("(%d, %d, 'v%d')", i, i%3, i) })
 		// Table scans: whole, filtered, aggregated, sorted, limited.
-		expectRows(t, c, "SELECT COUNT(*), SUM(id), MIN(id), MAX(id) FROM k", "2500\t3123750\t0\t2499")
-		expectRows(t, c, "SELECT COUNT(*) FROM k WHERE grp = 1", "833")
-		expectRows(t, c, "SELECT v FROM k WHERE id = 2000", "v2000")
-		expectRows(t, c, "SELECT id FROM k WHERE id > 2496 ORDER BY id", "2497", "2498", "2499")
-		expectRows(t, c, "SELECT id FROM k ORDER BY id DESC LIMIT 2", "2499", "2498")
-		if got := rows(t, c, "SELECT id FROM k"); len(got) != n {
+		c.ExpectRows("SELECT COUNT(*), SUM(id), MIN(id), MAX(id) FROM k", "2500\t3123750\t0\t2499")
+		c.ExpectRows("SELECT COUNT(*) FROM k WHERE grp = 1", "833")
+		c.ExpectRows("SELECT v FROM k WHERE id = 2000", "v2000")
+		c.ExpectRows("SELECT id FROM k WHERE id > 2496 ORDER BY id", "2497", "2498", "2499")
+		c.ExpectRows("SELECT id FROM k ORDER BY id DESC LIMIT 2", "2499", "2498")
+		if got := c.Rows("SELECT id FROM k"); len(got) != n {
 			t.Fatalf("SELECT id FROM k: %d rows, want %d", len(got), n)
 		}
 		// Joins read the keyless table in full too.
-		expectRows(t, c, "SELECT COUNT(*) FROM k a JOIN k b ON a.id = b.id WHERE a.grp = 2", "833")
+		c.ExpectRows("SELECT COUNT(*) FROM k a JOIN k b ON a.id = b.id WHERE a.grp = 2", "833")
 		// UPDATE and DELETE find every row (their keys are the ones read).
-		if got := affected(t, c, "UPDATE k SET v = CONCAT('u', id)"); got != n {
+		if got := c.Affected("UPDATE k SET v = CONCAT('u', id)"); got != n {
 			t.Fatalf("UPDATE of every row: %d rows, want %d", got, n)
 		}
-		expectRows(t, c, "SELECT COUNT(*) FROM k WHERE v LIKE 'u%'", "2500")
-		if got := affected(t, c, "UPDATE k SET v = 'w' WHERE id >= 2200"); got != 300 {
+		c.ExpectRows("SELECT COUNT(*) FROM k WHERE v LIKE 'u%'", "2500")
+		if got := c.Affected("UPDATE k SET v = 'w' WHERE id >= 2200"); got != 300 {
 			t.Fatalf("UPDATE of the last 300: %d rows, want 300", got)
 		}
-		if got := affected(t, c, "DELETE FROM k WHERE id < 500"); got != 500 {
+		if got := c.Affected("DELETE FROM k WHERE id < 500"); got != 500 {
 			t.Fatalf("DELETE id < 500: %d rows, want 500", got)
 		}
-		expectRows(t, c, "SELECT COUNT(*), MIN(id), MAX(id) FROM k", "2000\t500\t2499")
-		expectRows(t, c, "SELECT v FROM k WHERE id = 2300", "w")
+		c.ExpectRows("SELECT COUNT(*), MIN(id), MAX(id) FROM k", "2000\t500\t2499")
+		c.ExpectRows("SELECT v FROM k WHERE id = 2300", "w")
 		// An explicit transaction reads the stored pages under its writes.
-		mustExec(t, c, "BEGIN")
-		mustExec(t, c, "INSERT INTO k VALUES (9999, 0, 'x')")
-		mustExec(t, c, "DELETE FROM k WHERE id = 1500")
-		expectRows(t, c, "SELECT COUNT(*) FROM k", "2000")
-		mustExec(t, c, "COMMIT")
-		expectRows(t, c, "SELECT COUNT(*) FROM k", "2000")
-		expectRows(t, c, "SELECT COUNT(*) FROM k WHERE id = 1500", "0")
+		c.Exec("BEGIN")
+		c.Exec("INSERT INTO k VALUES (9999, 0, 'x')")
+		c.Exec("DELETE FROM k WHERE id = 1500")
+		c.ExpectRows("SELECT COUNT(*) FROM k", "2000")
+		c.Exec("COMMIT")
+		c.ExpectRows("SELECT COUNT(*) FROM k", "2000")
+		c.ExpectRows("SELECT COUNT(*) FROM k WHERE id = 1500", "0")
 		// CHECK TABLE reads every entity.
-		expectRows(t, c, "CHECK TABLE k", "d.k\tcheck\tstatus\tOK")
+		c.ExpectRows("CHECK TABLE k", "d.k\tcheck\tstatus\tOK")
 		// INSERT ... SELECT copies every row.
-		mustExec(t, c, "CREATE TABLE k2 (id INT, grp INT, v VARCHAR(20))")
-		if got := affected(t, c, "INSERT INTO k2 SELECT * FROM k"); got != 2000 {
+		c.Exec("CREATE TABLE k2 (id INT, grp INT, v VARCHAR(20))")
+		if got := c.Affected("INSERT INTO k2 SELECT * FROM k"); got != 2000 {
 			t.Fatalf("INSERT ... SELECT: %d rows, want 2000", got)
 		}
-		expectRows(t, c, "SELECT COUNT(*), SUM(id) FROM k2", "2000\t3007499")
-		if got := affected(t, c, "DELETE FROM k"); got != 2000 {
+		c.ExpectRows("SELECT COUNT(*), SUM(id) FROM k2", "2000\t3007499")
+		if got := c.Affected("DELETE FROM k"); got != 2000 {
 			t.Fatalf("DELETE of every row: %d rows, want 2000", got)
 		}
-		expectRows(t, c, "SELECT COUNT(*) FROM k", "0")
+		c.ExpectRows("SELECT COUNT(*) FROM k", "0")
 	})
 }
 
@@ -79,33 +74,27 @@ func TestKeylessTablePastPages(t *testing.T) {
 // the empty string, and secondary index partitions with over 2,000
 // entries, are read past the page boundary as well.
 func TestEmptyKeyPartitionPastPages(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE e (p VARCHAR(10) COLLATE utf8mb4_bin, id INT, g INT, PRIMARY KEY (p, id), KEY byg (g))")
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := sqltest.NewRunner(t, ts.Conn())
+		c.Exec("CREATE DATABASE d")
+		c.Exec("USE d")
+		c.Exec("CREATE TABLE e (p VARCHAR(10) COLLATE utf8mb4_bin, id INT, g INT, PRIMARY KEY (p, id), KEY byg (g))")
 		const n = 2100
-		for b := 0; b < n/300; b++ {
-			var vals []string
-			for i := b * 300; i < (b+1)*300; i++ {
-				vals = append(vals, fmt.Sprintf("('', %d, 7)", i))
-			}
-			mustExec(t, c, "INSERT INTO e VALUES "+strings.Join(vals, ","))
-		}
-		expectRows(t, c, "SELECT COUNT(*), MAX(id) FROM e WHERE p = ''", "2100\t2099")
-		expectRows(t, c, "SELECT COUNT(*) FROM e", "2100")
-		expectRows(t, c, "SELECT COUNT(*), MAX(id) FROM e FORCE INDEX (byg) WHERE g = 7", "2100\t2099")
+		c.InsertRows("e", n, 300, func(i int) string { return fmt.Sprintf("('', %d, 7)", i) })
+		c.ExpectRows("SELECT COUNT(*), MAX(id) FROM e WHERE p = ''", "2100\t2099")
+		c.ExpectRows("SELECT COUNT(*) FROM e", "2100")
+		c.ExpectRows("SELECT COUNT(*), MAX(id) FROM e FORCE INDEX (byg) WHERE g = 7", "2100\t2099")
 		// Writes found through the index past its second page.
-		if got := affected(t, c, "UPDATE e SET g = 8 WHERE g = 7 AND id >= 2050"); got != 50 {
+		if got := c.Affected("UPDATE e SET g = 8 WHERE g = 7 AND id >= 2050"); got != 50 {
 			t.Fatalf("UPDATE through the index: %d rows, want 50", got)
 		}
-		expectRows(t, c, "SELECT COUNT(*) FROM e FORCE INDEX (byg) WHERE g = 7", "2050")
-		expectRows(t, c, "SELECT COUNT(*), MIN(id) FROM e FORCE INDEX (byg) WHERE g = 8", "50\t2050")
-		expectRows(t, c, "CHECK TABLE e", "d.e\tcheck\tstatus\tOK")
-		if got := affected(t, c, "DELETE FROM e WHERE g = 8"); got != 50 {
+		c.ExpectRows("SELECT COUNT(*) FROM e FORCE INDEX (byg) WHERE g = 7", "2050")
+		c.ExpectRows("SELECT COUNT(*), MIN(id) FROM e FORCE INDEX (byg) WHERE g = 8", "50\t2050")
+		c.ExpectRows("CHECK TABLE e", "d.e\tcheck\tstatus\tOK")
+		if got := c.Affected("DELETE FROM e WHERE g = 8"); got != 50 {
 			t.Fatalf("DELETE: %d rows, want 50", got)
 		}
-		expectRows(t, c, "SELECT COUNT(*) FROM e WHERE p = ''", "2050")
-		expectRows(t, c, "SELECT COUNT(*) FROM e FORCE INDEX (byg) WHERE g = 8", "0")
+		c.ExpectRows("SELECT COUNT(*) FROM e WHERE p = ''", "2050")
+		c.ExpectRows("SELECT COUNT(*) FROM e FORCE INDEX (byg) WHERE g = 8", "0")
 	})
 }

@@ -7,20 +7,22 @@ import (
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // TestIndexHints: USE/IGNORE/FORCE INDEX reach single-table filters,
 // UPDATE/DELETE, batched lookup joins and prepared statements; unknown
 // names are 1176.
 func TestIndexHints(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		c := ts.Session("d", `
 			CREATE TABLE t (id INT PRIMARY KEY, r INT, s INT, KEY ir (r), KEY is2 (s))
 			CREATE TABLE o (id INT PRIMARY KEY, x INT)
 			CREATE TABLE nokey (a INT)`)
 		for i := range 30 {
-			mustExec(t, c, "INSERT INTO t VALUES (?, ?, ?)", i, i, i%5)
-			mustExec(t, c, "INSERT INTO o VALUES (?, ?)", i, i%4)
+			sqltest.NewRunner(t, c).Exec("INSERT INTO t VALUES (?, ?, ?)", i, i, i%5)
+			sqltest.NewRunner(t, c).Exec("INSERT INTO o VALUES (?, ?)", i, i%4)
 		}
 		for _, tc := range []struct {
 			q    string
@@ -58,7 +60,7 @@ func TestIndexHints(t *testing.T) {
 			}
 		}
 		// The same table twice: each reference's own hints.
-		plan := rows(t, c, "EXPLAIN SELECT a.id FROM t AS a IGNORE INDEX (ir) JOIN t b ON b.id = a.id WHERE a.r = 2 AND b.r = 2")
+		plan := sqltest.NewRunner(t, c).Rows("EXPLAIN SELECT a.id FROM t AS a IGNORE INDEX (ir) JOIN t b ON b.id = a.id WHERE a.r = 2 AND b.r = 2")
 		for _, line := range plan {
 			f := strings.Split(line, "\t")
 			switch {
@@ -75,29 +77,29 @@ func TestIndexHints(t *testing.T) {
 			"SELECT id FROM t IGNORE INDEX (ir) WHERE r > 26 ORDER BY id",
 			"SELECT id FROM t USE INDEX () WHERE r > 26 ORDER BY id",
 		} {
-			expectRows(t, c, q, "27", "28", "29")
+			sqltest.NewRunner(t, c).ExpectRows(q, "27", "28", "29")
 		}
 		// Writes through hinted UPDATE/DELETE.
-		if n := affected(t, c, "UPDATE t FORCE INDEX (ir) SET s = 100 WHERE r > 27"); n != 2 {
+		if n := sqltest.NewRunner(t, c).Affected("UPDATE t FORCE INDEX (ir) SET s = 100 WHERE r > 27"); n != 2 {
 			t.Errorf("UPDATE FORCE INDEX: %d rows", n)
 		}
-		expectRows(t, c, "SELECT id FROM t IGNORE INDEX (is2) WHERE s = 100 ORDER BY id", "28", "29")
-		if n := affected(t, c, "DELETE t FROM t IGNORE INDEX (ir) WHERE r = 29"); n != 1 {
+		sqltest.NewRunner(t, c).ExpectRows("SELECT id FROM t IGNORE INDEX (is2) WHERE s = 100 ORDER BY id", "28", "29")
+		if n := sqltest.NewRunner(t, c).Affected("DELETE t FROM t IGNORE INDEX (ir) WHERE r = 29"); n != 1 {
 			t.Errorf("DELETE IGNORE INDEX: %d rows", n)
 		}
 
 		// The reads themselves (store requests), not only EXPLAIN: an
 		// index lookup is an index query and a Get, a scan one page.
-		expectRequests(t, c, 2, "SELECT s FROM t WHERE r = 3", "index lookup")
-		if r, _ := cost(t, c, "SELECT s FROM t IGNORE INDEX (ir) WHERE r = 3"); r != 1 {
+		sqltest.NewRunner(t, c).ExpectRequests(2, "SELECT s FROM t WHERE r = 3", "index lookup")
+		if r, _ := sqltest.NewRunner(t, c).Cost("SELECT s FROM t IGNORE INDEX (ir) WHERE r = 3"); r != 1 {
 			t.Errorf("IGNORE INDEX: %d requests, want 1 (a scan)", r)
 		}
 		// A batched lookup join into t on ir reads the index (o's Get,
 		// an index query, the base row's Get); with ir ignored, the
 		// join's lookup does not use it (a scan).
 		join := "SELECT /*+ LOOKUP_JOIN(o, t) */ o.id, t.s FROM o JOIN t%s ON t.r = o.x WHERE o.id = 3"
-		expectRows(t, c, strings.ReplaceAll(join, "%s", ""), "3\t3")
-		expectRows(t, c, strings.ReplaceAll(join, "%s", " IGNORE INDEX (ir)"), "3\t3")
+		sqltest.NewRunner(t, c).ExpectRows(strings.ReplaceAll(join, "%s", ""), "3\t3")
+		sqltest.NewRunner(t, c).ExpectRows(strings.ReplaceAll(join, "%s", " IGNORE INDEX (ir)"), "3\t3")
 		// EXPLAIN: the engine's own lookup join is on ir without the hint;
 		// with it, ir is neither chosen nor listed in possible_keys.
 		if plan := explainText(t, c, strings.ReplaceAll(join, "%s", "")); !strings.Contains(plan, "into t on ir") {
@@ -106,14 +108,14 @@ func TestIndexHints(t *testing.T) {
 		if plan := explainText(t, c, strings.ReplaceAll(join, "%s", " IGNORE INDEX (ir)")); strings.Contains(plan, "on ir") || strings.Contains(plan, "ir\t") {
 			t.Errorf("lookup join with ir ignored: ir in\n%s", plan)
 		}
-		expectRequests(t, c, 3, strings.ReplaceAll(join, "%s", ""), "lookup join on ir")
-		expectRequests(t, c, 2, strings.ReplaceAll(join, "%s", " IGNORE INDEX (ir)"), "lookup join with ir ignored")
+		sqltest.NewRunner(t, c).ExpectRequests(3, strings.ReplaceAll(join, "%s", ""), "lookup join on ir")
+		sqltest.NewRunner(t, c).ExpectRequests(2, strings.ReplaceAll(join, "%s", " IGNORE INDEX (ir)"), "lookup join with ir ignored")
 
 		// Prepared statements (the binary protocol): hints hold at execution.
 		ctx := context.Background()
 		prepCost := func(q string, arg any) int64 {
 			t.Helper()
-			r0, _ := status(t, c)
+			r0, _ := sqltest.NewRunner(t, c).Status()
 			rs, err := c.QueryContext(ctx, q, arg)
 			if err != nil {
 				t.Fatalf("%s: %v", q, err)
@@ -121,7 +123,7 @@ func TestIndexHints(t *testing.T) {
 			for rs.Next() {
 			}
 			rs.Close()
-			r1, _ := status(t, c)
+			r1, _ := sqltest.NewRunner(t, c).Status()
 			return r1 - r0
 		}
 		if r := prepCost("SELECT s FROM t WHERE r = ?", 3); r != 2 {
@@ -146,17 +148,17 @@ func TestIndexHints(t *testing.T) {
 			"UPDATE t FORCE INDEX (nosuch) SET s = 1",
 			"SELECT * FROM nokey USE INDEX (PRIMARY)",
 		} {
-			expectErrno(t, c, 1176, q)
+			sqltest.NewRunner(t, c).ExpectErrno(1176, q)
 		}
 		_, err := c.ExecContext(ctx, "SELECT * FROM t FORCE INDEX (nosuch) WHERE r = 2")
 		var me *mysql.MySQLError
 		if !errors.As(err, &me) || me.Message != "Key 'nosuch' doesn't exist in table 't'" || string(me.SQLState[:]) != "42000" {
 			t.Errorf("unknown index: %v", err)
 		}
-		if _, err := c.QueryContext(ctx, "SELECT * FROM t FORCE INDEX (nosuch) WHERE r = ?", 1); mysqlErrno(err) != 1176 {
+		if _, err := c.QueryContext(ctx, "SELECT * FROM t FORCE INDEX (nosuch) WHERE r = ?", 1); sqltest.Errno(err) != 1176 {
 			t.Errorf("prepared unknown index: %v", err)
 		}
-		expectErrno(t, c, 1176, "SELECT a FROM nokey USE INDEX (ia) WHERE a = 1")
+		sqltest.NewRunner(t, c).ExpectErrno(1176, "SELECT a FROM nokey USE INDEX (ia) WHERE a = 1")
 		// Multi-statement texts (the handler's own parse): the error is
 		// 1176 too, and hints apply.
 		mc, err := ts.Open("d?multiStatements=true").Conn(ctx)
@@ -164,9 +166,9 @@ func TestIndexHints(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer mc.Close()
-		expectErrno(t, mc, 1176, "SELECT 1; SELECT * FROM t FORCE INDEX (nosuch) WHERE r = 2")
-		expectRequests(t, mc, 1, "SELECT s FROM t IGNORE INDEX (ir) WHERE r = 3; SELECT 1", "multi-statement IGNORE INDEX")
+		sqltest.NewRunner(t, mc).ExpectErrno(1176, "SELECT 1; SELECT * FROM t FORCE INDEX (nosuch) WHERE r = 2")
+		sqltest.NewRunner(t, mc).ExpectRequests(1, "SELECT s FROM t IGNORE INDEX (ir) WHERE r = 3; SELECT 1", "multi-statement IGNORE INDEX")
 		// Hint-like text in strings and comments is not a hint.
-		expectRows(t, c, "SELECT 'FROM t FORCE INDEX (nosuch)' /* t use index (nosuch) */", "FROM t FORCE INDEX (nosuch)")
+		sqltest.NewRunner(t, c).ExpectRows("SELECT 'FROM t FORCE INDEX (nosuch)' /* t use index (nosuch) */", "FROM t FORCE INDEX (nosuch)")
 	})
 }

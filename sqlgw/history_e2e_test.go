@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // A history checker for the anomalies sqlgw's isolation forbids (sqlgw/
@@ -39,13 +41,14 @@ type histTxn struct {
 const histRegs = 12
 
 func TestHistoryAnomalies(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		mustExec(t, ts.db, "CREATE DATABASE hist")
-		mustExec(t, ts.db, "CREATE TABLE hist.reg (k INT PRIMARY KEY, v BIGINT NOT NULL)")
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		db := sqltest.NewRunner(t, ts.DB)
+		db.Exec("CREATE DATABASE hist")
+		db.Exec("CREATE TABLE hist.reg (k INT PRIMARY KEY, v BIGINT NOT NULL)")
 		for k := 0; k < histRegs; k++ {
-			mustExec(t, ts.db, "INSERT INTO hist.reg VALUES (?, 0)", k)
+			db.Exec("INSERT INTO hist.reg VALUES (?, 0)", k)
 		}
-		ts.db.SetMaxOpenConns(8)
+		ts.DB.SetMaxOpenConns(8)
 		var next atomic.Int64
 		var mu sync.Mutex
 		var hist []*histTxn
@@ -60,11 +63,11 @@ func TestHistoryAnomalies(t *testing.T) {
 				defer wg.Done()
 				r := rand.New(rand.NewSource(seed))
 				for ctx.Err() == nil {
-					h, err := histOne(ctx, ts.db, r, &next)
+					h, err := histOne(ctx, ts.DB, r, &next)
 					if ctx.Err() != nil {
 						return
 					}
-					if err != nil && errno(err) != 1213 {
+					if err != nil && sqltest.Errno(err) != 1213 {
 						failMu.Lock()
 						fail = err
 						failMu.Unlock()

@@ -16,47 +16,47 @@ import (
 // TestSecondaryIndexes: DDL, SHOW INDEX, EXPLAIN, unique enforcement,
 // request counts of index lookups, and results equal to an unindexed copy.
 func TestSecondaryIndexes(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.Session("d", `
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := sqltest.NewRunner(t, ts.Session("d", `
 			CREATE TABLE u (id INT PRIMARY KEY, email VARCHAR(40), city VARCHAR(20), age INT, name VARCHAR(20), UNIQUE KEY by_email (email))
 			CREATE INDEX by_city ON u (city, age) COMMENT 'sqlgw: global, cover=(name)'
-			CREATE TABLE o (cust INT, id INT, status VARCHAR(10), total INT, PRIMARY KEY (cust, id), KEY by_status (cust, status))`)
+			CREATE TABLE o (cust INT, id INT, status VARCHAR(10), total INT, PRIMARY KEY (cust, id), KEY by_status (cust, status))`))
 		for i := range 30 {
-			mustExec(t, c, fmt.Sprintf("INSERT INTO u VALUES (%d, 'u%d@x', '%s', %d, 'n%d')", i, i, []string{"Paris", "Rome", "Oslo"}[i%3], 20+i%7, i))
-			mustExec(t, c, fmt.Sprintf("INSERT INTO o VALUES (%d, %d, '%s', %d)", i%2, i, []string{"open", "paid", "sent"}[i%3], i*10))
+			c.Exec(fmt.Sprintf("INSERT INTO u VALUES (%d, 'u%d@x', '%s', %d, 'n%d')", i, i, []string{"Paris", "Rome", "Oslo"}[i%3], 20+i%7, i))
+			c.Exec(fmt.Sprintf("INSERT INTO o VALUES (%d, %d, '%s', %d)", i%2, i, []string{"open", "paid", "sent"}[i%3], i*10))
 		}
 		// SHOW INDEX lists them with their kind.
-		got := strings.Join(rows(t, c, "SELECT index_name, non_unique, column_name, index_comment FROM information_schema.statistics WHERE table_schema = 'd' AND table_name = 'u' ORDER BY index_name, seq_in_index"), "\n")
+		got := strings.Join(c.Rows("SELECT index_name, non_unique, column_name, index_comment FROM information_schema.statistics WHERE table_schema = 'd' AND table_name = 'u' ORDER BY index_name, seq_in_index"), "\n")
 		for _, want := range []string{"by_city\t1\tcity\tsqlgw: global, cover=(name)", "by_city\t1\tage", "by_email\t0\temail\tsqlgw: global"} {
 			if !strings.Contains(got, want) {
 				t.Errorf("statistics lack %q:\n%s", want, got)
 			}
 		}
-		if r := rows(t, c, "SHOW INDEX FROM o"); len(r) < 3 {
+		if r := c.Rows("SHOW INDEX FROM o"); len(r) < 3 {
 			t.Errorf("SHOW INDEX FROM o: %q", r)
 		}
 		// EXPLAIN shows the index paths.
-		plan := strings.Join(rows(t, c, "EXPLAIN SELECT * FROM u WHERE email = 'u5@x'"), "\n")
+		plan := strings.Join(c.Rows("EXPLAIN SELECT * FROM u WHERE email = 'u5@x'"), "\n")
 		if !strings.Contains(plan, "IndexLookup") || !strings.Contains(plan, "by_email") {
 			t.Errorf("EXPLAIN unique lookup:\n%s", plan)
 		}
-		plan = strings.Join(rows(t, c, "EXPLAIN SELECT * FROM o WHERE cust = 1 AND status = 'open'"), "\n")
+		plan = strings.Join(c.Rows("EXPLAIN SELECT * FROM o WHERE cust = 1 AND status = 'open'"), "\n")
 		if !strings.Contains(plan, "by_status") {
 			t.Errorf("EXPLAIN local lookup:\n%s", plan)
 		}
 		// Results.
-		expectRows(t, c, "SELECT id, name FROM u WHERE email = 'u5@x'", "5\tn5")
-		expectRows(t, c, "SELECT id FROM u WHERE city = 'Rome' AND age = 21 ORDER BY id", "1", "22")
-		expectRows(t, c, "SELECT id FROM o WHERE cust = 1 AND status = 'paid' ORDER BY id", "1", "7", "13", "19", "25")
+		c.ExpectRows("SELECT id, name FROM u WHERE email = 'u5@x'", "5\tn5")
+		c.ExpectRows("SELECT id FROM u WHERE city = 'Rome' AND age = 21 ORDER BY id", "1", "22")
+		c.ExpectRows("SELECT id FROM o WHERE cust = 1 AND status = 'paid' ORDER BY id", "1", "7", "13", "19", "25")
 		// Request counts: unique global lookup 2, covering 1; local lookup
 		// 1 range + one Get per row.
-		expectRequests(t, c, 2, "SELECT * FROM u WHERE email = 'u5@x'", "unique global lookup")
-		expectRequests(t, c, 1, "SELECT id, email FROM u WHERE email = 'u5@x'", "covering unique global lookup")
-		if r, _ := cost(t, c, "SELECT * FROM o WHERE cust = 1 AND status = 'paid'"); r != 1+5 {
+		c.ExpectRequests(2, "SELECT * FROM u WHERE email = 'u5@x'", "unique global lookup")
+		c.ExpectRequests(1, "SELECT id, email FROM u WHERE email = 'u5@x'", "covering unique global lookup")
+		if r, _ := c.Cost("SELECT * FROM o WHERE cust = 1 AND status = 'paid'"); r != 1+5 {
 			t.Errorf("local lookup of 5 rows: %d requests, want 6", r)
 		}
 		// Unique enforcement: 1062 and no trace.
-		runScript(t, c, `
+		c.Script(`
 			error 1062 INSERT INTO u VALUES (100, 'u5@x', 'Oslo', 1, 'dup')
 			error 1062 UPDATE u SET email = 'u6@x' WHERE id = 7
 			query SELECT id FROM u WHERE email = 'u6@x'
@@ -90,16 +90,12 @@ func TestSecondaryIndexes(t *testing.T) {
 // TestIndexOnlineBuild creates an index on a populated table while another
 // session writes.
 func TestIndexOnlineBuild(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.Session("d",
-			"CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT)")
-		var vals []string
-		for i := range 300 {
-			vals = append(vals, fmt.Sprintf("(%d, %d, %d)", i, i%10, i))
-		}
-		mustExec(t, c, "INSERT INTO t VALUES "+strings.Join(vals, ","))
-		w := ts.conn()
-		mustExec(t, w, "USE d")
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := sqltest.NewRunner(t, ts.Session("d",
+			"CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT)"))
+		c.InsertRows("t", 300, 300, func(i int) string { return fmt.Sprintf("(%d, %d, %d)", i, i%10, i) })
+		w := ts.Conn()
+		sqltest.NewRunner(t, w).Exec("USE d")
 		stop := make(chan struct{})
 		var wg sync.WaitGroup
 		wg.Add(1)
@@ -114,19 +110,19 @@ func TestIndexOnlineBuild(t *testing.T) {
 				w.ExecContext(context.Background(), fmt.Sprintf("UPDATE t SET a = %d WHERE id = %d", i%10, i%300))
 			}
 		}()
-		mustExec(t, c, "CREATE INDEX ia ON t (a)")
+		c.Exec("CREATE INDEX ia ON t (a)")
 		close(stop)
 		wg.Wait()
 		for v := range 10 {
 			q := fmt.Sprintf("SELECT id FROM t WHERE a = %d ORDER BY id", v)
-			got := rows(t, c, q)
-			want := rows(t, c, fmt.Sprintf("SELECT id FROM t WHERE a + 0 = %d ORDER BY id", v))
+			got := c.Rows(q)
+			want := c.Rows(fmt.Sprintf("SELECT id FROM t WHERE a + 0 = %d ORDER BY id", v))
 			if !slices.Equal(got, want) {
 				t.Fatalf("%s: %v, want %v", q, got, want)
 			}
 		}
-		expectErrno(t, c, 1062, "CREATE UNIQUE INDEX ua ON t (a)")
-		for _, r := range rows(t, c, "SHOW INDEX FROM t") {
+		c.ExpectErrno(1062, "CREATE UNIQUE INDEX ua ON t (a)")
+		for _, r := range c.Rows("SHOW INDEX FROM t") {
 			if strings.Contains(r, "\tua\t") {
 				t.Errorf("failed unique index left: %q", r)
 			}
@@ -137,7 +133,7 @@ func TestIndexOnlineBuild(t *testing.T) {
 // TestIndexRandomized runs the same random workload on a table with
 // indexes and one without, comparing every query.
 func TestIndexRandomized(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		c := ts.Session("d",
 			"CREATE TABLE x (p INT, id INT, a INT, b VARCHAR(10), c INT, PRIMARY KEY (p, id), KEY la (p, a), KEY ga (a) COMMENT 'sqlgw: cover=(c)', UNIQUE KEY ub (b))",
 			"CREATE TABLE y (p INT, id INT, a INT, b VARCHAR(10), c INT, PRIMARY KEY (p, id))")
@@ -165,13 +161,13 @@ func TestIndexRandomized(t *testing.T) {
 				q = fmt.Sprintf("DELETE FROM %%s WHERE id = %d", r.IntN(step+1))
 			}
 			_, errX := c.ExecContext(context.Background(), fmt.Sprintf(q, "x"))
-			if mysqlErrno(errX) == 1062 {
+			if sqltest.Errno(errX) == 1062 {
 				continue // the unique index refuses it; y has none
 			}
 			if errX != nil {
 				t.Fatalf("%s: %v", fmt.Sprintf(q, "x"), errX)
 			}
-			mustExec(t, c, fmt.Sprintf(q, "y"))
+			sqltest.NewRunner(t, c).Exec(fmt.Sprintf(q, "y"))
 			if step%10 == 0 {
 				for _, w := range []string{"a = 3", "a = 5 AND p = 1", "b = 's7'", "a > 4", "a IS NULL", "p = 2 AND a < 3", "b IN ('s1','s2','s3')"} {
 					for _, sel := range []string{"*", "id, c", "COUNT(*)"} {
@@ -180,7 +176,7 @@ func TestIndexRandomized(t *testing.T) {
 						if sel == "COUNT(*)" {
 							qx, qy = qx[:strings.Index(qx, " ORDER")], qy[:strings.Index(qy, " ORDER")]
 						}
-						if gx, gy := rows(t, c, qx), rows(t, c, qy); !slices.Equal(gx, gy) {
+						if gx, gy := sqltest.NewRunner(t, c).Rows(qx), sqltest.NewRunner(t, c).Rows(qy); !slices.Equal(gx, gy) {
 							t.Fatalf("step %d: %s: %v, want %v", step, qx, gx, gy)
 						}
 					}
@@ -193,20 +189,20 @@ func TestIndexRandomized(t *testing.T) {
 // TestConcurrentUniqueInsertsE2E: concurrent inserts of one unique value
 // leave exactly one row.
 func TestConcurrentUniqueInsertsE2E(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.Session("d",
-			"CREATE TABLE t (id INT PRIMARY KEY, e VARCHAR(20), UNIQUE KEY ue (e))")
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := sqltest.NewRunner(t, ts.Session("d",
+			"CREATE TABLE t (id INT PRIMARY KEY, e VARCHAR(20), UNIQUE KEY ue (e))"))
 		var wg sync.WaitGroup
 		for i := range 8 {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				ts.db.ExecContext(context.Background(), fmt.Sprintf("INSERT INTO d.t VALUES (%d, 'same')", i))
+				ts.DB.ExecContext(context.Background(), fmt.Sprintf("INSERT INTO d.t VALUES (%d, 'same')", i))
 			}()
 		}
 		wg.Wait()
-		expectRows(t, c, "SELECT COUNT(*) FROM t", "1")
-		expectRows(t, c, "SELECT COUNT(*) FROM t WHERE e = 'same'", "1")
+		c.ExpectRows("SELECT COUNT(*) FROM t", "1")
+		c.ExpectRows("SELECT COUNT(*) FROM t WHERE e = 'same'", "1")
 	})
 }
 
@@ -269,13 +265,13 @@ func TestIndexCrashRecovery(t *testing.T) {
 // INSERT with one global index, which the transaction record would not
 // make cheaper.
 func TestIndexRequestCounts(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		indexRequestCounts(t, ts)
 	})
 }
 
-func indexRequestCounts(t *testing.T, ts *testServer) {
-	c := ts.Session("d")
+func indexRequestCounts(t *testing.T, ts *sqltest.Server) {
+	c := sqltest.NewRunner(t, ts.Session("d"))
 	tables := []struct{ name, ddl string }{
 		{"none", "CREATE TABLE none (id INT PRIMARY KEY, a INT, b INT, e INT)"},
 		{"g1", "CREATE TABLE g1 (id INT PRIMARY KEY, a INT, b INT, e INT, KEY ia (a))"},
@@ -295,13 +291,13 @@ func indexRequestCounts(t *testing.T, ts *testServer) {
 	var sb strings.Builder
 	sb.WriteString("| table | INSERT | UPDATE (indexed values change) | UPDATE (no indexed value changes) | DELETE |\n|---|---|---|---|---|\n")
 	for _, tb := range tables {
-		mustExec(t, c, tb.ddl)
-		mustExec(t, c, fmt.Sprintf("INSERT INTO %s VALUES (1, 1, 1, 1)", tb.name))
+		c.Exec(tb.ddl)
+		c.Exec(fmt.Sprintf("INSERT INTO %s VALUES (1, 1, 1, 1)", tb.name))
 		var got counts
-		got.ins, _ = cost(t, c, fmt.Sprintf("INSERT INTO %s VALUES (2, 5, 5, 5)", tb.name))
-		got.upd, _ = cost(t, c, fmt.Sprintf("UPDATE %s SET a = 6, b = 6 WHERE id = 2", tb.name))
-		got.same, _ = cost(t, c, fmt.Sprintf("UPDATE %s SET e = 7 WHERE id = 2", tb.name))
-		got.del, _ = cost(t, c, fmt.Sprintf("DELETE FROM %s WHERE id = 2", tb.name))
+		got.ins, _ = c.Cost(fmt.Sprintf("INSERT INTO %s VALUES (2, 5, 5, 5)", tb.name))
+		got.upd, _ = c.Cost(fmt.Sprintf("UPDATE %s SET a = 6, b = 6 WHERE id = 2", tb.name))
+		got.same, _ = c.Cost(fmt.Sprintf("UPDATE %s SET e = 7 WHERE id = 2", tb.name))
+		got.del, _ = c.Cost(fmt.Sprintf("DELETE FROM %s WHERE id = 2", tb.name))
 		if got != want[tb.name] {
 			t.Errorf("%s: requests %+v, want %+v", tb.name, got, want[tb.name])
 		}
@@ -316,17 +312,17 @@ func indexRequestCounts(t *testing.T, ts *testServer) {
 	for i := 100; i < 150; i++ {
 		vals = append(vals, fmt.Sprintf("(%d, %d, %d, %d)", i, i%7, i%5, i))
 	}
-	multi, _ := cost(t, c, "INSERT INTO g3 VALUES "+strings.Join(vals, ", "))
+	multi, _ := c.Cost("INSERT INTO g3 VALUES " + strings.Join(vals, ", "))
 	t.Logf("INSERT of 50 rows (50 partitions) into g3: %d requests", multi)
 	if strings.Contains(t.Name(), "pebble") && multi != 1 {
 		t.Errorf("INSERT of 50 rows into g3: %d requests, want 1", multi)
 	}
 	// Lookups: unique global 2 (1 covering); local 1 range + base gets.
-	mustExec(t, c, "CREATE TABLE u (id INT PRIMARY KEY, e VARCHAR(20), n INT, UNIQUE KEY ue (e))")
-	mustExec(t, c, "CREATE TABLE o (cust INT, id INT, s VARCHAR(5), n INT, PRIMARY KEY (cust, id), KEY ls (cust, s))")
+	c.Exec("CREATE TABLE u (id INT PRIMARY KEY, e VARCHAR(20), n INT, UNIQUE KEY ue (e))")
+	c.Exec("CREATE TABLE o (cust INT, id INT, s VARCHAR(5), n INT, PRIMARY KEY (cust, id), KEY ls (cust, s))")
 	for i := range 20 {
-		mustExec(t, c, fmt.Sprintf("INSERT INTO u VALUES (%d, 'e%d', %d)", i, i, i))
-		mustExec(t, c, fmt.Sprintf("INSERT INTO o VALUES (%d, %d, '%s', %d)", i%2, i, []string{"a", "b"}[i/2%2], i))
+		c.Exec(fmt.Sprintf("INSERT INTO u VALUES (%d, 'e%d', %d)", i, i, i))
+		c.Exec(fmt.Sprintf("INSERT INTO o VALUES (%d, %d, '%s', %d)", i%2, i, []string{"a", "b"}[i/2%2], i))
 	}
 	for _, q := range []struct {
 		sql  string
@@ -337,7 +333,7 @@ func indexRequestCounts(t *testing.T, ts *testServer) {
 		{"SELECT * FROM o WHERE cust = 1 AND s = 'b'", 1 + 5},
 		{"SELECT id FROM o WHERE cust = 1 AND s = 'b'", 1},
 	} {
-		if r, _ := cost(t, c, q.sql); r != q.want {
+		if r, _ := c.Cost(q.sql); r != q.want {
 			t.Errorf("%s: %d requests, want %d", q.sql, r, q.want)
 		} else {
 			t.Logf("%s: %d requests", q.sql, r)
@@ -348,12 +344,13 @@ func indexRequestCounts(t *testing.T, ts *testServer) {
 // TestUniqueIndexUpserts: INSERT IGNORE, ON DUPLICATE KEY UPDATE and
 // REPLACE act on secondary unique keys as in MySQL.
 func TestUniqueIndexUpserts(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		c := ts.Session("d", `
 			CREATE TABLE t (id INT PRIMARY KEY, e VARCHAR(20), n INT, UNIQUE KEY ue (e))
 			CREATE TABLE l (p INT, id INT, e VARCHAR(20), n INT, PRIMARY KEY (p, id), UNIQUE KEY le (p, e))
 			INSERT INTO t VALUES (1, 'a', 1), (2, 'b', 2)
 			INSERT INTO l VALUES (1, 1, 'a', 1), (1, 2, 'b', 2)`)
+		r := sqltest.NewRunner(t, c)
 		for _, tb := range []string{"t", "l"} {
 			vals := func(id int, e string, n int) string {
 				if tb == "l" {
@@ -361,16 +358,16 @@ func TestUniqueIndexUpserts(t *testing.T) {
 				}
 				return fmt.Sprintf("(%d, '%s', %d)", id, e, n)
 			}
-			if n := affected(t, c, "INSERT IGNORE INTO "+tb+" VALUES "+vals(3, "a", 3)); n != 0 {
+			if n := r.Affected("INSERT IGNORE INTO " + tb + " VALUES " + vals(3, "a", 3)); n != 0 {
 				t.Errorf("%s: INSERT IGNORE of a duplicate e: %d rows", tb, n)
 			}
-			mustExec(t, c, "INSERT INTO "+tb+" VALUES "+vals(4, "b", 4)+" ON DUPLICATE KEY UPDATE n = n + 10")
-			expectRows(t, c, "SELECT id, e, n FROM "+tb+" ORDER BY id", "1\ta\t1", "2\tb\t12")
-			mustExec(t, c, "REPLACE INTO "+tb+" VALUES "+vals(5, "a", 5))
-			expectRows(t, c, "SELECT id, e, n FROM "+tb+" ORDER BY id", "2\tb\t12", "5\ta\t5")
-			expectRows(t, c, "SELECT id FROM "+tb+" WHERE e = 'a'", "5")
+			r.Exec("INSERT INTO " + tb + " VALUES " + vals(4, "b", 4) + " ON DUPLICATE KEY UPDATE n = n + 10")
+			r.ExpectRows("SELECT id, e, n FROM "+tb+" ORDER BY id", "1\ta\t1", "2\tb\t12")
+			r.Exec("REPLACE INTO " + tb + " VALUES " + vals(5, "a", 5))
+			r.ExpectRows("SELECT id, e, n FROM "+tb+" ORDER BY id", "2\tb\t12", "5\ta\t5")
+			r.ExpectRows("SELECT id FROM "+tb+" WHERE e = 'a'", "5")
 			c.ExecContext(context.Background(), "BEGIN")
-			expectErrno(t, c, 1062, "INSERT INTO "+tb+" VALUES "+vals(6, "b", 6))
+			r.ExpectErrno(1062, "INSERT INTO "+tb+" VALUES "+vals(6, "b", 6))
 			c.ExecContext(context.Background(), "ROLLBACK")
 		}
 	})

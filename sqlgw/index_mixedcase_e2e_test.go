@@ -3,6 +3,8 @@ package sqlgw_test
 import (
 	"strings"
 	"testing"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // TestMixedCaseIndexColumns: key and index columns whose names have
@@ -10,35 +12,36 @@ import (
 // SHOW INDEX, information_schema.STATISTICS and COLUMNS.COLUMN_KEY, and
 // lookups, joins and foreign keys through them work (compat finding F14).
 func TestMixedCaseIndexColumns(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		c := ts.Session("d",
 			"CREATE TABLE `Region` (`ID` INT PRIMARY KEY, `REGION` VARCHAR(20), `Code` INT, KEY `IX_Code` (`Code`), UNIQUE KEY `UQ_REGION` (`REGION`))")
-		mustExec(t, c, "CREATE TABLE `Cust` (`ID` INT PRIMARY KEY, `RegionID` INT, `Name` VARCHAR(20), KEY `IX_RegionID` (`RegionID`), "+
+		r := sqltest.NewRunner(t, c)
+		r.Exec("CREATE TABLE `Cust` (`ID` INT PRIMARY KEY, `RegionID` INT, `Name` VARCHAR(20), KEY `IX_RegionID` (`RegionID`), " +
 			"CONSTRAINT `FK_CUST_REGION` FOREIGN KEY (`RegionID`) REFERENCES `Region` (`ID`))")
 		for i := range 10 {
-			mustExec(t, c, "INSERT INTO Region VALUES (?, ?, ?)", i, "R"+string(rune('a'+i)), i%3)
+			r.Exec("INSERT INTO Region VALUES (?, ?, ?)", i, "R"+string(rune('a'+i)), i%3)
 		}
 		for i := range 20 {
-			mustExec(t, c, "INSERT INTO Cust VALUES (?, ?, ?)", i, i%10, "c"+string(rune('a'+i)))
+			r.Exec("INSERT INTO Cust VALUES (?, ?, ?)", i, i%10, "c"+string(rune('a'+i)))
 		}
 
 		var cols []string
-		for _, line := range rows(t, c, "SHOW INDEX FROM Region") {
+		for _, line := range r.Rows("SHOW INDEX FROM Region") {
 			f := strings.Split(line, "\t")
 			cols = append(cols, f[2]+"."+f[4]) // Key_name.Column_name
 		}
 		if got := strings.Join(cols, " "); got != "PRIMARY.ID IX_Code.Code UQ_REGION.REGION" {
 			t.Errorf("SHOW INDEX FROM Region: %s", got)
 		}
-		expectRows(t, c, "SELECT index_name, column_name, non_unique FROM information_schema.statistics WHERE table_schema = 'd' AND table_name = 'Region' ORDER BY index_name, seq_in_index",
+		r.ExpectRows("SELECT index_name, column_name, non_unique FROM information_schema.statistics WHERE table_schema = 'd' AND table_name = 'Region' ORDER BY index_name, seq_in_index",
 			"IX_Code\tCode\t1", "PRIMARY\tID\t0", "UQ_REGION\tREGION\t0")
-		expectRows(t, c, "SELECT index_name, column_name FROM information_schema.statistics WHERE table_schema = 'd' AND table_name = 'Cust' ORDER BY index_name, seq_in_index",
+		r.ExpectRows("SELECT index_name, column_name FROM information_schema.statistics WHERE table_schema = 'd' AND table_name = 'Cust' ORDER BY index_name, seq_in_index",
 			"IX_RegionID\tRegionID", "PRIMARY\tID")
-		expectRows(t, c, "SELECT column_name, column_key FROM information_schema.columns WHERE table_schema = 'd' AND table_name = 'Region' ORDER BY ordinal_position",
+		r.ExpectRows("SELECT column_name, column_key FROM information_schema.columns WHERE table_schema = 'd' AND table_name = 'Region' ORDER BY ordinal_position",
 			"ID\tPRI", "REGION\tUNI", "Code\tMUL")
-		expectRows(t, c, "SELECT column_name, column_key FROM information_schema.columns WHERE table_schema = 'd' AND table_name = 'Cust' ORDER BY ordinal_position",
+		r.ExpectRows("SELECT column_name, column_key FROM information_schema.columns WHERE table_schema = 'd' AND table_name = 'Cust' ORDER BY ordinal_position",
 			"ID\tPRI", "RegionID\tMUL", "Name\t")
-		expectRows(t, c, "SELECT constraint_name, column_name, referenced_table_name, referenced_column_name FROM information_schema.key_column_usage WHERE table_schema = 'd' AND table_name = 'Cust' AND referenced_table_name IS NOT NULL",
+		r.ExpectRows("SELECT constraint_name, column_name, referenced_table_name, referenced_column_name FROM information_schema.key_column_usage WHERE table_schema = 'd' AND table_name = 'Cust' AND referenced_table_name IS NOT NULL",
 			"FK_CUST_REGION\tRegionID\tRegion\tID")
 
 		// Lookups through the key and the indexes, in any identifier case.
@@ -53,9 +56,9 @@ func TestMixedCaseIndexColumns(t *testing.T) {
 				t.Errorf("EXPLAIN %s: want %s in\n%s", tc.q, tc.path, plan)
 			}
 		}
-		expectRows(t, c, "SELECT ID FROM Region WHERE Code = 2 ORDER BY ID", "2", "5", "8")
-		expectRows(t, c, "SELECT id FROM region WHERE region = 'Rc'", "2")
-		expectRows(t, c, "SELECT ID FROM Cust WHERE RegionID = 4 ORDER BY ID", "4", "14")
+		r.ExpectRows("SELECT ID FROM Region WHERE Code = 2 ORDER BY ID", "2", "5", "8")
+		r.ExpectRows("SELECT id FROM region WHERE region = 'Rc'", "2")
+		r.ExpectRows("SELECT ID FROM Cust WHERE RegionID = 4 ORDER BY ID", "4", "14")
 
 		// Lookup joins into the primary key and into a secondary index.
 		for _, tc := range []struct{ q, index string }{
@@ -67,7 +70,7 @@ func TestMixedCaseIndexColumns(t *testing.T) {
 				t.Errorf("EXPLAIN %s: want a batched lookup join on %s in\n%s", tc.q, tc.index, plan)
 			}
 		}
-		runScript(t, c, `
+		r.Script(`
 			query SELECT /*+ LOOKUP_JOIN(c, r) */ c.ID, r.REGION FROM Cust c JOIN Region r ON r.ID = c.RegionID WHERE c.ID IN (3, 14) ORDER BY c.ID
 			= 3 | Rd
 			= 14 | Re
@@ -93,7 +96,7 @@ func TestMixedCaseIndexColumns(t *testing.T) {
 }
 
 // explainText returns EXPLAIN q as one string.
-func explainText(t *testing.T, c execer, q string) string {
+func explainText(t *testing.T, c sqltest.Execer, q string) string {
 	t.Helper()
-	return strings.Join(rows(t, c, "EXPLAIN "+q), "\n")
+	return strings.Join(sqltest.NewRunner(t, c).Rows("EXPLAIN "+q), "\n")
 }

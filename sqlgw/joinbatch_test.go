@@ -17,9 +17,9 @@ import (
 // joinFixture creates, in database d: u (indexed: unique global by_email,
 // global by_city (city, age)) and its unindexed copy u0, o (orders pointing
 // at u by email, city, and id, NULLs and duplicates included) with n rows.
-func joinFixture(t *testing.T, c execer, n int) {
+func joinFixture(t *testing.T, c sqltest.Execer, n int) {
 	t.Helper()
-	runScript(t, c, `
+	sqltest.NewRunner(t, c).Script(`
 		exec CREATE DATABASE d
 		exec USE d
 		exec CREATE TABLE u (id INT PRIMARY KEY, email VARCHAR(40), city VARCHAR(20), age INT, name VARCHAR(20), tag VARCHAR(10) COLLATE utf8mb4_0900_ai_ci, UNIQUE KEY by_email (email), KEY by_tag (tag))
@@ -47,19 +47,19 @@ func joinFixture(t *testing.T, c execer, n int) {
 		}
 		ov = append(ov, fmt.Sprintf("(%d, %d, %s, %s, %d, '%s')", i, (i*3)%45, email, city, i%6, []string{"CAFE", "tea", "Milk ", "y", "cafè"}[i%5]))
 	}
-	mustExec(t, c, "CREATE TABLE l (cust INT, id INT, v INT, PRIMARY KEY (cust, id), KEY by_cv (cust, v))")
-	mustExec(t, c, "CREATE TABLE l0 (cust INT, id INT, v INT, PRIMARY KEY (id, cust))")
+	sqltest.NewRunner(t, c).Exec("CREATE TABLE l (cust INT, id INT, v INT, PRIMARY KEY (cust, id), KEY by_cv (cust, v))")
+	sqltest.NewRunner(t, c).Exec("CREATE TABLE l0 (cust INT, id INT, v INT, PRIMARY KEY (id, cust))")
 	var lv []string
 	for i := range 60 {
 		lv = append(lv, fmt.Sprintf("(%d, %d, %d)", i%5, i, i%9))
 	}
-	mustExec(t, c, "INSERT INTO l VALUES "+strings.Join(lv, ", "))
-	mustExec(t, c, "INSERT INTO l0 VALUES "+strings.Join(lv, ", "))
-	mustExec(t, c, "INSERT INTO u VALUES "+strings.Join(uv, ", "))
-	mustExec(t, c, "INSERT INTO u0 VALUES "+strings.Join(uv, ", "))
+	sqltest.NewRunner(t, c).Exec("INSERT INTO l VALUES " + strings.Join(lv, ", "))
+	sqltest.NewRunner(t, c).Exec("INSERT INTO l0 VALUES " + strings.Join(lv, ", "))
+	sqltest.NewRunner(t, c).Exec("INSERT INTO u VALUES " + strings.Join(uv, ", "))
+	sqltest.NewRunner(t, c).Exec("INSERT INTO u0 VALUES " + strings.Join(uv, ", "))
 	for len(ov) > 0 {
 		k := min(len(ov), 100)
-		mustExec(t, c, "INSERT INTO o VALUES "+strings.Join(ov[:k], ", "))
+		sqltest.NewRunner(t, c).Exec("INSERT INTO o VALUES " + strings.Join(ov[:k], ", "))
 		ov = ov[k:]
 	}
 }
@@ -95,52 +95,53 @@ var joinQueries = []string{
 // the same join on an unindexed copy, also inside a transaction with
 // uncommitted inserts, updates and deletes.
 func TestBatchedLookupJoin(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := ts.Conn()
+		r := sqltest.NewRunner(t, c)
 		joinFixture(t, c, 120)
 		compare := func(what string) {
 			t.Helper()
 			for _, q := range joinQueries {
-				mustExec(t, c, "SET sqlgw_join_batch = 256")
-				want := rows(t, c, fmt.Sprintf(q, "u0", "l0"))
+				r.Exec("SET sqlgw_join_batch = 256")
+				want := r.Rows(fmt.Sprintf(q, "u0", "l0"))
 				for _, batch := range []string{"256", "7", "0"} {
-					mustExec(t, c, "SET sqlgw_join_batch = "+batch)
-					got := rows(t, c, fmt.Sprintf(q, "u", "l"))
+					r.Exec("SET sqlgw_join_batch = " + batch)
+					got := r.Rows(fmt.Sprintf(q, "u", "l"))
 					if strings.Join(got, "\n") != strings.Join(want, "\n") {
 						t.Errorf("%s, batch %s: %s:\n%s", what, batch, fmt.Sprintf(q, "u", "l"), firstDiff(got, want))
 					}
 				}
 			}
-			mustExec(t, c, "SET sqlgw_join_batch = DEFAULT")
+			r.Exec("SET sqlgw_join_batch = DEFAULT")
 		}
 		compare("committed")
 		// Inside a transaction with uncommitted writes to both copies.
-		mustExec(t, c, "BEGIN")
+		r.Exec("BEGIN")
 		for _, tb := range []string{"u", "u0"} {
-			mustExec(t, c, "INSERT INTO "+tb+" VALUES (100, 'u45@x', 'Lima', 22, 'new', 'TEA'), (101, NULL, 'Rome', 21, 'new2', 'y')")
-			mustExec(t, c, "UPDATE "+tb+" SET email = 'u49@x', city = 'Oslo' WHERE id = 7")
-			mustExec(t, c, "DELETE FROM "+tb+" WHERE id IN (14, 2)")
+			r.Exec("INSERT INTO " + tb + " VALUES (100, 'u45@x', 'Lima', 22, 'new', 'TEA'), (101, NULL, 'Rome', 21, 'new2', 'y')")
+			r.Exec("UPDATE " + tb + " SET email = 'u49@x', city = 'Oslo' WHERE id = 7")
+			r.Exec("DELETE FROM " + tb + " WHERE id IN (14, 2)")
 		}
-		mustExec(t, c, "UPDATE o SET uid = 100, email = 'u45@x' WHERE id = 5")
+		r.Exec("UPDATE o SET uid = 100, email = 'u45@x' WHERE id = 5")
 		for _, tb := range []string{"l", "l0"} {
-			mustExec(t, c, "INSERT INTO "+tb+" VALUES (2, 100, 4), (3, 101, 1)")
-			mustExec(t, c, "UPDATE "+tb+" SET v = 8 WHERE id = 7")
-			mustExec(t, c, "DELETE FROM "+tb+" WHERE id = 12")
+			r.Exec("INSERT INTO " + tb + " VALUES (2, 100, 4), (3, 101, 1)")
+			r.Exec("UPDATE " + tb + " SET v = 8 WHERE id = 7")
+			r.Exec("DELETE FROM " + tb + " WHERE id = 12")
 		}
 		compare("in a transaction")
-		mustExec(t, c, "ROLLBACK")
+		r.Exec("ROLLBACK")
 		// EXPLAIN shows the batched join through the index, and its
 		// absence when batching is off.
 		q := fmt.Sprintf(joinQueries[0], "u", "l")
-		plan := strings.Join(rows(t, c, "EXPLAIN PLAN "+q), "\n")
+		plan := strings.Join(r.Rows("EXPLAIN PLAN "+q), "\n")
 		if !strings.Contains(plan, "BatchedLookupJoin") || !strings.Contains(plan, "by_email") || !strings.Contains(plan, "[u.email]") {
 			t.Errorf("no batched lookup through by_email:\n%s", plan)
 		}
-		mustExec(t, c, "SET sqlgw_join_batch = 0")
-		if plan := strings.Join(rows(t, c, "EXPLAIN PLAN "+q), "\n"); strings.Contains(plan, "BatchedLookupJoin") {
+		r.Exec("SET sqlgw_join_batch = 0")
+		if plan := strings.Join(r.Rows("EXPLAIN PLAN "+q), "\n"); strings.Contains(plan, "BatchedLookupJoin") {
 			t.Errorf("batched with sqlgw_join_batch = 0:\n%s", plan)
 		}
-		mustExec(t, c, "SET sqlgw_join_batch = DEFAULT")
+		r.Exec("SET sqlgw_join_batch = DEFAULT")
 	})
 }
 
@@ -200,7 +201,7 @@ func (s *slowStore) Query(ctx context.Context, table string, q *storage.Query) (
 
 // lookupFixture creates big (n rows, unique global index by_v) and o2 (200
 // rows pointing at distinct rows of big by id and by v).
-func lookupFixture(t testing.TB, c execer, n int) {
+func lookupFixture(t testing.TB, c sqltest.Execer, n int) {
 	mustExecTB(t, c, "CREATE DATABASE d")
 	mustExecTB(t, c, "USE d")
 	mustExecTB(t, c, "CREATE TABLE big (id INT PRIMARY KEY, v VARCHAR(20), g INT, UNIQUE KEY by_v (v))")
@@ -222,12 +223,12 @@ func lookupFixture(t testing.TB, c execer, n int) {
 	rowsTB(t, c, "SELECT COUNT(*) FROM o2")
 }
 
-func mustExecTB(t testing.TB, c execer, q string) {
+func mustExecTB(t testing.TB, c sqltest.Execer, q string) {
 	t.Helper()
 	sqltest.NewRunner(t, c).Exec(q)
 }
 
-func rowsTB(t testing.TB, c execer, q string) int {
+func rowsTB(t testing.TB, c sqltest.Execer, q string) int {
 	t.Helper()
 	rs, err := c.QueryContext(context.Background(), q)
 	if err != nil {
@@ -253,10 +254,10 @@ func rowsTB(t testing.TB, c execer, q string) int {
 // blocks of 256 keys are one scan of the 1,000-row table (the planner finds
 // that cheaper than 512 Gets). EXPLAIN ANALYZE shows blocks and requests.
 func TestBatchedLookupJoinRequests(t *testing.T) {
-	store, co := memoryBackend.open(t)
+	store, co := sqltest.Memory.Open(t)
 	slow := &slowStore{Store: store}
-	ts := startServer(t, slow, co)
-	c := ts.conn()
+	ts := sqltest.Start(t, slow, sqltest.Options{Catalog: co})
+	c := ts.Conn()
 	lookupFixture(t, c, 1000)
 	slow.delay.Store(int64(time.Millisecond))
 	const (
@@ -274,12 +275,12 @@ func TestBatchedLookupJoinRequests(t *testing.T) {
 		{"unique global index, blocks of 256", byIndex, "256", 2, 1 + 200 + 200, 10},
 	} {
 		measure := func(batch string) (res []string, reqs, bursts int64) {
-			mustExec(t, c, "SET sqlgw_join_batch = "+batch)
-			r0, _ := status(t, c)
+			sqltest.NewRunner(t, c).Exec("SET sqlgw_join_batch = " + batch)
+			r0, _ := sqltest.NewRunner(t, c).Status()
 			b0 := slow.bursts.Load()
-			res = rows(t, c, tc.q)
+			res = sqltest.NewRunner(t, c).Rows(tc.q)
 			b1 := slow.bursts.Load()
-			r1, _ := status(t, c)
+			r1, _ := sqltest.NewRunner(t, c).Status()
 			return res, r1 - r0, b1 - b0
 		}
 		got, reqs, bursts := measure(tc.batch)
@@ -298,15 +299,15 @@ func TestBatchedLookupJoinRequests(t *testing.T) {
 			t.Errorf("%s: unbatched %d sequential round trips, want >= %d (one per lookup)", tc.name, bursts0, 200*tc.steps)
 		}
 	}
-	mustExec(t, c, "SET sqlgw_join_batch = 8")
-	out := strings.Join(rows(t, c, "EXPLAIN ANALYZE "+byIndex), "\n")
+	sqltest.NewRunner(t, c).Exec("SET sqlgw_join_batch = 8")
+	out := strings.Join(sqltest.NewRunner(t, c).Rows("EXPLAIN ANALYZE "+byIndex), "\n")
 	for _, want := range []string{"BatchedLookupJoin", "ran 25 blocks, 200 outer rows, 200 distinct lookups", "block reads: IndexLookup x25", "sqlgw: 200 rows, 401 store requests"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("EXPLAIN ANALYZE lacks %q:\n%s", want, out)
 		}
 	}
-	mustExec(t, c, "SET sqlgw_join_batch = DEFAULT")
-	out = strings.Join(rows(t, c, "EXPLAIN ANALYZE "+byKey), "\n")
+	sqltest.NewRunner(t, c).Exec("SET sqlgw_join_batch = DEFAULT")
+	out = strings.Join(sqltest.NewRunner(t, c).Rows("EXPLAIN ANALYZE "+byKey), "\n")
 	for _, want := range []string{"BatchedLookupJoin", "ran 1 blocks, 200 outer rows, 200 distinct lookups", "block reads: MultiGet x1", "sqlgw: 200 rows, 201 store requests"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("EXPLAIN ANALYZE lacks %q:\n%s", want, out)
@@ -314,13 +315,13 @@ func TestBatchedLookupJoinRequests(t *testing.T) {
 	}
 	// Under a LIMIT, the first block is small.
 	limited := strings.Replace(byKey, " ORDER BY o2.id", " LIMIT 5", 1)
-	if r, _ := cost(t, c, limited); r > 1+16 {
+	if r, _ := sqltest.NewRunner(t, c).Cost(limited); r > 1+16 {
 		t.Errorf("%s: %d requests, want <= 17 (a first block of 16)", limited, r)
 	}
-	if out := strings.Join(rows(t, c, "EXPLAIN PLAN "+limited), "\n"); !strings.Contains(out, "blocks of 16 outer rows doubling up to 256") {
+	if out := strings.Join(sqltest.NewRunner(t, c).Rows("EXPLAIN PLAN "+limited), "\n"); !strings.Contains(out, "blocks of 16 outer rows doubling up to 256") {
 		t.Errorf("EXPLAIN PLAN %s:\n%s", limited, out)
 	}
-	out = strings.Join(rows(t, c, "EXPLAIN "+byKey), "\n")
+	out = strings.Join(sqltest.NewRunner(t, c).Rows("EXPLAIN "+byKey), "\n")
 	if !strings.Contains(out, "batched lookup join") {
 		t.Errorf("EXPLAIN lacks the batched lookup:\n%s", out)
 	}
@@ -331,21 +332,22 @@ func TestBatchedLookupJoinRequests(t *testing.T) {
 // trips), not a hash join (a scan of the whole table); with batching off,
 // per-row lookups cost more than the scan, and the hash join is chosen.
 func TestBatchedLookupJoinChosen(t *testing.T) {
-	store, co := memoryBackend.open(t)
-	ts := startServer(t, store, co)
-	c := ts.conn()
+	store, co := sqltest.Memory.Open(t)
+	ts := sqltest.Start(t, store, sqltest.Options{Catalog: co})
+	c := ts.Conn()
+	r := sqltest.NewRunner(t, c)
 	lookupFixture(t, c, 5000)
 	q := "SELECT o2.id, big.g FROM o2 JOIN big ON big.id = o2.bid"
-	plan := strings.Join(rows(t, c, "EXPLAIN PLAN "+q), "\n")
+	plan := strings.Join(r.Rows("EXPLAIN PLAN "+q), "\n")
 	if !strings.Contains(plan, "BatchedLookupJoin") {
 		t.Errorf("%s: no batched lookup join:\n%s", q, plan)
 	}
-	mustExec(t, c, "SET sqlgw_join_batch = 0")
-	plan = strings.Join(rows(t, c, "EXPLAIN PLAN "+q), "\n")
+	r.Exec("SET sqlgw_join_batch = 0")
+	plan = strings.Join(r.Rows("EXPLAIN PLAN "+q), "\n")
 	if strings.Contains(plan, "LookupJoin") {
 		t.Errorf("%s, batching off: a per-row lookup join:\n%s", q, plan)
 	}
-	mustExec(t, c, "SET sqlgw_join_batch = DEFAULT")
+	r.Exec("SET sqlgw_join_batch = DEFAULT")
 }
 
 // BenchmarkLookupJoin compares a lookup join of 200 outer rows into a
@@ -396,8 +398,9 @@ func TestLookupJoinBuildingIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := startServer(t, store, catalog.Options{RefreshInterval: -1})
-	c := ts.conn()
+	ts := sqltest.Start(t, store, sqltest.Options{Catalog: catalog.Options{RefreshInterval: -1}})
+	c := ts.Conn()
+	r := sqltest.NewRunner(t, c)
 	joinFixture(t, c, 60)
 	other, err := catalog.Open(context.Background(), store, catalog.Options{})
 	if err != nil {
@@ -409,17 +412,17 @@ func TestLookupJoinBuildingIndex(t *testing.T) {
 		}
 	}
 	for _, q := range joinQueries[:5] {
-		want := rows(t, c, fmt.Sprintf(q, "u0", "l0"))
+		want := r.Rows(fmt.Sprintf(q, "u0", "l0"))
 		for _, batch := range []string{"7", "0"} {
-			mustExec(t, c, "SET sqlgw_join_batch = "+batch)
-			got := rows(t, c, fmt.Sprintf(q, "u", "l"))
+			r.Exec("SET sqlgw_join_batch = " + batch)
+			got := r.Rows(fmt.Sprintf(q, "u", "l"))
 			if strings.Join(got, "\n") != strings.Join(want, "\n") {
 				t.Errorf("batch %s: %s:\n%s", batch, fmt.Sprintf(q, "u", "l"), firstDiff(got, want))
 			}
 		}
 	}
-	mustExec(t, c, "SET sqlgw_join_batch = 7")
-	out := strings.Join(rows(t, c, "EXPLAIN ANALYZE "+fmt.Sprintf(joinQueries[0], "u", "l")), "\n")
+	r.Exec("SET sqlgw_join_batch = 7")
+	out := strings.Join(r.Rows("EXPLAIN ANALYZE "+fmt.Sprintf(joinQueries[0], "u", "l")), "\n")
 	if !strings.Contains(out, "block reads: TableScan") || strings.Contains(out, "IndexLookup x") {
 		t.Errorf("a building index was read:\n%s", out)
 	}

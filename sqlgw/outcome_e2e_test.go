@@ -13,6 +13,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage/aztables"
 	"github.com/sqlgw/sqlgw/storage/aztables/azurite"
 )
@@ -52,12 +53,13 @@ func TestAmbiguousWriteOutcome(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := startServer(t, store, catalog.Options{Prefix: fmt.Sprintf("o%x", time.Now().UnixNano()&0xffffffffff)})
-	c := ts.conn()
-	mustExec(t, c, "CREATE DATABASE d")
-	mustExec(t, c, "USE d")
-	mustExec(t, c, "CREATE TABLE t (id INT PRIMARY KEY, v INT)")
-	mustExec(t, c, "CREATE TABLE k (id INT, v INT)")
+	ts := sqltest.Start(t, store, sqltest.Options{Catalog: catalog.Options{Prefix: fmt.Sprintf("o%x", time.Now().UnixNano()&0xffffffffff)}})
+	c := ts.Conn()
+	r := sqltest.NewRunner(t, c)
+	r.Exec("CREATE DATABASE d")
+	r.Exec("USE d")
+	r.Exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+	r.Exec("CREATE TABLE k (id INT, v INT)")
 
 	tr.stalled.Store(true)
 	for i := 1; i <= 5; i++ {
@@ -76,6 +78,6 @@ func TestAmbiguousWriteOutcome(t *testing.T) {
 	if tr.held.Load() < 6 {
 		t.Fatalf("%d responses held back: the test stalled nothing", tr.held.Load())
 	}
-	expectRows(t, c, "SELECT COUNT(*), SUM(v) FROM t", "5\t150")
-	expectRows(t, c, "SELECT COUNT(*) FROM k", "1")
+	r.ExpectRows("SELECT COUNT(*), SUM(v) FROM t", "5\t150")
+	r.ExpectRows("SELECT COUNT(*) FROM k", "1")
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage"
 	"github.com/sqlgw/sqlgw/storage/pebble"
 )
@@ -42,16 +43,16 @@ func TestPartitionQueriesInParallel(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := &slowQueries{Store: inner}
-	ts := startServer(t, st)
-	c := ts.conn()
-	mustExec(t, c, "CREATE DATABASE d")
-	mustExec(t, c, "USE d")
-	mustExec(t, c, "CREATE TABLE ev (dev INT, seq INT, v INT, PRIMARY KEY (dev, seq))")
-	mustExec(t, c, "INSERT INTO ev VALUES (1,1,11),(1,2,12),(2,1,21),(3,1,31),(4,1,41),(5,1,51),(6,1,61),(7,1,71),(8,1,81)")
+	ts := sqltest.Start(t, st, sqltest.Options{})
+	c := sqltest.NewRunner(t, ts.Conn())
+	c.Exec("CREATE DATABASE d")
+	c.Exec("USE d")
+	c.Exec("CREATE TABLE ev (dev INT, seq INT, v INT, PRIMARY KEY (dev, seq))")
+	c.Exec("INSERT INTO ev VALUES (1,1,11),(1,2,12),(2,1,21),(3,1,31),(4,1,41),(5,1,51),(6,1,61),(7,1,71),(8,1,81)")
 	st.slow.Store(true)
 	start := time.Now()
 	q := "SELECT dev, seq FROM ev WHERE dev IN (8, 1, 3, 5, 7, 2, 4, 6) ORDER BY dev, seq"
-	r, _ := cost(t, c, q)
+	r, _ := c.Cost(q)
 	elapsed := time.Since(start)
 	st.slow.Store(false)
 	if r != 8 {
@@ -60,5 +61,5 @@ func TestPartitionQueriesInParallel(t *testing.T) {
 	if st.peak.Load() < 2 || elapsed > 6*40*time.Millisecond {
 		t.Errorf("%s: at most %d queries at once, %v in all; want them in parallel", q, st.peak.Load(), elapsed)
 	}
-	expectRows(t, c, q, "1\t1", "1\t2", "2\t1", "3\t1", "4\t1", "5\t1", "6\t1", "7\t1", "8\t1")
+	c.ExpectRows(q, "1\t1", "1\t2", "2\t1", "3\t1", "4\t1", "5\t1", "6\t1", "7\t1", "8\t1")
 }

@@ -5,23 +5,27 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/sqlgw"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
+	"github.com/sqlgw/sqlgw/storage"
 )
 
 // Known failure 35 (Laravel/Eloquent): a table created without a key gets
 // it from ALTER TABLE ... ADD PRIMARY KEY while it is empty.
 func TestPKAlterAddOnEmptyTable(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		c := ts.Session("pk",
 			"CREATE TABLE t (a INT, b VARCHAR(20), n INT)",
 			"ALTER TABLE t ADD PRIMARY KEY (a, b)")
+		r := sqltest.NewRunner(t, c)
 		expectColumnType(t, c, "t", "a", "int\tNO", "a after ADD PRIMARY KEY")
 		expectColumnType(t, c, "t", "b", "varchar(20)\tNO", "b after ADD PRIMARY KEY")
-		create := rows(t, c, "SHOW CREATE TABLE t")
+		create := r.Rows("SHOW CREATE TABLE t")
 		if len(create) != 1 || !strings.Contains(create[0], "PRIMARY KEY (`a`,`b`)") {
 			t.Fatalf("SHOW CREATE TABLE: %q", create)
 		}
-		runScript(t, c, `
+		r.Script(`
 			exec INSERT INTO t VALUES (1, 'x', 10), (1, 'y', 11), (2, 'x', 20)
 			error 1062 INSERT INTO t VALUES (1, 'y', 99)
 			error 1048 INSERT INTO t VALUES (NULL, 'z', 1)
@@ -36,7 +40,7 @@ func TestPKAlterAddOnEmptyTable(t *testing.T) {
 			t.Fatalf("EXPLAIN of a key lookup does not use PRIMARY:\n%s", ex)
 		}
 		// The table now has a key: a second one is 1068, a secondary index works.
-		runScript(t, c, `
+		r.Script(`
 			error 1068 ALTER TABLE t ADD PRIMARY KEY (n)
 			exec CREATE INDEX ix_n ON t (n)
 			query SELECT a, b FROM t WHERE n = 20
@@ -45,10 +49,10 @@ func TestPKAlterAddOnEmptyTable(t *testing.T) {
 			exec CREATE TABLE r (a INT, b INT)
 			exec INSERT INTO r VALUES (1, 2)
 		`)
-		expectError(t, c, 1235, "needs a table rewrite", "ALTER TABLE r ADD PRIMARY KEY (a)")
+		r.ExpectError(1235, "needs a table rewrite", "ALTER TABLE r ADD PRIMARY KEY (a)")
 		expectColumnType(t, c, "r", "a", "int\tYES", "r.a after the refused ADD PRIMARY KEY")
 		// Emptied by DELETE, it can.
-		runScript(t, c, `
+		r.Script(`
 			exec DELETE FROM r
 			exec ALTER TABLE r ADD PRIMARY KEY (b)
 			exec INSERT INTO r VALUES (1, 2)
@@ -57,8 +61,8 @@ func TestPKAlterAddOnEmptyTable(t *testing.T) {
 			exec CREATE TABLE k (a INT)
 			error 1091 ALTER TABLE k DROP PRIMARY KEY
 		`)
-		expectError(t, c, 1235, "needs a table rewrite", "ALTER TABLE r DROP PRIMARY KEY")
-		runScript(t, c, `
+		r.ExpectError(1235, "needs a table rewrite", "ALTER TABLE r DROP PRIMARY KEY")
+		r.Script(`
 			exec CREATE TABLE d (a INT PRIMARY KEY, b INT NOT NULL)
 			exec ALTER TABLE d DROP PRIMARY KEY
 			exec INSERT INTO d VALUES (1, 1), (1, 1)
@@ -69,80 +73,76 @@ func TestPKAlterAddOnEmptyTable(t *testing.T) {
 			exec ALTER TABLE d ADD PRIMARY KEY (b)
 			exec ALTER TABLE d DROP PRIMARY KEY, ADD PRIMARY KEY (a, b)
 		`)
-		create = rows(t, c, "SHOW CREATE TABLE d")
+		create = r.Rows("SHOW CREATE TABLE d")
 		if len(create) != 1 || !strings.Contains(create[0], "PRIMARY KEY (`a`,`b`)") {
 			t.Fatalf("SHOW CREATE TABLE d: %q", create)
 		}
 		// An AUTO_INCREMENT column must stay a key (1075); a table with a
 		// secondary index keeps its key (1235) even when empty.
-		mustExec(t, c, "CREATE TABLE ai (id INT AUTO_INCREMENT PRIMARY KEY)")
-		expectErrno(t, c, 1075, "ALTER TABLE ai DROP PRIMARY KEY")
-		mustExec(t, c, "CREATE TABLE ix (a INT PRIMARY KEY, b INT, KEY (b))")
-		expectError(t, c, 1235, "secondary indexes", "ALTER TABLE ix DROP PRIMARY KEY")
+		r.Exec("CREATE TABLE ai (id INT AUTO_INCREMENT PRIMARY KEY)")
+		r.ExpectErrno(1075, "ALTER TABLE ai DROP PRIMARY KEY")
+		r.Exec("CREATE TABLE ix (a INT PRIMARY KEY, b INT, KEY (b))")
+		r.ExpectError(1235, "secondary indexes", "ALTER TABLE ix DROP PRIMARY KEY")
 		// A BLOB cannot be a key column (MariaDB 10.11: 1170).
-		mustExec(t, c, "CREATE TABLE bl (a BLOB)")
-		expectErrno(t, c, 1170, "ALTER TABLE bl ADD PRIMARY KEY (a)")
+		r.Exec("CREATE TABLE bl (a BLOB)")
+		r.ExpectErrno(1170, "ALTER TABLE bl ADD PRIMARY KEY (a)")
 	})
 }
 
 // A row written between the emptiness check and the commit makes the
 // second check fail: the key is restored and the ALTER fails.
 func TestPKAlterConcurrentInsert(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c, w := ts.Session("pc"), ts.conn()
-		mustExec(t, w, "USE pc")
-		mustExec(t, c, "CREATE TABLE t (a INT, b INT)")
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c, w := ts.Session("pc"), ts.Conn()
+		sqltest.NewRunner(t, w).Exec("USE pc")
+		sqltest.NewRunner(t, c).Exec("CREATE TABLE t (a INT, b INT)")
 		inWindow(t, sqlgw.SetPKVerifiedHook, w, "INSERT INTO t VALUES (1, 1), (1, 1)", func() {
-			expectError(t, c, 1235, "needs a table rewrite", "ALTER TABLE t ADD PRIMARY KEY (a)")
+			sqltest.NewRunner(t, c).ExpectError(1235, "needs a table rewrite", "ALTER TABLE t ADD PRIMARY KEY (a)")
 		})
 		expectColumnType(t, c, "t", "a", "int\tYES", "after the reverted ADD PRIMARY KEY")
-		expectRows(t, c, "SELECT a, b FROM t", "1\t1", "1\t1")
+		sqltest.NewRunner(t, c).ExpectRows("SELECT a, b FROM t", "1\t1", "1\t1")
 
 		// A DDL change in the window: a retryable conflict.
-		mustExec(t, c, "DELETE FROM t")
+		sqltest.NewRunner(t, c).Exec("DELETE FROM t")
 		inWindow(t, sqlgw.SetPKVerifiedHook, w, "ALTER TABLE t ADD COLUMN g INT", func() {
-			expectErrno(t, c, 1213, "ALTER TABLE t ADD PRIMARY KEY (a)")
+			sqltest.NewRunner(t, c).ExpectErrno(1213, "ALTER TABLE t ADD PRIMARY KEY (a)")
 		})
-		mustExec(t, c, "ALTER TABLE t ADD PRIMARY KEY (a)") // the retry succeeds
-		mustExec(t, c, "INSERT INTO t VALUES (1, 1, 1)")
-		expectErrno(t, c, 1062, "INSERT INTO t VALUES (1, 2, 2)")
+		sqltest.NewRunner(t, c).Exec("ALTER TABLE t ADD PRIMARY KEY (a)") // the retry succeeds
+		sqltest.NewRunner(t, c).Exec("INSERT INTO t VALUES (1, 1, 1)")
+		sqltest.NewRunner(t, c).ExpectErrno(1062, "INSERT INTO t VALUES (1, 2, 2)")
 	})
 }
 
 // Another gateway sees the new key; a stale gateway's keyless insert after
 // the commit is found by the second check and the key is restored.
 func TestPKAlterOtherGateway(t *testing.T) {
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			store, co := b.open(t)
-			t.Cleanup(func() { store.Close() })
-			ca := startServer(t, sharedStore{store}, co).conn()
-			mustExec(t, ca, "CREATE DATABASE og")
-			mustExec(t, ca, "CREATE TABLE og.t (a INT, b INT)")
-			mustExec(t, ca, "CREATE TABLE og.u (a INT, b INT)")
-			cb := startServer(t, sharedStore{store}, co).conn()
-			expectRows(t, cb, "SELECT COUNT(*) FROM og.t", "0")
+	sqltest.ForEachSharedStore(t, func(t *testing.T, store storage.Store, co catalog.Options) {
+		ca := sqltest.NewRunner(t, sqltest.Start(t, store, sqltest.Options{Catalog: co}).Conn())
+		ca.Exec("CREATE DATABASE og")
+		ca.Exec("CREATE TABLE og.t (a INT, b INT)")
+		ca.Exec("CREATE TABLE og.u (a INT, b INT)")
+		cb := sqltest.Start(t, store, sqltest.Options{Catalog: co}).Conn()
+		sqltest.NewRunner(t, cb).ExpectRows("SELECT COUNT(*) FROM og.t", "0")
 
-			mustExec(t, ca, "ALTER TABLE og.t ADD PRIMARY KEY (a, b)")
-			mustExec(t, cb, "INSERT INTO og.t VALUES (1, 2)")
-			expectErrno(t, cb, 1062, "INSERT INTO og.t VALUES (1, 2)")
-			expectRows(t, ca, "SELECT a, b FROM og.t WHERE a = 1 AND b = 2", "1\t2")
-			mustExec(t, cb, "USE og")
-			if ex := explainText(t, cb, "SELECT a FROM t WHERE a = 1 AND b = 2"); !strings.Contains(ex, "PRIMARY") {
-				t.Fatalf("gateway B's EXPLAIN does not use PRIMARY:\n%s", ex)
-			}
+		ca.Exec("ALTER TABLE og.t ADD PRIMARY KEY (a, b)")
+		sqltest.NewRunner(t, cb).Exec("INSERT INTO og.t VALUES (1, 2)")
+		sqltest.NewRunner(t, cb).ExpectErrno(1062, "INSERT INTO og.t VALUES (1, 2)")
+		ca.ExpectRows("SELECT a, b FROM og.t WHERE a = 1 AND b = 2", "1\t2")
+		sqltest.NewRunner(t, cb).Exec("USE og")
+		if ex := explainText(t, cb, "SELECT a FROM t WHERE a = 1 AND b = 2"); !strings.Contains(ex, "PRIMARY") {
+			t.Fatalf("gateway B's EXPLAIN does not use PRIMARY:\n%s", ex)
+		}
 
-			stale := co
-			stale.RefreshInterval = 1 << 40 // C keeps its cached catalog
-			cc := startServer(t, sharedStore{store}, stale).conn()
-			expectRows(t, cc, "SELECT COUNT(*) FROM og.u", "0")
-			var once sync.Once
-			restore := sqlgw.SetPKCommittedHook(func() {
-				once.Do(func() { mustExec(t, cc, "INSERT INTO og.u VALUES (7, 8)") })
-			})
-			defer restore()
-			expectError(t, ca, 1235, "needs a table rewrite", "ALTER TABLE og.u ADD PRIMARY KEY (a)")
-			expectRows(t, ca, "SELECT a, b FROM og.u", "7\t8")
+		stale := co
+		stale.RefreshInterval = 1 << 40 // C keeps its cached catalog
+		cc := sqltest.NewRunner(t, sqltest.Start(t, store, sqltest.Options{Catalog: stale}).Conn())
+		cc.ExpectRows("SELECT COUNT(*) FROM og.u", "0")
+		var once sync.Once
+		restore := sqlgw.SetPKCommittedHook(func() {
+			once.Do(func() { cc.Exec("INSERT INTO og.u VALUES (7, 8)") })
 		})
-	}
+		defer restore()
+		ca.ExpectError(1235, "needs a table rewrite", "ALTER TABLE og.u ADD PRIMARY KEY (a)")
+		ca.ExpectRows("SELECT a, b FROM og.u", "7\t8")
+	})
 }

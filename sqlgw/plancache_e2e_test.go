@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // planCacheStatus returns the session's plan cache counters.
@@ -37,14 +38,15 @@ func planCacheStatus(t *testing.T, c *sql.Conn) (hits, misses, last int64) {
 // TestPlanCache: a prepared point select runs from the plan cache from its
 // second execute on, with the right rows, and DDL invalidates the plan.
 func TestPlanCache(t *testing.T) {
-	store, _ := memoryBackend.open(t)
-	ts := startServer(t, store)
-	c := ts.conn()
+	store, _ := sqltest.Memory.Open(t)
+	ts := sqltest.Start(t, store, sqltest.Options{})
+	c := ts.Conn()
+	r := sqltest.NewRunner(t, c)
 	ctx := context.Background()
-	mustExec(t, c, "CREATE DATABASE pc")
-	mustExec(t, c, "USE pc")
-	mustExec(t, c, "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20), w INT)")
-	mustExec(t, c, "INSERT INTO t VALUES (1, 'one', 10), (2, 'two', 20), (300, 'three hundred', 30)")
+	r.Exec("CREATE DATABASE pc")
+	r.Exec("USE pc")
+	r.Exec("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20), w INT)")
+	r.Exec("INSERT INTO t VALUES (1, 'one', 10), (2, 'two', 20), (300, 'three hundred', 30)")
 	st, err := c.PrepareContext(ctx, "SELECT v, w AS ww FROM t WHERE id = ?")
 	if err != nil {
 		t.Fatal(err)
@@ -127,8 +129,8 @@ func TestPlanCache(t *testing.T) {
 		t.Errorf("IN list of varying literal types: %d misses, want at most 8 builds before giving up", m1-m0)
 	}
 	// DDL invalidates: the next execute is a miss and sees the new schema.
-	mustExec(t, c, "ALTER TABLE t MODIFY COLUMN v VARCHAR(30)")
-	mustExec(t, c, "UPDATE t SET v = 'uno' WHERE id = 1")
+	r.Exec("ALTER TABLE t MODIFY COLUMN v VARCHAR(30)")
+	r.Exec("UPDATE t SET v = 'uno' WHERE id = 1")
 	h0, m0, _ = planCacheStatus(t, c)
 	if got := get(1); got != "uno" {
 		t.Errorf("after ALTER: %q", got)
@@ -148,14 +150,14 @@ func TestPlanCache(t *testing.T) {
 // TestPlanCachePrivileges: a REVOKE applies to a statement running from the
 // plan cache at its next execute, as to any other statement.
 func TestPlanCachePrivileges(t *testing.T) {
-	store, _ := memoryBackend.open(t)
+	store, _ := sqltest.Memory.Open(t)
 	ts, _ := startAccountsServer(t, store, catalog.Options{}, "", nil)
 	ctx := context.Background()
-	mustExec(t, ts.db, "CREATE DATABASE pcp")
-	mustExec(t, ts.db, "CREATE TABLE pcp.t (id INT PRIMARY KEY, v VARCHAR(10))")
-	mustExec(t, ts.db, "INSERT INTO pcp.t VALUES (1, 'one'), (2, 'two')")
-	mustExec(t, ts.db, "CREATE USER reader IDENTIFIED BY 'pw'")
-	mustExec(t, ts.db, "GRANT SELECT ON pcp.t TO reader")
+	sqltest.NewRunner(t, ts.DB).Exec("CREATE DATABASE pcp")
+	sqltest.NewRunner(t, ts.DB).Exec("CREATE TABLE pcp.t (id INT PRIMARY KEY, v VARCHAR(10))")
+	sqltest.NewRunner(t, ts.DB).Exec("INSERT INTO pcp.t VALUES (1, 'one'), (2, 'two')")
+	sqltest.NewRunner(t, ts.DB).Exec("CREATE USER reader IDENTIFIED BY 'pw'")
+	sqltest.NewRunner(t, ts.DB).Exec("GRANT SELECT ON pcp.t TO reader")
 	db := as(t, ts, "reader", "pw", "pcp")
 	c, err := db.Conn(ctx)
 	if err != nil {
@@ -176,11 +178,11 @@ func TestPlanCachePrivileges(t *testing.T) {
 	if hits, _, _ := planCacheStatus(t, c); hits != 2 {
 		t.Fatalf("plan cache hits %d, want 2", hits)
 	}
-	mustExec(t, ts.db, "REVOKE SELECT ON pcp.t FROM reader")
+	sqltest.NewRunner(t, ts.DB).Exec("REVOKE SELECT ON pcp.t FROM reader")
 	var v string
 	err = st.QueryRowContext(ctx, 2).Scan(&v)
 	// The general path's answer: the user has no privilege left in pcp.
-	if code := mysqlErrno(err); code != 1044 && code != 1142 {
+	if code := sqltest.Errno(err); code != 1044 && code != 1142 {
 		t.Fatalf("after REVOKE: %v (errno %d), want access denied (1044 or 1142)", err, code)
 	}
 }

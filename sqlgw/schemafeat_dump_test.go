@@ -8,15 +8,17 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // Outside strict mode, values given for generated columns are ignored
 // with warning 1906 (what mariadb-dump's output relies on); in strict mode
 // they are 3105 (MySQL 8).
 func TestGeneratedValuesIgnoredOutsideStrictMode(t *testing.T) {
-	store, co := memoryBackend.open(t)
-	c := startServer(t, store, co).conn()
-	runScript(t, c, `
+	store, co := sqltest.Memory.Open(t)
+	c := sqltest.NewRunner(t, sqltest.Start(t, store, sqltest.Options{Catalog: co}).Conn())
+	c.Script(`
 		exec CREATE DATABASE d
 		exec USE d
 		exec CREATE TABLE g (id INT PRIMARY KEY, a INT, b INT AS (a * 2) VIRTUAL, s INT AS (a + 1) STORED)
@@ -25,13 +27,13 @@ func TestGeneratedValuesIgnoredOutsideStrictMode(t *testing.T) {
 		exec INSERT INTO g VALUES (1, 10, 0, 0), (2, 20, 5, 5)
 	`)
 	// (go-mysql-server lists warnings newest first; the order is not checked.)
-	warnings := rows(t, c, "SHOW WARNINGS")
+	warnings := c.Rows("SHOW WARNINGS")
 	slices.Sort(warnings)
 	if want := []string{"Warning\t1906\tThe value specified for generated column 'b' in table 'g' has been ignored",
 		"Warning\t1906\tThe value specified for generated column 's' in table 'g' has been ignored"}; !slices.Equal(warnings, want) {
 		t.Errorf("SHOW WARNINGS: %q, want %q", warnings, want)
 	}
-	runScript(t, c, `
+	c.Script(`
 		exec INSERT INTO d.g (s, id, a) VALUES (7, 3, 30)
 		query SELECT * FROM g ORDER BY id
 		= 1 | 10 | 20 | 11
@@ -56,30 +58,31 @@ func TestSchemaFeaturesDumpRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Skip("the mariadb client is not installed (apt-get install mariadb-client)")
 	}
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		c := ts.Session("s")
-		mustExec(t, c, "CREATE TABLE actor (actor_id SMALLINT UNSIGNED NOT NULL AUTO_INCREMENT, first_name VARCHAR(45) NOT NULL, "+
-			"rating ENUM('G','PG','PG-13','R','NC-17') DEFAULT 'G', features SET('Trailers','Commentaries') NOT NULL DEFAULT 'Commentaries', "+
+		r := sqltest.NewRunner(t, c)
+		r.Exec("CREATE TABLE actor (actor_id SMALLINT UNSIGNED NOT NULL AUTO_INCREMENT, first_name VARCHAR(45) NOT NULL, " +
+			"rating ENUM('G','PG','PG-13','R','NC-17') DEFAULT 'G', features SET('Trailers','Commentaries') NOT NULL DEFAULT 'Commentaries', " +
 			"last_update TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP, PRIMARY KEY (actor_id))")
-		mustExec(t, c, "INSERT INTO actor (first_name, last_update) VALUES ('PENELOPE', '2006-02-15 04:34:33'), ('NICK', '2006-02-15 04:34:33')")
-		mustExec(t, c, "CREATE TABLE person (id BIGINT AUTO_INCREMENT NOT NULL PRIMARY KEY, age INT UNSIGNED NOT NULL CHECK (age >= 0), "+
+		r.Exec("INSERT INTO actor (first_name, last_update) VALUES ('PENELOPE', '2006-02-15 04:34:33'), ('NICK', '2006-02-15 04:34:33')")
+		r.Exec("CREATE TABLE person (id BIGINT AUTO_INCREMENT NOT NULL PRIMARY KEY, age INT UNSIGNED NOT NULL CHECK (age >= 0), " +
 			"lo INT, hi INT, CONSTRAINT lo_le_hi CHECK (lo <= hi), CONSTRAINT hipos CHECK (hi > 0) NOT ENFORCED)")
-		mustExec(t, c, "INSERT INTO person (age, lo, hi) VALUES (30, 1, 2), (40, -5, -1)")
-		mustExec(t, c, "CREATE TABLE g (id INT PRIMARY KEY, a INT, b INT AS (a * 2) VIRTUAL, s VARCHAR(10) AS (CONCAT('n', a)) STORED, KEY ks (s))")
-		mustExec(t, c, "INSERT INTO g (id, a) VALUES (1, 10), (2, 20)")
+		r.Exec("INSERT INTO person (age, lo, hi) VALUES (30, 1, 2), (40, -5, -1)")
+		r.Exec("CREATE TABLE g (id INT PRIMARY KEY, a INT, b INT AS (a * 2) VIRTUAL, s VARCHAR(10) AS (CONCAT('n', a)) STORED, KEY ks (s))")
+		r.Exec("INSERT INTO g (id, a) VALUES (1, 10), (2, 20)")
 		tables := []string{"actor", "person", "g"}
 		contents := func(db string) string {
 			var out []string
 			for _, tb := range tables {
-				create := rows(t, c, "SHOW CREATE TABLE "+db+"."+tb)
+				create := r.Rows("SHOW CREATE TABLE " + db + "." + tb)
 				out = append(out, create...)
-				out = append(out, rows(t, c, "SELECT * FROM "+db+"."+tb+" ORDER BY 1")...)
+				out = append(out, r.Rows("SELECT * FROM "+db+"."+tb+" ORDER BY 1")...)
 			}
 			return strings.Join(out, "\n")
 		}
 		want := contents("s")
 
-		host, port, err := net.SplitHostPort(ts.srv.Addr().String())
+		host, port, err := net.SplitHostPort(ts.Srv.Addr().String())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +103,7 @@ func TestSchemaFeaturesDumpRoundTrip(t *testing.T) {
 			}
 		}
 		// The check names are unique per database: restore into another one.
-		mustExec(t, c, "CREATE DATABASE r")
+		r.Exec("CREATE DATABASE r")
 		stderr.Reset()
 		cmd = exec.Command(client, append(conn, "r")...)
 		cmd.Stdin, cmd.Stderr = strings.NewReader(sqlText), &stderr
@@ -111,7 +114,7 @@ func TestSchemaFeaturesDumpRoundTrip(t *testing.T) {
 			t.Errorf("restored database differs:\n got: %s\nwant: %s", got, want)
 		}
 		// The restored definitions behave like the originals.
-		runScript(t, c, `
+		r.Script(`
 			exec USE r
 			error 3819 INSERT INTO person (age, lo, hi) VALUES (1, 5, 2)
 			error 3105 INSERT INTO g VALUES (3, 1, 2, 'x')

@@ -4,17 +4,21 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
+	"github.com/sqlgw/sqlgw/storage"
 )
 
 // sakila's and Django's schemas: ON UPDATE CURRENT_TIMESTAMP columns are
 // stored and applied by UPDATE, as MySQL 8 does.
 func TestOnUpdateCurrentTimestamp(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.Session("d")
-		mustExec(t, c, "CREATE TABLE actor (actor_id SMALLINT UNSIGNED NOT NULL AUTO_INCREMENT, first_name VARCHAR(45) NOT NULL, "+
-			"last_update TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP, "+
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := sqltest.NewRunner(t, ts.Session("d"))
+		c.Exec("CREATE TABLE actor (actor_id SMALLINT UNSIGNED NOT NULL AUTO_INCREMENT, first_name VARCHAR(45) NOT NULL, " +
+			"last_update TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP, " +
 			"touched DATETIME(3) NULL ON UPDATE CURRENT_TIMESTAMP(3), PRIMARY KEY (actor_id))")
-		create := strings.Join(rows(t, c, "SHOW CREATE TABLE actor"), "\n")
+		create := strings.Join(c.Rows("SHOW CREATE TABLE actor"), "\n")
 		for _, want := range []string{
 			"`last_update` timestamp NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP",
 			"`touched` datetime(3) ON UPDATE CURRENT_TIMESTAMP(3)",
@@ -23,35 +27,35 @@ func TestOnUpdateCurrentTimestamp(t *testing.T) {
 				t.Errorf("SHOW CREATE TABLE lacks %q:\n%s", want, create)
 			}
 		}
-		expectRows(t, c, "SELECT COLUMN_NAME, EXTRA FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 'actor' ORDER BY ORDINAL_POSITION",
+		c.ExpectRows("SELECT COLUMN_NAME, EXTRA FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 'actor' ORDER BY ORDINAL_POSITION",
 			"actor_id\tauto_increment", "first_name\t", "last_update\tDEFAULT_GENERATED on update CURRENT_TIMESTAMP", "touched\ton update CURRENT_TIMESTAMP(3)")
 
-		mustExec(t, c, "INSERT INTO actor (first_name, last_update) VALUES ('PENELOPE', '2006-02-15 04:34:33'), ('NICK', '2006-02-15 04:34:33')")
-		expectRows(t, c, "SELECT actor_id, last_update, touched FROM actor ORDER BY actor_id",
+		c.Exec("INSERT INTO actor (first_name, last_update) VALUES ('PENELOPE', '2006-02-15 04:34:33'), ('NICK', '2006-02-15 04:34:33')")
+		c.ExpectRows("SELECT actor_id, last_update, touched FROM actor ORDER BY actor_id",
 			"1\t2006-02-15 04:34:33\tNULL", "2\t2006-02-15 04:34:33\tNULL")
 		// An UPDATE that changes nothing does not touch the columns.
-		mustExec(t, c, "UPDATE actor SET first_name = 'PENELOPE' WHERE actor_id = 1")
-		expectRows(t, c, "SELECT last_update, touched FROM actor WHERE actor_id = 1", "2006-02-15 04:34:33\tNULL")
+		c.Exec("UPDATE actor SET first_name = 'PENELOPE' WHERE actor_id = 1")
+		c.ExpectRows("SELECT last_update, touched FROM actor WHERE actor_id = 1", "2006-02-15 04:34:33\tNULL")
 		before := time.Now().UTC().Add(-2 * time.Minute).Format("2006-01-02 15:04:05")
-		mustExec(t, c, "UPDATE actor SET first_name = 'PENNY' WHERE actor_id = 1")
-		expectRows(t, c, "SELECT last_update > '"+before+"', touched > '"+before+"' FROM actor WHERE actor_id = 1", "1\t1")
+		c.Exec("UPDATE actor SET first_name = 'PENNY' WHERE actor_id = 1")
+		c.ExpectRows("SELECT last_update > '"+before+"', touched > '"+before+"' FROM actor WHERE actor_id = 1", "1\t1")
 		// The other row is untouched.
-		expectRows(t, c, "SELECT last_update, touched FROM actor WHERE actor_id = 2", "2006-02-15 04:34:33\tNULL")
+		c.ExpectRows("SELECT last_update, touched FROM actor WHERE actor_id = 2", "2006-02-15 04:34:33\tNULL")
 		// An explicit assignment wins.
-		mustExec(t, c, "UPDATE actor SET first_name = 'NICKY', last_update = '2020-01-01 00:00:00' WHERE actor_id = 2")
-		expectRows(t, c, "SELECT last_update, touched > '"+before+"' FROM actor WHERE actor_id = 2", "2020-01-01 00:00:00\t1")
+		c.Exec("UPDATE actor SET first_name = 'NICKY', last_update = '2020-01-01 00:00:00' WHERE actor_id = 2")
+		c.ExpectRows("SELECT last_update, touched > '"+before+"' FROM actor WHERE actor_id = 2", "2020-01-01 00:00:00\t1")
 		// ON DUPLICATE KEY UPDATE is an update too.
-		mustExec(t, c, "UPDATE actor SET last_update = '2001-01-01 00:00:00', touched = NULL")
-		mustExec(t, c, "INSERT INTO actor (actor_id, first_name) VALUES (1, 'X') ON DUPLICATE KEY UPDATE first_name = 'Y'")
-		expectRows(t, c, "SELECT actor_id, first_name, last_update > '"+before+"', touched IS NULL FROM actor ORDER BY actor_id",
+		c.Exec("UPDATE actor SET last_update = '2001-01-01 00:00:00', touched = NULL")
+		c.Exec("INSERT INTO actor (actor_id, first_name) VALUES (1, 'X') ON DUPLICATE KEY UPDATE first_name = 'Y'")
+		c.ExpectRows("SELECT actor_id, first_name, last_update > '"+before+"', touched IS NULL FROM actor ORDER BY actor_id",
 			"1\tY\t1\t0", "2\tNICKY\t0\t1")
 
 		// ALTER TABLE adds and changes ON UPDATE columns.
-		mustExec(t, c, "ALTER TABLE actor ADD COLUMN seen DATETIME NULL ON UPDATE CURRENT_TIMESTAMP")
-		mustExec(t, c, "ALTER TABLE actor MODIFY COLUMN touched DATETIME(3) NULL")
-		mustExec(t, c, "UPDATE actor SET first_name = 'Z' WHERE actor_id = 2")
-		expectRows(t, c, "SELECT seen > '"+before+"', touched IS NULL FROM actor WHERE actor_id = 2", "1\t1")
-		expectRows(t, c, "SELECT EXTRA FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 'actor' AND COLUMN_NAME IN ('touched', 'seen') ORDER BY COLUMN_NAME",
+		c.Exec("ALTER TABLE actor ADD COLUMN seen DATETIME NULL ON UPDATE CURRENT_TIMESTAMP")
+		c.Exec("ALTER TABLE actor MODIFY COLUMN touched DATETIME(3) NULL")
+		c.Exec("UPDATE actor SET first_name = 'Z' WHERE actor_id = 2")
+		c.ExpectRows("SELECT seen > '"+before+"', touched IS NULL FROM actor WHERE actor_id = 2", "1\t1")
+		c.ExpectRows("SELECT EXTRA FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 'actor' AND COLUMN_NAME IN ('touched', 'seen') ORDER BY COLUMN_NAME",
 			"on update CURRENT_TIMESTAMP", "")
 	})
 }
@@ -60,21 +64,21 @@ func TestOnUpdateCurrentTimestamp(t *testing.T) {
 // them, enforced by the engine with MySQL's 3819; names unique per
 // database (3822); ALTER TABLE ADD/DROP CHECK and CONSTRAINT.
 func TestCheckConstraints(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.Session("d")
-		mustExec(t, c, "CREATE TABLE `app_person` (`id` bigint AUTO_INCREMENT NOT NULL PRIMARY KEY, "+
-			"`age` integer UNSIGNED NOT NULL CHECK (`age` >= 0), `lo` integer NOT NULL, `hi` integer NOT NULL, "+
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := sqltest.NewRunner(t, ts.Session("d"))
+		c.Exec("CREATE TABLE `app_person` (`id` bigint AUTO_INCREMENT NOT NULL PRIMARY KEY, " +
+			"`age` integer UNSIGNED NOT NULL CHECK (`age` >= 0), `lo` integer NOT NULL, `hi` integer NOT NULL, " +
 			"CONSTRAINT `lo_le_hi` CHECK (`lo` <= `hi`), CHECK (`hi` < 1000))")
-		expectRows(t, c, "SELECT CONSTRAINT_NAME, CHECK_CLAUSE FROM information_schema.CHECK_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = 'd' ORDER BY CONSTRAINT_NAME",
+		c.ExpectRows("SELECT CONSTRAINT_NAME, CHECK_CLAUSE FROM information_schema.CHECK_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = 'd' ORDER BY CONSTRAINT_NAME",
 			"app_person_chk_1\t(`age` >= 0)", "app_person_chk_2\t(`hi` < 1000)", "lo_le_hi\t(`lo` <= `hi`)")
-		expectRows(t, c, "SELECT CONSTRAINT_NAME, CONSTRAINT_TYPE, ENFORCED FROM information_schema.TABLE_CONSTRAINTS WHERE TABLE_SCHEMA = 'd' AND CONSTRAINT_TYPE = 'CHECK' ORDER BY CONSTRAINT_NAME",
+		c.ExpectRows("SELECT CONSTRAINT_NAME, CONSTRAINT_TYPE, ENFORCED FROM information_schema.TABLE_CONSTRAINTS WHERE TABLE_SCHEMA = 'd' AND CONSTRAINT_TYPE = 'CHECK' ORDER BY CONSTRAINT_NAME",
 			"app_person_chk_1\tCHECK\tYES", "app_person_chk_2\tCHECK\tYES", "lo_le_hi\tCHECK\tYES")
-		create := strings.Join(rows(t, c, "SHOW CREATE TABLE app_person"), "\n")
+		create := strings.Join(c.Rows("SHOW CREATE TABLE app_person"), "\n")
 		if !strings.Contains(create, "CONSTRAINT `lo_le_hi` CHECK ((`lo` <= `hi`))") || !strings.Contains(create, "CONSTRAINT `app_person_chk_1` CHECK ((`age` >= 0))") {
 			t.Errorf("SHOW CREATE TABLE:\n%s", create)
 		}
 
-		runScript(t, c, `
+		c.Script(`
 			exec INSERT INTO app_person (age, lo, hi) VALUES (30, 1, 2)
 			error 3819 INSERT INTO app_person (age, lo, hi) VALUES (30, 3, 2)
 			error 3819 INSERT INTO app_person (age, lo, hi) VALUES (30, 3, 1000)
@@ -125,18 +129,18 @@ func TestCheckConstraints(t *testing.T) {
 // written by the user (3105), recomputed on UPDATE; STORED ones can be
 // indexed.
 func TestGeneratedColumns(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.Session("d")
-		mustExec(t, c, "CREATE TABLE g (id INT PRIMARY KEY, a INT, b INT GENERATED ALWAYS AS (a * 2) VIRTUAL, "+
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := sqltest.NewRunner(t, ts.Session("d"))
+		c.Exec("CREATE TABLE g (id INT PRIMARY KEY, a INT, b INT GENERATED ALWAYS AS (a * 2) VIRTUAL, " +
 			"s VARCHAR(20) AS (CONCAT('n', a + 1)) STORED NOT NULL, KEY ks (s))")
-		create := strings.Join(rows(t, c, "SHOW CREATE TABLE g"), "\n")
+		create := strings.Join(c.Rows("SHOW CREATE TABLE g"), "\n")
 		// As MySQL 8 writes them: VIRTUAL spelled out, NOT NULL after.
 		for _, want := range []string{"`b` int GENERATED ALWAYS AS ((`a` * 2)) VIRTUAL,", "`s` varchar(20) GENERATED ALWAYS AS (concat('n',(`a` + 1))) STORED NOT NULL,"} {
 			if !strings.Contains(create, want) {
 				t.Errorf("SHOW CREATE TABLE lacks %q:\n%s", want, create)
 			}
 		}
-		runScript(t, c, `
+		c.Script(`
 			query SELECT COLUMN_NAME, EXTRA FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 'g' AND EXTRA <> '' ORDER BY COLUMN_NAME
 			= b | VIRTUAL GENERATED
 			= s | STORED GENERATED
@@ -157,11 +161,11 @@ func TestGeneratedColumns(t *testing.T) {
 			= 1
 			query SELECT id FROM g WHERE s = 'n11'
 		`)
-		plan := strings.Join(rows(t, c, "EXPLAIN PLAN SELECT id FROM g WHERE s = 'n12'"), "\n")
+		plan := strings.Join(c.Rows("EXPLAIN PLAN SELECT id FROM g WHERE s = 'n12'"), "\n")
 		if !strings.Contains(plan, "IndexLookup") {
 			t.Errorf("want an IndexLookup on ks:\n%s", plan)
 		}
-		runScript(t, c, `
+		c.Script(`
 			query SELECT id FROM g WHERE b = 40
 			= 2
 			# A VIRTUAL column added to a populated table is computed on read,
@@ -220,54 +224,50 @@ func TestGeneratedColumns(t *testing.T) {
 // The definitions live in the catalog: a second gateway on the same store
 // enforces and shows them, including those added after it started.
 func TestSchemaFeaturesAcrossGateways(t *testing.T) {
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			store, co := b.open(t)
-			t.Cleanup(func() { store.Close() })
-			co.RefreshInterval = -1 // always check the catalog version
-			ca := startServer(t, sharedStore{store}, co).conn()
-			mustExec(t, ca, "CREATE DATABASE d")
-			mustExec(t, ca, "CREATE TABLE d.t (id INT PRIMARY KEY, a INT CHECK (a >= 0), "+
-				"g INT AS (a * 2) STORED, s INT AS (a + 1) STORED, "+
-				"ts TIMESTAMP NULL DEFAULT NULL ON UPDATE CURRENT_TIMESTAMP, CONSTRAINT small CHECK (a < 100))")
-			mustExec(t, ca, "INSERT INTO d.t (id, a) VALUES (1, 1)")
-			mustExec(t, ca, "CREATE TABLE d.v (id INT PRIMARY KEY, a INT, g INT AS (a * 2) VIRTUAL, ts DATETIME NULL ON UPDATE CURRENT_TIMESTAMP)")
-			mustExec(t, ca, "INSERT INTO d.v (id, a) VALUES (1, 1)")
+	sqltest.ForEachSharedStore(t, func(t *testing.T, store storage.Store, co catalog.Options) {
+		co.RefreshInterval = -1 // always check the catalog version
+		ca := sqltest.NewRunner(t, sqltest.Start(t, store, sqltest.Options{Catalog: co}).Conn())
+		ca.Exec("CREATE DATABASE d")
+		ca.Exec("CREATE TABLE d.t (id INT PRIMARY KEY, a INT CHECK (a >= 0), " +
+			"g INT AS (a * 2) STORED, s INT AS (a + 1) STORED, " +
+			"ts TIMESTAMP NULL DEFAULT NULL ON UPDATE CURRENT_TIMESTAMP, CONSTRAINT small CHECK (a < 100))")
+		ca.Exec("INSERT INTO d.t (id, a) VALUES (1, 1)")
+		ca.Exec("CREATE TABLE d.v (id INT PRIMARY KEY, a INT, g INT AS (a * 2) VIRTUAL, ts DATETIME NULL ON UPDATE CURRENT_TIMESTAMP)")
+		ca.Exec("INSERT INTO d.v (id, a) VALUES (1, 1)")
 
-			cb := startServer(t, sharedStore{store}, co).conn()
-			createA := rows(t, ca, "SHOW CREATE TABLE d.t")
-			createB := rows(t, cb, "SHOW CREATE TABLE d.t")
-			if strings.Join(createA, "\n") != strings.Join(createB, "\n") {
-				t.Errorf("SHOW CREATE TABLE differs:\nA: %s\nB: %s", createA, createB)
+		cb := sqltest.NewRunner(t, sqltest.Start(t, store, sqltest.Options{Catalog: co}).Conn())
+		createA := ca.Rows("SHOW CREATE TABLE d.t")
+		createB := cb.Rows("SHOW CREATE TABLE d.t")
+		if strings.Join(createA, "\n") != strings.Join(createB, "\n") {
+			t.Errorf("SHOW CREATE TABLE differs:\nA: %s\nB: %s", createA, createB)
+		}
+		for _, want := range []string{"CHECK ((`a` >= 0))", "CONSTRAINT `small` CHECK ((`a` < 100))", "GENERATED ALWAYS AS ((`a` * 2)) STORED", "GENERATED ALWAYS AS ((`a` + 1)) STORED", "ON UPDATE CURRENT_TIMESTAMP"} {
+			if !strings.Contains(strings.Join(createB, "\n"), want) {
+				t.Errorf("gateway B's SHOW CREATE TABLE lacks %q:\n%s", want, createB)
 			}
-			for _, want := range []string{"CHECK ((`a` >= 0))", "CONSTRAINT `small` CHECK ((`a` < 100))", "GENERATED ALWAYS AS ((`a` * 2)) STORED", "GENERATED ALWAYS AS ((`a` + 1)) STORED", "ON UPDATE CURRENT_TIMESTAMP"} {
-				if !strings.Contains(strings.Join(createB, "\n"), want) {
-					t.Errorf("gateway B's SHOW CREATE TABLE lacks %q:\n%s", want, createB)
-				}
-			}
-			runScript(t, cb, `
-				error 3819 INSERT INTO d.t (id, a) VALUES (2, -1)
-				error 3819 INSERT INTO d.t (id, a) VALUES (2, 100)
-				error 3105 INSERT INTO d.t (id, a, g) VALUES (2, 1, 1)
-				exec INSERT INTO d.t (id, a) VALUES (2, 5)
-				exec UPDATE d.t SET a = 6 WHERE id = 2
-			`)
-			expectRows(t, ca, "SELECT id, a, g, s, ts IS NOT NULL FROM d.t ORDER BY id", "1\t1\t2\t2\t0", "2\t6\t12\t7\t1")
-			expectErrno(t, cb, 3105, "UPDATE d.v SET g = 1")
-			mustExec(t, cb, "UPDATE d.v SET a = 4")
-			expectRows(t, ca, "SELECT a, g, ts IS NOT NULL FROM d.v", "4\t8\t1")
-			if got := strings.Join(rows(t, cb, "SHOW CREATE TABLE d.v"), "\n"); !strings.Contains(got, "`g` int GENERATED ALWAYS AS ((`a` * 2)) VIRTUAL,") {
-				t.Errorf("gateway B's SHOW CREATE TABLE d.v:\n%s", got)
-			}
+		}
+		cb.Script(`
+			error 3819 INSERT INTO d.t (id, a) VALUES (2, -1)
+			error 3819 INSERT INTO d.t (id, a) VALUES (2, 100)
+			error 3105 INSERT INTO d.t (id, a, g) VALUES (2, 1, 1)
+			exec INSERT INTO d.t (id, a) VALUES (2, 5)
+			exec UPDATE d.t SET a = 6 WHERE id = 2
+		`)
+		ca.ExpectRows("SELECT id, a, g, s, ts IS NOT NULL FROM d.t ORDER BY id", "1\t1\t2\t2\t0", "2\t6\t12\t7\t1")
+		cb.ExpectErrno(3105, "UPDATE d.v SET g = 1")
+		cb.Exec("UPDATE d.v SET a = 4")
+		ca.ExpectRows("SELECT a, g, ts IS NOT NULL FROM d.v", "4\t8\t1")
+		if got := strings.Join(cb.Rows("SHOW CREATE TABLE d.v"), "\n"); !strings.Contains(got, "`g` int GENERATED ALWAYS AS ((`a` * 2)) VIRTUAL,") {
+			t.Errorf("gateway B's SHOW CREATE TABLE d.v:\n%s", got)
+		}
 
-			// DDL on A after B started: B sees it on its next statement.
-			mustExec(t, ca, "ALTER TABLE d.t ADD CONSTRAINT lt50 CHECK (a < 50)")
-			expectErrno(t, cb, 3819, "UPDATE d.t SET a = 70 WHERE id = 2")
-			expectErrno(t, cb, 3822, "CREATE TABLE d.u (id INT PRIMARY KEY, CONSTRAINT lt50 CHECK (id > 0))")
-			mustExec(t, ca, "ALTER TABLE d.t DROP CHECK small")
-			mustExec(t, ca, "ALTER TABLE d.t DROP CHECK lt50")
-			mustExec(t, cb, "UPDATE d.t SET a = 200 WHERE id = 2")
-			expectRows(t, cb, "SELECT CONSTRAINT_NAME FROM information_schema.CHECK_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = 'd' ORDER BY CONSTRAINT_NAME", "t_chk_1")
-		})
-	}
+		// DDL on A after B started: B sees it on its next statement.
+		ca.Exec("ALTER TABLE d.t ADD CONSTRAINT lt50 CHECK (a < 50)")
+		cb.ExpectErrno(3819, "UPDATE d.t SET a = 70 WHERE id = 2")
+		cb.ExpectErrno(3822, "CREATE TABLE d.u (id INT PRIMARY KEY, CONSTRAINT lt50 CHECK (id > 0))")
+		ca.Exec("ALTER TABLE d.t DROP CHECK small")
+		ca.Exec("ALTER TABLE d.t DROP CHECK lt50")
+		cb.Exec("UPDATE d.t SET a = 200 WHERE id = 2")
+		cb.ExpectRows("SELECT CONSTRAINT_NAME FROM information_schema.CHECK_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = 'd' ORDER BY CONSTRAINT_NAME", "t_chk_1")
+	})
 }

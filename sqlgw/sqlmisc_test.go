@@ -29,7 +29,7 @@ func TestMiscPreparedExplain(t *testing.T) {
 		{"EXPLAIN FORMAT=TREE SELECT * FROM t WHERE k = ?", []any{2}, "PointGet"},
 		{"EXPLAIN ANALYZE SELECT * FROM t WHERE k = ?", []any{2}, "1 rows"},
 	} {
-		got := strings.Join(rows(t, c, tc.q, tc.args...), "\n")
+		got := strings.Join(sqltest.NewRunner(t, c).Rows(tc.q, tc.args...), "\n")
 		if !strings.Contains(got, tc.want) {
 			t.Errorf("%s %v:\n%s\nwant %q in it", tc.q, tc.args, got, tc.want)
 		}
@@ -64,6 +64,7 @@ func TestMiscReadOnlyTransaction(t *testing.T) {
 		CREATE TABLE t (k INT NOT NULL PRIMARY KEY, q INT)
 		INSERT INTO t VALUES (1, 10)
 		START TRANSACTION READ ONLY`)
+	r := sqltest.NewRunner(t, c)
 	for _, q := range []string{
 		"INSERT INTO t VALUES (2, 20)",
 		"UPDATE t SET q = 11 WHERE k = 1",
@@ -73,14 +74,14 @@ func TestMiscReadOnlyTransaction(t *testing.T) {
 		_, err := c.ExecContext(context.Background(), q)
 		expectSQLError(t, q, err, 1792, "25006")
 	}
-	expectRows(t, c, "SELECT * FROM t", "1\t10")
-	mustExec(t, c, "COMMIT")
-	mustExec(t, c, "INSERT INTO t VALUES (2, 20)")
-	expectRows(t, c, "SELECT k FROM t", "1", "2")
+	r.ExpectRows("SELECT * FROM t", "1\t10")
+	r.Exec("COMMIT")
+	r.Exec("INSERT INTO t VALUES (2, 20)")
+	r.ExpectRows("SELECT k FROM t", "1", "2")
 	// DROP TEMPORARY TABLE does not drop an ordinary table (MySQL: 1051).
 	_, err := c.ExecContext(context.Background(), "DROP TEMPORARY TABLE t")
 	expectSQLError(t, "DROP TEMPORARY TABLE t", err, 1051, "42S02")
-	expectRows(t, c, "SELECT COUNT(*) FROM t", "2")
+	r.ExpectRows("SELECT COUNT(*) FROM t", "2")
 }
 
 func expectSQLError(t *testing.T, q string, err error, num uint16, state string) {
@@ -143,7 +144,7 @@ func TestMiscErrorCodes(t *testing.T) {
 	}
 	// Nothing was changed by the failed statements (DROP TABLE t, missing
 	// drops nothing, as in MySQL 8).
-	runScript(t, c, `
+	sqltest.NewRunner(t, c).Script(`
 		query SELECT * FROM t
 		= 1 | a | 1 | 1 | 1.50
 		# IGNORE keeps MySQL's clamping.
@@ -160,15 +161,15 @@ func TestMiscErrorCodes(t *testing.T) {
 	expectSQLError(t, "prepared SELECT", err, 1054, "42S22")
 	_, err = c.ExecContext(context.Background(), "UPDATE t SET ti = ? WHERE k = ?", 200, 1)
 	expectSQLError(t, "prepared UPDATE", err, 1264, "22003")
-	expectRows(t, c, "SELECT ti FROM t", "1")
+	sqltest.NewRunner(t, c).ExpectRows("SELECT ti FROM t", "1")
 }
 
 // (a, b) IN ((..), (..)) on a composite primary key is a MultiGet: one
 // point get per tuple, not a table scan.
 func TestMiscTupleInMultiGet(t *testing.T) {
-	c := sqltest.Session(t, sqltest.Memory, "ti",
+	c := sqltest.NewRunner(t, sqltest.Session(t, sqltest.Memory, "ti",
 		"CREATE TABLE o (a VARCHAR(8) NOT NULL, b INT NOT NULL, q INT, PRIMARY KEY (a, b))",
-		"INSERT INTO o VALUES ('x', 1, 10), ('x', 2, 20), ('y', 1, 30), ('y', 2, 40), ('z', 3, NULL)")
+		"INSERT INTO o VALUES ('x', 1, 10), ('x', 2, 20), ('y', 1, 30), ('y', 2, 40), ('z', 3, NULL)"))
 	for _, tc := range []struct {
 		q, path string
 		want    []string
@@ -183,12 +184,12 @@ func TestMiscTupleInMultiGet(t *testing.T) {
 		{"SELECT b FROM o WHERE (a, b) IN (('x', NULL), ('z', 3))", "", []string{"3"}},
 	} {
 		if tc.path != "" {
-			plan := strings.Join(rows(t, c, "EXPLAIN "+tc.q), "\n")
+			plan := strings.Join(c.Rows("EXPLAIN "+tc.q), "\n")
 			if !strings.Contains(plan, "sqlgw: "+tc.path) {
 				t.Errorf("EXPLAIN %s:\n%s\nwant %s", tc.q, plan, tc.path)
 			}
 		}
-		expectRows(t, c, tc.q, tc.want...)
+		c.ExpectRows(tc.q, tc.want...)
 	}
 }
 
@@ -196,36 +197,36 @@ func TestMiscTupleInMultiGet(t *testing.T) {
 // from zero, as MySQL), shown with n digits in text and binary results,
 // and printed back by SHOW CREATE TABLE and DESCRIBE.
 func TestMiscTimePrecision(t *testing.T) {
-	c := sqltest.Session(t, sqltest.Memory, "tp",
+	c := sqltest.NewRunner(t, sqltest.Session(t, sqltest.Memory, "tp",
 		"CREATE TABLE t (k INT NOT NULL PRIMARY KEY, t0 TIME, t3 TIME(3), t6 TIME(6), `time` TIME( 1 ) COMMENT 'TIME(2)')",
 		"INSERT INTO t VALUES (1, '12:00:01.5', '12:00:01.1235', '12:00:01.1234567', '01:02:03.45')",
 		"INSERT INTO t VALUES (2, '-12:00:01.4', '-12:00:01.1234', '-00:00:00.000001', '-01:59:59.94')",
-		"INSERT INTO t VALUES (3, '10:00:00', '10:00:00', '10:00:00', '10:00:00')")
-	mustExec(t, c, "INSERT INTO t VALUES (?, ?, ?, ?, ?)", 4, "00:00:59.999", "00:00:59.9995", "1:2:3", "-1:00:00.04")
+		"INSERT INTO t VALUES (3, '10:00:00', '10:00:00', '10:00:00', '10:00:00')"))
+	c.Exec("INSERT INTO t VALUES (?, ?, ?, ?, ?)", 4, "00:00:59.999", "00:00:59.9995", "1:2:3", "-1:00:00.04")
 	want := []string{
 		"1\t12:00:02\t12:00:01.124\t12:00:01.123457\t01:02:03.5",
 		"2\t-12:00:01\t-12:00:01.123\t-00:00:00.000001\t-01:59:59.9",
 		"3\t10:00:00\t10:00:00.000\t10:00:00.000000\t10:00:00.0",
 		"4\t00:01:00\t00:01:00.000\t01:02:03.000000\t-01:00:00.0",
 	}
-	expectRows(t, c, "SELECT * FROM t ORDER BY k", want...)
+	c.ExpectRows("SELECT * FROM t ORDER BY k", want...)
 	// Binary protocol (a prepared statement): the same values.
-	if got := rows(t, c, "SELECT * FROM t WHERE k > ? ORDER BY k", 0); strings.Join(got, "\n") != strings.Join(want, "\n") {
+	if got := c.Rows("SELECT * FROM t WHERE k > ? ORDER BY k", 0); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("prepared:\n got: %q\nwant: %q", got, want)
 	}
 	// Comparisons see the rounded values.
-	expectRows(t, c, "SELECT k FROM t WHERE t3 = '12:00:01.124'", "1")
-	expectRows(t, c, "SELECT k FROM t WHERE t0 = '12:00:02'", "1")
+	c.ExpectRows("SELECT k FROM t WHERE t3 = '12:00:01.124'", "1")
+	c.ExpectRows("SELECT k FROM t WHERE t0 = '12:00:02'", "1")
 	// Result metadata (Decimals = n): TestFixTimeResults; go-sql-driver
 	// reports no scale for TIME.
-	create := strings.Join(rows(t, c, "SHOW CREATE TABLE t"), "\n")
+	create := strings.Join(c.Rows("SHOW CREATE TABLE t"), "\n")
 	for _, frag := range []string{"`t0` time,", "`t3` time(3),", "`t6` time(6),", "`time` time(1) COMMENT 'TIME(2)'"} {
 		if !strings.Contains(create, frag) {
 			t.Errorf("SHOW CREATE TABLE:\n%s\nwant %q", create, frag)
 		}
 	}
 	var types []string
-	for _, l := range rows(t, c, "DESCRIBE t") {
+	for _, l := range c.Rows("DESCRIBE t") {
 		f := strings.Split(l, "\t")
 		types = append(types, f[0]+" "+f[1])
 	}
@@ -233,28 +234,28 @@ func TestMiscTimePrecision(t *testing.T) {
 		t.Errorf("DESCRIBE t: %s", got)
 	}
 	// information_schema.COLUMNS, in rows that name their column.
-	expectRows(t, c, "SELECT table_schema, table_name, column_name, column_type, datetime_precision FROM information_schema.columns WHERE table_schema = 'tp' AND table_name = 't' AND data_type = 'time' ORDER BY ordinal_position",
+	c.ExpectRows("SELECT table_schema, table_name, column_name, column_type, datetime_precision FROM information_schema.columns WHERE table_schema = 'tp' AND table_name = 't' AND data_type = 'time' ORDER BY ordinal_position",
 		"tp\tt\tt0\ttime\t0", "tp\tt\tt3\ttime(3)\t3", "tp\tt\tt6\ttime(6)\t6", "tp\tt\ttime\ttime(1)\t1")
 	// ALTER TABLE: added and modified columns get their precision.
-	mustExec(t, c, "ALTER TABLE t ADD COLUMN t2 TIME(2), MODIFY COLUMN t0 TIME(4)")
-	mustExec(t, c, "UPDATE t SET t2 = '01:00:00.555', t0 = '01:00:00.55555' WHERE k = 3")
-	expectRows(t, c, "SELECT t0, t2 FROM t WHERE k = 3", "01:00:00.5556\t01:00:00.56")
+	c.Exec("ALTER TABLE t ADD COLUMN t2 TIME(2), MODIFY COLUMN t0 TIME(4)")
+	c.Exec("UPDATE t SET t2 = '01:00:00.555', t0 = '01:00:00.55555' WHERE k = 3")
+	c.ExpectRows("SELECT t0, t2 FROM t WHERE k = 3", "01:00:00.5556\t01:00:00.56")
 	// The dump of SHOW CREATE TABLE recreates the same table.
-	mustExec(t, c, strings.Replace(strings.SplitN(create, "\t", 2)[1], "CREATE TABLE `t`", "CREATE TABLE `t_copy`", 1))
-	mustExec(t, c, "INSERT INTO t_copy SELECT k, t0, t3, t6, `time` FROM t")
-	expectRows(t, c, "SELECT t3 FROM t_copy ORDER BY k", "12:00:01.124", "-12:00:01.123", "10:00:00.000", "00:01:00.000")
-	if got := strings.Join(rows(t, c, "SHOW CREATE TABLE t_copy"), ""); !strings.Contains(got, "`t3` time(3),") {
+	c.Exec(strings.Replace(strings.SplitN(create, "\t", 2)[1], "CREATE TABLE `t`", "CREATE TABLE `t_copy`", 1))
+	c.Exec("INSERT INTO t_copy SELECT k, t0, t3, t6, `time` FROM t")
+	c.ExpectRows("SELECT t3 FROM t_copy ORDER BY k", "12:00:01.124", "-12:00:01.123", "10:00:00.000", "00:01:00.000")
+	if got := strings.Join(c.Rows("SHOW CREATE TABLE t_copy"), ""); !strings.Contains(got, "`t3` time(3),") {
 		t.Errorf("SHOW CREATE TABLE t_copy: %s", got)
 	}
 	// RENAME COLUMN and CREATE TABLE ... LIKE keep the precision.
-	mustExec(t, c, "ALTER TABLE t_copy RENAME COLUMN t3 TO t3b")
-	mustExec(t, c, "CREATE TABLE t_like LIKE t_copy")
+	c.Exec("ALTER TABLE t_copy RENAME COLUMN t3 TO t3b")
+	c.Exec("CREATE TABLE t_like LIKE t_copy")
 	for _, tbl := range []string{"t_copy", "t_like"} {
-		if got := strings.Join(rows(t, c, "SHOW CREATE TABLE "+tbl), ""); !strings.Contains(got, "`t3b` time(3),") || !strings.Contains(got, "`t0` time,") {
+		if got := strings.Join(c.Rows("SHOW CREATE TABLE "+tbl), ""); !strings.Contains(got, "`t3b` time(3),") || !strings.Contains(got, "`t0` time,") {
 			t.Errorf("SHOW CREATE TABLE %s: %s", tbl, got)
 		}
 	}
-	expectRows(t, c, "SELECT t3b FROM t_copy WHERE k = 1", "12:00:01.124")
+	c.ExpectRows("SELECT t3b FROM t_copy WHERE k = 1", "12:00:01.124")
 }
 
 // SHOW DATABASES/TABLES LIKE 'p' name their first column as MySQL does.
@@ -277,7 +278,7 @@ func TestMiscShowLikeHeader(t *testing.T) {
 		if got := strings.Join(cols, ","); got != tc.cols {
 			t.Errorf("%s: columns %q, want %q", tc.q, got, tc.cols)
 		}
-		expectRows(t, c, tc.q, tc.rows)
+		sqltest.NewRunner(t, c).ExpectRows(tc.q, tc.rows)
 	}
 }
 
@@ -319,6 +320,6 @@ func TestMiscOuterJoinNullable(t *testing.T) {
 		if got.String() != tc.null {
 			t.Errorf("%s: nullable %s, want %s", tc.q, got.String(), tc.null)
 		}
-		expectRows(t, c, tc.q, tc.rows...)
+		sqltest.NewRunner(t, c).ExpectRows(tc.q, tc.rows...)
 	}
 }

@@ -6,15 +6,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sqlgw/sqlgw/storage"
-	"github.com/sqlgw/sqlgw/storage/pebble"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // cardinalities maps "index.seq" to SHOW INDEX's Cardinality.
-func cardinalities(t *testing.T, c execer, table string) map[string]string {
+func cardinalities(t *testing.T, c sqltest.Execer, table string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	for _, l := range rows(t, c, "SHOW INDEX FROM "+table) {
+	for _, l := range sqltest.NewRunner(t, c).Rows("SHOW INDEX FROM " + table) {
 		f := strings.Split(l, "\t")
 		out[f[2]+"."+f[3]] = f[6]
 	}
@@ -28,50 +27,45 @@ func cardinalities(t *testing.T, c execer, table string) map[string]string {
 // changed; and with them the planner takes a 10-value IN on an indexed INT
 // column through the index.
 func TestAnalyzeStatistics(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE s (id INT PRIMARY KEY, n INT, name VARCHAR(20) COLLATE utf8mb4_0900_ai_ci, KEY by_n (n), KEY by_name_n (name, n))")
-		var vals []string
-		for i := range 400 {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := ts.Conn()
+		r := sqltest.NewRunner(t, c)
+		r.Exec("CREATE DATABASE d")
+		r.Exec("USE d")
+		r.Exec("CREATE TABLE s (id INT PRIMARY KEY, n INT, name VARCHAR(20) COLLATE utf8mb4_0900_ai_ci, KEY by_n (n), KEY by_name_n (name, n))")
+		r.InsertRows("s", 400, 400, func(i int) string {
 			name := []string{"ann", "ANN", "Änn", "bob"}[i%4] // three spellings of one value under ai_ci
-			vals = append(vals, fmt.Sprintf("(%d, %d, '%s')", i, i%40, name))
-		}
-		mustExec(t, c, "INSERT INTO s VALUES "+strings.Join(vals, ", "))
+			return fmt.Sprintf("(%d, %d, '%s')", i, i%40, name)
+		})
 		before := cardinalities(t, c, "s")
 		if before["by_n.1"] != "0" {
 			t.Errorf("before ANALYZE: by_n cardinality %s, want 0", before["by_n.1"])
 		}
-		expectRows(t, c, "ANALYZE TABLE s", "d.s\tanalyze\tstatus\tOK")
+		r.ExpectRows("ANALYZE TABLE s", "d.s\tanalyze\tstatus\tOK")
 		got := cardinalities(t, c, "s")
 		for k, want := range map[string]string{"PRIMARY.1": "400", "by_n.1": "40", "by_name_n.1": "2", "by_name_n.2": "40"} {
 			if got[k] != want {
 				t.Errorf("SHOW INDEX %s: cardinality %s, want %s", k, got[k], want)
 			}
 		}
-		expectRows(t, c, "SELECT CARDINALITY FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 's' AND INDEX_NAME = 'by_n'", "40")
-		expectRows(t, c, "SELECT TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 's'", "400")
+		r.ExpectRows("SELECT CARDINALITY FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 's' AND INDEX_NAME = 'by_n'", "40")
+		r.ExpectRows("SELECT TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 's'", "400")
 
 		// Ten rows per value of n: the IN goes through the index.
 		q := "SELECT id FROM s WHERE n IN (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)"
-		plan := strings.Join(rows(t, c, "EXPLAIN PLAN "+q), "\n")
+		plan := strings.Join(r.Rows("EXPLAIN PLAN "+q), "\n")
 		if !strings.Contains(plan, "IndexLookup") {
 			t.Errorf("%s: want IndexLookup:\n%s", q, plan)
 		}
-		if n := len(rows(t, c, q)); n != 100 {
+		if n := len(r.Rows(q)); n != 100 {
 			t.Errorf("%s: %d rows, want 100", q, n)
 		}
 
 		// 30% more rows: the statistics refresh by themselves.
-		vals = vals[:0]
-		for i := 400; i < 520; i++ {
-			vals = append(vals, fmt.Sprintf("(%d, %d, 'cy%d')", i, i, i%2))
-		}
-		mustExec(t, c, "INSERT INTO s VALUES "+strings.Join(vals, ", "))
+		r.InsertRows("s", 120, 120, func(i int) string { return fmt.Sprintf("(%d, %d, 'cy%d')", 400+i, 400+i, (400+i)%2) })
 		deadline := time.Now().Add(20 * time.Second)
 		for {
-			rows(t, c, "SELECT id FROM s WHERE n = 3") // plans start the refresh
+			r.Rows("SELECT id FROM s WHERE n = 3") // plans start the refresh
 			got = cardinalities(t, c, "s")
 			if got["by_n.1"] == "160" && got["by_name_n.1"] == "4" {
 				break
@@ -83,7 +77,7 @@ func TestAnalyzeStatistics(t *testing.T) {
 		}
 
 		// A new index of the analysed table gets its statistics.
-		mustExec(t, c, "CREATE INDEX by_name ON s (name)")
+		r.Exec("CREATE INDEX by_name ON s (name)")
 		for deadline = time.Now().Add(20 * time.Second); ; {
 			if got = cardinalities(t, c, "s"); got["by_name.1"] == "4" {
 				break
@@ -101,28 +95,24 @@ func TestAnalyzeStatistics(t *testing.T) {
 // information_schema.STATISTICS ('D'), and ORDER BY in key order with a
 // LIMIT reads only LIMIT entities.
 func TestDescKeyShown(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE lg (host INT, ts INT, b INT, PRIMARY KEY (host, ts DESC))")
-		create := rows(t, c, "SHOW CREATE TABLE lg")[0]
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := sqltest.NewRunner(t, ts.Conn())
+		c.Exec("CREATE DATABASE d")
+		c.Exec("USE d")
+		c.Exec("CREATE TABLE lg (host INT, ts INT, b INT, PRIMARY KEY (host, ts DESC))")
+		create := c.Rows("SHOW CREATE TABLE lg")[0]
 		if !strings.Contains(create, "PRIMARY KEY (`host`,`ts` DESC)") {
 			t.Fatalf("SHOW CREATE TABLE:\n%s", create)
 		}
-		expectRows(t, c, "SELECT COLUMN_NAME, COLLATION FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 'lg' ORDER BY SEQ_IN_INDEX", "host\tA", "ts\tD")
+		c.ExpectRows("SELECT COLUMN_NAME, COLLATION FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 'lg' ORDER BY SEQ_IN_INDEX", "host\tA", "ts\tD")
 		// Reload the dump under another name.
 		ddl := strings.Replace(strings.SplitN(create, "\t", 2)[1], "CREATE TABLE `lg`", "CREATE TABLE `lg2`", 1)
-		mustExec(t, c, ddl)
-		expectRows(t, c, "SELECT COLUMN_NAME, COLLATION FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 'lg2' ORDER BY SEQ_IN_INDEX", "host\tA", "ts\tD")
-		var vals []string
-		for i := range 100 {
-			vals = append(vals, fmt.Sprintf("(%d, %d, %d)", i%4, i, i))
-		}
-		mustExec(t, c, "INSERT INTO lg VALUES "+strings.Join(vals, ", "))
+		c.Exec(ddl)
+		c.ExpectRows("SELECT COLUMN_NAME, COLLATION FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 'lg2' ORDER BY SEQ_IN_INDEX", "host\tA", "ts\tD")
+		c.InsertRows("lg", 100, 100, func(i int) string { return fmt.Sprintf("(%d, %d, %d)", i%4, i, i) })
 		q := "SELECT host, ts FROM lg ORDER BY host, ts DESC LIMIT 2"
-		expectRows(t, c, q, "0\t96", "0\t92")
-		if r, e := cost(t, c, q); r != 1 || e != 2 {
+		c.ExpectRows(q, "0\t96", "0\t92")
+		if r, e := c.Cost(q); r != 1 || e != 2 {
 			t.Errorf("%s: %d requests, %d entities; want 1, 2", q, r, e)
 		}
 	})
@@ -132,38 +122,34 @@ func TestDescKeyShown(t *testing.T) {
 // their order (SHOW CREATE TABLE, SHOW INDEX), ORDER BY b DESC LIMIT n
 // reads n index entries and n rows, and ASC columns stay ASC.
 func TestDescIndexColumns(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE x (id INT PRIMARY KEY, b INT, c INT, e INT, KEY kb (b DESC), KEY ke (e))")
-		mustExec(t, c, "CREATE INDEX kc ON x (c DESC, id)")
-		create := rows(t, c, "SHOW CREATE TABLE x")[0]
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := sqltest.NewRunner(t, ts.Conn())
+		c.Exec("CREATE DATABASE d")
+		c.Exec("USE d")
+		c.Exec("CREATE TABLE x (id INT PRIMARY KEY, b INT, c INT, e INT, KEY kb (b DESC), KEY ke (e))")
+		c.Exec("CREATE INDEX kc ON x (c DESC, id)")
+		create := c.Rows("SHOW CREATE TABLE x")[0]
 		for _, want := range []string{"KEY `kb` (`b` DESC)", "KEY `kc` (`c` DESC,`id`)", "KEY `ke` (`e`)"} {
 			if !strings.Contains(create, want) {
 				t.Errorf("SHOW CREATE TABLE: no %s in\n%s", want, create)
 			}
 		}
-		expectRows(t, c, "SELECT INDEX_NAME, COLUMN_NAME, COLLATION FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 'x' AND INDEX_NAME <> 'PRIMARY' ORDER BY INDEX_NAME, SEQ_IN_INDEX",
+		c.ExpectRows("SELECT INDEX_NAME, COLUMN_NAME, COLLATION FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 'x' AND INDEX_NAME <> 'PRIMARY' ORDER BY INDEX_NAME, SEQ_IN_INDEX",
 			"kb\tb\tD", "kc\tc\tD", "kc\tid\tA", "ke\te\tA")
-		var vals []string
-		for i := range 200 {
-			vals = append(vals, fmt.Sprintf("(%d, %d, %d, %d)", i, i*7%200, i*11%200, i))
-		}
-		mustExec(t, c, "INSERT INTO x VALUES "+strings.Join(vals, ", "))
+		c.InsertRows("x", 200, 200, func(i int) string { return fmt.Sprintf("(%d, %d, %d, %d)", i, i*7%200, i*11%200, i) })
 		q := "SELECT id, b FROM x ORDER BY b DESC LIMIT 3"
-		expectRows(t, c, q, "57\t199", "114\t198", "171\t197")
-		plan := strings.Join(rows(t, c, "EXPLAIN PLAN "+q), "\n")
+		c.ExpectRows(q, "57\t199", "114\t198", "171\t197")
+		plan := strings.Join(c.Rows("EXPLAIN PLAN "+q), "\n")
 		if !strings.Contains(plan, "IndexRange") {
 			t.Errorf("%s: want IndexRange:\n%s", q, plan)
 		}
-		if r, e := cost(t, c, q); r > 4 || e > 6 {
+		if r, e := c.Cost(q); r > 4 || e > 6 {
 			t.Errorf("%s: %d requests, %d entities; want at most 4, 6", q, r, e)
 		}
 		// Reload the dump: the order survives.
 		ddl := strings.Replace(strings.SplitN(create, "\t", 2)[1], "CREATE TABLE `x`", "CREATE TABLE `x2`", 1)
-		mustExec(t, c, ddl)
-		expectRows(t, c, "SELECT INDEX_NAME, COLLATION FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 'x2' AND SEQ_IN_INDEX = 1 AND INDEX_NAME <> 'PRIMARY' ORDER BY INDEX_NAME",
+		c.Exec(ddl)
+		c.ExpectRows("SELECT INDEX_NAME, COLLATION FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 'x2' AND SEQ_IN_INDEX = 1 AND INDEX_NAME <> 'PRIMARY' ORDER BY INDEX_NAME",
 			"kb\tD", "kc\tD", "ke\tA")
 	})
 }
@@ -172,29 +158,22 @@ func TestDescIndexColumns(t *testing.T) {
 // of the gateway (they are stored), and DROP TABLE removes them.
 func TestStatisticsPersist(t *testing.T) {
 	dir := t.TempDir()
-	open := func() storage.Store {
-		s, err := pebble.Open(dir, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	ts := startServer(t, open())
-	mustExec(t, ts.db, "CREATE DATABASE d")
-	mustExec(t, ts.db, "CREATE TABLE d.s (id INT PRIMARY KEY, n INT, KEY by_n (n))")
+	ts := sqltest.Start(t, sqltest.OpenDisk(t, dir), sqltest.Options{})
+	sqltest.NewRunner(t, ts.DB).Exec("CREATE DATABASE d")
+	sqltest.NewRunner(t, ts.DB).Exec("CREATE TABLE d.s (id INT PRIMARY KEY, n INT, KEY by_n (n))")
 	var vals []string
 	for i := range 60 {
 		vals = append(vals, fmt.Sprintf("(%d, %d)", i, i%6))
 	}
-	mustExec(t, ts.db, "INSERT INTO d.s VALUES "+strings.Join(vals, ", "))
-	mustExec(t, ts.db, "ANALYZE TABLE d.s")
-	ts.stop()
+	sqltest.NewRunner(t, ts.DB).Exec("INSERT INTO d.s VALUES " + strings.Join(vals, ", "))
+	sqltest.NewRunner(t, ts.DB).Exec("ANALYZE TABLE d.s")
+	ts.Stop()
 
-	ts = startServer(t, open())
-	expectRows(t, ts.db, "SELECT INDEX_NAME, CARDINALITY FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 's' ORDER BY INDEX_NAME", "by_n\t6", "PRIMARY\t60")
-	mustExec(t, ts.db, "DROP TABLE d.s")
-	mustExec(t, ts.db, "CREATE TABLE d.s (id INT PRIMARY KEY, n INT, KEY by_n (n))")
-	expectRows(t, ts.db, "SELECT INDEX_NAME, CARDINALITY FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 's' ORDER BY INDEX_NAME", "by_n\t0", "PRIMARY\t0")
+	ts = sqltest.Start(t, sqltest.OpenDisk(t, dir), sqltest.Options{})
+	sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT INDEX_NAME, CARDINALITY FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 's' ORDER BY INDEX_NAME", "by_n\t6", "PRIMARY\t60")
+	sqltest.NewRunner(t, ts.DB).Exec("DROP TABLE d.s")
+	sqltest.NewRunner(t, ts.DB).Exec("CREATE TABLE d.s (id INT PRIMARY KEY, n INT, KEY by_n (n))")
+	sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT INDEX_NAME, CARDINALITY FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 's' ORDER BY INDEX_NAME", "by_n\t0", "PRIMARY\t0")
 }
 
 // TestSkewedIndexValues: the most frequent values of an index's leading
@@ -202,12 +181,12 @@ func TestStatisticsPersist(t *testing.T) {
 // read by a scan, a rare one through the index (the query needs a column
 // the index does not carry: base gets).
 func TestSkewedIndexValues(t *testing.T) {
-	store, co := memoryBackend.open(t)
-	ts := startServer(t, store, co)
-	c := ts.conn()
-	mustExec(t, c, "CREATE DATABASE d")
-	mustExec(t, c, "USE d")
-	mustExec(t, c, "CREATE TABLE o (id INT PRIMARY KEY, status VARCHAR(10), v INT, KEY by_status (status))")
+	store, co := sqltest.Memory.Open(t)
+	ts := sqltest.Start(t, store, sqltest.Options{Catalog: co})
+	c := sqltest.NewRunner(t, ts.Conn())
+	c.Exec("CREATE DATABASE d")
+	c.Exec("USE d")
+	c.Exec("CREATE TABLE o (id INT PRIMARY KEY, status VARCHAR(10), v INT, KEY by_status (status))")
 	var vals []string
 	for i := range 2000 {
 		st := "active"
@@ -216,13 +195,13 @@ func TestSkewedIndexValues(t *testing.T) {
 		}
 		vals = append(vals, fmt.Sprintf("(%d, '%s', %d)", i, st, i))
 	}
-	mustExec(t, c, "INSERT INTO o VALUES "+strings.Join(vals, ", "))
-	mustExec(t, c, "ANALYZE TABLE o")
+	c.Exec("INSERT INTO o VALUES " + strings.Join(vals, ", "))
+	c.Exec("ANALYZE TABLE o")
 	for q, want := range map[string]string{
 		"SELECT v FROM o WHERE status = 'active'":  "TableScan",
 		"SELECT v FROM o WHERE status = 'rare100'": "IndexLookup",
 	} {
-		plan := strings.Join(rows(t, c, "EXPLAIN PLAN "+q), "\n")
+		plan := strings.Join(c.Rows("EXPLAIN PLAN "+q), "\n")
 		if !strings.Contains(plan, want) {
 			t.Errorf("%s: want %s:\n%s", q, want, plan)
 		}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // TestTemporalKeyLiterals: DATE and DATETIME key columns compared with
@@ -12,20 +14,20 @@ import (
 // MySQL converts them), and every form, canonical or not, returns the rows
 // an unindexed copy returns.
 func TestTemporalKeyLiterals(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, c, "CREATE TABLE e (d DATE, ts DATETIME, v INT, PRIMARY KEY (d, ts))")
-		mustExec(t, c, "CREATE TABLE e0 (id INT PRIMARY KEY, d DATE, ts DATETIME, v INT)")
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := sqltest.NewRunner(t, ts.Conn())
+		c.Exec("CREATE DATABASE d")
+		c.Exec("USE d")
+		c.Exec("CREATE TABLE e (d DATE, ts DATETIME, v INT, PRIMARY KEY (d, ts))")
+		c.Exec("CREATE TABLE e0 (id INT PRIMARY KEY, d DATE, ts DATETIME, v INT)")
 		var vals, vals0 []string
 		for i := range 30 {
 			row := fmt.Sprintf("'2024-01-%02d', '2024-01-%02d %02d:00:00', %d", i/3+1, i/3+1, 8+i%3, i)
 			vals = append(vals, "("+row+")")
 			vals0 = append(vals0, fmt.Sprintf("(%d, %s)", i, row))
 		}
-		mustExec(t, c, "INSERT INTO e VALUES "+strings.Join(vals, ", "))
-		mustExec(t, c, "INSERT INTO e0 VALUES "+strings.Join(vals0, ", "))
+		c.Exec("INSERT INTO e VALUES " + strings.Join(vals, ", "))
+		c.Exec("INSERT INTO e0 VALUES " + strings.Join(vals0, ", "))
 		for _, tc := range []struct {
 			where string
 			path  string // "" : any
@@ -48,19 +50,19 @@ func TestTemporalKeyLiterals(t *testing.T) {
 			{"d = '0000-00-00'", "", 0},
 		} {
 			q := "SELECT d, ts, v FROM %s WHERE " + tc.where
-			got := rows(t, c, fmt.Sprintf(q, "e"))
-			want := rows(t, c, fmt.Sprintf(q, "e0"))
+			got := c.Rows(fmt.Sprintf(q, "e"))
+			want := c.Rows(fmt.Sprintf(q, "e0"))
 			slices.Sort(got)
 			slices.Sort(want)
 			if strings.Join(got, "\n") != strings.Join(want, "\n") {
 				t.Errorf("%s: got %q, want %q", tc.where, got, want)
 			}
 			if tc.path != "" {
-				plan := strings.Join(rows(t, c, "EXPLAIN PLAN "+fmt.Sprintf(q, "e")), "\n")
+				plan := strings.Join(c.Rows("EXPLAIN PLAN "+fmt.Sprintf(q, "e")), "\n")
 				if !strings.Contains(plan, tc.path) {
 					t.Errorf("%s: no %s in\n%s", tc.where, tc.path, plan)
 				}
-				if r, _ := cost(t, c, fmt.Sprintf(q, "e")); r > tc.reqs {
+				if r, _ := c.Cost(fmt.Sprintf(q, "e")); r > tc.reqs {
 					t.Errorf("%s: %d requests, want at most %d", tc.where, r, tc.reqs)
 				}
 			}

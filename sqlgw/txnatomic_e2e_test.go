@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage"
 )
 
@@ -16,18 +17,19 @@ import (
 // (the record with the intents, P locks, the commit point, P resolutions,
 // the clean-up), one Pebble batch on Pebble.
 func TestRequestsPerCommit(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		mustExec(t, ts.db, "CREATE DATABASE rq")
-		mustExec(t, ts.db, "CREATE TABLE rq.t (p INT, id INT, v INT, PRIMARY KEY (p, id))")
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		db := sqltest.NewRunner(t, ts.DB)
+		db.Exec("CREATE DATABASE rq")
+		db.Exec("CREATE TABLE rq.t (p INT, id INT, v INT, PRIMARY KEY (p, id))")
 		for p := 0; p < 10; p++ {
-			mustExec(t, ts.db, fmt.Sprintf("INSERT INTO rq.t VALUES (%d, 0, 0), (%d, 1, 0)", p, p))
+			db.Exec(fmt.Sprintf("INSERT INTO rq.t VALUES (%d, 0, 0), (%d, 1, 0)", p, p))
 		}
-		c := ts.conn()
+		c := sqltest.NewRunner(t, ts.Conn())
 		// Warm up: the record table is created by the first atomic commit.
-		mustExec(t, c, "BEGIN")
-		mustExec(t, c, "UPDATE rq.t SET v = v + 1 WHERE p = 0 AND id = 1")
-		mustExec(t, c, "UPDATE rq.t SET v = v + 1 WHERE p = 1 AND id = 1")
-		mustExec(t, c, "COMMIT")
+		c.Exec("BEGIN")
+		c.Exec("UPDATE rq.t SET v = v + 1 WHERE p = 0 AND id = 1")
+		c.Exec("UPDATE rq.t SET v = v + 1 WHERE p = 1 AND id = 1")
+		c.Exec("COMMIT")
 		// Pebble commits across partitions in one atomic batch of its own
 		// (storage.MultiBatcher); the Table service through the record.
 		multi := strings.Contains(t.Name(), "pebble")
@@ -35,27 +37,27 @@ func TestRequestsPerCommit(t *testing.T) {
 			if multi {
 				tc.want = 1
 			}
-			mustExec(t, c, "BEGIN")
+			c.Exec("BEGIN")
 			for p := 0; p < tc.parts; p++ {
-				mustExec(t, c, fmt.Sprintf("UPDATE rq.t SET v = v + 1 WHERE p = %d AND id = 0", p))
+				c.Exec(fmt.Sprintf("UPDATE rq.t SET v = v + 1 WHERE p = %d AND id = 0", p))
 			}
-			r0, _ := status(t, c)
-			mustExec(t, c, "COMMIT")
-			r1, _ := status(t, c)
+			r0, _ := c.Status()
+			c.Exec("COMMIT")
+			r1, _ := c.Status()
 			t.Logf("COMMIT of one row in each of %d partitions: %d store requests", tc.parts, r1-r0)
 			if int(r1-r0) != tc.want {
 				t.Errorf("COMMIT over %d partitions: %d requests, want %d", tc.parts, r1-r0, tc.want)
 			}
 		}
 		// A two-row single-partition transaction stays one batch.
-		mustExec(t, c, "BEGIN")
-		mustExec(t, c, "UPDATE rq.t SET v = v + 1 WHERE p = 3")
-		r0, _ := status(t, c)
-		mustExec(t, c, "COMMIT")
-		if r1, _ := status(t, c); r1-r0 != 1 {
+		c.Exec("BEGIN")
+		c.Exec("UPDATE rq.t SET v = v + 1 WHERE p = 3")
+		r0, _ := c.Status()
+		c.Exec("COMMIT")
+		if r1, _ := c.Status(); r1-r0 != 1 {
 			t.Errorf("COMMIT of two rows of one partition: %d requests, want 1", r1-r0)
 		}
-		expectRows(t, c, "SELECT p, id, v FROM rq.t WHERE p < 3 ORDER BY p, id",
+		c.ExpectRows("SELECT p, id, v FROM rq.t WHERE p < 3 ORDER BY p, id",
 			"0\t0\t3", "0\t1\t1", "1\t0\t2", "1\t1\t1", "2\t0\t1", "2\t1\t0")
 	})
 }
@@ -64,30 +66,40 @@ func TestRequestsPerCommit(t *testing.T) {
 // second row another session changed fails with 1213 and applies nothing;
 // retried, it applies once.
 func TestCommitConflictAppliesNothing(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		mustExec(t, ts.db, "CREATE DATABASE cf")
-		mustExec(t, ts.db, "CREATE TABLE cf.acct (id INT PRIMARY KEY, bal INT)")
-		mustExec(t, ts.db, "INSERT INTO cf.acct VALUES (1, 100), (2, 100)")
-		a, b := ts.conn(), ts.conn()
-		mustExec(t, a, "BEGIN")
-		mustExec(t, a, "UPDATE cf.acct SET bal = bal - 10 WHERE id = 1")
-		mustExec(t, a, "UPDATE cf.acct SET bal = bal + 10 WHERE id = 2")
-		mustExec(t, b, "UPDATE cf.acct SET bal = bal + 1 WHERE id = 2")
-		_, err := a.ExecContext(context.Background(), "COMMIT")
-		if mysqlErrno(err) != 1213 {
-			t.Fatalf("COMMIT: %v, want 1213", err)
-		}
-		expectRows(t, ts.db, "SELECT id, bal FROM cf.acct ORDER BY id", "1\t100", "2\t101")
-		mustExec(t, a, "BEGIN")
-		mustExec(t, a, "UPDATE cf.acct SET bal = bal - 10 WHERE id = 1")
-		mustExec(t, a, "UPDATE cf.acct SET bal = bal + 10 WHERE id = 2")
-		mustExec(t, a, "COMMIT")
-		expectRows(t, ts.db, "SELECT id, bal FROM cf.acct ORDER BY id", "1\t90", "2\t111")
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		db := sqltest.NewRunner(t, ts.DB)
+		db.Exec("CREATE DATABASE cf")
+		db.Exec("CREATE TABLE cf.acct (id INT PRIMARY KEY, bal INT)")
+		db.Exec("INSERT INTO cf.acct VALUES (1, 100), (2, 100)")
+		a, b := ts.Runner(), ts.Runner()
+		transfer := []string{"UPDATE cf.acct SET bal = bal - 10 WHERE id = 1", "UPDATE cf.acct SET bal = bal + 10 WHERE id = 2"}
+		commitFails(a, b, 1213, transfer, "UPDATE cf.acct SET bal = bal + 1 WHERE id = 2")
+		db.ExpectRows("SELECT id, bal FROM cf.acct ORDER BY id", "1\t100", "2\t101")
+		commits(a, transfer...)
+		db.ExpectRows("SELECT id, bal FROM cf.acct ORDER BY id", "1\t90", "2\t111")
 		// A multi-row INSERT over partitions with a duplicate in one of
 		// them: 1062, and no row of it is left.
-		expectErrno(t, ts.db, 1062, "INSERT INTO cf.acct VALUES (3, 1), (4, 1), (2, 1), (5, 1)")
-		expectRows(t, ts.db, "SELECT COUNT(*) FROM cf.acct", "2")
+		db.ExpectErrno(1062, "INSERT INTO cf.acct VALUES (3, 1), (4, 1), (2, 1), (5, 1)")
+		db.ExpectRows("SELECT COUNT(*) FROM cf.acct", "2")
 	})
+}
+
+// commitFails runs the statements txn in a transaction on a, then
+// meanwhile on b, and expects a's COMMIT to fail with MySQL error want.
+func commitFails(a, b *sqltest.Runner, want uint16, txn []string, meanwhile string) {
+	a.T.Helper()
+	a.Exec("BEGIN")
+	a.ExecAll(txn...)
+	b.Exec(meanwhile)
+	a.ExpectErrno(want, "COMMIT")
+}
+
+// commits runs the statements txn in a transaction on a, which must commit.
+func commits(a *sqltest.Runner, txn ...string) {
+	a.T.Helper()
+	a.Exec("BEGIN")
+	a.ExecAll(txn...)
+	a.Exec("COMMIT")
 }
 
 // TestAtomicWithUniqueGlobalIndex: a transaction inserting a row and
@@ -95,38 +107,26 @@ func TestCommitConflictAppliesNothing(t *testing.T) {
 // is atomic; one handing a unique value from the updated row to the
 // inserted one still commits (batch by batch, as before).
 func TestAtomicWithUniqueGlobalIndex(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		mustExec(t, ts.db, "CREATE DATABASE ug")
-		mustExec(t, ts.db, "CREATE TABLE ug.u (id INT PRIMARY KEY, email VARCHAR(40), bal INT, UNIQUE KEY by_email (email) COMMENT 'sqlgw: global')")
-		mustExec(t, ts.db, "INSERT INTO ug.u VALUES (1, 'a@x', 100), (2, 'b@x', 100)")
-		a, b := ts.conn(), ts.conn()
-		mustExec(t, a, "BEGIN")
-		mustExec(t, a, "INSERT INTO ug.u VALUES (3, 'c@x', 0)")
-		mustExec(t, a, "UPDATE ug.u SET bal = bal - 10 WHERE id = 1")
-		mustExec(t, b, "UPDATE ug.u SET bal = bal + 1 WHERE id = 1")
-		if _, err := a.ExecContext(context.Background(), "COMMIT"); mysqlErrno(err) != 1213 {
-			t.Fatalf("COMMIT: %v, want 1213", err)
-		}
-		expectRows(t, ts.db, "SELECT id, email, bal FROM ug.u ORDER BY id", "1\ta@x\t101", "2\tb@x\t100")
-		expectRows(t, ts.db, "SELECT id FROM ug.u WHERE email = 'c@x'")
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		db := sqltest.NewRunner(t, ts.DB)
+		db.Exec("CREATE DATABASE ug")
+		db.Exec("CREATE TABLE ug.u (id INT PRIMARY KEY, email VARCHAR(40), bal INT, UNIQUE KEY by_email (email) COMMENT 'sqlgw: global')")
+		db.Exec("INSERT INTO ug.u VALUES (1, 'a@x', 100), (2, 'b@x', 100)")
+		a, b := ts.Runner(), ts.Runner()
+		commitFails(a, b, 1213, []string{"INSERT INTO ug.u VALUES (3, 'c@x', 0)", "UPDATE ug.u SET bal = bal - 10 WHERE id = 1"},
+			"UPDATE ug.u SET bal = bal + 1 WHERE id = 1")
+		db.ExpectRows("SELECT id, email, bal FROM ug.u ORDER BY id", "1\ta@x\t101", "2\tb@x\t100")
+		db.ExpectRows("SELECT id FROM ug.u WHERE email = 'c@x'")
 		// The value handed over: 'a@x' from row 1 to the new row 4.
-		mustExec(t, a, "BEGIN")
-		mustExec(t, a, "UPDATE ug.u SET email = 'z@x' WHERE id = 1")
-		mustExec(t, a, "INSERT INTO ug.u VALUES (4, 'a@x', 5)")
-		mustExec(t, a, "COMMIT")
-		expectRows(t, ts.db, "SELECT id, email FROM ug.u ORDER BY id", "1\tz@x", "2\tb@x", "4\ta@x")
-		expectRows(t, ts.db, "SELECT id FROM ug.u WHERE email = 'a@x'", "4")
+		commits(a, "UPDATE ug.u SET email = 'z@x' WHERE id = 1", "INSERT INTO ug.u VALUES (4, 'a@x', 5)")
+		db.ExpectRows("SELECT id, email FROM ug.u ORDER BY id", "1\tz@x", "2\tb@x", "4\ta@x")
+		db.ExpectRows("SELECT id FROM ug.u WHERE email = 'a@x'", "4")
 		// A duplicate found at COMMIT in a transaction over two partitions
 		// (an update, then an insert whose value another session took
 		// meanwhile): 1062, and the update is not applied either.
-		mustExec(t, a, "BEGIN")
-		mustExec(t, a, "UPDATE ug.u SET bal = 0 WHERE id = 2")
-		mustExec(t, a, "INSERT INTO ug.u VALUES (5, 'd@x', 1)")
-		mustExec(t, b, "INSERT INTO ug.u VALUES (6, 'd@x', 1)")
-		if _, err := a.ExecContext(context.Background(), "COMMIT"); mysqlErrno(err) != 1062 {
-			t.Fatalf("COMMIT: %v, want 1062", err)
-		}
-		expectRows(t, ts.db, "SELECT id, bal FROM ug.u WHERE id IN (2, 5, 6) ORDER BY id", "2\t100", "6\t1")
+		commitFails(a, b, 1062, []string{"UPDATE ug.u SET bal = 0 WHERE id = 2", "INSERT INTO ug.u VALUES (5, 'd@x', 1)"},
+			"INSERT INTO ug.u VALUES (6, 'd@x', 1)")
+		db.ExpectRows("SELECT id, bal FROM ug.u WHERE id IN (2, 5, 6) ORDER BY id", "2\t100", "6\t1")
 	})
 }
 
@@ -159,23 +159,24 @@ func (s *unknownOutcomeStore) Get(ctx context.Context, table, pk, rk string, opt
 // 1213: a retry could apply it twice); once the store answers, readers see
 // the transaction applied whole.
 func TestCommitUnknownOutcome(t *testing.T) {
-	inner, co := memoryBackend.open(t)
+	inner, co := sqltest.Memory.Open(t)
 	store := &unknownOutcomeStore{Store: inner}
-	ts := startServer(t, store, co)
-	mustExec(t, ts.db, "CREATE DATABASE uo")
-	mustExec(t, ts.db, "CREATE TABLE uo.acct (id INT PRIMARY KEY, bal INT)")
-	mustExec(t, ts.db, "INSERT INTO uo.acct VALUES (1, 100)")
-	mustExec(t, ts.db, "INSERT INTO uo.acct VALUES (2, 100)")
-	c := ts.conn()
-	mustExec(t, c, "BEGIN")
-	mustExec(t, c, "UPDATE uo.acct SET bal = bal - 10 WHERE id = 1")
-	mustExec(t, c, "UPDATE uo.acct SET bal = bal + 10 WHERE id = 2")
+	ts := sqltest.Start(t, store, sqltest.Options{Catalog: co})
+	sqltest.NewRunner(t, ts.DB).Exec("CREATE DATABASE uo")
+	sqltest.NewRunner(t, ts.DB).Exec("CREATE TABLE uo.acct (id INT PRIMARY KEY, bal INT)")
+	sqltest.NewRunner(t, ts.DB).Exec("INSERT INTO uo.acct VALUES (1, 100)")
+	sqltest.NewRunner(t, ts.DB).Exec("INSERT INTO uo.acct VALUES (2, 100)")
+	c := ts.Conn()
+	r := sqltest.NewRunner(t, c)
+	r.Exec("BEGIN")
+	r.Exec("UPDATE uo.acct SET bal = bal - 10 WHERE id = 1")
+	r.Exec("UPDATE uo.acct SET bal = bal + 10 WHERE id = 2")
 	store.failing.Store(true)
 	_, err := c.ExecContext(context.Background(), "COMMIT")
 	store.failing.Store(false)
-	if mysqlErrno(err) != 1180 {
+	if sqltest.Errno(err) != 1180 {
 		t.Fatalf("COMMIT with the commit point unconfirmed: %v, want 1180", err)
 	}
 	// The commit point was applied: every reader rolls it forward.
-	expectRows(t, ts.db, "SELECT id, bal FROM uo.acct ORDER BY id", "1\t90", "2\t110")
+	sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT id, bal FROM uo.acct ORDER BY id", "1\t90", "2\t110")
 }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/catalog/ixmaint"
-	"github.com/sqlgw/sqlgw/storage"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // TestLargeIndexedTransaction: a transaction of 2,000 rows over 20
@@ -24,21 +24,22 @@ import (
 // what the rows imply, with no mark; then one UPDATE moving the indexed
 // values of 600 rows, likewise.
 func TestLargeIndexedTransaction(t *testing.T) {
-	forEachBackendStore(t, func(t *testing.T, ts *testServer, st storage.Store, co catalog.Options) {
-		mustExec(t, ts.db, "CREATE DATABASE bt")
-		mustExec(t, ts.db, "CREATE TABLE bt.t (p INT, id INT, a INT, e VARCHAR(20), PRIMARY KEY (p, id), KEY ga (a) COMMENT 'sqlgw: global', UNIQUE KEY ue (e) COMMENT 'sqlgw: global')")
-		c := ts.conn()
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		st, co := ts.Store, ts.Catalog
+		sqltest.NewRunner(t, ts.DB).Exec("CREATE DATABASE bt")
+		sqltest.NewRunner(t, ts.DB).Exec("CREATE TABLE bt.t (p INT, id INT, a INT, e VARCHAR(20), PRIMARY KEY (p, id), KEY ga (a) COMMENT 'sqlgw: global', UNIQUE KEY ue (e) COMMENT 'sqlgw: global')")
+		c := sqltest.NewRunner(t, ts.Conn())
 		start := time.Now()
-		mustExec(t, c, "BEGIN")
+		c.Exec("BEGIN")
 		const rows, perStmt = 2000, 200
 		for s := 0; s < rows/perStmt; s++ {
 			var vals []string
 			for i := s * perStmt; i < (s+1)*perStmt; i++ {
 				vals = append(vals, fmt.Sprintf("(%d, %d, %d, 'e%d')", i%20, i, i%37, i))
 			}
-			mustExec(t, c, "INSERT INTO bt.t VALUES "+strings.Join(vals, ", "))
+			c.Exec("INSERT INTO bt.t VALUES " + strings.Join(vals, ", "))
 		}
-		mustExec(t, c, "COMMIT")
+		c.Exec("COMMIT")
 		t.Logf("2,000-row indexed transaction: %s", time.Since(start).Round(time.Millisecond))
 		check := func(what string) {
 			t.Helper()
@@ -59,16 +60,16 @@ func TestLargeIndexedTransaction(t *testing.T) {
 			}
 		}
 		check("after the insert")
-		expectRows(t, ts.db, "SELECT COUNT(*) FROM bt.t", "2000")
-		expectRows(t, ts.db, "SELECT COUNT(*) FROM bt.t WHERE a = 5", "54")
-		expectRows(t, ts.db, "SELECT p, id FROM bt.t WHERE e = 'e1234'", "14\t1234")
+		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT COUNT(*) FROM bt.t", "2000")
+		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT COUNT(*) FROM bt.t WHERE a = 5", "54")
+		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT p, id FROM bt.t WHERE e = 'e1234'", "14\t1234")
 
-		mustExec(t, c, "UPDATE bt.t SET a = a + 100, e = CONCAT('f', id) WHERE id < 600")
+		c.Exec("UPDATE bt.t SET a = a + 100, e = CONCAT('f', id) WHERE id < 600")
 		check("after the update")
-		expectRows(t, ts.db, "SELECT COUNT(*) FROM bt.t WHERE a = 105", "17")
-		expectRows(t, ts.db, "SELECT COUNT(*) FROM bt.t WHERE a = 5", "37")
-		expectRows(t, ts.db, "SELECT p, id FROM bt.t WHERE e = 'f123'", "3\t123")
-		expectRows(t, ts.db, "SELECT p, id FROM bt.t WHERE e = 'e123'")
+		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT COUNT(*) FROM bt.t WHERE a = 105", "17")
+		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT COUNT(*) FROM bt.t WHERE a = 5", "37")
+		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT p, id FROM bt.t WHERE e = 'f123'", "3\t123")
+		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT p, id FROM bt.t WHERE e = 'e123'")
 	})
 }
 
@@ -80,7 +81,8 @@ func TestLargeIndexedTransaction(t *testing.T) {
 // check, which only a plain autocommit INSERT skips: skipExistenceCheck in
 // sqlgw/engine/editor.go), and the index equals the rows right after it.
 func TestLoadDataIndexedBatch(t *testing.T) {
-	forEachBackendStore(t, func(t *testing.T, ts *testServer, st storage.Store, co catalog.Options) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		st, co := ts.Store, ts.Catalog
 		if !strings.Contains(t.Name(), "pebble") {
 			t.Skip("the request count is the embedded store's")
 		}
@@ -91,14 +93,14 @@ func TestLoadDataIndexedBatch(t *testing.T) {
 		data := sb.String()
 		mysql.RegisterReaderHandler("sqlgw_load_indexed", func() io.Reader { return strings.NewReader(data) })
 		defer mysql.DeregisterReaderHandler("sqlgw_load_indexed")
-		mustExec(t, ts.db, "SET GLOBAL local_infile = 1")
-		c := ts.Session("ld", "CREATE TABLE t (id INT PRIMARY KEY, k INT, c VARCHAR(20), KEY k_1 (k) COMMENT 'sqlgw: global')")
-		n, _ := cost(t, c, "LOAD DATA LOCAL INFILE 'Reader::sqlgw_load_indexed' INTO TABLE t FIELDS TERMINATED BY ','")
+		sqltest.NewRunner(t, ts.DB).Exec("SET GLOBAL local_infile = 1")
+		c := sqltest.NewRunner(t, ts.Session("ld", "CREATE TABLE t (id INT PRIMARY KEY, k INT, c VARCHAR(20), KEY k_1 (k) COMMENT 'sqlgw: global')"))
+		n, _ := c.Cost("LOAD DATA LOCAL INFILE 'Reader::sqlgw_load_indexed' INTO TABLE t FIELDS TERMINATED BY ','")
 		if n != 500+1 {
 			t.Errorf("LOAD DATA of 500 indexed rows: %d store requests, want 501 (500 existence reads, 1 write)", n)
 		}
-		expectRows(t, c, "SELECT COUNT(*) FROM t", "500")
-		expectRows(t, c, "SELECT COUNT(*) FROM t WHERE k = 3", "39")
+		c.ExpectRows("SELECT COUNT(*) FROM t", "500")
+		c.ExpectRows("SELECT COUNT(*) FROM t WHERE k = 3", "39")
 		cat, err := catalog.Open(context.Background(), st, co)
 		if err != nil {
 			t.Fatal(err)

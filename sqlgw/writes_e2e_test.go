@@ -14,10 +14,10 @@ import (
 )
 
 // warningCodes returns the codes of SHOW WARNINGS.
-func warningCodes(t *testing.T, c execer) []string {
+func warningCodes(t *testing.T, c sqltest.Execer) []string {
 	t.Helper()
 	var out []string
-	for _, r := range rows(t, c, "SHOW WARNINGS") {
+	for _, r := range sqltest.NewRunner(t, c).Rows("SHOW WARNINGS") {
 		f := strings.Split(r, "\t")
 		if len(f) > 1 {
 			out = append(out, f[1])
@@ -33,7 +33,7 @@ func warningCodes(t *testing.T, c execer) []string {
 // fails in key order and succeeds in descending order; INSERT IGNORE ... ON
 // DUPLICATE KEY UPDATE whose update conflicts is skipped.
 func TestUniqueUpdatePerRow(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		c := ts.Session("d",
 			"CREATE TABLE g (id INT PRIMARY KEY, u INT, e VARCHAR(10), UNIQUE KEY uu (u))",
 			"CREATE TABLE l (p INT, id INT, u INT, e VARCHAR(10), PRIMARY KEY (p, id), UNIQUE KEY uu (p, u))")
@@ -42,68 +42,68 @@ func TestUniqueUpdatePerRow(t *testing.T) {
 				cols := "id, u, e"
 				if tb == "l" {
 					cols = "p, id, u, e"
-					mustExec(t, c, "INSERT INTO l VALUES (1, 1, 1, 'a'), (1, 2, 2, 'b'), (1, 3, 3, 'c')")
+					sqltest.NewRunner(t, c).Exec("INSERT INTO l VALUES (1, 1, 1, 'a'), (1, 2, 2, 'b'), (1, 3, 3, 'c')")
 				} else {
-					mustExec(t, c, "INSERT INTO g VALUES (1, 1, 'a'), (2, 2, 'b'), (3, 3, 'c')")
+					sqltest.NewRunner(t, c).Exec("INSERT INTO g VALUES (1, 1, 'a'), (2, 2, 'b'), (3, 3, 'c')")
 				}
 				all := "SELECT id, u FROM " + tb + " ORDER BY id"
 				orig := []string{"1\t1", "2\t2", "3\t3"}
 				// UPDATE IGNORE: the conflicting row is skipped.
-				if n := affected(t, c, "UPDATE IGNORE "+tb+" SET u = 2 WHERE id = 1"); n != 0 {
+				if n := sqltest.NewRunner(t, c).Affected("UPDATE IGNORE " + tb + " SET u = 2 WHERE id = 1"); n != 0 {
 					t.Errorf("UPDATE IGNORE of a duplicate: %d rows, want 0", n)
 				}
 				if w := warningCodes(t, c); len(w) != 1 || w[0] != "1062" {
 					t.Errorf("UPDATE IGNORE warnings %q, want one 1062", w)
 				}
 				pre := map[string]string{"g": "", "l": "1-"}[tb] // MySQL names all the key's values
-				expectRows(t, c, "SHOW WARNINGS", "Warning\t1062\tDuplicate entry '"+pre+"2' for key 'uu'")
-				mustExec(t, c, "INSERT IGNORE INTO "+tb+" ("+cols+") VALUES "+map[string]string{"g": "(9, 3, 'q')", "l": "(1, 9, 3, 'q')"}[tb])
-				expectRows(t, c, "SHOW WARNINGS", "Warning\t1062\tDuplicate entry '"+pre+"3' for key 'uu'")
-				mustExec(t, c, "INSERT IGNORE INTO "+tb+" ("+cols+") VALUES "+map[string]string{"g": "(1, 7, 'q')", "l": "(1, 1, 7, 'q')"}[tb])
-				expectRows(t, c, "SHOW WARNINGS", "Warning\t1062\tDuplicate entry '"+pre+"1' for key 'PRIMARY'")
-				expectRows(t, c, all, orig...)
-				if n := affected(t, c, "UPDATE IGNORE "+tb+" SET u = 9 WHERE id >= 1"); n != 1 {
+				sqltest.NewRunner(t, c).ExpectRows("SHOW WARNINGS", "Warning\t1062\tDuplicate entry '"+pre+"2' for key 'uu'")
+				sqltest.NewRunner(t, c).Exec("INSERT IGNORE INTO " + tb + " (" + cols + ") VALUES " + map[string]string{"g": "(9, 3, 'q')", "l": "(1, 9, 3, 'q')"}[tb])
+				sqltest.NewRunner(t, c).ExpectRows("SHOW WARNINGS", "Warning\t1062\tDuplicate entry '"+pre+"3' for key 'uu'")
+				sqltest.NewRunner(t, c).Exec("INSERT IGNORE INTO " + tb + " (" + cols + ") VALUES " + map[string]string{"g": "(1, 7, 'q')", "l": "(1, 1, 7, 'q')"}[tb])
+				sqltest.NewRunner(t, c).ExpectRows("SHOW WARNINGS", "Warning\t1062\tDuplicate entry '"+pre+"1' for key 'PRIMARY'")
+				sqltest.NewRunner(t, c).ExpectRows(all, orig...)
+				if n := sqltest.NewRunner(t, c).Affected("UPDATE IGNORE " + tb + " SET u = 9 WHERE id >= 1"); n != 1 {
 					t.Errorf("UPDATE IGNORE of three rows to one value: %d rows, want 1", n)
 				}
-				expectRows(t, c, all, "1\t9", "2\t2", "3\t3")
-				mustExec(t, c, "UPDATE "+tb+" SET u = 1 WHERE id = 1")
+				sqltest.NewRunner(t, c).ExpectRows(all, "1\t9", "2\t2", "3\t3")
+				sqltest.NewRunner(t, c).Exec("UPDATE " + tb + " SET u = 1 WHERE id = 1")
 				// A failing multi-row UPDATE leaves every row as it was.
-				expectErrno(t, c, 1062, "UPDATE "+tb+" SET u = 3 WHERE id IN (1, 2)")
-				expectRows(t, c, all, orig...)
-				expectErrno(t, c, 1062, "UPDATE "+tb+" SET u = u + 1")
-				expectRows(t, c, all, orig...)
+				sqltest.NewRunner(t, c).ExpectErrno(1062, "UPDATE "+tb+" SET u = 3 WHERE id IN (1, 2)")
+				sqltest.NewRunner(t, c).ExpectRows(all, orig...)
+				sqltest.NewRunner(t, c).ExpectErrno(1062, "UPDATE "+tb+" SET u = u + 1")
+				sqltest.NewRunner(t, c).ExpectRows(all, orig...)
 				// A swap in one statement fails in MySQL too (per row).
-				expectErrno(t, c, 1062, "UPDATE "+tb+" SET u = CASE id WHEN 1 THEN 2 WHEN 2 THEN 1 ELSE u END")
-				expectRows(t, c, all, orig...)
-				if n := affected(t, c, "UPDATE "+tb+" SET u = u + 1 ORDER BY u DESC"); n != 3 {
+				sqltest.NewRunner(t, c).ExpectErrno(1062, "UPDATE "+tb+" SET u = CASE id WHEN 1 THEN 2 WHEN 2 THEN 1 ELSE u END")
+				sqltest.NewRunner(t, c).ExpectRows(all, orig...)
+				if n := sqltest.NewRunner(t, c).Affected("UPDATE " + tb + " SET u = u + 1 ORDER BY u DESC"); n != 3 {
 					t.Errorf("u = u + 1 in descending order: %d rows", n)
 				}
-				expectRows(t, c, all, "1\t2", "2\t3", "3\t4")
-				if n := affected(t, c, "UPDATE "+tb+" SET u = u - 1 ORDER BY u"); n != 3 {
+				sqltest.NewRunner(t, c).ExpectRows(all, "1\t2", "2\t3", "3\t4")
+				if n := sqltest.NewRunner(t, c).Affected("UPDATE " + tb + " SET u = u - 1 ORDER BY u"); n != 3 {
 					t.Errorf("u = u - 1 in ascending order: %d rows", n)
 				}
-				expectRows(t, c, all, orig...)
+				sqltest.NewRunner(t, c).ExpectRows(all, orig...)
 				// The index answers as the rows say.
-				expectRows(t, c, "SELECT id FROM "+tb+" WHERE u = 2", "2")
+				sqltest.NewRunner(t, c).ExpectRows("SELECT id FROM "+tb+" WHERE u = 2", "2")
 				// INSERT IGNORE ... ON DUPLICATE KEY UPDATE whose update
 				// would duplicate another row's value: skipped.
 				vals := "(2, 7, 'x')"
 				if tb == "l" {
 					vals = "(1, 2, 7, 'x')"
 				}
-				if n := affected(t, c, "INSERT IGNORE INTO "+tb+" ("+cols+") VALUES "+vals+" ON DUPLICATE KEY UPDATE u = 3"); n != 0 {
+				if n := sqltest.NewRunner(t, c).Affected("INSERT IGNORE INTO " + tb + " (" + cols + ") VALUES " + vals + " ON DUPLICATE KEY UPDATE u = 3"); n != 0 {
 					t.Errorf("INSERT IGNORE ... ON DUPLICATE KEY UPDATE to a duplicate: %d rows, want 0", n)
 				}
-				expectRows(t, c, all, orig...)
-				expectErrno(t, c, 1062, "INSERT INTO "+tb+" ("+cols+") VALUES "+vals+" ON DUPLICATE KEY UPDATE u = 3")
-				expectRows(t, c, all, orig...)
+				sqltest.NewRunner(t, c).ExpectRows(all, orig...)
+				sqltest.NewRunner(t, c).ExpectErrno(1062, "INSERT INTO "+tb+" ("+cols+") VALUES "+vals+" ON DUPLICATE KEY UPDATE u = 3")
+				sqltest.NewRunner(t, c).ExpectRows(all, orig...)
 				// In a transaction, the statement fails and the transaction
 				// goes on.
-				mustExec(t, c, "BEGIN")
-				mustExec(t, c, "UPDATE "+tb+" SET e = 'z' WHERE id = 3")
-				expectErrno(t, c, 1062, "UPDATE "+tb+" SET u = 1 WHERE id = 2")
-				mustExec(t, c, "COMMIT")
-				expectRows(t, c, "SELECT id, u, e FROM "+tb+" ORDER BY id", "1\t1\ta", "2\t2\tb", "3\t3\tz")
+				sqltest.NewRunner(t, c).Exec("BEGIN")
+				sqltest.NewRunner(t, c).Exec("UPDATE " + tb + " SET e = 'z' WHERE id = 3")
+				sqltest.NewRunner(t, c).ExpectErrno(1062, "UPDATE "+tb+" SET u = 1 WHERE id = 2")
+				sqltest.NewRunner(t, c).Exec("COMMIT")
+				sqltest.NewRunner(t, c).ExpectRows("SELECT id, u, e FROM "+tb+" ORDER BY id", "1\t1\ta", "2\t2\tb", "3\t3\tz")
 			})
 		}
 	})
@@ -113,26 +113,27 @@ func TestUniqueUpdatePerRow(t *testing.T) {
 // only when it is the statement itself (1 request); IGNORE, ON DUPLICATE KEY
 // UPDATE and REPLACE keep the MySQL behaviour whatever the text around them.
 func TestPlainInsertCheck(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		c := ts.Session("d",
 			"CREATE TABLE t (id INT PRIMARY KEY, u INT, UNIQUE KEY uu (u))",
 			"CREATE TABLE p (id INT PRIMARY KEY, u INT)",
 			"CREATE TABLE `we ird` (id INT PRIMARY KEY, u INT)",
 			"INSERT INTO t VALUES (1, 1)")
-		expectRequests(t, c, 1, "INSERT INTO p VALUES (1, 1)", "plain INSERT")
-		expectRequests(t, c, 1, "INSERT INTO d.p VALUES (2, 1)", "plain INSERT into db.table")
-		expectRequests(t, c, 1, "insert into `d`.`we ird` (id, u) values (1, 1)", "plain INSERT into a quoted name")
+		r := sqltest.NewRunner(t, c)
+		r.ExpectRequests(1, "INSERT INTO p VALUES (1, 1)", "plain INSERT")
+		r.ExpectRequests(1, "INSERT INTO d.p VALUES (2, 1)", "plain INSERT into db.table")
+		r.ExpectRequests(1, "insert into `d`.`we ird` (id, u) values (1, 1)", "plain INSERT into a quoted name")
 		for _, q := range []string{
 			"INSERT IGNORE INTO t VALUES (2, 1)",
 			"INSERT /* x */ IGNORE INTO t VALUES (2, 1)",
 			"insert\tignore into t values (2, 1)",
 			"INSERT INTO t VALUES (1, 5) ON DUPLICATE KEY UPDATE u = u",
 		} {
-			if n := affected(t, c, q); n != 0 {
+			if n := r.Affected(q); n != 0 {
 				t.Errorf("%s: %d rows, want 0", q, n)
 			}
 		}
-		runScript(t, c, `
+		r.Script(`
 			error 1062 INSERT INTO t VALUES (2, 1)
 			error 1062 INSERT INTO d.t VALUES (1, 2)
 			query SELECT id, u FROM t
@@ -142,7 +143,7 @@ func TestPlainInsertCheck(t *testing.T) {
 			= 3 | 1
 		`)
 		_, err := c.ExecContext(context.Background(), fmt.Sprintf("INSERT INTO t VALUES (%d, %d)", 4, 1))
-		if mysqlErrno(err) != 1062 {
+		if sqltest.Errno(err) != 1062 {
 			t.Errorf("duplicate plain INSERT: %v", err)
 		}
 	})
@@ -155,7 +156,7 @@ func TestPlainInsertCheck(t *testing.T) {
 // say afterwards, and a concurrent transaction taking one of the values
 // still gets 1062 (exactly one winner).
 func TestUniqueSwap(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		c := ts.Session("d")
 		for _, tc := range []struct{ name, ddl, rows string }{
 			{"global", "CREATE TABLE g (id INT PRIMARY KEY, u INT, c INT, UNIQUE KEY uu (u) COMMENT 'sqlgw: cover=(c)')", "(1, 1, 10), (2, 2, 20), (3, 3, 30)"},
@@ -163,62 +164,62 @@ func TestUniqueSwap(t *testing.T) {
 			{"local", "CREATE TABLE l (p INT, id INT, u INT, c INT, PRIMARY KEY (p, id), UNIQUE KEY uu (p, u))", "(0, 1, 1, 10), (0, 2, 2, 20), (0, 3, 3, 30)"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				mustExec(t, c, tc.ddl)
+				sqltest.NewRunner(t, c).Exec(tc.ddl)
 				tb := strings.Fields(tc.ddl)[2]
-				mustExec(t, c, "INSERT INTO "+tb+" VALUES "+tc.rows)
+				sqltest.NewRunner(t, c).Exec("INSERT INTO " + tb + " VALUES " + tc.rows)
 				check := func(want ...string) {
 					t.Helper()
-					expectRows(t, c, "SELECT id, u FROM "+tb+" ORDER BY id", want...)
+					sqltest.NewRunner(t, c).ExpectRows("SELECT id, u FROM "+tb+" ORDER BY id", want...)
 					for _, w := range want {
 						id, u, _ := strings.Cut(w, "\t")
-						expectRows(t, c, "SELECT id FROM "+tb+" WHERE u = "+u, id)
-						expectRows(t, c, "SELECT id, c FROM "+tb+" WHERE u = "+u, id+"\t"+id+"0")
+						sqltest.NewRunner(t, c).ExpectRows("SELECT id FROM "+tb+" WHERE u = "+u, id)
+						sqltest.NewRunner(t, c).ExpectRows("SELECT id, c FROM "+tb+" WHERE u = "+u, id+"\t"+id+"0")
 					}
 				}
 				// Swap through a free value.
-				mustExec(t, c, "BEGIN")
-				mustExec(t, c, "UPDATE "+tb+" SET u = 30 WHERE id = 1")
-				mustExec(t, c, "UPDATE "+tb+" SET u = 1 WHERE id = 2")
-				mustExec(t, c, "UPDATE "+tb+" SET u = 2 WHERE id = 1")
-				r0, _ := status(t, c)
-				mustExec(t, c, "COMMIT")
+				sqltest.NewRunner(t, c).Exec("BEGIN")
+				sqltest.NewRunner(t, c).Exec("UPDATE " + tb + " SET u = 30 WHERE id = 1")
+				sqltest.NewRunner(t, c).Exec("UPDATE " + tb + " SET u = 1 WHERE id = 2")
+				sqltest.NewRunner(t, c).Exec("UPDATE " + tb + " SET u = 2 WHERE id = 1")
+				r0, _ := sqltest.NewRunner(t, c).Status()
+				sqltest.NewRunner(t, c).Exec("COMMIT")
 				// On the embedded store the rows and their index entities,
 				// the value handed over included, are one atomic batch.
-				if r1, _ := status(t, c); strings.Contains(t.Name(), "pebble") && r1-r0 != 1 {
+				if r1, _ := sqltest.NewRunner(t, c).Status(); strings.Contains(t.Name(), "pebble") && r1-r0 != 1 {
 					t.Errorf("COMMIT of the swap: %d store requests, want 1", r1-r0)
 				}
 				check("1\t2", "2\t1", "3\t3")
 				// A three-way rotation in one transaction.
-				mustExec(t, c, "BEGIN")
-				mustExec(t, c, "UPDATE "+tb+" SET u = 100 + u")
-				mustExec(t, c, "UPDATE "+tb+" SET u = 3 WHERE id = 1")
-				mustExec(t, c, "UPDATE "+tb+" SET u = 2 WHERE id = 2")
-				mustExec(t, c, "UPDATE "+tb+" SET u = 1 WHERE id = 3")
-				mustExec(t, c, "COMMIT")
+				sqltest.NewRunner(t, c).Exec("BEGIN")
+				sqltest.NewRunner(t, c).Exec("UPDATE " + tb + " SET u = 100 + u")
+				sqltest.NewRunner(t, c).Exec("UPDATE " + tb + " SET u = 3 WHERE id = 1")
+				sqltest.NewRunner(t, c).Exec("UPDATE " + tb + " SET u = 2 WHERE id = 2")
+				sqltest.NewRunner(t, c).Exec("UPDATE " + tb + " SET u = 1 WHERE id = 3")
+				sqltest.NewRunner(t, c).Exec("COMMIT")
 				check("1\t3", "2\t2", "3\t1")
 				// A shift in one statement (autocommit), in the order that
 				// never duplicates.
-				mustExec(t, c, "UPDATE "+tb+" SET u = u + 1 ORDER BY u DESC")
+				sqltest.NewRunner(t, c).Exec("UPDATE " + tb + " SET u = u + 1 ORDER BY u DESC")
 				check("1\t4", "2\t3", "3\t2")
-				mustExec(t, c, "UPDATE "+tb+" SET u = u - 1 ORDER BY u")
+				sqltest.NewRunner(t, c).Exec("UPDATE " + tb + " SET u = u - 1 ORDER BY u")
 				check("1\t3", "2\t2", "3\t1")
 				// Delete a row and give its value to another.
-				mustExec(t, c, "BEGIN")
-				mustExec(t, c, "DELETE FROM "+tb+" WHERE id = 3")
-				mustExec(t, c, "UPDATE "+tb+" SET u = 1 WHERE id = 2")
-				mustExec(t, c, "COMMIT")
+				sqltest.NewRunner(t, c).Exec("BEGIN")
+				sqltest.NewRunner(t, c).Exec("DELETE FROM " + tb + " WHERE id = 3")
+				sqltest.NewRunner(t, c).Exec("UPDATE " + tb + " SET u = 1 WHERE id = 2")
+				sqltest.NewRunner(t, c).Exec("COMMIT")
 				check("1\t3", "2\t1")
 				// A concurrent duplicate: the other transaction read before
 				// this one committed; exactly one of them wins.
-				o := ts.conn()
-				mustExec(t, o, "USE d")
-				mustExec(t, c, "BEGIN")
-				mustExec(t, c, "UPDATE "+tb+" SET u = 7 WHERE id = 1")
-				mustExec(t, o, "BEGIN")
-				mustExec(t, o, "UPDATE "+tb+" SET u = 7 WHERE id = 2")
-				mustExec(t, c, "COMMIT")
+				o := ts.Conn()
+				sqltest.NewRunner(t, o).Exec("USE d")
+				sqltest.NewRunner(t, c).Exec("BEGIN")
+				sqltest.NewRunner(t, c).Exec("UPDATE " + tb + " SET u = 7 WHERE id = 1")
+				sqltest.NewRunner(t, o).Exec("BEGIN")
+				sqltest.NewRunner(t, o).Exec("UPDATE " + tb + " SET u = 7 WHERE id = 2")
+				sqltest.NewRunner(t, c).Exec("COMMIT")
 				_, err := o.ExecContext(context.Background(), "COMMIT")
-				if mysqlErrno(err) != 1062 {
+				if sqltest.Errno(err) != 1062 {
 					t.Errorf("concurrent duplicate COMMIT: %v, want 1062", err)
 				}
 				o.ExecContext(context.Background(), "ROLLBACK")
@@ -323,11 +324,13 @@ func rowEntities(t *testing.T, st storage.Store, co catalog.Options, db, name st
 // reads back whole each time, keeps only its current continuation
 // entities, and its local and global index entries follow it.
 func TestLargeRowUpdate(t *testing.T) {
-	forEachBackendStore(t, func(t *testing.T, ts *testServer, st storage.Store, co catalog.Options) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		st, co := ts.Store, ts.Catalog
 		c := ts.Session("d",
 			"CREATE TABLE blobs (id INT PRIMARY KEY, name VARCHAR(10), body LONGTEXT, KEY ln (id, name), UNIQUE KEY gn (name))")
+		r := sqltest.NewRunner(t, c)
 		big := strings.Repeat("0123456789abcdef", 5<<20/16) // 5 MiB
-		mustExec(t, c, "INSERT INTO blobs VALUES (1, 'small', 'x'), (2, 'huge', ?)", big)
+		r.Exec("INSERT INTO blobs VALUES (1, 'small', 'x'), (2, 'huge', ?)", big)
 		n0 := len(rowEntities(t, st, co, "d", "blobs", 2))
 		if n0 < 4 {
 			t.Fatalf("a 5 MiB row has %d entities", n0)
@@ -344,46 +347,46 @@ func TestLargeRowUpdate(t *testing.T) {
 		}
 		names := func(name string) {
 			t.Helper()
-			expectRows(t, c, "SELECT id FROM blobs WHERE id = 2 AND name = '"+name+"'", "2")
-			expectRows(t, c, "SELECT id FROM blobs WHERE name = '"+name+"'", "2")
-			expectRows(t, c, "SELECT id, LENGTH(body) FROM blobs WHERE name = '"+name+"'", fmt.Sprintf("2\t%d", len(strings.Join(rows(t, c, "SELECT body FROM blobs WHERE id = 2"), ""))))
+			r.ExpectRows("SELECT id FROM blobs WHERE id = 2 AND name = '"+name+"'", "2")
+			r.ExpectRows("SELECT id FROM blobs WHERE name = '"+name+"'", "2")
+			r.ExpectRows("SELECT id, LENGTH(body) FROM blobs WHERE name = '"+name+"'", fmt.Sprintf("2\t%d", len(strings.Join(r.Rows("SELECT body FROM blobs WHERE id = 2"), ""))))
 		}
-		expectAffected(t, c, 1, "UPDATE blobs SET name = 'renamed' WHERE id = 2")
+		r.ExpectAffected(1, "UPDATE blobs SET name = 'renamed' WHERE id = 2")
 		body(big)
 		names("renamed")
-		expectRows(t, c, "SELECT id FROM blobs WHERE name = 'huge'")
-		expectRows(t, c, "SELECT id FROM blobs WHERE id = 2 AND name = 'huge'")
+		r.ExpectRows("SELECT id FROM blobs WHERE name = 'huge'")
+		r.ExpectRows("SELECT id FROM blobs WHERE id = 2 AND name = 'huge'")
 		if n := len(rowEntities(t, st, co, "d", "blobs", 2)); n != n0 {
 			t.Errorf("after the update: %d entities, want %d (no old generation left)", n, n0)
 		}
 		big2 := strings.Repeat("fedcba9876543210", 6<<20/16) // 6 MiB
-		mustExec(t, c, "UPDATE blobs SET body = ? WHERE id = 2", big2)
+		r.Exec("UPDATE blobs SET body = ? WHERE id = 2", big2)
 		body(big2)
-		mustExec(t, c, "BEGIN")
-		mustExec(t, c, "UPDATE blobs SET name = 'again' WHERE id = 2")
-		mustExec(t, c, "UPDATE blobs SET name = 'tiny' WHERE id = 1")
-		mustExec(t, c, "COMMIT")
+		r.Exec("BEGIN")
+		r.Exec("UPDATE blobs SET name = 'again' WHERE id = 2")
+		r.Exec("UPDATE blobs SET name = 'tiny' WHERE id = 1")
+		r.Exec("COMMIT")
 		body(big2)
 		names("again")
 		// Down to one entity, and up again.
-		mustExec(t, c, "UPDATE blobs SET body = 'short' WHERE id = 2")
+		r.Exec("UPDATE blobs SET body = 'short' WHERE id = 2")
 		body("short")
 		if n := len(rowEntities(t, st, co, "d", "blobs", 2)); n != 1 {
 			t.Errorf("a small row keeps %d entities", n)
 		}
-		mustExec(t, c, "UPDATE blobs SET body = ? WHERE id = 2", big)
+		r.Exec("UPDATE blobs SET body = ? WHERE id = 2", big)
 		body(big)
 		names("again")
-		expectRows(t, c, "SELECT id, name, LENGTH(body) FROM blobs ORDER BY id", "1\ttiny\t1", fmt.Sprintf("2\tagain\t%d", len(big)))
+		r.ExpectRows("SELECT id, name, LENGTH(body) FROM blobs ORDER BY id", "1\ttiny\t1", fmt.Sprintf("2\tagain\t%d", len(big)))
 		// A unique conflict of the large row fails cleanly.
-		expectErrno(t, c, 1062, "UPDATE blobs SET name = 'tiny' WHERE id = 2")
+		r.ExpectErrno(1062, "UPDATE blobs SET name = 'tiny' WHERE id = 2")
 		names("again")
-		expectAffected(t, c, 1, "DELETE FROM blobs WHERE id = 2")
+		r.ExpectAffected(1, "DELETE FROM blobs WHERE id = 2")
 		if n := len(rowEntities(t, st, co, "d", "blobs", 2)); n != 0 {
 			t.Errorf("a deleted row left %d entities", n)
 		}
-		expectRows(t, c, "SELECT id FROM blobs WHERE name = 'again'")
-		expectRows(t, c, "SELECT id FROM blobs WHERE id = 2 AND name = 'again'")
+		r.ExpectRows("SELECT id FROM blobs WHERE name = 'again'")
+		r.ExpectRows("SELECT id FROM blobs WHERE id = 2 AND name = 'again'")
 	})
 }
 
@@ -442,27 +445,27 @@ func TestLargeRowUpdateCrash(t *testing.T) {
 // store writes beyond the catalog's); SHOW INDEX and EXPLAIN show the new
 // name, lookups and unique enforcement go on, errors are MySQL's.
 func TestRenameIndex(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.Session("d",
-			"CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT, KEY ia (a), UNIQUE KEY ub (b), KEY li (id, a))")
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := sqltest.NewRunner(t, ts.Session("d",
+			"CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT, KEY ia (a), UNIQUE KEY ub (b), KEY li (id, a))"))
 		for i := range 20 {
-			mustExec(t, c, fmt.Sprintf("INSERT INTO t VALUES (%d, %d, %d)", i, i%4, i))
+			c.Exec(fmt.Sprintf("INSERT INTO t VALUES (%d, %d, %d)", i, i%4, i))
 		}
-		mustExec(t, c, "ALTER TABLE t RENAME INDEX ia TO by_a")
-		mustExec(t, c, "ALTER TABLE t RENAME INDEX ub TO by_b")
-		mustExec(t, c, "ALTER TABLE t RENAME INDEX li TO LI")
-		got := strings.Join(rows(t, c, "SELECT index_name, non_unique FROM information_schema.statistics WHERE table_schema = 'd' AND table_name = 't' ORDER BY index_name, seq_in_index"), "|")
+		c.Exec("ALTER TABLE t RENAME INDEX ia TO by_a")
+		c.Exec("ALTER TABLE t RENAME INDEX ub TO by_b")
+		c.Exec("ALTER TABLE t RENAME INDEX li TO LI")
+		got := strings.Join(c.Rows("SELECT index_name, non_unique FROM information_schema.statistics WHERE table_schema = 'd' AND table_name = 't' ORDER BY index_name, seq_in_index"), "|")
 		if want := "by_a\t1|by_b\t0|LI\t1|LI\t1|PRIMARY\t0"; got != want {
 			t.Errorf("statistics after the renames: %q, want %q", got, want)
 		}
-		if r := strings.Join(rows(t, c, "SHOW INDEX FROM t"), "\n"); strings.Contains(r, "\tia\t") || !strings.Contains(r, "\tby_a\t") {
+		if r := strings.Join(c.Rows("SHOW INDEX FROM t"), "\n"); strings.Contains(r, "\tia\t") || !strings.Contains(r, "\tby_a\t") {
 			t.Errorf("SHOW INDEX:\n%s", r)
 		}
-		plan := strings.Join(rows(t, c, "EXPLAIN SELECT * FROM t WHERE a = 1"), "\n")
+		plan := strings.Join(c.Rows("EXPLAIN SELECT * FROM t WHERE a = 1"), "\n")
 		if !strings.Contains(plan, "by_a") {
 			t.Errorf("EXPLAIN after the rename:\n%s", plan)
 		}
-		runScript(t, c, `
+		c.Script(`
 			query SELECT id FROM t WHERE a = 1 ORDER BY id
 			= 1
 			= 5
@@ -496,7 +499,7 @@ func TestRenameIndex(t *testing.T) {
 // TestUniqueErrorText: 1062 on a unique secondary key names the values and
 // the key as MySQL does, whether found during the statement or at commit.
 func TestUniqueErrorText(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		c := ts.Session("d", `
 			CREATE TABLE g (id INT PRIMARY KEY, a VARCHAR(5), b INT, UNIQUE KEY uab (a, b))
 			CREATE TABLE l (p INT, id INT, a VARCHAR(5), PRIMARY KEY (p, id), UNIQUE KEY ua (p, a))
@@ -516,13 +519,13 @@ func TestUniqueErrorText(t *testing.T) {
 				}
 				continue
 			}
-			if mysqlErrno(err) != 1062 || !strings.Contains(err.Error(), q.want) {
+			if sqltest.Errno(err) != 1062 || !strings.Contains(err.Error(), q.want) {
 				t.Errorf("%s: %v, want 1062 %q", q.sql, err, q.want)
 			}
 		}
-		mustExec(t, c, "INSERT INTO g VALUES (3, 'z', 2)")
+		sqltest.NewRunner(t, c).Exec("INSERT INTO g VALUES (3, 'z', 2)")
 		_, err := c.ExecContext(context.Background(), "UPDATE g SET a = 'x' WHERE id = 3")
-		if want := "Duplicate entry 'x-2' for key 'uab'"; mysqlErrno(err) != 1062 || !strings.Contains(err.Error(), want) {
+		if want := "Duplicate entry 'x-2' for key 'uab'"; sqltest.Errno(err) != 1062 || !strings.Contains(err.Error(), want) {
 			t.Errorf("UPDATE to a duplicate: %v, want %q", err, want)
 		}
 	})
@@ -534,15 +537,15 @@ func TestUniqueErrorText(t *testing.T) {
 // a cycle of values spread over several batches is refused before
 // anything is written (MySQL would accept it: a known limit).
 func TestUniqueShiftManyBatches(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.Session("d",
-			"CREATE TABLE l (p INT, id INT, u INT, PRIMARY KEY (p, id), UNIQUE KEY uu (p, u))")
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := sqltest.NewRunner(t, ts.Session("d",
+			"CREATE TABLE l (p INT, id INT, u INT, PRIMARY KEY (p, id), UNIQUE KEY uu (p, u))"))
 		var v []string
 		for i := range 150 {
 			v = append(v, fmt.Sprintf("(0, %d, %d)", i, i))
 		}
-		mustExec(t, c, "INSERT INTO l VALUES "+strings.Join(v, ","))
-		runScript(t, c, `
+		c.Exec("INSERT INTO l VALUES " + strings.Join(v, ","))
+		c.Script(`
 			exec UPDATE l SET u = u + 1 ORDER BY u DESC
 			query SELECT COUNT(*), MIN(u), MAX(u) FROM l
 			= 150 | 1 | 150
@@ -582,14 +585,15 @@ func TestUniqueShiftManyBatches(t *testing.T) {
 // settled at once (ixmaint.Check: no marked or stale entity, before any
 // recovery).
 func TestUniqueShiftGlobal(t *testing.T) {
-	forEachBackendStore(t, func(t *testing.T, ts *testServer, st storage.Store, co catalog.Options) {
-		c := ts.Session("d",
-			"CREATE TABLE g (id INT PRIMARY KEY, u INT, UNIQUE KEY uu (u))")
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		st, co := ts.Store, ts.Catalog
+		c := sqltest.NewRunner(t, ts.Session("d",
+			"CREATE TABLE g (id INT PRIMARY KEY, u INT, UNIQUE KEY uu (u))"))
 		var v []string
 		for i := range 150 {
 			v = append(v, fmt.Sprintf("(%d, %d)", i, i))
 		}
-		mustExec(t, c, "INSERT INTO g VALUES "+strings.Join(v, ","))
+		c.Exec("INSERT INTO g VALUES " + strings.Join(v, ","))
 		check := func() {
 			t.Helper()
 			ctx := context.Background()
@@ -605,11 +609,11 @@ func TestUniqueShiftGlobal(t *testing.T) {
 				t.Fatalf("index after the commit: %v %v", mm, err)
 			}
 		}
-		mustExec(t, c, "UPDATE g SET u = u + 1 ORDER BY u DESC")
-		expectRows(t, c, "SELECT COUNT(*), MIN(u), MAX(u) FROM g", "150\t1\t150")
-		expectRows(t, c, "SELECT id FROM g WHERE u = 77", "76")
+		c.Exec("UPDATE g SET u = u + 1 ORDER BY u DESC")
+		c.ExpectRows("SELECT COUNT(*), MIN(u), MAX(u) FROM g", "150\t1\t150")
+		c.ExpectRows("SELECT id FROM g WHERE u = 77", "76")
 		check()
-		runScript(t, c, `
+		c.Script(`
 			exec BEGIN
 			exec UPDATE g SET u = u + 1000
 			exec UPDATE g SET u = u - 999 WHERE u < 1150
@@ -628,16 +632,16 @@ func TestUniqueShiftGlobal(t *testing.T) {
 // rows follow the buffer through statements undone by an error, savepoint
 // rollbacks and deletes.
 func TestUniqueBuffer(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.Session("d", `
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := sqltest.NewRunner(t, ts.Session("d", `
 			CREATE TABLE t (id INT PRIMARY KEY, e VARCHAR(10), UNIQUE KEY ue (e))
 			INSERT INTO t VALUES (1, 'a')
-			BEGIN`)
-		if n := affected(t, c, "INSERT IGNORE INTO t VALUES (2, 'z'), (3, 'z'), (4, 'a')"); n != 1 {
+			BEGIN`))
+		if n := c.Affected("INSERT IGNORE INTO t VALUES (2, 'z'), (3, 'z'), (4, 'a')"); n != 1 {
 			t.Errorf("INSERT IGNORE with duplicates among its rows: %d rows, want 1", n)
 		}
 		// A statement undone by an error releases its values.
-		runScript(t, c, `
+		c.Script(`
 			error 1062 INSERT INTO t VALUES (5, 'w'), (1, 'x')
 			exec INSERT INTO t VALUES (6, 'w')
 			# A savepoint rollback restores the values it held.
@@ -669,13 +673,14 @@ func TestUniqueBuffer(t *testing.T) {
 // partitions: the client gets the error saying so) leaves two rows with
 // one value; the index still finds both, as a scan does.
 func TestUniqueSwapHalfCommitted(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, ts *testServer) {
-		c := ts.conn()
-		o := ts.conn()
-		mustExec(t, c, "CREATE DATABASE d")
-		mustExec(t, c, "USE d")
-		mustExec(t, o, "USE d")
-		runScript(t, c, `
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := ts.Conn()
+		r := sqltest.NewRunner(t, c)
+		o := sqltest.NewRunner(t, ts.Conn())
+		r.Exec("CREATE DATABASE d")
+		r.Exec("USE d")
+		o.Exec("USE d")
+		r.Script(`
 			exec CREATE TABLE g (id INT PRIMARY KEY, u INT, n INT, UNIQUE KEY uu (u))
 			exec INSERT INTO g VALUES (1, 1, 0), (2, 2, 0)
 			exec BEGIN
@@ -683,15 +688,15 @@ func TestUniqueSwapHalfCommitted(t *testing.T) {
 			exec UPDATE g SET u = 1 WHERE id = 2
 			exec UPDATE g SET u = 2 WHERE id = 1
 		`)
-		mustExec(t, o, "UPDATE g SET n = 5 WHERE id = 2") // row 2 changes under the swap
+		o.Exec("UPDATE g SET n = 5 WHERE id = 2") // row 2 changes under the swap
 		_, err := c.ExecContext(context.Background(), "COMMIT")
 		if err == nil {
 			t.Fatal("COMMIT of a swap whose row changed meanwhile succeeded")
 		}
 		c.ExecContext(context.Background(), "ROLLBACK")
 		for u := 1; u <= 2; u++ {
-			want := rows(t, c, fmt.Sprintf("SELECT id FROM g WHERE CONCAT(u) = '%d' ORDER BY id", u))
-			expectRows(t, c, fmt.Sprintf("SELECT id FROM g WHERE u = %d ORDER BY id", u), want...)
+			want := r.Rows(fmt.Sprintf("SELECT id FROM g WHERE CONCAT(u) = '%d' ORDER BY id", u))
+			r.ExpectRows(fmt.Sprintf("SELECT id FROM g WHERE u = %d ORDER BY id", u), want...)
 		}
 	})
 }

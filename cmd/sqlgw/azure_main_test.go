@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -62,93 +61,20 @@ func sqlgwBinary(t *testing.T) string {
 	return built.path
 }
 
-// gateway is one "sqlgw serve" process.
-type gateway struct {
-	addr string
-	cmd  *exec.Cmd
-	out  *syncBuffer // stdout and stderr
-	done chan struct{}
-}
-
-// startGateway runs "sqlgw serve" as a process on a free loopback port with
-// the given extra arguments and environment, waits for its ready line, and
-// stops it (by PID) when t ends. If the process exits before it is ready,
-// startGateway returns the gateway with done closed and no error: the
-// caller inspects out.
-func startGateway(t *testing.T, env []string, args ...string) *gateway {
+// startGateway runs the sqlgw binary (sqlgwBinary) as a "sqlgw serve"
+// process through the harness (sqltest.StartProcess: a free loopback port,
+// the ready line awaited, stopped by PID when t ends).
+func startGateway(t *testing.T, env []string, args ...string) *sqltest.Process {
 	t.Helper()
-	bin := sqlgwBinary(t)
-	g := &gateway{addr: freePort(t), out: &syncBuffer{}, done: make(chan struct{})}
-	g.cmd = exec.Command(bin, append([]string{"serve", "--listen", g.addr}, args...)...)
-	g.cmd.Env = append(os.Environ(), env...)
-	g.cmd.Stdout, g.cmd.Stderr = g.out, g.out
-	if err := g.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { g.cmd.Wait(); close(g.done) }()
-	t.Cleanup(func() { g.stop(t) })
-	deadline := time.After(60 * time.Second)
-	for !strings.Contains(g.out.String(), "sqlgw ready") {
-		select {
-		case <-g.done:
-			return g
-		case <-deadline:
-			t.Fatalf("gateway not ready after 60 s: %s", g.out.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	return g
-}
-
-// stop sends SIGTERM to the process (by its PID) and waits for it to exit,
-// killing it after 20 s.
-func (g *gateway) stop(t *testing.T) {
-	select {
-	case <-g.done:
-		return
-	default:
-	}
-	if err := syscall.Kill(g.cmd.Process.Pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
-		t.Errorf("SIGTERM to %d: %v", g.cmd.Process.Pid, err)
-	}
-	select {
-	case <-g.done:
-	case <-time.After(20 * time.Second):
-		t.Errorf("gateway %d ignored SIGTERM for 20 s; killing it", g.cmd.Process.Pid)
-		syscall.Kill(g.cmd.Process.Pid, syscall.SIGKILL)
-		<-g.done
-	}
-}
-
-func (g *gateway) ready() bool {
-	select {
-	case <-g.done:
-		return false
-	default:
-		return strings.Contains(g.out.String(), "sqlgw ready")
-	}
-}
-
-func (g *gateway) db(t *testing.T) *sql.DB {
-	t.Helper()
-	db := sqltest.Client(t, "root", g.addr, "")
-	t.Cleanup(func() { db.Close() })
-	return db
+	return sqltest.StartProcess(t, sqlgwBinary(t), env, args...)
 }
 
 // The SQL side of these tests goes through the harness of sqlgw/sqltest
 // (its Runner); only starting and stopping processes is this package's.
 
-func mysqlErrno(err error) uint16 { return sqltest.Errno(err) }
-
 func retryable(err error) bool {
 	var me *mysql.MySQLError
 	return errors.As(err, &me) && (me.Number == 1213 || string(me.SQLState[:]) == "40001")
-}
-
-func exec1(t *testing.T, db *sql.DB, q string, args ...any) {
-	t.Helper()
-	sqltest.NewRunner(t, db).Exec(q, args...)
 }
 
 // waitFor polls check until it returns nil, for at most limit, and returns
@@ -190,10 +116,10 @@ func twoGateways(t *testing.T) (dbA, dbB *sql.DB) {
 	store := azureStore(t)
 	a := startGateway(t, nil, "--store", store)
 	b := startGateway(t, nil, "--store", store)
-	if !a.ready() || !b.ready() {
-		t.Fatalf("gateways not ready:\nA: %s\nB: %s", a.out.String(), b.out.String())
+	if !a.Ready() || !b.Ready() {
+		t.Fatalf("gateways not ready:\nA: %s\nB: %s", a.Out.String(), b.Out.String())
 	}
-	return a.db(t), b.db(t)
+	return a.Client(t), b.Client(t)
 }
 
 // TestTwoGatewaysDDL: two gateway processes over one storage account see
@@ -203,8 +129,8 @@ func TestTwoGatewaysDDL(t *testing.T) {
 	const limit = 5 * time.Second
 	d2 := uniqueDB("ddl")
 
-	exec1(t, dbA, "CREATE DATABASE "+d2)
-	exec1(t, dbA, "CREATE TABLE "+d2+".t (id INT PRIMARY KEY, v VARCHAR(20))")
+	sqltest.NewRunner(t, dbA).Exec("CREATE DATABASE " + d2)
+	sqltest.NewRunner(t, dbA).Exec("CREATE TABLE " + d2 + ".t (id INT PRIMARY KEY, v VARCHAR(20))")
 	d := waitFor(t, "CREATE TABLE on A, INSERT on B", limit, func() error {
 		_, err := dbB.Exec("INSERT INTO " + d2 + ".t VALUES (1, 'from B')")
 		return err
@@ -218,8 +144,8 @@ func TestTwoGatewaysDDL(t *testing.T) {
 		t.Fatalf("SELECT on A of B's row: %q, %v", v, err)
 	}
 
-	exec1(t, dbB, "ALTER TABLE "+d2+".t ADD COLUMN n INT")
-	exec1(t, dbB, "UPDATE "+d2+".t SET n = 7 WHERE id = 1")
+	sqltest.NewRunner(t, dbB).Exec("ALTER TABLE " + d2 + ".t ADD COLUMN n INT")
+	sqltest.NewRunner(t, dbB).Exec("UPDATE " + d2 + ".t SET n = 7 WHERE id = 1")
 	d = waitFor(t, "ALTER TABLE on B, SELECT of the new column on A", limit, func() error {
 		var n sql.NullInt64
 		if err := dbA.QueryRow("SELECT n FROM " + d2 + ".t WHERE id = 1").Scan(&n); err != nil {
@@ -232,7 +158,7 @@ func TestTwoGatewaysDDL(t *testing.T) {
 	})
 	t.Logf("ALTER TABLE on B visible on A after %v", d)
 
-	exec1(t, dbA, "DROP TABLE "+d2+".t")
+	sqltest.NewRunner(t, dbA).Exec("DROP TABLE " + d2 + ".t")
 	// Until B's catalog cache refreshes, B may still plan against the
 	// dropped table: it then answers from it until it reaches the store,
 	// which says the table is gone, and fails with 1146 as MySQL would.
@@ -243,14 +169,14 @@ func TestTwoGatewaysDDL(t *testing.T) {
 		switch {
 		case err == nil:
 			return fmt.Errorf("table still there on B (%d rows)", n)
-		case mysqlErrno(err) != 1146:
+		case sqltest.Errno(err) != 1146:
 			t.Fatalf("SELECT on B after DROP: %v, want error 1146", err)
 		}
 		return nil
 	})
 	t.Logf("DROP TABLE on A visible on B after %v", d)
 	// The name is free again through B, and A sees B's new table.
-	exec1(t, dbB, "CREATE TABLE "+d2+".t (id INT PRIMARY KEY, w INT)")
+	sqltest.NewRunner(t, dbB).Exec("CREATE TABLE " + d2 + ".t (id INT PRIMARY KEY, w INT)")
 	waitFor(t, "re-CREATE on B, INSERT of the new shape on A", limit, func() error {
 		_, err := dbA.Exec("INSERT INTO " + d2 + ".t (id, w) VALUES (1, 2)")
 		return err
@@ -264,9 +190,9 @@ func TestTwoGatewaysDDL(t *testing.T) {
 func TestTwoGatewaysIncrement(t *testing.T) {
 	dbA, dbB := twoGateways(t)
 	inc2 := uniqueDB("inc")
-	exec1(t, dbA, "CREATE DATABASE "+inc2)
-	exec1(t, dbA, "CREATE TABLE "+inc2+".t (id INT PRIMARY KEY, n INT)")
-	exec1(t, dbA, "INSERT INTO "+inc2+".t VALUES (1, 0)")
+	sqltest.NewRunner(t, dbA).Exec("CREATE DATABASE " + inc2)
+	sqltest.NewRunner(t, dbA).Exec("CREATE TABLE " + inc2 + ".t (id INT PRIMARY KEY, n INT)")
+	sqltest.NewRunner(t, dbA).Exec("INSERT INTO " + inc2 + ".t VALUES (1, 0)")
 	waitFor(t, "table on B", 5*time.Second, func() error {
 		var n int
 		return dbB.QueryRow("SELECT n FROM " + inc2 + ".t WHERE id = 1").Scan(&n)
@@ -381,12 +307,13 @@ func TestServeAzureConnectionStrings(t *testing.T) {
 	shared = strings.TrimPrefix(shared, "azure:")
 	sas, sig := sasConnString(t, shared)
 
-	use := func(t *testing.T, g *gateway, db string) {
+	use := func(t *testing.T, g *sqltest.Process, db string) {
 		t.Helper()
-		c := g.db(t)
-		exec1(t, c, "CREATE DATABASE "+db)
-		exec1(t, c, "CREATE TABLE "+db+".t (id INT PRIMARY KEY, v VARCHAR(10))")
-		exec1(t, c, "INSERT INTO "+db+".t VALUES (1, 'a'), (2, 'b')")
+		c := g.Client(t)
+		r := sqltest.NewRunner(t, c)
+		r.Exec("CREATE DATABASE " + db)
+		r.Exec("CREATE TABLE " + db + ".t (id INT PRIMARY KEY, v VARCHAR(10))")
+		r.Exec("INSERT INTO " + db + ".t VALUES (1, 'a'), (2, 'b')")
 		var n int
 		if err := c.QueryRow("SELECT COUNT(*) FROM " + db + ".t WHERE id >= 1").Scan(&n); err != nil || n != 2 {
 			t.Fatalf("count %d, %v", n, err)
@@ -395,30 +322,26 @@ func TestServeAzureConnectionStrings(t *testing.T) {
 
 	t.Run("sharedkey-env", func(t *testing.T) {
 		g := startGateway(t, []string{"SQLGW_STORE=azure:" + shared})
-		if !g.ready() {
-			t.Fatalf("not ready: %s", g.out.String())
-		}
-		if !strings.Contains(g.out.String(), "store azure:AccountName="+azurite.AccountName) {
-			t.Errorf("ready line does not name the account: %s", g.out.String())
+		g.MustBeReady(t, "not ready")
+		if !strings.Contains(g.Out.String(), "store azure:AccountName="+azurite.AccountName) {
+			t.Errorf("ready line does not name the account: %s", g.Out.String())
 		}
 		use(t, g, uniqueDB("cskey"))
-		g.stop(t)
-		checkNoSecrets(t, "output", g.out.String(), "")
+		g.Stop(t)
+		checkNoSecrets(t, "output", g.Out.String(), "")
 	})
 	t.Run("sas-flag", func(t *testing.T) {
 		g := startGateway(t, nil, "--store", "azure:"+sas)
-		if !g.ready() {
-			t.Fatalf("not ready: %s", g.out.String())
-		}
+		g.MustBeReady(t, "not ready")
 		use(t, g, uniqueDB("cssas"))
-		g.stop(t)
-		checkNoSecrets(t, "output", g.out.String(), sig)
+		g.Stop(t)
+		checkNoSecrets(t, "output", g.Out.String(), sig)
 	})
 
 	// A closed port: the gateway either refuses to start or starts and
 	// fails every statement; either way nothing it prints or answers
 	// holds a secret.
-	closed := "http://" + freePort(t) + "/" + azurite.AccountName
+	closed := "http://" + sqltest.FreePort(t) + "/" + azurite.AccountName
 	for _, tc := range []struct{ name, cs, sig string }{
 		{"sharedkey-closed-port", azurite.ConnectionString(closed), ""},
 		{"sas-closed-port", "TableEndpoint=" + closed + ";SharedAccessSignature=" + sas[strings.Index(sas, "SharedAccessSignature=")+len("SharedAccessSignature="):], sig},
@@ -427,21 +350,21 @@ func TestServeAzureConnectionStrings(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			g := startGateway(t, []string{"SQLGW_STORE=azure:" + tc.cs})
 			var clientErr string
-			if g.ready() {
-				c := g.db(t)
+			if g.Ready() {
+				c := g.Client(t)
 				_, err := c.Exec("CREATE DATABASE nowhere")
 				if err == nil {
 					t.Fatalf("CREATE DATABASE on a closed port succeeded")
 				}
 				clientErr = err.Error()
-				g.stop(t)
+				g.Stop(t)
 			} else {
-				<-g.done
-				if g.cmd.ProcessState.ExitCode() == 0 {
-					t.Errorf("gateway exited 0 on an unreachable store: %s", g.out.String())
+				<-g.Done()
+				if g.Cmd.ProcessState.ExitCode() == 0 {
+					t.Errorf("gateway exited 0 on an unreachable store: %s", g.Out.String())
 				}
 			}
-			out := g.out.String()
+			out := g.Out.String()
 			t.Logf("output: %s", strings.TrimSpace(out))
 			if clientErr != "" {
 				t.Logf("client error: %s", clientErr)
@@ -500,16 +423,15 @@ func TestRedactSpec(t *testing.T) {
 // as EntityTooLarge.
 func TestLargeValuesAzure(t *testing.T) {
 	g := startGateway(t, nil, "--store", azureStore(t))
-	if !g.ready() {
-		t.Fatalf("not ready: %s", g.out.String())
-	}
-	db := g.db(t)
+	g.MustBeReady(t, "not ready")
+	db := g.Client(t)
+	rdb := sqltest.NewRunner(t, db)
 	big := uniqueDB("big")
-	exec1(t, db, "CREATE DATABASE "+big)
-	exec1(t, db, "CREATE TABLE "+big+".blobs (id INT PRIMARY KEY, body LONGTEXT, bin LONGBLOB)")
+	rdb.Exec("CREATE DATABASE " + big)
+	rdb.Exec("CREATE TABLE " + big + ".blobs (id INT PRIMARY KEY, body LONGTEXT, bin LONGBLOB)")
 	bin := []byte(strings.Repeat("\x00\x01\xfe\xff", 3<<20/4))
 	text := strings.Repeat("\u4e2d<\U0001F600", 1<<20/8)
-	exec1(t, db, "INSERT INTO "+big+".blobs VALUES (3, ?, ?)", text, bin)
+	rdb.Exec("INSERT INTO "+big+".blobs VALUES (3, ?, ?)", text, bin)
 	var gotBin []byte
 	var gotText string
 	if err := db.QueryRow("SELECT body, bin FROM "+big+".blobs WHERE id = 3").Scan(&gotText, &gotBin); err != nil {
@@ -519,9 +441,9 @@ func TestLargeValuesAzure(t *testing.T) {
 		t.Fatalf("read back %d bytes of binary and %d of text, want %d and %d", len(gotBin), len(gotText), len(bin), len(text))
 	}
 	// A row of one entity near the limit can be updated in place.
-	exec1(t, db, "INSERT INTO "+big+".blobs VALUES (4, NULL, ?)", bin[:700<<10])
-	exec1(t, db, "UPDATE "+big+".blobs SET body = 'x' WHERE id = 4")
-	exec1(t, db, "DELETE FROM "+big+".blobs WHERE id = 3")
+	rdb.Exec("INSERT INTO "+big+".blobs VALUES (4, NULL, ?)", bin[:700<<10])
+	rdb.Exec("UPDATE " + big + ".blobs SET body = 'x' WHERE id = 4")
+	rdb.Exec("DELETE FROM " + big + ".blobs WHERE id = 3")
 	var n int
 	if err := db.QueryRow("SELECT COUNT(*) FROM " + big + ".blobs").Scan(&n); err != nil || n != 1 {
 		t.Fatalf("after delete: %d rows, %v", n, err)

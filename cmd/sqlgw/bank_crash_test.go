@@ -19,6 +19,7 @@ import (
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/catalog/txn"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage"
 )
 
@@ -32,12 +33,6 @@ import (
 // while pending within their lease, rolled back after); at the end, once
 // the lease has passed and the restarted server's sweep has run, no lock
 // and no transaction record is left in the store.
-
-const (
-	bankAccounts = 1000
-	bankBranches = 25
-	bankStart    = 100
-)
 
 func bankKills() int {
 	if n, err := strconv.Atoi(os.Getenv("SQLGW_BANK_KILLS")); err == nil && n > 0 {
@@ -63,79 +58,20 @@ func TestBankSIGKILLTwoGatewaysAzurite(t *testing.T) {
 	runBankCrash(t, azureCrashBackend(t, uniqueDB("bank2")), bankKills()+1, 2)
 }
 
-func bankTransfer(ctx context.Context, db *sql.DB, dbName string, r *rand.Rand) error {
-	a, b := r.Intn(bankAccounts), r.Intn(bankAccounts)
-	for b == a {
-		b = r.Intn(bankAccounts)
-	}
-	amt := 1 + r.Intn(20)
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	var bal int64
-	if err := tx.QueryRow("SELECT balance FROM "+dbName+".acct WHERE branch = ? AND id = ?", a%bankBranches, a).Scan(&bal); err != nil {
-		return err
-	}
-	if bal < int64(amt) {
-		return tx.Commit()
-	}
-	if _, err := tx.Exec("UPDATE "+dbName+".acct SET balance = balance - ? WHERE branch = ? AND id = ?", amt, a%bankBranches, a); err != nil {
-		return err
-	}
-	if _, err := tx.Exec("UPDATE "+dbName+".acct SET balance = balance + ?, kind = ? WHERE branch = ? AND id = ?", amt, fmt.Sprintf("k%d", r.Intn(7)), b%bankBranches, b); err != nil {
-		return err
-	}
-	return tx.Commit()
-}
-
-func bankCheckSQL(t *testing.T, db *sql.DB, dbName, when string) {
-	t.Helper()
-	var sum, n, minBal int64
-	if err := db.QueryRow("SELECT SUM(balance), COUNT(*), MIN(balance) FROM "+dbName+".acct").Scan(&sum, &n, &minBal); err != nil {
-		t.Fatalf("%s: %v", when, err)
-	}
-	if sum != bankAccounts*bankStart || n != bankAccounts || minBal < 0 {
-		t.Fatalf("%s: total %d over %d accounts (min %d), want %d over %d", when, sum, n, minBal, bankAccounts*bankStart, bankAccounts)
-	}
-	var byIndex int64
-	for k := 0; k < 7; k++ {
-		var c int64
-		if err := db.QueryRow("SELECT COUNT(*) FROM "+dbName+".acct WHERE kind = ?", fmt.Sprintf("k%d", k)).Scan(&c); err != nil {
-			t.Fatalf("%s: %v", when, err)
-		}
-		byIndex += c
-	}
-	if byIndex != bankAccounts {
-		t.Fatalf("%s: the global index finds %d accounts, want %d", when, byIndex, bankAccounts)
-	}
-}
-
 // runBankCrash runs the bank over ngw gateways on one store, killing one
 // of them (in turn) per round.
 func runBankCrash(t *testing.T, be crashBackend, kills, ngw int) {
 	mysql.SetLogger(log.New(io.Discard, "", 0))
 	t.Cleanup(func() { mysql.SetLogger(log.New(os.Stderr, "[mysql] ", log.Ldate|log.Ltime|log.Lshortfile)) })
-	gws := make([]*gateway, ngw)
+	gws := make([]*sqltest.Process, ngw)
 	for i := range gws {
 		gws[i] = startGateway(t, nil, "--store", be.store)
-		if !gws[i].ready() {
-			t.Fatalf("not ready: %s", gws[i].out.String())
-		}
+		gws[i].MustBeReady(t, "not ready")
 	}
-	admin := gws[0].db(t)
-	exec1(t, admin, "CREATE DATABASE "+be.db)
-	exec1(t, admin, `CREATE TABLE `+be.db+`.acct (branch INT NOT NULL, id INT NOT NULL, kind VARCHAR(16) NOT NULL, balance BIGINT NOT NULL,
-		PRIMARY KEY (branch, id), INDEX by_kind (kind) COMMENT 'sqlgw: global')`)
-	for lo := 0; lo < bankAccounts; lo += 100 {
-		var vals []string
-		for i := lo; i < lo+100; i++ {
-			vals = append(vals, fmt.Sprintf("(%d, %d, 'k%d', %d)", i%bankBranches, i, i%7, bankStart))
-		}
-		exec1(t, admin, "INSERT INTO "+be.db+".acct VALUES "+strings.Join(vals, ","))
-	}
-	bankCheckSQL(t, admin, be.db, "after loading")
+	admin := gws[0].Client(t)
+	bank := sqltest.Bank{DB: be.db, KindEveryTransfer: true}
+	bank.Setup(t, admin)
+	bank.Check(t, admin, "after loading")
 	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
 	var commits, conflicts, unknown, broken atomic.Int64
 	var lastKill time.Time
@@ -148,7 +84,7 @@ func runBankCrash(t *testing.T, be crashBackend, kills, ngw int) {
 		victim := round % ngw
 		dbs := make([]*sql.DB, ngw)
 		for i, g := range gws {
-			db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", g.addr))
+			db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", g.Addr))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -163,13 +99,13 @@ func runBankCrash(t *testing.T, be crashBackend, kills, ngw int) {
 				defer wg.Done()
 				r := rand.New(rand.NewSource(seed))
 				for ctx.Err() == nil {
-					err := bankTransfer(ctx, db, be.db, r)
+					err := bank.Transfer(ctx, db, r)
 					switch {
 					case err == nil:
 						commits.Add(1)
-					case mysqlErrno(err) == 1213:
+					case sqltest.Errno(err) == 1213:
 						conflicts.Add(1)
-					case mysqlErrno(err) == 1180:
+					case sqltest.Errno(err) == 1180:
 						unknown.Add(1)
 					case ctx.Err() != nil:
 						return
@@ -189,7 +125,7 @@ func runBankCrash(t *testing.T, be crashBackend, kills, ngw int) {
 		}
 		time.Sleep(time.Duration(700+rng.Intn(2300)) * time.Millisecond)
 		killed.Store(true)
-		gws[victim].kill(t)
+		gws[victim].Kill(t)
 		lastKill = time.Now()
 		if ngw > 1 {
 			// The survivor's transfers go on while the victim is down, and
@@ -205,29 +141,25 @@ func runBankCrash(t *testing.T, be crashBackend, kills, ngw int) {
 			t.Fatalf("round %d: a transfer failed while the server ran: %v", round, fail)
 		}
 		gws[victim] = startGateway(t, nil, "--store", be.store)
-		if !gws[victim].ready() {
-			t.Fatalf("round %d: restart failed: %s", round, gws[victim].out.String())
-		}
+		gws[victim].MustBeReady(t, "round %d: restart failed", round)
 		for i, g := range gws {
-			bankCheckSQL(t, g.db(t), be.db, fmt.Sprintf("round %d, after the restart, gateway %d", round, i))
+			bank.Check(t, g.Client(t), fmt.Sprintf("round %d, after the restart, gateway %d", round, i))
 		}
 		t.Logf("round %d: %d commits, %d retries on 1213, %d unknown outcomes, %d broken by the kill so far", round, commits.Load(), conflicts.Load(), unknown.Load(), broken.Load())
 	}
 	// After the lease, a fresh server's sweep finishes every transaction.
 	for _, g := range gws {
-		g.stop(t)
+		g.Stop(t)
 	}
 	if wait := time.Until(lastKill.Add(txn.DefaultLease + time.Second)); wait > 0 {
 		time.Sleep(wait)
 	}
 	g := startGateway(t, nil, "--store", be.store)
-	if !g.ready() {
-		t.Fatalf("final restart failed: %s", g.out.String())
-	}
-	bankCheckSQL(t, g.db(t), be.db, "final")
+	g.MustBeReady(t, "final restart failed")
+	bank.Check(t, g.Client(t), "final")
 	time.Sleep(2 * time.Second) // the start-up sweep runs in the background
-	g.stop(t)
-	for _, line := range strings.Split(g.out.String(), "\n") {
+	g.Stop(t)
+	for _, line := range strings.Split(g.Out.String(), "\n") {
 		if strings.Contains(line, "transaction recovery") {
 			t.Logf("final start-up sweep: %s", line)
 		}

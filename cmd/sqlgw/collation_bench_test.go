@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // BenchmarkPlannerPaths100k (issue 14, docs/benchmarks.md): on a table of
@@ -20,22 +22,12 @@ import (
 //	go test ./cmd/sqlgw -run '^$' -bench PlannerPaths100k -benchtime 10x -v
 func BenchmarkPlannerPaths100k(b *testing.B) {
 	db := benchServer(b)
-	benchExec(b, db, "CREATE DATABASE c")
-	benchExec(b, db, "CREATE TABLE c.big (id INT PRIMARY KEY, n INT, email VARCHAR(64) COLLATE utf8mb4_0900_ai_ci, c VARCHAR(60))")
+	sqltest.NewRunner(b, db).Exec("CREATE DATABASE c")
+	sqltest.NewRunner(b, db).Exec("CREATE TABLE c.big (id INT PRIMARY KEY, n INT, email VARCHAR(64) COLLATE utf8mb4_0900_ai_ci, c VARCHAR(60))")
 	start := time.Now()
-	const perStmt = 1000
-	var sb strings.Builder
-	for first := 0; first < lookupRows; first += perStmt {
-		sb.Reset()
-		sb.WriteString("INSERT INTO c.big VALUES ")
-		for id := first; id < first+perStmt; id++ {
-			if id > first {
-				sb.WriteByte(',')
-			}
-			fmt.Fprintf(&sb, "(%d,%d,'user%d@example.com','row %d with some filler text to look like data')", id, id*7919%lookupRows%10000, id, id)
-		}
-		benchExec(b, db, sb.String())
-	}
+	sqltest.NewRunner(b, db).InsertRows("c.big", lookupRows, 1000, func(id int) string {
+		return fmt.Sprintf("(%d,%d,'user%d@example.com','row %d with some filler text to look like data')", id, id*7919%lookupRows%10000, id, id)
+	})
 	b.Logf("loaded %d rows in %v", lookupRows, time.Since(start).Round(time.Millisecond))
 	for _, ddl := range []string{
 		"CREATE INDEX by_n ON c.big (n)",
@@ -43,7 +35,7 @@ func BenchmarkPlannerPaths100k(b *testing.B) {
 		"ANALYZE TABLE c.big",
 	} {
 		start = time.Now()
-		benchExec(b, db, ddl)
+		sqltest.NewRunner(b, db).Exec(ddl)
 		b.Logf("%s: %v", ddl, time.Since(start).Round(time.Millisecond))
 	}
 	for _, q := range []struct {

@@ -147,7 +147,7 @@ func TestCopy(t *testing.T) {
 			}
 			// The copy is a working deployment: unique indexes still
 			// enforce, auto-increment and writes continue.
-			if _, err := db.Exec("INSERT INTO c1.t (region, id, email) VALUES ('eu', 9, 'ob@x')"); mysqlErrno(err) != 1062 {
+			if _, err := db.Exec("INSERT INTO c1.t (region, id, email) VALUES ('eu', 9, 'ob@x')"); sqltest.Errno(err) != 1062 {
 				t.Errorf("duplicate unique value after the copy: %v, want 1062", err)
 			}
 			if _, err := db.Exec("INSERT INTO c1.t (region, id, email) VALUES ('eu', 9, 'new@x')"); err != nil {
@@ -239,7 +239,7 @@ func TestCopyAttached(t *testing.T) {
 				return
 			}
 			// Skipped: the mapping is there, the store table is not.
-			if _, err := db.Exec("SELECT * FROM azure.Legacy"); mysqlErrno(err) != 1146 {
+			if _, err := db.Exec("SELECT * FROM azure.Legacy"); sqltest.Errno(err) != 1146 {
 				t.Errorf("the skipped attached table: %v, want 1146", err)
 			}
 			r.Exec("DROP TABLE azure.Legacy")

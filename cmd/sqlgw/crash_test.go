@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -306,18 +305,6 @@ type crashBackend struct {
 	db    string                                     // SQL database name
 }
 
-func (g *gateway) kill(t *testing.T) {
-	t.Helper()
-	if err := syscall.Kill(g.cmd.Process.Pid, syscall.SIGKILL); err != nil {
-		t.Fatalf("SIGKILL %d: %v", g.cmd.Process.Pid, err)
-	}
-	select {
-	case <-g.done:
-	case <-time.After(20 * time.Second):
-		t.Fatalf("gateway %d still running 20 s after SIGKILL", g.cmd.Process.Pid)
-	}
-}
-
 func TestIndexCrashSIGKILLPebble(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipping the 30 s SIGKILL test in -short mode")
@@ -387,12 +374,10 @@ func runIndexCrash(t *testing.T, be crashBackend, kills int) {
 	}
 
 	g := startGateway(t, nil, "--store", be.store)
-	if !g.ready() {
-		t.Fatalf("not ready: %s", g.out.String())
-	}
-	admin := g.db(t)
-	exec1(t, admin, "CREATE DATABASE "+be.db)
-	exec1(t, admin, strings.Replace(crashTable, "TABLE t", "TABLE "+be.db+".t", 1))
+	g.MustBeReady(t, "not ready")
+	admin := sqltest.NewRunner(t, g.Client(t))
+	admin.Exec("CREATE DATABASE " + be.db)
+	admin.Exec(strings.Replace(crashTable, "TABLE t", "TABLE "+be.db+".t", 1))
 
 	start := time.Now()
 	var lastKill time.Time
@@ -407,7 +392,7 @@ func runIndexCrash(t *testing.T, be crashBackend, kills int) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/%s", g.addr, be.db))
+				db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/%s", g.Addr, be.db))
 				if err != nil {
 					errorf("%v", err)
 					return
@@ -420,11 +405,11 @@ func runIndexCrash(t *testing.T, be crashBackend, kills int) {
 		}
 		time.Sleep(time.Duration(700+rng.IntN(2300)) * time.Millisecond)
 		killed.Store(true)
-		g.kill(t)
+		g.Kill(t)
 		lastKill = time.Now()
 		wg.Wait()
 		if t.Failed() {
-			t.Logf("round %d: the server's output:\n%s", round, g.out.String())
+			t.Logf("round %d: the server's output:\n%s", round, g.Out.String())
 			t.FailNow()
 		}
 
@@ -441,10 +426,8 @@ func runIndexCrash(t *testing.T, be crashBackend, kills int) {
 		t.Logf("round %d: killed after %v; the store holds %d unsettled global index entities", round, time.Since(start).Round(time.Millisecond), len(mm)-bad)
 
 		g = startGateway(t, nil, "--store", be.store)
-		if !g.ready() {
-			t.Fatalf("round %d: restart failed: %s", round, g.out.String())
-		}
-		db := g.db(t)
+		g.MustBeReady(t, "round %d: restart failed", round)
+		db := g.Client(t)
 		for _, cw := range writers {
 			resolvePending(t, db, be.db, cw)
 		}
@@ -458,29 +441,27 @@ func runIndexCrash(t *testing.T, be crashBackend, kills int) {
 	// than the lease, so its start-up sweep left them), then start a
 	// server once they are older than the lease: its start-up sweep
 	// settles them.
-	g.stop(t)
+	g.Stop(t)
 	mm := checkStore(t, be)
 	t.Logf("%d unsettled global index entities before the final restart", len(mm))
 	if wait := time.Until(lastKill.Add(ixmaint.DefaultLease + time.Second)); wait > 0 {
 		time.Sleep(wait)
 	}
 	g = startGateway(t, nil, "--store", be.store)
-	if !g.ready() {
-		t.Fatalf("final restart failed: %s", g.out.String())
-	}
+	g.MustBeReady(t, "final restart failed")
 	if len(mm) > 0 {
 		waitFor(t, "the start-up index recovery line", 20*time.Second, func() error {
-			if recoveryLine.MatchString(g.out.String()) {
+			if recoveryLine.MatchString(g.Out.String()) {
 				return nil
 			}
-			return fmt.Errorf("log: %s", g.out.String())
+			return fmt.Errorf("log: %s", g.Out.String())
 		})
 	}
-	if strings.Contains(g.out.String(), "level=WARN") {
-		t.Errorf("server warnings: %s", g.out.String())
+	if strings.Contains(g.Out.String(), "level=WARN") {
+		t.Errorf("server warnings: %s", g.Out.String())
 	}
-	checkSQL(t, g.db(t), be.db, writers, "final")
-	g.stop(t)
+	checkSQL(t, g.Client(t), be.db, writers, "final")
+	g.Stop(t)
 	if mm := checkStore(t, be); len(mm) > 0 {
 		t.Errorf("after recovery, the indexes differ from the rows: %v", mm)
 	}

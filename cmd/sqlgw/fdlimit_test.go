@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // TestServeSurvivesDescriptorExhaustion: with RLIMIT_NOFILE at 64 and 150
@@ -21,22 +23,10 @@ func TestServeSurvivesDescriptorExhaustion(t *testing.T) {
 		t.Skip("needs bash for ulimit")
 	}
 	bin := sqlgwBinary(t)
-	g := &gateway{addr: freePort(t), out: &syncBuffer{}, done: make(chan struct{})}
-	g.cmd = exec.Command("bash", "-c", `ulimit -n 64 && exec "$0" serve --listen "$1" --store memory: --connect-timeout 5m`, bin, g.addr)
-	g.cmd.Stdout, g.cmd.Stderr = g.out, g.out
-	if err := g.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { g.cmd.Wait(); close(g.done) }()
-	t.Cleanup(func() { g.stop(t) })
-	for !g.ready() {
-		select {
-		case <-g.done:
-			t.Fatalf("exited before ready: %s", g.out.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", g.addr))
+	addr := sqltest.FreePort(t)
+	g := sqltest.StartCommand(t, exec.Command("bash", "-c", `ulimit -n 64 && exec "$0" serve --listen "$1" --store memory: --connect-timeout 5m`, bin, addr), addr)
+	g.MustBeReady(t, "exited before ready")
+	db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", g.Addr))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,19 +47,19 @@ func TestServeSurvivesDescriptorExhaustion(t *testing.T) {
 		}
 	}()
 	for i := 0; i < 150; i++ {
-		c, err := net.DialTimeout("tcp", g.addr, 2*time.Second)
+		c, err := net.DialTimeout("tcp", g.Addr, 2*time.Second)
 		if err != nil {
 			t.Fatalf("dial %d: %v", i, err)
 		}
 		idle = append(idle, c)
 	}
 	time.Sleep(500 * time.Millisecond)
-	if !strings.Contains(g.out.String(), "too many open files") {
-		t.Fatalf("the test did not exhaust the descriptors; log:\n%s", g.out.String())
+	if !strings.Contains(g.Out.String(), "too many open files") {
+		t.Fatalf("the test did not exhaust the descriptors; log:\n%s", g.Out.String())
 	}
 	select {
-	case <-g.done:
-		t.Fatalf("server exited (%v) on descriptor exhaustion:\n%s", g.cmd.ProcessState, g.out.String())
+	case <-g.Done():
+		t.Fatalf("server exited (%v) on descriptor exhaustion:\n%s", g.Cmd.ProcessState, g.Out.String())
 	default:
 	}
 	// The open session still works.
@@ -81,7 +71,7 @@ func TestServeSurvivesDescriptorExhaustion(t *testing.T) {
 	}
 	idle = nil
 	// New clients are served again (the backoff is at most 1 s).
-	fresh, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/?timeout=5s", g.addr))
+	fresh, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/?timeout=5s", g.Addr))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,11 +86,11 @@ func TestServeSurvivesDescriptorExhaustion(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	if err != nil || n != 1 {
-		t.Fatalf("a new client after the exhaustion: n=%d, %v\n%s", n, err, g.out.String())
+		t.Fatalf("a new client after the exhaustion: n=%d, %v\n%s", n, err, g.Out.String())
 	}
 	select {
-	case <-g.done:
-		t.Fatalf("server exited: %s", g.out.String())
+	case <-g.Done():
+		t.Fatalf("server exited: %s", g.Out.String())
 	default:
 	}
 }
@@ -109,7 +99,7 @@ func TestServeSurvivesDescriptorExhaustion(t *testing.T) {
 // stops for any reason other than a signal (here the store cannot open).
 func TestServeExitStatusOnFailure(t *testing.T) {
 	bin := sqlgwBinary(t)
-	cmd := exec.Command(bin, "serve", "--listen", freePort(t), "--store", "pebble:/proc/nonexistent/x")
+	cmd := exec.Command(bin, "serve", "--listen", sqltest.FreePort(t), "--store", "pebble:/proc/nonexistent/x")
 	out, err := cmd.CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
 		t.Fatalf("exit %v, want status 1: %s", err, out)

@@ -31,11 +31,6 @@ func benchServer(b *testing.B) *sql.DB {
 	return db
 }
 
-func benchExec(b *testing.B, db *sql.DB, q string, args ...any) {
-	b.Helper()
-	sqltest.NewRunner(b, db).Exec(q, args...)
-}
-
 // sessionCounts returns the session's store requests and entities read.
 func sessionCounts(b *testing.B, db *sql.DB) (requests, entities int64) {
 	b.Helper()
@@ -74,12 +69,12 @@ func BenchmarkIndexWrites(b *testing.B) {
 		{"unique1", ", UNIQUE KEY ua (a) COMMENT 'sqlgw: global'"},
 	}
 	db := benchServer(b)
-	benchExec(b, db, "CREATE DATABASE w")
+	sqltest.NewRunner(b, db).Exec("CREATE DATABASE w")
 	for _, tb := range tables {
-		benchExec(b, db, "CREATE TABLE w."+tb.name+" (p INT, id INT, a INT, b INT, c INT, e INT, PRIMARY KEY (p, id)"+tb.indexes+") COMMENT 'sqlgw: partition_key=(p)'")
+		sqltest.NewRunner(b, db).Exec("CREATE TABLE w." + tb.name + " (p INT, id INT, a INT, b INT, c INT, e INT, PRIMARY KEY (p, id)" + tb.indexes + ") COMMENT 'sqlgw: partition_key=(p)'")
 		name := "w." + tb.name
 		insert := func(id int) {
-			benchExec(b, db, "INSERT INTO "+name+" VALUES (?, ?, ?, ?, ?, ?)", id/100, id, id, id, id, id)
+			sqltest.NewRunner(b, db).Exec("INSERT INTO "+name+" VALUES (?, ?, ?, ?, ?, ?)", id/100, id, id, id, id, id)
 		}
 		// Rows ids 0..next-1 exist except those below deleted. A
 		// sub-benchmark function runs more than once (b.N = 1 first), so
@@ -95,7 +90,7 @@ func BenchmarkIndexWrites(b *testing.B) {
 			measure(b, db, func(i int) {
 				id := i % next
 				value-- // a new value every time (unique indexes)
-				benchExec(b, db, "UPDATE "+name+" SET a = ?, b = ?, c = ? WHERE p = ? AND id = ?", value, value, value, id/100, id)
+				sqltest.NewRunner(b, db).Exec("UPDATE "+name+" SET a = ?, b = ?, c = ? WHERE p = ? AND id = ?", value, value, value, id/100, id)
 			})
 		})
 		b.Run("table="+tb.name+"/op=update-unindexed", func(b *testing.B) {
@@ -105,7 +100,7 @@ func BenchmarkIndexWrites(b *testing.B) {
 			measure(b, db, func(i int) {
 				id := i % next
 				value-- // e never holds it yet: the row changes
-				benchExec(b, db, "UPDATE "+name+" SET e = ? WHERE p = ? AND id = ?", value, id/100, id)
+				sqltest.NewRunner(b, db).Exec("UPDATE "+name+" SET e = ? WHERE p = ? AND id = ?", value, id/100, id)
 			})
 		})
 		b.Run("table="+tb.name+"/op=delete", func(b *testing.B) {
@@ -113,7 +108,7 @@ func BenchmarkIndexWrites(b *testing.B) {
 				insert(next)
 			}
 			measure(b, db, func(int) {
-				benchExec(b, db, "DELETE FROM "+name+" WHERE p = ? AND id = ?", deleted/100, deleted)
+				sqltest.NewRunner(b, db).Exec("DELETE FROM "+name+" WHERE p = ? AND id = ?", deleted/100, deleted)
 				deleted++
 			})
 		})
@@ -138,30 +133,20 @@ const lookupRows = 100_000
 // which the benchmark logs.
 func BenchmarkIndexLookup100k(b *testing.B) {
 	db := benchServer(b)
-	benchExec(b, db, "CREATE DATABASE l")
-	benchExec(b, db, "CREATE TABLE l.big (p INT, id INT, k INT, k2 INT, l INT, l2 INT, c VARCHAR(60), PRIMARY KEY (p, id)) COMMENT 'sqlgw: partition_key=(p)'")
+	sqltest.NewRunner(b, db).Exec("CREATE DATABASE l")
+	sqltest.NewRunner(b, db).Exec("CREATE TABLE l.big (p INT, id INT, k INT, k2 INT, l INT, l2 INT, c VARCHAR(60), PRIMARY KEY (p, id)) COMMENT 'sqlgw: partition_key=(p)'")
 	start := time.Now()
-	const perStmt = 1000
-	var sb strings.Builder
-	for first := 0; first < lookupRows; first += perStmt {
-		sb.Reset()
-		sb.WriteString("INSERT INTO l.big VALUES ")
-		for id := first; id < first+perStmt; id++ {
-			if id > first {
-				sb.WriteByte(',')
-			}
-			k := id * 7919 % lookupRows
-			fmt.Fprintf(&sb, "(%d,%d,%d,%d,%d,%d,'row %d with some filler text to look like data')", id/1000, id, k, k, id%100, id%100, id)
-		}
-		benchExec(b, db, sb.String())
-	}
+	sqltest.NewRunner(b, db).InsertRows("l.big", lookupRows, 1000, func(id int) string {
+		k := id * 7919 % lookupRows
+		return fmt.Sprintf("(%d,%d,%d,%d,%d,%d,'row %d with some filler text to look like data')", id/1000, id, k, k, id%100, id%100, id)
+	})
 	b.Logf("loaded %d rows in %v", lookupRows, time.Since(start).Round(time.Millisecond))
 	for _, ddl := range []string{
 		"CREATE INDEX gk ON l.big (k) COMMENT 'sqlgw: global'",
 		"CREATE INDEX ll ON l.big (p, l) COMMENT 'sqlgw: local'",
 	} {
 		start = time.Now()
-		benchExec(b, db, ddl)
+		sqltest.NewRunner(b, db).Exec(ddl)
 		b.Logf("%s: %v", ddl, time.Since(start).Round(time.Millisecond))
 	}
 

@@ -18,6 +18,7 @@ import (
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/catalog/ixmaint"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // TestInsertLoadSIGKILLPebble kills "sqlgw serve" on Pebble with SIGKILL
@@ -61,12 +62,10 @@ func runInsertKill(t *testing.T, be crashBackend, kills, conns int) {
 	rng := rand.New(rand.NewPCG(seed, 15))
 
 	g := startGateway(t, nil, "--store", be.store)
-	if !g.ready() {
-		t.Fatalf("not ready: %s", g.out.String())
-	}
-	admin := g.db(t)
-	exec1(t, admin, "CREATE DATABASE "+be.db)
-	exec1(t, admin, strings.Replace(insertKillTable, "TABLE t", "TABLE "+be.db+".t", 1))
+	g.MustBeReady(t, "not ready")
+	admin := sqltest.NewRunner(t, g.Client(t))
+	admin.Exec("CREATE DATABASE " + be.db)
+	admin.Exec(strings.Replace(insertKillTable, "TABLE t", "TABLE "+be.db+".t", 1))
 
 	acked := map[int]bool{}    // ids acknowledged
 	var inFlight []insertStmt  // statements whose outcome the kill hid
@@ -97,7 +96,7 @@ func runInsertKill(t *testing.T, be crashBackend, kills, conns int) {
 			go func(c int) {
 				defer wg.Done()
 				r := rand.New(rand.NewPCG(seed, uint64(round*100+c)))
-				db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/%s", g.addr, be.db))
+				db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/%s", g.Addr, be.db))
 				if err != nil {
 					errorf("%v", err)
 					return
@@ -161,10 +160,10 @@ func runInsertKill(t *testing.T, be crashBackend, kills, conns int) {
 		}
 		time.Sleep(time.Duration(1000+rng.IntN(2000)) * time.Millisecond)
 		killed.Store(true)
-		g.kill(t)
+		g.Kill(t)
 		wg.Wait()
 		if t.Failed() {
-			t.Logf("round %d: the server's output:\n%s", round, g.out.String())
+			t.Logf("round %d: the server's output:\n%s", round, g.Out.String())
 			t.FailNow()
 		}
 
@@ -174,10 +173,8 @@ func runInsertKill(t *testing.T, be crashBackend, kills, conns int) {
 		}
 
 		g = startGateway(t, nil, "--store", be.store)
-		if !g.ready() {
-			t.Fatalf("round %d: restart failed: %s", round, g.out.String())
-		}
-		db := g.db(t)
+		g.MustBeReady(t, "round %d: restart failed", round)
+		db := g.Client(t)
 		present := map[int]bool{}
 		rows, err := db.QueryContext(ctx, "SELECT id, k, u FROM "+be.db+".t")
 		if err != nil {
@@ -265,7 +262,7 @@ func runInsertKill(t *testing.T, be crashBackend, kills, conns int) {
 			t.FailNow()
 		}
 	}
-	g.stop(t)
+	g.Stop(t)
 	t.Logf("%d kills, %d acknowledged rows", kills, total)
 }
 

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // BenchmarkSysbenchLoad sends what sysbench's prepare and oltp_insert send
@@ -24,7 +26,7 @@ import (
 //	go test ./cmd/sqlgw -run '^$' -bench SysbenchLoad -benchtime 20x -cpuprofile /tmp/load.prof
 func BenchmarkSysbenchLoad(b *testing.B) {
 	db := benchServer(b)
-	benchExec(b, db, "CREATE DATABASE sb")
+	sqltest.NewRunner(b, db).Exec("CREATE DATABASE sb")
 	rng := rand.New(rand.NewPCG(1, 2))
 	// sysbench's c and pad: groups of 11 digits separated by '-'.
 	text := func(groups int) string {
@@ -42,9 +44,9 @@ func BenchmarkSysbenchLoad(b *testing.B) {
 		if secondary {
 			name = "sb.indexed"
 		}
-		benchExec(b, db, "CREATE TABLE "+name+"(id INTEGER NOT NULL AUTO_INCREMENT, k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id))")
+		sqltest.NewRunner(b, db).Exec("CREATE TABLE " + name + "(id INTEGER NOT NULL AUTO_INCREMENT, k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id))")
 		if secondary {
-			benchExec(b, db, "CREATE INDEX k_1 ON "+name+"(k)")
+			sqltest.NewRunner(b, db).Exec("CREATE INDEX k_1 ON " + name + "(k)")
 		}
 		sub := fmt.Sprintf("secondary=%v", secondary)
 		const rows = 1000
@@ -61,7 +63,7 @@ func BenchmarkSysbenchLoad(b *testing.B) {
 				}
 				stmts[i] = sb.String()
 			}
-			perStmt := measure(b, db, func(i int) { benchExec(b, db, stmts[i]) })
+			perStmt := measure(b, db, func(i int) { sqltest.NewRunner(b, db).Exec(stmts[i]) })
 			b.ReportMetric(perStmt/rows, "requests/row")
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*rows), "ns/row")
 		})
@@ -69,7 +71,7 @@ func BenchmarkSysbenchLoad(b *testing.B) {
 		b.Run(sub+"/op=insert", func(b *testing.B) {
 			measure(b, db, func(int) {
 				id++
-				benchExec(b, db, "INSERT INTO "+name+" (id, k, c, pad) VALUES (?, ?, ?, ?)", id, rng.IntN(100_000)+1, text(10), text(5))
+				sqltest.NewRunner(b, db).Exec("INSERT INTO "+name+" (id, k, c, pad) VALUES (?, ?, ?, ?)", id, rng.IntN(100_000)+1, text(10), text(5))
 			})
 		})
 	}

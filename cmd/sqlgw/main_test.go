@@ -2,9 +2,7 @@ package main
 
 import (
 	"bytes"
-	"net"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -42,23 +40,14 @@ func TestUnknownStore(t *testing.T) {
 	}
 }
 
-func freePort(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
 // startServe runs "sqlgw serve" in-process and waits until it answers.
-func startServe(t *testing.T, env map[string]string, args ...string) (addr string, logs *syncBuffer, done chan int) {
+func startServe(t *testing.T, env map[string]string, args ...string) (addr string, logs *sqltest.SyncBuffer, done chan int) {
 	t.Helper()
 	for k, v := range env {
 		t.Setenv(k, v)
 	}
-	addr = freePort(t)
-	logs = &syncBuffer{}
+	addr = sqltest.FreePort(t)
+	logs = &sqltest.SyncBuffer{}
 	done = make(chan int, 1)
 	go func() { done <- run(append([]string{"serve", "--listen", addr}, args...), logs, logs) }()
 	deadline := time.Now().Add(20 * time.Second)
@@ -133,21 +122,4 @@ func TestPassword(t *testing.T) {
 	if err := root.Ping(); err == nil {
 		t.Fatal("root without password accepted although --user app --password is set")
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sqlgw/sqlgw/sqlgw"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
@@ -40,8 +41,8 @@ import (
 func BenchmarkOLTP(b *testing.B) {
 	db := oltpServer(b)
 	const rows = 10_000
-	benchExec(b, db, "CREATE DATABASE sbtest")
-	benchExec(b, db, "CREATE TABLE sbtest.sbtest1(id INTEGER NOT NULL AUTO_INCREMENT, k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id))")
+	sqltest.NewRunner(b, db).Exec("CREATE DATABASE sbtest")
+	sqltest.NewRunner(b, db).Exec("CREATE TABLE sbtest.sbtest1(id INTEGER NOT NULL AUTO_INCREMENT, k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id))")
 	rng := rand.New(rand.NewPCG(1, 2))
 	text := func(groups int) string {
 		var sb strings.Builder
@@ -62,9 +63,9 @@ func BenchmarkOLTP(b *testing.B) {
 			}
 			fmt.Fprintf(&sb, "(%d, '%s', '%s')", rng.IntN(rows)+1, text(10), text(5))
 		}
-		benchExec(b, db, sb.String())
+		sqltest.NewRunner(b, db).Exec(sb.String())
 	}
-	benchExec(b, db, "CREATE INDEX k_1 ON sbtest.sbtest1(k)")
+	sqltest.NewRunner(b, db).Exec("CREATE INDEX k_1 ON sbtest.sbtest1(k)")
 	ctx := context.Background()
 	conn, err := db.Conn(ctx)
 	if err != nil {

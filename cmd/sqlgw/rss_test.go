@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // peakRSS returns a process's peak resident set size (VmHWM) in MiB, and
@@ -34,6 +36,19 @@ func peakRSS(t *testing.T, pid int, reset bool) int {
 	return kb >> 10
 }
 
+// largeStatementGateway starts "sqlgw serve" on the memory store with
+// max_allowed_packet 32M and returns its PID and a client pool (whose own
+// packet limit is clientMax) holding table d.t (id, v LONGTEXT) with one
+// warm-up row.
+func largeStatementGateway(t *testing.T, clientMax int) (pid int, db *sql.DB) {
+	t.Helper()
+	g := startGateway(t, nil, "--store", "memory:", "--max-allowed-packet", "32M")
+	g.MustBeReady(t, "not ready")
+	db = sqltest.Client(t, "root", g.Addr, fmt.Sprintf("?maxAllowedPacket=%d", clientMax))
+	sqltest.NewRunner(t, db).ExecAll("CREATE DATABASE d", "CREATE TABLE d.t (id INT PRIMARY KEY, v LONGTEXT)", "INSERT INTO d.t VALUES (0, 'warm-up')")
+	return g.Cmd.Process.Pid, db
+}
+
 // TestLargeStatementMemory: the memory a large statement costs is
 // bounded. A 20 MiB INSERT raises the server's peak RSS by less than
 // 12 x its size; four of them sent at once (max_allowed_packet 32M, so
@@ -42,19 +57,7 @@ func peakRSS(t *testing.T, pid int, reset bool) int {
 // limit: TestRefusedStatementMemory. (The hostile probe saw a 100 MB
 // statement take RSS to 1.7 GB with max_allowed_packet at 1 GiB.)
 func TestLargeStatementMemory(t *testing.T) {
-	g := startGateway(t, nil, "--store", "memory:", "--max-allowed-packet", "32M")
-	if !g.ready() {
-		t.Fatalf("not ready: %s", g.out.String())
-	}
-	pid := g.cmd.Process.Pid
-	db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/?maxAllowedPacket=%d", g.addr, 100<<20))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	exec1(t, db, "CREATE DATABASE d")
-	exec1(t, db, "CREATE TABLE d.t (id INT PRIMARY KEY, v LONGTEXT)")
-	exec1(t, db, "INSERT INTO d.t VALUES (0, 'warm-up')")
+	pid, db := largeStatementGateway(t, 100<<20)
 	insert := func(id, size int) error {
 		_, err := db.Exec(fmt.Sprintf("INSERT INTO d.t VALUES (%d, '%s')", id, strings.Repeat("x", size)))
 		return err
@@ -90,7 +93,7 @@ func TestLargeStatementMemory(t *testing.T) {
 	}
 
 	var n int
-	err = db.QueryRow("SELECT COUNT(*) FROM d.t").Scan(&n)
+	err := db.QueryRow("SELECT COUNT(*) FROM d.t").Scan(&n)
 	if err != nil { // the pool may hand out the connection the server closed once
 		err = db.QueryRow("SELECT COUNT(*) FROM d.t").Scan(&n)
 	}
@@ -108,23 +111,11 @@ func TestLargeStatementMemory(t *testing.T) {
 // the limit is crossed (as MySQL reads up to max_allowed_packet), so the
 // cost is about twice the limit: 71 MiB here, checked against 3 x 32 MiB.
 func TestRefusedStatementMemory(t *testing.T) {
-	g := startGateway(t, nil, "--store", "memory:", "--max-allowed-packet", "32M")
-	if !g.ready() {
-		t.Fatalf("not ready: %s", g.out.String())
-	}
-	pid := g.cmd.Process.Pid
-	db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/?maxAllowedPacket=%d", g.addr, 200<<20))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	exec1(t, db, "CREATE DATABASE d")
-	exec1(t, db, "CREATE TABLE d.t (id INT PRIMARY KEY, v LONGTEXT)")
-	exec1(t, db, "INSERT INTO d.t VALUES (0, 'warm-up')")
+	pid, db := largeStatementGateway(t, 200<<20)
 	const mib = 1 << 20
 	peakRSS(t, pid, true)
 	base := peakRSS(t, pid, false)
-	_, err = db.Exec(fmt.Sprintf("INSERT INTO d.t VALUES (99, '%s')", strings.Repeat("x", 160*mib)))
+	_, err := db.Exec(fmt.Sprintf("INSERT INTO d.t VALUES (99, '%s')", strings.Repeat("x", 160*mib)))
 	var me *mysql.MySQLError
 	if !errors.As(err, &me) || me.Number != 1153 {
 		// The server may close before the client reads the error.

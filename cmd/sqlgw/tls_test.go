@@ -144,7 +144,7 @@ func TestTLSFlagsNeedEachOther(t *testing.T) {
 // TestMetrics: the Prometheus endpoint counts connections, statements,
 // store requests by operation and table reads by access path.
 func TestMetrics(t *testing.T) {
-	maddr := freePort(t)
+	maddr := sqltest.FreePort(t)
 	addr, logs, done := startServe(t, nil, "--store", "memory:", "--metrics-listen", maddr)
 	defer stopServe(t, done)
 	if !strings.Contains(logs.String(), "metrics on http://"+maddr+"/metrics") {

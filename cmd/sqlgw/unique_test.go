@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // TestConcurrentDuplicatesPebble and ...Azurite: N connections to a
@@ -28,13 +30,12 @@ func TestConcurrentDuplicatesAzurite(t *testing.T) {
 func runConcurrentDuplicates(t *testing.T, store, dbName string, rounds int) {
 	const conns = 8
 	g := startGateway(t, nil, "--store", store)
-	if !g.ready() {
-		t.Fatalf("not ready: %s", g.out.String())
-	}
-	db := g.db(t)
-	exec1(t, db, "CREATE DATABASE "+dbName)
+	g.MustBeReady(t, "not ready")
+	db := g.Client(t)
+	rdb := sqltest.NewRunner(t, db)
+	rdb.Exec("CREATE DATABASE " + dbName)
 	tb := dbName + ".t"
-	exec1(t, db, "CREATE TABLE "+tb+` (p INT, id INT, e VARCHAR(20), f INT, PRIMARY KEY (p, id),
+	rdb.Exec("CREATE TABLE " + tb + ` (p INT, id INT, e VARCHAR(20), f INT, PRIMARY KEY (p, id),
 		UNIQUE KEY ue (e) COMMENT 'sqlgw: global', UNIQUE KEY lf (p, f) COMMENT 'sqlgw: local')
 		COMMENT 'sqlgw: partition_key=(p)'`)
 	// SHOW INDEX names the kinds this test means to exercise.
@@ -89,7 +90,7 @@ func runConcurrentDuplicates(t *testing.T, store, dbName string, rounds int) {
 					case retryable(err) && attempt < 100:
 						time.Sleep(time.Millisecond)
 						continue
-					case mysqlErrno(err) != 1062:
+					case sqltest.Errno(err) != 1062:
 						t.Errorf("%s: connection %d: %s: %v, want success or 1062", what, i, q, err)
 					}
 					return
@@ -135,7 +136,7 @@ func runConcurrentDuplicates(t *testing.T, store, dbName string, rounds int) {
 		// each) to one new value.
 		if r == 0 {
 			for i := range conns {
-				exec1(t, db, "INSERT INTO "+tb+" VALUES (?, ?, ?, ?)", 2000+i, i, fmt.Sprintf("u-%d", i), i)
+				rdb.Exec("INSERT INTO "+tb+" VALUES (?, ?, ?, ?)", 2000+i, i, fmt.Sprintf("u-%d", i), i)
 			}
 		}
 		e = fmt.Sprintf("up%d", r)
@@ -163,16 +164,15 @@ func runConcurrentDuplicates(t *testing.T, store, dbName string, rounds int) {
 // buffered, and they vanished with the session.
 func TestAutocommitAfterFailedCommit(t *testing.T) {
 	g := startGateway(t, nil, "--store", "pebble:"+t.TempDir())
-	if !g.ready() {
-		t.Fatalf("not ready: %s", g.out.String())
-	}
-	db := g.db(t)
-	exec1(t, db, "CREATE DATABASE fc")
-	exec1(t, db, "CREATE TABLE fc.t (id INT PRIMARY KEY, u INT, v VARCHAR(20), UNIQUE KEY uu (u))")
-	exec1(t, db, "INSERT INTO fc.t VALUES (1, 1, 'a')")
+	g.MustBeReady(t, "not ready")
+	db := g.Client(t)
+	rdb := sqltest.NewRunner(t, db)
+	rdb.Exec("CREATE DATABASE fc")
+	rdb.Exec("CREATE TABLE fc.t (id INT PRIMARY KEY, u INT, v VARCHAR(20), UNIQUE KEY uu (u))")
+	rdb.Exec("INSERT INTO fc.t VALUES (1, 1, 'a')")
 	ctx := context.Background()
 	// Session A on a pool of its own, so that closing it ends the session.
-	dbA := g.db(t)
+	dbA := g.Client(t)
 	a, err := dbA.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -183,8 +183,8 @@ func TestAutocommitAfterFailedCommit(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	exec1(t, db, "INSERT INTO fc.t VALUES (2, 500, 'thief')") // another session
-	if _, err := a.ExecContext(ctx, "COMMIT"); mysqlErrno(err) != 1062 {
+	rdb.Exec("INSERT INTO fc.t VALUES (2, 500, 'thief')") // another session
+	if _, err := a.ExecContext(ctx, "COMMIT"); sqltest.Errno(err) != 1062 {
 		t.Fatalf("COMMIT: %v, want 1062", err)
 	}
 	// Autocommit again: this INSERT is committed when it returns.

@@ -401,9 +401,29 @@ var (
 	reCreateTableView = regexp.MustCompile("(?is)^\\s*CREATE\\s+(?:OR\\s+REPLACE\\s+)?(?:[A-Z_]+(?:\\s*=\\s*\\S+)?\\s+)*?(TABLE|VIEW)\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?(?:(?:`[^`]+`|\\w+)\\s*\\.\\s*)?(?:`([^`]+)`|(\\w+))")
 	reColumnPrivs     = regexp.MustCompile(`has not yet implemented column privileges`)
 	// go-mysql-server's ErrUserCreationFailure and friends, MySQL's
-	// ER_CANNOT_USER (1396) with the same text.
-	reOperationFailed = regexp.MustCompile(`^Operation (?:CREATE USER|ALTER USER|DROP USER|CREATE ROLE|DROP ROLE|RENAME USER) failed for `)
+	// ER_CANNOT_USER (1396) with the same text; the patterns come from
+	// the kinds' message formats (mysqlerr.KindPattern). RENAME USER has
+	// no such kind: go-mysql-server answers it "not yet implemented"
+	// (below).
+	reOperationFailed = []*regexp.Regexp{
+		mysqlerr.KindPattern(sql.ErrUserCreationFailure, false),
+		mysqlerr.KindPattern(sql.ErrUserAlterFailure, false),
+		mysqlerr.KindPattern(sql.ErrUserDeletionFailure, false),
+		mysqlerr.KindPattern(sql.ErrRoleCreationFailure, false),
+		mysqlerr.KindPattern(sql.ErrRoleDeletionFailure, false),
+	}
 )
+
+// operationFailed reports whether msg is one of go-mysql-server's
+// "Operation ... failed for ..." errors.
+func operationFailed(msg string) bool {
+	for _, re := range reOperationFailed {
+		if re.MatchString(msg) {
+			return true
+		}
+	}
+	return false
+}
 
 // checkCreateUser refuses an account statement the gateway runs itself
 // to an account without CREATE USER (1227).
@@ -430,7 +450,7 @@ func (a *Accounts) translateConnError(c *mysql.Conn, query string, err error) er
 	if err == nil || !errors.As(err, &se) || se.Num != mysql.ERUnknownError {
 		return err
 	}
-	if reOperationFailed.MatchString(se.Message) {
+	if operationFailed(se.Message) {
 		return mysql.NewSQLError(erCannotUser, "HY000", "%s", se.Message)
 	}
 	if se.Message == "You are not allowed to create a user with GRANT" {

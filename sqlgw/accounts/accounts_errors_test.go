@@ -29,3 +29,30 @@ func TestDeniedPatterns(t *testing.T) {
 		t.Error("the database pattern matches a table error")
 	}
 }
+
+// TestOperationFailedPatterns: the exact texts of go-mysql-server's
+// account-statement failures (MySQL's 1396) match, and neighbours do not.
+func TestOperationFailedPatterns(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{"Operation CREATE USER failed for 'u'@'%'", true},
+		{"Operation ALTER USER failed for 'u'@'localhost'", true},
+		{"Operation DROP USER failed for 'u'@'%'", true},
+		{"Operation CREATE ROLE failed for 'r'@'%'", true},
+		{"Operation DROP ROLE failed for 'r'@'%'", true},
+		{sql.ErrUserCreationFailure.New("'u'@'%'").Error(), true},
+		{sql.ErrUserAlterFailure.New("'u'@'%'").Error(), true},
+		{sql.ErrUserDeletionFailure.New("'u'@'%'").Error(), true},
+		{sql.ErrRoleCreationFailure.New("'r'@'%'").Error(), true},
+		{sql.ErrRoleDeletionFailure.New("'r'@'%'").Error(), true},
+		{"Operation GRANT failed for 'u'@'%'", false},
+		{"error: Operation DROP USER failed for 'u'@'%'", false},
+		{"You are not allowed to create a user with GRANT", false},
+	} {
+		if got := operationFailed(tc.text); got != tc.want {
+			t.Errorf("%q: %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}

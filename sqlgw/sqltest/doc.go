@@ -32,9 +32,23 @@
 //     straight-line part of a test (statements, the rows or error each
 //     must give) written once as data, one line a statement (see Script
 //     for the forms).
-//   - Client: a client pool on a server the test started some other way
-//     (cmd/sqlgw's tests run "sqlgw serve" as a process and use the
-//     Runner over it).
+//     InsertRows fills a table with generated rows in multi-row INSERTs.
+//   - OpenDisk: the Pebble store of a directory, opened again by a test
+//     that restarts its server on the same data.
+//   - Bank: the bank workload of the transaction tests (accounts over
+//     partitions with a global index, random transfers, the invariant
+//     check), shared by sqlgw's and cmd/sqlgw's bank tests.
+//   - Serve: the same for a server the test configured itself
+//     (sqlgw.NewServer with its own logger or accounts settings).
+//   - Runner.ExpectCosts and ExpectRequests: tables of statements and the
+//     store requests (and entities) each must cost its session.
+//   - Client: a client pool on a server the test started some other way.
+//   - StartProcess (and StartCommand): the real binary, "sqlgw serve", as
+//     a process on a free loopback port, its ready line awaited
+//     (Process.MustBeReady), stopped by PID with SIGTERM when the test
+//     ends or killed with SIGKILL (Process.Kill) by crash tests, which
+//     then start another on the same --store. cmd/sqlgw's tests build the
+//     binary and use these, with the Runner over Process.Client.
 //   - CrashAtEveryRequest: runs an operation once per crash point of the
 //     fault store (each request number, with the crashing request dropped
 //     or applied with its reply lost), then hands a new server over what

@@ -209,3 +209,47 @@ func (r *Runner) Cost(q string) (requests, entities int64) {
 	r1, e1 := r.Status()
 	return r1 - r0, e1 - e0
 }
+
+// CostCase is a statement and what it must cost its session: store
+// requests and entities read.
+type CostCase struct {
+	Q              string
+	Reqs, Entities int64
+}
+
+// ExpectCosts runs each case (Cost) and reports every case whose cost
+// differs with Errorf, so that the other cases still run. The runner must
+// be on one session.
+func (r *Runner) ExpectCosts(cases []CostCase) {
+	r.T.Helper()
+	for _, tc := range cases {
+		reqs, ents := r.Cost(tc.Q)
+		if reqs != tc.Reqs || ents != tc.Entities {
+			r.T.Errorf("%s: %d requests, %d entities; want %d, %d", tc.Q, reqs, ents, tc.Reqs, tc.Entities)
+		}
+	}
+}
+
+// ExpectRequests runs q (Cost) and reports with Errorf a cost other than
+// want store requests; what names the case.
+func (r *Runner) ExpectRequests(want int64, q, what string) {
+	r.T.Helper()
+	if n, _ := r.Cost(q); n != want {
+		r.T.Errorf("%s: %d requests, want %d", what, n, want)
+	}
+}
+
+// InsertRows inserts n rows into table with multi-row INSERTs of at most
+// per rows each; row(i) gives the values of row i (0 <= i < n) as a
+// parenthesised list, e.g. "(1, 'a')".
+func (r *Runner) InsertRows(table string, n, per int, row func(i int) string) {
+	r.T.Helper()
+	vals := make([]string, 0, per)
+	for i := 0; i < n; i++ {
+		vals = append(vals, row(i))
+		if len(vals) == per || i == n-1 {
+			r.Exec("INSERT INTO " + table + " VALUES " + strings.Join(vals, ", "))
+			vals = vals[:0]
+		}
+	}
+}

@@ -42,12 +42,20 @@ var Memory = Backend{Name: "pebble-memory", Open: func(t testing.TB) (storage.St
 
 // Disk is Pebble in a directory of t.TempDir() (durable writes).
 var Disk = Backend{Name: "pebble-disk", Open: func(t testing.TB) (storage.Store, catalog.Options) {
-	s, err := pebble.Open(t.TempDir(), nil)
+	return OpenDisk(t, t.TempDir()), catalog.Options{}
+}}
+
+// OpenDisk opens the Pebble store in dir (failing t if it cannot): a test
+// that restarts a server calls it again on the same dir once the previous
+// server has stopped (and so closed the store).
+func OpenDisk(t testing.TB, dir string) storage.Store {
+	t.Helper()
+	s, err := pebble.Open(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s, catalog.Options{}
-}}
+	return s
+}
 
 // Azurite is the Azure Table backend on the shared Azurite emulator
 // (skipped with the reason when Azurite cannot run here, and in -short
@@ -145,20 +153,36 @@ func Start(t testing.TB, store storage.Store, o Options) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.serve(srv)
+	return s
+}
+
+// Serve serves srv, a server the test configured itself (its own logger,
+// accounts, ...), with a client pool logged in as root with password
+// (empty: none), and stops both when the test ends.
+func Serve(t testing.TB, srv *sqlgw.Server, password string) *Server {
+	t.Helper()
+	s := &Server{T: t, password: password}
+	s.serve(srv)
+	return s
+}
+
+func (s *Server) serve(srv *sqlgw.Server) {
+	s.T.Helper()
 	go srv.Serve()
 	user := "root"
-	if o.Password != "" {
-		user += ":" + o.Password
+	if s.password != "" {
+		user += ":" + s.password
 	}
 	s.Srv = srv
 	s.Recorder = srv.Recorder()
 	s.DSN = fmt.Sprintf("%s@tcp(%s)/", user, srv.Addr())
+	var err error
 	s.DB, err = sql.Open("mysql", s.DSN)
 	if err != nil {
-		t.Fatal(err)
+		s.T.Fatal(err)
 	}
-	t.Cleanup(s.Stop)
-	return s
+	s.T.Cleanup(s.Stop)
 }
 
 // StartBackend starts a server over a fresh store of backend b, with b's
@@ -297,4 +321,19 @@ func (s *Server) Session(db string, setup ...string) *sql.Conn {
 func Session(t testing.TB, b Backend, db string, setup ...string) *sql.Conn {
 	t.Helper()
 	return StartBackend(t, b, Options{}).Session(db, setup...)
+}
+
+// ForEachSharedStore runs f as a subtest on every backend of Backends with
+// a fresh store that the test's servers share (several gateways over one
+// store): the store f gets is wrapped in NoClose, so a server stopping
+// leaves it open, and it is closed when the subtest ends. co holds the
+// backend's catalog options.
+func ForEachSharedStore(t *testing.T, f func(t *testing.T, store storage.Store, co catalog.Options)) {
+	for _, b := range Backends {
+		t.Run(b.Name, func(t *testing.T) {
+			store, co := b.Open(t)
+			t.Cleanup(func() { store.Close() })
+			f(t, NoClose(store), co)
+		})
+	}
 }

@@ -9,8 +9,11 @@
 // (prepared statements, OK info, COM_STATISTICS and COM_CHANGE_USER in
 // protocol.go), TLS and require_secure_transport (tlsconn.go), the
 // connection limits (connlimits.go), client-side errors (clienterrs.go),
-// and the result rewrites of SHOW ... LIKE headers and TIME fractions
-// (show_like_header.go, time_fractions.go).
+// and the rewrites of go-mysql-server's answers: one ordered, named list
+// of result and error steps (ResultStep, resultSteps in result_steps.go),
+// each with the upstream behaviour it corrects, among them the SHOW ...
+// LIKE headers, TIME fractions, OK-packet infos and MySQL's error codes
+// (show_like_header.go, time_fractions.go, sqlgw/mysqlerr).
 //
 // # Imports
 //

@@ -13,7 +13,6 @@ import (
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 
 	"github.com/sqlgw/sqlgw/sqlgw/engine"
-	"github.com/sqlgw/sqlgw/sqlgw/mysqlerr"
 	"github.com/sqlgw/sqlgw/sqlgw/sqltext"
 )
 
@@ -24,7 +23,8 @@ import (
 //     sets the status flags only after the first query (setConnStatusFlags),
 //     so the handshake said "autocommit off" and drivers that trust it
 //     (PyMySQL's get_autocommit) were wrong until the first query.
-//   - OK packets with an info string are malformed (see fixInfo).
+//   - go-mysql-server's results and errors differ from MySQL's in ways
+//     clients notice: resultSteps (result_steps.go) rewrites them.
 //   - Draining on shutdown: every command runs between begin() and end(),
 //     so Close can stop new commands, wait for the ones in flight (whose
 //     writes the client has not been told about yet) and only then close
@@ -70,15 +70,10 @@ func (h *Handler) ConnectionClosed(c *mysql.Conn) {
 	h.kills.forget(c.ConnectionID)
 }
 
-// translate gives an error of the statement query MySQL's wording and
-// SQLSTATE (mysqlerr.go).
+// translate gives an error of the statement query MySQL's code, wording
+// and SQLSTATE: resultSteps' Error rewrites (result_steps.go).
 func (h *Handler) translate(c *mysql.Conn, query string, err error) error {
-	if err == nil {
-		return nil
-	}
-	err = h.kills.interruptedError(c.ConnectionID, err)             // clienterrs.go: 1317, 1927
-	err = h.GW.ForeignKeyError(err, h.GW.CurrentDB(c.ConnectionID)) // foreignkeys_errors.go
-	return mysqlerr.TranslateStatement(err, query, h.GW.CurrentDB(c.ConnectionID), h.GW.TakeWriteError(c.ConnectionID))
+	return h.errorOf(&statement{c: c, query: query}, err)
 }
 
 // ComInitDB implements mysql.Handler: USE db from the protocol (the mysql
@@ -199,9 +194,9 @@ func (h *Handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 	h.GW.Parts.NotePartitionBy(c.ConnectionID, query)
 	defer h.GW.Parts.Clear(c.ConnectionID)
 	defer h.GW.NoteTimePrecision(c.ConnectionID, query, text.TimePrecisions)()
-	callback = fixShowLikeHeader(ctx, query, h.GW.FixTimeDDL(ctx, c.ConnectionID, query, callback))
-	return h.translate(c, query, h.runRetried(ctx, c, query, func(sent *bool) error { // autoretry.go
-		return h.Handler.ComQuery(ctx, c, query, h.GW.FixTimeResults(ctx, trimTimeFractions(h.withInsertInfo(c, fixInfo(noteSent(sent, callback))))))
+	st := &statement{ctx: ctx, c: c, query: query}
+	return h.errorOf(st, h.runRetried(ctx, c, query, func(sent *bool) error { // autoretry.go
+		return h.Handler.ComQuery(ctx, c, query, h.results(st, noteSent(sent, callback))) // result_steps.go
 	}))
 }
 
@@ -224,13 +219,13 @@ func (h *Handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	h.GW.Parts.NotePartitionBy(c.ConnectionID, query)
 	defer h.GW.Parts.Clear(c.ConnectionID)
 	defer h.GW.NoteTimePrecision(c.ConnectionID, query, text.TimePrecisions)()
-	callback = fixShowLikeHeader(ctx, query, h.GW.FixTimeDDL(ctx, c.ConnectionID, query, callback))
+	st := &statement{ctx: ctx, c: c, query: query}
 	var rest string
 	err := h.runRetried(ctx, c, query, func(sent *bool) (err error) { // autoretry.go
-		rest, err = h.Handler.ComMultiQuery(ctx, c, query, h.GW.FixTimeResults(ctx, trimTimeFractions(h.withInsertInfo(c, fixInfo(noteSent(sent, callback))))))
+		rest, err = h.Handler.ComMultiQuery(ctx, c, query, h.results(st, noteSent(sent, callback))) // result_steps.go
 		return err
 	})
-	return rest, h.translate(c, query, err)
+	return rest, h.errorOf(st, err)
 }
 
 func (h *Handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) ([]*querypb.Field, error) {
