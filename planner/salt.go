@@ -92,3 +92,26 @@ func saltRange(r *storage.KeyRange, prefix string, prefixEnd func(string) string
 	}
 	return out
 }
+
+// A table with collated key columns is wrapped (collate.go), and a local
+// index view's base is that wrapper: it salts as the wrapped table does.
+var _ Salted = (*collatedTable)(nil)
+
+// SaltBuckets implements Salted.
+func (c *collatedTable) SaltBuckets() int {
+	if s, ok := c.Table.(Salted); ok {
+		return s.SaltBuckets()
+	}
+	return 0
+}
+
+// Salt implements Salted.
+func (c *collatedTable) Salt(pk string) string {
+	if s, ok := c.Table.(Salted); ok {
+		return s.Salt(pk)
+	}
+	return pk
+}
+
+// SaltPrefix implements Salted.
+func (c *collatedTable) SaltPrefix(bucket int) string { return c.Table.(Salted).SaltPrefix(bucket) }

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
+	"github.com/sqlgw/sqlgw/storage"
 )
 
 // The bank (sqltest.Bank, in database bank): accounts over many partitions,
@@ -33,11 +35,20 @@ func bankDuration() time.Duration {
 type bankStats struct {
 	commits, conflicts, unknown, other atomic.Int64
 	sums, sumsOff                      atomic.Int64
+	// negative: SUM reads that saw a negative balance (MIN < 0) or a
+	// wrong account count; repeats: transactions that read the total
+	// twice; repeatsOff: those whose two reads differed.
+	negative, repeats, repeatsOff atomic.Int64
+}
+
+// consistent reports that every read of the run saw a consistent state.
+func (s *bankStats) consistent() bool {
+	return s.sumsOff.Load() == 0 && s.negative.Load() == 0 && s.repeatsOff.Load() == 0
 }
 
 func (s *bankStats) String() string {
-	return fmt.Sprintf("%d commits, %d retries on 1213, %d unknown outcomes (1180), %d other errors; %d SUM reads, %d of them off the total",
-		s.commits.Load(), s.conflicts.Load(), s.unknown.Load(), s.other.Load(), s.sums.Load(), s.sumsOff.Load())
+	return fmt.Sprintf("%d commits, %d retries on 1213, %d unknown outcomes (1180), %d other errors; %d SUM reads, %d of them off the total, %d with a negative balance or a wrong count; %d transactions reading the total twice, %d of them seeing two totals",
+		s.commits.Load(), s.conflicts.Load(), s.unknown.Load(), s.other.Load(), s.sums.Load(), s.sumsOff.Load(), s.negative.Load(), s.repeats.Load(), s.repeatsOff.Load())
 }
 
 // bankRun runs workers transferring for d, plus one reader summing the
@@ -78,24 +89,78 @@ func bankRun(t *testing.T, db *sql.DB, workers int, d time.Duration, st *bankSta
 			}
 		}(time.Now().UnixNano() + int64(w))
 	}
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for ctx.Err() == nil {
-			var sum int64
-			if err := db.QueryRowContext(ctx, "SELECT SUM(balance) FROM bank.acct").Scan(&sum); err != nil {
-				continue
+	// Readers: autocommit statements summing every account (one snapshot
+	// per statement), and transactions that sum twice (one snapshot per
+	// transaction at REPEATABLE READ).
+	for r := 0; r < 2; r++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ctx.Err() == nil; i++ {
+				if i%2 == 1 {
+					bankRepeat(ctx, db, st)
+					continue
+				}
+				var sum, minBal, n int64
+				if err := db.QueryRowContext(ctx, bankSums[i/2%len(bankSums)]).Scan(&sum, &minBal, &n); err != nil {
+					continue
+				}
+				st.sums.Add(1)
+				if sum != sqltest.BankAccounts*sqltest.BankStart {
+					st.sumsOff.Add(1)
+				}
+				if minBal < 0 || n != sqltest.BankAccounts {
+					st.negative.Add(1)
+				}
+				time.Sleep(20 * time.Millisecond)
 			}
-			st.sums.Add(1)
-			if sum != sqltest.BankAccounts*sqltest.BankStart {
-				st.sumsOff.Add(1)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}()
+		}()
+	}
 	wg.Wait()
 	if fail != nil {
 		t.Fatalf("a transfer failed with an error other than 1213: %v", fail)
+	}
+}
+
+// bankSums are the readers' statements: a scan of the table, and reads of
+// every branch by key (one request per partition).
+var bankSums = []string{
+	"SELECT SUM(balance), MIN(balance), COUNT(*) FROM bank.acct",
+	"SELECT SUM(balance), MIN(balance), COUNT(*) FROM bank.acct WHERE branch IN (" + bankBranchList() + ")",
+}
+
+func bankBranchList() string {
+	var b []string
+	for i := 0; i < sqltest.BankBranches; i++ {
+		b = append(b, fmt.Sprint(i))
+	}
+	return strings.Join(b, ",")
+}
+
+// bankRepeat reads the balances twice in one transaction, with transfers
+// committing in between: the total, and a sum weighted by account (which
+// every transfer changes), must read the same both times.
+func bankRepeat(ctx context.Context, db *sql.DB, st *bankStats) {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return
+	}
+	defer tx.Rollback()
+	const q = "SELECT SUM(balance), SUM(balance * id) FROM bank.acct"
+	var first, second, w1, w2 int64
+	if err := tx.QueryRowContext(ctx, q).Scan(&first, &w1); err != nil {
+		return
+	}
+	time.Sleep(30 * time.Millisecond)
+	if err := tx.QueryRowContext(ctx, q).Scan(&second, &w2); err != nil {
+		return
+	}
+	if tx.Commit() != nil {
+		return
+	}
+	st.repeats.Add(1)
+	if first != second || w1 != w2 {
+		st.repeatsOff.Add(1)
 	}
 }
 
@@ -115,6 +180,33 @@ func TestBankTransfers(t *testing.T) {
 		if st.unknown.Load() > 0 {
 			t.Fatalf("%d commits of unknown outcome without any failure of the store", st.unknown.Load())
 		}
+		bankCheckReads(t, ts.Store, &st)
 		bank.Check(t, ts.DB, "bank")
 	})
+}
+
+// bankCheckReads fails t when a read during the run saw an inconsistent
+// state on a store with snapshots (the embedded Pebble store: reads are
+// snapshot reads, sqlgw/engine/snapshot.go). A store without them (Azure Table)
+// reads committed data per entity, and its SUM reads may see one side of
+// a transfer: they are only counted.
+func bankCheckReads(t *testing.T, store storage.Store, st *bankStats) {
+	t.Helper()
+	if st.sums.Load() == 0 || st.repeats.Load() == 0 {
+		t.Fatalf("bank: no consistent read completed during the run (%s)", st)
+	}
+	if !hasSnapshots(store) {
+		t.Logf("bank: the store has no snapshots: %d of %d SUM reads off the total", st.sumsOff.Load(), st.sums.Load())
+		return
+	}
+	if !st.consistent() {
+		t.Fatalf("bank: inconsistent snapshot reads during the run: %s", st)
+	}
+}
+
+// hasSnapshots reports whether store (the backend below the gateway) takes
+// snapshots.
+func hasSnapshots(store storage.Store) bool {
+	_, ok := store.(storage.Snapshotter)
+	return ok
 }

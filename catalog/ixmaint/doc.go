@@ -36,7 +36,13 @@
 //     row's entity: if that entity is unmarked, or marked less than Lease
 //     ago (a live writer), it is a duplicate (ErrDuplicate, MySQL 1062)
 //     and Begin removes what it wrote: no trace; if marked longer ago, it
-//     is resolved (below) and the Insert retried.
+//     is resolved (below) and the Insert retried. An Insert that meets
+//     the placeholder of a transaction in progress (a store wrapped by
+//     catalog/txn: a record writing the value atomically with its row
+//     fails it with ErrPreconditionFailed) waits for that transaction's
+//     outcome, up to Lease/4, then finds the value taken or free, as
+//     MySQL waits on the lock; a longer wait returns the precondition
+//     error (the gateway's 1213).
 //  2. The caller commits the base rows (their own batches, conditional on
 //     the ETags read), adding LocalOps. A caller must not commit later than
 //     Lease/2 after Begin (Op.Expired): it aborts instead.

@@ -451,11 +451,30 @@ func (o *Op) writeNew(ctx context.Context, tc *touch) error {
 	if tc.from != nil {
 		attempts = 8 // the releasing row's own writer may touch the entity meanwhile
 	}
+	var waits int
+	var waited time.Duration
 	for attempt := 0; ; attempt++ {
 		etag, err := st.Insert(ctx, tc.ix.Physical, e)
 		if err == nil {
 			tc.etag, tc.written = etag, true
 			return nil
+		}
+		if errors.Is(err, storage.ErrPreconditionFailed) && waited < o.m.lease()/4 {
+			// The placeholder of a transaction in progress (catalog/txn:
+			// a record's atomic write of the value with its row): wait
+			// for its outcome, as MySQL waits on the lock, then find the
+			// value taken (a duplicate) or free. Bounded well below the
+			// lease that Expired checks; a longer wait is a conflict.
+			d := min(10*time.Millisecond<<min(waits, 5), 200*time.Millisecond)
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(d):
+			}
+			waits++
+			waited += d
+			attempt-- // not an attempt against another row's entity
+			continue
 		}
 		if !errors.Is(err, storage.ErrAlreadyExists) || attempt >= attempts {
 			return err

@@ -123,22 +123,28 @@
 // # Isolation
 //
 // This package gives atomicity (all or nothing, for every reader, after
-// any crash) and write-write conflict detection; it does not give
-// snapshots: a reader sees, per entity, the latest committed value (read
-// committed). Between the commit point and the last resolution a reader of
-// several entities can see some rolled forward and others still showing
-// their previous value only if it read the latter before the commit point:
-// each entity read is a committed value, but a read of many entities is
-// not one snapshot. The gateway's isolation levels and the anomalies they
-// allow are documented in sqlgw/engine/txn.go.
+// any crash) and write-write conflict detection. By itself a reader sees,
+// per entity, the latest committed value (read committed). Between the
+// commit point and the last resolution a reader of several entities can
+// see some rolled forward and others still showing their previous value
+// only if it read the latter before the commit point: each entity read is
+// a committed value, but a read of many entities is not one snapshot.
+// The gateway's isolation levels and the anomalies they allow are
+// documented in sqlgw/engine/snapshot.go.
 //
-// Snapshots (not implemented) need commit timestamps and previous versions
-// kept in the entities. The open question is the single-batch commit: to
-// stay one request it must take its timestamp before its write lands, and
-// a reader on another gateway whose snapshot is later may have read the
-// entity just before; Percolator closes that gap with two phases for every
-// write (a lock, then the commit timestamp), TiKV's one-phase commit with a
-// per-key maximum read timestamp kept by the storage node, which the Table
-// service does not have. On one gateway (Pebble) an in-memory registry of
-// commits in flight would close it.
+// Reads that carry a storage.Snapshot (storage.WithSnapshot: the gateway's
+// snapshot reads, sqlgw/engine/snapshot.go) are one snapshot when the store
+// takes them (the embedded Pebble store). There a lock is resolved as of
+// the snapshot and nothing is written (resolveInSnapshot): the record's
+// state in the snapshot decides, and the value returned carries a
+// poisoned ETag. The Table service has no snapshots.
+//
+// Snapshots on the Table service (not implemented) need commit timestamps
+// and previous versions kept in the entities. The open question is the
+// single-batch commit: to stay one request it must take its timestamp
+// before its write lands, and a reader on another gateway whose snapshot
+// is later may have read the entity just before; Percolator closes that
+// gap with two phases for every write (a lock, then the commit timestamp),
+// TiKV's one-phase commit with a per-key maximum read timestamp kept by
+// the storage node, which the Table service does not have.
 package txn

@@ -402,6 +402,9 @@ func (s *Store) resolve(ctx context.Context, table string, e *storage.Entity) (v
 // again (one read shows each transaction before or after its commit, not
 // both); a transaction found pending is added.
 func (s *Store) resolvePinned(ctx context.Context, table string, e *storage.Entity, pinned map[string]bool) (v *storage.Entity, pending bool, err error) {
+	if storage.SnapshotOf(ctx) != nil {
+		return s.resolveInSnapshot(ctx, table, e)
+	}
 	missing := ""
 	for attempt := 0; attempt < 20; attempt++ {
 		l, ok := parseLock(e)

@@ -181,6 +181,9 @@ func (c narrowCheck) scan(ctx *sql.Context, t *Table, col string) error {
 		return err
 	}
 	st := pt.(*Table)
+	// Both scans read the current rows: the second must see what was
+	// written since the first, which one snapshot would hide.
+	st.current = true
 	p, err := st.plan(&planner.Query{Columns: st.proj})
 	if err != nil {
 		return err

@@ -45,7 +45,10 @@ import (
 //   - DROP PRIMARY KEY on a keyless table: 1091 Can't DROP 'PRIMARY'; check
 //     that column/key exists;
 //   - DROP PRIMARY KEY with an AUTO_INCREMENT column: 1075;
-//   - rows present, indexes, foreign keys, prefix key parts: 1235.
+//   - rows present, indexes, foreign keys, prefix key parts: 1235;
+//   - DROP PRIMARY KEY on a table whose comment sets salt_buckets or
+//     partition_key (PARTITION BY KEY ... PARTITIONS n): 1235, since the
+//     options would outlive the key they describe.
 
 // pkVerifiedHook and pkCommittedHook, if set (tests only), run between the
 // first check and the commit, and right after the commit.
@@ -70,6 +73,12 @@ func (t *Table) CreatePrimaryKey(ctx *sql.Context, columns []sql.IndexColumn) er
 func (t *Table) DropPrimaryKey(ctx *sql.Context) error {
 	if t.meta().Keyless() {
 		return mysql.NewSQLError(mysql.ERCantDropFieldOrKey, "42000", "Can't DROP 'PRIMARY'; check that column/key exists")
+	}
+	if opts, err := catalog.ParseTableOptions(t.meta().Comment); err == nil && (opts.SaltBuckets > 1 || opts.PartitionKey != nil) {
+		// The key options in the comment would outlive the key: SHOW
+		// CREATE TABLE would print a table that cannot be created
+		// (salt_buckets without a key) or is keyed differently.
+		return errUnsupported.New(fmt.Sprintf("dropping the primary key of table %s, whose comment sets salt_buckets or partition_key (PARTITION BY KEY); create a new table instead", t.Name()))
 	}
 	for _, c := range t.meta().Columns {
 		if c.AutoIncrement {

@@ -155,3 +155,8 @@ func intersectRange(a, b *storage.KeyRange) *storage.KeyRange {
 	}
 	return r
 }
+
+// Snapshot forwards to the wrapped store's storage.Snapshotter, if any.
+func (s *typedStore) Snapshot(ctx context.Context) (storage.Snapshot, error) {
+	return storage.ForwardSnapshot(ctx, s.Store)
+}

@@ -27,6 +27,8 @@
 //	txn.go          transactions, commit in per-partition batches
 //	txnatomic.go    atomic commit across partitions (catalog/txn)
 //	txnindex.go     global index entities in the commit's own atomic unit
+//	snapshot.go     snapshot reads: one store snapshot per statement or
+//	                REPEATABLE READ transaction; isolation levels, anomalies
 //	editor.go       INSERT/UPDATE/DELETE/REPLACE into the transaction buffer
 //	strictwrite.go  strict-mode write errors naming the column and row
 //	insertinfo.go   INSERT's "Records: n Duplicates: n" info
@@ -59,6 +61,7 @@
 //	time_precision.go            TIME(n), DATETIME(n) fractions
 //	partition.go    PARTITION BY KEY/HASH, PARTITIONS and DESC key columns from the statement
 //	salt_read.go    reads of salted tables: bucket queries merged in key order
+//	create_like.go  CREATE TABLE ... LIKE: the source's comment (sqlgw options) and DESC key columns
 //	attached.go, attached_types.go  store tables sqlgw did not create
 //	attached_index.go            secondary indexes on attached tables: the
 //	                freshness contract, REPAIR/REFRESH TABLE rebuilds

@@ -39,8 +39,8 @@ import (
 // children; reads merge the transaction's own buffered writes, so a parent
 // inserted earlier in the same transaction is seen.
 //
-// Isolation: a check reads the committed parent (or child) rows; it takes
-// no lock. A concurrent transaction of another session that deletes the
+// Isolation: a check reads the latest committed parent (or child) rows,
+// not the transaction's snapshot (snapshot.go); it takes no lock. A concurrent transaction of another session that deletes the
 // parent between the check and the commit is not stopped (InnoDB would
 // block it on the shared lock the check takes).
 
@@ -280,6 +280,11 @@ const maxFKPoints = 10000
 func (e *fkEditor) IndexedAccess(ctx *sql.Context, lookup sql.IndexLookup) sql.IndexedTable {
 	it := e.t.IndexedAccess(ctx, lookup)
 	nt, ok := it.(*Table)
+	if ok {
+		// A check reads the current rows, as InnoDB's do, not the
+		// snapshot (snapshot.go): a parent deleted since is missing.
+		nt.current = true
+	}
 	if !ok || !uniquePoint(lookup) {
 		return it
 	}

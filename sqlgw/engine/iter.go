@@ -101,7 +101,11 @@ type rowIter struct {
 
 func (t *Table) newRowIter(ctx *sql.Context, spec *readSpec) (*rowIter, error) {
 	it := &rowIter{t: t, spec: spec, meta: t.meta()}
-	it.ctx = recorder.WithCounters(withGroupReads(storeCtx(ctx), ctx), &it.counters) // tablegroup.go
+	rctx := readCtx
+	if t.current {
+		rctx = storeCtx
+	}
+	it.ctx = recorder.WithCounters(withGroupReads(rctx(ctx), ctx), &it.counters) // tablegroup.go
 	need := t.proj
 	if need != nil && spec.residual != nil {
 		need = append(append([]int(nil), need...), t.info.storageOrder...)

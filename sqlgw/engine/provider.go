@@ -195,9 +195,21 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 	}
 	applyTimePrecisionAll(ctx, def.Columns) // TIME(n), time_precision.go
 	decl := d.gw.createDecl(ctx, name)
+	like := d.likeSource(ctx) // create_like.go
+	if like != nil && comment == "" {
+		comment, def.Comment = like.Comment, like.Comment
+	}
 	for _, ord := range schema.PkOrdinals {
 		col := schema.Schema[ord].Name
-		def.PrimaryKey = append(def.PrimaryKey, catalog.KeyPart{Column: col, Desc: decl.desc[strings.ToLower(col)]})
+		desc := decl.desc[strings.ToLower(col)]
+		if like != nil {
+			for _, kp := range like.PrimaryKey {
+				if strings.EqualFold(kp.Column, col) {
+					desc = kp.Desc
+				}
+			}
+		}
+		def.PrimaryKey = append(def.PrimaryKey, catalog.KeyPart{Column: col, Desc: desc})
 	}
 	opts, err := catalog.ParseTableOptions(comment)
 	if err != nil {

@@ -473,7 +473,10 @@ func (it *rowIter) loadIndex() error {
 			return mapError(errs[i])
 		}
 		if stale[i] && ix.Global {
-			if _, err := it.t.gw.maint().Resolve(it.ctx, it.meta, ix, hits[i], false); err != nil {
+			// The repair decides on the current rows, not on the
+			// statement's snapshot (snapshot.go): a row may imply the
+			// entity again since.
+			if _, err := it.t.gw.maint().Resolve(storage.WithSnapshot(it.ctx, nil), it.meta, ix, hits[i], false); err != nil {
 				it.t.gw.logger().Warn("sqlgw: repairing a stale index entity", "index", ix.Name, "error", err)
 			}
 		}
@@ -752,6 +755,12 @@ func (g *Gateway) beginIndexes(ctx context.Context, meta *catalog.Table, ws []ix
 		var de *ixmaint.DuplicateError
 		if errors.As(err, &de) {
 			return nil, dupIndexError(meta, de.Index, de.Entity)
+		}
+		if errors.Is(err, storage.ErrPreconditionFailed) {
+			// An index entity another writer holds (a transaction record's
+			// lock or placeholder that outlived ixmaint's wait, or a mark
+			// changed under it): a conflict to retry, not an internal error.
+			return nil, errConflict(err.Error())
 		}
 		return nil, mapError(err)
 	}

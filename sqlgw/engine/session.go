@@ -20,6 +20,9 @@ type Session struct {
 	GW       *Gateway
 	Counters *recorder.Counters
 	Tx       *txn
+	// snap is the read snapshot of the statement or transaction
+	// (snapshot.go).
+	snap snapState
 
 	// The plan cache (plancache.go) and its counters.
 	plans         planCache
@@ -84,8 +87,12 @@ func (g *Gateway) CurrentDB(conn uint32) string {
 
 func (g *Gateway) ForgetSession(conn uint32) {
 	g.sessMu.Lock()
+	s := g.sessions[conn]
 	delete(g.sessions, conn)
 	g.sessMu.Unlock()
+	if s != nil {
+		s.releaseSnapshot(nil)
+	}
 }
 
 // sessionOf returns the sqlgw session of ctx, or nil (e.g. a context built
@@ -134,6 +141,7 @@ func currentTxn(ctx *sql.Context) *txn {
 // StartTransaction implements sql.TransactionSession.
 func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacteristic) (sql.Transaction, error) {
 	s.Tx = newTxn(tc == sql.ReadOnly)
+	s.startSnapshot(ctx, s.Tx)
 	return s.Tx, nil
 }
 
@@ -147,6 +155,7 @@ func (s *Session) CommitTransaction(ctx *sql.Context, tx sql.Transaction) error 
 		s.Tx = nil
 	}
 	err := s.GW.commit(storeCtx(ctx), t)
+	s.releaseSnapshot(t)
 	// Whatever happened, the buffer is spent: after a failed commit the
 	// transaction is rolled back (MySQL rolls back on a deadlock), and a
 	// second COMMIT, or the implicit one of the next BEGIN, is a no-op.
@@ -165,8 +174,11 @@ func (s *Session) CommitTransaction(ctx *sql.Context, tx sql.Transaction) error 
 
 // Rollback implements sql.TransactionSession.
 func (s *Session) Rollback(ctx *sql.Context, tx sql.Transaction) error {
-	if t, ok := tx.(*txn); ok && s.Tx == t {
-		s.Tx = nil
+	if t, ok := tx.(*txn); ok {
+		if s.Tx == t {
+			s.Tx = nil
+		}
+		s.releaseSnapshot(t)
 	}
 	return nil
 }

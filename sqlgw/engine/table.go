@@ -35,6 +35,10 @@ type Table struct {
 	// scanCache caches a full scan for re-executions in one statement.
 	scanCache *lookupCache
 	hints     *hintSet // index hints (hints.go); nil: not resolved yet
+	// current: rows are read from the store's current state, not the
+	// statement's or transaction's snapshot (snapshot.go): foreign key
+	// checks and DDL verification scans.
+	current bool
 }
 
 // The go-mysql-server capabilities of Table, all of them, with the file

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/catalog/ixmaint"
+	txnrec "github.com/sqlgw/sqlgw/catalog/txn"
 	"github.com/sqlgw/sqlgw/storage"
 )
 
@@ -76,22 +77,22 @@ import (
 // catalog/row.go) and deleted atomically and crash-safely; its local index
 // entities ride in the main entity's batch.
 //
-// Isolation (every level: READ UNCOMMITTED, READ COMMITTED, REPEATABLE
-// READ and SERIALIZABLE behave alike): reads see the latest committed
-// value of every row (read committed, never an uncommitted or aborted
+// Isolation: snapshot.go. On a store with snapshots (the embedded Pebble
+// store) a statement reads one snapshot, and a REPEATABLE READ or
+// SERIALIZABLE transaction one snapshot from its first read to COMMIT
+// (snapshot isolation: no dirty, non-repeatable or phantom reads, no read
+// skew; write skew remains); READ COMMITTED takes one per statement. On a
+// store without them (Azure Table) reads see the latest committed value of
+// every row (read committed per entity, never an uncommitted or aborted
 // write: a row locked by a transaction in progress reads as its previous
-// value), plus the transaction's own writes; write-write conflicts on rows
-// the transaction read are detected at commit (first committer wins, the
-// other gets 1213). Snapshots are not implemented: remaining anomalies at
-// every level are non-repeatable reads, phantoms and read skew (a SELECT
-// SUM over many partitions during concurrent transfers may see one side
-// of a transfer: TestBankTransfers counts such reads), and write skew
-// (two transactions each reading what the other writes). Lost updates
-// (a read-modify-write of one row) and dirty reads are prevented at every
-// level (TestConflict, TestBankTransfers). SELECT ... FOR UPDATE and FOR
-// SHARE take no lock: the row's ETag is remembered like any read, so a
-// transaction that writes the row fails at commit if another changed it
-// meanwhile.
+// value), so non-repeatable reads, phantoms and read skew remain at every
+// level there. Everywhere, write-write conflicts on rows the transaction
+// read are detected at commit (first committer wins, the other gets 1213):
+// lost updates and dirty reads are prevented at every level
+// (TestConflict, TestSnapshotLostUpdate, TestBankTransfers). SELECT ...
+// FOR UPDATE and FOR SHARE take no lock: the row's ETag is remembered like
+// any read, so a transaction that writes the row fails at commit if
+// another changed it meanwhile.
 
 var txnIDs atomic.Uint64
 
@@ -330,9 +331,19 @@ func (t *txn) peek(phys string) *txTable {
 }
 
 // noteRead remembers the ETag of a stored row the first time it is read.
+// A row read again at another version (a snapshot read and a current read,
+// snapshot.go, or two statements' snapshots at READ COMMITTED) gets an
+// unusable ETag: a write computed from either read must not commit on the
+// other's version (it fails with 1213, TestSnapshotMixedReadsNoLostUpdate).
 func (tt *txTable) noteRead(k entKey, r read) {
-	if _, ok := tt.reads[k]; !ok {
+	prev, ok := tt.reads[k]
+	if !ok {
 		tt.reads[k] = r
+		return
+	}
+	if prev.exists && r.exists && prev.etag != r.etag {
+		prev.etag = txnrec.UnusableETag(prev.etag)
+		tt.reads[k] = prev
 	}
 }
 

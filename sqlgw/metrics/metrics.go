@@ -420,3 +420,8 @@ func (s *Store) Unwrap() storage.Store { return s.inner }
 
 // PathName is the metric label of an access path.
 func PathName(p fmt.Stringer) string { return strings.TrimSpace(p.String()) }
+
+// Snapshot forwards to the backend's storage.Snapshotter, if any.
+func (s *Store) Snapshot(ctx context.Context) (storage.Snapshot, error) {
+	return storage.ForwardSnapshot(ctx, s.inner)
+}

@@ -181,6 +181,7 @@ func (h *Handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 	}
 	defer h.end()
 	defer h.GW.NoteUncached(c.ConnectionID)
+	defer h.GW.EndStatement(c.ConnectionID)  // engine/snapshot.go
 	text := sqltext.Run(query, sqltext.Wire) // the statement text's rewrites (sqlgw/sqltext)
 	if text.Empty {
 		return callback(&sqltypes.Result{}, false)
@@ -206,6 +207,7 @@ func (h *Handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	}
 	defer h.end()
 	defer h.GW.NoteUncached(c.ConnectionID)
+	defer h.GW.EndStatement(c.ConnectionID)  // engine/snapshot.go
 	text := sqltext.Run(query, sqltext.Wire) // the statement text's rewrites (sqlgw/sqltext)
 	if text.Empty {
 		return "", callback(&sqltypes.Result{}, false)
@@ -255,6 +257,7 @@ func (h *Handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 		return err
 	}
 	defer h.end()
+	defer h.GW.EndStatement(c.ConnectionID) // engine/snapshot.go
 	callback = h.GW.FixTimeFields(ctx, callback)
 	withInfo := h.withInsertInfo(c, func(res *sqltypes.Result, _ bool) error {
 		if res != nil && len(res.Fields) == 0 && res.Info != "" && (reRowsMatched.MatchString(res.Info) || reRecords.MatchString(res.Info)) {

@@ -123,6 +123,10 @@ type Store struct {
 
 	seed    maphash.Seed
 	stripes [numStripes]sync.Mutex
+
+	// Open snapshots (snapshot.go), closed by Close.
+	snapMu sync.Mutex
+	snaps  map[*snapshot]struct{}
 }
 
 // OpenMemory opens an empty in-memory store with default options, for tests.
@@ -268,6 +272,7 @@ func (s *Store) Close() error {
 		return ErrClosed
 	}
 	s.closed = true
+	s.closeSnapshots()
 	return s.db.Close()
 }
 
@@ -409,7 +414,12 @@ func (s *Store) Get(ctx context.Context, table, pk, rk string, opts *storage.Get
 		}
 		sel = opts.Select
 	}
-	v, closer, err := s.db.Get(appendEntityKey(nil, t.id, pk, rk))
+	r, done, err := s.reader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	v, closer, err := r.Get(appendEntityKey(nil, t.id, pk, rk))
 	if errors.Is(err, pebbledb.ErrNotFound) {
 		return nil, fmt.Errorf("%w: entity (%q, %q) in table %q", storage.ErrNotFound, pk, rk, table)
 	}
@@ -683,7 +693,12 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 	if bytes.Compare(start, upper) >= 0 {
 		return page, nil
 	}
-	it, err := s.db.NewIterWithContext(ctx, &pebbledb.IterOptions{LowerBound: lower, UpperBound: upper})
+	r, done, err := s.reader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	it, err := r.NewIterWithContext(ctx, &pebbledb.IterOptions{LowerBound: lower, UpperBound: upper})
 	if err != nil {
 		return nil, err
 	}

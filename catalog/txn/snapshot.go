@@ -1,0 +1,76 @@
+package txn
+
+import (
+	"context"
+	"errors"
+
+	"github.com/sqlgw/sqlgw/storage"
+)
+
+// Snapshot implements storage.Snapshotter when the inner store does.
+func (s *Store) Snapshot(ctx context.Context) (storage.Snapshot, error) {
+	return storage.ForwardSnapshot(ctx, s.Store)
+}
+
+// resolveInSnapshot is resolvePinned for a read whose context carries a
+// storage.Snapshot: the entity, its lock's record and intents are all read
+// as of the snapshot, so the record's state at that point decides what the
+// reader sees, and nothing is written (a resolution applies to the current
+// state, which the snapshot does not show). The outcome cache is not used:
+// it holds outcomes reached after the snapshot was taken.
+//
+//   - committed: the intent's value (or nothing, for a delete);
+//   - pending (within its lease or not: it had no outcome when the snapshot
+//     was taken) or aborted: the previous value (nothing for a
+//     placeholder);
+//   - no record: a record is deleted only after its last lock is resolved,
+//     so a lock without one in the same snapshot belongs to an aborted
+//     transaction (a lock write delayed past its recovery): the previous
+//     value.
+//
+// The value returned carries a poisoned ETag: the entity still holds the
+// lock in the snapshot, so a write conditional on it must not reach the
+// store (whatever the store holds now, it is not that version).
+func (s *Store) resolveInSnapshot(ctx context.Context, table string, e *storage.Entity) (*storage.Entity, bool, error) {
+	l, ok := parseLock(e)
+	if !ok {
+		return stripped(e), false, nil // not ours: never written by this package
+	}
+	state := stateMissing
+	rec, err := s.Store.Get(ctx, s.table, l.id, recRowKey, nil)
+	switch {
+	case err == nil:
+		state = rec.Properties[propState].Str()
+	case !errors.Is(err, storage.ErrNotFound):
+		return nil, false, err
+	}
+	poisoned := storage.ETag(poison) + e.ETag
+	if state == stateCommitted {
+		nv, del, err := s.intentValue(ctx, l.id, l.n)
+		if err != nil {
+			return nil, false, err
+		}
+		if del {
+			return nil, false, nil
+		}
+		return &storage.Entity{PartitionKey: e.PartitionKey, RowKey: e.RowKey, Properties: nv, ETag: poisoned, Timestamp: e.Timestamp}, false, nil
+	}
+	if placeholder(l, e) {
+		return nil, state == statePending, nil
+	}
+	v := stripped(e)
+	v.ETag = poisoned
+	return v, state == statePending, nil
+}
+
+// UnusableETag returns an ETag derived from t that a write through Store
+// cannot be conditional on: the write fails with
+// storage.ErrPreconditionFailed before reaching the store (as one on the
+// ETag of a locked entity does). The gateway gives it to a row read at two
+// versions, so that a write computed from either fails as a conflict.
+func UnusableETag(t storage.ETag) storage.ETag {
+	if isPoisoned(t) {
+		return t
+	}
+	return storage.ETag(poison) + t
+}

@@ -1,0 +1,59 @@
+package sqlgw_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
+
+	"github.com/sqlgw/sqlgw/storage"
+)
+
+// TestSnapshotCosts: snapshot reads send no request of their own (a Pebble
+// snapshot is local; the recorder counts none): a point select, an
+// autocommit update and the commits of one and two partitions cost what
+// they cost before snapshots (docs/benchmarks.md, "Snapshot reads").
+func TestSnapshotCosts(t *testing.T) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := ts.Session("d")
+		sqltest.NewRunner(t, c).Exec("CREATE TABLE t (p INT, id INT, v INT, PRIMARY KEY (p, id))")
+		var vals []string
+		for p := 0; p < 10; p++ {
+			vals = append(vals, fmt.Sprintf("(%d, 1, 0)", p))
+		}
+		sqltest.NewRunner(t, c).Exec("INSERT INTO t VALUES " + strings.Join(vals, ","))
+		steps := func(qs ...string) (reqs int64) {
+			for _, q := range qs {
+				r, _ := sqltest.NewRunner(t, c).Cost(q)
+				reqs += r
+			}
+			return reqs
+		}
+		_, multi := ts.Store.(storage.MultiBatcher)
+		cases := []struct {
+			name string
+			qs   []string
+			// want: on Pebble (one atomic MultiBatch across partitions)
+			// and on Azure (the record protocol: 2P+3 for P partitions).
+			pebble, azure int64
+		}{
+			{"point select", []string{"SELECT v FROM t WHERE p = 1 AND id = 1"}, 1, 1},
+			{"autocommit update of one row", []string{"UPDATE t SET v = v + 1 WHERE p = 1 AND id = 1"}, 2, 2},
+			{"transaction: read, update one partition, commit", []string{"BEGIN", "SELECT v FROM t WHERE p = 1 AND id = 1", "UPDATE t SET v = v + 1 WHERE p = 1 AND id = 1", "COMMIT"}, 3, 3},
+			{"transaction: update two partitions, commit", []string{"BEGIN", "UPDATE t SET v = v + 1 WHERE p = 1 AND id = 1", "UPDATE t SET v = v - 1 WHERE p = 2 AND id = 1", "COMMIT"}, 3, 2 + 7},
+			{"sum over 10 partitions", []string{"SELECT SUM(v) FROM t"}, 1, 1},
+		}
+		for _, tc := range cases {
+			got := steps(tc.qs...)
+			want := tc.azure
+			if multi {
+				want = tc.pebble
+			}
+			t.Logf("%s: %d requests", tc.name, got)
+			if got != want {
+				t.Errorf("%s: %d requests, want %d", tc.name, got, want)
+			}
+		}
+	})
+}
