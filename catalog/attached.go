@@ -61,7 +61,11 @@ import (
 // TRUNCATE is refused. The record keeps each column's property name, so
 // renaming a column (ALTER TABLE ... RENAME COLUMN) never renames the
 // property; RefreshAttached re-infers the columns by scanning again,
-// keeping the names given to known properties.
+// keeping the names given to known properties. MODIFY pins a column's EDM
+// type; a String or Binary property may be pinned to VARCHAR(n) or
+// VARBINARY(n) (pinnedColumnType), which secondary indexes can key
+// (attached_index.go): longer values then show in the JSON column, and no
+// comparison on the column is pushed to the store (it would see them).
 
 // Role is what an attached table's column maps to.
 type Role uint8
@@ -240,13 +244,14 @@ func inferProperties(ctx context.Context, store storage.Store, phys string, scan
 // record of the table, or nil) for the properties it knew.
 func attachedColumns(props []inferred, old *Table) []Column {
 	oldByProp := map[string]*Column{}
+	oldCols := map[string]*Column{} // oldByProp before the loop below takes its entries
 	var extrasName string
 	if old != nil {
 		for i := range old.Columns {
 			c := &old.Columns[i]
 			switch c.Role {
 			case RoleProperty:
-				oldByProp[c.Property] = c
+				oldByProp[c.Property], oldCols[c.Property] = c, c
 			case RoleExtras:
 				extrasName = c.Name
 			}
@@ -291,6 +296,9 @@ func attachedColumns(props []inferred, old *Table) []Column {
 			continue // a second property differing only in case: kept in the JSON column
 		}
 		c.Type = edmColumnType(c.Edm)
+		if o, ok := oldCols[p.name]; ok && o.Pinned {
+			c.Type = pinnedColumnType(c.Edm, o.Type)
+		}
 		used[strings.ToLower(c.Name)] = true
 		cols = append(cols, c)
 	}
@@ -544,7 +552,7 @@ func attachedNewColumn(t *Table, col *Column) error {
 		}
 	}
 	col.Property, col.Role, col.Edm, col.Pinned = col.Name, RoleProperty, edm, true
-	col.Type, col.Nullable = edmColumnType(edm), true
+	col.Type, col.Nullable = pinnedColumnType(edm, col.Type), true
 	col.Default, col.HasDefault, col.AutoIncrement, col.Generated, col.Virtual, col.OnUpdate = "", false, false, "", false, ""
 	return nil
 }
@@ -567,6 +575,24 @@ func attachedModify(old, col Column) (Column, error) {
 		return nc, fmt.Errorf("column %q: %w", old.Name, err)
 	}
 	nc.Mixed = nc.Mixed || nc.Edm != edm
-	nc.Edm, nc.Type, nc.Pinned = edm, edmColumnType(edm), true
+	nc.Edm, nc.Type, nc.Pinned = edm, pinnedColumnType(edm, col.Type), true
 	return nc, nil
+}
+
+// pinnedColumnType is the SQL type of a property column pinned (ALTER
+// TABLE ... ADD or MODIFY) to SQL type want of EDM type edm: the EDM
+// type's own SQL type, except that a String property may be pinned to
+// VARCHAR(n) utf8mb4_0900_bin and a Binary one to VARBINARY(n). Such a
+// bounded column is what a secondary index can key (MySQL, like sqlgw,
+// keys no TEXT or BLOB column without a prefix length); an entity whose
+// value is longer than n shows it in the JSON column, as any value that
+// does not fit its column (attachedDatum).
+func pinnedColumnType(edm storage.Type, want Type) Type {
+	switch {
+	case edm == storage.TypeString && want.Kind == KindVarchar:
+		return Type{Kind: KindVarchar, Length: want.Length, Collation: CollationUTF8MB4Bin}
+	case edm == storage.TypeBinary && want.Kind == KindVarbinary:
+		return Type{Kind: KindVarbinary, Length: want.Length, Collation: CollationBinary}
+	}
+	return edmColumnType(edm)
 }

@@ -181,11 +181,15 @@ func attachedDatum(c *Column, v storage.Value) (Datum, bool) {
 			return formatGUID(v.GUIDValue()), true
 		}
 	case storage.TypeBinary:
-		if v.Type() == storage.TypeBinary {
+		if v.Type() == storage.TypeBinary && (c.Type.Kind != KindVarbinary || len(v.Bytes()) <= c.Type.Length) {
 			return v.Bytes(), true
 		}
 	case storage.TypeString:
-		return edmText(v), true
+		s := edmText(v)
+		if c.Type.Kind == KindVarchar && utf8.RuneCountInString(s) > c.Type.Length {
+			return nil, false // a column pinned to VARCHAR(n) (pinnedColumnType)
+		}
+		return s, true
 	}
 	return nil, false
 }
@@ -575,7 +579,9 @@ func (c *Column) attachedPushdown(op storage.Op) bool {
 	case RoleExtras:
 		return false
 	}
-	if c.Mixed {
+	if c.Mixed || c.Type.Kind == KindVarchar || c.Type.Kind == KindVarbinary {
+		// A column pinned to VARCHAR(n) or VARBINARY(n) is NULL for the
+		// longer values the store still compares (pinnedColumnType).
 		return false
 	}
 	switch c.Edm {

@@ -372,7 +372,9 @@ func (c *Catalog) createPhysical(ctx context.Context, kind byte) (string, error)
 func (c *Catalog) dropPhysical(names ...string) func(ctx context.Context) {
 	return func(ctx context.Context) {
 		for _, n := range names {
-			if n != "" {
+			if _, _, member := ParseGroupPhysical(n); member {
+				_ = DeleteGroupMember(ctx, c.store, n) // group.go: its entities only
+			} else if n != "" {
 				_ = c.store.DeleteTable(ctx, n)
 			}
 		}
@@ -437,11 +439,23 @@ func (c *Catalog) DropDatabase(ctx context.Context, name string) error {
 				done = true
 			}
 			var phys []string
+			var grouped []*Table
 			for _, k := range ids {
 				t := ts[k]
 				tx.deleteTable(t.ID)
-				phys = append(phys, physicalNames(t)...)
+				if t.Group != "" {
+					grouped = append(grouped, t)
+				} else {
+					phys = append(phys, physicalNames(t)...)
+				}
 				delete(s.tables[lower], k)
+			}
+			for _, t := range grouped {
+				for _, n := range groupDropNames(s, t) { // group.go
+					if !slices.Contains(phys, n) {
+						phys = append(phys, n)
+					}
+				}
 			}
 			if done {
 				delete(s.tables, lower)
@@ -488,6 +502,9 @@ func (c *Catalog) CreateTable(ctx context.Context, db string, def *TableDef) (*T
 		return nil, err
 	}
 	proto.AutoIncrementStart = def.AutoIncrement
+	if def.Group != "" {
+		return c.createGroupMember(ctx, db, def, proto) // group.go
+	}
 	var created []string
 	if proto.Physical, err = c.createPhysical(ctx, 't'); err != nil {
 		return nil, err
@@ -555,7 +572,11 @@ func (c *Catalog) DropTable(ctx context.Context, db, name string) error {
 		}
 		delete(s.tables[strings.ToLower(db)], strings.ToLower(name))
 		tx.deleteTable(t.ID)
-		tx.after = append(tx.after, c.dropPhysical(physicalNames(t)...), c.dropCounter(t))
+		names := physicalNames(t)
+		if t.Group != "" {
+			names = groupDropNames(s, t) // group.go: the other members stay
+		}
+		tx.after = append(tx.after, c.dropPhysical(names...), c.dropCounter(t))
 		return nil
 	})
 	return err
@@ -594,6 +615,9 @@ func (c *Catalog) TruncateTable(ctx context.Context, db, name string) (*Table, e
 	}
 	if old.IsAttached() {
 		return nil, fmt.Errorf("%w: TRUNCATE of attached table %s.%s (its store table is not sqlgw's to replace; DELETE its rows instead)", ErrUnsupported, db, name)
+	}
+	if old.Group != "" {
+		return c.truncateGroupMember(ctx, db, name, old) // group.go
 	}
 	fresh := map[string]string{}
 	var created []string
@@ -806,6 +830,10 @@ func (c *Catalog) modifyColumn(ctx context.Context, db, table, name string, col 
 			nc, err := attachedModify(old, col)
 			if err != nil {
 				return err
+			}
+			if nc.Edm != old.Edm && t.usedInKey(old.Name) {
+				// Its index entries carry the old type (attached_index.go).
+				return fmt.Errorf("%w: column %q is indexed: drop its indexes before changing its property type", ErrUnsupported, old.Name)
 			}
 			t.renameRefs(old.Name, nc.Name)
 			if pos != nil && (pos.First || pos.After != "") {

@@ -140,7 +140,9 @@
 // base-36 characters, fresh for every CREATE and every TRUNCATE (the
 // Table service keeps a deleted name unusable for a while). Global indexes
 // get Prefix + "x" + 12 characters. The catalog itself is the table
-// Prefix + "catalog".
+// Prefix + "catalog". Members of a table group share their group's
+// physical table, each under its own RowKey prefix (group.go has the
+// format); their Physical names the group's table and the prefix.
 //
 // # Attached tables
 //

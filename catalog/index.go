@@ -155,6 +155,14 @@ func (t *Table) IndexEntity(ix *Index, pk, rk string, row []Datum) (*storage.Ent
 			return nil
 		}
 		c := &t.Columns[ci]
+		if t.IsAttached() {
+			v, err := attachedIndexValue(c, d) // attached_index.go
+			if err != nil {
+				return fmt.Errorf("table %q: %w", t.Name, err)
+			}
+			e.Properties[c.Property] = v
+			return nil
+		}
 		v, err := c.Type.toValue(d)
 		if err != nil {
 			return fmt.Errorf("table %q column %q: %w", t.Name, c.Name, err)
@@ -197,7 +205,13 @@ func (t *Table) DecodeIndexEntity(ix *Index, e *storage.Entity) (pk, rk string, 
 	for i := range t.Columns {
 		c := &t.Columns[i]
 		v, ok := e.Properties[c.Property]
-		if !ok {
+		if !ok || c.Role != RoleProperty {
+			continue
+		}
+		if t.IsAttached() {
+			if d, fits := attachedDatum(c, v); fits {
+				row[i] = d
+			}
 			continue
 		}
 		if c.Type.Kind.IsLarge() {

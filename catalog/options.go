@@ -10,6 +10,9 @@ import (
 type TableOptions struct {
 	// PartitionKey from partition_key=(a,b); nil if absent.
 	PartitionKey []string
+	// Group from group=name: the table group the table joins (group.go);
+	// "" if absent.
+	Group string
 	// SaltBuckets from salt_buckets=n (salt.go); 0 if absent.
 	SaltBuckets int
 }
@@ -22,11 +25,13 @@ const optionsMarker = "sqlgw:"
 // ordinary comment) and run to the end of the comment:
 //
 //	sqlgw: partition_key=(tenant, `order id`) salt_buckets=8
+//	sqlgw: group=sales, partition_key=(cust)
 //
 // Options are name=value pairs separated by spaces, commas or semicolons;
 // partition_key takes a parenthesised list of column names, each bare
 // (letters, digits, _, $) or quoted with backticks (“ inside for one);
-// salt_buckets takes an integer from 1 to MaxSaltBuckets (salt.go).
+// salt_buckets takes an integer from 1 to MaxSaltBuckets (salt.go);
+// group takes one such name (a table group, group.go).
 // A comment without "sqlgw:" has no options. Unknown options, duplicate
 // options, and syntax errors are errors wrapping ErrInvalidDef. Whether
 // the columns exist and are primary-key columns is checked by CreateTable.
@@ -63,6 +68,12 @@ func ParseTableOptions(comment string) (TableOptions, error) {
 				return opts, err
 			}
 			opts.PartitionKey = cols
+		case "group":
+			g, err := p.ident()
+			if err != nil {
+				return opts, err
+			}
+			opts.Group = g
 		case "salt_buckets":
 			w := p.word()
 			n, err := strconv.Atoi(w)

@@ -41,6 +41,9 @@ func (c *Catalog) SetPrimaryKeyVerified(ctx context.Context, db, table string, p
 		if len(pk) == 0 && t.Keyless() {
 			return fmt.Errorf("%w: table %q has no primary key", ErrInvalidDef, t.Name)
 		}
+		if t.Group != "" {
+			return fmt.Errorf("%w: changing the primary key of table %s, a member of table group %s (its partition key is the group's)", ErrUnsupported, t.Name, t.Group)
+		}
 		if len(t.Indexes) > 0 {
 			return fmt.Errorf("%w: changing the primary key of table %s, which has secondary indexes (drop them first)", ErrUnsupported, t.Name)
 		}

@@ -211,9 +211,6 @@ func (t *Table) derive(limits storage.Limits) error {
 
 // addIndex validates and appends a secondary index definition.
 func (t *Table) addIndex(ix Index) error {
-	if t.IsAttached() {
-		return fmt.Errorf("%w: secondary indexes on attached table %q (their entries would need the attached columns' EDM encoding in sqlgw's index tables: not implemented)", ErrUnsupported, t.Name)
-	}
 	if ix.Name == "" {
 		return fmt.Errorf("%w: index without a name", ErrInvalidDef)
 	}
@@ -222,6 +219,11 @@ func (t *Table) addIndex(ix Index) error {
 	}
 	if len(ix.Columns) == 0 {
 		return fmt.Errorf("%w: index %q has no columns", ErrInvalidDef, ix.Name)
+	}
+	if t.IsAttached() {
+		if err := t.attachedIndexable(&ix); err != nil { // attached_index.go
+			return err
+		}
 	}
 	for _, kp := range ix.Columns {
 		i := t.ColumnIndex(kp.Column)

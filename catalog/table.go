@@ -49,6 +49,10 @@ type Table struct {
 	// Attached is set for a store table sqlgw did not create (attached.go).
 	// Added later: absent in older records.
 	Attached *Attached `json:"att,omitempty"`
+	// Group names the table group the table belongs to (group.go); its
+	// Physical is then the group's table with a member prefix. Added
+	// later: absent in older records.
+	Group string `json:"grp,omitempty"`
 	// SaltBuckets, above 1, salts the PartitionKey with a hashed bucket
 	// (salt.go). Added later: absent in older records.
 	SaltBuckets int `json:"salt,omitempty"`

@@ -327,6 +327,9 @@ type TableDef struct {
 	Collation    string
 	// AutoIncrement is the first value of the AUTO_INCREMENT counter (0: 1).
 	AutoIncrement uint64
+	// Group, if set, makes the table a member of that table group
+	// (group.go, the table option group=name).
+	Group string
 	// SaltBuckets, above 1, spreads the partitions over that many hashed
 	// buckets (salt.go); 0 or 1: not salted. A keyed, non-attached table
 	// only; at most MaxSaltBuckets.

@@ -97,6 +97,10 @@ type Index struct {
 	// BaseKeys are the bookkeeping properties every index read selects: the
 	// base row's keys and the pending marker.
 	BaseKeys []string
+	// Unsynced: the entries may lag writes made without the gateway (an
+	// attached table's index), so no plan on it is covering: every hit's
+	// base row is read and verified.
+	Unsynced bool
 }
 
 // IndexedTable is a Table with secondary indexes; Build considers them when
@@ -405,7 +409,7 @@ func (b *builder) planIndex(it IndexedTable, n int) (*Plan, error) {
 	for _, c := range ix.Columns {
 		carried[c.Col] = true
 	}
-	covering := true
+	covering := !ix.Unsynced
 	for _, c := range need {
 		if !carried[c] {
 			covering = false

@@ -470,9 +470,10 @@ func testAttachedDDL(t *testing.T, f *attachedFixture) {
 	expectEntity(t, f.seed.get(t, f.cust, "west", "w2"), map[string]string{
 		"EntityType": "Edm.String:memo", "Score": "Edm.String:low", "Nick": "Edm.String:z"})
 	c.Exec("REFRESH TABLE " + f.cust)
-	c.ExpectRows("SELECT COLUMN_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'azure' AND TABLE_NAME = '"+f.cust+"' AND COLUMN_NAME = 'Score'", "mediumtext")
-	// Secondary indexes are refused (not implemented for attached tables).
-	c.ExpectErrno(1235, "CREATE INDEX by_age ON "+f.cust+" (Age)")
+	// A String property pinned to VARCHAR(n) stays so (it can be indexed).
+	c.ExpectRows("SELECT COLUMN_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'azure' AND TABLE_NAME = '"+f.cust+"' AND COLUMN_NAME = 'Score'", "varchar(10)")
+	// UNIQUE indexes are refused (TestAttachedIndexes has the others).
+	c.ExpectErrno(1235, "CREATE UNIQUE INDEX by_age ON "+f.cust+" (Age)")
 	// TRUNCATE is refused; DROP TABLE detaches and leaves the entities.
 	c.ExpectErrno(1235, "TRUNCATE TABLE "+f.cust)
 	c.Exec("DROP TABLE " + f.ord)
@@ -590,6 +591,17 @@ func TestAttachedEntityTypes(t *testing.T) {
 			c.Exec("INSERT INTO " + mix + "_ORDER_2 (PartitionKey, RowKey, Amount, EntityType) VALUES ('c3', 'ORDER_9', 1.5, 'Order')")
 			expectEntity(t, f.seed.get(t, mix, "c3", "ORDER_9"), map[string]string{"EntityType": "Edm.String:Order", "Amount": "Edm.Double:1.5"})
 			c.ExpectErrno(1064, "REFRESH TABLE "+mix+" TYPES BY ROWKEY PREFIX")
+
+			// A secondary index on one entity type's table holds that type's
+			// entities only, and its lookups verify the type too.
+			c.Exec("CREATE INDEX by_amount ON " + ord + " (Amount)")
+			c.ExpectRows("SELECT RowKey FROM "+ord+" FORCE INDEX (by_amount) WHERE Amount >= 1.5 ORDER BY Amount, RowKey",
+				c.Rows("SELECT RowKey FROM "+ord+" IGNORE INDEX (by_amount) WHERE Amount >= 1.5 ORDER BY Amount, RowKey")...)
+			c.ExpectRows("SELECT COUNT(*) FROM "+ord+" FORCE INDEX (by_amount) WHERE Amount >= 0", "5")
+			if r, e := c.Cost("SELECT RowKey FROM " + ord + " WHERE Amount = 3.5"); r != 2 || e != 2 {
+				t.Errorf("typed index lookup: %d requests, %d entities; want 2, 2", r, e)
+			}
+			c.ExpectRows("CHECK TABLE "+ord, "azure."+ord+"\tcheck\tstatus\tOK")
 		})
 	}
 }

@@ -28,9 +28,13 @@ type FetchStats struct {
 // the hit. Covering: unmarked hits are decoded from the entity; marked ones
 // are checked like non-covering hits. Local index entities are always
 // current and are not checked. Stale hits are resolved before Fetch
-// returns (unless their writer may still be running).
+// returns (unless their writer may still be running). An attached table's
+// hits are always checked like non-covering ones.
 func (m *Maintainer) Fetch(ctx context.Context, t *catalog.Table, ix *catalog.Index, hits []*storage.Entity, covering bool) ([]Row, FetchStats, error) {
 	var fs FetchStats
+	// An attached table's index lags the writes of other applications:
+	// no entry is trusted without its base entity (catalog/attached_index.go).
+	covering = covering && !t.IsAttached()
 	rows := make([]*Row, len(hits))
 	var jobs []int
 	for i, h := range hits {

@@ -95,7 +95,7 @@ func Rows(ctx context.Context, st storage.Store, t *catalog.Table) (map[[2]strin
 		cur = nil
 		return nil
 	}
-	q := &storage.Query{Row: &storage.KeyRange{High: &storage.Bound{Key: t.RowKeyEnd(), Exclusive: true}}}
+	q := &storage.Query{Row: t.RowRange()} // (an attached table: every entity)
 	err := ScanAll(ctx, st, t.Physical, q, func(e *storage.Entity) error {
 		if t.IsContinuation(e) {
 			cur = append(cur, e)
@@ -190,7 +190,7 @@ type Progress func(rows int, pk, rk string)
 // A unique index that finds two rows with the same values fails with
 // ErrDuplicate; the caller then drops the index.
 func (m *Maintainer) Backfill(ctx context.Context, t *catalog.Table, ix *catalog.Index, progress Progress) error {
-	q := &storage.Query{Row: &storage.KeyRange{High: &storage.Bound{Key: t.RowKeyEnd(), Exclusive: true}}}
+	q := &storage.Query{Row: t.RowRange()} // (an attached table: every entity)
 	done := 0
 	for {
 		page, err := m.Store.Query(ctx, t.Physical, q)

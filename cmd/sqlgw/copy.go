@@ -7,13 +7,16 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os/signal"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/storage"
 )
 
@@ -36,8 +39,47 @@ import (
 //
 // The source must not change during the copy (stop the gateways, or copy
 // from a Pebble directory, which the running server locks anyway).
+//
+// Attached tables (store tables other applications write, mapped by the
+// catalog) are not sqlgw's: by default (--attached skip) their store
+// tables are not copied, each one is named in a warning, and at the
+// destination their catalog records map store tables of the same names
+// there (absent until the applications write them: queries fail until
+// then; DROP TABLE detaches). Their secondary indexes, kept in sqlgw's own
+// tables, are copied; as for any attached table, REPAIR TABLE brings them
+// up to the destination's entities. With --attached copy their store
+// tables are copied too (same names, entities as they are), so that the
+// destination is complete; a destination that already has such a table is
+// refused, so that the copy never writes into another application's data.
 
-const copyUsage = `Usage: sqlgw copy --from STORE --to STORE
+// attachedStoreTables returns the store tables the source catalog maps as
+// attached tables, with the SQL tables mapping each.
+func attachedStoreTables(ctx context.Context, src storage.Store, prefix string) (map[string][]string, error) {
+	cat, err := catalog.Open(ctx, src, catalog.Options{Prefix: prefix})
+	if err != nil {
+		return nil, err
+	}
+	dbs, err := cat.Databases(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	for _, db := range dbs {
+		ts, err := cat.Tables(ctx, db)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range ts {
+			if t.IsAttached() {
+				base, _, _ := catalog.ParseTypedPhysical(t.Physical)
+				out[base] = append(out[base], db+"."+t.Name)
+			}
+		}
+	}
+	return out, nil
+}
+
+const copyUsage = `Usage: sqlgw copy --from STORE --to STORE [--attached skip|copy]
 
 Copies a whole sqlgw deployment (catalog, tables, secondary indexes) from one
 store to another, e.g. from the embedded store to Azure Table Storage:
@@ -48,6 +90,9 @@ STORE is written as for "sqlgw serve --store" (pebble:DIR, azure:CONNECTION_STRI
 Stop the gateways that use the source first. The destination must not hold a
 sqlgw deployment yet; an interrupted copy can be run again. Progress is logged
 every few seconds; at the end the entity counts of every table are compared.
+
+Attached tables (store tables other applications write) are not copied unless
+--attached copy is given; their mappings and sqlgw's indexes on them are.
 `
 
 // copyBatchBytes bounds a batch's size (the stores accept 4 MiB; binary
@@ -64,8 +109,12 @@ func copyCmd(args []string, stdout, stderr io.Writer) error {
 	from := fs.String("from", "", "")
 	to := fs.String("to", "", "")
 	prefix := fs.String("prefix", "sqlgw", "")
+	attached := fs.String("attached", "skip", "")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *attached != "skip" && *attached != "copy" {
+		return fmt.Errorf("copy: --attached is skip or copy, not %q", *attached)
 	}
 	if *from == "" || *to == "" || fs.NArg() > 0 {
 		fmt.Fprint(stderr, copyUsage)
@@ -88,7 +137,7 @@ func copyCmd(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("--to: %w", err)
 	}
 	defer dst.Close()
-	c := &copier{src: src, dst: dst, prefix: *prefix, log: logger}
+	c := &copier{src: src, dst: dst, prefix: *prefix, log: logger, copyAttached: *attached == "copy"}
 	logger.Info(fmt.Sprintf("sqlgw copy: from %s to %s", srcName, dstName))
 	if err := c.run(ctx); err != nil {
 		return err
@@ -103,6 +152,8 @@ type copier struct {
 	src, dst storage.Store
 	prefix   string
 	log      *slog.Logger
+	// copyAttached: copy the store tables of attached tables too.
+	copyAttached bool
 
 	copied   int64 // entities, all tables
 	lastNote time.Time
@@ -131,6 +182,26 @@ func (c *copier) run(ctx context.Context) error {
 	}
 	if !hasCatalog {
 		return fmt.Errorf("the source holds no sqlgw deployment (no table %s)", catalogTable)
+	}
+	attached, err := attachedStoreTables(ctx, c.src, c.prefix)
+	if err != nil {
+		return fmt.Errorf("source catalog: %w", err)
+	}
+	for _, base := range slices.Sorted(maps.Keys(attached)) {
+		if !c.copyAttached {
+			c.log.Warn(fmt.Sprintf("sqlgw copy: store table %s is not copied: attached as %s, it belongs to the applications that write it (--attached copy copies it)", base, strings.Join(attached[base], ", ")))
+			continue
+		}
+		if ok, err := c.src.TableExists(ctx, base); err != nil || !ok {
+			c.log.Warn(fmt.Sprintf("sqlgw copy: attached store table %s no longer exists in the source (%v)", base, err))
+			continue
+		}
+		if ok, err := c.dst.TableExists(ctx, base); err != nil {
+			return fmt.Errorf("destination: %w", err)
+		} else if ok {
+			return fmt.Errorf("the destination already has a table %s, which the source's attached table %s maps: the copy does not write into another application's table", base, strings.Join(attached[base], ", "))
+		}
+		tables = append(tables, base)
 	}
 	sort.Strings(tables)
 	tables = append(tables, catalogTable) // last: see the comment at the top

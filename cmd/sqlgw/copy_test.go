@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"fmt"
 	"reflect"
@@ -10,7 +11,9 @@ import (
 	"testing"
 
 	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
+	"github.com/sqlgw/sqlgw/storage"
 	"github.com/sqlgw/sqlgw/storage/aztables/azurite"
+	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
 // copyFixture fills a deployment through SQL: a keyed table with a global
@@ -29,6 +32,11 @@ func copyFixture(t *testing.T, db *sql.DB) []string {
 		"CREATE TABLE c1.log (msg TEXT)",
 		"INSERT INTO c1.log VALUES ('a'), ('b'), ('a')",
 		"CREATE VIEW c1.eu AS SELECT id, name FROM c1.t WHERE region = 'eu'",
+		// A table group: two tables in one physical table.
+		"CREATE TABLE c1.orders (cust INT, id INT, total INT, PRIMARY KEY (cust, id)) COMMENT 'sqlgw: group=sales'",
+		"CREATE TABLE c1.order_lines (cust INT, id INT, line INT, sku VARCHAR(10), PRIMARY KEY (cust, id, line)) COMMENT 'sqlgw: group=sales'",
+		"INSERT INTO c1.orders VALUES (7, 1, 100), (8, 1, 5)",
+		"INSERT INTO c1.order_lines VALUES (7, 1, 1, 'a'), (7, 1, 2, 'b'), (8, 1, 1, 'c')",
 		"CREATE USER 'bi'@'%' IDENTIFIED BY 'bi-pw'",
 		"GRANT SELECT ON c1.* TO 'bi'@'%'",
 	} {
@@ -64,6 +72,9 @@ func copyFixture(t *testing.T, db *sql.DB) []string {
 		"SELECT tag, COUNT(*), SUM(n), MAX(n) FROM c1.many GROUP BY tag ORDER BY tag",
 		"SELECT * FROM c1.eu ORDER BY id",
 		"SHOW CREATE TABLE c1.t",
+		"SELECT o.id, o.total, l.line, l.sku FROM c1.orders o JOIN c1.order_lines l ON l.cust = o.cust AND l.id = o.id WHERE o.cust = 7 ORDER BY l.line",
+		"SELECT cust, COUNT(*) FROM c1.order_lines GROUP BY cust ORDER BY cust",
+		"SHOW CREATE TABLE c1.order_lines",
 		// Accounts and grants (the catalog's accounts record).
 		"SHOW GRANTS FOR 'bi'@'%'",
 		"SELECT user, host, plugin, authentication_string FROM mysql.user ORDER BY user, host",
@@ -142,6 +153,20 @@ func TestCopy(t *testing.T) {
 			if _, err := db.Exec("INSERT INTO c1.t (region, id, email) VALUES ('eu', 9, 'new@x')"); err != nil {
 				t.Error(err)
 			}
+			// The group still commits a two-table transaction.
+			tx, err := db.Begin()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range []string{"INSERT INTO c1.orders VALUES (7, 2, 1)", "INSERT INTO c1.order_lines VALUES (7, 2, 1, 'd')"} {
+				if _, err := tx.Exec(q); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := tx.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			sqltest.NewRunner(t, db).ExpectRows("SELECT l.sku FROM c1.orders o JOIN c1.order_lines l ON l.cust = o.cust AND l.id = o.id WHERE o.cust = 7 AND o.id = 2", "d")
 		})
 	}
 }
@@ -156,5 +181,72 @@ func TestCopyRefusesBadArguments(t *testing.T) {
 		if code := run(args, &out, &errb); code == 0 {
 			t.Errorf("%v: exit 0", args)
 		}
+	}
+}
+
+// TestCopyAttached: an attached table's store table is copied only with
+// --attached copy (else a warning names it), its mapping and sqlgw's index
+// on it always are.
+func TestCopyAttached(t *testing.T) {
+	src := t.TempDir()
+	st, err := pebble.Open(src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := st.CreateTable(ctx, "Legacy"); err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range []string{"Ann", "Bob", "Cy"} {
+		if _, err := st.Insert(ctx, "Legacy", &storage.Entity{PartitionKey: "p", RowKey: fmt.Sprint("r", i), Properties: storage.Properties{"Name": storage.String(name)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	addr, _, done := startServe(t, nil, "--store", "pebble:"+src)
+	db := sqltest.Client(t, "root", addr, "")
+	r := sqltest.NewRunner(t, db)
+	r.Exec("ALTER TABLE azure.Legacy MODIFY Name VARCHAR(20)")
+	r.Exec("CREATE INDEX by_name ON azure.Legacy (Name)")
+	r.ExpectRows("SELECT RowKey FROM azure.Legacy WHERE Name = 'Bob'", "r1")
+	db.Close()
+	syscall.Kill(syscall.Getpid(), syscall.SIGINT)
+	<-done
+
+	for _, mode := range []string{"skip", "copy"} {
+		t.Run(mode, func(t *testing.T) {
+			dst := "pebble:" + t.TempDir()
+			var out, errb bytes.Buffer
+			if code := run([]string{"copy", "--from", "pebble:" + src, "--to", dst, "--attached", mode}, &out, &errb); code != 0 {
+				t.Fatalf("copy: exit %d: %s", code, errb.String())
+			}
+			warned := strings.Contains(errb.String(), "store table Legacy is not copied: attached as azure.Legacy")
+			if warned != (mode == "skip") {
+				t.Errorf("--attached %s: warning %v: %s", mode, warned, errb.String())
+			}
+			addr, _, done := startServe(t, nil, "--store", dst)
+			defer func() {
+				syscall.Kill(syscall.Getpid(), syscall.SIGINT)
+				<-done
+			}()
+			db := sqltest.Client(t, "root", addr, "")
+			defer db.Close()
+			r := sqltest.NewRunner(t, db)
+			if mode == "copy" {
+				r.ExpectRows("SELECT RowKey FROM azure.Legacy WHERE Name = 'Bob'", "r1")
+				r.ExpectRows("SELECT COUNT(*) FROM azure.Legacy IGNORE INDEX (by_name)", "3")
+				r.ExpectRows("CHECK TABLE azure.Legacy", "azure.Legacy\tcheck\tstatus\tOK")
+				return
+			}
+			// Skipped: the mapping is there, the store table is not.
+			if _, err := db.Exec("SELECT * FROM azure.Legacy"); sqltest.Errno(err) != 1146 {
+				t.Errorf("the skipped attached table: %v, want 1146", err)
+			}
+			r.Exec("DROP TABLE azure.Legacy")
+		})
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"copy", "--from", "pebble:" + src, "--to", "pebble:" + t.TempDir(), "--attached", "all"}, &out, &errb); code == 0 {
+		t.Error("--attached all accepted")
 	}
 }

@@ -137,6 +137,12 @@ func (g *Gateway) AdminRefresh(ctx context.Context, t AdminTable, name string, r
 		return mapError(err)
 	}
 	res.Add(name, OpRefresh, "note", fmt.Sprintf("%d columns inferred from up to %d entities", len(nt.Columns), nt.Attached.Scan))
+	if len(nt.Indexes) > 0 {
+		// Bring the indexes up to the entities (attached_index.go).
+		if err := g.AdminRepair(ctx, nt, name, res); err != nil {
+			return err
+		}
+	}
 	res.Add(name, OpRefresh, "status", "OK")
 	return nil
 }

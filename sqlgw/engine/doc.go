@@ -63,6 +63,12 @@
 //	salt_read.go    reads of salted tables: bucket queries merged in key order
 //	create_like.go  CREATE TABLE ... LIKE: the source's comment (sqlgw options) and DESC key columns
 //	attached.go, attached_types.go  store tables sqlgw did not create
+//	attached_index.go            secondary indexes on attached tables: the
+//	                freshness contract, REPAIR/REFRESH TABLE rebuilds
+//	tablegroup.go   table groups: the store wrapper for members, one batch
+//	                per commit in one partition, the statement's partition reads
+//	tablegroup_rule.go           analyzer rule: the bound partition key of
+//	                joined group members
 //	stats.go        ANALYZE TABLE statistics, CARDINALITY
 //	stats_provider.go  go-mysql-server's statistics provider over them
 //	stats_join.go   the join planner's filtered cardinalities

@@ -44,7 +44,7 @@ func New(ctx context.Context, store storage.Store, opts catalog.Options) (*Engin
 	gw.Metrics = mets
 	pro := &provider{gw: gw}
 	logrus.SetLevel(logrus.ErrorLevel)
-	a := analyzer.NewBuilder(pro).AddPostAnalyzeRule(pushdownRuleID, pushdownRule).
+	a := analyzer.NewBuilder(pro).AddPreAnalyzeRule(groupEquivRuleID, groupEquivRule).AddPostAnalyzeRule(pushdownRuleID, pushdownRule).
 		AddPostAnalyzeRule(exactAggRuleID, exactAggRule).AddPostAnalyzeRule(joinBatchRuleID, joinBatchRule).AddOverrides(sql.EngineOverrides{
 		Hooks:           sql.ExecutionHooks{CreateTable: sql.CreateTable{PreSQLExecution: gw.createTableHook}},
 		Builder:         sql.BuilderOverrides{Parser: gw.schemaParser()}, // dump_generated_values.go

@@ -103,7 +103,7 @@ func newGateway(store storage.Store, cat *catalog.Catalog) *Gateway {
 		txs:      txs,
 		unsorted: store.Capabilities().Unsorted,
 		reverse:  store.Capabilities().Reverse && !store.Capabilities().Unsorted,
-		store:    newTypedStore(store), // attached_types.go
+		store:    newGroupStore(newTypedStore(store)), // tablegroup.go, attached_types.go
 		Catalog:  cat,
 		schemas:  map[schemaKey]*tableInfo{},
 		rows:     map[string]*rowEstimate{},

@@ -106,7 +106,7 @@ func (t *Table) newRowIter(ctx *sql.Context, spec *readSpec) (*rowIter, error) {
 	if t.current {
 		rctx = storeCtx
 	}
-	it.ctx = recorder.WithCounters(rctx(ctx), &it.counters)
+	it.ctx = recorder.WithCounters(withGroupReads(rctx(ctx), ctx), &it.counters) // tablegroup.go
 	need := t.proj
 	if need != nil && spec.residual != nil {
 		need = append(append([]int(nil), need...), t.info.storageOrder...)
@@ -479,6 +479,10 @@ func (it *rowIter) queryError(err error) error {
 	}
 	if _, terr := g.Catalog.Table(MetaCtx(it.ctx), db, name); errors.Is(terr, catalog.ErrNoTable) || errors.Is(terr, catalog.ErrNoDatabase) {
 		return mysql.NewSQLError(mysql.ERNoSuchTable, "42S02", "Table '%s.%s' doesn't exist", db, name)
+	}
+	if it.meta.IsAttached() {
+		// Not sqlgw's to recreate: a retry would meet the same absence.
+		return mysql.NewSQLError(mysql.ERNoSuchTable, "42S02", "Table '%s.%s' doesn't exist: its store table %s is gone (DROP TABLE forgets the mapping)", db, name, it.meta.Physical)
 	}
 	return errConflict(fmt.Sprintf("table %s.%s was truncated or recreated by another gateway", db, name))
 }

@@ -125,6 +125,9 @@ func (d *Database) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table
 	if err != nil {
 		return nil, false, err
 	}
+	if meta.Group != "" {
+		sessionOf(ctx).noteGroupTable(ctx, meta) // tablegroup.go
+	}
 	return t, true, nil
 }
 
@@ -213,6 +216,7 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 		return mapError(err)
 	}
 	def.PartitionKey = opts.PartitionKey
+	def.Group = opts.Group // catalog/group.go
 	if decl.err != nil {
 		return decl.err
 	}

@@ -102,7 +102,7 @@ func (p *plannerTable) EncodeIndexKey(n, first int, vals []planner.Datum) (strin
 func plannerIndexes(t *catalog.Table, ixs []*catalog.Index) []planner.Index {
 	out := make([]planner.Index, 0, len(ixs))
 	for _, ix := range ixs {
-		pi := planner.Index{Name: ix.Name, Table: ix.Physical, Local: !ix.Global, Unique: ix.Unique,
+		pi := planner.Index{Name: ix.Name, Table: ix.Physical, Local: !ix.Global, Unique: ix.Unique, Unsynced: t.IsAttached(),
 			BaseKeys: []string{catalog.PropBasePK, catalog.PropBaseRK, ixmaint.PropPending, ixmaint.PropPrevPK, ixmaint.PropPrevRK}}
 		if !ix.Global {
 			pi.Table = t.Physical
@@ -349,6 +349,11 @@ func (g *Gateway) buildIndex(ctx context.Context, db string, nt *catalog.Table, 
 		}
 		return mysql.NewSQLError(mysql.ERDupEntry, "23000", "Duplicate entry for key '%s'", name)
 	}
+	if err != nil && nt.IsAttached() {
+		// Another application's value the index cannot hold (a key over
+		// the store's limit): the index is not created (attached_index.go).
+		g.dropFailedIndex(ctx, db, nt.Name, name)
+	}
 	if err != nil {
 		return mapError(err)
 	}
@@ -588,7 +593,7 @@ func (g *Gateway) maint() *ixmaint.Maintainer {
 			// lock there (txnindex.go).
 			inner := g.txs.Store
 			g.maintainer.MultiBatch = func(ctx context.Context, b []storage.TableBatch) ([][]storage.ETag, error) {
-				return storage.ForwardMultiBatch(ctx, inner, b)
+				return storage.ForwardMultiBatch(ctx, inner, groupTableBatches(b)) // tablegroup.go
 			}
 		}
 	})

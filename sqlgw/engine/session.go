@@ -29,6 +29,9 @@ type Session struct {
 	planHits      atomic.Int64
 	planMisses    atomic.Int64
 	lastFromCache atomic.Bool
+
+	// groups: the statement's reads of table group partitions (tablegroup.go).
+	groups groupReads
 }
 
 var (

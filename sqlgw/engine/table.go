@@ -470,6 +470,13 @@ func (t *Table) ModifyComment(ctx *sql.Context, comment string) error {
 	case oldOpts.SaltBuckets != 0:
 		comment = appendTableOption(comment, "salt_buckets="+strconv.Itoa(oldOpts.SaltBuckets))
 	}
+	// The table group is fixed at creation too (catalog/group.go).
+	switch g := t.meta().Group; {
+	case newOpts.Group != "" && !strings.EqualFold(newOpts.Group, g):
+		return errUnsupported.New("changing the table group of table " + t.Name() + " is not supported")
+	case newOpts.Group == "" && g != "":
+		comment = appendTableOption(comment, "group=`"+strings.ReplaceAll(g, "`", "``")+"`")
+	}
 	nm, err := t.gw.Catalog.SetTableComment(MetaCtx(ctx), t.db.name, t.Name(), comment)
 	if err != nil {
 		return mapError(err)

@@ -173,12 +173,13 @@ func (g *Gateway) commitIndexed(ctx context.Context, t *txn, phys []string, prep
 			}
 		}
 	}
-	done, err = g.txs.CommitAtomic(ctx, groups)
+	sent := groupTables(groups) // table group members: below the wrapper (tablegroup.go)
+	done, err = g.txs.CommitAtomic(ctx, sent)
 	if !done {
 		if rows <= 1 {
 			return false, nil
 		}
-		err = g.txs.Commit(ctx, groups, nil)
+		err = g.txs.Commit(ctx, sent, nil)
 	}
 	var ge *txnrec.GroupError
 	switch {
