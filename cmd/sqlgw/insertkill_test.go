@@ -16,8 +16,6 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/sqlgw/sqlgw/catalog"
-	"github.com/sqlgw/sqlgw/catalog/ixmaint"
 	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
@@ -88,202 +86,174 @@ func runInsertKill(t *testing.T, be crashBackend, kills, conns int) {
 		return strings.Join(vs, ", ")
 	}
 	total := 0
-	for round := 1; round <= kills; round++ {
-		var killed atomic.Bool
-		var wg sync.WaitGroup
-		for c := 0; c < conns; c++ {
-			wg.Add(1)
-			go func(c int) {
-				defer wg.Done()
-				r := rand.New(rand.NewPCG(seed, uint64(round*100+c)))
-				db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/%s", g.Addr, be.db))
-				if err != nil {
-					errorf("%v", err)
-					return
-				}
-				defer db.Close()
-				db.SetMaxOpenConns(1)
-				conn, err := db.Conn(ctx)
-				if err != nil {
-					errorf("connection %d: %v", c, err)
-					return
-				}
-				defer conn.Close()
-				for {
-					n := 1
-					switch x := r.IntN(10); {
-					case x < 3:
-						n = 2 + r.IntN(40) // a multi-row INSERT
-					case x == 3:
-						n = -(2 + r.IntN(4)) // BEGIN, -n INSERTs, COMMIT
+	gws, _ := sqltest.RunKillRounds(t, []*sqltest.Process{g}, sqltest.KillRounds{
+		Rounds: kills,
+		Pause:  func(int) time.Duration { return time.Duration(1000+rng.IntN(2000)) * time.Millisecond },
+		Load: func(round int, gws []*sqltest.Process, killed *atomic.Bool) func() {
+			var wg sync.WaitGroup
+			for c := 0; c < conns; c++ {
+				wg.Add(1)
+				go func(c int) {
+					defer wg.Done()
+					r := rand.New(rand.NewPCG(seed, uint64(round*100+c)))
+					db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/%s", gws[0].Addr, be.db))
+					if err != nil {
+						errorf("%v", err)
+						return
 					}
-					var ids []int
-					var err error
-					if n > 0 {
-						for i := 0; i < n; i++ {
-							ids = append(ids, next[c])
-							next[c]++
-						}
-						_, err = conn.ExecContext(ctx, "INSERT INTO t VALUES "+values(ids))
-					} else {
-						_, err = conn.ExecContext(ctx, "BEGIN")
-						for i := 0; i < -n && err == nil; i++ {
-							ids = append(ids, next[c])
-							next[c]++
-							_, err = conn.ExecContext(ctx, "INSERT INTO t VALUES "+values(ids[len(ids)-1:]))
-						}
-						if err == nil {
-							_, err = conn.ExecContext(ctx, "COMMIT")
-						}
+					defer db.Close()
+					db.SetMaxOpenConns(1)
+					conn, err := db.Conn(ctx)
+					if err != nil {
+						errorf("connection %d: %v", c, err)
+						return
 					}
-					mu.Lock()
-					switch classify(err) {
-					case errNone:
-						for _, id := range ids {
-							acked[id] = true
+					defer conn.Close()
+					for {
+						n := 1
+						switch x := r.IntN(10); {
+						case x < 3:
+							n = 2 + r.IntN(40) // a multi-row INSERT
+						case x == 3:
+							n = -(2 + r.IntN(4)) // BEGIN, -n INSERTs, COMMIT
+						}
+						var ids []int
+						var err error
+						if n > 0 {
+							for i := 0; i < n; i++ {
+								ids = append(ids, next[c])
+								next[c]++
+							}
+							_, err = conn.ExecContext(ctx, "INSERT INTO t VALUES "+values(ids))
+						} else {
+							_, err = conn.ExecContext(ctx, "BEGIN")
+							for i := 0; i < -n && err == nil; i++ {
+								ids = append(ids, next[c])
+								next[c]++
+								_, err = conn.ExecContext(ctx, "INSERT INTO t VALUES "+values(ids[len(ids)-1:]))
+							}
+							if err == nil {
+								_, err = conn.ExecContext(ctx, "COMMIT")
+							}
+						}
+						mu.Lock()
+						switch classify(err) {
+						case errNone:
+							for _, id := range ids {
+								acked[id] = true
+							}
+							mu.Unlock()
+							continue
+						case errConn:
+							inFlight = append(inFlight, insertStmt{ids: ids})
+							if !killed.Load() {
+								errorf("connection %d: %v while the server was running", c, err)
+							}
+						default:
+							errorf("connection %d: inserting %v: %v", c, ids, err)
+							inFlight = append(inFlight, insertStmt{ids: ids})
 						}
 						mu.Unlock()
-						continue
-					case errConn:
-						inFlight = append(inFlight, insertStmt{ids: ids})
-						if !killed.Load() {
-							errorf("connection %d: %v while the server was running", c, err)
-						}
-					default:
-						errorf("connection %d: inserting %v: %v", c, ids, err)
-						inFlight = append(inFlight, insertStmt{ids: ids})
+						return
 					}
-					mu.Unlock()
-					return
-				}
-			}(c)
-		}
-		time.Sleep(time.Duration(1000+rng.IntN(2000)) * time.Millisecond)
-		killed.Store(true)
-		g.Kill(t)
-		wg.Wait()
-		if t.Failed() {
-			t.Logf("round %d: the server's output:\n%s", round, g.Out.String())
-			t.FailNow()
-		}
-
+				}(c)
+			}
+			return wg.Wait
+		},
 		// Straight from the store: the indexes are exact, unmarked.
-		if mm := checkInsertStore(t, be); len(mm) > 0 {
-			t.Fatalf("round %d: after SIGKILL, before any recovery: %d index entities differ from the rows, first %+v", round, len(mm), mm[0])
-		}
-
-		g = startGateway(t, nil, "--store", be.store)
-		g.MustBeReady(t, "round %d: restart failed", round)
-		db := g.Client(t)
-		present := map[int]bool{}
-		rows, err := db.QueryContext(ctx, "SELECT id, k, u FROM "+be.db+".t")
-		if err != nil {
-			t.Fatal(err)
-		}
-		for rows.Next() {
-			var id, k int
-			var u string
-			if err := rows.Scan(&id, &k, &u); err != nil {
+		Crashed: func(round int) {
+			if mm := checkStore(t, be, 0); len(mm) > 0 {
+				t.Fatalf("round %d: after SIGKILL, before any recovery: %d index entities differ from the rows, first %+v", round, len(mm), mm[0])
+			}
+		},
+		Restart: func(int) *sqltest.Process { return startGateway(t, nil, "--store", be.store) },
+		Check: func(round int, gws []*sqltest.Process) {
+			db := gws[0].Client(t)
+			present := map[int]bool{}
+			rows, err := db.QueryContext(ctx, "SELECT id, k, u FROM "+be.db+".t")
+			if err != nil {
 				t.Fatal(err)
 			}
-			if k != insertKillK(id) || u != fmt.Sprintf("u%d", id) {
-				t.Errorf("round %d: row %d has k=%d u=%s", round, id, k, u)
+			for rows.Next() {
+				var id, k int
+				var u string
+				if err := rows.Scan(&id, &k, &u); err != nil {
+					t.Fatal(err)
+				}
+				if k != insertKillK(id) || u != fmt.Sprintf("u%d", id) {
+					t.Errorf("round %d: row %d has k=%d u=%s", round, id, k, u)
+				}
+				present[id] = true
 			}
-			present[id] = true
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
-		rows.Close()
-		lost := 0
-		for id := range acked {
-			if !present[id] {
-				lost++
-				if lost < 10 {
-					t.Errorf("round %d: acknowledged row %d is missing after SIGKILL", round, id)
+			if err := rows.Err(); err != nil {
+				t.Fatal(err)
+			}
+			rows.Close()
+			lost := 0
+			for id := range acked {
+				if !present[id] {
+					lost++
+					if lost < 10 {
+						t.Errorf("round %d: acknowledged row %d is missing after SIGKILL", round, id)
+					}
 				}
 			}
-		}
-		if lost > 0 {
-			t.Fatalf("round %d: %d of %d acknowledged rows lost", round, lost, len(acked))
-		}
-		known := map[int]bool{}
-		committed := 0
-		for _, st := range inFlight {
-			n := 0
-			for _, id := range st.ids {
-				known[id] = true
-				if present[id] {
-					n++
-				}
+			if lost > 0 {
+				t.Fatalf("round %d: %d of %d acknowledged rows lost", round, lost, len(acked))
 			}
-			if n != 0 && n != len(st.ids) {
-				t.Errorf("round %d: a statement in flight at the kill left %d of its %d rows %v", round, n, len(st.ids), st.ids)
-			}
-			if n == len(st.ids) {
-				committed++
+			known := map[int]bool{}
+			committed := 0
+			for _, st := range inFlight {
+				n := 0
 				for _, id := range st.ids {
-					acked[id] = true
+					known[id] = true
+					if present[id] {
+						n++
+					}
+				}
+				if n != 0 && n != len(st.ids) {
+					t.Errorf("round %d: a statement in flight at the kill left %d of its %d rows %v", round, n, len(st.ids), st.ids)
+				}
+				if n == len(st.ids) {
+					committed++
+					for _, id := range st.ids {
+						acked[id] = true
+					}
 				}
 			}
-		}
-		for id := range present {
-			if !acked[id] && !known[id] {
-				t.Errorf("round %d: row %d is there but was never written", round, id)
+			for id := range present {
+				if !acked[id] && !known[id] {
+					t.Errorf("round %d: row %d is there but was never written", round, id)
+				}
 			}
-		}
-		t.Logf("round %d: %d acknowledged rows all present; %d of %d statements in flight at the kill had committed", round, len(acked), committed, len(inFlight))
-		inFlight = nil
-		// Through the indexes, as a scan sees it.
-		for _, k := range []int{0, 1, 13, 50, 96} {
-			var byIndex, byScan int
-			if err := db.QueryRowContext(ctx, fmt.Sprintf("SELECT COUNT(*) FROM %s.t WHERE k = %d", be.db, k)).Scan(&byIndex); err != nil {
-				t.Fatal(err)
+			t.Logf("round %d: %d acknowledged rows all present; %d of %d statements in flight at the kill had committed", round, len(acked), committed, len(inFlight))
+			inFlight = nil
+			// Through the indexes, as a scan sees it.
+			for _, k := range []int{0, 1, 13, 50, 96} {
+				var byIndex, byScan int
+				if err := db.QueryRowContext(ctx, fmt.Sprintf("SELECT COUNT(*) FROM %s.t WHERE k = %d", be.db, k)).Scan(&byIndex); err != nil {
+					t.Fatal(err)
+				}
+				if err := db.QueryRowContext(ctx, fmt.Sprintf("SELECT COUNT(*) FROM %s.t WHERE CONCAT(k) = '%d'", be.db, k)).Scan(&byScan); err != nil {
+					t.Fatal(err)
+				}
+				if byIndex != byScan {
+					t.Errorf("round %d: k = %d: %d rows through the index, %d by a scan", round, k, byIndex, byScan)
+				}
 			}
-			if err := db.QueryRowContext(ctx, fmt.Sprintf("SELECT COUNT(*) FROM %s.t WHERE CONCAT(k) = '%d'", be.db, k)).Scan(&byScan); err != nil {
-				t.Fatal(err)
+			n := 0
+			for id := range acked {
+				if n++; n > 200 {
+					break
+				}
+				var got int
+				if err := db.QueryRowContext(ctx, fmt.Sprintf("SELECT id FROM %s.t WHERE u = 'u%d'", be.db, id)).Scan(&got); err != nil || got != id {
+					t.Errorf("round %d: u = 'u%d' through the unique index: %d, %v", round, id, got, err)
+				}
 			}
-			if byIndex != byScan {
-				t.Errorf("round %d: k = %d: %d rows through the index, %d by a scan", round, k, byIndex, byScan)
-			}
-		}
-		n := 0
-		for id := range acked {
-			if n++; n > 200 {
-				break
-			}
-			var got int
-			if err := db.QueryRowContext(ctx, fmt.Sprintf("SELECT id FROM %s.t WHERE u = 'u%d'", be.db, id)).Scan(&got); err != nil || got != id {
-				t.Errorf("round %d: u = 'u%d' through the unique index: %d, %v", round, id, got, err)
-			}
-		}
-		total = len(acked)
-		if t.Failed() {
-			t.FailNow()
-		}
-	}
-	g.Stop(t)
+			total = len(acked)
+		},
+	})
+	gws[0].Stop(t)
 	t.Logf("%d kills, %d acknowledged rows", kills, total)
-}
-
-// checkInsertStore compares the indexes of the insert test's table with
-// its rows, straight from the store.
-func checkInsertStore(t *testing.T, be crashBackend) []ixmaint.Mismatch {
-	t.Helper()
-	ctx := context.Background()
-	st, closeStore := be.open(t)
-	defer closeStore()
-	cat, err := catalog.Open(ctx, st, catalog.Options{})
-	if err != nil {
-		t.Fatalf("catalog: %v", err)
-	}
-	tbl, err := cat.Table(ctx, be.db, "t")
-	if err != nil {
-		t.Fatalf("catalog table: %v", err)
-	}
-	mm, err := ixmaint.Check(ctx, st, tbl)
-	if err != nil {
-		t.Fatalf("ixmaint.Check: %v", err)
-	}
-	return mm
 }
