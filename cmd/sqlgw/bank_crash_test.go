@@ -88,104 +88,107 @@ func runBankCrash(t *testing.T, be crashBackend, kills, ngw int) {
 		"SELECT SUM(balance), MIN(balance), COUNT(*) FROM " + be.db + ".acct",
 		"SELECT SUM(balance), MIN(balance), COUNT(*) FROM " + be.db + ".acct WHERE branch IN (" + strings.Join(branches, ",") + ")",
 	}
-	var lastKill time.Time
-	for round := 1; round <= kills; round++ {
-		ctx, cancel := context.WithCancel(context.Background())
-		var killed atomic.Bool
-		var wg sync.WaitGroup
-		var failMu sync.Mutex
-		var fail error
-		victim := round % ngw
-		dbs := make([]*sql.DB, ngw)
-		for i, g := range gws {
-			db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", g.Addr))
-			if err != nil {
-				t.Fatal(err)
+	var fail error // the first failure of a round's load, under failMu
+	var failMu sync.Mutex
+	gws, lastKill := sqltest.RunKillRounds(t, gws, sqltest.KillRounds{
+		Rounds: kills,
+		Pause:  func(int) time.Duration { return time.Duration(700+rng.Intn(2300)) * time.Millisecond },
+		Load: func(round int, gws []*sqltest.Process, killed *atomic.Bool) func() {
+			ctx, cancel := context.WithCancel(context.Background())
+			var wg sync.WaitGroup
+			victim := round % ngw
+			dbs := make([]*sql.DB, ngw)
+			for i, g := range gws {
+				db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", g.Addr))
+				if err != nil {
+					t.Fatal(err)
+				}
+				db.SetMaxOpenConns(18)
+				dbs[i] = db
 			}
-			db.SetMaxOpenConns(18)
-			dbs[i] = db
-		}
-		for i := range dbs {
-			wg.Add(1)
-			go func(db *sql.DB) {
-				defer wg.Done()
-				for n := 0; ctx.Err() == nil; n++ {
-					var sum, minBal, cnt int64
-					if err := db.QueryRowContext(ctx, sumQueries[n%len(sumQueries)]).Scan(&sum, &minBal, &cnt); err != nil {
-						time.Sleep(20 * time.Millisecond) // the gateway is down, or the round ends
-						continue
+			for i := range dbs {
+				wg.Add(1)
+				go func(db *sql.DB) {
+					defer wg.Done()
+					for n := 0; ctx.Err() == nil; n++ {
+						var sum, minBal, cnt int64
+						if err := db.QueryRowContext(ctx, sumQueries[n%len(sumQueries)]).Scan(&sum, &minBal, &cnt); err != nil {
+							time.Sleep(20 * time.Millisecond) // the gateway is down, or the round ends
+							continue
+						}
+						sums.Add(1)
+						if sum != sqltest.BankAccounts*sqltest.BankStart || minBal < 0 || cnt != sqltest.BankAccounts {
+							sumsOff.Add(1)
+							if snapshots {
+								failMu.Lock()
+								if fail == nil {
+									fail = fmt.Errorf("a snapshot read during the run saw a total of %d over %d accounts (min %d)", sum, cnt, minBal)
+								}
+								failMu.Unlock()
+							}
+						}
+						time.Sleep(10 * time.Millisecond)
 					}
-					sums.Add(1)
-					if sum != sqltest.BankAccounts*sqltest.BankStart || minBal < 0 || cnt != sqltest.BankAccounts {
-						sumsOff.Add(1)
-						if snapshots {
+				}(dbs[i])
+			}
+			for w := 0; w < 16; w++ {
+				wg.Add(1)
+				db := dbs[w%ngw]
+				onVictim := w%ngw == victim
+				go func(seed int64) {
+					defer wg.Done()
+					r := rand.New(rand.NewSource(seed))
+					for ctx.Err() == nil {
+						err := bank.Transfer(ctx, db, r)
+						switch {
+						case err == nil:
+							commits.Add(1)
+						case sqltest.Errno(err) == 1213:
+							conflicts.Add(1)
+						case sqltest.Errno(err) == 1180:
+							unknown.Add(1)
+						case ctx.Err() != nil:
+							return
+						case killed.Load() && onVictim:
+							broken.Add(1)
+							return
+						default:
 							failMu.Lock()
 							if fail == nil {
-								fail = fmt.Errorf("a snapshot read during the run saw a total of %d over %d accounts (min %d)", sum, cnt, minBal)
+								fail = err
 							}
 							failMu.Unlock()
+							return
 						}
 					}
-					time.Sleep(10 * time.Millisecond)
+				}(rng.Int63())
+			}
+			return func() {
+				if ngw > 1 {
+					// The survivor's transfers go on while the victim is down, and
+					// meet its locks.
+					time.Sleep(time.Duration(300+rng.Intn(1000)) * time.Millisecond)
 				}
-			}(dbs[i])
-		}
-		for w := 0; w < 16; w++ {
-			wg.Add(1)
-			db := dbs[w%ngw]
-			onVictim := w%ngw == victim
-			go func(seed int64) {
-				defer wg.Done()
-				r := rand.New(rand.NewSource(seed))
-				for ctx.Err() == nil {
-					err := bank.Transfer(ctx, db, r)
-					switch {
-					case err == nil:
-						commits.Add(1)
-					case sqltest.Errno(err) == 1213:
-						conflicts.Add(1)
-					case sqltest.Errno(err) == 1180:
-						unknown.Add(1)
-					case ctx.Err() != nil:
-						return
-					case killed.Load() && onVictim:
-						broken.Add(1)
-						return
-					default:
-						failMu.Lock()
-						if fail == nil {
-							fail = err
-						}
-						failMu.Unlock()
-						return
-					}
+				cancel()
+				wg.Wait()
+				for _, db := range dbs {
+					db.Close()
 				}
-			}(rng.Int63())
-		}
-		time.Sleep(time.Duration(700+rng.Intn(2300)) * time.Millisecond)
-		killed.Store(true)
-		gws[victim].Kill(t)
-		lastKill = time.Now()
-		if ngw > 1 {
-			// The survivor's transfers go on while the victim is down, and
-			// meet its locks.
-			time.Sleep(time.Duration(300+rng.Intn(1000)) * time.Millisecond)
-		}
-		cancel()
-		wg.Wait()
-		for _, db := range dbs {
-			db.Close()
-		}
-		if fail != nil {
-			t.Fatalf("round %d: a transfer failed while the server ran: %v", round, fail)
-		}
-		gws[victim] = startGateway(t, nil, "--store", be.store)
-		gws[victim].MustBeReady(t, "round %d: restart failed", round)
-		for i, g := range gws {
-			bank.Check(t, g.Client(t), fmt.Sprintf("round %d, after the restart, gateway %d", round, i))
-		}
-		t.Logf("round %d: %d commits, %d retries on 1213, %d unknown outcomes, %d broken by the kill so far; %d sums read during the run, %d off the total", round, commits.Load(), conflicts.Load(), unknown.Load(), broken.Load(), sums.Load(), sumsOff.Load())
-	}
+			}
+		},
+		Crashed: func(round int) {
+			if fail != nil {
+				t.Fatalf("round %d: a transfer failed while the server ran: %v", round, fail)
+			}
+		},
+		Restart: func(int) *sqltest.Process { return startGateway(t, nil, "--store", be.store) },
+		Check: func(round int, gws []*sqltest.Process) {
+			for i, g := range gws {
+				bank.Check(t, g.Client(t), fmt.Sprintf("round %d, after the restart, gateway %d", round, i))
+			}
+			t.Logf("round %d: %d commits, %d retries on 1213, %d unknown outcomes, %d broken by the kill so far; %d sums read during the run, %d off the total", round, commits.Load(), conflicts.Load(), unknown.Load(), broken.Load(), sums.Load(), sumsOff.Load())
+		},
+	})
 	// After the lease, a fresh server's sweep finishes every transaction.
 	for _, g := range gws {
 		g.Stop(t)
