@@ -1,7 +1,6 @@
 package main
 
 import (
-	"database/sql"
 	"fmt"
 	"strings"
 	"testing"
@@ -60,15 +59,7 @@ func BenchmarkPlannerPaths100k(b *testing.B) {
 	} {
 		var plan [2]string
 		for j, sqlText := range []string{q.now, q.before} {
-			r := db.QueryRow("EXPLAIN "+sqlText, q.args(0)...)
-			cols := make([]any, 12)
-			for c := range cols {
-				cols[c] = new(sql.NullString)
-			}
-			if err := r.Scan(cols...); err != nil {
-				b.Fatalf("EXPLAIN %s: %v", sqlText, err)
-			}
-			plan[j] = cols[11].(*sql.NullString).String
+			plan[j] = explainPlan(b, db, sqlText, q.args(0)...)
 		}
 		if !strings.Contains(plan[0], "IndexLookup") || strings.Contains(plan[1], "index ") {
 			b.Fatalf("%s: plans %q and %q", q.name, plan[0], plan[1])

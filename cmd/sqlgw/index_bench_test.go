@@ -177,15 +177,7 @@ func BenchmarkIndexLookup100k(b *testing.B) {
 	} {
 		var plan [2]string
 		for j, sqlText := range []string{q.index, q.scan} {
-			r := db.QueryRow("EXPLAIN "+sqlText, q.args(0)...)
-			cols := make([]any, 12)
-			for c := range cols {
-				cols[c] = new(sql.NullString)
-			}
-			if err := r.Scan(cols...); err != nil {
-				b.Fatalf("EXPLAIN %s: %v", sqlText, err)
-			}
-			plan[j] = cols[11].(*sql.NullString).String
+			plan[j] = explainPlan(b, db, sqlText, q.args(0)...)
 		}
 		if strings.Contains(plan[1], "index ") {
 			b.Fatalf("%s: the scan form %q reads an index: %s", q.name, q.scan, plan[1])
@@ -201,6 +193,20 @@ func BenchmarkIndexLookup100k(b *testing.B) {
 			comparePaths(b, db, "index", q.index, "scan", q.scan, q.args, q.rows)
 		})
 	}
+}
+
+// explainPlan returns the plan column (the twelfth) of EXPLAIN sqlText
+// with args.
+func explainPlan(b *testing.B, db *sql.DB, sqlText string, args ...any) string {
+	r := db.QueryRow("EXPLAIN "+sqlText, args...)
+	cols := make([]any, 12)
+	for c := range cols {
+		cols[c] = new(sql.NullString)
+	}
+	if err := r.Scan(cols...); err != nil {
+		b.Fatalf("EXPLAIN %s: %v", sqlText, err)
+	}
+	return cols[11].(*sql.NullString).String
 }
 
 // comparePaths runs the two forms of one query (a and b, named na and nb)
