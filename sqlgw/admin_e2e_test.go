@@ -81,6 +81,43 @@ func baseID(t *testing.T, tbl *catalog.Table, e *storage.Entity) any {
 	return k[0]
 }
 
+// indexCorruption names the rows (by id) whose entries corruptIndex
+// corrupts: the entry of row missing is deleted, that of row wrong changed
+// by change, and an extra entry is added for row extra with values.
+type indexCorruption struct {
+	missing, wrong, extra int64
+	change                func(e *storage.Entity)
+	values                []catalog.Datum
+}
+
+// corruptIndex corrupts the entries es of index ix of tbl, stored in table,
+// as c says.
+func corruptIndex(t *testing.T, store storage.Store, tbl *catalog.Table, ix *catalog.Index, table string, es []*storage.Entity, c indexCorruption) {
+	t.Helper()
+	ctx := context.Background()
+	for _, e := range es {
+		switch baseID(t, tbl, e) {
+		case c.missing:
+			if err := store.Delete(ctx, table, e.PartitionKey, e.RowKey, e.ETag); err != nil {
+				t.Fatal(err)
+			}
+		case c.wrong:
+			c.change(e)
+			if _, err := store.Update(ctx, table, e, storage.Replace, e.ETag); err != nil {
+				t.Fatal(err)
+			}
+		case c.extra:
+			fake, err := tbl.IndexEntity(ix, e.Properties[catalog.PropBasePK].Str(), e.Properties[catalog.PropBaseRK].Str(), c.values)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := store.Insert(ctx, table, fake); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
 // TestAdminCheckRepair corrupts indexes directly in the store: CHECK
 // TABLE must name each corrupt index, REPAIR TABLE must fix it, and CHECK
 // TABLE (and ixmaint.Check, an independent implementation) must then find
@@ -110,33 +147,13 @@ func TestAdminCheckRepair(t *testing.T) {
 		if len(es) != 5 {
 			t.Fatalf("ga has %d entries, want 5", len(es))
 		}
-		for _, e := range es {
-			switch baseID(t, tbl, e) {
-			case int64(1):
-				if err := store.Delete(ctx, table, e.PartitionKey, e.RowKey, e.ETag); err != nil {
-					t.Fatal(err)
-				}
-			case int64(2):
-				e.Properties[tbl.Columns[tbl.ColumnIndex("c")].Property] = storage.Int32(99)
-				if _, err := store.Update(ctx, table, e, storage.Replace, e.ETag); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-		var e3 *storage.Entity
-		for _, e := range es {
-			if baseID(t, tbl, e) == int64(3) {
-				e3 = e
-			}
-		}
-		fake, err := tbl.IndexEntity(ix, e3.Properties[catalog.PropBasePK].Str(), e3.Properties[catalog.PropBaseRK].Str(),
-			[]catalog.Datum{int64(3), int64(777), nil, int64(3), nil})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := store.Insert(ctx, table, fake); err != nil {
-			t.Fatal(err)
-		}
+		corruptIndex(t, store, tbl, ix, table, es, indexCorruption{
+			missing: 1,
+			wrong:   2,
+			change:  func(e *storage.Entity) { e.Properties[tbl.Columns[tbl.ColumnIndex("c")].Property] = storage.Int32(99) },
+			extra:   3,
+			values:  []catalog.Datum{int64(3), int64(777), nil, int64(3), nil},
+		})
 		// la (local): delete row 4's entry (missing), add a property to
 		// row 1's (wrong values), add an entry for row 3 with c = 777
 		// (extra).
@@ -144,28 +161,13 @@ func TestAdminCheckRepair(t *testing.T) {
 		if len(les) != 5 {
 			t.Fatalf("la has %d entries, want 5", len(les))
 		}
-		for _, e := range les {
-			switch baseID(t, tbl, e) {
-			case int64(4):
-				if err := store.Delete(ctx, ltable, e.PartitionKey, e.RowKey, e.ETag); err != nil {
-					t.Fatal(err)
-				}
-			case int64(1):
-				e.Properties["zz"] = storage.Int32(1)
-				if _, err := store.Update(ctx, ltable, e, storage.Replace, e.ETag); err != nil {
-					t.Fatal(err)
-				}
-			case int64(3):
-				lfake, err := tbl.IndexEntity(lix, e.Properties[catalog.PropBasePK].Str(), e.Properties[catalog.PropBaseRK].Str(),
-					[]catalog.Datum{int64(3), int64(20), nil, int64(777), nil})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, err := store.Insert(ctx, ltable, lfake); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
+		corruptIndex(t, store, tbl, lix, ltable, les, indexCorruption{
+			missing: 4,
+			wrong:   1,
+			change:  func(e *storage.Entity) { e.Properties["zz"] = storage.Int32(1) },
+			extra:   3,
+			values:  []catalog.Datum{int64(3), int64(20), nil, int64(777), nil},
+		})
 		if mm, err := ixmaint.Check(ctx, store, tbl); err != nil || len(mm) != 6 {
 			t.Fatalf("ixmaint.Check after corrupting: %v %v, want 6 mismatches", mm, err)
 		}
