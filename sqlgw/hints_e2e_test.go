@@ -126,17 +126,20 @@ func TestIndexHints(t *testing.T) {
 			r1, _ := sqltest.NewRunner(t, c).Status()
 			return r1 - r0
 		}
-		if r := prepCost("SELECT s FROM t WHERE r = ?", 3); r != 2 {
-			t.Errorf("prepared index lookup: %d requests, want 2", r)
-		}
-		if r := prepCost("SELECT s FROM t IGNORE INDEX (ir) WHERE r = ?", 3); r != 1 {
-			t.Errorf("prepared IGNORE INDEX: %d requests, want 1", r)
-		}
-		if r := prepCost("SELECT s FROM t WHERE r > ?", 26); r != 1 {
-			t.Errorf("prepared range: %d requests, want 1 (a scan)", r)
-		}
-		if r := prepCost("SELECT s FROM t FORCE INDEX (ir) WHERE r > ?", 26); r != 3 {
-			t.Errorf("prepared FORCE INDEX: %d requests, want 3 (the index, Gets of rows 27 and 28)", r)
+		for _, pc := range []struct {
+			what, q string
+			arg     any
+			want    int64
+			why     string
+		}{
+			{"prepared index lookup", "SELECT s FROM t WHERE r = ?", 3, 2, ""},
+			{"prepared IGNORE INDEX", "SELECT s FROM t IGNORE INDEX (ir) WHERE r = ?", 3, 1, ""},
+			{"prepared range", "SELECT s FROM t WHERE r > ?", 26, 1, " (a scan)"},
+			{"prepared FORCE INDEX", "SELECT s FROM t FORCE INDEX (ir) WHERE r > ?", 26, 3, " (the index, Gets of rows 27 and 28)"},
+		} {
+			if r := prepCost(pc.q, pc.arg); r != pc.want {
+				t.Errorf("%s: %d requests, want %d%s", pc.what, r, pc.want, pc.why)
+			}
 		}
 
 		// Unknown names: 1176, as MySQL.
