@@ -488,39 +488,6 @@ func TestKeylessTable(t *testing.T) {
 // comparison of the values.
 func TestPushdown(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 3))
-	sqlCmp := func(typ Type, a, b Datum) int {
-		switch x := a.(type) {
-		case int64:
-			return cmpInt(x, b.(int64))
-		case uint64:
-			y := b.(uint64)
-			switch {
-			case x < y:
-				return -1
-			case x > y:
-				return 1
-			}
-			return 0
-		case float64:
-			y := b.(float64)
-			switch {
-			case x < y:
-				return -1
-			case x > y:
-				return 1
-			}
-			return 0
-		case decimal.Decimal:
-			return x.Cmp(b.(decimal.Decimal))
-		case time.Time:
-			return x.Compare(b.(time.Time))
-		case string:
-			return strings.Compare(x, b.(string))
-		case []byte:
-			return bytes.Compare(x, b.([]byte))
-		}
-		panic(fmt.Sprintf("%T", a))
-	}
 	ops := []storage.Op{storage.OpEq, storage.OpNe, storage.OpLt, storage.OpLe, storage.OpGt, storage.OpGe}
 	for _, at := range allTypes {
 		col := &Column{Name: "c", Property: "c", Type: at.typ}
@@ -543,7 +510,7 @@ func TestPushdown(t *testing.T) {
 				}
 				e := &storage.Entity{Properties: storage.Properties{"c": va}}
 				got := storage.Eval(&storage.Compare{Prop: "c", Op: op, Value: vb}, e)
-				c := sqlCmp(at.typ, a, b)
+				c := keyCompare(at.typ, a, b)
 				want := map[storage.Op]bool{storage.OpEq: c == 0, storage.OpNe: c != 0, storage.OpLt: c < 0,
 					storage.OpLe: c <= 0, storage.OpGt: c > 0, storage.OpGe: c >= 0}[op]
 				if got != want {
