@@ -32,47 +32,65 @@ func snapshotBackends(t *testing.T, f func(t *testing.T, ts *sqltest.Server)) {
 func TestSnapshotRepeatableRead(t *testing.T) {
 	snapshotBackends(t, func(t *testing.T, ts *sqltest.Server) {
 		a, b := ts.Session("d"), ts.Conn()
-		sqltest.NewRunner(t, b).Exec("USE d")
-		sqltest.NewRunner(t, a).Exec("CREATE TABLE t (p INT, id INT, v INT, PRIMARY KEY (p, id))")
-		sqltest.NewRunner(t, a).Exec("CREATE TABLE u (id INT PRIMARY KEY, v INT)")
-		sqltest.NewRunner(t, a).Exec("INSERT INTO t VALUES (1, 1, 10), (2, 2, 20), (3, 3, 30)")
-		sqltest.NewRunner(t, a).Exec("INSERT INTO u VALUES (1, 100)")
+		sqltest.ScriptSessions(t, map[string]*sqltest.Runner{"a": sqltest.NewRunner(t, a), "b": sqltest.NewRunner(t, b)}, `
+			b: exec USE d
+			a: exec CREATE TABLE t (p INT, id INT, v INT, PRIMARY KEY (p, id))
+			a: exec CREATE TABLE u (id INT PRIMARY KEY, v INT)
+			a: exec INSERT INTO t VALUES (1, 1, 10), (2, 2, 20), (3, 3, 30)
+			a: exec INSERT INTO u VALUES (1, 100)
 
-		sqltest.NewRunner(t, a).Exec("BEGIN")
-		sqltest.NewRunner(t, a).ExpectRows("SELECT SUM(v) FROM t", "60")
-		// b moves 5 from partition 1 to partition 3 and into u, inserts
-		// and deletes.
-		sqltest.NewRunner(t, b).Exec("BEGIN")
-		sqltest.NewRunner(t, b).Exec("UPDATE t SET v = v - 5 WHERE p = 1 AND id = 1")
-		sqltest.NewRunner(t, b).Exec("UPDATE t SET v = v + 5 WHERE p = 3 AND id = 3")
-		sqltest.NewRunner(t, b).Exec("UPDATE u SET v = v + 1 WHERE id = 1")
-		sqltest.NewRunner(t, b).Exec("COMMIT")
-		sqltest.NewRunner(t, b).Exec("INSERT INTO t VALUES (4, 4, 40)")
-		sqltest.NewRunner(t, b).Exec("DELETE FROM t WHERE p = 2")
-		sqltest.NewRunner(t, a).ExpectRows("SELECT p, v FROM t ORDER BY p", "1\t10", "2\t20", "3\t30")
-		sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t WHERE p = 1 AND id = 1", "10")
-		sqltest.NewRunner(t, a).ExpectRows("SELECT COUNT(*) FROM t WHERE p IN (1, 2, 3, 4)", "3")
-		sqltest.NewRunner(t, a).ExpectRows("SELECT t.v, u.v FROM t JOIN u ON u.id = t.id", "10\t100")
-		// Its own writes on top of the snapshot.
-		sqltest.NewRunner(t, a).Exec("INSERT INTO t VALUES (5, 5, 50)")
-		sqltest.NewRunner(t, a).ExpectRows("SELECT SUM(v) FROM t", "110")
-		sqltest.NewRunner(t, a).Exec("COMMIT")
-		sqltest.NewRunner(t, a).ExpectRows("SELECT p, v FROM t ORDER BY p", "1\t5", "3\t35", "4\t40", "5\t50")
+			a: exec BEGIN
+			a: query SELECT SUM(v) FROM t
+			= 60
+			# b moves 5 from partition 1 to partition 3 and into u, inserts
+			# and deletes.
+			b: exec BEGIN
+			b: exec UPDATE t SET v = v - 5 WHERE p = 1 AND id = 1
+			b: exec UPDATE t SET v = v + 5 WHERE p = 3 AND id = 3
+			b: exec UPDATE u SET v = v + 1 WHERE id = 1
+			b: exec COMMIT
+			b: exec INSERT INTO t VALUES (4, 4, 40)
+			b: exec DELETE FROM t WHERE p = 2
+			a: query SELECT p, v FROM t ORDER BY p
+			= 1 | 10
+			= 2 | 20
+			= 3 | 30
+			a: query SELECT v FROM t WHERE p = 1 AND id = 1
+			= 10
+			a: query SELECT COUNT(*) FROM t WHERE p IN (1, 2, 3, 4)
+			= 3
+			a: query SELECT t.v, u.v FROM t JOIN u ON u.id = t.id
+			= 10 | 100
+			# Its own writes on top of the snapshot.
+			a: exec INSERT INTO t VALUES (5, 5, 50)
+			a: query SELECT SUM(v) FROM t
+			= 110
+			a: exec COMMIT
+			a: query SELECT p, v FROM t ORDER BY p
+			= 1 | 5
+			= 3 | 35
+			= 4 | 40
+			= 5 | 50
 
-		// WITH CONSISTENT SNAPSHOT: taken at START TRANSACTION, before the
-		// first read.
-		sqltest.NewRunner(t, a).Exec("START TRANSACTION WITH CONSISTENT SNAPSHOT")
-		sqltest.NewRunner(t, b).Exec("UPDATE t SET v = 0 WHERE p = 1")
-		sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t WHERE p = 1", "5")
-		sqltest.NewRunner(t, a).Exec("COMMIT")
-		// A plain BEGIN takes it at the first read.
-		sqltest.NewRunner(t, a).Exec("BEGIN")
-		sqltest.NewRunner(t, b).Exec("UPDATE t SET v = 1 WHERE p = 1")
-		sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t WHERE p = 1", "1")
-		sqltest.NewRunner(t, b).Exec("UPDATE t SET v = 2 WHERE p = 1")
-		sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t WHERE p = 1", "1")
-		sqltest.NewRunner(t, a).Exec("ROLLBACK")
-		sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t WHERE p = 1", "2")
+			# WITH CONSISTENT SNAPSHOT: taken at START TRANSACTION, before the
+			# first read.
+			a: exec START TRANSACTION WITH CONSISTENT SNAPSHOT
+			b: exec UPDATE t SET v = 0 WHERE p = 1
+			a: query SELECT v FROM t WHERE p = 1
+			= 5
+			a: exec COMMIT
+			# A plain BEGIN takes it at the first read.
+			a: exec BEGIN
+			b: exec UPDATE t SET v = 1 WHERE p = 1
+			a: query SELECT v FROM t WHERE p = 1
+			= 1
+			b: exec UPDATE t SET v = 2 WHERE p = 1
+			a: query SELECT v FROM t WHERE p = 1
+			= 1
+			a: exec ROLLBACK
+			a: query SELECT v FROM t WHERE p = 1
+			= 2
+		`)
 	})
 }
 
@@ -82,23 +100,33 @@ func TestSnapshotRepeatableRead(t *testing.T) {
 func TestSnapshotReadCommitted(t *testing.T) {
 	snapshotBackends(t, func(t *testing.T, ts *sqltest.Server) {
 		a, b := ts.Session("d"), ts.Conn()
-		sqltest.NewRunner(t, b).Exec("USE d")
-		sqltest.NewRunner(t, a).Exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
-		sqltest.NewRunner(t, a).Exec("INSERT INTO t VALUES (1, 10)")
-		sqltest.NewRunner(t, a).Exec("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED")
-		sqltest.NewRunner(t, a).ExpectRows("SELECT @@transaction_isolation", "READ-COMMITTED")
-		sqltest.NewRunner(t, a).Exec("BEGIN")
-		sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t", "10")
-		sqltest.NewRunner(t, b).Exec("UPDATE t SET v = 11 WHERE id = 1")
-		sqltest.NewRunner(t, b).Exec("INSERT INTO t VALUES (2, 20)")
-		sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t ORDER BY id", "11", "20")
-		sqltest.NewRunner(t, a).Exec("COMMIT")
-		sqltest.NewRunner(t, a).Exec("SET SESSION transaction_isolation = 'REPEATABLE-READ'")
-		sqltest.NewRunner(t, a).Exec("BEGIN")
-		sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t ORDER BY id", "11", "20")
-		sqltest.NewRunner(t, b).Exec("UPDATE t SET v = 12 WHERE id = 1")
-		sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t ORDER BY id", "11", "20")
-		sqltest.NewRunner(t, a).Exec("COMMIT")
+		sqltest.ScriptSessions(t, map[string]*sqltest.Runner{"a": sqltest.NewRunner(t, a), "b": sqltest.NewRunner(t, b)}, `
+			b: exec USE d
+			a: exec CREATE TABLE t (id INT PRIMARY KEY, v INT)
+			a: exec INSERT INTO t VALUES (1, 10)
+			a: exec SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED
+			a: query SELECT @@transaction_isolation
+			= READ-COMMITTED
+			a: exec BEGIN
+			a: query SELECT v FROM t
+			= 10
+			b: exec UPDATE t SET v = 11 WHERE id = 1
+			b: exec INSERT INTO t VALUES (2, 20)
+			a: query SELECT v FROM t ORDER BY id
+			= 11
+			= 20
+			a: exec COMMIT
+			a: exec SET SESSION transaction_isolation = 'REPEATABLE-READ'
+			a: exec BEGIN
+			a: query SELECT v FROM t ORDER BY id
+			= 11
+			= 20
+			b: exec UPDATE t SET v = 12 WHERE id = 1
+			a: query SELECT v FROM t ORDER BY id
+			= 11
+			= 20
+			a: exec COMMIT
+		`)
 	})
 }
 
@@ -172,18 +200,26 @@ func TestSnapshotWriteSkew(t *testing.T) {
 func TestSnapshotForeignKeyChecksReadCurrentRows(t *testing.T) {
 	snapshotBackends(t, func(t *testing.T, ts *sqltest.Server) {
 		a, b := ts.Session("d"), ts.Conn()
-		sqltest.NewRunner(t, b).Exec("USE d")
-		sqltest.NewRunner(t, a).Exec("CREATE TABLE parent (id INT PRIMARY KEY)")
-		sqltest.NewRunner(t, a).Exec("CREATE TABLE child (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES parent (id))")
-		sqltest.NewRunner(t, a).Exec("INSERT INTO parent VALUES (1), (2)")
-		sqltest.NewRunner(t, a).Exec("BEGIN")
-		sqltest.NewRunner(t, a).ExpectRows("SELECT id FROM parent ORDER BY id", "1", "2")
-		sqltest.NewRunner(t, b).Exec("DELETE FROM parent WHERE id = 2")
-		sqltest.NewRunner(t, a).ExpectRows("SELECT id FROM parent ORDER BY id", "1", "2") // the snapshot
-		sqltest.NewRunner(t, a).ExpectErrno(1452, "INSERT INTO child VALUES (1, 2)")
-		sqltest.NewRunner(t, a).Exec("INSERT INTO child VALUES (1, 1)")
-		sqltest.NewRunner(t, a).Exec("COMMIT")
-		sqltest.NewRunner(t, a).ExpectRows("SELECT id, pid FROM child", "1\t1")
+		sqltest.ScriptSessions(t, map[string]*sqltest.Runner{"a": sqltest.NewRunner(t, a), "b": sqltest.NewRunner(t, b)}, `
+			b: exec USE d
+			a: exec CREATE TABLE parent (id INT PRIMARY KEY)
+			a: exec CREATE TABLE child (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES parent (id))
+			a: exec INSERT INTO parent VALUES (1), (2)
+			a: exec BEGIN
+			a: query SELECT id FROM parent ORDER BY id
+			= 1
+			= 2
+			b: exec DELETE FROM parent WHERE id = 2
+			# the snapshot
+			a: query SELECT id FROM parent ORDER BY id
+			= 1
+			= 2
+			a: error 1452 INSERT INTO child VALUES (1, 2)
+			a: exec INSERT INTO child VALUES (1, 1)
+			a: exec COMMIT
+			a: query SELECT id, pid FROM child
+			= 1 | 1
+		`)
 	})
 }
 

@@ -31,7 +31,9 @@
 //     ExpectAffected, ResultSets (multi-statement results), and Script: the
 //     straight-line part of a test (statements, the rows or error each
 //     must give) written once as data, one line a statement (see Script
-//     for the forms).
+//     for the forms); ScriptSessions, the same over several named
+//     sessions ("a: exec BEGIN"), for the interleavings of concurrency
+//     tests.
 //     InsertRows fills a table with generated rows in multi-row INSERTs.
 //   - OpenDisk: the Pebble store of a directory, opened again by a test
 //     that restarts its server on the same data.
@@ -49,6 +51,10 @@
 //     ends or killed with SIGKILL (Process.Kill) by crash tests, which
 //     then start another on the same --store. cmd/sqlgw's tests build the
 //     binary and use these, with the Runner over Process.Client.
+//   - RunKillRounds: the SIGKILL loop of cmd/sqlgw's crash tests (a load
+//     on the processes, a kill at a random moment, the store checked as
+//     the crash left it, a restart, checks through SQL; once per round),
+//     the load and the checks given as functions.
 //   - CrashAtEveryRequest: runs an operation once per crash point of the
 //     fault store (each request number, with the crashing request dropped
 //     or applied with its reply lost), then hands a new server over what

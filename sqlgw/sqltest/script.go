@@ -1,8 +1,11 @@
 package sqltest
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
+	"testing"
 )
 
 // Script runs a test script on the runner's session, line by line, and
@@ -24,12 +27,38 @@ import (
 // Go with ExpectRows).
 func (r *Runner) Script(script string) {
 	r.T.Helper()
+	runScript(r.T, script, func(line string) (*Runner, string) { return r, line })
+}
+
+// ScriptSessions runs a script (the forms of Script) over several
+// sessions, named in sessions: each statement line starts with the name
+// of the session that runs it and a colon ("a: exec BEGIN", "b: error 1213
+// COMMIT"); "=" lines belong to the query before them. It is the
+// interleaving of a concurrency test (two transactions, the order of their
+// statements) written as data.
+func ScriptSessions(t testing.TB, sessions map[string]*Runner, script string) {
+	t.Helper()
+	runScript(t, script, func(line string) (*Runner, string) {
+		name, rest, ok := strings.Cut(line, ":")
+		r := sessions[strings.TrimSpace(name)]
+		if !ok || r == nil {
+			t.Fatalf("sqltest script: %q: want SESSION: FORM, with a session of %v", line, slices.Sorted(maps.Keys(sessions)))
+		}
+		return r, strings.TrimSpace(rest)
+	})
+}
+
+// runScript runs the lines of script, each on the runner session picks
+// for it (which also strips what named the runner).
+func runScript(t testing.TB, script string, session func(line string) (*Runner, string)) {
+	t.Helper()
 	lines := strings.Split(script, "\n")
 	for i := 0; i < len(lines); i++ {
 		line := strings.TrimSpace(lines[i])
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
+		r, line := session(line)
 		verb, rest, _ := strings.Cut(line, " ")
 		switch verb {
 		case "exec":
@@ -38,7 +67,7 @@ func (r *Runner) Script(script string) {
 			num, q, _ := strings.Cut(rest, " ")
 			n, err := strconv.ParseUint(num, 10, 64)
 			if err != nil || q == "" || verb == "error" && n > 65535 {
-				r.T.Fatalf("sqltest script line %d: %q: want %s NUMBER SQL", i+1, line, verb)
+				t.Fatalf("sqltest script line %d: %q: want %s NUMBER SQL", i+1, line, verb)
 			}
 			if verb == "error" {
 				r.ExpectErrno(uint16(n), q)
@@ -57,7 +86,7 @@ func (r *Runner) Script(script string) {
 			}
 			r.ExpectRows(rest, want...)
 		default:
-			r.T.Fatalf("sqltest script line %d: %q: unknown form (exec, affected, error, query, =, #)", i+1, line)
+			t.Fatalf("sqltest script line %d: %q: unknown form (exec, affected, error, query, =, #)", i+1, line)
 		}
 	}
 }

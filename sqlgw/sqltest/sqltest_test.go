@@ -63,6 +63,11 @@ func TestRunnerFails(t *testing.T) {
 	if msg := failure(t, c, func(r *Runner) { r.Script(ok) }); msg != "" {
 		t.Fatalf("a true script failed: %s", msg)
 	}
+	if msg := failure(t, c, func(r *Runner) {
+		ScriptSessions(r.T, map[string]*Runner{"a": r, "b": r}, "a: query SELECT id FROM t WHERE id = 2\n= 2\n b: error 1146 SELECT * FROM nosuch")
+	}); msg != "" {
+		t.Fatalf("a true session script failed: %s", msg)
+	}
 	for _, tc := range []struct {
 		name, want string
 		f          func(r *Runner)
@@ -82,6 +87,11 @@ func TestRunnerFails(t *testing.T) {
 		{"script affected", "want 7", func(r *Runner) { r.Script("affected 7 UPDATE t SET v = 'y' WHERE id = 1") }},
 		{"script form", "unknown form", func(r *Runner) { r.Script("select 1") }},
 		{"script number", "want error NUMBER SQL", func(r *Runner) { r.Script("error x SELECT 1") }},
+		{"sessions row", "want", func(r *Runner) {
+			ScriptSessions(r.T, map[string]*Runner{"a": r}, "a: query SELECT id FROM t WHERE id = 1\n= 2")
+		}},
+		{"sessions name", "want SESSION: FORM", func(r *Runner) { ScriptSessions(r.T, map[string]*Runner{"a": r}, "c: exec SELECT 1") }},
+		{"sessions no name", "want SESSION: FORM", func(r *Runner) { ScriptSessions(r.T, map[string]*Runner{"a": r}, "exec SELECT 1") }},
 	} {
 		if msg := failure(t, c, tc.f); !strings.Contains(msg, tc.want) {
 			t.Errorf("%s: failure %q, want one containing %q", tc.name, msg, tc.want)
