@@ -210,21 +210,24 @@ func TestTransactions(t *testing.T) {
 func TestConflict(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		a, b := ts.Session("d"), ts.Conn()
-		sqltest.NewRunner(t, b).Exec("USE d")
-		sqltest.NewRunner(t, a).Exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
-		sqltest.NewRunner(t, a).Exec("INSERT INTO t VALUES (1, 0)")
+		sqltest.ScriptSessions(t, map[string]*sqltest.Runner{"a": sqltest.NewRunner(t, a), "b": sqltest.NewRunner(t, b)}, `
+			b: exec USE d
+			a: exec CREATE TABLE t (id INT PRIMARY KEY, v INT)
+			a: exec INSERT INTO t VALUES (1, 0)
 
-		sqltest.NewRunner(t, a).Exec("BEGIN")
-		sqltest.NewRunner(t, b).Exec("BEGIN")
-		sqltest.NewRunner(t, a).Exec("UPDATE t SET v = v + 1 WHERE id = 1")
-		sqltest.NewRunner(t, b).Exec("UPDATE t SET v = v + 10 WHERE id = 1")
-		sqltest.NewRunner(t, a).Exec("COMMIT")
-		sqltest.NewRunner(t, b).ExpectErrno(1213, "COMMIT")
-		// Retry.
-		sqltest.NewRunner(t, b).Exec("BEGIN")
-		sqltest.NewRunner(t, b).Exec("UPDATE t SET v = v + 10 WHERE id = 1")
-		sqltest.NewRunner(t, b).Exec("COMMIT")
-		sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t WHERE id = 1", "11")
+			a: exec BEGIN
+			b: exec BEGIN
+			a: exec UPDATE t SET v = v + 1 WHERE id = 1
+			b: exec UPDATE t SET v = v + 10 WHERE id = 1
+			a: exec COMMIT
+			b: error 1213 COMMIT
+			# Retry.
+			b: exec BEGIN
+			b: exec UPDATE t SET v = v + 10 WHERE id = 1
+			b: exec COMMIT
+			a: query SELECT v FROM t WHERE id = 1
+			= 11
+		`)
 
 		// Concurrent autocommit increments: every one lands, conflicts retried.
 		var wg sync.WaitGroup

@@ -137,24 +137,29 @@ func TestSnapshotReadCommitted(t *testing.T) {
 func TestSnapshotLostUpdate(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		a, b := ts.Session("d"), ts.Conn()
-		sqltest.NewRunner(t, b).Exec("USE d")
-		sqltest.NewRunner(t, a).Exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
-		sqltest.NewRunner(t, a).Exec("INSERT INTO t VALUES (1, 10), (2, 20)")
+		sqltest.ScriptSessions(t, map[string]*sqltest.Runner{"a": sqltest.NewRunner(t, a), "b": sqltest.NewRunner(t, b)}, `
+			b: exec USE d
+			a: exec CREATE TABLE t (id INT PRIMARY KEY, v INT)
+			a: exec INSERT INTO t VALUES (1, 10), (2, 20)
 
-		// Read, then write what was read plus one.
-		sqltest.NewRunner(t, a).Exec("BEGIN")
-		sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t WHERE id = 1", "10")
-		sqltest.NewRunner(t, b).Exec("UPDATE t SET v = v + 100 WHERE id = 1")
-		sqltest.NewRunner(t, a).Exec("UPDATE t SET v = 11 WHERE id = 1")
-		sqltest.NewRunner(t, a).ExpectErrno(1213, "COMMIT")
-		sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t WHERE id = 1", "110")
+			# Read, then write what was read plus one.
+			a: exec BEGIN
+			a: query SELECT v FROM t WHERE id = 1
+			= 10
+			b: exec UPDATE t SET v = v + 100 WHERE id = 1
+			a: exec UPDATE t SET v = 11 WHERE id = 1
+			a: error 1213 COMMIT
+			a: query SELECT v FROM t WHERE id = 1
+			= 110
 
-		// Snapshot taken by reading another row; the update reads the
-		// row from the snapshot, older than its current version.
-		sqltest.NewRunner(t, a).Exec("BEGIN")
-		sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t WHERE id = 1", "110")
-		sqltest.NewRunner(t, b).Exec("UPDATE t SET v = v + 100 WHERE id = 2")
-		sqltest.NewRunner(t, a).Exec("UPDATE t SET v = v + 1 WHERE id = 2")
+			# Snapshot taken by reading another row; the update reads the
+			# row from the snapshot, older than its current version.
+			a: exec BEGIN
+			a: query SELECT v FROM t WHERE id = 1
+			= 110
+			b: exec UPDATE t SET v = v + 100 WHERE id = 2
+			a: exec UPDATE t SET v = v + 1 WHERE id = 2
+		`)
 		if hasSnapshots(ts.Store) {
 			sqltest.NewRunner(t, a).ExpectErrno(1213, "COMMIT")
 			sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t WHERE id = 2", "120")
