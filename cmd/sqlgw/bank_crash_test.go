@@ -4,8 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"io"
-	"log"
 	"math/rand"
 	"os"
 	"strconv"
@@ -14,8 +12,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/go-sql-driver/mysql"
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/catalog/txn"
@@ -65,8 +61,7 @@ func TestBankSIGKILLTwoGatewaysAzurite(t *testing.T) {
 // runBankCrash runs the bank over ngw gateways on one store, killing one
 // of them (in turn) per round.
 func runBankCrash(t *testing.T, be crashBackend, kills, ngw int) {
-	mysql.SetLogger(log.New(io.Discard, "", 0))
-	t.Cleanup(func() { mysql.SetLogger(log.New(os.Stderr, "[mysql] ", log.Ldate|log.Ltime|log.Lshortfile)) })
+	sqltest.QuietDriver(t)
 	gws := make([]*sqltest.Process, ngw)
 	for i := range gws {
 		gws[i] = startGateway(t, nil, "--store", be.store)

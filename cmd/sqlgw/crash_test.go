@@ -5,10 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"io"
-	"log"
 	"math/rand/v2"
-	"os"
 	"regexp"
 	"slices"
 	"sort"
@@ -355,10 +352,7 @@ var recoveryLine = regexp.MustCompile(`msg="sqlgw: index recovery" table=t resol
 
 func runIndexCrash(t *testing.T, be crashBackend, kills int) {
 	ctx := context.Background()
-	// The driver logs every connection the kill breaks; the writers
-	// account for those errors themselves.
-	mysql.SetLogger(log.New(io.Discard, "", 0))
-	t.Cleanup(func() { mysql.SetLogger(log.New(os.Stderr, "[mysql] ", log.Ldate|log.Ltime|log.Lshortfile)) })
+	sqltest.QuietDriver(t)
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 6))

@@ -4,17 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"io"
-	"log"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/go-sql-driver/mysql"
 
 	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
@@ -53,8 +48,7 @@ func insertKillK(id int) int { return id % 97 }
 
 func runInsertKill(t *testing.T, be crashBackend, kills, conns int) {
 	ctx := context.Background()
-	mysql.SetLogger(log.New(io.Discard, "", 0))
-	t.Cleanup(func() { mysql.SetLogger(log.New(os.Stderr, "[mysql] ", log.Ldate|log.Ltime|log.Lshortfile)) })
+	sqltest.QuietDriver(t)
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 15))

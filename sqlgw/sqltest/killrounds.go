@@ -1,10 +1,23 @@
 package sqltest
 
 import (
+	"io"
+	"log"
+	"os"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/go-sql-driver/mysql"
 )
+
+// QuietDriver silences the MySQL driver's log until the test ends: it
+// logs every connection a kill breaks, and crash tests account for those
+// errors themselves.
+func QuietDriver(t testing.TB) {
+	mysql.SetLogger(log.New(io.Discard, "", 0))
+	t.Cleanup(func() { mysql.SetLogger(log.New(os.Stderr, "[mysql] ", log.Ldate|log.Ltime|log.Lshortfile)) })
+}
 
 // KillRounds describes a SIGKILL crash test of the real binary for
 // RunKillRounds: a load runs against the gateways, one of them is killed
