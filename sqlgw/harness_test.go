@@ -4,7 +4,8 @@ package sqlgw_test
 // directly (sqltest.ForEachBackend, sqltest.Start, sqltest.NewRunner,
 // Server.Session, Runner.Script). This file holds TestMain and the few
 // helpers the package's tests share beyond the harness: index recovery
-// after a crash and DDL hook windows.
+// after a crash, the catalog record of a table (storeTable) and DDL hook
+// windows.
 
 import (
 	"context"
@@ -22,6 +23,21 @@ import (
 )
 
 func TestMain(m *testing.M) { os.Exit(sqltest.Main(m)) }
+
+// storeTable returns the catalog record of table db.name in store st
+// (catalog options co), read as a gateway would.
+func storeTable(t *testing.T, st storage.Store, co catalog.Options, db, name string) *catalog.Table {
+	t.Helper()
+	cat, err := catalog.Open(context.Background(), st, co)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := cat.Table(context.Background(), db, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tbl
+}
 
 // recoverIndexes runs what a gateway's start-up recovery runs once the
 // crashed gateway's leases have expired: transaction recovery (catalog/txn:

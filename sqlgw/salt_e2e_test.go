@@ -16,15 +16,7 @@ import (
 // saltedTable returns the catalog record of table d.name on s's store.
 func saltedTable(t *testing.T, s *sqltest.Server, name string) *catalog.Table {
 	t.Helper()
-	cat, err := catalog.Open(context.Background(), s.Store, s.Catalog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := cat.Table(context.Background(), "d", name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tbl
+	return storeTable(t, s.Store, s.Catalog, "d", name)
 }
 
 // bucketCounts reads every row entity of tbl from the store and counts

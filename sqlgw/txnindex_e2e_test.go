@@ -1,7 +1,6 @@
 package sqlgw_test
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -10,8 +9,6 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/sqlgw/sqlgw/catalog"
-	"github.com/sqlgw/sqlgw/catalog/ixmaint"
 	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
@@ -43,21 +40,7 @@ func TestLargeIndexedTransaction(t *testing.T) {
 		t.Logf("2,000-row indexed transaction: %s", time.Since(start).Round(time.Millisecond))
 		check := func(what string) {
 			t.Helper()
-			cat, err := catalog.Open(context.Background(), st, co)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tbl, err := cat.Table(context.Background(), "bt", "t")
-			if err != nil {
-				t.Fatal(err)
-			}
-			mm, err := ixmaint.Check(context.Background(), st, tbl)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(mm) > 0 {
-				t.Fatalf("%s: %d index mismatches, first %+v", what, len(mm), mm[0])
-			}
+			checkIndexes(t, st, co, "bt", "t", what)
 		}
 		check("after the insert")
 		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT COUNT(*) FROM bt.t", "2000")
@@ -101,16 +84,6 @@ func TestLoadDataIndexedBatch(t *testing.T) {
 		}
 		c.ExpectRows("SELECT COUNT(*) FROM t", "500")
 		c.ExpectRows("SELECT COUNT(*) FROM t WHERE k = 3", "39")
-		cat, err := catalog.Open(context.Background(), st, co)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tbl, err := cat.Table(context.Background(), "ld", "t")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if mm, err := ixmaint.Check(context.Background(), st, tbl); err != nil || len(mm) > 0 {
-			t.Fatalf("index after LOAD DATA: %v %v", mm, err)
-		}
+		checkIndexes(t, st, co, "ld", "t", "index after LOAD DATA")
 	})
 }

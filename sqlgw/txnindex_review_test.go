@@ -20,14 +20,7 @@ import (
 func checkIndexes(t *testing.T, st storage.Store, co catalog.Options, db, name, what string) {
 	t.Helper()
 	ctx := context.Background()
-	cat, err := catalog.Open(ctx, st, co)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := cat.Table(ctx, db, name)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl := storeTable(t, st, co, db, name)
 	mm, err := ixmaint.Check(ctx, st, tbl)
 	if err != nil {
 		t.Fatal(err)
@@ -183,14 +176,7 @@ func TestUniqueKeyAndValueUpdate(t *testing.T) {
 func leaveMarks(t *testing.T, st storage.Store, co catalog.Options, db, name string, id int64, col int, val any) {
 	t.Helper()
 	ctx := context.Background()
-	cat, err := catalog.Open(ctx, st, co)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := cat.Table(ctx, db, name)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl := storeTable(t, st, co, db, name)
 	pk, rk, err := tbl.EncodePrimaryKey([]catalog.Datum{id})
 	if err != nil {
 		t.Fatal(err)
@@ -248,14 +234,7 @@ func TestIndexWritesOverOldMarks(t *testing.T) {
 			}
 		}
 		ctx := context.Background()
-		cat, err := catalog.Open(ctx, st, co)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tbl, err := cat.Table(ctx, "om", "t")
-		if err != nil {
-			t.Fatal(err)
-		}
+		tbl := storeTable(t, st, co, "om", "t")
 		if _, err := (&ixmaint.Maintainer{Store: st}).Recover(ctx, tbl, true); err != nil {
 			t.Fatal(err)
 		}

@@ -290,14 +290,7 @@ func TestUniqueSwapCrash(t *testing.T) {
 func rowEntities(t *testing.T, st storage.Store, co catalog.Options, db, name string, id int) []string {
 	t.Helper()
 	ctx := context.Background()
-	cat, err := catalog.Open(ctx, st, co)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := cat.Table(ctx, db, name)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl := storeTable(t, st, co, db, name)
 	pk, _, err := tbl.EncodePrimaryKey([]catalog.Datum{int64(id)})
 	if err != nil {
 		t.Fatal(err)
