@@ -132,14 +132,7 @@ func TestAdminCheckRepair(t *testing.T) {
 		expectAdmin(t, c, "CHECK TABLE t", "d.t|check|status|OK")
 		expectAdmin(t, c, "CHECK TABLE d.t EXTENDED", "d.t|check|status|OK")
 
-		cat, err := catalog.Open(ctx, store, co)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tbl, err := cat.Table(ctx, "d", "t")
-		if err != nil {
-			t.Fatal(err)
-		}
+		tbl := storeTable(t, store, co, "d", "t")
 
 		// ga: delete row 1's entry (missing) and change row 2's covered
 		// value (wrong values); add an entry for a value no row has (extra).
@@ -490,14 +483,7 @@ func TestAdminDuplicateUnique(t *testing.T) {
 			"CREATE TABLE t (id INT PRIMARY KEY, b VARCHAR(10), UNIQUE KEY ub (b) COMMENT 'sqlgw: global')",
 			"INSERT INTO t VALUES (1, 'x'), (2, 'y')")
 		r := sqltest.NewRunner(t, c)
-		cat, err := catalog.Open(ctx, store, co)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tbl, err := cat.Table(ctx, "d", "t")
-		if err != nil {
-			t.Fatal(err)
-		}
+		tbl := storeTable(t, store, co, "d", "t")
 		pk, rk, err := tbl.EncodePrimaryKey([]catalog.Datum{int64(2)})
 		if err != nil {
 			t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/sqlgw/sqlgw/catalog"
-	"github.com/sqlgw/sqlgw/catalog/ixmaint"
 	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage"
 )
@@ -589,18 +588,7 @@ func TestUniqueShiftGlobal(t *testing.T) {
 		c.Exec("INSERT INTO g VALUES " + strings.Join(v, ","))
 		check := func() {
 			t.Helper()
-			ctx := context.Background()
-			cat, err := catalog.Open(ctx, st, co)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tbl, err := cat.Table(ctx, "d", "g")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if mm, err := ixmaint.Check(ctx, st, tbl); err != nil || len(mm) > 0 {
-				t.Fatalf("index after the commit: %v %v", mm, err)
-			}
+			checkIndexes(t, st, co, "d", "g", "index after the commit")
 		}
 		c.Exec("UPDATE g SET u = u + 1 ORDER BY u DESC")
 		c.ExpectRows("SELECT COUNT(*), MIN(u), MAX(u) FROM g", "150\t1\t150")
