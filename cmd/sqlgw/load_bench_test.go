@@ -28,17 +28,7 @@ func BenchmarkSysbenchLoad(b *testing.B) {
 	db := benchServer(b)
 	sqltest.NewRunner(b, db).Exec("CREATE DATABASE sb")
 	rng := rand.New(rand.NewPCG(1, 2))
-	// sysbench's c and pad: groups of 11 digits separated by '-'.
-	text := func(groups int) string {
-		var sb strings.Builder
-		for g := range groups {
-			if g > 0 {
-				sb.WriteByte('-')
-			}
-			fmt.Fprintf(&sb, "%011d", rng.Uint64()%100_000_000_000)
-		}
-		return sb.String()
-	}
+	text := func(groups int) string { return sysbenchText(rng, groups) }
 	for _, secondary := range []bool{false, true} {
 		name := "sb.plain"
 		if secondary {
