@@ -2,14 +2,11 @@ package sqlgw_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/go-sql-driver/mysql"
 
 	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
@@ -81,25 +78,22 @@ func TestExplicitTransactionConflict(t *testing.T) {
 	store, _ := sqltest.Memory.Open(t)
 	ts := sqltest.Start(t, store, sqltest.Options{})
 	a, b := ts.Conn(), ts.Conn()
-	sqltest.NewRunner(t, a).Exec("CREATE DATABASE d")
-	sqltest.NewRunner(t, a).Exec("CREATE TABLE d.t (id INT PRIMARY KEY, v INT)")
-	sqltest.NewRunner(t, a).Exec("INSERT INTO d.t VALUES (1, 0)")
-	sqltest.NewRunner(t, a).Exec("BEGIN")
-	sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM d.t WHERE id = 1", "0")
-	sqltest.NewRunner(t, a).Exec("UPDATE d.t SET v = v + 1 WHERE id = 1")
-	sqltest.NewRunner(t, b).Exec("UPDATE d.t SET v = v + 10 WHERE id = 1")
-	_, err := a.ExecContext(context.Background(), "COMMIT")
-	var me *mysql.MySQLError
-	if !errors.As(err, &me) || me.Number != 1213 {
-		t.Fatalf("COMMIT after a concurrent write: %v, want 1213", err)
-	}
-	sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM d.t WHERE id = 1", "10")
-	// autocommit=0: the same.
-	sqltest.NewRunner(t, a).Exec("SET autocommit = 0")
-	sqltest.NewRunner(t, a).Exec("UPDATE d.t SET v = v + 1 WHERE id = 1")
-	sqltest.NewRunner(t, b).Exec("UPDATE d.t SET v = v + 10 WHERE id = 1")
-	_, err = a.ExecContext(context.Background(), "COMMIT")
-	if !errors.As(err, &me) || me.Number != 1213 || !strings.Contains(me.Message, "Deadlock") {
-		t.Fatalf("autocommit=0 COMMIT after a concurrent write: %v, want 1213", err)
-	}
+	sqltest.ScriptSessions(t, map[string]*sqltest.Runner{"a": sqltest.NewRunner(t, a), "b": sqltest.NewRunner(t, b)}, `
+		a: exec CREATE DATABASE d
+		a: exec CREATE TABLE d.t (id INT PRIMARY KEY, v INT)
+		a: exec INSERT INTO d.t VALUES (1, 0)
+		a: exec BEGIN
+		a: query SELECT v FROM d.t WHERE id = 1
+		= 0
+		a: exec UPDATE d.t SET v = v + 1 WHERE id = 1
+		b: exec UPDATE d.t SET v = v + 10 WHERE id = 1
+		a: error 1213 COMMIT
+		a: query SELECT v FROM d.t WHERE id = 1
+		= 10
+		# autocommit=0: the same.
+		a: exec SET autocommit = 0
+		a: exec UPDATE d.t SET v = v + 1 WHERE id = 1
+		b: exec UPDATE d.t SET v = v + 10 WHERE id = 1
+	`)
+	sqltest.NewRunner(t, a).ExpectError(1213, "Deadlock", "COMMIT")
 }
