@@ -134,33 +134,37 @@ func TestAdminCheckRepair(t *testing.T) {
 
 		tbl := storeTable(t, store, co, "d", "t")
 
-		// ga: delete row 1's entry (missing) and change row 2's covered
-		// value (wrong values); add an entry for a value no row has (extra).
-		ix, table, es := indexEntities(t, store, tbl, "ga")
-		if len(es) != 5 {
-			t.Fatalf("ga has %d entries, want 5", len(es))
+		for _, ic := range []struct {
+			index string
+			c     indexCorruption
+		}{
+			// ga: delete row 1's entry (missing) and change row 2's
+			// covered value (wrong values); add an entry for a value no
+			// row has (extra).
+			{"ga", indexCorruption{
+				missing: 1,
+				wrong:   2,
+				change:  func(e *storage.Entity) { e.Properties[tbl.Columns[tbl.ColumnIndex("c")].Property] = storage.Int32(99) },
+				extra:   3,
+				values:  []catalog.Datum{int64(3), int64(777), nil, int64(3), nil},
+			}},
+			// la (local): delete row 4's entry (missing), add a property
+			// to row 1's (wrong values), add an entry for row 3 with c =
+			// 777 (extra).
+			{"la", indexCorruption{
+				missing: 4,
+				wrong:   1,
+				change:  func(e *storage.Entity) { e.Properties["zz"] = storage.Int32(1) },
+				extra:   3,
+				values:  []catalog.Datum{int64(3), int64(20), nil, int64(777), nil},
+			}},
+		} {
+			ix, table, es := indexEntities(t, store, tbl, ic.index)
+			if len(es) != 5 {
+				t.Fatalf("%s has %d entries, want 5", ic.index, len(es))
+			}
+			corruptIndex(t, store, tbl, ix, table, es, ic.c)
 		}
-		corruptIndex(t, store, tbl, ix, table, es, indexCorruption{
-			missing: 1,
-			wrong:   2,
-			change:  func(e *storage.Entity) { e.Properties[tbl.Columns[tbl.ColumnIndex("c")].Property] = storage.Int32(99) },
-			extra:   3,
-			values:  []catalog.Datum{int64(3), int64(777), nil, int64(3), nil},
-		})
-		// la (local): delete row 4's entry (missing), add a property to
-		// row 1's (wrong values), add an entry for row 3 with c = 777
-		// (extra).
-		lix, ltable, les := indexEntities(t, store, tbl, "la")
-		if len(les) != 5 {
-			t.Fatalf("la has %d entries, want 5", len(les))
-		}
-		corruptIndex(t, store, tbl, lix, ltable, les, indexCorruption{
-			missing: 4,
-			wrong:   1,
-			change:  func(e *storage.Entity) { e.Properties["zz"] = storage.Int32(1) },
-			extra:   3,
-			values:  []catalog.Datum{int64(3), int64(20), nil, int64(777), nil},
-		})
 		if mm, err := ixmaint.Check(ctx, store, tbl); err != nil || len(mm) != 6 {
 			t.Fatalf("ixmaint.Check after corrupting: %v %v, want 6 mismatches", mm, err)
 		}
@@ -199,7 +203,7 @@ func TestAdminCheckRepair(t *testing.T) {
 
 		// A pending mark (a write in flight) is a note, not corruption;
 		// REPAIR TABLE leaves a mark younger than the lease to its writer.
-		_, table, es = indexEntities(t, store, tbl, "ub")
+		_, table, es := indexEntities(t, store, tbl, "ub")
 		e := es[0]
 		e.Properties[ixmaint.PropPending] = storage.Int64(time.Now().UnixMicro())
 		if _, err := store.Update(ctx, table, e, storage.Replace, e.ETag); err != nil {
