@@ -154,3 +154,58 @@ func TestCrossGroupCurrentReads(t *testing.T) {
 		}
 	})
 }
+
+// TestCrossSaltedGroupDescLimit: salted members of a table group, ORDER BY ... DESC LIMIT
+// inside and outside a transaction, against plain salted and unsalted
+// tables.
+func TestCrossSaltedGroupDescLimit(t *testing.T) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, s *sqltest.Server) {
+		r := s.Runner()
+		r.Exec("CREATE DATABASE d")
+		r.Exec("USE d")
+		r.Exec("CREATE TABLE orders (cust INT NOT NULL, id INT NOT NULL, total INT, PRIMARY KEY (cust, id)) COMMENT 'sqlgw: group=sales' PARTITION BY KEY (cust) PARTITIONS 4")
+		r.Exec("CREATE TABLE order_lines (cust INT NOT NULL, id INT NOT NULL, line INT NOT NULL, sku VARCHAR(20), PRIMARY KEY (cust, id, line)) COMMENT 'sqlgw: group=sales' PARTITION BY KEY (cust) PARTITIONS 4")
+		r.Exec("CREATE TABLE sorders (cust INT NOT NULL, id INT NOT NULL, total INT, PRIMARY KEY (cust, id)) PARTITION BY KEY (cust) PARTITIONS 4")
+		r.Exec("CREATE TABLE sorder_lines (cust INT NOT NULL, id INT NOT NULL, line INT NOT NULL, sku VARCHAR(20), PRIMARY KEY (cust, id, line)) PARTITION BY KEY (cust) PARTITIONS 4")
+		r.Exec("CREATE TABLE porders (cust INT NOT NULL, id INT NOT NULL, total INT, PRIMARY KEY (cust, id))")
+		r.Exec("CREATE TABLE porder_lines (cust INT NOT NULL, id INT NOT NULL, line INT NOT NULL, sku VARCHAR(20), PRIMARY KEY (cust, id, line))")
+		for _, p := range []string{"", "s", "p"} {
+			r.Exec("INSERT INTO " + p + "orders VALUES (1, 1, 10), (1, 2, 20), (1, 3, 30), (2, 1, 40), (2, 2, 50), (3, 7, 70), (5, 1, 1)")
+			r.Exec("INSERT INTO " + p + "order_lines VALUES (1, 1, 1, 'a'), (1, 1, 2, 'b'), (1, 2, 1, 'c'), (1, 3, 1, 'd'), (2, 1, 1, 'e'), (2, 2, 1, 'f'), (3, 7, 1, 'g'), (5, 1, 1, 'h')")
+		}
+		qs := []string{
+			"SELECT id, total FROM %sorders WHERE cust = 1 ORDER BY id DESC LIMIT 2",
+			"SELECT id, line FROM %sorder_lines WHERE cust = 1 ORDER BY id DESC, line DESC LIMIT 3",
+			"SELECT cust, id FROM %sorders ORDER BY cust DESC, id DESC LIMIT 3",
+			"SELECT cust, id FROM %sorders WHERE cust IN (1, 2, 3) ORDER BY cust DESC, id DESC LIMIT 4",
+			"SELECT cust, id, line FROM %sorder_lines ORDER BY cust DESC, id DESC, line DESC LIMIT 4",
+			"SELECT o.id, l.line FROM %[1]sorders o JOIN %[1]sorder_lines l ON l.cust = o.cust AND l.id = o.id WHERE o.cust = 1 ORDER BY o.id DESC, l.line DESC LIMIT 3",
+			"SELECT o.cust, o.id, l.line FROM %[1]sorders o JOIN %[1]sorder_lines l ON l.cust = o.cust AND l.id = o.id ORDER BY o.cust DESC, o.id DESC, l.line DESC LIMIT 5",
+			"SELECT id FROM %sorder_lines WHERE cust = 1 AND id < 3 ORDER BY id DESC, line DESC LIMIT 2",
+			"SELECT cust, id FROM %sorders WHERE cust BETWEEN 1 AND 3 ORDER BY cust DESC, id DESC LIMIT 2 OFFSET 1",
+		}
+		compare := func(stage string) {
+			t.Helper()
+			for _, q := range qs {
+				want := r.Rows(fmt.Sprintf(q, "p"))
+				for _, p := range []string{"", "s"} {
+					if got := r.Rows(fmt.Sprintf(q, p)); !equalRows(got, want) {
+						t.Errorf("%s: %s:\n%q got %q\nplain want %q", stage, q, p, got, want)
+					}
+				}
+			}
+		}
+		compare("committed")
+		r.Exec("BEGIN")
+		for _, p := range []string{"", "s", "p"} {
+			r.Exec("INSERT INTO " + p + "orders VALUES (1, 4, 5), (1, 0, 1), (4, 1, 9), (6, 6, 6)")
+			r.Exec("INSERT INTO " + p + "order_lines VALUES (1, 3, 2, 'x'), (1, 4, 1, 'y'), (6, 6, 1, 'z')")
+			r.Exec("DELETE FROM " + p + "order_lines WHERE cust = 1 AND id = 2")
+			r.Exec("DELETE FROM " + p + "orders WHERE cust = 3")
+			r.Exec("UPDATE " + p + "orders SET total = 99 WHERE cust = 1 AND id = 3")
+		}
+		compare("in transaction")
+		r.Exec("COMMIT")
+		compare("after commit")
+	})
+}
