@@ -209,3 +209,87 @@ func TestCrossSaltedGroupDescLimit(t *testing.T) {
 		compare("after commit")
 	})
 }
+
+// TestCrossGroupIndexesInTransaction: unique and non-unique (global)
+// indexes on table group members, written inside transactions (one
+// partition: the group's merged batch; several partitions: the atomic
+// commit or the transaction record), read back through the indexes, give
+// the same answers and the same duplicate-key errors as plain tables.
+func TestCrossGroupIndexesInTransaction(t *testing.T) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, s *sqltest.Server) {
+		r := s.Runner()
+		r.Exec("CREATE DATABASE d")
+		r.Exec("USE d")
+		for _, p := range []string{"", "p"} {
+			group := ""
+			if p == "" {
+				group = " COMMENT 'sqlgw: group=sales'"
+			}
+			r.Exec("CREATE TABLE " + p + "orders (cust INT NOT NULL, id INT NOT NULL, ref VARCHAR(20), total INT, PRIMARY KEY (cust, id), UNIQUE KEY by_ref (ref), KEY by_total (total))" + group)
+			r.Exec("CREATE TABLE " + p + "order_lines (cust INT NOT NULL, id INT NOT NULL, line INT NOT NULL, sku VARCHAR(20), PRIMARY KEY (cust, id, line), KEY by_sku (sku))" + group)
+			r.Exec("INSERT INTO " + p + "orders VALUES (1, 1, 'r1', 10), (2, 1, 'r2', 20)")
+			r.Exec("INSERT INTO " + p + "order_lines VALUES (1, 1, 1, 'a'), (2, 1, 1, 'b')")
+		}
+		qs := []string{
+			"SELECT cust, id, total FROM %sorders WHERE ref = 'r1'",
+			"SELECT cust, id, total FROM %sorders WHERE ref = 'r2'",
+			"SELECT cust, id, total FROM %sorders WHERE ref = 'r3'",
+			"SELECT cust, id, ref FROM %sorders WHERE ref >= 'r' ORDER BY ref",
+			"SELECT cust, id, ref FROM %sorders WHERE total BETWEEN 5 AND 35 ORDER BY total DESC LIMIT 2",
+			"SELECT cust, id, line FROM %sorder_lines WHERE sku = 'a' ORDER BY cust, id, line",
+			"SELECT cust, id, line FROM %sorder_lines WHERE sku IN ('b', 'c', 'd') ORDER BY cust, id, line",
+			"SELECT o.ref, l.sku FROM %[1]sorders o JOIN %[1]sorder_lines l ON l.cust = o.cust AND l.id = o.id WHERE o.ref = 'r1' ORDER BY l.sku",
+			"SELECT COUNT(*) FROM %sorders",
+		}
+		compare := func(stage string) {
+			t.Helper()
+			for _, q := range qs {
+				got, want := r.Rows(fmt.Sprintf(q, "")), r.Rows(fmt.Sprintf(q, "p"))
+				if !equalRows(got, want) {
+					t.Errorf("%s: %s:\ngroup %q\nplain %q", stage, q, got, want)
+				}
+			}
+		}
+		compare("start")
+		steps := [][]string{
+			// One partition, both members.
+			{"INSERT INTO %sorders VALUES (1, 2, 'r3', 30)", "INSERT INTO %sorder_lines VALUES (1, 2, 1, 'c'), (1, 1, 2, 'd')"},
+			// A unique value handed over (swap) within one partition's rows
+			// and across partitions.
+			{"UPDATE %sorders SET ref = 'tmp' WHERE cust = 1 AND id = 1", "UPDATE %sorders SET ref = 'r1' WHERE cust = 1 AND id = 2", "UPDATE %sorders SET ref = 'r3' WHERE cust = 1 AND id = 1"},
+			// Delete then insert of the same unique value, other partition.
+			{"DELETE FROM %sorders WHERE ref = 'r2'", "INSERT INTO %sorders VALUES (3, 1, 'r2', 5)", "UPDATE %sorder_lines SET sku = 'b' WHERE cust = 1 AND line = 2"},
+			// Several partitions and members at once.
+			{"INSERT INTO %sorders VALUES (4, 1, 'r4', 40), (5, 1, 'r5', 50)", "INSERT INTO %sorder_lines VALUES (4, 1, 1, 'd'), (5, 1, 1, 'a')", "DELETE FROM %sorder_lines WHERE sku = 'c'", "UPDATE %sorders SET total = total + 1 WHERE cust IN (1, 4)"},
+		}
+		for i, st := range steps {
+			for _, p := range []string{"", "p"} {
+				r.Exec("BEGIN")
+				for _, q := range st {
+					r.Exec(fmt.Sprintf(q, p))
+				}
+				r.Exec("COMMIT")
+			}
+			compare(fmt.Sprintf("step %d", i))
+		}
+		// Duplicates: in one statement, across statements of a transaction,
+		// and against a committed row; rolled back or failing at commit.
+		for _, p := range []string{"", "p"} {
+			r.Exec("BEGIN")
+			r.ExpectErrno(1062, fmt.Sprintf("INSERT INTO %sorders VALUES (1, 9, 'r4', 1)", p))
+			r.Exec(fmt.Sprintf("INSERT INTO %sorders VALUES (1, 9, 'r9', 1)", p))
+			r.ExpectErrno(1062, fmt.Sprintf("INSERT INTO %sorders VALUES (2, 9, 'r9', 1)", p))
+			r.ExpectErrno(1062, fmt.Sprintf("UPDATE %sorders SET ref = 'r5' WHERE cust = 1 AND id = 9", p))
+			r.Exec(fmt.Sprintf("INSERT INTO %sorder_lines VALUES (1, 9, 1, 'q')", p))
+			r.Exec("COMMIT")
+		}
+		compare("duplicates")
+		for _, p := range []string{"", "p"} {
+			r.Exec("BEGIN")
+			r.Exec(fmt.Sprintf("INSERT INTO %sorders VALUES (1, 10, 'r10', 1)", p))
+			r.Exec(fmt.Sprintf("INSERT INTO %sorder_lines VALUES (1, 10, 1, 'z')", p))
+			r.Exec("ROLLBACK")
+		}
+		compare("rollback")
+	})
+}
