@@ -293,3 +293,64 @@ func TestCrossGroupIndexesInTransaction(t *testing.T) {
 		compare("rollback")
 	})
 }
+
+// TestCrossKeylessIndexSnapshot: a REPEATABLE READ transaction reading a
+// keyless table through its (local) indexes sees its snapshot while
+// another session updates, inserts and deletes, with its own writes on
+// top, and the same rows as through a full scan and as a keyed table.
+func TestCrossKeylessIndexSnapshot(t *testing.T) {
+	snapshotBackends(t, func(t *testing.T, ts *sqltest.Server) {
+		a, b := ts.Session("d"), ts.Conn()
+		ra, rb := sqltest.NewRunner(t, a), sqltest.NewRunner(t, b)
+		rb.Exec("USE d")
+		ra.Exec("CREATE TABLE k (a INT, b VARCHAR(20), c INT, KEY ka (a), UNIQUE KEY ub (b))")
+		ra.Exec("CREATE TABLE pk (id INT AUTO_INCREMENT PRIMARY KEY, a INT, b VARCHAR(20), c INT, KEY ka (a), UNIQUE KEY ub (b))")
+		for _, tb := range []string{"k", "pk"} {
+			ra.Exec("INSERT INTO " + tb + " (a, b, c) VALUES (1, 'x', 10), (2, 'y', 20), (2, 'z', 21), (3, NULL, 30)")
+		}
+		qs := []string{
+			"SELECT a, b, c FROM %s WHERE a = 2 ORDER BY c",
+			"SELECT a, b, c FROM %s WHERE a >= 2 ORDER BY a DESC, c DESC LIMIT 2",
+			"SELECT a, b, c FROM %s WHERE b = 'y'",
+			"SELECT a, b, c FROM %s WHERE b IN ('x', 'w', 'q') ORDER BY b",
+			"SELECT a, b, c FROM %s WHERE b IS NULL",
+			"SELECT COUNT(*), SUM(c) FROM %s",
+			"SELECT a, b, c FROM %s IGNORE INDEX (ka, ub) WHERE a = 2 ORDER BY c",
+		}
+		rows := func() map[string][]string {
+			m := map[string][]string{}
+			for _, q := range qs {
+				got, want := ra.Rows(fmt.Sprintf(q, "k")), ra.Rows(fmt.Sprintf(q, "pk"))
+				if !equalRows(got, want) {
+					t.Errorf("%s:\nkeyless %q\nkeyed %q", q, got, want)
+				}
+				m[q] = got
+			}
+			return m
+		}
+		ra.Exec("BEGIN")
+		before := rows()
+		for _, tb := range []string{"k", "pk"} {
+			rb.Exec("UPDATE " + tb + " SET a = 5, b = 'w' WHERE b = 'y'")
+			rb.Exec("INSERT INTO " + tb + " (a, b, c) VALUES (2, 'q', 22)")
+			rb.Exec("DELETE FROM " + tb + " WHERE b = 'x'")
+			rb.Exec("UPDATE " + tb + " SET c = c + 100 WHERE a = 2")
+		}
+		during := rows()
+		for q, want := range before {
+			if !equalRows(during[q], want) {
+				t.Errorf("snapshot: %s:\nafter the other session's commits %q\nat the first read %q", q, during[q], want)
+			}
+		}
+		// Own writes on the snapshot.
+		for _, tb := range []string{"k", "pk"} {
+			ra.Exec("INSERT INTO " + tb + " (a, b, c) VALUES (2, 'v', 23)")
+		}
+		rows()
+		for _, tb := range []string{"k", "pk"} {
+			ra.ExpectErrno(1062, "INSERT INTO "+tb+" (a, b, c) VALUES (9, 'q', 0)") // a current read: committed by b
+		}
+		ra.Exec("ROLLBACK")
+		rows()
+	})
+}
