@@ -2,6 +2,7 @@ package sqlgw_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
@@ -352,5 +353,73 @@ func TestCrossKeylessIndexSnapshot(t *testing.T) {
 		}
 		ra.Exec("ROLLBACK")
 		rows()
+	})
+}
+
+// TestCrossReverseOwnWrites: ORDER BY ... DESC LIMIT (reverse reads on the
+// stores that have them) inside a transaction with buffered inserts,
+// updates and deletes at both ends of the range, on plain, salted, group
+// and keyless-indexed tables, equals the same query ordered by an
+// expression (no reverse read) and the plain table's answer.
+func TestCrossReverseOwnWrites(t *testing.T) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, s *sqltest.Server) {
+		r := s.Runner()
+		r.Exec("CREATE DATABASE d")
+		r.Exec("USE d")
+		tables := map[string]string{
+			"p":  "CREATE TABLE p (g INT NOT NULL, id INT NOT NULL, v INT, PRIMARY KEY (g, id), KEY kv (v))",
+			"s":  "CREATE TABLE s (g INT NOT NULL, id INT NOT NULL, v INT, PRIMARY KEY (g, id), KEY kv (v)) PARTITION BY KEY (g) PARTITIONS 3",
+			"m":  "CREATE TABLE m (g INT NOT NULL, id INT NOT NULL, v INT, PRIMARY KEY (g, id), KEY kv (v)) COMMENT 'sqlgw: group=gg'",
+			"m2": "CREATE TABLE m2 (g INT NOT NULL, id INT NOT NULL, v INT, PRIMARY KEY (g, id)) COMMENT 'sqlgw: group=gg'",
+			"k":  "CREATE TABLE k (g INT, id INT, v INT, KEY kg (g, id), KEY kv (v))",
+		}
+		names := []string{"p", "s", "m", "m2", "k"}
+		for _, n := range names {
+			r.Exec(tables[n])
+			r.InsertRows(n, 60, 30, func(i int) string { return fmt.Sprintf("(%d, %d, %d)", i%3, i, (i*7)%61) })
+		}
+		qs := []string{
+			"SELECT g, id, v FROM %s WHERE g = 1 ORDER BY id DESC LIMIT 5",
+			"SELECT g, id, v FROM %s WHERE g = 1 AND id < 50 ORDER BY id DESC LIMIT 3",
+			"SELECT g, id, v FROM %s ORDER BY g DESC, id DESC LIMIT 7",
+			"SELECT g, id, v FROM %s WHERE g IN (0, 2) ORDER BY g DESC, id DESC LIMIT 4",
+			"SELECT g, id, v FROM %s WHERE v > 10 ORDER BY v DESC LIMIT 6",
+			"SELECT g, id, v FROM %s WHERE g = 2 ORDER BY id DESC LIMIT 2 OFFSET 3",
+		}
+		noReverse := func(q string) string {
+			q = strings.Replace(q, "ORDER BY g DESC, id DESC", "ORDER BY g+0 DESC, id+0 DESC", 1)
+			q = strings.Replace(q, "ORDER BY id DESC", "ORDER BY id+0 DESC", 1)
+			return strings.Replace(q, "ORDER BY v DESC", "ORDER BY v+0 DESC, g+0 DESC, id+0 DESC", 1)
+		}
+		compare := func(stage string) {
+			t.Helper()
+			for _, q := range qs {
+				want := r.Rows(noReverse(fmt.Sprintf(q, "p")))
+				for _, n := range names {
+					got := r.Rows(fmt.Sprintf(q, n))
+					if strings.Contains(q, "ORDER BY v DESC") {
+						got = r.Rows(fmt.Sprintf(strings.Replace(q, "ORDER BY v DESC", "ORDER BY v DESC, g DESC, id DESC", 1), n))
+					}
+					if !equalRows(got, want) {
+						t.Errorf("%s: %s on %s:\ngot  %q\nwant %q", stage, q, n, got, want)
+					}
+					if alt := r.Rows(noReverse(fmt.Sprintf(q, n))); !equalRows(alt, want) {
+						t.Errorf("%s: %s on %s (no reverse read):\ngot  %q\nwant %q", stage, noReverse(q), n, alt, want)
+					}
+				}
+			}
+		}
+		compare("committed")
+		r.Exec("BEGIN")
+		for _, n := range names {
+			r.Exec("INSERT INTO " + n + " VALUES (1, 100, 99), (1, 59, 98), (2, 1000, 3), (0, -1, 60), (3, 1, 1)")
+			r.Exec("DELETE FROM " + n + " WHERE g = 1 AND id IN (55, 52, 49)")
+			r.Exec("UPDATE " + n + " SET v = 100 WHERE g = 2 AND id = 5")
+			r.Exec("UPDATE " + n + " SET v = -5 WHERE v = 59")
+			r.Exec("DELETE FROM " + n + " WHERE g = 1 AND id = 100")
+		}
+		compare("in transaction")
+		r.Exec("ROLLBACK")
+		compare("rolled back")
 	})
 }
