@@ -423,3 +423,72 @@ func TestCrossReverseOwnWrites(t *testing.T) {
 		compare("rolled back")
 	})
 }
+
+// TestCrossReverseSnapshot: reverse reads (ORDER BY ... DESC LIMIT) of a
+// REPEATABLE READ transaction see its snapshot, with its own writes on
+// top, while another session commits at the end of the range the reverse
+// read starts from; on plain, salted and group tables and through a
+// secondary index, the same rows as the forward order reversed.
+func TestCrossReverseSnapshot(t *testing.T) {
+	snapshotBackends(t, func(t *testing.T, ts *sqltest.Server) {
+		a, b := ts.Session("d"), ts.Conn()
+		ra, rb := sqltest.NewRunner(t, a), sqltest.NewRunner(t, b)
+		rb.Exec("USE d")
+		ra.Exec("CREATE TABLE p (g INT NOT NULL, id INT NOT NULL, v INT, PRIMARY KEY (g, id), KEY kv (v))")
+		ra.Exec("CREATE TABLE s (g INT NOT NULL, id INT NOT NULL, v INT, PRIMARY KEY (g, id), KEY kv (v)) PARTITION BY KEY (g) PARTITIONS 3")
+		ra.Exec("CREATE TABLE m (g INT NOT NULL, id INT NOT NULL, v INT, PRIMARY KEY (g, id), KEY kv (v)) COMMENT 'sqlgw: group=gg'")
+		ra.Exec("CREATE TABLE m2 (g INT NOT NULL, id INT NOT NULL, v INT, PRIMARY KEY (g, id)) COMMENT 'sqlgw: group=gg'")
+		names := []string{"p", "s", "m", "m2"}
+		for _, n := range names {
+			ra.InsertRows(n, 40, 20, func(i int) string { return fmt.Sprintf("(%d, %d, %d)", i%2, i, i) })
+		}
+		qs := []string{
+			"SELECT g, id, v FROM %s WHERE g = 1 ORDER BY id DESC LIMIT 4",
+			"SELECT g, id, v FROM %s ORDER BY g DESC, id DESC LIMIT 5",
+			"SELECT g, id, v FROM %s WHERE v > 30 ORDER BY v DESC LIMIT 3",
+			"SELECT m.id, m2.v FROM m JOIN m2 ON m2.g = m.g AND m2.id = m.id WHERE m.g = 1 AND '%s' = '%[1]s' ORDER BY m.id DESC LIMIT 3",
+		}
+		check := func(stage string, want map[string][]string) map[string][]string {
+			t.Helper()
+			got := map[string][]string{}
+			for _, q := range qs {
+				for _, n := range names {
+					rows := ra.Rows(fmt.Sprintf(q, n))
+					fw := strings.NewReplacer(" DESC", "", "ORDER BY", "ORDER BY").Replace(fmt.Sprintf(q, n))
+					fw = fw[:strings.LastIndex(fw, " LIMIT")]
+					all := ra.Rows(fw)
+					var rev []string
+					for i := len(all) - 1; i >= 0 && len(rev) < len(rows); i-- {
+						rev = append(rev, all[i])
+					}
+					if !equalRows(rows, rev) {
+						t.Errorf("%s: %s on %s:\nreverse %q\nforward reversed %q", stage, q, n, rows, rev)
+					}
+					if q != qs[3] && n != "p" && !equalRows(rows, got[q+"p"]) {
+						t.Errorf("%s: %s on %s: %q, plain table %q", stage, q, n, rows, got[q+"p"])
+					}
+					if want != nil && !equalRows(rows, want[q+n]) {
+						t.Errorf("%s: %s on %s: %q, want the snapshot's %q", stage, q, n, rows, want[q+n])
+					}
+					got[q+n] = rows
+				}
+			}
+			return got
+		}
+		ra.Exec("BEGIN")
+		first := check("first read", nil)
+		for _, n := range names {
+			rb.Exec("INSERT INTO " + n + " VALUES (1, 101, 101), (1, 103, 103), (2, 1, 200)")
+			rb.Exec("DELETE FROM " + n + " WHERE g = 1 AND id = 39")
+			rb.Exec("UPDATE " + n + " SET v = 500 WHERE g = 0 AND id = 2")
+		}
+		check("snapshot", first)
+		for _, n := range names {
+			ra.Exec("INSERT INTO " + n + " VALUES (1, 102, 102), (1, -1, -1)")
+			ra.Exec("DELETE FROM " + n + " WHERE g = 1 AND id = 37")
+		}
+		check("own writes", nil)
+		ra.Exec("ROLLBACK")
+		check("after", nil)
+	})
+}
