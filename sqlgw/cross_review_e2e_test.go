@@ -153,6 +153,16 @@ func TestCrossGroupCurrentReads(t *testing.T) {
 			ra.Exec("ROLLBACK")
 			ra.ExpectRows("SELECT cust, id, line FROM "+p+"order_lines ORDER BY id, line", "1\t1\t1")
 		}
+		// A duplicate key committed after the snapshot (a current read)
+		// fails the statement that read the partition from the snapshot.
+		for _, p := range []string{"p", ""} {
+			ra.Exec("BEGIN")
+			ra.ExpectRows("SELECT COUNT(*) FROM "+p+"order_lines WHERE cust = 1", "1")
+			rb.Exec("INSERT INTO " + p + "order_lines VALUES (1, 1, 2, 'b')")
+			ra.ExpectErrno(1062, "INSERT INTO "+p+"order_lines SELECT o.cust, o.id, 2, 'c' FROM "+p+"orders o JOIN "+p+"order_lines l ON l.cust = o.cust AND l.id = o.id WHERE o.cust = 1")
+			ra.Exec("ROLLBACK")
+			ra.ExpectRows("SELECT cust, id, line, sku FROM "+p+"order_lines ORDER BY id, line", "1\t1\t1\ta", "1\t1\t2\tb")
+		}
 	})
 }
 
