@@ -502,3 +502,78 @@ func TestCrossReverseSnapshot(t *testing.T) {
 		check("after", nil)
 	})
 }
+
+// TestCrossGlobalIndexSnapshot: reads through global (unique and
+// non-unique) indexes of plain, salted and group tables in a REPEATABLE
+// READ transaction see the snapshot while another session moves the
+// indexed values, the same rows as a scan that ignores the indexes.
+func TestCrossGlobalIndexSnapshot(t *testing.T) {
+	snapshotBackends(t, func(t *testing.T, ts *sqltest.Server) {
+		a, b := ts.Session("d"), ts.Conn()
+		ra, rb := sqltest.NewRunner(t, a), sqltest.NewRunner(t, b)
+		rb.Exec("USE d")
+		ra.Exec("CREATE TABLE p (g INT NOT NULL, id INT NOT NULL, u VARCHAR(10), v INT, PRIMARY KEY (g, id), UNIQUE KEY ku (u), KEY kv (v))")
+		ra.Exec("CREATE TABLE s (g INT NOT NULL, id INT NOT NULL, u VARCHAR(10), v INT, PRIMARY KEY (g, id), UNIQUE KEY ku (u), KEY kv (v)) PARTITION BY KEY (g) PARTITIONS 3")
+		ra.Exec("CREATE TABLE m (g INT NOT NULL, id INT NOT NULL, u VARCHAR(10), v INT, PRIMARY KEY (g, id), UNIQUE KEY ku (u), KEY kv (v)) COMMENT 'sqlgw: group=gg'")
+		ra.Exec("CREATE TABLE m2 (g INT NOT NULL, id INT NOT NULL, w INT, PRIMARY KEY (g, id)) COMMENT 'sqlgw: group=gg'")
+		names := []string{"p", "s", "m"}
+		for _, n := range names {
+			ra.InsertRows(n, 20, 20, func(i int) string { return fmt.Sprintf("(%d, %d, 'u%d', %d)", i%4, i, i, i%5) })
+		}
+		ra.InsertRows("m2", 20, 20, func(i int) string { return fmt.Sprintf("(%d, %d, %d)", i%4, i, i) })
+		qs := []string{
+			"SELECT g, id, u, v FROM %s %s WHERE u = 'u3'",
+			"SELECT g, id, u, v FROM %s %s WHERE u IN ('u1', 'u7', 'x') ORDER BY u",
+			"SELECT g, id, u, v FROM %s %s WHERE v = 2 ORDER BY g, id",
+			"SELECT g, id, u, v FROM %s %s WHERE v >= 3 ORDER BY v DESC, g, id LIMIT 4",
+			"SELECT COUNT(*) FROM %s %s WHERE u LIKE 'u1%%'",
+		}
+		check := func(stage string, want map[string][]string) map[string][]string {
+			t.Helper()
+			got := map[string][]string{}
+			for _, q := range qs {
+				for _, n := range names {
+					rows := ra.Rows(fmt.Sprintf(q, n, ""))
+					scan := ra.Rows(fmt.Sprintf(q, n, "IGNORE INDEX (ku, kv)"))
+					if !equalRows(rows, scan) {
+						t.Errorf("%s: %s on %s:\nindex %q\nscan  %q", stage, q, n, rows, scan)
+					}
+					if n != "p" && !equalRows(rows, got[q+"p"]) {
+						t.Errorf("%s: %s on %s: %q, plain table %q", stage, q, n, rows, got[q+"p"])
+					}
+					if want != nil && !equalRows(rows, want[q+n]) {
+						t.Errorf("%s: %s on %s: %q, want the snapshot's %q", stage, q, n, rows, want[q+n])
+					}
+					got[q+n] = rows
+				}
+			}
+			j := ra.Rows("SELECT m.u, m2.w FROM m JOIN m2 ON m2.g = m.g AND m2.id = m.id WHERE m.g = 3 ORDER BY m.u")
+			jp := ra.Rows("SELECT p.u, m2.w FROM p JOIN m2 ON m2.g = p.g AND m2.id = p.id WHERE p.g = 3 ORDER BY p.u")
+			if !equalRows(j, jp) {
+				t.Errorf("%s: group join %q, plain %q", stage, j, jp)
+			}
+			return got
+		}
+		ra.Exec("BEGIN")
+		first := check("first read", nil)
+		for _, n := range names {
+			rb.Exec("BEGIN")
+			rb.Exec("UPDATE " + n + " SET u = 'tmp' WHERE u = 'u3'")
+			rb.Exec("UPDATE " + n + " SET u = 'u3', v = 4 WHERE u = 'u7'")
+			rb.Exec("UPDATE " + n + " SET u = 'u7' WHERE u = 'tmp'")
+			rb.Exec("COMMIT")
+			rb.Exec("DELETE FROM " + n + " WHERE u = 'u1'")
+			rb.Exec("INSERT INTO " + n + " VALUES (3, 100, 'u1', 2)")
+			rb.Exec("UPDATE " + n + " SET v = 3 WHERE v = 2")
+		}
+		rb.Exec("UPDATE m2 SET w = w + 1000 WHERE g = 3")
+		check("snapshot", first)
+		for _, n := range names {
+			ra.Exec("UPDATE " + n + " SET v = 2 WHERE u = 'u11'")
+			ra.ExpectErrno(1062, "INSERT INTO "+n+" VALUES (0, 200, 'u1', 0)") // committed by b: a current read
+		}
+		check("own writes", nil)
+		ra.Exec("ROLLBACK")
+		check("after", nil)
+	})
+}
