@@ -1,6 +1,7 @@
 package sqlgw_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -575,5 +576,39 @@ func TestCrossGlobalIndexSnapshot(t *testing.T) {
 		check("own writes", nil)
 		ra.Exec("ROLLBACK")
 		check("after", nil)
+	})
+}
+
+// TestCrossGroupMultiStatement: a multi-statement query's statements each
+// read the group's partition anew: a join after the query's own write sees
+// it.
+func TestCrossGroupMultiStatement(t *testing.T) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, s *sqltest.Server) {
+		s.Runner().Script(groupSchema)
+		db := s.Open("d?multiStatements=true")
+		c, err := db.Conn(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		r := sqltest.NewRunner(t, c)
+		for _, p := range []string{"", "p"} {
+			r.Exec("INSERT INTO " + p + "orders VALUES (1, 1, 10)")
+			r.Exec("INSERT INTO " + p + "order_lines VALUES (1, 1, 1, 'a')")
+			join := "SELECT COUNT(*) FROM " + p + "orders o JOIN " + p + "order_lines l ON l.cust = o.cust AND l.id = o.id WHERE o.cust = 1"
+			for _, tx := range []bool{false, true} {
+				if tx {
+					r.Exec("BEGIN")
+				}
+				before := r.Rows(join)[0]
+				sets := r.ResultSets(join + "; INSERT INTO " + p + "order_lines SELECT cust, id, MAX(line) + 1, 'x' FROM " + p + "order_lines WHERE cust = 1 GROUP BY cust, id; " + join)
+				if len(sets) != 2 || len(sets[0]) != 1 || len(sets[1]) != 1 || sets[0][0] != before || sets[1][0] == before {
+					t.Errorf("%q (transaction %v): result sets %q, the count before %s", p, tx, sets, before)
+				}
+				if tx {
+					r.Exec("COMMIT")
+				}
+			}
+		}
 	})
 }
