@@ -612,3 +612,45 @@ func TestCrossGroupMultiStatement(t *testing.T) {
 		}
 	})
 }
+
+// TestCrossGroupJoinOwnWrites: joins of group members (answered from one
+// partition read) inside a transaction overlay its buffered writes to
+// both members, like the plain tables.
+func TestCrossGroupJoinOwnWrites(t *testing.T) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, s *sqltest.Server) {
+		r := s.Runner()
+		r.Script(groupSchema)
+		for _, p := range []string{"", "p"} {
+			r.Exec("INSERT INTO " + p + "orders VALUES (1, 1, 10), (1, 2, 20), (1, 3, 30), (2, 1, 40)")
+			r.Exec("INSERT INTO " + p + "order_lines VALUES (1, 1, 1, 'a'), (1, 1, 2, 'b'), (1, 2, 1, 'c'), (2, 1, 1, 'e')")
+		}
+		qs := []string{
+			"SELECT o.id, o.total, l.line, l.sku FROM %[1]sorders o JOIN %[1]sorder_lines l ON l.cust = o.cust AND l.id = o.id WHERE o.cust = 1 ORDER BY o.id, l.line",
+			"SELECT o.id, COUNT(l.line) FROM %[1]sorders o LEFT JOIN %[1]sorder_lines l ON l.cust = o.cust AND l.id = o.id WHERE o.cust = 1 GROUP BY o.id ORDER BY o.id",
+			"SELECT o.id FROM %[1]sorders o WHERE o.cust = 1 AND EXISTS (SELECT 1 FROM %[1]sorder_lines l WHERE l.cust = o.cust AND l.id = o.id AND l.sku > 'a') ORDER BY o.id",
+			"SELECT o.id FROM %[1]sorders o WHERE o.cust = 1 AND o.id NOT IN (SELECT l.id FROM %[1]sorder_lines l WHERE l.cust = 1) ORDER BY o.id",
+			"SELECT l.sku, o.total FROM %[1]sorder_lines l JOIN %[1]sorders o ON o.cust = l.cust AND o.id = l.id WHERE l.cust = 1 AND l.line = 1 ORDER BY l.sku",
+		}
+		compare := func(stage string) {
+			t.Helper()
+			for _, q := range qs {
+				got, want := r.Rows(fmt.Sprintf(q, "")), r.Rows(fmt.Sprintf(q, "p"))
+				if !equalRows(got, want) {
+					t.Errorf("%s: %s:\ngroup %q\nplain %q", stage, q, got, want)
+				}
+			}
+		}
+		compare("committed")
+		r.Exec("BEGIN")
+		for _, p := range []string{"", "p"} {
+			r.Exec("INSERT INTO " + p + "orders VALUES (1, 4, 40)")
+			r.Exec("INSERT INTO " + p + "order_lines VALUES (1, 4, 1, 'z'), (1, 3, 1, 'y')")
+			r.Exec("DELETE FROM " + p + "order_lines WHERE cust = 1 AND id = 1 AND line = 1")
+			r.Exec("UPDATE " + p + "orders SET total = total * 2 WHERE cust = 1 AND id = 2")
+			r.Exec("DELETE FROM " + p + "orders WHERE cust = 1 AND id = 1")
+		}
+		compare("in transaction")
+		r.Exec("COMMIT")
+		compare("after commit")
+	})
+}
