@@ -654,3 +654,58 @@ func TestCrossGroupJoinOwnWrites(t *testing.T) {
 		compare("after commit")
 	})
 }
+
+// TestCrossGroupMixedSalting: a member salted otherwise than its group is
+// refused (1525); a group of three salted members answers three-way joins
+// and DESC LIMIT reads, in and out of a transaction, like plain tables.
+func TestCrossGroupMixedSalting(t *testing.T) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, s *sqltest.Server) {
+		r := s.Runner()
+		r.Exec("CREATE DATABASE d")
+		r.Exec("USE d")
+		for _, p := range []string{"", "p"} {
+			group, s4, s3 := "", "", ""
+			if p == "" {
+				group, s4, s3 = " COMMENT 'sqlgw: group=mix'", " PARTITION BY KEY (c) PARTITIONS 4", " PARTITION BY KEY (c) PARTITIONS 3"
+			}
+			r.Exec("CREATE TABLE " + p + "a (c INT NOT NULL, id INT NOT NULL, v INT, PRIMARY KEY (c, id))" + group + s4)
+			if p == "" {
+				// Members salted otherwise than the group are refused.
+				r.ExpectErrno(1525, "CREATE TABLE b (c INT NOT NULL, id INT NOT NULL, w INT, PRIMARY KEY (c, id))"+group+s3)
+				r.ExpectErrno(1525, "CREATE TABLE n (c INT NOT NULL, id INT NOT NULL, x INT, PRIMARY KEY (c, id))"+group)
+			}
+			r.Exec("CREATE TABLE " + p + "b (c INT NOT NULL, id INT NOT NULL, w INT, PRIMARY KEY (c, id))" + group + s4)
+			r.Exec("CREATE TABLE " + p + "n (c INT NOT NULL, id INT NOT NULL, x INT, PRIMARY KEY (c, id))" + group + s4)
+			for _, tb := range []string{"a", "b", "n"} {
+				r.InsertRows(p+tb, 30, 30, func(i int) string { return fmt.Sprintf("(%d, %d, %d)", i%5, i, i*3%7) })
+			}
+		}
+		qs := []string{
+			"SELECT a.id, a.v, b.w, n.x FROM %[1]sa a JOIN %[1]sb b ON b.c = a.c AND b.id = a.id JOIN %[1]sn n ON n.c = a.c AND n.id = a.id WHERE a.c = 2 ORDER BY a.id DESC LIMIT 4",
+			"SELECT a.c, a.id, b.w FROM %[1]sa a LEFT JOIN %[1]sb b ON b.c = a.c AND b.id = a.id ORDER BY a.c DESC, a.id DESC LIMIT 6",
+			"SELECT c, id FROM %[1]sb WHERE c IN (1, 3) ORDER BY c DESC, id DESC LIMIT 3",
+			"SELECT n.c, COUNT(*), SUM(a.v) FROM %[1]sn n JOIN %[1]sa a ON a.c = n.c AND a.id = n.id GROUP BY n.c ORDER BY n.c",
+		}
+		compare := func(stage string) {
+			t.Helper()
+			for _, q := range qs {
+				got, want := r.Rows(fmt.Sprintf(q, "")), r.Rows(fmt.Sprintf(q, "p"))
+				if !equalRows(got, want) {
+					t.Errorf("%s: %s:\ngroup %q\nplain %q", stage, q, got, want)
+				}
+			}
+		}
+		compare("committed")
+		r.Exec("BEGIN")
+		for _, p := range []string{"", "p"} {
+			r.Exec("INSERT INTO " + p + "a VALUES (2, 100, 1), (3, 101, 2)")
+			r.Exec("INSERT INTO " + p + "b VALUES (2, 100, 5)")
+			r.Exec("INSERT INTO " + p + "n VALUES (2, 100, 6)")
+			r.Exec("DELETE FROM " + p + "b WHERE c = 2 AND id = 27")
+			r.Exec("UPDATE " + p + "n SET x = 100 WHERE c = 2")
+		}
+		compare("in transaction")
+		r.Exec("COMMIT")
+		compare("after commit")
+	})
+}
