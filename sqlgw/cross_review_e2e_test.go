@@ -105,6 +105,21 @@ func TestCrossGroupDescLimit(t *testing.T) {
 
 func sprintf(q, p string) string { return fmt.Sprintf(q, p) }
 
+// twinRows fails when a query of qs, formatted with each of names (the
+// tables under test), answers other rows than formatted with ref (their
+// plain twins).
+func twinRows(t *testing.T, r *sqltest.Runner, stage string, qs []string, ref string, names ...string) {
+	t.Helper()
+	for _, q := range qs {
+		want := r.Rows(fmt.Sprintf(q, ref))
+		for _, n := range names {
+			if got := r.Rows(fmt.Sprintf(q, n)); !equalRows(got, want) {
+				t.Errorf("%s: %s on %q:\ngot  %q\nwant %q (on %q)", stage, q, n, got, want, ref)
+			}
+		}
+	}
+}
+
 func equalRows(a, b []string) bool {
 	if len(a) != len(b) {
 		return false
@@ -196,17 +211,7 @@ func TestCrossSaltedGroupDescLimit(t *testing.T) {
 			"SELECT id FROM %sorder_lines WHERE cust = 1 AND id < 3 ORDER BY id DESC, line DESC LIMIT 2",
 			"SELECT cust, id FROM %sorders WHERE cust BETWEEN 1 AND 3 ORDER BY cust DESC, id DESC LIMIT 2 OFFSET 1",
 		}
-		compare := func(stage string) {
-			t.Helper()
-			for _, q := range qs {
-				want := r.Rows(fmt.Sprintf(q, "p"))
-				for _, p := range []string{"", "s"} {
-					if got := r.Rows(fmt.Sprintf(q, p)); !equalRows(got, want) {
-						t.Errorf("%s: %s:\n%q got %q\nplain want %q", stage, q, p, got, want)
-					}
-				}
-			}
-		}
+		compare := func(stage string) { t.Helper(); twinRows(t, r, stage, qs, "p", "", "s") }
 		compare("committed")
 		r.Exec("BEGIN")
 		for _, p := range []string{"", "s", "p"} {
@@ -253,15 +258,7 @@ func TestCrossGroupIndexesInTransaction(t *testing.T) {
 			"SELECT o.ref, l.sku FROM %[1]sorders o JOIN %[1]sorder_lines l ON l.cust = o.cust AND l.id = o.id WHERE o.ref = 'r1' ORDER BY l.sku",
 			"SELECT COUNT(*) FROM %sorders",
 		}
-		compare := func(stage string) {
-			t.Helper()
-			for _, q := range qs {
-				got, want := r.Rows(fmt.Sprintf(q, "")), r.Rows(fmt.Sprintf(q, "p"))
-				if !equalRows(got, want) {
-					t.Errorf("%s: %s:\ngroup %q\nplain %q", stage, q, got, want)
-				}
-			}
-		}
+		compare := func(stage string) { t.Helper(); twinRows(t, r, stage, qs, "p", "") }
 		compare("start")
 		steps := [][]string{
 			// One partition, both members.
@@ -631,15 +628,7 @@ func TestCrossGroupJoinOwnWrites(t *testing.T) {
 			"SELECT o.id FROM %[1]sorders o WHERE o.cust = 1 AND o.id NOT IN (SELECT l.id FROM %[1]sorder_lines l WHERE l.cust = 1) ORDER BY o.id",
 			"SELECT l.sku, o.total FROM %[1]sorder_lines l JOIN %[1]sorders o ON o.cust = l.cust AND o.id = l.id WHERE l.cust = 1 AND l.line = 1 ORDER BY l.sku",
 		}
-		compare := func(stage string) {
-			t.Helper()
-			for _, q := range qs {
-				got, want := r.Rows(fmt.Sprintf(q, "")), r.Rows(fmt.Sprintf(q, "p"))
-				if !equalRows(got, want) {
-					t.Errorf("%s: %s:\ngroup %q\nplain %q", stage, q, got, want)
-				}
-			}
-		}
+		compare := func(stage string) { t.Helper(); twinRows(t, r, stage, qs, "p", "") }
 		compare("committed")
 		r.Exec("BEGIN")
 		for _, p := range []string{"", "p"} {
@@ -686,15 +675,7 @@ func TestCrossGroupMixedSalting(t *testing.T) {
 			"SELECT c, id FROM %[1]sb WHERE c IN (1, 3) ORDER BY c DESC, id DESC LIMIT 3",
 			"SELECT n.c, COUNT(*), SUM(a.v) FROM %[1]sn n JOIN %[1]sa a ON a.c = n.c AND a.id = n.id GROUP BY n.c ORDER BY n.c",
 		}
-		compare := func(stage string) {
-			t.Helper()
-			for _, q := range qs {
-				got, want := r.Rows(fmt.Sprintf(q, "")), r.Rows(fmt.Sprintf(q, "p"))
-				if !equalRows(got, want) {
-					t.Errorf("%s: %s:\ngroup %q\nplain %q", stage, q, got, want)
-				}
-			}
-		}
+		compare := func(stage string) { t.Helper(); twinRows(t, r, stage, qs, "p", "") }
 		compare("committed")
 		r.Exec("BEGIN")
 		for _, p := range []string{"", "p"} {
