@@ -204,9 +204,24 @@ type groupReads struct {
 	mu    sync.Mutex
 	pid   uint64                     // the statement (sql.Context.Pid)
 	names map[string]map[string]bool // group table -> member Physicals named
-	parts map[[2]string][]*storage.Entity
-	big   map[[2]string]bool // partitions over one page: not kept
-	kept  int                // entities in parts (at most groupReadsMax)
+	parts map[partRead][]*storage.Entity
+	big   map[partRead]bool // partitions over one page: not kept
+	kept  int               // entities in parts (at most groupReadsMax)
+}
+
+// partRead names a partition read whole: the group table, the partition
+// and the view it was read in (the snapshot the read's context carried,
+// nil for the current rows). One statement may read both views: a
+// foreign key check or a duplicate check is a current read
+// (Table.current, snapshot.go) while the statement's other reads see the
+// transaction's snapshot, so a partition read in one view must never
+// answer a read in the other (TestCrossGroupCurrentReads: a parent
+// deleted after the snapshot was found by the child's check in the
+// snapshot's read of the partition). Snapshots are pointers (a store
+// honours only the ones it took), so they compare by identity.
+type partRead struct {
+	table, pk string
+	snap      storage.Snapshot
 }
 
 // groupReadsMax bounds the entities a statement keeps (a join over many
@@ -264,7 +279,7 @@ func (s *groupStore) getFromPartition(ctx context.Context, base, prefix, pk, rk 
 		return nil, false
 	}
 	g.mu.Lock()
-	ents, have := g.parts[[2]string{base, pk}]
+	ents, have := g.parts[partRead{base, pk, storage.SnapshotOf(ctx)}]
 	g.mu.Unlock()
 	if !have {
 		return nil, false
@@ -288,7 +303,7 @@ func (s *groupStore) fromPartition(ctx context.Context, base, prefix string, q *
 	if g == nil || !single || q.Continuation != "" || q.Reverse {
 		return nil, false, nil // (the kept read is in key order only)
 	}
-	key := [2]string{base, pk}
+	key := partRead{base, pk, storage.SnapshotOf(ctx)}
 	g.mu.Lock()
 	joined := len(g.names[base]) >= 2
 	ents, have := g.parts[key]
@@ -307,12 +322,12 @@ func (s *groupStore) fromPartition(ctx context.Context, base, prefix string, q *
 		if g.pid == pid {
 			if page.Continuation != "" {
 				if g.big == nil {
-					g.big = map[[2]string]bool{}
+					g.big = map[partRead]bool{}
 				}
 				g.big[key] = true
 			} else if g.kept+len(page.Entities) <= groupReadsMax {
 				if g.parts == nil {
-					g.parts = map[[2]string][]*storage.Entity{}
+					g.parts = map[partRead][]*storage.Entity{}
 				}
 				g.parts[key] = page.Entities
 				g.kept += len(page.Entities)
