@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/dolthub/vitess/go/mysql"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltext"
 )
 
 func TestParseAdmin(t *testing.T) {
@@ -71,14 +73,16 @@ func TestAdminPlaceholder(t *testing.T) {
 	}
 }
 
-func TestUnquoteSQLString(t *testing.T) {
+// TestPrepareTextUnquote: the text of PREPARE ... FROM is decoded by
+// sqltext.Unquote, as every other literal.
+func TestPrepareTextUnquote(t *testing.T) {
 	for in, want := range map[string]string{
 		`'CHECK TABLE t'`:     "CHECK TABLE t",
 		`'CHECK TABLE ''t'''`: "CHECK TABLE 't'",
 		`"a\"b\\c\n"`:         "a\"b\\c\n",
 	} {
-		if got := unquoteSQLString(in); got != want {
-			t.Errorf("unquoteSQLString(%s) = %q, want %q", in, got, want)
+		if got := sqltext.Unquote(in); got != want {
+			t.Errorf("sqltext.Unquote(%s) = %q, want %q", in, got, want)
 		}
 	}
 }

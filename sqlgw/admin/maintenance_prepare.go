@@ -8,6 +8,8 @@ import (
 
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltext"
 )
 
 // Prepared table maintenance statements (maintenance.go).
@@ -54,38 +56,6 @@ var (
 	reDeallocate  = regexp.MustCompile(`(?is)^\s*(?:DEALLOCATE|DROP)\s+PREPARE\s+(` + "`[^`]+`" + `|[A-Za-z0-9_$]+)\s*;?\s*$`)
 )
 
-// unquoteSQLString decodes a MySQL string literal ('...' or "...").
-func unquoteSQLString(lit string) string {
-	q := lit[0]
-	body := lit[1 : len(lit)-1]
-	var b strings.Builder
-	for i := 0; i < len(body); i++ {
-		c := body[i]
-		switch {
-		case c == q && i+1 < len(body) && body[i+1] == q:
-			b.WriteByte(q)
-			i++
-		case c == '\\' && i+1 < len(body):
-			i++
-			switch body[i] {
-			case 'n':
-				b.WriteByte('\n')
-			case 't':
-				b.WriteByte('\t')
-			case 'r':
-				b.WriteByte('\r')
-			case '0':
-				b.WriteByte(0)
-			default:
-				b.WriteByte(body[i])
-			}
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
-}
-
 func stmtName(s string) string {
 	return strings.ToLower(strings.Trim(s, "`"))
 }
@@ -94,7 +64,7 @@ func stmtName(s string) string {
 // table maintenance statements; ok is false for anything else.
 func (a *adminHandler) interceptPrepared(ctx context.Context, c *mysql.Conn, query string) (*sqltypes.Result, string, bool, error) {
 	if m := rePrepareFrom.FindStringSubmatch(query); m != nil {
-		name, text := stmtName(m[1]), unquoteSQLString(m[2])
+		name, text := stmtName(m[1]), sqltext.Unquote(m[2])
 		_, _, isAdmin, err := parseAdmin(text)
 		a.mu.Lock()
 		defer a.mu.Unlock()
