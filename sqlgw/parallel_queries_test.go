@@ -36,19 +36,24 @@ func (s *slowQueries) Query(ctx context.Context, table string, q *storage.Query)
 	return s.Store.Query(ctx, table, q)
 }
 
-// TestPartitionQueriesInParallel: the partition queries of an IN list on
-// the partition key are sent together, not one after another, and still
-// return the rows in key order with one request per partition.
-func TestPartitionQueriesInParallel(t *testing.T) {
+// startSlowQueries starts a server over an in-memory Pebble store whose
+// queries can be slowed, with database d in use.
+func startSlowQueries(t *testing.T) (*slowQueries, *sqltest.Runner) {
 	inner, err := pebble.OpenMemory()
 	if err != nil {
 		t.Fatal(err)
 	}
 	st := &slowQueries{Store: inner}
-	ts := sqltest.Start(t, st, sqltest.Options{})
-	c := sqltest.NewRunner(t, ts.Conn())
-	c.Exec("CREATE DATABASE d")
-	c.Exec("USE d")
+	c := sqltest.NewRunner(t, sqltest.Start(t, st, sqltest.Options{}).Conn())
+	c.ExecAll("CREATE DATABASE d", "USE d")
+	return st, c
+}
+
+// TestPartitionQueriesInParallel: the partition queries of an IN list on
+// the partition key are sent together, not one after another, and still
+// return the rows in key order with one request per partition.
+func TestPartitionQueriesInParallel(t *testing.T) {
+	st, c := startSlowQueries(t)
 	c.Exec("CREATE TABLE ev (dev INT, seq INT, v INT, PRIMARY KEY (dev, seq))")
 	c.Exec("INSERT INTO ev VALUES (1,1,11),(1,2,12),(2,1,21),(3,1,31),(4,1,41),(5,1,51),(6,1,61),(7,1,71),(8,1,81)")
 	st.slow.Store(true)
@@ -71,15 +76,7 @@ func TestPartitionQueriesInParallel(t *testing.T) {
 // together as the IN list's partition queries are, and an OR of whole-key
 // equalities is a MultiGet (parallel Gets), not a scan with an OR filter.
 func TestMultiRangeQueriesInParallel(t *testing.T) {
-	inner, err := pebble.OpenMemory()
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := &slowQueries{Store: inner}
-	ts := sqltest.Start(t, st, sqltest.Options{})
-	c := sqltest.NewRunner(t, ts.Conn())
-	c.Exec("CREATE DATABASE d")
-	c.Exec("USE d")
+	st, c := startSlowQueries(t)
 	c.Exec("CREATE TABLE k (id INT PRIMARY KEY, v INT)")
 	c.Exec("CREATE TABLE ev (dev INT, seq INT, v INT, PRIMARY KEY (dev, seq))")
 	var vals []string
