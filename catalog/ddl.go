@@ -616,15 +616,18 @@ func (c *Catalog) TruncateTable(ctx context.Context, db, name string) (*Table, e
 	if old.IsAttached() {
 		return nil, fmt.Errorf("%w: TRUNCATE of attached table %s.%s (its store table is not sqlgw's to replace; DELETE its rows instead)", ErrUnsupported, db, name)
 	}
-	if old.Group != "" {
-		return c.truncateGroupMember(ctx, db, name, old) // group.go
-	}
+	// Global indexes get fresh store tables; so does the table, unless it
+	// is a group member, which gets a fresh member id (its new RowKey
+	// prefix in the group's table, group.go) when the change commits.
 	fresh := map[string]string{}
 	var created []string
 	for _, p := range physicalNames(old) {
-		kind := byte('t')
-		if p != old.Physical {
-			kind = 'x'
+		kind := byte('x')
+		if p == old.Physical {
+			if old.Group != "" {
+				continue
+			}
+			kind = 't'
 		}
 		n, err := c.createPhysical(ctx, kind)
 		if err != nil {
@@ -634,17 +637,21 @@ func (c *Catalog) TruncateTable(ctx context.Context, db, name string) (*Table, e
 		fresh[p] = n
 		created = append(created, n)
 	}
-	var replaced []string
 	t, err := c.alterTable(ctx, db, name, func(s *snapshot, t *Table, tx *txn) error {
 		if t.ID != old.ID {
 			return fmt.Errorf("%w: %s.%s was replaced concurrently", ErrConflict, db, name)
 		}
-		replaced = physicalNames(t)
-		oldT := t.clone()
-		if n, ok := fresh[t.Physical]; ok {
-			t.Physical = n
-		} else {
+		if t.Physical != old.Physical {
 			return fmt.Errorf("%w: %s.%s was truncated concurrently", ErrConflict, db, name)
+		}
+		replaced := physicalNames(t)
+		oldT := t.clone()
+		if t.Group != "" {
+			base, _, _ := ParseGroupPhysical(t.Physical)
+			s.nextID++
+			t.Physical = GroupPhysical(base, s.nextID)
+		} else {
+			t.Physical = fresh[t.Physical]
 		}
 		for i := range t.Indexes {
 			if t.Indexes[i].Physical != "" {

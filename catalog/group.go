@@ -235,55 +235,6 @@ func groupDropNames(s *snapshot, t *Table) []string {
 	return names
 }
 
-// truncateGroupMember is TruncateTable for a group member: a fresh member
-// id (the table's new generation), global indexes in fresh tables, and the
-// old entities deleted after the change commits.
-func (c *Catalog) truncateGroupMember(ctx context.Context, db, name string, old *Table) (*Table, error) {
-	fresh := map[string]string{}
-	var created []string
-	for _, ix := range old.Indexes {
-		if ix.Physical == "" {
-			continue
-		}
-		n, err := c.createPhysical(ctx, 'x')
-		if err != nil {
-			c.dropPhysical(created...)(ctx)
-			return nil, err
-		}
-		fresh[ix.Physical] = n
-		created = append(created, n)
-	}
-	t, err := c.alterTable(ctx, db, name, func(s *snapshot, t *Table, tx *txn) error {
-		if t.ID != old.ID || t.Physical != old.Physical {
-			return fmt.Errorf("%w: %s.%s was truncated or replaced concurrently", ErrConflict, db, name)
-		}
-		oldT := t.clone()
-		replaced := []string{t.Physical}
-		base, _, _ := ParseGroupPhysical(t.Physical)
-		s.nextID++
-		t.Physical = GroupPhysical(base, s.nextID)
-		for i := range t.Indexes {
-			if p := t.Indexes[i].Physical; p != "" {
-				n, ok := fresh[p]
-				if !ok {
-					return fmt.Errorf("%w: %s.%s: indexes changed concurrently", ErrConflict, db, name)
-				}
-				replaced = append(replaced, p)
-				t.Indexes[i].Physical = n
-			}
-		}
-		t.Generation++
-		t.AutoIncrementStart = 0
-		tx.after = append(tx.after, c.dropPhysical(replaced...), c.dropCounter(oldT))
-		return nil
-	})
-	if err != nil {
-		c.dropPhysical(created...)(ctx)
-		return nil, err
-	}
-	return t, nil
-}
-
 // DeleteGroupMember deletes every entity of group member phys (a Physical
 // with a member prefix) from the group's table: all partitions, the RowKey
 // range of the prefix, one batch per partition and 100 entities.
