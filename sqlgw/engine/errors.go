@@ -6,6 +6,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 
 	"github.com/sqlgw/sqlgw/catalog"
+	txnrec "github.com/sqlgw/sqlgw/catalog/txn"
 	"github.com/sqlgw/sqlgw/storage"
 )
 
@@ -78,6 +79,10 @@ func mapError(err error) error {
 	case errors.Is(err, storage.ErrTooLarge):
 		return mysql.NewSQLError(mysql.ERTooBigRowSize, "42000", "%s", err.Error())
 	case errors.Is(err, catalog.ErrConflict):
+		return errConflict(err.Error())
+	case errors.Is(err, txnrec.ErrSnapshotTooOld):
+		// The versions a read needs were pruned (snapshot.go): retrying
+		// takes a fresh snapshot.
 		return errConflict(err.Error())
 	case errors.Is(err, storage.ErrOutcomeUnknown):
 		return errOutcomeUnknown(err)

@@ -162,7 +162,9 @@ func (s *Session) takeSnapshotLocked(ctx *sql.Context, tx *txn, stmt bool) stora
 		st.snap.Release()
 		st.snap = nil
 	}
-	sn, err := storage.ForwardSnapshot(ctx, s.GW.store) // no request: not counted
+	// On the embedded store no request; on the Table service one clock
+	// read (catalog/txn), counted to the session.
+	sn, err := storage.ForwardSnapshot(storeCtx(ctx), s.GW.store)
 	if err != nil {
 		if errors.Is(err, storage.ErrSnapshotUnsupported) {
 			st.none = true

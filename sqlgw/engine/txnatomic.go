@@ -122,7 +122,11 @@ func (g *Gateway) commitAtomic(ctx context.Context, t *txn, phys []string, prep 
 			return false, nil
 		}
 	}
-	if n <= 1 {
+	// On a store without snapshots every commit takes the record, one
+	// batch included: its commit timestamp is what snapshot reads decide
+	// by (catalog/txn, "Isolation"; snapshot.go).
+	versioned := g.txs.Versioned(ctx)
+	if n == 0 || n == 1 && !versioned {
 		return false, nil
 	}
 	type gmeta struct {
@@ -221,7 +225,7 @@ func (g *Gateway) commitAtomic(ctx context.Context, t *txn, phys []string, prep 
 	for i, gr := range groups {
 		tables[i], batches[i] = gr.Table, gr.Ops
 	}
-	if mb, ok := mergeGroupBatches(tables, batches); ok {
+	if mb, ok := mergeGroupBatches(tables, batches); ok && !versioned {
 		if err := beforeCommit(); err != nil {
 			return true, err
 		}

@@ -176,7 +176,7 @@ func (g *Gateway) commitIndexed(ctx context.Context, t *txn, phys []string, prep
 	sent := groupTables(groups) // table group members: below the wrapper (tablegroup.go)
 	done, err = g.txs.CommitAtomic(ctx, sent)
 	if !done {
-		if rows <= 1 {
+		if rows <= 1 && !g.txs.Versioned(ctx) {
 			return false, nil
 		}
 		err = g.txs.Commit(ctx, sent, nil)
