@@ -505,37 +505,64 @@ func (s *Store) resolveGroup(ctx context.Context, id string, ts int64, g Group, 
 		return true
 	}
 	pk := g.Ops[0].Entity.PartitionKey
-	locked := map[string]*storage.Entity{}
-	q := &storage.Query{Partition: storage.Exactly(pk), Filter: storage.And{
-		storage.Gt(PropLock, storage.String(id+"|")), storage.Lt(PropLock, storage.String(id+"}"))}}
-	for {
-		page, err := s.Store.Query(ctx, g.Table, q)
-		if err != nil {
-			return s.releaseAll(ctx, id, g)
+	// The previous values: an insert's lock was a placeholder (or merged
+	// into a tombstone, remembered); an update's or delete's was
+	// conditional on an ETag the gateway read (in the read cache). The
+	// others are read: the group's locked entities, in one query.
+	prevs := make([]*storage.Entity, len(g.Ops))
+	known := make([]bool, len(g.Ops))
+	all := true
+	for i, op := range g.Ops {
+		switch {
+		case op.Kind == storage.OpInsert:
+			prevs[i], known[i] = s.reads.takeTomb(g.Table, pk, op.Entity.RowKey), true
+		case op.IfMatch != "" && op.IfMatch != storage.ETagAny:
+			if e := s.reads.get(g.Table, pk, op.Entity.RowKey, op.IfMatch); e != nil {
+				prevs[i], known[i] = e, true
+			}
 		}
-		for _, e := range page.Entities {
-			locked[e.RowKey] = e
+		all = all && known[i]
+	}
+	if !all {
+		locked := map[string]*storage.Entity{}
+		q := &storage.Query{Partition: storage.Exactly(pk), Filter: storage.And{
+			storage.Gt(PropLock, storage.String(id+"|")), storage.Lt(PropLock, storage.String(id+"}"))}}
+		for {
+			page, err := s.Store.Query(ctx, g.Table, q)
+			if err != nil {
+				return s.releaseAll(ctx, id, g)
+			}
+			for _, e := range page.Entities {
+				locked[e.RowKey] = e
+			}
+			if page.Continuation == "" {
+				break
+			}
+			q.Continuation = page.Continuation
 		}
-		if page.Continuation == "" {
-			break
+		for i, op := range g.Ops {
+			if known[i] {
+				continue
+			}
+			e := locked[op.Entity.RowKey]
+			if e == nil || e.ETag != etags[i] {
+				continue // resolved already
+			}
+			known[i] = true
+			if l, _ := parseLock(e); !placeholder(l, e) {
+				prevs[i] = stripped(e)
+			}
 		}
-		q.Continuation = page.Continuation
 	}
 	var pairs [][2]storage.Operation
 	for i, op := range g.Ops {
-		e := locked[op.Entity.RowKey]
-		if e == nil || e.ETag != etags[i] {
-			continue // resolved already
-		}
-		l, _ := parseLock(e)
-		var prev *storage.Entity
-		if !placeholder(l, e) {
-			prev = stripped(e)
+		if !known[i] {
+			continue
 		}
 		pairs = append(pairs, [2]storage.Operation{
 			{Kind: storage.OpUpdate, Mode: storage.Replace, IfMatch: etags[i],
 				Entity: versionedValue(pk, op.Entity.RowKey, op.Entity.Properties, op.Kind == storage.OpDelete, ts)},
-			historyOp(pk, op.Entity.RowKey, prev),
+			historyOp(pk, op.Entity.RowKey, prevs[i]),
 		})
 	}
 	ok := true
@@ -601,7 +628,7 @@ func (s *Store) deleteCommitRow(ctx context.Context, id string) {
 	o := s.known[id]
 	s.mu.Unlock()
 	if o.state == stateCommitted {
-		s.Store.Delete(ctx, s.table, clockPK, commitRowRK+id, storage.ETagAny)
+		s.clk.deleteLater(id)
 	}
 }
 
@@ -716,6 +743,7 @@ func (s *Store) Recover(ctx context.Context) (RecoverStats, error) {
 			st.Resolved++
 		}
 		if page.Continuation == "" {
+			s.clk.flushDeletes(ctx, s)
 			return st, s.sweepCommitRows(ctx)
 		}
 		q.Continuation = page.Continuation

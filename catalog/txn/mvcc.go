@@ -125,6 +125,9 @@ type clock struct {
 	// commits waiting for the next batch, and whether one is being sent.
 	queue   []*commitReq
 	sending bool
+	// commit rows of finished transactions (their records deleted), to
+	// delete in the next commit batch or sweep.
+	dels []string
 	// the last known state of the clock entity
 	n    int64
 	etag storage.ETag
@@ -225,6 +228,9 @@ func (c *clock) send(ctx context.Context, s *Store) {
 		k := min(len(c.queue), storage.MaxBatchOps-1)
 		reqs := append([]*commitReq(nil), c.queue[:k]...)
 		c.queue = c.queue[k:]
+		d := min(len(c.dels), storage.MaxBatchOps-1-k)
+		dels := append([]string(nil), c.dels[:d]...)
+		c.dels = c.dels[d:]
 		n, etag := c.n, c.etag
 		c.mu.Unlock()
 		for attempt := 0; len(reqs) > 0; attempt++ {
@@ -238,6 +244,9 @@ func (c *clock) send(ctx context.Context, s *Store) {
 			for _, r := range reqs {
 				ops = append(ops, storage.Operation{Kind: storage.OpInsert, Entity: &storage.Entity{PartitionKey: clockPK, RowKey: commitRowRK + r.id,
 					Properties: storage.Properties{propTS: storage.Int64(next)}}})
+			}
+			for _, id := range dels {
+				ops = append(ops, storage.Operation{Kind: storage.OpDelete, IfMatch: storage.ETagAny, Entity: &storage.Entity{PartitionKey: clockPK, RowKey: commitRowRK + id}})
 			}
 			etags, err := s.Store.Batch(ctx, s.table, ops)
 			if err == nil {
@@ -254,6 +263,11 @@ func (c *clock) send(ctx context.Context, s *Store) {
 			}
 			var be *storage.BatchError
 			switch {
+			case errors.As(err, &be) && be.Index > len(reqs) && be.Index < len(ops):
+				// A commit row deleted already (by the sweep): drop it.
+				i := be.Index - 1 - len(reqs)
+				dels = append(dels[:i], dels[i+1:]...)
+				continue
 			case errors.As(err, &be) && be.Index >= 1 && be.Index <= len(reqs) && errors.Is(err, storage.ErrAlreadyExists):
 				// That transaction's commit row is taken (an abort): it
 				// reads the outcome; the others try again.
@@ -286,6 +300,94 @@ func (c *clock) send(ctx context.Context, s *Store) {
 			break
 		}
 	}
+}
+
+// deleteLater queues the deletion of a finished transaction's commit row
+// (its record deleted): it rides on the next commit batch (or the sweep's
+// flush), instead of a request of its own.
+func (c *clock) deleteLater(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.dels) < 10_000 {
+		c.dels = append(c.dels, id)
+	}
+}
+
+// flushDeletes deletes the queued commit rows.
+func (c *clock) flushDeletes(ctx context.Context, s *Store) {
+	c.mu.Lock()
+	dels := c.dels
+	c.dels = nil
+	c.mu.Unlock()
+	var ops []storage.Operation
+	for _, id := range dels {
+		ops = append(ops, storage.Operation{Kind: storage.OpDelete, IfMatch: storage.ETagAny, Entity: &storage.Entity{PartitionKey: clockPK, RowKey: commitRowRK + id}})
+	}
+	for _, b := range batches(ops) {
+		if _, err := s.Store.Batch(ctx, s.table, b); err != nil {
+			for _, op := range b {
+				s.Store.Delete(ctx, s.table, clockPK, op.Entity.RowKey, storage.ETagAny)
+			}
+		}
+	}
+}
+
+// readCache keeps the raw entities (system properties included) the
+// gateway read recently, by table, keys and ETag: a commit's resolution
+// finds there the previous value of an entity it locked conditional on an
+// ETag it read, instead of reading it again for the history. An entity is
+// immutable under one ETag, so an entry is never stale, only absent.
+type readCache struct {
+	mu sync.Mutex
+	m  map[string]*storage.Entity
+	// tombs: tombstones that an insert's lock merged into (overTombstone),
+	// by table and keys, until the resolution takes them.
+	tombs map[string]*storage.Entity
+}
+
+const (
+	readCacheEntries = 20_000
+	readCacheBytes   = 64 << 10 // larger entities are not kept
+)
+
+func cacheKey(table, pk, rk string, etag storage.ETag) string {
+	return table + "\x00" + pk + "\x00" + rk + "\x00" + string(etag)
+}
+
+func (c *readCache) put(table string, e *storage.Entity) {
+	if e == nil || e.ETag == "" || isPoisoned(e.ETag) || storage.EntitySize(e) > readCacheBytes {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= readCacheEntries {
+		c.m = map[string]*storage.Entity{}
+	}
+	c.m[cacheKey(table, e.PartitionKey, e.RowKey, e.ETag)] = e
+}
+
+func (c *readCache) get(table, pk, rk string, etag storage.ETag) *storage.Entity {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[cacheKey(table, pk, rk, etag)]
+}
+
+func (c *readCache) putTomb(table string, tomb *storage.Entity) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tombs == nil || len(c.tombs) >= readCacheEntries {
+		c.tombs = map[string]*storage.Entity{}
+	}
+	c.tombs[cacheKey(table, tomb.PartitionKey, tomb.RowKey, "")] = tomb
+}
+
+func (c *readCache) takeTomb(table, pk, rk string) *storage.Entity {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := cacheKey(table, pk, rk, "")
+	t := c.tombs[k]
+	delete(c.tombs, k)
+	return t
 }
 
 // outcome is a transaction's state with its commit timestamp.

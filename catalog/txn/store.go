@@ -85,6 +85,7 @@ type Store struct {
 	ensured   atomic.Bool
 	versioned atomic.Int32 // 0 unknown, 1 versions (no native snapshots), 2 native snapshots
 	clk       clock
+	reads     readCache
 	mu        sync.Mutex
 	known     map[string]outcome // terminal states by txn id
 }
@@ -194,6 +195,12 @@ func (s *Store) Get(ctx context.Context, table, pk, rk string, opts *storage.Get
 	if opts != nil && opts.Select != nil {
 		sel = opts.Select
 		o = &storage.GetOptions{Select: withSys(sel)}
+		if s.Versioned(ctx) {
+			// The whole entity (one request either way), kept in the
+			// read cache: a commit conditional on its ETag finds its
+			// previous value there (mvcc.go).
+			o = nil
+		}
 	}
 	ts, at := tsOf(ctx)
 	if at {
@@ -204,6 +211,9 @@ func (s *Store) Get(ctx context.Context, table, pk, rk string, opts *storage.Get
 		return nil, err
 	}
 	_, locked := e.Properties[PropLock]
+	if !locked && (o == nil || o.Select == nil) {
+		s.reads.put(table, e)
+	}
 	if !locked && (!at || versionOf(e) <= ts) {
 		if isTombstone(e) {
 			return nil, fmt.Errorf("%w: entity %s/%s of table %s (deleted)", storage.ErrNotFound, pk, rk, table)
@@ -306,6 +316,9 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 		if isTombstone(e) {
 			continue
 		}
+		if q2.Select == nil {
+			s.reads.put(table, e)
+		}
 		out = append(out, project(clean(e), q.Select))
 	}
 	page.Entities = out
@@ -333,6 +346,9 @@ func (s *Store) queryAt(ctx context.Context, table string, q *storage.Query, ts 
 			continue
 		}
 		_, locked := e.Properties[PropLock]
+		if !locked && q2.Select == nil {
+			s.reads.put(table, e)
+		}
 		if !locked && versionOf(e) <= ts {
 			// Passed the caller's filter in the store.
 			if !isTombstone(e) {
@@ -670,6 +686,9 @@ func (s *Store) Insert(ctx context.Context, table string, e *storage.Entity) (st
 		}
 		if tomb != nil {
 			op := overTombstone(storage.Operation{Kind: storage.OpInsert, Entity: e}, tomb)
+			if op.Mode == storage.Merge {
+				s.reads.putTomb(table, tomb)
+			}
 			etag, err := s.Store.Update(ctx, table, op.Entity, op.Mode, op.IfMatch)
 			if errors.Is(err, storage.ErrPreconditionFailed) || errors.Is(err, storage.ErrNotFound) {
 				continue
@@ -746,6 +765,9 @@ func (s *Store) Batch(ctx context.Context, table string, ops []storage.Operation
 		if tomb != nil {
 			ops = slices.Clone(ops)
 			ops[be.Index] = overTombstone(op, tomb)
+			if ops[be.Index].Mode == storage.Merge {
+				s.reads.putTomb(table, tomb)
+			}
 			continue
 		}
 		if !retry {
