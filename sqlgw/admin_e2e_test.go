@@ -165,7 +165,7 @@ func TestAdminCheckRepair(t *testing.T) {
 			}
 			corruptIndex(t, store, tbl, ix, table, es, ic.c)
 		}
-		if mm, err := ixmaint.Check(ctx, store, tbl); err != nil || len(mm) != 6 {
+		if mm, err := ixmaint.Check(ctx, txnView(t, store, co), tbl); err != nil || len(mm) != 6 {
 			t.Fatalf("ixmaint.Check after corrupting: %v %v, want 6 mismatches", mm, err)
 		}
 
@@ -196,7 +196,7 @@ func TestAdminCheckRepair(t *testing.T) {
 			}
 		}
 		expectAdmin(t, c, "CHECK TABLE t", "d.t|check|status|OK")
-		if mm, err := ixmaint.Check(ctx, store, tbl); err != nil || len(mm) != 0 {
+		if mm, err := ixmaint.Check(ctx, txnView(t, store, co), tbl); err != nil || len(mm) != 0 {
 			t.Fatalf("ixmaint.Check after REPAIR TABLE: %v %v", mm, err)
 		}
 		sqltest.NewRunner(t, c).ExpectRows("SELECT id, c FROM t WHERE a IN (10, 777) ORDER BY id", "1\t1", "2\t2")

@@ -39,6 +39,19 @@ func storeTable(t *testing.T, st storage.Store, co catalog.Options, db, name str
 	return tbl
 }
 
+// txnView is store as the gateway reads it: catalog/txn's view, which
+// resolves locks and hides the versions, history entities and tombstones
+// kept on a store without snapshots (catalog/txn, "Isolation"); index
+// checks and recoveries of a test run through it, as the gateway's do.
+func txnView(t *testing.T, store storage.Store, co catalog.Options) storage.Store {
+	t.Helper()
+	cat, err := catalog.Open(context.Background(), store, co)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return txnrec.Wrap(store, strings.TrimSuffix(cat.CatalogTable(), "catalog")+"txn", txnrec.Options{})
+}
+
 // recoverIndexes runs what a gateway's start-up recovery runs once the
 // crashed gateway's leases have expired: transaction recovery (catalog/txn:
 // records finished or aborted, their locks resolved, index entities of a
@@ -60,10 +73,10 @@ func recoverIndexes(t *testing.T, store storage.Store, db, name string) ([]ixmai
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (&ixmaint.Maintainer{Store: store}).Recover(ctx, tbl, true); err != nil {
+	if _, err := (&ixmaint.Maintainer{Store: txs}).Recover(ctx, tbl, true); err != nil {
 		t.Fatal(err)
 	}
-	return ixmaint.Check(ctx, store, tbl)
+	return ixmaint.Check(ctx, txs, tbl)
 }
 
 // inWindow runs body with a test hook of a DDL statement (set installs it,

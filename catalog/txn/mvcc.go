@@ -26,11 +26,11 @@ const (
 
 // histPrefix starts the RowKeys of history entities: the previous values
 // of a row, one entity per version, at histKey(rk, version). The
-// catalog's keys never contain a space (catalog/keys: the key alphabet is
-// '!'..'~'), so no row, continuation or local index entity is in this
-// namespace, and it sorts just after "~", below every local index
-// ("~!"...) and above every row: a row-range query never meets it.
-const histPrefix = "~ h"
+// catalog's keys are printable ASCII ('!'..'~', catalog/keys), so no row,
+// continuation or local index entity is in this namespace, and it sorts
+// above all of them: a query of rows or of a local index never meets it
+// (only a scan of whole partitions, which Store hides it from).
+const histPrefix = "\u00ffh"
 
 // The clock partition of the record table.
 const (

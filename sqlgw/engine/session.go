@@ -21,8 +21,10 @@ type Session struct {
 	Counters *recorder.Counters
 	Tx       *txn
 	// snap is the read snapshot of the statement or transaction
-	// (snapshot.go).
-	snap snapState
+	// (snapshot.go); snapReads counts the requests taking snapshots (the
+	// clock reads on Azure Table), apart from Counters.
+	snap      snapState
+	snapReads recorder.Counters
 
 	// The plan cache (plancache.go) and its counters.
 	plans         planCache
@@ -52,6 +54,11 @@ const (
 	StatusPlanCacheHits     = "Plan_cache_hits"
 	StatusPlanCacheMisses   = "Plan_cache_misses"
 	StatusLastPlanFromCache = "Last_plan_from_cache"
+	// Snapshot_clock_reads: the requests that took the session's read
+	// snapshots (on Azure Table one clock read per snapshot, catalog/txn;
+	// none on the embedded store), not in Sqlgw_store_requests: a
+	// statement's requests there are those of its plan.
+	StatusSnapshotClockReads = "Snapshot_clock_reads"
 )
 
 func (g *Gateway) newSession(base *sql.BaseSession) *Session {
@@ -247,6 +254,7 @@ func (s *Session) GetAllStatusVariables(ctx *sql.Context) map[string]sql.StatusV
 	m[StatusPlanCacheHits] = &statusVar{name: StatusPlanCacheHits, get: func() uint64 { return uint64(s.planHits.Load()) }}
 	m[StatusPlanCacheMisses] = &statusVar{name: StatusPlanCacheMisses, get: func() uint64 { return uint64(s.planMisses.Load()) }}
 	m[StatusLastPlanFromCache] = &statusVar{name: StatusLastPlanFromCache, get: s.lastPlanFromCache}
+	m[StatusSnapshotClockReads] = &statusVar{name: StatusSnapshotClockReads, get: func() uint64 { return uint64(s.snapReads.Requests.Load()) }}
 	return m
 }
 
@@ -270,6 +278,8 @@ func (s *Session) GetStatusVariable(ctx *sql.Context, name string) (interface{},
 		return uint64(s.planMisses.Load()), nil
 	case strings.ToLower(StatusLastPlanFromCache):
 		return s.lastPlanFromCache(), nil
+	case strings.ToLower(StatusSnapshotClockReads):
+		return uint64(s.snapReads.Requests.Load()), nil
 	}
 	return s.BaseSession.GetStatusVariable(ctx, name)
 }

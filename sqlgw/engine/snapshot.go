@@ -11,6 +11,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 
 	"github.com/sqlgw/sqlgw/storage"
+	"github.com/sqlgw/sqlgw/storage/recorder"
 )
 
 // Snapshot reads
@@ -163,8 +164,8 @@ func (s *Session) takeSnapshotLocked(ctx *sql.Context, tx *txn, stmt bool) stora
 		st.snap = nil
 	}
 	// On the embedded store no request; on the Table service one clock
-	// read (catalog/txn), counted to the session.
-	sn, err := storage.ForwardSnapshot(storeCtx(ctx), s.GW.store)
+	// read (catalog/txn), counted in the session's Snapshot_clock_reads.
+	sn, err := storage.ForwardSnapshot(recorder.WithCounters(WithoutCounters(ctx), &s.snapReads), s.GW.store)
 	if err != nil {
 		if errors.Is(err, storage.ErrSnapshotUnsupported) {
 			st.none = true
