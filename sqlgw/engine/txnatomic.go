@@ -28,8 +28,13 @@ import (
 // error has applied nothing (1213 for a conflict, 1062 for a duplicate,
 // as before); one whose commit point could not be confirmed returns 1180
 // (ER_ERROR_DURING_COMMIT, SQLSTATE HY000), never 1213, because a retry
-// could apply it twice. A commit that fits one batch keeps the
-// single-batch path and costs what it did.
+// could apply it twice. On the embedded store a commit that fits one batch
+// keeps the single-batch path and costs what it did. On the Table service
+// every commit takes the record, one batch included (2P+3 requests for P
+// groups, 5 for one): the record's commit timestamp is what snapshot reads
+// decide by (snapshot.go, catalog/txn "Isolation"); a write outside it
+// would be visible to every snapshot at once. The cases below that keep
+// the batch-by-batch path are such writes.
 //
 // Global index entities are ordinary writes of the same commit whenever
 // they can be (txnindex.go: one Pebble batch with the rows; groups of the

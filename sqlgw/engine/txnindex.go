@@ -33,9 +33,12 @@ import (
 //     holds only inserts (conditional), and deletes and updates of existing
 //     entities are in groups of their own, so that catalog/txn makes them
 //     conditional on a read: a lock never takes over another's.
-//     A commit that fits one batch keeps the index protocol on the Table
-//     service: 3 requests for a one-row INSERT, where the record would
-//     cost 2P+3 = 7.
+//     Since snapshot reads on the Table service (catalog/txn,
+//     "Isolation"), a commit that fits one batch takes the record too (7
+//     requests for a one-row INSERT with one global index: 2 groups, 2P+3,
+//     where the index protocol took 3): the index marks of a single-batch
+//     write fold into the record, and the write gets the commit timestamp
+//     snapshot reads need.
 //
 // The atomic form fails, with nothing applied, when a new entity exists
 // already (a duplicate unique value, or a stale entity an interrupted
