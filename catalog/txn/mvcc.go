@@ -338,8 +338,9 @@ func (c *clock) flushDeletes(ctx context.Context, s *Store) {
 // ETag it read, instead of reading it again for the history. An entity is
 // immutable under one ETag, so an entry is never stale, only absent.
 type readCache struct {
-	mu sync.Mutex
-	m  map[string]*storage.Entity
+	mu    sync.Mutex
+	m     map[string]*storage.Entity
+	bytes int
 	// tombs: tombstones that an insert's lock merged into (overTombstone),
 	// by table and keys, until the resolution takes them.
 	tombs map[string]*storage.Entity
@@ -347,6 +348,7 @@ type readCache struct {
 
 const (
 	readCacheEntries = 20_000
+	readCacheTotal   = 32 << 20 // bytes of entities, all entries
 	readCacheBytes   = 64 << 10 // larger entities are not kept
 )
 
@@ -355,15 +357,26 @@ func cacheKey(table, pk, rk string, etag storage.ETag) string {
 }
 
 func (c *readCache) put(table string, e *storage.Entity) {
-	if e == nil || e.ETag == "" || isPoisoned(e.ETag) || storage.EntitySize(e) > readCacheBytes {
+	if e == nil || e.ETag == "" || isPoisoned(e.ETag) {
+		return
+	}
+	size := storage.EntitySize(e)
+	if size > readCacheBytes {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.m == nil || len(c.m) >= readCacheEntries {
-		c.m = map[string]*storage.Entity{}
+	if c.m == nil || len(c.m) >= readCacheEntries || c.bytes+size > readCacheTotal {
+		// Start again: an entry missed costs one read at commit.
+		c.m, c.bytes = map[string]*storage.Entity{}, 0
 	}
-	c.m[cacheKey(table, e.PartitionKey, e.RowKey, e.ETag)] = e
+	cp := *e // the caller may change the entity it was given
+	cp.Properties = make(storage.Properties, len(e.Properties))
+	for k, v := range e.Properties {
+		cp.Properties[k] = v
+	}
+	c.m[cacheKey(table, e.PartitionKey, e.RowKey, e.ETag)] = &cp
+	c.bytes += size
 }
 
 func (c *readCache) get(table, pk, rk string, etag storage.ETag) *storage.Entity {
