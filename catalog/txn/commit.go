@@ -566,6 +566,9 @@ func (s *Store) resolveGroup(ctx context.Context, id string, ts int64, g Group, 
 		})
 	}
 	ok := true
+	if len(pairs) > 0 {
+		s.noteHistory(g.Table)
+	}
 	for len(pairs) > 0 {
 		var b []storage.Operation
 		size, k := 0, 0
@@ -744,6 +747,12 @@ func (s *Store) Recover(ctx context.Context) (RecoverStats, error) {
 		}
 		if page.Continuation == "" {
 			s.clk.flushDeletes(ctx, s)
+			if last := s.lastPrune.Load(); s.now().Sub(time.UnixMicro(last)) >= pruneEvery {
+				s.lastPrune.Store(s.now().UnixMicro())
+				if err := s.pruneHistory(ctx); err != nil {
+					return st, err
+				}
+			}
 			return st, s.sweepCommitRows(ctx)
 		}
 		q.Continuation = page.Continuation

@@ -147,12 +147,16 @@
 //     about 20 characters: a RowKey within 20 characters of the store's
 //     key length limit cannot be versioned (its commit's resolution fails
 //     and readers keep resolving it).
-//   - The history is not pruned yet: every version a row had stays in its
-//     history entities (one per version), and tombstones stay. They are
-//     outside every row and index range (histPrefix), so scans do not read
-//     them, but they take storage. A read at a snapshot whose version is
-//     missing from the history fails with ErrSnapshotTooOld (the gateway
-//     reports 1213: a retry takes a fresh snapshot).
+//   - A snapshot of a store without snapshots can be read for
+//     MaxSnapshotAge (an hour); then, or when a version it needs was
+//     pruned, reads fail with ErrSnapshotTooOld (the gateway reports 1213:
+//     a retry takes a fresh snapshot). Recover prunes, every pruneEvery,
+//     the history entities and tombstones older than MaxSnapshotAge and a
+//     margin (by the store's Timestamp: when a version was superseded), in
+//     the tables this gateway resolved commits into since it started: a
+//     table no gateway writes after a restart keeps its history until one
+//     does. History entities lie outside every row and index range
+//     (histPrefix), so scans do not read them.
 //
 // # Isolation
 //

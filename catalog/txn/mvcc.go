@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/sqlgw/sqlgw/storage"
 )
@@ -32,6 +33,9 @@ const (
 // (only a scan of whole partitions, which Store hides it from).
 const histPrefix = "\u00ffh"
 
+// histEnd bounds the history namespace above.
+const histEnd = "\u00ffi"
+
 // The clock partition of the record table.
 const (
 	clockPK     = "clock"
@@ -48,7 +52,20 @@ var ErrSnapshotTooOld = errors.New("txn: the snapshot is older than the versions
 // tsSnapshot is a snapshot of a store without snapshots of its own: a
 // timestamp of the clock. Reads at it see exactly the transactions whose
 // commit timestamp is at most ts.
-type tsSnapshot struct{ ts int64 }
+type tsSnapshot struct {
+	ts    int64
+	taken time.Time
+}
+
+// MaxSnapshotAge is how long a snapshot of a store without snapshots may
+// be read: history entities superseded longer ago than that (and a
+// margin) are pruned (pruneHistory), so a read at an older snapshot fails
+// with ErrSnapshotTooOld rather than miss a pruned version.
+const MaxSnapshotAge = time.Hour
+
+// pruneMargin covers the clock skew between the gateways and the store
+// (history entities are aged by the store's Timestamp).
+const pruneMargin = 5 * time.Minute
 
 func (*tsSnapshot) Release() {}
 
@@ -63,6 +80,75 @@ func SnapshotTS(sn storage.Snapshot) (int64, bool) {
 }
 
 func tsOf(ctx context.Context) (int64, bool) { return SnapshotTS(storage.SnapshotOf(ctx)) }
+
+// checkAge fails a read at a snapshot older than MaxSnapshotAge.
+func (s *Store) checkAge(ctx context.Context) error {
+	if t, ok := storage.SnapshotOf(ctx).(*tsSnapshot); ok && t != nil && s.now().Sub(t.taken) > MaxSnapshotAge {
+		return fmt.Errorf("%w: the snapshot was taken %s ago (at most %s)", ErrSnapshotTooOld, s.now().Sub(t.taken).Round(time.Second), MaxSnapshotAge)
+	}
+	return nil
+}
+
+// noteHistory records that table holds history entities (pruneHistory
+// looks at those tables).
+func (s *Store) noteHistory(table string) {
+	s.histTables.Store(table, struct{}{})
+}
+
+// pruneEvery is how often Recover prunes histories.
+const pruneEvery = 5 * time.Minute
+
+// pruneHistory deletes, in every table this gateway resolved commits
+// into since it started, the history entities superseded more than
+// MaxSnapshotAge (and a margin) ago, and the tombstones deleted as long
+// ago: no snapshot that may still be read needs them. Each is deleted
+// conditional on the ETag it was read with.
+func (s *Store) pruneHistory(ctx context.Context) error {
+	cutoff := s.now().Add(-MaxSnapshotAge - pruneMargin)
+	var tables []string
+	s.histTables.Range(func(k, _ any) bool {
+		tables = append(tables, k.(string))
+		return true
+	})
+	for _, table := range tables {
+		old := storage.Lt(storage.PropTimestamp, storage.DateTime(cutoff))
+		for _, q := range []*storage.Query{
+			{Row: &storage.KeyRange{Low: &storage.Bound{Key: histPrefix}, High: &storage.Bound{Key: histEnd, Exclusive: true}},
+				Filter: old, Select: []string{}},
+			{Filter: storage.And{storage.Eq(PropDeleted, storage.Bool(true)), old}, Select: []string{PropLock}},
+		} {
+			for {
+				page, err := s.Store.Query(ctx, table, q)
+				if err != nil {
+					return err
+				}
+				byPart := map[string][]storage.Operation{}
+				for _, e := range page.Entities {
+					if _, locked := e.Properties[PropLock]; locked {
+						continue // an insert over the tombstone in progress
+					}
+					byPart[e.PartitionKey] = append(byPart[e.PartitionKey], storage.Operation{Kind: storage.OpDelete, IfMatch: e.ETag,
+						Entity: &storage.Entity{PartitionKey: e.PartitionKey, RowKey: e.RowKey}})
+				}
+				for _, ops := range byPart {
+					for _, b := range batches(ops) {
+						if _, err := s.Store.Batch(ctx, table, b); err != nil {
+							// Changed or gone meanwhile: one by one.
+							for _, op := range b {
+								s.Store.Delete(ctx, table, op.Entity.PartitionKey, op.Entity.RowKey, op.IfMatch)
+							}
+						}
+					}
+				}
+				if page.Continuation == "" {
+					break
+				}
+				q.Continuation = page.Continuation
+			}
+		}
+	}
+	return nil
+}
 
 // noSnap returns ctx without a snapshot (the backend below reads its
 // current state).
@@ -110,7 +196,7 @@ func (s *Store) Snapshot(ctx context.Context) (storage.Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &tsSnapshot{ts: ts}, nil
+	return &tsSnapshot{ts: ts, taken: s.now()}, nil
 }
 
 // clock is the gateway's access to the clock entity: coalesced reads and

@@ -478,3 +478,64 @@ func TestVersionedConcurrentTransfers(t *testing.T) {
 		}
 	})
 }
+
+// TestVersionedPruning: the sweep deletes history entities and tombstones
+// superseded more than MaxSnapshotAge ago (here: a sweep whose clock runs
+// two hours ahead); reads at a snapshot whose versions are pruned, or
+// older than MaxSnapshotAge, fail with ErrSnapshotTooOld; current reads
+// and reads at a fresh snapshot are unchanged.
+func TestVersionedPruning(t *testing.T) {
+	forEachVersionedStore(t, func(t *testing.T, env *mvccEnv) {
+		ctx := context.Background()
+		var offset atomic.Int64
+		env.wrapOptions = txn.Options{Now: func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }}
+		s := env.wrap(env.inner)
+		old := snap(t, s)
+		if err := s.Commit(ctx, env.transferOps(t, s), nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := classify(env.balances(t, old, s)); got != "old" {
+			t.Fatalf("before pruning: %s", got)
+		}
+		raw := func() (history, tombstones int) {
+			page, err := env.inner.Query(ctx, env.acct, &storage.Query{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range page.Entities {
+				switch {
+				case e.RowKey != "r":
+					history++
+				case e.Properties[txn.PropDeleted].BoolValue():
+					tombstones++
+				}
+			}
+			return
+		}
+		if h, d := raw(); h != 11 || d != 1 {
+			t.Fatalf("before pruning: %d history entities, %d tombstones; want 11, 1", h, d)
+		}
+		offset.Store(int64(2 * time.Hour))
+		if _, err := s.Recover(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if h, d := raw(); h != 0 || d != 0 {
+			t.Fatalf("after pruning: %d history entities, %d tombstones; want none", h, d)
+		}
+		// old is now two hours old: refused before any read.
+		if _, err := s.Query(old, env.acct, &storage.Query{}); !errors.Is(err, txn.ErrSnapshotTooOld) {
+			t.Fatalf("a query at a snapshot older than MaxSnapshotAge: %v", err)
+		}
+		offset.Store(0)
+		// At its age of a moment, old misses the pruned versions.
+		if _, err := s.Get(old, env.acct, "p0", "r", nil); !errors.Is(err, txn.ErrSnapshotTooOld) {
+			t.Fatalf("a read of a pruned version: %v", err)
+		}
+		if got := classify(env.balances(t, ctx, s)); got != "new" {
+			t.Fatalf("current read after pruning: %s", got)
+		}
+		if got := classify(env.balances(t, snap(t, s), s)); got != "new" {
+			t.Fatalf("fresh snapshot after pruning: %s", got)
+		}
+	})
+}

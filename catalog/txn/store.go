@@ -86,8 +86,12 @@ type Store struct {
 	versioned atomic.Int32 // 0 unknown, 1 versions (no native snapshots), 2 native snapshots
 	clk       clock
 	reads     readCache
-	mu        sync.Mutex
-	known     map[string]outcome // terminal states by txn id
+	// histTables: the tables this gateway wrote history entities into
+	// (pruneHistory); lastPrune: when Recover last pruned.
+	histTables sync.Map
+	lastPrune  atomic.Int64
+	mu         sync.Mutex
+	known      map[string]outcome // terminal states by txn id
 }
 
 // Options configure Wrap.
@@ -204,6 +208,9 @@ func (s *Store) Get(ctx context.Context, table, pk, rk string, opts *storage.Get
 	}
 	ts, at := tsOf(ctx)
 	if at {
+		if err := s.checkAge(ctx); err != nil {
+			return nil, err
+		}
 		ctx = noSnap(ctx)
 	}
 	e, err := s.Store.Get(ctx, table, pk, rk, o)
@@ -251,6 +258,9 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 		return s.Store.Query(ctx, table, q)
 	}
 	if ts, ok := tsOf(ctx); ok {
+		if err := s.checkAge(ctx); err != nil {
+			return nil, err
+		}
 		return s.queryAt(noSnap(ctx), table, q, ts)
 	}
 	q2 := *q
@@ -549,6 +559,7 @@ func (s *Store) resolvePinned(ctx context.Context, table string, e *storage.Enti
 					historyOp(e.PartitionKey, e.RowKey, prev),
 				}
 				var etags []storage.ETag
+				s.noteHistory(table)
 				etags, werr = s.Store.Batch(ctx, table, ops)
 				if werr == nil {
 					ne := ops[0].Entity

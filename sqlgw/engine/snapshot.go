@@ -84,10 +84,10 @@ import (
 //   - Writes that do not go through the transaction record (the cases
 //     txnatomic.go lists, DDL backfills) carry no commit timestamp: every
 //     snapshot sees them once they land (read committed for those rows).
-//   - A read at a snapshot whose version was pruned from a row's history
-//     fails with 1213 (catalog/txn.ErrSnapshotTooOld; a retry takes a
-//     fresh snapshot). The history is not pruned yet, so this does not
-//     happen today.
+//   - A snapshot can be read for an hour (catalog/txn.MaxSnapshotAge:
+//     the versions older snapshots would need are pruned): a statement or
+//     transaction reading at an older one fails with 1213
+//     (catalog/txn.ErrSnapshotTooOld; a retry takes a fresh snapshot).
 //
 // The session holds at most one snapshot: taking one releases the
 // previous; COMMIT, ROLLBACK, the end of a statement outside an open
