@@ -219,7 +219,7 @@ func (s *Store) Get(ctx context.Context, table, pk, rk string, opts *storage.Get
 	}
 	_, locked := e.Properties[PropLock]
 	if !locked && (o == nil || o.Select == nil) {
-		s.reads.put(table, e)
+		s.cacheRead(table, e)
 	}
 	if !locked && (!at || versionOf(e) <= ts) {
 		if isTombstone(e) {
@@ -327,7 +327,7 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 			continue
 		}
 		if q2.Select == nil {
-			s.reads.put(table, e)
+			s.cacheRead(table, e)
 		}
 		out = append(out, project(clean(e), q.Select))
 	}
@@ -357,7 +357,7 @@ func (s *Store) queryAt(ctx context.Context, table string, q *storage.Query, ts 
 		}
 		_, locked := e.Properties[PropLock]
 		if !locked && q2.Select == nil {
-			s.reads.put(table, e)
+			s.cacheRead(table, e)
 		}
 		if !locked && versionOf(e) <= ts {
 			// Passed the caller's filter in the store.
@@ -387,6 +387,15 @@ func (s *Store) queryAt(ctx context.Context, table string, q *storage.Query, ts 
 	}
 	page.Entities = out
 	return page, nil
+}
+
+// cacheRead keeps e (as stored, unlocked, whole) in the read cache, on a
+// versioned store only (mvcc.go, readCache): the embedded store's reads
+// pay nothing for it.
+func (s *Store) cacheRead(table string, e *storage.Entity) {
+	if s.versioned.Load() == 1 {
+		s.reads.put(table, e)
+	}
 }
 
 // appendFilterProps appends to sel the properties x names (pseudo
