@@ -110,6 +110,17 @@ func (s *Store) Commit(ctx context.Context, groups []Group, beforeCommit func() 
 	if done, err := s.commitMulti(ctx, groups, beforeCommit); done {
 		return err
 	}
+	// A resolved value carries PropVersion: one property more than the
+	// caller's. Refused before anything is written, so that no committed
+	// transaction has a value its resolution cannot write.
+	for gi, g := range groups {
+		for i, op := range g.Ops {
+			if op.Kind != storage.OpDelete && len(op.Entity.Properties) > storage.MaxProperties-1 {
+				return &GroupError{Group: gi, Err: &storage.BatchError{Index: i, Err: fmt.Errorf("%w: %d properties, the limit is %d in a transaction (one for the version)",
+					storage.ErrTooLarge, len(op.Entity.Properties), storage.MaxProperties-1)}}
+			}
+		}
+	}
 	if err := s.ensureTable(ctx); err != nil {
 		return err
 	}

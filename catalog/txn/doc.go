@@ -143,7 +143,10 @@
 //     value; the gateway's row writes are conditional.
 //   - A versioned entity holds PropVersion (and a tombstone PropDeleted)
 //     besides its properties and a lock: with the lock, two properties
-//     more than the caller's. A history entity's RowKey is the row's plus
+//     more than the caller's. The commit of an entity with more than
+//     storage.MaxProperties-2 fails with storage.ErrTooLarge, applying
+//     nothing; the gateway then writes a single batch without the record
+//     (so without a commit timestamp: see "Isolation", not covered). A history entity's RowKey is the row's plus
 //     about 20 characters: a RowKey within 20 characters of the store's
 //     key length limit cannot be versioned (its commit's resolution fails
 //     and readers keep resolving it).

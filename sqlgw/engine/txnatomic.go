@@ -254,6 +254,11 @@ func (g *Gateway) commitAtomic(ctx context.Context, t *txn, phys []string, prep 
 	err = g.txs.Commit(ctx, groupTables(groups), beforeCommit)
 	var ge *txnrec.GroupError
 	switch {
+	case versioned && n == 1 && errors.Is(err, storage.ErrTooLarge):
+		// An entity at the property limit cannot take the lock and the
+		// version (catalog/txn, "Limits"): nothing was applied; the
+		// single-batch path writes it, without a commit timestamp.
+		return false, nil
 	case err == nil:
 		committed = true
 		log.batches += len(groups)

@@ -186,6 +186,12 @@ func (g *Gateway) commitIndexed(ctx context.Context, t *txn, phys []string, prep
 	}
 	var ge *txnrec.GroupError
 	switch {
+	case !done && rows <= 1 && errors.Is(err, storage.ErrTooLarge):
+		// A single batch through the record on the Table service (for its
+		// commit timestamp) with an entity at the property limit, which
+		// cannot take the lock and the version (catalog/txn, "Limits"):
+		// nothing was applied; the index protocol writes it.
+		return false, nil
 	case err == nil:
 		log.batches += rows
 		log.other = true
