@@ -539,3 +539,35 @@ func TestVersionedPruning(t *testing.T) {
 		}
 	})
 }
+
+// TestVersionedPropertyLimit: an entity with no room for the version
+// property is refused before anything is written (a committed transaction
+// whose resolution cannot write its value would stay locked for good).
+func TestVersionedPropertyLimit(t *testing.T) {
+	forEachVersionedStore(t, func(t *testing.T, env *mvccEnv) {
+		ctx := context.Background()
+		s := env.wrap(env.inner)
+		wide := storage.Properties{}
+		for i := 0; i < storage.MaxProperties; i++ {
+			wide[fmt.Sprintf("c%03d", i)] = storage.Int32(int32(i))
+		}
+		e, err := s.Get(ctx, env.acct, "p0", "r", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = s.Commit(ctx, []txn.Group{
+			{Table: env.acct, Ops: []storage.Operation{{Kind: storage.OpUpdate, IfMatch: e.ETag, Entity: ent("p0", 1)}}},
+			{Table: env.acct, Ops: []storage.Operation{{Kind: storage.OpInsert, Entity: &storage.Entity{PartitionKey: "w", RowKey: "r", Properties: wide}}}},
+		}, nil)
+		var ge *txn.GroupError
+		if !errors.Is(err, storage.ErrTooLarge) || !errors.As(err, &ge) || ge.Group != 1 {
+			t.Fatalf("a commit of an entity of %d properties: %v, want ErrTooLarge in group 1", storage.MaxProperties, err)
+		}
+		if got := classify(env.balances(t, ctx, s)); got != "old" {
+			t.Fatalf("after the refused commit: %s", got)
+		}
+		if e2, err := env.inner.Get(ctx, env.acct, "p0", "r", nil); err != nil || e2.ETag != e.ETag {
+			t.Fatalf("p0 was written: %v %v", e2, err)
+		}
+	})
+}
