@@ -182,12 +182,6 @@ func project(e *storage.Entity, sel []string) *storage.Entity {
 	return &c
 }
 
-func withLock(sel []string) []string {
-	if sel == nil {
-		return nil
-	}
-	return append(slices.Clone(sel), PropLock)
-}
 
 // Get implements storage.Store.
 func (s *Store) Get(ctx context.Context, table, pk, rk string, opts *storage.GetOptions) (*storage.Entity, error) {
