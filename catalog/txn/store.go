@@ -182,7 +182,6 @@ func project(e *storage.Entity, sel []string) *storage.Entity {
 	return &c
 }
 
-
 // Get implements storage.Store.
 func (s *Store) Get(ctx context.Context, table, pk, rk string, opts *storage.GetOptions) (*storage.Entity, error) {
 	if strings.EqualFold(table, s.table) {
