@@ -119,6 +119,15 @@ func (s *Store) Commit(ctx context.Context, groups []Group, beforeCommit func() 
 				return &GroupError{Group: gi, Err: &storage.BatchError{Index: i, Err: fmt.Errorf("%w: %d properties, the limit is %d in a transaction (one for the version)",
 					storage.ErrTooLarge, len(op.Entity.Properties), storage.MaxProperties-1)}}
 			}
+			// The resolution writes the previous value to a history
+			// entity whose RowKey is longer than the row's (histKey): a
+			// RowKey without room for it would fail every resolution
+			// after the commit point (the row unreadable, its record
+			// never finished).
+			if err := storage.DefaultLimits.ValidateKey("RowKey", histKey(op.Entity.RowKey, 0)); err != nil {
+				return &GroupError{Group: gi, Err: &storage.BatchError{Index: i, Err: fmt.Errorf("%w: the RowKey leaves no room for its history entity's key in a transaction: %v",
+					storage.ErrTooLarge, err)}}
+			}
 		}
 	}
 	if err := s.ensureTable(ctx); err != nil {

@@ -148,8 +148,10 @@
 //     nothing; the gateway then writes a single batch without the record
 //     (so without a commit timestamp: see "Isolation", not covered). A history entity's RowKey is the row's plus
 //     about 20 characters: a RowKey within 20 characters of the store's
-//     key length limit cannot be versioned (its commit's resolution fails
-//     and readers keep resolving it).
+//     key length limit (the Table service's) cannot be versioned: Commit
+//     refuses it with storage.ErrTooLarge before writing anything (had
+//     it passed the commit point, every resolution of the row, by the
+//     committer, readers and Recover, would fail on the history key).
 //   - A snapshot of a store without snapshots can be read for
 //     MaxSnapshotAge (an hour); then, or when a version it needs was
 //     pruned, reads fail with ErrSnapshotTooOld (the gateway reports 1213:
