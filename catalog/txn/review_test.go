@@ -62,3 +62,70 @@ func TestReviewLongRowKeyCommit(t *testing.T) {
 		}
 	})
 }
+
+// TestReviewReinsertAfterDeleteOutsideCommit: a row with history (updated
+// through Commit) deleted outside Commit (the gateway's batch-by-batch
+// paths, txnatomic.go, delete without a tombstone), then inserted again
+// through Commit. A snapshot taken after the delete and before the
+// insert's commit must see the row absent: the delete is visible to it
+// (package doc, "Not covered": such a write is visible to every snapshot
+// once it lands) and the insert committed after it. The insert's
+// resolution wrote the absent previous value as a history tombstone at
+// version 0, below the row's older history entities, so the snapshot
+// read the deleted row's old value back.
+//
+// Not fixed (a change of the history format): the history needs to know
+// where its chain of versions was broken by a write outside Commit, e.g.
+// each history entity naming the commit that superseded it (in its
+// RowKey, as a property would not fit an entity at the property limit),
+// so that historyAt can tell a version followed by a gap from one
+// followed by the next commit.
+func TestReviewReinsertAfterDeleteOutsideCommit(t *testing.T) {
+	t.Skip("bug: a snapshot reads a row deleted outside Commit back from its history once the row is inserted again through Commit (see the comment)")
+	forEachVersionedStore(t, func(t *testing.T, env *mvccEnv) {
+		ctx := context.Background()
+		s := env.wrap(env.inner)
+		commit := func(op storage.Operation) {
+			t.Helper()
+			p9, err := s.Get(ctx, env.acct, "p9", "r", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Two groups: through the record, with a commit timestamp.
+			if err := s.Commit(ctx, []txn.Group{{Table: env.acct, Ops: []storage.Operation{op}},
+				{Table: env.acct, Ops: []storage.Operation{{Kind: storage.OpUpdate, IfMatch: p9.ETag, Entity: ent("p9", p9.Properties["bal"].Int()+1)}}}}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cur, err := s.Get(ctx, env.acct, "p1", "r", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		commit(storage.Operation{Kind: storage.OpUpdate, IfMatch: cur.ETag, Entity: ent("p1", 11)})
+		if cur, err = s.Get(ctx, env.acct, "p1", "r", nil); err != nil {
+			t.Fatal(err)
+		}
+		commit(storage.Operation{Kind: storage.OpUpdate, IfMatch: cur.ETag, Entity: ent("p1", 12)})
+		if cur, err = s.Get(ctx, env.acct, "p1", "r", nil); err != nil {
+			t.Fatal(err)
+		}
+		// The delete outside Commit, conditional as the gateway's are.
+		if err := s.Delete(ctx, env.acct, "p1", "r", cur.ETag); err != nil {
+			t.Fatal(err)
+		}
+		after := snap(t, s)
+		if _, err := s.Get(after, env.acct, "p1", "r", nil); !errors.Is(err, storage.ErrNotFound) {
+			t.Fatalf("before the insert, the snapshot reads p1: %v", err)
+		}
+		commit(storage.Operation{Kind: storage.OpInsert, Entity: ent("p1", 99)})
+		if e, err := s.Get(after, env.acct, "p1", "r", nil); !errors.Is(err, storage.ErrNotFound) {
+			t.Errorf("Get at a snapshot taken after the delete and before the insert: %v, %v; want not found", e, err)
+		}
+		if b, ok := env.balances(t, after, s)["p1"]; ok {
+			t.Errorf("Query at a snapshot taken after the delete and before the insert: p1 = %d; want absent", b)
+		}
+		if e, err := s.Get(ctx, env.acct, "p1", "r", nil); err != nil || e.Properties["bal"].Int() != 99 {
+			t.Fatalf("current p1: %v, %v", e, err)
+		}
+	})
+}
