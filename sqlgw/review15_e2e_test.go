@@ -1,0 +1,89 @@
+package sqlgw_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
+)
+
+// Review tests of snapshot reads (issue 15), on every backend.
+
+// TestReviewIndexCreatedAfterSnapshot: an index built after a
+// transaction's snapshot holds the rows' current values, not those of the
+// snapshot: a lookup in it at the snapshot must not miss the row whose
+// indexed value changed since, nor return it for its new value (InnoDB
+// fails such a read with 1412 instead; a right answer or that error are
+// both fine, a wrong row set is not).
+//
+// Not fixed (the engine must know which indexes its snapshot predates):
+// on Pebble the snapshot predates every entity of the new index, so a
+// lookup through it finds nothing, even for rows that did not change; on
+// Azure Table the backfilled index entities carry no commit timestamp, so
+// every snapshot sees them as they are now, and an index-only read
+// returns the row's new value (c = 11) where a read of the row at the same
+// snapshot returns its old one.
+func TestReviewIndexCreatedAfterSnapshot(t *testing.T) {
+	t.Skip("bug: a REPEATABLE READ transaction reads through an index created after its snapshot: rows missed (Pebble) or values from after the snapshot (Azure); InnoDB fails such a read with 1412")
+	snapshotBackends(t, func(t *testing.T, ts *sqltest.Server) {
+		a, b := ts.Session("d"), ts.Conn()
+		ctx := context.Background()
+		ra := sqltest.NewRunner(t, a)
+		sqltest.ScriptSessions(t, map[string]*sqltest.Runner{"a": ra, "b": sqltest.NewRunner(t, b)}, `
+			b: exec USE d
+			a: exec CREATE TABLE t (id INT PRIMARY KEY, c INT, v INT)
+			a: exec INSERT INTO t VALUES (1, 10, 100), (2, 20, 200), (3, 30, 300)
+			a: exec BEGIN
+			a: query SELECT v FROM t WHERE id = 1
+			= 100
+			b: exec UPDATE t SET c = 11 WHERE id = 1
+			b: exec CREATE INDEX ic ON t (c)
+		`)
+		rows, err := a.QueryContext(ctx, "SELECT id FROM t WHERE c = 10")
+		if err == nil {
+			var got []int
+			for rows.Next() {
+				var id int
+				rows.Scan(&id)
+				got = append(got, id)
+			}
+			rows.Close()
+			if len(got) != 1 || got[0] != 1 {
+				t.Errorf("at the snapshot, c = 10 finds %v, want [1]", got)
+			}
+		} else {
+			t.Logf("c = 10: %v", err)
+		}
+		rows, err = a.QueryContext(ctx, "SELECT v FROM t WHERE c = 20")
+		if err == nil {
+			var got []int
+			for rows.Next() {
+				var v int
+				rows.Scan(&v)
+				got = append(got, v)
+			}
+			rows.Close()
+			if len(got) != 1 || got[0] != 200 {
+				t.Errorf("at the snapshot, c = 20 (unchanged) finds %v, want [200]", got)
+			}
+		} else {
+			t.Logf("c = 20: %v", err)
+		}
+		rows, err = a.QueryContext(ctx, "SELECT id, c FROM t WHERE c = 11")
+		if err == nil {
+			n := 0
+			for rows.Next() {
+				var id, c int
+				rows.Scan(&id, &c)
+				t.Errorf("at the snapshot, c = 11 finds row %d with c = %d, want none", id, c)
+				n++
+			}
+			rows.Close()
+		} else {
+			t.Logf("c = 11: %v", err)
+		}
+		if _, err := a.ExecContext(ctx, "COMMIT"); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
