@@ -87,3 +87,35 @@ func TestReviewIndexCreatedAfterSnapshot(t *testing.T) {
 		}
 	})
 }
+
+// TestReviewReinsertAfterUnversionedDelete is TestReviewReinsertAfterDeleteOutsideCommit
+// of catalog/txn through SQL: a row with history deleted by a commit that
+// does not take the transaction record, then inserted again; a snapshot
+// between the two must not see the row.
+func TestReviewReinsertAfterUnversionedDelete(t *testing.T) {
+	snapshotBackends(t, func(t *testing.T, ts *sqltest.Server) {
+		a, b := ts.Session("d"), ts.Conn()
+		sqltest.ScriptSessions(t, map[string]*sqltest.Runner{"a": sqltest.NewRunner(t, a), "b": sqltest.NewRunner(t, b)}, `
+			b: exec USE d
+			a: exec CREATE TABLE t (id INT PRIMARY KEY, v INT, txt LONGTEXT)
+			a: exec INSERT INTO t VALUES (1, 100, NULL), (2, 200, NULL), (3, 300, NULL)
+			a: exec UPDATE t SET v = 101 WHERE id = 1
+			# A transaction holding a row larger than one batch commits batch
+			# by batch, without the record (txnatomic.go): row 1 is deleted
+			# without a tombstone.
+			b: exec BEGIN
+			b: exec DELETE FROM t WHERE id = 1
+			b: exec UPDATE t SET txt = REPEAT('x', 5000000) WHERE id = 2
+			b: exec COMMIT
+			a: exec BEGIN
+			a: query SELECT v FROM t WHERE id = 3
+			= 300
+			b: exec INSERT INTO t VALUES (1, 999, NULL)
+			a: query SELECT v FROM t WHERE id = 1
+			a: query SELECT id, v FROM t ORDER BY id
+			= 2 | 200
+			= 3 | 300
+			a: exec COMMIT
+		`)
+	})
+}

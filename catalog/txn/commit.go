@@ -124,7 +124,7 @@ func (s *Store) Commit(ctx context.Context, groups []Group, beforeCommit func() 
 			// RowKey without room for it would fail every resolution
 			// after the commit point (the row unreadable, its record
 			// never finished).
-			if err := storage.DefaultLimits.ValidateKey("RowKey", histKey(op.Entity.RowKey, 0)); err != nil {
+			if err := storage.DefaultLimits.ValidateKey("RowKey", histKey(op.Entity.RowKey, 0, 0)); err != nil {
 				return &GroupError{Group: gi, Err: &storage.BatchError{Index: i, Err: fmt.Errorf("%w: the RowKey leaves no room for its history entity's key in a transaction: %v",
 					storage.ErrTooLarge, err)}}
 			}
@@ -582,7 +582,7 @@ func (s *Store) resolveGroup(ctx context.Context, id string, ts int64, g Group, 
 		pairs = append(pairs, [2]storage.Operation{
 			{Kind: storage.OpUpdate, Mode: storage.Replace, IfMatch: etags[i],
 				Entity: versionedValue(pk, op.Entity.RowKey, op.Entity.Properties, op.Kind == storage.OpDelete, ts)},
-			historyOp(pk, op.Entity.RowKey, prevs[i]),
+			historyOp(pk, op.Entity.RowKey, prevs[i], ts),
 		})
 	}
 	ok := true

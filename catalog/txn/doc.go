@@ -147,7 +147,7 @@
 //     storage.MaxProperties-2 fails with storage.ErrTooLarge, applying
 //     nothing; the gateway then writes a single batch without the record
 //     (so without a commit timestamp: see "Isolation", not covered). A history entity's RowKey is the row's plus
-//     about 20 characters: a RowKey within 20 characters of the store's
+//     36 characters: a RowKey within 36 characters of the store's
 //     key length limit (the Table service's) cannot be versioned: Commit
 //     refuses it with storage.ErrTooLarge before writing anything (had
 //     it passed the commit point, every resolution of the row, by the
@@ -233,7 +233,14 @@
 // Not covered: a write that does not go through Commit has no commit
 // timestamp: it is visible to every snapshot from the moment it lands
 // (read committed for that entity), and it replaces an entity's versions
-// without keeping the previous one. The gateway sends every transactional
+// without keeping the previous one. Each history entity's key names the
+// commit that superseded it (its successor) besides its version: a
+// version whose successor is at most S while it is the newest at most S
+// shows such a write in between (the row replaced or deleted outside
+// Commit), and the read at S returns what the first commit above S found
+// (the value written outside Commit, kept at version 0, or absent), never
+// the older version (TestReviewReinsertAfterDeleteOutsideCommit). The
+// value a write outside Commit replaced is lost to every snapshot. The gateway sends every transactional
 // write of rows on the Table service through Commit except the cases
 // sqlgw/engine/txnatomic.go lists (rows larger than one batch, tables
 // with an index being built, attached tables, unique values handed

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -573,15 +574,40 @@ func isTombstone(e *storage.Entity) bool {
 // isHistory reports whether rk names a history entity.
 func isHistory(rk string) bool { return strings.HasPrefix(rk, histPrefix) }
 
-// histKey is the RowKey of the version ts of row rk: newest first.
-func histKey(rk string, ts int64) string {
+// histKey is the RowKey of the version ts of row rk that the commit at
+// succ superseded: newest version first, then by successor. The successor
+// lets a reader see where the chain of versions was broken by a write
+// outside Commit (historyAt).
+func histKey(rk string, ts, succ int64) string {
+	return fmt.Sprintf("%s %016x", histVersionKey(rk, ts), uint64(succ))
+}
+
+// histVersionKey is the prefix of the history keys of version ts of row
+// rk (and the whole key of an entity written before keys named the
+// successor).
+func histVersionKey(rk string, ts int64) string {
 	return fmt.Sprintf("%s%s %016x", histPrefix, rk, uint64(math.MaxInt64-ts))
 }
 
-// historyOps returns the write of the previous value prev (as stored,
-// lock stripped; nil: the row was absent) of row pk/rk into its history:
-// an upsert, so that writing one version twice is harmless.
-func historyOp(pk, rk string, prev *storage.Entity) storage.Operation {
+// histSucc returns the successor a history key of row rk names (false:
+// a key without one).
+func histSucc(rk, key string) (int64, bool) {
+	rest, ok := strings.CutPrefix(key, histPrefix+rk+" ")
+	if !ok || len(rest) != 33 || rest[16] != ' ' {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(rest[17:], 16, 64)
+	if err != nil {
+		return 0, false
+	}
+	return int64(v), true
+}
+
+// historyOp returns the write of the previous value prev (as stored,
+// lock stripped; nil: the row was absent) of row pk/rk, superseded by the
+// commit at ts, into its history: an upsert, so that writing one version
+// twice is harmless.
+func historyOp(pk, rk string, prev *storage.Entity, ts int64) storage.Operation {
 	h := &storage.Entity{PartitionKey: pk, RowKey: "", Properties: storage.Properties{}}
 	var ver int64
 	if prev == nil {
@@ -595,7 +621,7 @@ func historyOp(pk, rk string, prev *storage.Entity) storage.Operation {
 		}
 	}
 	h.Properties[PropVersion] = storage.Int64(ver)
-	h.RowKey = histKey(rk, ver)
+	h.RowKey = histKey(rk, ver, ts)
 	return storage.Operation{Kind: storage.OpUpsert, Mode: storage.Replace, Entity: h}
 }
 
@@ -618,9 +644,22 @@ func versionedValue(pk, rk string, props storage.Properties, del bool, ts int64)
 
 // historyAt returns the newest version of row pk/rk in its history at or
 // below ts (nil when the row was absent then), or ErrSnapshotTooOld.
+//
+// That version's successor (histKey) is above ts unless a write outside
+// Commit broke the chain after it (replaced or deleted the row, keeping no
+// history): that write is visible to every snapshot (package doc), so the
+// value at ts is the one the first commit above ts found, written
+// outside Commit (a version-0 history entity, or a tombstone: the row was
+// absent), never the older version.
 func (s *Store) historyAt(ctx context.Context, table, pk, rk string, ts int64) (*storage.Entity, error) {
+	return s.historyFrom(ctx, table, pk, rk, ts, histVersionKey(rk, ts), true)
+}
+
+// historyFrom returns the first history entity of row pk/rk from key low
+// on (historyAt); gap: check its successor.
+func (s *Store) historyFrom(ctx context.Context, table, pk, rk string, ts int64, low string, gap bool) (*storage.Entity, error) {
 	q := &storage.Query{Partition: storage.Exactly(pk), Top: 1,
-		Row: &storage.KeyRange{Low: &storage.Bound{Key: histKey(rk, ts)}, High: &storage.Bound{Key: histPrefix + rk + " ~", Exclusive: true}}}
+		Row: &storage.KeyRange{Low: &storage.Bound{Key: low}, High: &storage.Bound{Key: histPrefix + rk + " ~", Exclusive: true}}}
 	for {
 		page, err := s.Store.Query(noSnap(ctx), table, q)
 		if err != nil {
@@ -628,6 +667,10 @@ func (s *Store) historyAt(ctx context.Context, table, pk, rk string, ts int64) (
 		}
 		if len(page.Entities) > 0 {
 			h := page.Entities[0]
+			if succ, ok := histSucc(rk, h.RowKey); gap && ok && succ <= ts {
+				// The version-0 entity superseded first after ts.
+				return s.historyFrom(ctx, table, pk, rk, ts, fmt.Sprintf("%s %016x", histVersionKey(rk, 0), uint64(ts+1)), false)
+			}
 			if isTombstone(h) {
 				return nil, nil
 			}

@@ -73,15 +73,7 @@ func TestReviewLongRowKeyCommit(t *testing.T) {
 // resolution wrote the absent previous value as a history tombstone at
 // version 0, below the row's older history entities, so the snapshot
 // read the deleted row's old value back.
-//
-// Not fixed (a change of the history format): the history needs to know
-// where its chain of versions was broken by a write outside Commit, e.g.
-// each history entity naming the commit that superseded it (in its
-// RowKey, as a property would not fit an entity at the property limit),
-// so that historyAt can tell a version followed by a gap from one
-// followed by the next commit.
 func TestReviewReinsertAfterDeleteOutsideCommit(t *testing.T) {
-	t.Skip("bug: a snapshot reads a row deleted outside Commit back from its history once the row is inserted again through Commit (see the comment)")
 	forEachVersionedStore(t, func(t *testing.T, env *mvccEnv) {
 		ctx := context.Background()
 		s := env.wrap(env.inner)
@@ -126,6 +118,54 @@ func TestReviewReinsertAfterDeleteOutsideCommit(t *testing.T) {
 		}
 		if e, err := s.Get(ctx, env.acct, "p1", "r", nil); err != nil || e.Properties["bal"].Int() != 99 {
 			t.Fatalf("current p1: %v, %v", e, err)
+		}
+	})
+}
+
+// TestReviewUpdateOutsideCommitThenCommit: a row with history replaced
+// outside Commit (no version, no history), then updated through Commit: a
+// snapshot taken between the two reads the value written outside Commit
+// (visible to every snapshot once it landed), not the row's older
+// history.
+func TestReviewUpdateOutsideCommitThenCommit(t *testing.T) {
+	forEachVersionedStore(t, func(t *testing.T, env *mvccEnv) {
+		ctx := context.Background()
+		s := env.wrap(env.inner)
+		update := func(bal int64) {
+			t.Helper()
+			cur, err := s.Get(ctx, env.acct, "p1", "r", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p9, err := s.Get(ctx, env.acct, "p9", "r", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Commit(ctx, []txn.Group{{Table: env.acct, Ops: []storage.Operation{{Kind: storage.OpUpdate, IfMatch: cur.ETag, Entity: ent("p1", bal)}}},
+				{Table: env.acct, Ops: []storage.Operation{{Kind: storage.OpUpdate, IfMatch: p9.ETag, Entity: ent("p9", p9.Properties["bal"].Int()+1)}}}}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		update(11)
+		update(12)
+		cur, err := s.Get(ctx, env.acct, "p1", "r", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Update(ctx, env.acct, ent("p1", 50), storage.Replace, cur.ETag); err != nil {
+			t.Fatal(err)
+		}
+		between := snap(t, s)
+		update(13)
+		update(14)
+		if e, err := s.Get(between, env.acct, "p1", "r", nil); err != nil || e.Properties["bal"].Int() != 50 {
+			t.Errorf("Get at the snapshot between the write outside Commit and the next commit: %v, %v; want bal 50", e, err)
+		}
+		if b := env.balances(t, between, s)["p1"]; b != 50 {
+			t.Errorf("Query at the snapshot: p1 = %d, want 50", b)
+		}
+		if e, err := s.Get(snap(t, s), env.acct, "p1", "r", nil); err != nil || e.Properties["bal"].Int() != 14 {
+			t.Errorf("Get at a new snapshot: %v, %v; want bal 14", e, err)
 		}
 	})
 }

@@ -558,7 +558,7 @@ func (s *Store) resolvePinned(ctx context.Context, table string, e *storage.Enti
 				}
 				ops := []storage.Operation{
 					{Kind: storage.OpUpdate, Mode: storage.Replace, IfMatch: e.ETag, Entity: versionedValue(e.PartitionKey, e.RowKey, nv, del, o.ts)},
-					historyOp(e.PartitionKey, e.RowKey, prev),
+					historyOp(e.PartitionKey, e.RowKey, prev, o.ts),
 				}
 				var etags []storage.ETag
 				s.noteHistory(table)
