@@ -119,3 +119,51 @@ func TestReviewReinsertAfterUnversionedDelete(t *testing.T) {
 		`)
 	})
 }
+
+// TestReviewSnapshotAggregatesAndLimits: COUNT(*), MIN/MAX, ORDER BY ...
+// LIMIT with a pushed-down filter, and an index lookup read the
+// transaction's snapshot while another session updates, deletes and
+// inserts rows (versions above the snapshot that fail or pass the filter,
+// tombstones, a row deleted and inserted again).
+func TestReviewSnapshotAggregatesAndLimits(t *testing.T) {
+	snapshotBackends(t, func(t *testing.T, ts *sqltest.Server) {
+		a, b := ts.Session("d"), ts.Conn()
+		sqltest.ScriptSessions(t, map[string]*sqltest.Runner{"a": sqltest.NewRunner(t, a), "b": sqltest.NewRunner(t, b)}, `
+			b: exec USE d
+			a: exec CREATE TABLE t (id INT PRIMARY KEY, c INT, v INT, KEY ic (c))
+			a: exec INSERT INTO t VALUES (1, 1, 10), (2, 2, 20), (3, 3, 30), (4, 4, 40), (5, 5, 50), (6, 6, 60)
+			a: exec BEGIN
+			a: query SELECT COUNT(*) FROM t
+			= 6
+			b: exec UPDATE t SET v = 0, c = 100 WHERE id IN (1, 2)
+			b: exec DELETE FROM t WHERE id IN (3, 6)
+			b: exec INSERT INTO t VALUES (7, 0, 70), (8, 8, 80)
+			b: exec DELETE FROM t WHERE id = 4
+			b: exec INSERT INTO t VALUES (4, 4, 41)
+			a: query SELECT COUNT(*) FROM t
+			= 6
+			a: query SELECT COUNT(*), SUM(v), MIN(v), MAX(v), MIN(c), MAX(c) FROM t
+			= 6 | 210 | 10 | 60 | 1 | 6
+			a: query SELECT id FROM t WHERE v >= 10 ORDER BY id LIMIT 2
+			= 1
+			= 2
+			a: query SELECT id FROM t WHERE v > 25 ORDER BY id DESC LIMIT 3
+			= 6
+			= 5
+			= 4
+			a: query SELECT id, v FROM t WHERE c = 1
+			= 1 | 10
+			a: query SELECT id FROM t WHERE c = 100
+			a: query SELECT id, v FROM t WHERE c BETWEEN 3 AND 4 ORDER BY c
+			= 3 | 30
+			= 4 | 40
+			a: query SELECT id FROM t WHERE c >= 5 ORDER BY c LIMIT 1
+			= 5
+			a: query SELECT MAX(c) FROM t WHERE c < 50
+			= 6
+			a: exec COMMIT
+			a: query SELECT COUNT(*), SUM(v) FROM t
+			= 6 | 241
+		`)
+	})
+}
