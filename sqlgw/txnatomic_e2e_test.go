@@ -153,6 +153,16 @@ func (s *unknownOutcomeStore) Update(ctx context.Context, table string, e *stora
 	return etag, err
 }
 
+// Batch loses the answer to the commit point's batch in the clock
+// partition (catalog/txn: the clock and the commit row).
+func (s *unknownOutcomeStore) Batch(ctx context.Context, table string, ops []storage.Operation) ([]storage.ETag, error) {
+	etags, err := s.Store.Batch(ctx, table, ops)
+	if s.failing.Load() && strings.HasSuffix(table, "txn") && len(ops) > 0 && ops[0].Entity.PartitionKey == "clock" {
+		return nil, fmt.Errorf("%w: reply lost", storage.ErrUnavailable)
+	}
+	return etags, err
+}
+
 func (s *unknownOutcomeStore) Get(ctx context.Context, table, pk, rk string, opts *storage.GetOptions) (*storage.Entity, error) {
 	if s.failing.Load() && strings.HasSuffix(table, "txn") {
 		return nil, fmt.Errorf("%w: unreachable", storage.ErrUnavailable)

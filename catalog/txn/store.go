@@ -250,6 +250,7 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 	if strings.EqualFold(table, s.table) {
 		return s.Store.Query(ctx, table, q)
 	}
+	q = s.belowHistory(table, q)
 	if ts, ok := tsOf(ctx); ok {
 		if err := s.checkAge(ctx); err != nil {
 			return nil, err
@@ -272,6 +273,7 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 	var pinned map[string]bool
 	for _, e := range page.Entities {
 		if isHistory(e.RowKey) {
+			s.noteHistory(table)
 			continue
 		}
 		if l, ok := parseLock(e); ok && pinned[l.id] && (l.flag != "u" || q2.Select == nil) {
@@ -346,6 +348,7 @@ func (s *Store) queryAt(ctx context.Context, table string, q *storage.Query, ts 
 	out := page.Entities[:0]
 	for _, e := range page.Entities {
 		if isHistory(e.RowKey) {
+			s.noteHistory(table)
 			continue
 		}
 		_, locked := e.Properties[PropLock]
@@ -380,6 +383,26 @@ func (s *Store) queryAt(ctx context.Context, table string, q *storage.Query, ts 
 	}
 	page.Entities = out
 	return page, nil
+}
+
+// belowHistory returns q bounded below the history namespace (mvcc.go)
+// in a table known to hold history entities, so that the store does not
+// send them (Query hides them anyway). A table is known once this
+// gateway resolved a commit into it, or a query met one of them.
+func (s *Store) belowHistory(table string, q *storage.Query) *storage.Query {
+	if _, ok := s.histTables.Load(table); !ok {
+		return q
+	}
+	if q.Row != nil && q.Row.High != nil && q.Row.High.Key <= histPrefix {
+		return q
+	}
+	q2 := *q
+	r := storage.KeyRange{High: &storage.Bound{Key: histPrefix, Exclusive: true}}
+	if q.Row != nil {
+		r.Low = q.Row.Low
+	}
+	q2.Row = &r
+	return &q2
 }
 
 // cacheRead keeps e (as stored, unlocked, whole) in the read cache, on a
