@@ -2,9 +2,13 @@ package sqlgw_test
 
 import (
 	"context"
+	"fmt"
+	"sync/atomic"
 	"testing"
 
+	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
+	"github.com/sqlgw/sqlgw/storage"
 )
 
 // Review tests of snapshot reads (issue 15), on every backend.
@@ -166,4 +170,62 @@ func TestReviewSnapshotAggregatesAndLimits(t *testing.T) {
 			= 6 | 241
 		`)
 	})
+}
+
+// clockFault fails reads of catalog/txn's clock entity while fail is set
+// (the Table service throttling or timing out the one hot entity every
+// snapshot reads).
+type clockFault struct {
+	storage.Store
+	fail *atomic.Bool
+}
+
+func (c clockFault) Get(ctx context.Context, table, pk, rk string, o *storage.GetOptions) (*storage.Entity, error) {
+	if c.fail.Load() && pk == "clock" && rk == "n" {
+		return nil, fmt.Errorf("%w: injected: the clock read timed out", storage.ErrUnavailable)
+	}
+	return c.Store.Get(ctx, table, pk, rk, o)
+}
+
+// TestReviewClockReadFailure: when the snapshot of a REPEATABLE READ
+// transaction cannot be taken (its clock read fails), its reads must not
+// silently go without one: the gateway read the current rows, and the
+// transaction's next statement took a snapshot, so two reads of one row
+// in one transaction returned different values (and one statement's reads
+// were not one cut). Failing the statement is right.
+func TestReviewClockReadFailure(t *testing.T) {
+	fail := &atomic.Bool{}
+	b := sqltest.Backend{Name: "azurite-clock-fault", Open: func(t testing.TB) (storage.Store, catalog.Options) {
+		st, co := sqltest.Azurite.Open(t)
+		return clockFault{Store: st, fail: fail}, co
+	}}
+	ts := sqltest.StartBackend(t, b, sqltest.Options{})
+	ctx := context.Background()
+	a, c := ts.Session("d"), ts.Conn()
+	for _, q := range []string{"CREATE TABLE t (id INT PRIMARY KEY, v INT)", "INSERT INTO t VALUES (1, 10)"} {
+		if _, err := a.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := a.ExecContext(ctx, "BEGIN"); err != nil {
+		t.Fatal(err)
+	}
+	fail.Store(true)
+	var first int
+	err := a.QueryRowContext(ctx, "SELECT v FROM t WHERE id = 1").Scan(&first)
+	fail.Store(false)
+	if err != nil {
+		t.Logf("the read without a snapshot fails: %v", err)
+		return
+	}
+	if _, err := c.ExecContext(ctx, "UPDATE d.t SET v = 11 WHERE id = 1"); err != nil {
+		t.Fatal(err)
+	}
+	var second int
+	if err := a.QueryRowContext(ctx, "SELECT v FROM t WHERE id = 1").Scan(&second); err != nil {
+		t.Logf("second read: %v", err)
+	} else if second != first {
+		t.Errorf("REPEATABLE READ: one transaction read v = %d, then %d (its first read went without a snapshot)", first, second)
+	}
+	a.ExecContext(ctx, "COMMIT")
 }

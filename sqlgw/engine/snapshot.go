@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 	"sync"
@@ -80,7 +81,10 @@ import (
 // Differences on Azure Table:
 //
 //   - Taking a snapshot is one request (the clock read), counted in the
-//     session's Snapshot_clock_reads, not in Sqlgw_store_requests.
+//     session's Snapshot_clock_reads, not in Sqlgw_store_requests. When
+//     it fails (the clock entity throttled or unreachable past the
+//     store's retries), the statement's reads fail with it (1205, retry
+//     later), never read without a snapshot (TestReviewClockReadFailure).
 //   - Writes that do not go through the transaction record (the cases
 //     txnatomic.go lists, DDL backfills) carry no commit timestamp: every
 //     snapshot sees them once they land (read committed for those rows).
@@ -131,7 +135,17 @@ func readCtx(ctx *sql.Context) context.Context {
 	if s == nil {
 		return c
 	}
-	if sn := s.readSnapshot(ctx); sn != nil {
+	sn, err := s.readSnapshot(ctx)
+	if err != nil {
+		// Reading without the snapshot would give a statement a torn cut
+		// and a REPEATABLE READ transaction non-repeatable reads (its next
+		// statement would take one): every read of this context fails
+		// instead (TestReviewClockReadFailure).
+		failed, cancel := context.WithCancelCause(c)
+		cancel(err)
+		return failed
+	}
+	if sn != nil {
 		return storage.WithSnapshot(c, sn)
 	}
 	return c
@@ -150,25 +164,26 @@ func perStatement(ctx *sql.Context) bool {
 }
 
 // readSnapshot returns the snapshot the session's current read uses, taking
-// it if needed; nil when the store has none.
-func (s *Session) readSnapshot(ctx *sql.Context) storage.Snapshot {
+// it if needed; nil when the store has none; an error when it could not be
+// taken (a failed clock read on the Table service, a closing store).
+func (s *Session) readSnapshot(ctx *sql.Context) (storage.Snapshot, error) {
 	tx := currentTxn(ctx)
 	stmt := tx == nil || perStatement(ctx)
 	st := &s.snap
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.none {
-		return nil
+		return nil, nil
 	}
 	if st.snap != nil && st.tx == tx && st.stmt == stmt && (!stmt || st.stmtID == statementOf(ctx)) {
-		return st.snap
+		return st.snap, nil
 	}
 	return s.takeSnapshotLocked(ctx, tx, stmt)
 }
 
 // takeSnapshotLocked releases the session's snapshot and takes a new one
 // for tx (s.snap.mu held).
-func (s *Session) takeSnapshotLocked(ctx *sql.Context, tx *txn, stmt bool) storage.Snapshot {
+func (s *Session) takeSnapshotLocked(ctx *sql.Context, tx *txn, stmt bool) (storage.Snapshot, error) {
 	st := &s.snap
 	if st.snap != nil {
 		st.snap.Release()
@@ -180,12 +195,14 @@ func (s *Session) takeSnapshotLocked(ctx *sql.Context, tx *txn, stmt bool) stora
 	if err != nil {
 		if errors.Is(err, storage.ErrSnapshotUnsupported) {
 			st.none = true
+			return nil, nil
 		}
-		// Otherwise (the store is closing): read without one.
-		return nil
+		// Otherwise (a failed clock read, a closing store): the reads
+		// fail (readCtx); the next read tries again.
+		return nil, fmt.Errorf("sqlgw: taking the read snapshot: %w", err)
 	}
 	st.snap, st.tx, st.stmt, st.stmtID = sn, tx, stmt, statementOf(ctx)
-	return sn
+	return sn, nil
 }
 
 // startSnapshot takes the snapshot of a transaction started WITH
