@@ -22,6 +22,8 @@
 #     sqlgw/sqltext        nothing of the module (statement text lexer and rewrites)
 #     sqlgw/metrics        the storage contract only
 #     sqlgw/mysqlerr       sqlgw/sqltext only (error translation tables)
+#     sqlgw/engine/compat  sqlgw/sqltext only (go-mysql-server adjustments
+#                          that need no engine object)
 #     sqlgw/engine         not accounts, wire, admin (nor the facade)
 #     sqlgw/accounts       not wire, admin
 #     sqlgw/wire           not admin
@@ -48,6 +50,7 @@ rules=(
 	"^$M/sqlgw/sqltext\$ :: - :: ^$M/.+\$ :: sqlgw/sqltext is the statement text lexer and rewrites over the standard library"
 	"^$M/sqlgw/metrics\$ :: - :: ^$M/(catalog|planner|sqlgw)(/.*)?\$ :: metrics sits on the storage contract only"
 	"^$M/sqlgw/mysqlerr\$ :: - :: ^($M/(catalog|planner|storage)(/.*)?|$M/sqlgw/(engine|accounts|wire|admin|metrics))\$ :: the error tables sit below the engine"
+	"^$M/sqlgw/engine/compat\$ :: - :: ^$M/(catalog|planner|storage|sqlgw/(engine|accounts|wire|admin|metrics|mysqlerr))(/.*)?\$ :: the compatibility adjustments sit below the engine and need none of its objects"
 	"^$M/sqlgw/engine\$ :: - :: ^$M/sqlgw/(accounts|wire|admin)\$ :: the engine sits below accounts, the wire layer and the admin statements"
 	"^$M/sqlgw/accounts\$ :: - :: ^$M/sqlgw/(wire|admin)\$ :: accounts sit below the wire layer and the admin statements"
 	"^$M/sqlgw/wire\$ :: - :: ^$M/sqlgw/admin\$ :: the wire layer gets the admin interceptors from the server, it does not import them"

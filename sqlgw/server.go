@@ -32,6 +32,9 @@
 //	                 Table, sessions, transactions, read path, secondary
 //	                 indexes, joins, DDL features, stats, plan cache,
 //	                 attached tables, analyzer rules
+//	sqlgw/engine/compat  MySQL-compatibility adjustments of go-mysql-server
+//	                 that need no engine object (analyzer rules, functions,
+//	                 system variables), below the engine
 //	sqlgw/mysqlerr   go-mysql-server's errors as MySQL's codes and texts
 //	sqlgw/metrics    counters and their Prometheus export
 //	sqlgw/sqltext    the statement text lexer and the rewrite pipelines run
@@ -82,6 +85,7 @@ import (
 	"github.com/sqlgw/sqlgw/sqlgw/accounts"
 	"github.com/sqlgw/sqlgw/sqlgw/admin"
 	"github.com/sqlgw/sqlgw/sqlgw/engine"
+	"github.com/sqlgw/sqlgw/sqlgw/engine/compat"
 	"github.com/sqlgw/sqlgw/sqlgw/metrics"
 	"github.com/sqlgw/sqlgw/sqlgw/sqltext"
 	"github.com/sqlgw/sqlgw/sqlgw/wire"
@@ -316,7 +320,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	gw.Log = cfg.Logger
 	wire.PublishLimits(rl.Limits)
-	engine.PublishTLS(cfg.TLSConfig != nil) // sysvars.go
+	compat.PublishTLS(cfg.TLSConfig != nil) // engine/compat/sysvars.go
 	ictx, stop := context.WithCancel(context.Background())
 	gw.StartIndexRecovery(ictx)
 	go accts.Poll(cfg.AccountsRefresh)

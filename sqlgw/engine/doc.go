@@ -39,8 +39,6 @@
 //	                of the transaction's writes
 //	cache.go        per-statement caches for lookups re-run by nested loops
 //	rules.go        analyzer rule: LIMIT pushdown, sort elimination
-//	exact_sum_avg.go      analyzer rule: exact SUM and AVG (DECIMAL)
-//	outer_join_nullable.go  no NOT NULL flag on outer-joined columns
 //	coster.go       join costing with the planner's estimates
 //	joinbatch.go, joinbatch_index.go, joinbatch_order.go
 //	                batched lookup joins (per block of outer rows)
@@ -50,12 +48,9 @@
 //	indexrename.go  ALTER TABLE ... RENAME INDEX
 //	foreignkeys.go, foreignkeys_errors.go  foreign keys and their errors
 //	generated_check_onupdate.go  generated columns, CHECK, ON UPDATE
-//	show_create_generated.go     SHOW CREATE TABLE of generated columns
 //	dump_generated_values.go     generated-column values in dumps
 //	triggers.go     triggers kept in the table's catalog record
 //	views.go        view definitions kept in the store
-//	create_view_qualified.go     CREATE VIEW db.v creates it in db
-//	enum_in_functions.go         ENUM/SET values inside string functions
 //	alter_narrowing.go           verified narrowing ALTER ... MODIFY
 //	alter_primary_key.go         ADD/DROP PRIMARY KEY on an empty table
 //	time_precision.go            TIME(n), DATETIME(n) fractions
@@ -75,8 +70,6 @@
 //	check_repair_table.go        CHECK and REPAIR TABLE's work
 //	admin_results.go             the rows table maintenance answers
 //	accounts_visible.go          tables and views an account sees
-//	assign.go       @v := expr assignments in expressions
-//	sysvars.go      MySQL 8 system variables go-mysql-server lacks
 //	temporary.go    CREATE TEMPORARY TABLE is go-mysql-server's error
 //	errors.go       catalog and store errors as engine errors
 //	*_testhooks.go  hooks the end-to-end tests of ALTER use
@@ -145,11 +138,24 @@
 //     PRIMARY KEY), so the connection handler reads them from the
 //     statement (partition.go).
 //
+// # Sub-packages
+//
+// Below the engine, importing nothing of it (scripts/layering.sh checks
+// it), each with its own file map:
+//
+//	compat      MySQL-compatibility adjustments of go-mysql-server that need
+//	            none of the engine's objects: exact SUM/AVG, nullable
+//	            outer-joined columns, ENUM/SET in string functions, @v :=
+//	            expr, SHOW CREATE TABLE of generated columns, CREATE VIEW
+//	            db.v, the MySQL 8 system variables go-mysql-server lacks;
+//	            the engine installs them (engine.go, provider.go, rules.go,
+//	            dump_generated_values.go)
+//
 // # Imports
 //
 // The engine imports the catalog, the planner, the storage contract and
-// storage/recorder, go-mysql-server and vitess, and sqlgw's lower packages
-// (metrics, mysqlerr, sqltext). It never imports package sqlgw (the
+// storage/recorder, go-mysql-server and vitess, its sub-packages and
+// sqlgw's lower packages (metrics, mysqlerr, sqltext). It never imports package sqlgw (the
 // server facade, wire layer and admin statements) nor a storage backend;
 // scripts/layering.sh checks both. What it needs of the server it
 // declares as an interface (Accounts) or a hook.

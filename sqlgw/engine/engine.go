@@ -10,6 +10,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/sqlgw/engine/compat"
 	"github.com/sqlgw/sqlgw/sqlgw/metrics"
 	"github.com/sqlgw/sqlgw/storage"
 	"github.com/sqlgw/sqlgw/storage/recorder"
@@ -45,17 +46,17 @@ func New(ctx context.Context, store storage.Store, opts catalog.Options) (*Engin
 	pro := &provider{gw: gw}
 	logrus.SetLevel(logrus.ErrorLevel)
 	a := analyzer.NewBuilder(pro).AddPreAnalyzeRule(groupEquivRuleID, groupEquivRule).AddPostAnalyzeRule(pushdownRuleID, pushdownRule).
-		AddPostAnalyzeRule(exactAggRuleID, exactAggRule).AddPostAnalyzeRule(joinBatchRuleID, joinBatchRule).AddOverrides(sql.EngineOverrides{
+		AddPostAnalyzeRule(compat.ExactAggRuleID, compat.ExactAggRule).AddPostAnalyzeRule(joinBatchRuleID, joinBatchRule).AddOverrides(sql.EngineOverrides{
 		Hooks:           sql.ExecutionHooks{CreateTable: sql.CreateTable{PreSQLExecution: gw.createTableHook}},
 		Builder:         sql.BuilderOverrides{Parser: gw.schemaParser()}, // dump_generated_values.go
-		SchemaFormatter: newSchemaFormatter(),                            // show_create_generated.go
+		SchemaFormatter: compat.NewSchemaFormatter(),                     // compat/show_create_generated.go
 	}).Build()
 	a.ExecBuilder.PriorityBuilder = explainBuilder{exec: a.ExecBuilder}
 	a.Catalog.InfoSchema = newInfoSchema(a.Catalog.InfoSchema) // CARDINALITY (stats.go)
 	a.Coster = coster{inner: a.Coster}
 	a.Catalog.StatsProvider = &statsProvider{gw: gw, inner: a.Catalog.StatsProvider} // stats_provider.go
 	engine := gms.New(a, &gms.Config{VersionPostfix: "sqlgw"})
-	engine.Analyzer.Catalog.RegisterFunction(sql.NewEmptyContext(), assignFunction, varFunction)
+	engine.Analyzer.Catalog.RegisterFunction(sql.NewEmptyContext(), compat.AssignFunction, compat.VarFunction)
 	return &Engine{Engine: engine, Provider: pro, gw: gw, rec: rec, store: store}, nil
 }
 

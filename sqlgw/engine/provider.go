@@ -12,6 +12,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 
 	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/sqlgw/engine/compat"
 )
 
 // provider is the engine's view of the catalog's databases.
@@ -19,7 +20,17 @@ type provider struct {
 	gw *Gateway
 }
 
-var _ sql.CollatedDatabaseProvider = (*provider)(nil)
+var (
+	_ sql.CollatedDatabaseProvider = (*provider)(nil)
+	_ sql.FunctionProvider         = (*provider)(nil)
+)
+
+// Function implements sql.FunctionProvider, which the analyzer's catalog
+// asks before its built-in registry: the string functions that read an
+// ENUM or SET column by its string (compat/enum_in_functions.go).
+func (p *provider) Function(ctx *sql.Context, name string) (sql.Function, bool) {
+	return compat.EnumStringFunction(ctx, name)
+}
 
 // CreateCollatedDatabase implements sql.CollatedDatabaseProvider. sqlgw
 // databases have no default collation of their own: the collation of a

@@ -17,6 +17,7 @@ import (
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/planner"
+	"github.com/sqlgw/sqlgw/sqlgw/engine/compat"
 	"github.com/sqlgw/sqlgw/storage"
 )
 
@@ -658,7 +659,7 @@ func buildShowCreateTable(ctx *sql.Context, n *plan.ShowCreateTable, row sql.Row
 	if !anyDesc {
 		return nil, nil
 	}
-	it, err := rowexec.NewBuilder(nil, sql.EngineOverrides{SchemaFormatter: newSchemaFormatter()}).Build(ctx, n, row)
+	it, err := rowexec.NewBuilder(nil, sql.EngineOverrides{SchemaFormatter: compat.NewSchemaFormatter()}).Build(ctx, n, row)
 	if err != nil {
 		return nil, err
 	}
