@@ -24,6 +24,8 @@
 #     sqlgw/mysqlerr       sqlgw/sqltext only (error translation tables)
 #     sqlgw/engine/compat  sqlgw/sqltext only (go-mysql-server adjustments
 #                          that need no engine object)
+#     sqlgw/engine/statistics  catalog, planner, the storage contract; no
+#                          sqlgw package (table statistics, join cost)
 #     sqlgw/engine         not accounts, wire, admin (nor the facade)
 #     sqlgw/accounts       not wire, admin
 #     sqlgw/wire           not admin
@@ -51,6 +53,7 @@ rules=(
 	"^$M/sqlgw/metrics\$ :: - :: ^$M/(catalog|planner|sqlgw)(/.*)?\$ :: metrics sits on the storage contract only"
 	"^$M/sqlgw/mysqlerr\$ :: - :: ^($M/(catalog|planner|storage)(/.*)?|$M/sqlgw/(engine|accounts|wire|admin|metrics))\$ :: the error tables sit below the engine"
 	"^$M/sqlgw/engine/compat\$ :: - :: ^$M/(catalog|planner|storage|sqlgw/(engine|accounts|wire|admin|metrics|mysqlerr))(/.*)?\$ :: the compatibility adjustments sit below the engine and need none of its objects"
+	"^$M/sqlgw/engine/statistics\$ :: - :: ^$M/(sqlgw(/.*)?|storage/(recorder|faultstore)(/.*)?)\$ :: the statistics sit below the engine: the catalog, the planner and the storage contract only"
 	"^$M/sqlgw/engine\$ :: - :: ^$M/sqlgw/(accounts|wire|admin)\$ :: the engine sits below accounts, the wire layer and the admin statements"
 	"^$M/sqlgw/accounts\$ :: - :: ^$M/sqlgw/(wire|admin)\$ :: accounts sit below the wire layer and the admin statements"
 	"^$M/sqlgw/wire\$ :: - :: ^$M/sqlgw/admin\$ :: the wire layer gets the admin interceptors from the server, it does not import them"

@@ -35,6 +35,9 @@
 //	sqlgw/engine/compat  MySQL-compatibility adjustments of go-mysql-server
 //	                 that need no engine object (analyzer rules, functions,
 //	                 system variables), below the engine
+//	sqlgw/engine/statistics  table statistics (ANALYZE TABLE's results,
+//	                 histograms) and the store cost of lookup joins, below
+//	                 the engine
 //	sqlgw/mysqlerr   go-mysql-server's errors as MySQL's codes and texts
 //	sqlgw/metrics    counters and their Prometheus export
 //	sqlgw/sqltext    the statement text lexer and the rewrite pipelines run

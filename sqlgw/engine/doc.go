@@ -39,7 +39,8 @@
 //	                of the transaction's writes
 //	cache.go        per-statement caches for lookups re-run by nested loops
 //	rules.go        analyzer rule: LIMIT pushdown, sort elimination
-//	coster.go       join costing with the planner's estimates
+//	coster.go       go-mysql-server's coster plus the store cost of lookup
+//	                joins (statistics.LookupJoinCost)
 //	joinbatch.go, joinbatch_index.go, joinbatch_order.go
 //	                batched lookup joins (per block of outer rows)
 //	explain.go      plain EXPLAIN rows naming the access path
@@ -64,7 +65,9 @@
 //	                per commit in one partition, the statement's partition reads
 //	tablegroup_rule.go           analyzer rule: the bound partition key of
 //	                joined group members
-//	stats.go        ANALYZE TABLE statistics, CARDINALITY
+//	stats.go        ANALYZE TABLE's read into a statistics.Analysis, the
+//	                statistics kept per gateway and in the store, refresh,
+//	                CARDINALITY and DESC in SHOW INDEX / SHOW CREATE TABLE
 //	stats_provider.go  go-mysql-server's statistics provider over them
 //	stats_join.go   the join planner's filtered cardinalities
 //	check_repair_table.go        CHECK and REPAIR TABLE's work
@@ -150,6 +153,12 @@
 //	            db.v, the MySQL 8 system variables go-mysql-server lacks;
 //	            the engine installs them (engine.go, provider.go, rules.go,
 //	            dump_generated_values.go)
+//	statistics  what ANALYZE TABLE computes from the rows, its stored
+//	            form, the planner's and go-mysql-server's forms of it
+//	            (histograms), the refresh rule, and the store cost of
+//	            lookup joins; the engine reads the rows, keeps and stores
+//	            the results and adapts them (stats.go, stats_provider.go,
+//	            stats_join.go, coster.go)
 //
 // # Imports
 //

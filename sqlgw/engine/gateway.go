@@ -16,6 +16,7 @@ import (
 	"github.com/sqlgw/sqlgw/catalog/keys"
 	txnrec "github.com/sqlgw/sqlgw/catalog/txn"
 	"github.com/sqlgw/sqlgw/planner"
+	"github.com/sqlgw/sqlgw/sqlgw/engine/statistics"
 	"github.com/sqlgw/sqlgw/sqlgw/metrics"
 	"github.com/sqlgw/sqlgw/storage"
 )
@@ -31,8 +32,8 @@ type Gateway struct {
 
 	mu      sync.Mutex
 	schemas map[schemaKey]*tableInfo
-	rows    map[string]*rowEstimate // by physical table
-	stats   map[string]*tableStats  // by physical table (stats.go)
+	rows    map[string]*rowEstimate      // by physical table
+	stats   map[string]*statistics.Table // by physical table (stats.go)
 	Parts   partitionDecls
 	Views   *viewStore
 	// sessions by connection ID, for the handler's error translation.
@@ -107,7 +108,7 @@ func newGateway(store storage.Store, cat *catalog.Catalog) *Gateway {
 		Catalog:  cat,
 		schemas:  map[schemaKey]*tableInfo{},
 		rows:     map[string]*rowEstimate{},
-		stats:    map[string]*tableStats{},
+		stats:    map[string]*statistics.Table{},
 	}
 	g.Views = &viewStore{g: g, table: strings.TrimSuffix(cat.CatalogTable(), "catalog") + "views"}
 	return g

@@ -3,6 +3,9 @@ package compat
 import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	// sql.SystemVariables is built by this package's init, which must run
+	// before the init below adds to it.
+	_ "github.com/dolthub/go-mysql-server/sql/variables"
 )
 
 // MySQL 8 system variables go-mysql-server lacks
