@@ -64,6 +64,7 @@ var (
 	_ sql.ForeignKeyTable          = (*Table)(nil) // foreignkeys.go
 	_ sql.CheckTable               = (*Table)(nil) // generated_check_onupdate.go
 	_ sql.CheckAlterableTable      = (*Table)(nil) // generated_check_onupdate.go
+	_ sql.TemporaryTable           = (*Table)(nil) // temporary.go
 )
 
 func (t *Table) meta() *catalog.Table { return t.info.meta }
