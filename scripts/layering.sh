@@ -21,7 +21,8 @@
 #   inside sqlgw, each layer imports only the ones below it:
 #     sqlgw/sqltext        nothing of the module (statement text lexer and rewrites)
 #     sqlgw/metrics        the storage contract only
-#     sqlgw/mysqlerr       sqlgw/sqltext only (error translation tables)
+#     sqlgw/mysqlerr       sqlgw/sqltext, the catalog and the storage contract
+#                          (their sentinel errors) only (error translation tables)
 #     sqlgw/engine/compat  sqlgw/sqltext only (go-mysql-server adjustments
 #                          that need no engine object)
 #     sqlgw/engine/statistics  catalog, planner, the storage contract; no
@@ -51,7 +52,7 @@ rules=(
 	# The layers of the server (docs/architecture.md, sqlgw's package doc).
 	"^$M/sqlgw/sqltext\$ :: - :: ^$M/.+\$ :: sqlgw/sqltext is the statement text lexer and rewrites over the standard library"
 	"^$M/sqlgw/metrics\$ :: - :: ^$M/(catalog|planner|sqlgw)(/.*)?\$ :: metrics sits on the storage contract only"
-	"^$M/sqlgw/mysqlerr\$ :: - :: ^($M/(catalog|planner|storage)(/.*)?|$M/sqlgw/(engine|accounts|wire|admin|metrics))\$ :: the error tables sit below the engine"
+	"^$M/sqlgw/mysqlerr\$ :: - :: ^($M/(planner|storage/(pebble|aztables|faultstore|recorder))(/.*)?|$M/sqlgw/(engine|accounts|wire|admin|metrics)(/.*)?)\$ :: the error tables sit below the engine: the catalog's and the store's sentinel errors are all they import of the module besides sqltext"
 	"^$M/sqlgw/engine/compat\$ :: - :: ^$M/(catalog|planner|storage|sqlgw/(engine|accounts|wire|admin|metrics|mysqlerr))(/.*)?\$ :: the compatibility adjustments sit below the engine and need none of its objects"
 	"^$M/sqlgw/engine/statistics\$ :: - :: ^$M/(sqlgw(/.*)?|storage/(recorder|faultstore)(/.*)?)\$ :: the statistics sit below the engine: the catalog, the planner and the storage contract only"
 	"^$M/sqlgw/engine\$ :: - :: ^$M/sqlgw/(accounts|wire|admin)\$ :: the engine sits below accounts, the wire layer and the admin statements"

@@ -38,7 +38,8 @@
 //	sqlgw/engine/statistics  table statistics (ANALYZE TABLE's results,
 //	                 histograms) and the store cost of lookup joins, below
 //	                 the engine
-//	sqlgw/mysqlerr   go-mysql-server's errors as MySQL's codes and texts
+//	sqlgw/mysqlerr   go-mysql-server's, the catalog's and the store's errors
+//	                 as MySQL's codes and texts
 //	sqlgw/metrics    counters and their Prometheus export
 //	sqlgw/sqltext    the statement text lexer and the rewrite pipelines run
 //	                 before go-mysql-server parses (MariaDB-only comments,
@@ -62,7 +63,7 @@
 //     codes; temporary accept errors (EMFILE) are waited out, a fatal one
 //     ends Serve with an error. Write conflicts of autocommit statements
 //     are retried by the server (autoretry.go); a write the store may have
-//     applied without confirming it is 1180 "outcome unknown" (errors.go).
+//     applied without confirming it is 1180 "outcome unknown" (sqlgw/mysqlerr, store.go).
 //   - TLS: with Config.TLSConfig, clients may upgrade in the handshake (the
 //     mysql CLI's --ssl, drivers' sslMode/tls options); with
 //     RequireSecureTransport, plain connections are refused (error 3159).

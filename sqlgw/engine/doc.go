@@ -74,7 +74,8 @@
 //	admin_results.go             the rows table maintenance answers
 //	accounts_visible.go          tables and views an account sees
 //	temporary.go    CREATE TEMPORARY TABLE is go-mysql-server's error
-//	errors.go       catalog and store errors as engine errors
+//	errors.go       the engine's names for sqlgw/mysqlerr's errors (catalog
+//	                and store errors, 1235, 1213)
 //	*_testhooks.go  hooks the end-to-end tests of ALTER use
 //
 // # Decisions
@@ -127,7 +128,7 @@
 //     CHECKSUM TABLE (maintenance.go); EXPLAIN ANALYZE of a write (explain.go);
 //     column changes that need the stored values rewritten and key columns in
 //     collations without registered weights (catalog, ErrUnsupported, mapped
-//     in errors.go; collations.go registers the engine's). CREATE TEMPORARY
+//     in sqlgw/mysqlerr's store.go; collations.go registers the engine's). CREATE TEMPORARY
 //     TABLE is go-mysql-server's own error (temporary.go). Supported, and
 //     where: secondary indexes (secondary.go), foreign keys (foreignkeys*.go),
 //     CHECK constraints, generated columns and ON UPDATE (generated_check_onupdate.go, triggers.go),
