@@ -27,6 +27,8 @@
 #                          that need no engine object)
 #     sqlgw/engine/statistics  catalog, planner, the storage contract; no
 #                          sqlgw package (table statistics, join cost)
+#     sqlgw/engine/views   the storage contract and sqlgw/mysqlerr (with what
+#                          it imports) only (view definitions in the store)
 #     sqlgw/engine         not accounts, wire, admin (nor the facade)
 #     sqlgw/accounts       not wire, admin
 #     sqlgw/wire           not admin
@@ -55,6 +57,7 @@ rules=(
 	"^$M/sqlgw/mysqlerr\$ :: - :: ^($M/(planner|storage/(pebble|aztables|faultstore|recorder))(/.*)?|$M/sqlgw/(engine|accounts|wire|admin|metrics)(/.*)?)\$ :: the error tables sit below the engine: the catalog's and the store's sentinel errors are all they import of the module besides sqltext"
 	"^$M/sqlgw/engine/compat\$ :: - :: ^$M/(catalog|planner|storage|sqlgw/(engine|accounts|wire|admin|metrics|mysqlerr))(/.*)?\$ :: the compatibility adjustments sit below the engine and need none of its objects"
 	"^$M/sqlgw/engine/statistics\$ :: - :: ^$M/(sqlgw(/.*)?|storage/(recorder|faultstore)(/.*)?)\$ :: the statistics sit below the engine: the catalog, the planner and the storage contract only"
+	"^$M/sqlgw/engine/views\$ :: - :: ^$M/(planner|storage/.+|sqlgw/(engine|accounts|wire|admin|metrics)(/.*)?)\$ :: the view definitions sit below the engine: the storage contract and the error tables only"
 	"^$M/sqlgw/engine\$ :: - :: ^$M/sqlgw/(accounts|wire|admin)\$ :: the engine sits below accounts, the wire layer and the admin statements"
 	"^$M/sqlgw/accounts\$ :: - :: ^$M/sqlgw/(wire|admin)\$ :: accounts sit below the wire layer and the admin statements"
 	"^$M/sqlgw/wire\$ :: - :: ^$M/sqlgw/admin\$ :: the wire layer gets the admin interceptors from the server, it does not import them"

@@ -38,6 +38,7 @@
 //	sqlgw/engine/statistics  table statistics (ANALYZE TABLE's results,
 //	                 histograms) and the store cost of lookup joins, below
 //	                 the engine
+//	sqlgw/engine/views  view definitions kept in the store, below the engine
 //	sqlgw/mysqlerr   go-mysql-server's, the catalog's and the store's errors
 //	                 as MySQL's codes and texts
 //	sqlgw/metrics    counters and their Prometheus export

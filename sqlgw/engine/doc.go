@@ -51,7 +51,6 @@
 //	generated_check_onupdate.go  generated columns, CHECK, ON UPDATE
 //	dump_generated_values.go     generated-column values in dumps
 //	triggers.go     triggers kept in the table's catalog record
-//	views.go        view definitions kept in the store
 //	alter_narrowing.go           verified narrowing ALTER ... MODIFY
 //	alter_primary_key.go         ADD/DROP PRIMARY KEY on an empty table
 //	time_precision.go            TIME(n), DATETIME(n) fractions
@@ -132,7 +131,7 @@
 //     TABLE is go-mysql-server's own error (temporary.go). Supported, and
 //     where: secondary indexes (secondary.go), foreign keys (foreignkeys*.go),
 //     CHECK constraints, generated columns and ON UPDATE (generated_check_onupdate.go, triggers.go),
-//     triggers (triggers.go), views (views.go), TIME(n)
+//     triggers (triggers.go), views (sqlgw/engine/views), TIME(n)
 //     (time_precision.go), verified narrowing ALTER ... MODIFY (alter_narrowing.go),
 //     ADD/DROP PRIMARY KEY on an empty table (alter_primary_key.go).
 //   - PARTITION BY KEY(a,b) (or HASH(a)) declares the partition key, like
@@ -160,6 +159,8 @@
 //	            lookup joins; the engine reads the rows, keeps and stores
 //	            the results and adapts them (stats.go, stats_provider.go,
 //	            stats_join.go, coster.go)
+//	views       view definitions kept in the store, with their cache
+//	            (Gateway.Views; the provider's sql.ViewDatabase methods)
 //
 // # Imports
 //

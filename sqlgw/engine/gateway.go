@@ -17,6 +17,7 @@ import (
 	txnrec "github.com/sqlgw/sqlgw/catalog/txn"
 	"github.com/sqlgw/sqlgw/planner"
 	"github.com/sqlgw/sqlgw/sqlgw/engine/statistics"
+	"github.com/sqlgw/sqlgw/sqlgw/engine/views"
 	"github.com/sqlgw/sqlgw/sqlgw/metrics"
 	"github.com/sqlgw/sqlgw/storage"
 )
@@ -35,7 +36,7 @@ type Gateway struct {
 	rows    map[string]*rowEstimate      // by physical table
 	stats   map[string]*statistics.Table // by physical table (stats.go)
 	Parts   partitionDecls
-	Views   *viewStore
+	Views   *views.Store
 	// sessions by connection ID, for the handler's error translation.
 	sessMu   sync.Mutex
 	sessions map[uint32]*Session
@@ -110,7 +111,7 @@ func newGateway(store storage.Store, cat *catalog.Catalog) *Gateway {
 		rows:     map[string]*rowEstimate{},
 		stats:    map[string]*statistics.Table{},
 	}
-	g.Views = &viewStore{g: g, table: strings.TrimSuffix(cat.CatalogTable(), "catalog") + "views"}
+	g.Views = views.New(g.store, strings.TrimSuffix(cat.CatalogTable(), "catalog")+"views", MetaCtx)
 	return g
 }
 

@@ -95,7 +95,7 @@ func (p *provider) CreateDatabase(ctx *sql.Context, name string) error {
 }
 
 func (p *provider) DropDatabase(ctx *sql.Context, name string) error {
-	if err := p.gw.Views.dropAll(ctx, name); err != nil {
+	if err := p.gw.Views.DropAll(ctx, name); err != nil {
 		return err
 	}
 	err := p.gw.Catalog.DropDatabase(MetaCtx(ctx), name)
@@ -358,7 +358,7 @@ func (g *Gateway) createTableHook(ctx *sql.Context, _ sql.StatementRunner, n sql
 	return n, nil
 }
 
-// Views are stored by views.go, triggers by triggers.go. Stored
+// Views are stored by sqlgw/engine/views, triggers by triggers.go. Stored
 // procedures are not stored yet: the database reports none, and creating one is
 // ER_NOT_SUPPORTED_YET (the engine's privilege layer needs these interfaces
 // to answer "none" rather than fail every statement).
@@ -369,12 +369,12 @@ var (
 )
 
 func (d *Database) CreateView(ctx *sql.Context, name string, selectStatement, createViewStmt string) error {
-	return d.gw.Views.create(ctx, d.name, sql.ViewDefinition{Name: name, TextDefinition: selectStatement,
+	return d.gw.Views.Create(ctx, d.name, sql.ViewDefinition{Name: name, TextDefinition: selectStatement,
 		CreateViewStatement: createViewStmt, SqlMode: sql.LoadSqlMode(ctx).String()})
 }
 
 func (d *Database) DropView(ctx *sql.Context, name string) error {
-	return d.gw.Views.drop(ctx, d.name, name)
+	return d.gw.Views.Drop(ctx, d.name, name)
 }
 
 func (d *Database) GetViewDefinition(ctx *sql.Context, viewName string) (sql.ViewDefinition, bool, error) {
@@ -384,7 +384,7 @@ func (d *Database) GetViewDefinition(ctx *sql.Context, viewName string) (sql.Vie
 // AllViews lists the views the session's account may see
 // (accounts_visible.go).
 func (d *Database) AllViews(ctx *sql.Context) ([]sql.ViewDefinition, error) {
-	views, err := d.gw.Views.list(ctx, d.name)
+	views, err := d.gw.Views.List(ctx, d.name)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"log/slog"
 	"strings"
@@ -90,6 +91,10 @@ func (g *Gateway) analyzeTable(ctx context.Context, t *catalog.Table) error {
 	}
 	return nil
 }
+
+// hexKey is the PartitionKey of a table's statistics: the hex of its
+// lower-cased physical name.
+func hexKey(s string) string { return hex.EncodeToString([]byte(strings.ToLower(s))) }
 
 // statsTable is the store table holding the statistics.
 func (g *Gateway) statsTable() string {
