@@ -39,6 +39,9 @@
 //	                 histograms) and the store cost of lookup joins, below
 //	                 the engine
 //	sqlgw/engine/views  view definitions kept in the store, below the engine
+//	sqlgw/engine/ddldecl  what DDL statements declare that go-mysql-server
+//	                 drops (PARTITION BY, DESC key columns), read by the wire
+//	                 layer for the engine, below the engine
 //	sqlgw/mysqlerr   go-mysql-server's, the catalog's and the store's errors
 //	                 as MySQL's codes and texts
 //	sqlgw/metrics    counters and their Prometheus export

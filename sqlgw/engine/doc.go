@@ -54,7 +54,6 @@
 //	alter_narrowing.go           verified narrowing ALTER ... MODIFY
 //	alter_primary_key.go         ADD/DROP PRIMARY KEY on an empty table
 //	time_precision.go            TIME(n), DATETIME(n) fractions
-//	partition.go    PARTITION BY KEY/HASH, PARTITIONS and DESC key columns from the statement
 //	salt_read.go    reads of salted tables: bucket queries merged in key order
 //	create_like.go  CREATE TABLE ... LIKE: the source's comment (sqlgw options) and DESC key columns
 //	attached.go, attached_types.go  store tables sqlgw did not create
@@ -114,7 +113,7 @@
 //   - Unsupported features are MySQL errors (1235, ER_NOT_SUPPORTED_YET),
 //     never silently ignored: stored procedures and events (provider.go);
 //     PARTITION BY other than KEY(columns), changing a table's partition key,
-//     RENAME TABLE into another database (partition.go, table.go); ALTER TABLE
+//     RENAME TABLE into another database (sqlgw/engine/ddldecl, table.go); ALTER TABLE
 //     ADD/DROP PRIMARY KEY on a table that holds rows or has indexes or
 //     foreign keys (alter_primary_key.go); foreign keys on a table
 //     without a primary key, FULLTEXT/SPATIAL/VECTOR indexes, index prefix
@@ -139,7 +138,8 @@
 //     table into n buckets, like 'sqlgw: salt_buckets=n' (reads of salted
 //     tables: salt_read.go); go-mysql-server drops the clause (and DESC in
 //     PRIMARY KEY), so the connection handler reads them from the
-//     statement (partition.go).
+//     statement (sqlgw/engine/ddldecl, read into Gateway.Parts; provider.go
+//     applies it).
 //
 // # Sub-packages
 //
@@ -159,6 +159,11 @@
 //	            lookup joins; the engine reads the rows, keeps and stores
 //	            the results and adapts them (stats.go, stats_provider.go,
 //	            stats_join.go, coster.go)
+//	ddldecl     what a DDL statement declares that go-mysql-server drops
+//	            (PARTITION BY KEY/HASH, PARTITIONS, DESC key and index
+//	            columns, RENAME TABLE into another database), read from the
+//	            statement text by the connection handler into
+//	            Gateway.Parts
 //	views       view definitions kept in the store, with their cache
 //	            (Gateway.Views; the provider's sql.ViewDatabase methods)
 //

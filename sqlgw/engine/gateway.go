@@ -16,6 +16,7 @@ import (
 	"github.com/sqlgw/sqlgw/catalog/keys"
 	txnrec "github.com/sqlgw/sqlgw/catalog/txn"
 	"github.com/sqlgw/sqlgw/planner"
+	"github.com/sqlgw/sqlgw/sqlgw/engine/ddldecl"
 	"github.com/sqlgw/sqlgw/sqlgw/engine/statistics"
 	"github.com/sqlgw/sqlgw/sqlgw/engine/views"
 	"github.com/sqlgw/sqlgw/sqlgw/metrics"
@@ -35,7 +36,7 @@ type Gateway struct {
 	schemas map[schemaKey]*tableInfo
 	rows    map[string]*rowEstimate      // by physical table
 	stats   map[string]*statistics.Table // by physical table (stats.go)
-	Parts   partitionDecls
+	Parts   ddldecl.Decls
 	Views   *views.Store
 	// sessions by connection ID, for the handler's error translation.
 	sessMu   sync.Mutex

@@ -204,15 +204,15 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 		}
 		def.Columns = append(def.Columns, col)
 	}
-	applyTimePrecisionAll(ctx, def.Columns) // TIME(n), time_precision.go
-	decl := d.gw.createDecl(ctx, name)
-	like := d.likeSource(ctx) // create_like.go
+	applyTimePrecisionAll(ctx, def.Columns)            // TIME(n), time_precision.go
+	decl, _ := d.gw.Parts.Take(ctx.Session.ID(), name) // what the connection handler read from the statement (sqlgw/engine/ddldecl)
+	like := d.likeSource(ctx)                          // create_like.go
 	if like != nil && comment == "" {
 		comment, def.Comment = like.Comment, like.Comment
 	}
 	for _, ord := range schema.PkOrdinals {
 		col := schema.Schema[ord].Name
-		desc := decl.desc[strings.ToLower(col)]
+		desc := decl.Desc[strings.ToLower(col)]
 		if like != nil {
 			for _, kp := range like.PrimaryKey {
 				if strings.EqualFold(kp.Column, col) {
@@ -228,10 +228,10 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 	}
 	def.PartitionKey = opts.PartitionKey
 	def.Group = opts.Group // catalog/group.go
-	if decl.err != nil {
-		return decl.err
+	if decl.Err != nil {
+		return decl.Err
 	}
-	if pk := decl.cols; pk != nil {
+	if pk := decl.Cols; pk != nil {
 		if def.PartitionKey != nil {
 			return errUnsupported.New("table " + name + ": both PARTITION BY KEY and a partition_key comment option")
 		}
@@ -246,12 +246,12 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 		def.Comment = appendTableOption(def.Comment, "partition_key=("+strings.Join(quoted, ", ")+")")
 	}
 	def.SaltBuckets = opts.SaltBuckets
-	if decl.salt > 1 { // PARTITIONS n (partition.go)
+	if decl.Salt > 1 { // PARTITIONS n (sqlgw/engine/ddldecl)
 		if opts.SaltBuckets != 0 {
 			return errUnsupported.New("table " + name + ": both PARTITIONS and a salt_buckets comment option")
 		}
-		def.SaltBuckets = decl.salt
-		def.Comment = appendTableOption(def.Comment, "salt_buckets="+strconv.Itoa(decl.salt))
+		def.SaltBuckets = decl.Salt
+		def.Comment = appendTableOption(def.Comment, "salt_buckets="+strconv.Itoa(decl.Salt))
 	}
 	if def.SaltBuckets > 1 && len(def.PrimaryKey) == 0 {
 		return mapError(fmt.Errorf("%w: table %s: salt_buckets needs a primary key (a keyless table has one partition)", catalog.ErrInvalidDef, name))
@@ -288,8 +288,8 @@ func (d *Database) DropTable(ctx *sql.Context, name string) error {
 
 // RenameTable implements sql.TableRenamer.
 func (d *Database) RenameTable(ctx *sql.Context, oldName, newName string) error {
-	if decl, ok := d.gw.Parts.take(ctx.Session.ID(), renameKey); ok && decl.err != nil {
-		return decl.err
+	if err := d.gw.Parts.RenameError(ctx.Session.ID()); err != nil {
+		return err
 	}
 	if err := d.renameWithTriggers(ctx, oldName); err != nil {
 		return err
@@ -439,4 +439,13 @@ func (d *Database) UpdateLastExecuted(ctx *sql.Context, eventName string, lastEx
 
 func (d *Database) NeedsToReloadEvents(ctx *sql.Context, token interface{}) (bool, error) {
 	return false, nil
+}
+
+// appendTableOption appends a sqlgw option ("salt_buckets=4") to a table
+// comment, after its "sqlgw:" options if it has some.
+func appendTableOption(comment, opt string) string {
+	if strings.Contains(strings.ToLower(comment), "sqlgw:") {
+		return strings.TrimSpace(comment + " " + opt)
+	}
+	return strings.TrimSpace(comment + " sqlgw: " + opt)
 }

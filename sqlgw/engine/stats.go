@@ -362,7 +362,7 @@ func buildShowIndexes(ctx *sql.Context, n *plan.ShowIndexes, row sql.Row) (sql.R
 // buildShowCreateTable runs SHOW CREATE TABLE with the engine's builder and
 // puts DESC back on primary-key and index columns stored descending, which
 // go-mysql-server's schema drops (sql.IndexColumn has no order): a dump
-// then reloads the same key order (partition.go reads DESC from CREATE
+// then reloads the same key order (sqlgw/engine/ddldecl reads DESC from CREATE
 // TABLE).
 func buildShowCreateTable(ctx *sql.Context, n *plan.ShowCreateTable, row sql.Row) (sql.RowIter, error) {
 	if n.IsView {
