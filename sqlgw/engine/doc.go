@@ -56,7 +56,8 @@
 //	time_precision.go            TIME(n), DATETIME(n) fractions
 //	salt_read.go    reads of salted tables: bucket queries merged in key order
 //	create_like.go  CREATE TABLE ... LIKE: the source's comment (sqlgw options) and DESC key columns
-//	attached.go, attached_types.go  store tables sqlgw did not create
+//	attached.go     store tables sqlgw did not create (the typed-table store
+//	                wrapper: sqlgw/engine/typedstore)
 //	attached_index.go            secondary indexes on attached tables: the
 //	                freshness contract, REPAIR/REFRESH TABLE rebuilds
 //	tablegroup.go   table groups: the store wrapper for members, one batch
@@ -165,6 +166,8 @@
 //	            statement text by the connection handler into
 //	            Gateway.Parts
 //	views       view definitions kept in the store, with their cache
+//	typedstore  the store wrapper that presents each entity type of an
+//	            attached table as its own table (TYPES BY)
 //	            (Gateway.Views; the provider's sql.ViewDatabase methods)
 //
 // # Imports

@@ -18,6 +18,7 @@ import (
 	"github.com/sqlgw/sqlgw/planner"
 	"github.com/sqlgw/sqlgw/sqlgw/engine/ddldecl"
 	"github.com/sqlgw/sqlgw/sqlgw/engine/statistics"
+	"github.com/sqlgw/sqlgw/sqlgw/engine/typedstore"
 	"github.com/sqlgw/sqlgw/sqlgw/engine/views"
 	"github.com/sqlgw/sqlgw/sqlgw/metrics"
 	"github.com/sqlgw/sqlgw/storage"
@@ -106,7 +107,7 @@ func newGateway(store storage.Store, cat *catalog.Catalog) *Gateway {
 		txs:      txs,
 		unsorted: store.Capabilities().Unsorted,
 		reverse:  store.Capabilities().Reverse && !store.Capabilities().Unsorted,
-		store:    newGroupStore(newTypedStore(store)), // tablegroup.go, attached_types.go
+		store:    newGroupStore(typedstore.New(store)), // tablegroup.go, sqlgw/engine/typedstore
 		Catalog:  cat,
 		schemas:  map[schemaKey]*tableInfo{},
 		rows:     map[string]*rowEstimate{},
