@@ -33,6 +33,8 @@
 #                          statements declare that go-mysql-server drops)
 #     sqlgw/engine/typedstore  the catalog and the storage contract only (the
 #                          store wrapper for attached tables' entity types)
+#     sqlgw/engine/exprconv    the planner only (filter expressions as the
+#                          planner's IR)
 #     sqlgw/engine         not accounts, wire, admin (nor the facade)
 #     sqlgw/accounts       not wire, admin
 #     sqlgw/wire           not admin
@@ -64,6 +66,7 @@ rules=(
 	"^$M/sqlgw/engine/views\$ :: - :: ^$M/(planner|storage/.+|sqlgw/(engine|accounts|wire|admin|metrics)(/.*)?)\$ :: the view definitions sit below the engine: the storage contract and the error tables only"
 	"^$M/sqlgw/engine/ddldecl\$ :: - :: ^$M/(planner|storage/.+|sqlgw/(engine|accounts|wire|admin|metrics)(/.*)?)\$ :: the DDL declarations sit below the engine: the catalog and the error tables only"
 	"^$M/sqlgw/engine/typedstore\$ :: - :: ^($M/(planner|storage/.+|sqlgw(/.*)?)|github.com/dolthub/.*)\$ :: the typed-table store wrapper sits below the engine: the catalog and the storage contract only"
+	"^$M/sqlgw/engine/exprconv\$ :: - :: ^$M/(catalog|storage/.+|sqlgw)(/.*)?\$ :: the expression converter sits below the engine: the planner only"
 	"^$M/sqlgw/engine\$ :: - :: ^$M/sqlgw/(accounts|wire|admin)\$ :: the engine sits below accounts, the wire layer and the admin statements"
 	"^$M/sqlgw/accounts\$ :: - :: ^$M/sqlgw/(wire|admin)\$ :: accounts sit below the wire layer and the admin statements"
 	"^$M/sqlgw/wire\$ :: - :: ^$M/sqlgw/admin\$ :: the wire layer gets the admin interceptors from the server, it does not import them"

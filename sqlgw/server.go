@@ -39,6 +39,8 @@
 //	                 histograms) and the store cost of lookup joins, below
 //	                 the engine
 //	sqlgw/engine/views  view definitions kept in the store, below the engine
+//	sqlgw/engine/exprconv  go-mysql-server filter expressions as the
+//	                 planner's IR, below the engine
 //	sqlgw/engine/typedstore  the store wrapper for attached tables' entity
 //	                 types (TYPES BY), below the engine
 //	sqlgw/engine/ddldecl  what DDL statements declare that go-mysql-server

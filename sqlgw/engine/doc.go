@@ -33,7 +33,6 @@
 //	strictwrite.go  strict-mode write errors naming the column and row
 //	insertinfo.go   INSERT's "Records: n Duplicates: n" info
 //	index.go        PRIMARY index, LookupForExpressions -> planner, ranges
-//	exprconv.go     engine expressions -> planner IR
 //	hints.go        USE/FORCE/IGNORE INDEX hints
 //	iter.go         plan execution: lazy pages, parallel MultiGet, overlay
 //	                of the transaction's writes
@@ -165,6 +164,8 @@
 //	            columns, RENAME TABLE into another database), read from the
 //	            statement text by the connection handler into
 //	            Gateway.Parts
+//	exprconv    go-mysql-server filter expressions -> the planner's IR
+//	            (the read path's translation; index.go uses it)
 //	views       view definitions kept in the store, with their cache
 //	typedstore  the store wrapper that presents each entity type of an
 //	            attached table as its own table (TYPES BY)
