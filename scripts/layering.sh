@@ -35,6 +35,8 @@
 #                          store wrapper for attached tables' entity types)
 #     sqlgw/engine/exprconv    the planner only (filter expressions as the
 #                          planner's IR)
+#     sqlgw/engine/groupjoin   nothing of the module (an analyzer rule over
+#                          go-mysql-server's plans)
 #     sqlgw/engine         not accounts, wire, admin (nor the facade)
 #     sqlgw/accounts       not wire, admin
 #     sqlgw/wire           not admin
@@ -67,6 +69,7 @@ rules=(
 	"^$M/sqlgw/engine/ddldecl\$ :: - :: ^$M/(planner|storage/.+|sqlgw/(engine|accounts|wire|admin|metrics)(/.*)?)\$ :: the DDL declarations sit below the engine: the catalog and the error tables only"
 	"^$M/sqlgw/engine/typedstore\$ :: - :: ^($M/(planner|storage/.+|sqlgw(/.*)?)|github.com/dolthub/.*)\$ :: the typed-table store wrapper sits below the engine: the catalog and the storage contract only"
 	"^$M/sqlgw/engine/exprconv\$ :: - :: ^$M/(catalog|storage/.+|sqlgw)(/.*)?\$ :: the expression converter sits below the engine: the planner only"
+	"^$M/sqlgw/engine/groupjoin\$ :: - :: ^$M/.+\$ :: the group-join rule sits below the engine and needs nothing of the module"
 	"^$M/sqlgw/engine\$ :: - :: ^$M/sqlgw/(accounts|wire|admin)\$ :: the engine sits below accounts, the wire layer and the admin statements"
 	"^$M/sqlgw/accounts\$ :: - :: ^$M/sqlgw/(wire|admin)\$ :: accounts sit below the wire layer and the admin statements"
 	"^$M/sqlgw/wire\$ :: - :: ^$M/sqlgw/admin\$ :: the wire layer gets the admin interceptors from the server, it does not import them"

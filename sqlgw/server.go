@@ -41,6 +41,8 @@
 //	sqlgw/engine/views  view definitions kept in the store, below the engine
 //	sqlgw/engine/exprconv  go-mysql-server filter expressions as the
 //	                 planner's IR, below the engine
+//	sqlgw/engine/groupjoin  the analyzer rule binding joined table-group
+//	                 members' partition key, below the engine
 //	sqlgw/engine/typedstore  the store wrapper for attached tables' entity
 //	                 types (TYPES BY), below the engine
 //	sqlgw/engine/ddldecl  what DDL statements declare that go-mysql-server

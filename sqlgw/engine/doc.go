@@ -61,8 +61,8 @@
 //	                freshness contract, REPAIR/REFRESH TABLE rebuilds
 //	tablegroup.go   table groups: the store wrapper for members, one batch
 //	                per commit in one partition, the statement's partition reads
-//	tablegroup_rule.go           analyzer rule: the bound partition key of
-//	                joined group members
+//	                (the rule binding joined members' partition key:
+//	                sqlgw/engine/groupjoin)
 //	stats.go        ANALYZE TABLE's read into a statistics.Analysis, the
 //	                statistics kept per gateway and in the store, refresh,
 //	                CARDINALITY and DESC in SHOW INDEX / SHOW CREATE TABLE
@@ -166,6 +166,8 @@
 //	            Gateway.Parts
 //	exprconv    go-mysql-server filter expressions -> the planner's IR
 //	            (the read path's translation; index.go uses it)
+//	groupjoin   analyzer rule: the bound partition key of joined
+//	            table-group members (engine.go installs it with tableGroup)
 //	views       view definitions kept in the store, with their cache
 //	typedstore  the store wrapper that presents each entity type of an
 //	            attached table as its own table (TYPES BY)
