@@ -52,7 +52,8 @@
 //	triggers.go     triggers kept in the table's catalog record
 //	alter_narrowing.go           verified narrowing ALTER ... MODIFY
 //	alter_primary_key.go         ADD/DROP PRIMARY KEY on an empty table
-//	time_precision.go            TIME(n), DATETIME(n) fractions
+//	time_precision.go            TIME(n): declared precisions kept in the
+//	                catalog, values rounded (results: sqlgw/wire)
 //	salt_read.go    reads of salted tables: bucket queries merged in key order
 //	create_like.go  CREATE TABLE ... LIKE: the source's comment (sqlgw options) and DESC key columns
 //	attached.go     store tables sqlgw did not create (the typed-table store
