@@ -46,7 +46,9 @@
 //	plancache.go    FastLane: plan cache of prepared SELECTs
 //	secondary.go    secondary indexes: maintenance, reads, recovery
 //	indexrename.go  ALTER TABLE ... RENAME INDEX
-//	foreignkeys.go, foreignkeys_errors.go  foreign keys and their errors
+//	foreignkeys.go  foreign keys (their errors' MySQL texts: sqlgw/mysqlerr)
+//	warnings.go     Session.Warn: MySQL's texts of foreign key and
+//	                duplicate-key warnings
 //	generated_check_onupdate.go  generated columns, CHECK, ON UPDATE
 //	dump_generated_values.go     generated-column values in dumps
 //	triggers.go     triggers kept in the table's catalog record

@@ -3,8 +3,9 @@
 // everyday errors with its own text and code 1105 (ER_UNKNOWN_ERROR).
 //
 // It owns the translation tables only: go-mysql-server's errors (the rule
-// table below) and the catalog's and the store's sentinel errors with
-// sqlgw's own (store.go). It imports go-mysql-server, vitess,
+// table below; its foreign key errors, whose MySQL texts describe the
+// constraint read from the catalog, in foreignkeys.go) and the catalog's
+// and the store's sentinel errors with sqlgw's own (store.go). It imports go-mysql-server, vitess,
 // sqlgw/sqltext and, for their sentinel errors, the catalog and the
 // storage contract; the engine (sqlgw/engine) and the server (sqlgw)
 // import it, never the other way round. Errors of the engine that

@@ -68,7 +68,7 @@ var resultSteps = []ResultStep{
 		}},
 	{Name: "foreign-key-errors", Upstream: "foreign key errors have go-mysql-server's own texts and codes",
 		Error: func(h *Handler, s *statement, err error) error {
-			return h.GW.ForeignKeyError(err, h.GW.CurrentDB(s.c.ConnectionID)) // engine/foreignkeys_errors.go
+			return mysqlerr.ForeignKey(err, h.GW.CurrentDB(s.c.ConnectionID), h.GW.Catalog) // mysqlerr/foreignkeys.go
 		}},
 	{Name: "mysql-errors", Upstream: "most errors are 1105 HY000 with go-mysql-server's wording",
 		Error: func(h *Handler, s *statement, err error) error {
