@@ -14,6 +14,11 @@
 //
 // # Files
 //
+// By the engine object they implement (the sub-packages below hold what
+// needs none of them):
+//
+// The engine, its shared state, databases and tables:
+//
 //	engine.go       Engine: the go-mysql-server engine with sqlgw's provider,
 //	                analyzer rules, parser, schema formatter, coster
 //	gateway.go      Gateway: state shared by the sessions of one engine
@@ -21,9 +26,19 @@
 //	provider.go     databases; CREATE/DROP/RENAME TABLE and their checks
 //	table.go        Table: projections, TRUNCATE, ALTER, AUTO_INCREMENT; the
 //	                capability assertions of Table, all in one block
+//	temporary.go    Table.IsTemporary (CREATE TEMPORARY TABLE is
+//	                go-mysql-server's own error)
 //	types.go        engine types and values <-> catalog types and Datums
 //	collations.go   collation weights for keys; collated planner columns
+//	accounts_visible.go          tables and views an account sees
+//	errors.go       the engine's names for sqlgw/mysqlerr's errors (catalog
+//	                and store errors, 1235, 1213)
+//
+// Sessions, transactions and writes:
+//
 //	session.go      sessions, savepoints, Sqlgw_* status variables
+//	warnings.go     Session.Warn: MySQL's texts of foreign key and
+//	                duplicate-key warnings
 //	txn.go          transactions, commit in per-partition batches
 //	txnatomic.go    atomic commit across partitions (catalog/txn)
 //	txnindex.go     global index entities in the commit's own atomic unit
@@ -32,23 +47,38 @@
 //	editor.go       INSERT/UPDATE/DELETE/REPLACE into the transaction buffer
 //	strictwrite.go  strict-mode write errors naming the column and row
 //	insertinfo.go   INSERT's "Records: n Duplicates: n" info
-//	index.go        PRIMARY index, LookupForExpressions -> planner, ranges
+//
+// The read path:
+//
+//	index.go        PRIMARY index, LookupForExpressions -> planner (through
+//	                sqlgw/engine/exprconv), ranges
 //	hints.go        USE/FORCE/IGNORE INDEX hints
 //	iter.go         plan execution: lazy pages, parallel MultiGet, overlay
 //	                of the transaction's writes
+//	salt_read.go    reads of salted tables: bucket queries merged in key order
 //	cache.go        per-statement caches for lookups re-run by nested loops
 //	rules.go        analyzer rule: LIMIT pushdown, sort elimination
-//	coster.go       go-mysql-server's coster plus the store cost of lookup
-//	                joins (statistics.LookupJoinCost)
-//	joinbatch.go, joinbatch_index.go, joinbatch_order.go
-//	                batched lookup joins (per block of outer rows)
 //	explain.go      plain EXPLAIN rows naming the access path
 //	plancache.go    FastLane: plan cache of prepared SELECTs
+//
+// Joins:
+//
+//	joinbatch.go, joinbatch_index.go, joinbatch_order.go
+//	                batched lookup joins (per block of outer rows)
+//	coster.go       go-mysql-server's coster plus the store cost of lookup
+//	                joins (statistics.LookupJoinCost)
+//	stats_join.go   the join planner's filtered cardinalities
+//
+// Secondary indexes:
+//
 //	secondary.go    secondary indexes: maintenance, reads, recovery
 //	indexrename.go  ALTER TABLE ... RENAME INDEX
+//	attached_index.go            secondary indexes on attached tables: the
+//	                freshness contract, REPAIR/REFRESH TABLE rebuilds
+//
+// DDL features:
+//
 //	foreignkeys.go  foreign keys (their errors' MySQL texts: sqlgw/mysqlerr)
-//	warnings.go     Session.Warn: MySQL's texts of foreign key and
-//	                duplicate-key warnings
 //	generated_check_onupdate.go  generated columns, CHECK, ON UPDATE
 //	dump_generated_values.go     generated-column values in dumps
 //	triggers.go     triggers kept in the table's catalog record
@@ -56,28 +86,23 @@
 //	alter_primary_key.go         ADD/DROP PRIMARY KEY on an empty table
 //	time_precision.go            TIME(n): declared precisions kept in the
 //	                catalog, values rounded (results: sqlgw/wire)
-//	salt_read.go    reads of salted tables: bucket queries merged in key order
 //	create_like.go  CREATE TABLE ... LIKE: the source's comment (sqlgw options) and DESC key columns
-//	attached.go     store tables sqlgw did not create (the typed-table store
-//	                wrapper: sqlgw/engine/typedstore)
-//	attached_index.go            secondary indexes on attached tables: the
-//	                freshness contract, REPAIR/REFRESH TABLE rebuilds
-//	tablegroup.go   table groups: the store wrapper for members, one batch
-//	                per commit in one partition, the statement's partition reads
-//	                (the rule binding joined members' partition key:
-//	                sqlgw/engine/groupjoin)
+//	*_testhooks.go  hooks the end-to-end tests of ALTER use
+//
+// Statistics, attached tables, table groups, table maintenance:
+//
 //	stats.go        ANALYZE TABLE's read into a statistics.Analysis, the
 //	                statistics kept per gateway and in the store, refresh,
 //	                CARDINALITY and DESC in SHOW INDEX / SHOW CREATE TABLE
 //	stats_provider.go  go-mysql-server's statistics provider over them
-//	stats_join.go   the join planner's filtered cardinalities
+//	attached.go     store tables sqlgw did not create (the typed-table store
+//	                wrapper: sqlgw/engine/typedstore)
+//	tablegroup.go   table groups: the store wrapper for members, one batch
+//	                per commit in one partition, the statement's partition reads
+//	                (the rule binding joined members' partition key:
+//	                sqlgw/engine/groupjoin)
 //	check_repair_table.go        CHECK and REPAIR TABLE's work
 //	admin_results.go             the rows table maintenance answers
-//	accounts_visible.go          tables and views an account sees
-//	temporary.go    CREATE TEMPORARY TABLE is go-mysql-server's error
-//	errors.go       the engine's names for sqlgw/mysqlerr's errors (catalog
-//	                and store errors, 1235, 1213)
-//	*_testhooks.go  hooks the end-to-end tests of ALTER use
 //
 // # Decisions
 //
@@ -126,7 +151,7 @@
 //     on a table with VIRTUAL columns, a STORED generated column added to a
 //     table with rows (generated_check_onupdate.go); triggers on another database's table
 //     and renaming a table that has triggers (triggers.go);
-//     CHECKSUM TABLE (maintenance.go); EXPLAIN ANALYZE of a write (explain.go);
+//     CHECKSUM TABLE (sqlgw/admin); EXPLAIN ANALYZE of a write (explain.go);
 //     column changes that need the stored values rewritten and key columns in
 //     collations without registered weights (catalog, ErrUnsupported, mapped
 //     in sqlgw/mysqlerr's store.go; collations.go registers the engine's). CREATE TEMPORARY
@@ -172,16 +197,26 @@
 //	groupjoin   analyzer rule: the bound partition key of joined
 //	            table-group members (engine.go installs it with tableGroup)
 //	views       view definitions kept in the store, with their cache
+//	            (Gateway.Views; the provider's sql.ViewDatabase methods)
 //	typedstore  the store wrapper that presents each entity type of an
 //	            attached table as its own table (TYPES BY)
-//	            (Gateway.Views; the provider's sql.ViewDatabase methods)
+//
+// What stays here uses the engine's objects themselves: the batched joins
+// read through the read path's row iterators, read specs and per-block
+// plans (rowIter, readSpec, Table.planIn, the transaction's buffered
+// writes); the DDL features verify, rewrite or read tables through Table
+// and Database (Table.plan and newRowIter for a narrowing ALTER's scan,
+// the transaction buffer for ADD/DROP PRIMARY KEY, Database for
+// triggers); CHECK/REPAIR TABLE scans with the secondary-index
+// maintenance. Cutting them out would mean exporting those internals,
+// not removing a dependency.
 //
 // # Imports
 //
 // The engine imports the catalog, the planner, the storage contract and
 // storage/recorder, go-mysql-server and vitess, its sub-packages and
-// sqlgw's lower packages (metrics, mysqlerr, sqltext). It never imports package sqlgw (the
-// server facade, wire layer and admin statements) nor a storage backend;
-// scripts/layering.sh checks both. What it needs of the server it
+// sqlgw's lower packages (metrics, mysqlerr, sqltext). It never imports
+// package sqlgw (the server facade, wire layer and admin statements) nor
+// a storage backend; scripts/layering.sh checks both. What it needs of the server it
 // declares as an interface (Accounts) or a hook.
 package engine
