@@ -23,7 +23,9 @@
 //	                analyzer rules, parser, schema formatter, coster
 //	gateway.go      Gateway: state shared by the sessions of one engine
 //	                (store, catalog, schema and row-count caches); Accounts
-//	provider.go     databases; CREATE/DROP/RENAME TABLE and their checks
+//	provider.go     databases; CREATE/DROP/RENAME TABLE and their checks;
+//	                CREATE TABLE ... LIKE takes the source's comment (sqlgw
+//	                options) and DESC key columns
 //	table.go        Table: projections, TRUNCATE, ALTER, AUTO_INCREMENT; the
 //	                capability assertions of Table, all in one block
 //	temporary.go    Table.IsTemporary (CREATE TEMPORARY TABLE is
@@ -86,7 +88,6 @@
 //	alter_primary_key.go         ADD/DROP PRIMARY KEY on an empty table
 //	time_precision.go            TIME(n): declared precisions kept in the
 //	                catalog, values rounded (results: sqlgw/wire)
-//	create_like.go  CREATE TABLE ... LIKE: the source's comment (sqlgw options) and DESC key columns
 //	*_testhooks.go  hooks the end-to-end tests of ALTER use
 //
 // Statistics, attached tables, table groups, table maintenance:
@@ -189,9 +190,9 @@
 //	            stats_join.go, coster.go)
 //	ddldecl     what a DDL statement declares that go-mysql-server drops
 //	            (PARTITION BY KEY/HASH, PARTITIONS, DESC key and index
-//	            columns, RENAME TABLE into another database), read from the
-//	            statement text by the connection handler into
-//	            Gateway.Parts
+//	            columns, RENAME TABLE into another database, the source of
+//	            CREATE TABLE ... LIKE), read from the statement text by the
+//	            connection handler into Gateway.Parts (LIKE: by provider.go)
 //	exprconv    go-mysql-server filter expressions -> the planner's IR
 //	            (the read path's translation; index.go uses it)
 //	groupjoin   analyzer rule: the bound partition key of joined

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/sqlgw/engine/compat"
+	"github.com/sqlgw/sqlgw/sqlgw/engine/ddldecl"
 )
 
 // provider is the engine's view of the catalog's databases.
@@ -206,7 +207,7 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 	}
 	applyTimePrecisionAll(ctx, def.Columns)            // TIME(n), time_precision.go
 	decl, _ := d.gw.Parts.Take(ctx.Session.ID(), name) // what the connection handler read from the statement (sqlgw/engine/ddldecl)
-	like := d.likeSource(ctx)                          // create_like.go
+	like := d.likeSource(ctx)                          // CREATE TABLE ... LIKE (sqlgw/engine/ddldecl)
 	if like != nil && comment == "" {
 		comment, def.Comment = like.Comment, like.Comment
 	}
@@ -448,4 +449,21 @@ func appendTableOption(comment, opt string) string {
 		return strings.TrimSpace(comment + " " + opt)
 	}
 	return strings.TrimSpace(comment + " sqlgw: " + opt)
+}
+
+// likeSource returns the catalog table a CREATE TABLE ... LIKE statement
+// copies (ddldecl.LikeSource), or nil for any other statement.
+func (d *Database) likeSource(ctx *sql.Context) *catalog.Table {
+	db, name, ok := ddldecl.LikeSource(ctx.Query())
+	if !ok {
+		return nil
+	}
+	if db == "" {
+		db = d.name
+	}
+	t, err := d.gw.Catalog.Table(MetaCtx(ctx), db, name)
+	if err != nil {
+		return nil
+	}
+	return t
 }

@@ -1,11 +1,17 @@
 // Package ddldecl reads what a DDL statement declares that
 // go-mysql-server drops on its way to the engine: PARTITION BY KEY/HASH
-// and PARTITIONS of CREATE TABLE, DESC primary-key and index columns, and
-// RENAME TABLE into another database. The connection handler
-// (sqlgw/wire) notes each statement's text (NotePartitionBy) before the
-// engine runs it, per connection; the engine takes what it needs while it
-// executes the statement (Take, TakeIndexDesc, RenameError), and the
-// handler clears the rest (Clear).
+// and PARTITIONS of CREATE TABLE, DESC primary-key and index columns,
+// RENAME TABLE into another database, and the source table of CREATE
+// TABLE ... LIKE (like.go). The connection handler (sqlgw/wire) notes
+// each statement's text (NotePartitionBy) before the engine runs it, per
+// connection; the engine takes what it needs while it executes the
+// statement (Take, TakeIndexDesc, RenameError; LikeSource from the
+// statement's text), and the handler clears the rest (Clear).
+//
+// # Files
+//
+//	ddldecl.go  Decls: PARTITION BY, PARTITIONS, DESC columns, RENAME
+//	like.go     LikeSource: the table CREATE TABLE ... LIKE copies
 //
 // # PARTITION BY KEY
 //

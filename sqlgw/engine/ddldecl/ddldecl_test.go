@@ -86,3 +86,22 @@ func TestIndexDescAndRename(t *testing.T) {
 		t.Errorf("after Clear: %+v", d)
 	}
 }
+
+// TestLikeSource: the table CREATE TABLE ... LIKE copies, qualified or
+// not; nothing for other statements.
+func TestLikeSource(t *testing.T) {
+	for _, c := range []struct {
+		query, db, table string
+		ok               bool
+	}{
+		{"CREATE TABLE t2 LIKE t1", "", "t1", true},
+		{"  create table d.t2 like d1.t1", "d1", "t1", true},
+		{"CREATE TABLE t2 (a INT COMMENT 'like')", "", "", false},
+		{"SELECT 'create like'", "", "", false},
+	} {
+		db, table, ok := LikeSource(c.query)
+		if db != c.db || table != c.table || ok != c.ok {
+			t.Errorf("%s: %q, %q, %v; want %q, %q, %v", c.query, db, table, ok, c.db, c.table, c.ok)
+		}
+	}
+}
