@@ -32,22 +32,19 @@
 //	                 Table, sessions, transactions, read path, secondary
 //	                 indexes, joins, DDL features, stats, plan cache,
 //	                 attached tables, analyzer rules
-//	sqlgw/engine/compat  MySQL-compatibility adjustments of go-mysql-server
-//	                 that need no engine object (analyzer rules, functions,
-//	                 system variables), below the engine
-//	sqlgw/engine/statistics  table statistics (ANALYZE TABLE's results,
-//	                 histograms) and the store cost of lookup joins, below
-//	                 the engine
-//	sqlgw/engine/views  view definitions kept in the store, below the engine
-//	sqlgw/engine/exprconv  go-mysql-server filter expressions as the
-//	                 planner's IR, below the engine
-//	sqlgw/engine/groupjoin  the analyzer rule binding joined table-group
-//	                 members' partition key, below the engine
-//	sqlgw/engine/typedstore  the store wrapper for attached tables' entity
-//	                 types (TYPES BY), below the engine
-//	sqlgw/engine/ddldecl  what DDL statements declare that go-mysql-server
-//	                 drops (PARTITION BY, DESC key columns), read by the wire
-//	                 layer for the engine, below the engine
+//	sqlgw/engine/... below the engine, importing nothing of it:
+//	  compat         MySQL-compatibility adjustments of go-mysql-server that
+//	                 need no engine object (analyzer rules, functions,
+//	                 system variables)
+//	  statistics     table statistics (ANALYZE TABLE's results, histograms)
+//	                 and the store cost of lookup joins
+//	  ddldecl        what DDL statements declare that go-mysql-server drops
+//	                 (PARTITION BY, DESC key columns, LIKE's source)
+//	  exprconv       go-mysql-server filter expressions as the planner's IR
+//	  groupjoin      the analyzer rule binding joined table-group members'
+//	                 partition key
+//	  views          view definitions kept in the store
+//	  typedstore     the store wrapper for attached tables' entity types
 //	sqlgw/mysqlerr   go-mysql-server's, the catalog's and the store's errors
 //	                 as MySQL's codes and texts
 //	sqlgw/metrics    counters and their Prometheus export
