@@ -159,7 +159,7 @@ func TestAdminCheckRepair(t *testing.T) {
 				values:  []catalog.Datum{int64(3), int64(20), nil, int64(777), nil},
 			}},
 		} {
-			ix, table, es := indexEntities(t, store, tbl, ic.index)
+			ix, table, es := indexEntities(t, txnView(t, store, co), tbl, ic.index)
 			if len(es) != 5 {
 				t.Fatalf("%s has %d entries, want 5", ic.index, len(es))
 			}
@@ -203,7 +203,7 @@ func TestAdminCheckRepair(t *testing.T) {
 
 		// A pending mark (a write in flight) is a note, not corruption;
 		// REPAIR TABLE leaves a mark younger than the lease to its writer.
-		_, table, es := indexEntities(t, store, tbl, "ub")
+		_, table, es := indexEntities(t, txnView(t, store, co), tbl, "ub")
 		e := es[0]
 		e.Properties[ixmaint.PropPending] = storage.Int64(time.Now().UnixMicro())
 		if _, err := store.Update(ctx, table, e, storage.Replace, e.ETag); err != nil {
@@ -217,7 +217,7 @@ func TestAdminCheckRepair(t *testing.T) {
 			}
 		}
 		// An old mark (a crash's leftover) is settled by REPAIR TABLE.
-		_, _, es = indexEntities(t, store, tbl, "ub")
+		_, _, es = indexEntities(t, txnView(t, store, co), tbl, "ub")
 		for _, e := range es {
 			if _, ok := e.Properties[ixmaint.PropPending]; ok {
 				e.Properties[ixmaint.PropPending] = storage.Int64(time.Now().Add(-time.Hour).UnixMicro())
