@@ -229,3 +229,46 @@ func TestReviewClockReadFailure(t *testing.T) {
 	}
 	a.ExecContext(ctx, "COMMIT")
 }
+
+// TestReviewConsistentSnapshotClockFailure: START TRANSACTION WITH
+// CONSISTENT SNAPSHOT whose snapshot cannot be taken must fail, not start
+// a transaction whose snapshot is taken later, at its first read (which
+// then sees a commit made after START).
+func TestReviewConsistentSnapshotClockFailure(t *testing.T) {
+	fail := &atomic.Bool{}
+	b := sqltest.Backend{Name: "azurite-clock-fault", Open: func(t testing.TB) (storage.Store, catalog.Options) {
+		st, co := sqltest.Azurite.Open(t)
+		return clockFault{Store: st, fail: fail}, co
+	}}
+	ts := sqltest.StartBackend(t, b, sqltest.Options{})
+	ctx := context.Background()
+	a, c := ts.Session("d"), ts.Conn()
+	for _, q := range []string{"CREATE TABLE t (id INT PRIMARY KEY, v INT)", "INSERT INTO t VALUES (1, 10)"} {
+		if _, err := a.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fail.Store(true)
+	_, err := a.ExecContext(ctx, "START TRANSACTION WITH CONSISTENT SNAPSHOT")
+	fail.Store(false)
+	if err != nil {
+		t.Logf("START fails: %v", err)
+		// The session works on.
+		var v int
+		if err := a.QueryRowContext(ctx, "SELECT v FROM t WHERE id = 1").Scan(&v); err != nil || v != 10 {
+			t.Fatalf("after the failed START: %d, %v", v, err)
+		}
+		return
+	}
+	if _, err := c.ExecContext(ctx, "UPDATE d.t SET v = 11 WHERE id = 1"); err != nil {
+		t.Fatal(err)
+	}
+	var v int
+	if err := a.QueryRowContext(ctx, "SELECT v FROM t WHERE id = 1").Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	if v != 10 {
+		t.Errorf("a transaction started WITH CONSISTENT SNAPSHOT reads v = %d, committed after its START", v)
+	}
+	a.ExecContext(ctx, "COMMIT")
+}

@@ -147,8 +147,11 @@ func currentTxn(ctx *sql.Context) *txn {
 
 // StartTransaction implements sql.TransactionSession.
 func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacteristic) (sql.Transaction, error) {
-	s.Tx = newTxn(tc == sql.ReadOnly)
-	s.startSnapshot(ctx, s.Tx)
+	tx := newTxn(tc == sql.ReadOnly)
+	if err := s.startSnapshot(ctx, tx); err != nil {
+		return nil, err
+	}
+	s.Tx = tx
 	return s.Tx, nil
 }
 

@@ -207,16 +207,21 @@ func (s *Session) takeSnapshotLocked(ctx *sql.Context, tx *txn, stmt bool) (stor
 
 // startSnapshot takes the snapshot of a transaction started WITH
 // CONSISTENT SNAPSHOT (at a level that keeps one per transaction).
-func (s *Session) startSnapshot(ctx *sql.Context, tx *txn) {
+// It fails when the snapshot cannot be taken (a later one, taken at the
+// first read, would miss the guarantee the statement asks for).
+func (s *Session) startSnapshot(ctx *sql.Context, tx *txn) error {
 	if q := strings.TrimSpace(ctx.Query()); len(q) < 5 || !strings.EqualFold(q[:5], "start") || // most are autocommit statements
 		!consistentSnapshot.MatchString(q) || perStatement(ctx) {
-		return
+		return nil
 	}
 	s.snap.mu.Lock()
 	defer s.snap.mu.Unlock()
 	if !s.snap.none {
-		s.takeSnapshotLocked(ctx, tx, false)
+		if _, err := s.takeSnapshotLocked(ctx, tx, false); err != nil {
+			return mapError(err)
+		}
 	}
+	return nil
 }
 
 // releaseSnapshot releases the session's snapshot if it belongs to tx (any
