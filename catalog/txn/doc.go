@@ -246,4 +246,24 @@
 // with an index being built, attached tables, unique values handed
 // between rows in separate batches, index entities the index protocol
 // settles); DDL backfills and TRUNCATE write outside transactions.
+//
+// # Foreign tables
+//
+// Tables that other applications own (the gateway's attached tables:
+// every store table the catalog did not create, its name outside the
+// catalog's prefix) are named by Options.Foreign. Store passes every
+// request on them to the inner store as it is: their entities' properties
+// named _v, _d or _tx are the owner's data (never taken for a version, a
+// tombstone or a lock, never stripped), a RowKey in the history namespace
+// is a row like any other, and queries are never bounded below it. They
+// are never versioned: a read at a timestamp snapshot reads their current
+// state (read committed; Pebble's native snapshot still applies), and the
+// gateway never commits them through Commit (sqlgw/engine/txnatomic.go).
+// TestReviewForeignSystemProperties.
+//
+// The catalog's own tables cannot meet the history namespace: every
+// RowKey the catalog writes (rows, continuations, local index entries) is
+// made of catalog/keys' alphabet, printable ASCII '!'..'~', whatever the
+// SQL values (a CJK string is escaped into it), all below histPrefix
+// (U+00FF 'h'); TestHistoryNamespaceAboveCatalogKeys.
 package txn

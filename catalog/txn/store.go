@@ -90,6 +90,7 @@ type Store struct {
 	// (pruneHistory); lastPrune: when Recover last pruned.
 	histTables sync.Map
 	lastPrune  atomic.Int64
+	foreign    func(table string) bool
 	mu         sync.Mutex
 	known      map[string]outcome // terminal states by txn id
 }
@@ -102,12 +103,17 @@ type Options struct {
 	Lease time.Duration
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
+	// Foreign reports the tables other applications own (the gateway's
+	// attached tables; nil: none): Store passes every request on them to
+	// the inner store as it is, neither versioned nor resolved (package
+	// doc, "Foreign tables").
+	Foreign func(table string) bool
 }
 
 // Wrap returns the transactional view of inner, keeping records and intent
 // values in table recordTable (created when first needed).
 func Wrap(inner storage.Store, recordTable string, opts Options) *Store {
-	s := &Store{Store: inner, table: recordTable, owner: opts.Owner, lease: opts.Lease, now: opts.Now, known: map[string]outcome{}}
+	s := &Store{Store: inner, table: recordTable, owner: opts.Owner, lease: opts.Lease, now: opts.Now, foreign: opts.Foreign, known: map[string]outcome{}}
 	if s.lease <= 0 {
 		s.lease = DefaultLease
 	}
@@ -122,6 +128,25 @@ func (s *Store) Inner() storage.Store { return s.Store }
 
 // RecordTable returns the name of the record table.
 func (s *Store) RecordTable() string { return s.table }
+
+// raw reports whether requests on table go to the inner store as they
+// are: the record table's, and a foreign table's (Options.Foreign), whose
+// entities' properties are their owner's data, whatever their names
+// (_v, _d, _tx), and whose RowKeys may lie in the history namespace.
+func (s *Store) raw(table string) bool {
+	return strings.EqualFold(table, s.table) || s.foreign != nil && s.foreign(table)
+}
+
+// rawCtx is ctx for a read of a foreign table: without a timestamp
+// snapshot, which the inner store does not know (a foreign table's
+// entities carry no versions: a read sees their current state, read
+// committed); a native snapshot (Pebble's) stays.
+func rawCtx(ctx context.Context) context.Context {
+	if _, at := tsOf(ctx); at {
+		return noSnap(ctx)
+	}
+	return ctx
+}
 
 type lock struct {
 	id   string
@@ -184,8 +209,8 @@ func project(e *storage.Entity, sel []string) *storage.Entity {
 
 // Get implements storage.Store.
 func (s *Store) Get(ctx context.Context, table, pk, rk string, opts *storage.GetOptions) (*storage.Entity, error) {
-	if strings.EqualFold(table, s.table) {
-		return s.Store.Get(ctx, table, pk, rk, opts)
+	if s.raw(table) {
+		return s.Store.Get(rawCtx(ctx), table, pk, rk, opts)
 	}
 	var sel []string
 	o := opts
@@ -247,8 +272,8 @@ func (s *Store) Get(ctx context.Context, table, pk, rk string, opts *storage.Get
 // passed the caller's filter in the store, and carries only the projected
 // properties, not necessarily those the filter names.
 func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*storage.Page, error) {
-	if strings.EqualFold(table, s.table) {
-		return s.Store.Query(ctx, table, q)
+	if s.raw(table) {
+		return s.Store.Query(rawCtx(ctx), table, q)
 	}
 	q = s.belowHistory(table, q)
 	if ts, ok := tsOf(ctx); ok {
@@ -713,7 +738,7 @@ func (s *Store) Delete(ctx context.Context, table, pk, rk string, ifMatch storag
 func (s *Store) Insert(ctx context.Context, table string, e *storage.Entity) (storage.ETag, error) {
 	for attempt := 0; ; attempt++ {
 		etag, err := s.Store.Insert(ctx, table, e)
-		if err == nil || !errors.Is(err, storage.ErrAlreadyExists) || strings.EqualFold(table, s.table) || attempt >= 3 {
+		if err == nil || !errors.Is(err, storage.ErrAlreadyExists) || s.raw(table) || attempt >= 3 {
 			return etag, err
 		}
 		retry, tomb, err2 := s.existing(ctx, table, e.PartitionKey, e.RowKey)
@@ -789,7 +814,7 @@ func (s *Store) Batch(ctx context.Context, table string, ops []storage.Operation
 	for attempt := 0; ; attempt++ {
 		etags, err := s.Store.Batch(ctx, table, ops)
 		var be *storage.BatchError
-		if err == nil || strings.EqualFold(table, s.table) || attempt >= 3 || !errors.Is(err, storage.ErrAlreadyExists) ||
+		if err == nil || s.raw(table) || attempt >= 3 || !errors.Is(err, storage.ErrAlreadyExists) ||
 			!errors.As(err, &be) || be.Index < 0 || be.Index >= len(ops) {
 			return etags, err
 		}

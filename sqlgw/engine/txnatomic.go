@@ -78,10 +78,15 @@ func trimCatalogSuffix(s string) string {
 	return s
 }
 
-// wrapTxn puts catalog/txn's view in front of store.
+// wrapTxn puts catalog/txn's view in front of store. The store tables
+// the catalog did not create (attached tables, attached.go: their
+// entities are other applications' data) are foreign to it: read and
+// written as they are, never versioned (an entity's own _v, _d or _tx
+// property, or a RowKey in the history namespace, is data).
 func wrapTxn(store storage.Store, cat *catalog.Catalog) *txnrec.Store {
 	host, _ := os.Hostname()
-	return txnrec.Wrap(store, txnRecordTable(cat), txnrec.Options{Owner: fmt.Sprintf("%s/%d", host, os.Getpid()), Lease: txnLease})
+	return txnrec.Wrap(store, txnRecordTable(cat), txnrec.Options{Owner: fmt.Sprintf("%s/%d", host, os.Getpid()), Lease: txnLease,
+		Foreign: func(table string) bool { return !cat.IsOwnPhysical(table) }})
 }
 
 // erErrorDuringCommit is MySQL's ER_ERROR_DURING_COMMIT.
