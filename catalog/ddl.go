@@ -176,6 +176,19 @@ func (c *Catalog) refresh(ctx context.Context, force bool) (*snapshot, error) {
 	}
 }
 
+// Version returns the catalog version this Catalog has cached (no store
+// request): every change up to it was committed before the call, so a
+// store snapshot taken after it sees every index made ready by then
+// (Index.ReadyVersion). 0 before the first load.
+func (c *Catalog) Version() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.snap == nil {
+		return 0
+	}
+	return c.snap.version
+}
+
 // install makes s the cached snapshot unless a newer one is installed.
 func (c *Catalog) install(s *snapshot, checked time.Time) {
 	c.mu.Lock()
@@ -1036,6 +1049,9 @@ func (c *Catalog) SetIndexState(ctx context.Context, db, table, index string, st
 	return c.alterTable(ctx, db, table, func(s *snapshot, t *Table, tx *txn) error {
 		for i := range t.Indexes {
 			if strings.EqualFold(t.Indexes[i].Name, index) {
+				if state == IndexReady && t.Indexes[i].State != IndexReady {
+					t.Indexes[i].ReadyVersion = s.version + 1 // alterTable's version
+				}
 				t.Indexes[i].State = state
 				return nil
 			}

@@ -306,6 +306,13 @@ type Index struct {
 	ID uint32 `json:"id"`
 	// Physical is the physical table of a global index, assigned by the catalog.
 	Physical string `json:"phys,omitempty"`
+	// ReadyVersion is the catalog version whose change made the index
+	// IndexReady (SetIndexState; 0: ready when created, with its table, or
+	// made ready before versions were recorded). A read at a store
+	// snapshot taken while the catalog was at an older version must not
+	// use the index: its entities were backfilled with the rows' values
+	// at build time, not the snapshot's (sqlgw/engine/snapshot.go).
+	ReadyVersion uint64 `json:"rver,omitempty"`
 }
 
 // TableDef is the input to CreateTable.

@@ -433,6 +433,9 @@ func (it *rowIter) loadIndex() error {
 	if ix == nil {
 		return fmt.Errorf("sqlgw: index %s of table %s is gone; retry", p.Index.Name, it.meta.Name)
 	}
+	if err := checkIndexSnapshot(it.ctx, it.meta, ix); err != nil { // snapshot.go
+		return err
+	}
 	hits, err := it.readIndexHits(p) // joinbatch_index.go: in parallel
 	if err != nil {
 		return err

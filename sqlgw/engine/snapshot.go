@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
 
+	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/storage"
 	"github.com/sqlgw/sqlgw/storage/recorder"
 )
@@ -73,6 +75,18 @@ import (
 //   - SELECT ... FOR UPDATE / FOR SHARE read the snapshot like any read and
 //     take no lock; a row so read and then written fails the commit if
 //     another transaction changed it after the snapshot.
+//   - A read at a snapshot taken before an index was ready (CREATE INDEX
+//     by any session or gateway after the transaction's first read) that
+//     the plan sends through that index fails with 1412 (Table definition
+//     has changed, please retry transaction), as InnoDB's does: the
+//     index's entities hold the rows' values of when it was built, not
+//     the snapshot's (checkIndexSnapshot,
+//     TestReviewIndexCreatedAfterSnapshot). The same read with IGNORE
+//     INDEX, or in a new transaction, succeeds. The catalog version
+//     compared is the one the gateway had cached before taking the
+//     snapshot, so an index made ready by another gateway less than the
+//     catalog's refresh interval before the snapshot may also fail such a
+//     read (spuriously, never with wrong rows).
 //
 // The same semantics hold on both backends, and every test named above
 // runs on both (sqltest.ForEachBackend), as do the SIGKILL bank tests of
@@ -109,6 +123,9 @@ type snapState struct {
 	tx     *txn   // the transaction it belongs to
 	stmtID stmtID // the statement it belongs to (per-statement levels)
 	stmt   bool   // taken for one statement
+	// catVer: the catalog version cached before the snapshot was taken
+	// (indexes made ready after it are not read at it: checkIndexSnapshot).
+	catVer uint64
 	// none: the store has no snapshots (do not ask again).
 	none bool
 }
@@ -135,7 +152,7 @@ func readCtx(ctx *sql.Context) context.Context {
 	if s == nil {
 		return c
 	}
-	sn, err := s.readSnapshot(ctx)
+	sn, catVer, err := s.readSnapshot(ctx)
 	if err != nil {
 		// Reading without the snapshot would give a statement a torn cut
 		// and a REPEATABLE READ transaction non-repeatable reads (its next
@@ -146,9 +163,40 @@ func readCtx(ctx *sql.Context) context.Context {
 		return failed
 	}
 	if sn != nil {
-		return storage.WithSnapshot(c, sn)
+		return context.WithValue(storage.WithSnapshot(c, sn), snapCatalogKey{}, catVer)
 	}
 	return c
+}
+
+// snapCatalogKey carries, in a context with the session's snapshot, the
+// catalog version cached before it was taken (snapState.catVer).
+type snapCatalogKey struct{}
+
+// errTableDefChanged is MySQL's ER_TABLE_DEF_CHANGED (1412), as InnoDB
+// reports a consistent read through an index created after the read
+// view.
+func errTableDefChanged(table, index string) error {
+	return mysql.NewSQLError(1412, "HY000", "Table definition has changed, please retry transaction (sqlgw: index %s of table %s was built after this transaction's snapshot)", index, table)
+}
+
+// checkIndexSnapshot fails a read of index ix at a snapshot taken before
+// the catalog made it ready (Index.ReadyVersion above the version the
+// gateway had cached before taking the snapshot): the index's entities
+// were backfilled with the rows' values when it was built, not the
+// snapshot's (on Pebble the snapshot predates them all; on the Table
+// service they carry no commit timestamp), so a lookup would miss rows or
+// return values from after the snapshot. InnoDB fails such a read with
+// 1412; so does sqlgw (TestReviewIndexCreatedAfterSnapshot). Reads
+// without a snapshot (current reads: unique and foreign key checks) and
+// snapshots taken after the index was ready use it.
+func checkIndexSnapshot(ctx context.Context, t *catalog.Table, ix *catalog.Index) error {
+	if ix.ReadyVersion == 0 || storage.SnapshotOf(ctx) == nil {
+		return nil
+	}
+	if v, ok := ctx.Value(snapCatalogKey{}).(uint64); ok && ix.ReadyVersion > v {
+		return errTableDefChanged(t.Name, ix.Name)
+	}
+	return nil
 }
 
 // perStatement reports whether the session's isolation level takes a
@@ -166,19 +214,20 @@ func perStatement(ctx *sql.Context) bool {
 // readSnapshot returns the snapshot the session's current read uses, taking
 // it if needed; nil when the store has none; an error when it could not be
 // taken (a failed clock read on the Table service, a closing store).
-func (s *Session) readSnapshot(ctx *sql.Context) (storage.Snapshot, error) {
+func (s *Session) readSnapshot(ctx *sql.Context) (storage.Snapshot, uint64, error) {
 	tx := currentTxn(ctx)
 	stmt := tx == nil || perStatement(ctx)
 	st := &s.snap
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.none {
-		return nil, nil
+		return nil, 0, nil
 	}
 	if st.snap != nil && st.tx == tx && st.stmt == stmt && (!stmt || st.stmtID == statementOf(ctx)) {
-		return st.snap, nil
+		return st.snap, st.catVer, nil
 	}
-	return s.takeSnapshotLocked(ctx, tx, stmt)
+	sn, err := s.takeSnapshotLocked(ctx, tx, stmt)
+	return sn, st.catVer, err
 }
 
 // takeSnapshotLocked releases the session's snapshot and takes a new one
@@ -189,6 +238,9 @@ func (s *Session) takeSnapshotLocked(ctx *sql.Context, tx *txn, stmt bool) (stor
 		st.snap.Release()
 		st.snap = nil
 	}
+	// The catalog version first: every index ready at it was ready
+	// before the snapshot (checkIndexSnapshot).
+	catVer := s.GW.Catalog.Version()
 	// On the embedded store no request; on the Table service one clock
 	// read (catalog/txn), counted in the session's Snapshot_clock_reads.
 	sn, err := storage.ForwardSnapshot(recorder.WithCounters(WithoutCounters(ctx), &s.snapReads), s.GW.store)
@@ -201,7 +253,7 @@ func (s *Session) takeSnapshotLocked(ctx *sql.Context, tx *txn, stmt bool) (stor
 		// fail (readCtx); the next read tries again.
 		return nil, fmt.Errorf("sqlgw: taking the read snapshot: %w", err)
 	}
-	st.snap, st.tx, st.stmt, st.stmtID = sn, tx, stmt, statementOf(ctx)
+	st.snap, st.tx, st.stmt, st.stmtID, st.catVer = sn, tx, stmt, statementOf(ctx), catVer
 	return sn, nil
 }
 
