@@ -190,6 +190,9 @@ func (s *Store) Versioned(ctx context.Context) bool {
 func (s *Store) Snapshot(ctx context.Context) (storage.Snapshot, error) {
 	sn, err := storage.ForwardSnapshot(ctx, s.Store)
 	if !errors.Is(err, storage.ErrSnapshotUnsupported) {
+		if err == nil {
+			s.versioned.Store(2) // native snapshots: Get's plain path
+		}
 		return sn, err
 	}
 	s.versioned.Store(1)

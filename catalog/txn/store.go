@@ -212,6 +212,9 @@ func (s *Store) Get(ctx context.Context, table, pk, rk string, opts *storage.Get
 	if s.raw(table) {
 		return s.Store.Get(rawCtx(ctx), table, pk, rk, opts)
 	}
+	if s.versioned.Load() == 2 {
+		return s.getNative(ctx, table, pk, rk, opts)
+	}
 	var sel []string
 	o := opts
 	if opts != nil && opts.Select != nil {
@@ -275,12 +278,14 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 	if s.raw(table) {
 		return s.Store.Query(rawCtx(ctx), table, q)
 	}
-	q = s.belowHistory(table, q)
-	if ts, ok := tsOf(ctx); ok {
-		if err := s.checkAge(ctx); err != nil {
-			return nil, err
+	if s.versioned.Load() != 2 {
+		q = s.belowHistory(table, q)
+		if ts, ok := tsOf(ctx); ok {
+			if err := s.checkAge(ctx); err != nil {
+				return nil, err
+			}
+			return s.queryAt(noSnap(ctx), table, q, ts)
 		}
-		return s.queryAt(noSnap(ctx), table, q, ts)
 	}
 	q2 := *q
 	q2.Select = withSys(q.Select)
@@ -408,6 +413,39 @@ func (s *Store) queryAt(ctx context.Context, table string, q *storage.Query, ts 
 	}
 	page.Entities = out
 	return page, nil
+}
+
+// getNative is Get on a store with snapshots of its own (the embedded
+// store), which keeps no versions: no tombstone, history or version to
+// look for.
+func (s *Store) getNative(ctx context.Context, table, pk, rk string, opts *storage.GetOptions) (*storage.Entity, error) {
+	var sel []string
+	o := opts
+	if opts != nil && opts.Select != nil {
+		sel = opts.Select
+		o = &storage.GetOptions{Select: append(slices.Clone(sel), PropLock)}
+	}
+	e, err := s.Store.Get(ctx, table, pk, rk, o)
+	if err != nil {
+		return nil, err
+	}
+	if _, locked := e.Properties[PropLock]; !locked {
+		return e, nil
+	}
+	if sel != nil {
+		// The resolution needs the whole entity.
+		if e, err = s.Store.Get(ctx, table, pk, rk, nil); err != nil {
+			return nil, err
+		}
+	}
+	v, _, err := s.resolve(ctx, table, e)
+	if err != nil {
+		return nil, err
+	}
+	if v == nil {
+		return nil, fmt.Errorf("%w: entity %s/%s of table %s (an uncommitted insert)", storage.ErrNotFound, pk, rk, table)
+	}
+	return project(v, sel), nil
 }
 
 // belowHistory returns q bounded below the history namespace (mvcc.go)
