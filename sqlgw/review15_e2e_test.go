@@ -104,6 +104,14 @@ func TestReviewIndexCreatedAfterSnapshot(t *testing.T) {
 		if plan := strings.Join(ra.Rows("EXPLAIN SELECT id, v FROM t WHERE c = 11"), "\n"); !strings.Contains(plan, "index ic") {
 			t.Errorf("the lookup does not use index ic:\n%s", plan)
 		}
+		// CREATE INDEX commits implicitly: the session's own next read
+		// takes a new snapshot, which the index precedes.
+		ra.Exec("SET autocommit = 0")
+		ra.ExpectRows("SELECT v FROM t WHERE id = 2", "200")
+		ra.Exec("CREATE INDEX iv ON t (v)")
+		ra.ExpectRows("SELECT id FROM t WHERE v = 200", "2")
+		ra.Exec("COMMIT")
+		ra.Exec("SET autocommit = 1")
 	})
 }
 
