@@ -102,6 +102,11 @@ import (
 //   - Writes that do not go through the transaction record (the cases
 //     txnatomic.go lists, DDL backfills) carry no commit timestamp: every
 //     snapshot sees them once they land (read committed for those rows).
+//   - Attached tables (attached.go) are foreign to catalog/txn
+//     (wrapTxn): their entities are read as they are, never as versions,
+//     so a snapshot does not cover them (read committed), and their own
+//     _v, _d or _tx properties and RowKeys in the history namespace are
+//     data (TestAttachedForeignSystemProperties).
 //   - A snapshot can be read for an hour (catalog/txn.MaxSnapshotAge:
 //     the versions older snapshots would need are pruned): a statement or
 //     transaction reading at an older one fails with 1213
