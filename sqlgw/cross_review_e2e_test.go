@@ -26,10 +26,9 @@ func TestCrossGroupSnapshot(t *testing.T) {
 		ra.Exec("CREATE TABLE order_lines (cust INT NOT NULL, id INT NOT NULL, line INT NOT NULL, sku VARCHAR(20), PRIMARY KEY (cust, id, line)) COMMENT 'sqlgw: group=sales'")
 		ra.Exec("CREATE TABLE porders (cust INT NOT NULL, id INT NOT NULL, total INT, PRIMARY KEY (cust, id))")
 		ra.Exec("CREATE TABLE porder_lines (cust INT NOT NULL, id INT NOT NULL, line INT NOT NULL, sku VARCHAR(20), PRIMARY KEY (cust, id, line))")
-		for _, p := range []string{"", "p"} {
-			ra.Exec("INSERT INTO " + p + "orders VALUES (1, 1, 10), (1, 2, 20), (2, 1, 30)")
-			ra.Exec("INSERT INTO " + p + "order_lines VALUES (1, 1, 1, 'a'), (1, 1, 2, 'b'), (1, 2, 1, 'c'), (2, 1, 1, 'd')")
-		}
+		forTwins(ra, []string{"", "p"},
+			"INSERT INTO %sorders VALUES (1, 1, 10), (1, 2, 20), (2, 1, 30)",
+			"INSERT INTO %sorder_lines VALUES (1, 1, 1, 'a'), (1, 1, 2, 'b'), (1, 2, 1, 'c'), (2, 1, 1, 'd')")
 		for _, p := range []string{"", "p"} {
 			join := "SELECT o.id, o.total, l.line, l.sku FROM " + p + "orders o JOIN " + p + "order_lines l ON l.cust = o.cust AND l.id = o.id WHERE o.cust = 1 ORDER BY o.id, l.line"
 			want := []string{"1\t10\t1\ta", "1\t10\t2\tb", "2\t20\t1\tc"}
@@ -67,10 +66,9 @@ func TestCrossGroupDescLimit(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, s *sqltest.Server) {
 		r := s.Runner()
 		r.Script(groupSchema)
-		for _, p := range []string{"", "p"} {
-			r.Exec("INSERT INTO " + p + "orders VALUES (1, 1, 10), (1, 2, 20), (1, 3, 30), (2, 1, 40), (2, 2, 50)")
-			r.Exec("INSERT INTO " + p + "order_lines VALUES (1, 1, 1, 'a'), (1, 1, 2, 'b'), (1, 2, 1, 'c'), (1, 3, 1, 'd'), (2, 1, 1, 'e'), (2, 2, 1, 'f')")
-		}
+		forTwins(r, []string{"", "p"},
+			"INSERT INTO %sorders VALUES (1, 1, 10), (1, 2, 20), (1, 3, 30), (2, 1, 40), (2, 2, 50)",
+			"INSERT INTO %sorder_lines VALUES (1, 1, 1, 'a'), (1, 1, 2, 'b'), (1, 2, 1, 'c'), (1, 3, 1, 'd'), (2, 1, 1, 'e'), (2, 2, 1, 'f')")
 		qs := []string{
 			"SELECT id, total FROM %sorders WHERE cust = 1 ORDER BY id DESC LIMIT 2",
 			"SELECT id, line FROM %sorder_lines WHERE cust = 1 ORDER BY id DESC, line DESC LIMIT 3",
@@ -79,31 +77,14 @@ func TestCrossGroupDescLimit(t *testing.T) {
 			"SELECT o.id, l.line FROM %[1]sorders o JOIN %[1]sorder_lines l ON l.cust = o.cust AND l.id = o.id WHERE o.cust = 1 ORDER BY o.id DESC, l.line DESC LIMIT 3",
 			"SELECT id FROM %sorder_lines WHERE cust = 1 AND id < 3 ORDER BY id DESC, line DESC LIMIT 2",
 		}
-		compare := func() {
-			t.Helper()
-			for _, q := range qs {
-				got := r.Rows(sprintf(q, ""))
-				want := r.Rows(sprintf(q, "p"))
-				if !equalRows(got, want) {
-					t.Errorf("%s:\ngroup %q\nplain %q", q, got, want)
-				}
-			}
-		}
-		compare()
-		r.Exec("BEGIN")
-		for _, p := range []string{"", "p"} {
-			r.Exec("INSERT INTO " + p + "orders VALUES (1, 4, 5), (1, 0, 1)")
-			r.Exec("INSERT INTO " + p + "order_lines VALUES (1, 3, 2, 'x'), (1, 4, 1, 'y')")
-			r.Exec("DELETE FROM " + p + "order_lines WHERE cust = 1 AND id = 2")
-			r.Exec("UPDATE " + p + "orders SET total = 99 WHERE cust = 1 AND id = 3")
-		}
-		compare()
-		r.Exec("COMMIT")
-		compare()
+		compare := func(stage string) { t.Helper(); twinRows(t, r, stage, qs, "p", "") }
+		twinTransaction(r, compare, []string{"", "p"}, "COMMIT",
+			"INSERT INTO %sorders VALUES (1, 4, 5), (1, 0, 1)",
+			"INSERT INTO %sorder_lines VALUES (1, 3, 2, 'x'), (1, 4, 1, 'y')",
+			"DELETE FROM %sorder_lines WHERE cust = 1 AND id = 2",
+			"UPDATE %sorders SET total = 99 WHERE cust = 1 AND id = 3")
 	})
 }
-
-func sprintf(q, p string) string { return fmt.Sprintf(q, p) }
 
 // twinRows fails when a query of qs, formatted with each of names (the
 // tables under test), answers other rows than formatted with ref (their
@@ -130,6 +111,54 @@ func equalRows(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// forTwins runs the statements (%s, or %[1]s, is the table name or
+// prefix; a statement without one, such as BEGIN, runs as it is) for each
+// of names in turn: all of them for the first, then for the next.
+func forTwins(r *sqltest.Runner, names []string, stmts ...string) {
+	for _, n := range names {
+		for _, q := range stmts {
+			if strings.Contains(q, "%") {
+				q = fmt.Sprintf(q, n)
+			}
+			r.Exec(q)
+		}
+	}
+}
+
+// twinTransaction runs compare on the committed rows, after the writes
+// (forTwins over names) inside a transaction, and after end (COMMIT or
+// ROLLBACK) ends it.
+func twinTransaction(r *sqltest.Runner, compare func(stage string), names []string, end string, writes ...string) {
+	compare("committed")
+	r.Exec("BEGIN")
+	forTwins(r, names, writes...)
+	compare("in transaction")
+	r.Exec(end)
+	compare("after " + strings.ToLower(end))
+}
+
+// snapshotReads reads each query of qs on each of names through rows, and
+// fails where a table answers otherwise than the plain one (names[0];
+// unless plain(q) is false) or, given want, than at the snapshot's first
+// read. It returns the answers by query and table name.
+func snapshotReads(t *testing.T, stage string, qs, names []string, want map[string][]string, plain func(q string) bool, rows func(q, n string) []string) map[string][]string {
+	t.Helper()
+	got := map[string][]string{}
+	for _, q := range qs {
+		for _, n := range names {
+			rs := rows(q, n)
+			if n != names[0] && plain(q) && !equalRows(rs, got[q+names[0]]) {
+				t.Errorf("%s: %s on %s: %q, plain table %q", stage, q, n, rs, got[q+names[0]])
+			}
+			if want != nil && !equalRows(rs, want[q+n]) {
+				t.Errorf("%s: %s on %s: %q, want the snapshot's %q", stage, q, n, rs, want[q+n])
+			}
+			got[q+n] = rs
+		}
+	}
+	return got
 }
 
 // TestCrossGroupCurrentReads: a statement that reads group members from the
@@ -196,10 +225,9 @@ func TestCrossSaltedGroupDescLimit(t *testing.T) {
 		r.Exec("CREATE TABLE sorder_lines (cust INT NOT NULL, id INT NOT NULL, line INT NOT NULL, sku VARCHAR(20), PRIMARY KEY (cust, id, line)) PARTITION BY KEY (cust) PARTITIONS 4")
 		r.Exec("CREATE TABLE porders (cust INT NOT NULL, id INT NOT NULL, total INT, PRIMARY KEY (cust, id))")
 		r.Exec("CREATE TABLE porder_lines (cust INT NOT NULL, id INT NOT NULL, line INT NOT NULL, sku VARCHAR(20), PRIMARY KEY (cust, id, line))")
-		for _, p := range []string{"", "s", "p"} {
-			r.Exec("INSERT INTO " + p + "orders VALUES (1, 1, 10), (1, 2, 20), (1, 3, 30), (2, 1, 40), (2, 2, 50), (3, 7, 70), (5, 1, 1)")
-			r.Exec("INSERT INTO " + p + "order_lines VALUES (1, 1, 1, 'a'), (1, 1, 2, 'b'), (1, 2, 1, 'c'), (1, 3, 1, 'd'), (2, 1, 1, 'e'), (2, 2, 1, 'f'), (3, 7, 1, 'g'), (5, 1, 1, 'h')")
-		}
+		forTwins(r, []string{"", "s", "p"},
+			"INSERT INTO %sorders VALUES (1, 1, 10), (1, 2, 20), (1, 3, 30), (2, 1, 40), (2, 2, 50), (3, 7, 70), (5, 1, 1)",
+			"INSERT INTO %sorder_lines VALUES (1, 1, 1, 'a'), (1, 1, 2, 'b'), (1, 2, 1, 'c'), (1, 3, 1, 'd'), (2, 1, 1, 'e'), (2, 2, 1, 'f'), (3, 7, 1, 'g'), (5, 1, 1, 'h')")
 		qs := []string{
 			"SELECT id, total FROM %sorders WHERE cust = 1 ORDER BY id DESC LIMIT 2",
 			"SELECT id, line FROM %sorder_lines WHERE cust = 1 ORDER BY id DESC, line DESC LIMIT 3",
@@ -212,18 +240,12 @@ func TestCrossSaltedGroupDescLimit(t *testing.T) {
 			"SELECT cust, id FROM %sorders WHERE cust BETWEEN 1 AND 3 ORDER BY cust DESC, id DESC LIMIT 2 OFFSET 1",
 		}
 		compare := func(stage string) { t.Helper(); twinRows(t, r, stage, qs, "p", "", "s") }
-		compare("committed")
-		r.Exec("BEGIN")
-		for _, p := range []string{"", "s", "p"} {
-			r.Exec("INSERT INTO " + p + "orders VALUES (1, 4, 5), (1, 0, 1), (4, 1, 9), (6, 6, 6)")
-			r.Exec("INSERT INTO " + p + "order_lines VALUES (1, 3, 2, 'x'), (1, 4, 1, 'y'), (6, 6, 1, 'z')")
-			r.Exec("DELETE FROM " + p + "order_lines WHERE cust = 1 AND id = 2")
-			r.Exec("DELETE FROM " + p + "orders WHERE cust = 3")
-			r.Exec("UPDATE " + p + "orders SET total = 99 WHERE cust = 1 AND id = 3")
-		}
-		compare("in transaction")
-		r.Exec("COMMIT")
-		compare("after commit")
+		twinTransaction(r, compare, []string{"", "s", "p"}, "COMMIT",
+			"INSERT INTO %sorders VALUES (1, 4, 5), (1, 0, 1), (4, 1, 9), (6, 6, 6)",
+			"INSERT INTO %sorder_lines VALUES (1, 3, 2, 'x'), (1, 4, 1, 'y'), (6, 6, 1, 'z')",
+			"DELETE FROM %sorder_lines WHERE cust = 1 AND id = 2",
+			"DELETE FROM %sorders WHERE cust = 3",
+			"UPDATE %sorders SET total = 99 WHERE cust = 1 AND id = 3")
 	})
 }
 
@@ -272,13 +294,7 @@ func TestCrossGroupIndexesInTransaction(t *testing.T) {
 			{"INSERT INTO %sorders VALUES (4, 1, 'r4', 40), (5, 1, 'r5', 50)", "INSERT INTO %sorder_lines VALUES (4, 1, 1, 'd'), (5, 1, 1, 'a')", "DELETE FROM %sorder_lines WHERE sku = 'c'", "UPDATE %sorders SET total = total + 1 WHERE cust IN (1, 4)"},
 		}
 		for i, st := range steps {
-			for _, p := range []string{"", "p"} {
-				r.Exec("BEGIN")
-				for _, q := range st {
-					r.Exec(fmt.Sprintf(q, p))
-				}
-				r.Exec("COMMIT")
-			}
+			forTwins(r, []string{"", "p"}, append(append([]string{"BEGIN"}, st...), "COMMIT")...)
 			compare(fmt.Sprintf("step %d", i))
 		}
 		// Duplicates: in one statement, across statements of a transaction,
@@ -293,12 +309,7 @@ func TestCrossGroupIndexesInTransaction(t *testing.T) {
 			r.Exec("COMMIT")
 		}
 		compare("duplicates")
-		for _, p := range []string{"", "p"} {
-			r.Exec("BEGIN")
-			r.Exec(fmt.Sprintf("INSERT INTO %sorders VALUES (1, 10, 'r10', 1)", p))
-			r.Exec(fmt.Sprintf("INSERT INTO %sorder_lines VALUES (1, 10, 1, 'z')", p))
-			r.Exec("ROLLBACK")
-		}
+		forTwins(r, []string{"", "p"}, "BEGIN", "INSERT INTO %sorders VALUES (1, 10, 'r10', 1)", "INSERT INTO %sorder_lines VALUES (1, 10, 1, 'z')", "ROLLBACK")
 		compare("rollback")
 	})
 }
@@ -339,12 +350,11 @@ func TestCrossKeylessIndexSnapshot(t *testing.T) {
 		}
 		ra.Exec("BEGIN")
 		before := rows()
-		for _, tb := range []string{"k", "pk"} {
-			rb.Exec("UPDATE " + tb + " SET a = 5, b = 'w' WHERE b = 'y'")
-			rb.Exec("INSERT INTO " + tb + " (a, b, c) VALUES (2, 'q', 22)")
-			rb.Exec("DELETE FROM " + tb + " WHERE b = 'x'")
-			rb.Exec("UPDATE " + tb + " SET c = c + 100 WHERE a = 2")
-		}
+		forTwins(rb, []string{"k", "pk"},
+			"UPDATE %s SET a = 5, b = 'w' WHERE b = 'y'",
+			"INSERT INTO %s (a, b, c) VALUES (2, 'q', 22)",
+			"DELETE FROM %s WHERE b = 'x'",
+			"UPDATE %s SET c = c + 100 WHERE a = 2")
 		during := rows()
 		for q, want := range before {
 			if !equalRows(during[q], want) {
@@ -352,9 +362,7 @@ func TestCrossKeylessIndexSnapshot(t *testing.T) {
 			}
 		}
 		// Own writes on the snapshot.
-		for _, tb := range []string{"k", "pk"} {
-			ra.Exec("INSERT INTO " + tb + " (a, b, c) VALUES (2, 'v', 23)")
-		}
+		forTwins(ra, []string{"k", "pk"}, "INSERT INTO %s (a, b, c) VALUES (2, 'v', 23)")
 		rows()
 		for _, tb := range []string{"k", "pk"} {
 			ra.ExpectErrno(1062, "INSERT INTO "+tb+" (a, b, c) VALUES (9, 'q', 0)") // a current read: committed by b
@@ -417,18 +425,12 @@ func TestCrossReverseOwnWrites(t *testing.T) {
 				}
 			}
 		}
-		compare("committed")
-		r.Exec("BEGIN")
-		for _, n := range names {
-			r.Exec("INSERT INTO " + n + " VALUES (1, 100, 99), (1, 59, 98), (2, 1000, 3), (0, -1, 60), (3, 1, 1)")
-			r.Exec("DELETE FROM " + n + " WHERE g = 1 AND id IN (55, 52, 49)")
-			r.Exec("UPDATE " + n + " SET v = 100 WHERE g = 2 AND id = 5")
-			r.Exec("UPDATE " + n + " SET v = -5 WHERE v = 59")
-			r.Exec("DELETE FROM " + n + " WHERE g = 1 AND id = 100")
-		}
-		compare("in transaction")
-		r.Exec("ROLLBACK")
-		compare("rolled back")
+		twinTransaction(r, compare, names, "ROLLBACK",
+			"INSERT INTO %s VALUES (1, 100, 99), (1, 59, 98), (2, 1000, 3), (0, -1, 60), (3, 1, 1)",
+			"DELETE FROM %s WHERE g = 1 AND id IN (55, 52, 49)",
+			"UPDATE %s SET v = 100 WHERE g = 2 AND id = 5",
+			"UPDATE %s SET v = -5 WHERE v = 59",
+			"DELETE FROM %s WHERE g = 1 AND id = 100")
 	})
 }
 
@@ -458,43 +460,29 @@ func TestCrossReverseSnapshot(t *testing.T) {
 		}
 		check := func(stage string, want map[string][]string) map[string][]string {
 			t.Helper()
-			got := map[string][]string{}
-			for _, q := range qs {
-				for _, n := range names {
-					rows := ra.Rows(fmt.Sprintf(q, n))
-					fw := strings.NewReplacer(" DESC", "", "ORDER BY", "ORDER BY").Replace(fmt.Sprintf(q, n))
-					fw = fw[:strings.LastIndex(fw, " LIMIT")]
-					all := ra.Rows(fw)
-					var rev []string
-					for i := len(all) - 1; i >= 0 && len(rev) < len(rows); i-- {
-						rev = append(rev, all[i])
-					}
-					if !equalRows(rows, rev) {
-						t.Errorf("%s: %s on %s:\nreverse %q\nforward reversed %q", stage, q, n, rows, rev)
-					}
-					if q != qs[3] && n != "p" && !equalRows(rows, got[q+"p"]) {
-						t.Errorf("%s: %s on %s: %q, plain table %q", stage, q, n, rows, got[q+"p"])
-					}
-					if want != nil && !equalRows(rows, want[q+n]) {
-						t.Errorf("%s: %s on %s: %q, want the snapshot's %q", stage, q, n, rows, want[q+n])
-					}
-					got[q+n] = rows
+			return snapshotReads(t, stage, qs, names, want, func(q string) bool { return q != qs[3] }, func(q, n string) []string {
+				rows := ra.Rows(fmt.Sprintf(q, n))
+				fw := strings.NewReplacer(" DESC", "", "ORDER BY", "ORDER BY").Replace(fmt.Sprintf(q, n))
+				fw = fw[:strings.LastIndex(fw, " LIMIT")]
+				all := ra.Rows(fw)
+				var rev []string
+				for i := len(all) - 1; i >= 0 && len(rev) < len(rows); i-- {
+					rev = append(rev, all[i])
 				}
-			}
-			return got
+				if !equalRows(rows, rev) {
+					t.Errorf("%s: %s on %s:\nreverse %q\nforward reversed %q", stage, q, n, rows, rev)
+				}
+				return rows
+			})
 		}
 		ra.Exec("BEGIN")
 		first := check("first read", nil)
-		for _, n := range names {
-			rb.Exec("INSERT INTO " + n + " VALUES (1, 101, 101), (1, 103, 103), (2, 1, 200)")
-			rb.Exec("DELETE FROM " + n + " WHERE g = 1 AND id = 39")
-			rb.Exec("UPDATE " + n + " SET v = 500 WHERE g = 0 AND id = 2")
-		}
+		forTwins(rb, names,
+			"INSERT INTO %s VALUES (1, 101, 101), (1, 103, 103), (2, 1, 200)",
+			"DELETE FROM %s WHERE g = 1 AND id = 39",
+			"UPDATE %s SET v = 500 WHERE g = 0 AND id = 2")
 		check("snapshot", first)
-		for _, n := range names {
-			ra.Exec("INSERT INTO " + n + " VALUES (1, 102, 102), (1, -1, -1)")
-			ra.Exec("DELETE FROM " + n + " WHERE g = 1 AND id = 37")
-		}
+		forTwins(ra, names, "INSERT INTO %s VALUES (1, 102, 102), (1, -1, -1)", "DELETE FROM %s WHERE g = 1 AND id = 37")
 		check("own writes", nil)
 		ra.Exec("ROLLBACK")
 		check("after", nil)
@@ -528,23 +516,14 @@ func TestCrossGlobalIndexSnapshot(t *testing.T) {
 		}
 		check := func(stage string, want map[string][]string) map[string][]string {
 			t.Helper()
-			got := map[string][]string{}
-			for _, q := range qs {
-				for _, n := range names {
-					rows := ra.Rows(fmt.Sprintf(q, n, ""))
-					scan := ra.Rows(fmt.Sprintf(q, n, "IGNORE INDEX (ku, kv)"))
-					if !equalRows(rows, scan) {
-						t.Errorf("%s: %s on %s:\nindex %q\nscan  %q", stage, q, n, rows, scan)
-					}
-					if n != "p" && !equalRows(rows, got[q+"p"]) {
-						t.Errorf("%s: %s on %s: %q, plain table %q", stage, q, n, rows, got[q+"p"])
-					}
-					if want != nil && !equalRows(rows, want[q+n]) {
-						t.Errorf("%s: %s on %s: %q, want the snapshot's %q", stage, q, n, rows, want[q+n])
-					}
-					got[q+n] = rows
+			got := snapshotReads(t, stage, qs, names, want, func(string) bool { return true }, func(q, n string) []string {
+				rows := ra.Rows(fmt.Sprintf(q, n, ""))
+				scan := ra.Rows(fmt.Sprintf(q, n, "IGNORE INDEX (ku, kv)"))
+				if !equalRows(rows, scan) {
+					t.Errorf("%s: %s on %s:\nindex %q\nscan  %q", stage, q, n, rows, scan)
 				}
-			}
+				return rows
+			})
 			j := ra.Rows("SELECT m.u, m2.w FROM m JOIN m2 ON m2.g = m.g AND m2.id = m.id WHERE m.g = 3 ORDER BY m.u")
 			jp := ra.Rows("SELECT p.u, m2.w FROM p JOIN m2 ON m2.g = p.g AND m2.id = p.id WHERE p.g = 3 ORDER BY p.u")
 			if !equalRows(j, jp) {
@@ -554,16 +533,15 @@ func TestCrossGlobalIndexSnapshot(t *testing.T) {
 		}
 		ra.Exec("BEGIN")
 		first := check("first read", nil)
-		for _, n := range names {
-			rb.Exec("BEGIN")
-			rb.Exec("UPDATE " + n + " SET u = 'tmp' WHERE u = 'u3'")
-			rb.Exec("UPDATE " + n + " SET u = 'u3', v = 4 WHERE u = 'u7'")
-			rb.Exec("UPDATE " + n + " SET u = 'u7' WHERE u = 'tmp'")
-			rb.Exec("COMMIT")
-			rb.Exec("DELETE FROM " + n + " WHERE u = 'u1'")
-			rb.Exec("INSERT INTO " + n + " VALUES (3, 100, 'u1', 2)")
-			rb.Exec("UPDATE " + n + " SET v = 3 WHERE v = 2")
-		}
+		forTwins(rb, names,
+			"BEGIN",
+			"UPDATE %s SET u = 'tmp' WHERE u = 'u3'",
+			"UPDATE %s SET u = 'u3', v = 4 WHERE u = 'u7'",
+			"UPDATE %s SET u = 'u7' WHERE u = 'tmp'",
+			"COMMIT",
+			"DELETE FROM %s WHERE u = 'u1'",
+			"INSERT INTO %s VALUES (3, 100, 'u1', 2)",
+			"UPDATE %s SET v = 3 WHERE v = 2")
 		rb.Exec("UPDATE m2 SET w = w + 1000 WHERE g = 3")
 		check("snapshot", first)
 		for _, n := range names {
@@ -617,10 +595,9 @@ func TestCrossGroupJoinOwnWrites(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, s *sqltest.Server) {
 		r := s.Runner()
 		r.Script(groupSchema)
-		for _, p := range []string{"", "p"} {
-			r.Exec("INSERT INTO " + p + "orders VALUES (1, 1, 10), (1, 2, 20), (1, 3, 30), (2, 1, 40)")
-			r.Exec("INSERT INTO " + p + "order_lines VALUES (1, 1, 1, 'a'), (1, 1, 2, 'b'), (1, 2, 1, 'c'), (2, 1, 1, 'e')")
-		}
+		forTwins(r, []string{"", "p"},
+			"INSERT INTO %sorders VALUES (1, 1, 10), (1, 2, 20), (1, 3, 30), (2, 1, 40)",
+			"INSERT INTO %sorder_lines VALUES (1, 1, 1, 'a'), (1, 1, 2, 'b'), (1, 2, 1, 'c'), (2, 1, 1, 'e')")
 		qs := []string{
 			"SELECT o.id, o.total, l.line, l.sku FROM %[1]sorders o JOIN %[1]sorder_lines l ON l.cust = o.cust AND l.id = o.id WHERE o.cust = 1 ORDER BY o.id, l.line",
 			"SELECT o.id, COUNT(l.line) FROM %[1]sorders o LEFT JOIN %[1]sorder_lines l ON l.cust = o.cust AND l.id = o.id WHERE o.cust = 1 GROUP BY o.id ORDER BY o.id",
@@ -629,18 +606,12 @@ func TestCrossGroupJoinOwnWrites(t *testing.T) {
 			"SELECT l.sku, o.total FROM %[1]sorder_lines l JOIN %[1]sorders o ON o.cust = l.cust AND o.id = l.id WHERE l.cust = 1 AND l.line = 1 ORDER BY l.sku",
 		}
 		compare := func(stage string) { t.Helper(); twinRows(t, r, stage, qs, "p", "") }
-		compare("committed")
-		r.Exec("BEGIN")
-		for _, p := range []string{"", "p"} {
-			r.Exec("INSERT INTO " + p + "orders VALUES (1, 4, 40)")
-			r.Exec("INSERT INTO " + p + "order_lines VALUES (1, 4, 1, 'z'), (1, 3, 1, 'y')")
-			r.Exec("DELETE FROM " + p + "order_lines WHERE cust = 1 AND id = 1 AND line = 1")
-			r.Exec("UPDATE " + p + "orders SET total = total * 2 WHERE cust = 1 AND id = 2")
-			r.Exec("DELETE FROM " + p + "orders WHERE cust = 1 AND id = 1")
-		}
-		compare("in transaction")
-		r.Exec("COMMIT")
-		compare("after commit")
+		twinTransaction(r, compare, []string{"", "p"}, "COMMIT",
+			"INSERT INTO %sorders VALUES (1, 4, 40)",
+			"INSERT INTO %sorder_lines VALUES (1, 4, 1, 'z'), (1, 3, 1, 'y')",
+			"DELETE FROM %sorder_lines WHERE cust = 1 AND id = 1 AND line = 1",
+			"UPDATE %sorders SET total = total * 2 WHERE cust = 1 AND id = 2",
+			"DELETE FROM %sorders WHERE cust = 1 AND id = 1")
 	})
 }
 
@@ -676,18 +647,12 @@ func TestCrossGroupMixedSalting(t *testing.T) {
 			"SELECT n.c, COUNT(*), SUM(a.v) FROM %[1]sn n JOIN %[1]sa a ON a.c = n.c AND a.id = n.id GROUP BY n.c ORDER BY n.c",
 		}
 		compare := func(stage string) { t.Helper(); twinRows(t, r, stage, qs, "p", "") }
-		compare("committed")
-		r.Exec("BEGIN")
-		for _, p := range []string{"", "p"} {
-			r.Exec("INSERT INTO " + p + "a VALUES (2, 100, 1), (3, 101, 2)")
-			r.Exec("INSERT INTO " + p + "b VALUES (2, 100, 5)")
-			r.Exec("INSERT INTO " + p + "n VALUES (2, 100, 6)")
-			r.Exec("DELETE FROM " + p + "b WHERE c = 2 AND id = 27")
-			r.Exec("UPDATE " + p + "n SET x = 100 WHERE c = 2")
-		}
-		compare("in transaction")
-		r.Exec("COMMIT")
-		compare("after commit")
+		twinTransaction(r, compare, []string{"", "p"}, "COMMIT",
+			"INSERT INTO %sa VALUES (2, 100, 1), (3, 101, 2)",
+			"INSERT INTO %sb VALUES (2, 100, 5)",
+			"INSERT INTO %sn VALUES (2, 100, 6)",
+			"DELETE FROM %sb WHERE c = 2 AND id = 27",
+			"UPDATE %sn SET x = 100 WHERE c = 2")
 	})
 }
 
@@ -755,10 +720,7 @@ func TestCrossGroupFirstCommitterWins(t *testing.T) {
 		a, b := ts.Session("d", strings.ReplaceAll(groupSchema[strings.Index(groupSchema, "exec CREATE TABLE"):], "exec ", "")), ts.Conn()
 		ra, rb := sqltest.NewRunner(t, a), sqltest.NewRunner(t, b)
 		rb.Exec("USE d")
-		for _, p := range []string{"", "p"} {
-			ra.Exec("INSERT INTO " + p + "orders VALUES (1, 1, 10), (1, 2, 20)")
-			ra.Exec("INSERT INTO " + p + "order_lines VALUES (1, 1, 1, 'a'), (1, 2, 1, 'b')")
-		}
+		forTwins(ra, []string{"", "p"}, "INSERT INTO %sorders VALUES (1, 1, 10), (1, 2, 20)", "INSERT INTO %sorder_lines VALUES (1, 1, 1, 'a'), (1, 2, 1, 'b')")
 		outcome := map[string][]string{}
 		for _, p := range []string{"p", ""} {
 			var out []string
