@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
@@ -252,4 +253,31 @@ func (r *Runner) InsertRows(table string, n, per int, row func(i int) string) {
 			vals = vals[:0]
 		}
 	}
+}
+
+// Race runs each connection's statements (stmts[i] on conns[i]) in a
+// goroutine of its own, all released at the same moment, and returns each
+// connection's first error (nil: all its statements succeeded). A
+// connection stops at its first error and rolls back.
+func Race(conns []*sql.Conn, stmts [][]string) []error {
+	errs := make([]error, len(conns))
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i, c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			for _, q := range stmts[i] {
+				if _, err := c.ExecContext(context.Background(), q); err != nil {
+					errs[i] = err
+					c.ExecContext(context.Background(), "ROLLBACK")
+					return
+				}
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	return errs
 }
