@@ -19,9 +19,7 @@ import (
 // come from the snapshot, not the current rows.
 func TestCrossGroupSnapshot(t *testing.T) {
 	snapshotBackends(t, func(t *testing.T, ts *sqltest.Server) {
-		a, b := ts.Session("d"), ts.Conn()
-		ra, rb := sqltest.NewRunner(t, a), sqltest.NewRunner(t, b)
-		rb.Exec("USE d")
+		ra, rb := ts.Pair("d")
 		ra.Exec("CREATE TABLE orders (cust INT NOT NULL, id INT NOT NULL, total INT, PRIMARY KEY (cust, id)) COMMENT 'sqlgw: group=sales'")
 		ra.Exec("CREATE TABLE order_lines (cust INT NOT NULL, id INT NOT NULL, line INT NOT NULL, sku VARCHAR(20), PRIMARY KEY (cust, id, line)) COMMENT 'sqlgw: group=sales'")
 		ra.Exec("CREATE TABLE porders (cust INT NOT NULL, id INT NOT NULL, total INT, PRIMARY KEY (cust, id))")
@@ -168,9 +166,7 @@ func snapshotReads(t *testing.T, stage string, qs, names []string, want map[stri
 // 1452, as with plain tables.
 func TestCrossGroupCurrentReads(t *testing.T) {
 	snapshotBackends(t, func(t *testing.T, ts *sqltest.Server) {
-		a, b := ts.Session("d"), ts.Conn()
-		ra, rb := sqltest.NewRunner(t, a), sqltest.NewRunner(t, b)
-		rb.Exec("USE d")
+		ra, rb := ts.Pair("d")
 		for _, p := range []string{"", "p"} {
 			group := ""
 			if p == "" {
@@ -320,9 +316,7 @@ func TestCrossGroupIndexesInTransaction(t *testing.T) {
 // top, and the same rows as through a full scan and as a keyed table.
 func TestCrossKeylessIndexSnapshot(t *testing.T) {
 	snapshotBackends(t, func(t *testing.T, ts *sqltest.Server) {
-		a, b := ts.Session("d"), ts.Conn()
-		ra, rb := sqltest.NewRunner(t, a), sqltest.NewRunner(t, b)
-		rb.Exec("USE d")
+		ra, rb := ts.Pair("d")
 		ra.Exec("CREATE TABLE k (a INT, b VARCHAR(20), c INT, KEY ka (a), UNIQUE KEY ub (b))")
 		ra.Exec("CREATE TABLE pk (id INT AUTO_INCREMENT PRIMARY KEY, a INT, b VARCHAR(20), c INT, KEY ka (a), UNIQUE KEY ub (b))")
 		for _, tb := range []string{"k", "pk"} {
@@ -441,9 +435,7 @@ func TestCrossReverseOwnWrites(t *testing.T) {
 // secondary index, the same rows as the forward order reversed.
 func TestCrossReverseSnapshot(t *testing.T) {
 	snapshotBackends(t, func(t *testing.T, ts *sqltest.Server) {
-		a, b := ts.Session("d"), ts.Conn()
-		ra, rb := sqltest.NewRunner(t, a), sqltest.NewRunner(t, b)
-		rb.Exec("USE d")
+		ra, rb := ts.Pair("d")
 		ra.Exec("CREATE TABLE p (g INT NOT NULL, id INT NOT NULL, v INT, PRIMARY KEY (g, id), KEY kv (v))")
 		ra.Exec("CREATE TABLE s (g INT NOT NULL, id INT NOT NULL, v INT, PRIMARY KEY (g, id), KEY kv (v)) PARTITION BY KEY (g) PARTITIONS 3")
 		ra.Exec("CREATE TABLE m (g INT NOT NULL, id INT NOT NULL, v INT, PRIMARY KEY (g, id), KEY kv (v)) COMMENT 'sqlgw: group=gg'")
@@ -495,9 +487,7 @@ func TestCrossReverseSnapshot(t *testing.T) {
 // indexed values, the same rows as a scan that ignores the indexes.
 func TestCrossGlobalIndexSnapshot(t *testing.T) {
 	snapshotBackends(t, func(t *testing.T, ts *sqltest.Server) {
-		a, b := ts.Session("d"), ts.Conn()
-		ra, rb := sqltest.NewRunner(t, a), sqltest.NewRunner(t, b)
-		rb.Exec("USE d")
+		ra, rb := ts.Pair("d")
 		ra.Exec("CREATE TABLE p (g INT NOT NULL, id INT NOT NULL, u VARCHAR(10), v INT, PRIMARY KEY (g, id), UNIQUE KEY ku (u), KEY kv (v))")
 		ra.Exec("CREATE TABLE s (g INT NOT NULL, id INT NOT NULL, u VARCHAR(10), v INT, PRIMARY KEY (g, id), UNIQUE KEY ku (u), KEY kv (v)) PARTITION BY KEY (g) PARTITIONS 3")
 		ra.Exec("CREATE TABLE m (g INT NOT NULL, id INT NOT NULL, u VARCHAR(10), v INT, PRIMARY KEY (g, id), UNIQUE KEY ku (u), KEY kv (v)) COMMENT 'sqlgw: group=gg'")

@@ -105,29 +105,28 @@ func TestDDL2NotNull(t *testing.T) {
 // window makes the commit a retryable conflict (1213).
 func TestDDL2NarrowConcurrentWriters(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c, w := ts.Session("cw"), ts.Conn()
-		sqltest.NewRunner(t, w).Exec("USE cw")
-		sqltest.NewRunner(t, c).Exec("CREATE TABLE t (k INT PRIMARY KEY, e VARCHAR(128), f INT)")
-		sqltest.NewRunner(t, c).Exec("INSERT INTO t VALUES (1, 'abc', 1)")
+		rc, rw := ts.Pair("cw")
+		rc.Exec("CREATE TABLE t (k INT PRIMARY KEY, e VARCHAR(128), f INT)")
+		rc.Exec("INSERT INTO t VALUES (1, 'abc', 1)")
 
-		inWindow(t, sqlgw.SetNarrowVerifiedHook, w, "INSERT INTO t VALUES (2, REPEAT('x', 100), 2)", func() {
-			sqltest.NewRunner(t, c).ExpectError(1265, "Data truncated for column 'e' at row 2", "ALTER TABLE t MODIFY e VARCHAR(64)")
+		inWindow(t, sqlgw.SetNarrowVerifiedHook, rw.DB, "INSERT INTO t VALUES (2, REPEAT('x', 100), 2)", func() {
+			rc.ExpectError(1265, "Data truncated for column 'e' at row 2", "ALTER TABLE t MODIFY e VARCHAR(64)")
 		})
-		expectColumnType(t, c, "t", "e", "varchar(128)\tYES", "after the reverted MODIFY")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT k, LENGTH(e) FROM t ORDER BY k", "1\t3", "2\t100")
-		sqltest.NewRunner(t, c).Exec("UPDATE t SET e = 'y' WHERE k = 2")
-		sqltest.NewRunner(t, c).Exec("INSERT INTO t VALUES (3, NULL, 3)")
+		expectColumnType(t, rc.DB, "t", "e", "varchar(128)\tYES", "after the reverted MODIFY")
+		rc.ExpectRows("SELECT k, LENGTH(e) FROM t ORDER BY k", "1\t3", "2\t100")
+		rc.Exec("UPDATE t SET e = 'y' WHERE k = 2")
+		rc.Exec("INSERT INTO t VALUES (3, NULL, 3)")
 
-		inWindow(t, sqlgw.SetNarrowVerifiedHook, w, "UPDATE t SET f = NULL WHERE k = 1", func() {
-			sqltest.NewRunner(t, c).ExpectError(1138, "Invalid use of NULL value", "ALTER TABLE t MODIFY f INT NOT NULL, MODIFY e VARCHAR(64)")
+		inWindow(t, sqlgw.SetNarrowVerifiedHook, rw.DB, "UPDATE t SET f = NULL WHERE k = 1", func() {
+			rc.ExpectError(1138, "Invalid use of NULL value", "ALTER TABLE t MODIFY f INT NOT NULL, MODIFY e VARCHAR(64)")
 		})
-		expectColumnType(t, c, "t", "f", "int\tYES", "f after the reverted NOT NULL")
+		expectColumnType(t, rc.DB, "t", "f", "int\tYES", "f after the reverted NOT NULL")
 
-		inWindow(t, sqlgw.SetNarrowVerifiedHook, w, "ALTER TABLE t ADD COLUMN g INT", func() {
-			sqltest.NewRunner(t, c).ExpectErrno(1213, "ALTER TABLE t MODIFY e VARCHAR(64)")
+		inWindow(t, sqlgw.SetNarrowVerifiedHook, rw.DB, "ALTER TABLE t ADD COLUMN g INT", func() {
+			rc.ExpectErrno(1213, "ALTER TABLE t MODIFY e VARCHAR(64)")
 		})
-		expectColumnType(t, c, "t", "e", "varchar(128)\tYES", "after the conflicting MODIFY")
-		sqltest.NewRunner(t, c).Exec("ALTER TABLE t MODIFY e VARCHAR(64)") // the retry succeeds
+		expectColumnType(t, rc.DB, "t", "e", "varchar(128)\tYES", "after the conflicting MODIFY")
+		rc.Exec("ALTER TABLE t MODIFY e VARCHAR(64)") // the retry succeeds
 	})
 }
 

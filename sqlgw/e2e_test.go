@@ -209,9 +209,8 @@ func TestTransactions(t *testing.T) {
 // gets 1213 and its retry succeeds, so no update is lost.
 func TestConflict(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		a, b := ts.Session("d"), ts.Conn()
-		sqltest.ScriptSessions(t, map[string]*sqltest.Runner{"a": sqltest.NewRunner(t, a), "b": sqltest.NewRunner(t, b)}, `
-			b: exec USE d
+		ss := ts.Sessions("d", "a", "b")
+		sqltest.ScriptSessions(t, ss, `
 			a: exec CREATE TABLE t (id INT PRIMARY KEY, v INT)
 			a: exec INSERT INTO t VALUES (1, 0)
 
@@ -256,7 +255,7 @@ func TestConflict(t *testing.T) {
 		for err := range errs {
 			t.Fatal(err)
 		}
-		sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t WHERE id = 1", fmt.Sprint(11+workers*each))
+		ss["a"].ExpectRows("SELECT v FROM t WHERE id = 1", fmt.Sprint(11+workers*each))
 	})
 }
 

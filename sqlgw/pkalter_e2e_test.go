@@ -93,23 +93,22 @@ func TestPKAlterAddOnEmptyTable(t *testing.T) {
 // second check fail: the key is restored and the ALTER fails.
 func TestPKAlterConcurrentInsert(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c, w := ts.Session("pc"), ts.Conn()
-		sqltest.NewRunner(t, w).Exec("USE pc")
-		sqltest.NewRunner(t, c).Exec("CREATE TABLE t (a INT, b INT)")
-		inWindow(t, sqlgw.SetPKVerifiedHook, w, "INSERT INTO t VALUES (1, 1), (1, 1)", func() {
-			sqltest.NewRunner(t, c).ExpectError(1235, "needs a table rewrite", "ALTER TABLE t ADD PRIMARY KEY (a)")
+		rc, rw := ts.Pair("pc")
+		rc.Exec("CREATE TABLE t (a INT, b INT)")
+		inWindow(t, sqlgw.SetPKVerifiedHook, rw.DB, "INSERT INTO t VALUES (1, 1), (1, 1)", func() {
+			rc.ExpectError(1235, "needs a table rewrite", "ALTER TABLE t ADD PRIMARY KEY (a)")
 		})
-		expectColumnType(t, c, "t", "a", "int\tYES", "after the reverted ADD PRIMARY KEY")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT a, b FROM t", "1\t1", "1\t1")
+		expectColumnType(t, rc.DB, "t", "a", "int\tYES", "after the reverted ADD PRIMARY KEY")
+		rc.ExpectRows("SELECT a, b FROM t", "1\t1", "1\t1")
 
 		// A DDL change in the window: a retryable conflict.
-		sqltest.NewRunner(t, c).Exec("DELETE FROM t")
-		inWindow(t, sqlgw.SetPKVerifiedHook, w, "ALTER TABLE t ADD COLUMN g INT", func() {
-			sqltest.NewRunner(t, c).ExpectErrno(1213, "ALTER TABLE t ADD PRIMARY KEY (a)")
+		rc.Exec("DELETE FROM t")
+		inWindow(t, sqlgw.SetPKVerifiedHook, rw.DB, "ALTER TABLE t ADD COLUMN g INT", func() {
+			rc.ExpectErrno(1213, "ALTER TABLE t ADD PRIMARY KEY (a)")
 		})
-		sqltest.NewRunner(t, c).Exec("ALTER TABLE t ADD PRIMARY KEY (a)") // the retry succeeds
-		sqltest.NewRunner(t, c).Exec("INSERT INTO t VALUES (1, 1, 1)")
-		sqltest.NewRunner(t, c).ExpectErrno(1062, "INSERT INTO t VALUES (1, 2, 2)")
+		rc.Exec("ALTER TABLE t ADD PRIMARY KEY (a)") // the retry succeeds
+		rc.Exec("INSERT INTO t VALUES (1, 1, 1)")
+		rc.ExpectErrno(1062, "INSERT INTO t VALUES (1, 2, 2)")
 	})
 }
 

@@ -316,6 +316,33 @@ func (s *Server) Session(db string, setup ...string) *sql.Conn {
 	return c
 }
 
+// Sessions returns a runner for each of names, each on a dedicated
+// connection whose current database is db: the first is Session(db), the
+// others USE db. ScriptSessions runs a script over them.
+func (s *Server) Sessions(db string, names ...string) map[string]*Runner {
+	s.T.Helper()
+	m := map[string]*Runner{}
+	for i, n := range names {
+		if i == 0 {
+			m[n] = NewRunner(s.T, s.Session(db))
+			continue
+		}
+		m[n] = NewRunner(s.T, s.Conn())
+		m[n].Exec("USE " + db)
+	}
+	return m
+}
+
+// Pair returns two sessions on db (Sessions): a, which created db and ran
+// setup, and b.
+func (s *Server) Pair(db string, setup ...string) (a, b *Runner) {
+	s.T.Helper()
+	a = NewRunner(s.T, s.Session(db, setup...))
+	b = NewRunner(s.T, s.Conn())
+	b.Exec("USE " + db)
+	return a, b
+}
+
 // Session starts a server over a fresh store of backend b and returns a
 // session on it as Server.Session does.
 func Session(t testing.TB, b Backend, db string, setup ...string) *sql.Conn {
