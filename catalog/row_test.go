@@ -113,10 +113,7 @@ func datumEqual(a, b Datum) bool {
 func createDB(t testing.TB) (*Catalog, context.Context) {
 	t.Helper()
 	ctx := context.Background()
-	c := open(t, newStore(t), Options{})
-	if err := c.CreateDatabase(ctx, "db"); err != nil {
-		t.Fatal(err)
-	}
+	c := openDB(t, newStore(t), "db")
 	return c, ctx
 }
 
