@@ -382,23 +382,10 @@ func runIndexCrash(t *testing.T, be crashBackend, kills int) {
 			for _, cw := range writers {
 				cw.round = round
 			}
-			var wg sync.WaitGroup
-			for _, cw := range writers {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/%s", gws[0].Addr, be.db))
-					if err != nil {
-						errorf("%v", err)
-						return
-					}
-					defer db.Close()
-					db.SetMaxOpenConns(1)
-					for cw.step(ctx, db, killed, errorf) {
-					}
-				}()
-			}
-			return wg.Wait
+			return gws[0].Writers(t, len(writers), be.db, func(w int, db *sql.DB) {
+				for writers[w].step(ctx, db, killed, errorf) {
+				}
+			})
 		},
 		// The store as the crash left it: local indexes exact, no global
 		// entity missing.
