@@ -74,9 +74,7 @@ var matrixQueries = []matrixQuery{
 // shows each index's true distinct counts.
 func TestCollationMatrix(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c := sqltest.NewRunner(t, ts.Conn())
-		c.Exec("CREATE DATABASE d")
-		c.Exec("USE d")
+		c := ts.Use("d")
 		var golden []string
 		for i, coll := range matrixCollations {
 			cl := ""

@@ -212,9 +212,7 @@ func TestCrossGroupCurrentReads(t *testing.T) {
 // tables.
 func TestCrossSaltedGroupDescLimit(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, s *sqltest.Server) {
-		r := s.Runner()
-		r.Exec("CREATE DATABASE d")
-		r.Exec("USE d")
+		r := s.Use("d")
 		r.Exec("CREATE TABLE orders (cust INT NOT NULL, id INT NOT NULL, total INT, PRIMARY KEY (cust, id)) COMMENT 'sqlgw: group=sales' PARTITION BY KEY (cust) PARTITIONS 4")
 		r.Exec("CREATE TABLE order_lines (cust INT NOT NULL, id INT NOT NULL, line INT NOT NULL, sku VARCHAR(20), PRIMARY KEY (cust, id, line)) COMMENT 'sqlgw: group=sales' PARTITION BY KEY (cust) PARTITIONS 4")
 		r.Exec("CREATE TABLE sorders (cust INT NOT NULL, id INT NOT NULL, total INT, PRIMARY KEY (cust, id)) PARTITION BY KEY (cust) PARTITIONS 4")
@@ -252,9 +250,7 @@ func TestCrossSaltedGroupDescLimit(t *testing.T) {
 // the same answers and the same duplicate-key errors as plain tables.
 func TestCrossGroupIndexesInTransaction(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, s *sqltest.Server) {
-		r := s.Runner()
-		r.Exec("CREATE DATABASE d")
-		r.Exec("USE d")
+		r := s.Use("d")
 		for _, p := range []string{"", "p"} {
 			group := ""
 			if p == "" {
@@ -373,9 +369,7 @@ func TestCrossKeylessIndexSnapshot(t *testing.T) {
 // expression (no reverse read) and the plain table's answer.
 func TestCrossReverseOwnWrites(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, s *sqltest.Server) {
-		r := s.Runner()
-		r.Exec("CREATE DATABASE d")
-		r.Exec("USE d")
+		r := s.Use("d")
 		tables := map[string]string{
 			"p":  "CREATE TABLE p (g INT NOT NULL, id INT NOT NULL, v INT, PRIMARY KEY (g, id), KEY kv (v))",
 			"s":  "CREATE TABLE s (g INT NOT NULL, id INT NOT NULL, v INT, PRIMARY KEY (g, id), KEY kv (v)) PARTITION BY KEY (g) PARTITIONS 3",
@@ -610,9 +604,7 @@ func TestCrossGroupJoinOwnWrites(t *testing.T) {
 // and DESC LIMIT reads, in and out of a transaction, like plain tables.
 func TestCrossGroupMixedSalting(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, s *sqltest.Server) {
-		r := s.Runner()
-		r.Exec("CREATE DATABASE d")
-		r.Exec("USE d")
+		r := s.Use("d")
 		for _, p := range []string{"", "p"} {
 			group, s4, s3 := "", "", ""
 			if p == "" {

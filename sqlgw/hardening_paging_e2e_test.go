@@ -17,9 +17,7 @@ import (
 // partition (three pages), on each backend.
 func TestKeylessTablePastPages(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c := sqltest.NewRunner(t, ts.Conn())
-		c.Exec("CREATE DATABASE d")
-		c.Exec("USE d")
+		c := ts.Use("d")
 		c.Exec("CREATE TABLE k (id INT, grp INT, v VARCHAR(20))")
 		const n = 2500
 		c.InsertRows("k", n, 250, func(i int) string { return fmt.Sprintf("(%d, %d, 'v%d')", i, i%3, i) })
@@ -75,9 +73,7 @@ func TestKeylessTablePastPages(t *testing.T) {
 // entries, are read past the page boundary as well.
 func TestEmptyKeyPartitionPastPages(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c := sqltest.NewRunner(t, ts.Conn())
-		c.Exec("CREATE DATABASE d")
-		c.Exec("USE d")
+		c := ts.Use("d")
 		c.Exec("CREATE TABLE e (p VARCHAR(10) COLLATE utf8mb4_bin, id INT, g INT, PRIMARY KEY (p, id), KEY byg (g))")
 		const n = 2100
 		c.InsertRows("e", n, 300, func(i int) string { return fmt.Sprintf("('', %d, 7)", i) })

@@ -55,8 +55,7 @@ func bucketCounts(t *testing.T, s *sqltest.Server, tbl *catalog.Table) map[uint6
 // BY ... LIMIT reads at most LIMIT entities per bucket.
 func TestSaltBuckets(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, s *sqltest.Server) {
-		r := s.Runner()
-		r.ExecAll("CREATE DATABASE d", "USE d",
+		r := s.Use("d",
 			"CREATE TABLE s (id INT PRIMARY KEY, g INT, v VARCHAR(20), KEY (g)) PARTITION BY KEY(id) PARTITIONS 8",
 			"CREATE TABLE u (id INT PRIMARY KEY, g INT, v VARCHAR(20), KEY (g))",
 			"CREATE TABLE ls (dev INT, seq INT, x INT, PRIMARY KEY (dev, seq), KEY (x)) COMMENT 'log sqlgw: salt_buckets=4'",

@@ -36,8 +36,7 @@ func TestSaltCollatedKeys(t *testing.T) {
 	for _, coll := range []string{"utf8mb4_0900_ai_ci", "utf8mb4_general_ci", "latin1_swedish_ci", "latin1_bin", "utf8mb4_bin", "utf8mb4_0900_bin"} {
 		t.Run(coll, func(t *testing.T) {
 			s := sqltest.StartBackend(t, sqltest.Memory, sqltest.Options{})
-			r := s.Runner()
-			r.ExecAll("CREATE DATABASE d", "USE d")
+			r := s.Use("d")
 			cs := "utf8mb4"
 			if strings.HasPrefix(coll, "latin1") {
 				cs = "latin1"
@@ -93,8 +92,7 @@ func TestSaltCollatedKeys(t *testing.T) {
 // an unsalted twin.
 func TestSaltWritesAndDDL(t *testing.T) {
 	s := sqltest.StartBackend(t, sqltest.Memory, sqltest.Options{})
-	r := s.Runner()
-	r.ExecAll("CREATE DATABASE d", "USE d")
+	r := s.Use("d")
 	saltTwins(r, "CREATE TABLE %s (id INT, g INT, e VARCHAR(20), v INT, PRIMARY KEY (id, g), UNIQUE KEY ue (e), KEY kv (v)) %s", "PARTITION BY KEY(id) PARTITIONS 5")
 	var vals []string
 	for i := 1; i <= 150; i++ {
@@ -194,9 +192,7 @@ func TestSaltWritesAndDDL(t *testing.T) {
 // hands go-mysql-server's join planner row counts and histograms, and so
 // may change the plan).
 func TestAnalyzeJoinsSameRows(t *testing.T) {
-	s := sqltest.StartBackend(t, sqltest.Memory, sqltest.Options{})
-	r := s.Runner()
-	r.ExecAll("CREATE DATABASE d", "USE d",
+	r := sqltest.StartBackend(t, sqltest.Memory, sqltest.Options{}).Use("d",
 		"CREATE TABLE a (id INT PRIMARY KEY, b INT, c VARCHAR(10) COLLATE utf8mb4_0900_ai_ci, KEY (b), KEY (c))",
 		"CREATE TABLE b (id INT PRIMARY KEY, x INT, y INT, KEY (x)) PARTITION BY KEY(id) PARTITIONS 4",
 		"CREATE TABLE c (k VARCHAR(10) COLLATE utf8mb4_0900_ai_ci PRIMARY KEY, z INT) COMMENT 'sqlgw: salt_buckets=3'")
@@ -291,8 +287,7 @@ func TestSaltTxnCrash(t *testing.T) {
 // deep into the table included.
 func TestSaltPages(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, s *sqltest.Server) {
-		r := s.Runner()
-		r.ExecAll("CREATE DATABASE d", "USE d")
+		r := s.Use("d")
 		saltTwins(r, "CREATE TABLE %s (id INT PRIMARY KEY, g INT) %s", "PARTITION BY KEY(id) PARTITIONS 2")
 		for lo := 1; lo <= 2501; lo += 500 {
 			var vals []string
@@ -332,8 +327,7 @@ func TestSaltPages(t *testing.T) {
 // partition_key): the copy is salted and keyed like its source.
 func TestSaltCreateLike(t *testing.T) {
 	s := sqltest.StartBackend(t, sqltest.Memory, sqltest.Options{})
-	r := s.Runner()
-	r.ExecAll("CREATE DATABASE d", "USE d",
+	r := s.Use("d",
 		"CREATE TABLE src (a INT, b INT, c INT, PRIMARY KEY (a, b)) PARTITION BY KEY(a) PARTITIONS 3",
 		"CREATE TABLE dst LIKE src",
 		"CREATE TABLE c1 (a INT PRIMARY KEY) COMMENT 'hello'",
@@ -364,8 +358,7 @@ func TestSaltCreateLike(t *testing.T) {
 // lead with).
 func TestSaltDropPrimaryKey(t *testing.T) {
 	s := sqltest.StartBackend(t, sqltest.Memory, sqltest.Options{})
-	r := s.Runner()
-	r.ExecAll("CREATE DATABASE d", "USE d",
+	r := s.Use("d",
 		"CREATE TABLE e1 (id INT, g INT, PRIMARY KEY (id)) PARTITION BY KEY(id) PARTITIONS 3",
 		"CREATE TABLE e2 (id INT, g INT, PRIMARY KEY (id, g)) COMMENT 'sqlgw: partition_key=(id)'",
 		"CREATE TABLE e3 (id INT, g INT, PRIMARY KEY (id)) COMMENT 'sqlgw: salt_buckets=3'",

@@ -96,9 +96,7 @@ func TestAnalyzeStatistics(t *testing.T) {
 // LIMIT reads only LIMIT entities.
 func TestDescKeyShown(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c := sqltest.NewRunner(t, ts.Conn())
-		c.Exec("CREATE DATABASE d")
-		c.Exec("USE d")
+		c := ts.Use("d")
 		c.Exec("CREATE TABLE lg (host INT, ts INT, b INT, PRIMARY KEY (host, ts DESC))")
 		create := c.Rows("SHOW CREATE TABLE lg")[0]
 		if !strings.Contains(create, "PRIMARY KEY (`host`,`ts` DESC)") {
@@ -123,9 +121,7 @@ func TestDescKeyShown(t *testing.T) {
 // reads n index entries and n rows, and ASC columns stay ASC.
 func TestDescIndexColumns(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c := sqltest.NewRunner(t, ts.Conn())
-		c.Exec("CREATE DATABASE d")
-		c.Exec("USE d")
+		c := ts.Use("d")
 		c.Exec("CREATE TABLE x (id INT PRIMARY KEY, b INT, c INT, e INT, KEY kb (b DESC), KEY ke (e))")
 		c.Exec("CREATE INDEX kc ON x (c DESC, id)")
 		create := c.Rows("SHOW CREATE TABLE x")[0]
@@ -183,9 +179,7 @@ func TestStatisticsPersist(t *testing.T) {
 func TestSkewedIndexValues(t *testing.T) {
 	store, co := sqltest.Memory.Open(t)
 	ts := sqltest.Start(t, store, sqltest.Options{Catalog: co})
-	c := sqltest.NewRunner(t, ts.Conn())
-	c.Exec("CREATE DATABASE d")
-	c.Exec("USE d")
+	c := ts.Use("d")
 	c.Exec("CREATE TABLE o (id INT PRIMARY KEY, status VARCHAR(10), v INT, KEY by_status (status))")
 	var vals []string
 	for i := range 2000 {

@@ -316,6 +316,13 @@ func (s *Server) Session(db string, setup ...string) *sql.Conn {
 	return c
 }
 
+// Use returns a runner on a new session (Session) whose current database
+// is db, newly created, after the setup statements have run on it.
+func (s *Server) Use(db string, setup ...string) *Runner {
+	s.T.Helper()
+	return NewRunner(s.T, s.Session(db, setup...))
+}
+
 // Sessions returns a runner for each of names, each on a dedicated
 // connection whose current database is db: the first is Session(db), the
 // others USE db. ScriptSessions runs a script over them.
