@@ -1,7 +1,6 @@
 package sqlgw_test
 
 import (
-	"sync"
 	"testing"
 
 	"github.com/sqlgw/sqlgw/catalog"
@@ -139,17 +138,11 @@ func TestDDL2NarrowStaleGateway(t *testing.T) {
 		sqltest.NewRunner(t, ca).Exec("CREATE DATABASE sg")
 		sqltest.NewRunner(t, ca).Exec("CREATE TABLE sg.t (k INT PRIMARY KEY, e VARCHAR(128))")
 		sqltest.NewRunner(t, ca).Exec("INSERT INTO sg.t VALUES (1, 'abc')")
-		stale := co
-		stale.RefreshInterval = 1 << 40 // B keeps its cached catalog
-		cb := sqltest.NewRunner(t, sqltest.Start(t, store, sqltest.Options{Catalog: stale}).Conn())
+		cb := staleGateway(t, store, co) // B keeps its cached catalog
 		cb.ExpectRows("SELECT e FROM sg.t", "abc")
-
-		var once sync.Once
-		restore := sqlgw.SetNarrowCommittedHook(func() {
-			once.Do(func() { cb.Exec("INSERT INTO sg.t VALUES (2, REPEAT('x', 100))") })
+		inWindow(t, sqlgw.SetNarrowCommittedHook, cb.DB, "INSERT INTO sg.t VALUES (2, REPEAT('x', 100))", func() {
+			sqltest.NewRunner(t, ca).ExpectError(1265, "Data truncated for column 'e' at row 2", "ALTER TABLE sg.t MODIFY e VARCHAR(64)")
 		})
-		defer restore()
-		sqltest.NewRunner(t, ca).ExpectError(1265, "Data truncated for column 'e' at row 2", "ALTER TABLE sg.t MODIFY e VARCHAR(64)")
 		sqltest.NewRunner(t, ca).Exec("USE sg")
 		expectColumnType(t, ca, "t", "e", "varchar(128)\tYES", "after the reverted MODIFY")
 		sqltest.NewRunner(t, ca).ExpectRows("SELECT k, LENGTH(e) FROM t ORDER BY k", "1\t3", "2\t100")

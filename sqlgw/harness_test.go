@@ -66,6 +66,15 @@ func recoverIndexes(t *testing.T, store storage.Store, db, name string) ([]ixmai
 	return ixmaint.Check(ctx, store, tbl)
 }
 
+// staleGateway starts another gateway on store whose catalog never
+// refreshes on its own: it keeps the definitions it has cached, as a
+// gateway that has not yet seen another's DDL.
+func staleGateway(t *testing.T, store storage.Store, co catalog.Options) *sqltest.Runner {
+	t.Helper()
+	co.RefreshInterval = 1 << 40
+	return sqltest.NewRunner(t, sqltest.Start(t, store, sqltest.Options{Catalog: co}).Conn())
+}
+
 // inWindow runs body with a test hook of a DDL statement (set installs it,
 // as sqlgw.SetNarrowVerifiedHook does) that runs q on w the first time it
 // fires: a write or DDL change landing inside the statement's window. The

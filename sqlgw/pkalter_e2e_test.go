@@ -2,7 +2,6 @@ package sqlgw_test
 
 import (
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/sqlgw/sqlgw/catalog"
@@ -132,16 +131,11 @@ func TestPKAlterOtherGateway(t *testing.T) {
 			t.Fatalf("gateway B's EXPLAIN does not use PRIMARY:\n%s", ex)
 		}
 
-		stale := co
-		stale.RefreshInterval = 1 << 40 // C keeps its cached catalog
-		cc := sqltest.NewRunner(t, sqltest.Start(t, store, sqltest.Options{Catalog: stale}).Conn())
+		cc := staleGateway(t, store, co) // C keeps its cached catalog
 		cc.ExpectRows("SELECT COUNT(*) FROM og.u", "0")
-		var once sync.Once
-		restore := sqlgw.SetPKCommittedHook(func() {
-			once.Do(func() { cc.Exec("INSERT INTO og.u VALUES (7, 8)") })
+		inWindow(t, sqlgw.SetPKCommittedHook, cc.DB, "INSERT INTO og.u VALUES (7, 8)", func() {
+			ca.ExpectError(1235, "needs a table rewrite", "ALTER TABLE og.u ADD PRIMARY KEY (a)")
 		})
-		defer restore()
-		ca.ExpectError(1235, "needs a table rewrite", "ALTER TABLE og.u ADD PRIMARY KEY (a)")
 		ca.ExpectRows("SELECT a, b FROM og.u", "7\t8")
 	})
 }
