@@ -99,44 +99,83 @@ func TestAccountsReadOnly(t *testing.T) {
 	store, co := sqltest.Memory.Open(t)
 	ts, _ := startAccountsServer(t, store, co, "", nil)
 	root := ts.Conn()
-	for _, q := range []string{"CREATE DATABASE app", "CREATE DATABASE secret",
-		"CREATE TABLE app.t (id INT PRIMARY KEY, v INT)", "INSERT INTO app.t VALUES (1, 10)",
-		"CREATE TABLE secret.s (id INT PRIMARY KEY)",
-		"CREATE USER 'bi'@'%' IDENTIFIED BY 'bi-pw'", "GRANT SELECT ON app.* TO 'bi'@'%'"} {
-		sqltest.NewRunner(t, root).Exec(q)
-	}
+	sqltest.NewRunner(t, root).Script(`
+		exec CREATE DATABASE app
+		exec CREATE DATABASE secret
+		exec CREATE TABLE app.t (id INT PRIMARY KEY, v INT)
+		exec INSERT INTO app.t VALUES (1, 10)
+		exec CREATE TABLE secret.s (id INT PRIMARY KEY)
+		exec CREATE USER 'bi'@'%' IDENTIFIED BY 'bi-pw'
+		exec GRANT SELECT ON app.* TO 'bi'@'%'
+		query SHOW GRANTS FOR 'bi'@'%'
+		= GRANT USAGE ON *.* TO ` + "`bi`@`%`" + `
+		= GRANT SELECT ON ` + "`app`.* TO `bi`@`%`" + `
+		query SELECT host, db, user, select_priv, insert_priv FROM mysql.db WHERE user = 'bi'
+		= % | app | bi | Y | N
+	`)
 	sqltest.NewRunner(t, root).ExpectRows("SELECT user, host, plugin, authentication_string FROM mysql.user WHERE user = 'bi'",
 		"bi\t%\tmysql_native_password\t*"+nativeHashHex("bi-pw"))
-	sqltest.NewRunner(t, root).ExpectRows("SHOW GRANTS FOR 'bi'@'%'", "GRANT USAGE ON *.* TO `bi`@`%`", "GRANT SELECT ON `app`.* TO `bi`@`%`")
-	sqltest.NewRunner(t, root).ExpectRows("SELECT host, db, user, select_priv, insert_priv FROM mysql.db WHERE user = 'bi'", "%\tapp\tbi\tY\tN")
 
 	bi := as(t, ts, "bi", "bi-pw", "")
-	sqltest.NewRunner(t, bi).ExpectRows("SELECT id, v FROM app.t", "1\t10")
-	sqltest.NewRunner(t, bi).ExpectRows("SELECT CURRENT_USER()", "bi@%")
-	sqltest.NewRunner(t, bi).ExpectRows("SHOW DATABASES", "app", "information_schema", "mysql")
-	sqltest.NewRunner(t, bi).ExpectRows("SELECT schema_name FROM information_schema.schemata ORDER BY 1", "app", "information_schema")
-	sqltest.NewRunner(t, bi).ExpectRows("SELECT table_name FROM information_schema.tables WHERE table_schema IN ('app', 'secret')", "t")
-	sqltest.NewRunner(t, bi).ExpectRows("SELECT table_name, column_name FROM information_schema.columns WHERE table_schema IN ('app', 'secret') ORDER BY 1, 2", "t\tid", "t\tv")
-	sqltest.NewRunner(t, bi).ExpectRows("SHOW TABLES FROM app", "t")
-	sqltest.NewRunner(t, bi).ExpectRows("SHOW GRANTS", "GRANT USAGE ON *.* TO `bi`@`%`", "GRANT SELECT ON `app`.* TO `bi`@`%`")
+	sqltest.NewRunner(t, bi).Script(`
+		query SELECT id, v FROM app.t
+		= 1 | 10
+		query SELECT CURRENT_USER()
+		= bi@%
+		query SHOW DATABASES
+		= app
+		= information_schema
+		= mysql
+		query SELECT schema_name FROM information_schema.schemata ORDER BY 1
+		= app
+		= information_schema
+		query SELECT table_name FROM information_schema.tables WHERE table_schema IN ('app', 'secret')
+		= t
+		query SELECT table_name, column_name FROM information_schema.columns WHERE table_schema IN ('app', 'secret') ORDER BY 1, 2
+		= t | id
+		= t | v
+		query SHOW TABLES FROM app
+		= t
+		query SHOW GRANTS
+		= GRANT USAGE ON *.* TO ` + "`bi`@`%`" + `
+		= GRANT SELECT ON ` + "`app`.* TO `bi`@`%`" + `
+
+		error 1142 INSERT INTO app.t VALUES (2, 20)
+		! INSERT command denied to user 'bi'@'localhost' for table 't'
+		error 1142 UPDATE app.t SET v = 11
+		! UPDATE command denied to user 'bi'@'localhost' for table 't'
+		error 1142 DELETE FROM app.t
+		! DELETE command denied to user 'bi'@'localhost' for table 't'
+		error 1142 DROP TABLE app.t
+		! DROP command denied to user 'bi'@'localhost' for table 't'
+		error 1142 ALTER TABLE app.t ADD COLUMN w INT
+		! ALTER command denied to user 'bi'@'localhost' for table 't'
+		error 1142 CREATE TABLE app.x (id INT PRIMARY KEY)
+		! CREATE command denied to user 'bi'@'localhost' for table 'x'
+		error 1142 CREATE VIEW app.v AS SELECT 1
+		! CREATE VIEW command denied to user 'bi'@'localhost' for table 'v'
+		error 1142 SELECT * FROM secret.s
+		! SELECT command denied to user 'bi'@'localhost' for table 's'
+		error 1044 USE secret
+		! Access denied for user 'bi'@'localhost' to database 'secret'
+		error 1044 SHOW TABLES FROM secret
+		! Access denied for user 'bi'@'localhost' to database 'secret'
+		error 1142 SELECT * FROM mysql.user
+		! SELECT command denied to user 'bi'@'localhost' for table 'user'
+		error 1044 CREATE DATABASE z
+		! Access denied for user 'bi'@'localhost' to database 'z'
+		error 1044 DROP DATABASE app
+		! Access denied for user 'bi'@'localhost' to database 'app'
+		error 1227 CREATE USER x
+		! Access denied; you need (at least one of) the CREATE USER privilege(s) for this operation
+		error 1227 GRANT SELECT ON *.* TO 'bi'@'%'
+		! Access denied; you need (at least one of) the GRANT OPTION privilege(s) for this operation
+		error 1044 GRANT INSERT ON app.* TO 'bi'@'%'
+		! Access denied for user 'bi'@'localhost' to database 'app'
+		error 1227 SET GLOBAL max_connections = 10
+		! Access denied; you need (at least one of) the SUPER or SYSTEM_VARIABLES_ADMIN privilege(s) for this operation
+	`)
 	const who = "'bi'@'localhost'"
-	expectDenied(t, bi, 1142, "INSERT command denied to user "+who+" for table 't'", "INSERT INTO app.t VALUES (2, 20)")
-	expectDenied(t, bi, 1142, "UPDATE command denied to user "+who+" for table 't'", "UPDATE app.t SET v = 11")
-	expectDenied(t, bi, 1142, "DELETE command denied to user "+who+" for table 't'", "DELETE FROM app.t")
-	expectDenied(t, bi, 1142, "DROP command denied to user "+who+" for table 't'", "DROP TABLE app.t")
-	expectDenied(t, bi, 1142, "ALTER command denied to user "+who+" for table 't'", "ALTER TABLE app.t ADD COLUMN w INT")
-	expectDenied(t, bi, 1142, "CREATE command denied to user "+who+" for table 'x'", "CREATE TABLE app.x (id INT PRIMARY KEY)")
-	expectDenied(t, bi, 1142, "CREATE VIEW command denied to user "+who+" for table 'v'", "CREATE VIEW app.v AS SELECT 1")
-	expectDenied(t, bi, 1142, "SELECT command denied to user "+who+" for table 's'", "SELECT * FROM secret.s")
-	expectDenied(t, bi, 1044, "Access denied for user "+who+" to database 'secret'", "USE secret")
-	expectDenied(t, bi, 1044, "Access denied for user "+who+" to database 'secret'", "SHOW TABLES FROM secret")
-	expectDenied(t, bi, 1142, "SELECT command denied to user "+who+" for table 'user'", "SELECT * FROM mysql.user")
-	expectDenied(t, bi, 1044, "Access denied for user "+who+" to database 'z'", "CREATE DATABASE z")
-	expectDenied(t, bi, 1044, "Access denied for user "+who+" to database 'app'", "DROP DATABASE app")
-	expectDenied(t, bi, 1227, "Access denied; you need (at least one of) the CREATE USER privilege(s) for this operation", "CREATE USER x")
-	expectDenied(t, bi, 1227, "Access denied; you need (at least one of) the GRANT OPTION privilege(s) for this operation", "GRANT SELECT ON *.* TO 'bi'@'%'")
-	expectDenied(t, bi, 1044, "Access denied for user "+who+" to database 'app'", "GRANT INSERT ON app.* TO 'bi'@'%'")
-	expectDenied(t, bi, 1227, "Access denied; you need (at least one of) the SUPER or SYSTEM_VARIABLES_ADMIN privilege(s) for this operation", "SET GLOBAL max_connections = 10")
 	// KILL: one's own connection without SUPER, another account's not.
 	var own, rootID string
 	bi.QueryRow("SELECT CONNECTION_ID()").Scan(&own)

@@ -178,6 +178,17 @@ func (r *Runner) ExpectError(want uint16, msg, q string, args ...any) {
 	}
 }
 
+// ExpectMessage runs q and fails unless it fails with MySQL error want
+// and exactly the message msg.
+func (r *Runner) ExpectMessage(want uint16, msg, q string, args ...any) {
+	r.T.Helper()
+	_, err := r.DB.ExecContext(context.Background(), q, args...)
+	var me *mysql.MySQLError
+	if !errors.As(err, &me) || me.Number != want || me.Message != msg {
+		r.T.Fatalf("%s: %v, want error %d %q", q, err, want, msg)
+	}
+}
+
 // Status returns the session's sqlgw counters: store requests sent and
 // entities read (Sqlgw_store_requests, Sqlgw_entities_read). The runner
 // must be on one session (a *sql.Conn).
