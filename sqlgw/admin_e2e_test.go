@@ -321,18 +321,24 @@ func TestAdminStatements(t *testing.T) {
 		expectAdmin(t, c, "ANALYZE LOCAL TABLES e", "c1.e|analyze|status|OK")
 		// ANALYZE's count becomes the coster's estimate: COUNT(*) still
 		// reads the rows, and is right.
-		r.ExpectRows("SELECT COUNT(*) FROM t", "2")
+		r.Script(`
+			query SELECT COUNT(*) FROM t
+			= 2
 
-		// Implicit commit, as MySQL: the transaction's insert survives the
-		// ROLLBACK that follows.
-		r.Exec("BEGIN")
-		r.Exec("INSERT INTO t VALUES (5, 5)")
+			# Implicit commit, as MySQL: the transaction's insert survives the
+			# ROLLBACK that follows.
+			exec BEGIN
+			exec INSERT INTO t VALUES (5, 5)
+		`)
 		expectAdmin(t, c, "CHECK TABLE t", "c1.t|check|status|OK")
-		r.Exec("ROLLBACK")
-		r.ExpectRows("SELECT k FROM t WHERE k = 5", "5")
+		r.Script(`
+			exec ROLLBACK
+			query SELECT k FROM t WHERE k = 5
+			= 5
 
-		// SQL PREPARE / EXECUTE / DEALLOCATE.
-		r.Exec("PREPARE s FROM 'CHECK TABLE c1.t, e'")
+			# SQL PREPARE / EXECUTE / DEALLOCATE.
+			exec PREPARE s FROM 'CHECK TABLE c1.t, e'
+		`)
 		expectAdmin(t, c, "EXECUTE s", "c1.t|check|status|OK", "c1.e|check|status|OK")
 		expectAdmin(t, c, "EXECUTE s", "c1.t|check|status|OK", "c1.e|check|status|OK")
 		r.Exec("DEALLOCATE PREPARE s")

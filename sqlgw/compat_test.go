@@ -119,16 +119,27 @@ func TestUserVarAssignment(t *testing.T) {
 	ts := sqltest.Start(t, mustOpenMemory(t), sqltest.Options{})
 	c := ts.Conn()
 	r := sqltest.NewRunner(t, c)
-	r.ExpectRows("SELECT @a := 1, @a + 1", "1\t2")
-	r.ExpectRows("SELECT @a", "1")
-	r.ExpectRows("SELECT @a := @a + 10, @b := 'x'", "11\tx")
-	r.ExpectRows("SELECT @a, @b", "11\tx")
+	r.Script(`
+		query SELECT @a := 1, @a + 1
+		= 1 | 2
+		query SELECT @a
+		= 1
+		query SELECT @a := @a + 10, @b := 'x'
+		= 11 | x
+		query SELECT @a, @b
+		= 11 | x
+	`)
 	expectColumns(t, c, "SELECT @c := 1 a, @c + 1 b", "a b")
 	// A bare read of a variable the statement assigns (the cli check).
-	r.ExpectRows("SELECT @n := 1 + 2 AS a, @n AS b", "3\t3")
-	r.Exec("SET @p = 5")
-	r.ExpectRows("SELECT @p := @p + 1, @p", "6\t6")
-	r.ExpectRows("SELECT @p", "6")
+	r.Script(`
+		query SELECT @n := 1 + 2 AS a, @n AS b
+		= 3 | 3
+		exec SET @p = 5
+		query SELECT @p := @p + 1, @p
+		= 6 | 6
+		query SELECT @p
+		= 6
+	`)
 	// Prepared (COM_STMT_PREPARE, rewritten on the connection).
 	if got := r.Rows("SELECT @w := ? + 1 AS a, @w AS b", 2); strings.Join(got, "|") != "3\t3" {
 		t.Fatalf("prepared assignment: %q", got)

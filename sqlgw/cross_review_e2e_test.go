@@ -20,10 +20,12 @@ import (
 func TestCrossGroupSnapshot(t *testing.T) {
 	snapshotBackends(t, func(t *testing.T, ts *sqltest.Server) {
 		ra, rb := ts.Pair("d")
-		ra.Exec("CREATE TABLE orders (cust INT NOT NULL, id INT NOT NULL, total INT, PRIMARY KEY (cust, id)) COMMENT 'sqlgw: group=sales'")
-		ra.Exec("CREATE TABLE order_lines (cust INT NOT NULL, id INT NOT NULL, line INT NOT NULL, sku VARCHAR(20), PRIMARY KEY (cust, id, line)) COMMENT 'sqlgw: group=sales'")
-		ra.Exec("CREATE TABLE porders (cust INT NOT NULL, id INT NOT NULL, total INT, PRIMARY KEY (cust, id))")
-		ra.Exec("CREATE TABLE porder_lines (cust INT NOT NULL, id INT NOT NULL, line INT NOT NULL, sku VARCHAR(20), PRIMARY KEY (cust, id, line))")
+		ra.Script(`
+			exec CREATE TABLE orders (cust INT NOT NULL, id INT NOT NULL, total INT, PRIMARY KEY (cust, id)) COMMENT 'sqlgw: group=sales'
+			exec CREATE TABLE order_lines (cust INT NOT NULL, id INT NOT NULL, line INT NOT NULL, sku VARCHAR(20), PRIMARY KEY (cust, id, line)) COMMENT 'sqlgw: group=sales'
+			exec CREATE TABLE porders (cust INT NOT NULL, id INT NOT NULL, total INT, PRIMARY KEY (cust, id))
+			exec CREATE TABLE porder_lines (cust INT NOT NULL, id INT NOT NULL, line INT NOT NULL, sku VARCHAR(20), PRIMARY KEY (cust, id, line))
+		`)
 		forTwins(ra, []string{"", "p"},
 			"INSERT INTO %sorders VALUES (1, 1, 10), (1, 2, 20), (2, 1, 30)",
 			"INSERT INTO %sorder_lines VALUES (1, 1, 1, 'a'), (1, 1, 2, 'b'), (1, 2, 1, 'c'), (2, 1, 1, 'd')")
@@ -213,12 +215,14 @@ func TestCrossGroupCurrentReads(t *testing.T) {
 func TestCrossSaltedGroupDescLimit(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, s *sqltest.Server) {
 		r := s.Use("d")
-		r.Exec("CREATE TABLE orders (cust INT NOT NULL, id INT NOT NULL, total INT, PRIMARY KEY (cust, id)) COMMENT 'sqlgw: group=sales' PARTITION BY KEY (cust) PARTITIONS 4")
-		r.Exec("CREATE TABLE order_lines (cust INT NOT NULL, id INT NOT NULL, line INT NOT NULL, sku VARCHAR(20), PRIMARY KEY (cust, id, line)) COMMENT 'sqlgw: group=sales' PARTITION BY KEY (cust) PARTITIONS 4")
-		r.Exec("CREATE TABLE sorders (cust INT NOT NULL, id INT NOT NULL, total INT, PRIMARY KEY (cust, id)) PARTITION BY KEY (cust) PARTITIONS 4")
-		r.Exec("CREATE TABLE sorder_lines (cust INT NOT NULL, id INT NOT NULL, line INT NOT NULL, sku VARCHAR(20), PRIMARY KEY (cust, id, line)) PARTITION BY KEY (cust) PARTITIONS 4")
-		r.Exec("CREATE TABLE porders (cust INT NOT NULL, id INT NOT NULL, total INT, PRIMARY KEY (cust, id))")
-		r.Exec("CREATE TABLE porder_lines (cust INT NOT NULL, id INT NOT NULL, line INT NOT NULL, sku VARCHAR(20), PRIMARY KEY (cust, id, line))")
+		r.Script(`
+			exec CREATE TABLE orders (cust INT NOT NULL, id INT NOT NULL, total INT, PRIMARY KEY (cust, id)) COMMENT 'sqlgw: group=sales' PARTITION BY KEY (cust) PARTITIONS 4
+			exec CREATE TABLE order_lines (cust INT NOT NULL, id INT NOT NULL, line INT NOT NULL, sku VARCHAR(20), PRIMARY KEY (cust, id, line)) COMMENT 'sqlgw: group=sales' PARTITION BY KEY (cust) PARTITIONS 4
+			exec CREATE TABLE sorders (cust INT NOT NULL, id INT NOT NULL, total INT, PRIMARY KEY (cust, id)) PARTITION BY KEY (cust) PARTITIONS 4
+			exec CREATE TABLE sorder_lines (cust INT NOT NULL, id INT NOT NULL, line INT NOT NULL, sku VARCHAR(20), PRIMARY KEY (cust, id, line)) PARTITION BY KEY (cust) PARTITIONS 4
+			exec CREATE TABLE porders (cust INT NOT NULL, id INT NOT NULL, total INT, PRIMARY KEY (cust, id))
+			exec CREATE TABLE porder_lines (cust INT NOT NULL, id INT NOT NULL, line INT NOT NULL, sku VARCHAR(20), PRIMARY KEY (cust, id, line))
+		`)
 		forTwins(r, []string{"", "s", "p"},
 			"INSERT INTO %sorders VALUES (1, 1, 10), (1, 2, 20), (1, 3, 30), (2, 1, 40), (2, 2, 50), (3, 7, 70), (5, 1, 1)",
 			"INSERT INTO %sorder_lines VALUES (1, 1, 1, 'a'), (1, 1, 2, 'b'), (1, 2, 1, 'c'), (1, 3, 1, 'd'), (2, 1, 1, 'e'), (2, 2, 1, 'f'), (3, 7, 1, 'g'), (5, 1, 1, 'h')")
@@ -430,10 +434,12 @@ func TestCrossReverseOwnWrites(t *testing.T) {
 func TestCrossReverseSnapshot(t *testing.T) {
 	snapshotBackends(t, func(t *testing.T, ts *sqltest.Server) {
 		ra, rb := ts.Pair("d")
-		ra.Exec("CREATE TABLE p (g INT NOT NULL, id INT NOT NULL, v INT, PRIMARY KEY (g, id), KEY kv (v))")
-		ra.Exec("CREATE TABLE s (g INT NOT NULL, id INT NOT NULL, v INT, PRIMARY KEY (g, id), KEY kv (v)) PARTITION BY KEY (g) PARTITIONS 3")
-		ra.Exec("CREATE TABLE m (g INT NOT NULL, id INT NOT NULL, v INT, PRIMARY KEY (g, id), KEY kv (v)) COMMENT 'sqlgw: group=gg'")
-		ra.Exec("CREATE TABLE m2 (g INT NOT NULL, id INT NOT NULL, v INT, PRIMARY KEY (g, id)) COMMENT 'sqlgw: group=gg'")
+		ra.Script(`
+			exec CREATE TABLE p (g INT NOT NULL, id INT NOT NULL, v INT, PRIMARY KEY (g, id), KEY kv (v))
+			exec CREATE TABLE s (g INT NOT NULL, id INT NOT NULL, v INT, PRIMARY KEY (g, id), KEY kv (v)) PARTITION BY KEY (g) PARTITIONS 3
+			exec CREATE TABLE m (g INT NOT NULL, id INT NOT NULL, v INT, PRIMARY KEY (g, id), KEY kv (v)) COMMENT 'sqlgw: group=gg'
+			exec CREATE TABLE m2 (g INT NOT NULL, id INT NOT NULL, v INT, PRIMARY KEY (g, id)) COMMENT 'sqlgw: group=gg'
+		`)
 		names := []string{"p", "s", "m", "m2"}
 		for _, n := range names {
 			ra.InsertRows(n, 40, 20, func(i int) string { return fmt.Sprintf("(%d, %d, %d)", i%2, i, i) })
@@ -482,10 +488,12 @@ func TestCrossReverseSnapshot(t *testing.T) {
 func TestCrossGlobalIndexSnapshot(t *testing.T) {
 	snapshotBackends(t, func(t *testing.T, ts *sqltest.Server) {
 		ra, rb := ts.Pair("d")
-		ra.Exec("CREATE TABLE p (g INT NOT NULL, id INT NOT NULL, u VARCHAR(10), v INT, PRIMARY KEY (g, id), UNIQUE KEY ku (u), KEY kv (v))")
-		ra.Exec("CREATE TABLE s (g INT NOT NULL, id INT NOT NULL, u VARCHAR(10), v INT, PRIMARY KEY (g, id), UNIQUE KEY ku (u), KEY kv (v)) PARTITION BY KEY (g) PARTITIONS 3")
-		ra.Exec("CREATE TABLE m (g INT NOT NULL, id INT NOT NULL, u VARCHAR(10), v INT, PRIMARY KEY (g, id), UNIQUE KEY ku (u), KEY kv (v)) COMMENT 'sqlgw: group=gg'")
-		ra.Exec("CREATE TABLE m2 (g INT NOT NULL, id INT NOT NULL, w INT, PRIMARY KEY (g, id)) COMMENT 'sqlgw: group=gg'")
+		ra.Script(`
+			exec CREATE TABLE p (g INT NOT NULL, id INT NOT NULL, u VARCHAR(10), v INT, PRIMARY KEY (g, id), UNIQUE KEY ku (u), KEY kv (v))
+			exec CREATE TABLE s (g INT NOT NULL, id INT NOT NULL, u VARCHAR(10), v INT, PRIMARY KEY (g, id), UNIQUE KEY ku (u), KEY kv (v)) PARTITION BY KEY (g) PARTITIONS 3
+			exec CREATE TABLE m (g INT NOT NULL, id INT NOT NULL, u VARCHAR(10), v INT, PRIMARY KEY (g, id), UNIQUE KEY ku (u), KEY kv (v)) COMMENT 'sqlgw: group=gg'
+			exec CREATE TABLE m2 (g INT NOT NULL, id INT NOT NULL, w INT, PRIMARY KEY (g, id)) COMMENT 'sqlgw: group=gg'
+		`)
 		names := []string{"p", "s", "m"}
 		for _, n := range names {
 			ra.InsertRows(n, 20, 20, func(i int) string { return fmt.Sprintf("(%d, %d, 'u%d', %d)", i%4, i, i, i%5) })

@@ -87,10 +87,12 @@ func TestDDL2NotNull(t *testing.T) {
 		r.Exec("UPDATE t SET e = '' WHERE e IS NULL")
 		r.Exec("ALTER TABLE t MODIFY e VARCHAR(64) NOT NULL")
 		expectColumnType(t, c, "t", "e", "varchar(64)\tNO", "after NOT NULL")
-		r.ExpectErrno(1048, "INSERT INTO t VALUES (4, NULL)")
-		// Narrowing and NOT NULL together, checked in one scan.
-		r.Exec("ALTER TABLE t MODIFY e VARCHAR(64) NULL")
-		r.Exec("INSERT INTO t VALUES (5, NULL)")
+		r.Script(`
+			error 1048 INSERT INTO t VALUES (4, NULL)
+			# Narrowing and NOT NULL together, checked in one scan.
+			exec ALTER TABLE t MODIFY e VARCHAR(64) NULL
+			exec INSERT INTO t VALUES (5, NULL)
+		`)
 		r.ExpectError(1138, "Invalid use of NULL value", "ALTER TABLE t MODIFY e VARCHAR(1) NOT NULL")
 		r.Exec("DELETE FROM t WHERE k = 5")
 		r.Exec("ALTER TABLE t MODIFY e VARCHAR(1) NOT NULL")
@@ -112,9 +114,13 @@ func TestDDL2NarrowConcurrentWriters(t *testing.T) {
 			rc.ExpectError(1265, "Data truncated for column 'e' at row 2", "ALTER TABLE t MODIFY e VARCHAR(64)")
 		})
 		expectColumnType(t, rc.DB, "t", "e", "varchar(128)\tYES", "after the reverted MODIFY")
-		rc.ExpectRows("SELECT k, LENGTH(e) FROM t ORDER BY k", "1\t3", "2\t100")
-		rc.Exec("UPDATE t SET e = 'y' WHERE k = 2")
-		rc.Exec("INSERT INTO t VALUES (3, NULL, 3)")
+		rc.Script(`
+			query SELECT k, LENGTH(e) FROM t ORDER BY k
+			= 1 | 3
+			= 2 | 100
+			exec UPDATE t SET e = 'y' WHERE k = 2
+			exec INSERT INTO t VALUES (3, NULL, 3)
+		`)
 
 		inWindow(t, sqlgw.SetNarrowVerifiedHook, rw.DB, "UPDATE t SET f = NULL WHERE k = 1", func() {
 			rc.ExpectError(1138, "Invalid use of NULL value", "ALTER TABLE t MODIFY f INT NOT NULL, MODIFY e VARCHAR(64)")
@@ -135,9 +141,11 @@ func TestDDL2NarrowConcurrentWriters(t *testing.T) {
 func TestDDL2NarrowStaleGateway(t *testing.T) {
 	sqltest.ForEachSharedStore(t, func(t *testing.T, store storage.Store, co catalog.Options) {
 		ca := sqltest.Start(t, store, sqltest.Options{Catalog: co}).Conn()
-		sqltest.NewRunner(t, ca).Exec("CREATE DATABASE sg")
-		sqltest.NewRunner(t, ca).Exec("CREATE TABLE sg.t (k INT PRIMARY KEY, e VARCHAR(128))")
-		sqltest.NewRunner(t, ca).Exec("INSERT INTO sg.t VALUES (1, 'abc')")
+		sqltest.NewRunner(t, ca).Script(`
+			exec CREATE DATABASE sg
+			exec CREATE TABLE sg.t (k INT PRIMARY KEY, e VARCHAR(128))
+			exec INSERT INTO sg.t VALUES (1, 'abc')
+		`)
 		cb := staleGateway(t, store, co) // B keeps its cached catalog
 		cb.ExpectRows("SELECT e FROM sg.t", "abc")
 		inWindow(t, sqlgw.SetNarrowCommittedHook, cb.DB, "INSERT INTO sg.t VALUES (2, REPEAT('x', 100))", func() {

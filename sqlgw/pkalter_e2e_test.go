@@ -78,9 +78,11 @@ func TestPKAlterAddOnEmptyTable(t *testing.T) {
 		}
 		// An AUTO_INCREMENT column must stay a key (1075); a table with a
 		// secondary index keeps its key (1235) even when empty.
-		r.Exec("CREATE TABLE ai (id INT AUTO_INCREMENT PRIMARY KEY)")
-		r.ExpectErrno(1075, "ALTER TABLE ai DROP PRIMARY KEY")
-		r.Exec("CREATE TABLE ix (a INT PRIMARY KEY, b INT, KEY (b))")
+		r.Script(`
+			exec CREATE TABLE ai (id INT AUTO_INCREMENT PRIMARY KEY)
+			error 1075 ALTER TABLE ai DROP PRIMARY KEY
+			exec CREATE TABLE ix (a INT PRIMARY KEY, b INT, KEY (b))
+		`)
 		r.ExpectError(1235, "secondary indexes", "ALTER TABLE ix DROP PRIMARY KEY")
 		// A BLOB cannot be a key column (MariaDB 10.11: 1170).
 		r.Exec("CREATE TABLE bl (a BLOB)")
@@ -116,9 +118,11 @@ func TestPKAlterConcurrentInsert(t *testing.T) {
 func TestPKAlterOtherGateway(t *testing.T) {
 	sqltest.ForEachSharedStore(t, func(t *testing.T, store storage.Store, co catalog.Options) {
 		ca := sqltest.NewRunner(t, sqltest.Start(t, store, sqltest.Options{Catalog: co}).Conn())
-		ca.Exec("CREATE DATABASE og")
-		ca.Exec("CREATE TABLE og.t (a INT, b INT)")
-		ca.Exec("CREATE TABLE og.u (a INT, b INT)")
+		ca.Script(`
+			exec CREATE DATABASE og
+			exec CREATE TABLE og.t (a INT, b INT)
+			exec CREATE TABLE og.u (a INT, b INT)
+		`)
 		cb := sqltest.Start(t, store, sqltest.Options{Catalog: co}).Conn()
 		sqltest.NewRunner(t, cb).ExpectRows("SELECT COUNT(*) FROM og.t", "0")
 

@@ -30,9 +30,11 @@ func TestAnalyzeStatistics(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		c := ts.Conn()
 		r := sqltest.NewRunner(t, c)
-		r.Exec("CREATE DATABASE d")
-		r.Exec("USE d")
-		r.Exec("CREATE TABLE s (id INT PRIMARY KEY, n INT, name VARCHAR(20) COLLATE utf8mb4_0900_ai_ci, KEY by_n (n), KEY by_name_n (name, n))")
+		r.Script(`
+			exec CREATE DATABASE d
+			exec USE d
+			exec CREATE TABLE s (id INT PRIMARY KEY, n INT, name VARCHAR(20) COLLATE utf8mb4_0900_ai_ci, KEY by_n (n), KEY by_name_n (name, n))
+		`)
 		r.InsertRows("s", 400, 400, func(i int) string {
 			name := []string{"ann", "ANN", "Änn", "bob"}[i%4] // three spellings of one value under ai_ci
 			return fmt.Sprintf("(%d, %d, '%s')", i, i%40, name)
@@ -166,10 +168,16 @@ func TestStatisticsPersist(t *testing.T) {
 	ts.Stop()
 
 	ts = sqltest.Start(t, sqltest.OpenDisk(t, dir), sqltest.Options{})
-	sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT INDEX_NAME, CARDINALITY FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 's' ORDER BY INDEX_NAME", "by_n\t6", "PRIMARY\t60")
-	sqltest.NewRunner(t, ts.DB).Exec("DROP TABLE d.s")
-	sqltest.NewRunner(t, ts.DB).Exec("CREATE TABLE d.s (id INT PRIMARY KEY, n INT, KEY by_n (n))")
-	sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT INDEX_NAME, CARDINALITY FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 's' ORDER BY INDEX_NAME", "by_n\t0", "PRIMARY\t0")
+	sqltest.NewRunner(t, ts.DB).Script(`
+		query SELECT INDEX_NAME, CARDINALITY FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 's' ORDER BY INDEX_NAME
+		= by_n | 6
+		= PRIMARY | 60
+		exec DROP TABLE d.s
+		exec CREATE TABLE d.s (id INT PRIMARY KEY, n INT, KEY by_n (n))
+		query SELECT INDEX_NAME, CARDINALITY FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 's' ORDER BY INDEX_NAME
+		= by_n | 0
+		= PRIMARY | 0
+	`)
 }
 
 // TestSkewedIndexValues: the most frequent values of an index's leading

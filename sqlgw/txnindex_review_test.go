@@ -94,9 +94,11 @@ func TestUniqueRaceTransactions(t *testing.T) {
 func TestUniqueSwapRaceInsert(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		st, co, r := ts.Store, ts.Catalog, sqltest.NewRunner(t, ts.DB)
-		r.Exec("CREATE DATABASE us")
-		r.Exec("CREATE TABLE us.t (id INT PRIMARY KEY, u INT, UNIQUE KEY uu (u) COMMENT 'sqlgw: global')")
-		r.Exec("INSERT INTO us.t VALUES (1, 1), (2, 2)")
+		r.Script(`
+			exec CREATE DATABASE us
+			exec CREATE TABLE us.t (id INT PRIMARY KEY, u INT, UNIQUE KEY uu (u) COMMENT 'sqlgw: global')
+			exec INSERT INTO us.t VALUES (1, 1), (2, 2)
+		`)
 		a, b := ts.Conn(), ts.Conn()
 		for round := range 6 {
 			sqltest.NewRunner(t, a).ExecAll("BEGIN", "UPDATE us.t SET u = 30 WHERE id = 1", "UPDATE us.t SET u = 1 WHERE id = 2", "UPDATE us.t SET u = 2 WHERE id = 1")
@@ -121,23 +123,35 @@ func TestUniqueSwapRaceInsert(t *testing.T) {
 func TestUniqueKeyAndValueUpdate(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		st, co, r := ts.Store, ts.Catalog, sqltest.NewRunner(t, ts.DB)
-		r.Exec("CREATE DATABASE kv")
-		r.Exec("CREATE TABLE kv.t (id INT PRIMARY KEY, u INT, a INT, UNIQUE KEY uu (u) COMMENT 'sqlgw: global', KEY ga (a) COMMENT 'sqlgw: global')")
-		r.Exec("INSERT INTO kv.t VALUES (1, 1, 5), (2, 2, 5), (3, 3, 6)")
-		r.Exec("UPDATE kv.t SET id = id + 10, a = a + 1 WHERE id < 3")
+		r.Script(`
+			exec CREATE DATABASE kv
+			exec CREATE TABLE kv.t (id INT PRIMARY KEY, u INT, a INT, UNIQUE KEY uu (u) COMMENT 'sqlgw: global', KEY ga (a) COMMENT 'sqlgw: global')
+			exec INSERT INTO kv.t VALUES (1, 1, 5), (2, 2, 5), (3, 3, 6)
+			exec UPDATE kv.t SET id = id + 10, a = a + 1 WHERE id < 3
+		`)
 		checkIndexes(t, st, co, "kv", "t", "key moved, unique value kept")
 		r.ExpectRows("SELECT id FROM kv.t WHERE u = 1", "11")
 		r.Exec("UPDATE kv.t SET id = id + 10, u = u + 10 WHERE id > 10")
 		checkIndexes(t, st, co, "kv", "t", "key and unique value moved")
-		r.ExpectRows("SELECT id FROM kv.t WHERE u = 11", "21")
-		r.ExpectRows("SELECT id FROM kv.t WHERE u = 1")
-		// The key of one row moves onto the key another row leaves, the
-		// unique value shifting with it.
-		r.Exec("UPDATE kv.t SET id = id - 1, u = u - 1 ORDER BY id")
+		r.Script(`
+			query SELECT id FROM kv.t WHERE u = 11
+			= 21
+			query SELECT id FROM kv.t WHERE u = 1
+			# The key of one row moves onto the key another row leaves, the
+			# unique value shifting with it.
+			exec UPDATE kv.t SET id = id - 1, u = u - 1 ORDER BY id
+		`)
 		checkIndexes(t, st, co, "kv", "t", "keys and values shifted")
-		r.ExpectRows("SELECT id, u, a FROM kv.t ORDER BY id", "2\t2\t6", "20\t10\t6", "21\t11\t6")
-		r.ExpectRows("SELECT id FROM kv.t WHERE u = 10", "20")
-		r.ExpectRows("SELECT COUNT(*) FROM kv.t WHERE a = 6", "3")
+		r.Script(`
+			query SELECT id, u, a FROM kv.t ORDER BY id
+			= 2 | 2 | 6
+			= 20 | 10 | 6
+			= 21 | 11 | 6
+			query SELECT id FROM kv.t WHERE u = 10
+			= 20
+			query SELECT COUNT(*) FROM kv.t WHERE a = 6
+			= 3
+		`)
 	})
 }
 
@@ -174,31 +188,40 @@ func leaveMarks(t *testing.T, st storage.Store, co catalog.Options, db, name str
 func TestIndexWritesOverOldMarks(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		st, co, r := ts.Store, ts.Catalog, sqltest.NewRunner(t, ts.DB)
-		r.Exec("CREATE DATABASE om")
-		r.Exec("CREATE TABLE om.t (id INT PRIMARY KEY, u INT, a INT, UNIQUE KEY uu (u) COMMENT 'sqlgw: global', KEY ga (a) COMMENT 'sqlgw: global')")
-		r.Exec("INSERT INTO om.t VALUES (1, 1, 10), (2, 2, 20), (3, 3, 30), (4, 4, 40)")
+		r.Script(`
+			exec CREATE DATABASE om
+			exec CREATE TABLE om.t (id INT PRIMARY KEY, u INT, a INT, UNIQUE KEY uu (u) COMMENT 'sqlgw: global', KEY ga (a) COMMENT 'sqlgw: global')
+			exec INSERT INTO om.t VALUES (1, 1, 10), (2, 2, 20), (3, 3, 30), (4, 4, 40)
+		`)
 		leaveMarks(t, st, co, "om", "t", 1, 1, int64(5))  // u 1 -> 5, never committed
 		leaveMarks(t, st, co, "om", "t", 2, 2, int64(21)) // a 20 -> 21
 		leaveMarks(t, st, co, "om", "t", 3, 1, int64(6))  // u 3 -> 6
 		leaveMarks(t, st, co, "om", "t", 4, 1, int64(7))  // u 4 -> 7
-		r.ExpectRows("SELECT id FROM om.t WHERE u = 5")
-		r.ExpectRows("SELECT id FROM om.t WHERE u = 1", "1")
-		// A delete of a row whose entity is marked.
-		r.Exec("DELETE FROM om.t WHERE id = 1")
-		// The value its stale marked entity names, taken by another row.
-		r.Exec("INSERT INTO om.t VALUES (5, 5, 50)")
-		// An update of a row whose old and new entities are marked.
-		r.Exec("UPDATE om.t SET a = 22 WHERE id = 2")
-		// An update to the very value the stale mark names.
-		r.Exec("UPDATE om.t SET u = 6 WHERE id = 3")
-		// A value swap between a marked row and another, in one transaction.
-		r.Exec("BEGIN")
-		r.Exec("UPDATE om.t SET u = 100 WHERE id = 4")
-		r.Exec("UPDATE om.t SET u = 4 WHERE id = 5")
-		r.Exec("UPDATE om.t SET u = 5 WHERE id = 4")
-		r.Exec("COMMIT")
-		r.ExpectErrno(1062, "INSERT INTO om.t VALUES (9, 6, 0)")
-		r.ExpectRows("SELECT id, u, a FROM om.t ORDER BY id", "2\t2\t22", "3\t6\t30", "4\t5\t40", "5\t4\t50")
+		r.Script(`
+			query SELECT id FROM om.t WHERE u = 5
+			query SELECT id FROM om.t WHERE u = 1
+			= 1
+			# A delete of a row whose entity is marked.
+			exec DELETE FROM om.t WHERE id = 1
+			# The value its stale marked entity names, taken by another row.
+			exec INSERT INTO om.t VALUES (5, 5, 50)
+			# An update of a row whose old and new entities are marked.
+			exec UPDATE om.t SET a = 22 WHERE id = 2
+			# An update to the very value the stale mark names.
+			exec UPDATE om.t SET u = 6 WHERE id = 3
+			# A value swap between a marked row and another, in one transaction.
+			exec BEGIN
+			exec UPDATE om.t SET u = 100 WHERE id = 4
+			exec UPDATE om.t SET u = 4 WHERE id = 5
+			exec UPDATE om.t SET u = 5 WHERE id = 4
+			exec COMMIT
+			error 1062 INSERT INTO om.t VALUES (9, 6, 0)
+			query SELECT id, u, a FROM om.t ORDER BY id
+			= 2 | 2 | 22
+			= 3 | 6 | 30
+			= 4 | 5 | 40
+			= 5 | 4 | 50
+		`)
 		for _, w := range []string{"u = 1", "u = 4", "u = 5", "u = 6", "u = 7", "a = 20", "a = 21", "a = 22", "a = 50"} {
 			got := r.Rows("SELECT id FROM om.t WHERE " + w + " ORDER BY id")
 			want := r.Rows("SELECT id FROM om.t WHERE CONCAT(" + w + ") ORDER BY id")
