@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -425,15 +426,7 @@ func TestKeyOrderThroughStore(t *testing.T) {
 	}
 }
 
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
+func cmpInt(a, b int64) int { return cmp.Compare(a, b) }
 
 func TestKeyTooLong(t *testing.T) {
 	c, ctx := createDB(t)
@@ -779,23 +772,9 @@ func keyCompare(typ Type, a, b Datum) int {
 	case int64:
 		return cmpInt(x, b.(int64))
 	case uint64:
-		y := b.(uint64)
-		switch {
-		case x < y:
-			return -1
-		case x > y:
-			return 1
-		}
-		return 0
+		return cmp.Compare(x, b.(uint64))
 	case float64:
-		y := b.(float64)
-		switch {
-		case x < y:
-			return -1
-		case x > y:
-			return 1
-		}
-		return 0
+		return cmp.Compare(x, b.(float64)) // key values are never NaN
 	case decimal.Decimal:
 		return x.Cmp(b.(decimal.Decimal))
 	case time.Time:
