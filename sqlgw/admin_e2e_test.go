@@ -132,7 +132,7 @@ func TestAdminCheckRepair(t *testing.T) {
 		expectAdmin(t, c, "CHECK TABLE t", "d.t|check|status|OK")
 		expectAdmin(t, c, "CHECK TABLE d.t EXTENDED", "d.t|check|status|OK")
 
-		tbl := storeTable(t, store, co, "d", "t")
+		tbl := sqltest.StoreTable(t, store, co, "d", "t")
 
 		for _, ic := range []struct {
 			index string
@@ -493,7 +493,7 @@ func TestAdminDuplicateUnique(t *testing.T) {
 			"CREATE TABLE t (id INT PRIMARY KEY, b VARCHAR(10), UNIQUE KEY ub (b) COMMENT 'sqlgw: global')",
 			"INSERT INTO t VALUES (1, 'x'), (2, 'y')")
 		r := sqltest.NewRunner(t, c)
-		tbl := storeTable(t, store, co, "d", "t")
+		tbl := sqltest.StoreTable(t, store, co, "d", "t")
 		pk, rk, err := tbl.EncodePrimaryKey([]catalog.Datum{int64(2)})
 		if err != nil {
 			t.Fatal(err)

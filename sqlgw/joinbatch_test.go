@@ -402,10 +402,7 @@ func TestLookupJoinBuildingIndex(t *testing.T) {
 	c := ts.Conn()
 	r := sqltest.NewRunner(t, c)
 	joinFixture(t, c, 60)
-	other, err := catalog.Open(context.Background(), store, catalog.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := sqltest.OpenCatalog(t, store, catalog.Options{})
 	for _, ix := range []string{"by_email", "by_city"} {
 		if _, err := other.SetIndexState(context.Background(), "d", "u", ix, catalog.IndexBuilding); err != nil {
 			t.Fatal(err)

@@ -16,7 +16,7 @@ import (
 // saltedTable returns the catalog record of table d.name on s's store.
 func saltedTable(t *testing.T, s *sqltest.Server, name string) *catalog.Table {
 	t.Helper()
-	return storeTable(t, s.Store, s.Catalog, "d", name)
+	return sqltest.StoreTable(t, s.Store, s.Catalog, "d", name)
 }
 
 // bucketCounts reads every row entity of tbl from the store and counts

@@ -157,18 +157,8 @@ func TestTableGroups(t *testing.T) {
 		}
 
 		// The key format: the member prefix before each table's RowKey.
-		cat, err := catalog.Open(context.Background(), s.Store, s.Catalog)
-		if err != nil {
-			t.Fatal(err)
-		}
-		omt, err := cat.Table(context.Background(), "d", "orders")
-		if err != nil {
-			t.Fatal(err)
-		}
-		lmt, err := cat.Table(context.Background(), "d", "order_lines")
-		if err != nil {
-			t.Fatal(err)
-		}
+		omt := sqltest.StoreTable(t, s.Store, s.Catalog, "d", "orders")
+		lmt := sqltest.StoreTable(t, s.Store, s.Catalog, "d", "order_lines")
 		if omt.Group != "sales" || lmt.Group != "sales" {
 			t.Fatalf("groups %q, %q", omt.Group, lmt.Group)
 		}

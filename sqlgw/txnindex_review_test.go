@@ -19,7 +19,7 @@ import (
 func checkIndexes(t *testing.T, st storage.Store, co catalog.Options, db, name, what string) {
 	t.Helper()
 	ctx := context.Background()
-	tbl := storeTable(t, st, co, db, name)
+	tbl := sqltest.StoreTable(t, st, co, db, name)
 	mm, err := ixmaint.Check(ctx, st, tbl)
 	if err != nil {
 		t.Fatal(err)
@@ -163,7 +163,7 @@ func TestUniqueKeyAndValueUpdate(t *testing.T) {
 func leaveMarks(t *testing.T, st storage.Store, co catalog.Options, db, name string, id int64, col int, val any) {
 	t.Helper()
 	ctx := context.Background()
-	tbl := storeTable(t, st, co, db, name)
+	tbl := sqltest.StoreTable(t, st, co, db, name)
 	pk, rk, err := tbl.EncodePrimaryKey([]catalog.Datum{id})
 	if err != nil {
 		t.Fatal(err)
@@ -230,7 +230,7 @@ func TestIndexWritesOverOldMarks(t *testing.T) {
 			}
 		}
 		ctx := context.Background()
-		tbl := storeTable(t, st, co, "om", "t")
+		tbl := sqltest.StoreTable(t, st, co, "om", "t")
 		if _, err := (&ixmaint.Maintainer{Store: st}).Recover(ctx, tbl, true); err != nil {
 			t.Fatal(err)
 		}

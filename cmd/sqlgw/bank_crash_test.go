@@ -189,14 +189,7 @@ func runBankCrash(t *testing.T, be crashBackend, kills, ngw int) {
 	} else {
 		// Other tests' gateways share the Azurite account: look at the
 		// bank's own tables (rows and global index) only.
-		cat, err := catalog.Open(context.Background(), s, catalog.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		tb, err := cat.Table(context.Background(), be.db, "acct")
-		if err != nil {
-			t.Fatal(err)
-		}
+		tb := sqltest.StoreTable(t, s, catalog.Options{}, be.db, "acct")
 		only := []string{tb.Physical}
 		for _, ix := range tb.Indexes {
 			if ix.Physical != "" {

@@ -456,14 +456,7 @@ func checkStore(t *testing.T, be crashBackend, indexes int) []ixmaint.Mismatch {
 	ctx := context.Background()
 	st, closeStore := be.open(t)
 	defer closeStore()
-	cat, err := catalog.Open(ctx, st, catalog.Options{})
-	if err != nil {
-		t.Fatalf("catalog: %v", err)
-	}
-	tbl, err := cat.Table(ctx, be.db, "t")
-	if err != nil {
-		t.Fatalf("catalog table: %v", err)
-	}
+	tbl := sqltest.StoreTable(t, st, catalog.Options{}, be.db, "t")
 	if indexes > 0 && len(tbl.Indexes) != indexes {
 		t.Fatalf("table has %d indexes, want %d", len(tbl.Indexes), indexes)
 	}

@@ -371,3 +371,25 @@ func ForEachSharedStore(t *testing.T, f func(t *testing.T, store storage.Store, 
 		})
 	}
 }
+
+// OpenCatalog opens a catalog (options co) on store st, as a gateway
+// does, to read or change table records beside the servers of a test.
+func OpenCatalog(t testing.TB, st storage.Store, co catalog.Options) *catalog.Catalog {
+	t.Helper()
+	c, err := catalog.Open(context.Background(), st, co)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// StoreTable returns the catalog record of table db.name in store st
+// (catalog options co), read as a gateway would.
+func StoreTable(t testing.TB, st storage.Store, co catalog.Options, db, name string) *catalog.Table {
+	t.Helper()
+	tbl, err := OpenCatalog(t, st, co).Table(context.Background(), db, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tbl
+}
