@@ -1,13 +1,12 @@
 package engine
 
 import (
-	"context"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltext"
 )
 
 // CREATE TABLE ... LIKE
@@ -29,20 +28,15 @@ func (d *Database) likeSource(ctx *sql.Context) *catalog.Table {
 	if len(q) < 6 || !strings.EqualFold(q[:6], "create") || !strings.Contains(strings.ToLower(q), "like") {
 		return nil
 	}
-	stmt, _, err := sqlparser.ParseOne(context.Background(), q)
-	if err != nil {
+	_, src, ok := sqltext.CreateLike(q)
+	if !ok {
 		return nil
 	}
-	ddl, ok := stmt.(*sqlparser.DDL)
-	if !ok || ddl.Action != sqlparser.CreateStr || ddl.OptLike == nil || len(ddl.OptLike.LikeTables) != 1 {
-		return nil
-	}
-	src := ddl.OptLike.LikeTables[0]
 	db := d.name
-	if q := src.DbQualifier.String(); q != "" {
-		db = q
+	if src.DB != "" {
+		db = src.DB
 	}
-	t, err := d.gw.Catalog.Table(MetaCtx(ctx), db, src.Name.String())
+	t, err := d.gw.Catalog.Table(MetaCtx(ctx), db, src.Table)
 	if err != nil {
 		return nil
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltext"
 )
 
 // PARTITION BY KEY
@@ -174,6 +175,9 @@ func (p *partitionDecls) NotePartitionBy(conn uint32, query string) {
 	if lq := strings.ToLower(q); !strings.Contains(lq, "partition") && !strings.Contains(lq, "desc") {
 		return
 	}
+	// The whole table spec is needed here (the PARTITION BY clause, the
+	// order of every key and index column), which takes the grammar, not
+	// the lexer (sqlgw/sqltext): vitess parses the statement a second time.
 	stmt, _, err := sqlparser.ParseOne(context.Background(), q)
 	if err != nil {
 		return // the engine reports the syntax error
@@ -270,23 +274,12 @@ const renameKey = "\x00rename"
 // another database: go-mysql-server drops the target database and would
 // rename within the source database instead.
 func (p *partitionDecls) noteRename(conn uint32, q string) {
-	stmt, _, err := sqlparser.ParseOne(context.Background(), q)
-	if err != nil {
-		return
-	}
-	ddl, ok := stmt.(*sqlparser.DDL)
-	if !ok || ddl.Action != sqlparser.RenameStr {
-		return
-	}
-	for i := range ddl.FromTables {
-		if i >= len(ddl.ToTables) {
-			break
-		}
-		from, to := ddl.FromTables[i].DbQualifier.String(), ddl.ToTables[i].DbQualifier.String()
-		if to != "" && !strings.EqualFold(from, to) {
+	for _, r := range sqltext.Renames(q) {
+		from, to := r[0], r[1]
+		if to.DB != "" && !strings.EqualFold(from.DB, to.DB) {
 			p.set(conn, renameKey, partitionDecl{err: errUnsupported.New(fmt.Sprintf(
 				"RENAME TABLE %s TO %s.%s: moving a table to another database is not supported yet",
-				ddl.FromTables[i].Name.String(), to, ddl.ToTables[i].Name.String()))})
+				from.Table, to.DB, to.Table))})
 			return
 		}
 	}

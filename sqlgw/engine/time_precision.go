@@ -12,7 +12,6 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
-	"github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/sqlgw/sqltext"
@@ -144,47 +143,47 @@ func (g *Gateway) keptTimePrecisions(conn uint32, query string) map[string]int {
 	default:
 		return nil
 	}
-	stmt, _, err := sqlparser.ParseOne(context.Background(), query)
-	if err != nil {
-		return nil
-	}
 	db := g.CurrentDB(conn)
-	columns := func(tn sqlparser.TableName) []catalog.Column {
-		d := tn.DbQualifier.String()
+	columns := func(tn sqltext.Name) []catalog.Column {
+		d := tn.DB
 		if d == "" {
 			d = db
 		}
-		t, err := g.Catalog.Table(MetaCtx(context.Background()), d, tn.Name.String())
+		t, err := g.Catalog.Table(MetaCtx(context.Background()), d, tn.Table)
 		if err != nil {
 			return nil
 		}
 		return t.Columns
 	}
 	out := map[string]int{}
-	switch x := stmt.(type) {
-	case *sqlparser.AlterTable:
+	if w[0] == "alter" {
+		table, renames, ok := sqltext.RenamedColumns(query)
+		if !ok {
+			return nil
+		}
 		var cols []catalog.Column
-		for _, a := range x.Statements {
-			if a == nil || a.ColumnAction != "rename" || a.Column.String() == "" || a.ToColumn.String() == "" {
+		for _, r := range renames {
+			if r[0] == "" || r[1] == "" {
 				continue
 			}
 			if cols == nil {
-				cols = columns(x.Table)
+				cols = columns(table)
 			}
 			for _, c := range cols {
-				if strings.EqualFold(c.Name, a.Column.String()) && c.Type.Kind == catalog.KindTime && c.Type.TimeFSP {
-					out[strings.ToLower(a.ToColumn.String())] = c.Type.FSP
+				if strings.EqualFold(c.Name, r[0]) && c.Type.Kind == catalog.KindTime && c.Type.TimeFSP {
+					out[strings.ToLower(r[1])] = c.Type.FSP
 				}
 			}
 		}
-	case *sqlparser.DDL:
-		if x.Action != sqlparser.CreateStr || x.OptLike == nil || len(x.OptLike.LikeTables) != 1 {
-			return nil
-		}
-		for _, c := range columns(x.OptLike.LikeTables[0]) {
-			if c.Type.Kind == catalog.KindTime && c.Type.TimeFSP {
-				out[strings.ToLower(c.Name)] = c.Type.FSP
-			}
+		return out
+	}
+	_, src, ok := sqltext.CreateLike(query)
+	if !ok {
+		return nil
+	}
+	for _, c := range columns(src) {
+		if c.Type.Kind == catalog.KindTime && c.Type.TimeFSP {
+			out[strings.ToLower(c.Name)] = c.Type.FSP
 		}
 	}
 	return out
@@ -399,22 +398,15 @@ func (g *Gateway) FixTimeDDL(ctx context.Context, conn uint32, query string, cb 
 	if !show && !cols {
 		return cb
 	}
-	stmt, _, err := sqlparser.ParseOne(ctx, query)
-	if err != nil {
-		return cb
-	}
-	sh, ok := stmt.(*sqlparser.Show)
+	shown, _, ok := sqltext.ShownColumns(query)
 	if !ok {
 		return cb
 	}
-	db := sh.Table.DbQualifier.String()
-	if db == "" && sh.ShowTablesOpt != nil {
-		db = sh.ShowTablesOpt.DbName
-	}
+	db := shown.DB
 	if db == "" {
 		db = g.CurrentDB(conn)
 	}
-	t, err := g.Catalog.Table(MetaCtx(ctx), db, sh.Table.Name.String())
+	t, err := g.Catalog.Table(MetaCtx(ctx), db, shown.Table)
 	if err != nil {
 		return cb
 	}
