@@ -69,14 +69,14 @@ func TestCrossGroupDescLimit(t *testing.T) {
 		forTwins(r, []string{"", "p"},
 			"INSERT INTO %sorders VALUES (1, 1, 10), (1, 2, 20), (1, 3, 30), (2, 1, 40), (2, 2, 50)",
 			"INSERT INTO %sorder_lines VALUES (1, 1, 1, 'a'), (1, 1, 2, 'b'), (1, 2, 1, 'c'), (1, 3, 1, 'd'), (2, 1, 1, 'e'), (2, 2, 1, 'f')")
-		qs := []string{
-			"SELECT id, total FROM %sorders WHERE cust = 1 ORDER BY id DESC LIMIT 2",
-			"SELECT id, line FROM %sorder_lines WHERE cust = 1 ORDER BY id DESC, line DESC LIMIT 3",
-			"SELECT cust, id FROM %sorders ORDER BY cust DESC, id DESC LIMIT 3",
-			"SELECT cust, id, line FROM %sorder_lines ORDER BY cust DESC, id DESC, line DESC LIMIT 4",
-			"SELECT o.id, l.line FROM %[1]sorders o JOIN %[1]sorder_lines l ON l.cust = o.cust AND l.id = o.id WHERE o.cust = 1 ORDER BY o.id DESC, l.line DESC LIMIT 3",
-			"SELECT id FROM %sorder_lines WHERE cust = 1 AND id < 3 ORDER BY id DESC, line DESC LIMIT 2",
-		}
+		qs := sqltest.Lines(`
+			SELECT id, total FROM %sorders WHERE cust = 1 ORDER BY id DESC LIMIT 2
+			SELECT id, line FROM %sorder_lines WHERE cust = 1 ORDER BY id DESC, line DESC LIMIT 3
+			SELECT cust, id FROM %sorders ORDER BY cust DESC, id DESC LIMIT 3
+			SELECT cust, id, line FROM %sorder_lines ORDER BY cust DESC, id DESC, line DESC LIMIT 4
+			SELECT o.id, l.line FROM %[1]sorders o JOIN %[1]sorder_lines l ON l.cust = o.cust AND l.id = o.id WHERE o.cust = 1 ORDER BY o.id DESC, l.line DESC LIMIT 3
+			SELECT id FROM %sorder_lines WHERE cust = 1 AND id < 3 ORDER BY id DESC, line DESC LIMIT 2
+		`)
 		compare := func(stage string) { t.Helper(); twinRows(t, r, stage, qs, "p", "") }
 		twinTransaction(r, compare, []string{"", "p"}, "COMMIT",
 			"INSERT INTO %sorders VALUES (1, 4, 5), (1, 0, 1)",
@@ -226,17 +226,17 @@ func TestCrossSaltedGroupDescLimit(t *testing.T) {
 		forTwins(r, []string{"", "s", "p"},
 			"INSERT INTO %sorders VALUES (1, 1, 10), (1, 2, 20), (1, 3, 30), (2, 1, 40), (2, 2, 50), (3, 7, 70), (5, 1, 1)",
 			"INSERT INTO %sorder_lines VALUES (1, 1, 1, 'a'), (1, 1, 2, 'b'), (1, 2, 1, 'c'), (1, 3, 1, 'd'), (2, 1, 1, 'e'), (2, 2, 1, 'f'), (3, 7, 1, 'g'), (5, 1, 1, 'h')")
-		qs := []string{
-			"SELECT id, total FROM %sorders WHERE cust = 1 ORDER BY id DESC LIMIT 2",
-			"SELECT id, line FROM %sorder_lines WHERE cust = 1 ORDER BY id DESC, line DESC LIMIT 3",
-			"SELECT cust, id FROM %sorders ORDER BY cust DESC, id DESC LIMIT 3",
-			"SELECT cust, id FROM %sorders WHERE cust IN (1, 2, 3) ORDER BY cust DESC, id DESC LIMIT 4",
-			"SELECT cust, id, line FROM %sorder_lines ORDER BY cust DESC, id DESC, line DESC LIMIT 4",
-			"SELECT o.id, l.line FROM %[1]sorders o JOIN %[1]sorder_lines l ON l.cust = o.cust AND l.id = o.id WHERE o.cust = 1 ORDER BY o.id DESC, l.line DESC LIMIT 3",
-			"SELECT o.cust, o.id, l.line FROM %[1]sorders o JOIN %[1]sorder_lines l ON l.cust = o.cust AND l.id = o.id ORDER BY o.cust DESC, o.id DESC, l.line DESC LIMIT 5",
-			"SELECT id FROM %sorder_lines WHERE cust = 1 AND id < 3 ORDER BY id DESC, line DESC LIMIT 2",
-			"SELECT cust, id FROM %sorders WHERE cust BETWEEN 1 AND 3 ORDER BY cust DESC, id DESC LIMIT 2 OFFSET 1",
-		}
+		qs := sqltest.Lines(`
+			SELECT id, total FROM %sorders WHERE cust = 1 ORDER BY id DESC LIMIT 2
+			SELECT id, line FROM %sorder_lines WHERE cust = 1 ORDER BY id DESC, line DESC LIMIT 3
+			SELECT cust, id FROM %sorders ORDER BY cust DESC, id DESC LIMIT 3
+			SELECT cust, id FROM %sorders WHERE cust IN (1, 2, 3) ORDER BY cust DESC, id DESC LIMIT 4
+			SELECT cust, id, line FROM %sorder_lines ORDER BY cust DESC, id DESC, line DESC LIMIT 4
+			SELECT o.id, l.line FROM %[1]sorders o JOIN %[1]sorder_lines l ON l.cust = o.cust AND l.id = o.id WHERE o.cust = 1 ORDER BY o.id DESC, l.line DESC LIMIT 3
+			SELECT o.cust, o.id, l.line FROM %[1]sorders o JOIN %[1]sorder_lines l ON l.cust = o.cust AND l.id = o.id ORDER BY o.cust DESC, o.id DESC, l.line DESC LIMIT 5
+			SELECT id FROM %sorder_lines WHERE cust = 1 AND id < 3 ORDER BY id DESC, line DESC LIMIT 2
+			SELECT cust, id FROM %sorders WHERE cust BETWEEN 1 AND 3 ORDER BY cust DESC, id DESC LIMIT 2 OFFSET 1
+		`)
 		compare := func(stage string) { t.Helper(); twinRows(t, r, stage, qs, "p", "", "s") }
 		twinTransaction(r, compare, []string{"", "s", "p"}, "COMMIT",
 			"INSERT INTO %sorders VALUES (1, 4, 5), (1, 0, 1), (4, 1, 9), (6, 6, 6)",
@@ -265,17 +265,17 @@ func TestCrossGroupIndexesInTransaction(t *testing.T) {
 			r.Exec("INSERT INTO " + p + "orders VALUES (1, 1, 'r1', 10), (2, 1, 'r2', 20)")
 			r.Exec("INSERT INTO " + p + "order_lines VALUES (1, 1, 1, 'a'), (2, 1, 1, 'b')")
 		}
-		qs := []string{
-			"SELECT cust, id, total FROM %sorders WHERE ref = 'r1'",
-			"SELECT cust, id, total FROM %sorders WHERE ref = 'r2'",
-			"SELECT cust, id, total FROM %sorders WHERE ref = 'r3'",
-			"SELECT cust, id, ref FROM %sorders WHERE ref >= 'r' ORDER BY ref",
-			"SELECT cust, id, ref FROM %sorders WHERE total BETWEEN 5 AND 35 ORDER BY total DESC LIMIT 2",
-			"SELECT cust, id, line FROM %sorder_lines WHERE sku = 'a' ORDER BY cust, id, line",
-			"SELECT cust, id, line FROM %sorder_lines WHERE sku IN ('b', 'c', 'd') ORDER BY cust, id, line",
-			"SELECT o.ref, l.sku FROM %[1]sorders o JOIN %[1]sorder_lines l ON l.cust = o.cust AND l.id = o.id WHERE o.ref = 'r1' ORDER BY l.sku",
-			"SELECT COUNT(*) FROM %sorders",
-		}
+		qs := sqltest.Lines(`
+			SELECT cust, id, total FROM %sorders WHERE ref = 'r1'
+			SELECT cust, id, total FROM %sorders WHERE ref = 'r2'
+			SELECT cust, id, total FROM %sorders WHERE ref = 'r3'
+			SELECT cust, id, ref FROM %sorders WHERE ref >= 'r' ORDER BY ref
+			SELECT cust, id, ref FROM %sorders WHERE total BETWEEN 5 AND 35 ORDER BY total DESC LIMIT 2
+			SELECT cust, id, line FROM %sorder_lines WHERE sku = 'a' ORDER BY cust, id, line
+			SELECT cust, id, line FROM %sorder_lines WHERE sku IN ('b', 'c', 'd') ORDER BY cust, id, line
+			SELECT o.ref, l.sku FROM %[1]sorders o JOIN %[1]sorder_lines l ON l.cust = o.cust AND l.id = o.id WHERE o.ref = 'r1' ORDER BY l.sku
+			SELECT COUNT(*) FROM %sorders
+		`)
 		compare := func(stage string) { t.Helper(); twinRows(t, r, stage, qs, "p", "") }
 		compare("start")
 		steps := [][]string{
@@ -322,15 +322,15 @@ func TestCrossKeylessIndexSnapshot(t *testing.T) {
 		for _, tb := range []string{"k", "pk"} {
 			ra.Exec("INSERT INTO " + tb + " (a, b, c) VALUES (1, 'x', 10), (2, 'y', 20), (2, 'z', 21), (3, NULL, 30)")
 		}
-		qs := []string{
-			"SELECT a, b, c FROM %s WHERE a = 2 ORDER BY c",
-			"SELECT a, b, c FROM %s WHERE a >= 2 ORDER BY a DESC, c DESC LIMIT 2",
-			"SELECT a, b, c FROM %s WHERE b = 'y'",
-			"SELECT a, b, c FROM %s WHERE b IN ('x', 'w', 'q') ORDER BY b",
-			"SELECT a, b, c FROM %s WHERE b IS NULL",
-			"SELECT COUNT(*), SUM(c) FROM %s",
-			"SELECT a, b, c FROM %s IGNORE INDEX (ka, ub) WHERE a = 2 ORDER BY c",
-		}
+		qs := sqltest.Lines(`
+			SELECT a, b, c FROM %s WHERE a = 2 ORDER BY c
+			SELECT a, b, c FROM %s WHERE a >= 2 ORDER BY a DESC, c DESC LIMIT 2
+			SELECT a, b, c FROM %s WHERE b = 'y'
+			SELECT a, b, c FROM %s WHERE b IN ('x', 'w', 'q') ORDER BY b
+			SELECT a, b, c FROM %s WHERE b IS NULL
+			SELECT COUNT(*), SUM(c) FROM %s
+			SELECT a, b, c FROM %s IGNORE INDEX (ka, ub) WHERE a = 2 ORDER BY c
+		`)
 		rows := func() map[string][]string {
 			m := map[string][]string{}
 			for _, q := range qs {
@@ -386,14 +386,14 @@ func TestCrossReverseOwnWrites(t *testing.T) {
 			r.Exec(tables[n])
 			r.InsertRows(n, 60, 30, func(i int) string { return fmt.Sprintf("(%d, %d, %d)", i%3, i, (i*7)%61) })
 		}
-		qs := []string{
-			"SELECT g, id, v FROM %s WHERE g = 1 ORDER BY id DESC LIMIT 5",
-			"SELECT g, id, v FROM %s WHERE g = 1 AND id < 50 ORDER BY id DESC LIMIT 3",
-			"SELECT g, id, v FROM %s ORDER BY g DESC, id DESC LIMIT 7",
-			"SELECT g, id, v FROM %s WHERE g IN (0, 2) ORDER BY g DESC, id DESC LIMIT 4",
-			"SELECT g, id, v FROM %s WHERE v > 10 ORDER BY v DESC LIMIT 6",
-			"SELECT g, id, v FROM %s WHERE g = 2 ORDER BY id DESC LIMIT 2 OFFSET 3",
-		}
+		qs := sqltest.Lines(`
+			SELECT g, id, v FROM %s WHERE g = 1 ORDER BY id DESC LIMIT 5
+			SELECT g, id, v FROM %s WHERE g = 1 AND id < 50 ORDER BY id DESC LIMIT 3
+			SELECT g, id, v FROM %s ORDER BY g DESC, id DESC LIMIT 7
+			SELECT g, id, v FROM %s WHERE g IN (0, 2) ORDER BY g DESC, id DESC LIMIT 4
+			SELECT g, id, v FROM %s WHERE v > 10 ORDER BY v DESC LIMIT 6
+			SELECT g, id, v FROM %s WHERE g = 2 ORDER BY id DESC LIMIT 2 OFFSET 3
+		`)
 		noReverse := func(q string) string {
 			q = strings.Replace(q, "ORDER BY g DESC, id DESC", "ORDER BY g+0 DESC, id+0 DESC", 1)
 			q = strings.Replace(q, "ORDER BY id DESC", "ORDER BY id+0 DESC", 1)
@@ -499,13 +499,13 @@ func TestCrossGlobalIndexSnapshot(t *testing.T) {
 			ra.InsertRows(n, 20, 20, func(i int) string { return fmt.Sprintf("(%d, %d, 'u%d', %d)", i%4, i, i, i%5) })
 		}
 		ra.InsertRows("m2", 20, 20, func(i int) string { return fmt.Sprintf("(%d, %d, %d)", i%4, i, i) })
-		qs := []string{
-			"SELECT g, id, u, v FROM %s %s WHERE u = 'u3'",
-			"SELECT g, id, u, v FROM %s %s WHERE u IN ('u1', 'u7', 'x') ORDER BY u",
-			"SELECT g, id, u, v FROM %s %s WHERE v = 2 ORDER BY g, id",
-			"SELECT g, id, u, v FROM %s %s WHERE v >= 3 ORDER BY v DESC, g, id LIMIT 4",
-			"SELECT COUNT(*) FROM %s %s WHERE u LIKE 'u1%%'",
-		}
+		qs := sqltest.Lines(`
+			SELECT g, id, u, v FROM %s %s WHERE u = 'u3'
+			SELECT g, id, u, v FROM %s %s WHERE u IN ('u1', 'u7', 'x') ORDER BY u
+			SELECT g, id, u, v FROM %s %s WHERE v = 2 ORDER BY g, id
+			SELECT g, id, u, v FROM %s %s WHERE v >= 3 ORDER BY v DESC, g, id LIMIT 4
+			SELECT COUNT(*) FROM %s %s WHERE u LIKE 'u1%%'
+		`)
 		check := func(stage string, want map[string][]string) map[string][]string {
 			t.Helper()
 			got := snapshotReads(t, stage, qs, names, want, func(string) bool { return true }, func(q, n string) []string {
@@ -590,13 +590,13 @@ func TestCrossGroupJoinOwnWrites(t *testing.T) {
 		forTwins(r, []string{"", "p"},
 			"INSERT INTO %sorders VALUES (1, 1, 10), (1, 2, 20), (1, 3, 30), (2, 1, 40)",
 			"INSERT INTO %sorder_lines VALUES (1, 1, 1, 'a'), (1, 1, 2, 'b'), (1, 2, 1, 'c'), (2, 1, 1, 'e')")
-		qs := []string{
-			"SELECT o.id, o.total, l.line, l.sku FROM %[1]sorders o JOIN %[1]sorder_lines l ON l.cust = o.cust AND l.id = o.id WHERE o.cust = 1 ORDER BY o.id, l.line",
-			"SELECT o.id, COUNT(l.line) FROM %[1]sorders o LEFT JOIN %[1]sorder_lines l ON l.cust = o.cust AND l.id = o.id WHERE o.cust = 1 GROUP BY o.id ORDER BY o.id",
-			"SELECT o.id FROM %[1]sorders o WHERE o.cust = 1 AND EXISTS (SELECT 1 FROM %[1]sorder_lines l WHERE l.cust = o.cust AND l.id = o.id AND l.sku > 'a') ORDER BY o.id",
-			"SELECT o.id FROM %[1]sorders o WHERE o.cust = 1 AND o.id NOT IN (SELECT l.id FROM %[1]sorder_lines l WHERE l.cust = 1) ORDER BY o.id",
-			"SELECT l.sku, o.total FROM %[1]sorder_lines l JOIN %[1]sorders o ON o.cust = l.cust AND o.id = l.id WHERE l.cust = 1 AND l.line = 1 ORDER BY l.sku",
-		}
+		qs := sqltest.Lines(`
+			SELECT o.id, o.total, l.line, l.sku FROM %[1]sorders o JOIN %[1]sorder_lines l ON l.cust = o.cust AND l.id = o.id WHERE o.cust = 1 ORDER BY o.id, l.line
+			SELECT o.id, COUNT(l.line) FROM %[1]sorders o LEFT JOIN %[1]sorder_lines l ON l.cust = o.cust AND l.id = o.id WHERE o.cust = 1 GROUP BY o.id ORDER BY o.id
+			SELECT o.id FROM %[1]sorders o WHERE o.cust = 1 AND EXISTS (SELECT 1 FROM %[1]sorder_lines l WHERE l.cust = o.cust AND l.id = o.id AND l.sku > 'a') ORDER BY o.id
+			SELECT o.id FROM %[1]sorders o WHERE o.cust = 1 AND o.id NOT IN (SELECT l.id FROM %[1]sorder_lines l WHERE l.cust = 1) ORDER BY o.id
+			SELECT l.sku, o.total FROM %[1]sorder_lines l JOIN %[1]sorders o ON o.cust = l.cust AND o.id = l.id WHERE l.cust = 1 AND l.line = 1 ORDER BY l.sku
+		`)
 		compare := func(stage string) { t.Helper(); twinRows(t, r, stage, qs, "p", "") }
 		twinTransaction(r, compare, []string{"", "p"}, "COMMIT",
 			"INSERT INTO %sorders VALUES (1, 4, 40)",

@@ -143,14 +143,14 @@ func TestIndexHints(t *testing.T) {
 		}
 
 		// Unknown names: 1176, as MySQL.
-		for _, q := range []string{
-			"SELECT * FROM t FORCE INDEX (nosuch) WHERE r = 2",
-			"SELECT * FROM t USE INDEX (ir, nosuch)",
-			"SELECT * FROM t IGNORE KEY FOR ORDER BY (nosuch)",
-			"SELECT * FROM o JOIN t AS tt IGNORE INDEX (nosuch) ON tt.id = o.id",
-			"UPDATE t FORCE INDEX (nosuch) SET s = 1",
-			"SELECT * FROM nokey USE INDEX (PRIMARY)",
-		} {
+		for _, q := range sqltest.Lines(`
+			SELECT * FROM t FORCE INDEX (nosuch) WHERE r = 2
+			SELECT * FROM t USE INDEX (ir, nosuch)
+			SELECT * FROM t IGNORE KEY FOR ORDER BY (nosuch)
+			SELECT * FROM o JOIN t AS tt IGNORE INDEX (nosuch) ON tt.id = o.id
+			UPDATE t FORCE INDEX (nosuch) SET s = 1
+			SELECT * FROM nokey USE INDEX (PRIMARY)
+		`) {
 			sqltest.NewRunner(t, c).ExpectErrno(1176, q)
 		}
 		_, err := c.ExecContext(ctx, "SELECT * FROM t FORCE INDEX (nosuch) WHERE r = 2")

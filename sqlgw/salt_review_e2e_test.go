@@ -101,18 +101,18 @@ func TestSaltWritesAndDDL(t *testing.T) {
 	for _, tb := range []string{"s", "u"} {
 		r.Exec("INSERT INTO " + tb + " VALUES " + strings.Join(vals, ","))
 	}
-	reads := []string{
-		"SELECT * FROM %s ORDER BY id, g",
-		"SELECT * FROM %s ORDER BY id DESC, g DESC LIMIT 7",
-		"SELECT * FROM %s ORDER BY id DESC, g DESC LIMIT 5 OFFSET 11",
-		"SELECT * FROM %s ORDER BY id, g LIMIT 4 OFFSET 30",
-		"SELECT * FROM %s WHERE id BETWEEN 10 AND 20 ORDER BY id DESC, g",
-		"SELECT * FROM %s WHERE id > 40 ORDER BY id DESC LIMIT 3",
-		"SELECT id, g FROM %s WHERE e = 'e77'",
-		"SELECT id, g, e FROM %s WHERE e IN ('e1', 'e150', 'e99', 'nope') ORDER BY e",
-		"SELECT id, g FROM %s WHERE v = 3 ORDER BY id DESC, g DESC",
-		"SELECT id, g FROM %s WHERE id = 7 ORDER BY g DESC",
-	}
+	reads := sqltest.Lines(`
+		SELECT * FROM %s ORDER BY id, g
+		SELECT * FROM %s ORDER BY id DESC, g DESC LIMIT 7
+		SELECT * FROM %s ORDER BY id DESC, g DESC LIMIT 5 OFFSET 11
+		SELECT * FROM %s ORDER BY id, g LIMIT 4 OFFSET 30
+		SELECT * FROM %s WHERE id BETWEEN 10 AND 20 ORDER BY id DESC, g
+		SELECT * FROM %s WHERE id > 40 ORDER BY id DESC LIMIT 3
+		SELECT id, g FROM %s WHERE e = 'e77'
+		SELECT id, g, e FROM %s WHERE e IN ('e1', 'e150', 'e99', 'nope') ORDER BY e
+		SELECT id, g FROM %s WHERE v = 3 ORDER BY id DESC, g DESC
+		SELECT id, g FROM %s WHERE id = 7 ORDER BY g DESC
+	`)
 	sameRows(t, r, reads...)
 	for _, tb := range []string{"s", "u"} {
 		if err := r.Try("INSERT INTO " + tb + " VALUES (999, 0, 'e5', 0)"); sqltest.Errno(err) != 1062 {
@@ -146,16 +146,16 @@ func TestSaltWritesAndDDL(t *testing.T) {
 	sameRows(t, r, "SELECT id, g FROM %s WHERE e = 'e4y'", "SELECT id, g FROM %s WHERE e = 'e4'")
 
 	// ALTER TABLE paths.
-	for _, alter := range []string{
-		"ALTER TABLE %s ADD INDEX kg (g, v)",
-		"ALTER TABLE %s ADD COLUMN w INT DEFAULT 7",
-		"ALTER TABLE %s DROP INDEX kv",
-		"ALTER TABLE %s DROP PRIMARY KEY, ADD PRIMARY KEY (id, g, v)",
-		"ALTER TABLE %s MODIFY e VARCHAR(30)",
-		"ALTER TABLE %s DROP PRIMARY KEY, ADD PRIMARY KEY (v, id, g)",
-		"ALTER TABLE %s MODIFY id BIGINT",
-		"ALTER TABLE %s RENAME TO %s2",
-	} {
+	for _, alter := range sqltest.Lines(`
+		ALTER TABLE %s ADD INDEX kg (g, v)
+		ALTER TABLE %s ADD COLUMN w INT DEFAULT 7
+		ALTER TABLE %s DROP INDEX kv
+		ALTER TABLE %s DROP PRIMARY KEY, ADD PRIMARY KEY (id, g, v)
+		ALTER TABLE %s MODIFY e VARCHAR(30)
+		ALTER TABLE %s DROP PRIMARY KEY, ADD PRIMARY KEY (v, id, g)
+		ALTER TABLE %s MODIFY id BIGINT
+		ALTER TABLE %s RENAME TO %s2
+	`) {
 		es := sqltest.Errno(r.Try(strings.ReplaceAll(alter, "%s", "s")))
 		eu := sqltest.Errno(r.Try(strings.ReplaceAll(alter, "%s", "u")))
 		if es != eu {
@@ -217,17 +217,17 @@ func TestAnalyzeJoinsSameRows(t *testing.T) {
 	r.Exec("INSERT INTO a VALUES " + strings.Join(av, ","))
 	r.Exec("INSERT INTO b VALUES " + strings.Join(bv, ","))
 	r.Exec("INSERT INTO c VALUES " + strings.Join(cv, ","))
-	qs := []string{
-		"SELECT a.id, b.id FROM a JOIN b ON a.b = b.x WHERE a.id < 200 ORDER BY a.id, b.id",
-		"SELECT a.id, b.id FROM a JOIN b ON a.id = b.y WHERE b.x = 3 ORDER BY a.id, b.id",
-		"SELECT a.id, c.k FROM a JOIN c ON a.c = c.k ORDER BY a.id",
-		"SELECT a.id, c.z FROM a LEFT JOIN c ON a.c = c.k WHERE a.id BETWEEN 90 AND 120 ORDER BY a.id",
-		"SELECT COUNT(*), SUM(b.y) FROM a JOIN b ON a.b = b.x JOIN c ON a.c = c.k",
-		"SELECT b.x, COUNT(a.id) FROM b LEFT JOIN a ON a.b = b.x AND a.id > 300 GROUP BY b.x ORDER BY b.x",
-		"SELECT a.id FROM a WHERE a.b IN (SELECT x FROM b WHERE y > 350) ORDER BY a.id",
-		"SELECT a.id FROM a WHERE NOT EXISTS (SELECT 1 FROM b WHERE b.y = a.id) AND (a.b IS NULL OR a.b > 390) ORDER BY a.id",
-		"SELECT a.id, b.id FROM a JOIN b ON a.b = b.id WHERE a.c = 'x' ORDER BY a.id",
-	}
+	qs := sqltest.Lines(`
+		SELECT a.id, b.id FROM a JOIN b ON a.b = b.x WHERE a.id < 200 ORDER BY a.id, b.id
+		SELECT a.id, b.id FROM a JOIN b ON a.id = b.y WHERE b.x = 3 ORDER BY a.id, b.id
+		SELECT a.id, c.k FROM a JOIN c ON a.c = c.k ORDER BY a.id
+		SELECT a.id, c.z FROM a LEFT JOIN c ON a.c = c.k WHERE a.id BETWEEN 90 AND 120 ORDER BY a.id
+		SELECT COUNT(*), SUM(b.y) FROM a JOIN b ON a.b = b.x JOIN c ON a.c = c.k
+		SELECT b.x, COUNT(a.id) FROM b LEFT JOIN a ON a.b = b.x AND a.id > 300 GROUP BY b.x ORDER BY b.x
+		SELECT a.id FROM a WHERE a.b IN (SELECT x FROM b WHERE y > 350) ORDER BY a.id
+		SELECT a.id FROM a WHERE NOT EXISTS (SELECT 1 FROM b WHERE b.y = a.id) AND (a.b IS NULL OR a.b > 390) ORDER BY a.id
+		SELECT a.id, b.id FROM a JOIN b ON a.b = b.id WHERE a.c = 'x' ORDER BY a.id
+	`)
 	before := map[string][]string{}
 	for _, q := range qs {
 		before[q] = r.Rows(q)

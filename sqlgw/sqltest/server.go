@@ -307,13 +307,23 @@ func (s *Server) Session(db string, setup ...string) *sql.Conn {
 	r.Exec("CREATE DATABASE " + db)
 	r.Exec("USE " + db)
 	for _, text := range setup {
-		for _, q := range strings.Split(text, "\n") {
-			if q = strings.TrimSpace(q); q != "" {
-				r.Exec(q)
-			}
+		for _, q := range Lines(text) {
+			r.Exec(q)
 		}
 	}
 	return c
+}
+
+// Lines returns the lines of text, trimmed, without the blank ones: a
+// list of statements or queries written one a line in a raw string.
+func Lines(text string) []string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // Use returns a runner on a new session (Session) whose current database
