@@ -651,54 +651,49 @@ func TestCrossGroupMixedSalting(t *testing.T) {
 // an indexed value moved and taken back) answer lookups like a scan that
 // ignores them, and CHECK TABLE finds them whole.
 func TestCrossAttachedIndexTransaction(t *testing.T) {
-	for _, b := range sqltest.Backends {
-		t.Run(b.Name, func(t *testing.T) {
-			f := newAttachedFixture(t, b)
-			c := sqltest.NewRunner(t, f.ts.Conn())
-			c.Exec("USE azure")
-			cust := f.cust
-			c.Exec("ALTER TABLE " + cust + " MODIFY Name VARCHAR(20)")
-			c.Exec("CREATE INDEX by_name ON " + cust + " (Name)")
-			c.Exec("CREATE INDEX by_age ON " + cust + " (Age)")
-			qs := []string{
-				"SELECT PartitionKey, RowKey FROM %s %s WHERE Name = 'Bob'",
-				"SELECT PartitionKey, RowKey FROM %s %s WHERE Name IN ('Ann', 'Cy', 'Dee', 'Robert') ORDER BY Name",
-				"SELECT Name FROM %s %s WHERE Age BETWEEN 20 AND 60 ORDER BY Name",
-				"SELECT COUNT(*) FROM %s %s WHERE Name IS NULL",
-			}
-			compare := func(stage string) {
-				t.Helper()
-				for _, q := range qs {
-					got := c.Rows(fmt.Sprintf(q, cust, ""))
-					want := c.Rows(fmt.Sprintf(q, cust, "IGNORE INDEX (by_name, by_age)"))
-					if !equalRows(got, want) {
-						t.Errorf("%s: %s:\nindex %q\nscan  %q", stage, q, got, want)
-					}
+	forEachAttached(t, func(t *testing.T, f *attachedFixture, c *sqltest.Runner) {
+		cust := f.cust
+		c.Exec("ALTER TABLE " + cust + " MODIFY Name VARCHAR(20)")
+		c.Exec("CREATE INDEX by_name ON " + cust + " (Name)")
+		c.Exec("CREATE INDEX by_age ON " + cust + " (Age)")
+		qs := []string{
+			"SELECT PartitionKey, RowKey FROM %s %s WHERE Name = 'Bob'",
+			"SELECT PartitionKey, RowKey FROM %s %s WHERE Name IN ('Ann', 'Cy', 'Dee', 'Robert') ORDER BY Name",
+			"SELECT Name FROM %s %s WHERE Age BETWEEN 20 AND 60 ORDER BY Name",
+			"SELECT COUNT(*) FROM %s %s WHERE Name IS NULL",
+		}
+		compare := func(stage string) {
+			t.Helper()
+			for _, q := range qs {
+				got := c.Rows(fmt.Sprintf(q, cust, ""))
+				want := c.Rows(fmt.Sprintf(q, cust, "IGNORE INDEX (by_name, by_age)"))
+				if !equalRows(got, want) {
+					t.Errorf("%s: %s:\nindex %q\nscan  %q", stage, q, got, want)
 				}
 			}
-			compare("start")
-			c.Exec("BEGIN")
-			c.Exec("INSERT INTO " + cust + " (PartitionKey, RowKey, Name, Age) VALUES ('east', 'c3', 'Cy', 33), ('north', 'n1', 'Dee', 44)")
-			c.Exec("UPDATE " + cust + " SET Name = 'Robert', Age = 41 WHERE PartitionKey = 'east' AND RowKey = 'c2'")
-			compare("in transaction")
-			c.Exec("COMMIT")
-			compare("committed")
-			c.Exec("BEGIN")
-			c.Exec("UPDATE " + cust + " SET Name = 'Bob' WHERE Name = 'Robert'")
-			c.Exec("DELETE FROM " + cust + " WHERE Name = 'Dee'")
-			c.Exec("INSERT INTO " + cust + " (PartitionKey, RowKey, Name, Age) VALUES ('west', 'w9', 'Robert', 50)")
-			compare("in transaction 2")
-			c.Exec("ROLLBACK")
-			compare("rolled back")
-			c.Exec("BEGIN")
-			c.Exec("UPDATE " + cust + " SET Name = 'tmp' WHERE Name = 'Robert'")
-			c.Exec("UPDATE " + cust + " SET Name = 'Robert' WHERE Name = 'tmp'")
-			c.Exec("UPDATE " + cust + " SET Age = Age + 1")
-			c.Exec("COMMIT")
-			compare("moved and back")
-			c.ExpectRows("CHECK TABLE "+cust, "azure."+cust+"\tcheck\tstatus\tOK")
-		})
-	}
+		}
+		compare("start")
+		c.Exec("BEGIN")
+		c.Exec("INSERT INTO " + cust + " (PartitionKey, RowKey, Name, Age) VALUES ('east', 'c3', 'Cy', 33), ('north', 'n1', 'Dee', 44)")
+		c.Exec("UPDATE " + cust + " SET Name = 'Robert', Age = 41 WHERE PartitionKey = 'east' AND RowKey = 'c2'")
+		compare("in transaction")
+		c.Exec("COMMIT")
+		compare("committed")
+		c.Exec("BEGIN")
+		c.Exec("UPDATE " + cust + " SET Name = 'Bob' WHERE Name = 'Robert'")
+		c.Exec("DELETE FROM " + cust + " WHERE Name = 'Dee'")
+		c.Exec("INSERT INTO " + cust + " (PartitionKey, RowKey, Name, Age) VALUES ('west', 'w9', 'Robert', 50)")
+		compare("in transaction 2")
+		c.Exec("ROLLBACK")
+		compare("rolled back")
+		c.Exec("BEGIN")
+		c.Exec("UPDATE " + cust + " SET Name = 'tmp' WHERE Name = 'Robert'")
+		c.Exec("UPDATE " + cust + " SET Name = 'Robert' WHERE Name = 'tmp'")
+		c.Exec("UPDATE " + cust + " SET Age = Age + 1")
+		c.Exec("COMMIT")
+		compare("moved and back")
+		c.ExpectRows("CHECK TABLE "+cust, "azure."+cust+"\tcheck\tstatus\tOK")
+	})
 }
 
 // TestCrossGroupFirstCommitterWins: a REPEATABLE READ transaction that
