@@ -1,7 +1,6 @@
 package sqlgw_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha1"
 	"database/sql"
@@ -24,29 +23,11 @@ import (
 	"github.com/sqlgw/sqlgw/storage"
 )
 
-// logBuffer collects a server's log lines.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // startAccountsServer starts a server with cfg adjusted by adjust; the
 // test server's pool logs in as root with rootPassword.
-func startAccountsServer(t *testing.T, store storage.Store, co catalog.Options, rootPassword string, adjust func(*sqlgw.Config)) (*sqltest.Server, *logBuffer) {
+func startAccountsServer(t *testing.T, store storage.Store, co catalog.Options, rootPassword string, adjust func(*sqlgw.Config)) (*sqltest.Server, *sqltest.SyncBuffer) {
 	t.Helper()
-	logs := &logBuffer{}
+	logs := &sqltest.SyncBuffer{}
 	cfg := sqlgw.Config{Listen: "127.0.0.1:0", Catalog: co, Store: store,
 		Logger: slog.New(slog.NewTextHandler(logs, nil)), AccountsRefresh: 50 * time.Millisecond}
 	if adjust != nil {
@@ -78,6 +59,16 @@ func expectDenied(t *testing.T, db sqltest.Execer, code uint16, msg, q string) {
 	var me *mysql.MySQLError
 	if !errors.As(err, &me) || me.Number != code || me.Message != msg {
 		t.Fatalf("%s: %v, want %d %q", q, err, code, msg)
+	}
+}
+
+// expectLogin fails t unless a login (loginError's arguments) fails with
+// MySQL error want, or succeeds when want is 0; what names the attempt.
+func expectLogin(t *testing.T, want uint16, what, user, password, addr, db string) {
+	t.Helper()
+	err := loginError(user, password, addr, db)
+	if want == 0 && err != nil || want != 0 && sqltest.Errno(err) != want {
+		t.Fatalf("%s: %v, want %d", what, err, want)
 	}
 }
 
@@ -191,9 +182,7 @@ func TestAccountsReadOnly(t *testing.T) {
 	sqltest.NewRunner(t, root).ExpectRows("SELECT COUNT(*) FROM mysql.user WHERE user = 'new1'", "0")
 
 	addr := ts.Srv.Addr().String()
-	if err := loginError("bi", "bi-pw", addr, "secret"); sqltest.Errno(err) != 1044 {
-		t.Fatalf("login into secret: %v, want 1044", err)
-	}
+	expectLogin(t, 1044, "login into secret", "bi", "bi-pw", addr, "secret")
 	if err := loginError("bi", "wrong", addr, ""); sqltest.Errno(err) != 1045 || !strings.Contains(err.Error(), "Access denied for user 'bi'@'localhost' (using password: YES)") {
 		t.Fatalf("wrong password: %v, want 1045", err)
 	}
@@ -203,25 +192,17 @@ func TestAccountsReadOnly(t *testing.T) {
 
 	// SET PASSWORD for oneself; the old password stops working.
 	sqltest.NewRunner(t, bi).Exec("SET PASSWORD = 'bi-pw2'")
-	if err := loginError("bi", "bi-pw", addr, ""); sqltest.Errno(err) != 1045 {
-		t.Fatalf("old password after SET PASSWORD: %v", err)
-	}
+	expectLogin(t, 1045, "old password after SET PASSWORD", "bi", "bi-pw", addr, "")
 	bi2 := as(t, ts, "bi", "bi-pw2", "app")
 	sqltest.NewRunner(t, bi2).ExpectRows("SELECT COUNT(*) FROM t", "1")
 	sqltest.NewRunner(t, root).Exec("SET PASSWORD FOR 'bi'@'%' = 'bi-pw3'")
-	if err := loginError("bi", "bi-pw3", addr, ""); err != nil {
-		t.Fatalf("SET PASSWORD FOR: %v", err)
-	}
+	expectLogin(t, 0, "SET PASSWORD FOR", "bi", "bi-pw3", addr, "")
 
 	// ACCOUNT LOCK / UNLOCK.
 	sqltest.NewRunner(t, root).Exec("ALTER USER 'bi'@'%' ACCOUNT LOCK")
-	if err := loginError("bi", "bi-pw3", addr, ""); sqltest.Errno(err) != 1045 {
-		t.Fatalf("locked account: %v", err)
-	}
+	expectLogin(t, 1045, "locked account", "bi", "bi-pw3", addr, "")
 	sqltest.NewRunner(t, root).Exec("ALTER USER 'bi'@'%' ACCOUNT UNLOCK")
-	if err := loginError("bi", "bi-pw3", addr, ""); err != nil {
-		t.Fatalf("unlocked account: %v", err)
-	}
+	expectLogin(t, 0, "unlocked account", "bi", "bi-pw3", addr, "")
 	expectDenied(t, bi2, 1227, "Access denied; you need (at least one of) the CREATE USER privilege(s) for this operation", "ALTER USER 'bi'@'%' ACCOUNT LOCK")
 
 	// A database-level grant is not a global one: GRANT ALL ON app.*
@@ -245,9 +226,7 @@ func TestAccountsReadOnly(t *testing.T) {
 	sqltest.NewRunner(t, root).Exec("REVOKE SELECT ON app.* FROM 'bi'@'%'")
 	expectDenied(t, bi2, 1142, "SELECT command denied to user "+who+" for table 't'", "SELECT v FROM app.t")
 	sqltest.NewRunner(t, root).Exec("DROP USER 'bi'@'%'")
-	if err := loginError("bi", "bi-pw3", addr, ""); sqltest.Errno(err) != 1045 {
-		t.Fatalf("login after DROP USER: %v", err)
-	}
+	expectLogin(t, 1045, "login after DROP USER", "bi", "bi-pw3", addr, "")
 }
 
 // TestAccountsCachingSha2: an account IDENTIFIED WITH
@@ -269,13 +248,9 @@ func TestAccountsCachingSha2(t *testing.T) {
 		sqltest.NewRunner(t, d).ExpectRows("SELECT COUNT(*) FROM app.t", "1")
 		d.Close()
 	}
-	if err := loginError("sha", "nope", ts.Srv.Addr().String(), ""); sqltest.Errno(err) != 1045 {
-		t.Fatalf("wrong password: %v, want 1045", err)
-	}
+	expectLogin(t, 1045, "wrong password", "sha", "nope", ts.Srv.Addr().String(), "")
 	sqltest.NewRunner(t, ts.DB).Exec("ALTER USER 'sha'@'%' IDENTIFIED WITH caching_sha2_password BY 'sha-new'")
-	if err := loginError("sha", "sha-pw", ts.Srv.Addr().String(), ""); sqltest.Errno(err) != 1045 {
-		t.Fatalf("old password after ALTER USER (cached fast path must be dropped): %v", err)
-	}
+	expectLogin(t, 1045, "old password after ALTER USER (cached fast path must be dropped)", "sha", "sha-pw", ts.Srv.Addr().String(), "")
 	if err := loginError("sha", "sha-new", ts.Srv.Addr().String(), ""); err != nil {
 		t.Fatal(err)
 	}
@@ -303,16 +278,12 @@ func TestAccountsRestart(t *testing.T) {
 	ts, _ = startAccountsServer(t, sqltest.OpenDisk(t, dir), catalog.Options{}, "admin-pw", func(c *sqlgw.Config) { c.Password = "admin-pw" })
 	sqltest.NewRunner(t, as(t, ts, "ro", "ro-pw", "")).ExpectRows("SELECT id FROM app.t", "1")
 	expectDenied(t, as(t, ts, "ro", "ro-pw", ""), 1142, "INSERT command denied to user 'ro'@'localhost' for table 't'", "INSERT INTO app.t VALUES (2)")
-	if err := loginError("root", "", ts.Srv.Addr().String(), ""); sqltest.Errno(err) != 1045 {
-		t.Fatalf("root without password after --password secured it: %v", err)
-	}
+	expectLogin(t, 1045, "root without password after --password secured it", "root", "", ts.Srv.Addr().String(), "")
 	sqltest.NewRunner(t, ts.DB).Exec("SELECT 1")
 	ts.Stop()
 
 	ts, _ = startAccountsServer(t, sqltest.OpenDisk(t, dir), catalog.Options{}, "admin-pw", func(c *sqlgw.Config) { c.Password = "other" })
-	if err := loginError("root", "other", ts.Srv.Addr().String(), ""); sqltest.Errno(err) != 1045 {
-		t.Fatalf("a later --password replaced the stored one: %v", err)
-	}
+	expectLogin(t, 1045, "a later --password replaced the stored one", "root", "other", ts.Srv.Addr().String(), "")
 	sqltest.NewRunner(t, ts.DB).ExpectRows("SHOW GRANTS FOR ro", "GRANT USAGE ON *.* TO `ro`@`%`", "GRANT SELECT ON `app`.`t` TO `ro`@`%`")
 }
 
@@ -608,7 +579,5 @@ func TestAccountsOtherGatewayAtOnce(t *testing.T) {
 	sqltest.NewRunner(t, gb.DB).Exec("FLUSH PRIVILEGES")
 	expectDenied(t, w, 1142, "INSERT command denied to user 'w'@'localhost' for table 't'", "INSERT INTO app.t VALUES (2)")
 	sqltest.NewRunner(t, a.DB).Exec("DROP USER 'w'@'%'")
-	if err := loginError("w", "w-pw", gb.Srv.Addr().String(), ""); sqltest.Errno(err) != 1045 {
-		t.Fatalf("login on B right after DROP USER on A: %v", err)
-	}
+	expectLogin(t, 1045, "login on B right after DROP USER on A", "w", "w-pw", gb.Srv.Addr().String(), "")
 }
