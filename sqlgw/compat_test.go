@@ -1,7 +1,6 @@
 package sqlgw_test
 
 import (
-	"context"
 	"os"
 	"strings"
 	"testing"
@@ -13,20 +12,9 @@ import (
 // columnTypes returns the wire type names of a query's result columns.
 func columnTypes(t *testing.T, db sqltest.Execer, q string) string {
 	t.Helper()
-	rs, err := db.QueryContext(context.Background(), q)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	defer rs.Close()
-	cts, err := rs.ColumnTypes()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var names []string
-	for _, ct := range cts {
+	for _, ct := range sqltest.NewRunner(t, db).ColumnTypes(q) {
 		names = append(names, ct.DatabaseTypeName())
-	}
-	for rs.Next() {
 	}
 	return strings.Join(names, " ")
 }
@@ -176,14 +164,9 @@ func TestUserVarAssignment(t *testing.T) {
 
 func expectColumns(t *testing.T, db sqltest.Execer, q, want string) {
 	t.Helper()
-	rs, err := db.QueryContext(context.Background(), q)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	defer rs.Close()
-	cols, err := rs.Columns()
-	if err != nil {
-		t.Fatal(err)
+	var cols []string
+	for _, ct := range sqltest.NewRunner(t, db).ColumnTypes(q) {
+		cols = append(cols, ct.Name())
 	}
 	if got := strings.Join(cols, " "); got != want {
 		t.Fatalf("%s: columns %q, want %q", q, got, want)

@@ -277,12 +277,10 @@ func TestMiscShowLikeHeader(t *testing.T) {
 		{"SHOW FULL TABLES FROM shl LIKE 'tab1'", "Tables_in_shl (tab1),Table_type", "tab1\tBASE TABLE"},
 		{"SHOW TABLES", "Tables_in_shl", "tab1"},
 	} {
-		rs, err := c.QueryContext(context.Background(), tc.q)
-		if err != nil {
-			t.Fatalf("%s: %v", tc.q, err)
+		var cols []string
+		for _, ct := range sqltest.NewRunner(t, c).ColumnTypes(tc.q) {
+			cols = append(cols, ct.Name())
 		}
-		cols, _ := rs.Columns()
-		rs.Close()
 		if got := strings.Join(cols, ","); got != tc.cols {
 			t.Errorf("%s: columns %q, want %q", tc.q, got, tc.cols)
 		}
@@ -311,14 +309,8 @@ func TestMiscOuterJoinNullable(t *testing.T) {
 		{"SELECT f.k, x.k FROM f LEFT JOIN (SELECT k, fk FROM g) x ON x.fk = f.k ORDER BY f.k", "-N",
 			[]string{"1\tNULL", "2\t10"}},
 	} {
-		rs, err := c.QueryContext(context.Background(), tc.q)
-		if err != nil {
-			t.Fatalf("%s: %v", tc.q, err)
-		}
-		cts, _ := rs.ColumnTypes()
-		rs.Close()
 		var got strings.Builder
-		for _, ct := range cts {
+		for _, ct := range sqltest.NewRunner(t, c).ColumnTypes(tc.q) {
 			if n, ok := ct.Nullable(); ok && !n {
 				got.WriteByte('-')
 			} else {

@@ -292,3 +292,22 @@ func Race(conns []*sql.Conn, stmts [][]string) []error {
 	wg.Wait()
 	return errs
 }
+
+// ColumnTypes runs query q and returns its result's column metadata (none
+// for a statement answered with an OK packet); the rows are read and
+// dropped.
+func (r *Runner) ColumnTypes(q string, args ...any) []*sql.ColumnType {
+	r.T.Helper()
+	rs, err := r.DB.QueryContext(context.Background(), q, args...)
+	if err != nil {
+		r.T.Fatalf("%s: %v", q, err)
+	}
+	defer rs.Close()
+	cts, err := rs.ColumnTypes()
+	if err != nil {
+		r.T.Fatalf("%s: %v", q, err)
+	}
+	for rs.Next() {
+	}
+	return cts
+}
