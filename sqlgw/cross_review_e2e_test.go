@@ -444,12 +444,12 @@ func TestCrossReverseSnapshot(t *testing.T) {
 		for _, n := range names {
 			ra.InsertRows(n, 40, 20, func(i int) string { return fmt.Sprintf("(%d, %d, %d)", i%2, i, i) })
 		}
-		qs := []string{
-			"SELECT g, id, v FROM %s WHERE g = 1 ORDER BY id DESC LIMIT 4",
-			"SELECT g, id, v FROM %s ORDER BY g DESC, id DESC LIMIT 5",
-			"SELECT g, id, v FROM %s WHERE v > 30 ORDER BY v DESC LIMIT 3",
-			"SELECT m.id, m2.v FROM m JOIN m2 ON m2.g = m.g AND m2.id = m.id WHERE m.g = 1 AND '%s' = '%[1]s' ORDER BY m.id DESC LIMIT 3",
-		}
+		qs := sqltest.Lines(`
+			SELECT g, id, v FROM %s WHERE g = 1 ORDER BY id DESC LIMIT 4
+			SELECT g, id, v FROM %s ORDER BY g DESC, id DESC LIMIT 5
+			SELECT g, id, v FROM %s WHERE v > 30 ORDER BY v DESC LIMIT 3
+			SELECT m.id, m2.v FROM m JOIN m2 ON m2.g = m.g AND m2.id = m.id WHERE m.g = 1 AND '%s' = '%[1]s' ORDER BY m.id DESC LIMIT 3
+		`)
 		check := func(stage string, want map[string][]string) map[string][]string {
 			t.Helper()
 			return snapshotReads(t, stage, qs, names, want, func(q string) bool { return q != qs[3] }, func(q, n string) []string {
@@ -630,12 +630,12 @@ func TestCrossGroupMixedSalting(t *testing.T) {
 				r.InsertRows(p+tb, 30, 30, func(i int) string { return fmt.Sprintf("(%d, %d, %d)", i%5, i, i*3%7) })
 			}
 		}
-		qs := []string{
-			"SELECT a.id, a.v, b.w, n.x FROM %[1]sa a JOIN %[1]sb b ON b.c = a.c AND b.id = a.id JOIN %[1]sn n ON n.c = a.c AND n.id = a.id WHERE a.c = 2 ORDER BY a.id DESC LIMIT 4",
-			"SELECT a.c, a.id, b.w FROM %[1]sa a LEFT JOIN %[1]sb b ON b.c = a.c AND b.id = a.id ORDER BY a.c DESC, a.id DESC LIMIT 6",
-			"SELECT c, id FROM %[1]sb WHERE c IN (1, 3) ORDER BY c DESC, id DESC LIMIT 3",
-			"SELECT n.c, COUNT(*), SUM(a.v) FROM %[1]sn n JOIN %[1]sa a ON a.c = n.c AND a.id = n.id GROUP BY n.c ORDER BY n.c",
-		}
+		qs := sqltest.Lines(`
+			SELECT a.id, a.v, b.w, n.x FROM %[1]sa a JOIN %[1]sb b ON b.c = a.c AND b.id = a.id JOIN %[1]sn n ON n.c = a.c AND n.id = a.id WHERE a.c = 2 ORDER BY a.id DESC LIMIT 4
+			SELECT a.c, a.id, b.w FROM %[1]sa a LEFT JOIN %[1]sb b ON b.c = a.c AND b.id = a.id ORDER BY a.c DESC, a.id DESC LIMIT 6
+			SELECT c, id FROM %[1]sb WHERE c IN (1, 3) ORDER BY c DESC, id DESC LIMIT 3
+			SELECT n.c, COUNT(*), SUM(a.v) FROM %[1]sn n JOIN %[1]sa a ON a.c = n.c AND a.id = n.id GROUP BY n.c ORDER BY n.c
+		`)
 		compare := func(stage string) { t.Helper(); twinRows(t, r, stage, qs, "p", "") }
 		twinTransaction(r, compare, []string{"", "p"}, "COMMIT",
 			"INSERT INTO %sa VALUES (2, 100, 1), (3, 101, 2)",
@@ -656,12 +656,12 @@ func TestCrossAttachedIndexTransaction(t *testing.T) {
 		c.Exec("ALTER TABLE " + cust + " MODIFY Name VARCHAR(20)")
 		c.Exec("CREATE INDEX by_name ON " + cust + " (Name)")
 		c.Exec("CREATE INDEX by_age ON " + cust + " (Age)")
-		qs := []string{
-			"SELECT PartitionKey, RowKey FROM %s %s WHERE Name = 'Bob'",
-			"SELECT PartitionKey, RowKey FROM %s %s WHERE Name IN ('Ann', 'Cy', 'Dee', 'Robert') ORDER BY Name",
-			"SELECT Name FROM %s %s WHERE Age BETWEEN 20 AND 60 ORDER BY Name",
-			"SELECT COUNT(*) FROM %s %s WHERE Name IS NULL",
-		}
+		qs := sqltest.Lines(`
+			SELECT PartitionKey, RowKey FROM %s %s WHERE Name = 'Bob'
+			SELECT PartitionKey, RowKey FROM %s %s WHERE Name IN ('Ann', 'Cy', 'Dee', 'Robert') ORDER BY Name
+			SELECT Name FROM %s %s WHERE Age BETWEEN 20 AND 60 ORDER BY Name
+			SELECT COUNT(*) FROM %s %s WHERE Name IS NULL
+		`)
 		compare := func(stage string) {
 			t.Helper()
 			for _, q := range qs {

@@ -71,12 +71,12 @@ func TestIndexHints(t *testing.T) {
 			}
 		}
 		// Results are unchanged by hints.
-		for _, q := range []string{
-			"SELECT id FROM t WHERE r > 26 ORDER BY id",
-			"SELECT id FROM t FORCE INDEX (ir) WHERE r > 26 ORDER BY id",
-			"SELECT id FROM t IGNORE INDEX (ir) WHERE r > 26 ORDER BY id",
-			"SELECT id FROM t USE INDEX () WHERE r > 26 ORDER BY id",
-		} {
+		for _, q := range sqltest.Lines(`
+			SELECT id FROM t WHERE r > 26 ORDER BY id
+			SELECT id FROM t FORCE INDEX (ir) WHERE r > 26 ORDER BY id
+			SELECT id FROM t IGNORE INDEX (ir) WHERE r > 26 ORDER BY id
+			SELECT id FROM t USE INDEX () WHERE r > 26 ORDER BY id
+		`) {
 			sqltest.NewRunner(t, c).ExpectRows(q, "27", "28", "29")
 		}
 		// Writes through hinted UPDATE/DELETE.

@@ -65,12 +65,12 @@ func TestMiscReadOnlyTransaction(t *testing.T) {
 		INSERT INTO t VALUES (1, 10)
 		START TRANSACTION READ ONLY`)
 	r := sqltest.NewRunner(t, c)
-	for _, q := range []string{
-		"INSERT INTO t VALUES (2, 20)",
-		"UPDATE t SET q = 11 WHERE k = 1",
-		"DELETE FROM t WHERE k = 1",
-		"REPLACE INTO t VALUES (1, 12)",
-	} {
+	for _, q := range sqltest.Lines(`
+		INSERT INTO t VALUES (2, 20)
+		UPDATE t SET q = 11 WHERE k = 1
+		DELETE FROM t WHERE k = 1
+		REPLACE INTO t VALUES (1, 12)
+	`) {
 		_, err := c.ExecContext(context.Background(), q)
 		expectSQLError(t, q, err, 1792, "25006")
 	}

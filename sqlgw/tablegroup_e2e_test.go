@@ -146,12 +146,12 @@ func TestTableGroups(t *testing.T) {
 
 		// Joins over every partition, or cut by LIMIT, answer as the
 		// plain tables do.
-		for _, q := range []string{
-			"SELECT o.cust, o.id, l.line, l.sku FROM %s o JOIN %s l ON l.cust = o.cust AND l.id = o.id ORDER BY 1, 2, 3",
-			"SELECT o.cust, o.id, l.line FROM %s o JOIN %s l ON l.cust = o.cust WHERE o.cust = 7 ORDER BY 1, 2, 3 LIMIT 1",
-			"SELECT o.cust, COUNT(l.line) FROM %s o LEFT JOIN %s l ON l.cust = o.cust AND l.id = o.id GROUP BY o.cust ORDER BY 1",
-			"SELECT o.cust, o.id FROM %s o WHERE o.cust = 7 AND NOT EXISTS (SELECT 1 FROM %s l WHERE l.cust = o.cust AND l.id = o.id) ORDER BY 2",
-		} {
+		for _, q := range sqltest.Lines(`
+			SELECT o.cust, o.id, l.line, l.sku FROM %s o JOIN %s l ON l.cust = o.cust AND l.id = o.id ORDER BY 1, 2, 3
+			SELECT o.cust, o.id, l.line FROM %s o JOIN %s l ON l.cust = o.cust WHERE o.cust = 7 ORDER BY 1, 2, 3 LIMIT 1
+			SELECT o.cust, COUNT(l.line) FROM %s o LEFT JOIN %s l ON l.cust = o.cust AND l.id = o.id GROUP BY o.cust ORDER BY 1
+			SELECT o.cust, o.id FROM %s o WHERE o.cust = 7 AND NOT EXISTS (SELECT 1 FROM %s l WHERE l.cust = o.cust AND l.id = o.id) ORDER BY 2
+		`) {
 			gq, pq := fmt.Sprintf(q, "orders", "order_lines"), fmt.Sprintf(q, "porders", "porder_lines")
 			r.ExpectRows(gq, r.Rows(pq)...)
 		}
