@@ -63,26 +63,29 @@ func TestCrossGroupSnapshot(t *testing.T) {
 // within a partition and across partitions, with and without an open
 // transaction's buffered writes, matches the plain tables.
 func TestCrossGroupDescLimit(t *testing.T) {
-	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, s *sqltest.Server) {
-		r := s.Runner()
-		r.Script(groupSchema)
-		forTwins(r, []string{"", "p"},
-			"INSERT INTO %sorders VALUES (1, 1, 10), (1, 2, 20), (1, 3, 30), (2, 1, 40), (2, 2, 50)",
-			"INSERT INTO %sorder_lines VALUES (1, 1, 1, 'a'), (1, 1, 2, 'b'), (1, 2, 1, 'c'), (1, 3, 1, 'd'), (2, 1, 1, 'e'), (2, 2, 1, 'f')")
-		qs := sqltest.Lines(`
+	runTwinCase(t, twinCase{
+		names: []string{"", "p"},
+		setup: func(t *testing.T, r *sqltest.Runner) {
+			r.Script(groupSchema)
+		},
+		seed: `
+			INSERT INTO %sorders VALUES (1, 1, 10), (1, 2, 20), (1, 3, 30), (2, 1, 40), (2, 2, 50)
+			INSERT INTO %sorder_lines VALUES (1, 1, 1, 'a'), (1, 1, 2, 'b'), (1, 2, 1, 'c'), (1, 3, 1, 'd'), (2, 1, 1, 'e'), (2, 2, 1, 'f')
+		`,
+		qs: `
 			SELECT id, total FROM %sorders WHERE cust = 1 ORDER BY id DESC LIMIT 2
 			SELECT id, line FROM %sorder_lines WHERE cust = 1 ORDER BY id DESC, line DESC LIMIT 3
 			SELECT cust, id FROM %sorders ORDER BY cust DESC, id DESC LIMIT 3
 			SELECT cust, id, line FROM %sorder_lines ORDER BY cust DESC, id DESC, line DESC LIMIT 4
 			SELECT o.id, l.line FROM %[1]sorders o JOIN %[1]sorder_lines l ON l.cust = o.cust AND l.id = o.id WHERE o.cust = 1 ORDER BY o.id DESC, l.line DESC LIMIT 3
 			SELECT id FROM %sorder_lines WHERE cust = 1 AND id < 3 ORDER BY id DESC, line DESC LIMIT 2
-		`)
-		compare := func(stage string) { t.Helper(); twinRows(t, r, stage, qs, "p", "") }
-		twinTransaction(r, compare, []string{"", "p"}, "COMMIT",
-			"INSERT INTO %sorders VALUES (1, 4, 5), (1, 0, 1)",
-			"INSERT INTO %sorder_lines VALUES (1, 3, 2, 'x'), (1, 4, 1, 'y')",
-			"DELETE FROM %sorder_lines WHERE cust = 1 AND id = 2",
-			"UPDATE %sorders SET total = 99 WHERE cust = 1 AND id = 3")
+		`,
+		writes: `
+			INSERT INTO %sorders VALUES (1, 4, 5), (1, 0, 1)
+			INSERT INTO %sorder_lines VALUES (1, 3, 2, 'x'), (1, 4, 1, 'y')
+			DELETE FROM %sorder_lines WHERE cust = 1 AND id = 2
+			UPDATE %sorders SET total = 99 WHERE cust = 1 AND id = 3
+		`,
 	})
 }
 
@@ -111,6 +114,37 @@ func equalRows(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// twinCase is a cross-feature comparison: in database d (use: a new one;
+// otherwise setup makes it), after setup and the seed statements (forTwins
+// over names), each query of qs answers on every name as on the last one
+// (the plain twin): committed, inside a transaction after its writes
+// (forTwins over names), and after the transaction commits. Statements
+// and queries are written one a line.
+type twinCase struct {
+	names            []string
+	use              bool
+	setup            func(t *testing.T, r *sqltest.Runner)
+	seed, qs, writes string
+}
+
+// runTwinCase runs c on each backend.
+func runTwinCase(t *testing.T, c twinCase) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, s *sqltest.Server) {
+		r := s.Runner()
+		if c.use {
+			r = s.Use("d")
+		}
+		if c.setup != nil {
+			c.setup(t, r)
+		}
+		forTwins(r, c.names, sqltest.Lines(c.seed)...)
+		qs := sqltest.Lines(c.qs)
+		ref, others := c.names[len(c.names)-1], c.names[:len(c.names)-1]
+		compare := func(stage string) { t.Helper(); twinRows(t, r, stage, qs, ref, others...) }
+		twinTransaction(r, compare, c.names, "COMMIT", sqltest.Lines(c.writes)...)
+	})
 }
 
 // forTwins runs the statements (%s, or %[1]s, is the table name or
@@ -213,20 +247,24 @@ func TestCrossGroupCurrentReads(t *testing.T) {
 // inside and outside a transaction, against plain salted and unsalted
 // tables.
 func TestCrossSaltedGroupDescLimit(t *testing.T) {
-	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, s *sqltest.Server) {
-		r := s.Use("d")
-		r.Script(`
-			exec CREATE TABLE orders (cust INT NOT NULL, id INT NOT NULL, total INT, PRIMARY KEY (cust, id)) COMMENT 'sqlgw: group=sales' PARTITION BY KEY (cust) PARTITIONS 4
-			exec CREATE TABLE order_lines (cust INT NOT NULL, id INT NOT NULL, line INT NOT NULL, sku VARCHAR(20), PRIMARY KEY (cust, id, line)) COMMENT 'sqlgw: group=sales' PARTITION BY KEY (cust) PARTITIONS 4
-			exec CREATE TABLE sorders (cust INT NOT NULL, id INT NOT NULL, total INT, PRIMARY KEY (cust, id)) PARTITION BY KEY (cust) PARTITIONS 4
-			exec CREATE TABLE sorder_lines (cust INT NOT NULL, id INT NOT NULL, line INT NOT NULL, sku VARCHAR(20), PRIMARY KEY (cust, id, line)) PARTITION BY KEY (cust) PARTITIONS 4
-			exec CREATE TABLE porders (cust INT NOT NULL, id INT NOT NULL, total INT, PRIMARY KEY (cust, id))
-			exec CREATE TABLE porder_lines (cust INT NOT NULL, id INT NOT NULL, line INT NOT NULL, sku VARCHAR(20), PRIMARY KEY (cust, id, line))
-		`)
-		forTwins(r, []string{"", "s", "p"},
-			"INSERT INTO %sorders VALUES (1, 1, 10), (1, 2, 20), (1, 3, 30), (2, 1, 40), (2, 2, 50), (3, 7, 70), (5, 1, 1)",
-			"INSERT INTO %sorder_lines VALUES (1, 1, 1, 'a'), (1, 1, 2, 'b'), (1, 2, 1, 'c'), (1, 3, 1, 'd'), (2, 1, 1, 'e'), (2, 2, 1, 'f'), (3, 7, 1, 'g'), (5, 1, 1, 'h')")
-		qs := sqltest.Lines(`
+	runTwinCase(t, twinCase{
+		names: []string{"", "s", "p"},
+		use:   true,
+		setup: func(t *testing.T, r *sqltest.Runner) {
+			r.Script(`
+				exec CREATE TABLE orders (cust INT NOT NULL, id INT NOT NULL, total INT, PRIMARY KEY (cust, id)) COMMENT 'sqlgw: group=sales' PARTITION BY KEY (cust) PARTITIONS 4
+				exec CREATE TABLE order_lines (cust INT NOT NULL, id INT NOT NULL, line INT NOT NULL, sku VARCHAR(20), PRIMARY KEY (cust, id, line)) COMMENT 'sqlgw: group=sales' PARTITION BY KEY (cust) PARTITIONS 4
+				exec CREATE TABLE sorders (cust INT NOT NULL, id INT NOT NULL, total INT, PRIMARY KEY (cust, id)) PARTITION BY KEY (cust) PARTITIONS 4
+				exec CREATE TABLE sorder_lines (cust INT NOT NULL, id INT NOT NULL, line INT NOT NULL, sku VARCHAR(20), PRIMARY KEY (cust, id, line)) PARTITION BY KEY (cust) PARTITIONS 4
+				exec CREATE TABLE porders (cust INT NOT NULL, id INT NOT NULL, total INT, PRIMARY KEY (cust, id))
+				exec CREATE TABLE porder_lines (cust INT NOT NULL, id INT NOT NULL, line INT NOT NULL, sku VARCHAR(20), PRIMARY KEY (cust, id, line))
+			`)
+		},
+		seed: `
+			INSERT INTO %sorders VALUES (1, 1, 10), (1, 2, 20), (1, 3, 30), (2, 1, 40), (2, 2, 50), (3, 7, 70), (5, 1, 1)
+			INSERT INTO %sorder_lines VALUES (1, 1, 1, 'a'), (1, 1, 2, 'b'), (1, 2, 1, 'c'), (1, 3, 1, 'd'), (2, 1, 1, 'e'), (2, 2, 1, 'f'), (3, 7, 1, 'g'), (5, 1, 1, 'h')
+		`,
+		qs: `
 			SELECT id, total FROM %sorders WHERE cust = 1 ORDER BY id DESC LIMIT 2
 			SELECT id, line FROM %sorder_lines WHERE cust = 1 ORDER BY id DESC, line DESC LIMIT 3
 			SELECT cust, id FROM %sorders ORDER BY cust DESC, id DESC LIMIT 3
@@ -236,14 +274,14 @@ func TestCrossSaltedGroupDescLimit(t *testing.T) {
 			SELECT o.cust, o.id, l.line FROM %[1]sorders o JOIN %[1]sorder_lines l ON l.cust = o.cust AND l.id = o.id ORDER BY o.cust DESC, o.id DESC, l.line DESC LIMIT 5
 			SELECT id FROM %sorder_lines WHERE cust = 1 AND id < 3 ORDER BY id DESC, line DESC LIMIT 2
 			SELECT cust, id FROM %sorders WHERE cust BETWEEN 1 AND 3 ORDER BY cust DESC, id DESC LIMIT 2 OFFSET 1
-		`)
-		compare := func(stage string) { t.Helper(); twinRows(t, r, stage, qs, "p", "", "s") }
-		twinTransaction(r, compare, []string{"", "s", "p"}, "COMMIT",
-			"INSERT INTO %sorders VALUES (1, 4, 5), (1, 0, 1), (4, 1, 9), (6, 6, 6)",
-			"INSERT INTO %sorder_lines VALUES (1, 3, 2, 'x'), (1, 4, 1, 'y'), (6, 6, 1, 'z')",
-			"DELETE FROM %sorder_lines WHERE cust = 1 AND id = 2",
-			"DELETE FROM %sorders WHERE cust = 3",
-			"UPDATE %sorders SET total = 99 WHERE cust = 1 AND id = 3")
+		`,
+		writes: `
+			INSERT INTO %sorders VALUES (1, 4, 5), (1, 0, 1), (4, 1, 9), (6, 6, 6)
+			INSERT INTO %sorder_lines VALUES (1, 3, 2, 'x'), (1, 4, 1, 'y'), (6, 6, 1, 'z')
+			DELETE FROM %sorder_lines WHERE cust = 1 AND id = 2
+			DELETE FROM %sorders WHERE cust = 3
+			UPDATE %sorders SET total = 99 WHERE cust = 1 AND id = 3
+		`,
 	})
 }
 
@@ -584,26 +622,29 @@ func TestCrossGroupMultiStatement(t *testing.T) {
 // partition read) inside a transaction overlay its buffered writes to
 // both members, like the plain tables.
 func TestCrossGroupJoinOwnWrites(t *testing.T) {
-	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, s *sqltest.Server) {
-		r := s.Runner()
-		r.Script(groupSchema)
-		forTwins(r, []string{"", "p"},
-			"INSERT INTO %sorders VALUES (1, 1, 10), (1, 2, 20), (1, 3, 30), (2, 1, 40)",
-			"INSERT INTO %sorder_lines VALUES (1, 1, 1, 'a'), (1, 1, 2, 'b'), (1, 2, 1, 'c'), (2, 1, 1, 'e')")
-		qs := sqltest.Lines(`
+	runTwinCase(t, twinCase{
+		names: []string{"", "p"},
+		setup: func(t *testing.T, r *sqltest.Runner) {
+			r.Script(groupSchema)
+		},
+		seed: `
+			INSERT INTO %sorders VALUES (1, 1, 10), (1, 2, 20), (1, 3, 30), (2, 1, 40)
+			INSERT INTO %sorder_lines VALUES (1, 1, 1, 'a'), (1, 1, 2, 'b'), (1, 2, 1, 'c'), (2, 1, 1, 'e')
+		`,
+		qs: `
 			SELECT o.id, o.total, l.line, l.sku FROM %[1]sorders o JOIN %[1]sorder_lines l ON l.cust = o.cust AND l.id = o.id WHERE o.cust = 1 ORDER BY o.id, l.line
 			SELECT o.id, COUNT(l.line) FROM %[1]sorders o LEFT JOIN %[1]sorder_lines l ON l.cust = o.cust AND l.id = o.id WHERE o.cust = 1 GROUP BY o.id ORDER BY o.id
 			SELECT o.id FROM %[1]sorders o WHERE o.cust = 1 AND EXISTS (SELECT 1 FROM %[1]sorder_lines l WHERE l.cust = o.cust AND l.id = o.id AND l.sku > 'a') ORDER BY o.id
 			SELECT o.id FROM %[1]sorders o WHERE o.cust = 1 AND o.id NOT IN (SELECT l.id FROM %[1]sorder_lines l WHERE l.cust = 1) ORDER BY o.id
 			SELECT l.sku, o.total FROM %[1]sorder_lines l JOIN %[1]sorders o ON o.cust = l.cust AND o.id = l.id WHERE l.cust = 1 AND l.line = 1 ORDER BY l.sku
-		`)
-		compare := func(stage string) { t.Helper(); twinRows(t, r, stage, qs, "p", "") }
-		twinTransaction(r, compare, []string{"", "p"}, "COMMIT",
-			"INSERT INTO %sorders VALUES (1, 4, 40)",
-			"INSERT INTO %sorder_lines VALUES (1, 4, 1, 'z'), (1, 3, 1, 'y')",
-			"DELETE FROM %sorder_lines WHERE cust = 1 AND id = 1 AND line = 1",
-			"UPDATE %sorders SET total = total * 2 WHERE cust = 1 AND id = 2",
-			"DELETE FROM %sorders WHERE cust = 1 AND id = 1")
+		`,
+		writes: `
+			INSERT INTO %sorders VALUES (1, 4, 40)
+			INSERT INTO %sorder_lines VALUES (1, 4, 1, 'z'), (1, 3, 1, 'y')
+			DELETE FROM %sorder_lines WHERE cust = 1 AND id = 1 AND line = 1
+			UPDATE %sorders SET total = total * 2 WHERE cust = 1 AND id = 2
+			DELETE FROM %sorders WHERE cust = 1 AND id = 1
+		`,
 	})
 }
 
@@ -611,38 +652,41 @@ func TestCrossGroupJoinOwnWrites(t *testing.T) {
 // refused (1525); a group of three salted members answers three-way joins
 // and DESC LIMIT reads, in and out of a transaction, like plain tables.
 func TestCrossGroupMixedSalting(t *testing.T) {
-	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, s *sqltest.Server) {
-		r := s.Use("d")
-		for _, p := range []string{"", "p"} {
-			group, s4, s3 := "", "", ""
-			if p == "" {
-				group, s4, s3 = " COMMENT 'sqlgw: group=mix'", " PARTITION BY KEY (c) PARTITIONS 4", " PARTITION BY KEY (c) PARTITIONS 3"
+	runTwinCase(t, twinCase{
+		names: []string{"", "p"},
+		use:   true,
+		setup: func(t *testing.T, r *sqltest.Runner) {
+			for _, p := range []string{"", "p"} {
+				group, s4, s3 := "", "", ""
+				if p == "" {
+					group, s4, s3 = " COMMENT 'sqlgw: group=mix'", " PARTITION BY KEY (c) PARTITIONS 4", " PARTITION BY KEY (c) PARTITIONS 3"
+				}
+				r.Exec("CREATE TABLE " + p + "a (c INT NOT NULL, id INT NOT NULL, v INT, PRIMARY KEY (c, id))" + group + s4)
+				if p == "" {
+					// Members salted otherwise than the group are refused.
+					r.ExpectErrno(1525, "CREATE TABLE b (c INT NOT NULL, id INT NOT NULL, w INT, PRIMARY KEY (c, id))"+group+s3)
+					r.ExpectErrno(1525, "CREATE TABLE n (c INT NOT NULL, id INT NOT NULL, x INT, PRIMARY KEY (c, id))"+group)
+				}
+				r.Exec("CREATE TABLE " + p + "b (c INT NOT NULL, id INT NOT NULL, w INT, PRIMARY KEY (c, id))" + group + s4)
+				r.Exec("CREATE TABLE " + p + "n (c INT NOT NULL, id INT NOT NULL, x INT, PRIMARY KEY (c, id))" + group + s4)
+				for _, tb := range []string{"a", "b", "n"} {
+					r.InsertRows(p+tb, 30, 30, func(i int) string { return fmt.Sprintf("(%d, %d, %d)", i%5, i, i*3%7) })
+				}
 			}
-			r.Exec("CREATE TABLE " + p + "a (c INT NOT NULL, id INT NOT NULL, v INT, PRIMARY KEY (c, id))" + group + s4)
-			if p == "" {
-				// Members salted otherwise than the group are refused.
-				r.ExpectErrno(1525, "CREATE TABLE b (c INT NOT NULL, id INT NOT NULL, w INT, PRIMARY KEY (c, id))"+group+s3)
-				r.ExpectErrno(1525, "CREATE TABLE n (c INT NOT NULL, id INT NOT NULL, x INT, PRIMARY KEY (c, id))"+group)
-			}
-			r.Exec("CREATE TABLE " + p + "b (c INT NOT NULL, id INT NOT NULL, w INT, PRIMARY KEY (c, id))" + group + s4)
-			r.Exec("CREATE TABLE " + p + "n (c INT NOT NULL, id INT NOT NULL, x INT, PRIMARY KEY (c, id))" + group + s4)
-			for _, tb := range []string{"a", "b", "n"} {
-				r.InsertRows(p+tb, 30, 30, func(i int) string { return fmt.Sprintf("(%d, %d, %d)", i%5, i, i*3%7) })
-			}
-		}
-		qs := sqltest.Lines(`
+		},
+		qs: `
 			SELECT a.id, a.v, b.w, n.x FROM %[1]sa a JOIN %[1]sb b ON b.c = a.c AND b.id = a.id JOIN %[1]sn n ON n.c = a.c AND n.id = a.id WHERE a.c = 2 ORDER BY a.id DESC LIMIT 4
 			SELECT a.c, a.id, b.w FROM %[1]sa a LEFT JOIN %[1]sb b ON b.c = a.c AND b.id = a.id ORDER BY a.c DESC, a.id DESC LIMIT 6
 			SELECT c, id FROM %[1]sb WHERE c IN (1, 3) ORDER BY c DESC, id DESC LIMIT 3
 			SELECT n.c, COUNT(*), SUM(a.v) FROM %[1]sn n JOIN %[1]sa a ON a.c = n.c AND a.id = n.id GROUP BY n.c ORDER BY n.c
-		`)
-		compare := func(stage string) { t.Helper(); twinRows(t, r, stage, qs, "p", "") }
-		twinTransaction(r, compare, []string{"", "p"}, "COMMIT",
-			"INSERT INTO %sa VALUES (2, 100, 1), (3, 101, 2)",
-			"INSERT INTO %sb VALUES (2, 100, 5)",
-			"INSERT INTO %sn VALUES (2, 100, 6)",
-			"DELETE FROM %sb WHERE c = 2 AND id = 27",
-			"UPDATE %sn SET x = 100 WHERE c = 2")
+		`,
+		writes: `
+			INSERT INTO %sa VALUES (2, 100, 1), (3, 101, 2)
+			INSERT INTO %sb VALUES (2, 100, 5)
+			INSERT INTO %sn VALUES (2, 100, 6)
+			DELETE FROM %sb WHERE c = 2 AND id = 27
+			UPDATE %sn SET x = 100 WHERE c = 2
+		`,
 	})
 }
 
