@@ -64,10 +64,8 @@ func TestCrossGroupSnapshot(t *testing.T) {
 // transaction's buffered writes, matches the plain tables.
 func TestCrossGroupDescLimit(t *testing.T) {
 	runTwinCase(t, twinCase{
-		names: []string{"", "p"},
-		setup: func(t *testing.T, r *sqltest.Runner) {
-			r.Script(groupSchema)
-		},
+		names:  []string{"", "p"},
+		schema: groupSchema,
 		seed: `
 			INSERT INTO %sorders VALUES (1, 1, 10), (1, 2, 20), (1, 3, 30), (2, 1, 40), (2, 2, 50)
 			INSERT INTO %sorder_lines VALUES (1, 1, 1, 'a'), (1, 1, 2, 'b'), (1, 2, 1, 'c'), (1, 3, 1, 'd'), (2, 1, 1, 'e'), (2, 2, 1, 'f')
@@ -117,14 +115,15 @@ func equalRows(a, b []string) bool {
 }
 
 // twinCase is a cross-feature comparison: in database d (use: a new one;
-// otherwise setup makes it), after setup and the seed statements (forTwins
-// over names), each query of qs answers on every name as on the last one
-// (the plain twin): committed, inside a transaction after its writes
-// (forTwins over names), and after the transaction commits. Statements
-// and queries are written one a line.
+// otherwise schema or setup makes it), after them and the seed statements
+// (forTwins over names), each query of qs answers on every name as on the
+// last one (the plain twin): committed, inside a transaction after its
+// writes (forTwins over names), and after the transaction commits.
+// Statements and queries are written one a line.
 type twinCase struct {
 	names            []string
 	use              bool
+	schema           string // a script run first (sqltest.Runner.Script)
 	setup            func(t *testing.T, r *sqltest.Runner)
 	seed, qs, writes string
 }
@@ -136,6 +135,7 @@ func runTwinCase(t *testing.T, c twinCase) {
 		if c.use {
 			r = s.Use("d")
 		}
+		r.Script(c.schema)
 		if c.setup != nil {
 			c.setup(t, r)
 		}
@@ -623,10 +623,8 @@ func TestCrossGroupMultiStatement(t *testing.T) {
 // both members, like the plain tables.
 func TestCrossGroupJoinOwnWrites(t *testing.T) {
 	runTwinCase(t, twinCase{
-		names: []string{"", "p"},
-		setup: func(t *testing.T, r *sqltest.Runner) {
-			r.Script(groupSchema)
-		},
+		names:  []string{"", "p"},
+		schema: groupSchema,
 		seed: `
 			INSERT INTO %sorders VALUES (1, 1, 10), (1, 2, 20), (1, 3, 30), (2, 1, 40)
 			INSERT INTO %sorder_lines VALUES (1, 1, 1, 'a'), (1, 1, 2, 'b'), (1, 2, 1, 'c'), (2, 1, 1, 'e')
