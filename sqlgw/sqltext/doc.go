@@ -58,7 +58,7 @@
 // lexer's tokens, so comments and executable comments are handled once,
 // here. A second parse by vitess remains only where the grammar is needed:
 // a CREATE TABLE's whole table spec (PARTITION BY, the order of key
-// columns: engine/partition.go), the parameters of a prepared EXPLAIN, and
+// columns: engine/ddldecl), the parameters of a prepared EXPLAIN, and
 // generated-column expressions.
 //
 // The package imports nothing but the standard library.

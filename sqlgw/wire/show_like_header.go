@@ -8,7 +8,6 @@ import (
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 
-	"github.com/sqlgw/sqlgw/sqlgw/engine"
 	"github.com/sqlgw/sqlgw/sqlgw/sqltext"
 )
 
@@ -32,7 +31,7 @@ func fixShowLikeHeader(ctx context.Context, query string, cb mysql.ResultSpoolFn
 	}
 	return func(res *sqltypes.Result, more bool) error {
 		if res != nil && len(res.Fields) > 0 && !strings.HasSuffix(res.Fields[0].Name, ")") {
-			f := engine.CopyField(res.Fields[0])
+			f := copyField(res.Fields[0])
 			f.Name = f.Name + " (" + pattern + ")"
 			fields := append([]*querypb.Field{f}, res.Fields[1:]...)
 			r := *res

@@ -1,11 +1,8 @@
-package engine
+package ddldecl
 
 import (
 	"strings"
 
-	"github.com/dolthub/go-mysql-server/sql"
-
-	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/sqlgw/sqltext"
 )
 
@@ -17,28 +14,21 @@ import (
 // of primary-key columns as it does for every CREATE TABLE. sqlgw keeps
 // its table options in the comment (salt_buckets, partition_key: catalog
 // ParseTableOptions), so the copy would silently be unsalted and keyed
-// differently: likeSource finds the source table of the statement, and
-// CreateTable takes its comment (when the statement gives none) and its
-// key columns' order.
+// differently: LikeSource finds the source table of the statement, and
+// the engine's CreateTable takes its comment (when the statement gives
+// none) and its key columns' order.
 
-// likeSource returns the catalog table a CREATE TABLE ... LIKE statement
-// copies, or nil for any other statement.
-func (d *Database) likeSource(ctx *sql.Context) *catalog.Table {
-	q := strings.TrimSpace(ctx.Query())
+// LikeSource returns the table a CREATE TABLE ... LIKE statement copies,
+// its database "" when the statement does not name one, and false for any
+// other statement.
+func LikeSource(query string) (db, table string, ok bool) {
+	q := strings.TrimSpace(query)
 	if len(q) < 6 || !strings.EqualFold(q[:6], "create") || !strings.Contains(strings.ToLower(q), "like") {
-		return nil
+		return "", "", false
 	}
 	_, src, ok := sqltext.CreateLike(q)
 	if !ok {
-		return nil
+		return "", "", false
 	}
-	db := d.name
-	if src.DB != "" {
-		db = src.DB
-	}
-	t, err := d.gw.Catalog.Table(MetaCtx(ctx), db, src.Table)
-	if err != nil {
-		return nil
-	}
-	return t
+	return src.DB, src.Table, true
 }
