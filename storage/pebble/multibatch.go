@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	pebbledb "github.com/cockroachdb/pebble/v2"
+
 	"github.com/sqlgw/sqlgw/storage"
 )
 
@@ -17,7 +19,13 @@ var _ storage.MultiBatcher = (*Store)(nil)
 // of all their entities and committed as one Pebble batch, so a write
 // across partitions and tables is atomic and costs one request, with the
 // conditions (If-Match, insert-only) checked as Batch checks them.
+//
+// With no batches it is a sync barrier: it syncs the log, which makes every
+// write committed before it durable (storage.WithDeferredSync).
 func (s *Store) MultiBatch(ctx context.Context, batches []storage.TableBatch) ([][]storage.ETag, error) {
+	if len(batches) == 0 {
+		return nil, s.syncBarrier(ctx)
+	}
 	for i, b := range batches {
 		if err := s.limits.ValidateBatch(b.Ops); err != nil {
 			return nil, &storage.MultiBatchError{Batch: i, Err: err}
@@ -79,8 +87,34 @@ func (s *Store) MultiBatch(ctx context.Context, batches []storage.TableBatch) ([
 			out[i][j] = etag
 		}
 	}
-	if err := pb.Commit(s.wo); err != nil {
+	if err := pb.Commit(s.writeOptions(ctx)); err != nil {
 		return nil, fmt.Errorf("sqlgw/pebble: commit: %w", err)
 	}
 	return out, nil
+}
+
+// writeOptions is how a write under ctx commits: synced unless the store
+// is NoSync or ctx defers the sync (storage.WithDeferredSync).
+func (s *Store) writeOptions(ctx context.Context) *pebbledb.WriteOptions {
+	if storage.DeferredSync(ctx) {
+		return pebbledb.NoSync
+	}
+	return s.wo
+}
+
+// syncBarrier returns once every write committed before it is durable: a
+// synced write of a log-only record (Pebble's log is ordered, so syncing
+// it syncs everything before it).
+func (s *Store) syncBarrier(ctx context.Context) error {
+	if err := s.rlock(ctx); err != nil {
+		return err
+	}
+	defer s.mu.RUnlock()
+	if s.wo != pebbledb.Sync {
+		return nil
+	}
+	if err := s.db.LogData(nil, pebbledb.Sync); err != nil {
+		return fmt.Errorf("sqlgw/pebble: sync: %w", err)
+	}
+	return nil
 }

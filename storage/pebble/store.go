@@ -582,7 +582,7 @@ func (s *Store) write(ctx context.Context, table string, ops []storage.Operation
 		}
 		etags[i] = etag
 	}
-	if err := b.Commit(s.wo); err != nil {
+	if err := b.Commit(s.writeOptions(ctx)); err != nil {
 		return nil, fmt.Errorf("sqlgw/pebble: commit: %w", err)
 	}
 	return etags, nil
