@@ -1,7 +1,9 @@
 package pebble
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"hash/maphash"
 	"slices"
@@ -68,6 +70,12 @@ func (s *Store) MultiBatch(ctx context.Context, batches []storage.TableBatch) ([
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	read := s.get
+	if len(seen) >= multiBatchIterOps {
+		r, closeAll := s.tableReaders()
+		defer closeAll()
+		read = r
+	}
 	ticks := storage.DateTime(time.Now()).Ticks()
 	pb := s.db.NewBatch()
 	defer pb.Close()
@@ -75,7 +83,7 @@ func (s *Store) MultiBatch(ctx context.Context, batches []storage.TableBatch) ([
 	for i, b := range batches {
 		out[i] = make([]storage.ETag, len(b.Ops))
 		for j, op := range b.Ops {
-			etag, val, err := s.apply(op, keys[i][j], ticks, s.get)
+			etag, val, err := s.apply(op, keys[i][j], ticks, read)
 			if err != nil {
 				return nil, &storage.MultiBatchError{Batch: i, Err: &storage.BatchError{Index: j, Err: err}}
 			}
@@ -117,4 +125,53 @@ func (s *Store) syncBarrier(ctx context.Context) error {
 		return fmt.Errorf("sqlgw/pebble: sync: %w", err)
 	}
 	return nil
+}
+
+// multiBatchIterOps is the number of operations from which MultiBatch reads
+// the current records through one iterator per table instead of a Get per
+// operation: a Get builds and discards a read path through every level
+// each time, while an iterator's seeks reuse it (and a seek to a key after
+// the last one continues from there), so a statement's thousands of rows
+// (a bulk INSERT, a backfill page) cost much less to check.
+var multiBatchIterOps = 16
+
+// tableReaders returns a read function (as get) that seeks in one
+// iterator per table prefix, created on first use, and a function closing
+// them. The entities read are locked by the caller, so the iterators'
+// view of them is current.
+func (s *Store) tableReaders() (func([]byte) ([]byte, bool, error), func()) {
+	type tableIter struct {
+		prefix []byte
+		it     *pebbledb.Iterator
+	}
+	var iters []tableIter
+	read := func(key []byte) ([]byte, bool, error) {
+		var it *pebbledb.Iterator
+		for _, ti := range iters {
+			if bytes.HasPrefix(key, ti.prefix) {
+				it = ti.it
+				break
+			}
+		}
+		if it == nil {
+			id := binary.BigEndian.Uint64(key[1:tablePrefixLen])
+			prefix := appendTablePrefix(nil, id)
+			var err error
+			it, err = s.db.NewIter(&pebbledb.IterOptions{LowerBound: prefix, UpperBound: appendTablePrefix(nil, id+1)})
+			if err != nil {
+				return nil, false, err
+			}
+			iters = append(iters, tableIter{prefix: prefix, it: it})
+		}
+		if !it.SeekGE(key) || !bytes.Equal(it.Key(), key) {
+			return nil, false, it.Error()
+		}
+		v, err := it.ValueAndErr()
+		return v, err == nil, err
+	}
+	return read, func() {
+		for _, ti := range iters {
+			ti.it.Close()
+		}
+	}
 }
