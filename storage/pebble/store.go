@@ -7,7 +7,10 @@
 // Durability: every write (entity writes, batches, CreateTable, DeleteTable)
 // is committed with pebble.Sync unless Options.NoSync is set, so a write that
 // returned survives a crash. Restarting on the same directory reopens every
-// table.
+// table. The one exception is a write whose context carries
+// storage.WithDeferredSync (the index backfill's pages): it commits without
+// waiting for the fsync and becomes durable with the next synced write or
+// with MultiBatch's sync barrier (no batches), Pebble's log being ordered.
 //
 // Tuning: Open sets Pebble's options for a database server rather than
 // Pebble's library defaults (a block cache sized from memory, bloom filters on
@@ -632,6 +635,13 @@ func (s *Store) apply(op storage.Operation, key []byte, ticks int64, read func([
 		if op.Kind == storage.OpDelete {
 			return "", nil, nil
 		}
+	}
+	if found && op.Kind != storage.OpInsert && op.Mode == storage.Merge && len(e.Properties) == 0 {
+		// An empty Merge (the backfill's conditional touch of a row)
+		// changes only the ETag and timestamp: the properties are copied
+		// still encoded.
+		etag := s.newETag()
+		return etag, reheader(rec, etag, ticks), nil
 	}
 	props := e.Properties
 	if found && op.Kind != storage.OpInsert && op.Mode == storage.Merge {
