@@ -241,19 +241,6 @@ func encodeEntity(b []byte, props storage.Properties, etag storage.ETag, ticks i
 	return b
 }
 
-// reheader returns the record of rec's properties (copied as encoded)
-// under a new ETag and timestamp: encodeEntity of the decoded properties,
-// without decoding them.
-func reheader(rec record, etag storage.ETag, ticks int64) []byte {
-	b := make([]byte, 0, 1+2*binary.MaxVarintLen64+len(etag)+8+len(rec.props))
-	b = append(b, entityRecordV1)
-	b = binary.AppendUvarint(b, uint64(len(etag)))
-	b = append(b, etag...)
-	b = binary.BigEndian.AppendUint64(b, uint64(ticks))
-	b = binary.AppendUvarint(b, uint64(rec.n))
-	return append(b, rec.props...)
-}
-
 // record is a decoded view of an entity record's header; the properties
 // stay encoded in props until decoded.
 type record struct {

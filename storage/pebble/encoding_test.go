@@ -228,18 +228,3 @@ func FuzzEKeyOrder(f *testing.F) {
 		}
 	})
 }
-
-// TestReheader: an empty Merge's record (reheader) is byte for byte what
-// encoding the decoded properties under the new ETag gives.
-func TestReheader(t *testing.T) {
-	props := storage.Properties{"s": storage.String("héllo"), "i": storage.Int64(-7), "b": storage.Bool(true),
-		"x": storage.Binary([]byte{0, 1, 2}), "d": storage.Double(1.5)}
-	rec, err := parseRecord(encodeEntity(nil, props, `W/"1.1"`, 42))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := reheader(rec, `W/"2.9"`, 43)
-	if want := encodeEntity(nil, props, `W/"2.9"`, 43); !bytes.Equal(got, want) {
-		t.Fatalf("reheader:\n%x\nwant\n%x", got, want)
-	}
-}

@@ -636,13 +636,6 @@ func (s *Store) apply(op storage.Operation, key []byte, ticks int64, read func([
 			return "", nil, nil
 		}
 	}
-	if found && op.Kind != storage.OpInsert && op.Mode == storage.Merge && len(e.Properties) == 0 {
-		// An empty Merge (the backfill's conditional touch of a row)
-		// changes only the ETag and timestamp: the properties are copied
-		// still encoded.
-		etag := s.newETag()
-		return etag, reheader(rec, etag, ticks), nil
-	}
 	props := e.Properties
 	if found && op.Kind != storage.OpInsert && op.Mode == storage.Merge {
 		old, err := rec.decodeProps(nil)
