@@ -153,6 +153,9 @@ type cachedPlan struct {
 	ints *planbuilder.Builder
 	// auth is the table's privilege check, run on every execute.
 	auth sqlparser.AuthInformation
+	// direct, if set, runs the plan without go-mysql-server's executor
+	// (direct.go).
+	direct *directPlan
 }
 
 // authorized runs the privilege check go-mysql-server's binder runs for the
@@ -183,6 +186,9 @@ type FastLane struct {
 		QueryStarted()
 		QueryCompleted(success bool, d time.Duration)
 	}
+	// NoDirect turns direct execution (direct.go) off: cached plans run
+	// through go-mysql-server's executor.
+	NoDirect bool
 }
 
 // cacheableShape reports whether stmt has a shape the plan cache takes (see
@@ -350,6 +356,12 @@ func expandLiteral(ctx *sql.Context, col sql.Type, lit *expression.Literal) (*ex
 	return expression.NewLiteral(val, lt), true
 }
 
+// int64Typed reports whether t is an integer type whose values are all
+// int64 values: every integer type but BIGINT UNSIGNED.
+func int64Typed(t sql.Type) bool {
+	return types.IsInteger(t) && !t.Equals(types.Uint64)
+}
+
 // literalFor returns the literal of slot sl for the bind variable bv.
 func (sl *paramSlot) literalFor(ctx *sql.Context, bv *querypb.BindVariable, ints *planbuilder.Builder) (*expression.Literal, bool) {
 	raw, ok := rawLiteral(ctx, bv, ints)
@@ -357,7 +369,15 @@ func (sl *paramSlot) literalFor(ctx *sql.Context, bv *querypb.BindVariable, ints
 		return nil, false
 	}
 	if !sl.expanded {
-		return raw, raw.Type(ctx).Equals(sl.typ)
+		rt := raw.Type(ctx)
+		// An integer of another width (the binder types an integer by
+		// its value's width, TINYINT, TINYINT UNSIGNED, SMALLINT, ...,
+		// where it does not convert it to the column's type, as in an IN
+		// list) compares as the cached one when both hold any value
+		// exactly as an int64 (not BIGINT UNSIGNED): the literal is taken
+		// as the binder built it, and the lookup is re-planned with it, as
+		// the analyzer would.
+		return raw, rt.Equals(sl.typ) || int64Typed(rt) && int64Typed(sl.typ)
 	}
 	if raw.Type(ctx).Equals(sl.typ) {
 		// The binder converts a congruent literal to the column's type, a
@@ -378,6 +398,15 @@ func (p *cachedPlan) valid(ctx *sql.Context, g *Gateway, db, mode string) bool {
 // rebind returns the cached plan with the lookup re-planned for bindings,
 // or ok false if this execute must take the general path.
 func (p *cachedPlan) rebind(ctx *sql.Context, bindings map[string]*querypb.BindVariable) (sql.Node, bool) {
+	exprs, ok := p.conjuncts(ctx, bindings)
+	if !ok {
+		return nil, false
+	}
+	return p.withConjuncts(ctx, exprs)
+}
+
+// conjuncts returns the cached conjuncts with the literals of bindings.
+func (p *cachedPlan) conjuncts(ctx *sql.Context, bindings map[string]*querypb.BindVariable) ([]sql.Expression, bool) {
 	if len(bindings) != p.nparams {
 		return nil, false
 	}
@@ -405,34 +434,13 @@ func (p *cachedPlan) rebind(ctx *sql.Context, bindings map[string]*querypb.BindV
 		}
 		exprs[i] = ne
 	}
-	return p.withConjuncts(ctx, exprs)
+	return exprs, true
 }
 
 // withConjuncts re-plans the lookup for exprs and swaps it into the plan.
 func (p *cachedPlan) withConjuncts(ctx *sql.Context, exprs []sql.Expression) (sql.Node, bool) {
-	is, ok := p.ita.TableNode.UnderlyingTable().(sql.IndexSearchableTable)
+	lookup, ok := p.lookupFor(ctx, exprs)
 	if !ok {
-		return nil, false
-	}
-	lookup, fds, rest, ok, err := is.LookupForExpressions(ctx, exprs...)
-	if err != nil || !ok || rest != nil || lookup.IsEmpty() {
-		return nil, false
-	}
-	if p.lookupMax1 && (fds == nil || !fds.HasMax1Row()) {
-		return nil, false
-	}
-	// What the pushdown rule (rules.go) did to the cached lookup: the
-	// ORDER BY the plan satisfies, the pushed LIMIT.
-	tpl := p.ita.Table.(*Table)
-	tplRanges := tpl.lookup.Ranges.(*planRanges)
-	pr, ok := lookup.Ranges.(*planRanges)
-	if !ok {
-		return nil, false
-	}
-	if tplRanges.order != nil {
-		pr.order = tplRanges.order
-	}
-	if tplRanges.plan.Limit > 0 && !pr.setLimit(tplRanges.plan.Limit) {
 		return nil, false
 	}
 	nita, err := plan.NewStaticIndexedAccessForTableNode(ctx, p.ita.TableNode, lookup)
@@ -440,7 +448,7 @@ func (p *cachedPlan) withConjuncts(ctx *sql.Context, exprs []sql.Expression) (sq
 		return nil, false
 	}
 	if nt, ok := nita.Table.(*Table); ok {
-		nt.limit = tpl.limit
+		nt.limit = p.ita.Table.(*Table).limit
 	} else {
 		return nil, false
 	}
@@ -455,6 +463,39 @@ func (p *cachedPlan) withConjuncts(ctx *sql.Context, exprs []sql.Expression) (sq
 		return c, transform.SameTree, nil
 	})
 	return out, err == nil
+}
+
+// lookupFor re-plans the cached plan's lookup for exprs, with what the
+// pushdown rule did to the cached one; ok is false if the new lookup does
+// not answer every conjunct or, where the cached one did, read at most one
+// row.
+func (p *cachedPlan) lookupFor(ctx *sql.Context, exprs []sql.Expression) (sql.IndexLookup, bool) {
+	is, ok := p.ita.TableNode.UnderlyingTable().(sql.IndexSearchableTable)
+	if !ok {
+		return sql.IndexLookup{}, false
+	}
+	lookup, fds, rest, ok, err := is.LookupForExpressions(ctx, exprs...)
+	if err != nil || !ok || rest != nil || lookup.IsEmpty() {
+		return sql.IndexLookup{}, false
+	}
+	if p.lookupMax1 && (fds == nil || !fds.HasMax1Row()) {
+		return sql.IndexLookup{}, false
+	}
+	// What the pushdown rule (rules.go) did to the cached lookup: the
+	// ORDER BY the plan satisfies, the pushed LIMIT.
+	tpl := p.ita.Table.(*Table)
+	tplRanges := tpl.lookup.Ranges.(*planRanges)
+	pr, ok := lookup.Ranges.(*planRanges)
+	if !ok {
+		return sql.IndexLookup{}, false
+	}
+	if tplRanges.order != nil {
+		pr.order = tplRanges.order
+	}
+	if tplRanges.plan.Limit > 0 && !pr.setLimit(tplRanges.plan.Limit) {
+		return sql.IndexLookup{}, false
+	}
+	return lookup, true
 }
 
 // build analyzes the statement for the cache (before go-mysql-server runs
@@ -575,6 +616,7 @@ func (f *FastLane) build(ctx *sql.Context, query string, stmt sqlparser.Statemen
 		return nil
 	}
 	p.tableDB, p.tableName, p.tableID, p.version, p.phys = tdb, tname.Name.String(), rec.ID, rec.Version, rec.Physical
+	p.direct = directShape(ctx, analyzed, p.ita)
 	return p
 }
 
@@ -627,6 +669,19 @@ func (f *FastLane) StmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 		}
 		if !f.authorized(sqlCtx, p.auth) {
 			break // go-mysql-server's binder reports the privilege error
+		}
+		if p.direct != nil && !f.NoDirect {
+			if exprs, ok := p.conjuncts(sqlCtx, prepare.BindVars); ok {
+				if lookup, ok := p.lookupFor(sqlCtx, exprs); ok {
+					s.planHits.Add(1)
+					s.directRuns.Add(1)
+					s.plans.hit(query)
+					err := f.runDirect(sqlCtx, c, query, p, lookup, callback)
+					s.lastFromCache.Store(true)
+					return true, none, nil, err
+				}
+			}
+			continue
 		}
 		if node, ok := p.rebind(sqlCtx, prepare.BindVars); ok {
 			s.planHits.Add(1)
@@ -727,10 +782,14 @@ const rowsBatch = 128
 
 // rows spools a result of any size as go-mysql-server's handler does
 // (resultForDefaultIter), on this goroutine: batches of rowsBatch rows.
+// As there, the iterator is closed (which commits an autocommit
+// statement's transaction) before the connection's status flags are set
+// and the last batch is sent, and an error closing it fails the statement.
 func rows(ctx *sql.Context, c *mysql.Conn, schema sql.Schema, iter sql.RowIter, fields []*querypb.Field, buf *sql.ByteBuffer, callback func(*sqltypes.Result) error) (err error) {
+	closed := false
 	defer func() {
-		if cerr := iter.Close(ctx); err == nil && cerr != nil {
-			err = sql.CastSQLError(cerr)
+		if !closed {
+			iter.Close(ctx)
 		}
 	}()
 	res := &sqltypes.Result{Fields: fields}
@@ -756,6 +815,10 @@ func rows(ctx *sql.Context, c *mysql.Conn, schema sql.Schema, iter sql.RowIter, 
 			sent = true
 			res = &sqltypes.Result{Fields: fields}
 		}
+	}
+	closed = true
+	if err := iter.Close(ctx); err != nil {
+		return sql.CastSQLError(err)
 	}
 	setStatusFlags(ctx, c)
 	if sent && res.RowsAffected == 0 {

@@ -29,6 +29,7 @@ type Session struct {
 	planHits      atomic.Int64
 	planMisses    atomic.Int64
 	lastFromCache atomic.Bool
+	directRuns    atomic.Int64 // executes run directly (direct.go)
 
 	// groups: the statement's reads of table group partitions (tablegroup.go).
 	groups groupReads
@@ -52,6 +53,9 @@ const (
 	StatusPlanCacheHits     = "Plan_cache_hits"
 	StatusPlanCacheMisses   = "Plan_cache_misses"
 	StatusLastPlanFromCache = "Last_plan_from_cache"
+	// Plan_cache_direct: the hits executed directly, without
+	// go-mysql-server's executor (direct.go).
+	StatusPlanCacheDirect = "Plan_cache_direct"
 )
 
 func (g *Gateway) newSession(base *sql.BaseSession) *Session {
@@ -247,6 +251,7 @@ func (s *Session) GetAllStatusVariables(ctx *sql.Context) map[string]sql.StatusV
 	m[StatusPlanCacheHits] = &statusVar{name: StatusPlanCacheHits, get: func() uint64 { return uint64(s.planHits.Load()) }}
 	m[StatusPlanCacheMisses] = &statusVar{name: StatusPlanCacheMisses, get: func() uint64 { return uint64(s.planMisses.Load()) }}
 	m[StatusLastPlanFromCache] = &statusVar{name: StatusLastPlanFromCache, get: s.lastPlanFromCache}
+	m[StatusPlanCacheDirect] = &statusVar{name: StatusPlanCacheDirect, get: func() uint64 { return uint64(s.directRuns.Load()) }}
 	return m
 }
 
@@ -270,6 +275,8 @@ func (s *Session) GetStatusVariable(ctx *sql.Context, name string) (interface{},
 		return uint64(s.planMisses.Load()), nil
 	case strings.ToLower(StatusLastPlanFromCache):
 		return s.lastPlanFromCache(), nil
+	case strings.ToLower(StatusPlanCacheDirect):
+		return uint64(s.directRuns.Load()), nil
 	}
 	return s.BaseSession.GetStatusVariable(ctx, name)
 }

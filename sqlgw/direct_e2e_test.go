@@ -1,0 +1,167 @@
+package sqlgw_test
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
+	"github.com/sqlgw/sqlgw/storage"
+	"github.com/sqlgw/sqlgw/storage/pebble"
+)
+
+// directRuns returns the session's count of executes run directly
+// (engine/direct.go).
+func directRuns(t *testing.T, c *sql.Conn) int64 {
+	t.Helper()
+	var name string
+	var n int64
+	if err := c.QueryRowContext(context.Background(), "SHOW SESSION STATUS LIKE 'Plan_cache_direct'").Scan(&name, &n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// execRows runs q with args as a server-side prepared statement on c (the
+// driver prepares whatever has arguments) and renders its rows as Rows
+// does, joined by " | ".
+func execRows(t *testing.T, c *sql.Conn, q string, args ...any) string {
+	t.Helper()
+	return strings.Join(sqltest.NewRunner(t, c).Rows(q, args...), " | ")
+}
+
+// TestDirectSnapshots: a directly executed read uses the session's
+// transaction and snapshot as the general path does: in autocommit each
+// execute sees the latest commit (its transaction is committed and its
+// snapshot released); inside BEGIN repeated reads see the transaction's
+// snapshot and its own writes (point gets, IN lists through a global
+// index, key ranges); after COMMIT the latest state again.
+func TestDirectSnapshots(t *testing.T) {
+	store, _ := sqltest.Memory.Open(t)
+	ts := sqltest.Start(t, store, sqltest.Options{})
+	a, b := ts.Session("ds"), ts.Conn()
+	ra, rb := sqltest.NewRunner(t, a), sqltest.NewRunner(t, b)
+	rb.Exec("USE ds")
+	ra.Exec("CREATE TABLE t (id INT PRIMARY KEY, k INT NOT NULL, v VARCHAR(20), KEY k_1 (k))")
+	ra.Exec("INSERT INTO t VALUES (1, 10, 'one'), (2, 20, 'two'), (3, 10, 'three'), (4, 40, 'four')")
+	point := "SELECT v FROM t WHERE id = ?"
+	in := "SELECT id, k, v FROM t WHERE k IN (?, ?)"
+	rng := "SELECT v FROM t WHERE id BETWEEN ? AND ?"
+	lim := "SELECT id FROM t WHERE id > ? ORDER BY id LIMIT 2"
+	for range 2 { // the first executes build the plans
+		execRows(t, a, point, 1)
+		execRows(t, a, in, 10, 40)
+		execRows(t, a, rng, 1, 3)
+		execRows(t, a, lim, 0)
+	}
+	d0 := directRuns(t, a)
+
+	// Autocommit: each execute sees the other session's latest commit.
+	expect := func(q, want string, args ...any) {
+		t.Helper()
+		if got := execRows(t, a, q, args...); got != want {
+			t.Errorf("%s %v: %q, want %q", q, args, got, want)
+		}
+	}
+	expect(point, "one", 1)
+	rb.Exec("UPDATE t SET v = 'uno' WHERE id = 1")
+	expect(point, "uno", 1)
+	rb.Exec("INSERT INTO t VALUES (5, 10, 'five')")
+	expect(in, "1\t10\tuno | 3\t10\tthree | 5\t10\tfive | 4\t40\tfour", 10, 40)
+	expect(rng, "uno | two | three", 1, 3)
+	expect(lim, "3 | 4", 2)
+
+	// A transaction: its snapshot, and its own writes.
+	ra.Exec("BEGIN")
+	expect(point, "uno", 1)
+	rb.Exec("UPDATE t SET v = 'eins' WHERE id = 1")
+	rb.Exec("DELETE FROM t WHERE id = 5")
+	expect(point, "uno", 1)
+	expect(in, "1\t10\tuno | 3\t10\tthree | 5\t10\tfive | 4\t40\tfour", 10, 40)
+	ra.Exec("INSERT INTO t VALUES (6, 40, 'six')")
+	ra.Exec("UPDATE t SET v = 'tres' WHERE id = 3")
+	ra.Exec("DELETE FROM t WHERE id = 4")
+	expect(in, "1\t10\tuno | 3\t10\ttres | 5\t10\tfive | 6\t40\tsix", 10, 40)
+	expect(point, "tres", 3)
+	expect(point, "", 4)
+	expect(rng, "uno | two | tres", 1, 3)
+	expect(lim, "3 | 5", 2)
+	expect(lim, "5 | 6", 4)
+	ra.Exec("ROLLBACK")
+	expect(point, "eins", 1)
+	expect(point, "three", 3)
+	expect(in, "1\t10\teins | 3\t10\tthree | 4\t40\tfour", 10, 40)
+	if d := directRuns(t, a) - d0; d != 17 {
+		t.Errorf("%d executes ran directly, want all 17", d)
+	}
+}
+
+// blockingGets is a store whose Gets, while block is set, wait for their
+// context to end.
+type blockingGets struct {
+	storage.Store
+	block   atomic.Bool
+	waiting chan struct{}
+}
+
+func (s *blockingGets) Get(ctx context.Context, table, pk, rk string, o *storage.GetOptions) (*storage.Entity, error) {
+	if s.block.Load() {
+		s.waiting <- struct{}{}
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return s.Store.Get(ctx, table, pk, rk, o)
+}
+
+// TestDirectKill: KILL QUERY interrupts a directly executed read with
+// MySQL's 1317, and the session goes on.
+func TestDirectKill(t *testing.T) {
+	inner, err := pebble.OpenMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &blockingGets{Store: inner, waiting: make(chan struct{}, 1)}
+	ts := sqltest.Start(t, st, sqltest.Options{})
+	a, b := ts.Session("dk"), ts.Conn()
+	ra := sqltest.NewRunner(t, a)
+	ra.Exec("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20))")
+	ra.Exec("INSERT INTO t VALUES (1, 'one')")
+	var id string
+	if err := a.QueryRowContext(context.Background(), "SELECT CONNECTION_ID()").Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	point := "SELECT v FROM t WHERE id = ?"
+	execRows(t, a, point, 1)
+	execRows(t, a, point, 1)
+	d0 := directRuns(t, a)
+	st.block.Store(true)
+	done := make(chan error, 1)
+	go func() {
+		var v string
+		done <- a.QueryRowContext(context.Background(), point, 1).Scan(&v)
+	}()
+	select {
+	case <-st.waiting:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the execute never read the row")
+	}
+	sqltest.NewRunner(t, b).Exec("KILL QUERY " + id)
+	select {
+	case err := <-done:
+		if code := sqltest.Errno(err); code != 1317 {
+			t.Fatalf("killed execute: %v (errno %d), want 1317", err, code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("KILL QUERY did not interrupt the execute")
+	}
+	st.block.Store(false)
+	if got := execRows(t, a, point, 1); got != "one" {
+		t.Errorf("after KILL QUERY: %q", got)
+	}
+	if d := directRuns(t, a) - d0; d != 2 {
+		t.Errorf("%d executes ran directly, want 2", d)
+	}
+}
