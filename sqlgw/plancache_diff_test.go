@@ -19,8 +19,8 @@ import (
 	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
-// TestPlanCacheDifferential runs the statements of the SQL corpus
-// (testdata/cli/*.sql) against two servers, one with the plan cache
+// TestPlanCacheDifferential runs the statements of the SQL corpora
+// (testdata/cli/*.sql, testdata/compat/**/*.sql) against two servers, one with the plan cache
 // (plancache.go) and one without (Config.NoPlanCache), in lockstep. Every
 // SELECT whose WHERE compares columns with literals is also run as a
 // server-side prepared statement with those literals as parameters, three
@@ -33,12 +33,31 @@ func TestPlanCacheDifferential(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no corpus: %v", err)
 	}
-	var hits, checked, direct int
+	// Each file is one session, but the compat CLI corpus's three files
+	// run in one (piped.sql reads what the other two made).
+	corpora := make([][]string, 0, len(files)+4)
 	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			text, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
+		corpora = append(corpora, []string{f})
+	}
+	corpora = append(corpora, []string{"../testdata/compat/cli/schema.sql", "../testdata/compat/cli/data.sql", "../testdata/compat/cli/piped.sql"})
+	others, _ := filepath.Glob("../testdata/compat/*/*.sql")
+	more, _ := filepath.Glob("../testdata/compat/*/*/*.sql")
+	for _, f := range append(others, more...) {
+		if filepath.Base(filepath.Dir(f)) != "cli" {
+			corpora = append(corpora, []string{f})
+		}
+	}
+	var hits, checked, direct int
+	for _, fs := range corpora {
+		name, _ := filepath.Rel("../testdata", fs[0])
+		t.Run(name, func(t *testing.T) {
+			var text []byte
+			for _, f := range fs {
+				b, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				text = append(append(text, b...), '\n')
 			}
 			pieces, err := sqlparser.SplitStatementToPieces(string(text))
 			if err != nil {
