@@ -231,3 +231,72 @@ func TestDirectParameters(t *testing.T) {
 	}
 	t.Logf("%d executes ran directly", d)
 }
+
+// TestTextPlanCache: text statements of one shape share a cached plan
+// (textcache.go): the second is a hit, SHOW STATUS says the last plan came
+// from the cache, the result columns keep their names as written, a text
+// that is not of a cacheable shape is a miss at most once, and DDL from
+// another gateway over the same store invalidates the shape's plan.
+func TestTextPlanCache(t *testing.T) {
+	store, co := sqltest.Memory.Open(t)
+	co.RefreshInterval = 20 * time.Millisecond
+	shared := sqltest.NoClose(store)
+	a := sqltest.Start(t, shared, sqltest.Options{Catalog: co})
+	ca := a.Session("tp")
+	ra := sqltest.NewRunner(t, ca)
+	ra.Exec("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20), n INT)")
+	ra.Exec("INSERT INTO t VALUES (1, 'one', 10), (2, 'two', 20), (3, 'three', 30)")
+	status := func(c *sql.Conn) (hits, misses, last int64) { return planCacheStatus(t, c) }
+
+	ra.ExpectRows("SELECT v FROM t WHERE id = 1", "one")
+	h0, m0, _ := status(ca)
+	ra.ExpectRows("SELECT v FROM t WHERE id = 2", "two")
+	if h, m, last := status(ca); h != h0+1 || m != m0 || last != 1 {
+		t.Errorf("second text of a shape: hits %d -> %d, misses %d -> %d, last %d; want a hit", h0, h, m0, m, last)
+	}
+	ra.ExpectRows("select v from t where id=3", "three") // another text, another shape key
+	ra.ExpectRows("SELECT v FROM t WHERE id = 3", "three")
+	if _, _, last := status(ca); last != 1 {
+		t.Errorf("Last_plan_from_cache %d after a text from the cache", last)
+	}
+	if _, _, last := status(ca); last != 0 {
+		t.Errorf("Last_plan_from_cache %d after SHOW STATUS", last)
+	}
+	// The column names as written, per text.
+	for _, q := range []string{"SELECT SUM(n) FROM t WHERE id BETWEEN 1 AND 2", "SELECT SUM( n ) FROM t WHERE id BETWEEN 2 AND 3", "SELECT SUM(n) AS total FROM t WHERE id BETWEEN 1 AND 3", "SELECT SUM(n) FROM t WHERE id BETWEEN 1 AND 3"} {
+		for range 2 {
+			rs, err := ca.QueryContext(context.Background(), q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cols, _ := rs.Columns()
+			rs.Close()
+			want := strings.TrimSpace(strings.SplitN(strings.TrimPrefix(q, "SELECT "), " FROM", 2)[0])
+			if i := strings.Index(want, " AS "); i >= 0 {
+				want = want[i+4:]
+			}
+			if len(cols) != 1 || cols[0] != want {
+				t.Errorf("%s: columns %q, want %q", q, cols, want)
+			}
+		}
+	}
+	// Not a cacheable shape (no literal compared): never a hit.
+	h0, _, _ = status(ca)
+	for range 3 {
+		ra.ExpectRows("SELECT v FROM t WHERE id = n / 10 ORDER BY id", "one", "two", "three")
+	}
+	if h, _, _ := status(ca); h != h0 {
+		t.Errorf("uncacheable text: hits %d -> %d", h0, h)
+	}
+	// DDL from another gateway: the shape's plan is rebuilt for the new
+	// schema once this gateway's catalog has seen it.
+	ra.ExpectRows("SELECT * FROM t WHERE id = 1", "1\tone\t10")
+	ra.ExpectRows("SELECT * FROM t WHERE id = 2", "2\ttwo\t20")
+	b := sqltest.Start(t, shared, sqltest.Options{Catalog: co})
+	rb := sqltest.NewRunner(t, b.Conn())
+	rb.Exec("ALTER TABLE tp.t ADD COLUMN w INT DEFAULT 7")
+	rb.Exec("UPDATE tp.t SET v = 'uno' WHERE id = 1")
+	time.Sleep(100 * time.Millisecond)
+	ra.ExpectRows("SELECT * FROM t WHERE id = 1", "1\tuno\t10\t7")
+	ra.ExpectRows("SELECT * FROM t WHERE id = 2", "2\ttwo\t20\t7")
+}

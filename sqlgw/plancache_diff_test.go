@@ -22,10 +22,12 @@ import (
 // TestPlanCacheDifferential runs the statements of the SQL corpora
 // (testdata/cli/*.sql, testdata/compat/**/*.sql) against two servers, one with the plan cache
 // (plancache.go) and one without (Config.NoPlanCache), in lockstep. Every
-// SELECT whose WHERE compares columns with literals is also run as a
-// server-side prepared statement with those literals as parameters, three
-// times (the second and third executes come from the cache where the shape
-// qualifies), and everything is compared: column names, rows, the MySQL
+// SELECT whose WHERE compares columns with literals is run twice more as
+// text (from the plan cache of its shape, textcache.go, where it
+// qualifies) and also as a server-side prepared statement with those
+// literals as parameters, three times (the second and third executes
+// come from the cache where the shape qualifies), and everything is
+// compared: column names, rows, the MySQL
 // error, warnings. The corpus must give the cache some hits, or the test
 // proves nothing.
 func TestPlanCacheDifferential(t *testing.T) {
@@ -47,7 +49,7 @@ func TestPlanCacheDifferential(t *testing.T) {
 			corpora = append(corpora, []string{f})
 		}
 	}
-	var hits, checked, direct int
+	var hits, checked, direct, texts int
 	for _, fs := range corpora {
 		name, _ := filepath.Rel("../testdata", fs[0])
 		t.Run(name, func(t *testing.T) {
@@ -63,17 +65,22 @@ func TestPlanCacheDifferential(t *testing.T) {
 			if err != nil {
 				t.Skipf("split: %v", err)
 			}
-			c, h, d := diffStatements(t, pieces)
+			c, h, d, x := diffStatements(t, pieces)
 			checked += c
 			hits += h
 			direct += d
+			texts += x
 		})
 	}
 	t.Run("cache_shapes", func(t *testing.T) {
-		c, h, d := diffStatements(t, cacheShapes)
+		c, h, d, x := diffStatements(t, cacheShapes)
 		checked += c
 		hits += h
 		direct += d
+		texts += x
+		if x < 20 {
+			t.Errorf("only %d text statements of the cache's shapes came from the plan cache", x)
+		}
 		if h < 40 {
 			t.Errorf("only %d executes of the cache's shapes came from the plan cache", h)
 		}
@@ -81,8 +88,8 @@ func TestPlanCacheDifferential(t *testing.T) {
 			t.Errorf("only %d executes of the cache's shapes were executed directly", d)
 		}
 	})
-	t.Logf("%d prepared executes compared, %d from the plan cache, %d of them executed directly", checked, hits, direct)
-	if hits == 0 || direct == 0 {
+	t.Logf("%d prepared executes compared; %d executes and text statements from the plan cache, %d of them executed directly; %d repeated text statements from the cache", checked, hits, direct, texts)
+	if hits == 0 || direct == 0 || texts == 0 {
 		t.Error("no execute came from the plan cache or its direct execution: the corpus does not exercise it")
 	}
 }
@@ -134,7 +141,7 @@ var cacheShapes = []string{
 // direct execution (direct.go) and one without the cache, comparing every
 // outcome; it returns the prepared executes compared, the plan cache's
 // hits and the hits executed directly.
-func diffStatements(t *testing.T, statements []string) (checked, hits, direct int) {
+func diffStatements(t *testing.T, statements []string) (checked, hits, direct, texts int) {
 	t.Helper()
 	with, without := diffServer(t, false), diffServer(t, true)
 	for _, q := range statements {
@@ -150,6 +157,24 @@ func diffStatements(t *testing.T, statements []string) (checked, hits, direct in
 		if !ok {
 			continue
 		}
+		// The text again: from the plan cache of its shape
+		// (textcache.go) where it qualifies.
+		cacheHits := func() int {
+			var name string
+			var n int
+			if err := with.QueryRowContext(context.Background(), "SHOW SESSION STATUS LIKE 'Plan_cache_hits'").Scan(&name, &n); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		h0 := cacheHits()
+		for range 2 {
+			a, b := diffRun(with, q), diffRun(without, q)
+			if a != b {
+				t.Fatalf("%s (text, again)\nwith the plan cache:\n%s\nwithout:\n%s", q, a, b)
+			}
+		}
+		texts += cacheHits() - h0
 		for range 3 {
 			a, b := diffRun(with, pq, args...), diffRun(without, pq, args...)
 			if a != b {
@@ -165,7 +190,7 @@ func diffStatements(t *testing.T, statements []string) (checked, hits, direct in
 	if err := with.QueryRowContext(context.Background(), "SHOW SESSION STATUS LIKE 'Plan_cache_direct'").Scan(&name, &direct); err != nil {
 		t.Fatal(err)
 	}
-	return checked, hits, direct
+	return checked, hits, direct, texts
 }
 
 // diffServer starts a server on an in-memory store and returns one

@@ -134,6 +134,9 @@ type Config struct {
 	// NoDirect runs cached plans through go-mysql-server's executor
 	// instead of directly (engine/direct.go). For comparisons.
 	NoDirect bool
+	// NoTextPlanCache leaves text statements (COM_QUERY) out of the plan
+	// cache (engine/textcache.go). For comparisons.
+	NoTextPlanCache bool
 	// Attach lists the store's tables sqlgw did not create as SQL tables
 	// (attached.go).
 	Attach AttachConfig
@@ -312,7 +315,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		return fail(fmt.Errorf("sqlgw: %w", err))
 	}
 	if !cfg.NoPlanCache {
-		h.Fast = &engine.FastLane{GW: gw, Engine: gmsEngine, SessionManager: srv.SessionManager(), NoDirect: cfg.NoDirect} // plancache.go, direct.go
+		h.Fast = &engine.FastLane{GW: gw, Engine: gmsEngine, SessionManager: srv.SessionManager(), NoDirect: cfg.NoDirect, NoText: cfg.NoTextPlanCache} // plancache.go, direct.go, textcache.go
 		if gw.Metrics != nil {
 			h.Fast.Statements = gw.Metrics
 		}

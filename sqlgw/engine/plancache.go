@@ -121,6 +121,7 @@ type planCache struct {
 	mu       sync.Mutex
 	plans    map[string][]*cachedPlan
 	not      map[string]bool
+	notText  map[string]bool // texts whose shape is not cached (textcache.go)
 	failures map[string]int
 	stats    map[string]*planStats
 }
@@ -189,6 +190,8 @@ type FastLane struct {
 	// NoDirect turns direct execution (direct.go) off: cached plans run
 	// through go-mysql-server's executor.
 	NoDirect bool
+	// NoText turns the plan cache of text statements (textcache.go) off.
+	NoText bool
 }
 
 // cacheableShape reports whether stmt has a shape the plan cache takes (see
@@ -625,43 +628,56 @@ func (f *FastLane) build(ctx *sql.Context, query string, stmt sqlparser.Statemen
 // then with the returned capture callback (it records the result fields
 // of a plan to cache) and must call done with the outcome.
 func (f *FastLane) StmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) (handled bool, capture func(func(*sqltypes.Result) error) func(*sqltypes.Result) error, done func(error), err error) {
-	none := func(cb func(*sqltypes.Result) error) func(*sqltypes.Result) error { return cb }
 	if f == nil || f.SessionManager == nil {
-		return false, none, func(error) {}, nil
+		return false, noCapture, func(error) {}, nil
 	}
 	s := f.GW.Session(c.ConnectionID)
 	if s == nil {
-		return false, none, func(error) {}, nil
+		return false, noCapture, func(error) {}, nil
 	}
 	uncached := func(error) { s.lastFromCache.Store(false) }
 	query := prepare.PrepareStmt
 	variants, notCacheable := s.plans.get(query)
 	if notCacheable {
-		return false, none, uncached, nil
+		return false, noCapture, uncached, nil
 	}
 	stmt, ok := s.GetPreparedQuery(query)
 	if !ok {
-		return false, none, uncached, nil
-	}
-	var tname sqlparser.TableName
-	var auth sqlparser.AuthInformation
-	var nparams int
-	if len(variants) == 0 {
-		if tname, auth, nparams, ok = cacheableShape(stmt); !ok {
-			s.plans.putNot(query)
-			return false, none, uncached, nil
-		}
+		return false, noCapture, uncached, nil
 	}
 	sqlCtx, err := f.SessionManager.NewContextWithQuery(ctx, c, query)
 	if err != nil {
-		return false, none, uncached, nil
+		return false, noCapture, uncached, nil
+	}
+	cursor := c.StatusFlags&uint16(mysql.ServerCursorExists) != 0
+	return f.execute(sqlCtx, c, s, query, query, stmt, variants, prepare.BindVars, cursor, callback)
+}
+
+// noCapture is the capture callback of a statement whose fields are not
+// recorded.
+func noCapture(cb func(*sqltypes.Result) error) func(*sqltypes.Result) error { return cb }
+
+// execute runs statement stmt (text query) with bindings from the plan
+// cache's plans under key (variants, the ones cached), or builds the plan
+// to cache and tells the caller to run it the usual way (see StmtExecute).
+func (f *FastLane) execute(sqlCtx *sql.Context, c *mysql.Conn, s *Session, key, query string, stmt sqlparser.Statement, variants []*cachedPlan, bindings map[string]*querypb.BindVariable, cursor bool, callback func(*sqltypes.Result) error) (handled bool, capture func(func(*sqltypes.Result) error) func(*sqltypes.Result) error, done func(error), err error) {
+	none := noCapture
+	uncached := func(error) { s.lastFromCache.Store(false) }
+	var tname sqlparser.TableName
+	var auth sqlparser.AuthInformation
+	var nparams int
+	var ok bool
+	if len(variants) == 0 {
+		if tname, auth, nparams, ok = cacheableShape(stmt); !ok {
+			s.plans.putNot(key)
+			return false, none, uncached, nil
+		}
 	}
 	db := sqlCtx.GetCurrentDatabase()
 	mode := sql.LoadSqlMode(sqlCtx).String()
-	cursor := c.StatusFlags&uint16(mysql.ServerCursorExists) != 0
 	for _, p := range variants {
 		if !p.valid(sqlCtx, f.GW, db, mode) {
-			s.plans.drop(query, p)
+			s.plans.drop(key, p)
 			continue
 		}
 		if !p.max1 && cursor {
@@ -671,11 +687,11 @@ func (f *FastLane) StmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 			break // go-mysql-server's binder reports the privilege error
 		}
 		if p.direct != nil && !f.NoDirect {
-			if exprs, ok := p.conjuncts(sqlCtx, prepare.BindVars); ok {
+			if exprs, ok := p.conjuncts(sqlCtx, bindings); ok {
 				if lookup, ok := p.lookupFor(sqlCtx, exprs); ok {
 					s.planHits.Add(1)
 					s.directRuns.Add(1)
-					s.plans.hit(query)
+					s.plans.hit(key)
 					err := f.runDirect(sqlCtx, c, query, p, lookup, callback)
 					s.lastFromCache.Store(true)
 					return true, none, nil, err
@@ -683,9 +699,9 @@ func (f *FastLane) StmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 			}
 			continue
 		}
-		if node, ok := p.rebind(sqlCtx, prepare.BindVars); ok {
+		if node, ok := p.rebind(sqlCtx, bindings); ok {
 			s.planHits.Add(1)
-			s.plans.hit(query)
+			s.plans.hit(key)
 			err := f.run(sqlCtx, c, query, node, p.max1, p.fields, callback)
 			s.lastFromCache.Store(true)
 			return true, none, nil, err
@@ -697,7 +713,7 @@ func (f *FastLane) StmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 		tname, auth, nparams = variants[0].table, variants[0].auth, variants[0].nparams
 	}
 	s.planMisses.Add(1)
-	np := f.build(sqlCtx, query, stmt, tname, nparams, prepare.BindVars, db, mode)
+	np := f.build(sqlCtx, query, stmt, tname, nparams, bindings, db, mode)
 	if np != nil {
 		np.auth = auth
 	}
@@ -705,13 +721,13 @@ func (f *FastLane) StmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 		// A shape whose plan does not qualify (a residual filter, a scan)
 		// would pay the extra analysis on every execute: after a few
 		// failures the statement is left to go-mysql-server for the session.
-		s.plans.failed(query)
+		s.plans.failed(key)
 		return false, none, uncached, nil
 	}
-	if !s.plans.built(query) {
+	if !s.plans.built(key) {
 		// Rebuilt too often for its hits (parameter types that vary with
 		// every execute): stop paying the extra analysis.
-		s.plans.putNot(query)
+		s.plans.putNot(key)
 		return false, none, uncached, nil
 	}
 	capture = func(cb func(*sqltypes.Result) error) func(*sqltypes.Result) error {
@@ -725,7 +741,7 @@ func (f *FastLane) StmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 	done = func(err error) {
 		s.lastFromCache.Store(false)
 		if err == nil && np.fields != nil {
-			s.plans.put(query, np)
+			s.plans.put(key, np)
 		}
 	}
 	return false, capture, done, nil
