@@ -94,8 +94,11 @@ func TestDirectSnapshots(t *testing.T) {
 	expect(point, "eins", 1)
 	expect(point, "three", 3)
 	expect(in, "1\t10\teins | 3\t10\tthree | 4\t40\tfour", 10, 40)
-	if d := directRuns(t, a) - d0; d != 17 {
-		t.Errorf("%d executes ran directly, want all 17", d)
+	// All but the first IN list after the transaction's writes: it plans
+	// without the index k_1 there (engine/table.go planIn), a plan of its
+	// own, built by go-mysql-server's path once.
+	if d := directRuns(t, a) - d0; d != 16 {
+		t.Errorf("%d executes ran directly, want 16 of 17", d)
 	}
 }
 

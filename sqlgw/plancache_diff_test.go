@@ -133,6 +133,13 @@ var cacheShapes = []string{
 	"SELECT COUNT(*), MIN(k), MAX(c) FROM sb WHERE id <= 7", "SELECT k, COUNT(*) FROM sb WHERE id BETWEEN 1 AND 10 GROUP BY k ORDER BY k",
 	"SELECT c FROM sb WHERE id BETWEEN 6 AND 2", "SELECT c FROM sb WHERE id = 3 AND k = 3", "SELECT c FROM sb WHERE k = 5 ORDER BY id LIMIT 2",
 	"SELECT c FROM sb WHERE c = 'c1'", "SELECT id FROM sb WHERE c >= 'c5' ORDER BY id",
+	// Plans whose sort the index order answers, cached outside a
+	// transaction and run inside one with writes to the table (planned
+	// without secondary indexes there), and back.
+	"SELECT id, k FROM sb WHERE k > 3 ORDER BY k DESC LIMIT 3", "SELECT id, k FROM sb WHERE k > 2 ORDER BY k DESC", "SELECT c FROM sb WHERE id > 3 ORDER BY id DESC",
+	"BEGIN", "INSERT INTO sb (k, c) VALUES (50, 'n1'), (40, 'n2')",
+	"SELECT id, k FROM sb WHERE k > 3 ORDER BY k DESC LIMIT 3", "SELECT id, k FROM sb WHERE k > 2 ORDER BY k DESC", "SELECT c FROM sb WHERE id > 3 ORDER BY id DESC",
+	"ROLLBACK", "SELECT id, k FROM sb WHERE k > 3 ORDER BY k DESC LIMIT 3", "SELECT id, k FROM sb WHERE k > 2 ORDER BY k DESC",
 	"DROP TABLE k1", "SELECT * FROM k1 WHERE id = 1",
 	"CREATE TABLE k1 (id INT PRIMARY KEY, v INT)", "INSERT INTO k1 VALUES (1, 100)", "SELECT v FROM k1 WHERE id = 1",
 }

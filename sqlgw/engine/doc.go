@@ -4,7 +4,8 @@
 // lazy pages, parallel MultiGet), secondary indexes, batched lookup joins,
 // DDL features (generated columns, CHECK, triggers, views, foreign keys,
 // narrowing ALTER, primary key changes, TIME(n)), statistics, the plan
-// cache of prepared statements, attached tables and the analyzer rules.
+// cache of prepared and text statements and its direct execution, attached
+// tables and the analyzer rules.
 //
 // Engine (engine.go) builds a go-mysql-server engine over a store; Gateway
 // (gateway.go) is the state every session of one engine shares. The server
@@ -46,6 +47,8 @@
 //	                batched lookup joins (per block of outer rows)
 //	explain.go      plain EXPLAIN rows naming the access path
 //	plancache.go    FastLane: plan cache of prepared SELECTs
+//	textcache.go    the plan cache of text SELECTs, per normalized shape
+//	direct.go       cached plans run without the engine's executor
 //	secondary.go    secondary indexes: maintenance, reads, recovery
 //	indexrename.go  ALTER TABLE ... RENAME INDEX
 //	foreignkeys.go, foreignkeys_errors.go  foreign keys and their errors

@@ -21,6 +21,8 @@ import (
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	"github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"github.com/sqlgw/sqlgw/planner"
 )
 
 // Plan cache of prepared statements (issue 13)
@@ -95,15 +97,16 @@ import (
 //
 // Visible to users: SHOW [SESSION] STATUS LIKE '%plan%cache%'
 // (Plan_cache_hits, Plan_cache_misses: executes of a
-// cacheable statement that had to build the plan) and
-// Last_plan_from_cache (1 if the session's previous statement ran from
-// the cache, as TiDB's @@last_plan_from_cache). Config.NoPlanCache turns the
-// cache off (the differential test compares both).
+// cacheable statement that had to build the plan, Plan_cache_direct: hits
+// executed directly) and Last_plan_from_cache (1 if the session's previous
+// statement ran from the cache, as TiDB's @@last_plan_from_cache). Text
+// statements count as executes. Config.NoPlanCache turns the cache off,
+// Config.NoDirect its direct execution, Config.NoTextPlanCache its text
+// statements (the differential test compares them).
 //
-// Not cached: text statements (COM_QUERY). Caching them per normalized
-// shape (literals as parameters) needs the same machinery plus a
-// normalizer that reproduces the binder's literal typing for literals
-// written in the text; not done.
+// Text statements (COM_QUERY) are cached per normalized shape, their
+// literals taken as parameters (textcache.go); cached plans of the
+// simplest shapes run without go-mysql-server's executor (direct.go).
 //
 // Upstream: go-mysql-server would make this unnecessary by caching the
 // analyzed plan of a prepared statement with its bind variables left in
@@ -489,13 +492,25 @@ func (p *cachedPlan) lookupFor(ctx *sql.Context, exprs []sql.Expression) (sql.In
 	tpl := p.ita.Table.(*Table)
 	tplRanges := tpl.lookup.Ranges.(*planRanges)
 	pr, ok := lookup.Ranges.(*planRanges)
-	if !ok {
+	if !ok || pr.noIndex != tplRanges.noIndex && (pr.plan.Index != nil || tplRanges.plan.Index != nil) {
+		// A transaction with writes to the table plans without secondary
+		// indexes (planIn), and the analyzer shapes the plan around the
+		// lookup it gets (a sort kept or not, and so the order of ties):
+		// a plan that reads an index, or would read one now, is reused
+		// only where it was made with or without them. A plan that
+		// reads none is the planner's choice either way.
 		return sql.IndexLookup{}, false
 	}
 	if tplRanges.order != nil {
-		pr.order = tplRanges.order
-	}
-	if tplRanges.plan.Limit > 0 && !pr.setLimit(tplRanges.plan.Limit) {
+		// The cached plan has no sort: its rows must come in the ORDER
+		// BY's order, and the re-planned lookup must deliver it as the
+		// rule found (rules.go, source.ordered), reversed where it was.
+		p, err := pr.t.plan(&planner.Query{Where: pr.where, Columns: pr.cols, OrderBy: tplRanges.order, Limit: tplRanges.plan.Limit, NoIndex: pr.noIndex})
+		if err != nil || !p.OrderSatisfied || p.Path != pr.plan.Path || len(p.Residual) != len(pr.plan.Residual) {
+			return sql.IndexLookup{}, false
+		}
+		pr.plan, pr.order = p, tplRanges.order
+	} else if tplRanges.plan.Limit > 0 && !pr.setLimit(tplRanges.plan.Limit) {
 		return sql.IndexLookup{}, false
 	}
 	return lookup, true
