@@ -41,8 +41,8 @@ import (
 //   - the process list and KILL (the handler's BeginQuery/EndQuery: the
 //     read runs under the query's cancellable context, and the row
 //     iterator checks it), SessionCommandBegin/End, the Questions and
-//     Com_select counters, the statement's warnings cleared
-//     (FastLane.run);
+//     Com_select counters (FastLane.run), the previous statement's
+//     warnings cleared before the lookup is re-planned (FastLane.execute);
 //   - TransactionCommittingIter.Close: with autocommit on and not inside
 //     BEGIN (ignore-autocommit), the statement's transaction is committed
 //     through the session's CommitTransaction and cleared, after the rows
@@ -147,7 +147,6 @@ func (f *FastLane) runDirect(sqlCtx *sql.Context, c *mysql.Conn, query string, p
 	}
 	defer sql.SessionCommandEnd(sqlCtx.Session)
 	sql.IncrementStatusVariable(sqlCtx, "Questions", 1)
-	sqlCtx.ClearWarnings()
 	sql.IncrementStatusVariable(sqlCtx, "Com_select", 1)
 
 	iter, err := f.directIter(sqlCtx, p, lookup)

@@ -690,6 +690,13 @@ func (f *FastLane) execute(sqlCtx *sql.Context, c *mysql.Conn, s *Session, key, 
 	}
 	db := sqlCtx.GetCurrentDatabase()
 	mode := sql.LoadSqlMode(sqlCtx).String()
+	if len(variants) > 0 {
+		// The previous statement's warnings go before the lookup is
+		// re-planned, as go-mysql-server clears them before binding
+		// and keeps what binding and analysis warn (QueryWithBindings);
+		// a statement that then takes the general path clears them too.
+		sqlCtx.ClearWarnings()
+	}
 	for _, p := range variants {
 		if !p.valid(sqlCtx, f.GW, db, mode) {
 			s.plans.drop(key, p)
@@ -780,7 +787,6 @@ func (f *FastLane) run(sqlCtx *sql.Context, c *mysql.Conn, query string, node sq
 	}
 	defer sql.SessionCommandEnd(sqlCtx.Session)
 	sql.IncrementStatusVariable(sqlCtx, "Questions", 1)
-	sqlCtx.ClearWarnings()
 	sql.IncrementStatusVariable(sqlCtx, "Com_select", 1)
 	qFlags := &sql.QueryFlags{}
 	if max1 {
