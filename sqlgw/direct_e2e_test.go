@@ -38,7 +38,8 @@ func execRows(t *testing.T, c *sql.Conn, q string, args ...any) string {
 // execute sees the latest commit (its transaction is committed and its
 // snapshot released); inside BEGIN repeated reads see the transaction's
 // snapshot and its own writes (point gets, IN lists through a global
-// index, key ranges); after COMMIT the latest state again.
+// index, key ranges); after COMMIT the latest state again; with
+// autocommit off, the implicit transaction's snapshot until COMMIT.
 func TestDirectSnapshots(t *testing.T) {
 	store, _ := sqltest.Memory.Open(t)
 	ts := sqltest.Start(t, store, sqltest.Options{})
@@ -97,8 +98,29 @@ func TestDirectSnapshots(t *testing.T) {
 	// All but the first IN list after the transaction's writes: it plans
 	// without the index k_1 there (engine/table.go planIn), a plan of its
 	// own, built by go-mysql-server's path once.
-	if d := directRuns(t, a) - d0; d != 16 {
-		t.Errorf("%d executes ran directly, want 16 of 17", d)
+
+	// autocommit off: the first read opens a transaction that later reads
+	// keep (its snapshot), until COMMIT; text statements too
+	// (textcache.go).
+	text := "SELECT v FROM t WHERE id = 2"
+	execRows(t, a, text)
+	ra.Exec("SET autocommit = 0")
+	expect(point, "two", 2)
+	rb.Exec("UPDATE t SET v = 'zwei' WHERE id = 2")
+	expect(point, "two", 2)
+	if got := strings.Join(ra.Rows(text), " | "); got != "two" {
+		t.Errorf("text read in the implicit transaction: %q", got)
+	}
+	ra.Exec("COMMIT")
+	expect(point, "zwei", 2)
+	ra.Exec("SET autocommit = 1")
+	rb.Exec("UPDATE t SET v = 'deux' WHERE id = 2")
+	expect(point, "deux", 2)
+	if got := strings.Join(ra.Rows(text), " | "); got != "deux" {
+		t.Errorf("text read after autocommit is back on: %q", got)
+	}
+	if d := directRuns(t, a) - d0; d != 16+6 {
+		t.Errorf("%d executes ran directly, want 22 of 23", d)
 	}
 }
 
