@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/sqlgw/sqlgw/storage"
-	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
 func TestAttachedWiden(t *testing.T) {
@@ -27,15 +26,8 @@ func TestAttachedWiden(t *testing.T) {
 // decodes to a row that encodes back to the same entity (names and types).
 func TestAttachedRoundTrip(t *testing.T) {
 	ctx := context.Background()
-	st, err := pebble.OpenMemory()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	c, err := Open(ctx, st, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := newStore(t)
+	c := open(t, st, Options{})
 	if err := st.CreateTable(ctx, "Events"); err != nil {
 		t.Fatal(err)
 	}
@@ -117,15 +109,8 @@ func TestAttachedRoundTrip(t *testing.T) {
 // type keeps it, and a renamed column keeps its name and property.
 func TestAttachedRefreshNeverNarrows(t *testing.T) {
 	ctx := context.Background()
-	st, err := pebble.OpenMemory()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	c, err := Open(ctx, st, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := newStore(t)
+	c := open(t, st, Options{})
 	if err := st.CreateTable(ctx, "Tab1"); err != nil {
 		t.Fatal(err)
 	}

@@ -54,6 +54,16 @@ func open(t testing.TB, s storage.Store, opts Options) *Catalog {
 	return c
 }
 
+// openDB opens a catalog on s and creates database db in it.
+func openDB(t testing.TB, s storage.Store, db string) *Catalog {
+	t.Helper()
+	c := open(t, s, Options{})
+	if err := c.CreateDatabase(context.Background(), db); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 func intCol(name string) Column { return Column{Name: name, Type: Type{Kind: KindInt64}} }
 
 func simpleDef(name string) *TableDef {
@@ -64,10 +74,7 @@ func simpleDef(name string) *TableDef {
 func TestPersistenceAcrossCatalogs(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
-	a := open(t, s, Options{})
-	if err := a.CreateDatabase(ctx, "Shop"); err != nil {
-		t.Fatal(err)
-	}
+	a := openDB(t, s, "Shop")
 	if err := a.CreateDatabase(ctx, "shop"); !errors.Is(err, ErrDatabaseExists) {
 		t.Fatalf("duplicate database: %v", err)
 	}
@@ -270,10 +277,7 @@ func TestCacheRefresh(t *testing.T) {
 
 func TestTableDefValidation(t *testing.T) {
 	ctx := context.Background()
-	c := open(t, newStore(t), Options{})
-	if err := c.CreateDatabase(ctx, "db"); err != nil {
-		t.Fatal(err)
-	}
+	c := openDB(t, newStore(t), "db")
 	ci := Column{Name: "name", Type: Type{Kind: KindVarchar, Length: 10, Collation: "utf8mb4_0900_ai_ci"}}
 	cases := []struct {
 		def  *TableDef
@@ -347,10 +351,7 @@ func TestParseTableOptions(t *testing.T) {
 
 func TestPropertyNames(t *testing.T) {
 	ctx := context.Background()
-	c := open(t, newStore(t), Options{})
-	if err := c.CreateDatabase(ctx, "db"); err != nil {
-		t.Fatal(err)
-	}
+	c := openDB(t, newStore(t), "db")
 	long := strings.Repeat("x", 300)
 	names := []string{"id", "a b", "a_b", "A_B2", "ünïcode", "PartitionKey", "rowkey", "Timestamp", "ETag", "_hidden",
 		"1st", "select", long, long + "y", "", "日本"}
@@ -408,10 +409,7 @@ func TestPropertyNames(t *testing.T) {
 
 func TestAlterRules(t *testing.T) {
 	ctx := context.Background()
-	c := open(t, newStore(t), Options{})
-	if err := c.CreateDatabase(ctx, "db"); err != nil {
-		t.Fatal(err)
-	}
+	c := openDB(t, newStore(t), "db")
 	def := &TableDef{Name: "t", Columns: []Column{
 		{Name: "id", Type: Type{Kind: KindInt32}},
 		{Name: "s", Type: Type{Kind: KindVarchar, Length: 10}, Nullable: true},
@@ -551,10 +549,7 @@ func TestAutoIncrement(t *testing.T) {
 func TestDropLargeDatabase(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
-	c := open(t, s, Options{})
-	if err := c.CreateDatabase(ctx, "big"); err != nil {
-		t.Fatal(err)
-	}
+	c := openDB(t, s, "big")
 	for i := range 130 {
 		if _, err := c.CreateTable(ctx, "big", simpleDef(fmt.Sprintf("t%03d", i))); err != nil {
 			t.Fatal(err)

@@ -14,10 +14,7 @@ import (
 func TestChecksAndColumnExpressions(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
-	a := open(t, s, Options{})
-	if err := a.CreateDatabase(ctx, "d"); err != nil {
-		t.Fatal(err)
-	}
+	a := openDB(t, s, "d")
 	def := simpleDef("t")
 	def.Columns = append(def.Columns,
 		Column{Name: "ts", Type: Type{Kind: KindTimestamp}, Default: "CURRENT_TIMESTAMP", HasDefault: true, OnUpdate: "CURRENT_TIMESTAMP"},
@@ -118,10 +115,7 @@ func TestChecksBackwardCompatibleRecord(t *testing.T) {
 func TestTriggersPersist(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
-	a := open(t, s, Options{})
-	if err := a.CreateDatabase(ctx, "d"); err != nil {
-		t.Fatal(err)
-	}
+	a := openDB(t, s, "d")
 	for _, n := range []string{"t", "u"} {
 		if _, err := a.CreateTable(ctx, "d", simpleDef(n)); err != nil {
 			t.Fatal(err)

@@ -45,10 +45,7 @@ func TestNarrows(t *testing.T) {
 
 func TestModifyColumnVerified(t *testing.T) {
 	ctx := context.Background()
-	c := open(t, newStore(t), Options{})
-	if err := c.CreateDatabase(ctx, "db"); err != nil {
-		t.Fatal(err)
-	}
+	c := openDB(t, newStore(t), "db")
 	tbl, err := c.CreateTable(ctx, "db", &TableDef{Name: "t", Columns: []Column{
 		{Name: "id", Type: Type{Kind: KindInt32}},
 		{Name: "s", Type: Type{Kind: KindVarchar, Length: 128}, Nullable: true},

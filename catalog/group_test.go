@@ -46,10 +46,7 @@ func TestGroupPhysical(t *testing.T) {
 func TestGroupKeys(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
-	c := open(t, s, Options{})
-	if err := c.CreateDatabase(ctx, "d"); err != nil {
-		t.Fatal(err)
-	}
+	c := openDB(t, s, "d")
 	orders := &TableDef{Name: "orders", Group: "sales", Columns: []Column{intCol("cust"), intCol("id"), {Name: "total", Type: Type{Kind: KindInt64}, Nullable: true}},
 		PrimaryKey: []KeyPart{{Column: "cust"}, {Column: "id"}}}
 	lines := &TableDef{Name: "order_lines", Group: "sales", Columns: []Column{intCol("cust"), intCol("id"), intCol("line")},

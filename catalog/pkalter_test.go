@@ -8,10 +8,7 @@ import (
 
 func TestSetPrimaryKeyVerified(t *testing.T) {
 	ctx := context.Background()
-	c := open(t, newStore(t), Options{})
-	if err := c.CreateDatabase(ctx, "db"); err != nil {
-		t.Fatal(err)
-	}
+	c := openDB(t, newStore(t), "db")
 	tbl, err := c.CreateTable(ctx, "db", &TableDef{Name: "t", Columns: []Column{
 		{Name: "a", Type: Type{Kind: KindInt32}, Nullable: true},
 		{Name: "b", Type: Type{Kind: KindVarchar, Length: 20}, Nullable: true},

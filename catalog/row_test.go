@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -113,10 +114,7 @@ func datumEqual(a, b Datum) bool {
 func createDB(t testing.TB) (*Catalog, context.Context) {
 	t.Helper()
 	ctx := context.Background()
-	c := open(t, newStore(t), Options{})
-	if err := c.CreateDatabase(ctx, "db"); err != nil {
-		t.Fatal(err)
-	}
+	c := openDB(t, newStore(t), "db")
 	return c, ctx
 }
 
@@ -428,15 +426,7 @@ func TestKeyOrderThroughStore(t *testing.T) {
 	}
 }
 
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
+func cmpInt(a, b int64) int { return cmp.Compare(a, b) }
 
 func TestKeyTooLong(t *testing.T) {
 	c, ctx := createDB(t)
@@ -782,23 +772,9 @@ func keyCompare(typ Type, a, b Datum) int {
 	case int64:
 		return cmpInt(x, b.(int64))
 	case uint64:
-		y := b.(uint64)
-		switch {
-		case x < y:
-			return -1
-		case x > y:
-			return 1
-		}
-		return 0
+		return cmp.Compare(x, b.(uint64))
 	case float64:
-		y := b.(float64)
-		switch {
-		case x < y:
-			return -1
-		case x > y:
-			return 1
-		}
-		return 0
+		return cmp.Compare(x, b.(float64)) // key values are never NaN
 	case decimal.Decimal:
 		return x.Cmp(b.(decimal.Decimal))
 	case time.Time:

@@ -57,20 +57,27 @@ func (t *fakeTable) EncodeIndexKey(ix, first int, vals []Datum) (string, error) 
 			}
 			continue
 		}
-		e, err := fakeEncode(t.cols[kc.Col].Kind, v)
+		e, err := fakeEncodeKey(t.cols[kc.Col].Kind, v, kc.Desc)
 		if err != nil {
 			return "", err
-		}
-		if kc.Desc {
-			b := []byte(e)
-			for j := range b {
-				b[j] = 0x9f - b[j]
-			}
-			e = string(b)
 		}
 		sb.WriteString(e)
 	}
 	return sb.String(), nil
+}
+
+// fakeEncodeKey is fakeEncode of one key column, its bytes inverted when
+// the column is descending.
+func fakeEncodeKey(kind Kind, v Datum, desc bool) (string, error) {
+	e, err := fakeEncode(kind, v)
+	if err != nil || !desc {
+		return e, err
+	}
+	b := []byte(e)
+	for j := range b {
+		b[j] = 0x9f - b[j]
+	}
+	return string(b), nil
 }
 
 func (t *fakeTable) PhysicalName() string             { return t.name }
@@ -88,16 +95,9 @@ func (t *fakeTable) EncodeKey(part KeyPart, vals []Datum) (string, error) {
 	}
 	var sb strings.Builder
 	for i, v := range vals {
-		e, err := fakeEncode(t.cols[kcs[i].Col].Kind, v)
+		e, err := fakeEncodeKey(t.cols[kcs[i].Col].Kind, v, kcs[i].Desc)
 		if err != nil {
 			return "", err
-		}
-		if kcs[i].Desc {
-			b := []byte(e)
-			for j := range b {
-				b[j] = 0x9f - b[j]
-			}
-			e = string(b)
 		}
 		sb.WriteString(e)
 	}

@@ -235,16 +235,11 @@ func newMemDB(t *testing.T, tb *fakeTable, rng *rand.Rand, n int) *memDB {
 				t.Fatal(err)
 			}
 		}
-		if seen[pk+"\x00"+rk] {
+		ixEnts, ok := db.claim(t, row, pk, rk, seen)
+		if !ok {
 			continue
 		}
-		ixEnts, ok := db.indexEntities(t, row, pk, rk, seen)
-		if !ok {
-			continue // a duplicate in a unique index
-		}
-		seen[pk+"\x00"+rk] = true
 		for _, ie := range ixEnts {
-			seen[ie.index+"\x00"+ie.e.PartitionKey+"\x00"+ie.e.RowKey] = true
 			ie.row = len(db.rows)
 			if tb.indexes[ixOrdinal(tb, ie.index)].Local {
 				db.entities = append(db.entities, ie)
@@ -252,18 +247,7 @@ func newMemDB(t *testing.T, tb *fakeTable, rng *rand.Rand, n int) *memDB {
 				db.indexes[ie.index] = append(db.indexes[ie.index], ie)
 			}
 		}
-		props := storage.Properties{}
-		for i, c := range tb.cols {
-			if row[i] == nil || c.Prop == "" {
-				continue
-			}
-			v, err := tb.PropertyValue(i, row[i])
-			if err != nil {
-				t.Fatal(err)
-			}
-			props[c.Prop] = v
-		}
-		db.entities = append(db.entities, memEntity{e: &storage.Entity{PartitionKey: pk, RowKey: rk, Properties: props}, row: len(db.rows)})
+		db.entities = append(db.entities, memEntity{e: &storage.Entity{PartitionKey: pk, RowKey: rk, Properties: rowProperties(t, tb, row)}, row: len(db.rows)})
 		db.rows = append(db.rows, row)
 	}
 	if tb.rowEnd != "" {
@@ -285,6 +269,41 @@ func newMemDB(t *testing.T, tb *fakeTable, rng *rand.Rand, n int) *memDB {
 
 func ixOrdinal(tb *fakeTable, name string) int {
 	return slices.IndexFunc(tb.indexes, func(ix Index) bool { return ix.Name == name })
+}
+
+// claim returns the index entities of a row to be added (indexEntities),
+// and marks its key and theirs seen; ok is false (the row is skipped)
+// when its key is taken or a unique index already holds its values.
+func (db *memDB) claim(t *testing.T, row []Datum, pk, rk string, seen map[string]bool) ([]memEntity, bool) {
+	if seen[pk+"\x00"+rk] {
+		return nil, false
+	}
+	ixEnts, ok := db.indexEntities(t, row, pk, rk, seen)
+	if !ok {
+		return nil, false
+	}
+	seen[pk+"\x00"+rk] = true
+	for _, ie := range ixEnts {
+		seen[ie.index+"\x00"+ie.e.PartitionKey+"\x00"+ie.e.RowKey] = true
+	}
+	return ixEnts, true
+}
+
+// rowProperties are a row's stored properties (NULLs left out).
+func rowProperties(t *testing.T, tb *fakeTable, row []Datum) storage.Properties {
+	t.Helper()
+	props := storage.Properties{}
+	for i, c := range tb.cols {
+		if row[i] == nil || c.Prop == "" {
+			continue
+		}
+		v, err := tb.PropertyValue(i, row[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		props[c.Prop] = v
+	}
+	return props
 }
 
 // indexEntities builds a row's index entities as the catalog lays them

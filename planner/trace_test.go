@@ -104,16 +104,11 @@ func (ts *traceStore) load(t *testing.T) {
 				continue
 			}
 		}
-		if seen[pk+"\x00"+rk] {
+		ixEnts, ok := db.claim(t, row, pk, rk, seen)
+		if !ok {
 			continue
 		}
-		ixEnts, ok := db.indexEntities(t, row, pk, rk, seen)
-		if !ok {
-			continue // a duplicate in a unique index
-		}
-		seen[pk+"\x00"+rk] = true
 		for _, ie := range ixEnts {
-			seen[ie.index+"\x00"+ie.e.PartitionKey+"\x00"+ie.e.RowKey] = true
 			ie.e.Properties["_pk"] = storage.String(pk)
 			ie.e.Properties["_rk"] = storage.String(rk)
 			ix := tb.indexes[ixOrdinal(tb, ie.index)]
@@ -125,18 +120,7 @@ func (ts *traceStore) load(t *testing.T) {
 				t.Fatalf("index entity %s/%q/%q: %v", table, ie.e.PartitionKey, ie.e.RowKey, err)
 			}
 		}
-		props := storage.Properties{}
-		for c, col := range tb.cols {
-			if row[c] == nil || col.Prop == "" {
-				continue
-			}
-			v, err := tb.PropertyValue(c, row[c])
-			if err != nil {
-				t.Fatal(err)
-			}
-			props[col.Prop] = v
-		}
-		e := &storage.Entity{PartitionKey: pk, RowKey: rk, Properties: props}
+		e := &storage.Entity{PartitionKey: pk, RowKey: rk, Properties: rowProperties(t, tb, row)}
 		if _, err := ts.inner.Insert(ctx, tb.name, e); err != nil {
 			t.Fatalf("row %q/%q: %v", pk, rk, err)
 		}

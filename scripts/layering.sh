@@ -29,8 +29,9 @@
 #                          sqlgw package (table statistics, join cost)
 #     sqlgw/engine/views   the storage contract and sqlgw/mysqlerr (with what
 #                          it imports) only (view definitions in the store)
-#     sqlgw/engine/ddldecl the catalog and sqlgw/mysqlerr only (what DDL
-#                          statements declare that go-mysql-server drops)
+#     sqlgw/engine/ddldecl the catalog, sqlgw/mysqlerr and sqlgw/sqltext only
+#                          (what DDL statements declare that go-mysql-server
+#                          drops)
 #     sqlgw/engine/typedstore  the catalog and the storage contract only (the
 #                          store wrapper for attached tables' entity types)
 #     sqlgw/engine/exprconv    the planner only (filter expressions as the

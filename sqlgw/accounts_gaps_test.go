@@ -51,9 +51,11 @@ func TestAccountsProcessListOwn(t *testing.T) {
 	store, co := sqltest.Memory.Open(t)
 	ts, _ := startAccountsServer(t, store, co, "", nil)
 	root := sqltest.NewRunner(t, ts.Conn())
-	root.Exec("CREATE USER pl IDENTIFIED BY 'pl-pw'")
-	root.Exec("CREATE USER ops IDENTIFIED BY 'ops-pw'")
-	root.Exec("GRANT PROCESS ON *.* TO ops")
+	root.Script(`
+		exec CREATE USER pl IDENTIFIED BY 'pl-pw'
+		exec CREATE USER ops IDENTIFIED BY 'ops-pw'
+		exec GRANT PROCESS ON *.* TO ops
+	`)
 	pl := as(t, ts, "pl", "pl-pw", "")
 	pl.SetMaxOpenConns(2)
 	c1, err := pl.Conn(t.Context())
@@ -223,9 +225,11 @@ func TestAccountsChangeUserCachingSha2(t *testing.T) {
 	store, co := sqltest.Memory.Open(t)
 	ts, _ := startAccountsServer(t, store, co, "root-pw", func(c *sqlgw.Config) { c.Password = "root-pw" })
 	root := sqltest.NewRunner(t, ts.Conn())
-	root.Exec("CREATE DATABASE cs")
-	root.Exec("CREATE USER s2 IDENTIFIED WITH caching_sha2_password BY 's2-pw'")
-	root.Exec("GRANT SELECT ON cs.* TO s2")
+	root.Script(`
+		exec CREATE DATABASE cs
+		exec CREATE USER s2 IDENTIFIED WITH caching_sha2_password BY 's2-pw'
+		exec GRANT SELECT ON cs.* TO s2
+	`)
 	r := dialRaw(t, ts.Srv.Addr().String(), "root", "root-pw")
 	who := func() string {
 		t.Helper()

@@ -43,12 +43,8 @@ func TestAccountsCachingSha2TLS(t *testing.T) {
 	ts, _ := startAccountsServer(t, store, co, "", func(c *sqlgw.Config) { c.TLSConfig = selfSignedTLS(t) })
 	sqltest.NewRunner(t, ts.DB).Exec("CREATE USER 'sec'@'%' IDENTIFIED WITH caching_sha2_password BY 'sec-pw' REQUIRE SSL")
 	addr := ts.Srv.Addr().String()
-	if err := loginError("sec", "sec-pw", addr, "?tls=skip-verify"); err != nil {
-		t.Fatalf("over TLS: %v", err)
-	}
-	if err := loginError("sec", "sec-pw", addr, "?tls=false"); sqltest.Errno(err) != 1045 {
-		t.Fatalf("REQUIRE SSL account over plain TCP: %v, want 1045", err)
-	}
+	expectLogin(t, 0, "over TLS", "sec", "sec-pw", addr, "?tls=skip-verify")
+	expectLogin(t, 1045, "REQUIRE SSL account over plain TCP", "sec", "sec-pw", addr, "?tls=false")
 	cli, err := exec.LookPath("mariadb")
 	if err != nil {
 		t.Skip("no mariadb client")

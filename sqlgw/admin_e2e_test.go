@@ -129,10 +129,14 @@ func TestAdminCheckRepair(t *testing.T) {
 		ctx := context.Background()
 		c := ts.Conn()
 		adminFixture(t, c)
-		expectAdmin(t, c, "CHECK TABLE t", "d.t|check|status|OK")
-		expectAdmin(t, c, "CHECK TABLE d.t EXTENDED", "d.t|check|status|OK")
+		sqltest.NewRunner(t, c).Script(`
+			query CHECK TABLE t
+			= d.t | check | status | OK
+			query CHECK TABLE d.t EXTENDED
+			= d.t | check | status | OK
+		`)
 
-		tbl := storeTable(t, store, co, "d", "t")
+		tbl := sqltest.StoreTable(t, store, co, "d", "t")
 
 		for _, ic := range []struct {
 			index string
@@ -226,8 +230,13 @@ func TestAdminCheckRepair(t *testing.T) {
 				}
 			}
 		}
-		expectAdmin(t, c, "REPAIR TABLE t", "d.t|repair|note|1 pending index entries settled", "d.t|repair|status|OK")
-		expectAdmin(t, c, "CHECK TABLE t", "d.t|check|status|OK")
+		sqltest.NewRunner(t, c).Script(`
+			query REPAIR TABLE t
+			= d.t | repair | note | 1 pending index entries settled
+			= d.t | repair | status | OK
+			query CHECK TABLE t
+			= d.t | check | status | OK
+		`)
 
 		// A continuation entity gone: the row cannot be read.
 		var cont *storage.Entity
@@ -307,8 +316,12 @@ func TestAdminStatements(t *testing.T) {
 			"c1.v|repair|Error|'c1.v' is not BASE TABLE",
 			"c1.v|repair|status|Operation failed")
 		// go-mysql-server's own tables (mysqlcheck --all-databases).
-		expectAdmin(t, c, "CHECK TABLE mysql.user", "mysql.user|check|note|The storage engine for the table doesn't support check")
-		expectAdmin(t, c, "SELECT DATABASE()", "NULL")
+		sqltest.NewRunner(t, c).Script(`
+			query CHECK TABLE mysql.user
+			= mysql.user | check | note | The storage engine for the table doesn't support check
+			query SELECT DATABASE()
+			= NULL
+		`)
 		r.Script(`
 			error 1046 CHECK TABLE t
 			error 1064 CHECK TABLE c1.t foo
@@ -321,20 +334,32 @@ func TestAdminStatements(t *testing.T) {
 		expectAdmin(t, c, "ANALYZE LOCAL TABLES e", "c1.e|analyze|status|OK")
 		// ANALYZE's count becomes the coster's estimate: COUNT(*) still
 		// reads the rows, and is right.
-		r.ExpectRows("SELECT COUNT(*) FROM t", "2")
+		r.Script(`
+			query SELECT COUNT(*) FROM t
+			= 2
 
-		// Implicit commit, as MySQL: the transaction's insert survives the
-		// ROLLBACK that follows.
-		r.Exec("BEGIN")
-		r.Exec("INSERT INTO t VALUES (5, 5)")
+			# Implicit commit, as MySQL: the transaction's insert survives the
+			# ROLLBACK that follows.
+			exec BEGIN
+			exec INSERT INTO t VALUES (5, 5)
+		`)
 		expectAdmin(t, c, "CHECK TABLE t", "c1.t|check|status|OK")
-		r.Exec("ROLLBACK")
-		r.ExpectRows("SELECT k FROM t WHERE k = 5", "5")
+		r.Script(`
+			exec ROLLBACK
+			query SELECT k FROM t WHERE k = 5
+			= 5
 
-		// SQL PREPARE / EXECUTE / DEALLOCATE.
-		r.Exec("PREPARE s FROM 'CHECK TABLE c1.t, e'")
-		expectAdmin(t, c, "EXECUTE s", "c1.t|check|status|OK", "c1.e|check|status|OK")
-		expectAdmin(t, c, "EXECUTE s", "c1.t|check|status|OK", "c1.e|check|status|OK")
+			# SQL PREPARE / EXECUTE / DEALLOCATE.
+			exec PREPARE s FROM 'CHECK TABLE c1.t, e'
+		`)
+		sqltest.NewRunner(t, c).Script(`
+			query EXECUTE s
+			= c1.t | check | status | OK
+			= c1.e | check | status | OK
+			query EXECUTE s
+			= c1.t | check | status | OK
+			= c1.e | check | status | OK
+		`)
 		r.Exec("DEALLOCATE PREPARE s")
 		if _, err := c.ExecContext(ctx, "EXECUTE s"); err == nil {
 			t.Fatal("EXECUTE of a deallocated statement succeeded")
@@ -487,7 +512,7 @@ func TestAdminDuplicateUnique(t *testing.T) {
 			"CREATE TABLE t (id INT PRIMARY KEY, b VARCHAR(10), UNIQUE KEY ub (b) COMMENT 'sqlgw: global')",
 			"INSERT INTO t VALUES (1, 'x'), (2, 'y')")
 		r := sqltest.NewRunner(t, c)
-		tbl := storeTable(t, store, co, "d", "t")
+		tbl := sqltest.StoreTable(t, store, co, "d", "t")
 		pk, rk, err := tbl.EncodePrimaryKey([]catalog.Datum{int64(2)})
 		if err != nil {
 			t.Fatal(err)
@@ -500,20 +525,27 @@ func TestAdminDuplicateUnique(t *testing.T) {
 		if _, err := store.Update(ctx, tbl.Physical, e, storage.Replace, e.ETag); err != nil {
 			t.Fatal(err)
 		}
-		expectAdmin(t, c, "CHECK TABLE t",
-			"d.t|check|Warning|Index 'ub' (global) is corrupt: 1 entries missing, 1 extra, 0 with wrong values (an entry for row (2) that the row does not imply; no entry for row (2))",
-			"d.t|check|error|Corrupt")
-		expectAdmin(t, c, "REPAIR TABLE t",
-			"d.t|repair|note|Index 'ub': 1 entries repaired",
-			"d.t|repair|Warning|Index 'ub' (global) is corrupt: 1 entries missing, 0 extra, 0 with wrong values (no entry for row (2))",
-			"d.t|repair|error|Corrupt")
+		sqltest.NewRunner(t, c).Script(`
+			query CHECK TABLE t
+			= d.t | check | Warning | Index 'ub' (global) is corrupt: 1 entries missing, 1 extra, 0 with wrong values (an entry for row (2) that the row does not imply; no entry for row (2))
+			= d.t | check | error | Corrupt
+			query REPAIR TABLE t
+			= d.t | repair | note | Index 'ub': 1 entries repaired
+			= d.t | repair | Warning | Index 'ub' (global) is corrupt: 1 entries missing, 0 extra, 0 with wrong values (no entry for row (2))
+			= d.t | repair | error | Corrupt
+		`)
 		// Fixing the data, then the index, fixes the table. (The UPDATE's
 		// index maintenance trusts the index: it removes the entry 'x'
 		// as row 2's old one, though it names row 1, which REPAIR TABLE
 		// then restores.)
 		r.Exec("UPDATE t SET b = 'z' WHERE id = 2")
-		expectAdmin(t, c, "REPAIR TABLE t", "d.t|repair|note|Index 'ub': 1 entries repaired", "d.t|repair|status|OK")
-		expectAdmin(t, c, "CHECK TABLE t", "d.t|check|status|OK")
+		sqltest.NewRunner(t, c).Script(`
+			query REPAIR TABLE t
+			= d.t | repair | note | Index 'ub': 1 entries repaired
+			= d.t | repair | status | OK
+			query CHECK TABLE t
+			= d.t | check | status | OK
+		`)
 		r.ExpectRows("SELECT id FROM t WHERE b = 'x'", "1")
 
 		// The global index's store table deleted: REPAIR TABLE

@@ -215,6 +215,19 @@ type attachedFixture struct {
 
 var attachGUID = [16]byte{0x0f, 0x8f, 0xad, 0x5b, 0xd9, 0xcb, 0x46, 0x9f, 0xa1, 0x65, 0x70, 0x86, 0x77, 0x28, 0x95, 0x0e}
 
+// forEachAttached runs f as a subtest on every backend with a new
+// attached-table fixture and a session on its database (azure).
+func forEachAttached(t *testing.T, f func(t *testing.T, f *attachedFixture, c *sqltest.Runner)) {
+	for _, b := range sqltest.Backends {
+		t.Run(b.Name, func(t *testing.T) {
+			fx := newAttachedFixture(t, b)
+			c := sqltest.NewRunner(t, fx.ts.Conn())
+			c.Exec("USE azure")
+			f(t, fx, c)
+		})
+	}
+}
+
 func newAttachedFixture(t *testing.T, b sqltest.Backend) *attachedFixture {
 	store, co := b.Open(t)
 	var seed seeder = storeSeeder{store}

@@ -52,9 +52,7 @@ func TestAutocommitContention(t *testing.T) {
 		if strings.Contains(t.Name(), "azurite") && os.Getenv("SQLGW_SOAK") == "" {
 			n = 50 // 32 x 200 on Azurite takes about a minute: make soak runs it
 		}
-		c := sqltest.NewRunner(t, ts.Conn())
-		c.Exec("CREATE DATABASE d")
-		c.Exec("USE d")
+		c := ts.Use("d")
 		c.Exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
 		c.Exec("INSERT INTO t VALUES (1, 0)")
 		errs := contend(t, ts, workers, n, "UPDATE d.t SET v = v + 1 WHERE id = 1")

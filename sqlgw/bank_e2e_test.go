@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"math/rand"
 	"os"
 	"strings"
 	"sync"
@@ -33,8 +32,8 @@ func bankDuration() time.Duration {
 }
 
 type bankStats struct {
-	commits, conflicts, unknown, other atomic.Int64
-	sums, sumsOff                      atomic.Int64
+	sqltest.BankCounts
+	other, sums, sumsOff atomic.Int64
 	// negative: SUM reads that saw a negative balance (MIN < 0) or a
 	// wrong account count; repeats: transactions that read the total
 	// twice; repeatsOff: those whose two reads differed.
@@ -48,7 +47,7 @@ func (s *bankStats) consistent() bool {
 
 func (s *bankStats) String() string {
 	return fmt.Sprintf("%d commits, %d retries on 1213, %d unknown outcomes (1180), %d other errors; %d SUM reads, %d of them off the total, %d with a negative balance or a wrong count; %d transactions reading the total twice, %d of them seeing two totals",
-		s.commits.Load(), s.conflicts.Load(), s.unknown.Load(), s.other.Load(), s.sums.Load(), s.sumsOff.Load(), s.negative.Load(), s.repeats.Load(), s.repeatsOff.Load())
+		s.Commits.Load(), s.Conflicts.Load(), s.Unknown.Load(), s.other.Load(), s.sums.Load(), s.sumsOff.Load(), s.negative.Load(), s.repeats.Load(), s.repeatsOff.Load())
 }
 
 // bankRun runs workers transferring for d, plus one reader summing the
@@ -58,35 +57,19 @@ func bankRun(t *testing.T, db *sql.DB, workers int, d time.Duration, st *bankSta
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	var wg sync.WaitGroup
-	var failMu sync.Mutex
-	var fail error
+	var fail sqltest.FirstError
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func(seed int64) {
 			defer wg.Done()
-			r := rand.New(rand.NewSource(seed))
-			for ctx.Err() == nil {
-				err := bank.Transfer(ctx, db, r)
-				switch {
-				case err == nil:
-					st.commits.Add(1)
-				case sqltest.Errno(err) == 1213:
-					st.conflicts.Add(1)
-				case sqltest.Errno(err) == 1180:
-					st.unknown.Add(1)
-				case ctx.Err() != nil:
-				case tolerateDown && sqltest.Errno(err) == 0:
+			fail.Set(bank.Transfers(ctx, db, seed, &st.BankCounts, func(err error) (bool, error) {
+				if tolerateDown && sqltest.Errno(err) == 0 {
 					st.other.Add(1)
 					time.Sleep(20 * time.Millisecond)
-				default:
-					failMu.Lock()
-					if fail == nil {
-						fail = err
-					}
-					failMu.Unlock()
-					return
+					return true, nil
 				}
-			}
+				return false, err
+			}))
 		}(time.Now().UnixNano() + int64(w))
 	}
 	// Readers: autocommit statements summing every account (one snapshot
@@ -117,8 +100,8 @@ func bankRun(t *testing.T, db *sql.DB, workers int, d time.Duration, st *bankSta
 		}()
 	}
 	wg.Wait()
-	if fail != nil {
-		t.Fatalf("a transfer failed with an error other than 1213: %v", fail)
+	if err := fail.Err(); err != nil {
+		t.Fatalf("a transfer failed with an error other than 1213: %v", err)
 	}
 }
 
@@ -174,11 +157,11 @@ func TestBankTransfers(t *testing.T) {
 		var st bankStats
 		bankRun(t, ts.DB, 8, bankDuration(), &st, false)
 		t.Logf("bank: %s", &st)
-		if st.commits.Load() == 0 {
+		if st.Commits.Load() == 0 {
 			t.Fatal("no transfer committed")
 		}
-		if st.unknown.Load() > 0 {
-			t.Fatalf("%d commits of unknown outcome without any failure of the store", st.unknown.Load())
+		if st.Unknown.Load() > 0 {
+			t.Fatalf("%d commits of unknown outcome without any failure of the store", st.Unknown.Load())
 		}
 		bankCheckReads(t, ts.Store, &st)
 		bank.Check(t, ts.DB, "bank")

@@ -157,8 +157,12 @@ func TestCommonSystemVariables(t *testing.T) {
 	c.ExpectRows("SELECT @@optimizer_switch LIKE 'index_merge=on,%hash_join=on%', @@session.optimizer_switch = @@global.optimizer_switch", "1\t1")
 	c.ExpectRows("SELECT @@have_ssl, @@have_openssl, @@innodb_version, @@innodb_file_per_table, @@innodb_page_size, @@profiling",
 		"DISABLED\tDISABLED\t8.0.33\t1\t16384\t0")
-	c.Exec("SET SESSION optimizer_switch = 'mrr=off'")
-	c.ExpectRows("SELECT @@optimizer_switch", "mrr=off")
-	c.ExpectErrno(1238, "SET GLOBAL innodb_file_per_table = OFF")
-	c.ExpectRows("SELECT @@max_allowed_packet, @@connect_timeout, @@max_connections", "67108864\t10\t151")
+	c.Script(`
+		exec SET SESSION optimizer_switch = 'mrr=off'
+		query SELECT @@optimizer_switch
+		= mrr=off
+		error 1238 SET GLOBAL innodb_file_per_table = OFF
+		query SELECT @@max_allowed_packet, @@connect_timeout, @@max_connections
+		= 67108864 | 10 | 151
+	`)
 }

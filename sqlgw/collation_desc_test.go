@@ -15,9 +15,7 @@ import (
 // space, mirrored for DESC, widened for PAD SPACE).
 func TestCollatedDescKeyRanges(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c := sqltest.NewRunner(t, ts.Conn())
-		c.Exec("CREATE DATABASE d")
-		c.Exec("USE d")
+		c := ts.Use("d")
 		for _, coll := range []string{"utf8mb4_0900_ai_ci", "utf8mb4_bin", "latin1_swedish_ci"} {
 			cs := ""
 			if strings.HasPrefix(coll, "latin1") {

@@ -14,8 +14,8 @@ import (
 
 	"github.com/sqlgw/sqlgw/catalog"
 	_ "github.com/sqlgw/sqlgw/sqlgw" // registers the engine's collations
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage"
-	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
 // keyCollations are the collations whose key order is checked against the
@@ -40,15 +40,9 @@ type collationKeys struct {
 func newCollationKeys(t testing.TB) *collationKeys {
 	t.Helper()
 	ctx := context.Background()
-	st, err := pebble.OpenMemory()
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, co := sqltest.Memory.Open(t)
 	t.Cleanup(func() { st.Close() })
-	c, err := catalog.Open(ctx, st, catalog.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := sqltest.OpenCatalog(t, st, co)
 	if err := c.CreateDatabase(ctx, "db"); err != nil {
 		t.Fatal(err)
 	}

@@ -14,10 +14,18 @@ func TestCaseInsensitiveKey(t *testing.T) {
 		c := sqltest.NewRunner(t, ts.Session("ci",
 			"CREATE TABLE u (s VARCHAR(20) COLLATE utf8mb4_0900_ai_ci PRIMARY KEY, n INT)",
 			"INSERT INTO u VALUES ('apple', 1), ('Banana', 2), ('cherry', 3)"))
-		c.ExpectErrno(1062, "INSERT INTO u VALUES ('APPLE', 9)")
-		c.ExpectRows("SELECT s, n FROM u WHERE s = 'BANANA'", "Banana\t2")
-		c.ExpectRows("SELECT s FROM u ORDER BY s", "apple", "Banana", "cherry")
-		c.ExpectRows("SELECT s FROM u WHERE s > 'b' ORDER BY s", "Banana", "cherry")
+		c.Script(`
+			error 1062 INSERT INTO u VALUES ('APPLE', 9)
+			query SELECT s, n FROM u WHERE s = 'BANANA'
+			= Banana | 2
+			query SELECT s FROM u ORDER BY s
+			= apple
+			= Banana
+			= cherry
+			query SELECT s FROM u WHERE s > 'b' ORDER BY s
+			= Banana
+			= cherry
+		`)
 	})
 }
 

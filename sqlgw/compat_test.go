@@ -1,7 +1,6 @@
 package sqlgw_test
 
 import (
-	"context"
 	"os"
 	"strings"
 	"testing"
@@ -13,20 +12,9 @@ import (
 // columnTypes returns the wire type names of a query's result columns.
 func columnTypes(t *testing.T, db sqltest.Execer, q string) string {
 	t.Helper()
-	rs, err := db.QueryContext(context.Background(), q)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	defer rs.Close()
-	cts, err := rs.ColumnTypes()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var names []string
-	for _, ct := range cts {
+	for _, ct := range sqltest.NewRunner(t, db).ColumnTypes(q) {
 		names = append(names, ct.DatabaseTypeName())
-	}
-	for rs.Next() {
 	}
 	return strings.Join(names, " ")
 }
@@ -119,16 +107,27 @@ func TestUserVarAssignment(t *testing.T) {
 	ts := sqltest.Start(t, mustOpenMemory(t), sqltest.Options{})
 	c := ts.Conn()
 	r := sqltest.NewRunner(t, c)
-	r.ExpectRows("SELECT @a := 1, @a + 1", "1\t2")
-	r.ExpectRows("SELECT @a", "1")
-	r.ExpectRows("SELECT @a := @a + 10, @b := 'x'", "11\tx")
-	r.ExpectRows("SELECT @a, @b", "11\tx")
+	r.Script(`
+		query SELECT @a := 1, @a + 1
+		= 1 | 2
+		query SELECT @a
+		= 1
+		query SELECT @a := @a + 10, @b := 'x'
+		= 11 | x
+		query SELECT @a, @b
+		= 11 | x
+	`)
 	expectColumns(t, c, "SELECT @c := 1 a, @c + 1 b", "a b")
 	// A bare read of a variable the statement assigns (the cli check).
-	r.ExpectRows("SELECT @n := 1 + 2 AS a, @n AS b", "3\t3")
-	r.Exec("SET @p = 5")
-	r.ExpectRows("SELECT @p := @p + 1, @p", "6\t6")
-	r.ExpectRows("SELECT @p", "6")
+	r.Script(`
+		query SELECT @n := 1 + 2 AS a, @n AS b
+		= 3 | 3
+		exec SET @p = 5
+		query SELECT @p := @p + 1, @p
+		= 6 | 6
+		query SELECT @p
+		= 6
+	`)
 	// Prepared (COM_STMT_PREPARE, rewritten on the connection).
 	if got := r.Rows("SELECT @w := ? + 1 AS a, @w AS b", 2); strings.Join(got, "|") != "3\t3" {
 		t.Fatalf("prepared assignment: %q", got)
@@ -165,14 +164,9 @@ func TestUserVarAssignment(t *testing.T) {
 
 func expectColumns(t *testing.T, db sqltest.Execer, q, want string) {
 	t.Helper()
-	rs, err := db.QueryContext(context.Background(), q)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	defer rs.Close()
-	cols, err := rs.Columns()
-	if err != nil {
-		t.Fatal(err)
+	var cols []string
+	for _, ct := range sqltest.NewRunner(t, db).ColumnTypes(q) {
+		cols = append(cols, ct.Name())
 	}
 	if got := strings.Join(cols, " "); got != want {
 		t.Fatalf("%s: columns %q, want %q", q, got, want)

@@ -1,7 +1,6 @@
 package sqlgw_test
 
 import (
-	"sync"
 	"testing"
 
 	"github.com/sqlgw/sqlgw/catalog"
@@ -88,10 +87,12 @@ func TestDDL2NotNull(t *testing.T) {
 		r.Exec("UPDATE t SET e = '' WHERE e IS NULL")
 		r.Exec("ALTER TABLE t MODIFY e VARCHAR(64) NOT NULL")
 		expectColumnType(t, c, "t", "e", "varchar(64)\tNO", "after NOT NULL")
-		r.ExpectErrno(1048, "INSERT INTO t VALUES (4, NULL)")
-		// Narrowing and NOT NULL together, checked in one scan.
-		r.Exec("ALTER TABLE t MODIFY e VARCHAR(64) NULL")
-		r.Exec("INSERT INTO t VALUES (5, NULL)")
+		r.Script(`
+			error 1048 INSERT INTO t VALUES (4, NULL)
+			# Narrowing and NOT NULL together, checked in one scan.
+			exec ALTER TABLE t MODIFY e VARCHAR(64) NULL
+			exec INSERT INTO t VALUES (5, NULL)
+		`)
 		r.ExpectError(1138, "Invalid use of NULL value", "ALTER TABLE t MODIFY e VARCHAR(1) NOT NULL")
 		r.Exec("DELETE FROM t WHERE k = 5")
 		r.Exec("ALTER TABLE t MODIFY e VARCHAR(1) NOT NULL")
@@ -105,29 +106,32 @@ func TestDDL2NotNull(t *testing.T) {
 // window makes the commit a retryable conflict (1213).
 func TestDDL2NarrowConcurrentWriters(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c, w := ts.Session("cw"), ts.Conn()
-		sqltest.NewRunner(t, w).Exec("USE cw")
-		sqltest.NewRunner(t, c).Exec("CREATE TABLE t (k INT PRIMARY KEY, e VARCHAR(128), f INT)")
-		sqltest.NewRunner(t, c).Exec("INSERT INTO t VALUES (1, 'abc', 1)")
+		rc, rw := ts.Pair("cw")
+		rc.Exec("CREATE TABLE t (k INT PRIMARY KEY, e VARCHAR(128), f INT)")
+		rc.Exec("INSERT INTO t VALUES (1, 'abc', 1)")
 
-		inWindow(t, sqlgw.SetNarrowVerifiedHook, w, "INSERT INTO t VALUES (2, REPEAT('x', 100), 2)", func() {
-			sqltest.NewRunner(t, c).ExpectError(1265, "Data truncated for column 'e' at row 2", "ALTER TABLE t MODIFY e VARCHAR(64)")
+		inWindow(t, sqlgw.SetNarrowVerifiedHook, rw.DB, "INSERT INTO t VALUES (2, REPEAT('x', 100), 2)", func() {
+			rc.ExpectError(1265, "Data truncated for column 'e' at row 2", "ALTER TABLE t MODIFY e VARCHAR(64)")
 		})
-		expectColumnType(t, c, "t", "e", "varchar(128)\tYES", "after the reverted MODIFY")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT k, LENGTH(e) FROM t ORDER BY k", "1\t3", "2\t100")
-		sqltest.NewRunner(t, c).Exec("UPDATE t SET e = 'y' WHERE k = 2")
-		sqltest.NewRunner(t, c).Exec("INSERT INTO t VALUES (3, NULL, 3)")
+		expectColumnType(t, rc.DB, "t", "e", "varchar(128)\tYES", "after the reverted MODIFY")
+		rc.Script(`
+			query SELECT k, LENGTH(e) FROM t ORDER BY k
+			= 1 | 3
+			= 2 | 100
+			exec UPDATE t SET e = 'y' WHERE k = 2
+			exec INSERT INTO t VALUES (3, NULL, 3)
+		`)
 
-		inWindow(t, sqlgw.SetNarrowVerifiedHook, w, "UPDATE t SET f = NULL WHERE k = 1", func() {
-			sqltest.NewRunner(t, c).ExpectError(1138, "Invalid use of NULL value", "ALTER TABLE t MODIFY f INT NOT NULL, MODIFY e VARCHAR(64)")
+		inWindow(t, sqlgw.SetNarrowVerifiedHook, rw.DB, "UPDATE t SET f = NULL WHERE k = 1", func() {
+			rc.ExpectError(1138, "Invalid use of NULL value", "ALTER TABLE t MODIFY f INT NOT NULL, MODIFY e VARCHAR(64)")
 		})
-		expectColumnType(t, c, "t", "f", "int\tYES", "f after the reverted NOT NULL")
+		expectColumnType(t, rc.DB, "t", "f", "int\tYES", "f after the reverted NOT NULL")
 
-		inWindow(t, sqlgw.SetNarrowVerifiedHook, w, "ALTER TABLE t ADD COLUMN g INT", func() {
-			sqltest.NewRunner(t, c).ExpectErrno(1213, "ALTER TABLE t MODIFY e VARCHAR(64)")
+		inWindow(t, sqlgw.SetNarrowVerifiedHook, rw.DB, "ALTER TABLE t ADD COLUMN g INT", func() {
+			rc.ExpectErrno(1213, "ALTER TABLE t MODIFY e VARCHAR(64)")
 		})
-		expectColumnType(t, c, "t", "e", "varchar(128)\tYES", "after the conflicting MODIFY")
-		sqltest.NewRunner(t, c).Exec("ALTER TABLE t MODIFY e VARCHAR(64)") // the retry succeeds
+		expectColumnType(t, rc.DB, "t", "e", "varchar(128)\tYES", "after the conflicting MODIFY")
+		rc.Exec("ALTER TABLE t MODIFY e VARCHAR(64)") // the retry succeeds
 	})
 }
 
@@ -137,20 +141,16 @@ func TestDDL2NarrowConcurrentWriters(t *testing.T) {
 func TestDDL2NarrowStaleGateway(t *testing.T) {
 	sqltest.ForEachSharedStore(t, func(t *testing.T, store storage.Store, co catalog.Options) {
 		ca := sqltest.Start(t, store, sqltest.Options{Catalog: co}).Conn()
-		sqltest.NewRunner(t, ca).Exec("CREATE DATABASE sg")
-		sqltest.NewRunner(t, ca).Exec("CREATE TABLE sg.t (k INT PRIMARY KEY, e VARCHAR(128))")
-		sqltest.NewRunner(t, ca).Exec("INSERT INTO sg.t VALUES (1, 'abc')")
-		stale := co
-		stale.RefreshInterval = 1 << 40 // B keeps its cached catalog
-		cb := sqltest.NewRunner(t, sqltest.Start(t, store, sqltest.Options{Catalog: stale}).Conn())
+		sqltest.NewRunner(t, ca).Script(`
+			exec CREATE DATABASE sg
+			exec CREATE TABLE sg.t (k INT PRIMARY KEY, e VARCHAR(128))
+			exec INSERT INTO sg.t VALUES (1, 'abc')
+		`)
+		cb := staleGateway(t, store, co) // B keeps its cached catalog
 		cb.ExpectRows("SELECT e FROM sg.t", "abc")
-
-		var once sync.Once
-		restore := sqlgw.SetNarrowCommittedHook(func() {
-			once.Do(func() { cb.Exec("INSERT INTO sg.t VALUES (2, REPEAT('x', 100))") })
+		inWindow(t, sqlgw.SetNarrowCommittedHook, cb.DB, "INSERT INTO sg.t VALUES (2, REPEAT('x', 100))", func() {
+			sqltest.NewRunner(t, ca).ExpectError(1265, "Data truncated for column 'e' at row 2", "ALTER TABLE sg.t MODIFY e VARCHAR(64)")
 		})
-		defer restore()
-		sqltest.NewRunner(t, ca).ExpectError(1265, "Data truncated for column 'e' at row 2", "ALTER TABLE sg.t MODIFY e VARCHAR(64)")
 		sqltest.NewRunner(t, ca).Exec("USE sg")
 		expectColumnType(t, ca, "t", "e", "varchar(128)\tYES", "after the reverted MODIFY")
 		sqltest.NewRunner(t, ca).ExpectRows("SELECT k, LENGTH(e) FROM t ORDER BY k", "1\t3", "2\t100")

@@ -114,10 +114,16 @@ func TestAutoIncrementAndDefaults(t *testing.T) {
 		if id, _ := r.LastInsertId(); id != 1 {
 			t.Fatalf("first id %d, want 1", id)
 		}
-		c.Exec("INSERT INTO t (n) VALUES (1)")
-		c.Exec("INSERT INTO t (id, v) VALUES (10, 'z')")
-		c.Exec("INSERT INTO t () VALUES ()")
-		c.ExpectRows("SELECT * FROM t ORDER BY id", "1\ta\t7", "2\tx\t1", "10\tz\t7", "11\tx\t7")
+		c.Script(`
+			exec INSERT INTO t (n) VALUES (1)
+			exec INSERT INTO t (id, v) VALUES (10, 'z')
+			exec INSERT INTO t () VALUES ()
+			query SELECT * FROM t ORDER BY id
+			= 1 | a | 7
+			= 2 | x | 1
+			= 10 | z | 7
+			= 11 | x | 7
+		`)
 	})
 }
 
@@ -193,11 +199,13 @@ func TestTransactions(t *testing.T) {
 			exec COMMIT
 		`)
 		other.ExpectRows("SELECT id, v FROM t WHERE id >= 20 ORDER BY id", "20\t1")
-		c.Exec("DELETE FROM t WHERE id = 20")
+		c.Script(`
+			exec DELETE FROM t WHERE id = 20
 
-		// autocommit=0 behaves like an open transaction.
-		c.Exec("SET autocommit = 0")
-		c.Exec("INSERT INTO t VALUES (7, 70)")
+			# autocommit=0 behaves like an open transaction.
+			exec SET autocommit = 0
+			exec INSERT INTO t VALUES (7, 70)
+		`)
 		other.ExpectRows("SELECT COUNT(*) FROM t WHERE id = 7", "0")
 		c.Exec("COMMIT")
 		other.ExpectRows("SELECT COUNT(*) FROM t WHERE id = 7", "1")
@@ -209,9 +217,8 @@ func TestTransactions(t *testing.T) {
 // gets 1213 and its retry succeeds, so no update is lost.
 func TestConflict(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		a, b := ts.Session("d"), ts.Conn()
-		sqltest.ScriptSessions(t, map[string]*sqltest.Runner{"a": sqltest.NewRunner(t, a), "b": sqltest.NewRunner(t, b)}, `
-			b: exec USE d
+		ss := ts.Sessions("d", "a", "b")
+		sqltest.ScriptSessions(t, ss, `
 			a: exec CREATE TABLE t (id INT PRIMARY KEY, v INT)
 			a: exec INSERT INTO t VALUES (1, 0)
 
@@ -256,7 +263,7 @@ func TestConflict(t *testing.T) {
 		for err := range errs {
 			t.Fatal(err)
 		}
-		sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t WHERE id = 1", fmt.Sprint(11+workers*each))
+		ss["a"].ExpectRows("SELECT v FROM t WHERE id = 1", fmt.Sprint(11+workers*each))
 	})
 }
 
@@ -407,10 +414,12 @@ func TestPartitionKeyComment(t *testing.T) {
 func TestRestart(t *testing.T) {
 	dir := t.TempDir()
 	ts := sqltest.Start(t, sqltest.OpenDisk(t, dir), sqltest.Options{})
-	sqltest.NewRunner(t, ts.DB).Exec("CREATE DATABASE d")
-	sqltest.NewRunner(t, ts.DB).Exec("CREATE TABLE d.t (id BIGINT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(10) DEFAULT 'dflt', at DATETIME(6))")
-	sqltest.NewRunner(t, ts.DB).Exec("INSERT INTO d.t (v, at) VALUES ('a', '2024-01-02 03:04:05.123456'), (NULL, NULL)")
-	sqltest.NewRunner(t, ts.DB).Exec("INSERT INTO d.t (at) VALUES (NULL)")
+	sqltest.NewRunner(t, ts.DB).Script(`
+		exec CREATE DATABASE d
+		exec CREATE TABLE d.t (id BIGINT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(10) DEFAULT 'dflt', at DATETIME(6))
+		exec INSERT INTO d.t (v, at) VALUES ('a', '2024-01-02 03:04:05.123456'), (NULL, NULL)
+		exec INSERT INTO d.t (at) VALUES (NULL)
+	`)
 	ts.Stop()
 
 	ts = sqltest.Start(t, sqltest.OpenDisk(t, dir), sqltest.Options{})
@@ -435,11 +444,13 @@ func TestPartitionByKey(t *testing.T) {
 		c.ExpectRows("SELECT TABLE_COMMENT FROM information_schema.TABLES WHERE TABLE_NAME = 'm'", "sqlgw: partition_key=(`tenant`) salt_buckets=8")
 		c.Exec("ALTER TABLE m COMMENT 'events'")
 		c.ExpectRows("SELECT TABLE_COMMENT FROM information_schema.TABLES WHERE TABLE_NAME = 'm'", "events sqlgw: partition_key=(`tenant`) salt_buckets=8")
-		c.ExpectErrno(1235, "ALTER TABLE m COMMENT 'sqlgw: partition_key=(id)'")
-		c.ExpectErrno(1235, "ALTER TABLE m DROP PRIMARY KEY")
-		// HASH(column) is KEY(column) (TestSaltBuckets); of an expression, an error.
-		c.ExpectErrno(1235, "CREATE TABLE h (a INT PRIMARY KEY) PARTITION BY HASH(a DIV 2) PARTITIONS 4")
-		c.ExpectErrno(1146, "SELECT * FROM h")
+		c.Script(`
+			error 1235 ALTER TABLE m COMMENT 'sqlgw: partition_key=(id)'
+			error 1235 ALTER TABLE m DROP PRIMARY KEY
+			# HASH(column) is KEY(column) (TestSaltBuckets); of an expression, an error.
+			error 1235 CREATE TABLE h (a INT PRIMARY KEY) PARTITION BY HASH(a DIV 2) PARTITIONS 4
+			error 1146 SELECT * FROM h
+		`)
 	})
 }
 
@@ -536,9 +547,20 @@ func TestDescKey(t *testing.T) {
 		if reqs != 1 || ents != 2 {
 			t.Errorf("log tail: %d requests, %d entities; want 1, 2", reqs, ents)
 		}
-		c.ExpectRows("SELECT ts FROM ev WHERE dev = 1 ORDER BY ts", "1", "2", "3")
-		c.ExpectRows("SELECT dev, ts FROM ev ORDER BY dev, ts", "1\t1", "1\t2", "1\t3", "2\t1")
-		c.ExpectRows("SELECT ts FROM ev WHERE dev = 1 AND ts >= 2 ORDER BY ts", "2", "3")
+		c.Script(`
+			query SELECT ts FROM ev WHERE dev = 1 ORDER BY ts
+			= 1
+			= 2
+			= 3
+			query SELECT dev, ts FROM ev ORDER BY dev, ts
+			= 1 | 1
+			= 1 | 2
+			= 1 | 3
+			= 2 | 1
+			query SELECT ts FROM ev WHERE dev = 1 AND ts >= 2 ORDER BY ts
+			= 2
+			= 3
+		`)
 	})
 }
 

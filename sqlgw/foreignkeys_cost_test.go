@@ -32,9 +32,11 @@ func TestForeignKeysCost(t *testing.T) {
 
 	// Deleting a parent no child references: the check is one index
 	// range read of the child index on top of the delete itself.
-	c.Exec("INSERT INTO p VALUES (6)")
-	c.Exec("CREATE TABLE lone (id INT PRIMARY KEY)")
-	c.Exec("INSERT INTO lone VALUES (6)")
+	c.Script(`
+		exec INSERT INTO p VALUES (6)
+		exec CREATE TABLE lone (id INT PRIMARY KEY)
+		exec INSERT INTO lone VALUES (6)
+	`)
 	delBase, _ := c.Cost("DELETE FROM lone WHERE id = 6")
 	delReq, _ := c.Cost("DELETE FROM p WHERE id = 6")
 	t.Logf("DELETE of an unreferenced parent: %d requests (a row of a table without references: %d)", delReq, delBase)
@@ -44,9 +46,11 @@ func TestForeignKeysCost(t *testing.T) {
 
 	// ON DELETE CASCADE over 50 children: one index range, the children's
 	// rows, their deletes (batched per partition).
-	c.Exec("CREATE TABLE cp (id INT PRIMARY KEY)")
-	c.Exec("CREATE TABLE cc (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES cp (id) ON DELETE CASCADE)")
-	c.Exec("INSERT INTO cp VALUES (1)")
+	c.Script(`
+		exec CREATE TABLE cp (id INT PRIMARY KEY)
+		exec CREATE TABLE cc (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES cp (id) ON DELETE CASCADE)
+		exec INSERT INTO cp VALUES (1)
+	`)
 	vals = vals[:0]
 	for i := range 50 {
 		vals = append(vals, fmt.Sprintf("(%d,1)", i))

@@ -17,18 +17,26 @@ import (
 // partition (three pages), on each backend.
 func TestKeylessTablePastPages(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c := sqltest.NewRunner(t, ts.Conn())
-		c.Exec("CREATE DATABASE d")
-		c.Exec("USE d")
+		c := ts.Use("d")
 		c.Exec("CREATE TABLE k (id INT, grp INT, v VARCHAR(20))")
 		const n = 2500
 		c.InsertRows("k", n, 250, func(i int) string { return fmt.Sprintf("(%d, %d, 'v%d')", i, i%3, i) })
 		// Table scans: whole, filtered, aggregated, sorted, limited.
-		c.ExpectRows("SELECT COUNT(*), SUM(id), MIN(id), MAX(id) FROM k", "2500\t3123750\t0\t2499")
-		c.ExpectRows("SELECT COUNT(*) FROM k WHERE grp = 1", "833")
-		c.ExpectRows("SELECT v FROM k WHERE id = 2000", "v2000")
-		c.ExpectRows("SELECT id FROM k WHERE id > 2496 ORDER BY id", "2497", "2498", "2499")
-		c.ExpectRows("SELECT id FROM k ORDER BY id DESC LIMIT 2", "2499", "2498")
+		c.Script(`
+			query SELECT COUNT(*), SUM(id), MIN(id), MAX(id) FROM k
+			= 2500 | 3123750 | 0 | 2499
+			query SELECT COUNT(*) FROM k WHERE grp = 1
+			= 833
+			query SELECT v FROM k WHERE id = 2000
+			= v2000
+			query SELECT id FROM k WHERE id > 2496 ORDER BY id
+			= 2497
+			= 2498
+			= 2499
+			query SELECT id FROM k ORDER BY id DESC LIMIT 2
+			= 2499
+			= 2498
+		`)
 		if got := c.Rows("SELECT id FROM k"); len(got) != n {
 			t.Fatalf("SELECT id FROM k: %d rows, want %d", len(got), n)
 		}
@@ -45,20 +53,28 @@ func TestKeylessTablePastPages(t *testing.T) {
 		if got := c.Affected("DELETE FROM k WHERE id < 500"); got != 500 {
 			t.Fatalf("DELETE id < 500: %d rows, want 500", got)
 		}
-		c.ExpectRows("SELECT COUNT(*), MIN(id), MAX(id) FROM k", "2000\t500\t2499")
-		c.ExpectRows("SELECT v FROM k WHERE id = 2300", "w")
-		// An explicit transaction reads the stored pages under its writes.
-		c.Exec("BEGIN")
-		c.Exec("INSERT INTO k VALUES (9999, 0, 'x')")
-		c.Exec("DELETE FROM k WHERE id = 1500")
-		c.ExpectRows("SELECT COUNT(*) FROM k", "2000")
-		c.Exec("COMMIT")
-		c.ExpectRows("SELECT COUNT(*) FROM k", "2000")
-		c.ExpectRows("SELECT COUNT(*) FROM k WHERE id = 1500", "0")
-		// CHECK TABLE reads every entity.
-		c.ExpectRows("CHECK TABLE k", "d.k\tcheck\tstatus\tOK")
-		// INSERT ... SELECT copies every row.
-		c.Exec("CREATE TABLE k2 (id INT, grp INT, v VARCHAR(20))")
+		c.Script(`
+			query SELECT COUNT(*), MIN(id), MAX(id) FROM k
+			= 2000 | 500 | 2499
+			query SELECT v FROM k WHERE id = 2300
+			= w
+			# An explicit transaction reads the stored pages under its writes.
+			exec BEGIN
+			exec INSERT INTO k VALUES (9999, 0, 'x')
+			exec DELETE FROM k WHERE id = 1500
+			query SELECT COUNT(*) FROM k
+			= 2000
+			exec COMMIT
+			query SELECT COUNT(*) FROM k
+			= 2000
+			query SELECT COUNT(*) FROM k WHERE id = 1500
+			= 0
+			# CHECK TABLE reads every entity.
+			query CHECK TABLE k
+			= d.k | check | status | OK
+			# INSERT ... SELECT copies every row.
+			exec CREATE TABLE k2 (id INT, grp INT, v VARCHAR(20))
+		`)
 		if got := c.Affected("INSERT INTO k2 SELECT * FROM k"); got != 2000 {
 			t.Fatalf("INSERT ... SELECT: %d rows, want 2000", got)
 		}
@@ -75,22 +91,30 @@ func TestKeylessTablePastPages(t *testing.T) {
 // entries, are read past the page boundary as well.
 func TestEmptyKeyPartitionPastPages(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c := sqltest.NewRunner(t, ts.Conn())
-		c.Exec("CREATE DATABASE d")
-		c.Exec("USE d")
+		c := ts.Use("d")
 		c.Exec("CREATE TABLE e (p VARCHAR(10) COLLATE utf8mb4_bin, id INT, g INT, PRIMARY KEY (p, id), KEY byg (g))")
 		const n = 2100
 		c.InsertRows("e", n, 300, func(i int) string { return fmt.Sprintf("('', %d, 7)", i) })
-		c.ExpectRows("SELECT COUNT(*), MAX(id) FROM e WHERE p = ''", "2100\t2099")
-		c.ExpectRows("SELECT COUNT(*) FROM e", "2100")
-		c.ExpectRows("SELECT COUNT(*), MAX(id) FROM e FORCE INDEX (byg) WHERE g = 7", "2100\t2099")
+		c.Script(`
+			query SELECT COUNT(*), MAX(id) FROM e WHERE p = ''
+			= 2100 | 2099
+			query SELECT COUNT(*) FROM e
+			= 2100
+			query SELECT COUNT(*), MAX(id) FROM e FORCE INDEX (byg) WHERE g = 7
+			= 2100 | 2099
+		`)
 		// Writes found through the index past its second page.
 		if got := c.Affected("UPDATE e SET g = 8 WHERE g = 7 AND id >= 2050"); got != 50 {
 			t.Fatalf("UPDATE through the index: %d rows, want 50", got)
 		}
-		c.ExpectRows("SELECT COUNT(*) FROM e FORCE INDEX (byg) WHERE g = 7", "2050")
-		c.ExpectRows("SELECT COUNT(*), MIN(id) FROM e FORCE INDEX (byg) WHERE g = 8", "50\t2050")
-		c.ExpectRows("CHECK TABLE e", "d.e\tcheck\tstatus\tOK")
+		c.Script(`
+			query SELECT COUNT(*) FROM e FORCE INDEX (byg) WHERE g = 7
+			= 2050
+			query SELECT COUNT(*), MIN(id) FROM e FORCE INDEX (byg) WHERE g = 8
+			= 50 | 2050
+			query CHECK TABLE e
+			= d.e | check | status | OK
+		`)
 		if got := c.Affected("DELETE FROM e WHERE g = 8"); got != 50 {
 			t.Fatalf("DELETE: %d rows, want 50", got)
 		}

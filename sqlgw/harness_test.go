@@ -24,21 +24,6 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(sqltest.Main(m)) }
 
-// storeTable returns the catalog record of table db.name in store st
-// (catalog options co), read as a gateway would.
-func storeTable(t *testing.T, st storage.Store, co catalog.Options, db, name string) *catalog.Table {
-	t.Helper()
-	cat, err := catalog.Open(context.Background(), st, co)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := cat.Table(context.Background(), db, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tbl
-}
-
 // recoverIndexes runs what a gateway's start-up recovery runs once the
 // crashed gateway's leases have expired: transaction recovery (catalog/txn:
 // records finished or aborted, their locks resolved, index entities of a
@@ -47,10 +32,7 @@ func storeTable(t *testing.T, st storage.Store, co catalog.Options, db, name str
 func recoverIndexes(t *testing.T, store storage.Store, db, name string) ([]ixmaint.Mismatch, error) {
 	t.Helper()
 	ctx := context.Background()
-	cat, err := catalog.Open(ctx, store, catalog.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := sqltest.OpenCatalog(t, store, catalog.Options{})
 	txs := txnrec.Wrap(store, strings.TrimSuffix(cat.CatalogTable(), "catalog")+"txn",
 		txnrec.Options{Now: func() time.Time { return time.Now().Add(time.Hour) }})
 	if _, err := txs.Recover(ctx); err != nil {
@@ -64,6 +46,15 @@ func recoverIndexes(t *testing.T, store storage.Store, db, name string) ([]ixmai
 		t.Fatal(err)
 	}
 	return ixmaint.Check(ctx, store, tbl)
+}
+
+// staleGateway starts another gateway on store whose catalog never
+// refreshes on its own: it keeps the definitions it has cached, as a
+// gateway that has not yet seen another's DDL.
+func staleGateway(t *testing.T, store storage.Store, co catalog.Options) *sqltest.Runner {
+	t.Helper()
+	co.RefreshInterval = 1 << 40
+	return sqltest.NewRunner(t, sqltest.Start(t, store, sqltest.Options{Catalog: co}).Conn())
 }
 
 // inWindow runs body with a test hook of a DDL statement (set installs it,

@@ -71,12 +71,12 @@ func TestIndexHints(t *testing.T) {
 			}
 		}
 		// Results are unchanged by hints.
-		for _, q := range []string{
-			"SELECT id FROM t WHERE r > 26 ORDER BY id",
-			"SELECT id FROM t FORCE INDEX (ir) WHERE r > 26 ORDER BY id",
-			"SELECT id FROM t IGNORE INDEX (ir) WHERE r > 26 ORDER BY id",
-			"SELECT id FROM t USE INDEX () WHERE r > 26 ORDER BY id",
-		} {
+		for _, q := range sqltest.Lines(`
+			SELECT id FROM t WHERE r > 26 ORDER BY id
+			SELECT id FROM t FORCE INDEX (ir) WHERE r > 26 ORDER BY id
+			SELECT id FROM t IGNORE INDEX (ir) WHERE r > 26 ORDER BY id
+			SELECT id FROM t USE INDEX () WHERE r > 26 ORDER BY id
+		`) {
 			sqltest.NewRunner(t, c).ExpectRows(q, "27", "28", "29")
 		}
 		// Writes through hinted UPDATE/DELETE.
@@ -143,14 +143,14 @@ func TestIndexHints(t *testing.T) {
 		}
 
 		// Unknown names: 1176, as MySQL.
-		for _, q := range []string{
-			"SELECT * FROM t FORCE INDEX (nosuch) WHERE r = 2",
-			"SELECT * FROM t USE INDEX (ir, nosuch)",
-			"SELECT * FROM t IGNORE KEY FOR ORDER BY (nosuch)",
-			"SELECT * FROM o JOIN t AS tt IGNORE INDEX (nosuch) ON tt.id = o.id",
-			"UPDATE t FORCE INDEX (nosuch) SET s = 1",
-			"SELECT * FROM nokey USE INDEX (PRIMARY)",
-		} {
+		for _, q := range sqltest.Lines(`
+			SELECT * FROM t FORCE INDEX (nosuch) WHERE r = 2
+			SELECT * FROM t USE INDEX (ir, nosuch)
+			SELECT * FROM t IGNORE KEY FOR ORDER BY (nosuch)
+			SELECT * FROM o JOIN t AS tt IGNORE INDEX (nosuch) ON tt.id = o.id
+			UPDATE t FORCE INDEX (nosuch) SET s = 1
+			SELECT * FROM nokey USE INDEX (PRIMARY)
+		`) {
 			sqltest.NewRunner(t, c).ExpectErrno(1176, q)
 		}
 		_, err := c.ExecContext(ctx, "SELECT * FROM t FORCE INDEX (nosuch) WHERE r = 2")

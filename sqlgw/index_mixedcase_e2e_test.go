@@ -56,9 +56,17 @@ func TestMixedCaseIndexColumns(t *testing.T) {
 				t.Errorf("EXPLAIN %s: want %s in\n%s", tc.q, tc.path, plan)
 			}
 		}
-		r.ExpectRows("SELECT ID FROM Region WHERE Code = 2 ORDER BY ID", "2", "5", "8")
-		r.ExpectRows("SELECT id FROM region WHERE region = 'Rc'", "2")
-		r.ExpectRows("SELECT ID FROM Cust WHERE RegionID = 4 ORDER BY ID", "4", "14")
+		r.Script(`
+			query SELECT ID FROM Region WHERE Code = 2 ORDER BY ID
+			= 2
+			= 5
+			= 8
+			query SELECT id FROM region WHERE region = 'Rc'
+			= 2
+			query SELECT ID FROM Cust WHERE RegionID = 4 ORDER BY ID
+			= 4
+			= 14
+		`)
 
 		// Lookup joins into the primary key and into a secondary index.
 		for _, tc := range []struct{ q, index string }{

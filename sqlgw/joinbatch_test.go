@@ -66,28 +66,28 @@ func joinFixture(t *testing.T, c sqltest.Execer, n int) {
 
 // joinQueries are joins of o with u (the %s), each with a hint for a lookup
 // join into it; run against u0 they are the unindexed reference.
-var joinQueries = []string{
-	"SELECT /*+ LOOKUP_JOIN(o,%[1]s) JOIN_ORDER(o,%[1]s) */ o.id, %[1]s.id, %[1]s.name FROM o JOIN %[1]s ON %[1]s.email = o.email ORDER BY o.id, %[1]s.id",
-	"SELECT /*+ LOOKUP_JOIN(o,%[1]s) JOIN_ORDER(o,%[1]s) */ o.id, %[1]s.id FROM o LEFT JOIN %[1]s ON %[1]s.email = o.email ORDER BY o.id, %[1]s.id",
-	"SELECT /*+ LOOKUP_JOIN(o,%[1]s) JOIN_ORDER(o,%[1]s) */ o.id, %[1]s.id, %[1]s.age FROM o JOIN %[1]s ON %[1]s.city = o.city ORDER BY o.id, %[1]s.id",
-	"SELECT /*+ LOOKUP_JOIN(o,%[1]s) JOIN_ORDER(o,%[1]s) */ o.id, %[1]s.id FROM o LEFT JOIN %[1]s ON %[1]s.city = o.city AND %[1]s.age > o.amt + 20 ORDER BY o.id, %[1]s.id",
-	"SELECT /*+ LOOKUP_JOIN(o,%[1]s) JOIN_ORDER(o,%[1]s) */ o.id, %[1]s.id FROM o JOIN %[1]s ON %[1]s.city = o.city AND %[1]s.age = o.amt + 20 ORDER BY o.id, %[1]s.id",
-	"SELECT /*+ LOOKUP_JOIN(o,%[1]s) JOIN_ORDER(o,%[1]s) */ o.id, %[1]s.id FROM o JOIN %[1]s ON %[1]s.id = o.uid WHERE o.amt < 4 ORDER BY o.id",
-	"SELECT /*+ LOOKUP_JOIN(o,%[1]s) JOIN_ORDER(o,%[1]s) */ o.id, %[1]s.id FROM o LEFT JOIN %[1]s ON %[1]s.id = o.uid AND %[1]s.name <> 'n3' ORDER BY o.id",
-	"SELECT /*+ LOOKUP_JOIN(o,%[1]s) JOIN_ORDER(o,%[1]s) */ o.id FROM o WHERE EXISTS (SELECT 1 FROM %[1]s WHERE %[1]s.email = o.email) ORDER BY o.id",
-	"SELECT /*+ LOOKUP_JOIN(o,%[1]s) JOIN_ORDER(o,%[1]s) */ o.id, %[1]s.id FROM o LEFT JOIN %[1]s ON %[1]s.email <=> o.email ORDER BY o.id, %[1]s.id",
-	"SELECT /*+ LOOKUP_JOIN(o,%[1]s) JOIN_ORDER(o,%[1]s) */ o.id, %[1]s.id, %[1]s.tag FROM o JOIN %[1]s ON %[1]s.tag = o.tag ORDER BY o.id, %[1]s.id",
-	"SELECT /*+ LOOKUP_JOIN(o,%[1]s) JOIN_ORDER(o,%[1]s) */ o.id, %[1]s.id FROM o LEFT JOIN %[1]s ON %[1]s.id = o.uid + 1 AND o.amt > 2 ORDER BY o.id",
-	"SELECT /*+ LOOKUP_JOIN(o,x) JOIN_ORDER(o,x) */ o.id, x.id FROM o JOIN %[1]s AS x ON x.email = o.email AND x.city <> o.city ORDER BY o.id, x.id",
-	"SELECT /*+ LOOKUP_JOIN(o,%[2]s) JOIN_ORDER(o,%[2]s) */ o.id, %[2]s.id FROM o LEFT JOIN %[2]s ON %[2]s.cust = o.amt ORDER BY o.id, %[2]s.id",
-	"SELECT /*+ LOOKUP_JOIN(o,%[2]s) JOIN_ORDER(o,%[2]s) */ o.id, %[2]s.id FROM o JOIN %[2]s ON %[2]s.cust = o.amt AND %[2]s.v = o.uid %% 9 ORDER BY o.id, %[2]s.id",
-	"SELECT /*+ LOOKUP_JOIN(o,%[2]s) JOIN_ORDER(o,%[2]s) */ o.id, %[2]s.v FROM o JOIN %[2]s ON %[2]s.cust = o.amt AND %[2]s.id = o.uid ORDER BY o.id",
-	"SELECT /*+ LOOKUP_JOIN(o,%[1]s) */ o.id FROM o WHERE NOT EXISTS (SELECT 1 FROM %[1]s WHERE %[1]s.email = o.email) ORDER BY o.id",
-	"SELECT o.id FROM o WHERE o.email NOT IN (SELECT email FROM %[1]s) ORDER BY o.id",
-	"SELECT /*+ LOOKUP_JOIN(o,%[1]s) */ o.id FROM o WHERE o.uid NOT IN (SELECT id FROM %[1]s WHERE age > 21) ORDER BY o.id",
-	"SELECT /*+ LOOKUP_JOIN(o,%[1]s) */ o.id FROM o WHERE o.uid IN (SELECT id FROM %[1]s WHERE age > 21) ORDER BY o.id",
-	"SELECT o.id FROM o WHERE o.city IN (SELECT city FROM %[1]s WHERE age = o.amt + 20) ORDER BY o.id",
-}
+var joinQueries = sqltest.Lines(`
+	SELECT /*+ LOOKUP_JOIN(o,%[1]s) JOIN_ORDER(o,%[1]s) */ o.id, %[1]s.id, %[1]s.name FROM o JOIN %[1]s ON %[1]s.email = o.email ORDER BY o.id, %[1]s.id
+	SELECT /*+ LOOKUP_JOIN(o,%[1]s) JOIN_ORDER(o,%[1]s) */ o.id, %[1]s.id FROM o LEFT JOIN %[1]s ON %[1]s.email = o.email ORDER BY o.id, %[1]s.id
+	SELECT /*+ LOOKUP_JOIN(o,%[1]s) JOIN_ORDER(o,%[1]s) */ o.id, %[1]s.id, %[1]s.age FROM o JOIN %[1]s ON %[1]s.city = o.city ORDER BY o.id, %[1]s.id
+	SELECT /*+ LOOKUP_JOIN(o,%[1]s) JOIN_ORDER(o,%[1]s) */ o.id, %[1]s.id FROM o LEFT JOIN %[1]s ON %[1]s.city = o.city AND %[1]s.age > o.amt + 20 ORDER BY o.id, %[1]s.id
+	SELECT /*+ LOOKUP_JOIN(o,%[1]s) JOIN_ORDER(o,%[1]s) */ o.id, %[1]s.id FROM o JOIN %[1]s ON %[1]s.city = o.city AND %[1]s.age = o.amt + 20 ORDER BY o.id, %[1]s.id
+	SELECT /*+ LOOKUP_JOIN(o,%[1]s) JOIN_ORDER(o,%[1]s) */ o.id, %[1]s.id FROM o JOIN %[1]s ON %[1]s.id = o.uid WHERE o.amt < 4 ORDER BY o.id
+	SELECT /*+ LOOKUP_JOIN(o,%[1]s) JOIN_ORDER(o,%[1]s) */ o.id, %[1]s.id FROM o LEFT JOIN %[1]s ON %[1]s.id = o.uid AND %[1]s.name <> 'n3' ORDER BY o.id
+	SELECT /*+ LOOKUP_JOIN(o,%[1]s) JOIN_ORDER(o,%[1]s) */ o.id FROM o WHERE EXISTS (SELECT 1 FROM %[1]s WHERE %[1]s.email = o.email) ORDER BY o.id
+	SELECT /*+ LOOKUP_JOIN(o,%[1]s) JOIN_ORDER(o,%[1]s) */ o.id, %[1]s.id FROM o LEFT JOIN %[1]s ON %[1]s.email <=> o.email ORDER BY o.id, %[1]s.id
+	SELECT /*+ LOOKUP_JOIN(o,%[1]s) JOIN_ORDER(o,%[1]s) */ o.id, %[1]s.id, %[1]s.tag FROM o JOIN %[1]s ON %[1]s.tag = o.tag ORDER BY o.id, %[1]s.id
+	SELECT /*+ LOOKUP_JOIN(o,%[1]s) JOIN_ORDER(o,%[1]s) */ o.id, %[1]s.id FROM o LEFT JOIN %[1]s ON %[1]s.id = o.uid + 1 AND o.amt > 2 ORDER BY o.id
+	SELECT /*+ LOOKUP_JOIN(o,x) JOIN_ORDER(o,x) */ o.id, x.id FROM o JOIN %[1]s AS x ON x.email = o.email AND x.city <> o.city ORDER BY o.id, x.id
+	SELECT /*+ LOOKUP_JOIN(o,%[2]s) JOIN_ORDER(o,%[2]s) */ o.id, %[2]s.id FROM o LEFT JOIN %[2]s ON %[2]s.cust = o.amt ORDER BY o.id, %[2]s.id
+	SELECT /*+ LOOKUP_JOIN(o,%[2]s) JOIN_ORDER(o,%[2]s) */ o.id, %[2]s.id FROM o JOIN %[2]s ON %[2]s.cust = o.amt AND %[2]s.v = o.uid %% 9 ORDER BY o.id, %[2]s.id
+	SELECT /*+ LOOKUP_JOIN(o,%[2]s) JOIN_ORDER(o,%[2]s) */ o.id, %[2]s.v FROM o JOIN %[2]s ON %[2]s.cust = o.amt AND %[2]s.id = o.uid ORDER BY o.id
+	SELECT /*+ LOOKUP_JOIN(o,%[1]s) */ o.id FROM o WHERE NOT EXISTS (SELECT 1 FROM %[1]s WHERE %[1]s.email = o.email) ORDER BY o.id
+	SELECT o.id FROM o WHERE o.email NOT IN (SELECT email FROM %[1]s) ORDER BY o.id
+	SELECT /*+ LOOKUP_JOIN(o,%[1]s) */ o.id FROM o WHERE o.uid NOT IN (SELECT id FROM %[1]s WHERE age > 21) ORDER BY o.id
+	SELECT /*+ LOOKUP_JOIN(o,%[1]s) */ o.id FROM o WHERE o.uid IN (SELECT id FROM %[1]s WHERE age > 21) ORDER BY o.id
+	SELECT o.id FROM o WHERE o.city IN (SELECT city FROM %[1]s WHERE age = o.amt + 20) ORDER BY o.id
+`)
 
 // TestBatchedLookupJoin: lookup joins through the primary key and through
 // secondary indexes (the engine's MySQLRangeCollections on them), batched
@@ -402,10 +402,7 @@ func TestLookupJoinBuildingIndex(t *testing.T) {
 	c := ts.Conn()
 	r := sqltest.NewRunner(t, c)
 	joinFixture(t, c, 60)
-	other, err := catalog.Open(context.Background(), store, catalog.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := sqltest.OpenCatalog(t, store, catalog.Options{})
 	for _, ix := range []string{"by_email", "by_city"} {
 		if _, err := other.SetIndexState(context.Background(), "d", "u", ix, catalog.IndexBuilding); err != nil {
 			t.Fatal(err)

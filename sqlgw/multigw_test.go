@@ -34,10 +34,13 @@ func TestStaleCatalogAfterOtherGatewayDDL(t *testing.T) {
 		ca.Exec("TRUNCATE TABLE d.t")
 		// In a transaction the stale read is 1213 (retry the
 		// transaction); the catalog is refreshed meanwhile.
-		cb.Exec("BEGIN")
-		cb.ExpectErrno(1213, "SELECT n FROM d.t WHERE id > 0")
-		cb.Exec("ROLLBACK")
-		cb.ExpectRows("SELECT COUNT(*) FROM d.t WHERE id > 0", "0")
+		cb.Script(`
+			exec BEGIN
+			error 1213 SELECT n FROM d.t WHERE id > 0
+			exec ROLLBACK
+			query SELECT COUNT(*) FROM d.t WHERE id > 0
+			= 0
+		`)
 		// An autocommit statement is run again by the server after
 		// the refresh (autoretry.go): the client sees no error.
 		ca.Exec("INSERT INTO d.t VALUES (3, 30)")

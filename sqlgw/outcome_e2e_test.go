@@ -56,10 +56,12 @@ func TestAmbiguousWriteOutcome(t *testing.T) {
 	ts := sqltest.Start(t, store, sqltest.Options{Catalog: catalog.Options{Prefix: fmt.Sprintf("o%x", time.Now().UnixNano()&0xffffffffff)}})
 	c := ts.Conn()
 	r := sqltest.NewRunner(t, c)
-	r.Exec("CREATE DATABASE d")
-	r.Exec("USE d")
-	r.Exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
-	r.Exec("CREATE TABLE k (id INT, v INT)")
+	r.Script(`
+		exec CREATE DATABASE d
+		exec USE d
+		exec CREATE TABLE t (id INT PRIMARY KEY, v INT)
+		exec CREATE TABLE k (id INT, v INT)
+	`)
 
 	tr.stalled.Store(true)
 	for i := 1; i <= 5; i++ {

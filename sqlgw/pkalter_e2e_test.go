@@ -2,7 +2,6 @@ package sqlgw_test
 
 import (
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/sqlgw/sqlgw/catalog"
@@ -79,9 +78,11 @@ func TestPKAlterAddOnEmptyTable(t *testing.T) {
 		}
 		// An AUTO_INCREMENT column must stay a key (1075); a table with a
 		// secondary index keeps its key (1235) even when empty.
-		r.Exec("CREATE TABLE ai (id INT AUTO_INCREMENT PRIMARY KEY)")
-		r.ExpectErrno(1075, "ALTER TABLE ai DROP PRIMARY KEY")
-		r.Exec("CREATE TABLE ix (a INT PRIMARY KEY, b INT, KEY (b))")
+		r.Script(`
+			exec CREATE TABLE ai (id INT AUTO_INCREMENT PRIMARY KEY)
+			error 1075 ALTER TABLE ai DROP PRIMARY KEY
+			exec CREATE TABLE ix (a INT PRIMARY KEY, b INT, KEY (b))
+		`)
 		r.ExpectError(1235, "secondary indexes", "ALTER TABLE ix DROP PRIMARY KEY")
 		// A BLOB cannot be a key column (MariaDB 10.11: 1170).
 		r.Exec("CREATE TABLE bl (a BLOB)")
@@ -93,23 +94,22 @@ func TestPKAlterAddOnEmptyTable(t *testing.T) {
 // second check fail: the key is restored and the ALTER fails.
 func TestPKAlterConcurrentInsert(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c, w := ts.Session("pc"), ts.Conn()
-		sqltest.NewRunner(t, w).Exec("USE pc")
-		sqltest.NewRunner(t, c).Exec("CREATE TABLE t (a INT, b INT)")
-		inWindow(t, sqlgw.SetPKVerifiedHook, w, "INSERT INTO t VALUES (1, 1), (1, 1)", func() {
-			sqltest.NewRunner(t, c).ExpectError(1235, "needs a table rewrite", "ALTER TABLE t ADD PRIMARY KEY (a)")
+		rc, rw := ts.Pair("pc")
+		rc.Exec("CREATE TABLE t (a INT, b INT)")
+		inWindow(t, sqlgw.SetPKVerifiedHook, rw.DB, "INSERT INTO t VALUES (1, 1), (1, 1)", func() {
+			rc.ExpectError(1235, "needs a table rewrite", "ALTER TABLE t ADD PRIMARY KEY (a)")
 		})
-		expectColumnType(t, c, "t", "a", "int\tYES", "after the reverted ADD PRIMARY KEY")
-		sqltest.NewRunner(t, c).ExpectRows("SELECT a, b FROM t", "1\t1", "1\t1")
+		expectColumnType(t, rc.DB, "t", "a", "int\tYES", "after the reverted ADD PRIMARY KEY")
+		rc.ExpectRows("SELECT a, b FROM t", "1\t1", "1\t1")
 
 		// A DDL change in the window: a retryable conflict.
-		sqltest.NewRunner(t, c).Exec("DELETE FROM t")
-		inWindow(t, sqlgw.SetPKVerifiedHook, w, "ALTER TABLE t ADD COLUMN g INT", func() {
-			sqltest.NewRunner(t, c).ExpectErrno(1213, "ALTER TABLE t ADD PRIMARY KEY (a)")
+		rc.Exec("DELETE FROM t")
+		inWindow(t, sqlgw.SetPKVerifiedHook, rw.DB, "ALTER TABLE t ADD COLUMN g INT", func() {
+			rc.ExpectErrno(1213, "ALTER TABLE t ADD PRIMARY KEY (a)")
 		})
-		sqltest.NewRunner(t, c).Exec("ALTER TABLE t ADD PRIMARY KEY (a)") // the retry succeeds
-		sqltest.NewRunner(t, c).Exec("INSERT INTO t VALUES (1, 1, 1)")
-		sqltest.NewRunner(t, c).ExpectErrno(1062, "INSERT INTO t VALUES (1, 2, 2)")
+		rc.Exec("ALTER TABLE t ADD PRIMARY KEY (a)") // the retry succeeds
+		rc.Exec("INSERT INTO t VALUES (1, 1, 1)")
+		rc.ExpectErrno(1062, "INSERT INTO t VALUES (1, 2, 2)")
 	})
 }
 
@@ -118,9 +118,11 @@ func TestPKAlterConcurrentInsert(t *testing.T) {
 func TestPKAlterOtherGateway(t *testing.T) {
 	sqltest.ForEachSharedStore(t, func(t *testing.T, store storage.Store, co catalog.Options) {
 		ca := sqltest.NewRunner(t, sqltest.Start(t, store, sqltest.Options{Catalog: co}).Conn())
-		ca.Exec("CREATE DATABASE og")
-		ca.Exec("CREATE TABLE og.t (a INT, b INT)")
-		ca.Exec("CREATE TABLE og.u (a INT, b INT)")
+		ca.Script(`
+			exec CREATE DATABASE og
+			exec CREATE TABLE og.t (a INT, b INT)
+			exec CREATE TABLE og.u (a INT, b INT)
+		`)
 		cb := sqltest.Start(t, store, sqltest.Options{Catalog: co}).Conn()
 		sqltest.NewRunner(t, cb).ExpectRows("SELECT COUNT(*) FROM og.t", "0")
 
@@ -133,16 +135,11 @@ func TestPKAlterOtherGateway(t *testing.T) {
 			t.Fatalf("gateway B's EXPLAIN does not use PRIMARY:\n%s", ex)
 		}
 
-		stale := co
-		stale.RefreshInterval = 1 << 40 // C keeps its cached catalog
-		cc := sqltest.NewRunner(t, sqltest.Start(t, store, sqltest.Options{Catalog: stale}).Conn())
+		cc := staleGateway(t, store, co) // C keeps its cached catalog
 		cc.ExpectRows("SELECT COUNT(*) FROM og.u", "0")
-		var once sync.Once
-		restore := sqlgw.SetPKCommittedHook(func() {
-			once.Do(func() { cc.Exec("INSERT INTO og.u VALUES (7, 8)") })
+		inWindow(t, sqlgw.SetPKCommittedHook, cc.DB, "INSERT INTO og.u VALUES (7, 8)", func() {
+			ca.ExpectError(1235, "needs a table rewrite", "ALTER TABLE og.u ADD PRIMARY KEY (a)")
 		})
-		defer restore()
-		ca.ExpectError(1235, "needs a table rewrite", "ALTER TABLE og.u ADD PRIMARY KEY (a)")
 		ca.ExpectRows("SELECT a, b FROM og.u", "7\t8")
 	})
 }

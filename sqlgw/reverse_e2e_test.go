@@ -71,28 +71,46 @@ func TestReverseOrder(t *testing.T) {
 			}
 		}
 		// NULLs sort last under DESC, first under ASC, however the index is read.
-		r.ExpectRows("SELECT id FROM x ORDER BY b DESC, id DESC LIMIT 1", "57")
-		r.ExpectRows("SELECT id FROM x ORDER BY b, id LIMIT 2", "1000", "0")
-		r.ExpectRows("SELECT COUNT(*) FROM (SELECT id FROM x ORDER BY b DESC LIMIT 300) s", "201")
-		r.ExpectRows("SELECT id FROM (SELECT id, b FROM x ORDER BY b DESC LIMIT 201) s WHERE b IS NULL", "1000")
+		r.Script(`
+			query SELECT id FROM x ORDER BY b DESC, id DESC LIMIT 1
+			= 57
+			query SELECT id FROM x ORDER BY b, id LIMIT 2
+			= 1000
+			= 0
+			query SELECT COUNT(*) FROM (SELECT id FROM x ORDER BY b DESC LIMIT 300) s
+			= 201
+			query SELECT id FROM (SELECT id, b FROM x ORDER BY b DESC LIMIT 201) s WHERE b IS NULL
+			= 1000
 
-		// A transaction's buffered writes merge in the reverse order.
-		r.Exec("BEGIN")
-		r.Exec("INSERT INTO ev VALUES (2, 100, 0), (2, 47, -1) ON DUPLICATE KEY UPDATE v = -1")
-		r.Exec("DELETE FROM ev WHERE dev = 2 AND ts = 49")
-		r.ExpectRows("SELECT ts, v FROM ev WHERE dev = 2 ORDER BY ts DESC LIMIT 4", "100\t0", "48\t194", "47\t-1", "46\t186")
-		r.ExpectRows("SELECT dev, ts FROM ev ORDER BY dev DESC, ts DESC LIMIT 2", "3\t49", "3\t48")
-		r.Exec("UPDATE ev SET v = 7 WHERE dev = 2 ORDER BY ts DESC LIMIT 2")
-		r.ExpectRows("SELECT ts FROM ev WHERE dev = 2 AND v = 7 ORDER BY ts", "48", "100")
-		r.Exec("ROLLBACK")
-		r.ExpectRows("SELECT ts, v FROM ev WHERE dev = 2 ORDER BY ts DESC LIMIT 2", "49\t198", "48\t194")
-		r.ExpectAffected(2, "DELETE FROM ev WHERE dev = 1 ORDER BY ts DESC LIMIT 2")
-		r.ExpectRows("SELECT ts FROM ev WHERE dev = 1 ORDER BY ts DESC LIMIT 1", "47")
+			# A transaction's buffered writes merge in the reverse order.
+			exec BEGIN
+			exec INSERT INTO ev VALUES (2, 100, 0), (2, 47, -1) ON DUPLICATE KEY UPDATE v = -1
+			exec DELETE FROM ev WHERE dev = 2 AND ts = 49
+			query SELECT ts, v FROM ev WHERE dev = 2 ORDER BY ts DESC LIMIT 4
+			= 100 | 0
+			= 48 | 194
+			= 47 | -1
+			= 46 | 186
+			query SELECT dev, ts FROM ev ORDER BY dev DESC, ts DESC LIMIT 2
+			= 3 | 49
+			= 3 | 48
+			exec UPDATE ev SET v = 7 WHERE dev = 2 ORDER BY ts DESC LIMIT 2
+			query SELECT ts FROM ev WHERE dev = 2 AND v = 7 ORDER BY ts
+			= 48
+			= 100
+			exec ROLLBACK
+			query SELECT ts, v FROM ev WHERE dev = 2 ORDER BY ts DESC LIMIT 2
+			= 49 | 198
+			= 48 | 194
+			affected 2 DELETE FROM ev WHERE dev = 1 ORDER BY ts DESC LIMIT 2
+			query SELECT ts FROM ev WHERE dev = 1 ORDER BY ts DESC LIMIT 1
+			= 47
 
-		// A salted table (SALT_BUCKETS): each bucket's query reads
-		// backwards and the buckets merge in descending key order.
-		r.Exec("CREATE TABLE s (id INT PRIMARY KEY, v INT) PARTITION BY KEY(id) PARTITIONS 8")
-		r.Exec("INSERT INTO s SELECT id, v FROM k")
+			# A salted table (SALT_BUCKETS): each bucket's query reads
+			# backwards and the buckets merge in descending key order.
+			exec CREATE TABLE s (id INT PRIMARY KEY, v INT) PARTITION BY KEY(id) PARTITIONS 8
+			exec INSERT INTO s SELECT id, v FROM k
+		`)
 		q := "SELECT id FROM s ORDER BY id DESC LIMIT 3"
 		r.ExpectRows(q, "199", "198", "197")
 		r.ExpectRows("SELECT id FROM s WHERE id BETWEEN 50 AND 120 ORDER BY id DESC LIMIT 2", "120", "119")

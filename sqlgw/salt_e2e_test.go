@@ -16,7 +16,7 @@ import (
 // saltedTable returns the catalog record of table d.name on s's store.
 func saltedTable(t *testing.T, s *sqltest.Server, name string) *catalog.Table {
 	t.Helper()
-	return storeTable(t, s.Store, s.Catalog, "d", name)
+	return sqltest.StoreTable(t, s.Store, s.Catalog, "d", name)
 }
 
 // bucketCounts reads every row entity of tbl from the store and counts
@@ -55,8 +55,7 @@ func bucketCounts(t *testing.T, s *sqltest.Server, tbl *catalog.Table) map[uint6
 // BY ... LIMIT reads at most LIMIT entities per bucket.
 func TestSaltBuckets(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, s *sqltest.Server) {
-		r := s.Runner()
-		r.ExecAll("CREATE DATABASE d", "USE d",
+		r := s.Use("d",
 			"CREATE TABLE s (id INT PRIMARY KEY, g INT, v VARCHAR(20), KEY (g)) PARTITION BY KEY(id) PARTITIONS 8",
 			"CREATE TABLE u (id INT PRIMARY KEY, g INT, v VARCHAR(20), KEY (g))",
 			"CREATE TABLE ls (dev INT, seq INT, x INT, PRIMARY KEY (dev, seq), KEY (x)) COMMENT 'log sqlgw: salt_buckets=4'",
@@ -96,43 +95,36 @@ func TestSaltBuckets(t *testing.T) {
 			}
 		}
 
-		// Same answers as the unsalted twin; requests as planned.
-		type check struct {
-			q string
-			// extra is the salted read's requests minus the unsalted
-			// one's (-1: not compared).
-			extra int64
-			// maxEntities bounds the salted read's entities (0: no bound).
-			maxEntities int64
-		}
-		checks := []check{
-			{"SELECT * FROM %s WHERE id = 42", 0, 1},
-			{"SELECT * FROM %s WHERE id IN (3, 99, 150, 7)", 0, 4},
-			{"SELECT * FROM %s WHERE id = 4242", 0, 0},
-			{"SELECT * FROM %s WHERE id BETWEEN 50 AND 70 ORDER BY id", 7, 21},
-			{"SELECT * FROM %s WHERE id > 180", 7, 20},
-			{"SELECT id, v FROM %s ORDER BY id LIMIT 5", 7, 40},
-			{"SELECT id FROM %s WHERE id >= 100 ORDER BY id LIMIT 3", 7, 24},
-			{"SELECT * FROM %s", 7, 200},
-			{"SELECT COUNT(*), SUM(g) FROM %s", 7, 200},
-			{"SELECT id FROM %s WHERE g = 3 ORDER BY id", -1, 0},
-			{"SELECT id, g FROM %s WHERE g IN (1, 2) AND id < 60 ORDER BY id", -1, 0},
-			{"SELECT v FROM %s WHERE v LIKE 'v19%%' ORDER BY v", 7, 200},
-			{"SELECT id FROM %s FORCE INDEX (g) WHERE g = 4 AND id > 150 ORDER BY id", -1, 0},
-			{"SELECT id FROM %s IGNORE INDEX (g) WHERE g = 4 AND id > 150 ORDER BY id", 7, 50},
-		}
-		lchecks := []check{
-			{"SELECT * FROM %s WHERE dev = 3 AND seq = 4", 0, 1},
-			{"SELECT * FROM %s WHERE dev = 3 ORDER BY seq", 0, 10},
-			{"SELECT * FROM %s WHERE dev = 3 AND seq BETWEEN 2 AND 5", 0, 4},
-			{"SELECT * FROM %s WHERE dev IN (2, 9) ORDER BY dev, seq", 0, 20},
-			{"SELECT * FROM %s WHERE dev BETWEEN 4 AND 6 ORDER BY dev, seq", 3, 30},
-			{"SELECT dev, seq FROM %s ORDER BY dev, seq LIMIT 4", 3, 16},
-			{"SELECT dev, seq FROM %s WHERE seq = 10 ORDER BY dev", 3, 0},
-			{"SELECT dev, seq FROM %s WHERE x = 2 ORDER BY dev, seq", -1, 0},
-			{"SELECT dev, seq FROM %s WHERE dev = 5 AND x = 3", -1, 0},
-		}
-		run := func(salted, plain string, cs []check) {
+		// Same answers as the unsalted twin; requests as planned (each
+		// line: requests over the unsalted read's, most entities | query).
+		checks := saltChecks(t, `
+			0 1 | SELECT * FROM %s WHERE id = 42
+			0 4 | SELECT * FROM %s WHERE id IN (3, 99, 150, 7)
+			0 0 | SELECT * FROM %s WHERE id = 4242
+			7 21 | SELECT * FROM %s WHERE id BETWEEN 50 AND 70 ORDER BY id
+			7 20 | SELECT * FROM %s WHERE id > 180
+			7 40 | SELECT id, v FROM %s ORDER BY id LIMIT 5
+			7 24 | SELECT id FROM %s WHERE id >= 100 ORDER BY id LIMIT 3
+			7 200 | SELECT * FROM %s
+			7 200 | SELECT COUNT(*), SUM(g) FROM %s
+			-1 0 | SELECT id FROM %s WHERE g = 3 ORDER BY id
+			-1 0 | SELECT id, g FROM %s WHERE g IN (1, 2) AND id < 60 ORDER BY id
+			7 200 | SELECT v FROM %s WHERE v LIKE 'v19%%' ORDER BY v
+			-1 0 | SELECT id FROM %s FORCE INDEX (g) WHERE g = 4 AND id > 150 ORDER BY id
+			7 50 | SELECT id FROM %s IGNORE INDEX (g) WHERE g = 4 AND id > 150 ORDER BY id
+		`)
+		lchecks := saltChecks(t, `
+			0 1 | SELECT * FROM %s WHERE dev = 3 AND seq = 4
+			0 10 | SELECT * FROM %s WHERE dev = 3 ORDER BY seq
+			0 4 | SELECT * FROM %s WHERE dev = 3 AND seq BETWEEN 2 AND 5
+			0 20 | SELECT * FROM %s WHERE dev IN (2, 9) ORDER BY dev, seq
+			3 30 | SELECT * FROM %s WHERE dev BETWEEN 4 AND 6 ORDER BY dev, seq
+			3 16 | SELECT dev, seq FROM %s ORDER BY dev, seq LIMIT 4
+			3 0 | SELECT dev, seq FROM %s WHERE seq = 10 ORDER BY dev
+			-1 0 | SELECT dev, seq FROM %s WHERE x = 2 ORDER BY dev, seq
+			-1 0 | SELECT dev, seq FROM %s WHERE dev = 5 AND x = 3
+		`)
+		run := func(salted, plain string, cs []saltCheck) {
 			t.Helper()
 			for _, c := range cs {
 				qs, qu := fmt.Sprintf(c.q, salted), fmt.Sprintf(c.q, plain)
@@ -235,12 +227,12 @@ func TestSaltBuckets(t *testing.T) {
 		if n := saltedTable(t, s, "one").Salted(); n != 0 {
 			t.Errorf("PARTITIONS 1: %d salt buckets, want none", n)
 		}
-		for _, q := range []string{
-			"CREATE TABLE e1 (id INT PRIMARY KEY) PARTITION BY RANGE (id) (PARTITION p0 VALUES LESS THAN (10))",
-			"CREATE TABLE e3 (id INT PRIMARY KEY) PARTITION BY HASH(id + 1) PARTITIONS 4",
-			"CREATE TABLE e4 (id INT PRIMARY KEY) PARTITION BY KEY(id) PARTITIONS 1000",
-			"CREATE TABLE e6 (id INT PRIMARY KEY) COMMENT 'sqlgw: salt_buckets=4' PARTITION BY KEY(id) PARTITIONS 4",
-		} {
+		for _, q := range sqltest.Lines(`
+			CREATE TABLE e1 (id INT PRIMARY KEY) PARTITION BY RANGE (id) (PARTITION p0 VALUES LESS THAN (10))
+			CREATE TABLE e3 (id INT PRIMARY KEY) PARTITION BY HASH(id + 1) PARTITIONS 4
+			CREATE TABLE e4 (id INT PRIMARY KEY) PARTITION BY KEY(id) PARTITIONS 1000
+			CREATE TABLE e6 (id INT PRIMARY KEY) COMMENT 'sqlgw: salt_buckets=4' PARTITION BY KEY(id) PARTITIONS 4
+		`) {
 			r.ExpectErrno(1235, q)
 		}
 		if err := r.Try("CREATE TABLE e7 (a INT) COMMENT 'sqlgw: salt_buckets=4'"); err == nil {
@@ -250,4 +242,28 @@ func TestSaltBuckets(t *testing.T) {
 			t.Errorf("salt_buckets=0 accepted")
 		}
 	})
+}
+
+// saltCheck is a query of the salted-table test: extra is the salted
+// read's requests minus the unsalted one's (-1: not compared), and
+// maxEntities bounds the salted read's entities (0: no bound).
+type saltCheck struct {
+	q                  string
+	extra, maxEntities int64
+}
+
+// saltChecks reads checks written one a line, "extra maxEntities | query".
+func saltChecks(t *testing.T, text string) []saltCheck {
+	t.Helper()
+	var out []saltCheck
+	for _, l := range sqltest.Lines(text) {
+		nums, q, ok := strings.Cut(l, " | ")
+		var c saltCheck
+		if _, err := fmt.Sscan(nums, &c.extra, &c.maxEntities); err != nil || !ok {
+			t.Fatalf("check %q: want EXTRA MAX | QUERY", l)
+		}
+		c.q = q
+		out = append(out, c)
+	}
+	return out
 }

@@ -36,8 +36,7 @@ func TestSaltCollatedKeys(t *testing.T) {
 	for _, coll := range []string{"utf8mb4_0900_ai_ci", "utf8mb4_general_ci", "latin1_swedish_ci", "latin1_bin", "utf8mb4_bin", "utf8mb4_0900_bin"} {
 		t.Run(coll, func(t *testing.T) {
 			s := sqltest.StartBackend(t, sqltest.Memory, sqltest.Options{})
-			r := s.Runner()
-			r.ExecAll("CREATE DATABASE d", "USE d")
+			r := s.Use("d")
 			cs := "utf8mb4"
 			if strings.HasPrefix(coll, "latin1") {
 				cs = "latin1"
@@ -93,8 +92,7 @@ func TestSaltCollatedKeys(t *testing.T) {
 // an unsalted twin.
 func TestSaltWritesAndDDL(t *testing.T) {
 	s := sqltest.StartBackend(t, sqltest.Memory, sqltest.Options{})
-	r := s.Runner()
-	r.ExecAll("CREATE DATABASE d", "USE d")
+	r := s.Use("d")
 	saltTwins(r, "CREATE TABLE %s (id INT, g INT, e VARCHAR(20), v INT, PRIMARY KEY (id, g), UNIQUE KEY ue (e), KEY kv (v)) %s", "PARTITION BY KEY(id) PARTITIONS 5")
 	var vals []string
 	for i := 1; i <= 150; i++ {
@@ -103,18 +101,18 @@ func TestSaltWritesAndDDL(t *testing.T) {
 	for _, tb := range []string{"s", "u"} {
 		r.Exec("INSERT INTO " + tb + " VALUES " + strings.Join(vals, ","))
 	}
-	reads := []string{
-		"SELECT * FROM %s ORDER BY id, g",
-		"SELECT * FROM %s ORDER BY id DESC, g DESC LIMIT 7",
-		"SELECT * FROM %s ORDER BY id DESC, g DESC LIMIT 5 OFFSET 11",
-		"SELECT * FROM %s ORDER BY id, g LIMIT 4 OFFSET 30",
-		"SELECT * FROM %s WHERE id BETWEEN 10 AND 20 ORDER BY id DESC, g",
-		"SELECT * FROM %s WHERE id > 40 ORDER BY id DESC LIMIT 3",
-		"SELECT id, g FROM %s WHERE e = 'e77'",
-		"SELECT id, g, e FROM %s WHERE e IN ('e1', 'e150', 'e99', 'nope') ORDER BY e",
-		"SELECT id, g FROM %s WHERE v = 3 ORDER BY id DESC, g DESC",
-		"SELECT id, g FROM %s WHERE id = 7 ORDER BY g DESC",
-	}
+	reads := sqltest.Lines(`
+		SELECT * FROM %s ORDER BY id, g
+		SELECT * FROM %s ORDER BY id DESC, g DESC LIMIT 7
+		SELECT * FROM %s ORDER BY id DESC, g DESC LIMIT 5 OFFSET 11
+		SELECT * FROM %s ORDER BY id, g LIMIT 4 OFFSET 30
+		SELECT * FROM %s WHERE id BETWEEN 10 AND 20 ORDER BY id DESC, g
+		SELECT * FROM %s WHERE id > 40 ORDER BY id DESC LIMIT 3
+		SELECT id, g FROM %s WHERE e = 'e77'
+		SELECT id, g, e FROM %s WHERE e IN ('e1', 'e150', 'e99', 'nope') ORDER BY e
+		SELECT id, g FROM %s WHERE v = 3 ORDER BY id DESC, g DESC
+		SELECT id, g FROM %s WHERE id = 7 ORDER BY g DESC
+	`)
 	sameRows(t, r, reads...)
 	for _, tb := range []string{"s", "u"} {
 		if err := r.Try("INSERT INTO " + tb + " VALUES (999, 0, 'e5', 0)"); sqltest.Errno(err) != 1062 {
@@ -148,16 +146,16 @@ func TestSaltWritesAndDDL(t *testing.T) {
 	sameRows(t, r, "SELECT id, g FROM %s WHERE e = 'e4y'", "SELECT id, g FROM %s WHERE e = 'e4'")
 
 	// ALTER TABLE paths.
-	for _, alter := range []string{
-		"ALTER TABLE %s ADD INDEX kg (g, v)",
-		"ALTER TABLE %s ADD COLUMN w INT DEFAULT 7",
-		"ALTER TABLE %s DROP INDEX kv",
-		"ALTER TABLE %s DROP PRIMARY KEY, ADD PRIMARY KEY (id, g, v)",
-		"ALTER TABLE %s MODIFY e VARCHAR(30)",
-		"ALTER TABLE %s DROP PRIMARY KEY, ADD PRIMARY KEY (v, id, g)",
-		"ALTER TABLE %s MODIFY id BIGINT",
-		"ALTER TABLE %s RENAME TO %s2",
-	} {
+	for _, alter := range sqltest.Lines(`
+		ALTER TABLE %s ADD INDEX kg (g, v)
+		ALTER TABLE %s ADD COLUMN w INT DEFAULT 7
+		ALTER TABLE %s DROP INDEX kv
+		ALTER TABLE %s DROP PRIMARY KEY, ADD PRIMARY KEY (id, g, v)
+		ALTER TABLE %s MODIFY e VARCHAR(30)
+		ALTER TABLE %s DROP PRIMARY KEY, ADD PRIMARY KEY (v, id, g)
+		ALTER TABLE %s MODIFY id BIGINT
+		ALTER TABLE %s RENAME TO %s2
+	`) {
 		es := sqltest.Errno(r.Try(strings.ReplaceAll(alter, "%s", "s")))
 		eu := sqltest.Errno(r.Try(strings.ReplaceAll(alter, "%s", "u")))
 		if es != eu {
@@ -194,9 +192,7 @@ func TestSaltWritesAndDDL(t *testing.T) {
 // hands go-mysql-server's join planner row counts and histograms, and so
 // may change the plan).
 func TestAnalyzeJoinsSameRows(t *testing.T) {
-	s := sqltest.StartBackend(t, sqltest.Memory, sqltest.Options{})
-	r := s.Runner()
-	r.ExecAll("CREATE DATABASE d", "USE d",
+	r := sqltest.StartBackend(t, sqltest.Memory, sqltest.Options{}).Use("d",
 		"CREATE TABLE a (id INT PRIMARY KEY, b INT, c VARCHAR(10) COLLATE utf8mb4_0900_ai_ci, KEY (b), KEY (c))",
 		"CREATE TABLE b (id INT PRIMARY KEY, x INT, y INT, KEY (x)) PARTITION BY KEY(id) PARTITIONS 4",
 		"CREATE TABLE c (k VARCHAR(10) COLLATE utf8mb4_0900_ai_ci PRIMARY KEY, z INT) COMMENT 'sqlgw: salt_buckets=3'")
@@ -221,17 +217,17 @@ func TestAnalyzeJoinsSameRows(t *testing.T) {
 	r.Exec("INSERT INTO a VALUES " + strings.Join(av, ","))
 	r.Exec("INSERT INTO b VALUES " + strings.Join(bv, ","))
 	r.Exec("INSERT INTO c VALUES " + strings.Join(cv, ","))
-	qs := []string{
-		"SELECT a.id, b.id FROM a JOIN b ON a.b = b.x WHERE a.id < 200 ORDER BY a.id, b.id",
-		"SELECT a.id, b.id FROM a JOIN b ON a.id = b.y WHERE b.x = 3 ORDER BY a.id, b.id",
-		"SELECT a.id, c.k FROM a JOIN c ON a.c = c.k ORDER BY a.id",
-		"SELECT a.id, c.z FROM a LEFT JOIN c ON a.c = c.k WHERE a.id BETWEEN 90 AND 120 ORDER BY a.id",
-		"SELECT COUNT(*), SUM(b.y) FROM a JOIN b ON a.b = b.x JOIN c ON a.c = c.k",
-		"SELECT b.x, COUNT(a.id) FROM b LEFT JOIN a ON a.b = b.x AND a.id > 300 GROUP BY b.x ORDER BY b.x",
-		"SELECT a.id FROM a WHERE a.b IN (SELECT x FROM b WHERE y > 350) ORDER BY a.id",
-		"SELECT a.id FROM a WHERE NOT EXISTS (SELECT 1 FROM b WHERE b.y = a.id) AND (a.b IS NULL OR a.b > 390) ORDER BY a.id",
-		"SELECT a.id, b.id FROM a JOIN b ON a.b = b.id WHERE a.c = 'x' ORDER BY a.id",
-	}
+	qs := sqltest.Lines(`
+		SELECT a.id, b.id FROM a JOIN b ON a.b = b.x WHERE a.id < 200 ORDER BY a.id, b.id
+		SELECT a.id, b.id FROM a JOIN b ON a.id = b.y WHERE b.x = 3 ORDER BY a.id, b.id
+		SELECT a.id, c.k FROM a JOIN c ON a.c = c.k ORDER BY a.id
+		SELECT a.id, c.z FROM a LEFT JOIN c ON a.c = c.k WHERE a.id BETWEEN 90 AND 120 ORDER BY a.id
+		SELECT COUNT(*), SUM(b.y) FROM a JOIN b ON a.b = b.x JOIN c ON a.c = c.k
+		SELECT b.x, COUNT(a.id) FROM b LEFT JOIN a ON a.b = b.x AND a.id > 300 GROUP BY b.x ORDER BY b.x
+		SELECT a.id FROM a WHERE a.b IN (SELECT x FROM b WHERE y > 350) ORDER BY a.id
+		SELECT a.id FROM a WHERE NOT EXISTS (SELECT 1 FROM b WHERE b.y = a.id) AND (a.b IS NULL OR a.b > 390) ORDER BY a.id
+		SELECT a.id, b.id FROM a JOIN b ON a.b = b.id WHERE a.c = 'x' ORDER BY a.id
+	`)
 	before := map[string][]string{}
 	for _, q := range qs {
 		before[q] = r.Rows(q)
@@ -291,8 +287,7 @@ func TestSaltTxnCrash(t *testing.T) {
 // deep into the table included.
 func TestSaltPages(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, s *sqltest.Server) {
-		r := s.Runner()
-		r.ExecAll("CREATE DATABASE d", "USE d")
+		r := s.Use("d")
 		saltTwins(r, "CREATE TABLE %s (id INT PRIMARY KEY, g INT) %s", "PARTITION BY KEY(id) PARTITIONS 2")
 		for lo := 1; lo <= 2501; lo += 500 {
 			var vals []string
@@ -332,8 +327,7 @@ func TestSaltPages(t *testing.T) {
 // partition_key): the copy is salted and keyed like its source.
 func TestSaltCreateLike(t *testing.T) {
 	s := sqltest.StartBackend(t, sqltest.Memory, sqltest.Options{})
-	r := s.Runner()
-	r.ExecAll("CREATE DATABASE d", "USE d",
+	r := s.Use("d",
 		"CREATE TABLE src (a INT, b INT, c INT, PRIMARY KEY (a, b)) PARTITION BY KEY(a) PARTITIONS 3",
 		"CREATE TABLE dst LIKE src",
 		"CREATE TABLE c1 (a INT PRIMARY KEY) COMMENT 'hello'",
@@ -364,16 +358,17 @@ func TestSaltCreateLike(t *testing.T) {
 // lead with).
 func TestSaltDropPrimaryKey(t *testing.T) {
 	s := sqltest.StartBackend(t, sqltest.Memory, sqltest.Options{})
-	r := s.Runner()
-	r.ExecAll("CREATE DATABASE d", "USE d",
+	r := s.Use("d",
 		"CREATE TABLE e1 (id INT, g INT, PRIMARY KEY (id)) PARTITION BY KEY(id) PARTITIONS 3",
 		"CREATE TABLE e2 (id INT, g INT, PRIMARY KEY (id, g)) COMMENT 'sqlgw: partition_key=(id)'",
 		"CREATE TABLE e3 (id INT, g INT, PRIMARY KEY (id)) COMMENT 'sqlgw: salt_buckets=3'",
 		"CREATE TABLE ok (id INT, g INT, PRIMARY KEY (id))")
-	r.ExpectErrno(1235, "ALTER TABLE e1 DROP PRIMARY KEY")
-	r.ExpectErrno(1235, "ALTER TABLE e2 DROP PRIMARY KEY, ADD PRIMARY KEY (g, id)")
-	r.ExpectErrno(1235, "ALTER TABLE e3 DROP PRIMARY KEY, ADD PRIMARY KEY (g, id)")
-	r.Exec("ALTER TABLE ok DROP PRIMARY KEY, ADD PRIMARY KEY (g, id)")
+	r.Script(`
+		error 1235 ALTER TABLE e1 DROP PRIMARY KEY
+		error 1235 ALTER TABLE e2 DROP PRIMARY KEY, ADD PRIMARY KEY (g, id)
+		error 1235 ALTER TABLE e3 DROP PRIMARY KEY, ADD PRIMARY KEY (g, id)
+		exec ALTER TABLE ok DROP PRIMARY KEY, ADD PRIMARY KEY (g, id)
+	`)
 	for _, tb := range []string{"e1", "e2", "e3", "ok"} {
 		show := r.Rows("SHOW CREATE TABLE " + tb)[0]
 		_, ddl, _ := strings.Cut(show, "\t")

@@ -67,9 +67,11 @@ func TestSchemaFeaturesDumpRoundTrip(t *testing.T) {
 		r.Exec("INSERT INTO actor (first_name, last_update) VALUES ('PENELOPE', '2006-02-15 04:34:33'), ('NICK', '2006-02-15 04:34:33')")
 		r.Exec("CREATE TABLE person (id BIGINT AUTO_INCREMENT NOT NULL PRIMARY KEY, age INT UNSIGNED NOT NULL CHECK (age >= 0), " +
 			"lo INT, hi INT, CONSTRAINT lo_le_hi CHECK (lo <= hi), CONSTRAINT hipos CHECK (hi > 0) NOT ENFORCED)")
-		r.Exec("INSERT INTO person (age, lo, hi) VALUES (30, 1, 2), (40, -5, -1)")
-		r.Exec("CREATE TABLE g (id INT PRIMARY KEY, a INT, b INT AS (a * 2) VIRTUAL, s VARCHAR(10) AS (CONCAT('n', a)) STORED, KEY ks (s))")
-		r.Exec("INSERT INTO g (id, a) VALUES (1, 10), (2, 20)")
+		r.Script(`
+			exec INSERT INTO person (age, lo, hi) VALUES (30, 1, 2), (40, -5, -1)
+			exec CREATE TABLE g (id INT PRIMARY KEY, a INT, b INT AS (a * 2) VIRTUAL, s VARCHAR(10) AS (CONCAT('n', a)) STORED, KEY ks (s))
+			exec INSERT INTO g (id, a) VALUES (1, 10), (2, 20)
+		`)
 		tables := []string{"actor", "person", "g"}
 		contents := func(db string) string {
 			var out []string

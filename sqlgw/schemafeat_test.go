@@ -51,9 +51,11 @@ func TestOnUpdateCurrentTimestamp(t *testing.T) {
 			"1\tY\t1\t0", "2\tNICKY\t0\t1")
 
 		// ALTER TABLE adds and changes ON UPDATE columns.
-		c.Exec("ALTER TABLE actor ADD COLUMN seen DATETIME NULL ON UPDATE CURRENT_TIMESTAMP")
-		c.Exec("ALTER TABLE actor MODIFY COLUMN touched DATETIME(3) NULL")
-		c.Exec("UPDATE actor SET first_name = 'Z' WHERE actor_id = 2")
+		c.Script(`
+			exec ALTER TABLE actor ADD COLUMN seen DATETIME NULL ON UPDATE CURRENT_TIMESTAMP
+			exec ALTER TABLE actor MODIFY COLUMN touched DATETIME(3) NULL
+			exec UPDATE actor SET first_name = 'Z' WHERE actor_id = 2
+		`)
 		c.ExpectRows("SELECT seen > '"+before+"', touched IS NULL FROM actor WHERE actor_id = 2", "1\t1")
 		c.ExpectRows("SELECT EXTRA FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 'actor' AND COLUMN_NAME IN ('touched', 'seen') ORDER BY COLUMN_NAME",
 			"on update CURRENT_TIMESTAMP", "")
@@ -231,9 +233,11 @@ func TestSchemaFeaturesAcrossGateways(t *testing.T) {
 		ca.Exec("CREATE TABLE d.t (id INT PRIMARY KEY, a INT CHECK (a >= 0), " +
 			"g INT AS (a * 2) STORED, s INT AS (a + 1) STORED, " +
 			"ts TIMESTAMP NULL DEFAULT NULL ON UPDATE CURRENT_TIMESTAMP, CONSTRAINT small CHECK (a < 100))")
-		ca.Exec("INSERT INTO d.t (id, a) VALUES (1, 1)")
-		ca.Exec("CREATE TABLE d.v (id INT PRIMARY KEY, a INT, g INT AS (a * 2) VIRTUAL, ts DATETIME NULL ON UPDATE CURRENT_TIMESTAMP)")
-		ca.Exec("INSERT INTO d.v (id, a) VALUES (1, 1)")
+		ca.Script(`
+			exec INSERT INTO d.t (id, a) VALUES (1, 1)
+			exec CREATE TABLE d.v (id INT PRIMARY KEY, a INT, g INT AS (a * 2) VIRTUAL, ts DATETIME NULL ON UPDATE CURRENT_TIMESTAMP)
+			exec INSERT INTO d.v (id, a) VALUES (1, 1)
+		`)
 
 		cb := sqltest.NewRunner(t, sqltest.Start(t, store, sqltest.Options{Catalog: co}).Conn())
 		createA := ca.Rows("SHOW CREATE TABLE d.t")

@@ -1,7 +1,6 @@
 package sqlgw_test
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -15,13 +14,7 @@ import (
 // an OK packet, not a result set, and that ROW_COUNT() is n.
 func okPacket(t *testing.T, c sqltest.Execer, q string, n int) {
 	t.Helper()
-	rs, err := c.QueryContext(context.Background(), q)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	cols, _ := rs.Columns()
-	rs.Close()
-	if len(cols) != 0 {
+	if cols := sqltest.NewRunner(t, c).ColumnTypes(q); len(cols) != 0 {
 		t.Fatalf("%s: answered with a result set %v, want an OK packet", q, cols)
 	}
 	sqltest.NewRunner(t, c).ExpectRows("SELECT ROW_COUNT()", fmt.Sprint(n))
@@ -50,10 +43,17 @@ func TestTriggers(t *testing.T) {
 		// affected), never with rows.
 		okPacket(t, ca, "INSERT INTO acct VALUES (1, 100, 'ann'), (2, 0, 'bob')", 2)
 		okPacket(t, ca, "UPDATE acct SET balance = balance + 5 WHERE id = 1", 1)
-		sqltest.NewRunner(t, ca).ExpectRows("SELECT id, balance, name FROM acct ORDER BY id", "1\t105\tANN", "2\t0\tBOB")
-		sqltest.NewRunner(t, ca).ExpectRows("SELECT acct, what, delta FROM audit ORDER BY id", "1\topen\t100", "2\topen\t0", "1\tmove\t5")
-		sqltest.NewRunner(t, ca).ExpectErrno(1644, "DELETE FROM acct WHERE id = 1")
-		sqltest.NewRunner(t, ca).Exec("DELETE FROM acct WHERE id = 2")
+		sqltest.NewRunner(t, ca).Script(`
+			query SELECT id, balance, name FROM acct ORDER BY id
+			= 1 | 105 | ANN
+			= 2 | 0 | BOB
+			query SELECT acct, what, delta FROM audit ORDER BY id
+			= 1 | open | 100
+			= 2 | open | 0
+			= 1 | move | 5
+			error 1644 DELETE FROM acct WHERE id = 1
+			exec DELETE FROM acct WHERE id = 2
+		`)
 
 		// Another gateway on the same store sees and runs them.
 		cb := sqltest.NewRunner(t, sqltest.Start(t, store, sqltest.Options{Catalog: co}).Conn())
@@ -62,9 +62,11 @@ func TestTriggers(t *testing.T) {
 		// go-mysql-server resolves trigger statements in the current
 		// database: from another one, writes are refused, not run
 		// without their triggers.
-		cb.ExpectErrno(1235, "INSERT INTO d.acct VALUES (3, 7, 'cy')")
-		cb.Exec("USE d")
-		cb.Exec("INSERT INTO d.acct VALUES (3, 7, 'cy')")
+		cb.Script(`
+			error 1235 INSERT INTO d.acct VALUES (3, 7, 'cy')
+			exec USE d
+			exec INSERT INTO d.acct VALUES (3, 7, 'cy')
+		`)
 		sqltest.NewRunner(t, ca).ExpectRows("SELECT name FROM acct WHERE id = 3", "CY")
 		sqltest.NewRunner(t, ca).ExpectRows("SELECT acct, what, delta FROM audit WHERE acct = 3", "3\topen\t7")
 		create := strings.Join(cb.Rows("SHOW CREATE TRIGGER d.acct_bi"), "\n")

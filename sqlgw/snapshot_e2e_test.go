@@ -31,9 +31,7 @@ func snapshotBackends(t *testing.T, f func(t *testing.T, ts *sqltest.Server)) {
 // snapshot at once.
 func TestSnapshotRepeatableRead(t *testing.T) {
 	snapshotBackends(t, func(t *testing.T, ts *sqltest.Server) {
-		a, b := ts.Session("d"), ts.Conn()
-		sqltest.ScriptSessions(t, map[string]*sqltest.Runner{"a": sqltest.NewRunner(t, a), "b": sqltest.NewRunner(t, b)}, `
-			b: exec USE d
+		sqltest.ScriptSessions(t, ts.Sessions("d", "a", "b"), `
 			a: exec CREATE TABLE t (p INT, id INT, v INT, PRIMARY KEY (p, id))
 			a: exec CREATE TABLE u (id INT PRIMARY KEY, v INT)
 			a: exec INSERT INTO t VALUES (1, 1, 10), (2, 2, 20), (3, 3, 30)
@@ -99,9 +97,7 @@ func TestSnapshotRepeatableRead(t *testing.T) {
 // committed since (non-repeatable reads and phantoms remain, as in MySQL).
 func TestSnapshotReadCommitted(t *testing.T) {
 	snapshotBackends(t, func(t *testing.T, ts *sqltest.Server) {
-		a, b := ts.Session("d"), ts.Conn()
-		sqltest.ScriptSessions(t, map[string]*sqltest.Runner{"a": sqltest.NewRunner(t, a), "b": sqltest.NewRunner(t, b)}, `
-			b: exec USE d
+		sqltest.ScriptSessions(t, ts.Sessions("d", "a", "b"), `
 			a: exec CREATE TABLE t (id INT PRIMARY KEY, v INT)
 			a: exec INSERT INTO t VALUES (1, 10)
 			a: exec SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED
@@ -136,9 +132,8 @@ func TestSnapshotReadCommitted(t *testing.T) {
 // committer wins, on every backend.
 func TestSnapshotLostUpdate(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		a, b := ts.Session("d"), ts.Conn()
-		sqltest.ScriptSessions(t, map[string]*sqltest.Runner{"a": sqltest.NewRunner(t, a), "b": sqltest.NewRunner(t, b)}, `
-			b: exec USE d
+		ss := ts.Sessions("d", "a", "b")
+		sqltest.ScriptSessions(t, ss, `
 			a: exec CREATE TABLE t (id INT PRIMARY KEY, v INT)
 			a: exec INSERT INTO t VALUES (1, 10), (2, 20)
 
@@ -161,12 +156,12 @@ func TestSnapshotLostUpdate(t *testing.T) {
 			a: exec UPDATE t SET v = v + 1 WHERE id = 2
 		`)
 		if hasSnapshots(ts.Store) {
-			sqltest.NewRunner(t, a).ExpectErrno(1213, "COMMIT")
-			sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t WHERE id = 2", "120")
+			ss["a"].ExpectErrno(1213, "COMMIT")
+			ss["a"].ExpectRows("SELECT v FROM t WHERE id = 2", "120")
 		} else {
 			// Read committed: the update read the current version.
-			sqltest.NewRunner(t, a).Exec("COMMIT")
-			sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t WHERE id = 2", "121")
+			ss["a"].Exec("COMMIT")
+			ss["a"].ExpectRows("SELECT v FROM t WHERE id = 2", "121")
 		}
 	})
 }
@@ -177,23 +172,22 @@ func TestSnapshotLostUpdate(t *testing.T) {
 // validated at commit and no read takes a lock).
 func TestSnapshotWriteSkew(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		a, b := ts.Session("d"), ts.Conn()
-		sqltest.NewRunner(t, b).Exec("USE d")
-		sqltest.NewRunner(t, a).Exec("CREATE TABLE oncall (id INT PRIMARY KEY, on_duty INT)")
-		sqltest.NewRunner(t, a).Exec("INSERT INTO oncall VALUES (1, 1), (2, 1)")
+		ra, rb := ts.Pair("d")
+		ra.Exec("CREATE TABLE oncall (id INT PRIMARY KEY, on_duty INT)")
+		ra.Exec("INSERT INTO oncall VALUES (1, 1), (2, 1)")
 		for _, level := range []string{"REPEATABLE-READ", "SERIALIZABLE"} {
-			sqltest.NewRunner(t, a).Exec("UPDATE oncall SET on_duty = 1")
-			sqltest.NewRunner(t, a).Exec("SET SESSION transaction_isolation = '" + level + "'")
-			sqltest.NewRunner(t, b).Exec("SET SESSION transaction_isolation = '" + level + "'")
-			sqltest.NewRunner(t, a).Exec("BEGIN")
-			sqltest.NewRunner(t, b).Exec("BEGIN")
-			sqltest.NewRunner(t, a).ExpectRows("SELECT SUM(on_duty) FROM oncall", "2")
-			sqltest.NewRunner(t, b).ExpectRows("SELECT SUM(on_duty) FROM oncall", "2")
-			sqltest.NewRunner(t, a).Exec("UPDATE oncall SET on_duty = 0 WHERE id = 1")
-			sqltest.NewRunner(t, b).Exec("UPDATE oncall SET on_duty = 0 WHERE id = 2")
-			sqltest.NewRunner(t, a).Exec("COMMIT")
-			sqltest.NewRunner(t, b).Exec("COMMIT")
-			sqltest.NewRunner(t, a).ExpectRows("SELECT SUM(on_duty) FROM oncall", "0")
+			ra.Exec("UPDATE oncall SET on_duty = 1")
+			ra.Exec("SET SESSION transaction_isolation = '" + level + "'")
+			rb.Exec("SET SESSION transaction_isolation = '" + level + "'")
+			ra.Exec("BEGIN")
+			rb.Exec("BEGIN")
+			ra.ExpectRows("SELECT SUM(on_duty) FROM oncall", "2")
+			rb.ExpectRows("SELECT SUM(on_duty) FROM oncall", "2")
+			ra.Exec("UPDATE oncall SET on_duty = 0 WHERE id = 1")
+			rb.Exec("UPDATE oncall SET on_duty = 0 WHERE id = 2")
+			ra.Exec("COMMIT")
+			rb.Exec("COMMIT")
+			ra.ExpectRows("SELECT SUM(on_duty) FROM oncall", "0")
 		}
 	})
 }
@@ -204,9 +198,7 @@ func TestSnapshotWriteSkew(t *testing.T) {
 // missing for a child inserted later in the transaction.
 func TestSnapshotForeignKeyChecksReadCurrentRows(t *testing.T) {
 	snapshotBackends(t, func(t *testing.T, ts *sqltest.Server) {
-		a, b := ts.Session("d"), ts.Conn()
-		sqltest.ScriptSessions(t, map[string]*sqltest.Runner{"a": sqltest.NewRunner(t, a), "b": sqltest.NewRunner(t, b)}, `
-			b: exec USE d
+		sqltest.ScriptSessions(t, ts.Sessions("d", "a", "b"), `
 			a: exec CREATE TABLE parent (id INT PRIMARY KEY)
 			a: exec CREATE TABLE child (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES parent (id))
 			a: exec INSERT INTO parent VALUES (1), (2)
@@ -237,35 +229,34 @@ func TestSnapshotsReleased(t *testing.T) {
 			t.Skipf("store %T", ts.Store)
 		}
 		open := func() int { return p.DB().Metrics().Snapshots.Count }
-		a, b := ts.Session("d"), ts.Conn()
-		sqltest.NewRunner(t, b).Exec("USE d")
-		sqltest.NewRunner(t, a).Exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
-		sqltest.NewRunner(t, a).Exec("INSERT INTO t VALUES (1, 10), (2, 20)")
-		sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t WHERE id = 1", "10")
-		sqltest.NewRunner(t, a).ExpectRows("SELECT SUM(v) FROM t", "30")
-		sqltest.NewRunner(t, a).Exec("UPDATE t SET v = 11 WHERE id = 1")
+		ra, rb := ts.Pair("d")
+		ra.Exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+		ra.Exec("INSERT INTO t VALUES (1, 10), (2, 20)")
+		ra.ExpectRows("SELECT v FROM t WHERE id = 1", "10")
+		ra.ExpectRows("SELECT SUM(v) FROM t", "30")
+		ra.Exec("UPDATE t SET v = 11 WHERE id = 1")
 		if n := open(); n != 0 {
 			t.Fatalf("%d snapshots open after autocommit statements", n)
 		}
-		sqltest.NewRunner(t, b).Exec("SET SESSION transaction_isolation = 'READ-COMMITTED'")
-		sqltest.NewRunner(t, b).Exec("BEGIN")
-		sqltest.NewRunner(t, b).ExpectRows("SELECT SUM(v) FROM t", "31")
+		rb.Exec("SET SESSION transaction_isolation = 'READ-COMMITTED'")
+		rb.Exec("BEGIN")
+		rb.ExpectRows("SELECT SUM(v) FROM t", "31")
 		if n := open(); n != 0 {
 			t.Fatalf("%d snapshots open between statements at READ COMMITTED", n)
 		}
-		sqltest.NewRunner(t, b).Exec("COMMIT")
-		sqltest.NewRunner(t, a).Exec("BEGIN")
-		sqltest.NewRunner(t, a).ExpectRows("SELECT SUM(v) FROM t", "31")
+		rb.Exec("COMMIT")
+		ra.Exec("BEGIN")
+		ra.ExpectRows("SELECT SUM(v) FROM t", "31")
 		if n := open(); n != 1 {
 			t.Fatalf("%d snapshots open in a REPEATABLE READ transaction, want 1", n)
 		}
-		sqltest.NewRunner(t, a).Exec("COMMIT")
+		ra.Exec("COMMIT")
 		if n := open(); n != 0 {
 			t.Fatalf("%d snapshots open after COMMIT", n)
 		}
-		sqltest.NewRunner(t, a).Exec("BEGIN")
-		sqltest.NewRunner(t, a).ExpectRows("SELECT SUM(v) FROM t", "31")
-		sqltest.NewRunner(t, a).Exec("ROLLBACK")
+		ra.Exec("BEGIN")
+		ra.ExpectRows("SELECT SUM(v) FROM t", "31")
+		ra.Exec("ROLLBACK")
 		if n := open(); n != 0 {
 			t.Fatalf("%d snapshots open after ROLLBACK", n)
 		}
@@ -279,22 +270,21 @@ func TestSnapshotsReleased(t *testing.T) {
 // change in between. The commit fails with 1213.
 func TestSnapshotMixedReadsNoLostUpdate(t *testing.T) {
 	snapshotBackends(t, func(t *testing.T, ts *sqltest.Server) {
-		a, b := ts.Session("d"), ts.Conn()
-		sqltest.NewRunner(t, b).Exec("USE d")
-		sqltest.NewRunner(t, a).Exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
-		sqltest.NewRunner(t, a).Exec("INSERT INTO t VALUES (1, 10), (2, 20)")
+		ra, rb := ts.Pair("d")
+		ra.Exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+		ra.Exec("INSERT INTO t VALUES (1, 10), (2, 20)")
 		for _, order := range []string{"current first", "snapshot first"} {
-			sqltest.NewRunner(t, a).Exec("UPDATE t SET v = 20 WHERE id = 2")
-			sqltest.NewRunner(t, a).Exec("BEGIN")
-			sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t WHERE id = 1", "10") // the snapshot
-			sqltest.NewRunner(t, b).Exec("UPDATE t SET v = v + 1 WHERE id = 2")      // 21, after it
+			ra.Exec("UPDATE t SET v = 20 WHERE id = 2")
+			ra.Exec("BEGIN")
+			ra.ExpectRows("SELECT v FROM t WHERE id = 1", "10") // the snapshot
+			rb.Exec("UPDATE t SET v = v + 1 WHERE id = 2")      // 21, after it
 			if order == "snapshot first" {
-				sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t WHERE id = 2", "20")
+				ra.ExpectRows("SELECT v FROM t WHERE id = 2", "20")
 			}
-			sqltest.NewRunner(t, a).Exec("INSERT IGNORE INTO t VALUES (2, 0)") // reads the current row
-			sqltest.NewRunner(t, a).Exec("UPDATE t SET v = v + 100 WHERE id = 2")
-			sqltest.NewRunner(t, a).ExpectErrno(1213, "COMMIT")
-			sqltest.NewRunner(t, a).ExpectRows("SELECT v FROM t WHERE id = 2", "21")
+			ra.Exec("INSERT IGNORE INTO t VALUES (2, 0)") // reads the current row
+			ra.Exec("UPDATE t SET v = v + 100 WHERE id = 2")
+			ra.ExpectErrno(1213, "COMMIT")
+			ra.ExpectRows("SELECT v FROM t WHERE id = 2", "21")
 		}
 	})
 }

@@ -65,19 +65,24 @@ func TestMiscReadOnlyTransaction(t *testing.T) {
 		INSERT INTO t VALUES (1, 10)
 		START TRANSACTION READ ONLY`)
 	r := sqltest.NewRunner(t, c)
-	for _, q := range []string{
-		"INSERT INTO t VALUES (2, 20)",
-		"UPDATE t SET q = 11 WHERE k = 1",
-		"DELETE FROM t WHERE k = 1",
-		"REPLACE INTO t VALUES (1, 12)",
-	} {
+	for _, q := range sqltest.Lines(`
+		INSERT INTO t VALUES (2, 20)
+		UPDATE t SET q = 11 WHERE k = 1
+		DELETE FROM t WHERE k = 1
+		REPLACE INTO t VALUES (1, 12)
+	`) {
 		_, err := c.ExecContext(context.Background(), q)
 		expectSQLError(t, q, err, 1792, "25006")
 	}
-	r.ExpectRows("SELECT * FROM t", "1\t10")
-	r.Exec("COMMIT")
-	r.Exec("INSERT INTO t VALUES (2, 20)")
-	r.ExpectRows("SELECT k FROM t", "1", "2")
+	r.Script(`
+		query SELECT * FROM t
+		= 1 | 10
+		exec COMMIT
+		exec INSERT INTO t VALUES (2, 20)
+		query SELECT k FROM t
+		= 1
+		= 2
+	`)
 	// DROP TEMPORARY TABLE does not drop an ordinary table (MySQL: 1051).
 	_, err := c.ExecContext(context.Background(), "DROP TEMPORARY TABLE t")
 	expectSQLError(t, "DROP TEMPORARY TABLE t", err, 1051, "42S02")
@@ -237,9 +242,12 @@ func TestMiscTimePrecision(t *testing.T) {
 	c.ExpectRows("SELECT table_schema, table_name, column_name, column_type, datetime_precision FROM information_schema.columns WHERE table_schema = 'tp' AND table_name = 't' AND data_type = 'time' ORDER BY ordinal_position",
 		"tp\tt\tt0\ttime\t0", "tp\tt\tt3\ttime(3)\t3", "tp\tt\tt6\ttime(6)\t6", "tp\tt\ttime\ttime(1)\t1")
 	// ALTER TABLE: added and modified columns get their precision.
-	c.Exec("ALTER TABLE t ADD COLUMN t2 TIME(2), MODIFY COLUMN t0 TIME(4)")
-	c.Exec("UPDATE t SET t2 = '01:00:00.555', t0 = '01:00:00.55555' WHERE k = 3")
-	c.ExpectRows("SELECT t0, t2 FROM t WHERE k = 3", "01:00:00.5556\t01:00:00.56")
+	c.Script(`
+		exec ALTER TABLE t ADD COLUMN t2 TIME(2), MODIFY COLUMN t0 TIME(4)
+		exec UPDATE t SET t2 = '01:00:00.555', t0 = '01:00:00.55555' WHERE k = 3
+		query SELECT t0, t2 FROM t WHERE k = 3
+		= 01:00:00.5556 | 01:00:00.56
+	`)
 	// The dump of SHOW CREATE TABLE recreates the same table.
 	c.Exec(strings.Replace(strings.SplitN(create, "\t", 2)[1], "CREATE TABLE `t`", "CREATE TABLE `t_copy`", 1))
 	c.Exec("INSERT INTO t_copy SELECT k, t0, t3, t6, `time` FROM t")
@@ -269,12 +277,10 @@ func TestMiscShowLikeHeader(t *testing.T) {
 		{"SHOW FULL TABLES FROM shl LIKE 'tab1'", "Tables_in_shl (tab1),Table_type", "tab1\tBASE TABLE"},
 		{"SHOW TABLES", "Tables_in_shl", "tab1"},
 	} {
-		rs, err := c.QueryContext(context.Background(), tc.q)
-		if err != nil {
-			t.Fatalf("%s: %v", tc.q, err)
+		var cols []string
+		for _, ct := range sqltest.NewRunner(t, c).ColumnTypes(tc.q) {
+			cols = append(cols, ct.Name())
 		}
-		cols, _ := rs.Columns()
-		rs.Close()
 		if got := strings.Join(cols, ","); got != tc.cols {
 			t.Errorf("%s: columns %q, want %q", tc.q, got, tc.cols)
 		}
@@ -303,14 +309,8 @@ func TestMiscOuterJoinNullable(t *testing.T) {
 		{"SELECT f.k, x.k FROM f LEFT JOIN (SELECT k, fk FROM g) x ON x.fk = f.k ORDER BY f.k", "-N",
 			[]string{"1\tNULL", "2\t10"}},
 	} {
-		rs, err := c.QueryContext(context.Background(), tc.q)
-		if err != nil {
-			t.Fatalf("%s: %v", tc.q, err)
-		}
-		cts, _ := rs.ColumnTypes()
-		rs.Close()
 		var got strings.Builder
-		for _, ct := range cts {
+		for _, ct := range sqltest.NewRunner(t, c).ColumnTypes(tc.q) {
 			if n, ok := ct.Nullable(); ok && !n {
 				got.WriteByte('-')
 			} else {

@@ -19,8 +19,7 @@ import (
 // the same throughout.
 func TestJoinPlanFollowsStatistics(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, s *sqltest.Server) {
-		r := s.Runner()
-		r.ExecAll("CREATE DATABASE d", "USE d",
+		r := s.Use("d",
 			"CREATE TABLE t1 (id INT PRIMARY KEY, a INT, KEY ka (a))",
 			"CREATE TABLE t2 (id INT PRIMARY KEY, x INT, y INT, KEY kx (x))")
 		var v1, v2 []string

@@ -30,9 +30,11 @@ func TestAnalyzeStatistics(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		c := ts.Conn()
 		r := sqltest.NewRunner(t, c)
-		r.Exec("CREATE DATABASE d")
-		r.Exec("USE d")
-		r.Exec("CREATE TABLE s (id INT PRIMARY KEY, n INT, name VARCHAR(20) COLLATE utf8mb4_0900_ai_ci, KEY by_n (n), KEY by_name_n (name, n))")
+		r.Script(`
+			exec CREATE DATABASE d
+			exec USE d
+			exec CREATE TABLE s (id INT PRIMARY KEY, n INT, name VARCHAR(20) COLLATE utf8mb4_0900_ai_ci, KEY by_n (n), KEY by_name_n (name, n))
+		`)
 		r.InsertRows("s", 400, 400, func(i int) string {
 			name := []string{"ann", "ANN", "Änn", "bob"}[i%4] // three spellings of one value under ai_ci
 			return fmt.Sprintf("(%d, %d, '%s')", i, i%40, name)
@@ -96,9 +98,7 @@ func TestAnalyzeStatistics(t *testing.T) {
 // LIMIT reads only LIMIT entities.
 func TestDescKeyShown(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c := sqltest.NewRunner(t, ts.Conn())
-		c.Exec("CREATE DATABASE d")
-		c.Exec("USE d")
+		c := ts.Use("d")
 		c.Exec("CREATE TABLE lg (host INT, ts INT, b INT, PRIMARY KEY (host, ts DESC))")
 		create := c.Rows("SHOW CREATE TABLE lg")[0]
 		if !strings.Contains(create, "PRIMARY KEY (`host`,`ts` DESC)") {
@@ -123,9 +123,7 @@ func TestDescKeyShown(t *testing.T) {
 // reads n index entries and n rows, and ASC columns stay ASC.
 func TestDescIndexColumns(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c := sqltest.NewRunner(t, ts.Conn())
-		c.Exec("CREATE DATABASE d")
-		c.Exec("USE d")
+		c := ts.Use("d")
 		c.Exec("CREATE TABLE x (id INT PRIMARY KEY, b INT, c INT, e INT, KEY kb (b DESC), KEY ke (e))")
 		c.Exec("CREATE INDEX kc ON x (c DESC, id)")
 		create := c.Rows("SHOW CREATE TABLE x")[0]
@@ -170,10 +168,16 @@ func TestStatisticsPersist(t *testing.T) {
 	ts.Stop()
 
 	ts = sqltest.Start(t, sqltest.OpenDisk(t, dir), sqltest.Options{})
-	sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT INDEX_NAME, CARDINALITY FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 's' ORDER BY INDEX_NAME", "by_n\t6", "PRIMARY\t60")
-	sqltest.NewRunner(t, ts.DB).Exec("DROP TABLE d.s")
-	sqltest.NewRunner(t, ts.DB).Exec("CREATE TABLE d.s (id INT PRIMARY KEY, n INT, KEY by_n (n))")
-	sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT INDEX_NAME, CARDINALITY FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 's' ORDER BY INDEX_NAME", "by_n\t0", "PRIMARY\t0")
+	sqltest.NewRunner(t, ts.DB).Script(`
+		query SELECT INDEX_NAME, CARDINALITY FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 's' ORDER BY INDEX_NAME
+		= by_n | 6
+		= PRIMARY | 60
+		exec DROP TABLE d.s
+		exec CREATE TABLE d.s (id INT PRIMARY KEY, n INT, KEY by_n (n))
+		query SELECT INDEX_NAME, CARDINALITY FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 's' ORDER BY INDEX_NAME
+		= by_n | 0
+		= PRIMARY | 0
+	`)
 }
 
 // TestSkewedIndexValues: the most frequent values of an index's leading
@@ -183,9 +187,7 @@ func TestStatisticsPersist(t *testing.T) {
 func TestSkewedIndexValues(t *testing.T) {
 	store, co := sqltest.Memory.Open(t)
 	ts := sqltest.Start(t, store, sqltest.Options{Catalog: co})
-	c := sqltest.NewRunner(t, ts.Conn())
-	c.Exec("CREATE DATABASE d")
-	c.Exec("USE d")
+	c := ts.Use("d")
 	c.Exec("CREATE TABLE o (id INT PRIMARY KEY, status VARCHAR(10), v INT, KEY by_status (status))")
 	var vals []string
 	for i := range 2000 {

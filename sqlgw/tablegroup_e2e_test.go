@@ -73,9 +73,11 @@ func TestTableGroups(t *testing.T) {
 		r := s.Runner()
 		r.Script(groupSchema)
 		// The partition key must match the group's.
-		r.ExpectErrno(1525, "CREATE TABLE bad (cust BIGINT NOT NULL, x INT NOT NULL, PRIMARY KEY (cust, x)) COMMENT 'sqlgw: group=sales'")
-		r.ExpectErrno(1525, "CREATE TABLE bad (x VARCHAR(5) NOT NULL, cust INT NOT NULL, PRIMARY KEY (cust, x)) COMMENT 'sqlgw: partition_key=(x), group=sales'")
-		r.ExpectErrno(1525, "CREATE TABLE bad (cust INT) COMMENT 'sqlgw: group=sales'")
+		r.Script(`
+			error 1525 CREATE TABLE bad (cust BIGINT NOT NULL, x INT NOT NULL, PRIMARY KEY (cust, x)) COMMENT 'sqlgw: group=sales'
+			error 1525 CREATE TABLE bad (x VARCHAR(5) NOT NULL, cust INT NOT NULL, PRIMARY KEY (cust, x)) COMMENT 'sqlgw: partition_key=(x), group=sales'
+			error 1525 CREATE TABLE bad (cust INT) COMMENT 'sqlgw: group=sales'
+		`)
 
 		// One partition, two tables: one entity group transaction (the
 		// INSERTs' duplicate checks read, the commit is one batch).
@@ -98,23 +100,34 @@ func TestTableGroups(t *testing.T) {
 		if w := writes(tr); len(w) != 1 || !strings.Contains(w[0], "ops=3") {
 			t.Errorf("read-modify-write over two tables of a group in one partition: %d requests, writes %q; want one batch", n, w)
 		}
-		r.ExpectRows("SELECT * FROM orders", "7\t1\t150")
-		r.ExpectRows("SELECT * FROM order_lines ORDER BY line", "7\t1\t1\ta", "7\t1\t3\tc")
-		// Each table reads only its own entities: a partition scan is one
-		// request and reads only the table's rows.
-		r.Exec("INSERT INTO orders VALUES (7, 2, 5), (8, 1, 9)")
-		r.Exec("INSERT INTO order_lines VALUES (8, 1, 1, 'z')")
+		r.Script(`
+			query SELECT * FROM orders
+			= 7 | 1 | 150
+			query SELECT * FROM order_lines ORDER BY line
+			= 7 | 1 | 1 | a
+			= 7 | 1 | 3 | c
+			# Each table reads only its own entities: a partition scan is one
+			# request and reads only the table's rows.
+			exec INSERT INTO orders VALUES (7, 2, 5), (8, 1, 9)
+			exec INSERT INTO order_lines VALUES (8, 1, 1, 'z')
+		`)
 		if req, ent := r.Cost("SELECT id FROM orders WHERE cust = 7"); req != 1 || ent != 2 {
 			t.Errorf("partition scan of orders: %d requests, %d entities; want 1, 2", req, ent)
 		}
-		r.ExpectRows("SELECT cust, id FROM orders ORDER BY cust, id", "7\t1", "7\t2", "8\t1")
-		r.ExpectRows("SELECT COUNT(*) FROM order_lines", "3")
+		r.Script(`
+			query SELECT cust, id FROM orders ORDER BY cust, id
+			= 7 | 1
+			= 7 | 2
+			= 8 | 1
+			query SELECT COUNT(*) FROM order_lines
+			= 3
 
-		// A join of two members on the partition key, bound to one
-		// partition: one request reads both tables' rows.
-		r.Exec("INSERT INTO porders VALUES (7, 2, 5), (8, 1, 9)")
-		r.Exec("INSERT INTO porder_lines VALUES (8, 1, 1, 'z'), (7, 1, 3, 'c')")
-		r.Exec("DELETE FROM porder_lines WHERE cust = 7 AND line = 2")
+			# A join of two members on the partition key, bound to one
+			# partition: one request reads both tables' rows.
+			exec INSERT INTO porders VALUES (7, 2, 5), (8, 1, 9)
+			exec INSERT INTO porder_lines VALUES (8, 1, 1, 'z'), (7, 1, 3, 'c')
+			exec DELETE FROM porder_lines WHERE cust = 7 AND line = 2
+		`)
 		for _, q := range []string{
 			"SELECT o.id, l.line, l.sku FROM %s o JOIN %s l ON l.cust = o.cust AND l.id = o.id WHERE o.cust = 7 ORDER BY 1, 2",
 			"SELECT o.id, l.line, l.sku FROM %s o JOIN %s l ON l.cust = o.cust WHERE o.cust = 7 AND l.id = o.id ORDER BY 1, 2",
@@ -133,29 +146,19 @@ func TestTableGroups(t *testing.T) {
 
 		// Joins over every partition, or cut by LIMIT, answer as the
 		// plain tables do.
-		for _, q := range []string{
-			"SELECT o.cust, o.id, l.line, l.sku FROM %s o JOIN %s l ON l.cust = o.cust AND l.id = o.id ORDER BY 1, 2, 3",
-			"SELECT o.cust, o.id, l.line FROM %s o JOIN %s l ON l.cust = o.cust WHERE o.cust = 7 ORDER BY 1, 2, 3 LIMIT 1",
-			"SELECT o.cust, COUNT(l.line) FROM %s o LEFT JOIN %s l ON l.cust = o.cust AND l.id = o.id GROUP BY o.cust ORDER BY 1",
-			"SELECT o.cust, o.id FROM %s o WHERE o.cust = 7 AND NOT EXISTS (SELECT 1 FROM %s l WHERE l.cust = o.cust AND l.id = o.id) ORDER BY 2",
-		} {
+		for _, q := range sqltest.Lines(`
+			SELECT o.cust, o.id, l.line, l.sku FROM %s o JOIN %s l ON l.cust = o.cust AND l.id = o.id ORDER BY 1, 2, 3
+			SELECT o.cust, o.id, l.line FROM %s o JOIN %s l ON l.cust = o.cust WHERE o.cust = 7 ORDER BY 1, 2, 3 LIMIT 1
+			SELECT o.cust, COUNT(l.line) FROM %s o LEFT JOIN %s l ON l.cust = o.cust AND l.id = o.id GROUP BY o.cust ORDER BY 1
+			SELECT o.cust, o.id FROM %s o WHERE o.cust = 7 AND NOT EXISTS (SELECT 1 FROM %s l WHERE l.cust = o.cust AND l.id = o.id) ORDER BY 2
+		`) {
 			gq, pq := fmt.Sprintf(q, "orders", "order_lines"), fmt.Sprintf(q, "porders", "porder_lines")
 			r.ExpectRows(gq, r.Rows(pq)...)
 		}
 
 		// The key format: the member prefix before each table's RowKey.
-		cat, err := catalog.Open(context.Background(), s.Store, s.Catalog)
-		if err != nil {
-			t.Fatal(err)
-		}
-		omt, err := cat.Table(context.Background(), "d", "orders")
-		if err != nil {
-			t.Fatal(err)
-		}
-		lmt, err := cat.Table(context.Background(), "d", "order_lines")
-		if err != nil {
-			t.Fatal(err)
-		}
+		omt := sqltest.StoreTable(t, s.Store, s.Catalog, "d", "orders")
+		lmt := sqltest.StoreTable(t, s.Store, s.Catalog, "d", "order_lines")
 		if omt.Group != "sales" || lmt.Group != "sales" {
 			t.Fatalf("groups %q, %q", omt.Group, lmt.Group)
 		}
@@ -181,20 +184,32 @@ func TestTableGroups(t *testing.T) {
 		if sc := strings.Join(r.Rows("SHOW CREATE TABLE orders"), "\n"); !strings.Contains(sc, "the orders sqlgw: group=`sales`") {
 			t.Errorf("SHOW CREATE TABLE after a new comment:\n%s", sc)
 		}
-		r.ExpectErrno(1235, "ALTER TABLE orders COMMENT 'sqlgw: group=other'")
+		r.Script(`
+			error 1235 ALTER TABLE orders COMMENT 'sqlgw: group=other'
 
-		// DDL of one member leaves the others alone.
-		r.Exec("ALTER TABLE order_lines ADD COLUMN qty INT DEFAULT 1")
-		r.Exec("CREATE INDEX by_sku ON order_lines (sku)")
-		r.ExpectRows("SELECT cust, line FROM order_lines WHERE sku = 'z'", "8\t1")
-		r.Exec("TRUNCATE TABLE order_lines")
-		r.ExpectRows("SELECT COUNT(*) FROM order_lines", "0")
-		r.ExpectRows("SELECT cust, id FROM orders ORDER BY cust, id", "7\t1", "7\t2", "8\t1")
-		r.Exec("INSERT INTO order_lines (cust, id, line, sku) VALUES (7, 2, 1, 'n')")
-		r.ExpectRows("SELECT cust, id, line, sku, qty FROM order_lines", "7\t2\t1\tn\t1")
-		r.ExpectRows("SELECT cust, line FROM order_lines WHERE sku = 'n'", "7\t1")
-		r.Exec("DROP TABLE order_lines")
-		r.ExpectRows("SELECT cust, id FROM orders ORDER BY cust, id", "7\t1", "7\t2", "8\t1")
+			# DDL of one member leaves the others alone.
+			exec ALTER TABLE order_lines ADD COLUMN qty INT DEFAULT 1
+			exec CREATE INDEX by_sku ON order_lines (sku)
+			query SELECT cust, line FROM order_lines WHERE sku = 'z'
+			= 8 | 1
+			exec TRUNCATE TABLE order_lines
+			query SELECT COUNT(*) FROM order_lines
+			= 0
+			query SELECT cust, id FROM orders ORDER BY cust, id
+			= 7 | 1
+			= 7 | 2
+			= 8 | 1
+			exec INSERT INTO order_lines (cust, id, line, sku) VALUES (7, 2, 1, 'n')
+			query SELECT cust, id, line, sku, qty FROM order_lines
+			= 7 | 2 | 1 | n | 1
+			query SELECT cust, line FROM order_lines WHERE sku = 'n'
+			= 7 | 1
+			exec DROP TABLE order_lines
+			query SELECT cust, id FROM orders ORDER BY cust, id
+			= 7 | 1
+			= 7 | 2
+			= 8 | 1
+		`)
 		if got := groupEntities(t, s, base); len(got) != 3 {
 			t.Errorf("after DROP TABLE order_lines the group table holds %q", got)
 		}

@@ -15,9 +15,7 @@ import (
 // an unindexed copy returns.
 func TestTemporalKeyLiterals(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		c := sqltest.NewRunner(t, ts.Conn())
-		c.Exec("CREATE DATABASE d")
-		c.Exec("USE d")
+		c := ts.Use("d")
 		c.Exec("CREATE TABLE e (d DATE, ts DATETIME, v INT, PRIMARY KEY (d, ts))")
 		c.Exec("CREATE TABLE e0 (id INT PRIMARY KEY, d DATE, ts DATETIME, v INT)")
 		var vals, vals0 []string

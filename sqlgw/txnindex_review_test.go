@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,7 +19,7 @@ import (
 func checkIndexes(t *testing.T, st storage.Store, co catalog.Options, db, name, what string) {
 	t.Helper()
 	ctx := context.Background()
-	tbl := storeTable(t, st, co, db, name)
+	tbl := sqltest.StoreTable(t, st, co, db, name)
 	mm, err := ixmaint.Check(ctx, st, tbl)
 	if err != nil {
 		t.Fatal(err)
@@ -38,9 +37,9 @@ func checkIndexes(t *testing.T, st storage.Store, co catalog.Options, db, name, 
 // gets 1062, and the index then equals the rows.
 func TestUniqueRaceTransactions(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		st, co := ts.Store, ts.Catalog
-		sqltest.NewRunner(t, ts.DB).Exec("CREATE DATABASE ur")
-		sqltest.NewRunner(t, ts.DB).Exec("CREATE TABLE ur.t (p INT, id INT, e VARCHAR(20), PRIMARY KEY (p, id), UNIQUE KEY ue (e) COMMENT 'sqlgw: global')")
+		st, co, r := ts.Store, ts.Catalog, sqltest.NewRunner(t, ts.DB)
+		r.Exec("CREATE DATABASE ur")
+		r.Exec("CREATE TABLE ur.t (p INT, id INT, e VARCHAR(20), PRIMARY KEY (p, id), UNIQUE KEY ue (e) COMMENT 'sqlgw: global')")
 		const writers = 3
 		conns := make([]*sql.Conn, writers)
 		for i := range conns {
@@ -49,11 +48,8 @@ func TestUniqueRaceTransactions(t *testing.T) {
 		id := 0
 		for round := range 12 {
 			multi := round%2 == 0
-			var wg sync.WaitGroup
-			errs := make([]error, writers)
-			start := make(chan struct{})
+			stmts := make([][]string, writers)
 			for w := range writers {
-				var stmts []string
 				if multi {
 					var vals []string
 					for p := range 3 {
@@ -64,26 +60,13 @@ func TestUniqueRaceTransactions(t *testing.T) {
 						}
 						vals = append(vals, fmt.Sprintf("(%d, %d, %s)", p, id, e))
 					}
-					stmts = []string{"BEGIN", "INSERT INTO ur.t VALUES " + strings.Join(vals, ", "), "COMMIT"}
+					stmts[w] = []string{"BEGIN", "INSERT INTO ur.t VALUES " + strings.Join(vals, ", "), "COMMIT"}
 				} else {
 					id++
-					stmts = []string{fmt.Sprintf("INSERT INTO ur.t VALUES (%d, %d, 'same%d')", id%3, id, round)}
+					stmts[w] = []string{fmt.Sprintf("INSERT INTO ur.t VALUES (%d, %d, 'same%d')", id%3, id, round)}
 				}
-				wg.Add(1)
-				go func(c *sql.Conn, stmts []string) {
-					defer wg.Done()
-					<-start
-					for _, q := range stmts {
-						if _, err := c.ExecContext(context.Background(), q); err != nil {
-							errs[w] = err
-							c.ExecContext(context.Background(), "ROLLBACK")
-							return
-						}
-					}
-				}(conns[w], stmts)
 			}
-			close(start)
-			wg.Wait()
+			errs := sqltest.Race(conns, stmts)
 			won := 0
 			for w, err := range errs {
 				switch {
@@ -96,8 +79,8 @@ func TestUniqueRaceTransactions(t *testing.T) {
 			if won != 1 {
 				t.Errorf("round %d (multi-partition %v): %d transactions committed, want 1 (%v)", round, multi, won, errs)
 			}
-			sqltest.NewRunner(t, ts.DB).ExpectRows(fmt.Sprintf("SELECT COUNT(*) FROM ur.t WHERE e = 'same%d'", round), "1")
-			sqltest.NewRunner(t, ts.DB).ExpectRows(fmt.Sprintf("SELECT COUNT(*) FROM ur.t WHERE CONCAT(e) = 'same%d'", round), "1")
+			r.ExpectRows(fmt.Sprintf("SELECT COUNT(*) FROM ur.t WHERE e = 'same%d'", round), "1")
+			r.ExpectRows(fmt.Sprintf("SELECT COUNT(*) FROM ur.t WHERE CONCAT(e) = 'same%d'", round), "1")
 			checkIndexes(t, st, co, "ur", "t", fmt.Sprintf("round %d", round))
 		}
 	})
@@ -110,32 +93,24 @@ func TestUniqueRaceTransactions(t *testing.T) {
 // equals the rows after each round.
 func TestUniqueSwapRaceInsert(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		st, co := ts.Store, ts.Catalog
-		sqltest.NewRunner(t, ts.DB).Exec("CREATE DATABASE us")
-		sqltest.NewRunner(t, ts.DB).Exec("CREATE TABLE us.t (id INT PRIMARY KEY, u INT, UNIQUE KEY uu (u) COMMENT 'sqlgw: global')")
-		sqltest.NewRunner(t, ts.DB).Exec("INSERT INTO us.t VALUES (1, 1), (2, 2)")
+		st, co, r := ts.Store, ts.Catalog, sqltest.NewRunner(t, ts.DB)
+		r.Script(`
+			exec CREATE DATABASE us
+			exec CREATE TABLE us.t (id INT PRIMARY KEY, u INT, UNIQUE KEY uu (u) COMMENT 'sqlgw: global')
+			exec INSERT INTO us.t VALUES (1, 1), (2, 2)
+		`)
 		a, b := ts.Conn(), ts.Conn()
 		for round := range 6 {
-			sqltest.NewRunner(t, a).Exec("BEGIN")
-			sqltest.NewRunner(t, a).Exec("UPDATE us.t SET u = 30 WHERE id = 1")
-			sqltest.NewRunner(t, a).Exec("UPDATE us.t SET u = 1 WHERE id = 2")
-			sqltest.NewRunner(t, a).Exec("UPDATE us.t SET u = 2 WHERE id = 1")
-			var wg sync.WaitGroup
-			var errA, errB error
-			wg.Add(2)
-			go func() { defer wg.Done(); _, errA = a.ExecContext(context.Background(), "COMMIT") }()
-			go func() {
-				defer wg.Done()
-				_, errB = b.ExecContext(context.Background(), fmt.Sprintf("INSERT INTO us.t VALUES (%d, %d)", 100+round, 1+round%2))
-			}()
-			wg.Wait()
+			sqltest.NewRunner(t, a).ExecAll("BEGIN", "UPDATE us.t SET u = 30 WHERE id = 1", "UPDATE us.t SET u = 1 WHERE id = 2", "UPDATE us.t SET u = 2 WHERE id = 1")
+			errs := sqltest.Race([]*sql.Conn{a, b}, [][]string{{"COMMIT"}, {fmt.Sprintf("INSERT INTO us.t VALUES (%d, %d)", 100+round, 1+round%2)}})
+			errA, errB := errs[0], errs[1]
 			if errA != nil && sqltest.Errno(errA) != 1213 {
 				t.Errorf("round %d: swap: %v", round, errA)
 			}
 			if sqltest.Errno(errB) != 1062 {
 				t.Errorf("round %d: insert of a held value: %v, want 1062", round, errB)
 			}
-			sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT COUNT(*) FROM us.t", "2")
+			r.ExpectRows("SELECT COUNT(*) FROM us.t", "2")
 			checkIndexes(t, st, co, "us", "t", fmt.Sprintf("round %d", round))
 		}
 	})
@@ -147,24 +122,36 @@ func TestUniqueSwapRaceInsert(t *testing.T) {
 // one, or changed with it) leaves indexes equal to the rows.
 func TestUniqueKeyAndValueUpdate(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		st, co := ts.Store, ts.Catalog
-		sqltest.NewRunner(t, ts.DB).Exec("CREATE DATABASE kv")
-		sqltest.NewRunner(t, ts.DB).Exec("CREATE TABLE kv.t (id INT PRIMARY KEY, u INT, a INT, UNIQUE KEY uu (u) COMMENT 'sqlgw: global', KEY ga (a) COMMENT 'sqlgw: global')")
-		sqltest.NewRunner(t, ts.DB).Exec("INSERT INTO kv.t VALUES (1, 1, 5), (2, 2, 5), (3, 3, 6)")
-		sqltest.NewRunner(t, ts.DB).Exec("UPDATE kv.t SET id = id + 10, a = a + 1 WHERE id < 3")
+		st, co, r := ts.Store, ts.Catalog, sqltest.NewRunner(t, ts.DB)
+		r.Script(`
+			exec CREATE DATABASE kv
+			exec CREATE TABLE kv.t (id INT PRIMARY KEY, u INT, a INT, UNIQUE KEY uu (u) COMMENT 'sqlgw: global', KEY ga (a) COMMENT 'sqlgw: global')
+			exec INSERT INTO kv.t VALUES (1, 1, 5), (2, 2, 5), (3, 3, 6)
+			exec UPDATE kv.t SET id = id + 10, a = a + 1 WHERE id < 3
+		`)
 		checkIndexes(t, st, co, "kv", "t", "key moved, unique value kept")
-		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT id FROM kv.t WHERE u = 1", "11")
-		sqltest.NewRunner(t, ts.DB).Exec("UPDATE kv.t SET id = id + 10, u = u + 10 WHERE id > 10")
+		r.ExpectRows("SELECT id FROM kv.t WHERE u = 1", "11")
+		r.Exec("UPDATE kv.t SET id = id + 10, u = u + 10 WHERE id > 10")
 		checkIndexes(t, st, co, "kv", "t", "key and unique value moved")
-		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT id FROM kv.t WHERE u = 11", "21")
-		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT id FROM kv.t WHERE u = 1")
-		// The key of one row moves onto the key another row leaves, the
-		// unique value shifting with it.
-		sqltest.NewRunner(t, ts.DB).Exec("UPDATE kv.t SET id = id - 1, u = u - 1 ORDER BY id")
+		r.Script(`
+			query SELECT id FROM kv.t WHERE u = 11
+			= 21
+			query SELECT id FROM kv.t WHERE u = 1
+			# The key of one row moves onto the key another row leaves, the
+			# unique value shifting with it.
+			exec UPDATE kv.t SET id = id - 1, u = u - 1 ORDER BY id
+		`)
 		checkIndexes(t, st, co, "kv", "t", "keys and values shifted")
-		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT id, u, a FROM kv.t ORDER BY id", "2\t2\t6", "20\t10\t6", "21\t11\t6")
-		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT id FROM kv.t WHERE u = 10", "20")
-		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT COUNT(*) FROM kv.t WHERE a = 6", "3")
+		r.Script(`
+			query SELECT id, u, a FROM kv.t ORDER BY id
+			= 2 | 2 | 6
+			= 20 | 10 | 6
+			= 21 | 11 | 6
+			query SELECT id FROM kv.t WHERE u = 10
+			= 20
+			query SELECT COUNT(*) FROM kv.t WHERE a = 6
+			= 3
+		`)
 	})
 }
 
@@ -176,7 +163,7 @@ func TestUniqueKeyAndValueUpdate(t *testing.T) {
 func leaveMarks(t *testing.T, st storage.Store, co catalog.Options, db, name string, id int64, col int, val any) {
 	t.Helper()
 	ctx := context.Background()
-	tbl := storeTable(t, st, co, db, name)
+	tbl := sqltest.StoreTable(t, st, co, db, name)
 	pk, rk, err := tbl.EncodePrimaryKey([]catalog.Datum{id})
 	if err != nil {
 		t.Fatal(err)
@@ -200,41 +187,50 @@ func leaveMarks(t *testing.T, st storage.Store, co catalog.Options, db, name str
 // give the right answer, and after recovery the indexes equal the rows.
 func TestIndexWritesOverOldMarks(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		st, co := ts.Store, ts.Catalog
-		sqltest.NewRunner(t, ts.DB).Exec("CREATE DATABASE om")
-		sqltest.NewRunner(t, ts.DB).Exec("CREATE TABLE om.t (id INT PRIMARY KEY, u INT, a INT, UNIQUE KEY uu (u) COMMENT 'sqlgw: global', KEY ga (a) COMMENT 'sqlgw: global')")
-		sqltest.NewRunner(t, ts.DB).Exec("INSERT INTO om.t VALUES (1, 1, 10), (2, 2, 20), (3, 3, 30), (4, 4, 40)")
+		st, co, r := ts.Store, ts.Catalog, sqltest.NewRunner(t, ts.DB)
+		r.Script(`
+			exec CREATE DATABASE om
+			exec CREATE TABLE om.t (id INT PRIMARY KEY, u INT, a INT, UNIQUE KEY uu (u) COMMENT 'sqlgw: global', KEY ga (a) COMMENT 'sqlgw: global')
+			exec INSERT INTO om.t VALUES (1, 1, 10), (2, 2, 20), (3, 3, 30), (4, 4, 40)
+		`)
 		leaveMarks(t, st, co, "om", "t", 1, 1, int64(5))  // u 1 -> 5, never committed
 		leaveMarks(t, st, co, "om", "t", 2, 2, int64(21)) // a 20 -> 21
 		leaveMarks(t, st, co, "om", "t", 3, 1, int64(6))  // u 3 -> 6
 		leaveMarks(t, st, co, "om", "t", 4, 1, int64(7))  // u 4 -> 7
-		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT id FROM om.t WHERE u = 5")
-		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT id FROM om.t WHERE u = 1", "1")
-		// A delete of a row whose entity is marked.
-		sqltest.NewRunner(t, ts.DB).Exec("DELETE FROM om.t WHERE id = 1")
-		// The value its stale marked entity names, taken by another row.
-		sqltest.NewRunner(t, ts.DB).Exec("INSERT INTO om.t VALUES (5, 5, 50)")
-		// An update of a row whose old and new entities are marked.
-		sqltest.NewRunner(t, ts.DB).Exec("UPDATE om.t SET a = 22 WHERE id = 2")
-		// An update to the very value the stale mark names.
-		sqltest.NewRunner(t, ts.DB).Exec("UPDATE om.t SET u = 6 WHERE id = 3")
-		// A value swap between a marked row and another, in one transaction.
-		sqltest.NewRunner(t, ts.DB).Exec("BEGIN")
-		sqltest.NewRunner(t, ts.DB).Exec("UPDATE om.t SET u = 100 WHERE id = 4")
-		sqltest.NewRunner(t, ts.DB).Exec("UPDATE om.t SET u = 4 WHERE id = 5")
-		sqltest.NewRunner(t, ts.DB).Exec("UPDATE om.t SET u = 5 WHERE id = 4")
-		sqltest.NewRunner(t, ts.DB).Exec("COMMIT")
-		sqltest.NewRunner(t, ts.DB).ExpectErrno(1062, "INSERT INTO om.t VALUES (9, 6, 0)")
-		sqltest.NewRunner(t, ts.DB).ExpectRows("SELECT id, u, a FROM om.t ORDER BY id", "2\t2\t22", "3\t6\t30", "4\t5\t40", "5\t4\t50")
+		r.Script(`
+			query SELECT id FROM om.t WHERE u = 5
+			query SELECT id FROM om.t WHERE u = 1
+			= 1
+			# A delete of a row whose entity is marked.
+			exec DELETE FROM om.t WHERE id = 1
+			# The value its stale marked entity names, taken by another row.
+			exec INSERT INTO om.t VALUES (5, 5, 50)
+			# An update of a row whose old and new entities are marked.
+			exec UPDATE om.t SET a = 22 WHERE id = 2
+			# An update to the very value the stale mark names.
+			exec UPDATE om.t SET u = 6 WHERE id = 3
+			# A value swap between a marked row and another, in one transaction.
+			exec BEGIN
+			exec UPDATE om.t SET u = 100 WHERE id = 4
+			exec UPDATE om.t SET u = 4 WHERE id = 5
+			exec UPDATE om.t SET u = 5 WHERE id = 4
+			exec COMMIT
+			error 1062 INSERT INTO om.t VALUES (9, 6, 0)
+			query SELECT id, u, a FROM om.t ORDER BY id
+			= 2 | 2 | 22
+			= 3 | 6 | 30
+			= 4 | 5 | 40
+			= 5 | 4 | 50
+		`)
 		for _, w := range []string{"u = 1", "u = 4", "u = 5", "u = 6", "u = 7", "a = 20", "a = 21", "a = 22", "a = 50"} {
-			got := sqltest.NewRunner(t, ts.DB).Rows("SELECT id FROM om.t WHERE " + w + " ORDER BY id")
-			want := sqltest.NewRunner(t, ts.DB).Rows("SELECT id FROM om.t WHERE CONCAT(" + w + ") ORDER BY id")
+			got := r.Rows("SELECT id FROM om.t WHERE " + w + " ORDER BY id")
+			want := r.Rows("SELECT id FROM om.t WHERE CONCAT(" + w + ") ORDER BY id")
 			if strings.Join(got, ",") != strings.Join(want, ",") {
 				t.Errorf("WHERE %s: %v through the index, %v by a scan", w, got, want)
 			}
 		}
 		ctx := context.Background()
-		tbl := storeTable(t, st, co, "om", "t")
+		tbl := sqltest.StoreTable(t, st, co, "om", "t")
 		if _, err := (&ixmaint.Maintainer{Store: st}).Recover(ctx, tbl, true); err != nil {
 			t.Fatal(err)
 		}

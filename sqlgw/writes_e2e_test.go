@@ -289,7 +289,7 @@ func TestUniqueSwapCrash(t *testing.T) {
 func rowEntities(t *testing.T, st storage.Store, co catalog.Options, db, name string, id int) []string {
 	t.Helper()
 	ctx := context.Background()
-	tbl := storeTable(t, st, co, db, name)
+	tbl := sqltest.StoreTable(t, st, co, db, name)
 	pk, _, err := tbl.EncodePrimaryKey([]catalog.Datum{int64(id)})
 	if err != nil {
 		t.Fatal(err)

@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	sdk "github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
@@ -272,7 +271,7 @@ func sasConnString(t *testing.T, shared string) (cs, sig string) {
 		t.Skip("skipping: the connection string is not Azurite's")
 	}
 	ep := strings.TrimSuffix(shared[i+len("TableEndpoint="):], ";")
-	qp, sig := accountSAS(t)
+	qp, sig := azurite.AccountSAS(t)
 	return "TableEndpoint=" + ep + ";SharedAccessSignature=" + qp, sig
 }
 
@@ -376,28 +375,6 @@ func TestServeAzureConnectionStrings(t *testing.T) {
 			checkNoSecrets(t, "client error", clientErr, tc.sig)
 		})
 	}
-}
-
-// accountSAS signs an account SAS for the Table service with Azurite's key
-// and returns its query string and its signature.
-func accountSAS(t *testing.T) (query, sig string) {
-	t.Helper()
-	cred, err := sdk.NewSharedKeyCredential(azurite.AccountName, azurite.AccountKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	qp, err := sdk.AccountSASSignatureValues{
-		Protocol:      sdk.SASProtocolHTTPSandHTTP,
-		StartTime:     time.Now().Add(-time.Hour).UTC(),
-		ExpiryTime:    time.Now().Add(time.Hour).UTC(),
-		Permissions:   sdk.AccountSASPermissions{Read: true, Write: true, Delete: true, List: true, Add: true, Create: true, Update: true}.String(),
-		Services:      "t",
-		ResourceTypes: sdk.AccountSASResourceTypes{Service: true, Container: true, Object: true}.String(),
-	}.Sign(cred)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return qp.Encode(), qp.Signature()
 }
 
 // TestRedactSpec: a mistyped store kind is quoted in the error up to its

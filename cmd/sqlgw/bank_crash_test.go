@@ -72,7 +72,8 @@ func runBankCrash(t *testing.T, be crashBackend, kills, ngw int) {
 	bank.Setup(t, admin)
 	bank.Check(t, admin, "after loading")
 	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
-	var commits, conflicts, unknown, broken atomic.Int64
+	var counts sqltest.BankCounts
+	var broken atomic.Int64
 	var sums, sumsOff atomic.Int64
 	snapshots := strings.HasPrefix(be.store, "pebble:")
 	var branches []string
@@ -83,8 +84,7 @@ func runBankCrash(t *testing.T, be crashBackend, kills, ngw int) {
 		"SELECT SUM(balance), MIN(balance), COUNT(*) FROM " + be.db + ".acct",
 		"SELECT SUM(balance), MIN(balance), COUNT(*) FROM " + be.db + ".acct WHERE branch IN (" + strings.Join(branches, ",") + ")",
 	}
-	var fail error // the first failure of a round's load, under failMu
-	var failMu sync.Mutex
+	var fail sqltest.FirstError // the first failure of a round's load
 	gws, lastKill := sqltest.RunKillRounds(t, gws, sqltest.KillRounds{
 		Rounds: kills,
 		Pause:  func(int) time.Duration { return time.Duration(700+rng.Intn(2300)) * time.Millisecond },
@@ -115,11 +115,7 @@ func runBankCrash(t *testing.T, be crashBackend, kills, ngw int) {
 						if sum != sqltest.BankAccounts*sqltest.BankStart || minBal < 0 || cnt != sqltest.BankAccounts {
 							sumsOff.Add(1)
 							if snapshots {
-								failMu.Lock()
-								if fail == nil {
-									fail = fmt.Errorf("a snapshot read during the run saw a total of %d over %d accounts (min %d)", sum, cnt, minBal)
-								}
-								failMu.Unlock()
+								fail.Set(fmt.Errorf("a snapshot read during the run saw a total of %d over %d accounts (min %d)", sum, cnt, minBal))
 							}
 						}
 						time.Sleep(10 * time.Millisecond)
@@ -132,30 +128,13 @@ func runBankCrash(t *testing.T, be crashBackend, kills, ngw int) {
 				onVictim := w%ngw == victim
 				go func(seed int64) {
 					defer wg.Done()
-					r := rand.New(rand.NewSource(seed))
-					for ctx.Err() == nil {
-						err := bank.Transfer(ctx, db, r)
-						switch {
-						case err == nil:
-							commits.Add(1)
-						case sqltest.Errno(err) == 1213:
-							conflicts.Add(1)
-						case sqltest.Errno(err) == 1180:
-							unknown.Add(1)
-						case ctx.Err() != nil:
-							return
-						case killed.Load() && onVictim:
+					fail.Set(bank.Transfers(ctx, db, seed, &counts, func(err error) (bool, error) {
+						if killed.Load() && onVictim {
 							broken.Add(1)
-							return
-						default:
-							failMu.Lock()
-							if fail == nil {
-								fail = err
-							}
-							failMu.Unlock()
-							return
+							return false, nil
 						}
-					}
+						return false, err
+					}))
 				}(rng.Int63())
 			}
 			return func() {
@@ -172,8 +151,8 @@ func runBankCrash(t *testing.T, be crashBackend, kills, ngw int) {
 			}
 		},
 		Crashed: func(round int) {
-			if fail != nil {
-				t.Fatalf("round %d: a transfer failed while the server ran: %v", round, fail)
+			if err := fail.Err(); err != nil {
+				t.Fatalf("round %d: a transfer failed while the server ran: %v", round, err)
 			}
 		},
 		Restart: func(int) *sqltest.Process { return startGateway(t, nil, "--store", be.store) },
@@ -181,7 +160,7 @@ func runBankCrash(t *testing.T, be crashBackend, kills, ngw int) {
 			for i, g := range gws {
 				bank.Check(t, g.Client(t), fmt.Sprintf("round %d, after the restart, gateway %d", round, i))
 			}
-			t.Logf("round %d: %d commits, %d retries on 1213, %d unknown outcomes, %d broken by the kill so far; %d sums read during the run, %d off the total", round, commits.Load(), conflicts.Load(), unknown.Load(), broken.Load(), sums.Load(), sumsOff.Load())
+			t.Logf("round %d: %d commits, %d retries on 1213, %d unknown outcomes, %d broken by the kill so far; %d sums read during the run, %d off the total", round, counts.Commits.Load(), counts.Conflicts.Load(), counts.Unknown.Load(), broken.Load(), sums.Load(), sumsOff.Load())
 		},
 	})
 	// After the lease, a fresh server's sweep finishes every transaction.
@@ -210,14 +189,7 @@ func runBankCrash(t *testing.T, be crashBackend, kills, ngw int) {
 	} else {
 		// Other tests' gateways share the Azurite account: look at the
 		// bank's own tables (rows and global index) only.
-		cat, err := catalog.Open(context.Background(), s, catalog.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		tb, err := cat.Table(context.Background(), be.db, "acct")
-		if err != nil {
-			t.Fatal(err)
-		}
+		tb := sqltest.StoreTable(t, s, catalog.Options{}, be.db, "acct")
 		only := []string{tb.Physical}
 		for _, ix := range tb.Indexes {
 			if ix.Physical != "" {
@@ -228,7 +200,7 @@ func runBankCrash(t *testing.T, be crashBackend, kills, ngw int) {
 			t.Errorf("%d locks left in the bank's tables after the sweep", left)
 		}
 	}
-	if commits.Load() == 0 {
+	if counts.Commits.Load() == 0 {
 		t.Fatal("no transfer committed")
 	}
 	if sums.Load() == 0 {

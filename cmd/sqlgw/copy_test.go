@@ -206,9 +206,12 @@ func TestCopyAttached(t *testing.T) {
 	addr, _, done := startServe(t, nil, "--store", "pebble:"+src)
 	db := sqltest.Client(t, "root", addr, "")
 	r := sqltest.NewRunner(t, db)
-	r.Exec("ALTER TABLE azure.Legacy MODIFY Name VARCHAR(20)")
-	r.Exec("CREATE INDEX by_name ON azure.Legacy (Name)")
-	r.ExpectRows("SELECT RowKey FROM azure.Legacy WHERE Name = 'Bob'", "r1")
+	r.Script(`
+		exec ALTER TABLE azure.Legacy MODIFY Name VARCHAR(20)
+		exec CREATE INDEX by_name ON azure.Legacy (Name)
+		query SELECT RowKey FROM azure.Legacy WHERE Name = 'Bob'
+		= r1
+	`)
 	db.Close()
 	syscall.Kill(syscall.Getpid(), syscall.SIGINT)
 	<-done
@@ -233,9 +236,14 @@ func TestCopyAttached(t *testing.T) {
 			defer db.Close()
 			r := sqltest.NewRunner(t, db)
 			if mode == "copy" {
-				r.ExpectRows("SELECT RowKey FROM azure.Legacy WHERE Name = 'Bob'", "r1")
-				r.ExpectRows("SELECT COUNT(*) FROM azure.Legacy IGNORE INDEX (by_name)", "3")
-				r.ExpectRows("CHECK TABLE azure.Legacy", "azure.Legacy\tcheck\tstatus\tOK")
+				r.Script(`
+					query SELECT RowKey FROM azure.Legacy WHERE Name = 'Bob'
+					= r1
+					query SELECT COUNT(*) FROM azure.Legacy IGNORE INDEX (by_name)
+					= 3
+					query CHECK TABLE azure.Legacy
+					= azure.Legacy | check | status | OK
+				`)
 				return
 			}
 			// Skipped: the mapping is there, the store table is not.

@@ -31,6 +31,26 @@ func benchServer(b *testing.B) *sql.DB {
 	return db
 }
 
+// benchTable starts benchServer, runs the setup statements (the database
+// and the table), loads n rows into table (row gives each one's values, a
+// thousand a statement) and then runs the ddl statements, logging how long
+// the load and each statement took.
+func benchTable(b *testing.B, setup []string, table string, n int, row func(i int) string, ddl ...string) *sql.DB {
+	b.Helper()
+	db := benchServer(b)
+	r := sqltest.NewRunner(b, db)
+	r.ExecAll(setup...)
+	start := time.Now()
+	r.InsertRows(table, n, 1000, row)
+	b.Logf("loaded %d rows in %v", n, time.Since(start).Round(time.Millisecond))
+	for _, q := range ddl {
+		start = time.Now()
+		r.Exec(q)
+		b.Logf("%s: %v", q, time.Since(start).Round(time.Millisecond))
+	}
+	return db
+}
+
 // sessionCounts returns the session's store requests and entities read.
 func sessionCounts(b *testing.B, db *sql.DB) (requests, entities int64) {
 	b.Helper()
@@ -132,23 +152,13 @@ const lookupRows = 100_000
 // indexes and the indexes are then built online (CREATE INDEX backfills),
 // which the benchmark logs.
 func BenchmarkIndexLookup100k(b *testing.B) {
-	db := benchServer(b)
-	sqltest.NewRunner(b, db).Exec("CREATE DATABASE l")
-	sqltest.NewRunner(b, db).Exec("CREATE TABLE l.big (p INT, id INT, k INT, k2 INT, l INT, l2 INT, c VARCHAR(60), PRIMARY KEY (p, id)) COMMENT 'sqlgw: partition_key=(p)'")
-	start := time.Now()
-	sqltest.NewRunner(b, db).InsertRows("l.big", lookupRows, 1000, func(id int) string {
-		k := id * 7919 % lookupRows
-		return fmt.Sprintf("(%d,%d,%d,%d,%d,%d,'row %d with some filler text to look like data')", id/1000, id, k, k, id%100, id%100, id)
-	})
-	b.Logf("loaded %d rows in %v", lookupRows, time.Since(start).Round(time.Millisecond))
-	for _, ddl := range []string{
+	db := benchTable(b, []string{"CREATE DATABASE l", "CREATE TABLE l.big (p INT, id INT, k INT, k2 INT, l INT, l2 INT, c VARCHAR(60), PRIMARY KEY (p, id)) COMMENT 'sqlgw: partition_key=(p)'"},
+		"l.big", lookupRows, func(id int) string {
+			k := id * 7919 % lookupRows
+			return fmt.Sprintf("(%d,%d,%d,%d,%d,%d,'row %d with some filler text to look like data')", id/1000, id, k, k, id%100, id%100, id)
+		},
 		"CREATE INDEX gk ON l.big (k) COMMENT 'sqlgw: global'",
-		"CREATE INDEX ll ON l.big (p, l) COMMENT 'sqlgw: local'",
-	} {
-		start = time.Now()
-		sqltest.NewRunner(b, db).Exec(ddl)
-		b.Logf("%s: %v", ddl, time.Since(start).Round(time.Millisecond))
-	}
+		"CREATE INDEX ll ON l.big (p, l) COMMENT 'sqlgw: local'")
 
 	type pair struct {
 		name, index, scan string

@@ -84,75 +84,62 @@ func runInsertKill(t *testing.T, be crashBackend, kills, conns int) {
 		Rounds: kills,
 		Pause:  func(int) time.Duration { return time.Duration(1000+rng.IntN(2000)) * time.Millisecond },
 		Load: func(round int, gws []*sqltest.Process, killed *atomic.Bool) func() {
-			var wg sync.WaitGroup
-			for c := 0; c < conns; c++ {
-				wg.Add(1)
-				go func(c int) {
-					defer wg.Done()
-					r := rand.New(rand.NewPCG(seed, uint64(round*100+c)))
-					db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/%s", gws[0].Addr, be.db))
-					if err != nil {
-						errorf("%v", err)
-						return
+			return gws[0].Writers(t, conns, be.db, func(c int, db *sql.DB) {
+				r := rand.New(rand.NewPCG(seed, uint64(round*100+c)))
+				conn, err := db.Conn(ctx)
+				if err != nil {
+					errorf("connection %d: %v", c, err)
+					return
+				}
+				defer conn.Close()
+				for {
+					n := 1
+					switch x := r.IntN(10); {
+					case x < 3:
+						n = 2 + r.IntN(40) // a multi-row INSERT
+					case x == 3:
+						n = -(2 + r.IntN(4)) // BEGIN, -n INSERTs, COMMIT
 					}
-					defer db.Close()
-					db.SetMaxOpenConns(1)
-					conn, err := db.Conn(ctx)
-					if err != nil {
-						errorf("connection %d: %v", c, err)
-						return
+					var ids []int
+					var err error
+					if n > 0 {
+						for i := 0; i < n; i++ {
+							ids = append(ids, next[c])
+							next[c]++
+						}
+						_, err = conn.ExecContext(ctx, "INSERT INTO t VALUES "+values(ids))
+					} else {
+						_, err = conn.ExecContext(ctx, "BEGIN")
+						for i := 0; i < -n && err == nil; i++ {
+							ids = append(ids, next[c])
+							next[c]++
+							_, err = conn.ExecContext(ctx, "INSERT INTO t VALUES "+values(ids[len(ids)-1:]))
+						}
+						if err == nil {
+							_, err = conn.ExecContext(ctx, "COMMIT")
+						}
 					}
-					defer conn.Close()
-					for {
-						n := 1
-						switch x := r.IntN(10); {
-						case x < 3:
-							n = 2 + r.IntN(40) // a multi-row INSERT
-						case x == 3:
-							n = -(2 + r.IntN(4)) // BEGIN, -n INSERTs, COMMIT
-						}
-						var ids []int
-						var err error
-						if n > 0 {
-							for i := 0; i < n; i++ {
-								ids = append(ids, next[c])
-								next[c]++
-							}
-							_, err = conn.ExecContext(ctx, "INSERT INTO t VALUES "+values(ids))
-						} else {
-							_, err = conn.ExecContext(ctx, "BEGIN")
-							for i := 0; i < -n && err == nil; i++ {
-								ids = append(ids, next[c])
-								next[c]++
-								_, err = conn.ExecContext(ctx, "INSERT INTO t VALUES "+values(ids[len(ids)-1:]))
-							}
-							if err == nil {
-								_, err = conn.ExecContext(ctx, "COMMIT")
-							}
-						}
-						mu.Lock()
-						switch classify(err) {
-						case errNone:
-							for _, id := range ids {
-								acked[id] = true
-							}
-							mu.Unlock()
-							continue
-						case errConn:
-							inFlight = append(inFlight, insertStmt{ids: ids})
-							if !killed.Load() {
-								errorf("connection %d: %v while the server was running", c, err)
-							}
-						default:
-							errorf("connection %d: inserting %v: %v", c, ids, err)
-							inFlight = append(inFlight, insertStmt{ids: ids})
+					mu.Lock()
+					switch classify(err) {
+					case errNone:
+						for _, id := range ids {
+							acked[id] = true
 						}
 						mu.Unlock()
-						return
+						continue
+					case errConn:
+						inFlight = append(inFlight, insertStmt{ids: ids})
+						if !killed.Load() {
+							errorf("connection %d: %v while the server was running", c, err)
+						}
+					default:
+						errorf("connection %d: inserting %v: %v", c, ids, err)
+						inFlight = append(inFlight, insertStmt{ids: ids})
 					}
-				}(c)
-			}
-			return wg.Wait
+					mu.Unlock()
+					return
+				}
+			})
 		},
 		// Straight from the store: the indexes are exact, unmarked.
 		Crashed: func(round int) {

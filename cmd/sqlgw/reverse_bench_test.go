@@ -4,9 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // BenchmarkReverseOrder100k (issue 14, docs/benchmarks.md): on a table of
@@ -20,24 +17,10 @@ import (
 //
 //	go test ./cmd/sqlgw -run '^$' -bench ReverseOrder100k -benchtime 5x -v
 func BenchmarkReverseOrder100k(b *testing.B) {
-	db := benchServer(b)
-	sqltest.NewRunner(b, db).Exec("CREATE DATABASE r")
-	sqltest.NewRunner(b, db).Exec("CREATE TABLE r.ev (dev INT, ts INT, v VARCHAR(60), PRIMARY KEY (dev, ts))")
-	start := time.Now()
-	const rows, perStmt = 100_000, 1000
-	var sb strings.Builder
-	for first := 0; first < rows; first += perStmt {
-		sb.Reset()
-		sb.WriteString("INSERT INTO r.ev VALUES ")
-		for id := first; id < first+perStmt; id++ {
-			if id > first {
-				sb.WriteByte(',')
-			}
-			fmt.Fprintf(&sb, "(%d,%d,'event %d with some filler text')", id%100, id/100, id)
-		}
-		sqltest.NewRunner(b, db).Exec(sb.String())
-	}
-	b.Logf("loaded %d rows in %v", rows, time.Since(start).Round(time.Millisecond))
+	db := benchTable(b, []string{"CREATE DATABASE r", "CREATE TABLE r.ev (dev INT, ts INT, v VARCHAR(60), PRIMARY KEY (dev, ts))"},
+		"r.ev", 100_000, func(id int) string {
+			return fmt.Sprintf("(%d,%d,'event %d with some filler text')", id%100, id/100, id)
+		})
 	for _, q := range []struct {
 		name, now, before string
 		args              func(i int) []any

@@ -167,9 +167,11 @@ func TestAutocommitAfterFailedCommit(t *testing.T) {
 	g.MustBeReady(t, "not ready")
 	db := g.Client(t)
 	rdb := sqltest.NewRunner(t, db)
-	rdb.Exec("CREATE DATABASE fc")
-	rdb.Exec("CREATE TABLE fc.t (id INT PRIMARY KEY, u INT, v VARCHAR(20), UNIQUE KEY uu (u))")
-	rdb.Exec("INSERT INTO fc.t VALUES (1, 1, 'a')")
+	rdb.Script(`
+		exec CREATE DATABASE fc
+		exec CREATE TABLE fc.t (id INT PRIMARY KEY, u INT, v VARCHAR(20), UNIQUE KEY uu (u))
+		exec INSERT INTO fc.t VALUES (1, 1, 'a')
+	`)
 	ctx := context.Background()
 	// Session A on a pool of its own, so that closing it ends the session.
 	dbA := g.Client(t)

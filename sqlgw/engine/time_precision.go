@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/sqlgw/sqltext"
@@ -131,47 +130,47 @@ func (g *Gateway) keptTimePrecisions(conn uint32, query string) map[string]int {
 	default:
 		return nil
 	}
-	stmt, _, err := sqlparser.ParseOne(context.Background(), query)
-	if err != nil {
-		return nil
-	}
 	db := g.CurrentDB(conn)
-	columns := func(tn sqlparser.TableName) []catalog.Column {
-		d := tn.DbQualifier.String()
+	columns := func(tn sqltext.Name) []catalog.Column {
+		d := tn.DB
 		if d == "" {
 			d = db
 		}
-		t, err := g.Catalog.Table(MetaCtx(context.Background()), d, tn.Name.String())
+		t, err := g.Catalog.Table(MetaCtx(context.Background()), d, tn.Table)
 		if err != nil {
 			return nil
 		}
 		return t.Columns
 	}
 	out := map[string]int{}
-	switch x := stmt.(type) {
-	case *sqlparser.AlterTable:
+	if w[0] == "alter" {
+		table, renames, ok := sqltext.RenamedColumns(query)
+		if !ok {
+			return nil
+		}
 		var cols []catalog.Column
-		for _, a := range x.Statements {
-			if a == nil || a.ColumnAction != "rename" || a.Column.String() == "" || a.ToColumn.String() == "" {
+		for _, r := range renames {
+			if r[0] == "" || r[1] == "" {
 				continue
 			}
 			if cols == nil {
-				cols = columns(x.Table)
+				cols = columns(table)
 			}
 			for _, c := range cols {
-				if strings.EqualFold(c.Name, a.Column.String()) && c.Type.Kind == catalog.KindTime && c.Type.TimeFSP {
-					out[strings.ToLower(a.ToColumn.String())] = c.Type.FSP
+				if strings.EqualFold(c.Name, r[0]) && c.Type.Kind == catalog.KindTime && c.Type.TimeFSP {
+					out[strings.ToLower(r[1])] = c.Type.FSP
 				}
 			}
 		}
-	case *sqlparser.DDL:
-		if x.Action != sqlparser.CreateStr || x.OptLike == nil || len(x.OptLike.LikeTables) != 1 {
-			return nil
-		}
-		for _, c := range columns(x.OptLike.LikeTables[0]) {
-			if c.Type.Kind == catalog.KindTime && c.Type.TimeFSP {
-				out[strings.ToLower(c.Name)] = c.Type.FSP
-			}
+		return out
+	}
+	_, src, ok := sqltext.CreateLike(query)
+	if !ok {
+		return nil
+	}
+	for _, c := range columns(src) {
+		if c.Type.Kind == catalog.KindTime && c.Type.TimeFSP {
+			out[strings.ToLower(c.Name)] = c.Type.FSP
 		}
 	}
 	return out

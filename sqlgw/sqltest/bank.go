@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"math/rand"
+	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -108,4 +110,66 @@ func (b Bank) Transfer(ctx context.Context, db *sql.DB, r *rand.Rand) error {
 		}
 	}
 	return tx.Commit()
+}
+
+// BankCounts counts the outcomes of transfers: committed, refused with
+// 1213 (a conflict: nothing applied, the client may retry) and 1180 (the
+// commit's outcome is unknown).
+type BankCounts struct {
+	Commits, Conflicts, Unknown atomic.Int64
+}
+
+// Transfers runs transfers on db, with the random numbers of seed, until
+// ctx ends, counting their outcomes in c. Any other error goes to other,
+// which says whether the transfers go on and whether the error fails the
+// run; Transfers returns that failure (nil when ctx ended or other stopped
+// them without one). A nil other fails on every other error.
+func (b Bank) Transfers(ctx context.Context, db *sql.DB, seed int64, c *BankCounts, other func(err error) (goOn bool, fail error)) error {
+	r := rand.New(rand.NewSource(seed))
+	for ctx.Err() == nil {
+		err := b.Transfer(ctx, db, r)
+		switch {
+		case err == nil:
+			c.Commits.Add(1)
+		case Errno(err) == 1213:
+			c.Conflicts.Add(1)
+		case Errno(err) == 1180:
+			c.Unknown.Add(1)
+		case ctx.Err() != nil:
+			return nil
+		case other == nil:
+			return err
+		default:
+			goOn, fail := other(err)
+			if fail != nil || !goOn {
+				return fail
+			}
+		}
+	}
+	return nil
+}
+
+// FirstError keeps the first error set by any of several goroutines.
+type FirstError struct {
+	mu  sync.Mutex
+	err error
+}
+
+// Set keeps err if it is the first non-nil error.
+func (f *FirstError) Set(err error) {
+	if err == nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err == nil {
+		f.err = err
+	}
+}
+
+// Err returns the first error set, or nil.
+func (f *FirstError) Err() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.err
 }

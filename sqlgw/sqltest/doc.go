@@ -19,27 +19,34 @@
 //     fault store (storage/faultstore, Server.Fault). Server.Requests
 //     returns the store requests a function made the server send, as
 //     trace lines of its recorder (storage/recorder). Server.Session gives
-//     a session on a new database set up by a list of statements. The
-//     server and its client pool stop when the test ends, or earlier with
-//     Server.Stop.
+//     a session on a new database set up by a list of statements (Use: a
+//     Runner on it; Pair and Sessions: two or more sessions on the same
+//     database for concurrency tests). The server and its client pool stop
+//     when the test ends, or earlier with Server.Stop. OpenCatalog and
+//     StoreTable read table records beside the servers.
 //   - Runner (NewRunner over a *sql.DB, *sql.Conn or *sql.Tx; Server.Runner
 //     over a dedicated connection, one session): Exec, Affected, Rows (a
 //     result as tab-separated lines, "NULL" for NULL), ExpectRows,
 //     ExpectErrno (the MySQL error number; Errno reads it from any error),
 //     Status and Cost (the session's Sqlgw_store_requests and
 //     Sqlgw_entities_read, and their deltas over one statement),
-//     ExpectAffected, ResultSets (multi-statement results), and Script: the
+//     ExpectAffected, ExpectMessage (errno and exact text), ColumnTypes
+//     (result metadata), ResultSets (multi-statement results), and Script: the
 //     straight-line part of a test (statements, the rows or error each
 //     must give) written once as data, one line a statement (see Script
 //     for the forms); ScriptSessions, the same over several named
 //     sessions ("a: exec BEGIN"), for the interleavings of concurrency
 //     tests.
-//     InsertRows fills a table with generated rows in multi-row INSERTs.
+//     InsertRows fills a table with generated rows in multi-row INSERTs;
+//     Lines reads statements or queries written one a line; Race runs
+//     several connections' statements released at the same moment.
 //   - OpenDisk: the Pebble store of a directory, opened again by a test
 //     that restarts its server on the same data.
 //   - Bank: the bank workload of the transaction tests (accounts over
 //     partitions with a global index, random transfers, the invariant
-//     check), shared by sqlgw's and cmd/sqlgw's bank tests.
+//     check; Transfers, the transfer loop counting commits, 1213 and 1180),
+//     shared by sqlgw's and cmd/sqlgw's bank tests. FirstError keeps the
+//     first failure of several goroutines.
 //   - Serve: the same for a server the test configured itself
 //     (sqlgw.NewServer with its own logger or accounts settings).
 //   - Runner.ExpectCosts and ExpectRequests: tables of statements and the
@@ -54,7 +61,8 @@
 //   - RunKillRounds: the SIGKILL loop of cmd/sqlgw's crash tests (a load
 //     on the processes, a kill at a random moment, the store checked as
 //     the crash left it, a restart, checks through SQL; once per round),
-//     the load and the checks given as functions.
+//     the load and the checks given as functions; Process.Writers starts a
+//     round's writers, each on a one-connection pool of its own.
 //   - CrashAtEveryRequest: runs an operation once per crash point of the
 //     fault store (each request number, with the crashing request dropped
 //     or applied with its reply lost), then hands a new server over what

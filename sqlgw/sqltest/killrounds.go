@@ -1,9 +1,12 @@
 package sqltest
 
 import (
+	"database/sql"
+	"fmt"
 	"io"
 	"log"
 	"os"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -80,4 +83,28 @@ func RunKillRounds(t testing.TB, gws []*Process, k KillRounds) ([]*Process, time
 		}
 	}
 	return gws, lastKill
+}
+
+// Writers starts n goroutines, the load of a kill round: each gets a pool
+// of its own holding one connection to database db on p (so that a
+// connection the kill breaks is that writer's alone) and runs f with it
+// until f returns. It returns the function that waits for them all (what a
+// KillRounds Load returns).
+func (p *Process) Writers(t testing.TB, n int, db string, f func(i int, db *sql.DB)) (wait func()) {
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pool, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/%s", p.Addr, db))
+			if err != nil {
+				t.Errorf("writer %d: %v", i, err)
+				return
+			}
+			defer pool.Close()
+			pool.SetMaxOpenConns(1)
+			f(i, pool)
+		}()
+	}
+	return wg.Wait
 }

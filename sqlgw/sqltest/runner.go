@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
@@ -177,6 +178,17 @@ func (r *Runner) ExpectError(want uint16, msg, q string, args ...any) {
 	}
 }
 
+// ExpectMessage runs q and fails unless it fails with MySQL error want
+// and exactly the message msg.
+func (r *Runner) ExpectMessage(want uint16, msg, q string, args ...any) {
+	r.T.Helper()
+	_, err := r.DB.ExecContext(context.Background(), q, args...)
+	var me *mysql.MySQLError
+	if !errors.As(err, &me) || me.Number != want || me.Message != msg {
+		r.T.Fatalf("%s: %v, want error %d %q", q, err, want, msg)
+	}
+}
+
 // Status returns the session's sqlgw counters: store requests sent and
 // entities read (Sqlgw_store_requests, Sqlgw_entities_read). The runner
 // must be on one session (a *sql.Conn).
@@ -252,4 +264,50 @@ func (r *Runner) InsertRows(table string, n, per int, row func(i int) string) {
 			vals = vals[:0]
 		}
 	}
+}
+
+// Race runs each connection's statements (stmts[i] on conns[i]) in a
+// goroutine of its own, all released at the same moment, and returns each
+// connection's first error (nil: all its statements succeeded). A
+// connection stops at its first error and rolls back.
+func Race(conns []*sql.Conn, stmts [][]string) []error {
+	errs := make([]error, len(conns))
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i, c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			for _, q := range stmts[i] {
+				if _, err := c.ExecContext(context.Background(), q); err != nil {
+					errs[i] = err
+					c.ExecContext(context.Background(), "ROLLBACK")
+					return
+				}
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	return errs
+}
+
+// ColumnTypes runs query q and returns its result's column metadata (none
+// for a statement answered with an OK packet); the rows are read and
+// dropped.
+func (r *Runner) ColumnTypes(q string, args ...any) []*sql.ColumnType {
+	r.T.Helper()
+	rs, err := r.DB.QueryContext(context.Background(), q, args...)
+	if err != nil {
+		r.T.Fatalf("%s: %v", q, err)
+	}
+	defer rs.Close()
+	cts, err := rs.ColumnTypes()
+	if err != nil {
+		r.T.Fatalf("%s: %v", q, err)
+	}
+	for rs.Next() {
+	}
+	return cts
 }

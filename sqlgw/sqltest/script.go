@@ -18,6 +18,8 @@ import (
 //	exec SQL                the statement must succeed (Runner.Exec)
 //	affected N SQL          ... with N rows affected (Runner.ExpectAffected)
 //	error CODE SQL          the statement must fail with MySQL error CODE (Runner.ExpectErrno)
+//	! message               after an error line: ... and exactly this message
+//	                        (Runner.ExpectMessage)
 //	query SQL               the query's rows must be exactly the "=" lines
 //	= v1 | v2               that follow (in order; none: no rows), columns
 //	                        separated by " | ", NULL for NULL (Runner.ExpectRows)
@@ -69,9 +71,13 @@ func runScript(t testing.TB, script string, session func(line string) (*Runner, 
 			if err != nil || q == "" || verb == "error" && n > 65535 {
 				t.Fatalf("sqltest script line %d: %q: want %s NUMBER SQL", i+1, line, verb)
 			}
-			if verb == "error" {
+			switch {
+			case verb == "error" && i+1 < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[i+1]), "! "):
+				i++
+				r.ExpectMessage(uint16(n), strings.TrimPrefix(strings.TrimSpace(lines[i]), "! "), q)
+			case verb == "error":
 				r.ExpectErrno(uint16(n), q)
-			} else {
+			default:
 				r.ExpectAffected(int64(n), q)
 			}
 		case "query":
@@ -86,7 +92,7 @@ func runScript(t testing.TB, script string, session func(line string) (*Runner, 
 			}
 			r.ExpectRows(rest, want...)
 		default:
-			t.Fatalf("sqltest script line %d: %q: unknown form (exec, affected, error, query, =, #)", i+1, line)
+			t.Fatalf("sqltest script line %d: %q: unknown form (exec, affected, error, !, query, =, #)", i+1, line)
 		}
 	}
 }

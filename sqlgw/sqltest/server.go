@@ -307,13 +307,57 @@ func (s *Server) Session(db string, setup ...string) *sql.Conn {
 	r.Exec("CREATE DATABASE " + db)
 	r.Exec("USE " + db)
 	for _, text := range setup {
-		for _, q := range strings.Split(text, "\n") {
-			if q = strings.TrimSpace(q); q != "" {
-				r.Exec(q)
-			}
+		for _, q := range Lines(text) {
+			r.Exec(q)
 		}
 	}
 	return c
+}
+
+// Lines returns the lines of text, trimmed, without the blank ones: a
+// list of statements or queries written one a line in a raw string.
+func Lines(text string) []string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// Use returns a runner on a new session (Session) whose current database
+// is db, newly created, after the setup statements have run on it.
+func (s *Server) Use(db string, setup ...string) *Runner {
+	s.T.Helper()
+	return NewRunner(s.T, s.Session(db, setup...))
+}
+
+// Sessions returns a runner for each of names, each on a dedicated
+// connection whose current database is db: the first is Session(db), the
+// others USE db. ScriptSessions runs a script over them.
+func (s *Server) Sessions(db string, names ...string) map[string]*Runner {
+	s.T.Helper()
+	m := map[string]*Runner{}
+	for i, n := range names {
+		if i == 0 {
+			m[n] = NewRunner(s.T, s.Session(db))
+			continue
+		}
+		m[n] = NewRunner(s.T, s.Conn())
+		m[n].Exec("USE " + db)
+	}
+	return m
+}
+
+// Pair returns two sessions on db (Sessions): a, which created db and ran
+// setup, and b.
+func (s *Server) Pair(db string, setup ...string) (a, b *Runner) {
+	s.T.Helper()
+	a = NewRunner(s.T, s.Session(db, setup...))
+	b = NewRunner(s.T, s.Conn())
+	b.Exec("USE " + db)
+	return a, b
 }
 
 // Session starts a server over a fresh store of backend b and returns a
@@ -336,4 +380,26 @@ func ForEachSharedStore(t *testing.T, f func(t *testing.T, store storage.Store, 
 			f(t, NoClose(store), co)
 		})
 	}
+}
+
+// OpenCatalog opens a catalog (options co) on store st, as a gateway
+// does, to read or change table records beside the servers of a test.
+func OpenCatalog(t testing.TB, st storage.Store, co catalog.Options) *catalog.Catalog {
+	t.Helper()
+	c, err := catalog.Open(context.Background(), st, co)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// StoreTable returns the catalog record of table db.name in store st
+// (catalog options co), read as a gateway would.
+func StoreTable(t testing.TB, st storage.Store, co catalog.Options, db, name string) *catalog.Table {
+	t.Helper()
+	tbl, err := OpenCatalog(t, st, co).Table(context.Background(), db, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tbl
 }

@@ -57,6 +57,8 @@ func TestRunnerFails(t *testing.T) {
 		=
 		affected 1 UPDATE t SET v = 'b' WHERE id = 1
 		error 1062 INSERT INTO t VALUES (1, 'x')
+		error 1146 SELECT * FROM nosuch
+		! Table 'd.nosuch' doesn't exist
 		exec INSERT INTO t VALUES (3, 'c')
 		affected 1 DELETE FROM t WHERE id = 3
 	`
@@ -83,6 +85,9 @@ func TestRunnerFails(t *testing.T) {
 		{"script extra row", "want", func(r *Runner) { r.Script("query SELECT id FROM t ORDER BY id\n= 1") }},
 		{"script no rows", "want", func(r *Runner) { r.Script("query SELECT id FROM t WHERE id = 1") }},
 		{"script error", "want error 1146", func(r *Runner) { r.Script("error 1146 SELECT 1") }},
+		{"message differs", `want error 1146 "Table 'd.other' doesn't exist"`, func(r *Runner) { r.ExpectMessage(1146, "Table 'd.other' doesn't exist", "SELECT * FROM nosuch") }},
+		{"message of another code", "want error 1062", func(r *Runner) { r.ExpectMessage(1062, "Table 'd.nosuch' doesn't exist", "SELECT * FROM nosuch") }},
+		{"script message", `want error 1146 "table not"`, func(r *Runner) { r.Script("error 1146 SELECT * FROM nosuch\n! table not") }},
 		{"script exec", "nosuch", func(r *Runner) { r.Script("exec DROP TABLE nosuch") }},
 		{"script affected", "want 7", func(r *Runner) { r.Script("affected 7 UPDATE t SET v = 'y' WHERE id = 1") }},
 		{"script form", "unknown form", func(r *Runner) { r.Script("select 1") }},

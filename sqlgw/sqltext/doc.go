@@ -45,5 +45,21 @@
 // Rewrites of results (OK packet infos, TIME digits, SHOW headers) are not
 // text rewrites and live with the connection handler.
 //
+// # Statement questions
+//
+// Some statements are acted on beside go-mysql-server: KILL CONNECTION's
+// target (its interrupted statement reports 1927), RENAME TABLE across
+// databases (refused), the source of CREATE TABLE ... LIKE (its table
+// options and TIME precisions are copied), RENAME COLUMN (TIME precision
+// kept), the table of SHOW CREATE TABLE / SHOW COLUMNS / DESCRIBE (TIME
+// precision shown) and the pattern of SHOW DATABASES/TABLES ... LIKE (the
+// column header). KillConnection, Renames, CreateLike, RenamedColumns,
+// ShownColumns and ShowLikePattern (statements.go) read these from the
+// lexer's tokens, so comments and executable comments are handled once,
+// here. A second parse by vitess remains only where the grammar is needed:
+// a CREATE TABLE's whole table spec (PARTITION BY, the order of key
+// columns: engine/ddldecl), the parameters of a prepared EXPLAIN, and
+// generated-column expressions.
+//
 // The package imports nothing but the standard library.
 package sqltext

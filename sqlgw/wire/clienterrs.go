@@ -3,12 +3,12 @@ package wire
 import (
 	"context"
 	"errors"
-	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/dolthub/vitess/go/mysql"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltext"
 )
 
 // Errors a MySQL client expects
@@ -49,14 +49,10 @@ type killRegistry struct {
 	m sync.Map // connection id (uint32) -> struct{}
 }
 
-var reKillConnection = regexp.MustCompile(`(?i)^\s*KILL\s+(?:CONNECTION\s+)?(\d+)\s*;?\s*$`)
-
 // noteKill records the target of a KILL [CONNECTION] statement.
 func (r *killRegistry) noteKill(query string) {
-	if m := reKillConnection.FindStringSubmatch(query); m != nil {
-		if id, err := strconv.ParseUint(m[1], 10, 32); err == nil {
-			r.m.Store(uint32(id), struct{}{})
-		}
+	if id, ok := sqltext.KillConnection(query); ok {
+		r.m.Store(id, struct{}{})
 	}
 }
 

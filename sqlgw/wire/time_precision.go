@@ -10,7 +10,6 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
-	"github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/sqlgw/engine"
@@ -220,22 +219,15 @@ func fixTimeDDL(g *engine.Gateway, ctx context.Context, conn uint32, query strin
 	if !show && !cols {
 		return cb
 	}
-	stmt, _, err := sqlparser.ParseOne(ctx, query)
-	if err != nil {
-		return cb
-	}
-	sh, ok := stmt.(*sqlparser.Show)
+	shown, _, ok := sqltext.ShownColumns(query)
 	if !ok {
 		return cb
 	}
-	db := sh.Table.DbQualifier.String()
-	if db == "" && sh.ShowTablesOpt != nil {
-		db = sh.ShowTablesOpt.DbName
-	}
+	db := shown.DB
 	if db == "" {
 		db = g.CurrentDB(conn)
 	}
-	t, err := g.Catalog.Table(engine.MetaCtx(ctx), db, sh.Table.Name.String())
+	t, err := g.Catalog.Table(engine.MetaCtx(ctx), db, shown.Table)
 	if err != nil {
 		return cb
 	}

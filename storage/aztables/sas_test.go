@@ -5,9 +5,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
-
-	sdk "github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/sqlgw/sqlgw/storage"
 	"github.com/sqlgw/sqlgw/storage/aztables"
@@ -21,24 +18,10 @@ func TestSAS(t *testing.T) {
 	if !strings.Contains(good, azurite.AccountKey) {
 		t.Skip("skipping: the connection string is not Azurite's")
 	}
-	cred, err := sdk.NewSharedKeyCredential(azurite.AccountName, azurite.AccountKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	qp, err := sdk.AccountSASSignatureValues{
-		Protocol:      sdk.SASProtocolHTTPSandHTTP,
-		StartTime:     time.Now().Add(-time.Hour).UTC(),
-		ExpiryTime:    time.Now().Add(time.Hour).UTC(),
-		Permissions:   sdk.AccountSASPermissions{Read: true, Write: true, Delete: true, List: true, Add: true, Create: true, Update: true}.String(),
-		Services:      "t",
-		ResourceTypes: sdk.AccountSASResourceTypes{Service: true, Container: true, Object: true}.String(),
-	}.Sign(cred)
-	if err != nil {
-		t.Fatal(err)
-	}
+	query, _ := azurite.AccountSAS(t)
 	ep := good[strings.Index(good, "TableEndpoint=")+len("TableEndpoint="):]
 	ep = strings.TrimSuffix(ep, ";")
-	s, err := aztables.Open(context.Background(), "TableEndpoint="+ep+";SharedAccessSignature="+qp.Encode(), &aztables.Options{Logf: t.Logf})
+	s, err := aztables.Open(context.Background(), "TableEndpoint="+ep+";SharedAccessSignature="+query, &aztables.Options{Logf: t.Logf})
 	if err != nil {
 		t.Fatalf("Open with SAS: %v", err)
 	}
@@ -63,7 +46,7 @@ func TestSAS(t *testing.T) {
 	}
 
 	// The endpoint-only form with the SAS as the URL's query.
-	s2, err := aztables.Open(ctx, ep+"?"+qp.Encode(), nil)
+	s2, err := aztables.Open(ctx, ep+"?"+query, nil)
 	if err != nil {
 		t.Fatalf("Open endpoint?SAS: %v", err)
 	}

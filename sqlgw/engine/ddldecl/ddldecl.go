@@ -53,6 +53,7 @@ import (
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/sqlgw/mysqlerr"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltext"
 )
 
 // indexDescKey names a secondary index of a statement for the DESC
@@ -204,6 +205,9 @@ func (p *Decls) NotePartitionBy(conn uint32, query string) {
 	if lq := strings.ToLower(q); !strings.Contains(lq, "partition") && !strings.Contains(lq, "desc") {
 		return
 	}
+	// The whole table spec is needed here (the PARTITION BY clause, the
+	// order of every key and index column), which takes the grammar, not
+	// the lexer (sqlgw/sqltext): vitess parses the statement a second time.
 	stmt, _, err := sqlparser.ParseOne(context.Background(), q)
 	if err != nil {
 		return // the engine reports the syntax error
@@ -292,23 +296,12 @@ func (p *Decls) RenameError(conn uint32) error {
 // another database: go-mysql-server drops the target database and would
 // rename within the source database instead.
 func (p *Decls) noteRename(conn uint32, q string) {
-	stmt, _, err := sqlparser.ParseOne(context.Background(), q)
-	if err != nil {
-		return
-	}
-	ddl, ok := stmt.(*sqlparser.DDL)
-	if !ok || ddl.Action != sqlparser.RenameStr {
-		return
-	}
-	for i := range ddl.FromTables {
-		if i >= len(ddl.ToTables) {
-			break
-		}
-		from, to := ddl.FromTables[i].DbQualifier.String(), ddl.ToTables[i].DbQualifier.String()
-		if to != "" && !strings.EqualFold(from, to) {
+	for _, r := range sqltext.Renames(q) {
+		from, to := r[0], r[1]
+		if to.DB != "" && !strings.EqualFold(from.DB, to.DB) {
 			p.set(conn, renameKey, Decl{Err: mysqlerr.Unsupported(fmt.Sprintf(
 				"RENAME TABLE %s TO %s.%s: moving a table to another database is not supported yet",
-				ddl.FromTables[i].Name.String(), to, ddl.ToTables[i].Name.String()))})
+				from.Table, to.DB, to.Table))})
 			return
 		}
 	}

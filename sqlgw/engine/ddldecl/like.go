@@ -1,10 +1,9 @@
 package ddldecl
 
 import (
-	"context"
 	"strings"
 
-	"github.com/dolthub/vitess/go/vt/sqlparser"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltext"
 )
 
 // CREATE TABLE ... LIKE
@@ -27,14 +26,9 @@ func LikeSource(query string) (db, table string, ok bool) {
 	if len(q) < 6 || !strings.EqualFold(q[:6], "create") || !strings.Contains(strings.ToLower(q), "like") {
 		return "", "", false
 	}
-	stmt, _, err := sqlparser.ParseOne(context.Background(), q)
-	if err != nil {
+	_, src, ok := sqltext.CreateLike(q)
+	if !ok {
 		return "", "", false
 	}
-	ddl, ok := stmt.(*sqlparser.DDL)
-	if !ok || ddl.Action != sqlparser.CreateStr || ddl.OptLike == nil || len(ddl.OptLike.LikeTables) != 1 {
-		return "", "", false
-	}
-	src := ddl.OptLike.LikeTables[0]
-	return src.DbQualifier.String(), src.Name.String(), true
+	return src.DB, src.Table, true
 }
