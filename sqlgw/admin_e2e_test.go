@@ -163,13 +163,13 @@ func TestAdminCheckRepair(t *testing.T) {
 				values:  []catalog.Datum{int64(3), int64(20), nil, int64(777), nil},
 			}},
 		} {
-			ix, table, es := indexEntities(t, store, tbl, ic.index)
+			ix, table, es := indexEntities(t, txnView(t, store, co), tbl, ic.index)
 			if len(es) != 5 {
 				t.Fatalf("%s has %d entries, want 5", ic.index, len(es))
 			}
 			corruptIndex(t, store, tbl, ix, table, es, ic.c)
 		}
-		if mm, err := ixmaint.Check(ctx, store, tbl); err != nil || len(mm) != 6 {
+		if mm, err := ixmaint.Check(ctx, txnView(t, store, co), tbl); err != nil || len(mm) != 6 {
 			t.Fatalf("ixmaint.Check after corrupting: %v %v, want 6 mismatches", mm, err)
 		}
 
@@ -200,14 +200,14 @@ func TestAdminCheckRepair(t *testing.T) {
 			}
 		}
 		expectAdmin(t, c, "CHECK TABLE t", "d.t|check|status|OK")
-		if mm, err := ixmaint.Check(ctx, store, tbl); err != nil || len(mm) != 0 {
+		if mm, err := ixmaint.Check(ctx, txnView(t, store, co), tbl); err != nil || len(mm) != 0 {
 			t.Fatalf("ixmaint.Check after REPAIR TABLE: %v %v", mm, err)
 		}
 		sqltest.NewRunner(t, c).ExpectRows("SELECT id, c FROM t WHERE a IN (10, 777) ORDER BY id", "1\t1", "2\t2")
 
 		// A pending mark (a write in flight) is a note, not corruption;
 		// REPAIR TABLE leaves a mark younger than the lease to its writer.
-		_, table, es := indexEntities(t, store, tbl, "ub")
+		_, table, es := indexEntities(t, txnView(t, store, co), tbl, "ub")
 		e := es[0]
 		e.Properties[ixmaint.PropPending] = storage.Int64(time.Now().UnixMicro())
 		if _, err := store.Update(ctx, table, e, storage.Replace, e.ETag); err != nil {
@@ -221,7 +221,7 @@ func TestAdminCheckRepair(t *testing.T) {
 			}
 		}
 		// An old mark (a crash's leftover) is settled by REPAIR TABLE.
-		_, _, es = indexEntities(t, store, tbl, "ub")
+		_, _, es = indexEntities(t, txnView(t, store, co), tbl, "ub")
 		for _, e := range es {
 			if _, ok := e.Properties[ixmaint.PropPending]; ok {
 				e.Properties[ixmaint.PropPending] = storage.Int64(time.Now().Add(-time.Hour).UnixMicro())

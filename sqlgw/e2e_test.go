@@ -278,6 +278,18 @@ func multiPartitionInsert(t *testing.T) int64 {
 	return 9
 }
 
+// onTable is pebble on the embedded store and table on the Table service,
+// where every commit takes the transaction record (2P+3 requests: its
+// commit timestamp is what snapshot reads decide by) and a deleted row
+// stays as a tombstone for an hour, read by scans and hidden (catalog/txn,
+// "Isolation").
+func onTable(t *testing.T, pebble, table int64) int64 {
+	if strings.Contains(t.Name(), "pebble") {
+		return pebble
+	}
+	return table
+}
+
 func TestRequestCounts(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		c := sqltest.NewRunner(t, ts.Session("d",
@@ -305,9 +317,9 @@ func TestRequestCounts(t *testing.T) {
 			{Q: "SELECT v FROM ev WHERE dev = 2 AND ts >= 8", Reqs: 1, Entities: 3},
 			{Q: "SELECT COUNT(*) FROM ev", Reqs: 1, Entities: 30},
 			{Q: "SELECT v FROM kv WHERE id = 1 AND id = 2", Reqs: 0, Entities: 0},
-			{Q: "UPDATE kv SET v = 'x' WHERE id = 7", Reqs: 2, Entities: 1},
-			{Q: "DELETE FROM kv WHERE id = 8", Reqs: 2, Entities: 1},
-			{Q: "INSERT INTO kv VALUES (100, 'new')", Reqs: 1, Entities: 0},
+			{Q: "UPDATE kv SET v = 'x' WHERE id = 7", Reqs: onTable(t, 2, 1+5), Entities: 1},
+			{Q: "DELETE FROM kv WHERE id = 8", Reqs: onTable(t, 2, 1+5), Entities: 1},
+			{Q: "INSERT INTO kv VALUES (100, 'new')", Reqs: onTable(t, 1, 5), Entities: 0},
 			// LIMIT becomes the store's Top; ORDER BY the key needs no sort.
 			{Q: "SELECT * FROM kv LIMIT 1", Reqs: 1, Entities: 1},
 			{Q: "SELECT * FROM kv ORDER BY id LIMIT 2", Reqs: 1, Entities: 2},
@@ -317,7 +329,7 @@ func TestRequestCounts(t *testing.T) {
 			// (go-mysql-server does not derive ev.ts = 3: ev is scanned once.)
 			{Q: "SELECT kv.v, ev.v FROM ev JOIN kv ON kv.id = ev.ts WHERE kv.id = 3", Reqs: 2, Entities: 31},
 			// A join of whole tables is two scans, not a lookup per row.
-			{Q: "SELECT kv.v, ev.v FROM ev JOIN kv ON kv.id = ev.ts", Reqs: 2, Entities: 80},
+			{Q: "SELECT kv.v, ev.v FROM ev JOIN kv ON kv.id = ev.ts", Reqs: 2, Entities: onTable(t, 80, 81)}, // + row 8's tombstone
 			// The inner table of a nested loop is scanned once, not per outer row.
 			{Q: "SELECT kv.id, ev.v FROM kv LEFT JOIN ev ON ev.v = kv.id WHERE kv.id < 5", Reqs: 2, Entities: 34},
 			// Rows of three partitions commit atomically: one Pebble batch,
@@ -325,7 +337,7 @@ func TestRequestCounts(t *testing.T) {
 			// requests, docs/benchmarks.md); one batch for rows of one
 			// partition.
 			{Q: "INSERT INTO kv VALUES (201, 'a'), (202, 'b'), (203, 'c')", Reqs: multiPartitionInsert(t), Entities: 0},
-			{Q: "INSERT INTO ev VALUES (9, 1, 1), (9, 2, 2), (9, 3, 3)", Reqs: 1, Entities: 0},
+			{Q: "INSERT INTO ev VALUES (9, 1, 1), (9, 2, 2), (9, 3, 3)", Reqs: onTable(t, 1, 5), Entities: 0},
 		})
 	})
 }

@@ -24,6 +24,19 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(sqltest.Main(m)) }
 
+// txnView is store as the gateway reads it: catalog/txn's view, which
+// resolves locks and hides the versions, history entities and tombstones
+// kept on a store without snapshots (catalog/txn, "Isolation"); index
+// checks and recoveries of a test run through it, as the gateway's do.
+func txnView(t *testing.T, store storage.Store, co catalog.Options) storage.Store {
+	t.Helper()
+	cat, err := catalog.Open(context.Background(), store, co)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return txnrec.Wrap(store, strings.TrimSuffix(cat.CatalogTable(), "catalog")+"txn", txnrec.Options{})
+}
+
 // recoverIndexes runs what a gateway's start-up recovery runs once the
 // crashed gateway's leases have expired: transaction recovery (catalog/txn:
 // records finished or aborted, their locks resolved, index entities of a
@@ -42,10 +55,10 @@ func recoverIndexes(t *testing.T, store storage.Store, db, name string) ([]ixmai
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (&ixmaint.Maintainer{Store: store}).Recover(ctx, tbl, true); err != nil {
+	if _, err := (&ixmaint.Maintainer{Store: txs}).Recover(ctx, tbl, true); err != nil {
 		t.Fatal(err)
 	}
-	return ixmaint.Check(ctx, store, tbl)
+	return ixmaint.Check(ctx, txs, tbl)
 }
 
 // staleGateway starts another gateway on store whose catalog never

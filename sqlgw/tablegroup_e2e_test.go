@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sqlgw/sqlgw/catalog"
+	txnrec "github.com/sqlgw/sqlgw/catalog/txn"
 	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage"
 )
@@ -48,6 +49,11 @@ func groupEntities(t *testing.T, s *sqltest.Server, base string) []string {
 			t.Fatal(err)
 		}
 		for _, e := range page.Entities {
+			if e.RowKey >= "\u00ff" || e.Properties[txnrec.PropDeleted].BoolValue() {
+				// On the Table service: a history entity or a tombstone
+				// (catalog/txn, "Isolation"), pruned after an hour.
+				continue
+			}
 			out = append(out, e.PartitionKey+" "+e.RowKey)
 		}
 		if page.Continuation == "" {
@@ -85,8 +91,14 @@ func TestTableGroups(t *testing.T) {
 		tr := s.Requests(func() {
 			n = txCost(t, r, "INSERT INTO orders VALUES (7, 1, 100)", "INSERT INTO order_lines VALUES (7, 1, 1, 'a'), (7, 1, 2, 'b')")
 		})
-		if w := writes(tr); n != 4 || len(w) != 1 || !strings.HasPrefix(w[0], "Batch ") || !strings.Contains(w[0], "ops=3") {
+		// On the Table service every commit takes the transaction record
+		// (catalog/txn, "Isolation"), one group per member (2P+3 = 7), after
+		// the record table's creation (the gateway's first record).
+		versioned := !strings.Contains(t.Name(), "pebble")
+		if w := writes(tr); !versioned && (n != 4 || len(w) != 1 || !strings.HasPrefix(w[0], "Batch ") || !strings.Contains(w[0], "ops=3")) {
 			t.Errorf("a transaction over two tables of a group in one partition: %d requests, writes %q; want 4 (3 reads), one batch", n, w)
+		} else if versioned && n != 3+1+7 {
+			t.Errorf("a transaction over two tables of a group in one partition: %d requests, writes %q; want 11 (3 reads, the record table, the record of two groups)", n, w)
 		}
 		var plain int64
 		tr = s.Requests(func() {
@@ -97,7 +109,7 @@ func TestTableGroups(t *testing.T) {
 			n = txCost(t, r, "UPDATE orders SET total = 150 WHERE cust = 7 AND id = 1", "DELETE FROM order_lines WHERE cust = 7 AND id = 1 AND line = 2",
 				"INSERT INTO order_lines VALUES (7, 1, 3, 'c')")
 		})
-		if w := writes(tr); len(w) != 1 || !strings.Contains(w[0], "ops=3") {
+		if w := writes(tr); !versioned && (len(w) != 1 || !strings.Contains(w[0], "ops=3")) {
 			t.Errorf("read-modify-write over two tables of a group in one partition: %d requests, writes %q; want one batch", n, w)
 		}
 		r.Script(`

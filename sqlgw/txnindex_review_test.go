@@ -20,7 +20,7 @@ func checkIndexes(t *testing.T, st storage.Store, co catalog.Options, db, name, 
 	t.Helper()
 	ctx := context.Background()
 	tbl := sqltest.StoreTable(t, st, co, db, name)
-	mm, err := ixmaint.Check(ctx, st, tbl)
+	mm, err := ixmaint.Check(ctx, txnView(t, st, co), tbl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,6 +168,7 @@ func leaveMarks(t *testing.T, st storage.Store, co catalog.Options, db, name str
 	if err != nil {
 		t.Fatal(err)
 	}
+	st = txnView(t, st, co)
 	old, _, ok, err := ixmaint.GetRow(ctx, st, tbl, pk, rk)
 	if err != nil || !ok {
 		t.Fatalf("row %d: %v %v", id, ok, err)
@@ -231,7 +232,7 @@ func TestIndexWritesOverOldMarks(t *testing.T) {
 		}
 		ctx := context.Background()
 		tbl := sqltest.StoreTable(t, st, co, "om", "t")
-		if _, err := (&ixmaint.Maintainer{Store: st}).Recover(ctx, tbl, true); err != nil {
+		if _, err := (&ixmaint.Maintainer{Store: txnView(t, st, co)}).Recover(ctx, tbl, true); err != nil {
 			t.Fatal(err)
 		}
 		checkIndexes(t, st, co, "om", "t", "after recovery")

@@ -119,9 +119,11 @@ func TestPlainInsertCheck(t *testing.T) {
 			"CREATE TABLE `we ird` (id INT PRIMARY KEY, u INT)",
 			"INSERT INTO t VALUES (1, 1)")
 		r := sqltest.NewRunner(t, c)
-		r.ExpectRequests(1, "INSERT INTO p VALUES (1, 1)", "plain INSERT")
-		r.ExpectRequests(1, "INSERT INTO d.p VALUES (2, 1)", "plain INSERT into db.table")
-		r.ExpectRequests(1, "insert into `d`.`we ird` (id, u) values (1, 1)", "plain INSERT into a quoted name")
+		// 1 request on Pebble; on the Table service the commit takes the
+		// transaction record (onTable): 5, with no read either.
+		r.ExpectRequests(onTable(t, 1, 5), "INSERT INTO p VALUES (1, 1)", "plain INSERT")
+		r.ExpectRequests(onTable(t, 1, 5), "INSERT INTO d.p VALUES (2, 1)", "plain INSERT into db.table")
+		r.ExpectRequests(onTable(t, 1, 5), "insert into `d`.`we ird` (id, u) values (1, 1)", "plain INSERT into a quoted name")
 		for _, q := range []string{
 			"INSERT IGNORE INTO t VALUES (2, 1)",
 			"INSERT /* x */ IGNORE INTO t VALUES (2, 1)",
@@ -296,8 +298,9 @@ func rowEntities(t *testing.T, st storage.Store, co catalog.Options, db, name st
 	}
 	q := &storage.Query{Partition: storage.Exactly(pk), Row: &storage.KeyRange{High: &storage.Bound{Key: tbl.RowKeyEnd(), Exclusive: true}}, Select: []string{}}
 	var out []string
+	view := txnView(t, st, co) // without the tombstones kept on the Table service
 	for {
-		page, err := st.Query(ctx, tbl.Physical, q)
+		page, err := view.Query(ctx, tbl.Physical, q)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -207,8 +207,15 @@ func validateValue(name string, v Value) error {
 }
 
 func utf16Len(s string) int {
-	n := 0
-	for _, r := range s {
+	i := 0
+	for i < len(s) && s[i] < utf8.RuneSelf {
+		i++
+	}
+	if i == len(s) {
+		return len(s) // ASCII: a unit per byte
+	}
+	n := i
+	for _, r := range s[i:] {
 		n += utf16.RuneLen(r)
 	}
 	return n
@@ -298,14 +305,7 @@ func jsonStringLen(s string) int {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
-				n += 2
-			case c < 0x20 || c == '<' || c == '>' || c == '&':
-				n += 6
-			default:
-				n++
-			}
+			n += int(jsonASCIILen[c])
 			i++
 			continue
 		}
@@ -320,30 +320,54 @@ func jsonStringLen(s string) int {
 	return n
 }
 
+// jsonASCIILen is jsonStringLen's length of each ASCII byte.
+var jsonASCIILen = func() (t [utf8.RuneSelf]uint8) {
+	for c := range t {
+		switch {
+		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
+			t[c] = 2
+		case c < 0x20 || c == '<' || c == '>' || c == '&':
+			t[c] = 6
+		default:
+			t[c] = 1
+		}
+	}
+	return t
+}()
+
 // ValidateEntity checks an entity for a write: keys, property count, names,
 // values and total size. Errors wrap ErrInvalidKey, ErrInvalid or ErrTooLarge.
 func (l Limits) ValidateEntity(e *Entity) error {
+	_, err := l.validateEntity(e)
+	return err
+}
+
+// validateEntity is ValidateEntity, also returning EntitySize(e) (one pass
+// over every property: a batch's validation measures each entity once).
+func (l Limits) validateEntity(e *Entity) (int, error) {
 	if e == nil {
-		return fmt.Errorf("%w: nil entity", ErrInvalid)
+		return 0, fmt.Errorf("%w: nil entity", ErrInvalid)
 	}
 	if err := l.ValidateKeys(e.PartitionKey, e.RowKey); err != nil {
-		return err
+		return 0, err
 	}
 	if len(e.Properties) > MaxProperties {
-		return fmt.Errorf("%w: %d properties, the limit is %d", ErrTooLarge, len(e.Properties), MaxProperties)
+		return 0, fmt.Errorf("%w: %d properties, the limit is %d", ErrTooLarge, len(e.Properties), MaxProperties)
 	}
+	n := keysSize(e.PartitionKey, e.RowKey)
 	for name, v := range e.Properties {
 		if err := ValidatePropertyName(name); err != nil {
-			return err
+			return 0, err
 		}
 		if err := validateValue(name, v); err != nil {
-			return err
+			return 0, err
 		}
+		n += PropertySize(name, v)
 	}
-	if n := EntitySize(e); n > MaxEntityBytes {
-		return fmt.Errorf("%w: entity of %d bytes, the limit is %d", ErrTooLarge, n, MaxEntityBytes)
+	if n > MaxEntityBytes {
+		return 0, fmt.Errorf("%w: entity of %d bytes, the limit is %d", ErrTooLarge, n, MaxEntityBytes)
 	}
-	return nil
+	return n, nil
 }
 
 // ValidateBatch checks the batch rules: 1 to MaxBatchOps operations, one
@@ -370,18 +394,20 @@ func (l Limits) ValidateBatch(ops []Operation) error {
 		}
 		seen[op.Entity.RowKey] = struct{}{}
 		var err error
+		size := 0
 		switch op.Kind {
 		case OpInsert, OpUpsert, OpUpdate:
-			err = l.ValidateEntity(op.Entity)
+			size, err = l.validateEntity(op.Entity)
 		case OpDelete:
 			err = l.ValidateKeys(op.Entity.PartitionKey, op.Entity.RowKey)
+			size = keysSize(op.Entity.PartitionKey, op.Entity.RowKey)
 		default:
 			err = fmt.Errorf("%w: unknown operation kind %v", ErrInvalid, op.Kind)
 		}
 		if err != nil {
 			return &BatchError{Index: i, Err: err}
 		}
-		total += BatchOpSize(op)
+		total += batchOpFraming + 6*(len(op.Entity.PartitionKey)+len(op.Entity.RowKey)) + size // BatchOpSize
 	}
 	if total > MaxBatchBytes {
 		return &BatchError{Index: -1, Err: fmt.Errorf("%w: batch of %d bytes, the limit is %d", ErrTooLarge, total, MaxBatchBytes)}

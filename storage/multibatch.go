@@ -25,6 +25,10 @@ type MultiBatcher interface {
 	// effect and the error is a *MultiBatchError. It returns the ETags of
 	// each batch. A wrapper whose inner store cannot returns
 	// ErrMultiBatchUnsupported before sending anything.
+	//
+	// With no batches it writes nothing and returns once every write the
+	// store returned before it is durable: the sync barrier for writes
+	// made under WithDeferredSync.
 	MultiBatch(ctx context.Context, batches []TableBatch) ([][]ETag, error)
 }
 

@@ -83,6 +83,13 @@ func GlobalOps(t *catalog.Table, w Write) (ops []IndexOp, ok bool, err error) {
 // concurrent writer of one of the rows fails its conditional write and
 // retries (a conflict), as with the local backfill.
 //
+// The page is written without waiting for its sync
+// (storage.WithDeferredSync): nobody relies on a page before Backfill
+// returns, and Backfill ends with a sync barrier, so a page costs a write
+// into the log and no fsync of its own. A crash before the barrier loses
+// a suffix of the pages (the log is ordered), which leaves the index as a
+// crash during the backfill always did: building, not ready.
+//
 // done is false, with nothing written, when the store has no such batch,
 // or when the write failed (a row changed, an entity exists already: a
 // writer's, or a duplicate): the caller then backfills the page entity by
@@ -116,7 +123,8 @@ func (m *Maintainer) backfillAtomic(ctx context.Context, t *catalog.Table, ix *c
 			tbs = append(tbs, storage.TableBatch{Table: k.table, Ops: ops})
 		}
 	}
-	_, err = m.MultiBatch(ctx, tbs)
+	// Unsynced: Backfill ends with a sync barrier (see there).
+	_, err = m.MultiBatch(storage.WithDeferredSync(ctx), tbs)
 	var me *storage.MultiBatchError
 	switch {
 	case err == nil:

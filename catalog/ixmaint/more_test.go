@@ -119,9 +119,23 @@ func backfillWhileWriting(t *testing.T, atomicPages bool) {
 		}
 	}
 	m := &Maintainer{Store: f.inner}
-	var pages, atomicOK atomic.Int64
+	var pages, atomicOK, synced, barriers atomic.Int64
+	var lastBarrier atomic.Bool
 	if atomicPages {
 		m.MultiBatch = func(ctx context.Context, b []storage.TableBatch) ([][]storage.ETag, error) {
+			// Pages are written unsynced; Backfill ends with a synced
+			// barrier (no batches) that makes them durable.
+			lastBarrier.Store(len(b) == 0)
+			if len(b) == 0 {
+				if storage.DeferredSync(ctx) {
+					t.Error("the sync barrier itself is deferred")
+				}
+				barriers.Add(1)
+				return f.inner.MultiBatch(ctx, b)
+			}
+			if !storage.DeferredSync(ctx) {
+				synced.Add(1)
+			}
 			pages.Add(1)
 			etags, err := f.inner.MultiBatch(ctx, b)
 			if err == nil {
@@ -182,6 +196,10 @@ func backfillWhileWriting(t *testing.T, atomicPages bool) {
 		}
 		if atomicOK.Load() == before {
 			t.Error("a quiet backfill wrote no atomic page")
+		}
+		if synced.Load() > 0 || barriers.Load() == 0 || !lastBarrier.Load() {
+			t.Errorf("%d pages written synced, %d sync barriers, last write a barrier: %v; want 0, some, true",
+				synced.Load(), barriers.Load(), lastBarrier.Load())
 		}
 		if mm, err := Check(ctx, f.inner, f.tbl); err != nil || len(mm) > 0 {
 			t.Fatalf("after a quiet backfill: %d mismatches: %v %v", len(mm), mm, err)

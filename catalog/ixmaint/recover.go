@@ -188,7 +188,8 @@ type Progress func(rows int, pk, rk string)
 // Backfill writes the entities of index ix (any state) for every row of t,
 // while writers run. It is idempotent and may be restarted from scratch.
 // A unique index that finds two rows with the same values fails with
-// ErrDuplicate; the caller then drops the index.
+// ErrDuplicate; the caller then drops the index. Every entity it wrote is
+// durable when it returns nil.
 func (m *Maintainer) Backfill(ctx context.Context, t *catalog.Table, ix *catalog.Index, progress Progress) error {
 	q := &storage.Query{Row: t.RowRange()} // (an attached table: every entity)
 	done := 0
@@ -206,10 +207,17 @@ func (m *Maintainer) Backfill(ctx context.Context, t *catalog.Table, ix *catalog
 			progress(done, last.PartitionKey, last.RowKey)
 		}
 		if page.Continuation == "" {
-			return nil
+			break
 		}
 		q.Continuation = page.Continuation
 	}
+	if m.MultiBatch != nil {
+		// The sync barrier for the pages backfillAtomic wrote unsynced.
+		if _, err := m.MultiBatch(ctx, nil); err != nil && !errors.Is(err, storage.ErrMultiBatchUnsupported) {
+			return err
+		}
+	}
+	return nil
 }
 
 func (m *Maintainer) backfillPage(ctx context.Context, t *catalog.Table, ix *catalog.Index, ents []*storage.Entity) error {

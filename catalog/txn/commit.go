@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -108,6 +109,17 @@ func (s *Store) Commit(ctx context.Context, groups []Group, beforeCommit func() 
 	}
 	if done, err := s.commitMulti(ctx, groups, beforeCommit); done {
 		return err
+	}
+	// A resolved value carries PropVersion: one property more than the
+	// caller's. Refused before anything is written, so that no committed
+	// transaction has a value its resolution cannot write.
+	for gi, g := range groups {
+		for i, op := range g.Ops {
+			if op.Kind != storage.OpDelete && len(op.Entity.Properties) > storage.MaxProperties-1 {
+				return &GroupError{Group: gi, Err: &storage.BatchError{Index: i, Err: fmt.Errorf("%w: %d properties, the limit is %d in a transaction (one for the version)",
+					storage.ErrTooLarge, len(op.Entity.Properties), storage.MaxProperties-1)}}
+			}
+		}
 	}
 	if err := s.ensureTable(ctx); err != nil {
 		return err
@@ -268,39 +280,39 @@ func (s *Store) Commit(ctx context.Context, groups []Group, beforeCommit func() 
 	bg := context.WithoutCancel(ctx)
 	stopRenew()
 	if firstErr != nil {
-		s.abort(bg, id, rec, recETag, groups, n)
+		s.abort(bg, id, groups, n)
 		return firstErr
 	}
-	// 3. The commit point.
-	rec.Properties[propState] = storage.String(stateCommitted)
-	_, err = s.Store.Update(ctx, s.table, rec, storage.Replace, recETag)
+	// 3. The commit point: the commit row, with the clock (mvcc.go).
+	if s.now().Sub(start) > abortRetention/2 {
+		s.abort(bg, id, groups, n)
+		return fmt.Errorf("%w: the commit took longer than %s", ErrAborted, abortRetention/2)
+	}
+	ts, err := s.clk.commitTS(ctx, s, id)
 	if err != nil {
-		state := ""
-		if errors.Is(err, storage.ErrPreconditionFailed) || errors.Is(err, storage.ErrNotFound) {
-			state = stateAborted // only an abort changes a pending record
+		var o outcome
+		if errors.Is(err, ErrAborted) {
+			o.state = stateAborted
 		} else {
-			// The write may or may not have landed: ask.
-			for try := 0; try < 3 && state == ""; try++ {
-				r, rerr := s.readRecord(bg, id)
-				if rerr != nil {
-					continue
-				}
-				switch r.state {
-				case statePending:
-					st, aerr := s.abortRecord(bg, id, r)
-					if aerr == nil {
-						state = st
+			// The batch may or may not have landed: ask.
+			for try := 0; try < 3 && o.state == ""; try++ {
+				c, rerr := s.Store.Get(bg, s.table, clockPK, commitRowRK+id, nil)
+				switch {
+				case rerr == nil:
+					o = commitRowOutcome(c)
+				case errors.Is(rerr, storage.ErrNotFound):
+					if o2, aerr := s.abortTxn(bg, id); aerr == nil {
+						o = o2
 					}
-				default:
-					state = r.state
 				}
 			}
 		}
-		switch state {
+		switch o.state {
 		case stateCommitted:
+			ts = o.ts
 		case stateAborted:
-			s.abort(bg, id, nil, "", groups, n)
-			if errors.Is(err, storage.ErrPreconditionFailed) || errors.Is(err, storage.ErrNotFound) {
+			s.abort(bg, id, groups, n)
+			if errors.Is(err, ErrAborted) {
 				return ErrAborted
 			}
 			return fmt.Errorf("%w (nothing applied: %v)", ErrAborted, err)
@@ -308,9 +320,9 @@ func (s *Store) Commit(ctx context.Context, groups []Group, beforeCommit func() 
 			return fmt.Errorf("%w: transaction %s: %v", ErrUnknownOutcome, id, err)
 		}
 	}
-	s.remember(id, stateCommitted)
+	s.remember(id, outcome{state: stateCommitted, ts: ts})
 	// 4. Resolution: roll every lock forward, one batch per group.
-	if s.resolveGroups(bg, groups, lockETags) {
+	if s.resolveGroups(bg, id, ts, groups, lockETags) {
 		s.deleteEntities(bg, id, side[1:])
 	}
 	return nil
@@ -360,11 +372,11 @@ func (s *Store) commitMulti(ctx context.Context, groups []Group, beforeCommit fu
 		// record protocol): a conflict while it lives, removed and retried
 		// once aborted.
 		op := groups[me.Batch].Ops[be.Index]
-		retry, err2 := s.existing(ctx, groups[me.Batch].Table, op.Entity.PartitionKey, op.Entity.RowKey)
+		retry, tomb, err2 := s.existing(ctx, groups[me.Batch].Table, op.Entity.PartitionKey, op.Entity.RowKey)
 		if err2 != nil {
 			return true, &GroupError{Group: me.Batch, Err: &storage.BatchError{Index: be.Index, Err: err2}}
 		}
-		if !retry {
+		if !retry || tomb != nil {
 			return true, ge
 		}
 	}
@@ -420,21 +432,15 @@ func (s *Store) lockBatch(ctx context.Context, table string, ops []storage.Opera
 	return s.Batch(ctx, table, ops)
 }
 
-// abort ends a transaction that did not commit: the record aborted (if
-// rec is not nil; conditional on recETag), every lock rolled back, then
-// the record and intents deleted. Failures leave the rest to readers and
-// the sweep.
-func (s *Store) abort(ctx context.Context, id string, rec *storage.Entity, recETag storage.ETag, groups []Group, n int) {
-	if rec != nil {
-		rec.Properties[propState] = storage.String(stateAborted)
-		if _, err := s.Store.Update(ctx, s.table, rec, storage.Replace, recETag); err != nil {
-			r, rerr := s.readRecord(ctx, id)
-			if rerr != nil || r.state != stateAborted {
-				return // pending (a lease will expire) or unreachable
-			}
-		}
+// abort ends a transaction that did not commit: its commit row inserted
+// as aborted (unless already so), every lock rolled back, then the
+// record, intents and commit row deleted. Failures leave the rest to
+// readers and the sweep.
+func (s *Store) abort(ctx context.Context, id string, groups []Group, n int) {
+	o, err := s.abortTxn(ctx, id)
+	if err != nil || o.state != stateAborted {
+		return // unreachable (the lease will expire), or committed (cannot be: no commit was sent)
 	}
-	s.remember(id, stateAborted)
 	ok := true
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -476,52 +482,137 @@ func (s *Store) release(ctx context.Context, table, pk, rk, id string) error {
 	return err
 }
 
-// resolveGroups rolls the locks of a committed transaction forward: one
-// batch per group, conditional on the lock ETags; a group whose batch fails
-// (a reader resolved an entity first) goes entity by entity. It reports
-// whether every lock is resolved.
-func (s *Store) resolveGroups(ctx context.Context, groups []Group, lockETags [][]storage.ETag) bool {
+// resolveGroups rolls the locks of committed transaction id forward at
+// commit timestamp ts: per group, one read of its locked entities (their
+// previous values go to the history, mvcc.go), then batches of each new
+// value (PropVersion ts; a tombstone for a delete) with its history entity,
+// conditional on the lock ETags; a batch that fails (a reader resolved an
+// entity first) goes entity by entity. It reports whether every lock is
+// resolved.
+func (s *Store) resolveGroups(ctx context.Context, id string, ts int64, groups []Group, lockETags [][]storage.ETag) bool {
 	ok := true
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, parallel)
 	for gi, g := range groups {
-		ops := make([]storage.Operation, len(g.Ops))
-		for i, op := range g.Ops {
-			etag := lockETags[gi][i]
-			if op.Kind == storage.OpDelete {
-				ops[i] = storage.Operation{Kind: storage.OpDelete, IfMatch: etag, Entity: &storage.Entity{PartitionKey: op.Entity.PartitionKey, RowKey: op.Entity.RowKey}}
-			} else {
-				ops[i] = storage.Operation{Kind: storage.OpUpdate, Mode: storage.Replace, IfMatch: etag, Entity: op.Entity}
-			}
-		}
 		wg.Add(1)
 		sem <- struct{}{}
-		go func(table string, ops []storage.Operation) {
+		go func(gi int, g Group) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			var err error
-			if len(ops) > 1 {
-				_, err = s.Store.Batch(ctx, table, ops)
+			if !s.resolveGroup(ctx, id, ts, g, lockETags[gi]) {
+				mu.Lock()
+				ok = false
+				mu.Unlock()
 			}
-			if len(ops) == 1 || err != nil {
-				for _, op := range ops {
-					var e error
-					if op.Kind == storage.OpDelete {
-						e = s.Store.Delete(ctx, table, op.Entity.PartitionKey, op.Entity.RowKey, op.IfMatch)
-					} else {
-						_, e = s.Store.Update(ctx, table, op.Entity, op.Mode, op.IfMatch)
-					}
-					if e != nil && !errors.Is(e, storage.ErrPreconditionFailed) && !errors.Is(e, storage.ErrNotFound) {
-						mu.Lock()
-						ok = false
-						mu.Unlock()
-					}
-				}
-			}
-		}(g.Table, ops)
+		}(gi, g)
 	}
 	wg.Wait()
+	return ok
+}
+
+func (s *Store) resolveGroup(ctx context.Context, id string, ts int64, g Group, etags []storage.ETag) bool {
+	if len(g.Ops) == 0 {
+		return true
+	}
+	pk := g.Ops[0].Entity.PartitionKey
+	// The previous values: an insert's lock was a placeholder (or merged
+	// into a tombstone, remembered); an update's or delete's was
+	// conditional on an ETag the gateway read (in the read cache). The
+	// others are read: the group's locked entities, in one query.
+	prevs := make([]*storage.Entity, len(g.Ops))
+	known := make([]bool, len(g.Ops))
+	all := true
+	for i, op := range g.Ops {
+		switch {
+		case op.Kind == storage.OpInsert:
+			prevs[i], known[i] = s.reads.takeTomb(g.Table, pk, op.Entity.RowKey), true
+		case op.IfMatch != "" && op.IfMatch != storage.ETagAny:
+			if e := s.reads.get(g.Table, pk, op.Entity.RowKey, op.IfMatch); e != nil {
+				prevs[i], known[i] = e, true
+			}
+		}
+		all = all && known[i]
+	}
+	if !all {
+		locked := map[string]*storage.Entity{}
+		q := &storage.Query{Partition: storage.Exactly(pk), Filter: storage.And{
+			storage.Gt(PropLock, storage.String(id+"|")), storage.Lt(PropLock, storage.String(id+"}"))}}
+		for {
+			page, err := s.Store.Query(ctx, g.Table, q)
+			if err != nil {
+				return s.releaseAll(ctx, id, g)
+			}
+			for _, e := range page.Entities {
+				locked[e.RowKey] = e
+			}
+			if page.Continuation == "" {
+				break
+			}
+			q.Continuation = page.Continuation
+		}
+		for i, op := range g.Ops {
+			if known[i] {
+				continue
+			}
+			e := locked[op.Entity.RowKey]
+			if e == nil || e.ETag != etags[i] {
+				continue // resolved already
+			}
+			known[i] = true
+			if l, _ := parseLock(e); !placeholder(l, e) {
+				prevs[i] = stripped(e)
+			}
+		}
+	}
+	var pairs [][2]storage.Operation
+	for i, op := range g.Ops {
+		if !known[i] {
+			continue
+		}
+		pairs = append(pairs, [2]storage.Operation{
+			{Kind: storage.OpUpdate, Mode: storage.Replace, IfMatch: etags[i],
+				Entity: versionedValue(pk, op.Entity.RowKey, op.Entity.Properties, op.Kind == storage.OpDelete, ts)},
+			historyOp(pk, op.Entity.RowKey, prevs[i]),
+		})
+	}
+	ok := true
+	if len(pairs) > 0 {
+		s.noteHistory(g.Table)
+	}
+	for len(pairs) > 0 {
+		var b []storage.Operation
+		size, k := 0, 0
+		for k < len(pairs) && len(b)+2 <= storage.MaxBatchOps {
+			ps := storage.EntitySize(pairs[k][0].Entity) + storage.EntitySize(pairs[k][1].Entity)
+			if len(b) > 0 && size+ps > storage.MaxBatchBytes/2 {
+				break
+			}
+			b = append(b, pairs[k][0], pairs[k][1])
+			size += ps
+			k++
+		}
+		if _, err := s.Store.Batch(ctx, g.Table, b); err != nil {
+			for j := 0; j < len(b); j += 2 {
+				if err := s.release(ctx, g.Table, pk, b[j].Entity.RowKey, id); err != nil {
+					ok = false
+				}
+			}
+		}
+		pairs = pairs[k:]
+	}
+	return ok
+}
+
+// releaseAll resolves every lock of transaction id in group g, entity by
+// entity.
+func (s *Store) releaseAll(ctx context.Context, id string, g Group) bool {
+	ok := true
+	for _, op := range g.Ops {
+		if err := s.release(ctx, g.Table, op.Entity.PartitionKey, op.Entity.RowKey, id); err != nil {
+			ok = false
+		}
+	}
 	return ok
 }
 
@@ -538,6 +629,53 @@ func (s *Store) deleteEntities(ctx context.Context, id string, intents []storage
 			s.cleanup(ctx, id, 0) // a reader or the sweep deleted some: look
 			return
 		}
+	}
+	s.deleteCommitRow(ctx, id)
+}
+
+// deleteCommitRow deletes the commit row of a finished committed
+// transaction, after its record (mvcc.go, status). An aborted one stays
+// for abortRetention (sweepCommitRows): it is what makes a committer that
+// stalled past its lease fail its commit point.
+func (s *Store) deleteCommitRow(ctx context.Context, id string) {
+	s.mu.Lock()
+	o := s.known[id]
+	s.mu.Unlock()
+	if o.state == stateCommitted {
+		s.clk.deleteLater(id)
+	}
+}
+
+// abortRetention is how long an aborted transaction's commit row is kept;
+// a committer refuses to reach its commit point later than half of it
+// after it started.
+const abortRetention = 10 * time.Minute
+
+// sweepCommitRows deletes the commit rows whose record is gone: committed
+// ones a crash left after deleting their record (every lock was resolved
+// before), and aborted ones older than abortRetention.
+func (s *Store) sweepCommitRows(ctx context.Context) error {
+	q := &storage.Query{Partition: storage.Exactly(clockPK),
+		Row: &storage.KeyRange{Low: &storage.Bound{Key: commitRowRK}, High: &storage.Bound{Key: "c.", Exclusive: true}}}
+	for {
+		page, err := s.Store.Query(ctx, s.table, q)
+		if err != nil {
+			return err
+		}
+		for _, e := range page.Entities {
+			if commitRowOutcome(e).state == stateAborted && s.now().Sub(e.Timestamp) < abortRetention {
+				continue
+			}
+			id := strings.TrimPrefix(e.RowKey, commitRowRK)
+			if _, err := s.Store.Get(ctx, s.table, id, recRowKey, &storage.GetOptions{Select: []string{}}); !errors.Is(err, storage.ErrNotFound) {
+				continue
+			}
+			s.Store.Delete(ctx, s.table, clockPK, e.RowKey, e.ETag)
+		}
+		if page.Continuation == "" {
+			return nil
+		}
+		q.Continuation = page.Continuation
 	}
 }
 
@@ -567,6 +705,7 @@ func (s *Store) cleanup(ctx context.Context, id string, n int) {
 			return
 		}
 	}
+	s.deleteCommitRow(ctx, id)
 }
 
 // RecoverStats counts what Recover did.
@@ -599,14 +738,18 @@ func (s *Store) Recover(ctx context.Context) (RecoverStats, error) {
 				st.Pending++
 				continue // a live committer resolves it
 			}
-			if r.state == statePending {
-				if r.state, err = s.abortRecord(ctx, id, r); err != nil {
+			o, _, err := s.status(ctx, id)
+			if err != nil {
+				return st, err
+			}
+			if o.state == statePending {
+				if o, err = s.abortTxn(ctx, id); err != nil {
 					return st, err
 				}
-				if r.state != stateAborted && r.state != stateCommitted {
-					st.Pending++
-					continue
-				}
+			}
+			if o.state != stateAborted && o.state != stateCommitted {
+				st.Pending++
+				continue
 			}
 			if err := s.finish(ctx, id, r.count); err != nil {
 				return st, err
@@ -614,7 +757,14 @@ func (s *Store) Recover(ctx context.Context) (RecoverStats, error) {
 			st.Resolved++
 		}
 		if page.Continuation == "" {
-			return st, nil
+			s.clk.flushDeletes(ctx, s)
+			if last := s.lastPrune.Load(); s.now().Sub(time.UnixMicro(last)) >= pruneEvery {
+				s.lastPrune.Store(s.now().UnixMicro())
+				if err := s.pruneHistory(ctx); err != nil {
+					return st, err
+				}
+			}
+			return st, s.sweepCommitRows(ctx)
 		}
 		q.Continuation = page.Continuation
 	}

@@ -24,13 +24,20 @@
 //     committed value: readers are never blocked and never wrong. A lock
 //     that fails (the row changed, a duplicate, another transaction's
 //     lock) aborts: nothing is applied.
-//  3. commits: one conditional write (If-Match) of the record from pending
-//     to committed. This is the commit point. A gateway that found the
-//     record's lease expired may have aborted it first (the same
-//     conditional write, to aborted): then exactly one of the two wins.
-//  4. resolves: every lock is replaced by the new value (or the entity
-//     deleted), one batch per group, conditional on the lock's ETag; then
-//     the intents and the record are deleted.
+//  3. commits: one batch in the clock partition of the record table
+//     (mvcc.go) that advances the clock entity from N to N+1 (If-Match)
+//     and inserts the transaction's commit row "c-<txn id>" holding
+//     C = N+1, its commit timestamp. This is the commit point. A gateway
+//     that found the record's lease expired may have aborted it first, by
+//     inserting the same commit row as aborted: the two inserts conflict,
+//     so exactly one wins. The concurrent commits of one gateway share
+//     one such batch and one timestamp (they hold disjoint locks).
+//  4. resolves: every lock is replaced by the new value carrying
+//     PropVersion = C (a delete by a tombstone: PropDeleted, PropVersion
+//     C), and the previous value is written to a history entity of the
+//     same partition in the same batch, one batch per group, conditional
+//     on the lock's ETag; then the intents and the record are deleted, then
+//     the commit row (with a later clock batch, or by the sweep).
 //
 // Commit returns nil when committed; an error when nothing is applied
 // (*GroupError names the group and wraps the store's error; ErrAborted when
@@ -53,19 +60,20 @@
 // # Readers resolve
 //
 // Every read through Store (Get, Query) that meets a locked entity reads
-// the lock's record:
+// the lock's commit row, then (without one) its record:
 //
-//   - committed: the intent is applied (Replace If-Match the locked ETag)
-//     and the new value returned: roll forward;
-//   - aborted, or no record (read twice): the lock is removed (the previous
-//     value restored, or the placeholder deleted): roll back;
+//   - committed: the intent is applied (as in step 4) and the new value
+//     returned: roll forward;
+//   - aborted, or neither commit row nor record (read twice): the lock is
+//     removed (the previous value restored, or the placeholder deleted):
+//     roll back;
 //   - pending within its lease: the previous value is returned, with a
 //     poisoned ETag, so that a write conditional on it fails
 //     (storage.ErrPreconditionFailed: a write conflict) instead of
 //     overwriting a live lock; a placeholder reads as absent, and an Insert
 //     over it is a conflict, not a duplicate;
-//   - pending past its lease: the record is aborted (conditional), then
-//     rolled back.
+//   - pending past its lease: the transaction is aborted (its commit row
+//     inserted as aborted, conditional on its absence), then rolled back.
 //
 // A query's filter is evaluated by the store on the previous values, so
 // Query widens each top-level conjunct to also keep locked entities
@@ -80,20 +88,34 @@
 //
 // Recover (the gateway runs it at start-up and periodically) lists the
 // records past their lease, aborts the pending ones, resolves every lock
-// their intents name, and deletes intents and records. No record outlives
-// its locks: locks are written after the record and the record is deleted
-// after every lock is resolved; a lock found without a record belongs to
-// an aborted transaction (a lock write delayed past the recovery of its
-// record) and is rolled back.
+// their intents name, and deletes intents and records; then it deletes the
+// commit rows left without a record (a committed one at once; an aborted
+// one after abortRetention, 10 minutes: until then it makes a committer
+// that stalled past its lease fail its commit point, and a committer
+// refuses to reach its commit point later than half of that after it
+// started). No record outlives its locks: locks are written after the
+// record and the record is deleted after every lock is resolved; a lock
+// found without a record belongs to an aborted transaction (a lock write
+// delayed past the recovery of its record) and is rolled back.
 //
 // # Costs
 //
-// Through the record, a commit over P groups costs 2P+3 requests (record and intents, P
-// locks, the commit point, P resolutions, the clean-up), in five round
-// trips; the gateway keeps its single-batch path (1 request) for a
-// transaction that fits one batch. A reader pays nothing unless it meets a
-// lock: then one record read (none once the outcome is cached), one intent
-// read and one write to resolve it.
+// Through the record, a commit over P groups costs 2P+3 requests (record
+// and intents, P locks, the commit point, P resolutions, the clean-up), in
+// five round trips. The resolution writes each entity's previous value to
+// the history: it takes it from the gateway's own read of the entity at
+// the ETag its operation is conditional on (Store keeps the whole entities
+// it read recently, by ETag; a projected Get is sent whole for this), a
+// placeholder has none, and only the others (an upsert's) cost one query
+// of the group's locked entities. The commit row's deletion rides on a
+// later clock batch. On the Table service the gateway sends every commit
+// through the record, one batch included (sqlgw/engine/txnatomic.go: its
+// commit timestamp is what snapshot reads decide by); on the embedded
+// store a commit is one atomic batch. A reader pays nothing unless it
+// meets a lock (one commit-row read, none once the outcome is cached, and
+// one record read while pending; one intent read and one write to resolve
+// it) or reads at a snapshot older than a row's value (one query of the
+// row's history).
 //
 // # Limits
 //
@@ -119,32 +141,100 @@
 //   - Writes that do not go through Commit and are unconditional (an
 //     Upsert, an Update or Delete with ETagAny) overwrite a lock like any
 //     value; the gateway's row writes are conditional.
+//   - A versioned entity holds PropVersion (and a tombstone PropDeleted)
+//     besides its properties and a lock: with the lock, two properties
+//     more than the caller's. The commit of an entity with more than
+//     storage.MaxProperties-2 fails with storage.ErrTooLarge, applying
+//     nothing; the gateway then writes a single batch without the record
+//     (so without a commit timestamp: see "Isolation", not covered). A history entity's RowKey is the row's plus
+//     about 20 characters: a RowKey within 20 characters of the store's
+//     key length limit cannot be versioned (its commit's resolution fails
+//     and readers keep resolving it).
+//   - A snapshot of a store without snapshots can be read for
+//     MaxSnapshotAge (an hour); then, or when a version it needs was
+//     pruned, reads fail with ErrSnapshotTooOld (the gateway reports 1213:
+//     a retry takes a fresh snapshot). Recover prunes, every pruneEvery,
+//     the history entities and tombstones older than MaxSnapshotAge and a
+//     margin (by the store's Timestamp: when a version was superseded), in
+//     the tables this gateway resolved commits into since it started: a
+//     table no gateway writes after a restart keeps its history until one
+//     does. History entities lie outside every row and index range
+//     (histPrefix), so scans do not read them.
 //
 // # Isolation
 //
 // This package gives atomicity (all or nothing, for every reader, after
-// any crash) and write-write conflict detection. By itself a reader sees,
-// per entity, the latest committed value (read committed). Between the
-// commit point and the last resolution a reader of several entities can
-// see some rolled forward and others still showing their previous value
-// only if it read the latter before the commit point: each entity read is
-// a committed value, but a read of many entities is not one snapshot.
-// The gateway's isolation levels and the anomalies they allow are
-// documented in sqlgw/engine/snapshot.go.
+// any crash) and write-write conflict detection, and snapshot reads: a
+// read whose context carries a storage.Snapshot sees exactly the
+// transactions committed before the snapshot, in every table, partition
+// and page. The gateway's isolation levels and the anomalies they allow
+// are documented in sqlgw/engine/snapshot.go. A read without a snapshot
+// sees, per entity, the latest committed value (read committed).
 //
-// Reads that carry a storage.Snapshot (storage.WithSnapshot: the gateway's
-// snapshot reads, sqlgw/engine/snapshot.go) are one snapshot when the store
-// takes them (the embedded Pebble store). There a lock is resolved as of
-// the snapshot and nothing is written (resolveInSnapshot): the record's
-// state in the snapshot decides, and the value returned carries a
-// poisoned ETag. The Table service has no snapshots.
+// On the embedded Pebble store the snapshot is Pebble's own
+// (storage.Snapshotter): there a lock is resolved as of the snapshot and
+// nothing is written (resolveInSnapshot): the commit row and record in the
+// snapshot decide, and the value returned carries a poisoned ETag.
 //
-// Snapshots on the Table service (not implemented) need commit timestamps
-// and previous versions kept in the entities. The open question is the
-// single-batch commit: to stay one request it must take its timestamp
-// before its write lands, and a reader on another gateway whose snapshot
-// is later may have read the entity just before; Percolator closes that
-// gap with two phases for every write (a lock, then the commit timestamp),
-// TiKV's one-phase commit with a per-key maximum read timestamp kept by
-// the storage node, which the Table service does not have.
+// On a store without snapshots (the Table service) Store.Snapshot returns
+// a timestamp S of the clock (mvcc.go), and every entity a transaction
+// commits carries its commit timestamp (PropVersion), its previous
+// versions kept in history entities of its partition. Definitions:
+//
+//   - The clock is one entity, N, in partition "clock" of the record
+//     table. A snapshot is S = a read of N. Concurrent snapshot requests
+//     of one gateway share a read only if it was sent after they arrived
+//     (a read sent earlier could miss a commit acknowledged since).
+//   - A transaction's commit point is the batch that moves N from C-1 to C
+//     and inserts its commit row (step 3): its commit timestamp is C.
+//   - A value's version is the commit timestamp of the transaction that
+//     wrote it (PropVersion; absent: 0, a value written outside Commit).
+//
+// A read at S of an entity returns the value of the newest version at most
+// S: the entity's value if its version is at most S, else the newest
+// version at most S in its history (a tombstone, or none: absent). A lock
+// is looked at first: its transaction T committed is rolled forward
+// (then the rule above), aborted rolled back; pending (no commit row), the
+// previous value under the lock is the candidate. The argument:
+//
+//  1. A commit with C <= S is complete before S is read: N reached C
+//     before the read that returned S. Its locks were all written before
+//     its commit point (step 2 precedes step 3), so a reader that reads an
+//     entity after taking S finds, for every commit C <= S that wrote it,
+//     either its lock (whose commit row then says committed at C: rolled
+//     forward, version C) or its resolved value with version C, or a later
+//     value whose history holds version C (a resolution writes the value
+//     and the previous one's history entity in one batch). So no version
+//     at most S is missed.
+//  2. A lock whose transaction has no commit row when the reader looks
+//     (after taking S): its commit point, if any, comes later, when N is
+//     already at least S, so its C > S: the transaction is invisible, and
+//     the previous value is right, with no wait and no abort. The commit
+//     row is read before the record, and clean-up deletes the record
+//     before the commit row, so "no commit row, record present" is never
+//     a commit row already deleted.
+//  3. A value with a version above S, or a history version above S, is
+//     skipped; the newest one at most S is the one S must see, by 1.
+//
+// So a read at S sees exactly the commits with C <= S, whatever it reads
+// and in whatever order: one snapshot. A version read at S other than the
+// entity's current, unlocked value carries a poisoned ETag: a write based
+// on it fails as a conflict (as on Pebble, the first committer wins).
+// A query widens each top-level conjunct of its filter to also return
+// locked entities and those whose version is above S (PropVersion gt S),
+// and evaluates the filter again on the version chosen. History entities
+// (RowKeys under histPrefix, above every key the catalog encodes) and
+// tombstones are never returned to callers; an insert outside Commit over
+// a tombstone replaces it, and a lock's insert over one merges into it
+// (the tombstone stays the previous value until the commit).
+//
+// Not covered: a write that does not go through Commit has no commit
+// timestamp: it is visible to every snapshot from the moment it lands
+// (read committed for that entity), and it replaces an entity's versions
+// without keeping the previous one. The gateway sends every transactional
+// write of rows on the Table service through Commit except the cases
+// sqlgw/engine/txnatomic.go lists (rows larger than one batch, tables
+// with an index being built, attached tables, unique values handed
+// between rows in separate batches, index entities the index protocol
+// settles); DDL backfills and TRUNCATE write outside transactions.
 package txn

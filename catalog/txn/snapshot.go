@@ -7,15 +7,10 @@ import (
 	"github.com/sqlgw/sqlgw/storage"
 )
 
-// Snapshot implements storage.Snapshotter when the inner store does.
-func (s *Store) Snapshot(ctx context.Context) (storage.Snapshot, error) {
-	return storage.ForwardSnapshot(ctx, s.Store)
-}
-
 // resolveInSnapshot is resolvePinned for a read whose context carries a
-// storage.Snapshot: the entity, its lock's record and intents are all read
-// as of the snapshot, so the record's state at that point decides what the
-// reader sees, and nothing is written (a resolution applies to the current
+// native storage.Snapshot (the embedded store's): the entity, its lock's
+// commit row, record and intents are all read as of the snapshot, so the
+// transaction's state at that point decides what the reader sees, and nothing is written (a resolution applies to the current
 // state, which the snapshot does not show). The outcome cache is not used:
 // it holds outcomes reached after the snapshot was taken.
 //
@@ -37,12 +32,22 @@ func (s *Store) resolveInSnapshot(ctx context.Context, table string, e *storage.
 		return stripped(e), false, nil // not ours: never written by this package
 	}
 	state := stateMissing
-	rec, err := s.Store.Get(ctx, s.table, l.id, recRowKey, nil)
+	var ts int64
+	c, err := s.Store.Get(ctx, s.table, clockPK, commitRowRK+l.id, nil)
 	switch {
 	case err == nil:
-		state = rec.Properties[propState].Str()
+		o := commitRowOutcome(c)
+		state, ts = o.state, o.ts
 	case !errors.Is(err, storage.ErrNotFound):
 		return nil, false, err
+	default:
+		rec, err := s.Store.Get(ctx, s.table, l.id, recRowKey, nil)
+		switch {
+		case err == nil:
+			state = rec.Properties[propState].Str()
+		case !errors.Is(err, storage.ErrNotFound):
+			return nil, false, err
+		}
 	}
 	poisoned := storage.ETag(poison) + e.ETag
 	if state == stateCommitted {
@@ -52,6 +57,9 @@ func (s *Store) resolveInSnapshot(ctx context.Context, table string, e *storage.
 		}
 		if del {
 			return nil, false, nil
+		}
+		if ts > 0 {
+			nv = versionedValue(e.PartitionKey, e.RowKey, nv, false, ts).Properties
 		}
 		return &storage.Entity{PartitionKey: e.PartitionKey, RowKey: e.RowKey, Properties: nv, ETag: poisoned, Timestamp: e.Timestamp}, false, nil
 	}

@@ -82,9 +82,16 @@ type Store struct {
 	lease time.Duration
 	now   func() time.Time
 
-	ensured atomic.Bool
-	mu      sync.Mutex
-	known   map[string]string // terminal record states by txn id
+	ensured   atomic.Bool
+	versioned atomic.Int32 // 0 unknown, 1 versions (no native snapshots), 2 native snapshots
+	clk       clock
+	reads     readCache
+	// histTables: the tables this gateway wrote history entities into
+	// (pruneHistory); lastPrune: when Recover last pruned.
+	histTables sync.Map
+	lastPrune  atomic.Int64
+	mu         sync.Mutex
+	known      map[string]outcome // terminal states by txn id
 }
 
 // Options configure Wrap.
@@ -100,7 +107,7 @@ type Options struct {
 // Wrap returns the transactional view of inner, keeping records and intent
 // values in table recordTable (created when first needed).
 func Wrap(inner storage.Store, recordTable string, opts Options) *Store {
-	s := &Store{Store: inner, table: recordTable, owner: opts.Owner, lease: opts.Lease, now: opts.Now, known: map[string]string{}}
+	s := &Store{Store: inner, table: recordTable, owner: opts.Owner, lease: opts.Lease, now: opts.Now, known: map[string]outcome{}}
 	if s.lease <= 0 {
 		s.lease = DefaultLease
 	}
@@ -152,9 +159,11 @@ func stripped(e *storage.Entity) *storage.Entity {
 	return &c
 }
 
-// placeholder reports whether a locked entity has no previous value.
+// placeholder reports whether a locked entity has no previous value. An
+// insert's lock over a tombstone (mvcc.go) keeps the tombstone: not a
+// placeholder.
 func placeholder(l lock, e *storage.Entity) bool {
-	return l.flag == "a" || l.flag == "u" && len(e.Properties) == 1
+	return (l.flag == "a" || l.flag == "u") && len(e.Properties) == 1
 }
 
 func isPoisoned(t storage.ETag) bool { return strings.HasPrefix(string(t), poison) }
@@ -186,23 +195,223 @@ func onlySelected(props storage.Properties, sel []string) bool {
 	return true
 }
 
-func withLock(sel []string) []string {
-	if sel == nil {
-		return nil
-	}
-	return append(slices.Clone(sel), PropLock)
-}
-
 // Get implements storage.Store.
 func (s *Store) Get(ctx context.Context, table, pk, rk string, opts *storage.GetOptions) (*storage.Entity, error) {
 	if strings.EqualFold(table, s.table) {
 		return s.Store.Get(ctx, table, pk, rk, opts)
 	}
+	if s.versioned.Load() == 2 {
+		return s.getNative(ctx, table, pk, rk, opts)
+	}
 	var sel []string
 	o := opts
 	if opts != nil && opts.Select != nil {
 		sel = opts.Select
-		o = &storage.GetOptions{Select: withLock(sel)}
+		o = &storage.GetOptions{Select: withSys(sel)}
+		if s.Versioned(ctx) {
+			// The whole entity (one request either way), kept in the
+			// read cache: a commit conditional on its ETag finds its
+			// previous value there (mvcc.go).
+			o = nil
+		}
+	}
+	ts, at := tsOf(ctx)
+	if at {
+		if err := s.checkAge(ctx); err != nil {
+			return nil, err
+		}
+		ctx = noSnap(ctx)
+	}
+	e, err := s.Store.Get(ctx, table, pk, rk, o)
+	if err != nil {
+		return nil, err
+	}
+	_, locked := e.Properties[PropLock]
+	if !locked && (o == nil || o.Select == nil) {
+		s.cacheRead(table, e)
+	}
+	if !locked && (!at || versionOf(e) <= ts) {
+		if isTombstone(e) {
+			return nil, fmt.Errorf("%w: entity %s/%s of table %s (deleted)", storage.ErrNotFound, pk, rk, table)
+		}
+		return project(clean(e), sel), nil
+	}
+	if sel != nil && locked {
+		// The resolution needs the whole entity.
+		if e, err = s.Store.Get(ctx, table, pk, rk, nil); err != nil {
+			return nil, err
+		}
+	}
+	var v *storage.Entity
+	if at {
+		v, err = s.versionAt(ctx, table, e, ts)
+	} else {
+		v, _, err = s.resolve(ctx, table, e)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if v == nil || isTombstone(v) {
+		return nil, fmt.Errorf("%w: entity %s/%s of table %s (an uncommitted insert, or deleted)", storage.ErrNotFound, pk, rk, table)
+	}
+	return project(clean(v), sel), nil
+}
+
+// Query implements storage.Store. A filter is widened to also return
+// locked entities (whose committed value the store cannot see) and
+// evaluated again on their resolved values only: an entity without a lock
+// passed the caller's filter in the store, and carries only the projected
+// properties, not necessarily those the filter names.
+func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*storage.Page, error) {
+	if strings.EqualFold(table, s.table) {
+		return s.Store.Query(ctx, table, q)
+	}
+	if s.versioned.Load() != 2 {
+		q = s.belowHistory(table, q)
+		if ts, ok := tsOf(ctx); ok {
+			if err := s.checkAge(ctx); err != nil {
+				return nil, err
+			}
+			return s.queryAt(noSnap(ctx), table, q, ts)
+		}
+	}
+	q2 := *q
+	q2.Select = withSys(q.Select)
+	if q2.Select != nil {
+		// A locked entity's previous value is evaluated here: the page
+		// brings the properties the filter names.
+		q2.Select = appendFilterProps(q2.Select, q.Filter)
+	}
+	q2.Filter = widen(q.Filter)
+	page, err := s.Store.Query(ctx, table, &q2)
+	if err != nil {
+		return nil, err
+	}
+	out := page.Entities[:0]
+	var pinned map[string]bool
+	for _, e := range page.Entities {
+		if isHistory(e.RowKey) {
+			s.noteHistory(table)
+			continue
+		}
+		if l, ok := parseLock(e); ok && pinned[l.id] && (l.flag != "u" || q2.Select == nil) {
+			// A transaction an earlier entity of the page found pending:
+			// its previous value, as the page has it (the record is not
+			// asked again, the entity not read again: either may show the
+			// transaction committed since). An upsert's lock in a
+			// projection cannot tell a placeholder: read whole below.
+			v := stripped(e)
+			v.ETag = storage.ETag(poison) + e.ETag
+			if placeholder(l, e) || isTombstone(v) || q.Filter != nil && !storage.Eval(q.Filter, v) {
+				continue
+			}
+			out = append(out, project(clean(v), q.Select))
+			continue
+		}
+		if _, locked := e.Properties[PropLock]; locked {
+			full, err := s.Store.Get(ctx, table, e.PartitionKey, e.RowKey, nil)
+			switch {
+			case errors.Is(err, storage.ErrNotFound):
+				continue
+			case err != nil:
+				return nil, err
+			}
+			if pinned == nil {
+				pinned = map[string]bool{}
+			}
+			v, _, err := s.resolvePinned(ctx, table, full, pinned)
+			if err != nil {
+				return nil, err
+			}
+			if v == nil || isTombstone(v) {
+				continue
+			}
+			// The store evaluated the filter on the locked value: evaluate
+			// it on the resolved one (which has every property).
+			if q.Filter != nil && !storage.Eval(q.Filter, v) {
+				continue
+			}
+			e = v
+		}
+		// An entity without a lock passed the caller's filter in the store
+		// (each widened conjunct reduces to it), and may lack the
+		// properties the filter names but the projection leaves out.
+		if isTombstone(e) {
+			continue
+		}
+		if q2.Select == nil {
+			s.cacheRead(table, e)
+		}
+		out = append(out, project(clean(e), q.Select))
+	}
+	page.Entities = out
+	return page, nil
+}
+
+// queryAt is Query at snapshot timestamp ts (mvcc.go): the filter also
+// keeps locked entities and those newer than ts, whose version at ts is
+// chosen (versionAt) and evaluated again; history entities and tombstones
+// are hidden.
+func (s *Store) queryAt(ctx context.Context, table string, q *storage.Query, ts int64) (*storage.Page, error) {
+	q2 := *q
+	q2.Select = withSys(q.Select)
+	if q2.Select != nil {
+		q2.Select = appendFilterProps(q2.Select, q.Filter)
+	}
+	q2.Filter = widenAt(q.Filter, ts)
+	page, err := s.Store.Query(ctx, table, &q2)
+	if err != nil {
+		return nil, err
+	}
+	out := page.Entities[:0]
+	for _, e := range page.Entities {
+		if isHistory(e.RowKey) {
+			s.noteHistory(table)
+			continue
+		}
+		_, locked := e.Properties[PropLock]
+		if !locked && q2.Select == nil {
+			s.cacheRead(table, e)
+		}
+		if !locked && versionOf(e) <= ts {
+			// Passed the caller's filter in the store.
+			if !isTombstone(e) {
+				out = append(out, project(clean(e), q.Select))
+			}
+			continue
+		}
+		full := e
+		if q2.Select != nil && locked {
+			full, err = s.Store.Get(ctx, table, e.PartitionKey, e.RowKey, nil)
+			switch {
+			case errors.Is(err, storage.ErrNotFound):
+				continue
+			case err != nil:
+				return nil, err
+			}
+		}
+		v, err := s.versionAt(ctx, table, full, ts)
+		if err != nil {
+			return nil, err
+		}
+		if v == nil || q.Filter != nil && !storage.Eval(q.Filter, v) {
+			continue
+		}
+		out = append(out, project(clean(v), q.Select))
+	}
+	page.Entities = out
+	return page, nil
+}
+
+// getNative is Get on a store with snapshots of its own (the embedded
+// store), which keeps no versions: no tombstone, history or version to
+// look for.
+func (s *Store) getNative(ctx context.Context, table, pk, rk string, opts *storage.GetOptions) (*storage.Entity, error) {
+	var sel []string
+	o := opts
+	if opts != nil && opts.Select != nil {
+		sel = opts.Select
+		o = &storage.GetOptions{Select: append(slices.Clone(sel), PropLock)}
 	}
 	e, err := s.Store.Get(ctx, table, pk, rk, o)
 	if err != nil {
@@ -227,76 +436,33 @@ func (s *Store) Get(ctx context.Context, table, pk, rk string, opts *storage.Get
 	return project(v, sel), nil
 }
 
-// Query implements storage.Store. A filter is widened to also return
-// locked entities (whose committed value the store cannot see) and
-// evaluated again on their resolved values only: an entity without a lock
-// passed the caller's filter in the store, and carries only the projected
-// properties, not necessarily those the filter names.
-func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*storage.Page, error) {
-	if strings.EqualFold(table, s.table) {
-		return s.Store.Query(ctx, table, q)
+// belowHistory returns q bounded below the history namespace (mvcc.go)
+// in a table known to hold history entities, so that the store does not
+// send them (Query hides them anyway). A table is known once this
+// gateway resolved a commit into it, or a query met one of them.
+func (s *Store) belowHistory(table string, q *storage.Query) *storage.Query {
+	if _, ok := s.histTables.Load(table); !ok {
+		return q
+	}
+	if q.Row != nil && q.Row.High != nil && q.Row.High.Key <= histPrefix {
+		return q
 	}
 	q2 := *q
-	q2.Select = withLock(q.Select)
-	if q2.Select != nil {
-		// A locked entity's previous value is evaluated here: the page
-		// brings the properties the filter names.
-		q2.Select = appendFilterProps(q2.Select, q.Filter)
+	r := storage.KeyRange{High: &storage.Bound{Key: histPrefix, Exclusive: true}}
+	if q.Row != nil {
+		r.Low = q.Row.Low
 	}
-	q2.Filter = widen(q.Filter)
-	page, err := s.Store.Query(ctx, table, &q2)
-	if err != nil {
-		return nil, err
+	q2.Row = &r
+	return &q2
+}
+
+// cacheRead keeps e (as stored, unlocked, whole) in the read cache, on a
+// versioned store only (mvcc.go, readCache): the embedded store's reads
+// pay nothing for it.
+func (s *Store) cacheRead(table string, e *storage.Entity) {
+	if s.versioned.Load() == 1 {
+		s.reads.put(table, e)
 	}
-	out := page.Entities[:0]
-	var pinned map[string]bool
-	for _, e := range page.Entities {
-		if l, ok := parseLock(e); ok && pinned[l.id] && (l.flag != "u" || q2.Select == nil) {
-			// A transaction an earlier entity of the page found pending:
-			// its previous value, as the page has it (the record is not
-			// asked again, the entity not read again: either may show the
-			// transaction committed since). An upsert's lock in a
-			// projection cannot tell a placeholder: read whole below.
-			v := stripped(e)
-			v.ETag = storage.ETag(poison) + e.ETag
-			if placeholder(l, e) || q.Filter != nil && !storage.Eval(q.Filter, v) {
-				continue
-			}
-			out = append(out, project(v, q.Select))
-			continue
-		}
-		if _, locked := e.Properties[PropLock]; locked {
-			full, err := s.Store.Get(ctx, table, e.PartitionKey, e.RowKey, nil)
-			switch {
-			case errors.Is(err, storage.ErrNotFound):
-				continue
-			case err != nil:
-				return nil, err
-			}
-			if pinned == nil {
-				pinned = map[string]bool{}
-			}
-			v, _, err := s.resolvePinned(ctx, table, full, pinned)
-			if err != nil {
-				return nil, err
-			}
-			if v == nil {
-				continue
-			}
-			// The store evaluated the filter on the locked value: evaluate
-			// it on the resolved one (which has every property).
-			if q.Filter != nil && !storage.Eval(q.Filter, v) {
-				continue
-			}
-			e = v
-		}
-		// An entity without a lock passed the caller's filter in the store
-		// (each widened conjunct reduces to it), and may lack the
-		// properties the filter names but the projection leaves out.
-		out = append(out, project(e, q.Select))
-	}
-	page.Entities = out
-	return page, nil
 }
 
 // appendFilterProps appends to sel the properties x names (pseudo
@@ -351,13 +517,10 @@ type record struct {
 	count   int
 }
 
+// readRecord reads the record of transaction id: pending (its state; a
+// record written before commit rows were the commit point may say
+// committed or aborted), or stateMissing.
 func (s *Store) readRecord(ctx context.Context, id string) (record, error) {
-	s.mu.Lock()
-	st, ok := s.known[id]
-	s.mu.Unlock()
-	if ok {
-		return record{state: st}, nil
-	}
 	e, err := s.Store.Get(ctx, s.table, id, recRowKey, nil)
 	if errors.Is(err, storage.ErrNotFound) {
 		return record{state: stateMissing}, nil
@@ -367,44 +530,24 @@ func (s *Store) readRecord(ctx context.Context, id string) (record, error) {
 	}
 	r := record{state: e.Properties[propState].Str(), etag: e.ETag, count: int(e.Properties[propCount].Int())}
 	r.expires = time.UnixMicro(e.Properties[propExpire].Int())
-	if r.state == stateCommitted || r.state == stateAborted {
-		s.remember(id, r.state)
-	}
 	return r, nil
 }
 
-func (s *Store) remember(id, state string) {
+func (s *Store) remember(id string, o outcome) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.known) > 100_000 {
-		s.known = map[string]string{}
+		s.known = map[string]outcome{}
 	}
-	s.known[id] = state
-}
-
-// abortRecord aborts a pending record, conditional on its ETag. It
-// returns the record's state afterwards.
-func (s *Store) abortRecord(ctx context.Context, id string, r record) (string, error) {
-	e := &storage.Entity{PartitionKey: id, RowKey: recRowKey, Properties: storage.Properties{
-		propState: storage.String(stateAborted), propOwner: storage.String(s.owner),
-		propExpire: storage.Int64(r.expires.UnixMicro()), propCount: storage.Int32(int32(r.count))}}
-	_, err := s.Store.Update(ctx, s.table, e, storage.Replace, r.etag)
-	switch {
-	case err == nil:
-		s.remember(id, stateAborted)
-		return stateAborted, nil
-	case errors.Is(err, storage.ErrPreconditionFailed), errors.Is(err, storage.ErrNotFound):
-		r2, err := s.readRecord(ctx, id)
-		return r2.state, err
-	}
-	return "", err
+	s.known[id] = o
 }
 
 // resolve returns the value a reader sees of the locked entity e (raw, as
-// stored): nil when it sees no entity. It rolls the lock forward or back
-// when its record has an outcome (or aborts the record when its lease has
-// expired); pending reports that a live transaction holds the lock (the
-// value returned is the previous one, with a poisoned ETag).
+// stored, a tombstone included): nil when it sees no entity. It rolls the
+// lock forward or back when its transaction has an outcome (or aborts it
+// when its lease has expired); pending reports that a live transaction
+// holds the lock (the value returned is the previous one, with a poisoned
+// ETag).
 func (s *Store) resolve(ctx context.Context, table string, e *storage.Entity) (v *storage.Entity, pending bool, err error) {
 	return s.resolvePinned(ctx, table, e, nil)
 }
@@ -416,7 +559,10 @@ func (s *Store) resolve(ctx context.Context, table string, e *storage.Entity) (v
 // both); a transaction found pending is added.
 func (s *Store) resolvePinned(ctx context.Context, table string, e *storage.Entity, pinned map[string]bool) (v *storage.Entity, pending bool, err error) {
 	if storage.SnapshotOf(ctx) != nil {
-		return s.resolveInSnapshot(ctx, table, e)
+		if _, ok := tsOf(ctx); !ok {
+			return s.resolveInSnapshot(ctx, table, e)
+		}
+		ctx = noSnap(ctx)
 	}
 	missing := ""
 	for attempt := 0; attempt < 20; attempt++ {
@@ -427,13 +573,14 @@ func (s *Store) resolvePinned(ctx context.Context, table string, e *storage.Enti
 			}
 			return e, false, nil
 		}
+		var o outcome
 		var r record
 		if pinned[l.id] {
-			r = record{state: statePending}
-		} else if r, err = s.readRecord(ctx, l.id); err != nil {
+			o, r = outcome{state: statePending}, record{state: statePending}
+		} else if o, r, err = s.status(ctx, l.id); err != nil {
 			return nil, false, err
 		}
-		state := r.state
+		state := o.state
 		if state == stateMissing {
 			// The record is written before any lock and deleted after
 			// every lock is resolved: read the entity again; a lock still
@@ -458,12 +605,10 @@ func (s *Store) resolvePinned(ctx context.Context, table string, e *storage.Enti
 				}
 				return v, true, nil
 			}
-			if state, err = s.abortRecord(ctx, l.id, r); err != nil {
+			if o, err = s.abortTxn(ctx, l.id); err != nil {
 				return nil, false, err
 			}
-			if state == statePending || state == stateMissing {
-				state = "" // read again
-			}
+			state = o.state
 		}
 		var werr error
 		switch state {
@@ -477,7 +622,28 @@ func (s *Store) resolvePinned(ctx context.Context, table string, e *storage.Enti
 			if err != nil {
 				return nil, false, err
 			}
-			if del {
+			if o.ts > 0 {
+				// A versioned commit: the new value (a tombstone for a
+				// delete) at the commit timestamp, and the previous one
+				// into the history, in one batch.
+				var prev *storage.Entity
+				if !placeholder(l, e) {
+					prev = stripped(e)
+				}
+				ops := []storage.Operation{
+					{Kind: storage.OpUpdate, Mode: storage.Replace, IfMatch: e.ETag, Entity: versionedValue(e.PartitionKey, e.RowKey, nv, del, o.ts)},
+					historyOp(e.PartitionKey, e.RowKey, prev),
+				}
+				var etags []storage.ETag
+				s.noteHistory(table)
+				etags, werr = s.Store.Batch(ctx, table, ops)
+				if werr == nil {
+					ne := ops[0].Entity
+					ne.ETag = etags[0]
+					ne.Timestamp = s.now()
+					return ne, false, nil
+				}
+			} else if del {
 				werr = s.Store.Delete(ctx, table, e.PartitionKey, e.RowKey, e.ETag)
 				if werr == nil {
 					return nil, false, nil
@@ -594,43 +760,74 @@ func (s *Store) Delete(ctx context.Context, table, pk, rk string, ifMatch storag
 // Insert implements storage.Store: an insert that meets the placeholder of
 // an aborted transaction removes it and retries; one that meets a live
 // transaction's placeholder is a write conflict (ErrPreconditionFailed),
-// not a duplicate.
+// not a duplicate; one that meets a tombstone (mvcc.go) replaces it.
 func (s *Store) Insert(ctx context.Context, table string, e *storage.Entity) (storage.ETag, error) {
 	for attempt := 0; ; attempt++ {
 		etag, err := s.Store.Insert(ctx, table, e)
 		if err == nil || !errors.Is(err, storage.ErrAlreadyExists) || strings.EqualFold(table, s.table) || attempt >= 3 {
 			return etag, err
 		}
-		if retry, err2 := s.existing(ctx, table, e.PartitionKey, e.RowKey); err2 != nil {
+		retry, tomb, err2 := s.existing(ctx, table, e.PartitionKey, e.RowKey)
+		if err2 != nil {
 			return "", err2
-		} else if !retry {
+		}
+		if tomb != nil {
+			op := overTombstone(storage.Operation{Kind: storage.OpInsert, Entity: e}, tomb)
+			if op.Mode == storage.Merge {
+				s.reads.putTomb(table, tomb)
+			}
+			etag, err := s.Store.Update(ctx, table, op.Entity, op.Mode, op.IfMatch)
+			if errors.Is(err, storage.ErrPreconditionFailed) || errors.Is(err, storage.ErrNotFound) {
+				continue
+			}
+			return etag, err
+		}
+		if !retry {
 			return "", err
 		}
 	}
 }
 
+// overTombstone turns an insert that found a tombstone into an update
+// conditional on it: a lock (an entity holding only PropLock) merges, so
+// that the tombstone stays for older snapshots until the transaction
+// commits; a plain insert replaces it.
+func overTombstone(op storage.Operation, tomb *storage.Entity) storage.Operation {
+	mode := storage.Replace
+	if _, ok := op.Entity.Properties[PropLock]; ok && len(op.Entity.Properties) == 1 {
+		mode = storage.Merge
+	}
+	return storage.Operation{Kind: storage.OpUpdate, Mode: mode, IfMatch: tomb.ETag, Entity: op.Entity}
+}
+
 // existing looks at the entity an insert found: retry reports that it was
-// an aborted placeholder, now removed. A live placeholder gives
-// ErrPreconditionFailed.
-func (s *Store) existing(ctx context.Context, table, pk, rk string) (retry bool, err error) {
+// an aborted placeholder, now removed; tomb, that it is a tombstone (as
+// stored, with its ETag). A live placeholder gives ErrPreconditionFailed.
+func (s *Store) existing(ctx context.Context, table, pk, rk string) (retry bool, tomb *storage.Entity, err error) {
 	raw, err := s.Store.Get(ctx, table, pk, rk, nil)
 	if errors.Is(err, storage.ErrNotFound) {
-		return true, nil
+		return true, nil, nil
 	}
 	if err != nil {
-		return false, err
+		return false, nil, err
 	}
 	if _, locked := raw.Properties[PropLock]; !locked {
-		return false, nil
+		if isTombstone(raw) {
+			return false, raw, nil
+		}
+		return false, nil, nil
 	}
 	v, pending, err := s.resolve(ctx, table, raw)
 	if err != nil {
-		return false, err
+		return false, nil, err
 	}
 	if pending {
-		return false, fmt.Errorf("%w: entity %s/%s of table %s is locked by a transaction in progress", storage.ErrPreconditionFailed, pk, rk, table)
+		return false, nil, fmt.Errorf("%w: entity %s/%s of table %s is locked by a transaction in progress", storage.ErrPreconditionFailed, pk, rk, table)
 	}
-	return v == nil, nil
+	if v != nil && isTombstone(v) {
+		return false, v, nil
+	}
+	return v == nil, nil, nil
 }
 
 // Batch implements storage.Store (see Insert and the poisoned ETags).
@@ -648,9 +845,17 @@ func (s *Store) Batch(ctx context.Context, table string, ops []storage.Operation
 			return etags, err
 		}
 		op := ops[be.Index]
-		retry, err2 := s.existing(ctx, table, op.Entity.PartitionKey, op.Entity.RowKey)
+		retry, tomb, err2 := s.existing(ctx, table, op.Entity.PartitionKey, op.Entity.RowKey)
 		if err2 != nil {
 			return nil, &storage.BatchError{Index: be.Index, Err: err2}
+		}
+		if tomb != nil {
+			ops = slices.Clone(ops)
+			ops[be.Index] = overTombstone(op, tomb)
+			if ops[be.Index].Mode == storage.Merge {
+				s.reads.putTomb(table, tomb)
+			}
+			continue
 		}
 		if !retry {
 			return nil, err

@@ -19,6 +19,7 @@ import (
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/catalog/ixmaint"
+	"github.com/sqlgw/sqlgw/catalog/txn"
 	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage"
 	"github.com/sqlgw/sqlgw/storage/aztables"
@@ -105,6 +106,7 @@ type crashWriter struct {
 	hist    map[int][]string // the last writes of each id, for failure messages
 	recent  []string         // the writer's last writes, all ids
 	told    bool             // recent was printed
+	retried time.Time        // the first retry of the statement in progress
 }
 
 // note records the outcome of a write of id.
@@ -285,13 +287,23 @@ func (cw *crashWriter) step(ctx context.Context, db *sql.DB, killed *atomic.Bool
 
 // backoff counts a retry of a statement that failed with a retryable
 // error and waits a little before the next attempt; false after 100
-// attempts.
+// attempts and three transaction leases. On the Table service every
+// commit takes a transaction record (catalog/txn, "Isolation"), so a
+// commit in flight at a kill leaves locks that conflict with writers
+// until its lease expires and a reader or the sweep aborts it.
 func (cw *crashWriter) backoff(attempt int) bool {
-	if attempt >= 100 {
+	if attempt == 0 {
+		cw.retried = time.Now()
+	}
+	if attempt >= 100 && time.Since(cw.retried) > 3*txn.DefaultLease {
 		return false
 	}
 	cw.stats["retry"]++
-	time.Sleep(time.Duration(1+attempt%5) * time.Millisecond)
+	if attempt >= 100 {
+		time.Sleep(50 * time.Millisecond) // waiting for a lease
+	} else {
+		time.Sleep(time.Duration(1+attempt%5) * time.Millisecond)
+	}
 	return true
 }
 
@@ -460,7 +472,14 @@ func checkStore(t *testing.T, be crashBackend, indexes int) []ixmaint.Mismatch {
 	if indexes > 0 && len(tbl.Indexes) != indexes {
 		t.Fatalf("table has %d indexes, want %d", len(tbl.Indexes), indexes)
 	}
-	mm, err := ixmaint.Check(ctx, st, tbl)
+	// Through catalog/txn's view, as the gateway reads: it hides the
+	// versions kept on Azure Table (catalog/txn, "Isolation").
+	cat, err := catalog.Open(ctx, st, catalog.Options{})
+	if err != nil {
+		t.Fatalf("catalog: %v", err)
+	}
+	view := txn.Wrap(st, strings.TrimSuffix(cat.CatalogTable(), "catalog")+"txn", txn.Options{})
+	mm, err := ixmaint.Check(ctx, view, tbl)
 	if err != nil {
 		t.Fatalf("ixmaint.Check: %v", err)
 	}

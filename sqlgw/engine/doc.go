@@ -144,7 +144,9 @@
 //   - Counters: every store request a session makes goes through
 //     storage/recorder with the session's Counters; SHOW SESSION STATUS LIKE
 //     'Sqlgw%' reports Sqlgw_store_requests and Sqlgw_entities_read. Catalog
-//     and view-definition reads are not counted.
+//     and view-definition reads are not counted; the clock reads that take
+//     snapshots on Azure Table are counted apart, in Snapshot_clock_reads
+//     (snapshot.go).
 //   - Unsupported features are MySQL errors (1235, ER_NOT_SUPPORTED_YET),
 //     never silently ignored: stored procedures and events (provider.go);
 //     PARTITION BY other than KEY(columns), changing a table's partition key,

@@ -21,8 +21,10 @@ type Session struct {
 	Counters *recorder.Counters
 	Tx       *txn
 	// snap is the read snapshot of the statement or transaction
-	// (snapshot.go).
-	snap snapState
+	// (snapshot.go); snapReads counts the requests taking snapshots (the
+	// clock reads on Azure Table), apart from Counters.
+	snap      snapState
+	snapReads recorder.Counters
 
 	// The plan cache (plancache.go) and its counters.
 	plans         planCache
@@ -56,6 +58,11 @@ const (
 	// Plan_cache_direct: the hits executed directly, without
 	// go-mysql-server's executor (direct.go).
 	StatusPlanCacheDirect = "Plan_cache_direct"
+	// Snapshot_clock_reads: the requests that took the session's read
+	// snapshots (on Azure Table one clock read per snapshot, catalog/txn;
+	// none on the embedded store), not in Sqlgw_store_requests: a
+	// statement's requests there are those of its plan.
+	StatusSnapshotClockReads = "Snapshot_clock_reads"
 )
 
 func (g *Gateway) newSession(base *sql.BaseSession) *Session {
@@ -252,6 +259,7 @@ func (s *Session) GetAllStatusVariables(ctx *sql.Context) map[string]sql.StatusV
 	m[StatusPlanCacheMisses] = &statusVar{name: StatusPlanCacheMisses, get: func() uint64 { return uint64(s.planMisses.Load()) }}
 	m[StatusLastPlanFromCache] = &statusVar{name: StatusLastPlanFromCache, get: s.lastPlanFromCache}
 	m[StatusPlanCacheDirect] = &statusVar{name: StatusPlanCacheDirect, get: func() uint64 { return uint64(s.directRuns.Load()) }}
+	m[StatusSnapshotClockReads] = &statusVar{name: StatusSnapshotClockReads, get: func() uint64 { return uint64(s.snapReads.Requests.Load()) }}
 	return m
 }
 
@@ -277,6 +285,8 @@ func (s *Session) GetStatusVariable(ctx *sql.Context, name string) (interface{},
 		return s.lastPlanFromCache(), nil
 	case strings.ToLower(StatusPlanCacheDirect):
 		return uint64(s.directRuns.Load()), nil
+	case strings.ToLower(StatusSnapshotClockReads):
+		return uint64(s.snapReads.Requests.Load()), nil
 	}
 	return s.BaseSession.GetStatusVariable(ctx, name)
 }

@@ -28,8 +28,13 @@ import (
 // error has applied nothing (1213 for a conflict, 1062 for a duplicate,
 // as before); one whose commit point could not be confirmed returns 1180
 // (ER_ERROR_DURING_COMMIT, SQLSTATE HY000), never 1213, because a retry
-// could apply it twice. A commit that fits one batch keeps the
-// single-batch path and costs what it did.
+// could apply it twice. On the embedded store a commit that fits one batch
+// keeps the single-batch path and costs what it did. On the Table service
+// every commit takes the record, one batch included (2P+3 requests for P
+// groups, 5 for one): the record's commit timestamp is what snapshot reads
+// decide by (snapshot.go, catalog/txn "Isolation"); a write outside it
+// would be visible to every snapshot at once. The cases below that keep
+// the batch-by-batch path are such writes.
 //
 // Global index entities are ordinary writes of the same commit whenever
 // they can be (txnindex.go: one Pebble batch with the rows; groups of the
@@ -122,7 +127,11 @@ func (g *Gateway) commitAtomic(ctx context.Context, t *txn, phys []string, prep 
 			return false, nil
 		}
 	}
-	if n <= 1 {
+	// On a store without snapshots every commit takes the record, one
+	// batch included: its commit timestamp is what snapshot reads decide
+	// by (catalog/txn, "Isolation"; snapshot.go).
+	versioned := g.txs.Versioned(ctx)
+	if n == 0 || n == 1 && !versioned {
 		return false, nil
 	}
 	type gmeta struct {
@@ -221,7 +230,7 @@ func (g *Gateway) commitAtomic(ctx context.Context, t *txn, phys []string, prep 
 	for i, gr := range groups {
 		tables[i], batches[i] = gr.Table, gr.Ops
 	}
-	if mb, ok := mergeGroupBatches(tables, batches); ok {
+	if mb, ok := mergeGroupBatches(tables, batches); ok && !versioned {
 		if err := beforeCommit(); err != nil {
 			return true, err
 		}
@@ -245,6 +254,11 @@ func (g *Gateway) commitAtomic(ctx context.Context, t *txn, phys []string, prep 
 	err = g.txs.Commit(ctx, groupTables(groups), beforeCommit)
 	var ge *txnrec.GroupError
 	switch {
+	case versioned && n == 1 && errors.Is(err, storage.ErrTooLarge):
+		// An entity at the property limit cannot take the lock and the
+		// version (catalog/txn, "Limits"): nothing was applied; the
+		// single-batch path writes it, without a commit timestamp.
+		return false, nil
 	case err == nil:
 		committed = true
 		log.batches += len(groups)

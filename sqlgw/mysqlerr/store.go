@@ -6,6 +6,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 
 	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/catalog/txn"
 	"github.com/sqlgw/sqlgw/storage"
 )
 
@@ -84,6 +85,10 @@ func FromStore(err error) error {
 	case errors.Is(err, storage.ErrTooLarge):
 		return mysql.NewSQLError(mysql.ERTooBigRowSize, "42000", "%s", err.Error())
 	case errors.Is(err, catalog.ErrConflict):
+		return Conflict(err.Error())
+	case errors.Is(err, txn.ErrSnapshotTooOld):
+		// The versions a snapshot read needs were pruned (catalog/txn,
+		// "Isolation"): retrying takes a fresh snapshot.
 		return Conflict(err.Error())
 	case errors.Is(err, storage.ErrOutcomeUnknown):
 		return OutcomeUnknown(err)

@@ -279,3 +279,63 @@ func BenchmarkInsert(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkMultiBatchInserts: one MultiBatch of 1,000 new entities, one
+// partition each (a sysbench bulk INSERT statement's shape), into a table
+// of 100,000, with the current records read by a Get per operation
+// (get) or through one iterator per table (iter, multiBatchIterOps); keys
+// after the existing ones (seq, an AUTO_INCREMENT key) or spread among
+// them (spread, an index's entities).
+//
+//	go test ./storage/pebble -run '^$' -bench MultiBatchInserts -benchtime 50x -count 3
+func BenchmarkMultiBatchInserts(b *testing.B) {
+	ctx := context.Background()
+	for _, order := range []string{"seq", "spread"} {
+		for _, mode := range []string{"get", "iter"} {
+			b.Run(order+"/"+mode, func(b *testing.B) {
+				s, err := Open(b.TempDir(), &Options{NoSync: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer s.Close()
+				if err := s.CreateTable(ctx, "bench"); err != nil {
+					b.Fatal(err)
+				}
+				ent := func(i int) *storage.Entity {
+					return &storage.Entity{PartitionKey: fmt.Sprintf("%012d", i), RowKey: "",
+						Properties: storage.Properties{"c": storage.String(fmt.Sprintf("%0120d", i)), "k": storage.Int64(int64(i))}}
+				}
+				for i := 0; i < 100_000; i += 1000 {
+					var tbs []storage.TableBatch
+					for j := i; j < i+1000; j++ {
+						tbs = append(tbs, storage.TableBatch{Table: "bench", Ops: []storage.Operation{{Kind: storage.OpInsert, Entity: ent(2 * j)}}})
+					}
+					if _, err := s.MultiBatch(ctx, tbs); err != nil {
+						b.Fatal(err)
+					}
+				}
+				defer func(old int) { multiBatchIterOps = old }(multiBatchIterOps)
+				multiBatchIterOps = 16
+				if mode == "get" {
+					multiBatchIterOps = 1 << 30
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				for n := range b.N {
+					tbs := make([]storage.TableBatch, 1000)
+					for j := range tbs {
+						k := 200_000 + n*1000 + j // after every existing key
+						if order == "spread" {
+							k = 2*((n*1000+j)*97%100_000) + 1 // between two existing keys
+							k += 200_000 * (n / 100)
+						}
+						tbs[j] = storage.TableBatch{Table: "bench", Ops: []storage.Operation{{Kind: storage.OpInsert, Entity: ent(k)}}}
+					}
+					if _, err := s.MultiBatch(ctx, tbs); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

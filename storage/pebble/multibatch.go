@@ -1,11 +1,15 @@
 package pebble
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"hash/maphash"
 	"slices"
 	"time"
+
+	pebbledb "github.com/cockroachdb/pebble/v2"
 
 	"github.com/sqlgw/sqlgw/storage"
 )
@@ -17,7 +21,13 @@ var _ storage.MultiBatcher = (*Store)(nil)
 // of all their entities and committed as one Pebble batch, so a write
 // across partitions and tables is atomic and costs one request, with the
 // conditions (If-Match, insert-only) checked as Batch checks them.
+//
+// With no batches it is a sync barrier: it syncs the log, which makes every
+// write committed before it durable (storage.WithDeferredSync).
 func (s *Store) MultiBatch(ctx context.Context, batches []storage.TableBatch) ([][]storage.ETag, error) {
+	if len(batches) == 0 {
+		return nil, s.syncBarrier(ctx)
+	}
 	for i, b := range batches {
 		if err := s.limits.ValidateBatch(b.Ops); err != nil {
 			return nil, &storage.MultiBatchError{Batch: i, Err: err}
@@ -60,6 +70,12 @@ func (s *Store) MultiBatch(ctx context.Context, batches []storage.TableBatch) ([
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	read := s.get
+	if len(seen) >= multiBatchIterOps {
+		r, closeAll := s.tableReaders()
+		defer closeAll()
+		read = r
+	}
 	ticks := storage.DateTime(time.Now()).Ticks()
 	pb := s.db.NewBatch()
 	defer pb.Close()
@@ -67,7 +83,7 @@ func (s *Store) MultiBatch(ctx context.Context, batches []storage.TableBatch) ([
 	for i, b := range batches {
 		out[i] = make([]storage.ETag, len(b.Ops))
 		for j, op := range b.Ops {
-			etag, val, err := s.apply(op, keys[i][j], ticks, s.get)
+			etag, val, err := s.apply(op, keys[i][j], ticks, read)
 			if err != nil {
 				return nil, &storage.MultiBatchError{Batch: i, Err: &storage.BatchError{Index: j, Err: err}}
 			}
@@ -79,8 +95,83 @@ func (s *Store) MultiBatch(ctx context.Context, batches []storage.TableBatch) ([
 			out[i][j] = etag
 		}
 	}
-	if err := pb.Commit(s.wo); err != nil {
+	if err := pb.Commit(s.writeOptions(ctx)); err != nil {
 		return nil, fmt.Errorf("sqlgw/pebble: commit: %w", err)
 	}
 	return out, nil
+}
+
+// writeOptions is how a write under ctx commits: synced unless the store
+// is NoSync or ctx defers the sync (storage.WithDeferredSync).
+func (s *Store) writeOptions(ctx context.Context) *pebbledb.WriteOptions {
+	if storage.DeferredSync(ctx) {
+		return pebbledb.NoSync
+	}
+	return s.wo
+}
+
+// syncBarrier returns once every write committed before it is durable: a
+// synced write of a log-only record (Pebble's log is ordered, so syncing
+// it syncs everything before it).
+func (s *Store) syncBarrier(ctx context.Context) error {
+	if err := s.rlock(ctx); err != nil {
+		return err
+	}
+	defer s.mu.RUnlock()
+	if s.wo != pebbledb.Sync {
+		return nil
+	}
+	if err := s.db.LogData(nil, pebbledb.Sync); err != nil {
+		return fmt.Errorf("sqlgw/pebble: sync: %w", err)
+	}
+	return nil
+}
+
+// multiBatchIterOps is the number of operations from which MultiBatch reads
+// the current records through one iterator per table instead of a Get per
+// operation: a Get builds and discards a read path through every level
+// each time, while an iterator's seeks reuse it (and a seek to a key after
+// the last one continues from there), so a statement's thousands of rows
+// (a bulk INSERT, a backfill page) cost much less to check.
+var multiBatchIterOps = 16
+
+// tableReaders returns a read function (as get) that seeks in one
+// iterator per table prefix, created on first use, and a function closing
+// them. The entities read are locked by the caller, so the iterators'
+// view of them is current.
+func (s *Store) tableReaders() (func([]byte) ([]byte, bool, error), func()) {
+	type tableIter struct {
+		prefix []byte
+		it     *pebbledb.Iterator
+	}
+	var iters []tableIter
+	read := func(key []byte) ([]byte, bool, error) {
+		var it *pebbledb.Iterator
+		for _, ti := range iters {
+			if bytes.HasPrefix(key, ti.prefix) {
+				it = ti.it
+				break
+			}
+		}
+		if it == nil {
+			id := binary.BigEndian.Uint64(key[1:tablePrefixLen])
+			prefix := appendTablePrefix(nil, id)
+			var err error
+			it, err = s.db.NewIter(&pebbledb.IterOptions{LowerBound: prefix, UpperBound: appendTablePrefix(nil, id+1)})
+			if err != nil {
+				return nil, false, err
+			}
+			iters = append(iters, tableIter{prefix: prefix, it: it})
+		}
+		if !it.SeekGE(key) || !bytes.Equal(it.Key(), key) {
+			return nil, false, it.Error()
+		}
+		v, err := it.ValueAndErr()
+		return v, err == nil, err
+	}
+	return read, func() {
+		for _, ti := range iters {
+			ti.it.Close()
+		}
+	}
 }

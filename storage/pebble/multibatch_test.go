@@ -3,6 +3,7 @@ package pebble_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/sqlgw/sqlgw/storage"
@@ -63,5 +64,118 @@ func TestMultiBatch(t *testing.T) {
 	})
 	if !errors.Is(err, storage.ErrInvalid) {
 		t.Fatalf("one entity twice: %v", err)
+	}
+}
+
+// TestMultiBatchManyOps: a MultiBatch of many operations over two tables
+// (read through per-table iterators, multibatch.go) checks every
+// condition as a small one does: an Insert of an existing entity and a
+// stale If-Match fail the whole write; a Merge keeps the properties read;
+// Deletes and Inserts interleaved across tables apply together.
+func TestMultiBatchManyOps(t *testing.T) {
+	ctx := context.Background()
+	s, err := pebble.OpenMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, tb := range []string{"many1", "many2"} {
+		if err := s.CreateTable(ctx, tb); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ent := func(pk string, v int64) *storage.Entity {
+		return &storage.Entity{PartitionKey: pk, RowKey: "r", Properties: storage.Properties{"v": storage.Int64(v)}}
+	}
+	etags := map[string]storage.ETag{}
+	for i := range 40 {
+		for _, tb := range []string{"many1", "many2"} {
+			e, err := s.Insert(ctx, tb, ent(fmt.Sprintf("%03d", 2*i), int64(i)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			etags[tb+fmt.Sprint(2*i)] = e
+		}
+	}
+	build := func(dupAt int, staleAt int) []storage.TableBatch {
+		var tbs []storage.TableBatch
+		for i := range 40 {
+			tb := []string{"many1", "many2"}[i%2]
+			pk := fmt.Sprintf("%03d", 2*i+1) // new, between existing keys
+			op := storage.Operation{Kind: storage.OpInsert, Entity: ent(pk, 100)}
+			itb := tb
+			if i == dupAt {
+				// Exists, in the table this round does not update.
+				op.Entity, itb = ent(fmt.Sprintf("%03d", 2*i), 100), []string{"many2", "many1"}[i%2]
+			}
+			tbs = append(tbs, storage.TableBatch{Table: itb, Ops: []storage.Operation{op}})
+			upd := storage.Operation{Kind: storage.OpUpdate, Mode: storage.Merge, IfMatch: etags[tb+fmt.Sprint(2*i)],
+				Entity: &storage.Entity{PartitionKey: fmt.Sprintf("%03d", 2*i), RowKey: "r", Properties: storage.Properties{"w": storage.Int64(1)}}}
+			if i == staleAt {
+				upd.IfMatch = "W/\"stale\""
+			}
+			tbs = append(tbs, storage.TableBatch{Table: tb, Ops: []storage.Operation{upd}})
+		}
+		return tbs
+	}
+	for _, c := range []struct {
+		dup, stale int
+		want       error
+	}{{dup: 37, stale: -1, want: storage.ErrAlreadyExists}, {dup: -1, stale: 21, want: storage.ErrPreconditionFailed}} {
+		if _, err := s.MultiBatch(ctx, build(c.dup, c.stale)); !errors.Is(err, c.want) {
+			t.Fatalf("MultiBatch with dup %d, stale %d: %v, want %v", c.dup, c.stale, err, c.want)
+		}
+		if _, err := s.Get(ctx, "many1", "001", "r", nil); !errors.Is(err, storage.ErrNotFound) {
+			t.Fatalf("a failed MultiBatch applied its first insert: %v", err)
+		}
+	}
+	if _, err := s.MultiBatch(ctx, build(-1, -1)); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 80 {
+		tb := []string{"many1", "many2"}[(i/2)%2]
+		got, err := s.Get(ctx, tb, fmt.Sprintf("%03d", i), "r", nil)
+		if i%2 == 1 {
+			if err != nil || got.Properties["v"].Int() != 100 {
+				t.Fatalf("inserted %s/%03d: %v %v", tb, i, got, err)
+			}
+			continue
+		}
+		if err != nil || got.Properties["v"].Int() != int64(i/2) || got.Properties["w"].Int() != 1 {
+			t.Fatalf("merged %s/%03d: %v %v", tb, i, got, err)
+		}
+	}
+}
+
+// TestEmptyMerge: an empty Merge (the backfill's touch of a row) keeps
+// every property, gives a new ETag, and is conditional on If-Match.
+func TestEmptyMerge(t *testing.T) {
+	ctx := context.Background()
+	s, err := pebble.OpenMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.CreateTable(ctx, "touch"); err != nil {
+		t.Fatal(err)
+	}
+	props := storage.Properties{"c": storage.String("ça"), "k": storage.Int64(5)}
+	etag, err := s.Insert(ctx, "touch", &storage.Entity{PartitionKey: "p", RowKey: "r", Properties: props})
+	if err != nil {
+		t.Fatal(err)
+	}
+	touch := func(ifMatch storage.ETag) (storage.ETag, error) {
+		return s.Update(ctx, "touch", &storage.Entity{PartitionKey: "p", RowKey: "r", Properties: storage.Properties{}}, storage.Merge, ifMatch)
+	}
+	etag2, err := touch(etag)
+	if err != nil || etag2 == etag {
+		t.Fatalf("empty Merge: %q, %v", etag2, err)
+	}
+	if _, err := touch(etag); !errors.Is(err, storage.ErrPreconditionFailed) {
+		t.Fatalf("empty Merge with the old ETag: %v", err)
+	}
+	got, err := s.Get(ctx, "touch", "p", "r", nil)
+	if err != nil || got.ETag != etag2 || len(got.Properties) != 2 || !got.Properties["c"].Equal(props["c"]) || !got.Properties["k"].Equal(props["k"]) {
+		t.Fatalf("after the empty Merge: %+v, %v", got, err)
 	}
 }

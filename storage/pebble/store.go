@@ -7,7 +7,10 @@
 // Durability: every write (entity writes, batches, CreateTable, DeleteTable)
 // is committed with pebble.Sync unless Options.NoSync is set, so a write that
 // returned survives a crash. Restarting on the same directory reopens every
-// table.
+// table. The one exception is a write whose context carries
+// storage.WithDeferredSync (the index backfill's pages): it commits without
+// waiting for the fsync and becomes durable with the next synced write or
+// with MultiBatch's sync barrier (no batches), Pebble's log being ordered.
 //
 // Tuning: Open sets Pebble's options for a database server rather than
 // Pebble's library defaults (a block cache sized from memory, bloom filters on
@@ -582,7 +585,7 @@ func (s *Store) write(ctx context.Context, table string, ops []storage.Operation
 		}
 		etags[i] = etag
 	}
-	if err := b.Commit(s.wo); err != nil {
+	if err := b.Commit(s.writeOptions(ctx)); err != nil {
 		return nil, fmt.Errorf("sqlgw/pebble: commit: %w", err)
 	}
 	return etags, nil
