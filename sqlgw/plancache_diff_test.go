@@ -19,13 +19,15 @@ import (
 	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
-// TestPlanCacheDifferential runs the statements of the SQL corpus
-// (testdata/cli/*.sql) against two servers, one with the plan cache
+// TestPlanCacheDifferential runs the statements of the SQL corpora
+// (testdata/cli/*.sql, testdata/compat/**/*.sql) against two servers, one with the plan cache
 // (plancache.go) and one without (Config.NoPlanCache), in lockstep. Every
-// SELECT whose WHERE compares columns with literals is also run as a
-// server-side prepared statement with those literals as parameters, three
-// times (the second and third executes come from the cache where the shape
-// qualifies), and everything is compared: column names, rows, the MySQL
+// SELECT whose WHERE compares columns with literals is run twice more as
+// text (from the plan cache of its shape, textcache.go, where it
+// qualifies) and also as a server-side prepared statement with those
+// literals as parameters, three times (the second and third executes
+// come from the cache where the shape qualifies), and everything is
+// compared: column names, rows, the MySQL
 // error, warnings. The corpus must give the cache some hits, or the test
 // proves nothing.
 func TestPlanCacheDifferential(t *testing.T) {
@@ -33,33 +35,62 @@ func TestPlanCacheDifferential(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no corpus: %v", err)
 	}
-	var hits, checked int
+	// Each file is one session, but the compat CLI corpus's three files
+	// run in one (piped.sql reads what the other two made).
+	corpora := make([][]string, 0, len(files)+4)
 	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			text, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
+		corpora = append(corpora, []string{f})
+	}
+	corpora = append(corpora, []string{"../testdata/compat/cli/schema.sql", "../testdata/compat/cli/data.sql", "../testdata/compat/cli/piped.sql"})
+	others, _ := filepath.Glob("../testdata/compat/*/*.sql")
+	more, _ := filepath.Glob("../testdata/compat/*/*/*.sql")
+	for _, f := range append(others, more...) {
+		if filepath.Base(filepath.Dir(f)) != "cli" {
+			corpora = append(corpora, []string{f})
+		}
+	}
+	var hits, checked, direct, texts int
+	for _, fs := range corpora {
+		name, _ := filepath.Rel("../testdata", fs[0])
+		t.Run(name, func(t *testing.T) {
+			var text []byte
+			for _, f := range fs {
+				b, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				text = append(append(text, b...), '\n')
 			}
 			pieces, err := sqlparser.SplitStatementToPieces(string(text))
 			if err != nil {
 				t.Skipf("split: %v", err)
 			}
-			c, h := diffStatements(t, pieces)
+			c, h, d, x := diffStatements(t, pieces)
 			checked += c
 			hits += h
+			direct += d
+			texts += x
 		})
 	}
 	t.Run("cache_shapes", func(t *testing.T) {
-		c, h := diffStatements(t, cacheShapes)
+		c, h, d, x := diffStatements(t, cacheShapes)
 		checked += c
 		hits += h
+		direct += d
+		texts += x
+		if x < 20 {
+			t.Errorf("only %d text statements of the cache's shapes came from the plan cache", x)
+		}
 		if h < 40 {
 			t.Errorf("only %d executes of the cache's shapes came from the plan cache", h)
 		}
+		if d < 20 {
+			t.Errorf("only %d executes of the cache's shapes were executed directly", d)
+		}
 	})
-	t.Logf("%d prepared executes compared, %d from the plan cache", checked, hits)
-	if hits == 0 {
-		t.Error("no execute came from the plan cache: the corpus does not exercise it")
+	t.Logf("%d prepared executes compared; %d executes and text statements from the plan cache, %d of them executed directly; %d repeated text statements from the cache", checked, hits, direct, texts)
+	if hits == 0 || direct == 0 || texts == 0 {
+		t.Error("no execute came from the plan cache or its direct execution: the corpus does not exercise it")
 	}
 }
 
@@ -73,7 +104,8 @@ var cacheShapes = []string{
 	"INSERT INTO k1 VALUES (1, 'a', NULL), (2, 'b', 2), (127, 'c', 3), (128, 'd', 4), (70000, 'e', 5), (-5, 'neg', 6)",
 	"SELECT v FROM k1 WHERE id = 1", "SELECT v, n FROM k1 WHERE id = 128", "SELECT * FROM k1 WHERE id = 70000",
 	"SELECT v FROM k1 WHERE id = 3", "SELECT v FROM k1 WHERE id = -5", "SELECT v FROM k1 WHERE id = 99999999999",
-	"SELECT v FROM k1 WHERE id = '2'", "SELECT v FROM k1 WHERE id = 'x'", "SELECT n AS nn, v AS vv FROM k1 WHERE 2 = id",
+	"SELECT v FROM k1 WHERE id = '2'", "SELECT v FROM k1 WHERE id = 'x'", "SELECT v FROM k1 WHERE id = '1abc'", "SELECT v FROM k1 WHERE id = '2x'",
+	"SELECT v FROM k1 WHERE id IN ('1abc', 2)", "SELECT v FROM k1 WHERE id IN ('2abc', 1)", "SELECT v FROM k1 WHERE id BETWEEN '1z' AND 2", "SELECT n AS nn, v AS vv FROM k1 WHERE 2 = id",
 	"CREATE TABLE k2 (t VARCHAR(10) COLLATE utf8mb4_0900_ai_ci, id INT, d VARCHAR(10), PRIMARY KEY (t, id))",
 	"INSERT INTO k2 VALUES ('Acme', 1, 'x'), ('acme', 2, 'y'), ('beta', 1, 'z')",
 	"SELECT d FROM k2 WHERE t = 'ACME' AND id = 1", "SELECT d FROM k2 WHERE t = 'acme' AND id = 2",
@@ -96,18 +128,33 @@ var cacheShapes = []string{
 	"SELECT c FROM sb WHERE id BETWEEN 2 AND 6", "SELECT SUM(k) FROM sb WHERE id BETWEEN 3 AND 8",
 	"SELECT c FROM sb WHERE id BETWEEN 1 AND 10 ORDER BY c", "SELECT DISTINCT c FROM sb WHERE id BETWEEN 1 AND 10 ORDER BY c",
 	"SELECT id, k, c FROM sb WHERE k IN (5, 9, 1)", "SELECT id, k, c FROM sb WHERE k IN (2, 2, 4)", "SELECT id FROM sb WHERE id IN (3, 1, 99)",
+	"SELECT id, c FROM sb WHERE k IN (1, 300, 70000)", "SELECT id, c FROM sb WHERE k IN (70000, 5, 300)",
+	"SELECT id, c FROM sb WHERE k IN (200, 40000, 3000000000)", "SELECT id, c FROM sb WHERE k IN (2, 3, 4)", "SELECT id, c FROM sb WHERE id IN (2, 300, 9)", "SELECT id, c FROM sb WHERE id IN (40000, 1, 5000000000)", "SELECT id, c FROM sb WHERE k IN (-1, 9, 5000000000)",
 	"SELECT c FROM sb WHERE id >= 4 AND id < 8 ORDER BY id DESC", "SELECT c FROM sb WHERE id > 2 ORDER BY id LIMIT 3",
 	"SELECT COUNT(*), MIN(k), MAX(c) FROM sb WHERE id <= 7", "SELECT k, COUNT(*) FROM sb WHERE id BETWEEN 1 AND 10 GROUP BY k ORDER BY k",
 	"SELECT c FROM sb WHERE id BETWEEN 6 AND 2", "SELECT c FROM sb WHERE id = 3 AND k = 3", "SELECT c FROM sb WHERE k = 5 ORDER BY id LIMIT 2",
 	"SELECT c FROM sb WHERE c = 'c1'", "SELECT id FROM sb WHERE c >= 'c5' ORDER BY id",
+	// Plans whose sort the index order answers, cached outside a
+	// transaction and run inside one with writes to the table (planned
+	// without secondary indexes there), and back.
+	"SELECT id, k FROM sb WHERE k > 3 ORDER BY k DESC LIMIT 3", "SELECT id, k FROM sb WHERE k > 2 ORDER BY k DESC", "SELECT c FROM sb WHERE id > 3 ORDER BY id DESC",
+	"BEGIN", "INSERT INTO sb (k, c) VALUES (50, 'n1'), (40, 'n2')",
+	"SELECT id, k FROM sb WHERE k > 3 ORDER BY k DESC LIMIT 3", "SELECT id, k FROM sb WHERE k > 2 ORDER BY k DESC", "SELECT c FROM sb WHERE id > 3 ORDER BY id DESC",
+	"ROLLBACK", "SELECT id, k FROM sb WHERE k > 3 ORDER BY k DESC LIMIT 3", "SELECT id, k FROM sb WHERE k > 2 ORDER BY k DESC",
+	// Session settings that change the plan or the result's fields.
+	"SET sql_select_limit = 2", "SELECT c FROM sb WHERE id BETWEEN 2 AND 6", "SELECT v FROM k1 WHERE id = 1",
+	"SET sql_select_limit = DEFAULT", "SELECT c FROM sb WHERE id BETWEEN 2 AND 6",
+	"SELECT big, bin FROM k5 WHERE id = 1", "SET character_set_results = latin1", "SELECT c FROM sb WHERE id BETWEEN 2 AND 6", "SELECT big, bin FROM k5 WHERE id = 1",
+	"SET character_set_results = utf8mb4", "SELECT c FROM sb WHERE id BETWEEN 2 AND 6", "SELECT big, bin FROM k5 WHERE id = 1",
 	"DROP TABLE k1", "SELECT * FROM k1 WHERE id = 1",
 	"CREATE TABLE k1 (id INT PRIMARY KEY, v INT)", "INSERT INTO k1 VALUES (1, 100)", "SELECT v FROM k1 WHERE id = 1",
 }
 
-// diffStatements runs statements on a server with the plan cache and one
-// without, comparing every outcome; it returns the prepared executes
-// compared and the plan cache's hits.
-func diffStatements(t *testing.T, statements []string) (checked, hits int) {
+// diffStatements runs statements on a server with the plan cache and its
+// direct execution (direct.go) and one without the cache, comparing every
+// outcome; it returns the prepared executes compared, the plan cache's
+// hits and the hits executed directly.
+func diffStatements(t *testing.T, statements []string) (checked, hits, direct, texts int) {
 	t.Helper()
 	with, without := diffServer(t, false), diffServer(t, true)
 	for _, q := range statements {
@@ -123,6 +170,24 @@ func diffStatements(t *testing.T, statements []string) (checked, hits int) {
 		if !ok {
 			continue
 		}
+		// The text again: from the plan cache of its shape
+		// (textcache.go) where it qualifies.
+		cacheHits := func() int {
+			var name string
+			var n int
+			if err := with.QueryRowContext(context.Background(), "SHOW SESSION STATUS LIKE 'Plan_cache_hits'").Scan(&name, &n); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		h0 := cacheHits()
+		for range 2 {
+			a, b := diffRun(with, q), diffRun(without, q)
+			if a != b {
+				t.Fatalf("%s (text, again)\nwith the plan cache:\n%s\nwithout:\n%s", q, a, b)
+			}
+		}
+		texts += cacheHits() - h0
 		for range 3 {
 			a, b := diffRun(with, pq, args...), diffRun(without, pq, args...)
 			if a != b {
@@ -135,7 +200,10 @@ func diffStatements(t *testing.T, statements []string) (checked, hits int) {
 	if err := with.QueryRowContext(context.Background(), "SHOW SESSION STATUS LIKE 'Plan_cache_hits'").Scan(&name, &hits); err != nil {
 		t.Fatal(err)
 	}
-	return checked, hits
+	if err := with.QueryRowContext(context.Background(), "SHOW SESSION STATUS LIKE 'Plan_cache_direct'").Scan(&name, &direct); err != nil {
+		t.Fatal(err)
+	}
+	return checked, hits, direct, texts
 }
 
 // diffServer starts a server on an in-memory store and returns one
@@ -179,6 +247,15 @@ func diffRun(c *sql.Conn, q string, args ...any) string {
 	} else {
 		cols, _ := rs.Columns()
 		fmt.Fprintf(&sb, "columns: %q\n", cols)
+		// The result metadata: type, length, decimals, nullability.
+		if cts, err := rs.ColumnTypes(); err == nil {
+			for _, ct := range cts {
+				n, _ := ct.Nullable()
+				l, _ := ct.Length()
+				p, sc, _ := ct.DecimalSize()
+				fmt.Fprintf(&sb, "column %s: %s len %d dec %d,%d null %v scan %v\n", ct.Name(), ct.DatabaseTypeName(), l, p, sc, n, ct.ScanType())
+			}
+		}
 		for rs.Next() {
 			vals := make([]sql.RawBytes, len(cols))
 			ptrs := make([]any, len(cols))

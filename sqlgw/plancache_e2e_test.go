@@ -178,6 +178,9 @@ func TestPlanCachePrivileges(t *testing.T) {
 	if hits, _, _ := planCacheStatus(t, c); hits != 2 {
 		t.Fatalf("plan cache hits %d, want 2", hits)
 	}
+	if d := directRuns(t, c); d != 2 {
+		t.Fatalf("%d executes ran directly (direct.go), want 2", d)
+	}
 	sqltest.NewRunner(t, ts.DB).Exec("REVOKE SELECT ON pcp.t FROM reader")
 	var v string
 	err = st.QueryRowContext(ctx, 2).Scan(&v)

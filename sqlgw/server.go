@@ -146,6 +146,12 @@ type Config struct {
 	// NoPlanCache turns the plan cache of prepared statements off
 	// (plancache.go): every execute is analyzed again. For comparisons.
 	NoPlanCache bool
+	// NoDirect runs cached plans through go-mysql-server's executor
+	// instead of directly (engine/direct.go). For comparisons.
+	NoDirect bool
+	// NoTextPlanCache leaves text statements (COM_QUERY) out of the plan
+	// cache (engine/textcache.go). For comparisons.
+	NoTextPlanCache bool
 	// Attach lists the store's tables sqlgw did not create as SQL tables
 	// (attached.go).
 	Attach AttachConfig
@@ -324,7 +330,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		return fail(fmt.Errorf("sqlgw: %w", err))
 	}
 	if !cfg.NoPlanCache {
-		h.Fast = &engine.FastLane{GW: gw, Engine: gmsEngine, SessionManager: srv.SessionManager()} // plancache.go
+		h.Fast = &engine.FastLane{GW: gw, Engine: gmsEngine, SessionManager: srv.SessionManager(), NoDirect: cfg.NoDirect, NoText: cfg.NoTextPlanCache} // plancache.go, direct.go, textcache.go
 		if gw.Metrics != nil {
 			h.Fast.Statements = gw.Metrics
 		}

@@ -194,8 +194,8 @@ func placeholder(l lock, e *storage.Entity) bool {
 func isPoisoned(t storage.ETag) bool { return strings.HasPrefix(string(t), poison) }
 
 func project(e *storage.Entity, sel []string) *storage.Entity {
-	if sel == nil {
-		return e
+	if sel == nil || onlySelected(e.Properties, sel) {
+		return e // nothing to leave out: no copy (most entities of a page)
 	}
 	c := *e
 	c.Properties = make(storage.Properties, len(sel))
@@ -205,6 +205,19 @@ func project(e *storage.Entity, sel []string) *storage.Entity {
 		}
 	}
 	return &c
+}
+
+// onlySelected reports whether every property of props is in sel.
+func onlySelected(props storage.Properties, sel []string) bool {
+	if len(props) > len(sel) {
+		return false
+	}
+	for n := range props {
+		if !slices.Contains(sel, n) {
+			return false
+		}
+	}
+	return true
 }
 
 // Get implements storage.Store.

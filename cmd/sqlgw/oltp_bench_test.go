@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 
@@ -30,7 +31,10 @@ import (
 //   - insert/ps: oltp_insert's single-row autocommit INSERT, prepared.
 //
 // cachehits/op is the share of executes served from the plan cache
-// (sqlgw/engine/plancache.go).
+// (sqlgw/engine/plancache.go), direct/op the share executed directly
+// (sqlgw/engine/direct.go); SQLGW_BENCH_NODIRECT=1 turns direct execution
+// off (Config.NoDirect), for an A/B in one build. random_points/ps is
+// select_random_points (ten values of k IN a list, through k_1).
 //
 // allocs/op and B/op count the whole process, the client driver's
 // allocations included (a few dozen per statement), so compare them
@@ -75,13 +79,42 @@ func BenchmarkOLTP(b *testing.B) {
 		defer stmt.Close()
 		var c string
 		b.ReportAllocs()
-		h0 := oltpStatus(b, conn, "Plan_cache_hits")
+		h0, d0 := oltpStatus(b, conn, "Plan_cache_hits"), oltpStatus(b, conn, "Plan_cache_direct")
 		oltpMeasure(b, conn, func(int) {
 			if err := stmt.QueryRowContext(ctx, rng.IntN(rows)+1).Scan(&c); err != nil {
 				b.Fatal(err)
 			}
 		})
 		b.ReportMetric(float64(oltpStatus(b, conn, "Plan_cache_hits")-h0)/float64(b.N), "cachehits/op")
+		b.ReportMetric(float64(oltpStatus(b, conn, "Plan_cache_direct")-d0)/float64(b.N), "direct/op")
+	})
+	b.Run("random_points/ps", func(b *testing.B) {
+		// select_random_points: ten values of k through the global index k_1.
+		stmt, err := conn.PrepareContext(ctx, "SELECT id, k, c, pad FROM sbtest1 WHERE k IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer stmt.Close()
+		b.ReportAllocs()
+		h0, d0 := oltpStatus(b, conn, "Plan_cache_hits"), oltpStatus(b, conn, "Plan_cache_direct")
+		args := make([]any, 10)
+		oltpMeasure(b, conn, func(int) {
+			for i := range args {
+				args[i] = rng.IntN(rows) + 1
+			}
+			rs, err := stmt.QueryContext(ctx, args...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for rs.Next() {
+			}
+			if err := rs.Err(); err != nil {
+				b.Fatal(err)
+			}
+			rs.Close()
+		})
+		b.ReportMetric(float64(oltpStatus(b, conn, "Plan_cache_hits")-h0)/float64(b.N), "cachehits/op")
+		b.ReportMetric(float64(oltpStatus(b, conn, "Plan_cache_direct")-d0)/float64(b.N), "direct/op")
 	})
 	b.Run("point_select/text", func(b *testing.B) {
 		var c string
@@ -158,7 +191,8 @@ func oltpServer(b *testing.B) *sql.DB {
 	}
 	srv, err := sqlgw.NewServer(context.Background(), sqlgw.Config{
 		Listen: "127.0.0.1:0", Store: st, StoreName: "bench",
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
+		NoDirect: os.Getenv("SQLGW_BENCH_NODIRECT") == "1",
 	})
 	if err != nil {
 		b.Fatal(err)

@@ -4,7 +4,8 @@
 // lazy pages, parallel MultiGet), secondary indexes, batched lookup joins,
 // DDL features (generated columns, CHECK, triggers, views, foreign keys,
 // narrowing ALTER, primary key changes, TIME(n)), statistics, the plan
-// cache of prepared statements, attached tables and the analyzer rules.
+// cache of prepared and text statements and its direct execution, attached
+// tables and the analyzer rules.
 //
 // Engine (engine.go) builds a go-mysql-server engine over a store; Gateway
 // (gateway.go) is the state every session of one engine shares. The server
@@ -62,6 +63,8 @@
 //	rules.go        analyzer rule: LIMIT pushdown, sort elimination
 //	explain.go      plain EXPLAIN rows naming the access path
 //	plancache.go    FastLane: plan cache of prepared SELECTs
+//	textcache.go    the plan cache of text SELECTs, per normalized shape
+//	direct.go       cached plans run without the engine's executor
 //
 // Joins:
 //
@@ -121,9 +124,12 @@
 //   - Plan cache (plancache.go): a prepared SELECT over one table whose
 //     parameters all land in the table's lookup is analyzed once per session;
 //     each execute re-plans the lookup with the new values and runs the
-//     cached plan. DDL (catalog version), another database or sql_mode, or
-//     a parameter of another type sends the execute the general way.
-//     Plan_cache_hits / _misses / Last_plan_from_cache show it.
+//     cached plan. DDL (catalog version), another database, sql_mode or
+//     character_set_results, or a parameter of another type sends the
+//     execute the general way. Text SELECTs share plans per normalized
+//     shape (textcache.go); plans that are only the lookup, its columns
+//     and LIMITs run without go-mysql-server's executor (direct.go).
+//     Plan_cache_hits / _misses / _direct / Last_plan_from_cache show it.
 //   - At most one row: a PointGet tells the engine so (index.go,
 //     max1RowFDs), which then spools the row without its goroutines.
 //   - Reading backwards: where the store can (storage.Capabilities.Reverse:

@@ -21,6 +21,8 @@ import (
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	"github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"github.com/sqlgw/sqlgw/planner"
 )
 
 // Plan cache of prepared statements (issue 13)
@@ -69,7 +71,8 @@ import (
 //   - the table's catalog record (ID, version, physical table): DDL from
 //     any gateway changes the version, which this gateway sees as soon as
 //     it would for an uncached statement (catalog refresh);
-//   - the current database and sql_mode;
+//   - the current database, sql_mode, character_set_results (the result
+//     fields' charsets and text lengths follow it) and sql_select_limit;
 //   - the type of each parameter's literal: a literal of another type
 //     (another integer width where the binder keeps it, another
 //     collation_connection for strings) may compare differently; only
@@ -95,15 +98,16 @@ import (
 //
 // Visible to users: SHOW [SESSION] STATUS LIKE '%plan%cache%'
 // (Plan_cache_hits, Plan_cache_misses: executes of a
-// cacheable statement that had to build the plan) and
-// Last_plan_from_cache (1 if the session's previous statement ran from
-// the cache, as TiDB's @@last_plan_from_cache). Config.NoPlanCache turns the
-// cache off (the differential test compares both).
+// cacheable statement that had to build the plan, Plan_cache_direct: hits
+// executed directly) and Last_plan_from_cache (1 if the session's previous
+// statement ran from the cache, as TiDB's @@last_plan_from_cache). Text
+// statements count as executes. Config.NoPlanCache turns the cache off,
+// Config.NoDirect its direct execution, Config.NoTextPlanCache its text
+// statements (the differential test compares them).
 //
-// Not cached: text statements (COM_QUERY). Caching them per normalized
-// shape (literals as parameters) needs the same machinery plus a
-// normalizer that reproduces the binder's literal typing for literals
-// written in the text; not done.
+// Text statements (COM_QUERY) are cached per normalized shape, their
+// literals taken as parameters (textcache.go); cached plans of the
+// simplest shapes run without go-mysql-server's executor (direct.go).
 //
 // Upstream: go-mysql-server would make this unnecessary by caching the
 // analyzed plan of a prepared statement with its bind variables left in
@@ -121,6 +125,7 @@ type planCache struct {
 	mu       sync.Mutex
 	plans    map[string][]*cachedPlan
 	not      map[string]bool
+	notText  map[string]bool // texts whose shape is not cached (textcache.go)
 	failures map[string]int
 	stats    map[string]*planStats
 }
@@ -128,11 +133,16 @@ type planCache struct {
 // cachedPlan is the analyzed plan of one prepared statement.
 type cachedPlan struct {
 	db, sqlMode string
-	tableDB     string
-	tableName   string
-	tableID     uint64
-	version     uint64
-	phys        string
+	// charsetResults is character_set_results when the plan was made: the
+	// result fields (charset, text lengths) depend on it;
+	// selectLimit is sql_select_limit, which the analyzer may apply.
+	charsetResults sql.CharacterSetID
+	selectLimit    interface{}
+	tableDB        string
+	tableName      string
+	tableID        uint64
+	version        uint64
+	phys           string
 
 	root sql.Node                 // the analyzed plan
 	ita  *plan.IndexedTableAccess // its one table access
@@ -153,6 +163,9 @@ type cachedPlan struct {
 	ints *planbuilder.Builder
 	// auth is the table's privilege check, run on every execute.
 	auth sqlparser.AuthInformation
+	// direct, if set, runs the plan without go-mysql-server's executor
+	// (direct.go).
+	direct *directPlan
 }
 
 // authorized runs the privilege check go-mysql-server's binder runs for the
@@ -183,6 +196,11 @@ type FastLane struct {
 		QueryStarted()
 		QueryCompleted(success bool, d time.Duration)
 	}
+	// NoDirect turns direct execution (direct.go) off: cached plans run
+	// through go-mysql-server's executor.
+	NoDirect bool
+	// NoText turns the plan cache of text statements (textcache.go) off.
+	NoText bool
 }
 
 // cacheableShape reports whether stmt has a shape the plan cache takes (see
@@ -350,6 +368,12 @@ func expandLiteral(ctx *sql.Context, col sql.Type, lit *expression.Literal) (*ex
 	return expression.NewLiteral(val, lt), true
 }
 
+// int64Typed reports whether t is an integer type whose values are all
+// int64 values: every integer type but BIGINT UNSIGNED.
+func int64Typed(t sql.Type) bool {
+	return types.IsInteger(t) && !t.Equals(types.Uint64)
+}
+
 // literalFor returns the literal of slot sl for the bind variable bv.
 func (sl *paramSlot) literalFor(ctx *sql.Context, bv *querypb.BindVariable, ints *planbuilder.Builder) (*expression.Literal, bool) {
 	raw, ok := rawLiteral(ctx, bv, ints)
@@ -357,7 +381,15 @@ func (sl *paramSlot) literalFor(ctx *sql.Context, bv *querypb.BindVariable, ints
 		return nil, false
 	}
 	if !sl.expanded {
-		return raw, raw.Type(ctx).Equals(sl.typ)
+		rt := raw.Type(ctx)
+		// An integer of another width (the binder types an integer by
+		// its value's width, TINYINT, TINYINT UNSIGNED, SMALLINT, ...,
+		// where it does not convert it to the column's type, as in an IN
+		// list) compares as the cached one when both hold any value
+		// exactly as an int64 (not BIGINT UNSIGNED): the literal is taken
+		// as the binder built it, and the lookup is re-planned with it, as
+		// the analyzer would.
+		return raw, rt.Equals(sl.typ) || int64Typed(rt) && int64Typed(sl.typ)
 	}
 	if raw.Type(ctx).Equals(sl.typ) {
 		// The binder converts a congruent literal to the column's type, a
@@ -368,7 +400,10 @@ func (sl *paramSlot) literalFor(ctx *sql.Context, bv *querypb.BindVariable, ints
 }
 
 func (p *cachedPlan) valid(ctx *sql.Context, g *Gateway, db, mode string) bool {
-	if p.db != db || p.sqlMode != mode {
+	if p.db != db || p.sqlMode != mode || ctx.GetCharacterSetResults() != p.charsetResults {
+		return false
+	}
+	if v, err := ctx.GetSessionVariable(ctx, "sql_select_limit"); err != nil || v != p.selectLimit {
 		return false
 	}
 	t, err := g.Catalog.Table(context.Background(), p.tableDB, p.tableName) // the catalog cache; no session counters
@@ -378,6 +413,15 @@ func (p *cachedPlan) valid(ctx *sql.Context, g *Gateway, db, mode string) bool {
 // rebind returns the cached plan with the lookup re-planned for bindings,
 // or ok false if this execute must take the general path.
 func (p *cachedPlan) rebind(ctx *sql.Context, bindings map[string]*querypb.BindVariable) (sql.Node, bool) {
+	exprs, ok := p.conjuncts(ctx, bindings)
+	if !ok {
+		return nil, false
+	}
+	return p.withConjuncts(ctx, exprs)
+}
+
+// conjuncts returns the cached conjuncts with the literals of bindings.
+func (p *cachedPlan) conjuncts(ctx *sql.Context, bindings map[string]*querypb.BindVariable) ([]sql.Expression, bool) {
 	if len(bindings) != p.nparams {
 		return nil, false
 	}
@@ -405,34 +449,13 @@ func (p *cachedPlan) rebind(ctx *sql.Context, bindings map[string]*querypb.BindV
 		}
 		exprs[i] = ne
 	}
-	return p.withConjuncts(ctx, exprs)
+	return exprs, true
 }
 
 // withConjuncts re-plans the lookup for exprs and swaps it into the plan.
 func (p *cachedPlan) withConjuncts(ctx *sql.Context, exprs []sql.Expression) (sql.Node, bool) {
-	is, ok := p.ita.TableNode.UnderlyingTable().(sql.IndexSearchableTable)
+	lookup, ok := p.lookupFor(ctx, exprs)
 	if !ok {
-		return nil, false
-	}
-	lookup, fds, rest, ok, err := is.LookupForExpressions(ctx, exprs...)
-	if err != nil || !ok || rest != nil || lookup.IsEmpty() {
-		return nil, false
-	}
-	if p.lookupMax1 && (fds == nil || !fds.HasMax1Row()) {
-		return nil, false
-	}
-	// What the pushdown rule (rules.go) did to the cached lookup: the
-	// ORDER BY the plan satisfies, the pushed LIMIT.
-	tpl := p.ita.Table.(*Table)
-	tplRanges := tpl.lookup.Ranges.(*planRanges)
-	pr, ok := lookup.Ranges.(*planRanges)
-	if !ok {
-		return nil, false
-	}
-	if tplRanges.order != nil {
-		pr.order = tplRanges.order
-	}
-	if tplRanges.plan.Limit > 0 && !pr.setLimit(tplRanges.plan.Limit) {
 		return nil, false
 	}
 	nita, err := plan.NewStaticIndexedAccessForTableNode(ctx, p.ita.TableNode, lookup)
@@ -440,7 +463,7 @@ func (p *cachedPlan) withConjuncts(ctx *sql.Context, exprs []sql.Expression) (sq
 		return nil, false
 	}
 	if nt, ok := nita.Table.(*Table); ok {
-		nt.limit = tpl.limit
+		nt.limit = p.ita.Table.(*Table).limit
 	} else {
 		return nil, false
 	}
@@ -455,6 +478,51 @@ func (p *cachedPlan) withConjuncts(ctx *sql.Context, exprs []sql.Expression) (sq
 		return c, transform.SameTree, nil
 	})
 	return out, err == nil
+}
+
+// lookupFor re-plans the cached plan's lookup for exprs, with what the
+// pushdown rule did to the cached one; ok is false if the new lookup does
+// not answer every conjunct or, where the cached one did, read at most one
+// row.
+func (p *cachedPlan) lookupFor(ctx *sql.Context, exprs []sql.Expression) (sql.IndexLookup, bool) {
+	is, ok := p.ita.TableNode.UnderlyingTable().(sql.IndexSearchableTable)
+	if !ok {
+		return sql.IndexLookup{}, false
+	}
+	lookup, fds, rest, ok, err := is.LookupForExpressions(ctx, exprs...)
+	if err != nil || !ok || rest != nil || lookup.IsEmpty() {
+		return sql.IndexLookup{}, false
+	}
+	if p.lookupMax1 && (fds == nil || !fds.HasMax1Row()) {
+		return sql.IndexLookup{}, false
+	}
+	// What the pushdown rule (rules.go) did to the cached lookup: the
+	// ORDER BY the plan satisfies, the pushed LIMIT.
+	tpl := p.ita.Table.(*Table)
+	tplRanges := tpl.lookup.Ranges.(*planRanges)
+	pr, ok := lookup.Ranges.(*planRanges)
+	if !ok || pr.noIndex != tplRanges.noIndex && (pr.plan.Index != nil || tplRanges.plan.Index != nil) {
+		// A transaction with writes to the table plans without secondary
+		// indexes (planIn), and the analyzer shapes the plan around the
+		// lookup it gets (a sort kept or not, and so the order of ties):
+		// a plan that reads an index, or would read one now, is reused
+		// only where it was made with or without them. A plan that
+		// reads none is the planner's choice either way.
+		return sql.IndexLookup{}, false
+	}
+	if tplRanges.order != nil {
+		// The cached plan has no sort: its rows must come in the ORDER
+		// BY's order, and the re-planned lookup must deliver it as the
+		// rule found (rules.go, source.ordered), reversed where it was.
+		p, err := pr.t.plan(&planner.Query{Where: pr.where, Columns: pr.cols, OrderBy: tplRanges.order, Limit: tplRanges.plan.Limit, NoIndex: pr.noIndex})
+		if err != nil || !p.OrderSatisfied || p.Path != pr.plan.Path || len(p.Residual) != len(pr.plan.Residual) {
+			return sql.IndexLookup{}, false
+		}
+		pr.plan, pr.order = p, tplRanges.order
+	} else if tplRanges.plan.Limit > 0 && !pr.setLimit(tplRanges.plan.Limit) {
+		return sql.IndexLookup{}, false
+	}
+	return lookup, true
 }
 
 // build analyzes the statement for the cache (before go-mysql-server runs
@@ -487,7 +555,10 @@ func (f *FastLane) build(ctx *sql.Context, query string, stmt sqlparser.Statemen
 		return nil
 	}
 	p := &cachedPlan{db: db, sqlMode: mode, root: analyzed, max1: qFlags.IsSet(sql.QFlagMax1Row), table: tname, nparams: nparams,
-		ints: planbuilder.New(ctx, nil, nil)}
+		ints: planbuilder.New(ctx, nil, nil), charsetResults: ctx.GetCharacterSetResults()}
+	if p.selectLimit, err = ctx.GetSessionVariable(ctx, "sql_select_limit"); err != nil {
+		return nil
+	}
 	// One table access and nothing that could hold a parameter elsewhere.
 	okPlan := true
 	transform.Inspect(analyzed, func(n sql.Node) bool {
@@ -575,6 +646,7 @@ func (f *FastLane) build(ctx *sql.Context, query string, stmt sqlparser.Statemen
 		return nil
 	}
 	p.tableDB, p.tableName, p.tableID, p.version, p.phys = tdb, tname.Name.String(), rec.ID, rec.Version, rec.Physical
+	p.direct = directShape(ctx, analyzed, p.ita)
 	return p
 }
 
@@ -583,43 +655,63 @@ func (f *FastLane) build(ctx *sql.Context, query string, stmt sqlparser.Statemen
 // then with the returned capture callback (it records the result fields
 // of a plan to cache) and must call done with the outcome.
 func (f *FastLane) StmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) (handled bool, capture func(func(*sqltypes.Result) error) func(*sqltypes.Result) error, done func(error), err error) {
-	none := func(cb func(*sqltypes.Result) error) func(*sqltypes.Result) error { return cb }
 	if f == nil || f.SessionManager == nil {
-		return false, none, func(error) {}, nil
+		return false, noCapture, func(error) {}, nil
 	}
 	s := f.GW.Session(c.ConnectionID)
 	if s == nil {
-		return false, none, func(error) {}, nil
+		return false, noCapture, func(error) {}, nil
 	}
 	uncached := func(error) { s.lastFromCache.Store(false) }
 	query := prepare.PrepareStmt
 	variants, notCacheable := s.plans.get(query)
 	if notCacheable {
-		return false, none, uncached, nil
+		return false, noCapture, uncached, nil
 	}
 	stmt, ok := s.GetPreparedQuery(query)
 	if !ok {
-		return false, none, uncached, nil
-	}
-	var tname sqlparser.TableName
-	var auth sqlparser.AuthInformation
-	var nparams int
-	if len(variants) == 0 {
-		if tname, auth, nparams, ok = cacheableShape(stmt); !ok {
-			s.plans.putNot(query)
-			return false, none, uncached, nil
-		}
+		return false, noCapture, uncached, nil
 	}
 	sqlCtx, err := f.SessionManager.NewContextWithQuery(ctx, c, query)
 	if err != nil {
-		return false, none, uncached, nil
+		return false, noCapture, uncached, nil
+	}
+	cursor := c.StatusFlags&uint16(mysql.ServerCursorExists) != 0
+	return f.execute(sqlCtx, c, s, query, query, stmt, variants, prepare.BindVars, cursor, callback)
+}
+
+// noCapture is the capture callback of a statement whose fields are not
+// recorded.
+func noCapture(cb func(*sqltypes.Result) error) func(*sqltypes.Result) error { return cb }
+
+// execute runs statement stmt (text query) with bindings from the plan
+// cache's plans under key (variants, the ones cached), or builds the plan
+// to cache and tells the caller to run it the usual way (see StmtExecute).
+func (f *FastLane) execute(sqlCtx *sql.Context, c *mysql.Conn, s *Session, key, query string, stmt sqlparser.Statement, variants []*cachedPlan, bindings map[string]*querypb.BindVariable, cursor bool, callback func(*sqltypes.Result) error) (handled bool, capture func(func(*sqltypes.Result) error) func(*sqltypes.Result) error, done func(error), err error) {
+	none := noCapture
+	uncached := func(error) { s.lastFromCache.Store(false) }
+	var tname sqlparser.TableName
+	var auth sqlparser.AuthInformation
+	var nparams int
+	var ok bool
+	if len(variants) == 0 {
+		if tname, auth, nparams, ok = cacheableShape(stmt); !ok {
+			s.plans.putNot(key)
+			return false, none, uncached, nil
+		}
 	}
 	db := sqlCtx.GetCurrentDatabase()
 	mode := sql.LoadSqlMode(sqlCtx).String()
-	cursor := c.StatusFlags&uint16(mysql.ServerCursorExists) != 0
+	if len(variants) > 0 {
+		// The previous statement's warnings go before the lookup is
+		// re-planned, as go-mysql-server clears them before binding
+		// and keeps what binding and analysis warn (QueryWithBindings);
+		// a statement that then takes the general path clears them too.
+		sqlCtx.ClearWarnings()
+	}
 	for _, p := range variants {
 		if !p.valid(sqlCtx, f.GW, db, mode) {
-			s.plans.drop(query, p)
+			s.plans.drop(key, p)
 			continue
 		}
 		if !p.max1 && cursor {
@@ -628,9 +720,22 @@ func (f *FastLane) StmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 		if !f.authorized(sqlCtx, p.auth) {
 			break // go-mysql-server's binder reports the privilege error
 		}
-		if node, ok := p.rebind(sqlCtx, prepare.BindVars); ok {
+		if p.direct != nil && !f.NoDirect {
+			if exprs, ok := p.conjuncts(sqlCtx, bindings); ok {
+				if lookup, ok := p.lookupFor(sqlCtx, exprs); ok {
+					s.planHits.Add(1)
+					s.directRuns.Add(1)
+					s.plans.hit(key)
+					err := f.runDirect(sqlCtx, c, query, p, lookup, callback)
+					s.lastFromCache.Store(true)
+					return true, none, nil, err
+				}
+			}
+			continue
+		}
+		if node, ok := p.rebind(sqlCtx, bindings); ok {
 			s.planHits.Add(1)
-			s.plans.hit(query)
+			s.plans.hit(key)
 			err := f.run(sqlCtx, c, query, node, p.max1, p.fields, callback)
 			s.lastFromCache.Store(true)
 			return true, none, nil, err
@@ -642,7 +747,7 @@ func (f *FastLane) StmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 		tname, auth, nparams = variants[0].table, variants[0].auth, variants[0].nparams
 	}
 	s.planMisses.Add(1)
-	np := f.build(sqlCtx, query, stmt, tname, nparams, prepare.BindVars, db, mode)
+	np := f.build(sqlCtx, query, stmt, tname, nparams, bindings, db, mode)
 	if np != nil {
 		np.auth = auth
 	}
@@ -650,13 +755,13 @@ func (f *FastLane) StmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 		// A shape whose plan does not qualify (a residual filter, a scan)
 		// would pay the extra analysis on every execute: after a few
 		// failures the statement is left to go-mysql-server for the session.
-		s.plans.failed(query)
+		s.plans.failed(key)
 		return false, none, uncached, nil
 	}
-	if !s.plans.built(query) {
+	if !s.plans.built(key) {
 		// Rebuilt too often for its hits (parameter types that vary with
 		// every execute): stop paying the extra analysis.
-		s.plans.putNot(query)
+		s.plans.putNot(key)
 		return false, none, uncached, nil
 	}
 	capture = func(cb func(*sqltypes.Result) error) func(*sqltypes.Result) error {
@@ -670,7 +775,7 @@ func (f *FastLane) StmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 	done = func(err error) {
 		s.lastFromCache.Store(false)
 		if err == nil && np.fields != nil {
-			s.plans.put(query, np)
+			s.plans.put(key, np)
 		}
 	}
 	return false, capture, done, nil
@@ -694,7 +799,6 @@ func (f *FastLane) run(sqlCtx *sql.Context, c *mysql.Conn, query string, node sq
 	}
 	defer sql.SessionCommandEnd(sqlCtx.Session)
 	sql.IncrementStatusVariable(sqlCtx, "Questions", 1)
-	sqlCtx.ClearWarnings()
 	sql.IncrementStatusVariable(sqlCtx, "Com_select", 1)
 	qFlags := &sql.QueryFlags{}
 	if max1 {
@@ -727,10 +831,14 @@ const rowsBatch = 128
 
 // rows spools a result of any size as go-mysql-server's handler does
 // (resultForDefaultIter), on this goroutine: batches of rowsBatch rows.
+// As there, the iterator is closed (which commits an autocommit
+// statement's transaction) before the connection's status flags are set
+// and the last batch is sent, and an error closing it fails the statement.
 func rows(ctx *sql.Context, c *mysql.Conn, schema sql.Schema, iter sql.RowIter, fields []*querypb.Field, buf *sql.ByteBuffer, callback func(*sqltypes.Result) error) (err error) {
+	closed := false
 	defer func() {
-		if cerr := iter.Close(ctx); err == nil && cerr != nil {
-			err = sql.CastSQLError(cerr)
+		if !closed {
+			iter.Close(ctx)
 		}
 	}()
 	res := &sqltypes.Result{Fields: fields}
@@ -756,6 +864,10 @@ func rows(ctx *sql.Context, c *mysql.Conn, schema sql.Schema, iter sql.RowIter, 
 			sent = true
 			res = &sqltypes.Result{Fields: fields}
 		}
+	}
+	closed = true
+	if err := iter.Close(ctx); err != nil {
+		return sql.CastSQLError(err)
 	}
 	setStatusFlags(ctx, c)
 	if sent && res.RowsAffected == 0 {

@@ -31,6 +31,7 @@ type Session struct {
 	planHits      atomic.Int64
 	planMisses    atomic.Int64
 	lastFromCache atomic.Bool
+	directRuns    atomic.Int64 // executes run directly (direct.go)
 
 	// groups: the statement's reads of table group partitions (tablegroup.go).
 	groups groupReads
@@ -54,6 +55,9 @@ const (
 	StatusPlanCacheHits     = "Plan_cache_hits"
 	StatusPlanCacheMisses   = "Plan_cache_misses"
 	StatusLastPlanFromCache = "Last_plan_from_cache"
+	// Plan_cache_direct: the hits executed directly, without
+	// go-mysql-server's executor (direct.go).
+	StatusPlanCacheDirect = "Plan_cache_direct"
 	// Snapshot_clock_reads: the requests that took the session's read
 	// snapshots (on Azure Table one clock read per snapshot, catalog/txn;
 	// none on the embedded store), not in Sqlgw_store_requests: a
@@ -257,6 +261,7 @@ func (s *Session) GetAllStatusVariables(ctx *sql.Context) map[string]sql.StatusV
 	m[StatusPlanCacheHits] = &statusVar{name: StatusPlanCacheHits, get: func() uint64 { return uint64(s.planHits.Load()) }}
 	m[StatusPlanCacheMisses] = &statusVar{name: StatusPlanCacheMisses, get: func() uint64 { return uint64(s.planMisses.Load()) }}
 	m[StatusLastPlanFromCache] = &statusVar{name: StatusLastPlanFromCache, get: s.lastPlanFromCache}
+	m[StatusPlanCacheDirect] = &statusVar{name: StatusPlanCacheDirect, get: func() uint64 { return uint64(s.directRuns.Load()) }}
 	m[StatusSnapshotClockReads] = &statusVar{name: StatusSnapshotClockReads, get: func() uint64 { return uint64(s.snapReads.Requests.Load()) }}
 	return m
 }
@@ -281,6 +286,8 @@ func (s *Session) GetStatusVariable(ctx *sql.Context, name string) (interface{},
 		return uint64(s.planMisses.Load()), nil
 	case strings.ToLower(StatusLastPlanFromCache):
 		return s.lastPlanFromCache(), nil
+	case strings.ToLower(StatusPlanCacheDirect):
+		return uint64(s.directRuns.Load()), nil
 	case strings.ToLower(StatusSnapshotClockReads):
 		return uint64(s.snapReads.Requests.Load()), nil
 	}

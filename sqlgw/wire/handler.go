@@ -180,7 +180,12 @@ func (h *Handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 		return err
 	}
 	defer h.end()
-	defer h.GW.NoteUncached(c.ConnectionID)
+	fromCache := false
+	defer func() {
+		if !fromCache {
+			h.GW.NoteUncached(c.ConnectionID)
+		}
+	}()
 	defer h.GW.EndStatement(c.ConnectionID)  // engine/snapshot.go
 	text := sqltext.Run(query, sqltext.Wire) // the statement text's rewrites (sqlgw/sqltext)
 	if text.Empty {
@@ -197,8 +202,32 @@ func (h *Handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 	defer h.GW.NoteTimePrecision(c.ConnectionID, query, text.TimePrecisions)()
 	st := &statement{ctx: ctx, c: c, query: query}
 	return h.errorOf(st, h.runRetried(ctx, c, query, func(sent *bool) error { // autoretry.go
-		return h.Handler.ComQuery(ctx, c, query, h.results(st, noteSent(sent, callback))) // result_steps.go
+		var handled bool
+		handled, err := h.cachedText(ctx, c, query, h.results(st, noteSent(sent, callback)), func(cb mysql.ResultSpoolFn) error {
+			return h.Handler.ComQuery(ctx, c, query, cb)
+		})
+		fromCache = fromCache || handled
+		return err
 	}))
+}
+
+// cachedText runs a text statement through the plan cache of its shape
+// (engine/textcache.go) or, if the cache does not take it, through run
+// with the callback that records what the cache needs; handled reports
+// the former.
+func (h *Handler) cachedText(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn, run func(mysql.ResultSpoolFn) error) (handled bool, err error) {
+	if h.Fast == nil || h.Fast.NoText {
+		return false, run(callback)
+	}
+	handled, capture, done, err := h.Fast.Query(ctx, c, query, func(res *sqltypes.Result) error { return callback(res, false) })
+	if handled {
+		return true, err
+	}
+	err = run(func(res *sqltypes.Result, more bool) error {
+		return capture(func(res *sqltypes.Result) error { return callback(res, more) })(res)
+	})
+	done(err)
+	return false, err
 }
 
 func (h *Handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
@@ -206,7 +235,12 @@ func (h *Handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 		return "", err
 	}
 	defer h.end()
-	defer h.GW.NoteUncached(c.ConnectionID)
+	fromCache := false
+	defer func() {
+		if !fromCache {
+			h.GW.NoteUncached(c.ConnectionID)
+		}
+	}()
 	defer h.GW.EndStatement(c.ConnectionID)  // engine/snapshot.go
 	text := sqltext.Run(query, sqltext.Wire) // the statement text's rewrites (sqlgw/sqltext)
 	if text.Empty {
@@ -224,7 +258,16 @@ func (h *Handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	st := &statement{ctx: ctx, c: c, query: query}
 	var rest string
 	err := h.runRetried(ctx, c, query, func(sent *bool) (err error) { // autoretry.go
-		rest, err = h.Handler.ComMultiQuery(ctx, c, query, h.results(st, noteSent(sent, callback))) // result_steps.go
+		// A text of one statement may run from the plan cache of its
+		// shape (engine/textcache.go); any other goes to the engine.
+		handled, err := h.cachedText(ctx, c, query, h.results(st, noteSent(sent, callback)), func(cb mysql.ResultSpoolFn) (err error) {
+			rest, err = h.Handler.ComMultiQuery(ctx, c, query, cb) // result_steps.go
+			return err
+		})
+		fromCache = fromCache || handled
+		if handled {
+			rest = ""
+		}
 		return err
 	})
 	return rest, h.errorOf(st, err)
