@@ -71,7 +71,9 @@ import (
 //   - the table's catalog record (ID, version, physical table): DDL from
 //     any gateway changes the version, which this gateway sees as soon as
 //     it would for an uncached statement (catalog refresh);
-//   - the current database and sql_mode;
+//   - the current database, sql_mode and character_set_results (the
+//     cached result fields' charset, as go-mysql-server's schemaToFields
+//     sets it, follows it);
 //   - the type of each parameter's literal: a literal of another type
 //     (another integer width where the binder keeps it, another
 //     collation_connection for strings) may compare differently; only
@@ -132,11 +134,15 @@ type planCache struct {
 // cachedPlan is the analyzed plan of one prepared statement.
 type cachedPlan struct {
 	db, sqlMode string
-	tableDB     string
-	tableName   string
-	tableID     uint64
-	version     uint64
-	phys        string
+	// results is character_set_results when the plan was cached: the
+	// cached result fields' charset follows it (go-mysql-server's
+	// schemaToFields).
+	results   sql.CharacterSetID
+	tableDB   string
+	tableName string
+	tableID   uint64
+	version   uint64
+	phys      string
 
 	root sql.Node                 // the analyzed plan
 	ita  *plan.IndexedTableAccess // its one table access
@@ -394,7 +400,7 @@ func (sl *paramSlot) literalFor(ctx *sql.Context, bv *querypb.BindVariable, ints
 }
 
 func (p *cachedPlan) valid(ctx *sql.Context, g *Gateway, db, mode string) bool {
-	if p.db != db || p.sqlMode != mode {
+	if p.db != db || p.sqlMode != mode || p.results != ctx.GetCharacterSetResults() {
 		return false
 	}
 	t, err := g.Catalog.Table(context.Background(), p.tableDB, p.tableName) // the catalog cache; no session counters
@@ -738,6 +744,7 @@ func (f *FastLane) execute(sqlCtx *sql.Context, c *mysql.Conn, s *Session, key, 
 	np := f.build(sqlCtx, query, stmt, tname, nparams, bindings, db, mode)
 	if np != nil {
 		np.auth = auth
+		np.results = sqlCtx.GetCharacterSetResults()
 	}
 	if np == nil {
 		// A shape whose plan does not qualify (a residual filter, a scan)
