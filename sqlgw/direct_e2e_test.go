@@ -3,11 +3,19 @@ package sqlgw_test
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/dolthub/vitess/go/mysql"
+
+	"github.com/sqlgw/sqlgw/sqlgw"
 	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage"
 	"github.com/sqlgw/sqlgw/storage/pebble"
@@ -324,4 +332,74 @@ func TestTextPlanCache(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	ra.ExpectRows("SELECT * FROM t WHERE id = 1", "1\tuno\t10\t7")
 	ra.ExpectRows("SELECT * FROM t WHERE id = 2", "2\ttwo\t20\t7")
+}
+
+// TestPlanCacheResultFields: the result fields of statements from the plan
+// cache (text and direct) are go-mysql-server's for the session as it is
+// now, field by field (name, table, type, charset, length, flags,
+// decimals), also after the session changes character_set_results, which
+// the fields' charsets and text lengths follow. go-sql-driver shows little
+// of the fields, so this reads them with vitess's client.
+func TestPlanCacheResultFields(t *testing.T) {
+	conn := func(noCache bool) *mysql.Conn {
+		t.Helper()
+		st, err := pebble.OpenMemory()
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv, err := sqlgw.NewServer(context.Background(), sqlgw.Config{Listen: "127.0.0.1:0", Store: st, NoPlanCache: noCache,
+			Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		go srv.Serve()
+		t.Cleanup(func() { srv.Close(context.Background()) })
+		host, port, _ := net.SplitHostPort(srv.Addr().String())
+		p, _ := strconv.Atoi(port)
+		c, err := mysql.Connect(context.Background(), &mysql.ConnParams{Host: host, Port: p, Uname: "root"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(c.Close)
+		return c
+	}
+	with, without := conn(false), conn(true)
+	run := func(q string) {
+		t.Helper()
+		a, errA := with.ExecuteFetch(q, 1000, true)
+		b, errB := without.ExecuteFetch(q, 1000, true)
+		if fmt.Sprint(errA) != fmt.Sprint(errB) {
+			t.Fatalf("%s: errors %v / %v", q, errA, errB)
+		}
+		if a == nil || b == nil {
+			return
+		}
+		if fa, fb := fmt.Sprint(a.Fields), fmt.Sprint(b.Fields); fa != fb {
+			t.Fatalf("%s: fields with the plan cache\n%s\nwithout\n%s", q, fa, fb)
+		}
+		if ra, rb := fmt.Sprint(a.Rows), fmt.Sprint(b.Rows); ra != rb {
+			t.Fatalf("%s: rows with the plan cache %s, without %s", q, ra, rb)
+		}
+	}
+	for _, q := range []string{
+		"CREATE DATABASE rf", "USE rf",
+		"CREATE TABLE t (id INT UNSIGNED PRIMARY KEY, tx TEXT, vc VARCHAR(30) NOT NULL, d DECIMAL(10,3), b VARBINARY(8), dt DATETIME(3), e ENUM('a','b'), f FLOAT)",
+		"INSERT INTO t VALUES (1, 'text', 'vc', 1.5, x'00ff', '2024-01-02 03:04:05.678', 'b', 2.5), (2, NULL, 'two', NULL, NULL, NULL, NULL, NULL)",
+	} {
+		run(q)
+	}
+	selects := []string{"SELECT * FROM t WHERE id = 1", "SELECT * FROM t WHERE id = 2", "SELECT tx, vc AS name, d FROM t WHERE id IN (1, 2)", "SELECT tx, vc AS name, d FROM t WHERE id IN (2, 1)"}
+	for _, set := range []string{"", "SET character_set_results = latin1", "SET character_set_results = NULL", "SET character_set_results = utf8mb4"} {
+		if set != "" {
+			run(set)
+		}
+		for range 2 {
+			for _, q := range selects {
+				run(q)
+			}
+		}
+	}
+	if r, err := with.ExecuteFetch("SHOW SESSION STATUS LIKE 'Plan_cache_direct'", 10, false); err != nil || len(r.Rows) != 1 || r.Rows[0][1].ToString() == "0" {
+		t.Fatalf("no statement ran from the plan cache directly: %v %v", r, err)
+	}
 }

@@ -141,6 +141,11 @@ var cacheShapes = []string{
 	"BEGIN", "INSERT INTO sb (k, c) VALUES (50, 'n1'), (40, 'n2')",
 	"SELECT id, k FROM sb WHERE k > 3 ORDER BY k DESC LIMIT 3", "SELECT id, k FROM sb WHERE k > 2 ORDER BY k DESC", "SELECT c FROM sb WHERE id > 3 ORDER BY id DESC",
 	"ROLLBACK", "SELECT id, k FROM sb WHERE k > 3 ORDER BY k DESC LIMIT 3", "SELECT id, k FROM sb WHERE k > 2 ORDER BY k DESC",
+	// Session settings that change the plan or the result's fields.
+	"SET sql_select_limit = 2", "SELECT c FROM sb WHERE id BETWEEN 2 AND 6", "SELECT v FROM k1 WHERE id = 1",
+	"SET sql_select_limit = DEFAULT", "SELECT c FROM sb WHERE id BETWEEN 2 AND 6",
+	"SELECT big, bin FROM k5 WHERE id = 1", "SET character_set_results = latin1", "SELECT c FROM sb WHERE id BETWEEN 2 AND 6", "SELECT big, bin FROM k5 WHERE id = 1",
+	"SET character_set_results = utf8mb4", "SELECT c FROM sb WHERE id BETWEEN 2 AND 6", "SELECT big, bin FROM k5 WHERE id = 1",
 	"DROP TABLE k1", "SELECT * FROM k1 WHERE id = 1",
 	"CREATE TABLE k1 (id INT PRIMARY KEY, v INT)", "INSERT INTO k1 VALUES (1, 100)", "SELECT v FROM k1 WHERE id = 1",
 }

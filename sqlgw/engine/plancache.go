@@ -71,9 +71,8 @@ import (
 //   - the table's catalog record (ID, version, physical table): DDL from
 //     any gateway changes the version, which this gateway sees as soon as
 //     it would for an uncached statement (catalog refresh);
-//   - the current database, sql_mode and character_set_results (the
-//     cached result fields' charset, as go-mysql-server's schemaToFields
-//     sets it, follows it);
+//   - the current database, sql_mode, character_set_results (the result
+//     fields' charsets and text lengths follow it) and sql_select_limit;
 //   - the type of each parameter's literal: a literal of another type
 //     (another integer width where the binder keeps it, another
 //     collation_connection for strings) may compare differently; only
@@ -134,15 +133,16 @@ type planCache struct {
 // cachedPlan is the analyzed plan of one prepared statement.
 type cachedPlan struct {
 	db, sqlMode string
-	// results is character_set_results when the plan was cached: the
-	// cached result fields' charset follows it (go-mysql-server's
-	// schemaToFields).
-	results   sql.CharacterSetID
-	tableDB   string
-	tableName string
-	tableID   uint64
-	version   uint64
-	phys      string
+	// charsetResults is character_set_results when the plan was made: the
+	// result fields (charset, text lengths) depend on it;
+	// selectLimit is sql_select_limit, which the analyzer may apply.
+	charsetResults sql.CharacterSetID
+	selectLimit    interface{}
+	tableDB        string
+	tableName      string
+	tableID        uint64
+	version        uint64
+	phys           string
 
 	root sql.Node                 // the analyzed plan
 	ita  *plan.IndexedTableAccess // its one table access
@@ -400,7 +400,10 @@ func (sl *paramSlot) literalFor(ctx *sql.Context, bv *querypb.BindVariable, ints
 }
 
 func (p *cachedPlan) valid(ctx *sql.Context, g *Gateway, db, mode string) bool {
-	if p.db != db || p.sqlMode != mode || p.results != ctx.GetCharacterSetResults() {
+	if p.db != db || p.sqlMode != mode || ctx.GetCharacterSetResults() != p.charsetResults {
+		return false
+	}
+	if v, err := ctx.GetSessionVariable(ctx, "sql_select_limit"); err != nil || v != p.selectLimit {
 		return false
 	}
 	t, err := g.Catalog.Table(context.Background(), p.tableDB, p.tableName) // the catalog cache; no session counters
@@ -552,7 +555,10 @@ func (f *FastLane) build(ctx *sql.Context, query string, stmt sqlparser.Statemen
 		return nil
 	}
 	p := &cachedPlan{db: db, sqlMode: mode, root: analyzed, max1: qFlags.IsSet(sql.QFlagMax1Row), table: tname, nparams: nparams,
-		ints: planbuilder.New(ctx, nil, nil)}
+		ints: planbuilder.New(ctx, nil, nil), charsetResults: ctx.GetCharacterSetResults()}
+	if p.selectLimit, err = ctx.GetSessionVariable(ctx, "sql_select_limit"); err != nil {
+		return nil
+	}
 	// One table access and nothing that could hold a parameter elsewhere.
 	okPlan := true
 	transform.Inspect(analyzed, func(n sql.Node) bool {
@@ -744,7 +750,6 @@ func (f *FastLane) execute(sqlCtx *sql.Context, c *mysql.Conn, s *Session, key, 
 	np := f.build(sqlCtx, query, stmt, tname, nparams, bindings, db, mode)
 	if np != nil {
 		np.auth = auth
-		np.results = sqlCtx.GetCharacterSetResults()
 	}
 	if np == nil {
 		// A shape whose plan does not qualify (a residual filter, a scan)
