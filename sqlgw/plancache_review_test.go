@@ -6,6 +6,8 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -83,16 +85,9 @@ func vtConn(t *testing.T, noCache bool) *mysql.Conn {
 	return vtConns(t, noCache, 1)[0]
 }
 
-// vtConns is vtConn with n connections to one server.
-func vtConns(t *testing.T, noCache bool, n int) []*mysql.Conn {
-	t.Helper()
-	return vtServerConns(t, noCache, []string{}, n)
-}
-
-// vtServerConns is vtConns whose connections after the first log in as
-// the users named in users (created by the first), each with password
-// "pw".
-func vtServerConns(t *testing.T, noCache bool, users []string, n int) []*mysql.Conn {
+// startServer starts a server with or without the plan cache and returns
+// its address.
+func startServer(t *testing.T, noCache bool) (string, int) {
 	t.Helper()
 	st, err := pebble.OpenMemory()
 	if err != nil {
@@ -109,6 +104,21 @@ func vtServerConns(t *testing.T, noCache bool, users []string, n int) []*mysql.C
 	t.Cleanup(func() { srv.Close(context.Background()) })
 	host, port, _ := net.SplitHostPort(srv.Addr().String())
 	p, _ := strconv.Atoi(port)
+	return host, p
+}
+
+// vtConns is vtConn with n connections to one server.
+func vtConns(t *testing.T, noCache bool, n int) []*mysql.Conn {
+	t.Helper()
+	return vtServerConns(t, noCache, []string{}, n)
+}
+
+// vtServerConns is vtConns whose connections after the first log in as
+// the users named in users (created by the first), each with password
+// "pw".
+func vtServerConns(t *testing.T, noCache bool, users []string, n int) []*mysql.Conn {
+	t.Helper()
+	host, p := startServer(t, noCache)
 	var cs []*mysql.Conn
 	for i := range n {
 		cp := &mysql.ConnParams{Host: host, Port: p, Uname: "root"}
@@ -322,6 +332,16 @@ func TestTextPlanCacheTransactions(t *testing.T) {
 		qs = append(qs, reads...)
 		qs = append(qs, "COMMIT", "SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ")
 	}
+	// Savepoints: the transaction's writes after one are gone from
+	// reads after ROLLBACK TO it.
+	qs = append(qs, "BEGIN", "UPDATE t SET v = 'sp0' WHERE id = 1", "SAVEPOINT s1", "UPDATE t SET v = 'sp1', k = 20 WHERE id = 1", "DELETE FROM t WHERE id = 2", "INSERT INTO t VALUES (20, 10, 'sp')")
+	qs = append(qs, reads...)
+	qs = append(qs, "ROLLBACK TO SAVEPOINT s1")
+	qs = append(qs, reads...)
+	qs = append(qs, "INSERT INTO t VALUES (1, 1, 'dup')")
+	qs = append(qs, reads...)
+	qs = append(qs, "COMMIT")
+	qs = append(qs, reads...)
 	rawDiff2(t, qs)
 }
 
@@ -420,6 +440,7 @@ func TestTextPlanCacheLayouts(t *testing.T) {
 		"CREATE TABLE m2 (g INT NOT NULL, id INT NOT NULL, w INT, PRIMARY KEY (g, id)) COMMENT 'sqlgw: group=gg'",
 		"CREATE TABLE big (id INT PRIMARY KEY, k INT, body LONGTEXT, KEY k_i (k))",
 	}
+	var sv, mv, m2v []string
 	for i := 0; i < 300; i++ {
 		u := fmt.Sprintf("'u%d'", i)
 		if i%7 == 0 {
@@ -429,10 +450,11 @@ func TestTextPlanCacheLayouts(t *testing.T) {
 		if i%11 == 0 {
 			v = "NULL"
 		}
-		qs = append(qs, fmt.Sprintf("INSERT INTO s VALUES (%d, %d, %s, %s)", i%4, i, u, v),
-			fmt.Sprintf("INSERT INTO m VALUES (%d, %d, %s, %s)", i%4, i, u, v),
-			fmt.Sprintf("INSERT INTO m2 VALUES (%d, %d, %d)", i%4, i, i*2))
+		sv = append(sv, fmt.Sprintf("(%d, %d, %s, %s)", i%4, i, u, v))
+		m2v = append(m2v, fmt.Sprintf("(%d, %d, %d)", i%4, i, i*2))
 	}
+	mv = sv
+	qs = append(qs, "INSERT INTO s VALUES "+strings.Join(sv, ", "), "INSERT INTO m VALUES "+strings.Join(mv, ", "), "INSERT INTO m2 VALUES "+strings.Join(m2v, ", "))
 	qs = append(qs, "INSERT INTO big VALUES (1, 1, REPEAT('x', 3000000)), (2, 1, REPEAT('y', 17000000)), (3, 2, 'small')")
 	for _, tb := range []string{"s", "m"} {
 		qs = append(qs,
@@ -447,8 +469,10 @@ func TestTextPlanCacheLayouts(t *testing.T) {
 		)
 	}
 	qs = append(qs, "SELECT g, id, w FROM m2 WHERE g = 1 AND id = 5", "SELECT g, id, w FROM m2 WHERE g = 2 AND id = 6", "SELECT id, w FROM m2 WHERE g = 2", "SELECT id, w FROM m2 WHERE g = 3")
-	qs = append(qs, "SELECT id, LENGTH(body) FROM big WHERE id > 0", "SELECT id, body FROM big WHERE id = 3", "SELECT id, body FROM big WHERE id = 1", "SELECT body FROM big WHERE k = 1", "SELECT body FROM big WHERE k = 2", "SELECT id, body FROM big WHERE id = 2", "SELECT id, body FROM big WHERE id = 3")
-	qs = append(qs, qs[len(qs)-70:]...)
+	qs = append(qs, qs[len(qs)-60:]...)
+	// A row larger than a packet (16 MB), from a plan cached with small
+	// ones.
+	qs = append(qs, "SELECT id, LENGTH(body) FROM big WHERE id > 0", "SELECT id, body FROM big WHERE id = 3", "SELECT id, body FROM big WHERE id = 1", "SELECT body FROM big WHERE k = 2", "SELECT body FROM big WHERE k = 1", "SELECT id, body FROM big WHERE id = 2")
 	rawDiff(t, qs)
 }
 
@@ -526,4 +550,165 @@ func TestPlanCachePreparedTypes(t *testing.T) {
 	}
 	steps = append(steps, diffStep{q: "SET time_zone = '+05:00'"}, diffStep{"SELECT n, ts FROM kts WHERE ts = ?", []any{"2020-01-01 05:00:00"}}, diffStep{"SELECT n, ts FROM kts WHERE ts = ?", []any{t0.Add(5 * time.Hour)}})
 	diffSteps(t, steps)
+}
+
+// TestPlanCacheVariantWarnings: a statement with two cached plans, one
+// made outside a transaction with writes (reading the secondary index)
+// and one inside (without it), and a parameter whose conversion warns:
+// the warnings are those of one execute, not of every plan tried.
+func TestPlanCacheVariantWarnings(t *testing.T) {
+	qs := []string{"CREATE DATABASE vw", "USE vw",
+		"CREATE TABLE t (id INT PRIMARY KEY, k INT, v VARCHAR(10), KEY k_i (k))",
+		"INSERT INTO t VALUES (1, 10, 'a'), (2, 20, 'b'), (3, 10, 'c')"}
+	q := []string{"SELECT id FROM t WHERE k = '10abc'", "SELECT id FROM t WHERE k = '20x'", "SELECT id, v FROM t WHERE k IN ('10x', '20y')"}
+	for range 2 {
+		qs = append(qs, q...)
+	}
+	qs = append(qs, "BEGIN", "INSERT INTO t VALUES (4, 10, 'd')")
+	for range 2 {
+		qs = append(qs, q...)
+	}
+	qs = append(qs, "COMMIT")
+	for range 2 {
+		qs = append(qs, q...)
+	}
+	rawDiff(t, qs)
+}
+
+var timing = regexp.MustCompile(`\([0-9.]+ sec\)`)
+
+// TestTextPlanCacheCLI: the mariadb client (multi-statement texts, its
+// own protocol options) shows the same results, column metadata and
+// warnings with and without the plan cache.
+func TestTextPlanCacheCLI(t *testing.T) {
+	cli, err := exec.LookPath("mariadb")
+	if err != nil {
+		t.Skip("no mariadb client")
+	}
+	script := `CREATE DATABASE cl; USE cl;
+CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20), d DECIMAL(6,2), dt DATETIME(2), b VARBINARY(4));
+INSERT INTO t VALUES (1, 'one', 1.5, '2020-01-01 00:00:00.25', 'x'), (2, 'two', NULL, NULL, NULL), (3, 'three', -2, '1999-12-31 23:59:59', '');
+`
+	for range 3 {
+		script += `SELECT * FROM t WHERE id = 1; SELECT v FROM t WHERE id = 2;
+SELECT id, d FROM t WHERE id > 0; SELECT * FROM t WHERE id IN (1, 3);
+SELECT v FROM t WHERE id = 3; SELECT v FROM t WHERE id = 1; SELECT v FROM t WHERE id = '1x'; SHOW WARNINGS;
+SELECT dt FROM t WHERE id BETWEEN 1 AND 3; SELECT id FROM t WHERE id > 1 ORDER BY id DESC LIMIT 1;
+SET NAMES latin1; SELECT v FROM t WHERE id = 1; SET NAMES utf8mb4;
+`
+	}
+	run := func(noCache bool) string {
+		host, port := startServer(t, noCache)
+		out, err := exec.Command(cli, "-h", host, "-P", strconv.Itoa(port), "-u", "root", "--skip-ssl", "--column-type-info", "-vvv", "-e", script).CombinedOutput()
+		if err != nil {
+			t.Logf("mariadb: %v", err)
+		}
+		return timing.ReplaceAllString(string(out), "")
+	}
+	a, b := run(false), run(true)
+	if a != b {
+		al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+		for i := range min(len(al), len(bl)) {
+			if al[i] != bl[i] {
+				t.Fatalf("line %d differs:\nwith the plan cache: %s\nwithout: %s\n\nwith:\n%s", i, al[i], bl[i], a)
+			}
+		}
+		t.Fatalf("outputs differ in length\nwith:\n%s\nwithout:\n%s", a, b)
+	}
+	if !strings.Contains(a, "three") {
+		t.Fatalf("unexpected output:\n%s", a)
+	}
+}
+
+// TestTextPlanCacheStatusCounters: the session's status counters (store
+// requests and entities read, statements, rows) count a statement from
+// the cache as the general path counts it; only the plan cache's own
+// counters differ.
+func TestTextPlanCacheStatusCounters(t *testing.T) {
+	with, without := vtConn(t, false), vtConn(t, true)
+	qs := []string{"CREATE DATABASE sc", "USE sc",
+		"CREATE TABLE t (id INT PRIMARY KEY, k INT, v VARCHAR(20), KEY k_i (k))",
+		"INSERT INTO t VALUES (1, 10, 'one'), (2, 20, 'two'), (3, 10, 'three')"}
+	for _, q := range qs {
+		rawRun(with, q)
+		rawRun(without, q)
+	}
+	status := func(c *mysql.Conn) map[string]string {
+		res, err := c.ExecuteFetch("SHOW SESSION STATUS", 10000, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]string{}
+		for _, r := range res.Rows {
+			m[r[0].ToString()] = r[1].ToString()
+		}
+		return m
+	}
+	before := []map[string]string{status(with), status(without)}
+	reads := []string{"SELECT v FROM t WHERE id = 1", "SELECT v FROM t WHERE id = 2", "SELECT id, v FROM t WHERE k = 10", "SELECT id FROM t WHERE k IN (10, 20)", "SELECT id, v FROM t WHERE id > 1", "SELECT id FROM t WHERE id > 0 ORDER BY id DESC LIMIT 2", "SELECT COUNT(*) FROM t WHERE id > 0", "SELECT v FROM t WHERE id = 9"}
+	for range 3 {
+		for _, q := range reads {
+			rawRun(with, q)
+			rawRun(without, q)
+		}
+	}
+	after := []map[string]string{status(with), status(without)}
+	for name := range after[1] {
+		if strings.HasPrefix(name, "Plan_cache") || name == "Last_plan_from_cache" || strings.Contains(strings.ToLower(name), "time") || strings.Contains(strings.ToLower(name), "uptime") {
+			continue
+		}
+		dw := after[0][name] + " (from " + before[0][name] + ")"
+		dn := after[1][name] + " (from " + before[1][name] + ")"
+		if dw != dn {
+			t.Errorf("%s: with the plan cache %s, without %s", name, dw, dn)
+		}
+	}
+}
+
+// TestTextPlanCacheSQLModes: shapes cached under one sql_mode answer as
+// the general path under another that changes how the text parses
+// (ANSI_QUOTES, NO_BACKSLASH_ESCAPES) or how results are formed
+// (PAD_CHAR_TO_FULL_LENGTH).
+func TestTextPlanCacheSQLModes(t *testing.T) {
+	qs := []string{"CREATE DATABASE sm", "USE sm",
+		"CREATE TABLE t (id INT PRIMARY KEY, c CHAR(6), v VARCHAR(10), one INT)",
+		"INSERT INTO t VALUES (1, 'ab', 'one', 7), (2, 'a\\\\b', 'a\\\\b', 8), (3, 'x', 'two', 9)"}
+	reads := []string{"SELECT id, c FROM t WHERE v = \"one\"", "SELECT id, c FROM t WHERE v = \"two\"", "SELECT id, c, v FROM t WHERE id = 2", "SELECT id FROM t WHERE v = 'a\\\\b'", "SELECT id FROM t WHERE c = 'a\\\\b'", "SELECT id FROM t WHERE v = 'a\\b'", "SELECT c FROM t WHERE id > 0", "SELECT c FROM t WHERE id IN (1, 3)"}
+	for _, mode := range []string{"ANSI_QUOTES", "NO_BACKSLASH_ESCAPES", "PAD_CHAR_TO_FULL_LENGTH", "ANSI", "DEFAULT"} {
+		qs = append(qs, reads...)
+		qs = append(qs, reads...)
+		qs = append(qs, "SET sql_mode = '"+mode+"'")
+		if mode == "DEFAULT" {
+			qs[len(qs)-1] = "SET sql_mode = DEFAULT"
+		}
+	}
+	qs = append(qs, reads...)
+	rawDiff(t, qs)
+}
+
+// TestTextPlanCacheDegenerateRanges: shapes whose first literals make a
+// point, an empty range or a contradiction, then others that make a
+// range (and back), answer as the general path.
+func TestTextPlanCacheDegenerateRanges(t *testing.T) {
+	qs := []string{"CREATE DATABASE dr", "USE dr",
+		"CREATE TABLE t (id INT PRIMARY KEY, u VARCHAR(5), k INT, UNIQUE KEY u_i (u), KEY k_i (k))",
+		"INSERT INTO t VALUES (1, 'a', 1), (2, 'b', 1), (3, NULL, 2), (4, 'd', NULL), (5, 'e', 2)"}
+	groups := [][]string{
+		{"SELECT id FROM t WHERE id >= 1 AND id <= 1", "SELECT id FROM t WHERE id >= 1 AND id <= 1", "SELECT id FROM t WHERE id >= 1 AND id <= 3", "SELECT id FROM t WHERE id >= 3 AND id <= 1", "SELECT id FROM t WHERE id >= 2 AND id <= 2"},
+		{"SELECT id FROM t WHERE id BETWEEN 2 AND 2", "SELECT id FROM t WHERE id BETWEEN 2 AND 2", "SELECT id FROM t WHERE id BETWEEN 2 AND 4", "SELECT id FROM t WHERE id BETWEEN 4 AND 2"},
+		{"SELECT id FROM t WHERE id = 1 AND id > 0", "SELECT id FROM t WHERE id = 1 AND id > 0", "SELECT id FROM t WHERE id = 1 AND id > 3", "SELECT id FROM t WHERE id = 4 AND id > 3"},
+		{"SELECT id FROM t WHERE id > 1 AND id < 2", "SELECT id FROM t WHERE id > 1 AND id < 2", "SELECT id FROM t WHERE id > 1 AND id < 5", "SELECT id FROM t WHERE id > 0 AND id < 2"},
+		{"SELECT id FROM t WHERE u >= 'b' AND u <= 'b'", "SELECT id FROM t WHERE u >= 'b' AND u <= 'b'", "SELECT id FROM t WHERE u >= 'a' AND u <= 'd'", "SELECT id FROM t WHERE u >= 'B' AND u <= 'B'"},
+		{"SELECT id FROM t WHERE u = 'a'", "SELECT id FROM t WHERE u = 'a'", "SELECT id FROM t WHERE u = 'A'", "SELECT id FROM t WHERE u = 'a '", "SELECT id FROM t WHERE u = ''"},
+		{"SELECT id FROM t WHERE k = 1 AND id = 2", "SELECT id FROM t WHERE k = 1 AND id = 2", "SELECT id FROM t WHERE k = 2 AND id = 2", "SELECT id FROM t WHERE k = 2 AND id = 5"},
+		{"SELECT id FROM t WHERE k IN (1, 2) AND id > 1", "SELECT id FROM t WHERE k IN (1, 2) AND id > 1", "SELECT id FROM t WHERE k IN (2, 2) AND id > 1", "SELECT id FROM t WHERE k IN (1, 2) AND id > 4"},
+		{"SELECT id FROM t WHERE id IN (1, 2) AND id IN (2, 3)", "SELECT id FROM t WHERE id IN (1, 2) AND id IN (2, 3)", "SELECT id FROM t WHERE id IN (1, 2) AND id IN (3, 4)", "SELECT id FROM t WHERE id IN (4, 5) AND id IN (5, 4)"},
+		{"SELECT id FROM t WHERE id > 1 ORDER BY id LIMIT 1", "SELECT id FROM t WHERE id > 1 ORDER BY id LIMIT 1", "SELECT id FROM t WHERE id > 9 ORDER BY id LIMIT 1", "SELECT id FROM t WHERE id > 3 ORDER BY id LIMIT 1"},
+		{"SELECT id, k FROM t WHERE k >= 1 ORDER BY k, id LIMIT 3", "SELECT id, k FROM t WHERE k >= 1 ORDER BY k, id LIMIT 3", "SELECT id, k FROM t WHERE k >= 2 ORDER BY k, id LIMIT 3", "SELECT id, k FROM t WHERE k < 2 ORDER BY k DESC, id DESC LIMIT 3", "SELECT id, k FROM t WHERE k < 3 ORDER BY k DESC, id DESC LIMIT 3"},
+	}
+	for _, g := range groups {
+		qs = append(qs, g...)
+		qs = append(qs, g...)
+	}
+	rawDiff(t, qs)
 }
