@@ -21,7 +21,22 @@
 #   inside sqlgw, each layer imports only the ones below it:
 #     sqlgw/sqltext        nothing of the module (statement text lexer and rewrites)
 #     sqlgw/metrics        the storage contract only
-#     sqlgw/mysqlerr       sqlgw/sqltext only (error translation tables)
+#     sqlgw/mysqlerr       sqlgw/sqltext, the catalog and the storage contract
+#                          (their sentinel errors) only (error translation tables)
+#     sqlgw/engine/compat  sqlgw/sqltext only (go-mysql-server adjustments
+#                          that need no engine object)
+#     sqlgw/engine/statistics  catalog, planner, the storage contract; no
+#                          sqlgw package (table statistics, join cost)
+#     sqlgw/engine/views   the storage contract and sqlgw/mysqlerr (with what
+#                          it imports) only (view definitions in the store)
+#     sqlgw/engine/ddldecl the catalog and sqlgw/mysqlerr only (what DDL
+#                          statements declare that go-mysql-server drops)
+#     sqlgw/engine/typedstore  the catalog and the storage contract only (the
+#                          store wrapper for attached tables' entity types)
+#     sqlgw/engine/exprconv    the planner only (filter expressions as the
+#                          planner's IR)
+#     sqlgw/engine/groupjoin   nothing of the module (an analyzer rule over
+#                          go-mysql-server's plans)
 #     sqlgw/engine         not accounts, wire, admin (nor the facade)
 #     sqlgw/accounts       not wire, admin
 #     sqlgw/wire           not admin
@@ -47,7 +62,14 @@ rules=(
 	# The layers of the server (docs/architecture.md, sqlgw's package doc).
 	"^$M/sqlgw/sqltext\$ :: - :: ^$M/.+\$ :: sqlgw/sqltext is the statement text lexer and rewrites over the standard library"
 	"^$M/sqlgw/metrics\$ :: - :: ^$M/(catalog|planner|sqlgw)(/.*)?\$ :: metrics sits on the storage contract only"
-	"^$M/sqlgw/mysqlerr\$ :: - :: ^($M/(catalog|planner|storage)(/.*)?|$M/sqlgw/(engine|accounts|wire|admin|metrics))\$ :: the error tables sit below the engine"
+	"^$M/sqlgw/mysqlerr\$ :: - :: ^($M/(planner|storage/(pebble|aztables|faultstore|recorder))(/.*)?|$M/sqlgw/(engine|accounts|wire|admin|metrics)(/.*)?)\$ :: the error tables sit below the engine: the catalog's and the store's sentinel errors are all they import of the module besides sqltext"
+	"^$M/sqlgw/engine/compat\$ :: - :: ^$M/(catalog|planner|storage|sqlgw/(engine|accounts|wire|admin|metrics|mysqlerr))(/.*)?\$ :: the compatibility adjustments sit below the engine and need none of its objects"
+	"^$M/sqlgw/engine/statistics\$ :: - :: ^$M/(sqlgw(/.*)?|storage/(recorder|faultstore)(/.*)?)\$ :: the statistics sit below the engine: the catalog, the planner and the storage contract only"
+	"^$M/sqlgw/engine/views\$ :: - :: ^$M/(planner|storage/.+|sqlgw/(engine|accounts|wire|admin|metrics)(/.*)?)\$ :: the view definitions sit below the engine: the storage contract and the error tables only"
+	"^$M/sqlgw/engine/ddldecl\$ :: - :: ^$M/(planner|storage/.+|sqlgw/(engine|accounts|wire|admin|metrics)(/.*)?)\$ :: the DDL declarations sit below the engine: the catalog and the error tables only"
+	"^$M/sqlgw/engine/typedstore\$ :: - :: ^($M/(planner|storage/.+|sqlgw(/.*)?)|github.com/dolthub/.*)\$ :: the typed-table store wrapper sits below the engine: the catalog and the storage contract only"
+	"^$M/sqlgw/engine/exprconv\$ :: - :: ^$M/(catalog|storage/.+|sqlgw)(/.*)?\$ :: the expression converter sits below the engine: the planner only"
+	"^$M/sqlgw/engine/groupjoin\$ :: - :: ^$M/.+\$ :: the group-join rule sits below the engine and needs nothing of the module"
 	"^$M/sqlgw/engine\$ :: - :: ^$M/sqlgw/(accounts|wire|admin)\$ :: the engine sits below accounts, the wire layer and the admin statements"
 	"^$M/sqlgw/accounts\$ :: - :: ^$M/sqlgw/(wire|admin)\$ :: accounts sit below the wire layer and the admin statements"
 	"^$M/sqlgw/wire\$ :: - :: ^$M/sqlgw/admin\$ :: the wire layer gets the admin interceptors from the server, it does not import them"

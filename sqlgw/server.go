@@ -32,7 +32,21 @@
 //	                 Table, sessions, transactions, read path, secondary
 //	                 indexes, joins, DDL features, stats, plan cache,
 //	                 attached tables, analyzer rules
-//	sqlgw/mysqlerr   go-mysql-server's errors as MySQL's codes and texts
+//	sqlgw/engine/... below the engine, importing nothing of it:
+//	  compat         MySQL-compatibility adjustments of go-mysql-server that
+//	                 need no engine object (analyzer rules, functions,
+//	                 system variables)
+//	  statistics     table statistics (ANALYZE TABLE's results, histograms)
+//	                 and the store cost of lookup joins
+//	  ddldecl        what DDL statements declare that go-mysql-server drops
+//	                 (PARTITION BY, DESC key columns, LIKE's source)
+//	  exprconv       go-mysql-server filter expressions as the planner's IR
+//	  groupjoin      the analyzer rule binding joined table-group members'
+//	                 partition key
+//	  views          view definitions kept in the store
+//	  typedstore     the store wrapper for attached tables' entity types
+//	sqlgw/mysqlerr   go-mysql-server's, the catalog's and the store's errors
+//	                 as MySQL's codes and texts
 //	sqlgw/metrics    counters and their Prometheus export
 //	sqlgw/sqltext    the statement text lexer and the rewrite pipelines run
 //	                 before go-mysql-server parses (MariaDB-only comments,
@@ -56,7 +70,7 @@
 //     codes; temporary accept errors (EMFILE) are waited out, a fatal one
 //     ends Serve with an error. Write conflicts of autocommit statements
 //     are retried by the server (autoretry.go); a write the store may have
-//     applied without confirming it is 1180 "outcome unknown" (errors.go).
+//     applied without confirming it is 1180 "outcome unknown" (sqlgw/mysqlerr, store.go).
 //   - TLS: with Config.TLSConfig, clients may upgrade in the handshake (the
 //     mysql CLI's --ssl, drivers' sslMode/tls options); with
 //     RequireSecureTransport, plain connections are refused (error 3159).
@@ -82,6 +96,7 @@ import (
 	"github.com/sqlgw/sqlgw/sqlgw/accounts"
 	"github.com/sqlgw/sqlgw/sqlgw/admin"
 	"github.com/sqlgw/sqlgw/sqlgw/engine"
+	"github.com/sqlgw/sqlgw/sqlgw/engine/compat"
 	"github.com/sqlgw/sqlgw/sqlgw/metrics"
 	"github.com/sqlgw/sqlgw/sqlgw/sqltext"
 	"github.com/sqlgw/sqlgw/sqlgw/wire"
@@ -322,7 +337,7 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	gw.Log = cfg.Logger
 	wire.PublishLimits(rl.Limits)
-	engine.PublishTLS(cfg.TLSConfig != nil) // sysvars.go
+	compat.PublishTLS(cfg.TLSConfig != nil) // engine/compat/sysvars.go
 	ictx, stop := context.WithCancel(context.Background())
 	gw.StartIndexRecovery(ictx)
 	go accts.Poll(cfg.AccountsRefresh)

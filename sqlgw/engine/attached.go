@@ -34,7 +34,7 @@ import (
 // property column's type (REFRESH keeps it), ADD COLUMN maps another
 // property by its exact name, DROP COLUMN moves a property back into the
 // JSON column. TYPES BY attaches one table per entity type of the table
-// (catalog/attached_types.go; the store wrapper in attached_types.go
+// (catalog/attached_types.go; the store wrapper sqlgw/engine/typedstore
 // restricts every request on such a table to its type).
 //
 // Planning: the key columns are the raw PartitionKey and RowKey, so every

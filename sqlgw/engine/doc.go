@@ -15,16 +15,33 @@
 //
 // # Files
 //
+// By the engine object they implement (the sub-packages below hold what
+// needs none of them):
+//
+// The engine, its shared state, databases and tables:
+//
 //	engine.go       Engine: the go-mysql-server engine with sqlgw's provider,
 //	                analyzer rules, parser, schema formatter, coster
 //	gateway.go      Gateway: state shared by the sessions of one engine
 //	                (store, catalog, schema and row-count caches); Accounts
-//	provider.go     databases; CREATE/DROP/RENAME TABLE and their checks
+//	provider.go     databases; CREATE/DROP/RENAME TABLE and their checks;
+//	                CREATE TABLE ... LIKE takes the source's comment (sqlgw
+//	                options) and DESC key columns
 //	table.go        Table: projections, TRUNCATE, ALTER, AUTO_INCREMENT; the
 //	                capability assertions of Table, all in one block
+//	temporary.go    Table.IsTemporary (CREATE TEMPORARY TABLE is
+//	                go-mysql-server's own error)
 //	types.go        engine types and values <-> catalog types and Datums
 //	collations.go   collation weights for keys; collated planner columns
+//	accounts_visible.go          tables and views an account sees
+//	errors.go       the engine's names for sqlgw/mysqlerr's errors (catalog
+//	                and store errors, 1235, 1213)
+//
+// Sessions, transactions and writes:
+//
 //	session.go      sessions, savepoints, Sqlgw_* status variables
+//	warnings.go     Session.Warn: MySQL's texts of foreign key and
+//	                duplicate-key warnings
 //	txn.go          transactions, commit in per-partition batches
 //	txnatomic.go    atomic commit across partitions (catalog/txn)
 //	txnindex.go     global index entities in the commit's own atomic unit
@@ -33,56 +50,63 @@
 //	editor.go       INSERT/UPDATE/DELETE/REPLACE into the transaction buffer
 //	strictwrite.go  strict-mode write errors naming the column and row
 //	insertinfo.go   INSERT's "Records: n Duplicates: n" info
-//	index.go        PRIMARY index, LookupForExpressions -> planner, ranges
-//	exprconv.go     engine expressions -> planner IR
+//
+// The read path:
+//
+//	index.go        PRIMARY index, LookupForExpressions -> planner (through
+//	                sqlgw/engine/exprconv), ranges
 //	hints.go        USE/FORCE/IGNORE INDEX hints
 //	iter.go         plan execution: lazy pages, parallel MultiGet, overlay
 //	                of the transaction's writes
+//	salt_read.go    reads of salted tables: bucket queries merged in key order
 //	cache.go        per-statement caches for lookups re-run by nested loops
 //	rules.go        analyzer rule: LIMIT pushdown, sort elimination
-//	exact_sum_avg.go      analyzer rule: exact SUM and AVG (DECIMAL)
-//	outer_join_nullable.go  no NOT NULL flag on outer-joined columns
-//	coster.go       join costing with the planner's estimates
-//	joinbatch.go, joinbatch_index.go, joinbatch_order.go
-//	                batched lookup joins (per block of outer rows)
 //	explain.go      plain EXPLAIN rows naming the access path
 //	plancache.go    FastLane: plan cache of prepared SELECTs
 //	textcache.go    the plan cache of text SELECTs, per normalized shape
 //	direct.go       cached plans run without the engine's executor
+//
+// Joins:
+//
+//	joinbatch.go, joinbatch_index.go, joinbatch_order.go
+//	                batched lookup joins (per block of outer rows)
+//	coster.go       go-mysql-server's coster plus the store cost of lookup
+//	                joins (statistics.LookupJoinCost)
+//	stats_join.go   the join planner's filtered cardinalities
+//
+// Secondary indexes:
+//
 //	secondary.go    secondary indexes: maintenance, reads, recovery
 //	indexrename.go  ALTER TABLE ... RENAME INDEX
-//	foreignkeys.go, foreignkeys_errors.go  foreign keys and their errors
-//	generated_check_onupdate.go  generated columns, CHECK, ON UPDATE
-//	show_create_generated.go     SHOW CREATE TABLE of generated columns
-//	dump_generated_values.go     generated-column values in dumps
-//	triggers.go     triggers kept in the table's catalog record
-//	views.go        view definitions kept in the store
-//	create_view_qualified.go     CREATE VIEW db.v creates it in db
-//	enum_in_functions.go         ENUM/SET values inside string functions
-//	alter_narrowing.go           verified narrowing ALTER ... MODIFY
-//	alter_primary_key.go         ADD/DROP PRIMARY KEY on an empty table
-//	time_precision.go            TIME(n), DATETIME(n) fractions
-//	partition.go    PARTITION BY KEY/HASH, PARTITIONS and DESC key columns from the statement
-//	salt_read.go    reads of salted tables: bucket queries merged in key order
-//	create_like.go  CREATE TABLE ... LIKE: the source's comment (sqlgw options) and DESC key columns
-//	attached.go, attached_types.go  store tables sqlgw did not create
 //	attached_index.go            secondary indexes on attached tables: the
 //	                freshness contract, REPAIR/REFRESH TABLE rebuilds
+//
+// DDL features:
+//
+//	foreignkeys.go  foreign keys (their errors' MySQL texts: sqlgw/mysqlerr)
+//	generated_check_onupdate.go  generated columns, CHECK, ON UPDATE
+//	dump_generated_values.go     generated-column values in dumps
+//	triggers.go     triggers kept in the table's catalog record
+//	alter_narrowing.go           verified narrowing ALTER ... MODIFY
+//	alter_primary_key.go         ADD/DROP PRIMARY KEY on an empty table
+//	time_precision.go            TIME(n): declared precisions kept in the
+//	                catalog, values rounded (results: sqlgw/wire)
+//	*_testhooks.go  hooks the end-to-end tests of ALTER use
+//
+// Statistics, attached tables, table groups, table maintenance:
+//
+//	stats.go        ANALYZE TABLE's read into a statistics.Analysis, the
+//	                statistics kept per gateway and in the store, refresh,
+//	                CARDINALITY and DESC in SHOW INDEX / SHOW CREATE TABLE
+//	stats_provider.go  go-mysql-server's statistics provider over them
+//	attached.go     store tables sqlgw did not create (the typed-table store
+//	                wrapper: sqlgw/engine/typedstore)
 //	tablegroup.go   table groups: the store wrapper for members, one batch
 //	                per commit in one partition, the statement's partition reads
-//	tablegroup_rule.go           analyzer rule: the bound partition key of
-//	                joined group members
-//	stats.go        ANALYZE TABLE statistics, CARDINALITY
-//	stats_provider.go  go-mysql-server's statistics provider over them
-//	stats_join.go   the join planner's filtered cardinalities
+//	                (the rule binding joined members' partition key:
+//	                sqlgw/engine/groupjoin)
 //	check_repair_table.go        CHECK and REPAIR TABLE's work
 //	admin_results.go             the rows table maintenance answers
-//	accounts_visible.go          tables and views an account sees
-//	assign.go       @v := expr assignments in expressions
-//	sysvars.go      MySQL 8 system variables go-mysql-server lacks
-//	temporary.go    CREATE TEMPORARY TABLE is go-mysql-server's error
-//	errors.go       catalog and store errors as engine errors
-//	*_testhooks.go  hooks the end-to-end tests of ALTER use
 //
 // # Decisions
 //
@@ -100,9 +124,12 @@
 //   - Plan cache (plancache.go): a prepared SELECT over one table whose
 //     parameters all land in the table's lookup is analyzed once per session;
 //     each execute re-plans the lookup with the new values and runs the
-//     cached plan. DDL (catalog version), another database or sql_mode, or
-//     a parameter of another type sends the execute the general way.
-//     Plan_cache_hits / _misses / Last_plan_from_cache show it.
+//     cached plan. DDL (catalog version), another database, sql_mode or
+//     character_set_results, or a parameter of another type sends the
+//     execute the general way. Text SELECTs share plans per normalized
+//     shape (textcache.go); plans that are only the lookup, its columns
+//     and LIMITs run without go-mysql-server's executor (direct.go).
+//     Plan_cache_hits / _misses / _direct / Last_plan_from_cache show it.
 //   - At most one row: a PointGet tells the engine so (index.go,
 //     max1RowFDs), which then spools the row without its goroutines.
 //   - Reading backwards: where the store can (storage.Capabilities.Reverse:
@@ -121,7 +148,7 @@
 //   - Unsupported features are MySQL errors (1235, ER_NOT_SUPPORTED_YET),
 //     never silently ignored: stored procedures and events (provider.go);
 //     PARTITION BY other than KEY(columns), changing a table's partition key,
-//     RENAME TABLE into another database (partition.go, table.go); ALTER TABLE
+//     RENAME TABLE into another database (sqlgw/engine/ddldecl, table.go); ALTER TABLE
 //     ADD/DROP PRIMARY KEY on a table that holds rows or has indexes or
 //     foreign keys (alter_primary_key.go); foreign keys on a table
 //     without a primary key, FULLTEXT/SPATIAL/VECTOR indexes, index prefix
@@ -131,14 +158,14 @@
 //     on a table with VIRTUAL columns, a STORED generated column added to a
 //     table with rows (generated_check_onupdate.go); triggers on another database's table
 //     and renaming a table that has triggers (triggers.go);
-//     CHECKSUM TABLE (maintenance.go); EXPLAIN ANALYZE of a write (explain.go);
+//     CHECKSUM TABLE (sqlgw/admin); EXPLAIN ANALYZE of a write (explain.go);
 //     column changes that need the stored values rewritten and key columns in
 //     collations without registered weights (catalog, ErrUnsupported, mapped
-//     in errors.go; collations.go registers the engine's). CREATE TEMPORARY
+//     in sqlgw/mysqlerr's store.go; collations.go registers the engine's). CREATE TEMPORARY
 //     TABLE is go-mysql-server's own error (temporary.go). Supported, and
 //     where: secondary indexes (secondary.go), foreign keys (foreignkeys*.go),
 //     CHECK constraints, generated columns and ON UPDATE (generated_check_onupdate.go, triggers.go),
-//     triggers (triggers.go), views (views.go), TIME(n)
+//     triggers (triggers.go), views (sqlgw/engine/views), TIME(n)
 //     (time_precision.go), verified narrowing ALTER ... MODIFY (alter_narrowing.go),
 //     ADD/DROP PRIMARY KEY on an empty table (alter_primary_key.go).
 //   - PARTITION BY KEY(a,b) (or HASH(a)) declares the partition key, like
@@ -146,14 +173,57 @@
 //     table into n buckets, like 'sqlgw: salt_buckets=n' (reads of salted
 //     tables: salt_read.go); go-mysql-server drops the clause (and DESC in
 //     PRIMARY KEY), so the connection handler reads them from the
-//     statement (partition.go).
+//     statement (sqlgw/engine/ddldecl, read into Gateway.Parts; provider.go
+//     applies it).
+//
+// # Sub-packages
+//
+// Below the engine, importing nothing of it (scripts/layering.sh checks
+// it), each with its own file map:
+//
+//	compat      MySQL-compatibility adjustments of go-mysql-server that need
+//	            none of the engine's objects: exact SUM/AVG, nullable
+//	            outer-joined columns, ENUM/SET in string functions, @v :=
+//	            expr, SHOW CREATE TABLE of generated columns, CREATE VIEW
+//	            db.v, the MySQL 8 system variables go-mysql-server lacks;
+//	            the engine installs them (engine.go, provider.go, rules.go,
+//	            dump_generated_values.go)
+//	statistics  what ANALYZE TABLE computes from the rows, its stored
+//	            form, the planner's and go-mysql-server's forms of it
+//	            (histograms), the refresh rule, and the store cost of
+//	            lookup joins; the engine reads the rows, keeps and stores
+//	            the results and adapts them (stats.go, stats_provider.go,
+//	            stats_join.go, coster.go)
+//	ddldecl     what a DDL statement declares that go-mysql-server drops
+//	            (PARTITION BY KEY/HASH, PARTITIONS, DESC key and index
+//	            columns, RENAME TABLE into another database, the source of
+//	            CREATE TABLE ... LIKE), read from the statement text by the
+//	            connection handler into Gateway.Parts (LIKE: by provider.go)
+//	exprconv    go-mysql-server filter expressions -> the planner's IR
+//	            (the read path's translation; index.go uses it)
+//	groupjoin   analyzer rule: the bound partition key of joined
+//	            table-group members (engine.go installs it with tableGroup)
+//	views       view definitions kept in the store, with their cache
+//	            (Gateway.Views; the provider's sql.ViewDatabase methods)
+//	typedstore  the store wrapper that presents each entity type of an
+//	            attached table as its own table (TYPES BY)
+//
+// What stays here uses the engine's objects themselves: the batched joins
+// read through the read path's row iterators, read specs and per-block
+// plans (rowIter, readSpec, Table.planIn, the transaction's buffered
+// writes); the DDL features verify, rewrite or read tables through Table
+// and Database (Table.plan and newRowIter for a narrowing ALTER's scan,
+// the transaction buffer for ADD/DROP PRIMARY KEY, Database for
+// triggers); CHECK/REPAIR TABLE scans with the secondary-index
+// maintenance. Cutting them out would mean exporting those internals,
+// not removing a dependency.
 //
 // # Imports
 //
 // The engine imports the catalog, the planner, the storage contract and
-// storage/recorder, go-mysql-server and vitess, and sqlgw's lower packages
-// (metrics, mysqlerr, sqltext). It never imports package sqlgw (the
-// server facade, wire layer and admin statements) nor a storage backend;
-// scripts/layering.sh checks both. What it needs of the server it
+// storage/recorder, go-mysql-server and vitess, its sub-packages and
+// sqlgw's lower packages (metrics, mysqlerr, sqltext). It never imports
+// package sqlgw (the server facade, wire layer and admin statements) nor
+// a storage backend; scripts/layering.sh checks both. What it needs of the server it
 // declares as an interface (Accounts) or a hook.
 package engine

@@ -8,6 +8,8 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"github.com/sqlgw/sqlgw/sqlgw/engine/compat"
 )
 
 // genValuesParser is the engine's parser (sql.BuilderOverrides.Parser)
@@ -37,7 +39,7 @@ func (p genValuesParser) Parse(ctx *sql.Context, query string, multi bool) (ast.
 	var st ast.Statement
 	var q, rest string
 	st, q, rest, err = p.Parser.Parse(ctx, query, multi)
-	fixViewQualifier(st) // create_view_qualified.go
+	compat.FixViewQualifier(st) // compat/create_view_qualified.go
 	if err == nil {
 		p.gw.ignoreGeneratedValues(ctx, st)
 	}
@@ -52,7 +54,7 @@ func (p genValuesParser) ParseWithOptions(ctx context.Context, query string, del
 	var st ast.Statement
 	var q, rest string
 	st, q, rest, err = p.Parser.ParseWithOptions(ctx, query, delim, multi, o)
-	fixViewQualifier(st) // create_view_qualified.go
+	compat.FixViewQualifier(st) // compat/create_view_qualified.go
 	if sctx, ok := ctx.(*sql.Context); ok && err == nil {
 		p.gw.ignoreGeneratedValues(sctx, st)
 	}
@@ -67,7 +69,7 @@ func (p genValuesParser) ParseOneWithOptions(ctx context.Context, query string, 
 	var st ast.Statement
 	var n int
 	st, n, err = p.Parser.ParseOneWithOptions(ctx, query, o)
-	fixViewQualifier(st) // create_view_qualified.go
+	compat.FixViewQualifier(st) // compat/create_view_qualified.go
 	if sctx, ok := ctx.(*sql.Context); ok && err == nil {
 		p.gw.ignoreGeneratedValues(sctx, st)
 	}

@@ -10,6 +10,8 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/sqlgw/engine/compat"
+	"github.com/sqlgw/sqlgw/sqlgw/engine/groupjoin"
 	"github.com/sqlgw/sqlgw/sqlgw/metrics"
 	"github.com/sqlgw/sqlgw/storage"
 	"github.com/sqlgw/sqlgw/storage/recorder"
@@ -44,18 +46,18 @@ func New(ctx context.Context, store storage.Store, opts catalog.Options) (*Engin
 	gw.Metrics = mets
 	pro := &provider{gw: gw}
 	logrus.SetLevel(logrus.ErrorLevel)
-	a := analyzer.NewBuilder(pro).AddPreAnalyzeRule(groupEquivRuleID, groupEquivRule).AddPostAnalyzeRule(pushdownRuleID, pushdownRule).
-		AddPostAnalyzeRule(exactAggRuleID, exactAggRule).AddPostAnalyzeRule(joinBatchRuleID, joinBatchRule).AddOverrides(sql.EngineOverrides{
+	a := analyzer.NewBuilder(pro).AddPreAnalyzeRule(groupjoin.RuleID, groupjoin.Rule(tableGroup)).AddPostAnalyzeRule(pushdownRuleID, pushdownRule).
+		AddPostAnalyzeRule(compat.ExactAggRuleID, compat.ExactAggRule).AddPostAnalyzeRule(joinBatchRuleID, joinBatchRule).AddOverrides(sql.EngineOverrides{
 		Hooks:           sql.ExecutionHooks{CreateTable: sql.CreateTable{PreSQLExecution: gw.createTableHook}},
 		Builder:         sql.BuilderOverrides{Parser: gw.schemaParser()}, // dump_generated_values.go
-		SchemaFormatter: newSchemaFormatter(),                            // show_create_generated.go
+		SchemaFormatter: compat.NewSchemaFormatter(),                     // compat/show_create_generated.go
 	}).Build()
 	a.ExecBuilder.PriorityBuilder = explainBuilder{exec: a.ExecBuilder}
 	a.Catalog.InfoSchema = newInfoSchema(a.Catalog.InfoSchema) // CARDINALITY (stats.go)
 	a.Coster = coster{inner: a.Coster}
 	a.Catalog.StatsProvider = &statsProvider{gw: gw, inner: a.Catalog.StatsProvider} // stats_provider.go
 	engine := gms.New(a, &gms.Config{VersionPostfix: "sqlgw"})
-	engine.Analyzer.Catalog.RegisterFunction(sql.NewEmptyContext(), assignFunction, varFunction)
+	engine.Analyzer.Catalog.RegisterFunction(sql.NewEmptyContext(), compat.AssignFunction, compat.VarFunction)
 	return &Engine{Engine: engine, Provider: pro, gw: gw, rec: rec, store: store}, nil
 }
 
@@ -86,4 +88,13 @@ func (e *Engine) Close() error {
 // returns the names of the tables attached now.
 func (e *Engine) AttachTables(ctx context.Context, cfg AttachConfig) ([]string, error) {
 	return e.gw.AttachTables(ctx, cfg)
+}
+
+// tableGroup is the table group of t when it is one of the engine's tables
+// ("" otherwise), for the group-join rule (sqlgw/engine/groupjoin).
+func tableGroup(t sql.Table) string {
+	if x, ok := t.(*Table); ok {
+		return x.meta().Group
+	}
+	return ""
 }

@@ -175,7 +175,7 @@ func (t *Table) AddForeignKey(ctx *sql.Context, fk sql.ForeignKeyConstraint) err
 func (t *Table) DropForeignKey(ctx *sql.Context, fkName string, _ string, _ string) error {
 	nm, err := t.gw.Catalog.DropForeignKey(MetaCtx(ctx), t.db.name, t.meta().Name, fkName)
 	if errors.Is(err, catalog.ErrNoForeignKey) {
-		return sql.ErrForeignKeyNotFound.New(fkName, t.meta().Name) // 1091 (foreignkeys_errors.go)
+		return sql.ErrForeignKeyNotFound.New(fkName, t.meta().Name) // 1091 (sqlgw/mysqlerr, foreignkeys.go)
 	}
 	if err != nil {
 		return t.fkError(err, fkName)

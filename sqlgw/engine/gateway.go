@@ -16,6 +16,10 @@ import (
 	"github.com/sqlgw/sqlgw/catalog/keys"
 	txnrec "github.com/sqlgw/sqlgw/catalog/txn"
 	"github.com/sqlgw/sqlgw/planner"
+	"github.com/sqlgw/sqlgw/sqlgw/engine/ddldecl"
+	"github.com/sqlgw/sqlgw/sqlgw/engine/statistics"
+	"github.com/sqlgw/sqlgw/sqlgw/engine/typedstore"
+	"github.com/sqlgw/sqlgw/sqlgw/engine/views"
 	"github.com/sqlgw/sqlgw/sqlgw/metrics"
 	"github.com/sqlgw/sqlgw/storage"
 )
@@ -31,10 +35,10 @@ type Gateway struct {
 
 	mu      sync.Mutex
 	schemas map[schemaKey]*tableInfo
-	rows    map[string]*rowEstimate // by physical table
-	stats   map[string]*tableStats  // by physical table (stats.go)
-	Parts   partitionDecls
-	Views   *viewStore
+	rows    map[string]*rowEstimate      // by physical table
+	stats   map[string]*statistics.Table // by physical table (stats.go)
+	Parts   ddldecl.Decls
+	Views   *views.Store
 	// sessions by connection ID, for the handler's error translation.
 	sessMu   sync.Mutex
 	sessions map[uint32]*Session
@@ -103,13 +107,13 @@ func newGateway(store storage.Store, cat *catalog.Catalog) *Gateway {
 		txs:      txs,
 		unsorted: store.Capabilities().Unsorted,
 		reverse:  store.Capabilities().Reverse && !store.Capabilities().Unsorted,
-		store:    newGroupStore(newTypedStore(store)), // tablegroup.go, attached_types.go
+		store:    newGroupStore(typedstore.New(store)), // tablegroup.go, sqlgw/engine/typedstore
 		Catalog:  cat,
 		schemas:  map[schemaKey]*tableInfo{},
 		rows:     map[string]*rowEstimate{},
-		stats:    map[string]*tableStats{},
+		stats:    map[string]*statistics.Table{},
 	}
-	g.Views = &viewStore{g: g, table: strings.TrimSuffix(cat.CatalogTable(), "catalog") + "views"}
+	g.Views = views.New(g.store, strings.TrimSuffix(cat.CatalogTable(), "catalog")+"views", MetaCtx)
 	return g
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 
 	"github.com/sqlgw/sqlgw/planner"
+	"github.com/sqlgw/sqlgw/sqlgw/engine/exprconv"
 )
 
 // Index selection
@@ -177,7 +178,7 @@ func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) 
 		}
 		exprs[i] = fixed
 	}
-	conv := newExprConverter(ctx, t.columnNames())
+	conv := exprconv.New(ctx, t.columnNames())
 	self := t.selfName(ctx, exprs)
 	t.resolveHints(ctx, self) // index hints (hints.go)
 	where := make([]planner.Expr, len(exprs))
@@ -186,10 +187,10 @@ func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) 
 		if self == "" || !t.onlySelf(ctx, e, self) {
 			// References to other tables (correlated subqueries): opaque,
 			// so residual, evaluated by the engine on every row.
-			where[i] = conv.opaque(e)
+			where[i] = conv.Opaque(e)
 			continue
 		}
-		where[i] = conv.convert(e)
+		where[i] = conv.Convert(e)
 		selfOnly = append(selfOnly, e)
 	}
 	q := &planner.Query{Where: where, Columns: t.proj}
@@ -518,5 +519,5 @@ func cutsToIR(ctx *sql.Context, col int, ce sql.MySQLRangeColumnExpr) []planner.
 
 // valueDatum converts an engine value to a planner Datum.
 func valueDatum(ctx *sql.Context, v interface{}) (planner.Datum, bool) {
-	return literalDatum(ctx, expression.NewLiteral(v, nil))
+	return exprconv.Literal(ctx, expression.NewLiteral(v, nil))
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/sqlgw/sqlgw/planner"
+	"github.com/sqlgw/sqlgw/sqlgw/engine/statistics"
 	"github.com/sqlgw/sqlgw/storage"
 )
 
@@ -704,9 +705,9 @@ func (it *batchIter) blockPlan(ctx *sql.Context, lookups []*blockLookup) (*plann
 	}
 	if merged != nil {
 		// The planner's choice between an index and a scan: a table counts
-		// as at least plannerDefaultPages pages.
+		// as at least statistics.PlannerDefaultPages pages.
 		n, _ := it.t.gw.rowCount(it.t.meta().Physical)
-		pages := math.Max(math.Ceil(float64(n)/storage.MaxPageSize), plannerDefaultPages)
+		pages := math.Max(math.Ceil(float64(n)/storage.MaxPageSize), statistics.PlannerDefaultPages)
 		if merged.Cost.Requests <= 2*pages {
 			return merged, nil
 		}

@@ -12,6 +12,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 
 	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/sqlgw/engine/compat"
+	"github.com/sqlgw/sqlgw/sqlgw/engine/ddldecl"
 )
 
 // provider is the engine's view of the catalog's databases.
@@ -19,7 +21,17 @@ type provider struct {
 	gw *Gateway
 }
 
-var _ sql.CollatedDatabaseProvider = (*provider)(nil)
+var (
+	_ sql.CollatedDatabaseProvider = (*provider)(nil)
+	_ sql.FunctionProvider         = (*provider)(nil)
+)
+
+// Function implements sql.FunctionProvider, which the analyzer's catalog
+// asks before its built-in registry: the string functions that read an
+// ENUM or SET column by its string (compat/enum_in_functions.go).
+func (p *provider) Function(ctx *sql.Context, name string) (sql.Function, bool) {
+	return compat.EnumStringFunction(ctx, name)
+}
 
 // CreateCollatedDatabase implements sql.CollatedDatabaseProvider. sqlgw
 // databases have no default collation of their own: the collation of a
@@ -84,7 +96,7 @@ func (p *provider) CreateDatabase(ctx *sql.Context, name string) error {
 }
 
 func (p *provider) DropDatabase(ctx *sql.Context, name string) error {
-	if err := p.gw.Views.dropAll(ctx, name); err != nil {
+	if err := p.gw.Views.DropAll(ctx, name); err != nil {
 		return err
 	}
 	err := p.gw.Catalog.DropDatabase(MetaCtx(ctx), name)
@@ -193,15 +205,15 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 		}
 		def.Columns = append(def.Columns, col)
 	}
-	applyTimePrecisionAll(ctx, def.Columns) // TIME(n), time_precision.go
-	decl := d.gw.createDecl(ctx, name)
-	like := d.likeSource(ctx) // create_like.go
+	applyTimePrecisionAll(ctx, def.Columns)            // TIME(n), time_precision.go
+	decl, _ := d.gw.Parts.Take(ctx.Session.ID(), name) // what the connection handler read from the statement (sqlgw/engine/ddldecl)
+	like := d.likeSource(ctx)                          // CREATE TABLE ... LIKE (sqlgw/engine/ddldecl)
 	if like != nil && comment == "" {
 		comment, def.Comment = like.Comment, like.Comment
 	}
 	for _, ord := range schema.PkOrdinals {
 		col := schema.Schema[ord].Name
-		desc := decl.desc[strings.ToLower(col)]
+		desc := decl.Desc[strings.ToLower(col)]
 		if like != nil {
 			for _, kp := range like.PrimaryKey {
 				if strings.EqualFold(kp.Column, col) {
@@ -217,10 +229,10 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 	}
 	def.PartitionKey = opts.PartitionKey
 	def.Group = opts.Group // catalog/group.go
-	if decl.err != nil {
-		return decl.err
+	if decl.Err != nil {
+		return decl.Err
 	}
-	if pk := decl.cols; pk != nil {
+	if pk := decl.Cols; pk != nil {
 		if def.PartitionKey != nil {
 			return errUnsupported.New("table " + name + ": both PARTITION BY KEY and a partition_key comment option")
 		}
@@ -235,12 +247,12 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 		def.Comment = appendTableOption(def.Comment, "partition_key=("+strings.Join(quoted, ", ")+")")
 	}
 	def.SaltBuckets = opts.SaltBuckets
-	if decl.salt > 1 { // PARTITIONS n (partition.go)
+	if decl.Salt > 1 { // PARTITIONS n (sqlgw/engine/ddldecl)
 		if opts.SaltBuckets != 0 {
 			return errUnsupported.New("table " + name + ": both PARTITIONS and a salt_buckets comment option")
 		}
-		def.SaltBuckets = decl.salt
-		def.Comment = appendTableOption(def.Comment, "salt_buckets="+strconv.Itoa(decl.salt))
+		def.SaltBuckets = decl.Salt
+		def.Comment = appendTableOption(def.Comment, "salt_buckets="+strconv.Itoa(decl.Salt))
 	}
 	if def.SaltBuckets > 1 && len(def.PrimaryKey) == 0 {
 		return mapError(fmt.Errorf("%w: table %s: salt_buckets needs a primary key (a keyless table has one partition)", catalog.ErrInvalidDef, name))
@@ -277,8 +289,8 @@ func (d *Database) DropTable(ctx *sql.Context, name string) error {
 
 // RenameTable implements sql.TableRenamer.
 func (d *Database) RenameTable(ctx *sql.Context, oldName, newName string) error {
-	if decl, ok := d.gw.Parts.take(ctx.Session.ID(), renameKey); ok && decl.err != nil {
-		return decl.err
+	if err := d.gw.Parts.RenameError(ctx.Session.ID()); err != nil {
+		return err
 	}
 	if err := d.renameWithTriggers(ctx, oldName); err != nil {
 		return err
@@ -347,7 +359,7 @@ func (g *Gateway) createTableHook(ctx *sql.Context, _ sql.StatementRunner, n sql
 	return n, nil
 }
 
-// Views are stored by views.go, triggers by triggers.go. Stored
+// Views are stored by sqlgw/engine/views, triggers by triggers.go. Stored
 // procedures are not stored yet: the database reports none, and creating one is
 // ER_NOT_SUPPORTED_YET (the engine's privilege layer needs these interfaces
 // to answer "none" rather than fail every statement).
@@ -358,12 +370,12 @@ var (
 )
 
 func (d *Database) CreateView(ctx *sql.Context, name string, selectStatement, createViewStmt string) error {
-	return d.gw.Views.create(ctx, d.name, sql.ViewDefinition{Name: name, TextDefinition: selectStatement,
+	return d.gw.Views.Create(ctx, d.name, sql.ViewDefinition{Name: name, TextDefinition: selectStatement,
 		CreateViewStatement: createViewStmt, SqlMode: sql.LoadSqlMode(ctx).String()})
 }
 
 func (d *Database) DropView(ctx *sql.Context, name string) error {
-	return d.gw.Views.drop(ctx, d.name, name)
+	return d.gw.Views.Drop(ctx, d.name, name)
 }
 
 func (d *Database) GetViewDefinition(ctx *sql.Context, viewName string) (sql.ViewDefinition, bool, error) {
@@ -373,7 +385,7 @@ func (d *Database) GetViewDefinition(ctx *sql.Context, viewName string) (sql.Vie
 // AllViews lists the views the session's account may see
 // (accounts_visible.go).
 func (d *Database) AllViews(ctx *sql.Context) ([]sql.ViewDefinition, error) {
-	views, err := d.gw.Views.list(ctx, d.name)
+	views, err := d.gw.Views.List(ctx, d.name)
 	if err != nil {
 		return nil, err
 	}
@@ -428,4 +440,30 @@ func (d *Database) UpdateLastExecuted(ctx *sql.Context, eventName string, lastEx
 
 func (d *Database) NeedsToReloadEvents(ctx *sql.Context, token interface{}) (bool, error) {
 	return false, nil
+}
+
+// appendTableOption appends a sqlgw option ("salt_buckets=4") to a table
+// comment, after its "sqlgw:" options if it has some.
+func appendTableOption(comment, opt string) string {
+	if strings.Contains(strings.ToLower(comment), "sqlgw:") {
+		return strings.TrimSpace(comment + " " + opt)
+	}
+	return strings.TrimSpace(comment + " sqlgw: " + opt)
+}
+
+// likeSource returns the catalog table a CREATE TABLE ... LIKE statement
+// copies (ddldecl.LikeSource), or nil for any other statement.
+func (d *Database) likeSource(ctx *sql.Context) *catalog.Table {
+	db, name, ok := ddldecl.LikeSource(ctx.Query())
+	if !ok {
+		return nil
+	}
+	if db == "" {
+		db = d.name
+	}
+	t, err := d.gw.Catalog.Table(MetaCtx(ctx), db, name)
+	if err != nil {
+		return nil
+	}
+	return t
 }

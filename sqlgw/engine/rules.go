@@ -12,6 +12,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 
 	"github.com/sqlgw/sqlgw/planner"
+	"github.com/sqlgw/sqlgw/sqlgw/engine/compat"
 )
 
 // Analyzer rule: ORDER BY and LIMIT pushdown
@@ -32,7 +33,7 @@ import (
 const pushdownRuleID analyzer.RuleId = 10_000
 
 func pushdownRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	n, same, err := transform.Node(ctx, outerJoinNullable(ctx, n), convertStaticRanges) // outer_join_nullable.go
+	n, same, err := transform.Node(ctx, compat.OuterJoinNullable(ctx, n), convertStaticRanges) // compat/outer_join_nullable.go
 	if err != nil {
 		return nil, transform.SameTree, err
 	}

@@ -271,7 +271,7 @@ func (t *Table) createSecondaryIndex(ctx *sql.Context, def sql.IndexDef) error {
 	}
 	var desc map[string]bool
 	if ctx.Session != nil {
-		desc = t.gw.Parts.takeIndexDesc(ctx.Session.ID(), t.Name(), def.Name, names) // partition.go
+		desc = t.gw.Parts.TakeIndexDesc(ctx.Session.ID(), t.Name(), def.Name, names) // sqlgw/engine/ddldecl
 	}
 	for _, c := range def.Columns {
 		if c.Length > 0 {

@@ -64,6 +64,7 @@ var (
 	_ sql.ForeignKeyTable          = (*Table)(nil) // foreignkeys.go
 	_ sql.CheckTable               = (*Table)(nil) // generated_check_onupdate.go
 	_ sql.CheckAlterableTable      = (*Table)(nil) // generated_check_onupdate.go
+	_ sql.TemporaryTable           = (*Table)(nil) // temporary.go
 )
 
 func (t *Table) meta() *catalog.Table { return t.info.meta }
@@ -462,7 +463,7 @@ func (t *Table) ModifyComment(ctx *sql.Context, comment string) error {
 		}
 		comment = appendTableOption(comment, "partition_key=("+strings.Join(quoted, ", ")+")")
 	}
-	switch { // salt_buckets likewise (partition.go)
+	switch { // salt_buckets likewise (sqlgw/engine/ddldecl)
 	case newOpts.SaltBuckets != 0:
 		if max(newOpts.SaltBuckets, 1) != max(t.meta().Salted(), 1) {
 			return errUnsupported.New("changing the salt_buckets of table " + t.Name() + " is not supported")

@@ -2,9 +2,13 @@
 // the last step before they reach a client: go-mysql-server reports many
 // everyday errors with its own text and code 1105 (ER_UNKNOWN_ERROR).
 //
-// It owns the translation tables only and imports go-mysql-server,
-// vitess and sqlgw/sqltext; the engine (sqlgw/engine) and the server
-// (sqlgw) import it, never the other way round. Errors of the engine that
+// It owns the translation tables only: go-mysql-server's errors (the rule
+// table below; its foreign key errors, whose MySQL texts describe the
+// constraint read from the catalog, in foreignkeys.go) and the catalog's
+// and the store's sentinel errors with sqlgw's own (store.go). It imports go-mysql-server, vitess,
+// sqlgw/sqltext and, for their sentinel errors, the catalog and the
+// storage contract; the engine (sqlgw/engine) and the server (sqlgw)
+// import it, never the other way round. Errors of the engine that
 // need a column or row name (a write's range error) carry them in
 // WriteError.
 package mysqlerr

@@ -43,7 +43,7 @@ import (
 // can retry a transaction, whose earlier statements the server cannot
 // replay. Only 1213 is retried: an ambiguous outcome (the store did not
 // answer, storage.ErrUnavailable: maybe applied) is never retried blindly
-// (errors.go and txnatomic.go: 1180, "outcome unknown").
+// (mysqlerr's store.go and the engine's txnatomic.go: 1180, "outcome unknown").
 
 const (
 	autocommitRetryWindow = 50 * time.Second

@@ -41,7 +41,7 @@ type ConnRegistry struct {
 	m     map[string]*rewriteConn
 	Proto *ProtoServer // COM_STATISTICS, COM_CHANGE_USER (protocol.go)
 	// prepareRewrite, if set, rewrites the text of COM_STMT_PREPARE
-	// (the server sets it: maintenance_prepare.go, session_commands.go, engine's assign.go).
+	// (the server sets it: maintenance_prepare.go, session_commands.go, engine/compat's assign.go).
 	PrepareRewrite func(string) string
 }
 

@@ -12,8 +12,9 @@
 // and the rewrites of go-mysql-server's answers: one ordered, named list
 // of result and error steps (ResultStep, resultSteps in result_steps.go),
 // each with the upstream behaviour it corrects, among them the SHOW ...
-// LIKE headers, TIME fractions, OK-packet infos and MySQL's error codes
-// (show_like_header.go, time_fractions.go, sqlgw/mysqlerr).
+// LIKE headers, TIME(n) precisions and fractions, OK-packet infos and
+// MySQL's error codes (show_like_header.go, time_precision.go,
+// time_fractions.go, sqlgw/mysqlerr).
 //
 // # Imports
 //

@@ -301,7 +301,7 @@ func (h *Handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 	}
 	defer h.end()
 	defer h.GW.EndStatement(c.ConnectionID) // engine/snapshot.go
-	callback = h.GW.FixTimeFields(ctx, callback)
+	callback = fixTimeFields(h.GW, ctx, callback)
 	withInfo := h.withInsertInfo(c, func(res *sqltypes.Result, _ bool) error {
 		if res != nil && len(res.Fields) == 0 && res.Info != "" && (reRowsMatched.MatchString(res.Info) || reRecords.MatchString(res.Info)) {
 			h.Conns.setOKInfo(c.RemoteAddr(), res.Info)

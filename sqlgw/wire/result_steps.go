@@ -40,7 +40,7 @@ type statement struct {
 var resultSteps = []ResultStep{
 	{Name: "time-precision", Upstream: "TIME is always TIME(6) in results (fields' Decimals and values' fractions)",
 		Result: func(h *Handler, s *statement, next mysql.ResultSpoolFn) mysql.ResultSpoolFn {
-			return h.GW.FixTimeResults(s.ctx, next) // engine/time_precision.go
+			return fixTimeResults(h.GW, s.ctx, next) // time_precision.go
 		}},
 	{Name: "time-fractions", Upstream: "TIME values in text rows always carry .000000",
 		Result: func(h *Handler, s *statement, next mysql.ResultSpoolFn) mysql.ResultSpoolFn {
@@ -60,7 +60,7 @@ var resultSteps = []ResultStep{
 		}},
 	{Name: "time-ddl", Upstream: "SHOW CREATE TABLE, SHOW COLUMNS and DESCRIBE print time(6) for every TIME column",
 		Result: func(h *Handler, s *statement, next mysql.ResultSpoolFn) mysql.ResultSpoolFn {
-			return h.GW.FixTimeDDL(s.ctx, s.c.ConnectionID, s.query, next) // engine/time_precision.go
+			return fixTimeDDL(h.GW, s.ctx, s.c.ConnectionID, s.query, next) // time_precision.go
 		}},
 	{Name: "interrupted", Upstream: "a statement cancelled by KILL fails with a context error, not MySQL's 1317 (or 1927 for KILL CONNECTION)",
 		Error: func(h *Handler, s *statement, err error) error {
@@ -68,7 +68,7 @@ var resultSteps = []ResultStep{
 		}},
 	{Name: "foreign-key-errors", Upstream: "foreign key errors have go-mysql-server's own texts and codes",
 		Error: func(h *Handler, s *statement, err error) error {
-			return h.GW.ForeignKeyError(err, h.GW.CurrentDB(s.c.ConnectionID)) // engine/foreignkeys_errors.go
+			return mysqlerr.ForeignKey(err, h.GW.CurrentDB(s.c.ConnectionID), h.GW.Catalog) // mysqlerr/foreignkeys.go
 		}},
 	{Name: "mysql-errors", Upstream: "most errors are 1105 HY000 with go-mysql-server's wording",
 		Error: func(h *Handler, s *statement, err error) error {

@@ -9,7 +9,6 @@ import (
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 
-	"github.com/sqlgw/sqlgw/sqlgw/engine"
 	"github.com/sqlgw/sqlgw/sqlgw/sqltext"
 )
 
@@ -51,7 +50,7 @@ func fixShowLikeHeader(ctx context.Context, query string, cb mysql.ResultSpoolFn
 	pattern := filter.Like
 	return func(res *sqltypes.Result, more bool) error {
 		if res != nil && len(res.Fields) > 0 && !strings.HasSuffix(res.Fields[0].Name, ")") {
-			f := engine.CopyField(res.Fields[0])
+			f := copyField(res.Fields[0])
 			f.Name = f.Name + " (" + pattern + ")"
 			fields := append([]*querypb.Field{f}, res.Fields[1:]...)
 			r := *res

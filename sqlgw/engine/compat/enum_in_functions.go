@@ -1,7 +1,8 @@
-package engine
+package compat
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
@@ -27,7 +28,7 @@ import (
 //
 // The fix is where the functions are built, not an analyzer rule:
 // go-mysql-server runs no custom rule for a simple single-table SELECT, the
-// very query that shows the bug. The provider is a sql.FunctionProvider,
+// very query that shows the bug. The engine's provider is a sql.FunctionProvider,
 // consulted before the built-in registry, that returns these functions and
 // the other string functions that misread an ENUM (LOWER gave an error,
 // SUBSTRING the whole value, REPLACE/CONCAT_WS/ELT the index, FIELD 0) with
@@ -65,10 +66,13 @@ var enumStringArgs = func() map[string]func(i int) bool {
 // builtins looks up the functions wrapped.
 var builtins = function.NewRegistry()
 
-// Function implements sql.FunctionProvider: the analyzer's catalog asks the
-// provider before its built-in registry.
-func (p *provider) Function(ctx *sql.Context, name string) (sql.Function, bool) {
-	name = lower(name)
+// EnumStringFunction returns the built-in function name (any case) with its
+// ENUM/SET column arguments in string positions read as strings, or false
+// when name is not one of enumStringArgs. The engine's database provider
+// answers sql.FunctionProvider's Function with it: the analyzer's catalog
+// asks the provider before its built-in registry.
+func EnumStringFunction(ctx *sql.Context, name string) (sql.Function, bool) {
+	name = strings.ToLower(name)
 	strArg, ok := enumStringArgs[name]
 	if !ok {
 		return nil, false
@@ -97,8 +101,6 @@ func (f enumStringFunc) NewInstance(ctx *sql.Context, args []sql.Expression) (sq
 	}
 	return f.Function.NewInstance(ctx, wrapped)
 }
-
-var _ sql.FunctionProvider = (*provider)(nil)
 
 // enumAsString wraps e in enumString if e is a column of ENUM or SET type.
 // Only column references are considered: the planner builds functions with

@@ -1,4 +1,4 @@
-package engine
+package exprconv
 
 import (
 	"context"
@@ -17,7 +17,7 @@ func TestExprConverter(t *testing.T) {
 	a := expression.NewGetFieldWithTable(0, 0, types.Int32, "d", "t", "a", false)
 	b := expression.NewGetFieldWithTable(1, 0, types.Text, "d", "t", "B", true)
 	lit := func(v any, typ sql.Type) sql.Expression { return expression.NewLiteral(v, typ) }
-	conv := newExprConverter(ctx, []string{"a", "b"})
+	conv := New(ctx, []string{"a", "b"})
 	for _, tc := range []struct {
 		e    sql.Expression
 		want string
@@ -30,7 +30,7 @@ func TestExprConverter(t *testing.T) {
 		{expression.NewEquals(function.NewLower(ctx, b), lit("x", types.Text)), "opaque"},
 		{expression.NewEquals(a, b), "opaque"},
 	} {
-		x := conv.convert(tc.e)
+		x := conv.Convert(tc.e)
 		names := func(i int) string { return []string{"a", "B"}[i] }
 		got := planner.FormatExpr(x, names)
 		if _, ok := x.(*planner.Opaque); ok {

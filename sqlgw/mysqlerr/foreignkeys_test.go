@@ -1,18 +1,20 @@
-package engine
+package mysqlerr
 
 import (
+	stdctx "context"
 	"errors"
 	"testing"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
+
+	"github.com/sqlgw/sqlgw/catalog"
 )
 
 // TestForeignKeyErrorTexts: go-mysql-server's foreign key errors that need
 // no catalog lookup, with the exact text each pattern matches and MySQL's
 // error the client gets.
 func TestForeignKeyErrorTexts(t *testing.T) {
-	g := &Gateway{}
 	for _, tc := range []struct {
 		msg     string
 		wantNum int
@@ -34,7 +36,7 @@ func TestForeignKeyErrorTexts(t *testing.T) {
 		{"TEXT/BLOB are not valid types for foreign keys", erBlobKeyWithoutLen, "BLOB/TEXT column used in key specification without a key length"},
 	} {
 		var out *mysql.SQLError
-		if !errors.As(g.ForeignKeyError(mysql.NewSQLError(mysql.ERUnknownError, "", "%s", tc.msg), "d"), &out) || int(out.Num) != tc.wantNum || out.Message != tc.want {
+		if !errors.As(ForeignKey(mysql.NewSQLError(mysql.ERUnknownError, "", "%s", tc.msg), "d", noCatalog{}), &out) || int(out.Num) != tc.wantNum || out.Message != tc.want {
 			t.Errorf("%q -> %v; want %d %q", tc.msg, out, tc.wantNum, tc.want)
 		}
 	}
@@ -69,4 +71,13 @@ func TestForeignKeyPatternsMatchKinds(t *testing.T) {
 			t.Errorf("%v does not match %q", tc.re, tc.text)
 		}
 	}
+}
+
+// noCatalog is a catalog that cannot be read: the texts without the
+// constraint's description.
+type noCatalog struct{}
+
+func (noCatalog) Databases(stdctx.Context) ([]string, error) { return nil, errors.New("no catalog") }
+func (noCatalog) Tables(stdctx.Context, string) ([]*catalog.Table, error) {
+	return nil, errors.New("no catalog")
 }

@@ -1,4 +1,4 @@
-package engine
+package compat
 
 import (
 	"fmt"
@@ -14,7 +14,9 @@ import (
 // order, so a dump of such a table would not restore into them.
 type schemaFormatter struct{ sql.SchemaFormatter }
 
-func newSchemaFormatter() sql.SchemaFormatter {
+// NewSchemaFormatter returns the formatter above (the engine's
+// SchemaFormatter override).
+func NewSchemaFormatter() sql.SchemaFormatter {
 	return schemaFormatter{SchemaFormatter: sql.DefaultMySQLSchemaFormatter}
 }
 

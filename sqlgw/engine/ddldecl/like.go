@@ -1,13 +1,10 @@
-package engine
+package ddldecl
 
 import (
 	"context"
 	"strings"
 
-	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/vt/sqlparser"
-
-	"github.com/sqlgw/sqlgw/catalog"
 )
 
 // CREATE TABLE ... LIKE
@@ -18,33 +15,26 @@ import (
 // of primary-key columns as it does for every CREATE TABLE. sqlgw keeps
 // its table options in the comment (salt_buckets, partition_key: catalog
 // ParseTableOptions), so the copy would silently be unsalted and keyed
-// differently: likeSource finds the source table of the statement, and
-// CreateTable takes its comment (when the statement gives none) and its
-// key columns' order.
+// differently: LikeSource finds the source table of the statement, and
+// the engine's CreateTable takes its comment (when the statement gives
+// none) and its key columns' order.
 
-// likeSource returns the catalog table a CREATE TABLE ... LIKE statement
-// copies, or nil for any other statement.
-func (d *Database) likeSource(ctx *sql.Context) *catalog.Table {
-	q := strings.TrimSpace(ctx.Query())
+// LikeSource returns the table a CREATE TABLE ... LIKE statement copies,
+// its database "" when the statement does not name one, and false for any
+// other statement.
+func LikeSource(query string) (db, table string, ok bool) {
+	q := strings.TrimSpace(query)
 	if len(q) < 6 || !strings.EqualFold(q[:6], "create") || !strings.Contains(strings.ToLower(q), "like") {
-		return nil
+		return "", "", false
 	}
 	stmt, _, err := sqlparser.ParseOne(context.Background(), q)
 	if err != nil {
-		return nil
+		return "", "", false
 	}
 	ddl, ok := stmt.(*sqlparser.DDL)
 	if !ok || ddl.Action != sqlparser.CreateStr || ddl.OptLike == nil || len(ddl.OptLike.LikeTables) != 1 {
-		return nil
+		return "", "", false
 	}
 	src := ddl.OptLike.LikeTables[0]
-	db := d.name
-	if q := src.DbQualifier.String(); q != "" {
-		db = q
-	}
-	t, err := d.gw.Catalog.Table(MetaCtx(ctx), db, src.Name.String())
-	if err != nil {
-		return nil
-	}
-	return t
+	return src.DbQualifier.String(), src.Name.String(), true
 }

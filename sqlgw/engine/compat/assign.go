@@ -1,4 +1,4 @@
-package engine
+package compat
 
 import (
 	"fmt"
@@ -20,7 +20,8 @@ import (
 
 const assignFuncName = sqltext.AssignFunc
 
-var assignFunction = sql.Function2{Name: assignFuncName, Fn: func(_ *sql.Context, name, e sql.Expression) sql.Expression {
+// AssignFunction is sqlgw_assign(name, expr), registered by the engine.
+var AssignFunction = sql.Function2{Name: assignFuncName, Fn: func(_ *sql.Context, name, e sql.Expression) sql.Expression {
 	return &assignExpr{name: name, child: e}
 }}
 
@@ -73,7 +74,8 @@ func (a *assignExpr) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 // be typed NULL and always sent as NULL (SELECT @a := 3, @a).
 const varFuncName = sqltext.VarFunc
 
-var varFunction = sql.Function1{Name: varFuncName, Fn: func(ctx *sql.Context, name sql.Expression) sql.Expression {
+// VarFunction is sqlgw_var(name), registered by the engine.
+var VarFunction = sql.Function1{Name: varFuncName, Fn: func(ctx *sql.Context, name sql.Expression) sql.Expression {
 	return &varExpr{name: name}
 }}
 

@@ -1,4 +1,4 @@
-package engine
+package views
 
 import (
 	"context"
@@ -10,11 +10,10 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 
+	"github.com/sqlgw/sqlgw/sqlgw/mysqlerr"
 	"github.com/sqlgw/sqlgw/storage"
 )
 
-// Views
-//
 // View definitions live in the store, in the physical table
 // Prefix+"views" (the catalog's prefix; the catalog's own tables are
 // Prefix+"catalog" and Prefix+"t…"/"x…", so the name cannot collide), one
@@ -28,13 +27,22 @@ import (
 
 const viewTTL = time.Second
 
-type viewStore struct {
-	g     *Gateway
-	table string
+// Store is the view definitions of one catalog.
+type Store struct {
+	store     storage.Store
+	table     string
+	uncounted func(context.Context) context.Context
 
 	mu     sync.Mutex
 	loaded time.Time
 	views  map[string]sql.ViewDefinition // by viewKey
+}
+
+// New returns the view definitions kept in store's table table. Every
+// request is made with the context uncounted returns for the statement's
+// (catalog reads are billed to no session).
+func New(store storage.Store, table string, uncounted func(context.Context) context.Context) *Store {
+	return &Store{store: store, table: table, uncounted: uncounted}
 }
 
 func viewKey(db, name string) string { return strings.ToLower(db) + "\x00" + strings.ToLower(name) }
@@ -42,7 +50,7 @@ func viewKey(db, name string) string { return strings.ToLower(db) + "\x00" + str
 func hexKey(s string) string { return hex.EncodeToString([]byte(strings.ToLower(s))) }
 
 // all returns the cached definitions, reloading them when stale.
-func (v *viewStore) all(ctx context.Context) (map[string]sql.ViewDefinition, error) {
+func (v *Store) all(ctx context.Context) (map[string]sql.ViewDefinition, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.views != nil && time.Since(v.loaded) < viewTTL {
@@ -51,12 +59,12 @@ func (v *viewStore) all(ctx context.Context) (map[string]sql.ViewDefinition, err
 	views := map[string]sql.ViewDefinition{}
 	q := &storage.Query{}
 	for {
-		page, err := v.g.store.Query(MetaCtx(ctx), v.table, q)
+		page, err := v.store.Query(v.uncounted(ctx), v.table, q)
 		if errors.Is(err, storage.ErrNotFound) {
 			break // no view was ever created
 		}
 		if err != nil {
-			return nil, mapError(err)
+			return nil, mysqlerr.FromStore(err)
 		}
 		for _, e := range page.Entities {
 			db, err := hex.DecodeString(e.PartitionKey)
@@ -80,13 +88,15 @@ func (v *viewStore) all(ctx context.Context) (map[string]sql.ViewDefinition, err
 	return views, nil
 }
 
-func (v *viewStore) invalidate() {
+func (v *Store) invalidate() {
 	v.mu.Lock()
 	v.views = nil
 	v.mu.Unlock()
 }
 
-func (v *viewStore) Get(ctx context.Context, db, name string) (sql.ViewDefinition, bool, error) {
+// Get returns the definition of view name of database db, and whether
+// there is one.
+func (v *Store) Get(ctx context.Context, db, name string) (sql.ViewDefinition, bool, error) {
 	all, err := v.all(ctx)
 	if err != nil {
 		return sql.ViewDefinition{}, false, err
@@ -95,7 +105,8 @@ func (v *viewStore) Get(ctx context.Context, db, name string) (sql.ViewDefinitio
 	return d, ok, nil
 }
 
-func (v *viewStore) list(ctx context.Context, db string) ([]sql.ViewDefinition, error) {
+// List returns the views of database db.
+func (v *Store) List(ctx context.Context, db string) ([]sql.ViewDefinition, error) {
 	all, err := v.all(ctx)
 	if err != nil {
 		return nil, err
@@ -110,40 +121,44 @@ func (v *viewStore) list(ctx context.Context, db string) ([]sql.ViewDefinition, 
 	return out, nil
 }
 
-func (v *viewStore) create(ctx context.Context, db string, d sql.ViewDefinition) error {
+// Create stores the definition of a new view of database db
+// (sql.ErrExistingView when there is one of that name).
+func (v *Store) Create(ctx context.Context, db string, d sql.ViewDefinition) error {
 	defer v.invalidate()
-	mctx := MetaCtx(ctx)
-	if err := v.g.store.CreateTable(mctx, v.table); err != nil && !errors.Is(err, storage.ErrAlreadyExists) {
-		return mapError(err)
+	mctx := v.uncounted(ctx)
+	if err := v.store.CreateTable(mctx, v.table); err != nil && !errors.Is(err, storage.ErrAlreadyExists) {
+		return mysqlerr.FromStore(err)
 	}
 	e := &storage.Entity{PartitionKey: hexKey(db), RowKey: hexKey(d.Name), Properties: storage.Properties{
 		"N": storage.String(d.Name), "T": storage.String(d.TextDefinition),
 		"C": storage.String(d.CreateViewStatement), "M": storage.String(d.SqlMode),
 	}}
-	_, err := v.g.store.Insert(mctx, v.table, e)
+	_, err := v.store.Insert(mctx, v.table, e)
 	if errors.Is(err, storage.ErrAlreadyExists) {
 		return sql.ErrExistingView.New(db, d.Name)
 	}
-	return mapError(err)
+	return mysqlerr.FromStore(err)
 }
 
-func (v *viewStore) drop(ctx context.Context, db, name string) error {
+// Drop removes view name of database db (sql.ErrViewDoesNotExist when
+// there is none).
+func (v *Store) Drop(ctx context.Context, db, name string) error {
 	defer v.invalidate()
-	err := v.g.store.Delete(MetaCtx(ctx), v.table, hexKey(db), hexKey(name), storage.ETagAny)
+	err := v.store.Delete(v.uncounted(ctx), v.table, hexKey(db), hexKey(name), storage.ETagAny)
 	if errors.Is(err, storage.ErrNotFound) {
 		return sql.ErrViewDoesNotExist.New(db, name)
 	}
-	return mapError(err)
+	return mysqlerr.FromStore(err)
 }
 
-// dropAll removes the views of a dropped database.
-func (v *viewStore) dropAll(ctx context.Context, db string) error {
-	views, err := v.list(ctx, db)
+// DropAll removes the views of a dropped database.
+func (v *Store) DropAll(ctx context.Context, db string) error {
+	views, err := v.List(ctx, db)
 	if err != nil {
 		return err
 	}
 	for _, d := range views {
-		if err := v.drop(ctx, db, d.Name); err != nil && !sql.ErrViewDoesNotExist.Is(err) {
+		if err := v.Drop(ctx, db, d.Name); err != nil && !sql.ErrViewDoesNotExist.Is(err) {
 			return err
 		}
 	}

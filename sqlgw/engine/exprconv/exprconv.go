@@ -1,4 +1,13 @@
-package engine
+// Package exprconv turns go-mysql-server filter expressions over one table
+// into the planner's predicate IR (planner.Expr): the read path's
+// translation from what go-mysql-server hands a table
+// (LookupForExpressions, the engine's index.go) to what sqlgw's planner
+// plans.
+//
+// It imports go-mysql-server, vitess, decimal and the planner only: never
+// the engine or anything above it, nor the catalog or the store
+// (scripts/layering.sh checks it).
+package exprconv
 
 import (
 	"strings"
@@ -13,34 +22,38 @@ import (
 	"github.com/sqlgw/sqlgw/planner"
 )
 
-// exprConverter turns go-mysql-server filter expressions over one table into
+// A Converter turns go-mysql-server filter expressions over one table into
 // the planner's predicate IR. Only "column op literal" shapes (and AND, OR,
 // NOT, IN, IS NULL over them) become IR nodes; everything else becomes an
 // Opaque node that the planner keeps residual, so the engine evaluates it.
 // A conversion never changes what a conjunct means: when in doubt, Opaque.
-type exprConverter struct {
+type Converter struct {
 	ctx *sql.Context
 	// cols maps a lower-cased column name to its ordinal.
 	cols map[string]int
 }
 
-func newExprConverter(ctx *sql.Context, names []string) *exprConverter {
-	c := &exprConverter{ctx: ctx, cols: make(map[string]int, len(names))}
+// New returns a Converter for a table whose columns, in ordinal order, are
+// names.
+func New(ctx *sql.Context, names []string) *Converter {
+	c := &Converter{ctx: ctx, cols: make(map[string]int, len(names))}
 	for i, n := range names {
 		c.cols[strings.ToLower(n)] = i
 	}
 	return c
 }
 
-// convert converts one conjunct.
-func (c *exprConverter) convert(e sql.Expression) planner.Expr {
+// Convert converts one conjunct.
+func (c *Converter) Convert(e sql.Expression) planner.Expr {
 	if x := c.tryConvert(e); x != nil {
 		return x
 	}
-	return c.opaque(e)
+	return c.Opaque(e)
 }
 
-func (c *exprConverter) opaque(e sql.Expression) planner.Expr {
+// Opaque is e as a conjunct the planner keeps residual, over the columns
+// it reads.
+func (c *Converter) Opaque(e sql.Expression) planner.Expr {
 	var cols []int
 	seen := map[int]bool{}
 	sql.Inspect(c.ctx, e, func(_ *sql.Context, e sql.Expression) bool {
@@ -56,13 +69,13 @@ func (c *exprConverter) opaque(e sql.Expression) planner.Expr {
 }
 
 // tryConvert returns nil when e is not expressible in the IR.
-func (c *exprConverter) tryConvert(e sql.Expression) planner.Expr {
+func (c *Converter) tryConvert(e sql.Expression) planner.Expr {
 	switch e := e.(type) {
 	case *expression.And:
-		l, r := c.convert(e.LeftChild), c.convert(e.RightChild)
+		l, r := c.Convert(e.LeftChild), c.Convert(e.RightChild)
 		return planner.And{l, r}
 	case *expression.Or:
-		l, r := c.convert(e.LeftChild), c.convert(e.RightChild)
+		l, r := c.Convert(e.LeftChild), c.Convert(e.RightChild)
 		return planner.Or{l, r}
 	case *expression.Not:
 		x := c.tryConvert(e.Child)
@@ -76,7 +89,7 @@ func (c *exprConverter) tryConvert(e sql.Expression) planner.Expr {
 		}
 		return nil
 	case *expression.Literal:
-		d, ok := literalDatum(c.ctx, e)
+		d, ok := Literal(c.ctx, e)
 		if !ok {
 			return nil
 		}
@@ -121,7 +134,7 @@ func (c *exprConverter) tryConvert(e sql.Expression) planner.Expr {
 // (planner/collate.go). go-mysql-server rewrites such LIKEs on utf8mb4
 // columns into a range itself; this reaches the other character sets
 // (latin1) and binary strings.
-func (c *exprConverter) like(e *expression.Like) planner.Expr {
+func (c *Converter) like(e *expression.Like) planner.Expr {
 	if e.Escape != nil {
 		return nil
 	}
@@ -144,10 +157,10 @@ func (c *exprConverter) like(e *expression.Like) planner.Expr {
 	return &planner.Prefix{Col: col, Prefix: pat[:i]}
 }
 
-func (c *exprConverter) cmp(l, r sql.Expression, op planner.CmpOp) planner.Expr {
+func (c *Converter) cmp(l, r sql.Expression, op planner.CmpOp) planner.Expr {
 	if col, ok := c.column(l); ok {
 		if lit, ok := r.(*expression.Literal); ok {
-			if d, ok := literalDatum(c.ctx, lit); ok {
+			if d, ok := Literal(c.ctx, lit); ok {
 				return &planner.Cmp{Col: col, Op: op, Value: temporalLiteral(c.ctx, l, d)}
 			}
 		}
@@ -155,7 +168,7 @@ func (c *exprConverter) cmp(l, r sql.Expression, op planner.CmpOp) planner.Expr 
 	}
 	if col, ok := c.column(r); ok {
 		if lit, ok := l.(*expression.Literal); ok {
-			if d, ok := literalDatum(c.ctx, lit); ok {
+			if d, ok := Literal(c.ctx, lit); ok {
 				return &planner.Cmp{Col: col, Op: op.Commute(), Value: temporalLiteral(c.ctx, r, d)}
 			}
 		}
@@ -201,7 +214,7 @@ func temporalLiteral(ctx *sql.Context, col sql.Expression, d planner.Datum) plan
 	return t
 }
 
-func (c *exprConverter) in(l, r sql.Expression) planner.Expr {
+func (c *Converter) in(l, r sql.Expression) planner.Expr {
 	if cols, ok := l.(expression.Tuple); ok {
 		return c.tupleIn(cols, r)
 	}
@@ -219,7 +232,7 @@ func (c *exprConverter) in(l, r sql.Expression) planner.Expr {
 		if !ok {
 			return nil
 		}
-		d, ok := literalDatum(c.ctx, lit)
+		d, ok := Literal(c.ctx, lit)
 		if !ok {
 			return nil
 		}
@@ -233,7 +246,7 @@ func (c *exprConverter) in(l, r sql.Expression) planner.Expr {
 // defines a row comparison as the conjunction of its element comparisons
 // (with the same NULL semantics), and IN as the disjunction of equalities.
 // On the whole primary key the planner makes that a MultiGet.
-func (c *exprConverter) tupleIn(cols expression.Tuple, r sql.Expression) planner.Expr {
+func (c *Converter) tupleIn(cols expression.Tuple, r sql.Expression) planner.Expr {
 	rows, ok := r.(expression.Tuple)
 	if !ok || len(rows) == 0 {
 		return nil
@@ -255,7 +268,7 @@ func (c *exprConverter) tupleIn(cols expression.Tuple, r sql.Expression) planner
 // tupleEq converts (a, b) = (1, 2) into a = 1 AND b = 2; nil unless both
 // sides are tuples of the same length, columns on the left and literals
 // on the right (or the mirror).
-func (c *exprConverter) tupleEq(l, r sql.Expression) planner.Expr {
+func (c *Converter) tupleEq(l, r sql.Expression) planner.Expr {
 	lt, ok1 := l.(expression.Tuple)
 	rt, ok2 := r.(expression.Tuple)
 	if !ok1 || !ok2 || len(lt) != len(rt) || len(lt) < 2 {
@@ -273,7 +286,7 @@ func (c *exprConverter) tupleEq(l, r sql.Expression) planner.Expr {
 }
 
 // column reports the ordinal of a bare column reference of this table.
-func (c *exprConverter) column(e sql.Expression) (int, bool) {
+func (c *Converter) column(e sql.Expression) (int, bool) {
 	gf, ok := e.(*expression.GetField)
 	if !ok {
 		return 0, false
@@ -282,10 +295,10 @@ func (c *exprConverter) column(e sql.Expression) (int, bool) {
 	return i, ok
 }
 
-// literalDatum converts a literal's engine value to a planner Datum. It
+// Literal converts a literal's engine value to a planner Datum. It
 // refuses types whose comparison semantics the IR cannot express exactly
 // (JSON documents, geometry, enum/set literals typed as such, ...).
-func literalDatum(ctx *sql.Context, lit *expression.Literal) (planner.Datum, bool) {
+func Literal(ctx *sql.Context, lit *expression.Literal) (planner.Datum, bool) {
 	v := lit.Value()
 	switch lit.Type(ctx).(type) {
 	case sql.EnumType, sql.SetType:

@@ -1,4 +1,14 @@
-package engine
+// Package typedstore is the store wrapper that presents each entity type
+// of an attached store table as a table of its own (TYPES BY; the engine's
+// attached.go, catalog/attached_types.go): a request on a typed Physical
+// name goes to the store table restricted to the entity type, every other
+// request passes through.
+//
+// It imports the catalog (the typed Physical names and entity types) and
+// the storage contract only: never the engine or anything above it
+// (scripts/layering.sh checks it). The engine wraps its store in New once,
+// below its table-group wrapper (gateway.go).
+package typedstore
 
 import (
 	"context"
@@ -8,7 +18,7 @@ import (
 	"github.com/sqlgw/sqlgw/storage"
 )
 
-// typedStore is the gateway's store: requests on a typed attached table's
+// typedStore is the gateway's store (New): requests on a typed attached table's
 // Physical ("Orders#p=EntityType&...", catalog/attached_types.go) go to
 // the store table restricted to the entity type; every other request
 // passes through unchanged. Queries get the discriminator as a filter (or
@@ -22,7 +32,8 @@ type typedStore struct {
 	storage.Store
 }
 
-func newTypedStore(s storage.Store) storage.Store { return &typedStore{Store: s} }
+// New wraps s (see typedStore).
+func New(s storage.Store) storage.Store { return &typedStore{Store: s} }
 
 func base(table string) string {
 	b, _, _ := catalog.ParseTypedPhysical(table)

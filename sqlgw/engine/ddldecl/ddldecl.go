@@ -1,19 +1,19 @@
-package engine
-
-import (
-	"context"
-	"fmt"
-	"strconv"
-	"strings"
-	"sync"
-
-	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/vitess/go/vt/sqlparser"
-
-	"github.com/sqlgw/sqlgw/catalog"
-)
-
-// PARTITION BY KEY
+// Package ddldecl reads what a DDL statement declares that
+// go-mysql-server drops on its way to the engine: PARTITION BY KEY/HASH
+// and PARTITIONS of CREATE TABLE, DESC primary-key and index columns,
+// RENAME TABLE into another database, and the source table of CREATE
+// TABLE ... LIKE (like.go). The connection handler (sqlgw/wire) notes
+// each statement's text (NotePartitionBy) before the engine runs it, per
+// connection; the engine takes what it needs while it executes the
+// statement (Take, TakeIndexDesc, RenameError; LikeSource from the
+// statement's text), and the handler clears the rest (Clear).
+//
+// # Files
+//
+//	ddldecl.go  Decls: PARTITION BY, PARTITIONS, DESC columns, RENAME
+//	like.go     LikeSource: the table CREATE TABLE ... LIKE copies
+//
+// # PARTITION BY KEY
 //
 // go-mysql-server parses a CREATE TABLE's PARTITION BY clause but drops it:
 // plan.CreateTable and TableCreator.CreateTable never see it. sqlgw looks
@@ -31,8 +31,29 @@ import (
 // partitions, and so does sqlgw, prefixing each PartitionKey with its
 // bucket so that a monotonically growing key does not write to one
 // partition range. The declared key and bucket count are also written
-// into the table comment as "sqlgw: partition_key=(...) salt_buckets=n",
+// into the table comment as "sqlgw: partition_key=(...) salt_buckets=n"
+// (by the engine, provider.go),
 // so SHOW CREATE TABLE shows them and a dump recreates the same layout.
+//
+// # Imports
+//
+// vitess (the parser), the catalog (its salt bucket limit) and
+// sqlgw/mysqlerr (1235): never the engine or anything above it
+// (scripts/layering.sh checks it).
+package ddldecl
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"github.com/sqlgw/sqlgw/catalog"
+	"github.com/sqlgw/sqlgw/sqlgw/mysqlerr"
+)
 
 // indexDescKey names a secondary index of a statement for the DESC
 // columns it declares: by name, or by its columns when it has none.
@@ -43,21 +64,26 @@ func indexDescKey(table, name string, cols []string) string {
 	return strings.ToLower(table) + "\x00\x00" + strings.ToLower(strings.Join(cols, "\x00"))
 }
 
-type partitionDecl struct {
-	cols []string
-	// salt is the PARTITIONS count (n > 1 salts the table).
-	salt int
-	err  error
-	// desc names the PRIMARY KEY columns declared DESC, which
+// Decl is what a CREATE TABLE declares beyond what go-mysql-server passes
+// on.
+type Decl struct {
+	// Cols is the PARTITION BY KEY (or HASH) column list; nil: none.
+	Cols []string
+	// Salt is the PARTITIONS count (n > 1 salts the table).
+	Salt int
+	// Err is why the PARTITION BY clause cannot be had (1235).
+	Err error
+	// Desc names the PRIMARY KEY columns declared DESC, which
 	// go-mysql-server also drops (sql.IndexColumn has no order).
-	desc map[string]bool
+	Desc map[string]bool
 }
 
-// partitionDecls holds, per connection, the PARTITION BY clause of the
-// CREATE TABLE statement being executed, by lower-cased table name.
-type partitionDecls struct {
+// Decls holds, per connection, the PARTITION BY clause of the CREATE
+// TABLE statement being executed, by lower-cased table name. The zero
+// value is ready to use.
+type Decls struct {
 	mu sync.Mutex
-	m  map[uint32]map[string]partitionDecl
+	m  map[uint32]map[string]Decl
 	// ixDesc holds, per connection, the DESC columns of the secondary
 	// indexes the statement being executed declares (CREATE TABLE's
 	// KEY (b DESC), CREATE INDEX, ALTER TABLE ADD INDEX), by indexDescKey:
@@ -66,7 +92,7 @@ type partitionDecls struct {
 }
 
 // setIndexDesc records the DESC columns of an index of the statement.
-func (p *partitionDecls) setIndexDesc(conn uint32, key string, desc map[string]bool) {
+func (p *Decls) setIndexDesc(conn uint32, key string, desc map[string]bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.ixDesc == nil {
@@ -78,9 +104,9 @@ func (p *partitionDecls) setIndexDesc(conn uint32, key string, desc map[string]b
 	p.ixDesc[conn][key] = desc
 }
 
-// takeIndexDesc returns (and forgets) the DESC columns recorded for the
+// TakeIndexDesc returns (and forgets) the DESC columns recorded for the
 // index named name (or, unnamed, on cols) of table.
-func (p *partitionDecls) takeIndexDesc(conn uint32, table, name string, cols []string) map[string]bool {
+func (p *Decls) TakeIndexDesc(conn uint32, table, name string, cols []string) map[string]bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, k := range []string{indexDescKey(table, name, nil), indexDescKey(table, "", cols)} {
@@ -94,7 +120,7 @@ func (p *partitionDecls) takeIndexDesc(conn uint32, table, name string, cols []s
 
 // noteIndexDesc records the DESC columns of the index definitions of a
 // CREATE TABLE, CREATE INDEX or ALTER TABLE statement.
-func (p *partitionDecls) noteIndexDesc(conn uint32, stmt sqlparser.Statement) {
+func (p *Decls) noteIndexDesc(conn uint32, stmt sqlparser.Statement) {
 	note := func(table, name string, cols []*sqlparser.IndexColumn) {
 		desc := map[string]bool{}
 		var names []string
@@ -127,19 +153,21 @@ func (p *partitionDecls) noteIndexDesc(conn uint32, stmt sqlparser.Statement) {
 	}
 }
 
-func (p *partitionDecls) set(conn uint32, table string, d partitionDecl) {
+func (p *Decls) set(conn uint32, table string, d Decl) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.m == nil {
-		p.m = map[uint32]map[string]partitionDecl{}
+		p.m = map[uint32]map[string]Decl{}
 	}
 	if p.m[conn] == nil {
-		p.m[conn] = map[string]partitionDecl{}
+		p.m[conn] = map[string]Decl{}
 	}
 	p.m[conn][strings.ToLower(table)] = d
 }
 
-func (p *partitionDecls) take(conn uint32, table string) (partitionDecl, bool) {
+// Take returns (and forgets) what the CREATE TABLE of table being executed
+// on connection conn declares.
+func (p *Decls) Take(conn uint32, table string) (Decl, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	d, ok := p.m[conn][strings.ToLower(table)]
@@ -149,16 +177,18 @@ func (p *partitionDecls) take(conn uint32, table string) (partitionDecl, bool) {
 	return d, ok
 }
 
-func (p *partitionDecls) Clear(conn uint32) {
+// Clear forgets what the statements of connection conn declared (the
+// statement ended).
+func (p *Decls) Clear(conn uint32) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.m, conn)
 	delete(p.ixDesc, conn)
 }
 
-// notePartitionBy records the PARTITION BY clause of query, if it is a
+// NotePartitionBy records the PARTITION BY clause of query, if it is a
 // CREATE TABLE with one. Cheap for every other statement.
-func (p *partitionDecls) NotePartitionBy(conn uint32, query string) {
+func (p *Decls) NotePartitionBy(conn uint32, query string) {
 	q := strings.TrimSpace(query)
 	if len(q) >= 6 && strings.EqualFold(q[:6], "rename") {
 		p.noteRename(conn, q)
@@ -187,22 +217,22 @@ func (p *partitionDecls) NotePartitionBy(conn uint32, query string) {
 		return
 	}
 	table := ddl.Table.Name.String()
-	var d partitionDecl
+	var d Decl
 	for _, idx := range ddl.TableSpec.Indexes {
 		if idx.Info == nil || !idx.Info.Primary {
 			continue
 		}
 		for _, c := range idx.Columns {
 			if strings.EqualFold(c.Order, "desc") {
-				if d.desc == nil {
-					d.desc = map[string]bool{}
+				if d.Desc == nil {
+					d.Desc = map[string]bool{}
 				}
-				d.desc[strings.ToLower(c.Column.String())] = true
+				d.Desc[strings.ToLower(c.Column.String())] = true
 			}
 		}
 	}
 	if po := ddl.TableSpec.PartitionOpt; po != nil {
-		d.cols, d.salt, d.err = partitionOption(table, po)
+		d.Cols, d.Salt, d.Err = partitionOption(table, po)
 	}
 	p.set(conn, table, d)
 }
@@ -214,16 +244,16 @@ func partitionOption(table string, po *sqlparser.PartitionOption) (cols []string
 	hint := "use PARTITION BY KEY(columns) [PARTITIONS n], or COMMENT 'sqlgw: partition_key=(columns) salt_buckets=n'"
 	switch {
 	case kind != "KEY" && kind != "HASH":
-		return nil, 0, errUnsupported.New(fmt.Sprintf("table %s: PARTITION BY %s is not supported; %s", table, kind, hint))
+		return nil, 0, mysqlerr.Unsupported(fmt.Sprintf("table %s: PARTITION BY %s is not supported; %s", table, kind, hint))
 	case po.SubPartition != nil:
-		return nil, 0, errUnsupported.New(fmt.Sprintf("table %s: SUBPARTITION BY is not supported; %s", table, hint))
+		return nil, 0, mysqlerr.Unsupported(fmt.Sprintf("table %s: SUBPARTITION BY is not supported; %s", table, hint))
 	case len(po.Definitions) > 0:
-		return nil, 0, errUnsupported.New(fmt.Sprintf("table %s: explicit partition definitions are not supported; %s", table, hint))
+		return nil, 0, mysqlerr.Unsupported(fmt.Sprintf("table %s: explicit partition definitions are not supported; %s", table, hint))
 	}
 	switch kind {
 	case "KEY":
 		if len(po.ColList) == 0 {
-			return nil, 0, errUnsupported.New(fmt.Sprintf("table %s: PARTITION BY KEY() needs its columns (the partition key is a list of primary-key columns)", table))
+			return nil, 0, mysqlerr.Unsupported(fmt.Sprintf("table %s: PARTITION BY KEY() needs its columns (the partition key is a list of primary-key columns)", table))
 		}
 		for _, c := range po.ColList {
 			cols = append(cols, c.String())
@@ -231,7 +261,7 @@ func partitionOption(table string, po *sqlparser.PartitionOption) (cols []string
 	case "HASH":
 		col, ok := po.Expr.(*sqlparser.ColName)
 		if !ok || !col.Qualifier.IsEmpty() {
-			return nil, 0, errUnsupported.New(fmt.Sprintf("table %s: PARTITION BY HASH of an expression is not supported, only of a primary-key column; %s", table, hint))
+			return nil, 0, mysqlerr.Unsupported(fmt.Sprintf("table %s: PARTITION BY HASH of an expression is not supported, only of a primary-key column; %s", table, hint))
 		}
 		cols = []string{col.Name.String()}
 	}
@@ -239,37 +269,29 @@ func partitionOption(table string, po *sqlparser.PartitionOption) (cols []string
 	if po.Partitions != nil {
 		n, perr := strconv.Atoi(string(po.Partitions.Val))
 		if perr != nil || n < 1 || n > catalog.MaxSaltBuckets {
-			return nil, 0, errUnsupported.New(fmt.Sprintf("table %s: PARTITIONS %s: sqlgw salts a table into 1 to %d buckets", table, string(po.Partitions.Val), catalog.MaxSaltBuckets))
+			return nil, 0, mysqlerr.Unsupported(fmt.Sprintf("table %s: PARTITIONS %s: sqlgw salts a table into 1 to %d buckets", table, string(po.Partitions.Val), catalog.MaxSaltBuckets))
 		}
 		salt = n
 	}
 	return cols, salt, nil
 }
 
-// appendTableOption appends a sqlgw option ("salt_buckets=4") to a table
-// comment, after its "sqlgw:" options if it has some.
-func appendTableOption(comment, opt string) string {
-	if strings.Contains(strings.ToLower(comment), "sqlgw:") {
-		return strings.TrimSpace(comment + " " + opt)
-	}
-	return strings.TrimSpace(comment + " sqlgw: " + opt)
-}
-
-// createDecl returns what the connection handler read from the CREATE
-// TABLE being executed on this session's connection: the PARTITION BY KEY
-// columns and the DESC primary-key columns.
-func (g *Gateway) createDecl(ctx *sql.Context, table string) partitionDecl {
-	d, _ := g.Parts.take(ctx.Session.ID(), table)
-	return d
-}
-
-// renameKey is the partitionDecls entry of a RENAME TABLE statement.
+// renameKey is the Decls entry of a RENAME TABLE statement.
 const renameKey = "\x00rename"
+
+// RenameError returns (and forgets) why the RENAME TABLE being executed on
+// connection conn cannot be (noteRename), nil if it can.
+func (p *Decls) RenameError(conn uint32) error {
+	if d, ok := p.Take(conn, renameKey); ok {
+		return d.Err
+	}
+	return nil
+}
 
 // noteRename records an error for a RENAME TABLE that moves a table to
 // another database: go-mysql-server drops the target database and would
 // rename within the source database instead.
-func (p *partitionDecls) noteRename(conn uint32, q string) {
+func (p *Decls) noteRename(conn uint32, q string) {
 	stmt, _, err := sqlparser.ParseOne(context.Background(), q)
 	if err != nil {
 		return
@@ -284,7 +306,7 @@ func (p *partitionDecls) noteRename(conn uint32, q string) {
 		}
 		from, to := ddl.FromTables[i].DbQualifier.String(), ddl.ToTables[i].DbQualifier.String()
 		if to != "" && !strings.EqualFold(from, to) {
-			p.set(conn, renameKey, partitionDecl{err: errUnsupported.New(fmt.Sprintf(
+			p.set(conn, renameKey, Decl{Err: mysqlerr.Unsupported(fmt.Sprintf(
 				"RENAME TABLE %s TO %s.%s: moving a table to another database is not supported yet",
 				ddl.FromTables[i].Name.String(), to, ddl.ToTables[i].Name.String()))})
 			return

@@ -1,8 +1,11 @@
-package engine
+package compat
 
 import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	// sql.SystemVariables is built by this package's init, which must run
+	// before the init below adds to it.
+	_ "github.com/dolthub/go-mysql-server/sql/variables"
 )
 
 // MySQL 8 system variables go-mysql-server lacks
@@ -22,7 +25,7 @@ import (
 // features; they are read-only here, so SET GLOBAL innodb_... fails with
 // MySQL's 1238 rather than being silently ignored. @@have_ssl and
 // @@have_openssl say YES when the server has a TLS certificate
-// (publishTLS).
+// (PublishTLS).
 
 // optimizerSwitchDefault is MySQL 8.0.33's @@optimizer_switch.
 const optimizerSwitchDefault = "index_merge=on,index_merge_union=on,index_merge_sort_union=on,index_merge_intersection=on," +
@@ -108,7 +111,7 @@ func init() {
 	sql.SystemVariables.AddSystemVariables(add)
 }
 
-// publishTLS makes @@have_ssl and @@have_openssl say whether clients can
+// PublishTLS makes @@have_ssl and @@have_openssl say whether clients can
 // use TLS.
 func PublishTLS(on bool) {
 	v := "DISABLED"

@@ -1,7 +1,7 @@
-package engine
+package mysqlerr
 
 import (
-	"context"
+	stdctx "context"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,7 +10,6 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 
 	"github.com/sqlgw/sqlgw/catalog"
-	"github.com/sqlgw/sqlgw/sqlgw/mysqlerr"
 )
 
 // MySQL's errors for foreign keys
@@ -18,7 +17,7 @@ import (
 // go-mysql-server reports foreign key violations with the right codes
 // (1451, 1452) but its own wording, and most other foreign key errors as
 // 1105. By the time an error reaches the handler only its text is left, so
-// foreignKeyError recognises the engine's messages (the format strings of
+// ForeignKey recognises the engine's messages (the format strings of
 // its error kinds, sql/errors.go) and rewrites them to MySQL 8's code,
 // SQLSTATE and text, reading the constraint's columns from the catalog
 // where MySQL's text shows them.
@@ -40,25 +39,25 @@ const (
 )
 
 // The patterns of go-mysql-server's foreign key errors, derived from the
-// kinds' own message formats (mysqlerr.KindPattern).
+// kinds' own message formats (KindPattern).
 var (
-	reFKChild       = mysqlerr.KindPattern(sql.ErrForeignKeyChildViolation, false)
-	reFKParent      = mysqlerr.KindPattern(sql.ErrForeignKeyParentViolation, false)
-	reFKNotResolved = mysqlerr.KindPattern(sql.ErrForeignKeyNotResolved, false)
-	reFKDropTable   = mysqlerr.KindPattern(sql.ErrForeignKeyDropTable, false)
-	reFKDropIndex   = mysqlerr.KindPattern(sql.ErrForeignKeyDropIndex, false)
-	reFKTruncate    = mysqlerr.KindPattern(sql.ErrTruncateReferencedFromForeignKey, false)
-	reFKDupName     = mysqlerr.KindPattern(sql.ErrForeignKeyDuplicateName, false)
-	reFKNoIndex     = mysqlerr.KindPattern(sql.ErrForeignKeyMissingReferenceIndex, false)
-	reFKTypes       = mysqlerr.KindPattern(sql.ErrForeignKeyColumnTypeMismatch, false)
-	reFKSetNull     = mysqlerr.KindPattern(sql.ErrForeignKeySetNullNonNullable, false)
-	reFKDepth       = mysqlerr.KindPattern(sql.ErrForeignKeyDepthLimit, false)
-	reFKTextBlob    = mysqlerr.KindPattern(sql.ErrForeignKeyTextBlob, false)
-	reFKDropColumn  = mysqlerr.KindPattern(sql.ErrForeignKeyDropColumn, false)
-	reFKTypeNull    = mysqlerr.KindPattern(sql.ErrForeignKeyTypeChangeSetNull, false)
-	reFKTypeChange  = mysqlerr.KindPattern(sql.ErrForeignKeyTypeChange, false)
-	reFKSetDefault  = mysqlerr.KindPattern(sql.ErrForeignKeySetDefault, false)
-	reFKNotFound    = mysqlerr.KindPattern(sql.ErrForeignKeyNotFound, false)
+	reFKChild       = KindPattern(sql.ErrForeignKeyChildViolation, false)
+	reFKParent      = KindPattern(sql.ErrForeignKeyParentViolation, false)
+	reFKNotResolved = KindPattern(sql.ErrForeignKeyNotResolved, false)
+	reFKDropTable   = KindPattern(sql.ErrForeignKeyDropTable, false)
+	reFKDropIndex   = KindPattern(sql.ErrForeignKeyDropIndex, false)
+	reFKTruncate    = KindPattern(sql.ErrTruncateReferencedFromForeignKey, false)
+	reFKDupName     = KindPattern(sql.ErrForeignKeyDuplicateName, false)
+	reFKNoIndex     = KindPattern(sql.ErrForeignKeyMissingReferenceIndex, false)
+	reFKTypes       = KindPattern(sql.ErrForeignKeyColumnTypeMismatch, false)
+	reFKSetNull     = KindPattern(sql.ErrForeignKeySetNullNonNullable, false)
+	reFKDepth       = KindPattern(sql.ErrForeignKeyDepthLimit, false)
+	reFKTextBlob    = KindPattern(sql.ErrForeignKeyTextBlob, false)
+	reFKDropColumn  = KindPattern(sql.ErrForeignKeyDropColumn, false)
+	reFKTypeNull    = KindPattern(sql.ErrForeignKeyTypeChangeSetNull, false)
+	reFKTypeChange  = KindPattern(sql.ErrForeignKeyTypeChange, false)
+	reFKSetDefault  = KindPattern(sql.ErrForeignKeySetDefault, false)
+	reFKNotFound    = KindPattern(sql.ErrForeignKeyNotFound, false)
 )
 
 // fkNotResolvedPrefix is the text of sql.ErrForeignKeyNotResolved before
@@ -66,9 +65,17 @@ var (
 // the hand-written pattern this replaces dropped it).
 const fkNotResolvedPrefix = "cannot add or update a child row: a foreign key constraint fails"
 
-// foreignKeyError rewrites go-mysql-server's foreign key errors into
-// MySQL's; db is the session's current database. Other errors pass.
-func (g *Gateway) ForeignKeyError(err error, db string) error {
+// Catalog is what ForeignKey reads of the catalog (*catalog.Catalog): the
+// constraints its texts describe.
+type Catalog interface {
+	Databases(ctx stdctx.Context) ([]string, error)
+	Tables(ctx stdctx.Context, db string) ([]*catalog.Table, error)
+}
+
+// ForeignKey rewrites go-mysql-server's foreign key errors into MySQL's,
+// reading constraints from cat; db is the session's current database.
+// Other errors pass.
+func ForeignKey(err error, db string, cat Catalog) error {
 	var se *mysql.SQLError
 	if !errors.As(err, &se) {
 		return err
@@ -78,11 +85,11 @@ func (g *Gateway) ForeignKeyError(err error, db string) error {
 	switch {
 	case se.Num == mysql.ErNoReferencedRow2:
 		if m := reFKChild.FindStringSubmatch(msg); m != nil {
-			num, state, out = mysql.ErNoReferencedRow2, "23000", erNoReferencedRowText+g.describeFK(db, m[2], m[1])
+			num, state, out = mysql.ErNoReferencedRow2, "23000", erNoReferencedRowText+describeFK(cat, db, m[2], m[1])
 		}
 	case se.Num == mysql.ERRowIsReferenced2:
 		if m := reFKParent.FindStringSubmatch(msg); m != nil {
-			num, state, out = mysql.ERRowIsReferenced2, "23000", erRowReferencedText+g.describeFK(db, m[2], m[1])
+			num, state, out = mysql.ERRowIsReferenced2, "23000", erRowReferencedText+describeFK(cat, db, m[2], m[1])
 		}
 	case se.Num != mysql.ERUnknownError:
 	case reFKNotResolved.MatchString(msg):
@@ -90,7 +97,7 @@ func (g *Gateway) ForeignKeyError(err error, db string) error {
 	case reFKDropTable.MatchString(msg):
 		m := reFKDropTable.FindStringSubmatch(msg)
 		child := "?"
-		if ref := g.findFK(db, "", m[2]); ref != nil {
+		if ref := findFK(cat, db, "", m[2]); ref != nil {
 			child = ref.Child.Name
 		}
 		num, state, out = erFKCannotDropParent, "HY000", fmt.Sprintf("Cannot drop table '%s' referenced by a foreign key constraint '%s' on table '%s'.", m[1], m[2], child)
@@ -100,7 +107,7 @@ func (g *Gateway) ForeignKeyError(err error, db string) error {
 	case reFKTruncate.MatchString(msg):
 		m := reFKTruncate.FindStringSubmatch(msg)
 		desc := ""
-		if ref := g.findFK(db, m[3], m[2]); ref != nil {
+		if ref := findFK(cat, db, m[3], m[2]); ref != nil {
 			desc = fkText(ref.Child.Database, ref.Child.Name, ref.FK, true)
 		}
 		num, state, out = erTruncateIllegalFK, "42000", "Cannot truncate a table referenced in a foreign key constraint"+desc
@@ -140,30 +147,11 @@ func (g *Gateway) ForeignKeyError(err error, db string) error {
 	return mysql.NewSQLError(num, state, "%s", out)
 }
 
-// Warn implements sql.Session: INSERT IGNORE and UPDATE IGNORE turn a
-// foreign key violation into a warning, which MySQL words (and levels)
-// like the error.
-func (s *Session) Warn(w *sql.Warning) {
-	if w != nil && (w.Code == mysql.ErNoReferencedRow2 || w.Code == mysql.ERRowIsReferenced2) {
-		db := s.GetCurrentDatabase()
-		if err := s.GW.ForeignKeyError(mysql.NewSQLError(w.Code, "23000", "%s", w.Message), db); err != nil {
-			var se *mysql.SQLError
-			if errors.As(err, &se) && se.Message != w.Message {
-				w = &sql.Warning{Level: "Warning", Code: w.Code, Message: se.Message}
-			}
-		}
-	}
-	if w != nil && w.Code == mysql.ERDupEntry {
-		w = dupEntryWarning(w) // editor.go
-	}
-	s.BaseSession.Warn(w)
-}
-
 // findFK finds constraint name declared by table (any table if ""),
 // looking in database db first, then in the others.
-func (g *Gateway) findFK(db, table, name string) *catalog.Reference {
-	ctx := context.Background()
-	dbs, err := g.Catalog.Databases(ctx)
+func findFK(cat Catalog, db, table, name string) *catalog.Reference {
+	ctx := stdctx.Background()
+	dbs, err := cat.Databases(ctx)
 	if err != nil {
 		return nil
 	}
@@ -177,7 +165,7 @@ func (g *Gateway) findFK(db, table, name string) *catalog.Reference {
 		}
 	}
 	for _, d := range order {
-		ts, err := g.Catalog.Tables(ctx, d)
+		ts, err := cat.Tables(ctx, d)
 		if err != nil {
 			continue
 		}
@@ -195,8 +183,8 @@ func (g *Gateway) findFK(db, table, name string) *catalog.Reference {
 
 // describeFK renders MySQL's parenthesised description of the constraint
 // name of table, or "" if the catalog no longer has it.
-func (g *Gateway) describeFK(db, table, name string) string {
-	ref := g.findFK(db, table, name)
+func describeFK(cat Catalog, db, table, name string) string {
+	ref := findFK(cat, db, table, name)
 	if ref == nil {
 		return ""
 	}

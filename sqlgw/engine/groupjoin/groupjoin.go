@@ -1,4 +1,10 @@
-package engine
+// Package groupjoin is the analyzer rule that binds the partition key of
+// joined table-group members (below). It needs of the engine's tables only
+// their table group, which the engine hands it (Rule's groupOf).
+//
+// It imports go-mysql-server only: never the engine or anything above it,
+// nor the catalog or the store (scripts/layering.sh checks it).
+package groupjoin
 
 import (
 	"maps"
@@ -12,12 +18,12 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 )
 
-// Analyzer rule: the partition key of joined group members
+// The rule: the partition key of joined group members
 //
 // In SELECT ... FROM orders o JOIN order_lines l ON l.cust = o.cust ...
 // WHERE o.cust = 7, only o's partition is bound; go-mysql-server does not
 // derive l.cust = 7, so it scans order_lines whole (or looks it up per
-// order) instead of reading partition 7, which tablegroup.go's statement
+// order) instead of reading partition 7, which the engine's statement (its tablegroup.go)
 // read of the partition would have served for free. This rule, run before
 // the engine's own, adds to a WHERE above inner joins the equalities with
 // a constant that its conjuncts and the joins' conditions imply through
@@ -28,9 +34,19 @@ import (
 // inner and cross joins are looked through (an outer join's NULL rows
 // would not satisfy them).
 
-const groupEquivRuleID analyzer.RuleId = 10_010
+// RuleID is the rule's id among the analyzer's rules.
+const RuleID analyzer.RuleId = 10_010
 
-func groupEquivRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+// Rule returns the rule (a pre-analyze rule: it runs before the engine's
+// own). groupOf names the table group of a table, "" when it is in none or
+// not one of the engine's.
+func Rule(groupOf func(sql.Table) string) analyzer.RuleFunc {
+	return func(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+		return apply(ctx, n, groupOf)
+	}
+}
+
+func apply(ctx *sql.Context, n sql.Node, groupOf func(sql.Table) string) (sql.Node, transform.TreeIdentity, error) {
 	return transform.Node(ctx, n, func(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		f, ok := n.(*plan.Filter)
 		if !ok {
@@ -38,7 +54,7 @@ func groupEquivRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.
 		}
 		groups := map[string]string{} // table name or alias (lower) -> group (lower)
 		var conds []sql.Expression
-		if !innerJoins(f.Child, groups, &conds) || len(conds) == 0 {
+		if !innerJoins(f.Child, groupOf, groups, &conds) || len(conds) == 0 {
 			return n, transform.SameTree, nil
 		}
 		added := impliedConstants(ctx, append(expression.SplitConjunction(ctx, f.Expression), conds...), groups)
@@ -52,7 +68,7 @@ func groupEquivRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.
 // innerJoins walks inner and cross joins below n, collecting their
 // conditions and the table group of each sqlgw table under them; false
 // when n is not such a join.
-func innerJoins(n sql.Node, groups map[string]string, conds *[]sql.Expression) bool {
+func innerJoins(n sql.Node, groupOf func(sql.Table) string, groups map[string]string, conds *[]sql.Expression) bool {
 	switch x := n.(type) {
 	case *plan.JoinNode:
 		if !x.Op.IsInner() {
@@ -62,8 +78,8 @@ func innerJoins(n sql.Node, groups map[string]string, conds *[]sql.Expression) b
 			*conds = append(*conds, x.Filter)
 		}
 		for _, c := range []sql.Node{x.Left(), x.Right()} {
-			if !innerJoins(c, groups, conds) {
-				noteTable(c, groups)
+			if !innerJoins(c, groupOf, groups, conds) {
+				noteTable(c, groupOf, groups)
 			}
 		}
 		return true
@@ -73,7 +89,7 @@ func innerJoins(n sql.Node, groups map[string]string, conds *[]sql.Expression) b
 
 // noteTable records the group of n when it is a (possibly aliased) group
 // member.
-func noteTable(n sql.Node, groups map[string]string) {
+func noteTable(n sql.Node, groupOf func(sql.Table) string, groups map[string]string) {
 	name := ""
 	if a, ok := n.(*plan.TableAlias); ok {
 		name, n = a.Name(), a.Child
@@ -82,14 +98,15 @@ func noteTable(n sql.Node, groups map[string]string) {
 	if !ok {
 		return
 	}
-	t, ok := rt.UnderlyingTable().(*Table)
-	if !ok || t.meta().Group == "" {
+	t := rt.UnderlyingTable()
+	group := groupOf(t)
+	if group == "" {
 		return
 	}
 	if name == "" {
 		name = t.Name()
 	}
-	groups[strings.ToLower(name)] = strings.ToLower(t.meta().Group)
+	groups[strings.ToLower(name)] = strings.ToLower(group)
 }
 
 // impliedConstants returns the equalities column = literal that conjuncts

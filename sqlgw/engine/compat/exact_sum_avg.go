@@ -1,4 +1,4 @@
-package engine
+package compat
 
 import (
 	"github.com/dolthub/go-mysql-server/sql"
@@ -27,9 +27,11 @@ import (
 // windowed) by exact ones and retypes every reference to their result
 // columns.
 
-const exactAggRuleID analyzer.RuleId = 10_001
+// ExactAggRuleID is ExactAggRule's id among the analyzer's rules.
+const ExactAggRuleID analyzer.RuleId = 10_001
 
-func exactAggRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+// ExactAggRule is the post-analyze rule described above.
+func ExactAggRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	retyped := map[sql.ColumnId]sql.Type{}
 	out, same, err := replaceExactAggs(ctx, n, retyped)
 	if err != nil || same == transform.SameTree {

@@ -1,4 +1,4 @@
-package engine
+package compat
 
 import (
 	"strings"
@@ -18,13 +18,13 @@ import (
 // GetField that keeps the table column's NOT NULL, so clients saw NOT_NULL
 // on a column that carries NULLs (JDBC's isNullable, ORMs that map it to
 // a non-optional field, drivers that skip the null check). The pushdown
-// rule (rules.go) calls outerJoinNullable, which marks such GetFields of
+// rule (sqlgw/engine, rules.go) calls OuterJoinNullable, which marks such GetFields of
 // every projection nullable. Only metadata changes: values and plans are
 // the same.
 
-// outerJoinNullable returns n with the projected GetFields of inner-side
+// OuterJoinNullable returns n with the projected GetFields of inner-side
 // tables of outer joins nullable (n itself when there are none).
-func outerJoinNullable(ctx *sql.Context, n sql.Node) sql.Node {
+func OuterJoinNullable(ctx *sql.Context, n sql.Node) sql.Node {
 	inner := map[string]bool{}
 	transform.Inspect(n, func(n sql.Node) bool {
 		j, ok := n.(*plan.JoinNode)
