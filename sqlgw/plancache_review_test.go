@@ -517,6 +517,8 @@ func TestPlanCachePreparedTypes(t *testing.T) {
 		"CREATE TABLE kb (b BINARY(3) PRIMARY KEY, n INT)", "INSERT INTO kb VALUES ('a', 1), ('ab', 2)",
 		"CREATE TABLE kc (c CHAR(4) PRIMARY KEY, n INT)", "INSERT INTO kc VALUES ('a', 1), ('ab', 2)",
 		"CREATE TABLE k2 (a INT, b VARCHAR(5), n INT, PRIMARY KEY (a, b))", "INSERT INTO k2 VALUES (1, 'x', 1), (1, 'y', 2), (2, 'x', 3)",
+		"CREATE TABLE tm (id INT PRIMARY KEY, t2 TIME(2), t0 TIME, t6 TIME(6), d3 DATETIME(3))",
+		"INSERT INTO tm VALUES (1, '10:00:00.25', '11:00:00', '-01:02:03.123456', '2020-01-01 00:00:00.125'), (2, '-838:59:59', '00:00:01', NULL, NULL)",
 	)
 	t0 := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 	odd := []any{nil, "2020-01-01", "2020-01-01 00:00:00", "2020-01-02 10:00:00.5", t0, t0.Add(time.Second), t0.Add(5 * time.Hour), 1, 1.5, "1.5", "1.50", -2.25, "x", "X", "z", 3, "a", "a ", "ab", []byte("a"), []byte("a\x00\x00"), 20200101, "20200101", ""}
@@ -535,6 +537,8 @@ func TestPlanCachePreparedTypes(t *testing.T) {
 		{"SELECT n FROM kc WHERE c = ?", []any{"a"}},
 		{"SELECT n FROM k2 WHERE a = ? AND b = 'x'", []any{1}},
 		{"SELECT n FROM k2 WHERE a = ?", []any{1}},
+		{"SELECT * FROM tm WHERE id = ?", []any{1}},
+		{"SELECT t2, t0 FROM tm WHERE id > ?", []any{0}},
 	}
 	for _, c := range cases {
 		for range 3 {
