@@ -716,3 +716,32 @@ func TestTextPlanCacheDegenerateRanges(t *testing.T) {
 	}
 	rawDiff(t, qs)
 }
+
+// TestTextPlanCacheCharsetKeys: string keys in other character sets and
+// collations (latin1, ascii, utf8mb4_bin, utf8mb3) with literals that do
+// and do not fit them, under two connection collations.
+func TestTextPlanCacheCharsetKeys(t *testing.T) {
+	qs := []string{"CREATE DATABASE ck", "USE ck",
+		"CREATE TABLE l (s VARCHAR(10) CHARACTER SET latin1 PRIMARY KEY, n INT)",
+		"INSERT INTO l VALUES ('a', 1), ('é', 2), ('E', 3), ('b ', 4)",
+		"CREATE TABLE a (s VARCHAR(10) CHARACTER SET ascii PRIMARY KEY, n INT)",
+		"INSERT INTO a VALUES ('a', 1), ('B', 2)",
+		"CREATE TABLE m3 (s VARCHAR(4) CHARACTER SET utf8mb3 PRIMARY KEY, n INT)",
+		"INSERT INTO m3 VALUES ('a', 1), ('ü', 2)",
+		"CREATE TABLE u (s VARCHAR(4) COLLATE utf8mb4_unicode_ci PRIMARY KEY, n INT)",
+		"INSERT INTO u VALUES ('a', 1), ('ß', 2), ('ss', 3)",
+	}
+	g := []string{
+		"SELECT n FROM l WHERE s = 'a'", "SELECT n FROM l WHERE s = 'é'", "SELECT n FROM l WHERE s = 'e'", "SELECT n FROM l WHERE s = 'A'", "SELECT n FROM l WHERE s = '€'", "SELECT n FROM l WHERE s = 'b'", "SELECT n FROM l WHERE s = 'aaaaaaaaaaaaa'", "SELECT n FROM l WHERE s > 'a' ORDER BY s", "SELECT n FROM l WHERE s > 'c' ORDER BY s", "SELECT n FROM l WHERE s IN ('a', 'é')",
+		"SELECT n FROM a WHERE s = 'a'", "SELECT n FROM a WHERE s = 'b'", "SELECT n FROM a WHERE s = 'é'", "SELECT n FROM a WHERE s = 'A'",
+		"SELECT n FROM m3 WHERE s = 'a'", "SELECT n FROM m3 WHERE s = 'U'", "SELECT n FROM m3 WHERE s = '😀'", "SELECT n FROM m3 WHERE s = 'ü'",
+		"SELECT n FROM u WHERE s = 'a'", "SELECT n FROM u WHERE s = 'ss'", "SELECT n FROM u WHERE s = 'ß'", "SELECT n FROM u WHERE s = 'SS'",
+	}
+	for _, set := range []string{"SET collation_connection = utf8mb4_bin", "SET NAMES latin1", "SET NAMES utf8mb4"} {
+		qs = append(qs, g...)
+		qs = append(qs, g...)
+		qs = append(qs, set)
+	}
+	qs = append(qs, g...)
+	rawDiff(t, qs)
+}
