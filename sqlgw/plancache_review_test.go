@@ -745,3 +745,21 @@ func TestTextPlanCacheCharsetKeys(t *testing.T) {
 	qs = append(qs, g...)
 	rawDiff(t, qs)
 }
+
+// TestSQLSelectLimit: MySQL caps a SELECT without LIMIT at
+// sql_select_limit rows. sqlgw's general path ignores the setting (found
+// reviewing the plan cache, which must follow whatever the general path
+// does): go-mysql-server's applyDefaultSelectLimit rule exists but the
+// statement returns every row.
+func TestSQLSelectLimit(t *testing.T) {
+	t.Skip("bug: sql_select_limit is ignored (general path, not the plan cache): SELECT without LIMIT returns every row")
+	c := vtConn(t, true)
+	for _, q := range []string{"CREATE DATABASE sl", "USE sl", "CREATE TABLE t (id INT PRIMARY KEY)", "INSERT INTO t VALUES (1), (2), (3)", "SET sql_select_limit = 1"} {
+		rawRun(c, q)
+	}
+	for _, q := range []string{"SELECT id FROM t", "SELECT id FROM t WHERE id > 0"} {
+		if got := rawRun(c, q); strings.Count(got, "row ") != 1 {
+			t.Errorf("%s with sql_select_limit = 1:\n%s", q, got)
+		}
+	}
+}
