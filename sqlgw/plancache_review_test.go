@@ -556,29 +556,6 @@ func TestPlanCachePreparedTypes(t *testing.T) {
 	diffSteps(t, steps)
 }
 
-// TestPlanCacheVariantWarnings: a statement with two cached plans, one
-// made outside a transaction with writes (reading the secondary index)
-// and one inside (without it), and a parameter whose conversion warns:
-// the warnings are those of one execute, not of every plan tried.
-func TestPlanCacheVariantWarnings(t *testing.T) {
-	qs := []string{"CREATE DATABASE vw", "USE vw",
-		"CREATE TABLE t (id INT PRIMARY KEY, k INT, v VARCHAR(10), KEY k_i (k))",
-		"INSERT INTO t VALUES (1, 10, 'a'), (2, 20, 'b'), (3, 10, 'c')"}
-	q := []string{"SELECT id FROM t WHERE k = '10abc'", "SELECT id FROM t WHERE k = '20x'", "SELECT id, v FROM t WHERE k IN ('10x', '20y')"}
-	for range 2 {
-		qs = append(qs, q...)
-	}
-	qs = append(qs, "BEGIN", "INSERT INTO t VALUES (4, 10, 'd')")
-	for range 2 {
-		qs = append(qs, q...)
-	}
-	qs = append(qs, "COMMIT")
-	for range 2 {
-		qs = append(qs, q...)
-	}
-	rawDiff(t, qs)
-}
-
 var timing = regexp.MustCompile(`\([0-9.]+ sec\)`)
 
 // TestTextPlanCacheCLI: the mariadb client (multi-statement texts, its
