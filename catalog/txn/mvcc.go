@@ -757,17 +757,5 @@ func withSys(sel []string) []string {
 // the entities whose value is newer than ts (their version at ts is in
 // the history, and may pass).
 func widenAt(f storage.Expr, ts int64) storage.Expr {
-	locked := storage.Gt(PropLock, storage.String(""))
-	newer := storage.Gt(PropVersion, storage.Int64(ts))
-	switch f := f.(type) {
-	case nil:
-		return nil
-	case storage.And:
-		out := make(storage.And, len(f))
-		for i, c := range f {
-			out[i] = storage.Or{c, locked, newer}
-		}
-		return out
-	}
-	return storage.Or{f, locked, newer}
+	return widenWith(f, storage.Gt(PropLock, storage.String("")), storage.Gt(PropVersion, storage.Int64(ts)))
 }

@@ -520,18 +520,23 @@ func appendFilterProps(sel []string, x storage.Expr) []string {
 // top-level conjunct c becomes (c or locked), so a backend that sends only
 // the conjuncts that fit in one request still sends each whole.
 func widen(f storage.Expr) storage.Expr {
-	locked := storage.Gt(PropLock, storage.String(""))
+	return widenWith(f, storage.Gt(PropLock, storage.String("")))
+}
+
+// widenWith ors each top-level conjunct of f with also.
+func widenWith(f storage.Expr, also ...storage.Expr) storage.Expr {
+	or := func(c storage.Expr) storage.Expr { return append(storage.Or{c}, also...) }
 	switch f := f.(type) {
 	case nil:
 		return nil
 	case storage.And:
 		out := make(storage.And, len(f))
 		for i, c := range f {
-			out[i] = storage.Or{c, locked}
+			out[i] = or(c)
 		}
 		return out
 	}
-	return storage.Or{f, locked}
+	return or(f)
 }
 
 // record is a transaction record as read.

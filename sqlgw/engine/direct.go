@@ -2,7 +2,6 @@ package engine
 
 import (
 	"io"
-	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
@@ -132,22 +131,11 @@ func directShape(ctx *sql.Context, root sql.Node, ita *plan.IndexedTableAccess) 
 // runDirect executes the cached plan p for the lookup re-planned for this
 // execute, as described above.
 func (f *FastLane) runDirect(sqlCtx *sql.Context, c *mysql.Conn, query string, p *cachedPlan, lookup sql.IndexLookup, callback func(*sqltypes.Result) error) (err error) {
-	start := time.Now()
-	if f.Statements != nil {
-		f.Statements.QueryStarted()
-		defer func() { f.Statements.QueryCompleted(err == nil, time.Since(start)) }()
-	}
-	sqlCtx, err = sqlCtx.ProcessList.BeginQuery(sqlCtx, query)
+	sqlCtx, end, err := f.beginSelect(sqlCtx, query)
 	if err != nil {
 		return err
 	}
-	defer sqlCtx.ProcessList.EndQuery(sqlCtx)
-	if err := sql.SessionCommandBegin(sqlCtx.Session); err != nil {
-		return err
-	}
-	defer sql.SessionCommandEnd(sqlCtx.Session)
-	sql.IncrementStatusVariable(sqlCtx, "Questions", 1)
-	sql.IncrementStatusVariable(sqlCtx, "Com_select", 1)
+	defer func() { end(err) }()
 
 	iter, err := f.directIter(sqlCtx, p, lookup)
 	if err != nil {

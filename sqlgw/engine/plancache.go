@@ -781,25 +781,45 @@ func (f *FastLane) execute(sqlCtx *sql.Context, c *mysql.Conn, s *Session, key, 
 	return false, capture, done, nil
 }
 
+// beginSelect does for a SELECT served from the plan cache what
+// go-mysql-server's handler and engine do before running one: the
+// statement counters, the process list entry (KILL QUERY), the session's
+// command begin, Questions and Com_select. end(err) undoes them in
+// reverse order once the statement is done.
+func (f *FastLane) beginSelect(sqlCtx *sql.Context, query string) (*sql.Context, func(error), error) {
+	start := time.Now()
+	completed := func(error) {}
+	if f.Statements != nil {
+		f.Statements.QueryStarted()
+		completed = func(err error) { f.Statements.QueryCompleted(err == nil, time.Since(start)) }
+	}
+	qctx, err := sqlCtx.ProcessList.BeginQuery(sqlCtx, query)
+	if err != nil {
+		completed(err)
+		return sqlCtx, nil, err
+	}
+	if err := sql.SessionCommandBegin(qctx.Session); err != nil {
+		qctx.ProcessList.EndQuery(qctx)
+		completed(err)
+		return qctx, nil, err
+	}
+	sql.IncrementStatusVariable(qctx, "Questions", 1)
+	sql.IncrementStatusVariable(qctx, "Com_select", 1)
+	return qctx, func(err error) {
+		sql.SessionCommandEnd(qctx.Session)
+		qctx.ProcessList.EndQuery(qctx)
+		completed(err)
+	}, nil
+}
+
 // run executes a cached plan the way go-mysql-server's handler runs an
 // at-most-one-row SELECT (Handler.doQuery with QFlagMax1Row).
 func (f *FastLane) run(sqlCtx *sql.Context, c *mysql.Conn, query string, node sql.Node, max1 bool, fields []*querypb.Field, callback func(*sqltypes.Result) error) (err error) {
-	start := time.Now()
-	if f.Statements != nil {
-		f.Statements.QueryStarted()
-		defer func() { f.Statements.QueryCompleted(err == nil, time.Since(start)) }()
-	}
-	sqlCtx, err = sqlCtx.ProcessList.BeginQuery(sqlCtx, query)
+	sqlCtx, end, err := f.beginSelect(sqlCtx, query)
 	if err != nil {
 		return err
 	}
-	defer sqlCtx.ProcessList.EndQuery(sqlCtx)
-	if err := sql.SessionCommandBegin(sqlCtx.Session); err != nil {
-		return err
-	}
-	defer sql.SessionCommandEnd(sqlCtx.Session)
-	sql.IncrementStatusVariable(sqlCtx, "Questions", 1)
-	sql.IncrementStatusVariable(sqlCtx, "Com_select", 1)
+	defer func() { end(err) }()
 	qFlags := &sql.QueryFlags{}
 	if max1 {
 		qFlags.Set(sql.QFlagDeferProjections)
