@@ -4,8 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"io"
-	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,9 +13,6 @@ import (
 	"testing"
 
 	"github.com/dolthub/vitess/go/vt/sqlparser"
-
-	"github.com/sqlgw/sqlgw/sqlgw"
-	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
 // TestPlanCacheDifferential runs the statements of the SQL corpora
@@ -210,20 +206,8 @@ func diffStatements(t *testing.T, statements []string) (checked, hits, direct, t
 // connection of it.
 func diffServer(t *testing.T, noCache bool) *sql.Conn {
 	t.Helper()
-	st, err := pebble.OpenMemory()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sqlgw.NewServer(context.Background(), sqlgw.Config{
-		Listen: "127.0.0.1:0", Store: st, NoPlanCache: noCache,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve()
-	t.Cleanup(func() { srv.Close(context.Background()) })
-	db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", srv.Addr()))
+	host, port := startServer(t, noCache) // plancache_review_test.go
+	db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", net.JoinHostPort(host, strconv.Itoa(port))))
 	if err != nil {
 		t.Fatal(err)
 	}
