@@ -123,27 +123,7 @@ func (env *mvccEnv) balances(t *testing.T, ctx context.Context, s storage.Store)
 // p10 inserted) on env's table.
 func (env *mvccEnv) transferOps(t *testing.T, s storage.Store) []txn.Group {
 	t.Helper()
-	ctx := context.Background()
-	var gs []txn.Group
-	for i := 0; i < 10; i++ {
-		pk := fmt.Sprintf("p%d", i)
-		e, err := s.Get(ctx, env.acct, pk, "r", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var op storage.Operation
-		switch {
-		case i < 5:
-			op = storage.Operation{Kind: storage.OpUpdate, IfMatch: e.ETag, Entity: ent(pk, e.Properties["bal"].Int()-10)}
-		case i < 9:
-			op = storage.Operation{Kind: storage.OpUpdate, IfMatch: e.ETag, Entity: ent(pk, e.Properties["bal"].Int()+10)}
-		default:
-			op = storage.Operation{Kind: storage.OpDelete, IfMatch: e.ETag, Entity: &storage.Entity{PartitionKey: pk, RowKey: "r"}}
-		}
-		gs = append(gs, txn.Group{Table: env.acct, Ops: []storage.Operation{op}})
-	}
-	gs = append(gs, txn.Group{Table: env.acct, Ops: []storage.Operation{{Kind: storage.OpInsert, Entity: ent("p10", 100)}}})
-	return gs
+	return transferIn(t, s, env.acct)
 }
 
 // TestVersionedSnapshotReads: a snapshot (a clock timestamp) sees exactly

@@ -51,11 +51,17 @@ func setup(t *testing.T) storage.Store {
 // to the new account p10, inserted).
 func transfer(t *testing.T, s storage.Store) []txn.Group {
 	t.Helper()
+	return transferIn(t, s, table)
+}
+
+// transferIn is transfer on the accounts of table tbl.
+func transferIn(t *testing.T, s storage.Store, tbl string) []txn.Group {
+	t.Helper()
 	ctx := context.Background()
 	var gs []txn.Group
 	for i := 0; i < 10; i++ {
 		pk := fmt.Sprintf("p%d", i)
-		e, err := s.Get(ctx, table, pk, "r", nil)
+		e, err := s.Get(ctx, tbl, pk, "r", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,9 +74,9 @@ func transfer(t *testing.T, s storage.Store) []txn.Group {
 		default:
 			op = storage.Operation{Kind: storage.OpDelete, IfMatch: e.ETag, Entity: &storage.Entity{PartitionKey: pk, RowKey: "r"}}
 		}
-		gs = append(gs, txn.Group{Table: table, Ops: []storage.Operation{op}})
+		gs = append(gs, txn.Group{Table: tbl, Ops: []storage.Operation{op}})
 	}
-	gs = append(gs, txn.Group{Table: table, Ops: []storage.Operation{{Kind: storage.OpInsert, Entity: ent("p10", 100)}}})
+	gs = append(gs, txn.Group{Table: tbl, Ops: []storage.Operation{{Kind: storage.OpInsert, Entity: ent("p10", 100)}}})
 	return gs
 }
 
