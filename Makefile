@@ -113,12 +113,14 @@ check:
 	@MAKE="$(MAKE)" scripts/run-parts.sh $(CHECK_PARTS)
 
 .PHONY: unittest
+# The sqlgw package's end-to-end tests (both backends, Azurite included) take
+# about 10 minutes on a loaded 2-core machine, beyond go test's default timeout.
 unittest:
-	$(GO) test $(GOTAGS) -count=1 $(TESTFLAGS) -run '$(TESTS)' $(PKG)
+	$(GO) test $(GOTAGS) -count=1 -timeout 30m $(TESTFLAGS) -run '$(TESTS)' $(PKG)
 
 .PHONY: testrace
 testrace:
-	$(GO) test $(GOTAGS) -race -count=1 $(TESTFLAGS) -run '$(TESTS)' $(PKG)
+	$(GO) test $(GOTAGS) -race -count=1 -timeout 60m $(TESTFLAGS) -run '$(TESTS)' $(PKG)
 
 # The SIGKILL test of secondary indexes, the SIGKILL during a concurrent
 # indexed insert load (Pebble: every acknowledged row and its index entries
