@@ -2,6 +2,7 @@ package sqlgw_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -211,6 +212,26 @@ func (c clockFault) Get(ctx context.Context, table, pk, rk string, o *storage.Ge
 	return c.Store.Get(ctx, table, pk, rk, o)
 }
 
+// startClockFault starts a server on Azurite whose clock reads fail while
+// fail is set, with table d.t holding (1, 10), and returns a session on d
+// and a second connection.
+func startClockFault(t *testing.T) (fail *atomic.Bool, a, c *sql.Conn) {
+	t.Helper()
+	fail = &atomic.Bool{}
+	b := sqltest.Backend{Name: "azurite-clock-fault", Open: func(t testing.TB) (storage.Store, catalog.Options) {
+		st, co := sqltest.Azurite.Open(t)
+		return clockFault{Store: st, fail: fail}, co
+	}}
+	ts := sqltest.StartBackend(t, b, sqltest.Options{})
+	a, c = ts.Session("d"), ts.Conn()
+	for _, q := range []string{"CREATE TABLE t (id INT PRIMARY KEY, v INT)", "INSERT INTO t VALUES (1, 10)"} {
+		if _, err := a.ExecContext(context.Background(), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return fail, a, c
+}
+
 // TestReviewClockReadFailure: when the snapshot of a REPEATABLE READ
 // transaction cannot be taken (its clock read fails), its reads must not
 // silently go without one: the gateway read the current rows, and the
@@ -218,19 +239,8 @@ func (c clockFault) Get(ctx context.Context, table, pk, rk string, o *storage.Ge
 // in one transaction returned different values (and one statement's reads
 // were not one cut). Failing the statement is right.
 func TestReviewClockReadFailure(t *testing.T) {
-	fail := &atomic.Bool{}
-	b := sqltest.Backend{Name: "azurite-clock-fault", Open: func(t testing.TB) (storage.Store, catalog.Options) {
-		st, co := sqltest.Azurite.Open(t)
-		return clockFault{Store: st, fail: fail}, co
-	}}
-	ts := sqltest.StartBackend(t, b, sqltest.Options{})
+	fail, a, c := startClockFault(t)
 	ctx := context.Background()
-	a, c := ts.Session("d"), ts.Conn()
-	for _, q := range []string{"CREATE TABLE t (id INT PRIMARY KEY, v INT)", "INSERT INTO t VALUES (1, 10)"} {
-		if _, err := a.ExecContext(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
 	if _, err := a.ExecContext(ctx, "BEGIN"); err != nil {
 		t.Fatal(err)
 	}
@@ -259,19 +269,8 @@ func TestReviewClockReadFailure(t *testing.T) {
 // a transaction whose snapshot is taken later, at its first read (which
 // then sees a commit made after START).
 func TestReviewConsistentSnapshotClockFailure(t *testing.T) {
-	fail := &atomic.Bool{}
-	b := sqltest.Backend{Name: "azurite-clock-fault", Open: func(t testing.TB) (storage.Store, catalog.Options) {
-		st, co := sqltest.Azurite.Open(t)
-		return clockFault{Store: st, fail: fail}, co
-	}}
-	ts := sqltest.StartBackend(t, b, sqltest.Options{})
+	fail, a, c := startClockFault(t)
 	ctx := context.Background()
-	a, c := ts.Session("d"), ts.Conn()
-	for _, q := range []string{"CREATE TABLE t (id INT PRIMARY KEY, v INT)", "INSERT INTO t VALUES (1, 10)"} {
-		if _, err := a.ExecContext(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
 	fail.Store(true)
 	_, err := a.ExecContext(ctx, "START TRANSACTION WITH CONSISTENT SNAPSHOT")
 	fail.Store(false)
