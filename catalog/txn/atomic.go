@@ -12,7 +12,7 @@ import (
 // Commit's outcomes, when the store has one. done is false, and nothing
 // was sent, when it has none (the Table service): the caller then chooses
 // between its own single-batch path and Commit, whose record costs 2P+3
-// requests. The gateway uses it for a commit that is one batch of rows
+// requests (3 for one partition within one batch: the inline path). The gateway uses it for a commit that is one batch of rows
 // plus their global index entities: on the embedded store that is one
 // synced write instead of the index protocol's three.
 func (s *Store) CommitAtomic(ctx context.Context, groups []Group) (done bool, err error) {

@@ -56,7 +56,15 @@ func (s *Store) ensureTable(ctx context.Context) error {
 
 // intentEntities returns the entities holding intent n (op) of txn id.
 func intentEntities(id string, n int, table string, op storage.Operation) []*storage.Entity {
-	pre := intentKey(n)
+	return intentEntitiesAt(id, intentKey(n), table, op)
+}
+
+// intentEntitiesAt returns the entities holding the intent of op (on
+// table) in partition pk, their RowKeys pre + the part number: in the
+// record's partition, or beside the rows for an inline transaction
+// (inline.go).
+func intentEntitiesAt(pk, pre string, table string, op storage.Operation) []*storage.Entity {
+	id := pk
 	first := &storage.Entity{PartitionKey: id, RowKey: pre + "00", Properties: storage.Properties{
 		propTable: storage.String(table), propPK: storage.String(op.Entity.PartitionKey), propRK: storage.String(op.Entity.RowKey)}}
 	if op.Kind == storage.OpDelete {
@@ -129,6 +137,10 @@ func (s *Store) Commit(ctx context.Context, groups []Group, beforeCommit func() 
 					storage.ErrTooLarge, err)}}
 			}
 		}
+	}
+	// One partition of one table, within one batch: without the record.
+	if done, err := s.commitInline(ctx, groups, beforeCommit); done {
+		return err
 	}
 	if err := s.ensureTable(ctx); err != nil {
 		return err
@@ -208,28 +220,7 @@ func (s *Store) Commit(ctx context.Context, groups []Group, beforeCommit func() 
 	// (absent, or another transaction's placeholder, which an
 	// unconditional Merge of the lock would take over) fails as the store
 	// would fail it, before any lock is written.
-	var preErr error
-	for gi := range groups {
-		conditional := false
-		for _, op := range groups[gi].Ops {
-			conditional = conditional || op.Kind == storage.OpInsert || op.IfMatch != "" && op.IfMatch != storage.ETagAny
-		}
-		if conditional {
-			continue
-		}
-		for i, op := range groups[gi].Ops {
-			if (op.Kind == storage.OpUpdate || op.Kind == storage.OpDelete) && (op.IfMatch == "" || op.IfMatch == storage.ETagAny) {
-				cur, err := s.Get(ctx, groups[gi].Table, op.Entity.PartitionKey, op.Entity.RowKey, &storage.GetOptions{Select: []string{}})
-				if err != nil {
-					if preErr == nil {
-						preErr = &GroupError{Group: gi, Err: &storage.BatchError{Index: i, Err: err}}
-					}
-					continue
-				}
-				groups[gi].Ops[i].IfMatch = cur.ETag
-			}
-		}
-	}
+	preErr := s.makeConditional(ctx, groups)
 	// 2. The locks, one batch per group, in parallel.
 	lockETags := make([][]storage.ETag, len(groups))
 	var (
@@ -240,24 +231,7 @@ func (s *Store) Commit(ctx context.Context, groups []Group, beforeCommit func() 
 	)
 	base := 0
 	for gi, g := range groups {
-		ops := make([]storage.Operation, len(g.Ops))
-		for i, op := range g.Ops {
-			l := lock{id: id, n: base + i}
-			e := &storage.Entity{PartitionKey: op.Entity.PartitionKey, RowKey: op.Entity.RowKey}
-			switch op.Kind {
-			case storage.OpInsert:
-				l.flag = "a"
-				e.Properties = storage.Properties{PropLock: storage.String(l.String())}
-				ops[i] = storage.Operation{Kind: storage.OpInsert, Entity: e}
-			case storage.OpUpsert:
-				l.flag = "u"
-				e.Properties = storage.Properties{PropLock: storage.String(l.String())}
-				ops[i] = storage.Operation{Kind: storage.OpUpsert, Mode: storage.Merge, Entity: e}
-			default: // update, delete: the entity must exist, as read
-				e.Properties = storage.Properties{PropLock: storage.String(l.String())}
-				ops[i] = storage.Operation{Kind: storage.OpUpdate, Mode: storage.Merge, IfMatch: op.IfMatch, Entity: e}
-			}
-		}
+		ops := lockOps(id, base, g)
 		base += len(g.Ops)
 		mu.Lock()
 		failed := firstErr != nil
@@ -297,7 +271,84 @@ func (s *Store) Commit(ctx context.Context, groups []Group, beforeCommit func() 
 		s.abort(bg, id, groups, n)
 		return fmt.Errorf("%w: the commit took longer than %s", ErrAborted, abortRetention/2)
 	}
-	ts, err := s.clk.commitTS(ctx, s, id)
+	ts, aborted, err := s.commitPoint(ctx, id, site{})
+	if err != nil {
+		if aborted {
+			s.abort(bg, id, groups, n)
+		}
+		return err
+	}
+	// 4. Resolution: roll every lock forward, one batch per group.
+	if s.resolveGroups(bg, id, ts, groups, lockETags, nil) {
+		s.deleteEntities(bg, id, side[1:])
+	}
+	return nil
+}
+
+// makeConditional makes the unconditional updates and deletes of a group
+// without any conditional operation conditional on the ETag read now
+// (Commit). It returns a *GroupError when an entity reads as absent (or
+// the read fails); the other operations are still made conditional.
+func (s *Store) makeConditional(ctx context.Context, groups []Group) error {
+	var preErr error
+	for gi := range groups {
+		conditional := false
+		for _, op := range groups[gi].Ops {
+			conditional = conditional || op.Kind == storage.OpInsert || op.IfMatch != "" && op.IfMatch != storage.ETagAny
+		}
+		if conditional {
+			continue
+		}
+		for i, op := range groups[gi].Ops {
+			if (op.Kind == storage.OpUpdate || op.Kind == storage.OpDelete) && (op.IfMatch == "" || op.IfMatch == storage.ETagAny) {
+				cur, err := s.Get(ctx, groups[gi].Table, op.Entity.PartitionKey, op.Entity.RowKey, &storage.GetOptions{Select: []string{}})
+				if err != nil {
+					if preErr == nil {
+						preErr = &GroupError{Group: gi, Err: &storage.BatchError{Index: i, Err: err}}
+					}
+					continue
+				}
+				groups[gi].Ops[i].IfMatch = cur.ETag
+			}
+		}
+	}
+	return preErr
+}
+
+// lockOps returns the lock writes of group g of transaction id, its
+// operations numbered from base: a Merge of PropLock conditional on the
+// operation's ETag, an Insert of a placeholder for an Insert, an
+// unconditional Merge for an Upsert.
+func lockOps(id string, base int, g Group) []storage.Operation {
+	ops := make([]storage.Operation, len(g.Ops))
+	for i, op := range g.Ops {
+		l := lock{id: id, n: base + i}
+		e := &storage.Entity{PartitionKey: op.Entity.PartitionKey, RowKey: op.Entity.RowKey}
+		switch op.Kind {
+		case storage.OpInsert:
+			l.flag = "a"
+			e.Properties = storage.Properties{PropLock: storage.String(l.String())}
+			ops[i] = storage.Operation{Kind: storage.OpInsert, Entity: e}
+		case storage.OpUpsert:
+			l.flag = "u"
+			e.Properties = storage.Properties{PropLock: storage.String(l.String())}
+			ops[i] = storage.Operation{Kind: storage.OpUpsert, Mode: storage.Merge, Entity: e}
+		default: // update, delete: the entity must exist, as read
+			e.Properties = storage.Properties{PropLock: storage.String(l.String())}
+			ops[i] = storage.Operation{Kind: storage.OpUpdate, Mode: storage.Merge, IfMatch: op.IfMatch, Entity: e}
+		}
+	}
+	return ops
+}
+
+// commitPoint reaches the commit point of transaction id (the commit row,
+// naming the inline transaction's site at, with the clock: mvcc.go) and
+// returns its commit timestamp. On failure, aborted reports that the
+// transaction is aborted (the caller rolls its locks back; err wraps
+// ErrAborted); otherwise err wraps ErrUnknownOutcome.
+func (s *Store) commitPoint(ctx context.Context, id string, at site) (ts int64, aborted bool, err error) {
+	bg := context.WithoutCancel(ctx)
+	ts, err = s.clk.commitTS(ctx, s, id, at)
 	if err != nil {
 		var o outcome
 		if errors.Is(err, ErrAborted) {
@@ -310,7 +361,7 @@ func (s *Store) Commit(ctx context.Context, groups []Group, beforeCommit func() 
 				case rerr == nil:
 					o = commitRowOutcome(c)
 				case errors.Is(rerr, storage.ErrNotFound):
-					if o2, aerr := s.abortTxn(bg, id); aerr == nil {
+					if o2, aerr := s.abortTxn(bg, id, at); aerr == nil {
 						o = o2
 					}
 				}
@@ -320,21 +371,16 @@ func (s *Store) Commit(ctx context.Context, groups []Group, beforeCommit func() 
 		case stateCommitted:
 			ts = o.ts
 		case stateAborted:
-			s.abort(bg, id, groups, n)
 			if errors.Is(err, ErrAborted) {
-				return ErrAborted
+				return 0, true, ErrAborted
 			}
-			return fmt.Errorf("%w (nothing applied: %v)", ErrAborted, err)
+			return 0, true, fmt.Errorf("%w (nothing applied: %v)", ErrAborted, err)
 		default:
-			return fmt.Errorf("%w: transaction %s: %v", ErrUnknownOutcome, id, err)
+			return 0, false, fmt.Errorf("%w: transaction %s: %v", ErrUnknownOutcome, id, err)
 		}
 	}
 	s.remember(id, outcome{state: stateCommitted, ts: ts})
-	// 4. Resolution: roll every lock forward, one batch per group.
-	if s.resolveGroups(bg, id, ts, groups, lockETags) {
-		s.deleteEntities(bg, id, side[1:])
-	}
-	return nil
+	return ts, false, nil
 }
 
 // commitMulti commits through the store's own atomic batch across
@@ -446,7 +492,7 @@ func (s *Store) lockBatch(ctx context.Context, table string, ops []storage.Opera
 // record, intents and commit row deleted. Failures leave the rest to
 // readers and the sweep.
 func (s *Store) abort(ctx context.Context, id string, groups []Group, n int) {
-	o, err := s.abortTxn(ctx, id)
+	o, err := s.abortTxn(ctx, id, site{})
 	if err != nil || o.state != stateAborted {
 		return // unreachable (the lease will expire), or committed (cannot be: no commit was sent)
 	}
@@ -496,9 +542,11 @@ func (s *Store) release(ctx context.Context, table, pk, rk, id string) error {
 // previous values go to the history, mvcc.go), then batches of each new
 // value (PropVersion ts; a tombstone for a delete) with its history entity,
 // conditional on the lock ETags; a batch that fails (a reader resolved an
-// entity first) goes entity by entity. It reports whether every lock is
+// entity first) goes entity by entity. An inline transaction's intents are
+// deleted in the batch of their operation (dels, by group and operation;
+// nil for a transaction with a record). It reports whether every lock is
 // resolved.
-func (s *Store) resolveGroups(ctx context.Context, id string, ts int64, groups []Group, lockETags [][]storage.ETag) bool {
+func (s *Store) resolveGroups(ctx context.Context, id string, ts int64, groups []Group, lockETags [][]storage.ETag, dels [][][]storage.Operation) bool {
 	ok := true
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -509,7 +557,11 @@ func (s *Store) resolveGroups(ctx context.Context, id string, ts int64, groups [
 		go func(gi int, g Group) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			if !s.resolveGroup(ctx, id, ts, g, lockETags[gi]) {
+			var d [][]storage.Operation
+			if dels != nil {
+				d = dels[gi]
+			}
+			if !s.resolveGroup(ctx, id, ts, g, lockETags[gi], d) {
 				mu.Lock()
 				ok = false
 				mu.Unlock()
@@ -520,7 +572,7 @@ func (s *Store) resolveGroups(ctx context.Context, id string, ts int64, groups [
 	return ok
 }
 
-func (s *Store) resolveGroup(ctx context.Context, id string, ts int64, g Group, etags []storage.ETag) bool {
+func (s *Store) resolveGroup(ctx context.Context, id string, ts int64, g Group, etags []storage.ETag, dels [][]storage.Operation) bool {
 	if len(g.Ops) == 0 {
 		return true
 	}
@@ -574,41 +626,52 @@ func (s *Store) resolveGroup(ctx context.Context, id string, ts int64, g Group, 
 			}
 		}
 	}
-	var pairs [][2]storage.Operation
+	// Per operation: the new value, the previous one's history entity,
+	// and the deletes of an inline transaction's intent, in one batch.
+	var items [][]storage.Operation
 	for i, op := range g.Ops {
 		if !known[i] {
 			continue
 		}
-		pairs = append(pairs, [2]storage.Operation{
+		item := []storage.Operation{
 			{Kind: storage.OpUpdate, Mode: storage.Replace, IfMatch: etags[i],
 				Entity: versionedValue(pk, op.Entity.RowKey, op.Entity.Properties, op.Kind == storage.OpDelete, ts)},
 			historyOp(pk, op.Entity.RowKey, prevs[i], ts),
-		})
+		}
+		if dels != nil {
+			item = append(item, dels[i]...)
+		}
+		items = append(items, item)
 	}
 	ok := true
-	if len(pairs) > 0 {
+	if len(items) > 0 {
 		s.noteHistory(g.Table)
 	}
-	for len(pairs) > 0 {
+	for len(items) > 0 {
 		var b []storage.Operation
+		var heads []string
 		size, k := 0, 0
-		for k < len(pairs) && len(b)+2 <= storage.MaxBatchOps {
-			ps := storage.EntitySize(pairs[k][0].Entity) + storage.EntitySize(pairs[k][1].Entity)
+		for k < len(items) && len(b)+len(items[k]) <= storage.MaxBatchOps {
+			ps := 0
+			for _, op := range items[k] {
+				ps += storage.EntitySize(op.Entity)
+			}
 			if len(b) > 0 && size+ps > storage.MaxBatchBytes/2 {
 				break
 			}
-			b = append(b, pairs[k][0], pairs[k][1])
+			b = append(b, items[k]...)
+			heads = append(heads, items[k][0].Entity.RowKey)
 			size += ps
 			k++
 		}
 		if _, err := s.Store.Batch(ctx, g.Table, b); err != nil {
-			for j := 0; j < len(b); j += 2 {
-				if err := s.release(ctx, g.Table, pk, b[j].Entity.RowKey, id); err != nil {
+			for _, rk := range heads {
+				if err := s.release(ctx, g.Table, pk, rk, id); err != nil {
 					ok = false
 				}
 			}
 		}
-		pairs = pairs[k:]
+		items = items[k:]
 	}
 	return ok
 }
@@ -662,7 +725,10 @@ const abortRetention = 10 * time.Minute
 
 // sweepCommitRows deletes the commit rows whose record is gone: committed
 // ones a crash left after deleting their record (every lock was resolved
-// before), and aborted ones older than abortRetention.
+// before), and aborted ones older than abortRetention. An inline
+// transaction has no record: its commit row (committed, past its lease;
+// aborted, past abortRetention) is deleted once the locks its intents
+// name are resolved and the intents deleted (finishInline).
 func (s *Store) sweepCommitRows(ctx context.Context) error {
 	q := &storage.Query{Partition: storage.Exactly(clockPK),
 		Row: &storage.KeyRange{Low: &storage.Bound{Key: commitRowRK}, High: &storage.Bound{Key: "c.", Exclusive: true}}}
@@ -676,6 +742,21 @@ func (s *Store) sweepCommitRows(ctx context.Context) error {
 				continue
 			}
 			id := strings.TrimPrefix(e.RowKey, commitRowRK)
+			if at, ok := commitRowSite(e); ok && isInline(id) {
+				// No record: the intents beside the rows name the locks,
+				// which may not be resolved yet (a crash after the commit
+				// point). Within its lease the committer resolves them.
+				o := commitRowOutcome(e)
+				if o.state == stateCommitted && s.now().Before(inlineExpiry(id)) {
+					continue
+				}
+				s.remember(id, o)
+				if err := s.finishInline(ctx, id, at); err != nil {
+					continue // the commit row stays: next sweep
+				}
+				s.Store.Delete(ctx, s.table, clockPK, e.RowKey, e.ETag)
+				continue
+			}
 			if _, err := s.Store.Get(ctx, s.table, id, recRowKey, &storage.GetOptions{Select: []string{}}); !errors.Is(err, storage.ErrNotFound) {
 				continue
 			}
@@ -752,7 +833,7 @@ func (s *Store) Recover(ctx context.Context) (RecoverStats, error) {
 				return st, err
 			}
 			if o.state == statePending {
-				if o, err = s.abortTxn(ctx, id); err != nil {
+				if o, err = s.abortTxn(ctx, id, site{}); err != nil {
 					return st, err
 				}
 			}

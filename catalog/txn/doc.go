@@ -39,6 +39,43 @@
 //     on the lock's ETag; then the intents and the record are deleted, then
 //     the commit row (with a later clock batch, or by the sweep).
 //
+// # One partition: the inline path
+//
+// A commit whose groups all lie in one partition of one table, and whose
+// locks and intents fit one batch (the batches rule: storage.MaxBatchOps
+// operations, half of storage.MaxBatchBytes), has no record (inline.go):
+//
+//  1. one batch in that partition writes the locks, as in step 2, and the
+//     intents, encoded as in step 1, beside the rows: RowKeys
+//     "\u00ffi" + <txn id> + intent number, above the catalog's keys and
+//     the history namespace (see the end of this comment), never returned
+//     by Get or Query. All or nothing: a lock that fails writes nothing.
+//     The transaction id starts with "i" and encodes its lease expiry,
+//     which readers take from it (there is no record to read, and no
+//     renewal: the path is two requests long);
+//  2. the commit point as in step 3; the commit row also names the table
+//     and partition of the intents (so does an aborted commit row a
+//     reader inserts), for the sweep;
+//  3. one batch per partition resolves as in step 4 and deletes the
+//     intents in the same batch: no clean-up request; the commit row's
+//     deletion rides on a later clock batch, as in step 4.
+//
+// A failure before the commit point aborts (the commit row inserted as
+// aborted, the locks removed and the intents deleted in one batch). A
+// reader that meets a lock of an inline transaction reads its commit row;
+// without one it reads the entity again: still locked at the same ETag,
+// the transaction is pending (the commit row was not deleted after a
+// resolution since the reader read the entity: see "Isolation"), within
+// the lease the id encodes, and is aborted past it. A roll-forward reads
+// the intent beside the row and deletes it in the resolution's batch; a
+// roll-back deletes it too (one query of its keys first). Recover's sweep
+// finishes an inline transaction from its commit row (committed past its
+// lease, or aborted past abortRetention): it resolves every lock the
+// intents in the named partition point at, deletes the intents, then the
+// commit row (not before: a crash right after the commit point leaves
+// the locks unresolved, and a commit row deleted then would lose the
+// commit).
+//
 // Commit returns nil when committed; an error when nothing is applied
 // (*GroupError names the group and wraps the store's error; ErrAborted when
 // another gateway aborted the record); ErrUnknownOutcome when the commit
@@ -102,23 +139,35 @@
 //
 // Through the record, a commit over P groups costs 2P+3 requests (record
 // and intents, P locks, the commit point, P resolutions, the clean-up), in
-// five round trips. The resolution writes each entity's previous value to
+// five round trips. The inline path (one partition, one batch) costs 3
+// requests in three round trips: the locks with the intents, the commit
+// point (shared with the gateway's concurrent commits), the resolution
+// with the intents' deletes. The resolution writes each entity's previous value to
 // the history: it takes it from the gateway's own read of the entity at
 // the ETag its operation is conditional on (Store keeps the whole entities
 // it read recently, by ETag; a projected Get is sent whole for this), a
 // placeholder has none, and only the others (an upsert's) cost one query
 // of the group's locked entities. The commit row's deletion rides on a
 // later clock batch. On the Table service the gateway sends every commit
-// through the record, one batch included (sqlgw/engine/txnatomic.go: its
-// commit timestamp is what snapshot reads decide by); on the embedded
-// store a commit is one atomic batch. A reader pays nothing unless it
-// meets a lock (one commit-row read, none once the outcome is cached, and
-// one record read while pending; one intent read and one write to resolve
-// it) or reads at a snapshot older than a row's value (one query of the
-// row's history).
+// through Commit, one batch included (sqlgw/engine/txnatomic.go: its
+// commit timestamp is what snapshot reads decide by): a one-partition
+// commit takes the inline path; on the embedded store a commit is one
+// atomic batch. A reader pays nothing unless it meets a lock (one
+// commit-row read, none once the outcome is cached, and one record read
+// while pending, or for an inline transaction one read of the entity
+// again; one intent read and one write to resolve it) or reads at a
+// snapshot older than a row's value (one query of the row's history).
 //
 // # Limits
 //
+//   - An inline transaction whose committer died before its commit point
+//     leaves its locks and intents (no record lists it, no commit row
+//     names it) until a reader meets a lock: past the lease the reader
+//     aborts it, inserting the aborted commit row that names its
+//     partition, and rolls the lock back; the sweep then finishes the
+//     other locks its intents name, after abortRetention. Until a reader
+//     comes, the intents occupy their partition (hidden from every read)
+//     and a lock's row reads as its previous value.
 //   - Leases use the gateways' wall clocks: a gateway whose clock runs
 //     ahead by more than the lease may abort a live transaction early
 //     (never a committed one: the commit point is conditional).
@@ -214,7 +263,14 @@
 //     the previous value is right, with no wait and no abort. The commit
 //     row is read before the record, and clean-up deletes the record
 //     before the commit row, so "no commit row, record present" is never
-//     a commit row already deleted.
+//     a commit row already deleted. An inline transaction has no record:
+//     the reader reads the entity again after the commit row, and a lock
+//     still there at the same ETag was not yet resolved when the commit
+//     row was read absent; a commit row is deleted only after every lock
+//     is resolved (by its committer, or by the sweep once the intents,
+//     which outlive their locks, are gone), so it was not yet written
+//     either. The inline path writes its locks before its commit point
+//     too, so 1 holds for it unchanged.
 //  3. A value with a version above S, or a history version above S, is
 //     skipped; the newest one at most S is the one S must see, by 1.
 //
@@ -261,9 +317,12 @@
 // gateway never commits them through Commit (sqlgw/engine/txnatomic.go).
 // TestReviewForeignSystemProperties.
 //
-// The catalog's own tables cannot meet the history namespace: every
-// RowKey the catalog writes (rows, continuations, local index entries) is
-// made of catalog/keys' alphabet, printable ASCII '!'..'~', whatever the
-// SQL values (a CJK string is escaped into it), all below histPrefix
-// (U+00FF 'h'); TestHistoryNamespaceAboveCatalogKeys.
+// The catalog's own tables cannot meet the history namespace, nor the
+// inline intents above it: every RowKey the catalog writes (rows,
+// continuations, local index entries) is made of catalog/keys' alphabet,
+// printable ASCII '!'..'~', whatever the SQL values (a CJK string is
+// escaped into it), all below histPrefix (U+00FF 'h');
+// TestHistoryNamespaceAboveCatalogKeys. Queries of a table known to hold
+// either are bounded below histPrefix; a query that meets one anyway
+// hides it.
 package txn

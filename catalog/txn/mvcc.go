@@ -231,6 +231,7 @@ type flight struct {
 
 type commitReq struct {
 	id   string
+	at   site // an inline transaction's partition (named in its commit row)
 	done chan struct{}
 	ts   int64
 	err  error // ErrAborted: the commit row was taken by an abort
@@ -292,10 +293,12 @@ func (c *clock) startLocked(ctx context.Context, s *Store) {
 // the commit row of every transaction committing in it at n+1 (this
 // gateway's concurrent commits share a batch and a timestamp: they hold
 // disjoint locks). An abort (abortTxn) inserts the same commit row: one of
-// the two wins. It returns the commit timestamp, ErrAborted, or the
-// store's error (the outcome is then unknown: read the commit row).
-func (c *clock) commitTS(ctx context.Context, s *Store, id string) (int64, error) {
-	r := &commitReq{id: id, done: make(chan struct{})}
+// the two wins. The commit row of an inline transaction names the table
+// and partition of its intents (at). It returns the commit timestamp,
+// ErrAborted, or the store's error (the outcome is then unknown: read the
+// commit row).
+func (c *clock) commitTS(ctx context.Context, s *Store, id string, at site) (int64, error) {
+	r := &commitReq{id: id, at: at, done: make(chan struct{})}
 	c.mu.Lock()
 	c.queue = append(c.queue, r)
 	if !c.sending {
@@ -332,8 +335,9 @@ func (c *clock) send(ctx context.Context, s *Store) {
 			}
 			ops := []storage.Operation{clockOp}
 			for _, r := range reqs {
-				ops = append(ops, storage.Operation{Kind: storage.OpInsert, Entity: &storage.Entity{PartitionKey: clockPK, RowKey: commitRowRK + r.id,
-					Properties: storage.Properties{propTS: storage.Int64(next)}}})
+				p := storage.Properties{propTS: storage.Int64(next)}
+				r.at.put(p)
+				ops = append(ops, storage.Operation{Kind: storage.OpInsert, Entity: &storage.Entity{PartitionKey: clockPK, RowKey: commitRowRK + r.id, Properties: p}})
 			}
 			for _, id := range dels {
 				ops = append(ops, storage.Operation{Kind: storage.OpDelete, IfMatch: storage.ETagAny, Entity: &storage.Entity{PartitionKey: clockPK, RowKey: commitRowRK + id}})
@@ -524,6 +528,10 @@ func (s *Store) status(ctx context.Context, id string) (outcome, record, error) 
 	case !errors.Is(err, storage.ErrNotFound):
 		return outcome{}, record{}, err
 	}
+	if isInline(id) {
+		// No record: the caller reads the locked entity again (inline.go).
+		return outcome{state: stateMissing}, record{state: stateMissing}, nil
+	}
 	r, err := s.readRecord(ctx, id)
 	if err != nil {
 		return outcome{}, record{}, err
@@ -540,10 +548,13 @@ func commitRowOutcome(c *storage.Entity) outcome {
 
 // abortTxn aborts transaction id by inserting its commit row as aborted;
 // it returns the outcome: aborted, or committed when the commit point won.
-func (s *Store) abortTxn(ctx context.Context, id string) (outcome, error) {
+// An inline transaction's commit row names the partition of its intents
+// (at), for the sweep.
+func (s *Store) abortTxn(ctx context.Context, id string, at site) (outcome, error) {
 	ctx = noSnap(ctx)
-	_, err := s.Store.Insert(ctx, s.table, &storage.Entity{PartitionKey: clockPK, RowKey: commitRowRK + id,
-		Properties: storage.Properties{propState: storage.String(stateAborted)}})
+	p := storage.Properties{propState: storage.String(stateAborted)}
+	at.put(p)
+	_, err := s.Store.Insert(ctx, s.table, &storage.Entity{PartitionKey: clockPK, RowKey: commitRowRK + id, Properties: p})
 	switch {
 	case err == nil:
 		o := outcome{state: stateAborted}
@@ -576,6 +587,11 @@ func isTombstone(e *storage.Entity) bool {
 
 // isHistory reports whether rk names a history entity.
 func isHistory(rk string) bool { return strings.HasPrefix(rk, histPrefix) }
+
+// isSystemRow reports whether rk names an entity of this package in a
+// catalog table: a history entity or an inline transaction's intent
+// (inline.go). Queries never return them.
+func isSystemRow(rk string) bool { return isHistory(rk) || strings.HasPrefix(rk, inlinePrefix) }
 
 // histKey is the RowKey of the version ts of row rk that the commit at
 // succ superseded: newest version first, then by successor. The successor

@@ -40,6 +40,11 @@ func (s *Store) resolveInSnapshot(ctx context.Context, table string, e *storage.
 		state, ts = o.state, o.ts
 	case !errors.Is(err, storage.ErrNotFound):
 		return nil, false, err
+	case isInline(l.id):
+		// No record (inline.go): a commit row is deleted only after
+		// every lock is resolved, so without one in the snapshot the
+		// transaction had no outcome then.
+		state = statePending
 	default:
 		rec, err := s.Store.Get(ctx, s.table, l.id, recRowKey, nil)
 		switch {
@@ -51,7 +56,7 @@ func (s *Store) resolveInSnapshot(ctx context.Context, table string, e *storage.
 	}
 	poisoned := storage.ETag(poison) + e.ETag
 	if state == stateCommitted {
-		nv, del, err := s.intentValue(ctx, l.id, l.n)
+		nv, del, _, err := s.lockIntent(ctx, table, e, l)
 		if err != nil {
 			return nil, false, err
 		}

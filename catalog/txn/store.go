@@ -315,7 +315,7 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 	out := page.Entities[:0]
 	var pinned map[string]bool
 	for _, e := range page.Entities {
-		if isHistory(e.RowKey) {
+		if isSystemRow(e.RowKey) {
 			s.noteHistory(table)
 			continue
 		}
@@ -390,7 +390,7 @@ func (s *Store) queryAt(ctx context.Context, table string, q *storage.Query, ts 
 	}
 	out := page.Entities[:0]
 	for _, e := range page.Entities {
-		if isHistory(e.RowKey) {
+		if isSystemRow(e.RowKey) {
 			s.noteHistory(table)
 			continue
 		}
@@ -611,6 +611,30 @@ func (s *Store) resolvePinned(ctx context.Context, table string, e *storage.Enti
 			return nil, false, err
 		}
 		state := o.state
+		if state == stateMissing && isInline(l.id) {
+			// No commit row, and no record to ask (inline.go): the commit
+			// point is not reached yet, or it was, and the lock was
+			// resolved and the commit row deleted since e was read. The
+			// entity read again tells: locked at the same ETag, the lock
+			// outlived the commit row's read, so the commit point, if
+			// any, comes after that read: pending, with the lease the id
+			// encodes.
+			ne, err := s.Store.Get(ctx, table, e.PartitionKey, e.RowKey, nil)
+			if errors.Is(err, storage.ErrNotFound) {
+				return nil, false, nil
+			}
+			if err != nil {
+				return nil, false, err
+			}
+			if ne.ETag != e.ETag {
+				if _, locked := ne.Properties[PropLock]; !locked {
+					return ne, false, nil
+				}
+				e = ne
+				continue
+			}
+			state, r = statePending, record{state: statePending, expires: inlineExpiry(l.id)}
+		}
 		if state == stateMissing {
 			// The record is written before any lock and deleted after
 			// every lock is resolved: read the entity again; a lock still
@@ -635,7 +659,7 @@ func (s *Store) resolvePinned(ctx context.Context, table string, e *storage.Enti
 				}
 				return v, true, nil
 			}
-			if o, err = s.abortTxn(ctx, l.id); err != nil {
+			if o, err = s.abortTxn(ctx, l.id, lockSite(l.id, table, e)); err != nil {
 				return nil, false, err
 			}
 			state = o.state
@@ -643,7 +667,7 @@ func (s *Store) resolvePinned(ctx context.Context, table string, e *storage.Enti
 		var werr error
 		switch state {
 		case stateCommitted:
-			nv, del, err := s.intentValue(ctx, l.id, l.n)
+			nv, del, dels, err := s.lockIntent(ctx, table, e, l)
 			if errors.Is(err, errIntentMissing) && missing != l.id+"/i" {
 				missing = l.id + "/i" // resolved and cleaned up meanwhile? read again
 				werr = storage.ErrPreconditionFailed
@@ -660,10 +684,12 @@ func (s *Store) resolvePinned(ctx context.Context, table string, e *storage.Enti
 				if !placeholder(l, e) {
 					prev = stripped(e)
 				}
-				ops := []storage.Operation{
+				// An inline transaction's intent goes in the same batch
+				// (inline.go).
+				ops := append([]storage.Operation{
 					{Kind: storage.OpUpdate, Mode: storage.Replace, IfMatch: e.ETag, Entity: versionedValue(e.PartitionKey, e.RowKey, nv, del, o.ts)},
 					historyOp(e.PartitionKey, e.RowKey, prev, o.ts),
-				}
+				}, dels...)
 				var etags []storage.ETag
 				s.noteHistory(table)
 				etags, werr = s.Store.Batch(ctx, table, ops)
@@ -689,6 +715,15 @@ func (s *Store) resolvePinned(ctx context.Context, table string, e *storage.Enti
 				}
 			}
 		case stateAborted:
+			if isInline(l.id) {
+				// The lock removed and the intent deleted in one batch
+				// (inline.go).
+				if v, done, err := s.rollbackInline(ctx, table, e, l); done || err != nil {
+					return v, false, err
+				}
+				werr = storage.ErrPreconditionFailed // changed meanwhile: read again
+				break
+			}
 			if placeholder(l, e) {
 				werr = s.Store.Delete(ctx, table, e.PartitionKey, e.RowKey, e.ETag)
 				if werr == nil {
@@ -729,23 +764,45 @@ func intentKey(n int) string { return fmt.Sprintf("v%07d.", n) }
 // intentValue reads intent n of transaction id: the new properties, or
 // del for a delete.
 func (s *Store) intentValue(ctx context.Context, id string, n int) (storage.Properties, bool, error) {
-	pre := intentKey(n)
-	q := &storage.Query{Partition: storage.Exactly(id), Row: &storage.KeyRange{Low: &storage.Bound{Key: pre}, High: &storage.Bound{Key: pre[:len(pre)-1] + "/", Exclusive: true}}}
-	var parts []*storage.Entity
-	for {
-		page, err := s.Store.Query(ctx, s.table, q)
-		if err != nil {
-			return nil, false, err
-		}
-		parts = append(parts, page.Entities...)
-		if page.Continuation == "" {
-			break
-		}
-		q.Continuation = page.Continuation
+	parts, err := s.intentParts(ctx, s.table, id, intentKey(n), nil)
+	if err != nil {
+		return nil, false, err
 	}
 	if len(parts) == 0 {
 		return nil, false, fmt.Errorf("%w: intent %d of committed transaction %s", errIntentMissing, n, id)
 	}
+	return decodeIntent(parts)
+}
+
+// intentParts reads the entities of one intent: the RowKeys that start
+// with pre (an intentKey, ending in '.') in partition pk of table,
+// projected on sel (nil: whole).
+func (s *Store) intentParts(ctx context.Context, table, pk, pre string, sel []string) ([]*storage.Entity, error) {
+	return s.keyRange(ctx, table, pk, pre, pre[:len(pre)-1]+"/", sel)
+}
+
+// keyRange reads the entities of partition pk of table whose RowKeys are
+// in [low, high), projected on sel (nil: whole).
+func (s *Store) keyRange(ctx context.Context, table, pk, low, high string, sel []string) ([]*storage.Entity, error) {
+	q := &storage.Query{Partition: storage.Exactly(pk), Select: sel,
+		Row: &storage.KeyRange{Low: &storage.Bound{Key: low}, High: &storage.Bound{Key: high, Exclusive: true}}}
+	var parts []*storage.Entity
+	for {
+		page, err := s.Store.Query(ctx, table, q)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, page.Entities...)
+		if page.Continuation == "" {
+			return parts, nil
+		}
+		q.Continuation = page.Continuation
+	}
+}
+
+// decodeIntent returns the value an intent's entities hold: the new
+// properties, or del for a delete.
+func decodeIntent(parts []*storage.Entity) (storage.Properties, bool, error) {
 	if parts[0].Properties[propKind].Str() == "d" {
 		return nil, true, nil
 	}
