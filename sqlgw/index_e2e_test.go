@@ -261,9 +261,10 @@ func TestIndexCrashRecovery(t *testing.T) {
 // lookups; the figures are in docs/benchmarks.md. On the embedded store a
 // row and its global index entities are one atomic batch (sqlgw/engine/txnindex.go):
 // an indexed write costs what an unindexed one does. On the Table service
-// every write takes the transaction record (its commit timestamp is what
-// snapshot reads decide by: catalog/txn, "Isolation"): 2P+3 requests for P
-// groups (the row's partition, and each global index entity's), plus the
+// every write goes through catalog/txn's commit (its commit timestamp is
+// what snapshot reads decide by: catalog/txn, "Isolation"): 2P+3 requests
+// for P groups (the row's partition, and each global index entity's)
+// through the record, 3 for one group (the inline path), plus the
 // reads that make a group's unconditional operations conditional and the
 // previous values of upserted entities (local index entities) for the
 // history; the snapshot's clock read is counted apart
@@ -289,11 +290,11 @@ func indexRequestCounts(t *testing.T, ts *sqltest.Server) {
 		"g1": {1, 2, 2, 2}, "g3": {1, 2, 2, 2},
 	}
 	if !strings.Contains(t.Name(), "pebble") {
-		want["none"] = counts{5, 6, 6, 6}
-		want["l1"] = counts{6, 7, 6, 7}
-		want["l3"] = counts{6, 7, 6, 7}
-		want["g1"] = counts{7, 11, 6, 9}
-		want["g3"] = counts{11, 21, 6, 15}
+		want["none"] = counts{3, 4, 4, 4}
+		want["l1"] = counts{4, 5, 4, 5}
+		want["l3"] = counts{4, 5, 4, 5}
+		want["g1"] = counts{7, 11, 4, 9}
+		want["g3"] = counts{11, 21, 4, 15}
 	}
 	var sb strings.Builder
 	sb.WriteString("| table | INSERT | UPDATE (indexed values change) | UPDATE (no indexed value changes) | DELETE |\n|---|---|---|---|---|\n")

@@ -91,14 +91,16 @@ func TestTableGroups(t *testing.T) {
 		tr := s.Requests(func() {
 			n = txCost(t, r, "INSERT INTO orders VALUES (7, 1, 100)", "INSERT INTO order_lines VALUES (7, 1, 1, 'a'), (7, 1, 2, 'b')")
 		})
-		// On the Table service every commit takes the transaction record
-		// (catalog/txn, "Isolation"), one group per member (2P+3 = 7), after
-		// the record table's creation (the gateway's first record).
+		// On the Table service every commit goes through catalog/txn
+		// (catalog/txn, "Isolation"): one group per member, both in one
+		// partition, so the inline path (3 requests: the locks with the
+		// intents, the commit point, the resolution), after the record
+		// table's creation (the gateway's first commit).
 		versioned := !strings.Contains(t.Name(), "pebble")
 		if w := writes(tr); !versioned && (n != 4 || len(w) != 1 || !strings.HasPrefix(w[0], "Batch ") || !strings.Contains(w[0], "ops=3")) {
 			t.Errorf("a transaction over two tables of a group in one partition: %d requests, writes %q; want 4 (3 reads), one batch", n, w)
-		} else if versioned && n != 3+1+7 {
-			t.Errorf("a transaction over two tables of a group in one partition: %d requests, writes %q; want 11 (3 reads, the record table, the record of two groups)", n, w)
+		} else if versioned && n != 3+1+3 {
+			t.Errorf("a transaction over two tables of a group in one partition: %d requests, writes %q; want 7 (3 reads, the record table, the inline commit)", n, w)
 		}
 		var plain int64
 		tr = s.Requests(func() {

@@ -14,9 +14,10 @@ import (
 // TestRequestsPerCommit measures the store requests of a COMMIT that
 // updates one row in each of 1, 2 and 10 partitions: one Pebble batch on
 // Pebble; on the Table service the record, 2P+3 (the record with the
-// intents, P locks, the commit point, P resolutions, the clean-up), for
-// one partition too: its commit timestamp is what snapshot reads decide by
-// (catalog/txn, "Isolation").
+// intents, P locks, the commit point, P resolutions, the clean-up), and
+// for one partition within one batch the inline path, 3 (the locks with
+// the intents, the commit point, the resolution): a commit timestamp is
+// what snapshot reads decide by (catalog/txn, "Isolation").
 func TestRequestsPerCommit(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		db := sqltest.NewRunner(t, ts.DB)
@@ -34,7 +35,7 @@ func TestRequestsPerCommit(t *testing.T) {
 		// Pebble commits across partitions in one atomic batch of its own
 		// (storage.MultiBatcher); the Table service through the record.
 		multi := strings.Contains(t.Name(), "pebble")
-		for _, tc := range []struct{ parts, want int }{{1, 5}, {2, 7}, {10, 23}} {
+		for _, tc := range []struct{ parts, want int }{{1, 3}, {2, 7}, {10, 23}} {
 			if multi {
 				tc.want = 1
 			}
@@ -50,13 +51,13 @@ func TestRequestsPerCommit(t *testing.T) {
 				t.Errorf("COMMIT over %d partitions: %d requests, want %d", tc.parts, r1-r0, tc.want)
 			}
 		}
-		// A two-row single-partition transaction: one batch on Pebble, one
-		// group of the record on the Table service.
+		// A two-row single-partition transaction: one batch on Pebble, the
+		// inline path on the Table service.
 		c.Exec("BEGIN")
 		c.Exec("UPDATE rq.t SET v = v + 1 WHERE p = 3")
 		r0, _ := c.Status()
 		c.Exec("COMMIT")
-		want := int64(5)
+		want := int64(3)
 		if multi {
 			want = 1
 		}

@@ -30,10 +30,11 @@ import (
 // (ER_ERROR_DURING_COMMIT, SQLSTATE HY000), never 1213, because a retry
 // could apply it twice. On the embedded store a commit that fits one batch
 // keeps the single-batch path and costs what it did. On the Table service
-// every commit takes the record, one batch included (2P+3 requests for P
-// groups, 5 for one): the record's commit timestamp is what snapshot reads
-// decide by (snapshot.go, catalog/txn "Isolation"); a write outside it
-// would be visible to every snapshot at once. The cases below that keep
+// every commit goes through catalog/txn, one batch included (2P+3
+// requests for P groups through the record; 3 for groups in one partition
+// that fit one batch, catalog/txn's inline path): the commit timestamp is
+// what snapshot reads decide by (snapshot.go, catalog/txn "Isolation"); a
+// write outside it would be visible to every snapshot at once. The cases below that keep
 // the batch-by-batch path are such writes.
 //
 // Global index entities are ordinary writes of the same commit whenever
