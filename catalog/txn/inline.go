@@ -328,6 +328,9 @@ func (s *Store) abortInline(ctx context.Context, id string, at site, dels [][][]
 		q.Continuation = page.Continuation
 	}
 	locks := len(ops)
+	if locks == 0 {
+		return // the batch did not land (or readers rolled it back): intents, if any, are the sweep's
+	}
 	for _, g := range dels {
 		for _, d := range g {
 			ops = append(ops, d...)
