@@ -496,3 +496,104 @@ func TestInlineConcurrentIncrements(t *testing.T) {
 		}
 	})
 }
+
+// TestInlineFailures: an inline commit that fails applies nothing and
+// leaves nothing. A stale ETag in the second of two groups of one
+// partition fails the one batch: a *GroupError naming that group and
+// operation, no lock, intent or commit row written. A failure after the
+// locks (beforeCommit) aborts: the commit row inserted as aborted, naming
+// the partition, the locks and intents removed; the sweep deletes that
+// commit row after abortRetention. A committer that died after its locks
+// leaves them to readers, who abort past the lease, and to the sweep,
+// which rolls back what the intents name (past abortRetention).
+func TestInlineFailures(t *testing.T) {
+	forEachVersionedStore(t, func(t *testing.T, env *mvccEnv) {
+		ctx := context.Background()
+		env.rowsQ(t)
+		s := env.vwrap(t, env.inner, env.wrapOptions)
+		a, err := s.Get(ctx, env.acct, "q", "a", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := s.Get(ctx, env.acct, "q", "c", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Update(ctx, env.acct, &storage.Entity{PartitionKey: "q", RowKey: "c", Properties: storage.Properties{"bal": storage.Int64(100)}}, storage.Replace, c.ETag); err != nil {
+			t.Fatal(err)
+		}
+		row := func(rk string, bal int64) *storage.Entity {
+			return &storage.Entity{PartitionKey: "q", RowKey: rk, Properties: storage.Properties{"bal": storage.Int64(bal)}}
+		}
+		err = s.Commit(ctx, []txn.Group{
+			{Table: env.acct, Ops: []storage.Operation{{Kind: storage.OpUpdate, IfMatch: a.ETag, Entity: row("a", 1)}}},
+			{Table: env.acct, Ops: []storage.Operation{{Kind: storage.OpInsert, Entity: row("e", 1)}, {Kind: storage.OpUpdate, IfMatch: c.ETag, Entity: row("c", 1)}}},
+		}, nil)
+		var ge *txn.GroupError
+		var be *storage.BatchError
+		if !errors.As(err, &ge) || ge.Group != 1 || !errors.As(err, &be) || be.Index != 1 || !errors.Is(err, storage.ErrPreconditionFailed) {
+			t.Fatalf("commit over a stale ETag: %v, want the precondition failure of group 1, operation 1", err)
+		}
+		if raw, extra := env.stateQ(t, ctx, env.inner); classifyQ(raw) != "old" || extra != "" {
+			t.Fatalf("raw store after the failed commit: %v %q", raw, extra)
+		}
+		if rows := env.commitRows(t); len(rows) != 0 {
+			t.Fatalf("commit rows after a failed lock batch: %v", rows)
+		}
+
+		fail := errors.New("before the commit point")
+		if err := s.Commit(ctx, env.oneGroup(t, s), func() error { return fail }); !errors.Is(err, fail) {
+			t.Fatalf("commit: %v, want beforeCommit's error", err)
+		}
+		if raw, extra := env.stateQ(t, ctx, env.inner); classifyQ(raw) != "old" || extra != "" {
+			t.Fatalf("raw store after the abort: %v %q", raw, extra)
+		}
+		if rows := env.commitRows(t); rows["aborted"] != 1 || rows["committed"] != 0 {
+			t.Fatalf("commit rows after the abort: %v, want one aborted", rows)
+		}
+		sweep := env.vwrap(t, env.inner, txn.Options{Now: func() time.Time { return time.Now().Add(11 * time.Minute) }})
+		if _, err := sweep.Recover(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if rows := env.commitRows(t); len(rows) != 0 {
+			t.Fatalf("commit rows after the sweep past abortRetention: %v", rows)
+		}
+		// The committer dies after the locks; a reader past the lease
+		// meets one of them (aborts the transaction, rolls that lock
+		// back); the sweep, past abortRetention, rolls back the locks the
+		// intents name before deleting the aborted commit row.
+		fs := faultstore.New(env.inner)
+		dead := env.vwrap(t, fs, env.wrapOptions)
+		gs := env.oneGroup(t, dead)
+		fs.CrashAt(3, false) // the record table, the locks and intents, the commit point
+		if err := dead.Commit(ctx, gs, nil); !errors.Is(err, txn.ErrUnknownOutcome) {
+			t.Fatalf("commit with a crash at the commit point: %v", err)
+		}
+		reader := env.vwrap(t, env.inner, txn.Options{Now: func() time.Time { return time.Now().Add(2 * txn.DefaultLease) }})
+		if e, err := reader.Get(ctx, env.acct, "q", "a", nil); err != nil || e.Properties["bal"].Int() != 100 {
+			t.Fatalf("a past the lease: %v %v", e, err)
+		}
+		if _, extra := env.stateQ(t, ctx, env.inner); extra != "intent,intent,intent,lock on b,lock on c,lock on d" {
+			t.Fatalf("raw store after one roll-back: %q", extra)
+		}
+		if rows := env.commitRows(t); rows["aborted"] != 1 {
+			t.Fatalf("commit rows after the reader's abort: %v", rows)
+		}
+		if _, err := sweep.Recover(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if raw, extra := env.stateQ(t, ctx, env.inner); classifyQ(raw) != "old" || extra != "" {
+			t.Fatalf("raw store after the sweep: %v %q", raw, extra)
+		}
+		if rows := env.commitRows(t); len(rows) != 0 {
+			t.Fatalf("commit rows after the sweep: %v", rows)
+		}
+		// Committed, after all that.
+		if err := s.Commit(ctx, env.oneGroup(t, s), nil); err != nil {
+			t.Fatal(err)
+		}
+		if got, extra := env.stateQ(t, ctx, env.inner); classifyQ(got) != "new" || extra != "" {
+			t.Fatalf("raw store after the commit: %v %q", got, extra)
+		}
+	})
+}
