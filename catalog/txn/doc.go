@@ -8,7 +8,8 @@
 //
 // Store wraps a storage.Store. Commit(groups) takes the operations of one
 // transaction, cut into groups (one partition of one table each, at most
-// one batch), and:
+// one batch), and, through the transaction record (groups in one
+// partition that fit one batch take the inline path below instead):
 //
 //  1. writes the transaction record (RowKey "r" of partition <txn id> in
 //     the record table, state pending, a lease expiry) together with the
@@ -97,7 +98,8 @@
 // # Readers resolve
 //
 // Every read through Store (Get, Query) that meets a locked entity reads
-// the lock's commit row, then (without one) its record:
+// the lock's commit row, then (without one) its record (an inline
+// transaction's: the entity again, above):
 //
 //   - committed: the intent is applied (as in step 4) and the new value
 //     returned: roll forward;
