@@ -194,9 +194,10 @@ func inlineOps(id string, at site, groups []Group) (ops []storage.Operation, nLo
 // commitInline commits groups through the inline path when they lie in
 // one partition of one table and their locks and intents fit one batch:
 // that batch (the locks, and the intents beside the rows), the commit
-// point (commitPoint: the commit row names the partition), and one
-// resolution batch per group that also deletes the intents. done is false,
-// and nothing sent, when the groups do not qualify.
+// point (commitPoint: the commit row names the partition), and the
+// resolution of all the groups together (one partition: one batch when
+// they fit) that also deletes the intents. done is false, and nothing
+// sent, when the groups do not qualify.
 func (s *Store) commitInline(ctx context.Context, groups []Group, beforeCommit func() error) (done bool, err error) {
 	at, ok := inlineSite(groups)
 	if !ok {
