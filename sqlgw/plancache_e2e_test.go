@@ -3,6 +3,7 @@ package sqlgw_test
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"testing"
 
 	"github.com/sqlgw/sqlgw/catalog"
@@ -187,5 +188,60 @@ func TestPlanCachePrivileges(t *testing.T) {
 	// The general path's answer: the user has no privilege left in pcp.
 	if code := sqltest.Errno(err); code != 1044 && code != 1142 {
 		t.Fatalf("after REVOKE: %v (errno %d), want access denied (1044 or 1142)", err, code)
+	}
+}
+
+// TestPlanCacheStatementSpacing: a prepared statement whose text starts
+// or ends with spaces or newlines (sysbench's select_random_points
+// prepares "\n        SELECT id, k, c, pad\n          FROM sbtest1 ...")
+// runs from the plan cache like any other: go-mysql-server keeps its parse
+// tree under the trimmed text, and the plan cache looked it up under the
+// text as sent, so every execute took the general path.
+func TestPlanCacheStatementSpacing(t *testing.T) {
+	store, _ := sqltest.Memory.Open(t)
+	ts := sqltest.Start(t, store, sqltest.Options{})
+	c := ts.Conn()
+	r := sqltest.NewRunner(t, c)
+	ctx := context.Background()
+	r.Exec("CREATE DATABASE pcs")
+	r.Exec("USE pcs")
+	r.Exec("CREATE TABLE t (id INT PRIMARY KEY, k INT, v VARCHAR(20), KEY k_1 (k))")
+	r.Exec("INSERT INTO t VALUES (1, 10, 'one'), (2, 20, 'two'), (3, 30, 'three')")
+	for _, q := range []string{
+		"\n        SELECT id, k, v\n          FROM t\n          WHERE k IN (?, ?)\n        ",
+		"  SELECT v FROM t WHERE id = ? ;  ",
+	} {
+		args := func(i int) []any {
+			if strings.Contains(q, "IN") {
+				return []any{(i%3 + 1) * 10, 99}
+			}
+			return []any{i%3 + 1}
+		}
+		st, err := c.PrepareContext(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h0, _, _ := planCacheStatus(t, c)
+		for i := range 4 {
+			rs, err := st.QueryContext(ctx, args(i)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for rs.Next() {
+				n++
+			}
+			if err := rs.Err(); err != nil {
+				t.Fatal(err)
+			}
+			rs.Close()
+			if n != 1 {
+				t.Errorf("%q execute %d: %d rows", q, i, n)
+			}
+		}
+		st.Close()
+		if h1, _, _ := planCacheStatus(t, c); h1-h0 != 3 {
+			t.Errorf("%q: %d plan cache hits in 4 executes, want 3", q, h1-h0)
+		}
 	}
 }

@@ -668,7 +668,7 @@ func (f *FastLane) StmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 	if notCacheable {
 		return false, noCapture, uncached, nil
 	}
-	stmt, ok := s.GetPreparedQuery(query)
+	stmt, ok := preparedStatement(s, query)
 	if !ok {
 		return false, noCapture, uncached, nil
 	}
@@ -678,6 +678,18 @@ func (f *FastLane) StmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 	}
 	cursor := c.StatusFlags&uint16(mysql.ServerCursorExists) != 0
 	return f.execute(sqlCtx, c, s, query, query, stmt, variants, prepare.BindVars, cursor, callback)
+}
+
+// preparedStatement returns the parse tree go-mysql-server keeps for the
+// prepared statement query. go-mysql-server keeps it under the text as
+// prepared, or (Engine.PrepareQuery, which the handler's ComPrepare calls)
+// without its leading and trailing spaces and delimiters: sysbench's
+// select_random_points prepares "\n        SELECT id, k, c, pad ...".
+func preparedStatement(s *Session, query string) (sqlparser.Statement, bool) {
+	if stmt, ok := s.GetPreparedQuery(query); ok {
+		return stmt, true
+	}
+	return s.GetPreparedQuery(sql.RemoveSpaceAndDelimiter(query, ';'))
 }
 
 // noCapture is the capture callback of a statement whose fields are not
