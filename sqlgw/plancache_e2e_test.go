@@ -245,3 +245,66 @@ func TestPlanCacheStatementSpacing(t *testing.T) {
 		}
 	}
 }
+
+// TestLastPlanFromCacheVariable: @@last_plan_from_cache (TiDB's name) says
+// whether the session's previous statement ran from the plan cache, is
+// read-only, and is listed by SHOW VARIABLES.
+func TestLastPlanFromCacheVariable(t *testing.T) {
+	store, _ := sqltest.Memory.Open(t)
+	ts := sqltest.Start(t, store, sqltest.Options{})
+	c := ts.Conn()
+	r := sqltest.NewRunner(t, c)
+	ctx := context.Background()
+	r.Exec("CREATE DATABASE lpc")
+	r.Exec("USE lpc")
+	r.Exec("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20))")
+	r.Exec("INSERT INTO t VALUES (1, 'one'), (2, 'two')")
+	last := func() int {
+		t.Helper()
+		var n int
+		if err := c.QueryRowContext(ctx, "SELECT @@last_plan_from_cache").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if got := last(); got != 0 {
+		t.Errorf("new session: @@last_plan_from_cache = %d, want 0", got)
+	}
+	st, err := c.PrepareContext(ctx, "SELECT v FROM t WHERE id = ?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var v string
+	for i, want := range []int{0, 1, 1} { // the first execute builds the plan
+		if err := st.QueryRowContext(ctx, i%2+1).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		if got := last(); got != want {
+			t.Errorf("after execute %d: @@last_plan_from_cache = %d, want %d", i+1, got, want)
+		}
+		// The SELECT of the variable did not run from the cache.
+		if got := last(); got != 0 {
+			t.Errorf("after SELECT @@last_plan_from_cache: %d, want 0", got)
+		}
+	}
+	// A text statement of a cached shape counts too.
+	r.Exec("SELECT v FROM t WHERE id = 1")
+	r.Exec("SELECT v FROM t WHERE id = 2")
+	if got := last(); got != 1 {
+		t.Errorf("after a cached text SELECT: @@last_plan_from_cache = %d, want 1", got)
+	}
+	var name string
+	var val string
+	if err := c.QueryRowContext(ctx, "SHOW SESSION VARIABLES LIKE 'last_plan_from_cache'").Scan(&name, &val); err != nil {
+		t.Fatal(err)
+	}
+	if val != "0" && val != "OFF" {
+		t.Errorf("SHOW VARIABLES: %s = %q, want 0 or OFF", name, val)
+	}
+	for _, set := range []string{"SET last_plan_from_cache = 1", "SET SESSION last_plan_from_cache = 0", "SET GLOBAL last_plan_from_cache = 1"} {
+		if _, err := c.ExecContext(ctx, set); err == nil {
+			t.Errorf("%s: no error, want a read-only variable's", set)
+		}
+	}
+}

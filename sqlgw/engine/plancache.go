@@ -100,7 +100,8 @@ import (
 // (Plan_cache_hits, Plan_cache_misses: executes of a
 // cacheable statement that had to build the plan, Plan_cache_direct: hits
 // executed directly) and Last_plan_from_cache (1 if the session's previous
-// statement ran from the cache, as TiDB's @@last_plan_from_cache). Text
+// statement ran from the cache), and the read-only session variable
+// @@last_plan_from_cache, TiDB's name, with the same flag (session.go). Text
 // statements count as executes. Config.NoPlanCache turns the cache off,
 // Config.NoDirect its direct execution, Config.NoTextPlanCache its text
 // statements (the differential test compares them).
