@@ -197,6 +197,9 @@ type FastLane struct {
 		QueryStarted()
 		QueryCompleted(success bool, d time.Duration)
 	}
+	// NoCache turns the plan cache off: only statements under a
+	// sql_select_limit (selectlimit.go) are run here.
+	NoCache bool
 	// NoDirect turns direct execution (direct.go) off: cached plans run
 	// through go-mysql-server's executor.
 	NoDirect bool
@@ -665,6 +668,16 @@ func (f *FastLane) StmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 	}
 	uncached := func(error) { s.lastFromCache.Store(false) }
 	query := prepare.PrepareStmt
+	if _, on := sessionSelectLimit(nil, s); on { // selectlimit.go
+		if stmt, ok := preparedStatement(s, query); ok {
+			if handled, err := f.selectLimit(ctx, c, s, query, stmt, prepare.BindVars, callback); handled {
+				return true, noCapture, nil, err
+			}
+		}
+	}
+	if f.NoCache {
+		return false, noCapture, uncached, nil
+	}
 	variants, notCacheable := s.plans.get(query)
 	if notCacheable {
 		return false, noCapture, uncached, nil
