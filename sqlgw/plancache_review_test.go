@@ -740,7 +740,8 @@ func TestSQLSelectLimit(t *testing.T) {
 		// Under the default, the same statements with an explicit LIMIT 1
 		// give what sql_select_limit = 1 must give without one.
 		qs := []string{"SELECT id FROM t", "SELECT id, v AS w FROM t WHERE id > 0", "SELECT id FROM t WHERE id IN (2, 3)",
-			"SELECT v FROM t WHERE id BETWEEN 1 AND 3", "SELECT id FROM t WHERE id > 1 ORDER BY id DESC", "SELECT * FROM t WHERE v <> 'a'"}
+			"SELECT v FROM t WHERE id BETWEEN 1 AND 3", "SELECT id FROM t WHERE id > 1 ORDER BY id DESC", "SELECT * FROM t WHERE v <> 'a'",
+			"SELECT id FROM t WHERE v = 0", "SELECT id, 1/0 FROM t WHERE id > 1"} // the last two warn
 		want := map[string]string{}
 		for _, q := range qs {
 			want[q] = rawRun(c, q+" LIMIT 1")

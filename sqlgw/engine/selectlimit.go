@@ -107,9 +107,6 @@ func (f *FastLane) selectLimit(ctx context.Context, c *mysql.Conn, s *Session, q
 		}
 		bexprs[name] = e
 	}
-	// As go-mysql-server's QueryWithBindings: the previous statement's
-	// warnings go before binding.
-	sqlCtx.ClearWarnings()
 	binder := planbuilder.New(sqlCtx, f.Engine.Analyzer.Catalog, f.Engine.EventScheduler)
 	if len(bexprs) > 0 {
 		binder.SetBindings(bexprs)
@@ -120,6 +117,9 @@ func (f *FastLane) selectLimit(ctx context.Context, c *mysql.Conn, s *Session, q
 		// sql_select_limit itself.
 		return false, nil
 	}
+	// As go-mysql-server's QueryWithBindings (clearWarnings): warnings go
+	// after binding, before analysis.
+	sqlCtx.ClearWarnings()
 	limited := plan.NewLimit(expression.NewLiteral(limit, types.Int64), bound)
 	analyzed, err := f.Engine.Analyzer.Analyze(sqlCtx, limited, nil, qFlags)
 	if err != nil {
