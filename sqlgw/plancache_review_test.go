@@ -65,9 +65,12 @@ func TestPlanCacheSessionSettings(t *testing.T) {
 		{q: "SELECT v FROM t WHERE id > ?", args: []any{0}},
 		{q: "SELECT id, v FROM t WHERE id BETWEEN ? AND ?", args: []any{1, 4}},
 		{q: "SELECT v FROM t WHERE id = ?", args: []any{2}},
+		{q: "SELECT v FROM t"},
+		// Prepared with spaces around, as sysbench's select_random_points.
+		{q: "\n  SELECT id, v\n    FROM t\n    WHERE id IN (?, ?)\n  ", args: []any{1, 3}},
 	}
 	for _, set := range []string{
-		"SET sql_select_limit = 2", "SET sql_select_limit = DEFAULT",
+		"SET sql_select_limit = 2", "SET sql_select_limit = 0", "SET sql_select_limit = DEFAULT",
 		"SET character_set_results = latin1", "SET character_set_results = binary", "SET character_set_results = NULL", "SET NAMES utf8mb4",
 	} {
 		steps = append(steps, queries...)
