@@ -2,8 +2,12 @@ package sqlgw_test
 
 import (
 	"context"
+	"fmt"
+	"sync/atomic"
 	"testing"
 
+	"github.com/sqlgw/sqlgw/catalog"
+	txnrec "github.com/sqlgw/sqlgw/catalog/txn"
 	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage"
 )
@@ -255,4 +259,65 @@ func TestSnapshotDMLKeepsTableDefVersion(t *testing.T) {
 			t.Fatalf("DefVersion %d before, %d after DML and metadata-only DDL", before.DefVersion, after.DefVersion)
 		}
 	})
+}
+
+// tooOld fails the next n reads that carry a snapshot with
+// catalog/txn.ErrSnapshotTooOld (the versions the snapshot needs were
+// pruned, or it is older than txn.MaxSnapshotAge), below the transaction
+// store; it forwards the embedded store's snapshots.
+type tooOld struct {
+	storage.Store
+	n *atomic.Int32
+}
+
+func (s tooOld) Snapshot(ctx context.Context) (storage.Snapshot, error) {
+	return storage.ForwardSnapshot(ctx, s.Store)
+}
+
+func (s tooOld) fail(ctx context.Context) error {
+	if storage.SnapshotOf(ctx) != nil && s.n.Add(-1) >= 0 {
+		return fmt.Errorf("%w: injected", txnrec.ErrSnapshotTooOld)
+	}
+	return nil
+}
+
+func (s tooOld) Get(ctx context.Context, table, pk, rk string, o *storage.GetOptions) (*storage.Entity, error) {
+	if err := s.fail(ctx); err != nil {
+		return nil, err
+	}
+	return s.Store.Get(ctx, table, pk, rk, o)
+}
+
+func (s tooOld) Query(ctx context.Context, table string, q *storage.Query) (*storage.Page, error) {
+	if err := s.fail(ctx); err != nil {
+		return nil, err
+	}
+	return s.Store.Query(ctx, table, q)
+}
+
+// TestSnapshotTooOldRetried: a read at a snapshot too old to read
+// (catalog/txn.ErrSnapshotTooOld) is 1213, which the server retries for an
+// autocommit statement that sent nothing yet (sqlgw/wire/autoretry.go:
+// the retry takes a fresh snapshot), and which a transaction gets.
+func TestSnapshotTooOldRetried(t *testing.T) {
+	n := &atomic.Int32{}
+	b := sqltest.Backend{Name: "pebble-too-old", Open: func(t testing.TB) (storage.Store, catalog.Options) {
+		st, co := sqltest.Memory.Open(t)
+		return tooOld{Store: st, n: n}, co
+	}}
+	ts := sqltest.StartBackend(t, b, sqltest.Options{})
+	r := sqltest.NewRunner(t, ts.Session("d"))
+	r.Exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+	r.Exec("INSERT INTO t VALUES (1, 10), (2, 20)")
+	n.Store(2)
+	r.ExpectRows("SELECT id, v FROM t ORDER BY id", "1\t10", "2\t20")
+	r.ExpectRows("SELECT v FROM t WHERE id = 2", "20")
+	if left := n.Load(); left > 0 {
+		t.Fatalf("%d injected failures left: the reads did not carry a snapshot", left)
+	}
+	r.Exec("BEGIN")
+	n.Store(1)
+	r.ExpectErrno(1213, "SELECT v FROM t WHERE id = 1")
+	r.Exec("ROLLBACK")
+	r.ExpectRows("SELECT v FROM t WHERE id = 1", "10")
 }
