@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/sqlgw/sqlgw/catalog"
 	txnrec "github.com/sqlgw/sqlgw/catalog/txn"
@@ -320,4 +321,96 @@ func TestSnapshotTooOldRetried(t *testing.T) {
 	r.ExpectErrno(1213, "SELECT v FROM t WHERE id = 1")
 	r.Exec("ROLLBACK")
 	r.ExpectRows("SELECT v FROM t WHERE id = 1", "10")
+}
+
+// TestSnapshotWritesDuringIndexBuild: writes to a table whose indexes are
+// being built (any ALTER TABLE ADD INDEX on a live table, on any gateway)
+// go through the transaction record like every other commit, so a
+// snapshot taken before them does not see them, and the indexes come out
+// right once built. Was: they committed batch by batch, without a commit
+// timestamp on the Table service, so an open REPEATABLE READ transaction
+// saw them at once (its SUM changed), and a commit of several partitions
+// was not atomic on either backend.
+func TestSnapshotWritesDuringIndexBuild(t *testing.T) {
+	for _, b := range sqltest.Backends {
+		t.Run(b.Name, func(t *testing.T) {
+			st, co := b.Open(t)
+			t.Cleanup(func() { st.Close() })
+			store := sharedSnapshots{st}
+			co.RefreshInterval = 50 * time.Millisecond
+			ts := sqltest.Start(t, store, sqltest.Options{Catalog: co})
+			rs := ts.Sessions("d", "a", "b")
+			a := rs["a"]
+			a.Exec("CREATE TABLE t (id INT PRIMARY KEY, v INT, w INT)")
+			a.Exec("INSERT INTO t VALUES (1, 10, 1), (2, 20, 2), (3, 30, 3), (4, 40, 4)")
+			// Another gateway began building a local and a global index
+			// (and has not backfilled them yet).
+			cat := sqltest.OpenCatalog(t, store, co)
+			ctx := context.Background()
+			for _, ix := range []catalog.Index{
+				{Name: "iv", Columns: []catalog.KeyPart{{Column: "v"}}, State: catalog.IndexBuilding},
+				{Name: "iw", Columns: []catalog.KeyPart{{Column: "w"}}, Global: true, State: catalog.IndexBuilding},
+			} {
+				if _, err := cat.AddIndex(ctx, "d", "t", ix); err != nil {
+					t.Fatal(err)
+				}
+			}
+			time.Sleep(3 * co.RefreshInterval)
+			sqltest.ScriptSessions(t, rs, `
+				a: exec BEGIN
+				a: query SELECT COUNT(*), SUM(v), SUM(w) FROM t
+				= 4 | 100 | 10
+				b: exec UPDATE t SET v = v + 1 WHERE id = 1
+				b: exec UPDATE t SET v = v + 100, w = w + 10
+				b: exec DELETE FROM t WHERE id = 4
+				b: exec INSERT INTO t VALUES (5, 50, 5), (6, 60, 6)
+				b: exec BEGIN
+				b: exec UPDATE t SET v = v - 1 WHERE id = 2
+				b: exec UPDATE t SET v = v + 1 WHERE id = 3
+				b: exec COMMIT
+				a: query SELECT COUNT(*), SUM(v), SUM(w) FROM t
+				= 4 | 100 | 10
+				a: query SELECT v FROM t WHERE id = 1
+				= 10
+				a: exec COMMIT
+				a: query SELECT id, v, w FROM t ORDER BY id
+				= 1 | 111 | 11
+				= 2 | 119 | 12
+				= 3 | 131 | 13
+				= 5 | 50 | 5
+				= 6 | 60 | 6
+			`)
+			// A second gateway finishes the build (start-up resumes the
+			// indexes left building); the indexes then match the rows.
+			sqltest.Start(t, store, sqltest.Options{Catalog: co})
+			deadline := time.Now().Add(time.Minute)
+			for {
+				if err := cat.Refresh(ctx); err != nil {
+					t.Fatal(err)
+				}
+				tbl, err := cat.Table(ctx, "d", "t")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tbl.Index("iv").State == catalog.IndexReady && tbl.Index("iw").State == catalog.IndexReady {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("the indexes were not built within a minute")
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			time.Sleep(3 * co.RefreshInterval)
+			a.Script(`
+				query CHECK TABLE t EXTENDED
+				= d.t | check | status | OK
+				query SELECT id FROM t WHERE v = 119
+				= 2
+				query SELECT id FROM t WHERE v = 20
+				query SELECT id FROM t WHERE w = 13
+				= 3
+				query SELECT id FROM t WHERE w = 4
+			`)
+		})
+	}
 }
