@@ -103,9 +103,13 @@ import (
 //     reads through it: above) or dropped, constraints, triggers,
 //     AUTO_INCREMENT. Nor does DML (TestSnapshotDMLKeepsTableDefVersion).
 //     Other tables read on at the snapshot; a new transaction reads the
-//     table. The check applies to every read at a snapshot: a statement's
-//     too, when the change lands between its first read and a later one.
-//     Attached tables are not checked (see below).
+//     table. The check applies to every read at a snapshot, but a
+//     statement resolves its tables before its first read takes the
+//     snapshot, so it is a transaction's later statements (REPEATABLE
+//     READ, SERIALIZABLE) that meet such a change; at READ COMMITTED
+//     each statement's snapshot follows the tables it resolved
+//     (TestSnapshotTruncateAfterSnapshot). Attached tables are not
+//     checked (see below).
 //   - Both checks compare with the catalog version the gateway had cached
 //     before taking the snapshot; a change made by another gateway less
 //     than the catalog's refresh interval before the snapshot is newer
