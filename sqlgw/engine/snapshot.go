@@ -132,6 +132,8 @@ import (
 //   - Writes that do not go through the transaction record (the cases
 //     txnatomic.go lists, DDL backfills) carry no commit timestamp: every
 //     snapshot sees them once they land (read committed for those rows).
+//     Writes to a table whose index is being built are not among them
+//     (TestSnapshotWritesDuringIndexBuild).
 //   - The catalog is not versioned, so its version at a timestamp
 //     snapshot cannot be read: a table or index change made by another
 //     gateway less than the catalog's refresh interval (250 ms by
@@ -146,7 +148,9 @@ import (
 //   - A snapshot can be read for an hour (catalog/txn.MaxSnapshotAge:
 //     the versions older snapshots would need are pruned): a statement or
 //     transaction reading at an older one fails with 1213
-//     (catalog/txn.ErrSnapshotTooOld; a retry takes a fresh snapshot).
+//     (catalog/txn.ErrSnapshotTooOld; a retry takes a fresh snapshot, and
+//     the server retries an autocommit statement that sent nothing yet,
+//     sqlgw/wire/autoretry.go: TestSnapshotTooOldRetried).
 //
 // The session holds at most one snapshot: taking one releases the
 // previous; COMMIT, ROLLBACK, the end of a statement outside an open
