@@ -16,6 +16,7 @@ import (
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/catalog/ixmaint"
 	txnrec "github.com/sqlgw/sqlgw/catalog/txn"
+	"github.com/sqlgw/sqlgw/sqlgw/mysqlerr"
 	"github.com/sqlgw/sqlgw/storage"
 )
 
@@ -1151,10 +1152,12 @@ func (g *Gateway) applyError(meta *catalog.Table, ops []storage.Operation, err e
 		return errDuplicate(key)
 	case errors.Is(err, storage.ErrPreconditionFailed), errors.Is(err, storage.ErrNotFound) && op != nil && op.Kind != storage.OpInsert:
 		key := ""
+		var at []mysqlerr.ConflictKey // the entity, for the server's wait queues (sqlgw/wire's autoretry.go)
 		if op != nil {
 			key = describeKey(meta, op.Entity)
+			at = append(at, mysqlerr.ConflictKey{Table: meta.Physical, PartitionKey: op.Entity.PartitionKey, RowKey: op.Entity.RowKey})
 		}
-		return errConflict(fmt.Sprintf("row %s of table %s changed since this transaction read it", key, meta.Name))
+		return mysqlerr.ConflictOn(fmt.Sprintf("row %s of table %s changed since this transaction read it", key, meta.Name), at...)
 	}
 	return mapError(err)
 }
