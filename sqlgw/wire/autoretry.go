@@ -3,6 +3,7 @@ package wire
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"github.com/dolthub/vitess/go/sqltypes"
 
 	"github.com/sqlgw/sqlgw/sqlgw/engine"
+	"github.com/sqlgw/sqlgw/sqlgw/mysqlerr"
 	"github.com/sqlgw/sqlgw/sqlgw/sqltext"
 )
 
@@ -35,9 +37,48 @@ import (
 //     REPLACE, WITH, TABLE, VALUES), not DDL or an administrative one;
 //   - the bound is not reached: retries go on for at most
 //     autocommitRetryWindow (50 s, MySQL's innodb_lock_wait_timeout
-//     default), with a randomized exponential backoff from 1 ms to 64 ms
-//     between attempts, and stop at once if the statement is killed or the
-//     server shuts down. After the bound the client gets the 1213.
+//     default) from the first conflict, time spent waiting included, and
+//     stop at once if the statement is killed (KILL QUERY or KILL
+//     CONNECTION naming its connection: 1317 or 1927) or the server
+//     shuts down (1053). After the bound the client gets the 1213.
+//
+// # A wait queue per row
+//
+// Retried blindly, statements that conflict on one hot row race each
+// other again and again: under 32 connections incrementing one row most
+// attempts were wasted, and a few statements lost the race for the whole
+// window and got the 1213 that MySQL never returns for one autocommit
+// UPDATE. InnoDB queues such a statement on the row lock, and the lock
+// is granted in order. The handler does the same with what a conflict
+// tells it: the engine names the entity whose conditional write failed
+// (table, PartitionKey and RowKey: mysqlerr.ConflictOn, from the store's
+// BatchError index), and the retry waits in that entity's queue
+// (rowQueues, rowqueue.go: one FIFO of tickets per entity, gateway-wide,
+// dropped when empty). The statement at the head holds the entity's turn
+// while its retry runs, and passes it to the next when the retry is over,
+// whatever its outcome. A retry that conflicts again on the same entity
+// keeps the turn and runs again at once; one that conflicts on another
+// entity gives the turn up and queues on that one. Only retries wait: a
+// first attempt does not know its row until it conflicts, so it runs at
+// once and may still beat the head of the queue (which then runs again);
+// such a newcomer joins the queue behind the statements already waiting.
+//
+// A conflict whose entity is unknown (a conflict found while reading, a
+// transaction record aborted by another gateway, a snapshot too old, an
+// error rewritten on the way) falls back to the randomized exponential
+// backoff from 1 ms to 64 ms between attempts, without a queue.
+//
+// Limits: the queues order the statements of one gateway. Several
+// gateways on one account still compete optimistically for a row (each
+// gateway's head of queue against the others'), as do explicit
+// transactions, which are never queued. KILL QUERY reaches a waiting
+// statement through the handler (go-mysql-server's KILL cancels only a
+// statement the engine is running): a KILL that lands in the instant
+// between an attempt and its wait is lost, as one that lands between two
+// statements. A client that closes its connection while its statement
+// waits is noticed only when the statement ends, as with MySQL's lock
+// waits. Counters (sqlgw/metrics): sqlgw_statement_retries_total, and
+// the retries that waited in a queue, backed off, or gave up.
 //
 // A statement of an explicit transaction still gets 1213: only the client
 // can retry a transaction, whose earlier statements the server cannot
@@ -50,6 +91,9 @@ const (
 	retryBackoffMin       = time.Millisecond
 	retryBackoffMax       = 64 * time.Millisecond
 )
+
+// retryWindow is autocommitRetryWindow (tests shorten it).
+var retryWindow = autocommitRetryWindow
 
 // retryVerbs are the statements the handler may retry.
 var retryVerbs = map[string]bool{"select": true, "insert": true, "update": true, "delete": true,
@@ -105,36 +149,136 @@ func retriableConflict(err error) bool {
 // callback it is given, which reports whether anything was sent) and
 // retries it as described above when eligible.
 func (h *Handler) runRetried(ctx context.Context, c *mysql.Conn, query string, run func(sent *bool) error) error {
-	eligible := h.autocommitStatement(c, query)
-	var start time.Time
-	backoff := retryBackoffMin
-	for attempt := 0; ; attempt++ {
-		sent := false
-		err := run(&sent)
-		if err == nil || !eligible || sent || !retriableConflict(err) {
-			return err
+	eligible := h.autocommitStatement(c, query) // before it runs: a failed commit changes the session
+	sent := false
+	err := run(&sent)
+	if err == nil || !eligible || sent || !retriableConflict(err) {
+		return err
+	}
+	return h.retry(ctx, c.ConnectionID, run, err)
+}
+
+// retry runs again, as described above, a statement of connection conn
+// whose first attempt failed with the write conflict err.
+func (h *Handler) retry(ctx context.Context, conn uint32, run func(sent *bool) error, err error) error {
+	wait, done := h.waitContext(ctx, conn, time.Now().Add(retryWindow))
+	defer done()
+	var (
+		turn    mysqlerr.ConflictKey // the row whose turn the statement holds, if release != nil
+		release func()
+		backoff = retryBackoffMin
+	)
+	defer func() {
+		if release != nil {
+			release()
 		}
-		if attempt == 0 {
-			start = time.Now()
+	}()
+	for {
+		keys := mysqlerr.ConflictKeys(err)
+		switch {
+		case len(keys) > 0 && release != nil && keys[0] == turn:
+			// It conflicted again on the row whose turn it holds (with a
+			// first attempt, or another gateway): it keeps the turn.
+		case len(keys) > 0:
+			if release != nil {
+				release()
+				release = nil
+			}
+			rel, waited, werr := h.rows.acquire(wait, keys[0])
+			if werr != nil {
+				return h.stopped(werr, err)
+			}
+			turn, release = keys[0], rel
+			if waited {
+				h.GW.Metrics.RetryWaited()
+			}
+		default:
+			// The conflict's row is unknown: a randomized backoff.
+			if release != nil {
+				release()
+				release = nil
+			}
+			select {
+			case <-wait.Done():
+				return h.stopped(context.Cause(wait), err)
+			case <-time.After(retryBackoffMin + rand.N(backoff)):
+			}
+			backoff = min(2*backoff, retryBackoffMax)
+			h.GW.Metrics.RetryBackedOff()
 		}
-		if time.Since(start) > autocommitRetryWindow || h.isClosing() {
-			return err
-		}
-		pause := retryBackoffMin + rand.N(backoff)
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(pause):
-		}
-		backoff = min(2*backoff, retryBackoffMax)
 		h.GW.Metrics.StatementRetried()
+		sent := false
+		err = run(&sent)
+		if err == nil || sent || !retriableConflict(err) {
+			return err
+		}
+		if wait.Err() != nil {
+			return h.stopped(context.Cause(wait), err)
+		}
 	}
 }
 
-func (h *Handler) isClosing() bool {
+// errShutdown ends the wait of a retried statement when the server shuts
+// down: MySQL's ER_SERVER_SHUTDOWN, as for a command that arrives then.
+var errShutdown = mysql.NewSQLError(mysql.ERServerShutdown, mysql.SSUnknownSQLState, "sqlgw: server is shutting down")
+
+// stopped is the error of a statement whose retries ended with cause
+// (waitContext's), its last attempt having failed with err: err itself
+// when the retry window ran out, the shutdown error, or an interruption
+// (KILL: context.Canceled, which the error steps make 1317 or 1927).
+func (h *Handler) stopped(cause, err error) error {
+	switch {
+	case errors.Is(cause, context.DeadlineExceeded):
+		h.GW.Metrics.RetryGaveUp()
+		return err
+	case errors.Is(cause, errShutdown):
+		return errShutdown
+	}
+	return fmt.Errorf("sqlgw: the statement was killed while waiting to be retried: %w", context.Canceled)
+}
+
+// waitContext returns the context the waits of connection conn's retried
+// statement end with: with parent, at deadline (the retry window), when the server
+// shuts down (cause errShutdown) or when a KILL [QUERY] names the
+// connection (cause context.Canceled); done forgets it.
+func (h *Handler) waitContext(parent context.Context, conn uint32, deadline time.Time) (ctx context.Context, done func()) {
+	ctx, cancelDeadline := context.WithDeadline(parent, deadline)
+	ctx, cancel := context.WithCancelCause(ctx)
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.closing
+	if h.closing {
+		cancel(errShutdown)
+	}
+	if h.waits == nil {
+		h.waits = map[uint32]context.CancelCauseFunc{}
+	}
+	h.waits[conn] = cancel
+	h.waiting.Add(1)
+	return ctx, func() {
+		h.mu.Lock()
+		delete(h.waits, conn)
+		h.mu.Unlock()
+		h.waiting.Add(-1)
+		cancel(nil)
+		cancelDeadline()
+	}
+}
+
+// killed stops the retry waits of connection conn after a KILL [QUERY]
+// statement ran: go-mysql-server's KILL cancels a statement only while
+// the engine runs it, not between two attempts.
+func (h *Handler) killed(query string, err error) {
+	if err != nil || h.waiting.Load() == 0 {
+		return
+	}
+	if id, ok := sqltext.KillTarget(query); ok {
+		h.mu.Lock()
+		cancel := h.waits[id]
+		h.mu.Unlock()
+		if cancel != nil {
+			cancel(context.Canceled)
+		}
+	}
 }
 
 // noteSent wraps a result callback to record that something was sent.
