@@ -39,7 +39,7 @@ func (a *attempts) run(sent *bool) error {
 // failed with first; the result arrives on the channel.
 func retryAsync(h *Handler, conn uint32, a *attempts, first error) chan error {
 	out := make(chan error, 1)
-	go func() { out <- h.retry(context.Background(), conn, a.run, first) }()
+	go func() { out <- h.retry(context.Background(), conn, "", a.run, first, mysqlerr.ConflictKey{}) }()
 	return out
 }
 
@@ -49,7 +49,7 @@ func retryAsync(h *Handler, conn uint32, a *attempts, first error) chan error {
 // moves to another row's queue when it conflicts there.
 func TestRetryWaitsForRowTurn(t *testing.T) {
 	h := retryHandler()
-	holder, _, _ := h.rows.acquire(context.Background(), rowA)
+	holder, _, _ := h.rows.acquire(context.Background(), rowA, "")
 	a := &attempts{errs: []error{mysqlerr.ConflictOn("again", rowA), mysqlerr.ConflictOn("elsewhere", rowB)}}
 	a.check = func(n int) {
 		want := rowA
@@ -105,7 +105,7 @@ func TestRetryStops(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := retryHandler()
-			holder, _, _ := h.rows.acquire(context.Background(), rowA)
+			holder, _, _ := h.rows.acquire(context.Background(), rowA, "")
 			defer holder()
 			a := &attempts{}
 			done := retryAsync(h, 7, a, first)
@@ -134,7 +134,7 @@ func TestRetryStops(t *testing.T) {
 		defer func(w time.Duration) { retryWindow = w }(retryWindow)
 		retryWindow = 30 * time.Millisecond
 		h := retryHandler()
-		holder, _, _ := h.rows.acquire(context.Background(), rowA)
+		holder, _, _ := h.rows.acquire(context.Background(), rowA, "")
 		defer holder()
 		if err := <-retryAsync(h, 7, &attempts{}, first); err != first {
 			t.Fatalf("after the window: %v, want the conflict", err)
@@ -150,7 +150,7 @@ func TestRetryStops(t *testing.T) {
 func TestRetryUnknownRow(t *testing.T) {
 	h := retryHandler()
 	a := &attempts{errs: []error{mysqlerr.Conflict("no row")}}
-	if err := h.retry(context.Background(), 7, a.run, mysqlerr.Conflict("no row either")); err != nil {
+	if err := h.retry(context.Background(), 7, "", a.run, mysqlerr.Conflict("no row either"), mysqlerr.ConflictKey{}); err != nil {
 		t.Fatal(err)
 	}
 	if st := h.GW.Metrics.Retries(); st != (metrics.RetryStats{Retries: 2, Backoffs: 2}) {
@@ -159,7 +159,51 @@ func TestRetryUnknownRow(t *testing.T) {
 	// A statement that fails otherwise, or after sending something, is
 	// not retried again.
 	other := errors.New("other")
-	if err := h.retry(context.Background(), 7, (&attempts{errs: []error{other}}).run, mysqlerr.Conflict("x")); err != other {
+	if err := h.retry(context.Background(), 7, "", (&attempts{errs: []error{other}}).run, mysqlerr.Conflict("x"), mysqlerr.ConflictKey{}); err != other {
 		t.Fatalf("got %v", err)
 	}
+}
+
+// TestRetryHint: while a row's queue exists, a statement text that
+// conflicted on it names it, and the next statement of that text waits
+// for the row's turn before its first attempt; the hint goes with the
+// queue.
+func TestRetryHint(t *testing.T) {
+	h := retryHandler()
+	const text = "UPDATE d.t SET v = v + 1 WHERE id = 1"
+	holder, _, _ := h.rows.acquire(context.Background(), rowA, "")
+	first := retryAsync2(h, 7, text, &attempts{}, mysqlerr.ConflictOn("first", rowA), mysqlerr.ConflictKey{})
+	eventually(t, "the retry is queued", waiting(&h.rows, rowA, 1))
+	if key, ok := h.rows.hinted(text); !ok || key != rowA {
+		t.Fatalf("hint %v %v", key, ok)
+	}
+	if _, ok := h.rows.hinted("UPDATE d.t SET v = v + 1 WHERE id = 2"); ok {
+		t.Fatal("another text is hinted")
+	}
+	a := &attempts{}
+	a.check = func(n int) {
+		if held, _ := h.rows.state(rowA); !held {
+			t.Errorf("the hinted first attempt runs without the turn")
+		}
+	}
+	second := retryAsync2(h, 8, text, a, nil, rowA)
+	eventually(t, "the hinted statement is queued", waiting(&h.rows, rowA, 2))
+	holder()
+	for _, done := range []chan error{first, second} {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := a.n.Load(); n != 1 {
+		t.Errorf("hinted statement: %d attempts, want 1", n)
+	}
+	if _, ok := h.rows.hinted(text); ok || len(h.rows.hints) != 0 || h.rows.nhints.Load() != 0 {
+		t.Errorf("hints left after the queue went: %v", h.rows.hints)
+	}
+}
+
+func retryAsync2(h *Handler, conn uint32, text string, a *attempts, first error, hint mysqlerr.ConflictKey) chan error {
+	out := make(chan error, 1)
+	go func() { out <- h.retry(context.Background(), conn, text, a.run, first, hint) }()
+	return out
 }

@@ -3,6 +3,7 @@ package wire
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sqlgw/sqlgw/sqlgw/mysqlerr"
 )
@@ -15,6 +16,11 @@ import (
 type rowQueues struct {
 	mu sync.Mutex
 	m  map[mysqlerr.ConflictKey]*rowQueue
+	// hints: the row a statement text last conflicted on, while that
+	// row's queue exists (autoretry.go); nhints is len(hints), read
+	// without mu.
+	hints  map[string]mysqlerr.ConflictKey
+	nhints atomic.Int32
 }
 
 // rowQueue is one entity's turn: whether a statement holds it, and the
@@ -22,6 +28,7 @@ type rowQueues struct {
 type rowQueue struct {
 	held    bool
 	waiting []*rowTicket
+	texts   []string // the hints naming this row
 }
 
 // rowTicket is one waiting statement; turn is closed when the turn passes
@@ -34,7 +41,10 @@ type rowTicket struct {
 // on (to be called once, after the statement's attempt). waited reports
 // whether the statement had to wait behind another one. If ctx ends
 // first, the statement leaves the queue and acquire returns ctx's cause.
-func (q *rowQueues) acquire(ctx context.Context, key mysqlerr.ConflictKey) (release func(), waited bool, err error) {
+// A text (not "") is recorded as a hint of key: until key's queue goes,
+// the next statements of that text queue for key before their first
+// attempt (autoretry.go).
+func (q *rowQueues) acquire(ctx context.Context, key mysqlerr.ConflictKey, text string) (release func(), waited bool, err error) {
 	release = func() { q.release(key) }
 	q.mu.Lock()
 	if q.m == nil {
@@ -44,6 +54,9 @@ func (q *rowQueues) acquire(ctx context.Context, key mysqlerr.ConflictKey) (rele
 	if rq == nil {
 		rq = &rowQueue{}
 		q.m[key] = rq
+	}
+	if text != "" {
+		q.hint(rq, text, key)
 	}
 	if !rq.held {
 		rq.held = true
@@ -88,6 +101,12 @@ func (q *rowQueues) release(key mysqlerr.ConflictKey) {
 	}
 	if len(rq.waiting) == 0 {
 		delete(q.m, key)
+		for _, text := range rq.texts {
+			if q.hints[text] == key {
+				delete(q.hints, text)
+			}
+		}
+		q.nhints.Store(int32(len(q.hints)))
 		return
 	}
 	next := rq.waiting[0]
@@ -96,7 +115,32 @@ func (q *rowQueues) release(key mysqlerr.ConflictKey) {
 	close(next.turn)
 }
 
-// waiters returns the number of statements waiting for key's turn and
+// hint records text as a hint of key, whose queue is rq (under mu).
+func (q *rowQueues) hint(rq *rowQueue, text string, key mysqlerr.ConflictKey) {
+	if q.hints == nil {
+		q.hints = map[string]mysqlerr.ConflictKey{}
+	}
+	if old, ok := q.hints[text]; ok && old == key {
+		return
+	}
+	q.hints[text] = key
+	rq.texts = append(rq.texts, text)
+	q.nhints.Store(int32(len(q.hints)))
+}
+
+// hinted returns the row statement text last conflicted on, if that
+// row's queue still exists.
+func (q *rowQueues) hinted(text string) (mysqlerr.ConflictKey, bool) {
+	if q.nhints.Load() == 0 {
+		return mysqlerr.ConflictKey{}, false
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	key, ok := q.hints[text]
+	return key, ok
+}
+
+// state returns the number of statements waiting for key's turn and
 // whether one holds it (for tests).
 func (q *rowQueues) state(key mysqlerr.ConflictKey) (held bool, waiting int) {
 	q.mu.Lock()

@@ -31,12 +31,12 @@ func waiting(q *rowQueues, key mysqlerr.ConflictKey, n int) func() bool {
 // for it, one at a time, and the queue goes when nobody holds or waits.
 func TestRowQueueFIFO(t *testing.T) {
 	var q rowQueues
-	release, waited, err := q.acquire(context.Background(), rowA)
+	release, waited, err := q.acquire(context.Background(), rowA, "")
 	if err != nil || waited {
 		t.Fatalf("first acquire: waited %v, %v", waited, err)
 	}
 	// Another row's turn is independent.
-	relB, waited, err := q.acquire(context.Background(), rowB)
+	relB, waited, err := q.acquire(context.Background(), rowB, "")
 	if err != nil || waited {
 		t.Fatalf("other row: waited %v, %v", waited, err)
 	}
@@ -46,7 +46,7 @@ func TestRowQueueFIFO(t *testing.T) {
 	done := make(chan struct{})
 	for i := range n {
 		go func() {
-			rel, waited, err := q.acquire(context.Background(), rowA)
+			rel, waited, err := q.acquire(context.Background(), rowA, "")
 			if err != nil || !waited {
 				t.Errorf("waiter %d: waited %v, %v", i, waited, err)
 			}
@@ -81,7 +81,7 @@ func TestRowQueueFIFO(t *testing.T) {
 // the turn still passes in order to the others.
 func TestRowQueueCancel(t *testing.T) {
 	var q rowQueues
-	release, _, _ := q.acquire(context.Background(), rowA)
+	release, _, _ := q.acquire(context.Background(), rowA, "")
 	killed := errors.New("killed")
 	ctxB, cancelB := context.WithCancelCause(context.Background())
 	got := make(chan string, 3)
@@ -89,7 +89,7 @@ func TestRowQueueCancel(t *testing.T) {
 	for i, ctx := range []context.Context{context.Background(), ctxB, context.Background()} {
 		name := string(rune('a' + i))
 		go func() {
-			rel, _, err := q.acquire(ctx, rowA)
+			rel, _, err := q.acquire(ctx, rowA, "")
 			errs <- err
 			if err != nil {
 				return
@@ -115,10 +115,10 @@ func TestRowQueueCancel(t *testing.T) {
 	}
 	// A waiter past its deadline (the retry window) gets
 	// DeadlineExceeded; the holder keeps the turn.
-	release, _, _ = q.acquire(context.Background(), rowA)
+	release, _, _ = q.acquire(context.Background(), rowA, "")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 	defer cancel()
-	if _, waited, err := q.acquire(ctx, rowA); !waited || !errors.Is(err, context.DeadlineExceeded) {
+	if _, waited, err := q.acquire(ctx, rowA, ""); !waited || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("past the deadline: waited %v, %v", waited, err)
 	}
 	if held, w := q.state(rowA); !held || w != 0 {
