@@ -16,7 +16,7 @@ import (
 // contend runs workers x n times stmt on separate connections, without
 // any client retry, and returns the errors and the statements' latencies,
 // sorted.
-func contend(t *testing.T, ts *sqltest.Server, workers, n int, stmt string) (errs []error, lat []time.Duration) {
+func contend(t *testing.T, ts *sqltest.Server, workers, n int, stmt string, args ...any) (errs []error, lat []time.Duration) {
 	t.Helper()
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -27,7 +27,7 @@ func contend(t *testing.T, ts *sqltest.Server, workers, n int, stmt string) (err
 			defer wg.Done()
 			for i := 0; i < n; i++ {
 				start := time.Now()
-				_, err := c.ExecContext(context.Background(), stmt)
+				_, err := c.ExecContext(context.Background(), stmt, args...)
 				d := time.Since(start)
 				mu.Lock()
 				lat = append(lat, d)
@@ -95,6 +95,12 @@ func contention(t *testing.T, ts *sqltest.Server, workers, n int) {
 	if st.Retries > 0 && (st.Waits == 0 || st.Backoffs > 0 || st.GiveUps > 0) {
 		t.Errorf("retries %+v: want queue waits, and no backoffs or give-ups", st)
 	}
+	// Prepared statements (the driver prepares a statement with
+	// arguments) are retried and queued the same way.
+	if errs, _ := contend(t, ts, 8, 25, "UPDATE d.t SET v = v + ? WHERE id = ?", 1, 1); len(errs) > 0 {
+		t.Fatalf("prepared: %d statements failed, first: %v", len(errs), errs[0])
+	}
+	c.ExpectRows("SELECT v FROM t WHERE id = 1", fmt.Sprint(workers*n+200))
 	// Keyless tables are updated by the key read, and retried too.
 	c.Exec("CREATE TABLE k (id INT, v INT)")
 	c.Exec("INSERT INTO k VALUES (1, 0)")

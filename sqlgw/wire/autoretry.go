@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -64,10 +66,10 @@ import (
 // run at once and race the head of the queue (which then runs again),
 // and every newcomer that lost would join the queue only after a wasted
 // attempt. So the queue also remembers the text of the statements that
-// conflicted on its row (a hint, for text statements only: a prepared
-// statement's text does not show its parameters): while the row's queue
-// exists, a statement of the same text (the same literals, so most
-// likely the same row) queues for that row before its first attempt.
+// conflicted on its row (a hint; a prepared statement's text with its
+// parameters' values): while the row's queue exists, a statement of the
+// same text (the same literals or parameters, so most likely the same
+// row) queues for that row before its first attempt.
 // The hints go with the queue. Under 32 connections incrementing one
 // row, this turned about one wasted attempt per statement into a few in
 // a hundred (TestAutocommitContention, figures in docs/benchmarks.md). A
@@ -158,17 +160,15 @@ func retriableConflict(err error) bool {
 
 // runRetried runs a statement (run sends its results through the
 // callback it is given, which reports whether anything was sent) and
-// retries it as described above when eligible. text says the query is
-// the statement's whole text (not a prepared one's, whose parameters it
-// does not show): a hint of its row applies to it.
-func (h *Handler) runRetried(ctx context.Context, c *mysql.Conn, query string, text bool, run func(sent *bool) error) error {
+// retries it as described above when eligible. hint gives the text its
+// row hints are kept under, built only under contention.
+func (h *Handler) runRetried(ctx context.Context, c *mysql.Conn, query string, hint hintOf, run func(sent *bool) error) error {
 	eligible := h.autocommitStatement(c, query) // before it runs: a failed commit changes the session
-	if !text {
-		query = ""
-	}
-	if eligible && query != "" {
-		if key, ok := h.rows.hinted(query); ok {
-			return h.retry(ctx, c.ConnectionID, query, run, nil, key)
+	text := ""
+	if eligible && h.rows.anyHints() {
+		text = hint.text()
+		if key, ok := h.rows.hinted(text); ok {
+			return h.retry(ctx, c.ConnectionID, text, run, nil, key)
 		}
 	}
 	sent := false
@@ -176,7 +176,36 @@ func (h *Handler) runRetried(ctx context.Context, c *mysql.Conn, query string, t
 	if err == nil || !eligible || sent || !retriableConflict(err) {
 		return err
 	}
-	return h.retry(ctx, c.ConnectionID, query, run, err, mysqlerr.ConflictKey{})
+	if text == "" {
+		text = hint.text()
+	}
+	return h.retry(ctx, c.ConnectionID, text, run, err, mysqlerr.ConflictKey{})
+}
+
+// hintOf gives a statement's hint text (see runRetried): the text of a
+// text statement; the text and the parameters' types and values of an
+// execution of a prepared statement (prepare set). A value, built for
+// every statement without allocating.
+type hintOf struct {
+	query   string
+	prepare *mysql.PrepareData
+}
+
+func (s hintOf) text() string {
+	if s.prepare == nil {
+		return s.query
+	}
+	names := slices.Sorted(maps.Keys(s.prepare.BindVars))
+	var b strings.Builder
+	b.WriteString(s.prepare.PrepareStmt)
+	for _, n := range names {
+		bv := s.prepare.BindVars[n]
+		fmt.Fprintf(&b, "\x00%s=%d:%q", n, bv.GetType(), bv.GetValue())
+		for _, v := range bv.GetValues() {
+			fmt.Fprintf(&b, ",%d:%q", v.GetType(), v.GetValue())
+		}
+	}
+	return b.String()
 }
 
 // retry runs again, as described above, a statement of connection conn

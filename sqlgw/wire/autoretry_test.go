@@ -3,11 +3,14 @@ package wire
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 
 	"github.com/sqlgw/sqlgw/sqlgw/engine"
 	"github.com/sqlgw/sqlgw/sqlgw/metrics"
@@ -206,4 +209,23 @@ func retryAsync2(h *Handler, conn uint32, text string, a *attempts, first error,
 	out := make(chan error, 1)
 	go func() { out <- h.retry(context.Background(), conn, text, a.run, first, hint) }()
 	return out
+}
+
+// TestHintOf: the hint text of a prepared statement's execution shows its
+// parameters: executions with other values hint at other rows.
+func TestHintOf(t *testing.T) {
+	const stmt = "UPDATE d.t SET v = v + 1 WHERE id = ?"
+	exec := func(id int64) hintOf {
+		return hintOf{prepare: &mysql.PrepareData{PrepareStmt: stmt,
+			BindVars: map[string]*querypb.BindVariable{"v1": sqltypes.Int64BindVariable(id)}}}
+	}
+	if a, b := exec(1).text(), exec(1).text(); a != b {
+		t.Errorf("one execution, two hints: %q, %q", a, b)
+	}
+	if a, b := exec(1).text(), exec(2).text(); a == b || !strings.HasPrefix(a, stmt) {
+		t.Errorf("two rows, hints %q and %q", a, b)
+	}
+	if got := (hintOf{query: stmt}).text(); got != stmt {
+		t.Errorf("text statement's hint %q", got)
+	}
 }

@@ -212,7 +212,7 @@ func (h *Handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 	defer h.GW.Parts.Clear(c.ConnectionID)
 	defer h.GW.NoteTimePrecision(c.ConnectionID, query, text.TimePrecisions)()
 	st := &statement{ctx: ctx, c: c, query: query}
-	err := h.runRetried(ctx, c, query, true, func(sent *bool) error { // autoretry.go
+	err := h.runRetried(ctx, c, query, hintOf{query: query}, func(sent *bool) error { // autoretry.go
 		var handled bool
 		handled, err := h.cachedText(ctx, c, query, h.results(st, noteSent(sent, callback)), func(cb mysql.ResultSpoolFn) error {
 			return h.Handler.ComQuery(ctx, c, query, cb)
@@ -270,7 +270,7 @@ func (h *Handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	defer h.GW.NoteTimePrecision(c.ConnectionID, query, text.TimePrecisions)()
 	st := &statement{ctx: ctx, c: c, query: query}
 	var rest string
-	err := h.runRetried(ctx, c, query, true, func(sent *bool) (err error) { // autoretry.go
+	err := h.runRetried(ctx, c, query, hintOf{query: query}, func(sent *bool) (err error) { // autoretry.go
 		// A text of one statement may run from the plan cache of its
 		// shape (engine/textcache.go); any other goes to the engine.
 		handled, err := h.cachedText(ctx, c, query, h.results(st, noteSent(sent, callback)), func(cb mysql.ResultSpoolFn) (err error) {
@@ -325,7 +325,7 @@ func (h *Handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 	inner := func(res *sqltypes.Result) error {
 		return withInfo(res, false)
 	}
-	return h.translate(c, prepare.PrepareStmt, h.runRetried(ctx, c, prepare.PrepareStmt, false, func(sent *bool) error { // autoretry.go
+	return h.translate(c, prepare.PrepareStmt, h.runRetried(ctx, c, prepare.PrepareStmt, hintOf{prepare: prepare}, func(sent *bool) error { // autoretry.go
 		mark := func(res *sqltypes.Result) error {
 			*sent = true
 			return inner(res)

@@ -128,12 +128,12 @@ func (q *rowQueues) hint(rq *rowQueue, text string, key mysqlerr.ConflictKey) {
 	q.nhints.Store(int32(len(q.hints)))
 }
 
+// anyHints reports whether some row has a hint (without the lock).
+func (q *rowQueues) anyHints() bool { return q.nhints.Load() > 0 }
+
 // hinted returns the row statement text last conflicted on, if that
 // row's queue still exists.
 func (q *rowQueues) hinted(text string) (mysqlerr.ConflictKey, bool) {
-	if q.nhints.Load() == 0 {
-		return mysqlerr.ConflictKey{}, false
-	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	key, ok := q.hints[text]
