@@ -163,6 +163,28 @@ func (t *txn) IsReadOnly() bool { return t.readOnly }
 
 var _ sql.Transaction = (*txn)(nil)
 
+// PendingWrites reports whether the session's open transaction, if any,
+// has buffered writes. In autocommit mode go-mysql-server leaves open the
+// transaction PREPARE began, for the execution to commit; it has none, so
+// sqlgw/wire's autoretry.go may still run an execution again after a
+// conflict.
+func (s *Session) PendingWrites() bool {
+	tx, _ := s.GetTransaction().(*txn)
+	return tx.hasWrites() || s.Tx.hasWrites()
+}
+
+func (t *txn) hasWrites() bool {
+	if t == nil {
+		return false
+	}
+	for _, tt := range t.tables {
+		if len(tt.writes) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 type entKey struct{ pk, rk string }
 
 // read is what the transaction learnt about a stored row.

@@ -120,7 +120,10 @@ func (h *Handler) autocommitStatement(c *mysql.Conn, query string) bool {
 		return false
 	}
 	s := h.GW.Session(c.ConnectionID)
-	if s == nil || s.GetIgnoreAutoCommit() || s.Tx != nil || s.GetTransaction() != nil {
+	if s == nil || s.GetIgnoreAutoCommit() || s.PendingWrites() {
+		// In a transaction (BEGIN), or after writes the statement's
+		// commit would carry along. A transaction without writes is the
+		// one go-mysql-server's PREPARE began for the execution.
 		return false
 	}
 	v, err := s.GetSessionVariable(varCtx(), "autocommit")
