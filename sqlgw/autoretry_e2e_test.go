@@ -90,10 +90,12 @@ func contention(t *testing.T, ts *sqltest.Server, workers, n int) {
 		t.Fatalf("%d of %d statements failed, first: %v", len(errs), workers*n, errs[0])
 	}
 	c.ExpectRows("SELECT v FROM t WHERE id = 1", fmt.Sprint(workers*n))
-	// Every conflict named its row: the retries queued on it, none
-	// backed off blindly or ran out of the retry window.
-	if st.Retries > 0 && (st.Waits == 0 || st.Backoffs > 0 || st.GiveUps > 0) {
-		t.Errorf("retries %+v: want queue waits, and no backoffs or give-ups", st)
+	// The conflicts named their row: the statements queued on it, none ran
+	// out of the retry window, and (almost) none backed off blindly: a
+	// conflict without a row (a snapshot too old, say) may happen under
+	// load, but not as the rule.
+	if st.Retries > 0 && (st.Waits == 0 || st.Backoffs*10 > st.Waits || st.GiveUps > 0) {
+		t.Errorf("retries %+v: want queue waits, few backoffs and no give-ups", st)
 	}
 	// Prepared statements (the driver prepares a statement with
 	// arguments) are retried and queued the same way.
