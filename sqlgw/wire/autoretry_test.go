@@ -133,6 +133,17 @@ func TestRetryStops(t *testing.T) {
 			}
 		})
 	}
+	// The client sees a killed wait as MySQL's interruption errors.
+	h := retryHandler()
+	killedWait := h.stopped(context.Canceled, first)
+	var se *mysql.SQLError
+	if err := h.kills.interruptedError(7, killedWait); !errors.As(err, &se) || se.Num != erQueryInterrupted {
+		t.Errorf("KILL QUERY: %v, want 1317", err)
+	}
+	h.kills.noteKill("KILL 7")
+	if err := h.kills.interruptedError(7, killedWait); !errors.As(err, &se) || se.Num != erConnectionKilled {
+		t.Errorf("KILL CONNECTION: %v, want 1927", err)
+	}
 	t.Run("window", func(t *testing.T) {
 		defer func(w time.Duration) { retryWindow = w }(retryWindow)
 		retryWindow = 30 * time.Millisecond
