@@ -308,9 +308,9 @@ func (h *Handler) stopped(cause, err error) error {
 }
 
 // waitContext returns the context the waits of connection conn's retried
-// statement end with: with parent, at deadline (the retry window), when the server
-// shuts down (cause errShutdown) or when a KILL [QUERY] names the
-// connection (cause context.Canceled); done forgets it.
+// statement end with: with parent, at deadline (the retry window), when
+// the server shuts down (cause errShutdown) or when a KILL [QUERY] names
+// the connection (cause context.Canceled); done forgets it.
 func (h *Handler) waitContext(parent context.Context, conn uint32, deadline time.Time) (ctx context.Context, done func()) {
 	ctx, cancelDeadline := context.WithDeadline(parent, deadline)
 	ctx, cancel := context.WithCancelCause(ctx)
