@@ -230,3 +230,39 @@ var preparedWrites = func() []preparedWrite {
 	ws = append(ws, preparedWrite{q: del, args: []any{99}}, preparedWrite{q: "SELECT * FROM sb ORDER BY id"})
 	return ws
 }()
+
+// TestWritePlanCachePrivileges: a REVOKE applies to the writes cached
+// before it, as to any statement (the table's privilege check runs on
+// every execute from the cache).
+func TestWritePlanCachePrivileges(t *testing.T) {
+	servers := [][]*mysql.Conn{vtServerConns(t, false, []string{"wu"}, 2), vtServerConns(t, true, []string{"wu"}, 2)}
+	steps := []struct {
+		user int
+		q    string
+	}{
+		{0, "CREATE DATABASE pv"}, {0, "CREATE TABLE pv.t (id INT PRIMARY KEY, v INT)"},
+		{0, "GRANT SELECT, INSERT, UPDATE, DELETE ON pv.* TO 'wu'@'%'"},
+		{1, "USE pv"},
+		{1, "INSERT INTO t (id, v) VALUES (1, 1)"}, {1, "INSERT INTO t (id, v) VALUES (2, 2)"}, {1, "INSERT INTO t (id, v) VALUES (3, 3)"},
+		{1, "UPDATE t SET v = 10 WHERE id = 1"}, {1, "UPDATE t SET v = 20 WHERE id = 2"},
+		{1, "DELETE FROM t WHERE id = 3"}, {1, "DELETE FROM t WHERE id = 4"},
+		{0, "REVOKE UPDATE, INSERT ON pv.* FROM 'wu'@'%'"},
+		{1, "UPDATE t SET v = 30 WHERE id = 1"}, {1, "INSERT INTO t (id, v) VALUES (5, 5)"}, {1, "DELETE FROM t WHERE id = 2"},
+		{0, "REVOKE DELETE ON pv.* FROM 'wu'@'%'"},
+		{1, "DELETE FROM t WHERE id = 1"},
+		{0, "GRANT UPDATE ON pv.* TO 'wu'@'%'"},
+		{1, "UPDATE t SET v = 40 WHERE id = 1"}, {1, "SELECT * FROM t ORDER BY id"},
+	}
+	for i, st := range steps {
+		a, b := writeRun(servers[0][st.user], st.q), writeRun(servers[1][st.user], st.q)
+		if a != b {
+			t.Errorf("step %d: %s\nwith the plan cache:\n%s\nwithout:\n%s", i, st.q, a, b)
+		}
+		if st.user == 1 && strings.HasPrefix(st.q, "UPDATE t SET v = 30") && !strings.Contains(a, "error") {
+			t.Errorf("the UPDATE after the REVOKE succeeded:\n%s", a)
+		}
+	}
+	if n := writeHits(t, servers[0][1]); n < 3 {
+		t.Errorf("only %d writes came from the plan cache", n)
+	}
+}

@@ -25,9 +25,9 @@ import (
 //
 //	UPDATE <table> SET col = <v>[, ...] WHERE col = <v> [AND col = <v> ...]
 //	DELETE FROM <table> WHERE col = <v> [AND col = <v> ...]
-//	INSERT [INTO] <table> (col, ...) VALUES (<v>, ...)[, (<v>, ...) ...]
+//	INSERT [INTO] <table> [(col, ...)] VALUES (<v>, ...)[, (<v>, ...) ...]
 //
-// where <v> is a parameter or an integer or string literal and a SET value
+// where <v> is a parameter, an integer or string literal or NULL, and a SET value
 // is <v>, a column, or a column plus or minus <v> (sysbench's `SET k=k+1`,
 // `SET c=?`); no IGNORE, ON DUPLICATE KEY UPDATE, REPLACE, ORDER BY, LIMIT,
 // RETURNING, WITH, comments, partitions, aliases or index hints. The
@@ -148,6 +148,9 @@ type writeSlot struct {
 // kind.
 func writeShape(stmt sqlparser.Statement) (table sqlparser.TableName, auth sqlparser.AuthInformation, nparams int, counter string, ok bool) {
 	value := func(e sqlparser.Expr) bool {
+		if _, isNull := e.(*sqlparser.NullVal); isNull {
+			return true
+		}
 		v, isVal := e.(*sqlparser.SQLVal)
 		if !isVal {
 			return false
@@ -234,7 +237,7 @@ func writeShape(stmt sqlparser.Statement) (table sqlparser.TableName, auth sqlpa
 		return table, auth, nparams, "Com_delete", true
 	case *sqlparser.Insert:
 		if s.Action != sqlparser.InsertStr || s.Ignore != "" || s.With != nil || len(s.Comments) > 0 || len(s.Partitions) > 0 ||
-			len(s.Columns) == 0 || len(s.Returning) > 0 || len(s.OnDup) > 0 {
+			len(s.Returning) > 0 || len(s.OnDup) > 0 {
 			return table, auth, 0, "", false
 		}
 		var rows sqlparser.Values
@@ -253,7 +256,7 @@ func writeShape(stmt sqlparser.Statement) (table sqlparser.TableName, auth sqlpa
 			return table, auth, 0, "", false
 		}
 		for _, tuple := range rows {
-			if len(tuple) != len(s.Columns) {
+			if len(s.Columns) > 0 && len(tuple) != len(s.Columns) {
 				return table, auth, 0, "", false
 			}
 			for _, v := range tuple {
@@ -288,6 +291,9 @@ func (f *FastLane) buildWrite(ctx *sql.Context, query string, stmt sqlparser.Sta
 	version := f.GW.Catalog.Version()
 	binder := planbuilder.New(ctx, f.Engine.Analyzer.Catalog, f.Engine.EventScheduler)
 	binder.SetBindings(bexprs)
+	// As QueryWithBindings: the previous statement's warnings are cleared
+	// and those of binding kept (the plan runs at once: runBuiltWrite).
+	nprev := len(ctx.Session.Warnings())
 	bound, qFlags, err := binder.BindOnly(stmt, query, &sql.QueryFlags{})
 	// The binder counted the statement (Com_insert, ...); the statement's
 	// own run counts it again.
@@ -295,6 +301,12 @@ func (f *FastLane) buildWrite(ctx *sql.Context, query string, stmt sqlparser.Sta
 	if err != nil || qFlags.IsSet(sql.QFlagTrigger) {
 		return nil
 	}
+	if ws := ctx.Session.Warnings(); len(ws) > nprev {
+		// Binding warned (it does not for integer and string literals):
+		// left to the general path, which reports it.
+		return nil
+	}
+	ctx.ClearWarnings()
 	analyzed, err := f.Engine.Analyzer.Analyze(ctx, bound, nil, qFlags)
 	if err != nil || qFlags.IsSet(sql.QFlagTrigger) {
 		return nil
@@ -593,6 +605,21 @@ func (p *cachedPlan) rebindWrite(ctx *sql.Context, bindings map[string]*querypb.
 		}
 	}
 	return root, !left
+}
+
+// runBuiltWrite runs the write plan p just built for this execute (a
+// write needs nothing of a general run, such as a SELECT's result
+// fields): the previous statement's warnings are cleared and the build's
+// own kept, as go-mysql-server's QueryWithBindings does around binding.
+func (f *FastLane) runBuiltWrite(sqlCtx *sql.Context, c *mysql.Conn, s *Session, query string, p *cachedPlan, bindings map[string]*querypb.BindVariable, callback func(*sqltypes.Result) error) (handled bool, capture func(func(*sqltypes.Result) error) func(*sqltypes.Result) error, done func(error), err error) {
+	node, ok := p.rebindWrite(sqlCtx, bindings)
+	if !ok {
+		return false, noCapture, func(error) { s.lastFromCache.Store(false) }, nil
+	}
+	s.writeRuns.Add(1)
+	s.lastFromCache.Store(false)
+	err = f.runWrite(sqlCtx, c, query, p, node, callback)
+	return true, noCapture, nil, err
 }
 
 // validWrite adds a write plan's rule to cachedPlan.valid: the catalog

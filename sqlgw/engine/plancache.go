@@ -770,6 +770,12 @@ func (f *FastLane) execute(sqlCtx *sql.Context, c *mysql.Conn, s *Session, key, 
 	var np *cachedPlan
 	if counter != "" {
 		np = f.buildWrite(sqlCtx, query, stmt, tname, nparams, counter, bindings, db, mode)
+		if np != nil && s.plans.built(key) {
+			// A write runs from its plan at once (directwrite.go).
+			np.auth = auth
+			s.plans.put(key, np)
+			return f.runBuiltWrite(sqlCtx, c, s, query, np, bindings, callback)
+		}
 	} else {
 		np = f.build(sqlCtx, query, stmt, tname, nparams, bindings, db, mode)
 	}
