@@ -17,6 +17,7 @@ import (
 // partition (three pages), on each backend.
 func TestKeylessTablePastPages(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		sqltest.LongOnAzurite(t) // past several pages of the Table service
 		c := ts.Use("d")
 		c.Exec("CREATE TABLE k (id INT, grp INT, v VARCHAR(20))")
 		const n = 2500
@@ -91,6 +92,7 @@ func TestKeylessTablePastPages(t *testing.T) {
 // entries, are read past the page boundary as well.
 func TestEmptyKeyPartitionPastPages(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		sqltest.LongOnAzurite(t) // past several pages of the Table service
 		c := ts.Use("d")
 		c.Exec("CREATE TABLE e (p VARCHAR(10) COLLATE utf8mb4_bin, id INT, g INT, PRIMARY KEY (p, id), KEY byg (g))")
 		const n = 2100

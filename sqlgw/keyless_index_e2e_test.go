@@ -172,6 +172,7 @@ func TestKeylessIndexes(t *testing.T) {
 // indexed query as a scan does, and the indexes equal what the rows imply
 // (the local index entities are in the row's batch).
 func TestKeylessIndexCrashRecovery(t *testing.T) {
+	sqltest.Long(t) // crashes the store at every request of five statements
 	stmts := []string{
 		"INSERT INTO t VALUES (9, 'z', 5)",
 		"UPDATE t SET a = 40, b = 'w' WHERE b = 'x'",

@@ -248,9 +248,7 @@ func TestAnalyzeJoinsSameRows(t *testing.T) {
 // of its commit is all or nothing, and the unique index agrees with the
 // rows.
 func TestSaltTxnCrash(t *testing.T) {
-	if testing.Short() {
-		t.Skip("crashes the store at every request of the commit; runs without -short")
-	}
+	sqltest.Long(t) // crashes the store at every request of the commit
 	before := []string{"1\t11\ta", "2\t12\tb", "3\t13\tc", "4\t14\td"}
 	after := []string{"2\t12\tb", "4\t14\td", "1001\t111\tax", "1003\t113\tcx"}
 	sqltest.CrashAtEveryRequest(t, sqltest.Crash{
@@ -287,6 +285,7 @@ func TestSaltTxnCrash(t *testing.T) {
 // deep into the table included.
 func TestSaltPages(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, s *sqltest.Server) {
+		sqltest.LongOnAzurite(t) // past several pages of the Table service
 		r := s.Use("d")
 		saltTwins(r, "CREATE TABLE %s (id INT PRIMARY KEY, g INT) %s", "PARTITION BY KEY(id) PARTITIONS 2")
 		for lo := 1; lo <= 2501; lo += 500 {

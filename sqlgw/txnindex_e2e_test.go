@@ -24,6 +24,7 @@ import (
 // values of 600 rows, likewise.
 func TestLargeIndexedTransaction(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		sqltest.LongOnAzurite(t) // about 20-50 s on Azurite
 		st, co := ts.Store, ts.Catalog
 		sqltest.NewRunner(t, ts.DB).Exec("CREATE DATABASE bt")
 		sqltest.NewRunner(t, ts.DB).Exec("CREATE TABLE bt.t (p INT, id INT, a INT, e VARCHAR(20), PRIMARY KEY (p, id), KEY ga (a) COMMENT 'sqlgw: global', UNIQUE KEY ue (e) COMMENT 'sqlgw: global')")

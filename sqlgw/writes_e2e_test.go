@@ -239,9 +239,7 @@ func TestUniqueSwap(t *testing.T) {
 // value (the commit is not atomic across partitions: txn.go), where the
 // index must still find both.
 func TestUniqueSwapCrash(t *testing.T) {
-	if testing.Short() {
-		t.Skip("crashes the store at every request of the commit (about 40 s); runs without -short")
-	}
+	sqltest.Long(t) // crashes the store at every request of the commit
 	type step struct{ setup, commit []string }
 	steps := []step{
 		{[]string{"BEGIN", "UPDATE t SET u = 30 WHERE id = 1", "UPDATE t SET u = 1 WHERE id = 2", "UPDATE t SET u = 2 WHERE id = 1"}, []string{"COMMIT"}},
@@ -320,6 +318,7 @@ func rowEntities(t *testing.T, st storage.Store, co catalog.Options, db, name st
 // entities, and its local and global index entries follow it.
 func TestLargeRowUpdate(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		sqltest.LongOnAzurite(t) // about 20-50 s on Azurite
 		st, co := ts.Store, ts.Catalog
 		c := ts.Session("d",
 			"CREATE TABLE blobs (id INT PRIMARY KEY, name VARCHAR(10), body LONGTEXT, KEY ln (id, name), UNIQUE KEY gn (name))")
@@ -391,9 +390,7 @@ func TestLargeRowUpdate(t *testing.T) {
 // global index entries agreeing; after recovery the indexes equal what the
 // rows imply; the row's next update leaves only its own entities.
 func TestLargeRowUpdateCrash(t *testing.T) {
-	if testing.Short() {
-		t.Skip("crashes the store at every request of the commit (about 40 s); runs without -short")
-	}
+	sqltest.Long(t) // crashes the store at every request of the commit
 	oldBody := strings.Repeat("a", 3<<20)
 	newBody := strings.Repeat("b", 3<<20+5)
 	n0 := 0

@@ -14,6 +14,10 @@
 //     runs on (Memory and Azurite); ForEachBackend runs a function as a
 //     subtest on each, with a fresh store and (on Azurite) its own catalog
 //     prefix. Test binaries using Azurite call Main from TestMain.
+//   - Long and LongOnAzurite: the long tests (a store crashed at every
+//     request of a commit, Azurite filled past several pages) run only
+//     with SQLGW_LONG=1, which `make unittest` sets; a plain go test ./...
+//     leaves them out.
 //   - Start: a server on 127.0.0.1, port 0, over a store, with Options:
 //     a password, catalog options (prefix, refresh interval, ...) and the
 //     fault store (storage/faultstore, Server.Fault). Server.Requests
