@@ -769,6 +769,9 @@ func (f *FastLane) execute(sqlCtx *sql.Context, c *mysql.Conn, s *Session, key, 
 	s.planMisses.Add(1)
 	var np *cachedPlan
 	if counter != "" {
+		if cursor {
+			return false, none, uncached, nil
+		}
 		np = f.buildWrite(sqlCtx, query, stmt, tname, nparams, counter, bindings, db, mode)
 		if np != nil && s.plans.built(key) {
 			// A write runs from its plan at once (directwrite.go).
