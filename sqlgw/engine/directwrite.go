@@ -61,15 +61,26 @@ import (
 // iterators (straight from the parameters to the editor) was not done.
 //
 // Which literal of the plan is which parameter is found as for a SELECT:
-// each parameter's literal must appear in the analyzed plan exactly once
-// (in the lookup's conjuncts, in a SET expression, in a VALUES tuple),
-// with the type and value the binder gave it, and no other literal of the
-// plan may equal one of them (a constant such as the 1 of `k=k+1` equal to
-// a parameter's value makes the build fail, and the statement is tried
-// again at the next execute). SET and VALUES literals are reused only for
+// each parameter's literal must appear exactly once in the lookup's
+// conjuncts, the SET expressions or the VALUES tuples, with the type and
+// value the binder gave it, and no other literal there may equal one of
+// them (a constant such as the 1 of `k=k+1` equal to a parameter's value
+// makes the build fail, and the statement is tried again at the next
+// execute, up to the plan cache's limit of failures). Literals elsewhere
+// in the plan (column defaults, CHECK constraints) are the schema's and
+// are never replaced. SET and VALUES literals are reused only for
 // parameters whose literal has exactly the cached type (an integer of
 // another width makes another plan variant). After a rebind no literal of
-// the cached parameters may be left in the plan.
+// the cached parameters may be left in the plan. What the analyzer
+// derives from the values themselves is derived again per execute: an
+// INSERT's FirstGeneratedAutoIncRowIdx (which row's generated
+// AUTO_INCREMENT value LAST_INSERT_ID() takes), the lookup.
+//
+// Unlike a SELECT, whose first execute runs through go-mysql-server to
+// record the result fields, a write runs from its plan on the execute
+// that built it (runBuiltWrite): it needs nothing from a general run, and
+// every write of a cacheable shape is then executed the cached way (which
+// the differential tests compare with the general path).
 //
 // The plan is valid while the catalog version it was built at is current
 // (any DDL of any table, a trigger or foreign key created anywhere, makes
