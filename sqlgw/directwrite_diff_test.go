@@ -94,6 +94,12 @@ var writeSteps = []string{
 	"DELETE FROM sb WHERE id = 10", "DELETE FROM sb WHERE id = 11", "DELETE FROM sb WHERE id = 10", "DELETE FROM sb WHERE id = 'x'",
 	"INSERT INTO sb (id, k, c, pad) VALUES (0, 910, 'c18', 'p18')",
 	"SELECT * FROM sb ORDER BY id",
+	// Shapes left to the general path, between cached ones.
+	"INSERT INTO sb (id, k, c, pad) VALUES (1, 5, 'odku', 'p') ON DUPLICATE KEY UPDATE k = k + 100",
+	"INSERT INTO sb (id, k, c, pad) VALUES (0, 911, 'odku2', 'p') ON DUPLICATE KEY UPDATE k = k + 100",
+	"INSERT IGNORE INTO sb (id, k, c, pad) VALUES (1, 5, 'ign', 'p')", "REPLACE INTO sb (id, k, c, pad) VALUES (2, 6, 'rep', 'p')",
+	"INSERT INTO sb (id, k, c, pad) VALUES (0, 912, 'after', 'p')", "UPDATE sb SET k = k + 1 WHERE id = 2 LIMIT 1",
+	"SELECT * FROM sb ORDER BY id",
 	// Transactions.
 	"BEGIN", "INSERT INTO sb (id, k, c, pad) VALUES (0, 920, 'tx1', 'p')", "UPDATE sb SET c = 'tx' WHERE id = 1",
 	"DELETE FROM sb WHERE id = 2", "SELECT * FROM sb ORDER BY id", "ROLLBACK", "SELECT * FROM sb ORDER BY id",
