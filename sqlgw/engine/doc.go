@@ -66,6 +66,7 @@
 //	textcache.go    the plan cache of text SELECTs, per normalized shape
 //	direct.go       cached plans run without the engine's executor
 //	directwrite.go  cached plans of INSERT … VALUES, UPDATE/DELETE by key
+//	selectlimit.go  sql_select_limit for simple SELECTs (a go-mysql-server bug)
 //
 // Joins:
 //
