@@ -695,10 +695,12 @@ const maxWriteParams = 64
 const maxWriteText = 4096
 
 // maybeCacheableWriteText is a cheap look at a text before it is parsed:
-// a short INSERT, UPDATE or DELETE.
+// a short INSERT, UPDATE or DELETE without the words of the shapes the
+// cache never takes (INSERT IGNORE, ON DUPLICATE KEY UPDATE, INSERT ...
+// SELECT, subqueries), which would otherwise be parsed twice.
 func maybeCacheableWriteText(q string) bool {
 	q = strings.TrimLeft(q, " \t\r\n")
-	if len(q) > maxWriteText || len(q) < 8 {
+	if len(q) > maxWriteText || len(q) < 8 || containsFold(q, "select") || containsFold(q, "duplicate") || containsFold(q, "ignore") {
 		return false
 	}
 	for _, w := range []string{"insert", "update", "delete"} {
