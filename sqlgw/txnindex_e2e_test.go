@@ -3,6 +3,8 @@ package sqlgw_test
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -62,8 +64,13 @@ func TestLargeIndexedTransaction(t *testing.T) {
 // request on the embedded store (the rows and their index entities in one
 // atomic batch, as a multi-row INSERT; before, 500 marks and 500 clears
 // more), after one existence read per row (the table editor's duplicate
-// check, which only a plain autocommit INSERT skips: skipExistenceCheck in
-// sqlgw/engine/editor.go), and the index equals the rows right after it.
+// check, which only a plain autocommit INSERT or LOAD DATA without LOCAL
+// skips: skipExistenceCheck in sqlgw/engine/editor.go; LOAD DATA LOCAL
+// skips duplicates with a warning, so it reads), and the index equals the
+// rows right after it. The same rows from a server-side file (LOAD DATA
+// INFILE, no LOCAL) cost the one write; a duplicate there fails the
+// statement with 1062 and leaves none of its rows, under autocommit (found
+// by the write) and in a transaction (found by the read).
 func TestLoadDataIndexedBatch(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		st, co := ts.Store, ts.Catalog
@@ -86,5 +93,31 @@ func TestLoadDataIndexedBatch(t *testing.T) {
 		c.ExpectRows("SELECT COUNT(*) FROM t", "500")
 		c.ExpectRows("SELECT COUNT(*) FROM t WHERE k = 3", "39")
 		checkIndexes(t, st, co, "ld", "t", "index after LOAD DATA")
+
+		file := filepath.Join(t.TempDir(), "rows.csv")
+		write := func(s string) {
+			if err := os.WriteFile(file, []byte(s), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sb.Reset()
+		for i := range 500 {
+			fmt.Fprintf(&sb, "%d,%d,f%d\n", 1000+i, i%13, i)
+		}
+		write(sb.String())
+		load := "LOAD DATA INFILE '" + file + "' INTO TABLE t FIELDS TERMINATED BY ','"
+		if n, _ := c.Cost(load); n != 1 {
+			t.Errorf("LOAD DATA INFILE of 500 indexed rows: %d store requests, want 1 (the write)", n)
+		}
+		c.ExpectRows("SELECT COUNT(*) FROM t", "1000")
+		write("2000,1,new\n2001,2,new\n7,3,dup\n2002,4,new\n")
+		c.ExpectMessage(1062, "Duplicate entry '7' for key 'PRIMARY'", load)
+		c.ExpectRows("SELECT COUNT(*) FROM t", "1000")
+		c.Exec("BEGIN")
+		c.ExpectMessage(1062, "Duplicate entry '7' for key 'PRIMARY'", load)
+		c.ExpectRows("SELECT COUNT(*) FROM t WHERE c = 'new'", "0")
+		c.Exec("ROLLBACK")
+		c.ExpectRows("SELECT COUNT(*) FROM t", "1000")
+		checkIndexes(t, st, co, "ld", "t", "index after LOAD DATA INFILE")
 	})
 }

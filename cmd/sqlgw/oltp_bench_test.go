@@ -28,7 +28,15 @@ import (
 //   - point_select/text: the same statement as text (COM_QUERY);
 //   - read_only_ranges/ps: oltp_read_only's four 100-row range queries on
 //     id (plain, SUM, ORDER BY, DISTINCT + ORDER BY), prepared, in turn;
-//   - insert/ps: oltp_insert's single-row autocommit INSERT, prepared.
+//   - insert/ps: oltp_insert's single-row autocommit INSERT, prepared;
+//   - update_index/ps: oltp_update_index, UPDATE sbtest1 SET k=k+1 WHERE
+//     id=? (k_1 maintained), prepared;
+//   - update_non_index/ps: oltp_update_non_index, UPDATE sbtest1 SET c=?
+//     WHERE id=?, prepared.
+//
+// writes/op is the share of writes run from a cached plan
+// (Plan_cache_writes, sqlgw/engine/directwrite.go; absent in builds
+// without it).
 //
 // cachehits/op is the share of executes served from the plan cache
 // (sqlgw/engine/plancache.go), direct/op the share executed directly
@@ -169,6 +177,7 @@ func BenchmarkOLTP(b *testing.B) {
 			pads[i] = [2]string{text(10), text(5)}
 		}
 		id := 10_000_000 + rng.IntN(1_000_000)*1000
+		w0 := oltpWrites(b, conn)
 		b.ReportAllocs()
 		oltpMeasure(b, conn, func(i int) {
 			id++
@@ -177,7 +186,47 @@ func BenchmarkOLTP(b *testing.B) {
 				b.Fatal(err)
 			}
 		})
+		oltpReportWrites(b, conn, w0)
 	})
+	update := func(query string, args func() []any) func(b *testing.B) {
+		return func(b *testing.B) {
+			stmt, err := conn.PrepareContext(ctx, query)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer stmt.Close()
+			w0 := oltpWrites(b, conn)
+			b.ReportAllocs()
+			oltpMeasure(b, conn, func(int) {
+				if _, err := stmt.ExecContext(ctx, args()...); err != nil {
+					b.Fatal(err)
+				}
+			})
+			oltpReportWrites(b, conn, w0)
+		}
+	}
+	b.Run("update_index/ps", update("UPDATE sbtest1 SET k=k+1 WHERE id=?", func() []any { return []any{rng.IntN(rows) + 1} }))
+	b.Run("update_non_index/ps", update("UPDATE sbtest1 SET c=? WHERE id=?", func() []any { return []any{text(10), rng.IntN(rows) + 1} }))
+}
+
+// oltpWrites returns the session's Plan_cache_writes, or -1 in a build
+// without it.
+func oltpWrites(b *testing.B, conn *sql.Conn) int64 {
+	b.Helper()
+	var name string
+	var n int64
+	if err := conn.QueryRowContext(context.Background(), "SHOW SESSION STATUS LIKE 'Plan_cache_writes'").Scan(&name, &n); err != nil {
+		return -1
+	}
+	return n
+}
+
+// oltpReportWrites reports writes/op since w0 (oltpWrites).
+func oltpReportWrites(b *testing.B, conn *sql.Conn, w0 int64) {
+	b.Helper()
+	if w0 >= 0 {
+		b.ReportMetric(float64(oltpWrites(b, conn)-w0)/float64(b.N), "writes/op")
+	}
 }
 
 // oltpServer is benchServer without interpolateParams: prepared

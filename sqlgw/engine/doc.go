@@ -65,6 +65,7 @@
 //	plancache.go    FastLane: plan cache of prepared SELECTs
 //	textcache.go    the plan cache of text SELECTs, per normalized shape
 //	direct.go       cached plans run without the engine's executor
+//	directwrite.go  cached plans of INSERT … VALUES, UPDATE/DELETE by key
 //	selectlimit.go  sql_select_limit for simple SELECTs (a go-mysql-server bug)
 //
 // Joins:
@@ -130,7 +131,11 @@
 //     execute the general way. Text SELECTs share plans per normalized
 //     shape (textcache.go); plans that are only the lookup, its columns
 //     and LIMITs run without go-mysql-server's executor (direct.go).
-//     Plan_cache_hits / _misses / _direct / Last_plan_from_cache show it.
+//     INSERT … VALUES and UPDATE/DELETE whose WHERE a lookup answers are
+//     cached too (directwrite.go): the binder and analyzer are skipped, the
+//     executor and the editor still do the write.
+//     Plan_cache_hits / _misses / _direct / _writes / Last_plan_from_cache
+//     show it.
 //   - At most one row: a PointGet tells the engine so (index.go,
 //     max1RowFDs), which then spools the row without its goroutines.
 //   - Reading backwards: where the store can (storage.Capabilities.Reverse:

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -239,12 +240,42 @@ func skipExistenceCheck(ctx *sql.Context, db, table string) bool {
 	}
 	tdb, tname, ok := plainInsertTarget(q)
 	if !ok {
-		return false
+		if tdb, tname, ok = plainLoadTarget(q); !ok {
+			return false
+		}
 	}
 	if tdb == "" {
 		tdb = ctx.GetCurrentDatabase()
 	}
 	return strings.EqualFold(tdb, db) && strings.EqualFold(tname, table)
+}
+
+// reLoadData matches the start of a LOAD DATA without LOCAL, REPLACE or
+// IGNORE (the words the caller excludes anywhere): LOAD DATA
+// [LOW_PRIORITY|CONCURRENT] INFILE 'file' INTO TABLE [db.]table, the names
+// bare or `quoted`. LOAD DATA LOCAL skips duplicates with a warning, as
+// MySQL does (go-mysql-server's NewLoadData: LOCAL without REPLACE is
+// IGNORE), so it needs the existence read.
+var reLoadData = regexp.MustCompile("(?is)^[\\s(]*LOAD\\s+DATA\\s+(?:(?:LOW_PRIORITY|CONCURRENT)\\s+)?INFILE\\s+'(?:[^'\\\\]|\\\\.|'')*'\\s*INTO\\s+TABLE\\s+(`(?:[^`]|``)+`|[A-Za-z0-9_$\\x{80}-\\x{10FFFF}]+)(?:\\s*\\.\\s*(`(?:[^`]|``)+`|[A-Za-z0-9_$\\x{80}-\\x{10FFFF}]+))?(?:[\\s(;]|$)")
+
+// plainLoadTarget is plainInsertTarget for LOAD DATA (a plain LOAD DATA
+// under autocommit reports a duplicate key at the end of the statement as
+// an INSERT does, and reads no row before writing it).
+func plainLoadTarget(q string) (db, table string, ok bool) {
+	m := reLoadData.FindStringSubmatch(q)
+	if m == nil {
+		return "", "", false
+	}
+	unquote := func(id string) string {
+		if strings.HasPrefix(id, "`") {
+			return strings.ReplaceAll(id[1:len(id)-1], "``", "`")
+		}
+		return id
+	}
+	if m[2] != "" {
+		return unquote(m[1]), unquote(m[2]), true
+	}
+	return "", unquote(m[1]), true
 }
 
 // plainInsertTarget parses "INSERT [LOW_PRIORITY|DELAYED|HIGH_PRIORITY]

@@ -167,6 +167,9 @@ type cachedPlan struct {
 	// direct, if set, runs the plan without go-mysql-server's executor
 	// (direct.go).
 	direct *directPlan
+	// write, if set, makes this the plan of an INSERT, UPDATE or DELETE
+	// (directwrite.go).
+	write *writePlan
 }
 
 // authorized runs the privilege check go-mysql-server's binder runs for the
@@ -720,10 +723,13 @@ func (f *FastLane) execute(sqlCtx *sql.Context, c *mysql.Conn, s *Session, key, 
 	var auth sqlparser.AuthInformation
 	var nparams int
 	var ok bool
+	var counter string // a write's (directwrite.go)
 	if len(variants) == 0 {
 		if tname, auth, nparams, ok = cacheableShape(stmt); !ok {
-			s.plans.putNot(key)
-			return false, none, uncached, nil
+			if tname, auth, nparams, counter, ok = writeShape(stmt); !ok {
+				s.plans.putNot(key)
+				return false, none, uncached, nil
+			}
 		}
 	}
 	db := sqlCtx.GetCurrentDatabase()
@@ -736,7 +742,7 @@ func (f *FastLane) execute(sqlCtx *sql.Context, c *mysql.Conn, s *Session, key, 
 		sqlCtx.ClearWarnings()
 	}
 	for _, p := range variants {
-		if !p.valid(sqlCtx, f.GW, db, mode) {
+		if !p.valid(sqlCtx, f.GW, db, mode) || !p.validWrite(f.GW) {
 			s.plans.drop(key, p)
 			continue
 		}
@@ -745,6 +751,17 @@ func (f *FastLane) execute(sqlCtx *sql.Context, c *mysql.Conn, s *Session, key, 
 		}
 		if !f.authorized(sqlCtx, p.auth) {
 			break // go-mysql-server's binder reports the privilege error
+		}
+		if p.write != nil {
+			if node, ok := p.rebindWrite(sqlCtx, bindings); ok {
+				s.planHits.Add(1)
+				s.writeRuns.Add(1)
+				s.plans.hit(key)
+				err := f.runWrite(sqlCtx, c, query, p, node, callback)
+				s.lastFromCache.Store(true)
+				return true, none, nil, err
+			}
+			continue
 		}
 		if p.direct != nil && !f.NoDirect {
 			if exprs, ok := p.conjuncts(sqlCtx, bindings); ok {
@@ -771,9 +788,26 @@ func (f *FastLane) execute(sqlCtx *sql.Context, c *mysql.Conn, s *Session, key, 
 	// statement and keep the fields it sends.
 	if len(variants) > 0 {
 		tname, auth, nparams = variants[0].table, variants[0].auth, variants[0].nparams
+		if w := variants[0].write; w != nil {
+			counter = w.counter
+		}
 	}
 	s.planMisses.Add(1)
-	np := f.build(sqlCtx, query, stmt, tname, nparams, bindings, db, mode)
+	var np *cachedPlan
+	if counter != "" {
+		if cursor {
+			return false, none, uncached, nil
+		}
+		np = f.buildWrite(sqlCtx, query, stmt, tname, nparams, counter, bindings, db, mode)
+		if np != nil && s.plans.built(key) {
+			// A write runs from its plan at once (directwrite.go).
+			np.auth = auth
+			s.plans.put(key, np)
+			return f.runBuiltWrite(sqlCtx, c, s, query, np, bindings, callback)
+		}
+	} else {
+		np = f.build(sqlCtx, query, stmt, tname, nparams, bindings, db, mode)
+	}
 	if np != nil {
 		np.auth = auth
 	}
@@ -800,7 +834,7 @@ func (f *FastLane) execute(sqlCtx *sql.Context, c *mysql.Conn, s *Session, key, 
 	}
 	done = func(err error) {
 		s.lastFromCache.Store(false)
-		if err == nil && np.fields != nil {
+		if err == nil && (np.fields != nil || np.write != nil) {
 			s.plans.put(key, np)
 		}
 	}
@@ -813,6 +847,12 @@ func (f *FastLane) execute(sqlCtx *sql.Context, c *mysql.Conn, s *Session, key, 
 // command begin, Questions and Com_select. end(err) undoes them in
 // reverse order once the statement is done.
 func (f *FastLane) beginSelect(sqlCtx *sql.Context, query string) (*sql.Context, func(error), error) {
+	return f.beginStatement(sqlCtx, query, "Com_select")
+}
+
+// beginStatement is beginSelect for a statement counted in counter
+// (Com_select, Com_insert, ...).
+func (f *FastLane) beginStatement(sqlCtx *sql.Context, query, counter string) (*sql.Context, func(error), error) {
 	start := time.Now()
 	completed := func(error) {}
 	if f.Statements != nil {
@@ -830,7 +870,7 @@ func (f *FastLane) beginSelect(sqlCtx *sql.Context, query string) (*sql.Context,
 		return qctx, nil, err
 	}
 	sql.IncrementStatusVariable(qctx, "Questions", 1)
-	sql.IncrementStatusVariable(qctx, "Com_select", 1)
+	sql.IncrementStatusVariable(qctx, counter, 1)
 	return qctx, func(err error) {
 		sql.SessionCommandEnd(qctx.Session)
 		qctx.ProcessList.EndQuery(qctx)

@@ -32,6 +32,7 @@ type Session struct {
 	planMisses    atomic.Int64
 	lastFromCache atomic.Bool
 	directRuns    atomic.Int64 // executes run directly (direct.go)
+	writeRuns     atomic.Int64 // writes run from the cache (directwrite.go)
 
 	// groups: the statement's reads of table group partitions (tablegroup.go).
 	groups groupReads
@@ -58,6 +59,9 @@ const (
 	// Plan_cache_direct: the hits executed directly, without
 	// go-mysql-server's executor (direct.go).
 	StatusPlanCacheDirect = "Plan_cache_direct"
+	// Plan_cache_writes: the hits that were INSERT, UPDATE or DELETE
+	// (directwrite.go).
+	StatusPlanCacheWrites = "Plan_cache_writes"
 	// Snapshot_clock_reads: the requests that took the session's read
 	// snapshots (on Azure Table one clock read per snapshot, catalog/txn;
 	// none on the embedded store), not in Sqlgw_store_requests: a
@@ -262,6 +266,7 @@ func (s *Session) GetAllStatusVariables(ctx *sql.Context) map[string]sql.StatusV
 	m[StatusPlanCacheMisses] = &statusVar{name: StatusPlanCacheMisses, get: func() uint64 { return uint64(s.planMisses.Load()) }}
 	m[StatusLastPlanFromCache] = &statusVar{name: StatusLastPlanFromCache, get: s.lastPlanFromCache}
 	m[StatusPlanCacheDirect] = &statusVar{name: StatusPlanCacheDirect, get: func() uint64 { return uint64(s.directRuns.Load()) }}
+	m[StatusPlanCacheWrites] = &statusVar{name: StatusPlanCacheWrites, get: func() uint64 { return uint64(s.writeRuns.Load()) }}
 	m[StatusSnapshotClockReads] = &statusVar{name: StatusSnapshotClockReads, get: func() uint64 { return uint64(s.snapReads.Requests.Load()) }}
 	return m
 }
@@ -322,6 +327,8 @@ func (s *Session) GetStatusVariable(ctx *sql.Context, name string) (interface{},
 		return s.lastPlanFromCache(), nil
 	case strings.ToLower(StatusPlanCacheDirect):
 		return uint64(s.directRuns.Load()), nil
+	case strings.ToLower(StatusPlanCacheWrites):
+		return uint64(s.writeRuns.Load()), nil
 	case strings.ToLower(StatusSnapshotClockReads):
 		return uint64(s.snapReads.Requests.Load()), nil
 	}

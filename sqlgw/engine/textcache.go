@@ -94,6 +94,9 @@ func (f *FastLane) Query(ctx context.Context, c *mysql.Conn, query string, callb
 // SELECT with a WHERE.
 func maybeCacheableText(q string) bool {
 	q = strings.TrimLeft(q, " \t\r\n")
+	if maybeCacheableWriteText(q) { // directwrite.go
+		return true
+	}
 	return len(q) > 7 && strings.EqualFold(q[:6], "select") && (q[6] == ' ' || q[6] == '\t' || q[6] == '\n' || q[6] == '\r') &&
 		containsFold(q, "where")
 }
@@ -114,33 +117,10 @@ func containsFold(s, sub string) bool {
 func normalizeText(stmt sqlparser.Statement) (map[string]*querypb.BindVariable, string, bool) {
 	sel, isSel := stmt.(*sqlparser.Select)
 	if !isSel || sel.Where == nil {
-		return nil, "", false
+		return normalizeWriteText(stmt) // directwrite.go
 	}
 	bindings := map[string]*querypb.BindVariable{}
-	param := func(e *sqlparser.Expr) {
-		v, ok := (*e).(*sqlparser.SQLVal)
-		if !ok {
-			return
-		}
-		var bv *querypb.BindVariable
-		switch v.Type {
-		case sqlparser.IntVal:
-			text := string(v.Val)
-			if _, err := strconv.ParseInt(text, 10, 64); err == nil {
-				bv = &querypb.BindVariable{Type: sqltypes.Int64, Value: v.Val}
-			} else if _, err := strconv.ParseUint(text, 10, 64); err == nil {
-				bv = &querypb.BindVariable{Type: sqltypes.Uint64, Value: v.Val}
-			}
-		case sqlparser.StrVal:
-			bv = &querypb.BindVariable{Type: sqltypes.VarChar, Value: v.Val}
-		}
-		if bv == nil {
-			return
-		}
-		name := "v" + strconv.Itoa(len(bindings)+1)
-		bindings[name] = bv
-		*e = sqlparser.NewValArg([]byte(":" + name))
-	}
+	param := textParam(bindings)
 	var walk func(e sqlparser.Expr)
 	walk = func(e sqlparser.Expr) {
 		switch e := e.(type) {
@@ -189,6 +169,36 @@ func normalizeText(stmt sqlparser.Statement) (map[string]*querypb.BindVariable, 
 		}
 	}
 	return bindings, sb.String(), true
+}
+
+// textParam returns the function that makes a literal of a text statement
+// a parameter (integer and string literals; others are left) bound in
+// bindings as :v1, :v2, ...
+func textParam(bindings map[string]*querypb.BindVariable) func(e *sqlparser.Expr) {
+	return func(e *sqlparser.Expr) {
+		v, ok := (*e).(*sqlparser.SQLVal)
+		if !ok {
+			return
+		}
+		var bv *querypb.BindVariable
+		switch v.Type {
+		case sqlparser.IntVal:
+			text := string(v.Val)
+			if _, err := strconv.ParseInt(text, 10, 64); err == nil {
+				bv = &querypb.BindVariable{Type: sqltypes.Int64, Value: v.Val}
+			} else if _, err := strconv.ParseUint(text, 10, 64); err == nil {
+				bv = &querypb.BindVariable{Type: sqltypes.Uint64, Value: v.Val}
+			}
+		case sqlparser.StrVal:
+			bv = &querypb.BindVariable{Type: sqltypes.VarChar, Value: v.Val}
+		}
+		if bv == nil {
+			return
+		}
+		name := "v" + strconv.Itoa(len(bindings)+1)
+		bindings[name] = bv
+		*e = sqlparser.NewValArg([]byte(":" + name))
+	}
 }
 
 // textNot reports whether the session found text query not cacheable.
