@@ -10,6 +10,7 @@ import (
 
 	"github.com/sqlgw/sqlgw/catalog/txn"
 	"github.com/sqlgw/sqlgw/storage"
+	"github.com/sqlgw/sqlgw/storage/faultstore"
 )
 
 // Review tests of the inline path (inline.go).
@@ -171,5 +172,149 @@ func TestReviewInlineAbortInManyPages(t *testing.T) {
 		if n != 2500 || locks != 0 || intents != 0 {
 			t.Fatalf("after the abort: %d entities, %d locks, %d intents", n, locks, intents)
 		}
+	})
+}
+
+// TestReviewInlineCrashThenWriter stops an inline commit after its N-th
+// request (dropped, or applied with the reply lost), for every N; then
+// another gateway, its clock past the lease, writes row a (its value + 1000)
+// through an inline commit of its own before any sweep, and then the sweep
+// runs. The dead commit is all or nothing, the writer's commit is applied
+// on top of what it read, a commit that returned nil is never rolled back,
+// and nothing is left.
+func TestReviewInlineCrashThenWriter(t *testing.T) {
+	forEachVersionedStore(t, func(t *testing.T, env *mvccEnv) {
+		ctx := context.Background()
+		txns, acct := env.txns, env.acct
+		later := func() time.Time { return time.Now().Add(2 * txn.DefaultLease) }
+		run := func(n int, applied bool) int {
+			suffix := fmt.Sprintf("w%d%v", n, applied)
+			env.txns, env.acct = txns+suffix, acct+suffix
+			if err := env.inner.CreateTable(ctx, env.acct); err != nil {
+				t.Fatal(err)
+			}
+			env.rowsQ(t)
+			fs := faultstore.New(env.inner)
+			s := env.vwrap(t, fs, env.wrapOptions)
+			gs := env.oneGroup(t, s)
+			fs.CrashAt(n, applied)
+			err := s.Commit(ctx, gs, nil)
+			total := fs.Requests()
+			w := env.vwrap(t, env.inner, txn.Options{Now: later})
+			var werr error
+			for attempt := 0; attempt < 5; attempt++ {
+				a, gerr := w.Get(ctx, env.acct, "q", "a", nil)
+				if gerr != nil {
+					t.Fatal(gerr)
+				}
+				werr = w.Commit(ctx, []txn.Group{{Table: env.acct, Ops: []storage.Operation{{Kind: storage.OpUpdate, IfMatch: a.ETag,
+					Entity: &storage.Entity{PartitionKey: "q", RowKey: "a", Properties: storage.Properties{"bal": storage.Int64(a.Properties["bal"].Int() + 1000)}}}}}}, nil)
+				if werr == nil {
+					break
+				}
+			}
+			if werr != nil {
+				t.Fatalf("n=%d applied=%v: the writer: %v", n, applied, werr)
+			}
+			if _, rerr := w.Recover(ctx); rerr != nil {
+				t.Fatal(rerr)
+			}
+			got, _ := env.stateQ(t, ctx, env.vwrap(t, env.inner, txn.Options{Now: later}))
+			if got["a"] < 1000 {
+				t.Fatalf("n=%d applied=%v: a = %d, the writer's commit lost", n, applied, got["a"])
+			}
+			got["a"] -= 1000
+			c := classifyQ(got)
+			switch {
+			case c != "old" && c != "new":
+				t.Fatalf("n=%d applied=%v (commit: %v): %s", n, applied, err, c)
+			case err == nil && c != "new":
+				t.Fatalf("n=%d applied=%v: commit succeeded, state %s", n, applied, c)
+			case err != nil && !errors.Is(err, txn.ErrUnknownOutcome) && c != "old":
+				t.Fatalf("n=%d applied=%v: commit failed (%v) but applied", n, applied, err)
+			}
+			if _, extra := env.stateQ(t, ctx, env.inner); extra != "" {
+				t.Fatalf("n=%d applied=%v: left in the raw store: %q", n, applied, extra)
+			}
+			return total
+		}
+		total := run(0, false)
+		for n := 1; n <= total; n++ {
+			for _, applied := range []bool{false, true} {
+				run(n, applied)
+			}
+		}
+	})
+}
+
+// TestReviewInlineSnapshotRepeatable: while two gateways increment row a
+// through inline commits (and a third resolves locks as a reader), every
+// snapshot reads the same value of a each time it is read (by Get and by
+// a query, through either gateway, before and after the commits it
+// raced are resolved), and a later snapshot never reads less than an
+// earlier one: a snapshot S sees exactly the commits C <= S.
+func TestReviewInlineSnapshotRepeatable(t *testing.T) {
+	forEachVersionedStore(t, func(t *testing.T, env *mvccEnv) {
+		ctx := context.Background()
+		env.rowsQ(t)
+		gws := []*txn.Store{env.vwrap(t, env.inner, env.wrapOptions), env.vwrap(t, env.inner, env.wrapOptions)}
+		deadline := time.Now().Add(1500 * time.Millisecond)
+		var wg sync.WaitGroup
+		for w := 0; w < 4; w++ {
+			wg.Add(1)
+			go func(s *txn.Store) {
+				defer wg.Done()
+				for time.Now().Before(deadline) {
+					e, err := s.Get(ctx, env.acct, "q", "a", nil)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					err = s.Commit(ctx, []txn.Group{{Table: env.acct, Ops: []storage.Operation{{Kind: storage.OpUpdate, IfMatch: e.ETag,
+						Entity: &storage.Entity{PartitionKey: "q", RowKey: "a", Properties: storage.Properties{"bal": storage.Int64(e.Properties["bal"].Int() + 1)}}}}}}, nil)
+					if err != nil && !errors.Is(err, storage.ErrPreconditionFailed) {
+						t.Errorf("commit: %v", err)
+						return
+					}
+				}
+			}(gws[w%2])
+		}
+		type seen struct {
+			ctx context.Context
+			v   int64
+		}
+		var snaps []seen
+		read := func(c context.Context, s *txn.Store, how int) int64 {
+			if how == 0 {
+				e, err := s.Get(c, env.acct, "q", "a", nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return e.Properties["bal"].Int()
+			}
+			got, _ := env.stateQ(t, c, s)
+			return got["a"]
+		}
+		for i := 0; time.Now().Before(deadline); i++ {
+			s := gws[i%2]
+			c := snap(t, s)
+			v := read(c, s, i%2)
+			if len(snaps) > 0 && v < snaps[len(snaps)-1].v {
+				t.Errorf("snapshot %d reads %d, an earlier one %d", i, v, snaps[len(snaps)-1].v)
+			}
+			if v2 := read(c, gws[(i+1)%2], (i+1)%2); v2 != v {
+				t.Errorf("snapshot %d reads %d, then %d", i, v, v2)
+			}
+			snaps = append(snaps, seen{c, v})
+		}
+		wg.Wait()
+		for i, sn := range snaps {
+			for how := 0; how < 2; how++ {
+				if v := read(sn.ctx, gws[how], how); v != sn.v {
+					t.Fatalf("snapshot %d read %d during the commits, %d after", i, sn.v, v)
+				}
+			}
+		}
+		t.Logf("%d snapshots, a = %d", len(snaps), read(ctx, gws[0], 0))
 	})
 }
