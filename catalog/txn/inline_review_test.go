@@ -318,3 +318,91 @@ func TestReviewInlineSnapshotRepeatable(t *testing.T) {
 		t.Logf("%d snapshots, a = %d", len(snaps), read(ctx, gws[0], 0))
 	})
 }
+
+// hookCommitPoint runs hook once around the first batch of the record
+// table that inserts an inline commit row (the clock batch of the commit
+// point): before it is sent, or after it landed with its reply replaced
+// by lost (a timeout: the outcome unknown to the committer).
+type hookCommitPoint struct {
+	storage.Store
+	table string
+	once  *sync.Once
+	after bool
+	hook  func()
+}
+
+var errReplyLost = errors.New("review: reply lost")
+
+func (h hookCommitPoint) Batch(ctx context.Context, tbl string, ops []storage.Operation) ([]storage.ETag, error) {
+	point := false
+	if tbl == h.table {
+		for _, op := range ops {
+			if op.Kind == storage.OpInsert && op.Entity.PartitionKey == "clock" && len(op.Entity.RowKey) > 3 && op.Entity.RowKey[:3] == "c-i" {
+				point = true
+			}
+		}
+	}
+	if !point {
+		return h.Store.Batch(ctx, tbl, ops)
+	}
+	fired := false
+	if !h.after {
+		h.once.Do(func() { fired = true; h.hook() })
+		return h.Store.Batch(ctx, tbl, ops)
+	}
+	etags, err := h.Store.Batch(ctx, tbl, ops)
+	h.once.Do(func() { fired = true; h.hook() })
+	if fired && err == nil {
+		return nil, errReplyLost
+	}
+	return etags, err
+}
+
+// TestReviewInlineAbortAtTheCommitPoint: a reader on another gateway,
+// its clock past the lease, meets a lock of an inline transaction while
+// the committer's clock batch is in flight. Before the batch lands, the
+// reader's abort wins: the commit returns ErrAborted, and nothing of it
+// is applied, for every reader and after the sweep. After the batch landed
+// (its reply lost to the committer), the commit wins: the reader rolls
+// the lock forward, and the committer learns the outcome from the commit
+// row and returns nil, the commit applied.
+func TestReviewInlineAbortAtTheCommitPoint(t *testing.T) {
+	forEachVersionedStore(t, func(t *testing.T, env *mvccEnv) {
+		ctx := context.Background()
+		env.rowsQ(t)
+		later := txn.Options{Now: func() time.Time { return time.Now().Add(2 * txn.DefaultLease) }}
+		for _, after := range []bool{false, true} {
+			reader := env.vwrap(t, env.inner, later)
+			var readA int64
+			s := env.vwrap(t, hookCommitPoint{Store: env.inner, table: env.txns, once: &sync.Once{}, after: after, hook: func() {
+				e, err := reader.Get(ctx, env.acct, "q", "a", nil)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				readA = e.Properties["bal"].Int()
+			}}, env.wrapOptions)
+			base, _ := env.stateQ(t, ctx, s)
+			err := s.Commit(ctx, env.oneGroup(t, s), nil)
+			got, _ := env.stateQ(t, ctx, env.vwrap(t, env.inner, later))
+			if !after {
+				if !errors.Is(err, txn.ErrAborted) {
+					t.Fatalf("the reader aborted first: commit %v, want ErrAborted", err)
+				}
+				if readA != base["a"] || fmt.Sprint(got) != fmt.Sprint(base) {
+					t.Fatalf("aborted: the reader read a = %d, then %v; before: %v", readA, got, base)
+				}
+			} else {
+				if err != nil {
+					t.Fatalf("the commit point landed first: commit %v, want nil", err)
+				}
+				if readA != base["a"]-10 || got["a"] != base["a"]-10 || got["c"] != base["c"]+10 {
+					t.Fatalf("committed: the reader read a = %d, then %v; before: %v", readA, got, base)
+				}
+			}
+			if _, extra := env.stateQ(t, ctx, env.inner); extra != "" {
+				t.Fatalf("left in the raw store: %q", extra)
+			}
+		}
+	})
+}
