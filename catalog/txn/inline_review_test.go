@@ -406,3 +406,74 @@ func TestReviewInlineAbortAtTheCommitPoint(t *testing.T) {
 		}
 	})
 }
+
+// TestReviewInlineUpsertCrashAtEveryRequest: an inline commit of Upserts
+// (of an existing row and of a new one) and a Delete, stopped after its
+// N-th request for every N; a reader past the lease, then the sweep past
+// abortRetention: all or nothing, matching what Commit returned, and no
+// lock, intent, placeholder or commit row left.
+func TestReviewInlineUpsertCrashAtEveryRequest(t *testing.T) {
+	forEachVersionedStore(t, func(t *testing.T, env *mvccEnv) {
+		ctx := context.Background()
+		txns, acct := env.txns, env.acct
+		later := func() time.Time { return time.Now().Add(11 * time.Minute) }
+		row := func(rk string, bal int64) *storage.Entity {
+			return &storage.Entity{PartitionKey: "q", RowKey: rk, Properties: storage.Properties{"bal": storage.Int64(bal)}}
+		}
+		run := func(n int, applied bool) int {
+			suffix := fmt.Sprintf("u%d%v", n, applied)
+			env.txns, env.acct = txns+suffix, acct+suffix
+			if err := env.inner.CreateTable(ctx, env.acct); err != nil {
+				t.Fatal(err)
+			}
+			env.rowsQ(t)
+			fs := faultstore.New(env.inner)
+			s := env.vwrap(t, fs, env.wrapOptions)
+			c, err := s.Get(ctx, env.acct, "q", "c", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gs := []txn.Group{{Table: env.acct, Ops: []storage.Operation{
+				{Kind: storage.OpUpsert, Mode: storage.Replace, Entity: row("a", 5)},
+				{Kind: storage.OpUpsert, Mode: storage.Replace, Entity: row("e", 6)},
+				{Kind: storage.OpDelete, IfMatch: c.ETag, Entity: &storage.Entity{PartitionKey: "q", RowKey: "c"}},
+			}}}
+			fs.CrashAt(n, applied)
+			err = s.Commit(ctx, gs, nil)
+			total := fs.Requests()
+			r := env.vwrap(t, env.inner, txn.Options{Now: later})
+			got, _ := env.stateQ(t, ctx, r)
+			var cl string
+			switch fmt.Sprint(got) {
+			case "map[a:100 b:100 c:100]":
+				cl = "old"
+			case "map[a:5 b:100 e:6]":
+				cl = "new"
+			default:
+				t.Fatalf("n=%d applied=%v (commit: %v): mixed %v", n, applied, err, got)
+			}
+			switch {
+			case err == nil && cl != "new":
+				t.Fatalf("n=%d applied=%v: commit succeeded, state %s", n, applied, cl)
+			case err != nil && !errors.Is(err, txn.ErrUnknownOutcome) && cl != "old":
+				t.Fatalf("n=%d applied=%v: commit failed (%v) but applied", n, applied, err)
+			}
+			if _, rerr := r.Recover(ctx); rerr != nil {
+				t.Fatal(rerr)
+			}
+			if raw, extra := env.stateQ(t, ctx, env.inner); fmt.Sprint(raw) != fmt.Sprint(got) || extra != "" {
+				t.Fatalf("n=%d applied=%v: raw store %v %q, readers saw %v", n, applied, raw, extra, got)
+			}
+			if rows := env.commitRows(t); len(rows) != 0 {
+				t.Fatalf("n=%d applied=%v: commit rows left after the sweep: %v", n, applied, rows)
+			}
+			return total
+		}
+		total := run(0, false)
+		for n := 1; n <= total; n++ {
+			for _, applied := range []bool{false, true} {
+				run(n, applied)
+			}
+		}
+	})
+}
