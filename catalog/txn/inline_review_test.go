@@ -477,3 +477,44 @@ func TestReviewInlineUpsertCrashAtEveryRequest(t *testing.T) {
 		}
 	})
 }
+
+// TestReviewInlineSweptCommitRowThenCommit: the commit row of a finished
+// inline commit, whose deletion the committer queued for its next clock
+// batch, is deleted first by another gateway's sweep (its clock past the
+// lease); the committer's next commit carries the deletion of a row that
+// is gone: it succeeds, at the cost of one clock batch more (the
+// deletion dropped after the store names the failed operation), on both
+// backends (the batch error's index).
+func TestReviewInlineSweptCommitRowThenCommit(t *testing.T) {
+	forEachVersionedStore(t, func(t *testing.T, env *mvccEnv) {
+		ctx := context.Background()
+		env.rowsQ(t)
+		fs := faultstore.New(env.inner)
+		s := env.vwrap(t, fs, env.wrapOptions)
+		if err := s.Commit(ctx, env.oneGroup(t, s), nil); err != nil {
+			t.Fatal(err)
+		}
+		sweep := env.vwrap(t, env.inner, txn.Options{Now: func() time.Time { return time.Now().Add(2 * txn.DefaultLease) }})
+		if _, err := sweep.Recover(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if rows := env.commitRows(t); len(rows) != 0 {
+			t.Fatalf("commit rows after the sweep: %v", rows)
+		}
+		a, err := s.Get(ctx, env.acct, "q", "a", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs.CrashAt(0, false)
+		if err := s.Commit(ctx, []txn.Group{{Table: env.acct, Ops: []storage.Operation{{Kind: storage.OpUpdate, IfMatch: a.ETag,
+			Entity: &storage.Entity{PartitionKey: "q", RowKey: "a", Properties: storage.Properties{"bal": storage.Int64(1)}}}}}}, nil); err != nil {
+			t.Fatalf("the next commit: %v", err)
+		}
+		if n := fs.Requests(); n > 4 {
+			t.Errorf("the next commit: %d requests, want at most 4", n)
+		}
+		if e, err := sweep.Get(ctx, env.acct, "q", "a", nil); err != nil || e.Properties["bal"].Int() != 1 {
+			t.Fatalf("a: %v %v", e, err)
+		}
+	})
+}
