@@ -518,3 +518,33 @@ func TestReviewInlineSweptCommitRowThenCommit(t *testing.T) {
 		}
 	})
 }
+
+// TestReviewInlineCommitRowOfDroppedTable: an inline transaction left
+// unresolved (committed, its committer gone before the resolution; or
+// aborted by a reader with locks left) in a table that is then dropped:
+// the sweep past the lease and abortRetention deletes its commit row (no
+// partition left to finish), instead of keeping it, and querying the
+// missing table, at every sweep forever.
+func TestReviewInlineCommitRowOfDroppedTable(t *testing.T) {
+	forEachVersionedStore(t, func(t *testing.T, env *mvccEnv) {
+		ctx := context.Background()
+		env.rowsQ(t)
+		s := env.vwrap(t, dropResolution{env.inner}, env.wrapOptions)
+		if err := s.Commit(ctx, env.oneGroup(t, s), nil); err != nil {
+			t.Fatal(err)
+		}
+		if rows := env.commitRows(t); rows["committed"] != 1 {
+			t.Fatalf("commit rows: %v", rows)
+		}
+		if err := env.inner.DeleteTable(ctx, env.acct); err != nil {
+			t.Fatal(err)
+		}
+		sweep := env.vwrap(t, env.inner, txn.Options{Now: func() time.Time { return time.Now().Add(11 * time.Minute) }})
+		if _, err := sweep.Recover(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if rows := env.commitRows(t); len(rows) != 0 {
+			t.Fatalf("commit rows after the sweep, their table dropped: %v", rows)
+		}
+	})
+}
