@@ -548,3 +548,63 @@ func TestReviewInlineCommitRowOfDroppedTable(t *testing.T) {
 		}
 	})
 }
+
+// TestReviewInlineReadAroundTheCommitPoint: snapshots and filtered
+// queries around an inline commit point, through another gateway: taken
+// while the locks and intents are in place before the commit point, a
+// snapshot sees nothing of the commit; taken after the commit point but
+// before the resolution, it sees all of it (the commit row decides), and
+// both still do after the resolution. A filter that only the new values
+// pass (bal = 90, or 110) finds them at the later snapshot and now, and
+// not at the earlier one; intents never show.
+func TestReviewInlineReadAroundTheCommitPoint(t *testing.T) {
+	forEachVersionedStore(t, func(t *testing.T, env *mvccEnv) {
+		ctx := context.Background()
+		env.rowsQ(t)
+		reader := env.vwrap(t, env.inner, env.wrapOptions)
+		var locked, committed context.Context
+		var lockedSeen, committedSeen string
+		filtered := func(c context.Context) string {
+			page, err := reader.Query(c, env.acct, &storage.Query{Partition: storage.Exactly("q"),
+				Filter: storage.Or{storage.Eq("bal", storage.Int64(90)), storage.Eq("bal", storage.Int64(110))}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out []string
+			for _, e := range page.Entities {
+				out = append(out, fmt.Sprintf("%s=%d", e.RowKey, e.Properties["bal"].Int()))
+			}
+			return fmt.Sprint(out)
+		}
+		var lockedF, committedF string
+		s := env.vwrap(t, pauseResolution{Store: env.inner, table: env.acct, once: &sync.Once{}, hook: func() {
+			committed = snap(t, reader)
+			got, _ := env.stateQ(t, committed, reader)
+			committedSeen = classifyQ(got)
+			committedF = filtered(committed)
+		}}, env.wrapOptions)
+		gs := env.oneGroup(t, s)
+		err := s.Commit(ctx, gs, func() error {
+			locked = snap(t, reader)
+			got, _ := env.stateQ(t, locked, reader)
+			lockedSeen = classifyQ(got)
+			lockedF = filtered(locked)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lockedSeen != "old" || committedSeen != "new" || lockedF != "[]" || committedF != "[a=90 c=110]" {
+			t.Fatalf("during the commit: before the commit point %s %s, after it %s %s", lockedSeen, lockedF, committedSeen, committedF)
+		}
+		for _, c := range []struct {
+			ctx         context.Context
+			want, wantF string
+		}{{locked, "old", "[]"}, {committed, "new", "[a=90 c=110]"}, {ctx, "new", "[a=90 c=110]"}} {
+			got, extra := env.stateQ(t, c.ctx, reader)
+			if classifyQ(got) != c.want || extra != "" || filtered(c.ctx) != c.wantF {
+				t.Fatalf("after the resolution, want %s: %v %q %s", c.want, got, extra, filtered(c.ctx))
+			}
+		}
+	})
+}
