@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -605,6 +606,76 @@ func TestReviewInlineReadAroundTheCommitPoint(t *testing.T) {
 			if classifyQ(got) != c.want || extra != "" || filtered(c.ctx) != c.wantF {
 				t.Fatalf("after the resolution, want %s: %v %q %s", c.want, got, extra, filtered(c.ctx))
 			}
+		}
+	})
+}
+
+// TestReviewInlineLargeEntity: an inline commit of an entity near the
+// store's size limit, over a previous value as large (its intent in two
+// parts, the resolution's value and history both near the limit): the
+// committer dies after the commit point, a reader rolls it forward from
+// the intent's parts (and deletes them), and reads the new value whole;
+// then an inline commit of it aborted before the commit point leaves it
+// unchanged and nothing behind.
+func TestReviewInlineLargeEntity(t *testing.T) {
+	forEachVersionedStore(t, func(t *testing.T, env *mvccEnv) {
+		ctx := context.Background()
+		big := func(c byte) storage.Properties {
+			p := storage.Properties{}
+			for i := 0; i < 12; i++ {
+				p[fmt.Sprintf("p%02d", i)] = storage.Binary([]byte(strings.Repeat(string(c), 61<<10)))
+			}
+			return p
+		}
+		if _, err := env.inner.Insert(ctx, env.acct, &storage.Entity{PartitionKey: "q", RowKey: "big", Properties: big('x')}); err != nil {
+			t.Fatal(err)
+		}
+		s := env.vwrap(t, dropResolution{env.inner}, env.wrapOptions)
+		e, err := s.Get(ctx, env.acct, "q", "big", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := snap(t, s)
+		if err := s.Commit(ctx, []txn.Group{{Table: env.acct, Ops: []storage.Operation{{Kind: storage.OpUpdate, IfMatch: e.ETag,
+			Entity: &storage.Entity{PartitionKey: "q", RowKey: "big", Properties: big('y')}}}}}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, extra := env.stateQ(t, ctx, env.inner); extra != "intent,intent,lock on big" {
+			t.Fatalf("raw store after the crash: %q (want a lock and an intent in two parts)", extra)
+		}
+		reader := env.vwrap(t, env.inner, env.wrapOptions)
+		check := func(c context.Context, want byte) {
+			t.Helper()
+			got, err := reader.Get(c, env.acct, "q", "big", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Properties) != 12 {
+				t.Fatalf("%d properties", len(got.Properties))
+			}
+			for k, v := range got.Properties {
+				if string(v.Bytes()) != strings.Repeat(string(want), 61<<10) {
+					t.Fatalf("%s: %.10q..., want %c", k, v.Bytes(), want)
+				}
+			}
+		}
+		check(ctx, 'y')
+		check(before, 'x')
+		if _, extra := env.stateQ(t, ctx, env.inner); extra != "" {
+			t.Fatalf("raw store after the roll-forward: %q", extra)
+		}
+		e, err = reader.Get(ctx, env.acct, "q", "big", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fail := errors.New("no")
+		if err := reader.Commit(ctx, []txn.Group{{Table: env.acct, Ops: []storage.Operation{{Kind: storage.OpUpdate, IfMatch: e.ETag,
+			Entity: &storage.Entity{PartitionKey: "q", RowKey: "big", Properties: big('z')}}}}}, func() error { return fail }); !errors.Is(err, fail) {
+			t.Fatalf("commit: %v", err)
+		}
+		check(ctx, 'y')
+		if _, extra := env.stateQ(t, ctx, env.inner); extra != "" {
+			t.Fatalf("raw store after the abort: %q", extra)
 		}
 	})
 }
