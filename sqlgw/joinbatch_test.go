@@ -173,6 +173,14 @@ type slowStore struct {
 	bursts   atomic.Int64
 }
 
+// Capabilities: the slow store stands for a store with round trips, whose
+// independent requests the gateway sends in parallel (not InProcess).
+func (s *slowStore) Capabilities() storage.Capabilities {
+	c := s.Store.Capabilities()
+	c.InProcess = false
+	return c
+}
+
 func (s *slowStore) enter() {
 	if s.inflight.Add(1) == 1 {
 		s.bursts.Add(1)

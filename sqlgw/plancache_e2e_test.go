@@ -3,6 +3,7 @@ package sqlgw_test
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"testing"
 
 	"github.com/sqlgw/sqlgw/catalog"
@@ -187,5 +188,123 @@ func TestPlanCachePrivileges(t *testing.T) {
 	// The general path's answer: the user has no privilege left in pcp.
 	if code := sqltest.Errno(err); code != 1044 && code != 1142 {
 		t.Fatalf("after REVOKE: %v (errno %d), want access denied (1044 or 1142)", err, code)
+	}
+}
+
+// TestPlanCacheStatementSpacing: a prepared statement whose text starts
+// or ends with spaces or newlines (sysbench's select_random_points
+// prepares "\n        SELECT id, k, c, pad\n          FROM sbtest1 ...")
+// runs from the plan cache like any other: go-mysql-server keeps its parse
+// tree under the trimmed text, and the plan cache looked it up under the
+// text as sent, so every execute took the general path.
+func TestPlanCacheStatementSpacing(t *testing.T) {
+	store, _ := sqltest.Memory.Open(t)
+	ts := sqltest.Start(t, store, sqltest.Options{})
+	c := ts.Conn()
+	r := sqltest.NewRunner(t, c)
+	ctx := context.Background()
+	r.Exec("CREATE DATABASE pcs")
+	r.Exec("USE pcs")
+	r.Exec("CREATE TABLE t (id INT PRIMARY KEY, k INT, v VARCHAR(20), KEY k_1 (k))")
+	r.Exec("INSERT INTO t VALUES (1, 10, 'one'), (2, 20, 'two'), (3, 30, 'three')")
+	for _, q := range []string{
+		"\n        SELECT id, k, v\n          FROM t\n          WHERE k IN (?, ?)\n        ",
+		"  SELECT v FROM t WHERE id = ? ;  ",
+	} {
+		args := func(i int) []any {
+			if strings.Contains(q, "IN") {
+				return []any{(i%3 + 1) * 10, 99}
+			}
+			return []any{i%3 + 1}
+		}
+		st, err := c.PrepareContext(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h0, _, _ := planCacheStatus(t, c)
+		for i := range 4 {
+			rs, err := st.QueryContext(ctx, args(i)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for rs.Next() {
+				n++
+			}
+			if err := rs.Err(); err != nil {
+				t.Fatal(err)
+			}
+			rs.Close()
+			if n != 1 {
+				t.Errorf("%q execute %d: %d rows", q, i, n)
+			}
+		}
+		st.Close()
+		if h1, _, _ := planCacheStatus(t, c); h1-h0 != 3 {
+			t.Errorf("%q: %d plan cache hits in 4 executes, want 3", q, h1-h0)
+		}
+	}
+}
+
+// TestLastPlanFromCacheVariable: @@last_plan_from_cache (TiDB's name) says
+// whether the session's previous statement ran from the plan cache, is
+// read-only, and is listed by SHOW VARIABLES.
+func TestLastPlanFromCacheVariable(t *testing.T) {
+	store, _ := sqltest.Memory.Open(t)
+	ts := sqltest.Start(t, store, sqltest.Options{})
+	c := ts.Conn()
+	r := sqltest.NewRunner(t, c)
+	ctx := context.Background()
+	r.Exec("CREATE DATABASE lpc")
+	r.Exec("USE lpc")
+	r.Exec("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20))")
+	r.Exec("INSERT INTO t VALUES (1, 'one'), (2, 'two')")
+	last := func() int {
+		t.Helper()
+		var n int
+		if err := c.QueryRowContext(ctx, "SELECT @@last_plan_from_cache").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if got := last(); got != 0 {
+		t.Errorf("new session: @@last_plan_from_cache = %d, want 0", got)
+	}
+	st, err := c.PrepareContext(ctx, "SELECT v FROM t WHERE id = ?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var v string
+	for i, want := range []int{0, 1, 1} { // the first execute builds the plan
+		if err := st.QueryRowContext(ctx, i%2+1).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		if got := last(); got != want {
+			t.Errorf("after execute %d: @@last_plan_from_cache = %d, want %d", i+1, got, want)
+		}
+		// The SELECT of the variable did not run from the cache.
+		if got := last(); got != 0 {
+			t.Errorf("after SELECT @@last_plan_from_cache: %d, want 0", got)
+		}
+	}
+	// A text statement of a cached shape counts too.
+	r.Exec("SELECT v FROM t WHERE id = 1")
+	r.Exec("SELECT v FROM t WHERE id = 2")
+	if got := last(); got != 1 {
+		t.Errorf("after a cached text SELECT: @@last_plan_from_cache = %d, want 1", got)
+	}
+	var name string
+	var val string
+	if err := c.QueryRowContext(ctx, "SHOW SESSION VARIABLES LIKE 'last_plan_from_cache'").Scan(&name, &val); err != nil {
+		t.Fatal(err)
+	}
+	if val != "0" && val != "OFF" {
+		t.Errorf("SHOW VARIABLES: %s = %q, want 0 or OFF", name, val)
+	}
+	for _, set := range []string{"SET last_plan_from_cache = 1", "SET SESSION last_plan_from_cache = 0", "SET GLOBAL last_plan_from_cache = 1"} {
+		if _, err := c.ExecContext(ctx, set); err == nil {
+			t.Errorf("%s: no error, want a read-only variable's", set)
+		}
 	}
 }

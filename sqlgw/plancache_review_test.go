@@ -2,6 +2,7 @@ package sqlgw_test
 
 import (
 	"context"
+	gosql "database/sql"
 	"fmt"
 	"io"
 	"log/slog"
@@ -16,6 +17,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 
 	"github.com/sqlgw/sqlgw/sqlgw"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
@@ -63,9 +65,12 @@ func TestPlanCacheSessionSettings(t *testing.T) {
 		{q: "SELECT v FROM t WHERE id > ?", args: []any{0}},
 		{q: "SELECT id, v FROM t WHERE id BETWEEN ? AND ?", args: []any{1, 4}},
 		{q: "SELECT v FROM t WHERE id = ?", args: []any{2}},
+		{q: "SELECT v FROM t"},
+		// Prepared with spaces around, as sysbench's select_random_points.
+		{q: "\n  SELECT id, v\n    FROM t\n    WHERE id IN (?, ?)\n  ", args: []any{1, 3}},
 	}
 	for _, set := range []string{
-		"SET sql_select_limit = 2", "SET sql_select_limit = DEFAULT",
+		"SET sql_select_limit = 2", "SET sql_select_limit = 0", "SET sql_select_limit = DEFAULT",
 		"SET character_set_results = latin1", "SET character_set_results = binary", "SET character_set_results = NULL", "SET NAMES utf8mb4",
 	} {
 		steps = append(steps, queries...)
@@ -723,20 +728,108 @@ func TestTextPlanCacheCharsetKeys(t *testing.T) {
 	rawDiff(t, qs)
 }
 
-// TestSQLSelectLimit: MySQL caps a SELECT without LIMIT at
-// sql_select_limit rows. sqlgw's general path ignores the setting (found
-// reviewing the plan cache, which must follow whatever the general path
-// does): go-mysql-server's applyDefaultSelectLimit rule exists but the
-// statement returns every row.
+// TestSQLSelectLimit: MySQL caps a top-level SELECT without LIMIT at
+// sql_select_limit rows. go-mysql-server's analyzer leaves its rule out for
+// a simple SELECT (a projection of one table, filtered or not), which then
+// returned every row; sqlgw applies the limit itself there
+// (engine/selectlimit.go), with and without the plan cache, for text and
+// prepared statements.
 func TestSQLSelectLimit(t *testing.T) {
-	t.Skip("bug: sql_select_limit is ignored (general path, not the plan cache): SELECT without LIMIT returns every row")
-	c := vtConn(t, true)
-	for _, q := range []string{"CREATE DATABASE sl", "USE sl", "CREATE TABLE t (id INT PRIMARY KEY)", "INSERT INTO t VALUES (1), (2), (3)", "SET sql_select_limit = 1"} {
-		rawRun(c, q)
-	}
-	for _, q := range []string{"SELECT id FROM t", "SELECT id FROM t WHERE id > 0"} {
-		if got := rawRun(c, q); strings.Count(got, "row ") != 1 {
-			t.Errorf("%s with sql_select_limit = 1:\n%s", q, got)
+	for _, noCache := range []bool{false, true} {
+		c := vtConn(t, noCache)
+		for _, q := range []string{"CREATE DATABASE sl", "USE sl", "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10))", "INSERT INTO t VALUES (1, 'a'), (2, 'b'), (3, 'c')"} {
+			rawRun(c, q)
 		}
+		// Under the default, the same statements with an explicit LIMIT 1
+		// give what sql_select_limit = 1 must give without one.
+		qs := []string{"SELECT id FROM t", "SELECT id, v AS w FROM t WHERE id > 0", "SELECT id FROM t WHERE id IN (2, 3)",
+			"SELECT v FROM t WHERE id BETWEEN 1 AND 3", "SELECT id FROM t WHERE id > 1 ORDER BY id DESC", "SELECT * FROM t WHERE v <> 'a'",
+			"SELECT id FROM t WHERE v = 0", "SELECT id, 1/0 FROM t WHERE id > 1"} // the last two warn
+		want := map[string]string{}
+		for _, q := range qs {
+			want[q] = rawRun(c, q+" LIMIT 1")
+		}
+		rawRun(c, "SET sql_select_limit = 1")
+		for _, q := range qs {
+			for i := range 3 { // text plans are cached from the second run on
+				if got := rawRun(c, q); got != want[q] {
+					t.Errorf("noCache %v: %s with sql_select_limit = 1, run %d:\n%s\nwant (LIMIT 1):\n%s", noCache, q, i+1, got, want[q])
+				}
+			}
+		}
+		// An explicit LIMIT wins; aggregates give their one row.
+		if got := rawRun(c, "SELECT id FROM t LIMIT 2"); strings.Count(got, "row ") != 2 {
+			t.Errorf("noCache %v: LIMIT 2 under sql_select_limit = 1:\n%s", noCache, got)
+		}
+		if got := rawRun(c, "SELECT COUNT(*) FROM t WHERE id > 0"); !strings.Contains(got, "row [INT64(3)]") {
+			t.Errorf("noCache %v: COUNT(*) under sql_select_limit = 1:\n%s", noCache, got)
+		}
+		rawRun(c, "SET sql_select_limit = 2")
+		if got := rawRun(c, "SELECT id FROM t WHERE id > 0"); strings.Count(got, "row ") != 2 {
+			t.Errorf("noCache %v: sql_select_limit = 2:\n%s", noCache, got)
+		}
+		rawRun(c, "SET sql_select_limit = DEFAULT")
+		for _, q := range []string{"SELECT id FROM t", "SELECT id FROM t WHERE id > 0"} {
+			if got := rawRun(c, q); strings.Count(got, "row ") != 3 {
+				t.Errorf("noCache %v: %s after SET sql_select_limit = DEFAULT:\n%s", noCache, q, got)
+			}
+		}
+	}
+}
+
+// TestSQLSelectLimitPrepared: sql_select_limit caps a prepared simple
+// SELECT at each execute, whether its plan was cached before the SET or
+// not, and stops capping it after SET sql_select_limit = DEFAULT.
+func TestSQLSelectLimitPrepared(t *testing.T) {
+	for _, noCache := range []bool{false, true} {
+		host, port := startServer(t, noCache)
+		db, err := gosql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", net.JoinHostPort(host, strconv.Itoa(port))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		ctx := context.Background()
+		c, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		r := sqltest.NewRunner(t, c)
+		r.Exec("CREATE DATABASE slp")
+		r.Exec("USE slp")
+		r.Exec("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10))")
+		r.Exec("INSERT INTO t VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+		st, err := c.PrepareContext(ctx, "SELECT id, v FROM t WHERE id > ?")
+		if err != nil {
+			t.Fatal(err)
+		}
+		count := func() int {
+			t.Helper()
+			rs, err := st.QueryContext(ctx, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rs.Close()
+			n := 0
+			for rs.Next() {
+				n++
+			}
+			if err := rs.Err(); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		for step, c := range []struct {
+			set  string
+			want int
+		}{{"", 3}, {"", 3}, {"SET sql_select_limit = 1", 1}, {"", 1}, {"SET sql_select_limit = 2", 2}, {"SET sql_select_limit = DEFAULT", 3}, {"", 3}} {
+			if c.set != "" {
+				r.Exec(c.set)
+			}
+			if got := count(); got != c.want {
+				t.Errorf("noCache %v, step %d (%s): %d rows, want %d", noCache, step, c.set, got, c.want)
+			}
+		}
+		st.Close()
 	}
 }

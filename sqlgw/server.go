@@ -329,11 +329,11 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 		ln.Close()
 		return fail(fmt.Errorf("sqlgw: %w", err))
 	}
-	if !cfg.NoPlanCache {
-		h.Fast = &engine.FastLane{GW: gw, Engine: gmsEngine, SessionManager: srv.SessionManager(), NoDirect: cfg.NoDirect, NoText: cfg.NoTextPlanCache} // plancache.go, direct.go, textcache.go
-		if gw.Metrics != nil {
-			h.Fast.Statements = gw.Metrics
-		}
+	// With NoPlanCache too: engine/selectlimit.go runs simple SELECTs
+	// under a sql_select_limit.
+	h.Fast = &engine.FastLane{GW: gw, Engine: gmsEngine, SessionManager: srv.SessionManager(), NoCache: cfg.NoPlanCache, NoDirect: cfg.NoDirect, NoText: cfg.NoTextPlanCache} // plancache.go, direct.go, textcache.go
+	if gw.Metrics != nil {
+		h.Fast.Statements = gw.Metrics
 	}
 	gw.Log = cfg.Logger
 	wire.PublishLimits(rl.Limits)

@@ -457,6 +457,12 @@ type Capabilities struct {
 	// Cost weighs the backend's work for the planner; the zero value
 	// means AzureCost.
 	Cost CostModel
+	// InProcess is set when requests are served in the calling process
+	// without a round trip (the embedded Pebble store): independent
+	// requests then gain nothing from being sent in parallel, and the
+	// goroutines that would send them cost scheduling and stack growth,
+	// so callers send them one after another.
+	InProcess bool
 }
 
 // CostModel is what reads cost on a backend, for the planner's choice

@@ -65,6 +65,7 @@
 //	plancache.go    FastLane: plan cache of prepared SELECTs
 //	textcache.go    the plan cache of text SELECTs, per normalized shape
 //	direct.go       cached plans run without the engine's executor
+//	selectlimit.go  sql_select_limit for simple SELECTs (a go-mysql-server bug)
 //
 // Joins:
 //

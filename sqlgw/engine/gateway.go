@@ -49,6 +49,10 @@ type Gateway struct {
 	// (storage.Capabilities.Reverse; Pebble, not Azure), so the planner
 	// may read ORDER BY ... DESC backwards (planner.Query.Reverse).
 	reverse bool
+	// serial: the backend serves requests in this process
+	// (storage.Capabilities.InProcess): a statement's independent reads
+	// run one after another instead of in parallel (Gateway.each).
+	serial bool
 	// ignoreIndexes: see Engine.IgnoreSecondaryIndexes.
 	ignoreIndexes bool
 
@@ -107,6 +111,7 @@ func newGateway(store storage.Store, cat *catalog.Catalog) *Gateway {
 		txs:      txs,
 		unsorted: store.Capabilities().Unsorted,
 		reverse:  store.Capabilities().Reverse && !store.Capabilities().Unsorted,
+		serial:   store.Capabilities().InProcess,
 		store:    newGroupStore(typedstore.New(store)), // tablegroup.go, sqlgw/engine/typedstore
 		Catalog:  cat,
 		schemas:  map[schemaKey]*tableInfo{},

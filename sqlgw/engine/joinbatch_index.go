@@ -2,7 +2,6 @@ package engine
 
 import (
 	"errors"
-	"sync"
 
 	"github.com/sqlgw/sqlgw/planner"
 	"github.com/sqlgw/sqlgw/storage"
@@ -11,7 +10,8 @@ import (
 // readIndexHits runs the index reads of an index plan (p.Index.Gets and
 // p.Index.Queries, each query followed to its end) and returns the index
 // entities in plan order (index order). Several reads are issued in
-// parallel, multiGetParallel at a time: a batched lookup join's block of
+// parallel, multiGetParallel at a time (one after another on an
+// in-process store: Gateway.each): a batched lookup join's block of
 // keys is one plan with one index read per key. A plan with a limit keeps
 // the sequential reads, which stop as soon as a covering plan has enough.
 func (it *rowIter) readIndexHits(p *planner.Plan) ([]*storage.Entity, error) {
@@ -74,26 +74,17 @@ func (it *rowIter) readIndexHits(p *planner.Plan) ([]*storage.Entity, error) {
 	}
 	res := make([][]*storage.Entity, n)
 	errs := make([]error, n)
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, multiGetParallel)
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(i int) {
-			defer wg.Done()
-			defer func() { <-sem }()
-			if i < len(p.Index.Gets) {
-				e, err := get(p.Index.Gets[i])
-				if e != nil {
-					res[i] = []*storage.Entity{e}
-				}
-				errs[i] = err
-				return
+	it.t.gw.each(n, func(i int) {
+		if i < len(p.Index.Gets) {
+			e, err := get(p.Index.Gets[i])
+			if e != nil {
+				res[i] = []*storage.Entity{e}
 			}
-			res[i], errs[i] = query(p.Index.Queries[i-len(p.Index.Gets)], func(int) bool { return false })
-		}(i)
-	}
-	wg.Wait()
+			errs[i] = err
+			return
+		}
+		res[i], errs[i] = query(p.Index.Queries[i-len(p.Index.Gets)], func(int) bool { return false })
+	})
 	var hits []*storage.Entity
 	for i := range res {
 		if errs[i] != nil {

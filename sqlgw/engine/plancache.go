@@ -100,7 +100,8 @@ import (
 // (Plan_cache_hits, Plan_cache_misses: executes of a
 // cacheable statement that had to build the plan, Plan_cache_direct: hits
 // executed directly) and Last_plan_from_cache (1 if the session's previous
-// statement ran from the cache, as TiDB's @@last_plan_from_cache). Text
+// statement ran from the cache), and the read-only session variable
+// @@last_plan_from_cache, TiDB's name, with the same flag (session.go). Text
 // statements count as executes. Config.NoPlanCache turns the cache off,
 // Config.NoDirect its direct execution, Config.NoTextPlanCache its text
 // statements (the differential test compares them).
@@ -196,6 +197,9 @@ type FastLane struct {
 		QueryStarted()
 		QueryCompleted(success bool, d time.Duration)
 	}
+	// NoCache turns the plan cache off: only statements under a
+	// sql_select_limit (selectlimit.go) are run here.
+	NoCache bool
 	// NoDirect turns direct execution (direct.go) off: cached plans run
 	// through go-mysql-server's executor.
 	NoDirect bool
@@ -664,11 +668,21 @@ func (f *FastLane) StmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 	}
 	uncached := func(error) { s.lastFromCache.Store(false) }
 	query := prepare.PrepareStmt
+	if _, on := sessionSelectLimit(nil, s); on { // selectlimit.go
+		if stmt, ok := preparedStatement(s, query); ok {
+			if handled, err := f.selectLimit(ctx, c, s, query, stmt, prepare.BindVars, callback); handled {
+				return true, noCapture, nil, err
+			}
+		}
+	}
+	if f.NoCache {
+		return false, noCapture, uncached, nil
+	}
 	variants, notCacheable := s.plans.get(query)
 	if notCacheable {
 		return false, noCapture, uncached, nil
 	}
-	stmt, ok := s.GetPreparedQuery(query)
+	stmt, ok := preparedStatement(s, query)
 	if !ok {
 		return false, noCapture, uncached, nil
 	}
@@ -678,6 +692,18 @@ func (f *FastLane) StmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 	}
 	cursor := c.StatusFlags&uint16(mysql.ServerCursorExists) != 0
 	return f.execute(sqlCtx, c, s, query, query, stmt, variants, prepare.BindVars, cursor, callback)
+}
+
+// preparedStatement returns the parse tree go-mysql-server keeps for the
+// prepared statement query. go-mysql-server keeps it under the text as
+// prepared, or (Engine.PrepareQuery, which the handler's ComPrepare calls)
+// without its leading and trailing spaces and delimiters: sysbench's
+// select_random_points prepares "\n        SELECT id, k, c, pad ...".
+func preparedStatement(s *Session, query string) (sqlparser.Statement, bool) {
+	if stmt, ok := s.GetPreparedQuery(query); ok {
+		return stmt, true
+	}
+	return s.GetPreparedQuery(sql.RemoveSpaceAndDelimiter(query, ';'))
 }
 
 // noCapture is the capture callback of a statement whose fields are not

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -457,34 +456,26 @@ func (it *rowIter) loadIndex() error {
 	}
 	errs := make([]error, len(hits))
 	stale := make([]bool, len(hits))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, multiGetParallel)
-	for _, i := range gets {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			h := hits[i]
-			// A marked entity handed between two rows of one transaction
-			// names both (ixmaint.Candidates): each whose row implies it is
-			// an answer (both, only if a commit was cut half-way).
-			for _, cand := range ixmaint.Candidates(h) {
-				e, ok, err := it.verifyHit(ix, h, cand[0], cand[1])
-				if err != nil {
-					errs[i] = err
-					return
-				}
-				if ok && out[i] == nil {
-					out[i] = e
-				} else if ok {
-					also[i] = e
-				}
+	it.t.gw.each(len(gets), func(j int) {
+		i := gets[j]
+		h := hits[i]
+		// A marked entity handed between two rows of one transaction
+		// names both (ixmaint.Candidates): each whose row implies it is
+		// an answer (both, only if a commit was cut half-way).
+		for _, cand := range ixmaint.Candidates(h) {
+			e, ok, err := it.verifyHit(ix, h, cand[0], cand[1])
+			if err != nil {
+				errs[i] = err
+				return
 			}
-			stale[i] = out[i] == nil
-		}()
-	}
-	wg.Wait()
+			if ok && out[i] == nil {
+				out[i] = e
+			} else if ok {
+				also[i] = e
+			}
+		}
+		stale[i] = out[i] == nil
+	})
 	for i := range hits {
 		if errs[i] != nil {
 			return mapError(errs[i])

@@ -273,6 +273,40 @@ func (s *Session) lastPlanFromCache() uint64 {
 	return 0
 }
 
+// LastPlanFromCacheVar is the read-only session variable that says whether
+// the session's previous statement ran from the plan cache (plancache.go),
+// as TiDB's @@last_plan_from_cache: SELECT @@last_plan_from_cache reads
+// it before the SELECT itself counts. The same flag as the status
+// variable Last_plan_from_cache; SET refuses it (1238, read only).
+const LastPlanFromCacheVar = "last_plan_from_cache"
+
+func init() {
+	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{&sql.MysqlSystemVariable{
+		Name:    LastPlanFromCacheVar,
+		Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Session),
+		Dynamic: false,
+		Type:    types.NewSystemBoolType(LastPlanFromCacheVar),
+		Default: int8(0),
+	}})
+}
+
+// GetSessionVariable answers last_plan_from_cache from the session's flag,
+// every other variable from the base session.
+func (s *Session) GetSessionVariable(ctx *sql.Context, name string) (interface{}, error) {
+	if len(name) == len(LastPlanFromCacheVar) && strings.EqualFold(name, LastPlanFromCacheVar) {
+		return int8(s.lastPlanFromCache()), nil
+	}
+	return s.BaseSession.GetSessionVariable(ctx, name)
+}
+
+// GetAllSessionVariables adds last_plan_from_cache's current value to the
+// base session's (SHOW VARIABLES).
+func (s *Session) GetAllSessionVariables() map[string]interface{} {
+	m := s.BaseSession.GetAllSessionVariables()
+	m[LastPlanFromCacheVar] = int8(s.lastPlanFromCache())
+	return m
+}
+
 // GetStatusVariable returns sqlgw's counters by name, others from the base.
 func (s *Session) GetStatusVariable(ctx *sql.Context, name string) (interface{}, error) {
 	switch strings.ToLower(name) {

@@ -62,7 +62,10 @@ func (f *FastLane) Query(ctx context.Context, c *mysql.Conn, query string, callb
 		return false, noCapture, func(error) {}, nil
 	}
 	uncached := func(error) { s.lastFromCache.Store(false) }
-	if !maybeCacheableText(query) || s.plans.textNot(query) {
+	if handled, err := f.selectLimit(ctx, c, s, query, nil, nil, callback); handled { // selectlimit.go
+		return true, noCapture, nil, err
+	}
+	if f.NoCache || f.NoText || !maybeCacheableText(query) || s.plans.textNot(query) {
 		return false, noCapture, uncached, nil
 	}
 	sqlCtx, err := f.SessionManager.NewContextWithQuery(ctx, c, query)

@@ -216,7 +216,7 @@ func (h *Handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 // with the callback that records what the cache needs; handled reports
 // the former.
 func (h *Handler) cachedText(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn, run func(mysql.ResultSpoolFn) error) (handled bool, err error) {
-	if h.Fast == nil || h.Fast.NoText {
+	if h.Fast == nil {
 		return false, run(callback)
 	}
 	handled, capture, done, err := h.Fast.Query(ctx, c, query, func(res *sqltypes.Result) error { return callback(res, false) })

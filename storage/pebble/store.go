@@ -281,7 +281,7 @@ func (s *Store) Close() error {
 
 // Capabilities implements storage.Store.
 func (s *Store) Capabilities() storage.Capabilities {
-	return storage.Capabilities{Limits: s.limits, Reverse: true, Cost: storage.PebbleCost}
+	return storage.Capabilities{Limits: s.limits, Reverse: true, Cost: storage.PebbleCost, InProcess: true}
 }
 
 // DB returns the underlying Pebble database, for benchmarks and tools.
