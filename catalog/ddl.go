@@ -189,6 +189,20 @@ func (c *Catalog) Version() uint64 {
 	return c.snap.version
 }
 
+// StoredVersion reads the catalog version from the store (one request,
+// bypassing the cache). A ctx carrying a store snapshot the catalog's
+// store honours (the embedded store's own, storage.WithSnapshot) reads
+// the version committed before that snapshot: sqlgw/engine/snapshot.go
+// asks it when the version it cached before the snapshot was older than
+// a table or index change.
+func (c *Catalog) StoredVersion(ctx context.Context) (uint64, error) {
+	v, err := c.store.Get(ctx, c.table, catalogPartition, versionRowKey, &storage.GetOptions{Select: []string{propVersion}})
+	if err != nil {
+		return 0, fmt.Errorf("catalog: reading version: %w", err)
+	}
+	return uint64(v.Properties[propVersion].Int()), nil
+}
+
 // install makes s the cached snapshot unless a newer one is installed.
 func (c *Catalog) install(s *snapshot, checked time.Time) {
 	c.mu.Lock()
@@ -276,6 +290,7 @@ func (s *snapshot) addTable(lower string, proto *Table) *Table {
 	t.ID = s.nextID
 	t.Database = s.dbs[lower]
 	t.Version = s.version + 1
+	t.DefVersion = t.Version
 	s.tables[lower][strings.ToLower(t.Name)] = t
 	return t
 }
@@ -677,6 +692,7 @@ func (c *Catalog) TruncateTable(ctx context.Context, db, name string) (*Table, e
 		}
 		t.Generation++
 		t.AutoIncrementStart = 0
+		t.DefVersion = s.version + 1 // alterTable's version
 		tx.after = append(tx.after, c.dropPhysical(replaced...), c.dropCounter(oldT))
 		return nil
 	})
@@ -868,6 +884,10 @@ func (c *Catalog) modifyColumn(ctx context.Context, db, table, name string, col 
 			if verified == 0 || !Narrows(old.Type, col.Type) {
 				return fmt.Errorf("column %q: %w", name, err)
 			}
+			t.DefVersion = s.version + 1 // a narrowing: alterTable's version
+		}
+		if old.Nullable && !col.Nullable {
+			t.DefVersion = s.version + 1 // NULLs an older snapshot holds
 		}
 		key := t.usedInKey(name)
 		if key {

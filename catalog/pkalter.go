@@ -59,6 +59,8 @@ func (c *Catalog) SetPrimaryKeyVerified(ctx context.Context, db, table string, p
 				}
 			}
 		}
+		// Rows an older snapshot holds map to keys under the old key.
+		t.DefVersion = s.version + 1 // alterTable's version
 		if len(pk) == 0 {
 			for _, col := range t.Columns {
 				if col.AutoIncrement {
@@ -104,6 +106,7 @@ func (c *Catalog) RevertPrimaryKey(ctx context.Context, db, table string, before
 		if t.Version != version {
 			return fmt.Errorf("%w: %s.%s changed before its primary key change was undone", ErrConflict, db, table)
 		}
+		t.DefVersion = s.version + 1 // as SetPrimaryKeyVerified
 		t.PrimaryKey = append([]KeyPart(nil), before.PrimaryKey...)
 		t.PartitionKey = append([]string(nil), before.PartitionKey...)
 		for i := range t.Columns {

@@ -31,6 +31,16 @@ type Table struct {
 	Generation uint32 `json:"gen"`
 	// Version is the catalog version at which this record last changed.
 	Version uint64 `json:"ver"`
+	// DefVersion is the catalog version at which the table's stored rows
+	// last stopped being readable as they were: its creation, TRUNCATE
+	// (a fresh physical table), a primary key change and a narrowing
+	// column change (values an older snapshot holds may not fit). Other
+	// changes (columns added, dropped or widened, indexes, comments,
+	// renames, constraints) leave it, and DML never changes the record.
+	// A read at a store snapshot taken while the catalog was at an older
+	// version must not read the table (sqlgw/engine/snapshot.go: 1412).
+	// 0: not recorded (a record written before it was).
+	DefVersion uint64 `json:"dver,omitempty"`
 	// NextIndexID is the last ID given to a secondary index.
 	NextIndexID uint32 `json:"nextidx"`
 	// Retired are the properties of dropped columns: never reused, since

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/storage"
@@ -181,6 +182,10 @@ func Check(ctx context.Context, st storage.Store, t *catalog.Table) ([]Mismatch,
 	return out, nil
 }
 
+// backfillRetries bounds the attempts to index one row of a local index
+// whose ETag keeps changing (about a minute of 50 ms pauses).
+const backfillRetries = 1200
+
 // Progress reports a backfill's progress: rows indexed so far and the
 // base-table cursor (the last row key done).
 type Progress func(rows int, pk, rk string)
@@ -250,29 +255,62 @@ func (m *Maintainer) backfillPage(ctx context.Context, t *catalog.Table, ix *cat
 		// the ETag read, in one batch: never an entity for a changed row.
 		return m.each(ctx, items, func(ctx context.Context, tc *touch) error {
 			bpk, brk := tc.e.Properties[catalog.PropBasePK].Str(), tc.e.Properties[catalog.PropBaseRK].Str()
-			kind := storage.OpUpsert
-			if keyed(ix, t, tc.e) {
-				kind = storage.OpInsert
-			}
-			_, err := m.Store.Batch(ctx, t.Physical, []storage.Operation{
-				{Kind: storage.OpUpdate, Mode: storage.Merge, IfMatch: tc.etag,
-					Entity: &storage.Entity{PartitionKey: bpk, RowKey: brk, Properties: storage.Properties{}}},
-				{Kind: kind, Mode: storage.Replace, Entity: tc.e},
-			})
-			var be *storage.BatchError
-			switch {
-			case err == nil:
-				return nil
-			case errors.As(err, &be) && be.Index == 1 && errors.Is(err, storage.ErrAlreadyExists):
-				cur, gerr := m.Store.Get(ctx, t.Physical, tc.e.PartitionKey, tc.e.RowKey, nil)
-				if gerr == nil && sameEntity(cur, tc.e) {
-					return nil // already indexed by a writer
+			pause := time.Millisecond
+			for attempt := 0; ; attempt++ {
+				kind := storage.OpUpsert
+				if keyed(ix, t, tc.e) {
+					kind = storage.OpInsert
 				}
-				return &DuplicateError{Index: ix.Name, Key: tc.e.PartitionKey + tc.e.RowKey}
-			case errors.Is(err, storage.ErrPreconditionFailed), errors.Is(err, storage.ErrNotFound):
-				return nil // the row changed or went: its writer maintained the index
+				_, err := m.Store.Batch(ctx, t.Physical, []storage.Operation{
+					{Kind: storage.OpUpdate, Mode: storage.Merge, IfMatch: tc.etag,
+						Entity: &storage.Entity{PartitionKey: bpk, RowKey: brk, Properties: storage.Properties{}}},
+					{Kind: kind, Mode: storage.Replace, Entity: tc.e},
+				})
+				var be *storage.BatchError
+				switch {
+				case err == nil:
+					return nil
+				case errors.As(err, &be) && be.Index == 1 && errors.Is(err, storage.ErrAlreadyExists):
+					cur, gerr := m.Store.Get(ctx, t.Physical, tc.e.PartitionKey, tc.e.RowKey, nil)
+					if gerr == nil && sameEntity(cur, tc.e) {
+						return nil // already indexed by a writer
+					}
+					return &DuplicateError{Index: ix.Name, Key: tc.e.PartitionKey + tc.e.RowKey}
+				case errors.Is(err, storage.ErrNotFound):
+					return nil // the row went: its writer maintained the index
+				case !errors.Is(err, storage.ErrPreconditionFailed):
+					return err
+				}
+				// The row's ETag changed since it was read: a writer's
+				// commit, which maintained the index (writers rewrite
+				// even unchanged entities of an index being built), or
+				// a transaction record's lock (catalog/txn), whose
+				// transaction may still abort and leave the row as it
+				// was, with no writer of its entity. Index the row as it
+				// is now; a lock is waited out (readers resolve it, its
+				// lease bounds it).
+				if attempt >= backfillRetries {
+					return fmt.Errorf("ixmaint: backfill of index %s: row %s/%s kept changing (%d attempts): %w", ix.Name, bpk, brk, attempt, err)
+				}
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-time.After(pause):
+				}
+				pause = min(2*pause, 50*time.Millisecond)
+				row, etag, ok, gerr := GetRow(ctx, m.Store, t, bpk, brk)
+				if gerr != nil {
+					return gerr
+				}
+				if !ok {
+					return nil // the row went
+				}
+				ie, ierr := t.IndexEntity(ix, bpk, brk, row)
+				if ierr != nil {
+					return ierr
+				}
+				tc.e, tc.etag = ie, etag
 			}
-			return err
 		})
 	}
 	if done, err := m.backfillAtomic(ctx, t, ix, items); done || err != nil {

@@ -108,6 +108,10 @@ func (t *Table) newRowIter(ctx *sql.Context, spec *readSpec) (*rowIter, error) {
 		rctx = storeCtx
 	}
 	it.ctx = recorder.WithCounters(withGroupReads(rctx(ctx), ctx), &it.counters) // tablegroup.go
+	// A table replaced or rewritten after the snapshot: 1412 (snapshot.go).
+	if err := checkTableSnapshot(it.ctx, it.meta); err != nil {
+		return nil, err
+	}
 	need := t.proj
 	if need != nil && spec.residual != nil {
 		need = append(append([]int(nil), need...), t.info.storageOrder...)

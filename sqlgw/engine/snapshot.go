@@ -13,6 +13,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 
 	"github.com/sqlgw/sqlgw/catalog"
+	txnrec "github.com/sqlgw/sqlgw/catalog/txn"
 	"github.com/sqlgw/sqlgw/storage"
 	"github.com/sqlgw/sqlgw/storage/recorder"
 )
@@ -82,11 +83,40 @@ import (
 //     index's entities hold the rows' values of when it was built, not
 //     the snapshot's (checkIndexSnapshot,
 //     TestReviewIndexCreatedAfterSnapshot). The same read with IGNORE
-//     INDEX, or in a new transaction, succeeds. The catalog version
-//     compared is the one the gateway had cached before taking the
-//     snapshot, so an index made ready by another gateway less than the
-//     catalog's refresh interval before the snapshot may also fail such a
-//     read (spuriously, never with wrong rows).
+//     INDEX, or in a new transaction, succeeds.
+//   - A read of a table whose rows were replaced or rewritten after the
+//     snapshot fails with 1412 too, as InnoDB's consistent read of a
+//     table rebuilt or created after its read view does
+//     (checkTableSnapshot, catalog.Table.DefVersion): a table created
+//     after it (DROP and CREATE of its name included:
+//     TestSnapshotDropCreateAfterSnapshot), TRUNCATE (a fresh physical
+//     table: TestSnapshotTruncateAfterSnapshot), and the ALTERs after
+//     which the rows the snapshot holds no longer read as they were: a
+//     primary key change (rows map to other keys) and a narrowing MODIFY
+//     COLUMN (shorter, smaller, fewer ENUM members, NOT NULL: it checks
+//     the current values only, not those of older snapshots)
+//     (TestSnapshotAlterAfterSnapshot). sqlgw has no ALTER that rewrites
+//     rows or moves them to a new physical table besides these. Metadata
+//     changes do not count: a comment, a rename, a column added (older
+//     rows read its default), dropped (its property is retired) or
+//     widened (every stored value reads unchanged), an index added (only
+//     reads through it: above) or dropped, constraints, triggers,
+//     AUTO_INCREMENT. Nor does DML (TestSnapshotDMLKeepsTableDefVersion).
+//     Other tables read on at the snapshot; a new transaction reads the
+//     table. The check applies to every read at a snapshot, but a
+//     statement resolves its tables before its first read takes the
+//     snapshot, so it is a transaction's later statements (REPEATABLE
+//     READ, SERIALIZABLE) that meet such a change; at READ COMMITTED
+//     each statement's snapshot follows the tables it resolved
+//     (TestSnapshotTruncateAfterSnapshot). Attached tables are not
+//     checked (see below).
+//   - Both checks compare with the catalog version the gateway had cached
+//     before taking the snapshot; a change made by another gateway less
+//     than the catalog's refresh interval before the snapshot is newer
+//     than that. When a check would fail, the embedded store reads the
+//     catalog's version at the snapshot (once per snapshot) and decides
+//     exactly (TestSnapshotCatalogChangeBeforeSnapshotOtherGateway); the
+//     Table service cannot (below).
 //
 // The same semantics hold on both backends, and every test named above
 // runs on both (sqltest.ForEachBackend), as do the SIGKILL bank tests of
@@ -102,6 +132,14 @@ import (
 //   - Writes that do not go through the transaction record (the cases
 //     txnatomic.go lists, DDL backfills) carry no commit timestamp: every
 //     snapshot sees them once they land (read committed for those rows).
+//     Writes to a table whose index is being built are not among them
+//     (TestSnapshotWritesDuringIndexBuild).
+//   - The catalog is not versioned, so its version at a timestamp
+//     snapshot cannot be read: a table or index change made by another
+//     gateway less than the catalog's refresh interval (250 ms by
+//     default) before the snapshot may fail a read at it with 1412
+//     spuriously, never with wrong rows (snapCatalog.precedes); a retry
+//     of the transaction succeeds.
 //   - Attached tables (attached.go) are foreign to catalog/txn
 //     (wrapTxn): their entities are read as they are, never as versions,
 //     so a snapshot does not cover them (read committed), and their own
@@ -110,7 +148,9 @@ import (
 //   - A snapshot can be read for an hour (catalog/txn.MaxSnapshotAge:
 //     the versions older snapshots would need are pruned): a statement or
 //     transaction reading at an older one fails with 1213
-//     (catalog/txn.ErrSnapshotTooOld; a retry takes a fresh snapshot).
+//     (catalog/txn.ErrSnapshotTooOld; a retry takes a fresh snapshot, and
+//     the server retries an autocommit statement that sent nothing yet,
+//     sqlgw/wire/autoretry.go: TestSnapshotTooOldRetried).
 //
 // The session holds at most one snapshot: taking one releases the
 // previous; COMMIT, ROLLBACK, the end of a statement outside an open
@@ -128,9 +168,10 @@ type snapState struct {
 	tx     *txn   // the transaction it belongs to
 	stmtID stmtID // the statement it belongs to (per-statement levels)
 	stmt   bool   // taken for one statement
-	// catVer: the catalog version cached before the snapshot was taken
-	// (indexes made ready after it are not read at it: checkIndexSnapshot).
-	catVer uint64
+	// cat: the catalog version known to precede the snapshot (tables and
+	// indexes changed after it are not read at it: checkTableSnapshot,
+	// checkIndexSnapshot).
+	cat *snapCatalog
 	// none: the store has no snapshots (do not ask again).
 	none bool
 }
@@ -157,7 +198,7 @@ func readCtx(ctx *sql.Context) context.Context {
 	if s == nil {
 		return c
 	}
-	sn, catVer, err := s.readSnapshot(ctx)
+	sn, cat, err := s.readSnapshot(ctx)
 	if err != nil {
 		// Reading without the snapshot would give a statement a torn cut
 		// and a REPEATABLE READ transaction non-repeatable reads (its next
@@ -168,14 +209,63 @@ func readCtx(ctx *sql.Context) context.Context {
 		return failed
 	}
 	if sn != nil {
-		return context.WithValue(storage.WithSnapshot(c, sn), snapCatalogKey{}, catVer)
+		return context.WithValue(storage.WithSnapshot(c, sn), snapCatalogKey{}, cat)
 	}
 	return c
 }
 
-// snapCatalogKey carries, in a context with the session's snapshot, the
-// catalog version cached before it was taken (snapState.catVer).
+// snapCatalogKey carries, in a context with the session's snapshot, its
+// *snapCatalog.
 type snapCatalogKey struct{}
+
+// snapCatalog is what the gateway knows of the catalog version at a
+// snapshot.
+type snapCatalog struct {
+	mu sync.Mutex
+	// ver: a catalog version committed before the snapshot was taken (at
+	// first the one the gateway had cached before taking it).
+	ver uint64
+	// asked: the version at the snapshot was read from the store (or
+	// cannot be: a timestamp snapshot), so ver is final.
+	asked bool
+	cat   *catalog.Catalog
+}
+
+// precedes reports whether the catalog change at version v was committed
+// before the snapshot that ctx carries. The version the gateway cached
+// before the snapshot decides when it is at least v; otherwise, once per
+// snapshot, the version is read from the store at the snapshot, when the
+// catalog's store can read at it: the embedded store's own snapshot,
+// which the catalog shares with the tables (New opens the catalog on the
+// gateway's store). A timestamp snapshot of the Table service (catalog/txn)
+// cannot read the catalog's past (its entities are not versioned): the
+// change counts as after the snapshot, so a change made by another
+// gateway less than the catalog's refresh interval before the snapshot
+// may fail a read with 1412 spuriously, never give wrong rows.
+func (sc *snapCatalog) precedes(ctx context.Context, v uint64) bool {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if v <= sc.ver {
+		return true
+	}
+	if sc.asked || sc.cat == nil {
+		return false
+	}
+	sn := storage.SnapshotOf(ctx)
+	if _, ts := txnrec.SnapshotTS(sn); ts || sn == nil {
+		sc.asked = true
+		return false
+	}
+	// MetaCtx drops every value of ctx (the session's counters): the
+	// snapshot is put back.
+	got, err := sc.cat.StoredVersion(storage.WithSnapshot(MetaCtx(ctx), sn))
+	if err != nil {
+		return false // 1412 this time; the next read asks again
+	}
+	sc.asked = true
+	sc.ver = max(sc.ver, got)
+	return v <= sc.ver
+}
 
 // errTableDefChanged is MySQL's ER_TABLE_DEF_CHANGED (1412), as InnoDB
 // reports a consistent read through an index created after the read
@@ -184,9 +274,37 @@ func errTableDefChanged(table, index string) error {
 	return mysql.NewSQLError(1412, "HY000", "Table definition has changed, please retry transaction (sqlgw: index %s of table %s was built after this transaction's snapshot)", index, table)
 }
 
+// errTableChanged is ER_TABLE_DEF_CHANGED (1412) for a table whose rows
+// were replaced or rewritten after the snapshot.
+func errTableChanged(table string) error {
+	return mysql.NewSQLError(1412, "HY000", "Table definition has changed, please retry transaction (sqlgw: table %s was created, truncated or rebuilt after this transaction's snapshot)", table)
+}
+
+// checkTableSnapshot fails a read of table t at a snapshot taken before
+// the catalog change that last replaced or rewrote its rows
+// (Table.DefVersion: CREATE, TRUNCATE, a primary key change, a narrowing
+// MODIFY COLUMN), as InnoDB fails a consistent read of a table rebuilt
+// after its read view with 1412: the snapshot never had the new physical
+// table's rows (an empty table after TRUNCATE, another table after DROP
+// and CREATE of its name), or holds values the new definition cannot
+// read (a row under the old primary key, a value wider than the narrowed
+// column). Attached tables are not checked: the catalog never replaces
+// or rewrites their rows (TRUNCATE and key changes refuse them), and
+// attaching one reads rows that existed before. Reads without a snapshot
+// and snapshots taken after the change read the table.
+func checkTableSnapshot(ctx context.Context, t *catalog.Table) error {
+	if t.DefVersion == 0 || t.IsAttached() || storage.SnapshotOf(ctx) == nil {
+		return nil
+	}
+	if sc, ok := ctx.Value(snapCatalogKey{}).(*snapCatalog); ok && !sc.precedes(ctx, t.DefVersion) {
+		return errTableChanged(t.Name)
+	}
+	return nil
+}
+
 // checkIndexSnapshot fails a read of index ix at a snapshot taken before
-// the catalog made it ready (Index.ReadyVersion above the version the
-// gateway had cached before taking the snapshot): the index's entities
+// the catalog made it ready (Index.ReadyVersion after the snapshot,
+// snapCatalog.precedes): the index's entities
 // were backfilled with the rows' values when it was built, not the
 // snapshot's (on Pebble the snapshot predates them all; on the Table
 // service they carry no commit timestamp), so a lookup would miss rows or
@@ -198,7 +316,7 @@ func checkIndexSnapshot(ctx context.Context, t *catalog.Table, ix *catalog.Index
 	if ix.ReadyVersion == 0 || storage.SnapshotOf(ctx) == nil {
 		return nil
 	}
-	if v, ok := ctx.Value(snapCatalogKey{}).(uint64); ok && ix.ReadyVersion > v {
+	if sc, ok := ctx.Value(snapCatalogKey{}).(*snapCatalog); ok && !sc.precedes(ctx, ix.ReadyVersion) {
 		return errTableDefChanged(t.Name, ix.Name)
 	}
 	return nil
@@ -219,20 +337,20 @@ func perStatement(ctx *sql.Context) bool {
 // readSnapshot returns the snapshot the session's current read uses, taking
 // it if needed; nil when the store has none; an error when it could not be
 // taken (a failed clock read on the Table service, a closing store).
-func (s *Session) readSnapshot(ctx *sql.Context) (storage.Snapshot, uint64, error) {
+func (s *Session) readSnapshot(ctx *sql.Context) (storage.Snapshot, *snapCatalog, error) {
 	tx := currentTxn(ctx)
 	stmt := tx == nil || perStatement(ctx)
 	st := &s.snap
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.none {
-		return nil, 0, nil
+		return nil, nil, nil
 	}
 	if st.snap != nil && st.tx == tx && st.stmt == stmt && (!stmt || st.stmtID == statementOf(ctx)) {
-		return st.snap, st.catVer, nil
+		return st.snap, st.cat, nil
 	}
 	sn, err := s.takeSnapshotLocked(ctx, tx, stmt)
-	return sn, st.catVer, err
+	return sn, st.cat, err
 }
 
 // takeSnapshotLocked releases the session's snapshot and takes a new one
@@ -243,8 +361,8 @@ func (s *Session) takeSnapshotLocked(ctx *sql.Context, tx *txn, stmt bool) (stor
 		st.snap.Release()
 		st.snap = nil
 	}
-	// The catalog version first: every index ready at it was ready
-	// before the snapshot (checkIndexSnapshot).
+	// The catalog version first: every change up to it was committed
+	// before the snapshot (checkTableSnapshot, checkIndexSnapshot).
 	catVer := s.GW.Catalog.Version()
 	// On the embedded store no request; on the Table service one clock
 	// read (catalog/txn), counted in the session's Snapshot_clock_reads.
@@ -258,7 +376,8 @@ func (s *Session) takeSnapshotLocked(ctx *sql.Context, tx *txn, stmt bool) (stor
 		// fail (readCtx); the next read tries again.
 		return nil, fmt.Errorf("sqlgw: taking the read snapshot: %w", err)
 	}
-	st.snap, st.tx, st.stmt, st.stmtID, st.catVer = sn, tx, stmt, statementOf(ctx), catVer
+	st.snap, st.tx, st.stmt, st.stmtID = sn, tx, stmt, statementOf(ctx)
+	st.cat = &snapCatalog{ver: catVer, cat: s.GW.Catalog}
 	return sn, nil
 }
 

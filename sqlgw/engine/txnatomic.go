@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -47,20 +48,38 @@ import (
 // resolver never settles a mark against a row whose transaction may still
 // commit.
 //
+// Writes to a table whose indexes are being built (CREATE INDEX or ALTER
+// TABLE ADD INDEX on a live table, by any gateway, for as long as the
+// backfill runs) take this path too: a global index being built keeps
+// the index protocol around the commit (ixmaint Begin rewrites even
+// unchanged entities while building); a local one's entities are
+// operations of the row's group, with the deletes of entities its
+// backfill has not written yet left out beforehand
+// (withoutMissingLocalDeletes: a failed Commit cannot simply be sent
+// again, as the batch path's retry does), and the backfill, meeting a
+// row whose ETag a lock changed, reads it again rather than skip it
+// (ixmaint, backfillPage) in case the lock's transaction aborts
+// (TestSnapshotWritesDuringIndexBuild).
+//
 // The cases below are those that neither this path nor txnindex.go's
 // takes.
 //
 // Not (yet) atomic, and committed batch by batch as before: a transaction
-// holding a row larger than one batch (applyBig), one writing a table with
-// an index still being built, one that inserts a value of a unique global
+// holding a row larger than one batch (applyBig: its continuations are
+// written in batches of their own before the main entity, which no group
+// of one record can hold), one that inserts a value of a unique global
 // index another of its rows releases, in another batch (uniquePhases,
-// handsUniqueValues), when txnindex.go's atomic write failed on it (the
-// entity stale or missing), and one that
+// handsUniqueValues: the protocol settles the release before the take,
+// which one atomic commit, with no order inside, cannot), and one that
 // writes one entity in two of its batches (a local unique value moved
 // across batches of one partition), and one that writes an attached table
 // (attached.go: a table other applications own; a lock would show them
 // sqlgw's lock property, and an entity they already filled to the
-// property limit could not take one), on both backends alike.
+// property limit could not take one), on both backends alike. On the
+// Table service, a single-batch commit whose entity is at the property
+// limit (no room for the version property, catalog/txn "Limits") is
+// written without the record. These commits carry no commit timestamp
+// there: every snapshot sees them once they land (snapshot.go).
 
 // txnLease is the lease of this gateway's transaction records.
 const txnLease = txnrec.DefaultLease
@@ -107,6 +126,7 @@ func (g *Gateway) commitAtomic(ctx context.Context, t *txn, phys []string, prep 
 		return false, nil
 	}
 	n := 0
+	building := false
 	for i, p := range prep {
 		if len(p.big) > 0 {
 			return false, nil
@@ -116,11 +136,7 @@ func (g *Gateway) commitAtomic(ctx context.Context, t *txn, phys []string, prep 
 		if meta.IsAttached() {
 			return false, nil
 		}
-		for j := range meta.Indexes {
-			if meta.Indexes[j].State == catalog.IndexBuilding {
-				return false, nil
-			}
-		}
+		building = building || buildingLocal(meta)
 		releases := func(b txBatch) bool {
 			for _, w := range b.ws {
 				if w.Old != nil {
@@ -166,6 +182,11 @@ func (g *Gateway) commitAtomic(ctx context.Context, t *txn, phys []string, prep 
 			if len(meta.Indexes) > 0 {
 				if ops, err = mergeIndexOps(meta, ops); err != nil {
 					return true, err
+				}
+			}
+			if buildingLocal(meta) {
+				if ops, err = g.withoutMissingLocalDeletes(ctx, meta, ops); err != nil {
+					return true, mapError(err)
 				}
 			}
 			for _, op := range ops {
@@ -236,7 +257,7 @@ func (g *Gateway) commitAtomic(ctx context.Context, t *txn, phys []string, prep 
 	for i, gr := range groups {
 		tables[i], batches[i] = gr.Table, gr.Ops
 	}
-	if mb, ok := mergeGroupBatches(tables, batches); ok && !versioned {
+	if mb, ok := mergeGroupBatches(tables, batches); ok && !versioned && !building {
 		if err := beforeCommit(); err != nil {
 			return true, err
 		}
@@ -281,6 +302,74 @@ func (g *Gateway) commitAtomic(ctx context.Context, t *txn, phys []string, prep 
 		return true, errCommitUnknown(err)
 	}
 	return true, mapError(err)
+}
+
+// buildingLocal reports whether meta has a local index being built.
+func buildingLocal(meta *catalog.Table) bool {
+	for j := range meta.Indexes {
+		if meta.Indexes[j].State == catalog.IndexBuilding && !meta.Indexes[j].Global {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutMissingLocalDeletes drops from ops the deletes of local index
+// entities that are not there: a local index being built lacks the
+// entities of the rows its backfill has not reached. The batch path
+// drops such a delete when its batch fails on it and sends the batch
+// again (applyIndexed); a failed Commit cannot be sent again (its locks,
+// rolled back, changed the rows' ETags), so they are looked up first,
+// one Get each, in parallel, only while an index is being built. Safe as
+// the batch path's retry: a backfill that writes such an entity after
+// the lookup changes its row's ETag in the same batch, and the row's own
+// write (its lock) is conditional on the ETag the transaction read, so
+// the commit then fails with 1213 rather than leave the entity behind.
+func (g *Gateway) withoutMissingLocalDeletes(ctx context.Context, meta *catalog.Table, ops []storage.Operation) ([]storage.Operation, error) {
+	end := meta.RowKeyEnd()
+	missing := make([]bool, len(ops))
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+		sem      = make(chan struct{}, commitParallel)
+	)
+	for i, op := range ops {
+		if op.Kind != storage.OpDelete || op.Entity == nil || op.Entity.RowKey < end {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			_, err := g.store.Get(ctx, meta.Physical, op.Entity.PartitionKey, op.Entity.RowKey, &storage.GetOptions{Select: []string{}})
+			switch {
+			case errors.Is(err, storage.ErrNotFound):
+				missing[i] = true
+			case err != nil:
+				mu.Lock()
+				if firstErr == nil {
+					firstErr = err
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if !slices.Contains(missing, true) {
+		return ops, nil
+	}
+	out := make([]storage.Operation, 0, len(ops))
+	for i, op := range ops {
+		if !missing[i] {
+			out = append(out, op)
+		}
+	}
+	return out, nil
 }
 
 // handsUniqueValues reports whether a batch of rest inserts a value of a
