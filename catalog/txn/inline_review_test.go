@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand"
 	"strings"
 	"sync"
 	"testing"
@@ -676,6 +677,241 @@ func TestReviewInlineLargeEntity(t *testing.T) {
 		check(ctx, 'y')
 		if _, extra := env.stateQ(t, ctx, env.inner); extra != "" {
 			t.Fatalf("raw store after the abort: %q", extra)
+		}
+	})
+}
+
+// flaky fails a request now and then without a definite answer: dropped
+// before the store, or applied with its reply lost.
+type flaky struct {
+	storage.Store
+	mu   *sync.Mutex
+	rnd  *rand.Rand
+	rate float64
+}
+
+var errFlaky = fmt.Errorf("%w: review: flaky", storage.ErrUnavailable)
+
+// roll returns whether to send the request and whether to fail it.
+func (f flaky) roll() (send, fail bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.rnd.Float64() >= f.rate {
+		return true, false
+	}
+	return f.rnd.Intn(2) == 0, true
+}
+
+func (f flaky) Batch(ctx context.Context, tbl string, ops []storage.Operation) ([]storage.ETag, error) {
+	send, fail := f.roll()
+	var etags []storage.ETag
+	var err error
+	if send {
+		etags, err = f.Store.Batch(ctx, tbl, ops)
+	}
+	if fail {
+		return nil, errFlaky
+	}
+	return etags, err
+}
+
+func (f flaky) Insert(ctx context.Context, tbl string, e *storage.Entity) (storage.ETag, error) {
+	send, fail := f.roll()
+	var etag storage.ETag
+	var err error
+	if send {
+		etag, err = f.Store.Insert(ctx, tbl, e)
+	}
+	if fail {
+		return "", errFlaky
+	}
+	return etag, err
+}
+
+func (f flaky) Update(ctx context.Context, tbl string, e *storage.Entity, m storage.UpdateMode, ifMatch storage.ETag) (storage.ETag, error) {
+	send, fail := f.roll()
+	var etag storage.ETag
+	var err error
+	if send {
+		etag, err = f.Store.Update(ctx, tbl, e, m, ifMatch)
+	}
+	if fail {
+		return "", errFlaky
+	}
+	return etag, err
+}
+
+func (f flaky) Delete(ctx context.Context, tbl, pk, rk string, ifMatch storage.ETag) error {
+	send, fail := f.roll()
+	var err error
+	if send {
+		err = f.Store.Delete(ctx, tbl, pk, rk, ifMatch)
+	}
+	if fail {
+		return errFlaky
+	}
+	return err
+}
+
+func (f flaky) Get(ctx context.Context, tbl, pk, rk string, o *storage.GetOptions) (*storage.Entity, error) {
+	if _, fail := f.roll(); fail {
+		return nil, errFlaky
+	}
+	return f.Store.Get(ctx, tbl, pk, rk, o)
+}
+
+func (f flaky) Query(ctx context.Context, tbl string, q *storage.Query) (*storage.Page, error) {
+	if _, fail := f.roll(); fail {
+		return nil, errFlaky
+	}
+	return f.Store.Query(ctx, tbl, q)
+}
+
+// TestReviewInlineFlakyTransfers: two gateways on one store, whose
+// requests fail now and then (dropped, or applied with the reply lost),
+// move units between rows a, b and c of one partition through inline
+// commits (short leases: a committer that gave up leaves its locks to the
+// others), each transfer also counting itself in row n. Snapshot reads
+// of a third, healthy gateway always find the sum 300 (current reads do
+// not: TestReviewQueryPageLaterCommit); at
+// the end, after a reader and the sweep past the lease and abortRetention,
+// the sum is 300, n counts every commit that returned nil (and at most
+// those with an unknown outcome besides), and nothing is left.
+func TestReviewInlineFlakyTransfers(t *testing.T) {
+	forEachVersionedStore(t, func(t *testing.T, env *mvccEnv) {
+		ctx := context.Background()
+		env.rowsQ(t)
+		if _, err := env.inner.Insert(ctx, env.acct, &storage.Entity{PartitionKey: "q", RowKey: "n", Properties: storage.Properties{"bal": storage.Int64(0)}}); err != nil {
+			t.Fatal(err)
+		}
+		opts := txn.Options{Lease: 300 * time.Millisecond}
+		var gws []*txn.Store
+		for i := 0; i < 2; i++ {
+			gws = append(gws, env.vwrap(t, flaky{Store: env.inner, mu: &sync.Mutex{}, rnd: rand.New(rand.NewSource(int64(i + 1))), rate: 0.05}, opts))
+		}
+		healthy := env.vwrap(t, env.inner, env.wrapOptions)
+		var mu sync.Mutex
+		committed, unknown, other := 0, 0, map[string]int{}
+		deadline := time.Now().Add(time.Second)
+		var wg sync.WaitGroup
+		for w := 0; w < 4; w++ {
+			wg.Add(1)
+			go func(w int, s *txn.Store) {
+				defer wg.Done()
+				rks := []string{"a", "b", "c"}
+				for i := 0; time.Now().Before(deadline); i++ {
+					from, to := rks[(w+i)%3], rks[(w+i+1)%3]
+					var es []*storage.Entity
+					for _, rk := range []string{from, to, "n"} {
+						e, err := s.Get(ctx, env.acct, "q", rk, nil)
+						if err != nil {
+							break
+						}
+						es = append(es, e)
+					}
+					if len(es) != 3 {
+						continue
+					}
+					up := func(e *storage.Entity, d int64) storage.Operation {
+						return storage.Operation{Kind: storage.OpUpdate, IfMatch: e.ETag, Entity: &storage.Entity{PartitionKey: "q", RowKey: e.RowKey,
+							Properties: storage.Properties{"bal": storage.Int64(e.Properties["bal"].Int() + d)}}}
+					}
+					err := s.Commit(ctx, []txn.Group{{Table: env.acct, Ops: []storage.Operation{up(es[0], -1), up(es[1], 1), up(es[2], 1)}}}, nil)
+					mu.Lock()
+					switch {
+					case err == nil:
+						committed++
+					case errors.Is(err, txn.ErrUnknownOutcome):
+						unknown++
+					default:
+						k := "other"
+						switch {
+						case errors.Is(err, storage.ErrPreconditionFailed):
+							k = "conflict"
+						case errors.Is(err, txn.ErrAborted):
+							k = "aborted"
+						case errors.Is(err, storage.ErrUnavailable):
+							k = "unavailable"
+						}
+						other[k]++
+					}
+					mu.Unlock()
+				}
+			}(w, gws[w%2])
+		}
+		sum := func(c context.Context, s *txn.Store) (int64, map[string]int64) {
+			got, _ := env.stateQ(t, c, s)
+			return got["a"] + got["b"] + got["c"], got
+		}
+		reads := 0
+		for time.Now().Before(deadline) {
+			c := snap(t, healthy)
+			if n, got := sum(c, healthy); n != 300 {
+				t.Errorf("a snapshot reads %v", got)
+			}
+			reads++
+			time.Sleep(10 * time.Millisecond)
+		}
+		wg.Wait()
+		later := env.vwrap(t, env.inner, txn.Options{Now: func() time.Time { return time.Now().Add(11 * time.Minute) }})
+		n, got := sum(ctx, later)
+		if _, err := later.Recover(ctx); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%d committed, %d unknown, others %v, %d reads; end %v", committed, unknown, other, reads, got)
+		if n != 300 || got["n"] < int64(committed) || got["n"] > int64(committed+unknown) {
+			t.Fatalf("after the transfers: %v (%d committed, %d unknown)", got, committed, unknown)
+		}
+		if raw, extra := env.stateQ(t, ctx, env.inner); fmt.Sprint(raw) != fmt.Sprint(got) || extra != "" {
+			t.Fatalf("raw store: %v %q, readers %v", raw, extra, got)
+		}
+		if rows := env.commitRows(t); len(rows) != 0 {
+			t.Fatalf("commit rows after the sweep: %v", rows)
+		}
+	})
+}
+
+// TestReviewQueryPageLaterCommit: a query page (no snapshot) meets the
+// locks of transaction X (a gives 1 to b) and an unlocked c. While the
+// page is resolved, X commits, then Y (c gives 1 to a) commits too. The
+// page re-reads the locked a whole (to resolve it) and so shows Y's value
+// of a, but c as the page read it, before Y: a sum of 301, Y half seen,
+// against the package doc's "a page is not a mix of before and after".
+// Not the inline path's: Query re-reads every locked entity, through the
+// record too.
+func TestReviewQueryPageLaterCommit(t *testing.T) {
+	forEachVersionedStore(t, func(t *testing.T, env *mvccEnv) {
+		t.Skip("BUG: Query (no snapshot) resolves a locked entity from a whole re-read taken after the page: a transaction that commits after the page was read shows in that entity but not in the page's unlocked ones (a SUM off by one); see the test's comment")
+		ctx := context.Background()
+		env.rowsQ(t)
+		s := env.vwrap(t, env.inner, env.wrapOptions)
+		other := env.vwrap(t, env.inner, env.wrapOptions)
+		up := func(s *txn.Store, rk string, d int64) storage.Operation {
+			e, err := s.Get(ctx, env.acct, "q", rk, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return storage.Operation{Kind: storage.OpUpdate, IfMatch: e.ETag, Entity: &storage.Entity{PartitionKey: "q", RowKey: rk,
+				Properties: storage.Properties{"bal": storage.Int64(e.Properties["bal"].Int() + d)}}}
+		}
+		x := []txn.Group{{Table: env.acct, Ops: []storage.Operation{up(s, "a", -1), up(s, "b", 1)}}}
+		hold, done := make(chan struct{}), make(chan error, 1)
+		go func() { done <- s.Commit(ctx, x, func() error { <-hold; return nil }) }()
+		waitLock(t, env.inner, env.acct, "b")
+		var yErr error
+		reader := env.vwrap(t, hookGet{Store: env.inner, tbl: env.acct, once: &sync.Once{}, hook: func() {
+			close(hold)
+			if err := <-done; err != nil {
+				t.Error(err)
+			}
+			yErr = other.Commit(ctx, []txn.Group{{Table: env.acct, Ops: []storage.Operation{up(other, "c", -1), up(other, "a", 1)}}}, nil)
+		}}, env.wrapOptions)
+		got, _ := env.stateQ(t, ctx, reader)
+		if yErr != nil {
+			t.Fatal(yErr)
+		}
+		if sum := got["a"] + got["b"] + got["c"]; sum != 300 {
+			t.Fatalf("one page: %v, sum %d", got, sum)
 		}
 	})
 }
