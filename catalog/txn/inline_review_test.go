@@ -581,15 +581,23 @@ func TestReviewInlineReadAroundTheCommitPoint(t *testing.T) {
 		var lockedF, committedF string
 		s := env.vwrap(t, pauseResolution{Store: env.inner, table: env.acct, once: &sync.Once{}, hook: func() {
 			committed = snap(t, reader)
-			got, _ := env.stateQ(t, committed, reader)
+			got, extra := env.stateQ(t, committed, reader)
+			if extra != "" {
+				t.Errorf("a reader's query at a snapshot shows %q before the resolution", extra)
+			}
 			committedSeen = classifyQ(got)
 			committedF = filtered(committed)
 		}}, env.wrapOptions)
 		gs := env.oneGroup(t, s)
 		err := s.Commit(ctx, gs, func() error {
 			locked = snap(t, reader)
-			got, _ := env.stateQ(t, locked, reader)
+			got, extra := env.stateQ(t, locked, reader)
 			lockedSeen = classifyQ(got)
+			for _, c := range []context.Context{locked, ctx} {
+				if _, extra2 := env.stateQ(t, c, reader); extra+extra2 != "" {
+					t.Errorf("a reader's query shows %q %q while the locks are in place", extra, extra2)
+				}
+			}
 			lockedF = filtered(locked)
 			return nil
 		})
