@@ -923,3 +923,37 @@ func TestReviewQueryPageLaterCommit(t *testing.T) {
 		}
 	})
 }
+
+// TestReviewInlineDuplicateInsert: an inline commit inserting a row that
+// exists (a duplicate key) fails as the store fails it, naming the group
+// and operation (the gateway's 1062), and writes nothing, on both
+// backends (the batch error's index); a tombstone is not a duplicate.
+func TestReviewInlineDuplicateInsert(t *testing.T) {
+	forEachVersionedStore(t, func(t *testing.T, env *mvccEnv) {
+		ctx := context.Background()
+		env.rowsQ(t)
+		s := env.vwrap(t, env.inner, env.wrapOptions)
+		a, err := s.Get(ctx, env.acct, "q", "a", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		row := func(rk string, bal int64) *storage.Entity {
+			return &storage.Entity{PartitionKey: "q", RowKey: rk, Properties: storage.Properties{"bal": storage.Int64(bal)}}
+		}
+		err = s.Commit(ctx, []txn.Group{
+			{Table: env.acct, Ops: []storage.Operation{{Kind: storage.OpUpdate, IfMatch: a.ETag, Entity: row("a", 1)}}},
+			{Table: env.acct, Ops: []storage.Operation{{Kind: storage.OpInsert, Entity: row("z", 1)}, {Kind: storage.OpInsert, Entity: row("b", 1)}}},
+		}, nil)
+		var ge *txn.GroupError
+		var be *storage.BatchError
+		if !errors.As(err, &ge) || ge.Group != 1 || !errors.As(err, &be) || be.Index != 1 || !errors.Is(err, storage.ErrAlreadyExists) {
+			t.Fatalf("insert of an existing row: %v, want already exists in group 1, operation 1", err)
+		}
+		if raw, extra := env.stateQ(t, ctx, env.inner); classifyQ(raw) != "old" || extra != "" {
+			t.Fatalf("raw store after the duplicate: %v %q", raw, extra)
+		}
+		if rows := env.commitRows(t); len(rows) != 0 {
+			t.Fatalf("commit rows: %v", rows)
+		}
+	})
+}
