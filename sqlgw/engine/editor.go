@@ -396,15 +396,16 @@ func (e *editor) base(ctx *sql.Context, tt *txTable, k entKey, old sql.Row) (sto
 	if err != nil {
 		return false, read{}, err
 	}
+	at := mysqlerr.ConflictKey{Table: e.t.meta().Physical, PartitionKey: k.pk, RowKey: k.rk} // for the server's wait queues
 	if cur == nil {
-		return false, read{}, errConflict(fmt.Sprintf("row %s of table %s was deleted concurrently", e.t.keyString(old), e.t.Name()))
+		return false, read{}, mysqlerr.ConflictOn(fmt.Sprintf("row %s of table %s was deleted concurrently", e.t.keyString(old), e.t.Name()), at)
 	}
 	eq, err := rowsEqual(ctx, e.t.info.schema.Schema, cur, old)
 	if err != nil {
 		return false, read{}, err
 	}
 	if !eq {
-		return false, read{}, errConflict(fmt.Sprintf("row %s of table %s changed concurrently", e.t.keyString(old), e.t.Name()))
+		return false, read{}, mysqlerr.ConflictOn(fmt.Sprintf("row %s of table %s changed concurrently", e.t.keyString(old), e.t.Name()), at)
 	}
 	return true, r, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/catalog/ixmaint"
 	txnrec "github.com/sqlgw/sqlgw/catalog/txn"
+	"github.com/sqlgw/sqlgw/sqlgw/mysqlerr"
 	"github.com/sqlgw/sqlgw/storage"
 )
 
@@ -161,6 +162,28 @@ func (t *txn) String() string   { return fmt.Sprintf("sqlgw transaction %d", t.i
 func (t *txn) IsReadOnly() bool { return t.readOnly }
 
 var _ sql.Transaction = (*txn)(nil)
+
+// PendingWrites reports whether the session's open transaction, if any,
+// has buffered writes. In autocommit mode go-mysql-server leaves open the
+// transaction PREPARE began, for the execution to commit; it has none, so
+// sqlgw/wire's autoretry.go may still run an execution again after a
+// conflict.
+func (s *Session) PendingWrites() bool {
+	tx, _ := s.GetTransaction().(*txn)
+	return tx.hasWrites() || s.Tx.hasWrites()
+}
+
+func (t *txn) hasWrites() bool {
+	if t == nil {
+		return false
+	}
+	for _, tt := range t.tables {
+		if len(tt.writes) > 0 {
+			return true
+		}
+	}
+	return false
+}
 
 type entKey struct{ pk, rk string }
 
@@ -1151,10 +1174,12 @@ func (g *Gateway) applyError(meta *catalog.Table, ops []storage.Operation, err e
 		return errDuplicate(key)
 	case errors.Is(err, storage.ErrPreconditionFailed), errors.Is(err, storage.ErrNotFound) && op != nil && op.Kind != storage.OpInsert:
 		key := ""
+		var at []mysqlerr.ConflictKey // the entity, for the server's wait queues (sqlgw/wire's autoretry.go)
 		if op != nil {
 			key = describeKey(meta, op.Entity)
+			at = append(at, mysqlerr.ConflictKey{Table: meta.Physical, PartitionKey: op.Entity.PartitionKey, RowKey: op.Entity.RowKey})
 		}
-		return errConflict(fmt.Sprintf("row %s of table %s changed since this transaction read it", key, meta.Name))
+		return mysqlerr.ConflictOn(fmt.Sprintf("row %s of table %s changed since this transaction read it", key, meta.Name), at...)
 	}
 	return mapError(err)
 }

@@ -122,8 +122,11 @@ type Metrics struct {
 	queriesOK, queriesFailed atomic.Int64
 	queryLatency             histogram
 	// statementRetries counts autocommit statements run again after a
-	// write conflict (autoretry.go).
-	statementRetries atomic.Int64
+	// write conflict (autoretry.go); retryWaits the retries that waited
+	// in a row's queue behind another statement, retryBackoffs those that
+	// did not know their row and backed off instead, retryGiveUps the
+	// statements that got the 1213 after all (the retry window ran out).
+	statementRetries, retryWaits, retryBackoffs, retryGiveUps atomic.Int64
 }
 
 func New() *Metrics {
@@ -218,6 +221,12 @@ func (m *Metrics) WriteTo(w io.Writer) (int64, error) {
 	fmt.Fprintf(cw, "sqlgw_statements_total{result=\"error\"}\t%d\n", m.queriesFailed.Load())
 	family("sqlgw_statement_retries_total", "counter", "Autocommit statements run again after a write conflict.")
 	fmt.Fprintf(cw, "sqlgw_statement_retries_total\t%d\n", m.statementRetries.Load())
+	family("sqlgw_statement_retry_waits_total", "counter", "Autocommit retries that waited in their row's queue behind another statement.")
+	fmt.Fprintf(cw, "sqlgw_statement_retry_waits_total\t%d\n", m.retryWaits.Load())
+	family("sqlgw_statement_retry_backoffs_total", "counter", "Autocommit retries after a conflict on an unknown row, after a randomized backoff.")
+	fmt.Fprintf(cw, "sqlgw_statement_retry_backoffs_total\t%d\n", m.retryBackoffs.Load())
+	family("sqlgw_statement_retry_give_ups_total", "counter", "Autocommit statements that failed with the conflict after the retry window.")
+	fmt.Fprintf(cw, "sqlgw_statement_retry_give_ups_total\t%d\n", m.retryGiveUps.Load())
 	family("sqlgw_statement_duration_seconds", "histogram", "Statement latency.")
 	m.queryLatency.write(cw, "sqlgw_statement_duration_seconds", "")
 	if err := cw.w.(*bufio.Writer).Flush(); err != nil && cw.err == nil {
@@ -291,6 +300,26 @@ func NewStore(inner storage.Store, m *Metrics) *Store { return &Store{inner: inn
 // StatementRetried counts an autocommit statement run again after a write
 // conflict.
 func (m *Metrics) StatementRetried() { m.statementRetries.Add(1) }
+
+// RetryWaited counts a retry that waited in its row's queue.
+func (m *Metrics) RetryWaited() { m.retryWaits.Add(1) }
+
+// RetryBackedOff counts a retry after a backoff (the row was unknown).
+func (m *Metrics) RetryBackedOff() { m.retryBackoffs.Add(1) }
+
+// RetryGaveUp counts a statement that got the conflict after the window.
+func (m *Metrics) RetryGaveUp() { m.retryGiveUps.Add(1) }
+
+// RetryStats are the autocommit retry counters (see Metrics).
+type RetryStats struct {
+	Retries, Waits, Backoffs, GiveUps int64
+}
+
+// Retries returns the autocommit retry counters.
+func (m *Metrics) Retries() RetryStats {
+	return RetryStats{Retries: m.statementRetries.Load(), Waits: m.retryWaits.Load(),
+		Backoffs: m.retryBackoffs.Load(), GiveUps: m.retryGiveUps.Load()}
+}
 
 func (s *Store) done(op string, start time.Time, err error) {
 	st := s.m.ops[op]

@@ -123,6 +123,24 @@ func KillConnection(q string) (uint32, bool) {
 	return uint32(id), true
 }
 
+// KillTarget returns the connection id of a KILL [CONNECTION | QUERY] id
+// statement.
+func KillTarget(q string) (uint32, bool) {
+	c := newCursor(q)
+	if !c.word("kill") {
+		return 0, false
+	}
+	c.word("connection", "query")
+	if c.done() || c.toks[c.i].Kind != Number || c.i != len(c.toks)-1 {
+		return 0, false
+	}
+	id, err := strconv.ParseUint(c.toks[c.i].Text(q), 10, 32)
+	if err != nil {
+		return 0, false
+	}
+	return uint32(id), true
+}
+
 // Renames returns the (from, to) pairs of a RENAME TABLE a TO b [, c TO
 // d ...] statement, or nil for any other statement.
 func Renames(q string) [][2]Name {

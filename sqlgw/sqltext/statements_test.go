@@ -21,6 +21,14 @@ kill: KILL @id => -
 kill: KILL 12 13 => -
 kill: SELECT 'KILL 12' => -
 kill: KILLS 12 => -
+kill-target: KILL 12 => 12
+kill-target: kill connection 7; => 7
+kill-target: KILL QUERY 12 => 12
+kill-target: kill /* a waiting statement */ query 9 => 9
+kill-target: KILL QUERY @id => -
+kill-target: KILL QUERY 4294967296 => -
+kill-target: KILL QUERY CONNECTION 3 => -
+kill-target: SELECT 'KILL QUERY 12' => -
 
 rename: RENAME TABLE a TO b => .a>.b
 rename: rename tables d1.a to d2.b, ` + "`c``x` TO `d`.e;" + ` => d1.a>d2.b, .c` + "`" + `x>d.e
@@ -78,6 +86,10 @@ func TestStatements(t *testing.T) {
 	questions := map[string]func(q string) (string, bool){
 		"kill": func(q string) (string, bool) {
 			id, ok := KillConnection(q)
+			return fmt.Sprint(id), ok
+		},
+		"kill-target": func(q string) (string, bool) {
+			id, ok := KillTarget(q)
 			return fmt.Sprint(id), ok
 		},
 		"rename": func(q string) (string, bool) {

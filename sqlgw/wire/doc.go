@@ -3,8 +3,8 @@
 // runs a statement's text through sqltext's Wire pipeline (MariaDB-only
 // comments, := in SELECT, TIME(n)), then the ordered, named list of
 // statement interceptors (Interceptor, Chain) and the engine, drains on
-// shutdown, retries autocommit statements after a write conflict
-// (autoretry.go) and gives errors MySQL's codes (sqlgw/mysqlerr); the
+// shutdown, retries autocommit statements after a write conflict, queued
+// per conflicting row (autoretry.go, rowqueue.go) and gives errors MySQL's codes (sqlgw/mysqlerr); the
 // connection wrapper (Listener, conn.go) that rewrites packets
 // (prepared statements, OK info, COM_STATISTICS and COM_CHANGE_USER in
 // protocol.go), TLS and require_secure_transport (tlsconn.go), the

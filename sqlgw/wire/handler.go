@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dolthub/vitess/go/mysql"
@@ -40,6 +41,13 @@ type Handler struct {
 	inflight sync.WaitGroup
 
 	kills killRegistry // KILL targets, for 1927 (clienterrs.go)
+
+	// Retried autocommit statements (autoretry.go): the rows' wait
+	// queues, and the cancel function of each connection's waiting
+	// statement (under mu).
+	rows    rowQueues
+	waits   map[uint32]context.CancelCauseFunc
+	waiting atomic.Int32 // len(waits), read without mu
 }
 
 // interceptor is one named step in front of go-mysql-server's handler: it
@@ -101,6 +109,9 @@ func (h *Handler) end() { h.inflight.Done() }
 func (h *Handler) Drain(timeout time.Duration) bool {
 	h.mu.Lock()
 	h.closing = true
+	for _, cancel := range h.waits {
+		cancel(errShutdown) // statements waiting to be retried (autoretry.go)
+	}
 	h.mu.Unlock()
 	done := make(chan struct{})
 	go func() { h.inflight.Wait(); close(done) }()
@@ -201,14 +212,16 @@ func (h *Handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 	defer h.GW.Parts.Clear(c.ConnectionID)
 	defer h.GW.NoteTimePrecision(c.ConnectionID, query, text.TimePrecisions)()
 	st := &statement{ctx: ctx, c: c, query: query}
-	return h.errorOf(st, h.runRetried(ctx, c, query, func(sent *bool) error { // autoretry.go
+	err := h.runRetried(ctx, c, query, hintOf{query: query}, func(sent *bool) error { // autoretry.go
 		var handled bool
 		handled, err := h.cachedText(ctx, c, query, h.results(st, noteSent(sent, callback)), func(cb mysql.ResultSpoolFn) error {
 			return h.Handler.ComQuery(ctx, c, query, cb)
 		})
 		fromCache = fromCache || handled
 		return err
-	}))
+	})
+	h.killed(query, err) // autoretry.go
+	return h.errorOf(st, err)
 }
 
 // cachedText runs a text statement through the plan cache of its shape
@@ -257,7 +270,7 @@ func (h *Handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	defer h.GW.NoteTimePrecision(c.ConnectionID, query, text.TimePrecisions)()
 	st := &statement{ctx: ctx, c: c, query: query}
 	var rest string
-	err := h.runRetried(ctx, c, query, func(sent *bool) (err error) { // autoretry.go
+	err := h.runRetried(ctx, c, query, hintOf{query: query}, func(sent *bool) (err error) { // autoretry.go
 		// A text of one statement may run from the plan cache of its
 		// shape (engine/textcache.go); any other goes to the engine.
 		handled, err := h.cachedText(ctx, c, query, h.results(st, noteSent(sent, callback)), func(cb mysql.ResultSpoolFn) (err error) {
@@ -270,6 +283,7 @@ func (h *Handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 		}
 		return err
 	})
+	h.killed(query, err) // autoretry.go
 	return rest, h.errorOf(st, err)
 }
 
@@ -311,7 +325,7 @@ func (h *Handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 	inner := func(res *sqltypes.Result) error {
 		return withInfo(res, false)
 	}
-	return h.translate(c, prepare.PrepareStmt, h.runRetried(ctx, c, prepare.PrepareStmt, func(sent *bool) error { // autoretry.go
+	return h.translate(c, prepare.PrepareStmt, h.runRetried(ctx, c, prepare.PrepareStmt, hintOf{prepare: prepare}, func(sent *bool) error { // autoretry.go
 		mark := func(res *sqltypes.Result) error {
 			*sent = true
 			return inner(res)
