@@ -351,9 +351,13 @@ func (s *Store) abortInline(ctx context.Context, id string, at site, dels [][][]
 // commit row names its partition (the sweep): every lock its intents name
 // is resolved (release: rolled forward or back), then the intents left
 // are deleted. It reports an error when a lock could not be resolved (the
-// commit row must then stay).
+// commit row must then stay). A table that no longer exists (dropped)
+// has nothing left to finish.
 func (s *Store) finishInline(ctx context.Context, id string, at site) error {
 	parts, err := s.keyRange(ctx, at.table, at.pk, inlinePrefix+id, inlinePrefix+id+"w", []string{propRK})
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil // the table is gone (dropped), and its locks and intents with it
+	}
 	if err != nil {
 		return err
 	}

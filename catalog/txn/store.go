@@ -924,10 +924,13 @@ func (s *Store) Batch(ctx context.Context, table string, ops []storage.Operation
 			return nil, &storage.BatchError{Index: i, Err: err}
 		}
 	}
+	// Each attempt fixes one operation (an insert over a tombstone or an
+	// aborted placeholder): up to one per operation, and a few more for
+	// placeholders that come back.
 	for attempt := 0; ; attempt++ {
 		etags, err := s.Store.Batch(ctx, table, ops)
 		var be *storage.BatchError
-		if err == nil || s.raw(table) || attempt >= 3 || !errors.Is(err, storage.ErrAlreadyExists) ||
+		if err == nil || s.raw(table) || attempt >= len(ops)+3 || !errors.Is(err, storage.ErrAlreadyExists) ||
 			!errors.As(err, &be) || be.Index < 0 || be.Index >= len(ops) {
 			return etags, err
 		}
