@@ -21,6 +21,15 @@ type slowQueries struct {
 	running, peak atomic.Int32
 }
 
+// Capabilities: the slow store stands for a store with round trips, whose
+// independent queries the gateway sends in parallel (not InProcess, as the
+// embedded store below it is).
+func (s *slowQueries) Capabilities() storage.Capabilities {
+	c := s.Store.Capabilities()
+	c.InProcess = false
+	return c
+}
+
 func (s *slowQueries) Query(ctx context.Context, table string, q *storage.Query) (*storage.Page, error) {
 	if s.slow.Load() {
 		n := s.running.Add(1)
