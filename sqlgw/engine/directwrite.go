@@ -497,15 +497,9 @@ func (f *FastLane) buildWrite(ctx *sql.Context, query string, stmt sqlparser.Sta
 	if !ok || sql.DebugString(ctx, again) != sql.DebugString(ctx, analyzed) {
 		return nil
 	}
-	tdb := tname.DbQualifier.String()
-	if tdb == "" {
-		tdb = db
-	}
-	rec, err := f.GW.Catalog.Table(MetaCtx(ctx), tdb, tname.Name.String())
-	if err != nil || rec.ID != t.meta().ID || rec.Version != t.meta().Version {
+	if !f.pinTable(ctx, p, tname, db, t) {
 		return nil
 	}
-	p.tableDB, p.tableName, p.tableID, p.version, p.phys = tdb, tname.Name.String(), rec.ID, rec.Version, rec.Physical
 	return p
 }
 

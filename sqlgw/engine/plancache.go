@@ -644,17 +644,28 @@ func (f *FastLane) build(ctx *sql.Context, query string, stmt sqlparser.Statemen
 	if !ok || sql.DebugString(ctx, again) != sql.DebugString(ctx, analyzed) {
 		return nil
 	}
+	if !f.pinTable(ctx, p, tname, db, t) {
+		return nil
+	}
+	p.direct = directShape(ctx, analyzed, p.ita)
+	return p
+}
+
+// pinTable records in p the table its plan was analyzed with (t, named
+// tname, in db unless qualified): its database, name, catalog id, version
+// and physical table, which later executes check. False when the catalog's
+// current record is not that table any more (dropped, altered meanwhile).
+func (f *FastLane) pinTable(ctx *sql.Context, p *cachedPlan, tname sqlparser.TableName, db string, t *Table) bool {
 	tdb := tname.DbQualifier.String()
 	if tdb == "" {
 		tdb = db
 	}
 	rec, err := f.GW.Catalog.Table(MetaCtx(ctx), tdb, tname.Name.String())
 	if err != nil || rec.ID != t.meta().ID || rec.Version != t.meta().Version {
-		return nil
+		return false
 	}
 	p.tableDB, p.tableName, p.tableID, p.version, p.phys = tdb, tname.Name.String(), rec.ID, rec.Version, rec.Physical
-	p.direct = directShape(ctx, analyzed, p.ita)
-	return p
+	return true
 }
 
 // stmtExecute runs a prepared statement through the plan cache if it
