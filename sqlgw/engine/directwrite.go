@@ -287,17 +287,9 @@ func (f *FastLane) buildWrite(ctx *sql.Context, query string, stmt sqlparser.Sta
 	if len(bindings) != nparams || nparams == 0 {
 		return nil
 	}
-	bexprs := make(map[string]sqlparser.Expr, len(bindings))
-	for name, bv := range bindings {
-		v, err := sqltypes.BindVariableToValue(bv)
-		if err != nil {
-			return nil
-		}
-		e, err := sqlparser.ExprFromValue(v)
-		if err != nil {
-			return nil
-		}
-		bexprs[name] = e
+	bexprs, ok := bindingExprs(bindings)
+	if !ok {
+		return nil
 	}
 	version := f.GW.Catalog.Version()
 	binder := planbuilder.New(ctx, f.Engine.Analyzer.Catalog, f.Engine.EventScheduler)

@@ -539,17 +539,9 @@ func (f *FastLane) build(ctx *sql.Context, query string, stmt sqlparser.Statemen
 	if len(bindings) != nparams {
 		return nil
 	}
-	bexprs := make(map[string]sqlparser.Expr, len(bindings))
-	for name, bv := range bindings {
-		v, err := sqltypes.BindVariableToValue(bv)
-		if err != nil {
-			return nil
-		}
-		e, err := sqlparser.ExprFromValue(v)
-		if err != nil {
-			return nil
-		}
-		bexprs[name] = e
+	bexprs, ok := bindingExprs(bindings)
+	if !ok {
+		return nil
 	}
 	binder := planbuilder.New(ctx, f.Engine.Analyzer.Catalog, f.Engine.EventScheduler)
 	binder.SetBindings(bexprs)
@@ -649,6 +641,24 @@ func (f *FastLane) build(ctx *sql.Context, query string, stmt sqlparser.Statemen
 	}
 	p.direct = directShape(ctx, analyzed, p.ita)
 	return p
+}
+
+// bindingExprs returns a statement's bound values as the expressions
+// go-mysql-server's binder takes (false: a value it cannot take).
+func bindingExprs(bindings map[string]*querypb.BindVariable) (map[string]sqlparser.Expr, bool) {
+	bexprs := make(map[string]sqlparser.Expr, len(bindings))
+	for name, bv := range bindings {
+		v, err := sqltypes.BindVariableToValue(bv)
+		if err != nil {
+			return nil, false
+		}
+		e, err := sqlparser.ExprFromValue(v)
+		if err != nil {
+			return nil, false
+		}
+		bexprs[name] = e
+	}
+	return bexprs, true
 }
 
 // pinTable records in p the table its plan was analyzed with (t, named
