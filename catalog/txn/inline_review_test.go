@@ -190,18 +190,7 @@ func TestReviewInlineCrashThenWriter(t *testing.T) {
 		txns, acct := env.txns, env.acct
 		later := func() time.Time { return time.Now().Add(2 * txn.DefaultLease) }
 		run := func(n int, applied bool) int {
-			suffix := fmt.Sprintf("w%d%v", n, applied)
-			env.txns, env.acct = txns+suffix, acct+suffix
-			if err := env.inner.CreateTable(ctx, env.acct); err != nil {
-				t.Fatal(err)
-			}
-			env.rowsQ(t)
-			fs := faultstore.New(env.inner)
-			s := env.vwrap(t, fs, env.wrapOptions)
-			gs := env.oneGroup(t, s)
-			fs.CrashAt(n, applied)
-			err := s.Commit(ctx, gs, nil)
-			total := fs.Requests()
+			total, err := env.crashInline(t, txns, acct, fmt.Sprintf("w%d%v", n, applied), n, applied)
 			w := env.vwrap(t, env.inner, txn.Options{Now: later})
 			var werr error
 			for attempt := 0; attempt < 5; attempt++ {

@@ -252,19 +252,7 @@ func TestInlineCrashAtEveryRequest(t *testing.T) {
 		txns, acct := env.txns, env.acct
 		later := func() time.Time { return time.Now().Add(2 * txn.DefaultLease) }
 		run := func(n int, applied bool) (int, string) {
-			// Tables of their own for each run.
-			suffix := fmt.Sprintf("n%d%v", n, applied)
-			env.txns, env.acct = txns+suffix, acct+suffix
-			if err := env.inner.CreateTable(ctx, env.acct); err != nil {
-				t.Fatal(err)
-			}
-			env.rowsQ(t)
-			fs := faultstore.New(env.inner)
-			s := env.vwrap(t, fs, env.wrapOptions)
-			gs := env.oneGroup(t, s)
-			fs.CrashAt(n, applied)
-			err := s.Commit(ctx, gs, nil)
-			total := fs.Requests()
+			total, err := env.crashInline(t, txns, acct, fmt.Sprintf("n%d%v", n, applied), n, applied)
 			if n == 0 && err != nil {
 				t.Fatal(err)
 			}
@@ -596,4 +584,23 @@ func TestInlineFailures(t *testing.T) {
 			t.Fatalf("raw store after the commit: %v %q", got, extra)
 		}
 	})
+}
+
+// crashInline runs one inline commit (oneGroup) in tables of its own
+// (txns and acct with suffix; env names them from then on) over a fault
+// store that crashes at request n (applied: the request lands and its
+// reply is lost), and returns the requests Commit sent and its error.
+func (env *mvccEnv) crashInline(t *testing.T, txns, acct, suffix string, n int, applied bool) (int, error) {
+	t.Helper()
+	env.txns, env.acct = txns+suffix, acct+suffix
+	if err := env.inner.CreateTable(context.Background(), env.acct); err != nil {
+		t.Fatal(err)
+	}
+	env.rowsQ(t)
+	fs := faultstore.New(env.inner)
+	s := env.vwrap(t, fs, env.wrapOptions)
+	gs := env.oneGroup(t, s)
+	fs.CrashAt(n, applied)
+	err := s.Commit(context.Background(), gs, nil)
+	return fs.Requests(), err
 }
