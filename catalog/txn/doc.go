@@ -298,12 +298,15 @@
 // Commit), and the read at S returns what the first commit above S found
 // (the value written outside Commit, kept at version 0, or absent), never
 // the older version (TestReviewReinsertAfterDeleteOutsideCommit). The
-// value a write outside Commit replaced is lost to every snapshot. The gateway sends every transactional
-// write of rows on the Table service through Commit except the cases
-// sqlgw/engine/txnatomic.go lists (rows larger than one batch, tables
-// with an index being built, attached tables, unique values handed
-// between rows in separate batches, index entities the index protocol
-// settles); DDL backfills and TRUNCATE write outside transactions.
+// value a write outside Commit replaced is lost to every snapshot. The
+// gateway sends every transactional write of rows on the Table service
+// through Commit (writes to a table whose index is being built included)
+// except the cases sqlgw/engine/txnatomic.go lists (rows larger than one
+// batch, attached tables, unique values handed between rows in separate
+// batches, index entities the index protocol settles); DDL backfills and
+// TRUNCATE write outside transactions, and a read at a snapshot older
+// than a TRUNCATE or a rebuild of its table fails with 1412 instead
+// (sqlgw/engine/snapshot.go).
 //
 // # Foreign tables
 //
