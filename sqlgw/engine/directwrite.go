@@ -405,42 +405,7 @@ func (f *FastLane) buildWrite(ctx *sql.Context, query string, stmt sqlparser.Sta
 		}
 		raws[name] = raw
 	}
-	okPlan := true
-	for _, e := range p.given {
-		sql.Inspect(ctx, e, func(_ *sql.Context, e sql.Expression) bool {
-			lit, isLit := e.(*expression.Literal)
-			if !isLit || !okPlan {
-				return okPlan
-			}
-			var match *paramSlot
-			for name, raw := range raws {
-				sl := &paramSlot{lit: lit, param: name, typ: lit.Type(ctx)}
-				cand := raw
-				if !raw.Type(ctx).Equals(sl.typ) {
-					var ok bool
-					if cand, ok = expandLiteral(ctx, sl.typ, raw); !ok {
-						continue
-					}
-					sl.expanded = true
-				}
-				if !cand.Type(ctx).Equals(sl.typ) || !reflect.DeepEqual(cand.Value(), lit.Value()) {
-					continue
-				}
-				if match != nil {
-					okPlan = false
-					return false
-				}
-				match = sl
-			}
-			if match == nil || used[match.param] {
-				okPlan = false
-				return false
-			}
-			used[match.param] = true
-			p.slots = append(p.slots, *match)
-			return true
-		})
-	}
+	okPlan := p.lookupSlots(ctx, raws, used)
 	if !okPlan {
 		return nil
 	}

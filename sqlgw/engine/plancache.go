@@ -589,7 +589,35 @@ func (f *FastLane) build(ctx *sql.Context, query string, stmt sqlparser.Statemen
 	p.given = pr.given
 	p.lookupMax1 = atMostOneRow(pr.plan)
 	// Each literal of the conjuncts is exactly one parameter's.
-	used := map[string]bool{}
+	raws := map[string]*expression.Literal{}
+	for name, bv := range bindings {
+		if raw, ok := rawLiteral(ctx, bv, nil); ok {
+			raws[name] = raw
+		}
+	}
+	okPlan = p.lookupSlots(ctx, raws, map[string]bool{})
+	if !okPlan || len(p.slots) != nparams {
+		return nil
+	}
+	// The rebuilt plan for the same values must be the analyzed one.
+	again, ok := p.rebind(ctx, bindings)
+	if !ok || sql.DebugString(ctx, again) != sql.DebugString(ctx, analyzed) {
+		return nil
+	}
+	if !f.pinTable(ctx, p, tname, db, t) {
+		return nil
+	}
+	p.direct = directShape(ctx, analyzed, p.ita)
+	return p
+}
+
+// lookupSlots finds the parameter of each literal of the lookup's
+// conjuncts (p.given) among raws, the bound values by parameter name:
+// exactly one, not used before (used records them), or false. A value
+// of another type than the literal matches when it widens to it
+// (expandLiteral).
+func (p *cachedPlan) lookupSlots(ctx *sql.Context, raws map[string]*expression.Literal, used map[string]bool) bool {
+	okPlan := true
 	for _, e := range p.given {
 		sql.Inspect(ctx, e, func(_ *sql.Context, e sql.Expression) bool {
 			lit, isLit := e.(*expression.Literal)
@@ -597,14 +625,11 @@ func (f *FastLane) build(ctx *sql.Context, query string, stmt sqlparser.Statemen
 				return okPlan
 			}
 			var match *paramSlot
-			for name, bv := range bindings {
-				raw, ok := rawLiteral(ctx, bv, nil)
-				if !ok {
-					continue
-				}
+			for name, raw := range raws {
 				sl := &paramSlot{lit: lit, param: name, typ: lit.Type(ctx)}
 				cand := raw
 				if !raw.Type(ctx).Equals(sl.typ) {
+					var ok bool
 					if cand, ok = expandLiteral(ctx, sl.typ, raw); !ok {
 						continue
 					}
@@ -628,19 +653,7 @@ func (f *FastLane) build(ctx *sql.Context, query string, stmt sqlparser.Statemen
 			return true
 		})
 	}
-	if !okPlan || len(p.slots) != nparams {
-		return nil
-	}
-	// The rebuilt plan for the same values must be the analyzed one.
-	again, ok := p.rebind(ctx, bindings)
-	if !ok || sql.DebugString(ctx, again) != sql.DebugString(ctx, analyzed) {
-		return nil
-	}
-	if !f.pinTable(ctx, p, tname, db, t) {
-		return nil
-	}
-	p.direct = directShape(ctx, analyzed, p.ita)
-	return p
+	return okPlan
 }
 
 // bindingExprs returns a statement's bound values as the expressions
