@@ -256,13 +256,11 @@ func TestReviewInlineSnapshotRepeatable(t *testing.T) {
 			go func(s *txn.Store) {
 				defer wg.Done()
 				for time.Now().Before(deadline) {
-					e, err := s.Get(ctx, env.acct, "q", "a", nil)
-					if err != nil {
-						t.Error(err)
+					err, rerr := env.incrementA(ctx, s)
+					if rerr != nil {
+						t.Error(rerr)
 						return
 					}
-					err = s.Commit(ctx, []txn.Group{{Table: env.acct, Ops: []storage.Operation{{Kind: storage.OpUpdate, IfMatch: e.ETag,
-						Entity: &storage.Entity{PartitionKey: "q", RowKey: "a", Properties: storage.Properties{"bal": storage.Int64(e.Properties["bal"].Int() + 1)}}}}}}, nil)
 					if err != nil && !errors.Is(err, storage.ErrPreconditionFailed) {
 						t.Errorf("commit: %v", err)
 						return

@@ -455,13 +455,11 @@ func TestInlineConcurrentIncrements(t *testing.T) {
 			go func(s *txn.Store) {
 				defer wg.Done()
 				for time.Now().Before(deadline) {
-					e, err := s.Get(ctx, env.acct, "q", "a", nil)
-					if err != nil {
-						t.Error(err)
+					err, rerr := env.incrementA(ctx, s)
+					if rerr != nil {
+						t.Error(rerr)
 						return
 					}
-					err = s.Commit(ctx, []txn.Group{{Table: env.acct, Ops: []storage.Operation{{Kind: storage.OpUpdate, IfMatch: e.ETag,
-						Entity: &storage.Entity{PartitionKey: "q", RowKey: "a", Properties: storage.Properties{"bal": storage.Int64(e.Properties["bal"].Int() + 1)}}}}}}, nil)
 					if err == nil {
 						mu.Lock()
 						committed++
@@ -603,4 +601,16 @@ func (env *mvccEnv) crashInline(t *testing.T, txns, acct, suffix string, n int, 
 	fs.CrashAt(n, applied)
 	err := s.Commit(context.Background(), gs, nil)
 	return fs.Requests(), err
+}
+
+// incrementA reads row q/a of the account table through s and commits
+// its balance plus one, conditional on the ETag read: Commit's error
+// (a conflict when another commit came between), and the read's.
+func (env *mvccEnv) incrementA(ctx context.Context, s *txn.Store) (commitErr, readErr error) {
+	e, err := s.Get(ctx, env.acct, "q", "a", nil)
+	if err != nil {
+		return nil, err
+	}
+	return s.Commit(ctx, []txn.Group{{Table: env.acct, Ops: []storage.Operation{{Kind: storage.OpUpdate, IfMatch: e.ETag,
+		Entity: &storage.Entity{PartitionKey: "q", RowKey: "a", Properties: storage.Properties{"bal": storage.Int64(e.Properties["bal"].Int() + 1)}}}}}}, nil), nil
 }
