@@ -131,7 +131,9 @@ type Options struct {
 	// bodies escaped, see capture.go). It is set automatically for the
 	// emulator's account, devstoreaccount1.
 	Azurite bool
-	// HTTPClient, if non-nil, sends the requests (tests inject faults here).
+	// HTTPClient, if non-nil, sends the requests (tests inject faults
+	// here). The default closes idle connections before the server does
+	// (transport.go).
 	HTTPClient policy.Transporter
 	// Credential, if non-nil, authenticates an endpoint-only spec instead
 	// of the default credential chain (credential.go).
@@ -232,6 +234,10 @@ func Open(ctx context.Context, connectionString string, opts *Options) (*Store, 
 	co.PerCallPolicies = []policy.Policy{capturePolicy{asciiBodies: s.opts.Azurite}}
 	if s.opts.HTTPClient != nil {
 		co.Transport = s.opts.HTTPClient
+	} else if s.opts.Azurite {
+		co.Transport = newTransport(azuriteIdleConnTimeout)
+	} else {
+		co.Transport = newTransport(serviceIdleConnTimeout)
 	}
 	co.Logging.IncludeBody = false
 	if token {
