@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -130,17 +131,21 @@ func cutQuoted(s string) (val, rest string, ok bool) {
 
 // BenchmarkGatewayAzure measures a point select and a 100-row range select
 // through the gateway (an in-process sqlgw server on Azurite, queried with
-// go-sql-driver/mysql) beside the raw SDK sending the same store request,
-// so that the gateway's overhead reads as a ratio:
+// go-sql-driver/mysql), each as a text statement (COM_QUERY) and as a
+// prepared one (COM_STMT_EXECUTE), beside the raw SDK sending the same
+// store requests, so that the gateway's overhead reads as a ratio:
 //
 //	go test ./cmd/sqlgw -run '^$' -bench GatewayAzure -benchtime 300x -count 3
 //
-// Each iteration runs the SQL query and then the SDK request the gateway
+// Each iteration runs the SQL query and then the SDK requests the gateway
 // sent for it (captured once from the wire: table, keys, $filter, $select,
 // $top), so load from elsewhere on the machine hits both alike; the
 // benchmark reports each one's mean and their ratio (gateway/sdk). The SDK
 // side does not decode entities; the gateway decodes them, evaluates the
-// query and sends MySQL rows, which the driver parses.
+// query and sends MySQL rows, which the driver parses. It fails unless a
+// point select sends exactly one request (its Get Entity) and a range
+// exactly two: the snapshot's clock read and its Query Entities, both
+// replayed on the SDK side.
 func BenchmarkGatewayAzure(b *testing.B) {
 	cs := azurite.Shared(b)
 	tr := &lastGet{}
@@ -184,9 +189,25 @@ func BenchmarkGatewayAzure(b *testing.B) {
 		ok       bool
 		bin      []byte
 	}
-	query := func(q string, want int) func(testing.TB) {
+	// query runs q (text, COM_QUERY) or, with args, a statement prepared
+	// once (COM_STMT_EXECUTE, as ORMs and sysbench do) and checks the rows.
+	query := func(q string, args []any, want int) func(testing.TB) {
+		var stmt *sql.Stmt
+		if args != nil {
+			var err error
+			if stmt, err = db.Prepare(q); err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { stmt.Close() })
+		}
 		return func(tb testing.TB) {
-			rows, err := db.Query(q)
+			var rows *sql.Rows
+			var err error
+			if stmt != nil {
+				rows, err = stmt.Query(args...)
+			} else {
+				rows, err = db.Query(q)
+			}
 			if err != nil {
 				tb.Fatal(err)
 			}
@@ -207,29 +228,53 @@ func BenchmarkGatewayAzure(b *testing.B) {
 			}
 		}
 	}
+	t := dbName + ".t"
 	for _, tc := range []struct {
 		name string
 		sql  string
+		args []any // nil: a text statement
 		rows int
+		// clock: the statement takes a snapshot, one read of catalog/txn's
+		// clock before its query (a range needs one; a point select,
+		// its one entity a consistent cut, does not:
+		// sqlgw/engine/singleread.go).
+		clock bool
 	}{
-		{"point", "SELECT * FROM " + dbName + ".t WHERE p = 1 AND id = 42", 1},
-		{"range100", "SELECT * FROM " + dbName + ".t WHERE p = 1 AND id >= 50 AND id < 150", 100},
+		{"point", "SELECT * FROM " + t + " WHERE p = 1 AND id = 42", nil, 1, false},
+		{"point_prepared", "SELECT * FROM " + t + " WHERE p = ? AND id = ?", []any{1, 42}, 1, false},
+		{"range100", "SELECT * FROM " + t + " WHERE p = 1 AND id >= 50 AND id < 150", nil, 100, true},
+		{"range100_prepared", "SELECT * FROM " + t + " WHERE p = ? AND id >= ? AND id < ?", []any{1, 50, 150}, 100, true},
 	} {
-		gw := query(tc.sql, tc.rows)
-		gw(b) // warm the catalog cache
+		gw := query(tc.sql, tc.args, tc.rows)
+		gw(b) // warm the catalog cache and the plan cache
+		gw(b)
+		want := 1
+		if tc.clock {
+			want = 2
+		}
 		var urls []*url.URL
 		for attempt := 0; attempt < 5; attempt++ { // a catalog refresh may add requests
-			if urls = tr.capture(func() { gw(b) }); len(urls) == 1 {
+			if urls = tr.capture(func() { gw(b) }); len(urls) == want {
 				break
 			}
 		}
-		if len(urls) != 1 {
-			b.Fatalf("%s: the gateway sent %d GETs, want 1: %v", tc.sql, len(urls), urls)
+		if len(urls) != want || tc.clock && !strings.Contains(urls[0].Path, "(PartitionKey='clock',RowKey='n')") {
+			b.Fatalf("%s: the gateway sent %d GETs, want %d (clock read: %v): %v", tc.sql, len(urls), want, tc.clock, urls)
 		}
-		raw := sdkReplay(b, svc, urls[0])
+		var replays []func(testing.TB)
+		for _, u := range urls {
+			replays = append(replays, sdkReplay(b, svc, u))
+		}
+		raw := func(tb testing.TB) {
+			for _, r := range replays {
+				r(tb)
+			}
+		}
 		raw(b)
 		b.Run("op="+tc.name+"/impl=ratio", func(b *testing.B) {
-			b.Logf("store request: %s", urls[0].RequestURI())
+			for _, u := range urls {
+				b.Logf("store request: %s", u.RequestURI())
+			}
 			var tg, ts time.Duration
 			n := 0
 			for b.Loop() {
