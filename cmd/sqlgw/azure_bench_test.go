@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -20,24 +22,51 @@ import (
 	"github.com/sqlgw/sqlgw/storage/aztables/azurite"
 )
 
-// lastGet is an HTTP transport that remembers the URL of the last GET it
-// sent while recording is on (the gateway's store request for a query).
+// lastGet is an HTTP transport that remembers the URLs of the GETs it
+// sent while recording is on (the gateway's store requests for a query),
+// and when the first GET since the last reset started and the last one's
+// response ended (its body read), for the wall-clock breakdown.
 type lastGet struct {
-	mu     sync.Mutex
-	record bool
-	urls   []*url.URL
+	mu         sync.Mutex
+	record     bool
+	urls       []*url.URL
+	start, end time.Time
 }
 
 func (l *lastGet) Do(req *http.Request) (*http.Response, error) {
-	if req.Method == http.MethodGet {
-		l.mu.Lock()
-		if l.record {
-			u := *req.URL
-			l.urls = append(l.urls, &u)
-		}
-		l.mu.Unlock()
+	if req.Method != http.MethodGet {
+		return http.DefaultClient.Do(req)
 	}
-	return http.DefaultClient.Do(req)
+	l.mu.Lock()
+	if l.record {
+		u := *req.URL
+		l.urls = append(l.urls, &u)
+	}
+	if l.start.IsZero() {
+		l.start = time.Now()
+	}
+	l.mu.Unlock()
+	resp, err := http.DefaultClient.Do(req)
+	if err == nil {
+		body, rerr := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		err = rerr
+	}
+	l.mu.Lock()
+	l.end = time.Now()
+	l.mu.Unlock()
+	return resp, err
+}
+
+// span returns the start of the first GET and the end of the last since
+// the previous call.
+func (l *lastGet) span() (start, end time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	start, end = l.start, l.end
+	l.start, l.end = time.Time{}, time.Time{}
+	return start, end
 }
 
 // capture runs f with recording on and returns the GETs it sent.
@@ -175,7 +204,8 @@ func BenchmarkGatewayAzure(b *testing.B) {
 	}
 	co := &sdk.ClientOptions{}
 	co.Retry.MaxRetries = -1
-	co.Transport = &lastGet{} // the same transport as the gateway's store, never recording
+	sdkTr := &lastGet{}
+	co.Transport = sdkTr // the same transport as the gateway's store, never recording
 	svc, err := sdk.NewServiceClientFromConnectionString(cs, co)
 	if err != nil {
 		b.Fatal(err)
@@ -275,20 +305,37 @@ func BenchmarkGatewayAzure(b *testing.B) {
 			for _, u := range urls {
 				b.Logf("store request: %s", u.RequestURI())
 			}
-			var tg, ts time.Duration
+			// Wall clock: before is from the call to the first store
+			// request sent, http the requests, after from the last
+			// response read to the rows returned.
+			var tg, ts, gBefore, gHTTP, gAfter, sBefore, sHTTP, sAfter time.Duration
 			n := 0
+			tr.span()
+			sdkTr.span()
 			for b.Loop() {
 				t0 := time.Now()
 				gw(b)
 				t1 := time.Now()
 				raw(b)
+				t2 := time.Now()
 				tg += t1.Sub(t0)
-				ts += time.Since(t1)
+				ts += t2.Sub(t1)
+				s, e := tr.span()
+				gBefore, gHTTP, gAfter = gBefore+s.Sub(t0), gHTTP+e.Sub(s), gAfter+t1.Sub(e)
+				s, e = sdkTr.span()
+				sBefore, sHTTP, sAfter = sBefore+s.Sub(t1), sHTTP+e.Sub(s), sAfter+t2.Sub(e)
 				n++
 			}
-			b.ReportMetric(float64(tg.Nanoseconds())/float64(n), "gateway-ns/op")
-			b.ReportMetric(float64(ts.Nanoseconds())/float64(n), "sdk-ns/op")
+			per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(n) }
+			b.ReportMetric(per(tg), "gateway-ns/op")
+			b.ReportMetric(per(ts), "sdk-ns/op")
 			b.ReportMetric(float64(tg)/float64(ts), "ratio")
+			b.ReportMetric(per(gBefore), "gw-before-ns/op")
+			b.ReportMetric(per(gHTTP), "gw-http-ns/op")
+			b.ReportMetric(per(gAfter), "gw-after-ns/op")
+			b.ReportMetric(per(sBefore), "sdk-before-ns/op")
+			b.ReportMetric(per(sHTTP), "sdk-http-ns/op")
+			b.ReportMetric(per(sAfter), "sdk-after-ns/op")
 		})
 	}
 }
