@@ -506,12 +506,8 @@ func (s *Store) Get(ctx context.Context, table, pk, rk string, opts *storage.Get
 		}
 		sel = opts.Select
 	}
-	_, err := s.client(table)
-	if err != nil {
-		return nil, err
-	}
 	var e *storage.Entity
-	err = s.doTable(ctx, "GetEntity", table, idempotent, func(ctx context.Context, c *aztables.Client) error {
+	err := s.doTable(ctx, "GetEntity", table, idempotent, func(ctx context.Context, c *aztables.Client) error {
 		ctx, cap := withCapture(ctx, stubEntity)
 		if sel != nil {
 			cap.query = map[string]string{"$select": selectList(sel, nil)}
