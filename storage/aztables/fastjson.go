@@ -1,8 +1,8 @@
 package aztables
 
 import (
+	"bytes"
 	"fmt"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/sqlgw/sqlgw/storage"
@@ -25,8 +25,24 @@ import (
 // member is one name/value pair of an entity object: the value's raw
 // JSON text (quotes included for a string).
 type member struct {
-	name string
+	name []byte // unescaped (names with escapes are left to encoding/json)
 	raw  []byte
+}
+
+// names interns the property names of a page's entities, which repeat
+// in every entity: one string each per page (nil: a string per name).
+type names map[string]string
+
+func (n names) get(b []byte) string {
+	if n == nil {
+		return string(b)
+	}
+	if s, ok := n[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	n[s] = s
+	return s
 }
 
 type scanner struct {
@@ -225,22 +241,22 @@ func (s *scanner) object(buf []member) []member {
 }
 
 // unquoteFast returns the text of a raw JSON string without escapes.
-func unquoteFast(raw []byte) (string, bool) {
+func unquoteFast(raw []byte) ([]byte, bool) {
 	for _, c := range raw[1 : len(raw)-1] {
 		if c == '\\' {
-			return "", false
+			return nil, false
 		}
 	}
-	return string(raw[1 : len(raw)-1]), true
+	return raw[1 : len(raw)-1], true
 }
 
 const typeSuffix = "@odata.type"
 
 // typeOf returns the text of the "name@odata.type" annotation among ms
 // (the last one, as encoding/json's map keeps).
-func typeOf(ms []member, name string) string {
+func typeOf(ms []member, name []byte) string {
 	for j := len(ms) - 1; j >= 0; j-- {
-		if a := ms[j].name; len(a) == len(name)+len(typeSuffix) && a[len(name):] == typeSuffix && a[:len(name)] == name {
+		if a := ms[j].name; len(a) == len(name)+len(typeSuffix) && string(a[len(name):]) == typeSuffix && bytes.Equal(a[:len(name)], name) {
 			t, _ := unquote(ms[j].raw)
 			return t
 		}
@@ -252,14 +268,14 @@ func typeOf(ms []member, name string) string {
 // rules. A name that repeats keeps its last value, as encoding/json's map
 // does (the earlier ones are never decoded): the members are read from
 // the last.
-func entityFromMembers(ms []member, sel map[string]struct{}) (*storage.Entity, error) {
+func entityFromMembers(ms []member, sel map[string]struct{}, nm names) (*storage.Entity, error) {
 	e := &storage.Entity{Properties: make(storage.Properties, len(ms)/2)}
 	var haveETag, havePK, haveRK, haveTS bool
 	var nulls map[string]bool // properties whose last value is null
 	for i := len(ms) - 1; i >= 0; i-- {
-		name, v := ms[i].name, ms[i].raw
-		if strings.IndexByte(name, '@') >= 0 || strings.HasPrefix(name, "odata.") {
-			if name == "odata.etag" && !haveETag {
+		bname, v := ms[i].name, ms[i].raw
+		if bytes.IndexByte(bname, '@') >= 0 || bytes.HasPrefix(bname, []byte("odata.")) {
+			if string(bname) == "odata.etag" && !haveETag {
 				haveETag = true
 				s, err := unquote(v)
 				if err != nil {
@@ -269,8 +285,9 @@ func entityFromMembers(ms []member, sel map[string]struct{}) (*storage.Entity, e
 			}
 			continue
 		}
-		switch name {
+		switch string(bname) {
 		case storage.PropPartitionKey, storage.PropRowKey, storage.PropTimestamp:
+			name := string(bname)
 			var seen *bool
 			switch name {
 			case storage.PropPartitionKey:
@@ -301,14 +318,15 @@ func entityFromMembers(ms []member, sel map[string]struct{}) (*storage.Entity, e
 			continue
 		}
 		if sel != nil {
-			if _, ok := sel[name]; !ok {
+			if _, ok := sel[string(bname)]; !ok {
 				continue
 			}
 		}
-		if _, done := e.Properties[name]; done || nulls[name] {
+		if _, done := e.Properties[string(bname)]; done || nulls[string(bname)] {
 			continue
 		}
-		val, ok, err := decodeValue(name, v, typeOf(ms, name))
+		name := nm.get(bname)
+		val, ok, err := decodeValue(name, v, typeOf(ms, bname))
 		if err != nil {
 			return nil, err
 		}
@@ -333,7 +351,7 @@ func fastEntity(body []byte, sel map[string]struct{}) (e *storage.Entity, ok boo
 	if s.bad || s.i != len(s.b) {
 		return nil, false, nil
 	}
-	e, err = entityFromMembers(ms, sel)
+	e, err = entityFromMembers(ms, sel, nil)
 	return e, true, err
 }
 
@@ -345,6 +363,7 @@ func fastQuery(body []byte, sel map[string]struct{}) (ents []*storage.Entity, ok
 		return nil, false, nil
 	}
 	var buf []member
+	nm := names{}
 	seenValue := false
 	ents = []*storage.Entity{}
 	for first := true; ; first = false {
@@ -370,7 +389,7 @@ func fastQuery(body []byte, sel map[string]struct{}) (ents []*storage.Entity, ok
 					if s.bad {
 						return nil, false, nil
 					}
-					e, err := entityFromMembers(buf, sel)
+					e, err := entityFromMembers(buf, sel, nm)
 					if err != nil {
 						return nil, true, err
 					}
