@@ -18,7 +18,9 @@
 // is a JSON string. Responses are decoded from their raw bytes (captured by
 // a pipeline policy, see capture.go), not from the SDK's map[string]any:
 // that decoding turns 3.0 into 3 and so loses the Double type, which the
-// service only conveys by the decimal point of the number.
+// service only conveys by the decimal point of the number. A scanner of
+// the service's JSON decodes them (fastjson.go), encoding/json the bodies
+// it does not take.
 //
 // # Filters
 //
