@@ -1037,6 +1037,156 @@ func TestReviewQueryPageHalfLocked(t *testing.T) {
 	})
 }
 
+// TestReviewGetLaterCommit: a Get without a snapshot (whole, or
+// projected: then the locked entity is read again whole) meets the lock
+// of transaction X (q/a gives 1 to q/b; inline, or through the record when
+// X also writes p0), and X then Y (q/c gives 10 to q/a) commit right after
+// the Get's first read. The Get reads one entity: it returns a value q/a
+// held while it ran (before X, after X or after Y), whole, and the Gets
+// after it never show less than it did (a Get that showed Y is followed
+// by one of q/c showing Y, one that showed X by one of q/b showing X).
+// Separate Gets are no cut, only monotonic: package doc, "Readers
+// resolve".
+func TestReviewGetLaterCommit(t *testing.T) {
+	forEachLockingStore(t, func(t *testing.T, env *mvccEnv) {
+		base := env.acct
+		for _, path := range []string{"inline", "record"} {
+			for _, sel := range [][]string{nil, {"bal"}} {
+				name := path + "-whole"
+				if sel != nil {
+					name = path + "-projected"
+				}
+				t.Run(name, func(t *testing.T) {
+					ctx := context.Background()
+					env.acct = base + path[:1] + fmt.Sprint(len(sel))
+					if err := env.inner.CreateTable(ctx, env.acct); err != nil {
+						t.Fatal(err)
+					}
+					env.rowsQ(t)
+					if _, err := env.inner.Insert(ctx, env.acct, ent("p0", 100)); err != nil {
+						t.Fatal(err)
+					}
+					s := env.rwrap(t, env.inner)
+					other := env.rwrap(t, env.inner)
+					get := func(s storage.Store, pk, rk string, o *storage.GetOptions) *storage.Entity {
+						e, err := s.Get(ctx, env.acct, pk, rk, o)
+						if err != nil {
+							t.Fatal(err)
+						}
+						return e
+					}
+					up := func(s *txn.Store, rk string, d int64) storage.Operation {
+						e := get(s, "q", rk, nil)
+						return storage.Operation{Kind: storage.OpUpdate, IfMatch: e.ETag, Entity: &storage.Entity{PartitionKey: "q", RowKey: rk,
+							Properties: storage.Properties{"bal": storage.Int64(e.Properties["bal"].Int() + d), "k": storage.String(rk)}}}
+					}
+					x := []txn.Group{{Table: env.acct, Ops: []storage.Operation{up(s, "a", -1), up(s, "b", 1)}}}
+					if path == "record" {
+						p0 := get(s, "p0", "r", nil)
+						x = append(x, txn.Group{Table: env.acct, Ops: []storage.Operation{{Kind: storage.OpUpdate, IfMatch: p0.ETag, Entity: ent("p0", 100)}}})
+					}
+					hold, done := make(chan struct{}), make(chan error, 1)
+					go func() { done <- s.Commit(ctx, x, func() error { <-hold; return nil }) }()
+					waitLock(t, env.inner, env.acct, "a")
+					var yErr error
+					ran := false
+					reader := env.rwrap(t, hookGet{Store: env.inner, once: &sync.Once{}, hook: func() {
+						ran = true
+						close(hold)
+						if err := <-done; err != nil {
+							t.Error(err)
+						}
+						yErr = other.Commit(ctx, []txn.Group{{Table: env.acct, Ops: []storage.Operation{up(other, "c", -10), up(other, "a", 10)}}}, nil)
+					}})
+					var o *storage.GetOptions
+					if sel != nil {
+						o = &storage.GetOptions{Select: sel}
+					}
+					a := get(reader, "q", "a", o)
+					if !ran {
+						t.Fatal("the hook did not run")
+					}
+					if yErr != nil {
+						t.Fatal(yErr)
+					}
+					bal := a.Properties["bal"].Int()
+					_, k := a.Properties["k"]
+					after := bal == 99 || bal == 109 // X's or Y's value, with k
+					switch {
+					case sel != nil && len(a.Properties) != 1:
+						t.Fatalf("projected on bal: %v", a.Properties)
+					case sel == nil && len(a.Properties) != map[bool]int{false: 1, true: 2}[after]:
+						t.Fatalf("q/a reads %v: never its value", a.Properties)
+					case bal != 100 && !after, sel == nil && after != k:
+						t.Fatalf("q/a reads %v: never its value", a.Properties)
+					}
+					for _, rk := range []string{"c", "b"} {
+						e := get(reader, "q", rk, nil)
+						if bal == 109 && rk == "c" && e.Properties["bal"].Int() != 90 || bal >= 99 && bal != 100 && rk == "b" && e.Properties["bal"].Int() != 101 {
+							t.Fatalf("q/a read %d, then q/%s %d", bal, rk, e.Properties["bal"].Int())
+						}
+					}
+					t.Logf("q/a read %d", bal)
+				})
+			}
+		}
+	})
+}
+
+// TestReviewGetHidesVersions: on every store on which commits take the
+// inline path or the record, a Get (whole or projected) after a commit
+// returns the caller's properties only, never a version or a tombstone's
+// marks, and a deleted row is not found, as Query shows them; the same
+// with the commit's locks still in place (its resolution lost).
+func TestReviewGetHidesVersions(t *testing.T) {
+	forEachLockingStore(t, func(t *testing.T, env *mvccEnv) {
+		ctx := context.Background()
+		base := env.acct
+		for _, resolved := range []bool{true, false} {
+			t.Run(map[bool]string{true: "resolved", false: "locked"}[resolved], func(t *testing.T) {
+				env.acct = base + map[bool]string{true: "r", false: "l"}[resolved]
+				if err := env.inner.CreateTable(ctx, env.acct); err != nil {
+					t.Fatal(err)
+				}
+				env.rowsQ(t)
+				var committer storage.Store = env.inner
+				if !resolved {
+					committer = dropResolution{env.inner}
+				}
+				s := env.rwrap(t, committer)
+				if err := s.Commit(ctx, env.oneGroup(t, s), nil); err != nil && resolved {
+					t.Fatal(err)
+				}
+				if raw, extra := env.stateQ(t, ctx, env.inner); resolved != (extra == "") {
+					t.Fatalf("raw store after the commit: %v %q", raw, extra)
+				}
+				reader := env.rwrap(t, env.inner)
+				want, _ := env.stateQ(t, ctx, reader)
+				if classifyQ(want) != "new" {
+					t.Fatalf("query after the commit: %v", want)
+				}
+				for _, rk := range []string{"a", "b", "c", "d"} {
+					for _, o := range []*storage.GetOptions{nil, {Select: []string{"bal"}}} {
+						e, err := reader.Get(ctx, env.acct, "q", rk, o)
+						if _, ok := want[rk]; !ok {
+							if !errors.Is(err, storage.ErrNotFound) {
+								t.Fatalf("Get %s (%v) of a deleted row: %v, %v", rk, o, e, err)
+							}
+							continue
+						}
+						if err != nil {
+							t.Fatal(err)
+						}
+						if len(e.Properties) != 1 || e.Properties["bal"].Int() != want[rk] {
+							t.Fatalf("Get %s (%v): %v, want bal %d only", rk, o, e.Properties, want[rk])
+						}
+					}
+				}
+			})
+		}
+	})
+}
+
 // TestReviewInlineDuplicateInsert: an inline commit inserting a row that
 // exists (a duplicate key) fails as the store fails it, naming the group
 // and operation (the gateway's 1062), and writes nothing, on both
