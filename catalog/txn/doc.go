@@ -123,12 +123,13 @@
 // One page shows each transaction wholly or not at all (one row split
 // over several entities is never torn, a SUM over a page never counts a
 // transfer half). A page read at a snapshot does by construction. A page
-// read without one (the gateway's current reads: the duplicate-key and
-// unique checks' reads, foreign key checks, a narrowing ALTER's
-// verification scan, a wide row's continuations; sqlgw/engine/snapshot.go)
-// is one atomic read of the store, but the state of a lock it holds is
-// learnt after it, and that cannot show the page consistently from the
-// page alone:
+// read without one (the gateway's current reads, sqlgw/engine/snapshot.go:
+// the duplicate-key and unique checks, foreign key checks, a narrowing
+// ALTER's verification scans, a wide row's continuations; and the reads
+// of index backfills, of catalog/ixmaint's repairs and of commits) is
+// one read of the store, but the state of a lock it holds is learnt
+// after it, and that cannot show the page consistently from the page
+// alone:
 //
 //   - an entity read again to resolve its lock may show a transaction that
 //     committed after the page, whose other entities the page holds as
@@ -160,7 +161,13 @@
 // taken after the first read, so the page is at least as recent as the
 // one read first (a current read still sees every commit acknowledged
 // before it began). A page that meets no lock is returned as read: the
-// common path pays nothing. A Get reads one entity: a lock resolved from
+// common path pays nothing, and the page is as consistent as the store's
+// read of it (the embedded store reads a page from one iterator, a
+// point-in-time view; Azurite answers a query at once; the Table service
+// does not document a page as one snapshot: a transaction that locks,
+// commits and resolves entities of a page while the service reads it
+// can show half in a page without locks, as with any reader of it
+// without a snapshot). A Get reads one entity: a lock resolved from
 // an entity read again shows a value that entity held during the Get,
 // never a mix (TestReviewGetLaterCommit); separate Gets (the gateway's
 // MultiGet, parallel Gets) are each the latest committed value of their
@@ -265,7 +272,8 @@
 // transactions committed before the snapshot, in every table, partition
 // and page. The gateway's isolation levels and the anomalies they allow
 // are documented in sqlgw/engine/snapshot.go. A read without a snapshot
-// sees, per entity, the latest committed value (read committed).
+// sees, per entity, the latest committed value (read committed), and each
+// query page one consistent cut ("Readers resolve").
 //
 // On the embedded Pebble store the snapshot is Pebble's own
 // (storage.Snapshotter): there a lock is resolved as of the snapshot and
