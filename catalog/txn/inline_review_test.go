@@ -767,8 +767,8 @@ func (f flaky) Query(ctx context.Context, tbl string, q *storage.Query) (*storag
 // move units between rows a, b and c of one partition through inline
 // commits (short leases: a committer that gave up leaves its locks to the
 // others), each transfer also counting itself in row n. Snapshot reads
-// of a third, healthy gateway always find the sum 300 (current reads do
-// not: TestReviewQueryPageLaterCommit); at
+// of a third, healthy gateway always find the sum 300, and so do its
+// reads without a snapshot (one page: TestReviewQueryPageLaterCommit); at
 // the end, after a reader and the sweep past the lease and abortRetention,
 // the sum is 300, n counts every commit that returned nil (and at most
 // those with an unknown outcome besides), and nothing is left.
@@ -843,6 +843,9 @@ func TestReviewInlineFlakyTransfers(t *testing.T) {
 			c := snap(t, healthy)
 			if n, got := sum(c, healthy); n != 300 {
 				t.Errorf("a snapshot reads %v", got)
+			}
+			if n, got := sum(ctx, healthy); n != 300 {
+				t.Errorf("a read without a snapshot: %v", got)
 			}
 			reads++
 			time.Sleep(10 * time.Millisecond)
