@@ -495,7 +495,10 @@ func (s *Store) getNative(ctx context.Context, table, pk, rk string, opts *stora
 		if isTombstone(e) {
 			return nil, fmt.Errorf("%w: entity %s/%s of table %s (deleted)", storage.ErrNotFound, pk, rk, table)
 		}
-		return project(clean(e), sel), nil
+		// Projected by the store already: only the system properties to
+		// strip (none, and no copy, without a commit through the
+		// protocol).
+		return clean(e), nil
 	}
 	if sel != nil {
 		// The resolution needs the whole entity.
