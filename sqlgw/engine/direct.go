@@ -70,6 +70,9 @@ type directPlan struct {
 	schema sql.Schema // the plan's result schema
 	proj   []int      // the table row's columns, in result order; nil: all
 	limit  int64      // a LIMIT above the access (0: none)
+	// cols are the result's columns as ordinals of the table's full row:
+	// the row iterator decodes only these.
+	cols []int
 }
 
 // directShape returns the direct form of an analyzed plan whose one table
@@ -122,8 +125,24 @@ func directShape(ctx *sql.Context, root sql.Node, ita *plan.IndexedTableAccess) 
 	if n != sql.Node(ita) {
 		return nil
 	}
-	if _, ok := ita.Table.(*Table); !ok {
+	t, ok := ita.Table.(*Table)
+	if !ok {
 		return nil
+	}
+	// The full row's columns the result returns, decoded alone
+	// (rowdecode.go).
+	switch {
+	case d.proj == nil && t.proj == nil:
+		d.cols = ordinals(len(t.meta().Columns))
+	case d.proj == nil:
+		d.cols = t.proj
+	default:
+		for _, c := range d.proj {
+			if t.proj != nil {
+				c = t.proj[c]
+			}
+			d.cols = append(d.cols, c)
+		}
 	}
 	return d
 }
@@ -182,6 +201,7 @@ func (f *FastLane) directIter(ctx *sql.Context, p *cachedPlan, lookup sql.IndexL
 	if err != nil {
 		return nil, err
 	}
+	it.cols, it.out = p.direct.cols, make(sql.Row, len(p.direct.cols))
 	return &directRows{it: it, d: p.direct, autoCommit: autoCommit}, nil
 }
 
@@ -206,14 +226,7 @@ func (r *directRows) Next(ctx *sql.Context) (sql.Row, error) {
 		return nil, err
 	}
 	r.n++
-	if r.d.proj == nil {
-		return row, nil
-	}
-	out := make(sql.Row, len(r.d.proj))
-	for i, c := range r.d.proj {
-		out[i] = row[c]
-	}
-	return out, nil
+	return row, nil // the projected columns (rowIter.cols)
 }
 
 func (r *directRows) Close(ctx *sql.Context) error {

@@ -76,6 +76,13 @@ type rowIter struct {
 
 	scanned int64
 
+	// cols, set by direct execution (direct.go), are the full row's
+	// columns Next returns, in out, which the next call reuses; only
+	// they are decoded (rowdecode.go). nil: the table's projection.
+	cols []int
+	out  sql.Row
+	one  [1]*storage.Entity // a row's entities without continuations
+
 	// keepFull makes Next keep the full row it projected in lastFull.
 	keepFull bool
 	lastFull sql.Row
@@ -180,7 +187,8 @@ func (it *rowIter) next(ctx *sql.Context) (sql.Row, error) {
 				return row, err
 			}
 		}
-		ents := []*storage.Entity{e}
+		it.one[0] = e
+		ents := it.one[:1:1]
 		if n := it.meta.Extras(e); n > 0 {
 			more, err := it.continuations(e)
 			if err != nil {
@@ -210,6 +218,13 @@ func (it *rowIter) next(ctx *sql.Context) (sql.Row, error) {
 				continue
 			}
 		}
+		if it.cols != nil && it.spec.residual == nil && !it.keepFull && !(it.tt != nil && it.meta.Keyless()) && !it.meta.IsAttached() {
+			// Direct execution: only the columns it returns (rowdecode.go).
+			if err := decodeColumns(it.meta, ents, it.cols, it.out); err != nil {
+				return nil, err
+			}
+			return it.out, nil
+		}
 		full, err := it.t.decode(ents)
 		if err != nil {
 			return nil, err
@@ -229,7 +244,7 @@ func (it *rowIter) next(ctx *sql.Context) (sql.Row, error) {
 		if it.tt != nil && it.meta.Keyless() {
 			it.tt.noteKeyless(k, full)
 		}
-		return it.t.project(full), nil
+		return it.emit(full), nil
 	}
 }
 
@@ -274,7 +289,7 @@ func (it *rowIter) overlayRow(ctx *sql.Context, k entKey) (sql.Row, bool, error)
 	if it.meta.Keyless() {
 		it.tt.noteKeyless(k, w.sqlRow)
 	}
-	return it.t.project(w.sqlRow), true, nil
+	return it.emit(w.sqlRow), true, nil
 }
 
 // nextEntity returns the next main entity from the store, or nil at the end.
@@ -507,7 +522,10 @@ func (it *rowIter) Close(*sql.Context) error {
 	return nil
 }
 
-// decode rebuilds a full engine row from a row's entities.
+// decode rebuilds a full engine row from a row's entities: the catalog's
+// datums, then the engine's values. Direct execution decodes its columns
+// in one step instead (rowdecode.go); this path stays the reference the
+// differential tests compare it with.
 func (t *Table) decode(ents []*storage.Entity) (sql.Row, error) {
 	datums, err := t.meta().DecodeRow(ents...)
 	if err != nil {
@@ -526,6 +544,40 @@ func (t *Table) decode(ents []*storage.Entity) (sql.Row, error) {
 		row[i] = v
 	}
 	return row, nil
+}
+
+// firstOrdinals is 0, 1, 2, ... for ordinals.
+var firstOrdinals = func() []int {
+	o := make([]int, 1024)
+	for i := range o {
+		o[i] = i
+	}
+	return o
+}()
+
+// ordinals returns 0, 1, ..., n-1 (shared: not to be modified).
+func ordinals(n int) []int {
+	if n <= len(firstOrdinals) {
+		return firstOrdinals[:n:n]
+	}
+	o := make([]int, n)
+	for i := range o {
+		o[i] = i
+	}
+	return o
+}
+
+// emit returns the row the iterator hands out for the full row full: the
+// columns cols, in the reused row out, when direct execution asked for
+// them; the table's projection otherwise.
+func (it *rowIter) emit(full sql.Row) sql.Row {
+	if it.cols == nil {
+		return it.t.project(full)
+	}
+	for j, c := range it.cols {
+		it.out[j] = full[c]
+	}
+	return it.out
 }
 
 // project reduces a full row to the projected columns.
