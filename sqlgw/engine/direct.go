@@ -197,7 +197,9 @@ func (f *FastLane) directIter(ctx *sql.Context, p *cachedPlan, lookup sql.IndexL
 	}
 	t := p.ita.Table.(*Table)
 	pr := lookup.Ranges.(*planRanges)
-	it, err := t.newRowIter(ctx, &readSpec{plan: pr.plan, overlay: pr.overlay, residual: pr.residual})
+	// An autocommit SELECT's transaction ends with it (directRows.commit).
+	stmtTxn := autoCommit && !ctx.GetIgnoreAutoCommit()
+	it, err := t.newRowIterFor(ctx, &readSpec{plan: pr.plan, overlay: pr.overlay, residual: pr.residual}, stmtTxn)
 	if err != nil {
 		return nil, err
 	}

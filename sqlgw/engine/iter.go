@@ -83,6 +83,9 @@ type rowIter struct {
 	out  sql.Row
 	one  [1]*storage.Entity // a row's entities without continuations
 
+	getOpts storage.GetOptions // fetchWindow's
+	oneGet  [1]*storage.Entity // fetchWindow's point get
+
 	// keepFull makes Next keep the full row it projected in lastFull.
 	keepFull bool
 	lastFull sql.Row
@@ -109,6 +112,16 @@ type rowIter struct {
 }
 
 func (t *Table) newRowIter(ctx *sql.Context, spec *readSpec) (*rowIter, error) {
+	return t.newRowIterFor(ctx, spec, false)
+}
+
+// newRowIterFor is newRowIter; stmtTxn says the statement's transaction
+// ends with the statement, read-only (direct execution's autocommit
+// SELECT, direct.go): unless it buffered writes to the table before, the
+// read neither overlays a buffer nor remembers the ETags it read for a
+// commit that will write nothing, and skips the transaction's table
+// state altogether.
+func (t *Table) newRowIterFor(ctx *sql.Context, spec *readSpec, stmtTxn bool) (*rowIter, error) {
 	it := &rowIter{t: t, spec: spec, meta: t.meta()}
 	rctx := readCtx
 	if t.current {
@@ -127,14 +140,18 @@ func (t *Table) newRowIter(ctx *sql.Context, spec *readSpec) (*rowIter, error) {
 		it.sel = t.meta().Select(need) // nil (everything) when a needed column may be split
 	}
 	if tx := currentTxn(ctx); tx != nil {
-		it.tt = tx.table(t.meta())
-		for k, w := range it.tt.writes {
-			if !w.deleted {
-				it.pend = append(it.pend, k)
+		if tt := tx.peek(it.meta.Physical); !stmtTxn || tt != nil && len(tt.writes) > 0 {
+			it.tt = tx.table(it.meta)
+			for k, w := range it.tt.writes {
+				if !w.deleted {
+					it.pend = append(it.pend, k)
+				}
 			}
+			if len(it.pend) > 1 {
+				sort.Slice(it.pend, func(i, j int) bool { return it.less(it.pend[i], it.pend[j]) })
+			}
+			it.seen = map[entKey]bool{}
 		}
-		sort.Slice(it.pend, func(i, j int) bool { return it.less(it.pend[i], it.pend[j]) })
-		it.seen = map[entKey]bool{}
 	}
 	if spec.plan.Path == planner.PointGet || spec.plan.Path == planner.MultiGet {
 		it.gets = spec.plan.Gets
@@ -451,13 +468,26 @@ func (it *rowIter) fetchWindow() error {
 	end := min(it.gi+multiGetWindow, len(it.gets))
 	keys := it.gets[it.gi:end]
 	it.gi = end
+	it.getOpts.Select = it.sel
+	opts := &it.getOpts
+	it.fetched, it.fi = it.fetched[:0], 0
+	if len(keys) == 1 {
+		// A point get: no window slices, no closure.
+		e, err := it.t.gw.store.Get(it.ctx, it.spec.plan.Table, keys[0].PK, keys[0].RK, opts)
+		if err != nil {
+			if errors.Is(err, storage.ErrNotFound) {
+				return nil
+			}
+			return mapError(err)
+		}
+		it.fetched = append(it.oneGet[:0:1], e)
+		return nil
+	}
 	res := make([]*storage.Entity, len(keys))
 	errs := make([]error, len(keys))
-	opts := &storage.GetOptions{Select: it.sel}
 	it.t.gw.each(len(keys), func(i int) {
 		res[i], errs[i] = it.t.gw.store.Get(it.ctx, it.spec.plan.Table, keys[i].PK, keys[i].RK, opts)
 	})
-	it.fetched, it.fi = it.fetched[:0], 0
 	for i := range keys {
 		if errs[i] != nil {
 			if errors.Is(errs[i], storage.ErrNotFound) {

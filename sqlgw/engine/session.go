@@ -172,12 +172,19 @@ func (s *Session) CommitTransaction(ctx *sql.Context, tx sql.Transaction) error 
 	if s.Tx == t {
 		s.Tx = nil
 	}
-	err := s.GW.commit(storeCtx(ctx), t)
+	var err error
+	if t.writes() {
+		// (A transaction that wrote nothing has nothing to commit:
+		// Gateway.commit would only walk its tables.)
+		err = s.GW.commit(storeCtx(ctx), t)
+	}
 	s.releaseSnapshot(t)
 	// Whatever happened, the buffer is spent: after a failed commit the
 	// transaction is rolled back (MySQL rolls back on a deadlock), and a
 	// second COMMIT, or the implicit one of the next BEGIN, is a no-op.
-	t.tables = map[string]*txTable{}
+	if len(t.tables) > 0 {
+		t.tables = map[string]*txTable{}
+	}
 	if err != nil {
 		// go-mysql-server's COMMIT leaves BEGIN's state (ignore
 		// autocommit, the transaction) in place when the commit fails;
@@ -188,6 +195,16 @@ func (s *Session) CommitTransaction(ctx *sql.Context, tx sql.Transaction) error 
 		ctx.SetTransaction(nil)
 	}
 	return err
+}
+
+// writes reports whether t buffered any write.
+func (t *txn) writes() bool {
+	for _, tt := range t.tables {
+		if len(tt.writes) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Rollback implements sql.TransactionSession.

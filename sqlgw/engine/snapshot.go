@@ -366,7 +366,13 @@ func (s *Session) takeSnapshotLocked(ctx *sql.Context, tx *txn, stmt bool) (stor
 	catVer := s.GW.Catalog.Version()
 	// On the embedded store no request; on the Table service one clock
 	// read (catalog/txn), counted in the session's Snapshot_clock_reads.
-	sn, err := storage.ForwardSnapshot(recorder.WithCounters(WithoutCounters(ctx), &s.snapReads), s.GW.store)
+	// (The embedded store's snapshot never blocks: no context to cancel
+	// it with, which WithoutCounters would build on every statement.)
+	base := context.Background()
+	if !s.GW.serial {
+		base = WithoutCounters(ctx)
+	}
+	sn, err := storage.ForwardSnapshot(recorder.WithCounters(base, &s.snapReads), s.GW.store)
 	if err != nil {
 		if errors.Is(err, storage.ErrSnapshotUnsupported) {
 			st.none = true
