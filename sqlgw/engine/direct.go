@@ -60,10 +60,19 @@ import (
 // own path. Config.NoDirect turns direct execution off (the differential
 // test compares both ways).
 //
-// The row is still decoded twice (entity -> catalog datums -> engine
-// values) before its wire form; a decoder straight into wire values would
-// have to repeat every type's formatting that RowToSQL does, so it was
-// left for later.
+// The row iterator decodes only the result's columns (directPlan.cols),
+// each once, from its property to the engine value that
+// server.RowToSQL's column types encode (rowdecode.go): the wire form
+// itself stays go-mysql-server's (each type's formatting and the result
+// character set's encoding), so that both paths send the same bytes
+// (TestDirectTypesWire). The sql.Row is reused from row to row (RowToSQL
+// copies the values out before the next).
+//
+// Per-statement costs left out where they buy nothing: an autocommit
+// SELECT's transaction ends with the statement and writes nothing, so the
+// read does not create the transaction's table state nor remember the
+// ETags it read (rowIter.newRowIterFor), and the commit does not walk a
+// transaction without writes (Session.CommitTransaction).
 
 // directPlan is what direct execution needs of a cached plan.
 type directPlan struct {

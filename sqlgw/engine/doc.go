@@ -65,6 +65,8 @@
 //	plancache.go    FastLane: plan cache of prepared SELECTs
 //	textcache.go    the plan cache of text SELECTs, per normalized shape
 //	direct.go       cached plans run without the engine's executor
+//	rowdecode.go    direct execution's rows: only the returned columns,
+//	                each decoded once from its property
 //	directwrite.go  cached plans of INSERT … VALUES, UPDATE/DELETE by key
 //	selectlimit.go  sql_select_limit for simple SELECTs (a go-mysql-server bug)
 //
@@ -130,7 +132,8 @@
 //     character_set_results, or a parameter of another type sends the
 //     execute the general way. Text SELECTs share plans per normalized
 //     shape (textcache.go); plans that are only the lookup, its columns
-//     and LIMITs run without go-mysql-server's executor (direct.go).
+//     and LIMITs run without go-mysql-server's executor (direct.go),
+//     decoding only the columns they return (rowdecode.go).
 //     INSERT … VALUES and UPDATE/DELETE whose WHERE a lookup answers are
 //     cached too (directwrite.go): the binder and analyzer are skipped, the
 //     executor and the editor still do the write.
