@@ -123,11 +123,15 @@ func (t *Table) newRowIter(ctx *sql.Context, spec *readSpec) (*rowIter, error) {
 // state altogether.
 func (t *Table) newRowIterFor(ctx *sql.Context, spec *readSpec, stmtTxn bool) (*rowIter, error) {
 	it := &rowIter{t: t, spec: spec, meta: t.meta()}
-	rctx := readCtx
+	// The statement's context with the session's counters and the
+	// read's own (metrics), and its snapshot unless a current read.
+	var rctx context.Context
 	if t.current {
-		rctx = storeCtx
+		rctx = storeCtxCounting(ctx, &it.counters)
+	} else {
+		rctx = readCtxCounting(ctx, &it.counters)
 	}
-	it.ctx = recorder.WithCounters(withGroupReads(rctx(ctx), ctx), &it.counters) // tablegroup.go
+	it.ctx = withGroupReads(rctx, ctx) // tablegroup.go
 	// A table replaced or rewritten after the snapshot: 1412 (snapshot.go).
 	if err := checkTableSnapshot(it.ctx, it.meta); err != nil {
 		return nil, err

@@ -129,6 +129,14 @@ func storeCtx(ctx *sql.Context) context.Context {
 	return ctx
 }
 
+// storeCtxCounting is storeCtx whose requests also count in also.
+func storeCtxCounting(ctx *sql.Context, also *recorder.Counters) context.Context {
+	if s := sessionOf(ctx); s != nil {
+		return recorder.WithCounters(ctx, s.Counters, also)
+	}
+	return recorder.WithCounters(ctx, also)
+}
+
 // withoutCounters returns a context without the session's counters (and
 // without any other value of ctx) that is cancelled with ctx. The
 // recorder only adds counters to a context, so a clean one is built.

@@ -193,7 +193,17 @@ var consistentSnapshot = regexp.MustCompile(`(?is)\bwith\s+consistent\s+snapshot
 // storeCtx's, carrying the statement's or transaction's snapshot (taken at
 // the first read) when the store has snapshots.
 func readCtx(ctx *sql.Context) context.Context {
+	return readCtxCounting(ctx, nil)
+}
+
+// readCtxCounting is readCtx whose requests count in also (if not nil)
+// besides the session's counters: one context value for both (a read's
+// own counters, rowIter).
+func readCtxCounting(ctx *sql.Context, also *recorder.Counters) context.Context {
 	c := storeCtx(ctx)
+	if also != nil {
+		c = storeCtxCounting(ctx, also)
+	}
 	s := sessionOf(ctx)
 	if s == nil {
 		return c

@@ -91,9 +91,9 @@ func from(ctx context.Context) *attached {
 	return a
 }
 
-// with returns ctx carrying the attachments of ctx plus counter c and
-// trace w (each if not nil).
-func with(ctx context.Context, c *Counters, w *syncWriter) context.Context {
+// with returns ctx carrying the attachments of ctx plus counters cs and
+// trace w (if not nil).
+func with(ctx context.Context, cs []*Counters, w *syncWriter) context.Context {
 	a := &attached{}
 	a.counters = a.inline[:0]
 	old := from(ctx)
@@ -101,9 +101,7 @@ func with(ctx context.Context, c *Counters, w *syncWriter) context.Context {
 		a.counters = append(a.counters, old.counters...)
 		a.traces = old.traces // never appended to in place: copied below
 	}
-	if c != nil {
-		a.counters = append(a.counters, c)
-	}
+	a.counters = append(a.counters, cs...)
 	if w != nil {
 		a.traces = append(append([]*syncWriter(nil), a.traces...), w)
 	}
@@ -111,9 +109,10 @@ func with(ctx context.Context, c *Counters, w *syncWriter) context.Context {
 }
 
 // WithCounters returns a context whose requests, made through any
-// recorder, also count in c (in addition to counters attached further out).
-func WithCounters(ctx context.Context, c *Counters) context.Context {
-	return with(ctx, c, nil)
+// recorder, also count in each of cs (in addition to counters attached
+// further out).
+func WithCounters(ctx context.Context, cs ...*Counters) context.Context {
+	return with(ctx, cs, nil)
 }
 
 // WithTrace returns a context whose requests, made through any recorder,
