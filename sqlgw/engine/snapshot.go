@@ -189,16 +189,11 @@ func statementOf(ctx *sql.Context) stmtID { return stmtID{ctx.Pid(), ctx.QueryTi
 // SNAPSHOT (go-mysql-server parses the clause but does not pass it on).
 var consistentSnapshot = regexp.MustCompile(`(?is)\bwith\s+consistent\s+snapshot\b`)
 
-// readCtx returns the context for the session's reads of table rows:
-// storeCtx's, carrying the statement's or transaction's snapshot (taken at
-// the first read) when the store has snapshots.
-func readCtx(ctx *sql.Context) context.Context {
-	return readCtxCounting(ctx, nil)
-}
-
-// readCtxCounting is readCtx whose requests count in also (if not nil)
-// besides the session's counters: one context value for both (a read's
-// own counters, rowIter).
+// readCtxCounting returns the context for the session's reads of table
+// rows: storeCtx's, carrying the statement's or transaction's snapshot
+// (taken at the first read) when the store has snapshots; its requests
+// count in also (if not nil) besides the session's counters, one context
+// value for both (a read's own counters, rowIter).
 func readCtxCounting(ctx *sql.Context, also *recorder.Counters) context.Context {
 	c := storeCtx(ctx)
 	if also != nil {
@@ -389,7 +384,7 @@ func (s *Session) takeSnapshotLocked(ctx *sql.Context, tx *txn, stmt bool) (stor
 			return nil, nil
 		}
 		// Otherwise (a failed clock read, a closing store): the reads
-		// fail (readCtx); the next read tries again.
+		// fail (readCtxCounting); the next read tries again.
 		return nil, fmt.Errorf("sqlgw: taking the read snapshot: %w", err)
 	}
 	st.snap, st.tx, st.stmt, st.stmtID = sn, tx, stmt, statementOf(ctx)
