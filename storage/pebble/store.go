@@ -41,6 +41,11 @@
 // of the range, or after Options.MaxScanPerPage examined entities (like the
 // Table service's time limit per page), with a continuation token naming the
 // next key to examine.
+//
+// Snapshots (storage.Snapshotter, snapshot.go): Pebble snapshots. Those
+// taken while no batch commits and none committed since share one, which
+// then shows exactly the store's current state, so a read-only load does
+// not open and close a Pebble snapshot per statement.
 package pebble
 
 import (
