@@ -54,8 +54,10 @@ import (
 //     connection's status flags.
 //
 // Privileges are checked on every execute before (FastLane.authorized).
-// Any other plan shape (sorts, aggregates, DISTINCT, offsets, filters) runs
-// from the cache through go-mysql-server (FastLane.run), and every
+// Aggregates, sorts and DISTINCT over the access are evaluated directly
+// too (directrange.go); any other plan shape (offsets, filters, GROUP BY
+// keys, expressions) runs from the cache through go-mysql-server
+// (FastLane.run), and every
 // statement the cache does not take, as before, through go-mysql-server's
 // own path. Config.NoDirect turns direct execution off (the differential
 // test compares both ways).
@@ -80,13 +82,20 @@ type directPlan struct {
 	proj   []int      // the table row's columns, in result order; nil: all
 	limit  int64      // a LIMIT above the access (0: none)
 	// cols are the result's columns as ordinals of the table's full row:
-	// the row iterator decodes only these.
+	// the row iterator decodes only these, into a row it reuses. nil
+	// with ops: their sorts and DISTINCT keep rows, of the table's
+	// projected schema.
 	cols []int
+	// ops, if any, are evaluated over the table's rows (directrange.go).
+	ops []directOp
 }
 
 // directShape returns the direct form of an analyzed plan whose one table
 // access is ita, or nil if it has another shape.
 func directShape(ctx *sql.Context, root sql.Node, ita *plan.IndexedTableAccess) *directPlan {
+	if d := evalShape(ctx, root, ita); d != nil { // directrange.go
+		return d
+	}
 	d := &directPlan{schema: root.Schema(ctx)}
 	n := root
 	// limits takes the LIMITs at n (the pushdown rule leaves one above
@@ -165,9 +174,13 @@ func (f *FastLane) runDirect(sqlCtx *sql.Context, c *mysql.Conn, query string, p
 	}
 	defer func() { end(err) }()
 
-	iter, err := f.directIter(sqlCtx, p, lookup)
+	base, err := f.directIter(sqlCtx, p, lookup)
 	if err != nil {
 		return sql.CastSQLError(err)
+	}
+	var iter sql.RowIter = base
+	if p.direct.ops != nil {
+		iter = p.direct.evaluate(sqlCtx, base) // directrange.go
 	}
 	buf := sql.ByteBufPool.Get().(*sql.ByteBuffer)
 	defer func() {
@@ -206,13 +219,19 @@ func (f *FastLane) directIter(ctx *sql.Context, p *cachedPlan, lookup sql.IndexL
 	}
 	t := p.ita.Table.(*Table)
 	pr := lookup.Ranges.(*planRanges)
-	// An autocommit SELECT's transaction ends with it (directRows.commit).
+	spec := &readSpec{plan: pr.plan, overlay: pr.overlay, residual: pr.residual}
+	// The statement is its own transaction (committed at its end, Close,
+	// read-only): one entity read without a snapshot (singleread.go), and
+	// no transaction state for the read (newRowIterFor).
 	stmtTxn := autoCommit && !ctx.GetIgnoreAutoCommit()
-	it, err := t.newRowIterFor(ctx, &readSpec{plan: pr.plan, overlay: pr.overlay, residual: pr.residual}, stmtTxn)
+	spec.single = stmtTxn && t.gw.singleRead(ctx, pr.plan)
+	it, err := t.newRowIterFor(ctx, spec, stmtTxn)
 	if err != nil {
 		return nil, err
 	}
-	it.cols, it.out = p.direct.cols, make(sql.Row, len(p.direct.cols))
+	if p.direct.cols != nil {
+		it.cols, it.out = p.direct.cols, make(sql.Row, len(p.direct.cols))
+	}
 	return &directRows{it: it, d: p.direct, autoCommit: autoCommit}, nil
 }
 
@@ -237,7 +256,14 @@ func (r *directRows) Next(ctx *sql.Context) (sql.Row, error) {
 		return nil, err
 	}
 	r.n++
-	return row, nil // the projected columns (rowIter.cols)
+	if r.it.cols != nil || r.d.proj == nil {
+		return row, nil // the projected columns (rowIter.cols), or all
+	}
+	out := make(sql.Row, len(r.d.proj))
+	for i, c := range r.d.proj {
+		out[i] = row[c]
+	}
+	return out, nil
 }
 
 func (r *directRows) Close(ctx *sql.Context) error {

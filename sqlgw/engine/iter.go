@@ -99,6 +99,10 @@ type rowIter struct {
 	firstPages []*storage.Page
 	firstErrs  []error
 
+	// single: the statement's one read, made without a snapshot until it
+	// needs a second (singleread.go).
+	single bool
+
 	// ixTry: read only the first Limit index entries (an ordered index
 	// read under LIMIT); ixCut: a read stopped early for it. A stale hit
 	// can leave fewer than Limit rows: the index is then read again whole.
@@ -124,13 +128,15 @@ func (t *Table) newRowIter(ctx *sql.Context, spec *readSpec) (*rowIter, error) {
 func (t *Table) newRowIterFor(ctx *sql.Context, spec *readSpec, stmtTxn bool) (*rowIter, error) {
 	it := &rowIter{t: t, spec: spec, meta: t.meta()}
 	// The statement's context with the session's counters and the
-	// read's own (metrics), and its snapshot unless a current read.
+	// read's own (metrics), and its snapshot unless a current read or a
+	// single read (singleread.go).
 	var rctx context.Context
-	if t.current {
+	if t.current || spec.single {
 		rctx = storeCtxCounting(ctx, &it.counters)
 	} else {
 		rctx = readCtxCounting(ctx, &it.counters)
 	}
+	it.single = spec.single && !t.current
 	it.ctx = withGroupReads(rctx, ctx) // tablegroup.go
 	// A table replaced or rewritten after the snapshot: 1412 (snapshot.go).
 	if err := checkTableSnapshot(it.ctx, it.meta); err != nil {
@@ -197,6 +203,15 @@ func (it *rowIter) next(ctx *sql.Context) (sql.Row, error) {
 				}
 			}
 			return nil, io.EOF
+		}
+		if it.single && it.meta.Extras(e) > 0 {
+			// A second read: at the snapshot (singleread.go).
+			if e, err = it.rereadAtSnapshot(ctx, e); err != nil {
+				return nil, err
+			}
+			if e == nil {
+				continue
+			}
 		}
 		k := entKey{e.PartitionKey, e.RowKey}
 		// Buffered rows that sort before this one.
