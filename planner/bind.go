@@ -1,0 +1,398 @@
+package planner
+
+import (
+	"strings"
+)
+
+// Templates: binding parameters into a prepared plan
+//
+// A cached statement (sqlgw's plan cache) is planned once; on every
+// execute only its parameters' values change. Prepare turns the plan Build
+// made for a query into a Template, and Template.Bind returns the plan for
+// new values of the query's literals (its "holes": every Cmp value and In
+// list value of Where, in depth-first order) without planning the query
+// again from scratch. Bind's answer is Build's for the substituted query,
+// or ok false (the caller then plans with Build): it never returns another
+// plan. Two kinds of template, decided by Prepare:
+//
+// Key templates (the plan reads no secondary index). Bind substitutes the
+// values, rewrites collated literals into the key space (collate.go, with
+// the table's collated view made once) and runs the builder's own key
+// planning (contradiction, key points and ranges, their encoding, salting,
+// filters, order, cost), i.e. Build itself, minus what Prepare proved
+// cannot matter for any value: the query's validation (its shape never
+// changes) and the secondary indexes. Build tries an index only when the
+// key plan is not a PointGet, MultiGet or Empty, and an index yields a plan
+// only when a conjunct constrains one of its columns, or under ORDER BY
+// with a LIMIT (a whole index read in its order; see planIndex). So a
+// query that references no index column, and has no ORDER BY with a LIMIT
+// (or a table without indexes, or NoIndex), gets no index plan whatever
+// its values, and the key plan is Build's. Duplicate IN values, NULLs,
+// values of another kind, out-of-range values (3.5 or 1e30 against an
+// integer, -1 against an unsigned column), overlong strings that cannot
+// be keys, contradictions: all take the builder's own code.
+//
+// Index templates (the plan is an IndexLookup on a global index, as
+// sysbench's select_random_points: k IN (?, ...) through k_1). Here the
+// expensive part of Build is costing the alternatives: the key plan (a
+// scan), every index. Prepare accepts only queries whose conjuncts are
+// equalities or IN lists (no NOT IN), each on one column, every column
+// one of the chosen index's, none a primary-key column and none a column
+// of any other index, without LIMIT or ORDER BY; and the statistics the
+// costs read must be the template's (row and partition counts, entity
+// size, the index's rows per value, and no most-frequent values for it,
+// whose counts would make the cost depend on the values). Then the key
+// plan is a table scan whose cost does not depend on the values, no other
+// index can give a plan (none of its columns is constrained, no LIMIT),
+// and the chosen index's cost depends on the values only through the
+// number of distinct points per column. Bind runs the builder's
+// contradiction check (an Empty plan is Build's answer then, as Build
+// checks it first), requires every value to be non-NULL and each column's
+// number of distinct points to be the template's, plans the chosen index
+// with the builder's planIndex (Build's own call for the winner), and
+// requires the result's path, cost and residual to be the template's:
+// then every cost Build compares is the template's, so Build chooses the
+// same index, and the plan planIndex made is the one it returns. Anything
+// else (a duplicate value, a value that cannot be encoded, other
+// statistics) is ok false.
+//
+// The differential tests (planner/bind_test.go and sqlgw's
+// TestBoundPlanDifferential) compare Bind with Build for random and edge
+// values.
+
+// Template is a plan prepared for new values of its query's literals.
+type Template struct {
+	t     Table
+	ct    *collatedTable // t's collated view; nil if t has none
+	q     Query          // the prepared query (Where holds the prepared values)
+	nvals int
+	// index is the chosen global index's ordinal (an index template), -1
+	// for a key template.
+	index     int
+	indexName string
+	path      AccessPath
+	cost      Cost
+	// points is the number of distinct points of each constrained column
+	// (index templates).
+	points map[int]int
+	stats  statsKey
+}
+
+// statsKey is what an index template's costs read of the statistics.
+type statsKey struct {
+	rows, partitions, entityBytes, rowsPerValue float64
+}
+
+func statsKeyOf(st *Stats, index string) (statsKey, bool) {
+	if st == nil {
+		return statsKey{}, true
+	}
+	k := statsKey{rows: st.Rows, partitions: st.Partitions, entityBytes: st.EntityBytes}
+	name := strings.ToLower(index)
+	k.rowsPerValue = st.RowsPerValue[name]
+	if st.TopValues[name] != nil {
+		return k, false // the cost depends on the very values
+	}
+	return k, true
+}
+
+// Prepare returns the template of query q on table t, whose plan by Build
+// is p, or nil when the plan cannot be bound without planning (see above).
+// q.Where may hold only Cmp, In, And and Or nodes; q's Stats are those of
+// p. Prepare does not keep q or p.
+func Prepare(t Table, q *Query, p *Plan) *Template {
+	if p == nil || checkQuery(q, len(t.Columns())) != nil || keyless(t) {
+		return nil
+	}
+	n := 0
+	for _, w := range q.Where {
+		c, ok := holes(w)
+		if !ok {
+			return nil
+		}
+		n += c
+	}
+	tp := &Template{t: t, ct: collatedView(t), q: *q, nvals: n, index: -1, path: p.Path, cost: p.Cost}
+	tp.q.Where = cloneWhere(q.Where)
+	tp.q.inexact = nil
+	refd := map[int]bool{}
+	for _, w := range q.Where {
+		for _, c := range refs(w) {
+			refd[c] = true
+		}
+	}
+	var ixs []Index
+	if it, ok := t.(IndexedTable); ok {
+		ixs = it.Indexes()
+	}
+	if p.Index == nil {
+		if q.NoIndex || len(ixs) == 0 {
+			return tp
+		}
+		if q.Limit > 0 && len(q.OrderBy) > 0 {
+			return nil
+		}
+		for _, ix := range ixs {
+			for _, c := range ix.Columns {
+				if refd[c.Col] {
+					return nil
+				}
+			}
+		}
+		return tp
+	}
+	return tp.prepareIndex(p, ixs, refd)
+}
+
+// prepareIndex makes tp an index template (see above), or returns nil.
+func (tp *Template) prepareIndex(p *Plan, ixs []Index, refd map[int]bool) *Template {
+	q := &tp.q
+	if p.Path != IndexLookup || p.Index.Local || q.NoIndex || q.Limit > 0 || len(q.OrderBy) > 0 ||
+		p.Index.Ordinal < 0 || p.Index.Ordinal >= len(ixs) || len(p.Residual) > 0 {
+		return nil
+	}
+	tp.index = p.Index.Ordinal
+	chosen := ixs[tp.index]
+	tp.indexName = chosen.Name
+	inIndex := map[int]bool{}
+	for _, c := range chosen.Columns {
+		inIndex[c.Col] = true
+	}
+	for _, kc := range append(tp.t.PartitionKeyColumns(), tp.t.RowKeyColumns()...) {
+		if refd[kc.Col] {
+			return nil
+		}
+	}
+	for c := range refd {
+		if !inIndex[c] {
+			return nil
+		}
+	}
+	for i, ix := range ixs {
+		if i == tp.index {
+			continue
+		}
+		for _, c := range ix.Columns {
+			if refd[c.Col] {
+				return nil
+			}
+		}
+	}
+	seen := map[int]bool{}
+	for _, w := range q.Where {
+		col, ok := pointsConjunct(w)
+		if !ok || seen[col] {
+			return nil
+		}
+		seen[col] = true
+	}
+	var ok bool
+	if tp.stats, ok = statsKeyOf(q.Stats, chosen.Name); !ok {
+		return nil
+	}
+	b, empty := tp.start(q)
+	q.Stats = nil // Bind takes the current ones
+	if b == nil || empty {
+		return nil
+	}
+	tp.points = map[int]int{}
+	for c := range refd {
+		n, ok := b.pointCount(c)
+		if !ok {
+			return nil
+		}
+		tp.points[c] = n
+	}
+	return tp
+}
+
+// pointsConjunct reports the column of a conjunct that is an equality, an
+// IN list (not NOT IN), or an OR of equalities, on one column.
+func pointsConjunct(w Expr) (int, bool) {
+	switch w := w.(type) {
+	case *Cmp:
+		return w.Col, w.Op == Eq
+	case *In:
+		return w.Col, !w.Not
+	case Or:
+		col := -1
+		for _, y := range w {
+			c, ok := pointsConjunct(y)
+			if !ok || (col >= 0 && c != col) {
+				return 0, false
+			}
+			col = c
+		}
+		return col, col >= 0
+	}
+	return 0, false
+}
+
+// pointCount is the number of distinct non-NULL points column c may take.
+func (b *builder) pointCount(c int) (int, bool) {
+	s, ok := b.sets[c]
+	if !ok || s.null {
+		return 0, false
+	}
+	pts, ok := s.points(b.cols[c].Kind)
+	return len(pts), ok
+}
+
+// holes counts the values of x a Template binds; false for a node it
+// does not take.
+func holes(x Expr) (int, bool) {
+	switch x := x.(type) {
+	case *Cmp:
+		return 1, true
+	case *In:
+		return len(x.Values), true
+	case And:
+		return holesList(x)
+	case Or:
+		return holesList(x)
+	}
+	return 0, false
+}
+
+func holesList(xs []Expr) (int, bool) {
+	n := 0
+	for _, y := range xs {
+		c, ok := holes(y)
+		if !ok {
+			return 0, false
+		}
+		n += c
+	}
+	return n, true
+}
+
+// cloneWhere copies conjuncts of Cmp, In, And and Or nodes.
+func cloneWhere(where []Expr) []Expr {
+	out := make([]Expr, len(where))
+	for i, w := range where {
+		out[i], _ = substitute(w, nil)
+	}
+	return out
+}
+
+// substitute returns a copy of x with its values taken from vals in
+// depth-first order (nil vals: x's own), and the values left.
+func substitute(x Expr, vals []Datum) (Expr, []Datum) {
+	switch x := x.(type) {
+	case *Cmp:
+		c := *x
+		if vals != nil {
+			c.Value, vals = vals[0], vals[1:]
+		}
+		return &c, vals
+	case *In:
+		in := *x
+		in.Values = make([]Datum, len(x.Values))
+		if vals != nil {
+			copy(in.Values, vals)
+			vals = vals[len(x.Values):]
+		} else {
+			copy(in.Values, x.Values)
+		}
+		return &in, vals
+	case And:
+		out := make(And, len(x))
+		for i, y := range x {
+			out[i], vals = substitute(y, vals)
+		}
+		return out, vals
+	case Or:
+		out := make(Or, len(x))
+		for i, y := range x {
+			out[i], vals = substitute(y, vals)
+		}
+		return out, vals
+	}
+	return x, vals
+}
+
+// Values returns the number of values Bind takes.
+func (tp *Template) Values() int { return tp.nvals }
+
+// Index reports whether tp is an index template.
+func (tp *Template) Index() bool { return tp.index >= 0 }
+
+// start substitutes nothing: it makes the builder of query q (with q's
+// values) on the collated view, sets up its keys and runs the
+// contradiction check; nil on malformed input.
+func (tp *Template) start(q *Query) (b *builder, empty bool) {
+	var t Table = tp.t
+	if tp.ct != nil {
+		t, q = tp.ct, tp.ct.rewrite(q)
+	}
+	b = &builder{t: t, q: q, cols: t.Columns(), noIndexPlans: tp.index < 0}
+	if err := b.setupKeys(); err != nil {
+		return nil, false
+	}
+	return b, b.contradiction()
+}
+
+// Bind returns the plan Build makes for the template's query with vals
+// (depth-first, see above) as its values and stats as its statistics,
+// and the query's conjuncts with vals; ok is false when Bind cannot tell
+// (the caller then plans with Build).
+func (tp *Template) Bind(vals []Datum, stats *Stats) (p *Plan, where []Expr, ok bool) {
+	if len(vals) != tp.nvals {
+		return nil, nil, false
+	}
+	q := tp.q
+	q.Stats = stats
+	q.Where = make([]Expr, len(tp.q.Where))
+	rest := vals
+	for i, w := range tp.q.Where {
+		q.Where[i], rest = substitute(w, rest)
+	}
+	if tp.index < 0 {
+		var t Table = tp.t
+		cq := &q
+		if tp.ct != nil {
+			t, cq = tp.ct, tp.ct.rewrite(&q)
+		}
+		b := &builder{t: t, q: cq, cols: t.Columns(), noIndexPlans: true}
+		p, err := b.build()
+		if err != nil {
+			return nil, nil, false
+		}
+		p.where = q.Where
+		return p, q.Where, true
+	}
+	// An index template.
+	for _, v := range vals {
+		if v == nil {
+			return nil, nil, false
+		}
+	}
+	if sk, ok := statsKeyOf(stats, tp.indexName); !ok || sk != tp.stats {
+		return nil, nil, false
+	}
+	b, empty := tp.start(&q)
+	if b == nil {
+		return nil, nil, false
+	}
+	if empty {
+		p := b.empty(&Plan{Table: b.t.PhysicalName()})
+		p.columns, p.where = b.cols, q.Where
+		return p, q.Where, true
+	}
+	for c, n := range tp.points {
+		if m, ok := b.pointCount(c); !ok || m != n {
+			return nil, nil, false
+		}
+	}
+	b.findTuple()
+	it, isIndexed := b.t.(IndexedTable)
+	if !isIndexed {
+		return nil, nil, false
+	}
+	p, err := b.planIndex(it, tp.index)
+	if err != nil || p == nil || p.Path != tp.path || p.Cost != tp.cost || len(p.Residual) > 0 {
+		return nil, nil, false
+	}
+	p.where = q.Where
+	return p, q.Where, true
+}
