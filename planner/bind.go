@@ -96,12 +96,16 @@ func statsKeyOf(st *Stats, index string) (statsKey, bool) {
 	return k, true
 }
 
-// Prepare returns the template of query q on table t, whose plan by Build
-// is p, or nil when the plan cannot be bound without planning (see above).
-// q.Where may hold only Cmp, In, And and Or nodes; q's Stats are those of
-// p. Prepare does not keep q or p.
-func Prepare(t Table, q *Query, p *Plan) *Template {
-	if p == nil || checkQuery(q, len(t.Columns())) != nil || keyless(t) {
+// Prepare returns the template of query q on table t, or nil when its
+// plan cannot be bound without planning (see above). q.Where may hold only
+// Cmp, In, And and Or nodes. Prepare plans q with Build (the template's
+// plan and costs are those of q's Stats) and does not keep q.
+func Prepare(t Table, q *Query) *Template {
+	if keyless(t) {
+		return nil
+	}
+	p, err := Build(t, q)
+	if err != nil {
 		return nil
 	}
 	n := 0

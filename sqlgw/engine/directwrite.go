@@ -457,6 +457,9 @@ func (f *FastLane) buildWrite(ctx *sql.Context, query string, stmt sqlparser.Sta
 	if !f.pinTable(ctx, p, tname, db, t) {
 		return nil
 	}
+	if p.ita != nil {
+		p.prepareBound(ctx, analyzed, bindings) // boundplan.go
+	}
 	return p
 }
 
@@ -532,11 +535,8 @@ func (p *cachedPlan) rebindWrite(ctx *sql.Context, bindings map[string]*querypb.
 		}
 		root = ii
 	} else {
-		exprs, ok := p.conjuncts(ctx, bindings)
-		if !ok {
-			return nil, false
-		}
-		if root, ok = p.withConjuncts(ctx, exprs); !ok {
+		var ok bool
+		if root, ok = p.rebind(ctx, bindings); !ok { // boundplan.go
 			return nil, false
 		}
 		var err error
