@@ -193,7 +193,7 @@ func TestBindDifferential(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tp := Prepare(tb, q, p)
+			tp := Prepare(tb, q)
 			if bc.none {
 				if tp != nil {
 					t.Fatalf("a template for %v", p)
@@ -270,10 +270,9 @@ func TestBindDeclines(t *testing.T) {
 		return []Expr{&In{Col: 1, Values: ds}}
 	}
 	q := &Query{Where: ins(1, 2, 3)}
-	p, _ := Build(ft, q)
-	tp := Prepare(ft, q, p)
+	tp := Prepare(ft, q)
 	if tp == nil || !tp.Index() {
-		t.Fatalf("no index template for %v", p)
+		t.Fatal("no index template")
 	}
 	if _, _, ok := tp.Bind([]Datum{int64(4), int64(5), int64(6)}, &Stats{Rows: 5e6}); ok {
 		t.Error("bound with other statistics")
@@ -292,11 +291,7 @@ func TestBindDeclines(t *testing.T) {
 		{Where: []Expr{&Cmp{Col: 0, Op: Gt, Value: int64(1)}}, Limit: 3, OrderBy: []OrderColumn{{Col: 1}}},
 		{Where: []Expr{&Opaque{Text: "f(c)", Cols: []int{2}}}},
 	} {
-		p, err := Build(ft, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if Prepare(ft, q, p) != nil {
+		if Prepare(ft, q) != nil {
 			t.Errorf("prepared %v", q.Where)
 		}
 	}
