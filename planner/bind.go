@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -76,6 +77,12 @@ type Template struct {
 	// (index templates).
 	points map[int]int
 	stats  statsKey
+	// point, for a key template whose plan is a PointGet from one
+	// equality per key column, is that plan, and keyPos the key position
+	// of each conjunct's column: Bind encodes the new key into a copy
+	// (bindPoint).
+	point  *Plan
+	keyPos []int
 }
 
 // statsKey is what an index template's costs read of the statistics.
@@ -130,6 +137,7 @@ func Prepare(t Table, q *Query) *Template {
 		ixs = it.Indexes()
 	}
 	if p.Index == nil {
+		tp.preparePoint(p)
 		if q.NoIndex || len(ixs) == 0 {
 			return tp
 		}
@@ -351,6 +359,11 @@ func (tp *Template) Bind(vals []Datum, stats *Stats) (p *Plan, where []Expr, ok 
 	for i, w := range tp.q.Where {
 		q.Where[i], rest = substitute(w, rest)
 	}
+	if tp.point != nil {
+		if p, ok := tp.bindPoint(&q); ok {
+			return p, q.Where, true
+		}
+	}
 	if tp.index < 0 {
 		var t Table = tp.t
 		cq := &q
@@ -399,4 +412,104 @@ func (tp *Template) Bind(vals []Datum, stats *Stats) (p *Plan, where []Expr, ok 
 	}
 	p.where = q.Where
 	return p, q.Where, true
+}
+
+// Point templates
+//
+// A key template whose plan is a PointGet, from one equality per key
+// column, every conjunct answered by the key, binds without the builder:
+// for such a query the builder's only value-dependent steps are the
+// contradiction check (each column's allowed set, which columnSets gives
+// per conjunct: empty means the Empty plan), the key columns' points (one
+// each, when the comparison is exact), their encoding (EncodeKey; an error
+// makes the builder use fewer key columns: bindPoint declines) and the
+// salt; the projection, order, limit and filters are the template's
+// (every key column bound to one value, nothing residual), and the cost is
+// one Get, its bytes the statistics' entity size. Anything else (a value
+// whose comparison is not exact, a NULL that is not a contradiction, a
+// collated comparison the keys do not answer exactly) declines, and Bind
+// runs the builder.
+
+// preparePoint makes tp a point template when p qualifies.
+func (tp *Template) preparePoint(p *Plan) {
+	if p.Path != PointGet || len(p.Residual) > 0 || p.Filter != nil || len(p.Gets) != 1 || len(p.Queries) > 0 {
+		return
+	}
+	keys := append(tp.t.PartitionKeyColumns(), tp.t.RowKeyColumns()...)
+	if len(tp.q.Where) != len(keys) {
+		return
+	}
+	pos := make([]int, len(tp.q.Where))
+	used := make([]bool, len(keys))
+	for i, w := range tp.q.Where {
+		c, ok := w.(*Cmp)
+		if !ok || c.Op != Eq {
+			return
+		}
+		j := slices.IndexFunc(keys, func(k KeyColumn) bool { return k.Col == c.Col })
+		if j < 0 || used[j] {
+			return
+		}
+		used[j], pos[i] = true, j
+	}
+	tp.point, tp.keyPos = p, pos
+}
+
+// bindPoint is Bind for a point template (see above), q holding the new
+// values.
+func (tp *Template) bindPoint(q *Query) (*Plan, bool) {
+	var t Table = tp.t
+	cq := q
+	if tp.ct != nil {
+		t, cq = tp.ct, tp.ct.rewrite(q)
+		if len(cq.inexact) > 0 {
+			return nil, false
+		}
+	}
+	cols := t.Columns()
+	nPart := len(t.PartitionKeyColumns())
+	vals := make([]Datum, len(tp.keyPos))
+	empty := false
+	for i, w := range cq.Where {
+		c, ok := w.(*Cmp)
+		if !ok {
+			return nil, false
+		}
+		k := cols[c.Col].Kind
+		cs := columnSets(c.Col, k, c)
+		set := intersect(k, nonNull(), cs.t)
+		if set.isEmpty() {
+			empty = true
+			continue
+		}
+		pts, ok := set.points(k)
+		if !cs.tExact || !ok || len(pts) != 1 {
+			return nil, false
+		}
+		vals[tp.keyPos[i]] = pts[0]
+	}
+	if empty {
+		p := &Plan{Path: Empty, Table: t.PhysicalName(), columns: cols, where: q.Where}
+		return p, true
+	}
+	pk, err := t.EncodeKey(PartitionKey, vals[:nPart])
+	if err != nil {
+		return nil, false
+	}
+	rk, err := t.EncodeKey(RowKey, vals[nPart:])
+	if err != nil {
+		return nil, false
+	}
+	if st, ok := t.(Salted); ok && st.SaltBuckets() > 1 {
+		pk = st.Salt(pk)
+	}
+	p := *tp.point
+	p.Gets = []Key{{PK: pk, RK: rk}}
+	p.Select = slices.Clone(p.Select)
+	p.Order = slices.Clone(p.Order)
+	p.Residual = nil
+	p.where = q.Where
+	b := builder{q: q}
+	p.Cost.Bytes = p.Cost.Entities * b.entityBytes()
+	return &p, true
 }

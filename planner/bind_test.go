@@ -30,6 +30,8 @@ type bindCase struct {
 	// same: the template is made with one value in every hole (one
 	// point), where more points make Build choose another path.
 	same bool
+	// point: a point template is expected (bindPoint).
+	point bool
 }
 
 func cmpE(col int, op CmpOp) func(v Datum) Expr {
@@ -53,7 +55,7 @@ func bindCases() []bindCase {
 	return []bindCase{
 		{name: "pk point", table: "table t (id int, k int, c string) primary key (id) layout",
 			indexes: []string{"index k_1 (k)"},
-			where:   func(v []Datum) []Expr { return []Expr{cmpE(0, Eq)(v[0])} }, kinds: ints(1)},
+			where:   func(v []Datum) []Expr { return []Expr{cmpE(0, Eq)(v[0])} }, kinds: ints(1), point: true},
 		{name: "pk in", table: "table t (id int, k int, c string) primary key (id) layout",
 			indexes: []string{"index k_1 (k)"},
 			where:   func(v []Datum) []Expr { return []Expr{in(0, 5)(v)} }, kinds: ints(5)},
@@ -64,10 +66,10 @@ func bindCases() []bindCase {
 			where: func(v []Datum) []Expr { return []Expr{cmpE(0, Gt)(v[0]), cmpE(0, Lt)(v[1])} }, kinds: ints(2),
 			limit: 10, order: []OrderColumn{{Col: 0, Desc: true}}},
 		{name: "uint pk", table: "table u (id uint, c string) primary key (id)",
-			where: func(v []Datum) []Expr { return []Expr{cmpE(0, Eq)(v[0])} }, kinds: []Kind{KindUint}},
+			where: func(v []Datum) []Expr { return []Expr{cmpE(0, Eq)(v[0])} }, kinds: []Kind{KindUint}, point: true},
 		{name: "composite", table: "table c (a string keyci, b int, v int) primary key (a, b desc) layout",
 			where: func(v []Datum) []Expr { return []Expr{cmpE(0, Eq)(v[0]), cmpE(1, Eq)(v[1])} },
-			kinds: []Kind{KindString, KindInt}},
+			kinds: []Kind{KindString, KindInt}, point: true},
 		{name: "composite in range", table: "table c (a string keyci, b int, v int) primary key (a, b desc) layout",
 			where: func(v []Datum) []Expr {
 				return []Expr{&In{Col: 0, Values: []Datum{v[0], v[1], v[2]}}, cmpE(1, Gt)(v[3])}
@@ -82,6 +84,8 @@ func bindCases() []bindCase {
 			where: func(v []Datum) []Expr { return []Expr{cmpE(0, Eq)(v[0])} }, kinds: []Kind{KindString}},
 		{name: "salted", table: "table s (p int, r int, v int) primary key (p, r)", salt: 3,
 			where: func(v []Datum) []Expr { return []Expr{in(0, 3)(v), cmpE(1, Eq)(v[3])} }, kinds: ints(4)},
+		{name: "salted point", table: "table s (p int, r int, v int) primary key (p, r) layout", salt: 4,
+			where: func(v []Datum) []Expr { return []Expr{cmpE(1, Eq)(v[0]), cmpE(0, Eq)(v[1])} }, kinds: ints(2), point: true},
 		{name: "salted range", table: "table s (p int, r int, v int) primary key (p, r)", salt: 3,
 			where: func(v []Datum) []Expr { return []Expr{cmpE(0, Ge)(v[0]), cmpE(0, Lt)(v[1])} }, kinds: ints(2)},
 		{name: "global index in", table: "table t (id int, k int, c string) primary key (id) layout",
@@ -153,6 +157,9 @@ func bindValue(r *rand.Rand, k Kind) Datum {
 
 // TestBindDifferential: for random and edge-case values, a template's Bind
 // returns exactly the plan Build makes for the same query, or declines.
+//
+// Point templates (bindPoint) are counted too: a key template whose plan
+// is a PointGet must take that path for most values.
 func TestBindDifferential(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
 	for _, bc := range bindCases() {
@@ -203,6 +210,9 @@ func TestBindDifferential(t *testing.T) {
 			if tp == nil {
 				t.Fatalf("no template for %v", p)
 			}
+			if (tp.point != nil) != bc.point {
+				t.Errorf("point template %v, want %v (plan %v)", tp.point != nil, bc.point, p)
+			}
 			if tp.Index() != bc.wantIx {
 				t.Fatalf("index template %v, want %v (plan %v)", tp.Index(), bc.wantIx, p)
 			}
@@ -225,11 +235,19 @@ func TestBindDifferential(t *testing.T) {
 						vals[i] = vals[0]
 					}
 				}
-				want, err := Build(tb, query(vals))
+				// Other statistics now and then (a key template's plan
+				// follows them; an index template declines).
+				stats := bc.stats
+				if r.IntN(4) == 0 {
+					stats = &Stats{Rows: float64(50 + r.IntN(100000)), EntityBytes: float64(r.IntN(3000))}
+				}
+				wq := query(vals)
+				wq.Stats = stats
+				want, err := Build(tb, wq)
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, where, ok := tp.Bind(vals, bc.stats)
+				got, where, ok := tp.Bind(vals, stats)
 				if !ok {
 					continue
 				}
