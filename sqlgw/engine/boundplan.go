@@ -48,8 +48,11 @@ import (
 //     when the template is made; where no compared column is temporal
 //     (exprconv reads date strings and fixComparisons YYYYMMDD numbers
 //     against date columns by value); where the lookup has no ORDER BY or
-//     pushed LIMIT to re-apply, no residual, no index hints and the table
-//     has a primary key;
+//     pushed LIMIT to re-apply, no residual and the table has a primary
+//     key; and, when it is made and on every execute, where the
+//     statement's text has no index hints (hints.go reads them from the
+//     text, and a text statement's cached shape is shared with its
+//     hinted variants);
 //   - per execute, the table is planned with or without secondary indexes
 //     as when the template was made (a transaction with writes to the
 //     table plans without them: planIn), the planner's Bind must accept
@@ -142,6 +145,13 @@ func (p *cachedPlan) makeBound(ctx *sql.Context) *boundLookup {
 	}
 	t, ok := p.searchTable()
 	if !ok || t.meta().Keyless() || (t.hints != nil && len(t.hints.refs) > 0) || tpl.hints != nil && len(tpl.hints.refs) > 0 {
+		return nil
+	}
+	// Index hints (USE/FORCE/IGNORE INDEX) are read from the statement's
+	// text (hints.go), not its parse tree: a statement with any is planned
+	// the old way. (They are checked on every execute too: a text
+	// statement's cached shape is shared with its hinted variants.)
+	if len(hintsOf(ctx.Query())) > 0 {
 		return nil
 	}
 	// The literals of the conjuncts as LookupForExpressions converts them.
@@ -329,7 +339,7 @@ func (b *boundLookup) lookup(ctx *sql.Context, p *cachedPlan, bindings map[strin
 		return sql.IndexLookup{}, false
 	}
 	t, ok := p.searchTable()
-	if !ok {
+	if !ok || len(hintsOf(ctx.Query())) > 0 {
 		return sql.IndexLookup{}, false
 	}
 	noIndex := false
