@@ -417,12 +417,45 @@ func (t *Table) splitContinuation(rk string) (string, int, uint64, error) {
 // others (another generation's, left by an interrupted rewrite) ignored.
 // Columns whose properties are absent are NULL.
 func (t *Table) DecodeRow(entities ...*storage.Entity) ([]Datum, error) {
+	if len(entities) > 0 && entities[0] != nil && t.IsAttached() {
+		return t.decodeAttached(entities[0])
+	}
+	props, err := t.RowProperties(entities...)
+	if err != nil {
+		return nil, err
+	}
+	row := make([]Datum, len(t.Columns))
+	for i := range t.Columns {
+		v, ok, err := t.ColumnValue(props, i)
+		if err != nil || !ok {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		d, err := t.Columns[i].Type.fromValue(v)
+		if err != nil {
+			return nil, fmt.Errorf("table %q column %q: %w", t.Name, t.Columns[i].Name, err)
+		}
+		row[i] = d
+	}
+	return row, nil
+}
+
+// RowProperties returns the properties of a row stored in its main entity
+// followed by its continuation entities, picked and merged as DecodeRow
+// does (the main entity's own map when it has no continuation). Not for
+// attached tables (their rows decode by role: DecodeRow).
+//
+// With ColumnValue and Type.Decode it lets a reader decode only the
+// columns it returns, each once (the direct read path of sqlgw/engine).
+func (t *Table) RowProperties(entities ...*storage.Entity) (storage.Properties, error) {
 	if len(entities) == 0 || entities[0] == nil {
 		return nil, fmt.Errorf("%w: table %q: no entity", ErrValue, t.Name)
 	}
 	main := entities[0]
 	if t.IsAttached() {
-		return t.decodeAttached(main)
+		return nil, fmt.Errorf("%w: table %q: attached rows decode by role", ErrUnsupported, t.Name)
 	}
 	n := t.Extras(main)
 	if len(entities) != 1+n || t.ContinuationGen(main) > 0 {
@@ -453,26 +486,24 @@ func (t *Table) DecodeRow(entities ...*storage.Entity) ([]Datum, error) {
 			}
 		}
 	}
-	row := make([]Datum, len(t.Columns))
-	for i := range t.Columns {
-		c := &t.Columns[i]
-		v, ok := props[c.Property]
-		if !ok {
-			continue
-		}
-		if c.Type.Kind.IsLarge() {
-			var err error
-			if v, err = reassemble(props, c.Property, v); err != nil {
-				return nil, fmt.Errorf("table %q column %q: %w", t.Name, c.Name, err)
-			}
-		}
-		d, err := c.Type.fromValue(v)
-		if err != nil {
-			return nil, fmt.Errorf("table %q column %q: %w", t.Name, c.Name, err)
-		}
-		row[i] = d
+	return props, nil
+}
+
+// ColumnValue returns the stored value of column i in a row's properties
+// (RowProperties), a split value reassembled; ok is false when the
+// property is absent (the column is NULL).
+func (t *Table) ColumnValue(props storage.Properties, i int) (v storage.Value, ok bool, err error) {
+	c := &t.Columns[i]
+	v, ok = props[c.Property]
+	if !ok {
+		return storage.Value{}, false, nil
 	}
-	return row, nil
+	if c.Type.Kind.IsLarge() {
+		if v, err = reassemble(props, c.Property, v); err != nil {
+			return storage.Value{}, false, fmt.Errorf("table %q column %q: %w", t.Name, c.Name, err)
+		}
+	}
+	return v, true, nil
 }
 
 // reassemble joins the chunks of a split value.

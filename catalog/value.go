@@ -222,6 +222,13 @@ func (t Type) maxUnsigned() uint64 {
 
 // fromValue maps a stored property value (whole, after reassembly) back to
 // its Datum.
+// Decode returns the datum of a column of type t stored as v (a value of
+// ColumnValue), as DecodeRow decodes it.
+func (t Type) Decode(v storage.Value) (Datum, error) { return t.fromValue(v) }
+
+// StorageType returns the property type values of type t are stored as.
+func (t Type) StorageType() storage.Type { return t.storageType() }
+
 func (t Type) fromValue(v storage.Value) (Datum, error) {
 	want := t.storageType()
 	if v.Type() != want {

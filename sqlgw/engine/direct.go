@@ -62,16 +62,30 @@ import (
 // own path. Config.NoDirect turns direct execution off (the differential
 // test compares both ways).
 //
-// The row is still decoded twice (entity -> catalog datums -> engine
-// values) before its wire form; a decoder straight into wire values would
-// have to repeat every type's formatting that RowToSQL does, so it was
-// left for later.
+// The row iterator decodes only the result's columns (directPlan.cols),
+// each once, from its property to the engine value that
+// server.RowToSQL's column types encode (rowdecode.go): the wire form
+// itself stays go-mysql-server's (each type's formatting and the result
+// character set's encoding), so that both paths send the same bytes
+// (TestDirectTypesWire). The sql.Row is reused from row to row (RowToSQL
+// copies the values out before the next).
+//
+// Per-statement costs left out where they buy nothing: an autocommit
+// SELECT's transaction ends with the statement and writes nothing, so the
+// read does not create the transaction's table state nor remember the
+// ETags it read (rowIter.newRowIterFor), and the commit does not walk a
+// transaction without writes (Session.CommitTransaction).
 
 // directPlan is what direct execution needs of a cached plan.
 type directPlan struct {
 	schema sql.Schema // the plan's result schema
 	proj   []int      // the table row's columns, in result order; nil: all
 	limit  int64      // a LIMIT above the access (0: none)
+	// cols are the result's columns as ordinals of the table's full row:
+	// the row iterator decodes only these, into a row it reuses. nil
+	// with ops: their sorts and DISTINCT keep rows, of the table's
+	// projected schema.
+	cols []int
 	// ops, if any, are evaluated over the table's rows (directrange.go).
 	ops []directOp
 }
@@ -129,8 +143,24 @@ func directShape(ctx *sql.Context, root sql.Node, ita *plan.IndexedTableAccess) 
 	if n != sql.Node(ita) {
 		return nil
 	}
-	if _, ok := ita.Table.(*Table); !ok {
+	t, ok := ita.Table.(*Table)
+	if !ok {
 		return nil
+	}
+	// The full row's columns the result returns, decoded alone
+	// (rowdecode.go).
+	switch {
+	case d.proj == nil && t.proj == nil:
+		d.cols = ordinals(len(t.meta().Columns))
+	case d.proj == nil:
+		d.cols = t.proj
+	default:
+		for _, c := range d.proj {
+			if t.proj != nil {
+				c = t.proj[c]
+			}
+			d.cols = append(d.cols, c)
+		}
 	}
 	return d
 }
@@ -190,12 +220,17 @@ func (f *FastLane) directIter(ctx *sql.Context, p *cachedPlan, lookup sql.IndexL
 	t := p.ita.Table.(*Table)
 	pr := lookup.Ranges.(*planRanges)
 	spec := &readSpec{plan: pr.plan, overlay: pr.overlay, residual: pr.residual}
-	// The statement is its own transaction (committed at its end, Close):
-	// one entity read without a snapshot (singleread.go).
-	spec.single = autoCommit && !ctx.GetIgnoreAutoCommit() && t.gw.singleRead(ctx, pr.plan)
-	it, err := t.newRowIter(ctx, spec)
+	// The statement is its own transaction (committed at its end, Close,
+	// read-only): one entity read without a snapshot (singleread.go), and
+	// no transaction state for the read (newRowIterFor).
+	stmtTxn := autoCommit && !ctx.GetIgnoreAutoCommit()
+	spec.single = stmtTxn && t.gw.singleRead(ctx, pr.plan)
+	it, err := t.newRowIterFor(ctx, spec, stmtTxn)
 	if err != nil {
 		return nil, err
+	}
+	if p.direct.cols != nil {
+		it.cols, it.out = p.direct.cols, make(sql.Row, len(p.direct.cols))
 	}
 	return &directRows{it: it, d: p.direct, autoCommit: autoCommit}, nil
 }
@@ -221,8 +256,8 @@ func (r *directRows) Next(ctx *sql.Context) (sql.Row, error) {
 		return nil, err
 	}
 	r.n++
-	if r.d.proj == nil {
-		return row, nil
+	if r.it.cols != nil || r.d.proj == nil {
+		return row, nil // the projected columns (rowIter.cols), or all
 	}
 	out := make(sql.Row, len(r.d.proj))
 	for i, c := range r.d.proj {

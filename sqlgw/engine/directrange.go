@@ -62,7 +62,7 @@ import (
 //     column type's Compare, so its collation;
 //   - Sort: iters.NewSortIter with the node's SortFields (a stable sort
 //     comparing with each column type's Compare, so its collation);
-//   - Distinct: iters.NewDistinctIter with the node's Hasher;
+//   - Distinct: compat.DistinctIter (the collations of its child schema);
 //   - OrderedDistinct: iters.NewOrderedDistinctIter with its child's
 //     schema;
 //   - Limit: at most n rows, as LimitIter.
@@ -219,7 +219,7 @@ func (d *directPlan) evaluate(ctx *sql.Context, base *directRows) sql.RowIter {
 		case *plan.Sort:
 			it = iters.NewSortIter(n.SortFields, it)
 		case *plan.Distinct:
-			it = iters.NewDistinctIter(ctx, it, n.Hasher())
+			it, _ = compat.DistinctIter(ctx, n, it) // DISTINCT ON never reaches here (directShape)
 		case *plan.OrderedDistinct:
 			it = iters.NewOrderedDistinctIter(it, op.schema)
 		case *plan.Limit:

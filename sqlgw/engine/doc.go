@@ -68,6 +68,8 @@
 //	textcache.go    the plan cache of text SELECTs, per normalized shape
 //	direct.go       cached plans run without the engine's executor
 //	directrange.go  … with aggregates, sorts, DISTINCT over the lookup
+//	rowdecode.go    direct execution's rows: only the returned columns,
+//	                each decoded once from its property
 //	directwrite.go  cached plans of INSERT … VALUES, UPDATE/DELETE by key
 //	boundplan.go    cached plans' access paths: parameters bound, not re-planned
 //	selectlimit.go  sql_select_limit for simple SELECTs (a go-mysql-server bug)
@@ -136,9 +138,10 @@
 //     character_set_results, or a parameter of another type sends the
 //     execute the general way. Text SELECTs share plans per normalized
 //     shape (textcache.go); plans that are only the lookup, its columns
-//     and LIMITs run without go-mysql-server's executor (direct.go), as
-//     do those that add SUM/COUNT/MIN/MAX/AVG without GROUP BY keys, ORDER
-//     BY columns or DISTINCT, each evaluated by the engine's own operator
+//     and LIMITs run without go-mysql-server's executor (direct.go),
+//     decoding only the columns they return (rowdecode.go), as do those
+//     that add SUM/COUNT/MIN/MAX/AVG without GROUP BY keys, ORDER BY
+//     columns or DISTINCT, each evaluated by the engine's own operator
 //     code (directrange.go).
 //     INSERT … VALUES and UPDATE/DELETE whose WHERE a lookup answers are
 //     cached too (directwrite.go): the binder and analyzer are skipped, the

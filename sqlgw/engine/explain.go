@@ -11,6 +11,7 @@ import (
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/sqlgw/sqlgw/planner"
+	"github.com/sqlgw/sqlgw/sqlgw/engine/compat"
 	"github.com/sqlgw/sqlgw/sqlgw/sqltext"
 	"github.com/sqlgw/sqlgw/storage/recorder"
 )
@@ -37,6 +38,14 @@ func (e explainBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Ro
 	}
 	if it, err := e.buildStrictWrite(ctx, n, row); it != nil || err != nil { // strictwrite.go
 		return it, err
+	}
+	if d, ok := n.(*plan.Distinct); ok && len(d.DistinctOn()) == 0 {
+		child, err := e.exec.Build(ctx, d.Child, row)
+		if err != nil {
+			return nil, err
+		}
+		it, _ := compat.DistinctIter(ctx, d, child) // compat/distinct_collation.go
+		return it, nil
 	}
 	if si, ok := n.(*plan.ShowIndexes); ok {
 		return buildShowIndexes(ctx, si, row) // stats.go

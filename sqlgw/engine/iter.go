@@ -76,6 +76,16 @@ type rowIter struct {
 
 	scanned int64
 
+	// cols, set by direct execution (direct.go), are the full row's
+	// columns Next returns, in out, which the next call reuses; only
+	// they are decoded (rowdecode.go). nil: the table's projection.
+	cols []int
+	out  sql.Row
+	one  [1]*storage.Entity // a row's entities without continuations
+
+	getOpts storage.GetOptions // fetchWindow's
+	oneGet  [1]*storage.Entity // fetchWindow's point get
+
 	// keepFull makes Next keep the full row it projected in lastFull.
 	keepFull bool
 	lastFull sql.Row
@@ -106,13 +116,28 @@ type rowIter struct {
 }
 
 func (t *Table) newRowIter(ctx *sql.Context, spec *readSpec) (*rowIter, error) {
+	return t.newRowIterFor(ctx, spec, false)
+}
+
+// newRowIterFor is newRowIter; stmtTxn says the statement's transaction
+// ends with the statement, read-only (direct execution's autocommit
+// SELECT, direct.go): unless it buffered writes to the table before, the
+// read neither overlays a buffer nor remembers the ETags it read for a
+// commit that will write nothing, and skips the transaction's table
+// state altogether.
+func (t *Table) newRowIterFor(ctx *sql.Context, spec *readSpec, stmtTxn bool) (*rowIter, error) {
 	it := &rowIter{t: t, spec: spec, meta: t.meta()}
-	rctx := readCtx
+	// The statement's context with the session's counters and the
+	// read's own (metrics), and its snapshot unless a current read or a
+	// single read (singleread.go).
+	var rctx context.Context
 	if t.current || spec.single {
-		rctx = storeCtx // singleread.go
+		rctx = storeCtxCounting(ctx, &it.counters)
+	} else {
+		rctx = readCtxCounting(ctx, &it.counters)
 	}
 	it.single = spec.single && !t.current
-	it.ctx = recorder.WithCounters(withGroupReads(rctx(ctx), ctx), &it.counters) // tablegroup.go
+	it.ctx = withGroupReads(rctx, ctx) // tablegroup.go
 	// A table replaced or rewritten after the snapshot: 1412 (snapshot.go).
 	if err := checkTableSnapshot(it.ctx, it.meta); err != nil {
 		return nil, err
@@ -125,14 +150,18 @@ func (t *Table) newRowIter(ctx *sql.Context, spec *readSpec) (*rowIter, error) {
 		it.sel = t.meta().Select(need) // nil (everything) when a needed column may be split
 	}
 	if tx := currentTxn(ctx); tx != nil {
-		it.tt = tx.table(t.meta())
-		for k, w := range it.tt.writes {
-			if !w.deleted {
-				it.pend = append(it.pend, k)
+		if tt := tx.peek(it.meta.Physical); !stmtTxn || tt != nil && len(tt.writes) > 0 {
+			it.tt = tx.table(it.meta)
+			for k, w := range it.tt.writes {
+				if !w.deleted {
+					it.pend = append(it.pend, k)
+				}
 			}
+			if len(it.pend) > 1 {
+				sort.Slice(it.pend, func(i, j int) bool { return it.less(it.pend[i], it.pend[j]) })
+			}
+			it.seen = map[entKey]bool{}
 		}
-		sort.Slice(it.pend, func(i, j int) bool { return it.less(it.pend[i], it.pend[j]) })
-		it.seen = map[entKey]bool{}
 	}
 	if spec.plan.Path == planner.PointGet || spec.plan.Path == planner.MultiGet {
 		it.gets = spec.plan.Gets
@@ -194,7 +223,8 @@ func (it *rowIter) next(ctx *sql.Context) (sql.Row, error) {
 				return row, err
 			}
 		}
-		ents := []*storage.Entity{e}
+		it.one[0] = e
+		ents := it.one[:1:1]
 		if n := it.meta.Extras(e); n > 0 {
 			more, err := it.continuations(e)
 			if err != nil {
@@ -224,6 +254,13 @@ func (it *rowIter) next(ctx *sql.Context) (sql.Row, error) {
 				continue
 			}
 		}
+		if it.cols != nil && it.spec.residual == nil && !it.keepFull && !(it.tt != nil && it.meta.Keyless()) && !it.meta.IsAttached() {
+			// Direct execution: only the columns it returns (rowdecode.go).
+			if err := decodeColumns(it.meta, ents, it.cols, it.out); err != nil {
+				return nil, err
+			}
+			return it.out, nil
+		}
 		full, err := it.t.decode(ents)
 		if err != nil {
 			return nil, err
@@ -243,7 +280,7 @@ func (it *rowIter) next(ctx *sql.Context) (sql.Row, error) {
 		if it.tt != nil && it.meta.Keyless() {
 			it.tt.noteKeyless(k, full)
 		}
-		return it.t.project(full), nil
+		return it.emit(full), nil
 	}
 }
 
@@ -288,7 +325,7 @@ func (it *rowIter) overlayRow(ctx *sql.Context, k entKey) (sql.Row, bool, error)
 	if it.meta.Keyless() {
 		it.tt.noteKeyless(k, w.sqlRow)
 	}
-	return it.t.project(w.sqlRow), true, nil
+	return it.emit(w.sqlRow), true, nil
 }
 
 // nextEntity returns the next main entity from the store, or nil at the end.
@@ -450,13 +487,26 @@ func (it *rowIter) fetchWindow() error {
 	end := min(it.gi+multiGetWindow, len(it.gets))
 	keys := it.gets[it.gi:end]
 	it.gi = end
+	it.getOpts.Select = it.sel
+	opts := &it.getOpts
+	it.fetched, it.fi = it.fetched[:0], 0
+	if len(keys) == 1 {
+		// A point get: no window slices, no closure.
+		e, err := it.t.gw.store.Get(it.ctx, it.spec.plan.Table, keys[0].PK, keys[0].RK, opts)
+		if err != nil {
+			if errors.Is(err, storage.ErrNotFound) {
+				return nil
+			}
+			return mapError(err)
+		}
+		it.fetched = append(it.oneGet[:0:1], e)
+		return nil
+	}
 	res := make([]*storage.Entity, len(keys))
 	errs := make([]error, len(keys))
-	opts := &storage.GetOptions{Select: it.sel}
 	it.t.gw.each(len(keys), func(i int) {
 		res[i], errs[i] = it.t.gw.store.Get(it.ctx, it.spec.plan.Table, keys[i].PK, keys[i].RK, opts)
 	})
-	it.fetched, it.fi = it.fetched[:0], 0
 	for i := range keys {
 		if errs[i] != nil {
 			if errors.Is(errs[i], storage.ErrNotFound) {
@@ -521,7 +571,10 @@ func (it *rowIter) Close(*sql.Context) error {
 	return nil
 }
 
-// decode rebuilds a full engine row from a row's entities.
+// decode rebuilds a full engine row from a row's entities: the catalog's
+// datums, then the engine's values. Direct execution decodes its columns
+// in one step instead (rowdecode.go); this path stays the reference the
+// differential tests compare it with.
 func (t *Table) decode(ents []*storage.Entity) (sql.Row, error) {
 	datums, err := t.meta().DecodeRow(ents...)
 	if err != nil {
@@ -540,6 +593,40 @@ func (t *Table) decode(ents []*storage.Entity) (sql.Row, error) {
 		row[i] = v
 	}
 	return row, nil
+}
+
+// firstOrdinals is 0, 1, 2, ... for ordinals.
+var firstOrdinals = func() []int {
+	o := make([]int, 1024)
+	for i := range o {
+		o[i] = i
+	}
+	return o
+}()
+
+// ordinals returns 0, 1, ..., n-1 (shared: not to be modified).
+func ordinals(n int) []int {
+	if n <= len(firstOrdinals) {
+		return firstOrdinals[:n:n]
+	}
+	o := make([]int, n)
+	for i := range o {
+		o[i] = i
+	}
+	return o
+}
+
+// emit returns the row the iterator hands out for the full row full: the
+// columns cols, in the reused row out, when direct execution asked for
+// them; the table's projection otherwise.
+func (it *rowIter) emit(full sql.Row) sql.Row {
+	if it.cols == nil {
+		return it.t.project(full)
+	}
+	for j, c := range it.cols {
+		it.out[j] = full[c]
+	}
+	return it.out
 }
 
 // project reduces a full row to the projected columns.

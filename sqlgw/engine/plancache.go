@@ -23,6 +23,7 @@ import (
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/sqlgw/sqlgw/planner"
+	"github.com/sqlgw/sqlgw/sqlgw/engine/compat"
 )
 
 // Plan cache of prepared statements (issue 13)
@@ -143,6 +144,7 @@ type cachedPlan struct {
 	// selectLimit is sql_select_limit, which the analyzer may apply.
 	charsetResults sql.CharacterSetID
 	selectLimit    interface{}
+	divPrecision   int // div_precision_increment, which types AVG's result
 	tableDB        string
 	tableName      string
 	tableID        uint64
@@ -421,6 +423,9 @@ func (p *cachedPlan) valid(ctx *sql.Context, g *Gateway, db, mode string) bool {
 	if v, err := ctx.GetSessionVariable(ctx, "sql_select_limit"); err != nil || v != p.selectLimit {
 		return false
 	}
+	if compat.DivPrecisionIncrement(ctx) != p.divPrecision { // AVG's result type (compat/exact_sum_avg.go)
+		return false
+	}
 	t, err := g.Catalog.Table(context.Background(), p.tableDB, p.tableName) // the catalog cache; no session counters
 	return err == nil && t.ID == p.tableID && t.Version == p.version && t.Physical == p.phys
 }
@@ -560,6 +565,7 @@ func (f *FastLane) build(ctx *sql.Context, query string, stmt sqlparser.Statemen
 	}
 	p := &cachedPlan{db: db, sqlMode: mode, root: analyzed, max1: qFlags.IsSet(sql.QFlagMax1Row), table: tname, nparams: nparams,
 		ints: planbuilder.New(ctx, nil, nil), charsetResults: ctx.GetCharacterSetResults()}
+	p.divPrecision = compat.DivPrecisionIncrement(ctx)
 	if p.selectLimit, err = ctx.GetSessionVariable(ctx, "sql_select_limit"); err != nil {
 		return nil
 	}

@@ -130,6 +130,14 @@ func storeCtx(ctx *sql.Context) context.Context {
 	return ctx
 }
 
+// storeCtxCounting is storeCtx whose requests also count in also.
+func storeCtxCounting(ctx *sql.Context, also *recorder.Counters) context.Context {
+	if s := sessionOf(ctx); s != nil {
+		return recorder.WithCounters(ctx, s.Counters, also)
+	}
+	return recorder.WithCounters(ctx, also)
+}
+
 // WithoutCounters returns a context without the session's counters (and
 // without any other value of ctx) that is cancelled with ctx. The
 // recorder only adds counters to a context, so a clean one is built.
@@ -197,12 +205,19 @@ func (s *Session) CommitTransaction(ctx *sql.Context, tx sql.Transaction) error 
 	if s.Tx == t {
 		s.Tx = nil
 	}
-	err := s.GW.commit(storeCtx(ctx), t)
+	var err error
+	if t.hasWrites() {
+		// (A transaction that wrote nothing has nothing to commit:
+		// Gateway.commit would only walk its tables.)
+		err = s.GW.commit(storeCtx(ctx), t)
+	}
 	s.releaseSnapshot(t)
 	// Whatever happened, the buffer is spent: after a failed commit the
 	// transaction is rolled back (MySQL rolls back on a deadlock), and a
 	// second COMMIT, or the implicit one of the next BEGIN, is a no-op.
-	t.tables = map[string]*txTable{}
+	if len(t.tables) > 0 {
+		t.tables = map[string]*txTable{}
+	}
 	if err != nil {
 		// go-mysql-server's COMMIT leaves BEGIN's state (ignore
 		// autocommit, the transaction) in place when the commit fails;

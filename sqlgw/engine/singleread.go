@@ -7,7 +7,6 @@ import (
 
 	"github.com/sqlgw/sqlgw/planner"
 	"github.com/sqlgw/sqlgw/storage"
-	"github.com/sqlgw/sqlgw/storage/recorder"
 )
 
 // Single reads without a snapshot (issue 13, Azure)
@@ -57,7 +56,7 @@ func (g *Gateway) singleRead(ctx *sql.Context, p *planner.Plan) bool {
 // sees it (nil: absent there).
 func (it *rowIter) rereadAtSnapshot(ctx *sql.Context, e *storage.Entity) (*storage.Entity, error) {
 	it.single = false
-	it.ctx = recorder.WithCounters(withGroupReads(readCtx(ctx), ctx), &it.counters)
+	it.ctx = withGroupReads(readCtxCounting(ctx, &it.counters), ctx)
 	if err := checkTableSnapshot(it.ctx, it.meta); err != nil {
 		return nil, err
 	}

@@ -192,11 +192,16 @@ func statementOf(ctx *sql.Context) stmtID { return stmtID{ctx.Pid(), ctx.QueryTi
 // SNAPSHOT (go-mysql-server parses the clause but does not pass it on).
 var consistentSnapshot = regexp.MustCompile(`(?is)\bwith\s+consistent\s+snapshot\b`)
 
-// readCtx returns the context for the session's reads of table rows:
-// storeCtx's, carrying the statement's or transaction's snapshot (taken at
-// the first read) when the store has snapshots.
-func readCtx(ctx *sql.Context) context.Context {
+// readCtxCounting returns the context for the session's reads of table
+// rows: storeCtx's, carrying the statement's or transaction's snapshot
+// (taken at the first read) when the store has snapshots; its requests
+// count in also (if not nil) besides the session's counters, one context
+// value for both (a read's own counters, rowIter).
+func readCtxCounting(ctx *sql.Context, also *recorder.Counters) context.Context {
 	c := storeCtx(ctx)
+	if also != nil {
+		c = storeCtxCounting(ctx, also)
+	}
 	s := sessionOf(ctx)
 	if s == nil {
 		return c
@@ -369,14 +374,20 @@ func (s *Session) takeSnapshotLocked(ctx *sql.Context, tx *txn, stmt bool) (stor
 	catVer := s.GW.Catalog.Version()
 	// On the embedded store no request; on the Table service one clock
 	// read (catalog/txn), counted in the session's Snapshot_clock_reads.
-	sn, err := storage.ForwardSnapshot(recorder.WithCounters(WithoutCounters(ctx), &s.snapReads), s.GW.store)
+	// (The embedded store's snapshot never blocks: no context to cancel
+	// it with, which WithoutCounters would build on every statement.)
+	base := context.Background()
+	if !s.GW.serial {
+		base = WithoutCounters(ctx)
+	}
+	sn, err := storage.ForwardSnapshot(recorder.WithCounters(base, &s.snapReads), s.GW.store)
 	if err != nil {
 		if errors.Is(err, storage.ErrSnapshotUnsupported) {
 			st.none = true
 			return nil, nil
 		}
 		// Otherwise (a failed clock read, a closing store): the reads
-		// fail (readCtx); the next read tries again.
+		// fail (readCtxCounting); the next read tries again.
 		return nil, fmt.Errorf("sqlgw: taking the read snapshot: %w", err)
 	}
 	st.snap, st.tx, st.stmt, st.stmtID = sn, tx, stmt, statementOf(ctx)

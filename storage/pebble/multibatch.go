@@ -99,7 +99,7 @@ func (s *Store) MultiBatch(ctx context.Context, batches []storage.TableBatch) ([
 			out[i][j] = etag
 		}
 	}
-	if err := pb.Commit(s.writeOptions(ctx)); err != nil {
+	if err := s.commit(pb, s.writeOptions(ctx)); err != nil {
 		return nil, fmt.Errorf("sqlgw/pebble: commit: %w", err)
 	}
 	return out, nil

@@ -14,10 +14,32 @@ import (
 // Query read from it when their context carries it. Every write of the
 // store is one Pebble batch (a MultiBatch too), so a snapshot shows each
 // wholly or not at all.
+//
+// Snapshots taken while no write commits share one Pebble snapshot
+// (shared): each statement of sqlgw takes one, and a read-only workload
+// (sysbench's point selects) would otherwise open and close a Pebble
+// snapshot per statement, whose Close also re-runs Pebble's compaction
+// picker. A new snapshot reuses the current shared one only when no write
+// is committing (Store.committing) and none has committed since the
+// shared one was taken (Store.commits unchanged): the store's state is
+// then exactly the shared snapshot's, so the reuse reads what a new
+// snapshot would. Otherwise a new Pebble snapshot becomes the current
+// shared one. A shared snapshot is closed when its last handle is
+// released and it is no longer current (or a write made it stale); an
+// unused current one is closed by the next write (commit), so that it
+// never pins overwritten versions for long.
 type snapshot struct {
 	s  *Store
 	mu sync.RWMutex // held shared by reads, exclusively by release
-	db *pebbledb.Snapshot
+	sh *shared      // nil once released
+}
+
+// shared is one Pebble snapshot and its open handles (s.snapMu).
+type shared struct {
+	db      *pebbledb.Snapshot
+	commits uint64 // Store.commits before it was taken
+	refs    int
+	closed  bool // by Close, or once unused and replaced
 }
 
 // Snapshot implements storage.Snapshotter.
@@ -26,31 +48,79 @@ func (s *Store) Snapshot(ctx context.Context) (storage.Snapshot, error) {
 		return nil, err
 	}
 	defer s.mu.RUnlock()
-	sn := &snapshot{s: s, db: s.db.NewSnapshot()}
 	s.snapMu.Lock()
-	if s.snaps == nil {
-		s.snaps = map[*snapshot]struct{}{}
+	defer s.snapMu.Unlock()
+	// committing before commits: a write between the two loads shows in
+	// one of them (commit increments committing, then commits).
+	busy := s.committing.Load() > 0
+	commits := s.commits.Load()
+	cur := s.cur
+	if cur == nil || busy || cur.commits != commits {
+		if cur != nil && cur.refs == 0 {
+			s.closeShared(cur)
+		}
+		cur = &shared{db: s.db.NewSnapshot(), commits: commits}
+		if s.snaps == nil {
+			s.snaps = map[*shared]struct{}{}
+		}
+		s.snaps[cur] = struct{}{}
+		s.cur = cur
 	}
-	s.snaps[sn] = struct{}{}
-	s.snapMu.Unlock()
-	return sn, nil
+	cur.refs++
+	s.curIdle.Store(false)
+	return &snapshot{s: s, sh: cur}, nil
 }
 
 // Release implements storage.Snapshot.
 func (sn *snapshot) Release() {
 	sn.mu.Lock()
 	defer sn.mu.Unlock()
-	if sn.db == nil {
+	if sn.sh == nil {
 		return
 	}
-	sn.s.snapMu.Lock()
-	_, open := sn.s.snaps[sn]
-	delete(sn.s.snaps, sn)
-	sn.s.snapMu.Unlock()
-	if open { // not yet closed by Store.Close
-		sn.db.Close()
+	s := sn.s
+	s.snapMu.Lock()
+	sh := sn.sh
+	sh.refs--
+	if sh.refs == 0 && (sh != s.cur || s.committing.Load() > 0 || sh.commits != s.commits.Load()) {
+		s.closeShared(sh)
+	} else if sh.refs == 0 {
+		s.curIdle.Store(true)
 	}
-	sn.db = nil
+	s.snapMu.Unlock()
+	sn.sh = nil
+}
+
+// closeShared closes sh (s.snapMu held).
+func (s *Store) closeShared(sh *shared) {
+	if sh.closed {
+		return
+	}
+	sh.closed = true
+	sh.db.Close()
+	delete(s.snaps, sh)
+	if s.cur == sh {
+		s.cur = nil
+		s.curIdle.Store(false)
+	}
+}
+
+// commit commits b: committing counts it while it commits, commits once
+// it did (Snapshot's reuse test); then an unused shared snapshot, now
+// stale, is closed.
+func (s *Store) commit(b *pebbledb.Batch, wo *pebbledb.WriteOptions) error {
+	s.committing.Add(1)
+	err := b.Commit(wo)
+	s.commits.Add(1)
+	s.committing.Add(-1)
+	if s.curIdle.Load() {
+		s.snapMu.Lock()
+		if cur := s.cur; cur != nil && cur.refs == 0 {
+			s.closeShared(cur)
+		}
+		s.snapMu.Unlock()
+	}
+	return err
 }
 
 // closeSnapshots closes the snapshots still open (Pebble refuses to close
@@ -58,8 +128,8 @@ func (sn *snapshot) Release() {
 func (s *Store) closeSnapshots() {
 	s.snapMu.Lock()
 	defer s.snapMu.Unlock()
-	for sn := range s.snaps {
-		sn.db.Close()
+	for sh := range s.snaps {
+		s.closeShared(sh)
 	}
 	s.snaps = nil
 }
@@ -78,16 +148,28 @@ func (s *Store) reader(ctx context.Context) (reader, func(), error) {
 		return s.db, func() {}, nil
 	}
 	sn.mu.RLock()
-	if sn.db == nil {
+	if sn.sh == nil {
 		sn.mu.RUnlock()
 		return nil, nil, storage.ErrSnapshotReleased
 	}
 	s.snapMu.Lock()
-	_, open := s.snaps[sn]
+	closed := sn.sh.closed // by Close
 	s.snapMu.Unlock()
-	if !open {
+	if closed {
 		sn.mu.RUnlock()
 		return nil, nil, storage.ErrSnapshotReleased
 	}
-	return sn.db, sn.mu.RUnlock, nil
+	return sn.sh.db, sn.mu.RUnlock, nil
+}
+
+// IdleSnapshots returns the number of Pebble snapshots the store keeps
+// open for reuse with no handle on them (0 or 1: the current shared one,
+// up to date; the next write closes it).
+func (s *Store) IdleSnapshots() int {
+	s.snapMu.Lock()
+	defer s.snapMu.Unlock()
+	if s.cur != nil && s.cur.refs == 0 {
+		return 1
+	}
+	return 0
 }

@@ -96,3 +96,84 @@ func TestSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSnapshotShared: snapshots taken while nothing commits share one
+// Pebble snapshot; one taken after a write does not, and sees the write
+// the earlier ones do not; the shared snapshot is closed once unused and
+// stale (at the next write when nobody holds it), never while held.
+func TestSnapshotShared(t *testing.T) {
+	ctx := context.Background()
+	s, err := OpenMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.CreateTable(ctx, "tab"); err != nil {
+		t.Fatal(err)
+	}
+	put := func(v int64) {
+		t.Helper()
+		if _, err := s.Upsert(ctx, "tab", &storage.Entity{PartitionKey: "p", RowKey: "r", Properties: storage.Properties{"v": storage.Int64(v)}}, storage.Replace); err != nil {
+			t.Fatal(err)
+		}
+	}
+	take := func() *snapshot {
+		t.Helper()
+		sn, err := s.Snapshot(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sn.(*snapshot)
+	}
+	read := func(sn *snapshot) int64 {
+		t.Helper()
+		e, err := s.Get(storage.WithSnapshot(ctx, sn), "tab", "p", "r", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e.Properties["v"].Int()
+	}
+	put(1)
+	a, b := take(), take()
+	if a.sh != b.sh {
+		t.Fatal("two snapshots without a write between do not share")
+	}
+	put(2)
+	c := take()
+	if c.sh == a.sh {
+		t.Fatal("a snapshot after a write shares the one before it")
+	}
+	if ra, rb, rc := read(a), read(b), read(c); ra != 1 || rb != 1 || rc != 2 {
+		t.Fatalf("reads %d %d %d, want 1 1 2", ra, rb, rc)
+	}
+	old := a.sh
+	a.Release()
+	if old.closed || read(b) != 1 {
+		t.Fatal("a shared snapshot was closed while held")
+	}
+	b.Release()
+	if !old.closed {
+		t.Fatal("a stale snapshot stayed open once released")
+	}
+	cs := c.sh
+	c.Release()
+	if s.cur != cs || cs.closed || !s.curIdle.Load() {
+		t.Fatal("the current snapshot, unused and up to date, was not kept")
+	}
+	d := take()
+	if d.sh != cs || read(d) != 2 {
+		t.Fatal("a snapshot after no write does not reuse the idle current one")
+	}
+	d.Release()
+	idle := s.cur
+	put(3)
+	if !idle.closed || s.cur != nil {
+		t.Fatal("a write left the unused stale snapshot open")
+	}
+	if _, err := s.Get(storage.WithSnapshot(ctx, d), "tab", "p", "r", nil); !errors.Is(err, storage.ErrSnapshotReleased) {
+		t.Fatalf("read at a released snapshot: %v", err)
+	}
+	if e := take(); read(e) != 3 {
+		t.Fatal("a new snapshot misses the last write")
+	}
+}

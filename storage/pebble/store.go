@@ -41,6 +41,11 @@
 // of the range, or after Options.MaxScanPerPage examined entities (like the
 // Table service's time limit per page), with a continuation token naming the
 // next key to examine.
+//
+// Snapshots (storage.Snapshotter, snapshot.go): Pebble snapshots. Those
+// taken while no batch commits and none committed since share one, which
+// then shows exactly the store's current state, so a read-only load does
+// not open and close a Pebble snapshot per statement.
 package pebble
 
 import (
@@ -127,9 +132,16 @@ type Store struct {
 	seed    maphash.Seed
 	stripes [numStripes]sync.Mutex
 
-	// Open snapshots (snapshot.go), closed by Close.
-	snapMu sync.Mutex
-	snaps  map[*snapshot]struct{}
+	// Open snapshots (snapshot.go), closed by Close; cur is the one new
+	// snapshots share while no write commits, curIdle whether it has no
+	// handle. commits counts the batches committed, committing those
+	// committing (Store.commit).
+	snapMu     sync.Mutex
+	snaps      map[*shared]struct{}
+	cur        *shared
+	curIdle    atomic.Bool
+	commits    atomic.Uint64
+	committing atomic.Int64
 }
 
 // OpenMemory opens an empty in-memory store with default options, for tests.
@@ -335,7 +347,7 @@ func (s *Store) CreateTable(ctx context.Context, table string) error {
 	defer b.Close()
 	b.Set(key, encodeTableRecord(id, table), nil)
 	b.Set(systemKey(sysNextTableID), u64(id+1), nil)
-	if err := b.Commit(s.wo); err != nil {
+	if err := s.commit(b, s.wo); err != nil {
 		return fmt.Errorf("sqlgw/pebble: create table %q: %w", table, err)
 	}
 	s.nextTableID = id + 1
@@ -363,7 +375,7 @@ func (s *Store) DeleteTable(ctx context.Context, table string) error {
 	b.DeleteRange(appendTablePrefix(nil, t.id), appendTablePrefix(nil, t.id+1), nil)
 	key := tableKey(table)
 	b.Delete(key, nil)
-	if err := b.Commit(s.wo); err != nil {
+	if err := s.commit(b, s.wo); err != nil {
 		return fmt.Errorf("sqlgw/pebble: delete table %q: %w", table, err)
 	}
 	delete(s.tables, string(key[1:]))
@@ -585,7 +597,7 @@ func (s *Store) write(ctx context.Context, table string, ops []storage.Operation
 		}
 		etags[i] = etag
 	}
-	if err := b.Commit(s.writeOptions(ctx)); err != nil {
+	if err := s.commit(b, s.writeOptions(ctx)); err != nil {
 		return nil, fmt.Errorf("sqlgw/pebble: commit: %w", err)
 	}
 	return etags, nil

@@ -80,6 +80,10 @@ type ctxKey struct{}
 type attached struct {
 	counters []*Counters
 	traces   []*syncWriter
+	// inline holds counters when they are few (a statement's read: the
+	// session's and the read's own), so that attaching them is one
+	// allocation besides the context's.
+	inline [3]*Counters
 }
 
 func from(ctx context.Context) *attached {
@@ -87,27 +91,35 @@ func from(ctx context.Context) *attached {
 	return a
 }
 
-func with(ctx context.Context, f func(a *attached)) context.Context {
-	var a attached
-	if old := from(ctx); old != nil {
+// with returns ctx carrying the attachments of ctx plus counters cs and
+// trace w (if not nil).
+func with(ctx context.Context, cs []*Counters, w *syncWriter) context.Context {
+	a := &attached{}
+	a.counters = a.inline[:0]
+	old := from(ctx)
+	if old != nil {
 		a.counters = append(a.counters, old.counters...)
-		a.traces = append(a.traces, old.traces...)
+		a.traces = old.traces // never appended to in place: copied below
 	}
-	f(&a)
-	return context.WithValue(ctx, ctxKey{}, &a)
+	a.counters = append(a.counters, cs...)
+	if w != nil {
+		a.traces = append(append([]*syncWriter(nil), a.traces...), w)
+	}
+	return context.WithValue(ctx, ctxKey{}, a)
 }
 
 // WithCounters returns a context whose requests, made through any
-// recorder, also count in c (in addition to counters attached further out).
-func WithCounters(ctx context.Context, c *Counters) context.Context {
-	return with(ctx, func(a *attached) { a.counters = append(a.counters, c) })
+// recorder, also count in each of cs (in addition to counters attached
+// further out).
+func WithCounters(ctx context.Context, cs ...*Counters) context.Context {
+	return with(ctx, cs, nil)
 }
 
 // WithTrace returns a context whose requests, made through any recorder,
 // are also traced to w, one line each. Lines are written whole; w need not
 // be safe for concurrent use.
 func WithTrace(ctx context.Context, w io.Writer) context.Context {
-	return with(ctx, func(a *attached) { a.traces = append(a.traces, &syncWriter{w: w}) })
+	return with(ctx, nil, &syncWriter{w: w})
 }
 
 type syncWriter struct {

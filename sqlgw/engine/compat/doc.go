@@ -10,6 +10,9 @@
 //
 //	exact_sum_avg.go          analyzer rule: SUM and AVG of INT and DECIMAL are
 //	                          exact DECIMALs (go-mysql-server: DOUBLE)
+//	distinct_collation.go     SELECT DISTINCT compares strings by their
+//	                          collation (the engine's exec builder and direct
+//	                          ranges use its iterator)
 //	outer_join_nullable.go    no NOT NULL flag on outer-joined columns
 //	                          (called by the engine's pushdown rule)
 //	enum_in_functions.go      ENUM/SET values inside string functions (the

@@ -21,10 +21,12 @@ import (
 // and types the result DECIMAL (NEWDECIMAL on the wire):
 //
 //	SUM(x): DECIMAL(min(p+22, 65), s)
-//	AVG(x): DECIMAL(min(p+4, 65), min(s+4, 30))
+//	AVG(x): DECIMAL(min(p+d, 65), min(s+d, 30))
 //
 // where p and s are the argument's decimal precision and scale (an INT has
-// precision 10, scale 0). SUM and AVG of FLOAT, DOUBLE and strings stay
+// precision 10, scale 0) and d is the session's div_precision_increment
+// (default 4) when the statement is analyzed; a cached plan is valid only
+// under the increment it was made with (engine/plancache.go). SUM and AVG of FLOAT, DOUBLE and strings stay
 // DOUBLE. This rule replaces such SUM and AVG aggregations (grouped or
 // windowed) by exact ones and retypes every reference to their result
 // columns.
@@ -133,7 +135,8 @@ func exactAggType(ctx *sql.Context, child sql.Expression, avg bool) (sql.Type, b
 		return nil, false
 	}
 	if avg {
-		p, s = p+4, s+4
+		d := DivPrecisionIncrement(ctx)
+		p, s = p+d, s+d
 	} else {
 		p += 22
 	}
@@ -378,4 +381,26 @@ func (w *exactAggWindow) Compute(_ *sql.Context, interval sql.WindowInterval, _ 
 		return nil, nil
 	}
 	return exactResult(w.sums[hi].Sub(w.sums[lo]), w.counts[hi]-w.counts[lo], w.avg, w.scale), nil
+}
+
+// DivPrecisionIncrement is the session's div_precision_increment (0 to 30;
+// MySQL's default, 4, if it cannot be read).
+func DivPrecisionIncrement(ctx *sql.Context) int {
+	v, err := ctx.GetSessionVariable(ctx, "div_precision_increment")
+	if err != nil {
+		return 4
+	}
+	switch n := v.(type) {
+	case int64:
+		return int(n)
+	case int8:
+		return int(n)
+	case int32:
+		return int(n)
+	case int:
+		return n
+	case uint64:
+		return int(n)
+	}
+	return 4
 }
