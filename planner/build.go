@@ -53,6 +53,10 @@ type builder struct {
 	// entities equal on every key column, so the key columns do not order
 	// rows uniquely.
 	openKey, openOrder bool
+	// noIndexPlans: no secondary index can give a plan for this query
+	// (Template.Bind proved it once for every value of its parameters),
+	// so they are not tried.
+	noIndexPlans bool
 }
 
 type keyCol struct {
@@ -82,19 +86,9 @@ func (e *errNoKey) Error() string { return e.err.Error() }
 
 func (b *builder) build() (*Plan, error) {
 	p := &Plan{Table: b.t.PhysicalName(), columns: b.cols, where: b.q.Where, Limit: b.q.Limit}
-	for _, kc := range b.t.PartitionKeyColumns() {
-		b.keys = append(b.keys, b.keyCol(kc, PartitionKey))
+	if err := b.setupKeys(); err != nil {
+		return nil, err
 	}
-	b.nPart = len(b.keys)
-	for _, kc := range b.t.RowKeyColumns() {
-		b.keys = append(b.keys, b.keyCol(kc, RowKey))
-	}
-	for _, k := range b.keys {
-		if k.Col < 0 || k.Col >= len(b.cols) {
-			return nil, errors.New("planner: table key column ordinal out of range")
-		}
-	}
-
 	if b.contradiction() {
 		return b.empty(p), nil
 	}
@@ -129,7 +123,7 @@ func (b *builder) build() (*Plan, error) {
 	}
 	// Whole-key equalities stay PointGet and MultiGet (docs/architecture.md);
 	// otherwise a secondary index may be cheaper.
-	if best.Path != PointGet && best.Path != MultiGet && best.Path != Empty && !b.q.NoIndex {
+	if best.Path != PointGet && best.Path != MultiGet && best.Path != Empty && !b.q.NoIndex && !b.noIndexPlans {
 		if rows, _ := b.rowsEstimate(); rows < defaultRows && b.hasIndexes() {
 			// Decide as if the table had defaultRows rows (index.go, Cost).
 			qd := *b.q
@@ -157,6 +151,23 @@ func (b *builder) build() (*Plan, error) {
 		}
 	}
 	return best, nil
+}
+
+// setupKeys lists the table's key columns in b.keys.
+func (b *builder) setupKeys() error {
+	for _, kc := range b.t.PartitionKeyColumns() {
+		b.keys = append(b.keys, b.keyCol(kc, PartitionKey))
+	}
+	b.nPart = len(b.keys)
+	for _, kc := range b.t.RowKeyColumns() {
+		b.keys = append(b.keys, b.keyCol(kc, RowKey))
+	}
+	for _, k := range b.keys {
+		if k.Col < 0 || k.Col >= len(b.cols) {
+			return errors.New("planner: table key column ordinal out of range")
+		}
+	}
+	return nil
 }
 
 // planWith builds the plan that uses at most limit key columns (fewer when

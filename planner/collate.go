@@ -134,6 +134,16 @@ func (c *collatedTable) EncodeIndexKey(ix, first int, vals []Datum) (string, err
 // above), or t and q unchanged when t has none. The conjuncts whose
 // rewritten form the keys do not answer exactly are marked in q.inexact.
 func collate(t Table, q *Query) (Table, *Query) {
+	ct := collatedView(t)
+	if ct == nil {
+		return t, q
+	}
+	return ct, ct.rewrite(q)
+}
+
+// collatedView returns t with its collated columns seen in the key space,
+// or nil when t has none.
+func collatedView(t Table) *collatedTable {
 	cols := t.Columns()
 	var ct *collatedTable
 	for i, c := range cols {
@@ -155,13 +165,17 @@ func collate(t Table, q *Query) (Table, *Query) {
 		ct.cols[i] = nc
 		ct.colls[i] = c.Collation
 	}
-	if ct == nil {
-		return t, q
-	}
+	return ct
+}
+
+// rewrite returns q with the literals compared with collated columns
+// rewritten into the key space, and the conjuncts whose rewritten form the
+// keys do not answer exactly marked in inexact.
+func (ct *collatedTable) rewrite(q *Query) *Query {
 	nq := *q
 	nq.Where = make([]Expr, len(q.Where))
 	for i, w := range q.Where {
-		r := &rewriter{t: t, colls: ct.colls}
+		r := &rewriter{t: ct.Table, colls: ct.colls}
 		nq.Where[i] = r.expr(w)
 		if r.inexact {
 			if nq.inexact == nil {
@@ -170,7 +184,7 @@ func collate(t Table, q *Query) (Table, *Query) {
 			nq.inexact[i] = true
 		}
 	}
-	return ct, &nq
+	return &nq
 }
 
 type rewriter struct {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/sqlgw/sqlgw/sqlgw"
+	"github.com/sqlgw/sqlgw/sqlgw/engine"
 	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage/pebble"
 )
@@ -360,12 +361,17 @@ func oltpMeasure(b *testing.B, conn *sql.Conn, op func(i int)) {
 		return n
 	}
 	r0 := count()
+	bound0, _ := engine.BoundPlanCounts()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		op(i)
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(count()-r0)/float64(b.N), "requests/op")
+	// bound/op: executes whose access path was bound into the cached one
+	// instead of re-planned (sqlgw/engine/boundplan.go).
+	bound1, _ := engine.BoundPlanCounts()
+	b.ReportMetric(float64(bound1-bound0)/float64(b.N), "bound/op")
 }
 
 // sysbenchText is sysbench's c and pad: groups of 11 random digits

@@ -43,8 +43,8 @@ import (
 // fifth of the CPU of sysbench's oltp_update_index): the parameters'
 // literals are built as the binder builds them (planbuilder ConvertVal,
 // rawLiteral) and put in place of the cached ones, the lookup of an
-// UPDATE or DELETE is re-planned as a cached SELECT's (sqlgw's planner,
-// cachedPlan.lookupFor), and the plan is then executed by go-mysql-server
+// UPDATE or DELETE is bound (or re-planned) as a cached SELECT's
+// (cachedPlan.lookup, boundplan.go), and the plan is then executed by go-mysql-server
 // exactly as an uncached statement's: Engine.PrepQueryPlanForExecution
 // (the session's transaction, the read-only check, the exec builder, the
 // accumulator that counts matched and changed rows, the
@@ -457,6 +457,9 @@ func (f *FastLane) buildWrite(ctx *sql.Context, query string, stmt sqlparser.Sta
 	if !f.pinTable(ctx, p, tname, db, t) {
 		return nil
 	}
+	if p.ita != nil {
+		p.prepareBound(ctx, analyzed, bindings) // boundplan.go
+	}
 	return p
 }
 
@@ -532,11 +535,8 @@ func (p *cachedPlan) rebindWrite(ctx *sql.Context, bindings map[string]*querypb.
 		}
 		root = ii
 	} else {
-		exprs, ok := p.conjuncts(ctx, bindings)
-		if !ok {
-			return nil, false
-		}
-		if root, ok = p.withConjuncts(ctx, exprs); !ok {
+		var ok bool
+		if root, ok = p.rebind(ctx, bindings); !ok { // boundplan.go
 			return nil, false
 		}
 		var err error

@@ -52,11 +52,15 @@ import (
 // On an execute of a cached statement, sqlgw builds the parameters'
 // literals exactly as go-mysql-server's binder does (planbuilder
 // ConvertVal, and its typeExpandComparisonLiteral where the binder had
-// applied it), puts them in place of the old ones in the conjuncts the
-// analyzer had passed to LookupForExpressions, re-plans just the lookup
-// (sqlgw's planner, no binder, no analyzer), re-applies what the pushdown
-// rule did to it (ORDER BY satisfied, pushed LIMIT: rules.go) and swaps the
-// new IndexedTableAccess into the cached plan; go-mysql-server then builds
+// applied it) and binds their values into the cached access path
+// (boundplan.go: the planner's decision kept, only the keys encoded, no
+// binder, no analyzer, no planning). Where that binding is not proven to
+// be the planner's answer for the values (cachedPlan.lookup), it puts the
+// literals in place of the old ones in the conjuncts the analyzer had
+// passed to LookupForExpressions, re-plans just the lookup (sqlgw's
+// planner), re-applies what the pushdown rule did to it (ORDER BY
+// satisfied, pushed LIMIT: rules.go); either way it swaps the new
+// IndexedTableAccess into the cached plan; go-mysql-server then builds
 // and runs it (Engine.PrepQueryPlanForExecution: the session's transaction,
 // read-only checks, the transaction-committing and process-tracking
 // iterators) and sqlgw spools the rows as go-mysql-server's handler does
@@ -172,6 +176,10 @@ type cachedPlan struct {
 	// write, if set, makes this the plan of an INSERT, UPDATE or DELETE
 	// (directwrite.go).
 	write *writePlan
+	// bound, if set, is the lookup's cached access path, which an
+	// execute binds its parameters into instead of re-planning
+	// (boundplan.go).
+	bound *boundLookup
 }
 
 // authorized runs the privilege check go-mysql-server's binder runs for the
@@ -422,14 +430,15 @@ func (p *cachedPlan) valid(ctx *sql.Context, g *Gateway, db, mode string) bool {
 	return err == nil && t.ID == p.tableID && t.Version == p.version && t.Physical == p.phys
 }
 
-// rebind returns the cached plan with the lookup re-planned for bindings,
-// or ok false if this execute must take the general path.
+// rebind returns the cached plan with the lookup for bindings (bound or
+// re-planned: cachedPlan.lookup), or ok false if this execute must take
+// the general path.
 func (p *cachedPlan) rebind(ctx *sql.Context, bindings map[string]*querypb.BindVariable) (sql.Node, bool) {
-	exprs, ok := p.conjuncts(ctx, bindings)
+	lookup, ok := p.lookup(ctx, bindings)
 	if !ok {
 		return nil, false
 	}
-	return p.withConjuncts(ctx, exprs)
+	return p.withLookup(ctx, lookup)
 }
 
 // conjuncts returns the cached conjuncts with the literals of bindings.
@@ -464,12 +473,8 @@ func (p *cachedPlan) conjuncts(ctx *sql.Context, bindings map[string]*querypb.Bi
 	return exprs, true
 }
 
-// withConjuncts re-plans the lookup for exprs and swaps it into the plan.
-func (p *cachedPlan) withConjuncts(ctx *sql.Context, exprs []sql.Expression) (sql.Node, bool) {
-	lookup, ok := p.lookupFor(ctx, exprs)
-	if !ok {
-		return nil, false
-	}
+// withLookup swaps lookup into the plan.
+func (p *cachedPlan) withLookup(ctx *sql.Context, lookup sql.IndexLookup) (sql.Node, bool) {
 	nita, err := plan.NewStaticIndexedAccessForTableNode(ctx, p.ita.TableNode, lookup)
 	if err != nil {
 		return nil, false
@@ -613,6 +618,7 @@ func (f *FastLane) build(ctx *sql.Context, query string, stmt sqlparser.Statemen
 	if !f.pinTable(ctx, p, tname, db, t) {
 		return nil
 	}
+	p.prepareBound(ctx, analyzed, bindings)
 	p.direct = directShape(ctx, analyzed, p.ita)
 	return p
 }
@@ -804,15 +810,13 @@ func (f *FastLane) execute(sqlCtx *sql.Context, c *mysql.Conn, s *Session, key, 
 			continue
 		}
 		if p.direct != nil && !f.NoDirect {
-			if exprs, ok := p.conjuncts(sqlCtx, bindings); ok {
-				if lookup, ok := p.lookupFor(sqlCtx, exprs); ok {
-					s.planHits.Add(1)
-					s.directRuns.Add(1)
-					s.plans.hit(key)
-					err := f.runDirect(sqlCtx, c, query, p, lookup, callback)
-					s.lastFromCache.Store(true)
-					return true, none, nil, err
-				}
+			if lookup, ok := p.lookup(sqlCtx, bindings); ok {
+				s.planHits.Add(1)
+				s.directRuns.Add(1)
+				s.plans.hit(key)
+				err := f.runDirect(sqlCtx, c, query, p, lookup, callback)
+				s.lastFromCache.Store(true)
+				return true, none, nil, err
 			}
 			continue
 		}
