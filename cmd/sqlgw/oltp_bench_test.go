@@ -29,6 +29,9 @@ import (
 //   - point_select/text: the same statement as text (COM_QUERY);
 //   - read_only_ranges/ps: oltp_read_only's four 100-row range queries on
 //     id (plain, SUM, ORDER BY, DISTINCT + ORDER BY), prepared, in turn;
+//   - range/{simple,sum,order,distinct}/ps: each of the four, alone;
+//   - read_only/tx: one whole oltp_read_only transaction (BEGIN, ten
+//     point selects, the four ranges, COMMIT), prepared;
 //   - insert/ps: oltp_insert's single-row autocommit INSERT, prepared;
 //   - update_index/ps: oltp_update_index, UPDATE sbtest1 SET k=k+1 WHERE
 //     id=? (k_1 maintained), prepared;
@@ -167,6 +170,69 @@ func BenchmarkOLTP(b *testing.B) {
 		})
 		b.ReportMetric(float64(oltpStatus(b, conn, "Plan_cache_hits")-h0)/float64(b.N), "cachehits/op")
 	})
+	rangeStmt := func(q string) func(b *testing.B) {
+		return func(b *testing.B) {
+			st, err := conn.PrepareContext(ctx, q)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			b.ReportAllocs()
+			h0, d0 := oltpStatus(b, conn, "Plan_cache_hits"), oltpStatus(b, conn, "Plan_cache_direct")
+			oltpMeasure(b, conn, func(int) {
+				lo := rng.IntN(rows-100) + 1
+				oltpDrain(b, st, lo, lo+99)
+			})
+			b.ReportMetric(float64(oltpStatus(b, conn, "Plan_cache_hits")-h0)/float64(b.N), "cachehits/op")
+			b.ReportMetric(float64(oltpStatus(b, conn, "Plan_cache_direct")-d0)/float64(b.N), "direct/op")
+		}
+	}
+	b.Run("range/simple/ps", rangeStmt("SELECT c FROM sbtest1 WHERE id BETWEEN ? AND ?"))
+	b.Run("range/sum/ps", rangeStmt("SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN ? AND ?"))
+	b.Run("range/order/ps", rangeStmt("SELECT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c"))
+	b.Run("range/distinct/ps", rangeStmt("SELECT DISTINCT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c"))
+	b.Run("read_only/tx", func(b *testing.B) {
+		// One oltp_read_only transaction: BEGIN, ten point selects, the
+		// four ranges, COMMIT (prepared, as sysbench sends them).
+		var stmts []*sql.Stmt
+		for _, q := range []string{
+			"SELECT c FROM sbtest1 WHERE id=?",
+			"SELECT c FROM sbtest1 WHERE id BETWEEN ? AND ?",
+			"SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN ? AND ?",
+			"SELECT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c",
+			"SELECT DISTINCT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c",
+			"BEGIN", "COMMIT",
+		} {
+			st, err := conn.PrepareContext(ctx, q)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			stmts = append(stmts, st)
+		}
+		b.ReportAllocs()
+		h0, d0 := oltpStatus(b, conn, "Plan_cache_hits"), oltpStatus(b, conn, "Plan_cache_direct")
+		var c string
+		oltpMeasure(b, conn, func(int) {
+			if _, err := stmts[5].ExecContext(ctx); err != nil {
+				b.Fatal(err)
+			}
+			for range 10 {
+				if err := stmts[0].QueryRowContext(ctx, rng.IntN(rows)+1).Scan(&c); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for _, st := range stmts[1:5] {
+				lo := rng.IntN(rows-100) + 1
+				oltpDrain(b, st, lo, lo+99)
+			}
+			if _, err := stmts[6].ExecContext(ctx); err != nil {
+				b.Fatal(err)
+			}
+		})
+		b.ReportMetric(float64(oltpStatus(b, conn, "Plan_cache_hits")-h0)/float64(b.N), "cachehits/op")
+		b.ReportMetric(float64(oltpStatus(b, conn, "Plan_cache_direct")-d0)/float64(b.N), "direct/op")
+	})
 	b.Run("insert/ps", func(b *testing.B) {
 		stmt, err := conn.PrepareContext(ctx, "INSERT INTO sbtest1 (id, k, c, pad) VALUES (?, ?, ?, ?)")
 		if err != nil {
@@ -208,6 +274,21 @@ func BenchmarkOLTP(b *testing.B) {
 	}
 	b.Run("update_index/ps", update("UPDATE sbtest1 SET k=k+1 WHERE id=?", func() []any { return []any{rng.IntN(rows) + 1} }))
 	b.Run("update_non_index/ps", update("UPDATE sbtest1 SET c=? WHERE id=?", func() []any { return []any{text(10), rng.IntN(rows) + 1} }))
+}
+
+// oltpDrain runs the query st with args and reads all its rows.
+func oltpDrain(b *testing.B, st *sql.Stmt, args ...any) {
+	b.Helper()
+	rs, err := st.QueryContext(context.Background(), args...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for rs.Next() {
+	}
+	if err := rs.Err(); err != nil {
+		b.Fatal(err)
+	}
+	rs.Close()
 }
 
 // oltpWrites returns the session's Plan_cache_writes, or -1 in a build

@@ -54,8 +54,10 @@ import (
 //     connection's status flags.
 //
 // Privileges are checked on every execute before (FastLane.authorized).
-// Any other plan shape (sorts, aggregates, DISTINCT, offsets, filters) runs
-// from the cache through go-mysql-server (FastLane.run), and every
+// Aggregates, sorts and DISTINCT over the access are evaluated directly
+// too (directrange.go); any other plan shape (offsets, filters, GROUP BY
+// keys, expressions) runs from the cache through go-mysql-server
+// (FastLane.run), and every
 // statement the cache does not take, as before, through go-mysql-server's
 // own path. Config.NoDirect turns direct execution off (the differential
 // test compares both ways).
@@ -70,11 +72,16 @@ type directPlan struct {
 	schema sql.Schema // the plan's result schema
 	proj   []int      // the table row's columns, in result order; nil: all
 	limit  int64      // a LIMIT above the access (0: none)
+	// ops, if any, are evaluated over the table's rows (directrange.go).
+	ops []directOp
 }
 
 // directShape returns the direct form of an analyzed plan whose one table
 // access is ita, or nil if it has another shape.
 func directShape(ctx *sql.Context, root sql.Node, ita *plan.IndexedTableAccess) *directPlan {
+	if d := evalShape(ctx, root, ita); d != nil { // directrange.go
+		return d
+	}
 	d := &directPlan{schema: root.Schema(ctx)}
 	n := root
 	// limits takes the LIMITs at n (the pushdown rule leaves one above
@@ -137,9 +144,13 @@ func (f *FastLane) runDirect(sqlCtx *sql.Context, c *mysql.Conn, query string, p
 	}
 	defer func() { end(err) }()
 
-	iter, err := f.directIter(sqlCtx, p, lookup)
+	base, err := f.directIter(sqlCtx, p, lookup)
 	if err != nil {
 		return sql.CastSQLError(err)
+	}
+	var iter sql.RowIter = base
+	if p.direct.ops != nil {
+		iter = p.direct.evaluate(sqlCtx, base) // directrange.go
 	}
 	buf := sql.ByteBufPool.Get().(*sql.ByteBuffer)
 	defer func() {

@@ -65,6 +65,7 @@
 //	plancache.go    FastLane: plan cache of prepared SELECTs
 //	textcache.go    the plan cache of text SELECTs, per normalized shape
 //	direct.go       cached plans run without the engine's executor
+//	directrange.go  … with aggregates, sorts, DISTINCT over the lookup
 //	directwrite.go  cached plans of INSERT … VALUES, UPDATE/DELETE by key
 //	selectlimit.go  sql_select_limit for simple SELECTs (a go-mysql-server bug)
 //
@@ -130,7 +131,10 @@
 //     character_set_results, or a parameter of another type sends the
 //     execute the general way. Text SELECTs share plans per normalized
 //     shape (textcache.go); plans that are only the lookup, its columns
-//     and LIMITs run without go-mysql-server's executor (direct.go).
+//     and LIMITs run without go-mysql-server's executor (direct.go), as
+//     do those that add SUM/COUNT/MIN/MAX/AVG without GROUP BY keys, ORDER
+//     BY columns or DISTINCT, each evaluated by the engine's own operator
+//     code (directrange.go).
 //     INSERT … VALUES and UPDATE/DELETE whose WHERE a lookup answers are
 //     cached too (directwrite.go): the binder and analyzer are skipped, the
 //     executor and the editor still do the write.

@@ -1,6 +1,8 @@
 package compat
 
 import (
+	"math"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
@@ -239,11 +241,16 @@ func toDecimal(ctx *sql.Context, v any) (decimal.Decimal, bool, error) {
 	return d, ok, nil
 }
 
+// exactAggBuffer sums integer values in an int64 (isum) while it does not
+// overflow, folding it into the decimal sum when it would and at the end:
+// a decimal per integer row cost a conversion and a big-number addition
+// (allocations) for the same exact sum.
 type exactAggBuffer struct {
 	expr  sql.Expression
 	avg   bool
 	scale int32
 	sum   decimal.Decimal
+	isum  int64
 	n     int64
 }
 
@@ -251,6 +258,16 @@ func (b *exactAggBuffer) Update(ctx *sql.Context, row sql.Row) error {
 	v, err := b.expr.Eval(ctx, row)
 	if err != nil {
 		return err
+	}
+	if i, ok := exactInt(v); ok {
+		if s := b.isum + i; (s > b.isum) == (i > 0) {
+			b.isum = s
+		} else { // overflow
+			b.sum = b.sum.Add(decimal.NewFromInt(b.isum))
+			b.isum = i
+		}
+		b.n++
+		return nil
 	}
 	d, ok, err := toDecimal(ctx, v)
 	if err != nil || !ok {
@@ -261,8 +278,37 @@ func (b *exactAggBuffer) Update(ctx *sql.Context, row sql.Row) error {
 	return nil
 }
 
+// exactInt returns v as an int64 if it is an integer that fits one.
+func exactInt(v any) (int64, bool) {
+	switch v := v.(type) {
+	case int32:
+		return int64(v), true
+	case int64:
+		return v, true
+	case int8:
+		return int64(v), true
+	case int16:
+		return int64(v), true
+	case int:
+		return int64(v), true
+	case uint8:
+		return int64(v), true
+	case uint16:
+		return int64(v), true
+	case uint32:
+		return int64(v), true
+	case uint64:
+		return int64(v), v <= math.MaxInt64
+	}
+	return 0, false
+}
+
 func (b *exactAggBuffer) Eval(*sql.Context) (any, error) {
-	return exactResult(b.sum, b.n, b.avg, b.scale), nil
+	sum := b.sum
+	if b.isum != 0 {
+		sum = sum.Add(decimal.NewFromInt(b.isum))
+	}
+	return exactResult(sum, b.n, b.avg, b.scale), nil
 }
 
 func (b *exactAggBuffer) Dispose(ctx *sql.Context) { expression.Dispose(ctx, b.expr) }

@@ -1,0 +1,348 @@
+package engine
+
+import (
+	"io"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/expression/function/aggregation"
+	"github.com/dolthub/go-mysql-server/sql/iters"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/rowexec"
+
+	"github.com/sqlgw/sqlgw/sqlgw/engine/compat"
+)
+
+// Direct execution of aggregates, sorts and DISTINCT over one lookup
+// (issue 13, sysbench's oltp_read_only)
+//
+// oltp_read_only runs, besides its point selects, four statements over a
+// range of 100 keys:
+//
+//	SELECT c FROM sbtest1 WHERE id BETWEEN ? AND ?                        (direct.go)
+//	SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN ? AND ?
+//	SELECT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c
+//	SELECT DISTINCT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c
+//
+// The last three are cached by the plan cache (plancache.go) but their
+// plans hold a GroupBy, a Sort or a Distinct above the table access, which
+// direct.go's shape does not take, so every execute went through
+// go-mysql-server's executor: the plan rebuilt around the re-planned
+// lookup, PrepQueryPlanForExecution (which prints the projections'
+// aliases, each through a new empty session), the exec builder, its spans,
+// the partition and table iterators and the tracking and committing
+// wrappers.
+//
+// A cached plan made only of the table access and, above it, these
+// operators
+//
+//   - Project of plain columns (a GetField, or an Alias of one);
+//   - GroupBy without grouping expressions whose select list holds only
+//     SUM, COUNT, MIN, MAX or AVG (not DISTINCT, not windowed) of one
+//     column, or COUNT of a literal (COUNT(*));
+//   - Sort by plain columns;
+//   - Distinct (without DISTINCT ON) and OrderedDistinct;
+//   - Limit by a positive constant (not SQL_CALC_FOUND_ROWS);
+//
+// with at least one GroupBy, Sort or Distinct among them (the others are
+// direct.go's simple shape) is executed directly: the lookup re-planned as
+// direct.go does, the table's rows read as there (directIter: the
+// session's transaction and snapshot, the buffered writes, the commit of
+// an autocommit statement on Close), and each operator evaluated by
+// go-mysql-server's own code for it, so results, types, collations, NULL
+// handling, overflow and warnings are those of the general path by
+// construction, not by imitation:
+//
+//   - Project: rowexec.ProjectRow (what ProjectIter runs);
+//   - GroupBy: the aggregation's own buffer (sql.Aggregation.NewBuffer,
+//     Update per row, Eval at the end, as go-mysql-server's groupByIter):
+//     SUM and AVG of an INT or DECIMAL column are sqlgw's exact DECIMAL
+//     ones (compat/exact_sum_avg.go, as MySQL types them), of other
+//     columns go-mysql-server's DOUBLE ones; MIN and MAX compare with the
+//     column type's Compare, so its collation;
+//   - Sort: iters.NewSortIter with the node's SortFields (a stable sort
+//     comparing with each column type's Compare, so its collation);
+//   - Distinct: iters.NewDistinctIter with the node's Hasher;
+//   - OrderedDistinct: iters.NewOrderedDistinctIter with its child's
+//     schema;
+//   - Limit: at most n rows, as LimitIter.
+//
+// FOUND_ROWS() is the number of rows the statement returned (as
+// TrackedRowIter counts them at the top of the plan) and ROW_COUNT() -1.
+// Anything else (GROUP BY with keys, HAVING, expressions, TopN, OFFSET,
+// joins, subqueries) is not of this shape and runs from the cached plan
+// through go-mysql-server, or, outside the cache's shapes, the general
+// way, unchanged. Config.NoDirect turns this off with the rest of direct
+// execution; TestDirectRangeDifferential compares both ways.
+
+// directOp is one operator above the table access of a directly executed
+// plan.
+type directOp struct {
+	node sql.Node // *plan.Project, GroupBy, Sort, Distinct, OrderedDistinct or Limit
+	// exprs are a Project's projections or a GroupBy's aggregations;
+	// schema an OrderedDistinct's child schema; limit a Limit's count.
+	exprs  []sql.Expression
+	schema sql.Schema
+	limit  int64
+}
+
+// evalShape returns the direct form of an analyzed plan whose one table
+// access is ita and which has the shape described above, or nil.
+func evalShape(ctx *sql.Context, root sql.Node, ita *plan.IndexedTableAccess) *directPlan {
+	if _, ok := ita.Table.(*Table); !ok {
+		return nil
+	}
+	// The operators from the top down to the table access.
+	var chain []sql.Node
+	for n := root; n != sql.Node(ita); n = n.Children()[0] {
+		switch n.(type) {
+		case *plan.Project, *plan.GroupBy, *plan.Sort, *plan.Distinct, *plan.OrderedDistinct, *plan.Limit:
+		default:
+			return nil
+		}
+		chain = append(chain, n)
+	}
+	d := &directPlan{schema: root.Schema(ctx)}
+	width := len(ita.Schema(ctx))
+	evaluates := false
+	for i := len(chain) - 1; i >= 0; i-- {
+		op := directOp{node: chain[i]}
+		switch c := chain[i].(type) {
+		case *plan.Project:
+			for _, e := range c.Projections {
+				if !columnOf(e, width) {
+					return nil
+				}
+			}
+			op.exprs = c.Projections
+			width = len(c.Projections)
+		case *plan.GroupBy:
+			if len(c.GroupByExprs) > 0 || len(c.SelectDeps) == 0 {
+				return nil
+			}
+			for _, e := range c.SelectDeps {
+				if !plainAggregation(e, width) {
+					return nil
+				}
+			}
+			op.exprs = c.SelectDeps
+			width = len(c.SelectDeps)
+			evaluates = true
+		case *plan.Sort:
+			for _, f := range c.SortFields {
+				if !columnOf(f.Column, width) {
+					return nil
+				}
+			}
+			evaluates = true
+		case *plan.Distinct:
+			if len(c.DistinctOn()) > 0 {
+				return nil
+			}
+			evaluates = true
+		case *plan.OrderedDistinct:
+			op.schema = c.Child.Schema(ctx)
+			evaluates = true
+		case *plan.Limit:
+			lit, isLit := c.Limit.(*expression.Literal)
+			if !isLit || c.CalcFoundRows {
+				return nil
+			}
+			v, isInt := lit.Value().(int64)
+			if !isInt || v <= 0 {
+				return nil
+			}
+			op.limit = v
+		}
+		d.ops = append(d.ops, op)
+	}
+	if !evaluates || width != len(d.schema) {
+		return nil
+	}
+	return d
+}
+
+// columnOf reports whether e is a plain column of a row of width
+// columns: a GetField, or an Alias of one.
+func columnOf(e sql.Expression, width int) bool {
+	if a, ok := e.(*expression.Alias); ok {
+		e = a.Child
+	}
+	gf, ok := e.(*expression.GetField)
+	return ok && gf.Index() >= 0 && gf.Index() < width
+}
+
+// plainAggregation reports whether e is SUM, COUNT, MIN, MAX or AVG of a
+// plain column of a row of width columns (or COUNT of a literal), not
+// windowed.
+func plainAggregation(e sql.Expression, width int) bool {
+	if inner := compat.ExactAggregation(e); inner != nil {
+		// SUM or AVG of an INT or DECIMAL column, exact and DECIMAL as in
+		// MySQL (compat/exact_sum_avg.go): its own buffer computes it.
+		e = inner
+	}
+	var child sql.Expression
+	switch a := e.(type) {
+	case *aggregation.Sum:
+		child = a.Child
+	case *aggregation.Min:
+		child = a.Child
+	case *aggregation.Max:
+		child = a.Child
+	case *aggregation.Avg:
+		child = a.Child
+	case *aggregation.Count:
+		if _, ok := a.Child.(*expression.Literal); ok && a.Window() == nil {
+			return true
+		}
+		child = a.Child
+	default:
+		return false
+	}
+	if w, ok := e.(sql.WindowAdaptableExpression); !ok || w.Window() != nil {
+		return false
+	}
+	gf, ok := child.(*expression.GetField)
+	return ok && gf.Index() >= 0 && gf.Index() < width
+}
+
+// evaluate returns the rows of the plan's operators over base, the table
+// rows of one execute (directIter).
+func (d *directPlan) evaluate(ctx *sql.Context, base *directRows) sql.RowIter {
+	var it sql.RowIter = base
+	for _, op := range d.ops {
+		switch n := op.node.(type) {
+		case *plan.Project:
+			it = &projectRows{child: it, exprs: op.exprs}
+		case *plan.GroupBy:
+			it = &aggregateRows{child: it, exprs: op.exprs}
+		case *plan.Sort:
+			it = iters.NewSortIter(n.SortFields, it)
+		case *plan.Distinct:
+			it = iters.NewDistinctIter(ctx, it, n.Hasher())
+		case *plan.OrderedDistinct:
+			it = iters.NewOrderedDistinctIter(it, op.schema)
+		case *plan.Limit:
+			it = &limitRows{child: it, limit: op.limit}
+		}
+	}
+	return &evaluatedRows{top: it}
+}
+
+// projectRows is go-mysql-server's ProjectIter.
+type projectRows struct {
+	child sql.RowIter
+	exprs []sql.Expression
+}
+
+func (p *projectRows) Next(ctx *sql.Context) (sql.Row, error) {
+	row, err := p.child.Next(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return rowexec.ProjectRow(ctx, p.exprs, row)
+}
+
+func (p *projectRows) Close(ctx *sql.Context) error { return p.child.Close(ctx) }
+
+// aggregateRows is go-mysql-server's groupByIter without grouping
+// expressions: one row of the aggregations' buffers over all the child's
+// rows.
+type aggregateRows struct {
+	child sql.RowIter
+	exprs []sql.Expression
+	bufs  []sql.AggregationBuffer
+	done  bool
+}
+
+func (a *aggregateRows) Next(ctx *sql.Context) (sql.Row, error) {
+	if a.done {
+		return nil, io.EOF
+	}
+	a.done = true
+	a.bufs = make([]sql.AggregationBuffer, len(a.exprs))
+	for i, e := range a.exprs {
+		b, err := e.(sql.Aggregation).NewBuffer(ctx)
+		if err != nil {
+			return nil, err
+		}
+		a.bufs[i] = b
+	}
+	for {
+		row, err := a.child.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, b := range a.bufs {
+			if err := b.Update(ctx, row); err != nil {
+				return nil, err
+			}
+		}
+	}
+	out := make(sql.Row, len(a.bufs))
+	for i, b := range a.bufs {
+		v, err := b.Eval(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func (a *aggregateRows) Close(ctx *sql.Context) error {
+	for _, b := range a.bufs {
+		if b != nil {
+			b.Dispose(ctx)
+		}
+	}
+	a.bufs = nil
+	return a.child.Close(ctx)
+}
+
+// limitRows is go-mysql-server's LimitIter for a constant limit.
+type limitRows struct {
+	child sql.RowIter
+	limit int64
+	n     int64
+}
+
+func (l *limitRows) Next(ctx *sql.Context) (sql.Row, error) {
+	if l.n >= l.limit {
+		return nil, io.EOF
+	}
+	row, err := l.child.Next(ctx)
+	if err != nil {
+		return nil, err
+	}
+	l.n++
+	return row, nil
+}
+
+func (l *limitRows) Close(ctx *sql.Context) error { return l.child.Close(ctx) }
+
+// evaluatedRows are the result rows of an evaluated plan: Close closes
+// the operators and the table's rows (which commits an autocommit
+// statement's transaction, directRows.Close), then sets FOUND_ROWS() to
+// the rows returned, as TrackedRowIter does at the top of the plan.
+type evaluatedRows struct {
+	top sql.RowIter
+	n   int64
+}
+
+func (r *evaluatedRows) Next(ctx *sql.Context) (sql.Row, error) {
+	row, err := r.top.Next(ctx)
+	if err == nil {
+		r.n++
+	}
+	return row, err
+}
+
+func (r *evaluatedRows) Close(ctx *sql.Context) error {
+	err := r.top.Close(ctx)
+	ctx.GetLastQueryInfo().FoundRows.Store(r.n)
+	return err
+}
