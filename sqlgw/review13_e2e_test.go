@@ -1,0 +1,605 @@
+package sqlgw_test
+
+import (
+	"context"
+	gosql "database/sql"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/sqlgw/sqlgw/sqlgw"
+	"github.com/sqlgw/sqlgw/sqlgw/engine"
+	"github.com/sqlgw/sqlgw/storage/pebble"
+)
+
+// Review of issue 13's bound plans (i13plan) and directly executed ranges
+// (i13range): each statement runs on three servers (plan cache with direct
+// execution, plan cache without it, no plan cache) and must give the same
+// columns, rows, errors and warnings; bound access paths are also
+// re-planned inside the server (engine.SetVerifyBoundPlans).
+
+// r13Servers are the three servers' connections.
+type r13Servers struct {
+	t     *testing.T
+	dbs   []*gosql.DB
+	conns []*gosql.Conn
+	names []string
+}
+
+func r13Start(t *testing.T) *r13Servers {
+	s := &r13Servers{t: t, names: []string{"direct", "plan cache without direct execution", "no plan cache"}}
+	for _, cfg := range [][2]bool{{false, false}, {false, true}, {true, false}} {
+		db := r13Server(t, cfg[0], cfg[1])
+		c, err := db.Conn(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		s.dbs = append(s.dbs, db)
+		s.conns = append(s.conns, c)
+	}
+	return s
+}
+
+// r13Server starts a server on an in-memory store as rangeDiffConn does
+// and returns its pool.
+func r13Server(t *testing.T, noCache, noDirect bool) *gosql.DB {
+	t.Helper()
+	st, err := pebble.OpenMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := sqlgw.NewServer(context.Background(), sqlgw.Config{
+		Listen: "127.0.0.1:0", Store: st, NoPlanCache: noCache, NoDirect: noDirect,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve()
+	t.Cleanup(func() { srv.Close(context.Background()) })
+	db, err := gosql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", srv.Addr()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// directRuns is the direct server's Plan_cache_direct of this session.
+func (s *r13Servers) directRuns() int64 {
+	s.t.Helper()
+	var name string
+	var n int64
+	if err := s.conns[0].QueryRowContext(context.Background(), "SHOW SESSION STATUS LIKE 'Plan_cache_direct'").Scan(&name, &n); err != nil {
+		s.t.Fatal(err)
+	}
+	return n
+}
+
+// other returns a second connection to every server.
+func (s *r13Servers) other() []*gosql.Conn {
+	var out []*gosql.Conn
+	for _, db := range s.dbs {
+		c, err := db.Conn(context.Background())
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		s.t.Cleanup(func() { c.Close() })
+		out = append(out, c)
+	}
+	return out
+}
+
+// exec runs q on every server, failing on an error.
+func (s *r13Servers) exec(q string, args ...any) {
+	s.t.Helper()
+	for i, c := range s.conns {
+		if _, err := c.ExecContext(context.Background(), q, args...); err != nil {
+			s.t.Fatalf("%s on %s: %v", q, s.names[i], err)
+		}
+	}
+}
+
+// same runs q (a text statement, or with args a prepared one) on every
+// server and requires the same outcome; it returns the first's.
+func (s *r13Servers) same(q string, args ...any) string {
+	s.t.Helper()
+	var outs []string
+	for _, c := range s.conns {
+		outs = append(outs, diffRun(c, q, args...)) // plancache_diff_test.go
+	}
+	for i := 1; i < len(outs); i++ {
+		if outs[i] != outs[0] {
+			s.t.Errorf("%s %v\n%s:\n%s\n%s:\n%s", q, r13Args(args), s.names[0], outs[0], s.names[i], outs[i])
+		}
+	}
+	return outs[0]
+}
+
+// prepared prepares q once on every server and runs it with each of
+// argSets in turn (a plan cached under one set's types then executed with
+// another's), requiring the same outcome everywhere.
+func (s *r13Servers) prepared(q string, argSets ...[]any) {
+	s.t.Helper()
+	ctx := context.Background()
+	stmts := make([]*gosql.Stmt, len(s.conns))
+	for i, c := range s.conns {
+		st, err := c.PrepareContext(ctx, q)
+		if err != nil {
+			s.t.Fatalf("prepare %s on %s: %v", q, s.names[i], err)
+		}
+		defer st.Close()
+		stmts[i] = st
+	}
+	for _, args := range argSets {
+		var outs []string
+		for i, st := range stmts {
+			rs, err := st.QueryContext(ctx, args...)
+			outs = append(outs, r13Render(s.conns[i], rs, err))
+		}
+		for i := 1; i < len(outs); i++ {
+			if outs[i] != outs[0] {
+				s.t.Errorf("prepared %s %v\n%s:\n%s\n%s:\n%s", q, r13Args(args), s.names[0], outs[0], s.names[i], outs[i])
+			}
+		}
+	}
+}
+
+func r13Args(args []any) string {
+	var sb strings.Builder
+	for i, a := range args {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		fmt.Fprintf(&sb, "%T(%v)", a, a)
+	}
+	return "[" + sb.String() + "]"
+}
+
+// r13Render renders a result as diffRun does.
+func r13Render(c *gosql.Conn, rs *gosql.Rows, err error) string {
+	var sb strings.Builder
+	if err != nil {
+		fmt.Fprintf(&sb, "error: %v\n", err)
+	} else {
+		cols, _ := rs.Columns()
+		fmt.Fprintf(&sb, "columns: %q\n", cols)
+		if cts, err := rs.ColumnTypes(); err == nil {
+			for _, ct := range cts {
+				n, _ := ct.Nullable()
+				l, _ := ct.Length()
+				p, sc, _ := ct.DecimalSize()
+				fmt.Fprintf(&sb, "column %s: %s len %d dec %d,%d null %v\n", ct.Name(), ct.DatabaseTypeName(), l, p, sc, n)
+			}
+		}
+		for rs.Next() {
+			vals := make([]gosql.RawBytes, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rs.Scan(ptrs...); err != nil {
+				fmt.Fprintf(&sb, "scan error: %v\n", err)
+				break
+			}
+			for i, v := range vals {
+				if i > 0 {
+					sb.WriteByte('\t')
+				}
+				if v == nil {
+					sb.WriteString("NULL")
+				} else {
+					sb.WriteString(strconv.Quote(string(v)))
+				}
+			}
+			sb.WriteByte('\n')
+		}
+		if err := rs.Err(); err != nil {
+			fmt.Fprintf(&sb, "error: %v\n", err)
+		}
+		rs.Close()
+	}
+	if ws, err := c.QueryContext(context.Background(), "SHOW WARNINGS"); err == nil {
+		for ws.Next() {
+			var level, msg string
+			var code int
+			if ws.Scan(&level, &code, &msg) == nil {
+				fmt.Fprintf(&sb, "warning: %s %d %s\n", level, code, msg)
+			}
+		}
+		ws.Close()
+	}
+	return sb.String()
+}
+
+// r13Verify turns on the in-server re-planning of bound access paths and
+// returns a check that none differed.
+func r13Verify(t *testing.T) func() {
+	restore := engine.SetVerifyBoundPlans(true)
+	m0, _ := engine.BoundPlanMismatches()
+	b0, r0 := engine.BoundPlanCounts()
+	return func() {
+		restore()
+		b1, r1 := engine.BoundPlanCounts()
+		t.Logf("bound %d executes, re-planned %d", b1-b0, r1-r0)
+		if m1, last := engine.BoundPlanMismatches(); m1 != m0 {
+			t.Errorf("%d bound access paths differ from the re-planned ones; the last: %s", m1-m0, last)
+		}
+	}
+}
+
+// mixed are parameter values of every kind, run in turn through one
+// prepared statement.
+var r13Mixed = []any{
+	1, "1", 1.0, "1.0", " 1", "1abc", "12abc", 3.5, "3.5", 1e30, -1, int64(-9223372036854775808),
+	uint64(18446744073709551615), "18446744073709551615", "18446744073709551616", nil, 2, "a", "A", "á",
+	"a ", "A  ", "ab", "abc", "abcd", "abc ", "ß", "ss", "", 0, "0", "-0", 1.005, "1.005", "1.01", 999.995, "9999.99",
+	"1e1", 10, true, false, []byte("b"), []byte("a\x00"),
+}
+
+// TestReview13BoundKeyKinds: point gets, IN lists and ranges over primary
+// keys of kinds the existing differential tests do not cover (DECIMAL,
+// CHAR, VARCHAR(3) under PAD SPACE, VARBINARY, a composite unsigned and
+// latin1 key with a prefix, a salted collated key, DOUBLE), each prepared
+// once and executed with values of every kind in turn.
+func TestReview13BoundKeyKinds(t *testing.T) {
+	defer r13Verify(t)()
+	s := r13Start(t)
+	for _, q := range []string{
+		"CREATE DATABASE r13", "USE r13",
+		"CREATE TABLE td (id DECIMAL(6,2) PRIMARY KEY, v INT)",
+		"INSERT INTO td VALUES (1.00, 1), (1.01, 2), (3.50, 3), (-3.25, 4), (9999.99, 5), (0, 6), (10, 7)",
+		"CREATE TABLE tch (id CHAR(4) COLLATE utf8mb4_0900_ai_ci PRIMARY KEY, v INT)",
+		"INSERT INTO tch VALUES ('a', 1), ('ab', 2), ('abc', 3), ('ss', 4), ('1', 5), ('b', 6)",
+		"CREATE TABLE tv3 (id VARCHAR(3) COLLATE utf8mb4_general_ci PRIMARY KEY, v INT)",
+		"INSERT INTO tv3 VALUES ('a', 1), ('ab', 2), ('abc', 3), ('ß', 4), ('1', 5), ('é', 6)",
+		"CREATE TABLE t09 (id VARCHAR(3) COLLATE utf8mb4_0900_ai_ci PRIMARY KEY, v INT)",
+		"INSERT INTO t09 VALUES ('a', 1), ('a ', 2), ('ab', 3), ('abc', 4), ('1', 5)",
+		"CREATE TABLE tvb (id VARBINARY(4) PRIMARY KEY, v INT)",
+		"INSERT INTO tvb VALUES ('a', 1), ('a\\0', 2), ('b', 3), ('1', 4), ('ab', 5)",
+		"CREATE TABLE tcu (a BIGINT UNSIGNED, b VARCHAR(5) CHARACTER SET latin1, v INT, PRIMARY KEY (a, b))",
+		"INSERT INTO tcu VALUES (1, 'a', 1), (1, 'c', 2), (1, 'b', 3), (0, 'a', 4), (18446744073709551615, 'a', 5), (10, 'ä', 6)",
+		"CREATE TABLE tsc (id VARCHAR(10) COLLATE utf8mb4_unicode_ci PRIMARY KEY, v INT) COMMENT 'sqlgw: salt_buckets=4'",
+		"INSERT INTO tsc VALUES ('a', 1), ('ab', 2), ('abc', 3), ('ss', 4), ('1', 5), ('é', 6), ('b', 7)",
+		"CREATE TABLE tdb (id DOUBLE PRIMARY KEY, v INT)",
+		"INSERT INTO tdb VALUES (1, 1), (1.5, 2), (3.5, 3), (-1, 4), (1e30, 5), (0, 6)",
+		"CREATE TABLE tbu (id BIGINT UNSIGNED PRIMARY KEY, v INT)",
+		"INSERT INTO tbu VALUES (0, 1), (1, 2), (2, 3), (10, 4), (18446744073709551615, 5), (9223372036854775808, 6)",
+	} {
+		s.exec(q)
+	}
+	sets := func(n int) [][]any {
+		var out [][]any
+		for i, v := range r13Mixed {
+			args := []any{v}
+			for j := 1; j < n; j++ {
+				args = append(args, r13Mixed[(i+j*7)%len(r13Mixed)])
+			}
+			out = append(out, args)
+		}
+		return out
+	}
+	for _, tb := range []string{"td", "tch", "tv3", "t09", "tvb", "tsc", "tdb", "tbu"} {
+		s.prepared("SELECT id, v FROM "+tb+" WHERE id = ?", sets(1)...)
+		s.prepared("SELECT id, v FROM "+tb+" WHERE id IN (?, ?, ?) ORDER BY v", sets(3)...)
+		s.prepared("SELECT id, v FROM "+tb+" WHERE id >= ? AND id <= ? ORDER BY v", sets(2)...)
+		s.prepared("SELECT id, v FROM "+tb+" WHERE id BETWEEN ? AND ? ORDER BY v", sets(2)...)
+		s.prepared("UPDATE "+tb+" SET v = v + 1 WHERE id = ?", sets(1)...)
+		s.same("SELECT id, v FROM " + tb + " ORDER BY v")
+	}
+	s.prepared("SELECT a, b, v FROM tcu WHERE a = ? AND b = ?", sets(2)...)
+	s.prepared("SELECT a, b, v FROM tcu WHERE a = ? ORDER BY v", sets(1)...)
+	s.prepared("SELECT a, b, v FROM tcu WHERE a = ? AND b > ? ORDER BY v", sets(2)...)
+	s.prepared("SELECT a, b, v FROM tcu WHERE a IN (?, ?) AND b = ? ORDER BY v", sets(3)...)
+	s.prepared("DELETE FROM tcu WHERE a = ? AND b = ?", sets(2)...)
+	s.same("SELECT a, b, v FROM tcu ORDER BY v")
+}
+
+// TestReview13BoundDDL: a statement prepared once keeps answering right
+// when DDL changes its table between executes (an index created and
+// dropped on the compared column, the key column's collation changed),
+// when the current database changes to one with a table of the same name,
+// and under another sql_mode; as prepared statements and as text.
+func TestReview13BoundDDL(t *testing.T) {
+	defer r13Verify(t)()
+	s := r13Start(t)
+	for _, q := range []string{
+		"CREATE DATABASE r13a", "CREATE DATABASE r13b", "USE r13a",
+		"CREATE TABLE t (id INT PRIMARY KEY, name VARCHAR(10) COLLATE utf8mb4_0900_ai_ci, k INT)",
+		"INSERT INTO t VALUES (1, 'a', 10), (2, 'A', 20), (3, 'b', 10), (4, 'á', 30), (5, 'a ', 10)",
+		"CREATE TABLE r13b.t (id INT PRIMARY KEY, name VARCHAR(10) COLLATE utf8mb4_bin, k INT)",
+		"INSERT INTO r13b.t VALUES (1, 'x', 10), (2, 'A', 20), (7, 'a', 10)",
+		"CREATE TABLE n (name VARCHAR(10) COLLATE utf8mb4_0900_ai_ci PRIMARY KEY, v INT)",
+		"INSERT INTO n VALUES ('a', 1), ('b', 2), ('c ', 3)",
+		"CREATE TABLE r13b.n (name VARCHAR(10) COLLATE utf8mb4_bin PRIMARY KEY, v INT)",
+		"INSERT INTO r13b.n VALUES ('a', 10), ('A', 20), ('c ', 30)",
+	} {
+		s.exec(q)
+	}
+	vals := [][]any{{"a"}, {"A"}, {"á"}, {"a "}, {1}, {"b"}, {10}, {"10"}, {nil}}
+	kvals := [][]any{{10}, {"10"}, {20}, {10.0}, {"1e1"}, {nil}, {"a"}}
+	stmts := []struct {
+		q    string
+		vals [][]any
+	}{
+		{"SELECT id, name FROM t WHERE name = ? ORDER BY id", vals},
+		{"SELECT id, k FROM t WHERE k = ? ORDER BY id", kvals},
+		{"SELECT id, k FROM t WHERE k IN (?) ORDER BY id", kvals},
+		{"SELECT name, v FROM n WHERE name = ?", vals},
+		{"SELECT id, name FROM t WHERE id = ?", kvals},
+	}
+	runAll := func() {
+		for _, st := range stmts {
+			s.prepared(st.q, st.vals...)
+			for _, v := range st.vals {
+				s.same(st.q, v...)
+				if v[0] != nil {
+					lit := fmt.Sprint(v[0])
+					if _, isStr := v[0].(string); isStr {
+						lit = "'" + lit + "'"
+					}
+					s.same(strings.Replace(st.q, "?", lit, 1))
+				}
+			}
+		}
+	}
+	runAll()
+	for _, ddl := range []string{
+		"CREATE INDEX k_1 ON t (k)", "CREATE UNIQUE INDEX nm ON t (name, id)",
+		"ALTER TABLE t MODIFY name VARCHAR(20) COLLATE utf8mb4_0900_ai_ci",
+		"DROP INDEX k_1 ON t", "DROP INDEX nm ON t", "CREATE INDEX nm2 ON t (name)",
+		"ALTER TABLE t ADD COLUMN z INT DEFAULT 7",
+		"USE r13b",
+	} {
+		s.exec(ddl)
+		runAll()
+	}
+	s.exec("USE r13a")
+	s.exec("SET sql_mode = 'ANSI_QUOTES,PAD_CHAR_TO_FULL_LENGTH'")
+	runAll()
+	s.same(`SELECT id, name FROM t WHERE name = "name" ORDER BY id`)
+	s.exec("SET sql_mode = DEFAULT")
+	s.same(`SELECT id, name FROM t WHERE name = "name" ORDER BY id`)
+}
+
+// r13RangeSetup is the table of the range tests.
+var r13RangeSetup = []string{
+	"CREATE DATABASE r13r", "USE r13r",
+	`CREATE TABLE t (id INT PRIMARY KEY, k INT NULL, big BIGINT NULL, d DECIMAL(10,2) NULL, f FLOAT NULL,
+		c VARCHAR(20) COLLATE utf8mb4_0900_ai_ci NULL, g VARCHAR(20) COLLATE utf8mb4_general_ci NULL, KEY kk (k))`,
+	`INSERT INTO t VALUES
+		(1, 5, 9223372036854775807, 1.25, 0.5, 'a', 'a'),
+		(2, NULL, 9223372036854775807, NULL, NULL, 'A', 'A'),
+		(3, -7, -3, -0.75, -1.5, 'á', 'a '),
+		(4, 5, NULL, 99999999.99, 1e30, 'b', 'b '),
+		(5, 0, 1, 0.01, 3.25, 'B', 'B'),
+		(6, NULL, NULL, NULL, NULL, NULL, NULL),
+		(7, 3, -9223372036854775808, -1.00, 0.1, 'a', 'A  '),
+		(8, 3, -9223372036854775808, 2.00, 0.2, 'c', 'c'),
+		(9, 3, 7, 2.00, 0.3, 'C', 'c ')`,
+}
+
+// TestReview13RangeLimits: the LIMIT of a directly executed range (a
+// Limit above a DISTINCT or an aggregate) is the statement's, not the one
+// the plan was cached with: prepared with LIMIT ?, and as text statements
+// of one shape with different LIMIT literals; and sql_select_limit.
+func TestReview13RangeLimits(t *testing.T) {
+	s := r13Start(t)
+	for _, q := range r13RangeSetup {
+		s.exec(q)
+	}
+	d0 := s.directRuns()
+	defer func() { t.Logf("%d executes run directly", s.directRuns()-d0) }()
+	for _, n := range []int{2, 3, 1, 5, 2} {
+		s.same(fmt.Sprintf("SELECT DISTINCT c FROM t WHERE id BETWEEN 1 AND 9 LIMIT %d", n))
+		s.same(fmt.Sprintf("SELECT DISTINCT g FROM t WHERE id BETWEEN 1 AND 9 ORDER BY g LIMIT %d", n))
+		s.same(fmt.Sprintf("SELECT SUM(k) FROM t WHERE id BETWEEN 1 AND 9 LIMIT %d", n))
+		s.same(fmt.Sprintf("SELECT c FROM t WHERE id BETWEEN 1 AND 9 ORDER BY c LIMIT %d", n))
+		s.same(fmt.Sprintf("SELECT c FROM t WHERE id BETWEEN 1 AND 9 ORDER BY c LIMIT %d, 2", n))
+	}
+	argSets := [][]any{{1, 9, 2}, {1, 9, 3}, {1, 9, 1}, {2, 8, 5}, {1, 9, 0}, {1, 9, 2}}
+	s.prepared("SELECT DISTINCT c FROM t WHERE id BETWEEN ? AND ? LIMIT ?", argSets...)
+	s.prepared("SELECT DISTINCT g FROM t WHERE id BETWEEN ? AND ? ORDER BY g LIMIT ?", argSets...)
+	s.prepared("SELECT c FROM t WHERE id BETWEEN ? AND ? ORDER BY c LIMIT ?", argSets...)
+	for _, lim := range []string{"2", "DEFAULT", "1", "0", "DEFAULT"} {
+		s.exec("SET sql_select_limit = " + lim)
+		s.prepared("SELECT DISTINCT c FROM t WHERE id BETWEEN ? AND ? ORDER BY c", []any{1, 9}, []any{2, 9})
+		s.prepared("SELECT c FROM t WHERE id BETWEEN ? AND ? ORDER BY c", []any{1, 9}, []any{2, 9})
+		s.prepared("SELECT SUM(k), COUNT(*) FROM t WHERE id BETWEEN ? AND ?", []any{1, 9}, []any{2, 9})
+		s.same("SELECT DISTINCT g FROM t WHERE id BETWEEN 1 AND 9 ORDER BY g")
+		s.same("SELECT c FROM t WHERE id BETWEEN 1 AND 9 ORDER BY c")
+	}
+}
+
+// TestReview13RangeTxn: the ranges executed directly inside transactions:
+// a REPEATABLE READ snapshot taken before another session's commit, the
+// transaction's own uncommitted writes (the overlay) and then its
+// rollback.
+func TestReview13RangeTxn(t *testing.T) {
+	s := r13Start(t)
+	for _, q := range r13RangeSetup {
+		s.exec(q)
+	}
+	d0 := s.directRuns()
+	defer func() { t.Logf("%d executes run directly", s.directRuns()-d0) }()
+	others := s.other()
+	ctx := context.Background()
+	shapes := []string{
+		"SELECT c FROM t WHERE id BETWEEN ? AND ?",
+		"SELECT SUM(k), SUM(big), SUM(d), SUM(f), COUNT(*), MIN(c), MAX(g) FROM t WHERE id BETWEEN ? AND ?",
+		"SELECT c, id FROM t WHERE id BETWEEN ? AND ? ORDER BY c",
+		"SELECT DISTINCT c FROM t WHERE id BETWEEN ? AND ? ORDER BY c",
+		"SELECT DISTINCT g FROM t WHERE id BETWEEN ? AND ? ORDER BY g DESC",
+	}
+	runShapes := func() {
+		for _, q := range shapes {
+			s.prepared(q, []any{1, 9}, []any{3, 12}, []any{9, 1}, []any{4, 4})
+			s.same(strings.Replace(strings.Replace(q, "?", "1", 1), "?", "12", 1))
+		}
+	}
+	runShapes()
+	s.exec("SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+	s.exec("START TRANSACTION")
+	runShapes()
+	for _, c := range others {
+		for _, q := range []string{"UPDATE r13r.t SET k = k + 100, c = 'zz' WHERE id IN (1, 3)", "INSERT INTO r13r.t (id, k, c) VALUES (10, 1000, 'a'), (11, 1, 'A ')", "DELETE FROM r13r.t WHERE id = 8"} {
+			if _, err := c.ExecContext(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	runShapes() // the snapshot: none of the other session's writes
+	s.exec("UPDATE t SET k = -1, c = 'A' WHERE id = 2")
+	s.exec("INSERT INTO t (id, k, big, c, g) VALUES (12, 9, 9223372036854775807, 'a', 'A'), (20, 1, 1, 'b', 'b')")
+	s.exec("DELETE FROM t WHERE id = 9")
+	runShapes() // the snapshot and the transaction's own writes
+	s.exec("ROLLBACK")
+	runShapes()
+	s.exec("START TRANSACTION")
+	s.exec("UPDATE t SET big = 9223372036854775807 WHERE id BETWEEN 1 AND 12")
+	runShapes()
+	s.exec("COMMIT")
+	runShapes()
+}
+
+// TestReview13TextLiterals: text statements of one shape whose literals
+// differ in what MySQL makes of them (introducers, COLLATE, hex and bit
+// literals, national strings, dates, signed and exponent numbers), run on
+// keys and on the range shapes.
+func TestReview13TextLiterals(t *testing.T) {
+	defer r13Verify(t)()
+	s := r13Start(t)
+	for _, q := range []string{
+		"CREATE DATABASE r13t", "USE r13t",
+		"CREATE TABLE n (name VARCHAR(10) COLLATE utf8mb4_0900_ai_ci PRIMARY KEY, v INT)",
+		"INSERT INTO n VALUES ('a', 1), ('B', 2), ('c ', 3), ('1', 4), ('10', 5), ('é', 6)",
+		"CREATE TABLE i (id INT PRIMARY KEY, c VARCHAR(10) COLLATE utf8mb4_0900_ai_ci, k INT)",
+		"INSERT INTO i VALUES (1, 'a', 1), (2, 'A', 2), (10, 'b', 3), (97, 'B', 4), (98, 'c', 5), (65, 'á', 6)",
+	} {
+		s.exec(q)
+	}
+	lits := []string{"'a'", "'A'", "_binary'A'", "_binary'a'", "'A' COLLATE utf8mb4_bin", "'a' COLLATE utf8mb4_bin",
+		"_latin1'A'", "N'A'", "0x61", "0x41", "X'61'", "b'1100001'", "'1'", "1", "10", "1e1", "'1e1'", "0x0A", "+1", "-1",
+		"'é'", "_utf8mb4'E' COLLATE utf8mb4_0900_as_cs", "'c'", "'c '", "_binary'c '", "TRUE", "NULL", "'10' + 0"}
+	for _, l := range lits {
+		s.same("SELECT name, v FROM n WHERE name = " + l)
+		s.same("SELECT name, v FROM n WHERE name IN (" + l + ", 'zz')")
+		s.same("SELECT id, c FROM i WHERE id = " + l)
+		s.same("SELECT id, c FROM i WHERE id IN (" + l + ", 2)")
+		s.same("SELECT SUM(k) FROM i WHERE id BETWEEN " + l + " AND 100")
+		s.same("SELECT DISTINCT c FROM i WHERE id BETWEEN 1 AND " + l + " ORDER BY c")
+		s.same("SELECT c FROM i WHERE id BETWEEN 1 AND 100 AND c = " + l + " ORDER BY c")
+	}
+}
+
+// TestReview13SessionVars: session settings changed between executes of
+// one prepared statement and one text shape: the connection's character
+// set and collation, div_precision_increment (AVG's scale), the
+// transaction isolation level, autocommit.
+func TestReview13SessionVars(t *testing.T) {
+	defer r13Verify(t)()
+	s := r13Start(t)
+	for _, q := range r13RangeSetup {
+		s.exec(q)
+	}
+	sets := [][]any{{1, 9}, {"a", "b"}, {3, 3}, {"1", 9.5}}
+	run := func() {
+		s.prepared("SELECT AVG(k), SUM(k), AVG(d), SUM(d) FROM t WHERE id BETWEEN ? AND ?", sets...)
+		s.prepared("SELECT DISTINCT c FROM t WHERE id BETWEEN ? AND ? ORDER BY c", sets...)
+		s.prepared("SELECT id, c FROM t WHERE c = ? ORDER BY id", []any{"a"}, []any{"A"}, []any{"á"}, []any{"b "})
+		s.same("SELECT AVG(k), SUM(k), AVG(d), SUM(d) FROM t WHERE id BETWEEN 1 AND 9")
+		s.same("SELECT DISTINCT g FROM t WHERE id BETWEEN 1 AND 9 ORDER BY g")
+		s.same("SELECT id, c FROM t WHERE c = 'á' ORDER BY id")
+		s.same("SELECT id, c FROM t WHERE id = 3")
+	}
+	run()
+	for _, q := range []string{
+		"SET div_precision_increment = 8", "SET NAMES latin1", "SET collation_connection = utf8mb4_bin",
+		"SET NAMES utf8mb4 COLLATE utf8mb4_general_ci", "SET autocommit = 0", "SET autocommit = 1",
+		"SET div_precision_increment = 0", "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",
+	} {
+		s.exec(q)
+		run()
+	}
+}
+
+// r13Rows returns q's rows on every server (one string per row, NULL as
+// "NULL"), failing if the servers disagree.
+func (s *r13Servers) rows(q string, args ...any) []string {
+	s.t.Helper()
+	out := s.same(q, args...)
+	var rows []string
+	for _, line := range strings.Split(out, "\n") {
+		if line == "" || strings.HasPrefix(line, "column") || strings.HasPrefix(line, "warning:") {
+			continue
+		}
+		rows = append(rows, line)
+	}
+	return rows
+}
+
+// TestReview13DistinctCollation: SELECT DISTINCT over a key range (one of
+// oltp_read_only's statements, executed directly by directrange.go)
+// returns one row per value equal under the column's collation, as MySQL
+// does (its temporary table's unique key compares with the collation):
+// 'a', 'A', 'a ' and 'A  ' are one value under utf8mb4_general_ci (case-
+// insensitive, PAD SPACE), 'a', 'A' and 'á' one under utf8mb4_0900_ai_ci.
+func TestReview13DistinctCollation(t *testing.T) {
+	if os.Getenv("R13_UNSKIP") == "" {
+		t.Skip("BUG (pre-existing, not caused by i13range: the same with Config.NoDirect and without the plan cache): " +
+			"DISTINCT hashes rows with go-mysql-server's hash.HashOf(ctx, nil, row), without the columns' collations, " +
+			"so SELECT DISTINCT g ... ORDER BY g returns 'a', 'A', 'a ', 'A  ' as four rows under utf8mb4_general_ci (MySQL: one)")
+	}
+	s := r13Start(t)
+	for _, q := range r13RangeSetup {
+		s.exec(q)
+	}
+	for _, tc := range []struct {
+		q    string
+		want int
+	}{
+		// g: NULL, {a, A, a , A  }, {B, b }, {c, c }.
+		{"SELECT DISTINCT g FROM t WHERE id BETWEEN 1 AND 9 ORDER BY g", 4},
+		{"SELECT DISTINCT g FROM t WHERE id BETWEEN 1 AND 9", 4},
+		// c: NULL, {a, A, á}, {b, B}, {c, C}.
+		{"SELECT DISTINCT c FROM t WHERE id BETWEEN 1 AND 9 ORDER BY c", 4},
+	} {
+		if got := s.rows(tc.q); len(got) != tc.want {
+			t.Errorf("%s: %d rows %q, want %d", tc.q, len(got), got, tc.want)
+		}
+		if got := s.rows(tc.q[:strings.Index(tc.q, "BETWEEN")]+"BETWEEN ? AND ?"+tc.q[strings.Index(tc.q, " AND 9")+6:], 1, 9); len(got) != tc.want {
+			t.Errorf("%s (prepared): %d rows %q, want %d", tc.q, len(got), got, tc.want)
+		}
+	}
+}
+
+// TestReview13AvgDivPrecision: AVG of an INT or DECIMAL column has
+// div_precision_increment more decimals than its argument (MySQL), also
+// when the session changes it between executes of a cached plan.
+func TestReview13AvgDivPrecision(t *testing.T) {
+	if os.Getenv("R13_UNSKIP") == "" {
+		t.Skip("BUG (pre-existing, not caused by i13range: the same without the plan cache): compat's exact AVG " +
+			"ignores div_precision_increment (always 4 more decimals): after SET div_precision_increment = 8, " +
+			"AVG(k) over 12/7 returns 1.7143 (MySQL 1.71428571); the plan cache's key would need the variable once it is honoured")
+	}
+	s := r13Start(t)
+	for _, q := range r13RangeSetup {
+		s.exec(q)
+	}
+	for _, tc := range []struct{ dpi, want string }{{"4", "\"1.7143\""}, {"8", "\"1.71428571\""}, {"0", "\"2\""}, {"4", "\"1.7143\""}} {
+		s.exec("SET div_precision_increment = " + tc.dpi)
+		for _, q := range []string{"SELECT AVG(k) FROM t WHERE id BETWEEN 1 AND 9"} {
+			if got := s.rows(q); len(got) != 1 || got[0] != tc.want {
+				t.Errorf("div_precision_increment %s: %s = %q, want %s", tc.dpi, q, got, tc.want)
+			}
+			if got := s.rows("SELECT AVG(k) FROM t WHERE id BETWEEN ? AND ?", 1, 9); len(got) != 1 || got[0] != tc.want {
+				t.Errorf("div_precision_increment %s: prepared %s = %q, want %s", tc.dpi, q, got, tc.want)
+			}
+		}
+	}
+}
