@@ -1,8 +1,11 @@
 package planner
 
 import (
+	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/sqlgw/sqlgw/storage"
 )
 
 // Templates: binding parameters into a prepared plan
@@ -83,6 +86,10 @@ type Template struct {
 	// (bindPoint).
 	point  *Plan
 	keyPos []int
+	// indexPlan, for an index template on a one-column index whose plan
+	// reads one partition (or gets one key) per value, is that plan: Bind
+	// encodes the new values' index keys into a copy (bindIndexKeys).
+	indexPlan *Plan
 }
 
 // statsKey is what an index template's costs read of the statistics.
@@ -215,6 +222,7 @@ func (tp *Template) prepareIndex(p *Plan, ixs []Index, refd map[int]bool) *Templ
 		}
 		tp.points[c] = n
 	}
+	tp.prepareIndexKeys(p, chosen)
 	return tp
 }
 
@@ -401,11 +409,17 @@ func (tp *Template) Bind(vals []Datum, stats *Stats) (p *Plan, where []Expr, ok 
 			return nil, nil, false
 		}
 	}
-	b.findTuple()
 	it, isIndexed := b.t.(IndexedTable)
 	if !isIndexed {
 		return nil, nil, false
 	}
+	if tp.indexPlan != nil {
+		if p, ok := tp.bindIndexKeys(b, it); ok {
+			p.where = q.Where
+			return p, q.Where, true
+		}
+	}
+	b.findTuple()
 	p, err := b.planIndex(it, tp.index)
 	if err != nil || p == nil || p.Path != tp.path || p.Cost != tp.cost || len(p.Residual) > 0 {
 		return nil, nil, false
@@ -511,5 +525,104 @@ func (tp *Template) bindPoint(q *Query) (*Plan, bool) {
 	p.where = q.Where
 	b := builder{q: q}
 	p.Cost.Bytes = p.Cost.Entities * b.entityBytes()
+	return &p, true
+}
+
+// Index key templates
+//
+// An index template on a one-column global index whose plan reads one
+// index partition per value (a non-unique index: one query each, alike
+// but for the partition) or gets one entity per value (a unique index)
+// binds without planning the index either. Its plan is a function of the
+// statistics (which Bind requires to be the template's), the number of
+// distinct points (likewise) and the points' encodings: the index view's
+// cost, order, filters and projection are what the template's were
+// (every value bound by the key, none residual), and only the keys differ:
+// EncodeIndexKey of each point, in key order (the builder sorts the
+// requests by key; an error, where the builder would use fewer key
+// columns, declines).
+
+// prepareIndexKeys makes tp an index key template when p qualifies.
+func (tp *Template) prepareIndexKeys(p *Plan, ix Index) {
+	acc := p.Index
+	if len(ix.Columns) != 1 || ix.Local || len(tp.points) != 1 || acc == nil || len(p.Residual) > 0 {
+		return
+	}
+	n := 0
+	for _, c := range tp.points {
+		n = c
+	}
+	switch {
+	case len(acc.Gets) > 0 && len(acc.Queries) == 0:
+		if len(acc.Gets) != n {
+			return
+		}
+		for _, g := range acc.Gets {
+			if g.RK != acc.Gets[0].RK {
+				return
+			}
+		}
+	case len(acc.Queries) > 0 && len(acc.Gets) == 0:
+		if len(acc.Queries) != n {
+			return
+		}
+		q0 := *acc.Queries[0]
+		for _, q := range acc.Queries {
+			c := *q
+			if _, ok := c.Partition.Single(); !ok || c.Reverse {
+				return
+			}
+			c.Partition = q0.Partition
+			if !reflect.DeepEqual(c, q0) {
+				return
+			}
+		}
+	default:
+		return
+	}
+	tp.indexPlan = p
+}
+
+// bindIndexKeys is Bind for an index key template (see above); b is the
+// builder whose contradiction check ran on the new values.
+func (tp *Template) bindIndexKeys(b *builder, it IndexedTable) (*Plan, bool) {
+	var pts []Datum
+	for c := range tp.points {
+		s := b.sets[c]
+		var ok bool
+		if pts, ok = s.points(b.cols[c].Kind); !ok {
+			return nil, false
+		}
+	}
+	keys := make([]string, len(pts))
+	for i, v := range pts {
+		k, err := it.EncodeIndexKey(tp.index, 0, []Datum{v})
+		if err != nil {
+			return nil, false
+		}
+		keys[i] = k
+	}
+	slices.SortFunc(keys, storage.CompareKeys)
+	p := *tp.indexPlan
+	acc := *p.Index
+	if len(acc.Gets) > 0 {
+		gets := make([]Key, len(keys))
+		for i, k := range keys {
+			gets[i] = Key{PK: k, RK: acc.Gets[0].RK}
+		}
+		acc.Gets = gets
+	} else {
+		qs := make([]*storage.Query, len(keys))
+		for i, k := range keys {
+			q := *acc.Queries[0]
+			q.Partition = storage.Exactly(k)
+			qs[i] = &q
+		}
+		acc.Queries = qs
+	}
+	acc.Select = slices.Clone(acc.Select)
+	p.Index = &acc
+	p.Select = slices.Clone(p.Select)
+	p.Order = slices.Clone(p.Order)
 	return &p, true
 }

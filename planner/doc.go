@@ -149,6 +149,17 @@
 // ORDER BY b DESC LIMIT n by a forward read on both backends, and an
 // ascending index serves it by a backwards read on Pebble.
 //
+// # Templates
+//
+// A statement planned once and executed with other values (sqlgw's plan
+// cache) need not be planned again: Prepare makes a Template of a query
+// and Template.Bind returns Build's plan for new values of its literals,
+// or declines (the caller then calls Build): key plans re-run only the
+// key planning (a PointGet only encodes its key), and index plans encode
+// the new index keys once the statistics and the number of distinct
+// values prove the planner would choose the same index. bind.go says
+// why each shortcut gives Build's answer; bind_test.go compares them.
+//
 // # Salted tables
 //
 // A salted table's PartitionKeys carry a hashed bucket prefix: the plan is

@@ -23,8 +23,8 @@ import (
 // IN-lists of keys through a global index `WHERE k IN (?, ...)`, its plain
 // range `WHERE id BETWEEN ? AND ?`, and the ORDER BY/LIMIT variants whose
 // sort the key order satisfies) is executed without go-mysql-server's exec
-// builder and row pipeline: each execute re-plans only the lookup (as the
-// plan cache does), reads it with the table's own row iterator (iter.go:
+// builder and row pipeline: each execute binds only the lookup (as the
+// plan cache does, boundplan.go), reads it with the table's own row iterator (iter.go:
 // the statement's or transaction's snapshot, snapshot.go; the
 // transaction's buffered writes overlaid, txn.go; the read recorded for
 // the commit's conflict check), projects the columns and converts each row

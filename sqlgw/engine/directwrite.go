@@ -43,8 +43,8 @@ import (
 // fifth of the CPU of sysbench's oltp_update_index): the parameters'
 // literals are built as the binder builds them (planbuilder ConvertVal,
 // rawLiteral) and put in place of the cached ones, the lookup of an
-// UPDATE or DELETE is re-planned as a cached SELECT's (sqlgw's planner,
-// cachedPlan.lookupFor), and the plan is then executed by go-mysql-server
+// UPDATE or DELETE is bound (or re-planned) as a cached SELECT's
+// (cachedPlan.lookup, boundplan.go), and the plan is then executed by go-mysql-server
 // exactly as an uncached statement's: Engine.PrepQueryPlanForExecution
 // (the session's transaction, the read-only check, the exec builder, the
 // accumulator that counts matched and changed rows, the

@@ -67,6 +67,7 @@
 //	direct.go       cached plans run without the engine's executor
 //	directrange.go  … with aggregates, sorts, DISTINCT over the lookup
 //	directwrite.go  cached plans of INSERT … VALUES, UPDATE/DELETE by key
+//	boundplan.go    cached plans' access paths: parameters bound, not re-planned
 //	selectlimit.go  sql_select_limit for simple SELECTs (a go-mysql-server bug)
 //
 // Joins:
@@ -126,8 +127,10 @@
 //     inserts; updates and deletes across partitions are not atomic).
 //   - Plan cache (plancache.go): a prepared SELECT over one table whose
 //     parameters all land in the table's lookup is analyzed once per session;
-//     each execute re-plans the lookup with the new values and runs the
-//     cached plan. DDL (catalog version), another database, sql_mode or
+//     each execute binds the new values into the cached access path
+//     (boundplan.go, planner.Template: keys encoded, no planning), or
+//     re-plans the lookup where the binding is not proven to be the
+//     planner's answer, and runs the cached plan. DDL (catalog version), another database, sql_mode or
 //     character_set_results, or a parameter of another type sends the
 //     execute the general way. Text SELECTs share plans per normalized
 //     shape (textcache.go); plans that are only the lookup, its columns

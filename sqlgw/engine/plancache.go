@@ -51,11 +51,15 @@ import (
 // On an execute of a cached statement, sqlgw builds the parameters'
 // literals exactly as go-mysql-server's binder does (planbuilder
 // ConvertVal, and its typeExpandComparisonLiteral where the binder had
-// applied it), puts them in place of the old ones in the conjuncts the
-// analyzer had passed to LookupForExpressions, re-plans just the lookup
-// (sqlgw's planner, no binder, no analyzer), re-applies what the pushdown
-// rule did to it (ORDER BY satisfied, pushed LIMIT: rules.go) and swaps the
-// new IndexedTableAccess into the cached plan; go-mysql-server then builds
+// applied it) and binds their values into the cached access path
+// (boundplan.go: the planner's decision kept, only the keys encoded, no
+// binder, no analyzer, no planning). Where that binding is not proven to
+// be the planner's answer for the values (cachedPlan.lookup), it puts the
+// literals in place of the old ones in the conjuncts the analyzer had
+// passed to LookupForExpressions, re-plans just the lookup (sqlgw's
+// planner), re-applies what the pushdown rule did to it (ORDER BY
+// satisfied, pushed LIMIT: rules.go); either way it swaps the new
+// IndexedTableAccess into the cached plan; go-mysql-server then builds
 // and runs it (Engine.PrepQueryPlanForExecution: the session's transaction,
 // read-only checks, the transaction-committing and process-tracking
 // iterators) and sqlgw spools the rows as go-mysql-server's handler does
