@@ -603,3 +603,57 @@ func TestReview13AvgDivPrecision(t *testing.T) {
 		}
 	}
 }
+
+// TestReview13BoundIndexKinds: equalities and IN lists on one-column
+// global indexes (unique and not) over VARCHAR in several collations,
+// DECIMAL, BIGINT UNSIGNED and DOUBLE columns, each prepared once and
+// executed with values of every kind, and inside a transaction with
+// writes to the table.
+func TestReview13BoundIndexKinds(t *testing.T) {
+	defer r13Verify(t)()
+	s := r13Start(t)
+	s.exec("CREATE DATABASE r13i")
+	s.exec("USE r13i")
+	s.exec(`CREATE TABLE x (id INT PRIMARY KEY, g VARCHAR(8) COLLATE utf8mb4_general_ci, a VARCHAR(8) COLLATE utf8mb4_0900_ai_ci,
+		b VARCHAR(8) COLLATE utf8mb4_bin, l VARCHAR(8) CHARACTER SET latin1, d DECIMAL(6,2), u BIGINT UNSIGNED, f DOUBLE,
+		KEY g_1 (g), UNIQUE KEY a_1 (a), KEY b_1 (b), UNIQUE KEY l_1 (l), KEY d_1 (d), UNIQUE KEY u_1 (u), KEY f_1 (f))`)
+	words := []string{"a", "A ", "á", "b", "B", "ss", "ß", "1", "10", "c  ", "ab", "é"}
+	for i := range 60 {
+		s.exec("INSERT INTO x VALUES (?, ?, ?, ?, ?, ?, ?, ?)", i,
+			words[i%len(words)], fmt.Sprintf("%s%d", words[i%len(words)], i), words[(i*5)%len(words)], fmt.Sprintf("%s%d", words[(i*7)%len(words)], i),
+			fmt.Sprintf("%d.%02d", i%7, (i*13)%100), uint64(i)*1000+uint64(i%3), float64(i%9)/2)
+	}
+	sets := func(col, n int) [][]any {
+		var out [][]any
+		for i := range 16 { // the stored values first: the plan is cached for them
+			args := []any{}
+			for j := range n {
+				k := i + j*11
+				args = append(args, []any{words[k%len(words)], fmt.Sprintf("%s%d", words[k%len(words)], k), words[(k*5)%len(words)],
+					fmt.Sprintf("%s%d", words[(k*7)%len(words)], k), fmt.Sprintf("%d.%02d", k%7, (k*13)%100), uint64(k) * 1000, float64(k%9) / 2}[col])
+			}
+			out = append(out, args)
+		}
+		for i, v := range r13Mixed[:20] {
+			args := []any{v}
+			for j := 1; j < n; j++ {
+				args = append(args, r13Mixed[(i+j*5)%len(r13Mixed)])
+			}
+			out = append(out, args)
+		}
+		return out
+	}
+	run := func() {
+		for i, col := range []string{"g", "a", "b", "l", "d", "u", "f"} {
+			s.prepared("SELECT id, "+col+" FROM x WHERE "+col+" = ? ORDER BY id", sets(i, 1)...)
+			s.prepared("SELECT id, "+col+" FROM x WHERE "+col+" IN (?, ?, ?) ORDER BY id", sets(i, 3)...)
+		}
+	}
+	run()
+	s.exec("BEGIN")
+	s.exec("UPDATE x SET g = 'A', a = 'zz', d = 1.5, u = 7, f = 2.5 WHERE id = 3")
+	s.exec("INSERT INTO x VALUES (100, 'b ', 'B100', 'b', 'x100', 0.5, 100000, 0.5)")
+	run()
+	s.exec("ROLLBACK")
+	run()
+}
