@@ -809,3 +809,44 @@ func TestReview13RangeWarnings(t *testing.T) {
 		}
 	}
 }
+
+// TestReview13Salted: the range shapes and bound points over tables
+// partitioned by a key (PARTITION BY KEY ... PARTITIONS n, salted
+// partitions), with a composite key and a global index.
+func TestReview13Salted(t *testing.T) {
+	defer r13Verify(t)()
+	s := r13Start(t)
+	for _, q := range []string{
+		"CREATE DATABASE r13s", "USE r13s",
+		`CREATE TABLE p (a INT, b VARCHAR(10) COLLATE utf8mb4_general_ci, k INT, c VARCHAR(10) COLLATE utf8mb4_0900_ai_ci,
+			PRIMARY KEY (a, b), KEY k_1 (k)) PARTITION BY KEY (a) PARTITIONS 4`,
+		"CREATE TABLE q (id BIGINT PRIMARY KEY, k INT, c VARCHAR(10)) COMMENT 'sqlgw: salt_buckets=5'",
+	} {
+		s.exec(q)
+	}
+	words := []string{"a", "A ", "b", "B", "é", "E"}
+	for i := range 40 {
+		s.exec("INSERT IGNORE INTO p VALUES (?, ?, ?, ?)", i%8, words[i%len(words)]+fmt.Sprint(i/12), i%5, words[(i*5)%len(words)])
+		s.exec("INSERT INTO q VALUES (?, ?, ?)", i*3-20, i%7, words[i%len(words)])
+	}
+	d0 := s.directRuns()
+	defer func() { t.Logf("%d executes run directly", s.directRuns()-d0) }()
+	bounds := [][]any{{-20, 100}, {0, 30}, {30, 0}, {"1", "40"}, {5, 5}, {-100, -19}, {2.5, 7.5}}
+	for _, q := range []string{
+		"SELECT c FROM q WHERE id BETWEEN ? AND ?",
+		"SELECT SUM(k), COUNT(*), MIN(c) FROM q WHERE id BETWEEN ? AND ?",
+		"SELECT c, id FROM q WHERE id BETWEEN ? AND ? ORDER BY c",
+		"SELECT DISTINCT c FROM q WHERE id BETWEEN ? AND ? ORDER BY c",
+		"SELECT id FROM q WHERE id BETWEEN ? AND ? ORDER BY id DESC LIMIT 3",
+		"SELECT b, c FROM p WHERE a BETWEEN ? AND ? ORDER BY c, b",
+		"SELECT SUM(k), COUNT(*) FROM p WHERE a BETWEEN ? AND ?",
+		"SELECT DISTINCT c FROM p WHERE a BETWEEN ? AND ? ORDER BY c",
+		"SELECT a, b, k FROM p WHERE a = ? AND b >= ? ORDER BY a, b",
+		"SELECT a, b, k FROM p WHERE a IN (?, ?) ORDER BY a, b",
+		"SELECT a, b FROM p WHERE k IN (?, ?) ORDER BY a, b",
+		"SELECT a, b, c FROM p WHERE a = ? AND b = ?",
+	} {
+		s.prepared(q, bounds...)
+		s.prepared(q, [][]any{{1, "a0"}, {2, "b0"}, {1, "A0 "}, {"3", "e0"}, {7, "é1"}, {1, "b"}}...)
+	}
+}
