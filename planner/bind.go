@@ -44,8 +44,9 @@ import (
 // one of the chosen index's, none a primary-key column and none a column
 // of any other index, without LIMIT or ORDER BY; and the statistics the
 // costs read must be the template's (row and partition counts, entity
-// size, the index's rows per value, and no most-frequent values for it,
-// whose counts would make the cost depend on the values). Then the key
+// size, the index's rows per value, and, where ANALYZE TABLE found the
+// index's most frequent values, the mean rows of the bound values that
+// pointRows derives from them must be the template's). Then the key
 // plan is a table scan whose cost does not depend on the values, no other
 // index can give a plan (none of its columns is constrained, no LIMIT),
 // and the chosen index's cost depends on the values only through the
@@ -80,6 +81,12 @@ type Template struct {
 	// (index templates).
 	points map[int]int
 	stats  statsKey
+	// pointRows is the mean rows per value of the chosen index's
+	// leading column from the most frequent values (builder.pointRows),
+	// which the index's cost reads: the new values' must be the same.
+	pointRows    float64
+	hasPointRows bool
+	indexDef     Index
 	// point, for a key template whose plan is a PointGet from one
 	// equality per key column, is that plan, and keyPos the key position
 	// of each conjunct's column: Bind encodes the new key into a copy
@@ -104,9 +111,6 @@ func statsKeyOf(st *Stats, index string) (statsKey, bool) {
 	k := statsKey{rows: st.Rows, partitions: st.Partitions, entityBytes: st.EntityBytes}
 	name := strings.ToLower(index)
 	k.rowsPerValue = st.RowsPerValue[name]
-	if st.TopValues[name] != nil {
-		return k, false // the cost depends on the very values
-	}
 	return k, true
 }
 
@@ -210,7 +214,6 @@ func (tp *Template) prepareIndex(p *Plan, ixs []Index, refd map[int]bool) *Templ
 		return nil
 	}
 	b, empty := tp.start(q)
-	q.Stats = nil // Bind takes the current ones
 	if b == nil || empty {
 		return nil
 	}
@@ -222,7 +225,10 @@ func (tp *Template) prepareIndex(p *Plan, ixs []Index, refd map[int]bool) *Templ
 		}
 		tp.points[c] = n
 	}
+	tp.indexDef = chosen
+	tp.pointRows, tp.hasPointRows = b.pointRows(b.t.(IndexedTable), tp.index, chosen)
 	tp.prepareIndexKeys(p, chosen)
+	q.Stats = nil // Bind takes the current ones
 	return tp
 }
 
@@ -411,6 +417,9 @@ func (tp *Template) Bind(vals []Datum, stats *Stats) (p *Plan, where []Expr, ok 
 	}
 	it, isIndexed := b.t.(IndexedTable)
 	if !isIndexed {
+		return nil, nil, false
+	}
+	if pr, ok := b.pointRows(it, tp.index, tp.indexDef); ok != tp.hasPointRows || pr != tp.pointRows {
 		return nil, nil, false
 	}
 	if tp.indexPlan != nil {

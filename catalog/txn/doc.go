@@ -118,12 +118,60 @@
 // Query widens each top-level conjunct to also keep locked entities
 // (a PropLock above the empty string), and evaluates the caller's filter again on the
 // resolved values (the page brings the properties the filter names).
-// One page shows each transaction on one side of its commit point: once
-// an entity of the page found a transaction pending, its other locked
-// entities in the page show their previous values as the page has them,
-// even if it commits meanwhile (one row split over several entities is
-// never torn, and a page is not a mix of before and after). Terminal
-// states are cached per transaction id.
+// Terminal states are cached per transaction id.
+//
+// One page shows each transaction wholly or not at all (one row split
+// over several entities is never torn, a SUM over a page never counts a
+// transfer half). A page read at a snapshot does by construction. A page
+// read without one (the gateway's current reads, sqlgw/engine/snapshot.go:
+// the duplicate-key and unique checks, foreign key checks, a narrowing
+// ALTER's verification scans, a wide row's continuations; and the reads
+// of index backfills, of catalog/ixmaint's repairs and of commits) is
+// one read of the store, but the state of a lock it holds is learnt
+// after it, and that cannot show the page consistently from the page
+// alone:
+//
+//   - an entity read again to resolve its lock may show a transaction that
+//     committed after the page, whose other entities the page holds as
+//     before it (TestReviewQueryPageLaterCommit: a transfer counted in
+//     one account and not in the other);
+//   - a transaction found committed may have reached its commit point
+//     after the page was read, and then some of its locks (another
+//     partition's batch) may have landed after the page too: those
+//     entities are in the page as before it, unlocked, so even its
+//     intent's value, shown for the locked ones, shows it half
+//     (TestReviewQueryPageHalfLocked);
+//   - which of the two it is, committed before the page or after, needs
+//     the clock as of the page: a read of it before every page would cost
+//     every query a request, where almost no page meets a lock.
+//
+// So a page without a snapshot that meets a lock is read again, whole, at
+// a snapshot taken when it met the lock (Query, queryLocked), and that
+// page is returned: every transaction with a commit point before the
+// snapshot wholly, every other not at all, whatever it wrote before or
+// after the first read. On a versioned store (the Table service) the
+// snapshot is a read of the clock (one request, shared as Snapshot's)
+// and the page is read as at any timestamp (queryAt: locks resolved and
+// rolled forward as below, versions newer than the snapshot from the
+// history, with poisoned ETags). On a store with snapshots of its own
+// the page's locks are resolved first (a read in a native snapshot writes
+// nothing, and an unresolved lock would fail every write on the entity
+// until the sweep), then the page is read in a native snapshot taken then
+// (resolveInSnapshot decides what is still locked in it). The snapshot is
+// taken after the first read, so the page is at least as recent as the
+// one read first (a current read still sees every commit acknowledged
+// before it began). A page that meets no lock is returned as read: the
+// common path pays nothing, and the page is as consistent as the store's
+// read of it (the embedded store reads a page from one iterator, a
+// point-in-time view; Azurite answers a query at once; the Table service
+// does not document a page as one snapshot: a transaction that locks,
+// commits and resolves entities of a page while the service reads it
+// can show half in a page without locks, as with any reader of it
+// without a snapshot). A Get reads one entity: a lock resolved from
+// an entity read again shows a value that entity held during the Get,
+// never a mix (TestReviewGetLaterCommit); separate Gets (the gateway's
+// MultiGet, parallel Gets) are each the latest committed value of their
+// entity, not one cut: read committed, as documented under "Isolation".
 //
 // Recover (the gateway runs it at start-up and periodically) lists the
 // records past their lease, aborts the pending ones, resolves every lock
@@ -157,8 +205,10 @@
 // atomic batch. A reader pays nothing unless it meets a lock (one
 // commit-row read, none once the outcome is cached, and one record read
 // while pending, or for an inline transaction one read of the entity
-// again; one intent read and one write to resolve it) or reads at a
-// snapshot older than a row's value (one query of the row's history).
+// again; one intent read and one write to resolve it; a query page read
+// without a snapshot is read again at one: one clock read and one query
+// more) or reads at a snapshot older than a row's value (one query of
+// the row's history).
 //
 // # Limits
 //
@@ -222,7 +272,8 @@
 // transactions committed before the snapshot, in every table, partition
 // and page. The gateway's isolation levels and the anomalies they allow
 // are documented in sqlgw/engine/snapshot.go. A read without a snapshot
-// sees, per entity, the latest committed value (read committed).
+// sees, per entity, the latest committed value (read committed), and each
+// query page one consistent cut ("Readers resolve").
 //
 // On the embedded Pebble store the snapshot is Pebble's own
 // (storage.Snapshotter): there a lock is resolved as of the snapshot and

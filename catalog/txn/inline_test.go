@@ -308,6 +308,10 @@ func TestInlineCrashAtEveryRequest(t *testing.T) {
 // right after its commit point.
 type dropResolution struct{ storage.Store }
 
+func (d dropResolution) Snapshot(ctx context.Context) (storage.Snapshot, error) {
+	return storage.ForwardSnapshot(ctx, d.Store)
+}
+
 func (d dropResolution) Batch(ctx context.Context, tbl string, ops []storage.Operation) ([]storage.ETag, error) {
 	if _, ok := ops[0].Entity.Properties[txn.PropVersion]; ok {
 		return nil, faultstore.ErrCrashed

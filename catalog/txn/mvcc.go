@@ -756,7 +756,7 @@ func withSys(sel []string) []string {
 	if sel == nil {
 		return nil
 	}
-	out := append([]string(nil), sel...)
+	out := append(make([]string, 0, len(sel)+3), sel...)
 	for _, p := range []string{PropLock, PropVersion, PropDeleted} {
 		found := false
 		for _, x := range sel {

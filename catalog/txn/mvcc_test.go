@@ -29,6 +29,7 @@ type mvccEnv struct {
 	acct, txns  string
 	name        string
 	wrapOptions txn.Options
+	native      bool // the store has snapshots of its own (forEachLockingStore)
 }
 
 var envSeq atomic.Int64
@@ -56,6 +57,47 @@ func forEachVersionedStore(t *testing.T, f func(t *testing.T, env *mvccEnv)) {
 		t.Cleanup(func() { s.Close() })
 		f(t, newEnv(t, s, "azurite"))
 	})
+}
+
+// forEachLockingStore runs f on every store on which readers meet locks:
+// forEachVersionedStore's, and the embedded store with its own snapshots
+// but without its atomic multi-partition batch (commits take the inline
+// path and the record; a read resolves locks, and at a snapshot reads
+// Pebble's). env.rwrap wraps a store as each would be.
+func forEachLockingStore(t *testing.T, f func(t *testing.T, env *mvccEnv)) {
+	forEachVersionedStore(t, f)
+	t.Run("pebble-native-snapshots", func(t *testing.T) {
+		p, err := pebble.OpenMemory()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { p.Close() })
+		env := newEnv(t, nativeSnapshots{p}, "pebble-native")
+		env.native = true
+		f(t, env)
+	})
+}
+
+// nativeSnapshots hides the embedded store's atomic multi-partition
+// batch, as protocolOnly does, but keeps its snapshots.
+type nativeSnapshots struct{ storage.Store }
+
+func (n nativeSnapshots) Snapshot(ctx context.Context) (storage.Snapshot, error) {
+	return storage.ForwardSnapshot(ctx, n.Store)
+}
+
+// rwrap is vwrap on a versioned store; on one with native snapshots,
+// env.wrap knowing that it has them.
+func (env *mvccEnv) rwrap(t *testing.T, inner storage.Store) *txn.Store {
+	t.Helper()
+	if !env.native {
+		return env.vwrap(t, inner, env.wrapOptions)
+	}
+	s := txn.Wrap(inner, env.txns, env.wrapOptions)
+	if s.Versioned(context.Background()) {
+		t.Fatal("versioned: the store's snapshots are hidden")
+	}
+	return s
 }
 
 func newEnv(t *testing.T, inner storage.Store, name string) *mvccEnv {

@@ -7,7 +7,7 @@ import (
 	"github.com/sqlgw/sqlgw/storage"
 )
 
-// resolveInSnapshot is resolvePinned for a read whose context carries a
+// resolveInSnapshot is resolve for a read whose context carries a
 // native storage.Snapshot (the embedded store's): the entity, its lock's
 // commit row, record and intents are all read as of the snapshot, so the
 // transaction's state at that point decides what the reader sees, and nothing is written (a resolution applies to the current

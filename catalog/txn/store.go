@@ -286,7 +286,9 @@ func (s *Store) Get(ctx context.Context, table, pk, rk string, opts *storage.Get
 // locked entities (whose committed value the store cannot see) and
 // evaluated again on their resolved values only: an entity without a lock
 // passed the caller's filter in the store, and carries only the projected
-// properties, not necessarily those the filter names.
+// properties, not necessarily those the filter names. A page read without
+// a snapshot that meets a lock is read again at a snapshot taken then
+// (queryLocked).
 func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*storage.Page, error) {
 	if s.raw(table) {
 		return s.Store.Query(rawCtx(ctx), table, q)
@@ -312,39 +314,29 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 	if err != nil {
 		return nil, err
 	}
+	if storage.SnapshotOf(ctx) == nil && hasLock(page.Entities) {
+		return s.queryLocked(ctx, table, q, &q2, page)
+	}
 	out := page.Entities[:0]
-	var pinned map[string]bool
 	for _, e := range page.Entities {
 		if isSystemRow(e.RowKey) {
 			s.noteHistory(table)
 			continue
 		}
-		if l, ok := parseLock(e); ok && pinned[l.id] && (l.flag != "u" || q2.Select == nil) {
-			// A transaction an earlier entity of the page found pending:
-			// its previous value, as the page has it (the record is not
-			// asked again, the entity not read again: either may show the
-			// transaction committed since). An upsert's lock in a
-			// projection cannot tell a placeholder: read whole below.
-			v := stripped(e)
-			v.ETag = storage.ETag(poison) + e.ETag
-			if placeholder(l, e) || isTombstone(v) || q.Filter != nil && !storage.Eval(q.Filter, v) {
-				continue
-			}
-			out = append(out, project(clean(v), q.Select))
-			continue
-		}
 		if _, locked := e.Properties[PropLock]; locked {
-			full, err := s.Store.Get(ctx, table, e.PartitionKey, e.RowKey, nil)
-			switch {
-			case errors.Is(err, storage.ErrNotFound):
-				continue
-			case err != nil:
-				return nil, err
+			// In the read's native snapshot (resolveInSnapshot): the
+			// snapshot decides, page after page.
+			full := e
+			if q2.Select != nil {
+				full, err = s.Store.Get(ctx, table, e.PartitionKey, e.RowKey, nil)
+				switch {
+				case errors.Is(err, storage.ErrNotFound):
+					continue
+				case err != nil:
+					return nil, err
+				}
 			}
-			if pinned == nil {
-				pinned = map[string]bool{}
-			}
-			v, _, err := s.resolvePinned(ctx, table, full, pinned)
+			v, _, err := s.resolve(ctx, table, full)
 			if err != nil {
 				return nil, err
 			}
@@ -371,6 +363,60 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 	}
 	page.Entities = out
 	return page, nil
+}
+
+// hasLock reports whether an entity of es holds a lock.
+func hasLock(es []*storage.Entity) bool {
+	for _, e := range es {
+		if _, locked := e.Properties[PropLock]; locked {
+			return true
+		}
+	}
+	return false
+}
+
+// queryLocked is Query without a snapshot for a page (read with q2, the
+// widened q) that met a lock: the page is read again at a snapshot taken
+// now, after the page, so that it shows every transaction wholly or not
+// at all (package doc, "Readers resolve": a lock's state is learnt after
+// the page was read, and what the page holds of the transaction's other
+// entities, or of a later one, cannot be told apart from it without a
+// snapshot). On a versioned store the snapshot is a timestamp of the
+// clock (queryAt resolves the locks it meets); on a store with snapshots
+// of its own, the page's locks are resolved first (a snapshot read writes
+// nothing), then the page is read in a native snapshot.
+func (s *Store) queryLocked(ctx context.Context, table string, q, q2 *storage.Query, page *storage.Page) (*storage.Page, error) {
+	if s.Versioned(ctx) {
+		ts, err := s.clk.read(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		return s.queryAt(ctx, table, q, ts)
+	}
+	for _, e := range page.Entities {
+		if _, locked := e.Properties[PropLock]; !locked || isSystemRow(e.RowKey) {
+			continue
+		}
+		if q2.Select != nil {
+			full, err := s.Store.Get(ctx, table, e.PartitionKey, e.RowKey, nil)
+			switch {
+			case errors.Is(err, storage.ErrNotFound):
+				continue
+			case err != nil:
+				return nil, err
+			}
+			e = full
+		}
+		if _, _, err := s.resolve(ctx, table, e); err != nil {
+			return nil, err
+		}
+	}
+	sn, err := storage.ForwardSnapshot(ctx, s.Store)
+	if err != nil {
+		return nil, err
+	}
+	defer sn.Release()
+	return s.Query(storage.WithSnapshot(ctx, sn), table, q)
 }
 
 // queryAt is Query at snapshot timestamp ts (mvcc.go): the filter also
@@ -429,21 +475,30 @@ func (s *Store) queryAt(ctx context.Context, table string, q *storage.Query, ts 
 }
 
 // getNative is Get on a store with snapshots of its own (the embedded
-// store), which keeps no versions: no tombstone, history or version to
-// look for.
+// store): no timestamp snapshot and no history to look at. Its entities
+// carry versions and tombstones all the same when commits take the
+// inline path or the record (a wrapper without the atomic batch across
+// partitions): they are stripped and hidden, as Query does
+// (TestReviewGetHidesVersions).
 func (s *Store) getNative(ctx context.Context, table, pk, rk string, opts *storage.GetOptions) (*storage.Entity, error) {
 	var sel []string
 	o := opts
 	if opts != nil && opts.Select != nil {
 		sel = opts.Select
-		o = &storage.GetOptions{Select: append(slices.Clone(sel), PropLock)}
+		o = &storage.GetOptions{Select: withSys(sel)}
 	}
 	e, err := s.Store.Get(ctx, table, pk, rk, o)
 	if err != nil {
 		return nil, err
 	}
 	if _, locked := e.Properties[PropLock]; !locked {
-		return e, nil
+		if isTombstone(e) {
+			return nil, fmt.Errorf("%w: entity %s/%s of table %s (deleted)", storage.ErrNotFound, pk, rk, table)
+		}
+		// Projected by the store already: only the system properties to
+		// strip (none, and no copy, without a commit through the
+		// protocol).
+		return clean(e), nil
 	}
 	if sel != nil {
 		// The resolution needs the whole entity.
@@ -455,10 +510,10 @@ func (s *Store) getNative(ctx context.Context, table, pk, rk string, opts *stora
 	if err != nil {
 		return nil, err
 	}
-	if v == nil {
-		return nil, fmt.Errorf("%w: entity %s/%s of table %s (an uncommitted insert)", storage.ErrNotFound, pk, rk, table)
+	if v == nil || isTombstone(v) {
+		return nil, fmt.Errorf("%w: entity %s/%s of table %s (an uncommitted insert, or deleted)", storage.ErrNotFound, pk, rk, table)
 	}
-	return project(v, sel), nil
+	return project(clean(v), sel), nil
 }
 
 // belowHistory returns q bounded below the history namespace (mvcc.go)
@@ -577,17 +632,9 @@ func (s *Store) remember(id string, o outcome) {
 // lock forward or back when its transaction has an outcome (or aborts it
 // when its lease has expired); pending reports that a live transaction
 // holds the lock (the value returned is the previous one, with a poisoned
-// ETag).
+// ETag). In a native snapshot it decides as of the snapshot and writes
+// nothing (resolveInSnapshot).
 func (s *Store) resolve(ctx context.Context, table string, e *storage.Entity) (v *storage.Entity, pending bool, err error) {
-	return s.resolvePinned(ctx, table, e, nil)
-}
-
-// resolvePinned is resolve for one of several entities read together (a
-// query page): pinned holds the transactions a previous entity found
-// pending, whose locks then read as pending without asking their records
-// again (one read shows each transaction before or after its commit, not
-// both); a transaction found pending is added.
-func (s *Store) resolvePinned(ctx context.Context, table string, e *storage.Entity, pinned map[string]bool) (v *storage.Entity, pending bool, err error) {
 	if storage.SnapshotOf(ctx) != nil {
 		if _, ok := tsOf(ctx); !ok {
 			return s.resolveInSnapshot(ctx, table, e)
@@ -603,11 +650,8 @@ func (s *Store) resolvePinned(ctx context.Context, table string, e *storage.Enti
 			}
 			return e, false, nil
 		}
-		var o outcome
-		var r record
-		if pinned[l.id] {
-			o, r = outcome{state: statePending}, record{state: statePending}
-		} else if o, r, err = s.status(ctx, l.id); err != nil {
+		o, r, err := s.status(ctx, l.id)
+		if err != nil {
 			return nil, false, err
 		}
 		state := o.state
@@ -648,10 +692,7 @@ func (s *Store) resolvePinned(ctx context.Context, table string, e *storage.Enti
 			}
 		}
 		if state == statePending {
-			if pinned[l.id] || s.now().Before(r.expires) {
-				if pinned != nil {
-					pinned[l.id] = true
-				}
+			if s.now().Before(r.expires) {
 				v := stripped(e)
 				v.ETag = storage.ETag(poison) + e.ETag
 				if placeholder(l, e) {

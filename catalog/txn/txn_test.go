@@ -568,7 +568,8 @@ func TestUnconditionalWriteOverLivePlaceholder(t *testing.T) {
 	}
 }
 
-// hookGet runs hook once, before returning the first Get of table tbl.
+// hookGet runs hook once, before returning the first Get of table tbl
+// (any table when tbl is ""), the clock partition's aside.
 type hookGet struct {
 	storage.Store
 	tbl  string
@@ -578,10 +579,15 @@ type hookGet struct {
 
 func (h hookGet) Get(ctx context.Context, tbl, pk, rk string, o *storage.GetOptions) (*storage.Entity, error) {
 	e, err := h.Store.Get(ctx, tbl, pk, rk, o)
-	if tbl == h.tbl && pk != "clock" { // a record read (the commit row is read first)
+	if (h.tbl == "" || tbl == h.tbl) && pk != "clock" { // a record read (the commit row is read first)
 		h.once.Do(h.hook)
 	}
 	return e, err
+}
+
+// Snapshot forwards the inner store's snapshots, if any.
+func (h hookGet) Snapshot(ctx context.Context) (storage.Snapshot, error) {
+	return storage.ForwardSnapshot(ctx, h.Store)
 }
 
 // TestQueryPageOneOutcome: a query page that met a transaction's lock

@@ -75,10 +75,23 @@ type boundLookup struct {
 	noIndex bool
 	index   sql.Index
 	cols    []int
+	// where are the conjuncts the template was first made from (their
+	// shape: remake).
+	where []planner.Expr
 	// overlay is the cached lookup's overlay filter, with the slots'
 	// literals.
 	overlay sql.Expression
+	// misses counts the executes in a row the template declined.
+	misses int
 }
+
+// remakeAfter is the number of executes in a row a template may decline
+// before it is made again from the lookup re-planned for the current
+// values and statistics: a template proves an index plan only for the
+// statistics and the number of distinct values it was made with (the
+// build's values may hold a duplicate, ANALYZE TABLE or the automatic
+// statistics refresh may change the statistics since).
+const remakeAfter = 3
 
 // boundCounts are the executes whose lookup was bound, and those that fell
 // back to re-planning it (process-wide, for tests and benchmarks).
@@ -170,7 +183,7 @@ func (p *cachedPlan) makeBound(ctx *sql.Context) *boundLookup {
 	for i := range p.slots {
 		slotOf[p.slots[i].lit] = i
 	}
-	b := &boundLookup{pos: make([]int, len(p.slots)), noIndex: pr.noIndex, index: tpl.lookup.Index, cols: pr.cols, overlay: pr.overlay}
+	b := &boundLookup{pos: make([]int, len(p.slots)), noIndex: pr.noIndex, index: tpl.lookup.Index, cols: pr.cols, overlay: pr.overlay, where: pr.where}
 	seen := make([]bool, len(p.slots))
 	for j, lit := range lits {
 		i, ok := slotOf[lit]
@@ -241,18 +254,73 @@ func (p *cachedPlan) lookup(ctx *sql.Context, bindings map[string]*querypb.BindV
 	if p.bound != nil {
 		if lookup, ok := p.bound.lookup(ctx, p, bindings); ok {
 			boundCounts.bound.Add(1)
+			p.bound.misses = 0
 			if verifyBound.Load() {
 				p.verify(ctx, bindings, lookup)
 			}
 			return lookup, true
 		}
 		boundCounts.replanned.Add(1)
+		p.bound.misses++
 	}
 	exprs, ok := p.conjuncts(ctx, bindings)
 	if !ok {
 		return sql.IndexLookup{}, false
 	}
-	return p.lookupFor(ctx, exprs)
+	lookup, ok := p.lookupFor(ctx, exprs)
+	if ok && p.bound != nil && p.bound.misses >= remakeAfter {
+		p.bound.remake(p, lookup)
+	}
+	return lookup, ok
+}
+
+// remake makes b's template again from lookup, the lookup re-planned for
+// the current values (see remakeAfter), if its conjuncts have the shape
+// the template's had (so b.pos still places each parameter's value).
+func (b *boundLookup) remake(p *cachedPlan, lookup sql.IndexLookup) {
+	b.misses = 0
+	pr, ok := lookup.Ranges.(*planRanges)
+	t, okT := p.searchTable()
+	if !ok || !okT || pr.noIndex != b.noIndex || pr.residual != nil || !sameShape(pr.where, b.where) {
+		return
+	}
+	q := &planner.Query{Where: pr.where, Columns: b.cols, NoIndex: b.noIndex,
+		Stats: t.gw.plannerStats(t.meta()), Cost: t.gw.store.Capabilities().Cost, Reverse: t.gw.reverse}
+	if tmpl := planner.Prepare(t.info.pt, q); tmpl != nil && tmpl.Values() == b.tmpl.Values() {
+		b.tmpl = tmpl
+	}
+}
+
+// sameShape reports whether two lists of conjuncts are the same but for
+// their values: node types, columns, operators, IN list lengths.
+func sameShape(a, b []planner.Expr) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !sameExprShape(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameExprShape(a, b planner.Expr) bool {
+	switch x := a.(type) {
+	case *planner.Cmp:
+		y, ok := b.(*planner.Cmp)
+		return ok && x.Col == y.Col && x.Op == y.Op
+	case *planner.In:
+		y, ok := b.(*planner.In)
+		return ok && x.Col == y.Col && x.Not == y.Not && len(x.Values) == len(y.Values)
+	case planner.And:
+		y, ok := b.(planner.And)
+		return ok && sameShape(x, y)
+	case planner.Or:
+		y, ok := b.(planner.Or)
+		return ok && sameShape(x, y)
+	}
+	return false
 }
 
 // lookup binds bindings into b's template; ok false when not proven.
