@@ -850,3 +850,59 @@ func TestReview13Salted(t *testing.T) {
 		s.prepared(q, [][]any{{1, "a0"}, {2, "b0"}, {1, "A0 "}, {"3", "e0"}, {7, "é1"}, {1, "b"}}...)
 	}
 }
+
+// TestReview13RangeColumns: the range shapes over columns whose values are
+// not simply stored: generated columns (virtual and stored) and a column
+// added by ALTER TABLE after the rows were written (its default), ENUM,
+// SET, BIT, YEAR and JSON.
+func TestReview13RangeColumns(t *testing.T) {
+	s := r13Start(t)
+	for _, q := range []string{
+		"CREATE DATABASE r13g", "USE r13g",
+		`CREATE TABLE t (id INT PRIMARY KEY, k INT, c VARCHAR(10) COLLATE utf8mb4_general_ci,
+			vk INT AS (k * 2) VIRTUAL, sk BIGINT AS (k - 100) STORED, vc VARCHAR(12) AS (CONCAT(c, '!')) VIRTUAL,
+			e ENUM('x', 'y', 'z'), st SET('a', 'b'), bt BIT(8), y YEAR, j JSON)`,
+		`INSERT INTO t (id, k, c, e, st, bt, y, j) VALUES (1, 5, 'a', 'y', 'a,b', b'101', 2001, '{"a": 1}'),
+			(2, NULL, 'A', 'x', '', b'0', 1999, NULL), (3, -7, 'b ', 'z', 'b', b'11111111', NULL, '[1, 2]'),
+			(4, 5, NULL, NULL, NULL, NULL, 2155, '"s"'), (5, 3, 'B', 'y', 'a', b'1', 1901, '{"a": 1}')`,
+		"ALTER TABLE t ADD COLUMN z INT DEFAULT 7",
+		"ALTER TABLE t ADD COLUMN zs VARCHAR(5) DEFAULT 'q' COLLATE utf8mb4_bin",
+		"INSERT INTO t (id, k, c, z, zs) VALUES (6, 1, 'c', NULL, 'Q')",
+		// The same without generated columns (a table with them is not
+		// executed directly).
+		`CREATE TABLE u (id INT PRIMARY KEY, k INT, c VARCHAR(10) COLLATE utf8mb4_general_ci,
+			e ENUM('x', 'y', 'z'), st SET('a', 'b'), bt BIT(8), y YEAR, j JSON)`,
+		"INSERT INTO u SELECT id, k, c, e, st, bt, y, j FROM t",
+		"ALTER TABLE u ADD COLUMN z INT DEFAULT 7",
+		"ALTER TABLE u ADD COLUMN zs VARCHAR(5) DEFAULT 'q' COLLATE utf8mb4_bin",
+		"UPDATE u SET z = NULL, zs = 'Q' WHERE id = 6",
+	} {
+		s.exec(q)
+	}
+	d0 := s.directRuns()
+	defer func() { t.Logf("%d executes run directly", s.directRuns()-d0) }()
+	for _, q := range []string{
+		"SELECT SUM(vk), SUM(sk), SUM(z), COUNT(z), MAX(zs), MIN(vc) FROM t WHERE id BETWEEN ? AND ?",
+		"SELECT SUM(e), SUM(st), SUM(bt), SUM(y), MAX(e), MIN(st), MAX(bt), MIN(y), MAX(j) FROM t WHERE id BETWEEN ? AND ?",
+		"SELECT AVG(bt), AVG(y), AVG(e) FROM t WHERE id BETWEEN ? AND ?",
+		"SELECT vk, sk, id FROM t WHERE id BETWEEN ? AND ? ORDER BY vk, id",
+		"SELECT vc FROM t WHERE id BETWEEN ? AND ? ORDER BY vc",
+		"SELECT DISTINCT vc FROM t WHERE id BETWEEN ? AND ? ORDER BY vc",
+		"SELECT DISTINCT z, zs FROM t WHERE id BETWEEN ? AND ? ORDER BY zs",
+		"SELECT e, id FROM t WHERE id BETWEEN ? AND ? ORDER BY e",
+		"SELECT DISTINCT st FROM t WHERE id BETWEEN ? AND ? ORDER BY st",
+		"SELECT bt, y FROM t WHERE id BETWEEN ? AND ? ORDER BY bt",
+		"SELECT DISTINCT y FROM t WHERE id BETWEEN ? AND ? ORDER BY y DESC",
+		"SELECT j FROM t WHERE id BETWEEN ? AND ? ORDER BY j",
+		"SELECT DISTINCT j FROM t WHERE id BETWEEN ? AND ?",
+	} {
+		for _, tb := range []string{"FROM t ", "FROM u "} {
+			if tb == "FROM u " && (strings.Contains(q, "vk") || strings.Contains(q, "vc") || strings.Contains(q, "sk")) {
+				continue
+			}
+			q := strings.Replace(q, "FROM t ", tb, 1)
+			s.prepared(q, []any{1, 6}, []any{2, 5}, []any{6, 1}, []any{1, 6})
+			s.same(strings.Replace(strings.Replace(q, "?", "1", 1), "?", "6", 1))
+		}
+	}
+}
