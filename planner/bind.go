@@ -57,9 +57,14 @@ import (
 // with the builder's planIndex (Build's own call for the winner), and
 // requires the result's path, cost and residual to be the template's:
 // then every cost Build compares is the template's, so Build chooses the
-// same index, and the plan planIndex made is the one it returns. Anything
-// else (a duplicate value, a value that cannot be encoded, other
-// statistics) is ok false.
+// same index, and the plan planIndex made is the one it returns. With
+// another number of distinct values (a duplicate among them) or other
+// most-frequent-value rows, on a table of at least defaultRows rows (no
+// small-table rule), the index plan planIndex makes for the values is
+// Build's answer when it scores below the plan without the index, whose
+// score Prepare kept (it does not depend on the values); otherwise Bind
+// declines. Anything else (a value that cannot be encoded, other
+// statistics, a NULL) is ok false.
 //
 // The differential tests (planner/bind_test.go and sqlgw's
 // TestBoundPlanDifferential) compare Bind with Build for random and edge
@@ -87,6 +92,11 @@ type Template struct {
 	pointRows    float64
 	hasPointRows bool
 	indexDef     Index
+	// baseScore, when scored, is the score of the plan without the index
+	// (Build with NoIndex), which no value changes (see above): a bound
+	// index plan of another cost is Build's answer when it scores below.
+	baseScore float64
+	scored    bool
 	// point, for a key template whose plan is a PointGet from one
 	// equality per key column, is that plan, and keyPos the key position
 	// of each conjunct's column: Bind encodes the new key into a copy
@@ -228,6 +238,13 @@ func (tp *Template) prepareIndex(p *Plan, ixs []Index, refd map[int]bool) *Templ
 	tp.indexDef = chosen
 	tp.pointRows, tp.hasPointRows = b.pointRows(b.t.(IndexedTable), tp.index, chosen)
 	tp.prepareIndexKeys(p, chosen)
+	if rows, _ := b.rowsEstimate(); rows >= defaultRows {
+		nq := *q
+		nq.Where, nq.NoIndex = cloneWhere(q.Where), true
+		if bp, err := Build(tp.t, &nq); err == nil && bp.Index == nil {
+			tp.baseScore, tp.scored = bp.Cost.ScoreFor(q.Cost), true
+		}
+	}
 	q.Stats = nil // Bind takes the current ones
 	return tp
 }
@@ -410,17 +427,36 @@ func (tp *Template) Bind(vals []Datum, stats *Stats) (p *Plan, where []Expr, ok 
 		p.columns, p.where = b.cols, q.Where
 		return p, q.Where, true
 	}
+	same := true
 	for c, n := range tp.points {
-		if m, ok := b.pointCount(c); !ok || m != n {
+		m, ok := b.pointCount(c)
+		if !ok {
 			return nil, nil, false
 		}
+		same = same && m == n
 	}
 	it, isIndexed := b.t.(IndexedTable)
 	if !isIndexed {
 		return nil, nil, false
 	}
 	if pr, ok := b.pointRows(it, tp.index, tp.indexDef); ok != tp.hasPointRows || pr != tp.pointRows {
-		return nil, nil, false
+		same = false
+	}
+	if !same {
+		// Another number of distinct values, or other most frequent
+		// values among them: the index's cost differs from the
+		// template's, and Build takes the index plan iff it scores below
+		// the plan without it (the only other candidate).
+		if !tp.scored {
+			return nil, nil, false
+		}
+		b.findTuple()
+		p, err := b.planIndex(it, tp.index)
+		if err != nil || p == nil || len(p.Residual) > 0 || !(p.Cost.ScoreFor(tp.q.Cost) < tp.baseScore) {
+			return nil, nil, false
+		}
+		p.where = q.Where
+		return p, q.Where, true
 	}
 	if tp.indexPlan != nil {
 		if p, ok := tp.bindIndexKeys(b, it); ok {
