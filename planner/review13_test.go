@@ -159,3 +159,87 @@ func TestReview13BindKeyKinds(t *testing.T) {
 		}
 	}
 }
+
+// TestReview13BindSkewed: index templates bound with duplicate values and
+// values among the most frequent ones (another cost than the template's:
+// Bind compares the index plan's score with the scan's), for statistics
+// of large tables with and without most-frequent values, IN lists of
+// several widths and index column kinds: Bind gives Build's plan or
+// declines.
+func TestReview13BindSkewed(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 26))
+	for _, typ := range []string{"int", "string keyci", "string"} {
+		for _, width := range []int{1, 2, 5, 20} {
+			t.Run(fmt.Sprintf("%s in(%d)", typ, width), func(t *testing.T) {
+				ft, err := parseTable("table t (id int, k " + typ + ", c string) primary key (id) layout")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := parseIndex(ft, "index k_1 (k)"); err != nil {
+					t.Fatal(err)
+				}
+				val := func(i int) Datum {
+					if typ == "int" {
+						return int64(i)
+					}
+					return []string{"a", "A", "b", "c", "d", "e", "f"}[i%7] + fmt.Sprint(i/7)
+				}
+				key := func(i int) string {
+					k, err := ft.EncodeIndexKey(0, 0, []Datum{val(i)})
+					if err != nil {
+						t.Fatal(err)
+					}
+					return k
+				}
+				bound, declined := 0, 0
+				for range 120 {
+					rows := []float64{1000, 20000, 1e5, 1e6, 5e7}[r.IntN(5)]
+					st := &Stats{Rows: rows, EntityBytes: float64(100 + r.IntN(2000)), Partitions: rows / float64(1+r.IntN(3)),
+						RowsPerValue: map[string]float64{"k_1": float64(1 + r.IntN(5000))}}
+					if r.IntN(2) == 0 {
+						top := map[string]float64{}
+						for range 1 + r.IntN(4) {
+							top[key(r.IntN(10))] = float64(r.IntN(int(rows)/2 + 1))
+						}
+						st.TopValues = map[string]map[string]float64{"k_1": top}
+						st.RestPerValue = map[string]float64{"k_1": float64(1 + r.IntN(50))}
+					}
+					first := make([]Datum, width)
+					for i := range first {
+						first[i] = val(100 + i)
+					}
+					where := func(v []Datum) []Expr {
+						if width == 1 {
+							return []Expr{&Cmp{Col: 1, Op: Eq, Value: v[0]}}
+						}
+						return []Expr{&In{Col: 1, Values: append([]Datum(nil), v...)}}
+					}
+					tp := Prepare(ft, &Query{Where: where(first), Stats: st})
+					if tp == nil {
+						continue
+					}
+					for range 30 {
+						vals := make([]Datum, width)
+						for i := range vals {
+							vals[i] = val(r.IntN(12)) // duplicates and top values
+						}
+						want, err := Build(ft, &Query{Where: where(vals), Stats: st})
+						if err != nil {
+							t.Fatal(err)
+						}
+						got, _, ok := tp.Bind(vals, st)
+						if !ok {
+							declined++
+							continue
+						}
+						bound++
+						if !reflect.DeepEqual(got, want) {
+							t.Fatalf("stats %+v, template of %v, values %v:\nbound %v\nbuilt %v", *st, tp.q.Where, vals, got, want)
+						}
+					}
+				}
+				t.Logf("bound %d, declined %d", bound, declined)
+			})
+		}
+	}
+}
