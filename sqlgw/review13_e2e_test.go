@@ -906,3 +906,56 @@ func TestReview13RangeColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestReview13BoundSkewed: select_random_points' shape (k IN of ten
+// values through a global index) on a table of more than the planner's
+// default row count whose k is skewed, after ANALYZE TABLE (most frequent
+// values known): bound with duplicates and frequent values, the plans are
+// the re-planned ones and the rows those of the servers without the plan
+// cache.
+func TestReview13BoundSkewed(t *testing.T) {
+	defer r13Verify(t)()
+	s := r13Start(t)
+	s.exec("CREATE DATABASE r13k")
+	s.exec("USE r13k")
+	s.exec("CREATE TABLE sb (id INT PRIMARY KEY, k INT NOT NULL, c CHAR(12) NOT NULL, KEY k_1 (k))")
+	const n = 12000
+	for lo := 0; lo < n; lo += 1000 {
+		var sb strings.Builder
+		sb.WriteString("INSERT INTO sb VALUES ")
+		for i := lo; i < lo+1000; i++ {
+			if i > lo {
+				sb.WriteString(", ")
+			}
+			k := i % 3000
+			if i%5 < 2 {
+				k = i % 3 // 40% of the rows on three values
+			}
+			fmt.Fprintf(&sb, "(%d, %d, 'c%d')", i, k, i%97)
+		}
+		s.exec(sb.String())
+	}
+	s.exec("ANALYZE TABLE sb")
+	q := "SELECT id, k, c FROM sb WHERE k IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ORDER BY id"
+	var sets [][]any
+	r := 7
+	next := func() int { r = (r*1103515245 + 12345) & 0x7fffffff; return r }
+	for i := range 40 {
+		args := make([]any, 10)
+		for j := range args {
+			switch {
+			case i < 10: // distinct, rare
+				args[j] = 100 + i*10 + j
+			case i < 20: // duplicates
+				args[j] = 100 + next()%4
+			case i < 30: // frequent values among rare ones
+				args[j] = []int{0, 1, 2, 500 + j, 700 + j}[next()%5]
+			default:
+				args[j] = next() % 3100
+			}
+		}
+		sets = append(sets, args)
+	}
+	s.prepared(q, sets...)
+	s.prepared(strings.Replace(q, " ORDER BY id", "", 1), sets[:10]...)
+}
