@@ -126,12 +126,15 @@ func (t *Table) EncodeEntitiesGen(pk, rk string, row []Datum, gen uint64) ([]*st
 	// Sizes are storage.EntitySize's (additive over the keys and the
 	// properties), so every entity is within the limit of every backend.
 	base := storage.EntitySize(&storage.Entity{PartitionKey: pk, RowKey: rk}) + 64 // keys and the _n property
-	contBase := storage.EntitySize(&storage.Entity{PartitionKey: pk, RowKey: continuationKeyGen(rk, gen, math.MaxInt32)})
+	contBase := -1                                                                 // measured when a row needs a continuation (rarely)
 	var entities []*storage.Entity
-	cur := &storage.Entity{PartitionKey: pk, RowKey: rk, Properties: storage.Properties{}}
+	cur := &storage.Entity{PartitionKey: pk, RowKey: rk, Properties: make(storage.Properties, min(len(props), storage.MaxProperties))}
 	size := base
 	for _, p := range props {
 		if len(cur.Properties) >= storage.MaxProperties-1 || size+p.size > entityBudget {
+			if contBase < 0 {
+				contBase = storage.EntitySize(&storage.Entity{PartitionKey: pk, RowKey: continuationKeyGen(rk, gen, math.MaxInt32)})
+			}
 			entities = append(entities, cur)
 			cur = &storage.Entity{PartitionKey: pk, Properties: storage.Properties{}}
 			size = contBase

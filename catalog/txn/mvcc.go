@@ -450,7 +450,9 @@ func cacheKey(table, pk, rk string, etag storage.ETag) string {
 	return table + "\x00" + pk + "\x00" + rk + "\x00" + string(etag)
 }
 
-func (c *readCache) put(table string, e *storage.Entity) {
+// put keeps e; copy: a copy of it (the caller may change the entity it
+// was given), else e itself (no one else holds it).
+func (c *readCache) put(table string, e *storage.Entity, copy bool) {
 	if e == nil || e.ETag == "" || isPoisoned(e.ETag) {
 		return
 	}
@@ -464,12 +466,15 @@ func (c *readCache) put(table string, e *storage.Entity) {
 		// Start again: an entry missed costs one read at commit.
 		c.m, c.bytes = map[string]*storage.Entity{}, 0
 	}
-	cp := *e // the caller may change the entity it was given
-	cp.Properties = make(storage.Properties, len(e.Properties))
-	for k, v := range e.Properties {
-		cp.Properties[k] = v
+	if copy {
+		cp := *e // the caller may change the entity it was given
+		cp.Properties = make(storage.Properties, len(e.Properties))
+		for k, v := range e.Properties {
+			cp.Properties[k] = v
+		}
+		e = &cp
 	}
-	c.m[cacheKey(table, e.PartitionKey, e.RowKey, e.ETag)] = &cp
+	c.m[cacheKey(table, e.PartitionKey, e.RowKey, e.ETag)] = e
 	c.bytes += size
 }
 

@@ -193,6 +193,27 @@ func placeholder(l lock, e *storage.Entity) bool {
 
 func isPoisoned(t storage.ETag) bool { return strings.HasPrefix(string(t), poison) }
 
+// cleanProject is project(clean(e), sel) with at most one copy of the
+// properties (the Get of a versioned entity, which always carries
+// PropVersion, would otherwise copy them twice).
+func cleanProject(e *storage.Entity, sel []string) *storage.Entity {
+	if sel == nil {
+		return clean(e)
+	}
+	c := clean(e)
+	if c != e {
+		// clean copied: keep only the selected properties of the copy
+		// (project would copy it again).
+		for k := range c.Properties {
+			if !slices.Contains(sel, k) {
+				delete(c.Properties, k)
+			}
+		}
+		return c
+	}
+	return project(e, sel)
+}
+
 func project(e *storage.Entity, sel []string) *storage.Entity {
 	if sel == nil || onlySelected(e.Properties, sel) {
 		return e // nothing to leave out: no copy (most entities of a page)
@@ -252,14 +273,26 @@ func (s *Store) Get(ctx context.Context, table, pk, rk string, opts *storage.Get
 		return nil, err
 	}
 	_, locked := e.Properties[PropLock]
-	if !locked && (o == nil || o.Select == nil) {
-		s.cacheRead(table, e)
-	}
 	if !locked && (!at || versionOf(e) <= ts) {
 		if isTombstone(e) {
+			if o == nil || o.Select == nil {
+				s.cacheRead(table, e)
+			}
 			return nil, fmt.Errorf("%w: entity %s/%s of table %s (deleted)", storage.ErrNotFound, pk, rk, table)
 		}
-		return project(clean(e), sel), nil
+		out := cleanProject(e, sel)
+		if o == nil || o.Select == nil {
+			if out != e {
+				// The caller has a copy: the cache keeps e as it is.
+				s.cacheReadOwned(table, e)
+			} else {
+				s.cacheRead(table, e)
+			}
+		}
+		return out, nil
+	}
+	if !locked && (o == nil || o.Select == nil) {
+		s.cacheRead(table, e)
 	}
 	if sel != nil && locked {
 		// The resolution needs the whole entity.
@@ -541,7 +574,14 @@ func (s *Store) belowHistory(table string, q *storage.Query) *storage.Query {
 // pay nothing for it.
 func (s *Store) cacheRead(table string, e *storage.Entity) {
 	if s.versioned.Load() == 1 {
-		s.reads.put(table, e)
+		s.reads.put(table, e, true)
+	}
+}
+
+// cacheReadOwned is cacheRead for an entity no caller is given (no copy).
+func (s *Store) cacheReadOwned(table string, e *storage.Entity) {
+	if s.versioned.Load() == 1 {
+		s.reads.put(table, e, false)
 	}
 }
 

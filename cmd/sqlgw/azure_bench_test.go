@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -19,24 +22,51 @@ import (
 	"github.com/sqlgw/sqlgw/storage/aztables/azurite"
 )
 
-// lastGet is an HTTP transport that remembers the URL of the last GET it
-// sent while recording is on (the gateway's store request for a query).
+// lastGet is an HTTP transport that remembers the URLs of the GETs it
+// sent while recording is on (the gateway's store requests for a query),
+// and when the first GET since the last reset started and the last one's
+// response ended (its body read), for the wall-clock breakdown.
 type lastGet struct {
-	mu     sync.Mutex
-	record bool
-	urls   []*url.URL
+	mu         sync.Mutex
+	record     bool
+	urls       []*url.URL
+	start, end time.Time
 }
 
 func (l *lastGet) Do(req *http.Request) (*http.Response, error) {
-	if req.Method == http.MethodGet {
-		l.mu.Lock()
-		if l.record {
-			u := *req.URL
-			l.urls = append(l.urls, &u)
-		}
-		l.mu.Unlock()
+	if req.Method != http.MethodGet {
+		return http.DefaultClient.Do(req)
 	}
-	return http.DefaultClient.Do(req)
+	l.mu.Lock()
+	if l.record {
+		u := *req.URL
+		l.urls = append(l.urls, &u)
+	}
+	if l.start.IsZero() {
+		l.start = time.Now()
+	}
+	l.mu.Unlock()
+	resp, err := http.DefaultClient.Do(req)
+	if err == nil {
+		body, rerr := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		err = rerr
+	}
+	l.mu.Lock()
+	l.end = time.Now()
+	l.mu.Unlock()
+	return resp, err
+}
+
+// span returns the start of the first GET and the end of the last since
+// the previous call.
+func (l *lastGet) span() (start, end time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	start, end = l.start, l.end
+	l.start, l.end = time.Time{}, time.Time{}
+	return start, end
 }
 
 // capture runs f with recording on and returns the GETs it sent.
@@ -130,17 +160,22 @@ func cutQuoted(s string) (val, rest string, ok bool) {
 
 // BenchmarkGatewayAzure measures a point select and a 100-row range select
 // through the gateway (an in-process sqlgw server on Azurite, queried with
-// go-sql-driver/mysql) beside the raw SDK sending the same store request,
-// so that the gateway's overhead reads as a ratio:
+// go-sql-driver/mysql), each as a text statement (COM_QUERY) and as a
+// prepared one (COM_STMT_EXECUTE), beside the raw SDK sending the same
+// store requests, so that the gateway's overhead reads as a ratio:
 //
 //	go test ./cmd/sqlgw -run '^$' -bench GatewayAzure -benchtime 300x -count 3
 //
-// Each iteration runs the SQL query and then the SDK request the gateway
-// sent for it (captured once from the wire: table, keys, $filter, $select,
-// $top), so load from elsewhere on the machine hits both alike; the
+// Each iteration runs the SQL query and the SDK requests the gateway sent
+// for it (captured once from the wire: table, keys, $filter, $select,
+// $top), one after the other, in alternating order, so load from
+// elsewhere on the machine hits both alike; the
 // benchmark reports each one's mean and their ratio (gateway/sdk). The SDK
 // side does not decode entities; the gateway decodes them, evaluates the
-// query and sends MySQL rows, which the driver parses.
+// query and sends MySQL rows, which the driver parses. It fails unless a
+// point select sends exactly one request (its Get Entity) and a range
+// exactly two: the snapshot's clock read and its Query Entities, both
+// replayed on the SDK side.
 func BenchmarkGatewayAzure(b *testing.B) {
 	cs := azurite.Shared(b)
 	tr := &lastGet{}
@@ -170,7 +205,8 @@ func BenchmarkGatewayAzure(b *testing.B) {
 	}
 	co := &sdk.ClientOptions{}
 	co.Retry.MaxRetries = -1
-	co.Transport = &lastGet{} // the same transport as the gateway's store, never recording
+	sdkTr := &lastGet{}
+	co.Transport = sdkTr // the same transport as the gateway's store, never recording
 	svc, err := sdk.NewServiceClientFromConnectionString(cs, co)
 	if err != nil {
 		b.Fatal(err)
@@ -184,9 +220,25 @@ func BenchmarkGatewayAzure(b *testing.B) {
 		ok       bool
 		bin      []byte
 	}
-	query := func(q string, want int) func(testing.TB) {
+	// query runs q (text, COM_QUERY) or, with args, a statement prepared
+	// once (COM_STMT_EXECUTE, as ORMs and sysbench do) and checks the rows.
+	query := func(q string, args []any, want int) func(testing.TB) {
+		var stmt *sql.Stmt
+		if args != nil {
+			var err error
+			if stmt, err = db.Prepare(q); err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { stmt.Close() })
+		}
 		return func(tb testing.TB) {
-			rows, err := db.Query(q)
+			var rows *sql.Rows
+			var err error
+			if stmt != nil {
+				rows, err = stmt.Query(args...)
+			} else {
+				rows, err = db.Query(q)
+			}
 			if err != nil {
 				tb.Fatal(err)
 			}
@@ -207,43 +259,106 @@ func BenchmarkGatewayAzure(b *testing.B) {
 			}
 		}
 	}
+	t := dbName + ".t"
 	for _, tc := range []struct {
 		name string
 		sql  string
+		args []any // nil: a text statement
 		rows int
+		// clock: the statement takes a snapshot, one read of catalog/txn's
+		// clock before its query (a range needs one; a point select,
+		// its one entity a consistent cut, does not:
+		// sqlgw/engine/singleread.go).
+		clock bool
 	}{
-		{"point", "SELECT * FROM " + dbName + ".t WHERE p = 1 AND id = 42", 1},
-		{"range100", "SELECT * FROM " + dbName + ".t WHERE p = 1 AND id >= 50 AND id < 150", 100},
+		{"point", "SELECT * FROM " + t + " WHERE p = 1 AND id = 42", nil, 1, false},
+		{"point_prepared", "SELECT * FROM " + t + " WHERE p = ? AND id = ?", []any{1, 42}, 1, false},
+		{"range100", "SELECT * FROM " + t + " WHERE p = 1 AND id >= 50 AND id < 150", nil, 100, true},
+		{"range100_prepared", "SELECT * FROM " + t + " WHERE p = ? AND id >= ? AND id < ?", []any{1, 50, 150}, 100, true},
 	} {
-		gw := query(tc.sql, tc.rows)
-		gw(b) // warm the catalog cache
+		gw := query(tc.sql, tc.args, tc.rows)
+		gw(b) // warm the catalog cache and the plan cache
+		gw(b)
+		want := 1
+		if tc.clock {
+			want = 2
+		}
 		var urls []*url.URL
 		for attempt := 0; attempt < 5; attempt++ { // a catalog refresh may add requests
-			if urls = tr.capture(func() { gw(b) }); len(urls) == 1 {
+			if urls = tr.capture(func() { gw(b) }); len(urls) == want {
 				break
 			}
 		}
-		if len(urls) != 1 {
-			b.Fatalf("%s: the gateway sent %d GETs, want 1: %v", tc.sql, len(urls), urls)
+		if len(urls) != want || tc.clock && !strings.Contains(urls[0].Path, "(PartitionKey='clock',RowKey='n')") {
+			b.Fatalf("%s: the gateway sent %d GETs, want %d (clock read: %v): %v", tc.sql, len(urls), want, tc.clock, urls)
 		}
-		raw := sdkReplay(b, svc, urls[0])
+		var replays []func(testing.TB)
+		for _, u := range urls {
+			replays = append(replays, sdkReplay(b, svc, u))
+		}
+		var lastReplay time.Duration // the data request's (a range's query)
+		raw := func(tb testing.TB) {
+			for _, r := range replays {
+				t0 := time.Now()
+				r(tb)
+				lastReplay = time.Since(t0)
+			}
+		}
 		raw(b)
 		b.Run("op="+tc.name+"/impl=ratio", func(b *testing.B) {
-			b.Logf("store request: %s", urls[0].RequestURI())
-			var tg, ts time.Duration
+			for _, u := range urls {
+				b.Logf("store request: %s", u.RequestURI())
+			}
+			// Wall clock: before is from the call to the first store
+			// request sent, http the requests, after from the last
+			// response read to the rows returned.
+			var tg, ts, tdata, gBefore, gHTTP, gAfter, sBefore, sHTTP, sAfter time.Duration
 			n := 0
+			tr.span()
+			sdkTr.span()
+			// The two sides alternate which goes first, so that what one
+			// leaves behind (in Azurite, in the Go runtime) falls on both.
 			for b.Loop() {
 				t0 := time.Now()
-				gw(b)
+				if n%2 == 0 {
+					gw(b)
+				} else {
+					raw(b)
+				}
 				t1 := time.Now()
-				raw(b)
-				tg += t1.Sub(t0)
-				ts += time.Since(t1)
+				if n%2 == 0 {
+					raw(b)
+				} else {
+					gw(b)
+				}
+				t2 := time.Now()
+				g0, g1, s0, s1 := t0, t1, t1, t2
+				if n%2 == 1 {
+					g0, g1, s0, s1 = t1, t2, t0, t1
+				}
+				tg += g1.Sub(g0)
+				ts += s1.Sub(s0)
+				tdata += lastReplay
+				s, e := tr.span()
+				gBefore, gHTTP, gAfter = gBefore+s.Sub(g0), gHTTP+e.Sub(s), gAfter+g1.Sub(e)
+				s, e = sdkTr.span()
+				sBefore, sHTTP, sAfter = sBefore+s.Sub(s0), sHTTP+e.Sub(s), sAfter+s1.Sub(e)
 				n++
 			}
-			b.ReportMetric(float64(tg.Nanoseconds())/float64(n), "gateway-ns/op")
-			b.ReportMetric(float64(ts.Nanoseconds())/float64(n), "sdk-ns/op")
+			per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(n) }
+			b.ReportMetric(per(tg), "gateway-ns/op")
+			b.ReportMetric(per(ts), "sdk-ns/op")
 			b.ReportMetric(float64(tg)/float64(ts), "ratio")
+			if len(replays) > 1 {
+				// Against the data request alone (without the clock read).
+				b.ReportMetric(float64(tg)/float64(tdata), "ratio-to-query")
+			}
+			b.ReportMetric(per(gBefore), "gw-before-ns/op")
+			b.ReportMetric(per(gHTTP), "gw-http-ns/op")
+			b.ReportMetric(per(gAfter), "gw-after-ns/op")
+			b.ReportMetric(per(sBefore), "sdk-before-ns/op")
+			b.ReportMetric(per(sHTTP), "sdk-http-ns/op")
+			b.ReportMetric(per(sAfter), "sdk-after-ns/op")
 		})
 	}
 }

@@ -189,7 +189,11 @@ func (f *FastLane) directIter(ctx *sql.Context, p *cachedPlan, lookup sql.IndexL
 	}
 	t := p.ita.Table.(*Table)
 	pr := lookup.Ranges.(*planRanges)
-	it, err := t.newRowIter(ctx, &readSpec{plan: pr.plan, overlay: pr.overlay, residual: pr.residual})
+	spec := &readSpec{plan: pr.plan, overlay: pr.overlay, residual: pr.residual}
+	// The statement is its own transaction (committed at its end, Close):
+	// one entity read without a snapshot (singleread.go).
+	spec.single = autoCommit && !ctx.GetIgnoreAutoCommit() && t.gw.singleRead(ctx, pr.plan)
+	it, err := t.newRowIter(ctx, spec)
 	if err != nil {
 		return nil, err
 	}

@@ -47,6 +47,8 @@
 //	txnindex.go     global index entities in the commit's own atomic unit
 //	snapshot.go     snapshot reads: one store snapshot per statement or
 //	                REPEATABLE READ transaction; isolation levels, anomalies
+//	singleread.go   an autocommit point select reads its one entity
+//	                without a snapshot (one request on Azure Table)
 //	editor.go       INSERT/UPDATE/DELETE/REPLACE into the transaction buffer
 //	strictwrite.go  strict-mode write errors naming the column and row
 //	insertinfo.go   INSERT's "Records: n Duplicates: n" info

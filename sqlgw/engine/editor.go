@@ -234,8 +234,7 @@ func skipExistenceCheck(ctx *sql.Context, db, table string) bool {
 		return false // inside BEGIN ... COMMIT
 	}
 	q := ctx.Query()
-	uq := strings.ToUpper(q)
-	if strings.Contains(uq, "IGNORE") || strings.Contains(uq, "DUPLICATE") || strings.Contains(uq, "SELECT") {
+	if containsFoldASCII(q, "IGNORE") || containsFoldASCII(q, "DUPLICATE") || containsFoldASCII(q, "SELECT") {
 		return false
 	}
 	tdb, tname, ok := plainInsertTarget(q)
@@ -248,6 +247,31 @@ func skipExistenceCheck(ctx *sql.Context, db, table string) bool {
 		tdb = ctx.GetCurrentDatabase()
 	}
 	return strings.EqualFold(tdb, db) && strings.EqualFold(tname, table)
+}
+
+// containsFoldASCII reports whether s contains the upper-case ASCII word w
+// in any ASCII case (SQL keywords are ASCII), without copying s: the
+// statement text of a bulk INSERT is up to megabytes.
+func containsFoldASCII(s, w string) bool {
+	for i := 0; i+len(w) <= len(s); i++ {
+		if s[i]|0x20 != w[0]|0x20 {
+			continue
+		}
+		j := 1
+		for ; j < len(w); j++ {
+			c := s[i+j]
+			if 'a' <= c && c <= 'z' {
+				c -= 'a' - 'A'
+			}
+			if c != w[j] {
+				break
+			}
+		}
+		if j == len(w) {
+			return true
+		}
+	}
+	return false
 }
 
 // reLoadData matches the start of a LOAD DATA without LOCAL, REPLACE or

@@ -26,3 +26,27 @@ func TestPlainInsertTarget(t *testing.T) {
 		}
 	}
 }
+
+// TestContainsFoldASCII: skipExistenceCheck's keyword search finds the
+// word in any ASCII case, anywhere, and nothing else.
+func TestContainsFoldASCII(t *testing.T) {
+	for _, c := range []struct {
+		s, w string
+		want bool
+	}{
+		{"INSERT IGNORE INTO t VALUES (1)", "IGNORE", true},
+		{"insert ignore into t values (1)", "IGNORE", true},
+		{"insert into t values (1) on duplicate key update a=1", "DUPLICATE", true},
+		{"insert into t sElEcT 1", "SELECT", true},
+		{"insert into t values ('ignor')", "IGNORE", false},
+		{"insert into t values ('xignorex')", "IGNORE", true},
+		{"IGNOR", "IGNORE", false},
+		{"", "SELECT", false},
+		{"insert into t values ('\u0131gnore')", "IGNORE", false},
+		{"yGNORE iGNORe", "IGNORE", true},
+	} {
+		if got := containsFoldASCII(c.s, c.w); got != c.want {
+			t.Errorf("containsFoldASCII(%q, %q) = %v, want %v", c.s, c.w, got, c.want)
+		}
+	}
+}

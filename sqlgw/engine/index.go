@@ -355,6 +355,9 @@ type readSpec struct {
 	// sortBy, if set, are the full-row ordinals the rows must be sorted by
 	// (a secondary index's order, which its plan does not deliver).
 	sortBy []int
+	// single: the statement's only read, in its own transaction: made
+	// without a snapshot (singleread.go).
+	single bool
 }
 
 // specForLookup returns what to execute for an index lookup.

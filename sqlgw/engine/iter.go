@@ -89,6 +89,10 @@ type rowIter struct {
 	firstPages []*storage.Page
 	firstErrs  []error
 
+	// single: the statement's one read, made without a snapshot until it
+	// needs a second (singleread.go).
+	single bool
+
 	// ixTry: read only the first Limit index entries (an ordered index
 	// read under LIMIT); ixCut: a read stopped early for it. A stale hit
 	// can leave fewer than Limit rows: the index is then read again whole.
@@ -104,9 +108,10 @@ type rowIter struct {
 func (t *Table) newRowIter(ctx *sql.Context, spec *readSpec) (*rowIter, error) {
 	it := &rowIter{t: t, spec: spec, meta: t.meta()}
 	rctx := readCtx
-	if t.current {
-		rctx = storeCtx
+	if t.current || spec.single {
+		rctx = storeCtx // singleread.go
 	}
+	it.single = spec.single && !t.current
 	it.ctx = recorder.WithCounters(withGroupReads(rctx(ctx), ctx), &it.counters) // tablegroup.go
 	// A table replaced or rewritten after the snapshot: 1412 (snapshot.go).
 	if err := checkTableSnapshot(it.ctx, it.meta); err != nil {
@@ -169,6 +174,15 @@ func (it *rowIter) next(ctx *sql.Context) (sql.Row, error) {
 				}
 			}
 			return nil, io.EOF
+		}
+		if it.single && it.meta.Extras(e) > 0 {
+			// A second read: at the snapshot (singleread.go).
+			if e, err = it.rereadAtSnapshot(ctx, e); err != nil {
+				return nil, err
+			}
+			if e == nil {
+				continue
+			}
 		}
 		k := entKey{e.PartitionKey, e.RowKey}
 		// Buffered rows that sort before this one.

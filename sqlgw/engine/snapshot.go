@@ -125,7 +125,10 @@ import (
 // Differences on Azure Table:
 //
 //   - Taking a snapshot is one request (the clock read), counted in the
-//     session's Snapshot_clock_reads, not in Sqlgw_store_requests. When
+//     session's Snapshot_clock_reads, not in Sqlgw_store_requests. An
+//     autocommit point select executed directly from the plan cache takes
+//     none: its one entity is read at its current committed state
+//     (singleread.go), so it costs one request. When
 //     it fails (the clock entity throttled or unreachable past the
 //     store's retries), the statement's reads fail with it (1205, retry
 //     later), never read without a snapshot (TestReviewClockReadFailure).

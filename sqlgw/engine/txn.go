@@ -470,6 +470,7 @@ func errPartialCommit(err error) error {
 type rowOps struct {
 	ops   []storage.Operation
 	delta int64 // row-count change
+	size  int   // opsSize(ops), set by prepareTable
 	ix    *ixmaint.Write
 }
 
@@ -519,7 +520,8 @@ func prepareTable(tt *txTable) (*preparedTable, error) {
 				return nil, err
 			}
 		}
-		if oversize(ro.ops) {
+		ro.size = opsSize(ro.ops) // once: a bulk INSERT's rows are measured here only
+		if len(ro.ops) > storage.MaxBatchOps || ro.size > batchBytes {
 			big = append(big, bigRow{k: k, w: w, ro: ro})
 			continue
 		}
@@ -543,7 +545,7 @@ func prepareTable(tt *txTable) (*preparedTable, error) {
 	for _, pk := range parts {
 		var b batch
 		for _, ro := range byPart[pk] {
-			rs := opsSize(ro.ops)
+			rs := ro.size
 			if len(b.ops) > 0 && (len(b.ops)+len(ro.ops) > storage.MaxBatchOps || b.size+rs > batchBytes) {
 				batches = append(batches, b)
 				b = batch{}

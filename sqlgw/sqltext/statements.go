@@ -108,6 +108,9 @@ func (c *cursor) name() (Name, bool) {
 // KillConnection returns the connection id of a KILL [CONNECTION] id
 // statement (not KILL QUERY, which ends the statement only).
 func KillConnection(q string) (uint32, bool) {
+	if indexFold(q, "kill") < 0 {
+		return 0, false // not lexed: every statement passes here (a bulk INSERT is megabytes)
+	}
 	c := newCursor(q)
 	if !c.word("kill") {
 		return 0, false
@@ -126,6 +129,9 @@ func KillConnection(q string) (uint32, bool) {
 // KillTarget returns the connection id of a KILL [CONNECTION | QUERY] id
 // statement.
 func KillTarget(q string) (uint32, bool) {
+	if indexFold(q, "kill") < 0 {
+		return 0, false // not lexed: every statement passes here (a bulk INSERT is megabytes)
+	}
 	c := newCursor(q)
 	if !c.word("kill") {
 		return 0, false

@@ -77,8 +77,17 @@ func encodeEntity(e *storage.Entity) (body []byte, emptyKey bool, err error) {
 	return body, emptyKey, nil
 }
 
-// decodeQuery decodes a Query Entities response body: {"value":[...]}.
+// decodeQuery decodes a Query Entities response body: {"value":[...]},
+// with the fast decoder (fastjson.go) unless it gives up.
 func decodeQuery(body []byte, sel map[string]struct{}) ([]*storage.Entity, error) {
+	if ents, ok, err := fastQuery(body, sel); ok {
+		return ents, err
+	}
+	return decodeQuerySlow(body, sel)
+}
+
+// decodeQuerySlow is decodeQuery through encoding/json.
+func decodeQuerySlow(body []byte, sel map[string]struct{}) ([]*storage.Entity, error) {
 	var r struct {
 		Value []map[string]json.RawMessage `json:"value"`
 	}
@@ -96,8 +105,17 @@ func decodeQuery(body []byte, sel map[string]struct{}) ([]*storage.Entity, error
 	return out, nil
 }
 
-// decodeEntity decodes one entity of a JSON response (minimal metadata).
+// decodeEntity decodes one entity of a JSON response (minimal metadata),
+// with the fast decoder (fastjson.go) unless it gives up.
 func decodeEntity(raw []byte, sel map[string]struct{}) (*storage.Entity, error) {
+	if e, ok, err := fastEntity(raw, sel); ok {
+		return e, err
+	}
+	return decodeEntitySlow(raw, sel)
+}
+
+// decodeEntitySlow is decodeEntity through encoding/json.
+func decodeEntitySlow(raw []byte, sel map[string]struct{}) (*storage.Entity, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, fmt.Errorf("aztables: malformed entity: %w", err)

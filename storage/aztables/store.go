@@ -18,7 +18,9 @@
 // is a JSON string. Responses are decoded from their raw bytes (captured by
 // a pipeline policy, see capture.go), not from the SDK's map[string]any:
 // that decoding turns 3.0 into 3 and so loses the Double type, which the
-// service only conveys by the decimal point of the number.
+// service only conveys by the decimal point of the number. A scanner of
+// the service's JSON decodes them (fastjson.go), encoding/json the bodies
+// it does not take.
 //
 // # Filters
 //
@@ -506,12 +508,8 @@ func (s *Store) Get(ctx context.Context, table, pk, rk string, opts *storage.Get
 		}
 		sel = opts.Select
 	}
-	_, err := s.client(table)
-	if err != nil {
-		return nil, err
-	}
 	var e *storage.Entity
-	err = s.doTable(ctx, "GetEntity", table, idempotent, func(ctx context.Context, c *aztables.Client) error {
+	err := s.doTable(ctx, "GetEntity", table, idempotent, func(ctx context.Context, c *aztables.Client) error {
 		ctx, cap := withCapture(ctx, stubEntity)
 		if sel != nil {
 			cap.query = map[string]string{"$select": selectList(sel, nil)}

@@ -38,8 +38,12 @@ func (s *Store) MultiBatch(ctx context.Context, batches []storage.TableBatch) ([
 	}
 	defer s.mu.RUnlock()
 	keys := make([][][]byte, len(batches))
-	seen := map[string]bool{}
-	var stripes []int
+	n := 0
+	for _, b := range batches {
+		n += len(b.Ops)
+	}
+	seen := make(map[string]bool, n) // sized once: a bulk INSERT has thousands
+	stripes := make([]int, 0, n)
 	for i, b := range batches {
 		t, err := s.table(b.Table)
 		if err != nil {

@@ -179,3 +179,54 @@ func TestEmptyMerge(t *testing.T) {
 		t.Fatalf("after the empty Merge: %+v, %v", got, err)
 	}
 }
+
+// TestMultiBatchUpserts: Upserts (which read nothing in Replace mode) in a
+// MultiBatch large enough for its iterator reads, over existing and absent
+// entities: Replace leaves exactly the new properties under a new ETag,
+// Merge keeps the stored ones it does not set.
+func TestMultiBatchUpserts(t *testing.T) {
+	ctx := context.Background()
+	s, err := pebble.OpenMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.CreateTable(ctx, "tabu"); err != nil {
+		t.Fatal(err)
+	}
+	const n = 40
+	old := map[string]storage.ETag{}
+	for i := 0; i < n; i += 2 { // every other entity exists, with "old"
+		e := &storage.Entity{PartitionKey: fmt.Sprintf("p%02d", i), RowKey: "r", Properties: storage.Properties{"old": storage.Int64(1)}}
+		if old[e.PartitionKey], err = s.Insert(ctx, "tabu", e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var tbs []storage.TableBatch
+	for i := 0; i < n; i++ {
+		mode := storage.Replace
+		if i%4 >= 2 {
+			mode = storage.Merge
+		}
+		tbs = append(tbs, storage.TableBatch{Table: "tabu", Ops: []storage.Operation{{Kind: storage.OpUpsert, Mode: mode,
+			Entity: &storage.Entity{PartitionKey: fmt.Sprintf("p%02d", i), RowKey: "r", Properties: storage.Properties{"new": storage.Int64(int64(i))}}}}})
+	}
+	if _, err := s.MultiBatch(ctx, tbs); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < n; i++ {
+		pk := fmt.Sprintf("p%02d", i)
+		e, err := s.Get(ctx, "tabu", pk, "r", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, hasOld := e.Properties["old"]
+		wantOld := i%2 == 0 && i%4 >= 2 // existed, and merged
+		if hasOld != wantOld || e.Properties["new"].Int() != int64(i) {
+			t.Errorf("%s: %v, want old=%v and new=%d", pk, e.Properties, wantOld, i)
+		}
+		if e.ETag == old[pk] {
+			t.Errorf("%s: ETag unchanged", pk)
+		}
+	}
+}

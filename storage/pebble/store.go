@@ -610,6 +610,12 @@ func (s *Store) get(key []byte) ([]byte, bool, error) {
 // stripe locked) and returns the new ETag and record (nil: delete).
 func (s *Store) apply(op storage.Operation, key []byte, ticks int64, read func([]byte) ([]byte, bool, error)) (storage.ETag, []byte, error) {
 	e := op.Entity
+	if op.Kind == storage.OpUpsert && op.Mode != storage.Merge {
+		// Replaces whatever is there: nothing to read (a backfill page's
+		// index entities, continuation entities).
+		etag := s.newETag()
+		return etag, encodeEntity(nil, e.Properties, etag, ticks), nil
+	}
 	cur, found, err := read(key)
 	if err != nil {
 		return "", nil, err

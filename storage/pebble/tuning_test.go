@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/cockroachdb/pebble/v2/sstable"
+
 	"github.com/sqlgw/sqlgw/storage"
 )
 
@@ -32,6 +34,12 @@ func TestTunedOptions(t *testing.T) {
 		if l.FilterPolicy == nil {
 			t.Errorf("level %d has no bloom filter", i)
 		}
+	}
+	if po.Levels[0].Compression == nil || po.Levels[0].Compression() != sstable.NoCompression {
+		t.Error("L0 is compressed")
+	}
+	if po.Levels[1].Compression != nil {
+		t.Error("L1 does not keep Pebble's default compression")
 	}
 	if po.L0StopWritesThreshold != 20 || po.CompactionConcurrencyRange == nil {
 		t.Errorf("L0 stop writes %d, compaction concurrency set: %t", po.L0StopWritesThreshold, po.CompactionConcurrencyRange != nil)
