@@ -1021,3 +1021,39 @@ func TestReview13RangeConsistentSum(t *testing.T) {
 		}
 	}
 }
+
+// TestReview13BoundRecreate: a statement prepared once keeps answering
+// right when its table is dropped and created again with another key
+// type and collation, or swapped with another by RENAME TABLE, between
+// executes.
+func TestReview13BoundRecreate(t *testing.T) {
+	defer r13Verify(t)()
+	s := r13Start(t)
+	for _, q := range []string{
+		"CREATE DATABASE r13d", "USE r13d",
+		"CREATE TABLE t (id INT PRIMARY KEY, v INT)", "INSERT INTO t VALUES (1, 10), (2, 20), (10, 100)",
+		"CREATE TABLE o (id VARCHAR(5) COLLATE utf8mb4_bin PRIMARY KEY, v INT)", "INSERT INTO o VALUES ('1', 1), ('a', 2), ('A', 3)",
+	} {
+		s.exec(q)
+	}
+	args := [][]any{{1}, {"1"}, {"a"}, {"A"}, {"10"}, {1.0}}
+	queries := []string{"SELECT id, v FROM t WHERE id = ?", "SELECT id, v FROM t WHERE id IN (?, 'A') ORDER BY v",
+		"SELECT SUM(v) FROM t WHERE id BETWEEN ? AND 'z'", "SELECT DISTINCT v FROM t WHERE id >= ? ORDER BY v"}
+	run := func() {
+		for _, q := range queries {
+			s.prepared(q, args...)
+			s.same(strings.Replace(q, "?", "'1'", 1))
+		}
+	}
+	run()
+	s.exec("RENAME TABLE t TO tmp, o TO t, tmp TO o")
+	run()
+	s.exec("DROP TABLE t")
+	s.exec("CREATE TABLE t (id VARCHAR(5) COLLATE utf8mb4_0900_ai_ci PRIMARY KEY, v INT)")
+	s.exec("INSERT INTO t VALUES ('1', 5), ('a', 6), ('B', 7), ('10', 8)")
+	run()
+	s.exec("DROP TABLE t")
+	s.exec("CREATE TABLE t (id DECIMAL(4,1) PRIMARY KEY, v INT)")
+	s.exec("INSERT INTO t VALUES (1, 50), (1.5, 60), (10, 70)")
+	run()
+}
