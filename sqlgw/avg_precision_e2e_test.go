@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sqlgw/sqlgw/sqlgw"
 	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
@@ -13,33 +12,22 @@ import (
 // also when the session changes the variable between executes of a cached
 // plan (text and prepared), on every path a SELECT can take.
 func TestAvgDivPrecisionIncrement(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		cfg  func(*sqlgw.Config)
-	}{
-		{"direct", nil},
-		{"no-direct", func(c *sqlgw.Config) { c.NoDirect = true }},
-		{"no-plan-cache", func(c *sqlgw.Config) { c.NoPlanCache, c.NoTextPlanCache = true, true }},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			store, co := sqltest.Memory.Open(t)
-			s := sqltest.Start(t, store, sqltest.Options{Catalog: co, Config: tc.cfg})
-			r := s.Use("avgp",
-				"CREATE TABLE t (id INT PRIMARY KEY, k INT, d DECIMAL(6,2))",
-				"INSERT INTO t VALUES (1, 1, 1.00), (2, 2, 0.50), (3, 0, 0.00), (4, 3, 1.00), (5, 1, 0.25), (6, 2, 0.00), (7, 3, 0.00)")
-			for _, step := range []struct{ inc, k, d string }{
-				{"4", "1.7143", "0.392857"},
-				{"8", "1.71428571", "0.3928571429"},
-				{"0", "2", "0.39"},
-				{"4", "1.7143", "0.392857"},
-			} {
-				r.Exec("SET div_precision_increment = " + step.inc)
-				want := step.k + "\t" + step.d
-				r.ExpectRows("SELECT AVG(k), AVG(d) FROM t WHERE id BETWEEN 1 AND 7", want)
-				if got := strings.Join(r.Rows("SELECT AVG(k), AVG(d) FROM t WHERE id BETWEEN ? AND ?", 1, 7), "\n"); got != want {
-					t.Fatalf("div_precision_increment %s, prepared: %q, want %q", step.inc, got, want)
-				}
+	forEachSelectPath(t, func(t *testing.T, s *sqltest.Server) {
+		r := s.Use("avgp",
+			"CREATE TABLE t (id INT PRIMARY KEY, k INT, d DECIMAL(6,2))",
+			"INSERT INTO t VALUES (1, 1, 1.00), (2, 2, 0.50), (3, 0, 0.00), (4, 3, 1.00), (5, 1, 0.25), (6, 2, 0.00), (7, 3, 0.00)")
+		for _, step := range []struct{ inc, k, d string }{
+			{"4", "1.7143", "0.392857"},
+			{"8", "1.71428571", "0.3928571429"},
+			{"0", "2", "0.39"},
+			{"4", "1.7143", "0.392857"},
+		} {
+			r.Exec("SET div_precision_increment = " + step.inc)
+			want := step.k + "\t" + step.d
+			r.ExpectRows("SELECT AVG(k), AVG(d) FROM t WHERE id BETWEEN 1 AND 7", want)
+			if got := strings.Join(r.Rows("SELECT AVG(k), AVG(d) FROM t WHERE id BETWEEN ? AND ?", 1, 7), "\n"); got != want {
+				t.Fatalf("div_precision_increment %s, prepared: %q, want %q", step.inc, got, want)
 			}
-		})
-	}
+		}
+	})
 }

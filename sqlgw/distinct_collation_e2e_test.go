@@ -18,6 +18,39 @@ import (
 // go-mysql-server's comparisons (no PAD SPACE, catalog/collation.go), so
 // they count for DISTINCT too.
 func TestDistinctCollation(t *testing.T) {
+	forEachSelectPath(t, func(t *testing.T, s *sqltest.Server) {
+		r := s.Use("dc",
+			"CREATE TABLE t (id INT PRIMARY KEY, g VARCHAR(10) COLLATE utf8mb4_general_ci, "+
+				"a VARCHAR(10) COLLATE utf8mb4_0900_ai_ci, b VARCHAR(10) COLLATE utf8mb4_0900_bin, n INT)",
+			"INSERT INTO t VALUES (1, 'a', 'a', 'a', 1), (2, 'A', 'A', 'A', 1), (3, 'a', 'á', 'á', 2), "+
+				"(4, 'b', 'b', 'b', 2), (5, 'B', 'B', 'B', NULL), (6, NULL, NULL, NULL, NULL), (7, 'b ', 'b ', 'b ', 3)")
+		for range 2 { // the second round runs from the plan caches
+			r.ExpectRows("SELECT DISTINCT g FROM t WHERE id BETWEEN 1 AND 6 ORDER BY g", "NULL", "a", "b")
+			r.ExpectRows("SELECT COUNT(*) FROM (SELECT DISTINCT g FROM t WHERE id BETWEEN 1 AND 6) d", "3")
+			r.ExpectRows("SELECT DISTINCT a FROM t WHERE id BETWEEN 1 AND 6 ORDER BY a", "NULL", "a", "b")
+			r.ExpectRows("SELECT COUNT(*) FROM (SELECT DISTINCT b FROM t WHERE id BETWEEN 1 AND 6) d", "6")
+			r.ExpectRows("SELECT COUNT(*) FROM (SELECT DISTINCT g, n FROM t WHERE id BETWEEN 1 AND 6) d", "5")
+			for _, c := range []string{"g", "a", "b", "g, n", "a, b"} {
+				grouped := r.Rows("SELECT COUNT(*) FROM (SELECT " + c + " FROM t GROUP BY " + c + ") d")
+				r.ExpectRows("SELECT COUNT(*) FROM (SELECT DISTINCT "+c+" FROM t) d", grouped...)
+			}
+			for q, want := range map[string]string{
+				"SELECT DISTINCT g FROM t WHERE id BETWEEN ? AND ? ORDER BY g": "NULL a b",
+				"SELECT DISTINCT a FROM t WHERE id BETWEEN ? AND ?":            "a b NULL",
+				"SELECT DISTINCT n FROM t WHERE id BETWEEN ? AND ? ORDER BY n": "NULL 1 2",
+			} {
+				if got := strings.Join(r.Rows(q, 1, 6), " "); got != want {
+					t.Fatalf("%s (prepared): %q, want %q", q, got, want)
+				}
+			}
+		}
+	})
+}
+
+// forEachSelectPath runs f on a server in memory for each path a SELECT
+// can take: direct execution of cached plans, cached plans through
+// go-mysql-server's executor, and no plan cache at all.
+func forEachSelectPath(t *testing.T, f func(t *testing.T, s *sqltest.Server)) {
 	for _, tc := range []struct {
 		name string
 		cfg  func(*sqlgw.Config)
@@ -28,32 +61,7 @@ func TestDistinctCollation(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			store, co := sqltest.Memory.Open(t)
-			s := sqltest.Start(t, store, sqltest.Options{Catalog: co, Config: tc.cfg})
-			r := s.Use("dc",
-				"CREATE TABLE t (id INT PRIMARY KEY, g VARCHAR(10) COLLATE utf8mb4_general_ci, "+
-					"a VARCHAR(10) COLLATE utf8mb4_0900_ai_ci, b VARCHAR(10) COLLATE utf8mb4_0900_bin, n INT)",
-				"INSERT INTO t VALUES (1, 'a', 'a', 'a', 1), (2, 'A', 'A', 'A', 1), (3, 'a', 'á', 'á', 2), "+
-					"(4, 'b', 'b', 'b', 2), (5, 'B', 'B', 'B', NULL), (6, NULL, NULL, NULL, NULL), (7, 'b ', 'b ', 'b ', 3)")
-			for range 2 { // the second round runs from the plan caches
-				r.ExpectRows("SELECT DISTINCT g FROM t WHERE id BETWEEN 1 AND 6 ORDER BY g", "NULL", "a", "b")
-				r.ExpectRows("SELECT COUNT(*) FROM (SELECT DISTINCT g FROM t WHERE id BETWEEN 1 AND 6) d", "3")
-				r.ExpectRows("SELECT DISTINCT a FROM t WHERE id BETWEEN 1 AND 6 ORDER BY a", "NULL", "a", "b")
-				r.ExpectRows("SELECT COUNT(*) FROM (SELECT DISTINCT b FROM t WHERE id BETWEEN 1 AND 6) d", "6")
-				r.ExpectRows("SELECT COUNT(*) FROM (SELECT DISTINCT g, n FROM t WHERE id BETWEEN 1 AND 6) d", "5")
-				for _, c := range []string{"g", "a", "b", "g, n", "a, b"} {
-					grouped := r.Rows("SELECT COUNT(*) FROM (SELECT " + c + " FROM t GROUP BY " + c + ") d")
-					r.ExpectRows("SELECT COUNT(*) FROM (SELECT DISTINCT "+c+" FROM t) d", grouped...)
-				}
-				for q, want := range map[string]string{
-					"SELECT DISTINCT g FROM t WHERE id BETWEEN ? AND ? ORDER BY g": "NULL a b",
-					"SELECT DISTINCT a FROM t WHERE id BETWEEN ? AND ?":            "a b NULL",
-					"SELECT DISTINCT n FROM t WHERE id BETWEEN ? AND ? ORDER BY n": "NULL 1 2",
-				} {
-					if got := strings.Join(r.Rows(q, 1, 6), " "); got != want {
-						t.Fatalf("%s (prepared): %q, want %q", q, got, want)
-					}
-				}
-			}
+			f(t, sqltest.Start(t, store, sqltest.Options{Catalog: co, Config: tc.cfg}))
 		})
 	}
 }

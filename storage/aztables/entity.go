@@ -123,6 +123,26 @@ func decodeEntitySlow(raw []byte, sel map[string]struct{}) (*storage.Entity, err
 	return entityFromMap(m, sel)
 }
 
+// setKeyProperty sets e's PartitionKey, RowKey or Timestamp (name) from
+// the property's JSON value v.
+func setKeyProperty(e *storage.Entity, name string, v json.RawMessage) error {
+	s, err := unquote(v)
+	if err != nil {
+		return fmt.Errorf("aztables: malformed %s: %w", name, err)
+	}
+	switch name {
+	case storage.PropPartitionKey:
+		e.PartitionKey = s
+	case storage.PropRowKey:
+		e.RowKey = s
+	default:
+		if e.Timestamp, err = parseDateTime(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // unquote returns the text of a JSON string; most need no unescaping.
 func unquote(v json.RawMessage) (string, error) {
 	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' && bytes.IndexByte(v, '\\') < 0 {
@@ -156,19 +176,8 @@ func entityFromMap(m map[string]json.RawMessage, sel map[string]struct{}) (*stor
 		}
 		switch name {
 		case storage.PropPartitionKey, storage.PropRowKey, storage.PropTimestamp:
-			s, err := unquote(v)
-			if err != nil {
-				return nil, fmt.Errorf("aztables: malformed %s: %w", name, err)
-			}
-			switch name {
-			case storage.PropPartitionKey:
-				e.PartitionKey = s
-			case storage.PropRowKey:
-				e.RowKey = s
-			default:
-				if e.Timestamp, err = parseDateTime(s); err != nil {
-					return nil, err
-				}
+			if err := setKeyProperty(e, name, v); err != nil {
+				return nil, err
 			}
 			continue
 		}

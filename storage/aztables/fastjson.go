@@ -301,19 +301,8 @@ func entityFromMembers(ms []member, sel map[string]struct{}, nm names) (*storage
 				continue
 			}
 			*seen = true
-			s, err := unquote(v)
-			if err != nil {
-				return nil, fmt.Errorf("aztables: malformed %s: %w", name, err)
-			}
-			switch name {
-			case storage.PropPartitionKey:
-				e.PartitionKey = s
-			case storage.PropRowKey:
-				e.RowKey = s
-			default:
-				if e.Timestamp, err = parseDateTime(s); err != nil {
-					return nil, err
-				}
+			if err := setKeyProperty(e, name, v); err != nil {
+				return nil, err
 			}
 			continue
 		}
