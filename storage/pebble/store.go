@@ -164,7 +164,7 @@ func Open(dir string, opts *Options) (*Store, error) {
 				cache = inMemoryCache
 			}
 		}
-		po = tunedOptions(cache)
+		po = tunedOptions(cache, opts.InMemory || opts.FS != nil)
 	}
 	switch {
 	case opts.FS != nil:

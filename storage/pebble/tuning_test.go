@@ -26,7 +26,7 @@ func TestDefaultCacheSize(t *testing.T) {
 }
 
 func TestTunedOptions(t *testing.T) {
-	po := tunedOptions(128 << 20)
+	po := tunedOptions(128<<20, false)
 	if po.CacheSize != 128<<20 {
 		t.Errorf("CacheSize = %d", po.CacheSize)
 	}
@@ -40,6 +40,9 @@ func TestTunedOptions(t *testing.T) {
 	}
 	if po.Levels[1].Compression != nil {
 		t.Error("L1 does not keep Pebble's default compression")
+	}
+	if mem := tunedOptions(8<<20, true); mem.Levels[0].Compression != nil {
+		t.Error("L0 of a store in memory is uncompressed: its files are the store's memory")
 	}
 	if po.L0StopWritesThreshold != 20 || po.CompactionConcurrencyRange == nil {
 		t.Errorf("L0 stop writes %d, compaction concurrency set: %t", po.L0StopWritesThreshold, po.CompactionConcurrencyRange != nil)
