@@ -4,8 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"io"
-	"log/slog"
 	"net"
 	"strconv"
 	"strings"
@@ -353,17 +351,7 @@ func TestTextPlanCache(t *testing.T) {
 func TestPlanCacheResultFields(t *testing.T) {
 	conn := func(noCache bool) *mysql.Conn {
 		t.Helper()
-		st, err := pebble.OpenMemory()
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv, err := sqlgw.NewServer(context.Background(), sqlgw.Config{Listen: "127.0.0.1:0", Store: st, NoPlanCache: noCache,
-			Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-		if err != nil {
-			t.Fatal(err)
-		}
-		go srv.Serve()
-		t.Cleanup(func() { srv.Close(context.Background()) })
+		srv := memoryServer(t, sqlgw.Config{NoPlanCache: noCache})
 		host, port, _ := net.SplitHostPort(srv.Addr().String())
 		p, _ := strconv.Atoi(port)
 		c, err := mysql.Connect(context.Background(), &mysql.ConnParams{Host: host, Port: p, Uname: "root"})

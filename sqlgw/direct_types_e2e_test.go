@@ -4,8 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"io"
-	"log/slog"
 	"net"
 	"strconv"
 	"strings"
@@ -14,7 +12,6 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 
 	"github.com/sqlgw/sqlgw/sqlgw"
-	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
 // typesServer starts a gateway on an in-memory Pebble store, with direct
@@ -24,19 +21,7 @@ import (
 // one (server-side prepared statements: the binary protocol).
 func typesServer(t *testing.T, noDirect bool) (*mysql.Conn, *sql.Conn) {
 	t.Helper()
-	st, err := pebble.OpenMemory()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sqlgw.NewServer(context.Background(), sqlgw.Config{
-		Listen: "127.0.0.1:0", Store: st, NoDirect: noDirect,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve()
-	t.Cleanup(func() { srv.Close(context.Background()) })
+	srv := memoryServer(t, sqlgw.Config{NoDirect: noDirect})
 	host, port, _ := net.SplitHostPort(srv.Addr().String())
 	p, _ := strconv.Atoi(port)
 	vt, err := mysql.Connect(context.Background(), &mysql.ConnParams{Host: host, Port: p, Uname: "root"})

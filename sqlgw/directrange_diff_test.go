@@ -4,32 +4,17 @@ import (
 	"context"
 	gosql "database/sql"
 	"fmt"
-	"io"
-	"log/slog"
 	"strings"
 	"testing"
 
 	"github.com/sqlgw/sqlgw/sqlgw"
-	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
 // rangeDiffConn starts a server on an in-memory store, with the plan cache
 // and direct execution as cfg says, and returns one connection of it.
 func rangeDiffConn(t *testing.T, noCache, noDirect bool) *gosql.Conn {
 	t.Helper()
-	st, err := pebble.OpenMemory()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sqlgw.NewServer(context.Background(), sqlgw.Config{
-		Listen: "127.0.0.1:0", Store: st, NoPlanCache: noCache, NoDirect: noDirect,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve()
-	t.Cleanup(func() { srv.Close(context.Background()) })
+	srv := memoryServer(t, sqlgw.Config{NoPlanCache: noCache, NoDirect: noDirect})
 	db, err := gosql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", srv.Addr()))
 	if err != nil {
 		t.Fatal(err)

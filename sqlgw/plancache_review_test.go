@@ -4,8 +4,6 @@ import (
 	"context"
 	gosql "database/sql"
 	"fmt"
-	"io"
-	"log/slog"
 	"net"
 	"os/exec"
 	"regexp"
@@ -18,7 +16,6 @@ import (
 
 	"github.com/sqlgw/sqlgw/sqlgw"
 	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
-	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
 // diffSteps runs each step on a server with the plan cache (text
@@ -94,19 +91,7 @@ func vtConn(t *testing.T, noCache bool) *mysql.Conn {
 // its address.
 func startServer(t *testing.T, noCache bool) (string, int) {
 	t.Helper()
-	st, err := pebble.OpenMemory()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sqlgw.NewServer(context.Background(), sqlgw.Config{
-		Listen: "127.0.0.1:0", Store: st, NoPlanCache: noCache,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve()
-	t.Cleanup(func() { srv.Close(context.Background()) })
+	srv := memoryServer(t, sqlgw.Config{NoPlanCache: noCache})
 	host, port, _ := net.SplitHostPort(srv.Addr().String())
 	p, _ := strconv.Atoi(port)
 	return host, p

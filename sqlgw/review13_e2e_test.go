@@ -4,8 +4,6 @@ import (
 	"context"
 	gosql "database/sql"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
 	"strconv"
 	"strings"
@@ -13,7 +11,6 @@ import (
 
 	"github.com/sqlgw/sqlgw/sqlgw"
 	"github.com/sqlgw/sqlgw/sqlgw/engine"
-	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
 // Review of issue 13's bound plans (i13plan) and directly executed ranges
@@ -49,19 +46,7 @@ func r13Start(t *testing.T) *r13Servers {
 // and returns its pool.
 func r13Server(t *testing.T, noCache, noDirect bool) *gosql.DB {
 	t.Helper()
-	st, err := pebble.OpenMemory()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sqlgw.NewServer(context.Background(), sqlgw.Config{
-		Listen: "127.0.0.1:0", Store: st, NoPlanCache: noCache, NoDirect: noDirect,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve()
-	t.Cleanup(func() { srv.Close(context.Background()) })
+	srv := memoryServer(t, sqlgw.Config{NoPlanCache: noCache, NoDirect: noDirect})
 	db, err := gosql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", srv.Addr()))
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,31 @@
+package sqlgw_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+
+	"github.com/sqlgw/sqlgw/sqlgw"
+	"github.com/sqlgw/sqlgw/storage/pebble"
+)
+
+// memoryServer starts a gateway configured as cfg says (the plan cache and
+// direct execution switches, typically) on a new in-memory Pebble store and
+// a loopback port, logging nothing, and stops it when the test ends.
+func memoryServer(t *testing.T, cfg sqlgw.Config) *sqlgw.Server {
+	t.Helper()
+	st, err := pebble.OpenMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Listen, cfg.Store = "127.0.0.1:0", st
+	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	srv, err := sqlgw.NewServer(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve()
+	t.Cleanup(func() { srv.Close(context.Background()) })
+	return srv
+}
