@@ -38,16 +38,7 @@ func engineValue(ct catalog.Type, v storage.Value) (any, error) {
 		switch ct.Kind {
 		case catalog.KindInt8, catalog.KindInt16, catalog.KindInt24, catalog.KindInt32, catalog.KindInt64:
 			if !ct.Unsigned {
-				i := v.Int()
-				switch ct.Kind {
-				case catalog.KindInt8:
-					return int8(i), nil
-				case catalog.KindInt16:
-					return int16(i), nil
-				case catalog.KindInt24, catalog.KindInt32:
-					return int32(i), nil
-				}
-				return i, nil
+				return signedValue(ct.Kind, v.Int()), nil
 			}
 		case catalog.KindFloat:
 			return float32(v.Float()), nil

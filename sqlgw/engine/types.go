@@ -421,15 +421,7 @@ func fromDatum(ct catalog.Type, d catalog.Datum) (interface{}, error) {
 		if !ok {
 			break
 		}
-		switch ct.Kind {
-		case catalog.KindInt8:
-			return int8(i), nil
-		case catalog.KindInt16:
-			return int16(i), nil
-		case catalog.KindInt24, catalog.KindInt32:
-			return int32(i), nil
-		}
-		return i, nil
+		return signedValue(ct.Kind, i), nil
 	case catalog.KindFloat:
 		if f, ok := d.(float64); ok {
 			return float32(f), nil
@@ -482,4 +474,18 @@ func fromDatum(ct catalog.Type, d catalog.Datum) (interface{}, error) {
 		}
 	}
 	return nil, fmt.Errorf("sqlgw: stored value %v (%T) does not decode as %s", d, d, ct)
+}
+
+// signedValue is i as the engine holds a signed integer column of kind k:
+// int8, int16, int32 (MEDIUMINT too) or int64.
+func signedValue(k catalog.Kind, i int64) any {
+	switch k {
+	case catalog.KindInt8:
+		return int8(i)
+	case catalog.KindInt16:
+		return int16(i)
+	case catalog.KindInt24, catalog.KindInt32:
+		return int32(i)
+	}
+	return i
 }
