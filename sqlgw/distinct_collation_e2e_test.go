@@ -71,7 +71,8 @@ func forEachSelectPath(t *testing.T, f func(t *testing.T, s *sqltest.Server)) {
 // utf8mb4_general_ci 'a' UNION 'A' is one row, 'a' INTERSECT 'A' is 'a',
 // 'a' EXCEPT 'A' is empty; under utf8mb4_0900_bin they stay apart.
 // go-mysql-server hashes set operations' rows without their schema (their
-// bytes), as it did SELECT DISTINCT's.
+// bytes), as it did SELECT DISTINCT's, and so does a recursive CTE's
+// UNION.
 func TestSetOpCollation(t *testing.T) {
 	forEachSelectPath(t, func(t *testing.T, s *sqltest.Server) {
 		r := s.Use("sc",
@@ -91,6 +92,10 @@ func TestSetOpCollation(t *testing.T) {
 				{"SELECT COUNT(*) FROM (SELECT b FROM t WHERE id = 1 EXCEPT SELECT b FROM t WHERE id = 2) u", "1"},
 				{"SELECT COUNT(*) FROM (SELECT g FROM t EXCEPT SELECT g FROM t WHERE id = 1) u", "2"},
 				{"SELECT g FROM t WHERE id IN (1, 2, 3) UNION SELECT g FROM t WHERE id = 4 ORDER BY g LIMIT 1 OFFSET 1", "b"},
+				// A recursive CTE's UNION deduplicates the same way.
+				{"WITH RECURSIVE r(g, n) AS (SELECT g, 1 FROM t WHERE id IN (1, 4) UNION SELECT UPPER(g), n FROM r WHERE n < 2) SELECT COUNT(*) FROM r", "2"},
+				{"WITH RECURSIVE r(g, n) AS (SELECT b, 1 FROM t WHERE id IN (1, 4) UNION SELECT UPPER(g), n FROM r WHERE n < 2) SELECT COUNT(*) FROM r", "3"},
+				{"WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 5) SELECT SUM(n) FROM r", "15"},
 			} {
 				r.ExpectRows(c.q, strings.Fields(c.want)...)
 			}

@@ -50,6 +50,9 @@ func (e explainBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Ro
 	if so, ok := n.(*plan.SetOp); ok {
 		return compat.SetOpIter(ctx, so, row, e.exec.Build) // compat/setop_collation.go
 	}
+	if rc, ok := n.(*plan.RecursiveCte); ok {
+		return compat.RecursiveCteIter(ctx, rc, row, e.exec.Build) // compat/setop_collation.go
+	}
 	if si, ok := n.(*plan.ShowIndexes); ok {
 		return buildShowIndexes(ctx, si, row) // stats.go
 	}

@@ -13,7 +13,7 @@
 //	distinct_collation.go     SELECT DISTINCT compares strings by their
 //	                          collation (the engine's exec builder and direct
 //	                          ranges use its iterator)
-//	setop_collation.go        UNION, INTERSECT and EXCEPT compare rows by
+//	setop_collation.go        UNION, INTERSECT, EXCEPT and recursive CTEs compare rows by
 //	                          their collations too (the engine's exec builder)
 //	outer_join_nullable.go    no NOT NULL flag on outer-joined columns
 //	                          (called by the engine's pushdown rule)

@@ -162,3 +162,120 @@ func (o *offsetIter) Next(ctx *sql.Context) (sql.Row, error) {
 }
 
 func (o *offsetIter) Close(ctx *sql.Context) error { return o.child.Close(ctx) }
+
+// RecursiveCteIter builds a recursive common table expression's iterator
+// as rowexec's buildRecursiveCte does, its UNION [DISTINCT] deduplicating
+// rows by a hash over the union's schema (rowexec's hashes without one).
+func RecursiveCteIter(ctx *sql.Context, n *plan.RecursiveCte, row sql.Row, build func(*sql.Context, sql.Node, sql.Row) (sql.RowIter, error)) (sql.RowIter, error) {
+	u := n.Union()
+	var it sql.RowIter = &recursiveCteIter{init: n.Left(), rec: n.Right(), row: row, working: n.Working,
+		build: build, schema: u.Schema(ctx), distinct: u.Distinct}
+	switch {
+	case u.Limit != nil && len(u.SortFields) > 0:
+		limit, err := iters.GetInt64Value(ctx, u.Limit)
+		if err != nil {
+			return nil, err
+		}
+		it = iters.NewTopRowsIter(u.SortFields, limit, false, it, len(u.Schema(ctx)))
+	case u.Limit != nil:
+		limit, err := iters.GetInt64Value(ctx, u.Limit)
+		if err != nil {
+			return nil, err
+		}
+		it = &iters.LimitIter{Limit: limit, ChildIter: it}
+	case len(u.SortFields) > 0:
+		it = iters.NewSortIter(u.SortFields, it)
+	}
+	return it, nil
+}
+
+// cteRecursionLimit is go-mysql-server's (rowexec) limit of recursive
+// steps, after which it returns ErrCteRecursionLimitExceeded.
+const cteRecursionLimit = 10001
+
+// recursiveCteIter runs init, then rec over the rows the previous step
+// produced (working's buffer) until a step produces none; with distinct,
+// a row equal to one already produced is dropped.
+type recursiveCteIter struct {
+	init, rec sql.Node
+	row       sql.Row
+	working   *plan.RecursiveTable
+	build     func(*sql.Context, sql.Node, sql.Row) (sql.RowIter, error)
+	schema    sql.Schema
+	distinct  bool
+
+	iter  sql.RowIter
+	seen  map[uint64]struct{}
+	temp  []sql.Row
+	cycle int
+}
+
+func (r *recursiveCteIter) Next(ctx *sql.Context) (sql.Row, error) {
+	if r.iter == nil {
+		if r.distinct {
+			r.seen = map[uint64]struct{}{}
+		}
+		it, err := r.build(ctx, r.init, r.row)
+		if err != nil {
+			return nil, err
+		}
+		r.iter = it
+	}
+	for {
+		row, err := r.iter.Next(ctx)
+		if err == io.EOF && len(r.temp) > 0 {
+			if err := r.nextStep(ctx); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if r.distinct {
+			h, err := hash.HashOf(ctx, r.schema, row)
+			if err != nil {
+				return nil, err
+			}
+			if _, dup := r.seen[h]; dup {
+				continue
+			}
+			r.seen[h] = struct{}{}
+		}
+		r.temp = append(r.temp, row)
+		return row, nil
+	}
+}
+
+// nextStep hands the rows of the step just finished to the working table
+// and starts the recursive part over them.
+func (r *recursiveCteIter) nextStep(ctx *sql.Context) error {
+	r.cycle++
+	if r.cycle > cteRecursionLimit {
+		return sql.ErrCteRecursionLimitExceeded.New()
+	}
+	if r.working != nil {
+		r.working.Buf, r.temp = r.temp, nil
+	}
+	if err := r.iter.Close(ctx); err != nil {
+		return err
+	}
+	it, err := r.build(ctx, r.rec, r.row)
+	if err != nil {
+		r.iter = nil
+		return err
+	}
+	r.iter = it
+	return nil
+}
+
+func (r *recursiveCteIter) Close(ctx *sql.Context) error {
+	if r.working != nil {
+		r.working.Buf = nil
+	}
+	r.temp = nil
+	if r.iter != nil {
+		return r.iter.Close(ctx)
+	}
+	return nil
+}
