@@ -9,7 +9,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/sqlgw/sqlgw/sqlgw"
 	"github.com/sqlgw/sqlgw/sqlgw/engine"
@@ -362,16 +364,30 @@ func oltpMeasure(b *testing.B, conn *sql.Conn, op func(i int)) {
 	}
 	r0 := count()
 	bound0, _ := engine.BoundPlanCounts()
+	cpu0 := processCPU()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		op(i)
 	}
 	b.StopTimer()
+	// cpu-µs/op: the process's CPU time (user and system, client driver
+	// included) per op, less sensitive than ns/op to other load on a
+	// shared machine; compare it between builds.
+	b.ReportMetric(float64(processCPU()-cpu0)/float64(time.Microsecond)/float64(b.N), "cpu-µs/op")
 	b.ReportMetric(float64(count()-r0)/float64(b.N), "requests/op")
 	// bound/op: executes whose access path was bound into the cached one
 	// instead of re-planned (sqlgw/engine/boundplan.go).
 	bound1, _ := engine.BoundPlanCounts()
 	b.ReportMetric(float64(bound1-bound0)/float64(b.N), "bound/op")
+}
+
+// processCPU returns the process's CPU time so far (user and system).
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // sysbenchText is sysbench's c and pad: groups of 11 random digits
