@@ -784,7 +784,7 @@ func (f *FastLane) StmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 	if s == nil {
 		return false, noCapture, func(error) {}, nil
 	}
-	uncached := func(error) { s.lastFromCache.Store(false) }
+	uncached := s.notFromCache()
 	query := prepare.PrepareStmt
 	if _, on := sessionSelectLimit(nil, s); on { // selectlimit.go
 		if stmt, ok := preparedStatement(s, query); ok {
@@ -833,7 +833,7 @@ func noCapture(cb func(*sqltypes.Result) error) func(*sqltypes.Result) error { r
 // to cache and tells the caller to run it the usual way (see StmtExecute).
 func (f *FastLane) execute(sqlCtx *sql.Context, c *mysql.Conn, s *Session, key, query string, stmt sqlparser.Statement, variants []*cachedPlan, bindings map[string]*querypb.BindVariable, cursor bool, callback func(*sqltypes.Result) error) (handled bool, capture func(func(*sqltypes.Result) error) func(*sqltypes.Result) error, done func(error), err error) {
 	none := noCapture
-	uncached := func(error) { s.lastFromCache.Store(false) }
+	uncached := s.notFromCache()
 	var tname sqlparser.TableName
 	var auth sqlparser.AuthInformation
 	var nparams int
