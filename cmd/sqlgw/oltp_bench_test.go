@@ -47,7 +47,8 @@ import (
 // cachehits/op is the share of executes served from the plan cache
 // (sqlgw/engine/plancache.go), direct/op the share executed directly
 // (sqlgw/engine/direct.go); SQLGW_BENCH_NODIRECT=1 turns direct execution
-// off (Config.NoDirect), for an A/B in one build. random_points/ps is
+// off (Config.NoDirect), for an A/B in one build; SQLGW_BENCH_GCPACING=0
+// runs without serve's garbage collector pacing (gctune.go). random_points/ps is
 // select_random_points (ten values of k IN a list, through k_1).
 //
 // allocs/op and B/op count the whole process, the client driver's
@@ -329,6 +330,9 @@ func oltpServer(b *testing.B) *sql.DB {
 	})
 	if err != nil {
 		b.Fatal(err)
+	}
+	if os.Getenv("SQLGW_BENCH_GCPACING") != "0" {
+		b.Cleanup(startGCPacing()) // as serve does (gctune.go)
 	}
 	go srv.Serve()
 	b.Cleanup(func() { srv.Close(context.Background()) })
