@@ -9,7 +9,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/sqlgw/sqlgw/sqlgw"
 	"github.com/sqlgw/sqlgw/sqlgw/engine"
@@ -45,7 +47,8 @@ import (
 // cachehits/op is the share of executes served from the plan cache
 // (sqlgw/engine/plancache.go), direct/op the share executed directly
 // (sqlgw/engine/direct.go); SQLGW_BENCH_NODIRECT=1 turns direct execution
-// off (Config.NoDirect), for an A/B in one build. random_points/ps is
+// off (Config.NoDirect), for an A/B in one build; SQLGW_BENCH_GCPACING=0
+// runs without serve's garbage collector pacing (gctune.go). random_points/ps is
 // select_random_points (ten values of k IN a list, through k_1).
 //
 // allocs/op and B/op count the whole process, the client driver's
@@ -328,6 +331,9 @@ func oltpServer(b *testing.B) *sql.DB {
 	if err != nil {
 		b.Fatal(err)
 	}
+	if os.Getenv("SQLGW_BENCH_GCPACING") != "0" {
+		b.Cleanup(startGCPacing()) // as serve does (gctune.go)
+	}
 	go srv.Serve()
 	b.Cleanup(func() { srv.Close(context.Background()) })
 	db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", srv.Addr()))
@@ -362,16 +368,30 @@ func oltpMeasure(b *testing.B, conn *sql.Conn, op func(i int)) {
 	}
 	r0 := count()
 	bound0, _ := engine.BoundPlanCounts()
+	cpu0 := processCPU()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		op(i)
 	}
 	b.StopTimer()
+	// cpu-µs/op: the process's CPU time (user and system, client driver
+	// included) per op, less sensitive than ns/op to other load on a
+	// shared machine; compare it between builds.
+	b.ReportMetric(float64(processCPU()-cpu0)/float64(time.Microsecond)/float64(b.N), "cpu-µs/op")
 	b.ReportMetric(float64(count()-r0)/float64(b.N), "requests/op")
 	// bound/op: executes whose access path was bound into the cached one
 	// instead of re-planned (sqlgw/engine/boundplan.go).
 	bound1, _ := engine.BoundPlanCounts()
 	b.ReportMetric(float64(bound1-bound0)/float64(b.N), "bound/op")
+}
+
+// processCPU returns the process's CPU time so far (user and system).
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // sysbenchText is sysbench's c and pad: groups of 11 random digits

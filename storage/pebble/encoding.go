@@ -418,15 +418,7 @@ func (r *record) decodePropsInterned(sel map[string]struct{}, names map[string]s
 				continue
 			}
 		}
-		// Copy what aliases the record.
-		switch v.Type() {
-		case storage.TypeString:
-			v = storage.String(strings.Clone(v.Str()))
-		case storage.TypeBinary:
-			v = storage.Binary(slices.Clone(v.Bytes()))
-		case storage.TypeGUID:
-			v = storage.GUID(v.GUIDValue())
-		}
+		v = ownedValue(v) // copy what aliases the record
 		if names == nil {
 			props[string(name)] = v
 			continue
@@ -439,6 +431,46 @@ func (r *record) decodePropsInterned(sel map[string]struct{}, names map[string]s
 		props[ns] = v
 	}
 	return props, nil
+}
+
+// decodePropsSelected is decodeProps for the properties named in sel, a
+// short list matched by a scan; each property's key is its name's string
+// from sel, not a copy of the record's bytes.
+func (r *record) decodePropsSelected(sel []string) (storage.Properties, error) {
+	props := make(storage.Properties, min(r.n, len(sel)))
+	p := r.props
+	for range r.n {
+		name, v, rest, err := nextProp(p, true)
+		if err != nil {
+			return nil, err
+		}
+		p = rest
+		key, found := "", false
+		for _, s := range sel {
+			if s == string(name) {
+				key, found = s, true
+				break
+			}
+		}
+		if !found {
+			continue
+		}
+		props[key] = ownedValue(v)
+	}
+	return props, nil
+}
+
+// ownedValue returns v, copied where it aliases the record.
+func ownedValue(v storage.Value) storage.Value {
+	switch v.Type() {
+	case storage.TypeString:
+		return storage.String(strings.Clone(v.Str()))
+	case storage.TypeBinary:
+		return storage.Binary(slices.Clone(v.Bytes()))
+	case storage.TypeGUID:
+		return storage.GUID(v.GUIDValue())
+	}
+	return v
 }
 
 func ticksTime(ticks int64) time.Time { return storage.DateTimeTicks(ticks).Time() }

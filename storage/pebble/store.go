@@ -318,11 +318,24 @@ func (s *Store) table(name string) (tableInfo, error) {
 	if err := storage.ValidateTableName(name); err != nil {
 		return tableInfo{}, err
 	}
-	t, ok := s.tables[string(tableKey(name)[1:])]
+	key := name // tables are keyed by their lower-cased name (tableKey)
+	if hasUpperASCII(name) {
+		key = string(tableKey(name)[1:])
+	}
+	t, ok := s.tables[key]
 	if !ok {
 		return tableInfo{}, fmt.Errorf("%w: table %q", storage.ErrNotFound, name)
 	}
 	return t, nil
+}
+
+func hasUpperASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			return true
+		}
+	}
+	return false
 }
 
 // CreateTable implements storage.Store.
@@ -434,7 +447,7 @@ func (s *Store) Get(ctx context.Context, table, pk, rk string, opts *storage.Get
 		return nil, err
 	}
 	defer done()
-	v, closer, err := r.Get(appendEntityKey(nil, t.id, pk, rk))
+	v, closer, err := r.Get(appendEntityKey(make([]byte, 0, tablePrefixLen+len(pk)+1+len(rk)), t.id, pk, rk))
 	if errors.Is(err, pebbledb.ErrNotFound) {
 		return nil, fmt.Errorf("%w: entity (%q, %q) in table %q", storage.ErrNotFound, pk, rk, table)
 	}
@@ -446,8 +459,22 @@ func (s *Store) Get(ctx context.Context, table, pk, rk string, opts *storage.Get
 	if err != nil {
 		return nil, err
 	}
+	if sel != nil && len(sel) <= maxSelectScan {
+		// A Get's few selected names are matched by a scan, and the
+		// entity's property names are the caller's strings: no set, no
+		// name copies (issue 13: a point select's Get).
+		props, err := rec.decodePropsSelected(sel)
+		if err != nil {
+			return nil, err
+		}
+		return rec.entityWith(pk, rk, props), nil
+	}
 	return rec.entity(pk, rk, selectSet(sel))
 }
+
+// maxSelectScan is the largest projection Get matches by a scan of its
+// names rather than a set.
+const maxSelectScan = 16
 
 // selectSet returns the set of user properties a projection keeps (nil: all).
 func selectSet(sel []string) map[string]struct{} {
@@ -466,13 +493,18 @@ func (r *record) entity(pk, rk string, sel map[string]struct{}) (*storage.Entity
 	if err != nil {
 		return nil, err
 	}
+	return r.entityWith(pk, rk, props), nil
+}
+
+// entityWith is the entity (pk, rk) of the record with properties props.
+func (r *record) entityWith(pk, rk string, props storage.Properties) *storage.Entity {
 	return &storage.Entity{
 		PartitionKey: pk,
 		RowKey:       rk,
 		Properties:   props,
 		ETag:         storage.ETag(r.etag),
 		Timestamp:    ticksTime(r.ticks),
-	}, nil
+	}
 }
 
 // Insert implements storage.Store.
