@@ -395,12 +395,14 @@ func (r *record) lookup(prop string) (storage.Value, bool) {
 // decodeProps decodes the record's properties into a new map, keeping only
 // the names in sel (nil: all).
 func (r *record) decodeProps(sel map[string]struct{}) (storage.Properties, error) {
-	return r.decodePropsInterned(sel, nil)
+	return r.decodePropsInterned(sel, nil, nil)
 }
 
 // decodePropsInterned is decodeProps with an optional cache of property
-// names, so that a scan allocates each name once rather than per entity.
-func (r *record) decodePropsInterned(sel map[string]struct{}, names map[string]string) (storage.Properties, error) {
+// names, so that a scan allocates each name once rather than per entity,
+// and an optional arena the copies of string and binary values are cut
+// from (pagearena.go).
+func (r *record) decodePropsInterned(sel map[string]struct{}, names map[string]string, arena *pageArena) (storage.Properties, error) {
 	n := r.n
 	if sel != nil {
 		n = min(n, len(sel))
@@ -421,8 +423,16 @@ func (r *record) decodePropsInterned(sel map[string]struct{}, names map[string]s
 		// Copy what aliases the record.
 		switch v.Type() {
 		case storage.TypeString:
+			if arena != nil {
+				v = storage.String(arena.string(unsafe.Slice(unsafe.StringData(v.Str()), len(v.Str()))))
+				break
+			}
 			v = storage.String(strings.Clone(v.Str()))
 		case storage.TypeBinary:
+			if arena != nil {
+				v = storage.Binary(arena.bytes(v.Bytes()))
+				break
+			}
 			v = storage.Binary(slices.Clone(v.Bytes()))
 		case storage.TypeGUID:
 			v = storage.GUID(v.GUIDValue())
