@@ -105,14 +105,33 @@ func evalShape(ctx *sql.Context, root sql.Node, ita *plan.IndexedTableAccess) *d
 	d := &directPlan{schema: root.Schema(ctx)}
 	width := len(ita.Schema(ctx))
 	evaluates := false
-	for i := len(chain) - 1; i >= 0; i-- {
+	// The row iterator decodes the table's columns the operators read,
+	// alone (rowdecode.go): those of a Project right above the table
+	// access, which is then not evaluated (its plain columns are the
+	// decoded row), or else the table's projected schema.
+	t := ita.Table.(*Table)
+	bottom := len(chain) - 1
+	if p, ok := chain[bottom].(*plan.Project); ok && bottom > 0 && plainColumns(p.Projections, width) {
+		for _, e := range p.Projections {
+			c := fieldIndex(e)
+			if t.proj != nil {
+				c = t.proj[c]
+			}
+			d.cols = append(d.cols, c)
+		}
+		width = len(p.Projections)
+		bottom--
+	} else if t.proj != nil {
+		d.cols = t.proj
+	} else {
+		d.cols = ordinals(len(t.meta().Columns))
+	}
+	for i := bottom; i >= 0; i-- {
 		op := directOp{node: chain[i]}
 		switch c := chain[i].(type) {
 		case *plan.Project:
-			for _, e := range c.Projections {
-				if !columnOf(e, width) {
-					return nil
-				}
+			if !plainColumns(c.Projections, width) {
+				return nil
 			}
 			op.exprs = c.Projections
 			width = len(c.Projections)
@@ -134,15 +153,15 @@ func evalShape(ctx *sql.Context, root sql.Node, ita *plan.IndexedTableAccess) *d
 					return nil
 				}
 			}
-			evaluates = true
+			evaluates, d.keep = true, true
 		case *plan.Distinct:
 			if len(c.DistinctOn()) > 0 {
 				return nil
 			}
-			evaluates = true
+			evaluates, d.keep = true, true
 		case *plan.OrderedDistinct:
 			op.schema = c.Child.Schema(ctx)
-			evaluates = true
+			evaluates, d.keep = true, true
 		case *plan.Limit:
 			lit, isLit := c.Limit.(*expression.Literal)
 			if !isLit || c.CalcFoundRows {
@@ -165,11 +184,31 @@ func evalShape(ctx *sql.Context, root sql.Node, ita *plan.IndexedTableAccess) *d
 // columnOf reports whether e is a plain column of a row of width
 // columns: a GetField, or an Alias of one.
 func columnOf(e sql.Expression, width int) bool {
+	c := fieldIndex(e)
+	return c >= 0 && c < width
+}
+
+// fieldIndex returns the column index of a GetField or of an Alias of
+// one, or -1.
+func fieldIndex(e sql.Expression) int {
 	if a, ok := e.(*expression.Alias); ok {
 		e = a.Child
 	}
-	gf, ok := e.(*expression.GetField)
-	return ok && gf.Index() >= 0 && gf.Index() < width
+	if gf, ok := e.(*expression.GetField); ok {
+		return gf.Index()
+	}
+	return -1
+}
+
+// plainColumns reports whether every projection in exprs is a plain
+// column of a row of width columns.
+func plainColumns(exprs []sql.Expression, width int) bool {
+	for _, e := range exprs {
+		if !columnOf(e, width) {
+			return false
+		}
+	}
+	return true
 }
 
 // plainAggregation reports whether e is SUM, COUNT, MIN, MAX or AVG of a

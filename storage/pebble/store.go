@@ -809,6 +809,7 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 	var seekBuf, lastEPK []byte
 	lastPK := ""
 	names := make(map[string]string)
+	var arena pageArena // pagearena.go
 	var valid bool
 	if q.Reverse {
 		valid = it.SeekLT(end)
@@ -886,7 +887,7 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 			return nil, err
 		}
 		if q.Filter == nil || storage.EvalFunc(q.Filter, get) {
-			props, err := rec.decodePropsInterned(sel, names)
+			props, err := rec.decodePropsInterned(sel, names, &arena)
 			if err != nil {
 				return nil, err
 			}
@@ -894,16 +895,18 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 			if !bytes.Equal(epk, lastEPK) {
 				lastEPK = append(lastEPK[:0], epk...)
 				pkBuf = appendDecodedEKey(pkBuf[:0], epk)
-				lastPK = string(pkBuf)
+				lastPK = arena.string(pkBuf)
 			}
 			rkBuf = appendDecodedEKey(rkBuf[:0], erk)
-			page.Entities = append(page.Entities, &storage.Entity{
+			e := arena.entity()
+			*e = storage.Entity{
 				PartitionKey: lastPK,
-				RowKey:       string(rkBuf),
+				RowKey:       arena.string(rkBuf),
 				Properties:   props,
-				ETag:         storage.ETag(rec.etag),
+				ETag:         storage.ETag(arena.string(rec.etag)),
 				Timestamp:    ticksTime(rec.ticks),
-			})
+			}
+			page.Entities = append(page.Entities, e)
 		}
 		if q.Reverse {
 			valid = it.Prev()
