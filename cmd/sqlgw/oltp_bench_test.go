@@ -33,6 +33,7 @@ import (
 //   - read_only/tx: one whole oltp_read_only transaction (BEGIN, ten
 //     point selects, the four ranges, COMMIT), prepared;
 //   - insert/ps: oltp_insert's single-row autocommit INSERT, prepared;
+//   - insert/text: the same as text with id 0, as sysbench sends it;
 //   - update_index/ps: oltp_update_index, UPDATE sbtest1 SET k=k+1 WHERE
 //     id=? (k_1 maintained), prepared;
 //   - update_non_index/ps: oltp_update_non_index, UPDATE sbtest1 SET c=?
@@ -255,6 +256,24 @@ func BenchmarkOLTP(b *testing.B) {
 		})
 		oltpReportWrites(b, conn, w0)
 	})
+	b.Run("insert/text", func(b *testing.B) {
+		// oltp_insert as sysbench sends it: text, autocommit, id 0 (its
+		// --auto_inc default: the id is generated).
+		pads := make([][2]string, 256)
+		for i := range pads {
+			pads[i] = [2]string{text(10), text(5)}
+		}
+		w0 := oltpWrites(b, conn)
+		b.ReportAllocs()
+		oltpMeasure(b, conn, func(i int) {
+			p := pads[i%len(pads)]
+			q := fmt.Sprintf("INSERT INTO sbtest1 (id, k, c, pad) VALUES (%d, %d, '%s', '%s')", 0, rng.IntN(rows)+1, p[0], p[1])
+			if _, err := conn.ExecContext(ctx, q); err != nil {
+				b.Fatal(err)
+			}
+		})
+		oltpReportWrites(b, conn, w0)
+	})
 	update := func(query string, args func() []any) func(b *testing.B) {
 		return func(b *testing.B) {
 			stmt, err := conn.PrepareContext(ctx, query)
@@ -349,7 +368,7 @@ func oltpStatus(b *testing.B, conn *sql.Conn, name string) int64 {
 }
 
 // oltpMeasure runs op b.N times on conn and reports the session's store
-// requests per op.
+// requests and CPU time (cpu-ns/op: processCPU) per op.
 func oltpMeasure(b *testing.B, conn *sql.Conn, op func(i int)) {
 	b.Helper()
 	count := func() int64 {
@@ -363,10 +382,12 @@ func oltpMeasure(b *testing.B, conn *sql.Conn, op func(i int)) {
 	r0 := count()
 	bound0, _ := engine.BoundPlanCounts()
 	b.ResetTimer()
+	cpu0 := processCPU()
 	for i := 0; i < b.N; i++ {
 		op(i)
 	}
 	b.StopTimer()
+	reportCPU(b, cpu0, b.N)
 	b.ReportMetric(float64(count()-r0)/float64(b.N), "requests/op")
 	// bound/op: executes whose access path was bound into the cached one
 	// instead of re-planned (sqlgw/engine/boundplan.go).
