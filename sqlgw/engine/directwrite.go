@@ -603,6 +603,13 @@ func (f *FastLane) runWrite(sqlCtx *sql.Context, c *mysql.Conn, query string, p 
 		return err
 	}
 	defer func() { end(err) }()
+	if res, handled, err := f.directInsert(sqlCtx, p, node); handled { // directinsert.go
+		if err != nil {
+			return sql.CastSQLError(err)
+		}
+		setStatusFlags(sqlCtx, c)
+		return callback(res)
+	}
 	qFlags := p.write.qFlags
 	qFlags.Set(sql.QFlagDeferProjections)
 	schema, iter, _, err := f.Engine.PrepQueryPlanForExecution(sqlCtx, query, node, &qFlags)
