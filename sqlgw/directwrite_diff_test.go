@@ -272,3 +272,54 @@ func TestWritePlanCachePrivileges(t *testing.T) {
 		t.Errorf("only %d writes came from the plan cache", n)
 	}
 }
+
+// sessionStatus returns a connection's session status variable name.
+func sessionStatus(t *testing.T, c *sql.Conn, name string) int {
+	t.Helper()
+	var n int
+	if err := c.QueryRowContext(context.Background(), "SHOW SESSION STATUS LIKE '"+name+"'").Scan(&name, &n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestWritePlanCacheReused: a prepared write executed again is served
+// from its cached plan (a hit), not analyzed again on every execute, under
+// the default session settings (a plan that no execute finds valid is
+// built anew each time, and still counted as a cached write).
+func TestWritePlanCacheReused(t *testing.T) {
+	c := diffServer(t, false)
+	ctx := context.Background()
+	for _, q := range []string{"CREATE DATABASE ru", "USE ru",
+		"CREATE TABLE sb (id INT PRIMARY KEY, k INT NOT NULL DEFAULT 0, c CHAR(20) NOT NULL DEFAULT '', KEY k_1 (k))",
+		"INSERT INTO sb VALUES (2, 10, 'a'), (3, 20, 'b'), (4, 30, 'c')"} {
+		if _, err := c.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range []string{"UPDATE sb SET k=k+1 WHERE id=?", "UPDATE sb SET c=? WHERE id=?", "DELETE FROM sb WHERE id=?"} {
+		stmt, err := c.PrepareContext(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h0, m0 := sessionStatus(t, c, "Plan_cache_hits"), sessionStatus(t, c, "Plan_cache_misses")
+		const n = 10
+		for i := 0; i < n; i++ {
+			// Not id 1: a parameter equal to the constant 1 of k=k+1 makes
+			// the build fail (directwrite.go), and the next execute builds.
+			args := []any{i%3 + 2}
+			if strings.Contains(q, "c=?") {
+				args = []any{fmt.Sprint("v", i), i%3 + 2}
+			}
+			if _, err := stmt.ExecContext(ctx, args...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		stmt.Close()
+		// Each SHOW SESSION STATUS is a statement of its own (a miss at most).
+		hits, misses := sessionStatus(t, c, "Plan_cache_hits")-h0, sessionStatus(t, c, "Plan_cache_misses")-m0
+		if hits < n-1 || misses > 2 {
+			t.Errorf("%s: %d executes gave %d plan cache hits and %d misses, want %d hits", q, n, hits, misses, n-1)
+		}
+	}
+}
