@@ -1,0 +1,193 @@
+package sqlgw_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sqlgw/sqlgw/sqlgw"
+	"github.com/sqlgw/sqlgw/sqlgw/engine"
+)
+
+// TestReview13bDirectInsertMore runs INSERT shapes TestDirectInsertDiff
+// does not (character sets, generated columns, AUTO_INCREMENT steps and
+// overflow, temporary tables, views, expression defaults, savepoints,
+// non-strict omissions, time zones) against the direct INSERT
+// (engine/directinsert.go), the cached plan executed by go-mysql-server
+// and the uncached statement; everything a client sees must agree.
+func TestReview13bDirectInsertMore(t *testing.T) {
+	direct := insertDiffConn(t, sqlgw.Config{})
+	cached := insertDiffConn(t, sqlgw.Config{NoDirect: true})
+	general := insertDiffConn(t, sqlgw.Config{NoPlanCache: true})
+	n0 := engine.DirectInsertCount()
+	steps := []string{
+		"CREATE DATABASE rb", "USE rb",
+		"CREATE TABLE cs (id INT PRIMARY KEY, l VARCHAR(5) CHARACTER SET latin1, a VARCHAR(5) CHARACTER SET ascii, b VARBINARY(4), u VARCHAR(3) CHARACTER SET utf8mb4)",
+		"INSERT INTO cs (id, l) VALUES (1, 'é')", "INSERT INTO cs (id, l) VALUES (2, '日本')",
+		"INSERT INTO cs (id, a) VALUES (3, 'é')", "INSERT INTO cs (id, u) VALUES (4, '日本語')",
+		"INSERT INTO cs (id, u) VALUES (5, '日本語x')", "INSERT INTO cs (id, l, a) VALUES (6, 'ok', 'é'), (7, 'ü', 'x')",
+		"INSERT INTO cs (id, b) VALUES (8, 'ééé')", "SELECT id, l, a, HEX(b), u FROM cs ORDER BY id",
+		"CREATE TABLE gc (id INT PRIMARY KEY, a INT, b INT AS (a*2) STORED, c INT AS (a+1) VIRTUAL, d VARCHAR(3) AS (CONCAT(a, 'x')) STORED)",
+		"INSERT INTO gc (id, a) VALUES (1, 5)", "INSERT INTO gc (id, a) VALUES (2, 500)", "INSERT INTO gc (id, a) VALUES (3, NULL)",
+		"INSERT INTO gc (id, a, b) VALUES (4, 1, 2)", "INSERT INTO gc (id, a) VALUES (5, 2147483647)",
+		"SELECT * FROM gc ORDER BY id",
+		"CREATE TABLE ai (id BIGINT AUTO_INCREMENT PRIMARY KEY, v INT)",
+		"SET @@auto_increment_increment = 5", "SET @@auto_increment_offset = 3",
+		"INSERT INTO ai (v) VALUES (1)", "INSERT INTO ai (v) VALUES (2), (3), (4)", "INSERT INTO ai (id, v) VALUES (100, 5)",
+		"INSERT INTO ai (v) VALUES (6)", "INSERT INTO ai (id, v) VALUES (0, 7), (NULL, 8)",
+		"SET @@auto_increment_increment = 1", "SET @@auto_increment_offset = 1",
+		"INSERT INTO ai (v) VALUES (9)", "SELECT * FROM ai ORDER BY id",
+		"CREATE TABLE ait (id TINYINT AUTO_INCREMENT PRIMARY KEY, v INT)",
+		"INSERT INTO ait (id, v) VALUES (126, 1)", "INSERT INTO ait (v) VALUES (2)", "INSERT INTO ait (v) VALUES (3)",
+		"INSERT INTO ait (v) VALUES (4)", "SELECT * FROM ait ORDER BY id",
+		"CREATE TABLE aiu (id INT UNSIGNED AUTO_INCREMENT PRIMARY KEY, v INT)",
+		"INSERT INTO aiu (id, v) VALUES (-1, 1)", "INSERT INTO aiu (id, v) VALUES (-5, 2)", "INSERT INTO aiu (v) VALUES (3)",
+		"SELECT * FROM aiu ORDER BY id",
+		"CREATE TEMPORARY TABLE tt (id INT PRIMARY KEY, v VARCHAR(3) NOT NULL)",
+		"INSERT INTO tt (id, v) VALUES (1, 'a')", "INSERT INTO tt (id, v) VALUES (1, 'b')", "INSERT INTO tt (id, v) VALUES (2, 'long')",
+		"INSERT INTO tt (id, v) VALUES (3, NULL)", "SELECT * FROM tt ORDER BY id",
+		"CREATE TABLE vb (id INT PRIMARY KEY, v INT)", "CREATE VIEW vv AS SELECT id, v FROM vb",
+		"INSERT INTO vv (id, v) VALUES (1, 1)", "INSERT INTO vv (id, v) VALUES (2, 2)", "SELECT * FROM vb ORDER BY id",
+		"CREATE TABLE de (id INT PRIMARY KEY, a INT DEFAULT (1+2), d DOUBLE DEFAULT (PI()), e JSON DEFAULT ('[1]'), f ENUM('x','y') NOT NULL, g SET('a','b') DEFAULT 'a,b', h BIT(3) DEFAULT b'101', i INT NOT NULL)",
+		"INSERT INTO de (id, i) VALUES (1, 1)", "INSERT INTO de (id, i, f) VALUES (2, 2, 'y')", "INSERT INTO de (id) VALUES (3)",
+		"SET sql_mode = ''", "INSERT INTO de (id) VALUES (4)", "INSERT INTO de (id) VALUES (5)", "INSERT INTO de (id, a, i) VALUES (6, 'abc', '12x')",
+		"INSERT INTO de (id, a, i) VALUES (7, 99999999999, 1.5)", "INSERT INTO de (id, f, i) VALUES (8, 'zz', 1)",
+		"SET sql_mode = DEFAULT", "SELECT id, a, d, e, f, g, HEX(h), i FROM de ORDER BY id",
+		"CREATE TABLE sp (id INT PRIMARY KEY, v INT, UNIQUE KEY uv (v))",
+		"BEGIN", "INSERT INTO sp (id, v) VALUES (1, 1)", "SAVEPOINT s1", "INSERT INTO sp (id, v) VALUES (2, 2)",
+		"INSERT INTO sp (id, v) VALUES (3, 1)", "INSERT INTO sp (id, v) VALUES (4, 4), (5, 2)", "ROLLBACK TO SAVEPOINT s1",
+		"INSERT INTO sp (id, v) VALUES (6, 2)", "SELECT * FROM sp ORDER BY id", "COMMIT", "SELECT * FROM sp ORDER BY id",
+		"CREATE TABLE tz (id INT PRIMARY KEY, ts TIMESTAMP NULL, dt DATETIME)",
+		"INSERT INTO tz (id, ts, dt) VALUES (1, '2020-06-01 12:00:00', '2020-06-01 12:00:00')",
+		"SET time_zone = '+05:00'",
+		"INSERT INTO tz (id, ts, dt) VALUES (2, '2020-06-01 12:00:00', '2020-06-01 12:00:00')",
+		"SET time_zone = DEFAULT", "SELECT id, ts, dt FROM tz ORDER BY id",
+		"CREATE TABLE cl (id INT PRIMARY KEY, s VARCHAR(10) COLLATE utf8mb4_0900_ai_ci, UNIQUE KEY us (s))",
+		"INSERT INTO cl (id, s) VALUES (1, 'abc')", "INSERT INTO cl (id, s) VALUES (2, 'ABC')", "INSERT INTO cl (id, s) VALUES (3, 'ábc')",
+		"INSERT INTO cl (id, s) VALUES (4, 'abd'), (5, 'abd')", "SELECT * FROM cl ORDER BY id",
+		"CREATE TABLE cv (id INT PRIMARY KEY, i INT, d DATE, y YEAR, dc DECIMAL(5,2))",
+		"INSERT INTO cv (id, i, d, y, dc) VALUES (1, '  12  ', '20200101', '0', '1.005')",
+		"INSERT INTO cv (id, i, d, y, dc) VALUES (2, '1e3', 20200102, 0, '-0.001')",
+		"INSERT INTO cv (id, i, d, y, dc) VALUES (3, '0x10', '2020-01-01 10:00:00', '70', '12.3456')",
+		"SET sql_mode = ''",
+		"INSERT INTO cv (id, i, d, y, dc) VALUES (4, '  12  ', '20200101', '69', '1.005')",
+		"INSERT INTO cv (id, i, d, y, dc) VALUES (5, 'abc', '2020-02-30', '1800', '99999')",
+		"SET sql_mode = DEFAULT", "SELECT * FROM cv ORDER BY id",
+		"INSERT INTO cv (id, i, i) VALUES (9, 1, 2)", "INSERT INTO cv (i, id) VALUES (10, 10)", "SELECT * FROM cv WHERE id >= 9",
+		"ALTER TABLE cv ADD COLUMN z INT NOT NULL DEFAULT 7", "INSERT INTO cv (id, i) VALUES (11, 1)", "INSERT INTO cv (id, i) VALUES (12, 1)",
+		"SELECT id, z FROM cv ORDER BY id",
+		"SELECT LAST_INSERT_ID()",
+	}
+	var all []string
+	for _, s := range steps {
+		all = append(all, s)
+		if strings.HasPrefix(s, "INSERT") {
+			all = append(all, s)
+		}
+	}
+	for i, q := range all {
+		a, b, c := writeRun(direct, q), writeRun(cached, q), writeRun(general, q)
+		if a != b || a != c {
+			t.Errorf("step %d: %s\ndirect:\n%s\ncached, executed by go-mysql-server:\n%s\nwithout the plan cache:\n%s", i, q, a, b, c)
+		}
+	}
+	if n := engine.DirectInsertCount() - n0; n < 60 {
+		t.Errorf("only %d INSERTs were executed directly", n)
+	}
+}
+
+// TestReview13bPreparedInsertTypes sends prepared INSERTs with binary
+// protocol parameters of every Go type the driver sends to a server with
+// the plan cache (direct INSERT) and one without.
+func TestReview13bPreparedInsertTypes(t *testing.T) {
+	with, without := diffServer(t, false), diffServer(t, true)
+	ctx := context.Background()
+	exec := func(which int, q string, args ...any) string {
+		c := with
+		if which == 1 {
+			c = without
+		}
+		var sb strings.Builder
+		if strings.HasPrefix(q, "SELECT") {
+			return diffRun(c, q)
+		}
+		res, err := c.ExecContext(ctx, q, args...)
+		if err != nil {
+			fmt.Fprintf(&sb, "error: %v\n", err)
+		} else {
+			n, _ := res.RowsAffected()
+			id, _ := res.LastInsertId()
+			fmt.Fprintf(&sb, "affected %d insert id %d\n", n, id)
+		}
+		sb.WriteString(diffRun(c, "SHOW WARNINGS"))
+		sb.WriteString(diffRun(c, "SELECT ROW_COUNT(), LAST_INSERT_ID()"))
+		return sb.String()
+	}
+	ins := "INSERT INTO pt (id, ti, i, bi, f, d, dc, vc, lb, vb, bl, dt, da, tm, ts, yr, en, st, bt, js) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	tm := time.Date(2021, 3, 4, 5, 6, 7, 891000000, time.UTC)
+	n0 := engine.DirectInsertCount()
+	steps := []preparedWrite{
+		{q: "CREATE DATABASE pt"}, {q: "USE pt"},
+		{q: "CREATE TABLE pt (id INT PRIMARY KEY, ti TINYINT, i INT, bi BIGINT UNSIGNED, f FLOAT, d DOUBLE, dc DECIMAL(6,3), vc VARCHAR(4), lb VARCHAR(4) CHARACTER SET latin1, vb VARBINARY(4), bl BLOB, dt DATETIME(3), da DATE, tm TIME, ts TIMESTAMP NULL, yr YEAR, en ENUM('a','b'), st SET('x','y'), bt BIT(4), js JSON)"},
+		{q: ins, args: []any{1, 1, 2, 3, 1.5, 2.5, "1.234", "abcd", "éé", []byte{0, 1, 2}, []byte("blob"), tm, tm, "10:11:12", tm, 2021, "a", "x,y", 5, `{"k": 1}`}},
+		{q: ins, args: []any{2, int64(300), 2, 3, 1.5, 2.5, "1.234", "abcd", "éé", []byte{0, 1, 2}, []byte("blob"), tm, tm, "10:11:12", tm, 2021, "a", "x,y", 5, `{"k": 1}`}},
+		{q: ins, args: []any{3, 1.7, 2.5, -1, float32(1.25), 1e300, 12.3456, "abcde", "日本", []byte{0, 1, 2, 3, 4}, []byte{0xff, 0xfe}, "2021-13-01", "x", "25:00:00", "1960-01-01", 1800, "c", "z", 16, `{bad`}},
+		{q: ins, args: []any{4, true, "12", uint64(18446744073709551615), "1e3", "abc", 123.4564, []byte{0xc3, 0xa9}, []byte{0xe9}, "abcd", nil, tm, tm, tm, nil, "2000", 2, 3, []byte{7}, `[]`}},
+		{q: ins, args: []any{5, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil}},
+		{q: ins, args: []any{6, 1, 2, 3, 1.5, 2.5, "1.234", []byte{0xff, 0x41}, "a", "a", "a", tm, tm, "10:11:12", tm, 2021, "a", "x", 1, `1`}},
+		{q: ins, args: []any{1, 1, 2, 3, 1.5, 2.5, "1.234", "dup", "a", "a", "a", tm, tm, "10:11:12", tm, 2021, "a", "x", 1, `1`}},
+		{q: "SET sql_mode = ''"},
+		{q: ins, args: []any{7, int64(300), "x12", -1, 1.5, 2.5, "123456", "abcdef", "日本", []byte{0, 1, 2, 3, 4}, "b", "2021-13-01", "x", "25:00:00", "1960-01-01", 1800, "c", "z", 16, `1`}},
+		{q: "SET sql_mode = DEFAULT"},
+		{q: "SELECT id, ti, i, bi, f, d, dc, vc, HEX(lb), HEX(vb), HEX(bl), dt, da, tm, ts, yr, en, st, bt+0, js FROM pt ORDER BY id"},
+		{q: "CREATE TABLE p2 (id INT PRIMARY KEY, ti TINYINT, vc VARCHAR(4), lb VARCHAR(4) CHARACTER SET latin1, vb VARBINARY(4), dt DATETIME)"},
+	}
+	ins2 := "INSERT INTO p2 (id, ti, vc, lb, vb, dt) VALUES (?, ?, ?, ?, ?, ?)"
+	for i, r := range [][]any{
+		{1, "a", "é", []byte{1}, "2021-01-01 00:00:00"}, {300, "abcde", "é", []byte{1}, "2021-01-01"},
+		{1, string([]byte{0xff, 0x41}), "日", []byte{1, 2, 3, 4, 5}, "2021-13-01"}, {-129, "ok", "ok", []byte{}, "x"},
+		{"12", "ok", "ü", []byte{0xff}, "2021-01-01 25:00:00"}, {1, nil, nil, nil, nil},
+	} {
+		steps = append(steps, preparedWrite{q: ins2, args: append([]any{i + 1}, r...)})
+	}
+	steps = append(steps, preparedWrite{q: "SET sql_mode = ''"})
+	for i, r := range [][]any{
+		{300, "abcde", "日", []byte{1, 2, 3, 4, 5}, "2021-13-01"}, {"x", "ok", "ok", []byte{1}, "2021-01-01"},
+	} {
+		steps = append(steps, preparedWrite{q: ins2, args: append([]any{i + 10}, r...)})
+	}
+	steps = append(steps, preparedWrite{q: "SET sql_mode = DEFAULT"}, preparedWrite{q: "SELECT id, ti, vc, HEX(lb), HEX(vb), dt FROM p2 ORDER BY id"})
+	for i, st := range steps {
+		if a, b := exec(0, st.q, st.args...), exec(1, st.q, st.args...); a != b {
+			t.Errorf("step %d: %s %v\nwith the plan cache:\n%s\nwithout:\n%s", i, st.q, st.args, a, b)
+		}
+	}
+	if n := engine.DirectInsertCount() - n0; n < 4 {
+		t.Errorf("only %d prepared INSERTs were executed directly", n)
+	}
+}
+
+// TestReview13bRangeStar: a range read whose analyzed plan is the table
+// access alone (SELECT * with a range WHERE: no Project above it) is
+// planned for the cache without a panic (a341577 indexed the operator
+// chain below zero, and the server dropped the connection), and its rows
+// are the general path's.
+func TestReview13bRangeStar(t *testing.T) {
+	direct := insertDiffConn(t, sqlgw.Config{})
+	general := insertDiffConn(t, sqlgw.Config{NoPlanCache: true})
+	steps := []string{
+		"CREATE DATABASE rs", "USE rs", "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(3))",
+		"INSERT INTO t VALUES (1, 'a'), (2, NULL), (3, 'c'), (9, 'i'), (10, 'j')",
+		"SELECT * FROM t WHERE id >= 9", "SELECT * FROM t WHERE id >= 2", "SELECT * FROM t WHERE id BETWEEN 2 AND 9",
+		"SELECT * FROM t WHERE id < 3", "SELECT * FROM t WHERE id > 100",
+	}
+	for i, q := range steps {
+		for range 2 {
+			if a, c := writeRun(direct, q), writeRun(general, q); a != c {
+				t.Fatalf("step %d: %s\nwith the plan cache:\n%s\nwithout:\n%s", i, q, a, c)
+			}
+		}
+	}
+}
