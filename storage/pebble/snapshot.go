@@ -32,6 +32,9 @@ type snapshot struct {
 	s  *Store
 	mu sync.RWMutex // held shared by reads, exclusively by release
 	sh *shared      // nil once released
+	// runlock is mu.RUnlock, the release of each read (reader), bound
+	// once rather than per read.
+	runlock func()
 }
 
 // shared is one Pebble snapshot and its open handles (s.snapMu).
@@ -68,7 +71,9 @@ func (s *Store) Snapshot(ctx context.Context) (storage.Snapshot, error) {
 	}
 	cur.refs++
 	s.curIdle.Store(false)
-	return &snapshot{s: s, sh: cur}, nil
+	sn := &snapshot{s: s, sh: cur}
+	sn.runlock = sn.mu.RUnlock
+	return sn, nil
 }
 
 // Release implements storage.Snapshot.
@@ -145,7 +150,7 @@ type reader interface {
 func (s *Store) reader(ctx context.Context) (reader, func(), error) {
 	sn, ok := storage.SnapshotOf(ctx).(*snapshot)
 	if !ok || sn.s != s {
-		return s.db, func() {}, nil
+		return s.db, noRelease, nil
 	}
 	sn.mu.RLock()
 	if sn.sh == nil {
@@ -159,8 +164,11 @@ func (s *Store) reader(ctx context.Context) (reader, func(), error) {
 		sn.mu.RUnlock()
 		return nil, nil, storage.ErrSnapshotReleased
 	}
-	return sn.sh.db, sn.mu.RUnlock, nil
+	return sn.sh.db, sn.runlock, nil
 }
+
+// noRelease is the release function of a read without a snapshot.
+func noRelease() {}
 
 // IdleSnapshots returns the number of Pebble snapshots the store keeps
 // open for reuse with no handle on them (0 or 1: the current shared one,

@@ -919,13 +919,21 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 
 // queryBounds returns the iteration bounds of a query on table id.
 func queryBounds(id uint64, q *storage.Query) (lower, upper []byte) {
-	lower = appendTablePrefix(nil, id)
-	upper = appendTablePrefix(nil, id+1)
 	p := q.Partition
 	if pk, ok := p.Single(); ok {
-		// One partition: bound by the RowKey range too.
-		lower = append(appendEKey(lower, pk), keySep)
-		upper = append(appendEKey(appendTablePrefix(nil, id), pk), keySep)
+		// One partition: bound by the RowKey range too. Both bounds in
+		// one allocation (an IN list of a non-unique index runs a query
+		// per value).
+		nl, nu := tablePrefixLen+len(pk)+2, tablePrefixLen+len(pk)+2
+		if r := q.Row; r != nil && r.Low != nil {
+			nl += len(r.Low.Key)
+		}
+		if r := q.Row; r != nil && r.High != nil {
+			nu += len(r.High.Key)
+		}
+		buf := make([]byte, 0, nl+nu)
+		lower = append(appendEKey(appendTablePrefix(buf[:0:nl], id), pk), keySep)
+		upper = append(appendEKey(appendTablePrefix(buf[nl:nl:nl+nu], id), pk), keySep)
 		if r := q.Row; r != nil && r.Low != nil {
 			lower = appendEKey(lower, r.Low.Key)
 			if r.Low.Exclusive {
@@ -942,6 +950,8 @@ func queryBounds(id uint64, q *storage.Query) (lower, upper []byte) {
 		}
 		return lower, upper
 	}
+	lower = appendTablePrefix(nil, id)
+	upper = appendTablePrefix(nil, id+1)
 	if p == nil {
 		return lower, upper
 	}
