@@ -442,7 +442,7 @@ func (s *Store) Get(ctx context.Context, table, pk, rk string, opts *storage.Get
 		}
 		sel = opts.Select
 	}
-	r, done, err := s.reader(ctx)
+	r, _, done, err := s.reader(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -758,16 +758,40 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 	if bytes.Compare(start, end) >= 0 {
 		return page, nil
 	}
-	r, done, err := s.reader(ctx)
+	r, sh, done, err := s.reader(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	it, err := r.NewIterWithContext(ctx, &pebbledb.IterOptions{LowerBound: lower, UpperBound: upper})
-	if err != nil {
+	var it *pebbledb.Iterator
+	if sh != nil {
+		// At a snapshot: an iterator it kept (shared.iter), kept again
+		// after a read that ended well.
+		if it, err = sh.iter(ctx, lower, upper); err != nil {
+			return nil, err
+		}
+		ok := false
+		defer func() {
+			if ok {
+				sh.putIter(it)
+			} else {
+				it.Close()
+			}
+		}()
+		page, err := s.scan(ctx, it, q, page, start, end)
+		ok = err == nil
+		return page, err
+	}
+	if it, err = r.NewIterWithContext(ctx, &pebbledb.IterOptions{LowerBound: lower, UpperBound: upper}); err != nil {
 		return nil, err
 	}
 	defer it.Close()
+	return s.scan(ctx, it, q, page, start, end)
+}
+
+// scan is Query's read of its page from it, positioned at start (end for
+// a reverse read).
+func (s *Store) scan(ctx context.Context, it *pebbledb.Iterator, q *storage.Query, page *storage.Page, start, end []byte) (*storage.Page, error) {
 
 	limit := storage.MaxPageSize
 	if q.Top > 0 && q.Top < limit {
@@ -922,13 +946,21 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 
 // queryBounds returns the iteration bounds of a query on table id.
 func queryBounds(id uint64, q *storage.Query) (lower, upper []byte) {
-	lower = appendTablePrefix(nil, id)
-	upper = appendTablePrefix(nil, id+1)
 	p := q.Partition
 	if pk, ok := p.Single(); ok {
-		// One partition: bound by the RowKey range too.
-		lower = append(appendEKey(lower, pk), keySep)
-		upper = append(appendEKey(appendTablePrefix(nil, id), pk), keySep)
+		// One partition: bound by the RowKey range too. Both bounds in
+		// one allocation (an IN list of a non-unique index runs a query
+		// per value).
+		nl, nu := tablePrefixLen+len(pk)+2, tablePrefixLen+len(pk)+2
+		if r := q.Row; r != nil && r.Low != nil {
+			nl += len(r.Low.Key)
+		}
+		if r := q.Row; r != nil && r.High != nil {
+			nu += len(r.High.Key)
+		}
+		buf := make([]byte, 0, nl+nu)
+		lower = append(appendEKey(appendTablePrefix(buf[:0:nl], id), pk), keySep)
+		upper = append(appendEKey(appendTablePrefix(buf[nl:nl:nl+nu], id), pk), keySep)
 		if r := q.Row; r != nil && r.Low != nil {
 			lower = appendEKey(lower, r.Low.Key)
 			if r.Low.Exclusive {
@@ -945,6 +977,8 @@ func queryBounds(id uint64, q *storage.Query) (lower, upper []byte) {
 		}
 		return lower, upper
 	}
+	lower = appendTablePrefix(nil, id)
+	upper = appendTablePrefix(nil, id+1)
 	if p == nil {
 		return lower, upper
 	}
