@@ -104,6 +104,9 @@ func evalShape(ctx *sql.Context, root sql.Node, ita *plan.IndexedTableAccess) *d
 		}
 		chain = append(chain, n)
 	}
+	if len(chain) == 0 {
+		return nil // the table access alone: direct.go's simple shape
+	}
 	d := &directPlan{schema: root.Schema(ctx)}
 	width := len(ita.Schema(ctx))
 	evaluates := false
