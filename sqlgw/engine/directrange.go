@@ -60,8 +60,10 @@ import (
 //     ones (compat/exact_sum_avg.go, as MySQL types them), of other
 //     columns go-mysql-server's DOUBLE ones; MIN and MAX compare with the
 //     column type's Compare, so its collation;
-//   - Sort: iters.NewSortIter with the node's SortFields (a stable sort
-//     comparing with each column type's Compare, so its collation);
+//   - Sort: go-mysql-server's sortIter (a stable sort comparing with each
+//     column type's Compare, so its collation) or, by string columns,
+//     sortRows, the same sort with StringType.Compare's comparison
+//     inlined (sortrows.go);
 //   - Distinct: compat.DistinctIter (the collations of its child schema);
 //   - OrderedDistinct: iters.NewOrderedDistinctIter with its child's
 //     schema;
@@ -103,7 +105,7 @@ func evalShape(ctx *sql.Context, root sql.Node, ita *plan.IndexedTableAccess) *d
 		chain = append(chain, n)
 	}
 	if len(chain) == 0 {
-		return nil // the access alone: direct.go's simple shape
+		return nil // the table access alone: direct.go's simple shape
 	}
 	d := &directPlan{schema: root.Schema(ctx)}
 	width := len(ita.Schema(ctx))
@@ -259,7 +261,7 @@ func (d *directPlan) evaluate(ctx *sql.Context, base *directRows) sql.RowIter {
 		case *plan.GroupBy:
 			it = &aggregateRows{child: it, exprs: op.exprs}
 		case *plan.Sort:
-			it = iters.NewSortIter(n.SortFields, it)
+			it = newSortRows(ctx, n.SortFields, it)
 		case *plan.Distinct:
 			it, _ = compat.DistinctIter(ctx, n, it) // DISTINCT ON never reaches here (directShape)
 		case *plan.OrderedDistinct:
