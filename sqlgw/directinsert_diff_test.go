@@ -187,7 +187,9 @@ var directInsertSteps = func() []string {
 		}
 		return sb.String()
 	}
-	plain := func(i int) string { return fmt.Sprintf("%d, %d, 'c-%05d-%s', 'pad %d'", i, i%97, i, strings.Repeat("x", i%30), i) }
+	plain := func(i int) string {
+		return fmt.Sprintf("%d, %d, 'c-%05d-%s', 'pad %d'", i, i%97, i, strings.Repeat("x", i%30), i)
+	}
 	steps = append(steps,
 		"CREATE TABLE bk (id INT NOT NULL AUTO_INCREMENT, k INT NOT NULL DEFAULT 0, c VARCHAR(40) NOT NULL, pad CHAR(10), PRIMARY KEY (id), KEY k_1 (k))",
 		bulk("bk", 1, 200, plain), bulk("bk", 201, 200, plain), bulk("bk (id, k, c, pad)", 401, 200, plain),
