@@ -53,6 +53,18 @@ func TestDirectInsertDiff(t *testing.T) {
 	if n < 100 {
 		t.Errorf("only %d INSERTs were executed directly", n)
 	}
+	// The second run of a shape is a hit of the plan built by the first
+	// (a write plan once never stayed valid: it lacked the session's
+	// div_precision_increment).
+	res, err := direct.ExecuteFetch("SHOW SESSION STATUS LIKE 'Plan_cache_hits'", 1, false)
+	if err != nil || len(res.Rows) != 1 {
+		t.Fatalf("Plan_cache_hits: %v", err)
+	}
+	hits, _ := strconv.Atoi(res.Rows[0][1].ToString())
+	t.Logf("%d plan cache hits", hits)
+	if hits < 200 {
+		t.Errorf("only %d plan cache hits", hits)
+	}
 }
 
 // directInsertSteps: each INSERT is listed twice where the second run
