@@ -53,6 +53,18 @@ func TestDirectInsertDiff(t *testing.T) {
 	if n < 100 {
 		t.Errorf("only %d INSERTs were executed directly", n)
 	}
+	// The second run of a shape is a hit of the plan built by the first
+	// (a write plan once never stayed valid: it lacked the session's
+	// div_precision_increment).
+	res, err := direct.ExecuteFetch("SHOW SESSION STATUS LIKE 'Plan_cache_hits'", 1, false)
+	if err != nil || len(res.Rows) != 1 {
+		t.Fatalf("Plan_cache_hits: %v", err)
+	}
+	hits, _ := strconv.Atoi(res.Rows[0][1].ToString())
+	t.Logf("%d plan cache hits", hits)
+	if hits < 200 {
+		t.Errorf("only %d plan cache hits", hits)
+	}
 }
 
 // directInsertSteps: each INSERT is listed twice where the second run
@@ -111,8 +123,8 @@ var directInsertSteps = func() []string {
 		"INSERT INTO nn (id, a) VALUES (0, 13), (0, 14), (0, 15)", "INSERT INTO nn (id, a) VALUES (70, 16), (0, 17), (NULL, 18)",
 		"INSERT INTO nn (id, a) VALUES (80, 19), (81, 20)", "INSERT INTO nn (id, a) VALUES (0, 21), (81, 22)",
 		"INSERT INTO nn (id, a) VALUES (0, 23), (0, NULL)", "INSERT INTO nn (id, a) VALUES (0, 24), (0, 'zz')",
-		"INSERT INTO nn (a, u) VALUES (25, 1)", "INSERT INTO nn (a, u) VALUES (26, 1)", "INSERT INTO nn (a, u) VALUES (27, 2), (28, 2)",
-		"INSERT INTO nn (a, u) VALUES (29, 3), (30, 4)", "INSERT INTO nn (a, u) VALUES (31, NULL), (32, NULL)",
+		"INSERT INTO nn (a, u) VALUES (25, 1)", "INSERT INTO nn (a, u) VALUES (26, 1)", "INSERT INTO nn (a, u) VALUES (27, 2), (28, 2)", "INSERT INTO nn (a, u) VALUES (27, 5), (28, 2)",
+		"INSERT INTO nn (a, u) VALUES (29, 3), (30, NULL)", "INSERT INTO nn (a, u) VALUES (31, NULL), (32, NULL)",
 		"SET sql_mode = 'NO_AUTO_VALUE_ON_ZERO'", "INSERT INTO nn (id, a) VALUES (0, 33)", "INSERT INTO nn (id, a) VALUES (0, 34)",
 		"INSERT INTO nn (id, a) VALUES (NULL, 35)", "INSERT INTO nn (a, b) VALUES (NULL, 'n')", "INSERT INTO nn (a, b) VALUES (36, 'toolongvalue')",
 		"SET sql_mode = DEFAULT",
@@ -173,6 +185,78 @@ var directInsertSteps = func() []string {
 	}
 	steps = append(steps, "INSERT INTO sbtest1 (id, k, c, pad) VALUES (5, 1, 'dup', 'dup')", "INSERT INTO sbtest1 (id, k, c, pad) VALUES (0, 1, 'x', '"+strings.Repeat("p", 61)+"')",
 		"SELECT * FROM sbtest1 ORDER BY id", "SELECT id FROM sbtest1 WHERE k = 5003")
+	// Large multi-row INSERTs, over the plan cache's size: executed
+	// directly uncached (directinsert_bulk.go), or declined after the
+	// parse (a trigger, a foreign key).
+	bulk := func(table string, from, n int, row func(i int) string) string {
+		var sb strings.Builder
+		sb.WriteString("INSERT INTO " + table + " VALUES ")
+		for i := from; i < from+n; i++ {
+			if i > from {
+				sb.WriteString(",\n")
+			}
+			sb.WriteString("(" + row(i) + ")")
+		}
+		return sb.String()
+	}
+	plain := func(i int) string {
+		return fmt.Sprintf("%d, %d, 'c-%05d-%s', 'pad %d'", i, i%97, i, strings.Repeat("x", i%30), i)
+	}
+	steps = append(steps,
+		"CREATE TABLE bk (id INT NOT NULL AUTO_INCREMENT, k INT NOT NULL DEFAULT 0, c VARCHAR(40) NOT NULL, pad CHAR(10), PRIMARY KEY (id), KEY k_1 (k))",
+		bulk("bk", 1, 200, plain), bulk("bk", 201, 200, plain), bulk("bk (id, k, c, pad)", 401, 200, plain),
+		bulk("bk", 150, 200, plain), // duplicate keys from the first row on
+		bulk("bk", 601, 200, func(i int) string {
+			if i == 700 {
+				return "0, 1, 'dup', NULL), (690, 1, 'dup again', NULL"
+			}
+			return plain(i)
+		}),
+		bulk("bk", 801, 200, func(i int) string {
+			if i == 900 {
+				return "900, 1, '" + strings.Repeat("y", 41) + "', 'p'"
+			}
+			return plain(i)
+		}),
+		bulk("bk", 1001, 200, func(i int) string {
+			if i == 1100 {
+				return "1100, NULL, 'null k', 'p'"
+			}
+			return plain(i)
+		}),
+		bulk("bk", 1201, 200, func(i int) string {
+			if i%3 == 0 {
+				return fmt.Sprintf("0, %d, 'ai %d', NULL", i, i)
+			}
+			if i%3 == 1 {
+				return fmt.Sprintf("NULL, %d, 'ai %d', 'p'", i, i)
+			}
+			return plain(i)
+		}),
+		"SELECT LAST_INSERT_ID()",
+		bulk("bk (k, c)", 0, 300, func(i int) string { return fmt.Sprintf("%d, 'generated id %d'", i, i) }),
+		"SELECT COUNT(*), SUM(k), MIN(id), MAX(id) FROM bk", "SELECT * FROM bk WHERE id > 1390 ORDER BY id LIMIT 20",
+		"SET sql_mode = ''",
+		bulk("bk", 2001, 200, func(i int) string {
+			if i == 2100 {
+				return "2100, 'nan', '" + strings.Repeat("z", 50) + "', 'overlong pad'"
+			}
+			return plain(i)
+		}),
+		"SET sql_mode = DEFAULT",
+		"SELECT * FROM bk WHERE id BETWEEN 2098 AND 2102 ORDER BY id",
+		"BEGIN", bulk("bk", 3001, 200, plain), "SELECT COUNT(*) FROM bk", bulk("bk", 3101, 200, plain), "SELECT COUNT(*) FROM bk", "ROLLBACK",
+		"SELECT COUNT(*) FROM bk",
+		"BEGIN", bulk("bk", 3001, 200, plain), "COMMIT", "SELECT COUNT(*), SUM(k) FROM bk", "SELECT id FROM bk WHERE k = 5 ORDER BY id LIMIT 50",
+		"CREATE TABLE bklog (n INT)", "CREATE TRIGGER bkt AFTER INSERT ON bk FOR EACH ROW INSERT INTO bklog VALUES (NEW.id)",
+		bulk("bk", 4001, 200, plain), "SELECT COUNT(*), SUM(n) FROM bklog", "DROP TRIGGER bkt",
+		"CREATE TABLE bkp (id INT PRIMARY KEY)", "INSERT INTO bkp VALUES (1), (2)",
+		"CREATE TABLE bkc (id INT PRIMARY KEY, p INT, c VARCHAR(40), FOREIGN KEY (p) REFERENCES bkp (id))",
+		bulk("bkc", 1, 200, func(i int) string { return fmt.Sprintf("%d, %d, '%s'", i, 1+i%2, strings.Repeat("f", 30)) }),
+		bulk("bkc", 301, 200, func(i int) string { return fmt.Sprintf("%d, %d, '%s'", i, 1+i%3, strings.Repeat("f", 30)) }),
+		"SELECT COUNT(*) FROM bkc",
+		"SHOW SESSION STATUS LIKE 'Com_insert'", "SHOW SESSION STATUS LIKE 'Questions'",
+	)
 	// Each INSERT twice: the second run is from the cache (or fails as
 	// the first did).
 	var out []string

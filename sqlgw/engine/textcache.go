@@ -65,6 +65,9 @@ func (f *FastLane) Query(ctx context.Context, c *mysql.Conn, query string, callb
 	if handled, err := f.selectLimit(ctx, c, s, query, nil, nil, callback); handled { // selectlimit.go
 		return true, noCapture, nil, err
 	}
+	if handled, err := f.bulkInsert(ctx, c, s, query, callback); handled { // directinsert_bulk.go
+		return true, noCapture, nil, err
+	}
 	if f.NoCache || f.NoText || !maybeCacheableText(query) || s.plans.textNot(query) {
 		return false, noCapture, uncached, nil
 	}

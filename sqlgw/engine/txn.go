@@ -494,7 +494,7 @@ type preparedTable struct {
 // (a row's entities never straddle two batches); rows larger than one
 // batch are apart (big).
 func prepareTable(tt *txTable) (*preparedTable, error) {
-	byPart := map[string][]rowOps{}
+	byPart := make(map[string][]rowOps, min(len(tt.order), 1024))
 	var parts []string
 	var big []bigRow
 	// A key undone by a failed statement (editor.DiscardChanges) stays in

@@ -160,9 +160,17 @@ func (g *Gateway) commitAtomic(ctx context.Context, t *txn, phys []string, prep 
 		meta *catalog.Table
 		b    txBatch
 	}
-	var groups []txnrec.Group
-	var gm []gmeta
-	seen := map[[3]string]bool{}
+	// Sized for the batches (a bulk INSERT's rows are a thousand
+	// partitions: a thousand batches, each growing these).
+	nops := 0
+	for _, p := range prep {
+		for _, b := range p.batches {
+			nops += len(b.ops)
+		}
+	}
+	groups := make([]txnrec.Group, 0, n)
+	gm := make([]gmeta, 0, n)
+	seen := make(map[[3]string]bool, nops)
 	handoffs := make([]*ixmaint.Handoffs, len(prep))
 	for i, p := range prep {
 		meta := t.tables[phys[i]].meta
