@@ -398,3 +398,63 @@ func TestReview13bAcknowledgedWritesVisible(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestReview13bPrivilegeMemoOtherGateway: a privilege check a cached plan
+// remembers (869d0ba) holds only while the privilege tables are
+// unchanged, and a REVOKE made through another gateway changes them when
+// this gateway loads it (FLUSH PRIVILEGES here, or its periodic refresh):
+// the next execute of a prepared SELECT and INSERT cached before is
+// denied, and a GRANT back makes them run again.
+func TestReview13bPrivilegeMemoOtherGateway(t *testing.T) {
+	store, co := sqltest.Memory.Open(t)
+	t.Cleanup(func() { store.Close() })
+	a, _ := startAccountsServer(t, sqltest.NoClose(store), co, "", nil)
+	gb, _ := startAccountsServer(t, sqltest.NoClose(store), co, "", func(c *sqlgw.Config) { c.AccountsRefresh = time.Hour })
+	for _, q := range []string{"CREATE DATABASE app", "CREATE TABLE app.t (id INT PRIMARY KEY, v INT)", "INSERT INTO app.t VALUES (1, 1), (2, 2)",
+		"CREATE USER 'w'@'%' IDENTIFIED BY 'w-pw'", "GRANT SELECT, INSERT ON app.t TO 'w'@'%'"} {
+		sqltest.NewRunner(t, a.DB).Exec(q)
+	}
+	waitFor(t, "B sees the table (catalog refresh)", func() bool {
+		_, err := gb.DB.Exec("SELECT id FROM app.t")
+		return err == nil
+	})
+	ctx := context.Background()
+	w := as(t, gb, "w", "w-pw", "app")
+	sel, err := w.PrepareContext(ctx, "SELECT v FROM t WHERE id = ?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ins, err := w.PrepareContext(ctx, "INSERT INTO t (id, v) VALUES (?, ?)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := 10
+	run := func() (selErr, insErr error) {
+		var v int
+		selErr = sel.QueryRowContext(ctx, 1).Scan(&v)
+		next++
+		_, insErr = ins.ExecContext(ctx, next, next)
+		return selErr, insErr
+	}
+	for range 4 {
+		if s, i := run(); s != nil || i != nil {
+			t.Fatalf("granted: select %v, insert %v", s, i)
+		}
+	}
+	sqltest.NewRunner(t, a.DB).Exec("REVOKE SELECT, INSERT ON app.t FROM 'w'@'%'")
+	sqltest.NewRunner(t, gb.DB).Exec("FLUSH PRIVILEGES")
+	for range 2 {
+		s, i := run()
+		if code := sqltest.Errno(s); code != 1044 && code != 1142 {
+			t.Fatalf("after the REVOKE through A: select %v (errno %d), want access denied (1044 or 1142)", s, code)
+		}
+		if code := sqltest.Errno(i); code != 1044 && code != 1142 {
+			t.Fatalf("after the REVOKE through A: insert %v (errno %d), want access denied (1044 or 1142)", i, code)
+		}
+	}
+	sqltest.NewRunner(t, a.DB).Exec("GRANT SELECT, INSERT ON app.* TO 'w'@'%'")
+	sqltest.NewRunner(t, gb.DB).Exec("FLUSH PRIVILEGES")
+	if s, i := run(); s != nil || i != nil {
+		t.Fatalf("granted again: select %v, insert %v", s, i)
+	}
+}
