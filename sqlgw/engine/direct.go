@@ -221,7 +221,9 @@ func (f *FastLane) directIter(ctx *sql.Context, p *cachedPlan, lookup sql.IndexL
 	}
 	t := p.ita.Table.(*Table)
 	pr := lookup.Ranges.(*planRanges)
-	spec := &readSpec{plan: pr.plan, overlay: pr.overlay, residual: pr.residual}
+	// The rows, the read's spec and a short result row: one allocation.
+	st := &directState{spec: readSpec{plan: pr.plan, overlay: pr.overlay, residual: pr.residual}}
+	spec := &st.spec
 	// The statement is its own transaction (committed at its end, Close,
 	// read-only): one entity read without a snapshot (singleread.go), and
 	// no transaction state for the read (newRowIterFor).
@@ -231,11 +233,23 @@ func (f *FastLane) directIter(ctx *sql.Context, p *cachedPlan, lookup sql.IndexL
 	if err != nil {
 		return nil, err
 	}
-	if p.direct.cols != nil {
-		it.cols, it.out = p.direct.cols, make(sql.Row, len(p.direct.cols))
-		it.fresh = p.direct.keep
+	if n := len(p.direct.cols); p.direct.cols != nil && n <= len(st.out) {
+		it.cols, it.out = p.direct.cols, st.out[:n:n]
+	} else if p.direct.cols != nil {
+		it.cols, it.out = p.direct.cols, make(sql.Row, n)
 	}
-	return &directRows{it: it, d: p.direct, autoCommit: autoCommit}, nil
+	if p.direct.cols != nil {
+		it.fresh = p.direct.keep // directrange.go: the operators keep the rows
+	}
+	st.rows = directRows{it: it, d: p.direct, autoCommit: autoCommit}
+	return &st.rows, nil
+}
+
+// directState is what directIter allocates per execute, in one piece.
+type directState struct {
+	rows directRows
+	spec readSpec
+	out  [8]any // the result row of up to 8 columns (rowIter.out)
 }
 
 // directRows are the rows of a direct execution: the table's rows

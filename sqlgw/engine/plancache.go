@@ -967,10 +967,14 @@ func (f *FastLane) beginSelect(sqlCtx *sql.Context, query string) (*sql.Context,
 // (Com_select, Com_insert, ...).
 func (f *FastLane) beginStatement(sqlCtx *sql.Context, query, counter string) (*sql.Context, func(error), error) {
 	start := time.Now()
-	completed := func(error) {}
 	if f.Statements != nil {
 		f.Statements.QueryStarted()
-		completed = func(err error) { f.Statements.QueryCompleted(err == nil, time.Since(start)) }
+	}
+	// (One closure, the returned one: this runs on every execute.)
+	completed := func(err error) {
+		if f.Statements != nil {
+			f.Statements.QueryCompleted(err == nil, time.Since(start))
+		}
 	}
 	qctx, err := sqlCtx.ProcessList.BeginQuery(sqlCtx, query)
 	if err != nil {
@@ -987,7 +991,9 @@ func (f *FastLane) beginStatement(sqlCtx *sql.Context, query, counter string) (*
 	return qctx, func(err error) {
 		sql.SessionCommandEnd(qctx.Session)
 		qctx.ProcessList.EndQuery(qctx)
-		completed(err)
+		if f.Statements != nil {
+			f.Statements.QueryCompleted(err == nil, time.Since(start))
+		}
 	}, nil
 }
 
@@ -1094,7 +1100,15 @@ func max1Row(ctx *sql.Context, schema sql.Schema, iter sql.RowIter, fields []*qu
 	if err != nil {
 		return nil, err
 	}
-	return &sqltypes.Result{Fields: fields, Rows: [][]sqltypes.Value{out}, RowsAffected: 1}, nil
+	r := &max1Result{rows: [1][]sqltypes.Value{out}}
+	r.res = sqltypes.Result{Fields: fields, Rows: r.rows[:], RowsAffected: 1}
+	return &r.res, nil
+}
+
+// max1Result is a one-row result and its row list, in one allocation.
+type max1Result struct {
+	res  sqltypes.Result
+	rows [1][]sqltypes.Value
 }
 
 var errMoreThanOneRow = errors.New("result max1Row iterator returned more than one row")
