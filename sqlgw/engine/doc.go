@@ -68,6 +68,7 @@
 //	textcache.go    the plan cache of text SELECTs, per normalized shape
 //	direct.go       cached plans run without the engine's executor
 //	directrange.go  … with aggregates, sorts, DISTINCT over the lookup
+//	sortrows.go     its ORDER BY of string columns, sortIter's order
 //	rowdecode.go    direct execution's rows: only the returned columns,
 //	                each decoded once from its property
 //	directwrite.go  cached plans of INSERT … VALUES, UPDATE/DELETE by key

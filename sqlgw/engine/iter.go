@@ -240,12 +240,12 @@ func (it *rowIter) next(ctx *sql.Context) (sql.Row, error) {
 			ents = append(ents, more...)
 		}
 		if it.tt != nil {
-			if len(it.tt.reads) < maxTrackedReads && !it.synthetic[e] {
+			if !it.synthetic[e] {
 				r := read{etag: e.ETag, exists: true}
 				for _, x := range ents[1:] {
 					r.extras = append(r.extras, x.RowKey)
 				}
-				it.tt.noteRead(k, r)
+				it.tt.noteScanned(k, r) // noted up to maxTrackedReads
 			}
 			if w, ok := it.tt.writes[k]; ok {
 				if it.pendi < len(it.pend) && it.pend[it.pendi] == k {

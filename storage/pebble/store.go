@@ -19,7 +19,8 @@
 //
 // Keys and order: encoding.go defines the on-disk format. Entity keys are
 // ordered by (PartitionKey, RowKey) in UTF-16 ordinal order, so queries are
-// bounded Pebble iterations and results come back sorted.
+// bounded Pebble iterations and results come back sorted. A Query page's
+// entities share their byte copies and Entity structs (pagearena.go).
 //
 // Concurrency: a write (or batch) takes the striped mutexes of the entities
 // it touches, in increasing stripe order, reads their current records,
