@@ -41,7 +41,7 @@ func TestDirectInsertDiff(t *testing.T) {
 	direct := insertDiffConn(t, sqlgw.Config{})
 	cached := insertDiffConn(t, sqlgw.Config{NoDirect: true})
 	general := insertDiffConn(t, sqlgw.Config{NoPlanCache: true})
-	n0 := engine.DirectInsertCount()
+	n0, t0 := engine.DirectInsertCount(), engine.InsertTextCount()
 	for i, q := range directInsertSteps {
 		a, b, c := writeRun(direct, q), writeRun(cached, q), writeRun(general, q)
 		if a != b || a != c {
@@ -52,6 +52,13 @@ func TestDirectInsertDiff(t *testing.T) {
 	t.Logf("%d INSERTs executed directly", n)
 	if n < 100 {
 		t.Errorf("only %d INSERTs were executed directly", n)
+	}
+	// Texts of a known template run without their parse
+	// (directinsert_text.go).
+	if nt := engine.InsertTextCount() - t0; nt < 100 {
+		t.Errorf("only %d INSERTs ran from their text template", nt)
+	} else {
+		t.Logf("%d INSERTs ran from their text template", nt)
 	}
 	// The second run of a shape is a hit of the plan built by the first
 	// (a write plan once never stayed valid: it lacked the session's
@@ -123,7 +130,7 @@ var directInsertSteps = func() []string {
 		"INSERT INTO nn (id, a) VALUES (0, 13), (0, 14), (0, 15)", "INSERT INTO nn (id, a) VALUES (70, 16), (0, 17), (NULL, 18)",
 		"INSERT INTO nn (id, a) VALUES (80, 19), (81, 20)", "INSERT INTO nn (id, a) VALUES (0, 21), (81, 22)",
 		"INSERT INTO nn (id, a) VALUES (0, 23), (0, NULL)", "INSERT INTO nn (id, a) VALUES (0, 24), (0, 'zz')",
-		"INSERT INTO nn (a, u) VALUES (25, 1)", "INSERT INTO nn (a, u) VALUES (26, 1)", "INSERT INTO nn (a, u) VALUES (27, 2), (28, 2)", "INSERT INTO nn (a, u) VALUES (27, 5), (28, 2)",
+		"INSERT INTO nn (a, u) VALUES (25, 1)", "INSERT INTO nn (a, u) VALUES (26, 1)", "INSERT INTO nn (a, u) VALUES (27, 2), (28, 2)", "INSERT INTO nn (a, u) VALUES (27, 5), (28, NULL)",
 		"INSERT INTO nn (a, u) VALUES (29, 3), (30, NULL)", "INSERT INTO nn (a, u) VALUES (31, NULL), (32, NULL)",
 		"SET sql_mode = 'NO_AUTO_VALUE_ON_ZERO'", "INSERT INTO nn (id, a) VALUES (0, 33)", "INSERT INTO nn (id, a) VALUES (0, 34)",
 		"INSERT INTO nn (id, a) VALUES (NULL, 35)", "INSERT INTO nn (a, b) VALUES (NULL, 'n')", "INSERT INTO nn (a, b) VALUES (36, 'toolongvalue')",

@@ -58,9 +58,10 @@ import (
 // (strictwrite.go), AUTO_INCREMENT and LAST_INSERT_ID, ROW_COUNT(), the
 // OK packet's info ("Rows matched: 1  Changed: 1  Warnings: 0") and the
 // status flags. The row pipeline of a write is not a goroutine pipeline
-// (the handler spools an OK result on its own goroutine), so nothing is
-// gained by replacing it; executing writes without go-mysql-server's
-// iterators (straight from the parameters to the editor) was not done.
+// (the handler spools an OK result on its own goroutine); an INSERT ...
+// VALUES is nevertheless executed without go-mysql-server's exec builder
+// and iterators (directinsert.go: one loop reproducing them, into the same
+// editor), UPDATE and DELETE through them.
 //
 // Which literal of the plan is which parameter is found as for a SELECT:
 // each parameter's literal must appear exactly once in the lookup's

@@ -75,6 +75,9 @@ func (f *FastLane) Query(ctx context.Context, c *mysql.Conn, query string, callb
 	if err != nil {
 		return false, noCapture, uncached, nil
 	}
+	if ok, err := f.insertText(sqlCtx, c, s, query, callback); ok { // directinsert_text.go
+		return true, noCapture, nil, err
+	}
 	stmt, _, rest, err := f.Engine.Parser.Parse(sqlCtx, query, true)
 	if err != nil || strings.TrimSpace(rest) != "" {
 		s.plans.putTextNot(query)
@@ -85,6 +88,7 @@ func (f *FastLane) Query(ctx context.Context, c *mysql.Conn, query string, callb
 		s.plans.putTextNot(query)
 		return false, noCapture, uncached, nil
 	}
+	f.noteInsertText(sqlCtx, s, query, stmt, key, bindings) // directinsert_text.go
 	variants, notCacheable := s.plans.get(key)
 	if notCacheable {
 		s.plans.putTextNot(query)
