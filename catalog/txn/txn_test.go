@@ -216,22 +216,23 @@ func TestPendingLockBlocksWriters(t *testing.T) {
 	s := txn.Wrap(inner, "txns", txn.Options{Owner: "test"})
 	gs := transfer(t, s)
 	hold := make(chan struct{})
+	locked := make(chan struct{})
 	done := make(chan error)
 	go func() {
-		done <- s.Commit(ctx, gs, func() error { <-hold; return nil })
+		done <- s.Commit(ctx, gs, func() error { close(locked); <-hold; return nil })
 	}()
-	// Wait for the locks.
-	for i := 0; ; i++ {
-		e, err := inner.Get(ctx, table, "p8", "r", nil)
-		if err == nil {
-			if _, ok := e.Properties[txn.PropLock]; ok {
-				break
-			}
-		}
-		if i > 1000 {
-			t.Fatal("no lock written")
-		}
-		time.Sleep(time.Millisecond)
+	// Wait for every lock: the commit writes the partitions' locks in
+	// parallel, so one partition's lock says nothing of the others' (p10's
+	// placeholder could still be missing; the test failed so at load 20).
+	select {
+	case <-locked:
+	case err := <-done:
+		t.Fatalf("commit ended before its commit point: %v", err)
+	}
+	if e, err := inner.Get(ctx, table, "p8", "r", nil); err != nil {
+		t.Fatal(err)
+	} else if _, ok := e.Properties[txn.PropLock]; !ok {
+		t.Fatal("p8 has no lock before the commit point")
 	}
 	other := txn.Wrap(inner, "txns", txn.Options{Owner: "other"})
 	e, err := other.Get(ctx, table, "p8", "r", nil)
@@ -350,19 +351,90 @@ func TestFilteredReadOfCommittedLocks(t *testing.T) {
 	}
 }
 
+// fakeClock is a clock the test moves: a lease expires when the test says
+// so, not when the scheduler happens to stall a goroutine (the tests below
+// used real 200-300 ms leases and failed now and then at load average 20).
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newFakeClock() *fakeClock { return &fakeClock{now: time.Now()} }
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// renewals counts the committer's writes of its pending record (the
+// lease renewals: an Update of the record table) as they complete.
+type renewals struct {
+	storage.Store
+	n chan struct{}
+}
+
+func newRenewals(inner storage.Store) *renewals {
+	return &renewals{Store: inner, n: make(chan struct{}, 1024)}
+}
+
+func (r *renewals) Update(ctx context.Context, tbl string, e *storage.Entity, mode storage.UpdateMode, ifMatch storage.ETag) (storage.ETag, error) {
+	et, err := r.Store.Update(ctx, tbl, e, mode, ifMatch)
+	if tbl == "txns" && err == nil {
+		r.n <- struct{}{}
+	}
+	return et, err
+}
+
+// renewedSince waits for two renewals completed after the call: the
+// second one read the clock after the call (the renewer is sequential), so
+// the record's lease runs from the clock's time at the call or later. It
+// reports false when the committer did not renew within 10 s of real time.
+func (r *renewals) renewedSince() bool {
+	for {
+		select {
+		case <-r.n:
+			continue
+		default:
+		}
+		break
+	}
+	for i := 0; i < 2; i++ {
+		select {
+		case <-r.n:
+		case <-time.After(10 * time.Second):
+			return false
+		}
+	}
+	return true
+}
+
 // TestLeaseRenewed: a commit that takes longer than its lease keeps its
 // record alive (the committer renews it), so a reader meeting its locks
-// meanwhile does not abort it.
+// meanwhile does not abort it. The clock is the test's: each step moves it
+// half a lease and waits for the committer to renew, so three leases pass
+// during the commit whatever the scheduler does.
 func TestLeaseRenewed(t *testing.T) {
 	ctx := context.Background()
 	inner := setup(t)
 	lease := 300 * time.Millisecond
-	s := txn.Wrap(inner, "txns", txn.Options{Lease: lease})
+	clock := newFakeClock()
+	counted := newRenewals(inner)
+	s := txn.Wrap(counted, "txns", txn.Options{Lease: lease, Now: clock.Now})
 	gs := transfer(t, s)
-	other := txn.Wrap(inner, "txns", txn.Options{Lease: lease})
+	other := txn.Wrap(inner, "txns", txn.Options{Lease: lease, Now: clock.Now})
 	err := s.Commit(ctx, gs, func() error {
 		for i := 0; i < 6; i++ {
-			time.Sleep(lease / 2)
+			clock.Advance(lease / 2)
+			if !counted.renewedSince() {
+				return errors.New("the committer did not renew its lease")
+			}
 			e, err := other.Get(ctx, table, "p0", "r", nil)
 			if err != nil || e.Properties["bal"].Int() != 100 {
 				return fmt.Errorf("reader during the commit: %v %v", e, err)
@@ -375,6 +447,35 @@ func TestLeaseRenewed(t *testing.T) {
 	}
 	if got := classify(state(t, other)); got != "new" {
 		t.Fatalf("after commit: %s", got)
+	}
+}
+
+// TestLeaseExpiresWithoutRenewal is TestLeaseRenewed's control: the same
+// reader, with the clock moved past the lease before the committer could
+// renew, takes the record for abandoned and aborts it, so the commit
+// fails. Without it TestLeaseRenewed could pass because readers never
+// abort at all.
+func TestLeaseExpiresWithoutRenewal(t *testing.T) {
+	ctx := context.Background()
+	inner := setup(t)
+	lease := time.Hour // the renewer's ticker (lease/3) does not fire during the test
+	clock := newFakeClock()
+	s := txn.Wrap(inner, "txns", txn.Options{Lease: lease, Now: clock.Now})
+	gs := transfer(t, s)
+	other := txn.Wrap(inner, "txns", txn.Options{Lease: lease, Now: clock.Now})
+	err := s.Commit(ctx, gs, func() error {
+		clock.Advance(lease + time.Second)
+		e, err := other.Get(ctx, table, "p0", "r", nil)
+		if err != nil || e.Properties["bal"].Int() != 100 {
+			return fmt.Errorf("reader of an abandoned transaction: %v %v", e, err)
+		}
+		return nil
+	})
+	if err == nil {
+		t.Fatal("a commit whose lease expired unrenewed committed after a reader aborted it")
+	}
+	if got := classify(state(t, other)); got != "old" {
+		t.Fatalf("after the aborted commit: %s", got)
 	}
 }
 
@@ -463,20 +564,25 @@ func TestFilterOnUnselectedProperty(t *testing.T) {
 }
 
 // slowIntents delays the batches of intent values after the record's own
-// (a large transaction on a slow link), and runs another gateway's
-// recovery sweep meanwhile.
+// (a large transaction on a slow link): before each it moves the clock two
+// leases on, waits for the committer to renew, and runs another gateway's
+// recovery sweep.
 type slowIntents struct {
-	storage.Store
-	delay time.Duration
+	*renewals
+	clock *fakeClock
+	lease time.Duration
 	sweep func()
 }
 
 func (s slowIntents) Batch(ctx context.Context, tbl string, ops []storage.Operation) ([]storage.ETag, error) {
 	if tbl == "txns" && ops[0].Kind == storage.OpInsert && ops[0].Entity.RowKey != "r" && ops[0].Entity.PartitionKey != "clock" {
-		time.Sleep(s.delay)
+		s.clock.Advance(2 * s.lease)
+		if !s.renewedSince() {
+			return nil, errors.New("the committer did not renew its lease")
+		}
 		s.sweep()
 	}
-	return s.Store.Batch(ctx, tbl, ops)
+	return s.renewals.Batch(ctx, tbl, ops)
 }
 
 // TestLeaseRenewedWhileWritingIntents: a transaction whose intent values
@@ -486,16 +592,17 @@ func TestLeaseRenewedWhileWritingIntents(t *testing.T) {
 	ctx := context.Background()
 	inner := setup(t)
 	lease := 200 * time.Millisecond
-	other := txn.Wrap(inner, "txns", txn.Options{Lease: lease})
+	clock := newFakeClock()
+	other := txn.Wrap(inner, "txns", txn.Options{Lease: lease, Now: clock.Now})
 	var swept txn.RecoverStats
-	slow := slowIntents{Store: inner, delay: 2 * lease, sweep: func() {
+	slow := slowIntents{renewals: newRenewals(inner), clock: clock, lease: lease, sweep: func() {
 		st, err := other.Recover(ctx)
 		if err != nil {
 			t.Error(err)
 		}
 		swept = st
 	}}
-	s := txn.Wrap(slow, "txns", txn.Options{Lease: lease})
+	s := txn.Wrap(slow, "txns", txn.Options{Lease: lease, Now: clock.Now})
 	// 2 x 80 inserts: 161 record-table entities, two batches.
 	var gs []txn.Group
 	for _, pk := range []string{"q0", "q1"} {

@@ -47,6 +47,12 @@ func (e explainBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Ro
 		it, _ := compat.DistinctIter(ctx, d, child) // compat/distinct_collation.go
 		return it, nil
 	}
+	if so, ok := n.(*plan.SetOp); ok {
+		return compat.SetOpIter(ctx, so, row, e.exec.Build) // compat/setop_collation.go
+	}
+	if rc, ok := n.(*plan.RecursiveCte); ok {
+		return compat.RecursiveCteIter(ctx, rc, row, e.exec.Build) // compat/setop_collation.go
+	}
 	if si, ok := n.(*plan.ShowIndexes); ok {
 		return buildShowIndexes(ctx, si, row) // stats.go
 	}

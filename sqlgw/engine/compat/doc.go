@@ -13,6 +13,8 @@
 //	distinct_collation.go     SELECT DISTINCT compares strings by their
 //	                          collation (the engine's exec builder and direct
 //	                          ranges use its iterator)
+//	setop_collation.go        UNION, INTERSECT, EXCEPT and recursive CTEs compare rows by
+//	                          their collations too (the engine's exec builder)
 //	outer_join_nullable.go    no NOT NULL flag on outer-joined columns
 //	                          (called by the engine's pushdown rule)
 //	enum_in_functions.go      ENUM/SET values inside string functions (the
