@@ -115,6 +115,13 @@ func (l *leanGet) get(ctx context.Context, table, pk, rk, sel string) (body []by
 		return nil, "", err
 	}
 	if resp.StatusCode != http.StatusOK {
+		// Read and close the body first, as the SDK's body-download
+		// policy does: the error keeps it (mapError reads the message),
+		// and an error that never reaches mapError (the caller's context
+		// ended) must not hold the connection.
+		if _, err := runtime.Payload(resp); err != nil {
+			return nil, "", err
+		}
 		return nil, "", runtime.NewResponseError(resp)
 	}
 	body, err = io.ReadAll(resp.Body)

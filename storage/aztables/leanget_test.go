@@ -216,3 +216,43 @@ func keysOf(t *testing.T, path string) (pk, rk string) {
 	rk, _ = cut(strings.TrimPrefix(rest, ",RowKey="))
 	return pk, rk
 }
+
+// closeBody records whether a response body was closed.
+type closeBody struct {
+	*strings.Reader
+	closed bool
+}
+
+func (c *closeBody) Close() error { c.closed = true; return nil }
+
+// statusTransport answers 404 ResourceNotFound, remembering the last body.
+type statusTransport struct{ last *closeBody }
+
+func (s *statusTransport) Do(req *http.Request) (*http.Response, error) {
+	h := http.Header{}
+	h.Set("x-ms-error-code", "ResourceNotFound")
+	s.last = &closeBody{Reader: strings.NewReader(`{"odata.error":{"code":"ResourceNotFound","message":{"lang":"en-US","value":"The specified resource does not exist.\nRequestId:x"}}}`)}
+	return &http.Response{StatusCode: http.StatusNotFound, Header: h, Body: s.last, Request: req}, nil
+}
+
+// TestLeanGetErrorBody: a lean Get answered with an error status reads
+// and closes the response body at once, as the SDK's body-download
+// policy does (an error that never reaches mapError, because the
+// caller's context ended, must not hold the connection), and the error is
+// the SDK's ResponseError with the service's code and message.
+func TestLeanGetErrorBody(t *testing.T) {
+	tr := &statusTransport{}
+	s, err := Open(context.Background(), "UseDevelopmentStorage=true", &Options{HTTPClient: tr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.lean.get(context.Background(), "tbl", "p", "r", ""); err == nil || !tr.last.closed {
+		t.Fatal("the error response's body was left open")
+	}
+	_, err = s.Get(context.Background(), "tbl", "p", "r", nil)
+	var se *ServiceError
+	if !errors.As(err, &se) || se.Status != http.StatusNotFound || se.Code != "ResourceNotFound" ||
+		!errors.Is(err, storage.ErrNotFound) || se.Message != "The specified resource does not exist." {
+		t.Fatalf("Get: %#v", err)
+	}
+}
