@@ -458,3 +458,58 @@ func TestReview13bPrivilegeMemoOtherGateway(t *testing.T) {
 		t.Fatalf("granted again: select %v, insert %v", s, i)
 	}
 }
+
+// TestReview13bInsertTextTemplates: text INSERTs run from a remembered
+// template without a parse (directinsert_text.go, 6548695) must be the
+// statements the parser would have made of them: the same text after USE
+// of another database, after SET NAMES, negative numbers, adjacent string
+// literals, an introducer followed by a space, a trailing semicolon,
+// leading zeros, 64-bit limits, identifiers with digits.
+func TestReview13bInsertTextTemplates(t *testing.T) {
+	direct := insertDiffConn(t, sqlgw.Config{})
+	general := insertDiffConn(t, sqlgw.Config{NoPlanCache: true})
+	n0 := engine.InsertTextCount()
+	steps := []string{
+		"CREATE DATABASE tx1", "CREATE DATABASE tx2",
+		"CREATE TABLE tx1.t (id BIGINT PRIMARY KEY, u BIGINT UNSIGNED, s VARCHAR(10), b VARBINARY(10))",
+		"CREATE TABLE tx2.t (id BIGINT PRIMARY KEY, u BIGINT UNSIGNED, s VARCHAR(10), b VARBINARY(10))",
+		"USE tx1",
+	}
+	ins := func(format string, n int) {
+		for i := 0; i < n; i++ {
+			steps = append(steps, fmt.Sprintf(format, len(steps)))
+		}
+	}
+	ins("INSERT INTO t (id, u, s, b) VALUES (%d, 1, 'a', 'b')", 3)
+	ins("INSERT INTO t (id, u, s, b) VALUES (%d, -1, 'a', 'b')", 2)
+	ins("INSERT INTO t (id, u, s, b) VALUES (-%d, 1, 'a', 'b')", 2)
+	ins("INSERT INTO t (id, u, s, b) VALUES (%d, 1, 'a' 'z', 'b')", 2)
+	ins("INSERT INTO t (id, u, s, b) VALUES (%d, 1, _latin1 'é', _binary 'b')", 2)
+	ins("INSERT INTO t (id, u, s, b) VALUES (%d, 1, 'a', 'b');", 2)
+	ins("INSERT INTO t (id, u, s, b) VALUES (%d, 007, '0x41', '')", 2)
+	ins("INSERT INTO t (id, u, s, b) VALUES (%d, 18446744073709551615, 'max', 'b')", 2)
+	ins("INSERT INTO t (id, u, s, b) VALUES (%d, 18446744073709551616, 'over', 'b')", 2)
+	ins("INSERT INTO t (id, u, s, b) VALUES (%d, 9223372036854775808, 'big', 'b')", 2)
+	ins("INSERT INTO t (id, u, s, b) VALUES (%d, 1, 'toolongvalue', 'b')", 2)
+	ins("INSERT INTO t (id, u, s, b) VALUES (%d, 1, 'é', 'é')", 2)
+	steps = append(steps, "USE tx2")
+	ins("INSERT INTO t (id, u, s, b) VALUES (%d, 1, 'a', 'b')", 3)
+	steps = append(steps, "SET NAMES latin1")
+	ins("INSERT INTO t (id, u, s, b) VALUES (%d, 1, 'é', 'é')", 2)
+	steps = append(steps, "SET NAMES utf8mb4", "SET sql_mode = 'NO_BACKSLASH_ESCAPES'")
+	ins("INSERT INTO t (id, u, s, b) VALUES (%d, 1, 'a', 'b')", 2)
+	steps = append(steps, "SET sql_mode = DEFAULT", "DROP TABLE tx2.t",
+		"CREATE TABLE tx2.t (id BIGINT PRIMARY KEY, u TINYINT, s CHAR(2), b INT)")
+	ins("INSERT INTO t (id, u, s, b) VALUES (%d, 1, 'a', 'b')", 2)
+	ins("INSERT INTO t (id, u, s, b) VALUES (%d, 1, 'a', '7')", 2)
+	steps = append(steps, "SELECT * FROM tx1.t ORDER BY id", "SELECT id, u, s, HEX(s), b FROM tx2.t ORDER BY id", "SELECT LAST_INSERT_ID()")
+	for i, q := range steps {
+		if a, c := writeRun(direct, q), writeRun(general, q); a != c {
+			t.Errorf("step %d: %s\nwith the plan cache:\n%s\nwithout:\n%s", i, q, a, c)
+		}
+	}
+	t.Logf("%d INSERTs ran from their template", engine.InsertTextCount()-n0)
+	if n := engine.InsertTextCount() - n0; n < 5 {
+		t.Errorf("only %d INSERTs ran from their template", n)
+	}
+}
