@@ -513,3 +513,53 @@ func TestReview13bInsertTextTemplates(t *testing.T) {
 		t.Errorf("only %d INSERTs ran from their template", n)
 	}
 }
+
+// TestReview13bDirectUpdateMore runs UPDATE shapes of the direct UPDATE
+// (directupdate.go, 6c46280) against a gateway executing the cached plan
+// through go-mysql-server and one without the plan cache: rows moving
+// within the index they are read through, unique values swapped in a
+// transaction, a savepoint, non-strict conversions and NULL into NOT
+// NULL, ENUM/SET/JSON/DECIMAL assignments,
+// updates to the same value.
+func TestReview13bDirectUpdateMore(t *testing.T) {
+	direct := insertDiffConn(t, sqlgw.Config{})
+	cached := insertDiffConn(t, sqlgw.Config{NoDirect: true})
+	general := insertDiffConn(t, sqlgw.Config{NoPlanCache: true})
+	u0 := engine.DirectUpdates()
+	steps := []string{
+		"CREATE DATABASE du", "USE du",
+		"CREATE TABLE t (id INT PRIMARY KEY, k INT NOT NULL, u INT, e ENUM('a','b') NOT NULL DEFAULT 'a', st SET('x','y'), j JSON, d DECIMAL(5,2), s VARCHAR(5) NOT NULL DEFAULT '', KEY kk (k), UNIQUE KEY uu (u))",
+		"INSERT INTO t (id, k, u) VALUES (1, 1, 1), (2, 1, 2), (3, 2, 3), (4, 2, 4), (5, 3, NULL)",
+		"UPDATE t SET k = k + 1 WHERE k = 1", "UPDATE t SET k = k + 1 WHERE k = 2", "SELECT id, k FROM t ORDER BY id",
+		"UPDATE t SET u = 2 WHERE id = 1", "UPDATE t SET u = u WHERE id = 1", "UPDATE t SET u = NULL WHERE id = 1", "UPDATE t SET u = 1 WHERE id = 1",
+		"BEGIN", "UPDATE t SET u = 100 WHERE id = 1", "UPDATE t SET u = 1 WHERE id = 2", "UPDATE t SET u = 2 WHERE id = 1", "SAVEPOINT s",
+		"UPDATE t SET u = 3 WHERE id = 1", "UPDATE t SET u = 7 WHERE id = 4", "ROLLBACK TO SAVEPOINT s", "SELECT id, u FROM t ORDER BY id", "COMMIT",
+		"SELECT id, u FROM t ORDER BY id",
+		"UPDATE t SET e = 'b' WHERE id = 1", "UPDATE t SET e = 'c' WHERE id = 1", "UPDATE t SET e = 2 WHERE id = 2", "UPDATE t SET st = 'y,x' WHERE id = 1",
+		"UPDATE t SET j = '{\"a\": 1}' WHERE id = 1", "UPDATE t SET j = '{bad' WHERE id = 1", "UPDATE t SET d = '1.005' WHERE id = 1", "UPDATE t SET d = '12345' WHERE id = 1",
+		"UPDATE t SET s = 'abcdef' WHERE id = 1", "UPDATE t SET s = NULL WHERE id = 1", "UPDATE t SET k = 'x' WHERE id = 1",
+		"SET sql_mode = ''",
+		"UPDATE t SET s = 'abcdef' WHERE id = 2", "UPDATE t SET s = NULL WHERE id = 2", "UPDATE t SET k = '12x' WHERE id = 2", "UPDATE t SET d = '12345' WHERE id = 2",
+		"UPDATE t SET e = 'c' WHERE id = 2", "UPDATE t SET u = 'abc' WHERE id = 3",
+		"SET sql_mode = DEFAULT",
+		"UPDATE t SET k = 9 WHERE k = 3", "UPDATE t SET k = 9 WHERE k = 9", "UPDATE t SET k = 10 WHERE k = 9",
+		"SELECT id, k, u, e, st, j, d, s FROM t ORDER BY id",
+		"SELECT id FROM t WHERE k = 10 ORDER BY id", "SELECT id FROM t WHERE u = 2",
+	}
+	var all []string
+	for _, s := range steps {
+		all = append(all, s)
+		if strings.HasPrefix(s, "UPDATE") {
+			all = append(all, s)
+		}
+	}
+	for i, q := range all {
+		a, b, c := writeRun(direct, q), writeRun(cached, q), writeRun(general, q)
+		if a != b || a != c {
+			t.Errorf("step %d: %s\ndirect:\n%s\ncached, executed by go-mysql-server:\n%s\nwithout the plan cache:\n%s", i, q, a, b, c)
+		}
+	}
+	if n := engine.DirectUpdates() - u0; n < 20 {
+		t.Errorf("only %d UPDATEs were executed directly", n)
+	}
+}
