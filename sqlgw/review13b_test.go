@@ -563,3 +563,24 @@ func TestReview13bDirectUpdateMore(t *testing.T) {
 		t.Errorf("only %d UPDATEs were executed directly", n)
 	}
 }
+
+// TestReview13bDuplicateOfFirstRow: a multi-row INSERT whose rows both
+// hit a unique value names the first row's value in its 1062, as MySQL
+// does, every time: the commit's global index writes run in parallel per
+// partition, and the error reported was the first to arrive (which made
+// TestDirectInsertDiff's step "VALUES (27, 5), (28, 2)" flaky).
+func TestReview13bDuplicateOfFirstRow(t *testing.T) {
+	for _, cfg := range []sqlgw.Config{{}, {NoPlanCache: true}} {
+		c := insertDiffConn(t, cfg)
+		for _, q := range []string{"CREATE DATABASE z", "USE z", "CREATE TABLE nn (id INT AUTO_INCREMENT PRIMARY KEY, a INT NOT NULL, u INT, UNIQUE KEY uu (u))",
+			"INSERT INTO nn (a, u) VALUES (27, 5), (28, 2)"} {
+			writeRun(c, q)
+		}
+		for i := 0; i < 30; i++ {
+			r := writeRun(c, "INSERT INTO nn (a, u) VALUES (27, 5), (28, 2)")
+			if !strings.Contains(r, "Duplicate entry '5' for key 'uu'") {
+				t.Fatalf("plan cache off %v, try %d: %s", cfg.NoPlanCache, i, r)
+			}
+		}
+	}
+}
