@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,49 +26,101 @@ import (
 
 // lastGet is an HTTP transport that remembers the URLs of the GETs it
 // sent while recording is on (the gateway's store requests for a query),
-// and when the first GET since the last reset started and the last one's
-// response ended (its body read), for the wall-clock breakdown.
+// counts every request it sends, and times the GETs since the last reset
+// for the wall-clock breakdown: when the first one was handed to the
+// transport, and, through net/http's httptrace, when its request was
+// written and its response's first byte read, and when the last one's
+// body was read. Each side of the benchmark has its own lastGet over its
+// own http.Client with the same settings (the store's own, see
+// aztables.Options.HTTPClient), so the two keep separate warm connections
+// and neither waits for the other's.
 type lastGet struct {
-	mu         sync.Mutex
-	record     bool
-	urls       []*url.URL
-	start, end time.Time
+	client *http.Client
+
+	mu                       sync.Mutex
+	record                   bool
+	urls                     []*url.URL
+	requests                 int // every request sent since the last span
+	reused                   int // requests sent on a kept-alive connection
+	start, wrote, first, end time.Time
+}
+
+func newLastGet() *lastGet {
+	return &lastGet{client: &http.Client{Transport: &http.Transport{
+		MaxIdleConns:        16,
+		MaxIdleConnsPerHost: 16,
+		IdleConnTimeout:     4 * time.Second, // inside Azurite's 5 s
+	}}}
 }
 
 func (l *lastGet) Do(req *http.Request) (*http.Response, error) {
-	if req.Method != http.MethodGet {
-		return http.DefaultClient.Do(req)
-	}
 	l.mu.Lock()
-	if l.record {
+	l.requests++
+	get := req.Method == http.MethodGet
+	if get && l.record {
 		u := *req.URL
 		l.urls = append(l.urls, &u)
 	}
-	if l.start.IsZero() {
+	first := get && l.start.IsZero()
+	if first {
 		l.start = time.Now()
 	}
 	l.mu.Unlock()
-	resp, err := http.DefaultClient.Do(req)
+	if first {
+		trace := &httptrace.ClientTrace{
+			GotConn: func(ci httptrace.GotConnInfo) {
+				if ci.Reused {
+					l.mu.Lock()
+					l.reused++
+					l.mu.Unlock()
+				}
+			},
+			WroteRequest: func(httptrace.WroteRequestInfo) {
+				l.mu.Lock()
+				l.wrote = time.Now()
+				l.mu.Unlock()
+			},
+			GotFirstResponseByte: func() {
+				l.mu.Lock()
+				l.first = time.Now()
+				l.mu.Unlock()
+			},
+		}
+		req = req.WithContext(httptrace.WithClientTrace(req.Context(), trace))
+	}
+	resp, err := l.client.Do(req)
 	if err == nil {
 		body, rerr := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		resp.Body = io.NopCloser(bytes.NewReader(body))
 		err = rerr
 	}
-	l.mu.Lock()
-	l.end = time.Now()
-	l.mu.Unlock()
+	if get {
+		l.mu.Lock()
+		l.end = time.Now()
+		l.mu.Unlock()
+	}
 	return resp, err
 }
 
-// span returns the start of the first GET and the end of the last since
-// the previous call.
-func (l *lastGet) span() (start, end time.Time) {
+// reqSpan is one side's store requests in one iteration: when the first
+// GET was handed to the transport, its request written and its first
+// response byte read, when the last GET's body was read, and how many
+// requests were sent (GETs or not) and how many of them on a reused
+// connection.
+type reqSpan struct {
+	start, wrote, first, end time.Time
+	requests, reused         int
+}
+
+// span returns the requests since the previous call.
+func (l *lastGet) span() reqSpan {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	start, end = l.start, l.end
-	l.start, l.end = time.Time{}, time.Time{}
-	return start, end
+	s := reqSpan{l.start, l.wrote, l.first, l.end, l.requests, l.reused}
+	l.start, l.wrote, l.first, l.end = time.Time{}, time.Time{}, time.Time{}, time.Time{}
+	l.requests, l.reused = 0, 0
+	return s
 }
 
 // capture runs f with recording on and returns the GETs it sent.
@@ -164,21 +218,33 @@ func cutQuoted(s string) (val, rest string, ok bool) {
 // prepared one (COM_STMT_EXECUTE), beside the raw SDK sending the same
 // store requests, so that the gateway's overhead reads as a ratio:
 //
-//	go test ./cmd/sqlgw -run '^$' -bench GatewayAzure -benchtime 300x -count 3
+//	go test ./cmd/sqlgw -run '^$' -bench GatewayAzure -benchtime 1000x -count 5
 //
 // Each iteration runs the SQL query and the SDK requests the gateway sent
 // for it (captured once from the wire: table, keys, $filter, $select,
 // $top), one after the other, in alternating order, so load from
-// elsewhere on the machine hits both alike; the
-// benchmark reports each one's mean and their ratio (gateway/sdk). The SDK
-// side does not decode entities; the gateway decodes them, evaluates the
-// query and sends MySQL rows, which the driver parses. It fails unless a
-// point select sends exactly one request (its Get Entity) and a range
-// exactly two: the snapshot's clock read and its Query Entities, both
-// replayed on the SDK side.
+// elsewhere on the machine hits both alike. Each side sends through its own
+// HTTP client with the same settings (its own warm connection). The
+// benchmark reports each side's median time per iteration and the ratio of
+// the medians (ratio, gateway/sdk; the ratio of the means too, which the
+// machine's outliers move more), and splits each side's median into before
+// its first request was handed to the transport, the requests (of which
+// -wait is from the request written to the response's first byte: the
+// server and the loopback), and after the last response body was read.
+// ping is a MySQL round trip that reads nothing (COM_PING, same client),
+// the floor of any statement through the gateway; ratio-less-ping is the
+// gateway's median less it, against the SDK's. The SDK side does not
+// decode entities; the gateway decodes them, evaluates the query and sends
+// MySQL rows, which the driver parses. It fails unless every execution of
+// a point select sends exactly one request (its Get Entity) and of a
+// range exactly two (the snapshot's clock read and its Query Entities,
+// both replayed on the SDK side); catalog-checks is the rate of the
+// catalog's version check (a read every catalog RefreshInterval, inline in
+// whichever statement finds the cache stale), the only other request
+// allowed.
 func BenchmarkGatewayAzure(b *testing.B) {
 	cs := azurite.Shared(b)
-	tr := &lastGet{}
+	tr := newLastGet()
 	store, err := aztables.Open(context.Background(), cs, &aztables.Options{HTTPClient: tr})
 	if err != nil {
 		b.Fatal(err)
@@ -205,8 +271,8 @@ func BenchmarkGatewayAzure(b *testing.B) {
 	}
 	co := &sdk.ClientOptions{}
 	co.Retry.MaxRetries = -1
-	sdkTr := &lastGet{}
-	co.Transport = sdkTr // the same transport as the gateway's store, never recording
+	sdkTr := newLastGet()
+	co.Transport = sdkTr // the same settings as the gateway store's transport
 	svc, err := sdk.NewServiceClientFromConnectionString(cs, co)
 	if err != nil {
 		b.Fatal(err)
@@ -305,17 +371,29 @@ func BenchmarkGatewayAzure(b *testing.B) {
 			}
 		}
 		raw(b)
+		paths := map[string]bool{}
+		for _, u := range urls {
+			paths[u.Path] = true
+		}
 		b.Run("op="+tc.name+"/impl=ratio", func(b *testing.B) {
 			for _, u := range urls {
 				b.Logf("store request: %s", u.RequestURI())
 			}
-			// Wall clock: before is from the call to the first store
-			// request sent, http the requests, after from the last
-			// response read to the rows returned.
-			var tg, ts, tdata, gBefore, gHTTP, gAfter, sBefore, sHTTP, sAfter time.Duration
+			var gs, ss sides
+			var ping samples
+			ctx := context.Background()
+			extra := 0
 			n := 0
 			tr.span()
 			sdkTr.span()
+			tr.mu.Lock()
+			tr.record, tr.urls = true, nil
+			tr.mu.Unlock()
+			defer func() {
+				tr.mu.Lock()
+				tr.record = false
+				tr.mu.Unlock()
+			}()
 			// The two sides alternate which goes first, so that what one
 			// leaves behind (in Azurite, in the Go runtime) falls on both.
 			for b.Loop() {
@@ -336,29 +414,101 @@ func BenchmarkGatewayAzure(b *testing.B) {
 				if n%2 == 1 {
 					g0, g1, s0, s1 = t1, t2, t0, t1
 				}
-				tg += g1.Sub(g0)
-				ts += s1.Sub(s0)
-				tdata += lastReplay
-				s, e := tr.span()
-				gBefore, gHTTP, gAfter = gBefore+s.Sub(g0), gHTTP+e.Sub(s), gAfter+g1.Sub(e)
-				s, e = sdkTr.span()
-				sBefore, sHTTP, sAfter = sBefore+s.Sub(s0), sHTTP+e.Sub(s), sAfter+s1.Sub(e)
+				gr, sr := tr.span(), sdkTr.span()
+				// Every execution sends exactly the captured requests; the
+				// catalog's version check (every RefreshInterval, inline in
+				// a statement) is the only other request allowed.
+				tr.mu.Lock()
+				got := 0
+				for _, u := range tr.urls {
+					if paths[u.Path] {
+						got++
+					}
+				}
+				tr.urls = tr.urls[:0]
+				tr.mu.Unlock()
+				if got != want || sr.requests != want {
+					b.Fatalf("iteration %d: the gateway sent %d of its statement's requests, the SDK %d, want %d", n, got, sr.requests, want)
+				}
+				extra += gr.requests - want
+				// The floor of any statement through the gateway: a MySQL
+				// round trip that reads nothing (COM_PING, the driver and
+				// the loopback both ways, the server's reply).
+				t3 := time.Now()
+				if err := db.PingContext(ctx); err != nil {
+					b.Fatal(err)
+				}
+				ping = append(ping, float64(time.Since(t3).Nanoseconds()))
+				gs.add(g0, g1, gr)
+				ss.add(s0, s1, sr)
+				ss.data = append(ss.data, float64(lastReplay.Nanoseconds()))
 				n++
 			}
-			per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(n) }
-			b.ReportMetric(per(tg), "gateway-ns/op")
-			b.ReportMetric(per(ts), "sdk-ns/op")
-			b.ReportMetric(float64(tg)/float64(ts), "ratio")
+			b.ReportMetric(gs.total.median(), "gateway-ns/op")
+			b.ReportMetric(ss.total.median(), "sdk-ns/op")
+			b.ReportMetric(gs.total.median()/ss.total.median(), "ratio")
+			b.ReportMetric(gs.total.mean()/ss.total.mean(), "ratio-of-means")
+			b.ReportMetric(ping.median(), "ping-ns/op")
+			// The gateway's time less the MySQL round trip's, against the
+			// SDK's: what the gateway adds beyond the client protocol.
+			b.ReportMetric((gs.total.median()-ping.median())/ss.total.median(), "ratio-less-ping")
 			if len(replays) > 1 {
 				// Against the data request alone (without the clock read).
-				b.ReportMetric(float64(tg)/float64(tdata), "ratio-to-query")
+				b.ReportMetric(gs.total.median()/ss.data.median(), "ratio-to-query")
 			}
-			b.ReportMetric(per(gBefore), "gw-before-ns/op")
-			b.ReportMetric(per(gHTTP), "gw-http-ns/op")
-			b.ReportMetric(per(gAfter), "gw-after-ns/op")
-			b.ReportMetric(per(sBefore), "sdk-before-ns/op")
-			b.ReportMetric(per(sHTTP), "sdk-http-ns/op")
-			b.ReportMetric(per(sAfter), "sdk-after-ns/op")
+			b.ReportMetric(float64(extra)/float64(n), "catalog-checks/op")
+			for _, m := range []struct {
+				name string
+				s    *samples
+			}{
+				{"gw-before", &gs.before}, {"gw-http", &gs.http}, {"gw-wait", &gs.wait}, {"gw-after", &gs.after},
+				{"sdk-before", &ss.before}, {"sdk-http", &ss.http}, {"sdk-wait", &ss.wait}, {"sdk-after", &ss.after},
+			} {
+				b.ReportMetric(m.s.median(), m.name+"-ns/op")
+			}
 		})
 	}
+}
+
+// samples are one measure's per-iteration values, in nanoseconds.
+type samples []float64
+
+func (s samples) median() float64 {
+	if len(s) == 0 {
+		return 0
+	}
+	c := slices.Clone(s)
+	slices.Sort(c)
+	if len(c)%2 == 1 {
+		return c[len(c)/2]
+	}
+	return (c[len(c)/2-1] + c[len(c)/2]) / 2
+}
+
+func (s samples) mean() float64 {
+	sum := 0.0
+	for _, v := range s {
+		sum += v
+	}
+	return sum / float64(len(s))
+}
+
+// sides are one side's (the gateway's or the SDK's) per-iteration times:
+// its whole call, before its first store request was handed to the
+// transport, the requests (to the last response body read), of that the
+// wait from the first request written to its response's first byte (the
+// server's time and the loopback), and after the last response until the
+// call returned; data is the SDK's last request alone (a range's query
+// without the clock read).
+type sides struct {
+	total, before, http, wait, after, data samples
+}
+
+func (s *sides) add(t0, t1 time.Time, r reqSpan) {
+	ns := func(a, b time.Time) float64 { return float64(b.Sub(a).Nanoseconds()) }
+	s.total = append(s.total, ns(t0, t1))
+	s.before = append(s.before, ns(t0, r.start))
+	s.http = append(s.http, ns(r.start, r.end))
+	s.wait = append(s.wait, ns(r.wrote, r.first))
+	s.after = append(s.after, ns(r.end, t1))
 }

@@ -24,10 +24,18 @@
 // # Running
 //
 // Launch starts `azurite-table` bound to 127.0.0.1 on a free port with
-// --inMemoryPersistence --disableTelemetry --skipApiVersionCheck, waits for its
+// --inMemoryPersistence --disableTelemetry --skipApiVersionCheck --silent, waits for its
 // "successfully started" line (failing if the process exits first or after
 // 30 s), and Stop ends it by its PID (SIGTERM, then SIGKILL). On Linux the
 // child also gets SIGTERM if the test binary dies (Pdeathsig).
+//
+// --silent turns off Azurite's access log, a line on stdout per request,
+// which this package kept in memory for the life of the test binary and
+// relayed through a pipe: two wake-ups of the test process for each
+// request, landing while the next request was in flight. They lengthened
+// the measured requests of cmd/sqlgw's BenchmarkGatewayAzure unevenly
+// (docs/benchmarks.md, "Azure point select latency"). Errors still reach
+// Server.Output; Options.Args can add --debug.
 //
 // # Tests
 //
@@ -163,6 +171,7 @@ func launch(ctx context.Context, bin string, opts *Options) (*Server, error) {
 		"--inMemoryPersistence",
 		"--disableTelemetry",
 		"--skipApiVersionCheck",
+		"--silent", // no access log line per request (see the package doc)
 	}, opts.Args...)
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = filepath.Dir(bin)
