@@ -75,6 +75,7 @@
 //	directinsert.go INSERT … VALUES executed without the exec pipeline;
 //	                directinsert_bulk.go (large texts, uncached),
 //	                directinsert_text.go (text templates, unparsed)
+//	directupdate.go … such an UPDATE run without the engine's iterators
 //	boundplan.go    cached plans' access paths: parameters bound, not re-planned
 //	selectlimit.go  sql_select_limit for simple SELECTs (a go-mysql-server bug)
 //
@@ -152,7 +153,8 @@
 //     executor and the editor still do the write; an INSERT … VALUES runs
 //     without the executor (directinsert.go), a large one uncached too
 //     (directinsert_bulk.go), a text one of a known template unparsed
-//     (directinsert_text.go).
+//     (directinsert_text.go); such an UPDATE runs without the executor's
+//     iterators, the editor still writing (directupdate.go).
 //     Plan_cache_hits / _misses / _direct / _writes / Last_plan_from_cache
 //     show it.
 //   - At most one row: a PointGet tells the engine so (index.go,
