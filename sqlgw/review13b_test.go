@@ -584,3 +584,56 @@ func TestReview13bDuplicateOfFirstRow(t *testing.T) {
 		}
 	}
 }
+
+// TestReview13bSnapshotIteratorsRepeatable: inside a transaction, IN
+// lists through a non-unique index (one Query per value, on iterators the
+// shared snapshot keeps for the next query, 903488b) and ranges keep
+// reading the transaction's snapshot while another session commits
+// changes, including rows moving between index values; after COMMIT the
+// next statements see the changes.
+func TestReview13bSnapshotIteratorsRepeatable(t *testing.T) {
+	db := r13Server(t, false, false)
+	ctx := context.Background()
+	r := sqltest.NewRunner(t, db)
+	r.ExecAll("CREATE DATABASE sr", "CREATE TABLE sr.t (id INT PRIMARY KEY, k INT NOT NULL, c VARCHAR(20) NOT NULL, KEY kk (k))")
+	for i := 1; i <= 30; i++ {
+		r.Exec("INSERT INTO sr.t VALUES (?, ?, ?)", i, i%5, fmt.Sprintf("c%d", i))
+	}
+	reader, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	queries := []string{
+		"SELECT id, k, c FROM sr.t WHERE k IN (1, 2, 3) ORDER BY id",
+		"SELECT id, k, c FROM sr.t WHERE id BETWEEN 5 AND 20 ORDER BY c",
+		"SELECT id, k, c FROM sr.t WHERE k = 4 ORDER BY id",
+	}
+	read := func() string {
+		var sb strings.Builder
+		for _, q := range queries {
+			sb.WriteString(diffRun(reader, q))
+		}
+		return sb.String()
+	}
+	if _, err := reader.ExecContext(ctx, "BEGIN"); err != nil {
+		t.Fatal(err)
+	}
+	before := read()
+	for round := 0; round < 3; round++ {
+		r.Exec("UPDATE sr.t SET c = ? WHERE id = ?", fmt.Sprintf("x%d", round), 7+round)
+		r.Exec("UPDATE sr.t SET k = ? WHERE id = ?", 4, 11+round)
+		r.Exec("INSERT INTO sr.t VALUES (?, 1, 'new')", 100+round)
+		r.Exec("DELETE FROM sr.t WHERE id = ?", 20-round)
+		if got := read(); got != before {
+			t.Fatalf("round %d: the transaction's reads changed:\nbefore:\n%s\nnow:\n%s", round, before, got)
+		}
+	}
+	if _, err := reader.ExecContext(ctx, "COMMIT"); err != nil {
+		t.Fatal(err)
+	}
+	after := read()
+	if after == before || !strings.Contains(after, "x2") || !strings.Contains(after, "new") {
+		t.Fatalf("after COMMIT the changes are not seen:\n%s", after)
+	}
+}
