@@ -16,6 +16,8 @@ import (
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	"github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"github.com/sqlgw/sqlgw/sqlgw/engine/compat"
 )
 
 // Cached plans of writes (issue 13)
@@ -317,6 +319,9 @@ func (f *FastLane) buildWrite(ctx *sql.Context, query string, stmt sqlparser.Sta
 	p := &cachedPlan{db: db, sqlMode: mode, root: analyzed, table: tname, nparams: nparams,
 		ints: planbuilder.New(ctx, nil, nil), charsetResults: ctx.GetCharacterSetResults(),
 		write: &writePlan{counter: counter, qFlags: *qFlags, version: version}}
+	// cachedPlan.valid compares it as for a SELECT: without it every
+	// write plan was stale at its next execute and built again.
+	p.divPrecision = compat.DivPrecisionIncrement(ctx)
 	if p.selectLimit, err = ctx.GetSessionVariable(ctx, "sql_select_limit"); err != nil {
 		return nil
 	}
@@ -598,6 +603,11 @@ func (f *FastLane) runWrite(sqlCtx *sql.Context, c *mysql.Conn, query string, p 
 		return err
 	}
 	defer func() { end(err) }()
+	if p.write.counter == "Com_update" {
+		if handled, err := f.runDirectUpdate(sqlCtx, c, node, callback); handled { // directupdate.go
+			return err
+		}
+	}
 	qFlags := p.write.qFlags
 	qFlags.Set(sql.QFlagDeferProjections)
 	schema, iter, _, err := f.Engine.PrepQueryPlanForExecution(sqlCtx, query, node, &qFlags)

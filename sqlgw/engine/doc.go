@@ -72,6 +72,7 @@
 //	rowdecode.go    direct execution's rows: only the returned columns,
 //	                each decoded once from its property
 //	directwrite.go  cached plans of INSERT … VALUES, UPDATE/DELETE by key
+//	directupdate.go … such an UPDATE run without the engine's iterators
 //	boundplan.go    cached plans' access paths: parameters bound, not re-planned
 //	selectlimit.go  sql_select_limit for simple SELECTs (a go-mysql-server bug)
 //
@@ -146,7 +147,9 @@
 //     code (directrange.go).
 //     INSERT … VALUES and UPDATE/DELETE whose WHERE a lookup answers are
 //     cached too (directwrite.go): the binder and analyzer are skipped, the
-//     executor and the editor still do the write.
+//     executor and the editor still do the write; such an UPDATE runs
+//     without the executor's iterators, the editor still writing
+//     (directupdate.go).
 //     Plan_cache_hits / _misses / _direct / _writes / Last_plan_from_cache
 //     show it.
 //   - At most one row: a PointGet tells the engine so (index.go,

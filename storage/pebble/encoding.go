@@ -241,6 +241,17 @@ func encodeEntity(b []byte, props storage.Properties, etag storage.ETag, ticks i
 	return b
 }
 
+// encodeRecord is encodeEntity for properties already encoded: n of them
+// in props (a record's, which it copies).
+func encodeRecord(b []byte, etag storage.ETag, ticks int64, n int, props []byte) []byte {
+	b = append(b, entityRecordV1)
+	b = binary.AppendUvarint(b, uint64(len(etag)))
+	b = append(b, etag...)
+	b = binary.BigEndian.AppendUint64(b, uint64(ticks))
+	b = binary.AppendUvarint(b, uint64(n))
+	return append(b, props...)
+}
+
 // record is a decoded view of an entity record's header; the properties
 // stay encoded in props until decoded.
 type record struct {

@@ -655,6 +655,13 @@ func (s *Store) apply(op storage.Operation, key []byte, ticks int64, read func([
 			return "", nil, nil
 		}
 	}
+	if found && op.Kind != storage.OpInsert && op.Mode == storage.Merge && len(e.Properties) == 0 {
+		// An empty Merge (the index backfill's ETag bump of every row,
+		// catalog/ixmaint): the stored properties byte for byte, under a
+		// new ETag and timestamp, without decoding and encoding them.
+		etag := s.newETag()
+		return etag, encodeRecord(nil, etag, ticks, rec.n, rec.props), nil
+	}
 	props := e.Properties
 	if found && op.Kind != storage.OpInsert && op.Mode == storage.Merge {
 		old, err := rec.decodeProps(nil)
