@@ -111,44 +111,11 @@ func (t *Table) checkLen(k string, cols []KeyColumn, which string) error {
 // a local index; for a global one, into ix.Physical (with Insert for a
 // unique index whose key has no base-key suffix, to enforce uniqueness).
 func (t *Table) IndexEntity(ix *Index, pk, rk string, row []Datum) (*storage.Entity, error) {
-	if len(row) != len(t.Columns) {
-		return nil, fmt.Errorf("%w: table %q: row of %d values for %d columns", ErrValue, t.Name, len(row), len(t.Columns))
-	}
-	cols, err := t.IndexColumns(ix)
+	cols, ipk, irk, err := t.indexKeys(ix, pk, rk, row)
 	if err != nil {
 		return nil, err
 	}
-	vals := make([]Datum, len(cols))
-	hasNull := false
-	for i, kc := range cols {
-		vals[i] = row[kc.Index]
-		hasNull = hasNull || vals[i] == nil
-	}
-	ipk, irk, err := t.IndexPrefix(ix, vals)
-	if err != nil {
-		return nil, err
-	}
-	e := &storage.Entity{Properties: storage.Properties{PropBasePK: storage.String(pk), PropBaseRK: storage.String(rk)}}
-	if ix.Global {
-		e.PartitionKey, e.RowKey = ipk, irk
-		if !ix.Unique || hasNull {
-			// The logical PartitionKey: index order is base-key order
-			// on a salted table too (salt.go).
-			lpk, err := t.Unsalt(pk)
-			if err != nil {
-				return nil, err
-			}
-			e.RowKey += lpk + rk
-		}
-	} else {
-		e.PartitionKey, e.RowKey = pk, irk
-		if !ix.Unique || hasNull {
-			e.RowKey += rk
-		}
-	}
-	if err := t.checkLen(e.RowKey, cols, "RowKey"); err != nil {
-		return nil, err
-	}
+	e := &storage.Entity{PartitionKey: ipk, RowKey: irk, Properties: storage.Properties{PropBasePK: storage.String(pk), PropBaseRK: storage.String(rk)}}
 	add := func(ci int) error {
 		d := row[ci]
 		if d == nil {
@@ -190,6 +157,55 @@ func (t *Table) IndexEntity(ix *Index, pk, rk string, row []Datum) (*storage.Ent
 		return nil, fmt.Errorf("index %q of table %q: %w", ix.Name, t.Name, err)
 	}
 	return e, nil
+}
+
+// IndexKeys returns the keys of IndexEntity's entity for the same
+// arguments, without building it: only the index's columns of row are
+// read (the others may be nil).
+func (t *Table) IndexKeys(ix *Index, pk, rk string, row []Datum) (ipk, irk string, err error) {
+	_, ipk, irk, err = t.indexKeys(ix, pk, rk, row)
+	return ipk, irk, err
+}
+
+// indexKeys is IndexKeys, with the index's columns.
+func (t *Table) indexKeys(ix *Index, pk, rk string, row []Datum) (cols []KeyColumn, ipk, irk string, err error) {
+	if len(row) != len(t.Columns) {
+		return nil, "", "", fmt.Errorf("%w: table %q: row of %d values for %d columns", ErrValue, t.Name, len(row), len(t.Columns))
+	}
+	cols, err = t.IndexColumns(ix)
+	if err != nil {
+		return nil, "", "", err
+	}
+	vals := make([]Datum, len(cols))
+	hasNull := false
+	for i, kc := range cols {
+		vals[i] = row[kc.Index]
+		hasNull = hasNull || vals[i] == nil
+	}
+	ipk, irk, err = t.IndexPrefix(ix, vals)
+	if err != nil {
+		return nil, "", "", err
+	}
+	if ix.Global {
+		if !ix.Unique || hasNull {
+			// The logical PartitionKey: index order is base-key order
+			// on a salted table too (salt.go).
+			lpk, err := t.Unsalt(pk)
+			if err != nil {
+				return nil, "", "", err
+			}
+			irk += lpk + rk
+		}
+	} else {
+		ipk = pk
+		if !ix.Unique || hasNull {
+			irk += rk
+		}
+	}
+	if err := t.checkLen(irk, cols, "RowKey"); err != nil {
+		return nil, "", "", err
+	}
+	return cols, ipk, irk, nil
 }
 
 // DecodeIndexEntity returns the base row's keys and a row (one Datum per

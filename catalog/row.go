@@ -417,6 +417,13 @@ func (t *Table) splitContinuation(rk string) (string, int, uint64, error) {
 // others (another generation's, left by an interrupted rewrite) ignored.
 // Columns whose properties are absent are NULL.
 func (t *Table) DecodeRow(entities ...*storage.Entity) ([]Datum, error) {
+	return t.DecodeRowColumns(nil, entities...)
+}
+
+// DecodeRowColumns is DecodeRow that decodes only the columns cols
+// (ordinals; nil: all) and leaves the others nil. An attached table's
+// row is decoded whole.
+func (t *Table) DecodeRowColumns(cols []int, entities ...*storage.Entity) ([]Datum, error) {
 	if len(entities) > 0 && entities[0] != nil && t.IsAttached() {
 		return t.decodeAttached(entities[0])
 	}
@@ -425,7 +432,14 @@ func (t *Table) DecodeRow(entities ...*storage.Entity) ([]Datum, error) {
 		return nil, err
 	}
 	row := make([]Datum, len(t.Columns))
-	for i := range t.Columns {
+	for j := range t.Columns {
+		i := j
+		if cols != nil {
+			if j >= len(cols) {
+				break
+			}
+			i = cols[j]
+		}
 		v, ok, err := t.ColumnValue(props, i)
 		if err != nil || !ok {
 			if err != nil {

@@ -564,8 +564,10 @@ func (tp *Template) bindPoint(q *Query) (*Plan, bool) {
 	}
 	p := *tp.point
 	p.Gets = []Key{{PK: pk, RK: rk}}
-	p.Select = slices.Clone(p.Select)
-	p.Order = slices.Clone(p.Order)
+	// Shared with the template, never written in place; clipped, so an
+	// append copies (no clone per execute).
+	p.Select = slices.Clip(p.Select)
+	p.Order = slices.Clip(p.Order)
 	p.Residual = nil
 	p.where = q.Where
 	b := builder{q: q}
@@ -665,9 +667,9 @@ func (tp *Template) bindIndexKeys(b *builder, it IndexedTable) (*Plan, bool) {
 		}
 		acc.Queries = qs
 	}
-	acc.Select = slices.Clone(acc.Select)
+	acc.Select = slices.Clip(acc.Select) // as in bindPoint
 	p.Index = &acc
-	p.Select = slices.Clone(p.Select)
-	p.Order = slices.Clone(p.Order)
+	p.Select = slices.Clip(p.Select)
+	p.Order = slices.Clip(p.Order)
 	return &p, true
 }

@@ -190,6 +190,32 @@ func TestPlanCachePrivileges(t *testing.T) {
 	if code := sqltest.Errno(err); code != 1044 && code != 1142 {
 		t.Fatalf("after REVOKE: %v (errno %d), want access denied (1044 or 1142)", err, code)
 	}
+	// A passed check is remembered per plan while the privilege tables are
+	// unchanged (FastLane.authorized): a GRANT between two executes
+	// applies at the next one, and so do the REVOKE and DROP USER after it.
+	sqltest.NewRunner(t, ts.DB).Exec("GRANT SELECT ON pcp.* TO reader")
+	d0 := directRuns(t, c)
+	for _, id := range []int{2, 1} {
+		if err := st.QueryRowContext(ctx, id).Scan(&v); err != nil {
+			t.Fatalf("after GRANT, id %d: %v", id, err)
+		}
+	}
+	if d := directRuns(t, c); d != d0+2 {
+		t.Fatalf("after GRANT: %d executes ran directly, want 2", d-d0)
+	}
+	sqltest.NewRunner(t, ts.DB).Exec("REVOKE SELECT ON pcp.* FROM reader")
+	err = st.QueryRowContext(ctx, 1).Scan(&v)
+	if code := sqltest.Errno(err); code != 1044 && code != 1142 {
+		t.Fatalf("after the second REVOKE: %v (errno %d), want access denied (1044 or 1142)", err, code)
+	}
+	sqltest.NewRunner(t, ts.DB).Exec("GRANT SELECT ON pcp.t TO reader")
+	if err := st.QueryRowContext(ctx, 1).Scan(&v); err != nil {
+		t.Fatalf("after the second GRANT: %v", err)
+	}
+	sqltest.NewRunner(t, ts.DB).Exec("DROP USER reader")
+	if err := st.QueryRowContext(ctx, 2).Scan(&v); err == nil {
+		t.Fatalf("after DROP USER: the execute succeeded (%q)", v)
+	}
 }
 
 // TestPlanCacheStatementSpacing: a prepared statement whose text starts

@@ -257,6 +257,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
+	defer startGCPacing()() // gctune.go
 
 	var tlsConfig *tls.Config
 	switch {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sqlgw/sqlgw/sqlgw"
 	"github.com/sqlgw/sqlgw/sqlgw/engine"
@@ -46,7 +47,8 @@ import (
 // cachehits/op is the share of executes served from the plan cache
 // (sqlgw/engine/plancache.go), direct/op the share executed directly
 // (sqlgw/engine/direct.go); SQLGW_BENCH_NODIRECT=1 turns direct execution
-// off (Config.NoDirect), for an A/B in one build. random_points/ps is
+// off (Config.NoDirect), for an A/B in one build; SQLGW_BENCH_GCPACING=0
+// runs without serve's garbage collector pacing (gctune.go). random_points/ps is
 // select_random_points (ten values of k IN a list, through k_1).
 //
 // allocs/op and B/op count the whole process, the client driver's
@@ -347,6 +349,9 @@ func oltpServer(b *testing.B) *sql.DB {
 	if err != nil {
 		b.Fatal(err)
 	}
+	if os.Getenv("SQLGW_BENCH_GCPACING") != "0" {
+		b.Cleanup(startGCPacing()) // as serve does (gctune.go)
+	}
 	go srv.Serve()
 	b.Cleanup(func() { srv.Close(context.Background()) })
 	db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", srv.Addr()))
@@ -381,13 +386,16 @@ func oltpMeasure(b *testing.B, conn *sql.Conn, op func(i int)) {
 	}
 	r0 := count()
 	bound0, _ := engine.BoundPlanCounts()
-	b.ResetTimer()
 	cpu0 := processCPU()
+	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		op(i)
 	}
 	b.StopTimer()
-	reportCPU(b, cpu0, b.N)
+	// cpu-µs/op: the process's CPU time (user and system, client driver
+	// included) per op, less sensitive than ns/op to other load on a
+	// shared machine; compare it between builds.
+	b.ReportMetric(float64(processCPU()-cpu0)/float64(time.Microsecond)/float64(b.N), "cpu-µs/op")
 	b.ReportMetric(float64(count()-r0)/float64(b.N), "requests/op")
 	// bound/op: executes whose access path was bound into the cached one
 	// instead of re-planned (sqlgw/engine/boundplan.go).

@@ -81,11 +81,13 @@ type directPlan struct {
 	schema sql.Schema // the plan's result schema
 	proj   []int      // the table row's columns, in result order; nil: all
 	limit  int64      // a LIMIT above the access (0: none)
-	// cols are the result's columns as ordinals of the table's full row:
-	// the row iterator decodes only these, into a row it reuses. nil
-	// with ops: their sorts and DISTINCT keep rows, of the table's
-	// projected schema.
+	// cols are the result's columns as ordinals of the table's full row
+	// (with ops: the columns of the rows the first operator reads): the
+	// row iterator decodes only these, into a row it reuses unless keep.
 	cols []int
+	// keep: the operators keep the rows they read (a sort, DISTINCT),
+	// so each is a new one.
+	keep bool
 	// ops, if any, are evaluated over the table's rows (directrange.go).
 	ops []directOp
 }
@@ -219,7 +221,9 @@ func (f *FastLane) directIter(ctx *sql.Context, p *cachedPlan, lookup sql.IndexL
 	}
 	t := p.ita.Table.(*Table)
 	pr := lookup.Ranges.(*planRanges)
-	spec := &readSpec{plan: pr.plan, overlay: pr.overlay, residual: pr.residual}
+	// The rows, the read's spec and a short result row: one allocation.
+	st := &directState{spec: readSpec{plan: pr.plan, overlay: pr.overlay, residual: pr.residual}}
+	spec := &st.spec
 	// The statement is its own transaction (committed at its end, Close,
 	// read-only): one entity read without a snapshot (singleread.go), and
 	// no transaction state for the read (newRowIterFor).
@@ -229,10 +233,23 @@ func (f *FastLane) directIter(ctx *sql.Context, p *cachedPlan, lookup sql.IndexL
 	if err != nil {
 		return nil, err
 	}
-	if p.direct.cols != nil {
-		it.cols, it.out = p.direct.cols, make(sql.Row, len(p.direct.cols))
+	if n := len(p.direct.cols); p.direct.cols != nil && n <= len(st.out) {
+		it.cols, it.out = p.direct.cols, st.out[:n:n]
+	} else if p.direct.cols != nil {
+		it.cols, it.out = p.direct.cols, make(sql.Row, n)
 	}
-	return &directRows{it: it, d: p.direct, autoCommit: autoCommit}, nil
+	if p.direct.cols != nil {
+		it.fresh = p.direct.keep // directrange.go: the operators keep the rows
+	}
+	st.rows = directRows{it: it, d: p.direct, autoCommit: autoCommit}
+	return &st.rows, nil
+}
+
+// directState is what directIter allocates per execute, in one piece.
+type directState struct {
+	rows directRows
+	spec readSpec
+	out  [8]any // the result row of up to 8 columns (rowIter.out)
 }
 
 // directRows are the rows of a direct execution: the table's rows

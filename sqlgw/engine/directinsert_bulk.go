@@ -51,7 +51,7 @@ func (f *FastLane) bulkInsert(ctx context.Context, c *mysql.Conn, s *Session, qu
 		return false, nil
 	}
 	_, auth, nparams, counter, ok := writeShape(ins)
-	if !ok || nparams != 0 || counter != "Com_insert" || !f.authorized(sqlCtx, auth) {
+	if !ok || nparams != 0 || counter != "Com_insert" || !f.authorized(sqlCtx, &cachedPlan{auth: auth}) {
 		return false, nil
 	}
 	analyzed, qFlags := f.bulkPlan(sqlCtx, ins, query, counter)

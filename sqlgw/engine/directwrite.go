@@ -611,6 +611,11 @@ func (f *FastLane) runWrite(sqlCtx *sql.Context, c *mysql.Conn, query string, p 
 		setStatusFlags(sqlCtx, c)
 		return callback(res)
 	}
+	if p.write.counter == "Com_update" {
+		if handled, err := f.runDirectUpdate(sqlCtx, c, node, callback); handled { // directupdate.go
+			return err
+		}
+	}
 	qFlags := p.write.qFlags
 	qFlags.Set(sql.QFlagDeferProjections)
 	schema, iter, _, err := f.Engine.PrepQueryPlanForExecution(sqlCtx, query, node, &qFlags)

@@ -7,12 +7,15 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+	"unsafe"
 
 	gms "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/server"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/mysql_db"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/planbuilder"
 	"github.com/dolthub/go-mysql-server/sql/transform"
@@ -100,6 +103,10 @@ import (
 // HandleAuth with the FROM table's AuthInformation: SELECT on the table,
 // its database or globally), against the session's current privileges; if
 // it fails, the execute takes the general path, which reports the error.
+// A check that passed is not run again while the privilege tables, the
+// account and the current database are unchanged (FastLane.authorized,
+// privilegeVersion): a GRANT or REVOKE from any session or gateway
+// applies at the next execute.
 //
 // Visible to users: SHOW [SESSION] STATUS LIKE '%plan%cache%'
 // (Plan_cache_hits, Plan_cache_misses: executes of a
@@ -172,8 +179,11 @@ type cachedPlan struct {
 	// ints converts integer parameters (rawLiteral); used by the session's
 	// one running statement at a time.
 	ints *planbuilder.Builder
-	// auth is the table's privilege check, run on every execute.
-	auth sqlparser.AuthInformation
+	// auth is the table's privilege check, run on every execute (or
+	// remembered in authMemo while the privileges are unchanged:
+	// FastLane.authorized).
+	auth     sqlparser.AuthInformation
+	authMemo atomic.Pointer[authMemo]
 	// direct, if set, runs the plan without go-mysql-server's executor
 	// (direct.go).
 	direct *directPlan
@@ -189,11 +199,70 @@ type cachedPlan struct {
 // authorized runs the privilege check go-mysql-server's binder runs for the
 // statement's one table (HandleAuth on the FROM table: SELECT on it), with
 // the session's current privileges, so a REVOKE applies to cached plans as
-// to any statement.
-func (f *FastLane) authorized(ctx *sql.Context, auth sqlparser.AuthInformation) bool {
+// to any statement. A check that passed is remembered in the plan (memo)
+// with the version of the privilege tables it passed at (privilegeVersion)
+// and what else it depends on; while they are unchanged the check is not
+// run again (see privilegeVersion).
+func (f *FastLane) authorized(ctx *sql.Context, p *cachedPlan) bool {
+	db := f.Engine.Analyzer.Catalog.MySQLDb
+	ver, known := privilegeVersion(db)
+	client := ctx.Session.Client()
+	cur := ctx.GetCurrentDatabase()
+	enabled := known && db.Enabled()
+	if m := p.authMemo.Load(); known && m != nil && m.version == ver && m.enabled == enabled && m.db == cur &&
+		m.user == client.User && m.address == client.Address {
+		return true
+	}
 	h := f.Engine.Analyzer.Catalog.AuthorizationHandler()
-	return h.HandleAuth(ctx, h.NewQueryState(ctx), auth) == nil
+	if h.HandleAuth(ctx, h.NewQueryState(ctx), p.auth) != nil {
+		return false
+	}
+	if known {
+		p.authMemo.Store(&authMemo{version: ver, enabled: enabled, db: cur, user: client.User, address: client.Address})
+	}
+	return true
 }
+
+// authMemo is a privilege check that passed (FastLane.authorized): at
+// version of the privilege tables (enabled: with privileges checked at
+// all), with db the current database and the session's account.
+type authMemo struct {
+	version           uint64
+	enabled           bool
+	db, user, address string
+}
+
+// privilegeVersion returns the version of go-mysql-server's privilege
+// tables (users, roles, grants): MySQLDb's update counter, which every
+// change to them (GRANT, REVOKE, CREATE/DROP USER and ROLE, role grants,
+// the accounts another gateway changed, sqlgw/accounts) advances when its
+// editor closes, and which go-mysql-server's own per-session privilege set
+// cache is validated against (UserActivePrivilegeSet). A check of a
+// statement's privileges (HandleAuth) is a function of those tables, the
+// account, the current database and the statement, so a passed check
+// holds while none of them changed. known is false if db is nil or the
+// counter cannot be found; then every execute runs the check.
+//
+// Upstream: MySQLDb does not export the counter; it is read through its
+// field offset, found by reflection once (a go-mysql-server without the
+// field turns the memo off). An exported MySQLDb.UpdateCounter() would
+// remove this.
+func privilegeVersion(db *mysql_db.MySQLDb) (v uint64, known bool) {
+	if db == nil || privCounterOffset < 0 {
+		return 0, false
+	}
+	return (*atomic.Uint64)(unsafe.Add(unsafe.Pointer(db), privCounterOffset)).Load(), true
+}
+
+// privCounterOffset is the offset of MySQLDb's update counter, -1 if it
+// has none of type atomic.Uint64.
+var privCounterOffset = func() int {
+	f, ok := reflect.TypeOf(mysql_db.MySQLDb{}).FieldByName("updateCounter")
+	if !ok || f.Type != reflect.TypeOf(atomic.Uint64{}) {
+		return -1
+	}
+	return int(f.Offset)
+}()
 
 // paramSlot is one parameter's literal in the cached conjuncts: the bind
 // variable, the literal's type and whether the binder had converted it to
@@ -719,7 +788,7 @@ func (f *FastLane) StmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 	if s == nil {
 		return false, noCapture, func(error) {}, nil
 	}
-	uncached := func(error) { s.lastFromCache.Store(false) }
+	uncached := s.notFromCache()
 	query := prepare.PrepareStmt
 	if _, on := sessionSelectLimit(nil, s); on { // selectlimit.go
 		if stmt, ok := preparedStatement(s, query); ok {
@@ -768,7 +837,7 @@ func noCapture(cb func(*sqltypes.Result) error) func(*sqltypes.Result) error { r
 // to cache and tells the caller to run it the usual way (see StmtExecute).
 func (f *FastLane) execute(sqlCtx *sql.Context, c *mysql.Conn, s *Session, key, query string, stmt sqlparser.Statement, variants []*cachedPlan, bindings map[string]*querypb.BindVariable, cursor bool, callback func(*sqltypes.Result) error) (handled bool, capture func(func(*sqltypes.Result) error) func(*sqltypes.Result) error, done func(error), err error) {
 	none := noCapture
-	uncached := func(error) { s.lastFromCache.Store(false) }
+	uncached := s.notFromCache()
 	var tname sqlparser.TableName
 	var auth sqlparser.AuthInformation
 	var nparams int
@@ -799,7 +868,7 @@ func (f *FastLane) execute(sqlCtx *sql.Context, c *mysql.Conn, s *Session, key, 
 		if !p.max1 && cursor {
 			continue
 		}
-		if !f.authorized(sqlCtx, p.auth) {
+		if !f.authorized(sqlCtx, p) {
 			break // go-mysql-server's binder reports the privilege error
 		}
 		if p.write != nil {
@@ -905,10 +974,14 @@ func (f *FastLane) beginSelect(sqlCtx *sql.Context, query string) (*sql.Context,
 // (Com_select, Com_insert, ...).
 func (f *FastLane) beginStatement(sqlCtx *sql.Context, query, counter string) (*sql.Context, func(error), error) {
 	start := time.Now()
-	completed := func(error) {}
 	if f.Statements != nil {
 		f.Statements.QueryStarted()
-		completed = func(err error) { f.Statements.QueryCompleted(err == nil, time.Since(start)) }
+	}
+	// (One closure, the returned one: this runs on every execute.)
+	completed := func(err error) {
+		if f.Statements != nil {
+			f.Statements.QueryCompleted(err == nil, time.Since(start))
+		}
 	}
 	qctx, err := sqlCtx.ProcessList.BeginQuery(sqlCtx, query)
 	if err != nil {
@@ -925,7 +998,9 @@ func (f *FastLane) beginStatement(sqlCtx *sql.Context, query, counter string) (*
 	return qctx, func(err error) {
 		sql.SessionCommandEnd(qctx.Session)
 		qctx.ProcessList.EndQuery(qctx)
-		completed(err)
+		if f.Statements != nil {
+			f.Statements.QueryCompleted(err == nil, time.Since(start))
+		}
 	}, nil
 }
 
@@ -1032,7 +1107,15 @@ func max1Row(ctx *sql.Context, schema sql.Schema, iter sql.RowIter, fields []*qu
 	if err != nil {
 		return nil, err
 	}
-	return &sqltypes.Result{Fields: fields, Rows: [][]sqltypes.Value{out}, RowsAffected: 1}, nil
+	r := &max1Result{rows: [1][]sqltypes.Value{out}}
+	r.res = sqltypes.Result{Fields: fields, Rows: r.rows[:], RowsAffected: 1}
+	return &r.res, nil
+}
+
+// max1Result is a one-row result and its row list, in one allocation.
+type max1Result struct {
+	res  sqltypes.Result
+	rows [1][]sqltypes.Value
 }
 
 var errMoreThanOneRow = errors.New("result max1Row iterator returned more than one row")

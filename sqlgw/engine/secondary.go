@@ -531,15 +531,25 @@ func (it *rowIter) verifyHit(ix *catalog.Index, h *storage.Entity, pk, rk string
 			}
 			ents = append(ents, more...)
 		}
-		row, err := it.meta.DecodeRow(ents...)
+		// Only the index's columns decide its keys: the rest of the row
+		// is not decoded here.
+		cols, err := it.meta.IndexColumns(ix)
 		if err != nil {
 			return nil, false, err
 		}
-		want, err := it.meta.IndexEntity(ix, pk, rk, row)
+		ords := make([]int, len(cols))
+		for i, c := range cols {
+			ords[i] = c.Index
+		}
+		row, err := it.meta.DecodeRowColumns(ords, ents...)
 		if err != nil {
 			return nil, false, err
 		}
-		if want.PartitionKey != h.PartitionKey || want.RowKey != h.RowKey {
+		wpk, wrk, err := it.meta.IndexKeys(ix, pk, rk, row)
+		if err != nil {
+			return nil, false, err
+		}
+		if wpk != h.PartitionKey || wrk != h.RowKey {
 			return nil, false, nil
 		}
 	}

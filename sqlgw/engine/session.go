@@ -34,6 +34,7 @@ type Session struct {
 	lastFromCache atomic.Bool
 	directRuns    atomic.Int64 // executes run directly (direct.go)
 	writeRuns     atomic.Int64 // writes run from the cache (directwrite.go)
+	uncachedDone  func(error)  // notFromCache's, made once
 
 	// groups: the statement's reads of table group partitions (tablegroup.go).
 	groups groupReads
@@ -69,6 +70,16 @@ const (
 	// statement's requests there are those of its plan.
 	StatusSnapshotClockReads = "Snapshot_clock_reads"
 )
+
+// notFromCache returns the done function of a statement the plan cache
+// did not run (it clears Last_plan_from_cache), one per session rather
+// than a closure per execute.
+func (s *Session) notFromCache() func(error) {
+	if s.uncachedDone == nil {
+		s.uncachedDone = func(error) { s.lastFromCache.Store(false) }
+	}
+	return s.uncachedDone
+}
 
 func (g *Gateway) newSession(base *sql.BaseSession) *Session {
 	return &Session{BaseSession: base, GW: g, Counters: &recorder.Counters{}}

@@ -61,7 +61,7 @@ func (f *FastLane) Query(ctx context.Context, c *mysql.Conn, query string, callb
 	if s == nil {
 		return false, noCapture, func(error) {}, nil
 	}
-	uncached := func(error) { s.lastFromCache.Store(false) }
+	uncached := s.notFromCache()
 	if handled, err := f.selectLimit(ctx, c, s, query, nil, nil, callback); handled { // selectlimit.go
 		return true, noCapture, nil, err
 	}

@@ -210,9 +210,13 @@ func (g *Gateway) commitAtomic(ctx context.Context, t *txn, phys []string, prep 
 	}
 	// The global index writes of every batch first (ixmaint.Begin).
 	ixops := make([]*ixmaint.Op, len(groups))
+	// The error reported is the first group's, in the order of the
+	// transaction's rows (a multi-row INSERT with two duplicates names
+	// the first row's value, as MySQL does), not the first to arrive.
 	var (
 		mu       sync.Mutex
 		firstErr error
+		errGroup = len(groups)
 		wg       sync.WaitGroup
 		sem      = make(chan struct{}, commitParallel)
 	)
@@ -233,8 +237,8 @@ func (g *Gateway) commitAtomic(ctx context.Context, t *txn, phys []string, prep 
 			mu.Lock()
 			defer mu.Unlock()
 			ixops[gi] = op
-			if err != nil && firstErr == nil {
-				firstErr = err
+			if err != nil && gi < errGroup {
+				firstErr, errGroup = err, gi
 			}
 		}(gi)
 	}

@@ -315,44 +315,73 @@ func (h *Handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 	}
 	defer h.end()
 	defer h.GW.EndStatement(c.ConnectionID) // engine/snapshot.go
-	callback = fixTimeFields(h.GW, ctx, callback)
-	withInfo := h.withInsertInfo(c, func(res *sqltypes.Result, _ bool) error {
-		if res != nil && len(res.Fields) == 0 && res.Info != "" && (reRowsMatched.MatchString(res.Info) || reRecords.MatchString(res.Info)) {
-			h.Conns.setOKInfo(c.RemoteAddr(), res.Info)
-		}
-		return callback(res)
-	})
-	inner := func(res *sqltypes.Result) error {
-		return withInfo(res, false)
+	x := &stmtExecution{h: h, ctx: ctx, c: c, prepare: prepare, callback: callback}
+	return h.translate(c, prepare.PrepareStmt, h.runRetried(ctx, c, prepare.PrepareStmt, hintOf{prepare: prepare}, x.run)) // autoretry.go
+}
+
+// stmtExecution is one COM_STMT_EXECUTE: its attempts (run, more than one
+// when retried) and the steps each result passes before the client's
+// callback (send), in one allocation rather than a closure each, as this
+// runs for every execute.
+type stmtExecution struct {
+	h        *Handler
+	ctx      context.Context
+	c        *mysql.Conn
+	prepare  *mysql.PrepareData
+	callback func(*sqltypes.Result) error
+	sent     *bool // the current attempt's (runRetried)
+	sendFn   func(*sqltypes.Result) error
+}
+
+// run is one attempt (runRetried's run).
+func (x *stmtExecution) run(sent *bool) error {
+	x.sent = sent
+	if x.sendFn == nil {
+		x.sendFn = x.send
 	}
-	return h.translate(c, prepare.PrepareStmt, h.runRetried(ctx, c, prepare.PrepareStmt, hintOf{prepare: prepare}, func(sent *bool) error { // autoretry.go
-		mark := func(res *sqltypes.Result) error {
-			*sent = true
-			return inner(res)
-		}
-		// The plan cache (plancache.go) runs the statement or says how the
-		// engine's run is to be recorded.
-		handled, capture, done, err := h.Fast.StmtExecute(ctx, c, prepare, mark)
-		if handled {
-			return err
-		}
-		err = h.Handler.ComStmtExecute(ctx, c, prepare, capture(mark))
-		done(err)
+	// The plan cache (plancache.go) runs the statement or says how the
+	// engine's run is to be recorded.
+	handled, capture, done, err := x.h.Fast.StmtExecute(x.ctx, x.c, x.prepare, x.sendFn)
+	if handled {
 		return err
-	}))
+	}
+	err = x.h.Handler.ComStmtExecute(x.ctx, x.c, x.prepare, capture(x.sendFn))
+	done(err)
+	return err
+}
+
+// send passes a result to the client: the attempt has sent something
+// (runRetried does not retry it), INSERT's info added (withInsertInfo), an
+// UPDATE's or LOAD's info kept for the connection, TIME columns' decimals
+// set (fixTimeFields).
+func (x *stmtExecution) send(res *sqltypes.Result) error {
+	*x.sent = true
+	h, c := x.h, x.c
+	res = h.insertInfo(c, res)
+	if res != nil && len(res.Fields) == 0 && res.Info != "" && (reRowsMatched.MatchString(res.Info) || reRecords.MatchString(res.Info)) {
+		h.Conns.setOKInfo(c.RemoteAddr(), res.Info)
+	}
+	fixTimeFields(h.GW, x.ctx, res)
+	return x.callback(res)
 }
 
 // withInsertInfo adds INSERT's info to the OK result of the statement
 // just run on c.
 func (h *Handler) withInsertInfo(c *mysql.Conn, cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
 	return func(res *sqltypes.Result, more bool) error {
-		if res != nil && len(res.Fields) == 0 && res.Info == "" {
-			if st, ok := h.GW.TakeInsertStats(c.ConnectionID); ok {
-				r := *res
-				r.Info = engine.InsertInfo(st, res.RowsAffected, h.WarningCount(c))
-				res = &r
-			}
-		}
-		return cb(res, more)
+		return cb(h.insertInfo(c, res), more)
 	}
+}
+
+// insertInfo returns res with INSERT's info added if it is the OK result
+// of an INSERT just run on c (a copy), else res.
+func (h *Handler) insertInfo(c *mysql.Conn, res *sqltypes.Result) *sqltypes.Result {
+	if res != nil && len(res.Fields) == 0 && res.Info == "" {
+		if st, ok := h.GW.TakeInsertStats(c.ConnectionID); ok {
+			r := *res
+			r.Info = engine.InsertInfo(st, res.RowsAffected, h.WarningCount(c))
+			return &r
+		}
+	}
+	return res
 }

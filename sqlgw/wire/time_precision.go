@@ -158,14 +158,11 @@ func fixInfoSchemaTimes(g *engine.Gateway, ctx context.Context, isc *infoSchemaC
 
 // fixTimeFields sets Decimals of TIME(n) columns in a binary-protocol
 // result (whose values vitess encodes from the text, any digits).
-func fixTimeFields(g *engine.Gateway, ctx context.Context, cb func(*sqltypes.Result) error) func(*sqltypes.Result) error {
-	return func(res *sqltypes.Result) error {
-		if res != nil && len(res.Fields) > 0 {
-			if cols := resultTimeColumns(g, ctx, res.Fields); len(cols) > 0 {
-				res.Fields = withTimeDecimals(res.Fields, cols)
-			}
+func fixTimeFields(g *engine.Gateway, ctx context.Context, res *sqltypes.Result) {
+	if res != nil && len(res.Fields) > 0 {
+		if cols := resultTimeColumns(g, ctx, res.Fields); len(cols) > 0 {
+			res.Fields = withTimeDecimals(res.Fields, cols)
 		}
-		return cb(res)
 	}
 }
 

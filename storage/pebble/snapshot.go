@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"sync"
+	"sync/atomic"
 
 	pebbledb "github.com/cockroachdb/pebble/v2"
 
@@ -32,14 +33,75 @@ type snapshot struct {
 	s  *Store
 	mu sync.RWMutex // held shared by reads, exclusively by release
 	sh *shared      // nil once released
+	// runlock is mu.RUnlock, the release of each read (reader), bound
+	// once rather than per read.
+	runlock func()
 }
 
 // shared is one Pebble snapshot and its open handles (s.snapMu).
+//
+// It also keeps the iterators its queries used, for the next ones: a
+// Pebble iterator costs far more to open and close (an iterator per
+// memtable and level, each closed again) than to re-bound (SetBounds),
+// and an IN list over a non-unique index runs a query per value
+// (select_random_points: ten per statement, at most iterPoolMax kept).
+// While kept, an iterator holds on to the memtables and files it reads
+// (the snapshot already keeps their versions); the snapshot's close, on
+// the next write or when it is no longer current, closes them.
 type shared struct {
 	db      *pebbledb.Snapshot
 	commits uint64 // Store.commits before it was taken
 	refs    int
-	closed  bool // by Close, or once unused and replaced
+	// closed: by Close, or once unused and replaced (set under
+	// s.snapMu, read without it by reader).
+	closed atomic.Bool
+
+	itMu  sync.Mutex
+	iters []*pebbledb.Iterator // idle, for reuse (iter, putIter)
+}
+
+// iterPoolMax bounds the idle iterators a shared snapshot keeps.
+const iterPoolMax = 8
+
+// iter returns an iterator of sh's snapshot bounded by lower and upper:
+// an idle one re-bounded, else a new one.
+func (sh *shared) iter(ctx context.Context, lower, upper []byte) (*pebbledb.Iterator, error) {
+	sh.itMu.Lock()
+	if n := len(sh.iters); n > 0 {
+		it := sh.iters[n-1]
+		sh.iters = sh.iters[:n-1]
+		sh.itMu.Unlock()
+		it.SetContext(ctx)
+		it.SetBounds(lower, upper)
+		return it, nil
+	}
+	sh.itMu.Unlock()
+	return sh.db.NewIterWithContext(ctx, &pebbledb.IterOptions{LowerBound: lower, UpperBound: upper})
+}
+
+// putIter keeps it for the next query, or closes it (sh closing, or
+// enough kept).
+func (sh *shared) putIter(it *pebbledb.Iterator) {
+	sh.itMu.Lock()
+	if !sh.closed.Load() && len(sh.iters) < iterPoolMax && it.Error() == nil {
+		it.SetContext(context.Background())
+		sh.iters = append(sh.iters, it)
+		sh.itMu.Unlock()
+		return
+	}
+	sh.itMu.Unlock()
+	it.Close()
+}
+
+// closeIters closes the kept iterators (sh is closing).
+func (sh *shared) closeIters() {
+	sh.itMu.Lock()
+	iters := sh.iters
+	sh.iters = nil
+	sh.itMu.Unlock()
+	for _, it := range iters {
+		it.Close()
+	}
 }
 
 // Snapshot implements storage.Snapshotter.
@@ -68,7 +130,9 @@ func (s *Store) Snapshot(ctx context.Context) (storage.Snapshot, error) {
 	}
 	cur.refs++
 	s.curIdle.Store(false)
-	return &snapshot{s: s, sh: cur}, nil
+	sn := &snapshot{s: s, sh: cur}
+	sn.runlock = sn.mu.RUnlock
+	return sn, nil
 }
 
 // Release implements storage.Snapshot.
@@ -93,10 +157,13 @@ func (sn *snapshot) Release() {
 
 // closeShared closes sh (s.snapMu held).
 func (s *Store) closeShared(sh *shared) {
-	if sh.closed {
+	if sh.closed.Load() {
 		return
 	}
-	sh.closed = true
+	sh.itMu.Lock() // putIter sees closed under itMu: nothing is kept after closeIters
+	sh.closed.Store(true)
+	sh.itMu.Unlock()
+	sh.closeIters()
 	sh.db.Close()
 	delete(s.snaps, sh)
 	if s.cur == sh {
@@ -142,25 +209,25 @@ type reader interface {
 
 // reader returns the reader for ctx and the function that ends the read
 // (s.mu is held shared by the caller).
-func (s *Store) reader(ctx context.Context) (reader, func(), error) {
+func (s *Store) reader(ctx context.Context) (reader, *shared, func(), error) {
 	sn, ok := storage.SnapshotOf(ctx).(*snapshot)
 	if !ok || sn.s != s {
-		return s.db, func() {}, nil
+		return s.db, nil, noRelease, nil
 	}
 	sn.mu.RLock()
 	if sn.sh == nil {
 		sn.mu.RUnlock()
-		return nil, nil, storage.ErrSnapshotReleased
+		return nil, nil, nil, storage.ErrSnapshotReleased
 	}
-	s.snapMu.Lock()
-	closed := sn.sh.closed // by Close
-	s.snapMu.Unlock()
-	if closed {
+	if sn.sh.closed.Load() { // by Close
 		sn.mu.RUnlock()
-		return nil, nil, storage.ErrSnapshotReleased
+		return nil, nil, nil, storage.ErrSnapshotReleased
 	}
-	return sn.sh.db, sn.mu.RUnlock, nil
+	return sn.sh.db, sn.sh, sn.runlock, nil
 }
+
+// noRelease is the release function of a read without a snapshot.
+func noRelease() {}
 
 // IdleSnapshots returns the number of Pebble snapshots the store keeps
 // open for reuse with no handle on them (0 or 1: the current shared one,

@@ -148,16 +148,16 @@ func TestSnapshotShared(t *testing.T) {
 	}
 	old := a.sh
 	a.Release()
-	if old.closed || read(b) != 1 {
+	if old.closed.Load() || read(b) != 1 {
 		t.Fatal("a shared snapshot was closed while held")
 	}
 	b.Release()
-	if !old.closed {
+	if !old.closed.Load() {
 		t.Fatal("a stale snapshot stayed open once released")
 	}
 	cs := c.sh
 	c.Release()
-	if s.cur != cs || cs.closed || !s.curIdle.Load() {
+	if s.cur != cs || cs.closed.Load() || !s.curIdle.Load() {
 		t.Fatal("the current snapshot, unused and up to date, was not kept")
 	}
 	d := take()
@@ -167,7 +167,7 @@ func TestSnapshotShared(t *testing.T) {
 	d.Release()
 	idle := s.cur
 	put(3)
-	if !idle.closed || s.cur != nil {
+	if !idle.closed.Load() || s.cur != nil {
 		t.Fatal("a write left the unused stale snapshot open")
 	}
 	if _, err := s.Get(storage.WithSnapshot(ctx, d), "tab", "p", "r", nil); !errors.Is(err, storage.ErrSnapshotReleased) {

@@ -19,7 +19,8 @@
 //
 // Keys and order: encoding.go defines the on-disk format. Entity keys are
 // ordered by (PartitionKey, RowKey) in UTF-16 ordinal order, so queries are
-// bounded Pebble iterations and results come back sorted.
+// bounded Pebble iterations and results come back sorted. A Query page's
+// entities share their byte copies and Entity structs (pagearena.go).
 //
 // Concurrency: a write (or batch) takes the striped mutexes of the entities
 // it touches, in increasing stripe order, reads their current records,
@@ -318,11 +319,24 @@ func (s *Store) table(name string) (tableInfo, error) {
 	if err := storage.ValidateTableName(name); err != nil {
 		return tableInfo{}, err
 	}
-	t, ok := s.tables[string(tableKey(name)[1:])]
+	key := name // tables are keyed by their lower-cased name (tableKey)
+	if hasUpperASCII(name) {
+		key = string(tableKey(name)[1:])
+	}
+	t, ok := s.tables[key]
 	if !ok {
 		return tableInfo{}, fmt.Errorf("%w: table %q", storage.ErrNotFound, name)
 	}
 	return t, nil
+}
+
+func hasUpperASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			return true
+		}
+	}
+	return false
 }
 
 // CreateTable implements storage.Store.
@@ -429,12 +443,12 @@ func (s *Store) Get(ctx context.Context, table, pk, rk string, opts *storage.Get
 		}
 		sel = opts.Select
 	}
-	r, done, err := s.reader(ctx)
+	r, _, done, err := s.reader(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	v, closer, err := r.Get(appendEntityKey(nil, t.id, pk, rk))
+	v, closer, err := r.Get(appendEntityKey(make([]byte, 0, tablePrefixLen+len(pk)+1+len(rk)), t.id, pk, rk))
 	if errors.Is(err, pebbledb.ErrNotFound) {
 		return nil, fmt.Errorf("%w: entity (%q, %q) in table %q", storage.ErrNotFound, pk, rk, table)
 	}
@@ -446,8 +460,22 @@ func (s *Store) Get(ctx context.Context, table, pk, rk string, opts *storage.Get
 	if err != nil {
 		return nil, err
 	}
+	if sel != nil && len(sel) <= maxSelectScan {
+		// A Get's few selected names are matched by a scan, and the
+		// entity's property names are the caller's strings: no set, no
+		// name copies (issue 13: a point select's Get).
+		props, err := rec.decodePropsSelected(sel)
+		if err != nil {
+			return nil, err
+		}
+		return rec.entityWith(pk, rk, props), nil
+	}
 	return rec.entity(pk, rk, selectSet(sel))
 }
+
+// maxSelectScan is the largest projection Get matches by a scan of its
+// names rather than a set.
+const maxSelectScan = 16
 
 // selectSet returns the set of user properties a projection keeps (nil: all).
 func selectSet(sel []string) map[string]struct{} {
@@ -466,13 +494,18 @@ func (r *record) entity(pk, rk string, sel map[string]struct{}) (*storage.Entity
 	if err != nil {
 		return nil, err
 	}
+	return r.entityWith(pk, rk, props), nil
+}
+
+// entityWith is the entity (pk, rk) of the record with properties props.
+func (r *record) entityWith(pk, rk string, props storage.Properties) *storage.Entity {
 	return &storage.Entity{
 		PartitionKey: pk,
 		RowKey:       rk,
 		Properties:   props,
 		ETag:         storage.ETag(r.etag),
 		Timestamp:    ticksTime(r.ticks),
-	}, nil
+	}
 }
 
 // Insert implements storage.Store.
@@ -654,6 +687,13 @@ func (s *Store) apply(op storage.Operation, key []byte, ticks int64, read func([
 			return "", nil, nil
 		}
 	}
+	if found && op.Kind != storage.OpInsert && op.Mode == storage.Merge && len(e.Properties) == 0 {
+		// An empty Merge (the index backfill's ETag bump of every row,
+		// catalog/ixmaint): the stored properties byte for byte, under a
+		// new ETag and timestamp, without decoding and encoding them.
+		etag := s.newETag()
+		return etag, encodeRecord(nil, etag, ticks, rec.n, rec.props), nil
+	}
 	props := e.Properties
 	if found && op.Kind != storage.OpInsert && op.Mode == storage.Merge {
 		old, err := rec.decodeProps(nil)
@@ -726,16 +766,40 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 	if bytes.Compare(start, end) >= 0 {
 		return page, nil
 	}
-	r, done, err := s.reader(ctx)
+	r, sh, done, err := s.reader(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	it, err := r.NewIterWithContext(ctx, &pebbledb.IterOptions{LowerBound: lower, UpperBound: upper})
-	if err != nil {
+	var it *pebbledb.Iterator
+	if sh != nil {
+		// At a snapshot: an iterator it kept (shared.iter), kept again
+		// after a read that ended well.
+		if it, err = sh.iter(ctx, lower, upper); err != nil {
+			return nil, err
+		}
+		ok := false
+		defer func() {
+			if ok {
+				sh.putIter(it)
+			} else {
+				it.Close()
+			}
+		}()
+		page, err := s.scan(ctx, it, q, page, start, end)
+		ok = err == nil
+		return page, err
+	}
+	if it, err = r.NewIterWithContext(ctx, &pebbledb.IterOptions{LowerBound: lower, UpperBound: upper}); err != nil {
 		return nil, err
 	}
 	defer it.Close()
+	return s.scan(ctx, it, q, page, start, end)
+}
+
+// scan is Query's read of its page from it, positioned at start (end for
+// a reverse read).
+func (s *Store) scan(ctx context.Context, it *pebbledb.Iterator, q *storage.Query, page *storage.Page, start, end []byte) (*storage.Page, error) {
 
 	limit := storage.MaxPageSize
 	if q.Top > 0 && q.Top < limit {
@@ -777,6 +841,7 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 	var seekBuf, lastEPK []byte
 	lastPK := ""
 	names := make(map[string]string)
+	var arena pageArena // pagearena.go
 	var valid bool
 	if q.Reverse {
 		valid = it.SeekLT(end)
@@ -854,7 +919,7 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 			return nil, err
 		}
 		if q.Filter == nil || storage.EvalFunc(q.Filter, get) {
-			props, err := rec.decodePropsInterned(sel, names)
+			props, err := rec.decodePropsInterned(sel, names, &arena)
 			if err != nil {
 				return nil, err
 			}
@@ -862,16 +927,18 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 			if !bytes.Equal(epk, lastEPK) {
 				lastEPK = append(lastEPK[:0], epk...)
 				pkBuf = appendDecodedEKey(pkBuf[:0], epk)
-				lastPK = string(pkBuf)
+				lastPK = arena.string(pkBuf)
 			}
 			rkBuf = appendDecodedEKey(rkBuf[:0], erk)
-			page.Entities = append(page.Entities, &storage.Entity{
+			e := arena.entity()
+			*e = storage.Entity{
 				PartitionKey: lastPK,
-				RowKey:       string(rkBuf),
+				RowKey:       arena.string(rkBuf),
 				Properties:   props,
-				ETag:         storage.ETag(rec.etag),
+				ETag:         storage.ETag(arena.string(rec.etag)),
 				Timestamp:    ticksTime(rec.ticks),
-			})
+			}
+			page.Entities = append(page.Entities, e)
 		}
 		if q.Reverse {
 			valid = it.Prev()
@@ -887,13 +954,21 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 
 // queryBounds returns the iteration bounds of a query on table id.
 func queryBounds(id uint64, q *storage.Query) (lower, upper []byte) {
-	lower = appendTablePrefix(nil, id)
-	upper = appendTablePrefix(nil, id+1)
 	p := q.Partition
 	if pk, ok := p.Single(); ok {
-		// One partition: bound by the RowKey range too.
-		lower = append(appendEKey(lower, pk), keySep)
-		upper = append(appendEKey(appendTablePrefix(nil, id), pk), keySep)
+		// One partition: bound by the RowKey range too. Both bounds in
+		// one allocation (an IN list of a non-unique index runs a query
+		// per value).
+		nl, nu := tablePrefixLen+len(pk)+2, tablePrefixLen+len(pk)+2
+		if r := q.Row; r != nil && r.Low != nil {
+			nl += len(r.Low.Key)
+		}
+		if r := q.Row; r != nil && r.High != nil {
+			nu += len(r.High.Key)
+		}
+		buf := make([]byte, 0, nl+nu)
+		lower = append(appendEKey(appendTablePrefix(buf[:0:nl], id), pk), keySep)
+		upper = append(appendEKey(appendTablePrefix(buf[nl:nl:nl+nu], id), pk), keySep)
 		if r := q.Row; r != nil && r.Low != nil {
 			lower = appendEKey(lower, r.Low.Key)
 			if r.Low.Exclusive {
@@ -910,6 +985,8 @@ func queryBounds(id uint64, q *storage.Query) (lower, upper []byte) {
 		}
 		return lower, upper
 	}
+	lower = appendTablePrefix(nil, id)
+	upper = appendTablePrefix(nil, id+1)
 	if p == nil {
 		return lower, upper
 	}
