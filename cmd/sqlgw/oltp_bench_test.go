@@ -373,7 +373,7 @@ func oltpStatus(b *testing.B, conn *sql.Conn, name string) int64 {
 }
 
 // oltpMeasure runs op b.N times on conn and reports the session's store
-// requests and CPU time (cpu-ns/op: processCPU) per op.
+// requests and CPU time (cpu-µs/op: processCPU) per op.
 func oltpMeasure(b *testing.B, conn *sql.Conn, op func(i int)) {
 	b.Helper()
 	count := func() int64 {
