@@ -4,10 +4,14 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"net"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/dolthub/vitess/go/mysql"
+
+	"github.com/sqlgw/sqlgw/sqlgw/engine"
 )
 
 // writeRun runs text statement q over the vitess client and renders what
@@ -270,5 +274,219 @@ func TestWritePlanCachePrivileges(t *testing.T) {
 	}
 	if n := writeHits(t, servers[0][1]); n < 3 {
 		t.Errorf("only %d writes came from the plan cache", n)
+	}
+}
+
+// sessionStatus returns a connection's session status variable name.
+func sessionStatus(t *testing.T, c *sql.Conn, name string) int {
+	t.Helper()
+	var n int
+	if err := c.QueryRowContext(context.Background(), "SHOW SESSION STATUS LIKE '"+name+"'").Scan(&name, &n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestWritePlanCacheReused: a prepared write executed again is served
+// from its cached plan (a hit), not analyzed again on every execute, under
+// the default session settings (a plan that no execute finds valid is
+// built anew each time, and still counted as a cached write).
+func TestWritePlanCacheReused(t *testing.T) {
+	c := diffServer(t, false)
+	ctx := context.Background()
+	for _, q := range []string{"CREATE DATABASE ru", "USE ru",
+		"CREATE TABLE sb (id INT PRIMARY KEY, k INT NOT NULL DEFAULT 0, c CHAR(20) NOT NULL DEFAULT '', KEY k_1 (k))",
+		"INSERT INTO sb VALUES (2, 10, 'a'), (3, 20, 'b'), (4, 30, 'c')"} {
+		if _, err := c.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range []string{"UPDATE sb SET k=k+1 WHERE id=?", "UPDATE sb SET c=? WHERE id=?", "DELETE FROM sb WHERE id=?"} {
+		stmt, err := c.PrepareContext(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h0, m0 := sessionStatus(t, c, "Plan_cache_hits"), sessionStatus(t, c, "Plan_cache_misses")
+		const n = 10
+		for i := 0; i < n; i++ {
+			// Not id 1: a parameter equal to the constant 1 of k=k+1 makes
+			// the build fail (directwrite.go), and the next execute builds.
+			args := []any{i%3 + 2}
+			if strings.Contains(q, "c=?") {
+				args = []any{fmt.Sprint("v", i), i%3 + 2}
+			}
+			if _, err := stmt.ExecContext(ctx, args...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		stmt.Close()
+		// Each SHOW SESSION STATUS is a statement of its own (a miss at most).
+		hits, misses := sessionStatus(t, c, "Plan_cache_hits")-h0, sessionStatus(t, c, "Plan_cache_misses")-m0
+		if hits < n-1 || misses > 2 {
+			t.Errorf("%s: %d executes gave %d plan cache hits and %d misses, want %d hits", q, n, hits, misses, n-1)
+		}
+	}
+}
+
+// directUpdateSteps are UPDATEs of the shape run directly (directupdate.go:
+// by key, unique or other index) on tables with a global index, a unique
+// index, NULLs, an ON UPDATE column, a stored generated column and a CHECK
+// constraint, with the reads that show the indexes' contents after them.
+var directUpdateSteps = []string{
+	"CREATE DATABASE du", "USE du",
+	"CREATE TABLE t (id INT PRIMARY KEY, k INT NOT NULL DEFAULT 0, u VARCHAR(10), n INT, c CHAR(8) NOT NULL DEFAULT '', KEY k_1 (k), UNIQUE KEY u_1 (u))",
+	"INSERT INTO t VALUES (1, 10, 'a', NULL, 'x'), (2, 20, 'b', 2, 'y'), (3, 30, NULL, 3, 'z'), (4, 10, NULL, NULL, 'w'), (5, 50, 'e', 5, 'v')",
+	// An indexed value moving, again and again; a missing key.
+	"UPDATE t SET k = k + 1 WHERE id = 2", "UPDATE t SET k = k + 1 WHERE id = 2", "UPDATE t SET k = k - 1 WHERE id = 3",
+	"UPDATE t SET k = k + 1 WHERE id = 99", "UPDATE t SET k = 10 WHERE id = 5",
+	"SELECT id FROM t WHERE k = 10 ORDER BY id", "SELECT id FROM t WHERE k = 22", "SELECT id FROM t WHERE k = 20", "SELECT id, k FROM t ORDER BY id",
+	// No-op updates: matched 1, changed 0, nothing written.
+	"UPDATE t SET k = k WHERE id = 1", "UPDATE t SET c = 'x' WHERE id = 1", "UPDATE t SET k = 10, c = 'x' WHERE id = 1", "UPDATE t SET u = NULL WHERE id = 3",
+	// NULLs: into a nullable column, a unique one, and a NOT NULL one.
+	"UPDATE t SET n = NULL WHERE id = 2", "UPDATE t SET n = 7 WHERE id = 1", "UPDATE t SET u = NULL WHERE id = 1", "UPDATE t SET u = 'a' WHERE id = 4",
+	"UPDATE t SET k = NULL WHERE id = 1", "UPDATE t SET c = NULL WHERE id = 1",
+	"SELECT id FROM t WHERE u = 'a'", "SELECT id FROM t WHERE u IS NULL ORDER BY id", "SELECT * FROM t ORDER BY id",
+	// Unique violations (1062, the same message), the key itself.
+	"UPDATE t SET u = 'b' WHERE id = 5", "UPDATE t SET u = 'e' WHERE id = 3", "UPDATE t SET u = 'z' WHERE id = 5", "UPDATE t SET u = 'e' WHERE id = 3",
+	"UPDATE t SET id = 1 WHERE id = 2", "UPDATE t SET id = 20 WHERE id = 2", "UPDATE t SET id = 2 WHERE id = 20", "UPDATE t SET id = id + 100 WHERE id = 4",
+	"UPDATE t SET k = k + 1 WHERE id = 104",
+	"SELECT id FROM t WHERE u = 'e'", "SELECT id FROM t WHERE u = 'z'", "SELECT id FROM t WHERE k = 11 ORDER BY id", "SELECT * FROM t ORDER BY id",
+	// Through the unique index and through the non-unique one (many rows).
+	"UPDATE t SET n = 9 WHERE u = 'z'", "UPDATE t SET k = 70 WHERE u = 'a'", "UPDATE t SET c = 'many' WHERE k = 10", "UPDATE t SET k = 12 WHERE k = 10",
+	"UPDATE t SET n = 1 WHERE k = 12", "UPDATE t SET k = 13 WHERE k = 999",
+	"SELECT id FROM t WHERE k = 12 ORDER BY id", "SELECT id FROM t WHERE k = 10", "SELECT * FROM t ORDER BY id",
+	// Strict conversions and their errors; then the non-strict warnings.
+	"UPDATE t SET k = 'abc' WHERE id = 1", "UPDATE t SET k = '12x' WHERE id = 1", "UPDATE t SET c = 'far too long' WHERE id = 1", "UPDATE t SET k = 3000000000 WHERE id = 1",
+	"SET sql_mode = ''",
+	"UPDATE t SET k = 'abc' WHERE id = 1", "UPDATE t SET k = '12x' WHERE id = 1", "UPDATE t SET c = 'far too long' WHERE id = 1", "UPDATE t SET k = 3000000000 WHERE id = 1",
+	"UPDATE t SET k = NULL WHERE id = 1",
+	"SET sql_mode = DEFAULT",
+	"SELECT id FROM t WHERE k = 2147483647", "SELECT * FROM t ORDER BY id",
+	// Transactions: rolled back, committed, autocommit off.
+	"BEGIN", "UPDATE t SET k = 500 WHERE id = 1", "UPDATE t SET u = 'tx' WHERE id = 2", "SELECT id FROM t WHERE k = 500", "SELECT id FROM t WHERE u = 'tx'",
+	"UPDATE t SET u = 'tx' WHERE id = 3", "ROLLBACK",
+	"SELECT id FROM t WHERE k = 500", "SELECT id FROM t WHERE u = 'tx'", "SELECT * FROM t ORDER BY id",
+	"BEGIN", "UPDATE t SET k = 501 WHERE id = 1", "UPDATE t SET k = 502 WHERE id = 1", "COMMIT", "SELECT id FROM t WHERE k = 502",
+	"SET autocommit = 0", "UPDATE t SET k = 600 WHERE id = 2", "SELECT id FROM t WHERE k = 600", "ROLLBACK", "SELECT id FROM t WHERE k = 600",
+	"UPDATE t SET k = 601 WHERE id = 2", "COMMIT", "SET autocommit = 1", "SELECT id FROM t WHERE k = 601",
+	"START TRANSACTION READ ONLY", "UPDATE t SET k = 700 WHERE id = 2", "COMMIT", "SELECT id FROM t WHERE k = 700",
+	// ON UPDATE, a stored generated column, a CHECK constraint.
+	"CREATE TABLE ou (id INT PRIMARY KEY, v INT, ts DATETIME DEFAULT '2000-01-01 00:00:00' ON UPDATE CURRENT_TIMESTAMP, g INT AS (v * 2) STORED, CHECK (v < 100), KEY g_1 (g))",
+	"INSERT INTO ou (id, v) VALUES (1, 1), (2, 2)",
+	"UPDATE ou SET v = 1 WHERE id = 1", "SELECT id, v, ts = '2000-01-01 00:00:00', g FROM ou ORDER BY id",
+	"UPDATE ou SET v = v + 10 WHERE id = 1", "SELECT id, v, ts = '2000-01-01 00:00:00', g FROM ou ORDER BY id", "SELECT id FROM ou WHERE g = 22",
+	"UPDATE ou SET v = 5000 WHERE id = 2", "UPDATE ou SET g = 3 WHERE id = 2", "SELECT id, v, ts = '2000-01-01 00:00:00', g FROM ou ORDER BY id",
+	"UPDATE ou SET v = v + 3 WHERE id = 2", "UPDATE ou SET v = v + 99 WHERE id = 2", "UPDATE ou SET v = v + 4 WHERE id = 1", "UPDATE ou SET v = v - 0 WHERE id = 1",
+	"SELECT id FROM ou WHERE g = 30",
+	"SELECT id, v, ts = '2000-01-01 00:00:00', g FROM ou ORDER BY id",
+}
+
+// TestDirectUpdate runs directUpdateSteps on a server whose cached UPDATEs
+// run directly and on one without the plan cache, comparing everything a
+// client sees (results, errors, warnings, rows matched and changed); then
+// checks on the first that every index agrees with a scan of the rows.
+func TestDirectUpdate(t *testing.T) {
+	with, without := vtConn(t, false), vtConn(t, true)
+	d0 := engine.DirectUpdates()
+	for i, q := range directUpdateSteps {
+		if a, b := writeRun(with, q), writeRun(without, q); a != b {
+			t.Errorf("step %d: %s\nrun directly:\n%s\nwithout the plan cache:\n%s", i, q, a, b)
+		}
+	}
+	if n := engine.DirectUpdates() - d0; n < 40 {
+		t.Errorf("only %d statements ran directly", n)
+	}
+	indexesAgree(t, with, "t", "k", "u")
+	indexesAgree(t, with, "ou", "g")
+}
+
+// indexesAgree requires, for each column of cols (each the first column
+// of an index of table), that a lookup through the index finds exactly the
+// rows a scan of the table finds with that value.
+func indexesAgree(t *testing.T, c *mysql.Conn, table string, cols ...string) {
+	t.Helper()
+	for _, col := range cols {
+		scan, err := c.ExecuteFetch(fmt.Sprintf("SELECT %s, id FROM %s IGNORE INDEX (%s_1) ORDER BY id", col, table, col), 1000, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string][]string{}
+		for _, r := range scan.Rows {
+			if !r[0].IsNull() {
+				want[r[0].ToString()] = append(want[r[0].ToString()], r[1].ToString())
+			}
+		}
+		total := 0
+		for v, ids := range want {
+			got, err := c.ExecuteFetch(fmt.Sprintf("SELECT id FROM %s FORCE INDEX (%s_1) WHERE %s = '%s' ORDER BY id", table, col, col, v), 1000, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var g []string
+			for _, r := range got.Rows {
+				g = append(g, r[0].ToString())
+			}
+			if fmt.Sprint(g) != fmt.Sprint(ids) {
+				t.Errorf("%s.%s = %s: the index finds %v, a scan %v", table, col, v, g, ids)
+			}
+			total += len(ids)
+		}
+		// No entity left behind for a value no row has any more.
+		all, err := c.ExecuteFetch(fmt.Sprintf("SELECT COUNT(*) FROM %s FORCE INDEX (%s_1) WHERE %s IS NOT NULL", table, col, col), 1, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := all.Rows[0][0].ToString(); n != fmt.Sprint(total) {
+			t.Errorf("%s.%s: the index holds %s rows with a value, a scan %d", table, col, n, total)
+		}
+	}
+}
+
+// TestDirectUpdateFoundRows: with CLIENT_FOUND_ROWS an UPDATE's affected
+// rows are the rows matched (changed or not), prepared and as text, run
+// directly as by the engine.
+func TestDirectUpdateFoundRows(t *testing.T) {
+	ctx := context.Background()
+	conn := func(noCache bool) *sql.Conn {
+		host, port := startServer(t, noCache)
+		db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/?clientFoundRows=true", net.JoinHostPort(host, strconv.Itoa(port))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		c, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	with, without := conn(false), conn(true)
+	d0 := engine.DirectUpdates()
+	steps := []preparedWrite{
+		{q: "CREATE DATABASE fr"}, {q: "USE fr"},
+		{q: "CREATE TABLE t (id INT PRIMARY KEY, k INT NOT NULL, KEY k_1 (k))"},
+		{q: "INSERT INTO t VALUES (2, 10), (3, 10), (4, 30)"},
+	}
+	for i := 0; i < 4; i++ {
+		steps = append(steps, preparedWrite{q: "UPDATE t SET k = ? WHERE id = ?", args: []any{10, 2}},
+			preparedWrite{q: "UPDATE t SET k = ? WHERE id = ?", args: []any{11 + i, 3}},
+			preparedWrite{q: "UPDATE t SET k = k + 0 WHERE id = 4"}, preparedWrite{q: "UPDATE t SET k = 30 WHERE k = 30"})
+	}
+	run := func(c *sql.Conn, st preparedWrite) string {
+		res, err := c.ExecContext(ctx, st.q, st.args...)
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		n, _ := res.RowsAffected()
+		return fmt.Sprintf("affected %d %s", n, diffRun(c, "SELECT ROW_COUNT(), FOUND_ROWS()"))
+	}
+	for i, st := range steps {
+		if a, b := run(with, st), run(without, st); a != b {
+			t.Errorf("step %d: %s %v\nrun directly: %s\nwithout the plan cache: %s", i, st.q, st.args, a, b)
+		}
+	}
+	if n := engine.DirectUpdates() - d0; n < 8 {
+		t.Errorf("only %d statements ran directly", n)
 	}
 }

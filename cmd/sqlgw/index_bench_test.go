@@ -63,10 +63,12 @@ func measure(b *testing.B, db *sql.DB, op func(i int)) float64 {
 	b.Helper()
 	r0, e0 := sessionCounts(b, db)
 	b.ResetTimer()
+	cpu0 := processCPU()
 	for i := 0; i < b.N; i++ {
 		op(i)
 	}
 	b.StopTimer()
+	reportCPU(b, cpu0, b.N)
 	r1, e1 := sessionCounts(b, db)
 	// SHOW STATUS itself sends no store request.
 	b.ReportMetric(float64(r1-r0)/float64(b.N), "requests/op")

@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -35,6 +34,7 @@ import (
 //   - read_only/tx: one whole oltp_read_only transaction (BEGIN, ten
 //     point selects, the four ranges, COMMIT), prepared;
 //   - insert/ps: oltp_insert's single-row autocommit INSERT, prepared;
+//   - insert/text: the same as text with id 0, as sysbench sends it;
 //   - update_index/ps: oltp_update_index, UPDATE sbtest1 SET k=k+1 WHERE
 //     id=? (k_1 maintained), prepared;
 //   - update_non_index/ps: oltp_update_non_index, UPDATE sbtest1 SET c=?
@@ -258,6 +258,24 @@ func BenchmarkOLTP(b *testing.B) {
 		})
 		oltpReportWrites(b, conn, w0)
 	})
+	b.Run("insert/text", func(b *testing.B) {
+		// oltp_insert as sysbench sends it: text, autocommit, id 0 (its
+		// --auto_inc default: the id is generated).
+		pads := make([][2]string, 256)
+		for i := range pads {
+			pads[i] = [2]string{text(10), text(5)}
+		}
+		w0 := oltpWrites(b, conn)
+		b.ReportAllocs()
+		oltpMeasure(b, conn, func(i int) {
+			p := pads[i%len(pads)]
+			q := fmt.Sprintf("INSERT INTO sbtest1 (id, k, c, pad) VALUES (%d, %d, '%s', '%s')", 0, rng.IntN(rows)+1, p[0], p[1])
+			if _, err := conn.ExecContext(ctx, q); err != nil {
+				b.Fatal(err)
+			}
+		})
+		oltpReportWrites(b, conn, w0)
+	})
 	update := func(query string, args func() []any) func(b *testing.B) {
 		return func(b *testing.B) {
 			stmt, err := conn.PrepareContext(ctx, query)
@@ -355,7 +373,7 @@ func oltpStatus(b *testing.B, conn *sql.Conn, name string) int64 {
 }
 
 // oltpMeasure runs op b.N times on conn and reports the session's store
-// requests per op.
+// requests and CPU time (cpu-ns/op: processCPU) per op.
 func oltpMeasure(b *testing.B, conn *sql.Conn, op func(i int)) {
 	b.Helper()
 	count := func() int64 {
@@ -383,15 +401,6 @@ func oltpMeasure(b *testing.B, conn *sql.Conn, op func(i int)) {
 	// instead of re-planned (sqlgw/engine/boundplan.go).
 	bound1, _ := engine.BoundPlanCounts()
 	b.ReportMetric(float64(bound1-bound0)/float64(b.N), "bound/op")
-}
-
-// processCPU returns the process's CPU time so far (user and system).
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // sysbenchText is sysbench's c and pad: groups of 11 random digits

@@ -81,11 +81,13 @@ type directPlan struct {
 	schema sql.Schema // the plan's result schema
 	proj   []int      // the table row's columns, in result order; nil: all
 	limit  int64      // a LIMIT above the access (0: none)
-	// cols are the result's columns as ordinals of the table's full row:
-	// the row iterator decodes only these, into a row it reuses. nil
-	// with ops: their sorts and DISTINCT keep rows, of the table's
-	// projected schema.
+	// cols are the result's columns as ordinals of the table's full row
+	// (with ops: the columns of the rows the first operator reads): the
+	// row iterator decodes only these, into a row it reuses unless keep.
 	cols []int
+	// keep: the operators keep the rows they read (a sort, DISTINCT),
+	// so each is a new one.
+	keep bool
 	// ops, if any, are evaluated over the table's rows (directrange.go).
 	ops []directOp
 }
@@ -235,6 +237,9 @@ func (f *FastLane) directIter(ctx *sql.Context, p *cachedPlan, lookup sql.IndexL
 		it.cols, it.out = p.direct.cols, st.out[:n:n]
 	} else if p.direct.cols != nil {
 		it.cols, it.out = p.direct.cols, make(sql.Row, n)
+	}
+	if p.direct.cols != nil {
+		it.fresh = p.direct.keep // directrange.go: the operators keep the rows
 	}
 	st.rows = directRows{it: it, d: p.direct, autoCommit: autoCommit}
 	return &st.rows, nil

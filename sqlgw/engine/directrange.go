@@ -60,8 +60,10 @@ import (
 //     ones (compat/exact_sum_avg.go, as MySQL types them), of other
 //     columns go-mysql-server's DOUBLE ones; MIN and MAX compare with the
 //     column type's Compare, so its collation;
-//   - Sort: iters.NewSortIter with the node's SortFields (a stable sort
-//     comparing with each column type's Compare, so its collation);
+//   - Sort: go-mysql-server's sortIter (a stable sort comparing with each
+//     column type's Compare, so its collation) or, by string columns,
+//     sortRows, the same sort with StringType.Compare's comparison
+//     inlined (sortrows.go);
 //   - Distinct: compat.DistinctIter (the collations of its child schema);
 //   - OrderedDistinct: iters.NewOrderedDistinctIter with its child's
 //     schema;
@@ -102,17 +104,39 @@ func evalShape(ctx *sql.Context, root sql.Node, ita *plan.IndexedTableAccess) *d
 		}
 		chain = append(chain, n)
 	}
+	if len(chain) == 0 {
+		return nil // the table access alone: direct.go's simple shape
+	}
 	d := &directPlan{schema: root.Schema(ctx)}
 	width := len(ita.Schema(ctx))
 	evaluates := false
-	for i := len(chain) - 1; i >= 0; i-- {
+	// The row iterator decodes the table's columns the operators read,
+	// alone (rowdecode.go): those of a Project right above the table
+	// access, which is then not evaluated (its plain columns are the
+	// decoded row), or else the table's projected schema.
+	t := ita.Table.(*Table)
+	bottom := len(chain) - 1
+	if p, ok := chain[bottom].(*plan.Project); ok && bottom > 0 && plainColumns(p.Projections, width) {
+		for _, e := range p.Projections {
+			c := fieldIndex(e)
+			if t.proj != nil {
+				c = t.proj[c]
+			}
+			d.cols = append(d.cols, c)
+		}
+		width = len(p.Projections)
+		bottom--
+	} else if t.proj != nil {
+		d.cols = t.proj
+	} else {
+		d.cols = ordinals(len(t.meta().Columns))
+	}
+	for i := bottom; i >= 0; i-- {
 		op := directOp{node: chain[i]}
 		switch c := chain[i].(type) {
 		case *plan.Project:
-			for _, e := range c.Projections {
-				if !columnOf(e, width) {
-					return nil
-				}
+			if !plainColumns(c.Projections, width) {
+				return nil
 			}
 			op.exprs = c.Projections
 			width = len(c.Projections)
@@ -134,15 +158,15 @@ func evalShape(ctx *sql.Context, root sql.Node, ita *plan.IndexedTableAccess) *d
 					return nil
 				}
 			}
-			evaluates = true
+			evaluates, d.keep = true, true
 		case *plan.Distinct:
 			if len(c.DistinctOn()) > 0 {
 				return nil
 			}
-			evaluates = true
+			evaluates, d.keep = true, true
 		case *plan.OrderedDistinct:
 			op.schema = c.Child.Schema(ctx)
-			evaluates = true
+			evaluates, d.keep = true, true
 		case *plan.Limit:
 			lit, isLit := c.Limit.(*expression.Literal)
 			if !isLit || c.CalcFoundRows {
@@ -165,11 +189,31 @@ func evalShape(ctx *sql.Context, root sql.Node, ita *plan.IndexedTableAccess) *d
 // columnOf reports whether e is a plain column of a row of width
 // columns: a GetField, or an Alias of one.
 func columnOf(e sql.Expression, width int) bool {
+	c := fieldIndex(e)
+	return c >= 0 && c < width
+}
+
+// fieldIndex returns the column index of a GetField or of an Alias of
+// one, or -1.
+func fieldIndex(e sql.Expression) int {
 	if a, ok := e.(*expression.Alias); ok {
 		e = a.Child
 	}
-	gf, ok := e.(*expression.GetField)
-	return ok && gf.Index() >= 0 && gf.Index() < width
+	if gf, ok := e.(*expression.GetField); ok {
+		return gf.Index()
+	}
+	return -1
+}
+
+// plainColumns reports whether every projection in exprs is a plain
+// column of a row of width columns.
+func plainColumns(exprs []sql.Expression, width int) bool {
+	for _, e := range exprs {
+		if !columnOf(e, width) {
+			return false
+		}
+	}
+	return true
 }
 
 // plainAggregation reports whether e is SUM, COUNT, MIN, MAX or AVG of a
@@ -217,7 +261,7 @@ func (d *directPlan) evaluate(ctx *sql.Context, base *directRows) sql.RowIter {
 		case *plan.GroupBy:
 			it = &aggregateRows{child: it, exprs: op.exprs}
 		case *plan.Sort:
-			it = iters.NewSortIter(n.SortFields, it)
+			it = newSortRows(ctx, n.SortFields, it)
 		case *plan.Distinct:
 			it, _ = compat.DistinctIter(ctx, n, it) // DISTINCT ON never reaches here (directShape)
 		case *plan.OrderedDistinct:

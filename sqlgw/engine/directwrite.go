@@ -16,6 +16,8 @@ import (
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	"github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"github.com/sqlgw/sqlgw/sqlgw/engine/compat"
 )
 
 // Cached plans of writes (issue 13)
@@ -56,9 +58,10 @@ import (
 // (strictwrite.go), AUTO_INCREMENT and LAST_INSERT_ID, ROW_COUNT(), the
 // OK packet's info ("Rows matched: 1  Changed: 1  Warnings: 0") and the
 // status flags. The row pipeline of a write is not a goroutine pipeline
-// (the handler spools an OK result on its own goroutine), so nothing is
-// gained by replacing it; executing writes without go-mysql-server's
-// iterators (straight from the parameters to the editor) was not done.
+// (the handler spools an OK result on its own goroutine); an INSERT ...
+// VALUES is nevertheless executed without go-mysql-server's exec builder
+// and iterators (directinsert.go: one loop reproducing them, into the same
+// editor), UPDATE and DELETE through them.
 //
 // Which literal of the plan is which parameter is found as for a SELECT:
 // each parameter's literal must appear exactly once in the lookup's
@@ -317,6 +320,9 @@ func (f *FastLane) buildWrite(ctx *sql.Context, query string, stmt sqlparser.Sta
 	p := &cachedPlan{db: db, sqlMode: mode, root: analyzed, table: tname, nparams: nparams,
 		ints: planbuilder.New(ctx, nil, nil), charsetResults: ctx.GetCharacterSetResults(),
 		write: &writePlan{counter: counter, qFlags: *qFlags, version: version}}
+	// cachedPlan.valid compares the session's div_precision_increment
+	// with the build's: without it no write plan was ever valid again.
+	p.divPrecision = compat.DivPrecisionIncrement(ctx)
 	if p.selectLimit, err = ctx.GetSessionVariable(ctx, "sql_select_limit"); err != nil {
 		return nil
 	}
@@ -598,6 +604,18 @@ func (f *FastLane) runWrite(sqlCtx *sql.Context, c *mysql.Conn, query string, p 
 		return err
 	}
 	defer func() { end(err) }()
+	if res, handled, err := f.directInsert(sqlCtx, p, node); handled { // directinsert.go
+		if err != nil {
+			return sql.CastSQLError(err)
+		}
+		setStatusFlags(sqlCtx, c)
+		return callback(res)
+	}
+	if p.write.counter == "Com_update" {
+		if handled, err := f.runDirectUpdate(sqlCtx, c, node, callback); handled { // directupdate.go
+			return err
+		}
+	}
 	qFlags := p.write.qFlags
 	qFlags.Set(sql.QFlagDeferProjections)
 	schema, iter, _, err := f.Engine.PrepQueryPlanForExecution(sqlCtx, query, node, &qFlags)

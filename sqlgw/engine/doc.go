@@ -68,9 +68,14 @@
 //	textcache.go    the plan cache of text SELECTs, per normalized shape
 //	direct.go       cached plans run without the engine's executor
 //	directrange.go  … with aggregates, sorts, DISTINCT over the lookup
+//	sortrows.go     its ORDER BY of string columns, sortIter's order
 //	rowdecode.go    direct execution's rows: only the returned columns,
 //	                each decoded once from its property
 //	directwrite.go  cached plans of INSERT … VALUES, UPDATE/DELETE by key
+//	directinsert.go INSERT … VALUES executed without the exec pipeline;
+//	                directinsert_bulk.go (large texts, uncached),
+//	                directinsert_text.go (text templates, unparsed)
+//	directupdate.go … such an UPDATE run without the engine's iterators
 //	boundplan.go    cached plans' access paths: parameters bound, not re-planned
 //	selectlimit.go  sql_select_limit for simple SELECTs (a go-mysql-server bug)
 //
@@ -145,7 +150,11 @@
 //     code (directrange.go).
 //     INSERT … VALUES and UPDATE/DELETE whose WHERE a lookup answers are
 //     cached too (directwrite.go): the binder and analyzer are skipped, the
-//     executor and the editor still do the write.
+//     executor and the editor still do the write; an INSERT … VALUES runs
+//     without the executor (directinsert.go), a large one uncached too
+//     (directinsert_bulk.go), a text one of a known template unparsed
+//     (directinsert_text.go); such an UPDATE runs without the executor's
+//     iterators, the editor still writing (directupdate.go).
 //     Plan_cache_hits / _misses / _direct / _writes / Last_plan_from_cache
 //     show it.
 //   - At most one row: a PointGet tells the engine so (index.go,

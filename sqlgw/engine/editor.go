@@ -172,7 +172,7 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 		e.put(tt, k, &pending{row: d, sqlRow: row, stored: w.stored, base: w.base, old: w.old})
 		return nil
 	}
-	if r, ok := tt.reads[k]; ok && !r.exists {
+	if r, ok := tt.readOf(k); ok && !r.exists {
 		if err := e.checkUnique(ctx, tt, k, d, nil); err != nil {
 			return err
 		}
@@ -444,7 +444,7 @@ func (e *editor) base(ctx *sql.Context, tt *txTable, k entKey, old sql.Row) (sto
 	if w, ok := tt.writes[k]; ok {
 		return w.stored, w.base, nil
 	}
-	if r, ok := tt.reads[k]; ok {
+	if r, ok := tt.readOf(k); ok {
 		return r.exists, r, nil
 	}
 	cur, r, err := e.t.getRow(ctx, k)

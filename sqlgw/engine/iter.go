@@ -82,6 +82,10 @@ type rowIter struct {
 	cols []int
 	out  sql.Row
 	one  [1]*storage.Entity // a row's entities without continuations
+	// fresh: each row Next returns is a new one (the operators above
+	// keep them, directrange.go), cut from slab.
+	fresh bool
+	slab  []any
 
 	getOpts storage.GetOptions // fetchWindow's
 	oneGet  [1]*storage.Entity // fetchWindow's point get
@@ -185,6 +189,9 @@ func (it *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
 }
 
 func (it *rowIter) next(ctx *sql.Context) (sql.Row, error) {
+	if it.fresh {
+		it.out = it.newRow()
+	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -233,12 +240,12 @@ func (it *rowIter) next(ctx *sql.Context) (sql.Row, error) {
 			ents = append(ents, more...)
 		}
 		if it.tt != nil {
-			if len(it.tt.reads) < maxTrackedReads && !it.synthetic[e] {
+			if !it.synthetic[e] {
 				r := read{etag: e.ETag, exists: true}
 				for _, x := range ents[1:] {
 					r.extras = append(r.extras, x.RowKey)
 				}
-				it.tt.noteRead(k, r)
+				it.tt.noteScanned(k, r) // noted up to maxTrackedReads
 			}
 			if w, ok := it.tt.writes[k]; ok {
 				if it.pendi < len(it.pend) && it.pend[it.pendi] == k {
@@ -283,6 +290,21 @@ func (it *rowIter) next(ctx *sql.Context) (sql.Row, error) {
 		return it.emit(full), nil
 	}
 }
+
+// newRow returns a new row of len(it.cols) columns, cut from a slab
+// shared by the next rows (one allocation per rowSlab rows).
+func (it *rowIter) newRow() sql.Row {
+	w := len(it.cols)
+	if len(it.slab) < w {
+		it.slab = make([]any, w*rowSlab)
+	}
+	row := it.slab[:w:w]
+	it.slab = it.slab[w:]
+	return row
+}
+
+// rowSlab is the number of rows newRow allocates at once.
+const rowSlab = 64
 
 // unread pushes e back so that the next call returns it again.
 func (it *rowIter) unread(e *storage.Entity) {

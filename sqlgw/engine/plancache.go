@@ -141,6 +141,10 @@ type planCache struct {
 	notText  map[string]bool // texts whose shape is not cached (textcache.go)
 	failures map[string]int
 	stats    map[string]*planStats
+
+	// insertTexts maps INSERT text templates to their shapes' keys
+	// (directinsert_text.go).
+	insertTexts map[string]string
 }
 
 // cachedPlan is the analyzed plan of one prepared statement.
@@ -904,6 +908,9 @@ func (f *FastLane) execute(sqlCtx *sql.Context, c *mysql.Conn, s *Session, key, 
 		if w := variants[0].write; w != nil {
 			counter = w.counter
 		}
+	}
+	if stmt == nil {
+		return false, none, uncached, nil // a text without its parse (directinsert_text.go)
 	}
 	s.planMisses.Add(1)
 	var np *cachedPlan

@@ -27,8 +27,10 @@ import (
 // Only the columns a read returns are decoded: direct execution
 // (direct.go) asks its row iterator for the projected columns alone
 // (rowIter.cols), so `SELECT c FROM sbtest1 WHERE id=?` converts one
-// property, not four; the general path decodes the full row (its filters
-// and projections run on it). Attached tables, whose columns decode by
+// property, not four, and so do the sorts, DISTINCT and aggregates it
+// evaluates (directrange.go: the columns their first operator reads, into
+// a new row each when they keep rows); the general path decodes the full
+// row (its filters and projections run on it). Attached tables, whose columns decode by
 // role (the PartitionKey, RowKey and Timestamp columns), keep the catalog's
 // full DecodeRow.
 

@@ -65,12 +65,18 @@ func (f *FastLane) Query(ctx context.Context, c *mysql.Conn, query string, callb
 	if handled, err := f.selectLimit(ctx, c, s, query, nil, nil, callback); handled { // selectlimit.go
 		return true, noCapture, nil, err
 	}
+	if handled, err := f.bulkInsert(ctx, c, s, query, callback); handled { // directinsert_bulk.go
+		return true, noCapture, nil, err
+	}
 	if f.NoCache || f.NoText || !maybeCacheableText(query) || s.plans.textNot(query) {
 		return false, noCapture, uncached, nil
 	}
 	sqlCtx, err := f.SessionManager.NewContextWithQuery(ctx, c, query)
 	if err != nil {
 		return false, noCapture, uncached, nil
+	}
+	if ok, err := f.insertText(sqlCtx, c, s, query, callback); ok { // directinsert_text.go
+		return true, noCapture, nil, err
 	}
 	stmt, _, rest, err := f.Engine.Parser.Parse(sqlCtx, query, true)
 	if err != nil || strings.TrimSpace(rest) != "" {
@@ -82,6 +88,7 @@ func (f *FastLane) Query(ctx context.Context, c *mysql.Conn, query string, callb
 		s.plans.putTextNot(query)
 		return false, noCapture, uncached, nil
 	}
+	f.noteInsertText(sqlCtx, s, query, stmt, key, bindings) // directinsert_text.go
 	variants, notCacheable := s.plans.get(key)
 	if notCacheable {
 		s.plans.putTextNot(query)

@@ -160,9 +160,17 @@ func (g *Gateway) commitAtomic(ctx context.Context, t *txn, phys []string, prep 
 		meta *catalog.Table
 		b    txBatch
 	}
-	var groups []txnrec.Group
-	var gm []gmeta
-	seen := map[[3]string]bool{}
+	// Sized for the batches (a bulk INSERT's rows are a thousand
+	// partitions: a thousand batches, each growing these).
+	nops := 0
+	for _, p := range prep {
+		for _, b := range p.batches {
+			nops += len(b.ops)
+		}
+	}
+	groups := make([]txnrec.Group, 0, n)
+	gm := make([]gmeta, 0, n)
+	seen := make(map[[3]string]bool, nops)
 	handoffs := make([]*ixmaint.Handoffs, len(prep))
 	for i, p := range prep {
 		meta := t.tables[phys[i]].meta
@@ -202,9 +210,13 @@ func (g *Gateway) commitAtomic(ctx context.Context, t *txn, phys []string, prep 
 	}
 	// The global index writes of every batch first (ixmaint.Begin).
 	ixops := make([]*ixmaint.Op, len(groups))
+	// The error reported is the first group's, in the order of the
+	// transaction's rows (a multi-row INSERT with two duplicates names
+	// the first row's value, as MySQL does), not the first to arrive.
 	var (
 		mu       sync.Mutex
 		firstErr error
+		errGroup = len(groups)
 		wg       sync.WaitGroup
 		sem      = make(chan struct{}, commitParallel)
 	)
@@ -225,8 +237,8 @@ func (g *Gateway) commitAtomic(ctx context.Context, t *txn, phys []string, prep 
 			mu.Lock()
 			defer mu.Unlock()
 			ixops[gi] = op
-			if err != nil && firstErr == nil {
-				firstErr = err
+			if err != nil && gi < errGroup {
+				firstErr, errGroup = err, gi
 			}
 		}(gi)
 	}

@@ -241,6 +241,17 @@ func encodeEntity(b []byte, props storage.Properties, etag storage.ETag, ticks i
 	return b
 }
 
+// encodeRecord is encodeEntity for properties already encoded: n of them
+// in props (a record's, which it copies).
+func encodeRecord(b []byte, etag storage.ETag, ticks int64, n int, props []byte) []byte {
+	b = append(b, entityRecordV1)
+	b = binary.AppendUvarint(b, uint64(len(etag)))
+	b = append(b, etag...)
+	b = binary.BigEndian.AppendUint64(b, uint64(ticks))
+	b = binary.AppendUvarint(b, uint64(n))
+	return append(b, props...)
+}
+
 // record is a decoded view of an entity record's header; the properties
 // stay encoded in props until decoded.
 type record struct {
@@ -395,12 +406,14 @@ func (r *record) lookup(prop string) (storage.Value, bool) {
 // decodeProps decodes the record's properties into a new map, keeping only
 // the names in sel (nil: all).
 func (r *record) decodeProps(sel map[string]struct{}) (storage.Properties, error) {
-	return r.decodePropsInterned(sel, nil)
+	return r.decodePropsInterned(sel, nil, nil)
 }
 
 // decodePropsInterned is decodeProps with an optional cache of property
-// names, so that a scan allocates each name once rather than per entity.
-func (r *record) decodePropsInterned(sel map[string]struct{}, names map[string]string) (storage.Properties, error) {
+// names, so that a scan allocates each name once rather than per entity,
+// and an optional arena the copies of string and binary values are cut
+// from (pagearena.go).
+func (r *record) decodePropsInterned(sel map[string]struct{}, names map[string]string, arena *pageArena) (storage.Properties, error) {
 	n := r.n
 	if sel != nil {
 		n = min(n, len(sel))
@@ -418,7 +431,16 @@ func (r *record) decodePropsInterned(sel map[string]struct{}, names map[string]s
 				continue
 			}
 		}
-		v = ownedValue(v) // copy what aliases the record
+		// Copy what aliases the record.
+		if arena != nil && (v.Type() == storage.TypeString || v.Type() == storage.TypeBinary) {
+			if v.Type() == storage.TypeString {
+				v = storage.String(arena.string(unsafe.Slice(unsafe.StringData(v.Str()), len(v.Str()))))
+			} else {
+				v = storage.Binary(arena.bytes(v.Bytes()))
+			}
+		} else {
+			v = ownedValue(v)
+		}
 		if names == nil {
 			props[string(name)] = v
 			continue

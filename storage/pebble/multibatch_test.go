@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/sqlgw/sqlgw/storage"
 	"github.com/sqlgw/sqlgw/storage/pebble"
@@ -148,7 +149,9 @@ func TestMultiBatchManyOps(t *testing.T) {
 }
 
 // TestEmptyMerge: an empty Merge (the backfill's touch of a row) keeps
-// every property, gives a new ETag, and is conditional on If-Match.
+// every property of every type (copied encoded, Store.apply), gives a new
+// ETag and timestamp, and is conditional on If-Match; alone and in a
+// MultiBatch.
 func TestEmptyMerge(t *testing.T) {
 	ctx := context.Background()
 	s, err := pebble.OpenMemory()
@@ -159,11 +162,29 @@ func TestEmptyMerge(t *testing.T) {
 	if err := s.CreateTable(ctx, "touch"); err != nil {
 		t.Fatal(err)
 	}
-	props := storage.Properties{"c": storage.String("ça"), "k": storage.Int64(5)}
+	props := storage.Properties{"c": storage.String("ça"), "k": storage.Int64(5), "i": storage.Int32(-7), "d": storage.Double(2.5),
+		"b": storage.Bool(true), "t": storage.DateTime(time.Date(2024, 2, 3, 4, 5, 6, 700, time.UTC)), "x": storage.Binary([]byte{0, 1, 2}),
+		"g": storage.GUID([16]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}), "e": storage.String("")}
 	etag, err := s.Insert(ctx, "touch", &storage.Entity{PartitionKey: "p", RowKey: "r", Properties: props})
 	if err != nil {
 		t.Fatal(err)
 	}
+	before, err := s.Get(ctx, "touch", "p", "r", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := func(what string, e *storage.Entity) {
+		t.Helper()
+		if len(e.Properties) != len(props) {
+			t.Fatalf("%s: %d properties, want %d", what, len(e.Properties), len(props))
+		}
+		for name, v := range props {
+			if !e.Properties[name].Equal(v) {
+				t.Fatalf("%s: %s = %v, want %v", what, name, e.Properties[name], v)
+			}
+		}
+	}
+	time.Sleep(2 * time.Millisecond) // a later timestamp
 	touch := func(ifMatch storage.ETag) (storage.ETag, error) {
 		return s.Update(ctx, "touch", &storage.Entity{PartitionKey: "p", RowKey: "r", Properties: storage.Properties{}}, storage.Merge, ifMatch)
 	}
@@ -175,9 +196,20 @@ func TestEmptyMerge(t *testing.T) {
 		t.Fatalf("empty Merge with the old ETag: %v", err)
 	}
 	got, err := s.Get(ctx, "touch", "p", "r", nil)
-	if err != nil || got.ETag != etag2 || len(got.Properties) != 2 || !got.Properties["c"].Equal(props["c"]) || !got.Properties["k"].Equal(props["k"]) {
+	if err != nil || got.ETag != etag2 || !got.Timestamp.After(before.Timestamp) {
 		t.Fatalf("after the empty Merge: %+v, %v", got, err)
 	}
+	same("after the empty Merge", got)
+	etags, err := s.MultiBatch(ctx, []storage.TableBatch{{Table: "touch", Ops: []storage.Operation{
+		{Kind: storage.OpUpdate, Mode: storage.Merge, IfMatch: etag2, Entity: &storage.Entity{PartitionKey: "p", RowKey: "r", Properties: storage.Properties{}}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err = s.Get(ctx, "touch", "p", "r", nil)
+	if err != nil || got.ETag != etags[0][0] || got.ETag == etag2 {
+		t.Fatalf("after the empty Merge in a MultiBatch: %+v, %v", got, err)
+	}
+	same("after the empty Merge in a MultiBatch", got)
 }
 
 // TestMultiBatchUpserts: Upserts (which read nothing in Replace mode) in a

@@ -19,7 +19,8 @@
 //
 // Keys and order: encoding.go defines the on-disk format. Entity keys are
 // ordered by (PartitionKey, RowKey) in UTF-16 ordinal order, so queries are
-// bounded Pebble iterations and results come back sorted.
+// bounded Pebble iterations and results come back sorted. A Query page's
+// entities share their byte copies and Entity structs (pagearena.go).
 //
 // Concurrency: a write (or batch) takes the striped mutexes of the entities
 // it touches, in increasing stripe order, reads their current records,
@@ -686,6 +687,13 @@ func (s *Store) apply(op storage.Operation, key []byte, ticks int64, read func([
 			return "", nil, nil
 		}
 	}
+	if found && op.Kind != storage.OpInsert && op.Mode == storage.Merge && len(e.Properties) == 0 {
+		// An empty Merge (the index backfill's ETag bump of every row,
+		// catalog/ixmaint): the stored properties byte for byte, under a
+		// new ETag and timestamp, without decoding and encoding them.
+		etag := s.newETag()
+		return etag, encodeRecord(nil, etag, ticks, rec.n, rec.props), nil
+	}
 	props := e.Properties
 	if found && op.Kind != storage.OpInsert && op.Mode == storage.Merge {
 		old, err := rec.decodeProps(nil)
@@ -833,6 +841,7 @@ func (s *Store) scan(ctx context.Context, it *pebbledb.Iterator, q *storage.Quer
 	var seekBuf, lastEPK []byte
 	lastPK := ""
 	names := make(map[string]string)
+	var arena pageArena // pagearena.go
 	var valid bool
 	if q.Reverse {
 		valid = it.SeekLT(end)
@@ -910,7 +919,7 @@ func (s *Store) scan(ctx context.Context, it *pebbledb.Iterator, q *storage.Quer
 			return nil, err
 		}
 		if q.Filter == nil || storage.EvalFunc(q.Filter, get) {
-			props, err := rec.decodePropsInterned(sel, names)
+			props, err := rec.decodePropsInterned(sel, names, &arena)
 			if err != nil {
 				return nil, err
 			}
@@ -918,16 +927,18 @@ func (s *Store) scan(ctx context.Context, it *pebbledb.Iterator, q *storage.Quer
 			if !bytes.Equal(epk, lastEPK) {
 				lastEPK = append(lastEPK[:0], epk...)
 				pkBuf = appendDecodedEKey(pkBuf[:0], epk)
-				lastPK = string(pkBuf)
+				lastPK = arena.string(pkBuf)
 			}
 			rkBuf = appendDecodedEKey(rkBuf[:0], erk)
-			page.Entities = append(page.Entities, &storage.Entity{
+			e := arena.entity()
+			*e = storage.Entity{
 				PartitionKey: lastPK,
-				RowKey:       string(rkBuf),
+				RowKey:       arena.string(rkBuf),
 				Properties:   props,
-				ETag:         storage.ETag(rec.etag),
+				ETag:         storage.ETag(arena.string(rec.etag)),
 				Timestamp:    ticksTime(rec.ticks),
-			})
+			}
+			page.Entities = append(page.Entities, e)
 		}
 		if q.Reverse {
 			valid = it.Prev()

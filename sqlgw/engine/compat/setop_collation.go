@@ -26,7 +26,6 @@ import (
 // SetOpIter builds s's iterator; build builds a child node's.
 func SetOpIter(ctx *sql.Context, s *plan.SetOp, row sql.Row, build func(*sql.Context, sql.Node, sql.Row) (sql.RowIter, error)) (sql.RowIter, error) {
 	schema := s.Schema(ctx)
-	hasher := distinctHasher{schema: schema}
 	left, err := build(ctx, s.Left(), row)
 	if err != nil {
 		return nil, err
@@ -44,9 +43,9 @@ func SetOpIter(ctx *sql.Context, s *plan.SetOp, row sql.Row, build func(*sql.Con
 			return nil, err
 		}
 		if s.SetOpType == plan.ExceptType && s.Distinct {
-			dl := iters.NewDistinctIter(ctx, left, hasher)
+			dl := iters.NewDistinctIter(ctx, left, newDistinctHasher(schema))
 			s.AddDispose(dl.DisposeFunc)
-			dr := iters.NewDistinctIter(ctx, right, hasher)
+			dr := iters.NewDistinctIter(ctx, right, newDistinctHasher(schema))
 			s.AddDispose(dr.DisposeFunc)
 			left, right = dl, dr
 		}
@@ -56,7 +55,7 @@ func SetOpIter(ctx *sql.Context, s *plan.SetOp, row sql.Row, build func(*sql.Con
 		return nil, sql.ErrUnsupportedFeature.New(s.SetOpType)
 	}
 	if s.Distinct && s.SetOpType != plan.ExceptType {
-		d := iters.NewDistinctIter(ctx, it, hasher)
+		d := iters.NewDistinctIter(ctx, it, newDistinctHasher(schema))
 		s.AddDispose(d.DisposeFunc)
 		it = d
 	}
