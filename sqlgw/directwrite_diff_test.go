@@ -160,6 +160,24 @@ var writeSteps = []string{
 	"DROP TABLE ck", "UPDATE ck SET v = v + 10 WHERE a = 1 AND b = 'x'", "INSERT INTO ck (a, b, v) VALUES (1, 'x', 1)",
 }
 
+// diffExec runs the write q on c and describes its outcome: the error, or
+// the rows affected and the insert id; then its warnings, ROW_COUNT() and
+// LAST_INSERT_ID().
+func diffExec(ctx context.Context, c *sql.Conn, q string, args ...any) string {
+	var sb strings.Builder
+	res, err := c.ExecContext(ctx, q, args...)
+	if err != nil {
+		fmt.Fprintf(&sb, "error: %v\n", err)
+	} else {
+		n, _ := res.RowsAffected()
+		id, _ := res.LastInsertId()
+		fmt.Fprintf(&sb, "affected %d insert id %d\n", n, id)
+	}
+	sb.WriteString(diffRun(c, "SHOW WARNINGS"))
+	sb.WriteString(diffRun(c, "SELECT ROW_COUNT(), LAST_INSERT_ID()"))
+	return sb.String()
+}
+
 // TestWritePlanCachePrepared runs the writes of the cached shapes as
 // server-side prepared statements (go-sql-driver) against a server with
 // the plan cache and one without, comparing rows affected, the last insert
@@ -168,21 +186,10 @@ func TestWritePlanCachePrepared(t *testing.T) {
 	with, without := diffServer(t, false), diffServer(t, true)
 	ctx := context.Background()
 	run := func(c *sql.Conn, q string, args ...any) string {
-		var sb strings.Builder
 		if len(args) == 0 && strings.HasPrefix(q, "SELECT") {
 			return diffRun(c, q)
 		}
-		res, err := c.ExecContext(ctx, q, args...)
-		if err != nil {
-			fmt.Fprintf(&sb, "error: %v\n", err)
-		} else {
-			n, _ := res.RowsAffected()
-			id, _ := res.LastInsertId()
-			fmt.Fprintf(&sb, "affected %d insert id %d\n", n, id)
-		}
-		sb.WriteString(diffRun(c, "SHOW WARNINGS"))
-		sb.WriteString(diffRun(c, "SELECT ROW_COUNT(), LAST_INSERT_ID()"))
-		return sb.String()
+		return diffExec(ctx, c, q, args...)
 	}
 	for i, st := range preparedWrites {
 		if a, b := run(with, st.q, st.args...), run(without, st.q, st.args...); a != b {

@@ -113,21 +113,10 @@ func TestReview13bPreparedInsertTypes(t *testing.T) {
 		if which == 1 {
 			c = without
 		}
-		var sb strings.Builder
 		if strings.HasPrefix(q, "SELECT") {
 			return diffRun(c, q)
 		}
-		res, err := c.ExecContext(ctx, q, args...)
-		if err != nil {
-			fmt.Fprintf(&sb, "error: %v\n", err)
-		} else {
-			n, _ := res.RowsAffected()
-			id, _ := res.LastInsertId()
-			fmt.Fprintf(&sb, "affected %d insert id %d\n", n, id)
-		}
-		sb.WriteString(diffRun(c, "SHOW WARNINGS"))
-		sb.WriteString(diffRun(c, "SELECT ROW_COUNT(), LAST_INSERT_ID()"))
-		return sb.String()
+		return diffExec(ctx, c, q, args...)
 	}
 	ins := "INSERT INTO pt (id, ti, i, bi, f, d, dc, vc, lb, vb, bl, dt, da, tm, ts, yr, en, st, bt, js) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 	tm := time.Date(2021, 3, 4, 5, 6, 7, 891000000, time.UTC)

@@ -200,20 +200,31 @@ func (f *FastLane) runDirect(sqlCtx *sql.Context, c *mysql.Conn, query string, p
 	return callback(res)
 }
 
-// directIter starts the statement's read: PrepQueryPlanForExecution's
-// session validation and transaction, then the table's row iterator.
-func (f *FastLane) directIter(ctx *sql.Context, p *cachedPlan, lookup sql.IndexLookup) (*directRows, error) {
+// beginStatement is what go-mysql-server's Engine.PrepQueryPlanForExecution
+// does first for every statement: the session's validation, and the
+// transaction started if the session has none.
+func beginStatement(ctx *sql.Context) error {
 	if err := ctx.Session.ValidateSession(ctx); err != nil {
-		return nil, err
+		return err
 	}
 	if ctx.GetTransaction() == nil {
 		if ts, ok := ctx.Session.(sql.TransactionSession); ok {
 			tx, err := ts.StartTransaction(ctx, sql.ReadWrite)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			ctx.SetTransaction(tx)
 		}
+	}
+	return nil
+}
+
+// directIter starts the statement's read: PrepQueryPlanForExecution's
+// session validation and transaction (beginStatement), then the table's
+// row iterator.
+func (f *FastLane) directIter(ctx *sql.Context, p *cachedPlan, lookup sql.IndexLookup) (*directRows, error) {
+	if err := beginStatement(ctx); err != nil {
+		return nil, err
 	}
 	autoCommit, err := plan.IsSessionAutocommit(ctx)
 	if err != nil {

@@ -113,17 +113,8 @@ func (f *FastLane) directInsert(ctx *sql.Context, p *cachedPlan, node sql.Node) 
 	directInserts.Add(1)
 
 	// Engine.PrepQueryPlanForExecution, before the build.
-	if err := ctx.Session.ValidateSession(ctx); err != nil {
+	if err := beginStatement(ctx); err != nil {
 		return nil, true, err
-	}
-	if ctx.GetTransaction() == nil {
-		if ts, ok := ctx.Session.(sql.TransactionSession); ok {
-			tx, err := ts.StartTransaction(ctx, sql.ReadWrite)
-			if err != nil {
-				return nil, true, err
-			}
-			ctx.SetTransaction(tx)
-		}
 	}
 	qFlags := p.write.qFlags
 	qFlags.Set(sql.QFlagDeferProjections)

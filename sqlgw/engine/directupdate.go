@@ -117,17 +117,8 @@ func (f *FastLane) runDirectUpdate(ctx *sql.Context, c *mysql.Conn, node sql.Nod
 
 func (f *FastLane) directUpdate(ctx *sql.Context, d directUpdate) (*sqltypes.Result, error) {
 	// PrepQueryPlanForExecution.
-	if err := ctx.Session.ValidateSession(ctx); err != nil {
+	if err := beginStatement(ctx); err != nil {
 		return nil, err
-	}
-	if ctx.GetTransaction() == nil {
-		if ts, ok := ctx.Session.(sql.TransactionSession); ok {
-			tx, err := ts.StartTransaction(ctx, sql.ReadWrite)
-			if err != nil {
-				return nil, err
-			}
-			ctx.SetTransaction(tx)
-		}
 	}
 	if f.Engine.IsReadOnly() {
 		return nil, sql.ErrReadOnly.New()
