@@ -4,16 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"net"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/dolthub/vitess/go/mysql"
-
-	"github.com/sqlgw/sqlgw/sqlgw"
 	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage"
 	"github.com/sqlgw/sqlgw/storage/pebble"
@@ -349,19 +344,7 @@ func TestTextPlanCache(t *testing.T) {
 // the fields' charsets and text lengths follow. go-sql-driver shows little
 // of the fields, so this reads them with vitess's client.
 func TestPlanCacheResultFields(t *testing.T) {
-	conn := func(noCache bool) *mysql.Conn {
-		t.Helper()
-		srv := memoryServer(t, sqlgw.Config{NoPlanCache: noCache})
-		host, port, _ := net.SplitHostPort(srv.Addr().String())
-		p, _ := strconv.Atoi(port)
-		c, err := mysql.Connect(context.Background(), &mysql.ConnParams{Host: host, Port: p, Uname: "root"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(c.Close)
-		return c
-	}
-	with, without := conn(false), conn(true)
+	with, without := vtConn(t, false), vtConn(t, true)
 	run := func(q string) {
 		t.Helper()
 		a, errA := with.ExecuteFetch(q, 1000, true)

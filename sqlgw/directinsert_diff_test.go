@@ -29,6 +29,20 @@ func insertDiffConn(t *testing.T, cfg sqlgw.Config) *mysql.Conn {
 	return c
 }
 
+// compareWritePaths runs each statement of steps on the three gateways of
+// a write differential test (direct execution, the plan cache run by
+// go-mysql-server, no plan cache) and fails the test where what a client
+// sees of it (writeRun) differs.
+func compareWritePaths(t *testing.T, direct, cached, general *mysql.Conn, steps []string) {
+	t.Helper()
+	for i, q := range steps {
+		a, b, c := writeRun(direct, q), writeRun(cached, q), writeRun(general, q)
+		if a != b || a != c {
+			t.Errorf("step %d: %s\ndirect:\n%s\ncached, executed by go-mysql-server:\n%s\nwithout the plan cache:\n%s", i, q, a, b, c)
+		}
+	}
+}
+
 // TestDirectInsertDiff runs INSERT ... VALUES statements of the cached
 // shapes against three gateways: the plan cache with direct execution
 // (engine/directinsert.go), the plan cache with go-mysql-server's executor
@@ -42,12 +56,7 @@ func TestDirectInsertDiff(t *testing.T) {
 	cached := insertDiffConn(t, sqlgw.Config{NoDirect: true})
 	general := insertDiffConn(t, sqlgw.Config{NoPlanCache: true})
 	n0, t0 := engine.DirectInsertCount(), engine.InsertTextCount()
-	for i, q := range directInsertSteps {
-		a, b, c := writeRun(direct, q), writeRun(cached, q), writeRun(general, q)
-		if a != b || a != c {
-			t.Errorf("step %d: %s\ndirect:\n%s\ncached, executed by go-mysql-server:\n%s\nwithout the plan cache:\n%s", i, q, a, b, c)
-		}
-	}
+	compareWritePaths(t, direct, cached, general, directInsertSteps)
 	n := engine.DirectInsertCount() - n0
 	t.Logf("%d INSERTs executed directly", n)
 	if n < 100 {

@@ -91,12 +91,7 @@ func TestReview13bDirectInsertMore(t *testing.T) {
 			all = append(all, s)
 		}
 	}
-	for i, q := range all {
-		a, b, c := writeRun(direct, q), writeRun(cached, q), writeRun(general, q)
-		if a != b || a != c {
-			t.Errorf("step %d: %s\ndirect:\n%s\ncached, executed by go-mysql-server:\n%s\nwithout the plan cache:\n%s", i, q, a, b, c)
-		}
-	}
+	compareWritePaths(t, direct, cached, general, all)
 	if n := engine.DirectInsertCount() - n0; n < 60 {
 		t.Errorf("only %d INSERTs were executed directly", n)
 	}
@@ -542,12 +537,7 @@ func TestReview13bDirectUpdateMore(t *testing.T) {
 			all = append(all, s)
 		}
 	}
-	for i, q := range all {
-		a, b, c := writeRun(direct, q), writeRun(cached, q), writeRun(general, q)
-		if a != b || a != c {
-			t.Errorf("step %d: %s\ndirect:\n%s\ncached, executed by go-mysql-server:\n%s\nwithout the plan cache:\n%s", i, q, a, b, c)
-		}
-	}
+	compareWritePaths(t, direct, cached, general, all)
 	if n := engine.DirectUpdates() - u0; n < 20 {
 		t.Errorf("only %d UPDATEs were executed directly", n)
 	}
