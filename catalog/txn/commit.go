@@ -221,11 +221,15 @@ func (s *Store) Commit(ctx context.Context, groups []Group, beforeCommit func() 
 	// unconditional Merge of the lock would take over) fails as the store
 	// would fail it, before any lock is written.
 	preErr := s.makeConditional(ctx, groups)
-	// 2. The locks, one batch per group, in parallel.
+	// 2. The locks, one batch per group, in parallel. The failure
+	// reported is the first group's in the order of groups (the
+	// caller's rows: a multi-row INSERT with several duplicates names the
+	// first), not the first to arrive.
 	lockETags := make([][]storage.ETag, len(groups))
 	var (
 		mu       sync.Mutex
 		firstErr = preErr
+		errGroup = len(groups)
 		wg       sync.WaitGroup
 		sem      = make(chan struct{}, parallel)
 	)
@@ -248,8 +252,8 @@ func (s *Store) Commit(ctx context.Context, groups []Group, beforeCommit func() 
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
-				if firstErr == nil {
-					firstErr = &GroupError{Group: gi, Err: err}
+				if gi < errGroup {
+					firstErr, errGroup = &GroupError{Group: gi, Err: err}, gi
 				}
 				return
 			}

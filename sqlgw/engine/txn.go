@@ -649,9 +649,14 @@ func (g *Gateway) commitTable(ctx context.Context, tt *txTable, p *preparedTable
 	// Batches of different partitions are independent: send them in
 	// parallel (bounded), so a multi-row INSERT over many partitions costs
 	// one round trip time per commitParallel batches, not per batch.
+	// The error reported is that of the first failing batch in the order
+	// of the transaction's rows (prepareTable: partitions in first-write
+	// order), not the first to arrive: a multi-row INSERT whose rows hit
+	// several stored keys names the first row's, as MySQL does.
 	var (
 		mu       sync.Mutex
 		firstErr error
+		errAt    = len(batches)
 		delta    int64
 		wg       sync.WaitGroup
 		sem      = make(chan struct{}, commitParallel)
@@ -659,15 +664,19 @@ func (g *Gateway) commitTable(ctx context.Context, tt *txTable, p *preparedTable
 	// With a unique global index, the batches that change or delete rows
 	// go first and settle their index entries before any insert needs a
 	// value they release (REPLACE, delete-then-insert): secondary.go.
-	phases := uniquePhases(tt.meta, batches, func(b batch) bool {
-		for _, w := range b.ws {
+	order := make([]int, len(batches))
+	for i := range order {
+		order[i] = i
+	}
+	phases := uniquePhases(tt.meta, order, func(bi int) bool {
+		for _, w := range batches[bi].ws {
 			if w.Old != nil {
 				return true
 			}
 		}
 		return false
 	})
-	for pi, batches := range phases {
+	for pi, phase := range phases {
 		if pi > 0 {
 			wg.Wait()
 			if firstErr != nil {
@@ -676,7 +685,8 @@ func (g *Gateway) commitTable(ctx context.Context, tt *txTable, p *preparedTable
 			g.finishIndexes(ctx, log)
 			log.ix = nil
 		}
-		run := func(b batch) error {
+		run := func(bi int) error {
+			b := batches[bi]
 			ixop, err := g.beginIndexes(ctx, tt.meta, b.ws, handoffs)
 			var etags []storage.ETag
 			applied := b.ops
@@ -689,8 +699,8 @@ func (g *Gateway) commitTable(ctx context.Context, tt *txTable, p *preparedTable
 				log.ix = append(log.ix, ixBatch{op: ixop, applied: err == nil})
 			}
 			if err != nil {
-				if firstErr == nil {
-					firstErr = err
+				if bi < errAt {
+					firstErr, errAt = err, bi
 				}
 				return err
 			}
@@ -707,19 +717,20 @@ func (g *Gateway) commitTable(ctx context.Context, tt *txTable, p *preparedTable
 		}
 		// Chains: one per batch, except a sequential partition's batches,
 		// which form one chain in order.
-		var chains [][]batch
+		var chains [][]int
 		chainOf := map[string]int{}
-		for _, b := range batches {
-			if !seq[b.pk] {
-				chains = append(chains, []batch{b})
+		for _, bi := range phase {
+			pk := batches[bi].pk
+			if !seq[pk] {
+				chains = append(chains, []int{bi})
 				continue
 			}
-			if i, ok := chainOf[b.pk]; ok {
-				chains[i] = append(chains[i], b)
+			if i, ok := chainOf[pk]; ok {
+				chains[i] = append(chains[i], bi)
 				continue
 			}
-			chainOf[b.pk] = len(chains)
-			chains = append(chains, []batch{b})
+			chainOf[pk] = len(chains)
+			chains = append(chains, []int{bi})
 		}
 		for _, chain := range chains {
 			mu.Lock()
@@ -730,11 +741,11 @@ func (g *Gateway) commitTable(ctx context.Context, tt *txTable, p *preparedTable
 			}
 			wg.Add(1)
 			sem <- struct{}{}
-			go func(chain []batch) {
+			go func(chain []int) {
 				defer wg.Done()
 				defer func() { <-sem }()
-				for _, b := range chain {
-					if run(b) != nil {
+				for _, bi := range chain {
+					if run(bi) != nil {
 						return
 					}
 				}
