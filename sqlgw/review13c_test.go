@@ -8,6 +8,52 @@ import (
 	"github.com/sqlgw/sqlgw/sqlgw"
 )
 
+// TestReview13cDupCollationEqualSecondRow: two collation-equal values in
+// one multi-row INSERT under a unique column: MySQL's 1062 names the
+// second row's value (the one that collided), on every path.
+func TestReview13cDupCollationEqualSecondRow(t *testing.T) {
+	direct := insertDiffConn(t, sqlgw.Config{})
+	cached := insertDiffConn(t, sqlgw.Config{NoDirect: true})
+	general := insertDiffConn(t, sqlgw.Config{NoPlanCache: true})
+	steps := []string{
+		"CREATE DATABASE rc", "USE rc",
+		"CREATE TABLE cu (id INT PRIMARY KEY, u VARCHAR(10) COLLATE utf8mb4_0900_ai_ci, UNIQUE KEY uu (u))",
+		"INSERT INTO cu VALUES (1, 'xyz'), (2, 'XyZ')",
+		"INSERT INTO cu VALUES (3, 'abc'), (4, 'b'), (5, 'ABC')",
+		"INSERT INTO cu VALUES (1, 'q'), (1, 'r')",
+		"CREATE TABLE cp (id VARCHAR(10) COLLATE utf8mb4_0900_ai_ci PRIMARY KEY, v INT)",
+		"INSERT INTO cp VALUES ('xyz', 1), ('XyZ', 2)",
+		"CREATE TABLE cm (id INT PRIMARY KEY, a INT, u VARCHAR(10) COLLATE utf8mb4_0900_ai_ci, UNIQUE KEY au (a, u))",
+		"INSERT INTO cm VALUES (1, 1, 'xyz'), (2, 1, 'XYZ')",
+		"SELECT COUNT(*) FROM cu", "SELECT COUNT(*) FROM cp", "SELECT COUNT(*) FROM cm",
+		// A stored value met before the pair, after it, by its first row.
+		"INSERT INTO cu VALUES (9, 'q')",
+		"INSERT INTO cu VALUES (10, 'xyz'), (11, 'Q'), (12, 'XyZ')",
+		"INSERT INTO cu VALUES (13, 'xyz'), (14, 'XYZ'), (15, 'q')",
+		"INSERT INTO cu VALUES (16, 'Q'), (17, 'q')",
+		// Inside a transaction, INSERT IGNORE, NULLs.
+		"BEGIN", "INSERT INTO cu VALUES (20, 'm'), (21, 'M')", "INSERT INTO cu VALUES (22, 'n')", "INSERT INTO cu VALUES (23, 'N')", "COMMIT",
+		"INSERT IGNORE INTO cu VALUES (24, 'ig'), (25, 'IG'), (26, 'iG')",
+		"INSERT INTO cu VALUES (27, NULL), (28, NULL)",
+		"SELECT * FROM cu ORDER BY id",
+	}
+	want := map[int]string{3: "'XyZ' for key 'uu'", 4: "'ABC' for key 'uu'", 5: "'1' for key 'PRIMARY'", 7: "'XyZ' for key 'PRIMARY'", 9: "'1-XYZ' for key 'au'",
+		14: "'Q' for key 'uu'", 15: "'XYZ' for key 'uu'", 16: "'Q' for key 'uu'", 18: "'M' for key 'uu'", 20: "'N' for key 'uu'", 22: "'IG' for key 'uu'"}
+	for i, q := range steps {
+		a, b, c := writeRun(direct, q), writeRun(cached, q), writeRun(general, q)
+		if w, ok := want[i]; ok {
+			for n, r := range map[string]string{"direct": a, "cached": b, "general": c} {
+				if !strings.Contains(r, w) {
+					t.Errorf("step %d %s: %s\n%s: want %s", i, q, n, r, w)
+				}
+			}
+		}
+		if a != b || a != c {
+			t.Errorf("step %d: %s\ndirect:\n%s\ncached:\n%s\ngeneral:\n%s", i, q, a, b, c)
+		}
+	}
+}
+
 // TestReview13cNonAtomicFirstRowDuplicate: a multi-row INSERT holding a
 // row larger than one batch commits batch by batch (engine/txn.go,
 // commitTable: the path that bypasses the atomic commit), the batches of

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -632,6 +633,111 @@ func dupIndexError(meta *catalog.Table, ix string, e *storage.Entity) error {
 		return mysql.NewSQLError(mysql.ERDupEntry, "23000", "%s", dupEntryMessage(v, ix))
 	}
 	return mysql.NewSQLError(mysql.ERDupEntry, "23000", "Duplicate entry for key '%s'", ix)
+}
+
+// takenTwice finds the first row of tt's writes, in the order of the
+// transaction's rows, whose new values take a unique global index entity
+// an earlier row takes too: two rows of one plain multi-row INSERT with
+// equal values, or values equal under the index's collation ('xyz' and
+// 'XyZ'; checkUnique skips those statements, and the commit's parallel
+// index writes would name whichever row lost the race). MySQL names the
+// later row's value (dup). The rows before it take distinct values
+// (before reports them): firstDuplicate looks for a stored holder of one
+// of theirs, which MySQL meets first. Nothing is computed for a table
+// without a unique global index, or for one row.
+func takenTwice(tt *txTable) (dup error, before func(ixmaint.Write) bool) {
+	meta := tt.meta
+	if len(tt.writes) < 2 {
+		return nil, nil
+	}
+	unique := false
+	for i := range meta.Indexes {
+		unique = unique || meta.Indexes[i].Unique && meta.Indexes[i].Global
+	}
+	if !unique {
+		return nil, nil
+	}
+	seen := map[string]bool{}
+	prior := make(map[entKey]bool, len(tt.writes))
+	done := make(map[entKey]bool, len(tt.writes))
+	for _, k := range tt.order {
+		w := tt.writes[k]
+		if w == nil || done[k] {
+			continue
+		}
+		done[k] = true
+		if !w.deleted {
+			uniqEntities(meta, k, w.row, func(ix *catalog.Index, e *storage.Entity) {
+				if !ix.Global || dup != nil {
+					return
+				}
+				key := uniqKey(ix, e)
+				if seen[key] {
+					dup = dupIndexError(meta, ix.Name, e)
+				}
+				seen[key] = true
+			})
+		}
+		if dup != nil {
+			return dup, func(w ixmaint.Write) bool { return prior[entKey{w.PK, w.RK}] }
+		}
+		prior[k] = true
+	}
+	return nil, nil
+}
+
+// firstDuplicate is the error of a commit of meta's rows that takenTwice
+// found failing with dup: the global index writes of the rows before that
+// row (the rows of batches kept by before) are begun, in parallel, and
+// undone; the first batch's failure (a duplicate of a stored value) is
+// the error, else dup. Nothing else of the commit is applied.
+func (g *Gateway) firstDuplicate(ctx context.Context, meta *catalog.Table, batches [][]ixmaint.Write, before func(ixmaint.Write) bool, dup error) error {
+	var kept [][]ixmaint.Write
+	var all []ixmaint.Write
+	for _, ws := range batches {
+		var k []ixmaint.Write
+		for _, w := range ws {
+			if before(w) {
+				k = append(k, w)
+			}
+		}
+		if len(k) > 0 {
+			kept = append(kept, k)
+			all = append(all, k...)
+		}
+	}
+	h, err := ixmaint.NewHandoffs(meta, all)
+	if err != nil {
+		return mapError(err)
+	}
+	var (
+		mu       sync.Mutex
+		firstErr = dup
+		errAt    = len(kept)
+		wg       sync.WaitGroup
+		sem      = make(chan struct{}, commitParallel)
+	)
+	for i, ws := range kept {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			op, err := g.beginIndexes(ctx, meta, ws, h)
+			if op != nil {
+				if ferr := op.Finish(ctx, func(int) bool { return false }); ferr != nil {
+					g.logger().Warn("sqlgw: finishing index writes (recovery will)", "error", ferr)
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && i < errAt {
+				firstErr, errAt = err, i
+			}
+		}()
+	}
+	wg.Wait()
+	return firstErr
 }
 
 // dupEntryMessage is MySQL's text of 1062 for values v of key ix.

@@ -638,6 +638,20 @@ func (g *Gateway) commitTable(ctx context.Context, tt *txTable, p *preparedTable
 		}
 		handoffs = h
 	}
+	// Two rows taking one unique global value: the error in the order of
+	// the rows, nothing applied (secondary.go, takenTwice).
+	if dup, before := takenTwice(tt); dup != nil {
+		wss := make([][]ixmaint.Write, 0, len(batches)+len(big))
+		for _, b := range batches {
+			wss = append(wss, b.ws)
+		}
+		for _, b := range big {
+			if b.ro.ix != nil {
+				wss = append(wss, []ixmaint.Write{*b.ro.ix})
+			}
+		}
+		return g.firstDuplicate(ctx, tt.meta, wss, before, dup)
+	}
 	// A local unique value handed from one row to another whose writes
 	// fell in different batches of one partition (UPDATE t SET u = u + 1
 	// over more rows than one batch holds): that partition's batches go in

@@ -208,6 +208,18 @@ func (g *Gateway) commitAtomic(ctx context.Context, t *txn, phys []string, prep 
 			gm = append(gm, gmeta{meta: meta, b: b})
 		}
 	}
+	// Two rows taking one unique global value: the error in the order of
+	// the rows, nothing applied (secondary.go, takenTwice).
+	for i, p := range prep {
+		tt := t.tables[phys[i]]
+		if dup, before := takenTwice(tt); dup != nil {
+			wss := make([][]ixmaint.Write, 0, len(p.batches))
+			for _, b := range p.batches {
+				wss = append(wss, b.ws)
+			}
+			return true, g.firstDuplicate(ctx, tt.meta, wss, before, dup)
+		}
+	}
 	// The global index writes of every batch first (ixmaint.Begin).
 	ixops := make([]*ixmaint.Op, len(groups))
 	// The error reported is the first group's, in the order of the
