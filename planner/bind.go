@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/sqlgw/sqlgw/storage"
 )
@@ -107,6 +108,9 @@ type Template struct {
 	// reads one partition (or gets one key) per value, is that plan: Bind
 	// encodes the new values' index keys into a copy (bindIndexKeys).
 	indexPlan *Plan
+	// variants are index key plans for other numbers of distinct points
+	// or other most-frequent-value rows (see Variants below).
+	variants atomic.Pointer[map[variantKey]*Plan]
 }
 
 // statsKey is what an index template's costs read of the statistics.
@@ -450,16 +454,28 @@ func (tp *Template) Bind(vals []Datum, stats *Stats) (p *Plan, where []Expr, ok 
 		if !tp.scored {
 			return nil, nil, false
 		}
+		vk, keyed := tp.variantKeyOf(b, it)
+		if keyed {
+			if vp := tp.variant(vk); vp != nil {
+				if p, ok := tp.bindIndexKeys(vp, b, it); ok {
+					p.where = q.Where
+					return p, q.Where, true
+				}
+			}
+		}
 		b.findTuple()
 		p, err := b.planIndex(it, tp.index)
 		if err != nil || p == nil || len(p.Residual) > 0 || !(p.Cost.ScoreFor(tp.q.Cost) < tp.baseScore) {
 			return nil, nil, false
 		}
+		if keyed && indexKeysShape(p, tp.indexDef, vk.points) {
+			tp.keepVariant(vk, p)
+		}
 		p.where = q.Where
 		return p, q.Where, true
 	}
 	if tp.indexPlan != nil {
-		if p, ok := tp.bindIndexKeys(b, it); ok {
+		if p, ok := tp.bindIndexKeys(tp.indexPlan, b, it); ok {
 			p.where = q.Where
 			return p, q.Where, true
 		}
@@ -591,48 +607,157 @@ func (tp *Template) bindPoint(q *Query) (*Plan, bool) {
 
 // prepareIndexKeys makes tp an index key template when p qualifies.
 func (tp *Template) prepareIndexKeys(p *Plan, ix Index) {
-	acc := p.Index
-	if len(ix.Columns) != 1 || ix.Local || len(tp.points) != 1 || acc == nil || len(p.Residual) > 0 {
+	if len(tp.points) != 1 {
 		return
 	}
 	n := 0
 	for _, c := range tp.points {
 		n = c
 	}
+	if indexKeysShape(p, ix, n) {
+		tp.indexPlan = p
+	}
+}
+
+// indexKeysShape reports whether p, an index plan on the one-column
+// global index ix for n distinct points, reads one index partition per
+// point (queries alike but for the partition) or gets one entity per
+// point (gets alike but for the partition key): then a plan for other
+// points of the same number differs from p only in those keys.
+func indexKeysShape(p *Plan, ix Index, n int) bool {
+	acc := p.Index
+	if len(ix.Columns) != 1 || ix.Local || acc == nil || len(p.Residual) > 0 {
+		return false
+	}
 	switch {
 	case len(acc.Gets) > 0 && len(acc.Queries) == 0:
 		if len(acc.Gets) != n {
-			return
+			return false
 		}
 		for _, g := range acc.Gets {
 			if g.RK != acc.Gets[0].RK {
-				return
+				return false
 			}
 		}
 	case len(acc.Queries) > 0 && len(acc.Gets) == 0:
 		if len(acc.Queries) != n {
-			return
+			return false
 		}
 		q0 := *acc.Queries[0]
 		for _, q := range acc.Queries {
 			c := *q
 			if _, ok := c.Partition.Single(); !ok || c.Reverse {
-				return
+				return false
 			}
 			c.Partition = q0.Partition
 			if !reflect.DeepEqual(c, q0) {
-				return
+				return false
 			}
 		}
 	default:
-		return
+		return false
 	}
-	tp.indexPlan = p
+	return true
 }
 
-// bindIndexKeys is Bind for an index key template (see above); b is the
-// builder whose contradiction check ran on the new values.
-func (tp *Template) bindIndexKeys(b *builder, it IndexedTable) (*Plan, bool) {
+// Variants of an index key template
+//
+// Values with a duplicate among them (sysbench's select_random_points
+// draws ten values from a skewed distribution: about one statement in
+// nine has one), or other most-frequent-value rows, give the index plan
+// another cost than the template's, and Bind plans the index again with
+// planIndex to compare its score with the scan's. For a given number of
+// distinct points and pointRows the index's cost, and so that comparison,
+// is the same whatever the values (see Index templates above: nothing
+// else of the values reaches the costs), and the plan differs only in
+// its keys, as for the template itself. So the first plan planIndex makes
+// for such a (points, pointRows) pair that has the index key shape is kept
+// as a variant, and the next values with the same pair are bound from it
+// by bindIndexKeys, as the template's own values are. At most maxVariants
+// are kept (pointRows can take many values when ANALYZE found frequent
+// values); a template is shared by the sessions running its cached plan,
+// so the variants are a copy-on-write map behind an atomic pointer.
+
+// maxVariants bounds the variants a template keeps.
+const maxVariants = 32
+
+// variantKey is what an index key template's plan depends on besides the
+// points' keys (see above).
+type variantKey struct {
+	points    int
+	pointRows float64
+	hasRows   bool
+}
+
+// variantKeyOf is the variant key of b's values, or false when tp is not
+// an index key template.
+func (tp *Template) variantKeyOf(b *builder, it IndexedTable) (variantKey, bool) {
+	if tp.indexPlan == nil || len(tp.points) != 1 {
+		return variantKey{}, false
+	}
+	var vk variantKey
+	for c := range tp.points {
+		n, ok := b.pointCount(c)
+		if !ok {
+			return variantKey{}, false
+		}
+		vk.points = n
+	}
+	vk.pointRows, vk.hasRows = b.pointRows(it, tp.index, tp.indexDef)
+	return vk, true
+}
+
+// variant returns the plan kept for vk, or nil.
+func (tp *Template) variant(vk variantKey) *Plan {
+	if m := tp.variants.Load(); m != nil {
+		return (*m)[vk]
+	}
+	return nil
+}
+
+// keepVariant keeps a copy of p (planIndex's plan for values of key vk)
+// as vk's variant.
+func (tp *Template) keepVariant(vk variantKey, p *Plan) {
+	for {
+		old := tp.variants.Load()
+		n := 0
+		if old != nil {
+			if _, ok := (*old)[vk]; ok {
+				return
+			}
+			n = len(*old)
+		}
+		if n >= maxVariants {
+			return
+		}
+		m := make(map[variantKey]*Plan, n+1)
+		if old != nil {
+			for k, v := range *old {
+				m[k] = v
+			}
+		}
+		// A copy: p goes to the caller, which may keep it.
+		vp := *p
+		acc := *p.Index
+		acc.Gets = slices.Clone(acc.Gets)
+		qs := make([]*storage.Query, len(acc.Queries))
+		for i, q := range acc.Queries {
+			c := *q
+			qs[i] = &c
+		}
+		acc.Queries = qs
+		vp.Index, vp.where = &acc, nil
+		m[vk] = &vp
+		if tp.variants.CompareAndSwap(old, &m) {
+			return
+		}
+	}
+}
+
+// bindIndexKeys is Bind for an index key template (see above) from ip,
+// its plan or a variant's (see Variants) for as many points as b's; b is
+// the builder whose contradiction check ran on the new values.
+func (tp *Template) bindIndexKeys(ip *Plan, b *builder, it IndexedTable) (*Plan, bool) {
 	var pts []Datum
 	for c := range tp.points {
 		s := b.sets[c]
@@ -650,7 +775,7 @@ func (tp *Template) bindIndexKeys(b *builder, it IndexedTable) (*Plan, bool) {
 		keys[i] = k
 	}
 	slices.SortFunc(keys, storage.CompareKeys)
-	p := *tp.indexPlan
+	p := *ip
 	acc := *p.Index
 	if len(acc.Gets) > 0 {
 		gets := make([]Key, len(keys))

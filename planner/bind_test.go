@@ -356,3 +356,76 @@ func TestBindIndexKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestBindIndexVariants: values with duplicates among them (another
+// number of distinct points) or other most-frequent-value rows bind from
+// a variant kept for their (points, pointRows) after the first such
+// values planned the index (bind.go, Variants), and the plan is Build's.
+func TestBindIndexVariants(t *testing.T) {
+	ft, err := parseTable("table t (id int, k int, c string) primary key (id) layout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := parseIndex(ft, "index k_1 (k)"); err != nil {
+		t.Fatal(err)
+	}
+	it := IndexedTable(ft)
+	top := map[string]float64{}
+	for _, v := range []int64{3, 5, 8} {
+		k, err := it.EncodeIndexKey(0, 0, []Datum{v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		top[k] = float64(10 * v)
+	}
+	for _, st := range []*Stats{
+		nil,
+		{Rows: 100000, RowsPerValue: map[string]float64{"k_1": 3}, EntityBytes: 300},
+		{Rows: 100000, RowsPerValue: map[string]float64{"k_1": 3},
+			TopValues: map[string]map[string]float64{"k_1": top}, RestPerValue: map[string]float64{"k_1": 2}},
+	} {
+		in := func(vals []Datum) *Query {
+			return &Query{Where: []Expr{&In{Col: 1, Values: append([]Datum(nil), vals...)}}, Stats: st}
+		}
+		first := make([]Datum, 10)
+		for i := range first {
+			first[i] = int64(100 + i)
+		}
+		tp := Prepare(ft, in(first))
+		if tp == nil || tp.indexPlan == nil {
+			t.Fatal("no index key template")
+		}
+		r := rand.New(rand.NewPCG(7, 8))
+		fromVariant := 0
+		for range 2000 {
+			vals := make([]Datum, 10)
+			for i := range vals {
+				vals[i] = int64(r.IntN(12))
+			}
+			b, _ := tp.start(in(vals))
+			vk, keyed := tp.variantKeyOf(b, it)
+			had := keyed && tp.variant(vk) != nil
+			got, _, ok := tp.Bind(vals, st)
+			want, err := Build(ft, in(vals))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				if had {
+					t.Fatalf("values %v: declined with a variant, built %v", vals, want)
+				}
+				continue // Build chose the scan: the caller plans with Build
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("values %v (variant %v):\nbound %v\nbuilt %v", vals, had, got, want)
+			}
+			if had {
+				fromVariant++
+			}
+		}
+		if fromVariant < 1000 {
+			t.Errorf("stats %v: %d of 2000 bound from a variant", st, fromVariant)
+		}
+		t.Logf("stats %v: %d of 2000 bound from a variant", st, fromVariant)
+	}
+}

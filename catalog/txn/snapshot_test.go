@@ -3,6 +3,9 @@ package txn_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/sqlgw/sqlgw/catalog/txn"
@@ -127,4 +130,102 @@ func rawLocks(t *testing.T, s storage.Store) int {
 		}
 	}
 	return n
+}
+
+// withSnapshots is a store below the protocol that takes native snapshots
+// and reads several queries in one call (the embedded store's
+// storage.MultiQuerier), as the gateway's store does.
+type withSnapshots struct {
+	storage.Store
+	p *pebble.Store
+}
+
+func (w withSnapshots) Snapshot(ctx context.Context) (storage.Snapshot, error) {
+	return w.p.Snapshot(ctx)
+}
+
+func (w withSnapshots) MultiQuery(ctx context.Context, table string, qs []*storage.Query) ([]*storage.Page, error) {
+	return w.p.MultiQuery(ctx, table, qs)
+}
+
+// TestMultiQueryAtSnapshot: at a native snapshot, MultiQuery forwards the
+// widened queries in one call and finishes each page as Query does; its
+// pages are those of a loop of Query calls at snapshots taken before a
+// transaction, while it was pending (locks in place) and after its commit
+// point, for queries with and without projections and filters, and it
+// writes nothing (the locks stay). Without a snapshot it is that loop.
+func TestMultiQueryAtSnapshot(t *testing.T) {
+	ctx := context.Background()
+	inner := setup(t)
+	p := snapshotsOf(t, inner)
+	fs := faultstore.New(inner)
+	s := txn.Wrap(fs, "txns", txn.Options{})
+	gs := transfer(t, s)
+	before := takeSnapshot(t, p)
+	var pending context.Context
+	fs.CrashAt(1+1+11+1+1, false)
+	if err := s.Commit(ctx, gs, func() error { pending = takeSnapshot(t, p); return nil }); err != nil {
+		t.Fatalf("commit: %v", err)
+	}
+	committed := takeSnapshot(t, p)
+	r := txn.Wrap(withSnapshots{inner, p}, "txns", txn.Options{})
+	sn, err := r.Snapshot(ctx) // native snapshots: MultiQuery's one call
+	if err != nil {
+		t.Fatal(err)
+	}
+	sn.Release()
+	var qs []*storage.Query
+	for i := range 11 {
+		q := &storage.Query{Partition: storage.Exactly(fmt.Sprintf("p%d", i))}
+		switch i % 3 {
+		case 1:
+			q.Select = []string{"bal"}
+		case 2:
+			q.Filter = storage.Ge("bal", storage.Int64(100))
+		}
+		qs = append(qs, q)
+	}
+	qs = append(qs, &storage.Query{Select: []string{"bal"}, Filter: storage.Lt("bal", storage.Int64(100))})
+	for _, c := range []struct {
+		name string
+		ctx  context.Context
+	}{{"before", before}, {"pending", pending}, {"committed", committed}} {
+		got, err := r.MultiQuery(c.ctx, table, qs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := storage.QueryEach(c.ctx, r, table, qs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("snapshot %s: MultiQuery\n%v\nQuery by query\n%v", c.name, pageString(got), pageString(want))
+		}
+	}
+	if n := rawLocks(t, inner); n != 11 {
+		t.Fatalf("%d locks in the store after the snapshot reads, want 11", n)
+	}
+	got, err := r.MultiQuery(ctx, table, qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(qs) {
+		t.Fatalf("%d pages for %d queries", len(got), len(qs))
+	}
+	if n := rawLocks(t, inner); n != 0 {
+		t.Fatalf("%d locks left after a MultiQuery without a snapshot", n)
+	}
+}
+
+// pageString renders pages' entities for a failure message.
+func pageString(pages []*storage.Page) string {
+	var sb strings.Builder
+	for i, p := range pages {
+		fmt.Fprintf(&sb, "%d:", i)
+		for _, e := range p.Entities {
+			fmt.Fprintf(&sb, " %s/%s%v", e.PartitionKey, e.RowKey, e.Properties)
+		}
+		sb.WriteByte('\n')
+	}
+	return sb.String()
 }

@@ -335,6 +335,47 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 			return s.queryAt(noSnap(ctx), table, q, ts)
 		}
 	}
+	q2 := widenQuery(q)
+	page, err := s.Store.Query(ctx, table, q2)
+	if err != nil {
+		return nil, err
+	}
+	if storage.SnapshotOf(ctx) == nil && hasLock(page.Entities) {
+		return s.queryLocked(ctx, table, q, q2, page)
+	}
+	return s.finishPage(ctx, table, q, q2, page)
+}
+
+// MultiQuery implements storage.MultiQuerier. At a native snapshot it
+// forwards the widened queries in one call and finishes each page as
+// Query does: there the snapshot decides every page, so reading them all
+// before resolving the locks of the first reads what Query's loop would.
+// Elsewhere (raw tables, a store without native snapshots, a read without
+// a snapshot, whose locked pages are read again at one taken then) it is
+// the loop of Query calls.
+func (s *Store) MultiQuery(ctx context.Context, table string, qs []*storage.Query) ([]*storage.Page, error) {
+	if s.raw(table) || s.versioned.Load() != 2 || storage.SnapshotOf(ctx) == nil {
+		return storage.QueryEach(ctx, s, table, qs)
+	}
+	q2s := make([]*storage.Query, len(qs))
+	for i, q := range qs {
+		q2s[i] = widenQuery(q)
+	}
+	pages, err := storage.MultiQuery(ctx, s.Store, table, q2s)
+	if err != nil {
+		return nil, err
+	}
+	for i, page := range pages {
+		if pages[i], err = s.finishPage(ctx, table, qs[i], q2s[i], page); err != nil {
+			return nil, err
+		}
+	}
+	return pages, nil
+}
+
+// widenQuery is the query Query sends for q: the system properties
+// selected too, and the filter widened to return locked entities.
+func widenQuery(q *storage.Query) *storage.Query {
 	q2 := *q
 	q2.Select = withSys(q.Select)
 	if q2.Select != nil {
@@ -343,13 +384,15 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 		q2.Select = appendFilterProps(q2.Select, q.Filter)
 	}
 	q2.Filter = widen(q.Filter)
-	page, err := s.Store.Query(ctx, table, &q2)
-	if err != nil {
-		return nil, err
-	}
-	if storage.SnapshotOf(ctx) == nil && hasLock(page.Entities) {
-		return s.queryLocked(ctx, table, q, &q2, page)
-	}
+	return &q2
+}
+
+// finishPage is Query's answer for q from page, read with q2 (the
+// widened q) at the read's snapshot, or without one when the page met no
+// lock: system rows and tombstones dropped, locked entities resolved,
+// the projection applied.
+func (s *Store) finishPage(ctx context.Context, table string, q, q2 *storage.Query, page *storage.Page) (*storage.Page, error) {
+	var err error
 	out := page.Entities[:0]
 	for _, e := range page.Entities {
 		if isSystemRow(e.RowKey) {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"sync/atomic"
 
 	"github.com/sqlgw/sqlgw/planner"
 	"github.com/sqlgw/sqlgw/storage"
@@ -72,6 +73,9 @@ func (it *rowIter) readIndexHits(p *planner.Plan) ([]*storage.Entity, error) {
 		}
 		return hits, nil
 	}
+	if it.t.gw.serial && len(p.Index.Gets) == 0 && !noIndexMultiQuery.Load() {
+		return it.multiQueryHits(p, query)
+	}
 	res := make([][]*storage.Entity, n)
 	errs := make([]error, n)
 	it.t.gw.each(n, func(i int) {
@@ -94,3 +98,55 @@ func (it *rowIter) readIndexHits(p *planner.Plan) ([]*storage.Entity, error) {
 	}
 	return hits, nil
 }
+
+// multiQueryHits is readIndexHits for a plan of index queries alone on an
+// in-process store (Gateway.serial, where Gateway.each would send them
+// one after another): the first pages of all of them in one
+// storage.MultiQuery call, which the embedded store reads through one
+// iterator (and the wrappers above it pass on once), then each query's
+// further pages, if any, with query (readIndexHits'). The hits are those
+// of the queries sent one by one, in plan order; a failed request fails
+// the read as there. sqlgw's TestIndexMultiQueryDifferential compares it
+// with them (SetIndexMultiQuery).
+func (it *rowIter) multiQueryHits(p *planner.Plan, query func(q0 *storage.Query, stop func(n int) bool) ([]*storage.Entity, error)) ([]*storage.Entity, error) {
+	noTop := it.tt != nil && len(it.tt.writes) > 0
+	qs := make([]*storage.Query, len(p.Index.Queries))
+	for i, q0 := range p.Index.Queries {
+		q := *q0
+		if noTop {
+			q.Top = 0
+		}
+		qs[i] = &q
+	}
+	indexMultiQueries.Add(1)
+	pages, err := storage.MultiQuery(it.ctx, it.t.gw.store, p.Index.Table, qs)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	n := 0
+	for _, page := range pages {
+		n += len(page.Entities)
+	}
+	hits := make([]*storage.Entity, 0, n)
+	for i, page := range pages {
+		hits = append(hits, page.Entities...)
+		if page.Continuation == "" {
+			continue
+		}
+		q := *qs[i]
+		q.Continuation = page.Continuation
+		more, err := query(&q, func(int) bool { return false })
+		if err != nil {
+			return nil, mapError(err)
+		}
+		hits = append(hits, more...)
+	}
+	return hits, nil
+}
+
+// noIndexMultiQuery turns multiQueryHits off (tests: SetIndexMultiQuery);
+// indexMultiQueries counts its reads.
+var (
+	noIndexMultiQuery atomic.Bool
+	indexMultiQueries atomic.Int64
+)

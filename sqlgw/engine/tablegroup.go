@@ -163,6 +163,17 @@ func prefixOps(ops []storage.Operation, prefix string) []storage.Operation {
 	return out
 }
 
+// MultiQuery implements storage.MultiQuerier: forwarded in one call for
+// a table outside groups; a member's queries (answered from the group's
+// partitions, or rewritten into the group table's key space, by Query) are
+// Query calls.
+func (s *groupStore) MultiQuery(ctx context.Context, table string, qs []*storage.Query) ([]*storage.Page, error) {
+	if _, _, ok := member(table); ok {
+		return storage.QueryEach(ctx, s, table, qs)
+	}
+	return storage.MultiQuery(ctx, s.Store, table, qs)
+}
+
 func (s *groupStore) Query(ctx context.Context, table string, q *storage.Query) (*storage.Page, error) {
 	base, prefix, ok := member(table)
 	if !ok {

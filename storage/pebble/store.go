@@ -738,6 +738,56 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 	if err != nil {
 		return nil, err
 	}
+	var src iterSource
+	defer src.close()
+	return s.query(ctx, t, q, &src)
+}
+
+// MultiQuery implements storage.MultiQuerier: the queries are read one
+// after another as Query reads each, under one hold of the store lock,
+// one table lookup and one snapshot handle, through one iterator
+// re-bounded per query (iterSource), where a loop of Query calls takes
+// each of these per query. An error ends the read as it would end the
+// loop.
+func (s *Store) MultiQuery(ctx context.Context, table string, qs []*storage.Query) ([]*storage.Page, error) {
+	pages := make([]*storage.Page, len(qs))
+	if len(qs) == 0 {
+		return pages, nil
+	}
+	if err := s.limits.ValidateQuery(qs[0]); err != nil {
+		return nil, err
+	}
+	if err := s.rlock(ctx); err != nil {
+		return nil, err
+	}
+	defer s.mu.RUnlock()
+	t, err := s.table(table)
+	if err != nil {
+		return nil, err
+	}
+	var src iterSource
+	defer src.close()
+	for i, q := range qs {
+		if i > 0 {
+			if err := s.limits.ValidateQuery(q); err != nil {
+				return nil, err
+			}
+			if err := ctx.Err(); err != nil { // Query's rlock checks it
+				return nil, err
+			}
+		}
+		page, err := s.query(ctx, t, q, &src)
+		if err != nil {
+			return nil, err
+		}
+		pages[i] = page
+	}
+	return pages, nil
+}
+
+// query is Query's read of q's page on table t (s.mu held shared), from
+// src's iterator.
+func (s *Store) query(ctx context.Context, t tableInfo, q *storage.Query, src *iterSource) (*storage.Page, error) {
 	page := &storage.Page{}
 	lower, upper := queryBounds(t.id, q)
 	// A forward read starts at start; a reverse one (Query.Reverse) at
@@ -766,35 +816,61 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 	if bytes.Compare(start, end) >= 0 {
 		return page, nil
 	}
+	it, err := src.iter(ctx, s, lower, upper)
+	if err != nil {
+		return nil, err
+	}
+	page, err = s.scan(ctx, it, q, page, start, end)
+	if err != nil {
+		src.bad = true
+	}
+	return page, err
+}
+
+// iterSource is the iterator of a Query or MultiQuery: made for the
+// first query that reads, at the snapshot ctx carries (an iterator the
+// snapshot kept: shared.iter) or of the database, and re-bounded for each
+// next one. close puts an iterator of a snapshot back for the next read
+// when every read ended well (shared.putIter), else closes it, then ends
+// the read (reader).
+type iterSource struct {
+	sh   *shared
+	done func()
+	it   *pebbledb.Iterator
+	bad  bool
+}
+
+// iter returns the iterator bounded by lower and upper.
+func (src *iterSource) iter(ctx context.Context, s *Store, lower, upper []byte) (*pebbledb.Iterator, error) {
+	if src.it != nil {
+		src.it.SetBounds(lower, upper)
+		return src.it, nil
+	}
 	r, sh, done, err := s.reader(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer done()
-	var it *pebbledb.Iterator
+	src.sh, src.done = sh, done
 	if sh != nil {
-		// At a snapshot: an iterator it kept (shared.iter), kept again
-		// after a read that ended well.
-		if it, err = sh.iter(ctx, lower, upper); err != nil {
-			return nil, err
+		src.it, err = sh.iter(ctx, lower, upper)
+	} else {
+		src.it, err = r.NewIterWithContext(ctx, &pebbledb.IterOptions{LowerBound: lower, UpperBound: upper})
+	}
+	return src.it, err
+}
+
+// close releases the iterator and ends the read.
+func (src *iterSource) close() {
+	if src.it != nil {
+		if src.sh != nil && !src.bad {
+			src.sh.putIter(src.it)
+		} else {
+			src.it.Close()
 		}
-		ok := false
-		defer func() {
-			if ok {
-				sh.putIter(it)
-			} else {
-				it.Close()
-			}
-		}()
-		page, err := s.scan(ctx, it, q, page, start, end)
-		ok = err == nil
-		return page, err
 	}
-	if it, err = r.NewIterWithContext(ctx, &pebbledb.IterOptions{LowerBound: lower, UpperBound: upper}); err != nil {
-		return nil, err
+	if src.done != nil {
+		src.done()
 	}
-	defer it.Close()
-	return s.scan(ctx, it, q, page, start, end)
 }
 
 // scan is Query's read of its page from it, positioned at start (end for

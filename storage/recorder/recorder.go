@@ -376,6 +376,34 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 	return page, err
 }
 
+// MultiQuery implements storage.MultiQuerier: each query is recorded as
+// the Query request it stands for (counters and trace lines alike); on an
+// error, which query failed is not known here, and the first is recorded
+// as one failed request.
+func (s *Store) MultiQuery(ctx context.Context, table string, qs []*storage.Query) ([]*storage.Page, error) {
+	pages, err := storage.MultiQuery(ctx, s.inner, table, qs)
+	if err != nil {
+		var q *storage.Query
+		if len(qs) > 0 {
+			q = qs[0]
+		}
+		s.record(ctx, 0, 0, err, func() string { return "Query " + table + DescribeQuery(q) }, nil)
+		return nil, err
+	}
+	for i, page := range pages {
+		q := qs[i]
+		n := len(page.Entities)
+		s.record(ctx, n, 0, nil, func() string { return "Query " + table + DescribeQuery(q) }, func() string {
+			r := plural(n, "entity")
+			if page.Continuation != "" {
+				r += ", more"
+			}
+			return r
+		})
+	}
+	return pages, nil
+}
+
 // Capabilities implements storage.Store; it is not a request.
 func (s *Store) Capabilities() storage.Capabilities { return s.inner.Capabilities() }
 

@@ -100,6 +100,16 @@ func (s *typedStore) Batch(ctx context.Context, table string, ops []storage.Oper
 	return s.Store.Batch(ctx, base(table), ops)
 }
 
+// MultiQuery implements storage.MultiQuerier: forwarded in one call for
+// a table of its own physical name; a typed table's queries (rewritten and
+// checked by Query) are Query calls.
+func (s *typedStore) MultiQuery(ctx context.Context, table string, qs []*storage.Query) ([]*storage.Page, error) {
+	if _, _, typed := catalog.ParseTypedPhysical(table); typed {
+		return storage.QueryEach(ctx, s, table, qs)
+	}
+	return storage.MultiQuery(ctx, s.Store, table, qs)
+}
+
 func (s *typedStore) Query(ctx context.Context, table string, q *storage.Query) (*storage.Page, error) {
 	b, et, typed := catalog.ParseTypedPhysical(table)
 	if !typed {

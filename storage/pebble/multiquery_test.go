@@ -1,0 +1,117 @@
+package pebble
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/sqlgw/sqlgw/storage"
+)
+
+// TestMultiQueryDifferential: MultiQuery's pages are those of a loop of
+// Query calls (storage.QueryEach), for random queries (one partition or a
+// range of them, RowKey ranges, filters, projections, Top, reverse reads,
+// continuations), with and without a snapshot, on a store whose short
+// pages (MaxScanPerPage) make continuations common; and its errors are the
+// loop's.
+func TestMultiQueryDifferential(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open("", &Options{InMemory: true, MaxScanPerPage: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.CreateTable(ctx, "mqt"); err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for p := range 12 {
+		for k := range r.IntN(9) {
+			e := &storage.Entity{PartitionKey: fmt.Sprintf("p%02d", p), RowKey: fmt.Sprintf("r%02d", k),
+				Properties: storage.Properties{"v": storage.Int64(int64(r.IntN(5))), "w": storage.String("x")}}
+			if _, err := s.Insert(ctx, "mqt", e); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	key := func(pre string, n int) string { return fmt.Sprintf("%s%02d", pre, r.IntN(n)) }
+	bound := func(pre string, n int) *storage.Bound {
+		if r.IntN(3) == 0 {
+			return nil
+		}
+		return &storage.Bound{Key: key(pre, n), Exclusive: r.IntN(2) == 0}
+	}
+	randQuery := func() *storage.Query {
+		q := &storage.Query{Top: r.IntN(4), Reverse: r.IntN(4) == 0}
+		if r.IntN(4) == 0 {
+			q.Partition = &storage.KeyRange{Low: bound("p", 14), High: bound("p", 14)}
+		} else {
+			q.Partition = storage.Exactly(key("p", 14))
+		}
+		if r.IntN(3) == 0 {
+			q.Row = &storage.KeyRange{Low: bound("r", 10), High: bound("r", 10)}
+		}
+		if r.IntN(3) == 0 {
+			q.Filter = storage.Ge("v", storage.Int64(int64(r.IntN(5))))
+		}
+		if r.IntN(3) == 0 {
+			q.Select = []string{"v"}
+		}
+		return q
+	}
+	run := func(ctx context.Context, qs []*storage.Query) {
+		t.Helper()
+		want, werr := storage.QueryEach(ctx, s, "mqt", qs)
+		got, gerr := s.MultiQuery(ctx, "mqt", qs)
+		if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+			t.Fatalf("errors: MultiQuery %v, Query %v", gerr, werr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("queries %v:\nMultiQuery %v\nQuery      %v", qs, got, want)
+		}
+	}
+	for i := range 400 {
+		qctx := ctx
+		if i%2 == 1 {
+			sn, err := s.Snapshot(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sn.Release()
+			qctx = storage.WithSnapshot(ctx, sn)
+		}
+		qs := make([]*storage.Query, r.IntN(12))
+		for j := range qs {
+			qs[j] = randQuery()
+		}
+		run(qctx, qs)
+		// The continuations of the pages, resumed together.
+		pages, err := s.MultiQuery(qctx, "mqt", qs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var next []*storage.Query
+		for j, p := range pages {
+			if p.Continuation != "" {
+				c := *qs[j]
+				c.Continuation = p.Continuation
+				next = append(next, &c)
+			}
+		}
+		run(qctx, next)
+	}
+	// Errors: an invalid continuation or Top among valid queries, a
+	// missing table, a cancelled context.
+	bad := []*storage.Query{{Partition: storage.Exactly("p01")}, {Partition: storage.Exactly("p02"), Continuation: "!"}}
+	run(ctx, bad)
+	run(ctx, []*storage.Query{{Partition: storage.Exactly("p01")}, {Top: -1}})
+	if _, err := s.MultiQuery(ctx, "nosuch", bad[:1]); !errors.Is(err, storage.ErrNotFound) {
+		t.Errorf("missing table: %v", err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	run(cctx, bad[:1])
+}
