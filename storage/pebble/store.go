@@ -727,6 +727,29 @@ func (s *Store) newETag() storage.ETag {
 
 // Query implements storage.Store.
 func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*storage.Page, error) {
+	return s.query(ctx, table, q, nil)
+}
+
+// QueryRows implements storage.RowQuerier: Query's page as rows, the
+// selected properties decoded from each record straight into the row's
+// values (scanRows), with no property map.
+func (s *Store) QueryRows(ctx context.Context, table string, q *storage.Query) (*storage.RowPage, error) {
+	if q.Select == nil {
+		return nil, storage.ErrRowsUnsupported
+	}
+	rows := &storage.RowPage{}
+	page, err := s.query(ctx, table, q, rows)
+	if err != nil {
+		return nil, err
+	}
+	rows.Continuation = page.Continuation
+	return rows, nil
+}
+
+// query is Query; with rows set, the page's entities are appended to
+// rows.Rows instead (QueryRows), and the returned page carries only the
+// continuation.
+func (s *Store) query(ctx context.Context, table string, q *storage.Query, rows *storage.RowPage) (*storage.Page, error) {
 	if err := s.limits.ValidateQuery(q); err != nil {
 		return nil, err
 	}
@@ -786,7 +809,7 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 				it.Close()
 			}
 		}()
-		page, err := s.scan(ctx, it, q, page, start, end)
+		page, err := s.scan(ctx, it, q, page, rows, start, end)
 		ok = err == nil
 		return page, err
 	}
@@ -794,12 +817,12 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 		return nil, err
 	}
 	defer it.Close()
-	return s.scan(ctx, it, q, page, start, end)
+	return s.scan(ctx, it, q, page, rows, start, end)
 }
 
 // scan is Query's read of its page from it, positioned at start (end for
 // a reverse read).
-func (s *Store) scan(ctx context.Context, it *pebbledb.Iterator, q *storage.Query, page *storage.Page, start, end []byte) (*storage.Page, error) {
+func (s *Store) scan(ctx context.Context, it *pebbledb.Iterator, q *storage.Query, page *storage.Page, rows *storage.RowPage, start, end []byte) (*storage.Page, error) {
 
 	limit := storage.MaxPageSize
 	if q.Top > 0 && q.Top < limit {
@@ -814,7 +837,14 @@ func (s *Store) scan(ctx context.Context, it *pebbledb.Iterator, q *storage.Quer
 			rowHigh = appendEKey(nil, q.Row.High.Key)
 		}
 	}
-	sel := selectSet(q.Select)
+	var sel map[string]struct{}
+	var cols rowCols // rows.go
+	if rows == nil {
+		sel = selectSet(q.Select)
+	} else {
+		cols.init(q.Select)
+		defer cols.finish(rows)
+	}
 
 	// The filter's property lookup works on the current record and keys,
 	// decoded into reused buffers: no allocation per examined entity.
@@ -840,7 +870,10 @@ func (s *Store) scan(ctx context.Context, it *pebbledb.Iterator, q *storage.Quer
 	scanned := 0
 	var seekBuf, lastEPK []byte
 	lastPK := ""
-	names := make(map[string]string)
+	var names map[string]string
+	if rows == nil {
+		names = make(map[string]string)
+	}
 	var arena pageArena // pagearena.go
 	var valid bool
 	if q.Reverse {
@@ -901,7 +934,7 @@ func (s *Store) scan(ctx context.Context, it *pebbledb.Iterator, q *storage.Quer
 				}
 			}
 		}
-		if len(page.Entities) == limit || (s.maxScan > 0 && scanned == s.maxScan) {
+		if len(page.Entities) == limit || rows != nil && cols.count() == limit || (s.maxScan > 0 && scanned == s.maxScan) {
 			page.Continuation = encodeToken(appendDecodedEKey(nil, epk), appendDecodedEKey(nil, erk))
 			break
 		}
@@ -919,10 +952,6 @@ func (s *Store) scan(ctx context.Context, it *pebbledb.Iterator, q *storage.Quer
 			return nil, err
 		}
 		if q.Filter == nil || storage.EvalFunc(q.Filter, get) {
-			props, err := rec.decodePropsInterned(sel, names, &arena)
-			if err != nil {
-				return nil, err
-			}
 			// Entities of one partition share their PartitionKey string.
 			if !bytes.Equal(epk, lastEPK) {
 				lastEPK = append(lastEPK[:0], epk...)
@@ -930,6 +959,21 @@ func (s *Store) scan(ctx context.Context, it *pebbledb.Iterator, q *storage.Quer
 				lastPK = arena.string(pkBuf)
 			}
 			rkBuf = appendDecodedEKey(rkBuf[:0], erk)
+			if rows != nil {
+				if err := cols.add(lastPK, arena.string(rkBuf), storage.ETag(arena.string(rec.etag)), &rec, &arena); err != nil {
+					return nil, err
+				}
+				if q.Reverse {
+					valid = it.Prev()
+				} else {
+					valid = it.Next()
+				}
+				continue
+			}
+			props, err := rec.decodePropsInterned(sel, names, &arena)
+			if err != nil {
+				return nil, err
+			}
 			e := arena.entity()
 			*e = storage.Entity{
 				PartitionKey: lastPK,
