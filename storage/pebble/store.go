@@ -727,6 +727,29 @@ func (s *Store) newETag() storage.ETag {
 
 // Query implements storage.Store.
 func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*storage.Page, error) {
+	return s.queryTable(ctx, table, q, nil)
+}
+
+// QueryRows implements storage.RowQuerier: Query's page as rows, the
+// selected properties decoded from each record straight into the row's
+// values (scanRows), with no property map.
+func (s *Store) QueryRows(ctx context.Context, table string, q *storage.Query) (*storage.RowPage, error) {
+	if q.Select == nil {
+		return nil, storage.ErrRowsUnsupported
+	}
+	rows := &storage.RowPage{}
+	page, err := s.queryTable(ctx, table, q, rows)
+	if err != nil {
+		return nil, err
+	}
+	rows.Continuation = page.Continuation
+	return rows, nil
+}
+
+// queryTable is Query; with rows set, the page's entities are appended to
+// rows.Rows instead (QueryRows), and the returned page carries only the
+// continuation.
+func (s *Store) queryTable(ctx context.Context, table string, q *storage.Query, rows *storage.RowPage) (*storage.Page, error) {
 	if err := s.limits.ValidateQuery(q); err != nil {
 		return nil, err
 	}
@@ -740,7 +763,7 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 	}
 	var src iterSource
 	defer src.close()
-	return s.query(ctx, t, q, &src)
+	return s.query(ctx, t, q, rows, &src)
 }
 
 // MultiQuery implements storage.MultiQuerier: the queries are read one
@@ -776,7 +799,7 @@ func (s *Store) MultiQuery(ctx context.Context, table string, qs []*storage.Quer
 				return nil, err
 			}
 		}
-		page, err := s.query(ctx, t, q, &src)
+		page, err := s.query(ctx, t, q, nil, &src)
 		if err != nil {
 			return nil, err
 		}
@@ -786,8 +809,8 @@ func (s *Store) MultiQuery(ctx context.Context, table string, qs []*storage.Quer
 }
 
 // query is Query's read of q's page on table t (s.mu held shared), from
-// src's iterator.
-func (s *Store) query(ctx context.Context, t tableInfo, q *storage.Query, src *iterSource) (*storage.Page, error) {
+// src's iterator; with rows set, as queryTable's.
+func (s *Store) query(ctx context.Context, t tableInfo, q *storage.Query, rows *storage.RowPage, src *iterSource) (*storage.Page, error) {
 	page := &storage.Page{}
 	lower, upper := queryBounds(t.id, q)
 	// A forward read starts at start; a reverse one (Query.Reverse) at
@@ -820,7 +843,7 @@ func (s *Store) query(ctx context.Context, t tableInfo, q *storage.Query, src *i
 	if err != nil {
 		return nil, err
 	}
-	page, err = s.scan(ctx, it, q, page, start, end)
+	page, err = s.scan(ctx, it, q, page, rows, start, end)
 	if err != nil {
 		src.bad = true
 	}
@@ -875,7 +898,7 @@ func (src *iterSource) close() {
 
 // scan is Query's read of its page from it, positioned at start (end for
 // a reverse read).
-func (s *Store) scan(ctx context.Context, it *pebbledb.Iterator, q *storage.Query, page *storage.Page, start, end []byte) (*storage.Page, error) {
+func (s *Store) scan(ctx context.Context, it *pebbledb.Iterator, q *storage.Query, page *storage.Page, rows *storage.RowPage, start, end []byte) (*storage.Page, error) {
 
 	limit := storage.MaxPageSize
 	if q.Top > 0 && q.Top < limit {
@@ -890,7 +913,14 @@ func (s *Store) scan(ctx context.Context, it *pebbledb.Iterator, q *storage.Quer
 			rowHigh = appendEKey(nil, q.Row.High.Key)
 		}
 	}
-	sel := selectSet(q.Select)
+	var sel map[string]struct{}
+	var cols rowCols // rows.go
+	if rows == nil {
+		sel = selectSet(q.Select)
+	} else {
+		cols.init(q.Select)
+		defer cols.finish(rows)
+	}
 
 	// The filter's property lookup works on the current record and keys,
 	// decoded into reused buffers: no allocation per examined entity.
@@ -916,7 +946,10 @@ func (s *Store) scan(ctx context.Context, it *pebbledb.Iterator, q *storage.Quer
 	scanned := 0
 	var seekBuf, lastEPK []byte
 	lastPK := ""
-	names := make(map[string]string)
+	var names map[string]string
+	if rows == nil {
+		names = make(map[string]string)
+	}
 	var arena pageArena // pagearena.go
 	var valid bool
 	if q.Reverse {
@@ -977,7 +1010,7 @@ func (s *Store) scan(ctx context.Context, it *pebbledb.Iterator, q *storage.Quer
 				}
 			}
 		}
-		if len(page.Entities) == limit || (s.maxScan > 0 && scanned == s.maxScan) {
+		if len(page.Entities) == limit || rows != nil && cols.count() == limit || (s.maxScan > 0 && scanned == s.maxScan) {
 			page.Continuation = encodeToken(appendDecodedEKey(nil, epk), appendDecodedEKey(nil, erk))
 			break
 		}
@@ -995,10 +1028,6 @@ func (s *Store) scan(ctx context.Context, it *pebbledb.Iterator, q *storage.Quer
 			return nil, err
 		}
 		if q.Filter == nil || storage.EvalFunc(q.Filter, get) {
-			props, err := rec.decodePropsInterned(sel, names, &arena)
-			if err != nil {
-				return nil, err
-			}
 			// Entities of one partition share their PartitionKey string.
 			if !bytes.Equal(epk, lastEPK) {
 				lastEPK = append(lastEPK[:0], epk...)
@@ -1006,6 +1035,21 @@ func (s *Store) scan(ctx context.Context, it *pebbledb.Iterator, q *storage.Quer
 				lastPK = arena.string(pkBuf)
 			}
 			rkBuf = appendDecodedEKey(rkBuf[:0], erk)
+			if rows != nil {
+				if err := cols.add(lastPK, arena.string(rkBuf), storage.ETag(arena.string(rec.etag)), &rec, &arena); err != nil {
+					return nil, err
+				}
+				if q.Reverse {
+					valid = it.Prev()
+				} else {
+					valid = it.Next()
+				}
+				continue
+			}
+			props, err := rec.decodePropsInterned(sel, names, &arena)
+			if err != nil {
+				return nil, err
+			}
 			e := arena.entity()
 			*e = storage.Entity{
 				PartitionKey: lastPK,

@@ -404,6 +404,29 @@ func (s *Store) MultiQuery(ctx context.Context, table string, qs []*storage.Quer
 	return pages, nil
 }
 
+// QueryRows implements storage.RowQuerier when the inner store does: a
+// query answered as rows is recorded as the Query it is. A query the
+// store below cannot answer as rows (storage.ErrRowsUnsupported) sent
+// nothing and is not recorded.
+func (s *Store) QueryRows(ctx context.Context, table string, q *storage.Query) (*storage.RowPage, error) {
+	page, err := storage.ForwardQueryRows(ctx, s.inner, table, q)
+	if errors.Is(err, storage.ErrRowsUnsupported) {
+		return nil, err
+	}
+	n := 0
+	if err == nil && page != nil {
+		n = len(page.Rows)
+	}
+	s.record(ctx, n, 0, err, func() string { return "Query " + table + DescribeQuery(q) }, func() string {
+		r := plural(n, "entity")
+		if page.Continuation != "" {
+			r += ", more"
+		}
+		return r
+	})
+	return page, err
+}
+
 // Capabilities implements storage.Store; it is not a request.
 func (s *Store) Capabilities() storage.Capabilities { return s.inner.Capabilities() }
 
