@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -318,6 +319,35 @@ func (t *Table) createSecondaryIndex(ctx *sql.Context, def sql.IndexDef) error {
 		pl.UpdateTableProgress(ctx.Pid(), item, int64(rows-done))
 		done = rows
 	})
+}
+
+// indexesSince returns this gateway's current record of meta's table when
+// it differs from meta in its indexes only (one added, made ready or
+// dropped since the transaction's statements resolved the table), for the
+// commit to maintain the indexes as they are now; nil otherwise (the
+// common case: the same record). A transaction left open across CREATE
+// INDEX so maintains the new index, whose backfill may have passed its
+// rows already: the backfill checks the rows it indexes but does not
+// rewrite them (catalog/ixmaint, backfillAtomic), so nothing else would
+// make such a commit fail or maintain the index, and an insert never
+// failed. Another gateway's commits see the index after their catalog
+// refresh, which buildIndex waits out before the backfill.
+func (g *Gateway) indexesSince(ctx context.Context, meta *catalog.Table) *catalog.Table {
+	if meta == nil || meta.Database == "" || meta.IsAttached() {
+		return nil
+	}
+	cur, err := g.Catalog.Table(ctx, meta.Database, meta.Name)
+	if err != nil || cur == meta || cur.ID != meta.ID || cur.Physical != meta.Physical ||
+		cur.Generation != meta.Generation || cur.DefVersion != meta.DefVersion {
+		return nil
+	}
+	if slices.EqualFunc(cur.Indexes, meta.Indexes, func(a, b catalog.Index) bool {
+		return a.Name == b.Name && a.ID == b.ID && a.State == b.State
+	}) || !reflect.DeepEqual(cur.Columns, meta.Columns) || !reflect.DeepEqual(cur.PrimaryKey, meta.PrimaryKey) ||
+		!slices.Equal(cur.PartitionKey, meta.PartitionKey) {
+		return nil
+	}
+	return cur
 }
 
 // buildIndex backfills index name of table nt and marks it ready; on a
