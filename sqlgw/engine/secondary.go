@@ -354,8 +354,15 @@ func (g *Gateway) indexesSince(ctx context.Context, meta *catalog.Table) *catalo
 // duplicate in a unique index it drops the index.
 func (g *Gateway) buildIndex(ctx context.Context, db string, nt *catalog.Table, name string, progress func(rows int)) error {
 	// Writers of every gateway must see the index before the backfill
-	// passes their rows: wait out the catalog cache.
-	time.Sleep(g.catalogRefresh())
+	// passes their rows. This gateway's commits take the table's indexes
+	// as they are when they start (indexesSince): wait for those in
+	// flight. Other gateways see it after their catalog refresh: wait
+	// that out, unless no other gateway can use the store (an embedded
+	// store only this process opens, claimed by this gateway alone).
+	g.commits.drain()
+	if g.alone == nil || !g.alone() || nt.IsAttached() {
+		time.Sleep(g.catalogRefresh())
+	}
 	ix := nt.Index(name)
 	if ix == nil {
 		return fmt.Errorf("sqlgw: index %s vanished", name)
