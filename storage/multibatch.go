@@ -26,6 +26,13 @@ type MultiBatcher interface {
 	// each batch. A wrapper whose inner store cannot returns
 	// ErrMultiBatchUnsupported before sending anything.
 	//
+	// Batches may hold OpCheck operations (Store.Batch may not): an entity
+	// that must exist with the ETag given, written by nobody. Such a check
+	// orders the write after every write of that entity the caller saw,
+	// and before every later one, without rewriting it (the index
+	// backfill's condition that a page's rows are unchanged,
+	// catalog/ixmaint). Its ETag in the result is the entity's own.
+	//
 	// With no batches it writes nothing and returns once every write the
 	// store returned before it is durable: the sync barrier for writes
 	// made under WithDeferredSync.

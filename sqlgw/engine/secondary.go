@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -321,12 +322,48 @@ func (t *Table) createSecondaryIndex(ctx *sql.Context, def sql.IndexDef) error {
 	})
 }
 
+// indexesSince returns this gateway's current record of meta's table when
+// it differs from meta in its indexes only (one added, made ready or
+// dropped since the transaction's statements resolved the table), for the
+// commit to maintain the indexes as they are now; nil otherwise (the
+// common case: the same record). A transaction left open across CREATE
+// INDEX so maintains the new index, whose backfill may have passed its
+// rows already: the backfill checks the rows it indexes but does not
+// rewrite them (catalog/ixmaint, backfillAtomic), so nothing else would
+// make such a commit fail or maintain the index, and an insert never
+// failed. Another gateway's commits see the index after their catalog
+// refresh, which buildIndex waits out before the backfill.
+func (g *Gateway) indexesSince(ctx context.Context, meta *catalog.Table) *catalog.Table {
+	if meta == nil || meta.Database == "" || meta.IsAttached() {
+		return nil
+	}
+	cur, err := g.Catalog.Table(ctx, meta.Database, meta.Name)
+	if err != nil || cur == meta || cur.ID != meta.ID || cur.Physical != meta.Physical ||
+		cur.Generation != meta.Generation || cur.DefVersion != meta.DefVersion {
+		return nil
+	}
+	if slices.EqualFunc(cur.Indexes, meta.Indexes, func(a, b catalog.Index) bool {
+		return a.Name == b.Name && a.ID == b.ID && a.State == b.State
+	}) || !reflect.DeepEqual(cur.Columns, meta.Columns) || !reflect.DeepEqual(cur.PrimaryKey, meta.PrimaryKey) ||
+		!slices.Equal(cur.PartitionKey, meta.PartitionKey) {
+		return nil
+	}
+	return cur
+}
+
 // buildIndex backfills index name of table nt and marks it ready; on a
 // duplicate in a unique index it drops the index.
 func (g *Gateway) buildIndex(ctx context.Context, db string, nt *catalog.Table, name string, progress func(rows int)) error {
 	// Writers of every gateway must see the index before the backfill
-	// passes their rows: wait out the catalog cache.
-	time.Sleep(g.catalogRefresh())
+	// passes their rows. This gateway's commits take the table's indexes
+	// as they are when they start (indexesSince): wait for those in
+	// flight. Other gateways see it after their catalog refresh: wait
+	// that out, unless no other gateway can use the store (an embedded
+	// store only this process opens, claimed by this gateway alone).
+	g.commits.drain()
+	if g.alone == nil || !g.alone() || nt.IsAttached() {
+		time.Sleep(g.catalogRefresh())
+	}
 	ix := nt.Index(name)
 	if ix == nil {
 		return fmt.Errorf("sqlgw: index %s vanished", name)

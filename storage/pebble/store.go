@@ -115,6 +115,7 @@ type tableInfo struct {
 // Store is the Pebble implementation of storage.Store. It is safe for
 // concurrent use.
 type Store struct {
+	claims  atomic.Int64 // users (gateways) of this process: storage.Claimer
 	db      *pebbledb.DB
 	wo      *pebbledb.WriteOptions
 	limits  storage.Limits
@@ -1131,3 +1132,14 @@ type quietLogger struct{}
 func (quietLogger) Infof(string, ...any)              {}
 func (quietLogger) Errorf(format string, args ...any) { log.Printf("pebble: "+format, args...) }
 func (quietLogger) Fatalf(format string, args ...any) { log.Fatalf("pebble: "+format, args...) }
+
+var _ storage.Claimer = (*Store)(nil)
+
+// Claim implements storage.Claimer: no other process can open the store
+// (Pebble locks its directory; an in-memory store is this process's
+// alone), so its users are the claims held on this Store.
+func (s *Store) Claim() (alone func() bool, release func()) {
+	s.claims.Add(1)
+	var once sync.Once
+	return func() bool { return s.claims.Load() == 1 }, func() { once.Do(func() { s.claims.Add(-1) }) }
+}
