@@ -125,16 +125,22 @@ func backfillAmidWrite(t *testing.T, id int64, build func([]catalog.Datum) []cat
 		op = storage.Operation{Kind: storage.OpUpdate, Mode: storage.Replace, IfMatch: etag, Entity: ents[0]}
 	}
 	if at == "before-begin" {
-		backfill(true)
+		// Over entities a first backfill wrote, a page declines (its
+		// inserts fail) and goes entity by entity.
+		backfill(!prebuilt)
 	}
 	o, err := m.Begin(ctx, f.tbl, []Write{{OldPK: pk, OldRK: rk, Old: old, PK: pk, RK: rk, New: nw}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if at == "before-commit" {
-		// The page reads the row unchanged, so its check passes: its
-		// entities are written amid the writer's protocol.
-		backfill(true)
+		// The page reads the row unchanged, so its check passes, but it
+		// meets the writer's marked entity of the row (markOld's copy,
+		// or its new one), which it must not replace unmarked: it
+		// declines, and the page goes entity by entity, leaving the
+		// writer's entities marked (TestReview13cBackfillAmidWriteCrash).
+		// A page without the writer's row is written atomically.
+		backfill(false)
 	}
 	_, cerr := f.inner.Batch(ctx, f.tbl.Physical, []storage.Operation{op})
 	if at == "before-finish" {

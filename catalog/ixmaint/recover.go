@@ -349,7 +349,27 @@ func (m *Maintainer) backfillPage(ctx context.Context, t *catalog.Table, ix *cat
 				etag, err = m.Store.Insert(ctx, ix.Physical, e)
 			}
 		} else {
-			etag, err = m.Store.Upsert(ctx, ix.Physical, e, storage.Replace)
+			// Inserted, not upserted over an entity there: a writer's
+			// marked entity (of an index being built, markOld's copy
+			// included) stays marked, for its Finish or, if the writer
+			// died, Recover, to settle from the row it committed (an
+			// entity resolved now, against the row before that commit,
+			// would be left stale and unmarked by such a crash).
+			etag, err = m.Store.Insert(ctx, ix.Physical, e)
+			if errors.Is(err, storage.ErrAlreadyExists) {
+				cur, gerr := m.Store.Get(ctx, ix.Physical, e.PartitionKey, e.RowKey, nil)
+				if errors.Is(gerr, storage.ErrNotFound) {
+					etag, err = m.Store.Insert(ctx, ix.Physical, e) // gone meanwhile: once more
+				} else if gerr != nil {
+					return gerr
+				} else {
+					if _, marked := cur.Properties[PropPending]; marked || sameEntity(cur, tc.e) {
+						return nil // a writer's, or indexed already
+					}
+					_, err := m.resolve(ctx, t, ix, cur, true)
+					return err
+				}
+			}
 		}
 		if err != nil {
 			return err
