@@ -4,8 +4,12 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/sqlgw"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
+	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
 // TestReview13cDupCollationEqualSecondRow: two collation-equal values in
@@ -90,4 +94,29 @@ func TestReview13cNonAtomicFirstRowDuplicate(t *testing.T) {
 			t.Fatalf("rows after the failed INSERTs: %s", r)
 		}
 	}
+}
+
+// TestReview13cCreateIndexSecondGatewayWrapped: two gateways of one
+// process on one embedded store, B's through a wrapper (faultstore, as
+// sqltest's Fault option gives it): B's writers must see A's new index
+// before A's backfill passes their rows. A gateway that is the store's
+// only Claimer is not necessarily its only user: B, through a wrapper,
+// cannot claim. An INSERT on B right after A's CREATE INDEX returns, with
+// B's catalog cache still fresh, must be found through the index.
+func TestReview13cCreateIndexSecondGatewayWrapped(t *testing.T) {
+	store, err := pebble.OpenMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	co := catalog.Options{RefreshInterval: 2 * time.Second}
+	a := sqltest.Start(t, store, sqltest.Options{Catalog: co}) // closes store
+	ra := sqltest.NewRunner(t, a.DB)
+	ra.ExecAll("CREATE DATABASE cg", "CREATE TABLE cg.t (id INT PRIMARY KEY, k INT)", "INSERT INTO cg.t VALUES (1, 7), (2, 8)")
+	b := sqltest.Start(t, sqltest.NoClose(store), sqltest.Options{Catalog: co, Fault: true})
+	rb := sqltest.NewRunner(t, b.DB)
+	rb.ExpectRows("SELECT COUNT(*) FROM cg.t", "2")
+	ra.Exec("CREATE INDEX k_1 ON cg.t (k)")
+	rb.Exec("INSERT INTO cg.t VALUES (3, 7)")
+	ra.ExpectRows("SELECT id FROM cg.t IGNORE INDEX (k_1) WHERE k = 7 ORDER BY id", "1", "3")
+	ra.ExpectRows("SELECT id FROM cg.t FORCE INDEX (k_1) WHERE k = 7 ORDER BY id", "1", "3")
 }

@@ -7,6 +7,11 @@ package storage
 // reports whether no other claim is held (another gateway of the process
 // on the same store), and release ends the claim.
 //
+// A store can count only the users that claim it, not those that reach it
+// through a wrapper (which has no Claim): the embedded store reports alone
+// only when its opener declared it hands the store to one user
+// (pebble.Options.OneUser, set by cmd/sqlgw serve).
+//
 // A gateway that is the store's only user may skip what it does for other
 // gateways (sqlgw/engine's CREATE INDEX waits one catalog refresh interval
 // so that every gateway's writers see a new index; alone, it only waits

@@ -288,13 +288,15 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		defer metricsLn.Close()
 	}
 
-	var pebbleOpts *pebble.Options
+	// The store is this gateway's alone (OneUser: CREATE INDEX then waits
+	// for this gateway's commits only, storage.Claimer).
+	pebbleOpts := &pebble.Options{OneUser: true}
 	if *pebbleCache != "" {
 		n, err := parseSize(*pebbleCache)
 		if err != nil {
 			return fmt.Errorf("--pebble-cache: %w", err)
 		}
-		pebbleOpts = &pebble.Options{CacheSize: n}
+		pebbleOpts.CacheSize = n
 	}
 	if *debugListen != "" {
 		ln, err := listenDebug(*debugListen, *debugAny)
@@ -416,7 +418,7 @@ func openStore(ctx context.Context, spec string, pebbleOpts *pebble.Options) (st
 		}
 		return s, "pebble:" + arg, nil
 	case "memory":
-		s, err := pebble.OpenMemory()
+		s, err := pebble.Open("", &pebble.Options{InMemory: true, OneUser: pebbleOpts != nil && pebbleOpts.OneUser})
 		if err != nil {
 			return nil, "", err
 		}

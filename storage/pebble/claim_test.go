@@ -7,9 +7,22 @@ import (
 	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
-// TestClaim: a store's users know whether they are its only one.
+// TestClaim: a store's users know whether they are its only one, when
+// its opener hands it to one user (OneUser); otherwise none is ever alone
+// (TestReview13cCreateIndexSecondGatewayWrapped: another user may hold it
+// through a wrapper that cannot claim).
 func TestClaim(t *testing.T) {
-	s, err := pebble.OpenMemory()
+	other, err := pebble.OpenMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if alone, release := other.Claim(); alone() {
+		t.Fatal("a store opened without OneUser reports its only claim alone")
+	} else {
+		release()
+	}
+	s, err := pebble.Open("", &pebble.Options{InMemory: true, OneUser: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -102,6 +102,12 @@ type Options struct {
 	// are filled in when nil) instead of the tuned ones (tuning.go). It is
 	// not modified.
 	Pebble *pebbledb.Options
+	// OneUser: whoever opens the store hands it to a single gateway and
+	// to nothing else (cmd/sqlgw serve). Only then may Claim report its
+	// claimant alone: a store handed to several users, some through a
+	// wrapper that cannot claim (a test's second gateway, a library
+	// user's instrumentation), would otherwise look like one claimant's.
+	OneUser bool
 }
 
 // numStripes is the number of entity lock stripes (a power of two).
@@ -116,6 +122,7 @@ type tableInfo struct {
 // concurrent use.
 type Store struct {
 	claims  atomic.Int64 // users (gateways) of this process: storage.Claimer
+	oneUser bool         // Options.OneUser
 	db      *pebbledb.DB
 	wo      *pebbledb.WriteOptions
 	limits  storage.Limits
@@ -194,6 +201,7 @@ func Open(dir string, opts *Options) (*Store, error) {
 		maxScan: opts.MaxScanPerPage,
 		tables:  make(map[string]tableInfo),
 		seed:    maphash.MakeSeed(),
+		oneUser: opts.OneUser,
 	}
 	if opts.NoSync {
 		s.wo = pebbledb.NoSync
@@ -1137,9 +1145,11 @@ var _ storage.Claimer = (*Store)(nil)
 
 // Claim implements storage.Claimer: no other process can open the store
 // (Pebble locks its directory; an in-memory store is this process's
-// alone), so its users are the claims held on this Store.
+// alone), so, when its opener hands it to one gateway only
+// (Options.OneUser), its users are the claims held on this Store.
+// Without OneUser alone is always false.
 func (s *Store) Claim() (alone func() bool, release func()) {
 	s.claims.Add(1)
 	var once sync.Once
-	return func() bool { return s.claims.Load() == 1 }, func() { once.Do(func() { s.claims.Add(-1) }) }
+	return func() bool { return s.oneUser && s.claims.Load() == 1 }, func() { once.Do(func() { s.claims.Add(-1) }) }
 }
