@@ -349,8 +349,7 @@ func (c *rewriteConn) readHeader(hdr []byte) error {
 	c.waiting = true
 	_, err := io.ReadFull(c.r, hdr)
 	c.waiting = false
-	var ne net.Error
-	if err != nil && errors.As(err, &ne) && ne.Timeout() {
+	if err != nil && isTimeout(err) { // (its net.Error would escape: not on the way of every command)
 		c.writeLocked(errPacket(0, erClientInteractionTimout, "HY000",
 			"The client was disconnected by the server because of inactivity. See wait_timeout and interactive_timeout for configuring this behavior."))
 		return err
@@ -561,4 +560,10 @@ func containsFoldASCII(s, sub string) bool {
 		}
 	}
 	return false
+}
+
+// isTimeout reports whether err is a network timeout.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
