@@ -784,11 +784,17 @@ func (tp *Template) bindIndexKeys(ip *Plan, b *builder, it IndexedTable) (*Plan,
 		}
 		acc.Gets = gets
 	} else {
+		// The queries, their ranges and bounds in three allocations.
 		qs := make([]*storage.Query, len(keys))
+		qv := make([]storage.Query, len(keys))
+		rv := make([]storage.KeyRange, len(keys))
+		bv := make([]storage.Bound, 2*len(keys))
 		for i, k := range keys {
-			q := *acc.Queries[0]
-			q.Partition = storage.Exactly(k)
-			qs[i] = &q
+			bv[2*i], bv[2*i+1] = storage.Bound{Key: k}, storage.Bound{Key: k}
+			rv[i] = storage.KeyRange{Low: &bv[2*i], High: &bv[2*i+1]} // storage.Exactly(k)
+			qv[i] = *acc.Queries[0]
+			qv[i].Partition = &rv[i]
+			qs[i] = &qv[i]
 		}
 		acc.Queries = qs
 	}

@@ -456,6 +456,10 @@ func (it *rowIter) loadIndex() error {
 	}
 	errs := make([]error, len(hits))
 	stale := make([]bool, len(hits))
+	var cols indexCols
+	if ix.Global && len(gets) > 0 {
+		cols = it.indexCols(ix)
+	}
 	it.t.gw.each(len(gets), func(j int) {
 		i := gets[j]
 		h := hits[i]
@@ -463,7 +467,7 @@ func (it *rowIter) loadIndex() error {
 		// names both (ixmaint.Candidates): each whose row implies it is
 		// an answer (both, only if a commit was cut half-way).
 		for _, cand := range ixmaint.Candidates(h) {
-			e, ok, err := it.verifyHit(ix, h, cand[0], cand[1])
+			e, ok, err := it.verifyHit(ix, cols, h, cand[0], cand[1])
 			if err != nil {
 				errs[i] = err
 				return
@@ -512,9 +516,31 @@ func (it *rowIter) loadIndex() error {
 	return nil
 }
 
+// indexCols are the ordinals of a global index's columns, which decide
+// its keys, or the error of finding them (verifyHit returns it).
+type indexCols struct {
+	ords []int
+	err  error
+}
+
+// indexCols returns ix's indexCols, made once per read rather than per
+// hit.
+func (it *rowIter) indexCols(ix *catalog.Index) indexCols {
+	cols, err := it.meta.IndexColumns(ix)
+	if err != nil {
+		return indexCols{err: err}
+	}
+	ords := make([]int, len(cols))
+	for i, c := range cols {
+		ords[i] = c.Index
+	}
+	return indexCols{ords: ords}
+}
+
 // verifyHit reads the base row (pk, rk) of index hit h and reports whether
-// it still implies h (always, for a local index).
-func (it *rowIter) verifyHit(ix *catalog.Index, h *storage.Entity, pk, rk string) (*storage.Entity, bool, error) {
+// it still implies h (always, for a local index); cols are ix's
+// (it.indexCols), for a global index.
+func (it *rowIter) verifyHit(ix *catalog.Index, cols indexCols, h *storage.Entity, pk, rk string) (*storage.Entity, bool, error) {
 	e, err := it.t.gw.store.Get(it.ctx, it.meta.Physical, pk, rk, nil)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, false, nil
@@ -533,15 +559,10 @@ func (it *rowIter) verifyHit(ix *catalog.Index, h *storage.Entity, pk, rk string
 		}
 		// Only the index's columns decide its keys: the rest of the row
 		// is not decoded here.
-		cols, err := it.meta.IndexColumns(ix)
-		if err != nil {
-			return nil, false, err
+		if cols.err != nil {
+			return nil, false, cols.err
 		}
-		ords := make([]int, len(cols))
-		for i, c := range cols {
-			ords[i] = c.Index
-		}
-		row, err := it.meta.DecodeRowColumns(ords, ents...)
+		row, err := it.meta.DecodeRowColumns(cols.ords, ents...)
 		if err != nil {
 			return nil, false, err
 		}

@@ -820,7 +820,7 @@ func (s *Store) query(ctx context.Context, t tableInfo, q *storage.Query, src *i
 	if err != nil {
 		return nil, err
 	}
-	page, err = s.scan(ctx, it, q, page, start, end)
+	page, err = s.scan(ctx, src, it, q, page, start, end)
 	if err != nil {
 		src.bad = true
 	}
@@ -838,6 +838,38 @@ type iterSource struct {
 	done func()
 	it   *pebbledb.Iterator
 	bad  bool
+	scan scanState
+}
+
+// scanState is what scan keeps across the queries of one call: the page
+// arena (pagearena.go), whose chunks the pages of a MultiQuery share (an
+// IN list's queries return an entity or none each: a chunk and an entity
+// slab per query were most of the bytes select_random_points allocated),
+// the interned property names, and the projection's set, made again only
+// for another Select.
+type scanState struct {
+	arena pageArena
+	names map[string]string
+	sel   map[string]struct{}
+	selOf []string
+	made  bool
+}
+
+// selectSet is selectSet(sel), made once for equal projections (nil and
+// empty told apart: all properties, none).
+func (st *scanState) selectSet(sel []string) map[string]struct{} {
+	if !st.made || (sel == nil) != (st.selOf == nil) || !slices.Equal(sel, st.selOf) {
+		st.sel, st.selOf, st.made = selectSet(sel), sel, true
+	}
+	return st.sel
+}
+
+// namesMap returns the interned property names (made on first use).
+func (st *scanState) namesMap() map[string]string {
+	if st.names == nil {
+		st.names = make(map[string]string)
+	}
+	return st.names
 }
 
 // iter returns the iterator bounded by lower and upper.
@@ -875,7 +907,7 @@ func (src *iterSource) close() {
 
 // scan is Query's read of its page from it, positioned at start (end for
 // a reverse read).
-func (s *Store) scan(ctx context.Context, it *pebbledb.Iterator, q *storage.Query, page *storage.Page, start, end []byte) (*storage.Page, error) {
+func (s *Store) scan(ctx context.Context, src *iterSource, it *pebbledb.Iterator, q *storage.Query, page *storage.Page, start, end []byte) (*storage.Page, error) {
 
 	limit := storage.MaxPageSize
 	if q.Top > 0 && q.Top < limit {
@@ -890,7 +922,7 @@ func (s *Store) scan(ctx context.Context, it *pebbledb.Iterator, q *storage.Quer
 			rowHigh = appendEKey(nil, q.Row.High.Key)
 		}
 	}
-	sel := selectSet(q.Select)
+	sel := src.scan.selectSet(q.Select)
 
 	// The filter's property lookup works on the current record and keys,
 	// decoded into reused buffers: no allocation per examined entity.
@@ -916,8 +948,8 @@ func (s *Store) scan(ctx context.Context, it *pebbledb.Iterator, q *storage.Quer
 	scanned := 0
 	var seekBuf, lastEPK []byte
 	lastPK := ""
-	names := make(map[string]string)
-	var arena pageArena // pagearena.go
+	names := src.scan.namesMap()
+	arena := &src.scan.arena // pagearena.go
 	var valid bool
 	if q.Reverse {
 		valid = it.SeekLT(end)
@@ -995,7 +1027,7 @@ func (s *Store) scan(ctx context.Context, it *pebbledb.Iterator, q *storage.Quer
 			return nil, err
 		}
 		if q.Filter == nil || storage.EvalFunc(q.Filter, get) {
-			props, err := rec.decodePropsInterned(sel, names, &arena)
+			props, err := rec.decodePropsInterned(sel, names, arena)
 			if err != nil {
 				return nil, err
 			}
