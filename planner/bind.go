@@ -740,12 +740,14 @@ func (tp *Template) keepVariant(vk variantKey, p *Plan) {
 		vp := *p
 		acc := *p.Index
 		acc.Gets = slices.Clone(acc.Gets)
-		qs := make([]*storage.Query, len(acc.Queries))
-		for i, q := range acc.Queries {
-			c := *q
-			qs[i] = &c
+		if acc.Queries != nil {
+			qs := make([]*storage.Query, len(acc.Queries))
+			for i, q := range acc.Queries {
+				c := *q
+				qs[i] = &c
+			}
+			acc.Queries = qs
 		}
-		acc.Queries = qs
 		vp.Index, vp.where = &acc, nil
 		m[vk] = &vp
 		if tp.variants.CompareAndSwap(old, &m) {

@@ -90,9 +90,46 @@ var _ planner.IndexedTable = (*plannerTable)(nil)
 // Indexes implements planner.IndexedTable.
 func (p *plannerTable) Indexes() []planner.Index { return plannerIndexes(p.t, readyIndexes(p.t)) }
 
-// EncodeIndexKey implements planner.IndexedTable.
+// EncodeIndexKey implements planner.IndexedTable: encodeIndexKey's
+// answer, from the key columns of the ready indexes found once per table
+// (an IN list binds ten values per execute: each used to list the ready
+// indexes and their columns again).
 func (p *plannerTable) EncodeIndexKey(n, first int, vals []planner.Datum) (string, error) {
-	return encodeIndexKey(p.t, readyIndexes(p.t), n, first, vals)
+	ic := p.ixKeys.Load()
+	if ic == nil {
+		ixs := readyIndexes(p.t)
+		ic = &indexKeyCols{cols: make([][]catalog.KeyColumn, len(ixs)), errs: make([]error, len(ixs))}
+		for i, ix := range ixs {
+			ic.cols[i], ic.errs[i] = p.t.IndexColumns(ix)
+		}
+		p.ixKeys.Store(ic)
+	}
+	if n < 0 || n >= len(ic.cols) {
+		return "", fmt.Errorf("sqlgw: index %d out of range", n)
+	}
+	if ic.errs[n] != nil {
+		return "", ic.errs[n]
+	}
+	cols := ic.cols[n]
+	if first+len(vals) > len(cols) {
+		return "", fmt.Errorf("sqlgw: %d index values from %d for %d columns", len(vals), first, len(cols))
+	}
+	var buf [64]byte
+	b := buf[:0]
+	var err error
+	for i, d := range vals {
+		if b, err = cols[first+i].Append(b, d); err != nil {
+			return "", err
+		}
+	}
+	return string(b), nil
+}
+
+// indexKeyCols are a table's ready indexes' key columns (or the error of
+// finding them), position for position (plannerTable.EncodeIndexKey).
+type indexKeyCols struct {
+	cols [][]catalog.KeyColumn
+	errs []error
 }
 
 // plannerIndexes describes ixs to the planner, position for position (an
