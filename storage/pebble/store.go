@@ -41,7 +41,11 @@
 // selected properties). A page ends at min(Top, 1000) entities, at the end
 // of the range, or after Options.MaxScanPerPage examined entities (like the
 // Table service's time limit per page), with a continuation token naming the
-// next key to examine.
+// next key to examine. MultiQuery (storage.MultiQuerier) reads several
+// queries' pages as Query reads each, in one call: one hold of the store
+// lock, one table lookup and snapshot handle, one iterator re-bounded per
+// query, one page arena (an IN list on a non-unique global index: a query
+// per value).
 //
 // Snapshots (storage.Snapshotter, snapshot.go): Pebble snapshots. Those
 // taken while no batch commits and none committed since share one, which
