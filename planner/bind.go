@@ -743,12 +743,14 @@ func (tp *Template) keepVariant(vk variantKey, p *Plan) {
 		vp := *p
 		acc := *p.Index
 		acc.Gets = slices.Clone(acc.Gets)
-		qs := make([]*storage.Query, len(acc.Queries))
-		for i, q := range acc.Queries {
-			c := *q
-			qs[i] = &c
+		if acc.Queries != nil {
+			qs := make([]*storage.Query, len(acc.Queries))
+			for i, q := range acc.Queries {
+				c := *q
+				qs[i] = &c
+			}
+			acc.Queries = qs
 		}
-		acc.Queries = qs
 		vp.Index, vp.where = &acc, nil
 		m[vk] = &vp
 		if tp.variants.CompareAndSwap(old, &m) {
@@ -787,11 +789,17 @@ func (tp *Template) bindIndexKeys(ip *Plan, b *builder, it IndexedTable) (*Plan,
 		}
 		acc.Gets = gets
 	} else {
+		// The queries, their ranges and bounds in three allocations.
 		qs := make([]*storage.Query, len(keys))
+		qv := make([]storage.Query, len(keys))
+		rv := make([]storage.KeyRange, len(keys))
+		bv := make([]storage.Bound, 2*len(keys))
 		for i, k := range keys {
-			q := *acc.Queries[0]
-			q.Partition = storage.Exactly(k)
-			qs[i] = &q
+			bv[2*i], bv[2*i+1] = storage.Bound{Key: k}, storage.Bound{Key: k}
+			rv[i] = storage.KeyRange{Low: &bv[2*i], High: &bv[2*i+1]} // storage.Exactly(k)
+			qv[i] = *acc.Queries[0]
+			qv[i].Partition = &rv[i]
+			qs[i] = &qv[i]
 		}
 		acc.Queries = qs
 	}

@@ -429,3 +429,24 @@ func TestBindIndexVariants(t *testing.T) {
 		t.Logf("stats %v: %d of 2000 bound from a variant", st, fromVariant)
 	}
 }
+
+// TestColumnTrue: the contradiction check's columnTrue is columnSets'
+// true set, for IN lists (and NOT IN, and other columns' lists) of random
+// and edge-case values over every kind.
+func TestColumnTrue(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	for _, k := range []Kind{KindInt, KindUint, KindString, KindFloat, KindDecimal, KindBytes} {
+		for range 2000 {
+			vals := make([]Datum, r.IntN(8))
+			for i := range vals {
+				vals[i] = bindValue(r, []Kind{KindInt, KindUint, KindString}[r.IntN(3)])
+			}
+			in := &In{Col: r.IntN(2), Values: vals, Not: r.IntN(4) == 0}
+			for _, x := range []Expr{in, &Cmp{Col: 0, Op: Eq, Value: bindValue(r, KindInt)}} {
+				if got, want := columnTrue(0, k, x), columnSets(0, k, x).t; !reflect.DeepEqual(got, want) {
+					t.Fatalf("kind %v, %v: columnTrue %v, columnSets %v", k, x, got, want)
+				}
+			}
+		}
+	}
+}

@@ -264,7 +264,7 @@ func (b *builder) contradiction() bool {
 				s = nonNull()
 			}
 			for _, w2 := range b.q.Where {
-				s = intersect(col.Kind, s, columnSets(c, col.Kind, w2).t)
+				s = intersect(col.Kind, s, columnTrue(c, col.Kind, w2))
 			}
 			b.sets[c] = s
 			if s.isEmpty() {

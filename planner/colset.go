@@ -34,6 +34,41 @@ func cmpTrue(k Kind, c *Cmp) (t valSet, ok bool) {
 	return cmpSet(k, c.Op, v, res), true
 }
 
+// inValues converts an IN list's values to kind k: the exact ones (a
+// value no k equals is left out), and whether a NULL is among them; ok is
+// false when a value cannot be compared (the list's sets are unknown).
+func inValues(k Kind, x *In) (vals []Datum, hasNull, ok bool) {
+	vals = make([]Datum, 0, len(x.Values))
+	for _, d := range x.Values {
+		if d == nil {
+			hasNull = true
+			continue
+		}
+		v, res := convert(k, d)
+		switch res {
+		case convNone:
+			return nil, false, false
+		case convExact:
+			vals = append(vals, v)
+		}
+	}
+	return vals, hasNull, true
+}
+
+// columnTrue is columnSets(col, k, x).t, without the false set where
+// that costs (an IN list's complement, intervals between its points):
+// the contradiction check reads only the true set.
+func columnTrue(col int, k Kind, x Expr) valSet {
+	if in, ok := x.(*In); ok && in.Col == col && !in.Not {
+		vals, _, ok := inValues(k, in)
+		if !ok {
+			return unknownSets().t
+		}
+		return fromPoints(k, vals)
+	}
+	return columnSets(col, k, x).t
+}
+
 // columnSets derives the colSets of x for column col (of kind k).
 func columnSets(col int, k Kind, x Expr) colSets {
 	switch x := x.(type) {
@@ -60,20 +95,9 @@ func columnSets(col int, k Kind, x Expr) colSets {
 		if x.Col != col {
 			return unknownSets()
 		}
-		vals := make([]Datum, 0, len(x.Values))
-		hasNull := false
-		for _, d := range x.Values {
-			if d == nil {
-				hasNull = true
-				continue
-			}
-			v, res := convert(k, d)
-			switch res {
-			case convNone:
-				return unknownSets()
-			case convExact:
-				vals = append(vals, v)
-			}
+		vals, hasNull, ok := inValues(k, x)
+		if !ok {
+			return unknownSets()
 		}
 		t := fromPoints(k, vals)
 		f := complementNonNull(k, t)

@@ -157,8 +157,10 @@
 // or declines (the caller then calls Build): key plans re-run only the
 // key planning (a PointGet only encodes its key), and index plans encode
 // the new index keys once the statistics and the number of distinct
-// values prove the planner would choose the same index. bind.go says
-// why each shortcut gives Build's answer; bind_test.go compares them.
+// values prove the planner would choose the same index (values with a
+// duplicate among them bind from a plan kept for their number of
+// distinct values: a variant). bind.go says why each shortcut gives
+// Build's answer; bind_test.go compares them.
 //
 // # Salted tables
 //

@@ -28,6 +28,11 @@
 // only where the capability is set and fall back to a forward read and a
 // sort otherwise.
 //
+// Reading several queries of a table in one call is optional too
+// (MultiQuerier, multiquery.go): the embedded store does, wrappers pass it
+// on, and MultiQuery falls back to a loop of Query calls anywhere else; the
+// answer is the loop's either way.
+//
 // # Errors
 //
 // Every method reports failures through the sentinel errors below, wrapped

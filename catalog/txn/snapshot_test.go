@@ -186,6 +186,12 @@ func TestMultiQueryAtSnapshot(t *testing.T) {
 		qs = append(qs, q)
 	}
 	qs = append(qs, &storage.Query{Select: []string{"bal"}, Filter: storage.Lt("bal", storage.Int64(100))})
+	// Queries alike but for the partition, as an IN list's, sharing one
+	// projection (MultiQuery widens it once).
+	bal := []string{"bal"}
+	for i := range 11 {
+		qs = append(qs, &storage.Query{Partition: storage.Exactly(fmt.Sprintf("p%d", i)), Select: bal})
+	}
 	for _, c := range []struct {
 		name string
 		ctx  context.Context

@@ -357,9 +357,18 @@ func (s *Store) MultiQuery(ctx context.Context, table string, qs []*storage.Quer
 	if s.raw(table) || s.versioned.Load() != 2 || storage.SnapshotOf(ctx) == nil {
 		return storage.QueryEach(ctx, s, table, qs)
 	}
+	// The widened queries; an IN list's are alike but for the partition,
+	// and share the widened projection and filter (neither is written).
 	q2s := make([]*storage.Query, len(qs))
+	q2v := make([]storage.Query, len(qs))
 	for i, q := range qs {
-		q2s[i] = widenQuery(q)
+		if p := i - 1; p >= 0 && q.Filter == nil && qs[p].Filter == nil && sameSlice(q.Select, qs[p].Select) {
+			q2v[i] = *q
+			q2v[i].Select, q2v[i].Filter = q2v[p].Select, q2v[p].Filter
+		} else {
+			q2v[i] = *widenQuery(q)
+		}
+		q2s[i] = &q2v[i]
 	}
 	pages, err := storage.MultiQuery(ctx, s.Store, table, q2s)
 	if err != nil {
@@ -371,6 +380,12 @@ func (s *Store) MultiQuery(ctx context.Context, table string, qs []*storage.Quer
 		}
 	}
 	return pages, nil
+}
+
+// sameSlice reports whether a and b are the same slice (both nil, or
+// the same elements of one array).
+func sameSlice(a, b []string) bool {
+	return (a == nil) == (b == nil) && len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // widenQuery is the query Query sends for q: the system properties

@@ -90,6 +90,9 @@
 // Secondary indexes:
 //
 //	secondary.go    secondary indexes: maintenance, reads, recovery
+//	                (an IN list's index partitions read in one
+//	                storage.MultiQuery call on the embedded store:
+//	                joinbatch_index.go, multiQueryHits)
 //	indexrename.go  ALTER TABLE ... RENAME INDEX
 //	attached_index.go            secondary indexes on attached tables: the
 //	                freshness contract, REPAIR/REFRESH TABLE rebuilds

@@ -280,6 +280,9 @@ type plannerTable struct {
 	cols []planner.Column
 	part []planner.KeyColumn
 	row  []planner.KeyColumn
+	// ixKeys are the ready indexes' key columns, found once (t is never
+	// changed: the catalog publishes a new Table): EncodeIndexKey.
+	ixKeys atomic.Pointer[indexKeyCols]
 }
 
 var _ planner.Table = (*plannerTable)(nil)

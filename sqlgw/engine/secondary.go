@@ -92,9 +92,46 @@ var _ planner.IndexedTable = (*plannerTable)(nil)
 // Indexes implements planner.IndexedTable.
 func (p *plannerTable) Indexes() []planner.Index { return plannerIndexes(p.t, readyIndexes(p.t)) }
 
-// EncodeIndexKey implements planner.IndexedTable.
+// EncodeIndexKey implements planner.IndexedTable: encodeIndexKey's
+// answer, from the key columns of the ready indexes found once per table
+// (an IN list binds ten values per execute: each used to list the ready
+// indexes and their columns again).
 func (p *plannerTable) EncodeIndexKey(n, first int, vals []planner.Datum) (string, error) {
-	return encodeIndexKey(p.t, readyIndexes(p.t), n, first, vals)
+	ic := p.ixKeys.Load()
+	if ic == nil {
+		ixs := readyIndexes(p.t)
+		ic = &indexKeyCols{cols: make([][]catalog.KeyColumn, len(ixs)), errs: make([]error, len(ixs))}
+		for i, ix := range ixs {
+			ic.cols[i], ic.errs[i] = p.t.IndexColumns(ix)
+		}
+		p.ixKeys.Store(ic)
+	}
+	if n < 0 || n >= len(ic.cols) {
+		return "", fmt.Errorf("sqlgw: index %d out of range", n)
+	}
+	if ic.errs[n] != nil {
+		return "", ic.errs[n]
+	}
+	cols := ic.cols[n]
+	if first+len(vals) > len(cols) {
+		return "", fmt.Errorf("sqlgw: %d index values from %d for %d columns", len(vals), first, len(cols))
+	}
+	var buf [64]byte
+	b := buf[:0]
+	var err error
+	for i, d := range vals {
+		if b, err = cols[first+i].Append(b, d); err != nil {
+			return "", err
+		}
+	}
+	return string(b), nil
+}
+
+// indexKeyCols are a table's ready indexes' key columns (or the error of
+// finding them), position for position (plannerTable.EncodeIndexKey).
+type indexKeyCols struct {
+	cols [][]catalog.KeyColumn
+	errs []error
 }
 
 // plannerIndexes describes ixs to the planner, position for position (an
@@ -494,6 +531,10 @@ func (it *rowIter) loadIndex() error {
 	}
 	errs := make([]error, len(hits))
 	stale := make([]bool, len(hits))
+	var cols indexCols
+	if ix.Global && len(gets) > 0 {
+		cols = it.indexCols(ix)
+	}
 	it.t.gw.each(len(gets), func(j int) {
 		i := gets[j]
 		h := hits[i]
@@ -501,7 +542,7 @@ func (it *rowIter) loadIndex() error {
 		// names both (ixmaint.Candidates): each whose row implies it is
 		// an answer (both, only if a commit was cut half-way).
 		for _, cand := range ixmaint.Candidates(h) {
-			e, ok, err := it.verifyHit(ix, h, cand[0], cand[1])
+			e, ok, err := it.verifyHit(ix, cols, h, cand[0], cand[1])
 			if err != nil {
 				errs[i] = err
 				return
@@ -550,9 +591,31 @@ func (it *rowIter) loadIndex() error {
 	return nil
 }
 
+// indexCols are the ordinals of a global index's columns, which decide
+// its keys, or the error of finding them (verifyHit returns it).
+type indexCols struct {
+	ords []int
+	err  error
+}
+
+// indexCols returns ix's indexCols, made once per read rather than per
+// hit.
+func (it *rowIter) indexCols(ix *catalog.Index) indexCols {
+	cols, err := it.meta.IndexColumns(ix)
+	if err != nil {
+		return indexCols{err: err}
+	}
+	ords := make([]int, len(cols))
+	for i, c := range cols {
+		ords[i] = c.Index
+	}
+	return indexCols{ords: ords}
+}
+
 // verifyHit reads the base row (pk, rk) of index hit h and reports whether
-// it still implies h (always, for a local index).
-func (it *rowIter) verifyHit(ix *catalog.Index, h *storage.Entity, pk, rk string) (*storage.Entity, bool, error) {
+// it still implies h (always, for a local index); cols are ix's
+// (it.indexCols), for a global index.
+func (it *rowIter) verifyHit(ix *catalog.Index, cols indexCols, h *storage.Entity, pk, rk string) (*storage.Entity, bool, error) {
 	e, err := it.t.gw.store.Get(it.ctx, it.meta.Physical, pk, rk, nil)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, false, nil
@@ -571,15 +634,10 @@ func (it *rowIter) verifyHit(ix *catalog.Index, h *storage.Entity, pk, rk string
 		}
 		// Only the index's columns decide its keys: the rest of the row
 		// is not decoded here.
-		cols, err := it.meta.IndexColumns(ix)
-		if err != nil {
-			return nil, false, err
+		if cols.err != nil {
+			return nil, false, cols.err
 		}
-		ords := make([]int, len(cols))
-		for i, c := range cols {
-			ords[i] = c.Index
-		}
-		row, err := it.meta.DecodeRowColumns(ords, ents...)
+		row, err := it.meta.DecodeRowColumns(cols.ords, ents...)
 		if err != nil {
 			return nil, false, err
 		}

@@ -19,7 +19,8 @@ import (
 // written again once cut: a chunk is only appended to) and a binary value
 // is capped at its length, so appending to it copies. A value kept after
 // the page keeps its chunk (at most arenaChunk bytes) alive; values of more
-// than arenaChunk/4 bytes get their own allocation, as before.
+// than arenaChunk/4 bytes get their own allocation, as before. The pages
+// of one MultiQuery call share one arena (scanState).
 
 const (
 	arenaChunk    = 4096

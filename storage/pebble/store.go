@@ -41,7 +41,11 @@
 // selected properties). A page ends at min(Top, 1000) entities, at the end
 // of the range, or after Options.MaxScanPerPage examined entities (like the
 // Table service's time limit per page), with a continuation token naming the
-// next key to examine.
+// next key to examine. MultiQuery (storage.MultiQuerier) reads several
+// queries' pages as Query reads each, in one call: one hold of the store
+// lock, one table lookup and snapshot handle, one iterator re-bounded per
+// query, one page arena (an IN list on a non-unique global index: a query
+// per value).
 //
 // Snapshots (storage.Snapshotter, snapshot.go): Pebble snapshots. Those
 // taken while no batch commits and none committed since share one, which
@@ -852,7 +856,7 @@ func (s *Store) query(ctx context.Context, t tableInfo, q *storage.Query, rows *
 	if err != nil {
 		return nil, err
 	}
-	page, err = s.scan(ctx, it, q, page, rows, start, end)
+	page, err = s.scan(ctx, src, it, q, page, rows, start, end)
 	if err != nil {
 		src.bad = true
 	}
@@ -870,6 +874,38 @@ type iterSource struct {
 	done func()
 	it   *pebbledb.Iterator
 	bad  bool
+	scan scanState
+}
+
+// scanState is what scan keeps across the queries of one call: the page
+// arena (pagearena.go), whose chunks the pages of a MultiQuery share (an
+// IN list's queries return an entity or none each: a chunk and an entity
+// slab per query were most of the bytes select_random_points allocated),
+// the interned property names, and the projection's set, made again only
+// for another Select.
+type scanState struct {
+	arena pageArena
+	names map[string]string
+	sel   map[string]struct{}
+	selOf []string
+	made  bool
+}
+
+// selectSet is selectSet(sel), made once for equal projections (nil and
+// empty told apart: all properties, none).
+func (st *scanState) selectSet(sel []string) map[string]struct{} {
+	if !st.made || (sel == nil) != (st.selOf == nil) || !slices.Equal(sel, st.selOf) {
+		st.sel, st.selOf, st.made = selectSet(sel), sel, true
+	}
+	return st.sel
+}
+
+// namesMap returns the interned property names (made on first use).
+func (st *scanState) namesMap() map[string]string {
+	if st.names == nil {
+		st.names = make(map[string]string)
+	}
+	return st.names
 }
 
 // iter returns the iterator bounded by lower and upper.
@@ -907,7 +943,7 @@ func (src *iterSource) close() {
 
 // scan is Query's read of its page from it, positioned at start (end for
 // a reverse read).
-func (s *Store) scan(ctx context.Context, it *pebbledb.Iterator, q *storage.Query, page *storage.Page, rows *storage.RowPage, start, end []byte) (*storage.Page, error) {
+func (s *Store) scan(ctx context.Context, src *iterSource, it *pebbledb.Iterator, q *storage.Query, page *storage.Page, rows *storage.RowPage, start, end []byte) (*storage.Page, error) {
 
 	limit := storage.MaxPageSize
 	if q.Top > 0 && q.Top < limit {
@@ -925,7 +961,7 @@ func (s *Store) scan(ctx context.Context, it *pebbledb.Iterator, q *storage.Quer
 	var sel map[string]struct{}
 	var cols rowCols // rows.go
 	if rows == nil {
-		sel = selectSet(q.Select)
+		sel = src.scan.selectSet(q.Select)
 	} else {
 		cols.init(q.Select)
 		defer cols.finish(rows)
@@ -957,9 +993,9 @@ func (s *Store) scan(ctx context.Context, it *pebbledb.Iterator, q *storage.Quer
 	lastPK := ""
 	var names map[string]string
 	if rows == nil {
-		names = make(map[string]string)
+		names = src.scan.namesMap()
 	}
-	var arena pageArena // pagearena.go
+	arena := &src.scan.arena // pagearena.go
 	var valid bool
 	if q.Reverse {
 		valid = it.SeekLT(end)
@@ -1045,7 +1081,7 @@ func (s *Store) scan(ctx context.Context, it *pebbledb.Iterator, q *storage.Quer
 			}
 			rkBuf = appendDecodedEKey(rkBuf[:0], erk)
 			if rows != nil {
-				if err := cols.add(lastPK, arena.string(rkBuf), storage.ETag(arena.string(rec.etag)), &rec, &arena); err != nil {
+				if err := cols.add(lastPK, arena.string(rkBuf), storage.ETag(arena.string(rec.etag)), &rec, arena); err != nil {
 					return nil, err
 				}
 				if q.Reverse {
@@ -1055,7 +1091,7 @@ func (s *Store) scan(ctx context.Context, it *pebbledb.Iterator, q *storage.Quer
 				}
 				continue
 			}
-			props, err := rec.decodePropsInterned(sel, names, &arena)
+			props, err := rec.decodePropsInterned(sel, names, arena)
 			if err != nil {
 				return nil, err
 			}
