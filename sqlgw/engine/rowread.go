@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync/atomic"
 
 	"github.com/dolthub/go-mysql-server/sql"
 
@@ -48,6 +49,9 @@ const (
 // continues as entities.
 var errRowsOff = errors.New("engine: rows unsupported")
 
+// rowReads counts the reads that went by rows (RowReads, for tests).
+var rowReads atomic.Int64
+
 // directCols reports whether the iterator decodes only the columns
 // direct execution asked for, straight from the stored properties.
 func (it *rowIter) directCols() bool {
@@ -88,6 +92,7 @@ func (it *rowIter) rowsOn() bool {
 	}
 	it.rq, it.pos, it.extrasAt = rq, pos, extrasAt
 	it.rowsMode = rowsOn
+	rowReads.Add(1)
 	return true
 }
 
