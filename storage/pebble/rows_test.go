@@ -157,4 +157,3 @@ func sameRows(a, b *storage.RowPage) bool {
 	}
 	return true
 }
-
