@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync/atomic"
+	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
 
@@ -122,7 +123,14 @@ func (it *rowIter) nextStoredRow() (*storage.Row, error) {
 			}
 			it.q = it.query(it.qi)
 		}
+		var start time.Time
+		if it.untimed {
+			start = time.Now()
+		}
 		page, err := it.rq.QueryRows(it.ctx, p.Table, it.q)
+		if it.untimed {
+			it.busy += time.Since(start)
+		}
 		if errors.Is(err, storage.ErrRowsUnsupported) {
 			// The entity path sends the query again: from its start
 			// (nextEntity takes a query without a continuation for one
