@@ -144,7 +144,9 @@ func TestDirectRangeRowReads(t *testing.T) {
 	}
 	shapes = append(shapes, "SELECT * FROM ty WHERE id BETWEEN ? AND ?", "SELECT SUM(ti), SUM(bu), SUM(de), SUM(db) FROM ty WHERE id BETWEEN ? AND ?",
 		"SELECT c3, c290 FROM wd WHERE id BETWEEN ? AND ?", "SELECT * FROM wd WHERE id BETWEEN ? AND ?",
-		"SELECT DISTINCT c299 FROM wd WHERE id BETWEEN ? AND ? ORDER BY c299", "SELECT SUM(c0), SUM(c250) FROM wd WHERE id BETWEEN ? AND ?")
+		"SELECT DISTINCT c299 FROM wd WHERE id BETWEEN ? AND ? ORDER BY c299", "SELECT SUM(c0), SUM(c250) FROM wd WHERE id BETWEEN ? AND ?",
+		// Backwards, and bounds as comparisons.
+		"SELECT id, vc FROM ty WHERE id BETWEEN ? AND ? ORDER BY id DESC", "SELECT vc, de FROM ty WHERE id >= ? AND id <= ? ORDER BY vc, de")
 	check := func(c func(server) *gosql.Conn) {
 		t.Helper()
 		r0 := engine.RowReads()
