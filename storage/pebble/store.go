@@ -41,7 +41,9 @@
 // selected properties). A page ends at min(Top, 1000) entities, at the end
 // of the range, or after Options.MaxScanPerPage examined entities (like the
 // Table service's time limit per page), with a continuation token naming the
-// next key to examine.
+// next key to examine. QueryRows (storage.RowQuerier, rows.go) reads the
+// same page and decodes the selected properties of each entity into a row
+// of values by position instead of a property map.
 //
 // Snapshots (storage.Snapshotter, snapshot.go): Pebble snapshots. Those
 // taken while no batch commits and none committed since share one, which
