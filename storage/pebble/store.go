@@ -45,7 +45,9 @@
 // queries' pages as Query reads each, in one call: one hold of the store
 // lock, one table lookup and snapshot handle, one iterator re-bounded per
 // query, one page arena (an IN list on a non-unique global index: a query
-// per value).
+// per value). QueryRows (storage.RowQuerier, rows.go) reads the same page
+// and decodes the selected properties of each entity into a row of values
+// by position instead of a property map.
 //
 // Snapshots (storage.Snapshotter, snapshot.go): Pebble snapshots. Those
 // taken while no batch commits and none committed since share one, which
