@@ -226,7 +226,22 @@ func (m *Maintainer) Backfill(ctx context.Context, t *catalog.Table, ix *catalog
 }
 
 func (m *Maintainer) backfillPage(ctx context.Context, t *catalog.Table, ix *catalog.Index, ents []*storage.Entity) error {
-	var items []*touch
+	// Only the columns the index's entity carries are decoded (its
+	// indexed and covering columns; the base keys come from the entity's).
+	kcs, err := t.IndexColumns(ix)
+	if err != nil {
+		return err
+	}
+	cols := make([]int, 0, len(kcs)+len(ix.Covering))
+	for _, kc := range kcs {
+		cols = append(cols, kc.Index)
+	}
+	for _, name := range ix.Covering {
+		if c := t.ColumnIndex(name); c >= 0 {
+			cols = append(cols, c)
+		}
+	}
+	items := make([]*touch, 0, len(ents))
 	for _, e := range ents {
 		if t.IsContinuation(e) {
 			continue
@@ -238,7 +253,7 @@ func (m *Maintainer) backfillPage(ctx context.Context, t *catalog.Table, ix *cat
 			if err != nil {
 				return err
 			}
-		} else if row, err = t.DecodeRow(e); err != nil {
+		} else if row, err = t.DecodeRowColumns(cols, e); err != nil {
 			return err
 		}
 		if row == nil {
@@ -319,7 +334,7 @@ func (m *Maintainer) backfillPage(ctx context.Context, t *catalog.Table, ix *cat
 	// Global: marked entities, then resolved against the rows as they are now.
 	mark := m.now().UnixMicro()
 	o := &Op{m: m, t: t, mark: mark}
-	err := m.each(ctx, items, func(ctx context.Context, tc *touch) error {
+	err = m.each(ctx, items, func(ctx context.Context, tc *touch) error {
 		e := cloneEntity(tc.e)
 		e.Properties[PropPending] = storage.Int64(mark)
 		var etag storage.ETag
