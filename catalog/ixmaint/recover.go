@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -196,7 +197,7 @@ type Progress func(rows int, pk, rk string)
 // ErrDuplicate; the caller then drops the index. Every entity it wrote is
 // durable when it returns nil.
 func (m *Maintainer) Backfill(ctx context.Context, t *catalog.Table, ix *catalog.Index, progress Progress) error {
-	q := &storage.Query{Row: t.RowRange()} // (an attached table: every entity)
+	q := &storage.Query{Row: t.RowRange(), Select: backfillSelect(t, ix)} // (an attached table: every entity)
 	done := 0
 	for {
 		page, err := m.Store.Query(ctx, t.Physical, q)
@@ -223,6 +224,32 @@ func (m *Maintainer) Backfill(ctx context.Context, t *catalog.Table, ix *catalog
 		}
 	}
 	return nil
+}
+
+// backfillSelect returns the properties the backfill of ix reads of each
+// row: those of the indexed and covering columns, and the row's count of
+// continuation entities (a row that has some is read whole, GetRow); nil
+// (every property) for an attached table or when one of those columns may
+// be split over several properties (a large type).
+func backfillSelect(t *catalog.Table, ix *catalog.Index) []string {
+	if t.IsAttached() {
+		return nil
+	}
+	names := append(make([]string, 0, len(ix.Columns)+len(ix.Covering)), ix.Covering...)
+	for _, kp := range ix.Columns {
+		names = append(names, kp.Column)
+	}
+	sel := []string{catalog.PropExtras}
+	for _, name := range names {
+		c := t.ColumnIndex(name)
+		if c < 0 || t.Columns[c].Type.Kind.IsLarge() {
+			return nil
+		}
+		if p := t.Columns[c].Property; !slices.Contains(sel, p) {
+			sel = append(sel, p)
+		}
+	}
+	return sel
 }
 
 func (m *Maintainer) backfillPage(ctx context.Context, t *catalog.Table, ix *catalog.Index, ents []*storage.Entity) error {
