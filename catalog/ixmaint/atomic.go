@@ -3,6 +3,8 @@ package ixmaint
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/storage"
@@ -112,29 +114,44 @@ func (m *Maintainer) backfillAtomic(ctx context.Context, t *catalog.Table, ix *c
 	if m.MultiBatch == nil || len(items) == 0 || !ix.Global || t.IsAttached() {
 		return false, nil
 	}
-	type part struct{ table, pk string }
-	byPart := map[part][]storage.Operation{}
-	var order []part
-	add := func(k part, op storage.Operation) {
-		if _, ok := byPart[k]; !ok {
-			order = append(order, k)
-		}
-		byPart[k] = append(byPart[k], op)
-	}
-	for _, tc := range items {
+	// One check per row and one write per entity, in two arrays whose
+	// runs of one partition are the batches (no map, no allocation per
+	// row: the page's rows mostly each have their own partition, and so
+	// do their entities).
+	checks := make([]storage.Operation, len(items))
+	writes := make([]storage.Operation, len(items))
+	for i, tc := range items {
 		bpk, brk := tc.e.Properties[catalog.PropBasePK].Str(), tc.e.Properties[catalog.PropBaseRK].Str()
-		add(part{t.Physical, bpk}, storage.Operation{Kind: storage.OpCheck, IfMatch: tc.etag,
-			Entity: &storage.Entity{PartitionKey: bpk, RowKey: brk}})
+		checks[i] = storage.Operation{Kind: storage.OpCheck, IfMatch: tc.etag,
+			Entity: &storage.Entity{PartitionKey: bpk, RowKey: brk}}
 		kind := storage.OpUpsert
 		if keyed(ix, t, tc.e) {
 			kind = storage.OpInsert
 		}
-		add(part{ix.Physical, tc.e.PartitionKey}, storage.Operation{Kind: kind, Mode: storage.Replace, Entity: tc.e})
+		writes[i] = storage.Operation{Kind: kind, Mode: storage.Replace, Entity: tc.e}
 	}
-	var tbs []storage.TableBatch
-	for _, k := range order {
-		for _, ops := range storage.SplitBatches(byPart[k], storage.MaxBatchBytes/2) {
-			tbs = append(tbs, storage.TableBatch{Table: k.table, Ops: ops})
+	tbs := make([]storage.TableBatch, 0, 2*len(items))
+	for _, g := range []struct {
+		table string
+		ops   []storage.Operation
+	}{{t.Physical, checks}, {ix.Physical, writes}} {
+		ops := g.ops
+		if !slices.IsSortedFunc(ops, compareKeys) {
+			slices.SortFunc(ops, compareKeys)
+		}
+		for start := 0; start < len(ops); {
+			end := start + 1
+			for end < len(ops) && ops[end].Entity.PartitionKey == ops[start].Entity.PartitionKey {
+				end++
+			}
+			if end-start == 1 {
+				tbs = append(tbs, storage.TableBatch{Table: g.table, Ops: ops[start:end:end]})
+			} else {
+				for _, b := range storage.SplitBatches(ops[start:end:end], storage.MaxBatchBytes/2) {
+					tbs = append(tbs, storage.TableBatch{Table: g.table, Ops: b})
+				}
+			}
+			start = end
 		}
 	}
 	// Unsynced: Backfill ends with a sync barrier (see there).
@@ -147,4 +164,12 @@ func (m *Maintainer) backfillAtomic(ctx context.Context, t *catalog.Table, ix *c
 		return false, nil
 	}
 	return false, err
+}
+
+// compareKeys orders operations by their entities' keys.
+func compareKeys(a, b storage.Operation) int {
+	if c := strings.Compare(a.Entity.PartitionKey, b.Entity.PartitionKey); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Entity.RowKey, b.Entity.RowKey)
 }
