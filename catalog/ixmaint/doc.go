@@ -136,10 +136,15 @@
 // backfilled entity by entity. Such an entity is current when written; a
 // writer that changes its row later runs Begin before its commit and
 // Finish after it, and the entity is marked by that Begin or, when Begin
-// found none (the backfill had not reached the row), overwrites the marked
-// copy Begin wrote in its place (an index being built): either way Finish
-// sees the entity's ETag and resolves it from the committed row
+// found none (the backfill had not reached the row), is merged into the
+// marked copy Begin wrote in its place (an index being built): either way
+// Finish sees the entity's ETag changed and resolves it from the committed
+// row, and, the page's entities being merged rather than replaced, the
+// mark survives for Recover if the writer is killed before its Finish
 // (backfillAtomic has the orders; TestBackfillPageAmidWrite runs them).
+// Entity by entity, an entity that exists already is left alone (an
+// earlier page's, current then, or a writer's, marked), not overwritten
+// and resolved against the row before that writer's commit.
 // Until the sixth round of issue 13 the page rewrote every row (an empty
 // Merge, to change its ETag) so that such writers failed their commit
 // instead. A restarted backfill starts again from the beginning, which is

@@ -391,7 +391,16 @@ func (m *Maintainer) backfillPage(ctx context.Context, t *catalog.Table, ix *cat
 				etag, err = m.Store.Insert(ctx, ix.Physical, e)
 			}
 		} else {
-			etag, err = m.Store.Upsert(ctx, ix.Physical, e, storage.Replace)
+			etag, err = m.Store.Insert(ctx, ix.Physical, e)
+			if errors.Is(err, storage.ErrAlreadyExists) {
+				// There already: written by an earlier page or run
+				// (current then: a writer since marked it), or by a
+				// writer, marked, whose Finish (or Recover, after a
+				// crash) settles it. Overwriting it, and resolving it
+				// against the row before that writer's commit, would
+				// drop the writer's mark.
+				return nil
+			}
 		}
 		if err != nil {
 			return err
