@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -43,15 +44,24 @@ func TestBackfillPageAmidWrite(t *testing.T) {
 	for _, w := range writes {
 		for _, prebuilt := range []bool{false, true} {
 			for _, at := range []string{"before-begin", "before-commit", "before-finish"} {
-				t.Run(fmt.Sprintf("%s/prebuilt=%v/%s", w.name, prebuilt, at), func(t *testing.T) {
-					backfillAmidWrite(t, w.id, w.build, prebuilt, at)
-				})
+				for _, mode := range []string{"atomic", "entities", "atomic-crash", "entities-crash"} {
+					t.Run(fmt.Sprintf("%s/prebuilt=%v/%s/%s", w.name, prebuilt, at, mode), func(t *testing.T) {
+						backfillAmidWrite(t, w.id, w.build, prebuilt, at, mode)
+					})
+				}
 			}
 		}
 	}
 }
 
-func backfillAmidWrite(t *testing.T, id int64, build func([]catalog.Datum) []catalog.Datum, prebuilt bool, at string) {
+// backfillAmidWrite: mode "atomic" writes pages with Maintainer.MultiBatch,
+// "entities" entity by entity (the Table service's way, and the atomic
+// path's fallback); "-crash" stops the writer after its commit, before
+// its Finish (a SIGKILL), then runs what a restart runs: Recover, and the
+// backfill again from the start (the index is still building).
+func backfillAmidWrite(t *testing.T, id int64, build func([]catalog.Datum) []catalog.Datum, prebuilt bool, at, mode string) {
+	atomicPages := strings.HasPrefix(mode, "atomic")
+	crash := strings.HasSuffix(mode, "-crash")
 	ctx := context.Background()
 	def := testDef()
 	ga := def.Indexes[1] // global, covering c
@@ -72,12 +82,14 @@ func backfillAmidWrite(t *testing.T, id int64, build func([]catalog.Datum) []cat
 	ix := f.tbl.Index("ga")
 	m := &Maintainer{Store: f.inner}
 	var applied atomic.Int64
-	m.MultiBatch = func(ctx context.Context, b []storage.TableBatch) ([][]storage.ETag, error) {
-		etags, err := f.inner.MultiBatch(ctx, b)
-		if err == nil && len(b) > 0 {
-			applied.Add(1)
+	if atomicPages {
+		m.MultiBatch = func(ctx context.Context, b []storage.TableBatch) ([][]storage.ETag, error) {
+			etags, err := f.inner.MultiBatch(ctx, b)
+			if err == nil && len(b) > 0 {
+				applied.Add(1)
+			}
+			return etags, err
 		}
-		return etags, err
 	}
 	backfill := func(want bool) {
 		t.Helper()
@@ -85,7 +97,7 @@ func backfillAmidWrite(t *testing.T, id int64, build func([]catalog.Datum) []cat
 		if err := m.Backfill(ctx, f.tbl, ix, nil); err != nil {
 			t.Fatal(err)
 		}
-		if want && applied.Load() == before {
+		if atomicPages && want && applied.Load() == before {
 			t.Fatal("the backfill wrote no atomic page: the test does not exercise it")
 		}
 	}
@@ -125,32 +137,35 @@ func backfillAmidWrite(t *testing.T, id int64, build func([]catalog.Datum) []cat
 		op = storage.Operation{Kind: storage.OpUpdate, Mode: storage.Replace, IfMatch: etag, Entity: ents[0]}
 	}
 	if at == "before-begin" {
-		// Over entities a first backfill wrote, a page declines (its
-		// inserts fail) and goes entity by entity.
-		backfill(!prebuilt)
+		backfill(true)
 	}
 	o, err := m.Begin(ctx, f.tbl, []Write{{OldPK: pk, OldRK: rk, Old: old, PK: pk, RK: rk, New: nw}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if at == "before-commit" {
-		// The page reads the row unchanged, so its check passes, but it
-		// meets the writer's marked entity of the row (markOld's copy,
-		// or its new one), which it must not replace unmarked: it
-		// declines, and the page goes entity by entity, leaving the
-		// writer's entities marked (TestReview13cBackfillAmidWriteCrash).
-		// A page without the writer's row is written atomically.
-		backfill(false)
+		// The page reads the row unchanged, so its check passes: its
+		// entities are written amid the writer's protocol.
+		backfill(true)
 	}
 	_, cerr := f.inner.Batch(ctx, f.tbl.Physical, []storage.Operation{op})
 	if at == "before-finish" {
 		backfill(false) // a page may fail its check here (a marked entity of ours): entity by entity then
 	}
-	if err := o.Finish(ctx, func(int) bool { return cerr == nil }); err != nil {
-		t.Fatal(err)
-	}
 	if cerr != nil {
 		t.Fatalf("the writer's commit failed: %v", cerr)
+	}
+	if crash {
+		// Killed before Finish. The restart: Recover (forced: no writer
+		// is alive), then the backfill from the start.
+		if _, err := m.Recover(ctx, f.tbl, true); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Backfill(ctx, f.tbl, ix, nil); err != nil {
+			t.Fatal(err)
+		}
+	} else if err := o.Finish(ctx, func(int) bool { return true }); err != nil {
+		t.Fatal(err)
 	}
 	if mm, err := Check(ctx, f.inner, f.tbl); err != nil || len(mm) > 0 {
 		t.Fatalf("%d mismatches: %v %v", len(mm), mm, err)

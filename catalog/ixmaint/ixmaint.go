@@ -539,9 +539,8 @@ func (o *Op) markOld(ctx context.Context, tc *touch) error {
 		// An index being built whose backfill has not written the entity
 		// yet: write it marked, so that a backfill page written before
 		// our commit (the row still unchanged) cannot leave it behind
-		// unmarked: the page, meeting this copy, fails and leaves it
-		// marked, for Finish (or Recover) to resolve from the row
-		// (backfillAtomic).
+		// unmarked: the page overwrites this copy, Finish sees its ETag
+		// changed and resolves it from the row (backfillAtomic).
 		mc := cloneEntity(tc.e)
 		mc.Properties[PropPending] = storage.Int64(o.mark)
 		etag, err = o.m.Store.Insert(ctx, tc.ix.Physical, mc)

@@ -15,7 +15,9 @@ import (
 // page's check passes), then the writer's gateway dies before Finish.
 // Recovery (Recover, as the index sweep runs it) must leave the index
 // exactly what the rows imply: a page must not turn the writer's marked
-// entity into an unmarked one that no recovery ever looks at again.
+// entity into an unmarked one that no recovery ever looks at again. (Found
+// on h7prepare's acc26a5; h7prepare's fe1257e fixed it in parallel, and
+// its TestBackfillPageAmidWrite crash variants cover more orders.)
 func TestReview13cBackfillAmidWriteCrash(t *testing.T) {
 	for _, name := range []string{"update-indexed", "delete"} {
 		t.Run(name, func(t *testing.T) {

@@ -44,10 +44,12 @@ import (
 // showing the kind and the covered columns.
 //
 // CREATE INDEX adds the index in state building (writers maintain it from
-// then on), waits for every gateway's catalog cache to see it, backfills
-// it online (ixmaint.Backfill; progress in SHOW PROCESSLIST, as the
-// statement's table progress "index NAME", and in the log), then marks it
-// ready;
+// then on: a commit takes its tables' indexes as they are when it starts,
+// indexesSince), waits for this gateway's commits in flight and, unless
+// no other gateway can use the store (storage.Claimer), for every other
+// gateway's catalog cache to see it, backfills it online
+// (ixmaint.Backfill; progress in SHOW PROCESSLIST, as the statement's
+// table progress "index NAME", and in the log), then marks it ready;
 // only then does the planner use it. A gateway that starts with an index
 // still building (a crash mid-backfill) runs the backfill again from the
 // start (idempotent). A duplicate found by the backfill of a UNIQUE index

@@ -703,7 +703,7 @@ func (s *Store) apply(op storage.Operation, key []byte, ticks int64, read func([
 		}
 	}
 	if found && op.Kind != storage.OpInsert && op.Mode == storage.Merge && len(e.Properties) == 0 {
-		// An empty Merge (the index backfill's ETag bump of every row,
+		// An empty Merge (a local index backfill's ETag bump of a row,
 		// catalog/ixmaint): the stored properties byte for byte, under a
 		// new ETag and timestamp, without decoding and encoding them.
 		etag := s.newETag()
