@@ -120,3 +120,119 @@ func TestReview13cCreateIndexSecondGatewayWrapped(t *testing.T) {
 	ra.ExpectRows("SELECT id FROM cg.t IGNORE INDEX (k_1) WHERE k = 7 ORDER BY id", "1", "3")
 	ra.ExpectRows("SELECT id FROM cg.t FORCE INDEX (k_1) WHERE k = 7 ORDER BY id", "1", "3")
 }
+
+// TestReview13cInListVariants: prepared and text IN lists on a global
+// index, the primary key and a unique index, executed again and again
+// with other numbers of distinct values (duplicates, values equal under
+// the column's collation or after conversion, NULLs), against a server
+// with the plan cache (its index template variants, h7points) and one
+// without; inside a transaction with its own writes too. Everything a
+// client sees must agree.
+func TestReview13cInListVariants(t *testing.T) {
+	fast, slow := diffServer(t, false), diffServer(t, true)
+	both := func(q string, args ...any) {
+		t.Helper()
+		a, b := diffRun(fast, q, args...), diffRun(slow, q, args...)
+		if a != b {
+			t.Fatalf("%s %v\nwith the plan cache:\n%s\nwithout:\n%s", q, args, a, b)
+		}
+	}
+	for _, q := range []string{
+		"CREATE DATABASE iv", "USE iv",
+		`CREATE TABLE t (id INT PRIMARY KEY, k INT, s VARCHAR(10) COLLATE utf8mb4_0900_ai_ci, u VARCHAR(10) COLLATE utf8mb4_general_ci,
+			b VARBINARY(5), KEY k_1 (k), KEY s_1 (s), UNIQUE KEY u_1 (u), KEY b_1 (b))`,
+	} {
+		both(q)
+	}
+	words := []string{"a", "A", "a ", "b", "é", "E", "ß", "ss", "x"}
+	for i := 1; i <= 60; i++ {
+		var k any = i % 7
+		if i%11 == 0 {
+			k = nil
+		}
+		both("INSERT INTO t VALUES (?, ?, ?, ?, ?)", i, k, words[i%len(words)], fmt.Sprintf("u%d", i), fmt.Sprintf("b%d", i%5))
+	}
+	both("INSERT INTO t VALUES (100, 3, 'Q', 'Mixed', 'B1')")
+	type exec struct{ args []any }
+	sets := [][]any{
+		{1, 2, 3, 4, 5, 6, 0, 8, 9, 10},
+		{1, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+		{1, 2, 1, 2, 1, 2, 3, 3, 3, 3},
+		{nil, 1, nil, 2, nil, 3, nil, 4, nil, 5},
+		{nil, nil, nil, nil, nil, nil, nil, nil, nil, nil},
+		{"1", 1, "1.0", 1.0, " 1", "01", 2, "2x", 3, 3},
+		{1.5, 2.0, -1, 9223372036854775807, "abc", 0, 0, 0, 6, 6},
+		{6, 5, 4, 3, 2, 1, 0, 7, 8, 9},
+	}
+	strs := [][]any{
+		{"a", "A", "a ", "b", "B", "é", "e", "E", "ß", "ss"},
+		{"a", "a", "a", "a", "a", "a", "a", "a", "a", "a"},
+		{"A", "a", "A", "a", "q", "Q", "x", "X", nil, nil},
+		{"u1", "U1", "u1 ", "u2", "mixed", "MIXED", "u3", "u3", "u60", "u61"},
+		{"b1", "B1", "b2", "b2", "b1 ", "b3", "b4", "b0", nil, "b1"},
+	}
+	qs := []string{
+		"SELECT id, k FROM t WHERE k IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ORDER BY id",
+		"SELECT COUNT(*), SUM(k) FROM t WHERE k IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		"SELECT DISTINCT k FROM t WHERE k IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ORDER BY k",
+		"SELECT id, k FROM t WHERE id IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ORDER BY id",
+		"SELECT id, k FROM t WHERE k IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) AND id > 10 ORDER BY id DESC LIMIT 5",
+	}
+	sqs := []string{
+		"SELECT id, s FROM t WHERE s IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ORDER BY id",
+		"SELECT id, u FROM t WHERE u IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ORDER BY id",
+		"SELECT id, b FROM t WHERE b IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ORDER BY id",
+		"SELECT COUNT(*) FROM t WHERE s IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	}
+	run := func() {
+		for round := 0; round < 2; round++ {
+			for _, q := range qs {
+				for _, a := range sets {
+					both(q, a...)
+				}
+			}
+			for _, q := range sqs {
+				for _, a := range strs {
+					both(q, a...)
+				}
+			}
+		}
+		// The same shapes as text (the normalized text's template).
+		for _, a := range sets {
+			var parts []string
+			for _, v := range a {
+				switch v := v.(type) {
+				case nil:
+					parts = append(parts, "NULL")
+				case string:
+					parts = append(parts, "'"+v+"'")
+				default:
+					parts = append(parts, fmt.Sprint(v))
+				}
+			}
+			both("SELECT id, k FROM t WHERE k IN (" + strings.Join(parts, ", ") + ") ORDER BY id")
+			both("SELECT id FROM t WHERE id IN (" + strings.Join(parts, ", ") + ") ORDER BY id")
+		}
+		for _, a := range strs {
+			var parts []string
+			for _, v := range a {
+				if v == nil {
+					parts = append(parts, "NULL")
+				} else {
+					parts = append(parts, "'"+v.(string)+"'")
+				}
+			}
+			both("SELECT id, s FROM t WHERE s IN (" + strings.Join(parts, ", ") + ") ORDER BY id")
+			both("SELECT id, u FROM t WHERE u IN (" + strings.Join(parts, ", ") + ") ORDER BY id")
+		}
+	}
+	run()
+	// A transaction's own writes, moving rows between the listed values.
+	for _, q := range []string{"BEGIN", "UPDATE t SET k = 1, s = 'A', u = 'new' WHERE id = 5", "DELETE FROM t WHERE id = 1",
+		"INSERT INTO t VALUES (200, 2, 'a', 'U1x', 'b1')"} {
+		both(q)
+	}
+	run()
+	both("ROLLBACK")
+	run()
+}
