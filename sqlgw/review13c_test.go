@@ -1,6 +1,7 @@
 package sqlgw_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/sqlgw"
+	"github.com/sqlgw/sqlgw/sqlgw/engine"
 	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage/pebble"
 )
@@ -235,4 +237,51 @@ func TestReview13cInListVariants(t *testing.T) {
 	run()
 	both("ROLLBACK")
 	run()
+}
+
+// TestReview13cMultiQueryCounters: an IN list on a non-unique global
+// index read through one MultiQuery (h7points) counts the session's store
+// requests and entities read as the query-by-query read does.
+func TestReview13cMultiQueryCounters(t *testing.T) {
+	c := diffServer(t, false)
+	for _, q := range []string{"CREATE DATABASE mc", "USE mc", "CREATE TABLE t (id INT PRIMARY KEY, k INT, KEY k_1 (k))"} {
+		diffRun(c, q)
+	}
+	for i := 1; i <= 50; i++ {
+		diffRun(c, "INSERT INTO t VALUES (?, ?)", i, i%9)
+	}
+	status := func() [2]int64 {
+		var out [2]int64
+		for i, v := range []string{"Sqlgw_store_requests", "Sqlgw_entities_read"} {
+			var name string
+			if err := c.QueryRowContext(context.Background(), "SHOW SESSION STATUS LIKE '"+v+"'").Scan(&name, &out[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return out
+	}
+	counts := func(q string, args ...any) (string, [2]int64) {
+		before := status()
+		out := diffRun(c, q, args...)
+		after := status()
+		return out, [2]int64{after[0] - before[0], after[1] - before[1]}
+	}
+	q := "SELECT id FROM t WHERE k IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ORDER BY id"
+	args := []any{1, 2, 3, 3, 20, 5, 6, 7, 1, 0}
+	counts(q, args...) // the plan cached
+	n0 := engine.IndexMultiQueries()
+	outA, a := counts(q, args...)
+	if engine.IndexMultiQueries() == n0 {
+		t.Fatal("the IN list was not read through a MultiQuery")
+	}
+	restore := engine.SetIndexMultiQuery(false)
+	outB, b := counts(q, args...)
+	restore()
+	if outA != outB {
+		t.Fatalf("rows differ:\n%s\n%s", outA, outB)
+	}
+	if a != b {
+		t.Fatalf("store requests, entities read: %v with one MultiQuery, %v query by query", a, b)
+	}
+	t.Logf("store requests, entities read: %v", a)
 }
