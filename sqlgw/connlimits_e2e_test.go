@@ -2,6 +2,7 @@ package sqlgw_test
 
 import (
 	"context"
+	"crypto/md5"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -243,6 +244,25 @@ func TestWaitTimeoutLazyDeadline(t *testing.T) {
 		t.Fatalf("idle connection: %d %q, want 4031", code, msg)
 	}
 	expectClosed(t, r2.c, time.Second)
+}
+
+// TestPacketBufferReuse: a connection reuses its packet buffer for the
+// next packet that fits (sqlgw/wire/conn.go, up to 4 KiB): commands of
+// growing, shrinking and larger-than-kept sizes each arrive intact.
+func TestPacketBufferReuse(t *testing.T) {
+	srv := startConfigured(t, nil)
+	r := dialRaw(t, srv.Addr().String(), "root", "")
+	for i, n := range []int{10, 3000, 5, 4000, 100, 9000, 3, 4090, 4091, 20, 70000, 7} {
+		pad := make([]byte, n)
+		for j := range pad {
+			pad[j] = byte('a' + (i*7+j*13)%26)
+		}
+		got, msg := r.query(fmt.Sprintf("SELECT LENGTH('%s'), MD5('%s')", pad, pad))
+		want := fmt.Sprintf("%d\t%x", n, md5.Sum(pad))
+		if msg != "" || len(got) != 1 || got[0] != want {
+			t.Fatalf("command %d (%d bytes of text): %q %q, want %q", i, n, got, msg, want)
+		}
+	}
 }
 
 // TestMaxAllowedPacket: a statement over max_allowed_packet gets 1153 and
