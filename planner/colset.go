@@ -64,7 +64,7 @@ func columnTrue(col int, k Kind, x Expr) valSet {
 		if !ok {
 			return unknownSets().t
 		}
-		return fromPoints(k, vals)
+		return fromOwnedPoints(k, vals)
 	}
 	return columnSets(col, k, x).t
 }
@@ -99,7 +99,7 @@ func columnSets(col int, k Kind, x Expr) colSets {
 		if !ok {
 			return unknownSets()
 		}
-		t := fromPoints(k, vals)
+		t := fromOwnedPoints(k, vals)
 		f := complementNonNull(k, t)
 		if hasNull {
 			f = emptySet()

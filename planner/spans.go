@@ -147,6 +147,9 @@ func intersect(k Kind, a, b valSet) valSet {
 			hi = y.hi
 		}
 		if nonEmpty(k, lo, hi) {
+			if out.spans == nil { // one allocation: at most len(a)+len(b)-1 spans
+				out.spans = make([]span, 0, len(a.spans)+len(b.spans)-1)
+			}
 			out.spans = append(out.spans, span{lo, hi})
 		}
 		if cmpHi(k, x.hi, y.hi) < 0 {
@@ -205,7 +208,12 @@ func complementNonNull(k Kind, s valSet) valSet {
 
 // fromPoints builds the set of the given values.
 func fromPoints(k Kind, vals []Datum) valSet {
-	sorted := slices.Clone(vals)
+	return fromOwnedPoints(k, slices.Clone(vals))
+}
+
+// fromOwnedPoints is fromPoints for a slice of the caller's own, which it
+// sorts in place.
+func fromOwnedPoints(k Kind, sorted []Datum) valSet {
 	slices.SortFunc(sorted, func(a, b Datum) int { return compareDatums(k, a, b) })
 	sorted = slices.CompactFunc(sorted, func(a, b Datum) bool { return compareDatums(k, a, b) == 0 })
 	s := valSet{spans: make([]span, len(sorted))}

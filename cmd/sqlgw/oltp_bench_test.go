@@ -49,7 +49,9 @@ import (
 // (sqlgw/engine/direct.go); SQLGW_BENCH_NODIRECT=1 turns direct execution
 // off (Config.NoDirect), for an A/B in one build; SQLGW_BENCH_GCPACING=0
 // runs without serve's garbage collector pacing (gctune.go). random_points/ps is
-// select_random_points (ten values of k IN a list, through k_1).
+// select_random_points (ten values of k IN a list, through k_1), with
+// uniform values; random_points_special/ps draws them as sysbench's default
+// distribution does (duplicates among them now and then).
 //
 // allocs/op and B/op count the whole process, the client driver's
 // allocations included (a few dozen per statement), so compare them
@@ -103,34 +105,46 @@ func BenchmarkOLTP(b *testing.B) {
 		b.ReportMetric(float64(oltpStatus(b, conn, "Plan_cache_hits")-h0)/float64(b.N), "cachehits/op")
 		b.ReportMetric(float64(oltpStatus(b, conn, "Plan_cache_direct")-d0)/float64(b.N), "direct/op")
 	})
-	b.Run("random_points/ps", func(b *testing.B) {
-		// select_random_points: ten values of k through the global index k_1.
-		stmt, err := conn.PrepareContext(ctx, "SELECT id, k, c, pad FROM sbtest1 WHERE k IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer stmt.Close()
-		b.ReportAllocs()
-		h0, d0 := oltpStatus(b, conn, "Plan_cache_hits"), oltpStatus(b, conn, "Plan_cache_direct")
-		args := make([]any, 10)
-		oltpMeasure(b, conn, func(int) {
-			for i := range args {
-				args[i] = rng.IntN(rows) + 1
-			}
-			rs, err := stmt.QueryContext(ctx, args...)
+	randomPoints := func(value func() int) func(b *testing.B) {
+		return func(b *testing.B) {
+			// select_random_points: ten values of k through the global index k_1.
+			stmt, err := conn.PrepareContext(ctx, "SELECT id, k, c, pad FROM sbtest1 WHERE k IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 			if err != nil {
 				b.Fatal(err)
 			}
-			for rs.Next() {
-			}
-			if err := rs.Err(); err != nil {
-				b.Fatal(err)
-			}
-			rs.Close()
-		})
-		b.ReportMetric(float64(oltpStatus(b, conn, "Plan_cache_hits")-h0)/float64(b.N), "cachehits/op")
-		b.ReportMetric(float64(oltpStatus(b, conn, "Plan_cache_direct")-d0)/float64(b.N), "direct/op")
-	})
+			defer stmt.Close()
+			b.ReportAllocs()
+			h0, d0 := oltpStatus(b, conn, "Plan_cache_hits"), oltpStatus(b, conn, "Plan_cache_direct")
+			args := make([]any, 10)
+			oltpMeasure(b, conn, func(int) {
+				for i := range args {
+					args[i] = value()
+				}
+				rs, err := stmt.QueryContext(ctx, args...)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for rs.Next() {
+				}
+				if err := rs.Err(); err != nil {
+					b.Fatal(err)
+				}
+				rs.Close()
+			})
+			b.ReportMetric(float64(oltpStatus(b, conn, "Plan_cache_hits")-h0)/float64(b.N), "cachehits/op")
+			b.ReportMetric(float64(oltpStatus(b, conn, "Plan_cache_direct")-d0)/float64(b.N), "direct/op")
+		}
+	}
+	b.Run("random_points/ps", randomPoints(func() int { return rng.IntN(rows) + 1 }))
+	// sysbench's default "special" distribution: three values in four
+	// from 1% of the range (its middle), so that about one statement in
+	// nine has a duplicate among its ten values.
+	b.Run("random_points_special/ps", randomPoints(func() int {
+		if rng.IntN(4) < 3 {
+			return rows/2 + rng.IntN(rows/100)
+		}
+		return rng.IntN(rows) + 1
+	}))
 	b.Run("point_select/text", func(b *testing.B) {
 		var c string
 		b.ReportAllocs()
