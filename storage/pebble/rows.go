@@ -22,8 +22,9 @@ import (
 // (a page's row count is known only at its end: grown slices, or slabs,
 // cost about twice the bytes).
 type rowCols struct {
-	sel []string
-	sc  *rowScratch
+	sel   []string
+	marks []string
+	sc    *rowScratch
 }
 
 type rowScratch struct {
@@ -36,8 +37,8 @@ var rowScratchPool = sync.Pool{New: func() any { return new(rowScratch) }}
 // maxPooledValues bounds the scratch buffer kept for the next query.
 const maxPooledValues = 1 << 14
 
-func (c *rowCols) init(sel []string) {
-	c.sel = sel
+func (c *rowCols) init(sel, marks []string) {
+	c.sel, c.marks = sel, marks
 	c.sc = rowScratchPool.Get().(*rowScratch)
 }
 
@@ -50,12 +51,18 @@ func (c *rowCols) add(pk, rk string, etag storage.ETag, rec *record, arena *page
 	c.sc.vals = append(c.sc.vals, make([]storage.Value, w)...)
 	vals := c.sc.vals[n : n+w]
 	p := rec.props
+	marked := false
 	for range rec.n {
 		name, v, rest, err := nextProp(p, true)
 		if err != nil {
 			return err
 		}
 		p = rest
+		for _, m := range c.marks {
+			if m == string(name) {
+				marked = true
+			}
+		}
 		copied := false
 		for j, s := range c.sel {
 			if s != string(name) {
@@ -76,7 +83,7 @@ func (c *rowCols) add(pk, rk string, etag storage.ETag, rec *record, arena *page
 			vals[j] = v
 		}
 	}
-	c.sc.rows = append(c.sc.rows, storage.Row{PartitionKey: pk, RowKey: rk, ETag: etag, Timestamp: ticksTime(rec.ticks)})
+	c.sc.rows = append(c.sc.rows, storage.Row{PartitionKey: pk, RowKey: rk, ETag: etag, Timestamp: ticksTime(rec.ticks), Marked: marked})
 	return nil
 }
 

@@ -729,18 +729,18 @@ func (s *Store) newETag() storage.ETag {
 
 // Query implements storage.Store.
 func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*storage.Page, error) {
-	return s.query(ctx, table, q, nil)
+	return s.query(ctx, table, q, nil, nil)
 }
 
 // QueryRows implements storage.RowQuerier: Query's page as rows, the
 // selected properties decoded from each record straight into the row's
 // values (scanRows), with no property map.
-func (s *Store) QueryRows(ctx context.Context, table string, q *storage.Query) (*storage.RowPage, error) {
+func (s *Store) QueryRows(ctx context.Context, table string, q *storage.Query, marks []string) (*storage.RowPage, error) {
 	if q.Select == nil {
 		return nil, storage.ErrRowsUnsupported
 	}
 	rows := &storage.RowPage{}
-	page, err := s.query(ctx, table, q, rows)
+	page, err := s.query(ctx, table, q, rows, marks)
 	if err != nil {
 		return nil, err
 	}
@@ -751,7 +751,7 @@ func (s *Store) QueryRows(ctx context.Context, table string, q *storage.Query) (
 // query is Query; with rows set, the page's entities are appended to
 // rows.Rows instead (QueryRows), and the returned page carries only the
 // continuation.
-func (s *Store) query(ctx context.Context, table string, q *storage.Query, rows *storage.RowPage) (*storage.Page, error) {
+func (s *Store) query(ctx context.Context, table string, q *storage.Query, rows *storage.RowPage, marks []string) (*storage.Page, error) {
 	if err := s.limits.ValidateQuery(q); err != nil {
 		return nil, err
 	}
@@ -811,7 +811,7 @@ func (s *Store) query(ctx context.Context, table string, q *storage.Query, rows 
 				it.Close()
 			}
 		}()
-		page, err := s.scan(ctx, it, q, page, rows, start, end)
+		page, err := s.scan(ctx, it, q, page, rows, marks, start, end)
 		ok = err == nil
 		return page, err
 	}
@@ -819,12 +819,12 @@ func (s *Store) query(ctx context.Context, table string, q *storage.Query, rows 
 		return nil, err
 	}
 	defer it.Close()
-	return s.scan(ctx, it, q, page, rows, start, end)
+	return s.scan(ctx, it, q, page, rows, marks, start, end)
 }
 
 // scan is Query's read of its page from it, positioned at start (end for
 // a reverse read).
-func (s *Store) scan(ctx context.Context, it *pebbledb.Iterator, q *storage.Query, page *storage.Page, rows *storage.RowPage, start, end []byte) (*storage.Page, error) {
+func (s *Store) scan(ctx context.Context, it *pebbledb.Iterator, q *storage.Query, page *storage.Page, rows *storage.RowPage, marks []string, start, end []byte) (*storage.Page, error) {
 
 	limit := storage.MaxPageSize
 	if q.Top > 0 && q.Top < limit {
@@ -844,7 +844,7 @@ func (s *Store) scan(ctx context.Context, it *pebbledb.Iterator, q *storage.Quer
 	if rows == nil {
 		sel = selectSet(q.Select)
 	} else {
-		cols.init(q.Select)
+		cols.init(q.Select, marks)
 		defer cols.finish(rows)
 	}
 

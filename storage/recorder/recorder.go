@@ -380,8 +380,8 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 // query answered as rows is recorded as the Query it is. A query the
 // store below cannot answer as rows (storage.ErrRowsUnsupported) sent
 // nothing and is not recorded.
-func (s *Store) QueryRows(ctx context.Context, table string, q *storage.Query) (*storage.RowPage, error) {
-	page, err := storage.ForwardQueryRows(ctx, s.inner, table, q)
+func (s *Store) QueryRows(ctx context.Context, table string, q *storage.Query, marks []string) (*storage.RowPage, error) {
+	page, err := storage.ForwardQueryRows(ctx, s.inner, table, q, marks)
 	if errors.Is(err, storage.ErrRowsUnsupported) {
 		return nil, err
 	}
