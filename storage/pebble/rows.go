@@ -1,6 +1,7 @@
 package pebble
 
 import (
+	"encoding/binary"
 	"sync"
 	"unsafe"
 
@@ -53,16 +54,28 @@ func (c *rowCols) add(pk, rk string, etag storage.ETag, rec *record, arena *page
 	p := rec.props
 	marked := false
 	for range rec.n {
-		name, v, rest, err := nextProp(p, true)
+		name, rest, err := skipProp(p)
 		if err != nil {
 			return err
 		}
-		p = rest
+		wanted := false
 		for _, m := range c.marks {
 			if m == string(name) {
 				marked = true
 			}
 		}
+		for _, s := range c.sel {
+			wanted = wanted || s == string(name)
+		}
+		if !wanted {
+			p = rest // not decoded
+			continue
+		}
+		_, v, rest, err := nextProp(p, true)
+		if err != nil {
+			return err
+		}
+		p = rest
 		copied := false
 		for j, s := range c.sel {
 			if s != string(name) {
@@ -114,4 +127,40 @@ func (c *rowCols) finish(out *storage.RowPage) {
 	if cap(sc.vals) <= maxPooledValues {
 		rowScratchPool.Put(sc)
 	}
+}
+
+// skipProp returns the name of the property at the start of p and what
+// follows the property, without decoding its value.
+func skipProp(p []byte) (name, rest []byte, err error) {
+	l, k := binary.Uvarint(p)
+	if k <= 0 || uint64(len(p)-k) < l+1 {
+		return nil, nil, errCorrupt
+	}
+	name = p[k : k+int(l)]
+	p = p[k+int(l):]
+	code := p[0]
+	p = p[1:]
+	n := 0
+	switch code {
+	case codeString, codeBinary:
+		l, k := binary.Uvarint(p)
+		if k <= 0 || uint64(len(p)-k) < l {
+			return nil, nil, errCorrupt
+		}
+		n = k + int(l)
+	case codeInt32:
+		n = 4
+	case codeInt64, codeDouble, codeDateTime:
+		n = 8
+	case codeBoolean:
+		n = 1
+	case codeGUID:
+		n = 16
+	default:
+		return nil, nil, errCorrupt
+	}
+	if len(p) < n {
+		return nil, nil, errCorrupt
+	}
+	return name, p[n:], nil
 }
