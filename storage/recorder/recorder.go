@@ -377,7 +377,8 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 }
 
 // QueryRows implements storage.RowQuerier when the inner store does: a
-// query answered as rows is recorded as the Query it is. A query the
+// query answered as rows is recorded as the Query it is, with its marks
+// (storage.RowQuerier) after the query's parameters. A query the
 // store below cannot answer as rows (storage.ErrRowsUnsupported) sent
 // nothing and is not recorded.
 func (s *Store) QueryRows(ctx context.Context, table string, q *storage.Query, marks []string) (*storage.RowPage, error) {
@@ -389,7 +390,13 @@ func (s *Store) QueryRows(ctx context.Context, table string, q *storage.Query, m
 	if err == nil && page != nil {
 		n = len(page.Rows)
 	}
-	s.record(ctx, n, 0, err, func() string { return "Query " + table + DescribeQuery(q) }, func() string {
+	s.record(ctx, n, 0, err, func() string {
+		d := "Query " + table + DescribeQuery(q)
+		if len(marks) > 0 {
+			d += " marks=[" + strings.Join(marks, ",") + "]"
+		}
+		return d
+	}, func() string {
 		r := plural(n, "entity")
 		if page.Continuation != "" {
 			r += ", more"
