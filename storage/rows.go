@@ -19,6 +19,11 @@ import (
 // query (same filter, order, Top, pages and continuation tokens), seen
 // through Select.
 //
+// A reader that must know whether an entity carries certain properties
+// without reading them (catalog/txn's lock, version and tombstone) names
+// them as marks: a row whose entity carries one of them is Marked, and
+// their values take no room in the row.
+//
 // Wrappers that look at entities must implement QueryRows themselves
 // (or not at all): a store that does not implement it, or a wrapper that
 // cannot answer for the backend below it, returns ErrRowsUnsupported, and
@@ -28,7 +33,9 @@ import (
 // RowQuerier is implemented by stores that can answer a query as rows.
 type RowQuerier interface {
 	// QueryRows is Query answered as rows; q.Select must not be nil.
-	QueryRows(ctx context.Context, table string, q *Query) (*RowPage, error)
+	// Row.Marked tells whether the entity carries a property named in
+	// marks.
+	QueryRows(ctx context.Context, table string, q *Query, marks []string) (*RowPage, error)
 }
 
 // RowPage is a page of rows: Query's Page as rows.
@@ -48,6 +55,8 @@ type Row struct {
 	// Values holds the value of property Select[i] of the query at i;
 	// the zero Value (Type 0) where the entity lacks it.
 	Values []Value
+	// Marked: the entity carries a property of QueryRows' marks.
+	Marked bool
 }
 
 // ErrRowsUnsupported: the store, or the backend below a wrapper, cannot
@@ -56,9 +65,9 @@ var ErrRowsUnsupported = errors.New("storage: this store cannot answer the query
 
 // ForwardQueryRows is QueryRows for wrappers: it calls inner's, or
 // returns ErrRowsUnsupported.
-func ForwardQueryRows(ctx context.Context, inner Store, table string, q *Query) (*RowPage, error) {
+func ForwardQueryRows(ctx context.Context, inner Store, table string, q *Query, marks []string) (*RowPage, error) {
 	if r, ok := inner.(RowQuerier); ok {
-		return r.QueryRows(ctx, table, q)
+		return r.QueryRows(ctx, table, q, marks)
 	}
 	return nil, ErrRowsUnsupported
 }
@@ -76,8 +85,9 @@ func (r *Row) Entity(sel []string) *Entity {
 }
 
 // RowsOf returns the entities of a Query page as rows of the properties
-// in sel (a wrapper's answer from a page it read as entities).
-func RowsOf(page *Page, sel []string) *RowPage {
+// in sel (a wrapper's answer from a page it read as entities), marked
+// by marks.
+func RowsOf(page *Page, sel, marks []string) *RowPage {
 	out := &RowPage{Rows: make([]Row, len(page.Entities)), Continuation: page.Continuation}
 	vals := make([]Value, len(page.Entities)*len(sel))
 	for i, e := range page.Entities {
@@ -86,6 +96,11 @@ func RowsOf(page *Page, sel []string) *RowPage {
 		vals = vals[len(sel):]
 		for j, name := range sel {
 			r.Values[j] = e.Properties[name]
+		}
+		for _, m := range marks {
+			if _, ok := e.Properties[m]; ok {
+				r.Marked = true
+			}
 		}
 	}
 	return out

@@ -120,9 +120,10 @@
 // resolved values (the page brings the properties the filter names).
 // Terminal states are cached per transaction id. QueryRows
 // (storage.RowQuerier, on a store with native snapshots) is Query's page
-// as rows of the selected properties: a page without locks as the store
-// read it (history rows and tombstones hidden, system properties absent);
-// a page that meets a lock goes through Query and is returned as its rows
+// as rows of the selected properties: a page none of whose entities
+// carries a lock, a version or a tombstone (the embedded store's own
+// commits write none) as the store read it, history rows hidden; any
+// other page goes through Query and is returned as its rows
 // (TestQueryRowsSameAsQuery).
 //
 // One page shows each transaction wholly or not at all (one row split

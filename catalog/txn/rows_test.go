@@ -21,8 +21,8 @@ type rowsOnly struct {
 }
 
 func (s rowsOnly) Snapshot(ctx context.Context) (storage.Snapshot, error) { return s.p.Snapshot(ctx) }
-func (s rowsOnly) QueryRows(ctx context.Context, table string, q *storage.Query) (*storage.RowPage, error) {
-	return s.p.QueryRows(ctx, table, q)
+func (s rowsOnly) QueryRows(ctx context.Context, table string, q *storage.Query, marks []string) (*storage.RowPage, error) {
+	return s.p.QueryRows(ctx, table, q, marks)
 }
 
 // TestQueryRowsSameAsQuery: Store.QueryRows returns Query's page as rows
@@ -70,7 +70,7 @@ func TestQueryRowsSameAsQuery(t *testing.T) {
 			}
 			compare := func(ctx context.Context, when string, q storage.Query) *storage.RowPage {
 				t.Helper()
-				got, err := r.QueryRows(ctx, table, &q)
+				got, err := r.QueryRows(ctx, table, &q, nil)
 				if err != nil {
 					t.Fatalf("%s %+v: QueryRows: %v", when, q, err)
 				}
@@ -78,7 +78,7 @@ func TestQueryRowsSameAsQuery(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := storage.RowsOf(page, q.Select)
+				want := storage.RowsOf(page, q.Select, nil)
 				if !reflect.DeepEqual(got, want) {
 					t.Fatalf("%s %+v: QueryRows\n%s\nQuery\n%s", when, q, dumpRows(got), dumpRows(want))
 				}

@@ -133,7 +133,7 @@ func (it *rowIter) nextStoredRow() (*storage.Row, error) {
 		if it.untimed {
 			start = time.Now()
 		}
-		page, err := it.rq.QueryRows(it.ctx, p.Table, it.q)
+		page, err := it.rq.QueryRows(it.ctx, p.Table, it.q, nil)
 		if it.untimed {
 			it.busy += time.Since(start)
 		}

@@ -470,12 +470,12 @@ func (s *Store) MultiQuery(ctx context.Context, table string, qs []*storage.Quer
 
 // QueryRows forwards to the backend's storage.RowQuerier, if any, and
 // counts it as the query it is.
-func (s *Store) QueryRows(ctx context.Context, table string, q *storage.Query) (*storage.RowPage, error) {
+func (s *Store) QueryRows(ctx context.Context, table string, q *storage.Query, marks []string) (*storage.RowPage, error) {
 	if _, ok := s.inner.(storage.RowQuerier); !ok {
 		return nil, storage.ErrRowsUnsupported
 	}
 	t := time.Now()
-	p, err := storage.ForwardQueryRows(ctx, s.inner, table, q)
+	p, err := storage.ForwardQueryRows(ctx, s.inner, table, q, marks)
 	if errors.Is(err, storage.ErrRowsUnsupported) {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package pebble
 
 import (
+	"encoding/binary"
 	"sync"
 	"unsafe"
 
@@ -22,8 +23,9 @@ import (
 // (a page's row count is known only at its end: grown slices, or slabs,
 // cost about twice the bytes).
 type rowCols struct {
-	sel []string
-	sc  *rowScratch
+	sel   []string
+	marks []string
+	sc    *rowScratch
 }
 
 type rowScratch struct {
@@ -36,8 +38,8 @@ var rowScratchPool = sync.Pool{New: func() any { return new(rowScratch) }}
 // maxPooledValues bounds the scratch buffer kept for the next query.
 const maxPooledValues = 1 << 14
 
-func (c *rowCols) init(sel []string) {
-	c.sel = sel
+func (c *rowCols) init(sel, marks []string) {
+	c.sel, c.marks = sel, marks
 	c.sc = rowScratchPool.Get().(*rowScratch)
 }
 
@@ -50,8 +52,26 @@ func (c *rowCols) add(pk, rk string, etag storage.ETag, rec *record, arena *page
 	c.sc.vals = append(c.sc.vals, make([]storage.Value, w)...)
 	vals := c.sc.vals[n : n+w]
 	p := rec.props
+	marked := false
 	for range rec.n {
-		name, v, rest, err := nextProp(p, true)
+		name, rest, err := skipProp(p)
+		if err != nil {
+			return err
+		}
+		wanted := false
+		for _, m := range c.marks {
+			if m == string(name) {
+				marked = true
+			}
+		}
+		for _, s := range c.sel {
+			wanted = wanted || s == string(name)
+		}
+		if !wanted {
+			p = rest // not decoded
+			continue
+		}
+		_, v, rest, err := nextProp(p, true)
 		if err != nil {
 			return err
 		}
@@ -76,7 +96,7 @@ func (c *rowCols) add(pk, rk string, etag storage.ETag, rec *record, arena *page
 			vals[j] = v
 		}
 	}
-	c.sc.rows = append(c.sc.rows, storage.Row{PartitionKey: pk, RowKey: rk, ETag: etag, Timestamp: ticksTime(rec.ticks)})
+	c.sc.rows = append(c.sc.rows, storage.Row{PartitionKey: pk, RowKey: rk, ETag: etag, Timestamp: ticksTime(rec.ticks), Marked: marked})
 	return nil
 }
 
@@ -107,4 +127,40 @@ func (c *rowCols) finish(out *storage.RowPage) {
 	if cap(sc.vals) <= maxPooledValues {
 		rowScratchPool.Put(sc)
 	}
+}
+
+// skipProp returns the name of the property at the start of p and what
+// follows the property, without decoding its value.
+func skipProp(p []byte) (name, rest []byte, err error) {
+	l, k := binary.Uvarint(p)
+	if k <= 0 || uint64(len(p)-k) < l+1 {
+		return nil, nil, errCorrupt
+	}
+	name = p[k : k+int(l)]
+	p = p[k+int(l):]
+	code := p[0]
+	p = p[1:]
+	n := 0
+	switch code {
+	case codeString, codeBinary:
+		l, k := binary.Uvarint(p)
+		if k <= 0 || uint64(len(p)-k) < l {
+			return nil, nil, errCorrupt
+		}
+		n = k + int(l)
+	case codeInt32:
+		n = 4
+	case codeInt64, codeDouble, codeDateTime:
+		n = 8
+	case codeBoolean:
+		n = 1
+	case codeGUID:
+		n = 16
+	default:
+		return nil, nil, errCorrupt
+	}
+	if len(p) < n {
+		return nil, nil, errCorrupt
+	}
+	return name, p[n:], nil
 }

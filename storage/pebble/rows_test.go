@@ -17,7 +17,8 @@ import (
 // with absent, repeated and no names, filters, Top, RowKey ranges, one
 // and all partitions, backwards, page after page by continuation, at a
 // snapshot taken before later writes) with exactly the rows of Query's
-// entities seen through Select, over every property type; pages read
+// entities seen through Select, over every property type, marked when the
+// entity carries a property of the marks; pages read
 // earlier keep their values after later queries reuse the scratch
 // buffer.
 func TestQueryRowsSameAsQuery(t *testing.T) {
@@ -63,6 +64,8 @@ func TestQueryRowsSameAsQuery(t *testing.T) {
 	}
 	filters := []storage.Expr{nil, storage.Gt("n", storage.Int64(40)), storage.Eq("t", storage.Bool(true)), storage.Lt(storage.PropRowKey, storage.String("r0200"))}
 	ranges := []*storage.KeyRange{nil, {Low: &storage.Bound{Key: "r0100"}, High: &storage.Bound{Key: "r0300", Exclusive: true}}, storage.Exactly("r0017")}
+	// Marks: properties some entities carry (selected or not), none.
+	markSets := [][]string{nil, {"big"}, {"absent", "t", "g"}}
 	parts := []*storage.KeyRange{nil, storage.Exactly("p1"), {Low: &storage.Bound{Key: "p1", Exclusive: true}}}
 
 	type kept struct {
@@ -71,16 +74,30 @@ func TestQueryRowsSameAsQuery(t *testing.T) {
 		want *storage.RowPage
 	}
 	var all []kept
-	check := func(ctx context.Context, q storage.Query) {
+	check := func(ctx context.Context, q storage.Query, marks []string) {
 		t.Helper()
-		desc := fmt.Sprintf("%+v sel %q", q, q.Select)
+		desc := fmt.Sprintf("%+v sel %q marks %q", q, q.Select, marks)
 		for pages := 0; ; pages++ {
 			page, err := s.Query(ctx, table, &q)
 			if err != nil {
 				t.Fatalf("%s: %v", desc, err)
 			}
-			want := storage.RowsOf(page, q.Select)
-			got, err := s.QueryRows(ctx, table, &q)
+			want := storage.RowsOf(page, q.Select, nil)
+			// Marks are of the whole entity, selected or not.
+			whole := q
+			whole.Select = nil
+			wpage, err := s.Query(ctx, table, &whole)
+			if err != nil || len(wpage.Entities) != len(want.Rows) {
+				t.Fatalf("%s: the whole entities: %v", desc, err)
+			}
+			for i, e := range wpage.Entities {
+				for _, m := range marks {
+					if _, ok := e.Properties[m]; ok {
+						want.Rows[i].Marked = true
+					}
+				}
+			}
+			got, err := s.QueryRows(ctx, table, &q, marks)
 			if err != nil {
 				t.Fatalf("%s: QueryRows: %v", desc, err)
 			}
@@ -101,7 +118,7 @@ func TestQueryRowsSameAsQuery(t *testing.T) {
 				for _, p := range parts {
 					for _, top := range []int{0, 1, 37} {
 						for _, rev := range []bool{false, true} {
-							check(ctx, storage.Query{Select: sel, Filter: f, Row: r, Partition: p, Top: top, Reverse: rev})
+							check(ctx, storage.Query{Select: sel, Filter: f, Row: r, Partition: p, Top: top, Reverse: rev}, markSets[queries%len(markSets)])
 							queries++
 						}
 					}
@@ -123,8 +140,8 @@ func TestQueryRowsSameAsQuery(t *testing.T) {
 	}
 	sctx := storage.WithSnapshot(ctx, sn)
 	for _, sel := range selects {
-		check(sctx, storage.Query{Select: sel, Filter: filters[1], Top: 50})
-		check(ctx, storage.Query{Select: sel, Filter: filters[1], Top: 50})
+		check(sctx, storage.Query{Select: sel, Filter: filters[1], Top: 50}, markSets[1])
+		check(ctx, storage.Query{Select: sel, Filter: filters[1], Top: 50}, markSets[2])
 	}
 	// Earlier pages kept their values (the scratch buffer is reused).
 	for _, k := range all {
@@ -132,7 +149,7 @@ func TestQueryRowsSameAsQuery(t *testing.T) {
 			t.Fatalf("%s: a page changed after later queries", k.q)
 		}
 	}
-	if _, err := s.QueryRows(ctx, table, &storage.Query{}); !errors.Is(err, storage.ErrRowsUnsupported) {
+	if _, err := s.QueryRows(ctx, table, &storage.Query{}, nil); !errors.Is(err, storage.ErrRowsUnsupported) {
 		t.Fatalf("QueryRows without Select: %v, want ErrRowsUnsupported", err)
 	}
 	t.Logf("%d queries, %d pages", queries, len(all))
@@ -146,7 +163,7 @@ func sameRows(a, b *storage.RowPage) bool {
 	}
 	for i := range a.Rows {
 		x, y := a.Rows[i], b.Rows[i]
-		if x.PartitionKey != y.PartitionKey || x.RowKey != y.RowKey || x.ETag != y.ETag || !x.Timestamp.Equal(y.Timestamp) || x.Timestamp.Location() != y.Timestamp.Location() || len(x.Values) != len(y.Values) {
+		if x.PartitionKey != y.PartitionKey || x.RowKey != y.RowKey || x.ETag != y.ETag || x.Marked != y.Marked || !x.Timestamp.Equal(y.Timestamp) || x.Timestamp.Location() != y.Timestamp.Location() || len(x.Values) != len(y.Values) {
 			return false
 		}
 		for j := range x.Values {

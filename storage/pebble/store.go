@@ -742,18 +742,18 @@ func (s *Store) newETag() storage.ETag {
 
 // Query implements storage.Store.
 func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*storage.Page, error) {
-	return s.queryTable(ctx, table, q, nil)
+	return s.queryTable(ctx, table, q, nil, nil)
 }
 
 // QueryRows implements storage.RowQuerier: Query's page as rows, the
 // selected properties decoded from each record straight into the row's
 // values (scanRows), with no property map.
-func (s *Store) QueryRows(ctx context.Context, table string, q *storage.Query) (*storage.RowPage, error) {
+func (s *Store) QueryRows(ctx context.Context, table string, q *storage.Query, marks []string) (*storage.RowPage, error) {
 	if q.Select == nil {
 		return nil, storage.ErrRowsUnsupported
 	}
 	rows := &storage.RowPage{}
-	page, err := s.queryTable(ctx, table, q, rows)
+	page, err := s.queryTable(ctx, table, q, rows, marks)
 	if err != nil {
 		return nil, err
 	}
@@ -764,7 +764,7 @@ func (s *Store) QueryRows(ctx context.Context, table string, q *storage.Query) (
 // queryTable is Query; with rows set, the page's entities are appended to
 // rows.Rows instead (QueryRows), and the returned page carries only the
 // continuation.
-func (s *Store) queryTable(ctx context.Context, table string, q *storage.Query, rows *storage.RowPage) (*storage.Page, error) {
+func (s *Store) queryTable(ctx context.Context, table string, q *storage.Query, rows *storage.RowPage, marks []string) (*storage.Page, error) {
 	if err := s.limits.ValidateQuery(q); err != nil {
 		return nil, err
 	}
@@ -778,7 +778,7 @@ func (s *Store) queryTable(ctx context.Context, table string, q *storage.Query, 
 	}
 	var src iterSource
 	defer src.close()
-	return s.query(ctx, t, q, rows, &src)
+	return s.query(ctx, t, q, rows, marks, &src)
 }
 
 // MultiQuery implements storage.MultiQuerier: the queries are read one
@@ -814,7 +814,7 @@ func (s *Store) MultiQuery(ctx context.Context, table string, qs []*storage.Quer
 				return nil, err
 			}
 		}
-		page, err := s.query(ctx, t, q, nil, &src)
+		page, err := s.query(ctx, t, q, nil, nil, &src)
 		if err != nil {
 			return nil, err
 		}
@@ -825,7 +825,7 @@ func (s *Store) MultiQuery(ctx context.Context, table string, qs []*storage.Quer
 
 // query is Query's read of q's page on table t (s.mu held shared), from
 // src's iterator; with rows set, as queryTable's.
-func (s *Store) query(ctx context.Context, t tableInfo, q *storage.Query, rows *storage.RowPage, src *iterSource) (*storage.Page, error) {
+func (s *Store) query(ctx context.Context, t tableInfo, q *storage.Query, rows *storage.RowPage, marks []string, src *iterSource) (*storage.Page, error) {
 	page := &storage.Page{}
 	lower, upper := queryBounds(t.id, q)
 	// A forward read starts at start; a reverse one (Query.Reverse) at
@@ -858,7 +858,7 @@ func (s *Store) query(ctx context.Context, t tableInfo, q *storage.Query, rows *
 	if err != nil {
 		return nil, err
 	}
-	page, err = s.scan(ctx, src, it, q, page, rows, start, end)
+	page, err = s.scan(ctx, src, it, q, page, rows, marks, start, end)
 	if err != nil {
 		src.bad = true
 	}
@@ -945,7 +945,7 @@ func (src *iterSource) close() {
 
 // scan is Query's read of its page from it, positioned at start (end for
 // a reverse read).
-func (s *Store) scan(ctx context.Context, src *iterSource, it *pebbledb.Iterator, q *storage.Query, page *storage.Page, rows *storage.RowPage, start, end []byte) (*storage.Page, error) {
+func (s *Store) scan(ctx context.Context, src *iterSource, it *pebbledb.Iterator, q *storage.Query, page *storage.Page, rows *storage.RowPage, marks []string, start, end []byte) (*storage.Page, error) {
 
 	limit := storage.MaxPageSize
 	if q.Top > 0 && q.Top < limit {
@@ -965,7 +965,7 @@ func (s *Store) scan(ctx context.Context, src *iterSource, it *pebbledb.Iterator
 	if rows == nil {
 		sel = src.scan.selectSet(q.Select)
 	} else {
-		cols.init(q.Select)
+		cols.init(q.Select, marks)
 		defer cols.finish(rows)
 	}
 

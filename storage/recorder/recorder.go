@@ -405,11 +405,12 @@ func (s *Store) MultiQuery(ctx context.Context, table string, qs []*storage.Quer
 }
 
 // QueryRows implements storage.RowQuerier when the inner store does: a
-// query answered as rows is recorded as the Query it is. A query the
+// query answered as rows is recorded as the Query it is, with its marks
+// (storage.RowQuerier) after the query's parameters. A query the
 // store below cannot answer as rows (storage.ErrRowsUnsupported) sent
 // nothing and is not recorded.
-func (s *Store) QueryRows(ctx context.Context, table string, q *storage.Query) (*storage.RowPage, error) {
-	page, err := storage.ForwardQueryRows(ctx, s.inner, table, q)
+func (s *Store) QueryRows(ctx context.Context, table string, q *storage.Query, marks []string) (*storage.RowPage, error) {
+	page, err := storage.ForwardQueryRows(ctx, s.inner, table, q, marks)
 	if errors.Is(err, storage.ErrRowsUnsupported) {
 		return nil, err
 	}
@@ -417,7 +418,13 @@ func (s *Store) QueryRows(ctx context.Context, table string, q *storage.Query) (
 	if err == nil && page != nil {
 		n = len(page.Rows)
 	}
-	s.record(ctx, n, 0, err, func() string { return "Query " + table + DescribeQuery(q) }, func() string {
+	s.record(ctx, n, 0, err, func() string {
+		d := "Query " + table + DescribeQuery(q)
+		if len(marks) > 0 {
+			d += " marks=[" + strings.Join(marks, ",") + "]"
+		}
+		return d
+	}, func() string {
 		r := plural(n, "entity")
 		if page.Continuation != "" {
 			r += ", more"
