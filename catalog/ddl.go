@@ -125,7 +125,7 @@ func (c *Catalog) Refresh(ctx context.Context) error {
 // current returns the cached snapshot, checking the version entity first
 // if the last check is older than RefreshInterval. A snapshot past half
 // its interval is still served, and checked again in the background
-// (refreshAhead, refresh.go).
+// (startRefreshAhead, refresh.go).
 func (c *Catalog) current(ctx context.Context) (*snapshot, error) {
 	c.mu.Lock()
 	s := c.snap

@@ -54,8 +54,8 @@ type leanGet struct {
 	base      url.URL    // endpoint parsed, its path without a trailing slash
 	sas       url.Values // the SAS query, or nil
 	account   string
-	key       []byte // the decoded account key, or nil (SAS)
-	hmacs     sync.Pool
+	key       []byte    // the decoded account key, or nil (SAS)
+	signers   sync.Pool // of *signer
 }
 
 // sdkUserAgent is the User-Agent the SDK's telemetry policy sends:
@@ -106,7 +106,7 @@ func newLeanGet(transport policy.Transporter, cs *connString, token bool) *leanG
 	default:
 		return nil
 	}
-	l.hmacs.New = func() any { return hmac.New(sha256.New, l.key) }
+	l.signers.New = func() any { return &signer{mac: hmac.New(sha256.New, l.key)} }
 	return l
 }
 
@@ -215,6 +215,14 @@ func (l *leanGet) request(ctx context.Context, table, pk, rk, sel string, now ti
 	return req, nil
 }
 
+// signer is one HMAC of the account key with the buffers of a signature,
+// reused across requests.
+type signer struct {
+	mac hash.Hash
+	buf []byte
+	sum [sha256.Size]byte
+}
+
 // sign computes the SharedKeyLite signature of a request as the SDK's
 // credential policy does: HMAC-SHA256 of the date and the canonicalized
 // resource, /account followed by the escaped path (a Get Entity has no
@@ -224,16 +232,14 @@ func (l *leanGet) sign(date string, u *url.URL) string {
 	if path == "" {
 		path = "/"
 	}
-	m := l.hmacs.Get().(hash.Hash)
-	m.Reset()
-	buf := make([]byte, 0, len(date)+2+len(l.account)+len(path))
-	buf = append(buf, date...)
-	buf = append(buf, "\n/"...)
-	buf = append(buf, l.account...)
-	buf = append(buf, path...)
-	m.Write(buf)
-	var sum [sha256.Size]byte
-	sig := base64.StdEncoding.EncodeToString(m.Sum(sum[:0]))
-	l.hmacs.Put(m)
+	sg := l.signers.Get().(*signer)
+	sg.mac.Reset()
+	sg.buf = append(sg.buf[:0], date...)
+	sg.buf = append(sg.buf, "\n/"...)
+	sg.buf = append(sg.buf, l.account...)
+	sg.buf = append(sg.buf, path...)
+	sg.mac.Write(sg.buf)
+	sig := base64.StdEncoding.EncodeToString(sg.mac.Sum(sg.sum[:0]))
+	l.signers.Put(sg)
 	return sig
 }
