@@ -24,6 +24,7 @@ import (
 // fractions, huge and negative numbers), a case-insensitive collated
 // string index (case and trailing-space variants), an index partition
 // longer than a page (continuations), rows whose index value changed,
+// batched lookup joins through the index (a block's lookups one plan),
 // inside a transaction with its own buffered writes to the table, and at
 // a transaction's snapshot while another session changes the rows. The
 // fast read must have been used.
@@ -154,6 +155,31 @@ func TestIndexMultiQueryDifferential(t *testing.T) {
 		}
 	}
 	reads()
+	// Lookup joins through k_1: a block of outer rows is one index plan
+	// with a query per key (readIndexHits).
+	both("CREATE TABLE u (id INT PRIMARY KEY, v INT)")
+	for i := range 40 {
+		var v any = (i * 7) % 40
+		if i%9 == 0 {
+			v = nil
+		}
+		both("INSERT INTO u VALUES (?, ?)", i, v)
+	}
+	both("INSERT INTO u VALUES (100, 500), (101, 500)")
+	both("ANALYZE TABLE t, u")
+	j0 := engine.IndexMultiQueries()
+	for _, q := range []string{
+		"SELECT u.id, t.id, t.k FROM u JOIN t ON t.k = u.v WHERE u.id < 30 ORDER BY u.id, t.id",
+		"SELECT /*+ LOOKUP_JOIN(u, t) */ u.id, t.id, t.c FROM u JOIN t ON t.k = u.v WHERE u.id < 8",
+		"SELECT /*+ LOOKUP_JOIN(u, t) */ u.id, t.id FROM u JOIN t ON t.k = u.v WHERE u.id IN (1, 2, 9, 10, 11)",
+		"SELECT /*+ LOOKUP_JOIN(u, t) */ COUNT(*) FROM u JOIN t ON t.k = u.v",
+		"SELECT u.id, COUNT(t.id) FROM u LEFT JOIN t ON t.k = u.v WHERE u.id < 12 GROUP BY u.id ORDER BY u.id",
+	} {
+		both(q)
+	}
+	if engine.IndexMultiQueries() == j0 {
+		t.Error("no lookup join read k_1 in one MultiQuery")
+	}
 	// A transaction with its own buffered writes to the table.
 	both("BEGIN")
 	both("UPDATE t SET k = 3 WHERE id IN (4, 8, 1500)")
