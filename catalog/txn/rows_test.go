@@ -30,8 +30,9 @@ func (s rowsOnly) QueryRows(ctx context.Context, table string, q *storage.Query,
 // left pending; in a snapshot taken before the resolution (which writes
 // nothing) and without one (which resolves the locks: QueryRows then
 // reads the page through Query); then over the resolved rows, whose
-// versions, tombstone (a deleted row) and history entities it hides, and
-// whose system properties read as absent even when selected.
+// versions, tombstone (a deleted row), history entities and an unmarked
+// entity of the package's namespace it hides, and whose system properties
+// read as absent even when selected.
 func TestQueryRowsSameAsQuery(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct {
@@ -55,6 +56,14 @@ func TestQueryRowsSameAsQuery(t *testing.T) {
 			if n := rawLocks(t, inner); n != 11 {
 				t.Fatalf("%d locks after the crash, want 11", n)
 			}
+			// An entity of the package's namespace without a mark (as an
+			// inline intent is) beside a row no commit touched: hidden
+			// by both.
+			for _, rk := range []string{"r", "\u00ffi-not-a-row"} {
+				if _, err := p.Insert(ctx, table, &storage.Entity{PartitionKey: "q", RowKey: rk, Properties: storage.Properties{"bal": storage.Int64(1)}}); err != nil {
+					t.Fatal(err)
+				}
+			}
 			r := txn.Wrap(rowsOnly{protocolOnly{p}, p}, "txns", txn.Options{})
 			sn, err := r.Snapshot(ctx)
 			if err != nil {
@@ -67,6 +76,7 @@ func TestQueryRowsSameAsQuery(t *testing.T) {
 				{Select: []string{"bal", txn.PropVersion, txn.PropDeleted, txn.PropLock, "absent"}},
 				{Select: []string{"bal"}, Filter: storage.Gt("bal", storage.Int64(95))},
 				{Select: []string{"bal"}, Partition: &storage.KeyRange{Low: &storage.Bound{Key: "p3"}}, Top: 4},
+				{Select: []string{"bal"}, Partition: storage.Exactly("q")},
 			}
 			compare := func(ctx context.Context, when string, q storage.Query) *storage.RowPage {
 				t.Helper()
@@ -100,7 +110,7 @@ func TestQueryRowsSameAsQuery(t *testing.T) {
 				compare(sctx, "in the snapshot", q)
 			}
 			got := compare(ctx, "resolved", storage.Query{Select: []string{"bal"}})
-			if want := 10; len(got.Rows) != want {
+			if want := 11; len(got.Rows) != want {
 				t.Fatalf("%d rows, want %d:\n%s", len(got.Rows), want, dumpRows(got))
 			}
 		})
