@@ -371,12 +371,14 @@ func (t *Table) createSecondaryIndex(ctx *sql.Context, def sql.IndexDef) error {
 // rewrite them (catalog/ixmaint, backfillAtomic), so nothing else would
 // make such a commit fail or maintain the index, and an insert never
 // failed. Another gateway's commits see the index after their catalog
-// refresh, which buildIndex waits out before the backfill.
-func (g *Gateway) indexesSince(ctx context.Context, meta *catalog.Table) *catalog.Table {
+// refresh, which buildIndex waits out before the backfill. The record is
+// the cached one (this gateway's own DDL is in it at once): the commit
+// costs no catalog request.
+func (g *Gateway) indexesSince(meta *catalog.Table) *catalog.Table {
 	if meta == nil || meta.Database == "" || meta.IsAttached() {
 		return nil
 	}
-	cur, err := g.Catalog.Table(ctx, meta.Database, meta.Name)
+	cur, err := g.Catalog.CachedTable(meta.Database, meta.Name) // no store request on the commit path
 	if err != nil || cur == meta || cur.ID != meta.ID || cur.Physical != meta.Physical ||
 		cur.Generation != meta.Generation || cur.DefVersion != meta.DefVersion {
 		return nil

@@ -447,7 +447,7 @@ func (g *Gateway) commit(ctx context.Context, t *txn) error {
 	defer g.finishIndexes(ctx, &log)
 	prep := make([]*preparedTable, len(phys))
 	for i, p := range phys {
-		if cur := g.indexesSince(ctx, t.tables[p].meta); cur != nil {
+		if cur := g.indexesSince(t.tables[p].meta); cur != nil {
 			t.table(cur) // an index added or dropped since (secondary.go)
 		}
 		if commitIndexesHook != nil {
