@@ -59,44 +59,47 @@ func TestStaleCatalogAfterOtherGatewayDDL(t *testing.T) {
 	})
 }
 
-// slowCatalogCheck delays every read of the catalog's version entity (its
-// version check) by delay, and counts them, and apart those a statement
-// made inline: called from the catalog's cache lookup (Catalog.current),
-// not from its background check (catalog/refresh.go).
-type slowCatalogCheck struct {
+// catalogChecks counts the reads of the catalog's version entity (its
+// version checks), those finished, and apart those a statement made inline:
+// called from the catalog's cache lookup (Catalog.current), not from its
+// background check (catalog/refresh.go).
+type catalogChecks struct {
 	storage.Store
-	table     string
-	delay     time.Duration
-	n, inline atomic.Int64
+	table                        string
+	n, finished, inline, queries atomic.Int64
 }
 
-func (s *slowCatalogCheck) Get(ctx context.Context, table, pk, rk string, o *storage.GetOptions) (*storage.Entity, error) {
-	if table == s.table && pk == "c" && rk == "v" {
-		s.n.Add(1)
-		if st := string(debug.Stack()); strings.Contains(st, "catalog.(*Catalog).current(") && !strings.Contains(st, "startRefreshAhead") {
-			s.inline.Add(1)
-		}
-		time.Sleep(s.delay)
+// Query counts the catalog's loads (a check that found the version moved
+// reads the catalog partition, then the version entity again).
+func (s *catalogChecks) Query(ctx context.Context, table string, q *storage.Query) (*storage.Page, error) {
+	if table == s.table {
+		s.queries.Add(1)
 	}
+	return s.Store.Query(ctx, table, q)
+}
+
+func (s *catalogChecks) Get(ctx context.Context, table, pk, rk string, o *storage.GetOptions) (*storage.Entity, error) {
+	if table != s.table || pk != "c" || rk != "v" {
+		return s.Store.Get(ctx, table, pk, rk, o)
+	}
+	s.n.Add(1)
+	if st := string(debug.Stack()); strings.Contains(st, "catalog.(*Catalog).current(") && !strings.Contains(st, "startRefreshAhead") {
+		s.inline.Add(1)
+	}
+	defer s.finished.Add(1)
 	return s.Store.Get(ctx, table, pk, rk, o)
 }
 
-// Gateway B under a steady load of point selects checks its cached
-// catalog in the background (catalog/refresh.go): none of its statements
-// checks inline, however slow the check is (so long as it takes less than
-// half the refresh interval), and a DDL statement of gateway A is still seen by
-// every statement B starts one refresh interval after A's commit: a new
-// column, a dropped one, a new table.
+// Gateway B, its catalog on a clock the test moves, checks its cached
+// catalog in the background (catalog/refresh.go): a statement that finds
+// the cache past half the refresh interval is served from it and starts
+// the check, so statements that come at least every half interval never
+// check inline, and the background check brings gateway A's DDL; and a
+// statement B starts one interval after A's DDL always sees it (the
+// bound): a new column, a new table, a dropped column.
 func TestCatalogRefreshAheadOtherGatewayDDL(t *testing.T) {
 	sqltest.ForEachSharedStore(t, func(t *testing.T, store storage.Store, co catalog.Options) {
-		// A check that finds a change reads the version entity twice
-		// (catalog.load): both delays and the load fit in the half
-		// interval left when it starts, with room for the load to stall
-		// a few hundred ms on a busy machine (a stall of more than half
-		// the interval leaves no statement to start the check in time).
 		const iv = time.Second
-		const delay = 50 * time.Millisecond
-		co.RefreshInterval = iv
 		a := sqltest.Start(t, store, sqltest.Options{Catalog: co})
 		ca := sqltest.NewRunner(t, a.Conn())
 		ca.Script(`
@@ -108,63 +111,59 @@ func TestCatalogRefreshAheadOtherGatewayDDL(t *testing.T) {
 		if prefix == "" {
 			prefix = "sqlgw"
 		}
-		slow := &slowCatalogCheck{Store: store, table: prefix + "catalog", delay: delay}
-		b := sqltest.Start(t, slow, sqltest.Options{Catalog: co})
-		cb := sqltest.NewRunner(t, b.Conn())
+		checks := &catalogChecks{Store: store, table: prefix + "catalog"}
+		var offset atomic.Int64
+		epoch := time.Now()
+		cob := co
+		cob.RefreshInterval = iv
+		cob.Now = func() time.Time { return epoch.Add(time.Duration(offset.Load())) }
+		cb := sqltest.NewRunner(t, sqltest.Start(t, checks, sqltest.Options{Catalog: cob}).Conn())
 		cb.ExpectRows("SELECT n FROM d.t WHERE id = 1", "10")
-
-		// The steady load on B, one point select after another on its
-		// own connection, timing each.
-		load := b.Conn()
-		stop := make(chan struct{})
-		var slowest atomic.Int64
-		var stmts atomic.Int64
-		var loadErr error
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				t0 := time.Now()
-				var n int
-				if err := load.QueryRowContext(context.Background(), "SELECT n FROM d.t WHERE id = 2").Scan(&n); err != nil {
-					loadErr = err
-					return
-				}
-				if d := int64(time.Since(t0)); d > slowest.Load() {
-					slowest.Store(d)
-				}
-				stmts.Add(1)
+		// after moves B's clock by d and runs q on B; then it waits
+		// for the background check q started to finish (its version
+		// read, and if the version moved, its load and second read).
+		after := func(d time.Duration, q string, want ...string) {
+			t.Helper()
+			offset.Add(int64(d))
+			n0, q0 := checks.n.Load(), checks.queries.Load()
+			cb.ExpectRows(q, want...)
+			done := func() bool {
+				n := checks.n.Load()
+				return n > n0 && checks.finished.Load() == n && (checks.queries.Load() == q0 || n-n0 >= 2)
 			}
-		}()
-		checks0, inline0 := slow.n.Load(), slow.inline.Load()
+			for deadline := time.Now().Add(10 * time.Second); !done(); {
+				if time.Now().After(deadline) {
+					t.Fatalf("%s after %v: no version check finished", q, d)
+				}
+				time.Sleep(time.Millisecond)
+			}
+		}
 
-		ca.Exec("ALTER TABLE d.t ADD COLUMN m INT")
-		time.Sleep(iv)
-		cb.ExpectRows("SELECT n, m FROM d.t WHERE id = 1", "10\tNULL")
+		// Statements every 0.6 intervals: each finds the cache past half
+		// its interval and checks in the background.
+		inline0, n0 := checks.inline.Load(), checks.n.Load()
+		for range 5 {
+			after(iv*6/10, "SELECT n FROM d.t WHERE id = 2", "20")
+		}
+		if n, inline := checks.n.Load()-n0, checks.inline.Load()-inline0; n != 5 || inline != 0 {
+			t.Fatalf("5 statements 0.6 refresh intervals apart: %d version checks, %d of them inline; want 5 in the background", n, inline)
+		}
+		// The background check brings A's new table to the next statement.
 		ca.Exec("CREATE TABLE d.u (id INT PRIMARY KEY)")
-		time.Sleep(iv)
+		after(iv*6/10, "SELECT n FROM d.t WHERE id = 2", "20")
 		cb.ExpectRows("SELECT COUNT(*) FROM d.u", "0")
-		ca.Exec("ALTER TABLE d.t DROP COLUMN m")
-		time.Sleep(iv)
-		cb.ExpectErrno(1054, "SELECT m FROM d.t WHERE id = 1")
+		if inline := checks.inline.Load() - inline0; inline != 0 {
+			t.Fatalf("%d inline version checks", inline)
+		}
 
-		close(stop)
-		<-done
-		if loadErr != nil {
-			t.Fatal(loadErr)
-		}
-		checks, inline := slow.n.Load()-checks0, slow.inline.Load()-inline0
-		t.Logf("%d point selects on B, the slowest %v; %d version checks, %d of them inline", stmts.Load(), time.Duration(slowest.Load()), checks, inline)
-		if checks < 3 {
-			t.Fatalf("B checked the catalog version %d times in %v with a refresh interval of %v", checks, 3*iv, iv)
-		}
-		if inline != 0 {
-			t.Fatalf("%d of B's statements checked the catalog version inline", inline)
-		}
+		// The bound: a statement B starts one interval after A's change
+		// sees it, whatever B's last check (here it checks inline: no
+		// statement in between started a background check).
+		ca.Exec("ALTER TABLE d.t ADD COLUMN m INT")
+		offset.Add(int64(iv))
+		cb.ExpectRows("SELECT n, m FROM d.t WHERE id = 1", "10\tNULL")
+		ca.Exec("ALTER TABLE d.t DROP COLUMN m")
+		offset.Add(int64(iv))
+		cb.ExpectErrno(1054, "SELECT m FROM d.t WHERE id = 1")
 	})
 }
