@@ -158,7 +158,6 @@ func TestReview13cInListVariants(t *testing.T) {
 		both("INSERT INTO t VALUES (?, ?, ?, ?, ?)", i, k, words[i%len(words)], fmt.Sprintf("u%d", i), fmt.Sprintf("b%d", i%5))
 	}
 	both("INSERT INTO t VALUES (100, 3, 'Q', 'Mixed', 'B1')")
-	type exec struct{ args []any }
 	sets := [][]any{
 		{1, 2, 3, 4, 5, 6, 0, 8, 9, 10},
 		{1, 1, 1, 1, 1, 1, 1, 1, 1, 1},

@@ -744,7 +744,7 @@ func dupIndexError(meta *catalog.Table, ix string, e *storage.Entity) error {
 // (before reports them): firstDuplicate looks for a stored holder of one
 // of theirs, which MySQL meets first. Nothing is computed for a table
 // without a unique global index, or for one row.
-func takenTwice(tt *txTable) (dup error, before func(ixmaint.Write) bool) {
+func takenTwice(tt *txTable) (before func(ixmaint.Write) bool, dup error) {
 	meta := tt.meta
 	if len(tt.writes) < 2 {
 		return nil, nil
@@ -778,7 +778,7 @@ func takenTwice(tt *txTable) (dup error, before func(ixmaint.Write) bool) {
 			})
 		}
 		if dup != nil {
-			return dup, func(w ixmaint.Write) bool { return prior[entKey{w.PK, w.RK}] }
+			return func(w ixmaint.Write) bool { return prior[entKey{w.PK, w.RK}] }, dup
 		}
 		prior[k] = true
 	}

@@ -630,7 +630,6 @@ func prepareTable(tt *txTable) (*preparedTable, error) {
 // commitAtomic).
 func (g *Gateway) commitTable(ctx context.Context, tt *txTable, p *preparedTable, log *commitLog) error {
 	batches, big := p.batches, p.big
-	type batch = txBatch
 	// Unique values handed from one row to another within the
 	// transaction (secondary.go, beginIndexes).
 	var handoffs *ixmaint.Handoffs
@@ -652,7 +651,7 @@ func (g *Gateway) commitTable(ctx context.Context, tt *txTable, p *preparedTable
 	}
 	// Two rows taking one unique global value: the error in the order of
 	// the rows, nothing applied (secondary.go, takenTwice).
-	if dup, before := takenTwice(tt); dup != nil {
+	if before, dup := takenTwice(tt); dup != nil {
 		wss := make([][]ixmaint.Write, 0, len(batches)+len(big))
 		for _, b := range batches {
 			wss = append(wss, b.ws)

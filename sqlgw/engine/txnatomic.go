@@ -212,7 +212,7 @@ func (g *Gateway) commitAtomic(ctx context.Context, t *txn, phys []string, prep 
 	// the rows, nothing applied (secondary.go, takenTwice).
 	for i, p := range prep {
 		tt := t.tables[phys[i]]
-		if dup, before := takenTwice(tt); dup != nil {
+		if before, dup := takenTwice(tt); dup != nil {
 			wss := make([][]ixmaint.Write, 0, len(p.batches))
 			for _, b := range p.batches {
 				wss = append(wss, b.ws)
