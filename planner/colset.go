@@ -16,24 +16,6 @@ func unknownSets() colSets { return colSets{t: universe(), f: universe()} }
 // column c (ordered, binary comparison).
 func constrainable(c Column) bool { return orderable(c.Kind) && !c.Collated }
 
-// cmpTrue is columnSets' TRUE set of comparison c on its column, always
-// exact; ok false where columnSets answers unknownSets (a value that does
-// not convert). Template.bindPoint needs only this set: the FALSE one
-// (its complement) cost two allocations per execute.
-func cmpTrue(k Kind, c *Cmp) (t valSet, ok bool) {
-	if c.Value == nil {
-		if c.Op == NullSafeEq {
-			return nullOnly(), true
-		}
-		return valSet{}, true // never TRUE
-	}
-	v, res := convert(k, c.Value)
-	if res == convNone {
-		return valSet{}, false
-	}
-	return cmpSet(k, c.Op, v, res), true
-}
-
 // inValues converts an IN list's values to kind k: the exact ones (a
 // value no k equals is left out), and whether a NULL is among them; ok is
 // false when a value cannot be compared (the list's sets are unknown).
@@ -56,17 +38,46 @@ func inValues(k Kind, x *In) (vals []Datum, hasNull, ok bool) {
 }
 
 // columnTrue is columnSets(col, k, x).t, without the false set where
-// that costs (an IN list's complement, intervals between its points):
-// the contradiction check reads only the true set.
+// that costs (an IN list's complement, intervals between its points; a
+// comparison's): the contradiction check reads only the true set.
 func columnTrue(col int, k Kind, x Expr) valSet {
-	if in, ok := x.(*In); ok && in.Col == col && !in.Not {
-		vals, _, ok := inValues(k, in)
-		if !ok {
-			return unknownSets().t
+	switch x := x.(type) {
+	case *In:
+		if x.Col == col && !x.Not {
+			vals, _, ok := inValues(k, x)
+			if !ok {
+				return unknownSets().t
+			}
+			return fromOwnedPoints(k, vals)
 		}
-		return fromOwnedPoints(k, vals)
+	case *Cmp:
+		if x.Col == col {
+			t, ok := cmpTrue(k, x)
+			if !ok {
+				return unknownSets().t
+			}
+			return t
+		}
 	}
 	return columnSets(col, k, x).t
+}
+
+// cmpTrue is columnSets' TRUE set of comparison c on its column, always
+// exact; ok false where columnSets answers unknownSets (a value that does
+// not convert). Template.bindPoint needs only this set: the FALSE one
+// (its complement) cost two allocations per execute.
+func cmpTrue(k Kind, c *Cmp) (t valSet, ok bool) {
+	if c.Value == nil {
+		if c.Op == NullSafeEq {
+			return nullOnly(), true
+		}
+		return valSet{}, true // never TRUE
+	}
+	v, res := convert(k, c.Value)
+	if res == convNone {
+		return valSet{}, false
+	}
+	return cmpSet(k, c.Op, v, res), true
 }
 
 // columnSets derives the colSets of x for column col (of kind k).
