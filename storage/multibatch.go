@@ -64,3 +64,17 @@ func ForwardMultiBatch(ctx context.Context, inner Store, batches []TableBatch) (
 	}
 	return nil, ErrMultiBatchUnsupported
 }
+
+// Writes counts the operations of batches that write an entity: all but
+// OpCheck (for the counters of wrappers: entities written).
+func Writes(batches []TableBatch) int {
+	n := 0
+	for _, b := range batches {
+		for _, op := range b.Ops {
+			if op.Kind != OpCheck {
+				n++
+			}
+		}
+	}
+	return n
+}
