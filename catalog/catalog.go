@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sqlgw/sqlgw/storage"
@@ -16,7 +17,8 @@ type Options struct {
 	Prefix string
 	// RefreshInterval is how long cached metadata is trusted before the next
 	// read checks the version entity (one store request). Default 250 ms;
-	// negative means check on every read.
+	// negative means check on every read. A read past half of it starts
+	// the check in the background (refresh.go).
 	RefreshInterval time.Duration
 	// AutoIncrementBlock is how many AUTO_INCREMENT values one store request
 	// reserves for this catalog. Default 100.
@@ -40,9 +42,11 @@ type Catalog struct {
 	table string // the reserved catalog table
 
 	refreshMu sync.Mutex // serialises refreshes
-	mu        sync.Mutex // guards snap and checkedAt
+	mu        sync.Mutex // guards snap, checkedAt and aheadAt
 	snap      *snapshot
 	checkedAt time.Time
+	aheadAt   time.Time   // when the last background version check started
+	ahead     atomic.Bool // a background version check is in flight (refresh.go)
 
 	aiMu sync.Mutex
 	ai   map[aiKey]*aiBlock

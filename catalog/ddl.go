@@ -123,12 +123,24 @@ func (c *Catalog) Refresh(ctx context.Context) error {
 }
 
 // current returns the cached snapshot, checking the version entity first
-// if the last check is older than RefreshInterval.
+// if the last check is older than RefreshInterval. A snapshot past half
+// its interval is still served, and checked again in the background
+// (startRefreshAhead, refresh.go).
 func (c *Catalog) current(ctx context.Context) (*snapshot, error) {
 	c.mu.Lock()
 	s := c.snap
-	fresh := s != nil && c.opts.RefreshInterval > 0 && c.opts.Now().Sub(c.checkedAt) < c.opts.RefreshInterval
+	iv := c.opts.RefreshInterval
+	fresh, ahead := false, false
+	if s != nil && iv > 0 {
+		now := c.opts.Now()
+		age := now.Sub(c.checkedAt)
+		fresh = age < iv
+		ahead = fresh && age >= iv/2 && c.aheadDue(now)
+	}
 	c.mu.Unlock()
+	if ahead {
+		c.startRefreshAhead()
+	}
 	if fresh {
 		return s, nil
 	}

@@ -535,14 +535,17 @@ func (tp *Template) bindPoint(q *Query) (*Plan, bool) {
 			return nil, false
 		}
 		k := cols[c.Col].Kind
-		cs := columnSets(c.Col, k, c)
-		set := intersect(k, nonNull(), cs.t)
+		t, exact := cmpTrue(k, c) // columnSets(c.Col, k, c)'s TRUE set
+		if !exact {
+			return nil, false // (columnSets: every value, not a point)
+		}
+		set := intersect(k, nonNull(), t)
 		if set.isEmpty() {
 			empty = true
 			continue
 		}
 		pts, ok := set.points(k)
-		if !cs.tExact || !ok || len(pts) != 1 {
+		if !ok || len(pts) != 1 {
 			return nil, false
 		}
 		vals[tp.keyPos[i]] = pts[0]

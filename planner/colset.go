@@ -16,6 +16,24 @@ func unknownSets() colSets { return colSets{t: universe(), f: universe()} }
 // column c (ordered, binary comparison).
 func constrainable(c Column) bool { return orderable(c.Kind) && !c.Collated }
 
+// cmpTrue is columnSets' TRUE set of comparison c on its column, always
+// exact; ok false where columnSets answers unknownSets (a value that does
+// not convert). Template.bindPoint needs only this set: the FALSE one
+// (its complement) cost two allocations per execute.
+func cmpTrue(k Kind, c *Cmp) (t valSet, ok bool) {
+	if c.Value == nil {
+		if c.Op == NullSafeEq {
+			return nullOnly(), true
+		}
+		return valSet{}, true // never TRUE
+	}
+	v, res := convert(k, c.Value)
+	if res == convNone {
+		return valSet{}, false
+	}
+	return cmpSet(k, c.Op, v, res), true
+}
+
 // columnSets derives the colSets of x for column col (of kind k).
 func columnSets(col int, k Kind, x Expr) colSets {
 	switch x := x.(type) {
@@ -23,17 +41,16 @@ func columnSets(col int, k Kind, x Expr) colSets {
 		if x.Col != col {
 			return unknownSets()
 		}
-		if x.Value == nil {
-			if x.Op == NullSafeEq {
-				return colSets{t: nullOnly(), f: nonNull(), tExact: true, fExact: true}
-			}
-			return colSets{tExact: true, fExact: true} // never TRUE, never FALSE
-		}
-		v, res := convert(k, x.Value)
-		if res == convNone {
+		t, ok := cmpTrue(k, x)
+		if !ok {
 			return unknownSets()
 		}
-		t := cmpSet(k, x.Op, v, res)
+		if x.Value == nil {
+			if x.Op == NullSafeEq {
+				return colSets{t: t, f: nonNull(), tExact: true, fExact: true}
+			}
+			return colSets{t: t, tExact: true, fExact: true} // never TRUE, never FALSE
+		}
 		f := complementNonNull(k, t)
 		if x.Op == NullSafeEq {
 			f.null = true

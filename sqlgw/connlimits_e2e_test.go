@@ -2,6 +2,7 @@ package sqlgw_test
 
 import (
 	"context"
+	"crypto/md5"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -181,6 +182,86 @@ func TestWaitTimeout(t *testing.T) {
 	time.Sleep(700 * time.Millisecond)
 	if got, msg := r2.query("SELECT @@wait_timeout"); msg != "" || len(got) != 1 || got[0] != "5" {
 		t.Fatalf("after SET SESSION wait_timeout = 5, idle 0.7 s: %q %q", got, msg)
+	}
+}
+
+// TestWaitTimeoutLazyDeadline: the wait_timeout deadline is armed lazily
+// (sqlgw/wire/connlimits.go), so a deadline armed for an earlier wait
+// passes while the connection is idle for less than wait_timeout, or while
+// it reads a command's body: neither may end the connection; an idle
+// stretch of wait_timeout still does.
+func TestWaitTimeoutLazyDeadline(t *testing.T) {
+	const wait = 900 * time.Millisecond
+	srv := startConfigured(t, func(c *sqlgw.Config) { c.WaitTimeout = wait })
+	one := func(r *rawConn, what string) {
+		t.Helper()
+		if got, msg := r.query("SELECT 1"); msg != "" || len(got) != 1 || got[0] != "1" {
+			t.Fatalf("%s: %q %q", what, got, msg)
+		}
+	}
+
+	// A wait that starts shortly after the deadline was armed keeps it;
+	// the deadline passes after less idleness than wait_timeout.
+	r := dialRaw(t, srv.Addr().String(), "root", "")
+	one(r, "first command")
+	armed := time.Now() // about when the server armed the deadline
+	time.Sleep(wait / 3)
+	one(r, "second command")
+	idle := time.Now()
+	time.Sleep(time.Until(armed.Add(wait + wait/6)))
+	if time.Since(idle) >= wait-wait/12 || time.Since(armed) < wait+wait/12 {
+		t.Skip("the machine is too slow for this test's timing")
+	}
+	one(r, "idle less than wait_timeout, across the first wait's deadline")
+
+	// A command whose body arrives after the deadline armed for its wait.
+	r2 := dialRaw(t, srv.Addr().String(), "root", "")
+	one(r2, "first command")
+	q := append([]byte{0x03}, "SELECT 2"...)
+	pkt := append([]byte{byte(len(q)), 0, 0, 0}, q...)
+	if _, err := r2.c.Write(pkt[:4]); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(wait + wait/3)
+	if _, err := r2.c.Write(pkt[4:]); err != nil {
+		t.Fatal(err)
+	}
+	r2.seq = 1
+	if b := r2.read(); len(b) == 0 || b[0] == 0xff {
+		t.Fatalf("a command whose body came after the wait's deadline: %q", b)
+	}
+	for eofs := 0; eofs < 2; { // the columns' EOF, then the rows'
+		if b := r2.read(); len(b) > 0 && b[0] == 0xfe && len(b) < 9 {
+			eofs++
+		}
+	}
+	one(r2, "after the slow command")
+
+	// Idle for wait_timeout: 4031 and closed, as before.
+	time.Sleep(wait + wait/3)
+	code, msg := readErrPacket(t, r2.c)
+	if code != 4031 || !strings.Contains(msg, "inactivity") {
+		t.Fatalf("idle connection: %d %q, want 4031", code, msg)
+	}
+	expectClosed(t, r2.c, time.Second)
+}
+
+// TestPacketBufferReuse: a connection reuses its packet buffer for the
+// next packet that fits (sqlgw/wire/conn.go, up to 4 KiB): commands of
+// growing, shrinking and larger-than-kept sizes each arrive intact.
+func TestPacketBufferReuse(t *testing.T) {
+	srv := startConfigured(t, nil)
+	r := dialRaw(t, srv.Addr().String(), "root", "")
+	for i, n := range []int{10, 3000, 5, 4000, 100, 9000, 3, 4090, 4091, 20, 70000, 7} {
+		pad := make([]byte, n)
+		for j := range pad {
+			pad[j] = byte('a' + (i*7+j*13)%26)
+		}
+		got, msg := r.query(fmt.Sprintf("SELECT LENGTH('%s'), MD5('%s')", pad, pad))
+		want := fmt.Sprintf("%d\t%x", n, md5.Sum(pad))
+		if msg != "" || len(got) != 1 || got[0] != want {
+			t.Fatalf("command %d (%d bytes of text): %q %q, want %q", i, n, got, msg, want)
+		}
 	}
 }
 

@@ -196,7 +196,7 @@ func (f *FastLane) runDirect(sqlCtx *sql.Context, c *mysql.Conn, query string, p
 	if err != nil {
 		return sql.CastSQLError(err)
 	}
-	setStatusFlags(sqlCtx, c)
+	setStatusFlagsFor(sqlCtx, c, base.autoCommit) // (a SELECT does not change autocommit)
 	return callback(res)
 }
 

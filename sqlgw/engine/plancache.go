@@ -1126,11 +1126,25 @@ func setStatusFlags(ctx *sql.Context, c *mysql.Conn) {
 	if err != nil {
 		return
 	}
-	if on, err := sql.ConvertToBool(ctx, v); err == nil && on {
+	if on, err := sql.ConvertToBool(ctx, v); err == nil {
+		setStatusFlagsFor(ctx, c, on)
+		return
+	}
+	setTransactionFlag(ctx, c)
+}
+
+// setStatusFlagsFor is setStatusFlags for a statement that read the
+// session's autocommit already (direct.go: directIter), as on.
+func setStatusFlagsFor(ctx *sql.Context, c *mysql.Conn, on bool) {
+	if on {
 		c.StatusFlags |= uint16(mysql.ServerStatusAutocommit)
-	} else if err == nil {
+	} else {
 		c.StatusFlags &= ^uint16(mysql.ServerStatusAutocommit)
 	}
+	setTransactionFlag(ctx, c)
+}
+
+func setTransactionFlag(ctx *sql.Context, c *mysql.Conn) {
 	if ctx.GetTransaction() != nil {
 		c.StatusFlags |= uint16(mysql.ServerInTransaction)
 	} else {

@@ -156,7 +156,9 @@ func (t *txn) dropSavepoint(name string) bool {
 }
 
 func newTxn(readOnly bool) *txn {
-	return &txn{id: txnIDs.Add(1), readOnly: readOnly, tables: map[string]*txTable{}}
+	// tables is made by the first table(): an autocommit SELECT's
+	// transaction (one per statement) usually never touches it.
+	return &txn{id: txnIDs.Add(1), readOnly: readOnly}
 }
 
 func (t *txn) String() string   { return fmt.Sprintf("sqlgw transaction %d", t.id) }
@@ -346,6 +348,9 @@ func (t *txn) table(meta *catalog.Table) *txTable {
 	tt, ok := t.tables[meta.Physical]
 	if !ok {
 		tt = &txTable{meta: meta, reads: map[entKey]read{}, writes: map[entKey]*pending{}}
+		if t.tables == nil {
+			t.tables = map[string]*txTable{}
+		}
 		t.tables[meta.Physical] = tt
 	}
 	if tt.meta != meta {

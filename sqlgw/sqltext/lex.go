@@ -384,6 +384,26 @@ func IsEmpty(q string) bool {
 	return true
 }
 
+// FirstWord returns LeadingWords(q, 1)'s word as it is spelled in q (not
+// lower-cased: compare it with strings.EqualFold), or "": a part of q, for
+// the per-statement paths, which must not allocate.
+func FirstWord(q string) string {
+	i := 0
+	for {
+		i = SkipSpace(q, i)
+		if i < len(q) && q[i] == '(' {
+			i++
+			continue
+		}
+		break
+	}
+	j := i
+	for j < len(q) && (q[j] >= 'a' && q[j] <= 'z' || q[j] >= 'A' && q[j] <= 'Z' || q[j] == '_') {
+		j++
+	}
+	return q[i:j]
+}
+
 // LeadingWords returns up to n leading keywords of q, lower-cased,
 // skipping white space, comments (executable ones whole) and opening
 // parentheses; a word is a run of ASCII letters and underscores, and a

@@ -112,11 +112,27 @@ var retryWindow = autocommitRetryWindow
 var retryVerbs = map[string]bool{"select": true, "insert": true, "update": true, "delete": true,
 	"replace": true, "with": true, "table": true, "values": true}
 
+// retryVerb reports whether w (any case) is one of retryVerbs, without
+// allocating (it runs for every statement).
+func retryVerb(w string) bool {
+	var b [8]byte
+	if len(w) == 0 || len(w) > len(b) {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b[i] = c
+	}
+	return retryVerbs[string(b[:len(w)])]
+}
+
 // autocommitStatement reports whether query, about to run on connection
 // c, runs alone in autocommit mode (see above).
 func (h *Handler) autocommitStatement(c *mysql.Conn, query string) bool {
-	words := sqltext.LeadingWords(query, 1)
-	if len(words) == 0 || !retryVerbs[words[0]] {
+	if !retryVerb(sqltext.FirstWord(query)) {
 		return false
 	}
 	s := h.GW.Session(c.ConnectionID)

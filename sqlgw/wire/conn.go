@@ -124,6 +124,17 @@ type rewriteConn struct {
 	// A handshake packet was read and not answered yet (clienterrs.go).
 	awaitingReply bool
 	replySeq      byte
+
+	// The lazy wait_timeout deadline (connlimits.go): the one armed on
+	// the socket (zero: none of ours), the current wait's end, and whether
+	// the connection is waiting for a command.
+	waitArmed, waitUntil time.Time
+	waiting              bool
+
+	// hdr is next's packet header; pkt the buffer of its last packet,
+	// reused for the next one when it fits (Read has copied it out).
+	hdr [4]byte
+	pkt []byte
 }
 
 func (c *rewriteConn) Close() error {
@@ -324,30 +335,43 @@ func (c *rewriteConn) readPassthrough(p []byte) (int, error) {
 	c.passLeft -= n
 	if c.passLeft == 0 && c.bodyDeadline {
 		c.bodyDeadline = false
-		c.Conn.SetReadDeadline(time.Time{})
+		c.setReadDeadline(time.Time{})
 	}
 	return n, err
 }
 
+// maxReusedPacket is the largest packet buffer a connection keeps for
+// the next packet (next): a command of a few hundred bytes, a point
+// select's COM_STMT_EXECUTE, costs no allocation.
+const maxReusedPacket = 4 << 10
+
 // next reads one packet; a prepared statement with := is rewritten.
 func (c *rewriteConn) next() error {
-	var hdr [4]byte
-	if err := c.readHeader(hdr[:]); err != nil { // connlimits.go
+	hdr := c.hdr[:]
+	if err := c.readHeader(hdr); err != nil { // connlimits.go
 		return err
 	}
 	n := int(hdr[0]) | int(hdr[1])<<8 | int(hdr[2])<<16
-	if err := c.checkPacket(hdr[:], n); err != nil {
+	if err := c.checkPacket(hdr, n); err != nil {
 		return err
 	}
-	if ok, err := c.passthrough(hdr[:], n); ok || err != nil {
+	if ok, err := c.passthrough(hdr, n); ok || err != nil {
 		return err
 	}
-	buf := make([]byte, 4+n)
-	copy(buf, hdr[:])
+	var buf []byte
+	if 4+n <= cap(c.pkt) {
+		buf = c.pkt[:4+n]
+	} else {
+		buf = make([]byte, 4+n)
+		if 4+n <= maxReusedPacket {
+			c.pkt = buf
+		}
+	}
+	copy(buf, hdr)
 	_, err := io.ReadFull(c.r, buf[4:])
 	if c.bodyDeadline {
 		c.bodyDeadline = false
-		c.Conn.SetReadDeadline(time.Time{})
+		c.setReadDeadline(time.Time{})
 	}
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -206,7 +207,8 @@ func (l *Listener) Accept() (net.Conn, error) {
 			continue
 		}
 		l.Loop.open.Add(1)
-		rc := &rewriteConn{Conn: c, r: bufio.NewReaderSize(c, 16<<10), reg: l.Conns, requireTLS: l.RequireTLS, limits: l.Limits}
+		rc := &rewriteConn{Conn: c, reg: l.Conns, requireTLS: l.RequireTLS, limits: l.Limits}
+		rc.r = bufio.NewReaderSize(deadlineReader{rc}, 16<<10)
 		rc.onClose = func() { l.Loop.open.Add(-1) }
 		if d := l.Limits.connectTimeout; d > 0 {
 			rc.connectTimer = time.AfterFunc(d, func() {
@@ -264,6 +266,66 @@ func markAuthenticated(c net.Conn) {
 	}
 }
 
+// The wait_timeout's deadline is set lazily (issue 13: two
+// SetReadDeadline calls and a clock read per command were 1.2% of a point
+// select's CPU): readHeader arms the socket's read deadline at the end of
+// the wait only when the one already armed is less than half a
+// wait_timeout away (or later than the wait's end: SET wait_timeout
+// shortened it), and leaves it armed after the command arrives. A
+// deadline armed for an earlier wait may therefore pass early: while the
+// connection waits for a command, or in any other read (a packet body, a
+// statement's later packets). deadlineReader, the reader under the
+// buffered reader, tells these apart: a deadline that passes while the
+// connection has not been waiting a whole wait_timeout is re-armed for
+// the wait's real end, and one that passes outside a wait is cleared, the
+// read retried either way; so the client sees exactly the old behaviour,
+// a timeout only after wait_timeout of idleness between commands. Every
+// other deadline (net_read_timeout of large commands, the discard of an
+// oversized one, anyone calling SetReadDeadline or SetDeadline) goes
+// through setReadDeadline, which forgets the lazy one.
+
+// deadlineReader is the reader under c.r (see above).
+type deadlineReader struct{ c *rewriteConn }
+
+func (d deadlineReader) Read(p []byte) (int, error) {
+	c := d.c
+	for {
+		n, err := c.Conn.Read(p)
+		if n > 0 || err == nil || c.waitArmed.IsZero() || !errors.Is(err, os.ErrDeadlineExceeded) {
+			return n, err
+		}
+		if c.waiting {
+			if !time.Now().Before(c.waitUntil) {
+				return n, err // idle for the whole wait_timeout
+			}
+			c.armWait(c.waitUntil)
+			continue
+		}
+		c.setReadDeadline(time.Time{}) // an earlier wait's deadline
+	}
+}
+
+// armWait arms the lazy wait deadline t (see above).
+func (c *rewriteConn) armWait(t time.Time) {
+	c.Conn.SetReadDeadline(t)
+	c.waitArmed = t
+}
+
+// setReadDeadline sets a read deadline other than the lazy wait one.
+func (c *rewriteConn) setReadDeadline(t time.Time) error {
+	c.waitArmed = time.Time{}
+	return c.Conn.SetReadDeadline(t)
+}
+
+// SetReadDeadline and SetDeadline keep the lazy wait deadline's
+// bookkeeping right for deadlines set from outside (a tls.Conn over c).
+func (c *rewriteConn) SetReadDeadline(t time.Time) error { return c.setReadDeadline(t) }
+
+func (c *rewriteConn) SetDeadline(t time.Time) error {
+	c.waitArmed = time.Time{}
+	return c.Conn.SetDeadline(t)
+}
+
 // readHeader reads the next packet header, with the limits: the
 // wait_timeout while an authenticated connection waits for a command.
 func (c *rewriteConn) readHeader(hdr []byte) error {
@@ -273,17 +335,21 @@ func (c *rewriteConn) readHeader(hdr []byte) error {
 		if c.budgetHeld.Load() > 0 {
 			// The next packet of a large command: it may not hold its
 			// share of the budget forever (MySQL's net_read_timeout).
-			c.Conn.SetReadDeadline(time.Now().Add(netReadTimeout))
-			defer c.Conn.SetReadDeadline(time.Time{})
+			c.setReadDeadline(time.Now().Add(netReadTimeout))
+			defer c.setReadDeadline(time.Time{})
 		}
 		_, err := io.ReadFull(c.r, hdr)
 		return err
 	}
-	c.Conn.SetReadDeadline(time.Now().Add(c.limits.waitTimeout))
+	now := time.Now()
+	c.waitUntil = now.Add(c.limits.waitTimeout)
+	if c.waitArmed.IsZero() || c.waitArmed.After(c.waitUntil) || c.waitArmed.Sub(now) < c.limits.waitTimeout/2 {
+		c.armWait(c.waitUntil)
+	}
+	c.waiting = true
 	_, err := io.ReadFull(c.r, hdr)
-	c.Conn.SetReadDeadline(time.Time{})
-	var ne net.Error
-	if err != nil && errors.As(err, &ne) && ne.Timeout() {
+	c.waiting = false
+	if err != nil && isTimeout(err) { // (its net.Error would escape: not on the way of every command)
 		c.writeLocked(errPacket(0, erClientInteractionTimout, "HY000",
 			"The client was disconnected by the server because of inactivity. See wait_timeout and interactive_timeout for configuring this behavior."))
 		return err
@@ -310,7 +376,7 @@ func (c *rewriteConn) checkPacket(hdr []byte, n int) error {
 	c.midCommand = n == 0xffffff
 	if c.limits.maxPacket > 0 && c.cmdSize > c.limits.maxPacket {
 		// Discard the rest of the command, then answer as MySQL.
-		c.Conn.SetReadDeadline(time.Now().Add(netReadTimeout))
+		c.setReadDeadline(time.Now().Add(netReadTimeout))
 		next := int64(n)
 		for {
 			if _, err := io.CopyN(io.Discard, c.r, next); err != nil {
@@ -326,7 +392,7 @@ func (c *rewriteConn) checkPacket(hdr []byte, n int) error {
 			seq = h[3]
 			next = int64(h[0]) | int64(h[1])<<8 | int64(h[2])<<16
 		}
-		c.Conn.SetReadDeadline(time.Time{})
+		c.setReadDeadline(time.Time{})
 		c.writeLocked(errPacket(seq+1, erNetPacketTooLarge, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes"))
 		return errPacketTooLarge
 	}
@@ -347,7 +413,7 @@ func (c *rewriteConn) checkPacket(hdr []byte, n int) error {
 	if c.budgetHeld.Load() > 0 {
 		// A packet of a command holding budget must come in reasonable
 		// time: 30 s plus 256 KiB/s.
-		c.Conn.SetReadDeadline(time.Now().Add(netReadTimeout + time.Duration(n>>18)*time.Second))
+		c.setReadDeadline(time.Now().Add(netReadTimeout + time.Duration(n>>18)*time.Second))
 		c.bodyDeadline = true
 	}
 	return nil
@@ -494,4 +560,10 @@ func containsFoldASCII(s, sub string) bool {
 		}
 	}
 	return false
+}
+
+// isTimeout reports whether err is a network timeout.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }

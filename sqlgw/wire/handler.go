@@ -81,6 +81,9 @@ func (h *Handler) ConnectionClosed(c *mysql.Conn) {
 // translate gives an error of the statement query MySQL's code, wording
 // and SQLSTATE: resultSteps' Error rewrites (result_steps.go).
 func (h *Handler) translate(c *mysql.Conn, query string, err error) error {
+	if err == nil {
+		return nil // (errorOf's answer, without its statement on the heap: every command ends here)
+	}
 	return h.errorOf(&statement{c: c, query: query}, err)
 }
 

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sqlgw/sqlgw/storage"
 )
@@ -143,14 +144,65 @@ func setKeyProperty(e *storage.Entity, name string, v json.RawMessage) error {
 	return nil
 }
 
-// unquote returns the text of a JSON string; most need no unescaping.
+// unquote returns the text of a JSON string; most need no unescaping, and
+// most others only the two-character escapes (every ETag the service
+// sends, W/\"datetime'...'\", has \"): those are unescaped here, \u
+// escapes, control characters and invalid UTF-8 by encoding/json.
 func unquote(v json.RawMessage) (string, error) {
-	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' && bytes.IndexByte(v, '\\') < 0 {
-		return string(v[1 : len(v)-1]), nil
+	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+		in := v[1 : len(v)-1]
+		if bytes.IndexByte(in, '\\') < 0 {
+			return string(in), nil
+		}
+		if s, ok := unescapeSimple(in); ok {
+			return s, nil
+		}
 	}
 	var s string
 	err := json.Unmarshal(v, &s)
 	return s, err
+}
+
+// unescapeSimple unescapes the inside of a JSON string whose escapes are
+// all two-character ones (\" \\ \/ \b \f \n \r \t); false for anything
+// else (\u, a control character, invalid UTF-8), which encoding/json
+// decodes or rejects.
+func unescapeSimple(in []byte) (string, bool) {
+	if !utf8.Valid(in) {
+		return "", false
+	}
+	var out strings.Builder
+	out.Grow(len(in))
+	for i := 0; i < len(in); i++ {
+		c := in[i]
+		if c < 0x20 {
+			return "", false
+		}
+		if c != '\\' {
+			out.WriteByte(c)
+			continue
+		}
+		if i++; i == len(in) {
+			return "", false
+		}
+		switch in[i] {
+		case '"', '\\', '/':
+			out.WriteByte(in[i])
+		case 'b':
+			out.WriteByte('\b')
+		case 'f':
+			out.WriteByte('\f')
+		case 'n':
+			out.WriteByte('\n')
+		case 'r':
+			out.WriteByte('\r')
+		case 't':
+			out.WriteByte('\t')
+		default:
+			return "", false
+		}
+	}
+	return out.String(), true
 }
 
 // entityFromMap builds an entity from its JSON members. The raw members

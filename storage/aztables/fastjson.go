@@ -287,15 +287,15 @@ func entityFromMembers(ms []member, sel map[string]struct{}, nm names) (*storage
 		}
 		switch string(bname) {
 		case storage.PropPartitionKey, storage.PropRowKey, storage.PropTimestamp:
-			name := string(bname)
+			var name string // the constant: no copy of bname
 			var seen *bool
-			switch name {
+			switch string(bname) {
 			case storage.PropPartitionKey:
-				seen = &havePK
+				name, seen = storage.PropPartitionKey, &havePK
 			case storage.PropRowKey:
-				seen = &haveRK
+				name, seen = storage.PropRowKey, &haveRK
 			default:
-				seen = &haveTS
+				name, seen = storage.PropTimestamp, &haveTS
 			}
 			if *seen {
 				continue

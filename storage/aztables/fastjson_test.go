@@ -1,6 +1,7 @@
 package aztables
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand"
 	"reflect"
@@ -117,5 +118,25 @@ func TestFastDecoderAgrees(t *testing.T) {
 		body := "{" + strings.Join(parts, sep) + "}"
 		check(body, nil)
 		checkQuery(`{"value":[`+body+`]}`, nil)
+	}
+}
+
+// TestUnquoteAgrees: unquote (its own unescaping of two-character escapes,
+// the ETags' \") returns what encoding/json returns for every JSON string,
+// or the same failure.
+func TestUnquoteAgrees(t *testing.T) {
+	inputs := []string{
+		`""`, `"plain"`, `"W/\"datetime'2026-11-26T10%3A00%3A00.0000000Z'\""`,
+		`"a\\b"`, `"a\/b"`, `"\b\f\n\r\t"`, `"\"\""`, `"end\\"`, `"\u00fc"`, `"x\u0041\"y"`,
+		`"\ud83d\ude00"`, `"\ud83d"`, `"ü ñ 😀 \" q"`, "\"ctl\x01\\\"\"", "\"bad\xff\\\"\"", `"\x"`, `"\q"`,
+		"\"tab\t\\n\"",
+	}
+	for _, in := range inputs {
+		got, gerr := unquote(json.RawMessage(in))
+		var want string
+		werr := json.Unmarshal([]byte(in), &want)
+		if (gerr == nil) != (werr == nil) || got != want {
+			t.Errorf("unquote(%q) = %q, %v; encoding/json: %q, %v", in, got, gerr, want, werr)
+		}
 	}
 }

@@ -156,7 +156,8 @@ func TestLeanGetRequest(t *testing.T) {
 // a TableNotFound) must simply be the same.
 func compareRequests(t *testing.T, what string, lean *leanGet, l, s *http.Request) {
 	t.Helper()
-	if l.Method != s.Method || l.URL.String() != s.URL.String() {
+	if l.Method != s.Method || l.URL.String() != s.URL.String() || l.URL.RequestURI() != s.URL.RequestURI() ||
+		l.Host != s.Host || l.Proto != s.Proto || l.ContentLength != s.ContentLength {
 		t.Errorf("%s: lean %s %s, SDK %s %s", what, l.Method, l.URL, s.Method, s.URL)
 		return
 	}
