@@ -423,11 +423,7 @@ func (s *Store) MultiBatch(ctx context.Context, batches []storage.TableBatch) ([
 	t := time.Now()
 	etags, err := storage.ForwardMultiBatch(ctx, s.inner, batches)
 	s.done("batch", t, err)
-	n := 0
-	for _, b := range batches {
-		n += len(b.Ops)
-	}
-	s.written(n, err)
+	s.written(storage.Writes(batches), err)
 	return etags, err
 }
 

@@ -117,6 +117,7 @@ type tableInfo struct {
 // Store is the Pebble implementation of storage.Store. It is safe for
 // concurrent use.
 type Store struct {
+	claims  atomic.Int64 // users (gateways) of this process: storage.Claimer
 	db      *pebbledb.DB
 	wo      *pebbledb.WriteOptions
 	limits  storage.Limits
@@ -690,7 +691,7 @@ func (s *Store) apply(op storage.Operation, key []byte, ticks int64, read func([
 		}
 	}
 	if found && op.Kind != storage.OpInsert && op.Mode == storage.Merge && len(e.Properties) == 0 {
-		// An empty Merge (the index backfill's ETag bump of every row,
+		// An empty Merge (a local index backfill's ETag bump of a row,
 		// catalog/ixmaint): the stored properties byte for byte, under a
 		// new ETag and timestamp, without decoding and encoding them.
 		etag := s.newETag()
@@ -1057,3 +1058,14 @@ type quietLogger struct{}
 func (quietLogger) Infof(string, ...any)              {}
 func (quietLogger) Errorf(format string, args ...any) { log.Printf("pebble: "+format, args...) }
 func (quietLogger) Fatalf(format string, args ...any) { log.Fatalf("pebble: "+format, args...) }
+
+var _ storage.Claimer = (*Store)(nil)
+
+// Claim implements storage.Claimer: no other process can open the store
+// (Pebble locks its directory; an in-memory store is this process's
+// alone), so its users are the claims held on this Store.
+func (s *Store) Claim() (alone func() bool, release func()) {
+	s.claims.Add(1)
+	var once sync.Once
+	return func() bool { return s.claims.Load() == 1 }, func() { once.Do(func() { s.claims.Add(-1) }) }
+}

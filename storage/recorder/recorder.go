@@ -353,7 +353,7 @@ func (s *Store) MultiBatch(ctx context.Context, batches []storage.TableBatch) ([
 	for _, b := range batches {
 		n += len(b.Ops)
 	}
-	s.record(ctx, 0, written(err, n), err, func() string {
+	s.record(ctx, 0, written(err, storage.Writes(batches)), err, func() string {
 		return fmt.Sprintf("MultiBatch batches=%d ops=%d", len(batches), n)
 	}, ok)
 	return etags, err
