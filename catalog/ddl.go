@@ -725,6 +725,20 @@ func (c *Catalog) Table(ctx context.Context, db, name string) (*Table, error) {
 	return s.table(db, name)
 }
 
+// CachedTable returns a table's record as this Catalog has it cached,
+// without a store request (no refresh): every change this Catalog made is
+// in it, other Catalogs' changes once a refresh has seen them. Errors:
+// ErrNoDatabase, ErrNoTable, and ErrNoTable before the first load.
+func (c *Catalog) CachedTable(db, name string) (*Table, error) {
+	c.mu.Lock()
+	s := c.snap
+	c.mu.Unlock()
+	if s == nil {
+		return nil, fmt.Errorf("%w: %s.%s", ErrNoTable, db, name)
+	}
+	return s.table(db, name)
+}
+
 // Tables returns every table of a database, by name. Errors: ErrNoDatabase.
 func (c *Catalog) Tables(ctx context.Context, db string) ([]*Table, error) {
 	s, err := c.current(ctx)

@@ -227,6 +227,12 @@ func appendSplit(props []prop, name string, v storage.Value) []prop {
 	switch v.Type() {
 	case storage.TypeString:
 		s := v.Str()
+		if len(s) <= storage.MaxStringUTF16 {
+			// No more UTF-16 units than UTF-8 bytes: one property, without
+			// counting the units rune by rune (every string of a bulk
+			// INSERT comes here).
+			return append(props, stringProp(name, 0, s, 0))
+		}
 		units := 0
 		start := 0
 		chunk := 0

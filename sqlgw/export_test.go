@@ -8,4 +8,5 @@ var (
 	SetNarrowCommittedHook = engine.SetNarrowCommittedHook
 	SetPKVerifiedHook      = engine.SetPKVerifiedHook
 	SetPKCommittedHook     = engine.SetPKCommittedHook
+	SetCommitIndexesHook   = engine.SetCommitIndexesHook
 )

@@ -374,6 +374,16 @@ func (l Limits) validateEntity(e *Entity) (int, error) {
 // partition, at most one operation per entity, every operation valid, and at
 // most MaxBatchBytes in all by BatchOpSize. Errors are *BatchError.
 func (l Limits) ValidateBatch(ops []Operation) error {
+	return l.validateBatch(ops, false)
+}
+
+// ValidateMultiBatchOps is ValidateBatch for one batch of a MultiBatch,
+// which may also hold OpCheck operations (their keys count as a delete's).
+func (l Limits) ValidateMultiBatchOps(ops []Operation) error {
+	return l.validateBatch(ops, true)
+}
+
+func (l Limits) validateBatch(ops []Operation, checks bool) error {
 	if len(ops) == 0 {
 		return &BatchError{Index: -1, Err: fmt.Errorf("%w: empty batch", ErrInvalid)}
 	}
@@ -399,6 +409,13 @@ func (l Limits) ValidateBatch(ops []Operation) error {
 		case OpInsert, OpUpsert, OpUpdate:
 			size, err = l.validateEntity(op.Entity)
 		case OpDelete:
+			err = l.ValidateKeys(op.Entity.PartitionKey, op.Entity.RowKey)
+			size = keysSize(op.Entity.PartitionKey, op.Entity.RowKey)
+		case OpCheck:
+			if !checks {
+				err = fmt.Errorf("%w: a check operation outside a MultiBatch", ErrInvalid)
+				break
+			}
 			err = l.ValidateKeys(op.Entity.PartitionKey, op.Entity.RowKey)
 			size = keysSize(op.Entity.PartitionKey, op.Entity.RowKey)
 		default:

@@ -26,6 +26,13 @@ type MultiBatcher interface {
 	// each batch. A wrapper whose inner store cannot returns
 	// ErrMultiBatchUnsupported before sending anything.
 	//
+	// Batches may hold OpCheck operations (Store.Batch may not): an entity
+	// that must exist with the ETag given, written by nobody. Such a check
+	// orders the write after every write of that entity the caller saw,
+	// and before every later one, without rewriting it (the index
+	// backfill's condition that a page's rows are unchanged,
+	// catalog/ixmaint). Its ETag in the result is the entity's own.
+	//
 	// With no batches it writes nothing and returns once every write the
 	// store returned before it is durable: the sync barrier for writes
 	// made under WithDeferredSync.
@@ -56,4 +63,18 @@ func ForwardMultiBatch(ctx context.Context, inner Store, batches []TableBatch) (
 		return m.MultiBatch(ctx, batches)
 	}
 	return nil, ErrMultiBatchUnsupported
+}
+
+// Writes counts the operations of batches that write an entity: all but
+// OpCheck (for the counters of wrappers: entities written).
+func Writes(batches []TableBatch) int {
+	n := 0
+	for _, b := range batches {
+		for _, op := range b.Ops {
+			if op.Kind != OpCheck {
+				n++
+			}
+		}
+	}
+	return n
 }

@@ -422,6 +422,11 @@ const (
 	OpUpsert                   // insert or update with Mode
 	OpUpdate                   // update with Mode and IfMatch; ErrNotFound if absent
 	OpDelete                   // delete with IfMatch; ErrNotFound if absent
+	// OpCheck writes nothing: the entity must exist and match IfMatch
+	// (ErrNotFound, ErrPreconditionFailed otherwise), so the other
+	// operations of the write apply only while it is unchanged. Only in
+	// a MultiBatcher's MultiBatch (see there); Store.Batch rejects it.
+	OpCheck
 )
 
 func (k OpKind) String() string {
@@ -434,13 +439,15 @@ func (k OpKind) String() string {
 		return "update"
 	case OpDelete:
 		return "delete"
+	case OpCheck:
+		return "check"
 	}
 	return fmt.Sprintf("OpKind(%d)", uint8(k))
 }
 
-// Operation is one operation of a batch. For OpDelete only the entity's keys
-// are used. IfMatch applies to OpUpdate and OpDelete: "" or ETagAny means
-// unconditional (the entity must still exist).
+// Operation is one operation of a batch. For OpDelete and OpCheck only the
+// entity's keys are used. IfMatch applies to OpUpdate, OpDelete and OpCheck:
+// "" or ETagAny means unconditional (the entity must still exist).
 type Operation struct {
 	Kind    OpKind
 	Mode    UpdateMode

@@ -123,15 +123,35 @@
 //
 // Backfill builds a new index from the rows while writers keep writing
 // (writers maintain an index in state building as if it were ready). It
-// pages through the base table from a cursor; for each page it writes
-// marked entities, then resolves them against a fresh read of the page, so
-// a row changed meanwhile never leaves a stale unmarked entity. Progress
-// (rows done and the cursor) is reported through a callback. With
-// Maintainer.MultiBatch (the embedded store), a page's global entities are
-// instead written unmarked in one atomic write together with an empty
-// Merge of each of the page's rows conditional on the ETag the page read
-// (the local backfill's check, for a whole page): one synced write per
-// page; a page a writer changed meanwhile, or whose entities exist
-// already, fails whole and is backfilled entity by entity. A restarted
-// backfill starts again from the beginning, which is idempotent.
+// pages through the base table from a cursor, reading only the properties
+// the index carries; for each page it writes marked entities, then
+// resolves them against a fresh read of the page, so a row changed
+// meanwhile never leaves a stale unmarked entity. Progress (rows done and
+// the cursor) is reported through a callback. With Maintainer.MultiBatch
+// (the embedded store), a page's global entities are instead written
+// unmarked in one atomic write together with a check (storage.OpCheck) of
+// each of the page's rows against the ETag the page read: one write per
+// page, the rows themselves not rewritten; a page a writer changed
+// meanwhile, or whose entities exist already, fails whole and is
+// backfilled entity by entity. Such an entity is current when written; a
+// writer that changes its row later runs Begin before its commit and
+// Finish after it, and the entity is marked by that Begin or, when Begin
+// found none (the backfill had not reached the row), is merged into the
+// marked copy Begin wrote in its place (an index being built): either way
+// Finish sees the entity's ETag changed and resolves it from the committed
+// row, and, the page's entities being merged rather than replaced, the
+// mark survives for Recover if the writer is killed before its Finish
+// (backfillAtomic has the orders; TestBackfillPageAmidWrite runs them).
+// Entity by entity, an entity that exists already is left alone (an
+// earlier page's, current then, or a writer's, marked), not overwritten
+// and resolved against the row before that writer's commit.
+// Until the sixth round of issue 13 the page rewrote every row (an empty
+// Merge, to change its ETag) so that such writers failed their commit
+// instead. A restarted backfill starts again from the beginning, which is
+// idempotent.
+//
+// Writers whose table record predates the index do not maintain it: the
+// gateway makes every commit take its tables' indexes as they are when it
+// starts, and waits, before the backfill, for its commits in flight and
+// for other gateways' catalog refresh (sqlgw/engine, buildIndex).
 package ixmaint

@@ -533,7 +533,24 @@ func (o *Op) markOld(ctx context.Context, tc *touch) error {
 		if tc.same {
 			return o.writeNew(ctx, tc) // an index being built: not there yet
 		}
-		return nil // already gone (an interrupted earlier write, or a backfill not there yet)
+		if tc.ix.State != catalog.IndexBuilding {
+			return nil // already gone (an interrupted earlier write)
+		}
+		// An index being built whose backfill has not written the entity
+		// yet: write it marked, so that a backfill page written before
+		// our commit (the row still unchanged) cannot leave it behind
+		// unmarked: the page overwrites this copy, Finish sees its ETag
+		// changed and resolves it from the row (backfillAtomic).
+		mc := cloneEntity(tc.e)
+		mc.Properties[PropPending] = storage.Int64(o.mark)
+		etag, err = o.m.Store.Insert(ctx, tc.ix.Physical, mc)
+		if errors.Is(err, storage.ErrAlreadyExists) {
+			// Written meanwhile (by the backfill): mark it.
+			etag, err = o.m.Store.Update(ctx, tc.ix.Physical, e, storage.Merge, storage.ETagAny)
+		}
+		if err != nil {
+			return err
+		}
 	}
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -196,7 +197,7 @@ type Progress func(rows int, pk, rk string)
 // ErrDuplicate; the caller then drops the index. Every entity it wrote is
 // durable when it returns nil.
 func (m *Maintainer) Backfill(ctx context.Context, t *catalog.Table, ix *catalog.Index, progress Progress) error {
-	q := &storage.Query{Row: t.RowRange()} // (an attached table: every entity)
+	q := &storage.Query{Row: t.RowRange(), Select: backfillSelect(t, ix)} // (an attached table: every entity)
 	done := 0
 	for {
 		page, err := m.Store.Query(ctx, t.Physical, q)
@@ -225,8 +226,49 @@ func (m *Maintainer) Backfill(ctx context.Context, t *catalog.Table, ix *catalog
 	return nil
 }
 
+// backfillSelect returns the properties the backfill of ix reads of each
+// row: those of the indexed and covering columns, and the row's count of
+// continuation entities (a row that has some is read whole, GetRow); nil
+// (every property) for an attached table or when one of those columns may
+// be split over several properties (a large type).
+func backfillSelect(t *catalog.Table, ix *catalog.Index) []string {
+	if t.IsAttached() {
+		return nil
+	}
+	names := append(make([]string, 0, len(ix.Columns)+len(ix.Covering)), ix.Covering...)
+	for _, kp := range ix.Columns {
+		names = append(names, kp.Column)
+	}
+	sel := []string{catalog.PropExtras}
+	for _, name := range names {
+		c := t.ColumnIndex(name)
+		if c < 0 || t.Columns[c].Type.Kind.IsLarge() {
+			return nil
+		}
+		if p := t.Columns[c].Property; !slices.Contains(sel, p) {
+			sel = append(sel, p)
+		}
+	}
+	return sel
+}
+
 func (m *Maintainer) backfillPage(ctx context.Context, t *catalog.Table, ix *catalog.Index, ents []*storage.Entity) error {
-	var items []*touch
+	// Only the columns the index's entity carries are decoded (its
+	// indexed and covering columns; the base keys come from the entity's).
+	kcs, err := t.IndexColumns(ix)
+	if err != nil {
+		return err
+	}
+	cols := make([]int, 0, len(kcs)+len(ix.Covering))
+	for _, kc := range kcs {
+		cols = append(cols, kc.Index)
+	}
+	for _, name := range ix.Covering {
+		if c := t.ColumnIndex(name); c >= 0 {
+			cols = append(cols, c)
+		}
+	}
+	items := make([]*touch, 0, len(ents))
 	for _, e := range ents {
 		if t.IsContinuation(e) {
 			continue
@@ -238,7 +280,7 @@ func (m *Maintainer) backfillPage(ctx context.Context, t *catalog.Table, ix *cat
 			if err != nil {
 				return err
 			}
-		} else if row, err = t.DecodeRow(e); err != nil {
+		} else if row, err = t.DecodeRowColumns(cols, e); err != nil {
 			return err
 		}
 		if row == nil {
@@ -319,7 +361,7 @@ func (m *Maintainer) backfillPage(ctx context.Context, t *catalog.Table, ix *cat
 	// Global: marked entities, then resolved against the rows as they are now.
 	mark := m.now().UnixMicro()
 	o := &Op{m: m, t: t, mark: mark}
-	err := m.each(ctx, items, func(ctx context.Context, tc *touch) error {
+	err = m.each(ctx, items, func(ctx context.Context, tc *touch) error {
 		e := cloneEntity(tc.e)
 		e.Properties[PropPending] = storage.Int64(mark)
 		var etag storage.ETag
@@ -349,7 +391,16 @@ func (m *Maintainer) backfillPage(ctx context.Context, t *catalog.Table, ix *cat
 				etag, err = m.Store.Insert(ctx, ix.Physical, e)
 			}
 		} else {
-			etag, err = m.Store.Upsert(ctx, ix.Physical, e, storage.Replace)
+			etag, err = m.Store.Insert(ctx, ix.Physical, e)
+			if errors.Is(err, storage.ErrAlreadyExists) {
+				// There already: written by an earlier page or run
+				// (current then: a writer since marked it), or by a
+				// writer, marked, whose Finish (or Recover, after a
+				// crash) settles it. Overwriting it, and resolving it
+				// against the row before that writer's commit, would
+				// drop the writer's mark.
+				return nil
+			}
 		}
 		if err != nil {
 			return err

@@ -118,7 +118,13 @@
 // Query widens each top-level conjunct to also keep locked entities
 // (a PropLock above the empty string), and evaluates the caller's filter again on the
 // resolved values (the page brings the properties the filter names).
-// Terminal states are cached per transaction id.
+// Terminal states are cached per transaction id. QueryRows
+// (storage.RowQuerier, on a store with native snapshots) is Query's page
+// as rows of the selected properties: a page none of whose entities
+// carries a lock, a version or a tombstone (the embedded store's own
+// commits write none) as the store read it, history rows hidden; any
+// other page goes through Query and is returned as its rows
+// (TestQueryRowsSameAsQuery).
 //
 // One page shows each transaction wholly or not at all (one row split
 // over several entities is never torn, a SUM over a page never counts a

@@ -456,6 +456,54 @@ func (s *Store) finishPage(ctx context.Context, table string, q, q2 *storage.Que
 	return page, nil
 }
 
+// QueryRows implements storage.RowQuerier on a store with snapshots of
+// its own (the embedded store) whose backend answers rows: Query's page
+// as rows, with no property maps. The rows are marked by this package's
+// properties (a lock, a version, a tombstone: sysProps); a page none of
+// whose rows carries one is Query's page as read (history rows hidden);
+// a page that holds one goes through Query (which resolves locks, and
+// without a snapshot reads the page again at one: queryLocked) and is
+// returned as its rows. The embedded store's own commits (one atomic
+// batch) write none of them. On a versioned store (no native snapshots)
+// every read may need the history: not answered as rows; nor are marks
+// of the caller's.
+func (s *Store) QueryRows(ctx context.Context, table string, q *storage.Query, marks []string) (*storage.RowPage, error) {
+	if s.raw(table) {
+		return storage.ForwardQueryRows(rawCtx(ctx), s.Store, table, q, marks)
+	}
+	if q.Select == nil || len(marks) > 0 || s.versioned.Load() != 2 {
+		return nil, storage.ErrRowsUnsupported
+	}
+	// A locked entity is in the page whatever the filter says (widen):
+	// it is marked, and Query evaluates the filter on its resolved value.
+	q2 := *q
+	q2.Filter = widen(q.Filter)
+	rp, err := storage.ForwardQueryRows(ctx, s.Store, table, &q2, sysProps)
+	if err != nil {
+		return nil, err
+	}
+	out := rp.Rows[:0]
+	for _, r := range rp.Rows {
+		if isSystemRow(r.RowKey) {
+			s.noteHistory(table)
+			continue
+		}
+		if r.Marked {
+			page, err := s.Query(ctx, table, q)
+			if err != nil {
+				return nil, err
+			}
+			return storage.RowsOf(page, q.Select, nil), nil
+		}
+		out = append(out, r)
+	}
+	rp.Rows = out
+	return rp, nil
+}
+
+// sysProps are the properties this package adds to entities.
+var sysProps = []string{PropLock, PropVersion, PropDeleted}
+
 // hasLock reports whether an entity of es holds a lock.
 func hasLock(es []*storage.Entity) bool {
 	for _, e := range es {

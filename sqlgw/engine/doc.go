@@ -71,6 +71,8 @@
 //	sortrows.go     its ORDER BY of string columns, sortIter's order
 //	rowdecode.go    direct execution's rows: only the returned columns,
 //	                each decoded once from its property
+//	rowread.go      … over a key range, from the store's rows
+//	                (storage.RowQuerier): no entities, no property maps
 //	directwrite.go  cached plans of INSERT … VALUES, UPDATE/DELETE by key
 //	directinsert.go INSERT … VALUES executed without the exec pipeline;
 //	                directinsert_bulk.go (large texts, uncached),
@@ -147,7 +149,8 @@
 //     execute the general way. Text SELECTs share plans per normalized
 //     shape (textcache.go); plans that are only the lookup, its columns
 //     and LIMITs run without go-mysql-server's executor (direct.go),
-//     decoding only the columns they return (rowdecode.go), as do those
+//     decoding only the columns they return (rowdecode.go; a key range
+//     from rows of the selected properties, rowread.go), as do those
 //     that add SUM/COUNT/MIN/MAX/AVG without GROUP BY keys, ORDER BY
 //     columns or DISTINCT, each evaluated by the engine's own operator
 //     code (directrange.go).

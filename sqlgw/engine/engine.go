@@ -30,6 +30,7 @@ type Engine struct {
 	gw       *Gateway
 	rec      *recorder.Store
 	store    storage.Store
+	release  func() // the store's claim (storage.Claimer), if any
 }
 
 // New opens the catalog in store and builds the engine. Authentication
@@ -44,6 +45,10 @@ func New(ctx context.Context, store storage.Store, opts catalog.Options) (*Engin
 	}
 	gw := newGateway(rec, cat)
 	gw.Metrics = mets
+	var release func()
+	if c, ok := store.(storage.Claimer); ok {
+		gw.alone, release = c.Claim()
+	}
 	pro := &provider{gw: gw}
 	logrus.SetLevel(logrus.ErrorLevel)
 	a := analyzer.NewBuilder(pro).AddPreAnalyzeRule(groupjoin.RuleID, groupjoin.Rule(tableGroup)).AddPostAnalyzeRule(pushdownRuleID, pushdownRule).
@@ -58,7 +63,7 @@ func New(ctx context.Context, store storage.Store, opts catalog.Options) (*Engin
 	a.Catalog.StatsProvider = &statsProvider{gw: gw, inner: a.Catalog.StatsProvider} // stats_provider.go
 	engine := gms.New(a, &gms.Config{VersionPostfix: "sqlgw"})
 	engine.Analyzer.Catalog.RegisterFunction(sql.NewEmptyContext(), compat.AssignFunction, compat.VarFunction)
-	return &Engine{Engine: engine, Provider: pro, gw: gw, rec: rec, store: store}, nil
+	return &Engine{Engine: engine, Provider: pro, gw: gw, rec: rec, store: store, release: release}, nil
 }
 
 // IgnoreSecondaryIndexes makes CREATE INDEX and index definitions in
@@ -81,6 +86,9 @@ func (e *Engine) Recorder() *recorder.Store { return e.rec }
 // Close closes the engine and the store.
 func (e *Engine) Close() error {
 	e.Engine.Close()
+	if e.release != nil {
+		e.release()
+	}
 	return e.store.Close()
 }
 

@@ -33,6 +33,13 @@ type Gateway struct {
 	txs     *txnrec.Store
 	Catalog *catalog.Catalog
 
+	// commits tracks the commits in flight (commitgate.go); alone, if
+	// set, reports that no other gateway uses the store (engine.New,
+	// storage.Claimer): CREATE INDEX then waits for commits, not for
+	// other gateways' catalog refresh (buildIndex).
+	commits commitGate
+	alone   func() bool
+
 	mu      sync.Mutex
 	schemas map[schemaKey]*tableInfo
 	rows    map[string]*rowEstimate      // by physical table

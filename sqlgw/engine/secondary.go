@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -42,10 +43,12 @@ import (
 // showing the kind and the covered columns.
 //
 // CREATE INDEX adds the index in state building (writers maintain it from
-// then on), waits for every gateway's catalog cache to see it, backfills
-// it online (ixmaint.Backfill; progress in SHOW PROCESSLIST, as the
-// statement's table progress "index NAME", and in the log), then marks it
-// ready;
+// then on: a commit takes its tables' indexes as they are when it starts,
+// indexesSince), waits for this gateway's commits in flight and, unless
+// no other gateway can use the store (storage.Claimer), for every other
+// gateway's catalog cache to see it, backfills it online
+// (ixmaint.Backfill; progress in SHOW PROCESSLIST, as the statement's
+// table progress "index NAME", and in the log), then marks it ready;
 // only then does the planner use it. A gateway that starts with an index
 // still building (a crash mid-backfill) runs the backfill again from the
 // start (idempotent). A duplicate found by the backfill of a UNIQUE index
@@ -357,12 +360,50 @@ func (t *Table) createSecondaryIndex(ctx *sql.Context, def sql.IndexDef) error {
 	})
 }
 
+// indexesSince returns this gateway's current record of meta's table when
+// it differs from meta in its indexes only (one added, made ready or
+// dropped since the transaction's statements resolved the table), for the
+// commit to maintain the indexes as they are now; nil otherwise (the
+// common case: the same record). A transaction left open across CREATE
+// INDEX so maintains the new index, whose backfill may have passed its
+// rows already: the backfill checks the rows it indexes but does not
+// rewrite them (catalog/ixmaint, backfillAtomic), so nothing else would
+// make such a commit fail or maintain the index, and an insert never
+// failed. Another gateway's commits see the index after their catalog
+// refresh, which buildIndex waits out before the backfill. The record is
+// the cached one (this gateway's own DDL is in it at once): the commit
+// costs no catalog request.
+func (g *Gateway) indexesSince(meta *catalog.Table) *catalog.Table {
+	if meta == nil || meta.Database == "" || meta.IsAttached() {
+		return nil
+	}
+	cur, err := g.Catalog.CachedTable(meta.Database, meta.Name) // no store request on the commit path
+	if err != nil || cur == meta || cur.ID != meta.ID || cur.Physical != meta.Physical ||
+		cur.Generation != meta.Generation || cur.DefVersion != meta.DefVersion {
+		return nil
+	}
+	if slices.EqualFunc(cur.Indexes, meta.Indexes, func(a, b catalog.Index) bool {
+		return a.Name == b.Name && a.ID == b.ID && a.State == b.State
+	}) || !reflect.DeepEqual(cur.Columns, meta.Columns) || !reflect.DeepEqual(cur.PrimaryKey, meta.PrimaryKey) ||
+		!slices.Equal(cur.PartitionKey, meta.PartitionKey) {
+		return nil
+	}
+	return cur
+}
+
 // buildIndex backfills index name of table nt and marks it ready; on a
 // duplicate in a unique index it drops the index.
 func (g *Gateway) buildIndex(ctx context.Context, db string, nt *catalog.Table, name string, progress func(rows int)) error {
 	// Writers of every gateway must see the index before the backfill
-	// passes their rows: wait out the catalog cache.
-	time.Sleep(g.catalogRefresh())
+	// passes their rows. This gateway's commits take the table's indexes
+	// as they are when they start (indexesSince): wait for those in
+	// flight. Other gateways see it after their catalog refresh: wait
+	// that out, unless no other gateway can use the store (an embedded
+	// store only this process opens, claimed by this gateway alone).
+	g.commits.drain()
+	if g.alone == nil || !g.alone() || nt.IsAttached() {
+		time.Sleep(g.catalogRefresh())
+	}
 	ix := nt.Index(name)
 	if ix == nil {
 		return fmt.Errorf("sqlgw: index %s vanished", name)

@@ -472,6 +472,16 @@ func (m mergedBatch) origError(err error) (gi int, out error) {
 	return -1, err
 }
 
+// QueryRows forwards a query of a table outside every group to the
+// wrapped store's storage.RowQuerier, if any; a member's entities are
+// rewritten here (Query), so its queries are not answered as rows.
+func (s *groupStore) QueryRows(ctx context.Context, table string, q *storage.Query, marks []string) (*storage.RowPage, error) {
+	if _, _, ok := member(table); ok {
+		return nil, storage.ErrRowsUnsupported
+	}
+	return storage.ForwardQueryRows(ctx, s.Store, table, q, marks)
+}
+
 // Snapshot forwards to the wrapped store's storage.Snapshotter, if any:
 // without it every session would read the current rows (snapshot.go).
 func (s *groupStore) Snapshot(ctx context.Context) (storage.Snapshot, error) {

@@ -442,10 +442,17 @@ func (g *Gateway) commit(ctx context.Context, t *txn) error {
 		}
 	}
 	sort.Strings(phys)
+	defer g.commits.enter()() // before indexesSince: CREATE INDEX's drain (commitgate.go)
 	var log commitLog
 	defer g.finishIndexes(ctx, &log)
 	prep := make([]*preparedTable, len(phys))
 	for i, p := range phys {
+		if cur := g.indexesSince(t.tables[p].meta); cur != nil {
+			t.table(cur) // an index added or dropped since (secondary.go)
+		}
+		if commitIndexesHook != nil {
+			commitIndexesHook()
+		}
 		pt, err := prepareTable(t.tables[p])
 		if err != nil {
 			return err

@@ -10,6 +10,7 @@ package metrics
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -422,11 +423,7 @@ func (s *Store) MultiBatch(ctx context.Context, batches []storage.TableBatch) ([
 	t := time.Now()
 	etags, err := storage.ForwardMultiBatch(ctx, s.inner, batches)
 	s.done("batch", t, err)
-	n := 0
-	for _, b := range batches {
-		n += len(b.Ops)
-	}
-	s.written(n, err)
+	s.written(storage.Writes(batches), err)
 	return etags, err
 }
 
@@ -465,6 +462,24 @@ func (s *Store) MultiQuery(ctx context.Context, table string, qs []*storage.Quer
 	}
 	s.m.entitiesRead.Add(int64(n))
 	return pages, nil
+}
+
+// QueryRows forwards to the backend's storage.RowQuerier, if any, and
+// counts it as the query it is.
+func (s *Store) QueryRows(ctx context.Context, table string, q *storage.Query, marks []string) (*storage.RowPage, error) {
+	if _, ok := s.inner.(storage.RowQuerier); !ok {
+		return nil, storage.ErrRowsUnsupported
+	}
+	t := time.Now()
+	p, err := storage.ForwardQueryRows(ctx, s.inner, table, q, marks)
+	if errors.Is(err, storage.ErrRowsUnsupported) {
+		return nil, err
+	}
+	s.done("query", t, err)
+	if err == nil && p != nil {
+		s.m.entitiesRead.Add(int64(len(p.Rows)))
+	}
+	return p, err
 }
 
 func (s *Store) Capabilities() storage.Capabilities { return s.inner.Capabilities() }

@@ -20,7 +20,9 @@ var _ storage.MultiBatcher = (*Store)(nil)
 // Batch validates it, then all of them are applied under the stripe locks
 // of all their entities and committed as one Pebble batch, so a write
 // across partitions and tables is atomic and costs one request, with the
-// conditions (If-Match, insert-only) checked as Batch checks them.
+// conditions (If-Match, insert-only) checked as Batch checks them. An
+// OpCheck is checked the same way (read under its stripe lock, like an
+// If-Match update) and writes nothing.
 //
 // With no batches it is a sync barrier: it syncs the log, which makes every
 // write committed before it durable (storage.WithDeferredSync).
@@ -29,7 +31,7 @@ func (s *Store) MultiBatch(ctx context.Context, batches []storage.TableBatch) ([
 		return nil, s.syncBarrier(ctx)
 	}
 	for i, b := range batches {
-		if err := s.limits.ValidateBatch(b.Ops); err != nil {
+		if err := s.limits.ValidateMultiBatchOps(b.Ops); err != nil {
 			return nil, &storage.MultiBatchError{Batch: i, Err: err}
 		}
 	}
@@ -87,6 +89,14 @@ func (s *Store) MultiBatch(ctx context.Context, batches []storage.TableBatch) ([
 	for i, b := range batches {
 		out[i] = make([]storage.ETag, len(b.Ops))
 		for j, op := range b.Ops {
+			if op.Kind == storage.OpCheck {
+				etag, err := check(op, keys[i][j], read)
+				if err != nil {
+					return nil, &storage.MultiBatchError{Batch: i, Err: &storage.BatchError{Index: j, Err: err}}
+				}
+				out[i][j] = etag
+				continue
+			}
 			etag, val, err := s.apply(op, keys[i][j], ticks, read)
 			if err != nil {
 				return nil, &storage.MultiBatchError{Batch: i, Err: &storage.BatchError{Index: j, Err: err}}
@@ -103,6 +113,27 @@ func (s *Store) MultiBatch(ctx context.Context, batches []storage.TableBatch) ([
 		return nil, fmt.Errorf("sqlgw/pebble: commit: %w", err)
 	}
 	return out, nil
+}
+
+// check verifies an OpCheck against the current record under key (its
+// stripe locked): it must exist and match op.IfMatch. It returns the
+// record's ETag.
+func check(op storage.Operation, key []byte, read func([]byte) ([]byte, bool, error)) (storage.ETag, error) {
+	cur, found, err := read(key)
+	if err != nil {
+		return "", err
+	}
+	if !found {
+		return "", fmt.Errorf("%w: entity (%q, %q)", storage.ErrNotFound, op.Entity.PartitionKey, op.Entity.RowKey)
+	}
+	rec, err := parseRecord(cur)
+	if err != nil {
+		return "", err
+	}
+	if op.IfMatch != "" && op.IfMatch != storage.ETagAny && string(op.IfMatch) != string(rec.etag) {
+		return "", fmt.Errorf("%w: entity (%q, %q)", storage.ErrPreconditionFailed, op.Entity.PartitionKey, op.Entity.RowKey)
+	}
+	return storage.ETag(rec.etag), nil
 }
 
 // writeOptions is how a write under ctx commits: synced unless the store

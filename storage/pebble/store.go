@@ -41,11 +41,13 @@
 // selected properties). A page ends at min(Top, 1000) entities, at the end
 // of the range, or after Options.MaxScanPerPage examined entities (like the
 // Table service's time limit per page), with a continuation token naming the
-// next key to examine. MultiQuery (storage.MultiQuerier) reads several
-// queries' pages as Query reads each, in one call: one hold of the store
-// lock, one table lookup and snapshot handle, one iterator re-bounded per
-// query, one page arena (an IN list on a non-unique global index: a query
-// per value).
+// next key to examine. QueryRows (storage.RowQuerier, rows.go) reads the
+// same page and decodes the selected properties of each entity into a row
+// of values by position instead of a property map. MultiQuery
+// (storage.MultiQuerier) reads several queries' pages as Query reads each,
+// in one call: one hold of the store lock, one table lookup and snapshot
+// handle, one iterator re-bounded per query, one page arena (an IN list on
+// a non-unique global index: a query per value).
 //
 // Snapshots (storage.Snapshotter, snapshot.go): Pebble snapshots. Those
 // taken while no batch commits and none committed since share one, which
@@ -119,6 +121,7 @@ type tableInfo struct {
 // Store is the Pebble implementation of storage.Store. It is safe for
 // concurrent use.
 type Store struct {
+	claims  atomic.Int64 // users (gateways) of this process: storage.Claimer
 	db      *pebbledb.DB
 	wo      *pebbledb.WriteOptions
 	limits  storage.Limits
@@ -692,7 +695,7 @@ func (s *Store) apply(op storage.Operation, key []byte, ticks int64, read func([
 		}
 	}
 	if found && op.Kind != storage.OpInsert && op.Mode == storage.Merge && len(e.Properties) == 0 {
-		// An empty Merge (the index backfill's ETag bump of every row,
+		// An empty Merge (a local index backfill's ETag bump of a row,
 		// catalog/ixmaint): the stored properties byte for byte, under a
 		// new ETag and timestamp, without decoding and encoding them.
 		etag := s.newETag()
@@ -731,6 +734,29 @@ func (s *Store) newETag() storage.ETag {
 
 // Query implements storage.Store.
 func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*storage.Page, error) {
+	return s.query(ctx, table, q, nil, nil)
+}
+
+// QueryRows implements storage.RowQuerier: Query's page as rows, the
+// selected properties decoded from each record straight into the row's
+// values (scanRows), with no property map.
+func (s *Store) QueryRows(ctx context.Context, table string, q *storage.Query, marks []string) (*storage.RowPage, error) {
+	if q.Select == nil {
+		return nil, storage.ErrRowsUnsupported
+	}
+	rows := &storage.RowPage{}
+	page, err := s.query(ctx, table, q, rows, marks)
+	if err != nil {
+		return nil, err
+	}
+	rows.Continuation = page.Continuation
+	return rows, nil
+}
+
+// query is Query; with rows set, the page's entities are appended to
+// rows.Rows instead (QueryRows), and the returned page carries only the
+// continuation.
+func (s *Store) query(ctx context.Context, table string, q *storage.Query, rows *storage.RowPage, marks []string) (*storage.Page, error) {
 	if err := s.limits.ValidateQuery(q); err != nil {
 		return nil, err
 	}
@@ -744,7 +770,7 @@ func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*sto
 	}
 	var src iterSource
 	defer src.close()
-	return s.query(ctx, t, q, &src)
+	return s.queryIn(ctx, t, q, rows, marks, &src)
 }
 
 // MultiQuery implements storage.MultiQuerier: the queries are read one
@@ -780,7 +806,7 @@ func (s *Store) MultiQuery(ctx context.Context, table string, qs []*storage.Quer
 				return nil, err
 			}
 		}
-		page, err := s.query(ctx, t, q, &src)
+		page, err := s.queryIn(ctx, t, q, nil, nil, &src)
 		if err != nil {
 			return nil, err
 		}
@@ -789,9 +815,9 @@ func (s *Store) MultiQuery(ctx context.Context, table string, qs []*storage.Quer
 	return pages, nil
 }
 
-// query is Query's read of q's page on table t (s.mu held shared), from
+// queryIn is query's read of q's page on table t (s.mu held shared), from
 // src's iterator.
-func (s *Store) query(ctx context.Context, t tableInfo, q *storage.Query, src *iterSource) (*storage.Page, error) {
+func (s *Store) queryIn(ctx context.Context, t tableInfo, q *storage.Query, rows *storage.RowPage, marks []string, src *iterSource) (*storage.Page, error) {
 	page := &storage.Page{}
 	lower, upper := queryBounds(t.id, q)
 	// A forward read starts at start; a reverse one (Query.Reverse) at
@@ -824,7 +850,7 @@ func (s *Store) query(ctx context.Context, t tableInfo, q *storage.Query, src *i
 	if err != nil {
 		return nil, err
 	}
-	page, err = s.scan(ctx, src, it, q, page, start, end)
+	page, err = s.scan(ctx, src, it, q, page, rows, marks, start, end)
 	if err != nil {
 		src.bad = true
 	}
@@ -911,7 +937,7 @@ func (src *iterSource) close() {
 
 // scan is Query's read of its page from it, positioned at start (end for
 // a reverse read).
-func (s *Store) scan(ctx context.Context, src *iterSource, it *pebbledb.Iterator, q *storage.Query, page *storage.Page, start, end []byte) (*storage.Page, error) {
+func (s *Store) scan(ctx context.Context, src *iterSource, it *pebbledb.Iterator, q *storage.Query, page *storage.Page, rows *storage.RowPage, marks []string, start, end []byte) (*storage.Page, error) {
 
 	limit := storage.MaxPageSize
 	if q.Top > 0 && q.Top < limit {
@@ -926,7 +952,14 @@ func (s *Store) scan(ctx context.Context, src *iterSource, it *pebbledb.Iterator
 			rowHigh = appendEKey(nil, q.Row.High.Key)
 		}
 	}
-	sel := src.scan.selectSet(q.Select)
+	var sel map[string]struct{}
+	var cols rowCols // rows.go
+	if rows == nil {
+		sel = src.scan.selectSet(q.Select)
+	} else {
+		cols.init(q.Select, marks)
+		defer cols.finish(rows)
+	}
 
 	// The filter's property lookup works on the current record and keys,
 	// decoded into reused buffers: no allocation per examined entity.
@@ -952,7 +985,10 @@ func (s *Store) scan(ctx context.Context, src *iterSource, it *pebbledb.Iterator
 	scanned := 0
 	var seekBuf, lastEPK []byte
 	lastPK := ""
-	names := src.scan.namesMap()
+	var names map[string]string
+	if rows == nil {
+		names = src.scan.namesMap()
+	}
 	arena := &src.scan.arena // pagearena.go
 	var valid bool
 	if q.Reverse {
@@ -1013,7 +1049,7 @@ func (s *Store) scan(ctx context.Context, src *iterSource, it *pebbledb.Iterator
 				}
 			}
 		}
-		if len(page.Entities) == limit || (s.maxScan > 0 && scanned == s.maxScan) {
+		if len(page.Entities) == limit || rows != nil && cols.count() == limit || (s.maxScan > 0 && scanned == s.maxScan) {
 			page.Continuation = encodeToken(appendDecodedEKey(nil, epk), appendDecodedEKey(nil, erk))
 			break
 		}
@@ -1031,10 +1067,6 @@ func (s *Store) scan(ctx context.Context, src *iterSource, it *pebbledb.Iterator
 			return nil, err
 		}
 		if q.Filter == nil || storage.EvalFunc(q.Filter, get) {
-			props, err := rec.decodePropsInterned(sel, names, arena)
-			if err != nil {
-				return nil, err
-			}
 			// Entities of one partition share their PartitionKey string.
 			if !bytes.Equal(epk, lastEPK) {
 				lastEPK = append(lastEPK[:0], epk...)
@@ -1042,6 +1074,21 @@ func (s *Store) scan(ctx context.Context, src *iterSource, it *pebbledb.Iterator
 				lastPK = arena.string(pkBuf)
 			}
 			rkBuf = appendDecodedEKey(rkBuf[:0], erk)
+			if rows != nil {
+				if err := cols.add(lastPK, arena.string(rkBuf), storage.ETag(arena.string(rec.etag)), &rec, arena); err != nil {
+					return nil, err
+				}
+				if q.Reverse {
+					valid = it.Prev()
+				} else {
+					valid = it.Next()
+				}
+				continue
+			}
+			props, err := rec.decodePropsInterned(sel, names, arena)
+			if err != nil {
+				return nil, err
+			}
 			e := arena.entity()
 			*e = storage.Entity{
 				PartitionKey: lastPK,
@@ -1123,3 +1170,14 @@ type quietLogger struct{}
 func (quietLogger) Infof(string, ...any)              {}
 func (quietLogger) Errorf(format string, args ...any) { log.Printf("pebble: "+format, args...) }
 func (quietLogger) Fatalf(format string, args ...any) { log.Fatalf("pebble: "+format, args...) }
+
+var _ storage.Claimer = (*Store)(nil)
+
+// Claim implements storage.Claimer: no other process can open the store
+// (Pebble locks its directory; an in-memory store is this process's
+// alone), so its users are the claims held on this Store.
+func (s *Store) Claim() (alone func() bool, release func()) {
+	s.claims.Add(1)
+	var once sync.Once
+	return func() bool { return s.claims.Load() == 1 }, func() { once.Do(func() { s.claims.Add(-1) }) }
+}

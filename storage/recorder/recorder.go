@@ -353,7 +353,7 @@ func (s *Store) MultiBatch(ctx context.Context, batches []storage.TableBatch) ([
 	for _, b := range batches {
 		n += len(b.Ops)
 	}
-	s.record(ctx, 0, written(err, n), err, func() string {
+	s.record(ctx, 0, written(err, storage.Writes(batches)), err, func() string {
 		return fmt.Sprintf("MultiBatch batches=%d ops=%d", len(batches), n)
 	}, ok)
 	return etags, err
@@ -402,6 +402,36 @@ func (s *Store) MultiQuery(ctx context.Context, table string, qs []*storage.Quer
 		})
 	}
 	return pages, nil
+}
+
+// QueryRows implements storage.RowQuerier when the inner store does: a
+// query answered as rows is recorded as the Query it is, with its marks
+// (storage.RowQuerier) after the query's parameters. A query the
+// store below cannot answer as rows (storage.ErrRowsUnsupported) sent
+// nothing and is not recorded.
+func (s *Store) QueryRows(ctx context.Context, table string, q *storage.Query, marks []string) (*storage.RowPage, error) {
+	page, err := storage.ForwardQueryRows(ctx, s.inner, table, q, marks)
+	if errors.Is(err, storage.ErrRowsUnsupported) {
+		return nil, err
+	}
+	n := 0
+	if err == nil && page != nil {
+		n = len(page.Rows)
+	}
+	s.record(ctx, n, 0, err, func() string {
+		d := "Query " + table + DescribeQuery(q)
+		if len(marks) > 0 {
+			d += " marks=[" + strings.Join(marks, ",") + "]"
+		}
+		return d
+	}, func() string {
+		r := plural(n, "entity")
+		if page.Continuation != "" {
+			r += ", more"
+		}
+		return r
+	})
+	return page, err
 }
 
 // Capabilities implements storage.Store; it is not a request.

@@ -181,3 +181,13 @@ func intersectRange(a, b *storage.KeyRange) *storage.KeyRange {
 func (s *typedStore) Snapshot(ctx context.Context) (storage.Snapshot, error) {
 	return storage.ForwardSnapshot(ctx, s.Store)
 }
+
+// QueryRows forwards a query of an untyped table to the wrapped store's
+// storage.RowQuerier, if any; a typed table's entities are checked here
+// (Query), so its queries are not answered as rows.
+func (s *typedStore) QueryRows(ctx context.Context, table string, q *storage.Query, marks []string) (*storage.RowPage, error) {
+	if _, _, typed := catalog.ParseTypedPhysical(table); typed {
+		return nil, storage.ErrRowsUnsupported
+	}
+	return storage.ForwardQueryRows(ctx, s.Store, table, q, marks)
+}
