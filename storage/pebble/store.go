@@ -41,13 +41,13 @@
 // selected properties). A page ends at min(Top, 1000) entities, at the end
 // of the range, or after Options.MaxScanPerPage examined entities (like the
 // Table service's time limit per page), with a continuation token naming the
-// next key to examine. MultiQuery (storage.MultiQuerier) reads several
-// queries' pages as Query reads each, in one call: one hold of the store
-// lock, one table lookup and snapshot handle, one iterator re-bounded per
-// query, one page arena (an IN list on a non-unique global index: a query
-// per value). QueryRows (storage.RowQuerier, rows.go) reads the same page
-// and decodes the selected properties of each entity into a row of values
-// by position instead of a property map.
+// next key to examine. QueryRows (storage.RowQuerier, rows.go) reads the
+// same page and decodes the selected properties of each entity into a row
+// of values by position instead of a property map. MultiQuery
+// (storage.MultiQuerier) reads several queries' pages as Query reads each,
+// in one call: one hold of the store lock, one table lookup and snapshot
+// handle, one iterator re-bounded per query, one page arena (an IN list on
+// a non-unique global index: a query per value).
 //
 // Snapshots (storage.Snapshotter, snapshot.go): Pebble snapshots. Those
 // taken while no batch commits and none committed since share one, which
@@ -742,7 +742,7 @@ func (s *Store) newETag() storage.ETag {
 
 // Query implements storage.Store.
 func (s *Store) Query(ctx context.Context, table string, q *storage.Query) (*storage.Page, error) {
-	return s.queryTable(ctx, table, q, nil, nil)
+	return s.query(ctx, table, q, nil, nil)
 }
 
 // QueryRows implements storage.RowQuerier: Query's page as rows, the
@@ -753,7 +753,7 @@ func (s *Store) QueryRows(ctx context.Context, table string, q *storage.Query, m
 		return nil, storage.ErrRowsUnsupported
 	}
 	rows := &storage.RowPage{}
-	page, err := s.queryTable(ctx, table, q, rows, marks)
+	page, err := s.query(ctx, table, q, rows, marks)
 	if err != nil {
 		return nil, err
 	}
@@ -761,10 +761,10 @@ func (s *Store) QueryRows(ctx context.Context, table string, q *storage.Query, m
 	return rows, nil
 }
 
-// queryTable is Query; with rows set, the page's entities are appended to
+// query is Query; with rows set, the page's entities are appended to
 // rows.Rows instead (QueryRows), and the returned page carries only the
 // continuation.
-func (s *Store) queryTable(ctx context.Context, table string, q *storage.Query, rows *storage.RowPage, marks []string) (*storage.Page, error) {
+func (s *Store) query(ctx context.Context, table string, q *storage.Query, rows *storage.RowPage, marks []string) (*storage.Page, error) {
 	if err := s.limits.ValidateQuery(q); err != nil {
 		return nil, err
 	}
@@ -778,7 +778,7 @@ func (s *Store) queryTable(ctx context.Context, table string, q *storage.Query, 
 	}
 	var src iterSource
 	defer src.close()
-	return s.query(ctx, t, q, rows, marks, &src)
+	return s.queryIn(ctx, t, q, rows, marks, &src)
 }
 
 // MultiQuery implements storage.MultiQuerier: the queries are read one
@@ -814,7 +814,7 @@ func (s *Store) MultiQuery(ctx context.Context, table string, qs []*storage.Quer
 				return nil, err
 			}
 		}
-		page, err := s.query(ctx, t, q, nil, nil, &src)
+		page, err := s.queryIn(ctx, t, q, nil, nil, &src)
 		if err != nil {
 			return nil, err
 		}
@@ -823,9 +823,9 @@ func (s *Store) MultiQuery(ctx context.Context, table string, qs []*storage.Quer
 	return pages, nil
 }
 
-// query is Query's read of q's page on table t (s.mu held shared), from
-// src's iterator; with rows set, as queryTable's.
-func (s *Store) query(ctx context.Context, t tableInfo, q *storage.Query, rows *storage.RowPage, marks []string, src *iterSource) (*storage.Page, error) {
+// queryIn is query's read of q's page on table t (s.mu held shared), from
+// src's iterator.
+func (s *Store) queryIn(ctx context.Context, t tableInfo, q *storage.Query, rows *storage.RowPage, marks []string, src *iterSource) (*storage.Page, error) {
 	page := &storage.Page{}
 	lower, upper := queryBounds(t.id, q)
 	// A forward read starts at start; a reverse one (Query.Reverse) at
