@@ -435,6 +435,11 @@ func (tt *txTable) put(k entKey, p *pending) {
 
 // commit applies the buffered writes. See the comment at the top of the file.
 func (g *Gateway) commit(ctx context.Context, t *txn) error {
+	return staleAbsence(t, g.commitWrites(ctx, t))
+}
+
+// commitWrites is commit before its duplicate's mapping (staleAbsence).
+func (g *Gateway) commitWrites(ctx context.Context, t *txn) error {
 	var phys []string
 	for p, tt := range t.tables {
 		if len(tt.writes) > 0 {
@@ -522,7 +527,7 @@ func (g *Gateway) compensate(ctx context.Context, ins []appliedInsert) error {
 // errPartialCommit reports a failure after some batches were applied,
 // keeping the MySQL error code of the cause.
 func errPartialCommit(err error) error {
-	se := sql.CastSQLError(err)
+	se := sql.CastSQLError(plainDup(err))
 	return mysql.NewSQLError(int(se.Number()), se.SQLState(),
 		"%s (sqlgw: the transaction spanned several partitions or batches; %s)", se.Message, PartialCommitNote)
 }
@@ -1253,11 +1258,14 @@ func (g *Gateway) applyError(meta *catalog.Table, ops []storage.Operation, err e
 	}
 	switch {
 	case errors.Is(err, storage.ErrAlreadyExists):
-		key := ""
-		if op != nil {
-			key = describeKey(meta, op.Entity)
+		if op == nil {
+			return errDuplicate("")
 		}
-		return errDuplicate(key)
+		dup := errDuplicate(describeKey(meta, op.Entity))
+		if op.Kind != storage.OpInsert {
+			return dup
+		}
+		return &dupOnInsert{err: dup, table: meta.Physical, pk: op.Entity.PartitionKey, rk: op.Entity.RowKey} // commit's staleAbsence (readabsent.go)
 	case errors.Is(err, storage.ErrPreconditionFailed), errors.Is(err, storage.ErrNotFound) && op != nil && op.Kind != storage.OpInsert:
 		key := ""
 		var at []mysqlerr.ConflictKey // the entity, for the server's wait queues (sqlgw/wire's autoretry.go)
