@@ -45,6 +45,8 @@
 //	txn.go          transactions, commit in per-partition batches
 //	txnatomic.go    atomic commit across partitions (catalog/txn)
 //	txnindex.go     global index entities in the commit's own atomic unit
+//	readabsent.go   a commit's insert of a row it read as absent, found
+//	                stored: a conflict (retried), not 1062
 //	snapshot.go     snapshot reads: one store snapshot per statement or
 //	                REPEATABLE READ transaction; isolation levels, anomalies
 //	singleread.go   an autocommit point select reads its one entity
