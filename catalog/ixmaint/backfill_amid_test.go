@@ -54,14 +54,11 @@ func TestBackfillPageAmidWrite(t *testing.T) {
 	}
 }
 
-// backfillAmidWrite: mode "atomic" writes pages with Maintainer.MultiBatch,
-// "entities" entity by entity (the Table service's way, and the atomic
-// path's fallback); "-crash" stops the writer after its commit, before
-// its Finish (a SIGKILL), then runs what a restart runs: Recover, and the
-// backfill again from the start (the index is still building).
-func backfillAmidWrite(t *testing.T, id int64, build func([]catalog.Datum) []catalog.Datum, prebuilt bool, at, mode string) {
-	atomicPages := strings.HasPrefix(mode, "atomic")
-	crash := strings.HasSuffix(mode, "-crash")
+// buildingIndex is the fixture of the backfill-amid-write tests: testDef's
+// table with 20 rows in partition 1 and its global covering index "ga"
+// added in state IndexBuilding (not backfilled).
+func buildingIndex(t *testing.T) (*fixture, *catalog.Index) {
+	t.Helper()
 	ctx := context.Background()
 	def := testDef()
 	ga := def.Indexes[1] // global, covering c
@@ -79,7 +76,19 @@ func backfillAmidWrite(t *testing.T, id int64, build func([]catalog.Datum) []cat
 	if f.tbl, err = c.AddIndex(ctx, "db", "t", ga); err != nil {
 		t.Fatal(err)
 	}
-	ix := f.tbl.Index("ga")
+	return f, f.tbl.Index("ga")
+}
+
+// backfillAmidWrite: mode "atomic" writes pages with Maintainer.MultiBatch,
+// "entities" entity by entity (the Table service's way, and the atomic
+// path's fallback); "-crash" stops the writer after its commit, before
+// its Finish (a SIGKILL), then runs what a restart runs: Recover, and the
+// backfill again from the start (the index is still building).
+func backfillAmidWrite(t *testing.T, id int64, build func([]catalog.Datum) []catalog.Datum, prebuilt bool, at, mode string) {
+	atomicPages := strings.HasPrefix(mode, "atomic")
+	crash := strings.HasSuffix(mode, "-crash")
+	ctx := context.Background()
+	f, ix := buildingIndex(t)
 	m := &Maintainer{Store: f.inner}
 	var applied atomic.Int64
 	if atomicPages {

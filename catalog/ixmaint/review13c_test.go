@@ -2,7 +2,6 @@ package ixmaint
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"testing"
 
@@ -22,23 +21,7 @@ func TestReview13cBackfillAmidWriteCrash(t *testing.T) {
 	for _, name := range []string{"update-indexed", "delete"} {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			def := testDef()
-			ga := def.Indexes[1] // global, covering c
-			def.Indexes = nil
-			var rows [][]catalog.Datum
-			for i := range 20 {
-				rows = append(rows, row(1, int64(i), int64(i%4), fmt.Sprintf("v%d", i), int64(i), nil))
-			}
-			f := setup(t, def, rows)
-			c, err := catalog.Open(ctx, f.inner, catalog.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ga.State = catalog.IndexBuilding
-			if f.tbl, err = c.AddIndex(ctx, "db", "t", ga); err != nil {
-				t.Fatal(err)
-			}
-			ix := f.tbl.Index("ga")
+			f, ix := buildingIndex(t)
 			m := &Maintainer{Store: f.inner, MultiBatch: f.inner.MultiBatch}
 			pk, rk, err := f.tbl.EncodePrimaryKey([]catalog.Datum{int64(1), int64(5)})
 			if err != nil {
