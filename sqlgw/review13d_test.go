@@ -439,3 +439,106 @@ func TestReview13dBulkInsertConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestReview13dPointSelectConcurrentSizes: eight sessions run point
+// selects (prepared and text, by primary and unique key, IN lists) at
+// once against rows of sizes from empty to past a 16 MiB packet, each
+// checking it got its own row (under -race: buffers reused between
+// statements are never shared between sessions). The sizes include the
+// ones whose row packet is exactly 0xffffff bytes in the text and the
+// binary protocol (a trailing empty packet must follow).
+func TestReview13dPointSelectConcurrentSizes(t *testing.T) {
+	sizes := map[int]int{1: 0, 2: 1, 3: 250, 4: 251, 5: 65535, 6: 65536, 7: 1 << 20}
+	if !testing.Short() {
+		sizes[8] = 0xffffff - 4 // text row: 0xfd + 3 length bytes
+		sizes[9] = 0xffffff - 6 // binary row: header, NULL bitmap, 0xfd + 3
+		sizes[10] = 0xffffff + 100
+	}
+	for _, cfg := range []sqlgw.Config{{}, {NoPlanCache: true}} {
+		srv := memoryServer(t, cfg)
+		db, err := gosql.Open("mysql", fmt.Sprintf("root@tcp(%s)/pc?maxAllowedPacket=0", srv.Addr()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		ctx := context.Background()
+		admin, err := gosql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", srv.Addr()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer admin.Close()
+		for _, q := range []string{"CREATE DATABASE pc", "CREATE TABLE pc.t (id INT PRIMARY KEY, u VARCHAR(20), c LONGTEXT, UNIQUE KEY uu (u))"} {
+			if _, err := admin.ExecContext(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for id, n := range sizes {
+			if _, err := db.ExecContext(ctx, "INSERT INTO t VALUES (?, ?, REPEAT(CHAR(65 + ?), ?))", id, fmt.Sprintf("u%d", id), id, n); err != nil {
+				t.Fatalf("row %d (%d bytes): %v", id, n, err)
+			}
+		}
+		want := func(id int) string {
+			n, ok := sizes[id]
+			if !ok {
+				return "<none>"
+			}
+			return fmt.Sprintf("%c*%d", 'A'+id, n)
+		}
+		got := func(s gosql.NullString, err error) string {
+			if err == gosql.ErrNoRows {
+				return "<none>"
+			}
+			if err != nil {
+				return "error " + err.Error()
+			}
+			if len(s.String) == 0 {
+				return "@*0"
+			}
+			if strings.Count(s.String, s.String[:1]) != len(s.String) {
+				return "mixed"
+			}
+			return fmt.Sprintf("%c*%d", s.String[0], len(s.String))
+		}
+		fix := func(id int, g string) string {
+			if sizes[id] == 0 && g == "@*0" {
+				return want(id)
+			}
+			return g
+		}
+		var wg sync.WaitGroup
+		for w := 0; w < 8; w++ {
+			wg.Add(1)
+			go func(w int) {
+				defer wg.Done()
+				conn, err := db.Conn(ctx)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				defer conn.Close()
+				for i := 0; i < 40; i++ {
+					id := (w+i)%12 + 1
+					if id >= 8 && i%5 != 0 {
+						id = id%7 + 1 // the large rows less often
+					}
+					var s gosql.NullString
+					var g string
+					switch i % 4 {
+					case 0:
+						g = got(s, conn.QueryRowContext(ctx, "SELECT c FROM t WHERE id = ?", id).Scan(&s))
+					case 1:
+						g = got(s, conn.QueryRowContext(ctx, fmt.Sprintf("SELECT c FROM t WHERE id = %d", id)).Scan(&s))
+					case 2:
+						g = got(s, conn.QueryRowContext(ctx, "SELECT c FROM t WHERE u = ?", fmt.Sprintf("u%d", id)).Scan(&s))
+					default:
+						g = got(s, conn.QueryRowContext(ctx, "SELECT c FROM t WHERE id IN (?, ?, ?)", id, id, 1000).Scan(&s))
+					}
+					if g = fix(id, g); g != want(id) {
+						t.Errorf("cfg %v session %d: id %d (shape %d): %s, want %s", cfg.NoPlanCache, w, id, i%4, g, want(id))
+					}
+				}
+			}(w)
+		}
+		wg.Wait()
+	}
+}
