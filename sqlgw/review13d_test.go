@@ -542,3 +542,90 @@ func TestReview13dPointSelectConcurrentSizes(t *testing.T) {
 		wg.Wait()
 	}
 }
+
+// TestReview13dInListShapes: IN lists of keys beyond the sysbench shape:
+// long lists (past any batch size) with duplicates, tuple lists over a
+// composite primary key, lists on a VARCHAR primary key under a _ci
+// collation (two values naming one row), on global and local indexes,
+// combined with other conditions, ORDER BY and LIMIT, prepared and text,
+// and inside a transaction that moved rows between the listed values.
+func TestReview13dInListShapes(t *testing.T) {
+	conns := review13dConns(t)
+	for _, q := range []string{
+		"CREATE DATABASE il", "USE il",
+		`CREATE TABLE t (id INT PRIMARY KEY, k INT, g INT, c VARCHAR(10), KEY k_1 (k) COMMENT 'sqlgw: global', KEY g_1 (g) COMMENT 'sqlgw: local')`,
+		`CREATE TABLE p (a INT, b VARCHAR(10) COLLATE utf8mb4_0900_ai_ci, v INT, PRIMARY KEY (a, b))`,
+		`CREATE TABLE s (name VARCHAR(10) COLLATE utf8mb4_general_ci PRIMARY KEY, v INT, u CHAR(4) COLLATE utf8mb4_bin, UNIQUE KEY uu (u))`,
+	} {
+		review13dSame(t, conns, q)
+	}
+	var rows []string
+	for i := 1; i <= 600; i++ {
+		rows = append(rows, fmt.Sprintf("(%d, %d, %d, 'c%d')", i, i%37, i%11, i))
+	}
+	review13dSame(t, conns, "INSERT INTO t VALUES "+strings.Join(rows, ", "))
+	review13dSame(t, conns, "INSERT INTO p VALUES (1, 'x', 1), (1, 'Y', 2), (2, 'x', 3), (2, 'é', 4), (3, 'ss', 5)")
+	review13dSame(t, conns, "INSERT INTO s VALUES ('Ab', 1, 'ab'), ('b', 2, 'AB'), ('é', 3, 'ab '), ('ß', 4, NULL)")
+	list := func(n, step int, dup bool) (string, []any) {
+		var ph []string
+		var args []any
+		for i := 0; i < n; i++ {
+			v := (i*step)%700 - 5
+			if dup && i%3 == 0 {
+				v = 7
+			}
+			ph = append(ph, "?")
+			args = append(args, v)
+		}
+		return strings.Join(ph, ", "), args
+	}
+	for _, n := range []int{1, 2, 10, 64, 200, 1000} {
+		for _, dup := range []bool{false, true} {
+			ph, args := list(n, 13, dup)
+			lits := make([]string, len(args))
+			for i, a := range args {
+				lits[i] = fmt.Sprint(a)
+			}
+			for _, q := range []string{
+				"SELECT id, c FROM t WHERE id IN (%s)",
+				"SELECT id, c FROM t WHERE id IN (%s) ORDER BY id DESC",
+				"SELECT id, k FROM t WHERE k IN (%s)",
+				"SELECT id, k FROM t WHERE k IN (%s) ORDER BY k, id LIMIT 7",
+				"SELECT id, g FROM t WHERE g IN (%s) ORDER BY id",
+				"SELECT COUNT(*), SUM(id) FROM t WHERE k IN (%s)",
+				"SELECT DISTINCT k FROM t WHERE k IN (%s) ORDER BY k",
+				"SELECT id FROM t WHERE k IN (%s) AND id < 100 ORDER BY id",
+				"SELECT c FROM t WHERE id IN (%s) AND k = 3",
+			} {
+				review13dSame(t, conns, fmt.Sprintf(q, ph), args...)
+				review13dSame(t, conns, fmt.Sprintf(q, ph), args...)
+				review13dSame(t, conns, fmt.Sprintf(q, strings.Join(lits, ", ")))
+			}
+		}
+	}
+	for _, q := range []string{
+		"SELECT a, b, v FROM p WHERE (a, b) IN ((1, 'X'), (1, 'y'), (2, 'e'), (2, 'E'), (3, 'SS'), (3, 'ß'), (9, 'x'), (1, 'x'))",
+		"SELECT a, b, v FROM p WHERE a IN (1, 2, 1) ORDER BY a, b",
+		"SELECT a, b, v FROM p WHERE a = 2 AND b IN ('x', 'X', 'e', 'é', 'x ')",
+		"SELECT name, v FROM s WHERE name IN ('ab', 'AB', 'ab ', 'B', 'e', 'E', 'ss', 'SS', 'ß')",
+		"SELECT name, v FROM s WHERE name IN ('ab', 'AB', 'ab ', 'B', 'e', 'E', 'ss', 'SS', 'ß') ORDER BY name",
+		"SELECT name, u FROM s WHERE u IN ('ab', 'AB', 'ab ', 'ab  ', NULL)",
+		"SELECT name, u FROM s WHERE u IN ('ab', 'ab')",
+	} {
+		review13dSame(t, conns, q)
+		review13dSame(t, conns, q)
+	}
+	ph, args := list(20, 31, true)
+	txn := func() {
+		for _, q := range []string{"SELECT id, k, c FROM t WHERE k IN (%s) ORDER BY id", "SELECT id, c FROM t WHERE id IN (%s)", "SELECT id, g FROM t WHERE g IN (%s)"} {
+			review13dSame(t, conns, fmt.Sprintf(q, ph), args...)
+		}
+	}
+	for _, q := range []string{"BEGIN", "UPDATE t SET k = 7, g = 7 WHERE id IN (1, 2, 3, 400)", "DELETE FROM t WHERE k = 7 AND id > 500",
+		"INSERT INTO t VALUES (1000, 7, 7, 'new'), (-5, 1, 1, 'neg')"} {
+		review13dSame(t, conns, q)
+		txn()
+	}
+	review13dSame(t, conns, "ROLLBACK")
+	txn()
+}
