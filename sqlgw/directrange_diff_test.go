@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sqlgw/sqlgw/sqlgw"
+	"github.com/sqlgw/sqlgw/sqlgw/engine"
 )
 
 // rangeDiffConn starts a server on an in-memory store, with the plan cache
@@ -220,12 +221,12 @@ func TestDirectRangeDifferential(t *testing.T) {
 			}
 			return "'" + word(n) + "'"
 		}
-		fmt.Fprintf(&ins, "(%d, %d, %s, %s, %s, %s, '%s')", id, id%7, v(1+id%3), v(2), v(1+id%2), v(2), strings.Repeat("p", id%5))
+		fmt.Fprintf(&ins, "(%d, %d, %s, %s, %s, %s, '%s', %s)", id, id%7, v(1+id%3), v(2), v(1+id%2), v(2), strings.Repeat("p", id%5), v(1+id%2))
 	}
 	for _, q := range []string{
 		`CREATE TABLE w (id INT PRIMARY KEY, k INT NOT NULL, c CHAR(30) COLLATE utf8mb4_0900_ai_ci NULL,
 			cg CHAR(20) COLLATE utf8mb4_general_ci NULL, cb CHAR(20) COLLATE utf8mb4_bin NULL, cl CHAR(20) CHARACTER SET latin1 NULL,
-			pad CHAR(60) NOT NULL)`,
+			pad CHAR(60) NOT NULL, c9 CHAR(20) NULL)`,
 		ins.String(),
 	} {
 		for i, c := range conns {
@@ -236,7 +237,7 @@ func TestDirectRangeDifferential(t *testing.T) {
 	}
 	bounds = [][2]any{{1, 100}, {150, 249}, {201, 300}, {37, 37}, {250, 150}, {1, 300}}
 	var sysbench []string
-	for _, col := range []string{"c", "cg", "cb", "cl"} {
+	for _, col := range []string{"c", "cg", "cb", "cl", "c9"} {
 		sysbench = append(sysbench,
 			"SELECT "+col+" FROM w WHERE id BETWEEN ? AND ? ORDER BY "+col,
 			"SELECT DISTINCT "+col+" FROM w WHERE id BETWEEN ? AND ? ORDER BY "+col,
@@ -247,21 +248,35 @@ func TestDirectRangeDifferential(t *testing.T) {
 		)
 	}
 	sysbench = append(sysbench, "SELECT SUM(k) FROM w WHERE id BETWEEN ? AND ?", "SELECT c FROM w WHERE id BETWEEN ? AND ?",
+		// DISTINCT and ORDER BY of several columns of the byte-ordered
+		// collations (utf8mb4_bin, the default utf8mb4_0900_bin: one
+		// operator, sortrows.go), and with a column of another type or
+		// collation, or not sorted by every column (two).
+		"SELECT DISTINCT cb, c9 FROM w WHERE id BETWEEN ? AND ? ORDER BY c9 DESC, cb",
+		"SELECT DISTINCT c9, cb FROM w WHERE id BETWEEN ? AND ? ORDER BY cb, c9",
+		"SELECT DISTINCT c9 AS x, cb FROM w WHERE id BETWEEN ? AND ? ORDER BY x, cb DESC",
+		"SELECT DISTINCT c9, cb FROM w WHERE id BETWEEN ? AND ? ORDER BY cb",
+		"SELECT DISTINCT c9, k FROM w WHERE id BETWEEN ? AND ? ORDER BY c9, k",
+		"SELECT DISTINCT c9, c FROM w WHERE id BETWEEN ? AND ? ORDER BY c, c9",
 		// No operator above the table access at all (the order is the
 		// key's): direct.go's simple shape.
 		"SELECT * FROM w WHERE id BETWEEN ? AND ? ORDER BY id")
+	sd0 := engine.SortedDistincts()
 	check(sysbench, true)
+	if engine.SortedDistincts() == sd0 {
+		t.Error("no DISTINCT ... ORDER BY ran as one operator (sortrows.go)")
+	}
 	// Inside a transaction with its own writes: rows added, changed (to a
 	// value equal under the collation to a stored one) and deleted within
 	// the ranges.
 	for _, c := range conns {
 		for _, q := range []string{"BEGIN",
-			"INSERT INTO w VALUES (0, 1, 'Ab', 'Ab', 'Ab', 'Ab', ''), (301, 2, 'á', 'ß', 'a', 'ä', 'x')",
+			"INSERT INTO w VALUES (0, 1, 'Ab', 'Ab', 'Ab', 'Ab', '', 'Ab'), (301, 2, 'á', 'ß', 'a', 'ä', 'x', 'a')",
 			"DELETE FROM w WHERE id = 120",
-			"INSERT INTO w VALUES (120, 2, 'á', 'ß', 'a', 'ä', 'x')",
-			"UPDATE w SET c = 'A', cg = 'SS', cb = 'b', cl = 'Ä' WHERE id IN (3, 160, 161)",
+			"INSERT INTO w VALUES (120, 2, 'á', 'ß', 'a', 'ä', 'x', 'ß')",
+			"UPDATE w SET c = 'A', cg = 'SS', cb = 'b', cl = 'Ä', c9 = 'B' WHERE id IN (3, 160, 161)",
 			"DELETE FROM w WHERE id IN (2, 155, 201)",
-			"UPDATE w SET c = NULL WHERE id = 202",
+			"UPDATE w SET c = NULL, c9 = NULL WHERE id = 202",
 		} {
 			if _, err := c.ExecContext(ctx, q); err != nil {
 				t.Fatal(err)

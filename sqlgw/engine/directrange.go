@@ -65,6 +65,9 @@ import (
 //     sortRows, the same sort with StringType.Compare's comparison
 //     inlined (sortrows.go);
 //   - Distinct: compat.DistinctIter (the collations of its child schema);
+//     a Sort right above a Distinct by all its columns of byte-ordered
+//     collations (utf8mb4_0900_bin, utf8mb4_bin): both at once, the sort
+//     keeping the first row of each run of equal rows (sortrows.go);
 //   - OrderedDistinct: iters.NewOrderedDistinctIter with its child's
 //     schema;
 //   - Limit: at most n rows, as LimitIter.
@@ -254,7 +257,19 @@ func plainAggregation(e sql.Expression, width int) bool {
 // rows of one execute (directIter).
 func (d *directPlan) evaluate(ctx *sql.Context, base *directRows) sql.RowIter {
 	var it sql.RowIter = base
-	for _, op := range d.ops {
+	for i := 0; i < len(d.ops); i++ {
+		op := d.ops[i]
+		if n, ok := op.node.(*plan.Distinct); ok && i+1 < len(d.ops) {
+			// ORDER BY over DISTINCT by every column: one operator
+			// (sortrows.go).
+			if srt, ok := d.ops[i+1].node.(*plan.Sort); ok {
+				if fused := newSortDistinctRows(ctx, srt.SortFields, n, it); fused != nil {
+					it = fused
+					i++
+					continue
+				}
+			}
+		}
 		switch n := op.node.(type) {
 		case *plan.Project:
 			it = &projectRows{child: it, exprs: op.exprs}

@@ -128,3 +128,15 @@ func convertsToItself(st *types.StringType, s string) bool {
 	}
 	return types.IsBinaryType(*st) || utf8.ValidString(s)
 }
+
+// HashesAsWeights reports whether DISTINCT's hasher (and hash.HashOf given
+// the schema) hashes s, a value of a column of type st, by the weights of
+// its characters under st's collation without converting it first: st is
+// not BINARY and s converts to itself (within the type's length, valid
+// UTF-8). Two such strings of one column are then one DISTINCT value
+// exactly when their weight strings are equal (up to a collision of the
+// 64-bit hash). sqlgw/engine's sort with DISTINCT (sortrows.go) relies on
+// it.
+func HashesAsWeights(st types.StringType, s string) bool {
+	return st.Type() != sqltypes.Binary && convertsToItself(&st, s)
+}
