@@ -31,7 +31,9 @@
 // Reading several queries of a table in one call is optional too
 // (MultiQuerier, multiquery.go): the embedded store does, wrappers pass it
 // on, and MultiQuery falls back to a loop of Query calls anywhere else; the
-// answer is the loop's either way.
+// answer is the loop's either way. So is reading several entities of a
+// table in one call (MultiGetter, multiget.go: MultiGet, a loop of Get
+// calls where a store does not).
 //
 // # Errors
 //

@@ -1185,6 +1185,20 @@ func TestReviewGetHidesVersions(t *testing.T) {
 						}
 					}
 				}
+				// MultiGet (multiget.go) hides and strips them as Get does.
+				keys := []storage.EntityKey{{PK: "q", RK: "a"}, {PK: "q", RK: "b"}, {PK: "q", RK: "c"}, {PK: "q", RK: "d"}}
+				for _, o := range []*storage.GetOptions{nil, {Select: []string{"bal"}}} {
+					got, err := reader.MultiGet(ctx, env.acct, keys, o)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for i, k := range keys {
+						_, ok := want[k.RK]
+						if e := got[i]; (e != nil) != ok || ok && (len(e.Properties) != 1 || e.Properties["bal"].Int() != want[k.RK]) {
+							t.Fatalf("MultiGet %s (%v): %v, want bal %d only (present %v)", k.RK, o, e, want[k.RK], ok)
+						}
+					}
+				}
 			})
 		}
 	})

@@ -1,0 +1,42 @@
+package metrics
+
+import (
+	"context"
+	"time"
+
+	"github.com/sqlgw/sqlgw/storage"
+)
+
+// MultiGet implements storage.MultiGetter: each key counts as one get
+// request, as the loop of Get calls it stands for (an absent entity as a
+// failed Get, each observing the mean latency of the call's Gets); on an
+// error, the Gets up to the one that failed are unknown here, and one
+// failed request is counted.
+func (s *Store) MultiGet(ctx context.Context, table string, keys []storage.EntityKey, opts *storage.GetOptions) ([]*storage.Entity, error) {
+	t := time.Now()
+	ents, err := storage.MultiGet(ctx, s.inner, table, keys, opts)
+	if err != nil {
+		s.done("get", t, err)
+		return nil, err
+	}
+	if len(keys) == 0 {
+		return ents, nil
+	}
+	st := s.m.ops["get"]
+	st.requests.Add(int64(len(keys)))
+	mean := time.Since(t) / time.Duration(len(keys))
+	n, missing := 0, 0
+	for _, e := range ents {
+		st.latency.observe(mean)
+		if e == nil {
+			missing++
+		} else {
+			n++
+		}
+	}
+	if missing > 0 {
+		st.errors.Add(int64(missing))
+	}
+	s.m.entitiesRead.Add(int64(n))
+	return ents, nil
+}

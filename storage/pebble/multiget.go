@@ -1,0 +1,112 @@
+package pebble
+
+import (
+	"context"
+	"errors"
+
+	pebbledb "github.com/cockroachdb/pebble/v2"
+
+	"github.com/sqlgw/sqlgw/storage"
+)
+
+// MultiGet implements storage.MultiGetter: the keys are read one after
+// another as Get reads each, under one hold of the store lock, one table
+// lookup and one snapshot handle, where a loop of Get calls takes each of
+// these per key; the entities' strings and values are cut from one page
+// arena and their property names interned once for the call (scanState),
+// as a MultiQuery's pages are. An error ends the read as it would end the
+// loop; an absent key is a nil entity.
+func (s *Store) MultiGet(ctx context.Context, table string, keys []storage.EntityKey, opts *storage.GetOptions) (_ []*storage.Entity, err error) {
+	out := make([]*storage.Entity, len(keys))
+	var sel []string
+	if opts != nil {
+		sel = opts.Select
+	}
+	var (
+		locked bool
+		t      tableInfo
+		r      reader
+		done   func()
+		st     scanState
+		set    map[string]struct{}
+		key    []byte
+	)
+	defer func() {
+		if done != nil {
+			done()
+		}
+		if locked {
+			s.mu.RUnlock()
+		}
+	}()
+	for i, k := range keys {
+		// Each key is checked as its Get checks it, in the same order
+		// (keys, the store, the table, the projection), so that the call
+		// fails with the error the loop would have failed with.
+		if err := s.limits.ValidateKeys(k.PK, k.RK); err != nil {
+			return nil, err
+		}
+		if !locked {
+			if err := s.rlock(ctx); err != nil {
+				return nil, err
+			}
+			locked = true
+			if t, err = s.table(table); err != nil {
+				return nil, err
+			}
+			if opts != nil {
+				if err := s.limits.ValidateQuery(&storage.Query{Select: opts.Select}); err != nil {
+					return nil, err
+				}
+			}
+			if r, _, done, err = s.reader(ctx); err != nil {
+				return nil, err
+			}
+			set = st.selectSet(sel)
+		} else if err := ctx.Err(); err != nil { // each Get's rlock checks it
+			return nil, err
+		}
+		key = appendEntityKey(key[:0], t.id, k.PK, k.RK)
+		v, closer, err := r.Get(key)
+		if errors.Is(err, pebbledb.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		e, err := st.entity(k, v, sel, set)
+		closer.Close()
+		if err != nil {
+			return nil, err
+		}
+		out[i] = e
+	}
+	return out, nil
+}
+
+// entity decodes record v of the entity k (MultiGet's), its properties
+// those of sel (set: sel's set; nil: all), into st's arena.
+func (st *scanState) entity(k storage.EntityKey, v []byte, sel []string, set map[string]struct{}) (*storage.Entity, error) {
+	rec, err := parseRecord(v)
+	if err != nil {
+		return nil, err
+	}
+	var props storage.Properties
+	if sel != nil && len(sel) <= maxSelectScan {
+		props, err = rec.decodePropsSelected(sel)
+	} else {
+		props, err = rec.decodePropsInterned(set, st.namesMap(), &st.arena)
+	}
+	if err != nil {
+		return nil, err
+	}
+	e := st.arena.entity()
+	*e = storage.Entity{
+		PartitionKey: k.PK,
+		RowKey:       k.RK,
+		Properties:   props,
+		ETag:         storage.ETag(st.arena.string(rec.etag)),
+		Timestamp:    ticksTime(rec.ticks),
+	}
+	return e, nil
+}
