@@ -16,18 +16,19 @@ func (s *Store) MultiGet(ctx context.Context, table string, keys []storage.Entit
 	t := time.Now()
 	ents, err := storage.MultiGet(ctx, s.inner, table, keys, opts)
 	if err != nil {
-		s.done("get", t, err)
+		s.done(opGet, t, err)
 		return nil, err
 	}
 	if len(keys) == 0 {
 		return ents, nil
 	}
-	st := s.m.ops["get"]
-	st.requests.Add(int64(len(keys)))
+	h := &s.m.ops[opGet].latency
+	st := &h.s[stripe()]
+	st.events.Add(int64(len(keys)))
 	mean := time.Since(t) / time.Duration(len(keys))
 	n, missing := 0, 0
 	for _, e := range ents {
-		st.latency.observe(mean)
+		h.observeIn(st, mean)
 		if e == nil {
 			missing++
 		} else {
