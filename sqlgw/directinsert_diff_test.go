@@ -55,8 +55,15 @@ func TestDirectInsertDiff(t *testing.T) {
 	direct := insertDiffConn(t, sqlgw.Config{})
 	cached := insertDiffConn(t, sqlgw.Config{NoDirect: true})
 	general := insertDiffConn(t, sqlgw.Config{NoPlanCache: true})
-	n0, t0 := engine.DirectInsertCount(), engine.InsertTextCount()
+	n0, t0, b0 := engine.DirectInsertCount(), engine.InsertTextCount(), engine.BulkValuesInsertCount()
 	compareWritePaths(t, direct, cached, general, directInsertSteps)
+	// Bulk INSERTs of literals with only their first tuple parsed
+	// (directinsert_values.go).
+	if nb := engine.BulkValuesInsertCount() - b0; nb < 200 {
+		t.Errorf("only %d bulk INSERTs ran with their first tuple parsed", nb)
+	} else {
+		t.Logf("%d bulk INSERTs ran with their first tuple parsed", nb)
+	}
 	n := engine.DirectInsertCount() - n0
 	t.Logf("%d INSERTs executed directly", n)
 	if n < 100 {
@@ -271,8 +278,129 @@ var directInsertSteps = func() []string {
 		bulk("bkc", 1, 200, func(i int) string { return fmt.Sprintf("%d, %d, '%s'", i, 1+i%2, strings.Repeat("f", 30)) }),
 		bulk("bkc", 301, 200, func(i int) string { return fmt.Sprintf("%d, %d, '%s'", i, 1+i%3, strings.Repeat("f", 30)) }),
 		"SELECT COUNT(*) FROM bkc",
-		"SHOW SESSION STATUS LIKE 'Com_insert'", "SHOW SESSION STATUS LIKE 'Questions'",
 	)
+	// Bulk INSERTs of literals only, run with only their first tuple
+	// parsed (directinsert_values.go): the binder's integer types at
+	// their boundaries, conversions, errors and warnings in strict and
+	// non-strict mode, AUTO_INCREMENT, duplicates, heads written in other
+	// ways, and texts the scan or the plan declines.
+	head := func(h string, n int, row func(i int) string) string {
+		var sb strings.Builder
+		sb.WriteString(h)
+		for i := range n {
+			if i > 0 {
+				sb.WriteString(",")
+			}
+			sb.WriteString("(" + row(i) + ")")
+		}
+		return sb.String()
+	}
+	ints := []string{"0", "1", "127", "128", "255", "256", "32767", "32768", "65535", "65536", "2147483647", "2147483648",
+		"4294967295", "4294967296", "9223372036854775807", "9223372036854775808", "18446744073709551615"}
+	str := func(i int) string { return fmt.Sprintf("'%08d-%s'", i, strings.Repeat("s", i%20)) }
+	for _, mode := range []string{"SET sql_mode = DEFAULT", "SET sql_mode = ''"} {
+		steps = append(steps, mode, "DROP TABLE IF EXISTS bv",
+			`CREATE TABLE bv (id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, ti TINYINT, tu TINYINT UNSIGNED, si SMALLINT,
+				bu BIGINT UNSIGNED, c CHAR(30) NOT NULL DEFAULT 'd', u INT, UNIQUE KEY uu (u), KEY kc (c))`)
+		for _, col := range []string{"bu", "ti", "tu", "si", "c", "u"} {
+			for _, v := range ints {
+				steps = append(steps, head("INSERT INTO bv ("+col+", c) VALUES ", 250, func(i int) string {
+					if col == "c" {
+						return v + ", " + str(i)
+					}
+					if i == 75 {
+						return v + ", " + str(i)
+					}
+					return "1, " + str(i)
+				}))
+			}
+		}
+		steps = append(steps,
+			"SELECT COUNT(*), SUM(bu), SUM(ti), SUM(tu), SUM(si), MAX(c) FROM bv", "SELECT LAST_INSERT_ID()",
+			// sysbench's own head, no spaces; generated ids.
+			head("INSERT INTO bv(tu, c, si) VALUES", 300, func(i int) string { return fmt.Sprintf("%d,%s,%d", i%200, str(i), i) }),
+			// Backquotes, a qualified name, lower case, a semicolon.
+			head("insert into `di`.`bv` (`tu`, `c`) values ", 200, func(i int) string { return fmt.Sprintf("%d, %s", i%100, str(i)) })+";",
+			// NULL: into NOT NULL, into the AUTO_INCREMENT column, first.
+			head("INSERT INTO bv (c, tu) VALUES ", 200, func(i int) string {
+				if i == 120 {
+					return "NULL, 1"
+				}
+				return str(i) + ", NULL"
+			}),
+			head("INSERT INTO bv (id, c) VALUES ", 200, func(i int) string {
+				switch i % 4 {
+				case 0:
+					return "NULL, " + str(i)
+				case 1:
+					return "0, " + str(i)
+				}
+				return fmt.Sprintf("%d, %s", 900000+i, str(i))
+			}), "SELECT LAST_INSERT_ID()",
+			head("INSERT INTO bv (id, c) VALUES ", 200, func(i int) string {
+				if i < 10 {
+					return fmt.Sprintf("%d, %s", 800000+i, str(i))
+				}
+				return "0, " + str(i)
+			}), "SELECT LAST_INSERT_ID()",
+			head("INSERT INTO bv (id, c) VALUES ", 200, func(i int) string { return fmt.Sprintf("%d, %s", 700000+i, str(i)) }), "SELECT LAST_INSERT_ID()",
+			"SET sql_mode = CONCAT(@@sql_mode, ',NO_AUTO_VALUE_ON_ZERO')",
+			head("INSERT INTO bv (id, c) VALUES ", 200, func(i int) string {
+				if i == 0 {
+					return "0, 'zero'"
+				}
+				if i == 50 {
+					return "NULL, 'null'"
+				}
+				return fmt.Sprintf("%d, %s", 600000+i, str(i))
+			}), "SELECT LAST_INSERT_ID()", mode,
+			// Too long, not a number, a duplicate key in the statement
+			// and with a stored row (the error names the right row).
+			head("INSERT INTO bv (c, si) VALUES ", 200, func(i int) string {
+				if i == 130 {
+					return "'" + strings.Repeat("l", 31) + "', 1"
+				}
+				return str(i) + ", 1"
+			}),
+			head("INSERT INTO bv (c, si) VALUES ", 200, func(i int) string {
+				if i == 140 {
+					return str(i) + ", 'abc'"
+				}
+				return str(i) + ", 2"
+			}),
+			head("INSERT INTO bv (c, u) VALUES ", 200, func(i int) string { return fmt.Sprintf("%s, %d", str(i), 5000+i%190) }),
+			head("INSERT INTO bv (c, u) VALUES ", 200, func(i int) string { return fmt.Sprintf("%s, %d", str(i), 6000+i) }),
+			head("INSERT INTO bv (c, u) VALUES ", 200, func(i int) string { return fmt.Sprintf("%s, %d", str(i), 6199-i) }),
+			head("INSERT INTO bv (id, c) VALUES ", 200, func(i int) string { return fmt.Sprintf("%d, %s", 500000+i, str(i)) }),
+			head("INSERT INTO bv (id, c) VALUES ", 200, func(i int) string { return fmt.Sprintf("%d, %s", 500199-i, str(i)) }),
+			// Declined by the scan or the plan: the general path.
+			head("INSERT INTO bv (c, u) VALUES ", 200, func(i int) string {
+				if i == 100 {
+					return str(i)
+				}
+				return fmt.Sprintf("%s, %d", str(i), 7000+i)
+			}),
+			head("INSERT INTO bv (c, u) VALUES ", 200, func(i int) string { return fmt.Sprintf("%s, %d", str(i), -7000-i) }),
+			head("INSERT INTO bv (c, u) VALUES ", 200, func(i int) string { return fmt.Sprintf("%s, DEFAULT", str(i)) }),
+			head("INSERT INTO bv (c, nope) VALUES ", 200, func(i int) string { return fmt.Sprintf("%s, %d", str(i), i) }),
+			head("INSERT INTO nope (c) VALUES ", 200, func(i int) string { return str(i) }),
+			head("INSERT INTO bv (c, u) VALUES ", 200, func(i int) string { return fmt.Sprintf("%s, %d", str(i), 8000+i) })+" AS n ON DUPLICATE KEY UPDATE c = 'dup'",
+			head("INSERT IGNORE INTO bv (c, u) VALUES ", 200, func(i int) string { return fmt.Sprintf("%s, %d", str(i), 5000+i) }),
+			head("REPLACE INTO bv (c, u) VALUES ", 200, func(i int) string { return fmt.Sprintf("%s, %d", str(i), 5000+i) }),
+			"SELECT COUNT(*), SUM(u), MAX(id) FROM bv", "SELECT * FROM bv WHERE u BETWEEN 5180 AND 5210 OR id > 899990 ORDER BY id",
+			// Inside a transaction, a failing statement in the middle.
+			"BEGIN", head("INSERT INTO bv (c, u) VALUES ", 200, func(i int) string { return fmt.Sprintf("%s, %d", str(i), 9000+i) }),
+			head("INSERT INTO bv (c, u) VALUES ", 200, func(i int) string { return fmt.Sprintf("%s, %d", str(i), 9100+i) }),
+			head("INSERT INTO bv (c, u) VALUES ", 200, func(i int) string { return fmt.Sprintf("%s, %d", str(i), 9400+i) }),
+			"COMMIT", "SELECT COUNT(*), SUM(u) FROM bv WHERE u >= 9000",
+			// A CHECK constraint and a generated column: declined.
+			"CREATE TABLE IF NOT EXISTS bvc (id INT PRIMARY KEY, v INT, g INT AS (v * 2), CHECK (v >= 0))",
+			head("INSERT INTO bvc (id, v) VALUES ", 300, func(i int) string { return fmt.Sprintf("%d, %d", i+len(steps)*1000, i%50) }),
+			head("INSERT INTO bvc (id, v) VALUES ", 300, func(i int) string { return fmt.Sprintf("%d, %d", i+len(steps)*1000, 10-i) }),
+			"SELECT COUNT(*), SUM(g) FROM bvc",
+		)
+	}
+	steps = append(steps, "SHOW SESSION STATUS LIKE 'Com_insert'", "SHOW SESSION STATUS LIKE 'Questions'")
 	// Each INSERT twice: the second run is from the cache (or fails as
 	// the first did).
 	var out []string

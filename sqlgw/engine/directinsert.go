@@ -123,7 +123,10 @@ func (f *FastLane) directInsert(ctx *sql.Context, p *cachedPlan, node sql.Node) 
 		info: wantsInsertInfo(ii)}
 	// The build: the VALUES list is evaluated (rowexec buildValues), then
 	// the AUTO_INCREMENT lock taken (buildInsertInto).
-	if ins.rows, err = evalValues(ctx, values); err == nil {
+	if p.write.rows != nil {
+		ins.rows = p.write.rows // directinsert_values.go
+		err = ins.lockAutoIncrement(ctx)
+	} else if ins.rows, err = evalValues(ctx, values); err == nil {
 		err = ins.lockAutoIncrement(ctx)
 	}
 	if err != nil {

@@ -35,7 +35,13 @@ import (
 // bulkInsert runs the text query directly if it is a large INSERT of the
 // shape above; handled is false if the caller must run it the usual way.
 func (f *FastLane) bulkInsert(ctx context.Context, c *mysql.Conn, s *Session, query string, callback func(*sqltypes.Result) error) (handled bool, err error) {
-	if f.NoCache || f.NoDirect || len(query) <= maxWriteText || !bulkInsertText(query) {
+	if f.NoCache || f.NoDirect || len(query) <= maxWriteText {
+		return false, nil
+	}
+	if handled, err := f.bulkValuesInsert(ctx, c, s, query, callback); handled { // directinsert_values.go
+		return true, err
+	}
+	if !bulkInsertText(query) {
 		return false, nil
 	}
 	sqlCtx, err := f.SessionManager.NewContextWithQuery(ctx, c, query)

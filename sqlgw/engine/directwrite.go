@@ -113,6 +113,9 @@ type writePlan struct {
 	// aiCol is the index in an INSERT's column list of the
 	// AUTO_INCREMENT column, -1 if it is not listed (or there is none).
 	aiCol int
+	// rows, if not nil, is an INSERT's evaluated VALUES list, which its
+	// plan's VALUES node does not hold (directinsert_values.go).
+	rows []sql.Row
 }
 
 // firstGenerated is the analyzer's FirstGeneratedAutoIncRowIdx for the
