@@ -684,3 +684,96 @@ func TestReview13dDistinctOrderBinary(t *testing.T) {
 		t.Error("no DISTINCT ... ORDER BY ran as one sort")
 	}
 }
+
+// TestReview13dBulkValuesScanner: large INSERTs of literals only (the
+// scanned bulk path, h8load: only the head and first tuple parsed) where
+// the later tuples differ from the first in what the plan depends on:
+// the first row that leaves AUTO_INCREMENT to the sequence (NULL, 0, '0'
+// under and without NO_AUTO_VALUE_ON_ZERO), types of literals (string
+// where the first had an integer), integers at every type boundary,
+// invalid UTF-8, NUL bytes, newlines and multi-byte text in strings,
+// lower-case null, a trailing semicolon, tuples of other lengths, and
+// columns with defaults and CHECK constraints left out.
+func TestReview13dBulkValuesScanner(t *testing.T) {
+	conns := review13dWriteConns(t)
+	big := func(head string, n int, row func(i int) string) string {
+		var sb strings.Builder
+		sb.WriteString(head)
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				sb.WriteString(",")
+			}
+			sb.WriteString(row(i))
+		}
+		return sb.String()
+	}
+	pad := strings.Repeat("q", 40)
+	next := 0
+	ids := func(special map[int]string) func(int) string {
+		base := next
+		next += 1000
+		return func(i int) string {
+			if s, ok := special[i]; ok {
+				return s
+			}
+			return fmt.Sprintf("(%d, %d, '%s')", base+i+1, i, pad)
+		}
+	}
+	head := "INSERT INTO a (id, k, c) VALUES "
+	n0 := engine.BulkValuesInsertCount()
+	steps := []string{
+		"CREATE DATABASE bv", "USE bv",
+		"CREATE TABLE a (id BIGINT UNSIGNED AUTO_INCREMENT PRIMARY KEY, k BIGINT, c VARCHAR(60), d INT DEFAULT 42, e DATETIME(6) DEFAULT '2001-02-03 04:05:06.5')",
+		big(head, 120, ids(nil)),
+		"SELECT LAST_INSERT_ID()",
+		big(head, 120, ids(map[int]string{5: fmt.Sprintf("(NULL, 5, '%s')", pad), 9: fmt.Sprintf("(NULL, 9, '%s')", pad)})),
+		"SELECT LAST_INSERT_ID()",
+		big(head, 120, ids(map[int]string{7: fmt.Sprintf("(0, 7, '%s')", pad)})),
+		big(head, 120, ids(map[int]string{7: fmt.Sprintf("('0', 7, '%s')", pad), 8: fmt.Sprintf("(00, 8, '%s')", pad)})),
+		"SET sql_mode = CONCAT(@@sql_mode, ',NO_AUTO_VALUE_ON_ZERO')",
+		big(head, 120, ids(map[int]string{7: fmt.Sprintf("(0, 7, '%s')", pad), 8: fmt.Sprintf("(null, 8, '%s')", pad)})),
+		"SET sql_mode = DEFAULT",
+		big(head, 120, ids(map[int]string{0: "(NULL, 0, 'first')", 3: "(7000003, '77', 3)"})),
+		"SELECT LAST_INSERT_ID()",
+		big(head, 120, ids(map[int]string{1: "(8000001, 127, 'x')", 2: "(8000002, 128, 'x')", 3: "(8000003, 255, 'x')", 4: "(8000004, 256, 'x')",
+			5: "(8000005, 32767, 'x')", 6: "(8000006, 32768, 'x')", 7: "(8000007, 65535, 'x')", 8: "(8000008, 65536, 'x')",
+			9: "(8000009, 2147483647, 'x')", 10: "(8000010, 2147483648, 'x')", 11: "(8000011, 4294967295, 'x')", 12: "(8000012, 4294967296, 'x')",
+			13: "(8000013, 9223372036854775807, 'x')", 14: "(8000014, 0009, 'x')"})),
+		big(head, 120, ids(map[int]string{15: "(8000015, 9223372036854775808, 'x')"})),
+		big(head, 120, ids(map[int]string{16: "(18446744073709551615, 1, 'x')"})),
+		big(head, 120, ids(map[int]string{17: "(18446744073709551616, 1, 'x')"})),
+		big(head, 120, ids(map[int]string{18: "(8000018, 1, '\xff\xfe')"})),
+		big(head, 120, ids(map[int]string{19: "(8000019, 1, 'a\x00b\r\nc')", 20: "(8000020, 2, 'ñé😀')", 21: "(8000021, 3, '')"})),
+		big(head, 120, ids(map[int]string{22: "(8000022,1,'x'  )", 23: "  (  8000023 , NULL , NULL )  "})) + " ;",
+		big(head, 120, ids(map[int]string{24: "(8000024, 1)"})),
+		big(head, 120, ids(map[int]string{25: "(8000025, 1, 'x', 4)"})),
+		big(head, 120, ids(map[int]string{26: "()"})),
+		big(head, 120, ids(map[int]string{27: fmt.Sprintf("(8000027, 1, '%s')", strings.Repeat("L", 61))})),
+		"SET sql_mode = ''",
+		big(head, 120, ids(map[int]string{18: "(9000018, 1, '\xff\xfe')", 27: fmt.Sprintf("(9000027, 1, '%s')", strings.Repeat("L", 61)),
+			28: "(9000028, 'abc', 'x')", 29: "(9000029, 99999999999999999999, 'x')"})),
+		"SET sql_mode = DEFAULT",
+		"SET NAMES latin1",
+		big(head, 120, ids(map[int]string{30: "(9000030, 1, 'caf\xe9')"})),
+		"SET NAMES utf8mb4",
+		big("INSERT INTO a (c, id, k) VALUES ", 120, func(i int) string { return fmt.Sprintf("('%s', %d, %d)", pad, 9100000+i, i) }),
+		big("INSERT INTO a VALUES ", 120, func(i int) string { return fmt.Sprintf("(%d, %d, 'full', %d, '2020-01-01')", 9200000+i, i, i) }),
+		big("INSERT INTO a (k, c) VALUES ", 120, func(i int) string { return fmt.Sprintf("(%d, 'auto')", i) }),
+		"SELECT LAST_INSERT_ID()",
+		big("insert  into\ta(id,k,c)values", 120, func(i int) string { return fmt.Sprintf("(%d,%d,'tight')", 9300000+i, i) }),
+		big("INSERT INTO a (id, k, c) VALUE ", 120, func(i int) string { return fmt.Sprintf("(%d, %d, 'value')", 9400000+i, i) }),
+		"CREATE TABLE ck (id INT PRIMARY KEY, v INT, CHECK (v < 100))",
+		big("INSERT INTO ck VALUES ", 300, func(i int) string { return fmt.Sprintf("(%d, %d)", i, i) }),
+		big("INSERT INTO ck VALUES ", 300, func(i int) string { return fmt.Sprintf("(%d, %d)", i, i%100) }),
+		"SELECT COUNT(*), SUM(id), SUM(k), SUM(LENGTH(c)), SUM(d), COUNT(e), MAX(id) FROM a",
+		"SELECT id, k, HEX(c), d, e FROM a WHERE id >= 7000000 OR k > 200 OR c NOT LIKE 'q%' ORDER BY id",
+		"SELECT COUNT(*), SUM(v) FROM ck",
+	}
+	review13dWrites(t, conns, steps)
+	if testing.Verbose() {
+		t.Log(writeRun(conns[0], "SELECT COUNT(*), SUM(id), MAX(id) FROM a"))
+	}
+	if n := engine.BulkValuesInsertCount() - n0; n < 15 {
+		t.Errorf("only %d INSERTs took the scanned bulk path", n)
+	}
+}
