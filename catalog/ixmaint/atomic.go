@@ -140,29 +140,8 @@ func (m *Maintainer) backfillAtomic(ctx context.Context, t *catalog.Table, ix *c
 		writes[i] = storage.Operation{Kind: kind, Mode: storage.Merge, Entity: tc.e}
 	}
 	tbs := make([]storage.TableBatch, 0, 2*len(items))
-	for _, g := range []struct {
-		table string
-		ops   []storage.Operation
-	}{{t.Physical, checks}, {ix.Physical, writes}} {
-		ops := g.ops
-		if !slices.IsSortedFunc(ops, compareKeys) {
-			slices.SortFunc(ops, compareKeys)
-		}
-		for start := 0; start < len(ops); {
-			end := start + 1
-			for end < len(ops) && ops[end].Entity.PartitionKey == ops[start].Entity.PartitionKey {
-				end++
-			}
-			if end-start == 1 {
-				tbs = append(tbs, storage.TableBatch{Table: g.table, Ops: ops[start:end:end]})
-			} else {
-				for _, b := range storage.SplitBatches(ops[start:end:end], storage.MaxBatchBytes/2) {
-					tbs = append(tbs, storage.TableBatch{Table: g.table, Ops: b})
-				}
-			}
-			start = end
-		}
-	}
+	tbs = appendBatches(tbs, t.Physical, checks)
+	tbs = appendBatches(tbs, ix.Physical, writes)
 	// Unsynced: Backfill ends with a sync barrier (see there).
 	_, err = m.MultiBatch(storage.WithDeferredSync(ctx), tbs)
 	var me *storage.MultiBatchError
@@ -173,6 +152,97 @@ func (m *Maintainer) backfillAtomic(ctx context.Context, t *catalog.Table, ix *c
 		return false, nil
 	}
 	return false, err
+}
+
+// backfillQuiet writes the global index entities of a page of rows
+// (items) that was read while no writer of the store's rows ran (token:
+// Maintainer.Writers' Idle before the read), if still none has run: it
+// holds the writers back (WriterGate.Hold) and writes the entities in one
+// unchecked, unsynced write of the store's atomic batch, replacing what
+// is there. held is false, with nothing written, when a writer ran
+// meanwhile (the caller then writes the page checked, backfillAtomic);
+// done is false with held true when the write failed (an entity of a
+// unique index without a base-key suffix exists already: a duplicate, or
+// a stale one; the caller goes entity by entity).
+//
+// Why no check is needed. No row changed between the page's read and
+// this write: every write of a row is a writer the gate counts from
+// before it reads the indexes it maintains until after its Finish, none
+// was in flight at the read (Idle), none started or finished since
+// (Hold's token) and none starts before the write lands (the hold). So
+// each entity is exactly what its row implies when it is written, as the
+// checked page's are, and every later writer of the row finds it and
+// maintains it (Begin marks it). Nor can a writer's mark be lost by
+// replacing instead of merging (backfillAtomic merges for that): no
+// writer is between its Begin and its Finish, so a marked entity at one
+// of these keys is a dead writer's (a crash, a failed Finish), and the
+// row now implies this entity, which is what resolving that mark would
+// leave. Replacing reads nothing (the checked page reads every row and
+// every entity: about half of its CPU).
+//
+// Unsynced, as the checked page is: Backfill ends with a sync barrier
+// before the index may become ready.
+func (m *Maintainer) backfillQuiet(ctx context.Context, t *catalog.Table, ix *catalog.Index, items []*touch, token uint64) (done, held bool, err error) {
+	if len(items) == 0 {
+		return true, true, nil
+	}
+	writes := make([]storage.Operation, len(items))
+	for i, tc := range items {
+		kind := storage.OpUpsert
+		if keyed(ix, t, tc.e) {
+			kind = storage.OpInsert // a duplicate fails the write
+		}
+		writes[i] = storage.Operation{Kind: kind, Mode: storage.Replace, Entity: tc.e}
+	}
+	tbs := appendBatches(make([]storage.TableBatch, 0, len(items)), ix.Physical, writes)
+	if backfillQuietHook != nil {
+		backfillQuietHook("read")
+	}
+	release, ok := m.Writers.Hold(token)
+	if !ok {
+		return false, false, nil
+	}
+	if backfillQuietHook != nil {
+		backfillQuietHook("held")
+	}
+	_, err = m.MultiBatch(storage.WithDeferredSync(ctx), tbs)
+	release()
+	var me *storage.MultiBatchError
+	switch {
+	case err == nil:
+		return true, true, nil
+	case errors.Is(err, storage.ErrMultiBatchUnsupported), errors.As(err, &me):
+		return false, true, nil
+	}
+	return false, true, err
+}
+
+// backfillQuietHook, if set (tests only), runs in backfillQuiet after
+// the page's read, before the hold ("read"), and while it holds the
+// writers back, before its write ("held").
+var backfillQuietHook func(stage string)
+
+// appendBatches appends ops (sorted here by key) to tbs as the batches of
+// table: one per partition, split when too large.
+func appendBatches(tbs []storage.TableBatch, table string, ops []storage.Operation) []storage.TableBatch {
+	if !slices.IsSortedFunc(ops, compareKeys) {
+		slices.SortFunc(ops, compareKeys)
+	}
+	for start := 0; start < len(ops); {
+		end := start + 1
+		for end < len(ops) && ops[end].Entity.PartitionKey == ops[start].Entity.PartitionKey {
+			end++
+		}
+		if end-start == 1 {
+			tbs = append(tbs, storage.TableBatch{Table: table, Ops: ops[start:end:end]})
+		} else {
+			for _, b := range storage.SplitBatches(ops[start:end:end], storage.MaxBatchBytes/2) {
+				tbs = append(tbs, storage.TableBatch{Table: table, Ops: b})
+			}
+		}
+		start = end
+	}
+	return tbs
 }
 
 // compareKeys orders operations by their entities' keys.

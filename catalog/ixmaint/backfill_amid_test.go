@@ -3,6 +3,7 @@ package ixmaint
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -44,7 +45,7 @@ func TestBackfillPageAmidWrite(t *testing.T) {
 	for _, w := range writes {
 		for _, prebuilt := range []bool{false, true} {
 			for _, at := range []string{"before-begin", "before-commit", "before-finish"} {
-				for _, mode := range []string{"atomic", "entities", "atomic-crash", "entities-crash"} {
+				for _, mode := range []string{"atomic", "entities", "atomic-crash", "entities-crash", "quiet", "quiet-crash"} {
 					t.Run(fmt.Sprintf("%s/prebuilt=%v/%s/%s", w.name, prebuilt, at, mode), func(t *testing.T) {
 						backfillAmidWrite(t, w.id, w.build, prebuilt, at, mode)
 					})
@@ -81,33 +82,56 @@ func buildingIndex(t *testing.T) (*fixture, *catalog.Index) {
 
 // backfillAmidWrite: mode "atomic" writes pages with Maintainer.MultiBatch,
 // "entities" entity by entity (the Table service's way, and the atomic
-// path's fallback); "-crash" stops the writer after its commit, before
-// its Finish (a SIGKILL), then runs what a restart runs: Recover, and the
-// backfill again from the start (the index is still building).
+// path's fallback), "quiet" with MultiBatch and a writer gate (the
+// writer is in flight from just before its Begin until after its
+// Finish, as a gateway's commit is): pages read and written while it is
+// not are unchecked (backfillQuiet), others checked; "-crash" stops the
+// writer after its commit, before its Finish (a SIGKILL), then runs what
+// a restart runs: Recover, and the backfill again from the start (the
+// index is still building; the restarted process has no writer in
+// flight).
 func backfillAmidWrite(t *testing.T, id int64, build func([]catalog.Datum) []catalog.Datum, prebuilt bool, at, mode string) {
-	atomicPages := strings.HasPrefix(mode, "atomic")
+	quiet := strings.HasPrefix(mode, "quiet")
+	atomicPages := strings.HasPrefix(mode, "atomic") || quiet
 	crash := strings.HasSuffix(mode, "-crash")
 	ctx := context.Background()
 	f, ix := buildingIndex(t)
 	m := &Maintainer{Store: f.inner}
-	var applied atomic.Int64
+	var applied, unchecked atomic.Int64
 	if atomicPages {
 		m.MultiBatch = func(ctx context.Context, b []storage.TableBatch) ([][]storage.ETag, error) {
 			etags, err := f.inner.MultiBatch(ctx, b)
 			if err == nil && len(b) > 0 {
 				applied.Add(1)
+				if !slices.ContainsFunc(b, func(tb storage.TableBatch) bool {
+					return slices.ContainsFunc(tb.Ops, func(op storage.Operation) bool { return op.Kind == storage.OpCheck })
+				}) {
+					unchecked.Add(1)
+				}
 			}
 			return etags, err
 		}
 	}
+	gate := &testGate{lie: os.Getenv("SQLGW_TEST_LYING_GATE") != ""}
+	if quiet {
+		m.Writers = gate
+	}
 	backfill := func(want bool) {
 		t.Helper()
-		before := applied.Load()
+		before, beforeUnchecked := applied.Load(), unchecked.Load()
 		if err := m.Backfill(ctx, f.tbl, ix, nil); err != nil {
 			t.Fatal(err)
 		}
 		if atomicPages && want && applied.Load() == before {
 			t.Fatal("the backfill wrote no atomic page: the test does not exercise it")
+		}
+		if !quiet && unchecked.Load() != beforeUnchecked {
+			t.Fatal("a page was written without its checks and no writer gate")
+		}
+		if n := unchecked.Load() - beforeUnchecked; quiet && !gate.lie &&
+			(gate.inflight > 0 && n > 0 || want && gate.inflight == 0 && n == 0) {
+			t.Fatalf("writer in flight: %v, unchecked pages: %d: want unchecked pages exactly when no writer is in flight",
+				gate.inflight > 0, n)
 		}
 	}
 	if prebuilt {
@@ -148,6 +172,7 @@ func backfillAmidWrite(t *testing.T, id int64, build func([]catalog.Datum) []cat
 	if at == "before-begin" {
 		backfill(true)
 	}
+	leave := gate.enter() // the writer's commit starts (a gateway's commit gate)
 	o, err := m.Begin(ctx, f.tbl, []Write{{OldPK: pk, OldRK: rk, Old: old, PK: pk, RK: rk, New: nw}})
 	if err != nil {
 		t.Fatal(err)
@@ -167,16 +192,150 @@ func backfillAmidWrite(t *testing.T, id int64, build func([]catalog.Datum) []cat
 	if crash {
 		// Killed before Finish. The restart: Recover (forced: no writer
 		// is alive), then the backfill from the start.
+		*gate = testGate{lie: gate.lie} // a new process: no writer in flight
 		if _, err := m.Recover(ctx, f.tbl, true); err != nil {
 			t.Fatal(err)
 		}
 		if err := m.Backfill(ctx, f.tbl, ix, nil); err != nil {
 			t.Fatal(err)
 		}
-	} else if err := o.Finish(ctx, func(int) bool { return true }); err != nil {
-		t.Fatal(err)
+	} else {
+		if err := o.Finish(ctx, func(int) bool { return true }); err != nil {
+			t.Fatal(err)
+		}
+		leave()
 	}
 	if mm, err := Check(ctx, f.inner, f.tbl); err != nil || len(mm) > 0 {
 		t.Fatalf("%d mismatches: %v %v", len(mm), mm, err)
+	}
+}
+
+// testGate is a WriterGate over the test's writers, as the gateway's
+// commit gate is over its commits (one goroutine: a hold blocks nobody).
+type testGate struct {
+	inflight int
+	seq      uint64
+	held     bool
+	// lie: Hold ignores the token (a broken gate, to show the test fails).
+	lie bool
+}
+
+func (g *testGate) enter() (leave func()) {
+	g.inflight++
+	g.seq++
+	return func() { g.inflight--; g.seq++ }
+}
+
+func (g *testGate) Idle() (uint64, bool) { return g.seq, g.inflight == 0 || g.lie }
+
+func (g *testGate) Hold(token uint64) (func(), bool) {
+	if !g.lie && (token != g.seq || g.inflight != 0) {
+		return nil, false
+	}
+	g.held = true
+	return func() { g.held = false }, true
+}
+
+// TestBackfillQuietPageWriterBetween: a writer that runs whole (Begin,
+// commit, Finish) between a quiet page's read and its write makes the
+// page fall back to its checks (the gate's token is stale), so the page
+// never writes the entity of the row as it was read. With a gate that
+// ignores the token (SQLGW_TEST_LYING_GATE=1) the unchecked page leaves
+// a stale unmarked entity (update of the indexed value, delete) and this
+// test fails.
+func TestBackfillQuietPageWriterBetween(t *testing.T) {
+	for _, w := range []struct {
+		name  string
+		id    int64
+		build func(old []catalog.Datum) []catalog.Datum
+	}{
+		{"update-indexed", 5, func(old []catalog.Datum) []catalog.Datum {
+			nw := slices.Clone(old)
+			nw[2] = int64(99)
+			return nw
+		}},
+		{"update-covered", 5, func(old []catalog.Datum) []catalog.Datum {
+			nw := slices.Clone(old)
+			nw[4] = int64(12345)
+			return nw
+		}},
+		{"delete", 5, func([]catalog.Datum) []catalog.Datum { return nil }},
+		{"insert", 500, func([]catalog.Datum) []catalog.Datum { return row(1, 500, int64(7), "new", int64(70), nil) }},
+	} {
+		for _, prebuilt := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/prebuilt=%v", w.name, prebuilt), func(t *testing.T) {
+				ctx := context.Background()
+				f, ix := buildingIndex(t)
+				gate := &testGate{lie: os.Getenv("SQLGW_TEST_LYING_GATE") != ""}
+				m := &Maintainer{Store: f.inner, MultiBatch: f.inner.MultiBatch, Writers: gate}
+				if prebuilt {
+					if err := m.Backfill(ctx, f.tbl, ix, nil); err != nil {
+						t.Fatal(err)
+					}
+				}
+				ran := false
+				defer SetBackfillQuietHook(func(stage string) {
+					if stage != "read" || ran {
+						return
+					}
+					ran = true
+					writeRow(t, m, f, w.id, w.build, gate)
+				})()
+				if err := m.Backfill(ctx, f.tbl, ix, nil); err != nil {
+					t.Fatal(err)
+				}
+				if !ran {
+					t.Fatal("no quiet page: the test does not exercise it")
+				}
+				if mm, err := Check(ctx, f.inner, f.tbl); err != nil || len(mm) > 0 {
+					t.Fatalf("%d mismatches: %v %v", len(mm), mm, err)
+				}
+			})
+		}
+	}
+}
+
+// writeRow writes row (1, id) of the fixture's table as a gateway's
+// commit does: in flight on gate from before its Begin until after its
+// Finish.
+func writeRow(t *testing.T, m *Maintainer, f *fixture, id int64, build func([]catalog.Datum) []catalog.Datum, gate *testGate) {
+	t.Helper()
+	ctx := context.Background()
+	pk, rk, err := f.tbl.EncodePrimaryKey([]catalog.Datum{int64(1), id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, etag, ok, err := GetRow(ctx, f.inner, f.tbl, pk, rk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok {
+		old = nil
+	}
+	nw := build(old)
+	var op storage.Operation
+	switch {
+	case nw == nil:
+		op = storage.Operation{Kind: storage.OpDelete, IfMatch: etag, Entity: &storage.Entity{PartitionKey: pk, RowKey: rk}}
+	default:
+		ents, err := f.tbl.EncodeEntities(pk, rk, nw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		op = storage.Operation{Kind: storage.OpUpdate, Mode: storage.Replace, IfMatch: etag, Entity: ents[0]}
+		if old == nil {
+			op = storage.Operation{Kind: storage.OpInsert, Entity: ents[0]}
+		}
+	}
+	defer gate.enter()()
+	o, err := m.Begin(ctx, f.tbl, []Write{{OldPK: pk, OldRK: rk, Old: old, PK: pk, RK: rk, New: nw}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.inner.Batch(ctx, f.tbl.Physical, []storage.Operation{op}); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Finish(ctx, func(int) bool { return true }); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -68,6 +68,27 @@ type Maintainer struct {
 	// in one write with a check that the page's rows are unchanged
 	// (backfillAtomic).
 	MultiBatch func(ctx context.Context, batches []storage.TableBatch) ([][]storage.ETag, error)
+	// Writers, if set with MultiBatch, tells Backfill when no writer of
+	// the store's rows can run (WriterGate): a page read and written
+	// while none ran is written without its checks (backfillQuiet).
+	Writers WriterGate
+}
+
+// WriterGate tracks the writers of a store's rows, for Backfill's quiet
+// pages (backfillQuiet). Every write of a row, by anyone, must be in a
+// writer that the gate counts from before it reads the indexes it
+// maintains (or, failing that, before its Begin) until after its Finish;
+// a gate that cannot promise that for the whole store (another process
+// or gateway may write) must answer false. The gateway's commit gate
+// implements it on an embedded store only it uses (sqlgw/engine,
+// commitgate.go).
+type WriterGate interface {
+	// Idle returns a token when no writer is in flight.
+	Idle() (token uint64, ok bool)
+	// Hold, if no writer has started or finished since Idle returned
+	// token, keeps writers from starting until release is called; ok is
+	// false otherwise (nothing held).
+	Hold(token uint64) (release func(), ok bool)
 }
 
 func (m *Maintainer) lease() time.Duration {

@@ -199,12 +199,21 @@ type Progress func(rows int, pk, rk string)
 func (m *Maintainer) Backfill(ctx context.Context, t *catalog.Table, ix *catalog.Index, progress Progress) error {
 	q := &storage.Query{Row: t.RowRange(), Select: backfillSelect(t, ix)} // (an attached table: every entity)
 	done := 0
+	quiet := m.Writers != nil && m.MultiBatch != nil && ix.Global && !t.IsAttached()
 	for {
+		// A page read while no writer runs may be written without its
+		// checks if still none has run by then (backfillQuiet).
+		var token *uint64
+		if quiet {
+			if tok, ok := m.Writers.Idle(); ok {
+				token = &tok
+			}
+		}
 		page, err := m.Store.Query(ctx, t.Physical, q)
 		if err != nil {
 			return err
 		}
-		if err := m.backfillPage(ctx, t, ix, page.Entities); err != nil {
+		if err := m.backfillPage(ctx, t, ix, page.Entities, token); err != nil {
 			return err
 		}
 		done += len(page.Entities)
@@ -252,7 +261,9 @@ func backfillSelect(t *catalog.Table, ix *catalog.Index) []string {
 	return sel
 }
 
-func (m *Maintainer) backfillPage(ctx context.Context, t *catalog.Table, ix *catalog.Index, ents []*storage.Entity) error {
+// backfillPage indexes one page of rows (ents). token, if not nil, is the
+// writer gate's token taken before the page was read (backfillQuiet).
+func (m *Maintainer) backfillPage(ctx context.Context, t *catalog.Table, ix *catalog.Index, ents []*storage.Entity, token *uint64) error {
 	// Only the columns the index's entity carries are decoded (its
 	// indexed and covering columns; the base keys come from the entity's).
 	kcs, err := t.IndexColumns(ix)
@@ -355,8 +366,20 @@ func (m *Maintainer) backfillPage(ctx context.Context, t *catalog.Table, ix *cat
 			}
 		})
 	}
-	if done, err := m.backfillAtomic(ctx, t, ix, items); done || err != nil {
-		return err
+	held := false
+	if token != nil {
+		var done bool
+		if done, held, err = m.backfillQuiet(ctx, t, ix, items, *token); done || err != nil {
+			return err
+		}
+		// held: written while no writer ran, and failed: an entity of a
+		// unique index exists already (a duplicate, or a stale one), so
+		// the checked page would fail too. Entity by entity.
+	}
+	if !held {
+		if done, err := m.backfillAtomic(ctx, t, ix, items); done || err != nil {
+			return err
+		}
 	}
 	// Global: marked entities, then resolved against the rows as they are now.
 	mark := m.now().UnixMicro()

@@ -699,6 +699,9 @@ func (g *Gateway) maint() *ixmaint.Maintainer {
 			g.maintainer.MultiBatch = func(ctx context.Context, b []storage.TableBatch) ([][]storage.ETag, error) {
 				return storage.ForwardMultiBatch(ctx, inner, groupTableBatches(b)) // tablegroup.go
 			}
+			// Pages read and written while no commit ran are not
+			// checked (commitgate.go; ixmaint backfillQuiet).
+			g.maintainer.Writers = writerGate{g}
 		}
 	})
 	return g.maintainer

@@ -447,7 +447,10 @@ func (g *Gateway) commitWrites(ctx context.Context, t *txn) error {
 		}
 	}
 	sort.Strings(phys)
-	defer g.commits.enter()() // before indexesSince: CREATE INDEX's drain (commitgate.go)
+	if len(phys) == 0 {
+		return nil // nothing to write (a commit that writes nothing passes no gate)
+	}
+	defer g.commits.enter()() // before indexesSince: CREATE INDEX's drain, the backfill's writer gate (commitgate.go)
 	var log commitLog
 	defer g.finishIndexes(ctx, &log)
 	prep := make([]*preparedTable, len(phys))

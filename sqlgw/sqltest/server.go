@@ -45,6 +45,29 @@ var Disk = Backend{Name: "pebble-disk", Open: func(t testing.TB) (storage.Store,
 	return OpenDisk(t, t.TempDir()), catalog.Options{}
 }}
 
+// DiskOneUser is Disk opened as the server opens its store
+// (pebble.Options.OneUser: the store is the one gateway's alone, so
+// CREATE INDEX waits for that gateway's commits only and backfills pages
+// that no commit overlapped without checks, sqlgw/engine commitgate.go).
+// A test that writes to the store below the gateway, or shares it
+// between gateways without a claim each, must not use it.
+var DiskOneUser = Backend{Name: "pebble-disk-oneuser", Open: func(t testing.TB) (storage.Store, catalog.Options) {
+	s, err := pebble.Open(t.TempDir(), &pebble.Options{OneUser: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, catalog.Options{}
+}}
+
+// MemoryOneUser is Memory opened as DiskOneUser is.
+var MemoryOneUser = Backend{Name: "pebble-memory-oneuser", Open: func(t testing.TB) (storage.Store, catalog.Options) {
+	s, err := pebble.Open("", &pebble.Options{InMemory: true, OneUser: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, catalog.Options{}
+}}
+
 // OpenDisk opens the Pebble store in dir (failing t if it cannot): a test
 // that restarts a server calls it again on the same dir once the previous
 // server has stopped (and so closed the store).
