@@ -4,14 +4,19 @@ import (
 	"context"
 	gosql "database/sql"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/dolthub/vitess/go/mysql"
 
+	"github.com/sqlgw/sqlgw/catalog/ixmaint"
 	"github.com/sqlgw/sqlgw/sqlgw"
 	"github.com/sqlgw/sqlgw/sqlgw/engine"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 )
 
 // Attack tests of the seventh round of issue 13 (the reviewer r8): every
@@ -775,5 +780,177 @@ func TestReview13dBulkValuesScanner(t *testing.T) {
 	}
 	if n := engine.BulkValuesInsertCount() - n0; n < 15 {
 		t.Errorf("only %d INSERTs took the scanned bulk path", n)
+	}
+}
+
+// TestReview13dCreateUniqueIndexQuiet: CREATE UNIQUE INDEX on a store the
+// gateway alone uses (OneUser: pages no commit overlapped are written
+// without checks, h8index) over rows holding duplicates in one page, in
+// different pages, equal only under the column's collation, and NULLs
+// (not duplicates): every duplicate fails the statement with 1062 and
+// leaves no index; without one the index is built and CHECK TABLE and
+// reads through it agree with the rows.
+func TestReview13dCreateUniqueIndexQuiet(t *testing.T) {
+	var held atomic.Int64
+	defer ixmaint.SetBackfillQuietHook(func(stage string) {
+		if stage == "held" {
+			held.Add(1)
+		}
+	})()
+	for _, b := range []sqltest.Backend{sqltest.MemoryOneUser, sqltest.Memory} {
+		ts := sqltest.StartBackend(t, b, sqltest.Options{})
+		r := sqltest.NewRunner(t, ts.Conn())
+		r.ExecAll("CREATE DATABASE uq", "USE uq")
+		cases := []struct {
+			name string
+			dup  map[int]string // row id -> value of u replacing its own
+			want bool           // the index is built
+		}{
+			{"none", nil, true},
+			{"nulls", map[int]string{3: "NULL", 4: "NULL", 2900: "NULL"}, true},
+			{"same page", map[int]string{10: "'u11'"}, false},
+			{"other page", map[int]string{5: "'u2900'"}, false},
+			{"last rows", map[int]string{2998: "'u2999'"}, false},
+			{"collation", map[int]string{20: "'U1500'"}, false},
+			{"pad", map[int]string{21: "'u1501 '"}, true}, // NO PAD: a value of its own
+		}
+		for i, c := range cases {
+			tbl := fmt.Sprintf("t%d", i)
+			r.Exec("CREATE TABLE " + tbl + " (id INT PRIMARY KEY, u VARCHAR(20) COLLATE utf8mb4_0900_ai_ci, k INT)")
+			r.InsertRows(tbl, 3000, 500, func(id int) string {
+				u := fmt.Sprintf("'u%d'", id)
+				if v, ok := c.dup[id]; ok {
+					u = v
+				}
+				return fmt.Sprintf("(%d, %s, %d)", id, u, id%10)
+			})
+			err := r.Try("CREATE UNIQUE INDEX uu ON " + tbl + " (u) COMMENT 'sqlgw: global'")
+			if c.want {
+				if err != nil {
+					t.Errorf("%s %s: %v", b.Name, c.name, err)
+					continue
+				}
+				if got := r.Rows("CHECK TABLE " + tbl); !strings.Contains(strings.Join(got, " "), "OK") {
+					t.Errorf("%s %s: CHECK TABLE: %v", b.Name, c.name, got)
+				}
+				for _, id := range []int{1, 11, 1500, 2900, 2999} {
+					q := fmt.Sprintf("SELECT id FROM %s %%s INDEX (uu) WHERE u = 'u%d'", tbl, id)
+					with, without := r.Rows(fmt.Sprintf(q, "FORCE")), r.Rows(fmt.Sprintf(q, "IGNORE"))
+					_, nulled := c.dup[id]
+					if strings.Join(with, ",") != strings.Join(without, ",") || len(with) != 1 && !nulled {
+						t.Errorf("%s %s: u%d: through the index %v, without %v", b.Name, c.name, id, with, without)
+					}
+				}
+				if err := r.Try("INSERT INTO " + tbl + " VALUES (5000, 'U7', 1)"); sqltest.Errno(err) != 1062 {
+					t.Errorf("%s %s: a duplicate after the build: %v", b.Name, c.name, err)
+				}
+				continue
+			}
+			if sqltest.Errno(err) != 1062 {
+				t.Errorf("%s %s: CREATE UNIQUE INDEX over duplicates: %v, want 1062", b.Name, c.name, err)
+			}
+			if got := r.Rows("SHOW INDEX FROM " + tbl); strings.Contains(strings.Join(got, " "), "uu") {
+				t.Errorf("%s %s: the failed index is there: %v", b.Name, c.name, got)
+			}
+			r.Exec("INSERT INTO " + tbl + " VALUES (5000, 'u7', 1)") // no index: a duplicate is a row
+		}
+		if b.Name == sqltest.MemoryOneUser.Name && held.Load() == 0 {
+			t.Errorf("no backfill page was written unchecked")
+		}
+	}
+}
+
+// TestReview13dCreateIndexIntermittentWriters: CREATE INDEX (a global
+// and a unique global index) on a OneUser store while writers write in
+// bursts with pauses between them, so that some backfill pages are
+// written unchecked (no commit overlapped them, h8index) and others
+// amid commits; transactions read a row before a page and commit after
+// it. Afterwards reads through each index equal reads without it and
+// CHECK TABLE passes.
+func TestReview13dCreateIndexIntermittentWriters(t *testing.T) {
+	var held atomic.Int64
+	defer ixmaint.SetBackfillQuietHook(func(stage string) {
+		if stage == "held" {
+			held.Add(1)
+		}
+	})()
+	ts := sqltest.StartBackend(t, sqltest.MemoryOneUser, sqltest.Options{})
+	r := sqltest.NewRunner(t, ts.Conn())
+	r.ExecAll("CREATE DATABASE iw", "USE iw", "CREATE TABLE t (id INT PRIMARY KEY, k INT, u INT, c VARCHAR(20))")
+	const rows = 12000
+	r.InsertRows("t", rows, 1000, func(i int) string { return fmt.Sprintf("(%d, %d, %d, 'c%d')", i, i%50, i, i) })
+	for _, ddl := range []string{"CREATE INDEX k_1 ON t (k) COMMENT 'sqlgw: global'", "CREATE UNIQUE INDEX u_1 ON t (u) COMMENT 'sqlgw: global'"} {
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		var writes atomic.Int64
+		for w := 0; w < 3; w++ {
+			wg.Add(1)
+			go func(w int) {
+				defer wg.Done()
+				conn := ts.Conn()
+				ctx := context.Background()
+				if _, err := conn.ExecContext(ctx, "USE iw"); err != nil {
+					t.Error(err)
+					return
+				}
+				rng := rand.New(rand.NewPCG(uint64(w), 77))
+				for i := 0; ; i++ {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					id := rng.IntN(rows + 500)
+					var qs []string
+					switch rng.IntN(4) {
+					case 0:
+						qs = []string{fmt.Sprintf("UPDATE t SET k = %d, u = %d WHERE id = %d", rng.IntN(50), rows*2+w*100000+i, id)}
+					case 1:
+						qs = []string{fmt.Sprintf("INSERT INTO t VALUES (%d, %d, %d, 'n')", rows+1000+w*100000+i, rng.IntN(50), rows*3+w*100000+i)}
+					case 2:
+						qs = []string{fmt.Sprintf("DELETE FROM t WHERE id = %d", id)}
+					default:
+						qs = []string{"BEGIN", fmt.Sprintf("SELECT k FROM t WHERE id = %d", id), "SLEEP",
+							fmt.Sprintf("UPDATE t SET k = k + 1, u = u + %d WHERE id = %d", rows*4+w*100000+i, id), "COMMIT"}
+					}
+					for _, q := range qs {
+						if q == "SLEEP" {
+							time.Sleep(time.Duration(rng.IntN(3)) * time.Millisecond)
+							continue
+						}
+						if _, err := conn.ExecContext(ctx, q); err != nil {
+							conn.ExecContext(ctx, "ROLLBACK")
+							break
+						}
+					}
+					writes.Add(1)
+					time.Sleep(time.Duration(rng.IntN(2000)) * time.Microsecond)
+				}
+			}(w)
+		}
+		time.Sleep(20 * time.Millisecond)
+		r.Exec(ddl)
+		close(stop)
+		wg.Wait()
+		t.Logf("%s: %d writes, %d unchecked pages so far", ddl, writes.Load(), held.Load())
+	}
+	for k := 0; k < 52; k++ {
+		q := fmt.Sprintf("SELECT id, u FROM t %%s INDEX (k_1) WHERE k = %d ORDER BY id", k)
+		if with, without := strings.Join(r.Rows(fmt.Sprintf(q, "FORCE")), ","), strings.Join(r.Rows(fmt.Sprintf(q, "IGNORE")), ","); with != without {
+			t.Fatalf("k = %d:\nthrough the index: %s\nwithout: %s", k, with, without)
+		}
+	}
+	all := r.Rows("SELECT u FROM t IGNORE INDEX (u_1) WHERE u IS NOT NULL")
+	for i, u := range all {
+		if i%7 != 0 {
+			continue
+		}
+		q := "SELECT id FROM t %s INDEX (u_1) WHERE u = " + u
+		if with, without := strings.Join(r.Rows(fmt.Sprintf(q, "FORCE")), ","), strings.Join(r.Rows(fmt.Sprintf(q, "IGNORE")), ","); with != without {
+			t.Fatalf("u = %s:\nthrough the index: %s\nwithout: %s", u, with, without)
+		}
+	}
+	if got := r.Rows("CHECK TABLE t"); !strings.Contains(strings.Join(got, " "), "OK") {
+		t.Fatalf("CHECK TABLE: %v", got)
 	}
 }
