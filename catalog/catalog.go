@@ -45,11 +45,23 @@ type Catalog struct {
 	mu        sync.Mutex // guards snap, checkedAt and aheadAt
 	snap      *snapshot
 	checkedAt time.Time
-	aheadAt   time.Time   // when the last background version check started
-	ahead     atomic.Bool // a background version check is in flight (refresh.go)
+	aheadAt   time.Time // when the last background version check started
+	// checked is snap and checkedAt, stored together whenever mu changes
+	// them, so that current serves a snapshot in the first half of its
+	// refresh interval without taking mu: every statement asks for it
+	// (the plan cache's validity check), from every connection (issue 13,
+	// seventh round).
+	checked atomic.Pointer[checkedSnap]
+	ahead   atomic.Bool // a background version check is in flight (refresh.go)
 
 	aiMu sync.Mutex
 	ai   map[aiKey]*aiBlock
+}
+
+// checkedSnap is a cached snapshot and when its version was last checked.
+type checkedSnap struct {
+	snap *snapshot
+	at   time.Time
 }
 
 // Store returns the store the catalog lives in.

@@ -127,6 +127,13 @@ func (c *Catalog) Refresh(ctx context.Context) error {
 // its interval is still served, and checked again in the background
 // (startRefreshAhead, refresh.go).
 func (c *Catalog) current(ctx context.Context) (*snapshot, error) {
+	if iv := c.opts.RefreshInterval; iv > 0 {
+		// Fresh and not yet due for a check ahead: what the locked path
+		// below would return, without the lock.
+		if cs := c.checked.Load(); cs != nil && c.opts.Now().Sub(cs.at) < iv/2 {
+			return cs.snap, nil
+		}
+	}
 	c.mu.Lock()
 	s := c.snap
 	iv := c.opts.RefreshInterval
@@ -170,6 +177,7 @@ func (c *Catalog) refresh(ctx context.Context, force bool) (*snapshot, error) {
 	if cached != nil && v.ETag == cached.etag {
 		c.mu.Lock()
 		c.checkedAt = checked
+		c.checked.Store(&checkedSnap{snap: c.snap, at: checked})
 		c.mu.Unlock()
 		return cached, nil
 	}
@@ -222,6 +230,7 @@ func (c *Catalog) install(s *snapshot, checked time.Time) {
 	if c.snap == nil || s.version >= c.snap.version {
 		c.snap = s
 		c.checkedAt = checked
+		c.checked.Store(&checkedSnap{snap: s, at: checked})
 	}
 }
 

@@ -47,8 +47,10 @@ type Gateway struct {
 	Parts   ddldecl.Decls
 	Views   *views.Store
 	// sessions by connection ID, for the handler's error translation.
-	sessMu   sync.Mutex
-	sessions map[uint32]*Session
+	// A sync.Map: every command looks its session up (the plan cache, the
+	// handler's autocommit check), from every connection at once; its
+	// reads take no lock (issue 13, seventh round).
+	sessions sync.Map // uint32 → *Session
 	// unsorted: the backend returns query results in any order (Cosmos
 	// DB Table API), so no plan may claim key order.
 	unsorted bool

@@ -68,9 +68,7 @@ func noteInsertStats(ctx *sql.Context, st InsertStats) {
 // takeInsertStats returns and forgets what the last INSERT of the
 // connection left.
 func (g *Gateway) TakeInsertStats(conn uint32) (InsertStats, bool) {
-	g.sessMu.Lock()
-	s := g.sessions[conn]
-	g.sessMu.Unlock()
+	s := g.Session(conn)
 	if s == nil {
 		return InsertStats{}, false
 	}

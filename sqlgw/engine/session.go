@@ -92,20 +92,13 @@ func (g *Gateway) SessionBuilder(ctx context.Context, conn *mysql.Conn, addr str
 	}
 	client := sql.Client{Address: host, User: user, Capabilities: conn.Capabilities}
 	s := g.newSession(sql.NewBaseSessionWithClientServer(addr, client, conn.ConnectionID))
-	g.sessMu.Lock()
-	if g.sessions == nil {
-		g.sessions = map[uint32]*Session{}
-	}
-	g.sessions[conn.ConnectionID] = s
-	g.sessMu.Unlock()
+	g.sessions.Store(conn.ConnectionID, s)
 	return s, nil
 }
 
 // currentDB returns the current database of a connection's session.
 func (g *Gateway) CurrentDB(conn uint32) string {
-	g.sessMu.Lock()
-	s := g.sessions[conn]
-	g.sessMu.Unlock()
+	s := g.Session(conn)
 	if s == nil {
 		return ""
 	}
@@ -113,11 +106,8 @@ func (g *Gateway) CurrentDB(conn uint32) string {
 }
 
 func (g *Gateway) ForgetSession(conn uint32) {
-	g.sessMu.Lock()
-	s := g.sessions[conn]
-	delete(g.sessions, conn)
-	g.sessMu.Unlock()
-	if s != nil {
+	if v, ok := g.sessions.LoadAndDelete(conn); ok {
+		s := v.(*Session)
 		s.releaseSnapshot(nil)
 	}
 }
@@ -388,7 +378,8 @@ func (s *Session) GetStatusVariable(ctx *sql.Context, name string) (interface{},
 
 // session returns a connection's sqlgw session, or nil.
 func (g *Gateway) Session(conn uint32) *Session {
-	g.sessMu.Lock()
-	defer g.sessMu.Unlock()
-	return g.sessions[conn]
+	if v, ok := g.sessions.Load(conn); ok {
+		return v.(*Session)
+	}
+	return nil
 }

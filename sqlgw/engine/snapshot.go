@@ -431,9 +431,7 @@ func (s *Session) releaseSnapshot(tx *txn) {
 // transaction it belongs to keeps it (REPEATABLE READ, SERIALIZABLE): an
 // idle connection holds no snapshot.
 func (g *Gateway) EndStatement(conn uint32) {
-	g.sessMu.Lock()
-	s := g.sessions[conn]
-	g.sessMu.Unlock()
+	s := g.Session(conn)
 	if s == nil {
 		return
 	}

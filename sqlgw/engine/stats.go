@@ -172,12 +172,9 @@ func (g *Gateway) noteChanges(phys string, n int64) {
 	}
 }
 
-// maybeRefreshStats starts a background re-analysis of t when enough of it
-// changed since the last one.
-func (g *Gateway) maybeRefreshStats(t *catalog.Table) {
-	g.mu.Lock()
-	ts := g.stats[t.Physical]
-	g.mu.Unlock()
+// refreshStats starts a background re-analysis of t (statistics ts) when
+// enough of it changed since the last one.
+func (g *Gateway) refreshStats(t *catalog.Table, ts *statistics.Table) {
 	if ts == nil || !ts.StartRefresh() {
 		return
 	}
@@ -216,11 +213,27 @@ func (g *Gateway) statsAfterIndex(db, table string) {
 }
 
 // plannerStats are the planner's statistics of t.
+//
+// It runs on every bound lookup of the plan cache (a point select's
+// Template.Bind), so the row estimate and the statistics are read in one
+// hold of g.mu, not three (issue 13, seventh round: a gateway-wide lock
+// every connection takes in turn).
 func (g *Gateway) plannerStats(t *catalog.Table) *planner.Stats {
-	n, _ := g.rowCount(t.Physical)
-	ts := g.tableStatsOf(t.Physical)
+	n := int64(defaultRowEstimate)
+	g.mu.Lock()
+	if e, ok := g.rows[t.Physical]; ok && e.known {
+		n = e.n
+	}
+	ts, known := g.stats[t.Physical]
+	g.mu.Unlock()
+	if !known {
+		// Not loaded yet: tableStatsOf loads it (and may set the row
+		// estimate from it), as before.
+		ts = g.tableStatsOf(t.Physical)
+		n, _ = g.rowCount(t.Physical)
+	}
 	if ts != nil {
-		g.maybeRefreshStats(t)
+		g.refreshStats(t, ts)
 	}
 	return ts.Planner(t, n)
 }

@@ -270,9 +270,7 @@ func noteWriteError(ctx *sql.Context, we mysqlerr.WriteError) {
 // takeWriteError returns and forgets the detail of the connection's last
 // failed write.
 func (g *Gateway) TakeWriteError(conn uint32) *mysqlerr.WriteError {
-	g.sessMu.Lock()
-	s := g.sessions[conn]
-	g.sessMu.Unlock()
+	s := g.Session(conn)
 	if s == nil {
 		return nil
 	}

@@ -96,9 +96,7 @@ func (g *Gateway) NoteTimePrecision(conn uint32, query string, declared map[stri
 	if len(decl) == 0 {
 		return func() {}
 	}
-	g.sessMu.Lock()
-	s := g.sessions[conn]
-	g.sessMu.Unlock()
+	s := g.Session(conn)
 	if s == nil {
 		return func() {}
 	}

@@ -95,6 +95,20 @@ func (h *Handler) translate(c *mysql.Conn, query string, err error) error {
 	return h.errorOf(&statement{c: c, query: query}, err)
 }
 
+// WarningCount implements mysql.Handler: the protocol asks it after every
+// statement (the OK and EOF packets' warning count). go-mysql-server's
+// looks the session up in its SessionManager under the manager's mutex,
+// which every connection takes in turn; the gateway's own map of the same
+// sessions (engine.Gateway.Session: the session builder puts each session
+// go-mysql-server makes in both) is read without a lock (issue 13, seventh
+// round).
+func (h *Handler) WarningCount(c *mysql.Conn) uint16 {
+	if s := h.GW.Session(c.ConnectionID); s != nil {
+		return s.WarningCount()
+	}
+	return h.Handler.WarningCount(c)
+}
+
 // ComInitDB implements mysql.Handler: USE db from the protocol (the mysql
 // CLI's "use", drivers' database option) answers with MySQL's errors too
 // (1049 42000 "Unknown database 'x'").

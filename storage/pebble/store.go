@@ -137,6 +137,7 @@ type Store struct {
 	// mu is held exclusively by table DDL and Close, and shared by every
 	// other operation for its whole duration.
 	mu          sync.RWMutex
+	getMu       rwStripes // Get's read lock (rwstripes.go): DDL and Close take both
 	closed      bool
 	tables      map[string]tableInfo // by lower-cased name
 	nextTableID uint64
@@ -297,8 +298,8 @@ func beU64(b []byte) uint64 {
 // Close closes the store after the operations in progress. Every write
 // that returned is durable (unless Options.NoSync).
 func (s *Store) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.lockAll()
+	defer s.unlockAll()
 	if s.closed {
 		return ErrClosed
 	}
@@ -362,8 +363,8 @@ func (s *Store) CreateTable(ctx context.Context, table string) error {
 	if err := storage.ValidateTableName(table); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.lockAll()
+	defer s.unlockAll()
 	if s.closed {
 		return ErrClosed
 	}
@@ -390,8 +391,8 @@ func (s *Store) DeleteTable(ctx context.Context, table string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.lockAll()
+	defer s.unlockAll()
 	if s.closed {
 		return ErrClosed
 	}
@@ -443,10 +444,11 @@ func (s *Store) Get(ctx context.Context, table, pk, rk string, opts *storage.Get
 	if err := s.limits.ValidateKeys(pk, rk); err != nil {
 		return nil, err
 	}
-	if err := s.rlock(ctx); err != nil {
+	mu, err := s.rlockGet(ctx)
+	if err != nil {
 		return nil, err
 	}
-	defer s.mu.RUnlock()
+	defer mu.RUnlock()
 	t, err := s.table(table)
 	if err != nil {
 		return nil, err
