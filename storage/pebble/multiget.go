@@ -66,6 +66,8 @@ func (s *Store) MultiGet(ctx context.Context, table string, keys []storage.Entit
 				return nil, err
 			}
 			set = src.scan.selectSet(sel)
+			// The entities' slab: one per key left, not arenaEntities.
+			src.scan.arena.ents = make([]storage.Entity, len(keys)-i)
 		} else if err := ctx.Err(); err != nil { // each Get's rlock checks it
 			return nil, err
 		}
