@@ -18,7 +18,9 @@ import (
 // on the embedded store (sqlgw/engine/joinbatch_index.go, multiQueryHits;
 // storage/pebble's MultiQuery: one iterator). Two servers run the same
 // statements in lockstep, one with that read and one with the queries sent
-// one by one (engine.SetIndexMultiQuery(false)), and every outcome is
+// one by one and each hit's row read with its own Get, not in one
+// storage.MultiGet call (sqlgw/engine/indexhits.go; both turned off by
+// engine.SetIndexMultiQuery(false)), and every outcome is
 // compared (rows in order, column metadata, errors, warnings): prepared and
 // text IN lists with duplicates, NULLs, values of other types (strings,
 // fractions, huge and negative numbers), a case-insensitive collated
@@ -140,7 +142,7 @@ func TestIndexMultiQueryDifferential(t *testing.T) {
 		}
 		return sb.String()
 	}
-	m0 := engine.IndexMultiQueries()
+	m0, g0 := engine.IndexMultiQueries(), engine.IndexMultiGets()
 	reads := func() {
 		for range 25 {
 			a := args(10, intVal)
@@ -199,5 +201,8 @@ func TestIndexMultiQueryDifferential(t *testing.T) {
 	reads()
 	if n := engine.IndexMultiQueries() - m0; n < 200 {
 		t.Errorf("only %d index reads in one MultiQuery", n)
+	}
+	if n := engine.IndexMultiGets() - g0; n < 200 {
+		t.Errorf("only %d reads of verified hits' rows in one MultiGet", n)
 	}
 }

@@ -17,7 +17,8 @@ import (
 )
 
 // TestIndexMultiQueryConcurrentWrites: IN lists on a global index, read
-// with one storage.MultiQuery call (multiQueryHits), while other sessions
+// with one storage.MultiQuery call (multiQueryHits) and the hits' rows
+// with one storage.MultiGet call (indexhits.go), while other sessions
 // move rows between index values and delete and re-insert them. Every
 // row returned must have its k in the list (hits are verified against the
 // rows), no row twice; and inside a transaction the same IN list read
@@ -50,7 +51,7 @@ func TestIndexMultiQueryConcurrentWrites(t *testing.T) {
 	if _, err := db.ExecContext(ctx, sb.String()); err != nil {
 		t.Fatal(err)
 	}
-	m0 := engine.IndexMultiQueries()
+	m0, g0 := engine.IndexMultiQueries(), engine.IndexMultiGets()
 	deadline := time.Now().Add(4 * time.Second)
 	var wg sync.WaitGroup
 	errs := make(chan error, 16)
@@ -81,7 +82,9 @@ func TestIndexMultiQueryConcurrentWrites(t *testing.T) {
 	read := func(c interface {
 		QueryContext(context.Context, string, ...any) (*sql.Rows, error)
 	}, vals []any) ([]string, error) {
-		rs, err := c.QueryContext(ctx, "SELECT id, k FROM mqs.t WHERE k IN (?, ?, ?, ?, ?, ?)", vals...)
+		// c is not in k_1: the hits' rows are read (a covering plan
+		// reads none).
+		rs, err := c.QueryContext(ctx, "SELECT id, k, c FROM mqs.t WHERE k IN (?, ?, ?, ?, ?, ?)", vals...)
 		if err != nil {
 			return nil, err
 		}
@@ -89,7 +92,8 @@ func TestIndexMultiQueryConcurrentWrites(t *testing.T) {
 		var out []string
 		for rs.Next() {
 			var id, k int
-			if err := rs.Scan(&id, &k); err != nil {
+			var cv string
+			if err := rs.Scan(&id, &k, &cv); err != nil {
 				return nil, err
 			}
 			if !slices.Contains(vals, any(k)) {
@@ -164,5 +168,8 @@ func TestIndexMultiQueryConcurrentWrites(t *testing.T) {
 	}
 	if n := engine.IndexMultiQueries() - m0; n < 20 {
 		t.Errorf("only %d index reads in one MultiQuery", n)
+	}
+	if n := engine.IndexMultiGets() - g0; n < 20 {
+		t.Errorf("only %d reads of verified hits' rows in one MultiGet", n)
 	}
 }

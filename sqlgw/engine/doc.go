@@ -97,6 +97,8 @@
 //	                (an IN list's index partitions read in one
 //	                storage.MultiQuery call on the embedded store:
 //	                joinbatch_index.go, multiQueryHits)
+//	indexhits.go    the rows of an index read's hits in one
+//	                storage.MultiGet call on the embedded store
 //	indexrename.go  ALTER TABLE ... RENAME INDEX
 //	attached_index.go            secondary indexes on attached tables: the
 //	                freshness contract, REPAIR/REFRESH TABLE rebuilds

@@ -1,8 +1,10 @@
 package engine
 
 // SetIndexMultiQuery turns the index reads of one storage.MultiQuery call
-// (joinbatch_index.go, multiQueryHits) on or off, for differential tests;
-// it returns a function restoring the previous setting.
+// (joinbatch_index.go, multiQueryHits) and the reads of the verified hits'
+// rows in one storage.MultiGet call (indexhits.go, hitRows) on or off, for
+// differential tests; it returns a function restoring the previous
+// setting.
 func SetIndexMultiQuery(on bool) (restore func()) {
 	old := !noIndexMultiQuery.Swap(!on)
 	return func() { noIndexMultiQuery.Store(!old) }
@@ -11,3 +13,8 @@ func SetIndexMultiQuery(on bool) (restore func()) {
 // IndexMultiQueries returns the number of index reads made with one
 // storage.MultiQuery call since the process started.
 func IndexMultiQueries() int64 { return indexMultiQueries.Load() }
+
+// IndexMultiGets returns the number of reads of verified index hits' rows
+// made with one storage.MultiGet call since the process started
+// (indexhits.go); SetIndexMultiQuery(false) turns them off too.
+func IndexMultiGets() int64 { return indexMultiGets.Load() }

@@ -539,6 +539,16 @@ func (it *rowIter) loadIndex() error {
 	if ix.Global && len(gets) > 0 {
 		cols = it.indexCols(ix)
 	}
+	if it.t.gw.serial && len(gets) > 1 && !noIndexMultiQuery.Load() {
+		// The rows in one store call (indexhits.go).
+		if err := it.hitRows(ix, cols, hits, gets, out, also); err != nil {
+			return mapError(err)
+		}
+		for _, i := range gets {
+			stale[i] = out[i] == nil
+		}
+		gets = gets[:0]
+	}
 	it.t.gw.each(len(gets), func(j int) {
 		i := gets[j]
 		h := hits[i]
@@ -627,33 +637,42 @@ func (it *rowIter) verifyHit(ix *catalog.Index, cols indexCols, h *storage.Entit
 	if err != nil {
 		return nil, false, err
 	}
-	if ix.Global {
-		ents := []*storage.Entity{e}
-		if it.meta.Extras(e) > 0 {
-			more, err := it.continuations(e)
-			if err != nil {
-				return nil, false, err
-			}
-			ents = append(ents, more...)
-		}
-		// Only the index's columns decide its keys: the rest of the row
-		// is not decoded here.
-		if cols.err != nil {
-			return nil, false, cols.err
-		}
-		row, err := it.meta.DecodeRowColumns(cols.ords, ents...)
-		if err != nil {
-			return nil, false, err
-		}
-		wpk, wrk, err := it.meta.IndexKeys(ix, pk, rk, row)
-		if err != nil {
-			return nil, false, err
-		}
-		if wpk != h.PartitionKey || wrk != h.RowKey {
-			return nil, false, nil
-		}
+	ok, err := it.checkHit(ix, cols, h, pk, rk, e)
+	if !ok || err != nil {
+		return nil, false, err
 	}
 	return e, true, nil
+}
+
+// checkHit reports whether e, the base row (pk, rk) of index hit h,
+// still implies h (always, for a local index); cols are ix's
+// (it.indexCols), for a global index.
+func (it *rowIter) checkHit(ix *catalog.Index, cols indexCols, h *storage.Entity, pk, rk string, e *storage.Entity) (bool, error) {
+	if !ix.Global {
+		return true, nil
+	}
+	ents := []*storage.Entity{e}
+	if it.meta.Extras(e) > 0 {
+		more, err := it.continuations(e)
+		if err != nil {
+			return false, err
+		}
+		ents = append(ents, more...)
+	}
+	// Only the index's columns decide its keys: the rest of the row is
+	// not decoded here.
+	if cols.err != nil {
+		return false, cols.err
+	}
+	row, err := it.meta.DecodeRowColumns(cols.ords, ents...)
+	if err != nil {
+		return false, err
+	}
+	wpk, wrk, err := it.meta.IndexKeys(ix, pk, rk, row)
+	if err != nil {
+		return false, err
+	}
+	return wpk == h.PartitionKey && wrk == h.RowKey, nil
 }
 
 // coveringEntity builds a row's main entity from an index entity that

@@ -1,8 +1,8 @@
 package pebble
 
 import (
+	"bytes"
 	"context"
-	"errors"
 
 	pebbledb "github.com/cockroachdb/pebble/v2"
 
@@ -10,9 +10,15 @@ import (
 )
 
 // MultiGet implements storage.MultiGetter: the keys are read one after
-// another as Get reads each, under one hold of the store lock, one table
-// lookup and one snapshot handle, where a loop of Get calls takes each of
-// these per key; the entities' strings and values are cut from one page
+// another under one hold of the store lock, one table lookup and one
+// snapshot handle, where a loop of Get calls takes each of these per key,
+// and through one iterator (a snapshot's kept one, as MultiQuery's:
+// iterSource) with a prefix seek per key, where each Pebble Get builds
+// and tears down an iterator of its own over every level: with Pebble's
+// default comparer a key's prefix is the whole key, so the seek finds the
+// key or nothing and consults the bloom filters as Get does
+// (BenchmarkMultiGet: about 8% less CPU than Pebble's Gets for ten keys
+// in sstables). The entities' strings and values are cut from one page
 // arena and their property names interned once for the call (scanState),
 // as a MultiQuery's pages are. An error ends the read as it would end the
 // loop; an absent key is a nil entity.
@@ -25,16 +31,13 @@ func (s *Store) MultiGet(ctx context.Context, table string, keys []storage.Entit
 	var (
 		locked bool
 		t      tableInfo
-		r      reader
-		done   func()
-		st     scanState
+		src    iterSource
+		it     *pebbledb.Iterator
 		set    map[string]struct{}
 		key    []byte
 	)
 	defer func() {
-		if done != nil {
-			done()
-		}
+		src.close()
 		if locked {
 			s.mu.RUnlock()
 		}
@@ -59,23 +62,32 @@ func (s *Store) MultiGet(ctx context.Context, table string, keys []storage.Entit
 					return nil, err
 				}
 			}
-			if r, _, done, err = s.reader(ctx); err != nil {
+			if it, err = src.iter(ctx, s, appendTablePrefix(nil, t.id), appendTablePrefix(nil, t.id+1)); err != nil {
 				return nil, err
 			}
-			set = st.selectSet(sel)
+			set = src.scan.selectSet(sel)
+			// The entities' slab: one per key left, not arenaEntities.
+			src.scan.arena.ents = make([]storage.Entity, len(keys)-i)
 		} else if err := ctx.Err(); err != nil { // each Get's rlock checks it
 			return nil, err
 		}
 		key = appendEntityKey(key[:0], t.id, k.PK, k.RK)
-		v, closer, err := r.Get(key)
-		if errors.Is(err, pebbledb.ErrNotFound) {
+		// The default comparer's prefix of a key is the whole key: a
+		// prefix seek finds key or nothing, and consults the bloom
+		// filters as Get does.
+		if !it.SeekPrefixGE(key) || !bytes.Equal(it.Key(), key) {
+			if err := it.Error(); err != nil {
+				src.bad = true
+				return nil, err
+			}
 			continue
 		}
+		v, err := it.ValueAndErr()
 		if err != nil {
+			src.bad = true
 			return nil, err
 		}
-		e, err := st.entity(k, v, sel, set)
-		closer.Close()
+		e, err := src.scan.entity(k, v, sel, set)
 		if err != nil {
 			return nil, err
 		}

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/sqlgw/sqlgw/storage"
 )
@@ -127,4 +129,121 @@ func TestMultiGetDifferential(t *testing.T) {
 	}
 	sn.Release()
 	mustFail(run(storage.WithSnapshot(ctx, sn), []storage.EntityKey{ok, ok}, nil))
+}
+
+// BenchmarkMultiGet: ten random entities of 100,000 (one partition each,
+// as sysbench's rows), in sstables, at a snapshot: MultiGet (one prefix
+// seek each on one iterator), the loop of Get calls, and the loop of the
+// snapshot's own Pebble Gets with the entity decoded (what MultiGet would
+// cost reading with Get).
+//
+//	go test ./storage/pebble -run '^$' -bench MultiGet -benchmem
+func BenchmarkMultiGet(b *testing.B) {
+	ctx := context.Background()
+	s, err := Open(b.TempDir(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.CreateTable(ctx, "sbt"); err != nil {
+		b.Fatal(err)
+	}
+	const n = 100_000
+	pk := func(i int) string { return fmt.Sprintf("%08d", i) }
+	for start := 0; start < n; start += 100 {
+		var tbs []storage.TableBatch
+		for i := start; i < start+100; i++ {
+			tbs = append(tbs, storage.TableBatch{Table: "sbt", Ops: []storage.Operation{{Kind: storage.OpInsert, Entity: &storage.Entity{
+				PartitionKey: pk(i), RowKey: "",
+				Properties: storage.Properties{"k": storage.Int64(int64(i % 1000)), "c": storage.String(fmt.Sprintf("%0120d", i)), "pad": storage.String(fmt.Sprintf("%060d", i))}}}}})
+		}
+		if _, err := s.MultiBatch(ctx, tbs); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// Settled: no compaction running while the reads are measured (the
+	// process's CPU time counts Pebble's goroutines too).
+	if err := s.DB().Compact(ctx, []byte{0}, []byte{0xff}, false); err != nil {
+		b.Fatal(err)
+	}
+	sn, err := s.Snapshot(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sn.Release()
+	sctx := storage.WithSnapshot(ctx, sn)
+	r := rand.New(rand.NewPCG(1, 2))
+	keys := make([]storage.EntityKey, 10)
+	next := func() {
+		for i := range keys {
+			keys[i] = storage.EntityKey{PK: pk(r.IntN(n))}
+		}
+	}
+	b.Run("impl=multiget", func(b *testing.B) {
+		b.ReportAllocs()
+		c0, n := processCPU(), 0
+		for b.Loop() {
+			next()
+			es, err := s.MultiGet(sctx, "sbt", keys, nil)
+			if err != nil || es[0] == nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		b.ReportMetric(float64(processCPU()-c0)/float64(n), "cpu-ns/op")
+	})
+	b.Run("impl=get", func(b *testing.B) {
+		b.ReportAllocs()
+		c0, n := processCPU(), 0
+		for b.Loop() {
+			next()
+			es, err := storage.GetEach(sctx, s, "sbt", keys, nil)
+			if err != nil || es[0] == nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		b.ReportMetric(float64(processCPU()-c0)/float64(n), "cpu-ns/op")
+	})
+	b.Run("impl=pebbleget", func(b *testing.B) {
+		b.ReportAllocs()
+		var kb []byte
+		c0, n := processCPU(), 0
+		for b.Loop() {
+			n++
+			next()
+			if err := s.rlock(sctx); err != nil {
+				b.Fatal(err)
+			}
+			t, _ := s.table("sbt")
+			rd, _, done, err := s.reader(sctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var st scanState
+			for _, k := range keys {
+				kb = appendEntityKey(kb[:0], t.id, k.PK, k.RK)
+				v, closer, err := rd.Get(kb)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := st.entity(k, v, nil, nil); err != nil {
+					b.Fatal(err)
+				}
+				closer.Close()
+			}
+			done()
+			s.mu.RUnlock()
+		}
+		b.ReportMetric(float64(processCPU()-c0)/float64(n), "cpu-ns/op")
+	})
+}
+
+// processCPU is the process's CPU time (user and system).
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
