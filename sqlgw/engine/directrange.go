@@ -53,7 +53,9 @@ import (
 // handling, overflow and warnings are those of the general path by
 // construction, not by imitation:
 //
-//   - Project: rowexec.ProjectRow (what ProjectIter runs);
+//   - Project: rowexec.ProjectRow (what ProjectIter runs), or the row
+//     itself or one reused row where that makes the same values
+//     (projectRows);
 //   - GroupBy: the aggregation's own buffer (sql.Aggregation.NewBuffer,
 //     Update per row, Eval at the end, as go-mysql-server's groupByIter):
 //     SUM and AVG of an INT or DECIMAL column are sqlgw's exact DECIMAL
@@ -272,7 +274,7 @@ func (d *directPlan) evaluate(ctx *sql.Context, base *directRows) sql.RowIter {
 		}
 		switch n := op.node.(type) {
 		case *plan.Project:
-			it = &projectRows{child: it, exprs: op.exprs}
+			it = newProjectRows(it, op.exprs, i == len(d.ops)-1)
 		case *plan.GroupBy:
 			it = &aggregateRows{child: it, exprs: op.exprs}
 		case *plan.Sort:
@@ -288,10 +290,37 @@ func (d *directPlan) evaluate(ctx *sql.Context, base *directRows) sql.RowIter {
 	return &evaluatedRows{top: it}
 }
 
-// projectRows is go-mysql-server's ProjectIter.
+// projectRows is go-mysql-server's ProjectIter of plain columns.
+//
+// rowexec.ProjectRow makes a new row of the columns (GetField.Eval is
+// row[i]; an Alias evaluates its child), each float's negative zero made
+// positive. Two cases skip that allocation per row: a Project of the
+// row's own columns in order (over a Sort or an aggregate of just the
+// columns it returns) returns the row itself when it holds no float; and
+// the top operator of the plan (SELECT c ... ORDER BY c projects c out of
+// the sorted rows) fills one row it reuses, since the statement's
+// consumer (plancache.go's rows and max1Row, as for the reused rows of
+// direct.go's simple shape) converts each row to the wire before the next
+// Next. Rows too short for a column go through ProjectRow, which reports
+// the error.
 type projectRows struct {
 	child sql.RowIter
 	exprs []sql.Expression
+	cols  []int // the column of each of exprs
+	// identity: cols are 0, 1, ... len(exprs)-1.
+	identity bool
+	// top: the plan's top operator; out is its reused row.
+	top bool
+	out sql.Row
+}
+
+func newProjectRows(child sql.RowIter, exprs []sql.Expression, top bool) *projectRows {
+	p := &projectRows{child: child, exprs: exprs, cols: make([]int, len(exprs)), identity: true, top: top}
+	for i, e := range exprs {
+		p.cols[i] = fieldIndex(e) // >= 0: evalShape took plain columns only
+		p.identity = p.identity && p.cols[i] == i
+	}
+	return p
 }
 
 func (p *projectRows) Next(ctx *sql.Context) (sql.Row, error) {
@@ -299,7 +328,52 @@ func (p *projectRows) Next(ctx *sql.Context) (sql.Row, error) {
 	if err != nil {
 		return nil, err
 	}
+	if p.identity && len(row) == len(p.exprs) && !hasFloat(row) {
+		return row, nil
+	}
+	if p.top && p.fits(row) {
+		if p.out == nil {
+			p.out = make(sql.Row, len(p.cols))
+		}
+		for i, c := range p.cols {
+			p.out[i] = positiveZero(row[c])
+		}
+		return p.out, nil
+	}
 	return rowexec.ProjectRow(ctx, p.exprs, row)
+}
+
+// fits reports whether row has every column p reads.
+func (p *projectRows) fits(row sql.Row) bool {
+	for _, c := range p.cols {
+		if c < 0 || c >= len(row) {
+			return false
+		}
+	}
+	return true
+}
+
+// positiveZero is go-mysql-server's normalizeNegativeZeros (ProjectRow):
+// a float's zero, negative or not, as positive zero.
+func positiveZero(v any) any {
+	if v == float32(0) {
+		return float32(0)
+	}
+	if v == float64(0) {
+		return float64(0)
+	}
+	return v
+}
+
+// hasFloat reports whether row holds a float32 or float64.
+func hasFloat(row sql.Row) bool {
+	for _, v := range row {
+		switch v.(type) {
+		case float32, float64:
+			return true
+		}
+	}
+	return false
 }
 
 func (p *projectRows) Close(ctx *sql.Context) error { return p.child.Close(ctx) }

@@ -345,6 +345,9 @@ func (s *sortRows) sortStrings(rows []sql.Row) ([]sql.Row, bool) {
 			}
 		}
 	}
+	if bytewise && len(s.keys) == 1 {
+		return sortOneKey(s.keys[0], rows, vals[0], nulls[0]), true
+	}
 	perm := make([]int32, len(rows))
 	for i := range perm {
 		perm[i] = int32(i)
@@ -407,6 +410,52 @@ func (s *sortRows) sortStrings(rows []sql.Row) ([]sql.Row, bool) {
 		out[i] = rows[p]
 	}
 	return out, true
+}
+
+// oneKey is a row's sort value and ordinal for sortOneKey.
+type oneKey struct {
+	v    string
+	null bool
+	i    int32
+}
+
+// sortOneKey returns rows sorted by one byte-ordered key k whose values
+// (valid UTF-8) are vals and nulls: sortStrings's order, without its loop
+// over keys and with each row's value next to its ordinal.
+func sortOneKey(k sortKey, rows []sql.Row, vals []string, nulls []bool) []sql.Row {
+	ents := make([]oneKey, len(rows))
+	for r := range ents {
+		ents[r] = oneKey{v: vals[r], null: nulls[r], i: int32(r)}
+	}
+	slices.SortFunc(ents, func(a, b oneKey) int {
+		x, y := &a, &b
+		if k.desc {
+			x, y = y, x
+		}
+		switch {
+		case x.null && y.null:
+		case x.null:
+			if k.nullsFirst {
+				return -1
+			}
+			return 1
+		case y.null:
+			if k.nullsFirst {
+				return 1
+			}
+			return -1
+		default:
+			if c := strings.Compare(x.v, y.v); c != 0 {
+				return c
+			}
+		}
+		return cmp.Compare(a.i, b.i)
+	})
+	out := make([]sql.Row, len(rows))
+	for i, e := range ents {
+		out[i] = rows[e.i]
+	}
+	return out
 }
 
 func (s *sortRows) Close(ctx *sql.Context) error {
