@@ -390,7 +390,12 @@ func (l Limits) validateBatch(ops []Operation, checks bool) error {
 	if len(ops) > MaxBatchOps {
 		return &BatchError{Index: -1, Err: fmt.Errorf("%w: %d operations, the limit is %d", ErrTooLarge, len(ops), MaxBatchOps)}
 	}
-	seen := make(map[string]struct{}, len(ops))
+	// A batch of one operation (a bulk INSERT's MultiBatch is a
+	// thousand of them, one per row's partition) needs no set of keys.
+	var seen map[string]struct{}
+	if len(ops) > 1 {
+		seen = make(map[string]struct{}, len(ops))
+	}
 	total := 0
 	for i, op := range ops {
 		if op.Entity == nil {
@@ -399,10 +404,12 @@ func (l Limits) validateBatch(ops []Operation, checks bool) error {
 		if op.Entity.PartitionKey != ops[0].Entity.PartitionKey {
 			return &BatchError{Index: i, Err: fmt.Errorf("%w: batch spans partitions %q and %q", ErrInvalid, ops[0].Entity.PartitionKey, op.Entity.PartitionKey)}
 		}
-		if _, dup := seen[op.Entity.RowKey]; dup {
-			return &BatchError{Index: i, Err: fmt.Errorf("%w: two operations on RowKey %q", ErrInvalid, op.Entity.RowKey)}
+		if seen != nil {
+			if _, dup := seen[op.Entity.RowKey]; dup {
+				return &BatchError{Index: i, Err: fmt.Errorf("%w: two operations on RowKey %q", ErrInvalid, op.Entity.RowKey)}
+			}
+			seen[op.Entity.RowKey] = struct{}{}
 		}
-		seen[op.Entity.RowKey] = struct{}{}
 		var err error
 		size := 0
 		switch op.Kind {
