@@ -184,6 +184,21 @@ var directInsertSteps = func() []string {
 		"CREATE TABLE kl (a INT, b VARCHAR(3))",
 		"INSERT INTO kl (a, b) VALUES (1, 'a')", "INSERT INTO kl (a, b) VALUES (1, 'a')", "INSERT INTO kl (a, b) VALUES (2, 'b'), (2, 'b')",
 		"INSERT INTO kl VALUES (3, 'c')", "INSERT INTO kl VALUES (4, 'dddd')", "SELECT * FROM kl ORDER BY a, b",
+		// Strings converted to themselves (directinsert.go stringAsIs):
+		// at and past the limits in bytes and characters, other
+		// character sets, invalid UTF-8 in strict and non-strict mode.
+		"CREATE TABLE sx (id INT PRIMARY KEY, c CHAR(3), v VARCHAR(3), t TINYTEXT, l VARCHAR(3) CHARACTER SET latin1, b VARBINARY(3))",
+		"INSERT INTO sx VALUES (1, 'abc', 'abc', 'abc', 'abc', 'abc')", "INSERT INTO sx VALUES (2, 'éé', 'ééé', 'é', 'ééé', 'ab')",
+		"INSERT INTO sx VALUES (3, 'éééé', 'a', 'a', 'a', 'a')", "INSERT INTO sx VALUES (4, 'a', 'abcd', 'a', 'a', 'a')",
+		"INSERT INTO sx VALUES (5, 'a', 'a', '" + strings.Repeat("é", 128) + "', 'a', 'a')", "INSERT INTO sx VALUES (6, 'a', 'a', 'a', 'éééé', 'a')",
+		"INSERT INTO sx VALUES (7, 'a\xffb', 'a', 'a', 'a', 'a')", "INSERT INTO sx VALUES (8, 'a', 'a\xff', 'a', 'a', 'a')",
+		"INSERT INTO sx VALUES (9, 'a', 'a', 'a\xfe', 'a', 'a')", "INSERT INTO sx VALUES (10, 'a', 'a', 'a', 'a\xff', 'a\xff')",
+		"SET sql_mode = ''",
+		"INSERT INTO sx VALUES (11, 'a\xffb', 'a', 'a', 'a', 'a')", "INSERT INTO sx VALUES (12, 'a', 'a\xff', 'a', 'a', 'a')",
+		"INSERT INTO sx VALUES (13, 'a', 'a', 'a\xfe', 'a', 'a')", "INSERT INTO sx VALUES (14, 'a', 'a', 'a', 'a\xff', 'a\xff')",
+		"INSERT INTO sx VALUES (15, 'abcd', 'abcd', '" + strings.Repeat("t", 256) + "', 'abcd', 'abcd')",
+		"SET sql_mode = DEFAULT",
+		"SELECT id, HEX(c), HEX(v), HEX(t), HEX(l), HEX(b) FROM sx ORDER BY id",
 		"CREATE TABLE gi (id INT PRIMARY KEY, k INT, e VARCHAR(10), KEY kk (k), UNIQUE KEY ee (e))",
 		"INSERT INTO gi (id, k, e) VALUES (1, 5, 'a')", "INSERT INTO gi (id, k, e) VALUES (2, 5, 'b')", "INSERT INTO gi (id, k, e) VALUES (3, 6, 'a')",
 		"INSERT INTO gi (id, k, e) VALUES (4, 7, 'c'), (5, 8, 'c')", "INSERT INTO gi (id, k, e) VALUES (6, 9, 'A')",
@@ -368,6 +383,14 @@ var directInsertSteps = func() []string {
 				}
 				return str(i) + ", 2"
 			}),
+			head("INSERT INTO bv (c, si) VALUES ", 200, func(i int) string {
+				if i == 100 {
+					return "'inv\xffalid', 3"
+				}
+				return str(i) + ", 3"
+			}),
+			head("INSERT INTO bv (c, si) VALUES ", 200, func(i int) string { return fmt.Sprintf("'%s', 4", strings.Repeat("é", 30)) }),
+			head("INSERT INTO bv (c, si) VALUES ", 200, func(i int) string { return fmt.Sprintf("'%s', 5", strings.Repeat("é", 30+i/199)) }),
 			head("INSERT INTO bv (c, u) VALUES ", 200, func(i int) string { return fmt.Sprintf("%s, %d", str(i), 5000+i%190) }),
 			head("INSERT INTO bv (c, u) VALUES ", 200, func(i int) string { return fmt.Sprintf("%s, %d", str(i), 6000+i) }),
 			head("INSERT INTO bv (c, u) VALUES ", 200, func(i int) string { return fmt.Sprintf("%s, %d", str(i), 6199-i) }),

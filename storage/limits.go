@@ -266,8 +266,9 @@ func PropertySize(name string, v Value) int {
 	const annotation = 30 // ,"name@odata.type":"Edm.DateTime" is len(name) + 29
 	switch v.typ {
 	case TypeString:
-		formula += 4 + 2*utf16Len(v.s)
-		js += 2 + jsonStringLen(v.s)
+		units, jsLen, _ := stringSizes(v.s)
+		formula += 4 + 2*units
+		js += 2 + jsLen
 	case TypeBinary:
 		formula += 4 + len(v.b)
 		js += 2 + base64.StdEncoding.EncodedLen(len(v.b)) + annotation + len(name)
@@ -291,6 +292,21 @@ func PropertySize(name string, v Value) int {
 		js += 32 + annotation + len(name) // shortest round-trip, "-Infinity"
 	}
 	return max(formula, js)
+}
+
+// stringSizes returns utf16Len(s) and jsonStringLen(s) in one pass over
+// an ASCII string (each non-ASCII rest measured by those two), and whether
+// s is ASCII (so valid UTF-8): a row's strings are measured by every
+// batch's validation and by the writer's budget, and most are ASCII.
+func stringSizes(s string) (units, js int, ascii bool) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return i + utf16Len(s[i:]), js + jsonStringLen(s[i:]), false
+		}
+		js += int(jsonASCIILen[c])
+	}
+	return len(s), js, true
 }
 
 // jsonStringLen is the length of s inside the quotes of a JSON string as
@@ -359,6 +375,19 @@ func (l Limits) validateEntity(e *Entity) (int, error) {
 		if err := ValidatePropertyName(name); err != nil {
 			return 0, err
 		}
+		if v.typ == TypeString {
+			// validateValue and PropertySize in one measure of the
+			// string, with validateValue's errors in its order.
+			units, js, ascii := stringSizes(v.s)
+			if !ascii && !utf8.ValidString(v.s) {
+				return 0, fmt.Errorf("%w: property %q is not valid UTF-8", ErrInvalid, name)
+			}
+			if units > MaxStringUTF16 {
+				return 0, fmt.Errorf("%w: property %q has %d UTF-16 units, the limit is %d", ErrTooLarge, name, units, MaxStringUTF16)
+			}
+			n += max(8+2*utf16Len(name)+4+2*units, 4+len(name)+2+js) // PropertySize
+			continue
+		}
 		if err := validateValue(name, v); err != nil {
 			return 0, err
 		}
@@ -390,7 +419,12 @@ func (l Limits) validateBatch(ops []Operation, checks bool) error {
 	if len(ops) > MaxBatchOps {
 		return &BatchError{Index: -1, Err: fmt.Errorf("%w: %d operations, the limit is %d", ErrTooLarge, len(ops), MaxBatchOps)}
 	}
-	seen := make(map[string]struct{}, len(ops))
+	// A batch of one operation (a bulk INSERT's MultiBatch is a
+	// thousand of them, one per row's partition) needs no set of keys.
+	var seen map[string]struct{}
+	if len(ops) > 1 {
+		seen = make(map[string]struct{}, len(ops))
+	}
 	total := 0
 	for i, op := range ops {
 		if op.Entity == nil {
@@ -399,10 +433,12 @@ func (l Limits) validateBatch(ops []Operation, checks bool) error {
 		if op.Entity.PartitionKey != ops[0].Entity.PartitionKey {
 			return &BatchError{Index: i, Err: fmt.Errorf("%w: batch spans partitions %q and %q", ErrInvalid, ops[0].Entity.PartitionKey, op.Entity.PartitionKey)}
 		}
-		if _, dup := seen[op.Entity.RowKey]; dup {
-			return &BatchError{Index: i, Err: fmt.Errorf("%w: two operations on RowKey %q", ErrInvalid, op.Entity.RowKey)}
+		if seen != nil {
+			if _, dup := seen[op.Entity.RowKey]; dup {
+				return &BatchError{Index: i, Err: fmt.Errorf("%w: two operations on RowKey %q", ErrInvalid, op.Entity.RowKey)}
+			}
+			seen[op.Entity.RowKey] = struct{}{}
 		}
-		seen[op.Entity.RowKey] = struct{}{}
 		var err error
 		size := 0
 		switch op.Kind {

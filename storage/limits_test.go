@@ -188,3 +188,40 @@ func TestSplitBatches(t *testing.T) {
 		t.Fatalf("nil ops: got %d batches", len(got))
 	}
 }
+
+// TestStringSizes: stringSizes measures as utf16Len and jsonStringLen do,
+// and validateEntity's one pass over a string property gives
+// validateValue's errors and EntitySize's size.
+func TestStringSizes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	alphabet := []string{"a", "Z", "0", "-", " ", "\"", "\\", "\n", "\t", "\x01", "<", "&", "é", "€", "😀", "\xff", "\xe2\x82", strings.Repeat("x", 40)}
+	strs := []string{"", "plain", "12345678901-23456789012", "é", "\xff", "a\xffb"}
+	for range 2000 {
+		var sb strings.Builder
+		for range rng.IntN(12) {
+			sb.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		strs = append(strs, sb.String())
+	}
+	strs = append(strs, strings.Repeat("a", MaxStringUTF16+1), strings.Repeat("é", MaxStringUTF16/2+1)+"\xff")
+	l := DefaultLimits
+	for _, s := range strs {
+		units, js, ascii := stringSizes(s)
+		wantASCII := true
+		for i := 0; i < len(s); i++ {
+			wantASCII = wantASCII && s[i] < utf8.RuneSelf
+		}
+		if units != utf16Len(s) || js != jsonStringLen(s) || ascii != wantASCII {
+			t.Errorf("stringSizes(%q) = %d, %d, %v; want %d, %d, %v", s, units, js, ascii, utf16Len(s), jsonStringLen(s), wantASCII)
+		}
+		e := &Entity{PartitionKey: "p", RowKey: "r", Properties: map[string]Value{"c": String(s)}}
+		size, err := l.validateEntity(e)
+		wantErr := validateValue("c", String(s))
+		if wantErr == nil && EntitySize(e) > MaxEntityBytes {
+			wantErr = fmt.Errorf("%w: entity of %d bytes, the limit is %d", ErrTooLarge, EntitySize(e), MaxEntityBytes)
+		}
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) || err == nil && size != EntitySize(e) {
+			t.Errorf("validateEntity(%.40q) = %d, %v; want %d, %v", s, size, err, EntitySize(e), wantErr)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
@@ -13,6 +14,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/rowexec"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 )
 
 // Direct INSERT ... VALUES (issue 13)
@@ -350,8 +352,11 @@ func (d *directInsertIter) insertRows(ctx *sql.Context, inserter sql.RowInserter
 			if row[idx] == nil {
 				continue
 			}
-			cctx.column, cctx.row = col.Name, rowNumber
 			val := row[idx]
+			if str, isStr := val.(string); isStr && stringAsIs(col.Type, str) {
+				continue // converted to itself
+			}
+			cctx.column, cctx.row = col.Name, rowNumber
 			var converted any
 			var inRange sql.ConvertInRange
 			var cErr error
@@ -430,6 +435,32 @@ func (c *insertColumnCtx) Value(key any) any {
 		return c.row
 	}
 	return c.Context.Value(key)
+}
+
+// stringAsIs reports whether go-mysql-server's conversion of the string s
+// to the column type t (types.StringType.Convert, ConvertToBytes) is s
+// itself: t is CHAR or VARCHAR and s has no more bytes than t has
+// characters, or TEXT and s fits its bytes, and s is valid UTF-8 (an
+// invalid string is rejected or converted by the column's character set).
+// The conversion would copy s twice to make the same string.
+func stringAsIs(t sql.Type, s string) bool {
+	st, ok := t.(types.StringType)
+	if !ok {
+		return false
+	}
+	switch st.Type() {
+	case querypb.Type_CHAR, querypb.Type_VARCHAR:
+		if int64(len(s)) > st.MaxCharacterLength() {
+			return false
+		}
+	case querypb.Type_TEXT:
+		if int64(len(s)) > st.MaxByteLength() {
+			return false
+		}
+	default:
+		return false
+	}
+	return utf8.ValidString(s)
 }
 
 // toInt64 is rowexec's toInt64 (insertIter.getAutoIncVal).

@@ -1,6 +1,9 @@
 package engine
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestPlainInsertTarget(t *testing.T) {
 	for _, c := range []struct {
@@ -44,6 +47,9 @@ func TestContainsFoldASCII(t *testing.T) {
 		{"", "SELECT", false},
 		{"insert into t values ('\u0131gnore')", "IGNORE", false},
 		{"yGNORE iGNORe", "IGNORE", true},
+		{"Select", "SELECT", true}, {"sselect", "SELECT", true}, {"SSELEC", "SELECT", false},
+		{"s" + strings.Repeat("0-", 1000) + "S" + strings.Repeat("9", 1000) + "sElect", "SELECT", true},
+		{"s" + strings.Repeat("0-", 1000) + "S" + strings.Repeat("9", 1000) + "sElec", "SELECT", false},
 	} {
 		if got := containsFoldASCII(c.s, c.w); got != c.want {
 			t.Errorf("containsFoldASCII(%q, %q) = %v, want %v", c.s, c.w, got, c.want)
