@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -128,10 +129,10 @@ func backfillAmidWrite(t *testing.T, id int64, build func([]catalog.Datum) []cat
 		if !quiet && unchecked.Load() != beforeUnchecked {
 			t.Fatal("a page was written without its checks and no writer gate")
 		}
-		if n := unchecked.Load() - beforeUnchecked; quiet && !gate.lie &&
-			(gate.inflight > 0 && n > 0 || want && gate.inflight == 0 && n == 0) {
+		if n, busy := unchecked.Load()-beforeUnchecked, gate.busy(); quiet && !gate.lie &&
+			(busy && n > 0 || want && !busy && n == 0) {
 			t.Fatalf("writer in flight: %v, unchecked pages: %d: want unchecked pages exactly when no writer is in flight",
-				gate.inflight > 0, n)
+				busy, n)
 		}
 	}
 	if prebuilt {
@@ -192,7 +193,9 @@ func backfillAmidWrite(t *testing.T, id int64, build func([]catalog.Datum) []cat
 	if crash {
 		// Killed before Finish. The restart: Recover (forced: no writer
 		// is alive), then the backfill from the start.
-		*gate = testGate{lie: gate.lie} // a new process: no writer in flight
+		gate.mu.Lock()
+		gate.inflight, gate.seq = 0, gate.seq+1 // a new process: no writer in flight
+		gate.mu.Unlock()
 		if _, err := m.Recover(ctx, f.tbl, true); err != nil {
 			t.Fatal(err)
 		}
@@ -213,6 +216,7 @@ func backfillAmidWrite(t *testing.T, id int64, build func([]catalog.Datum) []cat
 // testGate is a WriterGate over the test's writers, as the gateway's
 // commit gate is over its commits (one goroutine: a hold blocks nobody).
 type testGate struct {
+	mu       sync.Mutex
 	inflight int
 	seq      uint64
 	held     bool
@@ -221,19 +225,42 @@ type testGate struct {
 }
 
 func (g *testGate) enter() (leave func()) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	g.inflight++
 	g.seq++
-	return func() { g.inflight--; g.seq++ }
+	return func() {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		g.inflight--
+		g.seq++
+	}
 }
 
-func (g *testGate) Idle() (uint64, bool) { return g.seq, g.inflight == 0 || g.lie }
+func (g *testGate) busy() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.inflight > 0
+}
+
+func (g *testGate) Idle() (uint64, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.seq, g.inflight == 0 || g.lie
+}
 
 func (g *testGate) Hold(token uint64) (func(), bool) {
-	if !g.lie && (token != g.seq || g.inflight != 0) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.lie && (token != g.seq || g.inflight != 0 || g.held) {
 		return nil, false
 	}
 	g.held = true
-	return func() { g.held = false }, true
+	return func() {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		g.held = false
+	}, true
 }
 
 // TestBackfillQuietPageWriterBetween: a writer that runs whole (Begin,

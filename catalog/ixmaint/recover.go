@@ -227,7 +227,8 @@ func (m *Maintainer) Backfill(ctx context.Context, t *catalog.Table, ix *catalog
 		q.Continuation = page.Continuation
 	}
 	if m.MultiBatch != nil {
-		// The sync barrier for the pages backfillAtomic wrote unsynced.
+		// The sync barrier for the pages backfillAtomic and backfillQuiet
+		// wrote unsynced.
 		if _, err := m.MultiBatch(ctx, nil); err != nil && !errors.Is(err, storage.ErrMultiBatchUnsupported) {
 			return err
 		}
@@ -264,11 +265,21 @@ func backfillSelect(t *catalog.Table, ix *catalog.Index) []string {
 // backfillPage indexes one page of rows (ents). token, if not nil, is the
 // writer gate's token taken before the page was read (backfillQuiet).
 func (m *Maintainer) backfillPage(ctx context.Context, t *catalog.Table, ix *catalog.Index, ents []*storage.Entity, token *uint64) error {
+	items, err := m.pageItems(ctx, t, ix, ents)
+	if err != nil {
+		return err
+	}
+	return m.writePage(ctx, t, ix, items, token)
+}
+
+// pageItems returns the entities of index ix that a page of rows implies,
+// each with the ETag of its row as the page read it.
+func (m *Maintainer) pageItems(ctx context.Context, t *catalog.Table, ix *catalog.Index, ents []*storage.Entity) ([]*touch, error) {
 	// Only the columns the index's entity carries are decoded (its
 	// indexed and covering columns; the base keys come from the entity's).
 	kcs, err := t.IndexColumns(ix)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	cols := make([]int, 0, len(kcs)+len(ix.Covering))
 	for _, kc := range kcs {
@@ -289,20 +300,25 @@ func (m *Maintainer) backfillPage(ctx context.Context, t *catalog.Table, ix *cat
 		if t.Extras(e) > 0 {
 			row, _, _, err = GetRow(ctx, m.Store, t, e.PartitionKey, e.RowKey)
 			if err != nil {
-				return err
+				return nil, err
 			}
 		} else if row, err = t.DecodeRowColumns(cols, e); err != nil {
-			return err
+			return nil, err
 		}
 		if row == nil {
 			continue
 		}
 		ie, err := t.IndexEntity(ix, e.PartitionKey, e.RowKey, row)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		items = append(items, &touch{ix: ix, e: ie, etag: e.ETag})
 	}
+	return items, nil
+}
+
+// writePage writes the entities of a page (pageItems).
+func (m *Maintainer) writePage(ctx context.Context, t *catalog.Table, ix *catalog.Index, items []*touch, token *uint64) error {
 	if !ix.Global {
 		// Local: the entity and an empty Merge of the row conditional on
 		// the ETag read, in one batch: never an entity for a changed row.
@@ -366,6 +382,7 @@ func (m *Maintainer) backfillPage(ctx context.Context, t *catalog.Table, ix *cat
 			}
 		})
 	}
+	var err error
 	held := false
 	if token != nil {
 		var done bool

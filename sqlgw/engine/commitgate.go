@@ -85,11 +85,12 @@ func (c *commitGate) drain() {
 	}
 }
 
-// idle returns the count of enters and leaves when no commit is in flight.
+// idle returns the count of enters and leaves when no commit is in flight
+// (a hold changes neither).
 func (c *commitGate) idle() (uint64, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.seq, c.inflight == 0 && !c.held
+	return c.seq, c.inflight == 0
 }
 
 // hold keeps commits from entering until release, if none has entered or
