@@ -184,6 +184,35 @@ func TestDirectKill(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the execute never read the row")
 	}
+	// The process list shows the running execute as go-mysql-server's
+	// own path would (the plan cache makes its statement context itself:
+	// engine/querycontext.go).
+	rows, err := b.QueryContext(context.Background(), "SHOW PROCESSLIST")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cols, _ := rows.Columns()
+	seen := false
+	for rows.Next() {
+		vals := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		if vals[0].String == id {
+			seen = true
+			if vals[4].String != "Query" || vals[7].String != point {
+				t.Errorf("SHOW PROCESSLIST: the blocked execute is %q %q, want Query %q", vals[4].String, vals[7].String, point)
+			}
+		}
+	}
+	rows.Close()
+	if !seen {
+		t.Errorf("SHOW PROCESSLIST does not list connection %s", id)
+	}
 	sqltest.NewRunner(t, b).Exec("KILL QUERY " + id)
 	select {
 	case err := <-done:
@@ -382,5 +411,82 @@ func TestPlanCacheResultFields(t *testing.T) {
 	}
 	if r, err := with.ExecuteFetch("SHOW SESSION STATUS LIKE 'Plan_cache_direct'", 10, false); err != nil || len(r.Rows) != 1 || r.Rows[0][1].ToString() == "0" {
 		t.Fatalf("no statement ran from the plan cache directly: %v %v", r, err)
+	}
+}
+
+// TestDirectConcurrentSessions: prepared point selects and text
+// statements from several sessions at once, each served from the plan
+// cache with the statement context it makes itself
+// (engine/querycontext.go): every one succeeds (the process list refuses
+// a pid already running: the sessions' pids must not meet), answers its
+// own row, and counts in its session's Com_select.
+func TestDirectConcurrentSessions(t *testing.T) {
+	inner, err := pebble.OpenMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := sqltest.Start(t, inner, sqltest.Options{})
+	setup := ts.Session("dcs")
+	r := sqltest.NewRunner(t, setup)
+	r.Exec("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20))")
+	for i := 1; i <= 20; i++ {
+		r.Exec(fmt.Sprintf("INSERT INTO t VALUES (%d, 'v%d')", i, i))
+	}
+	const sessions, each = 4, 150
+	conns := make([]*sql.Conn, sessions)
+	for i := range conns {
+		conns[i] = ts.Conn()
+		sqltest.NewRunner(t, conns[i]).Exec("USE dcs")
+	}
+	status := func(c *sql.Conn, name string) int64 {
+		var n string
+		var v int64
+		if err := c.QueryRowContext(context.Background(), "SHOW SESSION STATUS LIKE '"+name+"'").Scan(&n, &v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	var before [sessions]int64
+	for i, c := range conns {
+		before[i] = status(c, "Com_select")
+	}
+	d0 := make([]int64, sessions)
+	for i, c := range conns {
+		d0[i] = directRuns(t, c)
+	}
+	errs := make(chan error, sessions)
+	for i, c := range conns {
+		go func() {
+			for j := range each {
+				id := (i*each+j)%20 + 1
+				var v string
+				q, args := "SELECT v FROM t WHERE id = ?", []any{id}
+				if j%3 == 2 {
+					q, args = fmt.Sprintf("SELECT v FROM t WHERE id = %d", id), nil
+				}
+				if err := c.QueryRowContext(context.Background(), q, args...).Scan(&v); err != nil {
+					errs <- fmt.Errorf("session %d, %s: %w", i, q, err)
+					return
+				}
+				if want := fmt.Sprintf("v%d", id); v != want {
+					errs <- fmt.Errorf("session %d: id %d read %q", i, id, v)
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range sessions {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, c := range conns {
+		if d := directRuns(t, c) - d0[i]; d < each/2 {
+			t.Errorf("session %d: %d of %d executes ran directly", i, d, each)
+		}
+		if d := status(c, "Com_select") - before[i]; d != each {
+			t.Errorf("session %d: Com_select moved by %d, want %d", i, d, each)
+		}
 	}
 }

@@ -68,6 +68,8 @@
 //	explain.go      plain EXPLAIN rows naming the access path
 //	plancache.go    FastLane: plan cache of prepared SELECTs
 //	textcache.go    the plan cache of text SELECTs, per normalized shape
+//	querycontext.go the plan cache's statement context, made without
+//	                go-mysql-server's session manager and its mutex
 //	direct.go       cached plans run without the engine's executor
 //	directrange.go  … with aggregates, sorts, DISTINCT over the lookup
 //	sortrows.go     its ORDER BY of string columns, sortIter's order

@@ -808,10 +808,7 @@ func (f *FastLane) StmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 	if !ok {
 		return false, noCapture, uncached, nil
 	}
-	sqlCtx, err := f.SessionManager.NewContextWithQuery(ctx, c, query)
-	if err != nil {
-		return false, noCapture, uncached, nil
-	}
+	sqlCtx := f.queryContext(ctx, c, s, query) // querycontext.go
 	cursor := c.StatusFlags&uint16(mysql.ServerCursorExists) != 0
 	return f.execute(sqlCtx, c, s, query, query, stmt, variants, prepare.BindVars, cursor, callback)
 }

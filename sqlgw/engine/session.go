@@ -36,6 +36,12 @@ type Session struct {
 	writeRuns     atomic.Int64 // writes run from the cache (directwrite.go)
 	uncachedDone  func(error)  // notFromCache's, made once
 
+	// The plan cache's statement contexts (querycontext.go): the options
+	// made once, and the pid sequence. Used by the connection's
+	// goroutine only.
+	ctxOpts *ctxOpts
+	pidSeq  uint32
+
 	// groups: the statement's reads of table group partitions (tablegroup.go).
 	groups groupReads
 }

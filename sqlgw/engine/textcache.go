@@ -71,10 +71,8 @@ func (f *FastLane) Query(ctx context.Context, c *mysql.Conn, query string, callb
 	if f.NoCache || f.NoText || !maybeCacheableText(query) || s.plans.textNot(query) {
 		return false, noCapture, uncached, nil
 	}
-	sqlCtx, err := f.SessionManager.NewContextWithQuery(ctx, c, query)
-	if err != nil {
-		return false, noCapture, uncached, nil
-	}
+	// (querycontext.go)
+	sqlCtx := f.queryContext(ctx, c, s, query)
 	if ok, err := f.insertText(sqlCtx, c, s, query, callback); ok { // directinsert_text.go
 		return true, noCapture, nil, err
 	}

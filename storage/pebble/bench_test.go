@@ -339,3 +339,23 @@ func BenchmarkMultiBatchInserts(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkGetParallel is BenchmarkGet's impl=sqlgw from GOMAXPROCS
+// goroutines at once, projecting one property as a point select does: the
+// cost of what the Gets of concurrent connections share (the store's
+// read lock, Pebble's caches).
+func BenchmarkGetParallel(b *testing.B) {
+	env := newBenchEnv(b)
+	ctx := context.Background()
+	opts := &storage.GetOptions{Select: []string{"s"}}
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for i := 0; pb.Next(); i++ {
+			e, err := env.s.Get(ctx, "bench", "p", benchRowKey(i*7919%benchEntities), opts)
+			if err != nil || len(e.Properties) != 1 {
+				b.Fatal(err)
+			}
+		}
+	})
+}

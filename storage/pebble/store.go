@@ -53,6 +53,11 @@
 // taken while no batch commits and none committed since share one, which
 // then shows exactly the store's current state, so a read-only load does
 // not open and close a Pebble snapshot per statement.
+//
+// Locking: Store.mu (an RWMutex) is held shared by every operation and
+// exclusively by table DDL and Close; Get, the point select's read, takes
+// instead one of eight striped read locks that DDL and Close also take
+// (rwstripes.go), so concurrent Gets do not all move one reader count.
 package pebble
 
 import (
