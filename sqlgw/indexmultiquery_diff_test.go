@@ -202,7 +202,10 @@ func TestIndexMultiQueryDifferential(t *testing.T) {
 	if n := engine.IndexMultiQueries() - m0; n < 200 {
 		t.Errorf("only %d index reads in one MultiQuery", n)
 	}
-	if n := engine.IndexMultiGets() - g0; n < 200 {
+	// Fewer: a covering read (id, k; id, s) reads no rows, and most lists
+	// of the first query hold a NULL, a string or a fraction (no index
+	// plan).
+	if n := engine.IndexMultiGets() - g0; n < 40 {
 		t.Errorf("only %d reads of verified hits' rows in one MultiGet", n)
 	}
 }

@@ -47,7 +47,10 @@
 // (storage.MultiQuerier) reads several queries' pages as Query reads each,
 // in one call: one hold of the store lock, one table lookup and snapshot
 // handle, one iterator re-bounded per query, one page arena (an IN list on
-// a non-unique global index: a query per value).
+// a non-unique global index: a query per value). MultiGet
+// (storage.MultiGetter, multiget.go) reads several entities likewise,
+// with a prefix seek per key on that one iterator (the rows of an index
+// read's hits).
 //
 // Snapshots (storage.Snapshotter, snapshot.go): Pebble snapshots. Those
 // taken while no batch commits and none committed since share one, which

@@ -34,7 +34,9 @@ func TestMultiGetRecordedAsGets(t *testing.T) {
 		}
 		return es, c.Snapshot(), tr.String()
 	}
-	ge, gc, gt := run(func(ctx context.Context) ([]*storage.Entity, error) { return storage.GetEach(ctx, s, "tab", keys, opts) })
+	ge, gc, gt := run(func(ctx context.Context) ([]*storage.Entity, error) {
+		return storage.GetEach(ctx, s, "tab", keys, opts)
+	})
 	me, mc, mt := run(func(ctx context.Context) ([]*storage.Entity, error) { return s.MultiGet(ctx, "tab", keys, opts) })
 	if !reflect.DeepEqual(me, ge) || me[1] != nil || me[0] == nil {
 		t.Errorf("entities: MultiGet %v, Get %v", me, ge)
