@@ -53,7 +53,8 @@ import (
 // an autocommit statement on Close), and each operator evaluated by
 // go-mysql-server's own code for it, so results, types, collations, NULL
 // handling, overflow and warnings are those of the general path by
-// construction, not by imitation:
+// construction, not by imitation (the exceptions below, sortRows and
+// projectRows, are compared with that code by their tests):
 //
 //   - Project: rowexec.ProjectRow (what ProjectIter runs), or the row
 //     itself or one reused row where that makes the same values
