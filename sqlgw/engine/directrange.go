@@ -2,6 +2,7 @@ package engine
 
 import (
 	"io"
+	"slices"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
@@ -9,6 +10,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/iters"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/rowexec"
+	"github.com/dolthub/go-mysql-server/sql/transform"
 
 	"github.com/sqlgw/sqlgw/sqlgw/engine/compat"
 )
@@ -51,7 +53,8 @@ import (
 // an autocommit statement on Close), and each operator evaluated by
 // go-mysql-server's own code for it, so results, types, collations, NULL
 // handling, overflow and warnings are those of the general path by
-// construction, not by imitation:
+// construction, not by imitation (the exceptions below, sortRows and
+// projectRows, are compared with that code by their tests):
 //
 //   - Project: rowexec.ProjectRow (what ProjectIter runs), or the row
 //     itself or one reused row where that makes the same values
@@ -91,6 +94,9 @@ type directOp struct {
 	exprs  []sql.Expression
 	schema sql.Schema
 	limit  int64
+	// fields are a Sort's fields over the pruned columns (pruneColumns);
+	// nil: the node's.
+	fields sql.SortFields
 }
 
 // evalShape returns the direct form of an analyzed plan whose one table
@@ -188,7 +194,102 @@ func evalShape(ctx *sql.Context, root sql.Node, ita *plan.IndexedTableAccess) *d
 	if !evaluates || width != len(d.schema) {
 		return nil
 	}
+	if err := d.pruneColumns(ctx); err != nil {
+		return nil
+	}
 	return d
+}
+
+// pruneColumns narrows d.cols to the columns the operators read. The
+// table access returns the columns go-mysql-server pruned its projection
+// to, which include the key of the range (SELECT c ... ORDER BY c reads
+// id and c, SELECT SUM(k) id and k) though only the lookup used it.
+// When the operators up to the first Project or GroupBy are Sorts and
+// Limits (a Distinct compares every column), the rows need only the
+// columns their sort fields and that Project's or GroupBy's expressions
+// name: d.cols keeps those, and those expressions read them at their new
+// positions. The row iterator then decodes, boxes and keeps one value per
+// row less. Nothing changes when every column is read, or none (COUNT(*)).
+func (d *directPlan) pruneColumns(ctx *sql.Context) error {
+	width := len(d.cols)
+	used := make([]bool, width)
+	mark := func(e sql.Expression) {
+		transform.InspectExpr(ctx, e, func(_ *sql.Context, e sql.Expression) bool {
+			if gf, ok := e.(*expression.GetField); ok && gf.Index() >= 0 && gf.Index() < width {
+				used[gf.Index()] = true
+			}
+			return false
+		})
+	}
+	k := 0 // d.ops[:k] see the table's rows; d.ops[k] narrows them
+scan:
+	for ; k < len(d.ops); k++ {
+		switch n := d.ops[k].node.(type) {
+		case *plan.Sort:
+			for _, f := range n.SortFields {
+				mark(f.Column)
+			}
+		case *plan.Limit:
+		case *plan.Project, *plan.GroupBy:
+			for _, e := range d.ops[k].exprs {
+				mark(e)
+			}
+			break scan
+		default:
+			return nil
+		}
+	}
+	if k == len(d.ops) {
+		return nil
+	}
+	newIdx := make([]int, width)
+	var cols []int
+	for c, u := range used {
+		newIdx[c] = -1
+		if u {
+			newIdx[c] = len(cols)
+			cols = append(cols, d.cols[c])
+		}
+	}
+	if len(cols) == 0 || len(cols) == width {
+		return nil
+	}
+	remap := func(e sql.Expression) (sql.Expression, error) {
+		out, _, err := transform.Expr(ctx, e, func(_ *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+			if gf, ok := e.(*expression.GetField); ok {
+				return gf.WithIndex(newIdx[gf.Index()]), transform.NewTree, nil
+			}
+			return e, transform.SameTree, nil
+		})
+		return out, err
+	}
+	ops := slices.Clone(d.ops)
+	for i := 0; i <= k; i++ {
+		switch n := ops[i].node.(type) {
+		case *plan.Sort:
+			fields := slices.Clone(n.SortFields)
+			for j := range fields {
+				e, err := remap(fields[j].Column)
+				if err != nil {
+					return err
+				}
+				fields[j].Column = e
+			}
+			ops[i].fields = fields
+		case *plan.Project, *plan.GroupBy:
+			exprs := make([]sql.Expression, len(ops[i].exprs))
+			for j, e := range ops[i].exprs {
+				ne, err := remap(e)
+				if err != nil {
+					return err
+				}
+				exprs[j] = ne
+			}
+			ops[i].exprs = exprs
+		}
+	}
+	d.ops, d.cols = ops, cols
+	return nil
 }
 
 // columnOf reports whether e is a plain column of a row of width
@@ -278,7 +379,11 @@ func (d *directPlan) evaluate(ctx *sql.Context, base *directRows) sql.RowIter {
 		case *plan.GroupBy:
 			it = &aggregateRows{child: it, exprs: op.exprs}
 		case *plan.Sort:
-			it = newSortRows(ctx, n.SortFields, it)
+			fields := op.fields
+			if fields == nil {
+				fields = n.SortFields
+			}
+			it = newSortRows(ctx, fields, it)
 		case *plan.Distinct:
 			it, _ = compat.DistinctIter(ctx, n, it) // DISTINCT ON never reaches here (directShape)
 		case *plan.OrderedDistinct:

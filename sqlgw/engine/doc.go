@@ -72,7 +72,7 @@
 //	                go-mysql-server's session manager and its mutex
 //	direct.go       cached plans run without the engine's executor
 //	directrange.go  … with aggregates, sorts, DISTINCT over the lookup
-//	sortrows.go     its ORDER BY of string columns, sortIter's order
+//	sortrows.go     its ORDER BY of string columns (and DISTINCT under it), sortIter's order
 //	rowdecode.go    direct execution's rows: only the returned columns,
 //	                each decoded once from its property
 //	rowread.go      … over a key range, from the store's rows
@@ -159,7 +159,8 @@
 //     from rows of the selected properties, rowread.go), as do those
 //     that add SUM/COUNT/MIN/MAX/AVG without GROUP BY keys, ORDER BY
 //     columns or DISTINCT, each evaluated by the engine's own operator
-//     code (directrange.go).
+//     code or sqlgw's equivalent of it, compared with it by tests
+//     (directrange.go, sortrows.go).
 //     INSERT … VALUES and UPDATE/DELETE whose WHERE a lookup answers are
 //     cached too (directwrite.go): the binder and analyzer are skipped, the
 //     executor and the editor still do the write; an INSERT … VALUES runs

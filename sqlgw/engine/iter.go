@@ -281,7 +281,9 @@ func (it *rowIter) next(ctx *sql.Context) (sql.Row, error) {
 			}
 		}
 		if it.tt != nil {
-			if r != nil {
+			if r != nil && it.ri > 0 && &it.rows[it.ri-1] == r {
+				it.tt.noteScannedRow(it.rows[it.ri-1:]) // r, nextStoredRow's
+			} else if r != nil {
 				it.tt.noteScanned(k, read{etag: r.ETag, exists: true})
 			} else if !it.synthetic[e] {
 				r := read{etag: e.ETag, exists: true}

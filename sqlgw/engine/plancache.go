@@ -1038,6 +1038,49 @@ func (f *FastLane) run(sqlCtx *sql.Context, c *mysql.Conn, query string, node sq
 // rowsBatch is go-mysql-server's: rows per result packet batch.
 const rowsBatch = 128
 
+// valueSlab hands out the wire values of result rows (rowToSQL) from
+// slabs of 16, 32, ... up to rowsBatch rows' worth, not one allocation
+// per row. A slab is never reused: the rows it holds are the result the
+// callback was given.
+type valueSlab struct {
+	free []sqltypes.Value
+	rows int // rows per slab: the next slab's size
+}
+
+// take returns n values from the slab.
+func (s *valueSlab) take(n int) []sqltypes.Value {
+	if len(s.free) < n {
+		s.rows = min(max(2*s.rows, 16), rowsBatch)
+		s.free = make([]sqltypes.Value, n*s.rows)
+	}
+	out := s.free[:n:n]
+	s.free = s.free[n:]
+	return out
+}
+
+// rowToSQL is go-mysql-server's server.RowToSQL without projections (the
+// values of row by schema's types, NULL for nil, each written into buf),
+// its result cut from slab.
+func rowToSQL(ctx *sql.Context, schema sql.Schema, row sql.Row, buf *sql.ByteBuffer, slab *valueSlab) ([]sqltypes.Value, error) {
+	if len(schema) == 0 {
+		return []sqltypes.Value{}, nil
+	}
+	out := slab.take(len(schema))
+	for i, col := range schema {
+		if row[i] == nil {
+			out[i] = sqltypes.NULL
+			continue
+		}
+		v, err := col.Type.SQL(ctx, buf.Get(), row[i])
+		buf.Grow(v.Len())
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
 // rows spools a result of any size as go-mysql-server's handler does
 // (resultForDefaultIter), on this goroutine: batches of rowsBatch rows.
 // As there, the iterator is closed (which commits an autocommit
@@ -1052,6 +1095,7 @@ func rows(ctx *sql.Context, c *mysql.Conn, schema sql.Schema, iter sql.RowIter, 
 	}()
 	res := &sqltypes.Result{Fields: fields}
 	sent := false
+	var slab valueSlab
 	for {
 		row, err := iter.Next(ctx)
 		if err == io.EOF {
@@ -1060,7 +1104,7 @@ func rows(ctx *sql.Context, c *mysql.Conn, schema sql.Schema, iter sql.RowIter, 
 		if err != nil {
 			return sql.CastSQLError(err)
 		}
-		out, err := server.RowToSQL(ctx, schema, row, nil, buf)
+		out, err := rowToSQL(ctx, schema, row, buf, &slab)
 		if err != nil {
 			return sql.CastSQLError(err)
 		}

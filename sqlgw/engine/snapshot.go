@@ -198,9 +198,11 @@ var consistentSnapshot = regexp.MustCompile(`(?is)\bwith\s+consistent\s+snapshot
 // count in also (if not nil) besides the session's counters, one context
 // value for both (a read's own counters, rowIter).
 func readCtxCounting(ctx *sql.Context, also *recorder.Counters) context.Context {
-	c := storeCtx(ctx)
+	var c context.Context
 	if also != nil {
 		c = storeCtxCounting(ctx, also)
+	} else {
+		c = storeCtx(ctx) // not both: each wraps ctx anew
 	}
 	s := sessionOf(ctx)
 	if s == nil {
