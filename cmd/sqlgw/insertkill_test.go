@@ -18,7 +18,8 @@ import (
 // during a concurrent insert load on a table with a global index and a
 // global unique index (sysbench's shape: k indexed, plus a unique value),
 // from several connections: single-row autocommit INSERTs, multi-row
-// INSERTs and BEGIN ... COMMIT of a few INSERTs. An insert is acknowledged
+// INSERTs (some of 80 to 200 rows, sqlgw's bulk path) and BEGIN ... COMMIT
+// of a few INSERTs. An insert is acknowledged
 // when its statement (or its COMMIT) returned OK. After every kill:
 //
 //   - straight from the store, before any restart or recovery
@@ -99,6 +100,11 @@ func runInsertKill(t *testing.T, be crashBackend, kills, conns int) {
 						n = 2 + r.IntN(40) // a multi-row INSERT
 					case x == 3:
 						n = -(2 + r.IntN(4)) // BEGIN, -n INSERTs, COMMIT
+					case x == 4:
+						// A bulk INSERT of over 4 KiB, run with only its
+						// first tuple parsed (sqlgw/engine
+						// directinsert_values.go).
+						n = 80 + r.IntN(120)
 					}
 					var ids []int
 					var err error

@@ -23,7 +23,10 @@ import (
 // analyzed as go-mysql-server does (as a cached write's build,
 // buildWrite), and its plan run by runWrite, which executes it
 // directly (directinsert.go). What that skips is the exec pipeline per
-// row and its allocations; the parse and the binder's work stay.
+// row and its allocations; the parse and the binder's work stay. A text
+// whose tuples are all plain literals (sysbench's, mysqldump's without
+// escapes) is first offered to directinsert_values.go, which parses only
+// its first tuple; this path takes what that one declines.
 //
 // A text is parsed here only if a scan of it (bulkInsertText) finds
 // nothing but integers, quoted strings and NULL between the VALUES

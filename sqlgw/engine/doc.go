@@ -80,7 +80,9 @@
 //	directwrite.go  cached plans of INSERT … VALUES, UPDATE/DELETE by key
 //	directinsert.go INSERT … VALUES executed without the exec pipeline;
 //	                directinsert_bulk.go (large texts, uncached),
-//	                directinsert_text.go (text templates, unparsed)
+//	                directinsert_values.go (large texts of literals: only
+//	                the first tuple parsed), directinsert_text.go (text
+//	                templates, unparsed)
 //	directupdate.go … such an UPDATE run without the engine's iterators
 //	boundplan.go    cached plans' access paths: parameters bound, not re-planned
 //	selectlimit.go  sql_select_limit for simple SELECTs (a go-mysql-server bug)
@@ -165,7 +167,8 @@
 //     cached too (directwrite.go): the binder and analyzer are skipped, the
 //     executor and the editor still do the write; an INSERT … VALUES runs
 //     without the executor (directinsert.go), a large one uncached too
-//     (directinsert_bulk.go), a text one of a known template unparsed
+//     (directinsert_bulk.go; of literals only, with only its first tuple
+//     parsed: directinsert_values.go), a text one of a known template unparsed
 //     (directinsert_text.go); such an UPDATE runs without the executor's
 //     iterators, the editor still writing (directupdate.go).
 //     Plan_cache_hits / _misses / _direct / _writes / Last_plan_from_cache

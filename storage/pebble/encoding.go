@@ -194,7 +194,8 @@ func encodeEntity(b []byte, props storage.Properties, etag storage.ETag, ticks i
 	b = append(b, etag...)
 	b = binary.BigEndian.AppendUint64(b, uint64(ticks))
 	b = binary.AppendUvarint(b, uint64(len(props)))
-	names := make([]string, 0, len(props))
+	var arr [16]string // a row's entity has a few properties
+	names := arr[:0]
 	for name := range props {
 		names = append(names, name)
 	}

@@ -44,16 +44,25 @@ func (s *Store) MultiBatch(ctx context.Context, batches []storage.TableBatch) ([
 	for _, b := range batches {
 		n += len(b.Ops)
 	}
-	seen := make(map[string]bool, n) // sized once: a bulk INSERT has thousands
+	// Sized once, and one array each for the keys, the keys' bytes and
+	// the ETags of all the batches: a bulk INSERT has thousands of
+	// batches of one operation.
+	seen := make(map[string]bool, n)
 	stripes := make([]int, 0, n)
+	allKeys := make([][]byte, n)
+	var arena []byte
+	off := 0
 	for i, b := range batches {
 		t, err := s.table(b.Table)
 		if err != nil {
 			return nil, &storage.MultiBatchError{Batch: i, Err: &storage.BatchError{Index: -1, Err: err}}
 		}
-		keys[i] = make([][]byte, len(b.Ops))
+		keys[i] = allKeys[off : off+len(b.Ops) : off+len(b.Ops)]
+		off += len(b.Ops)
 		for j, op := range b.Ops {
-			k := appendEntityKey(nil, t.id, op.Entity.PartitionKey, op.Entity.RowKey)
+			start := len(arena)
+			arena = appendEntityKey(arena, t.id, op.Entity.PartitionKey, op.Entity.RowKey)
+			k := arena[start:len(arena):len(arena)] // earlier keys keep the arrays they were written to
 			if seen[string(k)] {
 				return nil, &storage.MultiBatchError{Batch: i, Err: &storage.BatchError{Index: j,
 					Err: fmt.Errorf("%w: entity %s/%s of table %s in two batches", storage.ErrInvalid, op.Entity.PartitionKey, op.Entity.RowKey, b.Table)}}
@@ -86,8 +95,12 @@ func (s *Store) MultiBatch(ctx context.Context, batches []storage.TableBatch) ([
 	pb := s.db.NewBatch()
 	defer pb.Close()
 	out := make([][]storage.ETag, len(batches))
+	allOut := make([]storage.ETag, n)
+	off = 0
+	var buf []byte // each record, copied by Set
 	for i, b := range batches {
-		out[i] = make([]storage.ETag, len(b.Ops))
+		out[i] = allOut[off : off+len(b.Ops) : off+len(b.Ops)]
+		off += len(b.Ops)
 		for j, op := range b.Ops {
 			if op.Kind == storage.OpCheck {
 				etag, err := check(op, keys[i][j], read)
@@ -97,7 +110,7 @@ func (s *Store) MultiBatch(ctx context.Context, batches []storage.TableBatch) ([
 				out[i][j] = etag
 				continue
 			}
-			etag, val, err := s.apply(op, keys[i][j], ticks, read)
+			etag, val, err := s.apply(op, keys[i][j], ticks, read, buf)
 			if err != nil {
 				return nil, &storage.MultiBatchError{Batch: i, Err: &storage.BatchError{Index: j, Err: err}}
 			}
@@ -105,6 +118,7 @@ func (s *Store) MultiBatch(ctx context.Context, batches []storage.TableBatch) ([
 				pb.Delete(keys[i][j], nil)
 			} else {
 				pb.Set(keys[i][j], val, nil)
+				buf = val[:0]
 			}
 			out[i][j] = etag
 		}

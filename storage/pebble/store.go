@@ -643,8 +643,9 @@ func (s *Store) write(ctx context.Context, table string, ops []storage.Operation
 	b := s.db.NewBatch()
 	defer b.Close()
 	etags := make([]storage.ETag, len(ops))
+	var buf []byte // each record, copied by Set
 	for i, op := range ops {
-		etag, val, err := s.apply(op, keys[i], ticks, read)
+		etag, val, err := s.apply(op, keys[i], ticks, read, buf)
 		if err != nil {
 			return nil, &storage.BatchError{Index: i, Err: err}
 		}
@@ -652,6 +653,7 @@ func (s *Store) write(ctx context.Context, table string, ops []storage.Operation
 			b.Delete(keys[i], nil)
 		} else {
 			b.Set(keys[i], val, nil)
+			buf = val[:0]
 		}
 		etags[i] = etag
 	}
@@ -677,14 +679,17 @@ func (s *Store) get(key []byte) ([]byte, bool, error) {
 }
 
 // apply checks one operation against the current record under key (its
-// stripe locked) and returns the new ETag and record (nil: delete).
-func (s *Store) apply(op storage.Operation, key []byte, ticks int64, read func([]byte) ([]byte, bool, error)) (storage.ETag, []byte, error) {
+// stripe locked) and returns the new ETag and record (nil: delete). The
+// record is encoded into buf's array when it is large enough: the callers
+// hand it to a pebble.Batch's Set, which copies it, and reuse the array
+// for the next operation (a bulk INSERT's thousand records).
+func (s *Store) apply(op storage.Operation, key []byte, ticks int64, read func([]byte) ([]byte, bool, error), buf []byte) (storage.ETag, []byte, error) {
 	e := op.Entity
 	if op.Kind == storage.OpUpsert && op.Mode != storage.Merge {
 		// Replaces whatever is there: nothing to read (a backfill page's
 		// index entities, continuation entities).
 		etag := s.newETag()
-		return etag, encodeEntity(nil, e.Properties, etag, ticks), nil
+		return etag, encodeEntity(buf[:0], e.Properties, etag, ticks), nil
 	}
 	cur, found, err := read(key)
 	if err != nil {
@@ -717,7 +722,7 @@ func (s *Store) apply(op storage.Operation, key []byte, ticks int64, read func([
 		// catalog/ixmaint): the stored properties byte for byte, under a
 		// new ETag and timestamp, without decoding and encoding them.
 		etag := s.newETag()
-		return etag, encodeRecord(nil, etag, ticks, rec.n, rec.props), nil
+		return etag, encodeRecord(buf[:0], etag, ticks, rec.n, rec.props), nil
 	}
 	props := e.Properties
 	if found && op.Kind != storage.OpInsert && op.Mode == storage.Merge {
@@ -736,7 +741,7 @@ func (s *Store) apply(op storage.Operation, key []byte, ticks int64, read func([
 		}
 	}
 	etag := s.newETag()
-	return etag, encodeEntity(nil, props, etag, ticks), nil
+	return etag, encodeEntity(buf[:0], props, etag, ticks), nil
 }
 
 func (s *Store) newETag() storage.ETag {
