@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -512,11 +513,14 @@ func TestIndexBuildQuietPageCommitBetween(t *testing.T) {
 				}
 			})()
 			c.Exec("CREATE INDEX ia ON t (a)")
-			if stages["read"] == 0 {
+			mu.Lock()
+			read, held := stages["read"], stages["held"]
+			mu.Unlock()
+			if read == 0 {
 				t.Fatal("no quiet page: the test does not exercise it")
 			}
-			if stages["held"] != 0 {
-				t.Fatalf("%d pages held the writers after a commit ran between their read and write", stages["held"])
+			if held != 0 {
+				t.Fatalf("%d pages held the writers after a commit ran between their read and write", held)
 			}
 			checkIndexA(t, c, 49, 99, 1, 2)
 		})
@@ -539,13 +543,13 @@ func TestIndexBuildQuietPageHoldsCommits(t *testing.T) {
 			w.Exec("USE d")
 			var once sync.Once
 			updated := make(chan struct{})
-			held := false
+			var held atomic.Bool
 			defer ixmaint.SetBackfillQuietHook(func(stage string) {
 				if stage != "held" {
 					return
 				}
 				once.Do(func() {
-					held = true
+					held.Store(true)
 					go func() {
 						defer close(updated)
 						w.Exec("UPDATE t SET a = 99 WHERE id = 1")
@@ -558,7 +562,7 @@ func TestIndexBuildQuietPageHoldsCommits(t *testing.T) {
 				})
 			})()
 			c.Exec("CREATE INDEX ia ON t (a)")
-			if !held {
+			if !held.Load() {
 				t.Fatal("no quiet page: the test does not exercise it")
 			}
 			<-updated

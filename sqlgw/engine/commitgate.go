@@ -19,6 +19,16 @@ import "sync"
 // (catalog/ixmaint backfillQuiet). seq counts every enter and leave; a
 // commit that arrives during a hold waits for its release (one unsynced
 // write of a page's index entities).
+//
+// So every write that changes a row of a table on the embedded store
+// must pass this gate (commitWrites does, from before indexesSince until
+// after finishIndexes): a new write path that bypassed it (a bulk load
+// writing its own batches, say) would let a backfill page written
+// unchecked miss its change and leave a stale index entry.
+// TestIndexBuildQuietUnderWriters and TestIndexBuildQuietPage* (sqlgw)
+// catch a gate that lets a commit through. Writes that change only a
+// row's ETag (REPAIR TABLE's touch) need not pass: the page's entities
+// depend on the rows' values.
 type commitGate struct {
 	mu       sync.Mutex
 	cond     *sync.Cond

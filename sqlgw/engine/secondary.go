@@ -49,7 +49,9 @@ import (
 // no other gateway can use the store (storage.Claimer), for every other
 // gateway's catalog cache to see it, backfills it online
 // (ixmaint.Backfill; progress in SHOW PROCESSLIST, as the statement's
-// table progress "index NAME", and in the log), then marks it ready;
+// table progress "index NAME", and in the log; on a store only this
+// gateway uses, pages that no commit overlapped are written without
+// their checks, commitgate.go), then marks it ready;
 // only then does the planner use it. A gateway that starts with an index
 // still building (a crash mid-backfill) runs the backfill again from the
 // start (idempotent). A duplicate found by the backfill of a UNIQUE index
