@@ -13,10 +13,12 @@ import (
 
 	"github.com/dolthub/vitess/go/mysql"
 
+	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/catalog/ixmaint"
 	"github.com/sqlgw/sqlgw/sqlgw"
 	"github.com/sqlgw/sqlgw/sqlgw/engine"
 	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
+	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
 // Attack tests of the seventh round of issue 13 (the reviewer r8): every
@@ -952,5 +954,61 @@ func TestReview13dCreateIndexIntermittentWriters(t *testing.T) {
 	}
 	if got := r.Rows("CHECK TABLE t"); !strings.Contains(strings.Join(got, " "), "OK") {
 		t.Fatalf("CHECK TABLE: %v", got)
+	}
+}
+
+// TestReview13dOwnDDLSeenAtOnce: a DDL statement of one session is seen
+// by the very next statement of another session of the same gateway
+// (the catalog snapshot served without its mutex, h8point, must be the
+// DDL's), through cached point selects, IN lists and ranges, prepared
+// and text; and by a second gateway on the same store once its catalog
+// refresh interval has passed.
+func TestReview13dOwnDDLSeenAtOnce(t *testing.T) {
+	store, err := pebble.OpenMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	co := catalog.Options{RefreshInterval: 300 * time.Millisecond}
+	ga := sqltest.Start(t, store, sqltest.Options{Catalog: co})
+	gb := sqltest.Start(t, sqltest.NoClose(store), sqltest.Options{Catalog: co})
+	a, b := sqltest.NewRunner(t, ga.Conn()), sqltest.NewRunner(t, ga.Conn())
+	other := sqltest.NewRunner(t, gb.Conn())
+	a.ExecAll("CREATE DATABASE od", "USE od", "CREATE TABLE t (id INT PRIMARY KEY, k INT)", "INSERT INTO t VALUES (1, 10), (2, 20), (3, 30)")
+	b.Exec("USE od")
+	shapes := []string{"SELECT * FROM t WHERE id = ?", "SELECT * FROM t WHERE id IN (?, 2)", "SELECT * FROM t WHERE id BETWEEN ? AND 3 ORDER BY id"}
+	cols := func(r *sqltest.Runner, q string, args ...any) int {
+		t.Helper()
+		rs, err := r.DB.QueryContext(context.Background(), q, args...)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		defer rs.Close()
+		c, _ := rs.Columns()
+		for rs.Next() {
+		}
+		return len(c)
+	}
+	for round := 1; round <= 8; round++ {
+		for _, q := range shapes {
+			cols(b, q, 1) // cached
+			cols(b, q, 1)
+		}
+		a.Exec(fmt.Sprintf("ALTER TABLE t ADD COLUMN c%d INT DEFAULT %d", round, round))
+		for _, q := range shapes {
+			if n := cols(b, q, 1); n != 2+round {
+				t.Fatalf("round %d: %s right after the ALTER: %d columns, want %d", round, q, n, 2+round)
+			}
+			if n := cols(b, strings.Replace(q, "?", "1", 1)); n != 2+round {
+				t.Fatalf("round %d: %s (text) right after the ALTER: %d columns, want %d", round, q, n, 2+round)
+			}
+		}
+		if got := b.Rows(fmt.Sprintf("SELECT c%d FROM t WHERE id = 2", round)); len(got) != 1 || got[0] != fmt.Sprint(round) {
+			t.Fatalf("round %d: the new column: %v", round, got)
+		}
+	}
+	time.Sleep(co.RefreshInterval + 50*time.Millisecond)
+	other.Exec("USE od")
+	if n := cols(other, shapes[0], 1); n != 10 {
+		t.Fatalf("the other gateway after its refresh: %d columns", n)
 	}
 }
