@@ -56,6 +56,10 @@ type Catalog struct {
 
 	aiMu sync.Mutex
 	ai   map[aiKey]*aiBlock
+	// aiWant is the size of a table's next AUTO_INCREMENT reservation
+	// when a statement said how many values it will take
+	// (WantAutoIncrement).
+	aiWant map[aiKey]uint64
 }
 
 // checkedSnap is a cached snapshot and when its version was last checked.

@@ -662,3 +662,57 @@ func TestConcurrentMixedDDL(t *testing.T) {
 		t.Fatalf("physical tables: %v", names)
 	}
 }
+
+// TestWantAutoIncrement: a statement's announced values are reserved with
+// one store write when the block runs out, and are the values the
+// catalog hands out without the announcement.
+func TestWantAutoIncrement(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	c := open(t, s, Options{AutoIncrementBlock: 10})
+	if err := c.CreateDatabase(ctx, "db"); err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := c.CreateTable(ctx, "db", simpleDef("t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := uint64(1)
+	take := func(n int) {
+		t.Helper()
+		for range n {
+			v, err := c.NextAutoIncrement(ctx, tbl, 1)
+			if err != nil || v != want {
+				t.Fatalf("value %d, %v; want %d", v, err, want)
+			}
+			want++
+		}
+	}
+	stored := func() uint64 {
+		t.Helper()
+		v, _, err := c.counter(ctx, tbl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	take(3) // the block [1, 11)
+	c.WantAutoIncrement(tbl, 5)
+	if len(c.aiWant) != 0 {
+		t.Fatalf("5 values fit the block: %v", c.aiWant)
+	}
+	c.WantAutoIncrement(tbl, 500) // 7 left: 493 more in one reservation
+	take(500)
+	if got := stored(); got != 504 {
+		t.Fatalf("stored counter %d after 503 values, want 504 (one reservation of 493)", got)
+	}
+	take(1) // the next block, of the usual size
+	if got := stored(); got != 514 {
+		t.Fatalf("stored counter %d, want 514", got)
+	}
+	// Another catalog continues above the reserved values.
+	b := open(t, s, Options{AutoIncrementBlock: 10})
+	if v, err := b.NextAutoIncrement(ctx, tbl, 1); err != nil || v != 514 {
+		t.Fatalf("other catalog: %d %v, want 514", v, err)
+	}
+}

@@ -167,7 +167,10 @@
 // with If-Match in blocks (Options.AutoIncrementBlock): values are unique
 // across gateways but not gap-free, and a gateway keeps using the block it
 // reserved even after another gateway saw a larger explicit value (MySQL's
-// "counter continues above an explicit value" holds per gateway).
+// "counter continues above an explicit value" holds per gateway). A
+// multi-row INSERT announces how many values it will take
+// (WantAutoIncrement), and the next reservation covers them all: one
+// synced write per statement instead of one per block.
 //
 // Reads are served from a cached snapshot. At most once per
 // RefreshInterval (default 250 ms) a read first fetches the version entity
