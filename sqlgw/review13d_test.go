@@ -1012,3 +1012,58 @@ func TestReview13dOwnDDLSeenAtOnce(t *testing.T) {
 		t.Fatalf("the other gateway after its refresh: %d columns", n)
 	}
 }
+
+// TestReview13dBulkInsertKilled: KILL QUERY during a large INSERT of
+// literals (the scanned bulk path, h8load) at several moments: the
+// statement is all or nothing (1317 and no row of it, or every row), the
+// AUTO_INCREMENT values it reserved are never handed out twice, and the
+// session goes on.
+func TestReview13dBulkInsertKilled(t *testing.T) {
+	ts := sqltest.StartBackend(t, sqltest.Memory, sqltest.Options{})
+	ctx := context.Background()
+	a, b := ts.Conn(), ts.Conn()
+	ra, rb := sqltest.NewRunner(t, a), sqltest.NewRunner(t, b)
+	ra.ExecAll("CREATE DATABASE bk", "USE bk", "CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, s INT, c VARCHAR(40), KEY ks (s))")
+	var id string
+	if err := a.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	const n = 6000
+	killed, whole := 0, 0
+	b0 := engine.BulkValuesInsertCount()
+	for round := 0; round < 8; round++ {
+		var sb strings.Builder
+		sb.WriteString("INSERT INTO t (s, c) VALUES ")
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				sb.WriteString(",")
+			}
+			fmt.Fprintf(&sb, "(%d, '%s')", round, strings.Repeat("k", 30))
+		}
+		done := make(chan error, 1)
+		go func() {
+			_, err := a.ExecContext(ctx, sb.String())
+			done <- err
+		}()
+		time.Sleep(time.Duration(round*7) * time.Millisecond)
+		rb.Exec("KILL QUERY " + id)
+		err := <-done
+		got := rb.Rows(fmt.Sprintf("SELECT COUNT(*) FROM bk.t WHERE s = %d", round))
+		switch {
+		case err == nil && got[0] == fmt.Sprint(n):
+			whole++
+		case err != nil && sqltest.Errno(err) == 1317 && got[0] == "0":
+			killed++
+		default:
+			t.Fatalf("round %d: %v, %s rows of the statement", round, err, got[0])
+		}
+	}
+	ra.Exec("INSERT INTO t (s, c) VALUES (100, 'after'), (100, 'after')")
+	if got := ra.Rows("SELECT COUNT(*), COUNT(DISTINCT id) FROM t"); got[0] != fmt.Sprintf("%d %d", whole*n+2, whole*n+2) && got[0] != fmt.Sprintf("%d\t%d", whole*n+2, whole*n+2) {
+		t.Fatalf("after the rounds: %v (%d whole, %d killed)", got, whole, killed)
+	}
+	t.Logf("%d statements killed, %d whole", killed, whole)
+	if engine.BulkValuesInsertCount() == b0 {
+		t.Error("no INSERT took the scanned bulk path")
+	}
+}
