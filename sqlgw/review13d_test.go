@@ -1115,3 +1115,53 @@ func TestReview13dInListWideRows(t *testing.T) {
 	review13dSame(t, conns, "COMMIT")
 	run()
 }
+
+// TestReview13dStatusCounters: the statement counters a client sees
+// (Questions, Com_select, Com_insert, Com_update, Com_delete) count the
+// fast paths' statements (scanned bulk INSERT, direct ranges, IN lists
+// read in one MultiGet, point selects) as the general path counts them.
+func TestReview13dStatusCounters(t *testing.T) {
+	conns := review13dWriteConns(t)
+	status := func(c *mysql.Conn) string {
+		res, err := c.ExecuteFetch("SHOW SESSION STATUS", 10000, false)
+		if err != nil {
+			return "error " + err.Error()
+		}
+		var sb strings.Builder
+		for _, r := range res.Rows {
+			switch name := r[0].ToString(); name {
+			case "Questions", "Com_select", "Com_insert", "Com_update", "Com_delete", "Com_stmt_execute", "Com_stmt_prepare", "Queries":
+				fmt.Fprintf(&sb, "%s=%s ", name, r[1].ToString())
+			}
+		}
+		return sb.String()
+	}
+	var rows []string
+	for i := 0; i < 200; i++ {
+		rows = append(rows, fmt.Sprintf("(%d, %d, '%s')", i, i%9, strings.Repeat("s", 30)))
+	}
+	steps := []string{
+		"CREATE DATABASE sc", "USE sc", "CREATE TABLE t (id INT PRIMARY KEY, k INT, c VARCHAR(40), KEY k_1 (k) COMMENT 'sqlgw: global')",
+		"INSERT INTO t VALUES " + strings.Join(rows, ","),
+		"SELECT c FROM t WHERE id = 5", "SELECT c FROM t WHERE id = 6",
+		"SELECT c FROM t WHERE k IN (1, 2, 3)", "SELECT c FROM t WHERE k IN (4, 2, 3)",
+		"SELECT SUM(k) FROM t WHERE id BETWEEN 1 AND 100", "SELECT DISTINCT c FROM t WHERE id BETWEEN 1 AND 100 ORDER BY c",
+		"UPDATE t SET k = k + 1 WHERE id = 7", "DELETE FROM t WHERE id = 8",
+		"INSERT INTO t VALUES " + strings.Join(rows, ","),
+	}
+	for i, q := range steps {
+		outs := make([]string, len(conns))
+		for j, c := range conns {
+			writeRun(c, q)
+			outs[j] = status(c)
+		}
+		if !strings.Contains(outs[0], "Com_select=") {
+			t.Fatalf("status: %s", outs[0])
+		}
+		for j := 1; j < len(outs); j++ {
+			if outs[j] != outs[0] {
+				t.Errorf("step %d %.80s: direct %s, conn %d %s", i, q, outs[0], j, outs[j])
+			}
+		}
+	}
+}
