@@ -209,6 +209,29 @@ func TestReview13dPointSelectSnapshot(t *testing.T) {
 				t.Errorf("cfg %v round %d: after the snapshot, unique key: %q", cfg, round, v)
 			}
 		}
+		// READ COMMITTED: each statement sees what was committed before it.
+		must(a, "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED")
+		for round := 0; round < 3; round++ {
+			must(a, "BEGIN")
+			get(a, "SELECT c FROM t WHERE id = ?", 1)
+			want := fmt.Sprintf("rc%d", round)
+			must(b, "UPDATE t SET c = ? WHERE id = 1", want)
+			must(b, "INSERT INTO t VALUES (?, 'rc', ?)", 200+round, 200+round)
+			if v := get(a, "SELECT c FROM t WHERE id = ?", 1); v != want {
+				t.Errorf("cfg %v READ COMMITTED round %d: %q, want %q", cfg, round, v, want)
+			}
+			if v := get(a, "SELECT c FROM t WHERE id = 1"); v != want {
+				t.Errorf("cfg %v READ COMMITTED round %d text: %q, want %q", cfg, round, v, want)
+			}
+			if v := get(a, "SELECT c FROM t WHERE k = ?", 200+round); v != "rc" {
+				t.Errorf("cfg %v READ COMMITTED round %d unique key: %q", cfg, round, v)
+			}
+			if v := get(a, "SELECT COUNT(*) FROM t WHERE id BETWEEN ? AND ?", 1, 300); v != fmt.Sprint(5+round+1) {
+				t.Errorf("cfg %v READ COMMITTED round %d range count: %s", cfg, round, v)
+			}
+			must(a, "COMMIT")
+		}
+		must(a, "SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ")
 	}
 }
 
