@@ -1188,3 +1188,58 @@ func TestReview13dStatusCounters(t *testing.T) {
 		}
 	}
 }
+
+// TestReview13dOtherGatewayRecreates: gateway B drops and recreates a
+// table under the same name with other columns, types and rows, and
+// adds and drops an index, while gateway A has its point selects, IN
+// lists and ranges cached; once A's catalog refresh interval has passed,
+// A answers each shape as a fresh gateway does.
+func TestReview13dOtherGatewayRecreates(t *testing.T) {
+	store, err := pebble.OpenMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	co := catalog.Options{RefreshInterval: 200 * time.Millisecond}
+	ga := sqltest.Start(t, store, sqltest.Options{Catalog: co})
+	gb := sqltest.Start(t, sqltest.NoClose(store), sqltest.Options{Catalog: co})
+	a, b := sqltest.NewRunner(t, ga.Conn()), sqltest.NewRunner(t, gb.Conn())
+	a.ExecAll("CREATE DATABASE og", "USE og", "CREATE TABLE t (id INT PRIMARY KEY, k INT, c VARCHAR(10), KEY k_1 (k))",
+		"INSERT INTO t VALUES (1, 10, 'a'), (2, 20, 'b'), (3, 10, 'c')")
+	time.Sleep(co.RefreshInterval + 50*time.Millisecond)
+	b.Exec("USE og")
+	shapes := []string{"SELECT * FROM t WHERE id = ?", "SELECT * FROM t WHERE id IN (?, 2, 3) ORDER BY id",
+		"SELECT * FROM t WHERE k IN (?, 20)", "SELECT c FROM t WHERE id BETWEEN ? AND 3 ORDER BY c", "SELECT COUNT(*), SUM(id) FROM t WHERE id BETWEEN ? AND 3"}
+	ask := func(r *sqltest.Runner) string {
+		var out []string
+		for _, q := range shapes {
+			for _, arg := range []any{1, 10} {
+				rs, err := r.DB.QueryContext(context.Background(), q, arg)
+				if err != nil {
+					out = append(out, "error "+err.Error())
+					continue
+				}
+				rs.Close()
+				out = append(out, strings.Join(r.Rows(q, arg), "|"))
+				out = append(out, strings.Join(r.Rows(strings.Replace(q, "?", fmt.Sprint(arg), 1)), "|"))
+			}
+		}
+		return strings.Join(out, "\n")
+	}
+	ask(a)
+	ask(a) // cached
+	for round, ddl := range [][]string{
+		{"DROP TABLE t", "CREATE TABLE t (k VARCHAR(10), id INT PRIMARY KEY, c INT, KEY k_1 (k))", "INSERT INTO t VALUES ('x', 1, 5), ('10', 2, 6), ('y', 10, 7)"},
+		{"DROP INDEX k_1 ON t", "INSERT INTO t VALUES ('20', 3, 8)"},
+		{"CREATE INDEX k_1 ON t (k, c)", "UPDATE t SET k = '10' WHERE id = 3"},
+		{"ALTER TABLE t ADD COLUMN z INT DEFAULT 9 FIRST"},
+	} {
+		b.ExecAll(ddl...)
+		time.Sleep(co.RefreshInterval + 100*time.Millisecond)
+		fresh := sqltest.Start(t, sqltest.NoClose(store), sqltest.Options{Catalog: co})
+		rf := sqltest.NewRunner(t, fresh.Conn())
+		rf.Exec("USE og")
+		if got, want := ask(a), ask(rf); got != want {
+			t.Fatalf("round %d: the gateway with cached plans:\n%s\na fresh gateway:\n%s", round, got, want)
+		}
+	}
+}
