@@ -1243,3 +1243,44 @@ func TestReview13dOtherGatewayRecreates(t *testing.T) {
 		}
 	}
 }
+
+// TestReview13dBulkDuplicates: large INSERTs of literals (scanned, h8load)
+// whose rows collide with each other under a _ci collation, with stored
+// rows, on the primary key and on unique keys, first and last rows: the
+// 1062 names the row MySQL names, and nothing of the statement stays.
+func TestReview13dBulkDuplicates(t *testing.T) {
+	conns := review13dWriteConns(t)
+	big := func(n int, row func(i int) string) string {
+		var sb strings.Builder
+		sb.WriteString("INSERT INTO d (id, u, v) VALUES ")
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				sb.WriteString(",")
+			}
+			sb.WriteString(row(i))
+		}
+		return sb.String()
+	}
+	pad := strings.Repeat("d", 30)
+	base := func(off int, special map[int]string) func(int) string {
+		return func(i int) string {
+			if s, ok := special[i]; ok {
+				return s
+			}
+			return fmt.Sprintf("(%d, 'u%d', '%s')", off+i, off+i, pad)
+		}
+	}
+	steps := []string{
+		"CREATE DATABASE bd", "USE bd",
+		"CREATE TABLE d (id INT PRIMARY KEY, u VARCHAR(20) COLLATE utf8mb4_0900_ai_ci, v VARCHAR(40), UNIQUE KEY uu (u))",
+		big(150, base(0, nil)),
+		big(150, base(1000, map[int]string{1: "(1001, 'U1000', 'x')"})),
+		big(150, base(2000, map[int]string{149: "(2149, 'u5', 'x')"})),
+		big(150, base(3000, map[int]string{0: "(7, 'new', 'x')"})),
+		big(150, base(4000, map[int]string{70: "(4070, 'Ú4071', 'x')"})),
+		big(150, base(5000, map[int]string{80: "(5079, 'z', 'x')"})),
+		big(150, base(6000, map[int]string{10: "(6010, 'u6011 ', 'x')"})),
+		"SELECT COUNT(*), SUM(id) FROM d",
+	}
+	review13dWrites(t, conns, steps)
+}
