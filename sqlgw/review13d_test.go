@@ -1284,3 +1284,22 @@ func TestReview13dBulkDuplicates(t *testing.T) {
 	}
 	review13dWrites(t, conns, steps)
 }
+
+// TestReview13dBulkInsertReadOnly: a large INSERT of literals (scanned,
+// h8load) in a READ ONLY transaction, under transaction_read_only, and in
+// a transaction rolled back: as the general path (1792 and no rows).
+func TestReview13dBulkInsertReadOnly(t *testing.T) {
+	conns := review13dWriteConns(t)
+	var rows []string
+	for i := 0; i < 150; i++ {
+		rows = append(rows, fmt.Sprintf("(%d, '%s')", i, strings.Repeat("r", 30)))
+	}
+	ins := "INSERT INTO t VALUES " + strings.Join(rows, ",")
+	review13dWrites(t, conns, []string{
+		"CREATE DATABASE ro", "USE ro", "CREATE TABLE t (id INT PRIMARY KEY, c VARCHAR(40))",
+		"START TRANSACTION READ ONLY", ins, "COMMIT", "SELECT COUNT(*) FROM t",
+		"SET SESSION transaction_read_only = 1", ins, "SELECT COUNT(*) FROM t", "SET SESSION transaction_read_only = 0",
+		"BEGIN", ins, "SELECT COUNT(*) FROM t", "ROLLBACK", "SELECT COUNT(*) FROM t",
+		"SET autocommit = 0", ins, "ROLLBACK", "SELECT COUNT(*) FROM t", ins, "COMMIT", "SET autocommit = 1", "SELECT COUNT(*) FROM t",
+	})
+}
