@@ -4,6 +4,7 @@ import (
 	"context"
 	gosql "database/sql"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -1302,4 +1303,41 @@ func TestReview13dBulkInsertReadOnly(t *testing.T) {
 		"BEGIN", ins, "SELECT COUNT(*) FROM t", "ROLLBACK", "SELECT COUNT(*) FROM t",
 		"SET autocommit = 0", ins, "ROLLBACK", "SELECT COUNT(*) FROM t", ins, "COMMIT", "SET autocommit = 1", "SELECT COUNT(*) FROM t",
 	})
+}
+
+// TestReview13dNegativeZero: DOUBLE and FLOAT columns holding negative
+// zero (sent as a binary parameter) through the direct ranges' projections
+// that return the row as it is (h8range): -0 is sent as 0, as
+// go-mysql-server's ProjectRow sends it.
+func TestReview13dNegativeZero(t *testing.T) {
+	conns := review13dConns(t)
+	negZero := math.Copysign(0, -1)
+	for _, q := range []string{"CREATE DATABASE nz", "USE nz", "CREATE TABLE t (id INT PRIMARY KEY, f DOUBLE, g FLOAT, c VARCHAR(5))"} {
+		review13dSame(t, conns, q)
+	}
+	for i := 1; i <= 12; i++ {
+		var f any = float64(i%3) - 1
+		if i%2 == 0 {
+			f = negZero
+		}
+		review13dSame(t, conns, "INSERT INTO t VALUES (?, ?, ?, ?)", i, f, f, fmt.Sprintf("c%d", i%4))
+	}
+	for _, q := range []string{
+		"SELECT f FROM t WHERE id BETWEEN ? AND ?",
+		"SELECT f, g FROM t WHERE id BETWEEN ? AND ? ORDER BY f, id",
+		"SELECT g FROM t WHERE id BETWEEN ? AND ? ORDER BY g",
+		"SELECT c, f FROM t WHERE id BETWEEN ? AND ? ORDER BY c, id",
+		"SELECT id, f FROM t WHERE id BETWEEN ? AND ? ORDER BY id DESC",
+		"SELECT DISTINCT f FROM t WHERE id BETWEEN ? AND ? ORDER BY f",
+		"SELECT SUM(f), MIN(f), MAX(g) FROM t WHERE id BETWEEN ? AND ?",
+		"SELECT f FROM t WHERE id = ?",
+		"SELECT f, g FROM t WHERE id IN (?, ?)",
+	} {
+		for range 2 {
+			review13dSame(t, conns, q, 2, 8)
+		}
+	}
+	if out := review13dSame(t, conns, "SELECT COUNT(*) FROM t WHERE f = 0"); !strings.Contains(out, `"6"`) {
+		t.Errorf("zeros: %s", out)
+	}
 }
