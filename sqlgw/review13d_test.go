@@ -1337,7 +1337,7 @@ func TestReview13dNegativeZero(t *testing.T) {
 			review13dSame(t, conns, q, 2, 8)
 		}
 	}
-	if out := review13dSame(t, conns, "SELECT COUNT(*) FROM t WHERE f = 0"); !strings.Contains(out, `"6"`) {
+	if out := review13dSame(t, conns, "SELECT COUNT(*) FROM t WHERE f = 0"); !strings.Contains(out, `"8"`) {
 		t.Errorf("zeros: %s", out)
 	}
 }
