@@ -1341,3 +1341,78 @@ func TestReview13dNegativeZero(t *testing.T) {
 		t.Errorf("zeros: %s", out)
 	}
 }
+
+// TestReview13dCreateIndexTwoGatewaysOneUser: two gateways of one process
+// on one OneUser store, each holding a claim on it (storage.Claimer), so
+// that neither is alone: B's writers do not pass A's commit gate, so A
+// must wait out the catalog refresh and check every backfill page
+// (h8index's unchecked pages only when alone). B updates the indexed
+// column throughout A's CREATE INDEX; afterwards reads through the index
+// (covering and not) equal the rows and CHECK TABLE passes. (A second
+// gateway that holds no claim breaks OneUser's contract: it is not
+// tested.)
+func TestReview13dCreateIndexTwoGatewaysOneUser(t *testing.T) {
+	store, err := pebble.Open("", &pebble.Options{InMemory: true, OneUser: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	co := catalog.Options{RefreshInterval: 100 * time.Millisecond}
+	ga := sqltest.Start(t, store, sqltest.Options{Catalog: co})
+	gb := sqltest.Start(t, claimingNoClose{store}, sqltest.Options{Catalog: co})
+	var held atomic.Int64
+	defer ixmaint.SetBackfillQuietHook(func(stage string) {
+		if stage == "held" {
+			held.Add(1)
+		}
+	})()
+	a := sqltest.NewRunner(t, ga.Conn())
+	a.ExecAll("CREATE DATABASE tg", "USE tg", "CREATE TABLE t (id INT PRIMARY KEY, k INT, c VARCHAR(10))")
+	const rows = 8000
+	a.InsertRows("t", rows, 1000, func(i int) string { return fmt.Sprintf("(%d, %d, 'c%d')", i, i%40, i) })
+	time.Sleep(2 * co.RefreshInterval)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := 0; w < 2; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			conn := gb.Conn()
+			ctx := context.Background()
+			rng := rand.New(rand.NewPCG(uint64(w), 5))
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				conn.ExecContext(ctx, fmt.Sprintf("UPDATE tg.t SET k = %d WHERE id = %d", rng.IntN(40), rng.IntN(rows)))
+				time.Sleep(time.Duration(rng.IntN(1500)) * time.Microsecond)
+			}
+		}(w)
+	}
+	time.Sleep(20 * time.Millisecond)
+	a.Exec("CREATE INDEX k_1 ON t (k) COMMENT 'sqlgw: global'")
+	close(stop)
+	wg.Wait()
+	if held.Load() != 0 {
+		t.Errorf("%d backfill pages went unchecked though another gateway writes the store", held.Load())
+	}
+	time.Sleep(2 * co.RefreshInterval)
+	for k := 0; k < 40; k++ {
+		for _, sel := range []string{"id", "id, c"} {
+			q := fmt.Sprintf("SELECT %s FROM t %%s INDEX (k_1) WHERE k = %d ORDER BY id", sel, k)
+			if with, without := strings.Join(a.Rows(fmt.Sprintf(q, "FORCE")), ","), strings.Join(a.Rows(fmt.Sprintf(q, "IGNORE")), ","); with != without {
+				t.Fatalf("k = %d (%s):\nthrough the index: %s\nwithout: %s", k, sel, with, without)
+			}
+		}
+	}
+	if got := a.Rows("CHECK TABLE t"); !strings.Contains(strings.Join(got, " "), "OK") {
+		t.Fatalf("CHECK TABLE: %v", got)
+	}
+}
+
+// claimingNoClose is sqltest.NoClose that still claims the store
+// (pebble.Store's Claim promoted).
+type claimingNoClose struct{ *pebble.Store }
+
+func (claimingNoClose) Close() error { return nil }
