@@ -1441,3 +1441,47 @@ func TestReview13dBulkInsertDefaults(t *testing.T) {
 		t.Errorf("rows: %s", out)
 	}
 }
+
+// TestReview13dWarningCountPacket: the warning count of the OK and EOF
+// packets (read from the gateway's session map since h8point) equals
+// the warnings SHOW WARNINGS lists, on every path: point selects and
+// ranges with conversion warnings, a non-strict bulk INSERT that
+// truncates, a statement without warnings after one with them.
+func TestReview13dWarningCountPacket(t *testing.T) {
+	conns := review13dWriteConns(t)
+	var rows []string
+	for i := 0; i < 150; i++ {
+		rows = append(rows, fmt.Sprintf("(%d, '%d', 'ok')", i, i))
+	}
+	steps := []string{
+		"CREATE DATABASE wc", "USE wc", "CREATE TABLE t (id INT PRIMARY KEY, k INT, c VARCHAR(5))",
+		"SET sql_mode = ''",
+		"INSERT INTO t VALUES " + strings.Join(rows, ","),
+		"SELECT c FROM t WHERE id = '7abc'", "SELECT c FROM t WHERE id = '7abc'", "SELECT c FROM t WHERE id = 7",
+		"SELECT c FROM t WHERE id IN ('1x', '2y', 3)", "SELECT COUNT(*) FROM t WHERE id BETWEEN '1z' AND 100",
+		"SELECT c FROM t WHERE id = 8",
+	}
+	for i, q := range steps {
+		var outs []string
+		for _, c := range conns {
+			_, n, err := c.ExecuteFetchWithWarningCount(q, 10000, false)
+			w, werr := c.ExecuteFetch("SHOW WARNINGS", 100000, false)
+			listed := -1
+			if werr == nil {
+				listed = len(w.Rows)
+			}
+			if err == nil && int(n) != listed {
+				t.Errorf("step %d %.60s: the packet says %d warnings, SHOW WARNINGS lists %d", i, q, n, listed)
+			}
+			outs = append(outs, fmt.Sprintf("%v %d %d", err, n, listed))
+		}
+		if i == 5 && strings.HasPrefix(outs[0], "<nil> 0 ") {
+			t.Errorf("the converting point select: %s, want warnings", outs[0])
+		}
+		for j := 1; j < len(outs); j++ {
+			if outs[j] != outs[0] {
+				t.Errorf("step %d %.60s: direct %s, conn %d %s", i, q, outs[0], j, outs[j])
+			}
+		}
+	}
+}
