@@ -1520,3 +1520,39 @@ func TestReview13dCreateIndexOpenTransaction(t *testing.T) {
 		}
 	}
 }
+
+// TestReview13dBulkAutoIncrement: AUTO_INCREMENT values of large INSERTs
+// that announce how many they take (h8load's reservation of the rest at
+// once), between explicit values above and below the counter, a failed
+// statement, ALTER TABLE ... AUTO_INCREMENT and TRUNCATE: the ids and
+// LAST_INSERT_ID are the general path's.
+func TestReview13dBulkAutoIncrement(t *testing.T) {
+	conns := review13dWriteConns(t)
+	bulk := func(n int, fail bool) string {
+		var sb strings.Builder
+		sb.WriteString("INSERT INTO a (v, u) VALUES ")
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				sb.WriteString(",")
+			}
+			u := fmt.Sprintf("'%d-%d'", n, i)
+			if fail && i == n-1 {
+				u = "'dup'"
+			}
+			fmt.Fprintf(&sb, "('%s', %s)", strings.Repeat("v", 20), u)
+		}
+		return sb.String()
+	}
+	review13dWrites(t, conns, []string{
+		"CREATE DATABASE ai", "USE ai", "CREATE TABLE a (id BIGINT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(30), u VARCHAR(20), UNIQUE KEY uu (u))",
+		"INSERT INTO a (v, u) VALUES ('x', 'dup')",
+		bulk(150, false), "SELECT LAST_INSERT_ID(), MAX(id) FROM a",
+		bulk(250, true), "SELECT LAST_INSERT_ID(), MAX(id), COUNT(*) FROM a",
+		bulk(120, false), "SELECT LAST_INSERT_ID(), MAX(id), COUNT(*) FROM a",
+		"INSERT INTO a (id, v, u) VALUES (100000, 'e', 'e1')", bulk(130, false), "SELECT LAST_INSERT_ID(), MAX(id)",
+		"INSERT INTO a (id, v, u) VALUES (50000, 'e', 'e2')", bulk(140, false), "SELECT LAST_INSERT_ID(), MAX(id)",
+		"ALTER TABLE a AUTO_INCREMENT = 300000", bulk(160, false), "SELECT LAST_INSERT_ID(), MAX(id)",
+		"TRUNCATE TABLE a", bulk(170, false), "SELECT LAST_INSERT_ID(), MIN(id), MAX(id), COUNT(*) FROM a",
+		"BEGIN", bulk(180, false), "ROLLBACK", bulk(110, false), "SELECT LAST_INSERT_ID(), MIN(id), MAX(id), COUNT(*) FROM a",
+	})
+}
