@@ -1603,3 +1603,65 @@ func TestReview13dBulkAutoIncrementTwoGateways(t *testing.T) {
 		t.Fatalf("rows: %v, want %s", got, want)
 	}
 }
+
+// TestReview13dBulkInsertTypes: large INSERTs of literals (scanned,
+// h8load) into columns of every type from strings and integers: dates,
+// times, years, decimals, floats, BINARY (padded), VARBINARY, BLOB, TEXT,
+// unsigned and small integers at their limits, and invalid values in
+// strict and non-strict mode: as the general path.
+func TestReview13dBulkInsertTypes(t *testing.T) {
+	conns := review13dWriteConns(t)
+	good := "(%d, '2024-02-29', '2024-02-29 12:34:56.123456', '-12:30:00.5', '1999', '12.345', '1.5e3', 'ab', 'cd', 'blob', 'text', 255, 65535, '-128')"
+	ints := "(%d, '2000-01-01', '2000-01-01 00:00:00', '12:30:00', 99, 12, 15, 'x', 'y', 3, 4, 0, 0, 127)"
+	bulk := func(from int, special map[int]string) string {
+		var sb strings.Builder
+		sb.WriteString("INSERT INTO ty VALUES ")
+		for i := 0; i < 120; i++ {
+			if i > 0 {
+				sb.WriteString(",")
+			}
+			if s, ok := special[i]; ok {
+				sb.WriteString(fmt.Sprintf(s, from+i))
+				continue
+			}
+			if i%2 == 0 {
+				fmt.Fprintf(&sb, good, from+i)
+			} else {
+				fmt.Fprintf(&sb, ints, from+i)
+			}
+		}
+		return sb.String()
+	}
+	bad := func(col int, v string) string {
+		parts := strings.Split(strings.Trim(good, "()"), ", ")
+		parts[col] = v
+		return "(" + strings.Join(parts, ", ") + ")"
+	}
+	steps := []string{
+		"CREATE DATABASE ty", "USE ty",
+		`CREATE TABLE ty (id INT PRIMARY KEY, d DATE, dt DATETIME(6), tm TIME(1), y YEAR, dec1 DECIMAL(6,2), f FLOAT, bn BINARY(4), vb VARBINARY(4),
+			bl BLOB, tx TINYTEXT, tu TINYINT UNSIGNED, su SMALLINT UNSIGNED, ti TINYINT)`,
+		bulk(0, nil),
+		bulk(1000, map[int]string{5: bad(1, "'2024-02-30'")}),
+		bulk(2000, map[int]string{6: bad(4, "'1800'")}),
+		bulk(3000, map[int]string{7: bad(5, "'12345.678'")}),
+		bulk(4000, map[int]string{8: bad(7, "'abcde'")}),
+		bulk(5000, map[int]string{9: bad(11, "256")}),
+		bulk(6000, map[int]string{10: bad(13, "'-129'")}),
+		bulk(7000, map[int]string{11: bad(3, "'99:99:99'")}),
+		bulk(8000, map[int]string{12: bad(2, "'2024-13-01 00:00:00'")}),
+		"SET sql_mode = ''",
+		bulk(9000, map[int]string{5: bad(1, "'2024-02-30'"), 6: bad(4, "'1800'"), 7: bad(5, "'12345.678'"), 9: bad(11, "256")}),
+		"SET sql_mode = DEFAULT",
+		"SELECT COUNT(*), COUNT(DISTINCT d), SUM(dec1), SUM(f), SUM(tu), SUM(ti) FROM ty",
+		"SELECT id, d, dt, tm, y, dec1, f, HEX(bn), HEX(vb), bl, tx, tu, su, ti FROM ty WHERE id IN (0, 1, 9005, 9006, 9007, 9009) ORDER BY id",
+	}
+	n0 := engine.BulkValuesInsertCount()
+	review13dWrites(t, conns, steps)
+	if engine.BulkValuesInsertCount() == n0 {
+		t.Error("no INSERT took the scanned bulk path")
+	}
+	if out := writeRun(conns[0], "SELECT COUNT(*) FROM ty"); !strings.Contains(out, "INT64(120)") && !strings.Contains(out, "INT64(240)") {
+		t.Errorf("rows: %s", out)
+	}
+}
