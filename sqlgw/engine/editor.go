@@ -12,6 +12,7 @@ import (
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/sqlgw/mysqlerr"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltext"
 	"github.com/sqlgw/sqlgw/storage"
 )
 
@@ -234,7 +235,7 @@ func skipExistenceCheck(ctx *sql.Context, db, table string) bool {
 		return false // inside BEGIN ... COMMIT
 	}
 	q := ctx.Query()
-	if containsFoldASCII(q, "IGNORE") || containsFoldASCII(q, "DUPLICATE") || containsFoldASCII(q, "SELECT") {
+	if containsFoldASCII(q, "ignore") || containsFoldASCII(q, "duplicate") || containsFoldASCII(q, "select") {
 		return false
 	}
 	tdb, tname, ok := plainInsertTarget(q)
@@ -249,54 +250,10 @@ func skipExistenceCheck(ctx *sql.Context, db, table string) bool {
 	return strings.EqualFold(tdb, db) && strings.EqualFold(tname, table)
 }
 
-// containsFoldASCII reports whether s contains the upper-case ASCII word w
-// in any ASCII case (SQL keywords are ASCII), without copying s: the
-// statement text of a bulk INSERT is up to megabytes. Candidates are
-// found by w's first letter in either case with strings.IndexByte
-// (vectorized), each case's next position kept until passed, so that a
-// bulk INSERT's values are scanned at memory speed.
+// containsFoldASCII reports whether s contains the lower-case ASCII word w
+// in any ASCII case (sqltext.IndexFold).
 func containsFoldASCII(s, w string) bool {
-	up, lo := w[0], w[0]
-	if 'A' <= up && up <= 'Z' {
-		lo = up + ('a' - 'A')
-	}
-	next := func(from int, b byte) int {
-		if k := strings.IndexByte(s[from:], b); k >= 0 {
-			return from + k
-		}
-		return -1
-	}
-	nl, nu := -2, -2 // next candidate of each case at or after i (-1: none left, -2: not looked for)
-	for i := 0; i+len(w) <= len(s); {
-		if nl != -1 && nl < i {
-			nl = next(i, lo)
-		}
-		if nu != -1 && nu < i {
-			nu = next(i, up)
-		}
-		c := nl
-		if c < 0 || nu >= 0 && nu < c {
-			c = nu
-		}
-		if c < 0 || c+len(w) > len(s) {
-			return false
-		}
-		j := 1
-		for ; j < len(w); j++ {
-			ch := s[c+j]
-			if 'a' <= ch && ch <= 'z' {
-				ch -= 'a' - 'A'
-			}
-			if ch != w[j] {
-				break
-			}
-		}
-		if j == len(w) {
-			return true
-		}
-		i = c + 1
-	}
-	return false
+	return sqltext.IndexFold(s, w) >= 0
 }
 
 // reLoadData matches the start of a LOAD DATA without LOCAL, REPLACE or

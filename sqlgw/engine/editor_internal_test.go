@@ -51,7 +51,7 @@ func TestContainsFoldASCII(t *testing.T) {
 		{"s" + strings.Repeat("0-", 1000) + "S" + strings.Repeat("9", 1000) + "sElect", "SELECT", true},
 		{"s" + strings.Repeat("0-", 1000) + "S" + strings.Repeat("9", 1000) + "sElec", "SELECT", false},
 	} {
-		if got := containsFoldASCII(c.s, c.w); got != c.want {
+		if got := containsFoldASCII(c.s, strings.ToLower(c.w)); got != c.want {
 			t.Errorf("containsFoldASCII(%q, %q) = %v, want %v", c.s, c.w, got, c.want)
 		}
 	}

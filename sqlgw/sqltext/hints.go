@@ -69,7 +69,7 @@ func ScanHints(q string) []*HintRef {
 func MayHaveHints(q string) bool {
 	for _, w := range [...]string{"index", "key"} {
 		for from := 0; ; {
-			i := indexFold(q[from:], w)
+			i := IndexFold(q[from:], w)
 			if i < 0 {
 				break
 			}
@@ -92,9 +92,10 @@ func MayHaveHints(q string) bool {
 	return false
 }
 
-// indexFold returns the index of the lower-case ASCII word w in s in any
-// case, or -1.
-func indexFold(s, w string) int {
+// IndexFold returns the index of the lower-case ASCII word w in s in any
+// ASCII case (SQL keywords are ASCII), or -1, without copying s: a bulk
+// INSERT's statement text is up to megabytes.
+func IndexFold(s, w string) int {
 	// Candidates are found by the first letter in either case with
 	// strings.IndexByte (vectorized), each case's next position kept until
 	// passed: a bulk INSERT's half megabyte of values is scanned at memory

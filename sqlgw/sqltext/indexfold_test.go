@@ -19,8 +19,8 @@ func TestIndexFold(t *testing.T) {
 		}
 		s := string(b)
 		for _, w := range []string{"key", "index", "kill", "k"} {
-			if got, want := indexFold(s, w), naive(s, w); got != want {
-				t.Fatalf("case %d: indexFold(%q, %q) = %d, want %d", n, s, w, got, want)
+			if got, want := IndexFold(s, w), naive(s, w); got != want {
+				t.Fatalf("case %d: IndexFold(%q, %q) = %d, want %d", n, s, w, got, want)
 			}
 		}
 	}
@@ -28,8 +28,8 @@ func TestIndexFold(t *testing.T) {
 		s, w string
 		want int
 	}{{"", "key", -1}, {"ke", "key", -1}, {"KEY", "key", 0}, {"xkEy", "key", 1}, {"kkkKEY", "key", 3}} {
-		if got := indexFold(c.s, c.w); got != c.want {
-			t.Errorf("indexFold(%q, %q) = %d, want %d", c.s, c.w, got, c.want)
+		if got := IndexFold(c.s, c.w); got != c.want {
+			t.Errorf("IndexFold(%q, %q) = %d, want %d", c.s, c.w, got, c.want)
 		}
 	}
 }

@@ -108,7 +108,7 @@ func (c *cursor) name() (Name, bool) {
 // KillConnection returns the connection id of a KILL [CONNECTION] id
 // statement (not KILL QUERY, which ends the statement only).
 func KillConnection(q string) (uint32, bool) {
-	if indexFold(q, "kill") < 0 {
+	if IndexFold(q, "kill") < 0 {
 		return 0, false // not lexed: every statement passes here (a bulk INSERT is megabytes)
 	}
 	c := newCursor(q)
@@ -129,7 +129,7 @@ func KillConnection(q string) (uint32, bool) {
 // KillTarget returns the connection id of a KILL [CONNECTION | QUERY] id
 // statement.
 func KillTarget(q string) (uint32, bool) {
-	if indexFold(q, "kill") < 0 {
+	if IndexFold(q, "kill") < 0 {
 		return 0, false // not lexed: every statement passes here (a bulk INSERT is megabytes)
 	}
 	c := newCursor(q)
