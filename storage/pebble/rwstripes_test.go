@@ -28,7 +28,12 @@ func TestGetRacesDDLAndClose(t *testing.T) {
 	if _, err := s.Insert(ctx, "tab", &storage.Entity{PartitionKey: "p", RowKey: "r", Properties: storage.Properties{"v": storage.Int64(1)}}); err != nil {
 		t.Fatal(err)
 	}
-	var stop atomic.Bool
+	// Every reader runs until its Get fails with ErrClosed, which each
+	// one must see once the store is closed (a reader that stopped on a
+	// flag set after Close could miss it: its last Get had begun before).
+	// A failure before Close closes the store in the cleanup, so no
+	// reader outlives the test.
+	t.Cleanup(func() { _ = s.Close() })
 	var found, closed atomic.Int64
 	var wg sync.WaitGroup
 	for g := range 4 {
@@ -56,9 +61,6 @@ func TestGetRacesDDLAndClose(t *testing.T) {
 					t.Errorf("Get: %v", err)
 					return
 				}
-				if stop.Load() && i > 100 {
-					return
-				}
 			}
 		}()
 	}
@@ -77,7 +79,6 @@ func TestGetRacesDDLAndClose(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	stop.Store(true)
 	wg.Wait()
 	if found.Load() == 0 || closed.Load() != 4 {
 		t.Fatalf("found %d, closed %d (want >0 and 4)", found.Load(), closed.Load())
