@@ -966,7 +966,9 @@ func (s *Store) scan(ctx context.Context, src *iterSource, it *pebbledb.Iterator
 	if q.Top > 0 && q.Top < limit {
 		limit = q.Top
 	}
-	var rowLow, rowHigh []byte // encoded RowKey bounds
+	// Encoded RowKey bounds; an empty RowKey encodes as nil, so whether
+	// a bound is set is read from q.Row, never from these.
+	var rowLow, rowHigh []byte
 	if q.Row != nil {
 		if q.Row.Low != nil {
 			rowLow = appendEKey(nil, q.Row.Low.Key)
@@ -1029,7 +1031,7 @@ func (s *Store) scan(ctx context.Context, src *iterSource, it *pebbledb.Iterator
 		if q.Row != nil && q.Reverse {
 			// Backwards: below the RowKey range, go to the previous
 			// partition; above it, to its high end in this partition.
-			if rowLow != nil {
+			if q.Row.Low != nil {
 				c := bytes.Compare(erk, rowLow)
 				if c < 0 || (c == 0 && q.Row.Low.Exclusive) {
 					seekBuf = append(append(append(seekBuf[:0], key[:tablePrefixLen]...), epk...), keySep)
@@ -1037,7 +1039,7 @@ func (s *Store) scan(ctx context.Context, src *iterSource, it *pebbledb.Iterator
 					continue
 				}
 			}
-			if rowHigh != nil {
+			if q.Row.High != nil {
 				c := bytes.Compare(erk, rowHigh)
 				if c > 0 || (c == 0 && q.Row.High.Exclusive) {
 					seekBuf = append(append(append(seekBuf[:0], key[:tablePrefixLen]...), epk...), keySep)
@@ -1050,7 +1052,7 @@ func (s *Store) scan(ctx context.Context, src *iterSource, it *pebbledb.Iterator
 				}
 			}
 		} else if q.Row != nil {
-			if rowLow != nil {
+			if q.Row.Low != nil {
 				c := bytes.Compare(erk, rowLow)
 				if c < 0 || (c == 0 && q.Row.Low.Exclusive) {
 					seekBuf = append(append(append(seekBuf[:0], key[:tablePrefixLen]...), epk...), keySep)
@@ -1062,7 +1064,7 @@ func (s *Store) scan(ctx context.Context, src *iterSource, it *pebbledb.Iterator
 					continue
 				}
 			}
-			if rowHigh != nil {
+			if q.Row.High != nil {
 				c := bytes.Compare(erk, rowHigh)
 				if c > 0 || (c == 0 && q.Row.High.Exclusive) {
 					seekBuf = append(append(seekBuf[:0], key[:tablePrefixLen]...), epk...)
