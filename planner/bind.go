@@ -108,6 +108,9 @@ type Template struct {
 	// reads one partition (or gets one key) per value, is that plan: Bind
 	// encodes the new values' index keys into a copy (bindIndexKeys).
 	indexPlan *Plan
+	// inCol, for an index key template whose query is one IN list on the
+	// index's column, is that column (Bind binds with bindIn), else -1.
+	inCol int
 	// variants are index key plans for other numbers of distinct points
 	// or other most-frequent-value rows (see Variants below).
 	variants atomic.Pointer[map[variantKey]*Plan]
@@ -148,7 +151,7 @@ func Prepare(t Table, q *Query) *Template {
 		}
 		n += c
 	}
-	tp := &Template{t: t, ct: collatedView(t), q: *q, nvals: n, index: -1, path: p.Path, cost: p.Cost}
+	tp := &Template{t: t, ct: collatedView(t), q: *q, nvals: n, index: -1, inCol: -1, path: p.Path, cost: p.Cost}
 	tp.q.Where = cloneWhere(q.Where)
 	tp.q.inexact = nil
 	refd := map[int]bool{}
@@ -242,6 +245,7 @@ func (tp *Template) prepareIndex(p *Plan, ixs []Index, refd map[int]bool) *Templ
 	tp.indexDef = chosen
 	tp.pointRows, tp.hasPointRows = b.pointRows(b.t.(IndexedTable), tp.index, chosen)
 	tp.prepareIndexKeys(p, chosen)
+	tp.prepareIn()
 	if rows, _ := b.rowsEstimate(); rows >= defaultRows {
 		nq := *q
 		nq.Where, nq.NoIndex = cloneWhere(q.Where), true
@@ -421,6 +425,11 @@ func (tp *Template) Bind(vals []Datum, stats *Stats) (p *Plan, where []Expr, ok 
 	}
 	if sk, ok := statsKeyOf(stats, tp.indexName); !ok || sk != tp.stats {
 		return nil, nil, false
+	}
+	if tp.inCol >= 0 && !noBindIn {
+		if p, done := tp.bindIn(&q); done {
+			return p, q.Where, true
+		}
 	}
 	b, empty := tp.start(&q)
 	if b == nil {
@@ -771,29 +780,82 @@ func (tp *Template) bindIndexKeys(ip *Plan, b *builder, it IndexedTable) (*Plan,
 			return nil, false
 		}
 	}
-	keys := make([]string, len(pts))
+	return tp.bindKeys(ip, pts, it)
+}
+
+// boundKeys is what bindKeys allocates for one plan, in one allocation
+// for up to inlineKeys points (an IN list of ten: sysbench's).
+type boundKeys struct {
+	p    Plan
+	acc  IndexAccess
+	keys [inlineKeys]string
+	gets [inlineKeys]Key
+	qs   [inlineKeys]*storage.Query
+	qv   [inlineKeys]storage.Query
+	rv   [inlineKeys]storage.KeyRange
+	bv   [2 * inlineKeys]storage.Bound
+}
+
+const inlineKeys = 10
+
+// bindKeys is bindIndexKeys for the points pts of the index's column.
+func (tp *Template) bindKeys(ip *Plan, pts []Datum, it IndexedTable) (*Plan, bool) {
+	var bk *boundKeys
+	var keys []string
+	if len(pts) <= inlineKeys {
+		bk = &boundKeys{}
+		keys = bk.keys[:len(pts)]
+	} else {
+		keys = make([]string, len(pts))
+	}
+	var one [1]Datum
 	for i, v := range pts {
-		k, err := it.EncodeIndexKey(tp.index, 0, []Datum{v})
+		one[0] = v
+		k, err := it.EncodeIndexKey(tp.index, 0, one[:])
 		if err != nil {
 			return nil, false
 		}
 		keys[i] = k
 	}
 	slices.SortFunc(keys, storage.CompareKeys)
-	p := *ip
-	acc := *p.Index
+	var p *Plan
+	var acc *IndexAccess
+	if bk != nil {
+		p, acc = &bk.p, &bk.acc
+	} else {
+		p, acc = new(Plan), new(IndexAccess)
+	}
+	*p = *ip
+	*acc = *p.Index
 	if len(acc.Gets) > 0 {
-		gets := make([]Key, len(keys))
+		var gets []Key
+		if bk != nil {
+			gets = bk.gets[:len(keys):len(keys)]
+		} else {
+			gets = make([]Key, len(keys))
+		}
 		for i, k := range keys {
 			gets[i] = Key{PK: k, RK: acc.Gets[0].RK}
 		}
 		acc.Gets = gets
 	} else {
-		// The queries, their ranges and bounds in three allocations.
-		qs := make([]*storage.Query, len(keys))
-		qv := make([]storage.Query, len(keys))
-		rv := make([]storage.KeyRange, len(keys))
-		bv := make([]storage.Bound, 2*len(keys))
+		// The queries, their ranges and bounds: bk's arrays, or three
+		// allocations.
+		var (
+			qs []*storage.Query
+			qv []storage.Query
+			rv []storage.KeyRange
+			bv []storage.Bound
+		)
+		if bk != nil {
+			n := len(keys)
+			qs, qv, rv, bv = bk.qs[:n:n], bk.qv[:n:n], bk.rv[:n:n], bk.bv[:2*n:2*n]
+		} else {
+			qs = make([]*storage.Query, len(keys))
+			qv = make([]storage.Query, len(keys))
+			rv = make([]storage.KeyRange, len(keys))
+			bv = make([]storage.Bound, 2*len(keys))
+		}
 		for i, k := range keys {
 			bv[2*i], bv[2*i+1] = storage.Bound{Key: k}, storage.Bound{Key: k}
 			rv[i] = storage.KeyRange{Low: &bv[2*i], High: &bv[2*i+1]} // storage.Exactly(k)
@@ -804,8 +866,114 @@ func (tp *Template) bindIndexKeys(ip *Plan, b *builder, it IndexedTable) (*Plan,
 		acc.Queries = qs
 	}
 	acc.Select = slices.Clip(acc.Select) // as in bindPoint
-	p.Index = &acc
+	p.Index = acc
 	p.Select = slices.Clip(p.Select)
 	p.Order = slices.Clip(p.Order)
-	return &p, true
+	return p, true
 }
+
+// IN-list templates
+//
+// The commonest index key template is one IN list on the index's column
+// (sysbench's select_random_points: k IN (?, ... ?) through k_1). For it
+// Bind's general path makes a builder, lists the key columns, runs the
+// contradiction check over every conjunct (a map of column sets) and then
+// derives the points from those sets three times (the point count, the
+// most-frequent-value rows, the keys). The builder's answer for such a
+// query is a function of one set: the IN list's true set on the column
+// (columnTrue: its values converted exactly to the column's kind, sorted,
+// duplicates removed), which is also the contradiction check's set (the
+// column is no key column, so the check starts from every value, NULL
+// included, and intersects it with that one set: the same points).
+// bindIn computes that set once, with the builder's own functions
+// (inValues, fromOwnedPoints, pointRowsOf), and then follows Bind's index
+// branch: an empty set is the Empty plan; the template's point count and
+// most-frequent-value rows bind the keys into the template's plan; another
+// pair binds them into its kept variant. Everything else (a value that
+// cannot be compared, no variant yet, a key that cannot be encoded) goes
+// back to the general path, which answers as before (and keeps the
+// variant). Prepare sets inCol only when the template's query is exactly
+// one IN list (not NOT IN) on a constrainable column that the collated
+// view, if any, leaves alone, so the general path's builder would see the
+// same conjunct and column.
+
+// prepareIn makes tp an IN-list template when its query qualifies (see
+// above); tp must already be an index key template.
+func (tp *Template) prepareIn() {
+	tp.inCol = -1
+	if tp.indexPlan == nil || len(tp.q.Where) != 1 || len(tp.points) != 1 {
+		return
+	}
+	in, ok := tp.q.Where[0].(*In)
+	if !ok || in.Not {
+		return
+	}
+	if _, ok := tp.points[in.Col]; !ok {
+		return
+	}
+	var t Table = tp.t
+	if tp.ct != nil {
+		if _, collated := tp.ct.colls[in.Col]; collated {
+			return
+		}
+		t = tp.ct
+	}
+	cols := t.Columns()
+	if in.Col < 0 || in.Col >= len(cols) || !constrainable(cols[in.Col]) {
+		return
+	}
+	if _, ok := t.(IndexedTable); !ok {
+		return
+	}
+	if len(tp.indexDef.Columns) != 1 || tp.indexDef.Columns[0].Col != in.Col {
+		return
+	}
+	tp.inCol = in.Col
+}
+
+// bindIn is Bind for an IN-list template (see above), q holding the new
+// values; done false sends Bind to its general path.
+func (tp *Template) bindIn(q *Query) (p *Plan, done bool) {
+	in, ok := q.Where[0].(*In)
+	if !ok {
+		return nil, false
+	}
+	var t Table = tp.t
+	if tp.ct != nil {
+		t = tp.ct
+	}
+	cols := t.Columns()
+	k := cols[tp.inCol].Kind
+	vals, _, ok := inValues(k, in)
+	if !ok {
+		return nil, false
+	}
+	set := fromOwnedPoints(k, vals)
+	if set.isEmpty() {
+		// The contradiction check's answer.
+		return &Plan{Path: Empty, Table: t.PhysicalName(), columns: cols, where: q.Where}, true
+	}
+	pts, ok := set.points(k)
+	if !ok {
+		return nil, false
+	}
+	it := t.(IndexedTable)
+	pr, hasPR := pointRowsOf(q.Stats, it, tp.index, tp.indexDef, pts)
+	ip := tp.indexPlan
+	if len(pts) != tp.points[tp.inCol] || hasPR != tp.hasPointRows || pr != tp.pointRows {
+		if !tp.scored {
+			return nil, false
+		}
+		if ip = tp.variant(variantKey{points: len(pts), pointRows: pr, hasRows: hasPR}); ip == nil {
+			return nil, false
+		}
+	}
+	if p, ok = tp.bindKeys(ip, pts, it); !ok {
+		return nil, false
+	}
+	p.where = q.Where
+	return p, true
+}
+
+// noBindIn turns bindIn off (tests compare it with the general path).
+var noBindIn bool

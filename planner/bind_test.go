@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -448,5 +449,119 @@ func TestColumnTrue(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestBindIn: a template whose query is one IN list on a one-column
+// global index binds through bindIn (IN-list templates in bind.go) for
+// most values, and what it binds is what Bind's general path (noBindIn)
+// and Build make: plain, analysed and most-frequent-value statistics,
+// a unique index (gets), a table with a collated column (the collated
+// view), duplicates, NULLs, values of other kinds, out-of-range values.
+func TestBindIn(t *testing.T) {
+	top := map[string]float64{}
+	tops := &Stats{Rows: 100000, RowsPerValue: map[string]float64{"k_1": 3},
+		TopValues: map[string]map[string]float64{"k_1": top}, RestPerValue: map[string]float64{"k_1": 2}}
+	cases := []struct {
+		name, table, index string
+		stats              *Stats
+	}{
+		{"plain", "table t (id int, k int, c string) primary key (id) layout", "index k_1 (k)", nil},
+		{"analysed", "table t (id int, k int, c string) primary key (id) layout", "index k_1 (k)",
+			&Stats{Rows: 100000, RowsPerValue: map[string]float64{"k_1": 3}, EntityBytes: 300}},
+		{"top values", "table t (id int, k int, c string) primary key (id) layout", "index k_1 (k)", tops},
+		{"unique", "table t (id int, k int, c string) primary key (id) layout", "index k_1 (k) unique", nil},
+		{"collated table", "table t (id int, k int, c string keyci) primary key (id) layout", "index k_1 (k)", nil},
+		{"uint", "table t (id int, k uint, c string) primary key (id) layout", "index k_1 (k)", nil},
+	}
+	r := rand.New(rand.NewPCG(21, 22))
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ft, err := parseTable(tc.table)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := parseIndex(ft, tc.index); err != nil {
+				t.Fatal(err)
+			}
+			kind := ft.Columns()[1].Kind
+			if tc.stats == tops {
+				clear(top)
+				for _, v := range []int64{3, 5, 8} {
+					k, err := IndexedTable(ft).EncodeIndexKey(0, 0, []Datum{v})
+					if err != nil {
+						t.Fatal(err)
+					}
+					top[k] = float64(10 * v)
+				}
+			}
+			in := func(vals []Datum) *Query {
+				return &Query{Where: []Expr{&In{Col: 1, Values: append([]Datum(nil), vals...)}}, Stats: tc.stats}
+			}
+			first := make([]Datum, 10)
+			for i := range first {
+				first[i] = int64(100 + i)
+			}
+			tp := Prepare(ft, in(first))
+			if tp == nil || tp.inCol != 1 {
+				t.Fatalf("no IN-list template: %+v", tp)
+			}
+			viaIn := 0
+			const n = 3000
+			// First values no row can match (the Empty plan), all alike,
+			// then random ones.
+			fixed := [][]Datum{
+				{3.5, 3.5, 3.5, 3.5, 3.5, 3.5, 3.5, 3.5, 3.5, 3.5},
+				{3.5, 1e30, 2.25, 3.5, 1e30, 0.5, 3.5, 3.5, 7.5, 3.5},
+				{int64(5), int64(5), int64(5), int64(5), int64(5), int64(5), int64(5), int64(5), int64(5), int64(5)},
+			}
+			for iter := range n {
+				vals := make([]Datum, 10)
+				for i := range vals {
+					if r.IntN(3) == 0 {
+						vals[i] = bindValue(r, kind)
+					} else {
+						vals[i] = int64(r.IntN(14))
+					}
+				}
+				if iter < len(fixed) {
+					vals = fixed[iter]
+				}
+				q := in(vals)
+				// Bind calls bindIn once no value is NULL (an index
+				// template declines a NULL).
+				done := false
+				if !slices.Contains(vals, nil) {
+					_, done = tp.bindIn(q)
+				}
+				noBindIn = true
+				gen, genWhere, genOK := tp.Bind(vals, tc.stats)
+				noBindIn = false
+				got, where, ok := tp.Bind(vals, tc.stats)
+				if ok != genOK || !reflect.DeepEqual(got, gen) || !reflect.DeepEqual(where, genWhere) {
+					t.Fatalf("values %v (bindIn %v): bound %v %v\ngeneral %v %v", vals, done, ok, got, genOK, gen)
+				}
+				if done && !ok {
+					t.Fatalf("values %v: bindIn bound, Bind declined", vals)
+				}
+				if !ok {
+					continue
+				}
+				if done {
+					viaIn++
+				}
+				want, err := Build(ft, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("values %v:\nbound %v\nbuilt %v", vals, got, want)
+				}
+			}
+			if viaIn < n/2 {
+				t.Errorf("%d of %d bound by bindIn", viaIn, n)
+			}
+			t.Logf("%d of %d bound by bindIn", viaIn, n)
+		})
 	}
 }

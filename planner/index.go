@@ -488,23 +488,34 @@ func (b *builder) pointRows(it IndexedTable, n int, ix Index) (float64, bool) {
 	if st == nil || st.TopValues == nil || len(ix.Columns) == 0 {
 		return 0, false
 	}
-	name := strings.ToLower(ix.Name)
-	top, rest := st.TopValues[name], st.RestPerValue[name]
-	if top == nil || rest <= 0 {
-		return 0, false
-	}
 	col := ix.Columns[0].Col
 	s, ok := b.sets[col]
 	if !ok || s.null {
 		return 0, false
 	}
 	pts, ok := s.points(b.cols[col].Kind)
-	if !ok || len(pts) == 0 {
+	if !ok {
+		return 0, false
+	}
+	return pointRowsOf(st, it, n, ix, pts)
+}
+
+// pointRowsOf is pointRows for the points pts of index n's leading
+// column (Template.bindIn has them without a builder).
+func pointRowsOf(st *Stats, it IndexedTable, n int, ix Index, pts []Datum) (float64, bool) {
+	if st == nil || st.TopValues == nil || len(ix.Columns) == 0 {
+		return 0, false
+	}
+	name := strings.ToLower(ix.Name)
+	top, rest := st.TopValues[name], st.RestPerValue[name]
+	if top == nil || rest <= 0 || len(pts) == 0 {
 		return 0, false
 	}
 	sum := 0.0
+	var one [1]Datum
 	for _, v := range pts {
-		key, err := it.EncodeIndexKey(n, 0, []Datum{v})
+		one[0] = v
+		key, err := it.EncodeIndexKey(n, 0, one[:])
 		if err != nil {
 			return 0, false
 		}
