@@ -147,6 +147,23 @@ func BenchmarkRangeQuery100(b *testing.B) {
 			}
 		}
 	})
+	// rows: QueryRows of one property with catalog/txn's marks, as a
+	// read by rows of the engine asks for it (rows.go).
+	b.Run("impl=rows", func(b *testing.B) {
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; b.Loop(); i++ {
+			lo := i * 7919 % (benchEntities - 100)
+			page, err := env.s.QueryRows(ctx, "bench", &storage.Query{
+				Partition: storage.Exactly("p"),
+				Row:       &storage.KeyRange{Low: &storage.Bound{Key: benchRowKey(lo)}, High: &storage.Bound{Key: benchRowKey(lo + 100), Exclusive: true}},
+				Select:    []string{"s"},
+			}, []string{"_tx", "_v", "_d"})
+			if err != nil || len(page.Rows) != 100 {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("impl=raw", func(b *testing.B) {
 		b.ReportAllocs()
 		b.ResetTimer()

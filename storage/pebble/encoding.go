@@ -291,12 +291,33 @@ func parseRecord(v []byte) (record, error) {
 // any String or Binary payload alias p when alias is set (valid only while p
 // is), and are copies otherwise.
 func nextProp(p []byte, alias bool) (name []byte, v storage.Value, rest []byte, err error) {
+	name, p, err = propName(p)
+	if err != nil {
+		return nil, v, nil, err
+	}
+	if v, rest, err = propValue(p, alias); err != nil {
+		return nil, v, nil, err
+	}
+	return name, v, rest, nil
+}
+
+// propName splits the property at the start of p into its name and its
+// encoded value (type code first, at least that byte present).
+func propName(p []byte) (name, val []byte, err error) {
 	l, k := binary.Uvarint(p)
 	if k <= 0 || uint64(len(p)-k) < l+1 {
-		return nil, v, nil, errCorrupt
+		return nil, nil, errCorrupt
 	}
-	name = p[k : k+int(l)]
-	p = p[k+int(l):]
+	return p[k : k+int(l)], p[k+int(l):], nil
+}
+
+// propValue decodes the encoded value at the start of p (propName's val)
+// and returns what follows it; String and Binary payloads alias p when
+// alias is set, as nextProp's.
+func propValue(p []byte, alias bool) (v storage.Value, rest []byte, err error) {
+	if len(p) < 1 {
+		return v, nil, errCorrupt
+	}
 	code := p[0]
 	p = p[1:]
 	fixed := func(n int) ([]byte, error) {
@@ -312,7 +333,7 @@ func nextProp(p []byte, alias bool) (name []byte, v storage.Value, rest []byte, 
 	case codeString, codeBinary:
 		l, k := binary.Uvarint(p)
 		if k <= 0 || uint64(len(p)-k) < l {
-			return nil, v, nil, errCorrupt
+			return v, nil, errCorrupt
 		}
 		x = p[k : k+int(l)]
 		p = p[k+int(l):]
@@ -328,7 +349,7 @@ func nextProp(p []byte, alias bool) (name []byte, v storage.Value, rest []byte, 
 			}
 			v = storage.Binary(x)
 		}
-		return name, v, p, nil
+		return v, p, nil
 	case codeInt32:
 		if x, err = fixed(4); err == nil {
 			v = storage.Int32(int32(binary.BigEndian.Uint32(x)))
@@ -357,9 +378,9 @@ func nextProp(p []byte, alias bool) (name []byte, v storage.Value, rest []byte, 
 		err = errCorrupt
 	}
 	if err != nil {
-		return nil, v, nil, err
+		return storage.Value{}, nil, err
 	}
-	return name, v, p, nil
+	return v, p, nil
 }
 
 // lookup finds property prop in the record without allocating; String and

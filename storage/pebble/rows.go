@@ -2,6 +2,7 @@ package pebble
 
 import (
 	"encoding/binary"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -26,6 +27,23 @@ type rowCols struct {
 	sel   []string
 	marks []string
 	sc    *rowScratch
+	// selFirst and markFirst hold the first bytes of the names in sel and
+	// marks: a property whose name starts with none of them is skipped
+	// without comparing it with each name.
+	selFirst, markFirst byteSet
+}
+
+// byteSet is a set of bytes.
+type byteSet [4]uint64
+
+func (s *byteSet) add(b byte)      { s[b>>6] |= 1 << (b & 63) }
+func (s *byteSet) has(b byte) bool { return s[b>>6]&(1<<(b&63)) != 0 }
+func (s *byteSet) addFirst(n []string) {
+	for _, x := range n {
+		if x != "" {
+			s.add(x[0])
+		}
+	}
 }
 
 type rowScratch struct {
@@ -40,12 +58,15 @@ const maxPooledValues = 1 << 14
 
 func (c *rowCols) init(sel, marks []string) {
 	c.sel, c.marks = sel, marks
+	c.selFirst.addFirst(sel)
+	c.markFirst.addFirst(marks)
 	c.sc = rowScratchPool.Get().(*rowScratch)
 }
 
 // add appends the row of rec with its keys and ETag (arena strings) and
 // the values of its properties named in c.sel, by position (the zero
-// Value for an absent one).
+// Value for an absent one). Each property's name is read once; a value
+// not selected is skipped, not decoded.
 func (c *rowCols) add(pk, rk string, etag storage.ETag, rec *record, arena *pageArena) error {
 	w := len(c.sel)
 	n := len(c.sc.vals)
@@ -54,46 +75,57 @@ func (c *rowCols) add(pk, rk string, etag storage.ETag, rec *record, arena *page
 	p := rec.props
 	marked := false
 	for range rec.n {
-		name, rest, err := skipProp(p)
+		name, val, err := propName(p)
 		if err != nil {
 			return err
 		}
-		wanted := false
-		for _, m := range c.marks {
-			if m == string(name) {
-				marked = true
+		j := -1 // the first position selecting name
+		if len(name) > 0 {
+			if c.markFirst.has(name[0]) && !marked {
+				for _, m := range c.marks {
+					if m == string(name) {
+						marked = true
+						break
+					}
+				}
 			}
+			if c.selFirst.has(name[0]) {
+				for i, s := range c.sel {
+					if s == string(name) {
+						j = i
+						break
+					}
+				}
+			}
+		} else {
+			// The empty name (never written by the engine) the slow way.
+			marked = marked || slices.Contains(c.marks, "")
+			j = slices.Index(c.sel, "")
 		}
-		for _, s := range c.sel {
-			wanted = wanted || s == string(name)
-		}
-		if !wanted {
-			p = rest // not decoded
+		if j < 0 {
+			if p, err = skipValue(val); err != nil {
+				return err
+			}
 			continue
 		}
-		_, v, rest, err := nextProp(p, true)
+		v, rest, err := propValue(val, true)
 		if err != nil {
 			return err
 		}
 		p = rest
-		copied := false
-		for j, s := range c.sel {
-			if s != string(name) {
-				continue
+		// Copy what aliases the record, as decodePropsInterned does (a
+		// GUID is already a copy; other types hold no reference).
+		switch v.Type() {
+		case storage.TypeString:
+			v = storage.String(arena.string(unsafe.Slice(unsafe.StringData(v.Str()), len(v.Str()))))
+		case storage.TypeBinary:
+			v = storage.Binary(arena.bytes(v.Bytes()))
+		}
+		vals[j] = v
+		for k := j + 1; k < w; k++ {
+			if c.sel[k] == string(name) {
+				vals[k] = v
 			}
-			if !copied {
-				// Copy what aliases the record, as decodePropsInterned does.
-				switch v.Type() {
-				case storage.TypeString:
-					v = storage.String(arena.string(unsafe.Slice(unsafe.StringData(v.Str()), len(v.Str()))))
-				case storage.TypeBinary:
-					v = storage.Binary(arena.bytes(v.Bytes()))
-				default:
-					v = ownedValue(v)
-				}
-				copied = true
-			}
-			vals[j] = v
 		}
 	}
 	c.sc.rows = append(c.sc.rows, storage.Row{PartitionKey: pk, RowKey: rk, ETag: etag, Timestamp: ticksTime(rec.ticks), Marked: marked})
@@ -129,15 +161,12 @@ func (c *rowCols) finish(out *storage.RowPage) {
 	}
 }
 
-// skipProp returns the name of the property at the start of p and what
-// follows the property, without decoding its value.
-func skipProp(p []byte) (name, rest []byte, err error) {
-	l, k := binary.Uvarint(p)
-	if k <= 0 || uint64(len(p)-k) < l+1 {
-		return nil, nil, errCorrupt
+// skipValue returns what follows the encoded value at the start of p
+// (propName's val), without decoding it.
+func skipValue(p []byte) (rest []byte, err error) {
+	if len(p) < 1 {
+		return nil, errCorrupt
 	}
-	name = p[k : k+int(l)]
-	p = p[k+int(l):]
 	code := p[0]
 	p = p[1:]
 	n := 0
@@ -145,7 +174,7 @@ func skipProp(p []byte) (name, rest []byte, err error) {
 	case codeString, codeBinary:
 		l, k := binary.Uvarint(p)
 		if k <= 0 || uint64(len(p)-k) < l {
-			return nil, nil, errCorrupt
+			return nil, errCorrupt
 		}
 		n = k + int(l)
 	case codeInt32:
@@ -157,10 +186,10 @@ func skipProp(p []byte) (name, rest []byte, err error) {
 	case codeGUID:
 		n = 16
 	default:
-		return nil, nil, errCorrupt
+		return nil, errCorrupt
 	}
 	if len(p) < n {
-		return nil, nil, errCorrupt
+		return nil, errCorrupt
 	}
-	return name, p[n:], nil
+	return p[n:], nil
 }
