@@ -36,6 +36,9 @@ func (e explainBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Ro
 	if rt, ok := n.(*plan.ResolvedTable); ok && isEmptyHelpTable(rt) {
 		return sql.RowsToRowIter(), nil
 	}
+	// CREATE TABLE IF NOT EXISTS's and DROP VIEW IF EXISTS's notes
+	// (warnings.go).
+	ddlNotes(ctx, n)
 	if it, err := e.buildStrictWrite(ctx, n, row); it != nil || err != nil { // strictwrite.go
 		return it, err
 	}

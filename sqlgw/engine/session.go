@@ -27,6 +27,9 @@ type Session struct {
 	snap      snapState
 	snapReads recorder.Counters
 
+	// warns: the warning list in MySQL's order (warnings.go).
+	warns warnState
+
 	// The plan cache (plancache.go) and its counters.
 	plans         planCache
 	planHits      atomic.Int64

@@ -2,18 +2,93 @@ package engine
 
 import (
 	"errors"
+	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/vitess/go/mysql"
 
 	"github.com/sqlgw/sqlgw/sqlgw/mysqlerr"
 )
 
+// The warning list (SHOW WARNINGS)
+//
+// MySQL lists a statement's conditions in the order they were raised, and
+// every nondiagnostic statement starts a new list (SHOW WARNINGS, SHOW
+// COUNT(*) WARNINGS and SHOW ERRORS do not). go-mysql-server's session
+// keeps them in order but returns them newest first (BaseSession.Warnings),
+// so SHOW WARNINGS listed them backwards and LIMIT counted from the last;
+// and its QueryWithBindings, which keeps what binding warned while it
+// clears the previous statement's list, takes "the warnings after the
+// ones there before binding" from that reversed copy: a statement whose
+// binding warns (DROP TABLE IF EXISTS of a missing table) after one that
+// warned kept the previous statement's warning and lost its own.
+//
+// Session.Warnings returns them in MySQL's order, which makes
+// QueryWithBindings' slice the binding's own warnings; it puts them back
+// newest first (it expected the reversed copy), so Warn recognizes a
+// warning being put back (the same *sql.Warning ClearWarnings just
+// removed) and puts it before those already put back. Upstream, the fix is
+// a BaseSession.Warnings in issue order and QueryWithBindings restoring
+// forwards (docs/compatibility.md).
+//
+// Warn also words go-mysql-server's IF [NOT] EXISTS notes as MySQL 8.0:
+//   - 1007 and 1008 quote the database ("Can't create database 'd';
+//     database exists", go-mysql-server: no quotes and a trailing space);
+//   - DROP TABLE IF EXISTS gives one 1051 note naming every missing table
+//     qualified by the database, "Unknown table 'd.a,d.b'"
+//     (go-mysql-server: one note per table, unqualified); DROP VIEW IF
+//     EXISTS gives the same note ("Unknown view 'v'" in go-mysql-server).
+//     The database is the current one: go-mysql-server's note does not
+//     say which database a qualified name (DROP TABLE IF EXISTS o.t)
+//     named.
+// CREATE TABLE IF NOT EXISTS and DROP VIEW IF EXISTS note as MySQL (ddlNotes).
+
+// warnState is a session's state of the warning list.
+type warnState struct {
+	// cleared: the warnings the last ClearWarnings removed, in MySQL's
+	// order, while any may be put back (until another warning is raised).
+	cleared []*sql.Warning
+	// restored: how many of the list's first warnings were put back.
+	restored int
+}
+
+// Warnings implements sql.Session: the warnings in the order they were
+// raised.
+func (s *Session) Warnings() []*sql.Warning {
+	ws := s.BaseSession.Warnings() // a copy, newest first
+	slices.Reverse(ws)
+	return ws
+}
+
+// ClearWarnings implements sql.Session, remembering what it removed for
+// Warn.
+func (s *Session) ClearWarnings() {
+	ws := s.Warnings()
+	s.BaseSession.ClearWarnings()
+	s.warns.cleared, s.warns.restored = nil, 0
+	if s.BaseSession.WarningCount() == 0 && len(ws) > 0 && len(s.BaseSession.Warnings()) == 0 {
+		s.warns.cleared = ws
+	}
+}
+
 // Warn implements sql.Session: INSERT IGNORE and UPDATE IGNORE turn a
 // foreign key violation into a warning, which MySQL words (and levels)
-// like the error.
+// like the error; the IF [NOT] EXISTS notes are MySQL's; a warning put
+// back after ClearWarnings goes before those put back before it.
 func (s *Session) Warn(w *sql.Warning) {
-	if w != nil && (w.Code == mysql.ErNoReferencedRow2 || w.Code == mysql.ERRowIsReferenced2) {
+	if w == nil {
+		s.BaseSession.Warn(w)
+		return
+	}
+	if i := slices.Index(s.warns.cleared, w); i >= 0 {
+		s.restore(w)
+		return
+	}
+	s.warns.cleared, s.warns.restored = nil, 0
+	if w.Code == mysql.ErNoReferencedRow2 || w.Code == mysql.ERRowIsReferenced2 {
 		db := s.GetCurrentDatabase()
 		if err := mysqlerr.ForeignKey(mysql.NewSQLError(w.Code, "23000", "%s", w.Message), db, s.GW.Catalog); err != nil {
 			var se *mysql.SQLError
@@ -22,8 +97,120 @@ func (s *Session) Warn(w *sql.Warning) {
 			}
 		}
 	}
-	if w != nil && w.Code == mysql.ERDupEntry {
+	if w.Code == mysql.ERDupEntry {
 		w = dupEntryWarning(w) // editor.go
 	}
+	if w.Level == "Note" {
+		w = s.mysqlNote(w)
+	}
 	s.BaseSession.Warn(w)
+}
+
+// restore puts w, which ClearWarnings removed, back before the warnings
+// put back before it (QueryWithBindings puts them back newest first); a
+// 1051 note put back before another is merged with it, as MySQL gives
+// one note for all the tables a DROP did not find.
+func (s *Session) restore(w *sql.Warning) {
+	ws := s.Warnings()
+	front := ws[:s.warns.restored]
+	rest := ws[s.warns.restored:]
+	s.BaseSession.ClearWarnings()
+	if len(front) > 0 && isUnknownTableNote(w) && isUnknownTableNote(front[0]) {
+		a := strings.TrimSuffix(strings.TrimPrefix(w.Message, unknownTable), "'")
+		b := strings.TrimPrefix(front[0].Message, unknownTable)
+		front[0] = &sql.Warning{Level: "Note", Code: mysql.ERBadTable, Message: unknownTable + a + "," + b}
+	} else {
+		front = append([]*sql.Warning{w}, front...)
+	}
+	for _, x := range front {
+		s.BaseSession.Warn(x)
+	}
+	for _, x := range rest {
+		s.BaseSession.Warn(x)
+	}
+	s.warns.restored = len(front)
+}
+
+const unknownTable = "Unknown table '"
+
+func isUnknownTableNote(w *sql.Warning) bool {
+	return w.Code == mysql.ERBadTable && w.Level == "Note" && strings.HasPrefix(w.Message, unknownTable)
+}
+
+// mysqlNote words go-mysql-server's IF [NOT] EXISTS notes as MySQL.
+func (s *Session) mysqlNote(w *sql.Warning) *sql.Warning {
+	switch w.Code {
+	case mysql.ERDbCreateExists, mysql.ERDbDropExists:
+		// "Can't create database d; database exists "
+		msg := strings.TrimSpace(w.Message)
+		for _, verb := range []string{"Can't create database ", "Can't drop database "} {
+			if rest, ok := strings.CutPrefix(msg, verb); ok {
+				if name, tail, ok := strings.Cut(rest, "; "); ok && !strings.HasPrefix(name, "'") {
+					return &sql.Warning{Level: w.Level, Code: w.Code, Message: verb + "'" + name + "'; " + tail}
+				}
+			}
+		}
+	case mysql.ERBadTable:
+		var name string
+		if rest, ok := strings.CutPrefix(w.Message, unknownTable); ok {
+			name = strings.TrimSuffix(rest, "'")
+		} else if rest, ok := strings.CutPrefix(w.Message, "Unknown view '"); ok {
+			name = strings.TrimSuffix(rest, "'")
+		} else {
+			return w
+		}
+		if db := s.GetCurrentDatabase(); db != "" && !strings.Contains(name, ".") {
+			name = db + "." + name
+		}
+		return &sql.Warning{Level: w.Level, Code: w.Code, Message: unknownTable + name + "'"}
+	}
+	return w
+}
+
+// ddlNotes gives CREATE TABLE IF NOT EXISTS of an existing table (or
+// view) MySQL's note 1050, and DROP VIEW IF EXISTS of missing views the
+// note 1051 naming them; go-mysql-server creates or drops nothing and
+// says nothing.
+func ddlNotes(ctx *sql.Context, n sql.Node) {
+	switch x := n.(type) {
+	case *plan.CreateTable:
+		if x.IfNotExists() && !x.Temporary() && x.Db != nil && tableOrViewExists(ctx, x.Db, x.Name()) {
+			ctx.Session.Warn(&sql.Warning{Level: "Note", Code: mysql.ERTableExists,
+				Message: fmt.Sprintf("Table '%s' already exists", x.Name())})
+		}
+	case *plan.DropView:
+		if !x.IfExists {
+			return
+		}
+		var missing []string
+		for _, c := range x.Children() {
+			d, ok := c.(*plan.SingleDropView)
+			if !ok || d.Database() == nil {
+				continue
+			}
+			vdb, ok := d.Database().(sql.ViewDatabase)
+			if !ok {
+				continue
+			}
+			if _, ok, err := vdb.GetViewDefinition(ctx, d.ViewName); err == nil && !ok {
+				missing = append(missing, d.Database().Name()+"."+d.ViewName)
+			}
+		}
+		if len(missing) > 0 {
+			ctx.Session.Warn(&sql.Warning{Level: "Note", Code: mysql.ERBadTable,
+				Message: unknownTable + strings.Join(missing, ",") + "'"})
+		}
+	}
+}
+
+func tableOrViewExists(ctx *sql.Context, db sql.Database, name string) bool {
+	if _, ok, err := db.GetTableInsensitive(ctx, name); err == nil && ok {
+		return true
+	}
+	if vdb, ok := db.(sql.ViewDatabase); ok {
+		if _, ok, err := vdb.GetViewDefinition(ctx, name); err == nil && ok {
+			return true
+		}
+	}
+	return false
 }
