@@ -598,3 +598,73 @@ func TestReview13eInListBinds(t *testing.T) {
 }
 
 var _ = time.Second
+
+// TestReview13eKilledInsertLeavesNothing: a large INSERT killed (KILL
+// QUERY) while it runs leaves no row behind, also after the session's
+// next statements commit: on every path (the bulk INSERT executed
+// directly, go-mysql-server's).
+func TestReview13eKilledInsertLeavesNothing(t *testing.T) {
+	for ci, cfg := range review13eConfigs {
+		srv := memoryServer(t, cfg)
+		db, err := gosql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", srv.Addr()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		ctx := context.Background()
+		a, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		for _, q := range []string{"CREATE DATABASE kl", "USE kl", "CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, s INT, c VARCHAR(40), KEY ks (s))"} {
+			if _, err := a.ExecContext(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var id int64
+		if err := a.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		const n = 6000
+		counts := map[int]string{}
+		for round := 0; round < 12; round++ {
+			var sb strings.Builder
+			sb.WriteString("INSERT INTO t (s, c) VALUES ")
+			for i := 0; i < n; i++ {
+				if i > 0 {
+					sb.WriteString(",")
+				}
+				if round%2 == 1 {
+					fmt.Fprintf(&sb, "(%d, CONCAT('k', %d))", round, i) // not the literal-only bulk path
+				} else {
+					fmt.Fprintf(&sb, "(%d, '%s')", round, strings.Repeat("k", 30))
+				}
+			}
+			done := make(chan error, 1)
+			go func() {
+				_, err := a.ExecContext(ctx, sb.String())
+				done <- err
+			}()
+			time.Sleep(time.Duration(2+round*3) * time.Millisecond)
+			if _, err := db.ExecContext(ctx, fmt.Sprintf("KILL QUERY %d", id)); err != nil {
+				t.Fatal(err)
+			}
+			err := <-done
+			// The session's next statement commits whatever its
+			// transaction still holds.
+			if _, err := a.ExecContext(ctx, "INSERT INTO t (s, c) VALUES (-1, 'next')"); err != nil {
+				t.Fatal(err)
+			}
+			var got int
+			if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM kl.t WHERE s = ?", round).Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			counts[round] = fmt.Sprintf("%v: %d", err, got)
+			if !(err == nil && got == n) && !(err != nil && got == 0) {
+				t.Errorf("config %d round %d: %v and %d rows of the statement after the session's next commit", ci, round, err, got)
+			}
+		}
+		t.Logf("config %d: %v", ci, counts)
+	}
+}
