@@ -77,6 +77,8 @@
 //	                each decoded once from its property
 //	rowread.go      … over a key range, from the store's rows
 //	                (storage.RowQuerier): no entities, no property maps
+//	pointrow.go     … by one primary key, from the store's row
+//	                (storage.RowGetter)
 //	directwrite.go  cached plans of INSERT … VALUES, UPDATE/DELETE by key
 //	directinsert.go INSERT … VALUES executed without the exec pipeline;
 //	                directinsert_bulk.go (large texts, uncached),
@@ -158,7 +160,8 @@
 //     shape (textcache.go); plans that are only the lookup, its columns
 //     and LIMITs run without go-mysql-server's executor (direct.go),
 //     decoding only the columns they return (rowdecode.go; a key range
-//     from rows of the selected properties, rowread.go), as do those
+//     from rows of the selected properties, rowread.go; a point get
+//     from the row of one key, pointrow.go), as do those
 //     that add SUM/COUNT/MIN/MAX/AVG without GROUP BY keys, ORDER BY
 //     columns or DISTINCT, each evaluated by the engine's own operator
 //     code or sqlgw's equivalent of it, compared with it by tests

@@ -122,6 +122,13 @@ type rowIter struct {
 	extrasAt int   // PropExtras' position in it.sel
 	untimed  bool  // Next is not timing this call (busy)
 
+	// Point rows (pointrow.go): a point get read as the row of the
+	// selected properties (storage.RowGetter), into prow.
+	prowMode rowsMode
+	rg       storage.RowGetter
+	prow     storage.Row
+	prowBack bool // prow pushed back (unread)
+
 	// Metrics (metrics.go): the requests this read sent, the time spent in
 	// Next, reported once at Close.
 	counters recorder.Counters
@@ -222,6 +229,14 @@ func (it *rowIter) next(ctx *sql.Context) (sql.Row, error) {
 		if it.rowsOn() {
 			if r, err = it.nextStoredRow(); err == errRowsOff {
 				it.rowsMode = rowsOff
+				e, err = it.nextEntity()
+			} else if r != nil && r.Values[it.extrasAt].Type() != 0 {
+				// A row with continuation entities: the entity path.
+				e, r = r.Entity(it.sel), nil
+			}
+		} else if it.pointRowsOn() {
+			if r, err = it.nextPointRow(); err == errRowsOff {
+				it.prowMode = rowsOff
 				e, err = it.nextEntity()
 			} else if r != nil && r.Values[it.extrasAt].Type() != 0 {
 				// A row with continuation entities: the entity path.
@@ -363,6 +378,12 @@ const rowSlab = 64
 func (it *rowIter) unread(e *storage.Entity) {
 	if it.rowsMode == rowsOn {
 		it.ri--
+		return
+	}
+	if it.prowMode == rowsOn {
+		// The point row (pointrow.go), or the entity of a wide one made
+		// from it: nextPointRow returns the row again.
+		it.prowBack = true
 		return
 	}
 	if it.gets != nil || it.ixLoaded {

@@ -472,6 +472,16 @@ func (m mergedBatch) origError(err error) (gi int, out error) {
 	return -1, err
 }
 
+// GetRow forwards a Get of a table outside every group to the wrapped
+// store's storage.RowGetter, if any; a member's entities are rewritten
+// here (Get), so its Gets are not answered as rows.
+func (s *groupStore) GetRow(ctx context.Context, table, pk, rk string, sel, more []string, row *storage.Row) error {
+	if _, _, ok := member(table); ok {
+		return storage.ErrRowsUnsupported
+	}
+	return storage.ForwardGetRow(ctx, s.Store, table, pk, rk, sel, more, row)
+}
+
 // QueryRows forwards a query of a table outside every group to the
 // wrapped store's storage.RowQuerier, if any; a member's entities are
 // rewritten here (Query), so its queries are not answered as rows.

@@ -523,6 +523,24 @@ func (s *Store) Get(ctx context.Context, table, pk, rk string, opts *storage.Get
 	return e, err
 }
 
+// GetRow forwards to the backend's storage.RowGetter, if any, and counts
+// it as the Get it is.
+func (s *Store) GetRow(ctx context.Context, table, pk, rk string, sel, more []string, row *storage.Row) error {
+	if _, ok := s.inner.(storage.RowGetter); !ok {
+		return storage.ErrRowsUnsupported
+	}
+	t := time.Now()
+	err := storage.ForwardGetRow(ctx, s.inner, table, pk, rk, sel, more, row)
+	if errors.Is(err, storage.ErrRowsUnsupported) {
+		return err
+	}
+	s.done(opGet, t, err)
+	if err == nil {
+		s.m.entitiesRead.Add(1)
+	}
+	return err
+}
+
 func (s *Store) Insert(ctx context.Context, table string, e *storage.Entity) (storage.ETag, error) {
 	t := time.Now()
 	tag, err := s.inner.Insert(ctx, table, e)

@@ -25,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -247,6 +248,26 @@ func (s *Store) Get(ctx context.Context, table, pk, rk string, opts *storage.Get
 		return b.String()
 	}, func() string { return "1 entity" })
 	return e, err
+}
+
+// GetRow implements storage.RowGetter when the inner store does: a Get
+// answered as a row is recorded as the Get it is, its projection being
+// sel then more (what the entity's Get would have selected). A Get the
+// store below cannot answer as a row (storage.ErrRowsUnsupported) sent
+// nothing and is not recorded.
+func (s *Store) GetRow(ctx context.Context, table, pk, rk string, sel, more []string, row *storage.Row) error {
+	err := storage.ForwardGetRow(ctx, s.inner, table, pk, rk, sel, more, row)
+	if errors.Is(err, storage.ErrRowsUnsupported) {
+		return err
+	}
+	n := 0
+	if err == nil {
+		n = 1
+	}
+	s.record(ctx, n, 0, err, func() string {
+		return "Get " + table + " pk=" + key(pk) + " rk=" + key(rk) + " select=" + list(append(slices.Clip(sel), more...))
+	}, func() string { return "1 entity" })
+	return err
 }
 
 // Insert implements storage.Store.

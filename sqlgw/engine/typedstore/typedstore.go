@@ -182,6 +182,16 @@ func (s *typedStore) Snapshot(ctx context.Context) (storage.Snapshot, error) {
 	return storage.ForwardSnapshot(ctx, s.Store)
 }
 
+// GetRow forwards a Get of an untyped table to the wrapped store's
+// storage.RowGetter, if any; a typed table's entities are checked here
+// (Get), so its Gets are not answered as rows.
+func (s *typedStore) GetRow(ctx context.Context, table, pk, rk string, sel, more []string, row *storage.Row) error {
+	if _, _, typed := catalog.ParseTypedPhysical(table); typed {
+		return storage.ErrRowsUnsupported
+	}
+	return storage.ForwardGetRow(ctx, s.Store, table, pk, rk, sel, more, row)
+}
+
 // QueryRows forwards a query of an untyped table to the wrapped store's
 // storage.RowQuerier, if any; a typed table's entities are checked here
 // (Query), so its queries are not answered as rows.
