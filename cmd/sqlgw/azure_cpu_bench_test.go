@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -69,6 +70,50 @@ func (c *cannedGets) Do(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
+// cannedDialer opens connections to the service (an
+// aztables.Options.DialContext) that answer the GETs of one path with a
+// recorded response instead of sending them. A request's head is one
+// write; the lean Get reads its response on the goroutine that wrote it
+// (storage/aztables/leanconn.go), so the answer is simply the next bytes
+// read. Every other request goes to the service.
+type cannedDialer struct {
+	path string
+	resp []byte
+	hits atomic.Int64
+}
+
+func (d *cannedDialer) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	return &cannedConn{Conn: c, d: d}, nil
+}
+
+type cannedConn struct {
+	net.Conn
+	d       *cannedDialer
+	pending []byte // the canned answer not read yet
+}
+
+func (c *cannedConn) Write(p []byte) (int, error) {
+	if method, u, ok := requestHead(p); ok && method == http.MethodGet && u.Path == c.d.path {
+		c.d.hits.Add(1)
+		c.pending = c.d.resp
+		return len(p), nil
+	}
+	return c.Conn.Write(p)
+}
+
+func (c *cannedConn) Read(p []byte) (int, error) {
+	if len(c.pending) > 0 {
+		n := copy(p, c.pending)
+		c.pending = c.pending[n:]
+		return n, nil
+	}
+	return c.Conn.Read(p)
+}
+
 // BenchmarkGatewayAzureCPU measures the CPU and allocations of a point
 // select through the gateway on the Azure backend without the network's
 // wait, prepared (side=gateway) and as text (side=gateway_text): the gateway (an in-process server on Azurite) answers it from a
@@ -77,7 +122,10 @@ func (c *cannedGets) Do(req *http.Request) (*http.Response, error) {
 // wrappers, aztables building and signing the request and decoding the
 // entity. Beside it, in the same process, the raw SDK's GetEntity of the
 // same entity through the same canned transport, and a COM_PING (the
-// MySQL round trip any statement costs):
+// MySQL round trip any statement costs). side=gateway_direct and
+// gateway_direct_text are the same statements through a second gateway
+// whose store sends Get Entity on its own connections (cannedDialer):
+// the path a store without Options.HTTPClient takes.
 //
 //	go test ./cmd/sqlgw -run '^$' -bench GatewayAzureCPU -benchmem -count 5
 //
@@ -153,6 +201,41 @@ func BenchmarkGatewayAzureCPU(b *testing.B) {
 	}
 	ct.canned[path] = rec
 	ct.mu.Unlock()
+
+	// A second gateway whose store keeps its default transport, and so
+	// sends Get Entity on its own connections on the calling goroutine
+	// (storage/aztables/leanconn.go): its connections answer the same
+	// recorded response to that path's GETs without sending them
+	// (cannedConn), so that the loop is again without the network.
+	var wire bytes.Buffer
+	(&http.Response{StatusCode: rec.status, ProtoMajor: 1, ProtoMinor: 1, Header: rec.header.Clone(),
+		Body: io.NopCloser(bytes.NewReader(rec.body)), ContentLength: int64(len(rec.body))}).Write(&wire)
+	dc := &cannedDialer{path: path, resp: wire.Bytes()}
+	dstore, err := aztables.Open(context.Background(), cs, &aztables.Options{DialContext: dc.dial})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ddb := sqltest.Start(b, dstore, sqltest.Options{}).DB
+	ddb.SetMaxIdleConns(4)
+	dstmt, err := ddb.Prepare("SELECT * FROM " + dbName + ".t WHERE p = ? AND id = ?")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { dstmt.Close() })
+	directPoint := func(tb testing.TB) {
+		if err := dstmt.QueryRow(1, 42).Scan(&r.p, &r.id, &r.name, &r.n, &r.big, &r.f, &r.ok, &r.bin, &r.s2); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	directText := func(tb testing.TB) {
+		if err := ddb.QueryRow(text).Scan(&r.p, &r.id, &r.name, &r.n, &r.big, &r.f, &r.ok, &r.bin, &r.s2); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	for range 2 {
+		directText(b)
+		directPoint(b)
+	}
 	table := path[strings.LastIndexByte(path, '/')+1 : strings.IndexByte(path, '(')]
 	client := svc.NewClient(table)
 	pk, rest, _ := cutQuoted(strings.TrimPrefix(path[strings.IndexByte(path, '(')+1:], "PartitionKey="))
@@ -164,6 +247,8 @@ func BenchmarkGatewayAzureCPU(b *testing.B) {
 	}{
 		{"gateway", point},
 		{"gateway_text", pointText},
+		{"gateway_direct", directPoint},
+		{"gateway_direct_text", directText},
 		{"sdk", func(tb testing.TB) {
 			if _, err := client.GetEntity(ctx, pk, rk, nil); err != nil {
 				tb.Fatal(err)
@@ -177,7 +262,11 @@ func BenchmarkGatewayAzureCPU(b *testing.B) {
 	} {
 		b.Run("op=point/side="+side.name, func(b *testing.B) {
 			side.f(b)
-			h0 := ct.hits.Load()
+			hits := &ct.hits
+			if strings.HasPrefix(side.name, "gateway_direct") {
+				hits = &dc.hits
+			}
+			h0 := hits.Load()
 			b.ReportAllocs()
 			cpu := processCPU()
 			n := 0
@@ -186,7 +275,7 @@ func BenchmarkGatewayAzureCPU(b *testing.B) {
 				n++
 			}
 			reportCPU(b, cpu, n)
-			if hits := ct.hits.Load() - h0; side.name != "ping" && hits != int64(n) {
+			if hits := hits.Load() - h0; side.name != "ping" && hits != int64(n) {
 				b.Fatalf("%d canned Gets for %d operations, want one each", hits, n)
 			}
 		})

@@ -1,6 +1,7 @@
 package aztables
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -38,7 +39,8 @@ import (
 // DataServiceVersion 3.0, Accept with minimal metadata, the SDK's
 // User-Agent), SharedKeyLite signed as the SDK's credential policy signs
 // it, sent through the same transport (Options.HTTPClient or
-// newTransport). Its outcomes are the SDK's too: a response other than
+// newTransport), or, with newTransport and no proxy, written by
+// Request.Write on the store's own connections (leanconn.go). Its outcomes are the SDK's too: a response other than
 // 200 becomes the same *azcore.ResponseError (runtime.NewResponseError),
 // which mapError maps; a transport error or a body cut short is returned
 // as is and mapError classifies it as it does behind the pipeline. Retries,
@@ -50,9 +52,10 @@ import (
 // refreshes) keeps the SDK's pipeline, and so do all other operations.
 type leanGet struct {
 	transport policy.Transporter
-	endpoint  string     // the Table endpoint without query
-	base      url.URL    // endpoint parsed, its path without a trailing slash
-	sas       url.Values // the SAS query, or nil
+	direct    *directPool // the exchange on the calling goroutine (leanconn.go), nil: through transport
+	endpoint  string      // the Table endpoint without query
+	base      url.URL     // endpoint parsed, its path without a trailing slash
+	sas       url.Values  // the SAS query, or nil
 	account   string
 	key       []byte    // the decoded account key, or nil (SAS)
 	signers   sync.Pool // of *signer
@@ -117,6 +120,21 @@ func (l *leanGet) get(ctx context.Context, table, pk, rk, sel string) (body []by
 	req, err := l.request(ctx, table, pk, rk, sel, time.Now())
 	if err != nil {
 		return nil, "", err
+	}
+	if d := l.direct; d != nil && !d.off.Load() {
+		resp, body, err := d.roundTrip(ctx, req)
+		if err != errDirectUnsupported {
+			if err != nil {
+				return nil, "", err
+			}
+			if resp.StatusCode != http.StatusOK {
+				resp.Body = io.NopCloser(bytes.NewReader(body))
+				return nil, "", runtime.NewResponseError(resp)
+			}
+			return body, resp.Header.Get("ETag"), nil
+		}
+		// The service answers in another protocol: the transport from
+		// now on (the pool is off).
 	}
 	resp, err := l.transport.Do(req)
 	if err != nil {

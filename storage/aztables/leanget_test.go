@@ -44,7 +44,8 @@ func (r *recorder) take() []*http.Request {
 // Shared Key and with a SAS. Both paths must send the same request
 // (method, URL, headers; the SharedKeyLite signature recomputed for the
 // SDK request's date must be the SDK's) and return the same entity or the
-// same error.
+// same error; so must the lean Get on its own connections (leanconn.go,
+// whose request bytes TestDirectGetRequestBytes compares).
 func TestLeanGetRequest(t *testing.T) {
 	cs := azurite.Shared(t)
 	ctx := context.Background()
@@ -52,6 +53,18 @@ func TestLeanGetRequest(t *testing.T) {
 		name      string
 		lean, sdk *Store
 		lr, sr    *recorder
+		direct    *Store // the lean Get on its own connections (leanconn.go)
+	}
+	openDirect := func(t *testing.T, spec string) *Store {
+		s, err := Open(ctx, spec, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		if s.lean == nil || s.lean.direct == nil {
+			t.Fatal("a store on an http endpoint without a proxy does not take the direct Get")
+		}
+		return s
 	}
 	open := func(t *testing.T, spec string) (*Store, *recorder) {
 		r := &recorder{}
@@ -70,7 +83,7 @@ func TestLeanGetRequest(t *testing.T) {
 		if l.lean == nil || l.lean.key == nil {
 			t.Fatal("a Shared Key store does not take the lean Get")
 		}
-		pairs = append(pairs, pair{"sharedkey", l, s, lr, sr})
+		pairs = append(pairs, pair{"sharedkey", l, s, lr, sr, openDirect(t, cs)})
 	}
 	if strings.Contains(cs, azurite.AccountKey) {
 		query, _ := azurite.AccountSAS(t)
@@ -83,7 +96,7 @@ func TestLeanGetRequest(t *testing.T) {
 		if l.lean == nil || l.lean.sas == nil {
 			t.Fatal("a SAS store does not take the lean Get")
 		}
-		pairs = append(pairs, pair{"sas", l, s, lr, sr})
+		pairs = append(pairs, pair{"sas", l, s, lr, sr, openDirect(t, spec)})
 	}
 
 	w, _ := open(t, cs) // not one of the pairs: they learn the table's spelling alike
@@ -135,6 +148,13 @@ func TestLeanGetRequest(t *testing.T) {
 				if (lerr == nil) != (serr == nil) || lerr != nil && lerr.Error() != serr.Error() {
 					t.Errorf("%s: lean error %v, SDK error %v", what, lerr, serr)
 				}
+				de, derr := p.direct.Get(ctx, c.table, c.pk, c.rk, opts)
+				if !reflect.DeepEqual(de, se) {
+					t.Errorf("%s: direct %+v, SDK %+v", what, de, se)
+				}
+				if (derr == nil) != (serr == nil) || derr != nil && derr.Error() != serr.Error() {
+					t.Errorf("%s: direct error %v, SDK error %v", what, derr, serr)
+				}
 				var lse, sse *ServiceError
 				if errors.As(lerr, &lse) != errors.As(serr, &sse) || lse != nil && (lse.Status != sse.Status || lse.Code != sse.Code || lse.Sentinel != sse.Sentinel) {
 					t.Errorf("%s: lean %#v, SDK %#v", what, lse, sse)
@@ -146,6 +166,9 @@ func TestLeanGetRequest(t *testing.T) {
 				for i := range lreqs {
 					compareRequests(t, what, p.lean.lean, lreqs[i], sreqs[i])
 				}
+			}
+			if p.direct.lean.direct.idleConns() == 0 || p.direct.lean.direct.off.Load() {
+				t.Fatal("the direct Gets kept no connection: they did not take the direct path")
 			}
 		})
 	}

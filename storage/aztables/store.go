@@ -9,8 +9,12 @@
 // with the storage package's Validate functions, so that the service is never
 // asked something the embedded backend would refuse. Get, every point
 // read's request, is sent without the SDK's pipeline when the store
-// authenticates with a Shared Key or a SAS: the same request, signed and
-// sent through the same transport, at a third of the CPU (leanget.go).
+// authenticates with a Shared Key or a SAS: the same request, signed as
+// the SDK signs it, at a third of the CPU (leanget.go). With the default
+// transport and no proxy, that request is also written and its response
+// read on the calling goroutine, over the store's own kept-alive HTTP/1.1
+// connections, without net/http's connection goroutines (leanconn.go);
+// every other request goes through the transport.
 //
 // # Values
 //
@@ -100,6 +104,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
 	"net/url"
 	"slices"
 	"strings"
@@ -140,6 +146,12 @@ type Options struct {
 	// here). The default closes idle connections before the server does
 	// (transport.go).
 	HTTPClient policy.Transporter
+	// DialContext, if non-nil, opens the connections to the service
+	// when HTTPClient is nil, for the default transport and the lean
+	// Get's own connections alike (default: a net.Dialer with a 30 s
+	// timeout and TCP keep-alives). Tests and benchmarks observe or break
+	// connections here.
+	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Credential, if non-nil, authenticates an endpoint-only spec instead
 	// of the default credential chain (credential.go).
 	Credential azcore.TokenCredential
@@ -238,12 +250,14 @@ func Open(ctx context.Context, connectionString string, opts *Options) (*Store, 
 		s.opts.Azurite = true
 	}
 	co.PerCallPolicies = []policy.Policy{capturePolicy{asciiBodies: s.opts.Azurite}}
+	idle := serviceIdleConnTimeout
+	if s.opts.Azurite {
+		idle = azuriteIdleConnTimeout
+	}
 	if s.opts.HTTPClient != nil {
 		co.Transport = s.opts.HTTPClient
-	} else if s.opts.Azurite {
-		co.Transport = newTransport(azuriteIdleConnTimeout)
 	} else {
-		co.Transport = newTransport(serviceIdleConnTimeout)
+		co.Transport = newTransport(idle, s.opts.DialContext)
 	}
 	co.Logging.IncludeBody = false
 	if token {
@@ -276,8 +290,28 @@ func Open(ctx context.Context, connectionString string, opts *Options) (*Store, 
 		}
 	}
 	s.lean = newLeanGet(co.Transport, cs, token)
+	if s.lean != nil && s.opts.HTTPClient == nil && !proxied(cs.endpoint) {
+		// Get Entity's exchange on the calling goroutine (leanconn.go);
+		// with a proxy or a caller's transport, that transport.
+		s.lean.direct = newDirectPool(&s.lean.base, idle, s.opts.DialContext)
+	}
 	return s, nil
 }
+
+// proxied reports whether the environment names a proxy for the endpoint
+// (the default transport's http.ProxyFromEnvironment).
+func proxied(endpoint string) bool {
+	req, err := http.NewRequest(http.MethodGet, endpoint, nil)
+	if err != nil {
+		return true
+	}
+	u, err := proxyFunc(req)
+	return err != nil || u != nil
+}
+
+// proxyFunc is the default transport's Proxy (a variable for tests:
+// net/http reads the environment once).
+var proxyFunc = http.ProxyFromEnvironment
 
 func isCosmos(endpoint string) bool {
 	e := strings.ToLower(endpoint)
@@ -288,11 +322,15 @@ func isCosmos(endpoint string) bool {
 func (s *Store) Capabilities() storage.Capabilities { return s.caps }
 
 // Close implements storage.Store. The Table service holds no session, so
-// Close only makes later calls fail with ErrClosed.
+// Close makes later calls fail with ErrClosed and closes the lean Get's
+// idle connections.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closed = true
+	if s.lean != nil && s.lean.direct != nil {
+		s.lean.direct.close()
+	}
 	return nil
 }
 

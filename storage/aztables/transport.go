@@ -1,6 +1,7 @@
 package aztables
 
 import (
+	"context"
 	"crypto/tls"
 	"net"
 	"net/http"
@@ -26,13 +27,13 @@ const (
 // before the server drops them and enough of them kept for the gateway's
 // concurrent requests (azcore keeps 10 per host; a busy gateway has more in
 // flight and would otherwise redial).
-func newTransport(idle time.Duration) *http.Client {
+func newTransport(idle time.Duration, dial func(ctx context.Context, network, addr string) (net.Conn, error)) *http.Client {
+	if dial == nil {
+		dial = defaultDialer.DialContext
+	}
 	return &http.Client{Transport: &http.Transport{
-		Proxy: http.ProxyFromEnvironment,
-		DialContext: (&net.Dialer{
-			Timeout:   30 * time.Second,
-			KeepAlive: 30 * time.Second,
-		}).DialContext,
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           dial,
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          256,
 		MaxIdleConnsPerHost:   128,

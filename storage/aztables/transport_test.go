@@ -2,12 +2,15 @@ package aztables_test
 
 import (
 	"context"
+	"net"
 	"net/http/httptrace"
 	"os"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/sqlgw/sqlgw/storage"
+	"github.com/sqlgw/sqlgw/storage/aztables"
 	"github.com/sqlgw/sqlgw/storage/aztables/azurite"
 )
 
@@ -17,7 +20,8 @@ import (
 // unknown" (a CI run failed an UPDATE with 1180 this way). The store's
 // transport must give up an idle connection before the emulator does, so a
 // request after 4.5 s of quiet dials afresh instead of reusing one that is
-// about to be closed.
+// about to be closed. The same holds for the Gets' own connections
+// (leanconn.go).
 func TestIdleConnectionClosedBeforeAzurite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipping: -short (the test idles for 4.5 s)")
@@ -25,8 +29,22 @@ func TestIdleConnectionClosedBeforeAzurite(t *testing.T) {
 	if os.Getenv(azurite.EnvConnStr) != "" {
 		t.Skipf("skipping: %s points at another service, whose idle timeout is not Azurite's", azurite.EnvConnStr)
 	}
-	s := open(t, nil)
+	type getKey struct{}
+	var dials atomic.Int64 // the Gets' connections (leanconn.go)
+	s := open(t, &aztables.Options{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if ctx.Value(getKey{}) != nil {
+			dials.Add(1)
+		}
+		return (&net.Dialer{}).DialContext(ctx, network, addr)
+	}})
 	table := newTable(t, s)
+	getCtx := context.WithValue(context.Background(), getKey{}, true)
+	get := func() {
+		t.Helper()
+		if _, err := s.Get(getCtx, table, "p", "a", nil); err != nil {
+			t.Fatalf("Get: %v", err)
+		}
+	}
 	reused := func(rk string) bool {
 		var got bool
 		ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
@@ -42,8 +60,17 @@ func TestIdleConnectionClosedBeforeAzurite(t *testing.T) {
 	if !reused("b") {
 		t.Fatalf("a batch right after another dialled a new connection: the transport keeps none idle")
 	}
+	get()
+	get()
+	if n := dials.Load(); n != 1 {
+		t.Fatalf("two Gets dialled %d connections, want 1 (kept alive)", n)
+	}
 	time.Sleep(4500 * time.Millisecond)
 	if reused("c") {
 		t.Fatalf("a batch after 4.5 s idle reused the old connection, which Azurite closes at 5 s: a request racing that close is reset and its outcome unknown")
+	}
+	get()
+	if n := dials.Load(); n != 2 {
+		t.Fatalf("a Get after 4.5 s idle dialled %d connections in all, want 2: it reused the one Azurite closes at 5 s", n)
 	}
 }
