@@ -8,7 +8,7 @@ import (
 	"github.com/sqlgw/sqlgw/sqlgw"
 )
 
-// TestNonStrictWrites: with sql_mode='' MySQL stores the closest value a
+// TestNonStrictWrites: with sql_mode=” MySQL stores the closest value a
 // column holds and warns (1265 truncated, 1366 not a number, 1264 out of
 // range) where strict mode rejects; go-mysql-server rejected in every
 // mode. Every path that writes: INSERT ... VALUES (one row, many rows,
@@ -116,6 +116,64 @@ func TestNonStrictWrites(t *testing.T) {
 			} {
 				if _, err := w.vt.ExecuteFetch(q, 10, false); err == nil {
 					t.Errorf("strict again: %s succeeded", q)
+				}
+			}
+		})
+	}
+}
+
+// TestNumericDates: MySQL takes a DATE, DATETIME or TIMESTAMP as a number
+// (YYYYMMDD, YYMMDD, YYYYMMDDhhmmss, YYMMDDhhmmss, a fraction for
+// microseconds) or a string of 6 or 12 digits; go-mysql-server rejected
+// them. INSERT (direct and general, text and prepared), UPDATE, strict
+// and not; an impossible date is still rejected.
+func TestNumericDates(t *testing.T) {
+	for _, cfg := range []sqlgw.Config{{}, {NoDirect: true}} {
+		t.Run(fmt.Sprintf("NoDirect=%v", cfg.NoDirect), func(t *testing.T) {
+			w := newWarningsConn(t, cfg)
+			w.exec("CREATE DATABASE nd")
+			w.exec("USE nd")
+			w.exec("CREATE TABLE t (id INT PRIMARY KEY, d DATE, dt DATETIME(6), ts TIMESTAMP NULL)")
+			w.exec("CREATE TABLE src (id INT PRIMARY KEY, n BIGINT)")
+			w.exec("INSERT INTO src VALUES (1, 20240229), (2, 991231)")
+			for _, q := range []string{
+				"INSERT INTO t VALUES (1, 20240229, 20240229, 20240229)",
+				"INSERT INTO t VALUES (2, 240229, 240229123456, '240229')",
+				"INSERT INTO t VALUES (3, '240229', 20240229123456.5, '240229123456')",
+				"INSERT INTO t VALUES (4, 700101, 19991231235959, 20240229123456), (5, 691231, 0101, NULL)",
+				"INSERT INTO t (id, d) SELECT id + 10, n FROM src",
+			} {
+				w.expect(q)
+			}
+			w.exec("PREPARE s FROM 'INSERT INTO t (id, d, dt) VALUES (?, ?, ?)'")
+			w.exec("SET @a = 20, @b = 20240301, @c = 240301101112")
+			w.expect("EXECUTE s USING @a, @b, @c")
+			w.expect("UPDATE t SET d = 20250101, dt = 250102030405 WHERE id = 1")
+			w.exec("SET sql_mode = ''")
+			w.expect("UPDATE t SET ts = 20250103 WHERE id = 1")
+			w.expect("INSERT INTO t (id, d) VALUES (30, 251231)")
+			want := []string{
+				"1|2025-01-01|2025-01-02 03:04:05.000000|2025-01-03 00:00:00",
+				"2|2024-02-29|2024-02-29 12:34:56.000000|2024-02-29 00:00:00",
+				"3|2024-02-29|2024-02-29 12:34:56.500000|2024-02-29 12:34:56",
+				"4|1970-01-01|1999-12-31 23:59:59.000000|2024-02-29 12:34:56",
+				"5|2069-12-31|2000-01-01 00:00:00.000000|NULL",
+				"11|2024-02-29|NULL|NULL",
+				"12|1999-12-31|NULL|NULL",
+				"20|2024-03-01|2024-03-01 10:11:12.000000|NULL",
+				"30|2025-12-31|NULL|NULL",
+			}
+			if got := w.rows("SELECT * FROM t ORDER BY id"); strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			w.exec("SET sql_mode = DEFAULT")
+			for _, q := range []string{
+				"INSERT INTO t (id, d) VALUES (40, 20240230)",
+				"INSERT INTO t (id, d) VALUES (41, 19)",
+				"UPDATE t SET d = 20241332 WHERE id = 1",
+			} {
+				if _, err := w.vt.ExecuteFetch(q, 10, false); err == nil {
+					t.Errorf("%s succeeded", q)
 				}
 			}
 		})

@@ -386,6 +386,9 @@ func (d *directInsertIter) insertRows(ctx *sql.Context, inserter sql.RowInserter
 			if str, isStr := val.(string); isStr && stringAsIs(col.Type, str) {
 				continue // converted to itself
 			}
+			if types.IsTime(col.Type) {
+				val = numericDate(val) // numericdate.go, as the general path
+			}
 			cctx.column, cctx.row = col.Name, rowNumber
 			var converted any
 			var inRange sql.ConvertInRange

@@ -238,12 +238,16 @@ func numericPrefix(s string) string {
 	return t[:i]
 }
 
-// lenientIter converts the rows of a non-strict INSERT's source
-// (lenientValue); row is the count of rows read (the writeGuard's).
+// lenientIter converts the rows of an INSERT's source: dates written as
+// numbers (numericdate.go) in the columns dates marks, and, if lenient,
+// every value as a non-strict write (lenientValue); row is the count of
+// rows read (the writeGuard's).
 type lenientIter struct {
 	sql.RowIter
-	schema sql.Schema
-	row    *int
+	schema  sql.Schema
+	dates   []bool
+	lenient bool
+	row     *int
 }
 
 func (l *lenientIter) Next(ctx *sql.Context) (sql.Row, error) {
@@ -256,7 +260,14 @@ func (l *lenientIter) Next(ctx *sql.Context) (sql.Row, error) {
 		if i >= len(r) {
 			break
 		}
-		if v := lenientValue(ctx, col, r[i], *l.row); !sameValue(v, r[i]) {
+		v := r[i]
+		if l.dates != nil && l.dates[i] {
+			v = numericDate(v)
+		}
+		if l.lenient {
+			v = lenientValue(ctx, col, v, *l.row)
+		}
+		if !sameValue(v, r[i]) {
 			if out == nil {
 				out = r.Copy()
 			}
@@ -304,6 +315,9 @@ func (s *lenientSetField) Eval(ctx *sql.Context, row sql.Row) (interface{}, erro
 	n := 1
 	if s.row != nil {
 		n = max(*s.row, 1)
+	}
+	if types.IsTime(s.col.Type) {
+		val = numericDate(val) // numericdate.go
 	}
 	val = lenientValue(ctx, s.col, val, n)
 	sf, err := s.SetField.WithChildren(ctx, gf, expression.NewLiteral(val, s.RightChild.Type(ctx)))

@@ -48,9 +48,13 @@ type writeGuard struct {
 	node, source sql.Node
 	building     bool // the source is being built by the engine
 	rows         int
-	// lenient: the destination's schema of a non-strict INSERT, whose
-	// source rows are converted as MySQL's (lenientwrite.go).
-	lenient sql.Schema
+	// An INSERT's source rows are converted (lenientIter): if lenient
+	// (a non-strict INSERT) as MySQL's non-strict conversions
+	// (lenientwrite.go), the dates columns' numbers as dates
+	// (numericdate.go); schema is the destination's.
+	schema  sql.Schema
+	lenient bool
+	dates   []bool
 }
 
 // buildStrictWrite builds INSERT and single-table UPDATE with MySQL's
@@ -72,8 +76,8 @@ func (e explainBuilder) buildStrictWrite(ctx *sql.Context, n sql.Node, row sql.R
 				return it, err
 			}
 			var out sql.RowIter = &countingIter{RowIter: it, n: &g.rows}
-			if g.lenient != nil {
-				out = &lenientIter{RowIter: out, schema: g.lenient, row: &g.rows} // lenientwrite.go
+			if g.lenient || g.dates != nil {
+				out = &lenientIter{RowIter: out, schema: g.schema, dates: g.dates, lenient: g.lenient, row: &g.rows} // lenientwrite.go
 			}
 			return out, nil
 		}
@@ -109,9 +113,9 @@ func (e explainBuilder) buildStrictWrite(ctx *sql.Context, n sql.Node, row sql.R
 				n = nn
 			}
 		}
-		if !x.Ignore && !strict {
-			g.lenient = schema // lenientwrite.go
-		}
+		// Non-strict conversions (lenientwrite.go), dates written as
+		// numbers (numericdate.go).
+		g.schema, g.lenient, g.dates = schema, !x.Ignore && !strict, dateColumns(schema)
 	case *plan.Update:
 		if x.Ignore {
 			return nil, nil
@@ -340,6 +344,9 @@ func (s *strictSetField) Eval(ctx *sql.Context, row sql.Row) (interface{}, error
 	}
 	if val != nil {
 		typ := gf.Type(ctx)
+		if types.IsTime(typ) {
+			val = numericDate(val) // numericdate.go
+		}
 		converted, inRange, err := typ.Convert(ctx, val)
 		if err != nil {
 			// SetField's errors, as it reports them.
