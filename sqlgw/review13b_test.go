@@ -92,7 +92,9 @@ func TestReview13bDirectInsertMore(t *testing.T) {
 		}
 	}
 	compareWritePaths(t, direct, cached, general, all)
-	if n := engine.DirectInsertCount() - n0; n < 60 {
+	// The non-strict INSERTs (sql_mode = '') take the general path
+	// (engine/lenientwrite.go).
+	if n := engine.DirectInsertCount() - n0; n < 50 {
 		t.Errorf("only %d INSERTs were executed directly", n)
 	}
 }

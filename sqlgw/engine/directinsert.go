@@ -65,8 +65,9 @@ import (
 // context allocations per value.
 //
 // Plans that need more than this (IGNORE, REPLACE, ON DUPLICATE KEY
-// UPDATE, RETURNING, triggers, a source other than a VALUES list, a
-// destination that is not a sqlgw table, a read-only or locked engine)
+// UPDATE, RETURNING, triggers, a non-strict sql_mode (lenientwrite.go), a
+// source other than a VALUES list, a destination that is not a sqlgw
+// table, a read-only or locked engine)
 // are executed as before, through go-mysql-server's pipeline; so is every
 // cached INSERT when Config.NoDirect is set, which the differential tests
 // (directwrite_diff_test.go) compare with this path.
@@ -89,6 +90,9 @@ func (f *FastLane) directInsert(ctx *sql.Context, p *cachedPlan, node sql.Node) 
 	}
 	if p.write.qFlags.IsSet(sql.QFlagTrigger) || f.Engine.IsReadOnly() || f.Engine.IsServerLocked {
 		return nil, false, nil
+	}
+	if !sql.LoadSqlMode(ctx).Strict() {
+		return nil, false, nil // non-strict conversions: lenientwrite.go
 	}
 	var projs []sql.Expression
 	values, ok := ii.Source.(*plan.Values)
@@ -381,6 +385,9 @@ func (d *directInsertIter) insertRows(ctx *sql.Context, inserter sql.RowInserter
 			val := row[idx]
 			if str, isStr := val.(string); isStr && stringAsIs(col.Type, str) {
 				continue // converted to itself
+			}
+			if types.IsTime(col.Type) {
+				val = numericDate(val) // numericdate.go, as the general path
 			}
 			cctx.column, cctx.row = col.Name, rowNumber
 			var converted any

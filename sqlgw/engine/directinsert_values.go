@@ -72,6 +72,11 @@ func (f *FastLane) bulkValues(ctx context.Context, c *mysql.Conn, query string) 
 	if err != nil {
 		return nil, nil, nil, false
 	}
+	if !sql.LoadSqlMode(sqlCtx).Strict() {
+		// directInsert leaves non-strict writes to the general path
+		// (lenientwrite.go), which must see every row.
+		return nil, nil, nil, false
+	}
 	short := head + " " + first
 	stmt, _, rest, err := f.Engine.Parser.Parse(sqlCtx, short, true)
 	if err != nil || strings.TrimSpace(rest) != "" {

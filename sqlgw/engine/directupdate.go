@@ -99,7 +99,7 @@ func directUpdateOf(node sql.Node) (d directUpdate, ok bool) {
 // is false, with nothing done, when the statement must run the general
 // way.
 func (f *FastLane) runDirectUpdate(ctx *sql.Context, c *mysql.Conn, node sql.Node, callback func(*sqltypes.Result) error) (handled bool, err error) {
-	if f.NoDirect || ctx.IsInterpreted() {
+	if f.NoDirect || ctx.IsInterpreted() || !sql.LoadSqlMode(ctx).Strict() { // non-strict: lenientwrite.go
 		return false, nil
 	}
 	d, ok := directUpdateOf(node)

@@ -33,8 +33,10 @@ import (
 // assignments check the range in strict mode (strictSetField), and both
 // statements' iterators find the column and the 1-based row of those
 // errors (mysqlerr.WriteError), which the connection handler adds when it reports
-// them as MySQL's 1264 and 1406 (mysqlerr.go). UPDATE IGNORE, INSERT IGNORE and a non-strict sql_mode keep
-// go-mysql-server's clamping (MySQL clamps there too, with a warning).
+// them as MySQL's 1264 and 1406 (mysqlerr.go). UPDATE IGNORE and INSERT IGNORE keep
+// go-mysql-server's clamping (MySQL clamps there too, with a warning); a
+// non-strict sql_mode converts as MySQL does, with its warnings
+// (lenientwrite.go).
 
 // guardKey holds the *writeGuard of the write being built.
 type guardKey struct{}
@@ -46,6 +48,13 @@ type writeGuard struct {
 	node, source sql.Node
 	building     bool // the source is being built by the engine
 	rows         int
+	// An INSERT's source rows are converted (lenientIter): if lenient
+	// (a non-strict INSERT) as MySQL's non-strict conversions
+	// (lenientwrite.go), the dates columns' numbers as dates
+	// (numericdate.go); schema is the destination's.
+	schema  sql.Schema
+	lenient bool
+	dates   []bool
 }
 
 // buildStrictWrite builds INSERT and single-table UPDATE with MySQL's
@@ -66,12 +75,18 @@ func (e explainBuilder) buildStrictWrite(ctx *sql.Context, n sql.Node, row sql.R
 			if err != nil || it == nil {
 				return it, err
 			}
-			return &countingIter{RowIter: it, n: &g.rows}, nil
+			var out sql.RowIter = &countingIter{RowIter: it, n: &g.rows}
+			if g.lenient || g.dates != nil {
+				out = &lenientIter{RowIter: out, schema: g.schema, dates: g.dates, lenient: g.lenient, row: &g.rows} // lenientwrite.go
+			}
+			return out, nil
 		}
 	}
 	var schema sql.Schema
 	var source sql.Node
 	var info *InsertStats
+	g := &writeGuard{}
+	strict := sql.LoadSqlMode(ctx).Strict()
 	switch x := n.(type) {
 	case *plan.InsertInto:
 		// INSERT IGNORE too: its errors are warnings, but its rows are
@@ -80,10 +95,17 @@ func (e explainBuilder) buildStrictWrite(ctx *sql.Context, n sql.Node, row sql.R
 		if wantsInsertInfo(x) {
 			info = &InsertStats{Replace: x.IsReplace, Ignore: x.Ignore}
 		}
-		if !x.Ignore && x.OnDupExprs.HasUpdates() && sql.LoadSqlMode(ctx).Strict() {
+		if !x.Ignore && x.OnDupExprs.HasUpdates() {
 			// ON DUPLICATE KEY UPDATE's assignments, as UPDATE's.
 			exprs := x.Expressions()
-			if out, changed := strictAssignments(exprs, len(x.OnDupExprs.AllExpressions())); changed {
+			var out []sql.Expression
+			var changed bool
+			if strict {
+				out, changed = strictAssignments(exprs, len(x.OnDupExprs.AllExpressions()))
+			} else {
+				out, changed = lenientAssignments(exprs, len(x.OnDupExprs.AllExpressions()), schema, &g.rows)
+			}
+			if changed {
 				nn, err := x.WithExpressions(ctx, out...)
 				if err != nil {
 					return nil, err
@@ -91,6 +113,9 @@ func (e explainBuilder) buildStrictWrite(ctx *sql.Context, n sql.Node, row sql.R
 				n = nn
 			}
 		}
+		// Non-strict conversions (lenientwrite.go), dates written as
+		// numbers (numericdate.go).
+		g.schema, g.lenient, g.dates = schema, !x.Ignore && !strict, dateColumns(schema)
 	case *plan.Update:
 		if x.Ignore {
 			return nil, nil
@@ -102,17 +127,15 @@ func (e explainBuilder) buildStrictWrite(ctx *sql.Context, n sql.Node, row sql.R
 		// Rows of the update source are rows of the table: the
 		// assignments' GetField indexes point into this schema.
 		schema, source = us.Child.Schema(ctx), us.Child
-		if sql.LoadSqlMode(ctx).Strict() {
-			nn, err := strictUpdate(ctx, x, us)
-			if err != nil {
-				return nil, err
-			}
-			n = nn
+		nn, err := strictUpdate(ctx, x, us, strict, schema, &g.rows)
+		if err != nil {
+			return nil, err
 		}
+		n = nn
 	default:
 		return nil, nil
 	}
-	g := &writeGuard{node: n, source: source}
+	g.node, g.source = n, source
 	it, err := e.exec.Build(ctx.WithContext(context.WithValue(ctx.Context, guardKey{}, g)), n, row)
 	if err != nil || it == nil {
 		return it, err
@@ -139,10 +162,17 @@ func strictAssignments(exprs []sql.Expression, n int) ([]sql.Expression, bool) {
 	return out, changed
 }
 
-// strictUpdate returns u with strictSetField assignments.
-func strictUpdate(ctx *sql.Context, u *plan.Update, us *plan.UpdateSource) (sql.Node, error) {
+// strictUpdate returns u with strictSetField assignments, or with
+// lenientSetField ones (lenientwrite.go) if not strict.
+func strictUpdate(ctx *sql.Context, u *plan.Update, us *plan.UpdateSource, strict bool, schema sql.Schema, rows *int) (sql.Node, error) {
 	exprs := us.Expressions()
-	out, changed := strictAssignments(exprs, len(exprs))
+	var out []sql.Expression
+	var changed bool
+	if strict {
+		out, changed = strictAssignments(exprs, len(exprs))
+	} else {
+		out, changed = lenientAssignments(exprs, len(exprs), schema, rows)
+	}
 	if !changed {
 		return u, nil
 	}
@@ -314,6 +344,9 @@ func (s *strictSetField) Eval(ctx *sql.Context, row sql.Row) (interface{}, error
 	}
 	if val != nil {
 		typ := gf.Type(ctx)
+		if types.IsTime(typ) {
+			val = numericDate(val) // numericdate.go
+		}
 		converted, inRange, err := typ.Convert(ctx, val)
 		if err != nil {
 			// SetField's errors, as it reports them.
