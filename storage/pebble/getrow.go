@@ -72,7 +72,7 @@ func (s *Store) GetRow(ctx context.Context, table, pk, rk string, sel, more []st
 func (r *record) decodeRowInto(sel, more []string, vals []storage.Value) error {
 	p := r.props
 	for range r.n {
-		name, rest, err := skipProp(p)
+		name, val, err := propName(p)
 		if err != nil {
 			return err
 		}
@@ -84,10 +84,12 @@ func (r *record) decodeRowInto(sel, more []string, vals []storage.Value) error {
 			wanted = wanted || s == string(name)
 		}
 		if !wanted {
-			p = rest
+			if p, err = skipValue(val); err != nil {
+				return err
+			}
 			continue
 		}
-		_, v, rest, err := nextProp(p, true)
+		v, rest, err := propValue(val, true)
 		if err != nil {
 			return err
 		}
