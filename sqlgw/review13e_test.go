@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sqlgw/sqlgw/sqlgw"
+	"github.com/sqlgw/sqlgw/sqlgw/engine"
 )
 
 // Attack tests of the eighth round of issue 13 (the reviewer r9): the
@@ -352,6 +353,8 @@ func TestReview13eTransactionSnapshotConcurrent(t *testing.T) {
 // every path answers alike.
 func TestReview13ePointGetRowShapes(t *testing.T) {
 	conns := review13dConns(t)
+	defer engine.SetPointRows(true)
+	rows0 := engine.PointRowReads()
 	big := strings.Repeat("0123456789abcdef", 3<<16)  // 3 MiB
 	big2 := strings.Repeat("fedcba9876543210", 1<<20) // 16 MiB
 	for _, q := range []string{
@@ -366,6 +369,16 @@ func TestReview13ePointGetRowShapes(t *testing.T) {
 		"ALTER TABLE t ADD COLUMN b INT DEFAULT 5",
 		"ALTER TABLE t ADD COLUMN big LONGTEXT",
 		"ALTER TABLE t ADD COLUMN g INT AS (c * 2) VIRTUAL",
+		// t2: only columns a point row reads by position.
+		"CREATE TABLE t2 (id INT PRIMARY KEY, a VARCHAR(20), b INT, u INT, UNIQUE KEY uu (u))",
+		"INSERT INTO t2 VALUES (1, 'one', 10, 100), (2, NULL, NULL, NULL), (3, 'three', 30, 300), (5, 'five', 50, 500)",
+		"ALTER TABLE t2 ADD COLUMN c INT NOT NULL DEFAULT 7",
+		"ALTER TABLE t2 ADD COLUMN d VARCHAR(10) DEFAULT 'dd', ADD COLUMN e DATETIME DEFAULT '2020-01-02 03:04:05'",
+		"INSERT INTO t2 (id, a, u) VALUES (4, 'four', 400)",
+		"ALTER TABLE t2 DROP COLUMN b",
+		"ALTER TABLE t2 ADD COLUMN b INT DEFAULT 5",
+		"ALTER TABLE t2 MODIFY COLUMN a VARCHAR(30) DEFAULT 'aa'",
+		"ALTER TABLE t2 ADD COLUMN f DECIMAL(6,2) NOT NULL DEFAULT 1.5 FIRST",
 	} {
 		review13dSame(t, conns, q)
 	}
@@ -380,6 +393,7 @@ func TestReview13ePointGetRowShapes(t *testing.T) {
 	sel := []string{
 		"SELECT * FROM t WHERE id = ?", "SELECT id, a, b, c, d, e, g FROM t WHERE id = ?", "SELECT LENGTH(big), MD5(big) FROM t WHERE id = ?",
 		"SELECT id, b, c FROM t WHERE u = ?", "SELECT id, LENGTH(big) FROM t WHERE id IN (?, 3, 5)", "SELECT b FROM t WHERE id = ? LIMIT 1",
+		"SELECT * FROM t2 WHERE id = ?", "SELECT b, c, d, e, a, f FROM t2 WHERE id = ?", "SELECT c FROM t2 WHERE id = ?", "SELECT * FROM t2 WHERE u = ?",
 	}
 	run := func() {
 		t.Helper()
@@ -388,19 +402,30 @@ func TestReview13ePointGetRowShapes(t *testing.T) {
 				if strings.Contains(q, "*") && (a == 3 || a == 5) {
 					continue // the large values are checked by LENGTH and MD5
 				}
-				review13dSame(t, conns, q, a)
+				got := review13dSame(t, conns, q, a)
 				lit := fmt.Sprint(a)
 				if a == nil {
 					lit = "NULL"
 				} else if s, ok := a.(string); ok {
 					lit = "'" + s + "'"
 				}
-				review13dSame(t, conns, strings.ReplaceAll(q, "?", lit))
+				text := review13dSame(t, conns, strings.ReplaceAll(q, "?", lit))
+				// The same in the same server without point rows
+				// (engine/pointrow.go): the entity path.
+				engine.SetPointRows(false)
+				if off := diffRun(conns[0], q, a); off != got {
+					t.Errorf("%s %v: with point rows:\n%s\nwithout:\n%s", q, a, got, off)
+				}
+				if off := diffRun(conns[0], strings.ReplaceAll(q, "?", lit)); off != text {
+					t.Errorf("%s %v (text): with point rows:\n%s\nwithout:\n%s", q, a, text, off)
+				}
+				engine.SetPointRows(true)
 			}
 		}
 	}
 	run()
 	for _, q := range []string{"BEGIN", "UPDATE t SET a = 'changed', b = NULL, c = 8 WHERE id = 1", "DELETE FROM t WHERE id = 2",
+		"UPDATE t2 SET a = 'changed', b = NULL, c = 8 WHERE id = 1", "DELETE FROM t2 WHERE id = 2", "INSERT INTO t2 (id, u) VALUES (6, 600)", "DELETE FROM t2 WHERE id = 4", "INSERT INTO t2 (id, a) VALUES (4, 'again')",
 		"INSERT INTO t (id, a, u) VALUES (6, 'six', 600)", "UPDATE t SET big = CONCAT(big, 'x') WHERE id = 3", "DELETE FROM t WHERE id = 4", "INSERT INTO t (id, a, u) VALUES (4, 'again', 401)"} {
 		review13dSame(t, conns, q)
 	}
@@ -410,6 +435,9 @@ func TestReview13ePointGetRowShapes(t *testing.T) {
 	review13dSame(t, conns, "ALTER TABLE t DROP COLUMN big")
 	review13dSame(t, conns, "ALTER TABLE t ADD COLUMN big TEXT DEFAULT NULL")
 	run()
+	if engine.PointRowReads() == rows0 {
+		t.Error("no point get was read as a row")
+	}
 }
 
 // TestReview13eRangeBinds: range templates bound with values at and past
