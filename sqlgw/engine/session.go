@@ -45,6 +45,9 @@ type Session struct {
 	ctxOpts *ctxOpts
 	pidSeq  uint32
 
+	// txSeq numbers the session's transactions (txn.id).
+	txSeq uint32
+
 	// groups: the statement's reads of table group partitions (tablegroup.go).
 	groups groupReads
 }
@@ -198,7 +201,8 @@ func currentTxn(ctx *sql.Context) *txn {
 
 // StartTransaction implements sql.TransactionSession.
 func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacteristic) (sql.Transaction, error) {
-	tx := newTxn(tc == sql.ReadOnly)
+	s.txSeq++
+	tx := newTxn(uint64(s.ID())<<32|uint64(s.txSeq), tc == sql.ReadOnly)
 	if err := s.startSnapshot(ctx, tx); err != nil {
 		return nil, err
 	}

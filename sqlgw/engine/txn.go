@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
@@ -95,8 +94,6 @@ import (
 // any read, so a transaction that writes the row fails at commit if
 // another changed it meanwhile.
 
-var txnIDs atomic.Uint64
-
 type txn struct {
 	id         uint64
 	readOnly   bool
@@ -155,10 +152,14 @@ func (t *txn) dropSavepoint(name string) bool {
 	return false
 }
 
-func newTxn(readOnly bool) *txn {
+// newTxn is a transaction numbered id: its session's connection ID and
+// a per-session sequence (unique in the process without a counter
+// shared by every connection, whose cache line the cores passed between
+// them on every statement).
+func newTxn(id uint64, readOnly bool) *txn {
 	// tables is made by the first table(): an autocommit SELECT's
 	// transaction (one per statement) usually never touches it.
-	return &txn{id: txnIDs.Add(1), readOnly: readOnly}
+	return &txn{id: id, readOnly: readOnly}
 }
 
 func (t *txn) String() string   { return fmt.Sprintf("sqlgw transaction %d", t.id) }
