@@ -389,7 +389,7 @@ func (c *Catalog) mutate(ctx context.Context, fn func(s *snapshot, tx *txn) erro
 // letter and 12 random base-36 characters.
 func (c *Catalog) newPhysicalName(kind byte) string {
 	const digits = "0123456789abcdefghijklmnopqrstuvwxyz"
-	var raw [12]byte
+	var raw [physicalRandLen]byte
 	if _, err := rand.Read(raw[:]); err != nil {
 		panic(err)
 	}
@@ -399,6 +399,19 @@ func (c *Catalog) newPhysicalName(kind byte) string {
 		b = append(b, digits[int(x)%len(digits)])
 	}
 	return string(b)
+}
+
+// physicalRandLen is the length of a physical name's random tail, after
+// its kind byte ('t' a table, 'x' a global index).
+const physicalRandLen = 12
+
+// IsIndexPhysical reports whether name has the form of a global index's
+// physical table: a kind byte 'x' before the random tail. The Pebble
+// store gives such tables partition bloom filters (storage/pebble
+// Options.PartitionFilters): a table it misjudges (a store table of
+// another program of that form) only reads with other filters.
+func IsIndexPhysical(name string) bool {
+	return len(name) > physicalRandLen && name[len(name)-physicalRandLen-1] == 'x'
 }
 
 // createPhysical creates a fresh physical table and returns its name.

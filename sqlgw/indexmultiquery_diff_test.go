@@ -6,11 +6,15 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
-	"strconv"
 	"strings"
 	"testing"
 
+	pebbledb "github.com/cockroachdb/pebble/v2"
+
+	"github.com/sqlgw/sqlgw/sqlgw"
 	"github.com/sqlgw/sqlgw/sqlgw/engine"
+	"github.com/sqlgw/sqlgw/storage"
+	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
 // TestIndexMultiQueryDifferential: an IN list on a non-unique global index
@@ -29,12 +33,29 @@ import (
 // batched lookup joins through the index (a block's lookups one plan),
 // inside a transaction with its own buffered writes to the table, and at
 // a transaction's snapshot while another session changes the rows. The
-// fast read must have been used.
+// fast server's store also reads the index partitions by prefix through
+// their partition bloom filters (storage/pebble prefix.go), the slow
+// one's with plain seeks. The fast read must have been used, and the
+// filters must have ruled out index files.
 func TestIndexMultiQueryDifferential(t *testing.T) {
 	type server struct{ a, b *sql.Conn }
-	open := func() server {
-		host, port := startServer(t, false)
-		db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", net.JoinHostPort(host, strconv.Itoa(port))))
+	// The fast server's store lays global indexes out for reads by
+	// partition (storage/pebble prefix.go: partition bloom filters, the
+	// index partitions read with prefix seeks); the slow one's runs with
+	// Pebble's default comparer and no filters (Options.Pebble), so its
+	// reads seek as before.
+	fastStore, err := pebble.OpenMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	slowStore, err := pebble.Open("", &pebble.Options{InMemory: true, Pebble: &pebbledb.Options{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := func(st storage.Store) server {
+		srv := memoryServerOn(t, st, sqlgw.Config{})
+		host, port, _ := net.SplitHostPort(srv.Addr().String())
+		db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", net.JoinHostPort(host, port)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,7 +69,7 @@ func TestIndexMultiQueryDifferential(t *testing.T) {
 		}
 		return s
 	}
-	fast, slow := open(), open()
+	fast, slow := open(fastStore), open(slowStore)
 	// on runs q on session b (the other one) instead of a when other.
 	on := func(other bool, q string, args ...any) string {
 		ca, cb := fast.a, slow.a
@@ -142,6 +163,14 @@ func TestIndexMultiQueryDifferential(t *testing.T) {
 		}
 		return sb.String()
 	}
+	// The fast store's index partitions in a table file with its filter
+	// (the memtable has none), the slow one's alike.
+	for _, st := range []*pebble.Store{fastStore, slowStore} {
+		if err := st.DB().Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h0 := fastStore.DB().Metrics().Filter.Hits
 	m0, g0 := engine.IndexMultiQueries(), engine.IndexMultiGets()
 	reads := func() {
 		for range 25 {
@@ -157,6 +186,9 @@ func TestIndexMultiQueryDifferential(t *testing.T) {
 		}
 	}
 	reads()
+	if fastStore.DB().Metrics().Filter.Hits == h0 {
+		t.Error("no index partition read was ruled out by a partition filter")
+	}
 	// Lookup joins through k_1: a block of outer rows is one index plan
 	// with a query per key (readIndexHits).
 	both("CREATE TABLE u (id INT PRIMARY KEY, v INT)")

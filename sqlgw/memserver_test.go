@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sqlgw/sqlgw/sqlgw"
+	"github.com/sqlgw/sqlgw/storage"
 	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
@@ -19,6 +20,12 @@ func memoryServer(t *testing.T, cfg sqlgw.Config) *sqlgw.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return memoryServerOn(t, st, cfg)
+}
+
+// memoryServerOn is memoryServer on the store st.
+func memoryServerOn(t *testing.T, st storage.Store, cfg sqlgw.Config) *sqlgw.Server {
+	t.Helper()
 	cfg.Listen, cfg.Store = "127.0.0.1:0", st
 	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	srv, err := sqlgw.NewServer(context.Background(), cfg)

@@ -259,6 +259,13 @@ func NewServer(ctx context.Context, cfg Config) (*Server, error) {
 	lnHost, _, _ := net.SplitHostPort(ln.Addr().String())
 	loopback := wire.IsLoopback(lnHost)
 
+	// Global indexes are read by partition (one per looked-up value): a
+	// store that can lay tables out for that (the Pebble backend's
+	// partition bloom filters) does so for the index tables the catalog
+	// creates from now on.
+	if pr, ok := cfg.Store.(storage.PartitionReads); ok {
+		pr.ReadByPartition(catalog.IsIndexPhysical)
+	}
 	eng, err := engine.New(ctx, cfg.Store, cfg.Catalog)
 	if err != nil {
 		ln.Close()

@@ -33,7 +33,9 @@
 // on, and MultiQuery falls back to a loop of Query calls anywhere else; the
 // answer is the loop's either way. So is reading several entities of a
 // table in one call (MultiGetter, multiget.go: MultiGet, a loop of Get
-// calls where a store does not).
+// calls where a store does not). A store may lay out the tables its user
+// reads by partition for those reads (PartitionReads, partitionreads.go:
+// the embedded store's partition bloom filters); it changes no answer.
 //
 // # Errors
 //

@@ -15,7 +15,8 @@
 // Tuning: Open sets Pebble's options for a database server rather than
 // Pebble's library defaults (a block cache sized from memory, bloom filters on
 // every level, L0 and compaction limits); tuning.go lists each choice
-// and why.
+// and why. The global indexes' tables get bloom filters over partitions,
+// which their exact-partition queries consult (prefix.go).
 //
 // Keys and order: encoding.go defines the on-disk format. Entity keys are
 // ordered by (PartitionKey, RowKey) in UTF-16 ordinal order, so queries are
@@ -149,6 +150,12 @@ type Store struct {
 	closed      bool
 	tables      map[string]tableInfo // by lower-cased name
 	nextTableID uint64
+	// prefixSeek: the store runs with partitionComparer (prefix.go), and
+	// an exact-partition query on a flagged table seeks by prefix.
+	prefixSeek bool
+	// partitionFilters is ReadByPartition's function (with prefixSeek;
+	// guarded by the locks CreateTable takes).
+	partitionFilters func(table string) bool
 
 	epoch uint64
 	seq   atomic.Uint64
@@ -217,6 +224,11 @@ func Open(dir string, opts *Options) (*Store, error) {
 		tables:  make(map[string]tableInfo),
 		seed:    maphash.MakeSeed(),
 		oneUser: opts.OneUser,
+	}
+	if po.Comparer == partitionComparer {
+		// The tuned options' comparer (prefix.go): flagged tables split
+		// at the partition, so their partition queries seek by prefix.
+		s.prefixSeek = true
 	}
 	if opts.NoSync {
 		s.wo = pebbledb.NoSync
@@ -381,14 +393,21 @@ func (s *Store) CreateTable(ctx context.Context, table string) error {
 		return fmt.Errorf("%w: table %q (as %q)", storage.ErrAlreadyExists, table, t.name)
 	}
 	id := s.nextTableID
+	if id&partitionFlag != 0 {
+		return fmt.Errorf("sqlgw/pebble: create table %q: table IDs exhausted", table)
+	}
+	next := id + 1
+	if s.partitionFilters != nil && s.partitionFilters(table) {
+		id |= partitionFlag // prefix.go
+	}
 	b := s.db.NewBatch()
 	defer b.Close()
 	b.Set(key, encodeTableRecord(id, table), nil)
-	b.Set(systemKey(sysNextTableID), u64(id+1), nil)
+	b.Set(systemKey(sysNextTableID), u64(next), nil)
 	if err := s.commit(b, s.wo); err != nil {
 		return fmt.Errorf("sqlgw/pebble: create table %q: %w", table, err)
 	}
-	s.nextTableID = id + 1
+	s.nextTableID = next
 	s.tables[string(key[1:])] = tableInfo{id: id, name: table}
 	return nil
 }
@@ -873,6 +892,11 @@ func (s *Store) queryIn(ctx context.Context, t tableInfo, q *storage.Query, rows
 	if err != nil {
 		return nil, err
 	}
+	// A forward read of one partition of a flagged table seeks by prefix:
+	// the bloom filters rule out the files without the partition
+	// (prefix.go).
+	_, single := q.Partition.Single()
+	src.prefix = s.prefixSeek && flagged(t.id) && single && !q.Reverse && !noPrefixSeek
 	page, err = s.scan(ctx, src, it, q, page, rows, marks, start, end)
 	if err != nil {
 		src.bad = true
@@ -891,7 +915,9 @@ type iterSource struct {
 	done func()
 	it   *pebbledb.Iterator
 	bad  bool
-	scan scanState
+	// prefix: the current query seeks by prefix (queryIn).
+	prefix bool
+	scan   scanState
 }
 
 // scanState is what scan keeps across the queries of one call: the page
@@ -1016,9 +1042,14 @@ func (s *Store) scan(ctx context.Context, src *iterSource, it *pebbledb.Iterator
 	}
 	arena := &src.scan.arena // pagearena.go
 	var valid bool
-	if q.Reverse {
+	switch {
+	case q.Reverse:
 		valid = it.SeekLT(end)
-	} else {
+	case src.prefix:
+		// start's prefix is its partition's (queryIn): the iterator
+		// stops at the partition's end, as its upper bound does.
+		valid = it.SeekPrefixGE(start)
+	default:
 		valid = it.SeekGE(start)
 	}
 	for valid {
