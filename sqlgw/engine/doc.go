@@ -88,6 +88,7 @@
 //	directupdate.go … such an UPDATE run without the engine's iterators
 //	boundplan.go    cached plans' access paths: parameters bound, not re-planned
 //	selectlimit.go  sql_select_limit for simple SELECTs (a go-mysql-server bug)
+//	txcontrol.go    prepared BEGIN and COMMIT without go-mysql-server's executor
 //
 // Joins:
 //
@@ -174,6 +175,8 @@
 //     parsed: directinsert_values.go), a text one of a known template unparsed
 //     (directinsert_text.go); such an UPDATE runs without the executor's
 //     iterators, the editor still writing (directupdate.go).
+//     A prepared BEGIN or COMMIT whose commit cannot fail (no buffered
+//     write) runs without go-mysql-server's executor (txcontrol.go).
 //     Plan_cache_hits / _misses / _direct / _writes / Last_plan_from_cache
 //     show it.
 //   - At most one row: a PointGet tells the engine so (index.go,

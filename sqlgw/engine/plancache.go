@@ -802,6 +802,10 @@ func (f *FastLane) StmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 	}
 	variants, notCacheable := s.plans.get(query)
 	if notCacheable {
+		// BEGIN and COMMIT are not cached (once marked so, here).
+		if handled, err := f.stmtTxControl(ctx, c, s, prepare, callback); handled { // txcontrol.go
+			return true, noCapture, nil, err
+		}
 		return false, noCapture, uncached, nil
 	}
 	stmt, ok := preparedStatement(s, query)
@@ -968,7 +972,7 @@ func (f *FastLane) beginSelect(sqlCtx *sql.Context, query string) (*sql.Context,
 }
 
 // beginStatement is beginSelect for a statement counted in counter
-// (Com_select, Com_insert, ...).
+// (Com_select, Com_insert, ...; none for "": txcontrol.go).
 func (f *FastLane) beginStatement(sqlCtx *sql.Context, query, counter string) (*sql.Context, func(error), error) {
 	start := time.Now()
 	if f.Statements != nil {
@@ -991,7 +995,9 @@ func (f *FastLane) beginStatement(sqlCtx *sql.Context, query, counter string) (*
 		return qctx, nil, err
 	}
 	sql.IncrementStatusVariable(qctx, "Questions", 1)
-	sql.IncrementStatusVariable(qctx, counter, 1)
+	if counter != "" { // "": none (txcontrol.go)
+		sql.IncrementStatusVariable(qctx, counter, 1)
+	}
 	return qctx, func(err error) {
 		sql.SessionCommandEnd(qctx.Session)
 		qctx.ProcessList.EndQuery(qctx)
