@@ -171,3 +171,27 @@ func TestStringBoundWarnings(t *testing.T) {
 		})
 	}
 }
+
+// TestWarningCountVariable: @@warning_count is the previous statement's
+// warning count (go-mysql-server: unknown system variable).
+func TestWarningCountVariable(t *testing.T) {
+	w := newWarningsConn(t, sqlgw.Config{})
+	for _, c := range []struct {
+		q    string
+		want string
+	}{
+		{"SELECT 1/0, 2/0", ""},
+		{"SELECT @@warning_count", "2"},
+		{"SELECT @@session.warning_count", "0"},
+		{"SELECT 1/0", ""},
+		{"SELECT 1", ""},
+		{"SELECT @@warning_count", "0"},
+		{"CREATE DATABASE IF NOT EXISTS mysql", ""},
+		{"SELECT @@warning_count", "1"},
+	} {
+		got := w.rows(c.q)
+		if c.want != "" && (len(got) != 1 || got[0] != c.want) {
+			t.Errorf("%s: %q, want %s", c.q, got, c.want)
+		}
+	}
+}
