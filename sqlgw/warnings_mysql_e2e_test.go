@@ -195,3 +195,24 @@ func TestWarningCountVariable(t *testing.T) {
 		}
 	}
 }
+
+// TestShowCountWarnings: SHOW COUNT(*) WARNINGS counts the previous
+// statement's conditions and, a diagnostic statement, keeps the list
+// (go-mysql-server: unsupported feature).
+func TestShowCountWarnings(t *testing.T) {
+	w := newWarningsConn(t, sqlgw.Config{})
+	w.exec("SELECT 1/0, 2/0")
+	if got := w.rows("SHOW COUNT(*) WARNINGS"); len(got) != 1 || got[0] != "2" {
+		t.Errorf("SHOW COUNT(*) WARNINGS: %q, want 2", got)
+	}
+	if got := w.rows("show count ( * ) errors"); len(got) != 1 || got[0] != "0" {
+		t.Errorf("SHOW COUNT(*) ERRORS: %q, want 0", got)
+	}
+	if got := w.rows("SHOW WARNINGS"); len(got) != 2 {
+		t.Errorf("SHOW WARNINGS after SHOW COUNT(*) WARNINGS: %q, want the 2 warnings", got)
+	}
+	res, err := w.vt.ExecuteFetch("SHOW COUNT(*) WARNINGS", 10, true)
+	if err != nil || len(res.Fields) != 1 || res.Fields[0].Name != "@@session.warning_count" {
+		t.Errorf("SHOW COUNT(*) WARNINGS column: %v %v", res, err)
+	}
+}
