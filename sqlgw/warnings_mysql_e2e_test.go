@@ -2,6 +2,7 @@ package sqlgw_test
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"strconv"
 	"strings"
@@ -123,4 +124,95 @@ func TestWarningsAsMySQL(t *testing.T) {
 	// A prepared statement's binding warns as the text one.
 	w.exec("PREPARE s FROM 'DROP TABLE IF EXISTS nosuch2'")
 	w.expect("EXECUTE s", "Note|1051|Unknown table 'wn.nosuch2'")
+}
+
+// TestStringBoundWarnings: a string compared with a numeric column warns
+// once per literal that is not a number, as MySQL converts the constant
+// once; go-mysql-server warned for every row compared. A string that is a
+// number does not warn.
+func TestStringBoundWarnings(t *testing.T) {
+	for _, cfg := range []sqlgw.Config{{}, {NoDirect: true}, {NoPlanCache: true, NoTextPlanCache: true}} {
+		t.Run(fmt.Sprintf("NoDirect=%v,NoCache=%v", cfg.NoDirect, cfg.NoPlanCache), func(t *testing.T) {
+			w := newWarningsConn(t, cfg)
+			w.exec("CREATE DATABASE sb")
+			w.exec("USE sb")
+			w.exec("CREATE TABLE t (id INT PRIMARY KEY, v INT, d DECIMAL(5,1), KEY iv (v))")
+			w.exec("INSERT INTO t VALUES (1, 10, 1.5), (2, 20, 2.5), (3, 30, 3.5), (4, 40, 4.5), (5, 50, 5.5)")
+			const trunc = "Warning|1292|Truncated incorrect DOUBLE value: "
+			for i := 0; i < 2; i++ { // the second from the plan cache
+				for _, c := range []struct {
+					q     string
+					rows  string
+					warns []string
+				}{
+					{"SELECT id FROM t WHERE id BETWEEN '1' AND '10' ORDER BY id", "1,2,3,4,5", nil},
+					{"SELECT id FROM t WHERE id > '3' ORDER BY id", "4,5", nil},
+					{"SELECT id FROM t WHERE id > '3x' ORDER BY id", "4,5", []string{trunc + "'3x'"}},
+					{"SELECT id FROM t WHERE id BETWEEN '2x' AND '4y' ORDER BY id", "2,3,4", []string{trunc + "'2x'", trunc + "'4y'"}},
+					{"SELECT id FROM t WHERE v < '25z' ORDER BY id", "1,2", []string{trunc + "'25z'"}},
+					{"SELECT id FROM t WHERE d >= '4.5q' ORDER BY id", "4,5", []string{trunc + "'4.5q'"}},
+					{"SELECT id FROM t WHERE id = 'x'", "", []string{trunc + "'x'"}},
+				} {
+					n := w.exec(c.q)
+					got := w.rows("SHOW WARNINGS")
+					if int(n) != len(c.warns) || strings.Join(got, "\n") != strings.Join(c.warns, "\n") {
+						t.Errorf("%s: %d warnings, SHOW WARNINGS %q, want %q", c.q, n, got, c.warns)
+					}
+					if rows := strings.Join(w.rows(c.q), ","); rows != c.rows {
+						t.Errorf("%s: rows %s, want %s", c.q, rows, c.rows)
+					}
+				}
+			}
+			w.expect("UPDATE t SET v = v + 1 WHERE id > '3x'", trunc+"'3x'")
+			w.expect("DELETE FROM t WHERE id > '4x'", trunc+"'4x'")
+			if got := strings.Join(w.rows("SELECT id, v FROM t ORDER BY id"), ","); got != "1|10,2|20,3|30,4|41" {
+				t.Errorf("rows after the writes: %s", got)
+			}
+		})
+	}
+}
+
+// TestWarningCountVariable: @@warning_count is the previous statement's
+// warning count (go-mysql-server: unknown system variable).
+func TestWarningCountVariable(t *testing.T) {
+	w := newWarningsConn(t, sqlgw.Config{})
+	for _, c := range []struct {
+		q    string
+		want string
+	}{
+		{"SELECT 1/0, 2/0", ""},
+		{"SELECT @@warning_count", "2"},
+		{"SELECT @@session.warning_count", "0"},
+		{"SELECT 1/0", ""},
+		{"SELECT 1", ""},
+		{"SELECT @@warning_count", "0"},
+		{"CREATE DATABASE IF NOT EXISTS mysql", ""},
+		{"SELECT @@warning_count", "1"},
+	} {
+		got := w.rows(c.q)
+		if c.want != "" && (len(got) != 1 || got[0] != c.want) {
+			t.Errorf("%s: %q, want %s", c.q, got, c.want)
+		}
+	}
+}
+
+// TestShowCountWarnings: SHOW COUNT(*) WARNINGS counts the previous
+// statement's conditions and, a diagnostic statement, keeps the list
+// (go-mysql-server: unsupported feature).
+func TestShowCountWarnings(t *testing.T) {
+	w := newWarningsConn(t, sqlgw.Config{})
+	w.exec("SELECT 1/0, 2/0")
+	if got := w.rows("SHOW COUNT(*) WARNINGS"); len(got) != 1 || got[0] != "2" {
+		t.Errorf("SHOW COUNT(*) WARNINGS: %q, want 2", got)
+	}
+	if got := w.rows("show count ( * ) errors"); len(got) != 1 || got[0] != "0" {
+		t.Errorf("SHOW COUNT(*) ERRORS: %q, want 0", got)
+	}
+	if got := w.rows("SHOW WARNINGS"); len(got) != 2 {
+		t.Errorf("SHOW WARNINGS after SHOW COUNT(*) WARNINGS: %q, want the 2 warnings", got)
+	}
+	res, err := w.vt.ExecuteFetch("SHOW COUNT(*) WARNINGS", 10, true)
+	if err != nil || len(res.Fields) != 1 || res.Fields[0].Name != "@@session.warning_count" {
+		t.Errorf("SHOW COUNT(*) WARNINGS column: %v %v", res, err)
+	}
 }

@@ -459,8 +459,12 @@ func dateNumbers(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity
 	return transform.NodeExprs(ctx, n, dateNumbersExpr)
 }
 
-// dateNumbersExpr is dateNumbers on one expression node.
+// dateNumbersExpr is dateNumbers on one expression node (and
+// stringNumbers, stringbounds.go).
 func dateNumbersExpr(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	if ne, ok := stringNumbers(ctx, e); ok {
+		return ne, transform.NewTree, nil
+	}
 	switch e.(type) {
 	case *expression.Equals, *expression.NullSafeEquals, *expression.LessThan, *expression.LessThanOrEqual,
 		*expression.GreaterThan, *expression.GreaterThanOrEqual:

@@ -350,10 +350,14 @@ func init() {
 }
 
 // GetSessionVariable answers last_plan_from_cache from the session's flag,
-// every other variable from the base session.
+// warning_count from the previous statement's count (warnings.go), every
+// other variable from the base session.
 func (s *Session) GetSessionVariable(ctx *sql.Context, name string) (interface{}, error) {
 	if len(name) == len(LastPlanFromCacheVar) && strings.EqualFold(name, LastPlanFromCacheVar) {
 		return int8(s.lastPlanFromCache()), nil
+	}
+	if len(name) == len(WarningCountVar) && strings.EqualFold(name, WarningCountVar) {
+		return uint64(s.warns.last.Load()), nil // warnings.go
 	}
 	return s.BaseSession.GetSessionVariable(ctx, name)
 }
@@ -363,6 +367,7 @@ func (s *Session) GetSessionVariable(ctx *sql.Context, name string) (interface{}
 func (s *Session) GetAllSessionVariables() map[string]interface{} {
 	m := s.BaseSession.GetAllSessionVariables()
 	m[LastPlanFromCacheVar] = int8(s.lastPlanFromCache())
+	m[WarningCountVar] = uint64(s.warns.last.Load())
 	return m
 }
 

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 
 	"github.com/sqlgw/sqlgw/sqlgw/mysqlerr"
@@ -48,6 +50,10 @@ import (
 
 // warnState is a session's state of the warning list.
 type warnState struct {
+	// last: the warning count of the session's last statement, as its OK
+	// or EOF packet said (WarningCount), for @@warning_count.
+	last atomic.Uint32
+
 	// cleared: the warnings the last ClearWarnings removed, in MySQL's
 	// order, while any may be put back (until another warning is raised).
 	cleared []*sql.Warning
@@ -61,6 +67,34 @@ func (s *Session) Warnings() []*sql.Warning {
 	ws := s.BaseSession.Warnings() // a copy, newest first
 	slices.Reverse(ws)
 	return ws
+}
+
+// WarningCountVar is MySQL's read-only session variable warning_count:
+// the number of conditions the previous statement raised (SELECT
+// @@warning_count reads it before the SELECT itself resets the list).
+// go-mysql-server does not define it. It is the count the previous
+// statement's OK or EOF packet carried (the connection handler asks
+// WarningCount for each); a statement that failed leaves it unchanged
+// (MySQL counts the error).
+const WarningCountVar = "warning_count"
+
+func init() {
+	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{&sql.MysqlSystemVariable{
+		Name:    WarningCountVar,
+		Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Session),
+		Dynamic: false,
+		Type:    types.NewSystemUintType(WarningCountVar, 0, 65535),
+		Default: uint64(0),
+	}})
+}
+
+// WarningCount implements sql.Session: the statement's warning count,
+// which the connection handler asks for its OK or EOF packet, kept for
+// @@warning_count.
+func (s *Session) WarningCount() uint16 {
+	n := s.BaseSession.WarningCount()
+	s.warns.last.Store(uint32(n))
+	return n
 }
 
 // ClearWarnings implements sql.Session, remembering what it removed for

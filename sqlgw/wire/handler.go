@@ -245,6 +245,9 @@ func (h *Handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 	if sqltext.IsEmpty(query) {
 		return errEmptyQuery() // clienterrs.go
 	}
+	if handled, err := h.showCount(c, query, callback); handled { // showcount.go
+		return err
+	}
 	h.kills.noteKill(query)
 	defer h.noteSessionTimeouts(c, query) // connlimits.go
 	h.GW.Parts.NotePartitionBy(c.ConnectionID, query)
@@ -301,6 +304,9 @@ func (h *Handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	query = text.String()
 	if sqltext.IsEmpty(query) {
 		return "", errEmptyQuery() // clienterrs.go
+	}
+	if handled, err := h.showCount(c, query, callback); handled { // showcount.go
+		return "", err
 	}
 	h.kills.noteKill(query)
 	defer h.noteSessionTimeouts(c, query) // connlimits.go
