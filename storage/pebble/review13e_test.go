@@ -286,6 +286,23 @@ func TestReview13eStoreOfMainOpens(t *testing.T) {
 	}
 	review13eCheck(t, cur, "tbone", m)
 	review13eCheck(t, cur, "tbtwo", m2)
+	// A table read by partition (prefix.go: flagged, its keys split at
+	// the partition, its filters over partitions).
+	cur.ReadByPartition(func(name string) bool { return name == "tbthree" })
+	if err := cur.CreateTable(ctx, "tbthree"); err != nil {
+		t.Fatal(err)
+	}
+	if err := cur.CreateTable(ctx, "tbfour"); err != nil {
+		t.Fatal(err)
+	}
+	if cur.prefixSeek && !flagged(cur.tables["tbthree"].id) || flagged(cur.tables["tbfour"].id) {
+		t.Fatalf("table IDs %x %x", cur.tables["tbthree"].id, cur.tables["tbfour"].id)
+	}
+	m3, m4 := review13eModel{}, review13eModel{}
+	review13eFill(t, cur, "tbthree", m3, "a")
+	review13eFill(t, cur, "tbfour", m4, "a")
+	review13eCheck(t, cur, "tbthree", m3)
+	review13eCheck(t, cur, "tbfour", m4)
 	// New writes over the old tables, then everything rewritten by a
 	// compaction with today's options.
 	review13eFill(t, cur, "tbone", m, "b")
@@ -296,6 +313,8 @@ func TestReview13eStoreOfMainOpens(t *testing.T) {
 	}
 	review13eCheck(t, cur, "tbone", m)
 	review13eCheck(t, cur, "tbtwo", m2)
+	review13eCheck(t, cur, "tbthree", m3)
+	review13eCheck(t, cur, "tbfour", m4)
 	if err := cur.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -307,8 +326,13 @@ func TestReview13eStoreOfMainOpens(t *testing.T) {
 	}
 	review13eCheck(t, back, "tbone", m)
 	review13eCheck(t, back, "tbtwo", m2)
+	review13eCheck(t, back, "tbthree", m3)
 	review13eFill(t, back, "tbtwo", m2, "c")
 	review13eCheck(t, back, "tbtwo", m2)
+	// The flagged table written by main's options: whole-key filters
+	// under the old name over its keys.
+	review13eFill(t, back, "tbthree", m3, "c")
+	review13eCheck(t, back, "tbthree", m3)
 	if err := back.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -319,4 +343,14 @@ func TestReview13eStoreOfMainOpens(t *testing.T) {
 	defer again.Close()
 	review13eCheck(t, again, "tbone", m)
 	review13eCheck(t, again, "tbtwo", m2)
+	review13eCheck(t, again, "tbthree", m3)
+	review13eCheck(t, again, "tbfour", m4)
+	review13eFill(t, again, "tbthree", m3, "d")
+	review13eCheck(t, again, "tbthree", m3)
+	if err := again.db.Compact(ctx, []byte{tagSystem}, []byte{0xff}, false); err != nil {
+		t.Fatal(err)
+	}
+	review13eCheck(t, again, "tbone", m)
+	review13eCheck(t, again, "tbthree", m3)
+	review13eCheck(t, again, "tbfour", m4)
 }
