@@ -696,3 +696,74 @@ func TestReview13eKilledInsertLeavesNothing(t *testing.T) {
 		t.Logf("config %d: %v", ci, counts)
 	}
 }
+
+// TestReview13eTxControlPrepared: prepared BEGIN, START TRANSACTION and
+// COMMIT (engine/txcontrol.go runs some without go-mysql-server's
+// executor) answer exactly as the general path (Config.NoDirect) and no
+// plan cache do, byte for byte, in every state a session can be in:
+// after a warning, with a read-only transaction open, with autocommit
+// off, after a failed statement, after SELECT FOUND_ROWS()-changing
+// statements, with writes buffered (which the general path commits);
+// and leave the same counters, warnings, ROW_COUNT(), FOUND_ROWS() and
+// table contents.
+func TestReview13eTxControlPrepared(t *testing.T) {
+	rs := review13eRaw(t)
+	n0 := engine.TxControlCount()
+	defer func() {
+		if engine.TxControlCount() == n0 {
+			t.Error("no BEGIN or COMMIT ran without go-mysql-server's executor")
+		}
+	}()
+	same := func(q string) string { t.Helper(); return review13eRawSame(t, rs, q) }
+	for _, q := range []string{"CREATE DATABASE txc", "USE txc", "CREATE TABLE t (id INT PRIMARY KEY, c VARCHAR(10))", "INSERT INTO t VALUES (1, 'a'), (2, 'b')"} {
+		same(q)
+	}
+	ids := map[string][]uint32{}
+	for _, q := range []string{"BEGIN", "COMMIT", "START TRANSACTION", "begin work", "COMMIT WORK", "START TRANSACTION READ ONLY", "ROLLBACK"} {
+		for _, r := range rs {
+			id, out := r.prepareRaw(q)
+			if id == 0 {
+				t.Fatalf("prepare %s: %s", q, out)
+			}
+			ids[q] = append(ids[q], id)
+		}
+	}
+	exec := func(q string) {
+		t.Helper()
+		outs := make([]string, len(rs))
+		for i, r := range rs {
+			outs[i] = r.executeRaw(ids[q][i])
+		}
+		for i := 1; i < len(outs); i++ {
+			if outs[i] != outs[0] {
+				t.Errorf("prepared %s\nconfig 0: %s\nconfig %d: %s", q, outs[0], i, outs[i])
+			}
+		}
+	}
+	state := func() {
+		t.Helper()
+		same("SHOW WARNINGS")
+		same("SELECT ROW_COUNT(), FOUND_ROWS(), @@warning_count, @@autocommit")
+		same("SHOW SESSION STATUS WHERE Variable_name IN ('Com_begin', 'Com_commit', 'Com_rollback', 'Questions', 'Com_stmt_execute', 'Handler_commit')")
+	}
+	steps := []string{
+		"=BEGIN", "=COMMIT", "=COMMIT",
+		"SELECT CAST('1x' AS SIGNED)", "=BEGIN", "SELECT c FROM t WHERE id = 1", "=COMMIT",
+		"SELECT SQL_CALC_FOUND_ROWS id FROM t LIMIT 1", "=START TRANSACTION", "SELECT FOUND_ROWS()", "=COMMIT WORK",
+		"=START TRANSACTION READ ONLY", "SELECT c FROM t WHERE id = 2", "=BEGIN", "INSERT INTO t VALUES (3, 'c')", "=COMMIT",
+		"=START TRANSACTION READ ONLY", "INSERT INTO t VALUES (4, 'd')", "=begin work", "INSERT INTO t VALUES (5, 'e')", "=ROLLBACK",
+		"=BEGIN", "INSERT INTO t VALUES (6, 'f')", "=BEGIN", "=ROLLBACK",
+		"SET autocommit = 0", "=COMMIT", "INSERT INTO t VALUES (7, 'g')", "=BEGIN", "=ROLLBACK", "=COMMIT", "SELECT id FROM t ORDER BY id", "=COMMIT",
+		"INSERT INTO t VALUES (7, 'dup')", "=COMMIT", "=BEGIN", "INSERT INTO t VALUES (1, 'dup')", "=COMMIT",
+		"SET autocommit = 1", "=BEGIN", "DELETE FROM t WHERE id = 99", "=COMMIT",
+		"SELECT id, c FROM t ORDER BY id",
+	}
+	for _, s := range steps {
+		if q, ok := strings.CutPrefix(s, "="); ok {
+			exec(q)
+		} else {
+			same(s)
+		}
+		state()
+	}
+}
