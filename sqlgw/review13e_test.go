@@ -767,3 +767,34 @@ func TestReview13eTxControlPrepared(t *testing.T) {
 		state()
 	}
 }
+
+// TestReview13eUpdateInfoWarnings: an UPDATE that warns (a non-strict
+// conversion, UPDATE IGNORE) says so in its info string as MySQL does
+// ("Rows matched: 1  Changed: 1  Warnings: 2"), text and prepared: the
+// warnings count of the info is the statement's.
+func TestReview13eUpdateInfoWarnings(t *testing.T) {
+	rs := review13eRaw(t)
+	same := func(q string) string { t.Helper(); return review13eRawSame(t, rs, q) }
+	for _, q := range []string{"CREATE DATABASE ui", "USE ui", "CREATE TABLE t (id INT PRIMARY KEY, c VARCHAR(3), n INT, u INT, UNIQUE KEY uu (u))",
+		"INSERT INTO t VALUES (1, 'a', 1, 1), (2, 'b', 2, 2)"} {
+		same(q)
+	}
+	for _, c := range []struct {
+		q, info string
+	}{
+		{"UPDATE t SET n = n + 1 WHERE id = 1", "Warnings: 0"},
+		{"SET sql_mode = ''", ""},
+		{"UPDATE t SET c = 'toolong', n = '7x' WHERE id = 1", "Warnings: 2"},
+		{"UPDATE t SET c = 'toolong' WHERE id IN (1, 2)", "Warnings: 2"},
+		{"UPDATE t SET c = 'abcdef' WHERE id IN (1, 2)", "Warnings: 2"},
+		{"SET sql_mode = DEFAULT", ""},
+		{"UPDATE IGNORE t SET u = 2 WHERE id = 1", "Warnings: 1"},
+		{"UPDATE t SET n = 5 WHERE id = 1", "Warnings: 0"},
+	} {
+		out := same(c.q)
+		if c.info != "" && !strings.Contains(out, c.info+`"`) {
+			t.Errorf("%s: %s, want info ending %q", c.q, out, c.info)
+		}
+		same("SHOW WARNINGS")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -419,8 +420,20 @@ func (h *Handler) withInsertInfo(c *mysql.Conn, cb mysql.ResultSpoolFn) mysql.Re
 }
 
 // insertInfo returns res with INSERT's info added if it is the OK result
-// of an INSERT just run on c (a copy), else res.
+// of an INSERT just run on c (a copy), else res. An UPDATE's info gets
+// the statement's warning count: go-mysql-server always writes
+// "Warnings: 0", though an UPDATE warns (UPDATE IGNORE, a non-strict
+// sql_mode's conversions: engine/lenientwrite.go).
 func (h *Handler) insertInfo(c *mysql.Conn, res *sqltypes.Result) *sqltypes.Result {
+	if res != nil && len(res.Fields) == 0 && strings.HasPrefix(res.Info, "Rows matched: ") {
+		if m := reRowsMatched.FindStringSubmatch(res.Info); m != nil {
+			if w := strconv.Itoa(int(h.WarningCount(c))); w != m[3] && (w != "0" || m[3] != "") {
+				r := *res
+				r.Info = "Rows matched: " + m[1] + "  Changed: " + m[2] + "  Warnings: " + w
+				return &r
+			}
+		}
+	}
 	if res != nil && len(res.Fields) == 0 && res.Info == "" {
 		if st, ok := h.GW.TakeInsertStats(c.ConnectionID); ok {
 			r := *res
