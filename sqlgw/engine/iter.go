@@ -128,6 +128,10 @@ type rowIter struct {
 	rg       storage.RowGetter
 	prow     storage.Row
 	prowBack bool // prow pushed back (unread)
+	// Room for a short row's values (catalog/txn's three after the
+	// selection) and positions: no allocation.
+	prowVals [8]storage.Value
+	prowPos  [4]int
 
 	// Metrics (metrics.go): the requests this read sent, the time spent in
 	// Next, reported once at Close.
@@ -167,7 +171,10 @@ func (t *Table) newRowIterFor(ctx *sql.Context, spec *readSpec, stmtTxn bool) (*
 	if need != nil && spec.residual != nil {
 		need = append(append([]int(nil), need...), t.info.storageOrder...)
 	}
-	if need != nil {
+	switch {
+	case need != nil && spec.residual == nil && t.projSelSet:
+		it.sel = t.projSel // made with the projection; read, never written
+	case need != nil:
 		it.sel = t.meta().Select(need) // nil (everything) when a needed column may be split
 	}
 	if tx := currentTxn(ctx); tx != nil {
