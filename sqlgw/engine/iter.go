@@ -162,7 +162,12 @@ func (t *Table) newRowIterFor(ctx *sql.Context, spec *readSpec, stmtTxn bool) (*
 		rctx = readCtxCounting(ctx, &it.counters)
 	}
 	it.single = spec.single && !t.current
-	it.ctx = withGroupReads(rctx, ctx) // tablegroup.go
+	it.ctx = rctx
+	if spec.plan.Path != planner.PointGet || isMember(spec.plan.Table) || isMember(it.meta.Physical) {
+		// The statement's reads of group partitions (tablegroup.go); a
+		// point get of a table outside every group never uses them.
+		it.ctx = withGroupReads(rctx, ctx)
+	}
 	// A table replaced or rewritten after the snapshot: 1412 (snapshot.go).
 	if err := checkTableSnapshot(it.ctx, it.meta); err != nil {
 		return nil, err
