@@ -124,7 +124,11 @@
 // carries a lock, a version or a tombstone (the embedded store's own
 // commits write none) as the store read it, history rows hidden; any
 // other page goes through Query and is returned as its rows
-// (TestQueryRowsSameAsQuery).
+// (TestQueryRowsSameAsQuery). GetRow (storage.RowGetter, getrow.go) is
+// Get's answer there as a row: the selection and, after it, the lock,
+// version and tombstone properties read in the one request Get sends
+// (the same projection); an unlocked entity answers as read, a locked one
+// is resolved as Get resolves it (TestGetRowSameAsGet).
 //
 // One page shows each transaction wholly or not at all (one row split
 // over several entities is never torn, a SUM over a page never counts a

@@ -128,6 +128,10 @@ type rowIter struct {
 	rg       storage.RowGetter
 	prow     storage.Row
 	prowBack bool // prow pushed back (unread)
+	// Room for a short row's values (catalog/txn's three after the
+	// selection) and positions: no allocation.
+	prowVals [8]storage.Value
+	prowPos  [4]int
 
 	// Metrics (metrics.go): the requests this read sent, the time spent in
 	// Next, reported once at Close.
@@ -158,7 +162,12 @@ func (t *Table) newRowIterFor(ctx *sql.Context, spec *readSpec, stmtTxn bool) (*
 		rctx = readCtxCounting(ctx, &it.counters)
 	}
 	it.single = spec.single && !t.current
-	it.ctx = withGroupReads(rctx, ctx) // tablegroup.go
+	it.ctx = rctx
+	if spec.plan.Path != planner.PointGet || isMember(spec.plan.Table) || isMember(it.meta.Physical) {
+		// The statement's reads of group partitions (tablegroup.go); a
+		// point get of a table outside every group never uses them.
+		it.ctx = withGroupReads(rctx, ctx)
+	}
 	// A table replaced or rewritten after the snapshot: 1412 (snapshot.go).
 	if err := checkTableSnapshot(it.ctx, it.meta); err != nil {
 		return nil, err
@@ -167,7 +176,10 @@ func (t *Table) newRowIterFor(ctx *sql.Context, spec *readSpec, stmtTxn bool) (*
 	if need != nil && spec.residual != nil {
 		need = append(append([]int(nil), need...), t.info.storageOrder...)
 	}
-	if need != nil {
+	switch {
+	case need != nil && spec.residual == nil && t.projSelSet:
+		it.sel = t.projSel // made with the projection; read, never written
+	case need != nil:
 		it.sel = t.meta().Select(need) // nil (everything) when a needed column may be split
 	}
 	if tx := currentTxn(ctx); tx != nil {

@@ -62,28 +62,30 @@ func (it *rowIter) pointRowsOn() bool {
 		return false
 	}
 	rg, ok := it.t.gw.store.(storage.RowGetter)
-	if !ok || !it.rowPositions() {
+	if !ok || !it.rowPositions(it.prowPos[:0]) {
 		return false
 	}
 	it.rg = rg
+	it.prow.Values = it.prowVals[:0]
 	it.prowMode = rowsOn
 	return true
 }
 
-// rowPositions sets it.pos and it.extrasAt, the selected columns' and the
-// continuation property's positions in it.sel, unless a column's value
-// is not one property (a large column may be split over several).
-func (it *rowIter) rowPositions() bool {
+// rowPositions sets it.pos (appended to buf) and it.extrasAt, the
+// selected columns' and the continuation property's positions in it.sel,
+// unless a column's value is not one property (a large column may be
+// split over several).
+func (it *rowIter) rowPositions(buf []int) bool {
 	extrasAt := slices.Index(it.sel, catalog.PropExtras)
 	if extrasAt < 0 {
 		return false
 	}
-	pos := make([]int, len(it.cols))
-	for j, c := range it.cols {
+	pos := buf
+	for _, c := range it.cols {
 		if c < 0 || c >= len(it.meta.Columns) || it.meta.Columns[c].Type.Kind.IsLarge() {
 			return false
 		}
-		pos[j] = slices.Index(it.sel, it.meta.Columns[c].Property)
+		pos = append(pos, slices.Index(it.sel, it.meta.Columns[c].Property))
 	}
 	it.pos, it.extrasAt = pos, extrasAt
 	return true

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -25,6 +26,10 @@ type Table struct {
 	proj      []int
 	projNames []string
 	projected sql.Schema
+	// projSel is the store projection of proj (catalog.Table.Select, nil:
+	// every property), made once with proj when projSelSet.
+	projSel    []string
+	projSelSet bool
 
 	// lookup is set on the table returned by IndexedAccess.
 	lookup *sql.IndexLookup
@@ -106,7 +111,7 @@ func (t *Table) WithProjections(ctx *sql.Context, cols []string) (sql.Table, err
 	// An empty projection means every column (as go-mysql-server's memory
 	// tables treat it).
 	if len(cols) == 0 {
-		nt.proj, nt.projNames, nt.projected = nil, nil, nil
+		nt.proj, nt.projNames, nt.projected, nt.projSel, nt.projSelSet = nil, nil, nil, nil, false
 		return &nt, nil
 	}
 	nt.proj = make([]int, len(cols))
@@ -120,6 +125,7 @@ func (t *Table) WithProjections(ctx *sql.Context, cols []string) (sql.Table, err
 		nt.projected[i] = t.info.schema.Schema[j]
 	}
 	nt.projNames = cols
+	nt.projSel, nt.projSelSet = slices.Clip(t.meta().Select(nt.proj)), true
 	return &nt, nil
 }
 
@@ -330,7 +336,7 @@ func (t *Table) refresh(ctx *sql.Context, nm *catalog.Table) error {
 	if err != nil {
 		return err
 	}
-	t.info, t.proj, t.projNames, t.projected = ti, nil, nil, nil
+	t.info, t.proj, t.projNames, t.projected, t.projSel, t.projSelSet = ti, nil, nil, nil, nil, false
 	return nil
 }
 

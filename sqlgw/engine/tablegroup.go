@@ -41,6 +41,12 @@ func member(table string) (base, prefix string, ok bool) {
 	return catalog.ParseGroupPhysical(table)
 }
 
+// isMember reports whether table is a group member's physical name.
+func isMember(table string) bool {
+	_, _, ok := member(table)
+	return ok
+}
+
 // withPrefix returns a copy of e (sharing its properties) under RowKey
 // prefix + e.RowKey.
 func withPrefix(e *storage.Entity, prefix string) *storage.Entity {

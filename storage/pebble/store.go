@@ -44,7 +44,8 @@
 // Table service's time limit per page), with a continuation token naming the
 // next key to examine. QueryRows (storage.RowQuerier, rows.go) reads the
 // same page and decodes the selected properties of each entity into a row
-// of values by position instead of a property map. MultiQuery
+// of values by position instead of a property map; GetRow
+// (storage.RowGetter, getrow.go) does the same for Get. MultiQuery
 // (storage.MultiQuerier) reads several queries' pages as Query reads each,
 // in one call: one hold of the store lock, one table lookup and snapshot
 // handle, one iterator re-bounded per query, one page arena (an IN list on
