@@ -135,7 +135,9 @@ func byIX(table string) bool { return strings.HasPrefix(table, "ix") }
 // where the plain seek of noPrefixSeek counts none); other tables keep
 // whole-key filters; and every read of both (queries with continuations
 // and RowKey ranges, Gets, MultiGets, present and absent partitions) is
-// what was written, with and without the prefix seek.
+// what was written, with and without the prefix seek; MultiQuery's
+// pages on the flagged table are the loop of Query calls' and the
+// unflagged table's.
 func TestPartitionFilters(t *testing.T) {
 	ctx := context.Background()
 	s, err := Open(t.TempDir(), nil)
@@ -176,6 +178,69 @@ func TestPartitionFilters(t *testing.T) {
 	}
 	noPrefixSeek = false
 	prefixCheck(t, s, m)
+	// MultiQuery (one iterator, kept on the table's bounds between prefix
+	// seeks, re-bounded for a RowKey range) answers as the loop of
+	// Query calls, with and without a snapshot, and on the unflagged
+	// twin table with plain seeks.
+	r := rand.New(rand.NewPCG(7, 8))
+	for i := range 300 {
+		qs := make([]*storage.Query, 1+r.IntN(12))
+		for j := range qs {
+			q := &storage.Query{Partition: storage.Exactly(fmt.Sprintf("p%03d", r.IntN(202))), Top: r.IntN(3)}
+			switch r.IntN(5) {
+			case 0:
+				q.Row = &storage.KeyRange{Low: &storage.Bound{Key: fmt.Sprintf("r%d", r.IntN(4)), Exclusive: r.IntN(2) == 0}}
+			case 1:
+				q.Row = &storage.KeyRange{High: &storage.Bound{Key: fmt.Sprintf("r%d", r.IntN(4)), Exclusive: r.IntN(2) == 0}}
+			case 2:
+				q.Reverse = true
+			case 3:
+				q.Top = 1
+				page, err := s.Query(ctx, "ixa", q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				q.Continuation = page.Continuation
+			}
+			qs[j] = q
+		}
+		qctx := ctx
+		if i%2 == 1 {
+			sn, err := s.Snapshot(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sn.Release()
+			qctx = storage.WithSnapshot(ctx, sn)
+		}
+		want, werr := storage.QueryEach(qctx, s, "rowa", qs)
+		for _, off := range []bool{false, true} {
+			noPrefixSeek = off
+			got, gerr := s.MultiQuery(qctx, "ixa", qs)
+			each, eerr := storage.QueryEach(qctx, s, "ixa", qs)
+			if gerr != nil || eerr != nil || werr != nil {
+				t.Fatal(gerr, eerr, werr)
+			}
+			if !reflect.DeepEqual(got, each) {
+				t.Fatalf("queries %v (noPrefixSeek %v):\nMultiQuery %v\nQuery      %v", qs, off, got, each)
+			}
+			if len(got) != len(want) {
+				t.Fatal(len(got), len(want))
+			}
+			for j := range got {
+				if len(got[j].Entities) != len(want[j].Entities) || got[j].Continuation != want[j].Continuation {
+					t.Fatalf("query %v: ixa %v, rowa %v", qs[j], got[j], want[j])
+				}
+				for k, e := range got[j].Entities {
+					w := want[j].Entities[k]
+					if e.PartitionKey != w.PartitionKey || e.RowKey != w.RowKey || !reflect.DeepEqual(e.Properties, w.Properties) {
+						t.Fatalf("query %v: ixa %v, rowa %v", qs[j], e, w)
+					}
+				}
+			}
+		}
+		noPrefixSeek = false
+	}
 	// The split itself.
 	k := appendEntityKey(nil, ix.id, "p1", "r1")
 	if got, want := entitySplit(k), len(k)-2; got != want {

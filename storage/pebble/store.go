@@ -889,15 +889,29 @@ func (s *Store) queryIn(ctx context.Context, t tableInfo, q *storage.Query, rows
 	if bytes.Compare(start, end) >= 0 {
 		return page, nil
 	}
-	it, err := src.iter(ctx, s, lower, upper)
+	// A forward read of one partition of a flagged table seeks by prefix:
+	// the bloom filters rule out the files without the partition
+	// (prefix.go). The prefix seek stops at the partition's end as the
+	// partition's upper bound would: without a RowKey range the iterator
+	// keeps the table's bounds, so that the queries of a MultiQuery do not
+	// re-bound it each (Pebble's SetBounds with unchanged bounds is a
+	// no-op; new ones reach every level's iterator).
+	_, single := q.Partition.Single()
+	src.prefix = s.prefixSeek && flagged(t.id) && single && !q.Reverse && !noPrefixSeek
+	il, iu := lower, upper
+	if src.prefix && q.Row == nil {
+		if src.tableLow == nil || src.tableID != t.id {
+			buf := make([]byte, 0, 2*tablePrefixLen)
+			src.tableLow = appendTablePrefix(buf[:0:tablePrefixLen], t.id)
+			src.tableHigh = appendTablePrefix(buf[tablePrefixLen:tablePrefixLen], t.id+1)
+			src.tableID = t.id
+		}
+		il, iu = src.tableLow, src.tableHigh
+	}
+	it, err := src.iter(ctx, s, il, iu)
 	if err != nil {
 		return nil, err
 	}
-	// A forward read of one partition of a flagged table seeks by prefix:
-	// the bloom filters rule out the files without the partition
-	// (prefix.go).
-	_, single := q.Partition.Single()
-	src.prefix = s.prefixSeek && flagged(t.id) && single && !q.Reverse && !noPrefixSeek
 	page, err = s.scan(ctx, src, it, q, page, rows, marks, start, end)
 	if err != nil {
 		src.bad = true
@@ -918,7 +932,10 @@ type iterSource struct {
 	bad  bool
 	// prefix: the current query seeks by prefix (queryIn).
 	prefix bool
-	scan   scanState
+	// tableLow and tableHigh bound table tableID's entities (queryIn).
+	tableLow, tableHigh []byte
+	tableID             uint64
+	scan                scanState
 }
 
 // scanState is what scan keeps across the queries of one call: the page
