@@ -14,7 +14,7 @@ import (
 // memoryServer starts a gateway configured as cfg says (the plan cache and
 // direct execution switches, typically) on a new in-memory Pebble store and
 // a loopback port, logging nothing, and stops it when the test ends.
-func memoryServer(t *testing.T, cfg sqlgw.Config) *sqlgw.Server {
+func memoryServer(t testing.TB, cfg sqlgw.Config) *sqlgw.Server {
 	t.Helper()
 	st, err := pebble.OpenMemory()
 	if err != nil {

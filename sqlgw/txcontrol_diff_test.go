@@ -1,6 +1,8 @@
 package sqlgw_test
 
 import (
+	"context"
+	gosql "database/sql"
 	"encoding/binary"
 	"fmt"
 	"regexp"
@@ -206,5 +208,53 @@ func TestTxControlDifferential(t *testing.T) {
 	t.Logf("%d BEGINs and COMMITs ran without go-mysql-server's executor", n)
 	if n < 60 {
 		t.Errorf("only %d BEGINs and COMMITs ran without go-mysql-server's executor", n)
+	}
+}
+
+// BenchmarkTxControl: a prepared BEGIN and COMMIT of an empty
+// transaction, one pair per op, run without go-mysql-server's executor
+// (direct, sqlgw/engine/txcontrol.go) and through it (executor,
+// Config.NoDirect), in one process over go-sql-driver: compare the two
+// sub-benchmarks of one run (-count alternates them).
+func BenchmarkTxControl(b *testing.B) {
+	for _, mode := range []struct {
+		name     string
+		noDirect bool
+	}{{"direct", false}, {"executor", true}} {
+		b.Run(mode.name, func(b *testing.B) {
+			srv := memoryServer(b, sqlgw.Config{NoDirect: mode.noDirect})
+			db, err := gosql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", srv.Addr()))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer db.Close()
+			ctx := context.Background()
+			conn, err := db.Conn(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer conn.Close()
+			begin, err := conn.PrepareContext(ctx, "BEGIN")
+			if err != nil {
+				b.Fatal(err)
+			}
+			commit, err := conn.PrepareContext(ctx, "COMMIT")
+			if err != nil {
+				b.Fatal(err)
+			}
+			n0 := engine.TxControlCount()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := begin.ExecContext(ctx); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := commit.ExecContext(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(engine.TxControlCount()-n0)/float64(b.N), "direct/op")
+		})
 	}
 }
