@@ -499,6 +499,7 @@ func BenchmarkGatewayAzure(b *testing.B) {
 			var ping samples
 			ctx := context.Background()
 			extra, inline := 0, 0
+			var gwCPU, sdkCPU time.Duration
 			n := 0
 			tr.span()
 			sdkTr.span()
@@ -513,6 +514,9 @@ func BenchmarkGatewayAzure(b *testing.B) {
 			// The two sides alternate which goes first, so that what one
 			// leaves behind (in Azurite, in the Go runtime) falls on both.
 			for b.Loop() {
+				// The process's CPU around each side too (user and
+				// system, every goroutine; the other side is idle then).
+				c0 := processCPU()
 				t0 := time.Now()
 				if n%2 == 0 {
 					gw(b)
@@ -520,12 +524,19 @@ func BenchmarkGatewayAzure(b *testing.B) {
 					raw(b)
 				}
 				t1 := time.Now()
+				c1 := processCPU()
 				if n%2 == 0 {
 					raw(b)
 				} else {
 					gw(b)
 				}
 				t2 := time.Now()
+				c2 := processCPU()
+				if n%2 == 0 {
+					gwCPU, sdkCPU = gwCPU+c1-c0, sdkCPU+c2-c1
+				} else {
+					gwCPU, sdkCPU = gwCPU+c2-c1, sdkCPU+c1-c0
+				}
 				g0, g1, s0, s1 := t0, t1, t1, t2
 				if n%2 == 1 {
 					g0, g1, s0, s1 = t1, t2, t0, t1
@@ -562,6 +573,8 @@ func BenchmarkGatewayAzure(b *testing.B) {
 				ss.data = append(ss.data, float64(lastReplay.Nanoseconds()))
 				n++
 			}
+			b.ReportMetric(float64(gwCPU)/float64(n), "gw-cpu-ns/op")
+			b.ReportMetric(float64(sdkCPU)/float64(n), "sdk-cpu-ns/op")
 			b.ReportMetric(gs.total.median(), "gateway-ns/op")
 			b.ReportMetric(ss.total.median(), "sdk-ns/op")
 			b.ReportMetric(gs.total.median()/ss.total.median(), "ratio")

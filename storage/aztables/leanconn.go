@@ -225,7 +225,8 @@ func (p *directPool) conn(ctx context.Context, fresh bool) (c *directConn, reuse
 				p.mu.Unlock()
 				return c, true, nil
 			}
-			// The rest are older still: the sweep closes them.
+			// Past its idle time: the server may be closing it (the
+			// older ones below too, closed in turn).
 			c.nc.Close()
 			c = nil
 		}

@@ -175,15 +175,15 @@ func openFake(t *testing.T, f *fakeServer, direct bool) *Store {
 
 // outcome is what a Get returned, comparably.
 type outcome struct {
-	entity                          *storage.Entity
-	sentinel                        error
-	status                          int
-	code, message                   string
-	canceled, deadline              bool
-	conns, requests                 int
-	errText                         string // for the log
-	notFound, unavailable, invalid  bool
-	outcomeUnknown, tooLarge, other bool
+	entity                         *storage.Entity
+	sentinel                       error
+	status                         int
+	code, message                  string
+	canceled, deadline             bool
+	conns, requests                int
+	errText                        string // for the log
+	notFound, unavailable, invalid bool
+	outcomeUnknown, other          bool
 }
 
 func getOutcome(s *Store, f *fakeServer, ctx context.Context) outcome {
