@@ -2,6 +2,8 @@ package sqlgw_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -219,4 +221,30 @@ func TestConversionsWritePathsDiff(t *testing.T) {
 		}
 	}
 	compareWritePaths(t, direct, cached, general, all)
+}
+
+// TestNonStrictLoadData: LOAD DATA INFILE converts as INSERT does: with
+// sql_mode=” it stores and warns, strict mode rejects.
+func TestNonStrictLoadData(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "rows.tsv")
+	if err := os.WriteFile(file, []byte("1\tabcdef\tx\t1000\n2\tab\t12abc\t5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := newWarningsConn(t, sqlgw.Config{})
+	w.exec("CREATE DATABASE ld")
+	w.exec("USE ld")
+	w.exec("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(3), n INT, ti TINYINT)")
+	load := "LOAD DATA INFILE '" + file + "' INTO TABLE t"
+	if _, err := w.vt.ExecuteFetch(load, 10, false); err == nil {
+		t.Errorf("strict: %s succeeded", load)
+	}
+	w.exec("SET sql_mode = ''")
+	w.expect(load,
+		"Warning|1265|Data truncated for column 'v' at row 1",
+		"Warning|1366|Incorrect integer value: 'x' for column 'n' at row 1",
+		"Warning|1264|Out of range value for column 'ti' at row 1",
+		"Warning|1265|Data truncated for column 'n' at row 2")
+	if got := strings.Join(w.rows("SELECT * FROM t ORDER BY id"), ","); got != "1|abc|0|127,2|ab|12|5" {
+		t.Errorf("rows: %s", got)
+	}
 }
