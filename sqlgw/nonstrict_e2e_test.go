@@ -10,7 +10,7 @@ import (
 	"github.com/sqlgw/sqlgw/sqlgw"
 )
 
-// TestNonStrictWrites: with sql_mode=” MySQL stores the closest value a
+// TestNonStrictWrites: with an empty sql_mode MySQL stores the closest value a
 // column holds and warns (1265 truncated, 1366 not a number, 1264 out of
 // range) where strict mode rejects; go-mysql-server rejected in every
 // mode. Every path that writes: INSERT ... VALUES (one row, many rows,
@@ -224,7 +224,7 @@ func TestConversionsWritePathsDiff(t *testing.T) {
 }
 
 // TestNonStrictLoadData: LOAD DATA INFILE converts as INSERT does: with
-// sql_mode=” it stores and warns, strict mode rejects.
+// an empty sql_mode it stores and warns, strict mode rejects.
 func TestNonStrictLoadData(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "rows.tsv")
 	if err := os.WriteFile(file, []byte("1\tabcdef\tx\t1000\n2\tab\t12abc\t5\n"), 0o644); err != nil {
