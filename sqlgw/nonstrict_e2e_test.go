@@ -2,13 +2,15 @@ package sqlgw_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/sqlgw/sqlgw/sqlgw"
 )
 
-// TestNonStrictWrites: with sql_mode=” MySQL stores the closest value a
+// TestNonStrictWrites: with an empty sql_mode MySQL stores the closest value a
 // column holds and warns (1265 truncated, 1366 not a number, 1264 out of
 // range) where strict mode rejects; go-mysql-server rejected in every
 // mode. Every path that writes: INSERT ... VALUES (one row, many rows,
@@ -177,5 +179,72 @@ func TestNumericDates(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestConversionsWritePathsDiff: the statements of this file's tests
+// (non-strict conversions, dates as numbers, string bounds) through the
+// three write paths of the differential tests (direct, cached and run by
+// go-mysql-server, uncached): everything a client sees must agree
+// (writeRun: rows affected, info, warnings, the error), strict and not.
+func TestConversionsWritePathsDiff(t *testing.T) {
+	direct := insertDiffConn(t, sqlgw.Config{})
+	cached := insertDiffConn(t, sqlgw.Config{NoDirect: true})
+	general := insertDiffConn(t, sqlgw.Config{NoPlanCache: true})
+	var vals []string
+	for i := 100; i < 300; i++ {
+		vals = append(vals, fmt.Sprintf("(%d, 'long value', %d, 20240229)", i, i*1000))
+	}
+	bulk := "INSERT INTO t (id, v, ti, d) VALUES " + strings.Join(vals, ",")
+	steps := []string{
+		"CREATE DATABASE cd", "USE cd",
+		"CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(3), n INT, ti TINYINT, d DATE, dt DATETIME)",
+		"INSERT INTO t (id, v) VALUES (1, 'abcdef')", "INSERT INTO t (id, n) VALUES (1, 'x')",
+		"INSERT INTO t (id, d, dt) VALUES (1, 20240229, 240229123456)", "INSERT INTO t (id, d) VALUES (2, 20240230)",
+		bulk, "UPDATE t SET d = 250101 WHERE id = 1", "UPDATE t SET v = 'toolong' WHERE id = 1",
+		"SELECT * FROM t WHERE id < 3 ORDER BY id", "SELECT id FROM t WHERE id > '250x' ORDER BY id LIMIT 3",
+		"UPDATE t SET n = 1 WHERE id > '290x'", "DELETE FROM t WHERE id > '295y'",
+		"SET sql_mode = ''",
+		"INSERT INTO t (id, v, n, ti) VALUES (3, 'abcdef', 'x', 1000)", "INSERT INTO t (id, v, n, ti) VALUES (4, 'ab', '12abc', -1000), (5, 'x', '7', 5)",
+		"INSERT INTO t (id, v, n) SELECT id + 10, CONCAT(v, 'long'), 'q' FROM t WHERE id IN (3, 4)",
+		"UPDATE t SET v = 'zzzzzz', n = 'y', ti = 300 WHERE id = 3", "UPDATE t SET ti = ti * 100 WHERE id IN (4, 5)",
+		"INSERT INTO t (id, v) VALUES (3, 'a') ON DUPLICATE KEY UPDATE v = 'long', ti = 999",
+		strings.Replace(bulk, "(100,", "(1100,", 1),
+		"SET sql_mode = DEFAULT",
+		"SELECT * FROM t ORDER BY id", "SELECT COUNT(*), SUM(ti), MIN(v) FROM t",
+	}
+	var all []string
+	for _, s := range steps {
+		all = append(all, s)
+		if strings.HasPrefix(s, "INSERT") || strings.HasPrefix(s, "UPDATE") {
+			all = append(all, s) // again: from the plan cache (or a duplicate key)
+		}
+	}
+	compareWritePaths(t, direct, cached, general, all)
+}
+
+// TestNonStrictLoadData: LOAD DATA INFILE converts as INSERT does: with
+// an empty sql_mode it stores and warns, strict mode rejects.
+func TestNonStrictLoadData(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "rows.tsv")
+	if err := os.WriteFile(file, []byte("1\tabcdef\tx\t1000\n2\tab\t12abc\t5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := newWarningsConn(t, sqlgw.Config{})
+	w.exec("CREATE DATABASE ld")
+	w.exec("USE ld")
+	w.exec("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(3), n INT, ti TINYINT)")
+	load := "LOAD DATA INFILE '" + file + "' INTO TABLE t"
+	if _, err := w.vt.ExecuteFetch(load, 10, false); err == nil {
+		t.Errorf("strict: %s succeeded", load)
+	}
+	w.exec("SET sql_mode = ''")
+	w.expect(load,
+		"Warning|1265|Data truncated for column 'v' at row 1",
+		"Warning|1366|Incorrect integer value: 'x' for column 'n' at row 1",
+		"Warning|1264|Out of range value for column 'ti' at row 1",
+		"Warning|1265|Data truncated for column 'n' at row 2")
+	if got := strings.Join(w.rows("SELECT * FROM t ORDER BY id"), ","); got != "1|abc|0|127,2|ab|12|5" {
+		t.Errorf("rows: %s", got)
 	}
 }

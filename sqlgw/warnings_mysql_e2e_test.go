@@ -181,6 +181,7 @@ func TestWarningCountVariable(t *testing.T) {
 		want string
 	}{
 		{"SELECT 1/0, 2/0", ""},
+		{"SHOW WARNINGS", ""},
 		{"SELECT @@warning_count", "2"},
 		{"SELECT @@session.warning_count", "0"},
 		{"SELECT 1/0", ""},

@@ -40,8 +40,9 @@
 // Sessions, transactions and writes:
 //
 //	session.go      sessions, savepoints, Sqlgw_* status variables
-//	warnings.go     Session.Warn: MySQL's texts of foreign key and
-//	                duplicate-key warnings
+//	warnings.go     the warning list in MySQL's order and reset per
+//	                statement; MySQL's texts of foreign key, duplicate-key
+//	                and IF [NOT] EXISTS notes; @@warning_count
 //	txn.go          transactions, commit in per-partition batches
 //	txnatomic.go    atomic commit across partitions (catalog/txn)
 //	txnindex.go     global index entities in the commit's own atomic unit
@@ -53,6 +54,10 @@
 //	                without a snapshot (one request on Azure Table)
 //	editor.go       INSERT/UPDATE/DELETE/REPLACE into the transaction buffer
 //	strictwrite.go  strict-mode write errors naming the column and row
+//	lenientwrite.go non-strict sql_mode: values truncated, clipped or
+//	                zeroed with MySQL's warnings 1265, 1264, 1366
+//	numericdate.go  numbers (20240229, 240229) written into DATE,
+//	                DATETIME and TIMESTAMP columns
 //	insertinfo.go   INSERT's "Records: n Duplicates: n" info
 //
 // The read path:
@@ -65,6 +70,8 @@
 //	salt_read.go    reads of salted tables: bucket queries merged in key order
 //	cache.go        per-statement caches for lookups re-run by nested loops
 //	rules.go        analyzer rule: LIMIT pushdown, sort elimination
+//	stringbounds.go a string that is not a number compared with a numeric
+//	                column: converted once, one warning per statement
 //	explain.go      plain EXPLAIN rows naming the access path
 //	plancache.go    FastLane: plan cache of prepared SELECTs
 //	textcache.go    the plan cache of text SELECTs, per normalized shape

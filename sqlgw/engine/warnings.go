@@ -93,6 +93,11 @@ func init() {
 // @@warning_count.
 func (s *Session) WarningCount() uint16 {
 	n := s.BaseSession.WarningCount()
+	if n == 0 && len(s.BaseSession.Warnings()) > 0 {
+		// SHOW WARNINGS (go-mysql-server zeroes its count, not the
+		// list): a diagnostic statement, @@warning_count stays.
+		return n
+	}
 	s.warns.last.Store(uint32(n))
 	return n
 }

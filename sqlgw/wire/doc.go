@@ -9,6 +9,7 @@
 // (prepared statements, OK info, COM_STATISTICS and COM_CHANGE_USER in
 // protocol.go), TLS and require_secure_transport (tlsconn.go), the
 // connection limits (connlimits.go), client-side errors (clienterrs.go),
+// SHOW COUNT(*) WARNINGS/ERRORS answered from the session (showcount.go),
 // and the rewrites of go-mysql-server's answers: one ordered, named list
 // of result and error steps (ResultStep, resultSteps in result_steps.go),
 // each with the upstream behaviour it corrects, among them the SHOW ...
