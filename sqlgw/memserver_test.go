@@ -24,7 +24,7 @@ func memoryServer(t testing.TB, cfg sqlgw.Config) *sqlgw.Server {
 }
 
 // memoryServerOn is memoryServer on the store st.
-func memoryServerOn(t *testing.T, st storage.Store, cfg sqlgw.Config) *sqlgw.Server {
+func memoryServerOn(t testing.TB, st storage.Store, cfg sqlgw.Config) *sqlgw.Server {
 	t.Helper()
 	cfg.Listen, cfg.Store = "127.0.0.1:0", st
 	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
