@@ -798,3 +798,43 @@ func TestReview13eUpdateInfoWarnings(t *testing.T) {
 		same("SHOW WARNINGS")
 	}
 }
+
+// TestReview13eStringBoundsReused: comparisons of numeric columns with
+// strings that are not numbers ('5x': engine/stringbounds.go's numberOnce)
+// answer for each statement's own string, prepared and as text, again
+// and again (the plan cache keeps plans of such statements with their
+// literals as parameters), and warn once per statement; on every path.
+func TestReview13eStringBoundsReused(t *testing.T) {
+	conns := review13dConns(t)
+	for _, q := range []string{"CREATE DATABASE sbr", "USE sbr", "CREATE TABLE t (id INT PRIMARY KEY, k INT, d DECIMAL(6,2), KEY kk (k))"} {
+		review13dSame(t, conns, q)
+	}
+	var ins strings.Builder
+	ins.WriteString("INSERT INTO t VALUES ")
+	for i := 1; i <= 30; i++ {
+		if i > 1 {
+			ins.WriteString(", ")
+		}
+		fmt.Fprintf(&ins, "(%d, %d, %d.5)", i, i%7, i)
+	}
+	review13dSame(t, conns, ins.String())
+	shapes := []string{
+		"SELECT id FROM t WHERE id = ?", "SELECT id FROM t WHERE id > ? AND id < 12 ORDER BY id", "SELECT id FROM t WHERE id BETWEEN ? AND 9 ORDER BY id",
+		"SELECT id FROM t WHERE k = ? ORDER BY id", "SELECT COUNT(*) FROM t WHERE k >= ?", "SELECT id FROM t WHERE d = ? ORDER BY id", "SELECT id FROM t WHERE id <=> ?",
+	}
+	vals := []string{"5x", "7x", " 9abc", "2.5x", "x", "5", "3e1x", "-1x", "7x"}
+	for _, q := range shapes {
+		for _, v := range vals {
+			if strings.Contains(q, "d = ") {
+				v = strings.Replace(v, "x", ".5x", 1)
+			}
+			for range 2 {
+				got := review13dSame(t, conns, q, v)
+				text := review13dSame(t, conns, strings.Replace(q, "?", "'"+v+"'", 1))
+				if got != text {
+					t.Errorf("%s %q: prepared:\n%s\ntext:\n%s", q, v, got, text)
+				}
+			}
+		}
+	}
+}
