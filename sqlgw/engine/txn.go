@@ -167,6 +167,49 @@ func (t *txn) IsReadOnly() bool { return t.readOnly }
 
 var _ sql.Transaction = (*txn)(nil)
 
+// EndFailedStatement is called by the wire handler after a statement of
+// connection conn failed. In autocommit mode outside BEGIN ... COMMIT a
+// failed statement leaves nothing: its transaction, if it buffered
+// writes, is rolled back. A statement cancelled (KILL QUERY) between two
+// rows of an INSERT had its rows so far completed into the transaction
+// (go-mysql-server's TableEditorIter completes a statement whose
+// context ended between rows, and the direct INSERT does as it does),
+// and the session's next statement, reusing that transaction, committed
+// them. Inside a transaction the statement's partial writes still stay
+// (MySQL would roll back the statement alone).
+func (g *Gateway) EndFailedStatement(conn uint32) {
+	s := g.Session(conn)
+	if s == nil || s.GetIgnoreAutoCommit() || !s.PendingWrites() {
+		return
+	}
+	ctx := sql.NewEmptyContext()
+	v, err := s.GetSessionVariable(ctx, "autocommit")
+	if err != nil {
+		return
+	}
+	on := false
+	switch x := v.(type) {
+	case int8:
+		on = x != 0
+	case int64:
+		on = x != 0
+	case int:
+		on = x != 0
+	case bool:
+		on = x
+	}
+	if !on {
+		return
+	}
+	if tx := s.GetTransaction(); tx != nil {
+		s.Rollback(ctx, tx)
+		s.SetTransaction(nil)
+	}
+	if s.Tx != nil {
+		s.Rollback(ctx, s.Tx)
+	}
+}
+
 // PendingWrites reports whether the session's open transaction, if any,
 // has buffered writes. In autocommit mode go-mysql-server leaves open the
 // transaction PREPARE began, for the execution to commit; it has none, so

@@ -96,6 +96,9 @@ func (h *Handler) errorOf(s *statement, err error) error {
 	if err == nil {
 		return nil
 	}
+	// A failed autocommit statement leaves nothing buffered
+	// (engine/txn.go).
+	h.GW.EndFailedStatement(s.c.ConnectionID)
 	for _, st := range resultSteps {
 		if st.Error != nil {
 			err = st.Error(h, s, err)
