@@ -41,3 +41,45 @@ func BenchmarkBuild(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBindIn: Bind of select_random_points' template (k IN ten
+// values through the global index k_1) with ten new distinct values, by
+// bindIn (IN-list templates in bind.go) and by Bind's general path
+// (noBindIn).
+//
+//	go test ./planner -run '^$' -bench BindIn -benchmem
+func BenchmarkBindIn(b *testing.B) {
+	ft, err := parseTable("table t (id int, k int, c string keyci, pad string keyci) primary key (id) layout")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := parseIndex(ft, "index k_1 (k)"); err != nil {
+		b.Fatal(err)
+	}
+	st := &Stats{Rows: 100000, RowsPerValue: map[string]float64{"k_1": 1.6}, EntityBytes: 200}
+	vals := make([]Datum, 10)
+	for i := range vals {
+		vals[i] = int64(100 + 7*i)
+	}
+	tp := Prepare(ft, &Query{Where: []Expr{&In{Col: 1, Values: vals}}, Stats: st})
+	if tp == nil || tp.inCol != 1 {
+		b.Fatal("no IN-list template")
+	}
+	for _, general := range []bool{false, true} {
+		b.Run(map[bool]string{false: "bindIn", true: "general"}[general], func(b *testing.B) {
+			noBindIn = general
+			defer func() { noBindIn = false }()
+			b.ReportAllocs()
+			n := int64(0)
+			for b.Loop() {
+				n++
+				for i := range vals {
+					vals[i] = (n*13 + int64(i)*1000) % 100000
+				}
+				if _, _, ok := tp.Bind(vals, st); !ok {
+					b.Fatal("declined")
+				}
+			}
+		})
+	}
+}

@@ -925,6 +925,9 @@ func (tp *Template) prepareIn() {
 	if _, ok := t.(IndexedTable); !ok {
 		return
 	}
+	if _, ok := tp.t.(IndexedTable); !ok {
+		return
+	}
 	if len(tp.indexDef.Columns) != 1 || tp.indexDef.Columns[0].Col != in.Col {
 		return
 	}
@@ -957,7 +960,10 @@ func (tp *Template) bindIn(q *Query) (p *Plan, done bool) {
 	if !ok {
 		return nil, false
 	}
-	it := t.(IndexedTable)
+	// The index keys from the table itself: the collated view's
+	// EncodeIndexKey gives the same keys for a column it leaves alone
+	// (collatedTable.keyDatums), after listing the indexes per key.
+	it := tp.t.(IndexedTable)
 	pr, hasPR := pointRowsOf(q.Stats, it, tp.index, tp.indexDef, pts)
 	ip := tp.indexPlan
 	if len(pts) != tp.points[tp.inCol] || hasPR != tp.hasPointRows || pr != tp.pointRows {
