@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/sqlgw/sqlgw/sqlgw"
@@ -244,6 +245,8 @@ func BenchmarkTxControl(b *testing.B) {
 			}
 			n0 := engine.TxControlCount()
 			b.ReportAllocs()
+			var ru0 syscall.Rusage
+			syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
 			b.ResetTimer()
 			for b.Loop() {
 				if _, err := begin.ExecContext(ctx); err != nil {
@@ -254,6 +257,12 @@ func BenchmarkTxControl(b *testing.B) {
 				}
 			}
 			b.StopTimer()
+			// cpu-µs/op: the process's CPU time (client included), which
+			// other load on the machine moves less than ns/op.
+			var ru1 syscall.Rusage
+			syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+			cpu := ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano()
+			b.ReportMetric(float64(cpu)/1e3/float64(b.N), "cpu-µs/op")
 			b.ReportMetric(float64(engine.TxControlCount()-n0)/float64(b.N), "direct/op")
 		})
 	}

@@ -383,44 +383,55 @@ func propValue(p []byte, alias bool) (v storage.Value, rest []byte, err error) {
 	return v, p, nil
 }
 
+// skipValue returns what follows the encoded value at the start of p
+// (propName's val), without decoding it.
+func skipValue(p []byte) (rest []byte, err error) {
+	if len(p) < 1 {
+		return nil, errCorrupt
+	}
+	code := p[0]
+	p = p[1:]
+	n := 0
+	switch code {
+	case codeString, codeBinary:
+		l, k := binary.Uvarint(p)
+		if k <= 0 || uint64(len(p)-k) < l {
+			return nil, errCorrupt
+		}
+		n = k + int(l)
+	case codeInt32:
+		n = 4
+	case codeInt64, codeDouble, codeDateTime:
+		n = 8
+	case codeBoolean:
+		n = 1
+	case codeGUID:
+		n = 16
+	default:
+		return nil, errCorrupt
+	}
+	if len(p) < n {
+		return nil, errCorrupt
+	}
+	return p[n:], nil
+}
+
 // lookup finds property prop in the record without allocating; String and
 // Binary values alias the record and are valid only while it is.
 func (r *record) lookup(prop string) (storage.Value, bool) {
 	p := r.props
 	for range r.n {
-		l, k := binary.Uvarint(p)
-		if k <= 0 || uint64(len(p)-k) < l+1 {
+		name, val, err := propName(p)
+		if err != nil {
 			return storage.Value{}, false
 		}
-		if string(p[k:k+int(l)]) == prop {
-			_, v, _, err := nextProp(p, true)
+		if string(name) == prop {
+			v, _, err := propValue(val, true)
 			return v, err == nil
 		}
-		// Skip the value without decoding it.
-		p = p[k+int(l):]
-		n := 0
-		switch p[0] {
-		case codeString, codeBinary:
-			l, k := binary.Uvarint(p[1:])
-			if k <= 0 {
-				return storage.Value{}, false
-			}
-			n = k + int(l)
-		case codeInt32:
-			n = 4
-		case codeInt64, codeDouble, codeDateTime:
-			n = 8
-		case codeBoolean:
-			n = 1
-		case codeGUID:
-			n = 16
-		default:
+		if p, err = skipValue(val); err != nil { // not decoded
 			return storage.Value{}, false
 		}
-		if len(p) < 1+n {
-			return storage.Value{}, false
-		}
-		p = p[1+n:]
 	}
 	return storage.Value{}, false
 }

@@ -1,7 +1,6 @@
 package pebble
 
 import (
-	"encoding/binary"
 	"slices"
 	"sync"
 	"unsafe"
@@ -159,37 +158,4 @@ func (c *rowCols) finish(out *storage.RowPage) {
 	if cap(sc.vals) <= maxPooledValues {
 		rowScratchPool.Put(sc)
 	}
-}
-
-// skipValue returns what follows the encoded value at the start of p
-// (propName's val), without decoding it.
-func skipValue(p []byte) (rest []byte, err error) {
-	if len(p) < 1 {
-		return nil, errCorrupt
-	}
-	code := p[0]
-	p = p[1:]
-	n := 0
-	switch code {
-	case codeString, codeBinary:
-		l, k := binary.Uvarint(p)
-		if k <= 0 || uint64(len(p)-k) < l {
-			return nil, errCorrupt
-		}
-		n = k + int(l)
-	case codeInt32:
-		n = 4
-	case codeInt64, codeDouble, codeDateTime:
-		n = 8
-	case codeBoolean:
-		n = 1
-	case codeGUID:
-		n = 16
-	default:
-		return nil, errCorrupt
-	}
-	if len(p) < n {
-		return nil, errCorrupt
-	}
-	return p[n:], nil
 }
