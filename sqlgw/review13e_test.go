@@ -838,3 +838,102 @@ func TestReview13eStringBoundsReused(t *testing.T) {
 		}
 	}
 }
+
+// TestReview13eDateArithmeticWritten: a DATE column's arithmetic (d + 1)
+// written into a date column either fails or stores MySQL's answer (the
+// next day: MySQL reads a DATE as the number YYYYMMDD); never a silent
+// other date. go-mysql-server's arithmetic reads a DATE as YYYYMMDDhhmmss
+// (d + 1 is 20240229000001), which numbers-as-dates (engine/
+// numericdate.go) stored as the same day: "Changed: 0". Numbers written
+// as dates still are.
+func TestReview13eDateArithmeticWritten(t *testing.T) {
+	for ci, cfg := range review13eConfigs {
+		srv := memoryServer(t, cfg)
+		db, err := gosql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", srv.Addr()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		ctx := context.Background()
+		c, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		exec := func(q string, args ...any) error {
+			_, err := c.ExecContext(ctx, q, args...)
+			return err
+		}
+		val := func(q string) string {
+			t.Helper()
+			var s gosql.NullString
+			if err := c.QueryRowContext(ctx, q).Scan(&s); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+			return s.String
+		}
+		for _, q := range []string{"CREATE DATABASE da", "USE da", "CREATE TABLE t (id INT PRIMARY KEY, d DATE, dt DATETIME)",
+			"INSERT INTO t VALUES (1, '2024-02-29', '2024-02-29 10:00:00')"} {
+			if err := exec(q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, mode := range []string{"DEFAULT", "''"} {
+			if err := exec("SET sql_mode = " + mode); err != nil {
+				t.Fatal(err)
+			}
+			if err := exec("UPDATE t SET d = '2024-02-29' WHERE id = 1"); err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range []string{"UPDATE t SET d = d + 1 WHERE id = 1", "UPDATE t SET d = ? + 1 WHERE id = 1", "INSERT INTO t (id, d) VALUES (1, NULL) ON DUPLICATE KEY UPDATE d = d + 1",
+				"UPDATE t SET dt = d + 1 WHERE id = 1"} {
+				var args []any
+				if strings.Contains(q, "?") {
+					args = []any{"2024-02-29"}
+					q = strings.Replace(q, "? + 1", "CAST(? AS DATE) + 1", 1)
+				}
+				err := exec(q, args...)
+				col := "d"
+				if strings.Contains(q, "SET dt") {
+					col = "dt"
+				}
+				got := val("SELECT " + col + " FROM t WHERE id = 1")
+				if err == nil && !strings.HasPrefix(got, "2024-03-01") {
+					t.Errorf("config %d sql_mode %s: %s stored %s, want 2024-03-01 or an error", ci, mode, q, got)
+				}
+				exec("UPDATE t SET d = '2024-02-29', dt = '2024-02-29 10:00:00' WHERE id = 1")
+			}
+			exec("DELETE FROM t WHERE id = 2")
+			if err := exec("INSERT INTO t (id, d) SELECT 2, d + 1 FROM t WHERE id = 1"); err == nil {
+				if got := val("SELECT d FROM t WHERE id = 2"); got != "2024-03-01" {
+					t.Errorf("config %d sql_mode %s: INSERT ... SELECT d + 1 stored %s, want 2024-03-01 or an error", ci, mode, got)
+				}
+			}
+			// Numbers written as dates.
+			exec("DELETE FROM t WHERE id >= 3")
+			for _, q := range []string{
+				"INSERT INTO t (id, d) VALUES (3, 20240301)",
+				"UPDATE t SET d = 20240302 WHERE id = 3",
+				"INSERT INTO t (id, d) VALUES (4, 240303)",
+				"INSERT INTO t (id, dt) VALUES (5, 20240229123456)",
+				"UPDATE t SET dt = 20240229123457 WHERE id = 5",
+				"INSERT INTO t (id, d) SELECT 6, 20240304",
+				"INSERT INTO t (id, dt) VALUES (7, 20240229123456 + 1)",
+			} {
+				if err := exec(q); err != nil {
+					t.Errorf("config %d sql_mode %s: %s: %v", ci, mode, q, err)
+				}
+			}
+			for id, want := range map[int]string{3: "2024-03-02", 4: "2024-03-03", 6: "2024-03-04"} {
+				if got := val(fmt.Sprintf("SELECT d FROM t WHERE id = %d", id)); got != want {
+					t.Errorf("config %d sql_mode %s: row %d: d %s, want %s", ci, mode, id, got, want)
+				}
+			}
+			for id, want := range map[int]string{5: "2024-02-29 12:34:57", 7: "2024-02-29 12:34:57"} {
+				if got := val(fmt.Sprintf("SELECT dt FROM t WHERE id = %d", id)); got != want {
+					t.Errorf("config %d sql_mode %s: row %d: dt %s, want %s", ci, mode, id, got, want)
+				}
+			}
+		}
+	}
+}

@@ -103,7 +103,7 @@ func (f *FastLane) directInsert(ctx *sql.Context, p *cachedPlan, node sql.Node) 
 		projs = pr.Projections
 		values, ok = pr.Child.(*plan.Values)
 	}
-	if !ok {
+	if !ok || nodeDateArithmetic(ctx, ii.Source) { // numericdate.go
 		return nil, false, nil
 	}
 	t := insertTarget(ii.Destination)

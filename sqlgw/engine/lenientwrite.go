@@ -316,7 +316,7 @@ func (s *lenientSetField) Eval(ctx *sql.Context, row sql.Row) (interface{}, erro
 	if s.row != nil {
 		n = max(*s.row, 1)
 	}
-	if types.IsTime(s.col.Type) {
+	if types.IsTime(s.col.Type) && !dateArithmetic(ctx, s.RightChild) {
 		val = numericDate(val) // numericdate.go
 	}
 	val = lenientValue(ctx, s.col, val, n)

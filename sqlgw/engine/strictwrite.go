@@ -116,6 +116,9 @@ func (e explainBuilder) buildStrictWrite(ctx *sql.Context, n sql.Node, row sql.R
 		// Non-strict conversions (lenientwrite.go), dates written as
 		// numbers (numericdate.go).
 		g.schema, g.lenient, g.dates = schema, !x.Ignore && !strict, dateColumns(schema)
+		if g.dates != nil && nodeDateArithmetic(ctx, x.Source) {
+			g.dates = nil // a DATE's arithmetic is no date (numericdate.go)
+		}
 	case *plan.Update:
 		if x.Ignore {
 			return nil, nil
@@ -344,7 +347,7 @@ func (s *strictSetField) Eval(ctx *sql.Context, row sql.Row) (interface{}, error
 	}
 	if val != nil {
 		typ := gf.Type(ctx)
-		if types.IsTime(typ) {
+		if types.IsTime(typ) && !dateArithmetic(ctx, s.RightChild) {
 			val = numericDate(val) // numericdate.go
 		}
 		converted, inRange, err := typ.Convert(ctx, val)
