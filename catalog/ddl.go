@@ -406,10 +406,11 @@ func (c *Catalog) newPhysicalName(kind byte) string {
 const physicalRandLen = 12
 
 // IsIndexPhysical reports whether name has the form of a global index's
-// physical table: a kind byte 'x' before the random tail. The Pebble
-// store gives such tables partition bloom filters (storage/pebble
-// Options.PartitionFilters): a table it misjudges (a store table of
-// another program of that form) only reads with other filters.
+// physical table: a kind byte 'x' before the random tail. The server
+// names such tables to its store as read by partition
+// (storage.PartitionReads; the Pebble store gives them partition bloom
+// filters): a table misjudged (a store table of another program of that
+// form) only reads with other filters.
 func IsIndexPhysical(name string) bool {
 	return len(name) > physicalRandLen && name[len(name)-physicalRandLen-1] == 'x'
 }
