@@ -625,7 +625,6 @@ func TestReview13eInListBinds(t *testing.T) {
 	}
 }
 
-var _ = time.Second
 
 // TestReview13eKilledInsertLeavesNothing: a large INSERT killed (KILL
 // QUERY) while it runs leaves no row behind, also after the session's
