@@ -625,7 +625,6 @@ func TestReview13eInListBinds(t *testing.T) {
 	}
 }
 
-
 // TestReview13eKilledInsertLeavesNothing: a large INSERT killed (KILL
 // QUERY) while it runs leaves no row behind, also after the session's
 // next statements commit: on every path (the bulk INSERT executed
