@@ -935,3 +935,33 @@ func TestReview13eDateArithmeticWritten(t *testing.T) {
 		}
 	}
 }
+
+// TestReview13eNonStrictWarningOrder: a non-strict INSERT's warnings come
+// in the order MySQL raises them: row by row, and in a row in the order of
+// the INSERT's column list (MySQL stores the values in that order), not
+// the table's.
+func TestReview13eNonStrictWarningOrder(t *testing.T) {
+	conns := review13dConns(t)
+	for _, q := range []string{"CREATE DATABASE nw", "USE nw", "SET sql_mode = ''",
+		"CREATE TABLE t (id INT PRIMARY KEY, c VARCHAR(3), n INT, d DECIMAL(5,2), u TINYINT UNSIGNED)"} {
+		review13dSame(t, conns, q)
+	}
+	for _, c := range []struct{ q, want string }{
+		{"INSERT INTO t (n, c, id) VALUES ('12abc', 'abcdef', 1)", "n c"},
+		{"INSERT INTO t (u, d, id, n) VALUES (-5, 12345.678, 2, 'x'), (300, -9999, 3, '7y')", "u d n u d n"},
+		{"INSERT INTO t VALUES (4, 'wxyz', '5z', 1000, 256)", "c n d u"},
+		{"INSERT INTO t (id, u, c) SELECT id + 10, 999, 'long' FROM t WHERE id <= 2", "u c u c"},
+	} {
+		out := review13dSame(t, conns, c.q)
+		var cols []string
+		for _, line := range strings.Split(out, "\n") {
+			if i := strings.Index(line, "for column '"); i >= 0 {
+				rest := line[i+len("for column '"):]
+				cols = append(cols, rest[:strings.IndexByte(rest, '\'')])
+			}
+		}
+		if got := strings.Join(cols, " "); got != c.want {
+			t.Errorf("%s: warnings for columns %q, want %q:\n%s", c.q, got, c.want, out)
+		}
+	}
+}

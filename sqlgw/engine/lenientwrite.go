@@ -248,6 +248,37 @@ type lenientIter struct {
 	dates   []bool
 	lenient bool
 	row     *int
+	// order: the schema positions in the order MySQL stores a row's
+	// values, and so raises their warnings: the INSERT's column list,
+	// then the other columns (insertOrder); nil: the schema's.
+	order []int
+}
+
+// insertOrder returns the positions in schema of names (an INSERT's
+// column list), then of the columns it does not name; nil when that is
+// the schema's own order.
+func insertOrder(schema sql.Schema, names []string) []int {
+	order := make([]int, 0, len(schema))
+	used := make([]bool, len(schema))
+	for _, n := range names {
+		for i, c := range schema {
+			if !used[i] && strings.EqualFold(c.Name, n) {
+				order, used[i] = append(order, i), true
+				break
+			}
+		}
+	}
+	for i := range schema {
+		if !used[i] {
+			order = append(order, i)
+		}
+	}
+	for i, p := range order {
+		if i != p {
+			return order
+		}
+	}
+	return nil
 }
 
 func (l *lenientIter) Next(ctx *sql.Context) (sql.Row, error) {
@@ -256,10 +287,15 @@ func (l *lenientIter) Next(ctx *sql.Context) (sql.Row, error) {
 		return r, err
 	}
 	var out sql.Row
-	for i, col := range l.schema {
-		if i >= len(r) {
-			break
+	for k := range l.schema {
+		i := k
+		if l.order != nil {
+			i = l.order[k]
 		}
+		if i >= len(r) {
+			continue
+		}
+		col := l.schema[i]
 		v := r[i]
 		if l.dates != nil && l.dates[i] {
 			v = numericDate(v)

@@ -55,6 +55,7 @@ type writeGuard struct {
 	schema  sql.Schema
 	lenient bool
 	dates   []bool
+	order   []int // lenientIter's
 }
 
 // buildStrictWrite builds INSERT and single-table UPDATE with MySQL's
@@ -77,7 +78,7 @@ func (e explainBuilder) buildStrictWrite(ctx *sql.Context, n sql.Node, row sql.R
 			}
 			var out sql.RowIter = &countingIter{RowIter: it, n: &g.rows}
 			if g.lenient || g.dates != nil {
-				out = &lenientIter{RowIter: out, schema: g.schema, dates: g.dates, lenient: g.lenient, row: &g.rows} // lenientwrite.go
+				out = &lenientIter{RowIter: out, schema: g.schema, dates: g.dates, lenient: g.lenient, row: &g.rows, order: g.order} // lenientwrite.go
 			}
 			return out, nil
 		}
@@ -118,6 +119,9 @@ func (e explainBuilder) buildStrictWrite(ctx *sql.Context, n sql.Node, row sql.R
 		g.schema, g.lenient, g.dates = schema, !x.Ignore && !strict, dateColumns(schema)
 		if g.dates != nil && nodeDateArithmetic(ctx, x.Source) {
 			g.dates = nil // a DATE's arithmetic is no date (numericdate.go)
+		}
+		if g.lenient {
+			g.order = insertOrder(schema, x.ColumnNames) // the warnings' order
 		}
 	case *plan.Update:
 		if x.Ignore {
