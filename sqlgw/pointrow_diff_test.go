@@ -3,6 +3,7 @@ package sqlgw_test
 import (
 	gosql "database/sql"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,8 +16,8 @@ import (
 // entity, no property map) and gives exactly what the entity path gives
 // for the same statement in the same server (engine.SetPointRows(false)):
 // the result (columns, their metadata, values, errors), the requests sent
-// (the recorder's trace of Gets) and the session's request and entity
-// counters; prepared (binary protocol) and as text; for a column of every
+// (the recorder's trace of Gets), the session's request and entity
+// counters and the metrics' table reads by access path; prepared (binary protocol) and as text; for a column of every
 // type (integers of every width, signed and unsigned, FLOAT, DOUBLE,
 // DECIMAL, DATE, DATETIME, TIMESTAMP, TIME, YEAR, BIT, ENUM, SET, BOOL,
 // CHAR and VARCHAR in three collations, BINARY, VARBINARY, and TEXT and
@@ -95,24 +96,58 @@ func TestDirectPointRowReads(t *testing.T) {
 		}
 		return strings.Join(out, "\n")
 	}
+	// tableReads are the metrics' counters of table reads by access path
+	// (reads, their store requests and entities; the store's own
+	// counters also count the catalog's background checks).
+	tableReads := func() map[string]int64 {
+		var buf strings.Builder
+		if _, err := ts.Srv.Metrics().WriteTo(&buf); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]int64{}
+		for _, l := range strings.Split(buf.String(), "\n") {
+			name, val, ok := strings.Cut(l, "\t")
+			if ok && strings.HasPrefix(name, "sqlgw_table_read") && !strings.Contains(name, "seconds") {
+				var n int64
+				fmt.Sscan(val, &n)
+				out[name] = n
+			}
+		}
+		return out
+	}
+	delta := func(a, b map[string]int64) string {
+		var out []string
+		for k, v := range b {
+			if v != a[k] {
+				out = append(out, fmt.Sprintf("%s+%d", k, v-a[k]))
+			}
+		}
+		slices.Sort(out)
+		return strings.Join(out, " ")
+	}
 	// run runs q both ways (after a first run, so that both are plan
 	// cache hits) and returns the result.
 	run := func(c *gosql.Conn, q string, args ...any) string {
 		t.Helper()
 		r := sqltest.NewRunner(t, c)
 		diffRun(c, q, args...)
-		var outs, traces [2]string
+		var outs, traces, reads [2]string
 		var costs [2][2]int64
 		for i, on := range []bool{true, false} {
 			engine.SetPointRows(on)
 			r0, e0 := r.Status()
+			m0 := tableReads()
 			lines := ts.Requests(func() { outs[i] = diffRun(c, q, args...) })
+			reads[i] = delta(m0, tableReads())
 			r1, e1 := r.Status()
 			traces[i], costs[i] = gets(lines), [2]int64{r1 - r0, e1 - e0}
 		}
 		engine.SetPointRows(true)
 		if outs[0] != outs[1] {
 			t.Errorf("%s %v: point rows\n%s\nentities\n%s", q, args, outs[0], outs[1])
+		}
+		if reads[0] != reads[1] {
+			t.Errorf("%s %v: the metrics' table reads: point rows %s; entities %s", q, args, reads[0], reads[1])
 		}
 		if traces[0] != traces[1] || costs[0] != costs[1] {
 			t.Errorf("%s %v: point rows sent\n%s\n(requests, entities %v); entities sent\n%s\n(%v)", q, args, traces[0], costs[0], traces[1], costs[1])
