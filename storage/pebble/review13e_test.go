@@ -354,3 +354,30 @@ func TestReview13eStoreOfMainOpens(t *testing.T) {
 	review13eCheck(t, again, "tbthree", m3)
 	review13eCheck(t, again, "tbfour", m4)
 }
+
+// TestReview13eFlaggedShortPages: tables read by partition (prefix.go)
+// answer every key, partition and range through pages cut after a few
+// examined entities (continuation tokens resuming a prefix seek), and
+// after a full compaction.
+func TestReview13eFlaggedShortPages(t *testing.T) {
+	s, err := Open("db", &Options{FS: vfs.NewMem(), MaxScanPerPage: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.ReadByPartition(func(string) bool { return true })
+	ctx := context.Background()
+	if err := s.CreateTable(ctx, "flagged"); err != nil {
+		t.Fatal(err)
+	}
+	if s.prefixSeek && !flagged(s.tables["flagged"].id) {
+		t.Fatal("the table is not read by partition")
+	}
+	m := review13eModel{}
+	review13eFill(t, s, "flagged", m, "a")
+	review13eCheck(t, s, "flagged", m)
+	if err := s.db.Compact(ctx, []byte{tagSystem}, []byte{0xff}, false); err != nil {
+		t.Fatal(err)
+	}
+	review13eCheck(t, s, "flagged", m)
+}
