@@ -91,7 +91,7 @@ func (f *FastLane) directInsert(ctx *sql.Context, p *cachedPlan, node sql.Node) 
 	if p.write.qFlags.IsSet(sql.QFlagTrigger) || f.Engine.IsReadOnly() || f.Engine.IsServerLocked {
 		return nil, false, nil
 	}
-	if !sql.LoadSqlMode(ctx).Strict() {
+	if !strictMode(ctx) {
 		return nil, false, nil // non-strict conversions: lenientwrite.go
 	}
 	var projs []sql.Expression

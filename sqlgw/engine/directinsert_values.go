@@ -72,7 +72,7 @@ func (f *FastLane) bulkValues(ctx context.Context, c *mysql.Conn, query string) 
 	if err != nil {
 		return nil, nil, nil, false
 	}
-	if !sql.LoadSqlMode(sqlCtx).Strict() {
+	if !strictMode(sqlCtx) { // lenientwrite.go
 		// directInsert leaves non-strict writes to the general path
 		// (lenientwrite.go), which must see every row.
 		return nil, nil, nil, false

@@ -99,7 +99,7 @@ func directUpdateOf(node sql.Node) (d directUpdate, ok bool) {
 // is false, with nothing done, when the statement must run the general
 // way.
 func (f *FastLane) runDirectUpdate(ctx *sql.Context, c *mysql.Conn, node sql.Node, callback func(*sqltypes.Result) error) (handled bool, err error) {
-	if f.NoDirect || ctx.IsInterpreted() || !sql.LoadSqlMode(ctx).Strict() { // non-strict: lenientwrite.go
+	if f.NoDirect || ctx.IsInterpreted() || !strictMode(ctx) { // non-strict: lenientwrite.go
 		return false, nil
 	}
 	d, ok := directUpdateOf(node)
@@ -143,7 +143,7 @@ func (f *FastLane) directUpdate(ctx *sql.Context, d directUpdate) (*sqltypes.Res
 	schema := updatable.Schema(ctx)
 	exprs := d.source.UpdateExprs.AllExpressions()
 	nexplicit := len(d.source.UpdateExprs.ExplicitUpdateExprs())
-	if sql.LoadSqlMode(ctx).Strict() {
+	if strictMode(ctx) { // lenientwrite.go
 		exprs, _ = strictAssignments(exprs, len(exprs)) // strictUpdate
 	}
 	checks := d.update.Checks()

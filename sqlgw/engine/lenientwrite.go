@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -401,3 +402,29 @@ func lenientAssignments(exprs []sql.Expression, n int, schema sql.Schema, row *i
 	}
 	return out, changed
 }
+
+// strictMode reports whether the session's sql_mode is strict, as
+// sql.LoadSqlMode(ctx).Strict(), without parsing the mode string again
+// for every write (go-mysql-server parses all but its own default string
+// into a new map each time): the last string seen and its answer are
+// kept.
+func strictMode(ctx *sql.Context) bool {
+	v, err := ctx.GetSessionVariable(ctx, sql.SqlModeSessionVar)
+	mode, ok := v.(string)
+	if err != nil || !ok {
+		return sql.LoadSqlMode(ctx).Strict()
+	}
+	if e := lastStrict.Load(); e != nil && e.mode == mode {
+		return e.strict
+	}
+	strict := sql.NewSqlModeFromString(mode).Strict()
+	lastStrict.Store(&strictEntry{mode: mode, strict: strict})
+	return strict
+}
+
+type strictEntry struct {
+	mode   string
+	strict bool
+}
+
+var lastStrict atomic.Pointer[strictEntry]

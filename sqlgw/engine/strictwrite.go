@@ -87,7 +87,7 @@ func (e explainBuilder) buildStrictWrite(ctx *sql.Context, n sql.Node, row sql.R
 	var source sql.Node
 	var info *InsertStats
 	g := &writeGuard{}
-	strict := sql.LoadSqlMode(ctx).Strict()
+	strict := strictMode(ctx) // lenientwrite.go
 	switch x := n.(type) {
 	case *plan.InsertInto:
 		// INSERT IGNORE too: its errors are warnings, but its rows are
