@@ -559,6 +559,18 @@ func TestReview13eInListBinds(t *testing.T) {
 		fmt.Fprintf(&ins, "(%d, %d, 'c%d', %s, %s)", i, i%9-2, i%5, u, s)
 	}
 	review13dSame(t, conns, ins.String())
+	// s2: one index on k alone (sysbench's shape), which IN lists on k
+	// read (planner bindIn).
+	review13dSame(t, conns, "CREATE TABLE s2 (id INT PRIMARY KEY, k INT, c VARCHAR(20), KEY k_1 (k))")
+	var ins2 strings.Builder
+	ins2.WriteString("INSERT INTO s2 VALUES ")
+	for i := 0; i < 200; i++ {
+		if i > 0 {
+			ins2.WriteString(", ")
+		}
+		fmt.Fprintf(&ins2, "(%d, %d, 'c%d')", i, i%30-2, i)
+	}
+	review13dSame(t, conns, ins2.String())
 	lists := [][]any{
 		{1, 2, 3}, {3, 2, 1}, {1, 1, 1}, {nil, 1, nil}, {"1", 2, "3.0"}, {-1, 0, 5}, {2147483648, -2147483649, 4},
 		{"x", "", 7}, {1.5, 2, 2.5}, {nil, nil, nil}, {int64(9223372036854775807), 0, 59}, {uint64(18446744073709551615), 1, 2},
@@ -573,6 +585,8 @@ func TestReview13eInListBinds(t *testing.T) {
 		"SELECT id, s FROM sb WHERE s IN (?, ?, ?) ORDER BY id",
 		"SELECT id FROM sb WHERE id IN (?, ?, ?) AND k IN (?, ?, ?)",
 		"SELECT DISTINCT c FROM sb WHERE k IN (?, ?, ?) ORDER BY c",
+		"SELECT id, k, c FROM s2 WHERE k IN (?, ?, ?)",
+		"SELECT id FROM s2 WHERE k IN (?, ?, ?) ORDER BY id",
 	}
 	strs := [][]any{{"a", "b", "x"}, {"A", "Ä", "a "}, {"", nil, "b"}, {1, "a", 0}}
 	lit := func(a any) string {
@@ -619,8 +633,10 @@ func TestReview13eInListBinds(t *testing.T) {
 	}
 	review13dSame(t, conns, skew.String())
 	review13dSame(t, conns, "ANALYZE TABLE sb")
+	review13dSame(t, conns, "ANALYZE TABLE s2")
 	run()
-	for _, q := range []string{"BEGIN", "UPDATE sb SET k = 100 WHERE id = 1", "DELETE FROM sb WHERE id = 2", "INSERT INTO sb VALUES (70, 1, 'c9', 999, 'a')", "UPDATE sb SET s = 'B' WHERE id = 3"} {
+	for _, q := range []string{"BEGIN", "UPDATE sb SET k = 100 WHERE id = 1", "DELETE FROM sb WHERE id = 2", "INSERT INTO sb VALUES (70, 1, 'c9', 999, 'a')", "UPDATE sb SET s = 'B' WHERE id = 3",
+		"UPDATE s2 SET k = 1 WHERE id = 5", "DELETE FROM s2 WHERE id = 3", "INSERT INTO s2 VALUES (1000, 2, 'new')"} {
 		review13dSame(t, conns, q)
 	}
 	run()
@@ -635,6 +651,7 @@ func TestReview13eInListBinds(t *testing.T) {
 		}
 		review13dSame(t, conns, "SELECT id, k FROM sb WHERE k IN ("+strings.Join(ph, ", ")+") ORDER BY id", args...)
 		review13dSame(t, conns, "SELECT id FROM sb WHERE id IN ("+strings.Join(ph, ", ")+") ORDER BY id", args...)
+		review13dSame(t, conns, "SELECT id, k, c FROM s2 WHERE k IN ("+strings.Join(ph, ", ")+")", args...)
 	}
 }
 
