@@ -697,12 +697,23 @@ func TestReview13eKilledInsertLeavesNothing(t *testing.T) {
 					fmt.Fprintf(&sb, "(%d, '%s')", round, strings.Repeat("k", 30))
 				}
 			}
+			// Rounds 6 and up run inside a transaction: the statement
+			// alone is undone, the transaction's other writes stay.
+			inTx := round >= 6
+			if inTx {
+				if _, err := a.ExecContext(ctx, "BEGIN"); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := a.ExecContext(ctx, "INSERT INTO t (s, c) VALUES (?, 'before')", 1000+round); err != nil {
+					t.Fatal(err)
+				}
+			}
 			done := make(chan error, 1)
 			go func() {
 				_, err := a.ExecContext(ctx, sb.String())
 				done <- err
 			}()
-			time.Sleep(time.Duration(2+round*3) * time.Millisecond)
+			time.Sleep(time.Duration(2+round%6*3) * time.Millisecond)
 			if _, err := db.ExecContext(ctx, fmt.Sprintf("KILL QUERY %d", id)); err != nil {
 				t.Fatal(err)
 			}
@@ -711,6 +722,15 @@ func TestReview13eKilledInsertLeavesNothing(t *testing.T) {
 			// transaction still holds.
 			if _, err := a.ExecContext(ctx, "INSERT INTO t (s, c) VALUES (-1, 'next')"); err != nil {
 				t.Fatal(err)
+			}
+			if inTx {
+				if _, err := a.ExecContext(ctx, "COMMIT"); err != nil {
+					t.Fatal(err)
+				}
+				var before int
+				if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM kl.t WHERE s = ?", 1000+round).Scan(&before); err != nil || before != 1 {
+					t.Errorf("config %d round %d: the transaction's own row: %d (%v)", ci, round, before, err)
+				}
 			}
 			var got int
 			if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM kl.t WHERE s = ?", round).Scan(&got); err != nil {

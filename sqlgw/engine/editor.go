@@ -68,8 +68,15 @@ func (t *Table) editor(ctx *sql.Context) *editor { return &editor{t: t} }
 func (e *editor) StatementBegin(ctx *sql.Context) { e.undo, e.skip = e.undo[:0], 0 }
 
 func (e *editor) DiscardChanges(ctx *sql.Context, _ error) error {
-	for i := len(e.undo) - 1; i >= 0; i-- {
-		u := e.undo[i]
+	applyUndo(e.undo)
+	e.undo = e.undo[:0]
+	return nil
+}
+
+// applyUndo undoes the buffered changes us, the last first.
+func applyUndo(us []undo) {
+	for i := len(us) - 1; i >= 0; i-- {
+		u := us[i]
 		u.tt.version++
 		u.tt.uniq = nil // rebuilt when next needed
 		if u.had {
@@ -78,11 +85,21 @@ func (e *editor) DiscardChanges(ctx *sql.Context, _ error) error {
 			delete(u.tt.writes, u.k)
 		}
 	}
-	e.undo = e.undo[:0]
-	return nil
 }
 
+// StatementComplete implements sql.EditOpenerCloser. A statement whose
+// context ended (KILL QUERY) between two rows is completed too
+// (go-mysql-server's TableEditorIter does so, the direct INSERT as it
+// does) and then fails; its changes are kept on the transaction
+// (txn.lateUndo) until the statement's end, which undoes them if the
+// statement failed (Gateway.EndFailedStatement) and forgets them if not
+// (Gateway.EndStatement).
 func (e *editor) StatementComplete(ctx *sql.Context) error {
+	if len(e.undo) > 0 && ctx.Err() != nil {
+		if tx := currentTxn(ctx); tx != nil {
+			tx.lateUndo = append(tx.lateUndo, e.undo...)
+		}
+	}
 	e.undo, e.skip = e.undo[:0], 0
 	return nil
 }

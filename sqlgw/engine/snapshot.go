@@ -441,6 +441,9 @@ func (g *Gateway) EndStatement(conn uint32) {
 	if cur == nil {
 		cur = s.Tx
 	}
+	if cur != nil && cur.lateUndo != nil {
+		cur.lateUndo = nil // the statement did not fail: its changes stay (editor.go)
+	}
 	st := &s.snap
 	st.mu.Lock()
 	defer st.mu.Unlock()

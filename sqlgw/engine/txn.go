@@ -99,6 +99,9 @@ type txn struct {
 	readOnly   bool
 	tables     map[string]*txTable // by physical table
 	savepoints []savepoint
+	// lateUndo: the changes of the current statement completed after its
+	// context ended (editor.StatementComplete), undone if it fails.
+	lateUndo []undo
 }
 
 type savepoint struct {
@@ -175,11 +178,23 @@ var _ sql.Transaction = (*txn)(nil)
 // (go-mysql-server's TableEditorIter completes a statement whose
 // context ended between rows, and the direct INSERT does as it does),
 // and the session's next statement, reusing that transaction, committed
-// them. Inside a transaction the statement's partial writes still stay
-// (MySQL would roll back the statement alone).
+// them. Inside a transaction only the statement's own changes are
+// undone (lateUndo).
 func (g *Gateway) EndFailedStatement(conn uint32) {
 	s := g.Session(conn)
-	if s == nil || s.GetIgnoreAutoCommit() || !s.PendingWrites() {
+	if s == nil {
+		return
+	}
+	// The failed statement's changes completed after its context ended
+	// (editor.StatementComplete): undone, in a transaction too, as MySQL
+	// rolls back a failed statement.
+	for _, t := range []*txn{s.currentTx(), s.Tx} {
+		if t != nil && len(t.lateUndo) > 0 {
+			applyUndo(t.lateUndo)
+			t.lateUndo = nil
+		}
+	}
+	if s.GetIgnoreAutoCommit() || !s.PendingWrites() {
 		return
 	}
 	ctx := sql.NewEmptyContext()
@@ -208,6 +223,13 @@ func (g *Gateway) EndFailedStatement(conn uint32) {
 	if s.Tx != nil {
 		s.Rollback(ctx, s.Tx)
 	}
+}
+
+// currentTx is the session's open transaction of go-mysql-server's
+// context, if any.
+func (s *Session) currentTx() *txn {
+	t, _ := s.GetTransaction().(*txn)
+	return t
 }
 
 // PendingWrites reports whether the session's open transaction, if any,
