@@ -45,16 +45,25 @@ func (t *Table) Deleter(ctx *sql.Context) sql.RowDeleter { return t.editor(ctx) 
 // Replacer implements sql.ReplaceableTable.
 func (t *Table) Replacer(ctx *sql.Context) sql.RowReplacer { return t.editor(ctx) }
 
+// editorRowHook, if set (tests: SetEditorRowHook), runs before each row
+// an editor inserts, updates or deletes.
+var editorRowHook func(ctx *sql.Context)
+
 type undo struct {
 	tt  *txTable
 	k   entKey
 	had bool
 	was *pending
+	now *pending // the statement's write
 }
 
 type editor struct {
 	t    *Table
 	undo []undo
+	// sess: the session the editor's open statement is registered with
+	// (between StatementBegin and StatementComplete or DiscardChanges),
+	// nil if none; see Session.CommandEnd.
+	sess *Session
 	// skip caches skipExistenceCheck for the statement (0: not known yet,
 	// 1: skip, -1: check): it reads the whole statement text, which per
 	// row made a large multi-row INSERT quadratic.
@@ -65,11 +74,33 @@ var _ sql.TableEditor = (*editor)(nil)
 
 func (t *Table) editor(ctx *sql.Context) *editor { return &editor{t: t} }
 
-func (e *editor) StatementBegin(ctx *sql.Context) { e.undo, e.skip = e.undo[:0], 0 }
+func (e *editor) StatementBegin(ctx *sql.Context) {
+	e.undo, e.skip = e.undo[:0], 0
+	if s := sessionOf(ctx); s != nil && e.sess == nil {
+		e.sess = s
+		s.openEditor(e)
+	}
+}
 
 func (e *editor) DiscardChanges(ctx *sql.Context, _ error) error {
-	for i := len(e.undo) - 1; i >= 0; i-- {
-		u := e.undo[i]
+	if e.sess != nil {
+		e.sess.closeEditor(e, nil)
+		e.sess = nil
+	}
+	undoWrites(e.undo, false)
+	e.undo = e.undo[:0]
+	return nil
+}
+
+// undoWrites undoes the writes us, newest first; ended (the statement
+// failed after it completed or left its editors: Session.StatementFailed)
+// undoes only the keys whose write is still the statement's own.
+func undoWrites(us []undo, ended bool) {
+	for i := len(us) - 1; i >= 0; i-- {
+		u := us[i]
+		if ended && u.tt.writes[u.k] != u.now {
+			continue
+		}
 		u.tt.version++
 		u.tt.uniq = nil // rebuilt when next needed
 		if u.had {
@@ -78,11 +109,15 @@ func (e *editor) DiscardChanges(ctx *sql.Context, _ error) error {
 			delete(u.tt.writes, u.k)
 		}
 	}
-	e.undo = e.undo[:0]
-	return nil
 }
 
+// StatementComplete hands the statement's undo log to the session, which
+// keeps it until the statement has ended (Session.StatementFailed).
 func (e *editor) StatementComplete(ctx *sql.Context) error {
+	if e.sess != nil {
+		e.sess.closeEditor(e, e.undo)
+		e.sess, e.undo = nil, nil
+	}
 	e.undo, e.skip = e.undo[:0], 0
 	return nil
 }
@@ -104,7 +139,7 @@ func (e *editor) txTable(ctx *sql.Context) (*txTable, error) {
 
 func (e *editor) put(tt *txTable, k entKey, p *pending) {
 	was, had := tt.writes[k]
-	e.undo = append(e.undo, undo{tt: tt, k: k, had: had, was: was})
+	e.undo = append(e.undo, undo{tt: tt, k: k, had: had, was: was, now: p})
 	tt.put(k, p)
 }
 
@@ -137,6 +172,9 @@ func (t *Table) keyOf(d []catalog.Datum) (entKey, error) {
 
 // Insert implements sql.RowInserter.
 func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
+	if editorRowHook != nil {
+		editorRowHook(ctx)
+	}
 	tt, err := e.txTable(ctx)
 	if err != nil {
 		return err
@@ -465,6 +503,9 @@ func rowsEqual(ctx *sql.Context, sch sql.Schema, a, b sql.Row) (bool, error) {
 
 // Update implements sql.RowUpdater.
 func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
+	if editorRowHook != nil {
+		editorRowHook(ctx)
+	}
 	tt, err := e.txTable(ctx)
 	if err != nil {
 		return err
@@ -508,6 +549,9 @@ func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 
 // Delete implements sql.RowDeleter.
 func (e *editor) Delete(ctx *sql.Context, row sql.Row) error {
+	if editorRowHook != nil {
+		editorRowHook(ctx)
+	}
 	tt, err := e.txTable(ctx)
 	if err != nil {
 		return err

@@ -475,8 +475,16 @@ func (tt *txTable) put(k entKey, p *pending) {
 
 // commit applies the buffered writes. See the comment at the top of the file.
 func (g *Gateway) commit(ctx context.Context, t *txn) error {
-	return staleAbsence(t, g.commitWrites(ctx, t))
+	err := staleAbsence(t, g.commitWrites(ctx, t))
+	if err == nil && commitWrittenHook != nil {
+		commitWrittenHook(ctx)
+	}
+	return err
 }
+
+// commitWrittenHook, if set (tests only: SetCommitWrittenHook), runs after
+// a commit has written, with its context.
+var commitWrittenHook func(ctx context.Context)
 
 // commitWrites is commit before its duplicate's mapping (staleAbsence).
 func (g *Gateway) commitWrites(ctx context.Context, t *txn) error {
