@@ -421,7 +421,8 @@ func (g *Gateway) Session(conn uint32) *Session {
 // (sqlgw/wire's runRetried calls Gateway.StatementFailed) has every write
 // it buffered undone, the completed editors' and those left open, newest
 // first; only keys whose buffered write is still the statement's own are
-// undone (of a CALL, only the statement that failed inside it). The logs are dropped when a statement ends (EndStatement) and
+// undone. (Stored procedures, whose statements that succeeded MySQL does
+// not undo when a later one fails, are not supported.) The logs are dropped when a statement ends (EndStatement) and
 // when a command begins. A statement that committed (autocommit) left its
 // logs pointing at the committed transaction's tables, which the commit
 // has emptied: undoing them changes nothing.
@@ -465,18 +466,12 @@ func (s *Session) takeEdits() (open []*editor, completed [][]undo) {
 	return open, completed
 }
 
-// statementFailed undoes the writes of the statement that failed; call:
-// the statement is a CALL, whose statements that completed keep their
-// writes (MySQL does not undo a procedure's statements that succeeded),
-// only the one that failed is undone.
-func (s *Session) statementFailed(call bool) {
+// statementFailed undoes the writes of the statement that failed.
+func (s *Session) statementFailed() {
 	open, completed := s.takeEdits()
 	for i := len(open) - 1; i >= 0; i-- {
 		undoWrites(open[i].undo, true)
 		open[i].undo = open[i].undo[:0]
-	}
-	if call {
-		return
 	}
 	for i := len(completed) - 1; i >= 0; i-- {
 		undoWrites(completed[i], true)
@@ -484,11 +479,10 @@ func (s *Session) statementFailed(call bool) {
 }
 
 // StatementFailed undoes the buffered writes of connection conn's
-// statement query, which failed (see above).
-func (g *Gateway) StatementFailed(conn uint32, query string) {
+// statement, which failed (see above).
+func (g *Gateway) StatementFailed(conn uint32) {
 	if s := g.Session(conn); s != nil {
-		q := strings.TrimLeft(query, " \t\r\n(")
-		s.statementFailed(len(q) >= 4 && strings.EqualFold(q[:4], "call"))
+		s.statementFailed()
 	}
 }
 

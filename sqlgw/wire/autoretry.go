@@ -186,7 +186,7 @@ func (h *Handler) runRetried(ctx context.Context, c *mysql.Conn, query string, h
 	if err != nil {
 		// MySQL rolls a failed statement back: what it buffered is
 		// undone, whatever left it buffered (engine/session.go).
-		h.GW.StatementFailed(c.ConnectionID, query)
+		h.GW.StatementFailed(c.ConnectionID)
 	}
 	return err
 }
