@@ -454,16 +454,25 @@ func (s *Session) openEditor(e *editor) {
 func (s *Session) takeEdits() (open []*editor, completed [][]undo) {
 	s.editorsMu.Lock()
 	open, completed = s.editors, s.completed
-	if open == nil && completed == nil {
-		s.editorsMu.Unlock()
-		return nil, nil
-	}
 	s.editors, s.completed = nil, nil
 	s.editorsMu.Unlock()
 	for _, e := range open {
 		e.sess = nil
 	}
 	return open, completed
+}
+
+// dropEdits forgets the running statement's editors and logs, keeping the
+// lists' arrays for the next statement (no allocation per write).
+func (s *Session) dropEdits() {
+	s.editorsMu.Lock()
+	for i, e := range s.editors {
+		e.sess = nil
+		s.editors[i] = nil
+	}
+	clear(s.completed)
+	s.editors, s.completed = s.editors[:0], s.completed[:0]
+	s.editorsMu.Unlock()
 }
 
 // statementFailed undoes the writes of the statement that failed.
@@ -489,7 +498,7 @@ func (g *Gateway) StatementFailed(conn uint32) {
 // CommandBegin implements sql.LifecycleAwareSession: a new statement's
 // undo logs start empty.
 func (s *Session) CommandBegin() error {
-	s.takeEdits()
+	s.dropEdits()
 	return nil
 }
 

@@ -437,7 +437,7 @@ func (g *Gateway) EndStatement(conn uint32) {
 	if s == nil {
 		return
 	}
-	s.takeEdits() // the statement's undo logs (session.go)
+	s.dropEdits() // the statement's undo logs (session.go)
 	cur, _ := s.GetTransaction().(*txn)
 	if cur == nil {
 		cur = s.Tx
