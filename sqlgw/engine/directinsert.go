@@ -265,11 +265,14 @@ func (d *directInsertIter) run(ctx *sql.Context) (types.OkResult, int, error) {
 	inserter.StatementBegin(ctx)
 	var ok types.OkResult
 	records := 0
-	rowErr, err := d.insertRows(ctx, inserter, &ok, &records)
-	// TableEditorIter.Close, then insertIter.Close. A cancelled context
-	// is not a row's error: TableEditorIter completes the statement then.
+	_, err := d.insertRows(ctx, inserter, &ok, &records)
+	// TableEditorIter.Close, then insertIter.Close. Unlike
+	// TableEditorIter, a cancelled context (KILL QUERY, KILL
+	// CONNECTION) discards the statement's rows too: the
+	// statement fails with 1317 and must leave nothing behind, neither
+	// now nor in the commit of the session's next statement or COMMIT.
 	var cerr error
-	if rowErr {
+	if err != nil {
 		cerr = inserter.DiscardChanges(ctx, err)
 	} else {
 		cerr = inserter.StatementComplete(ctx)

@@ -45,16 +45,25 @@ func (t *Table) Deleter(ctx *sql.Context) sql.RowDeleter { return t.editor(ctx) 
 // Replacer implements sql.ReplaceableTable.
 func (t *Table) Replacer(ctx *sql.Context) sql.RowReplacer { return t.editor(ctx) }
 
+// editorRowHook, if set (tests: SetEditorRowHook), runs before each row
+// an editor inserts, updates or deletes.
+var editorRowHook func(ctx *sql.Context)
+
 type undo struct {
 	tt  *txTable
 	k   entKey
 	had bool
 	was *pending
+	now *pending // the statement's write
 }
 
 type editor struct {
 	t    *Table
 	undo []undo
+	// sess: the session the editor's open statement is registered with
+	// (between StatementBegin and StatementComplete or DiscardChanges),
+	// nil if none; see Session.CommandEnd.
+	sess *Session
 	// skip caches skipExistenceCheck for the statement (0: not known yet,
 	// 1: skip, -1: check): it reads the whole statement text, which per
 	// row made a large multi-row INSERT quadratic.
@@ -65,18 +74,33 @@ var _ sql.TableEditor = (*editor)(nil)
 
 func (t *Table) editor(ctx *sql.Context) *editor { return &editor{t: t} }
 
-func (e *editor) StatementBegin(ctx *sql.Context) { e.undo, e.skip = e.undo[:0], 0 }
+func (e *editor) StatementBegin(ctx *sql.Context) {
+	e.undo, e.skip = e.undo[:0], 0
+	if s := sessionOf(ctx); s != nil && e.sess == nil {
+		e.sess = s
+		s.openEditor(e)
+	}
+}
 
 func (e *editor) DiscardChanges(ctx *sql.Context, _ error) error {
-	applyUndo(e.undo)
+	if e.sess != nil {
+		e.sess.closeEditor(e, nil)
+		e.sess = nil
+	}
+	undoWrites(e.undo, false)
 	e.undo = e.undo[:0]
 	return nil
 }
 
-// applyUndo undoes the buffered changes us, the last first.
-func applyUndo(us []undo) {
+// undoWrites undoes the writes us, newest first; ended (the statement
+// failed after it completed or left its editors: Session.StatementFailed)
+// undoes only the keys whose write is still the statement's own.
+func undoWrites(us []undo, ended bool) {
 	for i := len(us) - 1; i >= 0; i-- {
 		u := us[i]
+		if ended && u.tt.writes[u.k] != u.now {
+			continue
+		}
 		u.tt.version++
 		u.tt.uniq = nil // rebuilt when next needed
 		if u.had {
@@ -87,18 +111,12 @@ func applyUndo(us []undo) {
 	}
 }
 
-// StatementComplete implements sql.EditOpenerCloser. A statement whose
-// context ended (KILL QUERY) between two rows is completed too
-// (go-mysql-server's TableEditorIter does so, the direct INSERT as it
-// does) and then fails; its changes are kept on the transaction
-// (txn.lateUndo) until the statement's end, which undoes them if the
-// statement failed (Gateway.EndFailedStatement) and forgets them if not
-// (Gateway.EndStatement).
+// StatementComplete hands the statement's undo log to the session, which
+// keeps it until the statement has ended (Session.StatementFailed).
 func (e *editor) StatementComplete(ctx *sql.Context) error {
-	if len(e.undo) > 0 && ctx.Err() != nil {
-		if tx := currentTxn(ctx); tx != nil {
-			tx.lateUndo = append(tx.lateUndo, e.undo...)
-		}
+	if e.sess != nil {
+		e.sess.closeEditor(e, e.undo)
+		e.sess, e.undo = nil, nil
 	}
 	e.undo, e.skip = e.undo[:0], 0
 	return nil
@@ -121,7 +139,7 @@ func (e *editor) txTable(ctx *sql.Context) (*txTable, error) {
 
 func (e *editor) put(tt *txTable, k entKey, p *pending) {
 	was, had := tt.writes[k]
-	e.undo = append(e.undo, undo{tt: tt, k: k, had: had, was: was})
+	e.undo = append(e.undo, undo{tt: tt, k: k, had: had, was: was, now: p})
 	tt.put(k, p)
 }
 
@@ -154,6 +172,9 @@ func (t *Table) keyOf(d []catalog.Datum) (entKey, error) {
 
 // Insert implements sql.RowInserter.
 func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
+	if editorRowHook != nil {
+		editorRowHook(ctx)
+	}
 	tt, err := e.txTable(ctx)
 	if err != nil {
 		return err
@@ -482,6 +503,9 @@ func rowsEqual(ctx *sql.Context, sch sql.Schema, a, b sql.Row) (bool, error) {
 
 // Update implements sql.RowUpdater.
 func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
+	if editorRowHook != nil {
+		editorRowHook(ctx)
+	}
 	tt, err := e.txTable(ctx)
 	if err != nil {
 		return err
@@ -525,6 +549,9 @@ func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 
 // Delete implements sql.RowDeleter.
 func (e *editor) Delete(ctx *sql.Context, row sql.Row) error {
+	if editorRowHook != nil {
+		editorRowHook(ctx)
+	}
 	tt, err := e.txTable(ctx)
 	if err != nil {
 		return err

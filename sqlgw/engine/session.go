@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -50,6 +51,14 @@ type Session struct {
 
 	// groups: the statement's reads of table group partitions (tablegroup.go).
 	groups groupReads
+
+	// The running statement's table editors (see "A failed statement's
+	// writes" below): open, those between StatementBegin and
+	// StatementComplete or DiscardChanges, and the undo logs of those
+	// completed, oldest first.
+	editorsMu sync.Mutex
+	editors   []*editor
+	completed [][]undo
 }
 
 var (
@@ -403,3 +412,112 @@ func (g *Gateway) Session(conn uint32) *Session {
 	}
 	return nil
 }
+
+// A failed statement's writes
+//
+// MySQL rolls back a statement that fails; go-mysql-server's editors
+// undo a failed statement's buffered writes in TableEditorIter.Close
+// (DiscardChanges), but not when the statement is killed (KILL QUERY,
+// KILL CONNECTION): TableEditorIter and the accumulator over it see
+// the context done after a row, close the editor, which then completes
+// the statement (StatementComplete), and return the context's error; the
+// handler does not close the rest of the iterators, so the autocommit
+// transaction is neither committed nor ended. Its rows stayed in the
+// session's transaction, which go-mysql-server keeps for the session's
+// next statement: the statement reported 1317 and its rows were committed
+// by the next statement or by the COMMIT of the transaction it ran in
+// (the client retries and inserts twice). The same happens when the
+// handler returns an error without closing the iterators at all.
+//
+// So the session keeps the running statement's undo logs: the editors
+// register their statement at StatementBegin, hand their undo log over at
+// StatementComplete, and a statement that ends with an error
+// (sqlgw/wire's runRetried calls Gateway.StatementFailed) has every write
+// it buffered undone, the completed editors' and those left open, newest
+// first; only keys whose buffered write is still the statement's own are
+// undone. (Stored procedures, whose statements that succeeded MySQL does
+// not undo when a later one fails, are not supported.) The logs are dropped when a statement ends (EndStatement) and
+// when a command begins. A statement that committed (autocommit) left its
+// logs pointing at the committed transaction's tables, which the commit
+// has emptied: undoing them changes nothing.
+
+// closeEditor unregisters e's statement; completed: its undo log if it
+// completed (kept until the statement ends).
+func (s *Session) closeEditor(e *editor, completed []undo) {
+	s.editorsMu.Lock()
+	for i := len(s.editors) - 1; i >= 0; i-- {
+		if s.editors[i] == e {
+			s.editors = append(s.editors[:i], s.editors[i+1:]...)
+			break
+		}
+	}
+	if len(completed) > 0 {
+		s.completed = append(s.completed, completed)
+	}
+	s.editorsMu.Unlock()
+}
+
+// openEditor registers e's open statement.
+func (s *Session) openEditor(e *editor) {
+	s.editorsMu.Lock()
+	s.editors = append(s.editors, e)
+	s.editorsMu.Unlock()
+}
+
+// takeEdits returns and forgets the running statement's editors and logs.
+func (s *Session) takeEdits() (open []*editor, completed [][]undo) {
+	s.editorsMu.Lock()
+	open, completed = s.editors, s.completed
+	s.editors, s.completed = nil, nil
+	s.editorsMu.Unlock()
+	for _, e := range open {
+		e.sess = nil
+	}
+	return open, completed
+}
+
+// dropEdits forgets the running statement's editors and logs, keeping the
+// lists' arrays for the next statement (no allocation per write).
+func (s *Session) dropEdits() {
+	s.editorsMu.Lock()
+	for i, e := range s.editors {
+		e.sess = nil
+		s.editors[i] = nil
+	}
+	clear(s.completed)
+	s.editors, s.completed = s.editors[:0], s.completed[:0]
+	s.editorsMu.Unlock()
+}
+
+// statementFailed undoes the writes of the statement that failed.
+func (s *Session) statementFailed() {
+	open, completed := s.takeEdits()
+	for i := len(open) - 1; i >= 0; i-- {
+		undoWrites(open[i].undo, true)
+		open[i].undo = open[i].undo[:0]
+	}
+	for i := len(completed) - 1; i >= 0; i-- {
+		undoWrites(completed[i], true)
+	}
+}
+
+// StatementFailed undoes the buffered writes of connection conn's
+// statement, which failed (see above).
+func (g *Gateway) StatementFailed(conn uint32) {
+	if s := g.Session(conn); s != nil {
+		s.statementFailed()
+	}
+}
+
+// CommandBegin implements sql.LifecycleAwareSession: a new statement's
+// undo logs start empty.
+func (s *Session) CommandBegin() error {
+	s.dropEdits()
+	return nil
+}
+
+// CommandEnd implements sql.LifecycleAwareSession.
+func (s *Session) CommandEnd() {}
+
+// SessionEnd implements sql.LifecycleAwareSession.
+func (s *Session) SessionEnd() {}

@@ -437,12 +437,10 @@ func (g *Gateway) EndStatement(conn uint32) {
 	if s == nil {
 		return
 	}
+	s.dropEdits() // the statement's undo logs (session.go)
 	cur, _ := s.GetTransaction().(*txn)
 	if cur == nil {
 		cur = s.Tx
-	}
-	if cur != nil && cur.lateUndo != nil {
-		cur.lateUndo = nil // the statement did not fail: its changes stay (editor.go)
 	}
 	st := &s.snap
 	st.mu.Lock()

@@ -99,9 +99,6 @@ type txn struct {
 	readOnly   bool
 	tables     map[string]*txTable // by physical table
 	savepoints []savepoint
-	// lateUndo: the changes of the current statement completed after its
-	// context ended (editor.StatementComplete), undone if it fails.
-	lateUndo []undo
 }
 
 type savepoint struct {
@@ -176,25 +173,12 @@ var _ sql.Transaction = (*txn)(nil)
 // writes, is rolled back. A statement cancelled (KILL QUERY) between two
 // rows of an INSERT had its rows so far completed into the transaction
 // (go-mysql-server's TableEditorIter completes a statement whose
-// context ended between rows, and the direct INSERT does as it does),
-// and the session's next statement, reusing that transaction, committed
+// context ended between rows), and the session's next statement, reusing that transaction, committed
 // them. Inside a transaction only the statement's own changes are
-// undone (lateUndo).
+// undone (Gateway.StatementFailed, session.go).
 func (g *Gateway) EndFailedStatement(conn uint32) {
 	s := g.Session(conn)
-	if s == nil {
-		return
-	}
-	// The failed statement's changes completed after its context ended
-	// (editor.StatementComplete): undone, in a transaction too, as MySQL
-	// rolls back a failed statement.
-	for _, t := range []*txn{s.currentTx(), s.Tx} {
-		if t != nil && len(t.lateUndo) > 0 {
-			applyUndo(t.lateUndo)
-			t.lateUndo = nil
-		}
-	}
-	if s.GetIgnoreAutoCommit() || !s.PendingWrites() {
+	if s == nil || s.GetIgnoreAutoCommit() || !s.PendingWrites() {
 		return
 	}
 	ctx := sql.NewEmptyContext()
@@ -223,13 +207,6 @@ func (g *Gateway) EndFailedStatement(conn uint32) {
 	if s.Tx != nil {
 		s.Rollback(ctx, s.Tx)
 	}
-}
-
-// currentTx is the session's open transaction of go-mysql-server's
-// context, if any.
-func (s *Session) currentTx() *txn {
-	t, _ := s.GetTransaction().(*txn)
-	return t
 }
 
 // PendingWrites reports whether the session's open transaction, if any,
@@ -541,8 +518,16 @@ func (tt *txTable) put(k entKey, p *pending) {
 
 // commit applies the buffered writes. See the comment at the top of the file.
 func (g *Gateway) commit(ctx context.Context, t *txn) error {
-	return staleAbsence(t, g.commitWrites(ctx, t))
+	err := staleAbsence(t, g.commitWrites(ctx, t))
+	if err == nil && commitWrittenHook != nil {
+		commitWrittenHook(ctx)
+	}
+	return err
 }
+
+// commitWrittenHook, if set (tests only: SetCommitWrittenHook), runs after
+// a commit has written, with its context.
+var commitWrittenHook func(ctx context.Context)
 
 // commitWrites is commit before its duplicate's mapping (staleAbsence).
 func (g *Gateway) commitWrites(ctx context.Context, t *txn) error {

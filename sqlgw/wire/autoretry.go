@@ -182,6 +182,18 @@ func retriableConflict(err error) bool {
 // retries it as described above when eligible. hint gives the text its
 // row hints are kept under, built only under contention.
 func (h *Handler) runRetried(ctx context.Context, c *mysql.Conn, query string, hint hintOf, run func(sent *bool) error) error {
+	err := h.runRetriedOnce(ctx, c, query, hint, run)
+	if err != nil {
+		// MySQL rolls a failed statement back: what it buffered is
+		// undone, whatever left it buffered (engine/session.go).
+		h.GW.StatementFailed(c.ConnectionID)
+	}
+	return err
+}
+
+// runRetriedOnce is runRetried before a failed statement's writes are
+// undone.
+func (h *Handler) runRetriedOnce(ctx context.Context, c *mysql.Conn, query string, hint hintOf, run func(sent *bool) error) error {
 	eligible := h.autocommitStatement(c, query) // before it runs: a failed commit changes the session
 	text := ""
 	if eligible && h.rows.anyHints() {
