@@ -49,6 +49,9 @@ type Session struct {
 	// txSeq numbers the session's transactions (txn.id).
 	txSeq uint32
 
+	// maxExecMS is max_execution_time's session value (maxexec.go).
+	maxExecMS int64
+
 	// groups: the statement's reads of table group partitions (tablegroup.go).
 	groups groupReads
 
@@ -113,6 +116,7 @@ func (g *Gateway) SessionBuilder(ctx context.Context, conn *mysql.Conn, addr str
 	}
 	client := sql.Client{Address: host, User: user, Capabilities: conn.Capabilities}
 	s := g.newSession(sql.NewBaseSessionWithClientServer(addr, client, conn.ConnectionID))
+	s.noteMaxExecutionTime() // the global value the session starts with (maxexec.go)
 	g.sessions.Store(conn.ConnectionID, s)
 	return s, nil
 }

@@ -254,6 +254,10 @@ func (h *Handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 	h.GW.Parts.NotePartitionBy(c.ConnectionID, query)
 	defer h.GW.Parts.Clear(c.ConnectionID)
 	defer h.GW.NoteTimePrecision(c.ConnectionID, query, text.TimePrecisions)()
+	ctx, cancel := h.executionLimit(ctx, c, query) // max_execution_time (maxexec.go)
+	if cancel != nil {
+		defer cancel()
+	}
 	st := &statement{ctx: ctx, c: c, query: query}
 	err := h.runRetried(ctx, c, query, hintOf{query: query}, func(sent *bool) error { // autoretry.go
 		var handled bool
@@ -314,6 +318,10 @@ func (h *Handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	h.GW.Parts.NotePartitionBy(c.ConnectionID, query)
 	defer h.GW.Parts.Clear(c.ConnectionID)
 	defer h.GW.NoteTimePrecision(c.ConnectionID, query, text.TimePrecisions)()
+	ctx, cancel := h.executionLimit(ctx, c, query) // max_execution_time (maxexec.go)
+	if cancel != nil {
+		defer cancel()
+	}
 	st := &statement{ctx: ctx, c: c, query: query}
 	var rest string
 	err := h.runRetried(ctx, c, query, hintOf{query: query}, func(sent *bool) (err error) { // autoretry.go
@@ -360,9 +368,17 @@ func (h *Handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 		return err
 	}
 	defer h.end()
-	defer h.GW.EndStatement(c.ConnectionID) // engine/snapshot.go
+	defer h.GW.EndStatement(c.ConnectionID)                      // engine/snapshot.go
+	ctx, cancel := h.executionLimit(ctx, c, prepare.PrepareStmt) // max_execution_time (maxexec.go)
+	if cancel != nil {
+		defer cancel()
+	}
 	x := &stmtExecution{h: h, ctx: ctx, c: c, prepare: prepare, callback: callback}
-	return h.translate(c, prepare.PrepareStmt, h.runRetried(ctx, c, prepare.PrepareStmt, hintOf{prepare: prepare}, x.run)) // autoretry.go
+	err := h.runRetried(ctx, c, prepare.PrepareStmt, hintOf{prepare: prepare}, x.run) // autoretry.go
+	if err == nil {
+		return nil
+	}
+	return h.errorOf(&statement{ctx: ctx, c: c, query: prepare.PrepareStmt}, err)
 }
 
 // stmtExecution is one COM_STMT_EXECUTE: its attempts (run, more than one

@@ -62,8 +62,11 @@ var resultSteps = []ResultStep{
 		Result: func(h *Handler, s *statement, next mysql.ResultSpoolFn) mysql.ResultSpoolFn {
 			return fixTimeDDL(h.GW, s.ctx, s.c.ConnectionID, s.query, next) // time_precision.go
 		}},
-	{Name: "interrupted", Upstream: "a statement cancelled by KILL fails with a context error, not MySQL's 1317 (or 1927 for KILL CONNECTION)",
+	{Name: "interrupted", Upstream: "a statement cancelled by KILL or stopped by max_execution_time fails with a context error, not MySQL's 1317 (or 1927 for KILL CONNECTION, 3024 for the time limit)",
 		Error: func(h *Handler, s *statement, err error) error {
+			if timeout := timedOut(s.ctx, err); timeout != nil {
+				return timeout // maxexec.go
+			}
 			return h.kills.interruptedError(s.c.ConnectionID, err) // clienterrs.go
 		}},
 	{Name: "foreign-key-errors", Upstream: "foreign key errors have go-mysql-server's own texts and codes",
