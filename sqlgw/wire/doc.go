@@ -9,6 +9,8 @@
 // (prepared statements, OK info, COM_STATISTICS and COM_CHANGE_USER in
 // protocol.go), TLS and require_secure_transport (tlsconn.go), the
 // connection limits (connlimits.go), client-side errors (clienterrs.go),
+// max_execution_time and its hint: a top-level SELECT's deadline on the
+// statement's context, 3024 when it passes (maxexec.go),
 // SHOW COUNT(*) WARNINGS/ERRORS answered from the session (showcount.go),
 // and the rewrites of go-mysql-server's answers: one ordered, named list
 // of result and error steps (ResultStep, resultSteps in result_steps.go),
