@@ -81,6 +81,7 @@ func TestMaxExecutionTime(t *testing.T) {
 	expectTimeout(t, a, "SELECT SLEEP(1)")
 	expectTimeout(t, a, "  /* c */ (SELECT SLEEP(1) FROM t WHERE id = 1) UNION ALL (SELECT 2)")
 	expectTimeout(t, a, "SELECT SLEEP(?)", 1) // prepared
+	expectTimeout(t, a, "WITH c AS (SELECT 1 AS n) SELECT SLEEP(n) FROM c")
 	// The session's next statement runs.
 	if got := ra.Rows("SELECT v FROM t WHERE id = 2"); len(got) != 1 || got[0] != "two" {
 		t.Fatalf("after the timeout: %q", got)
@@ -89,6 +90,7 @@ func TestMaxExecutionTime(t *testing.T) {
 	ra.Exec("INSERT INTO t2 SELECT id, SLEEP(0.3) FROM t WHERE id = 1")
 	ra.Exec("UPDATE t SET v = 'uno' WHERE id = 1 AND SLEEP(0.3) = 0")
 	ra.Exec("DELETE FROM t2 WHERE id = 1 AND SLEEP(0.3) = 0")
+	ra.Exec("CREATE TABLE t3 AS SELECT id, SLEEP(0.3) AS s FROM t WHERE id = 1")
 	ra.Exec("SET @x = SLEEP(0.3)")
 	expectOK(t, a, "SHOW PROCESSLIST")
 	expectOK(t, a, "SHOW SESSION STATUS LIKE 'Plan_cache_direct'")

@@ -16,22 +16,24 @@ import (
 // go-mysql-server accepts the variable max_execution_time and its
 // MAX_EXECUTION_TIME(N) optimizer hint and ignores both. sqlgw applies
 // them as MySQL 8.0 does: a top-level SELECT (the statement's first
-// keyword, after comments and opening parentheses, is SELECT: UNIONs and
-// subqueries are part of it; SELECT ... FOR UPDATE and SELECT ... INTO
-// too) runs with a deadline of N milliseconds, N from the hint written
-// right after that first SELECT (SELECT /*+ MAX_EXECUTION_TIME(N) */ ...)
-// or, when there is none or N is 0, from the session's max_execution_time
-// (0: no limit). INSERT ... SELECT, UPDATE, DELETE, DDL, SET, SHOW and
-// the rest are never limited, nor is WITH ... SELECT (not recognized: its
-// first keyword is WITH). The deadline is put on the statement's context
-// where the handler starts each text statement (ComQuery,
+// keyword, after comments and opening parentheses, is SELECT, or WITH
+// and the first keyword after its common table expressions is SELECT;
+// UNIONs and subqueries are part of it; SELECT ... FOR UPDATE and
+// SELECT ... INTO too) runs with a deadline of N milliseconds: N from
+// the hint written right after that SELECT (SELECT /*+
+// MAX_EXECUTION_TIME(N) */ ...) or, when there is none or N is 0, from
+// the session's max_execution_time (0: no limit). INSERT ... SELECT,
+// UPDATE, DELETE (WITH ... UPDATE/DELETE too), DDL, SET, SHOW and the
+// rest are never limited. The deadline is put on the statement's
+// context where the handler starts each text statement (ComQuery,
 // ComMultiQuery) and each execution of a prepared statement
 // (ComStmtExecute), so it reaches the plan cache's direct paths
 // (engine.FastLane) and go-mysql-server's alike, which stop at the next
 // check of the context as for KILL QUERY. A statement stopped by its
 // deadline fails with 3024 ER_QUERY_TIMEOUT "Query execution was
 // interrupted, maximum statement execution time exceeded" (HY000); a
-// SELECT has written nothing and the session goes on.
+// SELECT has written nothing and the session goes on. A SET_VAR(
+// max_execution_time = N) hint is not read.
 //
 // Cost: the session's value is a field (engine/maxexec.go, kept when SET
 // changes it); with no limit a statement reads that field and looks at
@@ -64,8 +66,10 @@ func (h *Handler) executionLimit(ctx context.Context, c *mysql.Conn, query strin
 	return context.WithTimeout(ctx, time.Duration(min(ms, int64(1<<62)/int64(time.Millisecond)))*time.Millisecond)
 }
 
-// topSelect reports whether query's first keyword (after white space,
-// comments and opening parentheses) is SELECT, and where it ends.
+// topSelect reports whether query is a SELECT: its first keyword (after
+// white space, comments and opening parentheses) is SELECT, or WITH and
+// the statement after the WITH clause is a SELECT; and where that SELECT
+// keyword ends.
 func topSelect(q string) (end int, ok bool) {
 	i := 0
 	for {
@@ -76,7 +80,18 @@ func topSelect(q string) (end int, ok bool) {
 		}
 		break
 	}
-	const kw = "select"
+	if end, ok := keywordAt(q, i, "select"); ok {
+		return end, true
+	}
+	if end, ok := keywordAt(q, i, "with"); ok {
+		return withSelect(q, end)
+	}
+	return 0, false
+}
+
+// keywordAt reports whether the word kw (lower case) is at q[i:], and
+// where it ends.
+func keywordAt(q string, i int, kw string) (end int, ok bool) {
 	if len(q)-i < len(kw) || !strings.EqualFold(q[i:i+len(kw)], kw) {
 		return 0, false
 	}
@@ -85,6 +100,53 @@ func topSelect(q string) (end int, ok bool) {
 		return 0, false
 	}
 	return end, true
+}
+
+// withVerbs are the statements other than SELECT a WITH clause may
+// start.
+var withVerbs = [...]string{"update", "delete", "insert", "replace", "table", "values"}
+
+// withSelect finds the statement after a WITH clause (from i, after
+// WITH): the first keyword outside parentheses (the common table
+// expressions' bodies and column lists) that starts a statement. It
+// reports whether that is SELECT, and where it ends.
+func withSelect(q string, i int) (end int, ok bool) {
+	depth := 0
+	for {
+		i = sqltext.SkipSpace(q, i)
+		if i >= len(q) {
+			return 0, false
+		}
+		switch c := q[i]; {
+		case c == '(':
+			depth++
+			i++
+		case c == ')':
+			depth--
+			i++
+		case c == '\'' || c == '"' || c == '`':
+			i = sqltext.QuotedEnd(q, i)
+		case isWordByte(c):
+			j := i
+			for j < len(q) && isWordByte(q[j]) {
+				j++
+			}
+			if depth == 0 {
+				w := q[i:j]
+				if strings.EqualFold(w, "select") {
+					return j, true
+				}
+				for _, verb := range withVerbs {
+					if strings.EqualFold(w, verb) {
+						return 0, false
+					}
+				}
+			}
+			i = j
+		default:
+			i++
+		}
+	}
 }
 
 func isWordByte(c byte) bool {

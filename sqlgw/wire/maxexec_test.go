@@ -23,7 +23,12 @@ func TestExecutionLimitText(t *testing.T) {
 		{"INSERT INTO t SELECT /*+ MAX_EXECUTION_TIME(5) */ 1", false, 0},
 		{"UPDATE t SET a = 1", false, 0},
 		{"SHOW PROCESSLIST", false, 0},
-		{"WITH c AS (SELECT 1) SELECT * FROM c", false, 0},
+		{"WITH c AS (SELECT 1) SELECT * FROM c", true, 0},
+		{"with recursive c (n) AS (SELECT 1 UNION ALL SELECT n+1 FROM c WHERE n < 3), `update` AS (SELECT ')') select /*+ MAX_EXECUTION_TIME(9) */ * FROM c", true, 9},
+		{"WITH c AS (SELECT 1) UPDATE t SET a = 1", false, 0},
+		{"WITH c AS (SELECT 1) DELETE FROM t", false, 0},
+		{"WITH c AS (SELECT 1) INSERT INTO t SELECT * FROM c", false, 0},
+		{"WITH", false, 0},
 		{"", false, 0},
 	} {
 		end, ok := topSelect(c.q)
@@ -42,12 +47,13 @@ func TestExecutionLimitText(t *testing.T) {
 // TestExecutionLimitTextAllocs: looking at a statement's text for the
 // limit allocates nothing (the point select path runs it every time).
 func TestExecutionLimitTextAllocs(t *testing.T) {
-	q := "SELECT c FROM sbtest1 WHERE id = ?"
-	if n := testing.AllocsPerRun(100, func() {
-		if end, ok := topSelect(q); ok {
-			selectHintLimit(q, end)
+	for _, q := range []string{"SELECT c FROM sbtest1 WHERE id = ?", "WITH C AS (SELECT 1) SELECT * FROM C", "UPDATE t SET a = 1"} {
+		if n := testing.AllocsPerRun(100, func() {
+			if end, ok := topSelect(q); ok {
+				selectHintLimit(q, end)
+			}
+		}); n != 0 {
+			t.Errorf("%q: %v allocations, want 0", q, n)
 		}
-	}); n != 0 {
-		t.Errorf("%v allocations, want 0", n)
 	}
 }
