@@ -86,6 +86,17 @@ func TestMaxExecutionTime(t *testing.T) {
 	if got := ra.Rows("SELECT v FROM t WHERE id = 2"); len(got) != 1 || got[0] != "two" {
 		t.Fatalf("after the timeout: %q", got)
 	}
+	// In a transaction the timed-out SELECT ends alone: the
+	// transaction's writes stay and commit.
+	ra.Exec("BEGIN")
+	ra.Exec("INSERT INTO t2 VALUES (5, 5)")
+	expectTimeout(t, a, "SELECT SLEEP(1)")
+	ra.Exec("INSERT INTO t2 VALUES (6, 6)")
+	ra.Exec("COMMIT")
+	if got := strings.Join(sqltest.NewRunner(t, b).Rows("SELECT id FROM met.t2 ORDER BY id"), " "); got != "5 6" {
+		t.Fatalf("the transaction around the timeout committed %q, want 5 6", got)
+	}
+	ra.Exec("DELETE FROM t2")
 	// Not limited: INSERT ... SELECT, UPDATE, DELETE, SET, SHOW.
 	ra.Exec("INSERT INTO t2 SELECT id, SLEEP(0.3) FROM t WHERE id = 1")
 	ra.Exec("UPDATE t SET v = 'uno' WHERE id = 1 AND SLEEP(0.3) = 0")
