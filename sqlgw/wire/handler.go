@@ -441,7 +441,8 @@ func (h *Handler) withInsertInfo(c *mysql.Conn, cb mysql.ResultSpoolFn) mysql.Re
 // "Warnings: 0", though an UPDATE warns (UPDATE IGNORE, a non-strict
 // sql_mode's conversions: engine/lenientwrite.go).
 func (h *Handler) insertInfo(c *mysql.Conn, res *sqltypes.Result) *sqltypes.Result {
-	if res != nil && len(res.Fields) == 0 && strings.HasPrefix(res.Info, "Rows matched: ") {
+	if res != nil && len(res.Fields) == 0 && strings.HasPrefix(res.Info, "Rows matched: ") &&
+		(h.WarningCount(c) != 0 || !strings.HasSuffix(res.Info, "  Warnings: 0")) { // the common case without the regexp
 		if m := reRowsMatched.FindStringSubmatch(res.Info); m != nil {
 			if w := strconv.Itoa(int(h.WarningCount(c))); w != m[3] && (w != "0" || m[3] != "") {
 				r := *res
