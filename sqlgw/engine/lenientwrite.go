@@ -365,18 +365,9 @@ func (s *lenientSetField) Eval(ctx *sql.Context, row sql.Row) (interface{}, erro
 }
 
 func (s *lenientSetField) WithChildren(ctx *sql.Context, children ...sql.Expression) (sql.Expression, error) {
-	e, err := s.SetField.WithChildren(ctx, children...)
-	if err != nil {
-		return nil, err
-	}
-	sf, ok := e.(*expression.SetField)
-	if !ok {
-		return e, nil
-	}
-	if _, ok := sf.LeftChild.(*expression.GetField); !ok {
-		return sf, nil
-	}
-	return &lenientSetField{SetField: sf, col: s.col, row: s.row}, nil
+	return setFieldWithChildren(ctx, s.SetField, children, func(sf *expression.SetField) sql.Expression { // strictwrite.go
+		return &lenientSetField{SetField: sf, col: s.col, row: s.row}
+	})
 }
 
 // lenientAssignments returns exprs with the column assignments among the

@@ -376,16 +376,25 @@ func (s *strictSetField) Eval(ctx *sql.Context, row sql.Row) (interface{}, error
 }
 
 func (s *strictSetField) WithChildren(ctx *sql.Context, children ...sql.Expression) (sql.Expression, error) {
-	e, err := s.SetField.WithChildren(ctx, children...)
+	return setFieldWithChildren(ctx, s.SetField, children, func(sf *expression.SetField) sql.Expression {
+		return &strictSetField{SetField: sf}
+	})
+}
+
+// setFieldWithChildren is WithChildren of a wrapper of sf: the new
+// SetField wrapped again by wrap while it still assigns a column (a
+// GetField), else as go-mysql-server made it.
+func setFieldWithChildren(ctx *sql.Context, sf *expression.SetField, children []sql.Expression, wrap func(*expression.SetField) sql.Expression) (sql.Expression, error) {
+	e, err := sf.WithChildren(ctx, children...)
 	if err != nil {
 		return nil, err
 	}
-	sf, ok := e.(*expression.SetField)
+	nsf, ok := e.(*expression.SetField)
 	if !ok {
 		return e, nil
 	}
-	if _, ok := sf.LeftChild.(*expression.GetField); !ok {
-		return sf, nil
+	if _, ok := nsf.LeftChild.(*expression.GetField); !ok {
+		return nsf, nil
 	}
-	return &strictSetField{SetField: sf}, nil
+	return wrap(nsf), nil
 }
