@@ -96,7 +96,7 @@ func keywordAt(q string, i int, kw string) (end int, ok bool) {
 		return 0, false
 	}
 	end = i + len(kw)
-	if end < len(q) && isWordByte(q[end]) {
+	if end < len(q) && sqltext.IsIdentByte(q[end]) {
 		return 0, false
 	}
 	return end, true
@@ -126,9 +126,9 @@ func withSelect(q string, i int) (end int, ok bool) {
 			i++
 		case c == '\'' || c == '"' || c == '`':
 			i = sqltext.QuotedEnd(q, i)
-		case isWordByte(c):
+		case sqltext.IsIdentByte(c):
 			j := i
-			for j < len(q) && isWordByte(q[j]) {
+			for j < len(q) && sqltext.IsIdentByte(q[j]) {
 				j++
 			}
 			if depth == 0 {
@@ -149,10 +149,6 @@ func withSelect(q string, i int) (end int, ok bool) {
 	}
 }
 
-func isWordByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '$'
-}
-
 // selectHintLimit returns N of a MAX_EXECUTION_TIME(N) hint in the
 // optimizer hint comment (/*+ ... */) that follows the SELECT keyword
 // ending at end, or 0 (none, or malformed: MySQL ignores it with a
@@ -171,7 +167,7 @@ func selectHintLimit(q string, end int) int64 {
 	}
 	const name = "max_execution_time"
 	for k := 0; k+len(name) <= len(body); k++ {
-		if !strings.EqualFold(body[k:k+len(name)], name) || k > 0 && isWordByte(body[k-1]) {
+		if !strings.EqualFold(body[k:k+len(name)], name) || k > 0 && sqltext.IsIdentByte(body[k-1]) {
 			continue
 		}
 		p := skipBlanks(body, k+len(name))
