@@ -226,7 +226,7 @@ func (f *FastLane) directIter(ctx *sql.Context, p *cachedPlan, lookup sql.IndexL
 	if err := beginStatement(ctx); err != nil {
 		return nil, err
 	}
-	autoCommit, err := plan.IsSessionAutocommit(ctx)
+	autoCommit, err := sessionAutocommit(ctx) // stmtvars.go
 	if err != nil {
 		return nil, err
 	}

@@ -52,6 +52,12 @@ type Session struct {
 	// maxExecMS is max_execution_time's session value (maxexec.go).
 	maxExecMS int64
 
+	// vars are the session variables the plan cache reads per execute,
+	// varsGen counts the changes to the session's variables
+	// (stmtvars.go).
+	vars    stmtVars
+	varsGen atomic.Uint64
+
 	// groups: the statement's reads of table group partitions (tablegroup.go).
 	groups groupReads
 
