@@ -42,6 +42,9 @@ func (e explainBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Ro
 	if it, err := e.buildStrictWrite(ctx, n, row); it != nil || err != nil { // strictwrite.go
 		return it, err
 	}
+	if nn, ok := numberCastNode(ctx, n); ok { // writeconv.go
+		return e.exec.Build(ctx, nn, row)
+	}
 	if d, ok := n.(*plan.Distinct); ok && len(d.DistinctOn()) == 0 {
 		child, err := e.exec.Build(ctx, d.Child, row)
 		if err != nil {

@@ -7,8 +7,6 @@ import (
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/expression"
-	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/shopspring/decimal"
 )
@@ -141,31 +139,6 @@ func numberToDatetime(n int64) string {
 
 // dateColumns returns which columns of schema take numericDate's values
 // (DATE, DATETIME, TIMESTAMP), nil if none.
-// dateArithmetic reports whether e computes with a DATE operand (d + 1,
-// CURDATE() - 7, CAST(? AS DATE) + 1). go-mysql-server's arithmetic reads
-// a DATE as the number YYYYMMDDhhmmss where MySQL reads YYYYMMDD: d + 1
-// is 20240229000001, not MySQL's 20240301, and read as a date it is the
-// same day again (an UPDATE t SET d = d + 1 that changed nothing). Such a
-// value is not read as a date: go-mysql-server's conversion rejects it,
-// as it did every number before numbers were read as dates.
-func dateArithmetic(ctx *sql.Context, e sql.Expression) bool {
-	return transform.InspectExpr(ctx, e, func(ctx *sql.Context, x sql.Expression) bool {
-		a, ok := x.(expression.ArithmeticOp)
-		return ok && (types.IsDateType(a.Left().Type(ctx)) || types.IsDateType(a.Right().Type(ctx)))
-	})
-}
-
-// nodeDateArithmetic reports whether an expression of n (an INSERT's
-// source) computes with a DATE operand (dateArithmetic).
-func nodeDateArithmetic(ctx *sql.Context, n sql.Node) bool {
-	found := false
-	transform.InspectExpressions(ctx, n, func(ctx *sql.Context, e sql.Expression) bool {
-		found = found || dateArithmetic(ctx, e)
-		return !found
-	})
-	return found
-}
-
 func dateColumns(schema sql.Schema) []bool {
 	var out []bool
 	for i, c := range schema {
