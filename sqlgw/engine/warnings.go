@@ -47,7 +47,7 @@ import (
 //     EXISTS gives the same note ("Unknown view 'v'" in go-mysql-server).
 //     The database is the one the statement named (DROP TABLE IF EXISTS
 //     o.t notes 'o.t'), else the current one: go-mysql-server's note does
-//     not say it, so the parser hook remembers it (noteDropDatabase).
+//     not say it, so the parser hook remembers it (statementParsed).
 // CREATE TABLE IF NOT EXISTS and DROP VIEW IF EXISTS note as MySQL (ddlNotes).
 
 // warnState is a session's state of the warning list.
@@ -63,7 +63,7 @@ type warnState struct {
 	restored int
 
 	// dropDB: the database a DROP TABLE/VIEW IF EXISTS being parsed
-	// named (noteDropDatabase), for its 1051 note; "" for any other
+	// named (statementParsed), for its 1051 note; "" for any other
 	// statement. Used by the connection's goroutine only.
 	dropDB string
 }
@@ -217,11 +217,16 @@ func (s *Session) mysqlNote(w *sql.Warning) *sql.Warning {
 	return w
 }
 
-// noteDropDatabase remembers, for mysqlNote, the database a DROP TABLE or
-// DROP VIEW IF EXISTS names (go-mysql-server drops from one database per
-// statement: the first name's, else the current one), and forgets it for
-// any other statement.
-func noteDropDatabase(ctx context.Context, st ast.Statement) {
+// statementParsed is the parser hook's part for the warning list, run
+// for each statement parsed to run (EXECUTE's for the prepared one):
+//   - SET starts a new list, as every nondiagnostic statement in MySQL 8.0
+//     (go-mysql-server clears the list for every statement but SET, which
+//     kept the previous statement's warnings and count);
+//   - it remembers, for mysqlNote, the database a DROP TABLE or DROP VIEW
+//     IF EXISTS names (go-mysql-server drops from one database per
+//     statement: the first name's, else the current one), and forgets it
+//     for any other statement.
+func statementParsed(ctx context.Context, st ast.Statement) {
 	sctx, ok := ctx.(*sql.Context)
 	if !ok || sctx == nil {
 		return
@@ -234,15 +239,19 @@ func noteDropDatabase(ctx context.Context, st ast.Statement) {
 	if x, ok := st.(*ast.Execute); ok && x != nil { // EXECUTE binds the prepared statement again
 		st, _ = s.GetPreparedQuery(x.Name)
 	}
-	d, ok := st.(*ast.DDL)
-	if !ok || d == nil || d.Action != ast.DropStr || !d.IfExists {
-		return
-	}
-	switch {
-	case len(d.FromTables) > 0:
-		s.warns.dropDB = d.FromTables[0].DbQualifier.String()
-	case len(d.FromViews) > 0:
-		s.warns.dropDB = d.FromViews[0].DbQualifier.String()
+	switch d := st.(type) {
+	case *ast.Set:
+		s.ClearWarnings()
+	case *ast.DDL:
+		if d == nil || d.Action != ast.DropStr || !d.IfExists {
+			return
+		}
+		switch {
+		case len(d.FromTables) > 0:
+			s.warns.dropDB = d.FromTables[0].DbQualifier.String()
+		case len(d.FromViews) > 0:
+			s.warns.dropDB = d.FromViews[0].DbQualifier.String()
+		}
 	}
 }
 
