@@ -9,7 +9,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/catalog/ixmaint"
+	"github.com/sqlgw/sqlgw/internal/ordered"
 	"github.com/sqlgw/sqlgw/planner"
 	"github.com/sqlgw/sqlgw/storage"
 )
@@ -833,34 +833,22 @@ func (g *Gateway) firstDuplicate(ctx context.Context, meta *catalog.Table, batch
 	if err != nil {
 		return mapError(err)
 	}
-	var (
-		mu       sync.Mutex
-		firstErr = dup
-		errAt    = len(kept)
-		wg       sync.WaitGroup
-		sem      = make(chan struct{}, commitParallel)
-	)
+	run := ordered.NewGroup(commitParallel)
 	for i, ws := range kept {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
+		run.Go(i, func() error {
 			op, err := g.beginIndexes(ctx, meta, ws, h)
 			if op != nil {
 				if ferr := op.Finish(ctx, func(int) bool { return false }); ferr != nil {
 					g.logger().Warn("sqlgw: finishing index writes (recovery will)", "error", ferr)
 				}
 			}
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil && i < errAt {
-				firstErr, errAt = err, i
-			}
-		}()
+			return err
+		})
 	}
-	wg.Wait()
-	return firstErr
+	if err := run.Wait(); err != nil {
+		return err
+	}
+	return dup
 }
 
 // dupEntryMessage is MySQL's text of 1062 for values v of key ix.

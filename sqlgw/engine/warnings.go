@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/sqlgw/sqlgw/sqlgw/mysqlerr"
 )
@@ -43,9 +45,9 @@ import (
 //     qualified by the database, "Unknown table 'd.a,d.b'"
 //     (go-mysql-server: one note per table, unqualified); DROP VIEW IF
 //     EXISTS gives the same note ("Unknown view 'v'" in go-mysql-server).
-//     The database is the current one: go-mysql-server's note does not
-//     say which database a qualified name (DROP TABLE IF EXISTS o.t)
-//     named.
+//     The database is the one the statement named (DROP TABLE IF EXISTS
+//     o.t notes 'o.t'), else the current one: go-mysql-server's note does
+//     not say it, so the parser hook remembers it (statementParsed).
 // CREATE TABLE IF NOT EXISTS and DROP VIEW IF EXISTS note as MySQL (ddlNotes).
 
 // warnState is a session's state of the warning list.
@@ -59,6 +61,11 @@ type warnState struct {
 	cleared []*sql.Warning
 	// restored: how many of the list's first warnings were put back.
 	restored int
+
+	// dropDB: the database a DROP TABLE/VIEW IF EXISTS being parsed
+	// named (statementParsed), for its 1051 note; "" for any other
+	// statement. Used by the connection's goroutine only.
+	dropDB string
 }
 
 // Warnings implements sql.Session: the warnings in the order they were
@@ -198,12 +205,54 @@ func (s *Session) mysqlNote(w *sql.Warning) *sql.Warning {
 		} else {
 			return w
 		}
-		if db := s.GetCurrentDatabase(); db != "" && !strings.Contains(name, ".") {
+		db := s.warns.dropDB
+		if db == "" {
+			db = s.GetCurrentDatabase()
+		}
+		if db != "" && !strings.Contains(name, ".") {
 			name = db + "." + name
 		}
 		return &sql.Warning{Level: w.Level, Code: w.Code, Message: unknownTable + name + "'"}
 	}
 	return w
+}
+
+// statementParsed is the parser hook's part for the warning list, run
+// for each statement parsed to run (EXECUTE's for the prepared one):
+//   - SET starts a new list, as every nondiagnostic statement in MySQL 8.0
+//     (go-mysql-server clears the list for every statement but SET, which
+//     kept the previous statement's warnings and count);
+//   - it remembers, for mysqlNote, the database a DROP TABLE or DROP VIEW
+//     IF EXISTS names (go-mysql-server drops from one database per
+//     statement: the first name's, else the current one), and forgets it
+//     for any other statement.
+func statementParsed(ctx context.Context, st ast.Statement) {
+	sctx, ok := ctx.(*sql.Context)
+	if !ok || sctx == nil {
+		return
+	}
+	s, ok := sctx.Session.(*Session)
+	if !ok {
+		return
+	}
+	s.warns.dropDB = ""
+	if x, ok := st.(*ast.Execute); ok && x != nil { // EXECUTE binds the prepared statement again
+		st, _ = s.GetPreparedQuery(x.Name)
+	}
+	switch d := st.(type) {
+	case *ast.Set:
+		s.ClearWarnings()
+	case *ast.DDL:
+		if d == nil || d.Action != ast.DropStr || !d.IfExists {
+			return
+		}
+		switch {
+		case len(d.FromTables) > 0:
+			s.warns.dropDB = d.FromTables[0].DbQualifier.String()
+		case len(d.FromViews) > 0:
+			s.warns.dropDB = d.FromViews[0].DbQualifier.String()
+		}
+	}
 }
 
 // ddlNotes gives CREATE TABLE IF NOT EXISTS of an existing table (or
