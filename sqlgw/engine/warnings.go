@@ -66,6 +66,10 @@ type warnState struct {
 	// named (statementParsed), for its 1051 note; "" for any other
 	// statement. Used by the connection's goroutine only.
 	dropDB string
+
+	// beforeSet: the warnings listed when a SET was parsed to run
+	// (statementParsed), which setStarts removes when it runs.
+	beforeSet []*sql.Warning
 }
 
 // Warnings implements sql.Session: the warnings in the order they were
@@ -221,7 +225,8 @@ func (s *Session) mysqlNote(w *sql.Warning) *sql.Warning {
 // for each statement parsed to run (EXECUTE's for the prepared one):
 //   - SET starts a new list, as every nondiagnostic statement in MySQL 8.0
 //     (go-mysql-server clears the list for every statement but SET, which
-//     kept the previous statement's warnings and count);
+//     kept the previous statement's warnings and count): the warnings
+//     listed now go when the SET runs (setStarts);
 //   - it remembers, for mysqlNote, the database a DROP TABLE or DROP VIEW
 //     IF EXISTS names (go-mysql-server drops from one database per
 //     statement: the first name's, else the current one), and forgets it
@@ -239,9 +244,18 @@ func statementParsed(ctx context.Context, st ast.Statement) {
 	if x, ok := st.(*ast.Execute); ok && x != nil { // EXECUTE binds the prepared statement again
 		st, _ = s.GetPreparedQuery(x.Name)
 	}
+	s.warns.beforeSet = nil
 	switch d := st.(type) {
 	case *ast.Set:
-		s.ClearWarnings()
+		// Not cleared here: go-mysql-server parses a statement while it
+		// binds it (Engine.bindQuery), between counting the warnings
+		// before and slicing the list after at that count, which a list
+		// emptied in between made panic (the connection dropped). The
+		// list goes when the SET runs (setStarts).
+		s.warns.beforeSet = s.Warnings()
+		if len(s.warns.beforeSet) == 0 {
+			s.warns.beforeSet = nil
+		}
 	case *ast.DDL:
 		if d == nil || d.Action != ast.DropStr || !d.IfExists {
 			return
@@ -251,6 +265,28 @@ func statementParsed(ctx context.Context, st ast.Statement) {
 			s.warns.dropDB = d.FromTables[0].DbQualifier.String()
 		case len(d.FromViews) > 0:
 			s.warns.dropDB = d.FromViews[0].DbQualifier.String()
+		}
+	}
+}
+
+// setStarts starts a SET's warning list (statementParsed) when its node
+// n is built to run: the warnings listed when it was parsed go, those
+// raised since (by its binding) stay.
+func setStarts(ctx *sql.Context, n sql.Node) {
+	if _, ok := n.(*plan.Set); !ok {
+		return
+	}
+	s, ok := ctx.Session.(*Session)
+	if !ok || s.warns.beforeSet == nil {
+		return
+	}
+	stale := s.warns.beforeSet
+	s.warns.beforeSet = nil
+	ws := s.Warnings()
+	s.ClearWarnings()
+	for _, w := range ws {
+		if !slices.Contains(stale, w) {
+			s.BaseSession.Warn(w)
 		}
 	}
 }
