@@ -54,6 +54,11 @@
 // with a prefix seek per key on that one iterator (the rows of an index
 // read's hits).
 //
+// Row cache (rowcache.go, Options.RowCacheSize): Get and GetRow consult a
+// bounded cache of the latest records of recently read entities before
+// Pebble; every write drops the keys it writes, and reads at a snapshot
+// use it only while the snapshot is the store's current state.
+//
 // Snapshots (storage.Snapshotter, snapshot.go): Pebble snapshots. Those
 // taken while no batch commits and none committed since share one, which
 // then shows exactly the store's current state, so a read-only load does
@@ -341,6 +346,8 @@ func (s *Store) Capabilities() storage.Capabilities {
 }
 
 // DB returns the underlying Pebble database, for benchmarks and tools.
+// Its reads see the store; writing through it would bypass the row cache
+// (rowcache.go), so nothing does.
 func (s *Store) DB() *pebbledb.DB { return s.db }
 
 // rlock takes the store lock shared and checks ctx and that the store is
