@@ -41,19 +41,21 @@ func (s *Store) GetRow(ctx context.Context, table, pk, rk string, sel, more []st
 	if err := s.limits.ValidateQuery(&storage.Query{Select: more}); err != nil {
 		return err
 	}
-	r, _, done, err := s.reader(ctx)
+	r, sh, done, err := s.reader(ctx)
 	if err != nil {
 		return err
 	}
 	defer done()
-	v, closer, err := r.Get(appendEntityKey(make([]byte, 0, tablePrefixLen+len(pk)+1+len(rk)), t.id, pk, rk))
+	v, closer, err := s.getRecord(r, sh, appendEntityKey(make([]byte, 0, tablePrefixLen+len(pk)+1+len(rk)), t.id, pk, rk))
 	if errors.Is(err, pebbledb.ErrNotFound) {
 		return fmt.Errorf("%w: entity (%q, %q) in table %q", storage.ErrNotFound, pk, rk, table)
 	}
 	if err != nil {
 		return err
 	}
-	defer closer.Close()
+	if closer != nil {
+		defer closer.Close()
+	}
 	rec, err := parseRecord(v)
 	if err != nil {
 		return err
