@@ -151,7 +151,13 @@ func (t *Table) newRowIter(ctx *sql.Context, spec *readSpec) (*rowIter, error) {
 // commit that will write nothing, and skips the transaction's table
 // state altogether.
 func (t *Table) newRowIterFor(ctx *sql.Context, spec *readSpec, stmtTxn bool) (*rowIter, error) {
-	it := &rowIter{t: t, spec: spec, meta: t.meta()}
+	return t.newRowIterIn(ctx, new(rowIter), spec, stmtTxn)
+}
+
+// newRowIterIn is newRowIterFor with the iterator made in it, which the
+// caller allocated (direct.go: with the rest of the execute's state).
+func (t *Table) newRowIterIn(ctx *sql.Context, it *rowIter, spec *readSpec, stmtTxn bool) (*rowIter, error) {
+	*it = rowIter{t: t, spec: spec, meta: t.meta()}
 	// The statement's context with the session's counters and the
 	// read's own (metrics), and its snapshot unless a current read or a
 	// single read (singleread.go).

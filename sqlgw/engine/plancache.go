@@ -790,7 +790,7 @@ func (f *FastLane) StmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 	}
 	uncached := s.notFromCache()
 	query := prepare.PrepareStmt
-	if _, on := sessionSelectLimit(nil, s); on { // selectlimit.go
+	if s.selectLimitSet() { // selectlimit.go, stmtvars.go
 		if stmt, ok := preparedStatement(s, query); ok {
 			if handled, err := f.selectLimit(ctx, c, s, query, stmt, prepare.BindVars, callback); handled {
 				return true, noCapture, nil, err

@@ -83,3 +83,18 @@ func sessionAutocommit(ctx *sql.Context) (bool, error) {
 	}
 	return plan.IsSessionAutocommit(ctx)
 }
+
+// selectLimitSet is sessionSelectLimit(nil, s)'s second result, from the
+// kept sql_select_limit while it is current (stmtVars).
+func (s *Session) selectLimitSet() bool {
+	v := &s.vars
+	if v.gen != s.varsGen.Load()+1 {
+		_, on := sessionSelectLimit(nil, s)
+		return on
+	}
+	if v.selectLimitErr != nil || v.selectLimit == selectLimitDefault() {
+		return false
+	}
+	n, ok := v.selectLimit.(int64)
+	return ok && n >= 0
+}

@@ -33,6 +33,9 @@ func TestStmtVarsFollowSets(t *testing.T) {
 		if want, err := plan.IsSessionAutocommit(ctx); v.autoCommit != want || (v.autoCommitErr == nil) != (err == nil) {
 			t.Errorf("%s: autocommit %v (%v), want %v (%v)", when, v.autoCommit, v.autoCommitErr, want, err)
 		}
+		if _, want := sessionSelectLimit(nil, s); s.selectLimitSet() != want {
+			t.Errorf("%s: sql_select_limit set %v, want %v", when, !want, want)
+		}
 	}
 	check("new session")
 	if n := testing.AllocsPerRun(100, func() { s.stmtVars(ctx) }); n != 0 {
@@ -44,15 +47,25 @@ func TestStmtVarsFollowSets(t *testing.T) {
 	}{
 		{"sql_mode", "ANSI_QUOTES,STRICT_TRANS_TABLES"},
 		{"sql_select_limit", int64(7)},
+		{"sql_select_limit", int64(0)},
 		{"autocommit", int8(0)},
 		{"div_precision_increment", int64(9)},
 		{"autocommit", int8(1)},
 		{"sql_mode", "TRADITIONAL"},
+		{"sql_select_limit", int64(18446744073709551615 >> 1)},
 	} {
 		if err := s.SetSessionVariable(ctx, set.name, set.val); err != nil {
 			t.Fatal(err)
 		}
 		check("SET " + set.name)
+	}
+	// sql_select_limit set and asked before the kept variables are read
+	// again (StmtExecute asks first).
+	if err := s.SetSessionVariable(ctx, "sql_select_limit", int64(3)); err != nil {
+		t.Fatal(err)
+	}
+	if !s.selectLimitSet() {
+		t.Error("sql_select_limit = 3 not seen before the variables are read again")
 	}
 	// InitSessionVariable (a session's first values) too.
 	s2 := &Session{BaseSession: sql.NewBaseSessionWithClientServer("test", sql.Client{}, 2)}
