@@ -314,7 +314,12 @@ func (l *lenientIter) Next(ctx *sql.Context) (sql.Row, error) {
 			// writeconv.go; lenientValue when not strict.
 			var err error
 			if v, err = writeValue(ctx, col, v, *l.row, !l.lenient, l.dates != nil && l.dates[i]); err != nil {
-				return nil, err
+				if l.lenient || !l.earlierFails(ctx, r, k) {
+					return nil, err
+				}
+				// go-mysql-server's insert reports the earlier
+				// column's error, as MySQL the first column's.
+				v = r[i]
 			}
 		} else if l.dates != nil && l.dates[i] {
 			v = numericDate(v) // INSERT IGNORE: go-mysql-server's conversion
@@ -330,6 +335,29 @@ func (l *lenientIter) Next(ctx *sql.Context) (sql.Row, error) {
 		return out, nil
 	}
 	return r, nil
+}
+
+// earlierFails reports whether go-mysql-server's conversion rejects the
+// value of a column before the k-th (in l's order) of row r.
+func (l *lenientIter) earlierFails(ctx *sql.Context, r sql.Row, k int) bool {
+	for j := 0; j < k; j++ {
+		i := j
+		if l.order != nil {
+			i = l.order[j]
+		}
+		if i >= len(r) || r[i] == nil {
+			continue
+		}
+		v := r[i]
+		if l.dates != nil && l.dates[i] {
+			v = numericDate(v)
+		}
+		_, inRange, err := l.schema[i].Type.Convert(ctx, v)
+		if err != nil || inRange != sql.InRange {
+			return true
+		}
+	}
+	return false
 }
 
 // sameValue: lenientValue returned its argument.
