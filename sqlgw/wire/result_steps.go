@@ -39,13 +39,6 @@ type statement struct {
 // go-mysql-server's answer: the first Result gets the engine's results,
 // the last hands them to the client; the Error steps run in list order.
 var resultSteps = []ResultStep{
-	{Name: "read-only-transaction-flag", Upstream: "the status flags never carry SERVER_STATUS_IN_TRANS_READONLY (0x2000) in a READ ONLY transaction",
-		Result: func(h *Handler, s *statement, next mysql.ResultSpoolFn) mysql.ResultSpoolFn {
-			return func(res *sqltypes.Result, more bool) error {
-				h.setReadOnlyFlag(s.c)
-				return next(res, more)
-			}
-		}},
 	{Name: "time-precision", Upstream: "TIME is always TIME(6) in results (fields' Decimals and values' fractions)",
 		Result: func(h *Handler, s *statement, next mysql.ResultSpoolFn) mysql.ResultSpoolFn {
 			return fixTimeResults(h.GW, s.ctx, next) // time_precision.go
@@ -69,6 +62,13 @@ var resultSteps = []ResultStep{
 	{Name: "time-ddl", Upstream: "SHOW CREATE TABLE, SHOW COLUMNS and DESCRIBE print time(6) for every TIME column",
 		Result: func(h *Handler, s *statement, next mysql.ResultSpoolFn) mysql.ResultSpoolFn {
 			return fixTimeDDL(h.GW, s.ctx, s.c.ConnectionID, s.query, next) // time_precision.go
+		}},
+	{Name: "read-only-transaction-flag", Upstream: "the status flags never carry SERVER_STATUS_IN_TRANS_READONLY (0x2000) in a READ ONLY transaction",
+		Result: func(h *Handler, s *statement, next mysql.ResultSpoolFn) mysql.ResultSpoolFn {
+			return func(res *sqltypes.Result, more bool) error {
+				h.setReadOnlyFlag(s.c)
+				return next(res, more)
+			}
 		}},
 	{Name: "interrupted", Upstream: "a statement cancelled by KILL or stopped by max_execution_time fails with a context error, not MySQL's 1317 (or 1927 for KILL CONNECTION, 3024 for the time limit)",
 		Error: func(h *Handler, s *statement, err error) error {
