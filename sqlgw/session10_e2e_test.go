@@ -1,6 +1,8 @@
 package sqlgw_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/sqlgw/sqlgw/sqlgw"
@@ -54,4 +56,27 @@ func TestSetClearsWarnings(t *testing.T) {
 	// A SET's own warnings are its list.
 	w.expect("SELECT 1/0, 2/0", "Warning|1365|Division by 0", "Warning|1365|Division by 0")
 	w.expect("SET @c = 1/0", "Warning|1365|Division by 0")
+}
+
+// TestIgnoreNullWarning: INSERT IGNORE and UPDATE IGNORE of NULL into a
+// NOT NULL column store the implicit default with MySQL's Warning 1048
+// "Column 'v' cannot be null" (go-mysql-server: a Note with its own
+// text), on the general and the direct write paths alike.
+func TestIgnoreNullWarning(t *testing.T) {
+	for _, cfg := range []sqlgw.Config{{}, {NoDirect: true}} {
+		t.Run(fmt.Sprintf("NoDirect=%v", cfg.NoDirect), func(t *testing.T) {
+			w := newWarningsConn(t, cfg)
+			w.exec("CREATE DATABASE iw")
+			w.exec("USE iw")
+			w.exec("CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)")
+			w.expect("INSERT IGNORE INTO t VALUES (1, NULL)", "Warning|1048|Column 'v' cannot be null")
+			w.expect("INSERT IGNORE INTO t VALUES (1, 5), (2, NULL)",
+				"Warning|1062|Duplicate entry '1' for key 'PRIMARY'", "Warning|1048|Column 'v' cannot be null")
+			w.exec("UPDATE t SET v = 7 WHERE id = 1")
+			w.expect("UPDATE IGNORE t SET v = NULL WHERE id = 1", "Warning|1048|Column 'v' cannot be null")
+			if got := strings.Join(w.rows("SELECT id, v FROM t ORDER BY id"), ","); got != "1|0,2|0" {
+				t.Errorf("rows: %s, want 1|0,2|0", got)
+			}
+		})
+	}
 }

@@ -415,6 +415,18 @@ func (s *Session) GetStatusVariable(ctx *sql.Context, name string) (interface{},
 	return s.BaseSession.GetStatusVariable(ctx, name)
 }
 
+// InReadOnlyTransaction reports whether connection conn is in a
+// transaction started READ ONLY: MySQL's OK and EOF packets then carry
+// SERVER_STATUS_IN_TRANS_READONLY (sqlgw/wire).
+func (g *Gateway) InReadOnlyTransaction(conn uint32) bool {
+	s := g.Session(conn)
+	if s == nil {
+		return false
+	}
+	t, ok := s.GetTransaction().(*txn)
+	return ok && t != nil && t.readOnly
+}
+
 // session returns a connection's sqlgw session, or nil.
 func (g *Gateway) Session(conn uint32) *Session {
 	if v, ok := g.sessions.Load(conn); ok {

@@ -150,10 +150,26 @@ func (s *Session) Warn(w *sql.Warning) {
 	if w.Code == mysql.ERDupEntry {
 		w = dupEntryWarning(w) // editor.go
 	}
+	if w.Code == mysql.ERBadNullError && w.Level == "Note" {
+		w = ignoredNullWarning(w)
+	}
 	if w.Level == "Note" {
 		w = s.mysqlNote(w)
 	}
 	s.BaseSession.Warn(w)
+}
+
+// ignoredNullWarning words as MySQL the note go-mysql-server raises when
+// INSERT IGNORE or UPDATE IGNORE stores the implicit default for a NULL
+// into a NOT NULL column: MySQL's is the error it replaces, 1048 "Column
+// 'c' cannot be null", at the Warning level. Another note with that code
+// is kept as it is.
+func ignoredNullWarning(w *sql.Warning) *sql.Warning {
+	var se *mysql.SQLError
+	if err := mysqlerr.Translate(mysql.NewSQLError(w.Code, "23000", "%s", w.Message), ""); errors.As(err, &se) && se.Message != w.Message {
+		return &sql.Warning{Level: "Warning", Code: w.Code, Message: se.Message}
+	}
+	return w
 }
 
 // restore puts w, which ClearWarnings removed, back before the warnings
