@@ -195,6 +195,8 @@ func TestBigintOverflow(t *testing.T) {
 				w.expectError("INSERT INTO t (id) VALUES (1) ON DUPLICATE KEY UPDATE b = b + 1", 1690, "BIGINT value is out of range in '(`bo`.`t`.`b` + 1)'")
 			}
 			expectPreparedError(t, db, "UPDATE bo.t SET b = b + ? WHERE id = ?", 1690, "BIGINT value is out of range in '(`bo`.`t`.`b` + 1)'", 1, 1)
+			w.expectError("SELECT b + 1 FROM t WHERE id = 1", 1690, "BIGINT value is out of range in '(`bo`.`t`.`b` + 1)'")
+			w.expectError("SELECT id FROM t WHERE u + 1 > 0", 1690, "BIGINT UNSIGNED value is out of range in '(`bo`.`t`.`u` + 1)'")
 			w.exec("SET sql_mode = ''")
 			w.expectError("UPDATE t SET b = b + 1 WHERE id = 1", 1690, "BIGINT value is out of range in '(`bo`.`t`.`b` + 1)'")
 			w.exec("SET sql_mode = DEFAULT")
@@ -234,6 +236,9 @@ func TestDateArithmeticWrites(t *testing.T) {
 			if _, err := db.Exec("UPDATE da.t SET d = d + ? WHERE id = ?", 2, 2); err != nil {
 				t.Errorf("prepared UPDATE: %v", err)
 			}
+			// SELECT computes the same.
+			w.expectRows("SELECT d + 1, dt + 1, d - 1, d * 2, dt3 + 0 FROM t WHERE id = 1", "20240103|20240101100002|20240101|40480204|20240101100001.250")
+			w.expectRows("SELECT id FROM t WHERE d + 1 = 20240103", "1")
 			// INTERVAL arithmetic is date arithmetic, as before.
 			w.expect("UPDATE t SET dt = d + INTERVAL 1 DAY WHERE id = 2")
 			w.expectRows("SELECT id, d, dt FROM t ORDER BY id", "1|2024-01-02|2024-01-01 10:00:01", "2|2024-01-12|2024-01-13 00:00:00")

@@ -286,12 +286,8 @@ func (c *checkedArith) unsigned(ctx *sql.Context) bool {
 	return types.IsUnsigned(c.LeftChild.Type(ctx)) || types.IsUnsigned(c.RightChild.Type(ctx))
 }
 
-func (c *checkedArith) Type(ctx *sql.Context) sql.Type {
-	if c.unsigned(ctx) {
-		return types.Uint64
-	}
-	return types.Int64
-}
+// Type is go-mysql-server's (a SELECT's column keeps its type): BIGINT
+// UNSIGNED when both operands are unsigned, else BIGINT.
 
 func (c *checkedArith) WithChildren(ctx *sql.Context, children ...sql.Expression) (sql.Expression, error) {
 	e, err := c.Arithmetic.WithChildren(ctx, children...)
@@ -550,7 +546,8 @@ func nodeMySQLArithmetic(ctx *sql.Context, n sql.Node) (sql.Node, error) {
 }
 
 // numberCastNode returns a SELECT list or a filter with its CASTs of
-// numbers to dates as MySQL's (numberCasts); false if it has none. The
+// numbers to dates and its arithmetic as MySQL's (numberCasts,
+// mysqlArithmetic); false if it has none. The
 // exec builder builds that node instead (explain.go), so that every
 // statement has them, also those go-mysql-server's analyzer takes through
 // its shortened rule set (a single-table SELECT, SELECT without FROM).
@@ -564,7 +561,9 @@ func numberCastNode(ctx *sql.Context, n sql.Node) (sql.Node, bool) {
 	exprs := ex.Expressions()
 	var out []sql.Expression
 	for i, e := range exprs {
-		if x, ok := numberCasts(ctx, e); ok {
+		x, casts := numberCasts(ctx, e)
+		x, arith := mysqlArithmetic(ctx, x)
+		if casts || arith {
 			if out == nil {
 				out = append([]sql.Expression(nil), exprs...)
 			}
