@@ -133,6 +133,15 @@ type rowIter struct {
 	prowVals [8]storage.Value
 	prowPos  [4]int
 
+	// Index rows (indexrows.go): an index read's rows read as rows of
+	// ixSel (the selection, then the index columns it lacks, at
+	// ixColPos), into fetchedRows (ixRows), no property maps.
+	ixRowsMode  rowsMode
+	ixRows      bool
+	fetchedRows []*storage.Row
+	ixSel       []string
+	ixColPos    []int
+
 	// Metrics (metrics.go): the requests this read sent, the time spent in
 	// Next, reported once at Close.
 	counters recorder.Counters
@@ -257,6 +266,14 @@ func (it *rowIter) next(ctx *sql.Context) (sql.Row, error) {
 			} else if r != nil && r.Values[it.extrasAt].Type() != 0 {
 				// A row with continuation entities: the entity path.
 				e, r = r.Entity(it.sel), nil
+			}
+		} else if it.ixRowsOn() {
+			if r, err = it.nextIndexRow(); err == errRowsOff {
+				it.ixRowsMode = rowsOff
+				e, err = it.nextEntity()
+			} else if r != nil && r.Values[it.extrasAt].Type() != 0 {
+				// A row with continuation entities: the entity path.
+				e, r = r.Entity(it.ixSel), nil
 			}
 		} else if it.pointRowsOn() {
 			if r, err = it.nextPointRow(); err == errRowsOff {
@@ -460,15 +477,8 @@ func (it *rowIter) nextEntity() (*storage.Entity, error) {
 		return nil, nil
 	case planner.IndexLookup, planner.IndexRange:
 		if !it.ixLoaded {
-			it.ixTry = p.Limit > 0 && len(p.Residual) == 0 && it.spec.residual == nil && (it.tt == nil || len(it.tt.writes) == 0)
-			if err := it.loadIndex(); err != nil {
+			if err := it.ensureIndex(); err != nil {
 				return nil, err
-			}
-			if it.ixTry && it.ixCut && int64(len(it.fetched)) < p.Limit {
-				it.ixTry, it.ixCut = false, false
-				if err := it.loadIndex(); err != nil {
-					return nil, err
-				}
 			}
 		}
 		if it.fi >= len(it.fetched) {
@@ -538,6 +548,22 @@ func (it *rowIter) nextEntity() (*storage.Entity, error) {
 			it.q.Continuation = ""
 		}
 	}
+}
+
+// ensureIndex runs the index plan's reads (loadIndex): the first Limit
+// index entries under a LIMIT (ixTry), all of them when a stale hit left
+// fewer rows.
+func (it *rowIter) ensureIndex() error {
+	p := it.spec.plan
+	it.ixTry = p.Limit > 0 && len(p.Residual) == 0 && it.spec.residual == nil && (it.tt == nil || len(it.tt.writes) == 0)
+	if err := it.loadIndex(); err != nil {
+		return err
+	}
+	if it.ixTry && it.ixCut && int64(len(it.fetched)+len(it.fetchedRows)) < p.Limit {
+		it.ixTry, it.ixCut = false, false
+		return it.loadIndex()
+	}
+	return nil
 }
 
 // query returns the store query of the plan's query i as this read sends

@@ -541,6 +541,23 @@ func (it *rowIter) loadIndex() error {
 	if ix.Global && len(gets) > 0 {
 		cols = it.indexCols(ix)
 	}
+	var outR, alsoR []*storage.Row
+	if it.ixRowsMode == rowsOn && len(gets) > 0 && len(gets) == len(hits) {
+		// The rows as rows in one store call (indexrows.go).
+		outR, alsoR = make([]*storage.Row, len(hits)), make([]*storage.Row, len(hits))
+		ok, err := it.hitRowsAsRows(ix, cols, hits, gets, outR, alsoR)
+		if err != nil {
+			return mapError(err)
+		}
+		if ok {
+			for _, i := range gets {
+				stale[i] = outR[i] == nil
+			}
+			gets = gets[:0]
+		} else {
+			outR, alsoR = nil, nil
+		}
+	}
 	if it.t.gw.serial && len(gets) > 1 && !noIndexMultiQuery.Load() {
 		// The rows in one store call (indexhits.go).
 		if err := it.hitRows(ix, cols, hits, gets, out, also); err != nil {
@@ -584,7 +601,13 @@ func (it *rowIter) loadIndex() error {
 			}
 		}
 	}
-	it.fetched = it.fetched[:0]
+	it.fetched, it.fetchedRows, it.ixRows = it.fetched[:0], it.fetchedRows[:0], outR != nil
+	if it.ixRows {
+		it.orderRows(outR, alsoR)
+		it.fi = 0
+		it.ixLoaded = true
+		return nil
+	}
 	for i, e := range out {
 		if a := also[i]; a != nil && it.less(entKey{a.PartitionKey, a.RowKey}, entKey{e.PartitionKey, e.RowKey}) {
 			e, also[i] = a, e // one index value: base key order (reversed for a backwards read)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"unsafe"
 
 	pebbledb "github.com/cockroachdb/pebble/v2"
 
@@ -61,7 +62,7 @@ func (s *Store) GetRow(ctx context.Context, table, pk, rk string, sel, more []st
 		return err
 	}
 	vals := storage.RowValues(row, len(sel)+len(more))
-	if err := rec.decodeRowInto(sel, more, vals); err != nil {
+	if err := rec.decodeRowInto(sel, more, vals, nil); err != nil {
 		return err
 	}
 	*row = storage.Row{PartitionKey: pk, RowKey: rk, ETag: storage.ETag(rec.etag), Timestamp: ticksTime(rec.ticks), Values: vals}
@@ -70,8 +71,9 @@ func (s *Store) GetRow(ctx context.Context, table, pk, rk string, sel, more []st
 
 // decodeRowInto sets vals[i] to the value of property sel[i], and
 // vals[len(sel)+i] to that of more[i], for each the record holds (copies:
-// ownedValue); the others are skipped without decoding.
-func (r *record) decodeRowInto(sel, more []string, vals []storage.Value) error {
+// cut from arena, or ownedValue where arena is nil); the others are
+// skipped without decoding.
+func (r *record) decodeRowInto(sel, more []string, vals []storage.Value, arena *pageArena) error {
 	p := r.props
 	for range r.n {
 		name, val, err := propName(p)
@@ -96,7 +98,16 @@ func (r *record) decodeRowInto(sel, more []string, vals []storage.Value) error {
 			return err
 		}
 		p = rest
-		v = ownedValue(v)
+		switch {
+		case arena == nil:
+			v = ownedValue(v)
+		case v.Type() == storage.TypeString:
+			v = storage.String(arena.string(unsafe.Slice(unsafe.StringData(v.Str()), len(v.Str()))))
+		case v.Type() == storage.TypeBinary:
+			v = storage.Binary(arena.bytes(v.Bytes()))
+		default:
+			v = ownedValue(v) // a GUID is a copy; the others hold no reference
+		}
 		for j, s := range sel {
 			if s == string(name) {
 				vals[j] = v
