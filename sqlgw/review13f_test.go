@@ -4,6 +4,7 @@ import (
 	"context"
 	gosql "database/sql"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -268,4 +269,37 @@ func TestReview13fRowCacheSQL(t *testing.T) {
 	read(b, 1)
 	a.Exec("INSERT INTO t VALUES (1, 40, 1)")
 	read(b, 1, "40")
+}
+
+// TestReview13fUnsignedArithmeticSelect: integer arithmetic with a
+// BIGINT UNSIGNED operand is unsigned (MySQL), in a SELECT list too:
+// below 0 it is 1690; a result above BIGINT's range is returned, not an
+// error or a wrapped value (a known wrong answer, checked only with
+// SQLGW_KNOWN_WRONG set).
+func TestReview13fUnsignedArithmeticSelect(t *testing.T) {
+	rs := review13eRaw(t)
+	same := func(q string) string { t.Helper(); return review13eRawSame(t, rs, q) }
+	want := func(q, prefix string) {
+		t.Helper()
+		if got := same(q); !strings.HasPrefix(got, prefix) {
+			t.Errorf("%s:\n got %s\nwant %s...", q, got, prefix)
+		}
+	}
+	for _, q := range []string{"CREATE DATABASE ua", "USE ua",
+		"CREATE TABLE t (id INT PRIMARY KEY, u BIGINT UNSIGNED, b BIGINT)",
+		"INSERT INTO t VALUES (1, 9223372036854775807, 1), (2, 0, -1)"} {
+		same(q)
+	}
+	if os.Getenv("SQLGW_KNOWN_WRONG") != "" {
+		// Known wrong answer (go-mysql-server's result type of integer
+		// arithmetic is unsigned only when both operands are; the result
+		// column is typed before sqlgw's exec builder computes the
+		// unsigned sum): 9223372036854775807 (clamped; main wrapped to
+		// -9223372036854775808) instead of MySQL's 9223372036854775808.
+		want("SELECT u + 1 FROM t WHERE id = 1", "row \"\\x149223372036854775808\"\n")
+		want("SELECT u + b FROM t WHERE id = 1", "row \"\\x149223372036854775808\"\n")
+		want("SELECT u + 1 FROM t WHERE id > 0 ORDER BY id LIMIT 1", "row \"\\x149223372036854775808\"\n")
+	}
+	want("SELECT u - 1 FROM t WHERE id = 2", "error 1690 #22003BIGINT UNSIGNED value is out of range in '(`ua`.`t`.`u` - 1)'")
+	want("SELECT u + b FROM t WHERE id = 2", "error 1690 #22003BIGINT UNSIGNED value is out of range in '(`ua`.`t`.`u` + `ua`.`t`.`b`)'")
 }
