@@ -51,7 +51,8 @@ import (
 // store without --row-cache: none. On this 2-core machine, shared and
 // loaded, the A/B runs of sysbench's oltp_point_select did not show the
 // cache paying (tps 1.28 and 1.91 times the base's in one window, 0.71
-// and 0.92 in the next; CPU per transaction within the noise), so it is
+// and 0.92 in the next; the server's CPU per transaction 0.84 times the
+// base's, geometric mean of six pairs, one pair above 1), so it is
 // not on by default (docs/benchmarks.md, "Row cache (tenth session)").
 // Each lookup takes its shard's mutex, a cache line the cores pass
 // between them (2.3% of the CPU in the profile), and the first seconds
