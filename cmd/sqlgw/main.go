@@ -102,8 +102,8 @@ a flag given on the command line wins):
                                                         [SQLGW_PEBBLE_CACHE]
   --row-cache SIZE     row cache of the embedded store: the latest records of
                        recently read rows, which point reads consult before
-                       Pebble (storage/pebble/rowcache.go); e.g. 256MiB;
-                       0 disables it           default 64MiB [SQLGW_ROW_CACHE]
+                       Pebble (storage/pebble/rowcache.go), e.g. 64MiB;
+                       0 disables it             default 0 [SQLGW_ROW_CACHE]
   --debug-listen ADDR  serve Go's net/http/pprof profiles on
                        http://ADDR/debug/pprof/ (CPU, heap, allocations,
                        goroutines, execution trace); for profiling, default

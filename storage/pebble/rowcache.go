@@ -48,13 +48,17 @@ import (
 // per-entry overhead), split evenly over the shards, each evicting its
 // least recently used entries.
 // DefaultRowCacheSize is the row cache `sqlgw serve` gives the embedded
-// store without --row-cache (Options.RowCacheSize's zero value is none):
-// 64 MiB, the records of a few hundred thousand rows of a few hundred
-// bytes (sysbench's 100,000 rows take about 35 MiB), next to a block cache
-// of at least 64 MiB (tuning.go). Sysbench's oltp_point_select ran 1.3 to
-// 1.9 times as fast with it (docs/benchmarks.md, "Row cache (tenth
-// session)").
-const DefaultRowCacheSize = 64 << 20
+// store without --row-cache: none. On this 2-core machine, shared and
+// loaded, the A/B runs of sysbench's oltp_point_select did not show the
+// cache paying (tps 1.28 and 1.91 times the base's in one window, 0.71
+// and 0.92 in the next; the server's CPU per transaction 0.84 times the
+// base's, geometric mean of six pairs, one pair above 1), so it is
+// not on by default (docs/benchmarks.md, "Row cache (tenth session)").
+// Each lookup takes its shard's mutex, a cache line the cores pass
+// between them (2.3% of the CPU in the profile), and the first seconds
+// of a run are misses; a lookup that writes nothing shared (a
+// concurrent-read table) is what would let it pay.
+const DefaultRowCacheSize = 0
 
 type rowCache struct {
 	seed   maphash.Seed
