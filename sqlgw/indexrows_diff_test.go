@@ -248,3 +248,56 @@ func TestIndexRowsDifferential(t *testing.T) {
 	check(a, true)
 	check(b, true)
 }
+
+// BenchmarkIndexRows: select_random_points' statement (ten values of a
+// global index, their rows' id, k, c and pad) prepared, on the embedded
+// store in memory, with the hits' rows read as rows and as entities
+// (engine.SetIndexRows).
+//
+//	go test ./sqlgw -run '^$' -bench IndexRows -benchmem
+func BenchmarkIndexRows(b *testing.B) {
+	ts := sqltest.StartBackend(b, sqltest.Memory, sqltest.Options{})
+	defer engine.SetIndexRows(true)
+	c := ts.Session("bir", "CREATE TABLE sb (id INT PRIMARY KEY, k INT NOT NULL, c CHAR(120) NOT NULL, pad CHAR(60) NOT NULL, KEY k_1 (k))")
+	r := sqltest.NewRunner(b, c)
+	for start := 0; start < 10000; start += 500 {
+		var sb strings.Builder
+		sb.WriteString("INSERT INTO sb VALUES ")
+		for i := start; i < start+500; i++ {
+			if i > start {
+				sb.WriteByte(',')
+			}
+			fmt.Fprintf(&sb, "(%d, %d, '%0120d', '%060d')", i, i%5000, i, i)
+		}
+		r.Exec(sb.String())
+	}
+	st, err := c.PrepareContext(context.Background(), "SELECT id, k, c, pad FROM sb WHERE k IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	args := make([]any, 10)
+	for _, on := range []bool{true, false} {
+		b.Run(fmt.Sprintf("rows=%v", on), func(b *testing.B) {
+			engine.SetIndexRows(on)
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				for j := range args {
+					args[j] = (i*10 + j*37) % 5000
+				}
+				rs, err := st.QueryContext(context.Background(), args...)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n := 0
+				for rs.Next() {
+					n++
+				}
+				rs.Close()
+				if n != 20 {
+					b.Fatalf("%d rows, want 20", n)
+				}
+			}
+		})
+	}
+}

@@ -183,8 +183,14 @@ func (it *rowIter) checkHitRow(ix *catalog.Index, cols indexCols, h *storage.Ent
 	if cols.err != nil {
 		return false, cols.err
 	}
-	row := make([]catalog.Datum, len(it.meta.Columns))
+	// One full-width row for the read's checks (IndexKeys reads only the
+	// index columns, which are set or cleared here for each row).
+	if len(it.ixRow) != len(it.meta.Columns) {
+		it.ixRow = make([]catalog.Datum, len(it.meta.Columns))
+	}
+	row := it.ixRow
 	for j, c := range cols.ords {
+		row[c] = nil
 		v := r.Values[it.ixColPos[j]]
 		if v.Type() == 0 {
 			continue

@@ -141,6 +141,7 @@ type rowIter struct {
 	fetchedRows []*storage.Row
 	ixSel       []string
 	ixColPos    []int
+	ixRow       []catalog.Datum // checkHitRow's
 
 	// Metrics (metrics.go): the requests this read sent, the time spent in
 	// Next, reported once at Close.
