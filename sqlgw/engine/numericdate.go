@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
@@ -106,7 +107,8 @@ func numericDate(v any) any {
 }
 
 // numberToDatetime is MySQL's number_to_datetime: n in the formats above
-// as "YYYY-MM-DD hh:mm:ss", "" if n is in none of them.
+// as "YYYY-MM-DD hh:mm:ss", "" if n is in none of them or not a valid
+// date and time.
 func numberToDatetime(n int64) string {
 	const yyPart = 70 // YY_PART_YEAR
 	switch {
@@ -134,7 +136,14 @@ func numberToDatetime(n int64) string {
 		return ""
 	}
 	date, tod := n/1000000, n%1000000
-	return fmt.Sprintf("%04d-%02d-%02d %02d:%02d:%02d", date/10000, date/100%100, date%100, tod/10000, tod/100%100, tod%100)
+	y, mo, d := int(date/10000), int(date/100%100), int(date%100)
+	h, mi, sec := tod/10000, tod/100%100, tod%100
+	// Not a date (20241399, 1234 read as 2000-12-34): go-mysql-server's
+	// parsing of the string would keep a prefix of it (2000-12-03).
+	if mo < 1 || mo > 12 || d < 1 || d > time.Date(y, time.Month(mo)+1, 0, 0, 0, 0, 0, time.UTC).Day() || h > 23 || mi > 59 || sec > 59 {
+		return ""
+	}
+	return fmt.Sprintf("%04d-%02d-%02d %02d:%02d:%02d", y, mo, d, h, mi, sec)
 }
 
 // dateColumns returns which columns of schema take numericDate's values
