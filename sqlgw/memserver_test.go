@@ -14,7 +14,7 @@ import (
 
 // memoryServer starts a gateway configured as cfg says (the plan cache and
 // direct execution switches, typically) on a new in-memory Pebble store
-// with a row cache, as serve's (sqltest.TestRowCacheSize), and a loopback
+// with a row cache (sqltest.TestRowCacheSize), and a loopback
 // port, logging nothing, and stops it when the test ends.
 func memoryServer(t testing.TB, cfg sqlgw.Config) *sqlgw.Server {
 	t.Helper()

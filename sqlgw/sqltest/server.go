@@ -32,8 +32,8 @@ type Backend struct {
 }
 
 // Memory is Pebble in memory: nothing survives the store's Close. It
-// has a row cache (storage/pebble/rowcache.go), as `sqlgw serve` gives
-// its stores, so that the tests on it read through one; Disk has none.
+// has a row cache (storage/pebble/rowcache.go, `sqlgw serve --row-cache`),
+// so that the tests on it read through one; Disk has none.
 var Memory = Backend{Name: "pebble-memory", Open: func(t testing.TB) (storage.Store, catalog.Options) {
 	s, err := pebble.Open("", &pebble.Options{InMemory: true, RowCacheSize: TestRowCacheSize})
 	if err != nil {
@@ -70,10 +70,10 @@ var MemoryOneUser = Backend{Name: "pebble-memory-oneuser", Open: func(t testing.
 	return s, catalog.Options{}
 }}
 
-// TestRowCacheSize is the row cache of the stores opened as the server
-// opens them (Memory, DiskOneUser, MemoryOneUser, and sqlgw's tests'
-// memoryServer): smaller than serve's default, so that a test's rows
-// are evicted too.
+// TestRowCacheSize is the row cache of Memory, DiskOneUser, MemoryOneUser
+// and sqlgw's tests' memoryServer (serve's is off unless --row-cache
+// sizes it): the e2e tests read through one, small enough that a test's
+// rows are evicted too.
 const TestRowCacheSize = 1 << 20
 
 // OpenDisk opens the Pebble store in dir (failing t if it cannot): a test
