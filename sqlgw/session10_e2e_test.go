@@ -30,34 +30,6 @@ func TestDropIfExistsOtherDatabase(t *testing.T) {
 	w.expect("DROP TABLE IF EXISTS t", "Note|1051|Unknown table 'cur.t'")
 }
 
-// TestSetClearsWarnings: SET is a nondiagnostic statement, so it starts a
-// new warning list (MySQL 8.0, WL#5928): after a SET that raises nothing
-// SHOW WARNINGS is empty and @@warning_count 0; go-mysql-server kept the
-// previous statement's list (and its count in SET's OK packet).
-func TestSetClearsWarnings(t *testing.T) {
-	w := newWarningsConn(t, sqlgw.Config{})
-	w.exec("CREATE DATABASE sc")
-	w.exec("USE sc")
-	w.expect("SELECT 1/0", "Warning|1365|Division by 0")
-	w.expect("SET @a = 1")
-	w.expect("SELECT 1/0, 2/0", "Warning|1365|Division by 0", "Warning|1365|Division by 0")
-	w.expect("SET SESSION sql_mode = DEFAULT")
-	if got := w.rows("SELECT @@warning_count"); len(got) != 1 || got[0] != "0" {
-		t.Errorf("SELECT @@warning_count after SET: %q, want 0", got)
-	}
-	w.expect("SELECT 1/0", "Warning|1365|Division by 0")
-	w.expect("SET @a = 2, @@session.autocommit = 1")
-	w.exec("PREPARE ps FROM 'SET @b = 3'")
-	w.expect("SELECT 1/0", "Warning|1365|Division by 0")
-	w.expect("EXECUTE ps")
-	if got := w.rows("SELECT @b"); len(got) != 1 || got[0] != "3" {
-		t.Errorf("SELECT @b: %q, want 3", got)
-	}
-	// A SET's own warnings are its list.
-	w.expect("SELECT 1/0, 2/0", "Warning|1365|Division by 0", "Warning|1365|Division by 0")
-	w.expect("SET @c = 1/0", "Warning|1365|Division by 0")
-}
-
 // TestIgnoreNullWarning: INSERT IGNORE and UPDATE IGNORE of NULL into a
 // NOT NULL column store the implicit default with MySQL's Warning 1048
 // "Column 'v' cannot be null" (go-mysql-server: a Note with its own

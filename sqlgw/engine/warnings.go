@@ -234,14 +234,13 @@ func (s *Session) mysqlNote(w *sql.Warning) *sql.Warning {
 }
 
 // statementParsed is the parser hook's part for the warning list, run
-// for each statement parsed to run (EXECUTE's for the prepared one):
-//   - SET starts a new list, as every nondiagnostic statement in MySQL 8.0
-//     (go-mysql-server clears the list for every statement but SET, which
-//     kept the previous statement's warnings and count);
-//   - it remembers, for mysqlNote, the database a DROP TABLE or DROP VIEW
-//     IF EXISTS names (go-mysql-server drops from one database per
-//     statement: the first name's, else the current one), and forgets it
-//     for any other statement.
+// for each statement parsed to run (EXECUTE's for the prepared one): it
+// remembers, for mysqlNote, the database a DROP TABLE or DROP VIEW IF
+// EXISTS names (go-mysql-server drops from one database per statement:
+// the first name's, else the current one), and forgets it for any other
+// statement. (Clearing the list here for SET, which go-mysql-server does
+// not clear, is not safe: QueryWithBindings may parse between counting
+// the warnings and slicing them.)
 func statementParsed(ctx context.Context, st ast.Statement) {
 	sctx, ok := ctx.(*sql.Context)
 	if !ok || sctx == nil {
@@ -255,19 +254,15 @@ func statementParsed(ctx context.Context, st ast.Statement) {
 	if x, ok := st.(*ast.Execute); ok && x != nil { // EXECUTE binds the prepared statement again
 		st, _ = s.GetPreparedQuery(x.Name)
 	}
-	switch d := st.(type) {
-	case *ast.Set:
-		s.ClearWarnings()
-	case *ast.DDL:
-		if d == nil || d.Action != ast.DropStr || !d.IfExists {
-			return
-		}
-		switch {
-		case len(d.FromTables) > 0:
-			s.warns.dropDB = d.FromTables[0].DbQualifier.String()
-		case len(d.FromViews) > 0:
-			s.warns.dropDB = d.FromViews[0].DbQualifier.String()
-		}
+	d, ok := st.(*ast.DDL)
+	if !ok || d == nil || d.Action != ast.DropStr || !d.IfExists {
+		return
+	}
+	switch {
+	case len(d.FromTables) > 0:
+		s.warns.dropDB = d.FromTables[0].DbQualifier.String()
+	case len(d.FromViews) > 0:
+		s.warns.dropDB = d.FromViews[0].DbQualifier.String()
 	}
 }
 
