@@ -391,23 +391,44 @@ func (tp *Template) Bind(vals []Datum, stats *Stats) (p *Plan, where []Expr, ok 
 	if len(vals) != tp.nvals {
 		return nil, nil, false
 	}
-	q := tp.q
+	var pb *pointBind
+	var q *Query
+	if tp.point != nil && len(tp.q.Where) <= len(pb.cmps) {
+		// A point template's conjuncts are one equality each
+		// (preparePoint): the query and substitute's copies, in the one
+		// allocation bindPoint's plan comes from.
+		pb = new(pointBind)
+		q = &pb.q
+	} else {
+		q = new(Query)
+	}
+	*q = tp.q
 	q.Stats = stats
-	q.Where = make([]Expr, len(tp.q.Where))
-	rest := vals
-	for i, w := range tp.q.Where {
-		q.Where[i], rest = substitute(w, rest)
+	if pb != nil {
+		n := len(tp.q.Where)
+		q.Where = pb.where[:n:n]
+		for i, w := range tp.q.Where {
+			pb.cmps[i] = *w.(*Cmp)
+			pb.cmps[i].Value = vals[i]
+			q.Where[i] = &pb.cmps[i]
+		}
+	} else {
+		q.Where = make([]Expr, len(tp.q.Where))
+		rest := vals
+		for i, w := range tp.q.Where {
+			q.Where[i], rest = substitute(w, rest)
+		}
 	}
 	if tp.point != nil {
-		if p, ok := tp.bindPoint(&q); ok {
+		if p, ok := tp.bindPoint(q, pb); ok {
 			return p, q.Where, true
 		}
 	}
 	if tp.index < 0 {
 		var t Table = tp.t
-		cq := &q
+		cq := q
 		if tp.ct != nil {
-			t, cq = tp.ct, tp.ct.rewrite(&q)
+			t, cq = tp.ct, tp.ct.rewrite(q)
 		}
 		b := &builder{t: t, q: cq, cols: t.Columns(), noIndexPlans: true}
 		p, err := b.build()
@@ -427,11 +448,11 @@ func (tp *Template) Bind(vals []Datum, stats *Stats) (p *Plan, where []Expr, ok 
 		return nil, nil, false
 	}
 	if tp.inCol >= 0 && !noBindIn {
-		if p, done := tp.bindIn(&q); done {
+		if p, done := tp.bindIn(q); done {
 			return p, q.Where, true
 		}
 	}
-	b, empty := tp.start(&q)
+	b, empty := tp.start(q)
 	if b == nil {
 		return nil, nil, false
 	}
@@ -539,9 +560,23 @@ func (tp *Template) preparePoint(p *Plan) {
 	tp.point, tp.keyPos = p, pos
 }
 
+// pointBind is what Bind allocates for a point template, in one piece:
+// the conjuncts with the new values (Bind), the key's values and the
+// plan with its one Get (bindPoint). Up to maxPointKey key columns.
+type pointBind struct {
+	q     Query
+	where [maxPointKey]Expr
+	cmps  [maxPointKey]Cmp
+	vals  [maxPointKey]Datum
+	plan  Plan
+	gets  [1]Key
+}
+
+const maxPointKey = 4
+
 // bindPoint is Bind for a point template (see above), q holding the new
-// values.
-func (tp *Template) bindPoint(q *Query) (*Plan, bool) {
+// values; pb, if not nil, is the allocation to use (pointBind).
+func (tp *Template) bindPoint(q *Query, pb *pointBind) (*Plan, bool) {
 	var t Table = tp.t
 	cq := q
 	if tp.ct != nil {
@@ -552,7 +587,12 @@ func (tp *Template) bindPoint(q *Query) (*Plan, bool) {
 	}
 	cols := t.Columns()
 	nPart := len(t.PartitionKeyColumns())
-	vals := make([]Datum, len(tp.keyPos))
+	var vals []Datum
+	if pb != nil && len(tp.keyPos) <= len(pb.vals) {
+		vals = pb.vals[:len(tp.keyPos):len(tp.keyPos)]
+	} else {
+		vals = make([]Datum, len(tp.keyPos))
+	}
 	empty := false
 	for i, w := range cq.Where {
 		c, ok := w.(*Cmp)
@@ -560,6 +600,16 @@ func (tp *Template) bindPoint(q *Query) (*Plan, bool) {
 			return nil, false
 		}
 		k := cols[c.Col].Kind
+		if c.Op == Eq && c.Value != nil {
+			// The common case without the value sets: an equality whose
+			// value converts exactly is the point {v} (cmpTrue, cmpSet),
+			// all of it non-NULL (intersect), one point (points). Any
+			// other outcome takes the general steps below.
+			if v, res := convert(k, c.Value); res == convExact && compareDatums(k, v, v) == 0 {
+				vals[tp.keyPos[i]] = v
+				continue
+			}
+		}
 		t, exact := cmpTrue(k, c) // columnSets(c.Col, k, c)'s TRUE set
 		if !exact {
 			return nil, false // (columnSets: every value, not a point)
@@ -590,8 +640,17 @@ func (tp *Template) bindPoint(q *Query) (*Plan, bool) {
 	if st, ok := t.(Salted); ok && st.SaltBuckets() > 1 {
 		pk = st.Salt(pk)
 	}
-	p := *tp.point
-	p.Gets = []Key{{PK: pk, RK: rk}}
+	var p *Plan
+	if pb != nil {
+		pb.plan = *tp.point
+		pb.gets[0] = Key{PK: pk, RK: rk}
+		p = &pb.plan
+		p.Gets = pb.gets[:]
+	} else {
+		cp := *tp.point
+		p = &cp
+		p.Gets = []Key{{PK: pk, RK: rk}}
+	}
 	// Shared with the template, never written in place; clipped, so an
 	// append copies (no clone per execute).
 	p.Select = slices.Clip(p.Select)
@@ -600,7 +659,7 @@ func (tp *Template) bindPoint(q *Query) (*Plan, bool) {
 	p.where = q.Where
 	b := builder{q: q}
 	p.Cost.Bytes = p.Cost.Entities * b.entityBytes()
-	return &p, true
+	return p, true
 }
 
 // Index key templates

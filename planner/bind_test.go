@@ -565,3 +565,48 @@ func TestBindIn(t *testing.T) {
 		})
 	}
 }
+
+// TestBindPointAllocs: a point template binds in one allocation of its
+// own (pointBind: the query, its conjuncts, the key's values, the plan and
+// its Get) beside the key's encoding, the fake table's here; the
+// equality's point is taken without the value sets (cmpTrue, intersect,
+// points), and gives Build's plan.
+func TestBindPointAllocs(t *testing.T) {
+	ft, err := parseTable("table t (id int, k int, c string) primary key (id) layout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := &Query{Where: []Expr{&Cmp{Col: 0, Op: Eq, Value: int64(1)}}}
+	tp := Prepare(ft, q)
+	if tp == nil || tp.point == nil {
+		t.Fatal("no point template")
+	}
+	vals := []Datum{int64(42)}
+	p, _, ok := tp.Bind(vals, nil)
+	if !ok || p.Path != PointGet {
+		t.Fatalf("bind: %v %v", p, ok)
+	}
+	want, err := Build(ft, &Query{Where: []Expr{&Cmp{Col: 0, Op: Eq, Value: int64(42)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(p.Gets, want.Gets) || p.Cost != want.Cost {
+		t.Fatalf("bound %v, built %v", p, want)
+	}
+	encode := testing.AllocsPerRun(100, func() {
+		if _, err := ft.EncodeKey(PartitionKey, vals); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ft.EncodeKey(RowKey, nil); err != nil {
+			t.Fatal(err)
+		}
+	})
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, _, ok := tp.Bind(vals, nil); !ok {
+			t.Fatal("declined")
+		}
+	})
+	if allocs > 1+encode {
+		t.Errorf("Bind: %v allocations, want 1 beside the key's %v", allocs, encode)
+	}
+}

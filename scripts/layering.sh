@@ -18,6 +18,8 @@
 #   sqlgw/<sub>/...        not the sqlgw facade itself (sub-packages sit below it)
 #                          except sqlgw/enginetest and sqlgw/sqltest (test harnesses)
 #   every package          not sqlgw/sqltest (only _test.go files may import it)
+#   internal/ordered       nothing of the module (the ordered parallel runner
+#                          the catalog and the engine share)
 #   inside sqlgw, each layer imports only the ones below it:
 #     sqlgw/sqltext        nothing of the module (statement text lexer and rewrites)
 #     sqlgw/metrics        the storage contract only
@@ -60,6 +62,7 @@ rules=(
 	"^$M/sqlgw(/.*)?\$ :: ^$M/sqlgw/sqltest\$ :: ^($M/cmd(/.*)?|$M/storage/(pebble|aztables)(/.*)?)\$ :: the server never picks a backend; cmd/sqlgw does"
 	"^$M/sqlgw/.+\$ :: ^$M/sqlgw/(enginetest|sqltest)\$ :: ^$M/sqlgw\$ :: sqlgw's sub-packages sit below the facade and never import it (the test harnesses may)"
 	"^$M/.+\$ :: ^$M/sqlgw/sqltest\$ :: ^$M/sqlgw/sqltest\$ :: sqlgw/sqltest is a test harness: only _test.go files import it"
+	"^$M/internal/ordered\$ :: - :: ^$M/.+\$ :: internal/ordered, shared by the catalog and the engine, imports nothing of the module"
 	# The layers of the server (docs/architecture.md, sqlgw's package doc).
 	"^$M/sqlgw/sqltext\$ :: - :: ^$M/.+\$ :: sqlgw/sqltext is the statement text lexer and rewrites over the standard library"
 	"^$M/sqlgw/metrics\$ :: - :: ^$M/(catalog|planner|sqlgw)(/.*)?\$ :: metrics sits on the storage contract only"

@@ -7,16 +7,18 @@ import (
 	"testing"
 
 	"github.com/sqlgw/sqlgw/sqlgw"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
 	"github.com/sqlgw/sqlgw/storage"
 	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
 // memoryServer starts a gateway configured as cfg says (the plan cache and
-// direct execution switches, typically) on a new in-memory Pebble store and
-// a loopback port, logging nothing, and stops it when the test ends.
+// direct execution switches, typically) on a new in-memory Pebble store
+// with a row cache (sqltest.TestRowCacheSize), and a loopback
+// port, logging nothing, and stops it when the test ends.
 func memoryServer(t testing.TB, cfg sqlgw.Config) *sqlgw.Server {
 	t.Helper()
-	st, err := pebble.OpenMemory()
+	st, err := pebble.Open("", &pebble.Options{InMemory: true, RowCacheSize: sqltest.TestRowCacheSize})
 	if err != nil {
 		t.Fatal(err)
 	}

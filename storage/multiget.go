@@ -52,3 +52,30 @@ func GetEach(ctx context.Context, s Store, table string, keys []EntityKey, opts 
 	}
 	return out, nil
 }
+
+// MultiRowGetter is MultiGetter's counterpart for rows (RowGetter's for
+// several keys): a reader that knows the properties it wants (an index
+// read's selected columns) asks for the rows of several keys of one table
+// in one call, decoded by position, no Entity and no property map.
+type MultiRowGetter interface {
+	// MultiGetRows sets rows[i] to what GetRow(ctx, table, keys[i].PK,
+	// keys[i].RK, sel, more, &rows[i]) would set, and found[i] to
+	// whether that GetRow found the entity (false where it would fail
+	// with ErrNotFound; rows[i] is then unspecified). rows and found have
+	// len(keys) elements, owned by the caller; each row's Values are
+	// reused when large enough. On any other error it returns the error
+	// of the first GetRow that failed, as a loop of GetRow calls that
+	// stops there, and the rows are unspecified. A store that cannot
+	// answer (or not for this table) returns ErrRowsUnsupported having
+	// sent nothing.
+	MultiGetRows(ctx context.Context, table string, keys []EntityKey, sel, more []string, rows []Row, found []bool) error
+}
+
+// ForwardMultiGetRows is MultiGetRows for wrappers: it calls inner's, or
+// returns ErrRowsUnsupported.
+func ForwardMultiGetRows(ctx context.Context, inner Store, table string, keys []EntityKey, sel, more []string, rows []Row, found []bool) error {
+	if g, ok := inner.(MultiRowGetter); ok {
+		return g.MultiGetRows(ctx, table, keys, sel, more, rows, found)
+	}
+	return ErrRowsUnsupported
+}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sqlgw/sqlgw/internal/ordered"
 	"github.com/sqlgw/sqlgw/storage"
 )
 
@@ -226,41 +227,25 @@ func (s *Store) Commit(ctx context.Context, groups []Group, beforeCommit func() 
 	// caller's rows: a multi-row INSERT with several duplicates names the
 	// first), not the first to arrive.
 	lockETags := make([][]storage.ETag, len(groups))
-	var (
-		mu       sync.Mutex
-		firstErr = preErr
-		errGroup = len(groups)
-		wg       sync.WaitGroup
-		sem      = make(chan struct{}, parallel)
-	)
+	locks := ordered.NewGroup(parallel)
+	locks.Fail(len(groups), preErr) // after any group's
 	base := 0
 	for gi, g := range groups {
 		ops := lockOps(id, base, g)
 		base += len(g.Ops)
-		mu.Lock()
-		failed := firstErr != nil
-		mu.Unlock()
-		if failed {
+		if locks.Err() != nil {
 			break
 		}
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(gi int, table string, ops []storage.Operation) {
-			defer wg.Done()
-			defer func() { <-sem }()
-			etags, err := s.lockBatch(ctx, table, ops)
-			mu.Lock()
-			defer mu.Unlock()
+		locks.Go(gi, func() error {
+			etags, err := s.lockBatch(ctx, g.Table, ops)
 			if err != nil {
-				if gi < errGroup {
-					firstErr, errGroup = &GroupError{Group: gi, Err: err}, gi
-				}
-				return
+				return &GroupError{Group: gi, Err: err}
 			}
-			lockETags[gi] = etags
-		}(gi, g.Table, ops)
+			lockETags[gi] = etags // each goroutine its own element; read after Wait
+			return nil
+		})
 	}
-	wg.Wait()
+	firstErr := locks.Wait()
 	if firstErr == nil && beforeCommit != nil {
 		firstErr = beforeCommit()
 	}

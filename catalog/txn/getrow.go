@@ -2,6 +2,7 @@ package txn
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -33,6 +34,14 @@ func (s *Store) GetRow(ctx context.Context, table, pk, rk string, sel, more []st
 	if err := storage.ForwardGetRow(ctx, s.Store, table, pk, rk, sel, sys, row); err != nil {
 		return err
 	}
+	return s.finishRow(ctx, table, pk, rk, sel, sys, selSys, row)
+}
+
+// finishRow finishes row, the backend's answer for (pk, rk) with sel then
+// sys (GetRow's request), as GetRow answers: an entity without a lock as
+// read (a tombstone: ErrNotFound; the system properties cut off or
+// cleared), a locked one through getNative's resolution.
+func (s *Store) finishRow(ctx context.Context, table, pk, rk string, sel, sys []string, selSys bool, row *storage.Row) error {
 	locked, tomb := false, false
 	for i, name := range sys {
 		v := row.Values[len(sel)+i]
@@ -83,6 +92,44 @@ func (s *Store) GetRow(ctx context.Context, table, pk, rk string, sel, more []st
 	storage.SetRow(row, project(clean(v), sel), sel, nil)
 	return nil
 }
+
+// MultiGetRows implements storage.MultiRowGetter where GetRow answers
+// rows (a store with native snapshots, sel given, no more): the backend
+// reads the keys in one call with GetRow's request for each (sel, then
+// this package's properties sel lacks), and each row is finished as
+// GetRow finishes it (finishRow: a tombstone is not found, a locked
+// entity resolved from its whole entity). A raw table forwards the call.
+func (s *Store) MultiGetRows(ctx context.Context, table string, keys []storage.EntityKey, sel, more []string, rows []storage.Row, found []bool) error {
+	if s.raw(table) {
+		return storage.ForwardMultiGetRows(rawCtx(ctx), s.Store, table, keys, sel, more, rows, found)
+	}
+	if sel == nil || more != nil || s.versioned.Load() != 2 {
+		return storage.ErrRowsUnsupported
+	}
+	sys, selSys := sysProps, hasSysProp(sel)
+	if selSys {
+		sys = withSys(sel)[len(sel):]
+	}
+	if err := storage.ForwardMultiGetRows(ctx, s.Store, table, keys, sel, sys, rows, found); err != nil {
+		return err
+	}
+	for i := range keys {
+		if !found[i] {
+			continue
+		}
+		err := s.finishRow(ctx, table, keys[i].PK, keys[i].RK, sel, sys, selSys, &rows[i])
+		if errors.Is(err, storage.ErrNotFound) {
+			found[i] = false
+			continue
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var _ storage.MultiRowGetter = (*Store)(nil)
 
 // hasSysProp reports whether sel names one of this package's properties.
 func hasSysProp(sel []string) bool {

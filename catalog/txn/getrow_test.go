@@ -29,6 +29,10 @@ func (s rowGets) GetRow(ctx context.Context, table, pk, rk string, sel, more []s
 	return s.rec.GetRow(ctx, table, pk, rk, sel, more, row)
 }
 
+func (s rowGets) MultiGetRows(ctx context.Context, table string, keys []storage.EntityKey, sel, more []string, rows []storage.Row, found []bool) error {
+	return s.rec.MultiGetRows(ctx, table, keys, sel, more, rows, found)
+}
+
 // TestGetRowSameAsGet: Store.GetRow answers every key with Get's entity
 // as a row, sending the same requests (the recorder's trace), over locks
 // of a transaction left committed but unresolved and of one left
@@ -36,7 +40,8 @@ func (s rowGets) GetRow(ctx context.Context, table, pk, rk string, sel, more []s
 // (which resolves the locks, as Get does); then over the resolved rows,
 // with versions and a tombstone (a deleted row), whose system properties
 // read as absent even when selected; an absent key and a deleted one are
-// not found with Get's error.
+// not found with Get's error. Store.MultiGetRows answers each of its keys
+// (present, repeated, absent) as GetRow does.
 func TestGetRowSameAsGet(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct {
@@ -89,12 +94,37 @@ func TestGetRowSameAsGet(t *testing.T) {
 					t.Fatalf("%s:\nGetRow %+v\nGet    %+v", desc, row, want)
 				}
 			}
+			var keys []storage.EntityKey
+			for i := range 11 {
+				keys = append(keys, storage.EntityKey{PK: fmt.Sprintf("p%d", i), RK: "r"})
+			}
+			keys = append(keys, keys[3], keys[7], storage.EntityKey{PK: "p1", RK: "nosuch"})
+			compareMulti := func(ctx context.Context, when string, sel []string) {
+				t.Helper()
+				rows, found := make([]storage.Row, len(keys)), make([]bool, len(keys))
+				if err := r.MultiGetRows(ctx, table, keys, sel, nil, rows, found); err != nil {
+					t.Fatalf("%s %q: MultiGetRows: %v", when, sel, err)
+				}
+				for i, k := range keys {
+					var want storage.Row
+					err := r.GetRow(ctx, table, k.PK, k.RK, sel, nil, &want)
+					if errors.Is(err, storage.ErrNotFound) != !found[i] || err != nil && !errors.Is(err, storage.ErrNotFound) {
+						t.Fatalf("%s %v %q: GetRow %v, MultiGetRows found %v", when, k, sel, err, found[i])
+					}
+					if found[i] && !reflect.DeepEqual(rows[i], want) {
+						t.Fatalf("%s %v %q:\nMultiGetRows %+v\nGetRow       %+v", when, k, sel, rows[i], want)
+					}
+				}
+			}
 			all := func(ctx context.Context, when string) {
 				t.Helper()
 				for i := range 11 {
 					for _, sel := range sels {
 						compare(ctx, when, fmt.Sprintf("p%d", i), sel)
 					}
+				}
+				for _, sel := range sels {
+					compareMulti(ctx, when, sel)
 				}
 			}
 			all(sctx, "in the snapshot")

@@ -100,6 +100,10 @@ a flag given on the command line wins):
                        or bytes; default a quarter of the memory available
                        (cgroup limit or RAM), between 64 MiB and 1 GiB
                                                         [SQLGW_PEBBLE_CACHE]
+  --row-cache SIZE     row cache of the embedded store: the latest records of
+                       recently read rows, which point reads consult before
+                       Pebble (storage/pebble/rowcache.go), e.g. 64MiB;
+                       0 disables it             default 0 [SQLGW_ROW_CACHE]
   --debug-listen ADDR  serve Go's net/http/pprof profiles on
                        http://ADDR/debug/pprof/ (CPU, heap, allocations,
                        goroutines, execution trace); for profiling, default
@@ -213,6 +217,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	requireTLS := fs.Bool("require-secure-transport", envBool("SQLGW_REQUIRE_SECURE_TRANSPORT"), "")
 	metricsListen := fs.String("metrics-listen", env("SQLGW_METRICS_LISTEN", ""), "")
 	pebbleCache := fs.String("pebble-cache", env("SQLGW_PEBBLE_CACHE", ""), "")
+	rowCache := fs.String("row-cache", env("SQLGW_ROW_CACHE", ""), "")
 	debugListen := fs.String("debug-listen", env("SQLGW_DEBUG_LISTEN", ""), "")
 	debugAny := fs.Bool("debug-listen-any", false, "")
 	maxConns := fs.Int("max-connections", 0, "")
@@ -297,6 +302,16 @@ func serve(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("--pebble-cache: %w", err)
 		}
 		pebbleOpts.CacheSize = n
+	}
+	pebbleOpts.RowCacheSize = pebble.DefaultRowCacheSize
+	if v := strings.TrimSpace(*rowCache); v == "0" {
+		pebbleOpts.RowCacheSize = 0
+	} else if v != "" {
+		n, err := parseSize(v)
+		if err != nil {
+			return fmt.Errorf("--row-cache: %w", err)
+		}
+		pebbleOpts.RowCacheSize = n
 	}
 	if *debugListen != "" {
 		ln, err := listenDebug(*debugListen, *debugAny)
@@ -418,7 +433,11 @@ func openStore(ctx context.Context, spec string, pebbleOpts *pebble.Options) (st
 		}
 		return s, "pebble:" + arg, nil
 	case "memory":
-		s, err := pebble.Open("", &pebble.Options{InMemory: true, OneUser: pebbleOpts != nil && pebbleOpts.OneUser})
+		o := &pebble.Options{InMemory: true}
+		if pebbleOpts != nil {
+			o.OneUser, o.RowCacheSize = pebbleOpts.OneUser, pebbleOpts.RowCacheSize
+		}
+		s, err := pebble.Open("", o)
 		if err != nil {
 			return nil, "", err
 		}

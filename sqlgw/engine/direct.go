@@ -226,13 +226,14 @@ func (f *FastLane) directIter(ctx *sql.Context, p *cachedPlan, lookup sql.IndexL
 	if err := beginStatement(ctx); err != nil {
 		return nil, err
 	}
-	autoCommit, err := plan.IsSessionAutocommit(ctx)
+	autoCommit, err := sessionAutocommit(ctx) // stmtvars.go
 	if err != nil {
 		return nil, err
 	}
 	t := p.ita.Table.(*Table)
 	pr := lookup.Ranges.(*planRanges)
-	// The rows, the read's spec and a short result row: one allocation.
+	// The rows, the read's spec, the table's row iterator and a short
+	// result row: one allocation.
 	st := &directState{spec: readSpec{plan: pr.plan, overlay: pr.overlay, residual: pr.residual}}
 	spec := &st.spec
 	// The statement is its own transaction (committed at its end, Close,
@@ -240,7 +241,7 @@ func (f *FastLane) directIter(ctx *sql.Context, p *cachedPlan, lookup sql.IndexL
 	// no transaction state for the read (newRowIterFor).
 	stmtTxn := autoCommit && !ctx.GetIgnoreAutoCommit()
 	spec.single = stmtTxn && t.gw.singleRead(ctx, pr.plan)
-	it, err := t.newRowIterFor(ctx, spec, stmtTxn)
+	it, err := t.newRowIterIn(ctx, &st.it, spec, stmtTxn)
 	if err != nil {
 		return nil, err
 	}
@@ -260,6 +261,7 @@ func (f *FastLane) directIter(ctx *sql.Context, p *cachedPlan, lookup sql.IndexL
 type directState struct {
 	rows directRows
 	spec readSpec
+	it   rowIter
 	out  [8]any // the result row of up to 8 columns (rowIter.out)
 }
 

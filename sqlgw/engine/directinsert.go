@@ -103,7 +103,7 @@ func (f *FastLane) directInsert(ctx *sql.Context, p *cachedPlan, node sql.Node) 
 		projs = pr.Projections
 		values, ok = pr.Child.(*plan.Values)
 	}
-	if !ok || nodeDateArithmetic(ctx, ii.Source) { // numericdate.go
+	if !ok || nodeArithmetic(ctx, ii.Source) { // writeconv.go: the general path rewrites it
 		return nil, false, nil
 	}
 	t := insertTarget(ii.Destination)
@@ -389,13 +389,15 @@ func (d *directInsertIter) insertRows(ctx *sql.Context, inserter sql.RowInserter
 			if str, isStr := val.(string); isStr && stringAsIs(col.Type, str) {
 				continue // converted to itself
 			}
-			if types.IsTime(col.Type) {
-				val = numericDate(val) // numericdate.go, as the general path
+			// Dates written as numbers, invalid and zero dates, blank
+			// strings into numbers (writeconv.go), as the general path.
+			val, cErr := writeValue(ctx, col, val, int(rowNumber), true, types.IsTime(col.Type))
+			if cErr != nil {
+				return wrapped(origRow, cErr)
 			}
 			cctx.column, cctx.row = col.Name, rowNumber
 			var converted any
 			var inRange sql.ConvertInRange
-			var cErr error
 			if typ, ok := col.Type.(sql.RoundingNumberType); ok {
 				converted, inRange, cErr = typ.ConvertRound(ctx, val)
 			} else {

@@ -143,14 +143,14 @@ func (f *FastLane) directUpdate(ctx *sql.Context, d directUpdate) (*sqltypes.Res
 	schema := updatable.Schema(ctx)
 	exprs := d.source.UpdateExprs.AllExpressions()
 	nexplicit := len(d.source.UpdateExprs.ExplicitUpdateExprs())
+	var matched, changed, read int
 	if strictMode(ctx) { // lenientwrite.go
-		exprs, _ = strictAssignments(exprs, len(exprs)) // strictUpdate
+		exprs, _ = strictAssignments(ctx, exprs, len(exprs), &read) // strictUpdate
 	}
 	checks := d.update.Checks()
 
 	// The rows: updateSourceIter, updateIter, strictIter and the
 	// accumulator, one row at a time.
-	var matched, changed, read int
 	updater.StatementBegin(ctx)
 	rowErr := func() error {
 		for n := 1; ; n++ {

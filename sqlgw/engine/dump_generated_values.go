@@ -40,6 +40,7 @@ func (p genValuesParser) Parse(ctx *sql.Context, query string, multi bool) (ast.
 	var q, rest string
 	st, q, rest, err = p.Parser.Parse(ctx, query, multi)
 	compat.FixViewQualifier(st) // compat/create_view_qualified.go
+	statementParsed(ctx, st)    // warnings.go
 	if err == nil {
 		p.gw.ignoreGeneratedValues(ctx, st)
 	}
@@ -55,6 +56,7 @@ func (p genValuesParser) ParseWithOptions(ctx context.Context, query string, del
 	var q, rest string
 	st, q, rest, err = p.Parser.ParseWithOptions(ctx, query, delim, multi, o)
 	compat.FixViewQualifier(st) // compat/create_view_qualified.go
+	statementParsed(ctx, st)    // warnings.go
 	if sctx, ok := ctx.(*sql.Context); ok && err == nil {
 		p.gw.ignoreGeneratedValues(sctx, st)
 	}
@@ -70,6 +72,7 @@ func (p genValuesParser) ParseOneWithOptions(ctx context.Context, query string, 
 	var n int
 	st, n, err = p.Parser.ParseOneWithOptions(ctx, query, o)
 	compat.FixViewQualifier(st) // compat/create_view_qualified.go
+	statementParsed(ctx, st)    // warnings.go
 	if sctx, ok := ctx.(*sql.Context); ok && err == nil {
 		p.gw.ignoreGeneratedValues(sctx, st)
 	}

@@ -36,11 +36,15 @@ func (e explainBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Ro
 	if rt, ok := n.(*plan.ResolvedTable); ok && isEmptyHelpTable(rt) {
 		return sql.RowsToRowIter(), nil
 	}
-	// CREATE TABLE IF NOT EXISTS's and DROP VIEW IF EXISTS's notes
-	// (warnings.go).
+	// CREATE TABLE IF NOT EXISTS's and DROP VIEW IF EXISTS's notes, a
+	// SET's new warning list (warnings.go).
 	ddlNotes(ctx, n)
+	setStarts(ctx, n)
 	if it, err := e.buildStrictWrite(ctx, n, row); it != nil || err != nil { // strictwrite.go
 		return it, err
+	}
+	if nn, ok := numberCastNode(ctx, n); ok { // writeconv.go
+		return e.exec.Build(ctx, nn, row)
 	}
 	if d, ok := n.(*plan.Distinct); ok && len(d.DistinctOn()) == 0 {
 		child, err := e.exec.Build(ctx, d.Child, row)

@@ -72,5 +72,15 @@ func (s *groupStore) MultiGet(ctx context.Context, table string, keys []storage.
 	return storage.MultiGet(ctx, s.Store, table, keys, opts)
 }
 
+// MultiGetRows forwards the Gets of a table outside every group to the
+// wrapped store's storage.MultiRowGetter, if any; a member's are not
+// answered as rows (GetRow).
+func (s *groupStore) MultiGetRows(ctx context.Context, table string, keys []storage.EntityKey, sel, more []string, rows []storage.Row, found []bool) error {
+	if _, _, ok := member(table); ok {
+		return storage.ErrRowsUnsupported
+	}
+	return storage.ForwardMultiGetRows(ctx, s.Store, table, keys, sel, more, rows, found)
+}
+
 // indexMultiGets counts hitRows' reads (tests: IndexMultiGets).
 var indexMultiGets atomic.Int64

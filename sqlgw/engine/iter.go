@@ -133,6 +133,16 @@ type rowIter struct {
 	prowVals [8]storage.Value
 	prowPos  [4]int
 
+	// Index rows (indexrows.go): an index read's rows read as rows of
+	// ixSel (the selection, then the index columns it lacks, at
+	// ixColPos), into fetchedRows (ixRows), no property maps.
+	ixRowsMode  rowsMode
+	ixRows      bool
+	fetchedRows []*storage.Row
+	ixSel       []string
+	ixColPos    []int
+	ixRow       []catalog.Datum // checkHitRow's
+
 	// Metrics (metrics.go): the requests this read sent, the time spent in
 	// Next, reported once at Close.
 	counters recorder.Counters
@@ -151,7 +161,13 @@ func (t *Table) newRowIter(ctx *sql.Context, spec *readSpec) (*rowIter, error) {
 // commit that will write nothing, and skips the transaction's table
 // state altogether.
 func (t *Table) newRowIterFor(ctx *sql.Context, spec *readSpec, stmtTxn bool) (*rowIter, error) {
-	it := &rowIter{t: t, spec: spec, meta: t.meta()}
+	return t.newRowIterIn(ctx, new(rowIter), spec, stmtTxn)
+}
+
+// newRowIterIn is newRowIterFor with the iterator made in it, which the
+// caller allocated (direct.go: with the rest of the execute's state).
+func (t *Table) newRowIterIn(ctx *sql.Context, it *rowIter, spec *readSpec, stmtTxn bool) (*rowIter, error) {
+	*it = rowIter{t: t, spec: spec, meta: t.meta()}
 	// The statement's context with the session's counters and the
 	// read's own (metrics), and its snapshot unless a current read or a
 	// single read (singleread.go).
@@ -251,6 +267,14 @@ func (it *rowIter) next(ctx *sql.Context) (sql.Row, error) {
 			} else if r != nil && r.Values[it.extrasAt].Type() != 0 {
 				// A row with continuation entities: the entity path.
 				e, r = r.Entity(it.sel), nil
+			}
+		} else if it.ixRowsOn() {
+			if r, err = it.nextIndexRow(); err == errRowsOff {
+				it.ixRowsMode = rowsOff
+				e, err = it.nextEntity()
+			} else if r != nil && r.Values[it.extrasAt].Type() != 0 {
+				// A row with continuation entities: the entity path.
+				e, r = r.Entity(it.ixSel), nil
 			}
 		} else if it.pointRowsOn() {
 			if r, err = it.nextPointRow(); err == errRowsOff {
@@ -454,15 +478,8 @@ func (it *rowIter) nextEntity() (*storage.Entity, error) {
 		return nil, nil
 	case planner.IndexLookup, planner.IndexRange:
 		if !it.ixLoaded {
-			it.ixTry = p.Limit > 0 && len(p.Residual) == 0 && it.spec.residual == nil && (it.tt == nil || len(it.tt.writes) == 0)
-			if err := it.loadIndex(); err != nil {
+			if err := it.ensureIndex(); err != nil {
 				return nil, err
-			}
-			if it.ixTry && it.ixCut && int64(len(it.fetched)) < p.Limit {
-				it.ixTry, it.ixCut = false, false
-				if err := it.loadIndex(); err != nil {
-					return nil, err
-				}
 			}
 		}
 		if it.fi >= len(it.fetched) {
@@ -532,6 +549,22 @@ func (it *rowIter) nextEntity() (*storage.Entity, error) {
 			it.q.Continuation = ""
 		}
 	}
+}
+
+// ensureIndex runs the index plan's reads (loadIndex): the first Limit
+// index entries under a LIMIT (ixTry), all of them when a stale hit left
+// fewer rows.
+func (it *rowIter) ensureIndex() error {
+	p := it.spec.plan
+	it.ixTry = p.Limit > 0 && len(p.Residual) == 0 && it.spec.residual == nil && (it.tt == nil || len(it.tt.writes) == 0)
+	if err := it.loadIndex(); err != nil {
+		return err
+	}
+	if it.ixTry && it.ixCut && int64(len(it.fetched)+len(it.fetchedRows)) < p.Limit {
+		it.ixTry, it.ixCut = false, false
+		return it.loadIndex()
+	}
+	return nil
 }
 
 // query returns the store query of the plan's query i as this read sends

@@ -56,6 +56,17 @@ func lenientValue(ctx *sql.Context, col *sql.Column, v any, row int) any {
 		return nil
 	}
 	typ := col.Type
+	if s, ok := blankNumber(typ, v); ok { // writeconv.go
+		code, format := mysql.ERTruncatedWrongValueForField, "Incorrect integer value: '%[1]s' for column '%[2]s' at row %[3]d"
+		switch {
+		case types.IsFloat(typ):
+			code, format = mysql.ERWarnDataTruncated, "Data truncated for column '%[2]s' at row %[3]d"
+		case types.IsDecimal(typ):
+			format = "Incorrect decimal value: '%[1]s' for column '%[2]s' at row %[3]d"
+		}
+		ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: code, Message: fmt.Sprintf(format, s, col.Name, row)})
+		return typ.Zero()
+	}
 	var conv any
 	var inRange sql.ConvertInRange
 	var err error
@@ -248,6 +259,7 @@ type lenientIter struct {
 	schema  sql.Schema
 	dates   []bool
 	lenient bool
+	checked bool // writeValue's checks (writeconv.go): not INSERT IGNORE
 	row     *int
 	// order: the schema positions in the order MySQL stores a row's
 	// values, and so raises their warnings: the INSERT's column list,
@@ -298,11 +310,19 @@ func (l *lenientIter) Next(ctx *sql.Context) (sql.Row, error) {
 		}
 		col := l.schema[i]
 		v := r[i]
-		if l.dates != nil && l.dates[i] {
-			v = numericDate(v)
-		}
-		if l.lenient {
-			v = lenientValue(ctx, col, v, *l.row)
+		if l.checked {
+			// writeconv.go; lenientValue when not strict.
+			var err error
+			if v, err = writeValue(ctx, col, v, *l.row, !l.lenient, l.dates != nil && l.dates[i]); err != nil {
+				if l.lenient || !l.earlierFails(ctx, r, k) {
+					return nil, err
+				}
+				// go-mysql-server's insert reports the earlier
+				// column's error, as MySQL the first column's.
+				v = r[i]
+			}
+		} else if l.dates != nil && l.dates[i] {
+			v = numericDate(v) // INSERT IGNORE: go-mysql-server's conversion
 		}
 		if !sameValue(v, r[i]) {
 			if out == nil {
@@ -315,6 +335,29 @@ func (l *lenientIter) Next(ctx *sql.Context) (sql.Row, error) {
 		return out, nil
 	}
 	return r, nil
+}
+
+// earlierFails reports whether go-mysql-server's conversion rejects the
+// value of a column before the k-th (in l's order) of row r.
+func (l *lenientIter) earlierFails(ctx *sql.Context, r sql.Row, k int) bool {
+	for j := 0; j < k; j++ {
+		i := j
+		if l.order != nil {
+			i = l.order[j]
+		}
+		if i >= len(r) || r[i] == nil {
+			continue
+		}
+		v := r[i]
+		if l.dates != nil && l.dates[i] {
+			v = numericDate(v)
+		}
+		_, inRange, err := l.schema[i].Type.Convert(ctx, v)
+		if err != nil || inRange != sql.InRange {
+			return true
+		}
+	}
+	return false
 }
 
 // sameValue: lenientValue returned its argument.
@@ -353,10 +396,10 @@ func (s *lenientSetField) Eval(ctx *sql.Context, row sql.Row) (interface{}, erro
 	if s.row != nil {
 		n = max(*s.row, 1)
 	}
-	if types.IsTime(s.col.Type) && !dateArithmetic(ctx, s.RightChild) {
-		val = numericDate(val) // numericdate.go
+	// lenientValue, dates written as numbers (writeconv.go).
+	if val, err = writeValue(ctx, s.col, val, n, false, types.IsTime(s.col.Type)); err != nil {
+		return nil, err
 	}
-	val = lenientValue(ctx, s.col, val, n)
 	sf, err := s.SetField.WithChildren(ctx, gf, expression.NewLiteral(val, s.RightChild.Type(ctx)))
 	if err != nil {
 		return nil, err
@@ -373,7 +416,7 @@ func (s *lenientSetField) WithChildren(ctx *sql.Context, children ...sql.Express
 // lenientAssignments returns exprs with the column assignments among the
 // first n made lenientSetFields (schema: the columns the assignments'
 // GetFields index; row: the statement's count of rows read).
-func lenientAssignments(exprs []sql.Expression, n int, schema sql.Schema, row *int) ([]sql.Expression, bool) {
+func lenientAssignments(ctx *sql.Context, exprs []sql.Expression, n int, schema sql.Schema, row *int) ([]sql.Expression, bool) {
 	out := make([]sql.Expression, len(exprs))
 	changed := false
 	for i, ex := range exprs {
@@ -389,7 +432,7 @@ func lenientAssignments(exprs []sql.Expression, n int, schema sql.Schema, row *i
 		if !ok || gf.Index() < 0 || gf.Index() >= len(schema) {
 			continue
 		}
-		out[i], changed = &lenientSetField{SetField: sf, col: schema[gf.Index()], row: row}, true
+		out[i], changed = &lenientSetField{SetField: assignedArithmetic(ctx, sf), col: schema[gf.Index()], row: row}, true
 	}
 	return out, changed
 }

@@ -41,9 +41,11 @@ func (s *Session) noteMaxExecutionTime() {
 }
 
 // SetSessionVariable sets a session variable; a change of
-// max_execution_time is noted (see above).
+// max_execution_time is noted (see above), and the variables' generation
+// counts up (stmtvars.go).
 func (s *Session) SetSessionVariable(ctx *sql.Context, name string, value interface{}) error {
 	err := s.BaseSession.SetSessionVariable(ctx, name, value)
+	s.varsGen.Add(1) // the plan cache's copies (stmtvars.go)
 	if err == nil && len(name) == len(maxExecutionTimeVar) && strings.EqualFold(name, maxExecutionTimeVar) {
 		s.noteMaxExecutionTime()
 	}

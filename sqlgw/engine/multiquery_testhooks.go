@@ -18,3 +18,16 @@ func IndexMultiQueries() int64 { return indexMultiQueries.Load() }
 // made with one storage.MultiGet call since the process started
 // (indexhits.go); SetIndexMultiQuery(false) turns them off too.
 func IndexMultiGets() int64 { return indexMultiGets.Load() }
+
+// SetIndexRows turns index rows (indexrows.go: the rows of an index
+// read's verified hits read as rows, no property maps) on (the default)
+// or off, for differential tests; it returns a function restoring the
+// previous setting.
+func SetIndexRows(on bool) (restore func()) {
+	old := !noIndexRows.Swap(!on)
+	return func() { noIndexRows.Store(!old) }
+}
+
+// IndexRowReads returns the number of index reads whose rows were read as
+// rows since the process started (indexrows.go).
+func IndexRowReads() int64 { return indexRowReads.Load() }

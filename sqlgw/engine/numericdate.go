@@ -5,10 +5,9 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/expression"
-	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/shopspring/decimal"
 )
@@ -108,7 +107,8 @@ func numericDate(v any) any {
 }
 
 // numberToDatetime is MySQL's number_to_datetime: n in the formats above
-// as "YYYY-MM-DD hh:mm:ss", "" if n is in none of them.
+// as "YYYY-MM-DD hh:mm:ss", "" if n is in none of them or not a valid
+// date and time.
 func numberToDatetime(n int64) string {
 	const yyPart = 70 // YY_PART_YEAR
 	switch {
@@ -136,36 +136,18 @@ func numberToDatetime(n int64) string {
 		return ""
 	}
 	date, tod := n/1000000, n%1000000
-	return fmt.Sprintf("%04d-%02d-%02d %02d:%02d:%02d", date/10000, date/100%100, date%100, tod/10000, tod/100%100, tod%100)
+	y, mo, d := int(date/10000), int(date/100%100), int(date%100)
+	h, mi, sec := tod/10000, tod/100%100, tod%100
+	// Not a date (20241399, 1234 read as 2000-12-34): go-mysql-server's
+	// parsing of the string would keep a prefix of it (2000-12-03).
+	if mo < 1 || mo > 12 || d < 1 || d > time.Date(y, time.Month(mo)+1, 0, 0, 0, 0, 0, time.UTC).Day() || h > 23 || mi > 59 || sec > 59 {
+		return ""
+	}
+	return fmt.Sprintf("%04d-%02d-%02d %02d:%02d:%02d", y, mo, d, h, mi, sec)
 }
 
 // dateColumns returns which columns of schema take numericDate's values
 // (DATE, DATETIME, TIMESTAMP), nil if none.
-// dateArithmetic reports whether e computes with a DATE operand (d + 1,
-// CURDATE() - 7, CAST(? AS DATE) + 1). go-mysql-server's arithmetic reads
-// a DATE as the number YYYYMMDDhhmmss where MySQL reads YYYYMMDD: d + 1
-// is 20240229000001, not MySQL's 20240301, and read as a date it is the
-// same day again (an UPDATE t SET d = d + 1 that changed nothing). Such a
-// value is not read as a date: go-mysql-server's conversion rejects it,
-// as it did every number before numbers were read as dates.
-func dateArithmetic(ctx *sql.Context, e sql.Expression) bool {
-	return transform.InspectExpr(ctx, e, func(ctx *sql.Context, x sql.Expression) bool {
-		a, ok := x.(expression.ArithmeticOp)
-		return ok && (types.IsDateType(a.Left().Type(ctx)) || types.IsDateType(a.Right().Type(ctx)))
-	})
-}
-
-// nodeDateArithmetic reports whether an expression of n (an INSERT's
-// source) computes with a DATE operand (dateArithmetic).
-func nodeDateArithmetic(ctx *sql.Context, n sql.Node) bool {
-	found := false
-	transform.InspectExpressions(ctx, n, func(ctx *sql.Context, e sql.Expression) bool {
-		found = found || dateArithmetic(ctx, e)
-		return !found
-	})
-	return found
-}
-
 func dateColumns(schema sql.Schema) []bool {
 	var out []bool
 	for i, c := range schema {

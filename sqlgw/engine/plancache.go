@@ -489,14 +489,14 @@ func (sl *paramSlot) literalFor(ctx *sql.Context, bv *querypb.BindVariable, ints
 	return expandLiteral(ctx, sl.typ, raw)
 }
 
-func (p *cachedPlan) valid(ctx *sql.Context, g *Gateway, db, mode string) bool {
-	if p.db != db || p.sqlMode != mode || ctx.GetCharacterSetResults() != p.charsetResults {
+func (p *cachedPlan) valid(ctx *sql.Context, g *Gateway, db string, vars *stmtVars) bool {
+	if p.db != db || p.sqlMode != vars.mode || ctx.GetCharacterSetResults() != p.charsetResults {
 		return false
 	}
-	if v, err := ctx.GetSessionVariable(ctx, "sql_select_limit"); err != nil || v != p.selectLimit {
+	if vars.selectLimitErr != nil || vars.selectLimit != p.selectLimit {
 		return false
 	}
-	if compat.DivPrecisionIncrement(ctx) != p.divPrecision { // AVG's result type (compat/exact_sum_avg.go)
+	if vars.divPrecision != p.divPrecision { // AVG's result type (compat/exact_sum_avg.go)
 		return false
 	}
 	t, err := g.Catalog.Table(context.Background(), p.tableDB, p.tableName) // the catalog cache; no session counters
@@ -790,7 +790,7 @@ func (f *FastLane) StmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 	}
 	uncached := s.notFromCache()
 	query := prepare.PrepareStmt
-	if _, on := sessionSelectLimit(nil, s); on { // selectlimit.go
+	if s.selectLimitSet() { // selectlimit.go, stmtvars.go
 		if stmt, ok := preparedStatement(s, query); ok {
 			if handled, err := f.selectLimit(ctx, c, s, query, stmt, prepare.BindVars, callback); handled {
 				return true, noCapture, nil, err
@@ -853,7 +853,8 @@ func (f *FastLane) execute(sqlCtx *sql.Context, c *mysql.Conn, s *Session, key, 
 		}
 	}
 	db := sqlCtx.GetCurrentDatabase()
-	mode := sql.LoadSqlMode(sqlCtx).String()
+	vars := s.stmtVars(sqlCtx) // the session's sql_mode, ... (stmtvars.go)
+	mode := vars.mode
 	if len(variants) > 0 {
 		// The previous statement's warnings go before the lookup is
 		// re-planned, as go-mysql-server clears them before binding
@@ -862,7 +863,7 @@ func (f *FastLane) execute(sqlCtx *sql.Context, c *mysql.Conn, s *Session, key, 
 		sqlCtx.ClearWarnings()
 	}
 	for _, p := range variants {
-		if !p.valid(sqlCtx, f.GW, db, mode) || !p.validWrite(f.GW) {
+		if !p.valid(sqlCtx, f.GW, db, vars) || !p.validWrite(f.GW) {
 			s.plans.drop(key, p)
 			continue
 		}

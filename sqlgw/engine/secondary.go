@@ -9,7 +9,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/catalog/ixmaint"
+	"github.com/sqlgw/sqlgw/internal/ordered"
 	"github.com/sqlgw/sqlgw/planner"
 	"github.com/sqlgw/sqlgw/storage"
 )
@@ -541,6 +541,23 @@ func (it *rowIter) loadIndex() error {
 	if ix.Global && len(gets) > 0 {
 		cols = it.indexCols(ix)
 	}
+	var outR, alsoR []*storage.Row
+	if it.ixRowsMode == rowsOn && len(gets) > 0 && len(gets) == len(hits) {
+		// The rows as rows in one store call (indexrows.go).
+		outR, alsoR = make([]*storage.Row, len(hits)), make([]*storage.Row, len(hits))
+		ok, err := it.hitRowsAsRows(ix, cols, hits, gets, outR, alsoR)
+		if err != nil {
+			return mapError(err)
+		}
+		if ok {
+			for _, i := range gets {
+				stale[i] = outR[i] == nil
+			}
+			gets = gets[:0]
+		} else {
+			outR, alsoR = nil, nil
+		}
+	}
 	if it.t.gw.serial && len(gets) > 1 && !noIndexMultiQuery.Load() {
 		// The rows in one store call (indexhits.go).
 		if err := it.hitRows(ix, cols, hits, gets, out, also); err != nil {
@@ -584,7 +601,13 @@ func (it *rowIter) loadIndex() error {
 			}
 		}
 	}
-	it.fetched = it.fetched[:0]
+	it.fetched, it.fetchedRows, it.ixRows = it.fetched[:0], it.fetchedRows[:0], outR != nil
+	if it.ixRows {
+		it.orderRows(outR, alsoR)
+		it.fi = 0
+		it.ixLoaded = true
+		return nil
+	}
 	for i, e := range out {
 		if a := also[i]; a != nil && it.less(entKey{a.PartitionKey, a.RowKey}, entKey{e.PartitionKey, e.RowKey}) {
 			e, also[i] = a, e // one index value: base key order (reversed for a backwards read)
@@ -833,34 +856,22 @@ func (g *Gateway) firstDuplicate(ctx context.Context, meta *catalog.Table, batch
 	if err != nil {
 		return mapError(err)
 	}
-	var (
-		mu       sync.Mutex
-		firstErr = dup
-		errAt    = len(kept)
-		wg       sync.WaitGroup
-		sem      = make(chan struct{}, commitParallel)
-	)
+	run := ordered.NewGroup(commitParallel)
 	for i, ws := range kept {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
+		run.Go(i, func() error {
 			op, err := g.beginIndexes(ctx, meta, ws, h)
 			if op != nil {
 				if ferr := op.Finish(ctx, func(int) bool { return false }); ferr != nil {
 					g.logger().Warn("sqlgw: finishing index writes (recovery will)", "error", ferr)
 				}
 			}
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil && i < errAt {
-				firstErr, errAt = err, i
-			}
-		}()
+			return err
+		})
 	}
-	wg.Wait()
-	return firstErr
+	if err := run.Wait(); err != nil {
+		return err
+	}
+	return dup
 }
 
 // dupEntryMessage is MySQL's text of 1062 for values v of key ix.

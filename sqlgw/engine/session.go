@@ -52,6 +52,12 @@ type Session struct {
 	// maxExecMS is max_execution_time's session value (maxexec.go).
 	maxExecMS int64
 
+	// vars are the session variables the plan cache reads per execute,
+	// varsGen counts the changes to the session's variables
+	// (stmtvars.go).
+	vars    stmtVars
+	varsGen atomic.Uint64
+
 	// groups: the statement's reads of table group partitions (tablegroup.go).
 	groups groupReads
 
@@ -407,6 +413,18 @@ func (s *Session) GetStatusVariable(ctx *sql.Context, name string) (interface{},
 		return uint64(s.snapReads.Requests.Load()), nil
 	}
 	return s.BaseSession.GetStatusVariable(ctx, name)
+}
+
+// InReadOnlyTransaction reports whether connection conn is in a
+// transaction started READ ONLY: MySQL's OK and EOF packets then carry
+// SERVER_STATUS_IN_TRANS_READONLY (sqlgw/wire).
+func (g *Gateway) InReadOnlyTransaction(conn uint32) bool {
+	s := g.Session(conn)
+	if s == nil {
+		return false
+	}
+	t, ok := s.GetTransaction().(*txn)
+	return ok && t != nil && t.readOnly
 }
 
 // session returns a connection's sqlgw session, or nil.

@@ -54,6 +54,7 @@ type writeGuard struct {
 	// (numericdate.go); schema is the destination's.
 	schema  sql.Schema
 	lenient bool
+	checked bool // not IGNORE: writeValue's checks (writeconv.go)
 	dates   []bool
 	order   []int // lenientIter's
 }
@@ -77,8 +78,8 @@ func (e explainBuilder) buildStrictWrite(ctx *sql.Context, n sql.Node, row sql.R
 				return it, err
 			}
 			var out sql.RowIter = &countingIter{RowIter: it, n: &g.rows}
-			if g.lenient || g.dates != nil {
-				out = &lenientIter{RowIter: out, schema: g.schema, dates: g.dates, lenient: g.lenient, row: &g.rows, order: g.order} // lenientwrite.go
+			if g.lenient || g.checked || g.dates != nil {
+				out = &lenientIter{RowIter: out, schema: g.schema, dates: g.dates, lenient: g.lenient, checked: g.checked, row: &g.rows, order: g.order} // lenientwrite.go
 			}
 			return out, nil
 		}
@@ -102,9 +103,9 @@ func (e explainBuilder) buildStrictWrite(ctx *sql.Context, n sql.Node, row sql.R
 			var out []sql.Expression
 			var changed bool
 			if strict {
-				out, changed = strictAssignments(exprs, len(x.OnDupExprs.AllExpressions()))
+				out, changed = strictAssignments(ctx, exprs, len(x.OnDupExprs.AllExpressions()), &g.rows)
 			} else {
-				out, changed = lenientAssignments(exprs, len(x.OnDupExprs.AllExpressions()), schema, &g.rows)
+				out, changed = lenientAssignments(ctx, exprs, len(x.OnDupExprs.AllExpressions()), schema, &g.rows)
 			}
 			if changed {
 				nn, err := x.WithExpressions(ctx, out...)
@@ -115,10 +116,18 @@ func (e explainBuilder) buildStrictWrite(ctx *sql.Context, n sql.Node, row sql.R
 			}
 		}
 		// Non-strict conversions (lenientwrite.go), dates written as
-		// numbers (numericdate.go).
+		// numbers (numericdate.go), blank strings into numbers, invalid
+		// and zero dates, MySQL's arithmetic (writeconv.go).
 		g.schema, g.lenient, g.dates = schema, !x.Ignore && !strict, dateColumns(schema)
-		if g.dates != nil && nodeDateArithmetic(ctx, x.Source) {
-			g.dates = nil // a DATE's arithmetic is no date (numericdate.go)
+		g.checked = !x.Ignore
+		if !x.Ignore {
+			src, err := nodeMySQLArithmetic(ctx, x.Source)
+			if err != nil {
+				return nil, err
+			}
+			if src != x.Source {
+				n, source = x.WithSource(src), src
+			}
 		}
 		if g.lenient {
 			g.order = insertOrder(schema, x.ColumnNames) // the warnings' order
@@ -152,7 +161,7 @@ func (e explainBuilder) buildStrictWrite(ctx *sql.Context, n sql.Node, row sql.R
 
 // strictAssignments returns exprs with the column assignments among the
 // first n made strictSetFields.
-func strictAssignments(exprs []sql.Expression, n int) ([]sql.Expression, bool) {
+func strictAssignments(ctx *sql.Context, exprs []sql.Expression, n int, rows *int) ([]sql.Expression, bool) {
 	out := make([]sql.Expression, len(exprs))
 	changed := false
 	for i, ex := range exprs {
@@ -162,11 +171,25 @@ func strictAssignments(exprs []sql.Expression, n int) ([]sql.Expression, bool) {
 		}
 		if sf, ok := ex.(*expression.SetField); ok {
 			if _, ok := sf.LeftChild.(*expression.GetField); ok {
-				out[i], changed = &strictSetField{SetField: sf}, true
+				out[i], changed = &strictSetField{SetField: assignedArithmetic(ctx, sf), row: rows}, true
 			}
 		}
 	}
 	return out, changed
+}
+
+// assignedArithmetic is sf with MySQL's arithmetic in its value
+// (mysqlArithmetic, writeconv.go).
+func assignedArithmetic(ctx *sql.Context, sf *expression.SetField) *expression.SetField {
+	right, ok := mysqlArithmetic(ctx, sf.RightChild)
+	if !ok {
+		return sf
+	}
+	e, err := sf.WithChildren(ctx, sf.LeftChild, right)
+	if nsf, isSF := e.(*expression.SetField); err == nil && isSF {
+		return nsf
+	}
+	return sf
 }
 
 // strictUpdate returns u with strictSetField assignments, or with
@@ -176,9 +199,9 @@ func strictUpdate(ctx *sql.Context, u *plan.Update, us *plan.UpdateSource, stric
 	var out []sql.Expression
 	var changed bool
 	if strict {
-		out, changed = strictAssignments(exprs, len(exprs))
+		out, changed = strictAssignments(ctx, exprs, len(exprs), rows)
 	} else {
-		out, changed = lenientAssignments(exprs, len(exprs), schema, rows)
+		out, changed = lenientAssignments(ctx, exprs, len(exprs), schema, rows)
 	}
 	if !changed {
 		return u, nil
@@ -338,6 +361,7 @@ func (e *outOfRangeError) Error() string {
 // with that one check added; everything else is SetField's own code).
 type strictSetField struct {
 	*expression.SetField
+	row *int // the rows read by the statement, nil: 1
 }
 
 func (s *strictSetField) Eval(ctx *sql.Context, row sql.Row) (interface{}, error) {
@@ -351,8 +375,17 @@ func (s *strictSetField) Eval(ctx *sql.Context, row sql.Row) (interface{}, error
 	}
 	if val != nil {
 		typ := gf.Type(ctx)
-		if types.IsTime(typ) && !dateArithmetic(ctx, s.RightChild) {
-			val = numericDate(val) // numericdate.go
+		if types.IsTime(typ) || types.IsNumber(typ) {
+			// Dates written as numbers, invalid and zero dates,
+			// blank strings into numbers (writeconv.go).
+			n := 1
+			if s.row != nil {
+				n = max(*s.row, 1)
+			}
+			val, err = writeValue(ctx, &sql.Column{Name: gf.Name(), Type: typ}, val, n, true, types.IsTime(typ))
+			if err != nil {
+				return nil, err
+			}
 		}
 		converted, inRange, err := typ.Convert(ctx, val)
 		if err != nil {
@@ -377,7 +410,7 @@ func (s *strictSetField) Eval(ctx *sql.Context, row sql.Row) (interface{}, error
 
 func (s *strictSetField) WithChildren(ctx *sql.Context, children ...sql.Expression) (sql.Expression, error) {
 	return setFieldWithChildren(ctx, s.SetField, children, func(sf *expression.SetField) sql.Expression {
-		return &strictSetField{SetField: sf}
+		return &strictSetField{SetField: sf, row: s.row}
 	})
 }
 

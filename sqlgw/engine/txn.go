@@ -15,6 +15,7 @@ import (
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/catalog/ixmaint"
 	txnrec "github.com/sqlgw/sqlgw/catalog/txn"
+	"github.com/sqlgw/sqlgw/internal/ordered"
 	"github.com/sqlgw/sqlgw/sqlgw/mysqlerr"
 	"github.com/sqlgw/sqlgw/storage"
 )
@@ -778,12 +779,9 @@ func (g *Gateway) commitTable(ctx context.Context, tt *txTable, p *preparedTable
 	// order), not the first to arrive: a multi-row INSERT whose rows hit
 	// several stored keys names the first row's, as MySQL does.
 	var (
-		mu       sync.Mutex
-		firstErr error
-		errAt    = len(batches)
-		delta    int64
-		wg       sync.WaitGroup
-		sem      = make(chan struct{}, commitParallel)
+		mu    sync.Mutex // log and delta
+		delta int64
+		chain = ordered.NewGroup(commitParallel)
 	)
 	// With a unique global index, the batches that change or delete rows
 	// go first and settle their index entries before any insert needs a
@@ -802,8 +800,7 @@ func (g *Gateway) commitTable(ctx context.Context, tt *txTable, p *preparedTable
 	})
 	for pi, phase := range phases {
 		if pi > 0 {
-			wg.Wait()
-			if firstErr != nil {
+			if chain.Wait() != nil {
 				break
 			}
 			g.finishIndexes(ctx, log)
@@ -823,9 +820,7 @@ func (g *Gateway) commitTable(ctx context.Context, tt *txTable, p *preparedTable
 				log.ix = append(log.ix, ixBatch{op: ixop, applied: err == nil})
 			}
 			if err != nil {
-				if bi < errAt {
-					firstErr, errAt = err, bi
-				}
+				chain.Fail(bi, err)
 				return err
 			}
 			log.batches++
@@ -856,27 +851,23 @@ func (g *Gateway) commitTable(ctx context.Context, tt *txTable, p *preparedTable
 			chainOf[pk] = len(chains)
 			chains = append(chains, []int{bi})
 		}
-		for _, chain := range chains {
-			mu.Lock()
-			failed := firstErr != nil
-			mu.Unlock()
-			if failed {
+		for _, c := range chains {
+			if chain.Err() != nil {
 				break
 			}
-			wg.Add(1)
-			sem <- struct{}{}
-			go func(chain []int) {
-				defer wg.Done()
-				defer func() { <-sem }()
-				for _, bi := range chain {
+			// run records a failure at its batch's position (the order
+			// of the rows), which is not the chain's.
+			chain.Go(len(batches), func() error {
+				for _, bi := range c {
 					if run(bi) != nil {
-						return
+						break
 					}
 				}
-			}(chain)
+				return nil
+			})
 		}
 	}
-	wg.Wait()
+	firstErr := chain.Wait()
 	g.addRowCount(tt.meta.Physical, delta)
 	if firstErr != nil {
 		return firstErr

@@ -14,6 +14,7 @@ import (
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/catalog/ixmaint"
 	txnrec "github.com/sqlgw/sqlgw/catalog/txn"
+	"github.com/sqlgw/sqlgw/internal/ordered"
 	"github.com/sqlgw/sqlgw/storage"
 )
 
@@ -225,13 +226,7 @@ func (g *Gateway) commitAtomic(ctx context.Context, t *txn, phys []string, prep 
 	// The error reported is the first group's, in the order of the
 	// transaction's rows (a multi-row INSERT with two duplicates names
 	// the first row's value, as MySQL does), not the first to arrive.
-	var (
-		mu       sync.Mutex
-		firstErr error
-		errGroup = len(groups)
-		wg       sync.WaitGroup
-		sem      = make(chan struct{}, commitParallel)
-	)
+	run := ordered.NewGroup(commitParallel)
 	tableOf := map[string]int{}
 	for i, p := range phys {
 		tableOf[t.tables[p].meta.Physical] = i
@@ -240,21 +235,13 @@ func (g *Gateway) commitAtomic(ctx context.Context, t *txn, phys []string, prep 
 		if len(gm[gi].b.ws) == 0 || !ixmaint.HasGlobal(gm[gi].meta) {
 			continue
 		}
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(gi int) {
-			defer wg.Done()
-			defer func() { <-sem }()
+		run.Go(gi, func() error {
 			op, err := g.beginIndexes(ctx, gm[gi].meta, gm[gi].b.ws, handoffs[tableOf[gm[gi].meta.Physical]])
-			mu.Lock()
-			defer mu.Unlock()
-			ixops[gi] = op
-			if err != nil && gi < errGroup {
-				firstErr, errGroup = err, gi
-			}
-		}(gi)
+			ixops[gi] = op // each goroutine its own element; read after Wait
+			return err
+		})
 	}
-	wg.Wait()
+	firstErr := run.Wait()
 	committed := false
 	defer func() {
 		for _, op := range ixops {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/sqlgw/sqlgw/sqlgw/mysqlerr"
 )
@@ -43,9 +45,9 @@ import (
 //     qualified by the database, "Unknown table 'd.a,d.b'"
 //     (go-mysql-server: one note per table, unqualified); DROP VIEW IF
 //     EXISTS gives the same note ("Unknown view 'v'" in go-mysql-server).
-//     The database is the current one: go-mysql-server's note does not
-//     say which database a qualified name (DROP TABLE IF EXISTS o.t)
-//     named.
+//     The database is the one the statement named (DROP TABLE IF EXISTS
+//     o.t notes 'o.t'), else the current one: go-mysql-server's note does
+//     not say it, so the parser hook remembers it (statementParsed).
 // CREATE TABLE IF NOT EXISTS and DROP VIEW IF EXISTS note as MySQL (ddlNotes).
 
 // warnState is a session's state of the warning list.
@@ -59,6 +61,15 @@ type warnState struct {
 	cleared []*sql.Warning
 	// restored: how many of the list's first warnings were put back.
 	restored int
+
+	// dropDB: the database a DROP TABLE/VIEW IF EXISTS being parsed
+	// named (statementParsed), for its 1051 note; "" for any other
+	// statement. Used by the connection's goroutine only.
+	dropDB string
+
+	// beforeSet: the warnings listed when a SET was parsed to run
+	// (statementParsed), which setStarts removes when it runs.
+	beforeSet []*sql.Warning
 }
 
 // Warnings implements sql.Session: the warnings in the order they were
@@ -139,10 +150,26 @@ func (s *Session) Warn(w *sql.Warning) {
 	if w.Code == mysql.ERDupEntry {
 		w = dupEntryWarning(w) // editor.go
 	}
+	if w.Code == mysql.ERBadNullError && w.Level == "Note" {
+		w = ignoredNullWarning(w)
+	}
 	if w.Level == "Note" {
 		w = s.mysqlNote(w)
 	}
 	s.BaseSession.Warn(w)
+}
+
+// ignoredNullWarning words as MySQL the note go-mysql-server raises when
+// INSERT IGNORE or UPDATE IGNORE stores the implicit default for a NULL
+// into a NOT NULL column: MySQL's is the error it replaces, 1048 "Column
+// 'c' cannot be null", at the Warning level. Another note with that code
+// is kept as it is.
+func ignoredNullWarning(w *sql.Warning) *sql.Warning {
+	var se *mysql.SQLError
+	if err := mysqlerr.Translate(mysql.NewSQLError(w.Code, "23000", "%s", w.Message), ""); errors.As(err, &se) && se.Message != w.Message {
+		return &sql.Warning{Level: "Warning", Code: w.Code, Message: se.Message}
+	}
+	return w
 }
 
 // restore puts w, which ClearWarnings removed, back before the warnings
@@ -198,12 +225,86 @@ func (s *Session) mysqlNote(w *sql.Warning) *sql.Warning {
 		} else {
 			return w
 		}
-		if db := s.GetCurrentDatabase(); db != "" && !strings.Contains(name, ".") {
+		db := s.warns.dropDB
+		if db == "" {
+			db = s.GetCurrentDatabase()
+		}
+		if db != "" && !strings.Contains(name, ".") {
 			name = db + "." + name
 		}
 		return &sql.Warning{Level: w.Level, Code: w.Code, Message: unknownTable + name + "'"}
 	}
 	return w
+}
+
+// statementParsed is the parser hook's part for the warning list, run
+// for each statement parsed to run (EXECUTE's for the prepared one):
+//   - SET starts a new list, as every nondiagnostic statement in MySQL 8.0
+//     (go-mysql-server clears the list for every statement but SET, which
+//     kept the previous statement's warnings and count): the warnings
+//     listed now go when the SET runs (setStarts);
+//   - it remembers, for mysqlNote, the database a DROP TABLE or DROP VIEW
+//     IF EXISTS names (go-mysql-server drops from one database per
+//     statement: the first name's, else the current one), and forgets it
+//     for any other statement.
+func statementParsed(ctx context.Context, st ast.Statement) {
+	sctx, ok := ctx.(*sql.Context)
+	if !ok || sctx == nil {
+		return
+	}
+	s, ok := sctx.Session.(*Session)
+	if !ok {
+		return
+	}
+	s.warns.dropDB = ""
+	if x, ok := st.(*ast.Execute); ok && x != nil { // EXECUTE binds the prepared statement again
+		st, _ = s.GetPreparedQuery(x.Name)
+	}
+	s.warns.beforeSet = nil
+	switch d := st.(type) {
+	case *ast.Set:
+		// Not cleared here: go-mysql-server parses a statement while it
+		// binds it (Engine.bindQuery), between counting the warnings
+		// before and slicing the list after at that count, which a list
+		// emptied in between made panic (the connection dropped). The
+		// list goes when the SET runs (setStarts).
+		s.warns.beforeSet = s.Warnings()
+		if len(s.warns.beforeSet) == 0 {
+			s.warns.beforeSet = nil
+		}
+	case *ast.DDL:
+		if d == nil || d.Action != ast.DropStr || !d.IfExists {
+			return
+		}
+		switch {
+		case len(d.FromTables) > 0:
+			s.warns.dropDB = d.FromTables[0].DbQualifier.String()
+		case len(d.FromViews) > 0:
+			s.warns.dropDB = d.FromViews[0].DbQualifier.String()
+		}
+	}
+}
+
+// setStarts starts a SET's warning list (statementParsed) when its node
+// n is built to run: the warnings listed when it was parsed go, those
+// raised since (by its binding) stay.
+func setStarts(ctx *sql.Context, n sql.Node) {
+	if _, ok := n.(*plan.Set); !ok {
+		return
+	}
+	s, ok := ctx.Session.(*Session)
+	if !ok || s.warns.beforeSet == nil {
+		return
+	}
+	stale := s.warns.beforeSet
+	s.warns.beforeSet = nil
+	ws := s.Warnings()
+	s.ClearWarnings()
+	for _, w := range ws {
+		if !slices.Contains(stale, w) {
+			s.BaseSession.Warn(w)
+		}
+	}
 }
 
 // ddlNotes gives CREATE TABLE IF NOT EXISTS of an existing table (or

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/sqlgw/sqlgw/storage"
@@ -40,4 +41,43 @@ func (s *Store) MultiGet(ctx context.Context, table string, keys []storage.Entit
 	}
 	s.m.entitiesRead.Add(int64(n))
 	return ents, nil
+}
+
+// MultiGetRows forwards to the backend's storage.MultiRowGetter, if any,
+// and counts the call as MultiGet does: each key one get request (an
+// absent entity a failed Get).
+func (s *Store) MultiGetRows(ctx context.Context, table string, keys []storage.EntityKey, sel, more []string, rows []storage.Row, found []bool) error {
+	if _, ok := s.inner.(storage.MultiRowGetter); !ok {
+		return storage.ErrRowsUnsupported
+	}
+	t := time.Now()
+	err := storage.ForwardMultiGetRows(ctx, s.inner, table, keys, sel, more, rows, found)
+	if errors.Is(err, storage.ErrRowsUnsupported) {
+		return err
+	}
+	if err != nil {
+		s.done(opGet, t, err)
+		return err
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	h := &s.m.ops[opGet].latency
+	st := &h.s[stripe()]
+	st.events.Add(int64(len(keys)))
+	mean := time.Since(t) / time.Duration(len(keys))
+	n, missing := 0, 0
+	for _, ok := range found {
+		h.observeIn(st, mean)
+		if ok {
+			n++
+		} else {
+			missing++
+		}
+	}
+	if missing > 0 {
+		st.errors.Add(int64(missing))
+	}
+	s.m.entitiesRead.Add(int64(n))
+	return nil
 }

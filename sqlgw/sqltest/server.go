@@ -31,9 +31,11 @@ type Backend struct {
 	Open func(t testing.TB) (storage.Store, catalog.Options)
 }
 
-// Memory is Pebble in memory: nothing survives the store's Close.
+// Memory is Pebble in memory: nothing survives the store's Close. It
+// has a row cache (storage/pebble/rowcache.go, `sqlgw serve --row-cache`),
+// so that the tests on it read through one; Disk has none.
 var Memory = Backend{Name: "pebble-memory", Open: func(t testing.TB) (storage.Store, catalog.Options) {
-	s, err := pebble.OpenMemory()
+	s, err := pebble.Open("", &pebble.Options{InMemory: true, RowCacheSize: TestRowCacheSize})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +54,7 @@ var Disk = Backend{Name: "pebble-disk", Open: func(t testing.TB) (storage.Store,
 // A test that writes to the store below the gateway, or shares it
 // between gateways without a claim each, must not use it.
 var DiskOneUser = Backend{Name: "pebble-disk-oneuser", Open: func(t testing.TB) (storage.Store, catalog.Options) {
-	s, err := pebble.Open(t.TempDir(), &pebble.Options{OneUser: true})
+	s, err := pebble.Open(t.TempDir(), &pebble.Options{OneUser: true, RowCacheSize: TestRowCacheSize})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,12 +63,18 @@ var DiskOneUser = Backend{Name: "pebble-disk-oneuser", Open: func(t testing.TB) 
 
 // MemoryOneUser is Memory opened as DiskOneUser is.
 var MemoryOneUser = Backend{Name: "pebble-memory-oneuser", Open: func(t testing.TB) (storage.Store, catalog.Options) {
-	s, err := pebble.Open("", &pebble.Options{InMemory: true, OneUser: true})
+	s, err := pebble.Open("", &pebble.Options{InMemory: true, OneUser: true, RowCacheSize: TestRowCacheSize})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s, catalog.Options{}
 }}
+
+// TestRowCacheSize is the row cache of Memory, DiskOneUser, MemoryOneUser
+// and sqlgw's tests' memoryServer (serve's is off unless --row-cache
+// sizes it): the e2e tests read through one, small enough that a test's
+// rows are evicted too.
+const TestRowCacheSize = 1 << 20
 
 // OpenDisk opens the Pebble store in dir (failing t if it cannot): a test
 // that restarts a server calls it again on the same dir once the previous

@@ -424,6 +424,7 @@ func (x *stmtExecution) send(res *sqltypes.Result) error {
 		h.Conns.setOKInfo(c.RemoteAddr(), res.Info)
 	}
 	fixTimeFields(h.GW, x.ctx, res)
+	h.setReadOnlyFlag(c) // result_steps.go
 	return x.callback(res)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/sqltypes"
 
 	"github.com/sqlgw/sqlgw/sqlgw/mysqlerr"
 )
@@ -62,6 +63,13 @@ var resultSteps = []ResultStep{
 		Result: func(h *Handler, s *statement, next mysql.ResultSpoolFn) mysql.ResultSpoolFn {
 			return fixTimeDDL(h.GW, s.ctx, s.c.ConnectionID, s.query, next) // time_precision.go
 		}},
+	{Name: "read-only-transaction-flag", Upstream: "the status flags never carry SERVER_STATUS_IN_TRANS_READONLY (0x2000) in a READ ONLY transaction",
+		Result: func(h *Handler, s *statement, next mysql.ResultSpoolFn) mysql.ResultSpoolFn {
+			return func(res *sqltypes.Result, more bool) error {
+				h.setReadOnlyFlag(s.c)
+				return next(res, more)
+			}
+		}},
 	{Name: "interrupted", Upstream: "a statement cancelled by KILL or stopped by max_execution_time fails with a context error, not MySQL's 1317 (or 1927 for KILL CONNECTION, 3024 for the time limit)",
 		Error: func(h *Handler, s *statement, err error) error {
 			if timeout := timedOut(s.ctx, err); timeout != nil {
@@ -108,4 +116,22 @@ func (h *Handler) errorOf(s *statement, err error) error {
 		}
 	}
 	return err
+}
+
+// serverStatusInTransReadonly is SERVER_STATUS_IN_TRANS_READONLY, which
+// vitess does not name: the connection is in a READ ONLY transaction.
+const serverStatusInTransReadonly = 0x2000
+
+// setReadOnlyFlag sets or clears SERVER_STATUS_IN_TRANS_READONLY in the
+// status flags of c's next OK or EOF packet, as MySQL sends it: set while
+// the connection is in a transaction started READ ONLY.
+// go-mysql-server's handler and the engine's direct paths set the other
+// flags (SERVER_STATUS_IN_TRANS, SERVER_STATUS_AUTOCOMMIT) before the
+// result reaches the callback.
+func (h *Handler) setReadOnlyFlag(c *mysql.Conn) {
+	if h.GW.InReadOnlyTransaction(c.ConnectionID) {
+		c.StatusFlags |= serverStatusInTransReadonly
+	} else {
+		c.StatusFlags &^= serverStatusInTransReadonly
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"unsafe"
 
 	pebbledb "github.com/cockroachdb/pebble/v2"
 
@@ -41,25 +42,27 @@ func (s *Store) GetRow(ctx context.Context, table, pk, rk string, sel, more []st
 	if err := s.limits.ValidateQuery(&storage.Query{Select: more}); err != nil {
 		return err
 	}
-	r, _, done, err := s.reader(ctx)
+	r, sh, done, err := s.reader(ctx)
 	if err != nil {
 		return err
 	}
 	defer done()
-	v, closer, err := r.Get(appendEntityKey(make([]byte, 0, tablePrefixLen+len(pk)+1+len(rk)), t.id, pk, rk))
+	v, closer, err := s.getRecord(r, sh, appendEntityKey(make([]byte, 0, tablePrefixLen+len(pk)+1+len(rk)), t.id, pk, rk))
 	if errors.Is(err, pebbledb.ErrNotFound) {
 		return fmt.Errorf("%w: entity (%q, %q) in table %q", storage.ErrNotFound, pk, rk, table)
 	}
 	if err != nil {
 		return err
 	}
-	defer closer.Close()
+	if closer != nil {
+		defer closer.Close()
+	}
 	rec, err := parseRecord(v)
 	if err != nil {
 		return err
 	}
 	vals := storage.RowValues(row, len(sel)+len(more))
-	if err := rec.decodeRowInto(sel, more, vals); err != nil {
+	if err := rec.decodeRowInto(sel, more, vals, nil); err != nil {
 		return err
 	}
 	*row = storage.Row{PartitionKey: pk, RowKey: rk, ETag: storage.ETag(rec.etag), Timestamp: ticksTime(rec.ticks), Values: vals}
@@ -68,8 +71,9 @@ func (s *Store) GetRow(ctx context.Context, table, pk, rk string, sel, more []st
 
 // decodeRowInto sets vals[i] to the value of property sel[i], and
 // vals[len(sel)+i] to that of more[i], for each the record holds (copies:
-// ownedValue); the others are skipped without decoding.
-func (r *record) decodeRowInto(sel, more []string, vals []storage.Value) error {
+// cut from arena, or ownedValue where arena is nil); the others are
+// skipped without decoding.
+func (r *record) decodeRowInto(sel, more []string, vals []storage.Value, arena *pageArena) error {
 	p := r.props
 	for range r.n {
 		name, val, err := propName(p)
@@ -94,7 +98,16 @@ func (r *record) decodeRowInto(sel, more []string, vals []storage.Value) error {
 			return err
 		}
 		p = rest
-		v = ownedValue(v)
+		switch {
+		case arena == nil:
+			v = ownedValue(v)
+		case v.Type() == storage.TypeString:
+			v = storage.String(arena.string(unsafe.Slice(unsafe.StringData(v.Str()), len(v.Str()))))
+		case v.Type() == storage.TypeBinary:
+			v = storage.Binary(arena.bytes(v.Bytes()))
+		default:
+			v = ownedValue(v) // a GUID is a copy; the others hold no reference
+		}
 		for j, s := range sel {
 			if s == string(name) {
 				vals[j] = v

@@ -123,7 +123,11 @@ func (s *Store) MultiBatch(ctx context.Context, batches []storage.TableBatch) ([
 			out[i][j] = etag
 		}
 	}
-	if err := s.commit(pb, s.writeOptions(ctx)); err != nil {
+	// The row cache's entries of the keys go (rowcache.go).
+	w := s.rc.begin(allKeys)
+	err := s.commit(pb, s.writeOptions(ctx))
+	w.done()
+	if err != nil {
 		return nil, fmt.Errorf("sqlgw/pebble: commit: %w", err)
 	}
 	return out, nil

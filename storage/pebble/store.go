@@ -54,6 +54,11 @@
 // with a prefix seek per key on that one iterator (the rows of an index
 // read's hits).
 //
+// Row cache (rowcache.go, Options.RowCacheSize): Get and GetRow consult a
+// bounded cache of the latest records of recently read entities before
+// Pebble; every write drops the keys it writes, and reads at a snapshot
+// use it only while the snapshot is the store's current state.
+//
 // Snapshots (storage.Snapshotter, snapshot.go): Pebble snapshots. Those
 // taken while no batch commits and none committed since share one, which
 // then shows exactly the store's current state, so a read-only load does
@@ -114,6 +119,10 @@ type Options struct {
 	// CacheSize is the block cache in bytes; 0 means DefaultCacheSize()
 	// (tuning.go). Ignored when Pebble is set.
 	CacheSize int64
+	// RowCacheSize is the row cache in bytes (rowcache.go): the latest
+	// records of recently read entities, which Get and GetRow consult
+	// before Pebble. 0 (or negative) disables it.
+	RowCacheSize int64
 	// Pebble, if set, is the base for the Pebble options (FS and Logger
 	// are filled in when nil) instead of the tuned ones (tuning.go). It is
 	// not modified.
@@ -140,6 +149,7 @@ type Store struct {
 	claims  atomic.Int64 // users (gateways) of this process: storage.Claimer
 	oneUser bool         // Options.OneUser
 	db      *pebbledb.DB
+	rc      *rowCache // nil: none (Options.RowCacheSize)
 	wo      *pebbledb.WriteOptions
 	limits  storage.Limits
 	maxScan int
@@ -225,6 +235,7 @@ func Open(dir string, opts *Options) (*Store, error) {
 		tables:  make(map[string]tableInfo),
 		seed:    maphash.MakeSeed(),
 		oneUser: opts.OneUser,
+		rc:      newRowCache(opts.RowCacheSize),
 	}
 	if po.Comparer == partitionComparer {
 		// The tuned options' comparer (prefix.go): flagged tables split
@@ -335,6 +346,8 @@ func (s *Store) Capabilities() storage.Capabilities {
 }
 
 // DB returns the underlying Pebble database, for benchmarks and tools.
+// Its reads see the store; writing through it would bypass the row cache
+// (rowcache.go), so nothing does.
 func (s *Store) DB() *pebbledb.DB { return s.db }
 
 // rlock takes the store lock shared and checks ctx and that the store is
@@ -433,7 +446,11 @@ func (s *Store) DeleteTable(ctx context.Context, table string) error {
 	b.DeleteRange(appendTablePrefix(nil, t.id), appendTablePrefix(nil, t.id+1), nil)
 	key := tableKey(table)
 	b.Delete(key, nil)
-	if err := s.commit(b, s.wo); err != nil {
+	// No read or write is in flight (lockAll): the cache's entries of
+	// the table go, before and after the commit alike.
+	err = s.commit(b, s.wo)
+	s.rc.clear()
+	if err != nil {
 		return fmt.Errorf("sqlgw/pebble: delete table %q: %w", table, err)
 	}
 	delete(s.tables, string(key[1:]))
@@ -488,19 +505,21 @@ func (s *Store) Get(ctx context.Context, table, pk, rk string, opts *storage.Get
 		}
 		sel = opts.Select
 	}
-	r, _, done, err := s.reader(ctx)
+	r, sh, done, err := s.reader(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	v, closer, err := r.Get(appendEntityKey(make([]byte, 0, tablePrefixLen+len(pk)+1+len(rk)), t.id, pk, rk))
+	v, closer, err := s.getRecord(r, sh, appendEntityKey(make([]byte, 0, tablePrefixLen+len(pk)+1+len(rk)), t.id, pk, rk))
 	if errors.Is(err, pebbledb.ErrNotFound) {
 		return nil, fmt.Errorf("%w: entity (%q, %q) in table %q", storage.ErrNotFound, pk, rk, table)
 	}
 	if err != nil {
 		return nil, err
 	}
-	defer closer.Close()
+	if closer != nil {
+		defer closer.Close()
+	}
 	rec, err := parseRecord(v)
 	if err != nil {
 		return nil, err
@@ -677,7 +696,11 @@ func (s *Store) write(ctx context.Context, table string, ops []storage.Operation
 		}
 		etags[i] = etag
 	}
-	if err := s.commit(b, s.writeOptions(ctx)); err != nil {
+	// The row cache's entries of the keys go (rowcache.go).
+	w := s.rc.begin(keys)
+	err = s.commit(b, s.writeOptions(ctx))
+	w.done()
+	if err != nil {
 		return nil, fmt.Errorf("sqlgw/pebble: commit: %w", err)
 	}
 	return etags, nil

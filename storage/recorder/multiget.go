@@ -2,6 +2,8 @@ package recorder
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"strings"
 
 	"github.com/sqlgw/sqlgw/storage"
@@ -39,4 +41,36 @@ func (s *Store) MultiGet(ctx context.Context, table string, keys []storage.Entit
 		s.record(ctx, 1, 0, nil, describe(keys[i]), func() string { return "1 entity" })
 	}
 	return ents, nil
+}
+
+// MultiGetRows implements storage.MultiRowGetter when the inner store
+// does: each key is recorded as the Get it stands for, as MultiGet
+// records it, its projection being sel then more (GetRow's). A call the
+// store below cannot answer as rows sent nothing and is not recorded.
+func (s *Store) MultiGetRows(ctx context.Context, table string, keys []storage.EntityKey, sel, more []string, rows []storage.Row, found []bool) error {
+	err := storage.ForwardMultiGetRows(ctx, s.inner, table, keys, sel, more, rows, found)
+	if errors.Is(err, storage.ErrRowsUnsupported) {
+		return err
+	}
+	describe := func(k storage.EntityKey) func() string {
+		return func() string {
+			return "Get " + table + " pk=" + key(k.PK) + " rk=" + key(k.RK) + " select=" + list(append(slices.Clip(sel), more...))
+		}
+	}
+	if err != nil {
+		var k storage.EntityKey
+		if len(keys) > 0 {
+			k = keys[0]
+		}
+		s.record(ctx, 0, 0, err, describe(k), nil)
+		return err
+	}
+	for i, ok := range found {
+		if !ok {
+			s.record(ctx, 0, 0, storage.ErrNotFound, describe(keys[i]), nil)
+			continue
+		}
+		s.record(ctx, 1, 0, nil, describe(keys[i]), func() string { return "1 entity" })
+	}
+	return nil
 }

@@ -16,3 +16,13 @@ func (s *typedStore) MultiGet(ctx context.Context, table string, keys []storage.
 	}
 	return storage.MultiGet(ctx, s.Store, table, keys, opts)
 }
+
+// MultiGetRows forwards the Gets of an untyped table to the wrapped
+// store's storage.MultiRowGetter, if any; a typed table's are not
+// answered as rows (GetRow).
+func (s *typedStore) MultiGetRows(ctx context.Context, table string, keys []storage.EntityKey, sel, more []string, rows []storage.Row, found []bool) error {
+	if _, _, typed := catalog.ParseTypedPhysical(table); typed {
+		return storage.ErrRowsUnsupported
+	}
+	return storage.ForwardMultiGetRows(ctx, s.Store, table, keys, sel, more, rows, found)
+}

@@ -1,0 +1,82 @@
+package sqlgw_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/sqlgw/sqlgw/sqlgw"
+)
+
+// TestDropIfExistsOtherDatabase: DROP TABLE/VIEW IF EXISTS of a qualified
+// missing name notes the database the statement named (MySQL 8.0
+// "Unknown table 'otherdb.t'"), not the current one.
+func TestDropIfExistsOtherDatabase(t *testing.T) {
+	w := newWarningsConn(t, sqlgw.Config{})
+	w.exec("CREATE DATABASE cur")
+	w.exec("CREATE DATABASE otherdb")
+	w.exec("USE cur")
+	w.expect("DROP TABLE IF EXISTS otherdb.t", "Note|1051|Unknown table 'otherdb.t'")
+	w.expect("DROP TABLE IF EXISTS otherdb.t1, otherdb.t2", "Note|1051|Unknown table 'otherdb.t1,otherdb.t2'")
+	w.expect("DROP VIEW IF EXISTS otherdb.v", "Note|1051|Unknown table 'otherdb.v'")
+	w.expect("DROP TABLE IF EXISTS t", "Note|1051|Unknown table 'cur.t'")
+	w.expect("DROP VIEW IF EXISTS v", "Note|1051|Unknown table 'cur.v'")
+	w.exec("CREATE TABLE otherdb.t (id INT PRIMARY KEY)")
+	w.expect("DROP TABLE IF EXISTS otherdb.t, otherdb.gone", "Note|1051|Unknown table 'otherdb.gone'")
+	w.expect("DROP TABLE IF EXISTS otherdb.t", "Note|1051|Unknown table 'otherdb.t'")
+	w.exec("PREPARE s FROM 'DROP TABLE IF EXISTS otherdb.p'")
+	w.expect("EXECUTE s", "Note|1051|Unknown table 'otherdb.p'")
+	// The next statement's note is the current database's again.
+	w.expect("DROP TABLE IF EXISTS t", "Note|1051|Unknown table 'cur.t'")
+}
+
+// TestSetClearsWarnings: SET is a nondiagnostic statement, so it starts a
+// new warning list (MySQL 8.0, WL#5928): after a SET that raises nothing
+// SHOW WARNINGS is empty and @@warning_count 0; go-mysql-server kept the
+// previous statement's list (and its count in SET's OK packet).
+func TestSetClearsWarnings(t *testing.T) {
+	w := newWarningsConn(t, sqlgw.Config{})
+	w.exec("CREATE DATABASE sc")
+	w.exec("USE sc")
+	w.expect("SELECT 1/0", "Warning|1365|Division by 0")
+	w.expect("SET @a = 1")
+	w.expect("SELECT 1/0, 2/0", "Warning|1365|Division by 0", "Warning|1365|Division by 0")
+	w.expect("SET SESSION sql_mode = DEFAULT")
+	if got := w.rows("SELECT @@warning_count"); len(got) != 1 || got[0] != "0" {
+		t.Errorf("SELECT @@warning_count after SET: %q, want 0", got)
+	}
+	w.expect("SELECT 1/0", "Warning|1365|Division by 0")
+	w.expect("SET @a = 2, @@session.autocommit = 1")
+	w.exec("PREPARE ps FROM 'SET @b = 3'")
+	w.expect("SELECT 1/0", "Warning|1365|Division by 0")
+	w.expect("EXECUTE ps")
+	if got := w.rows("SELECT @b"); len(got) != 1 || got[0] != "3" {
+		t.Errorf("SELECT @b: %q, want 3", got)
+	}
+	// A SET's own warnings are its list.
+	w.expect("SELECT 1/0, 2/0", "Warning|1365|Division by 0", "Warning|1365|Division by 0")
+	w.expect("SET @c = 1/0", "Warning|1365|Division by 0")
+}
+
+// TestIgnoreNullWarning: INSERT IGNORE and UPDATE IGNORE of NULL into a
+// NOT NULL column store the implicit default with MySQL's Warning 1048
+// "Column 'v' cannot be null" (go-mysql-server: a Note with its own
+// text), on the general and the direct write paths alike.
+func TestIgnoreNullWarning(t *testing.T) {
+	for _, cfg := range []sqlgw.Config{{}, {NoDirect: true}} {
+		t.Run(fmt.Sprintf("NoDirect=%v", cfg.NoDirect), func(t *testing.T) {
+			w := newWarningsConn(t, cfg)
+			w.exec("CREATE DATABASE iw")
+			w.exec("USE iw")
+			w.exec("CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)")
+			w.expect("INSERT IGNORE INTO t VALUES (1, NULL)", "Warning|1048|Column 'v' cannot be null")
+			w.expect("INSERT IGNORE INTO t VALUES (1, 5), (2, NULL)",
+				"Warning|1062|Duplicate entry '1' for key 'PRIMARY'", "Warning|1048|Column 'v' cannot be null")
+			w.exec("UPDATE t SET v = 7 WHERE id = 1")
+			w.expect("UPDATE IGNORE t SET v = NULL WHERE id = 1", "Warning|1048|Column 'v' cannot be null")
+			if got := strings.Join(w.rows("SELECT id, v FROM t ORDER BY id"), ","); got != "1|0,2|0" {
+				t.Errorf("rows: %s, want 1|0,2|0", got)
+			}
+		})
+	}
+}

@@ -1,0 +1,408 @@
+package pebble
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/sqlgw/sqlgw/storage"
+)
+
+func openRowCached(t testing.TB, size int64) *Store {
+	t.Helper()
+	s, err := Open("", &Options{InMemory: true, RowCacheSize: size})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// readN reads property n of (pk, rk) by Get and by GetRow, which must
+// agree; -1 for an absent entity.
+func readN(t *testing.T, ctx context.Context, s *Store, table, pk, rk string) int64 {
+	t.Helper()
+	e, err := s.Get(ctx, table, pk, rk, &storage.GetOptions{Select: []string{"n"}})
+	var row storage.Row
+	rerr := s.GetRow(ctx, table, pk, rk, []string{"n"}, nil, &row)
+	if errors.Is(err, storage.ErrNotFound) && errors.Is(rerr, storage.ErrNotFound) {
+		return -1
+	}
+	if err != nil || rerr != nil {
+		t.Fatalf("Get: %v, GetRow: %v", err, rerr)
+	}
+	n := e.Properties["n"].Int()
+	if got := row.Values[0].Int(); got != n {
+		t.Fatalf("%s/%s: Get n=%d, GetRow n=%d", pk, rk, n, got)
+	}
+	return n
+}
+
+func nEntity(pk, rk string, n int64) *storage.Entity {
+	return &storage.Entity{PartitionKey: pk, RowKey: rk, Properties: storage.Properties{"n": storage.Int64(n)}}
+}
+
+// TestRowCacheWritePaths: every way the store writes an entity (Insert,
+// Upsert replace and merge, an empty merge, Update, Delete, Batch,
+// MultiBatch, a write with a deferred sync, DeleteTable and a new table
+// of the same name) makes the next read show the write, though the read
+// before it cached the entity's previous record.
+func TestRowCacheWritePaths(t *testing.T) {
+	ctx := context.Background()
+	s := openRowCached(t, 1<<20)
+	const tb = "rcpaths"
+	if err := s.CreateTable(ctx, tb); err != nil {
+		t.Fatal(err)
+	}
+	want := func(pk, rk string, n int64) {
+		t.Helper()
+		// Twice: the first read may fill the cache, the second hits it.
+		for range 2 {
+			if got := readN(t, ctx, s, tb, pk, rk); got != n {
+				t.Fatalf("%s/%s: n=%d, want %d", pk, rk, got, n)
+			}
+		}
+	}
+	if _, err := s.Insert(ctx, tb, nEntity("p", "a", 1)); err != nil {
+		t.Fatal(err)
+	}
+	want("p", "a", 1)
+	if ents, _ := s.rc.stats(); ents != 1 {
+		t.Fatalf("%d cached entries after reading one entity, want 1", ents)
+	}
+	if _, err := s.Upsert(ctx, tb, nEntity("p", "a", 2), storage.Replace); err != nil {
+		t.Fatal(err)
+	}
+	want("p", "a", 2)
+	if _, err := s.Upsert(ctx, tb, nEntity("p", "a", 3), storage.Merge); err != nil {
+		t.Fatal(err)
+	}
+	want("p", "a", 3)
+	e, err := s.Get(ctx, tb, "p", "a", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An empty merge changes the ETag only.
+	if _, err := s.Upsert(ctx, tb, &storage.Entity{PartitionKey: "p", RowKey: "a"}, storage.Merge); err != nil {
+		t.Fatal(err)
+	}
+	if e2, err := s.Get(ctx, tb, "p", "a", nil); err != nil || e2.ETag == e.ETag {
+		t.Fatalf("after an empty merge: %v, ETag %s (before %s)", err, e2.ETag, e.ETag)
+	}
+	if _, err := s.Update(ctx, tb, nEntity("p", "a", 4), storage.Replace, ""); err != nil {
+		t.Fatal(err)
+	}
+	want("p", "a", 4)
+	if err := s.Delete(ctx, tb, "p", "a", ""); err != nil {
+		t.Fatal(err)
+	}
+	want("p", "a", -1)
+	if _, err := s.Insert(ctx, tb, nEntity("p", "a", 5)); err != nil {
+		t.Fatal(err)
+	}
+	want("p", "a", 5)
+	if _, err := s.Insert(ctx, tb, nEntity("p", "b", 50)); err != nil {
+		t.Fatal(err)
+	}
+	want("p", "b", 50)
+	if _, err := s.Batch(ctx, tb, []storage.Operation{
+		{Kind: storage.OpUpsert, Mode: storage.Replace, Entity: nEntity("p", "a", 6)},
+		{Kind: storage.OpDelete, Entity: &storage.Entity{PartitionKey: "p", RowKey: "b"}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want("p", "a", 6)
+	want("p", "b", -1)
+	if _, err := s.Insert(ctx, tb, nEntity("q", "c", 70)); err != nil {
+		t.Fatal(err)
+	}
+	want("q", "c", 70)
+	if _, err := s.MultiBatch(ctx, []storage.TableBatch{
+		{Table: tb, Ops: []storage.Operation{{Kind: storage.OpUpsert, Mode: storage.Replace, Entity: nEntity("p", "a", 7)}}},
+		{Table: tb, Ops: []storage.Operation{{Kind: storage.OpUpdate, Mode: storage.Merge, Entity: nEntity("q", "c", 71)}}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want("p", "a", 7)
+	want("q", "c", 71)
+	// MultiBatch's iterator reads (from multiBatchIterOps operations).
+	var ops []storage.Operation
+	for i := range multiBatchIterOps + 4 {
+		rk := fmt.Sprintf("m%02d", i)
+		if _, err := s.Insert(ctx, tb, nEntity("m", rk, 0)); err != nil {
+			t.Fatal(err)
+		}
+		want("m", rk, 0)
+		ops = append(ops, storage.Operation{Kind: storage.OpUpdate, Mode: storage.Merge, Entity: nEntity("m", rk, int64(i+1))})
+	}
+	if _, err := s.MultiBatch(ctx, []storage.TableBatch{{Table: tb, Ops: ops}}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range multiBatchIterOps + 4 {
+		want("m", fmt.Sprintf("m%02d", i), int64(i+1))
+	}
+	dctx := storage.WithDeferredSync(ctx)
+	if _, err := s.Upsert(dctx, tb, nEntity("p", "a", 8), storage.Replace); err != nil {
+		t.Fatal(err)
+	}
+	want("p", "a", 8)
+	if _, err := s.MultiBatch(dctx, []storage.TableBatch{{Table: tb, Ops: []storage.Operation{
+		{Kind: storage.OpUpsert, Mode: storage.Replace, Entity: nEntity("p", "a", 9)}}}}); err != nil {
+		t.Fatal(err)
+	}
+	want("p", "a", 9)
+	// A failed write (its condition) changes nothing, cached or not.
+	if _, err := s.Insert(ctx, tb, nEntity("p", "a", 99)); !errors.Is(err, storage.ErrAlreadyExists) {
+		t.Fatalf("insert over an entity: %v", err)
+	}
+	want("p", "a", 9)
+	if err := s.DeleteTable(ctx, tb); err != nil {
+		t.Fatal(err)
+	}
+	if ents, bytes := s.rc.stats(); ents != 0 || bytes != 0 {
+		t.Fatalf("after DeleteTable: %d entries, %d bytes cached", ents, bytes)
+	}
+	if err := s.CreateTable(ctx, tb); err != nil {
+		t.Fatal(err)
+	}
+	want("p", "a", -1)
+	if _, err := s.Insert(ctx, tb, nEntity("p", "a", 10)); err != nil {
+		t.Fatal(err)
+	}
+	want("p", "a", 10)
+}
+
+// TestRowCacheSnapshot: a read at a snapshot taken before a write sees
+// the record before the write, though the cache holds the new one; a
+// snapshot still of the current state reads through the cache and sees
+// what a read of the database sees.
+func TestRowCacheSnapshot(t *testing.T) {
+	ctx := context.Background()
+	s := openRowCached(t, 1<<20)
+	const tb = "rcsnap"
+	if err := s.CreateTable(ctx, tb); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Insert(ctx, tb, nEntity("p", "a", 1)); err != nil {
+		t.Fatal(err)
+	}
+	old, err := s.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Release()
+	octx := storage.WithSnapshot(ctx, old)
+	if n := readN(t, octx, s, tb, "p", "a"); n != 1 {
+		t.Fatalf("at the snapshot: %d", n)
+	}
+	if _, err := s.Upsert(ctx, tb, nEntity("p", "a", 2), storage.Replace); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // the second read of the database hits the cache
+		if n := readN(t, ctx, s, tb, "p", "a"); n != 2 {
+			t.Fatalf("latest: %d, want 2", n)
+		}
+		if n := readN(t, octx, s, tb, "p", "a"); n != 1 {
+			t.Fatalf("at the snapshot before the write: %d, want 1", n)
+		}
+	}
+	cur, err := s.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cur.Release()
+	cctx := storage.WithSnapshot(ctx, cur)
+	if n := readN(t, cctx, s, tb, "p", "a"); n != 2 {
+		t.Fatalf("at a current snapshot: %d, want 2", n)
+	}
+	if _, err := s.Upsert(ctx, tb, nEntity("p", "a", 3), storage.Replace); err != nil {
+		t.Fatal(err)
+	}
+	if n := readN(t, ctx, s, tb, "p", "a"); n != 3 {
+		t.Fatalf("latest: %d, want 3", n)
+	}
+	if n := readN(t, cctx, s, tb, "p", "a"); n != 2 {
+		t.Fatalf("at the snapshot before the second write: %d, want 2", n)
+	}
+}
+
+// TestRowCacheBounded: the cache holds at most its size in bytes, and an
+// entity read again after many others is still answered right.
+func TestRowCacheBounded(t *testing.T) {
+	ctx := context.Background()
+	const size = 256 << 10
+	s := openRowCached(t, size)
+	const tb = "rcbound"
+	if err := s.CreateTable(ctx, tb); err != nil {
+		t.Fatal(err)
+	}
+	pad := storage.String(strings.Repeat("x", 300))
+	for i := range 2000 {
+		e := nEntity("p", fmt.Sprintf("r%05d", i), int64(i))
+		e.Properties["pad"] = pad
+		if _, err := s.Insert(ctx, tb, e); err != nil {
+			t.Fatal(err)
+		}
+		if n := readN(t, ctx, s, tb, "p", e.RowKey); n != int64(i) {
+			t.Fatalf("%s: %d", e.RowKey, n)
+		}
+		if ents, bytes := s.rc.stats(); bytes > size || ents == 0 {
+			t.Fatalf("after %d reads: %d entries, %d bytes (size %d)", i+1, ents, bytes, size)
+		}
+	}
+	ents, bytes := s.rc.stats()
+	if ents >= 2000 || bytes < size/2 {
+		t.Fatalf("%d entries, %d bytes cached of %d", ents, bytes, size)
+	}
+	if n := readN(t, ctx, s, tb, "p", "r00000"); n != 0 {
+		t.Fatalf("r00000: %d", n)
+	}
+}
+
+// TestRowCacheDisabled: a store without a row cache caches nothing.
+func TestRowCacheDisabled(t *testing.T) {
+	ctx := context.Background()
+	s := openRowCached(t, 0)
+	if s.rc != nil {
+		t.Fatal("a row cache of size 0")
+	}
+	if err := s.CreateTable(ctx, "rcoff"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Insert(ctx, "rcoff", nEntity("p", "a", 1)); err != nil {
+		t.Fatal(err)
+	}
+	if n := readN(t, ctx, s, "rcoff", "p", "a"); n != 1 {
+		t.Fatal(n)
+	}
+}
+
+// TestRowCacheConcurrent: writers increment a counter per key (by Upsert,
+// Batch, MultiBatch and conditional Update), readers (Get and GetRow, at
+// the database and at current snapshots) check that they never see a
+// value older than the last write acknowledged before their read started.
+// Few keys, so that readers and writers meet on them.
+func TestRowCacheConcurrent(t *testing.T) {
+	ctx := context.Background()
+	s := openRowCached(t, 1<<20)
+	const tb = "rcstress"
+	if err := s.CreateTable(ctx, tb); err != nil {
+		t.Fatal(err)
+	}
+	const keys = 8
+	rk := func(k int) string { return fmt.Sprintf("k%d", k) }
+	var acked [keys]atomic.Int64
+	for k := range keys {
+		if _, err := s.Insert(ctx, tb, nEntity("p", rk(k), 0)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dur := 2 * time.Second
+	if testing.Short() || raceEnabled {
+		dur = time.Second
+	}
+	deadline := time.Now().Add(dur)
+	var wg sync.WaitGroup
+	errc := make(chan error, 16)
+	fail := func(err error) {
+		select {
+		case errc <- err:
+		default:
+		}
+	}
+	// One writer per key pair, so each key's counter has one writer and
+	// increases by one per acknowledged write.
+	for w := range keys / 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; time.Now().Before(deadline); i++ {
+				k := 2*w + i%2
+				n := acked[k].Load() + 1
+				var err error
+				switch i % 4 {
+				case 0:
+					_, err = s.Upsert(ctx, tb, nEntity("p", rk(k), n), storage.Replace)
+				case 1:
+					_, err = s.Batch(ctx, tb, []storage.Operation{{Kind: storage.OpUpdate, Mode: storage.Merge, Entity: nEntity("p", rk(k), n)}})
+				case 2:
+					_, err = s.MultiBatch(ctx, []storage.TableBatch{{Table: tb, Ops: []storage.Operation{{Kind: storage.OpUpsert, Mode: storage.Replace, Entity: nEntity("p", rk(k), n)}}}})
+				case 3:
+					_, err = s.Update(ctx, tb, nEntity("p", rk(k), n), storage.Replace, storage.ETagAny)
+				}
+				if err != nil {
+					fail(err)
+					return
+				}
+				acked[k].Store(n)
+			}
+		}()
+	}
+	for r := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var row storage.Row
+			for i := 0; time.Now().Before(deadline); i++ {
+				k := (i + r) % keys
+				floor := acked[k].Load()
+				rctx := ctx
+				var sn storage.Snapshot
+				if i%3 == 0 {
+					var err error
+					if sn, err = s.Snapshot(ctx); err != nil {
+						fail(err)
+						return
+					}
+					rctx = storage.WithSnapshot(ctx, sn)
+				}
+				var n int64
+				if i%2 == 0 {
+					e, err := s.Get(rctx, tb, "p", rk(k), nil)
+					if err != nil {
+						fail(err)
+						return
+					}
+					n = e.Properties["n"].Int()
+				} else {
+					if err := s.GetRow(rctx, tb, "p", rk(k), []string{"n"}, nil, &row); err != nil {
+						fail(err)
+						return
+					}
+					n = row.Values[0].Int()
+				}
+				if sn != nil {
+					// A second read at the snapshot sees the same.
+					e, err := s.Get(rctx, tb, "p", rk(k), nil)
+					if err != nil {
+						fail(err)
+						return
+					}
+					if m := e.Properties["n"].Int(); m != n {
+						fail(fmt.Errorf("%s: two reads at one snapshot: %d then %d", rk(k), n, m))
+					}
+					sn.Release()
+				}
+				if n < floor {
+					fail(fmt.Errorf("%s: read %d after write %d was acknowledged", rk(k), n, floor))
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errc)
+	for err := range errc {
+		t.Fatal(err)
+	}
+	for k := range keys {
+		if n, want := readN(t, ctx, s, tb, "p", rk(k)), acked[k].Load(); n != want {
+			t.Fatalf("%s: %d at the end, want %d", rk(k), n, want)
+		}
+	}
+}
