@@ -103,7 +103,9 @@ a flag given on the command line wins):
   --row-cache SIZE     row cache of the embedded store: the latest records of
                        recently read rows, which point reads consult before
                        Pebble (storage/pebble/rowcache.go), e.g. 64MiB;
-                       0 disables it             default 0 [SQLGW_ROW_CACHE]
+                       0 disables it; default a quarter of the block
+                       cache's default, between 16 MiB and 256 MiB
+                                                        [SQLGW_ROW_CACHE]
   --debug-listen ADDR  serve Go's net/http/pprof profiles on
                        http://ADDR/debug/pprof/ (CPU, heap, allocations,
                        goroutines, execution trace); for profiling, default
@@ -303,7 +305,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		}
 		pebbleOpts.CacheSize = n
 	}
-	pebbleOpts.RowCacheSize = pebble.DefaultRowCacheSize
+	pebbleOpts.RowCacheSize = pebble.DefaultRowCacheSize()
 	if v := strings.TrimSpace(*rowCache); v == "0" {
 		pebbleOpts.RowCacheSize = 0
 	} else if v != "" {

@@ -48,17 +48,18 @@ import (
 // per-entry overhead), split evenly over the shards, each evicting its
 // least recently used entries.
 // DefaultRowCacheSize is the row cache `sqlgw serve` gives the embedded
-// store without --row-cache: none. On this 2-core machine, shared and
-// loaded, the A/B runs of sysbench's oltp_point_select did not show the
-// cache paying (tps 1.28 and 1.91 times the base's in one window, 0.71
-// and 0.92 in the next; the server's CPU per transaction 0.84 times the
-// base's, geometric mean of six pairs, one pair above 1), so it is
-// not on by default (docs/benchmarks.md, "Row cache (tenth session)").
-// Each lookup takes its shard's mutex, a cache line the cores pass
-// between them (2.3% of the CPU in the profile), and the first seconds
-// of a run are misses; a lookup that writes nothing shared (a
-// concurrent-read table) is what would let it pay.
-const DefaultRowCacheSize = 0
+// store without --row-cache: a quarter of the default block cache
+// (DefaultCacheSize, itself a quarter of the memory available), between
+// 16 MiB and 256 MiB. On a quiet 2-core machine, sysbench's
+// oltp_point_select ran 1.19 and 1.16 times as fast with a 64 MiB cache
+// as without, the same binary alternated (docs/benchmarks.md, "Row cache
+// (tenth session)"); the helper's earlier windows, at load 18-27, could
+// not tell. Each lookup takes its shard's mutex, a cache line the cores
+// pass between them (2.3% of the CPU in the profile); a lookup that
+// writes nothing shared is what would make it pay more.
+func DefaultRowCacheSize() int64 {
+	return max(16<<20, min(DefaultCacheSize()/4, 256<<20))
+}
 
 type rowCache struct {
 	seed   maphash.Seed
