@@ -209,24 +209,29 @@ func (it *rowIter) checkHitRow(ix *catalog.Index, cols indexCols, h *storage.Ent
 	return wpk == h.PartitionKey && wrk == h.RowKey, nil
 }
 
-// orderRows sets it.fetchedRows to the rows of outR and alsoR in
-// loadIndex's order (its order of it.fetched).
-func (it *rowIter) orderRows(outR, alsoR []*storage.Row) {
-	for i, r := range outR {
-		if a := alsoR[i]; a != nil && it.less(entKey{a.PartitionKey, a.RowKey}, entKey{r.PartitionKey, r.RowKey}) {
-			r, alsoR[i] = a, r // one index value: base key order (reversed for a backwards read)
+// inIndexOrder appends to dst the hits of out and also (loadIndex's pairs:
+// an index value's row, and a second candidate row for the same entry) in
+// loadIndex's order: the pair in base key order (reversed for a backwards
+// read), then the buffered writes merged in key order. It serves the
+// entities of loadIndex and the rows of MultiGetRows alike.
+func inIndexOrder[T comparable](it *rowIter, dst, out, also []T, key func(T) entKey) []T {
+	var none T
+	for i, x := range out {
+		if a := also[i]; a != none && it.less(key(a), key(x)) {
+			x, also[i] = a, x
 		}
-		if r != nil {
-			it.fetchedRows = append(it.fetchedRows, r)
+		if x != none {
+			dst = append(dst, x)
 		}
-		if alsoR[i] != nil {
-			it.fetchedRows = append(it.fetchedRows, alsoR[i])
+		if also[i] != none {
+			dst = append(dst, also[i])
 		}
 	}
 	if it.tt != nil && len(it.tt.writes) > 0 {
-		// The buffered writes are merged in key order.
-		sort.SliceStable(it.fetchedRows, func(i, j int) bool {
-			return it.less(entKey{it.fetchedRows[i].PartitionKey, it.fetchedRows[i].RowKey}, entKey{it.fetchedRows[j].PartitionKey, it.fetchedRows[j].RowKey})
-		})
+		sort.SliceStable(dst, func(i, j int) bool { return it.less(key(dst[i]), key(dst[j])) })
 	}
+	return dst
 }
+
+func rowKeyOf(r *storage.Row) entKey       { return entKey{r.PartitionKey, r.RowKey} }
+func entityKeyOf(e *storage.Entity) entKey { return entKey{e.PartitionKey, e.RowKey} }

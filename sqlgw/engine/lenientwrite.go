@@ -103,13 +103,8 @@ func lenientValue(ctx *sql.Context, col *sql.Column, v any, row int) any {
 		if !ok || !types.ErrLengthBeyondLimit.Is(err) {
 			return v
 		}
-		var s string
-		switch x := v.(type) {
-		case string:
-			s = x
-		case []byte:
-			s = string(x)
-		default:
+		s, ok := textOf(v)
+		if !ok {
 			return v
 		}
 		var cut string

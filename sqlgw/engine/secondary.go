@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -603,27 +602,9 @@ func (it *rowIter) loadIndex() error {
 	}
 	it.fetched, it.fetchedRows, it.ixRows = it.fetched[:0], it.fetchedRows[:0], outR != nil
 	if it.ixRows {
-		it.orderRows(outR, alsoR)
-		it.fi = 0
-		it.ixLoaded = true
-		return nil
-	}
-	for i, e := range out {
-		if a := also[i]; a != nil && it.less(entKey{a.PartitionKey, a.RowKey}, entKey{e.PartitionKey, e.RowKey}) {
-			e, also[i] = a, e // one index value: base key order (reversed for a backwards read)
-		}
-		if e != nil {
-			it.fetched = append(it.fetched, e)
-		}
-		if also[i] != nil {
-			it.fetched = append(it.fetched, also[i])
-		}
-	}
-	if it.tt != nil && len(it.tt.writes) > 0 {
-		// The buffered writes are merged in key order.
-		sort.SliceStable(it.fetched, func(i, j int) bool {
-			return it.less(entKey{it.fetched[i].PartitionKey, it.fetched[i].RowKey}, entKey{it.fetched[j].PartitionKey, it.fetched[j].RowKey})
-		})
+		it.fetchedRows = inIndexOrder(it, it.fetchedRows, outR, alsoR, rowKeyOf)
+	} else {
+		it.fetched = inIndexOrder(it, it.fetched, out, also, entityKeyOf)
 	}
 	it.fi = 0
 	it.ixLoaded = true

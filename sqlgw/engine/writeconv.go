@@ -78,19 +78,22 @@ func writeValue(ctx *sql.Context, col *sql.Column, v any, row int, strict, date 
 // blankNumber reports a string of only spaces (or none) written into an
 // integer, DECIMAL, FLOAT or DOUBLE column, which MySQL does not read as 0.
 func blankNumber(typ sql.Type, v any) (string, bool) {
-	var s string
-	switch x := v.(type) {
-	case string:
-		s = x
-	case []byte:
-		s = string(x)
-	default:
-		return "", false
-	}
-	if strings.TrimLeft(s, " \t\n\r\v\f") != "" {
+	s, ok := textOf(v)
+	if !ok || strings.TrimLeft(s, " \t\n\r\v\f") != "" {
 		return "", false
 	}
 	return s, types.IsInteger(typ) || types.IsDecimal(typ) || types.IsFloat(typ)
+}
+
+// textOf is v's text when v is a string or []byte.
+func textOf(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case []byte:
+		return string(x), true
+	}
+	return "", false
 }
 
 // blankNumberError is strict mode's error for blankNumber.
