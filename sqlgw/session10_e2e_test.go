@@ -80,3 +80,56 @@ func TestIgnoreNullWarning(t *testing.T) {
 		})
 	}
 }
+
+// TestSessionTransactionReadOnly: the session's transaction_read_only
+// (SET SESSION TRANSACTION READ ONLY, SET [SESSION] transaction_read_only
+// = 1, SET @@transaction_read_only = 1) makes every transaction read only,
+// autocommit statements included: writes are MySQL's 1792, until READ
+// WRITE again; START TRANSACTION READ WRITE is read-write whatever the
+// variable says. go-mysql-server set the variable and let writes through.
+// SET TRANSACTION without SESSION (the next transaction only) is 1235 and
+// sets nothing. Both write paths.
+func TestSessionTransactionReadOnly(t *testing.T) {
+	for _, cfg := range []sqlgw.Config{{}, {NoDirect: true}} {
+		t.Run(fmt.Sprintf("NoDirect=%v", cfg.NoDirect), func(t *testing.T) {
+			w := newWarningsConn(t, cfg)
+			w.exec("CREATE DATABASE tro")
+			w.exec("USE tro")
+			w.exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+			w.exec("INSERT INTO t VALUES (1, 1)")
+			const ro = "Cannot execute statement in a READ ONLY transaction."
+			writes := []string{"INSERT INTO t VALUES (2, 2)", "UPDATE t SET v = 9 WHERE id = 1", "DELETE FROM t WHERE id = 1", "REPLACE INTO t VALUES (1, 5)"}
+			for _, set := range []string{"SET SESSION TRANSACTION READ ONLY", "SET transaction_read_only = 1",
+				"SET SESSION transaction_read_only = ON", "SET @@transaction_read_only = 1", "SET @@session.transaction_read_only = 1"} {
+				w.exec(set)
+				w.expectRows("SELECT @@transaction_read_only", "1")
+				for _, q := range writes {
+					w.expectError(q, 1792, ro) // autocommit
+				}
+				w.exec("BEGIN")
+				w.expectError(writes[0], 1792, ro)
+				w.exec("COMMIT")
+				w.exec("START TRANSACTION READ WRITE")
+				w.exec("UPDATE t SET v = v + 1 WHERE id = 1")
+				w.exec("COMMIT")
+				w.expectRows("SELECT id, v FROM t ORDER BY id", "1|2")
+				w.exec("SET @@transaction_read_only = 0")
+				w.expectRows("SELECT @@transaction_read_only", "0")
+				w.exec("UPDATE t SET v = 1 WHERE id = 1")
+			}
+			w.exec("SET SESSION TRANSACTION READ ONLY")
+			w.exec("SET SESSION TRANSACTION READ WRITE")
+			w.exec("UPDATE t SET v = 3 WHERE id = 1")
+			w.exec("SET transaction_read_only = 1")
+			w.exec("SET transaction_read_only = 0")
+			w.exec("INSERT INTO t VALUES (2, 2)")
+			w.expectRows("SELECT id, v FROM t ORDER BY id", "1|3", "2|2")
+			const oneShot = "This version of sqlgw doesn't yet support 'SET TRANSACTION without SESSION or GLOBAL (the next transaction only)': use SET SESSION TRANSACTION, or START TRANSACTION READ ONLY"
+			w.expectError("SET TRANSACTION READ ONLY", 1235, oneShot)
+			w.expectError("SET TRANSACTION READ WRITE", 1235, oneShot)
+			w.expectRows("SELECT @@transaction_read_only", "0")
+			w.exec("DELETE FROM t WHERE id = 2")
+			w.expectRows("SELECT id, v FROM t ORDER BY id", "1|3")
+		})
+	}
+}

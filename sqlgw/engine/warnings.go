@@ -261,6 +261,7 @@ func statementParsed(ctx context.Context, st ast.Statement) {
 		st, _ = s.GetPreparedQuery(x.Name)
 	}
 	s.warns.beforeSet = nil
+	s.txStatementParsed(st) // txreadonly.go
 	switch d := st.(type) {
 	case *ast.Set:
 		// Not cleared here: go-mysql-server parses a statement while it
