@@ -54,6 +54,10 @@ type Session struct {
 	// it is a SET TRANSACTION without SESSION or GLOBAL (txreadonly.go).
 	txReadOnly, beginRW, oneShotTx bool
 
+	// hintWarns: the warnings of the SET_VAR hints of the statement parsed
+	// last, until it runs (setvarhint.go).
+	hintWarns []*sql.Warning
+
 	// maxExecMS is max_execution_time's session value (maxexec.go).
 	maxExecMS int64
 
