@@ -82,8 +82,17 @@ func (s *Session) txStatementParsed(st ast.Statement) {
 			return
 		}
 		for _, e := range d.Exprs {
-			if e != nil && string(e.Scope) == "" && strings.EqualFold(e.Name.String(), "transaction") {
-				s.oneShotTx = true
+			if e == nil || string(e.Scope) != "" || !strings.EqualFold(e.Name.String(), "transaction") {
+				continue
+			}
+			// READ ONLY / READ WRITE only: the one-shot ISOLATION LEVEL
+			// stays go-mysql-server's session form (sqlgw has one
+			// isolation).
+			if v, ok := e.Expr.(*ast.SQLVal); ok {
+				switch strings.ToLower(string(v.Val)) {
+				case ast.TxReadOnly, ast.TxReadWrite:
+					s.oneShotTx = true
+				}
 			}
 		}
 	}
