@@ -167,3 +167,38 @@ func TestSetVarHintWarns(t *testing.T) {
 		})
 	}
 }
+
+// TestSessionTransactionReadOnlyPrepared: the session's
+// transaction_read_only refuses server-side prepared writes (the binary
+// protocol, the plan cache's direct writes) with 1792 too.
+func TestSessionTransactionReadOnlyPrepared(t *testing.T) {
+	for _, cfg := range []sqlgw.Config{{}, {NoDirect: true}} {
+		t.Run(fmt.Sprintf("NoDirect=%v", cfg.NoDirect), func(t *testing.T) {
+			w, db := conv10DB(t, cfg)
+			w.exec("CREATE DATABASE trp")
+			w.exec("CREATE TABLE trp.t (id INT PRIMARY KEY, v INT)")
+			const ro = "Cannot execute statement in a READ ONLY transaction."
+			for i := 1; i <= 3; i++ { // (the plan cache takes them after the first)
+				if _, err := db.Exec("INSERT INTO trp.t VALUES (?, ?)", i, i); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := db.Exec("UPDATE trp.t SET v = v + ? WHERE id = ?", 10, i); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := db.Exec("SET SESSION transaction_read_only = 1"); err != nil {
+				t.Fatal(err)
+			}
+			expectPreparedError(t, db, "INSERT INTO trp.t VALUES (?, ?)", 1792, ro, 4, 4)
+			expectPreparedError(t, db, "UPDATE trp.t SET v = v + ? WHERE id = ?", 1792, ro, 10, 1)
+			expectPreparedError(t, db, "DELETE FROM trp.t WHERE id = ?", 1792, ro, 2)
+			if _, err := db.Exec("SET SESSION transaction_read_only = 0"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Exec("UPDATE trp.t SET v = v + ? WHERE id = ?", 100, 1); err != nil {
+				t.Fatal(err)
+			}
+			w.expectRows("SELECT id, v FROM trp.t ORDER BY id", "1|111", "2|12", "3|13")
+		})
+	}
+}
