@@ -80,3 +80,125 @@ func TestIgnoreNullWarning(t *testing.T) {
 		})
 	}
 }
+
+// TestSessionTransactionReadOnly: the session's transaction_read_only
+// (SET SESSION TRANSACTION READ ONLY, SET [SESSION] transaction_read_only
+// = 1, SET @@transaction_read_only = 1) makes every transaction read only,
+// autocommit statements included: writes are MySQL's 1792, until READ
+// WRITE again; START TRANSACTION READ WRITE is read-write whatever the
+// variable says. go-mysql-server set the variable and let writes through.
+// SET TRANSACTION without SESSION (the next transaction only) is 1235 and
+// sets nothing. Both write paths.
+func TestSessionTransactionReadOnly(t *testing.T) {
+	for _, cfg := range []sqlgw.Config{{}, {NoDirect: true}} {
+		t.Run(fmt.Sprintf("NoDirect=%v", cfg.NoDirect), func(t *testing.T) {
+			w := newWarningsConn(t, cfg)
+			w.exec("CREATE DATABASE tro")
+			w.exec("USE tro")
+			w.exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+			w.exec("INSERT INTO t VALUES (1, 1)")
+			const ro = "Cannot execute statement in a READ ONLY transaction."
+			writes := []string{"INSERT INTO t VALUES (2, 2)", "UPDATE t SET v = 9 WHERE id = 1", "DELETE FROM t WHERE id = 1", "REPLACE INTO t VALUES (1, 5)"}
+			for _, set := range []string{"SET SESSION TRANSACTION READ ONLY", "SET transaction_read_only = 1",
+				"SET SESSION transaction_read_only = ON", "SET @@transaction_read_only = 1", "SET @@session.transaction_read_only = 1"} {
+				w.exec(set)
+				w.expectRows("SELECT @@transaction_read_only", "1")
+				for _, q := range writes {
+					w.expectError(q, 1792, ro) // autocommit
+				}
+				w.exec("BEGIN")
+				w.expectError(writes[0], 1792, ro)
+				w.exec("COMMIT")
+				w.exec("START TRANSACTION READ WRITE")
+				w.exec("UPDATE t SET v = v + 1 WHERE id = 1")
+				w.exec("COMMIT")
+				w.expectRows("SELECT id, v FROM t ORDER BY id", "1|2")
+				w.exec("SET @@transaction_read_only = 0")
+				w.expectRows("SELECT @@transaction_read_only", "0")
+				w.exec("UPDATE t SET v = 1 WHERE id = 1")
+			}
+			w.exec("SET SESSION TRANSACTION READ ONLY")
+			w.exec("SET SESSION TRANSACTION READ WRITE")
+			w.exec("UPDATE t SET v = 3 WHERE id = 1")
+			w.exec("SET transaction_read_only = 1")
+			w.exec("SET transaction_read_only = 0")
+			w.exec("INSERT INTO t VALUES (2, 2)")
+			w.expectRows("SELECT id, v FROM t ORDER BY id", "1|3", "2|2")
+			const oneShot = "This version of sqlgw doesn't yet support 'SET TRANSACTION without SESSION or GLOBAL (the next transaction only)': use SET SESSION TRANSACTION, or START TRANSACTION READ ONLY"
+			w.expectError("SET TRANSACTION READ ONLY", 1235, oneShot)
+			w.expectError("SET TRANSACTION READ WRITE", 1235, oneShot)
+			w.expectRows("SELECT @@transaction_read_only", "0")
+			w.exec("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ") // (not refused)
+			w.exec("SET tx_read_only = 1")
+			w.expectError(writes[0], 1792, ro)
+			w.exec("SET tx_read_only = 0")
+			w.exec("DELETE FROM t WHERE id = 2")
+			w.expectRows("SELECT id, v FROM t ORDER BY id", "1|3")
+		})
+	}
+}
+
+// TestSetVarHintWarns: a SET_VAR optimizer hint is not applied, and says
+// so: MySQL's Warning 4537 for a variable SET_VAR cannot set, 1193 for an
+// unknown one, 1235 for the others (sql_mode: the statement runs with the
+// session's mode); go-mysql-server ignored every one silently. SELECT,
+// INSERT, UPDATE, DELETE, on both paths.
+func TestSetVarHintWarns(t *testing.T) {
+	for _, cfg := range []sqlgw.Config{{}, {NoDirect: true}} {
+		t.Run(fmt.Sprintf("NoDirect=%v", cfg.NoDirect), func(t *testing.T) {
+			w := newWarningsConn(t, cfg)
+			w.exec("CREATE DATABASE sv")
+			w.exec("USE sv")
+			w.exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+			const mode = "Warning|1235|This version of sqlgw doesn't yet support 'the SET_VAR hint (sql_mode)': the statement runs with the session's value"
+			w.expect("SELECT /*+ SET_VAR(sql_mode='') */ 1", mode)
+			w.expect("SELECT /*+ SET_VAR(transaction_read_only = 1) */ 1",
+				"Warning|4537|Variable transaction_read_only cannot be set using SET_VAR hint.")
+			w.expect("SELECT /*+ SET_VAR(no_such_var = 1) */ 1", "Warning|1193|Unknown system variable 'no_such_var'")
+			w.expect("SELECT /*+ SET_VAR(sql_mode = '') SET_VAR(autocommit = 0) */ id FROM t WHERE id = 1", mode,
+				"Warning|4537|Variable autocommit cannot be set using SET_VAR hint.")
+			w.expect("INSERT /*+ SET_VAR(sql_mode='') */ INTO t VALUES (1, 1)", mode)
+			w.expect("UPDATE /*+ SET_VAR(sql_mode='') */ t SET v = 2 WHERE id = 1", mode)
+			w.expect("DELETE /*+ SET_VAR(sql_mode='') */ FROM t WHERE id = 1", mode)
+			// Without the hint (a plain comment, MAX_EXECUTION_TIME) nothing.
+			w.expect("SELECT /* SET_VAR(sql_mode='') */ 1")
+			w.expect("SELECT /*+ MAX_EXECUTION_TIME(1000) */ 1")
+			w.expect("SELECT 1")
+		})
+	}
+}
+
+// TestSessionTransactionReadOnlyPrepared: the session's
+// transaction_read_only refuses server-side prepared writes (the binary
+// protocol, the plan cache's direct writes) with 1792 too.
+func TestSessionTransactionReadOnlyPrepared(t *testing.T) {
+	for _, cfg := range []sqlgw.Config{{}, {NoDirect: true}} {
+		t.Run(fmt.Sprintf("NoDirect=%v", cfg.NoDirect), func(t *testing.T) {
+			w, db := conv10DB(t, cfg)
+			w.exec("CREATE DATABASE trp")
+			w.exec("CREATE TABLE trp.t (id INT PRIMARY KEY, v INT)")
+			const ro = "Cannot execute statement in a READ ONLY transaction."
+			for i := 1; i <= 3; i++ { // (the plan cache takes them after the first)
+				if _, err := db.Exec("INSERT INTO trp.t VALUES (?, ?)", i, i); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := db.Exec("UPDATE trp.t SET v = v + ? WHERE id = ?", 10, i); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := db.Exec("SET SESSION transaction_read_only = 1"); err != nil {
+				t.Fatal(err)
+			}
+			expectPreparedError(t, db, "INSERT INTO trp.t VALUES (?, ?)", 1792, ro, 4, 4)
+			expectPreparedError(t, db, "UPDATE trp.t SET v = v + ? WHERE id = ?", 1792, ro, 10, 1)
+			expectPreparedError(t, db, "DELETE FROM trp.t WHERE id = ?", 1792, ro, 2)
+			if _, err := db.Exec("SET SESSION transaction_read_only = 0"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Exec("UPDATE trp.t SET v = v + ? WHERE id = ?", 100, 1); err != nil {
+				t.Fatal(err)
+			}
+			w.expectRows("SELECT id, v FROM trp.t ORDER BY id", "1|111", "2|12", "3|13")
+		})
+	}
+}

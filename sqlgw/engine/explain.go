@@ -39,7 +39,12 @@ func (e explainBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Ro
 	// CREATE TABLE IF NOT EXISTS's and DROP VIEW IF EXISTS's notes, a
 	// SET's new warning list (warnings.go).
 	ddlNotes(ctx, n)
+	if err := txOneShotRefused(ctx, n); err != nil { // txreadonly.go
+		return nil, err
+	}
 	setStarts(ctx, n)
+	// The SET_VAR hints' warnings (setvarhint.go).
+	raiseHintWarnings(ctx)
 	if it, err := e.buildStrictWrite(ctx, n, row); it != nil || err != nil { // strictwrite.go
 		return it, err
 	}

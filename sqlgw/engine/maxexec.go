@@ -49,5 +49,8 @@ func (s *Session) SetSessionVariable(ctx *sql.Context, name string, value interf
 	if err == nil && len(name) == len(maxExecutionTimeVar) && strings.EqualFold(name, maxExecutionTimeVar) {
 		s.noteMaxExecutionTime()
 	}
+	if err == nil && isTxReadOnlyVar(name) {
+		s.noteTxReadOnly(name) // txreadonly.go
+	}
 	return err
 }

@@ -49,6 +49,15 @@ type Session struct {
 	// txSeq numbers the session's transactions (txn.id).
 	txSeq uint32
 
+	// txReadOnly is transaction_read_only's session value; beginRW: the
+	// statement parsed last is START TRANSACTION READ WRITE; oneShotTx:
+	// it is a SET TRANSACTION without SESSION or GLOBAL (txreadonly.go).
+	txReadOnly, beginRW, oneShotTx bool
+
+	// hintWarns: the warnings of the SET_VAR hints of the statement parsed
+	// last, until it runs (setvarhint.go).
+	hintWarns []*sql.Warning
+
 	// maxExecMS is max_execution_time's session value (maxexec.go).
 	maxExecMS int64
 
@@ -122,7 +131,8 @@ func (g *Gateway) SessionBuilder(ctx context.Context, conn *mysql.Conn, addr str
 	}
 	client := sql.Client{Address: host, User: user, Capabilities: conn.Capabilities}
 	s := g.newSession(sql.NewBaseSessionWithClientServer(addr, client, conn.ConnectionID))
-	s.noteMaxExecutionTime() // the global value the session starts with (maxexec.go)
+	s.noteMaxExecutionTime()            // the global value the session starts with (maxexec.go)
+	s.noteTxReadOnly(txReadOnlyVars[0]) // and transaction_read_only's (txreadonly.go)
 	g.sessions.Store(conn.ConnectionID, s)
 	return s, nil
 }
@@ -221,7 +231,9 @@ func currentTxn(ctx *sql.Context) *txn {
 // StartTransaction implements sql.TransactionSession.
 func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacteristic) (sql.Transaction, error) {
 	s.txSeq++
-	tx := newTxn(uint64(s.ID())<<32|uint64(s.txSeq), tc == sql.ReadOnly)
+	// The session's transaction_read_only too, unless the statement is
+	// START TRANSACTION READ WRITE (txreadonly.go).
+	tx := newTxn(uint64(s.ID())<<32|uint64(s.txSeq), tc == sql.ReadOnly || s.txReadOnly && !s.beginRW)
 	if err := s.startSnapshot(ctx, tx); err != nil {
 		return nil, err
 	}

@@ -257,10 +257,13 @@ func statementParsed(ctx context.Context, st ast.Statement) {
 		return
 	}
 	s.warns.dropDB = ""
+	// The SET_VAR hints' warnings (setvarhint.go).
+	s.hintWarns = setVarHintWarnings(sctx.Query())
 	if x, ok := st.(*ast.Execute); ok && x != nil { // EXECUTE binds the prepared statement again
 		st, _ = s.GetPreparedQuery(x.Name)
 	}
 	s.warns.beforeSet = nil
+	s.txStatementParsed(st) // txreadonly.go
 	switch d := st.(type) {
 	case *ast.Set:
 		// Not cleared here: go-mysql-server parses a statement while it
