@@ -60,9 +60,7 @@ func setVarHintWarnings(q string) []*sql.Warning {
 	if !verb {
 		return nil
 	}
-	for j < len(q) && sqltext.IsBlank(q[j]) {
-		j++
-	}
+	j = sqltext.SkipBlanks(q, j)
 	if !strings.HasPrefix(q[j:], "/*+") {
 		return nil
 	}
@@ -77,11 +75,11 @@ func setVarHintWarnings(q string) []*sql.Warning {
 			k+len(name) < len(body) && sqltext.IsIdentByte(body[k+len(name)]) {
 			continue
 		}
-		p := skipHintBlanks(body, k+len(name))
+		p := sqltext.SkipBlanks(body, k+len(name))
 		if p >= len(body) || body[p] != '(' {
 			continue
 		}
-		p = skipHintBlanks(body, p+1)
+		p = sqltext.SkipBlanks(body, p+1)
 		e := p
 		for e < len(body) && sqltext.IsIdentByte(body[e]) {
 			e++
@@ -93,13 +91,6 @@ func setVarHintWarnings(q string) []*sql.Warning {
 		k = e - 1
 	}
 	return ws
-}
-
-func skipHintBlanks(s string, i int) int {
-	for i < len(s) && sqltext.IsBlank(s[i]) {
-		i++
-	}
-	return i
 }
 
 // setVarWarning is the warning of SET_VAR(v = ...).

@@ -107,6 +107,15 @@ func IsBlank(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
 }
 
+// SkipBlanks returns the position of the first byte at or after i that is
+// not white space (comments are not skipped: see SkipSpace).
+func SkipBlanks(q string, i int) int {
+	for i < len(q) && IsBlank(q[i]) {
+		i++
+	}
+	return i
+}
+
 // IsIdentByte reports whether c may be part of a bare identifier.
 func IsIdentByte(c byte) bool {
 	return c == '_' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80

@@ -170,31 +170,24 @@ func selectHintLimit(q string, end int) int64 {
 		if !strings.EqualFold(body[k:k+len(name)], name) || k > 0 && sqltext.IsIdentByte(body[k-1]) {
 			continue
 		}
-		p := skipBlanks(body, k+len(name))
+		p := sqltext.SkipBlanks(body, k+len(name))
 		if p >= len(body) || body[p] != '(' {
 			return 0
 		}
-		p = skipBlanks(body, p+1)
+		p = sqltext.SkipBlanks(body, p+1)
 		var n int64
 		digits := 0
 		for ; p < len(body) && body[p] >= '0' && body[p] <= '9' && digits < 18; p++ {
 			n = n*10 + int64(body[p]-'0')
 			digits++
 		}
-		p = skipBlanks(body, p)
+		p = sqltext.SkipBlanks(body, p)
 		if digits == 0 || p >= len(body) || body[p] != ')' {
 			return 0
 		}
 		return n
 	}
 	return 0
-}
-
-func skipBlanks(s string, i int) int {
-	for i < len(s) && sqltext.IsBlank(s[i]) {
-		i++
-	}
-	return i
 }
 
 // timedOut returns 3024 if err is the context error of a statement
