@@ -194,6 +194,8 @@ type cachedPlan struct {
 	// execute binds its parameters into instead of re-planning
 	// (boundplan.go).
 	bound *boundLookup
+	// dual makes this the plan of a SELECT without FROM (dualcache.go).
+	dual bool
 }
 
 // authorized runs the privilege check go-mysql-server's binder runs for the

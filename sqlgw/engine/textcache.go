@@ -68,7 +68,13 @@ func (f *FastLane) Query(ctx context.Context, c *mysql.Conn, query string, callb
 	if handled, err := f.bulkInsert(ctx, c, s, query, callback); handled { // directinsert_bulk.go
 		return true, noCapture, nil, err
 	}
-	if f.NoCache || f.NoText || !maybeCacheableText(query) || s.plans.textNot(query) {
+	if f.NoCache || f.NoText || s.plans.textNot(query) {
+		return false, noCapture, uncached, nil
+	}
+	if maybeDualText(query) {
+		return f.dualQuery(ctx, c, s, query, callback) // dualcache.go
+	}
+	if !maybeCacheableText(query) {
 		return false, noCapture, uncached, nil
 	}
 	// (querycontext.go)
