@@ -63,6 +63,7 @@ help:
 	@echo "make soak            minutes of mixed load with floods, kills, oversize packets and a stalled store"
 	@echo "make txntest         long bank runs (cross-partition transactions, SIGKILLs, two gateways)"
 	@echo "make bench           Go benchmarks + sysbench against sqlgw and MariaDB"
+	@echo "make sysbench-ab     sysbench interleaved: MariaDB, BASE=bin and this build, ROUNDS rounds"
 	@echo "make indexbench      the secondary-index benchmarks of docs/benchmarks.md"
 	@echo "make profile         CPU profile of sqlgw under sysbench oltp_point_select (PROFILE=file)"
 	@echo "make lint            go vet + staticcheck $(STATICCHECK_VERSION)"
@@ -198,6 +199,14 @@ indexbench:
 .PHONY: sysbench
 sysbench: build
 	./bench/sysbench.sh --sqlgw $(BIN)
+
+# The issue 13 workloads interleaved round by round against MariaDB, this
+# build and (BASE=path, optional) a reference sqlgw binary, so that the
+# machine's drift hits every server alike (bench/sysbench-ab.sh).
+ROUNDS ?= 3
+.PHONY: sysbench-ab
+sysbench-ab: build
+	./bench/sysbench-ab.sh --sqlgw $(BIN) $(if $(BASE),--compare $(BASE)) --rounds $(ROUNDS) --time 10
 
 # A CPU profile of sqlgw under sysbench's oltp_point_select (100,000 rows,
 # 4 threads, 20 s; sqlgw only, no MariaDB), through serve --debug-listen:
