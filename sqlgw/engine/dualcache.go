@@ -98,39 +98,22 @@ func (f *FastLane) dualQuery(ctx context.Context, c *mysql.Conn, s *Session, que
 		return false, noCapture, uncached, nil
 	}
 	s.planMisses.Add(1)
-	np := f.buildDual(sqlCtx, query, stmt, db, vars.mode)
-	if np == nil {
-		s.plans.failed(key)
-		return false, noCapture, uncached, nil
-	}
-	if !s.plans.built(key) {
-		s.plans.putNot(key)
-		return false, noCapture, uncached, nil
-	}
-	capture = func(cb func(*sqltypes.Result) error) func(*sqltypes.Result) error {
-		return func(res *sqltypes.Result) error {
-			if res != nil && np.fields == nil && len(res.Fields) > 0 {
-				np.fields = res.Fields
-			}
-			return cb(res)
-		}
-	}
-	done = func(err error) {
-		s.lastFromCache.Store(false)
-		if err == nil && np.fields != nil {
-			s.plans.put(key, np)
-		}
-	}
-	return false, capture, done, nil
+	return s.cacheBuilt(key, f.buildDual(sqlCtx, query, stmt, db, vars.mode), uncached) // plancache.go
 }
 
 // dualShape reports whether stmt is a SELECT without FROM whose select
 // expressions are literals and system variables only (see above).
 func dualShape(stmt sqlparser.Statement) bool {
 	sel, ok := stmt.(*sqlparser.Select)
-	if !ok || len(sel.From) != 0 || sel.Into != nil || sel.With != nil || sel.Limit != nil || sel.Having != nil ||
-		sel.Where != nil || sel.Lock != nil && (sel.Lock.Type != "" || len(sel.Lock.Tables) != 0) || len(sel.GroupBy) != 0 || len(sel.Comments) != 0 || len(sel.Window) != 0 ||
-		len(sel.OrderBy) != 0 || sel.QueryOpts.Distinct || len(sel.QueryOpts.DistinctOn) != 0 || sel.QueryOpts.SQLCalcFoundRows || sel.QueryOpts.StraightJoinHint || len(sel.SelectExprs) == 0 {
+	if !ok || len(sel.From) != 0 || len(sel.SelectExprs) == 0 {
+		return false
+	}
+	locked := sel.Lock != nil && (sel.Lock.Type != "" || len(sel.Lock.Tables) != 0)
+	clauses := sel.Into != nil || sel.With != nil || sel.Where != nil || len(sel.GroupBy) != 0 || sel.Having != nil ||
+		len(sel.Window) != 0 || len(sel.OrderBy) != 0 || sel.Limit != nil || locked || len(sel.Comments) != 0
+	opts := sel.QueryOpts.Distinct || len(sel.QueryOpts.DistinctOn) != 0 || sel.QueryOpts.SQLCalcFoundRows ||
+		sel.QueryOpts.StraightJoinHint
+	if clauses || opts {
 		return false
 	}
 	for _, se := range sel.SelectExprs {
@@ -142,12 +125,17 @@ func dualShape(stmt sqlparser.Statement) bool {
 	return true
 }
 
-// dualExpr reports whether e is a literal or a system variable other than
-// the previous statement's diagnostics.
+// dualExpr reports whether e is a literal, a negative number or a system
+// variable other than the previous statement's diagnostics.
 func dualExpr(e sqlparser.Expr) bool {
 	switch e := e.(type) {
-	case *sqlparser.SQLVal, *sqlparser.NullVal, sqlparser.BoolVal:
+	case *sqlparser.SQLVal:
+		return e.Type != sqlparser.ValArg // a parameter is bound per statement
+	case *sqlparser.NullVal, sqlparser.BoolVal:
 		return true
+	case *sqlparser.UnaryExpr: // a negative number
+		v, ok := e.Expr.(*sqlparser.SQLVal)
+		return ok && e.Operator == sqlparser.UMinusStr && (v.Type == sqlparser.IntVal || v.Type == sqlparser.FloatVal)
 	case *sqlparser.ColName:
 		name := strings.ToLower(e.Name.String())
 		if !e.Qualifier.IsEmpty() || !strings.HasPrefix(name, "@@") {

@@ -935,18 +935,26 @@ func (f *FastLane) execute(sqlCtx *sql.Context, c *mysql.Conn, s *Session, key, 
 	if np != nil {
 		np.auth = auth
 	}
+	return s.cacheBuilt(key, np, uncached)
+}
+
+// cacheBuilt takes a plan just built for key (nil if the statement's plan
+// did not qualify) to the general path's run: the returned capture keeps
+// the result fields go-mysql-server sends, and done caches the plan if the
+// statement succeeded; handled is false.
+func (s *Session) cacheBuilt(key string, np *cachedPlan, uncached func(error)) (handled bool, capture func(func(*sqltypes.Result) error) func(*sqltypes.Result) error, done func(error), err error) {
 	if np == nil {
 		// A shape whose plan does not qualify (a residual filter, a scan)
 		// would pay the extra analysis on every execute: after a few
 		// failures the statement is left to go-mysql-server for the session.
 		s.plans.failed(key)
-		return false, none, uncached, nil
+		return false, noCapture, uncached, nil
 	}
 	if !s.plans.built(key) {
 		// Rebuilt too often for its hits (parameter types that vary with
 		// every execute): stop paying the extra analysis.
 		s.plans.putNot(key)
-		return false, none, uncached, nil
+		return false, noCapture, uncached, nil
 	}
 	capture = func(cb func(*sqltypes.Result) error) func(*sqltypes.Result) error {
 		return func(res *sqltypes.Result) error {
