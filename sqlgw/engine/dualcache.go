@@ -40,8 +40,9 @@ import (
 // (expression.SystemVar.Eval), so a SET between two executions is seen.
 // The plan is used only while what it was derived from is unchanged:
 // current database, sql_mode (ANSI_QUOTES makes "x" an identifier),
-// character_set_results (the result fields), sql_select_limit and
-// div_precision_increment (cachedPlan.dualValid). @@warning_count and
+// character_set_results (the result fields), collation_connection (a string
+// literal's collation, sent as such when character_set_results is NULL),
+// sql_select_limit and div_precision_increment (cachedPlan.dualValid). @@warning_count and
 // @@error_count, which describe the previous statement, are left to
 // go-mysql-server's path. Hits count in Plan_cache_hits and
 // Last_plan_from_cache like any plan cache hit.
@@ -188,7 +189,7 @@ func (f *FastLane) buildDual(ctx *sql.Context, query string, stmt sqlparser.Stat
 		return nil
 	}
 	p := &cachedPlan{db: db, sqlMode: mode, root: analyzed, max1: qFlags.IsSet(sql.QFlagMax1Row), dual: true,
-		charsetResults: ctx.GetCharacterSetResults()}
+		charsetResults: ctx.GetCharacterSetResults(), collation: ctx.GetCollation()}
 	p.divPrecision = compat.DivPrecisionIncrement(ctx)
 	if p.selectLimit, err = ctx.GetSessionVariable(ctx, "sql_select_limit"); err != nil {
 		return nil
@@ -200,5 +201,6 @@ func (f *FastLane) buildDual(ctx *sql.Context, query string, stmt sqlparser.Stat
 // holds for the session's settings.
 func (p *cachedPlan) dualValid(ctx *sql.Context, db string, vars *stmtVars) bool {
 	return p.dual && p.db == db && p.sqlMode == vars.mode && ctx.GetCharacterSetResults() == p.charsetResults &&
+		ctx.GetCollation() == p.collation &&
 		vars.selectLimitErr == nil && vars.selectLimit == p.selectLimit && vars.divPrecision == p.divPrecision
 }

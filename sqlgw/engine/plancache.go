@@ -194,8 +194,10 @@ type cachedPlan struct {
 	// execute binds its parameters into instead of re-planning
 	// (boundplan.go).
 	bound *boundLookup
-	// dual makes this the plan of a SELECT without FROM (dualcache.go).
-	dual bool
+	// dual makes this the plan of a SELECT without FROM (dualcache.go);
+	// collation is collation_connection when it was made (its literals').
+	dual      bool
+	collation sql.CollationID
 }
 
 // authorized runs the privilege check go-mysql-server's binder runs for the
