@@ -146,6 +146,10 @@ var cacheShapes = []string{
 	"SET sql_select_limit = DEFAULT", "SELECT c FROM sb WHERE id BETWEEN 2 AND 6",
 	"SELECT big, bin FROM k5 WHERE id = 1", "SET character_set_results = latin1", "SELECT c FROM sb WHERE id BETWEEN 2 AND 6", "SELECT big, bin FROM k5 WHERE id = 1",
 	"SET character_set_results = utf8mb4", "SELECT c FROM sb WHERE id BETWEEN 2 AND 6", "SELECT big, bin FROM k5 WHERE id = 1",
+	// With character_set_results NULL a select list's string literal is sent
+	// in its own collation, collation_connection's when it was parsed.
+	"SET character_set_results = NULL", "SELECT 'é' AS e, c FROM sb WHERE id = 3", "SET collation_connection = latin1_swedish_ci",
+	"SELECT 'é' AS e, c FROM sb WHERE id = 3", "SET NAMES utf8mb4", "SELECT 'é' AS e, c FROM sb WHERE id = 3",
 	"DROP TABLE k1", "SELECT * FROM k1 WHERE id = 1",
 	"CREATE TABLE k1 (id INT PRIMARY KEY, v INT)", "INSERT INTO k1 VALUES (1, 100)", "SELECT v FROM k1 WHERE id = 1",
 }
