@@ -134,7 +134,8 @@ func (t *Table) IndexEntity(ix *Index, pk, rk string, row []Datum) (*storage.Ent
 		if err != nil {
 			return fmt.Errorf("table %q column %q: %w", t.Name, c.Name, err)
 		}
-		for _, p := range appendSplit(nil, c.Property, v) {
+		var one [1]prop // a value that needs no split: no slice to allocate
+		for _, p := range appendSplit(one[:0], c.Property, v) {
 			e.Properties[p.name] = p.v
 		}
 		return nil

@@ -111,7 +111,10 @@ func (t *Table) EncodeEntitiesGen(pk, rk string, row []Datum, gen uint64) ([]*st
 	if len(row) != len(t.Columns) {
 		return nil, fmt.Errorf("%w: table %q: row of %d values for %d columns", ErrValue, t.Name, len(row), len(t.Columns))
 	}
-	props := make([]prop, 0, len(row))
+	// The properties of a row of up to 16 of them (a bulk INSERT's every
+	// row) are gathered on the stack: they only feed the map below.
+	var buf [16]prop
+	props := buf[:0]
 	for i, d := range row {
 		if d == nil {
 			continue // NULL: absent property

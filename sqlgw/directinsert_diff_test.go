@@ -174,6 +174,12 @@ var directInsertSteps = func() []string {
 		"SET autocommit = 0", "INSERT INTO pk (a, b, v) VALUES (13, 'a', 1)", "INSERT INTO pk (a, b, v) VALUES (13, 'b', 1)", "ROLLBACK",
 		"INSERT INTO pk (a, b, v) VALUES (14, 'a', 1)", "COMMIT", "SET autocommit = 1",
 		"SELECT * FROM pk WHERE a >= 10 ORDER BY a, b",
+		// A multi-row statement first to write the table in its
+		// transaction (its buffer sized for its rows: editor.expect)
+		// failing in its middle, then writing its keys again.
+		"BEGIN", "INSERT INTO pk (a, b, v) VALUES (15, 'a', 1), (15, 'b', 2), (15, 'a', 3), (15, 'c', 4)",
+		"INSERT INTO pk (a, b, v) VALUES (15, 'b', 5), (15, 'a', 6)", "INSERT INTO pk (a, b, v) VALUES (15, 'c', 7), (15, 'b', 8)", "COMMIT",
+		"SELECT * FROM pk WHERE a >= 15 ORDER BY a, b",
 		"INSERT INTO nn (a) VALUES (100)", "BEGIN", "INSERT INTO nn (a) VALUES (101)", "INSERT INTO nn (a) VALUES (102), (103)", "ROLLBACK",
 		"INSERT INTO nn (a) VALUES (104)", "SELECT id, a FROM nn WHERE a >= 100 ORDER BY id", "SELECT LAST_INSERT_ID()",
 		// A CHECK constraint, a table without a primary key, a global

@@ -291,6 +291,7 @@ func (m *Maintainer) pageItems(ctx context.Context, t *catalog.Table, ix *catalo
 		}
 	}
 	items := make([]*touch, 0, len(ents))
+	slab := make([]touch, len(ents)) // the page's touches in one allocation
 	for _, e := range ents {
 		if t.IsContinuation(e) {
 			continue
@@ -312,7 +313,9 @@ func (m *Maintainer) pageItems(ctx context.Context, t *catalog.Table, ix *catalo
 		if err != nil {
 			return nil, err
 		}
-		items = append(items, &touch{ix: ix, e: ie, etag: e.ETag})
+		tc := &slab[len(items)]
+		*tc = touch{ix: ix, e: ie, etag: e.ETag}
+		items = append(items, tc)
 	}
 	return items, nil
 }

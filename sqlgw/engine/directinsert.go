@@ -263,6 +263,9 @@ func (d *directInsertIter) run(ctx *sql.Context) (types.OkResult, int, error) {
 	d.wantAutoIncrement(ctx)
 	inserter := d.table.Inserter(ctx)
 	inserter.StatementBegin(ctx)
+	if ed, ok := inserter.(*editor); ok && len(d.rows) > 1 {
+		ed.expect(ctx, len(d.rows))
+	}
 	var ok types.OkResult
 	records := 0
 	_, err := d.insertRows(ctx, inserter, &ok, &records)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -135,6 +136,23 @@ func (e *editor) txTable(ctx *sql.Context) (*txTable, error) {
 		return nil, sql.ErrReadOnlyTransaction.New()
 	}
 	return tx.table(e.t.meta()), nil
+}
+
+// expect sizes the statement's undo log and, when the transaction has
+// written nothing to the table yet (an autocommit INSERT), its write
+// buffer for n more rows: a bulk INSERT's thousand rows then fill them
+// without growing them step by step (directinsert.go). The buffers hold
+// the same writes either way.
+func (e *editor) expect(ctx *sql.Context, n int) {
+	tt, err := e.txTable(ctx)
+	if err != nil {
+		return // Insert reports it
+	}
+	e.undo = slices.Grow(e.undo, n)
+	if len(tt.writes) == 0 {
+		tt.writes = make(map[entKey]*pending, n)
+	}
+	tt.order = slices.Grow(tt.order, n)
 }
 
 func (e *editor) put(tt *txTable, k entKey, p *pending) {

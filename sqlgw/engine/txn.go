@@ -659,13 +659,22 @@ func prepareTable(tt *txTable) (*preparedTable, error) {
 	var big []bigRow
 	// A key undone by a failed statement (editor.DiscardChanges) stays in
 	// order and is appended again when written later: each key once.
-	done := make(map[entKey]bool, len(tt.writes))
+	// Every key of writes is in order (txTable.put appends it, undo only
+	// deletes from writes), so when order is no longer than writes it
+	// holds each key once and needs no set (a bulk INSERT's thousand
+	// rows: a thousand-entry map saved).
+	var done map[entKey]bool
+	if len(tt.order) > len(tt.writes) {
+		done = make(map[entKey]bool, len(tt.writes))
+	}
 	for _, k := range tt.order {
 		w := tt.writes[k]
 		if w == nil || done[k] {
 			continue // undone by a failed statement, or seen already
 		}
-		done[k] = true
+		if done != nil {
+			done[k] = true
+		}
 		ro, err := rowOperations(tt.meta, k, w)
 		if err != nil {
 			return nil, err
@@ -701,7 +710,7 @@ func prepareTable(tt *txTable) (*preparedTable, error) {
 	// Cut each partition's operations into batches (a row's entities never
 	// straddle two batches).
 	type batch = txBatch
-	var batches []batch
+	batches := make([]batch, 0, len(parts)) // at least one a partition
 	for _, pk := range parts {
 		var b batch
 		for _, ro := range byPart[pk] {
