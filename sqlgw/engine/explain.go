@@ -39,8 +39,13 @@ func (e explainBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Ro
 	// CREATE TABLE IF NOT EXISTS's and DROP VIEW IF EXISTS's notes, a
 	// SET's new warning list (warnings.go).
 	ddlNotes(ctx, n)
-	if err := txOneShotRefused(ctx, n); err != nil { // txreadonly.go
+	dropBuilt(ctx, n)                                 // dropabsent.go
+	if err := txConflictRefused(ctx, n); err != nil { // txreadonly.go
 		return nil, err
+	}
+	// A one-shot SET TRANSACTION (txreadonly.go).
+	if it, err := txOneShotSet(ctx, n); it != nil || err != nil {
+		return it, err
 	}
 	setStarts(ctx, n)
 	// The SET_VAR hints' warnings (setvarhint.go).

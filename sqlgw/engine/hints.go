@@ -317,8 +317,11 @@ func (t *Table) buildPlan(q *planner.Query) (*planner.Plan, error) {
 // checking that every index they name exists: a name that does not is
 // MySQL's 1176 (Key 'x' doesn't exist in table 't').
 func (g *Gateway) prepareHints(ctx context.Context, q string) (string, error) {
-	text := sqltext.Run(q, sqltext.Parse) // IndexHints
+	text := sqltext.Run(q, sqltext.Parse) // IndexHints, TxCharacteristics
 	if sctx, ok := ctx.(*sql.Context); ok && sctx != nil && sctx.Session != nil {
+		if s, ok := sctx.Session.(*Session); ok {
+			s.txConflict = text.TxConflict // START TRANSACTION READ ONLY, READ WRITE (txreadonly.go)
+		}
 		for _, r := range text.Hints {
 			if err := g.checkHint(sctx, r); err != nil {
 				return q, err

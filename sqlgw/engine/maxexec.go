@@ -51,6 +51,7 @@ func (s *Session) SetSessionVariable(ctx *sql.Context, name string, value interf
 	}
 	if err == nil && isTxReadOnlyVar(name) {
 		s.noteTxReadOnly(name) // txreadonly.go
+		err = s.aliasTxReadOnly(ctx, name)
 	}
 	return err
 }

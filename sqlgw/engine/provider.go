@@ -51,6 +51,9 @@ func (p *provider) Database(ctx *sql.Context, name string) (sql.Database, error)
 		return nil, mapError(err)
 	}
 	if !ok {
+		if db, ok := dropAbsent(ctx, name); ok { // dropabsent.go
+			return db, nil
+		}
 		return nil, sql.ErrDatabaseNotFound.New(name)
 	}
 	names, err := p.gw.Catalog.Databases(MetaCtx(ctx))

@@ -51,8 +51,12 @@ type Session struct {
 
 	// txReadOnly is transaction_read_only's session value; beginRW: the
 	// statement parsed last is START TRANSACTION READ WRITE; oneShotTx:
-	// it is a SET TRANSACTION without SESSION or GLOBAL (txreadonly.go).
-	txReadOnly, beginRW, oneShotTx bool
+	// it is a SET TRANSACTION without SESSION or GLOBAL, setting
+	// oneShot; nextTx: the characteristics such a SET gave the next
+	// transaction; txConflict: the text parsed last was START TRANSACTION
+	// READ ONLY, READ WRITE (txreadonly.go).
+	txReadOnly, beginRW, oneShotTx, txConflict bool
+	oneShot, nextTx                            txOneShot
 
 	// hintWarns: the warnings of the SET_VAR hints of the statement parsed
 	// last, until it runs (setvarhint.go).
@@ -234,6 +238,7 @@ func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacter
 	// The session's transaction_read_only too, unless the statement is
 	// START TRANSACTION READ WRITE (txreadonly.go).
 	tx := newTxn(uint64(s.ID())<<32|uint64(s.txSeq), tc == sql.ReadOnly || s.txReadOnly && !s.beginRW)
+	s.startOneShot(tx, tc == sql.ReadOnly || s.beginRW) // a SET TRANSACTION's, if any (txreadonly.go)
 	if err := s.startSnapshot(ctx, tx); err != nil {
 		return nil, err
 	}
@@ -250,6 +255,7 @@ func (s *Session) CommitTransaction(ctx *sql.Context, tx sql.Transaction) error 
 	if s.Tx == t {
 		s.Tx = nil
 	}
+	s.endOneShot(ctx, t) // txreadonly.go
 	var err error
 	if t.hasWrites() {
 		// (A transaction that wrote nothing has nothing to commit:
@@ -281,6 +287,7 @@ func (s *Session) Rollback(ctx *sql.Context, tx sql.Transaction) error {
 		if s.Tx == t {
 			s.Tx = nil
 		}
+		s.endOneShot(ctx, t) // txreadonly.go
 		s.releaseSnapshot(t)
 	}
 	return nil

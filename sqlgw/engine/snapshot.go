@@ -332,14 +332,20 @@ func checkIndexSnapshot(ctx context.Context, t *catalog.Table, ix *catalog.Index
 	return nil
 }
 
-// perStatement reports whether the session's isolation level takes a
-// snapshot per statement (READ COMMITTED, READ UNCOMMITTED).
-func perStatement(ctx *sql.Context) bool {
-	v, err := ctx.GetSessionVariable(ctx, "transaction_isolation")
-	if err != nil {
-		return false
+// perStatement reports whether the isolation level of transaction tx (a
+// SET TRANSACTION's for it, else the session's) takes a snapshot per
+// statement (READ COMMITTED, READ UNCOMMITTED).
+func perStatement(ctx *sql.Context, tx *txn) bool {
+	var s string
+	if tx != nil && tx.oneShot != nil && tx.oneShot.iso != "" {
+		s = tx.oneShot.iso // SET TRANSACTION ISOLATION LEVEL (txreadonly.go)
+	} else {
+		v, err := ctx.GetSessionVariable(ctx, "transaction_isolation")
+		if err != nil {
+			return false
+		}
+		s, _ = v.(string)
 	}
-	s, _ := v.(string)
 	s = strings.ToUpper(s)
 	return s == "READ-COMMITTED" || s == "READ-UNCOMMITTED"
 }
@@ -349,7 +355,7 @@ func perStatement(ctx *sql.Context) bool {
 // taken (a failed clock read on the Table service, a closing store).
 func (s *Session) readSnapshot(ctx *sql.Context) (storage.Snapshot, *snapCatalog, error) {
 	tx := currentTxn(ctx)
-	stmt := tx == nil || perStatement(ctx)
+	stmt := tx == nil || perStatement(ctx, tx)
 	st := &s.snap
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -403,7 +409,7 @@ func (s *Session) takeSnapshotLocked(ctx *sql.Context, tx *txn, stmt bool) (stor
 // first read, would miss the guarantee the statement asks for).
 func (s *Session) startSnapshot(ctx *sql.Context, tx *txn) error {
 	if q := strings.TrimSpace(ctx.Query()); len(q) < 5 || !strings.EqualFold(q[:5], "start") || // most are autocommit statements
-		!consistentSnapshot.MatchString(q) || perStatement(ctx) {
+		!consistentSnapshot.MatchString(q) || perStatement(ctx, tx) {
 		return nil
 	}
 	s.snap.mu.Lock()

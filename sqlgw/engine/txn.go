@@ -96,8 +96,12 @@ import (
 // another changed it meanwhile.
 
 type txn struct {
-	id         uint64
-	readOnly   bool
+	id       uint64
+	readOnly bool
+	// oneShot: the characteristics a SET TRANSACTION without SESSION or
+	// GLOBAL gave this transaction (its isolation level overrides the
+	// session's: perStatement), nil without (txreadonly.go).
+	oneShot    *txOneShot
 	tables     map[string]*txTable // by physical table
 	savepoints []savepoint
 }
@@ -171,15 +175,16 @@ var _ sql.Transaction = (*txn)(nil)
 // EndFailedStatement is called by the wire handler after a statement of
 // connection conn failed. In autocommit mode outside BEGIN ... COMMIT a
 // failed statement leaves nothing: its transaction, if it buffered
-// writes, is rolled back. A statement cancelled (KILL QUERY) between two
-// rows of an INSERT had its rows so far completed into the transaction
+// writes or had a one-shot SET TRANSACTION's characteristics (a read-only
+// one must not outlive its statement: txreadonly.go), is rolled back. A
+// statement cancelled (KILL QUERY) between two rows of an INSERT had its rows so far completed into the transaction
 // (go-mysql-server's TableEditorIter completes a statement whose
 // context ended between rows), and the session's next statement, reusing that transaction, committed
 // them. Inside a transaction only the statement's own changes are
 // undone (Gateway.StatementFailed, session.go).
 func (g *Gateway) EndFailedStatement(conn uint32) {
 	s := g.Session(conn)
-	if s == nil || s.GetIgnoreAutoCommit() || !s.PendingWrites() {
+	if s == nil || s.GetIgnoreAutoCommit() || !s.PendingWrites() && !s.oneShotOpen() {
 		return
 	}
 	ctx := sql.NewEmptyContext()

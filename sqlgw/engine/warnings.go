@@ -66,6 +66,9 @@ type warnState struct {
 	// named (statementParsed), for its 1051 note; "" for any other
 	// statement. Used by the connection's goroutine only.
 	dropDB string
+	// dropIfExists: the statement being bound is that DROP ... IF EXISTS
+	// naming dropDB, which may not exist (dropabsent.go).
+	dropIfExists bool
 
 	// beforeSet: the warnings listed when a SET was parsed to run
 	// (statementParsed), which setStarts removes when it runs.
@@ -256,7 +259,7 @@ func statementParsed(ctx context.Context, st ast.Statement) {
 	if !ok {
 		return
 	}
-	s.warns.dropDB = ""
+	s.warns.dropDB, s.warns.dropIfExists = "", false
 	// The SET_VAR hints' warnings (setvarhint.go).
 	s.hintWarns = setVarHintWarnings(sctx.Query())
 	if x, ok := st.(*ast.Execute); ok && x != nil { // EXECUTE binds the prepared statement again
@@ -285,6 +288,7 @@ func statementParsed(ctx context.Context, st ast.Statement) {
 		case len(d.FromViews) > 0:
 			s.warns.dropDB = d.FromViews[0].DbQualifier.String()
 		}
+		s.warns.dropIfExists = s.warns.dropDB != "" // (a missing one: dropabsent.go)
 	}
 }
 

@@ -36,7 +36,9 @@
 //     SELECT), TimePrecision (TIME(n) in CREATE/ALTER TABLE).
 //   - Parse, run by sqlgw's wrapper around go-mysql-server's parser:
 //     IndexHints (blank hint clauses; the references go to the caller,
-//     which checks the names against the catalog). It is a pipeline of
+//     which checks the names against the catalog), TxCharacteristics
+//     (START TRANSACTION's list of characteristics as the one the
+//     grammar takes). It is a pipeline of
 //     its own because the engine keeps Wire's output as the statement's
 //     text, and the read path finds the hints there again (ScanHints).
 //

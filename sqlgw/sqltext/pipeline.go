@@ -41,6 +41,9 @@ type Text struct {
 	// Hints is set by IndexHints: the table references with index hint
 	// clauses, in text order.
 	Hints []*HintRef
+	// TxConflict is set by TxCharacteristics: START TRANSACTION's list
+	// has both READ ONLY and READ WRITE (MySQL's 1064).
+	TxConflict bool
 }
 
 // Tokens returns Src's tokens, lexing it on the first call.
@@ -136,13 +139,13 @@ func Run(q string, steps []Step) *Text {
 	for _, s := range steps {
 		next := &Text{Src: cur}
 		if res != nil {
-			next.Empty, next.TimePrecisions, next.Hints = res.Empty, res.TimePrecisions, res.Hints
+			next.Empty, next.TimePrecisions, next.Hints, next.TxConflict = res.Empty, res.TimePrecisions, res.Hints, res.TxConflict
 		}
 		s.Apply(next)
 		cur, res = next.String(), next
 	}
 	out := &Text{Src: cur}
-	out.Empty, out.TimePrecisions, out.Hints = res.Empty, res.TimePrecisions, res.Hints
+	out.Empty, out.TimePrecisions, out.Hints, out.TxConflict = res.Empty, res.TimePrecisions, res.Hints, res.TxConflict
 	return out
 }
 

@@ -17,7 +17,7 @@ var Prepare = []Step{Assignments}
 // hands go-mysql-server's parser. It is separate from Wire because the
 // engine keeps the text Wire produced as the statement's text
 // (ctx.Query()), from which the read path takes the index hints again.
-var Parse = []Step{IndexHints}
+var Parse = []Step{IndexHints, TxCharacteristics}
 
 // MariaDBOnly removes leading MariaDB executable comments,
 // /*M!NNNNNN ... */ (each with a ';' after it): MariaDB runs their text
