@@ -231,6 +231,103 @@ func TestDirectKill(t *testing.T) {
 	}
 }
 
+// TestDirectSlowProcess: a text statement the plan cache runs directly
+// (engine/textcache.go) that is slow registers in its session, not in
+// go-mysql-server's process list (engine/fastproc.go), and is seen as
+// before: information_schema.PROCESSLIST shows it running, Threads_running
+// counts it while it runs, Slow_queries counts it once it took longer
+// than long_query_time, KILL QUERY interrupts it with 1317, and the
+// connection is idle afterwards.
+func TestDirectSlowProcess(t *testing.T) {
+	inner, err := pebble.OpenMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &blockingGets{Store: inner, waiting: make(chan struct{}, 1)}
+	ts := sqltest.Start(t, st, sqltest.Options{})
+	a, b := ts.Session("dsp"), ts.Conn()
+	ra, rb := sqltest.NewRunner(t, a), sqltest.NewRunner(t, b)
+	ra.Exec("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20))")
+	ra.Exec("INSERT INTO t VALUES (1, 'one')")
+	var id string
+	if err := a.QueryRowContext(context.Background(), "SELECT CONNECTION_ID()").Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	text := "SELECT v FROM t WHERE id = 1"
+	for range 2 {
+		var v string
+		if err := a.QueryRowContext(ctx, text).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d0 := directRuns(t, a)
+	status := func(name string) int64 {
+		t.Helper()
+		var n string
+		var v int64
+		if err := b.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE '"+name+"'").Scan(&n, &v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	// Only b's own statement runs now.
+	if n := status("Threads_running"); n != 1 {
+		t.Fatalf("Threads_running with no statement but its own: %d, want 1", n)
+	}
+	rb.Exec("SET GLOBAL long_query_time = 0.05")
+	defer rb.Exec("SET GLOBAL long_query_time = 10")
+	slow0 := status("Slow_queries")
+
+	st.block.Store(true)
+	done := make(chan error, 1)
+	go func() {
+		var v string
+		done <- a.QueryRowContext(ctx, text).Scan(&v)
+	}()
+	select {
+	case <-st.waiting:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the statement never read the row")
+	}
+	time.Sleep(100 * time.Millisecond) // longer than long_query_time
+	var command, state, info string
+	if err := b.QueryRowContext(ctx, "SELECT COMMAND, STATE, INFO FROM information_schema.PROCESSLIST WHERE ID = "+id).Scan(&command, &state, &info); err != nil {
+		t.Fatal(err)
+	}
+	if command != "Query" || state != "running" || info != text {
+		t.Errorf("PROCESSLIST: the slow statement is %q %q %q, want Query running %q", command, state, info, text)
+	}
+	if n := status("Threads_running"); n != 2 {
+		t.Errorf("Threads_running with the slow statement running: %d, want 2", n)
+	}
+	rb.Exec("KILL QUERY " + id)
+	select {
+	case err := <-done:
+		if code := sqltest.Errno(err); code != 1317 {
+			t.Fatalf("killed statement: %v (errno %d), want 1317", err, code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("KILL QUERY did not interrupt the statement")
+	}
+	st.block.Store(false)
+	if n := status("Slow_queries") - slow0; n != 1 {
+		t.Errorf("Slow_queries counted %d statements, want the slow one", n)
+	}
+	if n := status("Threads_running"); n != 1 {
+		t.Errorf("Threads_running after the kill: %d, want 1", n)
+	}
+	if err := b.QueryRowContext(ctx, "SELECT COMMAND, INFO FROM information_schema.PROCESSLIST WHERE ID = "+id).Scan(&command, &info); err != nil {
+		t.Fatal(err)
+	}
+	if command != "Sleep" || info != "" {
+		t.Errorf("PROCESSLIST after the kill: %q %q, want Sleep and no statement", command, info)
+	}
+	if d := directRuns(t, a) - d0; d != 1 {
+		t.Errorf("%d statements ran directly, want the slow one", d)
+	}
+}
+
 // TestDirectParameters: executes of cached plans with parameters of every
 // kind a driver sends (NULL, floats, strings that are and are not numbers,
 // bytes, out-of-range integers, a collation-insensitive string key), each

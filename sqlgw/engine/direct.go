@@ -174,7 +174,7 @@ func (f *FastLane) runDirect(sqlCtx *sql.Context, c *mysql.Conn, query string, p
 	if err != nil {
 		return err
 	}
-	defer func() { end(err) }()
+	defer func() { end.done(err) }()
 
 	base, err := f.directIter(sqlCtx, p, lookup)
 	if err != nil {

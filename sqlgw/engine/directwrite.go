@@ -606,7 +606,7 @@ func (f *FastLane) runWrite(sqlCtx *sql.Context, c *mysql.Conn, query string, p 
 	if err != nil {
 		return err
 	}
-	defer func() { end(err) }()
+	defer func() { end.done(err) }()
 	if res, handled, err := f.directInsert(sqlCtx, p, node); handled { // directinsert.go
 		if err != nil {
 			return sql.CastSQLError(err)

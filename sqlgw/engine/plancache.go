@@ -978,46 +978,73 @@ func (s *Session) cacheBuilt(key string, np *cachedPlan, uncached func(error)) (
 // beginSelect does for a SELECT served from the plan cache what
 // go-mysql-server's handler and engine do before running one: the
 // statement counters, the process list entry (KILL QUERY), the session's
-// command begin, Questions and Com_select. end(err) undoes them in
+// command begin, Questions and Com_select. end.done(err) undoes them in
 // reverse order once the statement is done.
-func (f *FastLane) beginSelect(sqlCtx *sql.Context, query string) (*sql.Context, func(error), error) {
+func (f *FastLane) beginSelect(sqlCtx *sql.Context, query string) (*sql.Context, stmtEnd, error) {
 	return f.beginStatement(sqlCtx, query, "Com_select")
 }
 
 // beginStatement is beginSelect for a statement counted in counter
-// (Com_select, Com_insert, ...; none for "": txcontrol.go).
-func (f *FastLane) beginStatement(sqlCtx *sql.Context, query, counter string) (*sql.Context, func(error), error) {
+// (Com_select, Com_insert, ...; none for "": txcontrol.go). sqlCtx is
+// the statement's own (queryContext's): its context is made cancellable
+// in place, for KILL, and put back by end.done. The process list entry
+// is the session's (fastproc.go); the clock is read once here and once
+// in end.done.
+func (f *FastLane) beginStatement(sqlCtx *sql.Context, query, counter string) (*sql.Context, stmtEnd, error) {
 	start := time.Now()
 	if f.Statements != nil {
 		f.Statements.QueryStarted()
 	}
-	// (One closure, the returned one: this runs on every execute.)
-	completed := func(err error) {
+	s, ok := sqlCtx.Session.(*Session)
+	if !ok { // (every session of the server is one)
+		err := errors.New("sqlgw: the plan cache's statement has no sqlgw session")
 		if f.Statements != nil {
-			f.Statements.QueryCompleted(err == nil, time.Since(start))
+			f.Statements.QueryCompleted(false, time.Since(start))
 		}
+		return sqlCtx, stmtEnd{}, err
 	}
-	qctx, err := sqlCtx.ProcessList.BeginQuery(sqlCtx, query)
-	if err != nil {
-		completed(err)
-		return sqlCtx, nil, err
+	end := stmtEnd{f: f, ctx: sqlCtx, s: s, parent: sqlCtx.Context, start: start}
+	sqlCtx.Context, _ = s.proc.begin(sqlCtx, query, start)
+	if err := sql.SessionCommandBegin(sqlCtx.Session); err != nil {
+		end.finish(err)
+		return sqlCtx, stmtEnd{}, err
 	}
-	if err := sql.SessionCommandBegin(qctx.Session); err != nil {
-		qctx.ProcessList.EndQuery(qctx)
-		completed(err)
-		return qctx, nil, err
-	}
-	sql.IncrementStatusVariable(qctx, "Questions", 1)
+	sql.IncrementStatusVariable(sqlCtx, "Questions", 1)
 	if counter != "" { // "": none (txcontrol.go)
-		sql.IncrementStatusVariable(qctx, counter, 1)
+		sql.IncrementStatusVariable(sqlCtx, counter, 1)
 	}
-	return qctx, func(err error) {
-		sql.SessionCommandEnd(qctx.Session)
-		qctx.ProcessList.EndQuery(qctx)
-		if f.Statements != nil {
-			f.Statements.QueryCompleted(err == nil, time.Since(start))
-		}
-	}, nil
+	end.command = true
+	return sqlCtx, end, nil
+}
+
+// stmtEnd is what ends a statement beginStatement began: a value, not a
+// closure, as this runs on every execute.
+type stmtEnd struct {
+	f       *FastLane
+	ctx     *sql.Context
+	s       *Session
+	parent  context.Context // the context's before beginStatement
+	start   time.Time
+	command bool // SessionCommandBegin succeeded
+}
+
+// done ends the statement, which ended with err.
+func (e stmtEnd) done(err error) {
+	if e.command {
+		sql.SessionCommandEnd(e.ctx.Session)
+	}
+	e.finish(err)
+}
+
+// finish is done after the session's command end: the process list
+// entry, the context put back, the statement's metrics.
+func (e stmtEnd) finish(err error) {
+	elapsed := time.Since(e.start)
+	e.s.proc.end(e.ctx, elapsed)
+	e.ctx.Context = e.parent
+	if e.f.Statements != nil {
+		e.f.Statements.QueryCompleted(err == nil, elapsed)
+	}
 }
 
 // run executes a cached plan the way go-mysql-server's handler runs an
@@ -1027,7 +1054,7 @@ func (f *FastLane) run(sqlCtx *sql.Context, c *mysql.Conn, query string, node sq
 	if err != nil {
 		return err
 	}
-	defer func() { end(err) }()
+	defer func() { end.done(err) }()
 	qFlags := &sql.QueryFlags{}
 	if max1 {
 		qFlags.Set(sql.QFlagDeferProjections)

@@ -21,7 +21,9 @@ import (
 // go-mysql-server keeps for the connection), the five options that do not
 // change with the statement made once per session (Session.ctxOpts), and
 // a pid from the session's own sequence (Session.nextPid), without a lock
-// (issue 13, seventh round). The server sets no tracer
+// (issue 13, seventh round); since the eleventh session also the process
+// list with its account filter (ownProcessList) made once per session and
+// the no-op root span without a context around it. The server sets no tracer
 // (server.Config.Tracer), so the tracer is go-mysql-server's
 // sql.NoopTracer, as in the manager. go-mysql-server's own path (a miss,
 // a statement the cache does not take) still uses the manager.
@@ -45,20 +47,32 @@ type ctxOpts struct {
 func (f *FastLane) queryContext(ctx context.Context, c *mysql.Conn, s *Session, query string) *sql.Context {
 	o := s.ctxOpts
 	if o == nil || o.conn != c {
+		memory := sql.WithMemoryManager(f.Engine.MemoryManager)
+		// The account filter of NewClientContext (accounts_visible.go),
+		// made once: it reads only the context's session.
+		own := ownProcessList{ProcessList: f.Engine.ProcessList, ctx: sql.NewContext(context.Background(), sql.WithSession(s), memory)}
 		o = &ctxOpts{
 			conn:    c,
 			session: sql.WithSession(s),
 			tracer:  sql.WithTracer(sql.NoopTracer),
-			memory:  sql.WithMemoryManager(f.Engine.MemoryManager),
-			procs:   sql.WithProcessList(f.Engine.ProcessList),
+			memory:  memory,
+			procs:   sql.WithProcessList(own),
 			service: sql.WithServices(sql.Services{KillConnection: f.SessionManager.KillConnection, LoadInfile: c.LoadInfile}),
 		}
 		s.ctxOpts = o
 	}
-	ctx, span := sql.NoopTracer.Start(ctx, "query")
-	return NewClientContext(ctx, o.session, o.tracer, sql.WithPid(s.nextPid(c.ConnectionID)), sql.WithQuery(query),
-		o.memory, o.procs, sql.WithRootSpan(span), o.service)
+	// The root span is the no-op tracer's, which NoopTracer.Start would
+	// also have put into ctx (one context.WithValue per statement) for
+	// nobody to read: every span the statement starts is a no-op.
+	return sql.NewContext(ctx, o.session, o.tracer, sql.WithPid(s.nextPid(c.ConnectionID)), sql.WithQuery(query),
+		o.memory, o.procs, rootSpan, o.service)
 }
+
+// rootSpan is the no-op tracer's span (see queryContext).
+var rootSpan = func() sql.ContextOption {
+	_, span := sql.NoopTracer.Start(context.Background(), "query")
+	return sql.WithRootSpan(span)
+}()
 
 // nextPid returns the pid of the session's next statement (see above).
 func (s *Session) nextPid(conn uint32) uint64 {

@@ -45,6 +45,9 @@ type Session struct {
 	// goroutine only.
 	ctxOpts *ctxOpts
 	pidSeq  uint32
+	// proc is the process list entry of the statement the plan cache
+	// runs (fastproc.go).
+	proc fastProc
 
 	// txSeq numbers the session's transactions (txn.id).
 	txSeq uint32

@@ -84,6 +84,20 @@ func sessionAutocommit(ctx *sql.Context) (bool, error) {
 	return plan.IsSessionAutocommit(ctx)
 }
 
+// KeptAutocommit is autocommit as the session last read it for the plan
+// cache (stmtVars), for the wire's per-statement check (wire's
+// autocommitStatement), without the name's lower-casing and map lookup:
+// ok is false when a session variable was set since, or the read failed,
+// and the caller reads the variable itself. The connection's goroutine
+// only, as stmtVars.
+func (s *Session) KeptAutocommit() (on, ok bool) {
+	v := &s.vars
+	if v.gen != s.varsGen.Load()+1 || v.autoCommitErr != nil {
+		return false, false
+	}
+	return v.autoCommit, true
+}
+
 // selectLimitSet is sessionSelectLimit(nil, s)'s second result, from the
 // kept sql_select_limit while it is current (stmtVars).
 func (s *Session) selectLimitSet() bool {

@@ -105,7 +105,7 @@ func (f *FastLane) txControl(sqlCtx *sql.Context, c *mysql.Conn, query string, b
 	if err != nil {
 		return err
 	}
-	defer func() { end(err) }()
+	defer func() { end.done(err) }()
 	if err := beginStatement(sqlCtx); err != nil { // direct.go
 		return sql.CastSQLError(err)
 	}

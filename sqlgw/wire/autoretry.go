@@ -142,6 +142,9 @@ func (h *Handler) autocommitStatement(c *mysql.Conn, query string) bool {
 		// one go-mysql-server's PREPARE began for the execution.
 		return false
 	}
+	if on, ok := s.KeptAutocommit(); ok { // (the plan cache's read, while current)
+		return on
+	}
 	v, err := s.GetSessionVariable(varCtx(), "autocommit")
 	if err != nil {
 		return false
