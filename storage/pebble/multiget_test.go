@@ -20,8 +20,16 @@ import (
 // are the loop's (an invalid key after valid ones, a bad projection, a
 // missing table, a cancelled context, a released snapshot).
 func TestMultiGetDifferential(t *testing.T) {
+	for _, rc := range []int64{0, 1 << 20} {
+		t.Run(fmt.Sprintf("rowcache=%d", rc), func(t *testing.T) { testMultiGetDifferential(t, rc) })
+	}
+}
+
+// testMultiGetDifferential is TestMultiGetDifferential with a row cache
+// of rc bytes (0: none).
+func testMultiGetDifferential(t *testing.T, rc int64) {
 	ctx := context.Background()
-	s, err := Open("", &Options{InMemory: true})
+	s, err := Open("", &Options{InMemory: true, RowCacheSize: rc})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -292,10 +292,23 @@ func (s *Store) getRecord(r reader, sh *shared, key []byte) ([]byte, io.Closer, 
 // reader then reads (fill).
 type rowMiss struct {
 	s     *Store
-	sh    *shared
 	shard *rowShard
 	key   []byte
 	token uint64
+	// pinned: the read is of a fixed state, taken when Store.commits was
+	// commits (a snapshot's; a multi-get's iterator, pin), and its record
+	// goes in only while nothing has committed since.
+	pinned  bool
+	commits uint64
+}
+
+// pin makes the miss's insert require that nothing committed since
+// Store.commits was commits: its record is read from a state fixed then
+// (a Pebble iterator's, which may predate the lookup).
+func (m *rowMiss) pin(commits uint64) {
+	if !m.pinned || commits < m.commits {
+		m.pinned, m.commits = true, commits
+	}
 }
 
 // cached returns the cached record of key for a read of sh (nil: the
@@ -313,14 +326,18 @@ func (s *Store) cached(sh *shared, key []byte) ([]byte, rowMiss) {
 		}
 		token = noInsert // the snapshot is stale (and stays so)
 	}
-	return nil, rowMiss{s: s, sh: sh, shard: shard, key: key, token: token}
+	m := rowMiss{s: s, shard: shard, key: key, token: token}
+	if sh != nil {
+		m.pin(sh.commits)
+	}
+	return nil, m
 }
 
-// fill inserts v, the record the miss's reader read (from its snapshot or
-// the database, after the lookup), if its read is still of the store's
-// current state and no write began since the lookup.
+// fill inserts v, the record the miss's reader read (from its snapshot,
+// iterator or the database, after the lookup or pinned), if its read is
+// still of the store's current state and no write began since the lookup.
 func (s *Store) fill(m rowMiss, v []byte) {
-	if m.token == noInsert || m.s == nil || m.sh != nil && m.sh.commits != s.commits.Load() {
+	if m.token == noInsert || m.s == nil || m.pinned && m.commits != s.commits.Load() {
 		return
 	}
 	s.rc.put(m.shard, m.key, v, m.token)
