@@ -562,3 +562,96 @@ func TestRowCacheConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRowCacheHit is the row cache's lookup of a cached key (get),
+// from one goroutine and from GOMAXPROCS at once: the cost a hit adds to
+// a point read's (its shard's lock, its recency).
+func BenchmarkRowCacheHit(b *testing.B) {
+	const n = 10_000
+	c := newRowCache(64 << 20)
+	keys := make([][]byte, n)
+	val := make([]byte, 200)
+	for i := range keys {
+		keys[i] = fmt.Appendf(nil, "key%08d", i)
+		sh := c.shard(keys[i])
+		_, token, _ := c.get(sh, keys[i])
+		c.put(sh, keys[i], val, token)
+	}
+	if ents, _ := c.stats(); ents != n {
+		b.Fatalf("%d entries cached of %d", ents, n)
+	}
+	b.Run("goroutines=1", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			k := keys[i*7919%n]
+			if _, _, ok := c.get(c.shard(k), k); !ok {
+				b.Fatal("miss")
+			}
+		}
+	})
+	b.Run("goroutines=procs", func(b *testing.B) {
+		b.ReportAllocs()
+		var seq atomic.Int64
+		b.RunParallel(func(pb *testing.PB) {
+			i := int(seq.Add(1)) * 4099
+			for ; pb.Next(); i++ {
+				k := keys[i*7919%n]
+				if _, _, ok := c.get(c.shard(k), k); !ok {
+					b.Fatal("miss")
+				}
+			}
+		})
+	})
+}
+
+// TestRowCacheClock: the eviction keeps what is looked up. In one shard
+// of a small cache, an entry hit between inserts survives many times the
+// shard's capacity of inserts; an insert into a shard whose every entry
+// was hit since its last round goes in (one of the others goes); and the
+// shard stays within its bound throughout.
+func TestRowCacheClock(t *testing.T) {
+	c := newRowCache(rowCacheShards * 8 << 10) // 8 KiB a shard
+	sh := &c.shards[0]
+	var keys [][]byte // keys of shard 0
+	for i := 0; len(keys) < 401; i++ {
+		k := fmt.Appendf(nil, "k%06d", i)
+		if c.shard(k) == sh {
+			keys = append(keys, k)
+		}
+	}
+	val := make([]byte, 100)
+	insert := func(k []byte) {
+		t.Helper()
+		_, token, ok := c.get(sh, k)
+		if ok {
+			t.Fatalf("%s cached before its insert", k)
+		}
+		c.put(sh, k, val, token)
+		if sh.bytes > sh.max {
+			t.Fatalf("%d bytes in a shard of %d", sh.bytes, sh.max)
+		}
+		if sh.m[string(k)] == nil { // not get: that would count as a hit
+			t.Fatalf("%s not cached after its insert", k)
+		}
+	}
+	hot := keys[0]
+	insert(hot)
+	perShard := int(sh.max / int64(len(hot)+len(val)+rowEntryOverhead))
+	if 4*perShard > len(keys) {
+		t.Fatalf("%d entries a shard: too few keys", perShard)
+	}
+	for _, k := range keys[1:400] {
+		insert(k)
+		if _, _, ok := c.get(sh, hot); !ok {
+			t.Fatalf("the entry hit between inserts was evicted after %s", k)
+		}
+	}
+	// Every entry hit: the next insert still goes in.
+	for _, k := range keys[:400] {
+		c.get(sh, k)
+	}
+	insert(keys[400])
+	if len(sh.m) > perShard {
+		t.Fatalf("%d entries in a shard of %d", len(sh.m), perShard)
+	}
+}
