@@ -4,15 +4,13 @@ import (
 	"bytes"
 	"context"
 
-	pebbledb "github.com/cockroachdb/pebble/v2"
-
 	"github.com/sqlgw/sqlgw/storage"
 )
 
 // MultiGet implements storage.MultiGetter: the keys are read one after
 // another under one hold of the store lock, one table lookup and one
 // snapshot handle, where a loop of Get calls takes each of these per key,
-// and through one iterator (a snapshot's kept one, as MultiQuery's:
+// each through the row cache as Get's, and the misses through one iterator (a snapshot's kept one, as MultiQuery's:
 // iterSource) with a prefix seek per key, where each Pebble Get builds
 // and tears down an iterator of its own over every level: a row's key is
 // its own prefix (prefix.go), so the seek finds the key or nothing and
@@ -31,13 +29,12 @@ func (s *Store) MultiGet(ctx context.Context, table string, keys []storage.Entit
 	var (
 		locked bool
 		t      tableInfo
-		src    iterSource
-		it     *pebbledb.Iterator
+		rd     pointReads
 		set    map[string]struct{}
 		key    []byte
 	)
 	defer func() {
-		src.close()
+		rd.src.close()
 		if locked {
 			s.mu.RUnlock()
 		}
@@ -62,33 +59,24 @@ func (s *Store) MultiGet(ctx context.Context, table string, keys []storage.Entit
 					return nil, err
 				}
 			}
-			if it, err = src.iter(ctx, s, appendTablePrefix(nil, t.id), appendTablePrefix(nil, t.id+1)); err != nil {
+			if err := rd.start(ctx, s, t.id); err != nil {
 				return nil, err
 			}
-			set = src.scan.selectSet(sel)
+			set = rd.src.scan.selectSet(sel)
 			// The entities' slab: one per key left, not arenaEntities.
-			src.scan.arena.ents = make([]storage.Entity, len(keys)-i)
+			rd.src.scan.arena.ents = make([]storage.Entity, len(keys)-i)
 		} else if err := ctx.Err(); err != nil { // each Get's rlock checks it
 			return nil, err
 		}
 		key = appendEntityKey(key[:0], t.id, k.PK, k.RK)
-		// A row's key is its own prefix (prefix.go): a prefix seek finds
-		// key or nothing, and consults the bloom filters as Get does; a
-		// global index table's prefix is the partition, whose first key
-		// at or above key the equality below checks, as Get does.
-		if !it.SeekPrefixGE(key) || !bytes.Equal(it.Key(), key) {
-			if err := it.Error(); err != nil {
-				src.bad = true
-				return nil, err
-			}
-			continue
-		}
-		v, err := it.ValueAndErr()
+		v, ok, err := rd.get(ctx, key)
 		if err != nil {
-			src.bad = true
 			return nil, err
 		}
-		e, err := src.scan.entity(k, v, sel, set)
+		if !ok {
+			continue
+		}
+		e, err := rd.src.scan.entity(k, v, sel, set)
 		if err != nil {
 			return nil, err
 		}
@@ -125,9 +113,9 @@ func (st *scanState) entity(k storage.EntityKey, v []byte, sel []string, set map
 }
 
 // MultiGetRows implements storage.MultiRowGetter: MultiGet's reads (one
-// hold of the store lock, one table lookup, one snapshot handle, one
-// iterator with a prefix seek per key, the same checks in the same
-// order) with GetRow's decoding: the properties asked for straight into
+// hold of the store lock, one table lookup, one snapshot handle, the row
+// cache, one iterator with a prefix seek per key missed, the same checks
+// in the same order) with GetRow's decoding: the properties asked for straight into
 // each row's values by position (decodeRowInto), their strings and the
 // rows' ETags cut from one arena for the call.
 func (s *Store) MultiGetRows(ctx context.Context, table string, keys []storage.EntityKey, sel, more []string, rows []storage.Row, found []bool) (err error) {
@@ -137,12 +125,11 @@ func (s *Store) MultiGetRows(ctx context.Context, table string, keys []storage.E
 	var (
 		locked bool
 		t      tableInfo
-		src    iterSource
-		it     *pebbledb.Iterator
+		rd     pointReads
 		key    []byte
 	)
 	defer func() {
-		src.close()
+		rd.src.close()
 		if locked {
 			s.mu.RUnlock()
 		}
@@ -166,24 +153,19 @@ func (s *Store) MultiGetRows(ctx context.Context, table string, keys []storage.E
 			if err := s.limits.ValidateQuery(&storage.Query{Select: more}); err != nil {
 				return err
 			}
-			if it, err = src.iter(ctx, s, appendTablePrefix(nil, t.id), appendTablePrefix(nil, t.id+1)); err != nil {
+			if err := rd.start(ctx, s, t.id); err != nil {
 				return err
 			}
 		} else if err := ctx.Err(); err != nil {
 			return err
 		}
 		key = appendEntityKey(key[:0], t.id, k.PK, k.RK)
-		if !it.SeekPrefixGE(key) || !bytes.Equal(it.Key(), key) {
-			if err := it.Error(); err != nil {
-				src.bad = true
-				return err
-			}
-			continue
-		}
-		v, err := it.ValueAndErr()
+		v, ok, err := rd.get(ctx, key)
 		if err != nil {
-			src.bad = true
 			return err
+		}
+		if !ok {
+			continue
 		}
 		rec, err := parseRecord(v)
 		if err != nil {
@@ -191,13 +173,90 @@ func (s *Store) MultiGetRows(ctx context.Context, table string, keys []storage.E
 		}
 		row := &rows[i]
 		vals := storage.RowValues(row, len(sel)+len(more))
-		if err := rec.decodeRowInto(sel, more, vals, &src.scan.arena); err != nil {
+		if err := rec.decodeRowInto(sel, more, vals, &rd.src.scan.arena); err != nil {
 			return err
 		}
-		*row = storage.Row{PartitionKey: k.PK, RowKey: k.RK, ETag: storage.ETag(src.scan.arena.string(rec.etag)), Timestamp: ticksTime(rec.ticks), Values: vals}
+		*row = storage.Row{PartitionKey: k.PK, RowKey: k.RK, ETag: storage.ETag(rd.src.scan.arena.string(rec.etag)), Timestamp: ticksTime(rec.ticks), Values: vals}
 		found[i] = true
 	}
 	return nil
 }
 
 var _ storage.MultiRowGetter = (*Store)(nil)
+
+// pointReads is MultiGet's and MultiGetRows's read of the records of one
+// table's keys, each through the row cache (rowcache.go) as Get's, a
+// miss from one iterator made on the first miss (none when every key
+// hits), by a prefix seek.
+//
+// The iterator shows the state of its making, not the lookup's: a write
+// that completed between the two leaves the lookup's token valid though
+// the iterator shows the record the write replaced. So the insert of a
+// record read from an iterator of the database is pinned (rowMiss.pin) to
+// Store.commits loaded before the iterator was made: it goes in only while
+// nothing has committed since, as a snapshot read's (whose iterator shows
+// the snapshot, which cached already pins).
+type pointReads struct {
+	src          iterSource
+	s            *Store
+	lower, upper []byte
+	commits      uint64 // Store.commits before the database's iterator was made
+}
+
+// start begins the read of table id's keys under s's read lock: its
+// snapshot (or the database) and release, no iterator yet.
+func (rd *pointReads) start(ctx context.Context, s *Store, id uint64) error {
+	rd.s = s
+	rd.lower, rd.upper = appendTablePrefix(nil, id), appendTablePrefix(nil, id+1)
+	return rd.src.start(ctx, s)
+}
+
+// get returns the record under key and true, or false if there is none.
+// The record is valid until the next get.
+func (rd *pointReads) get(ctx context.Context, key []byte) ([]byte, bool, error) {
+	s := rd.s
+	var miss rowMiss
+	if s.rc != nil {
+		v, m := s.cached(rd.src.sh, key)
+		if v != nil {
+			return v, true, nil
+		}
+		miss = m
+	}
+	it := rd.src.it
+	if it == nil {
+		if rd.src.sh == nil {
+			rd.commits = s.commits.Load()
+		}
+		var err error
+		if it, err = rd.src.iter(ctx, s, rd.lower, rd.upper); err != nil {
+			return nil, false, err
+		}
+		if s.multiGetIterHook != nil {
+			s.multiGetIterHook()
+		}
+	}
+	// A row's key is its own prefix (prefix.go): a prefix seek finds
+	// key or nothing, and consults the bloom filters as Get does; a
+	// global index table's prefix is the partition, whose first key at
+	// or above key the equality below checks, as Get does.
+	if !it.SeekPrefixGE(key) || !bytes.Equal(it.Key(), key) {
+		if err := it.Error(); err != nil {
+			rd.src.bad = true
+			return nil, false, err
+		}
+		return nil, false, nil
+	}
+	v, err := it.ValueAndErr()
+	if err != nil {
+		rd.src.bad = true
+		return nil, false, err
+	}
+	if miss.s != nil {
+		if rd.src.sh == nil {
+			miss.pin(rd.commits)
+		}
+		s.fill(miss, v)
+	}
+	return v, true, nil
+}

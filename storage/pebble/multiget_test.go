@@ -20,8 +20,16 @@ import (
 // are the loop's (an invalid key after valid ones, a bad projection, a
 // missing table, a cancelled context, a released snapshot).
 func TestMultiGetDifferential(t *testing.T) {
+	for _, rc := range []int64{0, 1 << 20} {
+		t.Run(fmt.Sprintf("rowcache=%d", rc), func(t *testing.T) { testMultiGetDifferential(t, rc) })
+	}
+}
+
+// testMultiGetDifferential is TestMultiGetDifferential with a row cache
+// of rc bytes (0: none).
+func testMultiGetDifferential(t *testing.T, rc int64) {
 	ctx := context.Background()
-	s, err := Open("", &Options{InMemory: true})
+	s, err := Open("", &Options{InMemory: true, RowCacheSize: rc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,27 +194,9 @@ func BenchmarkMultiGet(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	if err := s.CreateTable(ctx, "sbt"); err != nil {
-		b.Fatal(err)
-	}
-	const n = 100_000
-	pk := func(i int) string { return fmt.Sprintf("%08d", i) }
-	for start := 0; start < n; start += 100 {
-		var tbs []storage.TableBatch
-		for i := start; i < start+100; i++ {
-			tbs = append(tbs, storage.TableBatch{Table: "sbt", Ops: []storage.Operation{{Kind: storage.OpInsert, Entity: &storage.Entity{
-				PartitionKey: pk(i), RowKey: "",
-				Properties: storage.Properties{"k": storage.Int64(int64(i % 1000)), "c": storage.String(fmt.Sprintf("%0120d", i)), "pad": storage.String(fmt.Sprintf("%060d", i))}}}}})
-		}
-		if _, err := s.MultiBatch(ctx, tbs); err != nil {
-			b.Fatal(err)
-		}
-	}
-	// Settled: no compaction running while the reads are measured (the
-	// process's CPU time counts Pebble's goroutines too).
-	if err := s.DB().Compact(ctx, []byte{0}, []byte{0xff}, false); err != nil {
-		b.Fatal(err)
-	}
+	const n = sbtRows
+	pk := sbtKey
+	loadSbt(b, s)
 	sn, err := s.Snapshot(ctx)
 	if err != nil {
 		b.Fatal(err)
@@ -308,6 +298,93 @@ func BenchmarkMultiGet(b *testing.B) {
 		}
 		b.ReportMetric(float64(processCPU()-c0)/float64(n), "cpu-ns/op")
 	})
+}
+
+// sbtRows is the rows of BenchmarkMultiGet's table "sbt", one partition
+// each (sbtKey), as sysbench's.
+const sbtRows = 100_000
+
+func sbtKey(i int) string { return fmt.Sprintf("%08d", i) }
+
+// loadSbt creates and loads table "sbt" of sbtRows rows, its sstables
+// compacted.
+func loadSbt(b *testing.B, s *Store) {
+	ctx := context.Background()
+	if err := s.CreateTable(ctx, "sbt"); err != nil {
+		b.Fatal(err)
+	}
+	for start := 0; start < sbtRows; start += 100 {
+		var tbs []storage.TableBatch
+		for i := start; i < start+100; i++ {
+			tbs = append(tbs, storage.TableBatch{Table: "sbt", Ops: []storage.Operation{{Kind: storage.OpInsert, Entity: &storage.Entity{
+				PartitionKey: sbtKey(i), RowKey: "",
+				Properties: storage.Properties{"k": storage.Int64(int64(i % 1000)), "c": storage.String(fmt.Sprintf("%0120d", i)), "pad": storage.String(fmt.Sprintf("%060d", i))}}}}})
+		}
+		if _, err := s.MultiBatch(ctx, tbs); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// Settled: no compaction running while the reads are measured (the
+	// process's CPU time counts Pebble's goroutines too).
+	if err := s.DB().Compact(ctx, []byte{0}, []byte{0xff}, false); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkMultiGetRowsCache is BenchmarkMultiGet's MultiGetRows of three
+// properties of ten random rows at a (current) snapshot, as
+// select_random_points reads them after its index scan, without and with
+// a row cache (rowcache.go) that holds every row, read once before.
+//
+//	go test ./storage/pebble -run '^$' -bench MultiGetRowsCache -benchmem
+func BenchmarkMultiGetRowsCache(b *testing.B) {
+	ctx := context.Background()
+	for _, size := range []int64{0, 64 << 20} {
+		s, err := Open(b.TempDir(), &Options{RowCacheSize: size})
+		if err != nil {
+			b.Fatal(err)
+		}
+		loadSbt(b, s)
+		sel := []string{"k", "c", "pad"}
+		keys := make([]storage.EntityKey, 10)
+		rows, found := make([]storage.Row, len(keys)), make([]bool, len(keys))
+		for i := 0; i < sbtRows; i += len(keys) {
+			for j := range keys {
+				keys[j] = storage.EntityKey{PK: sbtKey(i + j)}
+			}
+			if err := s.MultiGetRows(ctx, "sbt", keys, sel, nil, rows, found); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if ents, _ := s.rc.stats(); size > 0 && ents != sbtRows {
+			b.Fatalf("%d rows cached of %d", ents, sbtRows)
+		}
+		name := "rowcache=off"
+		if size > 0 {
+			name = "rowcache=on"
+		}
+		b.Run(name, func(b *testing.B) {
+			r := rand.New(rand.NewPCG(1, 2))
+			b.ReportAllocs()
+			c0, n := processCPU(), 0
+			for b.Loop() {
+				sn, err := s.Snapshot(ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for j := range keys {
+					keys[j] = storage.EntityKey{PK: sbtKey(r.IntN(sbtRows))}
+				}
+				if err := s.MultiGetRows(storage.WithSnapshot(ctx, sn), "sbt", keys, sel, nil, rows, found); err != nil || !found[0] {
+					b.Fatal(err)
+				}
+				sn.Release()
+				n++
+			}
+			b.ReportMetric(float64(processCPU()-c0)/float64(n), "cpu-ns/op")
+		})
+		s.Close()
+	}
 }
 
 // processCPU is the process's CPU time (user and system).

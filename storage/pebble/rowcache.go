@@ -4,13 +4,15 @@ import (
 	"hash/maphash"
 	"io"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
 // Row cache (Options.RowCacheSize; `sqlgw serve --row-cache`)
 //
 // Like RocksDB's row_cache: the latest committed record of recently read
-// entity keys, which Get and GetRow consult before Pebble. A Pebble Get
+// entity keys, which Get and GetRow, and MultiGet and MultiGetRows key by
+// key (multiget.go: pointReads), consult before Pebble. A Pebble Get
 // builds an iterator over the memtables and every level, seeks the
 // sstable's index and filter blocks and reads the data block (sysbench's
 // oltp_point_select: 13% of the server's CPU in Pebble's Get); a hit is a
@@ -45,8 +47,15 @@ import (
 //
 // The cache holds entity records only (the keys Get reads), not absent
 // keys. Its memory is bounded by bytes (keys, records and a fixed
-// per-entry overhead), split evenly over the shards, each evicting its
-// least recently used entries.
+// per-entry overhead), split evenly over the shards, each evicting by
+// CLOCK (second chance): a hit only sets its entry's referenced bit,
+// under the shard's read lock, so that lookups in one shard run side by
+// side and write nothing shared but the lock's reader count (and the bit,
+// once); an insert past the bound looks at the oldest entries first,
+// evicting one not referenced since it was last looked at, giving a
+// referenced one another round (bit cleared, moved to the front). Moving
+// each hit to the front of an LRU list, as before, took the shard's lock
+// exclusively and wrote the entry's neighbours.
 // DefaultRowCacheSize is the row cache `sqlgw serve` gives the embedded
 // store without --row-cache: a quarter of the default block cache
 // (DefaultCacheSize, itself a quarter of the memory available), between
@@ -54,9 +63,9 @@ import (
 // oltp_point_select ran 1.19 and 1.16 times as fast with a 64 MiB cache
 // as without, the same binary alternated (docs/benchmarks.md, "Row cache
 // (tenth session)"); the helper's earlier windows, at load 18-27, could
-// not tell. Each lookup takes its shard's mutex, a cache line the cores
-// pass between them (2.3% of the CPU in the profile); a lookup that
-// writes nothing shared is what would make it pay more.
+// not tell. Each lookup takes its shard's lock shared (the reader count's
+// cache line is still passed between the cores); a lookup that writes
+// nothing shared is what would make it pay more.
 func DefaultRowCacheSize() int64 {
 	return max(16<<20, min(DefaultCacheSize()/4, 256<<20))
 }
@@ -76,11 +85,12 @@ const rowCacheShards = 64
 const rowEntryOverhead = 128
 
 type rowShard struct {
-	mu      sync.Mutex
+	// mu is held shared by lookups (get), exclusively by everything else.
+	mu      sync.RWMutex
 	gen     uint64 // incremented by each begin and done of a write
 	writing int    // writes in flight over this shard's keys
 	m       map[string]*rowEntry
-	lru     rowEntry // sentinel: lru.next is the most recently used
+	lru     rowEntry // sentinel: lru.next is the newest (or last given a second chance), lru.prev the oldest
 	bytes   int64
 	max     int64
 	_       [64]byte // keep shards' locks off each other's cache lines
@@ -91,6 +101,10 @@ type rowEntry struct {
 	val        []byte // aliases buf; never modified
 	prev, next *rowEntry
 	size       int64
+	// ref: looked up since it was inserted or last given a second
+	// chance (set by get under the shared lock, cleared by put under
+	// the exclusive one).
+	ref atomic.Bool
 }
 
 // newRowCache returns a cache of size bytes, nil for size <= 0.
@@ -118,22 +132,21 @@ const noInsert = ^uint64(0)
 // get returns the cached record of key and true; on a miss, the token
 // for put (noInsert while a write is in flight in key's shard).
 func (c *rowCache) get(sh *rowShard, key []byte) (val []byte, token uint64, ok bool) {
-	sh.mu.Lock()
+	sh.mu.RLock()
 	if sh.writing > 0 {
-		sh.mu.Unlock()
+		sh.mu.RUnlock()
 		return nil, noInsert, false
 	}
 	e := sh.m[string(key)]
 	if e == nil {
 		token = sh.gen
-		sh.mu.Unlock()
+		sh.mu.RUnlock()
 		return nil, token, false
 	}
-	if sh.lru.next != e {
-		e.unlink()
-		sh.pushFront(e)
+	if !e.ref.Load() { // written once per round, not per hit
+		e.ref.Store(true)
 	}
-	sh.mu.Unlock()
+	sh.mu.RUnlock()
 	return e.val, 0, true
 }
 
@@ -160,7 +173,20 @@ func (c *rowCache) put(sh *rowShard, key, val []byte, token uint64) {
 	sh.pushFront(e)
 	sh.bytes += size
 	for sh.bytes > sh.max {
-		sh.remove(sh.lru.prev)
+		// The oldest entry goes unless it was looked up since it was
+		// last here: then it gets a second chance at the front. Each
+		// entry passed clears its bit, so this ends within a round.
+		// The new entry, oldest once every other has had its second
+		// chance, goes round too, behind them (as CLOCK inserts behind
+		// its hand), unless it is all there is.
+		old := sh.lru.prev
+		if (old.ref.Load() || old == e) && sh.lru.next != old {
+			old.ref.Store(false)
+			old.unlink()
+			sh.pushFront(old)
+			continue
+		}
+		sh.remove(old)
 	}
 }
 
@@ -292,10 +318,23 @@ func (s *Store) getRecord(r reader, sh *shared, key []byte) ([]byte, io.Closer, 
 // reader then reads (fill).
 type rowMiss struct {
 	s     *Store
-	sh    *shared
 	shard *rowShard
 	key   []byte
 	token uint64
+	// pinned: the read is of a fixed state, taken when Store.commits was
+	// commits (a snapshot's; a multi-get's iterator, pin), and its record
+	// goes in only while nothing has committed since.
+	pinned  bool
+	commits uint64
+}
+
+// pin makes the miss's insert require that nothing committed since
+// Store.commits was commits: its record is read from a state fixed then
+// (a Pebble iterator's, which may predate the lookup).
+func (m *rowMiss) pin(commits uint64) {
+	if !m.pinned || commits < m.commits {
+		m.pinned, m.commits = true, commits
+	}
 }
 
 // cached returns the cached record of key for a read of sh (nil: the
@@ -313,14 +352,18 @@ func (s *Store) cached(sh *shared, key []byte) ([]byte, rowMiss) {
 		}
 		token = noInsert // the snapshot is stale (and stays so)
 	}
-	return nil, rowMiss{s: s, sh: sh, shard: shard, key: key, token: token}
+	m := rowMiss{s: s, shard: shard, key: key, token: token}
+	if sh != nil {
+		m.pin(sh.commits)
+	}
+	return nil, m
 }
 
-// fill inserts v, the record the miss's reader read (from its snapshot or
-// the database, after the lookup), if its read is still of the store's
-// current state and no write began since the lookup.
+// fill inserts v, the record the miss's reader read (from its snapshot,
+// iterator or the database, after the lookup or pinned), if its read is
+// still of the store's current state and no write began since the lookup.
 func (s *Store) fill(m rowMiss, v []byte) {
-	if m.token == noInsert || m.s == nil || m.sh != nil && m.sh.commits != s.commits.Load() {
+	if m.token == noInsert || m.s == nil || m.pinned && m.commits != s.commits.Load() {
 		return
 	}
 	s.rc.put(m.shard, m.key, v, m.token)

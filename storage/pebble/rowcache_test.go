@@ -43,6 +43,40 @@ func readN(t *testing.T, ctx context.Context, s *Store, table, pk, rk string) in
 	return n
 }
 
+// readMultiN reads property n of (pk, rk) by MultiGetRows and MultiGet,
+// as the first and last of three keys (the middle one absent), which
+// must agree; -1 for an absent entity.
+func readMultiN(t *testing.T, ctx context.Context, s *Store, table, pk, rk string) int64 {
+	t.Helper()
+	keys := []storage.EntityKey{{PK: pk, RK: rk}, {PK: pk, RK: rk + "-absent"}, {PK: pk, RK: rk}}
+	rows, found := make([]storage.Row, len(keys)), make([]bool, len(keys))
+	if err := s.MultiGetRows(ctx, table, keys, []string{"n"}, nil, rows, found); err != nil {
+		t.Fatalf("MultiGetRows: %v", err)
+	}
+	ents, err := s.MultiGet(ctx, table, keys, &storage.GetOptions{Select: []string{"n"}})
+	if err != nil {
+		t.Fatalf("MultiGet: %v", err)
+	}
+	if found[1] || ents[1] != nil {
+		t.Fatalf("%s/%s-absent found", pk, rk)
+	}
+	n := int64(-1)
+	for _, i := range []int{0, 2} {
+		m, e := int64(-1), int64(-1)
+		if found[i] {
+			m = rows[i].Values[0].Int()
+		}
+		if ents[i] != nil {
+			e = ents[i].Properties["n"].Int()
+		}
+		if m != e || i == 2 && m != n {
+			t.Fatalf("%s/%s: MultiGetRows n=%d, MultiGet n=%d (first key %d)", pk, rk, m, e, n)
+		}
+		n = m
+	}
+	return n
+}
+
 func nEntity(pk, rk string, n int64) *storage.Entity {
 	return &storage.Entity{PartitionKey: pk, RowKey: rk, Properties: storage.Properties{"n": storage.Int64(n)}}
 }
@@ -61,8 +95,12 @@ func TestRowCacheWritePaths(t *testing.T) {
 	}
 	want := func(pk, rk string, n int64) {
 		t.Helper()
-		// Twice: the first read may fill the cache, the second hits it.
+		// Twice: the first read may fill the cache, the second hits it;
+		// a multi-get fills it first, for the point reads after it.
 		for range 2 {
+			if got := readMultiN(t, ctx, s, tb, pk, rk); got != n {
+				t.Fatalf("%s/%s: multi-get n=%d, want %d", pk, rk, got, n)
+			}
 			if got := readN(t, ctx, s, tb, pk, rk); got != n {
 				t.Fatalf("%s/%s: n=%d, want %d", pk, rk, got, n)
 			}
@@ -71,10 +109,13 @@ func TestRowCacheWritePaths(t *testing.T) {
 	if _, err := s.Insert(ctx, tb, nEntity("p", "a", 1)); err != nil {
 		t.Fatal(err)
 	}
-	want("p", "a", 1)
-	if ents, _ := s.rc.stats(); ents != 1 {
-		t.Fatalf("%d cached entries after reading one entity, want 1", ents)
+	if got := readMultiN(t, ctx, s, tb, "p", "a"); got != 1 {
+		t.Fatalf("p/a: multi-get n=%d, want 1", got)
 	}
+	if ents, _ := s.rc.stats(); ents != 1 {
+		t.Fatalf("%d cached entries after a multi-get of one entity, want 1", ents)
+	}
+	want("p", "a", 1)
 	if _, err := s.Upsert(ctx, tb, nEntity("p", "a", 2), storage.Replace); err != nil {
 		t.Fatal(err)
 	}
@@ -200,6 +241,9 @@ func TestRowCacheSnapshot(t *testing.T) {
 	if n := readN(t, octx, s, tb, "p", "a"); n != 1 {
 		t.Fatalf("at the snapshot: %d", n)
 	}
+	if n := readMultiN(t, octx, s, tb, "p", "a"); n != 1 {
+		t.Fatalf("multi-get at the snapshot: %d", n)
+	}
 	if _, err := s.Upsert(ctx, tb, nEntity("p", "a", 2), storage.Replace); err != nil {
 		t.Fatal(err)
 	}
@@ -209,6 +253,12 @@ func TestRowCacheSnapshot(t *testing.T) {
 		}
 		if n := readN(t, octx, s, tb, "p", "a"); n != 1 {
 			t.Fatalf("at the snapshot before the write: %d, want 1", n)
+		}
+		if n := readMultiN(t, octx, s, tb, "p", "a"); n != 1 {
+			t.Fatalf("multi-get at the snapshot before the write: %d, want 1", n)
+		}
+		if n := readMultiN(t, ctx, s, tb, "p", "a"); n != 2 {
+			t.Fatalf("multi-get latest: %d, want 2", n)
 		}
 	}
 	cur, err := s.Snapshot(ctx)
@@ -220,6 +270,9 @@ func TestRowCacheSnapshot(t *testing.T) {
 	if n := readN(t, cctx, s, tb, "p", "a"); n != 2 {
 		t.Fatalf("at a current snapshot: %d, want 2", n)
 	}
+	if n := readMultiN(t, cctx, s, tb, "p", "a"); n != 2 {
+		t.Fatalf("multi-get at a current snapshot: %d, want 2", n)
+	}
 	if _, err := s.Upsert(ctx, tb, nEntity("p", "a", 3), storage.Replace); err != nil {
 		t.Fatal(err)
 	}
@@ -228,6 +281,82 @@ func TestRowCacheSnapshot(t *testing.T) {
 	}
 	if n := readN(t, cctx, s, tb, "p", "a"); n != 2 {
 		t.Fatalf("at the snapshot before the second write: %d, want 2", n)
+	}
+	if n := readMultiN(t, cctx, s, tb, "p", "a"); n != 2 {
+		t.Fatalf("multi-get at the snapshot before the second write: %d, want 2", n)
+	}
+}
+
+// TestRowCacheMultiGetRace: a write that completes while a multi-get
+// reads, after it made its iterator and before it looks up the written
+// key, neither leaves the iterator's older record in the cache (read
+// from the database: the iterator shows the state of its making, older
+// than the lookup) nor lets a read at a snapshot from before the write
+// take the newer record from the cache.
+func TestRowCacheMultiGetRace(t *testing.T) {
+	ctx := context.Background()
+	for _, atSnapshot := range []bool{false, true} {
+		t.Run(fmt.Sprintf("snapshot=%v", atSnapshot), func(t *testing.T) {
+			s := openRowCached(t, 1<<20)
+			const tb = "rcmgrace"
+			if err := s.CreateTable(ctx, tb); err != nil {
+				t.Fatal(err)
+			}
+			for _, rk := range []string{"a", "b"} {
+				if _, err := s.Insert(ctx, tb, nEntity("p", rk, 1)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rctx := ctx
+			if atSnapshot {
+				sn, err := s.Snapshot(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer sn.Release()
+				rctx = storage.WithSnapshot(ctx, sn)
+			}
+			// a misses (nothing is cached), so the multi-get makes its
+			// iterator; then b is written before the multi-get looks b
+			// up: at the database, b misses and the iterator shows the
+			// record before the write (which must not go in); at the
+			// snapshot, b is read (and cached) at the database first, so
+			// that the lookup finds the newer record.
+			s.multiGetIterHook = func() {
+				s.multiGetIterHook = nil
+				if _, err := s.Upsert(ctx, tb, nEntity("p", "b", 2), storage.Replace); err != nil {
+					t.Error(err)
+				}
+				if !atSnapshot {
+					return
+				}
+				if n := readN(t, ctx, s, tb, "p", "b"); n != 2 {
+					t.Errorf("b after the write: %d", n)
+				}
+			}
+			keys := []storage.EntityKey{{PK: "p", RK: "a"}, {PK: "p", RK: "b"}}
+			rows, found := make([]storage.Row, 2), make([]bool, 2)
+			if err := s.MultiGetRows(rctx, tb, keys, []string{"n"}, nil, rows, found); err != nil {
+				t.Fatal(err)
+			}
+			if s.multiGetIterHook != nil {
+				t.Fatal("the multi-get made no iterator")
+			}
+			// At the snapshot b is the record before the write; at the
+			// database, what the iterator shows (either record: the
+			// keys are read one after another, as a loop of GetRow).
+			if !found[1] || atSnapshot && rows[1].Values[0].Int() != 1 {
+				t.Fatalf("b read by the multi-get: %v %v", found[1], rows[1].Values)
+			}
+			for range 2 {
+				if n := readN(t, ctx, s, tb, "p", "b"); n != 2 {
+					t.Fatalf("b after the multi-get: %d, want 2", n)
+				}
+				if n := readMultiN(t, ctx, s, tb, "p", "b"); n != 2 {
+					t.Fatalf("b by a multi-get after the multi-get: %d, want 2", n)
+				}
+			}
+		})
 	}
 }
 
@@ -283,8 +412,8 @@ func TestRowCacheDisabled(t *testing.T) {
 }
 
 // TestRowCacheConcurrent: writers increment a counter per key (by Upsert,
-// Batch, MultiBatch and conditional Update), readers (Get and GetRow, at
-// the database and at current snapshots) check that they never see a
+// Batch, MultiBatch and conditional Update), readers (Get, GetRow,
+// MultiGetRows and MultiGet, at the database and at current snapshots) check that they never see a
 // value older than the last write acknowledged before their read started.
 // Few keys, so that readers and writers meet on them.
 func TestRowCacheConcurrent(t *testing.T) {
@@ -350,7 +479,9 @@ func TestRowCacheConcurrent(t *testing.T) {
 			var row storage.Row
 			for i := 0; time.Now().Before(deadline); i++ {
 				k := (i + r) % keys
-				floor := acked[k].Load()
+				// The floors are loaded before the snapshot is taken.
+				k2 := (k + 1) % keys
+				floor, floor2 := acked[k].Load(), acked[k2].Load()
 				rctx := ctx
 				var sn storage.Snapshot
 				if i%3 == 0 {
@@ -362,7 +493,32 @@ func TestRowCacheConcurrent(t *testing.T) {
 					rctx = storage.WithSnapshot(ctx, sn)
 				}
 				var n int64
-				if i%2 == 0 {
+				if i%5 == 4 {
+					// A multi-get of k and the next key, by MultiGetRows
+					// or MultiGet.
+					mkeys := []storage.EntityKey{{PK: "p", RK: rk(k)}, {PK: "p", RK: rk(k2)}}
+					var got [2]int64
+					if i%10 == 4 {
+						rows, found := make([]storage.Row, 2), make([]bool, 2)
+						if err := s.MultiGetRows(rctx, tb, mkeys, []string{"n"}, nil, rows, found); err != nil || !found[0] || !found[1] {
+							fail(fmt.Errorf("MultiGetRows: %v %v", err, found))
+							return
+						}
+						got = [2]int64{rows[0].Values[0].Int(), rows[1].Values[0].Int()}
+					} else {
+						ents, err := s.MultiGet(rctx, tb, mkeys, nil)
+						if err != nil || ents[0] == nil || ents[1] == nil {
+							fail(fmt.Errorf("MultiGet: %v %v", err, ents))
+							return
+						}
+						got = [2]int64{ents[0].Properties["n"].Int(), ents[1].Properties["n"].Int()}
+					}
+					n = got[0]
+					if got[1] < floor2 {
+						fail(fmt.Errorf("%s: multi-get read %d after write %d was acknowledged", rk(k2), got[1], floor2))
+						return
+					}
+				} else if i%2 == 0 {
 					e, err := s.Get(rctx, tb, "p", rk(k), nil)
 					if err != nil {
 						fail(err)
@@ -404,5 +560,105 @@ func TestRowCacheConcurrent(t *testing.T) {
 		if n, want := readN(t, ctx, s, tb, "p", rk(k)), acked[k].Load(); n != want {
 			t.Fatalf("%s: %d at the end, want %d", rk(k), n, want)
 		}
+	}
+}
+
+// BenchmarkRowCacheHit is the row cache's lookup of a cached key (get),
+// from one goroutine and from GOMAXPROCS at once: the cost a hit adds to
+// a point read's (its shard's lock, its recency).
+func BenchmarkRowCacheHit(b *testing.B) {
+	const n = 10_000
+	c := newRowCache(64 << 20)
+	keys := make([][]byte, n)
+	val := make([]byte, 200)
+	for i := range keys {
+		keys[i] = fmt.Appendf(nil, "key%08d", i)
+		sh := c.shard(keys[i])
+		_, token, _ := c.get(sh, keys[i])
+		c.put(sh, keys[i], val, token)
+	}
+	if ents, _ := c.stats(); ents != n {
+		b.Fatalf("%d entries cached of %d", ents, n)
+	}
+	// cpu-ns/op (the process's CPU time) as well: on a shared machine
+	// the wall time counts the other processes' turns.
+	b.Run("goroutines=1", func(b *testing.B) {
+		b.ReportAllocs()
+		c0, ops := processCPU(), 0
+		for i := 0; b.Loop(); i++ {
+			k := keys[i*7919%n]
+			if _, _, ok := c.get(c.shard(k), k); !ok {
+				b.Fatal("miss")
+			}
+			ops++
+		}
+		b.ReportMetric(float64(processCPU()-c0)/float64(ops), "cpu-ns/op")
+	})
+	b.Run("goroutines=procs", func(b *testing.B) {
+		b.ReportAllocs()
+		var seq atomic.Int64
+		c0 := processCPU()
+		b.RunParallel(func(pb *testing.PB) {
+			i := int(seq.Add(1)) * 4099
+			for ; pb.Next(); i++ {
+				k := keys[i*7919%n]
+				if _, _, ok := c.get(c.shard(k), k); !ok {
+					b.Fatal("miss")
+				}
+			}
+		})
+		b.ReportMetric(float64(processCPU()-c0)/float64(b.N), "cpu-ns/op")
+	})
+}
+
+// TestRowCacheClock: the eviction keeps what is looked up. In one shard
+// of a small cache, an entry hit between inserts survives many times the
+// shard's capacity of inserts; an insert into a shard whose every entry
+// was hit since its last round goes in (one of the others goes); and the
+// shard stays within its bound throughout.
+func TestRowCacheClock(t *testing.T) {
+	c := newRowCache(rowCacheShards * 8 << 10) // 8 KiB a shard
+	sh := &c.shards[0]
+	var keys [][]byte // keys of shard 0
+	for i := 0; len(keys) < 401; i++ {
+		k := fmt.Appendf(nil, "k%06d", i)
+		if c.shard(k) == sh {
+			keys = append(keys, k)
+		}
+	}
+	val := make([]byte, 100)
+	insert := func(k []byte) {
+		t.Helper()
+		_, token, ok := c.get(sh, k)
+		if ok {
+			t.Fatalf("%s cached before its insert", k)
+		}
+		c.put(sh, k, val, token)
+		if sh.bytes > sh.max {
+			t.Fatalf("%d bytes in a shard of %d", sh.bytes, sh.max)
+		}
+		if sh.m[string(k)] == nil { // not get: that would count as a hit
+			t.Fatalf("%s not cached after its insert", k)
+		}
+	}
+	hot := keys[0]
+	insert(hot)
+	perShard := int(sh.max / int64(len(hot)+len(val)+rowEntryOverhead))
+	if 4*perShard > len(keys) {
+		t.Fatalf("%d entries a shard: too few keys", perShard)
+	}
+	for _, k := range keys[1:400] {
+		insert(k)
+		if _, _, ok := c.get(sh, hot); !ok {
+			t.Fatalf("the entry hit between inserts was evicted after %s", k)
+		}
+	}
+	// Every entry hit: the next insert still goes in.
+	for _, k := range keys[:400] {
+		c.get(sh, k)
+	}
+	insert(keys[400])
+	if len(sh.m) > perShard {
+		t.Fatalf("%d entries in a shard of %d", len(sh.m), perShard)
 	}
 }

@@ -150,9 +150,12 @@ type Store struct {
 	oneUser bool         // Options.OneUser
 	db      *pebbledb.DB
 	rc      *rowCache // nil: none (Options.RowCacheSize)
-	wo      *pebbledb.WriteOptions
-	limits  storage.Limits
-	maxScan int
+	// multiGetIterHook (tests) runs when a multi-get has made its
+	// iterator (pointReads.get).
+	multiGetIterHook func()
+	wo               *pebbledb.WriteOptions
+	limits           storage.Limits
+	maxScan          int
 
 	// mu is held exclusively by table DDL and Close, and shared by every
 	// other operation for its whole duration.
@@ -949,6 +952,7 @@ func (s *Store) queryIn(ctx context.Context, t tableInfo, q *storage.Query, rows
 // when every read ended well (shared.putIter), else closes it, then ends
 // the read (reader).
 type iterSource struct {
+	r    reader // the read's (start)
 	sh   *shared
 	done func()
 	it   *pebbledb.Iterator
@@ -998,17 +1002,30 @@ func (src *iterSource) iter(ctx context.Context, s *Store, lower, upper []byte) 
 		src.it.SetBounds(lower, upper)
 		return src.it, nil
 	}
-	r, sh, done, err := s.reader(ctx)
-	if err != nil {
+	if err := src.start(ctx, s); err != nil {
 		return nil, err
 	}
-	src.sh, src.done = sh, done
-	if sh != nil {
-		src.it, err = sh.iter(ctx, lower, upper)
+	var err error
+	if src.sh != nil {
+		src.it, err = src.sh.iter(ctx, lower, upper)
 	} else {
-		src.it, err = r.NewIterWithContext(ctx, &pebbledb.IterOptions{LowerBound: lower, UpperBound: upper})
+		src.it, err = src.r.NewIterWithContext(ctx, &pebbledb.IterOptions{LowerBound: lower, UpperBound: upper})
 	}
 	return src.it, err
+}
+
+// start begins the read (its reader, snapshot and release) before any
+// iterator is made; again, it does nothing.
+func (src *iterSource) start(ctx context.Context, s *Store) error {
+	if src.done != nil {
+		return nil
+	}
+	r, sh, done, err := s.reader(ctx)
+	if err != nil {
+		return err
+	}
+	src.r, src.sh, src.done = r, sh, done
+	return nil
 }
 
 // close releases the iterator and ends the read.
