@@ -1,0 +1,143 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+)
+
+// CAST(number AS DATE) before go-mysql-server folds it (eleventh session)
+//
+// MySQL reads the number of CAST(20240229 AS DATE) (or DATETIME, or a
+// TIME of a date-time's size) as a date: number_to_datetime; go-mysql-server
+// gives NULL. numberCast (writeconv.go) evaluates it MySQL's way where the
+// exec builder sees the CAST, but go-mysql-server folds a constant one
+// before that: simplifyFilters turns the CAST in a WHERE into a NULL
+// literal (so a key or index lookup found nothing), and an INSERT's VALUES
+// and an UPDATE's SET evaluate go-mysql-server's Convert. A prepared
+// CAST(? AS DATE) is the same once its parameter is bound.
+//
+// So the parser (genValuesParser, dump_generated_values.go) rewrites the
+// argument of every CAST/CONVERT to DATE, DATETIME or TIME in a SELECT,
+// INSERT, REPLACE, UPDATE or DELETE that is not a column or a string
+// literal into sqlgw_number_date(arg, 'date'|'datetime'|'time'): a number
+// becomes the date-time text MySQL reads it as (numericDate), which
+// go-mysql-server's Convert then parses, folded or not; any other value
+// passes unchanged. A column's CAST is left to numberCast at execution (a
+// folded constant is the only case go-mysql-server gets to first), so the
+// planner still sees CAST(col AS DATE) as it is. DDL is not rewritten:
+// view, trigger and default texts keep the user's words.
+
+const numberDateFunc = "sqlgw_number_date"
+
+// NumberDateFunction is sqlgw_number_date(expr, kind), registered by the
+// engine.
+var NumberDateFunction = sql.Function2{Name: numberDateFunc, Fn: func(_ *sql.Context, e, kind sql.Expression) sql.Expression {
+	return &numberDateArg{child: e, kind: kind}
+}}
+
+// numberDates rewrites st's casts of values to dates (see above).
+func numberDates(st ast.Statement) {
+	switch st.(type) {
+	case *ast.Select, *ast.SetOp, *ast.Insert, *ast.Update, *ast.Delete:
+	default:
+		return
+	}
+	_ = ast.Walk(func(node ast.SQLNode) (bool, error) {
+		c, ok := node.(*ast.ConvertExpr)
+		if !ok || c.Type == nil {
+			return true, nil
+		}
+		kind := strings.ToLower(c.Type.Type)
+		switch kind {
+		case "date", "datetime", "time":
+		default:
+			return true, nil
+		}
+		switch x := c.Expr.(type) {
+		case *ast.ColName:
+			return true, nil
+		case *ast.SQLVal:
+			if x.Type != ast.IntVal && x.Type != ast.FloatVal && x.Type != ast.ValArg {
+				return true, nil
+			}
+		case *ast.FuncExpr:
+			if x.Name.EqualString(numberDateFunc) {
+				return true, nil
+			}
+		}
+		c.Expr = &ast.FuncExpr{Name: ast.NewColIdent(numberDateFunc),
+			Exprs: ast.SelectExprs{&ast.AliasedExpr{Expr: c.Expr}, &ast.AliasedExpr{Expr: ast.NewStrVal([]byte(kind))}}}
+		return true, nil
+	}, st)
+}
+
+// numberDateArg is a CAST's argument as MySQL reads a number cast to a date
+// (numberCast's reading): the date-time text of a number in one of
+// MySQL's date formats (for TIME, the time of day of a date-time sized
+// number); every other value unchanged.
+type numberDateArg struct {
+	child sql.Expression
+	kind  sql.Expression // a string literal: date, datetime or time
+}
+
+var _ sql.FunctionExpression = (*numberDateArg)(nil)
+
+func (n *numberDateArg) FunctionName() string { return numberDateFunc }
+func (n *numberDateArg) Description() string {
+	return "reads a number cast to a date as MySQL does"
+}
+
+// Type is LONGTEXT for a number (the value may become the date's text),
+// else the argument's.
+func (n *numberDateArg) Type(ctx *sql.Context) sql.Type {
+	if t := n.child.Type(ctx); !types.IsNumber(t) {
+		return t
+	}
+	return types.LongText
+}
+
+func (n *numberDateArg) IsNullable(ctx *sql.Context) bool { return n.child.IsNullable(ctx) }
+
+// String is the argument's: plans print the user's CAST.
+func (n *numberDateArg) String() string                      { return n.child.String() }
+func (n *numberDateArg) DebugString(ctx *sql.Context) string { return sql.DebugString(ctx, n.child) }
+func (n *numberDateArg) Children() []sql.Expression          { return []sql.Expression{n.child, n.kind} }
+func (n *numberDateArg) Resolved() bool                      { return n.child.Resolved() && n.kind.Resolved() }
+func (n *numberDateArg) IsNonDeterministic() bool            { return false }
+
+func (n *numberDateArg) WithChildren(_ *sql.Context, children ...sql.Expression) (sql.Expression, error) {
+	if len(children) != 2 {
+		return nil, sql.ErrInvalidChildrenNumber.New(n, len(children), 2)
+	}
+	return &numberDateArg{child: children[0], kind: children[1]}, nil
+}
+
+func (n *numberDateArg) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	v, err := n.child.Eval(ctx, row)
+	if err != nil || v == nil || !isNumber(v) {
+		return v, err
+	}
+	k, err := n.kind.Eval(ctx, row)
+	if err != nil {
+		return nil, err
+	}
+	kind, ok := k.(string)
+	if !ok {
+		return nil, fmt.Errorf("%s: the kind must be a string", numberDateFunc)
+	}
+	ds, ok := numericDate(v).(string)
+	if !ok {
+		return v, nil // not a date: go-mysql-server's conversion (NULL)
+	}
+	if strings.EqualFold(kind, "time") {
+		if !bigNumber(v) {
+			return v, nil // hhmmss: go-mysql-server's
+		}
+		return ds[strings.IndexByte(ds, ' ')+1:], nil
+	}
+	return ds, nil
+}
