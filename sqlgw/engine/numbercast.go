@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 )
@@ -47,6 +48,10 @@ func numberDates(st ast.Statement) {
 		return
 	}
 	_ = ast.Walk(func(node ast.SQLNode) (bool, error) {
+		if b, ok := node.(*ast.BinaryExpr); ok {
+			temporalOperands(b)
+			return true, nil
+		}
 		c, ok := node.(*ast.ConvertExpr)
 		if !ok || c.Type == nil {
 			return true, nil
@@ -140,4 +145,101 @@ func (n *numberDateArg) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		return ds[strings.IndexByte(ds, ' ')+1:], nil
 	}
 	return ds, nil
+}
+
+// Date arithmetic folded (eleventh session)
+//
+// A DATE operand of + - * / DIV % is the number YYYYMMDD in MySQL
+// (DATETIME and TIMESTAMP YYYYMMDDhhmmss: temporalNumber, writeconv.go);
+// go-mysql-server reads a DATE as YYYYMMDDhhmmss. mysqlArithmetic fixes a
+// column's arithmetic where the exec builder sees it, but a constant one
+// (DATE('2024-01-01') + 1 in a WHERE) is folded by simplifyFilters first.
+// So the parser wraps each operand of those operators that is a function
+// call or a CAST (not a column, a literal, a subquery or an INTERVAL, whose
+// + and - are date arithmetic) in sqlgw_temporal_number(x): a DATE,
+// DATETIME or TIMESTAMP value becomes MySQL's number, any other passes.
+
+const temporalNumberFunc = "sqlgw_temporal_number"
+
+// TemporalNumberFunction is sqlgw_temporal_number(expr), registered by the
+// engine.
+var TemporalNumberFunction = sql.Function1{Name: temporalNumberFunc, Fn: func(_ *sql.Context, e sql.Expression) sql.Expression {
+	return &temporalArg{child: e}
+}}
+
+// temporalOperands wraps b's operands (see above).
+func temporalOperands(b *ast.BinaryExpr) {
+	switch strings.ToLower(b.Operator) {
+	case ast.PlusStr, ast.MinusStr, ast.MultStr, ast.DivStr, ast.IntDivStr, ast.ModStr, "mod":
+	default:
+		return
+	}
+	if _, ok := b.Left.(*ast.IntervalExpr); ok {
+		return
+	}
+	if _, ok := b.Right.(*ast.IntervalExpr); ok {
+		return
+	}
+	b.Left, b.Right = temporalOperand(b.Left), temporalOperand(b.Right)
+}
+
+func temporalOperand(e ast.Expr) ast.Expr {
+	switch x := e.(type) {
+	case *ast.FuncExpr:
+		if x.Name.EqualString(temporalNumberFunc) || x.Name.EqualString(numberDateFunc) {
+			return e
+		}
+	case *ast.ConvertExpr:
+	default:
+		return e
+	}
+	return &ast.FuncExpr{Name: ast.NewColIdent(temporalNumberFunc), Exprs: ast.SelectExprs{&ast.AliasedExpr{Expr: e}}}
+}
+
+// temporalArg is an arithmetic operand as MySQL reads it: a DATE,
+// DATETIME or TIMESTAMP as its number (temporalNumber), anything else
+// unchanged.
+type temporalArg struct {
+	child sql.Expression
+}
+
+var _ sql.FunctionExpression = (*temporalArg)(nil)
+
+func (t *temporalArg) FunctionName() string { return temporalNumberFunc }
+func (t *temporalArg) Description() string {
+	return "reads a date in arithmetic as MySQL does"
+}
+
+func (t *temporalArg) number() *temporalNumber {
+	return &temporalNumber{UnaryExpressionStub: expression.UnaryExpressionStub{Child: t.child}}
+}
+
+func (t *temporalArg) Type(ctx *sql.Context) sql.Type {
+	if dateOperand(ctx, t.child) {
+		return t.number().Type(ctx)
+	}
+	return t.child.Type(ctx)
+}
+
+func (t *temporalArg) IsNullable(ctx *sql.Context) bool { return t.child.IsNullable(ctx) }
+
+// String is the operand's: plans print the user's expression.
+func (t *temporalArg) String() string                      { return t.child.String() }
+func (t *temporalArg) DebugString(ctx *sql.Context) string { return sql.DebugString(ctx, t.child) }
+func (t *temporalArg) Children() []sql.Expression          { return []sql.Expression{t.child} }
+func (t *temporalArg) Resolved() bool                      { return t.child.Resolved() }
+func (t *temporalArg) IsNonDeterministic() bool            { return false }
+
+func (t *temporalArg) WithChildren(_ *sql.Context, children ...sql.Expression) (sql.Expression, error) {
+	if len(children) != 1 {
+		return nil, sql.ErrInvalidChildrenNumber.New(t, len(children), 1)
+	}
+	return &temporalArg{child: children[0]}, nil
+}
+
+func (t *temporalArg) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	if dateOperand(ctx, t.child) {
+		return t.number().Eval(ctx, row)
+	}
+	return t.child.Eval(ctx, row)
 }
