@@ -48,6 +48,10 @@ func numberDates(st ast.Statement) {
 		return
 	}
 	_ = ast.Walk(func(node ast.SQLNode) (bool, error) {
+		if sel, ok := node.(*ast.Select); ok && len(sel.GroupBy) == 0 && sel.Having == nil {
+			unsignedResults(sel.SelectExprs)
+			return true, nil
+		}
 		if b, ok := node.(*ast.BinaryExpr); ok {
 			temporalOperands(b)
 			return true, nil
@@ -186,7 +190,7 @@ func temporalOperands(b *ast.BinaryExpr) {
 func temporalOperand(e ast.Expr) ast.Expr {
 	switch x := e.(type) {
 	case *ast.FuncExpr:
-		if x.Name.EqualString(temporalNumberFunc) || x.Name.EqualString(numberDateFunc) {
+		if x.Name.EqualString(temporalNumberFunc) || x.Name.EqualString(numberDateFunc) || x.Name.EqualString(unsignedArithFunc) {
 			return e
 		}
 	case *ast.ConvertExpr:
@@ -242,4 +246,120 @@ func (t *temporalArg) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		return t.number().Eval(ctx, row)
 	}
 	return t.child.Eval(ctx, row)
+}
+
+// Unsigned arithmetic in a SELECT list (eleventh session)
+//
+// MySQL's integer + - * is BIGINT UNSIGNED when either operand is
+// unsigned; go-mysql-server's only when both are, and a SELECT's result
+// column takes its type from the analyzed plan, where no sqlgw rule runs
+// for a simple SELECT: checkedArith's unsigned 9223372036854775808 for
+// u + 1 (u BIGINT UNSIGNED at 2^63-1) was sent as a BIGINT, clamped to
+// 9223372036854775807. So the parser wraps each + - * of a SELECT list
+// (of a SELECT without GROUP BY or HAVING, whose grouping go-mysql-server
+// matches by the expressions' text) in sqlgw_unsigned_arith(a + b), which
+// is BIGINT UNSIGNED where MySQL's is and computes as checkedArith.
+
+const unsignedArithFunc = "sqlgw_unsigned_arith"
+
+// UnsignedArithFunction is sqlgw_unsigned_arith(expr), registered by the
+// engine.
+var UnsignedArithFunction = sql.Function1{Name: unsignedArithFunc, Fn: func(_ *sql.Context, e sql.Expression) sql.Expression {
+	return &unsignedArith{child: e}
+}}
+
+// unsignedResults wraps the + - * of exprs (see above).
+func unsignedResults(exprs ast.SelectExprs) {
+	var wrap func(e ast.Expr) ast.Expr
+	wrap = func(e ast.Expr) ast.Expr {
+		switch x := e.(type) {
+		case *ast.ParenExpr:
+			x.Expr = wrap(x.Expr)
+		case *ast.BinaryExpr:
+			switch x.Operator {
+			case ast.PlusStr, ast.MinusStr, ast.MultStr:
+			default:
+				return e
+			}
+			if _, ok := x.Left.(*ast.IntervalExpr); ok {
+				return e
+			}
+			if _, ok := x.Right.(*ast.IntervalExpr); ok {
+				return e
+			}
+			x.Left, x.Right = wrap(x.Left), wrap(x.Right)
+			return &ast.FuncExpr{Name: ast.NewColIdent(unsignedArithFunc), Exprs: ast.SelectExprs{&ast.AliasedExpr{Expr: x}}}
+		}
+		return e
+	}
+	for _, se := range exprs {
+		if ae, ok := se.(*ast.AliasedExpr); ok {
+			ae.Expr = wrap(ae.Expr)
+		}
+	}
+}
+
+// unsignedArith is integer + - * typed as MySQL types it: BIGINT UNSIGNED
+// when an operand is unsigned; go-mysql-server's type otherwise.
+type unsignedArith struct {
+	child sql.Expression
+}
+
+var _ sql.FunctionExpression = (*unsignedArith)(nil)
+
+func (u *unsignedArith) FunctionName() string { return unsignedArithFunc }
+func (u *unsignedArith) Description() string {
+	return "integer arithmetic typed as MySQL types it"
+}
+
+// checked is the child as checkedArith, if it is integer + - *.
+func (u *unsignedArith) checked(ctx *sql.Context) *checkedArith {
+	var a *expression.Arithmetic
+	switch x := u.child.(type) {
+	case *checkedArith:
+		return x
+	case *expression.Arithmetic:
+		a = x
+	default:
+		return nil
+	}
+	switch a.Op {
+	case "+", "-", "*":
+	default:
+		return nil
+	}
+	if !types.IsInteger(a.LeftChild.Type(ctx)) || !types.IsInteger(a.RightChild.Type(ctx)) {
+		return nil
+	}
+	return &checkedArith{Arithmetic: a}
+}
+
+func (u *unsignedArith) Type(ctx *sql.Context) sql.Type {
+	if c := u.checked(ctx); c != nil && c.unsigned(ctx) {
+		return types.Uint64
+	}
+	return u.child.Type(ctx)
+}
+
+func (u *unsignedArith) IsNullable(ctx *sql.Context) bool { return u.child.IsNullable(ctx) }
+
+// String is the operation's: plans print the user's expression.
+func (u *unsignedArith) String() string                      { return u.child.String() }
+func (u *unsignedArith) DebugString(ctx *sql.Context) string { return sql.DebugString(ctx, u.child) }
+func (u *unsignedArith) Children() []sql.Expression          { return []sql.Expression{u.child} }
+func (u *unsignedArith) Resolved() bool                      { return u.child.Resolved() }
+func (u *unsignedArith) IsNonDeterministic() bool            { return false }
+
+func (u *unsignedArith) WithChildren(_ *sql.Context, children ...sql.Expression) (sql.Expression, error) {
+	if len(children) != 1 {
+		return nil, sql.ErrInvalidChildrenNumber.New(u, len(children), 1)
+	}
+	return &unsignedArith{child: children[0]}, nil
+}
+
+func (u *unsignedArith) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	if c := u.checked(ctx); c != nil {
+		return c.Eval(ctx, row)
+	}
+	return u.child.Eval(ctx, row)
 }
