@@ -40,7 +40,10 @@ var NumberDateFunction = sql.Function2{Name: numberDateFunc, Fn: func(_ *sql.Con
 	return &numberDateArg{child: e, kind: kind}
 }}
 
-// numberDates rewrites st's casts of values to dates (see above).
+// numberDates applies this file's rewrites to st, a SELECT (or a set
+// operation), INSERT, REPLACE, UPDATE or DELETE: casts of values to dates
+// (see above), the operands of date arithmetic (temporalOperands) and the
+// arithmetic of SELECT lists (unsignedResults).
 func numberDates(st ast.Statement) {
 	switch st.(type) {
 	case *ast.Select, *ast.SetOp, *ast.Insert, *ast.Update, *ast.Delete:
