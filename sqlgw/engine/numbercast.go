@@ -45,8 +45,11 @@ var NumberDateFunction = sql.Function2{Name: numberDateFunc, Fn: func(_ *sql.Con
 // (see above), the operands of date arithmetic (temporalOperands) and the
 // arithmetic of SELECT lists (unsignedResults).
 func numberDates(st ast.Statement) {
-	switch st.(type) {
+	switch x := st.(type) {
 	case *ast.Select, *ast.SetOp, *ast.Insert, *ast.Update, *ast.Delete:
+	case *ast.Explain: // EXPLAIN plans the statement as it runs
+		numberDates(x.Statement)
+		return
 	default:
 		return
 	}
