@@ -1,7 +1,6 @@
 package sqlgw_test
 
 import (
-	"os"
 	"strings"
 	"testing"
 
@@ -14,9 +13,6 @@ import (
 // reads a key or an index, in INSERT's VALUES and UPDATE's SET, on every
 // path, text and prepared.
 func TestReview13fCastNumberToDateEverywhere(t *testing.T) {
-	if os.Getenv("SQLGW_KNOWN_WRONG") == "" {
-		t.Skip("known wrong answer (r10): CAST(number AS DATE) is a date only where the exec builder evaluates it (SELECT lists, filters left to go-mysql-server); go-mysql-server's simplifyFilters folds it to NULL first in a WHERE that reads a key or an index, and INSERT's VALUES and UPDATE's SET keep go-mysql-server's NULL; run with SQLGW_KNOWN_WRONG=1")
-	}
 	rs := review13eRaw(t)
 	same := func(q string) string { t.Helper(); return review13eRawSame(t, rs, q) }
 	want := func(q, out string) {

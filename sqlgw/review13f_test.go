@@ -4,7 +4,6 @@ import (
 	"context"
 	gosql "database/sql"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -274,8 +273,7 @@ func TestReview13fRowCacheSQL(t *testing.T) {
 // TestReview13fUnsignedArithmeticSelect: integer arithmetic with a
 // BIGINT UNSIGNED operand is unsigned (MySQL), in a SELECT list too:
 // below 0 it is 1690; a result above BIGINT's range is returned, not an
-// error or a wrapped value (a known wrong answer, checked only with
-// SQLGW_KNOWN_WRONG set).
+// error or a wrapped value.
 func TestReview13fUnsignedArithmeticSelect(t *testing.T) {
 	rs := review13eRaw(t)
 	same := func(q string) string { t.Helper(); return review13eRawSame(t, rs, q) }
@@ -290,16 +288,28 @@ func TestReview13fUnsignedArithmeticSelect(t *testing.T) {
 		"INSERT INTO t VALUES (1, 9223372036854775807, 1), (2, 0, -1)"} {
 		same(q)
 	}
-	if os.Getenv("SQLGW_KNOWN_WRONG") != "" {
-		// Known wrong answer (go-mysql-server's result type of integer
-		// arithmetic is unsigned only when both operands are; the result
-		// column is typed before sqlgw's exec builder computes the
-		// unsigned sum): 9223372036854775807 (clamped; main wrapped to
-		// -9223372036854775808) instead of MySQL's 9223372036854775808.
-		want("SELECT u + 1 FROM t WHERE id = 1", "row \"\\x149223372036854775808\"\n")
-		want("SELECT u + b FROM t WHERE id = 1", "row \"\\x149223372036854775808\"\n")
-		want("SELECT u + 1 FROM t WHERE id > 0 ORDER BY id LIMIT 1", "row \"\\x149223372036854775808\"\n")
-	}
+	// go-mysql-server types u + 1 BIGINT (unsigned only when both
+	// operands are): 9223372036854775807 (clamped) before the eleventh
+	// session, numbercast.go's sqlgw_unsigned_arith since.
+	want("SELECT u + 1 FROM t WHERE id = 1", "row \"\\x139223372036854775808\"\n")
+	want("SELECT u + b FROM t WHERE id = 1", "row \"\\x139223372036854775808\"\n")
+	want("SELECT u + 1 FROM t WHERE id > 0 ORDER BY id LIMIT 1", "row \"\\x139223372036854775808\"\n")
+	want("SELECT (u + 1) - 1 FROM t WHERE id = 1", "row \"\\x139223372036854775807\"\n")
+	want("SELECT u + 1 + 1 FROM t WHERE id = 1", "row \"\\x139223372036854775809\"\n")
+	want("SELECT u * 2 FROM t WHERE id = 1", "row \"\\x1418446744073709551614\"\n")
+	want("SELECT u * 3 FROM t WHERE id = 1", "error 1690 #22003BIGINT UNSIGNED value is out of range in '(`ua`.`t`.`u` * 3)'")
+	want("SELECT u * 2 + 2 FROM t WHERE id = 1", "error 1690 #22003BIGINT UNSIGNED value is out of range in '((`ua`.`t`.`u` * 2) + 2)'")
+	want("SELECT b + 1 FROM t WHERE id = 2", "row \"\\x010\"\n")
 	want("SELECT u - 1 FROM t WHERE id = 2", "error 1690 #22003BIGINT UNSIGNED value is out of range in '(`ua`.`t`.`u` - 1)'")
 	want("SELECT u + b FROM t WHERE id = 2", "error 1690 #22003BIGINT UNSIGNED value is out of range in '(`ua`.`t`.`u` + `ua`.`t`.`b`)'")
+
+	c := review13fConn(t, sqlgw.Config{})
+	r := sqltest.NewRunner(t, c)
+	r.ExecAll("CREATE DATABASE up", "USE up", "CREATE TABLE t (id INT PRIMARY KEY, u BIGINT UNSIGNED)", "INSERT INTO t VALUES (1, 9223372036854775807)")
+	for range 3 { // the second and third from the plan caches
+		r.ExpectRows("SELECT u + 1 FROM t WHERE id = 1", "9223372036854775808")
+		if got := r.Rows("SELECT u + ? FROM t WHERE id = ?", 1, 1); strings.Join(got, ",") != "9223372036854775808" {
+			t.Errorf("prepared u + ?: %q, want 9223372036854775808", got)
+		}
+	}
 }

@@ -41,6 +41,7 @@ func (p genValuesParser) Parse(ctx *sql.Context, query string, multi bool) (ast.
 	st, q, rest, err = p.Parser.Parse(ctx, query, multi)
 	compat.FixViewQualifier(st) // compat/create_view_qualified.go
 	statementParsed(ctx, st)    // warnings.go
+	numberDates(st)             // numbercast.go
 	if err == nil {
 		p.gw.ignoreGeneratedValues(ctx, st)
 	}
@@ -57,6 +58,7 @@ func (p genValuesParser) ParseWithOptions(ctx context.Context, query string, del
 	st, q, rest, err = p.Parser.ParseWithOptions(ctx, query, delim, multi, o)
 	compat.FixViewQualifier(st) // compat/create_view_qualified.go
 	statementParsed(ctx, st)    // warnings.go
+	numberDates(st)             // numbercast.go
 	if sctx, ok := ctx.(*sql.Context); ok && err == nil {
 		p.gw.ignoreGeneratedValues(sctx, st)
 	}
@@ -73,6 +75,7 @@ func (p genValuesParser) ParseOneWithOptions(ctx context.Context, query string, 
 	st, n, err = p.Parser.ParseOneWithOptions(ctx, query, o)
 	compat.FixViewQualifier(st) // compat/create_view_qualified.go
 	statementParsed(ctx, st)    // warnings.go
+	numberDates(st)             // numbercast.go
 	if sctx, ok := ctx.(*sql.Context); ok && err == nil {
 		p.gw.ignoreGeneratedValues(sctx, st)
 	}

@@ -405,6 +405,12 @@ func mysqlExprText(e sql.Expression) string {
 		return mysqlExprText(x.Arithmetic)
 	case *temporalNumber:
 		return mysqlExprText(x.Child)
+	case *temporalArg: // numbercast.go
+		return mysqlExprText(x.child)
+	case *numberDateArg:
+		return mysqlExprText(x.child)
+	case *unsignedArith:
+		return mysqlExprText(x.child)
 	case expression.ArithmeticOp:
 		return "(" + mysqlExprText(x.Left()) + " " + strings.ToLower(x.Operator()) + " " + mysqlExprText(x.Right()) + ")"
 	case *expression.GetField:
