@@ -104,6 +104,25 @@ func review13eRawSame(t *testing.T, rs []*rawConn, q string) string {
 	return outs[0]
 }
 
+// review13eWant returns the checks of a statement's answer on every raw
+// connection (review13eRawSame): exact compares it whole, prefix its
+// start.
+func review13eWant(t *testing.T, rs []*rawConn) (exact, prefix func(q, want string)) {
+	exact = func(q, want string) {
+		t.Helper()
+		if got := review13eRawSame(t, rs, q); got != want {
+			t.Errorf("%s:\n got %s\nwant %s", q, got, want)
+		}
+	}
+	prefix = func(q, want string) {
+		t.Helper()
+		if got := review13eRawSame(t, rs, q); !strings.HasPrefix(got, want) {
+			t.Errorf("%s:\n got %s\nwant %s...", q, got, want)
+		}
+	}
+	return exact, prefix
+}
+
 // TestReview13eTransactionStatements: BEGIN, START TRANSACTION in every
 // form, COMMIT and ROLLBACK answer with the same OK packets (status
 // flags, warning counts), counters, warnings and effects on every path,

@@ -15,12 +15,7 @@ import (
 func TestReview13fCastNumberToDateEverywhere(t *testing.T) {
 	rs := review13eRaw(t)
 	same := func(q string) string { t.Helper(); return review13eRawSame(t, rs, q) }
-	want := func(q, out string) {
-		t.Helper()
-		if got := same(q); got != out {
-			t.Errorf("%s:\n got %s\nwant %s", q, got, out)
-		}
-	}
+	want, _ := review13eWant(t, rs)
 	for _, q := range []string{"CREATE DATABASE cd", "USE cd",
 		"CREATE TABLE dk (d DATE PRIMARY KEY, v INT, e DATE, KEY ke (e))",
 		"INSERT INTO dk VALUES ('2024-02-29', 1, '2024-03-01'), ('2024-03-01', 2, '2024-02-29')"} {

@@ -40,12 +40,7 @@ func review13fConn(t *testing.T, cfg sqlgw.Config) *gosql.Conn {
 func TestReview13fBigintOverflow(t *testing.T) {
 	rs := review13eRaw(t)
 	same := func(q string) string { t.Helper(); return review13eRawSame(t, rs, q) }
-	want := func(q, prefix string) {
-		t.Helper()
-		if got := same(q); !strings.HasPrefix(got, prefix) {
-			t.Errorf("%s:\n got %s\nwant %s...", q, got, prefix)
-		}
-	}
+	_, want := review13eWant(t, rs)
 	for _, q := range []string{"CREATE DATABASE bo", "USE bo",
 		"CREATE TABLE t (id INT PRIMARY KEY, b BIGINT, u BIGINT UNSIGNED, i INT)",
 		"INSERT INTO t VALUES (1, 9223372036854775807, 0, 2147483647), (2, -9223372036854775808, 18446744073709551615, 0)",
@@ -78,12 +73,7 @@ func TestReview13fBigintOverflow(t *testing.T) {
 func TestReview13fBlankIntoNumber(t *testing.T) {
 	rs := review13eRaw(t)
 	same := func(q string) string { t.Helper(); return review13eRawSame(t, rs, q) }
-	want := func(q, prefix string) {
-		t.Helper()
-		if got := same(q); !strings.HasPrefix(got, prefix) {
-			t.Errorf("%s:\n got %s\nwant %s...", q, got, prefix)
-		}
-	}
+	_, want := review13eWant(t, rs)
 	for _, q := range []string{"CREATE DATABASE bl", "USE bl",
 		"CREATE TABLE t (id INT PRIMARY KEY, i INT, s VARCHAR(5), d DECIMAL(5,2))"} {
 		same(q)
@@ -277,12 +267,7 @@ func TestReview13fRowCacheSQL(t *testing.T) {
 func TestReview13fUnsignedArithmeticSelect(t *testing.T) {
 	rs := review13eRaw(t)
 	same := func(q string) string { t.Helper(); return review13eRawSame(t, rs, q) }
-	want := func(q, prefix string) {
-		t.Helper()
-		if got := same(q); !strings.HasPrefix(got, prefix) {
-			t.Errorf("%s:\n got %s\nwant %s...", q, got, prefix)
-		}
-	}
+	_, want := review13eWant(t, rs)
 	for _, q := range []string{"CREATE DATABASE ua", "USE ua",
 		"CREATE TABLE t (id INT PRIMARY KEY, u BIGINT UNSIGNED, b BIGINT)",
 		"INSERT INTO t VALUES (1, 9223372036854775807, 1), (2, 0, -1)"} {
