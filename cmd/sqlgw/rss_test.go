@@ -52,8 +52,8 @@ func largeStatementGateway(t *testing.T, clientMax int) (pid int, db *sql.DB) {
 // TestLargeStatementMemory: the memory a large statement costs is
 // bounded. A 20 MiB INSERT raises the server's peak RSS by less than
 // 12 x its size; four of them sent at once (max_allowed_packet 32M, so
-// the large-command budget lets one run at a time) by no more than one
-// did (without the budget: about twice as much). A statement over the
+// the large-command budget lets one run at a time) by less than 1.3 x
+// what one did (without the budget: 1.6-2.6 x). A statement over the
 // limit: TestRefusedStatementMemory. (The hostile probe saw a 100 MB
 // statement take RSS to 1.7 GB with max_allowed_packet at 1 GiB.)
 func TestLargeStatementMemory(t *testing.T) {
@@ -88,7 +88,12 @@ func TestLargeStatementMemory(t *testing.T) {
 	}
 	four := peakRSS(t, pid, true) - base
 	t.Logf("four concurrent 20 MiB INSERTs: peak RSS +%d MiB", four)
-	if four > max(one, 100) {
+	// Without the budget the four run at once: 1.6-2.6 times one's peak
+	// (measured +259 and +377 MiB against +157 and +147). With it, GC
+	// timing alone moves the four's peak by up to a fifth of one's either
+	// way (measured +78 to +177 MiB against +145 to +165, on this tree
+	// and on the session's starting one alike).
+	if four > max(one*13/10, 100) {
 		t.Errorf("four concurrent 20 MiB INSERTs raised the peak RSS by %d MiB (one: %d): large statements are not bounded together", four, one)
 	}
 
