@@ -7,7 +7,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
-	"github.com/dolthub/go-mysql-server/sql/planbuilder"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
@@ -152,13 +151,8 @@ func dualExpr(e sqlparser.Expr) bool {
 // returns its plan to cache, or nil if the plan is not a projection of
 // literals and system variables over the dual table.
 func (f *FastLane) buildDual(ctx *sql.Context, query string, stmt sqlparser.Statement, db, mode string) *cachedPlan {
-	binder := planbuilder.New(ctx, f.Engine.Analyzer.Catalog, f.Engine.EventScheduler)
-	bound, qFlags, err := binder.BindOnly(stmt, query, &sql.QueryFlags{})
-	if err != nil {
-		return nil
-	}
-	analyzed, err := f.Engine.Analyzer.Analyze(ctx, bound, nil, qFlags)
-	if err != nil {
+	analyzed, qFlags, ok := f.bindAnalyze(ctx, query, stmt, nil) // plancache.go
+	if !ok {
 		return nil
 	}
 	okPlan, tables := true, 0
@@ -191,6 +185,7 @@ func (f *FastLane) buildDual(ctx *sql.Context, query string, stmt sqlparser.Stat
 	p := &cachedPlan{db: db, sqlMode: mode, root: analyzed, max1: qFlags.IsSet(sql.QFlagMax1Row), dual: true,
 		charsetResults: ctx.GetCharacterSetResults(), collation: ctx.GetCollation()}
 	p.divPrecision = compat.DivPrecisionIncrement(ctx)
+	var err error
 	if p.selectLimit, err = ctx.GetSessionVariable(ctx, "sql_select_limit"); err != nil {
 		return nil
 	}

@@ -630,19 +630,14 @@ func (f *FastLane) build(ctx *sql.Context, query string, stmt sqlparser.Statemen
 	if !ok {
 		return nil
 	}
-	binder := planbuilder.New(ctx, f.Engine.Analyzer.Catalog, f.Engine.EventScheduler)
-	binder.SetBindings(bexprs)
-	bound, qFlags, err := binder.BindOnly(stmt, query, &sql.QueryFlags{})
-	if err != nil {
-		return nil
-	}
-	analyzed, err := f.Engine.Analyzer.Analyze(ctx, bound, nil, qFlags)
-	if err != nil {
+	analyzed, qFlags, ok := f.bindAnalyze(ctx, query, stmt, bexprs)
+	if !ok {
 		return nil
 	}
 	p := &cachedPlan{db: db, sqlMode: mode, root: analyzed, max1: qFlags.IsSet(sql.QFlagMax1Row), table: tname, nparams: nparams,
 		ints: planbuilder.New(ctx, nil, nil), charsetResults: ctx.GetCharacterSetResults()}
 	p.divPrecision = compat.DivPrecisionIncrement(ctx)
+	var err error
 	if p.selectLimit, err = ctx.GetSessionVariable(ctx, "sql_select_limit"); err != nil {
 		return nil
 	}
@@ -698,6 +693,24 @@ func (f *FastLane) build(ctx *sql.Context, query string, stmt sqlparser.Statemen
 	p.prepareBound(ctx, analyzed, bindings)
 	p.direct = directShape(ctx, analyzed, p.ita)
 	return p
+}
+
+// bindAnalyze binds stmt (with bexprs for its parameters, if any) and
+// analyzes it, as go-mysql-server would run it; ok is false if either
+// fails.
+func (f *FastLane) bindAnalyze(ctx *sql.Context, query string, stmt sqlparser.Statement, bexprs map[string]sqlparser.Expr) (analyzed sql.Node, qFlags *sql.QueryFlags, ok bool) {
+	binder := planbuilder.New(ctx, f.Engine.Analyzer.Catalog, f.Engine.EventScheduler)
+	if bexprs != nil {
+		binder.SetBindings(bexprs)
+	}
+	bound, qFlags, err := binder.BindOnly(stmt, query, &sql.QueryFlags{})
+	if err != nil {
+		return nil, nil, false
+	}
+	if analyzed, err = f.Engine.Analyzer.Analyze(ctx, bound, nil, qFlags); err != nil {
+		return nil, nil, false
+	}
+	return analyzed, qFlags, true
 }
 
 // lookupSlots finds the parameter of each literal of the lookup's
