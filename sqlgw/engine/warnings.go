@@ -140,6 +140,9 @@ func (s *Session) Warn(w *sql.Warning) {
 		s.restore(w)
 		return
 	}
+	if w.Code == mysql.ERDupIndex && s.falseDuplicateIndex(w) {
+		return // dupindex.go
+	}
 	s.warns.cleared, s.warns.restored = nil, 0
 	if w.Code == mysql.ErNoReferencedRow2 || w.Code == mysql.ERRowIsReferenced2 {
 		db := s.GetCurrentDatabase()
