@@ -70,7 +70,9 @@ type rule struct {
 // database and the column and row of a write's range or length error.
 type context struct {
 	db string
-	we *WriteError
+	// query is the statement's text ("" if not known).
+	query string
+	we    *WriteError
 }
 
 // qualify is "db.t" for an unqualified table name t.
@@ -162,6 +164,9 @@ func dropOf(objects ...string) func(string) bool {
 	return func(q string) bool { return isStatement(q, "drop", objects...) }
 }
 
+// syntaxPattern is vitess's parse error (sqlparser Tokenizer.Error).
+var syntaxPattern = regexp.MustCompile(`^syntax error at position (\d+)(?: near '(.*)')?$`)
+
 var rules = []rule{
 	// Statement-specific codes first.
 	{kind: sql.ErrTableNotFound, codes: []int{erNoSuchTable}, stmt: dropOf("table", "view"), // MySQL: 1051 for DROP TABLE and DROP VIEW
@@ -202,6 +207,10 @@ var rules = []rule{
 	// the pattern is written out: MySQL's code, go-mysql-server's text.
 	{re: regexp.MustCompile(`^Variable '[^']+' is a read only variable$`), codes: []int{erUnknownError},
 		apply: func(m []string, _ *context) (int, string, string) { return erIncorrectGlobal, "HY000", m[0] }},
+	// vitess's parse error (syntax.go).
+	{re: syntaxPattern, codes: []int{erUnknownError}, apply: syntaxError},
+	{kind: sql.ErrNoDatabaseSelected, codes: []int{erUnknownError},
+		apply: mysqlText(mysql.ERNoDb, "3D000", "No database selected")},
 	// General ones: MySQL's wording for the code the error has.
 	{kind: sql.ErrPrimaryKeyViolation, codes: []int{mysql.ERDupEntry}, apply: dupEntry},
 	{kind: sql.ErrUniqueKeyViolation, codes: []int{mysql.ERDupEntry}, apply: dupEntry},
@@ -316,7 +325,7 @@ func TranslateStatement(err error, query, db string, we *WriteError) error {
 	}
 	num, state, msg := int(se.Num), se.State, se.Message
 	if i, m := ruleFor(num, query, msg); i >= 0 {
-		n, s, t := rules[i].apply(m, &context{db: db, we: we})
+		n, s, t := rules[i].apply(m, &context{db: db, query: query, we: we})
 		num, msg = n, t
 		if s != "" {
 			state = s

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/vt/sqlparser"
 )
 
 // TestRules gives, for every rule, the exact go-mysql-server text it
@@ -36,6 +37,8 @@ func TestRules(t *testing.T) {
 		{"", 1105, "Unknown table 't'", "shop", 1051, "42S02", "Unknown table 'shop.t'"},
 		{"", 1105, "cannot execute statement in a READ ONLY transaction", "", 1792, "25006", "Cannot execute statement in a READ ONLY transaction."},
 		{"", 1105, "Variable 'version' is a read only variable", "", 1238, "HY000", "Variable 'version' is a read only variable"},
+		{"select * fro a", 1105, "syntax error at position 13 near 'fro'", "", 1064, "42000", syntax1064("fro a", 1)},
+		{"", 1105, "no database selected", "", 1046, "3D000", "No database selected"},
 		{"", 1062, "duplicate primary key given: [x,1]", "", 1062, "23000", "Duplicate entry 'x-1' for key 'PRIMARY'"},
 		{"", 1062, "duplicate unique key given: [Duplicate entry 'a' for key 'ux']", "", 1062, "23000", "Duplicate entry 'a' for key 'ux'"},
 		{"", 1048, "column name 'id' is non-nullable but attempted to set a value of null", "", 1048, "23000", "Column 'id' cannot be null"},
@@ -95,6 +98,73 @@ func TestRulesMatchKinds(t *testing.T) {
 		}
 		if !r.re.MatchString(text) {
 			t.Errorf("rule %d: %q does not match the kind's text %q", i, r.re, text)
+		}
+	}
+}
+
+func syntax1064(near string, line int) string {
+	return fmt.Sprintf("You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use near '%s' at line %d", near, line)
+}
+
+// TestSyntaxErrorNear: the 1064 text is the statement from the token the
+// parser stopped at (empty when the statement ended too early), at most 80
+// characters, with that token's line, from vitess's position and token.
+func TestSyntaxErrorNear(t *testing.T) {
+	long := "SELECT 1 frm " + strings.Repeat("x", 100)
+	cases := []struct {
+		query    string
+		pos      int
+		tok      string
+		wantNear string
+		wantLine int
+	}{
+		{"select * fro a", 13, "fro", "fro a", 1},
+		{"selec", 6, "selec", "selec", 1},
+		{"select * from a where", 22, "where", "", 1},
+		{"select * from a where ;", 22, "where", "", 1},
+		{"select 1 from t where a = 1 and", 32, "and", "", 1},
+		{"insert into t values (1,2", 26, "2", "", 1},
+		{"select 1,\n2 frm t", 18, "t", "t", 2},
+		{"select 1,\n2 frm t;  ", 18, "t", "t", 2},
+		{"select 1,\n2 +", 14, "2", "", 2},
+		{long, 114, strings.Repeat("x", 100), strings.Repeat("x", 80), 1},
+		{"", 6, "selec", "selec", 1},            // statement not known
+		{"show tables", 6, "selec", "selec", 1}, // not the statement vitess parsed
+	}
+	for _, c := range cases {
+		near, line := nearSyntax(c.query, c.pos, c.tok)
+		msg := syntaxErrorText(near, line)
+		if want := syntax1064(c.wantNear, c.wantLine); msg != want {
+			t.Errorf("%q at %d near %q:\n got %s\nwant %s", c.query, c.pos, c.tok, msg, want)
+		}
+	}
+}
+
+// TestSyntaxErrorFromParser: the 1064 text for vitess's own errors on
+// statements where its token is not the one it stopped at.
+func TestSyntaxErrorFromParser(t *testing.T) {
+	for _, c := range []struct{ query, near string }{
+		{"select a from b where c = = 1", "= 1"},
+		{"create table x (id int primary key,)", ")"},
+		{"select 1 from t order by", ""},
+		{"select * fro a", "fro a"},
+		{"SELECT 1,\n  2 frm t", "t"},
+	} {
+		_, err := sqlparser.Parse(c.query)
+		if err == nil {
+			t.Fatalf("%q parsed", c.query)
+		}
+		m := syntaxPattern.FindStringSubmatch(err.Error())
+		if m == nil {
+			t.Fatalf("%q: %v", c.query, err)
+		}
+		num, state, msg := syntaxError(m, &context{query: c.query})
+		line := 1 + strings.Count(c.query[:len(c.query)-len(c.near)], "\n")
+		if c.near == "" {
+			line = 1 + strings.Count(c.query, "\n")
+		}
+		if want := syntax1064(c.near, line); num != 1064 || state != "42000" || msg != want {
+			t.Errorf("%q (%v):\n got %d %s %s\nwant %s", c.query, err, num, state, msg, want)
 		}
 	}
 }

@@ -95,6 +95,10 @@ type rewriteConn struct {
 
 	wmu    sync.Mutex
 	okInfo string // for the next OK packet written, see setOKInfo
+	// prepareText: the text of the last COM_STMT_PREPARE as vitess got
+	// it, for its parse error (prepareerr.go).
+	prepareText string
+	prepareHdr  []byte // its answer's first packet header, held (prepareerr.go)
 
 	// lastCmd is the command byte of the client's last command (0 once
 	// the stream is TLS: nothing is rewritten then).
@@ -181,7 +185,26 @@ func (c *rewriteConn) Write(p []byte) (int, error) {
 	pendingInfo := c.okInfo
 	c.okInfo = ""
 	c.awaitingReply = false // clienterrs.go
+	prepareText := ""
+	if c.prepareHdr != nil {
+		prepareText = c.prepareText
+		c.prepareText = ""
+	} else if c.prepareText != "" && len(p) >= 4 && p[3] == 1 && c.lastCmd.Load() == comStmtPrepare {
+		// The first packet of the answer to COM_STMT_PREPARE: vitess
+		// writes an error packet's header and body apart.
+		if len(p) == 4 && c.prepareHdr == nil {
+			c.prepareHdr = append([]byte(nil), p...)
+			c.wmu.Unlock()
+			return len(p), nil
+		}
+		prepareText = c.prepareText
+		c.prepareText = ""
+	}
+	held := c.prepareHdr != nil
 	c.wmu.Unlock()
+	if prepareText != "" || held {
+		return c.writePrepareAnswer(p, prepareText) // prepareerr.go
+	}
 	if len(p) < 5 || p[3] != 1 || p[4] != 0x00 {
 		return c.Conn.Write(p)
 	}
@@ -392,7 +415,11 @@ func (c *rewriteConn) next() error {
 			nb[4] = comStmtPrepare
 			copy(nb[5:], rq)
 			buf = nb
+			q = rq
 		}
+		c.wmu.Lock()
+		c.prepareText = q
+		c.wmu.Unlock()
 	}
 	if !c.answered {
 		c.answered = true
