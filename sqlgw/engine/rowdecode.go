@@ -47,7 +47,7 @@ func engineValue(ct catalog.Type, v storage.Value) (any, error) {
 		case catalog.KindDouble:
 			return v.Float(), nil
 		case catalog.KindChar, catalog.KindVarchar, catalog.KindTinyText, catalog.KindText, catalog.KindMediumText, catalog.KindLongText:
-			return v.Str(), nil
+			return charValue(ct, v.Str()), nil
 		case catalog.KindBinary, catalog.KindVarbinary, catalog.KindTinyBlob, catalog.KindBlob, catalog.KindMediumBlob, catalog.KindLongBlob:
 			return v.Bytes(), nil
 		}

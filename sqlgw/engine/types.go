@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -320,9 +321,9 @@ func toDatum(ctx context.Context, ct catalog.Type, v interface{}) (catalog.Datum
 	case catalog.KindChar, catalog.KindVarchar, catalog.KindTinyText, catalog.KindText, catalog.KindMediumText, catalog.KindLongText:
 		switch x := v.(type) {
 		case string:
-			return x, nil
+			return charValue(ct, x), nil
 		case []byte:
-			return string(x), nil
+			return charValue(ct, string(x)), nil
 		}
 		return bad()
 	case catalog.KindBinary, catalog.KindVarbinary, catalog.KindTinyBlob, catalog.KindBlob, catalog.KindMediumBlob, catalog.KindLongBlob:
@@ -438,7 +439,7 @@ func fromDatum(ct catalog.Type, d catalog.Datum) (interface{}, error) {
 		}
 	case catalog.KindChar, catalog.KindVarchar, catalog.KindTinyText, catalog.KindText, catalog.KindMediumText, catalog.KindLongText:
 		if s, ok := d.(string); ok {
-			return s, nil
+			return charValue(ct, s), nil
 		}
 	case catalog.KindBinary, catalog.KindVarbinary, catalog.KindTinyBlob, catalog.KindBlob, catalog.KindMediumBlob, catalog.KindLongBlob:
 		if b, ok := d.([]byte); ok {
@@ -488,4 +489,17 @@ func signedValue(k catalog.Kind, i int64) any {
 		return int32(i)
 	}
 	return i
+}
+
+// charValue is s as a CHAR column holds it: MySQL pads a CHAR value with
+// spaces to its length when it stores it and removes trailing spaces when
+// it reads it (sql_mode PAD_CHAR_TO_FULL_LENGTH, deprecated, aside), so
+// 'ab  ' reads back as 'ab', LENGTH 2, and keys and comparisons see 'ab'.
+// go-mysql-server kept the spaces. Values are stored without them; values
+// an older sqlgw stored with them lose them when read. Other kinds: s.
+func charValue(ct catalog.Type, s string) string {
+	if ct.Kind != catalog.KindChar || len(s) == 0 || s[len(s)-1] != ' ' {
+		return s
+	}
+	return strings.TrimRight(s, " ")
 }
