@@ -47,3 +47,47 @@ func TestSyntaxError1064(t *testing.T) {
 	w.expectError("update t set id = 2 whre id = 1", 1064, syntax("whre id = 1", 1))
 	w.expectRows("SELECT COUNT(*) FROM t", "0")
 }
+
+// TestCharTrailingSpaces: a CHAR value reads back without its trailing
+// spaces (MySQL pads it when it stores it and strips the padding when it
+// reads it), so LENGTH, CONCAT, keys and comparisons see the value without
+// them; VARCHAR keeps them. go-mysql-server kept them in CHAR.
+func TestCharTrailingSpaces(t *testing.T) {
+	w, db := conv10DB(t, sqlgw.Config{})
+	w.exec("CREATE DATABASE chr")
+	w.exec("USE chr")
+	w.exec("CREATE TABLE c (id INT PRIMARY KEY, ch CHAR(5), vc VARCHAR(5), k CHAR(4), KEY(k))")
+	w.exec("INSERT INTO c VALUES (1, 'ab  ', 'ab  ', 'x  '), (2, '  a ', '  a ', 'x'), (3, '', '', ' ')")
+	if _, err := db.Exec("INSERT INTO chr.c VALUES (?, ?, ?, ?)", 4, "p  ", "p  ", "y "); err != nil {
+		t.Fatal(err)
+	}
+	w.expectRows("SELECT id, CONCAT('[', ch, ']'), LENGTH(ch), CONCAT('[', vc, ']'), CONCAT('[', k, ']') FROM c ORDER BY id",
+		"1|[ab]|2|[ab  ]|[x]", "2|[  a]|3|[  a ]|[x]", "3|[]|0|[]|[]", "4|[p]|1|[p  ]|[y]")
+	w.expectRows("SELECT id FROM c WHERE ch = 'ab'", "1")
+	w.expectRows("SELECT id FROM c WHERE k = 'x' ORDER BY id", "1", "2")
+	w.exec("UPDATE c SET ch = 'q   ' WHERE id = 3")
+	w.exec("INSERT INTO c SELECT id + 10, CONCAT(ch, '  '), vc, k FROM c WHERE id = 3")
+	w.expectRows("SELECT id, CONCAT('[', ch, ']') FROM c WHERE id IN (3, 13) ORDER BY id", "3|[q]", "13|[q]")
+	w.exec("CREATE TABLE ck (k CHAR(3) PRIMARY KEY)")
+	w.exec("INSERT INTO ck VALUES ('a ')")
+	w.expectError("INSERT INTO ck VALUES ('a')", 1062, "Duplicate entry 'a' for key 'PRIMARY'")
+	w.expectRows("SELECT CONCAT('[', k, ']') FROM ck", "[a]")
+}
+
+// TestFloatTextAsMySQL: FLOAT and DOUBLE values in text rows as MySQL
+// writes them (my_gcvt): DOUBLE 1234567 is "1234567", not Go's
+// "1.234567e+06"; a FLOAT has 6 significant digits; the exponent has no
+// '+'. The expected texts are MariaDB 10.11's for the same values.
+func TestFloatTextAsMySQL(t *testing.T) {
+	w := newWarningsConn(t, sqlgw.Config{})
+	w.exec("CREATE DATABASE flt")
+	w.exec("USE flt")
+	w.exec("CREATE TABLE g (id INT PRIMARY KEY, f FLOAT, d DOUBLE)")
+	w.exec("INSERT INTO g VALUES (1, 1234567, 1234567), (2, 0.000012345678, 0.000012345678), (3, -1.5e-7, -1.5e-7), (4, 1e7, 1e16), (5, 123456.789, 1e300), (6, 1.1, 2.5)")
+	w.expectRows("SELECT id, f, d FROM g ORDER BY id",
+		"1|1234570|1234567", "2|0.0000123457|0.000012345678", "3|-0.00000015|-0.00000015",
+		"4|10000000|1e16", "5|123457|1e300", "6|1.1|2.5")
+	w.expectRows("SELECT d * 2, f + 0 FROM g WHERE id = 1", "2469134|1234567")
+	w.expectRows("SELECT 1234567.0e0, 1e20, -2.5e25, 0.00001e0, 1e-300", "1234567|1e20|-2.5e25|0.00001|1e-300")
+	w.expectRows("SELECT SUM(d) FROM g WHERE id IN (1, 4)", "1.0000000001234568e16")
+}

@@ -47,6 +47,10 @@ var resultSteps = []ResultStep{
 		Result: func(h *Handler, s *statement, next mysql.ResultSpoolFn) mysql.ResultSpoolFn {
 			return trimTimeFractions(next) // time_fractions.go
 		}},
+	{Name: "float-text", Upstream: "FLOAT and DOUBLE in text rows are Go's strconv 'g' (1234567 as 1.234567e+06), not MySQL's my_gcvt",
+		Result: func(h *Handler, s *statement, next mysql.ResultSpoolFn) mysql.ResultSpoolFn {
+			return fixFloatText(next) // float_text.go
+		}},
 	{Name: "insert-info", Upstream: "INSERT's OK packet has no \"Records: N  Duplicates: M  Warnings: W\" info",
 		Result: func(h *Handler, s *statement, next mysql.ResultSpoolFn) mysql.ResultSpoolFn {
 			return h.withInsertInfo(s.c, next)
