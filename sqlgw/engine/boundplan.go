@@ -2,12 +2,15 @@ package engine
 
 import (
 	"reflect"
+	"strconv"
 	"sync/atomic"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/encodings"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 
 	"github.com/sqlgw/sqlgw/planner"
@@ -358,6 +361,12 @@ func (b *boundLookup) lookup(ctx *sql.Context, p *cachedPlan, bindings map[strin
 	}
 	for i := range p.slots {
 		sl := &p.slots[i]
+		if lits == nil {
+			if d, ok := sl.intDatum(bindings[sl.param]); ok {
+				vals[b.pos[i]] = d
+				continue
+			}
+		}
 		lit, ok := sl.literalFor(ctx, bindings[sl.param], p.ints)
 		if !ok {
 			return sql.IndexLookup{}, false
@@ -444,4 +453,42 @@ func (p *cachedPlan) verify(ctx *sql.Context, bindings map[string]*querypb.BindV
 	case bp.noIndex != op.noIndex || bound.IsPointLookup != old.IsPointLookup || bound.Index.ID() != old.Index.ID():
 		mismatch("lookup: bound " + bp.String() + " / planned " + op.String())
 	}
+}
+
+// intDatum is exprconv.Literal of literalFor's literal for the integer
+// bind variable bv (a sysbench parameter), without the literal: rawLiteral
+// makes an integer's literal with planbuilder's convertInt, which parses
+// the value as an int64 and types it by its width (TINYINT for -128..127,
+// TINYINT UNSIGNED for 128..255, SMALLINT, SMALLINT UNSIGNED, INT, INT
+// UNSIGNED, BIGINT, negative values signed only); literalFor takes that
+// literal as it is for a slot that is not expanded and whose type holds
+// int64 values (every such literal type does too); exprconv.Literal
+// normalizes a signed value to an int64 Datum and an unsigned one to a
+// uint64 Datum. ok is false (the caller builds the literal) for anything
+// else: another bind variable type, a value that is no int64 (convertInt
+// goes on to uint64 and decimal), an expanded slot, a slot of another
+// type. TestIntDatumAsLiteral compares it with the literal's Datum.
+func (sl *paramSlot) intDatum(bv *querypb.BindVariable) (planner.Datum, bool) {
+	if bv == nil || !sqltypes.IsIntegral(bv.Type) || sl.expanded || !sl.int64 {
+		return nil, false
+	}
+	i64, err := strconv.ParseInt(encodings.BytesToString(bv.Value), 10, 64)
+	if err != nil {
+		return nil, false
+	}
+	switch {
+	case i64 < 0, i64 < 1<<7:
+		return i64, true
+	case i64 < 1<<8:
+		return uint64(i64), true
+	case i64 < 1<<15:
+		return i64, true
+	case i64 < 1<<16:
+		return uint64(i64), true
+	case i64 < 1<<31:
+		return i64, true
+	case i64 < 1<<32:
+		return uint64(i64), true
+	}
+	return i64, true
 }

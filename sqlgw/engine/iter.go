@@ -142,6 +142,7 @@ type rowIter struct {
 	ixSel       []string
 	ixColPos    []int
 	ixRow       []catalog.Datum // checkHitRow's
+	ixKeyBuf    []byte          // hitKeysMatch's
 
 	// Metrics (metrics.go): the requests this read sent, the time spent in
 	// Next, reported once at Close.

@@ -276,6 +276,8 @@ type paramSlot struct {
 	param    string
 	typ      sql.Type
 	expanded bool
+	// int64: typ holds every value as an int64 (int64Typed; intDatum).
+	int64 bool
 }
 
 // fastLane executes prepared statements from the plan cache.
@@ -751,6 +753,7 @@ func (p *cachedPlan) lookupSlots(ctx *sql.Context, raws map[string]*expression.L
 				return false
 			}
 			used[match.param] = true
+			match.int64 = int64Typed(match.typ)
 			p.slots = append(p.slots, *match)
 			return true
 		})

@@ -615,6 +615,9 @@ func (it *rowIter) loadIndex() error {
 // its keys, or the error of finding them (verifyHit returns it).
 type indexCols struct {
 	ords []int
+	// keys are the index's key columns (ords are their Index), for
+	// checkHitRow's hitKeysMatch.
+	keys []catalog.KeyColumn
 	err  error
 }
 
@@ -629,7 +632,7 @@ func (it *rowIter) indexCols(ix *catalog.Index) indexCols {
 	for i, c := range cols {
 		ords[i] = c.Index
 	}
-	return indexCols{ords: ords}
+	return indexCols{ords: ords, keys: cols}
 }
 
 // verifyHit reads the base row (pk, rk) of index hit h and reports whether

@@ -38,7 +38,8 @@ func TestSortRowsSameOrder(t *testing.T) {
 		types.MustCreateString(sqltypes.Char, 50, sql.Collation_latin1_bin),
 		types.Int64,
 	}
-	pieces := []string{"a", "A", "á", "ß", "ss", "Ä", "ä", "z", " ", "-", "0", "1", "€", "\xff", "é", "E", "😀", "\ufffd", "\ud7ff", "\ue000", "\U0010ffff"}
+	pieces := []string{"a", "A", "á", "ß", "ss", "Ä", "ä", "z", " ", "-", "0", "1", "€", "\xff", "é", "E", "😀", "\ufffd", "\ud7ff", "\ue000", "\U0010ffff",
+		"\x00", "8386864191-"}
 	word := func() any {
 		if rng.IntN(8) == 0 {
 			return nil
