@@ -117,22 +117,36 @@ func TestZeroDates(t *testing.T) {
 }
 
 // TestZeroDateDump: a mysqldump file of a table with zero dates (its
-// sql_mode, a DEFAULT '0000-00-00') loads back and reads as it was.
+// sql_mode, a DEFAULT '0000-00-00') loads back and reads as it was; under
+// the default sql_mode afterwards, a row that takes the zero-date DEFAULT
+// is stored (MySQL does not check a default again), one that names the
+// zero date is 1292.
 func TestZeroDateDump(t *testing.T) {
-	w, _ := conv10DB(t, conv10Configs[0])
-	w.exec("CREATE DATABASE dump")
-	w.exec("USE dump")
-	for _, q := range []string{
-		"/*!40101 SET @OLD_SQL_MODE=@@SQL_MODE, SQL_MODE='NO_AUTO_VALUE_ON_ZERO' */",
-		"CREATE TABLE `legacy` (\n  `id` int NOT NULL AUTO_INCREMENT,\n  `born` date NOT NULL DEFAULT '0000-00-00',\n  `seen` datetime NOT NULL DEFAULT '0000-00-00 00:00:00',\n  PRIMARY KEY (`id`),\n  KEY `born` (`born`)\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4",
-		"INSERT INTO `legacy` VALUES (1,'0000-00-00','0000-00-00 00:00:00'),(2,'1999-12-31','2000-01-01 00:00:00')",
-		"INSERT INTO `legacy` (`id`) VALUES (3)",
-		"/*!40101 SET SQL_MODE=@OLD_SQL_MODE */",
-	} {
-		w.expect(q)
+	for _, cfg := range conv10Configs {
+		t.Run(conv10Name(cfg), func(t *testing.T) {
+			w, _ := conv10DB(t, cfg)
+			w.exec("CREATE DATABASE dump")
+			w.exec("USE dump")
+			for _, q := range []string{
+				"/*!40101 SET @OLD_SQL_MODE=@@SQL_MODE, SQL_MODE='NO_AUTO_VALUE_ON_ZERO' */",
+				"CREATE TABLE `legacy` (\n  `id` int NOT NULL AUTO_INCREMENT,\n  `born` date NOT NULL DEFAULT '0000-00-00',\n  `seen` datetime NOT NULL DEFAULT '0000-00-00 00:00:00',\n  PRIMARY KEY (`id`),\n  KEY `born` (`born`)\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4",
+				"INSERT INTO `legacy` VALUES (1,'0000-00-00','0000-00-00 00:00:00'),(2,'1999-12-31','2000-01-01 00:00:00')",
+				"INSERT INTO `legacy` (`id`) VALUES (3)",
+				"/*!40101 SET SQL_MODE=@OLD_SQL_MODE */",
+			} {
+				w.expect(q)
+			}
+			w.expectRows("SELECT @@sql_mode = @OLD_SQL_MODE, FIND_IN_SET('NO_ZERO_DATE', @@sql_mode) > 0", "1|1")
+			for range 2 {
+				w.expectError("INSERT INTO legacy (id, born) VALUES (4, '0000-00-00')", 1292, "Incorrect date value: '0000-00-00' for column 'born' at row 1")
+			}
+			w.expect("INSERT INTO legacy (id) VALUES (4)")
+			w.expect("INSERT INTO legacy (id, seen) VALUES (5, '2001-01-01 00:00:00')")
+			w.expect("INSERT INTO legacy (id) SELECT 6")
+			w.expectRows("SELECT id, born, seen FROM legacy ORDER BY born, id",
+				"1|0000-00-00|0000-00-00 00:00:00", "3|0000-00-00|0000-00-00 00:00:00", "4|0000-00-00|0000-00-00 00:00:00",
+				"5|0000-00-00|2001-01-01 00:00:00", "6|0000-00-00|0000-00-00 00:00:00", "2|1999-12-31|2000-01-01 00:00:00")
+			w.expectRows("SELECT id FROM legacy WHERE born = '0000-00-00' ORDER BY id", "1", "3", "4", "5", "6")
+		})
 	}
-	w.expectRows("SELECT id, born, seen FROM legacy ORDER BY born, id",
-		"1|0000-00-00|0000-00-00 00:00:00", "3|0000-00-00|0000-00-00 00:00:00", "2|1999-12-31|2000-01-01 00:00:00")
-	w.expectRows("SELECT id FROM legacy WHERE born = '0000-00-00' ORDER BY id", "1", "3")
-	w.expectRows("SELECT @@sql_mode = @OLD_SQL_MODE", "1")
 }

@@ -38,6 +38,11 @@ import (
 // are numbers of the right size, as '2024-02-30') otherwise.
 //
 // IGNORE statements keep go-mysql-server's conversion (strictwrite.go).
+//
+// A column an INSERT does not name takes its DEFAULT, which MySQL stores
+// without checking it against the session's sql_mode: a table created
+// with DEFAULT '0000-00-00' under mysqldump's sql_mode takes rows under
+// the default one (undefaulted).
 
 // zeroDateValue is the zero date v (nv as go-mysql-server converts it)
 // written into col as the session's sql_mode allows.
@@ -201,4 +206,28 @@ func atoi(s string) int {
 // isDatePunct: a delimiter MySQL accepts between a date's parts.
 func isDatePunct(c byte) bool {
 	return c > ' ' && c < 0x7f && !(c >= '0' && c <= '9') && !(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z')
+}
+
+// undefaulted returns dates (dateColumns of an INSERT's destination
+// schema) without the columns the INSERT's column list does not name:
+// their values are the columns' defaults, which MySQL does not check
+// again (a zero-date DEFAULT under NO_ZERO_DATE is stored).
+func undefaulted(schema sql.Schema, dates []bool, names []string) []bool {
+	if dates == nil || len(names) == 0 {
+		return dates
+	}
+	for i, c := range schema {
+		if !dates[i] {
+			continue
+		}
+		named := false
+		for _, n := range names {
+			if strings.EqualFold(n, c.Name) {
+				named = true
+				break
+			}
+		}
+		dates[i] = named
+	}
+	return dates
 }
