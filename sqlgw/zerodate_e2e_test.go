@@ -35,6 +35,11 @@ func TestZeroDates(t *testing.T) {
 				w.expectError("INSERT INTO k VALUES ('0000-00-00', 1)", 1292, "Incorrect date value: '0000-00-00' for column 'd' at row 1")
 			}
 			expectPreparedError(t, db, "INSERT INTO zd.t (id, d) VALUES (?, ?)", 1292, "Incorrect date value: '0000-00-00' for column 'd' at row 1", 1, "0000-00-00")
+			// A zero-date DEFAULT: 1067 in the same mode.
+			w.expectError("CREATE TABLE bad (id INT PRIMARY KEY, d DATE NOT NULL DEFAULT '0000-00-00')", 1067, "Invalid default value for 'd'")
+			w.expectError("CREATE TABLE bad (id INT PRIMARY KEY, ts TIMESTAMP NOT NULL DEFAULT '0000-00-00 00:00:00')", 1067, "Invalid default value for 'ts'")
+			w.expectError("ALTER TABLE t ADD COLUMN e DATETIME DEFAULT 0", 1067, "Invalid default value for 'e'")
+			w.expectError("ALTER TABLE t MODIFY COLUMN d DATE DEFAULT '0000-00-00'", 1067, "Invalid default value for 'd'")
 			w.expectRows("SELECT COUNT(*) FROM t", "0")
 
 			// sql_mode '' (as mysqldump's files and old applications set it):

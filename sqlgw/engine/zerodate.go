@@ -231,3 +231,22 @@ func undefaulted(schema sql.Schema, dates []bool, names []string) []bool {
 	}
 	return dates
 }
+
+// zeroDefaultError is MySQL's 1067 "Invalid default value for 'd'" for a
+// DATE, DATETIME or TIMESTAMP column (of a CREATE TABLE or ALTER TABLE)
+// whose DEFAULT is the zero date, in strict mode with NO_ZERO_DATE; nil
+// otherwise (mysqldump's files set a sql_mode without them first).
+func zeroDefaultError(ctx *sql.Context, c *sql.Column) error {
+	if c.Default == nil || !types.IsTime(c.Type) || !c.Default.IsLiteral() || !noZeroDate(ctx) || !strictMode(ctx) {
+		return nil
+	}
+	v, err := c.Default.Eval(ctx, nil)
+	if err != nil || v == nil {
+		return nil
+	}
+	conv, _, err := c.Type.Convert(ctx, v)
+	if t, ok := conv.(time.Time); err != nil || !ok || !t.Equal(types.ZeroTime) {
+		return nil
+	}
+	return mysql.NewSQLError(mysql.ERInvalidDefault, "42000", "Invalid default value for '%s'", c.Name)
+}
