@@ -76,6 +76,11 @@ func TestZeroDates(t *testing.T) {
 			w.expect("INSERT INTO t (id, d) VALUES (10, '0000-00-00')")
 			w.expectError("INSERT INTO t (id, d) VALUES (11, '2024-00-15')", 1235,
 				"sqlgw: dates with a zero month or day are not supported: MySQL stores '2024-00-15' as it is in column 'd' at row 1 when sql_mode has no NO_ZERO_IN_DATE")
+			w.exec("SET sql_mode = 'ALLOW_INVALID_DATES'")
+			w.expectError("INSERT INTO t (id, d) VALUES (11, '2024-02-30')", 1235,
+				"sqlgw: invalid dates are not supported: MySQL stores '2024-02-30' as it is in column 'd' at row 1 with ALLOW_INVALID_DATES")
+			w.expectError("INSERT INTO t (id, dt) VALUES (11, '2024-00-15 10:00:00')", 1235,
+				"sqlgw: dates with a zero month or day are not supported: MySQL stores '2024-00-15 10:00:00' as it is in column 'dt' at row 1 when sql_mode has no NO_ZERO_IN_DATE")
 			w.exec("SET sql_mode = DEFAULT")
 			w.expectError("UPDATE t SET d = '0000-00-00' WHERE id = 2", 1292, "Incorrect date value: '0000-00-00' for column 'd' at row 1")
 

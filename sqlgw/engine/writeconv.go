@@ -135,11 +135,11 @@ func temporalValue(ctx *sql.Context, col *sql.Column, v any, row int, strict boo
 		return zeroDateValue(ctx, col, v, types.ZeroTime, row, strict)
 	}
 	zeroPart := parsed && parts.zeroPart()
-	if zeroPart && !noZeroInDate(ctx) && !allowInvalidDates(ctx) {
+	if zeroPart && !noZeroInDate(ctx) {
 		return nil, mysql.NewSQLError(mysql.ERNotSupportedYet, "42000",
 			"sqlgw: dates with a zero month or day are not supported: MySQL stores '%s' as it is in column '%s' at row %d when sql_mode has no NO_ZERO_IN_DATE", text, col.Name, row)
 	}
-	if parsed && !zeroPart && parts.inRange() && allowInvalidDates(ctx) {
+	if parsed && parts.inRange() && !parts.calendar() && allowInvalidDates(ctx) && !isTimestamp(col.Type) {
 		return nil, mysql.NewSQLError(mysql.ERNotSupportedYet, "42000",
 			"sqlgw: invalid dates are not supported: MySQL stores '%s' as it is in column '%s' at row %d with ALLOW_INVALID_DATES", text, col.Name, row)
 	}

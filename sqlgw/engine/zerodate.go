@@ -8,6 +8,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/sqltypes"
 	"github.com/shopspring/decimal"
 )
 
@@ -117,6 +118,18 @@ func (p dateParts) zero() bool { return p == dateParts{} }
 // hh:mm:ss within a day); the date may still not exist (February 30).
 func (p dateParts) inRange() bool {
 	return p.month >= 1 && p.month <= 12 && p.day >= 1 && p.day <= 31 && p.timeInRange()
+}
+
+// calendar: the date is a day of the calendar (not February 30).
+func (p dateParts) calendar() bool {
+	t := time.Date(p.year, time.Month(p.month), p.day, 0, 0, 0, 0, time.UTC)
+	return t.Year() == p.year && int(t.Month()) == p.month && t.Day() == p.day
+}
+
+// isTimestamp: t is TIMESTAMP (ALLOW_INVALID_DATES does not apply to it).
+func isTimestamp(t sql.Type) bool {
+	dt, ok := t.(sql.DatetimeType)
+	return ok && dt.Type() == sqltypes.Timestamp
 }
 
 func (p dateParts) timeInRange() bool {
