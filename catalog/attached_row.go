@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/sqlgw/sqlgw/catalog/keys"
 	"github.com/sqlgw/sqlgw/storage"
 )
 
@@ -236,6 +237,12 @@ func attachedValue(c *Column, d Datum, typ storage.Type) (storage.Value, error) 
 			return storage.String(edmText(storage.Double(x))), nil
 		}
 	case time.Time:
+		if keys.IsZeroDate(x) {
+			// Edm.DateTime holds 1601-01-01..9999-12-31, and other
+			// applications read the property as a DateTime: the zero date
+			// has no faithful value in an attached table.
+			return storage.Value{}, fmt.Errorf("%w: column %q: the zero date '0000-00-00' has no Table service DateTime value (1601-01-01..9999-12-31)", ErrValue, c.Name)
+		}
 		switch typ {
 		case storage.TypeDateTime:
 			return storage.DateTime(x), nil

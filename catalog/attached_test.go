@@ -2,10 +2,12 @@ package catalog
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/sqlgw/sqlgw/catalog/keys"
 	"github.com/sqlgw/sqlgw/storage"
 )
 
@@ -88,6 +90,12 @@ func TestAttachedRoundTrip(t *testing.T) {
 	// The JSON column: bad values are errors naming the column.
 	row := make([]Datum, len(tb.Columns))
 	row[0], row[1] = "p", "r"
+	// The zero date has no Edm.DateTime value: an error naming the column.
+	row[tb.ColumnIndex("When")] = keys.ZeroDate
+	if _, err := tb.EncodeEntities("p", "r", row); !errors.Is(err, ErrValue) || !strings.Contains(err.Error(), `"When"`) {
+		t.Errorf("zero date into Edm.DateTime: %v", err)
+	}
+	row[tb.ColumnIndex("When")] = nil
 	for _, bad := range []string{`[1]`, `{"a": {"b": 1}}`, `{"PartitionKey": "x"}`, `{"a@odata.type": "Edm.Nope", "a": 1}`, `{"a@odata.type": "Edm.Int32", "a": "x"}`} {
 		row[len(row)-1] = bad
 		if _, err := tb.EncodeEntities("p", "r", row); err == nil || !strings.Contains(err.Error(), "_extra") {

@@ -413,10 +413,27 @@ func DecodeDecimalDescending(b []byte) ([]byte, decimal.Decimal, error) {
 	return descending(b, DecodeDecimalAscending)
 }
 
+// ZeroDate is MySQL's zero date, '0000-00-00' (and '0000-00-00
+// 00:00:00'), as a time.Time: 0000-00-00 normalised by Go, that is
+// -0001-11-30 00:00:00 UTC, the value go-mysql-server uses for it
+// (types.ZeroTime). It encodes as "0000-00-00" ("0000-00-00T00:00:00.000000"
+// for DATETIME), which sorts before every other date as MySQL orders the
+// zero date, and those texts decode back to ZeroDate. Part of the format:
+// before the twelfth session no stored key or value held "0000-00-00" (the
+// encoders rejected year -1), so the extension leaves every existing key
+// and value as it was.
+var ZeroDate = time.Date(0, 0, 0, 0, 0, 0, 0, time.UTC)
+
+// IsZeroDate reports whether t is ZeroDate (in any location).
+func IsZeroDate(t time.Time) bool { return t.Equal(ZeroDate) }
+
 // EncodeDateAscending appends the DATE component of t ("YYYY-MM-DD"; the
-// time of day is ignored). Years outside 0..9999 panic; callers check with
-// DateInRange.
+// time of day is ignored; ZeroDate is "0000-00-00"). Other years outside
+// 0..9999 panic; callers check with DateInRange.
 func EncodeDateAscending(b []byte, t time.Time) []byte {
+	if IsZeroDate(t) {
+		return append(b, "0000-00-00"...)
+	}
 	y, m, d := t.Date()
 	if y < 0 || y > 9999 {
 		panic("keys: year out of range")
@@ -428,10 +445,11 @@ func EncodeDateAscending(b []byte, t time.Time) []byte {
 	return append2(b, d)
 }
 
-// DateInRange reports whether t's year is within 0..9999 (the key format's range).
+// DateInRange reports whether t's year is within 0..9999 (the key format's
+// range) or t is ZeroDate.
 func DateInRange(t time.Time) bool {
 	y := t.Year()
-	return y >= 0 && y <= 9999
+	return y >= 0 && y <= 9999 || IsZeroDate(t)
 }
 
 // EncodeDateDescending appends the descending DATE component of t.
@@ -443,6 +461,9 @@ func EncodeDateDescending(b []byte, t time.Time) []byte {
 // ("YYYY-MM-DDThh:mm:ss.ffffff", t in UTC, truncated to microseconds).
 func EncodeDatetimeAscending(b []byte, t time.Time) []byte {
 	t = t.UTC()
+	if IsZeroDate(t) {
+		return append(b, "0000-00-00T00:00:00.000000"...)
+	}
 	b = EncodeDateAscending(b, t)
 	b = append(b, 'T')
 	b = append2(b, t.Hour())
@@ -487,6 +508,9 @@ func DecodeDateAscending(b []byte) ([]byte, time.Time, error) {
 	if !ok1 || !ok2 || !ok3 {
 		return b, time.Time{}, malformed("date digits", b)
 	}
+	if y == 0 && m == 0 && d == 0 {
+		return b[10:], ZeroDate, nil
+	}
 	t := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC)
 	if t.Year() != y || int(t.Month()) != m || t.Day() != d {
 		return b, time.Time{}, malformed("invalid date", b)
@@ -510,6 +534,12 @@ func DecodeDatetimeAscending(b []byte) ([]byte, time.Time, error) {
 	us, ok4 := digitsAt(r, 10, 6)
 	if !ok1 || !ok2 || !ok3 || !ok4 || h > 23 || mi > 59 || s > 59 {
 		return b, time.Time{}, malformed("datetime digits", b)
+	}
+	if IsZeroDate(t) {
+		if h != 0 || mi != 0 || s != 0 || us != 0 {
+			return b, time.Time{}, malformed("zero date with a time", b) // never encoded
+		}
+		return r[16:], ZeroDate, nil
 	}
 	return r[16:], t.Add(time.Duration(h)*time.Hour + time.Duration(mi)*time.Minute +
 		time.Duration(s)*time.Second + time.Duration(us)*time.Microsecond), nil

@@ -193,6 +193,8 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`Oa115"`), false)
 	f.Add([]byte("MDsso}"), true)
 	f.Add([]byte("2024-02-29T13:04:05.000006"), false)
+	f.Add([]byte("0000-00-00T00:00:00.000000"), false)
+	f.Add([]byte("0000-00-00"), true)
 	f.Add([]byte("8000000000000000"), false)
 	f.Fuzz(func(t *testing.T, in []byte, desc bool) {
 		for _, c := range codecs {

@@ -101,7 +101,10 @@ const (
 	DecimalEnd  = '"'
 
 	// DATE: "YYYY-MM-DD" (years 0000..9999). DATETIME and TIMESTAMP:
-	// "YYYY-MM-DDThh:mm:ss.ffffff", always six fraction digits.
+	// "YYYY-MM-DDThh:mm:ss.ffffff", always six fraction digits. MySQL's
+	// zero date is "0000-00-00" ("0000-00-00T00:00:00.000000"), below
+	// every other date (ZeroDate); no other date with a zero month or day
+	// is encoded.
 )
 
 // StringEscapes are the escape characters of the string encoding with the

@@ -142,6 +142,9 @@ func genTime(r *rand.Rand, micros bool) time.Time {
 		lo = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
 		hi = lo + 86400*3
 	}
+	if r.IntN(20) == 0 {
+		return ZeroDate // MySQL's zero date, below every other date
+	}
 	t := time.Unix(lo+r.Int64N(hi-lo+1), 0).UTC()
 	if micros {
 		t = t.Add(time.Duration(r.IntN(1_000_000)) * time.Microsecond)
@@ -189,6 +192,9 @@ var codecs = []codec{
 		cmp: func(a, b any) int { return a.(time.Time).Compare(b.(time.Time)) },
 		gen: func(r *rand.Rand) any {
 			t := genTime(r, false)
+			if IsZeroDate(t) {
+				return t
+			}
 			return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
 		},
 		eq: func(a, b any) bool { return a.(time.Time).Equal(b.(time.Time)) }},
@@ -390,6 +396,9 @@ func TestGolden(t *testing.T) {
 		{EncodeDecimalAscending(nil, d("-1.5")), "MDsso}"},
 		{EncodeDateAscending(nil, day), "2024-02-29"},
 		{EncodeDatetimeAscending(nil, day.Add(13*time.Hour+4*time.Minute+5*time.Second+6*time.Microsecond)), "2024-02-29T13:04:05.000006"},
+		{EncodeDateAscending(nil, ZeroDate), "0000-00-00"},
+		{EncodeDatetimeAscending(nil, ZeroDate), "0000-00-00T00:00:00.000000"},
+		{EncodeDateAscending(nil, time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC)), "0000-01-01"},
 	}
 	for i, c := range cases {
 		if string(c.got) != c.want {
@@ -420,8 +429,8 @@ func TestMalformed(t *testing.T) {
 		"float":    {"", "800000000000000", "800000000000000g", "7fffffffffffffff", "fff0000000000000", "0000000000000000"},
 		"decimal":  {"", "O", "Oa1", "Oa10\"", "Oa001\"", "Oa\"", "P", "Ma1", "Oax1\""},
 		"string":   {"", "a", "$", "$?", "|}", "a/\"", "a b\"", "{"},
-		"date":     {"", "2024-02-30", "2024-13-01", "2024/01/01", "20240101xx", "2024-1-01"},
-		"datetime": {"2024-01-01", "2024-01-01T24:00:00.000000", "2024-01-01T00:60:00.000000", "2024-01-01 00:00:00.000000", "2024-01-01T00:00:00.00000"},
+		"date":     {"", "2024-02-30", "2024-13-01", "2024/01/01", "20240101xx", "2024-1-01", "2024-00-15", "2024-01-00", "0000-00-01", "0000-01-00"},
+		"datetime": {"0000-00-00T00:00:00.000001", "0000-00-00T10:00:00.000000", "2024-00-01T00:00:00.000000", "2024-01-01", "2024-01-01T24:00:00.000000", "2024-01-01T00:60:00.000000", "2024-01-01 00:00:00.000000", "2024-01-01T00:00:00.00000"},
 		"intdesc":  {"", "a0", "\x00"},
 		"strdesc":  {"", "ab\"", "\x00"},
 	}

@@ -394,7 +394,8 @@ func (d *directInsertIter) insertRows(ctx *sql.Context, inserter sql.RowInserter
 			}
 			// Dates written as numbers, invalid and zero dates, blank
 			// strings into numbers (writeconv.go), as the general path.
-			val, cErr := writeValue(ctx, col, val, int(rowNumber), true, types.IsTime(col.Type))
+			_, isDefault := d.projs[idx].(*sql.ColumnDefaultValue) // stored unchecked, zerodate.go
+			val, cErr := writeValue(ctx, col, val, int(rowNumber), true, types.IsTime(col.Type) && !isDefault)
 			if cErr != nil {
 				return wrapped(origRow, cErr)
 			}

@@ -189,6 +189,9 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 	}
 	def := &catalog.TableDef{Name: name, Comment: comment, Collation: collation.Name()}
 	for _, c := range schema.Schema {
+		if err := zeroDefaultError(ctx, c); err != nil { // zerodate.go
+			return err
+		}
 		ct, err := catalogType(c.Name, c.Type)
 		if err != nil {
 			return err

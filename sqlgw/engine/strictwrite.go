@@ -119,6 +119,7 @@ func (e explainBuilder) buildStrictWrite(ctx *sql.Context, n sql.Node, row sql.R
 		// numbers (numericdate.go), blank strings into numbers, invalid
 		// and zero dates, MySQL's arithmetic (writeconv.go).
 		g.schema, g.lenient, g.dates = schema, !x.Ignore && !strict, dateColumns(schema)
+		g.dates = undefaulted(schema, g.dates, x.ColumnNames) // zerodate.go
 		g.checked = !x.Ignore
 		if !x.Ignore {
 			src, err := nodeMySQLArithmetic(ctx, x.Source)

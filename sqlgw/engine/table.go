@@ -310,6 +310,9 @@ func (t *Table) Truncate(ctx *sql.Context) (int, error) {
 
 // AddColumn implements sql.AlterableTable.
 func (t *Table) AddColumn(ctx *sql.Context, column *sql.Column, order *sql.ColumnOrder) error {
+	if err := zeroDefaultError(ctx, column); err != nil { // zerodate.go
+		return err
+	}
 	col, err := catalogColumn(column)
 	if err != nil {
 		return err
@@ -354,6 +357,9 @@ func (t *Table) DropColumn(ctx *sql.Context, name string) error {
 
 // ModifyColumn implements sql.AlterableTable.
 func (t *Table) ModifyColumn(ctx *sql.Context, name string, column *sql.Column, order *sql.ColumnOrder) error {
+	if err := zeroDefaultError(ctx, column); err != nil { // zerodate.go
+		return err
+	}
 	col, err := catalogColumn(column)
 	if err != nil {
 		return err

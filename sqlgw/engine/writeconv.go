@@ -35,9 +35,7 @@ import (
 //
 // Where MySQL stores the zero date instead (a zero date without
 // NO_ZERO_DATE or strict mode, an invalid date in non-strict mode),
-// sqlgw cannot: the catalog has no encoding for '0000-00-00' (see
-// docs/enginetest.md). Those writes fail with 1235 naming the value,
-// rather than with the catalog's internal message.
+// sqlgw stores it too (twelfth session, zerodate.go).
 //
 // Arithmetic in a write's values (UPDATE's and ON DUPLICATE KEY UPDATE's
 // assignments, INSERT ... SELECT's source; mysqlArithmetic):
@@ -107,37 +105,57 @@ func blankNumberError(col *sql.Column, s string, row int) error {
 	return mysql.NewSQLError(mysql.ERTruncatedWrongValueForField, "HY000", "Incorrect integer value: '%s' for column '%s' at row %d", s, col.Name, row)
 }
 
-// temporalValue is v written into a DATE, DATETIME or TIMESTAMP column:
-// a number in one of MySQL's date formats as the string go-mysql-server
-// parses (numericDate), MySQL's 1292 for a value that is not a date (or
-// a zero date under NO_ZERO_DATE) in strict mode, 1235 where MySQL would
-// store the zero date.
+// temporalValue is v written into a DATE, DATETIME or TIMESTAMP column
+// (zerodate.go has the rules): a number in one of MySQL's date formats as
+// the string go-mysql-server parses (numericDate); the zero date as the
+// session's sql_mode allows it (zeroDateValue); for a value that is not a
+// date, MySQL's 1292 in strict mode, the zero date with MySQL's warning
+// otherwise; 1235 for a date with a zero month or day that MySQL would
+// store as it is (sqlgw has no value for it).
 func temporalValue(ctx *sql.Context, col *sql.Column, v any, row int, strict bool) (any, error) {
 	nv := numericDate(v)
 	conv, _, err := col.Type.Convert(ctx, nv)
-	zero := false
 	if err == nil {
 		t, ok := conv.(time.Time)
-		if !ok || t.Year() >= 0 {
+		if !ok || !t.Equal(types.ZeroTime) {
 			return nv, nil
 		}
-		zero = true // go-mysql-server's zero date, -0001-11-30
+		return zeroDateValue(ctx, col, v, nv, row, strict)
 	}
 	if !isNumber(v) {
 		if _, isStr := v.(string); !isStr {
 			return v, nil // go-mysql-server's error for other values
 		}
 	}
-	kind := "datetime"
-	if types.IsDateType(col.Type) {
-		kind = "date"
-	}
 	text := valueText(v)
-	if strict && (!zero || noZeroDate(ctx)) {
-		return nil, mysql.NewSQLError(mysql.ERTruncatedWrongValue, "22007", "Incorrect %s value: '%s' for column '%s' at row %d", kind, text, col.Name, row)
+	parts, parsed := parseDateParts(dateText(v, nv))
+	if parsed && parts.zero() {
+		// '0000/00/00', '00000000': MySQL's zero date in a form
+		// go-mysql-server does not read.
+		return zeroDateValue(ctx, col, v, types.ZeroTime, row, strict)
 	}
-	return nil, mysql.NewSQLError(mysql.ERNotSupportedYet, "42000",
-		"sqlgw: zero dates are not supported yet: MySQL stores '0000-00-00' for '%s' in column '%s' at row %d", text, col.Name, row)
+	zeroPart := parsed && parts.zeroPart()
+	if zeroPart && !noZeroInDate(ctx) {
+		return nil, mysql.NewSQLError(mysql.ERNotSupportedYet, "42000",
+			"sqlgw: dates with a zero month or day are not supported: MySQL stores '%s' as it is in column '%s' at row %d when sql_mode has no NO_ZERO_IN_DATE", text, col.Name, row)
+	}
+	if parsed && parts.inRange() && !parts.calendar() && allowInvalidDates(ctx) && !isTimestamp(col.Type) {
+		return nil, mysql.NewSQLError(mysql.ERNotSupportedYet, "42000",
+			"sqlgw: invalid dates are not supported: MySQL stores '%s' as it is in column '%s' at row %d with ALLOW_INVALID_DATES", text, col.Name, row)
+	}
+	if strict {
+		return nil, incorrectDate(col, text, row)
+	}
+	// Non-strict: the zero date, with MySQL's warning: 1264 for a date
+	// whose parts are numbers of the right size but no day of the calendar
+	// (a zero month or day under NO_ZERO_IN_DATE, February 30), 1265 for
+	// anything else.
+	code, msg := mysql.ERWarnDataTruncated, "Data truncated for column '%s' at row %d"
+	if parsed && (zeroPart || parts.inRange()) {
+		code, msg = mysql.ERWarnDataOutOfRange, "Out of range value for column '%s' at row %d"
+	}
+	ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: code, Message: fmt.Sprintf(msg, col.Name, row)})
+	return types.ZeroTime, nil
 }
 
 // isNumber reports a numeric Go value.
@@ -158,6 +176,11 @@ func valueText(v any) string {
 		return x.String()
 	case float64:
 		return fmt.Sprint(x)
+	case time.Time:
+		if x.Equal(types.ZeroTime) {
+			return types.ZeroDateStr
+		}
+		return x.Format(sql.TimestampDatetimeLayout)
 	}
 	return fmt.Sprint(v)
 }
@@ -251,13 +274,14 @@ func (t *temporalNumber) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		}
 	}
 	var n int64
-	if tm.Year() > 0 {
+	zero := tm.Equal(types.ZeroTime) // the zero date is 0; year 0 is a date ('0000-01-01' is 101)
+	if !zero {
 		n = int64(tm.Year())*10000 + int64(tm.Month())*100 + int64(tm.Day())
 	}
 	if types.IsDateType(t.Child.Type(ctx)) {
 		return n, nil
 	}
-	if tm.Year() > 0 {
+	if !zero {
 		n = n*1000000 + int64(tm.Hour())*10000 + int64(tm.Minute())*100 + int64(tm.Second())
 	}
 	p := t.fsp(ctx)

@@ -182,8 +182,10 @@ func (c *Converter) cmp(l, r sql.Expression, op planner.CmpOp) planner.Expr {
 // '2024-01-01 10:00:00' compares as DATETIME, which the planner handles),
 // so that such comparisons use the key. Only the canonical forms are
 // converted: 'YYYY-MM-DD' and 'YYYY-MM-DD hh:mm:ss[.ffffff]' with a valid
-// date; any other string ('2024-1-1', '20240101', a zero date) stays with
-// the engine, which knows MySQL's lenient and mode-dependent parsing.
+// date, and the zero date in those forms ('0000-00-00', go-mysql-server's
+// types.ZeroTime, which the key encodes below every other date); any
+// other string ('2024-1-1', '20240101', '2024-00-15') stays with the
+// engine, which knows MySQL's lenient and mode-dependent parsing.
 // TIMESTAMP columns are left alone: their literals are read in the
 // session's time zone.
 func temporalLiteral(ctx *sql.Context, col sql.Expression, d planner.Datum) planner.Datum {
@@ -206,6 +208,9 @@ func temporalLiteral(ctx *sql.Context, col sql.Expression, d planner.Datum) plan
 		layout = "2006-01-02 15:04:05." + strings.Repeat("0", n-20)
 	default:
 		return d
+	}
+	if s == "0000-00-00 00:00:00.000000"[:len(s)] {
+		return types.ZeroTime // MySQL's zero date, '0000-00-00' (catalog/keys.ZeroDate)
 	}
 	t, err := time.ParseInLocation(layout, s, time.UTC)
 	if err != nil || t.Year() < 1000 || t.Format(layout) != s {
