@@ -391,8 +391,9 @@ func init() {
 }
 
 // GetSessionVariable answers last_plan_from_cache from the session's flag,
-// warning_count from the previous statement's count (warnings.go), every
-// other variable from the base session.
+// warning_count from the previous statement's count (warnings.go),
+// identity and last_insert_id from LAST_INSERT_ID()'s value (identity.go),
+// every other variable from the base session.
 func (s *Session) GetSessionVariable(ctx *sql.Context, name string) (interface{}, error) {
 	if len(name) == len(LastPlanFromCacheVar) && strings.EqualFold(name, LastPlanFromCacheVar) {
 		return int8(s.lastPlanFromCache()), nil
@@ -400,14 +401,20 @@ func (s *Session) GetSessionVariable(ctx *sql.Context, name string) (interface{}
 	if len(name) == len(WarningCountVar) && strings.EqualFold(name, WarningCountVar) {
 		return uint64(s.warns.last.Load()), nil // warnings.go
 	}
+	if isIdentityVar(name) {
+		return s.GetLastQueryInfo().LastInsertId.Load(), nil // identity.go
+	}
 	return s.BaseSession.GetSessionVariable(ctx, name)
 }
 
-// GetAllSessionVariables adds last_plan_from_cache's current value to the
-// base session's (SHOW VARIABLES).
+// GetAllSessionVariables adds last_plan_from_cache's, identity's and
+// last_insert_id's current values to the base session's (SHOW VARIABLES).
 func (s *Session) GetAllSessionVariables() map[string]interface{} {
 	m := s.BaseSession.GetAllSessionVariables()
 	m[LastPlanFromCacheVar] = int8(s.lastPlanFromCache())
+	for _, v := range identityVars { // identity.go
+		m[v] = s.GetLastQueryInfo().LastInsertId.Load()
+	}
 	// warning_count is read by name only (SHOW VARIABLES as
 	// go-mysql-server's, whose suites list its variables).
 	delete(m, WarningCountVar)
