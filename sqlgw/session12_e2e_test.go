@@ -1,6 +1,7 @@
 package sqlgw_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/sqlgw/sqlgw/sqlgw"
@@ -86,4 +87,50 @@ func TestTxIsolationAlias(t *testing.T) {
 	a.expectRows("SELECT @@global.tx_read_only, @@global.transaction_read_only", "1|1")
 	a.exec("SET GLOBAL transaction_read_only = 0")
 	a.expectRows("SELECT @@global.tx_read_only, @@global.transaction_read_only", "0|0")
+}
+
+// TestSelectLockingClauseNames: a SELECT without FROM ending in FOR UPDATE
+// names its last column without the FOR (MySQL 8.0: SELECT 1 FOR UPDATE
+// is column "1"; it was "1 for"), in the text protocol and prepared.
+func TestSelectLockingClauseNames(t *testing.T) {
+	for _, cfg := range conv10Configs {
+		t.Run(conv10Name(cfg), func(t *testing.T) {
+			w, db := conv10DB(t, cfg)
+			w.exec("CREATE DATABASE lcn")
+			w.exec("CREATE TABLE lcn.t (id INT PRIMARY KEY)")
+			w.exec("INSERT INTO lcn.t VALUES (1)")
+			for q, want := range map[string]string{
+				"SELECT 1 FOR UPDATE":                       "1",
+				"select 1 for update nowait":                "1",
+				"SELECT 1, 2+3 FOR UPDATE SKIP LOCKED":      "1,2+3",
+				"SELECT 'for' FOR UPDATE":                   "for",
+				"SELECT 1 LOCK IN SHARE MODE":               "1",
+				"SELECT 1 AS x FOR UPDATE":                  "x",
+				"SELECT id+1 FROM lcn.t FOR UPDATE":         "id+1",
+				"SELECT 1 UNION SELECT 2 FOR UPDATE":        "1",
+				"SELECT 1 FROM lcn.t WHERE id=1 FOR UPDATE": "1",
+			} {
+				res, err := w.vt.ExecuteFetch(q, 10, true)
+				if err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+				var names []string
+				for _, f := range res.Fields {
+					names = append(names, f.Name)
+				}
+				if got := strings.Join(names, ","); got != want {
+					t.Errorf("%s: columns %q, want %q", q, got, want)
+				}
+				rows, err := db.Query(q)
+				if err != nil {
+					t.Fatalf("prepared %s: %v", q, err)
+				}
+				cols, _ := rows.Columns()
+				rows.Close()
+				if got := strings.Join(cols, ","); got != want {
+					t.Errorf("prepared %s: columns %q, want %q", q, got, want)
+				}
+			}
+		})
+	}
 }
