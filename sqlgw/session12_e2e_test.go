@@ -1,8 +1,13 @@
 package sqlgw_test
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
+
+	gomysql "github.com/go-sql-driver/mysql"
 
 	"github.com/sqlgw/sqlgw/sqlgw"
 )
@@ -131,6 +136,73 @@ func TestSelectLockingClauseNames(t *testing.T) {
 					t.Errorf("prepared %s: columns %q, want %q", q, got, want)
 				}
 			}
+		})
+	}
+}
+
+// TestStartTransactionListPrepared: START TRANSACTION's characteristic
+// list as a binary-protocol prepared statement (COM_STMT_PREPARE, which
+// vitess parses before the engine): READ ONLY refuses writes, WITH
+// CONSISTENT SNAPSHOT takes the snapshot at the start; READ ONLY with
+// READ WRITE does not prepare.
+func TestStartTransactionListPrepared(t *testing.T) {
+	for _, cfg := range []sqlgw.Config{{}, {NoDirect: true}} {
+		t.Run(fmt.Sprintf("NoDirect=%v", cfg.NoDirect), func(t *testing.T) {
+			w, db := conv10DB(t, cfg)
+			w.exec("CREATE DATABASE stp")
+			w.exec("CREATE TABLE stp.t (id INT PRIMARY KEY, v INT)")
+			w.exec("INSERT INTO stp.t VALUES (1, 10)")
+			ctx := context.Background()
+			conn, err := db.Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			for i, q := range []string{"START TRANSACTION READ ONLY, WITH CONSISTENT SNAPSHOT",
+				"START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY"} {
+				st, err := conn.PrepareContext(ctx, q)
+				if err != nil {
+					t.Fatalf("prepare %s: %v", q, err)
+				}
+				if _, err := st.ExecContext(ctx); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+				st.Close()
+				// The snapshot was taken at START TRANSACTION.
+				w.exec("UPDATE stp.t SET v = v + 1 WHERE id = 1")
+				var v int
+				if err := conn.QueryRowContext(ctx, "SELECT v FROM stp.t WHERE id = 1").Scan(&v); err != nil {
+					t.Fatal(err)
+				}
+				if want := 10 + i; v != want {
+					t.Errorf("%s: read %d after another session's UPDATE, want %d (the snapshot of the start)", q, v, want)
+				}
+				_, err = conn.ExecContext(ctx, "INSERT INTO stp.t VALUES (?, 0)", 2)
+				var me *gomysql.MySQLError
+				if !errors.As(err, &me) || me.Number != 1792 {
+					t.Errorf("%s: INSERT got %v, want 1792", q, err)
+				}
+				if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			st, err := conn.PrepareContext(ctx, "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ WRITE")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := st.ExecContext(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := conn.ExecContext(ctx, "INSERT INTO stp.t VALUES (?, 0)", 2); err != nil {
+				t.Errorf("INSERT in START TRANSACTION WITH CONSISTENT SNAPSHOT, READ WRITE: %v", err)
+			}
+			if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := conn.PrepareContext(ctx, "START TRANSACTION READ ONLY, READ WRITE"); err == nil {
+				t.Errorf("START TRANSACTION READ ONLY, READ WRITE prepared")
+			}
+			w.expectRows("SELECT id, v FROM stp.t ORDER BY id", "1|12", "2|0")
 		})
 	}
 }
