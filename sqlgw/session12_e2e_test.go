@@ -2,6 +2,7 @@ package sqlgw_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -203,6 +204,163 @@ func TestStartTransactionListPrepared(t *testing.T) {
 				t.Errorf("START TRANSACTION READ ONLY, READ WRITE prepared")
 			}
 			w.expectRows("SELECT id, v FROM stp.t ORDER BY id", "1|12", "2|0")
+		})
+	}
+}
+
+// TestIgnoreWarningsAsMySQL: INSERT IGNORE and UPDATE IGNORE store what a
+// non-strict write stores and raise MySQL's warnings (level Warning, 1264,
+// 1366, 1265; a too-long string is strict mode's 1406 in strict mode,
+// 1265 otherwise), in the text protocol and prepared; go-mysql-server's
+// were Notes, mostly 1105, a DECIMAL out of range stored 0 and a string
+// was cut by bytes.
+func TestIgnoreWarningsAsMySQL(t *testing.T) {
+	for _, cfg := range conv10Configs {
+		t.Run(conv10Name(cfg), func(t *testing.T) {
+			w, db := conv10DB(t, cfg)
+			w.exec("CREATE DATABASE igw")
+			w.exec("USE igw")
+			w.exec("CREATE TABLE t (id INT PRIMARY KEY, a TINYINT, s VARCHAR(3), d DECIMAL(4,2), c CHAR(2))")
+			w.expect("INSERT IGNORE INTO t (id, a, s) VALUES (1, 1000, 'abcdef'), (2, 'x', 'y')",
+				"Warning|1264|Out of range value for column 'a' at row 1",
+				"Warning|1406|Data too long for column 's' at row 1",
+				"Warning|1366|Incorrect integer value: 'x' for column 'a' at row 2")
+			w.expectRows("SELECT @@warning_count", "3")
+			w.expect("INSERT IGNORE INTO t (id, d, c) VALUES (3, 123.456, 'é€€'), (4, '12abc', 'ab')",
+				"Warning|1264|Out of range value for column 'd' at row 1",
+				"Warning|1406|Data too long for column 'c' at row 1",
+				"Warning|1265|Data truncated for column 'd' at row 2")
+			w.expectRows("SELECT id, a, s, d, c FROM t ORDER BY id",
+				"1|127|abc|NULL|NULL", "2|0|y|NULL|NULL", "3|NULL|NULL|99.99|é€", "4|NULL|NULL|12.00|ab")
+			w.expect("UPDATE IGNORE t SET a = 5000 WHERE id <= 2",
+				"Warning|1264|Out of range value for column 'a' at row 1",
+				"Warning|1264|Out of range value for column 'a' at row 2")
+			w.expect("UPDATE IGNORE t SET s = 'abcdefg', d = -1000 WHERE id = 3",
+				"Warning|1406|Data too long for column 's' at row 1",
+				"Warning|1264|Out of range value for column 'd' at row 1")
+			w.expect("UPDATE IGNORE t SET a = 'zz' WHERE id = 4",
+				"Warning|1366|Incorrect integer value: 'zz' for column 'a' at row 1")
+			w.expectRows("SELECT id, a, s, d FROM t ORDER BY id",
+				"1|127|abc|NULL", "2|127|y|NULL", "3|NULL|abc|-99.99", "4|0|NULL|12.00")
+			// Not strict: the too-long string is 1265.
+			w.exec("SET sql_mode = ''")
+			w.expect("INSERT IGNORE INTO t (id, s) VALUES (5, 'abcd')", "Warning|1265|Data truncated for column 's' at row 1")
+			w.expect("UPDATE IGNORE t SET s = 'wxyz' WHERE id = 5", "Warning|1265|Data truncated for column 's' at row 1")
+			// Prepared: the same warnings.
+			if _, err := db.Exec("INSERT IGNORE INTO igw.t (id, a, s) VALUES (?, ?, ?)", 6, 300, "abcdef"); err != nil {
+				t.Fatal(err)
+			}
+			expectDBWarnings(t, db, "Warning|1264|Out of range value for column 'a' at row 1",
+				"Warning|1406|Data too long for column 's' at row 1")
+			if _, err := db.Exec("UPDATE IGNORE igw.t SET a = ? WHERE id = ?", "q", 6); err != nil {
+				t.Fatal(err)
+			}
+			expectDBWarnings(t, db, "Warning|1366|Incorrect integer value: 'q' for column 'a' at row 1")
+			w.expectRows("SELECT id, a, s FROM t WHERE id >= 5 ORDER BY id", "5|NULL|wxy", "6|0|abc")
+		})
+	}
+}
+
+// expectDBWarnings requires SHOW WARNINGS on db's one connection.
+func expectDBWarnings(t *testing.T, db *sql.DB, want ...string) {
+	t.Helper()
+	rows, err := db.Query("SHOW WARNINGS")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var level, msg string
+		var code int
+		if err := rows.Scan(&level, &code, &msg); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%s|%d|%s", level, code, msg))
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("SHOW WARNINGS:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestSetVarHintApplied: SET_VAR(name = value) sets the session variable
+// for its statement only (MySQL 8.0): sql_mode decides the write's
+// conversions, sql_select_limit the rows, and the session's value is back
+// after the statement, failed or not; a value the variable refuses is
+// Warning 1231. Plans the plan cache kept under the session's values are
+// not used under the hint's, nor the hint's plan after it. Text protocol
+// and prepared.
+func TestSetVarHintApplied(t *testing.T) {
+	for _, cfg := range conv10Configs {
+		t.Run(conv10Name(cfg), func(t *testing.T) {
+			w, db := conv10DB(t, cfg)
+			w.exec("CREATE DATABASE sva")
+			w.exec("USE sva")
+			w.exec("CREATE TABLE t (id INT PRIMARY KEY, a TINYINT)")
+			const strict = "NO_ENGINE_SUBSTITUTION,ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES" // (go-mysql-server's order)
+			w.exec("SET sql_mode = '" + strict + "'")
+			w.expectRows("SELECT /*+ SET_VAR(sql_mode = '') */ @@sql_mode, @@session.sql_mode", "|")
+			w.expectRows("SELECT @@sql_mode", strict)
+			w.expect("INSERT /*+ SET_VAR(sql_mode = '') */ INTO t VALUES (1, 1000)",
+				"Warning|1264|Out of range value for column 'a' at row 1")
+			w.expectError("INSERT INTO t VALUES (2, 1000)", 1264, "Out of range value for column 'a' at row 1")
+			w.exec("INSERT INTO t VALUES (2, 2), (3, 3)")
+			w.expect("UPDATE /*+ SET_VAR(sql_mode='') */ t SET a = -500 WHERE id = 2",
+				"Warning|1264|Out of range value for column 'a' at row 1")
+			w.expectError("UPDATE t SET a = -500 WHERE id = 3", 1264, "Out of range value for column 'a' at row 1")
+			// A failed statement's hint is undone too.
+			w.expectError("INSERT /*+ SET_VAR(sql_mode='') */ INTO t VALUES (1, 1)", 1062, "Duplicate entry '1' for key 'PRIMARY'")
+			w.expectRows("SELECT @@sql_mode", strict)
+			w.expect("SELECT /*+ SET_VAR(sql_mode = 'bogus') */ 1", "Warning|1231|Variable 'sql_mode' can't be set to the value of 'bogus'")
+			// sql_select_limit, with the same statements cached without it
+			// before and after.
+			for i := 0; i < 3; i++ {
+				w.expectRows("SELECT id FROM t WHERE id > 0", "1", "2", "3")
+			}
+			w.expectRows("SELECT /*+ SET_VAR(sql_select_limit = 1) */ id FROM t WHERE id > 0", "1")
+			w.expectRows("SELECT id FROM t WHERE id > 0", "1", "2", "3")
+			for i := 0; i < 3; i++ {
+				w.expectRows("SELECT id FROM t WHERE id > 0 ORDER BY id", "1", "2", "3")
+			}
+			w.expectRows("SELECT /*+ SET_VAR(sql_select_limit = 1) */ id FROM t WHERE id > 0 ORDER BY id", "1")
+			w.expectRows("SELECT id FROM t WHERE id > 0 ORDER BY id", "1", "2", "3")
+			w.expectRows("SELECT /*+ SET_VAR(foreign_key_checks = OFF) SET_VAR(unique_checks = 0) */ @@foreign_key_checks, @@unique_checks", "0|0")
+			w.expectRows("SELECT @@foreign_key_checks, @@unique_checks", "1|1")
+			w.expectRows("SELECT id, a FROM t ORDER BY id", "1|127", "2|-128", "3|3")
+			// Prepared (the binary protocol).
+			count := func(q string, args ...any) int {
+				t.Helper()
+				rows, err := db.Query(q, args...)
+				if err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+				defer rows.Close()
+				n := 0
+				for rows.Next() {
+					n++
+				}
+				return n
+			}
+			for i := 0; i < 3; i++ {
+				if n := count("SELECT id FROM sva.t WHERE id > ? ORDER BY id", 0); n != 3 {
+					t.Errorf("prepared SELECT before the hint: %d rows, want 3", n)
+				}
+			}
+			if n := count("SELECT /*+ SET_VAR(sql_select_limit = 1) */ id FROM sva.t WHERE id > ? ORDER BY id", 0); n != 1 {
+				t.Errorf("prepared SELECT with SET_VAR(sql_select_limit = 1): %d rows, want 1", n)
+			}
+			if n := count("SELECT id FROM sva.t WHERE id > ? ORDER BY id", 0); n != 3 {
+				t.Errorf("prepared SELECT after the hint: %d rows, want 3", n)
+			}
+			if _, err := db.Exec("UPDATE /*+ SET_VAR(sql_mode='') */ sva.t SET a = ? WHERE id = ?", 999, 3); err != nil {
+				t.Errorf("prepared UPDATE with SET_VAR(sql_mode=''): %v", err)
+			}
+			expectPreparedError(t, db, "UPDATE sva.t SET a = ? WHERE id = ?", 1264, "Out of range value for column 'a' at row 1", 999, 3)
+			var mode string
+			if err := db.QueryRow("SELECT @@sql_mode").Scan(&mode); err != nil || mode != strict {
+				t.Errorf("prepared connection's sql_mode after the hints: %q, %v", mode, err)
+			}
+			w.expectRows("SELECT a FROM t WHERE id = 3", "127")
 		})
 	}
 }

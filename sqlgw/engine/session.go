@@ -62,8 +62,12 @@ type Session struct {
 	oneShot, nextTx                            txOneShot
 
 	// hintWarns: the warnings of the SET_VAR hints of the statement parsed
-	// last, until it runs (setvarhint.go).
+	// last, until it runs; hintVars: the variables they set, with the
+	// values to put back when it ends; hintDone: the running statement's
+	// hints are applied (setvarhint.go).
 	hintWarns []*sql.Warning
+	hintVars  []hintVarSet
+	hintDone  bool
 
 	// maxExecMS is max_execution_time's session value (maxexec.go).
 	maxExecMS int64
@@ -567,8 +571,9 @@ func (s *Session) CommandBegin() error {
 	return nil
 }
 
-// CommandEnd implements sql.LifecycleAwareSession.
-func (s *Session) CommandEnd() {}
+// CommandEnd implements sql.LifecycleAwareSession: what the command's
+// SET_VAR hints set is put back (setvarhint.go).
+func (s *Session) CommandEnd() { s.restoreHintVars() }
 
 // SessionEnd implements sql.LifecycleAwareSession.
 func (s *Session) SessionEnd() {}
