@@ -48,8 +48,8 @@ func (e explainBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Ro
 		return it, err
 	}
 	setStarts(ctx, n)
-	// The SET_VAR hints' warnings (setvarhint.go).
-	raiseHintWarnings(ctx)
+	// The SET_VAR hints, their warnings (setvarhint.go).
+	hintsBuilt(ctx)
 	if it, err := e.buildStrictWrite(ctx, n, row); it != nil || err != nil { // strictwrite.go
 		return it, err
 	}

@@ -39,8 +39,8 @@ import (
 // a row iterator over the insert's source (lenientIter), UPDATE and
 // INSERT ... ON DUPLICATE KEY UPDATE through their assignments
 // (lenientSetField); strictwrite.go puts them in place when the session's
-// sql_mode is not strict and the statement is not IGNORE (IGNORE keeps
-// go-mysql-server's own conversion with notes). The direct INSERT and
+// sql_mode is not strict, and for INSERT IGNORE and UPDATE IGNORE in any
+// mode (ignoredValue). The direct INSERT and
 // UPDATE (directinsert.go, directupdate.go) leave a non-strict statement
 // to the general path. Upstream, this belongs in rowexec's insertIter and
 // SetField (their "TODO: check mysql strict sql_mode").
@@ -52,6 +52,24 @@ import (
 // row-th row of the statement), warning as MySQL; v itself when it
 // converts as it is or is not a case above.
 func lenientValue(ctx *sql.Context, col *sql.Column, v any, row int) any {
+	return convertLenient(ctx, col, v, row, false)
+}
+
+// ignoredValue is v as INSERT IGNORE and UPDATE IGNORE store it into col:
+// MySQL converts as a non-strict write does, with the same warnings,
+// except that in strict mode a string too long for its column is the
+// strict error's 1406 "Data too long for column 'c' at row N" as a
+// warning (non-strict mode's is 1265 "Data truncated"). go-mysql-server's
+// IGNORE made each a Note, mostly 1105, in its own words ("string
+// '[97 98 99]' is too large for column 'char(2)'"), stored a DECIMAL out
+// of range as 0 and cut strings by bytes.
+func ignoredValue(ctx *sql.Context, col *sql.Column, v any, row int, strict bool) any {
+	return convertLenient(ctx, col, v, row, strict)
+}
+
+// convertLenient is lenientValue; dataTooLong: a string too long for col
+// warns 1406 rather than 1265 (ignoredValue in strict mode).
+func convertLenient(ctx *sql.Context, col *sql.Column, v any, row int, dataTooLong bool) any {
 	if v == nil {
 		return nil
 	}
@@ -82,7 +100,7 @@ func lenientValue(ctx *sql.Context, col *sql.Column, v any, row int) any {
 				if p := numericPrefix(str); p != "" && p != strings.TrimSpace(str) {
 					ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: mysql.ERWarnDataTruncated,
 						Message: fmt.Sprintf("Data truncated for column '%s' at row %d", col.Name, row)})
-					return lenientValue(ctx, col, p, row)
+					return convertLenient(ctx, col, p, row, dataTooLong)
 				}
 			}
 		}
@@ -113,7 +131,11 @@ func lenientValue(ctx *sql.Context, col *sql.Column, v any, row int) any {
 		} else {
 			cut = cutRunes(s, st.MaxCharacterLength(), st.MaxByteLength())
 		}
-		truncated()
+		if dataTooLong {
+			warn(mysql.ERDataTooLong, "Data too long for column '%s' at row %d", col.Name, row)
+		} else {
+			truncated()
+		}
 		if _, isBytes := v.([]byte); isBytes {
 			return []byte(cut)
 		}
@@ -156,7 +178,7 @@ func lenientValue(ctx *sql.Context, col *sql.Column, v any, row int) any {
 			return typ.Zero()
 		}
 		truncated()
-		return lenientValue(ctx, col, prefix, row)
+		return convertLenient(ctx, col, prefix, row, dataTooLong)
 	default:
 		return v
 	}
@@ -170,7 +192,7 @@ func lenientValue(ctx *sql.Context, col *sql.Column, v any, row int) any {
 		if s, isStr := v.(string); isStr {
 			if p := numericPrefix(s); p != "" {
 				truncated()
-				return lenientValue(ctx, col, p, row)
+				return convertLenient(ctx, col, p, row, dataTooLong)
 			}
 			warn(mysql.ERTruncatedWrongValueForField, "Incorrect decimal value: '%s' for column '%s' at row %d", s, col.Name, row)
 			return typ.Zero()
@@ -255,7 +277,10 @@ type lenientIter struct {
 	dates   []bool
 	lenient bool
 	checked bool // writeValue's checks (writeconv.go): not INSERT IGNORE
-	row     *int
+	// ignore: INSERT IGNORE's conversions (ignoredValue), strict: the
+	// session's sql_mode is strict.
+	ignore, strict bool
+	row            *int
 	// order: the schema positions in the order MySQL stores a row's
 	// values, and so raises their warnings: the INSERT's column list,
 	// then the other columns (insertOrder); nil: the schema's.
@@ -318,6 +343,8 @@ func (l *lenientIter) Next(ctx *sql.Context) (sql.Row, error) {
 			}
 		} else if l.dates != nil && l.dates[i] {
 			v = numericDate(v) // INSERT IGNORE: go-mysql-server's conversion
+		} else if l.ignore {
+			v = ignoredValue(ctx, col, v, *l.row, l.strict)
 		}
 		if !sameValue(v, r[i]) {
 			if out == nil {
@@ -376,6 +403,10 @@ type lenientSetField struct {
 	*expression.SetField
 	col *sql.Column
 	row *int // the rows read by the statement
+	// ignore: UPDATE IGNORE's assignment (ignoredValue; a date column's
+	// value is left to go-mysql-server's conversion), strict: the
+	// session's sql_mode is strict.
+	ignore, strict bool
 }
 
 func (s *lenientSetField) Eval(ctx *sql.Context, row sql.Row) (interface{}, error) {
@@ -391,9 +422,16 @@ func (s *lenientSetField) Eval(ctx *sql.Context, row sql.Row) (interface{}, erro
 	if s.row != nil {
 		n = max(*s.row, 1)
 	}
-	// lenientValue, dates written as numbers (writeconv.go).
-	if val, err = writeValue(ctx, s.col, val, n, false, types.IsTime(s.col.Type)); err != nil {
-		return nil, err
+	switch {
+	case s.ignore:
+		if !types.IsTime(s.col.Type) && val != nil {
+			val = ignoredValue(ctx, s.col, val, n, s.strict)
+		}
+	default:
+		// lenientValue, dates written as numbers (writeconv.go).
+		if val, err = writeValue(ctx, s.col, val, n, false, types.IsTime(s.col.Type)); err != nil {
+			return nil, err
+		}
 	}
 	sf, err := s.SetField.WithChildren(ctx, gf, expression.NewLiteral(val, s.RightChild.Type(ctx)))
 	if err != nil {
@@ -404,7 +442,7 @@ func (s *lenientSetField) Eval(ctx *sql.Context, row sql.Row) (interface{}, erro
 
 func (s *lenientSetField) WithChildren(ctx *sql.Context, children ...sql.Expression) (sql.Expression, error) {
 	return setFieldWithChildren(ctx, s.SetField, children, func(sf *expression.SetField) sql.Expression { // strictwrite.go
-		return &lenientSetField{SetField: sf, col: s.col, row: s.row}
+		return &lenientSetField{SetField: sf, col: s.col, row: s.row, ignore: s.ignore, strict: s.strict}
 	})
 }
 
@@ -428,6 +466,27 @@ func lenientAssignments(ctx *sql.Context, exprs []sql.Expression, n int, schema 
 			continue
 		}
 		out[i], changed = &lenientSetField{SetField: assignedArithmetic(ctx, sf), col: schema[gf.Index()], row: row}, true
+	}
+	return out, changed
+}
+
+// ignoreAssignments returns exprs, UPDATE IGNORE's assignments, made
+// lenientSetFields that convert as ignoredValue (schema and row as
+// lenientAssignments's).
+func ignoreAssignments(exprs []sql.Expression, schema sql.Schema, row *int, strict bool) ([]sql.Expression, bool) {
+	out := make([]sql.Expression, len(exprs))
+	changed := false
+	for i, ex := range exprs {
+		out[i] = ex
+		sf, ok := ex.(*expression.SetField)
+		if !ok {
+			continue
+		}
+		gf, ok := sf.LeftChild.(*expression.GetField)
+		if !ok || gf.Index() < 0 || gf.Index() >= len(schema) {
+			continue
+		}
+		out[i], changed = &lenientSetField{SetField: sf, col: schema[gf.Index()], row: row, ignore: true, strict: strict}, true
 	}
 	return out, changed
 }

@@ -49,9 +49,14 @@ func (s *Session) SetSessionVariable(ctx *sql.Context, name string, value interf
 	if err == nil && len(name) == len(maxExecutionTimeVar) && strings.EqualFold(name, maxExecutionTimeVar) {
 		s.noteMaxExecutionTime()
 	}
+	if err == nil {
+		err = s.aliasSessionVar(ctx, name) // tx_isolation, tx_read_only (sysvaralias.go)
+	}
 	if err == nil && isTxReadOnlyVar(name) {
 		s.noteTxReadOnly(name) // txreadonly.go
-		err = s.aliasTxReadOnly(ctx, name)
+	}
+	if err == nil && isIdentityVar(name) {
+		s.setIdentity(ctx, name) // identity.go
 	}
 	return err
 }

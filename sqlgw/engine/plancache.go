@@ -810,6 +810,8 @@ func (f *FastLane) StmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysq
 	}
 	uncached := s.notFromCache()
 	query := prepare.PrepareStmt
+	// SET_VAR hints (setvarhint.go).
+	s.earlyHints(ctx, query)
 	if s.selectLimitSet() { // selectlimit.go, stmtvars.go
 		if stmt, ok := preparedStatement(s, query); ok {
 			if handled, err := f.selectLimit(ctx, c, s, query, stmt, prepare.BindVars, callback); handled {

@@ -62,8 +62,12 @@ type Session struct {
 	oneShot, nextTx                            txOneShot
 
 	// hintWarns: the warnings of the SET_VAR hints of the statement parsed
-	// last, until it runs (setvarhint.go).
+	// last, until it runs; hintVars: the variables they set, with the
+	// values to put back when it ends; hintDone: the running statement's
+	// hints are applied (setvarhint.go).
 	hintWarns []*sql.Warning
+	hintVars  []hintVarSet
+	hintDone  bool
 
 	// maxExecMS is max_execution_time's session value (maxexec.go).
 	maxExecMS int64
@@ -391,8 +395,9 @@ func init() {
 }
 
 // GetSessionVariable answers last_plan_from_cache from the session's flag,
-// warning_count from the previous statement's count (warnings.go), every
-// other variable from the base session.
+// warning_count from the previous statement's count (warnings.go),
+// identity and last_insert_id from LAST_INSERT_ID()'s value (identity.go),
+// every other variable from the base session.
 func (s *Session) GetSessionVariable(ctx *sql.Context, name string) (interface{}, error) {
 	if len(name) == len(LastPlanFromCacheVar) && strings.EqualFold(name, LastPlanFromCacheVar) {
 		return int8(s.lastPlanFromCache()), nil
@@ -400,14 +405,20 @@ func (s *Session) GetSessionVariable(ctx *sql.Context, name string) (interface{}
 	if len(name) == len(WarningCountVar) && strings.EqualFold(name, WarningCountVar) {
 		return uint64(s.warns.last.Load()), nil // warnings.go
 	}
+	if isIdentityVar(name) {
+		return s.GetLastQueryInfo().LastInsertId.Load(), nil // identity.go
+	}
 	return s.BaseSession.GetSessionVariable(ctx, name)
 }
 
-// GetAllSessionVariables adds last_plan_from_cache's current value to the
-// base session's (SHOW VARIABLES).
+// GetAllSessionVariables adds last_plan_from_cache's, identity's and
+// last_insert_id's current values to the base session's (SHOW VARIABLES).
 func (s *Session) GetAllSessionVariables() map[string]interface{} {
 	m := s.BaseSession.GetAllSessionVariables()
 	m[LastPlanFromCacheVar] = int8(s.lastPlanFromCache())
+	for _, v := range identityVars { // identity.go
+		m[v] = s.GetLastQueryInfo().LastInsertId.Load()
+	}
 	// warning_count is read by name only (SHOW VARIABLES as
 	// go-mysql-server's, whose suites list its variables).
 	delete(m, WarningCountVar)
@@ -560,8 +571,9 @@ func (s *Session) CommandBegin() error {
 	return nil
 }
 
-// CommandEnd implements sql.LifecycleAwareSession.
-func (s *Session) CommandEnd() {}
+// CommandEnd implements sql.LifecycleAwareSession: what the command's
+// SET_VAR hints set is put back (setvarhint.go).
+func (s *Session) CommandEnd() { s.restoreHintVars() }
 
 // SessionEnd implements sql.LifecycleAwareSession.
 func (s *Session) SessionEnd() {}

@@ -443,7 +443,8 @@ func (g *Gateway) EndStatement(conn uint32) {
 	if s == nil {
 		return
 	}
-	s.dropEdits() // the statement's undo logs (session.go)
+	s.dropEdits()       // the statement's undo logs (session.go)
+	s.restoreHintVars() // what its SET_VAR hints set (setvarhint.go)
 	cur, _ := s.GetTransaction().(*txn)
 	if cur == nil {
 		cur = s.Tx

@@ -33,10 +33,9 @@ import (
 // assignments check the range in strict mode (strictSetField), and both
 // statements' iterators find the column and the 1-based row of those
 // errors (mysqlerr.WriteError), which the connection handler adds when it reports
-// them as MySQL's 1264 and 1406 (mysqlerr.go). UPDATE IGNORE and INSERT IGNORE keep
-// go-mysql-server's clamping (MySQL clamps there too, with a warning); a
-// non-strict sql_mode converts as MySQL does, with its warnings
-// (lenientwrite.go).
+// them as MySQL's 1264 and 1406 (mysqlerr.go). UPDATE IGNORE and INSERT
+// IGNORE convert as MySQL does there, with its warnings (ignoredValue,
+// lenientwrite.go), as does a non-strict sql_mode (lenientwrite.go).
 
 // guardKey holds the *writeGuard of the write being built.
 type guardKey struct{}
@@ -55,8 +54,11 @@ type writeGuard struct {
 	schema  sql.Schema
 	lenient bool
 	checked bool // not IGNORE: writeValue's checks (writeconv.go)
-	dates   []bool
-	order   []int // lenientIter's
+	// ignore: INSERT IGNORE, whose values convert as ignoredValue
+	// (lenientwrite.go); strict: the session's sql_mode is strict.
+	ignore, strict bool
+	dates          []bool
+	order          []int // lenientIter's
 }
 
 // buildStrictWrite builds INSERT and single-table UPDATE with MySQL's
@@ -78,8 +80,9 @@ func (e explainBuilder) buildStrictWrite(ctx *sql.Context, n sql.Node, row sql.R
 				return it, err
 			}
 			var out sql.RowIter = &countingIter{RowIter: it, n: &g.rows}
-			if g.lenient || g.checked || g.dates != nil {
-				out = &lenientIter{RowIter: out, schema: g.schema, dates: g.dates, lenient: g.lenient, checked: g.checked, row: &g.rows, order: g.order} // lenientwrite.go
+			if g.lenient || g.checked || g.ignore || g.dates != nil {
+				out = &lenientIter{RowIter: out, schema: g.schema, dates: g.dates, lenient: g.lenient, checked: g.checked,
+					ignore: g.ignore, strict: g.strict, row: &g.rows, order: g.order} // lenientwrite.go
 			}
 			return out, nil
 		}
@@ -121,6 +124,7 @@ func (e explainBuilder) buildStrictWrite(ctx *sql.Context, n sql.Node, row sql.R
 		g.schema, g.lenient, g.dates = schema, !x.Ignore && !strict, dateColumns(schema)
 		g.dates = undefaulted(schema, g.dates, x.ColumnNames) // zerodate.go
 		g.checked = !x.Ignore
+		g.ignore, g.strict = x.Ignore, strict
 		if !x.Ignore {
 			src, err := nodeMySQLArithmetic(ctx, x.Source)
 			if err != nil {
@@ -130,13 +134,10 @@ func (e explainBuilder) buildStrictWrite(ctx *sql.Context, n sql.Node, row sql.R
 				n, source = x.WithSource(src), src
 			}
 		}
-		if g.lenient {
+		if g.lenient || g.ignore {
 			g.order = insertOrder(schema, x.ColumnNames) // the warnings' order
 		}
 	case *plan.Update:
-		if x.Ignore {
-			return nil, nil
-		}
 		us, ok := x.Child.(*plan.UpdateSource)
 		if !ok {
 			return nil, nil // UPDATE ... JOIN: left to the engine
@@ -194,14 +195,17 @@ func assignedArithmetic(ctx *sql.Context, sf *expression.SetField) *expression.S
 }
 
 // strictUpdate returns u with strictSetField assignments, or with
-// lenientSetField ones (lenientwrite.go) if not strict.
+// lenientSetField ones (lenientwrite.go) if not strict or UPDATE IGNORE.
 func strictUpdate(ctx *sql.Context, u *plan.Update, us *plan.UpdateSource, strict bool, schema sql.Schema, rows *int) (sql.Node, error) {
 	exprs := us.Expressions()
 	var out []sql.Expression
 	var changed bool
-	if strict {
+	switch {
+	case u.Ignore:
+		out, changed = ignoreAssignments(exprs, schema, rows, strict) // lenientwrite.go
+	case strict:
 		out, changed = strictAssignments(ctx, exprs, len(exprs), rows)
-	} else {
+	default:
 		out, changed = lenientAssignments(ctx, exprs, len(exprs), schema, rows)
 	}
 	if !changed {

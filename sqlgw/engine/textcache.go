@@ -62,6 +62,8 @@ func (f *FastLane) Query(ctx context.Context, c *mysql.Conn, query string, callb
 		return false, noCapture, func(error) {}, nil
 	}
 	uncached := s.notFromCache()
+	// SET_VAR hints (setvarhint.go).
+	s.earlyHints(ctx, query)
 	if handled, err := f.selectLimit(ctx, c, s, query, nil, nil, callback); handled { // selectlimit.go
 		return true, noCapture, nil, err
 	}

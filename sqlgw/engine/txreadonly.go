@@ -30,29 +30,8 @@ import (
 // TRANSACTION" below.
 
 // txReadOnlyVars are the names of the variable. tx_read_only is its old
-// name: MySQL 8.0.3 removed it, MariaDB has only it, and clients still
-// read it (Connector/J 5.1 asks @@tx_read_only on Connection.isReadOnly,
-// MariaDB Connector/J and ODBC read @@session.tx_read_only on connect:
-// testdata/compat/discovery). go-mysql-server keeps two separate
-// variables; sqlgw keeps them one (aliasTxReadOnly): setting either sets
-// both, so each reads what was set last under either name, as MySQL 5.7
-// where tx_read_only was transaction_read_only's alias.
-var txReadOnlyVars = [...]string{"transaction_read_only", "tx_read_only"}
-
-// aliasTxReadOnly sets the other name of the variable name (one of
-// txReadOnlyVars, just set) to its value.
-func (s *Session) aliasTxReadOnly(ctx *sql.Context, name string) error {
-	v, err := s.BaseSession.GetSessionVariable(ctx, name)
-	if err != nil {
-		return err
-	}
-	for _, other := range txReadOnlyVars {
-		if !strings.EqualFold(other, name) {
-			return s.BaseSession.SetSessionVariable(ctx, other, v)
-		}
-	}
-	return nil
-}
+// name (sysvaralias.go: setting either sets both).
+var txReadOnlyVars = aliasedVars[0]
 
 // noteTxReadOnly reads the session's variable name (transaction_read_only
 // or its alias) into txReadOnly.

@@ -263,8 +263,8 @@ func statementParsed(ctx context.Context, st ast.Statement) {
 		return
 	}
 	s.warns.dropDB, s.warns.dropIfExists = "", false
-	// The SET_VAR hints' warnings (setvarhint.go).
-	s.hintWarns = setVarHintWarnings(sctx.Query())
+	// The SET_VAR hints (setvarhint.go).
+	s.applySetVarHints(sctx, sctx.Query())
 	if x, ok := st.(*ast.Execute); ok && x != nil { // EXECUTE binds the prepared statement again
 		st, _ = s.GetPreparedQuery(x.Name)
 	}

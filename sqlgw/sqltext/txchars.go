@@ -18,82 +18,111 @@ import "strings"
 var TxCharacteristics = Step{
 	Name:     "tx-characteristics",
 	Upstream: "vitess's grammar takes one characteristic after START TRANSACTION, not a comma-separated list",
-	Apply: func(t *Text) {
-		if !strings.EqualFold(FirstWord(t.Src), "start") || strings.IndexByte(t.Src, ',') < 0 {
-			return
+	Apply:    func(t *Text) { txCharacteristics(t, true) },
+}
+
+// PrepareTxCharacteristics is TxCharacteristics for the text of
+// COM_STMT_PREPARE, which vitess parses before the handler and the
+// engine see it (the Prepare pipeline): the list becomes the one
+// characteristic, so that the statement prepares, and the engine's parse
+// finds the one characteristic as in a COM_QUERY; WITH CONSISTENT
+// SNAPSHOT beside an access mode stays in the text as a comment, where the
+// engine looks for it. A conflicting list is
+// left as it is, for vitess's parser to refuse: written as START
+// TRANSACTION, the engine's parse would no longer see the conflict.
+var PrepareTxCharacteristics = Step{
+	Name:     "tx-characteristics-prepare",
+	Upstream: TxCharacteristics.Upstream,
+	Apply:    func(t *Text) { txCharacteristics(t, false) },
+}
+
+// txCharacteristics is TxCharacteristics's rewrite; a conflicting list is
+// removed only if conflicts.
+func txCharacteristics(t *Text, conflicts bool) {
+	if !strings.EqualFold(FirstWord(t.Src), "start") || strings.IndexByte(t.Src, ',') < 0 {
+		return
+	}
+	q, toks := t.Src, t.Tokens()
+	k := 0
+	word := func(kw string) bool { // the next code token is kw: consume it
+		for k < len(toks) && toks[k].Skip() {
+			k++
 		}
-		q, toks := t.Src, t.Tokens()
-		k := 0
-		word := func(kw string) bool { // the next code token is kw: consume it
-			for k < len(toks) && toks[k].Skip() {
-				k++
-			}
-			if k < len(toks) && toks[k].Is(q, kw) {
-				k++
-				return true
-			}
-			return false
+		if k < len(toks) && toks[k].Is(q, kw) {
+			k++
+			return true
 		}
-		if !word("start") || !word("transaction") {
-			return
+		return false
+	}
+	if !word("start") || !word("transaction") {
+		return
+	}
+	var ro, rw, snap bool
+	n, first, last := 0, -1, -1
+	for {
+		for k < len(toks) && toks[k].Skip() {
+			k++
 		}
-		var ro, rw bool
-		n, first, last := 0, -1, -1
-		for {
-			for k < len(toks) && toks[k].Skip() {
-				k++
-			}
-			start := -1
-			if k < len(toks) {
-				start = toks[k].Start
-			}
+		start := -1
+		if k < len(toks) {
+			start = toks[k].Start
+		}
+		switch {
+		case word("read"):
 			switch {
-			case word("read"):
-				switch {
-				case word("only"):
-					ro = true
-				case word("write"):
-					rw = true
-				default:
-					return
-				}
-			case word("with"):
-				if !word("consistent") || !word("snapshot") {
-					return
-				}
+			case word("only"):
+				ro = true
+			case word("write"):
+				rw = true
 			default:
 				return
 			}
-			n++
-			if first < 0 {
-				first = start
-			}
-			last = toks[k-1].End
-			for k < len(toks) && toks[k].Skip() {
-				k++
-			}
-			if k == len(toks) || toks[k].IsOp(q, ";") {
-				break
-			}
-			if !toks[k].IsOp(q, ",") {
+		case word("with"):
+			if !word("consistent") || !word("snapshot") {
 				return
 			}
+			snap = true
+		default:
+			return
+		}
+		n++
+		if first < 0 {
+			first = start
+		}
+		last = toks[k-1].End
+		for k < len(toks) && toks[k].Skip() {
 			k++
 		}
-		if n < 2 {
+		if k == len(toks) || toks[k].IsOp(q, ";") {
+			break
+		}
+		if !toks[k].IsOp(q, ",") {
 			return
 		}
-		if ro && rw {
-			t.TxConflict = true
-			t.Replace(first, last, "")
+		k++
+	}
+	if n < 2 {
+		return
+	}
+	if ro && rw {
+		if !conflicts {
 			return
 		}
-		mode := "WITH CONSISTENT SNAPSHOT"
-		if ro {
-			mode = "READ ONLY"
-		} else if rw {
-			mode = "READ WRITE"
-		}
-		t.Replace(first, last, mode)
-	},
+		t.TxConflict = true
+		t.Replace(first, last, "")
+		return
+	}
+	mode := "WITH CONSISTENT SNAPSHOT"
+	if ro {
+		mode = "READ ONLY"
+	} else if rw {
+		mode = "READ WRITE"
+	}
+	if snap && (ro || rw) && !conflicts {
+		// A prepared statement's text is the one the engine keeps
+		// (ctx.Query()), where it looks for WITH CONSISTENT SNAPSHOT
+		// (snapshot.go's startSnapshot): kept there as a comment.
+		mode += " /* WITH CONSISTENT SNAPSHOT */"
+	}
+	t.Replace(first, last, mode)
 }

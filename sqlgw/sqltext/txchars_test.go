@@ -25,3 +25,17 @@ func TestTxCharacteristics(t *testing.T) {
 		}
 	}
 }
+
+func TestPrepareTxCharacteristics(t *testing.T) {
+	for _, c := range []struct{ in, out string }{
+		{"START TRANSACTION READ ONLY, WITH CONSISTENT SNAPSHOT", "START TRANSACTION READ ONLY /* WITH CONSISTENT SNAPSHOT */"},
+		{"start transaction with consistent snapshot , read write", "start transaction READ WRITE /* WITH CONSISTENT SNAPSHOT */"},
+		{"START TRANSACTION READ ONLY, READ ONLY", "START TRANSACTION READ ONLY"},
+		{"START TRANSACTION READ ONLY, READ WRITE", "START TRANSACTION READ ONLY, READ WRITE"}, // vitess's syntax error
+	} {
+		got := Run(c.in, Prepare)
+		if got.String() != c.out || got.TxConflict {
+			t.Errorf("%q: %q conflict %v, want %q", c.in, got.String(), got.TxConflict, c.out)
+		}
+	}
+}
