@@ -22,15 +22,16 @@ import (
 // CAST(? AS DATE) is the same once its parameter is bound.
 //
 // So the parser (genValuesParser, dump_generated_values.go) rewrites the
-// argument of every CAST/CONVERT to DATE, DATETIME or TIME in a SELECT,
-// INSERT, REPLACE, UPDATE or DELETE that is not a column or a string
-// literal into sqlgw_number_date(arg, 'date'|'datetime'|'time'): a number
-// becomes the date-time text MySQL reads it as (numericDate), which
+// argument of every CAST/CONVERT to DATE, DATETIME or TIME that is not a
+// string literal into sqlgw_number_date(arg, 'date'|'datetime'|'time'): a
+// number becomes the date-time text MySQL reads it as (numericDate), which
 // go-mysql-server's Convert then parses, folded or not; any other value
-// passes unchanged. A column's CAST is left to numberCast at execution (a
-// folded constant is the only case go-mysql-server gets to first), so the
-// planner still sees CAST(col AS DATE) as it is. DDL is not rewritten:
-// view, trigger and default texts keep the user's words.
+// passes unchanged. Since the twelfth session a column's CAST is rewritten
+// too (numberCast reached it only in a SELECT list and a filter: an
+// UPDATE's SET d = CAST(i AS DATE) and a trigger's SET NEW.d stored
+// NULL), and so is every statement, DDL included (numberDates). The
+// wrapper prints as its argument, so plans, SHOW CREATE TABLE and the
+// catalog's texts keep the user's words.
 
 const numberDateFunc = "sqlgw_number_date"
 
