@@ -140,7 +140,15 @@ func (b *builder) build() (*Plan, error) {
 			if dp.Index == nil {
 				return best, nil
 			}
-			return b.planIndex(b.t.(IndexedTable), dp.Index.Ordinal)
+			// planIndex declines (nil) where the index path it finds
+			// under the real statistics is not one it reads (d NOT IN
+			// ('2024-01-02') on a small table: a scan of the index):
+			// then the base plan stands. Build's result is never nil.
+			ip, err := b.planIndex(b.t.(IndexedTable), dp.Index.Ordinal)
+			if err != nil || ip == nil {
+				return best, err
+			}
+			return ip, nil
 		}
 		ip, err := b.indexPlan(best)
 		if err != nil {

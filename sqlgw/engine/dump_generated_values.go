@@ -85,6 +85,20 @@ func (p genValuesParser) ParseOneWithOptions(ctx context.Context, query string, 
 	return st, n, err
 }
 
+// ParseSimple is the parser's for the texts go-mysql-server parses
+// itself: a column's DEFAULT, generated or ON UPDATE expression read back
+// from the catalog ("SELECT " + its text), a CHECK's. They get
+// numbercast.go's rewrites like a statement (twelfth session): a DEFAULT
+// (CAST(20240102 AS DATE)) that CREATE TABLE computed MySQL's way was
+// NULL once the table was loaded again.
+func (p genValuesParser) ParseSimple(query string) (ast.Statement, error) {
+	st, err := p.Parser.ParseSimple(query)
+	if err == nil {
+		numberDates(st) // numbercast.go
+	}
+	return st, err
+}
+
 // ignoreGeneratedValues applies genValuesParser's rewrite to st.
 func (g *Gateway) ignoreGeneratedValues(ctx *sql.Context, st ast.Statement) {
 	ins, ok := st.(*ast.Insert)

@@ -22,15 +22,16 @@ import (
 // CAST(? AS DATE) is the same once its parameter is bound.
 //
 // So the parser (genValuesParser, dump_generated_values.go) rewrites the
-// argument of every CAST/CONVERT to DATE, DATETIME or TIME in a SELECT,
-// INSERT, REPLACE, UPDATE or DELETE that is not a column or a string
-// literal into sqlgw_number_date(arg, 'date'|'datetime'|'time'): a number
-// becomes the date-time text MySQL reads it as (numericDate), which
+// argument of every CAST/CONVERT to DATE, DATETIME or TIME that is not a
+// string literal into sqlgw_number_date(arg, 'date'|'datetime'|'time'): a
+// number becomes the date-time text MySQL reads it as (numericDate), which
 // go-mysql-server's Convert then parses, folded or not; any other value
-// passes unchanged. A column's CAST is left to numberCast at execution (a
-// folded constant is the only case go-mysql-server gets to first), so the
-// planner still sees CAST(col AS DATE) as it is. DDL is not rewritten:
-// view, trigger and default texts keep the user's words.
+// passes unchanged. Since the twelfth session a column's CAST is rewritten
+// too (numberCast reached it only in a SELECT list and a filter: an
+// UPDATE's SET d = CAST(i AS DATE) and a trigger's SET NEW.d stored
+// NULL), and so is every statement, DDL included (numberDates). The
+// wrapper prints as its argument, so plans, SHOW CREATE TABLE and the
+// catalog's texts keep the user's words.
 
 const numberDateFunc = "sqlgw_number_date"
 
@@ -40,22 +41,77 @@ var NumberDateFunction = sql.Function2{Name: numberDateFunc, Fn: func(_ *sql.Con
 	return &numberDateArg{child: e, kind: kind}
 }}
 
-// numberDates applies this file's rewrites to st, a SELECT (or a set
-// operation), INSERT, REPLACE, UPDATE or DELETE: casts of values to dates
-// (see above), the operands of date arithmetic (temporalOperands) and the
-// arithmetic of SELECT lists (unsignedResults).
+// numberDates applies this file's rewrites to st, whatever the statement
+// (twelfth session: every statement that holds expressions, DDL included):
+// casts of values to dates (see above), the operands of date arithmetic
+// (temporalOperands) and the arithmetic of SELECT lists
+// (unsignedResults). The parse trees of CREATE VIEW, CREATE TRIGGER and
+// CREATE PROCEDURE bodies and of column DEFAULT, generated and CHECK
+// expressions are rewritten like a SELECT's: a view's or a trigger's
+// stored text is the statement's own text, not its tree, and a column
+// expression's stored text is its String, which each sqlgw function
+// prints as its argument, so SHOW CREATE and information_schema show
+// what the user wrote. Those texts are parsed again by this parser when
+// they are used (a view's query, a trigger's body, a default as SELECT
+// expr), and rewritten then.
 func numberDates(st ast.Statement) {
 	switch x := st.(type) {
-	case *ast.Select, *ast.SetOp, *ast.Insert, *ast.Update, *ast.Delete:
+	case nil:
+		return
 	case *ast.Explain: // EXPLAIN plans the statement as it runs
 		numberDates(x.Statement)
 		return
-	default:
+	case *ast.AlterTable:
+		for _, d := range x.Statements {
+			numberDates(d)
+		}
 		return
+	case *ast.DDL:
+		// ast.Walk of a DDL reaches only a view's query and CREATE
+		// TABLE ... SELECT.
+		if x.TriggerSpec != nil {
+			numberDates(x.TriggerSpec.Body)
+		}
+		if x.ProcedureSpec != nil {
+			numberDates(x.ProcedureSpec.Body)
+		}
+		if x.DefaultSpec != nil && x.DefaultSpec.Value != nil {
+			numberDateExprs(x.DefaultSpec.Value)
+		}
+		if ts := x.TableSpec; ts != nil {
+			for _, c := range ts.Columns {
+				numberDateExprs(c.Type.Default, c.Type.OnUpdate, c.Type.GeneratedExpr)
+				if c.Type.Constraint != nil {
+					if ch, ok := c.Type.Constraint.Details.(*ast.CheckConstraintDefinition); ok {
+						numberDateExprs(ch.Expr)
+					}
+				}
+			}
+			for _, c := range ts.Constraints {
+				if ch, ok := c.Details.(*ast.CheckConstraintDefinition); ok {
+					numberDateExprs(ch.Expr)
+				}
+			}
+		}
 	}
+	numberDateNodes(st)
+}
+
+// numberDateExprs applies numberDates to expressions (nil ones skipped).
+func numberDateExprs(es ...ast.Expr) {
+	for _, e := range es {
+		if e != nil {
+			numberDateNodes(e)
+		}
+	}
+}
+
+// numberDateNodes applies numberDates's rewrites to the nodes ast.Walk
+// reaches from n.
+func numberDateNodes(n ast.SQLNode) {
 	_ = ast.Walk(func(node ast.SQLNode) (bool, error) {
-		if sel, ok := node.(*ast.Select); ok && len(sel.GroupBy) == 0 && sel.Having == nil {
-			unsignedResults(sel.SelectExprs)
+		if sel, ok := node.(*ast.Select); ok {
+			unsignedResults(sel)
 			return true, nil
 		}
 		if b, ok := node.(*ast.BinaryExpr); ok {
@@ -73,8 +129,6 @@ func numberDates(st ast.Statement) {
 			return true, nil
 		}
 		switch x := c.Expr.(type) {
-		case *ast.ColName:
-			return true, nil
 		case *ast.SQLVal:
 			if x.Type != ast.IntVal && x.Type != ast.FloatVal && x.Type != ast.ValArg {
 				return true, nil
@@ -87,7 +141,7 @@ func numberDates(st ast.Statement) {
 		c.Expr = &ast.FuncExpr{Name: ast.NewColIdent(numberDateFunc),
 			Exprs: ast.SelectExprs{&ast.AliasedExpr{Expr: c.Expr}, &ast.AliasedExpr{Expr: ast.NewStrVal([]byte(kind))}}}
 		return true, nil
-	}, st)
+	}, n)
 }
 
 // numberDateArg is a CAST's argument as MySQL reads a number cast to a date
@@ -262,9 +316,11 @@ func (t *temporalArg) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 // for a simple SELECT: checkedArith's unsigned 9223372036854775808 for
 // u + 1 (u BIGINT UNSIGNED at 2^63-1) was sent as a BIGINT, clamped to
 // 9223372036854775807. So the parser wraps each + - * of a SELECT list
-// (of a SELECT without GROUP BY or HAVING, whose grouping go-mysql-server
-// matches by the expressions' text) in sqlgw_unsigned_arith(a + b), which
-// is BIGINT UNSIGNED where MySQL's is and computes as checkedArith.
+// in sqlgw_unsigned_arith(a + b), which is BIGINT UNSIGNED where MySQL's
+// is and computes as checkedArith. In a SELECT with GROUP BY (twelfth
+// session) the GROUP BY's expressions are wrapped the same way, so that
+// u + 1 in the list is still the grouped u + 1: go-mysql-server matches
+// them by their text, and each wrapper prints as its operation.
 
 const unsignedArithFunc = "sqlgw_unsigned_arith"
 
@@ -274,8 +330,8 @@ var UnsignedArithFunction = sql.Function1{Name: unsignedArithFunc, Fn: func(_ *s
 	return &unsignedArith{child: e}
 }}
 
-// unsignedResults wraps the + - * of exprs (see above).
-func unsignedResults(exprs ast.SelectExprs) {
+// unsignedResults wraps the + - * of sel's list and GROUP BY (see above).
+func unsignedResults(sel *ast.Select) {
 	var wrap func(e ast.Expr) ast.Expr
 	wrap = func(e ast.Expr) ast.Expr {
 		switch x := e.(type) {
@@ -298,10 +354,13 @@ func unsignedResults(exprs ast.SelectExprs) {
 		}
 		return e
 	}
-	for _, se := range exprs {
+	for _, se := range sel.SelectExprs {
 		if ae, ok := se.(*ast.AliasedExpr); ok {
 			ae.Expr = wrap(ae.Expr)
 		}
+	}
+	for i, g := range sel.GroupBy {
+		sel.GroupBy[i] = wrap(g)
 	}
 }
 

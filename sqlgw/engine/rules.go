@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -449,12 +450,14 @@ func collatedText(t sql.Type) bool {
 	return c != sql.Collation_binary && !strings.HasSuffix(c.Name(), "_bin")
 }
 
-// dateNumbers rewrites an integer literal compared with a DATE column
-// (=, <=>, <, <=, >, >=, BETWEEN with the column first) into the DATE it
-// denotes, as MySQL converts it: 20240102 is '2024-01-02'. go-mysql-server
-// compares them as DATETIMEs without that conversion and returns wrong
-// rows. Only YYYYMMDD numbers that name a valid date are rewritten; any
-// other literal is left as it is.
+// dateNumbers rewrites a number literal compared with a DATE, DATETIME or
+// TIMESTAMP column (=, <=>, <, <=, >, >=, BETWEEN with the column first,
+// [NOT] IN: inDateNumbers) into the date-time it denotes, as MySQL
+// converts it: 20240102 is '2024-01-02', 20240102103000 '2024-01-02
+// 10:30:00' (numberDateTime; DATETIME and TIMESTAMP columns since the
+// twelfth session). go-mysql-server compares them as DATETIMEs without
+// that conversion and returns wrong rows. Only numbers that name a valid
+// date are rewritten; any other literal is left as it is.
 func dateNumbers(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 	return transform.NodeExprs(ctx, n, dateNumbersExpr)
 }
@@ -465,7 +468,9 @@ func dateNumbersExpr(ctx *sql.Context, e sql.Expression) (sql.Expression, transf
 	if ne, ok := stringNumbers(ctx, e); ok {
 		return ne, transform.NewTree, nil
 	}
-	switch e.(type) {
+	switch e := e.(type) {
+	case *expression.InTuple:
+		return inDateNumbers(ctx, e)
 	case *expression.Equals, *expression.NullSafeEquals, *expression.LessThan, *expression.LessThanOrEqual,
 		*expression.GreaterThan, *expression.GreaterThanOrEqual:
 	case *expression.Between:
@@ -491,8 +496,11 @@ func dateNumbersExpr(ctx *sql.Context, e sql.Expression) (sql.Expression, transf
 		if !ok {
 			continue
 		}
-		if d, ok := numberDate(ctx, lit); ok {
-			out[i] = expression.NewLiteral(d, types.Date)
+		if !isNumber(lit.Value()) {
+			continue
+		}
+		if d, ok := numberDateTime(ctx, lit.Value()); ok {
+			out[i] = d
 			changed = true
 		}
 	}
@@ -522,24 +530,102 @@ func fixComparisons(ctx *sql.Context, e sql.Expression) (sql.Expression, error) 
 	return e, err
 }
 
-func dateColumn(ctx *sql.Context, e sql.Expression) bool {
-	gf, ok := e.(*expression.GetField)
-	return ok && types.IsDateType(gf.Type(ctx))
+// inDateNumbers rewrites the number literals of "col [NOT] IN (...)" on
+// a DATE, DATETIME or TIMESTAMP column into the date-times they denote
+// (twelfth session): MySQL compares them as date-times, reading 20240102
+// as '2024-01-02' and 20240102103000 as '2024-01-02 10:30:00'
+// (number_to_datetime, numericDate). go-mysql-server hashes the list under
+// the column's type and fails with 1105 "Incorrect datetime value:
+// '20240102'" (applyHashIn), or, in a list mixing numbers and strings,
+// never matches the numbers. A number that is no date is left as it is.
+// A DATE column compared with a date-time that has a time of day stays a
+// DATETIME comparison (d IN (20240102103000) is false for 2024-01-02), as
+// in MySQL.
+func inDateNumbers(ctx *sql.Context, in *expression.InTuple) (sql.Expression, transform.TreeIdentity, error) {
+	tup, ok := in.Right().(expression.Tuple)
+	if !ok {
+		return in, transform.SameTree, nil
+	}
+	var out expression.Tuple
+	set := func(i int, x sql.Expression) {
+		if out == nil {
+			out = slices.Clone(tup)
+		}
+		out[i] = x
+	}
+	switch l := in.Left().(type) {
+	case *expression.GetField:
+		if !types.IsTime(l.Type(ctx)) {
+			return in, transform.SameTree, nil
+		}
+		for i, x := range tup {
+			if d, ok := dateNumberLiteral(ctx, x); ok {
+				set(i, d)
+			}
+		}
+	case expression.Tuple: // (id, d) IN ((1, 20240102), ...)
+		for i, x := range tup {
+			row, ok := x.(expression.Tuple)
+			if !ok || len(row) != len(l) {
+				continue
+			}
+			var nrow expression.Tuple
+			for j, v := range row {
+				if !dateColumn(ctx, l[j]) {
+					continue
+				}
+				if d, ok := dateNumberLiteral(ctx, v); ok {
+					if nrow == nil {
+						nrow = slices.Clone(row)
+					}
+					nrow[j] = d
+				}
+			}
+			if nrow != nil {
+				set(i, nrow)
+			}
+		}
+	}
+	if out == nil {
+		return in, transform.SameTree, nil
+	}
+	ne, err := in.WithChildren(ctx, in.Left(), out)
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	return ne, transform.NewTree, nil
 }
 
-// numberDate returns the date of an integer literal YYYYMMDD.
-func numberDate(ctx *sql.Context, lit *expression.Literal) (time.Time, bool) {
-	n, ok := constInt(ctx, lit)
+// dateNumberLiteral is x as numberDateTime's literal when x is a number
+// literal that is a date.
+func dateNumberLiteral(ctx *sql.Context, x sql.Expression) (*expression.Literal, bool) {
+	lit, ok := x.(*expression.Literal)
+	if !ok || !isNumber(lit.Value()) {
+		return nil, false
+	}
+	return numberDateTime(ctx, lit.Value())
+}
+
+// numberDateTime is the DATE (a number without a time of day) or
+// DATETIME(6) literal of a number in one of MySQL's numeric date formats.
+func numberDateTime(ctx *sql.Context, v any) (*expression.Literal, bool) {
+	s, ok := numericDate(v).(string)
 	if !ok {
-		return time.Time{}, false
+		return nil, false
 	}
-	if n < 10000101 || n > 99991231 {
-		return time.Time{}, false
+	c, _, err := types.DatetimeMaxPrecision.Convert(ctx, s)
+	t, ok := c.(time.Time)
+	if err != nil || !ok || t.Year() <= 0 {
+		return nil, false
 	}
-	y, m, d := int(n/10000), time.Month(n/100%100), int(n%100)
-	t := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
-	if t.Year() != y || t.Month() != m || t.Day() != d {
-		return time.Time{}, false
+	if t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 && t.Nanosecond() == 0 {
+		return expression.NewLiteral(t, types.Date), true
 	}
-	return t, true
+	return expression.NewLiteral(t, types.DatetimeMaxPrecision), true
+}
+
+// dateColumn: e is a DATE, DATETIME or TIMESTAMP column.
+func dateColumn(ctx *sql.Context, e sql.Expression) bool {
+	gf, ok := e.(*expression.GetField)
+	return ok && types.IsTime(gf.Type(ctx))
 }
