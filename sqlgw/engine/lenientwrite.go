@@ -450,6 +450,24 @@ func (s *lenientSetField) WithChildren(ctx *sql.Context, children ...sql.Express
 // first n made lenientSetFields (schema: the columns the assignments'
 // GetFields index; row: the statement's count of rows read).
 func lenientAssignments(ctx *sql.Context, exprs []sql.Expression, n int, schema sql.Schema, row *int) ([]sql.Expression, bool) {
+	return setFieldsOf(exprs, n, schema, func(sf *expression.SetField, col *sql.Column) sql.Expression {
+		return &lenientSetField{SetField: assignedArithmetic(ctx, sf), col: col, row: row}
+	})
+}
+
+// ignoreAssignments returns exprs, UPDATE IGNORE's assignments, made
+// lenientSetFields that convert as ignoredValue (schema and row as
+// lenientAssignments's).
+func ignoreAssignments(exprs []sql.Expression, schema sql.Schema, row *int, strict bool) ([]sql.Expression, bool) {
+	return setFieldsOf(exprs, len(exprs), schema, func(sf *expression.SetField, col *sql.Column) sql.Expression {
+		return &lenientSetField{SetField: sf, col: col, row: row, ignore: true, strict: strict}
+	})
+}
+
+// setFieldsOf returns exprs with each of the first n that assigns a column
+// of schema (a SetField of a GetField) replaced by mk's expression for it,
+// and whether any was.
+func setFieldsOf(exprs []sql.Expression, n int, schema sql.Schema, mk func(*expression.SetField, *sql.Column) sql.Expression) ([]sql.Expression, bool) {
 	out := make([]sql.Expression, len(exprs))
 	changed := false
 	for i, ex := range exprs {
@@ -465,28 +483,7 @@ func lenientAssignments(ctx *sql.Context, exprs []sql.Expression, n int, schema 
 		if !ok || gf.Index() < 0 || gf.Index() >= len(schema) {
 			continue
 		}
-		out[i], changed = &lenientSetField{SetField: assignedArithmetic(ctx, sf), col: schema[gf.Index()], row: row}, true
-	}
-	return out, changed
-}
-
-// ignoreAssignments returns exprs, UPDATE IGNORE's assignments, made
-// lenientSetFields that convert as ignoredValue (schema and row as
-// lenientAssignments's).
-func ignoreAssignments(exprs []sql.Expression, schema sql.Schema, row *int, strict bool) ([]sql.Expression, bool) {
-	out := make([]sql.Expression, len(exprs))
-	changed := false
-	for i, ex := range exprs {
-		out[i] = ex
-		sf, ok := ex.(*expression.SetField)
-		if !ok {
-			continue
-		}
-		gf, ok := sf.LeftChild.(*expression.GetField)
-		if !ok || gf.Index() < 0 || gf.Index() >= len(schema) {
-			continue
-		}
-		out[i], changed = &lenientSetField{SetField: sf, col: schema[gf.Index()], row: row, ignore: true, strict: strict}, true
+		out[i], changed = mk(sf, schema[gf.Index()]), true
 	}
 	return out, changed
 }
