@@ -92,12 +92,13 @@ func (r *roundExpr) WithChildren(ctx *sql.Context, children ...sql.Expression) (
 	return newRoundExpr(inner, children, r.truncate), nil
 }
 
-// constDec returns D when it is a constant (ROUND(x) is D = 0).
+// constDec returns D when it is a numeric constant (ROUND(x) is D = 0); a
+// string D is read at Eval, with its warning, and keeps the argument's type.
 func (r *roundExpr) constDec(ctx *sql.Context) (int64, bool) {
 	if r.dec == nil {
 		return 0, true
 	}
-	if !isConstant(r.dec) {
+	if !isConstant(r.dec) || !types.IsNumber(r.dec.Type(ctx)) {
 		return 0, false
 	}
 	v, err := r.dec.Eval(ctx, nil)
@@ -167,6 +168,9 @@ func (r *roundExpr) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	if !isDec && (r.truncate || !types.IsFloat(nt)) {
 		return r.inner.Eval(ctx, row)
 	}
+	if r.dec != nil && !types.IsNumber(r.dec.Type(ctx)) {
+		return r.inner.Eval(ctx, row) // a string D: go-mysql-server's reading and warnings
+	}
 	v, err := r.num.Eval(ctx, row)
 	if err != nil || v == nil {
 		return nil, err
@@ -177,20 +181,19 @@ func (r *roundExpr) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		if err != nil || dv == nil {
 			return nil, err
 		}
-		n, _, err := types.Int64.Convert(ctx, dv)
+		n, _, err := types.Int32.Convert(ctx, dv) // go-mysql-server's reading and warning
 		if err != nil {
 			if !sql.ErrTruncatedIncorrect.Is(err) {
 				return nil, err
 			}
 			ctx.Warn(mysql.ERTruncatedWrongValue, "%s", err.Error())
 		}
-		switch i := n.(int64); {
-		case i > types.DecimalTypeMaxPrecision:
+		d = n.(int32)
+		if d > types.DecimalTypeMaxPrecision {
 			d = types.DecimalTypeMaxPrecision
-		case i < -types.DecimalTypeMaxPrecision:
-			d = -types.DecimalTypeMaxPrecision
-		default:
-			d = int32(i)
+		}
+		if d < -types.DecimalTypeMaxScale {
+			d = -types.DecimalTypeMaxScale
 		}
 	}
 	if !isDec {
