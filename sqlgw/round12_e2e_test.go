@@ -150,5 +150,14 @@ func TestDatePlusInterval(t *testing.T) {
 		"DATE/0,DATE/0,DATE/0,DATETIME/0")
 	w.expectRows("SELECT id FROM e WHERE hired + INTERVAL 1 DAY = '2020-01-16'", "1")
 	w.expectRows("SELECT '2020-01-01' + INTERVAL 1 DAY, TIMESTAMP '2020-01-01 10:00:00' - INTERVAL 1 DAY", "2020-01-02|2019-12-31 10:00:00")
+	w.expectRows("SELECT d FROM (SELECT hired + INTERVAL 1 WEEK d FROM e) x WHERE d > '2022-01-01'", "2022-07-11")
+	w.expectRows("SELECT dept, MAX(hired + INTERVAL 1 DAY) FROM e GROUP BY dept HAVING MAX(hired) > '2000-01-01' ORDER BY dept",
+		"eng|2020-01-16", "hr|2022-07-05", "ops|2021-03-11")
+	w.exec("CREATE VIEW vd AS SELECT id, hired - INTERVAL 1 YEAR d FROM e")
+	w.expectRows("SELECT d FROM vd WHERE id = 1", "2019-01-15")
+	w.expectFields("SELECT d FROM vd WHERE id = 1", "DATE/0")
+	if got := strings.Join(w.rows("SHOW CREATE VIEW vd"), ""); strings.Contains(got, "sqlgw_") {
+		t.Errorf("SHOW CREATE VIEW shows the rewrite: %s", got)
+	}
 	expectPreparedRows(t, db, "SELECT hired + INTERVAL ? DAY FROM r12.e WHERE id = 1", []any{10}, "2020-01-25")
 }

@@ -29,10 +29,27 @@ import (
 // every path (simple SELECTs skip the analyzer's custom rules, prepared
 // statements, views) sees the same expression.
 
-// DateIntervals applies the rewrite to st, parsed from query; statements
-// without the word INTERVAL are left at once.
+// DateIntervals applies the rewrite to st (a SELECT, set operation,
+// INSERT, REPLACE, UPDATE or DELETE), parsed from query; texts without
+// the word INTERVAL are left at once.
 func DateIntervals(st ast.Statement, query string) {
 	if st == nil || !containsFold(query, "interval") {
+		return
+	}
+	switch x := st.(type) {
+	case *ast.Select, *ast.SetOp, *ast.Insert, *ast.Update, *ast.Delete:
+	case *ast.Explain:
+		DateIntervals(x.Statement, query)
+		return
+	case *ast.DDL:
+		// A view's query (its stored text is the statement's own); other
+		// DDL is left as written: column DEFAULTs, generated columns and
+		// trigger bodies keep go-mysql-server's operator.
+		if x.ViewSpec != nil && x.ViewSpec.ViewExpr != nil {
+			rewriteIntervals(reflect.ValueOf(x.ViewSpec), 0)
+		}
+		return
+	default:
 		return
 	}
 	rewriteIntervals(reflect.ValueOf(st), 0)
@@ -183,7 +200,14 @@ func (d *dateInterval) FunctionName() string { return dateIntervalFunc }
 func (d *dateInterval) Description() string  { return "date + INTERVAL as MySQL types it" }
 func (d *dateInterval) String() string       { return d.arith.String() }
 func (d *dateInterval) Resolved() bool       { return d.x.Resolved() && d.iv.Resolved() && d.op.Resolved() }
+
+// Children hides the INTERVAL itself (its value stands in for it):
+// go-mysql-server's validation rejects an interval under any expression but
+// its DATE_ADD, DATE_SUB and + -.
 func (d *dateInterval) Children() []sql.Expression {
+	if iv, ok := d.iv.(*expression.Interval); ok {
+		return []sql.Expression{d.x, iv.Child, d.op}
+	}
 	return []sql.Expression{d.x, d.iv, d.op}
 }
 func (d *dateInterval) IsNullable(ctx *sql.Context) bool { return d.expr(ctx).IsNullable(ctx) }
@@ -199,5 +223,9 @@ func (d *dateInterval) WithChildren(ctx *sql.Context, children ...sql.Expression
 	if len(children) != 3 {
 		return nil, sql.ErrInvalidChildrenNumber.New(d, len(children), 3)
 	}
-	return newDateInterval(ctx, children[0], children[1], children[2]), nil
+	iv := children[1]
+	if old, ok := d.iv.(*expression.Interval); ok {
+		iv = expression.NewInterval(iv, old.Unit)
+	}
+	return newDateInterval(ctx, children[0], iv, children[2]), nil
 }
