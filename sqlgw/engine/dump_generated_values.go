@@ -39,10 +39,11 @@ func (p genValuesParser) Parse(ctx *sql.Context, query string, multi bool) (ast.
 	var st ast.Statement
 	var q, rest string
 	st, q, rest, err = p.Parser.Parse(ctx, query, multi)
-	compat.FixViewQualifier(st)   // compat/create_view_qualified.go
-	compat.FixLockClauseNames(st) // compat/lock_clause_names.go
-	statementParsed(ctx, st)      // warnings.go
-	numberDates(st)               // numbercast.go
+	compat.FixViewQualifier(st)     // compat/create_view_qualified.go
+	compat.FixLockClauseNames(st)   // compat/lock_clause_names.go
+	statementParsed(ctx, st)        // warnings.go
+	numberDates(st)                 // numbercast.go
+	compat.DateIntervals(st, query) // compat/date_interval.go
 	if err == nil {
 		p.gw.ignoreGeneratedValues(ctx, st)
 	}
@@ -57,10 +58,11 @@ func (p genValuesParser) ParseWithOptions(ctx context.Context, query string, del
 	var st ast.Statement
 	var q, rest string
 	st, q, rest, err = p.Parser.ParseWithOptions(ctx, query, delim, multi, o)
-	compat.FixViewQualifier(st)   // compat/create_view_qualified.go
-	compat.FixLockClauseNames(st) // compat/lock_clause_names.go
-	statementParsed(ctx, st)      // warnings.go
-	numberDates(st)               // numbercast.go
+	compat.FixViewQualifier(st)     // compat/create_view_qualified.go
+	compat.FixLockClauseNames(st)   // compat/lock_clause_names.go
+	statementParsed(ctx, st)        // warnings.go
+	numberDates(st)                 // numbercast.go
+	compat.DateIntervals(st, query) // compat/date_interval.go
 	if sctx, ok := ctx.(*sql.Context); ok && err == nil {
 		p.gw.ignoreGeneratedValues(sctx, st)
 	}
@@ -75,10 +77,11 @@ func (p genValuesParser) ParseOneWithOptions(ctx context.Context, query string, 
 	var st ast.Statement
 	var n int
 	st, n, err = p.Parser.ParseOneWithOptions(ctx, query, o)
-	compat.FixViewQualifier(st)   // compat/create_view_qualified.go
-	compat.FixLockClauseNames(st) // compat/lock_clause_names.go
-	statementParsed(ctx, st)      // warnings.go
-	numberDates(st)               // numbercast.go
+	compat.FixViewQualifier(st)     // compat/create_view_qualified.go
+	compat.FixLockClauseNames(st)   // compat/lock_clause_names.go
+	statementParsed(ctx, st)        // warnings.go
+	numberDates(st)                 // numbercast.go
+	compat.DateIntervals(st, query) // compat/date_interval.go
 	if sctx, ok := ctx.(*sql.Context); ok && err == nil {
 		p.gw.ignoreGeneratedValues(sctx, st)
 	}

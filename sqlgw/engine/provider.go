@@ -28,8 +28,12 @@ var (
 
 // Function implements sql.FunctionProvider, which the analyzer's catalog
 // asks before its built-in registry: the string functions that read an
-// ENUM or SET column by its string (compat/enum_in_functions.go).
+// ENUM or SET column by its string (compat/enum_in_functions.go), and
+// ROUND and TRUNCATE typed as MySQL types them (compat/round.go).
 func (p *provider) Function(ctx *sql.Context, name string) (sql.Function, bool) {
+	if f, ok := compat.RoundFunction(name); ok {
+		return f, true
+	}
 	return compat.EnumStringFunction(ctx, name)
 }
 

@@ -38,14 +38,79 @@ const ExactAggRuleID analyzer.RuleId = 10_001
 func ExactAggRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	retyped := map[sql.ColumnId]sql.Type{}
 	out, same, err := replaceExactAggs(ctx, n, retyped)
-	if err != nil || same == transform.SameTree {
+	if err != nil {
 		return n, transform.SameTree, err
 	}
-	out, _, err = retypeRefs(ctx, out, retyped)
+	if same == transform.NewTree {
+		if out, _, err = retypeRefs(ctx, out, retyped); err != nil {
+			return nil, transform.SameTree, err
+		}
+	}
+	out, moved, err := propagateDecimals(ctx, out)
 	if err != nil {
 		return nil, transform.SameTree, err
 	}
+	if same == transform.SameTree && moved == transform.SameTree {
+		return n, transform.SameTree, nil
+	}
 	return out, transform.NewTree, nil
+}
+
+// propagateDecimals retypes the column references whose source became a
+// DECIMAL after go-mysql-server typed them: a derived table's, CTE's or
+// view's column over an exact SUM or AVG (the subquery is finalized, and
+// this rule run on it, before the outer query), and the aggregations,
+// aliases and window functions over those in turn (MAX(s) of a derived
+// SUM). A reference typed DOUBLE to a DECIMAL source only comes from this
+// rule's retyping: go-mysql-server types a reference by its source.
+func propagateDecimals(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+	moved := transform.SameTree
+	for pass := 0; pass < 8; pass++ {
+		src := map[sql.ColumnId]sql.Type{}
+		transform.InspectWithOpaque(ctx, n, func(ctx *sql.Context, node sql.Node) bool {
+			if sqa, ok := node.(*plan.SubqueryAlias); ok {
+				sch := sqa.Schema(ctx)
+				if sqa.Columns().Len() == len(sch) {
+					i := 0
+					sqa.Columns().ForEach(func(id sql.ColumnId) {
+						if t := sch[i].Type; types.IsDecimal(t) {
+							src[id] = t
+						}
+						i++
+					})
+				}
+			}
+			if ex, ok := node.(sql.Expressioner); ok {
+				for _, e := range ex.Expressions() {
+					transform.InspectExpr(ctx, e, func(ctx *sql.Context, e sql.Expression) bool {
+						if ide, ok := e.(sql.IdExpression); ok && ide.Id() != 0 {
+							if _, gf := e.(*expression.GetField); !gf {
+								if t := e.Type(ctx); types.IsDecimal(t) {
+									src[ide.Id()] = t
+								}
+							}
+						}
+						return false
+					})
+				}
+			}
+			return true
+		})
+		if len(src) == 0 {
+			break
+		}
+		out, same, err := transform.NodeWithOpaque(ctx, n, func(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+			return retypeRefsOne(ctx, n, src)
+		})
+		if err != nil {
+			return nil, transform.SameTree, err
+		}
+		if same == transform.SameTree {
+			break
+		}
+		n, moved = out, transform.NewTree
+	}
+	return n, moved, nil
 }
 
 func replaceExactAggs(ctx *sql.Context, n sql.Node, retyped map[sql.ColumnId]sql.Type) (sql.Node, transform.TreeIdentity, error) {
@@ -79,7 +144,18 @@ func replaceExactAggs(ctx *sql.Context, n sql.Node, retyped map[sql.ColumnId]sql
 // retypeRefs gives the column references to retyped aggregation results
 // their new type.
 func retypeRefs(ctx *sql.Context, n sql.Node, retyped map[sql.ColumnId]sql.Type) (sql.Node, transform.TreeIdentity, error) {
-	return transform.NodeExprs(ctx, n, func(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	return transform.NodeExprs(ctx, n, retypeRef(retyped))
+}
+
+// retypeRefsOne is retypeRefs on one node's expressions.
+func retypeRefsOne(ctx *sql.Context, n sql.Node, retyped map[sql.ColumnId]sql.Type) (sql.Node, transform.TreeIdentity, error) {
+	return transform.OneNodeExprsWithNode(ctx, n, func(ctx *sql.Context, _ sql.Node, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		return retypeRef(retyped)(ctx, e)
+	})
+}
+
+func retypeRef(retyped map[sql.ColumnId]sql.Type) transform.ExprFunc {
+	return func(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 		switch e := e.(type) {
 		case *plan.Subquery:
 			q, same, err := retypeRefs(ctx, e.Query, retyped)
@@ -89,14 +165,17 @@ func retypeRefs(ctx *sql.Context, n sql.Node, retyped map[sql.ColumnId]sql.Type)
 			return e.WithQuery(q), transform.NewTree, nil
 		case *expression.GetField:
 			t, ok := retyped[e.Id()]
-			if !ok || e.Id() == 0 || types.IsDecimal(e.Type(ctx)) {
+			if !ok || e.Id() == 0 {
+				return e, transform.SameTree, nil
+			}
+			if types.IsDecimal(e.Type(ctx)) {
 				return e, transform.SameTree, nil
 			}
 			gf := expression.NewGetFieldWithTable(e.Index(), int(e.TableId()), t, e.Database(), e.Table(), e.Name(), true).WithId(e.Id())
 			return gf.(*expression.GetField), transform.NewTree, nil
 		}
 		return e, transform.SameTree, nil
-	})
+	}
 }
 
 // exactAggType returns the MySQL result type of SUM (or AVG) over child,
