@@ -91,3 +91,32 @@ func TestFloatTextAsMySQL(t *testing.T) {
 	w.expectRows("SELECT 1234567.0e0, 1e20, -2.5e25, 0.00001e0, 1e-300", "1234567|1e20|-2.5e25|0.00001|1e-300")
 	w.expectRows("SELECT SUM(d) FROM g WHERE id IN (1, 4)", "1.0000000001234568e16")
 }
+
+// TestCharsetWrites: a string with characters the column's character set
+// lacks is MySQL's 1366 in strict mode and stored with '?' for each of
+// them (Warning 1366) otherwise, on every write path; go-mysql-server
+// stored it as it was, and every later read of the row failed with a
+// recovered panic (1105).
+func TestCharsetWrites(t *testing.T) {
+	for _, cfg := range []sqlgw.Config{{}, {NoDirect: true}} {
+		t.Run(fmt.Sprintf("NoDirect=%v", cfg.NoDirect), func(t *testing.T) {
+			w, db := conv10DB(t, cfg)
+			w.exec("CREATE DATABASE cs")
+			w.exec("USE cs")
+			w.exec("CREATE TABLE p (id INT PRIMARY KEY, lb VARCHAR(6) CHARACTER SET latin1, u3 VARCHAR(4) CHARACTER SET utf8mb3)")
+			const lbBad = "Incorrect string value: '\\xE6\\x97\\xA5' for column 'lb' at row 1"
+			w.expectError("INSERT INTO p VALUES (1, '日', 'a')", 1366, lbBad)
+			w.expectError("INSERT INTO p VALUES (1, 'é', '😀')", 1366, "Incorrect string value: '\\xF0\\x9F\\x98\\x80' for column 'u3' at row 1")
+			w.exec("INSERT INTO p VALUES (1, 'é', 'ü')")
+			w.expectError("UPDATE p SET lb = 'x日' WHERE id = 1", 1366, lbBad)
+			w.expectError("INSERT INTO p SELECT 2, CONCAT(lb, '日'), u3 FROM p WHERE id = 1", 1366, lbBad)
+			expectPreparedError(t, db, "INSERT INTO cs.p VALUES (?, ?, ?)", 1366, lbBad, 3, "日", "a")
+			w.exec("SET sql_mode = ''")
+			w.expect("INSERT INTO p VALUES (4, 'a日本語b', '😀x')",
+				"Warning|1366|Incorrect string value: '\\xE6\\x97\\xA5\\xE6\\x9C\\xAC...' for column 'lb' at row 1",
+				"Warning|1366|Incorrect string value: '\\xF0\\x9F\\x98\\x80x' for column 'u3' at row 1")
+			w.expect("UPDATE p SET lb = '日' WHERE id = 1", "Warning|1366|"+lbBad)
+			w.expectRows("SELECT id, HEX(lb), lb, u3 FROM p ORDER BY id", "1|3F|?|ü", "4|613F3F3F62|a???b|?x")
+		})
+	}
+}

@@ -502,6 +502,9 @@ func stringAsIs(t sql.Type, s string) bool {
 	default:
 		return false
 	}
+	if cs := st.Collation().CharacterSet(); cs != sql.CharacterSet_utf8mb4 && unencodable(cs.Encoder(), s) >= 0 {
+		return false // charsetwrite.go
+	}
 	return utf8.ValidString(s)
 }
 

@@ -380,9 +380,10 @@ func (s *strictSetField) Eval(ctx *sql.Context, row sql.Row) (interface{}, error
 	}
 	if val != nil {
 		typ := gf.Type(ctx)
-		if types.IsTime(typ) || types.IsNumber(typ) {
+		if types.IsTime(typ) || types.IsNumber(typ) || types.IsText(typ) {
 			// Dates written as numbers, invalid and zero dates,
-			// blank strings into numbers (writeconv.go).
+			// blank strings into numbers, strings the column's
+			// character set cannot hold (writeconv.go).
 			n := 1
 			if s.row != nil {
 				n = max(*s.row, 1)

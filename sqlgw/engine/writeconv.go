@@ -64,6 +64,10 @@ func writeValue(ctx *sql.Context, col *sql.Column, v any, row int, strict, date 
 			return nil, err
 		}
 	}
+	v, err := charsetValue(ctx, col, v, row, strict) // charsetwrite.go
+	if err != nil {
+		return nil, err
+	}
 	if !strict {
 		return lenientValue(ctx, col, v, row), nil
 	}
