@@ -908,7 +908,7 @@ func TestReview13eStringBoundsReused(t *testing.T) {
 // written into a date column either fails or stores MySQL's answer (the
 // next day: MySQL reads a DATE as the number YYYYMMDD); never a silent
 // other date. 2024-02-29 + 1 is 20240230, no date: strict mode's error,
-// and without strict mode or NO_ZERO_DATE (sql_mode '') MySQL stores the
+// and without strict mode or NO_ZERO_DATE (an empty sql_mode) MySQL stores the
 // zero date with a warning, which sqlgw can store since the twelfth
 // session. go-mysql-server's arithmetic reads a DATE as YYYYMMDDhhmmss
 // (d + 1 is 20240229000001), which numbers-as-dates (engine/
