@@ -303,7 +303,15 @@ func (c *clock) commitTS(ctx context.Context, s *Store, id string, at site) (int
 	c.queue = append(c.queue, r)
 	if !c.sending {
 		c.sending = true
-		go c.send(context.WithoutCancel(ctx), s)
+		// The sender outlives this call: it writes the commit points of
+		// every transaction queued while it runs, so it must hold none
+		// of this caller's context. A statement's context is recycled
+		// when the statement ends (a soak run crashed in context.Value
+		// on a zeroed parent), and a caller's values must not decide how
+		// other transactions' commit points are written: under
+		// storage.WithDeferredSync (an index backfill) they would not
+		// have been synced. Commit points are always synced.
+		go c.send(context.Background(), s)
 	}
 	c.mu.Unlock()
 	<-r.done
