@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sqlgw/sqlgw/storage"
+	"github.com/sqlgw/sqlgw/storage/recorder"
 )
 
 // Versions and commit timestamps on stores without snapshots (package doc,
@@ -230,11 +231,15 @@ type flight struct {
 }
 
 type commitReq struct {
-	id   string
-	at   site // an inline transaction's partition (named in its commit row)
-	done chan struct{}
-	ts   int64
-	err  error // ErrAborted: the commit row was taken by an abort
+	// caller is the committer's context, live until done is closed: the
+	// batch carrying this commit point counts and traces in its
+	// recorder counters (recorder.OnBehalfOf), nothing else of it.
+	caller context.Context
+	id     string
+	at     site // an inline transaction's partition (named in its commit row)
+	done   chan struct{}
+	ts     int64
+	err    error // ErrAborted: the commit row was taken by an abort
 }
 
 func (c *clock) read(ctx context.Context, s *Store) (int64, error) {
@@ -298,7 +303,7 @@ func (c *clock) startLocked(ctx context.Context, s *Store) {
 // ErrAborted, or the store's error (the outcome is then unknown: read the
 // commit row).
 func (c *clock) commitTS(ctx context.Context, s *Store, id string, at site) (int64, error) {
-	r := &commitReq{id: id, at: at, done: make(chan struct{})}
+	r := &commitReq{caller: ctx, id: id, at: at, done: make(chan struct{})}
 	c.mu.Lock()
 	c.queue = append(c.queue, r)
 	if !c.sending {
@@ -310,7 +315,8 @@ func (c *clock) commitTS(ctx context.Context, s *Store, id string, at site) (int
 		// on a zeroed parent), and a caller's values must not decide how
 		// other transactions' commit points are written: under
 		// storage.WithDeferredSync (an index backfill) they would not
-		// have been synced. Commit points are always synced.
+		// have been synced. Commit points are always synced. Each batch
+		// is counted for the committers it carries (send).
 		go c.send(context.Background(), s)
 	}
 	c.mu.Unlock()
@@ -350,7 +356,12 @@ func (c *clock) send(ctx context.Context, s *Store) {
 			for _, id := range dels {
 				ops = append(ops, storage.Operation{Kind: storage.OpDelete, IfMatch: storage.ETagAny, Entity: &storage.Entity{PartitionKey: clockPK, RowKey: commitRowRK + id}})
 			}
-			etags, err := s.Store.Batch(ctx, s.table, ops)
+			callers := make([]context.Context, len(reqs))
+			for i, r := range reqs {
+				callers[i] = r.caller
+			}
+			bctx := recorder.OnBehalfOf(ctx, callers...)
+			etags, err := s.Store.Batch(bctx, s.table, ops)
 			if err == nil {
 				c.mu.Lock()
 				if next > c.n {
@@ -384,7 +395,7 @@ func (c *clock) send(ctx context.Context, s *Store) {
 				if attempt > 1000 {
 					break
 				}
-				e, gerr := s.Store.Get(ctx, s.table, clockPK, clockRK, nil)
+				e, gerr := s.Store.Get(bctx, s.table, clockPK, clockRK, nil)
 				switch {
 				case errors.Is(gerr, storage.ErrNotFound):
 					n, etag = 0, ""

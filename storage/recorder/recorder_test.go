@@ -197,3 +197,46 @@ func TestPerContextCounters(t *testing.T) {
 		t.Errorf("Snapshot.String() = %s", s.Totals().Snapshot())
 	}
 }
+
+// A request sent for several callers (one batch of several commit points)
+// counts in each caller's counters and in a counter they share once, and
+// takes no other value of theirs.
+func TestOnBehalfOf(t *testing.T) {
+	s := newStore(t)
+	type otherKey struct{}
+	base := context.Background()
+	if err := s.CreateTable(base, "tab"); err != nil {
+		t.Fatal(err)
+	}
+	var session, stmt1, stmt2 Counters
+	var trace1, trace2 bytes.Buffer
+	shared := WithCounters(base, &session)
+	c1 := WithTrace(WithCounters(shared, &stmt1), &trace1)
+	c2 := WithTrace(WithCounters(context.WithValue(shared, otherKey{}, "caller's"), &stmt2), &trace2)
+	cancelled, cancel := context.WithCancel(c1)
+	cancel()
+
+	ctx := OnBehalfOf(base, c1, c2, cancelled, context.Background())
+	if ctx.Value(otherKey{}) != nil || ctx.Err() != nil {
+		t.Fatal("OnBehalfOf carried a caller's other value or its cancellation")
+	}
+	if _, err := s.Batch(ctx, "tab", []storage.Operation{{Kind: storage.OpInsert, Entity: ent("p", "a", nil)}, {Kind: storage.OpInsert, Entity: ent("p", "b", nil)}}); err != nil {
+		t.Fatal(err)
+	}
+	one := Snapshot{Requests: 1, EntitiesWritten: 2}
+	for name, c := range map[string]*Counters{"session": &session, "statement 1": &stmt1, "statement 2": &stmt2} {
+		if got := c.Snapshot(); got != one {
+			t.Errorf("%s: %v, want %v", name, got, one)
+		}
+	}
+	if trace1.String() != trace2.String() || strings.Count(trace1.String(), "\n") != 1 {
+		t.Errorf("traces: %q and %q, want one line each", trace1.String(), trace2.String())
+	}
+	if OnBehalfOf(base, context.Background()) != base {
+		t.Error("no attachments: want ctx itself")
+	}
+	s.TableExists(OnBehalfOf(base), "tab")
+	if session.Snapshot() != one {
+		t.Error("a request for no caller counted in a caller's counters")
+	}
+}
