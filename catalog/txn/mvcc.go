@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/sqlgw/sqlgw/storage"
-	"github.com/sqlgw/sqlgw/storage/recorder"
 )
 
 // Versions and commit timestamps on stores without snapshots (package doc,
@@ -233,7 +232,7 @@ type flight struct {
 type commitReq struct {
 	// caller is the committer's context, live until done is closed: the
 	// batch carrying this commit point counts and traces in its
-	// recorder counters (recorder.OnBehalfOf), nothing else of it.
+	// recorder counters (storage.OnBehalfOf), nothing else of it.
 	caller context.Context
 	id     string
 	at     site // an inline transaction's partition (named in its commit row)
@@ -360,7 +359,7 @@ func (c *clock) send(ctx context.Context, s *Store) {
 			for i, r := range reqs {
 				callers[i] = r.caller
 			}
-			bctx := recorder.OnBehalfOf(ctx, callers...)
+			bctx := storage.OnBehalfOf(ctx, callers...)
 			etags, err := s.Store.Batch(bctx, s.table, ops)
 			if err == nil {
 				c.mu.Lock()

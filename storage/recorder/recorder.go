@@ -123,21 +123,18 @@ func WithTrace(ctx context.Context, w io.Writer) context.Context {
 	return with(ctx, nil, &syncWriter{w: w})
 }
 
-// OnBehalfOf returns ctx carrying the counters and trace writers attached
-// to any of callers, each once. A request sent by one goroutine for several
-// callers (one batch writing the commit points of several transactions)
-// counts and traces in each of them, and in a counter they share (a
-// session's, the gateway's) once. ctx keeps no other value of callers:
-// their cancellation and their other values stay theirs. Each caller's
-// context must stay live until the request is sent.
-func OnBehalfOf(ctx context.Context, callers ...context.Context) context.Context {
+func init() { storage.RegisterAttribution(ctxKey{}, mergeAttached) }
+
+// mergeAttached is the attachment of a request made for several callers
+// (storage.OnBehalfOf: one batch writing the commit points of several
+// transactions): their counters and trace writers, each once, so that the
+// request counts and traces in each caller, and in a counter they share
+// (a session's, the gateway's) once.
+func mergeAttached(vals []any) any {
 	a := &attached{}
 	a.counters = a.inline[:0]
-	for _, c := range callers {
-		old := from(c)
-		if old == nil {
-			continue
-		}
+	for _, v := range vals {
+		old := v.(*attached)
 		for _, cs := range old.counters {
 			if !slices.Contains(a.counters, cs) {
 				a.counters = append(a.counters, cs)
@@ -149,10 +146,7 @@ func OnBehalfOf(ctx context.Context, callers ...context.Context) context.Context
 			}
 		}
 	}
-	if len(a.counters) == 0 && len(a.traces) == 0 {
-		return ctx
-	}
-	return context.WithValue(ctx, ctxKey{}, a)
+	return a
 }
 
 type syncWriter struct {

@@ -198,10 +198,10 @@ func TestPerContextCounters(t *testing.T) {
 	}
 }
 
-// A request sent for several callers (one batch of several commit points)
-// counts in each caller's counters and in a counter they share once, and
-// takes no other value of theirs.
-func TestOnBehalfOf(t *testing.T) {
+// A request sent for several callers through storage.OnBehalfOf (one batch
+// of several commit points) counts in each caller's counters and in a
+// counter they share once, and takes no other value of theirs.
+func TestMergedAttachments(t *testing.T) {
 	s := newStore(t)
 	type otherKey struct{}
 	base := context.Background()
@@ -216,7 +216,7 @@ func TestOnBehalfOf(t *testing.T) {
 	cancelled, cancel := context.WithCancel(c1)
 	cancel()
 
-	ctx := OnBehalfOf(base, c1, c2, cancelled, context.Background())
+	ctx := storage.OnBehalfOf(base, c1, c2, cancelled, context.Background())
 	if ctx.Value(otherKey{}) != nil || ctx.Err() != nil {
 		t.Fatal("OnBehalfOf carried a caller's other value or its cancellation")
 	}
@@ -232,10 +232,10 @@ func TestOnBehalfOf(t *testing.T) {
 	if trace1.String() != trace2.String() || strings.Count(trace1.String(), "\n") != 1 {
 		t.Errorf("traces: %q and %q, want one line each", trace1.String(), trace2.String())
 	}
-	if OnBehalfOf(base, context.Background()) != base {
+	if storage.OnBehalfOf(base, context.Background()) != base {
 		t.Error("no attachments: want ctx itself")
 	}
-	s.TableExists(OnBehalfOf(base), "tab")
+	s.TableExists(storage.OnBehalfOf(base), "tab")
 	if session.Snapshot() != one {
 		t.Error("a request for no caller counted in a caller's counters")
 	}
