@@ -227,6 +227,13 @@ type flight struct {
 	done chan struct{}
 	ts   int64
 	err  error
+	// readers: the attributions (storage.OnBehalfOf) of the readers that
+	// joined the flight, each taken while its reader's context was live.
+	// The flight's Get runs under none of their contexts: it may start
+	// after the reader that made it has left (a flight is started when the
+	// one before it ends, or the reader's statement was cancelled), and a
+	// statement's context is recycled when the statement ends.
+	readers []context.Context
 }
 
 type commitReq struct {
@@ -245,16 +252,15 @@ func (c *clock) read(ctx context.Context, s *Store) (int64, error) {
 	if err := s.ensureTable(ctx); err != nil {
 		return 0, err
 	}
+	attr := storage.OnBehalfOf(context.Background(), ctx)
 	c.mu.Lock()
 	if c.waiting == nil {
 		c.waiting = &flight{done: make(chan struct{})}
-		if c.running == nil {
-			c.startLocked(ctx, s)
-		}
 	}
 	f := c.waiting // sent after this reader arrived
-	if f == nil {
-		f = c.running // just started by this reader
+	f.readers = append(f.readers, attr)
+	if c.running == nil {
+		c.startLocked(s) // f, now
 	}
 	c.mu.Unlock()
 	select {
@@ -265,12 +271,14 @@ func (c *clock) read(ctx context.Context, s *Store) (int64, error) {
 	}
 }
 
-// startLocked sends the waiting flight (c.mu held).
-func (c *clock) startLocked(ctx context.Context, s *Store) {
+// startLocked sends the waiting flight (c.mu held), for the readers that
+// joined it.
+func (c *clock) startLocked(s *Store) {
 	f := c.waiting
 	c.running, c.waiting = f, nil
+	ctx := storage.OnBehalfOf(context.Background(), f.readers...)
 	go func() {
-		e, err := s.Store.Get(context.WithoutCancel(noSnap(ctx)), s.table, clockPK, clockRK, nil)
+		e, err := s.Store.Get(ctx, s.table, clockPK, clockRK, nil)
 		switch {
 		case errors.Is(err, storage.ErrNotFound):
 			f.ts = 0
@@ -285,7 +293,7 @@ func (c *clock) startLocked(ctx context.Context, s *Store) {
 		}
 		c.running = nil
 		if c.waiting != nil {
-			c.startLocked(ctx, s)
+			c.startLocked(s)
 		}
 		c.mu.Unlock()
 		close(f.done)
