@@ -15,6 +15,10 @@
 # maintains it on every row, and two more workloads use it: oltp_update_index
 # (UPDATE ... SET k = k + 1 WHERE id = ?, an indexed value changing) and
 # select_random_points (SELECT ... WHERE k IN (10 values), reads through it).
+# --ps-mode disable makes sysbench send its statements as text (COM_QUERY
+# with the values in the text, as most ORMs and drivers that interpolate
+# do) instead of server-side prepared statements (sysbench's default,
+# auto).
 # --secondary off reproduces the earlier runs without the index (and without
 # the two k workloads).
 #
@@ -26,7 +30,7 @@
 # Usage: bench/sysbench.sh [--sqlgw BIN] [--time SECONDS] [--threads N]
 #                          [--table-size N] [--secondary on|off]
 #                          [--tests "T1 T2 ..."] [--out FILE] [--only sqlgw|mariadb]
-#                          [--profile FILE]
+#                          [--profile FILE] [--ps-mode auto|disable]
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,6 +46,7 @@ only=
 secondary=on
 tests=
 profile=
+ps_mode=auto
 while [ $# -gt 0 ]; do
 	case $1 in
 	--sqlgw) sqlgw_bin=$(realpath "$2"); shift 2 ;;
@@ -53,6 +58,7 @@ while [ $# -gt 0 ]; do
 	--secondary) secondary=$2; shift 2 ;;
 	--tests) read -ra tests <<<"$2"; shift 2 ;;
 	--profile) profile=$(realpath -m "$2"); shift 2 ;;
+	--ps-mode) ps_mode=$2; shift 2 ;;
 	-h | --help)
 		sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'
 		exit 0
@@ -98,7 +104,7 @@ sb() {
 		--mysql-user=root --mysql-password= --mysql-db=sbtest \
 		--tables=1 --table-size="$table_size" --create_secondary="$secondary" \
 		--threads="$threads" --time="$time_s" --report-interval=0 --rand-seed=1 \
-		"$@" "$cmd"
+		--db-ps-mode="$ps_mode" "$@" "$cmd"
 }
 
 # bench_server NAME PORT: prepares sbtest and runs every test against one server.
@@ -180,7 +186,7 @@ cpu=$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)
 rev=$(git -C "$root" describe --always --dirty 2>/dev/null || echo unknown)
 {
 	echo "sysbench $(sysbench --version | awk '{print $2}'), $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs ($cpu), sqlgw $rev,"
-	echo "$(mariadbd --version 2>/dev/null | awk '{print $3}' | sed 's/,$//'): --tables=1 --table-size=$table_size --create_secondary=$secondary --threads=$threads --time=$time_s"
+	echo "$(mariadbd --version 2>/dev/null | awk '{print $3}' | sed 's/,$//'): --tables=1 --table-size=$table_size --create_secondary=$secondary --threads=$threads --time=$time_s --db-ps-mode=$ps_mode"
 	echo
 	echo "| test | MariaDB tps | sqlgw tps | sqlgw / MariaDB | MariaDB p95 ms | sqlgw p95 ms |"
 	echo "|---|---:|---:|---:|---:|---:|"
