@@ -2,6 +2,7 @@ package sqlgw_test
 
 import (
 	"database/sql"
+	"strings"
 	"testing"
 )
 
@@ -72,6 +73,10 @@ func TestUnionUnsignedSigned(t *testing.T) {
 		"-2147483648", "-7", "0", "7", "2147483647", "4294967295")
 	w.expectFields("SELECT ui FROM t UNION SELECT si FROM t", "INT64/0")
 	w.expectRows("SELECT ub FROM t WHERE id = 1 EXCEPT SELECT -1", "18446744073709551615")
+	// A nested set operation's DECIMAL(20,0) column carries to the outer one.
+	w.expectRows("SELECT ub FROM t UNION SELECT sb FROM t UNION SELECT 1 ORDER BY 1 DESC LIMIT 2", "18446744073709551615", "9223372036854775807")
+	w.expectRows("SELECT -5 UNION SELECT ub FROM t UNION SELECT sb FROM t ORDER BY 1 LIMIT 2", "-9223372036854775808", "-5")
+	w.expectRows("SELECT MAX(x), MIN(x) FROM (SELECT ub x FROM t UNION SELECT sb FROM t) d", "18446744073709551615|-9223372036854775808")
 	expectPreparedRows(t, db, "SELECT ub FROM s13.t WHERE id = ? UNION SELECT ?", []any{1, -1}, "18446744073709551615", "-1")
 }
 
@@ -87,6 +92,14 @@ func TestRoundUnsignedInteger(t *testing.T) {
 		"UINT64/0,UINT64/0,UINT64/0,INT64/0,INT64/0")
 	w.expectRows("SELECT ROUND(sb, 2), TRUNCATE(sb, 2), ROUND(150, 2), TRUNCATE(-5, 1) FROM t WHERE id = 2",
 		"9223372036854775807|9223372036854775807|150|-5")
+	// D < 0: rounded half away from zero in 64-bit integers; beyond the
+	// type, MySQL's 1690 (ROUND(18446744073709551615, -1)).
+	w.expectRows("SELECT ROUND(ui, -1), TRUNCATE(ui, -1), ROUND(si, -1), TRUNCATE(si, -1), ROUND(ub, -20), ROUND(-15, -1), ROUND(14, -1) FROM t WHERE id = 3",
+		"10|0|-10|0|0|-20|10")
+	w.expectRows("SELECT ROUND(ui, -1), TRUNCATE(ub, -1), ROUND(sb, -2) FROM t WHERE id = 1", "4294967300|18446744073709551610|0")
+	if _, err := w.vt.ExecuteFetch("SELECT ROUND(ub, -1) FROM t WHERE id = 1", 10, false); err == nil || !strings.Contains(err.Error(), "1690") {
+		t.Errorf("ROUND(18446744073709551615, -1): %v, want 1690", err)
+	}
 	expectPreparedRows(t, db, "SELECT ROUND(ub, 2), TRUNCATE(ub, 1) FROM s13.t WHERE id = ?", []any{1},
 		"18446744073709551615|18446744073709551615")
 }

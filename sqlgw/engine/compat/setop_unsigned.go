@@ -47,6 +47,11 @@ func SetOpUnsignedRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *pl
 		if err != nil {
 			return nil, transform.SameTree, err
 		}
+		if out2, ok, err := followDecimalSide(ctx, out); err != nil {
+			return nil, transform.SameTree, err
+		} else if ok {
+			out, same = out2, transform.NewTree
+		}
 		if sorted, ok := retypeSetOpSort(ctx, out); ok {
 			out, same = sorted, transform.NewTree
 		}
@@ -96,6 +101,63 @@ func decimalSides(ctx *sql.Context, s *plan.SetOp) (*plan.SetOp, transform.TreeI
 		return nil, transform.SameTree, err
 	}
 	return out.(*plan.SetOp), transform.NewTree, nil
+}
+
+// followDecimalSide converts to DECIMAL(20,0) the other side of a column
+// one side of which a nested set operation made DECIMAL(20,0) (ub UNION sb
+// UNION 1: the outer UNION was typed when the inner one was BIGINT, and
+// go-mysql-server refuses sides of different types).
+func followDecimalSide(ctx *sql.Context, s *plan.SetOp) (*plan.SetOp, bool, error) {
+	ls, rs := s.Left().Schema(ctx), s.Right().Schema(ctx)
+	if len(ls) != len(rs) {
+		return s, false, nil
+	}
+	left, right := s.Left(), s.Right()
+	changed := false
+	for i := range ls {
+		ld, rd := ls[i].Type.Equals(decimal20Type), rs[i].Type.Equals(decimal20Type)
+		if ld == rd || !types.IsInteger(ls[i].Type) && !ld || !types.IsInteger(rs[i].Type) && !rd {
+			continue
+		}
+		var err error
+		if ld {
+			right, err = decimalColumn(ctx, right, i)
+		} else {
+			left, err = decimalColumn(ctx, left, i)
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		changed = true
+	}
+	if !changed {
+		return s, false, nil
+	}
+	out, err := s.WithChildren(ctx, left, right)
+	if err != nil {
+		return nil, false, err
+	}
+	return out.(*plan.SetOp), true, nil
+}
+
+// decimalColumn is n with its column i converted to DECIMAL(20,0): in n's
+// projection, or in a projection of n's columns put over it.
+func decimalColumn(ctx *sql.Context, n sql.Node, i int) (sql.Node, error) {
+	p, ok := n.(*plan.Project)
+	if !ok {
+		sch := n.Schema(ctx)
+		exprs := make([]sql.Expression, len(sch))
+		for j, c := range sch {
+			exprs[j] = expression.NewAlias(c.Name, expression.NewGetFieldWithTable(0, j, c.Type, c.DatabaseSource, c.Source, c.Name, c.Nullable))
+		}
+		p = plan.NewProject(exprs, n)
+	}
+	exprs := append([]sql.Expression(nil), p.Projections...)
+	var err error
+	if exprs[i], err = toDecimal20(ctx, exprs[i]); err != nil {
+		return nil, err
+	}
+	return p.WithExpressions(ctx, exprs...)
 }
 
 // retypeSetOpSort gives the column references of s's ORDER BY the set
