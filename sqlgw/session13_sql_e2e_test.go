@@ -43,7 +43,8 @@ func TestForShare(t *testing.T) {
 	if got := w.fields("SELECT 1 FOR SHARE"); got != "INT8/0" {
 		t.Errorf("SELECT 1 FOR SHARE: fields %s", got)
 	}
-	w.expectError("SELECT a FROM t x WHERE id = 1 FOR SHARE OF t", 1105, "unresolved table name `t` in locking clause.")
+	w.expectError("SELECT a FROM t x WHERE id = 1 FOR SHARE OF t", 3568, "Unresolved table name `t` in locking clause.")
+	w.expectError("SELECT a FROM t WHERE id = 1 FOR UPDATE OF u", 3568, "Unresolved table name `u` in locking clause.")
 	// In a transaction, the read is remembered like any read: a write to the
 	// row after another transaction changed it fails at commit.
 	w.exec("BEGIN")
