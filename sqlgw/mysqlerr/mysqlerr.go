@@ -207,6 +207,10 @@ var rules = []rule{
 	// the pattern is written out: MySQL's code, go-mysql-server's text.
 	{re: regexp.MustCompile(`^Variable '[^']+' is a read only variable$`), codes: []int{erUnknownError},
 		apply: func(m []string, _ *context) (int, string, string) { return erIncorrectGlobal, "HY000", m[0] }},
+	// A name in FOR UPDATE OF / FOR SHARE OF that is no table of the
+	// query block: MySQL's code and capital (ER_UNRESOLVED_TABLE_LOCK).
+	{kind: sql.ErrUnresolvedTableLock, codes: []int{erUnknownError},
+		apply: mysqlText(erUnresolvedTableLock, "HY000", "Unresolved table name `%s` in locking clause.", 1)},
 	// vitess's parse error (syntax.go).
 	{re: syntaxPattern, codes: []int{erUnknownError}, apply: syntaxError},
 	{kind: sql.ErrNoDatabaseSelected, codes: []int{erUnknownError},
@@ -274,6 +278,9 @@ func init() {
 // erReadOnlyTransaction is ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION, which
 // vitess does not name.
 const erReadOnlyTransaction = 1792
+
+// erUnresolvedTableLock is MySQL 8.0's ER_UNRESOLVED_TABLE_LOCK.
+const erUnresolvedTableLock = 3568
 
 // sqlStates are the SQLSTATEs of MySQL error codes go-mysql-server leaves
 // unset.

@@ -37,6 +37,7 @@ func TestRules(t *testing.T) {
 		{"", 1105, "Unknown table 't'", "shop", 1051, "42S02", "Unknown table 'shop.t'"},
 		{"", 1105, "cannot execute statement in a READ ONLY transaction", "", 1792, "25006", "Cannot execute statement in a READ ONLY transaction."},
 		{"", 1105, "Variable 'version' is a read only variable", "", 1238, "HY000", "Variable 'version' is a read only variable"},
+		{"", 1105, "unresolved table name `u` in locking clause.", "", 3568, "HY000", "Unresolved table name `u` in locking clause."},
 		{"select * fro a", 1105, "syntax error at position 13 near 'fro'", "", 1064, "42000", syntax1064("fro a", 1)},
 		{"", 1105, "no database selected", "", 1046, "3D000", "No database selected"},
 		{"", 1062, "duplicate primary key given: [x,1]", "", 1062, "23000", "Duplicate entry 'x-1' for key 'PRIMARY'"},

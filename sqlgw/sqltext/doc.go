@@ -38,7 +38,8 @@
 //     IndexHints (blank hint clauses; the references go to the caller,
 //     which checks the names against the catalog), TxCharacteristics
 //     (START TRANSACTION's list of characteristics as the one the
-//     grammar takes). It is a pipeline of
+//     grammar takes), ForShare (MySQL 8.0's FOR SHARE locking clause as
+//     LOCK IN SHARE MODE or FOR UPDATE OF). It is a pipeline of
 //     its own because the engine keeps Wire's output as the statement's
 //     text, and the read path finds the hints there again (ScanHints).
 //

@@ -11,13 +11,13 @@ var Wire = []Step{MariaDBOnly, Assignments, TimePrecision}
 
 // Prepare is the pipeline the connection wrapper runs on the text of
 // COM_STMT_PREPARE, which vitess parses before the handler sees it.
-var Prepare = []Step{Assignments, PrepareTxCharacteristics}
+var Prepare = []Step{Assignments, PrepareTxCharacteristics, ForShare}
 
 // Parse is the pipeline sqlgw's parser wrapper runs on every text it
 // hands go-mysql-server's parser. It is separate from Wire because the
 // engine keeps the text Wire produced as the statement's text
 // (ctx.Query()), from which the read path takes the index hints again.
-var Parse = []Step{IndexHints, TxCharacteristics}
+var Parse = []Step{IndexHints, TxCharacteristics, ForShare}
 
 // MariaDBOnly removes leading MariaDB executable comments,
 // /*M!NNNNNN ... */ (each with a ';' after it): MariaDB runs their text

@@ -20,7 +20,10 @@ import (
 // (Item_func_round::resolve_type) types a DECIMAL argument with a
 // constant D as DECIMAL(p - (s - d) + c, d), d = max(D, 0) capped at 30,
 // c = 1 when ROUND drops digits (the carry of 9.99 -> 10.0), and computes
-// it exactly, half away from zero. An integer argument stays an integer, a
+// it exactly, half away from zero. An integer argument stays an integer
+// whatever D (BIGINT, or BIGINT UNSIGNED for an unsigned one, as
+// resolve_type's set_data_type(MYSQL_TYPE_LONGLONG) with the argument's
+// unsigned_flag; ROUND(150, 2) is 150, the manual's example), a
 // DOUBLE (or string) a DOUBLE; with a D that is not constant the type is
 // the argument's. ROUND of a DOUBLE rounds to nearest even as the C
 // library's rint does (my_double_round): ROUND(2.5e0) = 2, ROUND(4.25e0, 1)
@@ -127,6 +130,12 @@ func isConstant(e sql.Expression) bool {
 
 func (r *roundExpr) Type(ctx *sql.Context) sql.Type {
 	nt := r.num.Type(ctx)
+	if types.IsUnsigned(nt) {
+		// MySQL's INT_RESULT case keeps the argument's sign: BIGINT
+		// UNSIGNED (go-mysql-server's BIGINT clamps 18446744073709551615
+		// to 9223372036854775807 when the row is sent).
+		return types.Uint64
+	}
 	if !types.IsDecimal(nt) {
 		return r.inner.Type(ctx)
 	}
@@ -164,6 +173,9 @@ func (r *roundExpr) Type(ctx *sql.Context) sql.Type {
 
 func (r *roundExpr) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	nt := r.num.Type(ctx)
+	if types.IsInteger(nt) && (r.dec == nil || types.IsNumber(r.dec.Type(ctx))) {
+		return r.evalInt(ctx, row, types.IsUnsigned(nt))
+	}
 	isDec := types.IsDecimal(nt)
 	if !isDec && (r.truncate || !types.IsFloat(nt)) {
 		return r.inner.Eval(ctx, row)
@@ -239,4 +251,105 @@ func truncateDecimal(x decimal.Decimal, d int32) decimal.Decimal {
 		return x.Truncate(d)
 	}
 	return x.Shift(d).Truncate(0).Shift(-d)
+}
+
+// evalInt is ROUND or TRUNCATE of an integer as MySQL's
+// Item_func_round::int_op: the value itself when D >= 0 (an integer has no
+// digits after the point), else rounded (half away from zero) or cut to
+// a multiple of 10^-D in 64-bit integer arithmetic, unsigned for an
+// unsigned argument; 0 when 10^-D exceeds every BIGINT; a result beyond
+// the type is MySQL's 1690. (go-mysql-server went through a decimal and
+// typed the result BIGINT, clamping 18446744073709551615.)
+func (r *roundExpr) evalInt(ctx *sql.Context, row sql.Row, unsigned bool) (any, error) {
+	v, err := r.num.Eval(ctx, row)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	var u uint64
+	var i int64
+	if unsigned {
+		c, _, err := types.Uint64.Convert(ctx, v)
+		if err != nil {
+			return nil, err
+		}
+		u = c.(uint64)
+	} else {
+		c, _, err := types.Int64.Convert(ctx, v)
+		if err != nil {
+			return nil, err
+		}
+		i = c.(int64)
+	}
+	d := int64(0)
+	if r.dec != nil {
+		dv, err := r.dec.Eval(ctx, row)
+		if err != nil || dv == nil {
+			return nil, err
+		}
+		n, _, err := types.Int64.Convert(ctx, dv)
+		if err != nil {
+			if !sql.ErrTruncatedIncorrect.Is(err) {
+				return nil, err
+			}
+			ctx.Warn(mysql.ERTruncatedWrongValue, "%s", err.Error())
+		}
+		d = n.(int64)
+	}
+	ret := func(u uint64, i int64) any {
+		if unsigned {
+			return u
+		}
+		return i
+	}
+	if d >= 0 {
+		return ret(u, i), nil
+	}
+	if d < -19 { // 10^20 is beyond every BIGINT
+		return ret(0, 0), nil
+	}
+	p := uint64(1)
+	for k := int64(0); k < -d; k++ {
+		p *= 10
+	}
+	overflow := func() error {
+		kind := "BIGINT"
+		if unsigned {
+			kind = "BIGINT UNSIGNED"
+		}
+		return mysql.NewSQLError(mysql.ERDataOutOfRange, "22003", "%s value is out of range in '%s'", kind, r.String())
+	}
+	roundUp := func(x uint64) (uint64, bool) { // x to a multiple of p, half up
+		t := x / p * p
+		if x-t < p/2 {
+			return t, true
+		}
+		if t > math.MaxUint64-p {
+			return 0, false
+		}
+		return t + p, true
+	}
+	switch {
+	case r.truncate && unsigned:
+		return u / p * p, nil
+	case r.truncate:
+		return i / int64(p) * int64(p), nil
+	case unsigned:
+		x, ok := roundUp(u)
+		if !ok {
+			return nil, overflow()
+		}
+		return x, nil
+	case i >= 0:
+		x, ok := roundUp(uint64(i))
+		if !ok || x > math.MaxInt64 {
+			return nil, overflow()
+		}
+		return int64(x), nil
+	default:
+		x, ok := roundUp(uint64(-(i + 1)) + 1) // |i|, MinInt64 included
+		if !ok || x > 1<<63 {
+			return nil, overflow()
+		}
+		return -int64(x-1) - 1, nil
+	}
 }
