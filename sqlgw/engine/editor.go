@@ -221,7 +221,7 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 	}
 	if w, ok := tt.writes[k]; ok {
 		if !w.deleted {
-			return sql.NewUniqueKeyErr(e.t.keyString(row), true, w.sqlRow)
+			return sql.NewUniqueKeyErr(dupEntryText(e.t.meta().Name, primaryKeyName, primaryKeyText(e.t.meta(), row)), true, w.sqlRow)
 		}
 		if err := e.checkUnique(ctx, tt, k, d, nil); err != nil {
 			return err
@@ -252,7 +252,7 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 	}
 	tt.noteRead(k, r)
 	if existing != nil {
-		return sql.NewUniqueKeyErr(e.t.keyString(row), true, existing)
+		return sql.NewUniqueKeyErr(dupEntryText(e.t.meta().Name, primaryKeyName, primaryKeyText(e.t.meta(), row)), true, existing)
 	}
 	if err := e.checkUnique(ctx, tt, k, d, nil); err != nil {
 		return err
@@ -465,7 +465,7 @@ func (t *Table) getRowOnce(ctx *sql.Context, k entKey) (_ sql.Row, _ read, wide 
 	return row, r, wide, nil
 }
 
-// keyString renders the primary key of a row for 1062 messages.
+// keyString renders the primary key of a row for conflict messages.
 func (t *Table) keyString(row sql.Row) string {
 	var parts []string
 	for _, kp := range t.meta().PrimaryKey {
