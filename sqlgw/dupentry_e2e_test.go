@@ -63,3 +63,58 @@ func TestDupEntryText(t *testing.T) {
 		r.ExpectRows("SHOW WARNINGS", "Warning\t1062\tDuplicate entry 'x' for key 't.uk_name'")
 	})
 }
+
+// TestOKCounts: the affected-row counts of DDL and of DELETE without
+// WHERE are MySQL's, and ROW_COUNT() after any statement is what its OK
+// packet said (-1 after a result set), over the text and the prepared
+// protocol. A DELETE without WHERE (which go-mysql-server turns into a
+// TRUNCATE) counts its rows and is rolled back with its transaction.
+func TestOKCounts(t *testing.T) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := ts.Session("oc", `
+			CREATE TABLE del (a INT PRIMARY KEY)
+			INSERT INTO del VALUES (1), (2), (3)`)
+		r := sqltest.NewRunner(t, c)
+		for _, q := range []struct {
+			sql      string
+			args     []any
+			affected int64
+			rowCount string
+		}{
+			{"CREATE DATABASE oc1", nil, 1, "1"},
+			{"DROP DATABASE oc1", nil, 0, "0"},
+			{"CREATE DATABASE oc2", nil, 1, "1"},
+			{"CREATE TABLE oc2.a (x INT)", nil, 0, "0"},
+			{"CREATE TABLE oc2.b (x INT)", nil, 0, "0"},
+			{"INSERT INTO oc2.b VALUES (1), (2)", nil, 2, "2"},
+			{"DROP DATABASE oc2", nil, 2, "2"},
+			{"SET @a = 1", nil, 0, "0"},
+			{"USE oc", nil, 0, "0"},
+			{"SET @a = ?", []any{2}, 0, "0"},
+			{"CREATE INDEX ia ON del (a)", nil, 0, "0"},
+			{"BEGIN", nil, 0, "0"},
+			{"DELETE FROM del", nil, 3, "3"},
+			{"ROLLBACK", nil, 0, "0"},
+			{"START TRANSACTION", nil, 0, "0"},
+			{"COMMIT", nil, 0, "0"},
+			{"DELETE FROM del", nil, 3, "3"},
+			{"INSERT INTO del VALUES (?), (?)", []any{1, 2}, 2, "2"},
+			{"TRUNCATE TABLE del", nil, 0, "0"},
+			{"CREATE TABLE d2 (a INT)", nil, 0, "0"},
+			{"DROP TABLE d2", nil, 0, "0"},
+		} {
+			if n := r.Affected(q.sql, q.args...); n != q.affected {
+				t.Errorf("%s: %d rows affected, want %d", q.sql, n, q.affected)
+			}
+			if got := r.Rows("SELECT ROW_COUNT()"); len(got) != 1 || got[0] != q.rowCount {
+				t.Errorf("ROW_COUNT() after %s: %v, want %s", q.sql, got, q.rowCount)
+			}
+			if q.sql == "ROLLBACK" {
+				r.ExpectRows("SELECT COUNT(*) FROM del", "3") // the DELETE is undone
+			}
+		}
+		r.ExpectRows("SELECT COUNT(*) FROM del", "0")
+		r.ExpectRows("SELECT 1", "1")
+		r.ExpectRows("SELECT ROW_COUNT()", "-1")
+	})
+}
