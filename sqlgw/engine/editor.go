@@ -221,7 +221,7 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 	}
 	if w, ok := tt.writes[k]; ok {
 		if !w.deleted {
-			return sql.NewUniqueKeyErr(dupEntryText(e.t.meta().Name, primaryKeyName, primaryKeyText(e.t.meta(), row)), true, w.sqlRow)
+			return sql.NewUniqueKeyErr(dupEntryText(e.t.meta().Name, primaryKeyName, primaryKeyText(ctx, e.t.meta(), row)), true, w.sqlRow)
 		}
 		if err := e.checkUnique(ctx, tt, k, d, nil); err != nil {
 			return err
@@ -252,7 +252,7 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 	}
 	tt.noteRead(k, r)
 	if existing != nil {
-		return sql.NewUniqueKeyErr(dupEntryText(e.t.meta().Name, primaryKeyName, primaryKeyText(e.t.meta(), row)), true, existing)
+		return sql.NewUniqueKeyErr(dupEntryText(e.t.meta().Name, primaryKeyName, primaryKeyText(ctx, e.t.meta(), row)), true, existing)
 	}
 	if err := e.checkUnique(ctx, tt, k, d, nil); err != nil {
 		return err

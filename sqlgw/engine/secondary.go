@@ -873,12 +873,13 @@ func indexValues(meta *catalog.Table, name string, e *storage.Entity) (string, b
 	if err != nil {
 		return "", false
 	}
-	return rowIndexValues(meta, ix, row), true
+	return rowIndexValues(nil, meta, ix, row), true
 }
 
-// rowIndexValues renders row's values in index ix's columns ('a-b').
-func rowIndexValues(meta *catalog.Table, ix *catalog.Index, row []catalog.Datum) string {
-	return keyDatumsText(meta, ix.Columns, row)
+// rowIndexValues renders row's values in index ix's columns ('a-b'); ctx
+// is the statement's, or nil (engineValueText).
+func rowIndexValues(ctx *sql.Context, meta *catalog.Table, ix *catalog.Index, row []catalog.Datum) string {
+	return keyDatumsText(ctx, meta, ix.Columns, row)
 }
 
 // startIndexRecovery resolves interrupted global index writes of every
@@ -1097,7 +1098,7 @@ func (e *editor) checkUnique(ctx *sql.Context, tt *txTable, k entKey, d, old []c
 		}
 		if bk, ok := tt.bufferedUnique(ix, ent); ok && bk != k {
 			if w := tt.writes[bk]; w != nil && !w.deleted && w.row != nil {
-				return sql.NewUniqueKeyErr(dupEntryText(meta.Name, ix.Name, rowIndexValues(meta, ix, d)), false, w.sqlRow)
+				return sql.NewUniqueKeyErr(dupEntryText(meta.Name, ix.Name, rowIndexValues(ctx, meta, ix, d)), false, w.sqlRow)
 			}
 		}
 		table := ix.Physical
@@ -1116,7 +1117,7 @@ func (e *editor) checkUnique(ctx *sql.Context, tt *txTable, k entKey, d, old []c
 			return err
 		}
 		if existing != nil {
-			return sql.NewUniqueKeyErr(dupEntryText(meta.Name, ix.Name, rowIndexValues(meta, ix, d)), false, existing)
+			return sql.NewUniqueKeyErr(dupEntryText(meta.Name, ix.Name, rowIndexValues(ctx, meta, ix, d)), false, existing)
 		}
 	}
 	return nil

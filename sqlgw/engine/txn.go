@@ -1405,7 +1405,7 @@ func describeKey(meta *catalog.Table, e *storage.Entity) string {
 	for i, v := range vals {
 		if _, weights := v.([]int32); !weights && i < len(meta.PrimaryKey) {
 			if c := meta.ColumnIndex(meta.PrimaryKey[i].Column); c >= 0 {
-				parts[i] = datumText(meta.Columns[c].Type, v)
+				parts[i] = datumText(nil, meta.Columns[c].Type, v)
 				continue
 			}
 		}
