@@ -70,7 +70,7 @@ func TestCharTrailingSpaces(t *testing.T) {
 	w.expectRows("SELECT id, CONCAT('[', ch, ']') FROM c WHERE id IN (3, 13) ORDER BY id", "3|[q]", "13|[q]")
 	w.exec("CREATE TABLE ck (k CHAR(3) PRIMARY KEY)")
 	w.exec("INSERT INTO ck VALUES ('a ')")
-	w.expectError("INSERT INTO ck VALUES ('a')", 1062, "Duplicate entry 'a' for key 'PRIMARY'")
+	w.expectError("INSERT INTO ck VALUES ('a')", 1062, "Duplicate entry 'a' for key 'ck.PRIMARY'")
 	w.expectRows("SELECT CONCAT('[', k, ']') FROM ck", "[a]")
 }
 

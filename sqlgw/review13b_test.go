@@ -559,7 +559,7 @@ func TestReview13bDuplicateOfFirstRow(t *testing.T) {
 		}
 		for i := 0; i < 30; i++ {
 			r := writeRun(c, "INSERT INTO nn (a, u) VALUES (27, 5), (28, 2)")
-			if !strings.Contains(r, "Duplicate entry '5' for key 'uu'") {
+			if !strings.Contains(r, "Duplicate entry '5' for key 'nn.uu'") {
 				t.Fatalf("plan cache off %v, try %d: %s", cfg.NoPlanCache, i, r)
 			}
 		}

@@ -46,8 +46,8 @@ func TestReview13cDupCollationEqualSecondRow(t *testing.T) {
 		"INSERT INTO cu VALUES (27, NULL), (28, NULL)",
 		"SELECT * FROM cu ORDER BY id",
 	}
-	want := map[int]string{3: "'XyZ' for key 'uu'", 4: "'ABC' for key 'uu'", 5: "'1' for key 'PRIMARY'", 7: "'XyZ' for key 'PRIMARY'", 9: "'1-XYZ' for key 'au'",
-		14: "'Q' for key 'uu'", 15: "'XYZ' for key 'uu'", 16: "'Q' for key 'uu'", 18: "'M' for key 'uu'", 20: "'N' for key 'uu'", 22: "'IG' for key 'uu'"}
+	want := map[int]string{3: "'XyZ' for key 'cu.uu'", 4: "'ABC' for key 'cu.uu'", 5: "'1' for key 'cu.PRIMARY'", 7: "'XyZ' for key 'cp.PRIMARY'", 9: "'1-XYZ' for key 'cm.au'",
+		14: "'Q' for key 'cu.uu'", 15: "'XYZ' for key 'cu.uu'", 16: "'Q' for key 'cu.uu'", 18: "'M' for key 'cu.uu'", 20: "'N' for key 'cu.uu'", 22: "'IG' for key 'cu.uu'"}
 	for i, q := range steps {
 		a, b, c := writeRun(direct, q), writeRun(cached, q), writeRun(general, q)
 		if w, ok := want[i]; ok {
@@ -91,7 +91,7 @@ func TestReview13cNonAtomicFirstRowDuplicate(t *testing.T) {
 		sb.WriteString(", (1000, REPEAT('x', 2200000))")
 		for i := 0; i < 20; i++ {
 			r := writeRun(c, sb.String())
-			if !strings.Contains(r, "Duplicate entry '1' for key 'PRIMARY'") {
+			if !strings.Contains(r, "Duplicate entry '1' for key 'nb.PRIMARY'") {
 				t.Fatalf("plan cache off %v, try %d: %s", cfg.NoPlanCache, i, r)
 			}
 		}

@@ -71,7 +71,7 @@ func TestIgnoreNullWarning(t *testing.T) {
 			w.exec("CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)")
 			w.expect("INSERT IGNORE INTO t VALUES (1, NULL)", "Warning|1048|Column 'v' cannot be null")
 			w.expect("INSERT IGNORE INTO t VALUES (1, 5), (2, NULL)",
-				"Warning|1062|Duplicate entry '1' for key 'PRIMARY'", "Warning|1048|Column 'v' cannot be null")
+				"Warning|1062|Duplicate entry '1' for key 't.PRIMARY'", "Warning|1048|Column 'v' cannot be null")
 			w.exec("UPDATE t SET v = 7 WHERE id = 1")
 			w.expect("UPDATE IGNORE t SET v = NULL WHERE id = 1", "Warning|1048|Column 'v' cannot be null")
 			if got := strings.Join(w.rows("SELECT id, v FROM t ORDER BY id"), ","); got != "1|0,2|0" {

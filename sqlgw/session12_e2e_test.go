@@ -309,7 +309,7 @@ func TestSetVarHintApplied(t *testing.T) {
 				"Warning|1264|Out of range value for column 'a' at row 1")
 			w.expectError("UPDATE t SET a = -500 WHERE id = 3", 1264, "Out of range value for column 'a' at row 1")
 			// A failed statement's hint is undone too.
-			w.expectError("INSERT /*+ SET_VAR(sql_mode='') */ INTO t VALUES (1, 1)", 1062, "Duplicate entry '1' for key 'PRIMARY'")
+			w.expectError("INSERT /*+ SET_VAR(sql_mode='') */ INTO t VALUES (1, 1)", 1062, "Duplicate entry '1' for key 't.PRIMARY'")
 			w.expectRows("SELECT @@sql_mode", strict)
 			w.expect("SELECT /*+ SET_VAR(sql_mode = 'bogus') */ 1", "Warning|1231|Variable 'sql_mode' can't be set to the value of 'bogus'")
 			// sql_select_limit, with the same statements cached without it

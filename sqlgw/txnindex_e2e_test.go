@@ -111,10 +111,10 @@ func TestLoadDataIndexedBatch(t *testing.T) {
 		}
 		c.ExpectRows("SELECT COUNT(*) FROM t", "1000")
 		write("2000,1,new\n2001,2,new\n7,3,dup\n2002,4,new\n")
-		c.ExpectMessage(1062, "Duplicate entry '7' for key 'PRIMARY'", load)
+		c.ExpectMessage(1062, "Duplicate entry '7' for key 't.PRIMARY'", load)
 		c.ExpectRows("SELECT COUNT(*) FROM t", "1000")
 		c.Exec("BEGIN")
-		c.ExpectMessage(1062, "Duplicate entry '7' for key 'PRIMARY'", load)
+		c.ExpectMessage(1062, "Duplicate entry '7' for key 't.PRIMARY'", load)
 		c.ExpectRows("SELECT COUNT(*) FROM t WHERE c = 'new'", "0")
 		c.Exec("ROLLBACK")
 		c.ExpectRows("SELECT COUNT(*) FROM t", "1000")

@@ -55,11 +55,11 @@ func TestUniqueUpdatePerRow(t *testing.T) {
 					t.Errorf("UPDATE IGNORE warnings %q, want one 1062", w)
 				}
 				pre := map[string]string{"g": "", "l": "1-"}[tb] // MySQL names all the key's values
-				sqltest.NewRunner(t, c).ExpectRows("SHOW WARNINGS", "Warning\t1062\tDuplicate entry '"+pre+"2' for key 'uu'")
+				sqltest.NewRunner(t, c).ExpectRows("SHOW WARNINGS", "Warning\t1062\tDuplicate entry '"+pre+"2' for key '"+tb+".uu'")
 				sqltest.NewRunner(t, c).Exec("INSERT IGNORE INTO " + tb + " (" + cols + ") VALUES " + map[string]string{"g": "(9, 3, 'q')", "l": "(1, 9, 3, 'q')"}[tb])
-				sqltest.NewRunner(t, c).ExpectRows("SHOW WARNINGS", "Warning\t1062\tDuplicate entry '"+pre+"3' for key 'uu'")
+				sqltest.NewRunner(t, c).ExpectRows("SHOW WARNINGS", "Warning\t1062\tDuplicate entry '"+pre+"3' for key '"+tb+".uu'")
 				sqltest.NewRunner(t, c).Exec("INSERT IGNORE INTO " + tb + " (" + cols + ") VALUES " + map[string]string{"g": "(1, 7, 'q')", "l": "(1, 1, 7, 'q')"}[tb])
-				sqltest.NewRunner(t, c).ExpectRows("SHOW WARNINGS", "Warning\t1062\tDuplicate entry '"+pre+"1' for key 'PRIMARY'")
+				sqltest.NewRunner(t, c).ExpectRows("SHOW WARNINGS", "Warning\t1062\tDuplicate entry '"+pre+"1' for key '"+tb+".PRIMARY'")
 				sqltest.NewRunner(t, c).ExpectRows(all, orig...)
 				if n := sqltest.NewRunner(t, c).Affected("UPDATE IGNORE " + tb + " SET u = 9 WHERE id >= 1"); n != 1 {
 					t.Errorf("UPDATE IGNORE of three rows to one value: %d rows, want 1", n)
@@ -498,11 +498,11 @@ func TestUniqueErrorText(t *testing.T) {
 			INSERT INTO g VALUES (1, 'x', 2)
 			INSERT INTO l VALUES (1, 1, 'x')`)
 		for _, q := range []struct{ sql, want string }{
-			{"INSERT INTO g VALUES (2, 'x', 2)", "Duplicate entry 'x-2' for key 'uab'"},          // commit (autocommit plain INSERT)
-			{"INSERT INTO l VALUES (1, 2, 'x')", "Duplicate entry '1-x' for key 'ua'"},           // commit, local
-			{"UPDATE g SET a = 'x', b = 2 WHERE id = 3", ""},                                     // no row
-			{"INSERT INTO g (id, a, b) SELECT 5, 'x', 2", "Duplicate entry 'x-2' for key 'uab'"}, // statement
-			{"INSERT INTO g VALUES (1, 'y', 1)", "Duplicate entry '1' for key 'PRIMARY'"},
+			{"INSERT INTO g VALUES (2, 'x', 2)", "Duplicate entry 'x-2' for key 'g.uab'"},          // commit (autocommit plain INSERT)
+			{"INSERT INTO l VALUES (1, 2, 'x')", "Duplicate entry '1-x' for key 'l.ua'"},           // commit, local
+			{"UPDATE g SET a = 'x', b = 2 WHERE id = 3", ""},                                       // no row
+			{"INSERT INTO g (id, a, b) SELECT 5, 'x', 2", "Duplicate entry 'x-2' for key 'g.uab'"}, // statement
+			{"INSERT INTO g VALUES (1, 'y', 1)", "Duplicate entry '1' for key 'g.PRIMARY'"},
 		} {
 			_, err := c.ExecContext(context.Background(), q.sql)
 			if q.want == "" {
@@ -517,7 +517,7 @@ func TestUniqueErrorText(t *testing.T) {
 		}
 		sqltest.NewRunner(t, c).Exec("INSERT INTO g VALUES (3, 'z', 2)")
 		_, err := c.ExecContext(context.Background(), "UPDATE g SET a = 'x' WHERE id = 3")
-		if want := "Duplicate entry 'x-2' for key 'uab'"; sqltest.Errno(err) != 1062 || !strings.Contains(err.Error(), want) {
+		if want := "Duplicate entry 'x-2' for key 'g.uab'"; sqltest.Errno(err) != 1062 || !strings.Contains(err.Error(), want) {
 			t.Errorf("UPDATE to a duplicate: %v, want %q", err, want)
 		}
 	})

@@ -347,7 +347,7 @@ func (m *Maintainer) writePage(ctx context.Context, t *catalog.Table, ix *catalo
 					if gerr == nil && sameEntity(cur, tc.e) {
 						return nil // already indexed by a writer
 					}
-					return &DuplicateError{Index: ix.Name, Key: tc.e.PartitionKey + tc.e.RowKey}
+					return &DuplicateError{Index: ix.Name, Key: tc.e.PartitionKey + tc.e.RowKey, Entity: tc.e}
 				case errors.Is(err, storage.ErrNotFound):
 					return nil // the row went: its writer maintained the index
 				case !errors.Is(err, storage.ErrPreconditionFailed):
@@ -427,7 +427,7 @@ func (m *Maintainer) writePage(ctx context.Context, t *catalog.Table, ix *catalo
 					// Resolved current (another row holds the value), or a
 					// live writer's: a duplicate unless that row changes.
 					if ok, _ := m.stillDuplicate(ctx, t, ix, tc.e); ok {
-						return &DuplicateError{Index: ix.Name, Key: e.PartitionKey + e.RowKey}
+						return &DuplicateError{Index: ix.Name, Key: e.PartitionKey + e.RowKey, Entity: tc.e}
 					}
 					return nil
 				}

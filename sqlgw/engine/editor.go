@@ -59,8 +59,11 @@ type undo struct {
 }
 
 type editor struct {
-	t    *Table
-	undo []undo
+	t *Table
+	// replDeletes: the rows deleted since the last row inserted (a
+	// REPLACE's deletions of its next row, replacecount.go).
+	replDeletes int
+	undo        []undo
 	// sess: the session the editor's open statement is registered with
 	// (between StatementBegin and StatementComplete or DiscardChanges),
 	// nil if none; see Session.CommandEnd.
@@ -190,6 +193,15 @@ func (t *Table) keyOf(d []catalog.Datum) (entKey, error) {
 
 // Insert implements sql.RowInserter.
 func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
+	err := e.insertRow(ctx, row)
+	if err == nil && e.replDeletes > 0 {
+		noteReplaced(ctx, e.replDeletes) // replacecount.go
+		e.replDeletes = 0
+	}
+	return err
+}
+
+func (e *editor) insertRow(ctx *sql.Context, row sql.Row) error {
 	if editorRowHook != nil {
 		editorRowHook(ctx)
 	}
@@ -221,7 +233,7 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 	}
 	if w, ok := tt.writes[k]; ok {
 		if !w.deleted {
-			return sql.NewUniqueKeyErr(e.t.keyString(row), true, w.sqlRow)
+			return sql.NewUniqueKeyErr(dupEntryText(e.t.meta().Name, primaryKeyName, primaryKeyText(ctx, e.t.meta(), row)), true, w.sqlRow)
 		}
 		if err := e.checkUnique(ctx, tt, k, d, nil); err != nil {
 			return err
@@ -252,7 +264,7 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 	}
 	tt.noteRead(k, r)
 	if existing != nil {
-		return sql.NewUniqueKeyErr(e.t.keyString(row), true, existing)
+		return sql.NewUniqueKeyErr(dupEntryText(e.t.meta().Name, primaryKeyName, primaryKeyText(ctx, e.t.meta(), row)), true, existing)
 	}
 	if err := e.checkUnique(ctx, tt, k, d, nil); err != nil {
 		return err
@@ -465,7 +477,7 @@ func (t *Table) getRowOnce(ctx *sql.Context, k entKey) (_ sql.Row, _ read, wide 
 	return row, r, wide, nil
 }
 
-// keyString renders the primary key of a row for 1062 messages.
+// keyString renders the primary key of a row for conflict messages.
 func (t *Table) keyString(row sql.Row) string {
 	var parts []string
 	for _, kp := range t.meta().PrimaryKey {
@@ -567,6 +579,14 @@ func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 
 // Delete implements sql.RowDeleter.
 func (e *editor) Delete(ctx *sql.Context, row sql.Row) error {
+	err := e.deleteRow(ctx, row)
+	if err == nil {
+		e.replDeletes++ // a REPLACE's row's deletions (replacecount.go)
+	}
+	return err
+}
+
+func (e *editor) deleteRow(ctx *sql.Context, row sql.Row) error {
 	if editorRowHook != nil {
 		editorRowHook(ctx)
 	}

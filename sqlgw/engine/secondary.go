@@ -426,7 +426,11 @@ func (g *Gateway) buildIndex(ctx context.Context, db string, nt *catalog.Table, 
 		if _, derr := g.Catalog.DropIndex(ctx, db, nt.Name, name); derr != nil {
 			log.Warn("sqlgw: dropping a failed unique index", "index", name, "error", derr)
 		}
-		return mysql.NewSQLError(mysql.ERDupEntry, "23000", "Duplicate entry for key '%s'", name)
+		var de *ixmaint.DuplicateError
+		if errors.As(err, &de) {
+			return dupIndexError(nt, name, de.Entity)
+		}
+		return dupIndexError(nt, name, nil)
 	}
 	if err != nil && nt.IsAttached() {
 		// Another application's value the index cannot hold (a key over
@@ -760,9 +764,9 @@ func indexWrite(k entKey, w *pending) ixmaint.Write {
 // when e, the index entity that collided, is known.
 func dupIndexError(meta *catalog.Table, ix string, e *storage.Entity) error {
 	if v, ok := indexValues(meta, ix, e); ok {
-		return mysql.NewSQLError(mysql.ERDupEntry, "23000", "%s", dupEntryMessage(v, ix))
+		return dupEntryError(meta.Name, ix, v)
 	}
-	return mysql.NewSQLError(mysql.ERDupEntry, "23000", "Duplicate entry for key '%s'", ix)
+	return mysql.NewSQLError(mysql.ERDupEntry, "23000", "Duplicate entry for key '%s.%s'", meta.Name, ix)
 }
 
 // takenTwice finds the first row of tt's writes, in the order of the
@@ -858,11 +862,6 @@ func (g *Gateway) firstDuplicate(ctx context.Context, meta *catalog.Table, batch
 	return dup
 }
 
-// dupEntryMessage is MySQL's text of 1062 for values v of key ix.
-func dupEntryMessage(v, ix string) string {
-	return fmt.Sprintf("Duplicate entry '%s' for key '%s'", v, ix)
-}
-
 // indexValues renders the indexed values an index entity carries as MySQL
 // does in 1062 messages ('a-b').
 func indexValues(meta *catalog.Table, name string, e *storage.Entity) (string, bool) {
@@ -874,27 +873,13 @@ func indexValues(meta *catalog.Table, name string, e *storage.Entity) (string, b
 	if err != nil {
 		return "", false
 	}
-	return rowIndexValues(meta, ix, row), true
+	return rowIndexValues(nil, meta, ix, row), true
 }
 
-// rowIndexValues renders row's values in index ix's columns ('a-b').
-func rowIndexValues(meta *catalog.Table, ix *catalog.Index, row []catalog.Datum) string {
-	var parts []string
-	for _, kp := range ix.Columns {
-		c := meta.ColumnIndex(kp.Column)
-		if c < 0 || c >= len(row) {
-			continue
-		}
-		switch v := row[c].(type) {
-		case nil:
-			parts = append(parts, "NULL")
-		case []byte:
-			parts = append(parts, string(v))
-		default:
-			parts = append(parts, fmt.Sprint(v))
-		}
-	}
-	return strings.Join(parts, "-")
+// rowIndexValues renders row's values in index ix's columns ('a-b'); ctx
+// is the statement's, or nil (engineValueText).
+func rowIndexValues(ctx *sql.Context, meta *catalog.Table, ix *catalog.Index, row []catalog.Datum) string {
+	return keyDatumsText(ctx, meta, ix.Columns, row)
 }
 
 // startIndexRecovery resolves interrupted global index writes of every
@@ -1113,7 +1098,7 @@ func (e *editor) checkUnique(ctx *sql.Context, tt *txTable, k entKey, d, old []c
 		}
 		if bk, ok := tt.bufferedUnique(ix, ent); ok && bk != k {
 			if w := tt.writes[bk]; w != nil && !w.deleted && w.row != nil {
-				return sql.NewUniqueKeyErr(dupEntryMessage(rowIndexValues(meta, ix, d), ix.Name), false, w.sqlRow)
+				return sql.NewUniqueKeyErr(dupEntryText(meta.Name, ix.Name, rowIndexValues(ctx, meta, ix, d)), false, w.sqlRow)
 			}
 		}
 		table := ix.Physical
@@ -1132,7 +1117,7 @@ func (e *editor) checkUnique(ctx *sql.Context, tt *txTable, k entKey, d, old []c
 			return err
 		}
 		if existing != nil {
-			return sql.NewUniqueKeyErr(dupEntryMessage(rowIndexValues(meta, ix, d), ix.Name), false, existing)
+			return sql.NewUniqueKeyErr(dupEntryText(meta.Name, ix.Name, rowIndexValues(ctx, meta, ix, d)), false, existing)
 		}
 	}
 	return nil
@@ -1252,7 +1237,7 @@ func mergeIndexOps(meta *catalog.Table, ops []storage.Operation) ([]storage.Oper
 			if ix := ixmaint.LocalIndexOf(meta, &op); ix != nil {
 				return nil, dupIndexError(meta, ix.Name, op.Entity)
 			}
-			return nil, errDuplicate(describeKey(meta, op.Entity))
+			return nil, errDuplicate(meta, describeKey(meta, op.Entity))
 		}
 	}
 	return out, nil

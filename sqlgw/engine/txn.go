@@ -1175,7 +1175,7 @@ func (g *Gateway) applyBig(ctx context.Context, meta *catalog.Table, b bigRow, l
 		// fails and reports the duplicate).
 		switch _, err := g.store.Get(ctx, meta.Physical, main.Entity.PartitionKey, main.Entity.RowKey, &storage.GetOptions{Select: []string{}}); {
 		case err == nil:
-			return errDuplicate(describeKey(meta, main.Entity))
+			return errDuplicate(meta, describeKey(meta, main.Entity))
 		case !errors.Is(err, storage.ErrNotFound):
 			return mapError(err)
 		}
@@ -1358,9 +1358,9 @@ func (g *Gateway) applyError(meta *catalog.Table, ops []storage.Operation, err e
 	switch {
 	case errors.Is(err, storage.ErrAlreadyExists):
 		if op == nil {
-			return errDuplicate("")
+			return errDuplicate(meta, "")
 		}
-		dup := errDuplicate(describeKey(meta, op.Entity))
+		dup := errDuplicate(meta, describeKey(meta, op.Entity))
 		if op.Kind != storage.OpInsert {
 			return dup
 		}
@@ -1378,8 +1378,8 @@ func (g *Gateway) applyError(meta *catalog.Table, ops []storage.Operation, err e
 }
 
 // errDuplicate is MySQL's 1062 for a duplicate found at commit.
-func errDuplicate(key string) error {
-	return mysql.NewSQLError(mysql.ERDupEntry, "23000", "Duplicate entry '%s' for key 'PRIMARY'", key)
+func errDuplicate(meta *catalog.Table, key string) error {
+	return dupEntryError(meta.Name, primaryKeyName, key)
 }
 
 // describeKey renders a row's primary key for error messages, MySQL style
@@ -1403,6 +1403,12 @@ func describeKey(meta *catalog.Table, e *storage.Entity) string {
 	}
 	parts := make([]string, len(vals))
 	for i, v := range vals {
+		if _, weights := v.([]int32); !weights && i < len(meta.PrimaryKey) {
+			if c := meta.ColumnIndex(meta.PrimaryKey[i].Column); c >= 0 {
+				parts[i] = datumText(nil, meta.Columns[c].Type, v)
+				continue
+			}
+		}
 		if b, ok := v.([]byte); ok {
 			v = string(b)
 		}

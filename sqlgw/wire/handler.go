@@ -114,7 +114,12 @@ func (h *Handler) WarningCount(c *mysql.Conn) uint16 {
 // CLI's "use", drivers' database option) answers with MySQL's errors too
 // (1049 42000 "Unknown database 'x'").
 func (h *Handler) ComInitDB(c *mysql.Conn, schemaName string) error {
-	return h.translate(c, "", h.Handler.ComInitDB(c, schemaName))
+	err := h.Handler.ComInitDB(c, schemaName)
+	if err == nil {
+		var r rowCounter
+		r.note(h, c, &sqltypes.Result{}) // its OK packet: ROW_COUNT() 0 (rowcount.go)
+	}
+	return h.translate(c, "", err)
 }
 
 // begin registers one command; it fails once the server is shutting down.
@@ -391,13 +396,15 @@ type stmtExecution struct {
 	c        *mysql.Conn
 	prepare  *mysql.PrepareData
 	callback func(*sqltypes.Result) error
-	sent     *bool // the current attempt's (runRetried)
+	sent     *bool      // the current attempt's (runRetried)
+	rows     rowCounter // the statement's ROW_COUNT() (rowcount.go)
 	sendFn   func(*sqltypes.Result) error
 }
 
 // run is one attempt (runRetried's run).
 func (x *stmtExecution) run(sent *bool) error {
 	x.sent = sent
+	x.rows = rowCounter{}
 	if x.sendFn == nil {
 		x.sendFn = x.send
 	}
@@ -420,6 +427,7 @@ func (x *stmtExecution) send(res *sqltypes.Result) error {
 	*x.sent = true
 	h, c := x.h, x.c
 	res = h.insertInfo(c, res)
+	x.rows.note(h, c, res)
 	if res != nil && len(res.Fields) == 0 && res.Info != "" && (reRowsMatched.MatchString(res.Info) || reRecords.MatchString(res.Info)) {
 		h.Conns.setOKInfo(c.RemoteAddr(), res.Info)
 	}

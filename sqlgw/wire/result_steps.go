@@ -67,6 +67,10 @@ var resultSteps = []ResultStep{
 		Result: func(h *Handler, s *statement, next mysql.ResultSpoolFn) mysql.ResultSpoolFn {
 			return fixTimeDDL(h.GW, s.ctx, s.c.ConnectionID, s.query, next) // time_precision.go
 		}},
+	{Name: "row-count", Upstream: "ROW_COUNT() after SET, BEGIN, USE is -1 and after CREATE DATABASE 0, not the OK packet's affected rows (-1 after a result set) as in MySQL",
+		Result: func(h *Handler, s *statement, next mysql.ResultSpoolFn) mysql.ResultSpoolFn {
+			return h.rowCountResults(s.c, next) // rowcount.go
+		}},
 	{Name: "read-only-transaction-flag", Upstream: "the status flags never carry SERVER_STATUS_IN_TRANS_READONLY (0x2000) in a READ ONLY transaction",
 		Result: func(h *Handler, s *statement, next mysql.ResultSpoolFn) mysql.ResultSpoolFn {
 			return func(res *sqltypes.Result, more bool) error {

@@ -19,7 +19,7 @@ import (
 // behaviour it corrects and exactly one of Result and Error.
 func TestResultStepOrder(t *testing.T) {
 	want := []string{"time-precision", "time-fractions", "float-text", "insert-info", "ok-info", "show-like-header", "time-ddl",
-		"read-only-transaction-flag", "interrupted", "foreign-key-errors", "mysql-errors"}
+		"row-count", "read-only-transaction-flag", "interrupted", "foreign-key-errors", "mysql-errors"}
 	var got []string
 	for _, st := range resultSteps {
 		got = append(got, st.Name)
