@@ -32,9 +32,8 @@ var (
 // weight sequence of the whole value. A PAD SPACE collation
 // (utf8mb4_general_ci, utf8mb4_unicode_ci, utf8mb3_general_ci, latin1_*,
 // ...) compares as if the shorter value were padded with spaces, so 'x' and
-// 'X  ' are one value to MySQL: its key is the weight sequence without the
-// trailing runes that weigh as a space (padWeights), so they are one key
-// too. That key orders 'a' below 'a\t' where padding orders it above
+// 'X  ' are one value to MySQL: its key is the weight sequence of the value
+// without its trailing spaces (keyWeights), so they are one key too. That key orders 'a' below 'a\t' where padding orders it above
 // (CollationKeyExact is false: the planner widens ranges and the engine
 // filters). Registering a "_bin" collation or binary has no effect: those
 // are keyed by their bytes (keys.EncodeStringAscending,
@@ -83,17 +82,15 @@ func (t Type) padSpace() bool {
 }
 
 // keyWeights returns the weights t's key holds for s: all of them under a
-// NO PAD collation; under a PAD SPACE one, without the trailing runes that
-// weigh as much as a space (the padding), so that 'x' and 'x  ' share a key.
+// NO PAD collation; under a PAD SPACE one, those of s without its trailing
+// spaces (U+0020, the padding), so that 'x' and 'X  ' share a key. Only
+// spaces are trimmed, as the engine's PAD SPACE comparison trims them
+// (sqlgw/engine/padspace.go): keys and comparisons agree on equality.
 func (t Type) keyWeights(w RuneWeigher, s string) []int32 {
-	ws := w.weights(s)
 	if t.padSpace() {
-		sp := w(' ')
-		for len(ws) > 0 && ws[len(ws)-1] == sp {
-			ws = ws[:len(ws)-1]
-		}
+		s = keys.TrimPad(s)
 	}
-	return ws
+	return w.weights(s)
 }
 
 // KeyComponent is an already encoded ascending key component of a text key
