@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
@@ -28,7 +29,14 @@ import (
 const floatTextFunc = "sqlgw_float_text"
 
 // FloatTextFunction is sqlgw_float_text(expr), registered by the engine.
-var FloatTextFunction = sql.Function1{Name: floatTextFunc, Fn: func(_ *sql.Context, e sql.Expression) sql.Expression {
+// A column that is not a FLOAT or DOUBLE is left bare: the functions
+// around it see the column itself (compat/enum_in_functions.go reads an
+// ENUM or SET column argument of CONCAT_WS as its string only then). A
+// column's Type needs no context (the planner passes none).
+var FloatTextFunction = sql.Function1{Name: floatTextFunc, Fn: func(ctx *sql.Context, e sql.Expression) sql.Expression {
+	if gf, ok := e.(*expression.GetField); ok && !types.IsFloat(gf.Type(ctx)) {
+		return e
+	}
 	return &floatTextArg{child: e}
 }}
 
