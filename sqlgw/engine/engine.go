@@ -64,7 +64,7 @@ func New(ctx context.Context, store storage.Store, opts catalog.Options) (*Engin
 	a.Catalog.StatsProvider = &statsProvider{gw: gw, inner: a.Catalog.StatsProvider} // stats_provider.go
 	engine := gms.New(a, &gms.Config{VersionPostfix: "sqlgw"})
 	engine.ProcessList = &procList{ProcessList: engine.ProcessList, gw: gw} // the plan cache's statements (fastproc.go)
-	engine.Analyzer.Catalog.RegisterFunction(sql.NewEmptyContext(), compat.AssignFunction, compat.VarFunction, NumberDateFunction, TemporalNumberFunction, UnsignedArithFunction, compat.DateIntervalFunction)
+	engine.Analyzer.Catalog.RegisterFunction(sql.NewEmptyContext(), compat.AssignFunction, compat.VarFunction, NumberDateFunction, TemporalNumberFunction, UnsignedArithFunction, compat.DateIntervalFunction, FloatTextFunction)
 	return &Engine{Engine: engine, Provider: pro, gw: gw, rec: rec, store: store, release: release}, nil
 }
 

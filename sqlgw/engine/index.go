@@ -166,17 +166,22 @@ func (t *Table) SkipIndexCosting() bool { return false }
 
 // LookupForExpressions implements sql.IndexSearchable.
 func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) (sql.IndexLookup, *sql.FuncDepSet, sql.Expression, bool, error) {
-	if len(exprs) == 0 || (t.meta().Keyless() && len(readyIndexes(t.meta())) == 0) {
+	if len(exprs) == 0 {
 		return sql.IndexLookup{}, nil, nil, false, nil
 	}
 	given := exprs
 	exprs = slices.Clone(exprs)
+	fixedAny := false
 	for i, e := range exprs {
 		fixed, err := fixComparisons(ctx, e)
 		if err != nil {
 			return sql.IndexLookup{}, nil, nil, false, err
 		}
 		exprs[i] = fixed
+		fixedAny = fixedAny || fixed != e
+	}
+	if t.meta().Keyless() && len(readyIndexes(t.meta())) == 0 && !fixedAny {
+		return sql.IndexLookup{}, nil, nil, false, nil
 	}
 	conv := exprconv.New(ctx, t.columnNames())
 	self := t.selfName(ctx, exprs)
@@ -220,7 +225,13 @@ func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) 
 		// No primary key: only a plan through one of its indexes (or
 		// none: Empty) is a lookup; the engine scans otherwise.
 		if index = t.keylessLookupIndex(p); index == nil {
-			return sql.IndexLookup{}, nil, nil, false, nil
+			if !fixedAny {
+				return sql.IndexLookup{}, nil, nil, false, nil
+			}
+			// A rewritten comparison (fixComparisons) must replace the
+			// engine's filter, which only a lookup's residual does: a
+			// scan through the hidden key, which orders nothing.
+			index = t.primaryIndex()
 		}
 	}
 	lookup := sql.IndexLookup{

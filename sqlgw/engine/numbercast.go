@@ -118,6 +118,9 @@ func numberDateNodes(n ast.SQLNode) {
 			temporalOperands(b)
 			return true, nil
 		}
+		if floatTextNode(node) { // floattext.go
+			return true, nil
+		}
 		c, ok := node.(*ast.ConvertExpr)
 		if !ok || c.Type == nil {
 			return true, nil

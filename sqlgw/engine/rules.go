@@ -468,6 +468,9 @@ func dateNumbersExpr(ctx *sql.Context, e sql.Expression) (sql.Expression, transf
 	if ne, ok := stringNumbers(ctx, e); ok {
 		return ne, transform.NewTree, nil
 	}
+	if ne, ok := floatDecimals(ctx, e); ok { // floatcompare.go
+		return ne, transform.NewTree, nil
+	}
 	switch e := e.(type) {
 	case *expression.InTuple:
 		return inDateNumbers(ctx, e)

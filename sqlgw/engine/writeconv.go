@@ -600,7 +600,8 @@ func numberCastNode(ctx *sql.Context, n sql.Node) (sql.Node, bool) {
 	for i, e := range exprs {
 		x, casts := numberCasts(ctx, e)
 		x, arith := mysqlArithmetic(ctx, x)
-		if casts || arith {
+		x, floats := floatDecimalsTree(ctx, x) // floatcompare.go
+		if casts || arith || floats {
 			if out == nil {
 				out = append([]sql.Expression(nil), exprs...)
 			}

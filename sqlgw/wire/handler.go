@@ -365,7 +365,7 @@ func (h *Handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, p
 		}
 	}
 	fields, err := h.Handler.ComPrepare(ctx, c, query, prepare)
-	return fields, h.translate(c, query, err)
+	return floatFields(fields), h.translate(c, query, err) // float_text.go
 }
 
 func (h *Handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
@@ -422,7 +422,7 @@ func (x *stmtExecution) run(sent *bool) error {
 // send passes a result to the client: the attempt has sent something
 // (runRetried does not retry it), INSERT's info added (withInsertInfo), an
 // UPDATE's or LOAD's info kept for the connection, TIME columns' decimals
-// set (fixTimeFields).
+// set (fixTimeFields), FLOAT and DOUBLE columns' decimals 31 (floatFields).
 func (x *stmtExecution) send(res *sqltypes.Result) error {
 	*x.sent = true
 	h, c := x.h, x.c
@@ -432,6 +432,9 @@ func (x *stmtExecution) send(res *sqltypes.Result) error {
 		h.Conns.setOKInfo(c.RemoteAddr(), res.Info)
 	}
 	fixTimeFields(h.GW, x.ctx, res)
+	if res != nil && len(res.Fields) > 0 {
+		res.Fields = floatFields(res.Fields) // float_text.go
+	}
 	h.setReadOnlyFlag(c) // result_steps.go
 	return x.callback(res)
 }

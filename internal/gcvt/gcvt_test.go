@@ -1,13 +1,13 @@
-package wire
+package gcvt
 
 import (
 	"math"
 	"testing"
 )
 
-// TestAppendGcvt: DOUBLE and FLOAT as MySQL and MariaDB write them in text
+// TestAppend: DOUBLE and FLOAT as MySQL and MariaDB write them in text
 // rows (the expected texts are MariaDB 10.11's output for the same values).
-func TestAppendGcvt(t *testing.T) {
+func TestAppend(t *testing.T) {
 	for _, c := range []struct {
 		x     float64
 		float bool
@@ -57,7 +57,7 @@ func TestAppendGcvt(t *testing.T) {
 		{float64(float32(0.1)), true, "0.1"},
 		{float64(float32(100)), true, "100"},
 	} {
-		if got := string(AppendGcvt(nil, c.x, c.float)); got != c.want {
+		if got := string(Append(nil, c.x, c.float)); got != c.want {
 			t.Errorf("%v (float %v): got %s, want %s", c.x, c.float, got, c.want)
 		}
 	}
