@@ -84,6 +84,16 @@ func (f *FastLane) Query(ctx context.Context, c *mysql.Conn, query string, callb
 	if ok, err := f.insertText(sqlCtx, c, s, query, callback); ok { // directinsert_text.go
 		return true, noCapture, nil, err
 	}
+	// A SELECT of a shape the session knows runs without the parse
+	// (textshape.go).
+	shape, slots, lexed := scanTextShape(query)
+	var mode string
+	if lexed {
+		mode = s.stmtVars(sqlCtx).mode
+		if handled, capture, done, err := f.queryShape(sqlCtx, c, s, query, mode, shape, slots, callback); handled {
+			return true, capture, done, err
+		}
+	}
 	stmt, _, rest, err := f.Engine.Parser.Parse(sqlCtx, query, true)
 	if err != nil || strings.TrimSpace(rest) != "" {
 		s.plans.putTextNot(query)
@@ -99,6 +109,9 @@ func (f *FastLane) Query(ctx context.Context, c *mysql.Conn, query string, callb
 	if notCacheable {
 		s.plans.putTextNot(query)
 		return false, noCapture, uncached, nil
+	}
+	if lexed {
+		f.noteTextShape(sqlCtx, s, query, mode, shape, slots, stmt, key, bindings) // textshape.go
 	}
 	return f.execute(sqlCtx, c, s, key, query, stmt, variants, bindings, false, callback)
 }
