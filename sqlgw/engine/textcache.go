@@ -39,6 +39,14 @@ import (
 // that do not start with SELECT or have no WHERE are not parsed here, and
 // a text whose shape did not qualify is remembered as such per session.
 //
+// A SELECT text of a shape the session has seen before skips that parse:
+// a lexer finds its integer and string literals, the text without their
+// values is its shape, and the session remembers which literal became
+// which parameter of the shape's key (textshape.go). Such a text binds
+// its literals and runs the cached plans of the key; when they cannot run
+// (the plan must be built or was made stale by DDL), or the text does not
+// fit the shape exactly, it takes the parse below, unchanged.
+//
 // The status counters and Last_plan_from_cache count text statements as
 // they count executes (session.go).
 

@@ -265,3 +265,59 @@ func sameBindings(a, b map[string]*querypb.BindVariable) bool {
 	}
 	return true
 }
+
+// BenchmarkTextShape compares what a text point select costs before its
+// plan runs: the lexer and the shape's bindings (textshape.go) against the
+// parse and normalizeText (textcache.go).
+func BenchmarkTextShape(b *testing.B) {
+	parser := sql.NewMysqlParser()
+	opts := sql.NewSqlModeFromString("").ParserOptions()
+	parse := func(text string) (sqlparser.Statement, bool) {
+		stmt, _, rest, err := parser.ParseWithOptions(context.Background(), text, ';', true, opts)
+		return stmt, err == nil && strings.TrimSpace(rest) == ""
+	}
+	texts := make([]string, 1024)
+	for i := range texts {
+		texts[i] = "SELECT c FROM sbtest1 WHERE id=" + strconv.Itoa(i*97+1)
+	}
+	b.Run("parse", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			stmt, ok := parse(texts[i%len(texts)])
+			if !ok {
+				b.Fatal("parse")
+			}
+			if _, _, ok := normalizeText(stmt); !ok {
+				b.Fatal("normalize")
+			}
+		}
+	})
+	b.Run("shape", func(b *testing.B) {
+		_, slots, _ := scanTextShape(texts[0])
+		stmt, _ := parse(texts[0])
+		bindings, key, _ := normalizeText(stmt)
+		e := learnTextShape(parse, texts[0], slots, key, bindings)
+		if e.state != shapeFast {
+			b.Fatal("not learned")
+		}
+		var pc planCache
+		shape, _, _ := scanTextShape(texts[0])
+		pc.putTextShape("", shape, e)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			q := texts[i%len(texts)]
+			shape, slots, ok := scanTextShape(q)
+			if !ok {
+				b.Fatal("scan")
+			}
+			e := pc.textShape("", shape)
+			if e == nil {
+				b.Fatal("miss")
+			}
+			if _, ok := e.bindings(q, slots); !ok {
+				b.Fatal("bindings")
+			}
+		}
+	})
+}
