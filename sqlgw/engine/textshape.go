@@ -65,7 +65,7 @@ const maxTextShapes = 1024
 
 // maxShapeText and maxShapeSlots bound the texts the lexer takes.
 const (
-	maxShapeText  = 8192
+	maxShapeText  = 4096
 	maxShapeSlots = 256
 )
 
