@@ -145,6 +145,11 @@ type planCache struct {
 	// insertTexts maps INSERT text templates to their shapes' keys
 	// (directinsert_text.go).
 	insertTexts map[string]string
+
+	// shapes maps SELECT text shapes to what the session learned of them,
+	// under sql_mode shapesMode (textshape.go).
+	shapes     map[string]*textShape
+	shapesMode string
 }
 
 // cachedPlan is the analyzed plan of one prepared statement.

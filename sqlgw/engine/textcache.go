@@ -39,6 +39,14 @@ import (
 // that do not start with SELECT or have no WHERE are not parsed here, and
 // a text whose shape did not qualify is remembered as such per session.
 //
+// A SELECT text of a shape the session has seen before skips that parse:
+// a lexer finds its integer and string literals, the text without their
+// values is its shape, and the session remembers which literal became
+// which parameter of the shape's key (textshape.go). Such a text binds
+// its literals and runs the cached plans of the key; when they cannot run
+// (the plan must be built or was made stale by DDL), or the text does not
+// fit the shape exactly, it takes the parse below, unchanged.
+//
 // The status counters and Last_plan_from_cache count text statements as
 // they count executes (session.go).
 
@@ -84,6 +92,16 @@ func (f *FastLane) Query(ctx context.Context, c *mysql.Conn, query string, callb
 	if ok, err := f.insertText(sqlCtx, c, s, query, callback); ok { // directinsert_text.go
 		return true, noCapture, nil, err
 	}
+	// A SELECT of a shape the session knows runs without the parse
+	// (textshape.go).
+	shape, slots, lexed := scanTextShape(query)
+	var mode string
+	if lexed {
+		mode = s.stmtVars(sqlCtx).mode
+		if handled, capture, done, err := f.queryShape(sqlCtx, c, s, query, mode, shape, slots, callback); handled {
+			return true, capture, done, err
+		}
+	}
 	stmt, _, rest, err := f.Engine.Parser.Parse(sqlCtx, query, true)
 	if err != nil || strings.TrimSpace(rest) != "" {
 		s.plans.putTextNot(query)
@@ -99,6 +117,9 @@ func (f *FastLane) Query(ctx context.Context, c *mysql.Conn, query string, callb
 	if notCacheable {
 		s.plans.putTextNot(query)
 		return false, noCapture, uncached, nil
+	}
+	if lexed {
+		f.noteTextShape(sqlCtx, s, query, mode, shape, slots, stmt, key, bindings) // textshape.go
 	}
 	return f.execute(sqlCtx, c, s, key, query, stmt, variants, bindings, false, callback)
 }
