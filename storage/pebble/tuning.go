@@ -80,7 +80,7 @@ import (
 // profile are Pebble's block cache and file cache shards and its read
 // state, and go-mysql-server's (vitess stats Timings, global system
 // variables); the store's getMu stripes (rwstripes.go) took 0.01 s of
-// their 0.43 s. The row cache (rowcache.go, off by default)
+// their 0.43 s. The row cache (rowcache.go; `sqlgw serve` turns it on)
 // skips all of Pebble for the rows read recently.
 //
 // Durability is unchanged by all of this: every write is still committed
