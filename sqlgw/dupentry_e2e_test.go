@@ -1,7 +1,6 @@
 package sqlgw_test
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -117,36 +116,5 @@ func TestOKCounts(t *testing.T) {
 		r.ExpectRows("SELECT COUNT(*) FROM del", "0")
 		r.ExpectRows("SELECT 1", "1")
 		r.ExpectRows("SELECT ROW_COUNT()", "-1")
-	})
-}
-
-// TestReplaceCountsEveryDeletion: a REPLACE of a row that collides with
-// two stored rows (its primary key with one, a unique key with another)
-// deletes both and counts 3, as MySQL (rows inserted plus rows deleted);
-// one collision counts 2, none 1.
-func TestReplaceCountsEveryDeletion(t *testing.T) {
-	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
-		r := sqltest.NewRunner(t, ts.Session("rp", `
-			CREATE TABLE t (id INT PRIMARY KEY, name VARCHAR(10), UNIQUE KEY uk (name))
-			INSERT INTO t VALUES (1, 'x'), (8, 'v'), (9, 'w')`))
-		for _, q := range []struct {
-			sql  string
-			args []any
-			want int64
-		}{
-			{"REPLACE INTO t VALUES (8, 'x')", nil, 3},
-			{"REPLACE INTO t VALUES (?, ?)", []any{9, "x"}, 3},
-			{"REPLACE INTO t VALUES (9, 'y')", nil, 2},
-			{"REPLACE INTO t VALUES (10, 'z')", nil, 1},
-			{"REPLACE INTO t VALUES (10, 'y'), (11, 'q')", nil, 4},
-		} {
-			if n := r.Affected(q.sql, q.args...); n != q.want {
-				t.Errorf("%s: %d rows affected, want %d", q.sql, n, q.want)
-			}
-			if got := r.Rows("SELECT ROW_COUNT()"); len(got) != 1 || got[0] != fmt.Sprint(q.want) {
-				t.Errorf("ROW_COUNT() after %s: %v, want %d", q.sql, got, q.want)
-			}
-		}
-		r.ExpectRows("SELECT id, name FROM t ORDER BY id", "10\ty", "11\tq")
 	})
 }

@@ -59,11 +59,8 @@ type undo struct {
 }
 
 type editor struct {
-	t *Table
-	// replDeletes: the rows deleted since the last row inserted (a
-	// REPLACE's deletions of its next row, replacecount.go).
-	replDeletes int
-	undo        []undo
+	t    *Table
+	undo []undo
 	// sess: the session the editor's open statement is registered with
 	// (between StatementBegin and StatementComplete or DiscardChanges),
 	// nil if none; see Session.CommandEnd.
@@ -193,15 +190,6 @@ func (t *Table) keyOf(d []catalog.Datum) (entKey, error) {
 
 // Insert implements sql.RowInserter.
 func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
-	err := e.insertRow(ctx, row)
-	if err == nil && e.replDeletes > 0 {
-		noteReplaced(ctx, e.replDeletes) // replacecount.go
-		e.replDeletes = 0
-	}
-	return err
-}
-
-func (e *editor) insertRow(ctx *sql.Context, row sql.Row) error {
 	if editorRowHook != nil {
 		editorRowHook(ctx)
 	}
@@ -579,14 +567,6 @@ func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 
 // Delete implements sql.RowDeleter.
 func (e *editor) Delete(ctx *sql.Context, row sql.Row) error {
-	err := e.deleteRow(ctx, row)
-	if err == nil {
-		e.replDeletes++ // a REPLACE's row's deletions (replacecount.go)
-	}
-	return err
-}
-
-func (e *editor) deleteRow(ctx *sql.Context, row sql.Row) error {
 	if editorRowHook != nil {
 		editorRowHook(ctx)
 	}

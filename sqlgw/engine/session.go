@@ -31,10 +31,6 @@ type Session struct {
 	// warns: the warning list in MySQL's order (warnings.go).
 	warns warnState
 
-	// replaced: the deletions of the running REPLACE that go-mysql-server
-	// did not count (replacecount.go).
-	replaced int
-
 	// The plan cache (plancache.go) and its counters.
 	plans         planCache
 	planHits      atomic.Int64

@@ -90,7 +90,6 @@ func (e explainBuilder) buildStrictWrite(ctx *sql.Context, n sql.Node, row sql.R
 	var schema sql.Schema
 	var source sql.Node
 	var info *InsertStats
-	replace := false
 	g := &writeGuard{}
 	strict := strictMode(ctx) // lenientwrite.go
 	switch x := n.(type) {
@@ -100,10 +99,6 @@ func (e explainBuilder) buildStrictWrite(ctx *sql.Context, n sql.Node, row sql.R
 		schema, source = x.Destination.Schema(ctx), x.Source
 		if wantsInsertInfo(x) {
 			info = &InsertStats{Replace: x.IsReplace, Ignore: x.Ignore}
-		}
-		if x.IsReplace {
-			replace = true
-			startReplace(ctx) // replacecount.go
 		}
 		if !x.Ignore && x.OnDupExprs.HasUpdates() {
 			// ON DUPLICATE KEY UPDATE's assignments, as UPDATE's.
@@ -163,7 +158,7 @@ func (e explainBuilder) buildStrictWrite(ctx *sql.Context, n sql.Node, row sql.R
 	if err != nil || it == nil {
 		return it, err
 	}
-	return &strictIter{RowIter: it, schema: schema, g: g, info: info, replace: replace}, nil
+	return &strictIter{RowIter: it, schema: schema, g: g, info: info}, nil
 }
 
 // strictAssignments returns exprs with the column assignments among the
@@ -246,9 +241,6 @@ type strictIter struct {
 	schema sql.Schema
 	g      *writeGuard
 	info   *InsertStats // for INSERT's info string, nil if none
-	// replace: a REPLACE, whose OK row gets the deletions
-	// go-mysql-server did not count (replacecount.go).
-	replace bool
 }
 
 var _ sql.MutableRowIter = (*strictIter)(nil)
@@ -265,9 +257,6 @@ func (s *strictIter) Next(ctx *sql.Context) (sql.Row, error) {
 	r, err := s.RowIter.Next(ctx)
 	if err != nil && err != io.EOF {
 		err = s.translate(ctx, err)
-	}
-	if err == nil && s.replace {
-		r, s.replace = replacedRows(ctx, r), false
 	}
 	if err == nil && s.info != nil {
 		// The statement's result (the accumulator's OK row): every
