@@ -79,9 +79,6 @@ func (e explainBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Ro
 	if tr, ok := n.(*plan.Truncate); ok {
 		return e.deleteForTruncate(ctx, tr, row) // okcounts.go
 	}
-	if dd, ok := n.(*plan.DropDB); ok {
-		return e.dropDatabase(ctx, dd, row) // okcounts.go
-	}
 	d, ok := n.(*plan.DescribeQuery)
 	if !ok {
 		return nil, nil
