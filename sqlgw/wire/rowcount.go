@@ -9,8 +9,8 @@ import (
 //
 // MySQL's ROW_COUNT() is what the previous statement's OK packet said it
 // affected (my_ok sets both), and -1 after a statement that returned a
-// result set: 1 after CREATE DATABASE, the tables dropped after DROP
-// DATABASE, 0 after SET, BEGIN, COMMIT, USE, CREATE TABLE, DROP TABLE,
+// result set: 1 after CREATE DATABASE, the OK packet's count after DROP
+// DATABASE (go-mysql-server's 1, sqlgw/engine/okcounts.go), 0 after SET, BEGIN, COMMIT, USE, CREATE TABLE, DROP TABLE,
 // TRUNCATE, CREATE INDEX. go-mysql-server keeps its own value, right for
 // INSERT, UPDATE and DELETE but -1 after SET, BEGIN and USE, 0 after
 // CREATE DATABASE. The row-count step (result_steps.go) and stmtExecution
