@@ -106,15 +106,16 @@ func (p *fastProc) show(proc *sql.Process) {
 }
 
 // longQueryTime is go-mysql-server's getLongQueryTime: long_query_time's
-// global value, 0 if it cannot be read.
+// global value, 0 if it cannot be read. It is read once per change of a
+// global variable, not per statement (sysvaralias.go: cachedGlobal).
 func longQueryTime() float64 {
-	_, v, ok := sql.SystemVariables.GetGlobal("long_query_time")
-	if !ok {
-		return 0
-	}
+	return longQueryTimeGlobal.get()
+}
+
+var longQueryTimeGlobal = cachedGlobal[float64]{name: "long_query_time", conv: func(v any) float64 {
 	f, _ := v.(float64)
 	return f
-}
+}}
 
 // procList is the engine's process list with the sessions' plan-cache
 // statements (see above).

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"strings"
+	"sync/atomic"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	// sql.SystemVariables is built by this package's init, which must run
@@ -66,7 +67,9 @@ type aliasRegistry struct {
 }
 
 func (r aliasRegistry) SetGlobal(ctx *sql.Context, name string, val interface{}) error {
-	if err := r.SystemVariableRegistry.SetGlobal(ctx, name, val); err != nil {
+	err := r.SystemVariableRegistry.SetGlobal(ctx, name, val)
+	globalsChanged.Add(1) // after the change (cachedGlobal)
+	if err != nil {
 		return err
 	}
 	other := otherName(name)
@@ -77,7 +80,55 @@ func (r aliasRegistry) SetGlobal(ctx *sql.Context, name string, val interface{})
 	if !ok {
 		return nil
 	}
-	return r.SystemVariableRegistry.SetGlobal(ctx, other, v)
+	err = r.SystemVariableRegistry.SetGlobal(ctx, other, v)
+	globalsChanged.Add(1)
+	return err
+}
+
+func (r aliasRegistry) AssignValues(vals map[string]interface{}) error {
+	err := r.SystemVariableRegistry.AssignValues(vals)
+	globalsChanged.Add(1) // after the change (cachedGlobal)
+	return err
+}
+
+// globalsChanged counts the changes of global variables made through
+// aliasRegistry (SET GLOBAL, SET PERSIST, the values assigned at start),
+// each counted once it is made.
+var globalsChanged atomic.Uint64
+
+// cachedGlobal is a global variable's value as of a count of
+// globalsChanged, for a variable read on every statement (fastproc.go:
+// long_query_time): go-mysql-server's GetGlobal takes the registry's lock
+// and lower-cases the name each time.
+type cachedGlobal[T any] struct {
+	name string
+	conv func(any) T
+	last atomic.Pointer[globalAt[T]]
+}
+
+type globalAt[T any] struct {
+	changes uint64
+	val     T
+}
+
+// get returns the variable's global value (conv of GetGlobal's value;
+// conv(nil) if the variable is unknown). A change counted after the
+// value was read makes the next get read it again. Without sqlgw's
+// registry (a test that replaced sql.SystemVariables) it reads every
+// time.
+func (c *cachedGlobal[T]) get() T {
+	if _, ok := sql.SystemVariables.(aliasRegistry); !ok {
+		_, v, _ := sql.SystemVariables.GetGlobal(c.name)
+		return c.conv(v)
+	}
+	n := globalsChanged.Load()
+	if last := c.last.Load(); last != nil && last.changes == n {
+		return last.val
+	}
+	_, v, _ := sql.SystemVariables.GetGlobal(c.name)
+	val := c.conv(v)
+	c.last.Store(&globalAt[T]{changes: n, val: val})
+	return val
 }
 
 func init() {
