@@ -12,6 +12,7 @@ import (
 
 	"github.com/sqlgw/sqlgw/sqlgw/accounts"
 	"github.com/sqlgw/sqlgw/sqlgw/engine"
+	"github.com/sqlgw/sqlgw/sqlgw/sqltext"
 	"github.com/sqlgw/sqlgw/sqlgw/wire"
 )
 
@@ -20,6 +21,8 @@ import (
 // admin2Handler sits between adminHandler (maintenance.go) and go-mysql-server's
 // handler and answers what go-mysql-server refuses or crashes on:
 //
+//   - DO expr [, expr] ... (which vitess's grammar lacks) runs as the
+//     SELECT of its expressions, rows discarded, and answers OK.
 //   - FLUSH PRIVILEGES, LOGS, BINARY LOGS, ENGINE LOGS, ERROR LOGS, GENERAL
 //     LOGS, RELAY LOGS, SLOW LOGS, HOSTS, USER_RESOURCES, OPTIMIZER_COSTS
 //     answer OK, as MySQL does. go-mysql-server's FLUSH PRIVILEGES panicked
@@ -61,6 +64,12 @@ func NewSessionCommands(inner mysql.Handler, gw *engine.Gateway, conns *wire.Con
 }
 
 func (a *admin2Handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
+	if sel, _, ok := sqltext.DoStatement(query); ok {
+		if err := a.do(ctx, c, sel); err != nil {
+			return err
+		}
+		return callback(&sqltypes.Result{}, false)
+	}
 	if ok, _, err := a.flush(ctx, c, query); ok {
 		if err != nil {
 			return err
@@ -76,6 +85,12 @@ func (a *admin2Handler) ComQuery(ctx context.Context, c *mysql.Conn, query strin
 }
 
 func (a *admin2Handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
+	if sel, rest, ok := sqltext.DoStatement(query); ok {
+		if err := a.do(ctx, c, sel); err != nil {
+			return "", err
+		}
+		return rest, callback(&sqltypes.Result{}, rest != "")
+	}
 	if ok, rest, err := a.flush(ctx, c, query); ok {
 		if err != nil {
 			return "", err
@@ -105,6 +120,14 @@ func (a *admin2Handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepa
 		return err
 	}
 	return a.Handler.ComStmtExecute(ctx, c, prepare, callback)
+}
+
+// do runs DO's expressions as sel, the SELECT of them
+// (sqltext.DoStatement), and discards the rows: the caller answers OK, as
+// MySQL answers DO. Their errors and warnings are the statement's.
+// A prepared DO is still refused by vitess's parser (1064).
+func (a *admin2Handler) do(ctx context.Context, c *mysql.Conn, sel string) error {
+	return a.Handler.ComQuery(ctx, c, sel, func(*sqltypes.Result, bool) error { return nil })
 }
 
 // flush answers a FLUSH statement go-mysql-server cannot run (see above);

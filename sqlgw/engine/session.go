@@ -405,6 +405,9 @@ func (s *Session) GetSessionVariable(ctx *sql.Context, name string) (interface{}
 	if len(name) == len(WarningCountVar) && strings.EqualFold(name, WarningCountVar) {
 		return uint64(s.warns.last.Load()), nil // warnings.go
 	}
+	if len(name) == len(ErrorCountVar) && strings.EqualFold(name, ErrorCountVar) {
+		return uint64(s.warns.errors.Load()), nil // warnings.go
+	}
 	if isIdentityVar(name) {
 		return s.GetLastQueryInfo().LastInsertId.Load(), nil // identity.go
 	}
@@ -422,6 +425,7 @@ func (s *Session) GetAllSessionVariables() map[string]interface{} {
 	// warning_count is read by name only (SHOW VARIABLES as
 	// go-mysql-server's, whose suites list its variables).
 	delete(m, WarningCountVar)
+	delete(m, ErrorCountVar)
 	return m
 }
 
@@ -568,6 +572,7 @@ func (g *Gateway) StatementFailed(conn uint32) {
 // undo logs start empty.
 func (s *Session) CommandBegin() error {
 	s.dropEdits()
+	s.warns.clearedThis.Store(false) // warnings.go: StatementError
 	return nil
 }
 

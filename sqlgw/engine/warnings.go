@@ -53,8 +53,16 @@ import (
 // warnState is a session's state of the warning list.
 type warnState struct {
 	// last: the warning count of the session's last statement, as its OK
-	// or EOF packet said (WarningCount), for @@warning_count.
+	// or EOF packet said (WarningCount), for @@warning_count; for a
+	// statement that failed, its conditions with the error
+	// (StatementError).
 	last atomic.Uint32
+	// errors: the errors of the last statement (0, or 1 if it failed),
+	// for @@error_count.
+	errors atomic.Uint32
+	// clearedThis: ClearWarnings ran since the statement began
+	// (CommandBegin), so the list holds its conditions only.
+	clearedThis atomic.Bool
 
 	// cleared: the warnings the last ClearWarnings removed, in MySQL's
 	// order, while any may be put back (until another warning is raised).
@@ -102,6 +110,63 @@ func init() {
 	}})
 }
 
+// ErrorCountVar is MySQL's read-only session variable error_count: the
+// number of errors the previous statement raised (1 if it failed, else 0;
+// SHOW COUNT(*) ERRORS). go-mysql-server does not define it.
+const ErrorCountVar = "error_count"
+
+func init() {
+	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{&sql.MysqlSystemVariable{
+		Name:    ErrorCountVar,
+		Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Session),
+		Dynamic: false,
+		Type:    types.NewSystemUintType(ErrorCountVar, 0, 65535),
+		Default: uint64(0),
+	}})
+}
+
+// The error of a failed statement
+//
+// MySQL puts the error a statement failed with into the diagnostics area
+// with the conditions the statement raised before it: SHOW WARNINGS lists
+// it (Level Error), @@warning_count counts it, @@error_count and SHOW
+// COUNT(*) ERRORS say 1. go-mysql-server sends the error packet only, and
+// the list kept the previous statement's warnings when the statement
+// failed before binding (a syntax error, an unknown table). The
+// connection handler hands each statement's final error to
+// Gateway.StatementError.
+
+// StatementError records err, the error the statement of connection conn
+// failed with (as the client is sent it), in its session's list (see
+// above).
+func (g *Gateway) StatementError(conn uint32, err error) {
+	if err == nil {
+		return
+	}
+	if s := g.Session(conn); s != nil {
+		s.statementError(err)
+	}
+}
+
+func (s *Session) statementError(err error) {
+	var se *mysql.SQLError
+	if !errors.As(err, &se) {
+		se, _ = mysql.NewSQLErrorFromError(err).(*mysql.SQLError)
+		if se == nil {
+			return
+		}
+	}
+	if !s.warns.clearedThis.Load() {
+		s.ClearWarnings() // the previous statement's
+	}
+	s.BaseSession.Warn(&sql.Warning{Level: "Error", Code: se.Number(), Message: se.Message})
+	// The count the next OK or EOF packet carries is the next
+	// statement's (its error packet has been sent).
+	s.BaseSession.ClearWarningCount()
+	s.warns.last.Store(uint32(len(s.BaseSession.Warnings())))
+	s.warns.errors.Store(1)
+}
+
 // WarningCount implements sql.Session: the statement's warning count,
 // which the connection handler asks for its OK or EOF packet, kept for
 // @@warning_count.
@@ -113,6 +178,7 @@ func (s *Session) WarningCount() uint16 {
 		return n
 	}
 	s.warns.last.Store(uint32(n))
+	s.warns.errors.Store(0)
 	return n
 }
 
@@ -121,6 +187,7 @@ func (s *Session) WarningCount() uint16 {
 func (s *Session) ClearWarnings() {
 	ws := s.Warnings()
 	s.BaseSession.ClearWarnings()
+	s.warns.clearedThis.Store(true)
 	s.warns.cleared, s.warns.restored = nil, 0
 	if s.BaseSession.WarningCount() == 0 && len(ws) > 0 && len(s.BaseSession.Warnings()) == 0 {
 		s.warns.cleared = ws

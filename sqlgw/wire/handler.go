@@ -273,7 +273,7 @@ func (h *Handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 		return err
 	})
 	h.killed(query, err) // autoretry.go
-	return h.errorOf(st, err)
+	return h.failed(c, h.errorOf(st, err))
 }
 
 // cachedText runs a text statement through the plan cache of its shape
@@ -343,7 +343,7 @@ func (h *Handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 		return err
 	})
 	h.killed(query, err) // autoretry.go
-	return rest, h.errorOf(st, err)
+	return rest, h.failed(c, h.errorOf(st, err))
 }
 
 func (h *Handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) ([]*querypb.Field, error) {
@@ -365,7 +365,17 @@ func (h *Handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, p
 		}
 	}
 	fields, err := h.Handler.ComPrepare(ctx, c, query, prepare)
-	return floatFields(fields), h.translate(c, query, err) // float_text.go
+	return floatFields(fields), h.failed(c, h.translate(c, query, err)) // float_text.go
+}
+
+// failed records err, the error a statement failed with as the client is
+// sent it, in the session's warning list (engine/warnings.go:
+// StatementError) and returns it; nil does nothing.
+func (h *Handler) failed(c *mysql.Conn, err error) error {
+	if err != nil {
+		h.GW.StatementError(c.ConnectionID, err)
+	}
+	return err
 }
 
 func (h *Handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
@@ -383,7 +393,7 @@ func (h *Handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 	if err == nil {
 		return nil
 	}
-	return h.errorOf(&statement{ctx: ctx, c: c, query: prepare.PrepareStmt}, err)
+	return h.failed(c, h.errorOf(&statement{ctx: ctx, c: c, query: prepare.PrepareStmt}, err))
 }
 
 // stmtExecution is one COM_STMT_EXECUTE: its attempts (run, more than one
