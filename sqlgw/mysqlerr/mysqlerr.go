@@ -215,6 +215,15 @@ var rules = []rule{
 	{re: syntaxPattern, codes: []int{erUnknownError}, apply: syntaxError},
 	{kind: sql.ErrNoDatabaseSelected, codes: []int{erUnknownError},
 		apply: mysqlText(mysql.ERNoDb, "3D000", "No database selected")},
+	// An unknown function is a stored function MySQL looked for in the
+	// current database: 1305 naming it, 1046 without a database.
+	{kind: sql.ErrFunctionNotFound, codes: []int{erUnknownError},
+		apply: func(m []string, x *context) (int, string, string) {
+			if x.db == "" && !strings.Contains(m[1], ".") {
+				return mysql.ERNoDb, "3D000", "No database selected"
+			}
+			return mysql.ERSPDoesNotExist, "42000", fmt.Sprintf("FUNCTION %s does not exist", x.qualify(m[1]))
+		}},
 	// General ones: MySQL's wording for the code the error has.
 	{kind: sql.ErrPrimaryKeyViolation, codes: []int{mysql.ERDupEntry}, apply: dupEntry},
 	{kind: sql.ErrUniqueKeyViolation, codes: []int{mysql.ERDupEntry}, apply: dupEntry},

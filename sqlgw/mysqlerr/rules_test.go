@@ -40,6 +40,7 @@ func TestRules(t *testing.T) {
 		{"", 1105, "unresolved table name `u` in locking clause.", "", 3568, "HY000", "Unresolved table name `u` in locking clause."},
 		{"select * fro a", 1105, "syntax error at position 13 near 'fro'", "", 1064, "42000", syntax1064("fro a", 1)},
 		{"", 1105, "no database selected", "", 1046, "3D000", "No database selected"},
+		{"", 1105, "function: 'nosuch' not found", "shop", 1305, "42000", "FUNCTION shop.nosuch does not exist"},
 		{"", 1062, "duplicate primary key given: [x,1]", "", 1062, "23000", "Duplicate entry 'x-1' for key 'PRIMARY'"},
 		{"", 1062, "duplicate unique key given: [Duplicate entry 'a' for key 'ux']", "", 1062, "23000", "Duplicate entry 'a' for key 'ux'"},
 		{"", 1048, "column name 'id' is non-nullable but attempted to set a value of null", "", 1048, "23000", "Column 'id' cannot be null"},
