@@ -127,3 +127,17 @@ func (r *mysqlResult) str(i, j int) string {
 	}
 	return r.rows[i][j].ToString()
 }
+
+// TestTruncatedValueWarnings: a string taken as a number warns 1292 in
+// MySQL 8.0's words, naming the kind of number and quoting the value
+// (go-mysql-server: "Truncated incorrect bigint value: x1").
+func TestTruncatedValueWarnings(t *testing.T) {
+	w := newWarningsConn(t, sqlgw.Config{})
+	const tr = "Warning|1292|Truncated incorrect "
+	w.expect("SELECT CAST('x1' AS SIGNED)", tr+"INTEGER value: 'x1'")
+	w.expect("SELECT CAST('1x' AS UNSIGNED)", tr+"INTEGER value: '1x'")
+	w.expect("SELECT CAST('1.5x' AS DECIMAL(5,2))", tr+"DECIMAL value: '1.5x'")
+	w.expect("SELECT CAST('abc' AS DOUBLE)", tr+"DOUBLE value: 'abc'")
+	w.expect("SELECT '3x' + 1", tr+"DOUBLE value: '3x'")
+	w.expect("DO CAST('y' AS SIGNED)", tr+"INTEGER value: 'y'")
+}

@@ -572,7 +572,6 @@ func (g *Gateway) StatementFailed(conn uint32) {
 // undo logs start empty.
 func (s *Session) CommandBegin() error {
 	s.dropEdits()
-	s.warns.clearedThis.Store(false) // warnings.go: StatementError
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -61,7 +62,7 @@ type warnState struct {
 	// for @@error_count.
 	errors atomic.Uint32
 	// clearedThis: ClearWarnings ran since the statement began
-	// (CommandBegin), so the list holds its conditions only.
+	// (StatementBegins), so the list holds its conditions only.
 	clearedThis atomic.Bool
 
 	// cleared: the warnings the last ClearWarnings removed, in MySQL's
@@ -135,6 +136,14 @@ func init() {
 // failed before binding (a syntax error, an unknown table). The
 // connection handler hands each statement's final error to
 // Gateway.StatementError.
+
+// StatementBegins notes that connection conn's next statement begins,
+// before anything of it runs (the connection handler calls it first).
+func (g *Gateway) StatementBegins(conn uint32) {
+	if s := g.Session(conn); s != nil {
+		s.warns.clearedThis.Store(false)
+	}
+}
 
 // StatementError records err, the error the statement of connection conn
 // failed with (as the client is sent it), in its session's list (see
@@ -229,7 +238,43 @@ func (s *Session) Warn(w *sql.Warning) {
 	if w.Level == "Note" {
 		w = s.mysqlNote(w)
 	}
+	if w.Code == mysql.ERTruncatedWrongValue {
+		w = truncatedValueWarning(w)
+	}
 	s.BaseSession.Warn(w)
+}
+
+// truncatedPattern is go-mysql-server's 1292 for a string cast to a
+// number: "Truncated incorrect bigint value: x1", the SQL type's name and
+// the value unquoted (quoted for some conversions).
+var truncatedPattern = regexp.MustCompile(`^Truncated incorrect (.+?) value: (.*)$`)
+
+// truncatedValueWarning words a 1292 for a string taken as a number as
+// MySQL 8.0 does, naming the kind of number and quoting the value:
+// "Truncated incorrect INTEGER value: 'x1'" (any integer type, signed or
+// not), "... DOUBLE value: 'abc'" (FLOAT, DOUBLE), "... DECIMAL value:
+// '1.5x'" (DECIMAL(p,s)). Others (dates and times) are left as they are.
+func truncatedValueWarning(w *sql.Warning) *sql.Warning {
+	m := truncatedPattern.FindStringSubmatch(w.Message)
+	if m == nil {
+		return w
+	}
+	var kind string
+	switch t := strings.TrimSuffix(strings.ToLower(m[1]), " unsigned"); {
+	case t == "tinyint" || t == "smallint" || t == "mediumint" || t == "int" || t == "integer" || t == "bigint":
+		kind = "INTEGER"
+	case t == "double" || t == "float" || t == "real":
+		kind = "DOUBLE"
+	case t == "decimal" || strings.HasPrefix(t, "decimal("):
+		kind = "DECIMAL"
+	default:
+		return w
+	}
+	v := m[2]
+	if len(v) < 2 || v[0] != '\'' || v[len(v)-1] != '\'' {
+		v = "'" + v + "'"
+	}
+	return &sql.Warning{Level: w.Level, Code: w.Code, Message: "Truncated incorrect " + kind + " value: " + v}
 }
 
 // ignoredNullWarning words as MySQL the note go-mysql-server raises when

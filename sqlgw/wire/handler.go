@@ -236,6 +236,7 @@ func (h *Handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 		return err
 	}
 	defer h.end()
+	h.GW.StatementBegins(c.ConnectionID) // engine/warnings.go: StatementError
 	fromCache := false
 	defer func() {
 		if !fromCache {
@@ -300,6 +301,7 @@ func (h *Handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 		return "", err
 	}
 	defer h.end()
+	h.GW.StatementBegins(c.ConnectionID) // engine/warnings.go: StatementError
 	fromCache := false
 	defer func() {
 		if !fromCache {
@@ -351,6 +353,7 @@ func (h *Handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, p
 		return nil, err
 	}
 	defer h.end()
+	h.GW.StatementBegins(c.ConnectionID) // engine/warnings.go: StatementError
 	// No Wire pipeline here: vitess parses COM_STMT_PREPARE's text itself
 	// before calling the handler; the connection wrapper runs
 	// sqltext.Prepare on it before that (prepconn.go).
@@ -383,6 +386,7 @@ func (h *Handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 		return err
 	}
 	defer h.end()
+	h.GW.StatementBegins(c.ConnectionID) // engine/warnings.go: StatementError
 	defer h.GW.EndStatement(c.ConnectionID)                      // engine/snapshot.go
 	ctx, cancel := h.executionLimit(ctx, c, prepare.PrepareStmt) // max_execution_time (maxexec.go)
 	if cancel != nil {
