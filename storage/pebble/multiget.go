@@ -117,7 +117,8 @@ func (st *scanState) entity(k storage.EntityKey, v []byte, sel []string, set map
 // cache, one iterator with a prefix seek per key missed, the same checks
 // in the same order) with GetRow's decoding: the properties asked for straight into
 // each row's values by position (decodeRowInto), their strings and the
-// rows' ETags cut from one arena for the call.
+// rows' ETags cut from one arena for the call, and the values of rows
+// whose own are too small from one slab for the call.
 func (s *Store) MultiGetRows(ctx context.Context, table string, keys []storage.EntityKey, sel, more []string, rows []storage.Row, found []bool) (err error) {
 	if sel == nil {
 		return storage.ErrRowsUnsupported
@@ -127,6 +128,7 @@ func (s *Store) MultiGetRows(ctx context.Context, table string, keys []storage.E
 		t      tableInfo
 		rd     pointReads
 		key    []byte
+		slab   []storage.Value
 	)
 	defer func() {
 		rd.src.close()
@@ -172,6 +174,16 @@ func (s *Store) MultiGetRows(ctx context.Context, table string, keys []storage.E
 			return err
 		}
 		row := &rows[i]
+		if n := len(sel) + len(more); cap(row.Values) < n {
+			// The values of this row and of the keys after it, in one
+			// slab, each row's capped at its width.
+			if cap(slab)-len(slab) < n {
+				slab = make([]storage.Value, 0, n*(len(keys)-i))
+			}
+			m := len(slab)
+			slab = slab[:m+n]
+			row.Values = slab[m:m:m+n]
+		}
 		vals := storage.RowValues(row, len(sel)+len(more))
 		if err := rec.decodeRowInto(sel, more, vals, &rd.src.scan.arena); err != nil {
 			return err

@@ -841,7 +841,7 @@ func (s *Store) query(ctx context.Context, table string, q *storage.Query, rows 
 	}
 	var src iterSource
 	defer src.close()
-	return s.queryIn(ctx, t, q, rows, marks, &src)
+	return s.queryIn(ctx, t, q, rows, marks, &src, &storage.Page{})
 }
 
 // MultiQuery implements storage.MultiQuerier: the queries are read one
@@ -849,12 +849,15 @@ func (s *Store) query(ctx context.Context, table string, q *storage.Query, rows 
 // one table lookup and one snapshot handle, through one iterator
 // re-bounded per query (iterSource), where a loop of Query calls takes
 // each of these per query. An error ends the read as it would end the
-// loop.
+// loop. The pages are cut from one slab, their bounds and entity lists
+// from the call's arena (scanState): an IN list's queries of an entity or
+// none each allocate per call, not per query.
 func (s *Store) MultiQuery(ctx context.Context, table string, qs []*storage.Query) ([]*storage.Page, error) {
 	pages := make([]*storage.Page, len(qs))
 	if len(qs) == 0 {
 		return pages, nil
 	}
+	slab := make([]storage.Page, len(qs))
 	if err := s.limits.ValidateQuery(qs[0]); err != nil {
 		return nil, err
 	}
@@ -877,7 +880,7 @@ func (s *Store) MultiQuery(ctx context.Context, table string, qs []*storage.Quer
 				return nil, err
 			}
 		}
-		page, err := s.queryIn(ctx, t, q, nil, nil, &src)
+		page, err := s.queryIn(ctx, t, q, nil, nil, &src, &slab[i])
 		if err != nil {
 			return nil, err
 		}
@@ -887,10 +890,9 @@ func (s *Store) MultiQuery(ctx context.Context, table string, qs []*storage.Quer
 }
 
 // queryIn is query's read of q's page on table t (s.mu held shared), from
-// src's iterator.
-func (s *Store) queryIn(ctx context.Context, t tableInfo, q *storage.Query, rows *storage.RowPage, marks []string, src *iterSource) (*storage.Page, error) {
-	page := &storage.Page{}
-	lower, upper := queryBounds(t.id, q)
+// src's iterator, into page (empty).
+func (s *Store) queryIn(ctx context.Context, t tableInfo, q *storage.Query, rows *storage.RowPage, marks []string, src *iterSource, page *storage.Page) (*storage.Page, error) {
+	lower, upper := queryBounds(&src.scan.arena, t.id, q)
 	// A forward read starts at start; a reverse one (Query.Reverse) at
 	// the last key below end.
 	start, end := lower, upper
@@ -979,6 +981,11 @@ type scanState struct {
 	sel   map[string]struct{}
 	selOf []string
 	made  bool
+	// pkBuf and rkBuf are scan's scratch buffers of decoded keys, kept
+	// for the next query; lastEPK is the encoded PartitionKey of the
+	// last entity a scan returned, lastPK its string (in the arena).
+	pkBuf, rkBuf, lastEPK []byte
+	lastPK                string
 }
 
 // selectSet is selectSet(sel), made once for equal projections (nil and
@@ -1074,19 +1081,20 @@ func (s *Store) scan(ctx context.Context, src *iterSource, it *pebbledb.Iterator
 
 	// The filter's property lookup works on the current record and keys,
 	// decoded into reused buffers: no allocation per examined entity.
+	st := &src.scan
 	var (
-		rec          record
-		epk, erk     []byte
-		pkBuf, rkBuf []byte
+		rec      record
+		epk, erk []byte
 	)
 	get := func(prop string) (storage.Value, bool) {
+		pkBuf, rkBuf := &st.pkBuf, &st.rkBuf
 		switch prop {
 		case storage.PropPartitionKey:
-			pkBuf = appendDecodedEKey(pkBuf[:0], epk)
-			return storage.String(unsafeString(pkBuf)), true
+			*pkBuf = appendDecodedEKey((*pkBuf)[:0], epk)
+			return storage.String(unsafeString(*pkBuf)), true
 		case storage.PropRowKey:
-			rkBuf = appendDecodedEKey(rkBuf[:0], erk)
-			return storage.String(unsafeString(rkBuf)), true
+			*rkBuf = appendDecodedEKey((*rkBuf)[:0], erk)
+			return storage.String(unsafeString(*rkBuf)), true
 		case storage.PropTimestamp:
 			return storage.DateTimeTicks(rec.ticks), true
 		}
@@ -1094,13 +1102,16 @@ func (s *Store) scan(ctx context.Context, src *iterSource, it *pebbledb.Iterator
 	}
 
 	scanned := 0
-	var seekBuf, lastEPK []byte
-	lastPK := ""
+	var seekBuf []byte
 	var names map[string]string
 	if rows == nil {
 		names = src.scan.namesMap()
 	}
 	arena := &src.scan.arena // pagearena.go
+	if rows == nil {
+		page.Entities = arena.entityList()
+		defer arena.keepList(page)
+	}
 	var valid bool
 	switch {
 	case q.Reverse:
@@ -1184,14 +1195,14 @@ func (s *Store) scan(ctx context.Context, src *iterSource, it *pebbledb.Iterator
 		}
 		if q.Filter == nil || storage.EvalFunc(q.Filter, get) {
 			// Entities of one partition share their PartitionKey string.
-			if !bytes.Equal(epk, lastEPK) {
-				lastEPK = append(lastEPK[:0], epk...)
-				pkBuf = appendDecodedEKey(pkBuf[:0], epk)
-				lastPK = arena.string(pkBuf)
+			if st.lastPK == "" || !bytes.Equal(epk, st.lastEPK) {
+				st.lastEPK = append(st.lastEPK[:0], epk...)
+				st.pkBuf = appendDecodedEKey(st.pkBuf[:0], epk)
+				st.lastPK = arena.string(st.pkBuf)
 			}
-			rkBuf = appendDecodedEKey(rkBuf[:0], erk)
+			st.rkBuf = appendDecodedEKey(st.rkBuf[:0], erk)
 			if rows != nil {
-				if err := cols.add(lastPK, arena.string(rkBuf), storage.ETag(arena.string(rec.etag)), &rec, arena); err != nil {
+				if err := cols.add(st.lastPK, arena.string(st.rkBuf), storage.ETag(arena.string(rec.etag)), &rec, arena); err != nil {
 					return nil, err
 				}
 				if q.Reverse {
@@ -1207,8 +1218,8 @@ func (s *Store) scan(ctx context.Context, src *iterSource, it *pebbledb.Iterator
 			}
 			e := arena.entity()
 			*e = storage.Entity{
-				PartitionKey: lastPK,
-				RowKey:       arena.string(rkBuf),
+				PartitionKey: st.lastPK,
+				RowKey:       arena.string(st.rkBuf),
 				Properties:   props,
 				ETag:         storage.ETag(arena.string(rec.etag)),
 				Timestamp:    ticksTime(rec.ticks),
@@ -1227,13 +1238,15 @@ func (s *Store) scan(ctx context.Context, src *iterSource, it *pebbledb.Iterator
 	return page, nil
 }
 
-// queryBounds returns the iteration bounds of a query on table id.
-func queryBounds(id uint64, q *storage.Query) (lower, upper []byte) {
+// queryBounds returns the iteration bounds of a query on table id; those
+// of one partition are cut from arena (never written again: the iterator
+// may keep them as its bounds).
+func queryBounds(arena *pageArena, id uint64, q *storage.Query) (lower, upper []byte) {
 	p := q.Partition
 	if pk, ok := p.Single(); ok {
 		// One partition: bound by the RowKey range too. Both bounds in
-		// one allocation (an IN list of a non-unique index runs a query
-		// per value).
+		// one cut of the arena (an IN list of a non-unique index runs a
+		// query per value).
 		nl, nu := tablePrefixLen+len(pk)+2, tablePrefixLen+len(pk)+2
 		if r := q.Row; r != nil && r.Low != nil {
 			nl += len(r.Low.Key)
@@ -1241,7 +1254,7 @@ func queryBounds(id uint64, q *storage.Query) (lower, upper []byte) {
 		if r := q.Row; r != nil && r.High != nil {
 			nu += len(r.High.Key)
 		}
-		buf := make([]byte, 0, nl+nu)
+		buf := arena.cut(nl + nu)
 		lower = append(appendEKey(appendTablePrefix(buf[:0:nl], id), pk), keySep)
 		upper = append(appendEKey(appendTablePrefix(buf[nl:nl:nl+nu], id), pk), keySep)
 		if r := q.Row; r != nil && r.Low != nil {
@@ -1260,8 +1273,16 @@ func queryBounds(id uint64, q *storage.Query) (lower, upper []byte) {
 		}
 		return lower, upper
 	}
-	lower = appendTablePrefix(nil, id)
-	upper = appendTablePrefix(nil, id+1)
+	nl, nu := tablePrefixLen, tablePrefixLen
+	if p != nil && p.Low != nil {
+		nl += len(p.Low.Key) + 1
+	}
+	if p != nil && p.High != nil {
+		nu += len(p.High.Key) + 1
+	}
+	buf := arena.cut(nl + nu)
+	lower = appendTablePrefix(buf[:0:nl], id)
+	upper = appendTablePrefix(buf[nl:nl:nl+nu], id+1)
 	if p == nil {
 		return lower, upper
 	}
@@ -1272,7 +1293,7 @@ func queryBounds(id uint64, q *storage.Query) (lower, upper []byte) {
 		}
 	}
 	if p.High != nil {
-		upper = appendEKey(appendTablePrefix(nil, id), p.High.Key)
+		upper = appendEKey(appendTablePrefix(buf[nl:nl:nl+nu], id), p.High.Key)
 		if !p.High.Exclusive {
 			upper = append(upper, partitionEnd)
 		}
