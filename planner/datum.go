@@ -66,11 +66,13 @@ func convert(k Kind, d Datum) (Datum, convResult) {
 		}
 		d = f
 	}
+	// A value of the column's own type is returned as it is (d, not
+	// v: no new interface value, whose boxing allocates).
 	switch k {
 	case KindInt:
 		switch v := d.(type) {
 		case int64:
-			return v, convExact
+			return d, convExact
 		case uint64:
 			if v <= math.MaxInt64 {
 				return int64(v), convExact
@@ -83,7 +85,7 @@ func convert(k Kind, d Datum) (Datum, convResult) {
 	case KindUint:
 		switch v := d.(type) {
 		case uint64:
-			return v, convExact
+			return d, convExact
 		case int64:
 			if v >= 0 {
 				return uint64(v), convExact
@@ -97,7 +99,7 @@ func convert(k Kind, d Datum) (Datum, convResult) {
 		switch v := d.(type) {
 		case float64:
 			if !math.IsNaN(v) {
-				return v, convExact
+				return d, convExact
 			}
 		case int64:
 			if f := float64(v); v > -1<<53 && v < 1<<53 {
@@ -114,17 +116,17 @@ func convert(k Kind, d Datum) (Datum, convResult) {
 	case KindDecimal:
 		switch v := d.(type) {
 		case decimal.Decimal:
-			return v, convExact
+			return d, convExact
 		case int64:
 			return decimal.NewFromInt(v), convExact
 		}
 	case KindString, KindJSON:
-		if v, ok := d.(string); ok {
-			return v, convExact
+		if _, ok := d.(string); ok {
+			return d, convExact
 		}
 	case KindBytes:
-		if v, ok := d.([]byte); ok {
-			return v, convExact
+		if _, ok := d.([]byte); ok {
+			return d, convExact
 		}
 	case KindTime:
 		// Stored times have microsecond precision.
@@ -132,7 +134,7 @@ func convert(k Kind, d Datum) (Datum, convResult) {
 			if t := v.Truncate(time.Microsecond); !t.Equal(v) {
 				return t, convBelow
 			}
-			return v, convExact
+			return d, convExact
 		}
 	case KindDate:
 		// A DATE compares with a DATETIME literal as midnight of its day.
@@ -154,7 +156,7 @@ func convert(k Kind, d Datum) (Datum, convResult) {
 		// is their Datum.
 		switch v := d.(type) {
 		case uint64:
-			return v, convExact
+			return d, convExact
 		case int64:
 			if v >= 0 {
 				return uint64(v), convExact
