@@ -71,7 +71,7 @@ func (it *rowIter) ixRowsOn() bool {
 		return false
 	}
 	ix := it.meta.Index(p.Index.Name)
-	if ix == nil || !it.rowPositions(nil) {
+	if ix == nil || !it.rowPositions(make([]int, 0, len(it.cols))) {
 		return false
 	}
 	sel := it.sel
@@ -136,13 +136,11 @@ func (it *rowIter) hitRowsAsRows(ix *catalog.Index, cols indexCols, hits []*stor
 			owner = append(owner, i)
 		}
 	}
+	// The rows' values come from the store (the embedded one cuts them
+	// from one slab for the call, wide enough for the properties the
+	// wrappers add to the selection).
 	rows := make([]storage.Row, len(keys))
 	found := make([]bool, len(keys))
-	w := len(it.ixSel)
-	slab := make([]storage.Value, len(keys)*w)
-	for j := range rows {
-		rows[j].Values = slab[j*w : j*w : (j+1)*w]
-	}
 	err := it.t.gw.store.(storage.MultiRowGetter).MultiGetRows(it.ctx, it.meta.Physical, keys, it.ixSel, nil, rows, found)
 	if errors.Is(err, storage.ErrRowsUnsupported) {
 		return false, nil
@@ -272,6 +270,7 @@ func (it *rowIter) hitKeysMatch(ix *catalog.Index, cols indexCols, h *storage.En
 // entities of loadIndex and the rows of MultiGetRows alike.
 func inIndexOrder[T comparable](it *rowIter, dst, out, also []T, key func(T) entKey) []T {
 	var none T
+	dst = slices.Grow(dst, len(out)) // also is rarely set
 	for i, x := range out {
 		if a := also[i]; a != none && it.less(key(a), key(x)) {
 			x, also[i] = a, x

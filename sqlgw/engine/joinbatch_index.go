@@ -110,13 +110,15 @@ func (it *rowIter) readIndexHits(p *planner.Plan) ([]*storage.Entity, error) {
 // with them (SetIndexMultiQuery).
 func (it *rowIter) multiQueryHits(p *planner.Plan, query func(q0 *storage.Query, stop func(n int) bool) ([]*storage.Entity, error)) ([]*storage.Entity, error) {
 	noTop := it.tt != nil && len(it.tt.writes) > 0
+	// The copies in one slab (an IN list of ten: ten queries).
+	qv := make([]storage.Query, len(p.Index.Queries))
 	qs := make([]*storage.Query, len(p.Index.Queries))
 	for i, q0 := range p.Index.Queries {
-		q := *q0
+		qv[i] = *q0
 		if noTop {
-			q.Top = 0
+			qv[i].Top = 0
 		}
-		qs[i] = &q
+		qs[i] = &qv[i]
 	}
 	indexMultiQueries.Add(1)
 	pages, err := storage.MultiQuery(it.ctx, it.t.gw.store, p.Index.Table, qs)

@@ -523,9 +523,12 @@ func (it *rowIter) loadIndex() error {
 	if err != nil {
 		return err
 	}
-	out := make([]*storage.Entity, len(hits))
-	also := make([]*storage.Entity, len(hits)) // a second row of a handed-over entity
-	var gets []int
+	// out and also (a second row of a handed-over entity) in one
+	// allocation, capped so that neither grows into the other.
+	n := len(hits)
+	pair := make([]*storage.Entity, 2*n)
+	out, also := pair[:n:n], pair[n:]
+	gets := make([]int, 0, n)
 	for i, h := range hits {
 		_, marked := h.Properties[ixmaint.PropPending]
 		if p.Index.Covering && (!ix.Global || !marked) {
@@ -538,7 +541,6 @@ func (it *rowIter) loadIndex() error {
 		}
 		gets = append(gets, i)
 	}
-	errs := make([]error, len(hits))
 	stale := make([]bool, len(hits))
 	var cols indexCols
 	if ix.Global && len(gets) > 0 {
@@ -547,7 +549,8 @@ func (it *rowIter) loadIndex() error {
 	var outR, alsoR []*storage.Row
 	if it.ixRowsMode == rowsOn && len(gets) > 0 && len(gets) == len(hits) {
 		// The rows as rows in one store call (indexrows.go).
-		outR, alsoR = make([]*storage.Row, len(hits)), make([]*storage.Row, len(hits))
+		pairR := make([]*storage.Row, 2*n)
+		outR, alsoR = pairR[:n:n], pairR[n:]
 		ok, err := it.hitRowsAsRows(ix, cols, hits, gets, outR, alsoR)
 		if err != nil {
 			return mapError(err)
@@ -571,28 +574,13 @@ func (it *rowIter) loadIndex() error {
 		}
 		gets = gets[:0]
 	}
-	it.t.gw.each(len(gets), func(j int) {
-		i := gets[j]
-		h := hits[i]
-		// A marked entity handed between two rows of one transaction
-		// names both (ixmaint.Candidates): each whose row implies it is
-		// an answer (both, only if a commit was cut half-way).
-		for _, cand := range ixmaint.Candidates(h) {
-			e, ok, err := it.verifyHit(ix, cols, h, cand[0], cand[1])
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			if ok && out[i] == nil {
-				out[i] = e
-			} else if ok {
-				also[i] = e
-			}
-		}
-		stale[i] = out[i] == nil
-	})
+	var errs []error
+	if len(gets) > 0 {
+		errs = make([]error, len(hits))
+		it.verifyEach(ix, cols, hits, gets, out, also, stale, errs)
+	}
 	for i := range hits {
-		if errs[i] != nil {
+		if errs != nil && errs[i] != nil {
 			return mapError(errs[i])
 		}
 		if stale[i] && ix.Global {
@@ -613,6 +601,33 @@ func (it *rowIter) loadIndex() error {
 	it.fi = 0
 	it.ixLoaded = true
 	return nil
+}
+
+// verifyEach is loadIndex's read of the rows of hits[gets] one Get per
+// candidate row (Gateway.each: in parallel where the store is remote),
+// each verified against its hit, filling out, also, stale and errs at
+// each hit's position.
+func (it *rowIter) verifyEach(ix *catalog.Index, cols indexCols, hits []*storage.Entity, gets []int, out, also []*storage.Entity, stale []bool, errs []error) {
+	it.t.gw.each(len(gets), func(j int) {
+		i := gets[j]
+		h := hits[i]
+		// A marked entity handed between two rows of one transaction
+		// names both (ixmaint.Candidates): each whose row implies it is
+		// an answer (both, only if a commit was cut half-way).
+		for _, cand := range ixmaint.Candidates(h) {
+			e, ok, err := it.verifyHit(ix, cols, h, cand[0], cand[1])
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			if ok && out[i] == nil {
+				out[i] = e
+			} else if ok {
+				also[i] = e
+			}
+		}
+		stale[i] = out[i] == nil
+	})
 }
 
 // indexCols are the ordinals of a global index's columns, which decide
