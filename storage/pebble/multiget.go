@@ -182,7 +182,7 @@ func (s *Store) MultiGetRows(ctx context.Context, table string, keys []storage.E
 			}
 			m := len(slab)
 			slab = slab[:m+n]
-			row.Values = slab[m:m:m+n]
+			row.Values = slab[m : m : m+n]
 		}
 		vals := storage.RowValues(row, len(sel)+len(more))
 		if err := rec.decodeRowInto(sel, more, vals, &rd.src.scan.arena); err != nil {

@@ -48,7 +48,7 @@ func (a *pageArena) cut(n int) []byte {
 	}
 	m := len(a.buf)
 	a.buf = a.buf[:m+n]
-	return a.buf[m:m:m+n]
+	return a.buf[m : m : m+n]
 }
 
 // entityList returns an empty entity list whose capacity is the free
