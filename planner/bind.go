@@ -392,6 +392,7 @@ func (tp *Template) Bind(vals []Datum, stats *Stats) (p *Plan, where []Expr, ok 
 		return nil, nil, false
 	}
 	var pb *pointBind
+	var ib *inBind
 	var q *Query
 	if tp.point != nil && len(tp.q.Where) <= len(pb.cmps) {
 		// A point template's conjuncts are one equality each
@@ -399,6 +400,11 @@ func (tp *Template) Bind(vals []Datum, stats *Stats) (p *Plan, where []Expr, ok 
 		// allocation bindPoint's plan comes from.
 		pb = new(pointBind)
 		q = &pb.q
+	} else if tp.inCol >= 0 && len(vals) <= len(ib.vals) {
+		// An IN-list template's one conjunct is its IN list
+		// (prepareIn): the query and substitute's copy in one piece.
+		ib = new(inBind)
+		q = &ib.q
 	} else {
 		q = new(Query)
 	}
@@ -412,6 +418,14 @@ func (tp *Template) Bind(vals []Datum, stats *Stats) (p *Plan, where []Expr, ok 
 			pb.cmps[i].Value = vals[i]
 			q.Where[i] = &pb.cmps[i]
 		}
+	} else if ib != nil {
+		// substitute's copy of the IN list (its values are all of vals:
+		// the template's one conjunct holds every hole).
+		ib.in = *tp.q.Where[0].(*In)
+		ib.in.Values = ib.vals[:len(vals):len(vals)]
+		copy(ib.in.Values, vals)
+		ib.where[0] = &ib.in
+		q.Where = ib.where[:1:1]
 	} else {
 		q.Where = make([]Expr, len(tp.q.Where))
 		rest := vals
@@ -448,7 +462,11 @@ func (tp *Template) Bind(vals []Datum, stats *Stats) (p *Plan, where []Expr, ok 
 		return nil, nil, false
 	}
 	if tp.inCol >= 0 && !noBindIn {
-		if p, done := tp.bindIn(q); done {
+		var scratch []Datum
+		if ib != nil {
+			scratch = ib.conv[:0]
+		}
+		if p, done := tp.bindInTo(q, scratch); done {
 			return p, q.Where, true
 		}
 	}
@@ -853,6 +871,7 @@ type boundKeys struct {
 	qv   [inlineKeys]storage.Query
 	rv   [inlineKeys]storage.KeyRange
 	bv   [2 * inlineKeys]storage.Bound
+	one  [1]Datum
 }
 
 const inlineKeys = 10
@@ -867,10 +886,15 @@ func (tp *Template) bindKeys(ip *Plan, pts []Datum, it IndexedTable) (*Plan, boo
 	} else {
 		keys = make([]string, len(pts))
 	}
-	var one [1]Datum
+	var one []Datum // EncodeIndexKey's argument (escapes: bk's if any)
+	if bk != nil {
+		one = bk.one[:]
+	} else {
+		one = make([]Datum, 1)
+	}
 	for i, v := range pts {
 		one[0] = v
-		k, err := it.EncodeIndexKey(tp.index, 0, one[:])
+		k, err := it.EncodeIndexKey(tp.index, 0, one)
 		if err != nil {
 			return nil, false
 		}
@@ -993,9 +1017,24 @@ func (tp *Template) prepareIn() {
 	tp.inCol = in.Col
 }
 
+// inBind is what Bind allocates for an IN-list template of up to
+// inlineKeys values, in one piece: the query and its IN list with the new
+// values.
+type inBind struct {
+	q     Query
+	where [1]Expr
+	in    In
+	vals  [inlineKeys]Datum
+	conv  [inlineKeys]Datum // bindIn's converted values
+}
+
 // bindIn is Bind for an IN-list template (see above), q holding the new
 // values; done false sends Bind to its general path.
-func (tp *Template) bindIn(q *Query) (p *Plan, done bool) {
+func (tp *Template) bindIn(q *Query) (p *Plan, done bool) { return tp.bindInTo(q, nil) }
+
+// bindInTo is bindIn converting the values into scratch's array when it
+// has room (nil: a new one).
+func (tp *Template) bindInTo(q *Query, scratch []Datum) (p *Plan, done bool) {
 	in, ok := q.Where[0].(*In)
 	if !ok {
 		return nil, false
@@ -1006,7 +1045,7 @@ func (tp *Template) bindIn(q *Query) (p *Plan, done bool) {
 	}
 	cols := t.Columns()
 	k := cols[tp.inCol].Kind
-	vals, _, ok := inValues(k, in)
+	vals, _, ok := inValuesTo(scratch, k, in)
 	if !ok {
 		return nil, false
 	}

@@ -20,7 +20,17 @@ func constrainable(c Column) bool { return orderable(c.Kind) && !c.Collated }
 // value no k equals is left out), and whether a NULL is among them; ok is
 // false when a value cannot be compared (the list's sets are unknown).
 func inValues(k Kind, x *In) (vals []Datum, hasNull, ok bool) {
-	vals = make([]Datum, 0, len(x.Values))
+	return inValuesTo(nil, k, x)
+}
+
+// inValuesTo is inValues appending to dst[:0] when it has room for every
+// value (else to a new slice).
+func inValuesTo(dst []Datum, k Kind, x *In) (vals []Datum, hasNull, ok bool) {
+	if cap(dst) >= len(x.Values) {
+		vals = dst[:0]
+	} else {
+		vals = make([]Datum, 0, len(x.Values))
+	}
 	for _, d := range x.Values {
 		if d == nil {
 			hasNull = true
