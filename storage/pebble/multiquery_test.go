@@ -115,3 +115,67 @@ func TestMultiQueryDifferential(t *testing.T) {
 	cancel()
 	run(cctx, bad[:1])
 }
+
+// TestMultiQueryPagesApart: the pages of one MultiQuery share the call's
+// slabs (their entity lists, the rows' values of MultiGetRows), and each
+// is its own: appending to one page's entities, or to one row's values,
+// leaves the others as they were.
+func TestMultiQueryPagesApart(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open("", &Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.CreateTable(ctx, "apart"); err != nil {
+		t.Fatal(err)
+	}
+	for p := range 4 {
+		e := &storage.Entity{PartitionKey: fmt.Sprintf("p%d", p), RowKey: "r",
+			Properties: storage.Properties{"v": storage.Int64(int64(p)), "w": storage.String(fmt.Sprint("w", p))}}
+		if _, err := s.Insert(ctx, "apart", e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var qs []*storage.Query
+	for p := range 4 {
+		qs = append(qs, &storage.Query{Partition: storage.Exactly(fmt.Sprintf("p%d", p))})
+	}
+	pages, err := s.MultiQuery(ctx, "apart", qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra := &storage.Entity{PartitionKey: "x", RowKey: "x"}
+	for i, pg := range pages {
+		if len(pg.Entities) != 1 || pg.Entities[0].PartitionKey != fmt.Sprintf("p%d", i) {
+			t.Fatalf("page %d: %+v", i, pg.Entities)
+		}
+		pg.Entities = append(pg.Entities, extra)
+	}
+	for i, pg := range pages {
+		if len(pg.Entities) != 2 || pg.Entities[0].PartitionKey != fmt.Sprintf("p%d", i) || pg.Entities[1] != extra {
+			t.Fatalf("page %d after appending to every page: %+v", i, pg.Entities)
+		}
+	}
+
+	keys := make([]storage.EntityKey, 4)
+	for p := range keys {
+		keys[p] = storage.EntityKey{PK: fmt.Sprintf("p%d", p), RK: "r"}
+	}
+	rows := make([]storage.Row, len(keys))
+	found := make([]bool, len(keys))
+	if err := s.MultiGetRows(ctx, "apart", keys, []string{"v"}, []string{"w"}, rows, found); err != nil {
+		t.Fatal(err)
+	}
+	for i := range rows {
+		if !found[i] || len(rows[i].Values) != 2 {
+			t.Fatalf("row %d: found %v, %+v", i, found[i], rows[i])
+		}
+		rows[i].Values = append(rows[i].Values, storage.String("extra"))
+	}
+	for i, r := range rows {
+		if r.Values[0].Int() != int64(i) || r.Values[1].Str() != fmt.Sprint("w", i) || r.Values[2].Str() != "extra" {
+			t.Fatalf("row %d after appending to every row: %+v", i, r.Values)
+		}
+	}
+}
