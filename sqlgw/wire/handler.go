@@ -386,7 +386,7 @@ func (h *Handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 		return err
 	}
 	defer h.end()
-	h.GW.StatementBegins(c.ConnectionID) // engine/warnings.go: StatementError
+	h.GW.StatementBegins(c.ConnectionID)                         // engine/warnings.go: StatementError
 	defer h.GW.EndStatement(c.ConnectionID)                      // engine/snapshot.go
 	ctx, cancel := h.executionLimit(ctx, c, prepare.PrepareStmt) // max_execution_time (maxexec.go)
 	if cancel != nil {

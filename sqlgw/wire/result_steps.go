@@ -67,6 +67,10 @@ var resultSteps = []ResultStep{
 		Result: func(h *Handler, s *statement, next mysql.ResultSpoolFn) mysql.ResultSpoolFn {
 			return fixTimeDDL(h.GW, s.ctx, s.c.ConnectionID, s.query, next) // time_precision.go
 		}},
+	{Name: "warning-texts", Upstream: "SHOW WARNINGS words some conditions as go-mysql-server does (1292: Truncated incorrect bigint value: x1)",
+		Result: func(h *Handler, s *statement, next mysql.ResultSpoolFn) mysql.ResultSpoolFn {
+			return mysqlWarningTexts(s.query, next) // warning_texts.go
+		}},
 	{Name: "row-count", Upstream: "ROW_COUNT() after SET, BEGIN, USE is -1 and after CREATE DATABASE 0, not the OK packet's affected rows (-1 after a result set) as in MySQL",
 		Result: func(h *Handler, s *statement, next mysql.ResultSpoolFn) mysql.ResultSpoolFn {
 			return h.rowCountResults(s.c, next) // rowcount.go
