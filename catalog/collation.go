@@ -33,7 +33,11 @@ var (
 // (utf8mb4_general_ci, utf8mb4_unicode_ci, utf8mb3_general_ci, latin1_*,
 // ...) compares as if the shorter value were padded with spaces, so 'x' and
 // 'X  ' are one value to MySQL: its key is the weight sequence of the value
-// without its trailing spaces (keyWeights), so they are one key too. That key orders 'a' below 'a\t' where padding orders it above
+// without its trailing spaces (keyWeights), so they are one key too, in
+// tables of KeyFormatPadSpace (an older table keeps the weights of the
+// spaces, Table.KeyFormat). Such a key is exact for equality (two values are
+// equal padded exactly when their keys are equal: CollationKeyEqualExact)
+// but not for order: it orders 'a' below 'a\t' where padding orders it above
 // (CollationKeyExact is false: the planner widens ranges and the engine
 // filters). Registering a "_bin" collation or binary has no effect: those
 // are keyed by their bytes (keys.EncodeStringAscending,
@@ -81,13 +85,19 @@ func (t Type) padSpace() bool {
 	return t.Kind.IsText() && PadSpace(t.collation())
 }
 
+// padKey reports whether t's weight keys leave out trailing spaces: a PAD
+// SPACE collation in a table of KeyFormatPadSpace or later.
+func (t Type) padKey() bool {
+	return !t.unpaddedKey && t.padSpace()
+}
+
 // keyWeights returns the weights t's key holds for s: all of them under a
-// NO PAD collation; under a PAD SPACE one, those of s without its trailing
-// spaces (U+0020, the padding), so that 'x' and 'X  ' share a key. Only
+// NO PAD collation (and in a table of KeyFormatUnpadded); under a PAD SPACE
+// one, those of s without its trailing spaces (U+0020, the padding), so that 'x' and 'X  ' share a key. Only
 // spaces are trimmed, as the engine's PAD SPACE comparison trims them
 // (sqlgw/engine/padspace.go): keys and comparisons agree on equality.
 func (t Type) keyWeights(w RuneWeigher, s string) []int32 {
-	if t.padSpace() {
+	if t.padKey() {
 		s = keys.TrimPad(s)
 	}
 	return w.weights(s)
@@ -111,12 +121,28 @@ func (t Type) CollationKeyed() bool {
 }
 
 // CollationKeyExact reports whether the key components of t compare
-// exactly as the values compare (order and equality): true for NO PAD
-// weight-keyed collations (the very weight sequences the keys hold), false
-// for PAD SPACE keys, weighted or "_bin": their keys ignore trailing spaces
-// but order 'a' below 'a\t', where padding orders 'a\t' below 'a'.
+// exactly as the values compare, in order and equality: true for NO PAD
+// weight-keyed collations (the very weight sequences the keys hold); false
+// for PAD SPACE keys, weighted or "_bin": without trailing spaces they
+// order 'a' below 'a\t', where padding orders 'a\t' below 'a', and with
+// them (KeyFormatUnpadded) they order 'a' below 'a '. Equality alone:
+// CollationKeyEqualExact.
 func (t Type) CollationKeyExact() bool {
 	return t.weigher() != nil && !t.padSpace()
+}
+
+// CollationKeyEqualExact reports whether two values of t compare equal
+// exactly when their key components are equal: true for NO PAD weight keys,
+// for PAD SPACE weight keys without trailing spaces (the engine's PAD SPACE
+// comparison trims exactly those, sqlgw/engine/padspace.go) and for PAD
+// SPACE "_bin" keys (the bytes without trailing spaces). Equality, IN and
+// unique checks on such keys are answered by the keys; only ranges need
+// CollationKeyExact. False for the unpadded PAD SPACE weight keys of a
+// table of KeyFormatUnpadded, where 'a' and 'a ' are two keys of one
+// value: the planner reads an equality there as the range of its prefix
+// (CollationKeyPrefix) and the engine filters.
+func (t Type) CollationKeyEqualExact() bool {
+	return t.weigher() != nil && (t.padKey() || !t.padSpace()) || t.padBin()
 }
 
 // CollationKey returns the ascending key component of s for a
