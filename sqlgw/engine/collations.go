@@ -58,6 +58,7 @@ var _ planner.Collation = keyCollation{}
 func (k keyCollation) Key(s string) (string, bool)          { return k.t.CollationKey(s) }
 func (k keyCollation) Prefix(s string) string               { return k.t.CollationKeyPrefix(s) }
 func (k keyCollation) Exact() bool                          { return k.t.CollationKeyExact() }
+func (k keyCollation) EqualExact() bool                     { return k.t.CollationKeyEqualExact() }
 func (k keyCollation) Datum(component string) planner.Datum { return catalog.KeyComponent(component) }
 
 // plannerCollation returns the planner.Collation of a column of type t, or
