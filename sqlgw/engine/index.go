@@ -207,6 +207,14 @@ func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) 
 	for _, i := range p.Residual {
 		residual = append(residual, exprs[i])
 	}
+	for i, e := range exprs {
+		// An equality that may be a rewritten LIKE stays unpadded
+		// (padspace.go): the padded key found a superset, the residual
+		// drops what LIKE does not match ('X  ' for LIKE 'x').
+		if !slices.Contains(p.Residual, i) && likeEquality(ctx, e) {
+			residual = append(residual, e)
+		}
+	}
 	var overlay sql.Expression
 	var err2 error
 	if len(selfOnly) > 0 {

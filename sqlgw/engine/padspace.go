@@ -35,8 +35,14 @@ import (
 // padded in MySQL and is left alone (likeRewritten). It runs as an analyzer rule after all
 // others (analyzer.OnceAfterAll, which go-mysql-server's fast paths for
 // simple statements run too) and on the residual filter of a lookup (index.go),
-// after the planner has read the comparisons for key ranges: the keys of
-// PAD SPACE columns are inexact, so such comparisons always stay residual.
+// after the planner has read the comparisons for key ranges. The keys of
+// PAD SPACE columns (catalog.KeyFormatPadSpace) leave out exactly the
+// trailing spaces padTrim trims, so an equality or IN is answered by the
+// keys (catalog.Type.CollationKeyEqualExact) and leaves no residual; a
+// range is widened and stays residual, compared here. A table of an older
+// build (catalog.KeyFormatUnpadded) keeps the spaces in its keys: there the
+// planner reads an equality as a key prefix range and this comparison
+// decides.
 
 const padSpaceRuleID analyzer.RuleId = 10_001
 
@@ -74,6 +80,19 @@ func likeRewritten(ctx *sql.Context, e sql.Expression, ch []sql.Expression) bool
 		return false
 	}
 	return strings.Contains(strings.ToLower(ctx.Query()), "like")
+}
+
+// likeEquality reports whether e is an equality on PAD SPACE text that
+// may be a rewritten LIKE (likeRewritten), which keeps MySQL's unpadded
+// LIKE semantics: a key lookup answers the padded equality, so the
+// lookup keeps e residual (index.go).
+func likeEquality(ctx *sql.Context, e sql.Expression) bool {
+	eq, ok := e.(*expression.Equals)
+	if !ok {
+		return false
+	}
+	ch := eq.Children()
+	return len(ch) == 2 && likeRewritten(ctx, e, ch) && padText(ctx, ch[0], ch[1])
 }
 
 // padText reports whether x is text (not binary) whose own collation, or
