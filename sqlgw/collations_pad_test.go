@@ -181,6 +181,10 @@ func TestPadSpaceTrailingSpaces(t *testing.T) {
 			exec INSERT INTO p3 VALUES (1, 'b'), (2, 'B ')
 			query SELECT COUNT(*) FROM p3 WHERE k = 'b'
 			= 2
+			query SELECT DISTINCT k FROM p3
+			= b
+			query SELECT DISTINCT UPPER(k) FROM p3 IGNORE INDEX (k)
+			= B
 			affected 2 DELETE FROM p3 WHERE k = 'b  '
 		`)
 	})
