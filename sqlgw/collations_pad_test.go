@@ -185,6 +185,11 @@ func TestPadSpaceTrailingSpaces(t *testing.T) {
 			= b
 			query SELECT DISTINCT UPPER(k) FROM p3 IGNORE INDEX (k)
 			= B
+			query SELECT k FROM p3 WHERE id = 1 UNION SELECT k FROM p3 WHERE id = 2
+			= b
+			query SELECT LENGTH(k) FROM (SELECT k FROM p3 WHERE id = 2 INTERSECT SELECT k FROM p3 WHERE id = 1) x
+			= 2
+			query SELECT k FROM p3 WHERE id = 1 EXCEPT SELECT k FROM p3 WHERE id = 2
 			affected 2 DELETE FROM p3 WHERE k = 'b  '
 		`)
 	})
