@@ -191,6 +191,12 @@ func TestPadSpaceTrailingSpaces(t *testing.T) {
 			= 2
 			query SELECT k FROM p3 WHERE id = 1 EXCEPT SELECT k FROM p3 WHERE id = 2
 			affected 2 DELETE FROM p3 WHERE k = 'b  '
+			exec CREATE TABLE p4 (id INT PRIMARY KEY, s VARCHAR(5) COLLATE utf8mb4_bin)
+			exec INSERT INTO p4 VALUES (1, 'a'), (2, 'a '), (3, 'b'), (4, 'A')
+			query SELECT DISTINCT s FROM p4 ORDER BY s
+			= A
+			= a
+			= b
 		`)
 	})
 }
