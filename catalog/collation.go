@@ -93,9 +93,10 @@ func (t Type) padKey() bool {
 
 // keyWeights returns the weights t's key holds for s: all of them under a
 // NO PAD collation (and in a table of KeyFormatUnpadded); under a PAD SPACE
-// one, those of s without its trailing spaces (U+0020, the padding), so that 'x' and 'X  ' share a key. Only
-// spaces are trimmed, as the engine's PAD SPACE comparison trims them
-// (sqlgw/engine/padspace.go): keys and comparisons agree on equality.
+// one, those of s without its trailing spaces (U+0020, the padding), so
+// that 'x' and 'X  ' share a key. Only spaces are trimmed, as the engine's
+// PAD SPACE comparison trims them (sqlgw/engine/padspace.go): keys and
+// comparisons agree on equality.
 func (t Type) keyWeights(w RuneWeigher, s string) []int32 {
 	if t.padKey() {
 		s = keys.TrimPad(s)
