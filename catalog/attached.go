@@ -338,12 +338,13 @@ func newAttachedTable(name, phys string, scan int, props []inferred, old *Table,
 		Generation: 1,
 		Attached:   &Attached{Scan: scan},
 		Columns:    attachedColumns(props, old),
+		KeyFormat:  KeyFormatCurrent,
 	}
 	t.PrimaryKey = []KeyPart{{Column: t.Columns[0].Name}, {Column: t.Columns[1].Name}}
 	t.PartitionKey = []string{t.Columns[0].Name}
 	if old != nil {
 		t.ID, t.Database, t.Comment, t.Collation, t.NextIndexID = old.ID, old.Database, old.Comment, old.Collation, old.NextIndexID
-		t.Indexes = old.Indexes
+		t.Indexes, t.KeyFormat = old.Indexes, old.KeyFormat // its index entries keep their format
 		t.Checks, t.Triggers, t.ForeignKeys = old.Checks, old.Triggers, old.ForeignKeys
 	}
 	if err := t.derive(limits); err != nil {

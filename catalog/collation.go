@@ -28,15 +28,20 @@ var (
 // columns are rejected as key columns with ErrUnsupported. Comparisons on
 // them are never pushed down.
 //
-// This holds for the NO PAD "_0900_" collations (utf8mb4_0900_ai_ci) and for
-// the PAD SPACE ones (utf8mb4_general_ci, utf8mb4_unicode_ci,
-// utf8mb3_general_ci, ...) alike: go-mysql-server compares both as plain
-// weight sequences, without padding ('a' < 'a ' and 'a' < 'a\t' under
-// utf8mb4_general_ci), so their keys do not pad either; a key that ignored
-// trailing spaces would refuse a row the engine holds distinct. Registering
-// a "_bin" collation or binary has no effect: those are keyed by their bytes
-// (keys.EncodeStringAscending, keys.EncodeStringPadAscending), a persisted
-// format.
+// The key of a NO PAD "_0900_" collation (utf8mb4_0900_ai_ci) is the
+// weight sequence of the whole value. A PAD SPACE collation
+// (utf8mb4_general_ci, utf8mb4_unicode_ci, utf8mb3_general_ci, latin1_*,
+// ...) compares as if the shorter value were padded with spaces, so 'x' and
+// 'X  ' are one value to MySQL: its key is the weight sequence of the value
+// without its trailing spaces (keyWeights), so they are one key too, in
+// tables of KeyFormatPadSpace (an older table keeps the weights of the
+// spaces, Table.KeyFormat). Such a key is exact for equality (two values are
+// equal padded exactly when their keys are equal: CollationKeyEqualExact)
+// but not for order: it orders 'a' below 'a\t' where padding orders it above
+// (CollationKeyExact is false: the planner widens ranges and the engine
+// filters). Registering a "_bin" collation or binary has no effect: those
+// are keyed by their bytes (keys.EncodeStringAscending,
+// keys.EncodeStringPadAscending), a persisted format.
 func RegisterCollation(name string, w RuneWeigher) {
 	name = strings.ToLower(name)
 	if w == nil || name == CollationBinary || strings.HasSuffix(name, "_bin") {
@@ -67,6 +72,38 @@ func (w RuneWeigher) weights(s string) []int32 {
 	return out
 }
 
+// PadSpace reports whether the named text collation is PAD SPACE in MySQL
+// 8.0 (INFORMATION_SCHEMA.COLLATIONS.PAD_ATTRIBUTE): every collation but
+// binary and the "_0900_" ones, which are NO PAD.
+func PadSpace(collation string) bool {
+	c := strings.ToLower(collation)
+	return c != "" && c != CollationBinary && !strings.Contains(c, "_0900_")
+}
+
+// padSpace reports whether t is text with a PAD SPACE collation.
+func (t Type) padSpace() bool {
+	return t.Kind.IsText() && PadSpace(t.collation())
+}
+
+// padKey reports whether t's weight keys leave out trailing spaces: a PAD
+// SPACE collation in a table of KeyFormatPadSpace or later.
+func (t Type) padKey() bool {
+	return !t.unpaddedKey && t.padSpace()
+}
+
+// keyWeights returns the weights t's key holds for s: all of them under a
+// NO PAD collation (and in a table of KeyFormatUnpadded); under a PAD SPACE
+// one, those of s without its trailing spaces (U+0020, the padding), so
+// that 'x' and 'X  ' share a key. Only spaces are trimmed, as the engine's
+// PAD SPACE comparison trims them (sqlgw/engine/padspace.go): keys and
+// comparisons agree on equality.
+func (t Type) keyWeights(w RuneWeigher, s string) []int32 {
+	if t.padKey() {
+		s = keys.TrimPad(s)
+	}
+	return w.weights(s)
+}
+
 // KeyComponent is an already encoded ascending key component of a text key
 // column (what CollationKey returns, or a prefix of one the planner
 // computed from it). KeyColumn.Append and the key-encoding functions append
@@ -85,12 +122,28 @@ func (t Type) CollationKeyed() bool {
 }
 
 // CollationKeyExact reports whether the key components of t compare
-// exactly as go-mysql-server compares the values (order and equality): true
-// for weight-keyed collations (the engine compares the very weight
-// sequences the keys hold), false for PAD SPACE "_bin" keys, which ignore
-// trailing spaces the engine does not ignore and so order 'a\t' below 'a'.
+// exactly as the values compare, in order and equality: true for NO PAD
+// weight-keyed collations (the very weight sequences the keys hold); false
+// for PAD SPACE keys, weighted or "_bin": without trailing spaces they
+// order 'a' below 'a\t', where padding orders 'a\t' below 'a', and with
+// them (KeyFormatUnpadded) they order 'a' below 'a '. Equality alone:
+// CollationKeyEqualExact.
 func (t Type) CollationKeyExact() bool {
-	return t.weigher() != nil
+	return t.weigher() != nil && !t.padSpace()
+}
+
+// CollationKeyEqualExact reports whether two values of t compare equal
+// exactly when their key components are equal: true for NO PAD weight keys,
+// for PAD SPACE weight keys without trailing spaces (the engine's PAD SPACE
+// comparison trims exactly those, sqlgw/engine/padspace.go) and for PAD
+// SPACE "_bin" keys (the bytes without trailing spaces). Equality, IN and
+// unique checks on such keys are answered by the keys; only ranges need
+// CollationKeyExact. False for the unpadded PAD SPACE weight keys of a
+// table of KeyFormatUnpadded, where 'a' and 'a ' are two keys of one
+// value: the planner reads an equality there as the range of its prefix
+// (CollationKeyPrefix) and the engine filters.
+func (t Type) CollationKeyEqualExact() bool {
+	return t.weigher() != nil && (t.padKey() || !t.padSpace()) || t.padBin()
 }
 
 // CollationKey returns the ascending key component of s for a
@@ -100,7 +153,7 @@ func (t Type) CollationKey(s string) (string, bool) {
 		return "", false
 	}
 	if w := t.weigher(); w != nil {
-		return string(keys.EncodeWeightsAscending(nil, w.weights(s))), true
+		return string(keys.EncodeWeightsAscending(nil, t.keyWeights(w, s))), true
 	}
 	if t.padBin() {
 		return string(keys.EncodeStringPadAscending(nil, s)), true
@@ -113,15 +166,16 @@ func (t Type) CollationKey(s string) (string, bool) {
 // the engine orders at or above s has a component >= P, and every string
 // it orders at or below s has a component below keys.PrefixEnd(P): the
 // bound of a widened range or of LIKE 's%'. For weights it is the weights
-// of the longest valid UTF-8 prefix of s; for PAD SPACE keys, the encoding
-// of s up to its first byte at or below ' ' (where padded and unpadded
-// orders part).
+// of the longest valid UTF-8 prefix of s (under a PAD SPACE collation, up
+// to its first rune that weighs at most a space, where padded and unpadded
+// orders part); for PAD SPACE "_bin" keys, the encoding of s up to its
+// first byte at or below ' '.
 func (t Type) CollationKeyPrefix(s string) string {
 	if w := t.weigher(); w != nil {
-		i := 0
+		i, pad, sp := 0, t.padSpace(), w(' ')
 		for i < len(s) {
 			r, n := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && n <= 1 {
+			if r == utf8.RuneError && n <= 1 || pad && w(r) <= sp {
 				break
 			}
 			i += n

@@ -726,6 +726,7 @@ func (c *Catalog) TruncateTable(ctx context.Context, db, name string) (*Table, e
 			}
 		}
 		t.Generation++
+		t.KeyFormat = KeyFormatCurrent // fresh, empty key spaces: the current key format
 		t.AutoIncrementStart = 0
 		t.DefVersion = s.version + 1 // alterTable's version
 		tx.after = append(tx.after, c.dropPhysical(replaced...), c.dropCounter(oldT))

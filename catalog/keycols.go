@@ -98,7 +98,7 @@ func (t Type) appendKeyAsc(b []byte, d Datum) ([]byte, error) {
 		}
 		switch w := t.weigher(); {
 		case w != nil:
-			return keys.EncodeWeightsAscending(b, w.weights(s)), nil
+			return keys.EncodeWeightsAscending(b, t.keyWeights(w, s)), nil
 		case t.padBin():
 			return keys.EncodeStringPadAscending(b, s), nil
 		case !t.BinaryCollation():

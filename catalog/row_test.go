@@ -824,7 +824,7 @@ func TestWeightedCollationKeys(t *testing.T) {
 		return int32(r)
 	}
 	RegisterCollation("utf8mb4_0900_test_ci", fold)
-	RegisterCollation("utf8mb4_test_pad_ci", fold) // PAD SPACE: weights, unpadded
+	RegisterCollation("utf8mb4_test_pad_ci", fold) // PAD SPACE: weights without trailing spaces
 	RegisterCollation("utf8mb4_test_bin", fold)    // _bin: ignored, keyed by bytes
 	RegisterCollation("binary", fold)              // ignored
 	c, ctx := createDB(t)
@@ -845,10 +845,26 @@ func TestWeightedCollationKeys(t *testing.T) {
 		}
 		return pk + "/" + rk
 	}
-	// The engine compares PAD SPACE collations unpadded: 'a' = 'A', but
-	// 'a' < 'a ' and 'a' < 'a\t'; the keys agree.
-	if padKey("a") != padKey("A") || padKey("a") == padKey("a ") || !(padKey("a") < padKey("a\t")) || !(padKey("a ") < padKey("ab")) {
+	// MySQL compares PAD SPACE collations padded: 'a' = 'A' = 'a ' = 'A  '
+	// (one key), but a tab or an inner space is not padding.
+	if padKey("a") != padKey("A") || padKey("a") != padKey("a ") || padKey("a") != padKey("A   ") ||
+		padKey("a") == padKey("a\t") || padKey("a b") == padKey("ab") || padKey("a b") != padKey("A b ") || !(padKey("a ") < padKey("ab")) {
 		t.Fatalf("PAD SPACE _ci keys: a %q A %q 'a ' %q 'a\\t' %q", padKey("a"), padKey("A"), padKey("a "), padKey("a\t"))
+	}
+	for c, want := range map[string]bool{"utf8mb4_general_ci": true, "UTF8MB4_BIN": true, "latin1_swedish_ci": true, "ascii_bin": true,
+		"utf8mb3_unicode_ci": true, "utf8mb4_0900_ai_ci": false, "utf8mb4_0900_bin": false, "utf8mb4_ja_0900_as_cs": false, "binary": false} {
+		if PadSpace(c) != want {
+			t.Errorf("PadSpace(%q) = %v, want %v", c, !want, want)
+		}
+	}
+	// The key of a padded value is not exact, and the widening prefix stops
+	// before the first rune that weighs at most a space.
+	pt := Type{Kind: KindVarchar, Length: 9, Collation: "utf8mb4_test_pad_ci"}
+	if pt.CollationKeyExact() || !(Type{Kind: KindVarchar, Length: 9, Collation: "utf8mb4_0900_test_ci"}).CollationKeyExact() {
+		t.Fatal("CollationKeyExact: PAD SPACE weights must be inexact, NO PAD exact")
+	}
+	if a, _ := pt.CollationKey("a"); !strings.HasPrefix(a, pt.CollationKeyPrefix("a\tb")) || !strings.HasPrefix(a, pt.CollationKeyPrefix("a b")) {
+		t.Fatalf("PAD SPACE prefix of 'a\\tb' %q must prefix the key of 'a' %q", pt.CollationKeyPrefix("a\tb"), a)
 	}
 	bin, err := c.CreateTable(ctx, "db", &TableDef{Name: "bin", Columns: []Column{{Name: "s", Type: Type{Kind: KindVarchar, Length: 9, Collation: "utf8mb4_test_bin"}}},
 		PrimaryKey: []KeyPart{{Column: "s"}}})

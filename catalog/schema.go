@@ -90,6 +90,7 @@ func newTable(def *TableDef, limits storage.Limits) (*Table, error) {
 		Comment:    def.Comment,
 		Collation:  def.Collation,
 		Generation: 1,
+		KeyFormat:  KeyFormatCurrent,
 	}
 	seen := map[string]bool{}
 	for _, c := range def.Columns {
@@ -181,6 +182,10 @@ func (t *Table) index() {
 func (t *Table) derive(limits storage.Limits) error {
 	t.limits = limits
 	t.index()
+	for i := range t.Columns {
+		// The key format reaches the encoders through the column types.
+		t.Columns[i].Type.unpaddedKey = t.KeyFormat < KeyFormatPadSpace
+	}
 	t.partCols, t.rowCols = nil, nil
 	inPart := map[int]bool{}
 	for _, p := range t.PartitionKey {

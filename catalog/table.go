@@ -66,6 +66,16 @@ type Table struct {
 	// SaltBuckets, above 1, salts the PartitionKey with a hashed bucket
 	// (salt.go). Added later: absent in older records.
 	SaltBuckets int `json:"salt,omitempty"`
+	// KeyFormat is the encoding of the table's text key components (primary
+	// key and indexes alike): 0, a record written before the format was
+	// recorded, keys a PAD SPACE weighted collation's value (utf8mb4_general_ci,
+	// latin1_swedish_ci, ...) with the weights of its trailing spaces, so 'x'
+	// and 'x ' are two keys; KeyFormatPadSpace keys it without them (one key,
+	// as MySQL compares them). Tables created from then on get
+	// KeyFormatCurrent, and so does a TRUNCATE (a fresh, empty physical
+	// table); an older table keeps its format, and its keys, until it is
+	// recreated. Added later: absent in older records.
+	KeyFormat int `json:"kfmt,omitempty"`
 
 	// Derived when the record is loaded; not persisted.
 	partCols []KeyColumn

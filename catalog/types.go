@@ -138,7 +138,25 @@ type Type struct {
 	// Collation of text kinds (e.g. utf8mb4_0900_bin, utf8mb4_0900_ai_ci);
 	// "" means CollationDefaultText. Binary kinds use "binary".
 	Collation string `json:"c,omitempty"`
+
+	// unpaddedKey marks a column of a table whose KeyFormat predates
+	// KeyFormatPadSpace: a PAD SPACE weighted collation keys the value
+	// with its trailing spaces (Table.KeyFormat). Set by Table.derive from
+	// the table record; not persisted.
+	unpaddedKey bool
 }
+
+// Key formats of a table's text key components (Table.KeyFormat).
+const (
+	// KeyFormatUnpadded (0, records without a format) keys the values of
+	// every weighted collation with all their weights.
+	KeyFormatUnpadded = 0
+	// KeyFormatPadSpace keys the values of a PAD SPACE weighted collation
+	// without their trailing spaces (Type.keyWeights).
+	KeyFormatPadSpace = 1
+	// KeyFormatCurrent is the format of tables created now.
+	KeyFormatCurrent = KeyFormatPadSpace
+)
 
 // String renders t in SQL syntax, e.g. "bigint unsigned", "decimal(65,30)".
 func (t Type) String() string {

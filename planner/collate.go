@@ -21,19 +21,26 @@ import "fmt"
 // are Collation.Datum(component), which the table appends verbatim.
 //
 // Exactness. Where the key order is exactly the engine's comparison
-// (Collation.Exact: weight keys; go-mysql-server compares strings as the
-// same per-rune weight sequences), a rewritten =, IN, <, <=, >, >= is
+// (Collation.Exact: NO PAD weight keys; go-mysql-server compares strings as
+// the same per-rune weight sequences), a rewritten =, IN, <, <=, >, >= is
 // answered exactly by the keys and leaves the residual like a binary
-// column's. Everywhere else the range is widened and the conjunct stays
-// residual, so the engine rechecks it and the answer is the engine's:
-//   - PAD SPACE "_bin" keys drop trailing spaces (one key holds 'a' or
-//     'a '), and the padded key order differs from the engine's unpadded
-//     order after a shared prefix followed by a byte <= ' ' ('a\t' sorts
-//     below 'a' in the key, above it in the engine). Equality still reads
-//     the one key of the value; a range bound v is cut at its first byte
-//     <= ' ' and becomes a key prefix bound (Collation.Prefix): lower
-//     bounds >= P, upper bounds < PrefixEnd(P), which holds every string
-//     the engine puts on the right side of v.
+// column's. Where only key equality is the engine's (Collation.EqualExact:
+// PAD SPACE keys without trailing spaces, weighted or "_bin", which the
+// engine compares padded, sqlgw/engine/padspace.go), =, <=>, <> and
+// [NOT] IN are exact (point lookups and IN-lists stay cacheable) and
+// ranges are widened. Everywhere else the range is widened and the
+// conjunct stays residual, so the engine rechecks it and the answer is the
+// engine's:
+//   - PAD SPACE keys drop trailing spaces (one key holds 'a' or 'a '), and
+//     the padded key order differs from the engine's after a shared prefix
+//     followed by a rune weighing at most a space ('a\t' sorts below 'a'
+//     padded, above it trimmed). A range bound v is cut at its first such
+//     rune and becomes a key prefix bound (Collation.Prefix): lower bounds
+//     >= P, upper bounds < PrefixEnd(P), which holds every string the
+//     engine puts on the right side of v.
+//   - PAD SPACE weight keys of a table created before the padded key
+//     format (catalog.KeyFormatUnpadded) hold the trailing spaces: neither
+//     exact, so an equality or IN value is read as the range of its Prefix.
 //   - A literal that is not valid UTF-8 (go-mysql-server rewrites
 //     LIKE 'abc%' on utf8mb4 into k >= 'abc' AND k <= 'abc\xff') is cut
 //     at its first invalid byte the same way.
@@ -63,6 +70,13 @@ type Collation interface {
 	// Exact reports that components compare exactly as the engine
 	// compares the strings (order and equality).
 	Exact() bool
+	// EqualExact reports that two strings are equal to the engine exactly
+	// when their components are equal (a PAD SPACE key without trailing
+	// spaces: equal, not ordered, as the engine compares). =, <=>, <>,
+	// [NOT] IN are then answered by the keys; ranges need Exact. When it
+	// is false (a key holding trailing spaces the engine pads), an
+	// equality is read as the range of its Prefix and stays residual.
+	EqualExact() bool
 	// Datum is the key Datum of a component for EncodeKey and
 	// EncodeIndexKey.
 	Datum(component string) Datum
@@ -198,6 +212,16 @@ func (r *rewriter) opaque(x Expr, col int) Expr {
 	return &Opaque{Text: FormatExpr(x, func(i int) string { return fmt.Sprintf("col%d", i) }), Cols: []int{col}}
 }
 
+// prefixRange is the key range of the components that start with p.
+func (r *rewriter) prefixRange(col int, p string) Expr {
+	lo := &Cmp{Col: col, Op: Ge, Value: p}
+	end := r.t.PrefixEnd(p)
+	if end == "" {
+		return lo
+	}
+	return And{lo, &Cmp{Col: col, Op: Lt, Value: end}}
+}
+
 func (r *rewriter) expr(x Expr) Expr {
 	switch x := x.(type) {
 	case *Cmp:
@@ -210,25 +234,26 @@ func (r *rewriter) expr(x Expr) Expr {
 			return r.opaque(x, x.Col) // a number against text: the engine's affair
 		}
 		key, ok := coll.Key(s)
-		exact := ok && coll.Exact()
-		if !exact {
-			r.inexact = true
-		}
 		switch x.Op {
 		case Eq, NullSafeEq:
-			if !ok {
+			switch {
+			case !coll.EqualExact():
+				r.inexact = true
+				return r.prefixRange(x.Col, coll.Prefix(s))
+			case !ok:
 				return r.opaque(x, x.Col)
 			}
 			return &Cmp{Col: x.Col, Op: x.Op, Value: key}
 		case Ne:
-			if !exact {
+			if !ok || !coll.EqualExact() {
 				return r.opaque(x, x.Col)
 			}
 			return &Cmp{Col: x.Col, Op: Ne, Value: key}
 		case Lt, Le, Gt, Ge:
-			if exact {
+			if ok && coll.Exact() {
 				return &Cmp{Col: x.Col, Op: x.Op, Value: key}
 			}
+			r.inexact = true
 			p := coll.Prefix(s)
 			if x.Op == Gt || x.Op == Ge {
 				return &Cmp{Col: x.Col, Op: Ge, Value: p}
@@ -245,6 +270,27 @@ func (r *rewriter) expr(x Expr) Expr {
 		if coll == nil {
 			return x
 		}
+		if !coll.EqualExact() {
+			// Each value's prefix range (see Cmp above).
+			if x.Not {
+				return r.opaque(x, x.Col)
+			}
+			var or Or
+			for _, d := range x.Values {
+				s, ok := d.(string)
+				if d != nil && !ok {
+					return r.opaque(x, x.Col)
+				}
+				if ok {
+					or = append(or, r.prefixRange(x.Col, coll.Prefix(s)))
+				}
+			}
+			r.inexact = true
+			if len(or) == 0 {
+				return x // NULLs only: the engine's affair, no key range
+			}
+			return or
+		}
 		vals := make([]Datum, len(x.Values))
 		for i, d := range x.Values {
 			if d == nil {
@@ -260,12 +306,6 @@ func (r *rewriter) expr(x Expr) Expr {
 			}
 			vals[i] = key
 		}
-		if !coll.Exact() {
-			if x.Not {
-				return r.opaque(x, x.Col)
-			}
-			r.inexact = true
-		}
 		return &In{Col: x.Col, Values: vals, Not: x.Not}
 	case *Prefix:
 		coll := r.colls[x.Col]
@@ -275,13 +315,7 @@ func (r *rewriter) expr(x Expr) Expr {
 		// The key-space range of the prefix, in the key alphabet (a
 		// byte-incremented bound could leave it).
 		r.inexact = true
-		p := coll.Prefix(x.Prefix)
-		lo := &Cmp{Col: x.Col, Op: Ge, Value: p}
-		end := r.t.PrefixEnd(p)
-		if end == "" {
-			return lo
-		}
-		return And{lo, &Cmp{Col: x.Col, Op: Lt, Value: end}}
+		return r.prefixRange(x.Col, coll.Prefix(x.Prefix))
 	case And:
 		out := make(And, len(x))
 		for i, y := range x {

@@ -106,13 +106,18 @@ func (t *fakeTable) EncodeKey(part KeyPart, vals []Datum) (string, error) {
 
 // fakeCollation is a Collation for the fake table: case-insensitive keys
 // (the lower-cased string's encoding), or, with pad, keys of the string
-// without trailing spaces whose order is not the engine's (inexact).
-type fakeCollation struct{ pad bool }
+// without trailing spaces whose order is not the engine's (exact for
+// equality, inexact for order), or, with legacy, keys of the whole string
+// under a padded comparison (inexact for equality and order).
+type fakeCollation struct{ pad, legacy bool }
 
 // fakeComponent is a key component handed back to the fake's EncodeKey.
 type fakeComponent string
 
 func (f fakeCollation) norm(s string) string {
+	if f.legacy {
+		return s
+	}
 	if f.pad {
 		return strings.TrimRight(s, " ")
 	}
@@ -132,7 +137,8 @@ func (f fakeCollation) Prefix(s string) string {
 	return strings.TrimSuffix(e, "!!")
 }
 
-func (f fakeCollation) Exact() bool                  { return !f.pad }
+func (f fakeCollation) Exact() bool                  { return !f.pad && !f.legacy }
+func (f fakeCollation) EqualExact() bool             { return !f.legacy }
 func (f fakeCollation) Datum(component string) Datum { return fakeComponent(component) }
 
 func fakeEncode(k Kind, v Datum) (string, error) {

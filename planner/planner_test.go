@@ -233,8 +233,10 @@ func parseTable(s string) (*fakeTable, error) {
 				c.Pushdown = PushNone
 			case "keyci": // keyed by a case-insensitive collation key (collate.go)
 				c.Collated, c.Pushdown, c.Collation = true, PushNone, fakeCollation{}
-			case "keypad": // keyed without trailing spaces, inexactly
+			case "keypad": // keyed without trailing spaces: exact for equality, inexact for order
 				c.Collated, c.Pushdown, c.Collation = true, PushNone, fakeCollation{pad: true}
+			case "keylegacy": // keyed with trailing spaces a padded comparison ignores: inexact
+				c.Collated, c.Pushdown, c.Collation = true, PushNone, fakeCollation{legacy: true}
 			case "noprop":
 				c.Prop, c.Stored, c.Pushdown = "", []string{}, PushNone
 			case "eqonly":

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"sort"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -82,8 +83,14 @@ func compareKey(a, b [2]string) int {
 	return storage.CompareKeys(a[1], b[1])
 }
 
+// engineCompare is sqlgw's comparison of a and b under id: the engine's,
+// of the values without trailing spaces under a PAD SPACE collation
+// (sqlgw/engine/padspace.go).
 func engineCompare(t testing.TB, id gms.CollationID, a, b string) int {
 	t.Helper()
+	if catalog.PadSpace(id.Name()) {
+		a, b = strings.TrimRight(a, " "), strings.TrimRight(b, " ")
+	}
 	typ := types.MustCreateString(sqltypes.VarChar, 500, id)
 	n, err := typ.Compare(context.Background(), a, b)
 	if err != nil {
@@ -130,10 +137,10 @@ func randomKeyString(r *rand.Rand) string {
 
 // TestCollationKeyOrderMatchesEngine: for random strings (controls,
 // trailing spaces, case and accent variants), keys of a column in each
-// collation compare exactly as go-mysql-server compares the values, ASC
-// and DESC: equal values share a key, and the order is the engine's. It
-// includes the PAD SPACE collations, which the engine compares without
-// padding ('a' < 'a ', 'a' < 'a\t').
+// collation compare exactly as sqlgw compares the values, ASC and DESC:
+// equal values share a key, and the order is sqlgw's. It includes the PAD
+// SPACE collations, compared without trailing spaces ('a' = 'a ',
+// 'a' < 'a\t').
 func TestCollationKeyOrderMatchesEngine(t *testing.T) {
 	ck := newCollationKeys(t)
 	for _, p := range [][2]string{{"a", "A"}, {"a", "a "}, {"a", "a  "}, {"a ", "A "}, {"a\t", "a"}, {"a", "a\x00"}, {"", " "},

@@ -17,10 +17,11 @@ import (
 // key and keys sort as the engine compares. The catalog cannot import
 // go-mysql-server, so the gateway hands it the engine's own per-rune
 // weights once, here: keys and the engine then agree by construction rather
-// than by a second copy of the tables. go-mysql-server compares PAD SPACE
-// collations without padding (sql/types.StringType.Compare), and so do
-// their keys: 'a' and 'a ' are two keys, as they are two values to the
-// engine (MySQL would call them equal).
+// than by a second copy of the tables. The keys of PAD SPACE collations
+// (every one but binary and the "_0900_" ones) leave out trailing spaces,
+// so 'a' and 'a ' are one key, as they are one value to MySQL
+// (catalog.PadSpace); go-mysql-server compares them unpadded
+// (sql/types.StringType.Compare), see padspace.go.
 func init() {
 	it := sql.NewCollationsIterator()
 	for c, ok := it.Next(); ok; c, ok = it.Next() {
@@ -57,6 +58,7 @@ var _ planner.Collation = keyCollation{}
 func (k keyCollation) Key(s string) (string, bool)          { return k.t.CollationKey(s) }
 func (k keyCollation) Prefix(s string) string               { return k.t.CollationKeyPrefix(s) }
 func (k keyCollation) Exact() bool                          { return k.t.CollationKeyExact() }
+func (k keyCollation) EqualExact() bool                     { return k.t.CollationKeyEqualExact() }
 func (k keyCollation) Datum(component string) planner.Datum { return catalog.KeyComponent(component) }
 
 // plannerCollation returns the planner.Collation of a column of type t, or

@@ -207,12 +207,24 @@ func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) 
 	for _, i := range p.Residual {
 		residual = append(residual, exprs[i])
 	}
+	for i, e := range exprs {
+		// An equality that may be a rewritten LIKE stays unpadded
+		// (padspace.go): the padded key found a superset, the residual
+		// drops what LIKE does not match ('X  ' for LIKE 'x').
+		if !slices.Contains(p.Residual, i) && likeEquality(ctx, e) {
+			residual = append(residual, e)
+		}
+	}
 	var overlay sql.Expression
 	var err2 error
 	if len(selfOnly) > 0 {
 		overlay, err2 = t.bindFull(ctx, expression.JoinAnd(selfOnly...))
 	}
 	err = err2
+	if err == nil {
+		// PAD SPACE comparisons, once the planner has read them (padspace.go).
+		overlay, err = padComparisons(ctx, overlay)
+	}
 	if err != nil {
 		return sql.IndexLookup{}, nil, nil, false, err
 	}
@@ -237,7 +249,9 @@ func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) 
 	}
 	var rest sql.Expression
 	if len(residual) > 0 {
-		rest = expression.JoinAnd(residual...)
+		if rest, err = padComparisons(ctx, expression.JoinAnd(residual...)); err != nil {
+			return sql.IndexLookup{}, nil, nil, false, err
+		}
 	}
 	var fds *sql.FuncDepSet
 	if atMostOneRow(p) {
@@ -473,6 +487,9 @@ func (t *Table) rangesToPlanFor(ctx *sql.Context, idx sql.Index, ranges sql.MySQ
 		exprs[i] = expression.NewGetFieldWithTable(c, 0, col.Type, t.db.name, t.Name(), col.Name, col.Nullable)
 	}
 	filter, err := expression.NewRangeFilterExpr(ctx, exprs, ranges)
+	if err == nil {
+		filter, err = padComparisons(ctx, filter) // padspace.go
+	}
 	if err != nil {
 		return nil, err
 	}

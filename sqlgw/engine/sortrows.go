@@ -16,6 +16,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/types"
 
+	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/sqlgw/engine/compat"
 )
 
@@ -160,6 +161,11 @@ func newSortDistinctRows(ctx *sql.Context, fields sql.SortFields, distinct *plan
 	for i, c := range schema {
 		st, isString := c.Type.(types.StringType)
 		if _, ext := c.Type.(sql.ExtendedType); ext || !isString || !byteOrdered(st) || !covered[i] {
+			return nil
+		}
+		if catalog.PadSpace(st.Collation().Name()) {
+			// utf8mb4_bin: the Distinct pads ('a' and 'a ' one row,
+			// compat/distinct_collation.go), adjacent sorted rows do not.
 			return nil
 		}
 	}

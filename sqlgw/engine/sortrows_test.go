@@ -175,7 +175,8 @@ func TestByteOrderedCollations(t *testing.T) {
 // sortIter over compat's Distinct returns, in its order (under the
 // byte-ordered collations the rows of a class hold the same bytes, so
 // which one is returned is not visible), for one to three columns of
-// utf8mb4_0900_bin, utf8mb4_bin and (not taken) other collations, sort
+// utf8mb4_0900_bin and (not taken) utf8mb4_bin, which the Distinct pads
+// ('a' and 'a ' one row), and other collations, sort
 // keys in any order and direction, NULLs first and last, many duplicates,
 // and values the Distinct does not hash by their weights (over the
 // column's length, invalid UTF-8, []byte, integers), which take the
@@ -277,7 +278,7 @@ func TestSortDistinctRowsSame(t *testing.T) {
 			fast++
 		}
 	}
-	if fused < 1500 || fast < 1000 {
+	if fused < 1000 || fast < 800 {
 		t.Errorf("only %d of 3000 fused, %d without odd values", fused, fast)
 	}
 }

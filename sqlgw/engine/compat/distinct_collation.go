@@ -1,6 +1,7 @@
 package compat
 
 import (
+	"strings"
 	"unicode/utf8"
 
 	"github.com/cespare/xxhash/v2"
@@ -10,6 +11,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
+
+	"github.com/sqlgw/sqlgw/catalog"
 )
 
 // SELECT DISTINCT compares strings by their collation in MySQL: under
@@ -20,8 +23,12 @@ import (
 // as a distinct row. hash.HashOf given the schema hashes a string column by
 // its collation's weight string, as GROUP BY already does; the first row of
 // each class is returned, as MySQL returns one of them. DISTINCT then groups
-// exactly as GROUP BY and = do, trailing spaces included (go-mysql-server
-// does not pad PAD SPACE collations; see catalog/collation.go).
+// as MySQL does, PAD SPACE collations included: a string column whose
+// collation is PAD SPACE (catalog.PadSpace: utf8mb4_general_ci, utf8mb4_bin,
+// latin1_*, ...) is hashed without its trailing spaces, so 'b' and 'b ' are
+// one value, as sqlgw's = compares them (sqlgw/engine/padspace.go).
+// GROUP BY and COUNT(DISTINCT) still hash them apart (go-mysql-server's
+// own hashing, docs/compatibility.md).
 //
 // Upstream fix: DistinctHasher.HashOf passing the Distinct's child schema
 // (or the distinctOn expressions' types) to hash.HashOf.
@@ -54,6 +61,11 @@ type distinctHasher struct {
 	// cols[i] is schema[i]'s string type when its strings hash here.
 	cols []*types.StringType
 	buf  []byte
+	// pad[i]: schema[i] is text under a PAD SPACE collation, hashed
+	// without trailing spaces (nil when no column is); row is the
+	// trimmed copy of a row.
+	pad []bool
+	row sql.Row
 }
 
 func newDistinctHasher(schema sql.Schema) *distinctHasher {
@@ -65,11 +77,26 @@ func newDistinctHasher(schema sql.Schema) *distinctHasher {
 		if st, ok := c.Type.(types.StringType); ok && st.Type() != sqltypes.Binary {
 			h.cols[i] = &st
 		}
+		if st, ok := c.Type.(sql.StringType); ok && types.IsTextOnly(st) && catalog.PadSpace(st.Collation().Name()) {
+			if h.pad == nil {
+				h.pad = make([]bool, len(schema))
+			}
+			h.pad[i] = true
+		}
 	}
 	return h
 }
 
 func (h *distinctHasher) HashOf(ctx *sql.Context, row sql.Row) (uint64, error) {
+	if h.pad != nil && len(row) <= len(h.pad) {
+		h.row = append(h.row[:0], row...)
+		for i, v := range h.row {
+			if s, ok := v.(string); ok && h.pad[i] {
+				h.row[i] = strings.TrimRight(s, " ")
+			}
+		}
+		row = h.row
+	}
 	if buf, ok := h.appendRow(h.buf[:0], row); ok {
 		h.buf = buf
 		return xxhash.Sum64(buf), nil

@@ -91,18 +91,21 @@ func SetOpIter(ctx *sql.Context, s *plan.SetOp, row sql.Row, build func(*sql.Con
 
 // multisetIter is INTERSECT (rows of left matched one for one by rows of
 // right) or EXCEPT (rows of left not so matched), rows equal when their
-// hashes over schema are, as go-mysql-server's IntersectIter and
+// hashes over schema are (distinctHasher: by collation, PAD SPACE text
+// without trailing spaces), as go-mysql-server's IntersectIter and
 // ExceptIter but with the schema.
 type multisetIter struct {
 	left, right sql.RowIter
 	schema      sql.Schema
 	except      bool
 	counts      map[uint64]int
+	hasher      *distinctHasher // over schema: collations and PAD SPACE as DISTINCT
 }
 
 func (m *multisetIter) Next(ctx *sql.Context) (sql.Row, error) {
 	if m.counts == nil {
 		m.counts = map[uint64]int{}
+		m.hasher = newDistinctHasher(m.schema)
 		for {
 			r, err := m.right.Next(ctx)
 			if err == io.EOF {
@@ -111,7 +114,7 @@ func (m *multisetIter) Next(ctx *sql.Context) (sql.Row, error) {
 			if err != nil {
 				return nil, err
 			}
-			h, err := hash.HashOf(ctx, m.schema, r)
+			h, err := m.hasher.HashOf(ctx, r)
 			if err != nil {
 				return nil, err
 			}
@@ -123,7 +126,7 @@ func (m *multisetIter) Next(ctx *sql.Context) (sql.Row, error) {
 		if err != nil {
 			return nil, err
 		}
-		h, err := hash.HashOf(ctx, m.schema, r)
+		h, err := m.hasher.HashOf(ctx, r)
 		if err != nil {
 			return nil, err
 		}
