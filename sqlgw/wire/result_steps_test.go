@@ -19,7 +19,7 @@ import (
 // behaviour it corrects and exactly one of Result and Error.
 func TestResultStepOrder(t *testing.T) {
 	want := []string{"time-precision", "time-fractions", "float-text", "insert-info", "ok-info", "show-like-header", "time-ddl",
-		"row-count", "read-only-transaction-flag", "interrupted", "foreign-key-errors", "mysql-errors"}
+		"warning-texts", "row-count", "read-only-transaction-flag", "interrupted", "foreign-key-errors", "mysql-errors"}
 	var got []string
 	for _, st := range resultSteps {
 		got = append(got, st.Name)
@@ -134,5 +134,33 @@ func TestResultErrorSteps(t *testing.T) {
 		if !errors.As(err, &se) || se.Num != tc.num || se.State != tc.state || se.Message != tc.msg {
 			t.Errorf("%s %q %v: %v, want %d (%s) %s", tc.step, tc.query, tc.in, err, tc.num, tc.state, tc.msg)
 		}
+	}
+}
+
+// TestWarningTextsStep: SHOW WARNINGS' 1292 rows get MySQL's words; other
+// rows and other statements pass unchanged.
+func TestWarningTextsStep(t *testing.T) {
+	rows := func() *sqltypes.Result {
+		return &sqltypes.Result{Fields: make([]*querypb.Field, 3), Rows: [][]sqltypes.Value{
+			{sqltypes.NewVarChar("Warning"), sqltypes.NewInt64(1292), sqltypes.NewVarChar("Truncated incorrect bigint value: x1")},
+			{sqltypes.NewVarChar("Warning"), sqltypes.NewInt64(1365), sqltypes.NewVarChar("Division by 0")},
+		}}
+	}
+	var got *sqltypes.Result
+	keep := func(res *sqltypes.Result, _ bool) error { got = res; return nil }
+	if err := mysqlWarningTexts("show  Warnings limit 5", keep)(rows(), false); err != nil {
+		t.Fatal(err)
+	}
+	if m := got.Rows[0][2].ToString(); m != "Truncated incorrect INTEGER value: 'x1'" {
+		t.Errorf("SHOW WARNINGS 1292: %q", m)
+	}
+	if m := got.Rows[1][2].ToString(); m != "Division by 0" {
+		t.Errorf("SHOW WARNINGS 1365: %q", m)
+	}
+	if err := mysqlWarningTexts("SELECT 'Truncated incorrect bigint value: x1'", keep)(rows(), false); err != nil {
+		t.Fatal(err)
+	}
+	if m := got.Rows[0][2].ToString(); m != "Truncated incorrect bigint value: x1" {
+		t.Errorf("a SELECT's row was rewritten: %q", m)
 	}
 }
