@@ -103,6 +103,9 @@ func TestKeyFormatMarker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if ot.KeyFormat != KeyFormatUnpadded || padded(ot) {
+		t.Fatalf("ADD COLUMN changed the table's key format to %d", ot.KeyFormat)
+	}
 	ot, err = c2.ModifyColumn(ctx, "db", "t", "u", Column{Name: "u", Type: Type{Kind: KindVarchar, Length: 12, Collation: "utf8mb4_test_pad_ci"}, Nullable: true}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -11,8 +11,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
-
-	"github.com/sqlgw/sqlgw/catalog"
 )
 
 // SELECT DISTINCT compares strings by their collation in MySQL: under
@@ -24,8 +22,10 @@ import (
 // its collation's weight string, as GROUP BY already does; the first row of
 // each class is returned, as MySQL returns one of them. DISTINCT then groups
 // as MySQL does, PAD SPACE collations included: a string column whose
-// collation is PAD SPACE (catalog.PadSpace: utf8mb4_general_ci, utf8mb4_bin,
-// latin1_*, ...) is hashed without its trailing spaces, so 'b' and 'b ' are
+// collation is PAD SPACE (its PAD_ATTRIBUTE, the rule catalog.PadSpace
+// keys by: utf8mb4_general_ci, utf8mb4_bin, latin1_*, ...; the layering
+// keeps catalog out of this package) is hashed without its trailing
+// spaces, so 'b' and 'b ' are
 // one value, as sqlgw's = compares them (sqlgw/engine/padspace.go).
 // GROUP BY and COUNT(DISTINCT) still hash them apart (go-mysql-server's
 // own hashing, docs/compatibility.md).
@@ -77,7 +77,7 @@ func newDistinctHasher(schema sql.Schema) *distinctHasher {
 		if st, ok := c.Type.(types.StringType); ok && st.Type() != sqltypes.Binary {
 			h.cols[i] = &st
 		}
-		if st, ok := c.Type.(sql.StringType); ok && types.IsTextOnly(st) && catalog.PadSpace(st.Collation().Name()) {
+		if st, ok := c.Type.(sql.StringType); ok && types.IsTextOnly(st) && st.Collation().PadAttribute() == "PAD SPACE" {
 			if h.pad == nil {
 				h.pad = make([]bool, len(schema))
 			}
