@@ -7,44 +7,26 @@ import (
 	"runtime/metrics"
 	"testing"
 	"time"
-
-	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
-// TestGCPercentFor: the next collection is due the headroom above a
-// small live heap, and at GOGC=100 once the live heap is that large; the
-// headroom follows the memory available, within its bounds.
+// TestGCPercentFor: the next collection is due gcHeadroom bytes above a
+// small live heap, and at GOGC=100 once the live heap is that large.
 func TestGCPercentFor(t *testing.T) {
-	const h = 64 << 20
 	for _, c := range []struct {
 		live uint64
 		want int
 	}{
 		{0, gcMaxPercent},
 		{1 << 20, gcMaxPercent},
-		{2 << 20, 3200},
+		{8 << 20, gcMaxPercent},
 		{16 << 20, 400},
 		{20 << 20, 300}, // 320 rounded down to a step of 50
 		{32 << 20, 200},
 		{64 << 20, 100},
 		{1 << 30, 100},
 	} {
-		if got := gcPercentFor(c.live, h); got != c.want {
+		if got := gcPercentFor(c.live); got != c.want {
 			t.Errorf("live %d MiB: GOGC %d, want %d", c.live>>20, got, c.want)
-		}
-	}
-	if got := gcPercentFor(12<<20, 384<<20); got != 3200 {
-		t.Errorf("live 12 MiB, headroom 384 MiB: GOGC %d, want 3200", got)
-	}
-	for _, c := range []struct{ mem, want int64 }{
-		{0, 64 << 20},
-		{2 << 30, 64 << 20},
-		{4 << 30, 64 << 20},
-		{24 << 30, 384 << 20},
-		{64 << 30, 512 << 20},
-	} {
-		if got := gcHeadroom(c.mem); got != uint64(c.want) {
-			t.Errorf("memory %d GiB: headroom %d MiB, want %d", c.mem>>30, got>>20, c.want>>20)
 		}
 	}
 }
@@ -77,7 +59,7 @@ func TestGCPacing(t *testing.T) {
 	for range 50 {
 		runtime.GC()
 		time.Sleep(10 * time.Millisecond) // the finalizer runs after the collection
-		want, got = gcPercentFor(liveHeap(), gcHeadroom(pebble.AvailableMemory())), readGOGC()
+		want, got = gcPercentFor(liveHeap()), readGOGC()
 		if got == want && want != 100 {
 			stop()
 			if got := readGOGC(); got != 100 {

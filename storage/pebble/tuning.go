@@ -104,13 +104,6 @@ func clampCache(n int64) int64 {
 	return max(minDefaultCache, min(n, maxDefaultCache))
 }
 
-// AvailableMemory is the memory available to the process, as the
-// defaults sized from memory see it (the block cache's here, the garbage
-// collector's headroom in cmd/sqlgw): availableMemory.
-func AvailableMemory() int64 {
-	return availableMemory()
-}
-
 // availableMemory is the cgroup (v2, then v1) memory limit if one is set,
 // else MemTotal of /proc/meminfo; 0 if neither is known.
 func availableMemory() int64 {
