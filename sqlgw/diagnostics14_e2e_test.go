@@ -1,8 +1,6 @@
 package sqlgw_test
 
 import (
-	"context"
-	"net"
 	"strconv"
 	"testing"
 
@@ -18,14 +16,7 @@ import (
 // @@error_count and SHOW COUNT(*) ERRORS say 1; the next statement that
 // succeeds makes @@error_count 0. Text statements and prepared ones alike.
 func TestStatementErrorDiagnostics(t *testing.T) {
-	srv := memoryServer(t, sqlgw.Config{})
-	host, port, _ := net.SplitHostPort(srv.Addr().String())
-	p, _ := strconv.Atoi(port)
-	vt, err := mysql.Connect(context.Background(), &mysql.ConnParams{Host: host, Port: p, Uname: "root"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer vt.Close()
+	vt := newWarningsConn(t, sqlgw.Config{}).vt
 	exec := func(q string) *mysqlResult {
 		t.Helper()
 		res, err := vt.ExecuteFetch(q, 100, false)
@@ -86,14 +77,7 @@ func TestStatementErrorDiagnostics(t *testing.T) {
 // TestDoStatement: DO evaluates its expressions, discards their values
 // and answers OK; their warnings and errors are the statement's.
 func TestDoStatement(t *testing.T) {
-	srv := memoryServer(t, sqlgw.Config{})
-	host, port, _ := net.SplitHostPort(srv.Addr().String())
-	p, _ := strconv.Atoi(port)
-	vt, err := mysql.Connect(context.Background(), &mysql.ConnParams{Host: host, Port: p, Uname: "root"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer vt.Close()
+	vt := newWarningsConn(t, sqlgw.Config{}).vt
 	res, w, err := vt.ExecuteFetchWithWarningCount("DO 1+1, SLEEP(0)", 10, false)
 	if err != nil || len(res.Fields) != 0 || len(res.Rows) != 0 || res.RowsAffected != 0 || w != 0 {
 		t.Fatalf("DO 1+1: %v, %+v, %d warnings; want OK", err, res, w)

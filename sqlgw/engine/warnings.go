@@ -101,29 +101,21 @@ func (s *Session) Warnings() []*sql.Warning {
 // (MySQL counts the error).
 const WarningCountVar = "warning_count"
 
-func init() {
-	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{&sql.MysqlSystemVariable{
-		Name:    WarningCountVar,
-		Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Session),
-		Dynamic: false,
-		Type:    types.NewSystemUintType(WarningCountVar, 0, 65535),
-		Default: uint64(0),
-	}})
-}
-
 // ErrorCountVar is MySQL's read-only session variable error_count: the
 // number of errors the previous statement raised (1 if it failed, else 0;
 // SHOW COUNT(*) ERRORS). go-mysql-server does not define it.
 const ErrorCountVar = "error_count"
 
 func init() {
-	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{&sql.MysqlSystemVariable{
-		Name:    ErrorCountVar,
-		Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Session),
-		Dynamic: false,
-		Type:    types.NewSystemUintType(ErrorCountVar, 0, 65535),
-		Default: uint64(0),
-	}})
+	for _, name := range []string{WarningCountVar, ErrorCountVar} {
+		sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{&sql.MysqlSystemVariable{
+			Name:    name,
+			Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Session),
+			Dynamic: false,
+			Type:    types.NewSystemUintType(name, 0, 65535),
+			Default: uint64(0),
+		}})
+	}
 }
 
 // The error of a failed statement
