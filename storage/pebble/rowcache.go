@@ -322,14 +322,6 @@ func (w rowWrite) done(committed *pebbledb.Batch) {
 	}
 }
 
-// writeThroughMax is the largest record a write puts into the cache
-// (larger ones only drop the key's entry; a read may cache them). A
-// large value is written as continuation entities of up to 1 MiB each,
-// which a shard's bound would take: a 20 MiB INSERT copied 20 MiB into
-// the cache, and four at once raised the peak RSS by 1.4 times one's
-// (cmd/sqlgw TestLargeStatementMemory). OLTP rows are far smaller.
-const writeThroughMax = 16 << 10
-
 // writeThrough makes each record of the committed batch b its key's
 // entry (a deletion drops it). The keys the write did not write (an
 // OpCheck's) keep their entries: they did not change. It returns false,
@@ -349,9 +341,7 @@ func (w rowWrite) writeThrough(b *pebbledb.Batch) bool {
 		sh := w.c.shard(k)
 		switch kind {
 		case pebbledb.InternalKeyKindSet:
-			if len(v) <= writeThroughMax {
-				e = sh.newEntry(k, v) // nil if too large: the key's entry just goes
-			}
+			e = sh.newEntry(k, v) // nil if too large: the key's entry just goes
 		case pebbledb.InternalKeyKindDelete:
 		default:
 			return false

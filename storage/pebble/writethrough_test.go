@@ -37,7 +37,7 @@ func cachedN(t *testing.T, s *Store, table, pk, rk string) (int64, bool) {
 // TestRowCacheWriteThrough: what a write commits becomes its keys' cache
 // entries (rowcache.go), through every write path, without a read; a
 // deletion drops the entry; a key an OpCheck only checked keeps its
-// entry; a record larger than writeThroughMax drops the key's entry; a write
+// entry; a record too large for the cache drops the key's entry; a write
 // whose commit failed drops its keys' entries.
 func TestRowCacheWriteThrough(t *testing.T) {
 	ctx := context.Background()
@@ -96,9 +96,9 @@ func TestRowCacheWriteThrough(t *testing.T) {
 	if readN(t, ctx, s, tb, "p", "b") != -1 {
 		t.Fatal("p/b read after its deletion")
 	}
-	// Larger than a write puts in (writeThroughMax): the entry goes.
+	// Too large for a shard (a quarter of its bound): the entry goes.
 	big := nEntity("p", "a", 4)
-	big.Properties["pad"] = storage.String(string(make([]byte, writeThroughMax)))
+	big.Properties["pad"] = storage.String(string(make([]byte, (1<<20)/rowCacheShards)))
 	if _, err := s.Upsert(ctx, tb, big, storage.Replace); err != nil {
 		t.Fatal(err)
 	}
