@@ -13,8 +13,7 @@ import (
 // Row cache (Options.RowCacheSize; `sqlgw serve --row-cache`)
 //
 // Like RocksDB's row_cache: the latest committed record of recently read
-// or written entity keys, which Get and GetRow, and MultiGet and
-// MultiGetRows key by
+// entity keys, which Get and GetRow, and MultiGet and MultiGetRows key by
 // key (multiget.go: pointReads), consult before Pebble. A Pebble Get
 // builds an iterator over the memtables and every level, seeks the
 // sstable's index and filter blocks and reads the data block (sysbench's
