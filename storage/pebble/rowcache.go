@@ -6,8 +6,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
-
-	pebbledb "github.com/cockroachdb/pebble/v2"
 )
 
 // Row cache (Options.RowCacheSize; `sqlgw serve --row-cache`)
@@ -37,22 +35,6 @@ import (
 //     lookup changed gen, one in flight at the lookup either still is
 //     (refused) or has finished (gen changed). So a value older than a
 //     write that completed before the insert is never inserted.
-//
-// A write's own records go in when it is done (write-through, as a buffer
-// pool keeps the pages a write changed): done replaces each written key's
-// entry with the record the committed batch holds (a deleted key's entry
-// goes), under the shard's lock and before the shard serves again. The
-// record is the key's latest: every write of a key holds the key's stripe
-// lock (Store.stripes) from before its begin until after its done, so no
-// other write of it is in flight, and readers cannot insert while the
-// shard is being written. A write that failed drops its keys' entries, as
-// before. So the rows a load or a backfill wrote are read from the cache
-// the first time, not from Pebble.
-//
-// The same stripe locks make the cache usable for a write's own reads of
-// the keys it writes (apply's current record, before its begin; lockedGet):
-// an entry of a key no write is in flight for is the key's current record,
-// whatever other keys of its shard are being written.
 //
 // Reads at a snapshot (snapshot.go) use the cache only while their shared
 // Pebble snapshot is the store's current state: no batch has committed
@@ -168,64 +150,28 @@ func (c *rowCache) get(sh *rowShard, key []byte) (val []byte, token uint64, ok b
 	return e.val, 0, true
 }
 
-// lockedGet returns the cached record of key, for a writer holding key's
-// stripe lock (see above): no write of key is in flight, so an entry is
-// its current record even while other keys of its shard are written.
-func (c *rowCache) lockedGet(key []byte) ([]byte, bool) {
-	sh := c.shard(key)
-	sh.mu.RLock()
-	e := sh.m[string(key)]
-	if e == nil {
-		sh.mu.RUnlock()
-		return nil, false
-	}
-	if !e.ref.Load() {
-		e.ref.Store(true)
-	}
-	sh.mu.RUnlock()
-	return e.val, true
-}
-
-// newEntry returns an entry holding copies of key and val, nil if it is
-// too large for a shard of sh's bound.
-func (sh *rowShard) newEntry(key, val []byte) *rowEntry {
+// put inserts a copy of key's record val, read from Pebble after the
+// lookup that returned token, unless a write began since or is in flight.
+func (c *rowCache) put(sh *rowShard, key, val []byte, token uint64) {
 	size := int64(len(key)+len(val)) + rowEntryOverhead
-	if size > sh.max/4 {
-		return nil
+	if token == noInsert || size > sh.max/4 {
+		return
 	}
 	buf := make([]byte, len(key)+len(val))
 	copy(buf, key)
 	copy(buf[len(key):], val)
-	return &rowEntry{key: unsafe.String(&buf[0], len(key)), val: buf[len(key):len(buf):len(buf)], size: size}
-}
-
-// put inserts a copy of key's record val, read from Pebble after the
-// lookup that returned token, unless a write began since or is in flight.
-func (c *rowCache) put(sh *rowShard, key, val []byte, token uint64) {
-	if token == noInsert {
-		return
-	}
-	e := sh.newEntry(key, val)
-	if e == nil {
-		return
-	}
+	e := &rowEntry{key: unsafe.String(&buf[0], len(key)), val: buf[len(key):len(buf):len(buf)], size: size}
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	if sh.gen != token || sh.writing > 0 {
 		return
 	}
-	sh.insert(e)
-}
-
-// insert adds e in place of its key's entry, if any, evicting past the
-// shard's bound (sh.mu held exclusively).
-func (sh *rowShard) insert(e *rowEntry) {
 	if old := sh.m[e.key]; old != nil {
 		sh.remove(old)
 	}
 	sh.m[e.key] = e
 	sh.pushFront(e)
-	sh.bytes += e.size
+	sh.bytes += size
 	for sh.bytes > sh.max {
 		// The oldest entry goes unless it was looked up since it was
 		// last here: then it gets a second chance at the front. Each
@@ -294,63 +240,25 @@ func (c *rowCache) begin(keys [][]byte) rowWrite {
 	return w
 }
 
-// done ends the write, after its commit returned: committed is the
-// batch it committed, nil if the commit failed. The records the batch
-// wrote become their keys' entries (write-through, see above; a deleted
-// key's entry goes); after a failed commit every key's entry goes. Then
-// the shards serve and take entries again.
-func (w rowWrite) done(committed *pebbledb.Batch) {
+// done ends the write, after its commit returned (committed or not):
+// the keys' entries are dropped, then the shards serve and take
+// entries again.
+func (w rowWrite) done() {
 	if w.c == nil {
 		return
 	}
-	if committed == nil || !w.writeThrough(committed) {
-		for _, k := range w.keys {
-			sh := w.c.shard(k)
-			sh.mu.Lock()
-			if e := sh.m[string(k)]; e != nil {
-				sh.remove(e)
-			}
-			sh.mu.Unlock()
+	for _, k := range w.keys {
+		sh := w.c.shard(k)
+		sh.mu.Lock()
+		if e := sh.m[string(k)]; e != nil {
+			sh.remove(e)
 		}
+		sh.mu.Unlock()
 	}
 	for _, sh := range w.shards {
 		sh.mu.Lock()
 		sh.gen++
 		sh.writing--
-		sh.mu.Unlock()
-	}
-}
-
-// writeThrough makes each record of the committed batch b its key's
-// entry (a deletion drops it). The keys the write did not write (an
-// OpCheck's) keep their entries: they did not change. It returns false,
-// having maybe done part of it, if b holds anything but sets and
-// deletions, for done to drop every key instead.
-func (w rowWrite) writeThrough(b *pebbledb.Batch) bool {
-	r := b.Reader()
-	for {
-		kind, k, v, ok, err := r.Next()
-		if err != nil {
-			return false
-		}
-		if !ok {
-			return true
-		}
-		var e *rowEntry
-		sh := w.c.shard(k)
-		switch kind {
-		case pebbledb.InternalKeyKindSet:
-			e = sh.newEntry(k, v) // nil if too large: the key's entry just goes
-		case pebbledb.InternalKeyKindDelete:
-		default:
-			return false
-		}
-		sh.mu.Lock()
-		if e != nil {
-			sh.insert(e)
-		} else if old := sh.m[string(k)]; old != nil {
-			sh.remove(old)
-		}
 		sh.mu.Unlock()
 	}
 }
@@ -459,28 +367,4 @@ func (s *Store) fill(m rowMiss, v []byte) {
 		return
 	}
 	s.rc.put(m.shard, m.key, v, m.token)
-}
-
-// committed is b if its commit returned err == nil, else nil (rowWrite.done).
-func committed(b *pebbledb.Batch, err error) *pebbledb.Batch {
-	if err != nil {
-		return nil
-	}
-	return b
-}
-
-// cachedRead returns read (a writer's read of the current record of a
-// key whose stripe it holds locked: Store.get or a tableReaders function)
-// consulting the row cache first (lockedGet). The record it returns is
-// never modified, like read's.
-func (s *Store) cachedRead(read func([]byte) ([]byte, bool, error)) func([]byte) ([]byte, bool, error) {
-	if s.rc == nil {
-		return read
-	}
-	return func(key []byte) ([]byte, bool, error) {
-		if v, ok := s.rc.lockedGet(key); ok {
-			return v, true, nil
-		}
-		return read(key)
-	}
 }

@@ -307,7 +307,6 @@ func TestRowCacheMultiGetRace(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			s.rc.clear() // the inserts wrote through: start uncached
 			rctx := ctx
 			if atSnapshot {
 				sn, err := s.Snapshot(ctx)
