@@ -965,6 +965,9 @@ type iterSource struct {
 	tableLow, tableHigh []byte
 	tableID             uint64
 	scan                scanState
+	// rows are a MultiQueryRows call's rows (rows.go), shared by the
+	// pages of its queries; nil elsewhere.
+	rows *rowCols
 }
 
 // scanState is what scan keeps across the queries of one call: the page
@@ -1069,12 +1072,18 @@ func (s *Store) scan(ctx context.Context, src *iterSource, it *pebbledb.Iterator
 		}
 	}
 	var sel map[string]struct{}
-	var cols rowCols // rows.go
-	if rows == nil {
+	var own rowCols // rows.go
+	cols := src.rows
+	switch {
+	case rows == nil:
 		sel = src.scan.selectSet(q.Select)
-	} else {
+	case cols == nil:
+		cols = &own
 		cols.init(q.Select, marks)
 		defer cols.finish(rows)
+	default:
+		// A MultiQueryRows call's rows, shared by its queries.
+		cols.startPage()
 	}
 
 	// The filter's property lookup works on the current record and keys,
