@@ -914,8 +914,8 @@ func (s *Store) MultiQuery(ctx context.Context, table string, qs []*storage.Quer
 // the memtable and sstable iterators then step forward a few keys before
 // they seek; an IN list's values are far apart in an index of many
 // entities, so the steps are wasted (ascending measured no better than the
-// caller's order, descending 3-5% less CPU per 10-query MultiQuery,
-// BenchmarkPartitionQuery's store; docs/benchmarks.md, h15seek).
+// caller's order, descending 3-5% less CPU per 10-query MultiQuery on a
+// compacted store of 100,000 index entities; docs/benchmarks.md, h15seek).
 func seekOrder(qs []*storage.Query, buf []int) (order []int, sorted bool) {
 	sorted = len(qs) > 1
 	for i, q := range qs {
