@@ -53,6 +53,11 @@ func (e explainBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Ro
 	if it, err := e.buildStrictWrite(ctx, n, row); it != nil || err != nil { // strictwrite.go
 		return it, err
 	}
+	if tc, ok := n.(*plan.TableCopier); ok {
+		if it, err := e.buildCreateSelect(ctx, tc, row); it != nil || err != nil { // ctas.go
+			return it, err
+		}
+	}
 	if nn, ok := numberCastNode(ctx, n); ok { // writeconv.go
 		return e.exec.Build(ctx, nn, row)
 	}

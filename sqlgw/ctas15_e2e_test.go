@@ -1,0 +1,46 @@
+package sqlgw_test
+
+import (
+	"testing"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
+)
+
+// CREATE TABLE ... SELECT is atomic in MySQL 8.0: when an insert fails
+// (out of range, duplicate key), the table does not exist afterwards, and
+// a later CTAS of the same name starts from nothing (no rows, no index
+// entries left over). CREATE TABLE IF NOT EXISTS ... SELECT on an existing
+// table copies nothing (note 1050) and never drops it.
+func TestCTASAtomic(t *testing.T) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := ts.Session("ctas", "")
+		r := sqltest.NewRunner(t, c)
+		r.ExpectError(1264, "Out of range value for column 'a' at row 2",
+			"CREATE TABLE t3 (a TINYINT) AS SELECT 1 a UNION ALL SELECT 1000")
+		r.ExpectErrno(1146, "SELECT * FROM t3")
+		r.Exec("CREATE TABLE src (k INT PRIMARY KEY, a INT)")
+		r.Exec("INSERT INTO src VALUES (1, 1), (2, 2), (3, 1)")
+		r.ExpectErrno(1062, "CREATE TABLE t5 (a INT PRIMARY KEY) SELECT a FROM src ORDER BY k")
+		r.ExpectErrno(1146, "SELECT * FROM t5")
+		r.ExpectErrno(1062, "CREATE TABLE t6 (a INT PRIMARY KEY, b INT, KEY ib (b)) AS SELECT 1 a, 5 b UNION ALL SELECT 2, 6 UNION ALL SELECT 1, 7")
+		r.ExpectRows("SHOW TABLES", "src")
+		// The same name again: nothing of the failed statement's rows or
+		// index entries is found.
+		r.Exec("CREATE TABLE t6 (a INT PRIMARY KEY, b INT, KEY ib (b)) AS SELECT 3 a, 7 b")
+		r.ExpectRows("SELECT a, b FROM t6 ORDER BY a", "3\t7")
+		r.ExpectRows("SELECT a FROM t6 WHERE b = 5")
+		r.ExpectRows("SELECT a FROM t6 WHERE b IN (5, 6, 7)", "3")
+		// IF NOT EXISTS on an existing table: nothing copied, the table
+		// stays, also when the SELECT would fail.
+		r.Exec("CREATE TABLE IF NOT EXISTS t6 AS SELECT 4 a, 8 b")
+		r.ExpectRows("SHOW WARNINGS", "Note\t1050\tTable 't6' already exists")
+		r.Exec("CREATE TABLE IF NOT EXISTS t6 (a TINYINT) AS SELECT 1000 a")
+		r.ExpectRows("SELECT a, b FROM t6 ORDER BY a", "3\t7")
+		// A CTAS of an existing name fails and leaves the table as it was.
+		r.ExpectErrno(1050, "CREATE TABLE t6 AS SELECT 1 a")
+		r.ExpectRows("SELECT a, b FROM t6 ORDER BY a", "3\t7")
+		// The statement that succeeds.
+		r.ExpectAffected(2, "CREATE TABLE t7 AS SELECT CAST(1 AS UNSIGNED) a UNION SELECT -1")
+		r.ExpectRows("SELECT a FROM t7 ORDER BY a", "-1", "1")
+	})
+}
