@@ -44,3 +44,39 @@ func TestCTASAtomic(t *testing.T) {
 		r.ExpectRows("SELECT a FROM t7 ORDER BY a", "-1", "1")
 	})
 }
+
+// A division written into a FLOAT, DOUBLE or DECIMAL column stores MySQL's
+// internal quotient (9 fraction digits per word, truncated), not the
+// 4-digit value a SELECT shows: INSERT VALUES, INSERT ... SELECT (also
+// prepared), UPDATE.
+func TestDivisionIntoDouble(t *testing.T) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := ts.Session("divs", `
+			CREATE TABLE t (k INT PRIMARY KEY, d DOUBLE, x DECIMAL(20,12))
+			CREATE TABLE s (k INT PRIMARY KEY, n INT)
+			INSERT INTO s VALUES (1, 1), (2, 2)`)
+		r := sqltest.NewRunner(t, c)
+		r.Exec("INSERT INTO t VALUES (1, 1/3, 1/3)")
+		r.Exec("INSERT INTO t (k, d) VALUES (2, 2/3), (3, 1/3 + 1/3 + 1/3)")
+		r.Exec("INSERT INTO t (d, k) VALUES (1.5/7, 4)")
+		r.Exec("INSERT INTO t (k, d) SELECT 5, 1/7")
+		r.Exec("INSERT INTO t (k, d) SELECT k + 10, n/3 FROM s ORDER BY k")
+		r.Exec("INSERT INTO t (k, d) VALUES (6, 1.234567/7)")
+		r.ExpectRows("SELECT k, d, x FROM t ORDER BY k",
+			"1\t0.333333333\t0.333333333000", "2\t0.666666666\tNULL", "3\t0.999999999\tNULL",
+			"4\t0.214285714\tNULL", "5\t0.142857142\tNULL", "6\t0.1763667142857143\tNULL",
+			"11\t0.333333333\tNULL", "12\t0.666666666\tNULL")
+		r.Exec("UPDATE t SET d = 2/3, x = 2/3 WHERE k = 1")
+		r.Exec("UPDATE t SET d = k/7 WHERE k IN (2, 3)")
+		r.ExpectRows("SELECT k, d, x FROM t WHERE k <= 3 ORDER BY k",
+			"1\t0.666666666\t0.666666666000", "2\t0.285714285\tNULL", "3\t0.428571428\tNULL")
+		// A SELECT still shows the declared scale.
+		r.ExpectRows("SELECT 1/3, 1/3 + 1/3 + 1/3", "0.3333\t1.0000")
+		r.Exec("PREPARE p FROM 'INSERT INTO t (k, d) VALUES (?, 1/3)'")
+		r.Exec("SET @k = 20")
+		r.Exec("EXECUTE p USING @k")
+		r.Exec("SET @k = 21")
+		r.Exec("EXECUTE p USING @k")
+		r.ExpectRows("SELECT k, d FROM t WHERE k >= 20 ORDER BY k", "20\t0.333333333", "21\t0.333333333")
+	})
+}
