@@ -1,6 +1,7 @@
 package sqlgw_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
@@ -78,5 +79,48 @@ func TestDivisionIntoDouble(t *testing.T) {
 		r.Exec("SET @k = 21")
 		r.Exec("EXECUTE p USING @k")
 		r.ExpectRows("SELECT k, d FROM t WHERE k >= 20 ORDER BY k", "20\t0.333333333", "21\t0.333333333")
+	})
+}
+
+// DO runs its expressions, assignments included, and answers OK, as text
+// and as a prepared statement (COM_STMT_PREPARE: no columns, OK on
+// execute).
+func TestDoAssignAndPrepared(t *testing.T) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := ts.Session("dos", "CREATE TABLE t (k INT PRIMARY KEY)")
+		r := sqltest.NewRunner(t, c)
+		r.Exec("DO @a := 1")
+		r.Exec("DO (@b := @a + 1), @c := 3")
+		r.ExpectRows("SELECT @a, @b, @c", "1\t2\t3")
+		ctx := context.Background()
+		st, err := c.PrepareContext(ctx, "DO @p := ?")
+		if err != nil {
+			t.Fatalf("prepare DO: %v", err)
+		}
+		defer st.Close()
+		if _, err := st.ExecContext(ctx, 5); err != nil {
+			t.Fatalf("execute DO: %v", err)
+		}
+		r.ExpectRows("SELECT @p", "5")
+		rows, err := st.QueryContext(ctx, 6)
+		if err != nil {
+			t.Fatalf("execute DO as a query: %v", err)
+		}
+		cols, err := rows.Columns()
+		if err != nil || len(cols) != 0 || rows.Next() {
+			t.Fatalf("prepared DO: columns %q (%v), want none and no row", cols, err)
+		}
+		rows.Close()
+		r.ExpectRows("SELECT @p", "6")
+		st2, err := c.PrepareContext(ctx, "DO 1")
+		if err != nil {
+			t.Fatalf("prepare DO 1: %v", err)
+		}
+		if _, err := st2.ExecContext(ctx); err != nil {
+			t.Fatalf("execute DO 1: %v", err)
+		}
+		st2.Close()
+		// An error of DO's expressions is the statement's.
+		r.ExpectErrno(1146, "DO (SELECT k FROM nosuch)")
 	})
 }
