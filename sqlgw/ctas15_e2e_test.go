@@ -124,3 +124,18 @@ func TestDoAssignAndPrepared(t *testing.T) {
 		r.ExpectErrno(1146, "DO (SELECT k FROM nosuch)")
 	})
 }
+
+// GROUP BY under a PAD SPACE collation (utf8mb4_bin, utf8mb4_general_ci)
+// makes 'a' and 'a ' one group; under a 0900 collation (NO PAD) two.
+func TestGroupByPadSpace(t *testing.T) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := ts.Session("gpad", `
+			CREATE TABLE p (k INT PRIMARY KEY, b VARCHAR(10) COLLATE utf8mb4_bin, g VARCHAR(10) COLLATE utf8mb4_general_ci, n VARCHAR(10) COLLATE utf8mb4_0900_bin)
+			INSERT INTO p VALUES (1, 'a', 'a', 'a'), (2, 'a ', 'A ', 'a '), (3, 'b', 'b', 'b')`)
+		r := sqltest.NewRunner(t, c)
+		r.ExpectRows("SELECT b, COUNT(*) FROM p GROUP BY b ORDER BY b", "a\t2", "b\t1")
+		r.ExpectRows("SELECT g, COUNT(*), MIN(k) FROM p GROUP BY g ORDER BY g", "a\t2\t1", "b\t1\t3")
+		r.ExpectRows("SELECT COUNT(*) FROM p GROUP BY n ORDER BY n", "1", "1", "1")
+		r.ExpectRows("SELECT CONCAT(b, '|'), COUNT(*) FROM p GROUP BY b, n ORDER BY MIN(k)", "a|\t1", "a |\t1", "b|\t1")
+	})
+}
