@@ -125,8 +125,9 @@ func TestDoAssignAndPrepared(t *testing.T) {
 	})
 }
 
-// GROUP BY under a PAD SPACE collation (utf8mb4_bin, utf8mb4_general_ci)
-// makes 'a' and 'a ' one group; under a 0900 collation (NO PAD) two.
+// GROUP BY and COUNT(DISTINCT) under a PAD SPACE collation (utf8mb4_bin,
+// utf8mb4_general_ci) take 'a' and 'a ' as one value; under a 0900
+// collation (NO PAD) as two.
 func TestGroupByPadSpace(t *testing.T) {
 	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
 		c := ts.Session("gpad", `
@@ -136,6 +137,10 @@ func TestGroupByPadSpace(t *testing.T) {
 		r.ExpectRows("SELECT b, COUNT(*) FROM p GROUP BY b ORDER BY b", "a\t2", "b\t1")
 		r.ExpectRows("SELECT g, COUNT(*), MIN(k) FROM p GROUP BY g ORDER BY g", "a\t2\t1", "b\t1\t3")
 		r.ExpectRows("SELECT COUNT(*) FROM p GROUP BY n ORDER BY n", "1", "1", "1")
+		// COUNT(DISTINCT) too: 'a' and 'a ' once under utf8mb4_bin, twice
+		// under utf8mb4_0900_bin.
+		r.ExpectRows("SELECT COUNT(DISTINCT b), COUNT(DISTINCT n) FROM p", "2\t3")
+		r.ExpectRows("SELECT k = 3, COUNT(DISTINCT b) FROM p GROUP BY k = 3 ORDER BY 1", "0\t1", "1\t1")
 		r.ExpectRows("SELECT CONCAT(b, '|'), COUNT(*) FROM p GROUP BY b, n ORDER BY MIN(k)", "a|\t1", "a |\t1", "b|\t1")
 	})
 }

@@ -6,7 +6,9 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/expression/function/aggregation"
 	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 )
 
@@ -23,8 +25,10 @@ import (
 // without the trailing spaces of its PAD SPACE text expressions (the key
 // only: the selected values are the rows' own, as MySQL shows them).
 // DISTINCT and UNION already compare so (distinct_collation.go,
-// setop_collation.go). Not covered: COUNT(DISTINCT x), whose buffer
-// hashes the values' text, neither padded nor by collation.
+// setop_collation.go). COUNT(DISTINCT x) of such an x gets its values
+// without trailing spaces too (its buffer hashes their text); it still
+// does not compare by collation otherwise ('a' and 'A' under a _ci
+// collation count twice).
 
 // PadGroupBy returns gb with its PAD SPACE text grouping expressions
 // keyed without trailing spaces; ok false if it has none (or they are
@@ -40,12 +44,56 @@ func PadGroupBy(ctx *sql.Context, gb *plan.GroupBy) (*plan.GroupBy, bool) {
 		}
 		out[i] = &padKey{UnaryExpressionStub: expression.UnaryExpressionStub{Child: e}}
 	}
-	if out == nil {
+	var deps []sql.Expression
+	for i, e := range gb.SelectDeps {
+		x, same, err := transform.Expr(ctx, e, padCountDistinct)
+		if err != nil || same == transform.SameTree {
+			continue
+		}
+		if deps == nil {
+			deps = append([]sql.Expression(nil), gb.SelectDeps...)
+		}
+		deps[i] = x
+	}
+	if out == nil && deps == nil {
 		return gb, false
 	}
 	ngb := *gb
-	ngb.GroupByExprs = out
+	if out != nil {
+		ngb.GroupByExprs = out
+	}
+	if deps != nil {
+		ngb.SelectDeps = deps
+	}
 	return &ngb, true
+}
+
+// padCountDistinct gives COUNT(DISTINCT x) the values of its PAD SPACE
+// text arguments without trailing spaces (its buffer hashes their text).
+func padCountDistinct(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	cd, ok := e.(*aggregation.CountDistinct)
+	if !ok {
+		return e, transform.SameTree, nil
+	}
+	ch := cd.Children()
+	var out []sql.Expression
+	for i, c := range ch {
+		if _, done := c.(*padKey); done || !padSpaceText(c.Type(ctx)) {
+			continue
+		}
+		if out == nil {
+			out = append([]sql.Expression(nil), ch...)
+		}
+		out[i] = &padKey{UnaryExpressionStub: expression.UnaryExpressionStub{Child: c}}
+	}
+	if out == nil {
+		return e, transform.SameTree, nil
+	}
+	ne, err := cd.WithChildren(ctx, out...)
+	if err != nil {
+		return e, transform.SameTree, nil
+	}
+	return ne, transform.NewTree, nil
 }
 
 // padSpaceText: t is a text type under a PAD SPACE collation.
