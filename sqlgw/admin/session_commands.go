@@ -107,6 +107,12 @@ func (a *admin2Handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query 
 }
 
 func (a *admin2Handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) (fields []*querypb.Field, err error) {
+	if sqltext.IsDoPrepared(query) {
+		// A prepared DO (sqltext.PrepareDo): prepared as its SELECT,
+		// described as MySQL describes DO, with no columns.
+		_, err := a.Handler.ComPrepare(ctx, c, query, prepare)
+		return nil, err
+	}
 	if db, ok := a.viewDatabase(ctx, c, query); ok { // view_database.go
 		a.withViewDatabase(c, db, func() { fields, err = a.Handler.ComPrepare(ctx, c, query, prepare) })
 		return fields, err
@@ -115,6 +121,14 @@ func (a *admin2Handler) ComPrepare(ctx context.Context, c *mysql.Conn, query str
 }
 
 func (a *admin2Handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) (err error) {
+	if sqltext.IsDoPrepared(prepare.PrepareStmt) {
+		// A prepared DO: its SELECT runs, its rows are discarded, the
+		// answer is OK.
+		if err := a.Handler.ComStmtExecute(ctx, c, prepare, func(*sqltypes.Result) error { return nil }); err != nil {
+			return err
+		}
+		return callback(&sqltypes.Result{})
+	}
 	if db, ok := a.viewDatabase(ctx, c, prepare.PrepareStmt); ok { // view_database.go
 		a.withViewDatabase(c, db, func() { err = a.Handler.ComStmtExecute(ctx, c, prepare, callback) })
 		return err
@@ -125,7 +139,8 @@ func (a *admin2Handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepa
 // do runs DO's expressions as sel, the SELECT of them
 // (sqltext.DoStatement), and discards the rows: the caller answers OK, as
 // MySQL answers DO. Their errors and warnings are the statement's.
-// A prepared DO is still refused by vitess's parser (1064).
+// A prepared DO is answered by ComPrepare and ComStmtExecute
+// (sqltext.PrepareDo).
 func (a *admin2Handler) do(ctx context.Context, c *mysql.Conn, sel string) error {
 	return a.Handler.ComQuery(ctx, c, sel, func(*sqltypes.Result, bool) error { return nil })
 }

@@ -53,7 +53,7 @@ func New(ctx context.Context, store storage.Store, opts catalog.Options) (*Engin
 	logrus.SetLevel(logrus.ErrorLevel)
 	a := analyzer.NewBuilder(pro).AddPreAnalyzeRule(groupjoin.RuleID, groupjoin.Rule(tableGroup)).AddPostAnalyzeRule(pushdownRuleID, pushdownRule).
 		AddPostAnalyzeRule(compat.ExactAggRuleID, compat.ExactAggRule).AddPostAnalyzeRule(joinBatchRuleID, joinBatchRule).
-		AddPostAnalyzeRule(compat.SetOpUnsignedRuleID, compat.SetOpUnsignedRule).AddOverrides(sql.EngineOverrides{
+		AddPostAnalyzeRule(compat.SetOpUnsignedRuleID, compat.SetOpUnsignedRule).AddPostAnalyzeRule(floatDivRuleID, floatDivRule).AddOverrides(sql.EngineOverrides{
 		Hooks:           sql.ExecutionHooks{CreateTable: sql.CreateTable{PreSQLExecution: gw.createTableHook}},
 		Builder:         sql.BuilderOverrides{Parser: gw.schemaParser()}, // dump_generated_values.go
 		SchemaFormatter: compat.NewSchemaFormatter(),                     // compat/show_create_generated.go

@@ -53,6 +53,11 @@ func (e explainBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Ro
 	if it, err := e.buildStrictWrite(ctx, n, row); it != nil || err != nil { // strictwrite.go
 		return it, err
 	}
+	if tc, ok := n.(*plan.TableCopier); ok {
+		if it, err := e.buildCreateSelect(ctx, tc, row); it != nil || err != nil { // ctas.go
+			return it, err
+		}
+	}
 	if nn, ok := numberCastNode(ctx, n); ok { // writeconv.go
 		return e.exec.Build(ctx, nn, row)
 	}
@@ -63,6 +68,11 @@ func (e explainBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Ro
 		}
 		it, _ := compat.DistinctIter(ctx, d, child) // compat/distinct_collation.go
 		return it, nil
+	}
+	if gb, ok := n.(*plan.GroupBy); ok {
+		if ngb, ok := compat.PadGroupBy(ctx, gb); ok { // compat/groupby_pad.go
+			return e.exec.Build(ctx, ngb, row)
+		}
 	}
 	if so, ok := n.(*plan.SetOp); ok {
 		return compat.SetOpIter(ctx, so, row, e.exec.Build) // compat/setop_collation.go

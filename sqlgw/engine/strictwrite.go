@@ -184,6 +184,14 @@ func strictAssignments(ctx *sql.Context, exprs []sql.Expression, n int, rows *in
 // (mysqlArithmetic, writeconv.go).
 func assignedArithmetic(ctx *sql.Context, sf *expression.SetField) *expression.SetField {
 	right, ok := mysqlArithmetic(ctx, sf.RightChild)
+	// A division into a FLOAT, DOUBLE or DECIMAL column, unrounded
+	// (floatdiv.go): the direct UPDATE path (directupdate.go) is not
+	// analyzed, floatDivRule does not see it.
+	if gf, isGF := sf.LeftChild.(*expression.GetField); isGF {
+		if x, unrounded := unroundedDivision(ctx, right, gf.Type(ctx)); unrounded {
+			right, ok = x, true
+		}
+	}
 	if !ok {
 		return sf
 	}

@@ -11,7 +11,7 @@ const (
 	VarFunc    = "sqlgw_var"
 )
 
-// Assignments rewrites every `@v := expr` of a SELECT (or WITH)
+// Assignments rewrites every `@v := expr` of a SELECT (or WITH, or DO)
 // statement into sqlgw_assign('v', expr). := has the lowest precedence
 // and is right-associative, so expr extends to the first comma, closing
 // parenthesis, semicolon or clause keyword (FROM, AS, WHEN, THEN, ELSE,
@@ -93,7 +93,7 @@ func (a *assigner) scan(k int, inExpr bool) int {
 		case Word, Number:
 			word := strings.ToUpper(tok.Text(q))
 			if stmtStart && !inExpr {
-				selectStmt = word == "SELECT" || word == "WITH"
+				selectStmt = word == "SELECT" || word == "WITH" || word == "DO" // DO's list is a SELECT's (do.go)
 				stmtStart = false
 			}
 			if inExpr && depth == 0 {
@@ -202,7 +202,7 @@ func (a *assigner) replaceReads() {
 		case Word, Number:
 			if stmtStart {
 				word := strings.ToUpper(tok.Text(q))
-				selectStmt = word == "SELECT" || word == "WITH"
+				selectStmt = word == "SELECT" || word == "WITH" || word == "DO" // DO's list is a SELECT's (do.go)
 				stmtStart = false
 			}
 		case Variable:

@@ -11,7 +11,7 @@ var Wire = []Step{MariaDBOnly, Assignments, TimePrecision}
 
 // Prepare is the pipeline the connection wrapper runs on the text of
 // COM_STMT_PREPARE, which vitess parses before the handler sees it.
-var Prepare = []Step{Assignments, PrepareTxCharacteristics, ForShare}
+var Prepare = []Step{PrepareDo, Assignments, PrepareTxCharacteristics, ForShare}
 
 // Parse is the pipeline sqlgw's parser wrapper runs on every text it
 // hands go-mysql-server's parser. It is separate from Wire because the

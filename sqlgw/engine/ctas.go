@@ -1,0 +1,155 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/types"
+)
+
+// CREATE TABLE ... SELECT is atomic
+//
+// MySQL 8.0 makes CREATE TABLE ... SELECT (CTAS) an atomic DDL statement:
+// when inserting the selected rows fails (a value out of range for a
+// declared column, a duplicate key, a failing CHECK, KILL QUERY), the
+// table does not exist afterwards. go-mysql-server runs CTAS as
+// plan.TableCopier: it creates the table (the catalog commits it at once),
+// then inserts the rows through an INSERT iterator, and on an error there
+// leaves the new table behind, with whatever rows were written.
+//
+// buildCreateSelect runs the TableCopier itself (the priority builder,
+// explain.go) and drops the table it created whenever the statement fails:
+// while creating it (a secondary index or check after the table), while
+// building the insert, or while inserting (the iterator's Next or Close).
+// The drop goes through Database.DropTable, which removes the catalog
+// entry and, after the catalog commit, the physical table and its index
+// tables (catalog.DropTable), so no row or index entity written before the
+// error stays. A table that existed before the statement (CREATE TABLE IF
+// NOT EXISTS ... SELECT) is never dropped, and, as in MySQL 8.0, gets
+// no rows: the statement only notes that it exists.
+//
+// What a crash holds: the catalog commits the table before the first row
+// is inserted, so a process that dies in the middle of a CTAS leaves the
+// table, with the rows committed so far, visible after restart (MySQL 8.0
+// recovers the atomic DDL from its redo log and has no such table).
+
+// buildCreateSelect builds tc (CREATE TABLE ... SELECT) so that a failure
+// drops the table the statement created. It returns nil for any other
+// TableCopier (INSERT INTO an empty table's copy), which the engine builds.
+func (e explainBuilder) buildCreateSelect(ctx *sql.Context, tc *plan.TableCopier, row sql.Row) (sql.RowIter, error) {
+	ct, ok := tc.Destination.(*plan.CreateTable)
+	if !ok {
+		return nil, nil
+	}
+	db := tc.Database()
+	if db == nil {
+		return nil, nil
+	}
+	_, existed, err := db.GetTableInsensitive(ctx, ct.Name())
+	if err != nil {
+		return nil, err
+	}
+	if existed && ct.IfNotExists() {
+		// MySQL 8.0: when the table exists, CREATE TABLE IF NOT EXISTS
+		// ... SELECT copies nothing into it (note 1050 only, warnings.go).
+		if _, err := e.exec.Build(ctx, ct, row); err != nil {
+			return nil, err
+		}
+		return sql.RowsToRowIter(sql.Row{types.NewOkResult(0)}), nil
+	}
+	if _, err := e.exec.Build(ctx, ct, row); err != nil {
+		// Nothing was created by this statement (or a secondary index,
+		// check or foreign key after the table failed: the table is new
+		// if it did not exist before).
+		if !existed && !sql.ErrTableAlreadyExists.Is(err) {
+			dropCreated(ctx, db, ct.Name())
+		}
+		return nil, err
+	}
+	undo := func() {}
+	if !existed {
+		undo = func() { dropCreated(ctx, db, ct.Name()) }
+	}
+	// The rest of plan.TableCopier.ProcessCreateTable: sqlgw's databases
+	// are no sql.TableCopierDatabase, so the rows always go in through an
+	// INSERT of the SELECT (resolveCreateSelect gives no IGNORE/REPLACE).
+	table, ok, err := db.GetTableInsensitive(ctx, ct.Name())
+	if err == nil && !ok {
+		err = sql.ErrTableNotFound.New(ct.Name())
+	}
+	if err != nil {
+		undo()
+		return nil, err
+	}
+	ins := plan.NewInsertInto(db, plan.NewResolvedTable(table, db, nil), tc.Source, false, nil, nil, false)
+	it, err := e.exec.Build(ctx, ins, row)
+	if err != nil {
+		undo()
+		return nil, err
+	}
+	return &createSelectIter{inner: it, undo: undo}, nil
+}
+
+// dropCreated drops the table name of db that a failed CTAS created. The
+// statement's context may be cancelled (KILL QUERY): the drop runs without
+// its cancellation. It is best effort: the statement's own error is what
+// the client gets.
+func dropCreated(ctx *sql.Context, db sql.Database, name string) {
+	dropper, ok := db.(sql.TableDropper)
+	if !ok {
+		return
+	}
+	dctx := ctx.WithContext(context.WithoutCancel(ctx.Context))
+	if _, exists, err := db.GetTableInsensitive(dctx, name); err != nil || !exists {
+		return
+	}
+	_ = dropper.DropTable(dctx, name)
+}
+
+// createSelectIter is the iterator of a CTAS's inserts: when one of them
+// fails, it drops the new table at once. The engine does not close a
+// statement's iterators after an error (its TransactionCommittingIter
+// would commit on Close); the rows the failed statement wrote are still
+// uncommitted writes of its transaction, which the failure rolls back,
+// and any rows flushed before go with the physical table.
+type createSelectIter struct {
+	inner sql.RowIter
+	undo  func()
+}
+
+var _ sql.MutableRowIter = (*createSelectIter)(nil)
+
+// GetChildIter and WithChildIter let the engine's FinalizeIters reach the
+// INSERT's iterator beneath (its accumulator, which turns the inserted
+// rows into the statement's one OK result, is found by the iterator's
+// type).
+func (i *createSelectIter) GetChildIter() sql.RowIter { return i.inner }
+
+func (i *createSelectIter) WithChildIter(child sql.RowIter) sql.RowIter {
+	return &createSelectIter{inner: child, undo: i.undo}
+}
+
+func (i *createSelectIter) Next(ctx *sql.Context) (sql.Row, error) {
+	r, err := i.inner.Next(ctx)
+	if err != nil && !errors.Is(err, io.EOF) {
+		i.failed()
+	}
+	return r, err
+}
+
+func (i *createSelectIter) Close(ctx *sql.Context) error {
+	err := i.inner.Close(ctx)
+	if err != nil {
+		i.failed()
+	}
+	return err
+}
+
+// failed drops the new table, once.
+func (i *createSelectIter) failed() {
+	i.undo()
+	i.undo = func() {}
+}
