@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	pebbledb "github.com/cockroachdb/pebble/v2"
 )
 
 // Row cache (Options.RowCacheSize; `sqlgw serve --row-cache`)
@@ -37,6 +39,22 @@ import (
 //     lookup changed gen, one in flight at the lookup either still is
 //     (refused) or has finished (gen changed). So a value older than a
 //     write that completed before the insert is never inserted.
+//
+// A write's own records go in when it is done (write-through, as a buffer
+// pool keeps the pages a write changed): done replaces each written key's
+// entry with the record the committed batch holds (a deleted key's entry
+// goes; a record over writeThroughMax only drops it), under the shard's
+// lock and before the shard serves again. The record is the key's latest:
+// every write of a key holds the key's stripe lock (Store.stripes) from
+// before its begin until after its done, so no other write of it is in
+// flight, and readers cannot insert while the shard is being written. A
+// write that failed drops its keys' entries. So the rows a load or a
+// backfill wrote are read from the cache the first time, not from Pebble.
+//
+// The same stripe locks make the cache usable for a write's own reads of
+// the keys it writes (apply's current record, before its begin; lockedGet):
+// an entry of a key no write is in flight for is the key's current record,
+// whatever other keys of its shard are being written.
 //
 // Reads at a snapshot (snapshot.go) use the cache only while their shared
 // Pebble snapshot is the store's current state: no batch has committed
@@ -232,6 +250,25 @@ func (c *rowCache) get(sh *rowShard, h uint64, key []byte) (val []byte, token ui
 	return val, 0, true
 }
 
+// lockedGet returns the cached record of key, for a writer holding key's
+// stripe lock (see above): no write of key is in flight, so an entry is
+// its current record even while other keys of its shard are written.
+func (c *rowCache) lockedGet(key []byte) ([]byte, bool) {
+	sh, h := c.locate(key)
+	sh.mu.RLock()
+	ch, off, _ := sh.find(h, key)
+	if ch == nil {
+		sh.mu.RUnlock()
+		return nil, false
+	}
+	if ref := refBit(ch, off); atomic.LoadUint32(ref) == 0 {
+		atomic.StoreUint32(ref, 1)
+	}
+	val := value(ch, off)
+	sh.mu.RUnlock()
+	return val, true
+}
+
 // entrySize is the bytes an entry of key and val takes in a chunk.
 func entrySize(key, val []byte) int {
 	return (rowHeaderSize + len(key) + len(val) + 7) &^ 7
@@ -356,24 +393,69 @@ func (c *rowCache) begin(keys [][]byte) rowWrite {
 	return w
 }
 
-// done ends the write, after its commit returned (committed or not):
-// the keys' entries are dropped, then the shards serve and take
-// entries again.
-func (w rowWrite) done() {
+// done ends the write, after its commit returned: committed is the
+// batch it committed, nil if the commit failed. The records the batch
+// wrote become their keys' entries (write-through, see above; a deleted
+// key's entry goes); after a failed commit every key's entry goes. Then
+// the shards serve and take entries again.
+func (w rowWrite) done(committed *pebbledb.Batch) {
 	if w.c == nil {
 		return
 	}
-	for _, k := range w.keys {
-		h := w.c.hash(k)
-		sh := &w.c.shards[h&(rowCacheShards-1)]
-		sh.mu.Lock()
-		sh.remove(h, k)
-		sh.mu.Unlock()
+	if committed == nil || !w.writeThrough(committed) {
+		for _, k := range w.keys {
+			sh, h := w.c.locate(k)
+			sh.mu.Lock()
+			sh.remove(h, k)
+			sh.mu.Unlock()
+		}
 	}
 	for _, sh := range w.shards {
 		sh.mu.Lock()
 		sh.gen++
 		sh.writing--
+		sh.mu.Unlock()
+	}
+}
+
+// writeThroughMax is the largest record a write puts into the cache
+// (larger ones only drop the key's entry; a read may cache them). A
+// large value is written as continuation entities of up to 1 MiB each,
+// which a shard's bound would take: a 20 MiB INSERT copied 20 MiB into
+// the cache, and four at once raised the peak RSS by 1.4 times one's
+// (cmd/sqlgw TestLargeStatementMemory). OLTP rows are far smaller.
+const writeThroughMax = 16 << 10
+
+// writeThrough makes each record of the committed batch b its key's
+// entry (a deletion drops it). The keys the write did not write (an
+// OpCheck's) keep their entries: they did not change. It returns false,
+// having maybe done part of it, if b holds anything but sets and
+// deletions, for done to drop every key instead.
+func (w rowWrite) writeThrough(b *pebbledb.Batch) bool {
+	r := b.Reader()
+	for {
+		kind, k, v, ok, err := r.Next()
+		if err != nil {
+			return false
+		}
+		if !ok {
+			return true
+		}
+		sh, h := w.c.locate(k)
+		put := false
+		switch kind {
+		case pebbledb.InternalKeyKindSet:
+			put = len(v) <= writeThroughMax && sh.fits(k, v)
+		case pebbledb.InternalKeyKindDelete:
+		default:
+			return false
+		}
+		sh.mu.Lock()
+		if put {
+			sh.insert(h, k, v)
+		} else {
+			sh.remove(h, k)
+		}
 		sh.mu.Unlock()
 	}
 }
@@ -483,4 +565,28 @@ func (s *Store) fill(m rowMiss, v []byte) {
 		return
 	}
 	s.rc.put(m.shard, m.hash, m.key, v, m.token)
+}
+
+// committed is b if its commit returned err == nil, else nil (rowWrite.done).
+func committed(b *pebbledb.Batch, err error) *pebbledb.Batch {
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// cachedRead returns read (a writer's read of the current record of a
+// key whose stripe it holds locked: Store.get or a tableReaders function)
+// consulting the row cache first (lockedGet). The record it returns is
+// never modified, like read's.
+func (s *Store) cachedRead(read func([]byte) ([]byte, bool, error)) func([]byte) ([]byte, bool, error) {
+	if s.rc == nil {
+		return read
+	}
+	return func(key []byte) ([]byte, bool, error) {
+		if v, ok := s.rc.lockedGet(key); ok {
+			return v, true, nil
+		}
+		return read(key)
+	}
 }

@@ -307,6 +307,7 @@ func TestRowCacheMultiGetRace(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			s.rc.clear() // the inserts wrote through: start uncached
 			rctx := ctx
 			if atSnapshot {
 				sn, err := s.Snapshot(ctx)
