@@ -197,3 +197,44 @@ func TestRowCacheConditionalWrites(t *testing.T) {
 		}
 	}
 }
+
+// TestRowCacheWriteThroughIndexTable: a global index's entities (a table
+// ReadByPartition names, read by partition queries that bypass the cache)
+// are not added by their writes; a write of one a Get has cached replaces
+// its entry; a deletion drops it.
+func TestRowCacheWriteThroughIndexTable(t *testing.T) {
+	ctx := context.Background()
+	s := openRowCached(t, 1<<20)
+	s.ReadByPartition(byIX)
+	const tb = "ixwt"
+	if err := s.CreateTable(ctx, tb); err != nil {
+		t.Fatal(err)
+	}
+	if ti, _ := s.table(tb); !flagged(ti.id) {
+		t.Fatal("the index table is not flagged")
+	}
+	if _, err := s.Insert(ctx, tb, nEntity("v1", "r1", 1)); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := cachedN(t, s, tb, "v1", "r1"); ok {
+		t.Fatal("an index entity was added to the cache by its insert")
+	}
+	if n := readN(t, ctx, s, tb, "v1", "r1"); n != 1 { // a Get caches it
+		t.Fatalf("read n=%d, want 1", n)
+	}
+	if n, ok := cachedN(t, s, tb, "v1", "r1"); !ok || n != 1 {
+		t.Fatalf("after a Get: cached n=%d (entry %v), want 1", n, ok)
+	}
+	if _, err := s.Upsert(ctx, tb, nEntity("v1", "r1", 2), storage.Replace); err != nil {
+		t.Fatal(err)
+	}
+	if n, ok := cachedN(t, s, tb, "v1", "r1"); !ok || n != 2 {
+		t.Fatalf("after its update: cached n=%d (entry %v), want 2", n, ok)
+	}
+	if err := s.Delete(ctx, tb, "v1", "r1", storage.ETagAny); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := cachedN(t, s, tb, "v1", "r1"); ok {
+		t.Fatal("an index entity's entry survived its deletion")
+	}
+}
