@@ -132,10 +132,6 @@ const (
 	minRowChunk   = 256
 )
 
-// rowEntryOverhead approximates the bytes an entry costs besides its key
-// and record: its header and alignment, and its index slot.
-const rowEntryOverhead = rowHeaderSize + 8 + 24
-
 type rowShard struct {
 	// mu is held shared by lookups (get), exclusively by everything else.
 	mu      sync.RWMutex
