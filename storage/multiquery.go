@@ -41,3 +41,31 @@ func QueryEach(ctx context.Context, s Store, table string, qs []*Query) ([]*Page
 	}
 	return pages, nil
 }
+
+// MultiRowQuerier is implemented by stores that answer MultiQuery as
+// rows (RowQuerier's RowPage for each query): an IN list on a global
+// index reads a few properties of each index entity (the base row's keys,
+// the maintenance marks), not a property map per entity.
+//
+// Wrappers that look at entities implement MultiQueryRows themselves or
+// not at all: a store that cannot answer, or a wrapper that cannot answer
+// for the backend below it, returns ErrRowsUnsupported having sent
+// nothing, and the reader sends MultiQuery instead.
+// ForwardMultiQueryRows forwards to the inner store.
+type MultiRowQuerier interface {
+	// MultiQueryRows fills pages[i] (len(pages) == len(qs)) with the
+	// RowPage QueryRows(ctx, table, qs[i], marks) would return, reading
+	// the queries one after another as MultiQuery does; every qs[i].Select
+	// must be set. On an error the pages are undefined, and the error is
+	// that of the first query that failed.
+	MultiQueryRows(ctx context.Context, table string, qs []*Query, marks []string, pages []RowPage) error
+}
+
+// ForwardMultiQueryRows is MultiQueryRows for wrappers: it calls inner's,
+// or returns ErrRowsUnsupported.
+func ForwardMultiQueryRows(ctx context.Context, inner Store, table string, qs []*Query, marks []string, pages []RowPage) error {
+	if r, ok := inner.(MultiRowQuerier); ok {
+		return r.MultiQueryRows(ctx, table, qs, marks, pages)
+	}
+	return ErrRowsUnsupported
+}

@@ -201,11 +201,33 @@ func bookkeeping(p string) bool { return p == PropPending || p == PropPrevPK || 
 // keys, then, on a marked entity handed over between two rows of one
 // transaction, the previous holder's.
 func Candidates(e *storage.Entity) [][2]string {
-	out := [][2]string{{e.Properties[catalog.PropBasePK].Str(), e.Properties[catalog.PropBaseRK].Str()}}
-	if p, ok := e.Properties[PropPrevRK]; ok && e.Properties[PropPending].IsValid() {
-		out = append(out, [2]string{e.Properties[PropPrevPK].Str(), p.Str()})
+	var v [len(candidateProps)]storage.Value
+	for i, p := range candidateProps {
+		v[i] = e.Properties[p]
 	}
-	return out
+	c, n := CandidatesOf(v[:])
+	return append(make([][2]string, 0, n), c[:n]...)
+}
+
+// candidateProps are the properties Candidates reads, in CandidateProps'
+// order.
+var candidateProps = [...]string{catalog.PropBasePK, catalog.PropBaseRK, PropPending, PropPrevPK, PropPrevRK}
+
+// CandidateProps returns the properties of an index entity that decide
+// its Candidates, in the order CandidatesOf takes their values (a
+// reader's projection: storage.Query.Select).
+func CandidateProps() []string { return candidateProps[:] }
+
+// CandidatesOf is Candidates from the values of an index entity's
+// CandidateProps, in their order (the zero Value for an absent one, as a
+// storage.Row holds them): the candidates are c[:n]. It allocates nothing.
+func CandidatesOf(v []storage.Value) (c [2][2]string, n int) {
+	c[0] = [2]string{v[0].Str(), v[1].Str()}
+	if v[4].IsValid() && v[2].IsValid() {
+		c[1] = [2]string{v[3].Str(), v[4].Str()}
+		return c, 2
+	}
+	return c, 1
 }
 
 // Handoffs records, for one transaction's writes of a table, the values of

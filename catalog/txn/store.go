@@ -501,6 +501,88 @@ func (s *Store) QueryRows(ctx context.Context, table string, q *storage.Query, m
 	return rp, nil
 }
 
+// MultiQueryRows implements storage.MultiRowQuerier where QueryRows
+// answers: each page is the one QueryRows would return. At a native
+// snapshot the queries (their filters widened as QueryRows widens them)
+// go to the backend in one call, marked by sysProps, and each page is
+// finished as QueryRows finishes it (history rows hidden; a page holding
+// a marked row goes through Query, at the same snapshot, and is returned
+// as its rows): the snapshot decides every page, as in MultiQuery.
+// Without one it is a loop of QueryRows calls (whose locked pages are
+// read again at a snapshot taken then), as MultiQuery is a loop of Query.
+func (s *Store) MultiQueryRows(ctx context.Context, table string, qs []*storage.Query, marks []string, pages []storage.RowPage) error {
+	if s.raw(table) {
+		return storage.ForwardMultiQueryRows(rawCtx(ctx), s.Store, table, qs, marks, pages)
+	}
+	if len(marks) > 0 || s.versioned.Load() != 2 {
+		return storage.ErrRowsUnsupported
+	}
+	if _, ok := s.Store.(storage.MultiRowQuerier); !ok {
+		return storage.ErrRowsUnsupported
+	}
+	filtered := false
+	for _, q := range qs {
+		if q.Select == nil {
+			return storage.ErrRowsUnsupported
+		}
+		filtered = filtered || q.Filter != nil
+	}
+	if storage.SnapshotOf(ctx) == nil {
+		for i, q := range qs {
+			rp, err := s.QueryRows(ctx, table, q, nil)
+			if err != nil {
+				return err
+			}
+			pages[i] = *rp
+		}
+		return nil
+	}
+	q2s := qs
+	if filtered {
+		// A locked entity is in the page whatever the filter says.
+		q2v := make([]storage.Query, len(qs))
+		q2s = make([]*storage.Query, len(qs))
+		for i, q := range qs {
+			q2v[i] = *q
+			q2v[i].Filter = widen(q.Filter)
+			q2s[i] = &q2v[i]
+		}
+	}
+	if err := storage.ForwardMultiQueryRows(ctx, s.Store, table, q2s, sysProps, pages); err != nil {
+		return err
+	}
+	for i := range pages {
+		if err := s.finishRows(ctx, table, qs[i], &pages[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finishRows is MultiQueryRows' finish of q's page rp as QueryRows
+// finishes its page: history rows dropped, and a page holding a marked
+// row answered by Query instead.
+func (s *Store) finishRows(ctx context.Context, table string, q *storage.Query, rp *storage.RowPage) error {
+	out := rp.Rows[:0]
+	for _, r := range rp.Rows {
+		if isSystemRow(r.RowKey) {
+			s.noteHistory(table)
+			continue
+		}
+		if r.Marked {
+			page, err := s.Query(ctx, table, q)
+			if err != nil {
+				return err
+			}
+			*rp = *storage.RowsOf(page, q.Select, nil)
+			return nil
+		}
+		out = append(out, r)
+	}
+	rp.Rows = out
+	return nil
+}
+
 // sysProps are the properties this package adds to entities.
 var sysProps = []string{PropLock, PropVersion, PropDeleted}
 

@@ -9,7 +9,6 @@ import (
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/catalog/keys"
-	"github.com/sqlgw/sqlgw/storage"
 	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
@@ -90,12 +89,12 @@ func testHitKeysMatch(t *testing.T, tbl *catalog.Table) {
 			ix := &tbl.Indexes[i]
 			cols := it.indexCols(ix)
 			wpk, wrk, err := tbl.IndexKeys(ix, pk, rk, row)
-			hits := []storage.Entity{{PartitionKey: wpk, RowKey: wrk}, {PartitionKey: wpk, RowKey: wrk + pk + rk}}
+			hits := []indexHit{{PartitionKey: wpk, RowKey: wrk}, {PartitionKey: wpk, RowKey: wrk + pk + rk}}
 			for _, v := range variants(wpk) {
-				hits = append(hits, storage.Entity{PartitionKey: v, RowKey: wrk})
+				hits = append(hits, indexHit{PartitionKey: v, RowKey: wrk})
 			}
 			for _, v := range variants(wrk) {
-				hits = append(hits, storage.Entity{PartitionKey: wpk, RowKey: v})
+				hits = append(hits, indexHit{PartitionKey: wpk, RowKey: v})
 			}
 			// The keys without IndexKeys's checks (the key limit), when
 			// every value encodes.
@@ -109,11 +108,11 @@ func testHitKeysMatch(t *testing.T, tbl *catalog.Table) {
 				}
 			}
 			if aerr == nil {
-				hits = append(hits, storage.Entity{PartitionKey: string(p), RowKey: string(r)},
-					storage.Entity{PartitionKey: string(p), RowKey: string(r) + pk + rk})
+				hits = append(hits, indexHit{PartitionKey: string(p), RowKey: string(r)},
+					indexHit{PartitionKey: string(p), RowKey: string(r) + pk + rk})
 			}
 			if strings.HasSuffix(wrk, pk+rk) && pk != rk {
-				hits = append(hits, storage.Entity{PartitionKey: wpk, RowKey: strings.TrimSuffix(wrk, pk+rk) + rk + pk})
+				hits = append(hits, indexHit{PartitionKey: wpk, RowKey: strings.TrimSuffix(wrk, pk+rk) + rk + pk})
 			}
 			for j := range hits {
 				h := &hits[j]

@@ -25,15 +25,52 @@ import (
 // Azure keeps its parallel Gets. sqlgw's TestIndexMultiQueryDifferential
 // compares the two (SetIndexMultiQuery turns both one-call reads off).
 
+// indexHit is an index entity as loadIndex uses it: its keys and the base
+// rows it may stand for (ixmaint.Candidates), and the entity itself when
+// it was read as one (nil when it was read as a row: multiQueryHitRows,
+// which reads only the properties that decide the candidates).
+type indexHit struct {
+	PartitionKey, RowKey string
+	cands                [2][2]string
+	n                    int // cands[:n] are the candidates
+	e                    *storage.Entity
+}
+
+// candidates returns the base rows h may stand for (ixmaint.Candidates).
+func (h *indexHit) candidates() [][2]string { return h.cands[:h.n] }
+
+// appendHits appends the hits of index entities es.
+func appendHits(hits []indexHit, es ...*storage.Entity) []indexHit {
+	var v [5]storage.Value
+	props := ixmaint.CandidateProps()
+	for _, e := range es {
+		for i, p := range props {
+			v[i] = e.Properties[p]
+		}
+		h := indexHit{PartitionKey: e.PartitionKey, RowKey: e.RowKey, e: e}
+		h.cands, h.n = ixmaint.CandidatesOf(v[:len(props)])
+		hits = append(hits, h)
+	}
+	return hits
+}
+
+// hitOfRow is the hit of an index entity read as a row of
+// ixmaint.CandidateProps.
+func hitOfRow(r *storage.Row) indexHit {
+	h := indexHit{PartitionKey: r.PartitionKey, RowKey: r.RowKey}
+	h.cands, h.n = ixmaint.CandidatesOf(r.Values)
+	return h
+}
+
 // hitRows is loadIndex's reads of the rows of hits[gets] in one
 // storage.MultiGet, each checked against its hit: out and also are as
 // the per-hit loop fills them (a handed-over entity names two candidate
 // rows, ixmaint.Candidates). On an error nothing is filled.
-func (it *rowIter) hitRows(ix *catalog.Index, cols indexCols, hits []*storage.Entity, gets []int, out, also []*storage.Entity) error {
+func (it *rowIter) hitRows(ix *catalog.Index, cols indexCols, hits []indexHit, gets []int, out, also []*storage.Entity) error {
 	keys := make([]storage.EntityKey, 0, len(gets))
 	owner := make([]int, 0, len(gets))
 	for _, i := range gets {
-		for _, cand := range ixmaint.Candidates(hits[i]) {
+		for _, cand := range hits[i].candidates() {
 			keys = append(keys, storage.EntityKey{PK: cand[0], RK: cand[1]})
 			owner = append(owner, i)
 		}
@@ -48,7 +85,7 @@ func (it *rowIter) hitRows(ix *catalog.Index, cols indexCols, hits []*storage.En
 			continue
 		}
 		i := owner[j]
-		ok, err := it.checkHit(ix, cols, hits[i], keys[j].PK, keys[j].RK, e)
+		ok, err := it.checkHit(ix, cols, &hits[i], keys[j].PK, keys[j].RK, e)
 		if err != nil {
 			return err
 		}

@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 
 	"github.com/sqlgw/sqlgw/catalog"
-	"github.com/sqlgw/sqlgw/catalog/ixmaint"
 	"github.com/sqlgw/sqlgw/planner"
 	"github.com/sqlgw/sqlgw/storage"
 )
@@ -127,11 +126,11 @@ func (it *rowIter) nextIndexRow() (*storage.Row, error) {
 // one storage.MultiGetRows call, each checked against its hit (outR and
 // alsoR as hitRows fills out and also). It reports false, having sent
 // nothing, when the store cannot answer rows.
-func (it *rowIter) hitRowsAsRows(ix *catalog.Index, cols indexCols, hits []*storage.Entity, gets []int, outR, alsoR []*storage.Row) (bool, error) {
+func (it *rowIter) hitRowsAsRows(ix *catalog.Index, cols indexCols, hits []indexHit, gets []int, outR, alsoR []*storage.Row) (bool, error) {
 	keys := make([]storage.EntityKey, 0, len(gets))
 	owner := make([]int, 0, len(gets))
 	for _, i := range gets {
-		for _, cand := range ixmaint.Candidates(hits[i]) {
+		for _, cand := range hits[i].candidates() {
 			keys = append(keys, storage.EntityKey{PK: cand[0], RK: cand[1]})
 			owner = append(owner, i)
 		}
@@ -155,7 +154,7 @@ func (it *rowIter) hitRowsAsRows(ix *catalog.Index, cols indexCols, hits []*stor
 		}
 		i := owner[j]
 		r := &rows[j]
-		ok, err := it.checkHitRow(ix, cols, hits[i], r)
+		ok, err := it.checkHitRow(ix, cols, &hits[i], r)
 		if err != nil {
 			return false, err
 		}
@@ -170,7 +169,7 @@ func (it *rowIter) hitRowsAsRows(ix *catalog.Index, cols indexCols, hits []*stor
 
 // checkHitRow is checkHit for a row read by hitRowsAsRows: the index
 // columns' values are at it.ixColPos in the row.
-func (it *rowIter) checkHitRow(ix *catalog.Index, cols indexCols, h *storage.Entity, r *storage.Row) (bool, error) {
+func (it *rowIter) checkHitRow(ix *catalog.Index, cols indexCols, h *indexHit, r *storage.Row) (bool, error) {
 	if !ix.Global {
 		return true, nil
 	}
@@ -224,7 +223,7 @@ func (it *rowIter) checkHitRow(ix *catalog.Index, cols indexCols, h *storage.Ent
 // error, a salted table, a key over the limit, or a key that differs
 // (a stale hit) each go to IndexKeys, which gives the answer and the
 // error. TestHitKeysMatch compares it with IndexKeys.
-func (it *rowIter) hitKeysMatch(ix *catalog.Index, cols indexCols, h *storage.Entity, pk, rk string, row []catalog.Datum) bool {
+func (it *rowIter) hitKeysMatch(ix *catalog.Index, cols indexCols, h *indexHit, pk, rk string, row []catalog.Datum) bool {
 	if len(cols.keys) == 0 || it.meta.Salted() != 0 || len(row) != len(it.meta.Columns) {
 		return false
 	}

@@ -31,3 +31,16 @@ func SetIndexRows(on bool) (restore func()) {
 // IndexRowReads returns the number of index reads whose rows were read as
 // rows since the process started (indexrows.go).
 func IndexRowReads() int64 { return indexRowReads.Load() }
+
+// SetIndexHitRows turns the index hits of an IN list read as rows
+// (joinbatch_index.go: multiQueryHitRows, storage.MultiRowQuerier) on
+// (the default) or off (read as entities by multiQueryHits), and returns
+// a function restoring the previous setting.
+func SetIndexHitRows(on bool) (restore func()) {
+	old := !noIndexHitRows.Swap(!on)
+	return func() { noIndexHitRows.Store(!old) }
+}
+
+// IndexHitRowReads returns the number of index reads whose hits were
+// read as rows since the process started (multiQueryHitRows).
+func IndexHitRowReads() int64 { return indexHitRowReads.Load() }

@@ -519,7 +519,8 @@ func (it *rowIter) loadIndex() error {
 	if err := checkIndexSnapshot(it.ctx, it.meta, ix); err != nil { // snapshot.go
 		return err
 	}
-	hits, err := it.readIndexHits(p) // joinbatch_index.go: in parallel
+	// The hits as rows (only their candidates) unless the plan covers.
+	hits, err := it.readIndexHits(p, ix.Global && !p.Index.Covering) // joinbatch_index.go: in parallel
 	if err != nil {
 		return err
 	}
@@ -529,10 +530,10 @@ func (it *rowIter) loadIndex() error {
 	pair := make([]*storage.Entity, 2*n)
 	out, also := pair[:n:n], pair[n:]
 	gets := make([]int, 0, n)
-	for i, h := range hits {
-		_, marked := h.Properties[ixmaint.PropPending]
-		if p.Index.Covering && (!ix.Global || !marked) {
-			e, err := it.coveringEntity(ix, h)
+	for i := range hits {
+		h := &hits[i]
+		if p.Index.Covering && h.e != nil && (!ix.Global || !h.e.Properties[ixmaint.PropPending].IsValid()) {
+			e, err := it.coveringEntity(ix, h.e)
 			if err != nil {
 				return err
 			}
@@ -587,7 +588,7 @@ func (it *rowIter) loadIndex() error {
 			// The repair decides on the current rows, not on the
 			// statement's snapshot (snapshot.go): a row may imply the
 			// entity again since.
-			if _, err := it.t.gw.maint().Resolve(storage.WithSnapshot(it.ctx, nil), it.meta, ix, hits[i], false); err != nil {
+			if err := it.repairHit(storage.WithSnapshot(it.ctx, nil), ix, &hits[i]); err != nil {
 				it.t.gw.logger().Warn("sqlgw: repairing a stale index entity", "index", ix.Name, "error", err)
 			}
 		}
@@ -607,14 +608,14 @@ func (it *rowIter) loadIndex() error {
 // candidate row (Gateway.each: in parallel where the store is remote),
 // each verified against its hit, filling out, also, stale and errs at
 // each hit's position.
-func (it *rowIter) verifyEach(ix *catalog.Index, cols indexCols, hits []*storage.Entity, gets []int, out, also []*storage.Entity, stale []bool, errs []error) {
+func (it *rowIter) verifyEach(ix *catalog.Index, cols indexCols, hits []indexHit, gets []int, out, also []*storage.Entity, stale []bool, errs []error) {
 	it.t.gw.each(len(gets), func(j int) {
 		i := gets[j]
-		h := hits[i]
+		h := &hits[i]
 		// A marked entity handed between two rows of one transaction
 		// names both (ixmaint.Candidates): each whose row implies it is
 		// an answer (both, only if a commit was cut half-way).
-		for _, cand := range ixmaint.Candidates(h) {
+		for _, cand := range h.candidates() {
 			e, ok, err := it.verifyHit(ix, cols, h, cand[0], cand[1])
 			if err != nil {
 				errs[i] = err
@@ -657,7 +658,7 @@ func (it *rowIter) indexCols(ix *catalog.Index) indexCols {
 // verifyHit reads the base row (pk, rk) of index hit h and reports whether
 // it still implies h (always, for a local index); cols are ix's
 // (it.indexCols), for a global index.
-func (it *rowIter) verifyHit(ix *catalog.Index, cols indexCols, h *storage.Entity, pk, rk string) (*storage.Entity, bool, error) {
+func (it *rowIter) verifyHit(ix *catalog.Index, cols indexCols, h *indexHit, pk, rk string) (*storage.Entity, bool, error) {
 	e, err := it.t.gw.store.Get(it.ctx, it.meta.Physical, pk, rk, nil)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, false, nil
@@ -675,7 +676,7 @@ func (it *rowIter) verifyHit(ix *catalog.Index, cols indexCols, h *storage.Entit
 // checkHit reports whether e, the base row (pk, rk) of index hit h,
 // still implies h (always, for a local index); cols are ix's
 // (it.indexCols), for a global index.
-func (it *rowIter) checkHit(ix *catalog.Index, cols indexCols, h *storage.Entity, pk, rk string, e *storage.Entity) (bool, error) {
+func (it *rowIter) checkHit(ix *catalog.Index, cols indexCols, h *indexHit, pk, rk string, e *storage.Entity) (bool, error) {
 	if !ix.Global {
 		return true, nil
 	}

@@ -488,6 +488,16 @@ func (s *groupStore) GetRow(ctx context.Context, table, pk, rk string, sel, more
 	return storage.ForwardGetRow(ctx, s.Store, table, pk, rk, sel, more, row)
 }
 
+// MultiQueryRows forwards the queries of a table outside every group to
+// the wrapped store's storage.MultiRowQuerier, if any; a member's are not
+// answered as rows (QueryRows).
+func (s *groupStore) MultiQueryRows(ctx context.Context, table string, qs []*storage.Query, marks []string, pages []storage.RowPage) error {
+	if _, _, ok := member(table); ok {
+		return storage.ErrRowsUnsupported
+	}
+	return storage.ForwardMultiQueryRows(ctx, s.Store, table, qs, marks, pages)
+}
+
 // QueryRows forwards a query of a table outside every group to the
 // wrapped store's storage.RowQuerier, if any; a member's entities are
 // rewritten here (Query), so its queries are not answered as rows.

@@ -646,6 +646,34 @@ func (s *Store) QueryRows(ctx context.Context, table string, q *storage.Query, m
 	return p, err
 }
 
+// MultiQueryRows forwards to the backend's storage.MultiRowQuerier, if
+// any, and counts each query as MultiQuery does.
+func (s *Store) MultiQueryRows(ctx context.Context, table string, qs []*storage.Query, marks []string, pages []storage.RowPage) error {
+	if _, ok := s.inner.(storage.MultiRowQuerier); !ok {
+		return storage.ErrRowsUnsupported
+	}
+	t := time.Now()
+	err := storage.ForwardMultiQueryRows(ctx, s.inner, table, qs, marks, pages)
+	if errors.Is(err, storage.ErrRowsUnsupported) {
+		return err
+	}
+	if err != nil {
+		s.done(opQuery, t, err)
+		return err
+	}
+	if len(qs) == 0 {
+		return nil
+	}
+	mean := time.Since(t) / time.Duration(len(qs))
+	s.m.ops[opQuery].done(int64(len(qs)), false, mean, len(pages))
+	n := 0
+	for i := range pages {
+		n += len(pages[i].Rows)
+	}
+	s.m.entitiesRead.Add(int64(n))
+	return nil
+}
+
 func (s *Store) Capabilities() storage.Capabilities { return s.inner.Capabilities() }
 func (s *Store) Close() error                       { return s.inner.Close() }
 

@@ -1,6 +1,7 @@
 package pebble
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -176,6 +177,72 @@ func TestMultiQueryPagesApart(t *testing.T) {
 	for i, r := range rows {
 		if r.Values[0].Int() != int64(i) || r.Values[1].Str() != fmt.Sprint("w", i) || r.Values[2].Str() != "extra" {
 			t.Fatalf("row %d after appending to every row: %+v", i, r.Values)
+		}
+	}
+}
+
+// TestMultiQuerySeekOrder: a MultiQuery of single-partition queries (an IN
+// list's index lookups) reads them from the greatest key down (seekOrder:
+// Pebble's seeks stay in a loaded file and never step forward in vain),
+// in the order of the encoded keys, which is UTF-16's and not UTF-8's
+// (U+1F600 sorts below U+FF01), and still answers each query in its slot.
+func TestMultiQuerySeekOrder(t *testing.T) {
+	ctx := context.Background()
+	s, err := OpenMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.ReadByPartition(byIX)
+	if err := s.CreateTable(ctx, "ixo"); err != nil {
+		t.Fatal(err)
+	}
+	pks := []string{"a", "ab", "b", "\uff01", "\U0001F600", "", "zz", "\uffff", "m\U0001F600"}
+	for i, pk := range pks[:len(pks)-2] { // the last two stay absent
+		for rk := range i % 3 {
+			e := &storage.Entity{PartitionKey: pk, RowKey: fmt.Sprintf("r%d", rk), Properties: storage.Properties{"v": storage.Int64(int64(i))}}
+			if _, err := s.Insert(ctx, "ixo", e); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 50 {
+		qs := make([]*storage.Query, 1+r.IntN(12))
+		for i := range qs {
+			qs[i] = &storage.Query{Partition: storage.Exactly(pks[r.IntN(len(pks))])}
+		}
+		order, sorted := seekOrder(qs, nil)
+		if sorted != (len(qs) > 1) {
+			t.Fatalf("%d queries: sorted %v", len(qs), sorted)
+		}
+		for n := 1; n < len(order); n++ {
+			a, _ := qs[order[n-1]].Partition.Single()
+			b, _ := qs[order[n]].Partition.Single()
+			if c := bytes.Compare(appendEKey(nil, a), appendEKey(nil, b)); c < 0 || c == 0 && order[n-1] > order[n] {
+				t.Fatalf("order %v reads %q (query %d) before %q (query %d)", order, a, order[n-1], b, order[n])
+			}
+		}
+		want, err := storage.QueryEach(ctx, s, "ixo", qs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.MultiQuery(ctx, "ixo", qs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("queries %v:\nMultiQuery %v\nQuery      %v", qs, got, want)
+		}
+	}
+	// Not one partition each, or reverse, or resumed: the caller's order.
+	for _, qs := range [][]*storage.Query{
+		{{Partition: storage.Exactly("b")}, {Partition: storage.Exactly("a"), Reverse: true}},
+		{{Partition: storage.Exactly("b")}, {Partition: &storage.KeyRange{Low: &storage.Bound{Key: "a"}}}},
+		{{Partition: storage.Exactly("b")}, {Partition: storage.Exactly("a"), Continuation: "x"}},
+	} {
+		if order, sorted := seekOrder(qs, nil); sorted || !reflect.DeepEqual(order, []int{0, 1}) {
+			t.Errorf("order %v, sorted %v", order, sorted)
 		}
 	}
 }

@@ -30,6 +30,9 @@ type rowCols struct {
 	// marks: a property whose name starts with none of them is skipped
 	// without comparing it with each name.
 	selFirst, markFirst byteSet
+	// base is the number of rows added before the current page's
+	// (startPage: the pages of a MultiQueryRows call share the buffer).
+	base int
 }
 
 // byteSet is a set of bytes.
@@ -131,17 +134,52 @@ func (c *rowCols) add(pk, rk string, etag storage.ETag, rec *record, arena *page
 	return nil
 }
 
-// count is the number of rows added.
-func (c *rowCols) count() int { return len(c.sc.rows) }
+// count is the number of rows added to the current page.
+func (c *rowCols) count() int { return len(c.sc.rows) - c.base }
 
-// finish moves the rows added into out and returns the scratch buffer.
+// startPage starts a page: the rows added so far are the previous pages'.
+func (c *rowCols) startPage() { c.base = len(c.sc.rows) }
+
+// finishPages is finish for the pages of a MultiQueryRows call that
+// share c: pages[i] gets the rows up to ends[i] from ends[i-1] (from 0
+// for the first), cut from one slab of rows and one of values for all.
+// c's scratch buffer goes back as finish's does.
+func (c *rowCols) finishPages(pages []storage.RowPage, ends []int) {
+	sc := c.sc
+	if sc == nil {
+		return
+	}
+	if len(sc.rows) > 0 {
+		w := len(c.sel)
+		rows := make([]storage.Row, len(sc.rows))
+		copy(rows, sc.rows)
+		vals := make([]storage.Value, len(sc.vals))
+		copy(vals, sc.vals)
+		for i := range rows {
+			rows[i].Values = vals[i*w : (i+1)*w : (i+1)*w]
+		}
+		from := 0
+		for i, end := range ends {
+			if end > from {
+				pages[i].Rows = rows[from:end:end]
+			}
+			from = end
+		}
+	}
+	c.base = 0
+	c.finish(nil) // the scratch buffer, cleared, back to the pool
+
+}
+
+// finish moves the rows added into out (none with out nil) and returns
+// the scratch buffer.
 func (c *rowCols) finish(out *storage.RowPage) {
 	sc := c.sc
 	if sc == nil {
 		return
 	}
 	c.sc = nil
-	if len(sc.rows) > 0 {
+	if len(sc.rows) > 0 && out != nil {
 		w := len(c.sel)
 		out.Rows = make([]storage.Row, len(sc.rows))
 		copy(out.Rows, sc.rows)

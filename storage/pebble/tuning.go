@@ -50,14 +50,35 @@ import (
 //     there the files are the memory the store holds, so L0 stays
 //     compressed (four concurrent 20 MiB rows of one letter took 300 MiB of
 //     RSS uncompressed, 110 MiB compressed; TestLargeStatementMemory).
+//   - Index blocks of up to 256 KiB (indexBlockSize; Pebble: the 4 KiB
+//     of a data block), so that a table's index is one block: a table
+//     whose index outgrows one index block gets a two-level index (a top
+//     block over index blocks), and every seek in it then looks up two
+//     index blocks in the block cache (each a lookup with its reference
+//     count) and runs one iterator level more. sysbench's 3.6 MB L6 tables
+//     had two-level indexes (4 KiB index blocks over ~900 data blocks,
+//     ~30-40 KB of index each); with 256 KiB one block holds the index of
+//     a table up to ~25 MB of such rows. Measured (h15seek, fifteenth
+//     session; docs/benchmarks.md) on a compacted store of 100,000 index
+//     entities and 100,000 rows, interleaved in one process, median of
+//     150 rounds: a 10-query MultiQuery (select_random_points' index
+//     reads) 4-5% less CPU, a point Get 8-10% less. Only newly written
+//     tables (flushes, compactions) take it: an existing store's tables
+//     keep their two-level indexes until compactions rewrite them, and
+//     both read as before (no format change). The index block lives in
+//     the block cache as any other block: no memory bound changes.
 //   - L0: compaction from 4 sublevels (Pebble's default), writes stop only
 //     at 20 (Pebble: 12), so a burst of flushes during a bulk load does not
 //     stall foreground writes while compactions catch up.
 //   - Compactions: up to max(1, min(4, GOMAXPROCS/2)) concurrent (Pebble: 1).
-//   - Left at Pebble's defaults, deliberately: 4 KiB data blocks (point
-//     reads dominate; larger blocks decompress more per Get), the default
-//     compression below L0, 512 KiB BytesPerSync, 1,000 open files, the on-disk
-//     format version of an existing store (so an older sqlgw can still read
+//   - Left at Pebble's defaults, deliberately: the target file sizes
+//     (2 MiB for L0, 4 MiB for the base level, doubling below; measured,
+//     h15seek: 64 MiB files below L0, one L6 table instead of eight, took
+//     1-2% more off the MultiQuery above, within the noise, while every
+//     compaction into the level would rewrite one big table), 4 KiB data
+//     blocks (point reads dominate; larger blocks decompress more per
+//     Get), the default compression below L0, 512 KiB BytesPerSync, 1,000
+//     open files, the on-disk format version of an existing store (so an older sqlgw can still read
 //     what this one wrote), WALMinSyncInterval 0: Pebble already commits
 //     the synced batches of concurrent writers with one WAL fsync (group
 //     commit), and a sync delay would add latency to every lone write.
@@ -76,7 +97,8 @@ import (
 // the top index, an index block, the filter and the data block, each a
 // block cache lookup with its reference count (the profile's
 // twoLevelIterator.SeekPrefixGE calls the inner singleLevelIterator's
-// seekPrefixGE: one table, not two). The RWMutex read locks of that
+// seekPrefixGE: one table, not two; since h15seek a newly written table's
+// index is one block, see the index blocks above). The RWMutex read locks of that
 // profile are Pebble's block cache and file cache shards and its read
 // state, and go-mysql-server's (vitess stats Timings, global system
 // variables); the store's getMu stripes (rwstripes.go) took 0.01 s of
@@ -85,6 +107,10 @@ import (
 //
 // Durability is unchanged by all of this: every write is still committed
 // with pebble.Sync (Options.NoSync aside).
+
+// indexBlockSize is the sstable index block size of every level (see
+// Tuning above): large enough for a one-level index.
+const indexBlockSize = 256 << 10
 
 // Cache size bounds of DefaultCacheSize.
 const (
@@ -163,6 +189,10 @@ func tunedOptions(cacheSize int64, inMemory bool) pebbledb.Options {
 	// L0 uncompressed on disk: see Tuning above.
 	if !inMemory {
 		po.Levels[0].Compression = func() *sstable.CompressionProfile { return sstable.NoCompression }
+	}
+	// One-level sstable indexes: see Tuning above.
+	for i := range po.Levels {
+		po.Levels[i].IndexBlockSize = indexBlockSize
 	}
 	po.L0CompactionThreshold = 4
 	po.L0StopWritesThreshold = 20

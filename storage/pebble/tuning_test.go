@@ -2,8 +2,11 @@ package pebble
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 
+	pebbledb "github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/sstable"
 
 	"github.com/sqlgw/sqlgw/storage"
@@ -64,5 +67,49 @@ func TestTunedOptions(t *testing.T) {
 	got, err := s.Get(ctx, "tuned", "p", "r", nil)
 	if err != nil || got.Properties["v"].Int() != 1 {
 		t.Fatalf("Get = %v, %v", got, err)
+	}
+}
+
+// TestOneLevelIndex: the tables Open's tuned options write have one-level
+// indexes (indexBlockSize), also those of a few MB whose index Pebble's
+// 4 KiB index blocks would split in two levels.
+func TestOneLevelIndex(t *testing.T) {
+	ctx := context.Background()
+	s, err := OpenMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.CreateTable(ctx, "oli"); err != nil {
+		t.Fatal(err)
+	}
+	pad := storage.String(strings.Repeat("p", 200))
+	for start := 0; start < 20_000; start += storage.MaxBatchOps {
+		ops := make([]storage.Operation, storage.MaxBatchOps)
+		for j := range ops {
+			ops[j] = storage.Operation{Kind: storage.OpInsert, Entity: &storage.Entity{PartitionKey: "p", RowKey: fmt.Sprintf("r%08d", start+j), Properties: storage.Properties{"c": pad}}}
+		}
+		if _, err := s.Batch(ctx, "oli", ops); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.DB().Compact(ctx, []byte{0}, []byte{0xff}, false); err != nil {
+		t.Fatal(err)
+	}
+	levels, err := s.DB().SSTables(pebbledb.WithProperties())
+	if err != nil {
+		t.Fatal(err)
+	}
+	maxBlocks := uint64(0)
+	for l, tables := range levels {
+		for _, tb := range tables {
+			if tb.Properties.IndexPartitions != 0 {
+				t.Errorf("L%d table %s (%d bytes, %d data blocks): a two-level index of %d blocks", l, tb.FileNum, tb.Size, tb.Properties.NumDataBlocks, tb.Properties.IndexPartitions)
+			}
+			maxBlocks = max(maxBlocks, tb.Properties.NumDataBlocks)
+		}
+	}
+	if maxBlocks < 500 {
+		t.Errorf("the largest table has %d data blocks: too few to need a second index level", maxBlocks)
 	}
 }

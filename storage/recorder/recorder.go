@@ -481,6 +481,46 @@ func (s *Store) QueryRows(ctx context.Context, table string, q *storage.Query, m
 	return page, err
 }
 
+// MultiQueryRows implements storage.MultiRowQuerier when the inner store
+// does: each query is recorded as the Query request it stands for, with
+// its marks, as QueryRows records it (MultiQuery's error rule); a call
+// the store below cannot answer as rows sent nothing and is not recorded.
+func (s *Store) MultiQueryRows(ctx context.Context, table string, qs []*storage.Query, marks []string, pages []storage.RowPage) error {
+	err := storage.ForwardMultiQueryRows(ctx, s.inner, table, qs, marks, pages)
+	if errors.Is(err, storage.ErrRowsUnsupported) {
+		return err
+	}
+	describe := func(q *storage.Query) func() string {
+		return func() string {
+			d := "Query " + table + DescribeQuery(q)
+			if len(marks) > 0 {
+				d += " marks=[" + strings.Join(marks, ",") + "]"
+			}
+			return d
+		}
+	}
+	if err != nil {
+		var q *storage.Query
+		if len(qs) > 0 {
+			q = qs[0]
+		}
+		s.record(ctx, 0, 0, err, describe(q), nil)
+		return err
+	}
+	for i := range pages {
+		page := &pages[i]
+		n := len(page.Rows)
+		s.record(ctx, n, 0, nil, describe(qs[i]), func() string {
+			r := plural(n, "entity")
+			if page.Continuation != "" {
+				r += ", more"
+			}
+			return r
+		})
+	}
+	return nil
+}
+
 // Capabilities implements storage.Store; it is not a request.
 func (s *Store) Capabilities() storage.Capabilities { return s.inner.Capabilities() }
 

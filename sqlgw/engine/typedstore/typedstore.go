@@ -192,6 +192,16 @@ func (s *typedStore) GetRow(ctx context.Context, table, pk, rk string, sel, more
 	return storage.ForwardGetRow(ctx, s.Store, table, pk, rk, sel, more, row)
 }
 
+// MultiQueryRows forwards the queries of an untyped table to the wrapped
+// store's storage.MultiRowQuerier, if any; a typed table's are not
+// answered as rows (QueryRows).
+func (s *typedStore) MultiQueryRows(ctx context.Context, table string, qs []*storage.Query, marks []string, pages []storage.RowPage) error {
+	if _, _, typed := catalog.ParseTypedPhysical(table); typed {
+		return storage.ErrRowsUnsupported
+	}
+	return storage.ForwardMultiQueryRows(ctx, s.Store, table, qs, marks, pages)
+}
+
 // QueryRows forwards a query of an untyped table to the wrapped store's
 // storage.RowQuerier, if any; a typed table's entities are checked here
 // (Query), so its queries are not answered as rows.
