@@ -325,9 +325,7 @@ func (sh *rowShard) write(h uint64, key, val []byte, ref uint32) {
 // grow starts a new chunk; past the bound, the oldest chunk goes, its
 // referenced entries copied into the new one while reserve bytes are left.
 func (sh *rowShard) grow(reserve int) {
-	ch := make([]byte, sh.chunkSize)
-	populate(ch)
-	sh.chunks = append(sh.chunks, ch)
+	sh.chunks = append(sh.chunks, make([]byte, sh.chunkSize))
 	sh.used = append(sh.used, 0)
 	if len(sh.chunks) <= sh.maxChunks {
 		return
