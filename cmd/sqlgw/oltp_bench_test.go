@@ -40,6 +40,9 @@ import (
 //   - update_non_index/ps: oltp_update_non_index, UPDATE sbtest1 SET c=?
 //     WHERE id=?, prepared.
 //
+// The store is opened as `sqlgw serve` opens it, row cache included
+// (SQLGW_BENCH_ROWCACHE=0: without it).
+//
 // writes/op is the share of writes run from a cached plan
 // (Plan_cache_writes, sqlgw/engine/directwrite.go; absent in builds
 // without it).
@@ -351,7 +354,13 @@ func oltpReportWrites(b *testing.B, conn *sql.Conn, w0 int64) {
 // sysbench sends them.
 func oltpServer(b *testing.B) *sql.DB {
 	b.Helper()
-	st, err := pebble.Open(b.TempDir(), nil)
+	// As serve opens it (main.go): this gateway's alone, with the default
+	// row cache; SQLGW_BENCH_ROWCACHE=0 turns the cache off.
+	opts := &pebble.Options{OneUser: true, RowCacheSize: pebble.DefaultRowCacheSize()}
+	if os.Getenv("SQLGW_BENCH_ROWCACHE") == "0" {
+		opts.RowCacheSize = 0
+	}
+	st, err := pebble.Open(b.TempDir(), opts)
 	if err != nil {
 		b.Fatal(err)
 	}

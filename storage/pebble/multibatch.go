@@ -91,6 +91,7 @@ func (s *Store) MultiBatch(ctx context.Context, batches []storage.TableBatch) ([
 		defer closeAll()
 		read = r
 	}
+	read = s.cachedRead(read) // the keys' stripes are locked (rowcache.go)
 	ticks := storage.DateTime(time.Now()).Ticks()
 	pb := s.db.NewBatch()
 	defer pb.Close()
@@ -123,10 +124,11 @@ func (s *Store) MultiBatch(ctx context.Context, batches []storage.TableBatch) ([
 			out[i][j] = etag
 		}
 	}
-	// The row cache's entries of the keys go (rowcache.go).
+	// The row cache's entries of the keys become the records written,
+	// or go if the commit failed (rowcache.go).
 	w := s.rc.begin(allKeys)
 	err := s.commit(pb, s.writeOptions(ctx))
-	w.done()
+	w.done(committed(pb, err))
 	if err != nil {
 		return nil, fmt.Errorf("sqlgw/pebble: commit: %w", err)
 	}

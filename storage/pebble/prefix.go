@@ -97,7 +97,7 @@ func (partitionFilter) Name() string { return filterName }
 type legacyFilter struct{ bloom.FilterPolicy }
 
 func (f legacyFilter) MayContain(ftype pebbledb.FilterType, filter, key []byte) bool {
-	if len(key) > tablePrefixLen && key[0] == tagEntity && key[1]&0x80 != 0 {
+	if partitionKey(key) {
 		return true
 	}
 	return f.FilterPolicy.MayContain(ftype, filter, key)

@@ -94,7 +94,7 @@ func TestReview13fRowCacheBetweenCommitAndDone(t *testing.T) {
 	if err := s.commit(b, s.wo); err != nil {
 		t.Fatal(err)
 	}
-	b.Close()
+	defer b.Close() // after done, which reads the records it committed
 	page, err := s.Query(ctx, "tab", &storage.Query{Partition: storage.Exactly("p")})
 	if err != nil {
 		t.Fatal(err)
@@ -113,7 +113,7 @@ func TestReview13fRowCacheBetweenCommitAndDone(t *testing.T) {
 	if got := review13fGet(t, sctx, s, "tab", "p", "r"); got != 2 {
 		t.Errorf("Get at a snapshot taken after the commit, before done: v = %d, want 2", got)
 	}
-	w.done()
+	w.done(b)
 	if got := review13fGet(t, sctx, s, "tab", "p", "r"); got != 2 {
 		t.Errorf("Get at the snapshot after done: v = %d, want 2", got)
 	}

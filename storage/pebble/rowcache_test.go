@@ -307,6 +307,7 @@ func TestRowCacheMultiGetRace(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			s.rc.clear() // the inserts wrote through: start uncached
 			rctx := ctx
 			if atSnapshot {
 				sn, err := s.Snapshot(ctx)
@@ -573,9 +574,8 @@ func BenchmarkRowCacheHit(b *testing.B) {
 	val := make([]byte, 200)
 	for i := range keys {
 		keys[i] = fmt.Appendf(nil, "key%08d", i)
-		sh := c.shard(keys[i])
-		_, token, _ := c.get(sh, keys[i])
-		c.put(sh, keys[i], val, token)
+		_, token, _ := c.testGet(keys[i])
+		c.testPut(keys[i], val, token)
 	}
 	if ents, _ := c.stats(); ents != n {
 		b.Fatalf("%d entries cached of %d", ents, n)
@@ -587,7 +587,7 @@ func BenchmarkRowCacheHit(b *testing.B) {
 		c0, ops := processCPU(), 0
 		for i := 0; b.Loop(); i++ {
 			k := keys[i*7919%n]
-			if _, _, ok := c.get(c.shard(k), k); !ok {
+			if _, _, ok := c.testGet(k); !ok {
 				b.Fatal("miss")
 			}
 			ops++
@@ -602,7 +602,7 @@ func BenchmarkRowCacheHit(b *testing.B) {
 			i := int(seq.Add(1)) * 4099
 			for ; pb.Next(); i++ {
 				k := keys[i*7919%n]
-				if _, _, ok := c.get(c.shard(k), k); !ok {
+				if _, _, ok := c.testGet(k); !ok {
 					b.Fatal("miss")
 				}
 			}
@@ -629,36 +629,51 @@ func TestRowCacheClock(t *testing.T) {
 	val := make([]byte, 100)
 	insert := func(k []byte) {
 		t.Helper()
-		_, token, ok := c.get(sh, k)
+		_, token, ok := c.testGet(k)
 		if ok {
 			t.Fatalf("%s cached before its insert", k)
 		}
-		c.put(sh, k, val, token)
-		if sh.bytes > sh.max {
-			t.Fatalf("%d bytes in a shard of %d", sh.bytes, sh.max)
+		c.testPut(k, val, token)
+		if b := sh.bytes(); b > 8<<10 {
+			t.Fatalf("%d bytes in a shard of %d", b, 8<<10)
 		}
-		if sh.m[string(k)] == nil { // not get: that would count as a hit
+		if ch, _, _ := sh.find(c.hash(k), k); ch == nil { // not get: that would count as a hit
 			t.Fatalf("%s not cached after its insert", k)
 		}
 	}
 	hot := keys[0]
 	insert(hot)
-	perShard := int(sh.max / int64(len(hot)+len(val)+rowEntryOverhead))
+	perShard := sh.maxChunks * (sh.chunkSize / entrySize(hot, val))
 	if 4*perShard > len(keys) {
 		t.Fatalf("%d entries a shard: too few keys", perShard)
 	}
 	for _, k := range keys[1:400] {
 		insert(k)
-		if _, _, ok := c.get(sh, hot); !ok {
+		if _, _, ok := c.testGet(hot); !ok {
 			t.Fatalf("the entry hit between inserts was evicted after %s", k)
 		}
 	}
 	// Every entry hit: the next insert still goes in.
 	for _, k := range keys[:400] {
-		c.get(sh, k)
+		c.testGet(k)
 	}
 	insert(keys[400])
-	if len(sh.m) > perShard {
-		t.Fatalf("%d entries in a shard of %d", len(sh.m), perShard)
+	if ch, _, _ := sh.find(c.hash(keys[400]), keys[400]); ch == nil {
+		t.Fatalf("%s not cached after its insert into a shard whose entries were all hit", keys[400])
 	}
+	if len(sh.idx) > perShard {
+		t.Fatalf("%d entries in a shard of %d", len(sh.idx), perShard)
+	}
+}
+
+// testGet is get of key in its shard.
+func (c *rowCache) testGet(key []byte) ([]byte, uint64, bool) {
+	sh, h := c.locate(key)
+	return c.get(sh, h, key)
+}
+
+// testPut is put of key in its shard.
+func (c *rowCache) testPut(key, val []byte, token uint64) {
+	sh, h := c.locate(key)
+	c.put(sh, h, key, val, token)
 }

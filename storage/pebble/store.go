@@ -680,6 +680,7 @@ func (s *Store) write(ctx context.Context, table string, ops []storage.Operation
 			return v, err == nil, err
 		}
 	}
+	read = s.cachedRead(read) // the keys' stripes are locked (rowcache.go)
 
 	ticks := storage.DateTime(time.Now()).Ticks()
 	b := s.db.NewBatch()
@@ -699,10 +700,11 @@ func (s *Store) write(ctx context.Context, table string, ops []storage.Operation
 		}
 		etags[i] = etag
 	}
-	// The row cache's entries of the keys go (rowcache.go).
+	// The row cache's entries of the keys become the records written,
+	// or go if the commit failed (rowcache.go).
 	w := s.rc.begin(keys)
 	err = s.commit(b, s.writeOptions(ctx))
-	w.done()
+	w.done(committed(b, err))
 	if err != nil {
 		return nil, fmt.Errorf("sqlgw/pebble: commit: %w", err)
 	}
