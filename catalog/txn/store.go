@@ -482,22 +482,9 @@ func (s *Store) QueryRows(ctx context.Context, table string, q *storage.Query, m
 	if err != nil {
 		return nil, err
 	}
-	out := rp.Rows[:0]
-	for _, r := range rp.Rows {
-		if isSystemRow(r.RowKey) {
-			s.noteHistory(table)
-			continue
-		}
-		if r.Marked {
-			page, err := s.Query(ctx, table, q)
-			if err != nil {
-				return nil, err
-			}
-			return storage.RowsOf(page, q.Select, nil), nil
-		}
-		out = append(out, r)
+	if err := s.finishRows(ctx, table, q, rp); err != nil {
+		return nil, err
 	}
-	rp.Rows = out
 	return rp, nil
 }
 
@@ -559,9 +546,8 @@ func (s *Store) MultiQueryRows(ctx context.Context, table string, qs []*storage.
 	return nil
 }
 
-// finishRows is MultiQueryRows' finish of q's page rp as QueryRows
-// finishes its page: history rows dropped, and a page holding a marked
-// row answered by Query instead.
+// finishRows finishes q's page rp of QueryRows and MultiQueryRows: history
+// rows dropped, and a page holding a marked row answered by Query instead.
 func (s *Store) finishRows(ctx context.Context, table string, q *storage.Query, rp *storage.RowPage) error {
 	out := rp.Rows[:0]
 	for _, r := range rp.Rows {
