@@ -304,18 +304,18 @@ func (sh *rowShard) insert(h uint64, key, val []byte) {
 	if len(sh.chunks) == 0 || sh.used[len(sh.used)-1]+size > sh.chunkSize {
 		sh.grow(size)
 	}
-	sh.write(h, key, val, 0)
+	sh.write(h, key, val)
 }
 
 // write appends an entry to the last chunk, which has room, and indexes
-// it; ref is its reference bit.
-func (sh *rowShard) write(h uint64, key, val []byte, ref uint32) {
+// it, its reference bit clear.
+func (sh *rowShard) write(h uint64, key, val []byte) {
 	last := len(sh.chunks) - 1
 	ch, off := sh.chunks[last], sh.used[last]
 	binary.LittleEndian.PutUint64(ch[off:], h)
 	binary.LittleEndian.PutUint32(ch[off+8:], uint32(len(key)))
 	binary.LittleEndian.PutUint32(ch[off+12:], uint32(len(val)))
-	atomic.StoreUint32(refBit(ch, off), ref)
+	atomic.StoreUint32(refBit(ch, off), 0)
 	copy(ch[off+rowHeaderSize:], key)
 	copy(ch[off+rowHeaderSize+len(key):], val)
 	sh.used[last] = off + entrySize(key, val)
@@ -345,7 +345,7 @@ func (sh *rowShard) grow(reserve int) {
 		size := entrySize(key, val)
 		if loc, ok := sh.idx[h]; ok && loc == oldFirst<<rowLocBits|uint64(off) {
 			if atomic.LoadUint32(refBit(old, off)) != 0 && sh.used[last]+size+reserve <= sh.chunkSize {
-				sh.write(h, key, val, 0)
+				sh.write(h, key, val)
 			} else {
 				delete(sh.idx, h)
 			}
