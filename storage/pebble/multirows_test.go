@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"testing"
+	"unsafe"
 
 	"github.com/sqlgw/sqlgw/storage"
 )
@@ -188,5 +189,80 @@ func TestMultiQueryRowsSameAsQueryRows(t *testing.T) {
 	run(cctx, bad[:1], nil)
 	if err := s.MultiQueryRows(ctx, table, []*storage.Query{{Partition: storage.Exactly("p01")}}, nil, make([]storage.RowPage, 1)); !errors.Is(err, storage.ErrRowsUnsupported) {
 		t.Errorf("no Select: %v", err)
+	}
+}
+
+// TestMultiQueryRowsSeekOrder: MultiQueryRows reads an IN list's
+// single-partition queries in seekOrder's order, as MultiQuery does: the
+// call's slab holds the rows of the greatest partition first, and each
+// page is still its query's (a loop of QueryRows calls), with one
+// projection or several (a change of Select in read order starts another
+// slab), duplicates, absent partitions and RowKey ranges among them.
+func TestMultiQueryRowsSeekOrder(t *testing.T) {
+	ctx := context.Background()
+	s, err := OpenMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.ReadByPartition(byIX)
+	if err := s.CreateTable(ctx, "ixr"); err != nil {
+		t.Fatal(err)
+	}
+	pks := []string{"a", "ab", "b", "\uff01", "\U0001F600", "", "zz", "\uffff", "m\U0001F600"}
+	for i, pk := range pks[:len(pks)-2] { // the last two stay absent
+		for rk := range 1 + i%3 {
+			e := &storage.Entity{PartitionKey: pk, RowKey: fmt.Sprintf("r%d", rk), Properties: storage.Properties{"v": storage.Int64(int64(i)), "w": storage.String(pk)}}
+			if _, err := s.Insert(ctx, "ixr", e); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	selects := [][]string{{"v", "w"}, {"w"}}
+	r := rand.New(rand.NewPCG(3, 4))
+	for round := range 200 {
+		mixed := round%2 == 1
+		qs := make([]*storage.Query, 2+r.IntN(10))
+		for i := range qs {
+			q := &storage.Query{Partition: storage.Exactly(pks[r.IntN(len(pks))]), Select: selects[0]}
+			if mixed && r.IntN(3) == 0 {
+				q.Select = selects[1]
+			}
+			if r.IntN(5) == 0 {
+				q.Row = &storage.KeyRange{Low: &storage.Bound{Key: "r1"}}
+			}
+			qs[i] = q
+		}
+		want := make([]storage.RowPage, len(qs))
+		for i, q := range qs {
+			p, err := s.QueryRows(ctx, "ixr", q, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want[i] = *p
+		}
+		got := make([]storage.RowPage, len(qs))
+		if err := s.MultiQueryRows(ctx, "ixr", qs, nil, got); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("queries %v:\nMultiQueryRows %+v\nQueryRows      %+v", qs, got, want)
+		}
+		if mixed {
+			continue
+		}
+		// One slab: a greater partition's rows lie before a lesser one's.
+		for a := range qs {
+			for b := range qs {
+				pa, _ := qs[a].Partition.Single()
+				pb, _ := qs[b].Partition.Single()
+				if len(got[a].Rows) == 0 || len(got[b].Rows) == 0 || compareEKeys(pa, pb) <= 0 {
+					continue
+				}
+				if ra, rb := uintptr(unsafe.Pointer(&got[a].Rows[0])), uintptr(unsafe.Pointer(&got[b].Rows[0])); ra > rb {
+					t.Fatalf("partition %q (query %d) was read after %q (query %d)", pa, a, pb, b)
+				}
+			}
+		}
 	}
 }

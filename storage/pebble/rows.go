@@ -141,10 +141,11 @@ func (c *rowCols) count() int { return len(c.sc.rows) - c.base }
 func (c *rowCols) startPage() { c.base = len(c.sc.rows) }
 
 // finishPages is finish for the pages of a MultiQueryRows call that
-// share c: pages[i] gets the rows up to ends[i] from ends[i-1] (from 0
-// for the first), cut from one slab of rows and one of values for all.
-// c's scratch buffer goes back as finish's does.
-func (c *rowCols) finishPages(pages []storage.RowPage, ends []int) {
+// share c, read in the order of slots (indices into pages):
+// pages[slots[n]] gets the rows up to ends[n] from ends[n-1] (from 0 for
+// the first), cut from one slab of rows and one of values for all. c's
+// scratch buffer goes back as finish's does.
+func (c *rowCols) finishPages(pages []storage.RowPage, slots, ends []int) {
 	sc := c.sc
 	if sc == nil {
 		return
@@ -159,16 +160,15 @@ func (c *rowCols) finishPages(pages []storage.RowPage, ends []int) {
 			rows[i].Values = vals[i*w : (i+1)*w : (i+1)*w]
 		}
 		from := 0
-		for i, end := range ends {
+		for n, end := range ends {
 			if end > from {
-				pages[i].Rows = rows[from:end:end]
+				pages[slots[n]].Rows = rows[from:end:end]
 			}
 			from = end
 		}
 	}
 	c.base = 0
 	c.finish(nil) // the scratch buffer, cleared, back to the pool
-
 }
 
 // finish moves the rows added into out (none with out nil) and returns
