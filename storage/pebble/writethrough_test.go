@@ -113,7 +113,7 @@ func TestRowCacheWriteThrough(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := s.rc.begin([][]byte{appendEntityKey(nil, ti.id, "q", "c")})
+	w := s.rc.begin([][]byte{appendEntityKey(nil, ti.id, "q", "c")}, false)
 	w.done(nil)
 	want("q", "c", -1)
 	if r := readN(t, ctx, s, tb, "q", "c"); r != 20 {
@@ -236,5 +236,71 @@ func TestRowCacheWriteThroughIndexTable(t *testing.T) {
 	}
 	if _, ok := cachedN(t, s, tb, "v1", "r1"); ok {
 		t.Fatal("an index entity's entry survived its deletion")
+	}
+}
+
+// TestRowCacheBulkWriteAddsNone: a write under storage.WithBulkWrite (a
+// multi-row INSERT, LOAD DATA) adds no entry for the records it commits,
+// through Batch and MultiBatch, but replaces the entry of a key that has
+// one (and a deletion drops it), so that no read is served a record older
+// than the store's.
+func TestRowCacheBulkWriteAddsNone(t *testing.T) {
+	ctx := context.Background()
+	bulk := storage.WithBulkWrite(ctx)
+	s := openRowCached(t, 1<<20)
+	const tb = "rcbulk"
+	if err := s.CreateTable(ctx, tb); err != nil {
+		t.Fatal(err)
+	}
+	// A cached entry of p/a, made by an ordinary write.
+	if _, err := s.Insert(ctx, tb, nEntity("p", "a", 1)); err != nil {
+		t.Fatal(err)
+	}
+	if n, ok := cachedN(t, s, tb, "p", "a"); !ok || n != 1 {
+		t.Fatalf("p/a: cached n=%d (entry %v) after an ordinary insert, want 1", n, ok)
+	}
+	if _, err := s.Batch(bulk, tb, []storage.Operation{
+		{Kind: storage.OpInsert, Entity: nEntity("p", "b", 10)},
+		{Kind: storage.OpUpdate, Mode: storage.Replace, Entity: nEntity("p", "a", 2)},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := cachedN(t, s, tb, "p", "b"); ok {
+		t.Fatal("p/b: a bulk Batch's new record was added to the cache")
+	}
+	if n, ok := cachedN(t, s, tb, "p", "a"); !ok || n != 2 {
+		t.Fatalf("p/a: cached n=%d (entry %v) after a bulk update, want 2", n, ok)
+	}
+	var ops []storage.TableBatch
+	for i := range 50 {
+		ops = append(ops, storage.TableBatch{Table: tb, Ops: []storage.Operation{{Kind: storage.OpInsert, Entity: nEntity(fmt.Sprintf("m%02d", i), "r", int64(i))}}})
+	}
+	ops = append(ops, storage.TableBatch{Table: tb, Ops: []storage.Operation{{Kind: storage.OpUpdate, Mode: storage.Replace, Entity: nEntity("p", "a", 3)}}})
+	if _, err := s.MultiBatch(bulk, ops); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 50 {
+		if _, ok := cachedN(t, s, tb, fmt.Sprintf("m%02d", i), "r"); ok {
+			t.Fatalf("m%02d/r: a bulk MultiBatch's new record was added to the cache", i)
+		}
+	}
+	if n, ok := cachedN(t, s, tb, "p", "a"); !ok || n != 3 {
+		t.Fatalf("p/a: cached n=%d (entry %v) after a bulk MultiBatch, want 3", n, ok)
+	}
+	if r := readN(t, ctx, s, tb, "p", "a"); r != 3 {
+		t.Fatalf("p/a: read n=%d, want 3", r)
+	}
+	if _, err := s.MultiBatch(bulk, []storage.TableBatch{{Table: tb, Ops: []storage.Operation{{Kind: storage.OpDelete, Entity: &storage.Entity{PartitionKey: "p", RowKey: "a"}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := cachedN(t, s, tb, "p", "a"); ok {
+		t.Fatal("p/a: cached after a bulk deletion")
+	}
+	// The bulk rows are read (and then cached) as any other.
+	if r := readN(t, ctx, s, tb, "m07", "r"); r != 7 {
+		t.Fatalf("m07/r: read n=%d, want 7", r)
+	}
+	if n, ok := cachedN(t, s, tb, "m07", "r"); !ok || n != 7 {
+		t.Fatalf("m07/r: cached n=%d (entry %v) after a read, want 7", n, ok)
 	}
 }
