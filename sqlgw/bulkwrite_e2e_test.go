@@ -63,11 +63,10 @@ func (s *bulkCountingStore) MultiBatch(ctx context.Context, batches []storage.Ta
 
 // TestBulkCommitHint: a commit of at least 128 rows (a multi-row INSERT,
 // INSERT ... SELECT, a wide UPDATE; engine bulkWriteRows) writes under
-// storage.WithBulkWrite, so the row cache adds none of its rows
-// (storage/pebble TestRowCacheBulkWriteAddsNone); an OLTP statement's
-// commit of a few rows does not, and its rows go into the cache as
-// before. Direct execution and go-mysql-server's executor; the rows read
-// back right.
+// storage.WithBulkWrite, so the row cache evicts nothing for its rows
+// (storage/pebble TestRowCacheBulkWrite); an OLTP statement's commit of a
+// few rows does not. Direct execution and go-mysql-server's executor; the
+// rows read back right.
 func TestBulkCommitHint(t *testing.T) {
 	for _, noDirect := range []bool{false, true} {
 		t.Run(fmt.Sprintf("nodirect=%v", noDirect), func(t *testing.T) {

@@ -48,13 +48,16 @@ import (
 // every write of a key holds the key's stripe lock (Store.stripes) from
 // before its begin until after its done, so no other write of it is in
 // flight, and readers cannot insert while the shard is being written. A
-// write that failed drops its keys' entries. So the rows a write wrote
-// are read from the cache the first time, not from Pebble; except a bulk
-// write's (storage.WithBulkWrite: a multi-row INSERT, LOAD DATA), which
-// only replaces the entries its keys have and adds none, as a
-// scan-resistant cache keeps a scan out: copying sysbench prepare's
-// 100,000 rows into fresh chunks cost a tenth of the load's CPU, for
-// rows the next statements mostly do not read.
+// write that failed drops its keys' entries. So the rows a load or a
+// backfill wrote are read from the cache the first time, not from Pebble.
+// A bulk write (storage.WithBulkWrite: a multi-row INSERT, LOAD DATA)
+// replaces its keys' entries but adds new ones only while the shard has
+// room, never evicting for them: a load larger than the cache does not
+// flush the rows reads cached (scan resistance). Adding none at all was
+// measured and not kept: sysbench prepare's server CPU fell about 5%, but
+// the point selects right after the load missed the cache, read an
+// uncompacted LSM, and ran at 0.58 of the rate in their first round
+// (docs/benchmarks.md, "Sixteenth session: sysbench prepare (h16prep)").
 //
 // The same stripe locks make the cache usable for a write's own reads of
 // the keys it writes (apply's current record, before its begin; lockedGet):
@@ -302,6 +305,13 @@ func (c *rowCache) put(sh *rowShard, h uint64, key, val []byte, token uint64) {
 	sh.insert(h, key, val)
 }
 
+// room reports whether an entry of key and val, which fits, goes in
+// without evicting a chunk (sh.mu held).
+func (sh *rowShard) room(key, val []byte) bool {
+	return len(sh.chunks) < sh.maxChunks ||
+		len(sh.chunks) > 0 && sh.used[len(sh.used)-1]+entrySize(key, val) <= sh.chunkSize
+}
+
 // insert writes an entry of key (hash h) and val, which fits, and makes
 // it key's (sh.mu held exclusively).
 func (sh *rowShard) insert(h uint64, key, val []byte) {
@@ -465,16 +475,20 @@ func (w rowWrite) writeThrough(b *pebbledb.Batch) bool {
 		switch {
 		case !put:
 			sh.remove(h, k)
-		case w.bulk || partitionKey(k):
+		case partitionKey(k):
 			// A global index's entity (prefix.go) is read by partition
 			// queries, which do not consult the cache: it replaces its
 			// key's entry if there is one (a Get read it), and is not
 			// added. sysbench's prepare wrote 100,000 of them, a third
 			// of the load's records, which no read then looked up.
-			// Nor does a bulk write (a multi-row INSERT, LOAD DATA)
-			// add its rows: copying sysbench prepare's 100,000 rows
-			// into fresh chunks was a tenth of the load's CPU.
 			if ch, _, _ := sh.find(h, k); ch != nil {
+				sh.insert(h, k, v)
+			}
+		case w.bulk:
+			// A bulk write (a multi-row INSERT, LOAD DATA) replaces its
+			// key's entry, and adds one only into free room: it never
+			// evicts what reads cached (scan resistance).
+			if ch, _, _ := sh.find(h, k); ch != nil || sh.room(k, v) {
 				sh.insert(h, k, v)
 			}
 		default:

@@ -239,12 +239,13 @@ func TestRowCacheWriteThroughIndexTable(t *testing.T) {
 	}
 }
 
-// TestRowCacheBulkWriteAddsNone: a write under storage.WithBulkWrite (a
-// multi-row INSERT, LOAD DATA) adds no entry for the records it commits,
-// through Batch and MultiBatch, but replaces the entry of a key that has
-// one (and a deletion drops it), so that no read is served a record older
-// than the store's.
-func TestRowCacheBulkWriteAddsNone(t *testing.T) {
+// TestRowCacheBulkWrite: a write under storage.WithBulkWrite (a multi-row
+// INSERT, LOAD DATA) replaces the entry of a key that has one (a deletion
+// drops it), so that no read is served a record older than the store's,
+// through Batch and MultiBatch; it adds the entries of new keys only into
+// free room: a bulk load larger than the cache evicts none of the entries
+// reads and other writes made, where an ordinary write evicts them.
+func TestRowCacheBulkWrite(t *testing.T) {
 	ctx := context.Background()
 	bulk := storage.WithBulkWrite(ctx)
 	s := openRowCached(t, 1<<20)
@@ -252,12 +253,8 @@ func TestRowCacheBulkWriteAddsNone(t *testing.T) {
 	if err := s.CreateTable(ctx, tb); err != nil {
 		t.Fatal(err)
 	}
-	// A cached entry of p/a, made by an ordinary write.
 	if _, err := s.Insert(ctx, tb, nEntity("p", "a", 1)); err != nil {
 		t.Fatal(err)
-	}
-	if n, ok := cachedN(t, s, tb, "p", "a"); !ok || n != 1 {
-		t.Fatalf("p/a: cached n=%d (entry %v) after an ordinary insert, want 1", n, ok)
 	}
 	if _, err := s.Batch(bulk, tb, []storage.Operation{
 		{Kind: storage.OpInsert, Entity: nEntity("p", "b", 10)},
@@ -265,30 +262,20 @@ func TestRowCacheBulkWriteAddsNone(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := cachedN(t, s, tb, "p", "b"); ok {
-		t.Fatal("p/b: a bulk Batch's new record was added to the cache")
+	if n, ok := cachedN(t, s, tb, "p", "b"); !ok || n != 10 {
+		t.Fatalf("p/b: cached n=%d (entry %v) after a bulk insert into free room, want 10", n, ok)
 	}
 	if n, ok := cachedN(t, s, tb, "p", "a"); !ok || n != 2 {
 		t.Fatalf("p/a: cached n=%d (entry %v) after a bulk update, want 2", n, ok)
 	}
-	var ops []storage.TableBatch
-	for i := range 50 {
-		ops = append(ops, storage.TableBatch{Table: tb, Ops: []storage.Operation{{Kind: storage.OpInsert, Entity: nEntity(fmt.Sprintf("m%02d", i), "r", int64(i))}}})
-	}
-	ops = append(ops, storage.TableBatch{Table: tb, Ops: []storage.Operation{{Kind: storage.OpUpdate, Mode: storage.Replace, Entity: nEntity("p", "a", 3)}}})
-	if _, err := s.MultiBatch(bulk, ops); err != nil {
+	if _, err := s.MultiBatch(bulk, []storage.TableBatch{
+		{Table: tb, Ops: []storage.Operation{{Kind: storage.OpUpdate, Mode: storage.Replace, Entity: nEntity("p", "a", 3)}}},
+		{Table: tb, Ops: []storage.Operation{{Kind: storage.OpInsert, Entity: nEntity("q", "c", 20)}}},
+	}); err != nil {
 		t.Fatal(err)
 	}
-	for i := range 50 {
-		if _, ok := cachedN(t, s, tb, fmt.Sprintf("m%02d", i), "r"); ok {
-			t.Fatalf("m%02d/r: a bulk MultiBatch's new record was added to the cache", i)
-		}
-	}
-	if n, ok := cachedN(t, s, tb, "p", "a"); !ok || n != 3 {
+	if n, ok := cachedN(t, s, tb, "p", "a"); !ok || n != 3 || readN(t, ctx, s, tb, "p", "a") != 3 {
 		t.Fatalf("p/a: cached n=%d (entry %v) after a bulk MultiBatch, want 3", n, ok)
-	}
-	if r := readN(t, ctx, s, tb, "p", "a"); r != 3 {
-		t.Fatalf("p/a: read n=%d, want 3", r)
 	}
 	if _, err := s.MultiBatch(bulk, []storage.TableBatch{{Table: tb, Ops: []storage.Operation{{Kind: storage.OpDelete, Entity: &storage.Entity{PartitionKey: "p", RowKey: "a"}}}}}); err != nil {
 		t.Fatal(err)
@@ -296,11 +283,51 @@ func TestRowCacheBulkWriteAddsNone(t *testing.T) {
 	if _, ok := cachedN(t, s, tb, "p", "a"); ok {
 		t.Fatal("p/a: cached after a bulk deletion")
 	}
-	// The bulk rows are read (and then cached) as any other.
-	if r := readN(t, ctx, s, tb, "m07", "r"); r != 7 {
-		t.Fatalf("m07/r: read n=%d, want 7", r)
+
+	// Fill the cache by ordinary writes (past its bound: it evicts), then
+	// load ten times its size in bulk: every entry cached before the load
+	// stays, and each new key either went into free room or is read from
+	// the store.
+	pad := string(make([]byte, 400))
+	entity := func(pk string, n int) *storage.Entity {
+		e := nEntity(pk, "r", int64(n))
+		e.Properties["pad"] = storage.String(pad)
+		return e
 	}
-	if n, ok := cachedN(t, s, tb, "m07", "r"); !ok || n != 7 {
-		t.Fatalf("m07/r: cached n=%d (entry %v) after a read, want 7", n, ok)
+	write := func(ctx context.Context, from, to int) {
+		t.Helper()
+		var tbs []storage.TableBatch
+		for i := from; i < to; i++ {
+			tbs = append(tbs, storage.TableBatch{Table: tb, Ops: []storage.Operation{{Kind: storage.OpInsert, Entity: entity(fmt.Sprintf("k%06d", i), i)}}})
+		}
+		if _, err := s.MultiBatch(ctx, tbs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const n = 2500 // a cache's worth of records, about (1 MiB / 400 bytes)
+	for i := 0; i < 4*n; i += 500 {
+		write(ctx, i, i+500)
+	}
+	var hot []int
+	for i := range 4 * n {
+		if _, ok := cachedN(t, s, tb, fmt.Sprintf("k%06d", i), "r"); ok {
+			hot = append(hot, i)
+		}
+	}
+	if len(hot) == 0 || len(hot) == 4*n {
+		t.Fatalf("%d of %d written keys cached: the cache did not fill and evict", len(hot), 4*n)
+	}
+	for i := 4 * n; i < 14*n; i += 500 {
+		write(bulk, i, i+500)
+	}
+	for _, i := range hot {
+		if _, ok := cachedN(t, s, tb, fmt.Sprintf("k%06d", i), "r"); !ok {
+			t.Fatalf("k%06d: cached before a bulk load, evicted by it", i)
+		}
+	}
+	for _, i := range []int{0, 4 * n, 9 * n, 14*n - 1} {
+		if r := readN(t, ctx, s, tb, fmt.Sprintf("k%06d", i), "r"); r != int64(i) {
+			t.Fatalf("k%06d: read n=%d, want %d", i, r, i)
+		}
 	}
 }
