@@ -2,7 +2,6 @@ package sqlgw_test
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -75,25 +74,13 @@ func TestBulkCommitHint(t *testing.T) {
 				t.Fatal(err)
 			}
 			st := &bulkCountingStore{Store: pst}
-			srv := memoryServerOn(t, st, sqlgw.Config{NoDirect: noDirect})
-			db, err := sql.Open("mysql", fmt.Sprintf("root@tcp(%s)/", srv.Addr().String()))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { db.Close() })
-			db.SetMaxOpenConns(1)
-			ctx := context.Background()
-			exec := func(q string) {
-				t.Helper()
-				if _, err := db.ExecContext(ctx, q); err != nil {
-					t.Fatalf("%.60s: %v", q, err)
-				}
-			}
+			ts := sqltest.Start(t, st, sqltest.Options{Config: func(c *sqlgw.Config) { c.NoDirect = noDirect }})
+			r := ts.Runner()
 			// expect runs q and checks whether its writes were bulk.
 			expect := func(bulk bool, q string) {
 				t.Helper()
 				b0, p0 := st.bulk.Load(), st.plain.Load()
-				exec(q)
+				r.Exec(q)
 				b, p := st.bulk.Load()-b0, st.plain.Load()-p0
 				switch {
 				case bulk && (b == 0 || p != 0):
@@ -102,36 +89,22 @@ func TestBulkCommitHint(t *testing.T) {
 					t.Fatalf("%.60s: %d bulk and %d other writes, want no bulk write", q, b, p)
 				}
 			}
-			exec("CREATE DATABASE bw")
-			exec("USE bw")
-			exec("CREATE TABLE t (id INT PRIMARY KEY, k INT, c VARCHAR(40))")
-			exec("CREATE TABLE u (id INT PRIMARY KEY, k INT, c VARCHAR(40))")
+			r.ExecAll("CREATE DATABASE bw", "USE bw",
+				"CREATE TABLE t (id INT PRIMARY KEY, k INT, c VARCHAR(40))",
+				"CREATE TABLE u (id INT PRIMARY KEY, k INT, c VARCHAR(40))")
 			var vals []string
+			sum := 0
 			for i := 1; i <= 300; i++ {
 				vals = append(vals, fmt.Sprintf("(%d, %d, 'row-%d')", i, i%7, i))
+				sum += i % 7
 			}
 			expect(true, "INSERT INTO t VALUES "+strings.Join(vals, ", "))
 			expect(false, "INSERT INTO t VALUES (1001, 1, 'a'), (1002, 2, 'b'), (1003, 3, 'c')")
 			expect(false, "UPDATE t SET k = 9 WHERE id = 1001")
 			expect(true, "INSERT INTO u SELECT * FROM t WHERE id <= 200")
 			expect(true, "UPDATE u SET c = CONCAT(c, '!')")
-			var n, sum int64
-			if err := db.QueryRowContext(ctx, "SELECT COUNT(*), SUM(k) FROM t").Scan(&n, &sum); err != nil || n != 303 || sum != 1+2+3+9-1+int64(sumMod7(300)) {
-				t.Fatalf("t: count %d sum %d (%v)", n, sum, err)
-			}
-			var c string
-			if err := db.QueryRowContext(ctx, "SELECT c FROM u WHERE id = 150").Scan(&c); err != nil || c != "row-150!" {
-				t.Fatalf("u 150: %q (%v)", c, err)
-			}
+			r.ExpectRows("SELECT COUNT(*), SUM(k) FROM t", fmt.Sprintf("303\t%d", sum+9+2+3))
+			r.ExpectRows("SELECT c FROM u WHERE id = 150", "row-150!")
 		})
 	}
-}
-
-// sumMod7 is the sum of i%7 for i in 1..n.
-func sumMod7(n int) int {
-	s := 0
-	for i := 1; i <= n; i++ {
-		s += i % 7
-	}
-	return s
 }
