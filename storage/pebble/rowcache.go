@@ -54,10 +54,12 @@ import (
 // replaces its keys' entries but adds new ones only while the shard has
 // room, never evicting for them: a load larger than the cache does not
 // flush the rows reads cached (scan resistance). Adding none at all was
-// measured and not kept: sysbench prepare's server CPU fell about 5%, but
-// the point selects right after the load missed the cache, read an
-// uncompacted LSM, and ran at 0.58 of the rate in their first round
-// (docs/benchmarks.md, "Sixteenth session: sysbench prepare (h16prep)").
+// measured and not kept: sysbench prepare's server CPU fell 5-11%, but
+// the point selects after the load then missed the cache, read Pebble
+// (memtables and L0, not yet compacted) and filled the cache themselves,
+// at 1.1-1.6 times the server CPU per query over their first 40,000 to
+// 150,000 queries: the cost moved to the reads, and grew (docs/
+// benchmarks.md, "Sixteenth session: sysbench prepare (h16prep)").
 //
 // The same stripe locks make the cache usable for a write's own reads of
 // the keys it writes (apply's current record, before its begin; lockedGet):
