@@ -547,6 +547,9 @@ func (g *Gateway) commitWrites(ctx context.Context, t *txn) error {
 	if len(phys) == 0 {
 		return nil // nothing to write (a commit that writes nothing passes no gate)
 	}
+	if bulkCommit(t, phys) {
+		ctx = storage.WithBulkWrite(ctx)
+	}
 	defer g.commits.enter()() // before indexesSince: CREATE INDEX's drain, the backfill's writer gate (commitgate.go)
 	var log commitLog
 	defer g.finishIndexes(ctx, &log)
@@ -585,6 +588,26 @@ func (g *Gateway) commitWrites(ctx context.Context, t *txn) error {
 		}
 	}
 	return nil
+}
+
+// bulkWriteRows is the number of rows from which a commit is a bulk
+// write (storage.WithBulkWrite): the row cache replaces the entries its
+// rows have and adds new ones only into free room, never evicting what
+// reads cached for them (scan resistance). A multi-row INSERT, LOAD
+// DATA, INSERT ... SELECT or a wide UPDATE may write more rows than the
+// cache holds; an OLTP transaction writes a few, and they go in as
+// before. Decided here by count, so that every bulk path gets it without
+// being tagged one by one.
+const bulkWriteRows = 128
+
+// bulkCommit reports whether the commit of t writes at least
+// bulkWriteRows rows (in the tables phys).
+func bulkCommit(t *txn, phys []string) bool {
+	n := 0
+	for _, p := range phys {
+		n += len(t.tables[p].writes)
+	}
+	return n >= bulkWriteRows
 }
 
 // commitLog records what a commit has applied so far.

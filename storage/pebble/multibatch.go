@@ -126,7 +126,7 @@ func (s *Store) MultiBatch(ctx context.Context, batches []storage.TableBatch) ([
 	}
 	// The row cache's entries of the keys become the records written,
 	// or go if the commit failed (rowcache.go).
-	w := s.rc.begin(allKeys)
+	w := s.rc.begin(allKeys, storage.BulkWrite(ctx))
 	err := s.commit(pb, s.writeOptions(ctx))
 	w.done(committed(pb, err))
 	if err != nil {

@@ -88,7 +88,7 @@ func TestReview13fRowCacheBetweenCommitAndDone(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := appendEntityKey(nil, ti.id, "p", "r")
-	w := s.rc.begin([][]byte{key})
+	w := s.rc.begin([][]byte{key}, false)
 	b := s.db.NewBatch()
 	b.Set(key, encodeEntity(nil, storage.Properties{"v": storage.Int64(2)}, s.newETag(), 1), nil)
 	if err := s.commit(b, s.wo); err != nil {

@@ -50,6 +50,16 @@ import (
 // flight, and readers cannot insert while the shard is being written. A
 // write that failed drops its keys' entries. So the rows a load or a
 // backfill wrote are read from the cache the first time, not from Pebble.
+// A bulk write (storage.WithBulkWrite: a multi-row INSERT, LOAD DATA)
+// replaces its keys' entries but adds new ones only while the shard has
+// room, never evicting for them: a load larger than the cache does not
+// flush the rows reads cached (scan resistance). Adding none at all was
+// measured and not kept: sysbench prepare's server CPU fell 5-11%, but
+// the point selects after the load then missed the cache, read Pebble
+// (memtables and L0, not yet compacted) and filled the cache themselves,
+// at 1.1-1.6 times the server CPU per query over their first 40,000 to
+// 150,000 queries: the cost moved to the reads, and grew (docs/
+// benchmarks.md, "Sixteenth session: sysbench prepare (h16prep)").
 //
 // The same stripe locks make the cache usable for a write's own reads of
 // the keys it writes (apply's current record, before its begin; lockedGet):
@@ -297,6 +307,13 @@ func (c *rowCache) put(sh *rowShard, h uint64, key, val []byte, token uint64) {
 	sh.insert(h, key, val)
 }
 
+// room reports whether an entry of key and val, which fits, goes in
+// without evicting a chunk (sh.mu held).
+func (sh *rowShard) room(key, val []byte) bool {
+	return len(sh.chunks) < sh.maxChunks ||
+		len(sh.chunks) > 0 && sh.used[len(sh.used)-1]+entrySize(key, val) <= sh.chunkSize
+}
+
 // insert writes an entry of key (hash h) and val, which fits, and makes
 // it key's (sh.mu held exclusively).
 func (sh *rowShard) insert(h uint64, key, val []byte) {
@@ -369,17 +386,19 @@ type rowWrite struct {
 	c      *rowCache
 	keys   [][]byte
 	shards []*rowShard // distinct, each marked once
+	bulk   bool        // replace entries, add none (storage.WithBulkWrite)
 }
 
 // begin marks the shards of keys as being written, before the write's
-// commit; done ends it. The keys must stay unchanged until done. A nil
-// cache does nothing.
-func (c *rowCache) begin(keys [][]byte) rowWrite {
+// commit; done ends it. The keys must stay unchanged until done. A bulk
+// write (storage.WithBulkWrite) only replaces the entries its keys have,
+// and adds none (writeThrough). A nil cache does nothing.
+func (c *rowCache) begin(keys [][]byte, bulk bool) rowWrite {
 	if c == nil {
 		return rowWrite{}
 	}
 	var seen [rowCacheShards]bool
-	w := rowWrite{c: c, keys: keys}
+	w := rowWrite{c: c, keys: keys, bulk: bulk}
 	for _, k := range keys {
 		i := c.hash(k) & (rowCacheShards - 1)
 		if seen[i] {
@@ -430,7 +449,8 @@ func (w rowWrite) done(committed *pebbledb.Batch) {
 const writeThroughMax = 16 << 10
 
 // writeThrough makes each record of the committed batch b its key's
-// entry (a deletion drops it). The keys the write did not write (an
+// entry (a deletion drops it); a bulk write's record replaces its key's
+// entry only if there is one. The keys the write did not write (an
 // OpCheck's) keep their entries: they did not change. It returns false,
 // having maybe done part of it, if b holds anything but sets and
 // deletions, for done to drop every key instead.
@@ -464,6 +484,13 @@ func (w rowWrite) writeThrough(b *pebbledb.Batch) bool {
 			// added. sysbench's prepare wrote 100,000 of them, a third
 			// of the load's records, which no read then looked up.
 			if ch, _, _ := sh.find(h, k); ch != nil {
+				sh.insert(h, k, v)
+			}
+		case w.bulk:
+			// A bulk write (a multi-row INSERT, LOAD DATA) replaces its
+			// key's entry, and adds one only into free room: it never
+			// evicts what reads cached (scan resistance).
+			if ch, _, _ := sh.find(h, k); ch != nil || sh.room(k, v) {
 				sh.insert(h, k, v)
 			}
 		default:

@@ -702,7 +702,7 @@ func (s *Store) write(ctx context.Context, table string, ops []storage.Operation
 	}
 	// The row cache's entries of the keys become the records written,
 	// or go if the commit failed (rowcache.go).
-	w := s.rc.begin(keys)
+	w := s.rc.begin(keys, storage.BulkWrite(ctx))
 	err = s.commit(b, s.writeOptions(ctx))
 	w.done(committed(b, err))
 	if err != nil {

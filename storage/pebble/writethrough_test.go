@@ -113,7 +113,7 @@ func TestRowCacheWriteThrough(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := s.rc.begin([][]byte{appendEntityKey(nil, ti.id, "q", "c")})
+	w := s.rc.begin([][]byte{appendEntityKey(nil, ti.id, "q", "c")}, false)
 	w.done(nil)
 	want("q", "c", -1)
 	if r := readN(t, ctx, s, tb, "q", "c"); r != 20 {
@@ -236,5 +236,98 @@ func TestRowCacheWriteThroughIndexTable(t *testing.T) {
 	}
 	if _, ok := cachedN(t, s, tb, "v1", "r1"); ok {
 		t.Fatal("an index entity's entry survived its deletion")
+	}
+}
+
+// TestRowCacheBulkWrite: a write under storage.WithBulkWrite (a multi-row
+// INSERT, LOAD DATA) replaces the entry of a key that has one (a deletion
+// drops it), so that no read is served a record older than the store's,
+// through Batch and MultiBatch; it adds the entries of new keys only into
+// free room: a bulk load larger than the cache evicts none of the entries
+// reads and other writes made, where an ordinary write evicts them.
+func TestRowCacheBulkWrite(t *testing.T) {
+	ctx := context.Background()
+	bulk := storage.WithBulkWrite(ctx)
+	s := openRowCached(t, 1<<20)
+	const tb = "rcbulk"
+	if err := s.CreateTable(ctx, tb); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Insert(ctx, tb, nEntity("p", "a", 1)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Batch(bulk, tb, []storage.Operation{
+		{Kind: storage.OpInsert, Entity: nEntity("p", "b", 10)},
+		{Kind: storage.OpUpdate, Mode: storage.Replace, Entity: nEntity("p", "a", 2)},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n, ok := cachedN(t, s, tb, "p", "b"); !ok || n != 10 {
+		t.Fatalf("p/b: cached n=%d (entry %v) after a bulk insert into free room, want 10", n, ok)
+	}
+	if n, ok := cachedN(t, s, tb, "p", "a"); !ok || n != 2 {
+		t.Fatalf("p/a: cached n=%d (entry %v) after a bulk update, want 2", n, ok)
+	}
+	if _, err := s.MultiBatch(bulk, []storage.TableBatch{
+		{Table: tb, Ops: []storage.Operation{{Kind: storage.OpUpdate, Mode: storage.Replace, Entity: nEntity("p", "a", 3)}}},
+		{Table: tb, Ops: []storage.Operation{{Kind: storage.OpInsert, Entity: nEntity("q", "c", 20)}}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n, ok := cachedN(t, s, tb, "p", "a"); !ok || n != 3 || readN(t, ctx, s, tb, "p", "a") != 3 {
+		t.Fatalf("p/a: cached n=%d (entry %v) after a bulk MultiBatch, want 3", n, ok)
+	}
+	if _, err := s.MultiBatch(bulk, []storage.TableBatch{{Table: tb, Ops: []storage.Operation{{Kind: storage.OpDelete, Entity: &storage.Entity{PartitionKey: "p", RowKey: "a"}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := cachedN(t, s, tb, "p", "a"); ok {
+		t.Fatal("p/a: cached after a bulk deletion")
+	}
+
+	// Fill the cache by ordinary writes (past its bound: it evicts), then
+	// load ten times its size in bulk: every entry cached before the load
+	// stays, and each new key either went into free room or is read from
+	// the store.
+	pad := string(make([]byte, 400))
+	entity := func(pk string, n int) *storage.Entity {
+		e := nEntity(pk, "r", int64(n))
+		e.Properties["pad"] = storage.String(pad)
+		return e
+	}
+	write := func(ctx context.Context, from, to int) {
+		t.Helper()
+		var tbs []storage.TableBatch
+		for i := from; i < to; i++ {
+			tbs = append(tbs, storage.TableBatch{Table: tb, Ops: []storage.Operation{{Kind: storage.OpInsert, Entity: entity(fmt.Sprintf("k%06d", i), i)}}})
+		}
+		if _, err := s.MultiBatch(ctx, tbs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const n = 2500 // a cache's worth of records, about (1 MiB / 400 bytes)
+	for i := 0; i < 4*n; i += 500 {
+		write(ctx, i, i+500)
+	}
+	var hot []int
+	for i := range 4 * n {
+		if _, ok := cachedN(t, s, tb, fmt.Sprintf("k%06d", i), "r"); ok {
+			hot = append(hot, i)
+		}
+	}
+	if len(hot) == 0 || len(hot) == 4*n {
+		t.Fatalf("%d of %d written keys cached: the cache did not fill and evict", len(hot), 4*n)
+	}
+	for i := 4 * n; i < 14*n; i += 500 {
+		write(bulk, i, i+500)
+	}
+	for _, i := range hot {
+		if _, ok := cachedN(t, s, tb, fmt.Sprintf("k%06d", i), "r"); !ok {
+			t.Fatalf("k%06d: cached before a bulk load, evicted by it", i)
+		}
+	}
+	for _, i := range []int{0, 4 * n, 9 * n, 14*n - 1} {
+		if r := readN(t, ctx, s, tb, fmt.Sprintf("k%06d", i), "r"); r != int64(i) {
+			t.Fatalf("k%06d: read n=%d, want %d", i, r, i)
+		}
 	}
 }
