@@ -146,7 +146,7 @@ func (s *Store) Commit(ctx context.Context, groups []Group, beforeCommit func() 
 	if err := s.ensureTable(ctx); err != nil {
 		return err
 	}
-	start := s.now()
+	start, startReal := s.now(), time.Now()
 	id := newID(start)
 	expires := start.Add(s.lease).UnixMicro()
 	// 1. The record (pending) and the intent values, in the record's own
@@ -169,40 +169,9 @@ func (s *Store) Commit(ctx context.Context, groups []Group, beforeCommit func() 
 	if err != nil {
 		return err
 	}
-	recETag := etags[0]
 	// The lease is renewed from the moment the record exists until the
-	// commit point (a large commit may take longer than the lease to write
-	// its intents and locks, and a sweep aborts a record past its lease
-	// even before any lock exists); the commit point uses the latest ETag.
-	var recMu sync.Mutex
-	renewDone := make(chan struct{})
-	renewStopped := make(chan struct{})
-	go func() {
-		defer close(renewStopped)
-		tick := time.NewTicker(s.lease / 3)
-		defer tick.Stop()
-		for {
-			select {
-			case <-renewDone:
-				return
-			case <-tick.C:
-			}
-			recMu.Lock()
-			e := s.recordEntity(id, statePending, s.now().Add(s.lease).UnixMicro(), n)
-			if et, err := s.Store.Update(ctx, s.table, e, storage.Replace, recETag); err == nil {
-				rec, recETag = e, et
-			}
-			recMu.Unlock()
-		}
-	}()
-	stopRenew := func() {
-		select {
-		case <-renewDone:
-		default:
-			close(renewDone)
-			<-renewStopped
-		}
-	}
+	// commit point is reached (renewal below).
+	stopRenew := s.renewLease(ctx, id, n, startReal, etags[0])
 	defer stopRenew()
 	if len(bs) > 1 {
 		if err := s.parallelBatches(ctx, s.table, bs[1:]); err != nil {
@@ -250,17 +219,21 @@ func (s *Store) Commit(ctx context.Context, groups []Group, beforeCommit func() 
 		firstErr = beforeCommit()
 	}
 	bg := context.WithoutCancel(ctx)
-	stopRenew()
 	if firstErr != nil {
+		stopRenew()
 		s.abort(bg, id, groups, n)
 		return firstErr
 	}
-	// 3. The commit point: the commit row, with the clock (mvcc.go).
+	// 3. The commit point: the commit row, with the clock (mvcc.go). The
+	// lease is renewed until it is reached: the clock's batch may wait for
+	// the one before it, and a slow store may take a while to answer it.
 	if s.now().Sub(start) > abortRetention/2 {
+		stopRenew()
 		s.abort(bg, id, groups, n)
 		return fmt.Errorf("%w: the commit took longer than %s", ErrAborted, abortRetention/2)
 	}
 	ts, aborted, err := s.commitPoint(ctx, id, site{})
+	stopRenew()
 	if err != nil {
 		if aborted {
 			s.abort(bg, id, groups, n)
@@ -272,6 +245,79 @@ func (s *Store) Commit(ctx context.Context, groups []Group, beforeCommit func() 
 		s.deleteEntities(bg, id, side[1:])
 	}
 	return nil
+}
+
+// renewLease keeps the lease of transaction id's pending record (sent at
+// sent, real time; n operations; ETag etag) alive until the returned stop is
+// called (which waits for a renewal in flight). A committer that is alive
+// and making progress must not lose its transaction to a reader or a sweep
+// that finds its lease expired only because the store, or the machine, is
+// slow; a dead one stops renewing and is recovered once its last lease is
+// over. Hence:
+//
+//   - a renewal is sent every quarter of the lease, counted from the send
+//     of the previous write of the record (the first from the record's
+//     own batch, which may itself have been slow);
+//   - each extends the lease from its send by the lease plus twice the
+//     time the previous renewal took to be answered (at most one lease
+//     more): while the store's latency stays under a lease (and does not
+//     jump from nothing to more than three quarters of one), each renewal
+//     lands before the lease it extends runs out;
+//   - a renewal refused on its ETag (one whose answer was lost landed,
+//     or the store retried it after it landed) reads the record and goes
+//     on from its current ETag while it is still pending: before, every
+//     later renewal failed on the stale ETag and the lease ran out;
+//   - a record found deleted (aborted and recovered) ends the renewals:
+//     the commit point reports the abort.
+func (s *Store) renewLease(ctx context.Context, id string, n int, sent time.Time, etag storage.ETag) (stop func()) {
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		every := s.lease / 4
+		var took time.Duration // the previous renewal's round trip
+		t := time.NewTimer(time.Until(sent.Add(every)))
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			at := s.now()
+			sentReal := time.Now()
+			e := s.recordEntity(id, statePending, at.Add(s.lease+min(2*took, s.lease)).UnixMicro(), n)
+			et, err := s.Store.Update(ctx, s.table, e, storage.Replace, etag)
+			took = time.Since(sentReal)
+			next := every
+			switch {
+			case err == nil:
+				etag = et
+			case errors.Is(err, storage.ErrPreconditionFailed):
+				cur, gerr := s.Store.Get(ctx, s.table, id, recRowKey, nil)
+				if errors.Is(gerr, storage.ErrNotFound) {
+					return
+				}
+				if gerr == nil && cur.Properties[propState].Str() == statePending {
+					etag = cur.ETag
+					next = 0 // renew now, from the current ETag
+				}
+			case errors.Is(err, storage.ErrNotFound):
+				return
+			default:
+				next = every / 4 // a failed request: try again soon
+			}
+			t.Reset(max(0, time.Until(sentReal.Add(next))))
+		}
+	}()
+	return func() {
+		select {
+		case <-done:
+		default:
+			close(done)
+			<-stopped
+		}
+	}
 }
 
 // makeConditional makes the unconditional updates and deletes of a group
@@ -817,9 +863,15 @@ func (s *Store) Recover(ctx context.Context) (RecoverStats, error) {
 				st.Pending++
 				continue // a live committer resolves it
 			}
-			o, _, err := s.status(ctx, id)
+			o, cur, err := s.status(ctx, id)
 			if err != nil {
 				return st, err
+			}
+			if o.state == statePending && s.now().Before(cur.expires) {
+				// Renewed since the page was read (the records before
+				// it may have taken a while): a live committer's.
+				st.Pending++
+				continue
 			}
 			if o.state == statePending {
 				if o, err = s.abortTxn(ctx, id, site{}); err != nil {

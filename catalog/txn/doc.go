@@ -16,8 +16,10 @@
 //     intents: the new value of every operation (an encoded copy of its
 //     properties, or "delete"), in the same partition: one batch when
 //     they fit.
-//     The committer renews the record's lease every third of it until the
-//     commit point, so a large commit is not aborted by its readers.
+//     The committer renews the record's lease every quarter of it until
+//     its commit point has landed, each renewal extended by the store's
+//     latency (Store.renewLease), so a large or slow commit is not aborted
+//     by its readers or a sweep while its committer is alive.
 //  2. locks every entity, one batch per group, in parallel: a Merge of the
 //     lock property PropLock ("<txn id>|<intent>|<flag>") conditional on
 //     the ETag the transaction read (an Insert of a placeholder holding

@@ -298,7 +298,8 @@ func Client(t testing.TB, user, addr, dbAndParams string) *sql.DB {
 
 // Requests runs f and returns the trace lines (storage/recorder's format)
 // of the store requests the server sent meanwhile: f's and any background
-// request (catalog refreshes). It traces through the server's own
+// request (catalog refreshes), but those of the recovery sweeps, marked
+// recorder.Background (engine.StartIndexRecovery). It traces through the server's own
 // recorder: a second recorder below it would count every request twice in
 // the session counters (both add to the counters of the request's context).
 func (s *Server) Requests(f func()) []string {

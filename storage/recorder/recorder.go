@@ -11,7 +11,8 @@
 // Counts go to the recorder's own totals and to every Counters attached to
 // the request's context with WithCounters (a session's, a statement's). A
 // trace is one line per request, written to the recorder's trace writer and
-// to every writer attached to the context with WithTrace:
+// to every writer attached to the context with WithTrace (the recorder's
+// own trace writer leaves out the requests of contexts marked Background):
 //
 //	Query t1 partition=[p1] rows=[a,b) filter=(x gt 5) select=[a,b] top=10 -> 10 entities, more
 //
@@ -123,6 +124,26 @@ func WithTrace(ctx context.Context, w io.Writer) context.Context {
 	return with(ctx, nil, &syncWriter{w: w})
 }
 
+type backgroundKey struct{}
+
+// Background returns a context whose requests are the server's periodic
+// background work (the recovery sweeps), made for no statement: they count
+// as every request does, and go to the trace writers ctx carries, but not to
+// the recorder's own trace writer (SetTrace), which tests read as the
+// requests of the statements they run meanwhile. A sweep that happens to
+// run while a statement is traced is not that statement's work; under load
+// one may run for seconds. The mark is not an attribution: a request made
+// for several callers (storage.OnBehalfOf) is traced as before.
+func Background(ctx context.Context) context.Context {
+	return context.WithValue(ctx, backgroundKey{}, true)
+}
+
+// IsBackground reports whether ctx is marked Background.
+func IsBackground(ctx context.Context) bool {
+	b, _ := ctx.Value(backgroundKey{}).(bool)
+	return b
+}
+
 func init() { storage.RegisterAttribution(ctxKey{}, mergeAttached) }
 
 // mergeAttached is the attachment of a request made for several callers
@@ -176,7 +197,8 @@ func New(inner storage.Store) *Store { return &Store{inner: inner} }
 // Totals returns the recorder's own counters (every request through it).
 func (s *Store) Totals() *Counters { return &s.totals }
 
-// SetTrace makes the recorder write a line per request to w; nil stops.
+// SetTrace makes the recorder write a line per request to w (but those of
+// Background contexts); nil stops.
 func (s *Store) SetTrace(w io.Writer) {
 	if w == nil {
 		s.trace.Store(nil)
@@ -213,6 +235,9 @@ func (s *Store) record(ctx context.Context, read, written int, err error, descri
 		traces = a.traces
 	}
 	t := s.trace.Load()
+	if t != nil && IsBackground(ctx) {
+		t = nil
+	}
 	if t == nil && len(traces) == 0 {
 		return
 	}

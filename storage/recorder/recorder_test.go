@@ -240,3 +240,35 @@ func TestMergedAttachments(t *testing.T) {
 		t.Error("a request for no caller counted in a caller's counters")
 	}
 }
+
+// TestBackgroundNotInOwnTrace: a request of a Background context (a
+// recovery sweep) counts in the totals and in the counters and traces its
+// context carries, but the recorder's own trace, which follows the
+// statements a test runs, leaves it out; a request made for a Background
+// caller and another (storage.OnBehalfOf) is traced.
+func TestBackgroundNotInOwnTrace(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	s.CreateTable(ctx, "tab1")
+	var own, attachedTrace bytes.Buffer
+	var c Counters
+	s.SetTrace(&own)
+	before := s.Totals().Snapshot().Requests
+	bg := Background(WithTrace(WithCounters(ctx, &c), &attachedTrace))
+	s.Get(bg, "tab1", "sweep", "a", nil)
+	s.Get(ctx, "tab1", "stmt", "a", nil)
+	s.Get(storage.OnBehalfOf(context.Background(), bg, ctx), "tab1", "shared", "a", nil)
+	s.SetTrace(nil)
+	if got, want := own.String(), "Get tab1 pk=stmt rk=a -> not found\nGet tab1 pk=shared rk=a -> not found\n"; got != want {
+		t.Errorf("own trace:\n%s\nwant:\n%s", got, want)
+	}
+	if got, want := attachedTrace.String(), "Get tab1 pk=sweep rk=a -> not found\nGet tab1 pk=shared rk=a -> not found\n"; got != want {
+		t.Errorf("the context's trace:\n%s\nwant:\n%s", got, want)
+	}
+	if n := s.Totals().Snapshot().Requests - before; n != 3 {
+		t.Errorf("totals: %d requests, want 3", n)
+	}
+	if n := c.Snapshot().Requests; n != 2 {
+		t.Errorf("the context's counters: %d requests, want 2", n)
+	}
+}
