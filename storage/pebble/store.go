@@ -216,6 +216,9 @@ func Open(dir string, opts *Options) (*Store, error) {
 		po.FS = opts.FS
 	case opts.InMemory:
 		po.FS = vfs.NewMem()
+	case po.FS == nil && dir != "":
+		// On disk: new logs written with zeros ahead (walfs.go).
+		po.FS = walFS{vfs.Default}
 	}
 	if po.Logger == nil && po.LoggerAndTracer == nil {
 		po.Logger = quietLogger{}

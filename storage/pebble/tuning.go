@@ -32,15 +32,21 @@ import (
 //     absent rows, skip the tables that cannot hold the key; a global
 //     index's partition queries skip the tables that cannot hold the
 //     partition (prefix.go: the comparer's Split, the filters' name).
-//   - Memtable: Pebble's 4 MiB, 2 queued, deliberately. 64 MiB memtables
-//     cut the CPU of sysbench's prepare by a fifth (the 100,000 rows and
-//     the backfill's rewrite of them fit one memtable: fewer flushes and
-//     compactions), but single synced writes took 2-3 times as long (0.8-0.9
-//     ms instead of 0.3-0.5 ms per insert, one writer, on a fresh store
-//     after 200,000 bulk rows; issue 13, fourth round): Pebble preallocates
-//     each WAL to 110% of the memtable, and until a flush lets it recycle
-//     one, every fdatasync lands in a fresh file's blocks; so the default
-//     stays.
+//   - Memtable: 64 MiB on disk (diskMemTableSize; Pebble's 4 MiB in
+//     memory), 2 queued. sysbench's prepare (100,000 rows, then the
+//     backfill's rewrite of them) fits one memtable: fewer flushes and
+//     compactions; its server CPU fell to 0.66-0.71 and its time to
+//     0.75-0.87 of 4 MiB memtables (sixteenth session). Larger memtables
+//     used to cost every single synced write 2-3 times as long on a fresh
+//     store (issue 13, fourth round): Pebble preallocates each new WAL to
+//     110% of the memtable with fallocate, and until a flush lets it
+//     recycle one, every fdatasync also journals the file's size and the
+//     extent it wrote into. The logs are written with zeros ahead instead
+//     (walfs.go): 321-343 us per synced write against 406-471 us with
+//     fallocate (64 MiB memtables, a fresh store, one writer), and
+//     oltp_insert after prepare at 0.94-1.26 (one thread) and 1.08-1.15
+//     (four) of 4 MiB memtables. Memory: up to three 64 MiB memtables (one
+//     filling, two queued for flush).
 //   - L0 tables uncompressed (lower levels keep Pebble's Snappy): a flush
 //     writes L0 and the next compaction rewrites it soon after, so
 //     compressing it is CPU spent on data that lives briefly. It cut the
@@ -174,6 +180,9 @@ func memTotal() int64 {
 
 // tunedOptions returns the Pebble options Open uses when Options.Pebble is
 // nil (see Tuning above); inMemory for a store whose files live in memory.
+// diskMemTableSize is the memtable size of a store on disk: see Tuning above.
+const diskMemTableSize = 64 << 20
+
 func tunedOptions(cacheSize int64, inMemory bool) pebbledb.Options {
 	var po pebbledb.Options
 	po.CacheSize = cacheSize
@@ -188,6 +197,7 @@ func tunedOptions(cacheSize int64, inMemory bool) pebbledb.Options {
 	}
 	// L0 uncompressed on disk: see Tuning above.
 	if !inMemory {
+		po.MemTableSize = diskMemTableSize
 		po.Levels[0].Compression = func() *sstable.CompressionProfile { return sstable.NoCompression }
 	}
 	// One-level sstable indexes: see Tuning above.

@@ -44,6 +44,12 @@ func TestTunedOptions(t *testing.T) {
 	if po.Levels[1].Compression != nil {
 		t.Error("L1 does not keep Pebble's default compression")
 	}
+	if po.MemTableSize != diskMemTableSize {
+		t.Errorf("MemTableSize on disk = %d, want %d", po.MemTableSize, diskMemTableSize)
+	}
+	if mem := tunedOptions(8<<20, true); mem.MemTableSize != 0 {
+		t.Errorf("MemTableSize in memory = %d, want Pebble's default", mem.MemTableSize)
+	}
 	if mem := tunedOptions(8<<20, true); mem.Levels[0].Compression != nil {
 		t.Error("L0 of a store in memory is uncompressed: its files are the store's memory")
 	}
