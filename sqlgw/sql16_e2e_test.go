@@ -28,3 +28,24 @@ func TestRoundOfDivision(t *testing.T) {
 			"1\t0.333333\t0.2142857\t0.50000", "2\t0.666667\t1.4285714\t3.33333")
 	})
 }
+
+// COUNT(DISTINCT x) of a text column counts the values its collation
+// tells apart, as DISTINCT and GROUP BY group them: 'a', 'A', 'á' and (PAD
+// SPACE) 'a ' are one value under utf8mb4_general_ci and
+// latin1_swedish_ci; utf8mb4_0900_ai_ci is NO PAD ('a ' is another).
+func TestCountDistinctCollation(t *testing.T) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := ts.Session("cdcoll", `
+			CREATE TABLE t (k INT PRIMARY KEY, c VARCHAR(10) COLLATE utf8mb4_0900_ai_ci, g VARCHAR(10) COLLATE utf8mb4_general_ci, l VARCHAR(10) CHARACTER SET latin1 COLLATE latin1_swedish_ci, b VARCHAR(10) COLLATE utf8mb4_bin)
+			INSERT INTO t VALUES (1, 'a', 'a', 'a', 'a'), (2, 'A', 'A', 'A', 'A'), (3, 'á', 'á', 'á', 'á'), (4, 'b', 'b', 'b', 'b'), (5, 'a ', 'a ', 'a ', 'a '), (6, NULL, NULL, NULL, NULL)`)
+		r := sqltest.NewRunner(t, c)
+		r.ExpectRows("SELECT COUNT(DISTINCT c), COUNT(DISTINCT g), COUNT(DISTINCT l), COUNT(DISTINCT b), COUNT(DISTINCT c, g) FROM t",
+			"3\t2\t2\t4\t3")
+		r.ExpectRows("SELECT k % 2, COUNT(DISTINCT g), COUNT(DISTINCT c) FROM t GROUP BY k % 2 ORDER BY 1", "0\t2\t2", "1\t1\t2")
+		// DISTINCT and GROUP BY agree.
+		r.ExpectRows("SELECT COUNT(*) FROM (SELECT DISTINCT g FROM t WHERE g IS NOT NULL) d", "2")
+		r.ExpectRows("SELECT COUNT(*) FROM (SELECT DISTINCT c FROM t WHERE c IS NOT NULL) d", "3")
+		r.ExpectRows("SELECT COUNT(*), MIN(k) FROM t WHERE l IS NOT NULL GROUP BY l ORDER BY 2", "4\t1", "1\t4")
+		r.ExpectRows("SELECT COUNT(*), MIN(k) FROM t WHERE c IS NOT NULL GROUP BY c ORDER BY 2", "3\t1", "1\t4", "1\t5")
+	})
+}
