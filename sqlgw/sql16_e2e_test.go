@@ -49,3 +49,25 @@ func TestCountDistinctCollation(t *testing.T) {
 		r.ExpectRows("SELECT COUNT(*), MIN(k) FROM t WHERE c IS NOT NULL GROUP BY c ORDER BY 2", "3\t1", "1\t4", "1\t5")
 	})
 }
+
+// SQL PREPARE of a DO statement (vitess's grammar has no DO: it was a
+// 1064): EXECUTE runs its expressions and answers OK with no rows.
+func TestPrepareDoSQL(t *testing.T) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := ts.Session("prepdo", "")
+		r := sqltest.NewRunner(t, c)
+		r.Exec("PREPARE s FROM 'DO 1'")
+		if cts := r.ColumnTypes("EXECUTE s"); len(cts) != 0 {
+			t.Fatalf("EXECUTE of a prepared DO: %d columns, want an OK packet", len(cts))
+		}
+		r.Exec("PREPARE a FROM 'DO @x := ? + 1, @y := 2'")
+		r.Exec("SET @v = 4")
+		r.Exec("EXECUTE a USING @v")
+		r.ExpectRows("SELECT @x, @y", "5\t2")
+		// The name prepared again as a SELECT answers rows again.
+		r.Exec("PREPARE s FROM 'SELECT 7'")
+		r.ExpectRows("EXECUTE s", "7")
+		r.ExpectErrno(1054, "PREPARE b FROM 'DO nosuchcol'")
+		r.ExpectErrno(1064, "PREPARE b FROM 'DO 1; DO 2'")
+	})
+}

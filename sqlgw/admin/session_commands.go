@@ -3,6 +3,7 @@ package admin
 import (
 	"context"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -48,6 +49,11 @@ type admin2Handler struct {
 	mysql.Handler
 	gw    *engine.Gateway
 	conns *wire.ConnRegistry
+
+	mu sync.Mutex
+	// doStmts are the names of each connection's SQL prepared statements
+	// that are DO statements (sqltext.PrepareFrom): EXECUTE answers OK.
+	doStmts map[uint32]map[string]bool
 }
 
 // newAdmin2Handler wraps inner and installs the protocol commands
@@ -64,6 +70,13 @@ func NewSessionCommands(inner mysql.Handler, gw *engine.Gateway, conns *wire.Con
 }
 
 func (a *admin2Handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
+	query = a.prepareDo(c, query)
+	if a.executesDo(c, query) {
+		if err := a.Handler.ComQuery(ctx, c, query, func(*sqltypes.Result, bool) error { return nil }); err != nil {
+			return err
+		}
+		return callback(&sqltypes.Result{}, false)
+	}
 	if sel, _, ok := sqltext.DoStatement(query); ok {
 		if err := a.do(ctx, c, sel); err != nil {
 			return err
@@ -85,6 +98,14 @@ func (a *admin2Handler) ComQuery(ctx context.Context, c *mysql.Conn, query strin
 }
 
 func (a *admin2Handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
+	query = a.prepareDo(c, query)
+	if a.executesDo(c, query) {
+		rest, err := a.Handler.ComMultiQuery(ctx, c, query, func(*sqltypes.Result, bool) error { return nil })
+		if err != nil {
+			return "", err
+		}
+		return rest, callback(&sqltypes.Result{}, rest != "")
+	}
 	if sel, rest, ok := sqltext.DoStatement(query); ok {
 		if err := a.do(ctx, c, sel); err != nil {
 			return "", err
@@ -134,6 +155,59 @@ func (a *admin2Handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepa
 		return err
 	}
 	return a.Handler.ComStmtExecute(ctx, c, prepare, callback)
+}
+
+// prepareDo returns query, a text whose first statement may be SQL
+// PREPARE name FROM '<DO ...>', with the DO written as its marked SELECT
+// (sqltext.PrepareFrom: go-mysql-server parses the string with vitess's
+// grammar, which has no DO), and notes which of the connection's
+// statement names are DO statements.
+func (a *admin2Handler) prepareDo(c *mysql.Conn, query string) string {
+	name, out, isDo, ok := sqltext.PrepareFrom(query)
+	if !ok {
+		return query
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !isDo {
+		delete(a.doStmts[c.ConnectionID], name)
+		return query
+	}
+	if a.doStmts == nil {
+		a.doStmts = map[uint32]map[string]bool{}
+	}
+	if a.doStmts[c.ConnectionID] == nil {
+		a.doStmts[c.ConnectionID] = map[string]bool{}
+	}
+	a.doStmts[c.ConnectionID][name] = true
+	return out
+}
+
+// executesDo reports whether query's first statement is EXECUTE of a
+// statement prepareDo prepared from a DO: the caller runs it, discards
+// its rows and answers OK, as MySQL answers DO.
+func (a *admin2Handler) executesDo(c *mysql.Conn, query string) bool {
+	name, ok := sqltext.ExecuteName(query)
+	if !ok {
+		return false
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.doStmts[c.ConnectionID][name]
+}
+
+// forgetDo drops the connection's DO statement names (its session's
+// prepared statements are gone).
+func (a *admin2Handler) forgetDo(c *mysql.Conn) {
+	a.mu.Lock()
+	delete(a.doStmts, c.ConnectionID)
+	a.mu.Unlock()
+}
+
+// ConnectionClosed forgets the connection's prepared DO statements.
+func (a *admin2Handler) ConnectionClosed(c *mysql.Conn) {
+	a.forgetDo(c)
+	a.Handler.ConnectionClosed(c)
 }
 
 // do runs DO's expressions as sel, the SELECT of them
@@ -308,6 +382,7 @@ func sqlString(s string) string {
 // after a COM_CHANGE_USER (protocol.go) the new session gets the new user
 // and database.
 func (a *admin2Handler) ComResetConnection(c *mysql.Conn) error {
+	a.forgetDo(c)
 	cu, ok := a.conns.TakeChangeUser(c.RemoteAddr())
 	if !ok {
 		return a.Handler.ComResetConnection(c)
