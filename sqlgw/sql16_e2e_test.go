@@ -101,3 +101,25 @@ func TestCTASChecksNamesUnion(t *testing.T) {
 		r.ExpectRows("SELECT a FROM u2", "1")
 	})
 }
+
+// HAVING may test an aggregate the select list does not have, GROUP_CONCAT
+// included (it was 1054 Unknown column, or 1105 next to another HAVING
+// aggregate); COUNT, SUM, MAX already worked.
+func TestHavingUnselectedAggregate(t *testing.T) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := ts.Session("havagg", `
+			CREATE TABLE t (k INT PRIMARY KEY, a INT, b INT, s VARCHAR(5))
+			INSERT INTO t VALUES (1, 1, 1, 'x'), (2, 1, 3, 'y'), (3, 2, 5, 'x'), (4, 3, 1, 'z'), (5, 3, 1, 'w')`)
+		r := sqltest.NewRunner(t, c)
+		r.ExpectRows("SELECT a FROM t GROUP BY a HAVING COUNT(*) > 1 ORDER BY a", "1", "3")
+		r.ExpectRows("SELECT a FROM t GROUP BY a HAVING SUM(b) > 3 ORDER BY a", "1", "2")
+		r.ExpectRows("SELECT a FROM t GROUP BY a HAVING GROUP_CONCAT(s) = 'x'", "2")
+		r.ExpectRows("SELECT a FROM t GROUP BY a HAVING GROUP_CONCAT(b ORDER BY b) = '1,3'", "1")
+		r.ExpectRows("SELECT a FROM t GROUP BY a HAVING MAX(s) = 'z' AND GROUP_CONCAT(s ORDER BY k DESC) = 'w,z'", "3")
+		r.ExpectRows("SELECT a FROM t GROUP BY a HAVING GROUP_CONCAT(DISTINCT b SEPARATOR '-') LIKE '1%' ORDER BY a DESC", "3", "1")
+		r.ExpectRows("SELECT a, COUNT(*) FROM t GROUP BY a HAVING LENGTH(GROUP_CONCAT(s)) > 1 ORDER BY a DESC LIMIT 1", "3\t2")
+		r.ExpectRows("SELECT a, GROUP_CONCAT(s ORDER BY k) g FROM t GROUP BY a HAVING GROUP_CONCAT(s ORDER BY k) <> 'x' ORDER BY a", "1\tx,y", "3\tz,w")
+		r.ExpectRows("SELECT * FROM (SELECT a FROM t GROUP BY a HAVING GROUP_CONCAT(s) = 'x') d", "2")
+		r.ExpectRows("SELECT DISTINCT a FROM t GROUP BY a HAVING GROUP_CONCAT(s) IN ('x', 'x,y') ORDER BY a", "1", "2")
+	})
+}

@@ -41,6 +41,7 @@ func (p genValuesParser) Parse(ctx *sql.Context, query string, multi bool) (ast.
 	st, q, rest, err = p.Parser.Parse(ctx, query, multi)
 	compat.FixViewQualifier(st)     // compat/create_view_qualified.go
 	compat.FixLockClauseNames(st)   // compat/lock_clause_names.go
+	compat.HavingGroupConcat(st)    // compat/having_group_concat.go
 	statementParsed(ctx, st)        // warnings.go
 	numberDates(st)                 // numbercast.go
 	compat.DateIntervals(st, query) // compat/date_interval.go
@@ -60,6 +61,7 @@ func (p genValuesParser) ParseWithOptions(ctx context.Context, query string, del
 	st, q, rest, err = p.Parser.ParseWithOptions(ctx, query, delim, multi, o)
 	compat.FixViewQualifier(st)     // compat/create_view_qualified.go
 	compat.FixLockClauseNames(st)   // compat/lock_clause_names.go
+	compat.HavingGroupConcat(st)    // compat/having_group_concat.go
 	statementParsed(ctx, st)        // warnings.go
 	numberDates(st)                 // numbercast.go
 	compat.DateIntervals(st, query) // compat/date_interval.go
@@ -79,6 +81,7 @@ func (p genValuesParser) ParseOneWithOptions(ctx context.Context, query string, 
 	st, n, err = p.Parser.ParseOneWithOptions(ctx, query, o)
 	compat.FixViewQualifier(st)     // compat/create_view_qualified.go
 	compat.FixLockClauseNames(st)   // compat/lock_clause_names.go
+	compat.HavingGroupConcat(st)    // compat/having_group_concat.go
 	statementParsed(ctx, st)        // warnings.go
 	numberDates(st)                 // numbercast.go
 	compat.DateIntervals(st, query) // compat/date_interval.go
