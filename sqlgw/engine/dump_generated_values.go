@@ -41,10 +41,12 @@ func (p genValuesParser) Parse(ctx *sql.Context, query string, multi bool) (ast.
 	st, q, rest, err = p.Parser.Parse(ctx, query, multi)
 	compat.FixViewQualifier(st)     // compat/create_view_qualified.go
 	compat.FixLockClauseNames(st)   // compat/lock_clause_names.go
-	compat.HavingGroupConcat(st)    // compat/having_group_concat.go
 	statementParsed(ctx, st)        // warnings.go
 	numberDates(st)                 // numbercast.go
 	compat.DateIntervals(st, query) // compat/date_interval.go
+	if hasGroupConcat(query) {
+		compat.HavingGroupConcat(st) // compat/having_group_concat.go
+	}
 	if err == nil {
 		p.gw.ignoreGeneratedValues(ctx, st)
 	}
@@ -61,10 +63,12 @@ func (p genValuesParser) ParseWithOptions(ctx context.Context, query string, del
 	st, q, rest, err = p.Parser.ParseWithOptions(ctx, query, delim, multi, o)
 	compat.FixViewQualifier(st)     // compat/create_view_qualified.go
 	compat.FixLockClauseNames(st)   // compat/lock_clause_names.go
-	compat.HavingGroupConcat(st)    // compat/having_group_concat.go
 	statementParsed(ctx, st)        // warnings.go
 	numberDates(st)                 // numbercast.go
 	compat.DateIntervals(st, query) // compat/date_interval.go
+	if hasGroupConcat(query) {
+		compat.HavingGroupConcat(st) // compat/having_group_concat.go
+	}
 	if sctx, ok := ctx.(*sql.Context); ok && err == nil {
 		p.gw.ignoreGeneratedValues(sctx, st)
 	}
@@ -81,14 +85,35 @@ func (p genValuesParser) ParseOneWithOptions(ctx context.Context, query string, 
 	st, n, err = p.Parser.ParseOneWithOptions(ctx, query, o)
 	compat.FixViewQualifier(st)     // compat/create_view_qualified.go
 	compat.FixLockClauseNames(st)   // compat/lock_clause_names.go
-	compat.HavingGroupConcat(st)    // compat/having_group_concat.go
 	statementParsed(ctx, st)        // warnings.go
 	numberDates(st)                 // numbercast.go
 	compat.DateIntervals(st, query) // compat/date_interval.go
+	if hasGroupConcat(query) {
+		compat.HavingGroupConcat(st) // compat/having_group_concat.go
+	}
 	if sctx, ok := ctx.(*sql.Context); ok && err == nil {
 		p.gw.ignoreGeneratedValues(sctx, st)
 	}
 	return st, n, err
+}
+
+// hasGroupConcat reports whether s contains GROUP_CONCAT in any case,
+// without allocating and looking only around the '_' bytes: the
+// per-statement gate of compat.HavingGroupConcat (a bulk INSERT's text
+// is scanned by IndexByte).
+func hasGroupConcat(s string) bool {
+	const word, at = "group_concat", 5 // at: the '_' in word
+	for i := 0; ; {
+		j := strings.IndexByte(s[i:], '_')
+		if j < 0 {
+			return false
+		}
+		j += i
+		if j >= at && j-at+len(word) <= len(s) && strings.EqualFold(s[j-at:j-at+len(word)], word) {
+			return true
+		}
+		i = j + 1
+	}
 }
 
 // ParseSimple is the parser's for the texts go-mysql-server parses

@@ -11,6 +11,9 @@ var CreateSelectAs = Step{
 	Name:     "create-select-as",
 	Upstream: "vitess's grammar parses CREATE TABLE t SELECT ... UNION SELECT ... only with AS",
 	Apply: func(t *Text) {
+		if !strings.EqualFold(FirstWord(t.Src), "create") {
+			return // (no allocation for every other statement)
+		}
 		w := LeadingWords(t.Src, 3)
 		if len(w) < 2 || w[0] != "create" || (w[1] != "table" && !(len(w) > 2 && w[1] == "temporary" && w[2] == "table")) {
 			return
