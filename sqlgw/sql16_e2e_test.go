@@ -69,6 +69,7 @@ func TestPrepareDoSQL(t *testing.T) {
 		r.ExpectRows("EXECUTE s", "7")
 		r.ExpectErrno(1054, "PREPARE b FROM 'DO nosuchcol'")
 		r.ExpectErrno(1064, "PREPARE b FROM 'DO 1; DO 2'")
+
 	})
 }
 

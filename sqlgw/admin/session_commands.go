@@ -70,7 +70,13 @@ func NewSessionCommands(inner mysql.Handler, gw *engine.Gateway, conns *wire.Con
 }
 
 func (a *admin2Handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
-	query = a.prepareDo(c, query)
+	if q, name, ok := a.prepareDo(c, query); ok {
+		err := a.Handler.ComQuery(ctx, c, q, callback)
+		if err != nil {
+			a.forgetDoName(c, name) // a failed PREPARE leaves no statement
+		}
+		return err
+	}
 	if a.executesDo(c, query) {
 		if err := a.Handler.ComQuery(ctx, c, query, func(*sqltypes.Result, bool) error { return nil }); err != nil {
 			return err
@@ -98,7 +104,13 @@ func (a *admin2Handler) ComQuery(ctx context.Context, c *mysql.Conn, query strin
 }
 
 func (a *admin2Handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
-	query = a.prepareDo(c, query)
+	if q, name, ok := a.prepareDo(c, query); ok {
+		rest, err := a.Handler.ComMultiQuery(ctx, c, q, callback)
+		if err != nil {
+			a.forgetDoName(c, name) // a failed PREPARE leaves no statement
+		}
+		return rest, err
+	}
 	if a.executesDo(c, query) {
 		rest, err := a.Handler.ComMultiQuery(ctx, c, query, func(*sqltypes.Result, bool) error { return nil })
 		if err != nil {
@@ -157,22 +169,23 @@ func (a *admin2Handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepa
 	return a.Handler.ComStmtExecute(ctx, c, prepare, callback)
 }
 
-// prepareDo returns query, a text whose first statement may be SQL
-// PREPARE name FROM '<DO ...>', with the DO written as its marked SELECT
+// prepareDo recognizes SQL PREPARE name FROM '<DO ...>' as query's first
+// statement: ok, and q is query with the DO written as its marked SELECT
 // (sqltext.PrepareFrom: go-mysql-server parses the string with vitess's
-// grammar, which has no DO), and notes which of the connection's
-// statement names are DO statements.
-func (a *admin2Handler) prepareDo(c *mysql.Conn, query string) string {
+// grammar, which has no DO), the caller runs q; name is noted as one of
+// the connection's DO statements. A PREPARE of anything else forgets the
+// name (ok false, the caller goes on with query).
+func (a *admin2Handler) prepareDo(c *mysql.Conn, query string) (q, name string, ok bool) {
 	name, out, isDo, ok := sqltext.PrepareFrom(query)
 	if !ok {
-		return query
+		return "", "", false
+	}
+	if !isDo {
+		a.forgetDoName(c, name)
+		return "", "", false
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if !isDo {
-		delete(a.doStmts[c.ConnectionID], name)
-		return query
-	}
 	if a.doStmts == nil {
 		a.doStmts = map[uint32]map[string]bool{}
 	}
@@ -180,7 +193,14 @@ func (a *admin2Handler) prepareDo(c *mysql.Conn, query string) string {
 		a.doStmts[c.ConnectionID] = map[string]bool{}
 	}
 	a.doStmts[c.ConnectionID][name] = true
-	return out
+	return out, name, true
+}
+
+// forgetDoName drops name from the connection's DO statements.
+func (a *admin2Handler) forgetDoName(c *mysql.Conn, name string) {
+	a.mu.Lock()
+	delete(a.doStmts[c.ConnectionID], name)
+	a.mu.Unlock()
 }
 
 // executesDo reports whether query's first statement is EXECUTE of a
