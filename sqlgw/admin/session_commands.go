@@ -3,6 +3,7 @@ package admin
 import (
 	"context"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -48,6 +49,11 @@ type admin2Handler struct {
 	mysql.Handler
 	gw    *engine.Gateway
 	conns *wire.ConnRegistry
+
+	mu sync.Mutex
+	// doStmts are the names of each connection's SQL prepared statements
+	// that are DO statements (sqltext.PrepareFrom): EXECUTE answers OK.
+	doStmts map[uint32]map[string]bool
 }
 
 // newAdmin2Handler wraps inner and installs the protocol commands
@@ -64,6 +70,19 @@ func NewSessionCommands(inner mysql.Handler, gw *engine.Gateway, conns *wire.Con
 }
 
 func (a *admin2Handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
+	if q, name, ok := a.prepareDo(c, query); ok {
+		err := a.Handler.ComQuery(ctx, c, q, callback)
+		if err != nil {
+			a.forgetDoName(c, name) // a failed PREPARE leaves no statement
+		}
+		return err
+	}
+	if a.executesDo(c, query) {
+		if err := a.Handler.ComQuery(ctx, c, query, func(*sqltypes.Result, bool) error { return nil }); err != nil {
+			return err
+		}
+		return callback(&sqltypes.Result{}, false)
+	}
 	if sel, _, ok := sqltext.DoStatement(query); ok {
 		if err := a.do(ctx, c, sel); err != nil {
 			return err
@@ -85,6 +104,20 @@ func (a *admin2Handler) ComQuery(ctx context.Context, c *mysql.Conn, query strin
 }
 
 func (a *admin2Handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
+	if q, name, ok := a.prepareDo(c, query); ok {
+		rest, err := a.Handler.ComMultiQuery(ctx, c, q, callback)
+		if err != nil {
+			a.forgetDoName(c, name) // a failed PREPARE leaves no statement
+		}
+		return rest, err
+	}
+	if a.executesDo(c, query) {
+		rest, err := a.Handler.ComMultiQuery(ctx, c, query, func(*sqltypes.Result, bool) error { return nil })
+		if err != nil {
+			return "", err
+		}
+		return rest, callback(&sqltypes.Result{}, rest != "")
+	}
 	if sel, rest, ok := sqltext.DoStatement(query); ok {
 		if err := a.do(ctx, c, sel); err != nil {
 			return "", err
@@ -134,6 +167,67 @@ func (a *admin2Handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepa
 		return err
 	}
 	return a.Handler.ComStmtExecute(ctx, c, prepare, callback)
+}
+
+// prepareDo recognizes SQL PREPARE name FROM '<DO ...>' as query's first
+// statement: ok, and q is query with the DO written as its marked SELECT
+// (sqltext.PrepareFrom: go-mysql-server parses the string with vitess's
+// grammar, which has no DO), the caller runs q; name is noted as one of
+// the connection's DO statements. A PREPARE of anything else forgets the
+// name (ok false, the caller goes on with query).
+func (a *admin2Handler) prepareDo(c *mysql.Conn, query string) (q, name string, ok bool) {
+	name, out, isDo, ok := sqltext.PrepareFrom(query)
+	if !ok {
+		return "", "", false
+	}
+	if !isDo {
+		a.forgetDoName(c, name)
+		return "", "", false
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.doStmts == nil {
+		a.doStmts = map[uint32]map[string]bool{}
+	}
+	if a.doStmts[c.ConnectionID] == nil {
+		a.doStmts[c.ConnectionID] = map[string]bool{}
+	}
+	a.doStmts[c.ConnectionID][name] = true
+	return out, name, true
+}
+
+// forgetDoName drops name from the connection's DO statements.
+func (a *admin2Handler) forgetDoName(c *mysql.Conn, name string) {
+	a.mu.Lock()
+	delete(a.doStmts[c.ConnectionID], name)
+	a.mu.Unlock()
+}
+
+// executesDo reports whether query's first statement is EXECUTE of a
+// statement prepareDo prepared from a DO: the caller runs it, discards
+// its rows and answers OK, as MySQL answers DO.
+func (a *admin2Handler) executesDo(c *mysql.Conn, query string) bool {
+	name, ok := sqltext.ExecuteName(query)
+	if !ok {
+		return false
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.doStmts[c.ConnectionID][name]
+}
+
+// forgetDo drops the connection's DO statement names (its session's
+// prepared statements are gone).
+func (a *admin2Handler) forgetDo(c *mysql.Conn) {
+	a.mu.Lock()
+	delete(a.doStmts, c.ConnectionID)
+	a.mu.Unlock()
+}
+
+// ConnectionClosed forgets the connection's prepared DO statements.
+func (a *admin2Handler) ConnectionClosed(c *mysql.Conn) {
+	a.forgetDo(c)
+	a.Handler.ConnectionClosed(c)
 }
 
 // do runs DO's expressions as sel, the SELECT of them
@@ -308,6 +402,7 @@ func sqlString(s string) string {
 // after a COM_CHANGE_USER (protocol.go) the new session gets the new user
 // and database.
 func (a *admin2Handler) ComResetConnection(c *mysql.Conn) error {
+	a.forgetDo(c)
 	cu, ok := a.conns.TakeChangeUser(c.RemoteAddr())
 	if !ok {
 		return a.Handler.ComResetConnection(c)

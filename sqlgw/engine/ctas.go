@@ -3,10 +3,14 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 )
 
@@ -84,13 +88,118 @@ func (e explainBuilder) buildCreateSelect(ctx *sql.Context, tc *plan.TableCopier
 		undo()
 		return nil, err
 	}
-	ins := plan.NewInsertInto(db, plan.NewResolvedTable(table, db, nil), tc.Source, false, nil, nil, false)
+	src, err := createSelectSource(ctx, ct, table, tc.Source)
+	if err != nil {
+		undo()
+		return nil, err
+	}
+	var ins sql.Node = plan.NewInsertInto(db, plan.NewResolvedTable(table, db, nil), src, false, nil, nil, false)
+	if checks, err := createSelectChecks(ctx, ct, table); err != nil {
+		undo()
+		return nil, err
+	} else if len(checks) > 0 {
+		ins = ins.(*plan.InsertInto).WithChecks(checks)
+	}
 	it, err := e.exec.Build(ctx, ins, row)
 	if err != nil {
 		undo()
 		return nil, err
 	}
 	return &createSelectIter{inner: it, undo: undo}, nil
+}
+
+// createSelectSource returns the SELECT's rows laid out as the created
+// table's columns: MySQL matches a selected column to the table's column
+// of the same name (CREATE TABLE t (b INT, a INT) SELECT 1 a, 2 b puts 1
+// in a), and a declared column the SELECT does not give gets its
+// default (NULL without one; an AUTO_INCREMENT column its next value).
+// The INSERT of go-mysql-server's TableCopier took the selected values in
+// order, and a declared column beyond them read past the row (a panic:
+// "Lost connection" for CREATE TABLE t (b INT DEFAULT 7) SELECT 5 a).
+func createSelectSource(ctx *sql.Context, ct *plan.CreateTable, table sql.Table, src sql.Node) (sql.Node, error) {
+	sch := table.Schema(ctx)
+	ssch := src.Schema(ctx)
+	same := len(sch) == len(ssch)
+	for i := 0; same && i < len(sch); i++ {
+		same = strings.EqualFold(sch[i].Name, ssch[i].Name)
+	}
+	if same {
+		return src, nil
+	}
+	declared := ct.PkSchema().Schema
+	proj := make([]sql.Expression, len(sch))
+	for i, c := range sch {
+		if at := ssch.IndexOfColName(c.Name); at >= 0 {
+			sc := ssch[at]
+			proj[i] = expression.NewGetFieldWithTable(at, 0, sc.Type, sc.DatabaseSource, sc.Source, sc.Name, sc.Nullable)
+			continue
+		}
+		var def sql.Expression
+		if at := declared.IndexOfColName(c.Name); at >= 0 && declared[at].Default != nil && !c.AutoIncrement {
+			def = declared[at].Default
+		}
+		if def == nil {
+			def = expression.NewLiteral(nil, types.Null)
+		}
+		if c.AutoIncrement {
+			ai, err := expression.NewAutoIncrementForColumn(ctx, table, c, def)
+			if err != nil {
+				return nil, err
+			}
+			def = ai
+		}
+		proj[i] = expression.NewAlias(c.Name, def)
+	}
+	return plan.NewProject(proj, src), nil
+}
+
+// createSelectChecks returns the CHECK constraints of the table a CTAS
+// created, for its inserts: MySQL enforces them on the selected rows
+// (3819, and the table is not created); go-mysql-server's TableCopier
+// inserts without them. The expressions are the statement's own
+// (ct.Checks(), resolved over the declared columns), their columns
+// indexed by name in the created table's schema (declared and selected
+// columns); the names and enforcement are the table's (its catalog named
+// the unnamed ones, t_chk_1, ...), in the same order.
+func createSelectChecks(ctx *sql.Context, ct *plan.CreateTable, table sql.Table) (sql.CheckConstraints, error) {
+	decl := ct.Checks()
+	if len(decl) == 0 {
+		return nil, nil
+	}
+	ctab, ok := table.(sql.CheckTable)
+	if !ok {
+		return nil, nil
+	}
+	defs, err := ctab.GetChecks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(defs) != len(decl) {
+		return nil, fmt.Errorf("CREATE TABLE ... SELECT: table %s has %d CHECK constraints, the statement declared %d", ct.Name(), len(defs), len(decl))
+	}
+	sch := table.Schema(ctx)
+	out := make(sql.CheckConstraints, 0, len(decl))
+	for i, c := range decl {
+		if !defs[i].Enforced {
+			continue
+		}
+		x, _, err := transform.Expr(ctx, c.Expr, func(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+			gf, ok := e.(*expression.GetField)
+			if !ok {
+				return e, transform.SameTree, nil
+			}
+			at := sch.IndexOfColName(gf.Name())
+			if at < 0 {
+				return nil, transform.SameTree, sql.ErrColumnNotFound.New(gf.Name())
+			}
+			return gf.WithIndex(at), transform.NewTree, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, &sql.CheckConstraint{Name: defs[i].Name, Expr: x, Enforced: true})
+	}
+	return out, nil
 }
 
 // dropCreated drops the table name of db that a failed CTAS created. The

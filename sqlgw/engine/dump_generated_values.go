@@ -44,6 +44,9 @@ func (p genValuesParser) Parse(ctx *sql.Context, query string, multi bool) (ast.
 	statementParsed(ctx, st)        // warnings.go
 	numberDates(st)                 // numbercast.go
 	compat.DateIntervals(st, query) // compat/date_interval.go
+	if hasGroupConcat(query) {
+		compat.HavingGroupConcat(st) // compat/having_group_concat.go
+	}
 	if err == nil {
 		p.gw.ignoreGeneratedValues(ctx, st)
 	}
@@ -63,6 +66,9 @@ func (p genValuesParser) ParseWithOptions(ctx context.Context, query string, del
 	statementParsed(ctx, st)        // warnings.go
 	numberDates(st)                 // numbercast.go
 	compat.DateIntervals(st, query) // compat/date_interval.go
+	if hasGroupConcat(query) {
+		compat.HavingGroupConcat(st) // compat/having_group_concat.go
+	}
 	if sctx, ok := ctx.(*sql.Context); ok && err == nil {
 		p.gw.ignoreGeneratedValues(sctx, st)
 	}
@@ -82,10 +88,32 @@ func (p genValuesParser) ParseOneWithOptions(ctx context.Context, query string, 
 	statementParsed(ctx, st)        // warnings.go
 	numberDates(st)                 // numbercast.go
 	compat.DateIntervals(st, query) // compat/date_interval.go
+	if hasGroupConcat(query) {
+		compat.HavingGroupConcat(st) // compat/having_group_concat.go
+	}
 	if sctx, ok := ctx.(*sql.Context); ok && err == nil {
 		p.gw.ignoreGeneratedValues(sctx, st)
 	}
 	return st, n, err
+}
+
+// hasGroupConcat reports whether s contains GROUP_CONCAT in any case,
+// without allocating and looking only around the '_' bytes: the
+// per-statement gate of compat.HavingGroupConcat (a bulk INSERT's text
+// is scanned by IndexByte).
+func hasGroupConcat(s string) bool {
+	const word, at = "group_concat", 5 // at: the '_' in word
+	for i := 0; ; {
+		j := strings.IndexByte(s[i:], '_')
+		if j < 0 {
+			return false
+		}
+		j += i
+		if j >= at && j-at+len(word) <= len(s) && strings.EqualFold(s[j-at:j-at+len(word)], word) {
+			return true
+		}
+		i = j + 1
+	}
 }
 
 // ParseSimple is the parser's for the texts go-mysql-server parses

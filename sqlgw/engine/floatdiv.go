@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -10,6 +9,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
+
+	"github.com/sqlgw/sqlgw/sqlgw/engine/compat"
 )
 
 // A division written into a FLOAT, DOUBLE or DECIMAL column
@@ -39,9 +40,8 @@ import (
 // an unrounded node; assignedArithmetic (strictwrite.go) does the same
 // for the UPDATE paths that are not analyzed. Other targets (a string
 // column) and SELECT keep the rounded value. Not covered: ON DUPLICATE
-// KEY UPDATE's assignments, UPDATE with a JOIN, and an arithmetic chain
-// inside a function call (ROUND(1/3, 6) still rounds 1/3 to 4 digits
-// first, as go-mysql-server does everywhere).
+// KEY UPDATE's assignments, UPDATE with a JOIN. ROUND, TRUNCATE and
+// FORMAT read the unrounded value too (compat/divchain.go, compat/round.go).
 
 // floatDivRuleID is floatDivRule's id among the analyzer's rules.
 const floatDivRuleID analyzer.RuleId = 10_004
@@ -191,7 +191,7 @@ func unroundedList(ctx *sql.Context, exprs []sql.Expression, targets []sql.Type)
 // operations, from e down) has a division. The copy is new: the plan's
 // expressions may be shared (cached plans).
 func unroundedDivision(ctx *sql.Context, e sql.Expression, target sql.Type) (sql.Expression, bool) {
-	if _, done := e.(*unrounded); done || target == nil || !(types.IsFloat(target) || types.IsDecimal(target)) {
+	if _, done := e.(*compat.Unrounded); done || target == nil || !(types.IsFloat(target) || types.IsDecimal(target)) {
 		return e, false
 	}
 	if a, ok := e.(*expression.Alias); ok { // INSERT ... SELECT's list
@@ -202,82 +202,8 @@ func unroundedDivision(ctx *sql.Context, e sql.Expression, target sql.Type) (sql
 		na, err := a.WithChildren(ctx, x)
 		return na, err == nil
 	}
-	if !chainHasDiv(e) {
+	if !compat.ChainHasDiv(e) {
 		return e, false
 	}
-	return newUnrounded(e), true
-}
-
-// unrounded is an arithmetic chain with a division whose final rounding is
-// off. It holds a fresh copy of the chain (the plan's expressions may be
-// shared, cached plans), and copies again whenever the analyzer rebuilds
-// its child (assigning execution indexes rebuilds the operations, and
-// their constructors reset the count).
-type unrounded struct {
-	expression.UnaryExpressionStub
-}
-
-var _ sql.Expression = (*unrounded)(nil)
-
-func newUnrounded(chain sql.Expression) *unrounded {
-	c := copyChain(chain)
-	setChainOps(c)
-	return &unrounded{UnaryExpressionStub: expression.UnaryExpressionStub{Child: c}}
-}
-
-func (u *unrounded) Type(ctx *sql.Context) sql.Type { return u.Child.Type(ctx) }
-
-func (u *unrounded) IsNullable(ctx *sql.Context) bool { return u.Child.IsNullable(ctx) }
-
-func (u *unrounded) Eval(ctx *sql.Context, row sql.Row) (any, error) { return u.Child.Eval(ctx, row) }
-
-func (u *unrounded) String() string { return u.Child.String() }
-
-func (u *unrounded) DebugString(ctx *sql.Context) string {
-	return fmt.Sprintf("unrounded(%s)", sql.DebugString(ctx, u.Child))
-}
-
-func (u *unrounded) WithChildren(ctx *sql.Context, children ...sql.Expression) (sql.Expression, error) {
-	if len(children) != 1 {
-		return nil, sql.ErrInvalidChildrenNumber.New(u, len(children), 1)
-	}
-	return newUnrounded(children[0]), nil
-}
-
-func chainHasDiv(e sql.Expression) bool {
-	switch x := e.(type) {
-	case *expression.Div:
-		return true
-	case *expression.Arithmetic:
-		return chainHasDiv(x.Left()) || chainHasDiv(x.Right())
-	}
-	return false
-}
-
-// copyChain rebuilds e's arithmetic chain node by node (the constructors
-// reset the nodes' operation counts, only the new nodes' are touched).
-func copyChain(e sql.Expression) sql.Expression {
-	switch x := e.(type) {
-	case *expression.Div:
-		return expression.NewDiv(copyChain(x.Left()), copyChain(x.Right()))
-	case *expression.Arithmetic:
-		return expression.NewArithmetic(copyChain(x.Left()), copyChain(x.Right()), x.Op)
-	}
-	return e
-}
-
-// setChainOps marks every operation of a copied chain as not the
-// outermost one (go-mysql-server's count -1, as its comparisons do), so
-// none rounds its result to the declared scale.
-func setChainOps(e sql.Expression) {
-	switch x := e.(type) {
-	case *expression.Div:
-		x.SetOpCount(-1)
-		setChainOps(x.Left())
-		setChainOps(x.Right())
-	case *expression.Arithmetic:
-		x.SetOpCount(-1)
-		setChainOps(x.Left())
-		setChainOps(x.Right())
-	}
+	return compat.NewUnrounded(e), true
 }

@@ -76,3 +76,90 @@ var PrepareDo = Step{
 func IsDoPrepared(q string) bool {
 	return strings.HasPrefix(strings.TrimLeft(q, " \t\n\r\f\v"), DoPrepared)
 }
+
+// leadingCode returns the code tokens (not blanks or comments) of q's
+// first statement, up to its ';' or the end; false when the statement
+// has a MySQL executable comment (left to the parser).
+func leadingCode(q string) ([]Token, bool) {
+	var out []Token
+	for _, t := range Lex(q) {
+		if t.Kind == VersionOpen || t.Kind == VersionClose {
+			return nil, false
+		}
+		if t.IsOp(q, ";") {
+			break
+		}
+		if !t.Skip() {
+			out = append(out, t)
+		}
+	}
+	return out, true
+}
+
+// stmtName is a prepared statement's name as MySQL compares it: a bare
+// or `quoted` identifier, in any case.
+func stmtName(q string, t Token) (string, bool) {
+	switch t.Kind {
+	case Word:
+		return strings.ToLower(t.Text(q)), true
+	case QuotedIdent:
+		return strings.ToLower(Unquote(t.Text(q))), true
+	}
+	return "", false
+}
+
+// PrepareFrom recognizes SQL PREPARE name FROM '<text>' as q's first
+// statement. For a text that is a DO statement (DoStatement, a single
+// statement), out is q with that string replaced by the text's SELECT
+// marked DoPrepared, as the Prepare pipeline writes a prepared DO
+// (go-mysql-server parses the string with vitess's grammar, which has no
+// DO: 1064); isDo
+// tells which. ok is false for any other statement and for PREPARE FROM
+// a user variable (its text is not seen here).
+func PrepareFrom(q string) (name, out string, isDo, ok bool) {
+	if !strings.EqualFold(FirstWord(q), "prepare") {
+		return "", "", false, false
+	}
+	toks, ok := leadingCode(q)
+	if !ok || len(toks) != 4 || !toks[0].Is(q, "prepare") || !toks[2].Is(q, "from") {
+		return "", "", false, false
+	}
+	name, ok = stmtName(q, toks[1])
+	if !ok {
+		return "", "", false, false
+	}
+	lit := toks[3]
+	if lit.Kind != String {
+		return name, q, false, true
+	}
+	text := Unquote(lit.Text(q))
+	if _, rest, isDo := DoStatement(text); !isDo || rest != "" {
+		return name, q, false, true
+	}
+	// As COM_STMT_PREPARE's text: PrepareDo, then the rewrites of its
+	// SELECT (Assignments: DO @x := ?).
+	sel := Run(text, Prepare).String()
+	return name, q[:lit.Start] + quoteString(sel) + q[lit.End:], true, true
+}
+
+// quoteString is s as a single-quoted SQL string literal.
+func quoteString(s string) string {
+	s = strings.ReplaceAll(s, `\`, `\\`)
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
+
+// ExecuteName returns the statement name of EXECUTE name [USING ...], q's
+// first statement.
+func ExecuteName(q string) (string, bool) {
+	if !strings.EqualFold(FirstWord(q), "execute") {
+		return "", false
+	}
+	toks, ok := leadingCode(q)
+	if !ok || len(toks) < 2 || !toks[0].Is(q, "execute") {
+		return "", false
+	}
+	if len(toks) > 2 && !toks[2].Is(q, "using") {
+		return "", false
+	}
+	return stmtName(q, toks[1])
+}

@@ -25,3 +25,42 @@ func TestDoStatement(t *testing.T) {
 		}
 	}
 }
+
+func TestPrepareFrom(t *testing.T) {
+	for _, c := range []struct {
+		q, name, out string
+		isDo, ok     bool
+	}{
+		{"PREPARE s FROM 'DO 1'", "s", "PREPARE s FROM 'SELECT /*sqlgw-do*/ 1'", true, true},
+		{"prepare `My` from \"do @a := ?\"; EXECUTE My", "my", "prepare `My` from 'SELECT /*sqlgw-do*/ sqlgw_assign(''a'', ?)'; EXECUTE My", true, true},
+		{"PREPARE s FROM 'DO ''x'''", "s", "PREPARE s FROM 'SELECT /*sqlgw-do*/ ''x'''", true, true},
+		{"PREPARE s FROM 'SELECT 1'", "s", "PREPARE s FROM 'SELECT 1'", false, true},
+		{"PREPARE s FROM 'DO 1; DO 2'", "s", "PREPARE s FROM 'DO 1; DO 2'", false, true},
+		{"PREPARE s FROM @q", "s", "PREPARE s FROM @q", false, true},
+		{"SELECT 'PREPARE s FROM ''DO 1'''", "", "", false, false},
+		{"PREPARE s", "", "", false, false},
+	} {
+		name, out, isDo, ok := PrepareFrom(c.q)
+		if name != c.name || out != c.out || isDo != c.isDo || ok != c.ok {
+			t.Errorf("PrepareFrom(%q) = %q, %q, %v, %v; want %q, %q, %v, %v", c.q, name, out, isDo, ok, c.name, c.out, c.isDo, c.ok)
+		}
+	}
+}
+
+func TestExecuteName(t *testing.T) {
+	for _, c := range []struct {
+		q, name string
+		ok      bool
+	}{
+		{"EXECUTE s", "s", true},
+		{" execute `S` USING @a, @b; SELECT 1", "s", true},
+		{"EXECUTE s extra", "", false},
+		{"EXECUTE", "", false},
+		{"SELECT 1", "", false},
+	} {
+		name, ok := ExecuteName(c.q)
+		if name != c.name || ok != c.ok {
+			t.Errorf("ExecuteName(%q) = %q, %v; want %q, %v", c.q, name, ok, c.name, c.ok)
+		}
+	}
+}

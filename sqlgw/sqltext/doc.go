@@ -33,7 +33,8 @@
 //
 //   - Wire, run by the connection handler on every COM_QUERY text:
 //     MariaDBOnly (leading /*M!...*/ comments), Assignments (@v := expr in
-//     SELECT), TimePrecision (TIME(n) in CREATE/ALTER TABLE).
+//     SELECT), TimePrecision (TIME(n) in CREATE/ALTER TABLE),
+//     CreateSelectAs (AS before CREATE TABLE ... SELECT ... UNION ...).
 //   - Parse, run by sqlgw's wrapper around go-mysql-server's parser:
 //     IndexHints (blank hint clauses; the references go to the caller,
 //     which checks the names against the catalog), TxCharacteristics

@@ -7,7 +7,7 @@ import (
 
 // Wire is the pipeline the connection handler runs on every COM_QUERY
 // text before go-mysql-server sees it, in this order.
-var Wire = []Step{MariaDBOnly, Assignments, TimePrecision}
+var Wire = []Step{MariaDBOnly, Assignments, TimePrecision, CreateSelectAs}
 
 // Prepare is the pipeline the connection wrapper runs on the text of
 // COM_STMT_PREPARE, which vitess parses before the handler sees it.

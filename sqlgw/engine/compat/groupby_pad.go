@@ -1,6 +1,7 @@
 package compat
 
 import (
+	"encoding/hex"
 	"fmt"
 	"strings"
 
@@ -25,10 +26,10 @@ import (
 // without the trailing spaces of its PAD SPACE text expressions (the key
 // only: the selected values are the rows' own, as MySQL shows them).
 // DISTINCT and UNION already compare so (distinct_collation.go,
-// setop_collation.go). COUNT(DISTINCT x) of such an x gets its values
-// without trailing spaces too (its buffer hashes their text); it still
-// does not compare by collation otherwise ('a' and 'A' under a _ci
-// collation count twice).
+// setop_collation.go). COUNT(DISTINCT x) of a text x counts its values'
+// collation keys (collKey: weights, without the trailing spaces under PAD
+// SPACE), so 'a', 'A' and 'a ' count once under utf8mb4_general_ci and
+// latin1_swedish_ci, 'a' and 'á' once under utf8mb4_0900_ai_ci.
 
 // PadGroupBy returns gb with its PAD SPACE text grouping expressions
 // keyed without trailing spaces; ok false if it has none (or they are
@@ -68,8 +69,9 @@ func PadGroupBy(ctx *sql.Context, gb *plan.GroupBy) (*plan.GroupBy, bool) {
 	return &ngb, true
 }
 
-// padCountDistinct gives COUNT(DISTINCT x) the values of its PAD SPACE
-// text arguments without trailing spaces (its buffer hashes their text).
+// padCountDistinct gives COUNT(DISTINCT x) of text arguments their
+// collation keys (collKey): its buffer hashes the values' text, so 'a',
+// 'A' and 'a ' were three values under utf8mb4_general_ci.
 func padCountDistinct(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 	cd, ok := e.(*aggregation.CountDistinct)
 	if !ok {
@@ -78,13 +80,13 @@ func padCountDistinct(ctx *sql.Context, e sql.Expression) (sql.Expression, trans
 	ch := cd.Children()
 	var out []sql.Expression
 	for i, c := range ch {
-		if _, done := c.(*padKey); done || !padSpaceText(c.Type(ctx)) {
+		if _, done := c.(*collKey); done || !collatedText(c.Type(ctx)) {
 			continue
 		}
 		if out == nil {
 			out = append([]sql.Expression(nil), ch...)
 		}
-		out[i] = &padKey{UnaryExpressionStub: expression.UnaryExpressionStub{Child: c}}
+		out[i] = &collKey{UnaryExpressionStub: expression.UnaryExpressionStub{Child: c}}
 	}
 	if out == nil {
 		return e, transform.SameTree, nil
@@ -94,6 +96,79 @@ func padCountDistinct(ctx *sql.Context, e sql.Expression) (sql.Expression, trans
 		return e, transform.SameTree, nil
 	}
 	return ne, transform.NewTree, nil
+}
+
+// collatedText: t is a text type (not a binary string).
+func collatedText(t sql.Type) bool {
+	if _, ext := t.(sql.ExtendedType); ext {
+		return false
+	}
+	st, ok := t.(sql.StringType)
+	return ok && types.IsTextOnly(st) && st.Collation() != sql.Collation_binary
+}
+
+// collKey is a text value's key under its type's collation, for COUNT
+// (DISTINCT): the hex of its collation weights
+// (sql.CollationID.WriteWeightString, the weights DISTINCT and GROUP BY
+// hash: 'a', 'A' and 'á' weigh the same under utf8mb4_0900_ai_ci), after
+// dropping the trailing spaces under a PAD SPACE collation. Hex keeps
+// the buffer's "," between the values of COUNT(DISTINCT a, b) out of the
+// keys.
+type collKey struct {
+	expression.UnaryExpressionStub
+}
+
+var _ sql.Expression = (*collKey)(nil)
+
+func (k *collKey) Type(ctx *sql.Context) sql.Type { return types.LongText }
+
+func (k *collKey) IsNullable(ctx *sql.Context) bool { return k.Child.IsNullable(ctx) }
+
+func (k *collKey) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	v, err := k.Child.Eval(ctx, row)
+	if err != nil || v == nil {
+		return v, err
+	}
+	v, err = sql.UnwrapAny(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	var s string
+	switch x := v.(type) {
+	case string:
+		s = x
+	case []byte:
+		s = string(x)
+	default:
+		c, _, err := types.LongText.Convert(ctx, v)
+		if err != nil {
+			return nil, err
+		}
+		s = c.(string)
+	}
+	st := k.Child.Type(ctx).(sql.StringType)
+	coll := st.Collation()
+	if coll.PadAttribute() == "PAD SPACE" {
+		s = strings.TrimRight(s, " ")
+	}
+	var w strings.Builder
+	if err := coll.WriteWeightString(&w, s); err != nil {
+		return nil, err
+	}
+	return hex.EncodeToString([]byte(w.String())), nil
+}
+
+func (k *collKey) String() string { return k.Child.String() }
+
+func (k *collKey) DebugString(ctx *sql.Context) string {
+	return fmt.Sprintf("collKey(%s)", sql.DebugString(ctx, k.Child))
+}
+
+func (k *collKey) WithChildren(ctx *sql.Context, children ...sql.Expression) (sql.Expression, error) {
+	if len(children) != 1 {
+		return nil, sql.ErrInvalidChildrenNumber.New(k, len(children), 1)
+	}
+	return &collKey{UnaryExpressionStub: expression.UnaryExpressionStub{Child: children[0]}}, nil
 }
 
 // padSpaceText: t is a text type under a PAD SPACE collation.

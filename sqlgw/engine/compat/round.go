@@ -30,8 +30,9 @@ import (
 // = 4.2. Everything else (integers, strings, TRUNCATE of doubles) is
 // go-mysql-server's evaluation.
 
-// RoundFunction returns sqlgw's ROUND or TRUNCATE for the provider's
-// function lookup (engine/provider.go), and false for other names.
+// RoundFunction returns sqlgw's ROUND, TRUNCATE or FORMAT for the
+// provider's function lookup (engine/provider.go), and false for other
+// names. FORMAT is go-mysql-server's, given a division's unrounded value.
 func RoundFunction(name string) (sql.Function, bool) {
 	switch strings.ToLower(name) {
 	case "round":
@@ -46,6 +47,15 @@ func RoundFunction(name string) (sql.Function, bool) {
 		return sql.Function2{Name: "truncate", Fn: func(ctx *sql.Context, x, d sql.Expression) sql.Expression {
 			return newRoundExpr(function.NewTruncate(ctx, x, d), []sql.Expression{x, d}, true)
 		}}, true
+	case "format":
+		return sql.FunctionN{Name: "format", Fn: func(ctx *sql.Context, args ...sql.Expression) (sql.Expression, error) {
+			if len(args) > 0 && ChainHasDiv(args[0]) {
+				// FORMAT(1/3, 6) formats the quotient's internal digits,
+				// '0.333333' (compat/divchain.go).
+				args = append([]sql.Expression{NewUnrounded(args[0])}, args[1:]...)
+			}
+			return function.NewFormat(ctx, args...)
+		}}, true
 	}
 	return nil, false
 }
@@ -56,6 +66,10 @@ type roundExpr struct {
 	inner    sql.Expression // *function.Round or *function.Truncate
 	num, dec sql.Expression // dec is nil for ROUND(x)
 	truncate bool
+	// exact is num unrounded when it is an arithmetic chain with a
+	// division (compat/divchain.go): MySQL rounds or cuts the quotient's
+	// internal digits, ROUND(1/3, 6) = 0.333333, not 1/3 shown (0.3333).
+	exact sql.Expression
 }
 
 var _ sql.FunctionExpression = (*roundExpr)(nil)
@@ -63,6 +77,9 @@ var _ sql.CollationCoercible = (*roundExpr)(nil)
 
 func newRoundExpr(inner sql.Expression, args []sql.Expression, truncate bool) *roundExpr {
 	r := &roundExpr{inner: inner, num: args[0], truncate: truncate}
+	if ChainHasDiv(r.num) {
+		r.exact = NewUnrounded(r.num)
+	}
 	if len(args) > 1 {
 		r.dec = args[1]
 	}
@@ -183,7 +200,11 @@ func (r *roundExpr) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	if r.dec != nil && !types.IsNumber(r.dec.Type(ctx)) {
 		return r.inner.Eval(ctx, row) // a string D: go-mysql-server's reading and warnings
 	}
-	v, err := r.num.Eval(ctx, row)
+	num := r.num
+	if r.exact != nil && isDec {
+		num = r.exact
+	}
+	v, err := num.Eval(ctx, row)
 	if err != nil || v == nil {
 		return nil, err
 	}
@@ -248,7 +269,9 @@ func roundDouble(v float64, d int32) float64 {
 // truncateDecimal cuts x to d decimals (d < 0: zeroes -d integer digits).
 func truncateDecimal(x decimal.Decimal, d int32) decimal.Decimal {
 	if d >= 0 {
-		return x.Truncate(d)
+		// Truncate keeps fewer digits as they are; MySQL shows d of
+		// them (TRUNCATE(1.5, 3) is 1.500), as Round rescales.
+		return x.Truncate(d).Round(d)
 	}
 	return x.Shift(d).Truncate(0).Shift(-d)
 }
