@@ -23,6 +23,8 @@ func TestRoundOfDivision(t *testing.T) {
 		r.ExpectRows("SELECT FORMAT(1/3, 6), FORMAT(2/3, 9), FORMAT(20000/3, 2), FORMAT(1/3, 2)",
 			"0.333333\t0.666666666\t6,666.67\t0.33")
 		r.ExpectRows("SELECT TRUNCATE(1.5, 3), TRUNCATE(-1.5, 0), TRUNCATE(1234.5678, -2)", "1.500\t-1\t1200")
+		// At most 30 decimals (DECIMAL_MAX_SCALE), as MySQL.
+		r.ExpectRows("SELECT TRUNCATE(1.223, 100), ROUND(1.2, 40)", "1.223000000000000000000000000000\t1.200000000000000000000000000000")
 		// Columns: the quotient of the row's values.
 		r.ExpectRows("SELECT k, ROUND(i/3, 6), TRUNCATE(x/7, 7), FORMAT(x/3, 5) FROM n ORDER BY k",
 			"1\t0.333333\t0.2142857\t0.50000", "2\t0.666667\t1.4285714\t3.33333")

@@ -225,6 +225,12 @@ func (r *roundExpr) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		if d > types.DecimalTypeMaxPrecision {
 			d = types.DecimalTypeMaxPrecision
 		}
+		if isDec && d > types.DecimalTypeMaxScale {
+			// MySQL's Item_func_round::decimal_op: at most the result's
+			// decimals, which DECIMAL_MAX_SCALE (30) caps (Type):
+			// TRUNCATE(1.223, 100) is 1.223 and 27 zeros.
+			d = types.DecimalTypeMaxScale
+		}
 		if d < -types.DecimalTypeMaxScale {
 			d = -types.DecimalTypeMaxScale
 		}
