@@ -82,12 +82,12 @@ func (f *zeroAheadFile) Write(p []byte) (int, error) {
 	defer f.mu.Unlock()
 	end := f.off + int64(len(p))
 	if end > f.zeroed {
-		from := max(f.zeroed, end)
+		// Zeros from the data's end to the next walZeroAhead boundary past it.
 		to := (end/walZeroAhead + 1) * walZeroAhead
 		if f.zeros == nil {
 			f.zeros = make([]byte, 64<<10)
 		}
-		for at := from; at < to; {
+		for at := end; at < to; {
 			n := min(int64(len(f.zeros)), to-at)
 			if _, err := f.File.WriteAt(f.zeros[:n], at); err != nil {
 				// Not written ahead: the write goes on as a plain append.
