@@ -386,13 +386,14 @@ type rowWrite struct {
 	c      *rowCache
 	keys   [][]byte
 	shards []*rowShard // distinct, each marked once
-	bulk   bool        // replace entries, add none (storage.WithBulkWrite)
+	bulk   bool        // replace entries, add into free room only (storage.WithBulkWrite)
 }
 
 // begin marks the shards of keys as being written, before the write's
 // commit; done ends it. The keys must stay unchanged until done. A bulk
-// write (storage.WithBulkWrite) only replaces the entries its keys have,
-// and adds none (writeThrough). A nil cache does nothing.
+// write (storage.WithBulkWrite) replaces the entries its keys have and
+// adds new ones only into free room, evicting none (writeThrough). A nil
+// cache does nothing.
 func (c *rowCache) begin(keys [][]byte, bulk bool) rowWrite {
 	if c == nil {
 		return rowWrite{}
