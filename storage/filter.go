@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"bytes"
 	"encoding/hex"
 	"fmt"
 	"math"
@@ -151,11 +150,11 @@ func CompareValues(v Value, op Op, w Value) bool {
 		c = cmpInt(v.i, w.i)
 	case TypeDouble:
 		switch {
-		case v.f < w.f:
+		case v.Float() < w.Float():
 			c = -1
-		case v.f > w.f:
+		case v.Float() > w.Float():
 			c = 1
-		case v.f == w.f:
+		case v.Float() == w.Float():
 			c = 0
 		default: // NaN: unordered, so only Ne holds.
 			return op == OpNe
@@ -166,7 +165,7 @@ func CompareValues(v Value, op Op, w Value) bool {
 			return false
 		}
 	case TypeBinary, TypeGUID:
-		c = bytes.Compare(v.b, w.b)
+		c = strings.Compare(v.s, w.s)
 		if op != OpEq && op != OpNe {
 			return false
 		}
@@ -361,17 +360,17 @@ func FormatODataLiteral(v Value) string {
 		return strconv.FormatInt(v.i, 10) + "L"
 	case TypeDouble:
 		switch {
-		case math.IsNaN(v.f):
+		case math.IsNaN(v.Float()):
 			return "NaN"
-		case math.IsInf(v.f, 1):
+		case math.IsInf(v.Float(), 1):
 			return "INF"
-		case math.IsInf(v.f, -1):
+		case math.IsInf(v.Float(), -1):
 			return "-INF"
 		}
 		// Plain decimal notation, never an exponent: 1E+21 is valid OData,
 		// but Azurite silently matches nothing with it. The shortest digits
 		// that round-trip, padded with zeros, are exact in either form.
-		s := strconv.FormatFloat(v.f, 'f', -1, 64)
+		s := strconv.FormatFloat(v.Float(), 'f', -1, 64)
 		if !strings.Contains(s, ".") { // keep whole numbers Double: 3 -> 3.0
 			s += ".0"
 		}
@@ -383,7 +382,7 @@ func FormatODataLiteral(v Value) string {
 	case TypeGUID:
 		return "guid'" + FormatGUID(v.GUIDValue()) + "'"
 	case TypeBinary:
-		return "X'" + hex.EncodeToString(v.b) + "'"
+		return "X'" + hex.EncodeToString(v.Bytes()) + "'"
 	}
 	return "<invalid>"
 }

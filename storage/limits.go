@@ -191,12 +191,12 @@ func validateValue(name string, v Value) error {
 			return fmt.Errorf("%w: property %q has %d UTF-16 units, the limit is %d", ErrTooLarge, name, n, MaxStringUTF16)
 		}
 	case TypeBinary:
-		if len(v.b) > MaxValueBytes {
-			return fmt.Errorf("%w: property %q has %d bytes, the limit is %d", ErrTooLarge, name, len(v.b), MaxValueBytes)
+		if len(v.s) > MaxValueBytes {
+			return fmt.Errorf("%w: property %q has %d bytes, the limit is %d", ErrTooLarge, name, len(v.s), MaxValueBytes)
 		}
 	case TypeGUID:
-		if len(v.b) != 16 {
-			return fmt.Errorf("%w: property %q is a GUID of %d bytes", ErrInvalid, name, len(v.b))
+		if len(v.s) != 16 {
+			return fmt.Errorf("%w: property %q is a GUID of %d bytes", ErrInvalid, name, len(v.s))
 		}
 	case TypeDateTime:
 		if v.i < minDateTime || v.i > maxDateTime {
@@ -277,8 +277,8 @@ func PropertySize(name string, v Value) int {
 		formula += 4 + 2*units
 		js += 2 + jsLen
 	case TypeBinary:
-		formula += 4 + len(v.b)
-		js += 2 + base64.StdEncoding.EncodedLen(len(v.b)) + annotation + len(name)
+		formula += 4 + len(v.s)
+		js += 2 + base64.StdEncoding.EncodedLen(len(v.s)) + annotation + len(name)
 	case TypeInt32:
 		formula += 4
 		js += 11 + annotation + len(name) // -2147483648

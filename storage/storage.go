@@ -81,6 +81,7 @@ import (
 	"fmt"
 	"math"
 	"time"
+	"unsafe"
 )
 
 // Sentinel errors. See the package documentation for which operation returns which.
@@ -153,12 +154,17 @@ func (t Type) String() string {
 // (String, Int32, ...); the zero Value is invalid. Values are immutable:
 // Binary and GUID values share the slice they were built from, so callers
 // must not modify it afterwards.
+//
+// A Value is 32 bytes, not the 64 of one field per kind: every entity's
+// Properties map holds one per property, and a bulk load builds a map per
+// row and per index entry, so the map's slots (and their zeroing and the
+// collector's scan) are half as large. i holds the integers, ticks and a
+// Double's bits; s holds a String's text and a Binary or GUID value's bytes
+// (the same memory, not a copy: see Binary).
 type Value struct {
 	typ Type
-	i   int64   // Int32, Int64, Boolean (0/1), DateTime (ticks of 100 ns since 0001-01-01 UTC)
-	f   float64 // Double
-	s   string  // String
-	b   []byte  // Binary, GUID (16 bytes)
+	i   int64  // Int32, Int64, Boolean (0/1), DateTime (ticks of 100 ns since 0001-01-01 UTC), Double (math.Float64bits)
+	s   string // String; Binary, GUID (16 bytes): the retained slice's bytes
 }
 
 // String returns an Edm.String value.
@@ -171,7 +177,7 @@ func Int32(v int32) Value { return Value{typ: TypeInt32, i: int64(v)} }
 func Int64(v int64) Value { return Value{typ: TypeInt64, i: v} }
 
 // Double returns an Edm.Double value.
-func Double(v float64) Value { return Value{typ: TypeDouble, f: v} }
+func Double(v float64) Value { return Value{typ: TypeDouble, i: int64(math.Float64bits(v))} }
 
 // Bool returns an Edm.Boolean value.
 func Bool(v bool) Value {
@@ -202,15 +208,21 @@ func DateTimeTicks(ticks int64) Value { return Value{typ: TypeDateTime, i: ticks
 
 // Binary returns an Edm.Binary value. The slice is retained, not copied.
 func Binary(b []byte) Value {
-	if b == nil {
-		b = []byte{}
-	}
-	return Value{typ: TypeBinary, b: b}
+	return Value{typ: TypeBinary, s: bytesView(b)}
 }
 
 // GUID returns an Edm.Guid value from its 16 bytes in RFC 4122 (big-endian,
 // textual) order.
-func GUID(g [16]byte) Value { return Value{typ: TypeGUID, b: g[:]} }
+func GUID(g [16]byte) Value {
+	b := g // escapes: the Value keeps it
+	return Value{typ: TypeGUID, s: bytesView(b[:])}
+}
+
+// bytesView is b's bytes as a string, sharing b's memory (Binary and GUID
+// values are immutable by contract: nobody writes to b afterwards).
+func bytesView(b []byte) string {
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
 
 // Type returns the value's type; 0 for the zero Value.
 func (v Value) Type() Type { return v.typ }
@@ -219,20 +231,43 @@ func (v Value) Type() Type { return v.typ }
 func (v Value) IsValid() bool { return v.typ != 0 }
 
 // Str returns a String value's text ("" for other types).
-func (v Value) Str() string { return v.s }
+func (v Value) Str() string {
+	if v.typ != TypeString {
+		return ""
+	}
+	return v.s
+}
 
 // Int returns the integer of an Int32, Int64 or Boolean value (0 or 1), or
-// the ticks of a DateTime.
-func (v Value) Int() int64 { return v.i }
+// the ticks of a DateTime (0 for other types).
+func (v Value) Int() int64 {
+	if v.typ == TypeDouble {
+		return 0
+	}
+	return v.i
+}
 
 // Float returns a Double value's number.
-func (v Value) Float() float64 { return v.f }
+func (v Value) Float() float64 {
+	if v.typ != TypeDouble {
+		return 0
+	}
+	return math.Float64frombits(uint64(v.i))
+}
 
 // BoolValue returns a Boolean value's truth.
-func (v Value) BoolValue() bool { return v.i != 0 }
+func (v Value) BoolValue() bool { return v.typ != TypeDouble && v.i != 0 }
 
 // Bytes returns a Binary or GUID value's bytes. Callers must not modify them.
-func (v Value) Bytes() []byte { return v.b }
+func (v Value) Bytes() []byte {
+	switch {
+	case v.typ != TypeBinary && v.typ != TypeGUID:
+		return nil
+	case len(v.s) == 0:
+		return []byte{} // Binary(nil) and Binary([]byte{}) are an empty value, not NULL
+	}
+	return unsafe.Slice(unsafe.StringData(v.s), len(v.s))
+}
 
 // Ticks returns a DateTime value as 100 ns ticks since 0001-01-01T00:00:00Z.
 func (v Value) Ticks() int64 { return v.i }
@@ -251,7 +286,9 @@ func (v Value) Time() time.Time {
 
 // GUIDValue returns a GUID value's 16 bytes.
 func (v Value) GUIDValue() (g [16]byte) {
-	copy(g[:], v.b)
+	if v.typ == TypeGUID {
+		copy(g[:], v.s)
+	}
 	return g
 }
 
@@ -263,13 +300,9 @@ func (v Value) Equal(w Value) bool {
 		return false
 	}
 	switch v.typ {
-	case TypeString:
+	case TypeString, TypeBinary, TypeGUID:
 		return v.s == w.s
-	case TypeDouble:
-		return math.Float64bits(v.f) == math.Float64bits(w.f)
-	case TypeBinary, TypeGUID:
-		return string(v.b) == string(w.b)
-	default:
+	default: // integers, ticks and a Double's bits: so NaN equals NaN, 0 differs from -0
 		return v.i == w.i
 	}
 }
@@ -284,15 +317,15 @@ func (v Value) GoString() string {
 	case TypeInt64:
 		return fmt.Sprintf("storage.Int64(%d)", v.i)
 	case TypeDouble:
-		return fmt.Sprintf("storage.Double(%g)", v.f)
+		return fmt.Sprintf("storage.Double(%g)", v.Float())
 	case TypeBoolean:
 		return fmt.Sprintf("storage.Bool(%t)", v.i != 0)
 	case TypeDateTime:
 		return fmt.Sprintf("storage.DateTime(%s)", v.Time().Format(time.RFC3339Nano))
 	case TypeBinary:
-		return fmt.Sprintf("storage.Binary(%x)", v.b)
+		return fmt.Sprintf("storage.Binary(%x)", v.s)
 	case TypeGUID:
-		return fmt.Sprintf("storage.GUID(%x)", v.b)
+		return fmt.Sprintf("storage.GUID(%x)", v.s)
 	}
 	return "storage.Value{}"
 }

@@ -208,7 +208,7 @@ func TestValidateEntity(t *testing.T) {
 	fails(props(Properties{"t": DateTime(time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC))}), ErrInvalid)
 	fails(props(Properties{"v": {}}), ErrInvalid)
 	fails(props(Properties{"i": {typ: TypeInt32, i: math.MaxInt32 + 1}}), ErrInvalid)
-	fails(props(Properties{"g": {typ: TypeGUID, b: make([]byte, 15)}}), ErrInvalid)
+	fails(props(Properties{"g": {typ: TypeGUID, s: string(make([]byte, 15))}}), ErrInvalid)
 	fails(props(Properties{"bad name": Int32(1)}), ErrInvalid)
 	fails(props(Properties{"ETag": Int32(1)}), ErrInvalid)
 	many := Properties{}
