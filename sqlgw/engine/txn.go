@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -695,31 +696,27 @@ func prepareTable(tt *txTable) (*preparedTable, error) {
 	if len(tt.order) > len(tt.writes) {
 		done = make(map[entKey]bool, len(tt.writes))
 	}
+	keys := make([]entKey, 0, len(tt.writes))
 	for _, k := range tt.order {
-		w := tt.writes[k]
-		if w == nil || done[k] {
+		if tt.writes[k] == nil || done[k] {
 			continue // undone by a failed statement, or seen already
 		}
 		if done != nil {
 			done[k] = true
 		}
-		ro, err := rowOperations(tt.meta, k, w)
-		if err != nil {
-			return nil, err
-		}
+		keys = append(keys, k)
+	}
+	ros, err := rowOperationsAll(tt, keys)
+	if err != nil {
+		return nil, err
+	}
+	for i, k := range keys {
+		ro := ros[i]
 		if len(ro.ops) == 0 {
 			continue
 		}
-		if len(tt.meta.Indexes) > 0 {
-			// Local index operations ride in the row's batch; the row is
-			// recorded for the global indexes (secondary.go).
-			if err := addIndexOps(tt.meta, k, w, &ro); err != nil {
-				return nil, err
-			}
-		}
-		ro.size = opsSize(ro.ops) // once: a bulk INSERT's rows are measured here only
 		if len(ro.ops) > storage.MaxBatchOps || ro.size > batchBytes {
-			big = append(big, bigRow{k: k, w: w, ro: ro})
+			big = append(big, bigRow{k: k, w: tt.writes[k], ro: ro})
 			continue
 		}
 		if _, ok := byPart[k.pk]; !ok {
@@ -760,6 +757,76 @@ func prepareTable(tt *txTable) (*preparedTable, error) {
 		}
 	}
 	return &preparedTable{batches: batches, big: big}, nil
+}
+
+// parallelEncodeRows is the number of rows from which a commit encodes
+// its rows' entities on several goroutines (rowOperationsAll): a bulk
+// INSERT's thousand rows, not a transaction's handful, where starting
+// goroutines would cost more than it saves.
+const parallelEncodeRows = 256
+
+// rowOperationsAll returns the store operations of each of tt's writes
+// keys (rowOperations, then the local index operations, then their size),
+// in the order of keys. A large commit's rows are encoded in chunks on up
+// to GOMAXPROCS goroutines: each row's operations depend on that row and
+// the table's definition only, and the commit's wall time on an otherwise
+// idle server is mostly this encoding and the store's batch. The error is
+// the first row's in keys order, as one loop would return.
+func rowOperationsAll(tt *txTable, keys []entKey) ([]rowOps, error) {
+	ros := make([]rowOps, len(keys))
+	one := func(i int) error {
+		k := keys[i]
+		w := tt.writes[k]
+		ro, err := rowOperations(tt.meta, k, w)
+		if err != nil {
+			return err
+		}
+		if len(ro.ops) == 0 {
+			return nil
+		}
+		if len(tt.meta.Indexes) > 0 {
+			// Local index operations ride in the row's batch; the row is
+			// recorded for the global indexes (secondary.go).
+			if err := addIndexOps(tt.meta, k, w, &ro); err != nil {
+				return err
+			}
+		}
+		ro.size = opsSize(ro.ops) // once: a bulk INSERT's rows are measured here only
+		ros[i] = ro
+		return nil
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(keys)/(parallelEncodeRows/2))
+	if workers <= 1 {
+		for i := range keys {
+			if err := one(i); err != nil {
+				return nil, err
+			}
+		}
+		return ros, nil
+	}
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	per := (len(keys) + workers - 1) / workers
+	for w := range workers {
+		lo, hi := w*per, min((w+1)*per, len(keys))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := lo; i < hi; i++ {
+				if err := one(i); err != nil {
+					errs[w] = err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for w := range workers { // chunks are in keys order: the first error is the first row's
+		if errs[w] != nil {
+			return nil, errs[w]
+		}
+	}
+	return ros, nil
 }
 
 // commitTable applies one table's writes batch by batch (the path of a
