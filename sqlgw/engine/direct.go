@@ -197,7 +197,7 @@ func (f *FastLane) runDirect(sqlCtx *sql.Context, c *mysql.Conn, query string, p
 		st.release(sqlCtx)
 		return nil
 	}
-	res, err := max1Row(sqlCtx, p.direct.schema, iter, p.fields, buf)
+	res, err := max1Row(sqlCtx, p.direct.schema, iter, p.fields, buf, &st.res)
 	if err != nil {
 		return sql.CastSQLError(err)
 	}
@@ -273,6 +273,9 @@ type directState struct {
 	spec readSpec
 	it   rowIter
 	out  [8]any // the result row of up to 8 columns (rowIter.out)
+	// res is an at-most-one-row plan's result (max1Row), which the
+	// callback has sent by the time runDirect releases the state.
+	res max1Result
 }
 
 // takeDirectState returns the session's spare directState, cleared, or a
