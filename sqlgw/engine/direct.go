@@ -176,10 +176,11 @@ func (f *FastLane) runDirect(sqlCtx *sql.Context, c *mysql.Conn, query string, p
 	}
 	defer func() { end.done(err) }()
 
-	base, err := f.directIter(sqlCtx, p, lookup)
+	st, err := f.directIter(sqlCtx, p, lookup)
 	if err != nil {
 		return sql.CastSQLError(err)
 	}
+	base := &st.rows
 	var iter sql.RowIter = base
 	if p.direct.ops != nil {
 		iter = p.direct.evaluate(sqlCtx, base) // directrange.go
@@ -190,14 +191,22 @@ func (f *FastLane) runDirect(sqlCtx *sql.Context, c *mysql.Conn, query string, p
 		sql.ByteBufPool.Put(buf)
 	}()
 	if !p.max1 {
-		return rows(sqlCtx, c, p.direct.schema, iter, p.fields, buf, callback)
+		if err := rows(sqlCtx, c, p.direct.schema, iter, p.fields, buf, callback); err != nil {
+			return err
+		}
+		st.release(sqlCtx)
+		return nil
 	}
-	res, err := max1Row(sqlCtx, p.direct.schema, iter, p.fields, buf)
+	res, err := max1Row(sqlCtx, p.direct.schema, iter, p.fields, buf, &st.res)
 	if err != nil {
 		return sql.CastSQLError(err)
 	}
 	setStatusFlagsFor(sqlCtx, c, base.autoCommit) // (a SELECT does not change autocommit)
-	return callback(res)
+	if err := callback(res); err != nil {
+		return err
+	}
+	st.release(sqlCtx)
+	return nil
 }
 
 // beginStatement is what go-mysql-server's Engine.PrepQueryPlanForExecution
@@ -222,7 +231,7 @@ func beginStatement(ctx *sql.Context) error {
 // directIter starts the statement's read: PrepQueryPlanForExecution's
 // session validation and transaction (beginStatement), then the table's
 // row iterator.
-func (f *FastLane) directIter(ctx *sql.Context, p *cachedPlan, lookup sql.IndexLookup) (*directRows, error) {
+func (f *FastLane) directIter(ctx *sql.Context, p *cachedPlan, lookup sql.IndexLookup) (*directState, error) {
 	if err := beginStatement(ctx); err != nil {
 		return nil, err
 	}
@@ -233,8 +242,9 @@ func (f *FastLane) directIter(ctx *sql.Context, p *cachedPlan, lookup sql.IndexL
 	t := p.ita.Table.(*Table)
 	pr := lookup.Ranges.(*planRanges)
 	// The rows, the read's spec, the table's row iterator and a short
-	// result row: one allocation.
-	st := &directState{spec: readSpec{plan: pr.plan, overlay: pr.overlay, residual: pr.residual}}
+	// result row: one allocation, or the session's spare (release).
+	st := takeDirectState(ctx)
+	st.spec = readSpec{plan: pr.plan, overlay: pr.overlay, residual: pr.residual}
 	spec := &st.spec
 	// The statement is its own transaction (committed at its end, Close,
 	// read-only): one entity read without a snapshot (singleread.go), and
@@ -254,7 +264,7 @@ func (f *FastLane) directIter(ctx *sql.Context, p *cachedPlan, lookup sql.IndexL
 		it.fresh = p.direct.keep // directrange.go: the operators keep the rows
 	}
 	st.rows = directRows{it: it, d: p.direct, autoCommit: autoCommit}
-	return &st.rows, nil
+	return st, nil
 }
 
 // directState is what directIter allocates per execute, in one piece.
@@ -263,6 +273,37 @@ type directState struct {
 	spec readSpec
 	it   rowIter
 	out  [8]any // the result row of up to 8 columns (rowIter.out)
+	// res is an at-most-one-row plan's result (max1Row), which the
+	// callback has sent by the time runDirect releases the state.
+	res max1Result
+}
+
+// takeDirectState returns the session's spare directState, cleared, or a
+// new one. The spare is the last execute's, handed back by release once
+// that execute was done with it (issue 13: at 1.75 KiB, a point select's
+// directState was half of the bytes it allocated, and so half of the
+// collector's work under oltp_point_select).
+func takeDirectState(ctx *sql.Context) *directState {
+	if s := sessionOf(ctx); s != nil && s.spareDirect != nil {
+		st := s.spareDirect
+		s.spareDirect = nil
+		*st = directState{}
+		return st
+	}
+	return new(directState)
+}
+
+// release makes st the session's spare. runDirect calls it only after the
+// execute succeeded, its rows closed and its results sent (the callback
+// returned): nothing made for the execute refers to st any more (the rows
+// went out as wire values, converted from st.out by the callback's time;
+// the read's contexts, rowIter.frame, served storage calls that returned).
+// An execute that failed keeps its state to itself: its error may carry
+// what it read.
+func (st *directState) release(ctx *sql.Context) {
+	if s := sessionOf(ctx); s != nil {
+		s.spareDirect = st
+	}
 }
 
 // directRows are the rows of a direct execution: the table's rows

@@ -149,6 +149,9 @@ type rowIter struct {
 	counters recorder.Counters
 	busy     time.Duration
 	reported bool
+	// frame holds the context of the read's first requests (newRowIterIn:
+	// the session's counters and counters).
+	frame recorder.Frame
 }
 
 func (t *Table) newRowIter(ctx *sql.Context, spec *readSpec) (*rowIter, error) {
@@ -174,9 +177,9 @@ func (t *Table) newRowIterIn(ctx *sql.Context, it *rowIter, spec *readSpec, stmt
 	// single read (singleread.go).
 	var rctx context.Context
 	if t.current || spec.single {
-		rctx = storeCtxCounting(ctx, &it.counters)
+		rctx = storeCtxCountingIn(ctx, &it.frame, &it.counters)
 	} else {
-		rctx = readCtxCounting(ctx, &it.counters)
+		rctx = readCtxCountingIn(ctx, &it.frame, &it.counters)
 	}
 	it.single = spec.single && !t.current
 	it.ctx = rctx

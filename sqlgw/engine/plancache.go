@@ -1096,7 +1096,7 @@ func (f *FastLane) run(sqlCtx *sql.Context, c *mysql.Conn, query string, node sq
 	if !max1 {
 		return rows(sqlCtx, c, schema, iter, fields, buf, callback)
 	}
-	res, err := max1Row(sqlCtx, schema, iter, fields, buf)
+	res, err := max1Row(sqlCtx, schema, iter, fields, buf, nil)
 	if err != nil {
 		return sql.CastSQLError(err)
 	}
@@ -1198,8 +1198,10 @@ func rows(ctx *sql.Context, c *mysql.Conn, schema sql.Schema, iter sql.RowIter, 
 	return callback(res)
 }
 
-// max1Row is go-mysql-server's resultForMax1RowIter.
-func max1Row(ctx *sql.Context, schema sql.Schema, iter sql.RowIter, fields []*querypb.Field, buf *sql.ByteBuffer) (*sqltypes.Result, error) {
+// max1Row is go-mysql-server's resultForMax1RowIter. A result of one row
+// is made in r if r is not nil (a direct execute's, directState), else in
+// a new max1Result.
+func max1Row(ctx *sql.Context, schema sql.Schema, iter sql.RowIter, fields []*querypb.Field, buf *sql.ByteBuffer, r *max1Result) (*sqltypes.Result, error) {
 	defer iter.Close(ctx)
 	row, err := iter.Next(ctx)
 	if err == io.EOF {
@@ -1217,7 +1219,10 @@ func max1Row(ctx *sql.Context, schema sql.Schema, iter sql.RowIter, fields []*qu
 	if err != nil {
 		return nil, err
 	}
-	r := &max1Result{rows: [1][]sqltypes.Value{out}}
+	if r == nil {
+		r = new(max1Result)
+	}
+	r.rows = [1][]sqltypes.Value{out}
 	r.res = sqltypes.Result{Fields: fields, Rows: r.rows[:], RowsAffected: 1}
 	return &r.res, nil
 }

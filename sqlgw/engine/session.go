@@ -48,6 +48,10 @@ type Session struct {
 	// proc is the process list entry of the statement the plan cache
 	// runs (fastproc.go).
 	proc fastProc
+	// spareDirect is the directState of the last direct execute, for the
+	// next (direct.go: takeDirectState). Used by the connection's
+	// goroutine only.
+	spareDirect *directState
 
 	// txSeq numbers the session's transactions (txn.id).
 	txSeq uint32
@@ -189,6 +193,15 @@ func storeCtxCounting(ctx *sql.Context, also *recorder.Counters) context.Context
 		return recorder.WithCounters(ctx, s.Counters, also)
 	}
 	return recorder.WithCounters(ctx, also)
+}
+
+// storeCtxCountingIn is storeCtxCounting made in f (recorder.Frame: no
+// allocation), for a read that keeps f as long as it uses the context.
+func storeCtxCountingIn(ctx *sql.Context, f *recorder.Frame, also *recorder.Counters) context.Context {
+	if s := sessionOf(ctx); s != nil {
+		return recorder.WithCountersIn(f, ctx, s.Counters, also)
+	}
+	return recorder.WithCountersIn(f, ctx, also)
 }
 
 // WithoutCounters returns a context without the session's counters (and

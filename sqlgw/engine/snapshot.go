@@ -198,8 +198,16 @@ var consistentSnapshot = regexp.MustCompile(`(?is)\bwith\s+consistent\s+snapshot
 // count in also (if not nil) besides the session's counters, one context
 // value for both (a read's own counters, rowIter).
 func readCtxCounting(ctx *sql.Context, also *recorder.Counters) context.Context {
+	return readCtxCountingIn(ctx, nil, also)
+}
+
+// readCtxCountingIn is readCtxCounting whose counters' context, when also
+// is set, is made in f if f is not nil (storeCtxCountingIn).
+func readCtxCountingIn(ctx *sql.Context, f *recorder.Frame, also *recorder.Counters) context.Context {
 	var c context.Context
-	if also != nil {
+	if also != nil && f != nil {
+		c = storeCtxCountingIn(ctx, f, also)
+	} else if also != nil {
 		c = storeCtxCounting(ctx, also)
 	} else {
 		c = storeCtx(ctx) // not both: each wraps ctx anew

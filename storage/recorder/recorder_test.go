@@ -272,3 +272,67 @@ func TestBackgroundNotInOwnTrace(t *testing.T) {
 		t.Errorf("the context's counters: %d requests, want 2", n)
 	}
 }
+
+// TestFrame: a context made in a Frame (WithCountersIn) is WithCounters':
+// requests through it count in its counters and in those and the traces
+// of the context it was made over, whose other values, cancellation and
+// attributions (storage.OnBehalfOf) it keeps; making one allocates
+// nothing, and making it again over another context forgets the first's.
+func TestFrame(t *testing.T) {
+	s := newStore(t)
+	type otherKey struct{}
+	base := context.Background()
+	if err := s.CreateTable(base, "tab"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Insert(base, "tab", ent("p", "a", nil)); err != nil {
+		t.Fatal(err)
+	}
+	var session, read, other Counters
+	var trace bytes.Buffer
+	outer, cancel := context.WithCancel(context.WithValue(WithTrace(WithCounters(base, &session), &trace), otherKey{}, "v"))
+	var f Frame
+	ctx := WithCountersIn(&f, outer, &read)
+	if _, err := s.Get(ctx, "tab", "p", "a", nil); err != nil {
+		t.Fatal(err)
+	}
+	one := Snapshot{Requests: 1, EntitiesRead: 1}
+	if session.Snapshot() != one || read.Snapshot() != one {
+		t.Errorf("session %v, read %v; want %v each", session.Snapshot(), read.Snapshot(), one)
+	}
+	if want := "Get tab pk=p rk=a -> 1 entity\n"; trace.String() != want {
+		t.Errorf("trace %q, want %q", trace.String(), want)
+	}
+	if ctx.Value(otherKey{}) != "v" {
+		t.Error("the outer context's value is lost")
+	}
+	merged := storage.OnBehalfOf(base, ctx)
+	if _, err := s.Get(merged, "tab", "p", "a", nil); err != nil {
+		t.Fatal(err)
+	}
+	if two := (Snapshot{Requests: 2, EntitiesRead: 2}); session.Snapshot() != two || read.Snapshot() != two {
+		t.Errorf("on behalf of the frame: session %v, read %v; want %v each", session.Snapshot(), read.Snapshot(), two)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("cancelled early")
+	}
+	cancel()
+	if ctx.Err() == nil {
+		t.Error("the outer context's cancellation is lost")
+	}
+	// Made again over another context: only that one's counters.
+	ctx = WithCountersIn(&f, base, &other)
+	if _, err := s.Get(ctx, "tab", "p", "a", nil); err != nil {
+		t.Fatal(err)
+	}
+	if other.Snapshot() != one || session.Snapshot().Requests != 2 || read.Snapshot().Requests != 2 {
+		t.Errorf("made again: other %v, session %v, read %v", other.Snapshot(), session.Snapshot(), read.Snapshot())
+	}
+	if strings.Count(trace.String(), "\n") != 2 {
+		t.Errorf("made again over an untraced context, still traced: %q", trace.String())
+	}
+	counted := WithCounters(base, &session)
+	if n := testing.AllocsPerRun(100, func() { WithCountersIn(&f, counted, &read) }); n != 0 {
+		t.Errorf("WithCountersIn allocates %v times", n)
+	}
+}
