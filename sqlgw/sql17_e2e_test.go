@@ -1,0 +1,59 @@
+package sqlgw_test
+
+import (
+	"testing"
+
+	"github.com/sqlgw/sqlgw/sqlgw/sqltest"
+)
+
+// SQL prepared statement names are not case-sensitive, as in MySQL
+// (PREPARE S, then EXECUTE s); an unknown name is 1243 naming it as
+// written and the statement it was given to.
+func TestPrepareNamesCase(t *testing.T) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := ts.Session("prepcase", "")
+		r := sqltest.NewRunner(t, c)
+		r.Exec("PREPARE S FROM 'SELECT 1'")
+		r.ExpectRows("EXECUTE s", "1")
+		r.ExpectRows("EXECUTE S", "1")
+		r.Exec("PREPARE `My Stmt` FROM 'SELECT ? + 1'")
+		r.Exec("SET @a = 4")
+		r.ExpectRows("EXECUTE `my stmt` USING @a", "5")
+		// PREPARE of the name in another case replaces the statement.
+		r.Exec("PREPARE s FROM 'SELECT 2'")
+		r.ExpectRows("EXECUTE S", "2")
+		r.Exec("DEALLOCATE PREPARE s")
+		r.ExpectMessage(1243, "Unknown prepared statement handler (S) given to EXECUTE", "EXECUTE S")
+		r.Exec("DROP PREPARE `MY STMT`")
+		r.ExpectMessage(1243, "Unknown prepared statement handler (My Stmt) given to DEALLOCATE PREPARE", "DEALLOCATE PREPARE `My Stmt`")
+		// A prepared DO keeps its OK answer under any case.
+		r.Exec("PREPARE D FROM 'DO 1'")
+		if cts := r.ColumnTypes("EXECUTE d"); len(cts) != 0 {
+			t.Fatalf("EXECUTE d of PREPARE D FROM 'DO 1': %d columns, want an OK packet", len(cts))
+		}
+	})
+}
+
+// PREPARE s FROM @var prepares the variable's text, a DO included (it
+// was 1064: vitess's grammar has no DO).
+func TestPrepareDoFromVariable(t *testing.T) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := ts.Session("prepdovar", "")
+		r := sqltest.NewRunner(t, c)
+		r.Exec("SET @q = 'DO 1'")
+		r.Exec("PREPARE s FROM @q")
+		if cts := r.ColumnTypes("EXECUTE s"); len(cts) != 0 {
+			t.Fatalf("EXECUTE of a DO prepared from @q: %d columns, want an OK packet", len(cts))
+		}
+		r.Exec("SET @Q2 = 'DO @z := ? * 2', @v = 21")
+		r.Exec("PREPARE t FROM @q2")
+		r.Exec("EXECUTE t USING @v")
+		r.ExpectRows("SELECT @z", "42")
+		// The same name prepared from a SELECT answers rows again.
+		r.Exec("SET @q = 'SELECT 7'")
+		r.Exec("PREPARE s FROM @q")
+		r.ExpectRows("EXECUTE s", "7")
+		r.Exec("SET @q = 'DO 1; DO 2'")
+		r.ExpectErrno(1064, "PREPARE s FROM @q")
+	})
+}
