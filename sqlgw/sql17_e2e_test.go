@@ -84,3 +84,27 @@ func TestCTASNoDefault(t *testing.T) {
 		r.ExpectRows("SELECT b, c, d, e, a FROM t5 ORDER BY a", "0\t\t0000-00-00\tp\t1", "0\t\t0000-00-00\tp\t2")
 	})
 }
+
+// GROUP_CONCAT(DISTINCT x) compares x by its collation, as COUNT(DISTINCT
+// x) does (it kept 'a', 'A' and 'á' apart under utf8mb4_general_ci): the
+// first row's value stays. COUNT(DISTINCT expr) takes the collation of a
+// non-column expression from its operands (CONCAT(g, 'x') is
+// utf8mb4_general_ci for a general_ci g; it counted by utf8mb4_0900_bin).
+// GROUP_CONCAT(a, b) concatenates each row's arguments (it showed a's).
+func TestGroupConcatCollation(t *testing.T) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := ts.Session("gccoll", `
+			CREATE TABLE t (k INT PRIMARY KEY, c VARCHAR(10) COLLATE utf8mb4_0900_ai_ci, g VARCHAR(10) COLLATE utf8mb4_general_ci, b VARCHAR(10) COLLATE utf8mb4_bin, vb VARBINARY(10))
+			INSERT INTO t VALUES (1, 'a', 'a', 'a', 'a'), (2, 'A', 'A', 'A', 'A'), (3, 'á', 'á', 'á', 'a'), (4, 'b', 'b', 'b', 'b'), (5, 'a ', 'a ', 'a ', 'a '), (6, NULL, NULL, NULL, NULL)`)
+		r := sqltest.NewRunner(t, c)
+		r.ExpectRows("SELECT GROUP_CONCAT(DISTINCT c), GROUP_CONCAT(DISTINCT g), GROUP_CONCAT(DISTINCT b), GROUP_CONCAT(DISTINCT vb) FROM t",
+			"a,b,a \ta,b\ta,A,á,b\ta,A,b,a ")
+		r.ExpectRows("SELECT GROUP_CONCAT(DISTINCT g ORDER BY k DESC SEPARATOR '-') FROM t", "b-a")
+		r.ExpectRows("SELECT k % 2, GROUP_CONCAT(DISTINCT g ORDER BY k) FROM t GROUP BY k % 2 ORDER BY 1", "0\tA,b", "1\ta")
+		r.ExpectRows("SELECT k FROM t GROUP BY k HAVING GROUP_CONCAT(DISTINCT g) = 'b'", "4")
+		r.ExpectRows("SELECT COUNT(DISTINCT CONCAT(g, 'x')), COUNT(DISTINCT CONCAT(c, 'x')), COUNT(DISTINCT LOWER(g)), COUNT(DISTINCT CONCAT(vb, 'x')) FROM t",
+			"3\t3\t2\t4")
+		r.ExpectRows("SELECT GROUP_CONCAT(g, '-', k ORDER BY k DESC SEPARATOR ';') FROM t", "a -5;b-4;á-3;A-2;a-1")
+		r.ExpectRows("SELECT GROUP_CONCAT(DISTINCT g, k % 2 ORDER BY k) FROM t", "a1,A0,b0")
+	})
+}
