@@ -108,3 +108,22 @@ func TestGroupConcatCollation(t *testing.T) {
 		r.ExpectRows("SELECT GROUP_CONCAT(DISTINCT g, k % 2 ORDER BY k) FROM t", "a1,A0,b0")
 	})
 }
+
+// HAVING GROUP_CONCAT(...) not in the select list inside a subquery of an
+// expression (1105 "unable to find field": go-mysql-server resolved the
+// aggregate's columns in the outer query).
+func TestHavingGroupConcatSubquery(t *testing.T) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := ts.Session("havsub", `
+			CREATE TABLE t (k INT PRIMARY KEY, a INT, b INT, s VARCHAR(5))
+			CREATE TABLE u (a INT PRIMARY KEY, s VARCHAR(5))
+			INSERT INTO t VALUES (1, 1, 1, 'x'), (2, 1, 3, 'y'), (3, 2, 5, 'x'), (4, 3, 1, 'z'), (5, 3, 1, 'w')
+			INSERT INTO u VALUES (1, 'x'), (2, 'x'), (3, 'y')`)
+		r := sqltest.NewRunner(t, c)
+		r.ExpectRows("SELECT k FROM t WHERE a IN (SELECT a FROM t t2 GROUP BY a HAVING GROUP_CONCAT(s ORDER BY k) = 'x,y') ORDER BY k", "1", "2")
+		r.ExpectRows("SELECT k FROM t WHERE EXISTS (SELECT a FROM t t2 WHERE t2.a = t.a GROUP BY a HAVING GROUP_CONCAT(s) = 'x')", "3")
+		r.ExpectRows("SELECT a FROM u WHERE a IN (SELECT a FROM t GROUP BY a HAVING GROUP_CONCAT(b) = '5' OR COUNT(*) > 1) ORDER BY a", "1", "2", "3")
+		r.ExpectRows("SELECT k, (SELECT MAX(a) FROM t t2 WHERE t2.a = t.a GROUP BY a HAVING GROUP_CONCAT(DISTINCT b) = '1') FROM t ORDER BY k",
+			"1\tNULL", "2\tNULL", "3\tNULL", "4\t3", "5\t3")
+	})
+}
