@@ -127,3 +127,30 @@ func TestHavingGroupConcatSubquery(t *testing.T) {
 			"1\tNULL", "2\tNULL", "3\tNULL", "4\t3", "5\t3")
 	})
 }
+
+// ROUND and TRUNCATE whose D is a column: MySQL types them by the first
+// argument alone. A DECIMAL keeps its scale, rounded at most to it
+// (ROUND(1.2345, d) was 1.2 for d = 1, MySQL 1.2000; ROUND(1/3, d) for d =
+// 6 rounds at 4); an integer is a DOUBLE (was BIGINT).
+func TestRoundColumnScale(t *testing.T) {
+	sqltest.ForEachBackend(t, sqltest.Options{}, func(t *testing.T, ts *sqltest.Server) {
+		c := ts.Session("roundcol", `
+			CREATE TABLE r (k INT PRIMARY KEY, d INT, x DECIMAL(10,4), i INT)
+			INSERT INTO r VALUES (1, 1, 3.1416, 12345), (2, 2, 2.5, 12355), (3, -1, 15.5, 15), (4, 6, 1.0001, 7)`)
+		r := sqltest.NewRunner(t, c)
+		r.ExpectRows("SELECT ROUND(x, d), TRUNCATE(x, d), ROUND(1.2345, d), TRUNCATE(1.2345, d), ROUND(i / 7, d), ROUND(1/3, d), ROUND(i, d), TRUNCATE(i, d) FROM r ORDER BY k",
+			"3.1000\t3.1000\t1.2000\t1.2000\t1763.6000\t0.3000\t12345\t12345",
+			"2.5000\t2.5000\t1.2300\t1.2300\t1765.0000\t0.3300\t12355\t12355",
+			"20.0000\t10.0000\t0.0000\t0.0000\t0.0000\t0.0000\t20\t10",
+			"1.0001\t1.0001\t1.2345\t1.2345\t1.0000\t0.3333\t7\t7")
+		cts := r.ColumnTypes("SELECT ROUND(1.2345, d), ROUND(i, d), TRUNCATE(i, d), ROUND(i, 1) FROM r")
+		for i, want := range []string{"DECIMAL", "DOUBLE", "DOUBLE", "BIGINT"} {
+			if got := cts[i].DatabaseTypeName(); got != want {
+				t.Errorf("column %d (%s): %s, want %s", i+1, cts[i].Name(), got, want)
+			}
+		}
+		if _, scale, ok := cts[0].DecimalSize(); !ok || scale != 4 {
+			t.Errorf("ROUND(1.2345, d): scale %d, want 4", scale)
+		}
+	})
+}
