@@ -169,14 +169,14 @@ func (a *admin2Handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepa
 	return a.Handler.ComStmtExecute(ctx, c, prepare, callback)
 }
 
-// prepareDo recognizes SQL PREPARE name FROM '<DO ...>' as query's first
-// statement: ok, and q is query with the DO written as its marked SELECT
+// prepareDo recognizes SQL PREPARE name FROM '<DO ...>' (or FROM @var
+// holding such a text) as query's first statement: ok, and q is query with the DO written as its marked SELECT
 // (sqltext.PrepareFrom: go-mysql-server parses the string with vitess's
 // grammar, which has no DO), the caller runs q; name is noted as one of
 // the connection's DO statements. A PREPARE of anything else forgets the
 // name (ok false, the caller goes on with query).
 func (a *admin2Handler) prepareDo(c *mysql.Conn, query string) (q, name string, ok bool) {
-	name, out, isDo, ok := sqltext.PrepareFrom(query)
+	name, out, isDo, ok := sqltext.PrepareFrom(query, func(v string) (string, bool) { return a.userVarText(c, v) })
 	if !ok {
 		return "", "", false
 	}
@@ -194,6 +194,18 @@ func (a *admin2Handler) prepareDo(c *mysql.Conn, query string) (q, name string, 
 	}
 	a.doStmts[c.ConnectionID][name] = true
 	return out, name, true
+}
+
+// userVarText returns the value of the connection's user variable name
+// when it holds a string (PREPARE s FROM @q prepares it).
+func (a *admin2Handler) userVarText(c *mysql.Conn, name string) (string, bool) {
+	s := a.gw.Session(c.ConnectionID)
+	if s == nil {
+		return "", false
+	}
+	_, v, err := s.GetUserVariable(sql.NewContext(context.Background(), sql.WithSession(s)), name)
+	text, ok := v.(string)
+	return text, ok && err == nil
 }
 
 // forgetDoName drops name from the connection's DO statements.

@@ -12,6 +12,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
 )
 
 // CREATE TABLE ... SELECT is atomic
@@ -138,6 +139,12 @@ func createSelectSource(ctx *sql.Context, ct *plan.CreateTable, table sql.Table,
 		if at := declared.IndexOfColName(c.Name); at >= 0 && declared[at].Default != nil && !c.AutoIncrement {
 			def = declared[at].Default
 		}
+		if def == nil && !c.Nullable && !c.AutoIncrement && c.Generated == nil {
+			var err error
+			if def, err = noDefault(ctx, c); err != nil {
+				return nil, err
+			}
+		}
 		if def == nil {
 			def = expression.NewLiteral(nil, types.Null)
 		}
@@ -151,6 +158,31 @@ func createSelectSource(ctx *sql.Context, ct *plan.CreateTable, table sql.Table,
 		proj[i] = expression.NewAlias(c.Name, def)
 	}
 	return plan.NewProject(proj, src), nil
+}
+
+// noDefault is the value of a NOT NULL column without a default that a
+// CTAS's SELECT does not give, as MySQL 8.0 gives it: before inserting
+// any row (so also when the SELECT has none), MySQL checks that every
+// such column gets a value (check_that_all_fields_are_given_values): in
+// strict mode the statement fails with 1364 "Field 'b' doesn't have a
+// default value" (and the table is not created); otherwise it warns so,
+// once, and the rows get the type's implicit default (0, the empty
+// string, the zero date, JSON null). An ENUM takes its first member,
+// without a word. (A NULL the SELECT gives
+// for such a column is 1048, per row, as for INSERT ... SELECT.)
+func noDefault(ctx *sql.Context, c *sql.Column) (sql.Expression, error) {
+	if et, ok := c.Type.(sql.EnumType); ok {
+		return expression.NewLiteral(uint16(1), et), nil
+	}
+	if strictMode(ctx) {
+		return nil, sql.ErrInsertIntoNonNullableDefaultNullColumn.New(c.Name)
+	}
+	ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: mysql.ERNoDefaultForField, Message: fmt.Sprintf("Field '%s' doesn't have a default value", c.Name)})
+	zero := c.Type.Zero()
+	if types.IsJSON(c.Type) {
+		zero = types.JSONDocument{Val: nil}
+	}
+	return expression.NewLiteral(zero, c.Type), nil
 }
 
 // createSelectChecks returns the CHECK constraints of the table a CTAS

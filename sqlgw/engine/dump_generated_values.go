@@ -39,6 +39,7 @@ func (p genValuesParser) Parse(ctx *sql.Context, query string, multi bool) (ast.
 	var st ast.Statement
 	var q, rest string
 	st, q, rest, err = p.Parser.Parse(ctx, query, multi)
+	compat.FoldStatementNames(st)   // compat/stmt_names.go
 	compat.FixViewQualifier(st)     // compat/create_view_qualified.go
 	compat.FixLockClauseNames(st)   // compat/lock_clause_names.go
 	statementParsed(ctx, st)        // warnings.go
@@ -61,6 +62,7 @@ func (p genValuesParser) ParseWithOptions(ctx context.Context, query string, del
 	var st ast.Statement
 	var q, rest string
 	st, q, rest, err = p.Parser.ParseWithOptions(ctx, query, delim, multi, o)
+	compat.FoldStatementNames(st)   // compat/stmt_names.go
 	compat.FixViewQualifier(st)     // compat/create_view_qualified.go
 	compat.FixLockClauseNames(st)   // compat/lock_clause_names.go
 	statementParsed(ctx, st)        // warnings.go
@@ -83,6 +85,7 @@ func (p genValuesParser) ParseOneWithOptions(ctx context.Context, query string, 
 	var st ast.Statement
 	var n int
 	st, n, err = p.Parser.ParseOneWithOptions(ctx, query, o)
+	compat.FoldStatementNames(st)   // compat/stmt_names.go
 	compat.FixViewQualifier(st)     // compat/create_view_qualified.go
 	compat.FixLockClauseNames(st)   // compat/lock_clause_names.go
 	statementParsed(ctx, st)        // warnings.go

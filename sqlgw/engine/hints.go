@@ -318,6 +318,11 @@ func (t *Table) buildPlan(q *planner.Query) (*planner.Plan, error) {
 // MySQL's 1176 (Key 'x' doesn't exist in table 't').
 func (g *Gateway) prepareHints(ctx context.Context, q string) (string, error) {
 	text := sqltext.Run(q, sqltext.Parse) // IndexHints, TxCharacteristics
+	if text.Rollup {
+		// vitess's grammar has no WITH ROLLUP (sqltext.Rollup): a clear
+		// "not supported" rather than its syntax error.
+		return q, mysql.NewSQLError(mysql.ERNotSupportedYet, "42000", "sqlgw: GROUP BY ... WITH ROLLUP is not supported yet")
+	}
 	if sctx, ok := ctx.(*sql.Context); ok && sctx != nil && sctx.Session != nil {
 		if s, ok := sctx.Session.(*Session); ok {
 			s.txConflict = text.TxConflict // START TRANSACTION READ ONLY, READ WRITE (txreadonly.go)

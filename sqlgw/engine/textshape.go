@@ -422,7 +422,7 @@ func learnTextShape(parseText func(string) (sqlparser.Statement, bool), query st
 	if len(slots) == 0 {
 		return not
 	}
-	if t := sqltext.Run(query, sqltext.Parse); t.String() != query || len(t.Hints) > 0 || t.TxConflict {
+	if t := sqltext.Run(query, sqltext.Parse); t.String() != query || len(t.Hints) > 0 || t.TxConflict || t.Rollup {
 		return not
 	}
 	bySlot := map[string]int{}

@@ -134,6 +134,7 @@ const (
 	erCheckColumnUsed = 3959 // ER_DEPENDENT_BY_CHECK_CONSTRAINT
 	erNoConstraint    = 3940 // ER_CONSTRAINT_NOT_FOUND
 	erNoTrigger       = 1360 // ER_TRG_DOES_NOT_EXIST
+	erUnknownStmt     = 1243 // ER_UNKNOWN_STMT_HANDLER
 )
 
 // mysqlText is a rule's result with MySQL's text written by format from
@@ -261,6 +262,23 @@ var rules = []rule{
 		apply: mysqlText(erGeneratedPK, "HY000", "'Defining a virtual generated column as primary key' is not supported for generated columns.")},
 	{kind: sql.ErrGeneratedColumnWithDefault, codes: []int{erUnknownError},
 		apply: mysqlText(mysql.ERWrongUsage, "HY000", "Incorrect usage of DEFAULT and generated column")},
+	{kind: sql.ErrUnknownPreparedStatement, codes: []int{erUnknownError}, apply: unknownStatement},
+}
+
+// unknownStatement is MySQL's 1243 for EXECUTE or DEALLOCATE PREPARE of
+// a name no statement was prepared as: go-mysql-server's text says EXECUTE
+// for both, and names the statement in lower case (compat/stmt_names.go
+// folds the names); MySQL quotes the name as written, taken from the
+// statement's text when it is the first one.
+func unknownStatement(m []string, x *context) (int, string, string) {
+	name, verb := m[1], "EXECUTE"
+	if n, dealloc, ok := sqltext.NameOfExecute(x.query); ok && strings.EqualFold(n, name) {
+		name = n
+		if dealloc {
+			verb = "DEALLOCATE PREPARE"
+		}
+	}
+	return erUnknownStmt, "HY000", fmt.Sprintf("Unknown prepared statement handler (%s) given to %s", name, verb)
 }
 
 // dupEntry is MySQL's 1062 text for a duplicate key: the text a unique

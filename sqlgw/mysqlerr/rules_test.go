@@ -58,6 +58,10 @@ func TestRules(t *testing.T) {
 		{"", 1105, `trigger "tr" does not exist`, "", 1360, "HY000", "Trigger does not exist"},
 		{"", 1105, sql.ErrVirtualColumnPrimaryKey.New().Error(), "", 3106, "HY000", "'Defining a virtual generated column as primary key' is not supported for generated columns."},
 		{"", 1105, sql.ErrGeneratedColumnWithDefault.New().Error(), "", 1221, "HY000", "Incorrect usage of DEFAULT and generated column"},
+		{"EXECUTE Stmt1 USING @a", 1105, "Unknown prepared statement handler (stmt1) given to EXECUTE", "", 1243, "HY000", "Unknown prepared statement handler (Stmt1) given to EXECUTE"},
+		{"deallocate prepare `My S`", 1105, "Unknown prepared statement handler (my s) given to EXECUTE", "", 1243, "HY000", "Unknown prepared statement handler (My S) given to DEALLOCATE PREPARE"},
+		{"DROP PREPARE x", 1105, "Unknown prepared statement handler (x) given to EXECUTE", "", 1243, "HY000", "Unknown prepared statement handler (x) given to DEALLOCATE PREPARE"},
+		{"SELECT 1; EXECUTE Y", 1105, "Unknown prepared statement handler (y) given to EXECUTE", "", 1243, "HY000", "Unknown prepared statement handler (y) given to EXECUTE"},
 	}
 	covered := make([]bool, len(rules))
 	for _, tc := range cases {

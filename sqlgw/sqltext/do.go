@@ -108,15 +108,16 @@ func stmtName(q string, t Token) (string, bool) {
 	return "", false
 }
 
-// PrepareFrom recognizes SQL PREPARE name FROM '<text>' as q's first
-// statement. For a text that is a DO statement (DoStatement, a single
-// statement), out is q with that string replaced by the text's SELECT
-// marked DoPrepared, as the Prepare pipeline writes a prepared DO
-// (go-mysql-server parses the string with vitess's grammar, which has no
-// DO: 1064); isDo
-// tells which. ok is false for any other statement and for PREPARE FROM
-// a user variable (its text is not seen here).
-func PrepareFrom(q string) (name, out string, isDo, ok bool) {
+// PrepareFrom recognizes SQL PREPARE name FROM '<text>' and PREPARE name
+// FROM @var as q's first statement. For a text that is a DO statement
+// (DoStatement, a single statement), out is q with that string (or the
+// variable) replaced by the text's SELECT marked DoPrepared, as the
+// Prepare pipeline writes a prepared DO (go-mysql-server parses the text
+// with vitess's grammar, which has no DO: 1064); isDo tells which. The
+// text of FROM @var is userVar's answer for the variable's name (ok false
+// when it holds no string, or userVar is nil): MySQL prepares the
+// variable's value. ok is false for any other statement.
+func PrepareFrom(q string, userVar func(name string) (string, bool)) (name, out string, isDo, ok bool) {
 	if !strings.EqualFold(FirstWord(q), "prepare") {
 		return "", "", false, false
 	}
@@ -129,10 +130,22 @@ func PrepareFrom(q string) (name, out string, isDo, ok bool) {
 		return "", "", false, false
 	}
 	lit := toks[3]
-	if lit.Kind != String {
+	var text string
+	switch v := lit.Text(q); {
+	case lit.Kind == String:
+		text = Unquote(v)
+	case lit.Kind == Variable && !strings.HasPrefix(v, "@@") && userVar != nil:
+		v = v[1:]
+		if v != "" && (v[0] == '\'' || v[0] == '"' || v[0] == '`') {
+			v = Unquote(v)
+		}
+		var held bool
+		if text, held = userVar(v); !held {
+			return name, q, false, true
+		}
+	default:
 		return name, q, false, true
 	}
-	text := Unquote(lit.Text(q))
 	if _, rest, isDo := DoStatement(text); !isDo || rest != "" {
 		return name, q, false, true
 	}
@@ -162,4 +175,34 @@ func ExecuteName(q string) (string, bool) {
 		return "", false
 	}
 	return stmtName(q, toks[1])
+}
+
+// NameOfExecute returns the statement name of q's first statement when it
+// is EXECUTE name [USING ...] or {DEALLOCATE | DROP} PREPARE name, as the
+// client wrote it (unquoted, its case kept: MySQL's error for an unknown
+// name quotes it so), and which statement it is: dealloc for DEALLOCATE
+// or DROP PREPARE.
+func NameOfExecute(q string) (name string, dealloc, ok bool) {
+	first := strings.ToLower(FirstWord(q))
+	if first != "execute" && first != "deallocate" && first != "drop" {
+		return "", false, false
+	}
+	toks, ok := leadingCode(q)
+	if !ok || len(toks) < 2 {
+		return "", false, false
+	}
+	k := 1
+	if first != "execute" {
+		if len(toks) != 3 || !toks[1].Is(q, "prepare") {
+			return "", false, false
+		}
+		k, dealloc = 2, true
+	}
+	switch t := toks[k]; t.Kind {
+	case Word:
+		return t.Text(q), dealloc, true
+	case QuotedIdent:
+		return Unquote(t.Text(q)), dealloc, true
+	}
+	return "", false, false
 }

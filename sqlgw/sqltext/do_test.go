@@ -27,6 +27,10 @@ func TestDoStatement(t *testing.T) {
 }
 
 func TestPrepareFrom(t *testing.T) {
+	vars := func(name string) (string, bool) {
+		v, ok := map[string]string{"q": "DO 1", "Q": "DO 1", "sel": "SELECT 1"}[name]
+		return v, ok
+	}
 	for _, c := range []struct {
 		q, name, out string
 		isDo, ok     bool
@@ -36,11 +40,15 @@ func TestPrepareFrom(t *testing.T) {
 		{"PREPARE s FROM 'DO ''x'''", "s", "PREPARE s FROM 'SELECT /*sqlgw-do*/ ''x'''", true, true},
 		{"PREPARE s FROM 'SELECT 1'", "s", "PREPARE s FROM 'SELECT 1'", false, true},
 		{"PREPARE s FROM 'DO 1; DO 2'", "s", "PREPARE s FROM 'DO 1; DO 2'", false, true},
-		{"PREPARE s FROM @q", "s", "PREPARE s FROM @q", false, true},
+		{"PREPARE s FROM @q", "s", "PREPARE s FROM 'SELECT /*sqlgw-do*/ 1'", true, true},
+		{"PREPARE s FROM @`Q`", "s", "PREPARE s FROM 'SELECT /*sqlgw-do*/ 1'", true, true},
+		{"PREPARE s FROM @sel", "s", "PREPARE s FROM @sel", false, true},
+		{"PREPARE s FROM @none", "s", "PREPARE s FROM @none", false, true},
+		{"PREPARE s FROM @@q", "s", "PREPARE s FROM @@q", false, true},
 		{"SELECT 'PREPARE s FROM ''DO 1'''", "", "", false, false},
 		{"PREPARE s", "", "", false, false},
 	} {
-		name, out, isDo, ok := PrepareFrom(c.q)
+		name, out, isDo, ok := PrepareFrom(c.q, vars)
 		if name != c.name || out != c.out || isDo != c.isDo || ok != c.ok {
 			t.Errorf("PrepareFrom(%q) = %q, %q, %v, %v; want %q, %q, %v, %v", c.q, name, out, isDo, ok, c.name, c.out, c.isDo, c.ok)
 		}

@@ -44,6 +44,8 @@ type Text struct {
 	// TxConflict is set by TxCharacteristics: START TRANSACTION's list
 	// has both READ ONLY and READ WRITE (MySQL's 1064).
 	TxConflict bool
+	// Rollup is set by Rollup: the text has GROUP BY ... WITH ROLLUP.
+	Rollup bool
 }
 
 // Tokens returns Src's tokens, lexing it on the first call.
@@ -139,13 +141,13 @@ func Run(q string, steps []Step) *Text {
 	for _, s := range steps {
 		next := &Text{Src: cur}
 		if res != nil {
-			next.Empty, next.TimePrecisions, next.Hints, next.TxConflict = res.Empty, res.TimePrecisions, res.Hints, res.TxConflict
+			next.Empty, next.TimePrecisions, next.Hints, next.TxConflict, next.Rollup = res.Empty, res.TimePrecisions, res.Hints, res.TxConflict, res.Rollup
 		}
 		s.Apply(next)
 		cur, res = next.String(), next
 	}
 	out := &Text{Src: cur}
-	out.Empty, out.TimePrecisions, out.Hints, out.TxConflict = res.Empty, res.TimePrecisions, res.Hints, res.TxConflict
+	out.Empty, out.TimePrecisions, out.Hints, out.TxConflict, out.Rollup = res.Empty, res.TimePrecisions, res.Hints, res.TxConflict, res.Rollup
 	return out
 }
 

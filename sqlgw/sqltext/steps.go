@@ -17,7 +17,7 @@ var Prepare = []Step{PrepareDo, Assignments, PrepareTxCharacteristics, ForShare}
 // hands go-mysql-server's parser. It is separate from Wire because the
 // engine keeps the text Wire produced as the statement's text
 // (ctx.Query()), from which the read path takes the index hints again.
-var Parse = []Step{IndexHints, TxCharacteristics, ForShare}
+var Parse = []Step{IndexHints, TxCharacteristics, ForShare, Rollup}
 
 // MariaDBOnly removes leading MariaDB executable comments,
 // /*M!NNNNNN ... */ (each with a ';' after it): MariaDB runs their text

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/expression/function"
 	"github.com/dolthub/go-mysql-server/sql/expression/function/aggregation"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
@@ -29,7 +30,10 @@ import (
 // setop_collation.go). COUNT(DISTINCT x) of a text x counts its values'
 // collation keys (collKey: weights, without the trailing spaces under PAD
 // SPACE), so 'a', 'A' and 'a ' count once under utf8mb4_general_ci and
-// latin1_swedish_ci, 'a' and 'á' once under utf8mb4_0900_ai_ci.
+// latin1_swedish_ci, 'a' and 'á' once under utf8mb4_0900_ai_ci; the
+// collation is the expression's by MySQL's coercibility rules, so an
+// expression over a column compares by the column's.
+// GROUP_CONCAT(DISTINCT ...) compares its rows so too (groupConcat).
 
 // PadGroupBy returns gb with its PAD SPACE text grouping expressions
 // keyed without trailing spaces; ok false if it has none (or they are
@@ -71,8 +75,12 @@ func PadGroupBy(ctx *sql.Context, gb *plan.GroupBy) (*plan.GroupBy, bool) {
 
 // padCountDistinct gives COUNT(DISTINCT x) of text arguments their
 // collation keys (collKey): its buffer hashes the values' text, so 'a',
-// 'A' and 'a ' were three values under utf8mb4_general_ci.
+// 'A' and 'a ' were three values under utf8mb4_general_ci. It gives
+// GROUP_CONCAT(DISTINCT ...) the same comparison (groupConcat).
 func padCountDistinct(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	if gc, ok := e.(*aggregation.GroupConcat); ok {
+		return groupConcat(ctx, gc)
+	}
 	cd, ok := e.(*aggregation.CountDistinct)
 	if !ok {
 		return e, transform.SameTree, nil
@@ -86,7 +94,7 @@ func padCountDistinct(ctx *sql.Context, e sql.Expression) (sql.Expression, trans
 		if out == nil {
 			out = append([]sql.Expression(nil), ch...)
 		}
-		out[i] = &collKey{UnaryExpressionStub: expression.UnaryExpressionStub{Child: c}}
+		out[i] = newCollKey(ctx, c)
 	}
 	if out == nil {
 		return e, transform.SameTree, nil
@@ -98,6 +106,109 @@ func padCountDistinct(ctx *sql.Context, e sql.Expression) (sql.Expression, trans
 	return ne, transform.NewTree, nil
 }
 
+// groupConcat returns GROUP_CONCAT as MySQL computes it where
+// go-mysql-server does not: its buffer reads the first argument only, so
+// GROUP_CONCAT(a, b) was a's values alone (MySQL concatenates the
+// arguments of each row: the arguments become one CONCAT); and
+// GROUP_CONCAT(DISTINCT ...) with a text argument, or more than one,
+// compares the rows' arguments by their collations (collGroupConcat).
+func groupConcat(ctx *sql.Context, gc *aggregation.GroupConcat) (sql.Expression, transform.TreeIdentity, error) {
+	args := gc.OutputExpressions()
+	var out sql.Expression = gc
+	same := transform.SameTree
+	if len(args) > 1 {
+		concat, err := function.NewConcat(ctx, args...)
+		if err != nil {
+			return gc, transform.SameTree, nil
+		}
+		ch := gc.Children() // the ORDER BY keys, then the arguments
+		ne, err := gc.WithChildren(ctx, append(append([]sql.Expression(nil), ch[:len(ch)-len(args)]...), concat)...)
+		if err != nil {
+			return gc, transform.SameTree, nil
+		}
+		out, same = ne, transform.NewTree
+	}
+	// The DISTINCT keyword is kept unexported; String() shows it.
+	if !strings.HasPrefix(strings.ToLower(gc.String()), "group_concat(distinct") {
+		return out, same, nil
+	}
+	keys := make([]sql.Expression, len(args))
+	text := false
+	for i, a := range args {
+		keys[i] = a
+		if collatedText(a.Type(ctx)) {
+			keys[i], text = newCollKey(ctx, a), true
+		}
+	}
+	if !text && len(args) == 1 {
+		return out, same, nil
+	}
+	return &collGroupConcat{GroupConcat: out.(*aggregation.GroupConcat), keys: keys}, transform.NewTree, nil
+}
+
+// collGroupConcat is GROUP_CONCAT(DISTINCT ...) comparing its values as
+// MySQL does, by their collation: go-mysql-server's buffer keeps the
+// values whose text differs, so under utf8mb4_general_ci 'a', 'A', 'á'
+// and 'a ' were four values (MySQL: one, the first row's). A row whose
+// arguments' collation keys (collKey; other values as text) were seen
+// before in the group is not handed to the buffer beneath, which keeps
+// the rest as before (its own DISTINCT then sees distinct texts only).
+type collGroupConcat struct {
+	*aggregation.GroupConcat
+	keys []sql.Expression
+}
+
+var _ sql.Aggregation = (*collGroupConcat)(nil)
+
+func (g *collGroupConcat) NewBuffer(ctx *sql.Context) (sql.AggregationBuffer, error) {
+	inner, err := g.GroupConcat.NewBuffer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &collConcatBuffer{inner: inner, keys: g.keys, seen: map[string]struct{}{}}, nil
+}
+
+func (g *collGroupConcat) DebugString(ctx *sql.Context) string {
+	return "collGroupConcat(" + g.GroupConcat.DebugString(ctx) + ")"
+}
+
+type collConcatBuffer struct {
+	inner sql.AggregationBuffer
+	keys  []sql.Expression
+	seen  map[string]struct{}
+}
+
+func (b *collConcatBuffer) Update(ctx *sql.Context, row sql.Row) error {
+	var key strings.Builder
+	for _, k := range b.keys {
+		v, err := k.Eval(ctx, row)
+		if err != nil {
+			return err
+		}
+		if v == nil {
+			return nil // GROUP_CONCAT skips a row with a NULL argument
+		}
+		if _, isKey := k.(*collKey); !isKey {
+			c, _, err := types.LongText.Convert(ctx, v)
+			if err != nil {
+				return err
+			}
+			v = hex.EncodeToString([]byte(fmt.Sprint(c)))
+		}
+		key.WriteString(v.(string))
+		key.WriteByte(',')
+	}
+	if _, dup := b.seen[key.String()]; dup {
+		return nil
+	}
+	b.seen[key.String()] = struct{}{}
+	return b.inner.Update(ctx, row)
+}
+
+func (b *collConcatBuffer) Eval(ctx *sql.Context) (any, error) { return b.inner.Eval(ctx) }
+
+func (b *collConcatBuffer) Dispose(ctx *sql.Context) { b.inner.Dispose(ctx) }
+
 // collatedText: t is a text type (not a binary string).
 func collatedText(t sql.Type) bool {
 	if _, ext := t.(sql.ExtendedType); ext {
@@ -107,8 +218,8 @@ func collatedText(t sql.Type) bool {
 	return ok && types.IsTextOnly(st) && st.Collation() != sql.Collation_binary
 }
 
-// collKey is a text value's key under its type's collation, for COUNT
-// (DISTINCT): the hex of its collation weights
+// collKey is a text value's key under its collation, for COUNT
+// (DISTINCT) and GROUP_CONCAT(DISTINCT): the hex of its collation weights
 // (sql.CollationID.WriteWeightString, the weights DISTINCT and GROUP BY
 // hash: 'a', 'A' and 'á' weigh the same under utf8mb4_0900_ai_ci), after
 // dropping the trailing spaces under a PAD SPACE collation. Hex keeps
@@ -116,6 +227,20 @@ func collatedText(t sql.Type) bool {
 // keys.
 type collKey struct {
 	expression.UnaryExpressionStub
+	// coll is the expression's collation by MySQL's coercibility rules
+	// (sql.GetCoercibility): a column's, or the one CONCAT(g, 'x') takes
+	// from its column g, where the type of such an expression carries
+	// go-mysql-server's default (utf8mb4_0900_bin).
+	coll sql.CollationID
+}
+
+// newCollKey is the collation key of the text expression e.
+func newCollKey(ctx *sql.Context, e sql.Expression) *collKey {
+	coll := e.Type(ctx).(sql.StringType).Collation()
+	if c, _ := sql.GetCoercibility(ctx, e); c != sql.Collation_Unspecified {
+		coll = c
+	}
+	return &collKey{UnaryExpressionStub: expression.UnaryExpressionStub{Child: e}, coll: coll}
 }
 
 var _ sql.Expression = (*collKey)(nil)
@@ -146,8 +271,7 @@ func (k *collKey) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		}
 		s = c.(string)
 	}
-	st := k.Child.Type(ctx).(sql.StringType)
-	coll := st.Collation()
+	coll := k.coll
 	if coll.PadAttribute() == "PAD SPACE" {
 		s = strings.TrimRight(s, " ")
 	}
@@ -168,7 +292,7 @@ func (k *collKey) WithChildren(ctx *sql.Context, children ...sql.Expression) (sq
 	if len(children) != 1 {
 		return nil, sql.ErrInvalidChildrenNumber.New(k, len(children), 1)
 	}
-	return &collKey{UnaryExpressionStub: expression.UnaryExpressionStub{Child: children[0]}}, nil
+	return &collKey{UnaryExpressionStub: expression.UnaryExpressionStub{Child: children[0]}, coll: k.coll}, nil
 }
 
 // padSpaceText: t is a text type under a PAD SPACE collation.

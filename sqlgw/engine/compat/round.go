@@ -7,6 +7,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/expression/function"
+	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/shopspring/decimal"
@@ -145,8 +146,31 @@ func isConstant(e sql.Expression) bool {
 	return false
 }
 
+// columnDec reports a D that reads a column (ROUND(x, t.d)): MySQL types
+// such a ROUND or TRUNCATE by its first argument alone
+// (Item_func_round::resolve_type when D is not constant): a DECIMAL keeps
+// the argument's scale (the value is rounded to D, at most that scale,
+// and shown with it: ROUND(1.2345, d) is 1.2000 for d = 1), anything else
+// is a DOUBLE with the argument's decimals (ROUND(i, d) of an INT i).
+func (r *roundExpr) columnDec(ctx *sql.Context) bool {
+	if r.dec == nil {
+		return false
+	}
+	col := false
+	transform.InspectExpr(ctx, r.dec, func(ctx *sql.Context, e sql.Expression) bool {
+		if _, ok := e.(*expression.GetField); ok {
+			col = true
+		}
+		return col
+	})
+	return col
+}
+
 func (r *roundExpr) Type(ctx *sql.Context) sql.Type {
 	nt := r.num.Type(ctx)
+	if types.IsInteger(nt) && r.columnDec(ctx) {
+		return types.Float64
+	}
 	if types.IsUnsigned(nt) {
 		// MySQL's INT_RESULT case keeps the argument's sign: BIGINT
 		// UNSIGNED (go-mysql-server's BIGINT clamps 18446744073709551615
@@ -191,7 +215,12 @@ func (r *roundExpr) Type(ctx *sql.Context) sql.Type {
 func (r *roundExpr) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	nt := r.num.Type(ctx)
 	if types.IsInteger(nt) && (r.dec == nil || types.IsNumber(r.dec.Type(ctx))) {
-		return r.evalInt(ctx, row, types.IsUnsigned(nt))
+		v, err := r.evalInt(ctx, row, types.IsUnsigned(nt))
+		if err != nil || v == nil || !r.columnDec(ctx) {
+			return v, err
+		}
+		f, _, err := types.Float64.Convert(ctx, v) // a DOUBLE (columnDec)
+		return f, err
 	}
 	isDec := types.IsDecimal(nt)
 	if !isDec && (r.truncate || !types.IsFloat(nt)) {
@@ -245,6 +274,16 @@ func (r *roundExpr) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	x, ok, err := toDecimal(ctx, v)
 	if err != nil || !ok {
 		return nil, err
+	}
+	if dt, ok := nt.(sql.DecimalType); ok && r.columnDec(ctx) {
+		// The argument's scale (columnDec): rounded at most to it, and
+		// shown with it.
+		s := int32(dt.Scale())
+		d = min(d, s)
+		if r.truncate {
+			return truncateDecimal(x, d).Round(s), nil
+		}
+		return x.Round(d).Round(s), nil
 	}
 	if r.truncate {
 		return truncateDecimal(x, d), nil
