@@ -119,6 +119,21 @@ func errCommitUnknown(err error) error {
 		"Got error %d during COMMIT (sqlgw: the outcome of this commit is unknown: it is applied entirely or not at all, and every gateway will agree which once the store answers; check before retrying: %v)", 1180, err)
 }
 
+// errStoreFailedBeforeCommit is the error of a commit that failed on the
+// store without an answer before its commit point (txnrec.ErrStoreFailed:
+// a connection reset on an intent or lock batch). The transaction was
+// aborted and nothing was applied, so it is 1213, which the client may
+// retry, not 1180: before, the store's "outcome unknown" reached the client
+// as it was, for a commit that certainly had not been applied. A
+// statement stopped meanwhile (KILL, max_execution_time) reports that
+// instead (the server's 1317 or 3024).
+func errStoreFailedBeforeCommit(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return fmt.Errorf("%w (stopped before the commit point, nothing was applied: %v)", cerr, err)
+	}
+	return errConflict(fmt.Sprintf("the store failed before the commit point, the transaction was aborted and nothing was applied: %v", err))
+}
+
 // commitAtomic commits t through a transaction record when its writes
 // need more than one batch and the atomic path covers them (see above).
 // done reports that it took the commit; err is then its result.
@@ -307,6 +322,8 @@ func (g *Gateway) commitAtomic(ctx context.Context, t *txn, phys []string, prep 
 		return true, nil
 	case errors.As(err, &ge) && ge.Group >= 0 && ge.Group < len(groups):
 		return true, g.applyError(gm[ge.Group].meta, groups[ge.Group].Ops, ge.Err)
+	case errors.Is(err, txnrec.ErrStoreFailed):
+		return true, errStoreFailedBeforeCommit(ctx, err)
 	case errors.Is(err, txnrec.ErrAborted):
 		return true, errConflict(fmt.Sprintf("the transaction was aborted by another gateway before its commit point (its lease of %s expired); nothing was applied", txnLease))
 	case errors.Is(err, txnrec.ErrUnknownOutcome):
