@@ -28,9 +28,10 @@ import (
 // read, as the single-batch path does), and commits with one conditional
 // write of the record; readers resolve the locks. A COMMIT that returns an
 // error has applied nothing (1213 for a conflict, 1062 for a duplicate,
-// as before); one whose commit point could not be confirmed returns 1180
-// (ER_ERROR_DURING_COMMIT, SQLSTATE HY000), never 1213, because a retry
-// could apply it twice. On the embedded store a commit that fits one batch
+// as before; 1213 too when the store failed before the commit point:
+// errStoreFailedBeforeCommit); one whose commit point could not be
+// confirmed returns 1180 (ER_ERROR_DURING_COMMIT, SQLSTATE HY000), never
+// 1213, because a retry could apply it twice. On the embedded store a commit that fits one batch
 // keeps the single-batch path and costs what it did. On the Table service
 // every commit goes through catalog/txn, one batch included (2P+3
 // requests for P groups through the record; 3 for groups in one partition
