@@ -106,8 +106,10 @@ func (s *Store) recordEntity(id, state string, expires int64, n int) *storage.En
 // error from it aborts. Commit returns nil once committed (the intents are
 // resolved before it returns, except those a failure left to readers and
 // the sweep); *GroupError or another error when nothing was applied;
-// ErrAborted when a gateway aborted the record first; ErrUnknownOutcome
-// when the commit point's result could not be learnt.
+// ErrAborted when a gateway aborted the record first; ErrStoreFailed when
+// a request failed without an answer before the commit point (aborted:
+// nothing applied); ErrUnknownOutcome only when the commit point's result
+// could not be learnt.
 func (s *Store) Commit(ctx context.Context, groups []Group, beforeCommit func() error) error {
 	for _, g := range groups {
 		for _, op := range g.Ops {
@@ -144,7 +146,7 @@ func (s *Store) Commit(ctx context.Context, groups []Group, beforeCommit func() 
 		return err
 	}
 	if err := s.ensureTable(ctx); err != nil {
-		return err
+		return failedBeforeCommit(err)
 	}
 	start, startReal := s.now(), time.Now()
 	id := newID(start)
@@ -165,9 +167,15 @@ func (s *Store) Commit(ctx context.Context, groups []Group, beforeCommit func() 
 	rec := s.recordEntity(id, statePending, expires, n)
 	side = append([]storage.Operation{{Kind: storage.OpInsert, Entity: rec}}, side...)
 	bs := batches(side)
+	bg := context.WithoutCancel(ctx)
 	etags, err := s.Store.Batch(ctx, s.table, bs[0])
 	if err != nil {
-		return err
+		if !definite(err) {
+			// The record may have landed: aborted at once, rather than
+			// left pending to its lease (no lock was sent).
+			s.abort(bg, id, nil, n)
+		}
+		return failedBeforeCommit(err)
 	}
 	// The lease is renewed from the moment the record exists until the
 	// commit point is reached (renewal below).
@@ -176,8 +184,8 @@ func (s *Store) Commit(ctx context.Context, groups []Group, beforeCommit func() 
 	if len(bs) > 1 {
 		if err := s.parallelBatches(ctx, s.table, bs[1:]); err != nil {
 			stopRenew()
-			s.cleanup(context.WithoutCancel(ctx), id, n)
-			return err
+			s.abort(bg, id, nil, n)
+			return failedBeforeCommit(err)
 		}
 	}
 	// A lock must never overwrite another transaction's. A conditional
@@ -215,14 +223,17 @@ func (s *Store) Commit(ctx context.Context, groups []Group, beforeCommit func() 
 		})
 	}
 	firstErr := locks.Wait()
-	if firstErr == nil && beforeCommit != nil {
-		firstErr = beforeCommit()
-	}
-	bg := context.WithoutCancel(ctx)
 	if firstErr != nil {
 		stopRenew()
 		s.abort(bg, id, groups, n)
-		return firstErr
+		return failedBeforeCommit(firstErr)
+	}
+	if beforeCommit != nil {
+		if err := beforeCommit(); err != nil {
+			stopRenew()
+			s.abort(bg, id, groups, n)
+			return err
+		}
 	}
 	// 3. The commit point: the commit row, with the clock (mvcc.go). The
 	// lease is renewed until it is reached: the clock's batch may wait for
@@ -409,7 +420,9 @@ func (s *Store) commitPoint(ctx context.Context, id string, at site) (ts int64, 
 			if errors.Is(err, ErrAborted) {
 				return 0, true, ErrAborted
 			}
-			return 0, true, fmt.Errorf("%w (nothing applied: %v)", ErrAborted, err)
+			// This gateway aborted it itself, the commit row found
+			// absent after the batch failed: the batch never landed.
+			return 0, true, fmt.Errorf("%w (the commit point's batch did not land: %v)", ErrStoreFailed, err)
 		default:
 			return 0, false, fmt.Errorf("%w: transaction %s: %v", ErrUnknownOutcome, id, err)
 		}
@@ -527,7 +540,7 @@ func (s *Store) lockBatch(ctx context.Context, table string, ops []storage.Opera
 // record, intents and commit row deleted. Failures leave the rest to
 // readers and the sweep.
 func (s *Store) abort(ctx context.Context, id string, groups []Group, n int) {
-	o, err := s.abortTxn(ctx, id, site{})
+	o, err := s.abortRetrying(ctx, id, site{})
 	if err != nil || o.state != stateAborted {
 		return // unreachable (the lease will expire), or committed (cannot be: no commit was sent)
 	}
@@ -553,6 +566,39 @@ func (s *Store) abort(ctx context.Context, id string, groups []Group, n int) {
 	wg.Wait()
 	if ok {
 		s.cleanup(ctx, id, n)
+	}
+}
+
+// failedBeforeCommit is the error Commit reports for err, a failure
+// before the commit point, once the transaction is aborted (or left to
+// readers and the sweep to abort past its lease: nothing is applied
+// either way, only the committer sends the commit point): err itself
+// when it is the store's definite answer or not the store's failure (a
+// *GroupError the caller maps to a duplicate or a conflict), else
+// ErrStoreFailed with err as text. A transport error on a lock or intent
+// batch reported as it was (storage.ErrOutcomeUnknown) made the gateway
+// answer 1180, "outcome unknown", for a commit that had certainly not
+// been applied.
+func failedBeforeCommit(err error) error {
+	if err == nil || definite(err) || !errors.Is(err, storage.ErrUnavailable) {
+		return err
+	}
+	return fmt.Errorf("%w: %v", ErrStoreFailed, err)
+}
+
+// abortRetrying is abortTxn, tried again (three times in all) while the
+// store fails without an answer: an abort that lands tells readers at
+// once that the transaction will never commit, where one that does not
+// leaves its locks in the way of every writer of their rows until the
+// lease is over. Sending the insert again is safe: if an earlier one
+// landed, the next finds the commit row and reads it.
+func (s *Store) abortRetrying(ctx context.Context, id string, at site) (outcome, error) {
+	for try := 1; ; try++ {
+		o, err := s.abortTxn(ctx, id, at)
+		if err == nil || try == 3 || !errors.Is(err, storage.ErrUnavailable) {
+			return o, err
+		}
+		time.Sleep(time.Duration(try) * 20 * time.Millisecond)
 	}
 }
 

@@ -81,9 +81,13 @@
 //
 // Commit returns nil when committed; an error when nothing is applied
 // (*GroupError names the group and wraps the store's error; ErrAborted when
-// another gateway aborted the record); ErrUnknownOutcome when the commit
-// point's write failed without a definite answer and the record could not
-// be read back (the caller must not report it as a retryable conflict).
+// another gateway aborted the record; ErrStoreFailed, which wraps it, when
+// a request failed without an answer before the commit point, or at it and
+// the commit row was then found absent: the committer aborted it before
+// returning, or left it to expire, and never sends the commit point);
+// ErrUnknownOutcome only when the commit point's write failed without a
+// definite answer and its commit row could not be read back (the caller
+// must not report it as a retryable conflict).
 //
 // # Stores with an atomic batch across partitions
 //

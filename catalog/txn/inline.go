@@ -209,12 +209,12 @@ func (s *Store) commitInline(ctx context.Context, groups []Group, beforeCommit f
 		return false, nil
 	}
 	if err := s.ensureTable(ctx); err != nil {
-		return true, err
+		return true, failedBeforeCommit(err)
 	}
 	// Unconditional updates and deletes made conditional (Commit), before
 	// any write: a failure here applies nothing.
 	if err := s.makeConditional(ctx, groups); err != nil {
-		return true, err
+		return true, failedBeforeCommit(err)
 	}
 	ops, nLocks, dels, _ := inlineOps(id, at, groups)
 	bg := context.WithoutCancel(ctx)
@@ -226,7 +226,7 @@ func (s *Store) commitInline(ctx context.Context, groups []Group, beforeCommit f
 			// store unreachable, left to readers after the lease).
 			s.abortInline(bg, id, at, dels)
 		}
-		return true, inlineGroupError(groups, nLocks, err)
+		return true, failedBeforeCommit(inlineGroupError(groups, nLocks, err))
 	}
 	lockETags := etags[:nLocks]
 	if beforeCommit != nil {
@@ -300,7 +300,7 @@ func inlineGroupError(groups []Group, nLocks int, err error) error {
 // and its intents deleted in one batch (the locks read in one query);
 // when that fails, lock by lock, the intents left to the sweep.
 func (s *Store) abortInline(ctx context.Context, id string, at site, dels [][][]storage.Operation) {
-	o, err := s.abortTxn(ctx, id, at)
+	o, err := s.abortRetrying(ctx, id, at)
 	if err != nil || o.state != stateAborted {
 		return // unreachable (readers abort it after the lease), or committed (cannot be: no commit was sent)
 	}

@@ -68,6 +68,19 @@ var (
 	// aborted, and every gateway will agree on which once the store
 	// answers again.
 	ErrUnknownOutcome = errors.New("txn: the outcome of the commit is unknown")
+	// ErrStoreFailed reports that a request of the commit failed without
+	// a definite answer (storage.ErrUnavailable, storage.ErrOutcomeUnknown:
+	// a connection reset, a timeout) before the commit point was reached
+	// or, the commit point's batch failing so, once it was known not to
+	// have landed (its commit row found absent and inserted as aborted).
+	// Nothing of the transaction is applied and never will be: only its
+	// committer sends its commit point, and it sends none after this. The
+	// transaction was aborted (its commit row inserted as aborted, its
+	// locks rolled back) when the store answered that; otherwise readers
+	// and the sweep abort it once its lease is over. It wraps ErrAborted;
+	// the store's error is kept as text only, so that errors.Is(err,
+	// storage.ErrOutcomeUnknown) does not hold: the outcome is known.
+	ErrStoreFailed = fmt.Errorf("%w: a store request failed before the commit point, nothing is applied", ErrAborted)
 )
 
 // Store is a storage.Store that makes the locks of multi-partition

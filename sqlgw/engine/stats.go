@@ -17,6 +17,7 @@ import (
 	"github.com/sqlgw/sqlgw/sqlgw/engine/compat"
 	"github.com/sqlgw/sqlgw/sqlgw/engine/statistics"
 	"github.com/sqlgw/sqlgw/storage"
+	"github.com/sqlgw/sqlgw/storage/recorder"
 )
 
 // Statistics
@@ -108,6 +109,11 @@ func (g *Gateway) saveStats(ctx context.Context, phys string, ts *statistics.Tab
 		return err
 	}
 	mctx := MetaCtx(ctx)
+	if recorder.IsBackground(ctx) {
+		// MetaCtx keeps no value of ctx: a refresh's save stays
+		// background work (refreshStats).
+		mctx = recorder.Background(mctx)
+	}
 	if err := g.store.CreateTable(mctx, g.statsTable()); err != nil && !errors.Is(err, storage.ErrAlreadyExists) {
 		return err
 	}
@@ -174,12 +180,19 @@ func (g *Gateway) noteChanges(phys string, n int64) {
 
 // refreshStats starts a background re-analysis of t (statistics ts) when
 // enough of it changed since the last one.
+//
+// Its scan is the server's background work (recorder.Background, as the
+// recovery sweeps in StartIndexRecovery): the statement whose planning
+// started it does not wait for it, and a scan of the whole table running
+// on under load must not show in the trace of the statements that follow
+// (the recorder's own trace, which tests read as theirs:
+// TestCollationMatrix's golden traces, sqltest Server.Requests).
 func (g *Gateway) refreshStats(t *catalog.Table, ts *statistics.Table) {
 	if ts == nil || !ts.StartRefresh() {
 		return
 	}
 	go func() {
-		ctx := WithoutCounters(context.Background())
+		ctx := recorder.Background(WithoutCounters(context.Background()))
 		if err := g.analyzeTable(ctx, t); err != nil {
 			slog.Default().Warn("sqlgw: statistics refresh failed", "table", t.Name, "err", err)
 			ts.AnalysisFailed()
@@ -190,9 +203,9 @@ func (g *Gateway) refreshStats(t *catalog.Table, ts *statistics.Table) {
 // statsAfterIndex gives a new index of an analysed table its statistics:
 // a background re-analysis once the index is ready (the backfill's own read
 // is ixmaint's and counts nothing). A table never analysed is not read
-// again.
+// again. Background work, as refreshStats'.
 func (g *Gateway) statsAfterIndex(db, table string) {
-	ctx := WithoutCounters(context.Background())
+	ctx := recorder.Background(WithoutCounters(context.Background()))
 	t, err := g.Catalog.Table(ctx, db, table)
 	if err != nil || t == nil {
 		return

@@ -67,3 +67,50 @@ func TestRecoverySweepNotInStatementTrace(t *testing.T) {
 		}
 	}
 }
+
+// TestStatsRefreshNotInStatementTrace: the statistics refresh a
+// statement's planning starts (refreshStats, once enough of an analysed
+// table changed) scans the table and saves its statistics as background
+// work, out of the recorder's own trace, as the recovery sweeps. Before,
+// its scan, running on under load, could show in the trace of the
+// statements that follow (TestCollationMatrix's golden traces).
+func TestStatsRefreshNotInStatementTrace(t *testing.T) {
+	s := newEngineSession(t)
+	s.must(t, "CREATE DATABASE d")
+	s.must(t, "CREATE TABLE d.t (id INT PRIMARY KEY, a INT)")
+	s.must(t, "INSERT INTO d.t VALUES (1, 1), (2, 2), (3, 3)")
+	g := s.e.Gateway()
+	meta, err := g.Catalog.Table(context.Background(), "d", "t")
+	if err != nil || meta == nil {
+		t.Fatal(meta, err)
+	}
+	if err := g.analyzeTable(context.Background(), meta); err != nil { // ANALYZE TABLE's
+		t.Fatal(err)
+	}
+	ts := g.tableStatsOf(meta.Physical)
+	if ts == nil {
+		t.Fatal("no statistics after the analysis")
+	}
+	ts.NoteChanges(1000) // well past the refresh's share
+	var own lockedBuffer
+	s.e.Recorder().SetTrace(&own)
+	defer s.e.Recorder().SetTrace(nil)
+	g.plannerStats(meta) // a statement's planning: starts the refresh
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		g.mu.Lock()
+		cur := g.stats[meta.Physical]
+		g.mu.Unlock()
+		if cur != ts {
+			break // analysed again
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no statistics refresh within 20 s")
+		}
+	}
+	time.Sleep(100 * time.Millisecond) // the statistics' save, after
+	for _, l := range strings.Split(own.String(), "\n") {
+		if strings.Contains(l, meta.Physical) || strings.Contains(l, g.statsTable()) {
+			t.Errorf("the recorder's own trace has the refresh's request %q:\n%s", l, own.String())
+		}
+	}
+}

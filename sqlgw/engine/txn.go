@@ -43,8 +43,9 @@ import (
 // (locks first, one conditional write of the record as the commit point,
 // locks resolved by the committer or by any gateway that meets them). A COMMIT
 // (or autocommit statement) that fails has applied nothing: 1213 for a
-// write conflict, 1062 for a duplicate; 1180 when the outcome of the
-// commit point is unknown (never 1213: a retry could apply it twice).
+// write conflict or a store failure before the commit point, 1062 for a
+// duplicate; 1180 when the outcome of the commit point is unknown (never
+// 1213: a retry could apply it twice).
 // Still committed batch by batch, as described below, are transactions
 // the atomic path does not cover (txnatomic.go lists them: a row larger
 // than one batch, an index being built, two-phase unique global index

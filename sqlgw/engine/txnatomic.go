@@ -28,9 +28,10 @@ import (
 // read, as the single-batch path does), and commits with one conditional
 // write of the record; readers resolve the locks. A COMMIT that returns an
 // error has applied nothing (1213 for a conflict, 1062 for a duplicate,
-// as before); one whose commit point could not be confirmed returns 1180
-// (ER_ERROR_DURING_COMMIT, SQLSTATE HY000), never 1213, because a retry
-// could apply it twice. On the embedded store a commit that fits one batch
+// as before; 1213 too when the store failed before the commit point:
+// errStoreFailedBeforeCommit); one whose commit point could not be
+// confirmed returns 1180 (ER_ERROR_DURING_COMMIT, SQLSTATE HY000), never
+// 1213, because a retry could apply it twice. On the embedded store a commit that fits one batch
 // keeps the single-batch path and costs what it did. On the Table service
 // every commit goes through catalog/txn, one batch included (2P+3
 // requests for P groups through the record; 3 for groups in one partition
@@ -117,6 +118,21 @@ const erErrorDuringCommit = 1180
 func errCommitUnknown(err error) error {
 	return mysql.NewSQLError(erErrorDuringCommit, "HY000",
 		"Got error %d during COMMIT (sqlgw: the outcome of this commit is unknown: it is applied entirely or not at all, and every gateway will agree which once the store answers; check before retrying: %v)", 1180, err)
+}
+
+// errStoreFailedBeforeCommit is the error of a commit that failed on the
+// store without an answer before its commit point (txnrec.ErrStoreFailed:
+// a connection reset on an intent or lock batch). The transaction was
+// aborted and nothing was applied, so it is 1213, which the client may
+// retry, not 1180: before, the store's "outcome unknown" reached the client
+// as it was, for a commit that certainly had not been applied. A
+// statement stopped meanwhile (KILL, max_execution_time) reports that
+// instead (the server's 1317 or 3024).
+func errStoreFailedBeforeCommit(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return fmt.Errorf("%w (stopped before the commit point, nothing was applied: %v)", cerr, err)
+	}
+	return errConflict(fmt.Sprintf("the store failed before the commit point, the transaction was aborted and nothing was applied: %v", err))
 }
 
 // commitAtomic commits t through a transaction record when its writes
@@ -307,6 +323,8 @@ func (g *Gateway) commitAtomic(ctx context.Context, t *txn, phys []string, prep 
 		return true, nil
 	case errors.As(err, &ge) && ge.Group >= 0 && ge.Group < len(groups):
 		return true, g.applyError(gm[ge.Group].meta, groups[ge.Group].Ops, ge.Err)
+	case errors.Is(err, txnrec.ErrStoreFailed):
+		return true, errStoreFailedBeforeCommit(ctx, err)
 	case errors.Is(err, txnrec.ErrAborted):
 		return true, errConflict(fmt.Sprintf("the transaction was aborted by another gateway before its commit point (its lease of %s expired); nothing was applied", txnLease))
 	case errors.Is(err, txnrec.ErrUnknownOutcome):

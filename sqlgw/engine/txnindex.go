@@ -209,6 +209,8 @@ func (g *Gateway) commitIndexed(ctx context.Context, t *txn, phys []string, prep
 			return false, nil
 		}
 		return true, g.applyError(gm[ge.Group].meta, groups[ge.Group].Ops, ge.Err)
+	case errors.Is(err, txnrec.ErrStoreFailed):
+		return true, errStoreFailedBeforeCommit(ctx, err)
 	case errors.Is(err, txnrec.ErrAborted):
 		return true, errConflict(fmt.Sprintf("the transaction was aborted by another gateway before its commit point (its lease of %s expired); nothing was applied", txnLease))
 	case errors.Is(err, txnrec.ErrUnknownOutcome):
