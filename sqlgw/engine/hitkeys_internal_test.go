@@ -9,7 +9,6 @@ import (
 
 	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/catalog/keys"
-	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
 // TestHitKeysMatch: checkHitRow's shortcut (rowIter.hitKeysMatch) reports
@@ -22,18 +21,7 @@ import (
 // an extension of either key, the base keys swapped.
 func TestHitKeysMatch(t *testing.T) {
 	ctx := context.Background()
-	st, err := pebble.OpenMemory()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	cat, err := catalog.Open(ctx, st, catalog.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cat.CreateDatabase(ctx, "d"); err != nil {
-		t.Fatal(err)
-	}
+	cat := memCatalog(t)
 	bigint := catalog.Type{Kind: catalog.KindInt64}
 	def := func(name string, salt int) *catalog.TableDef {
 		return &catalog.TableDef{

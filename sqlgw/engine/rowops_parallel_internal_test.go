@@ -10,13 +10,9 @@ import (
 	"github.com/sqlgw/sqlgw/storage/pebble"
 )
 
-// TestRowOperationsAllParallel: a commit of more than parallelEncodeRows
-// rows, encoded on several goroutines (rowOperationsAll), gives every row
-// exactly the operations one loop over the rows gives (inserts, updates of
-// stored rows, deletes, a local index), in the commit's order; and when
-// two rows cannot be encoded, the error is the first of them in that order,
-// whichever goroutine met it.
-func TestRowOperationsAllParallel(t *testing.T) {
+// memCatalog returns a catalog on a store in memory, with database "d".
+func memCatalog(t testing.TB) *catalog.Catalog {
+	t.Helper()
 	ctx := context.Background()
 	st, err := pebble.OpenMemory()
 	if err != nil {
@@ -30,6 +26,18 @@ func TestRowOperationsAllParallel(t *testing.T) {
 	if err := cat.CreateDatabase(ctx, "d"); err != nil {
 		t.Fatal(err)
 	}
+	return cat
+}
+
+// TestRowOperationsAllParallel: a commit of more than parallelEncodeRows
+// rows, encoded on several goroutines (rowOperationsAll), gives every row
+// exactly the operations one loop over the rows gives (inserts, updates of
+// stored rows, deletes, a local index), in the commit's order; and when
+// two rows cannot be encoded, the error is the first of them in that order,
+// whichever goroutine met it.
+func TestRowOperationsAllParallel(t *testing.T) {
+	ctx := context.Background()
+	cat := memCatalog(t)
 	bigint := catalog.Type{Kind: catalog.KindInt64}
 	tbl, err := cat.CreateTable(ctx, "d", &catalog.TableDef{
 		Name: "t",
