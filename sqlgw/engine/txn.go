@@ -813,6 +813,13 @@ func rowOperationsAll(tt *txTable, keys []entKey) ([]rowOps, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() {
+				// A panic stays the statement's error, as on the
+				// connection's goroutine, not the process's end.
+				if r := recover(); r != nil {
+					errs[w] = fmt.Errorf("sqlgw: encoding the rows of table %s: %v", tt.meta.Name, r)
+				}
+			}()
 			for i := lo; i < hi; i++ {
 				if err := one(i); err != nil {
 					errs[w] = err
