@@ -132,8 +132,15 @@ func errStoreFailedBeforeCommit(ctx context.Context, err error) error {
 	if cerr := ctx.Err(); cerr != nil {
 		return fmt.Errorf("%w (stopped before the commit point, nothing was applied: %v)", cerr, err)
 	}
-	return errConflict(fmt.Sprintf("the store failed before the commit point, the transaction was aborted and nothing was applied: %v", err))
+	return errConflict(fmt.Sprintf("%s, the transaction was aborted and nothing was applied: %v", StoreFailedNote, err))
 }
+
+// StoreFailedNote marks the 1213 of errStoreFailedBeforeCommit: the wire's
+// automatic retry of an autocommit statement (sqlgw/wire autoretry.go)
+// tries such a statement a few times only, so that a store that stays
+// unreachable answers 1213 at once rather than after the whole retry
+// window.
+const StoreFailedNote = "the store failed before the commit point"
 
 // commitAtomic commits t through a transaction record when its writes
 // need more than one batch and the atomic path covers them (see above).

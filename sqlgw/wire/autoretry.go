@@ -98,11 +98,20 @@ import (
 // replay. Only 1213 is retried: an ambiguous outcome (the store did not
 // answer, storage.ErrUnavailable: maybe applied) is never retried blindly
 // (mysqlerr's store.go and the engine's txnatomic.go: 1180, "outcome unknown").
+// A 1213 for a commit that failed on the store before its commit point
+// (nothing applied: engine.StoreFailedNote) is retried storeFailedRetries
+// times only.
 
 const (
 	autocommitRetryWindow = 50 * time.Second
 	retryBackoffMin       = time.Millisecond
 	retryBackoffMax       = 64 * time.Millisecond
+	// storeFailedRetries is how many times a statement whose commit failed
+	// on the store before its commit point (1213 with
+	// engine.StoreFailedNote: nothing applied) is tried again: a dropped
+	// connection is over by then, and a store that stays unreachable gets
+	// its 1213 to the client at once, not after the whole window.
+	storeFailedRetries = 3
 )
 
 // retryWindow is autocommitRetryWindow (tests shorten it).
@@ -178,6 +187,16 @@ func retriableConflict(err error) bool {
 		se = sql.CastSQLError(err)
 	}
 	return se != nil && se.Number() == mysql.ERLockDeadlock && !strings.Contains(se.Message, engine.PartialCommitNote)
+}
+
+// isStoreFailed reports whether err, a retriable conflict, is a commit
+// that failed on the store before its commit point (engine.StoreFailedNote).
+func isStoreFailed(err error) bool {
+	var se *mysql.SQLError
+	if !errors.As(err, &se) {
+		se = sql.CastSQLError(err)
+	}
+	return se != nil && strings.Contains(se.Message, engine.StoreFailedNote)
 }
 
 // runRetried runs a statement (run sends its results through the
@@ -274,7 +293,13 @@ func (h *Handler) retry(ctx context.Context, conn uint32, text string, run func(
 			return err
 		}
 	}
+	storeFailed := 0
 	for {
+		if isStoreFailed(err) {
+			if storeFailed++; storeFailed > storeFailedRetries {
+				return err
+			}
+		}
 		keys := mysqlerr.ConflictKeys(err)
 		switch {
 		case len(keys) > 0 && release != nil && keys[0] == turn:

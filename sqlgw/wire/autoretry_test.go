@@ -240,3 +240,34 @@ func TestHintOf(t *testing.T) {
 		t.Errorf("text statement's hint %q", got)
 	}
 }
+
+// TestRetryStoreFailedBounded: a statement whose commit failed on the
+// store before its commit point (1213 with engine.StoreFailedNote) is
+// tried again storeFailedRetries times, then its 1213 goes to the client:
+// a store that stays unreachable is not retried for the whole window. An
+// ordinary conflict is still retried past that count.
+func TestRetryStoreFailedBounded(t *testing.T) {
+	h := retryHandler()
+	failed := func() error {
+		return mysqlerr.Conflict(engine.StoreFailedNote + ", the transaction was aborted and nothing was applied: connection reset")
+	}
+	a := &attempts{errs: []error{failed(), failed(), failed(), failed(), failed(), failed()}}
+	start := time.Now()
+	err := <-retryAsync(h, 9, a, failed())
+	if !retriableConflict(err) || !strings.Contains(err.Error(), engine.StoreFailedNote) {
+		t.Fatalf("got %v, want the store failure's 1213", err)
+	}
+	if n := int(a.n.Load()); n != storeFailedRetries {
+		t.Fatalf("%d attempts after the first, want %d", n, storeFailedRetries)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("the bounded retries took %v", d)
+	}
+	b := &attempts{errs: []error{mysqlerr.Conflict("a"), mysqlerr.Conflict("b"), mysqlerr.Conflict("c"), mysqlerr.Conflict("d"), mysqlerr.Conflict("e")}}
+	if err := <-retryAsync(h, 10, b, mysqlerr.Conflict("first")); err != nil {
+		t.Fatalf("an ordinary conflict: %v", err)
+	}
+	if n := b.n.Load(); n != 6 {
+		t.Fatalf("an ordinary conflict ran %d attempts after the first, want 6", n)
+	}
+}
