@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sqlgw/sqlgw/catalog"
 	"github.com/sqlgw/sqlgw/storage"
 )
 
@@ -48,29 +47,18 @@ func (s *readAheadProbe) Insert(ctx context.Context, table string, e *storage.En
 // every row exactly as the sequential scan did.
 func TestBackfillReadsAhead(t *testing.T) {
 	ctx := context.Background()
-	def := testDef()
-	ga := def.Indexes[1] // global, on a, covering c
-	def.Indexes = nil
-	f := setup(t, def, initialRows())
-	c, err := catalog.Open(ctx, f.inner, catalog.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ga.State = catalog.IndexBuilding
-	if f.tbl, err = c.AddIndex(ctx, "db", "t", ga); err != nil {
-		t.Fatal(err)
-	}
+	f, ix := buildingIndex(t) // 20 rows, global index ga being built
 	probe := &readAheadProbe{Store: f.inner, base: f.tbl.Physical}
 	pages := 0
 	m := &Maintainer{Store: probe}
-	if err := m.Backfill(ctx, f.tbl, &f.tbl.Indexes[0], func(int, string, string) { pages++ }); err != nil {
+	if err := m.Backfill(ctx, f.tbl, ix, func(int, string, string) { pages++ }); err != nil {
 		t.Fatal(err)
 	}
 	if !probe.overlapped.Load() {
 		t.Errorf("the second page was not read while the first page's index entities were written (reads so far: %d)", probe.reads.Load())
 	}
-	if pages != len(initialRows()) {
-		t.Errorf("progress reported %d pages, want one per row (%d)", pages, len(initialRows()))
+	if pages != 20 {
+		t.Errorf("progress reported %d pages, want one per row (20)", pages)
 	}
 	mm, err := Check(ctx, f.inner, f.tbl)
 	if err != nil {
