@@ -182,20 +182,23 @@ func retriableConflict(err error) bool {
 	if err == nil {
 		return false
 	}
+	se := sqlError(err)
+	return se != nil && se.Number() == mysql.ERLockDeadlock && !strings.Contains(se.Message, engine.PartialCommitNote)
+}
+
+// sqlError is err's MySQL error: the one it wraps, or its cast.
+func sqlError(err error) *mysql.SQLError {
 	var se *mysql.SQLError
 	if !errors.As(err, &se) {
 		se = sql.CastSQLError(err)
 	}
-	return se != nil && se.Number() == mysql.ERLockDeadlock && !strings.Contains(se.Message, engine.PartialCommitNote)
+	return se
 }
 
 // isStoreFailed reports whether err, a retriable conflict, is a commit
 // that failed on the store before its commit point (engine.StoreFailedNote).
 func isStoreFailed(err error) bool {
-	var se *mysql.SQLError
-	if !errors.As(err, &se) {
-		se = sql.CastSQLError(err)
-	}
+	se := sqlError(err)
 	return se != nil && strings.Contains(se.Message, engine.StoreFailedNote)
 }
 
